@@ -9,6 +9,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(["wandb_record.proto"], ["proto"])?;
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("wandb_record.fds.bin"), fds.encode_to_vec())?;
-    prost_build::Config::new().compile_fds(fds)?;
+    prost_build::Config::new()
+        .enable_type_names()
+        .compile_fds(fds)?;
     Ok(())
 }

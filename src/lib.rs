@@ -1,1 +1,36 @@
+//! leet: a terminal viewer for W&B `.wandb` run logs and a live host sampler.
+//!
+//! Data flows left to right: `source` (files, host) → `decode` (frames, records)
+//! → `store` (run model, capped series) → `app` (state) → `view` (pure render).
+pub mod cli;
 pub mod decode;
+pub mod inspect;
+pub mod source;
+pub mod store;
+pub mod text;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Entry point behind `main`.
+///
+/// # Errors
+/// Any error that ends the program; `main` prints it on one line.
+pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Some(cli::Command::Inspect(a)) => {
+            let opts = inspect::InspectOptions {
+                path: a.path.unwrap_or_else(|| ".".into()),
+                json: a.json,
+                summary: a.summary,
+                follow: a.follow,
+                idle_timeout: a.idle_timeout.map(Duration::from_secs_f64),
+            };
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            inspect::run(&opts, &mut out, &mut std::io::stderr())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => anyhow::bail!("the viewer is not built yet; use `leet inspect`"),
+    }
+}

@@ -1,0 +1,580 @@
+//! LevelDB-log framing of `.wandb` files: the 7-byte W&B file header, 32 KiB blocks,
+//! 7-byte chunk headers, FULL/FIRST/MIDDLE/LAST reassembly and CRC-32 (IEEE) checks.
+//!
+//! [`scan`] works on a byte slice that starts at a known absolute file offset and
+//! never touches files. It hands every complete record and every skipped span to a
+//! callback and returns how many bytes were fully consumed, so a tailing reader can
+//! keep the rest (a record still being written) and call it again when the file grows.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// Size of one LevelDB log block; chunk boundaries never cross a multiple of it.
+pub const BLOCK_SIZE: usize = 32 * 1024;
+/// Size of a chunk header: checksum (4), length (2), type (1).
+pub const CHUNK_HEADER_LEN: usize = 7;
+/// The W&B file header: `:W&B`, magic `0xBEE1` (LE), store version 0.
+pub const FILE_HEADER: [u8; 7] = [0x3A, 0x57, 0x26, 0x42, 0xE1, 0xBE, 0x00];
+/// Largest reassembled record we accept; a hostile chain of chunks cannot make
+/// the reader allocate more than this.
+pub const MAX_RECORD_LEN: usize = 64 << 20;
+
+const FULL: u8 = 1;
+const FIRST: u8 = 2;
+const MIDDLE: u8 = 3;
+const LAST: u8 = 4;
+
+/// Why the file header was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Fewer than 7 bytes so far (a live file may still get them).
+    TooShort,
+    /// The bytes are not `:W&B`, magic `0xBEE1`, version 0.
+    Mismatch,
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderError::TooShort => write!(f, "file is shorter than the 7-byte W&B header"),
+            HeaderError::Mismatch => write!(
+                f,
+                "bad header: expected ':W&B' magic 0xBEE1 version 0 (not a .wandb transaction log)"
+            ),
+        }
+    }
+}
+
+/// Check the 7-byte file header at the start of `data`.
+///
+/// # Errors
+/// [`HeaderError::TooShort`] if fewer than 7 bytes are present, [`HeaderError::Mismatch`]
+/// if they are not the W&B header.
+pub fn check_header(data: &[u8]) -> Result<(), HeaderError> {
+    match data.get(..FILE_HEADER.len()) {
+        None if FILE_HEADER.starts_with(data) => Err(HeaderError::TooShort),
+        None => Err(HeaderError::Mismatch),
+        Some(h) if h == FILE_HEADER => Ok(()),
+        Some(_) => Err(HeaderError::Mismatch),
+    }
+}
+
+/// Why a span of the file was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// A chunk's CRC-32 did not match its type byte and payload.
+    Checksum,
+    /// A chunk header claims more bytes than its block holds.
+    ChunkTooLong,
+    /// A chunk type outside 1..=4.
+    BadChunkType,
+    /// MIDDLE/LAST without a FIRST, or a FIRST/FULL that interrupted a record.
+    BadChunkOrder,
+    /// All-zero space where a chunk header should be.
+    ZeroFilled,
+    /// A reassembled record longer than [`MAX_RECORD_LEN`].
+    RecordTooLarge,
+    /// Framing was intact but the protobuf payload did not decode.
+    BadRecord,
+}
+
+impl SkipReason {
+    /// Stable lowercase name, used in reports and JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Checksum => "checksum mismatch",
+            SkipReason::ChunkTooLong => "chunk too long",
+            SkipReason::BadChunkType => "bad chunk type",
+            SkipReason::BadChunkOrder => "bad chunk order",
+            SkipReason::ZeroFilled => "zero-filled space",
+            SkipReason::RecordTooLarge => "record too large",
+            SkipReason::BadRecord => "undecodable record",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A span of the file whose records were lost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// Absolute file offset where the span starts.
+    pub offset: u64,
+    /// Length of the span in bytes.
+    pub len: u64,
+    /// What was wrong at its start.
+    pub reason: SkipReason,
+}
+
+/// What [`scan`] hands to its callback.
+#[derive(Debug)]
+pub enum Frame<'a> {
+    /// One complete record. `offset` is the absolute offset of its first chunk header.
+    /// The payload borrows from the input when the record is a single FULL chunk.
+    Record { offset: u64, payload: Cow<'a, [u8]> },
+    /// A damaged span that was skipped.
+    Skip(Skip),
+}
+
+/// How a scan ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanEnd {
+    /// Bytes of the input fully processed. Resume the next scan at `base + consumed`
+    /// with the input bytes from `consumed` on (plus whatever was appended).
+    pub consumed: usize,
+    /// Bytes after `consumed` that belong to a record (or chunk header) that is not
+    /// complete yet: on a live file more may come; on a finished file it is a cut tail.
+    pub pending: usize,
+}
+
+struct Pending {
+    start: u64,
+    buf: Vec<u8>,
+    too_large: bool,
+}
+
+/// Accumulates adjacent skipped spans into one.
+struct SkipRun {
+    cur: Option<Skip>,
+}
+
+impl SkipRun {
+    fn add<'a, F: FnMut(Frame<'a>)>(
+        &mut self,
+        offset: u64,
+        end: u64,
+        reason: SkipReason,
+        emit: &mut F,
+    ) {
+        if end <= offset {
+            return;
+        }
+        if let Some(cur) = &mut self.cur {
+            if cur.offset + cur.len == offset {
+                cur.len = end - cur.offset;
+                return;
+            }
+        }
+        self.flush(emit);
+        self.cur = Some(Skip {
+            offset,
+            len: end - offset,
+            reason,
+        });
+    }
+
+    fn flush<'a, F: FnMut(Frame<'a>)>(&mut self, emit: &mut F) {
+        if let Some(s) = self.cur.take() {
+            emit(Frame::Skip(s));
+        }
+    }
+}
+
+fn block_end(abs: u64) -> u64 {
+    (abs / BLOCK_SIZE as u64 + 1) * BLOCK_SIZE as u64
+}
+
+/// Scan `data`, whose first byte is at absolute file offset `base`.
+///
+/// `base` must be 0 (the header is checked and skipped), or the offset of a chunk
+/// boundary from an earlier [`ScanEnd::consumed`]. Every complete record and every
+/// skipped span is passed to `emit` in file order.
+///
+/// # Errors
+/// Only the file header can fail (at `base == 0`); damage after it is reported
+/// through [`Frame::Skip`] and never stops the scan.
+pub fn scan<'a, F>(data: &'a [u8], base: u64, mut emit: F) -> Result<ScanEnd, HeaderError>
+where
+    F: FnMut(Frame<'a>),
+{
+    let mut pos: usize = 0;
+    if base == 0 {
+        if let Err(e) = check_header(data) {
+            return match e {
+                HeaderError::TooShort => Ok(ScanEnd {
+                    consumed: 0,
+                    pending: data.len(),
+                }),
+                HeaderError::Mismatch => Err(e),
+            };
+        }
+        pos = FILE_HEADER.len();
+    }
+    let abs = |p: usize| base + p as u64;
+    let end = data.len();
+    let mut pending: Option<Pending> = None;
+    let mut skips = SkipRun { cur: None };
+    // Start of the record being assembled, or of the next chunk: where a resume starts.
+    let mut resume = pos;
+
+    loop {
+        let a = abs(pos);
+        let in_block = (a % BLOCK_SIZE as u64) as usize;
+        let left = BLOCK_SIZE - in_block;
+        if left < CHUNK_HEADER_LEN {
+            // Block trailer: 0..=6 padding bytes, never a chunk.
+            if pos + left > end {
+                break;
+            }
+            pos += left;
+            if pending.is_none() {
+                resume = pos;
+            }
+            continue;
+        }
+        if pos + CHUNK_HEADER_LEN > end {
+            break;
+        }
+        let h = &data[pos..pos + CHUNK_HEADER_LEN];
+        let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+        let kind = h[6];
+        let next_block = (block_end(a) - base) as usize;
+
+        // Drop the record in progress (if any) and skip to the next block.
+        let corrupt = |pos: &mut usize,
+                       pending: &mut Option<Pending>,
+                       skips: &mut SkipRun,
+                       reason,
+                       emit: &mut F| {
+            let from = pending.take().map_or(a, |p| p.start);
+            skips.add(from, block_end(a), reason, emit);
+            *pos = next_block;
+        };
+
+        if stored == 0 && len == 0 && kind == 0 {
+            // Zero-filled space. If zeros run to the end of what we have, the writer
+            // may not have filled it yet: wait rather than report damage.
+            let span_end = next_block.min(end);
+            if next_block > end && data[pos..span_end].iter().all(|&b| b == 0) && pending.is_none()
+            {
+                break;
+            }
+            corrupt(
+                &mut pos,
+                &mut pending,
+                &mut skips,
+                SkipReason::ZeroFilled,
+                &mut emit,
+            );
+            if pending.is_none() {
+                resume = pos.min(end);
+            }
+            if pos > end {
+                pos = end;
+                resume = end;
+                break;
+            }
+            continue;
+        }
+        if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
+            corrupt(
+                &mut pos,
+                &mut pending,
+                &mut skips,
+                SkipReason::ChunkTooLong,
+                &mut emit,
+            );
+        } else if pos + CHUNK_HEADER_LEN + len > end {
+            break;
+        } else if !(FULL..=LAST).contains(&kind) {
+            corrupt(
+                &mut pos,
+                &mut pending,
+                &mut skips,
+                SkipReason::BadChunkType,
+                &mut emit,
+            );
+        } else if crc32fast::hash(&data[pos + 6..pos + CHUNK_HEADER_LEN + len]) != stored {
+            corrupt(
+                &mut pos,
+                &mut pending,
+                &mut skips,
+                SkipReason::Checksum,
+                &mut emit,
+            );
+        } else {
+            let payload = &data[pos + CHUNK_HEADER_LEN..pos + CHUNK_HEADER_LEN + len];
+            let chunk_end = pos + CHUNK_HEADER_LEN + len;
+            match kind {
+                FULL | FIRST => {
+                    if let Some(p) = pending.take() {
+                        skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
+                    }
+                    if kind == FULL {
+                        skips.flush(&mut emit);
+                        emit(Frame::Record {
+                            offset: a,
+                            payload: Cow::Borrowed(payload),
+                        });
+                    } else {
+                        pending = Some(Pending {
+                            start: a,
+                            buf: payload.to_vec(),
+                            too_large: false,
+                        });
+                    }
+                }
+                _ => match &mut pending {
+                    None => skips.add(a, abs(chunk_end), SkipReason::BadChunkOrder, &mut emit),
+                    Some(p) => {
+                        if !p.too_large && p.buf.len() + len > MAX_RECORD_LEN {
+                            p.too_large = true;
+                            p.buf = Vec::new();
+                        }
+                        if !p.too_large {
+                            p.buf.extend_from_slice(payload);
+                        }
+                        if kind == LAST {
+                            if let Some(p) = pending.take() {
+                                if p.too_large {
+                                    skips.add(
+                                        p.start,
+                                        abs(chunk_end),
+                                        SkipReason::RecordTooLarge,
+                                        &mut emit,
+                                    );
+                                } else {
+                                    skips.flush(&mut emit);
+                                    emit(Frame::Record {
+                                        offset: p.start,
+                                        payload: Cow::Owned(p.buf),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                },
+            }
+            pos = chunk_end;
+        }
+        if pending.is_none() {
+            resume = pos.min(end);
+        }
+        if pos >= end {
+            pos = end;
+            break;
+        }
+    }
+    skips.flush(&mut emit);
+    let consumed = match &pending {
+        Some(p) => (p.start - base) as usize,
+        None => resume.min(pos),
+    };
+    Ok(ScanEnd {
+        consumed,
+        pending: end - consumed,
+    })
+}
+
+/// Writes records in the same framing (header, chunking across blocks, zero padding,
+/// checksums) as wandb-core. Used by tests, benchmarks and the demo generator.
+#[derive(Debug, Default)]
+pub struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    /// A writer whose output starts with the W&B file header.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            out: FILE_HEADER.to_vec(),
+        }
+    }
+
+    /// Append one record's payload, split into chunks as the reference writer does.
+    pub fn append(&mut self, mut payload: &[u8]) {
+        let mut first = true;
+        loop {
+            let left = BLOCK_SIZE - self.out.len() % BLOCK_SIZE;
+            if left < CHUNK_HEADER_LEN {
+                self.out.resize(self.out.len() + left, 0);
+                continue;
+            }
+            let room = left - CHUNK_HEADER_LEN;
+            let n = payload.len().min(room);
+            let last = n == payload.len();
+            let kind = match (first, last) {
+                (true, true) => FULL,
+                (true, false) => FIRST,
+                (false, false) => MIDDLE,
+                (false, true) => LAST,
+            };
+            let (chunk, rest) = payload.split_at(n);
+            let mut h = crc32fast::Hasher::new();
+            h.update(&[kind]);
+            h.update(chunk);
+            self.out.extend_from_slice(&h.finalize().to_le_bytes());
+            self.out
+                .extend_from_slice(&u16::try_from(n).unwrap_or(u16::MAX).to_le_bytes());
+            self.out.push(kind);
+            self.out.extend_from_slice(chunk);
+            payload = rest;
+            first = false;
+            if last {
+                return;
+            }
+        }
+    }
+
+    /// Bytes written so far.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Take the bytes written so far.
+    #[must_use]
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Scanned = (Vec<(u64, Vec<u8>)>, Vec<Skip>, ScanEnd);
+
+    fn collect(data: &[u8], base: u64) -> Scanned {
+        let mut recs = Vec::new();
+        let mut skips = Vec::new();
+        let end = scan(data, base, |f| match f {
+            Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
+            Frame::Skip(s) => skips.push(s),
+        })
+        .expect("header");
+        (recs, skips, end)
+    }
+
+    fn sample(sizes: &[usize]) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let mut w = Writer::new();
+        let mut payloads = Vec::new();
+        for (i, &n) in sizes.iter().enumerate() {
+            let p: Vec<u8> = (0..n).map(|j| (i * 31 + j) as u8).collect();
+            w.append(&p);
+            payloads.push(p);
+        }
+        (w.into_bytes(), payloads)
+    }
+
+    #[test]
+    fn header_checks() {
+        assert_eq!(check_header(&FILE_HEADER), Ok(()));
+        assert_eq!(check_header(&FILE_HEADER[..3]), Err(HeaderError::TooShort));
+        assert_eq!(check_header(b":W&X"), Err(HeaderError::Mismatch));
+        assert_eq!(check_header(b"garbage!"), Err(HeaderError::Mismatch));
+        assert!(scan(b"garbage!", 0, |_| {}).is_err());
+    }
+
+    #[test]
+    fn round_trip_across_blocks_and_exact_fits() {
+        // 32754 fills block 0 exactly (7 header + 7 chunk header); a record that leaves
+        // exactly 7 bytes forces a zero-length FIRST; big records span several blocks.
+        let sizes = [32_754, 10, 32_740, 0, 100_000, 5, 32_761, 3];
+        let (data, payloads) = sample(&sizes);
+        let (recs, skips, end) = collect(&data, 0);
+        assert!(skips.is_empty(), "{skips:?}");
+        assert_eq!(
+            end,
+            ScanEnd {
+                consumed: data.len(),
+                pending: 0
+            }
+        );
+        let got: Vec<Vec<u8>> = recs.into_iter().map(|r| r.1).collect();
+        assert_eq!(got, payloads);
+    }
+
+    #[test]
+    fn exactly_seven_bytes_left_gives_empty_first() {
+        let mut w = Writer::new();
+        w.append(&vec![1u8; BLOCK_SIZE - 7 - 7 - 7]); // leaves 7 bytes in block 0
+        w.append(b"hello");
+        let d = w.into_bytes();
+        assert_eq!(d[BLOCK_SIZE - 1], FIRST);
+        assert_eq!(&d[BLOCK_SIZE - 3..BLOCK_SIZE - 1], &[0, 0]);
+        let (recs, skips, _) = collect(&d, 0);
+        assert!(skips.is_empty());
+        assert_eq!(recs[1].1, b"hello");
+        assert_eq!(recs[1].0, (BLOCK_SIZE - 7) as u64);
+    }
+
+    #[test]
+    fn every_cut_yields_the_complete_prefix() {
+        let (data, payloads) = sample(&[40, 32_700, 9, 70_000, 0, 12]);
+        let mut ends = Vec::new();
+        let mut w = Writer::new();
+        for p in &payloads {
+            w.append(p);
+            ends.push(w.bytes().len());
+        }
+        for cut in 0..=data.len() {
+            let (recs, skips, end) = collect(&data[..cut], 0);
+            assert!(skips.is_empty(), "cut {cut}: {skips:?}");
+            let want = ends.iter().filter(|&&e| e <= cut).count();
+            assert_eq!(recs.len(), want, "cut {cut}");
+            assert_eq!(end.consumed + end.pending, cut);
+        }
+    }
+
+    #[test]
+    fn resume_after_partial_scan() {
+        let (data, payloads) = sample(&[100, 50_000, 7, 33_000, 1]);
+        let mut base = 0u64;
+        let mut buf: Vec<u8> = Vec::new();
+        let mut got = Vec::new();
+        for piece in data.chunks(997) {
+            buf.extend_from_slice(piece);
+            let (recs, skips, end) = collect(&buf, base);
+            assert!(skips.is_empty());
+            got.extend(recs.into_iter().map(|r| r.1));
+            buf.drain(..end.consumed);
+            base += end.consumed as u64;
+        }
+        assert_eq!(got, payloads);
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn bad_checksum_skips_to_next_block() {
+        let (mut data, payloads) = sample(&[10, 20, 30, 40_000, 50]);
+        data[7 + 7 + 10 + 7 + 3] ^= 0xFF; // inside record 1's payload
+        let (recs, skips, _) = collect(&data, 0);
+        assert_eq!(skips.len(), 1);
+        assert_eq!(skips[0].reason, SkipReason::Checksum);
+        assert_eq!(skips[0].offset, 7 + 7 + 10);
+        // records 1, 2 and 3 (which starts in block 0) are lost; 4 survives.
+        let got: Vec<Vec<u8>> = recs.into_iter().map(|r| r.1).collect();
+        assert_eq!(got, vec![payloads[0].clone(), payloads[4].clone()]);
+    }
+
+    #[test]
+    fn garbage_and_zeros_are_skipped_and_counted() {
+        let (mut data, payloads) = sample(&[5000, 30_000, 30_000, 30_000, 10]);
+        for b in &mut data[BLOCK_SIZE..BLOCK_SIZE + 100] {
+            *b = 0;
+        }
+        let (recs, skips, _) = collect(&data, 0);
+        assert!(!skips.is_empty());
+        assert!(recs.iter().any(|r| r.1 == payloads[4]));
+        assert!(recs.iter().any(|r| r.1 == payloads[0]));
+    }
+
+    #[test]
+    fn record_cap_bounds_memory() {
+        let mut w = Writer::new();
+        w.append(&vec![7u8; MAX_RECORD_LEN + 10]);
+        w.append(b"after");
+        let (recs, skips, _) = collect(w.bytes(), 0);
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0].1, b"after");
+        assert_eq!(skips[0].reason, SkipReason::RecordTooLarge);
+    }
+}

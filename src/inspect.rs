@@ -1,0 +1,399 @@
+//! `leet inspect`: print a run's records, or its summary, as JSON or text.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::decode::json::record_json;
+use crate::decode::leveldb::Frame;
+use crate::source::file::{resolve, RunReader, SourceError, Target};
+use crate::store::run::DamageReport;
+use crate::store::Run;
+
+/// Options of `leet inspect`.
+#[derive(Debug, Clone, Default)]
+pub struct InspectOptions {
+    pub path: PathBuf,
+    pub json: bool,
+    pub summary: bool,
+    pub follow: bool,
+    /// With `follow`: stop after this long without growth (None: wait for the exit record).
+    pub idle_timeout: Option<Duration>,
+}
+
+/// Format a Unix time as RFC 3339 in UTC with trailing zeros of the fraction
+/// trimmed (Go's `RFC3339Nano`).
+#[must_use]
+pub fn rfc3339(secs: i64, nanos: i32) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
+    if nanos > 0 {
+        let frac = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    s.push('Z');
+    s
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn system_time_rfc3339(t: std::time::SystemTime) -> String {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => rfc3339(
+            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            i32::try_from(d.subsec_nanos()).unwrap_or(0),
+        ),
+        Err(_) => rfc3339(0, 0),
+    }
+}
+
+/// The damage report as JSON.
+#[must_use]
+pub fn damage_json(d: &DamageReport) -> Value {
+    let spans: Vec<Value> = d
+        .skips
+        .iter()
+        .map(|s| serde_json::json!({"offset": s.offset, "len": s.len, "reason": s.reason.as_str()}))
+        .collect();
+    serde_json::json!({
+        "skipped_spans": d.skipped_spans,
+        "skipped_bytes": d.skipped_bytes,
+        "bad_records": d.bad_records,
+        "incomplete_tail_bytes": d.incomplete_tail,
+        "spans": spans,
+    })
+}
+
+fn without_wandb(mut m: Map<String, Value>) -> Value {
+    m.remove("_wandb");
+    Value::Object(m)
+}
+
+/// The `--summary --json` object (same fields as `wandb leet inspect --summary --json`,
+/// plus `corruption`).
+#[must_use]
+pub fn summary_json(file: &Path, run: &Run) -> Value {
+    const CONSOLE_TAIL: usize = 20;
+    let mut lines: Vec<Value> = run
+        .console
+        .lines()
+        .iter()
+        .chain(&run.console.unfinished().collect::<Vec<_>>())
+        .map(|l| {
+            let mut o = Map::new();
+            o.insert("line".into(), Value::from(l.text.clone()));
+            o.insert("stream".into(), Value::from(l.stream.as_str()));
+            if let Some((s, n)) = l.time {
+                o.insert("time".into(), Value::from(rfc3339(s, n)));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let total = run.console.total() + run.console.unfinished().count() as u64;
+    let cut = lines.len().saturating_sub(CONSOLE_TAIL);
+    lines.drain(..cut);
+    let last_write = std::fs::metadata(file)
+        .and_then(|m| m.modified())
+        .map(system_time_rfc3339)
+        .ok();
+    let i = &run.info;
+    serde_json::json!({
+        "config": without_wandb(run.config.to_json()),
+        "console": lines,
+        "console_lines": total,
+        "corruption": damage_json(&run.damage),
+        "entity": i.entity,
+        "exit_code": run.exit_code,
+        "file": file.display().to_string(),
+        "last_write": last_write,
+        "name": i.display_name,
+        "notes": i.notes,
+        "project": i.project,
+        "run_id": i.run_id,
+        "start_time": i.start_time.map(|(s, n)| rfc3339(s, n)),
+        "state": run.state().as_str(),
+        "step": run.step(),
+        "summary": without_wandb(run.summary.to_json()),
+        "tags": i.tags,
+    })
+}
+
+fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result<()> {
+    let v = summary_json(file, run);
+    let i = &run.info;
+    writeln!(out, "file:       {}", file.display())?;
+    writeln!(out, "run:        {} ({})", i.display_name, i.run_id)?;
+    writeln!(
+        out,
+        "project:    {}{}",
+        if i.entity.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", i.entity)
+        },
+        i.project
+    )?;
+    writeln!(out, "state:      {}", run.state().as_str())?;
+    if let Some(c) = run.exit_code {
+        writeln!(out, "exit code:  {c}")?;
+    }
+    if let Some(t) = v.get("start_time").and_then(Value::as_str) {
+        writeln!(out, "started:    {t}")?;
+    }
+    writeln!(out, "step:       {}", run.step())?;
+    if !i.tags.is_empty() {
+        writeln!(out, "tags:       {}", i.tags.join(", "))?;
+    }
+    if !i.notes.is_empty() {
+        writeln!(out, "notes:      {}", i.notes)?;
+    }
+    for (title, key) in [("config", "config"), ("summary", "summary")] {
+        writeln!(out, "\n{title}:")?;
+        let mut rows = Vec::new();
+        if let Some(Value::Object(m)) = v.get(key) {
+            flatten_into("", m, &mut rows);
+        }
+        for (k, val) in rows {
+            writeln!(out, "  {k} = {val}")?;
+        }
+    }
+    let console = v
+        .get("console")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "\nconsole ({} lines, last {}):",
+        run.console.total(),
+        console.len()
+    )?;
+    for l in console {
+        let text = l.get("line").and_then(Value::as_str).unwrap_or("");
+        let prefix = if l.get("stream").and_then(Value::as_str) == Some("stderr") {
+            "ERROR "
+        } else {
+            ""
+        };
+        writeln!(out, "  {prefix}{}", crate::text::sanitize(text))?;
+    }
+    Ok(())
+}
+
+/// Flatten a JSON object into `a.b.c = value` rows (lists as `a[0]`).
+pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
+    for (k, v) in m {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        flatten_value(key, v, out);
+    }
+}
+
+fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(o) if !o.is_empty() => flatten_into(&key, o, out),
+        Value::Array(a) if !a.is_empty() && a.len() <= 64 && a.iter().all(|x| !x.is_object()) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten_value(format!("{key}[{i}]"), x, out);
+            }
+        }
+        Value::String(s) => out.push((key, s.clone())),
+        other => out.push((key, other.to_string())),
+    }
+}
+
+fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
+    if d.skipped_spans > 0 {
+        writeln!(
+            err,
+            "{}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read",
+            file.display(),
+            d.skipped_spans,
+            d.skipped_bytes,
+            d.bad_records
+        )?;
+        for s in d.skips.iter().take(10) {
+            writeln!(
+                err,
+                "  at offset {}: {} bytes, {}",
+                s.offset, s.len, s.reason
+            )?;
+        }
+    }
+    if d.incomplete_tail > 0 {
+        writeln!(
+            err,
+            "{}: reached the end of an incomplete .wandb file ({} bytes of an unfinished record)",
+            file.display(),
+            d.incomplete_tail
+        )?;
+    }
+    Ok(())
+}
+
+/// Run `leet inspect`.
+///
+/// # Errors
+/// Resolution, I/O and header errors (each names the file); write errors.
+pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let file = match resolve(&opts.path)? {
+        Target::File(f) => f,
+        Target::EmptyRunDir(d) => {
+            return Err(SourceError::NoRun {
+                path: d.clone(),
+                looked: d.display().to_string(),
+            }
+            .into())
+        }
+    };
+    let mut reader = RunReader::open(&file)?;
+    let mut run = Run::new();
+    if opts.summary {
+        reader.read_all(&mut run)?;
+        if opts.json {
+            serde_json::to_writer_pretty(&mut *out, &summary_json(&file, &run))?;
+            writeln!(out)?;
+        } else {
+            print_summary_text(out, &file, &run)?;
+        }
+        report_damage(&file, &run.damage, err)?;
+        return Ok(());
+    }
+    let mut last_growth = Instant::now();
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        let mut write_err: Option<io::Error> = None;
+        let p = reader.poll_frames(|fr| {
+            if write_err.is_some() {
+                return;
+            }
+            let res = match fr {
+                Frame::Record { offset, payload } => {
+                    run.apply(offset, &payload);
+                    print_record(&mut line, opts.json, offset, &payload, out)
+                }
+                Frame::Skip(s) => {
+                    let r = writeln!(
+                        err,
+                        "{}: skipped {} bytes at offset {}: {}",
+                        file.display(),
+                        s.len,
+                        s.offset,
+                        s.reason
+                    );
+                    run.skip(s);
+                    r
+                }
+            };
+            if let Err(e) = res {
+                write_err = Some(e);
+            }
+        })?;
+        if let Some(e) = write_err {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Ok(());
+            }
+            return Err(e.into());
+        }
+        run.damage.incomplete_tail = p.pending;
+        if p.more {
+            continue;
+        }
+        if !opts.follow || run.exit_code.is_some() {
+            break;
+        }
+        if p.bytes > 0 {
+            last_growth = Instant::now();
+        } else if opts
+            .idle_timeout
+            .is_some_and(|t| last_growth.elapsed() >= t)
+        {
+            break;
+        }
+        out.flush()?;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    out.flush()?;
+    if run.damage.bad_records == 0 || opts.json {
+        report_damage(&file, &run.damage, err)?;
+    }
+    Ok(())
+}
+
+fn print_record(
+    line: &mut Vec<u8>,
+    json: bool,
+    offset: u64,
+    payload: &[u8],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    line.clear();
+    match record_json(payload) {
+        Some(v) if json => {
+            serde_json::to_writer(&mut *line, &v)?;
+        }
+        Some(v) => {
+            let num = v.get("num").and_then(Value::as_i64).unwrap_or(0);
+            let kind = v
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_owned();
+            let body = v.get(&kind).map(Value::to_string).unwrap_or_default();
+            write!(
+                line,
+                "#{num:<6} {kind:<12} @{offset:<10} {}",
+                crate::text::sanitize(&body)
+            )?;
+        }
+        None => {
+            write!(
+                line,
+                "{{\"offset\":{offset},\"error\":\"undecodable record\",\"bytes\":{}}}",
+                payload.len()
+            )?;
+        }
+    }
+    line.push(b'\n');
+    out.write_all(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(1_796_060_909, 738_561_000),
+            "2026-11-30T17:48:29.738561Z"
+        );
+        assert_eq!(rfc3339(951_782_400, 5), "2000-02-29T00:00:00.000000005Z");
+    }
+}

@@ -1,0 +1,362 @@
+//! Finding the `.wandb` file for a path, and reading it incrementally: each
+//! [`RunReader::poll`] reads only the bytes appended since the last one, and keeps
+//! a record that is still being written for the next poll.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::decode::leveldb::{self, Frame, HeaderError};
+use crate::store::Run;
+
+/// Why a path did not lead to a `.wandb` file, or the file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("{path}: no such file or directory")]
+    NotFound { path: PathBuf },
+    #[error("{path}: no .wandb run found (looked in: {looked})")]
+    NoRun { path: PathBuf, looked: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {cause}")]
+    BadHeader { path: PathBuf, cause: HeaderError },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SourceError + '_ {
+    move |source| SourceError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Whether `name` is a run directory name (`run-*` or `offline-run-*`).
+#[must_use]
+pub fn is_run_dir_name(name: &str) -> bool {
+    name.starts_with("run-") || name.starts_with("offline-run-")
+}
+
+/// The `.wandb` file inside a run directory (the newest if there are several).
+fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
+    let mut best: Option<(SystemTime, PathBuf)> = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "wandb") && p.is_file() {
+            let t = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            if best.as_ref().is_none_or(|(bt, bp)| (t, &p) > (*bt, bp)) {
+                best = Some((t, p));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// Run directories in a wandb directory, oldest first (by name: the names embed
+/// the start time; ties broken by modification time).
+#[must_use]
+pub fn run_dirs(wandb_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<(String, PathBuf)> = std::fs::read_dir(wandb_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let p = e.path();
+            (is_run_dir_name(&name) && p.is_dir()).then_some((run_dir_sort_key(&name), p))
+        })
+        .collect();
+    dirs.sort();
+    dirs.into_iter().map(|(_, p)| p).collect()
+}
+
+fn run_dir_sort_key(name: &str) -> String {
+    // offline-run-YYYYMMDD_HHMMSS-id and run-YYYYMMDD_HHMMSS-id sort by their time.
+    name.trim_start_matches("offline-")
+        .trim_start_matches("run-")
+        .to_owned()
+}
+
+/// `latest-run` in a wandb directory: a symlink (relative or absolute), or a plain
+/// file holding the run directory's name (what a copy without symlinks leaves).
+fn latest_run(wandb_dir: &Path) -> Option<PathBuf> {
+    let link = wandb_dir.join("latest-run");
+    if let Ok(target) = std::fs::read_link(&link) {
+        let p = if target.is_absolute() {
+            target
+        } else {
+            wandb_dir.join(target)
+        };
+        if p.is_dir() {
+            return Some(p);
+        }
+    }
+    if link.is_dir() {
+        return Some(link);
+    }
+    if link.is_file() {
+        let text = std::fs::read_to_string(&link).ok()?;
+        let name = text.trim();
+        if !name.is_empty() && !name.contains('\n') {
+            let p = if Path::new(name).is_absolute() {
+                PathBuf::from(name)
+            } else {
+                wandb_dir.join(name)
+            };
+            if p.is_dir() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A `.wandb` file.
+    File(PathBuf),
+    /// A run directory that has no `.wandb` file yet (a run just starting).
+    EmptyRunDir(PathBuf),
+}
+
+/// Resolve a user path to the `.wandb` file to show: a `.wandb` file; a run
+/// directory; a wandb directory (or a project directory holding `wandb/` or
+/// `.wandb/`) → its `latest-run`, else its newest run directory.
+///
+/// # Errors
+/// [`SourceError::NotFound`] for a missing path, [`SourceError::NoRun`] (naming
+/// every place looked at) when nothing fits.
+pub fn resolve(path: &Path) -> Result<Target, SourceError> {
+    if !path.exists() {
+        return Err(SourceError::NotFound {
+            path: path.to_owned(),
+        });
+    }
+    if path.is_file() {
+        // A `latest-run` pointer stored as a plain file (a copy that lost the symlink).
+        if path.file_name().is_some_and(|n| n == "latest-run") {
+            if let Some(run) = path.parent().and_then(latest_run) {
+                return resolve(&run);
+            }
+        }
+        return Ok(Target::File(path.to_owned()));
+    }
+    let mut looked = Vec::new();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A run directory (or latest-run itself).
+    if let Some(f) = wandb_in_dir(path) {
+        return Ok(Target::File(f));
+    }
+    looked.push(path.display().to_string());
+    if is_run_dir_name(&name) || name == "latest-run" {
+        return Ok(Target::EmptyRunDir(path.to_owned()));
+    }
+    let mut candidates = vec![path.to_owned()];
+    for sub in ["wandb", ".wandb"] {
+        let d = path.join(sub);
+        if d.is_dir() {
+            candidates.push(d);
+        }
+    }
+    for wandb_dir in candidates {
+        if let Some(run) = latest_run(&wandb_dir) {
+            if let Some(f) = wandb_in_dir(&run) {
+                return Ok(Target::File(f));
+            }
+            looked.push(run.display().to_string());
+        }
+        for run in run_dirs(&wandb_dir).into_iter().rev() {
+            if let Some(f) = wandb_in_dir(&run) {
+                return Ok(Target::File(f));
+            }
+            looked.push(run.display().to_string());
+        }
+        looked.push(format!("{}/latest-run", wandb_dir.display()));
+    }
+    looked.dedup();
+    Err(SourceError::NoRun {
+        path: path.to_owned(),
+        looked: looked.join(", "),
+    })
+}
+
+/// Reads a `.wandb` file incrementally.
+#[derive(Debug)]
+pub struct RunReader {
+    path: PathBuf,
+    file: File,
+    /// Absolute offset of `buf[0]`.
+    base: u64,
+    /// Unconsumed bytes: the start of a record still being written.
+    buf: Vec<u8>,
+    /// Bytes read from the file so far.
+    read_to: u64,
+    chunk: usize,
+}
+
+/// What one poll did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Poll {
+    /// New bytes read from the file.
+    pub bytes: u64,
+    /// Records handed on.
+    pub records: u64,
+    /// Bytes at the end that belong to an unfinished record.
+    pub pending: u64,
+    /// The file is larger than what was read (a poll stops after `chunk` bytes).
+    pub more: bool,
+}
+
+impl RunReader {
+    /// Open `path` for reading from its start.
+    ///
+    /// # Errors
+    /// [`SourceError::Io`] if it cannot be opened.
+    pub fn open(path: &Path) -> Result<Self, SourceError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+            base: 0,
+            buf: Vec::new(),
+            read_to: 0,
+            chunk: 16 << 20,
+        })
+    }
+
+    /// Limit how many bytes one poll reads (so a huge file loads in steps).
+    #[must_use]
+    pub fn with_chunk(mut self, bytes: usize) -> Self {
+        self.chunk = bytes.max(leveldb::BLOCK_SIZE);
+        self
+    }
+
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes read so far.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.read_to
+    }
+
+    /// Current length of the file on disk.
+    ///
+    /// # Errors
+    /// I/O errors from `metadata`.
+    pub fn file_len(&self) -> Result<u64, SourceError> {
+        Ok(self.file.metadata().map_err(io_err(&self.path))?.len())
+    }
+
+    /// Read what was appended (up to one chunk) and hand every complete record and
+    /// skipped span to `f`.
+    ///
+    /// # Errors
+    /// I/O errors, and a file that does not start with the W&B header.
+    pub fn poll_frames(&mut self, mut f: impl FnMut(Frame<'_>)) -> Result<Poll, SourceError> {
+        let len = self.file_len()?;
+        if len < self.read_to {
+            // Truncated or replaced: start over.
+            self.base = 0;
+            self.read_to = 0;
+            self.buf.clear();
+        }
+        let want =
+            usize::try_from((len - self.read_to).min(self.chunk as u64)).unwrap_or(self.chunk);
+        let mut poll = Poll::default();
+        if want > 0 {
+            self.file
+                .seek(SeekFrom::Start(self.read_to))
+                .map_err(io_err(&self.path))?;
+            let old = self.buf.len();
+            self.buf.resize(old + want, 0);
+            let n = read_full(&mut self.file, &mut self.buf[old..]).map_err(io_err(&self.path))?;
+            self.buf.truncate(old + n);
+            self.read_to += n as u64;
+            poll.bytes = n as u64;
+        }
+        poll.more = self.read_to < len;
+        let mut records = 0u64;
+        let end = leveldb::scan(&self.buf, self.base, |fr| {
+            if matches!(fr, Frame::Record { .. }) {
+                records += 1;
+            }
+            f(fr);
+        })
+        .map_err(|cause| SourceError::BadHeader {
+            path: self.path.clone(),
+            cause,
+        })?;
+        self.buf.drain(..end.consumed);
+        self.base += end.consumed as u64;
+        poll.records = records;
+        poll.pending = end.pending as u64;
+        Ok(poll)
+    }
+
+    /// Poll and fold the records into `run`.
+    ///
+    /// # Errors
+    /// As [`RunReader::poll_frames`].
+    pub fn poll(&mut self, run: &mut Run) -> Result<Poll, SourceError> {
+        let p = self.poll_frames(|fr| match fr {
+            Frame::Record { offset, payload } => run.apply(offset, &payload),
+            Frame::Skip(s) => run.skip(s),
+        })?;
+        run.damage.incomplete_tail = p.pending;
+        Ok(p)
+    }
+
+    /// Read the whole file as it is now into `run`.
+    ///
+    /// # Errors
+    /// As [`RunReader::poll_frames`].
+    pub fn read_all(&mut self, run: &mut Run) -> Result<(), SourceError> {
+        loop {
+            let p = self.poll(run)?;
+            if !p.more {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Load a whole run from a path (file, run directory, wandb or project directory).
+///
+/// # Errors
+/// Resolution, I/O and header errors, each naming the file.
+pub fn load(path: &Path) -> Result<(PathBuf, Run), SourceError> {
+    let file = match resolve(path)? {
+        Target::File(f) => f,
+        Target::EmptyRunDir(d) => {
+            return Err(SourceError::NoRun {
+                path: d.clone(),
+                looked: d.display().to_string(),
+            })
+        }
+    };
+    let mut run = Run::new();
+    RunReader::open(&file)?.read_all(&mut run)?;
+    Ok((file, run))
+}

@@ -1,0 +1,2 @@
+//! Where data comes from: `.wandb` files (read and followed), the live host.
+pub mod file;

@@ -1,0 +1,890 @@
+//! The run model: every record of a `.wandb` file folded, in file order, into one run
+//! (info, config, summary, environment, metric series, system series, console, state
+//! and a report of the damage that was skipped).
+
+use std::collections::BTreeMap;
+
+use prost::Message as _;
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use super::console::{Console, Stream};
+use super::metrics::MetricStore;
+use crate::decode::leveldb::{Skip, SkipReason};
+use crate::decode::pb;
+use crate::decode::value;
+use crate::decode::wire::{self, Field, Fields, ItemValue};
+
+/// A timestamp as (seconds, nanos) since the Unix epoch, UTC.
+pub type Timestamp = (i64, i32);
+
+/// Run state, from the exit record (or its absence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// No exit record (yet): live, or crashed without one.
+    Running,
+    Finished,
+    Failed,
+}
+
+impl RunState {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Finished => "finished",
+            RunState::Failed => "failed",
+        }
+    }
+}
+
+/// Run-level facts from `run` records (later records merge their non-empty fields).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub entity: String,
+    pub project: String,
+    pub display_name: String,
+    pub notes: String,
+    pub tags: Vec<String>,
+    pub group: String,
+    pub job_type: String,
+    pub host: String,
+    pub sweep_id: String,
+    pub start_time: Option<Timestamp>,
+    pub starting_step: i64,
+    pub resumed: bool,
+    pub runtime: i32,
+    pub git_remote: String,
+    pub git_commit: String,
+}
+
+/// A `define_metric` declaration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetricDef {
+    pub name: String,
+    pub glob: String,
+    pub step_metric: String,
+    pub hidden: bool,
+    /// Summary modes asked for (`min`, `max`, `mean`, `best`, `last`, ...).
+    pub summary: Vec<&'static str>,
+    /// 1 = minimize, 2 = maximize.
+    pub goal: i32,
+}
+
+/// One damaged span and what was lost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DamageReport {
+    /// Skipped spans, in file order (kept up to a limit; counts are exact).
+    pub skips: Vec<Skip>,
+    pub skipped_spans: u64,
+    pub skipped_bytes: u64,
+    /// Records whose framing was intact but whose protobuf did not decode.
+    pub bad_records: u64,
+    /// Bytes at the end of the file that form an incomplete record.
+    pub incomplete_tail: u64,
+}
+
+impl DamageReport {
+    const KEEP: usize = 1000;
+
+    pub fn add(&mut self, s: Skip) {
+        self.skipped_spans += 1;
+        self.skipped_bytes += s.len;
+        if self.skips.len() < Self::KEEP {
+            self.skips.push(s);
+        }
+    }
+
+    /// Nothing was skipped (an incomplete tail is not damage).
+    #[must_use]
+    pub fn is_clean(&self) -> bool {
+        self.skipped_spans == 0
+    }
+}
+
+/// A summary value held in its cheapest form; JSON text is parsed only on demand.
+#[derive(Debug, Clone, PartialEq)]
+enum Raw {
+    Json(String),
+    Null,
+    Bool(bool),
+    Int(i64),
+    Number(f64),
+    Text(String),
+}
+
+impl Raw {
+    fn set(&mut self, v: ItemValue<'_>) {
+        match (self, v) {
+            (Raw::Json(s), ItemValue::Json(t)) | (Raw::Text(s), ItemValue::Text(t)) => {
+                s.clear();
+                s.push_str(t);
+            }
+            (me, v) => *me = Raw::from(v),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Raw::Json(s) => value::parse_lenient(s),
+            Raw::Null => Value::Null,
+            Raw::Bool(b) => Value::Bool(*b),
+            Raw::Int(i) => Value::from(*i),
+            Raw::Number(f) => value::float(*f),
+            Raw::Text(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+impl From<ItemValue<'_>> for Raw {
+    fn from(v: ItemValue<'_>) -> Self {
+        match v {
+            ItemValue::Json(s) => Raw::Json(s.to_owned()),
+            ItemValue::Null => Raw::Null,
+            ItemValue::Bool(b) => Raw::Bool(b),
+            ItemValue::Int(i) => Raw::Int(i),
+            ItemValue::Number(f) => Raw::Number(f),
+            ItemValue::Text(s) => Raw::Text(s.to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    path: Vec<String>,
+    raw: Raw,
+    seq: u64,
+    removed: bool,
+}
+
+/// A nested key → value map folded from updates and removes, stored flat so that an
+/// update of an existing key costs a hash lookup and no allocation.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    index: FxHashMap<String, usize>,
+    entries: Vec<Entry>,
+    seq: u64,
+    joined: String,
+}
+
+const SEP: char = '\u{1f}';
+
+impl Tree {
+    fn join<'a>(out: &mut String, path: impl Iterator<Item = &'a str>) {
+        out.clear();
+        for (i, p) in path.enumerate() {
+            if i > 0 {
+                out.push(SEP);
+            }
+            out.push_str(p);
+        }
+    }
+
+    /// Set `path` to `v`.
+    pub fn update(&mut self, item: &wire::Item<'_>) {
+        let mut joined = std::mem::take(&mut self.joined);
+        Self::join(&mut joined, item.path());
+        self.seq += 1;
+        if let Some(&i) = self.index.get(joined.as_str()) {
+            let e = &mut self.entries[i];
+            e.raw.set(item.value);
+            e.seq = self.seq;
+            e.removed = false;
+        } else {
+            self.index.insert(joined.clone(), self.entries.len());
+            self.entries.push(Entry {
+                path: item.path().map(str::to_owned).collect(),
+                raw: Raw::from(item.value),
+                seq: self.seq,
+                removed: false,
+            });
+        }
+        self.joined = joined;
+    }
+
+    /// Remove `path` and everything below it.
+    pub fn remove(&mut self, item: &wire::Item<'_>) {
+        let path: Vec<&str> = item.path().collect();
+        for e in &mut self.entries {
+            if e.path.len() >= path.len() && e.path.iter().zip(&path).all(|(a, b)| a == b) {
+                e.removed = true;
+            }
+        }
+    }
+
+    /// Set a top-level key to a JSON value (used for `RunRecord.config` given as items).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.iter().all(|e| e.removed)
+    }
+
+    /// The nested map, keys in first-seen order (later updates win).
+    #[must_use]
+    pub fn to_json(&self) -> Map<String, Value> {
+        let mut order: Vec<&Entry> = self.entries.iter().filter(|e| !e.removed).collect();
+        order.sort_by_key(|e| e.seq);
+        let mut root = Map::new();
+        for e in order {
+            insert_path(&mut root, &e.path, e.raw.to_json());
+        }
+        // Restore first-seen key order at the top level for stable output.
+        let mut ordered = Map::new();
+        for e in &self.entries {
+            if let Some(k) = e.path.first() {
+                if let Some(v) = root.remove(k) {
+                    ordered.insert(k.clone(), v);
+                }
+            }
+        }
+        ordered
+    }
+
+    /// Number of live leaf entries.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.iter().filter(|e| !e.removed).count()
+    }
+
+    /// A numeric leaf, if present (e.g. summary `_step`).
+    #[must_use]
+    pub fn number(&self, key: &str) -> Option<f64> {
+        let &i = self.index.get(key)?;
+        let e = &self.entries[i];
+        if e.removed {
+            return None;
+        }
+        match &e.raw {
+            Raw::Json(s) => value::json_number(s),
+            #[allow(clippy::cast_precision_loss)]
+            Raw::Int(i) => Some(*i as f64),
+            Raw::Number(f) => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
+    let Some((head, rest)) = path.split_first() else {
+        return;
+    };
+    if rest.is_empty() {
+        map.insert(head.clone(), v);
+        return;
+    }
+    let slot = map
+        .entry(head.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = slot {
+        insert_path(m, rest, v);
+    }
+}
+
+/// How many records of each type were read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordCounts {
+    pub by_type: BTreeMap<&'static str, u64>,
+    pub total: u64,
+    pub last_num: i64,
+}
+
+/// Everything the viewer shows about one run.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub info: RunInfo,
+    pub config: Tree,
+    pub summary: Tree,
+    /// Environment records merged per `writer_id`, as JSON objects (first-seen order).
+    pub environment: Vec<(String, Map<String, Value>)>,
+    /// History metrics: key → series over `_step` (or the metric's step metric).
+    pub metrics: MetricStore,
+    /// Latest non-numeric history values, as JSON text.
+    pub latest_other: BTreeMap<String, String>,
+    pub metric_defs: Vec<MetricDef>,
+    /// System metrics: key → series over Unix time in seconds.
+    pub system: MetricStore,
+    pub console: Console,
+    pub exit_code: Option<i32>,
+    pub exit_runtime: Option<i32>,
+    pub last_step: Option<i64>,
+    /// Largest `_timestamp` / stats time seen, Unix seconds.
+    pub last_time: Option<f64>,
+    pub history_rows: u64,
+    pub damage: DamageReport,
+    pub counts: RecordCounts,
+    pub producer: String,
+    // Scratch space reused across records.
+    key_buf: String,
+    row: Vec<(usize, f64)>,
+    row_steps: FxHashMap<String, f64>,
+    step_metric_of: FxHashMap<String, Option<String>>,
+    last_step_values: FxHashMap<String, f64>,
+}
+
+/// Record-type name of a oneof field number (as `wandb leet inspect` prints it).
+#[must_use]
+pub fn record_type_name(field: u32) -> &'static str {
+    match field {
+        2 => "history",
+        3 => "summary",
+        4 => "output",
+        5 => "config",
+        6 => "files",
+        7 => "stats",
+        8 => "artifact",
+        9 => "tbrecord",
+        10 => "alert",
+        11 => "telemetry",
+        12 => "metric",
+        13 => "output_raw",
+        17 => "run",
+        18 => "exit",
+        20 => "final",
+        21 => "header",
+        22 => "footer",
+        23 => "preempting",
+        24 => "noop_link_artifact",
+        25 => "use_artifact",
+        26 => "environment",
+        27 => "output_logger",
+        100 => "request",
+        _ => "unknown",
+    }
+}
+
+/// The record type and body of a record payload, without decoding the body.
+#[must_use]
+pub fn record_kind(payload: &[u8]) -> Option<(i64, u32, &[u8])> {
+    let mut num = 0i64;
+    let mut kind = None;
+    let mut f = Fields::new(payload);
+    for field in f.by_ref() {
+        match field {
+            Field::Varint(1, v) => num = v as i64,
+            Field::Bytes(n, b) if (2..=27).contains(&n) && n != 16 && n != 19 || n == 100 => {
+                kind = Some((n, b))
+            }
+            _ => {}
+        }
+    }
+    if f.error {
+        return None;
+    }
+    let (n, b) = kind.unwrap_or((0, &[]));
+    Some((num, n, b))
+}
+
+impl Run {
+    /// An empty run.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// State from the exit record.
+    #[must_use]
+    pub fn state(&self) -> RunState {
+        match self.exit_code {
+            None => RunState::Running,
+            Some(0) => RunState::Finished,
+            Some(_) => RunState::Failed,
+        }
+    }
+
+    /// Record a skipped span.
+    pub fn skip(&mut self, s: Skip) {
+        self.damage.add(s);
+    }
+
+    /// Fold one record payload (found at `offset`) into the run. A payload that does
+    /// not decode is counted as damage, never a panic.
+    pub fn apply(&mut self, offset: u64, payload: &[u8]) {
+        let Some((num, kind, body)) = record_kind(payload) else {
+            self.bad_record(offset, payload.len());
+            return;
+        };
+        let ok = match kind {
+            2 => self.apply_history(body),
+            3 => self.apply_tree(body, false),
+            5 => self.apply_tree(body, true),
+            7 => self.apply_stats(body),
+            13 | 4 => self.apply_output(body, kind == 4),
+            _ => self.apply_other(payload),
+        };
+        if !ok {
+            self.bad_record(offset, payload.len());
+            return;
+        }
+        self.counts.total += 1;
+        self.counts.last_num = num;
+        *self
+            .counts
+            .by_type
+            .entry(record_type_name(kind))
+            .or_insert(0) += 1;
+    }
+
+    fn bad_record(&mut self, offset: u64, len: usize) {
+        self.damage.bad_records += 1;
+        self.damage.add(Skip {
+            offset,
+            len: len as u64,
+            reason: SkipReason::BadRecord,
+        });
+    }
+
+    fn apply_tree(&mut self, body: &[u8], config: bool) -> bool {
+        let mut f = Fields::new(body);
+        // Validate first so a damaged record changes nothing.
+        let mut items = Vec::new();
+        for field in f.by_ref() {
+            if let Field::Bytes(n @ (1 | 2), b) = field {
+                let Some(it) = wire::item(b) else {
+                    return false;
+                };
+                items.push((n, it));
+            }
+        }
+        if f.error {
+            return false;
+        }
+        let tree = if config {
+            &mut self.config
+        } else {
+            &mut self.summary
+        };
+        for (n, it) in &items {
+            if *n == 1 {
+                tree.update(it);
+            } else {
+                tree.remove(it);
+            }
+        }
+        true
+    }
+
+    fn step_metric_for(&mut self, key: &str) -> Option<String> {
+        if let Some(s) = self.step_metric_of.get(key) {
+            return s.clone();
+        }
+        let found = self
+            .metric_defs
+            .iter()
+            .rev()
+            .find(|d| {
+                (!d.name.is_empty() && d.name == key)
+                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
+            })
+            .map(|d| d.step_metric.clone())
+            .filter(|s| !s.is_empty());
+        self.step_metric_of.insert(key.to_owned(), found.clone());
+        found
+    }
+
+    fn apply_history(&mut self, body: &[u8]) -> bool {
+        let mut items = Vec::new();
+        let mut step: Option<i64> = None;
+        let mut f = Fields::new(body);
+        for field in f.by_ref() {
+            match field {
+                Field::Bytes(1, b) => match wire::item(b) {
+                    Some(it) => items.push(it),
+                    None => return false,
+                },
+                Field::Bytes(2, b) => {
+                    for g in Fields::new(b) {
+                        if let Field::Varint(1, v) = g {
+                            step = Some(v as i64);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if f.error {
+            return false;
+        }
+        self.history_rows += 1;
+        let mut key = std::mem::take(&mut self.key_buf);
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        self.row_steps.clear();
+        let mut row_step = step.map(|s| s as f64);
+        for it in &items {
+            it.flat_key_into(&mut key);
+            let num = value::number(it.value);
+            match key.as_str() {
+                "_step" => {
+                    if let Some(n) = num {
+                        row_step = Some(n);
+                    }
+                    continue;
+                }
+                "_runtime" => continue,
+                "_timestamp" => {
+                    if let Some(t) = num {
+                        self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            match num {
+                Some(y) => {
+                    let slot = self.metrics.slot(&key);
+                    row.push((slot, y));
+                    if !self.metric_defs.is_empty() {
+                        self.row_steps.insert(key.clone(), y);
+                    }
+                }
+                None => {
+                    let text = match it.value {
+                        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
+                        other => value::to_json(other).to_string(),
+                    };
+                    self.latest_other.insert(key.clone(), text);
+                }
+            }
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        if let Some(s) = row_step {
+            self.last_step = Some(s as i64);
+        }
+        let x_default = row_step.unwrap_or(self.history_rows as f64 - 1.0);
+        if self.metric_defs.is_empty() {
+            for &(slot, y) in &row {
+                self.metrics.push_at(slot, x_default, y);
+            }
+        } else {
+            for (k, v) in &self.row_steps {
+                self.last_step_values.insert(k.clone(), *v);
+            }
+            for &(slot, y) in &row {
+                let name = self.metrics.keys()[slot].clone();
+                let x = match self.step_metric_for(&name) {
+                    Some(sm) => self
+                        .row_steps
+                        .get(&sm)
+                        .or_else(|| self.last_step_values.get(&sm))
+                        .copied(),
+                    None => Some(x_default),
+                };
+                if let Some(x) = x {
+                    self.metrics.push_at(slot, x, y);
+                }
+            }
+        }
+        self.key_buf = key;
+        self.row = row;
+        true
+    }
+
+    fn apply_stats(&mut self, body: &[u8]) -> bool {
+        let mut ts: Option<(i64, i32)> = None;
+        let mut items = Vec::new();
+        let mut f = Fields::new(body);
+        for field in f.by_ref() {
+            match field {
+                Field::Bytes(2, b) => ts = wire::timestamp(b),
+                Field::Bytes(3, b) => match wire::item(b) {
+                    Some(it) => items.push(it),
+                    None => return false,
+                },
+                _ => {}
+            }
+        }
+        if f.error {
+            return false;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let x = ts.map_or_else(
+            || self.last_time.unwrap_or(0.0),
+            |(s, n)| s as f64 + f64::from(n) * 1e-9,
+        );
+        self.last_time = Some(self.last_time.map_or(x, |l| l.max(x)));
+        let mut key = std::mem::take(&mut self.key_buf);
+        for it in &items {
+            it.flat_key_into(&mut key);
+            if let Some(y) = value::number(it.value) {
+                self.system.push(&key, x, y);
+            }
+        }
+        self.key_buf = key;
+        true
+    }
+
+    fn apply_output(&mut self, body: &[u8], legacy: bool) -> bool {
+        let mut stream = Stream::Stderr;
+        let mut ts = None;
+        let mut line = "";
+        let mut f = Fields::new(body);
+        for field in f.by_ref() {
+            match field {
+                Field::Varint(1, v) => {
+                    stream = if v == 1 {
+                        Stream::Stdout
+                    } else {
+                        Stream::Stderr
+                    }
+                }
+                Field::Bytes(2, b) => ts = wire::timestamp(b),
+                Field::Bytes(3, b) => match wire::str_of(b) {
+                    Some(s) => line = s,
+                    None => return false,
+                },
+                _ => {}
+            }
+        }
+        if f.error {
+            return false;
+        }
+        if legacy {
+            self.console.write_line(stream, ts, line);
+        } else {
+            self.console.write(stream, ts, line);
+        }
+        true
+    }
+
+    fn apply_other(&mut self, payload: &[u8]) -> bool {
+        let Ok(rec) = pb::Record::decode(payload) else {
+            return false;
+        };
+        use pb::record::RecordType as T;
+        match rec.record_type {
+            Some(T::Run(r)) => self.apply_run(r),
+            Some(T::Exit(e)) => {
+                self.exit_code = Some(e.exit_code);
+                self.exit_runtime = Some(e.runtime);
+            }
+            Some(T::Environment(e)) => self.apply_environment(&e),
+            Some(T::Metric(m)) => self.apply_metric(m),
+            Some(T::Header(h)) => {
+                if let Some(v) = h.version_info {
+                    self.producer = v.producer;
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn apply_run(&mut self, r: pb::RunRecord) {
+        let i = &mut self.info;
+        let set = |dst: &mut String, src: String| {
+            if !src.is_empty() {
+                *dst = src;
+            }
+        };
+        set(&mut i.run_id, r.run_id);
+        set(&mut i.entity, r.entity);
+        set(&mut i.project, r.project);
+        set(&mut i.display_name, r.display_name);
+        set(&mut i.notes, r.notes);
+        set(&mut i.group, r.run_group);
+        set(&mut i.job_type, r.job_type);
+        set(&mut i.host, r.host);
+        set(&mut i.sweep_id, r.sweep_id);
+        if !r.tags.is_empty() {
+            i.tags = r.tags;
+        }
+        if let Some(t) = r.start_time {
+            i.start_time = Some((t.seconds, t.nanos));
+        }
+        if r.starting_step != 0 {
+            i.starting_step = r.starting_step;
+        }
+        i.resumed |= r.resumed || r.resume;
+        if r.runtime != 0 {
+            i.runtime = r.runtime;
+        }
+        if let Some(g) = r.git {
+            set(&mut i.git_remote, g.remote_url);
+            set(&mut i.git_commit, g.commit);
+        }
+        for (cfg, tree) in [(r.config.map(|c| c.update), &mut self.config)] {
+            for item in cfg.into_iter().flatten() {
+                apply_pb_item(tree, &item.key, &item.nested_key, &item.value_json);
+            }
+        }
+        for item in r.summary.into_iter().flat_map(|s| s.update) {
+            apply_pb_item(
+                &mut self.summary,
+                &item.key,
+                &item.nested_key,
+                &item.value_json,
+            );
+        }
+    }
+
+    fn apply_environment(&mut self, e: &pb::EnvironmentRecord) {
+        let json = crate::decode::json::message_json(e).unwrap_or_default();
+        let writer = e.writer_id.clone();
+        let slot = match self.environment.iter_mut().find(|(w, _)| *w == writer) {
+            Some((_, m)) => m,
+            None => {
+                self.environment.push((writer, Map::new()));
+                let last = self.environment.len() - 1;
+                &mut self.environment[last].1
+            }
+        };
+        for (k, v) in json {
+            if k != "writer_id" {
+                slot.insert(k, v);
+            }
+        }
+    }
+
+    fn apply_metric(&mut self, m: pb::MetricRecord) {
+        let mut def = MetricDef {
+            name: m.name,
+            glob: m.glob_name,
+            step_metric: m.step_metric,
+            hidden: m.options.as_ref().is_some_and(|o| o.hidden),
+            summary: Vec::new(),
+            goal: m.goal,
+        };
+        if let Some(s) = m.summary {
+            for (on, name) in [
+                (s.min, "min"),
+                (s.max, "max"),
+                (s.mean, "mean"),
+                (s.best, "best"),
+                (s.last, "last"),
+                (s.none, "none"),
+                (s.copy, "copy"),
+                (s.first, "first"),
+            ] {
+                if on {
+                    def.summary.push(name);
+                }
+            }
+        }
+        if let Some(existing) = self
+            .metric_defs
+            .iter_mut()
+            .find(|d| d.name == def.name && d.glob == def.glob)
+        {
+            *existing = def;
+        } else {
+            self.metric_defs.push(def);
+        }
+        self.step_metric_of.clear();
+    }
+
+    /// Whether a history key is hidden by `define_metric(hidden=True)`.
+    #[must_use]
+    pub fn is_hidden(&self, key: &str) -> bool {
+        self.metric_defs.iter().any(|d| {
+            d.hidden
+                && ((!d.name.is_empty() && d.name == key)
+                    || (!d.glob.is_empty() && glob_match(&d.glob, key)))
+        })
+    }
+
+    /// The x-axis name of a history key (`_step` unless define_metric chose another).
+    #[must_use]
+    pub fn x_axis_of(&self, key: &str) -> &str {
+        self.metric_defs
+            .iter()
+            .rev()
+            .find(|d| {
+                (!d.name.is_empty() && d.name == key)
+                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
+            })
+            .map(|d| d.step_metric.as_str())
+            .filter(|s| !s.is_empty())
+            .unwrap_or("_step")
+    }
+
+    /// The last history step, else the summary `_step`, else 0. (wandb-core writes a
+    /// row's summary before its history record, so after a crash the summary can be
+    /// one step ahead of what was really logged.)
+    #[must_use]
+    pub fn step(&self) -> i64 {
+        #[allow(clippy::cast_possible_truncation)]
+        self.last_step
+            .or(self.summary.number("_step").map(|s| s as i64))
+            .unwrap_or(0)
+    }
+}
+
+fn apply_pb_item(tree: &mut Tree, key: &str, nested: &[String], value_json: &str) {
+    let mut it = wire::Item {
+        key,
+        nested: wire::smallvec_lite::Path::default(),
+        value: ItemValue::Json(value_json),
+    };
+    for n in nested {
+        it.nested.push(n);
+    }
+    tree.update(&it);
+}
+
+/// `*` wildcard match, as W&B's metric globs use.
+#[must_use]
+pub fn glob_match(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let mut rest = s;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else if let Some(pos) = rest.find(part) {
+            rest = &rest[pos + part.len()..];
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("val/*", "val/acc"));
+        assert!(!glob_match("val/*", "train/acc"));
+        assert!(glob_match("*loss*", "train/loss_x"));
+        assert!(glob_match("a", "a"));
+        assert!(!glob_match("a", "ab"));
+    }
+
+    #[test]
+    fn tree_updates_and_removes() {
+        let mut t = Tree::default();
+        let item = |k: &'static str, v: &'static str| wire::Item {
+            key: k,
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Json(v),
+        };
+        let mut nested = wire::Item {
+            key: "",
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Json("1"),
+        };
+        nested.nested.push("final");
+        nested.nested.push("loss");
+        t.update(&item("a", "1"));
+        t.update(&nested);
+        t.update(&item("a", "NaN"));
+        assert_eq!(
+            Value::Object(t.to_json()),
+            serde_json::json!({"a": "NaN", "final": {"loss": 1}})
+        );
+        t.remove(&item("final", ""));
+        assert_eq!(Value::Object(t.to_json()), serde_json::json!({"a": "NaN"}));
+    }
+}

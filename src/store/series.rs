@@ -1,0 +1,401 @@
+//! One metric series with a hard point cap.
+//!
+//! While under its cap a series keeps every point. When it reaches the cap it is
+//! *compacted*: each run of four stored points is replaced by its minimum and maximum
+//! (kept in x order), and from then on incoming points are gathered into groups of
+//! the same width before their min/max pair is stored. So a finished run still shows
+//! from its first step to its last, spikes survive (exact extremes are kept), and the
+//! memory stays below `cap × 16 bytes` whatever the run's length.
+//!
+//! A series can instead be a *window* (live system metrics): points older than
+//! `last_x - window` are dropped, a true ring over time.
+
+/// One drawn point: (x, y). NaN y marks a gap.
+pub type Point = (f64, f64);
+
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    n: usize,
+    lo: Point,
+    hi: Point,
+    has_nan: bool,
+}
+
+/// A capped, min/max-compacting series of (x, y) points.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pts: Vec<Point>,
+    cap: usize,
+    /// Raw points represented by each stored min/max pair; 1 while uncompacted.
+    stride: usize,
+    group: Option<Group>,
+    window: Option<f64>,
+    count: u64,
+    first: Option<Point>,
+    last: Option<Point>,
+    y_min: f64,
+    y_max: f64,
+    x_min: f64,
+    x_max: f64,
+    monotonic: bool,
+}
+
+/// Smallest cap we allow: a compaction must leave room to grow.
+pub const MIN_CAP: usize = 64;
+
+impl Series {
+    /// A series that keeps at most `cap` points (rounded up to [`MIN_CAP`]).
+    #[must_use]
+    pub fn new(cap: usize) -> Self {
+        Self {
+            pts: Vec::new(),
+            cap: cap.max(MIN_CAP),
+            stride: 1,
+            group: None,
+            window: None,
+            count: 0,
+            first: None,
+            last: None,
+            y_min: f64::INFINITY,
+            y_max: f64::NEG_INFINITY,
+            x_min: f64::INFINITY,
+            x_max: f64::NEG_INFINITY,
+            monotonic: true,
+        }
+    }
+
+    /// A ring that keeps only points within `window` of the newest x.
+    #[must_use]
+    pub fn windowed(cap: usize, window: f64) -> Self {
+        Self {
+            window: Some(window),
+            ..Self::new(cap)
+        }
+    }
+
+    /// Add one point.
+    pub fn push(&mut self, x: f64, y: f64) {
+        if x.is_nan() {
+            return;
+        }
+        self.count += 1;
+        if let Some((lx, _)) = self.last {
+            if x < lx {
+                self.monotonic = false;
+            }
+        }
+        if self.first.is_none() {
+            self.first = Some((x, y));
+        }
+        self.last = Some((x, y));
+        self.x_min = self.x_min.min(x);
+        self.x_max = self.x_max.max(x);
+        if y.is_finite() {
+            self.y_min = self.y_min.min(y);
+            self.y_max = self.y_max.max(y);
+        }
+        if let Some(w) = self.window {
+            self.pts.push((x, y));
+            let cut = x - w;
+            if self.pts.first().is_some_and(|p| p.0 < cut) && self.pts.len() >= self.cap / 2 {
+                let keep_from = self.pts.partition_point(|p| p.0 < cut);
+                self.pts.drain(..keep_from);
+            }
+            if self.pts.len() >= self.cap {
+                self.pts.drain(..self.cap / 2);
+            }
+            return;
+        }
+        if self.stride == 1 {
+            self.pts.push((x, y));
+        } else {
+            let g = self.group.get_or_insert(Group {
+                n: 0,
+                lo: (x, y),
+                hi: (x, y),
+                has_nan: false,
+            });
+            g.n += 1;
+            if y.is_nan() {
+                g.has_nan = true;
+            } else {
+                if g.lo.1.is_nan() || y < g.lo.1 {
+                    g.lo = (x, y);
+                }
+                if g.hi.1.is_nan() || y > g.hi.1 {
+                    g.hi = (x, y);
+                }
+            }
+            if g.n >= self.stride {
+                let g = *g;
+                self.group = None;
+                self.emit_group(g);
+            }
+        }
+        if self.pts.len() >= self.cap {
+            self.compact();
+        }
+    }
+
+    fn emit_group(&mut self, g: Group) {
+        let (a, b) = if g.lo.0 <= g.hi.0 {
+            (g.lo, g.hi)
+        } else {
+            (g.hi, g.lo)
+        };
+        if a.1.is_nan() && g.has_nan {
+            self.pts.push((a.0, f64::NAN));
+            return;
+        }
+        self.pts.push(a);
+        if g.has_nan {
+            self.pts.push((b.0, f64::NAN));
+        }
+        self.pts.push(b);
+    }
+
+    fn compact(&mut self) {
+        let old = std::mem::take(&mut self.pts);
+        let mut out = Vec::with_capacity(self.cap);
+        for chunk in old.chunks(4) {
+            let mut lo: Option<Point> = None;
+            let mut hi: Option<Point> = None;
+            let mut nan_at: Option<f64> = None;
+            for &p in chunk {
+                if p.1.is_nan() {
+                    nan_at.get_or_insert(p.0);
+                    continue;
+                }
+                if lo.is_none_or(|l| p.1 < l.1) {
+                    lo = Some(p);
+                }
+                if hi.is_none_or(|h| p.1 > h.1) {
+                    hi = Some(p);
+                }
+            }
+            match (lo, hi) {
+                (Some(l), Some(h)) => {
+                    let (a, b) = if l.0 <= h.0 { (l, h) } else { (h, l) };
+                    out.push(a);
+                    if let Some(nx) = nan_at {
+                        out.push((nx, f64::NAN));
+                    }
+                    if b != a {
+                        out.push(b);
+                    }
+                }
+                _ => {
+                    if let Some(nx) = nan_at {
+                        out.push((nx, f64::NAN));
+                    }
+                }
+            }
+        }
+        self.pts = out;
+        self.stride = if self.stride == 1 { 4 } else { self.stride * 2 };
+    }
+
+    /// Lower the cap (the store shares one budget among all series); compacts now if needed.
+    pub fn set_cap(&mut self, cap: usize) {
+        self.cap = cap.max(MIN_CAP);
+        while self.window.is_none() && self.pts.len() >= self.cap {
+            self.compact();
+        }
+    }
+
+    /// Raw points pushed so far (including those compacted away).
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Points held in memory.
+    #[must_use]
+    pub fn stored(&self) -> usize {
+        self.pts.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The latest point pushed.
+    #[must_use]
+    pub fn last(&self) -> Option<Point> {
+        self.last
+    }
+
+    /// The first point pushed.
+    #[must_use]
+    pub fn first(&self) -> Option<Point> {
+        self.first
+    }
+
+    /// Exact (min, max) of finite y over every point pushed, or None if there is none.
+    #[must_use]
+    pub fn y_bounds(&self) -> Option<(f64, f64)> {
+        (self.y_min <= self.y_max).then_some((self.y_min, self.y_max))
+    }
+
+    /// (min, max) of x over every point pushed (for a window: the held points).
+    #[must_use]
+    pub fn x_bounds(&self) -> Option<(f64, f64)> {
+        if self.window.is_some() {
+            let a = self.pts.first()?.0;
+            return Some((a, self.pts.last()?.0));
+        }
+        (self.x_min <= self.x_max).then_some((self.x_min, self.x_max))
+    }
+
+    /// Held points, in arrival order.
+    #[must_use]
+    pub fn points(&self) -> &[Point] {
+        &self.pts
+    }
+
+    /// Points to draw `[x0, x1]` across `width` columns: at most about two per column
+    /// (each column's min and max in x order), NaN points kept as gap markers. The work
+    /// is bounded by the cap, never by the run's length.
+    pub fn downsample(&self, x0: f64, x1: f64, width: usize, out: &mut Vec<Point>) {
+        out.clear();
+        if width == 0 || x1.is_nan() || x0.is_nan() {
+            return;
+        }
+        let tail = self.group.map(|g| {
+            let (a, b) = if g.lo.0 <= g.hi.0 {
+                (g.lo, g.hi)
+            } else {
+                (g.hi, g.lo)
+            };
+            [a, b]
+        });
+        let span: &[Point] = if self.monotonic {
+            let a = self.pts.partition_point(|p| p.0 < x0);
+            let b = self.pts.partition_point(|p| p.0 <= x1);
+            &self.pts[a.saturating_sub(1)..(b + 1).min(self.pts.len())]
+        } else {
+            &self.pts
+        };
+        let extra = tail.iter().flatten().copied().filter(|_| true);
+        let all = span.iter().copied().chain(extra);
+        let scale = if x1 > x0 {
+            width as f64 / (x1 - x0)
+        } else {
+            0.0
+        };
+        let mut cur: Option<(i64, Point, Point, usize)> = None; // bucket, lo, hi, first index in out
+        for p in all {
+            #[allow(clippy::cast_possible_truncation)]
+            let bucket = ((p.0 - x0) * scale).floor() as i64;
+            if p.1.is_nan() {
+                if let Some((_, lo, hi, _)) = cur.take() {
+                    push_pair(out, lo, hi);
+                }
+                out.push(p);
+                continue;
+            }
+            match &mut cur {
+                Some((b, lo, hi, _)) if *b == bucket => {
+                    if p.1 < lo.1 {
+                        *lo = p;
+                    }
+                    if p.1 > hi.1 {
+                        *hi = p;
+                    }
+                }
+                _ => {
+                    if let Some((_, lo, hi, _)) = cur.take() {
+                        push_pair(out, lo, hi);
+                    }
+                    cur = Some((bucket, p, p, out.len()));
+                }
+            }
+        }
+        if let Some((_, lo, hi, _)) = cur {
+            push_pair(out, lo, hi);
+        }
+        if !self.monotonic {
+            out.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+    }
+}
+
+fn push_pair(out: &mut Vec<Point>, lo: Point, hi: Point) {
+    let (a, b) = if lo.0 <= hi.0 { (lo, hi) } else { (hi, lo) };
+    out.push(a);
+    if b != a {
+        out.push(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_everything_under_cap() {
+        let mut s = Series::new(1000);
+        for i in 0..500 {
+            s.push(f64::from(i), f64::from(i * 2));
+        }
+        assert_eq!(s.stored(), 500);
+        assert_eq!(s.y_bounds(), Some((0.0, 998.0)));
+    }
+
+    #[test]
+    fn compaction_bounds_memory_and_keeps_extremes_and_span() {
+        let mut s = Series::new(256);
+        let n: u32 = 1_000_000;
+        for i in 0..n {
+            let x = f64::from(i);
+            let y = if i == 123_457 {
+                1e9
+            } else if i == 777_777 {
+                -1e9
+            } else {
+                (x / 1000.0).sin()
+            };
+            s.push(x, y);
+        }
+        assert!(s.stored() <= 256, "{}", s.stored());
+        assert_eq!(s.count(), u64::from(n));
+        let ys: Vec<f64> = s.points().iter().map(|p| p.1).collect();
+        assert!(ys.contains(&1e9));
+        assert!(ys.contains(&-1e9));
+        assert_eq!(s.x_bounds(), Some((0.0, f64::from(n - 1))));
+        let mut out = Vec::new();
+        s.downsample(0.0, f64::from(n - 1), 100, &mut out);
+        assert!(out.len() <= 260);
+        assert!(out.first().is_some_and(|p| p.0 < 10_000.0));
+        assert!(out.last().is_some_and(|p| p.0 > f64::from(n) - 10_000.0));
+        assert!(out.iter().any(|p| p.1 == 1e9));
+    }
+
+    #[test]
+    fn downsample_gives_two_points_per_column_and_gaps() {
+        let mut s = Series::new(10_000);
+        for i in 0..1000 {
+            let y = if i == 500 { f64::NAN } else { f64::from(i % 7) };
+            s.push(f64::from(i), y);
+        }
+        let mut out = Vec::new();
+        s.downsample(0.0, 999.0, 50, &mut out);
+        assert!(out.len() <= 2 * 51 + 1);
+        assert!(out.iter().any(|p| p.1.is_nan()));
+        s.downsample(100.0, 200.0, 10, &mut out);
+        assert!(out.iter().all(|p| p.0 >= 99.0 && p.0 <= 201.0));
+    }
+
+    #[test]
+    fn window_is_a_ring_over_time() {
+        let mut s = Series::windowed(1000, 60.0);
+        for i in 0..10_000 {
+            s.push(f64::from(i), 1.0);
+        }
+        assert!(s.stored() <= 1000);
+        let (a, b) = s.x_bounds().expect("bounds");
+        assert_eq!(b, 9999.0);
+        assert!(a >= 9999.0 - 60.0 - 1000.0);
+    }
+}
