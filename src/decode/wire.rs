@@ -41,7 +41,14 @@ impl<'a> Fields<'a> {
     }
 }
 
+#[inline]
 fn varint(buf: &mut &[u8]) -> Option<u64> {
+    if let Some((&b, rest)) = buf.split_first() {
+        if b < 0x80 {
+            *buf = rest;
+            return Some(u64::from(b));
+        }
+    }
     let mut v: u64 = 0;
     for i in 0..10 {
         let (&b, rest) = buf.split_first()?;
@@ -57,6 +64,7 @@ fn varint(buf: &mut &[u8]) -> Option<u64> {
 impl<'a> Iterator for Fields<'a> {
     type Item = Field<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Field<'a>> {
         if self.buf.is_empty() || self.error {
             return None;

@@ -276,10 +276,11 @@ impl RunReader {
             self.file
                 .seek(SeekFrom::Start(self.read_to))
                 .map_err(io_err(&self.path))?;
-            let old = self.buf.len();
-            self.buf.resize(old + want, 0);
-            let n = read_full(&mut self.file, &mut self.buf[old..]).map_err(io_err(&self.path))?;
-            self.buf.truncate(old + n);
+            self.buf.reserve(want);
+            let n = (&mut self.file)
+                .take(want as u64)
+                .read_to_end(&mut self.buf)
+                .map_err(io_err(&self.path))?;
             self.read_to += n as u64;
             poll.bytes = n as u64;
         }
@@ -327,19 +328,6 @@ impl RunReader {
             }
         }
     }
-}
-
-fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// Load a whole run from a path (file, run directory, wandb or project directory).

@@ -436,34 +436,28 @@ impl Run {
         });
     }
 
+    /// Apply a summary/config record. A malformed record (framing intact, protobuf
+    /// not) stops at the first bad field and is counted; items before it are kept.
     fn apply_tree(&mut self, body: &[u8], config: bool) -> bool {
-        let mut f = Fields::new(body);
-        // Validate first so a damaged record changes nothing.
-        let mut items = Vec::new();
-        for field in f.by_ref() {
-            if let Field::Bytes(n @ (1 | 2), b) = field {
-                let Some(it) = wire::item(b) else {
-                    return false;
-                };
-                items.push((n, it));
-            }
-        }
-        if f.error {
-            return false;
-        }
         let tree = if config {
             &mut self.config
         } else {
             &mut self.summary
         };
-        for (n, it) in &items {
-            if *n == 1 {
-                tree.update(it);
-            } else {
-                tree.remove(it);
+        let mut f = Fields::new(body);
+        for field in f.by_ref() {
+            if let Field::Bytes(n @ (1 | 2), b) = field {
+                let Some(it) = wire::item(b) else {
+                    return false;
+                };
+                if n == 1 {
+                    tree.update(&it);
+                } else {
+                    tree.remove(&it);
+                }
             }
         }
-        true
+        !f.error
     }
 
     fn step_metric_for(&mut self, key: &str) -> Option<String> {
@@ -485,14 +479,22 @@ impl Run {
     }
 
     fn apply_history(&mut self, body: &[u8]) -> bool {
-        let mut items = Vec::new();
         let mut step: Option<i64> = None;
+        let mut key = std::mem::take(&mut self.key_buf);
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        self.row_steps.clear();
+        let mut row_step = None;
         let mut f = Fields::new(body);
+        let mut ok = true;
         for field in f.by_ref() {
-            match field {
+            let it = match field {
                 Field::Bytes(1, b) => match wire::item(b) {
-                    Some(it) => items.push(it),
-                    None => return false,
+                    Some(it) => it,
+                    None => {
+                        ok = false;
+                        break;
+                    }
                 },
                 Field::Bytes(2, b) => {
                     for g in Fields::new(b) {
@@ -500,20 +502,10 @@ impl Run {
                             step = Some(v as i64);
                         }
                     }
+                    continue;
                 }
-                _ => {}
-            }
-        }
-        if f.error {
-            return false;
-        }
-        self.history_rows += 1;
-        let mut key = std::mem::take(&mut self.key_buf);
-        let mut row = std::mem::take(&mut self.row);
-        row.clear();
-        self.row_steps.clear();
-        let mut row_step = step.map(|s| s as f64);
-        for it in &items {
+                _ => continue,
+            };
             it.flat_key_into(&mut key);
             let num = value::number(it.value);
             match key.as_str() {
@@ -548,6 +540,15 @@ impl Run {
                     self.latest_other.insert(key.clone(), text);
                 }
             }
+        }
+        if !ok || f.error {
+            self.key_buf = key;
+            self.row = row;
+            return false;
+        }
+        self.history_rows += 1;
+        if row_step.is_none() {
+            row_step = step.map(|s| s as f64);
         }
         #[allow(clippy::cast_possible_truncation)]
         if let Some(s) = row_step {
