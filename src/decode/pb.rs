@@ -5,4 +5,5 @@
 include!(concat!(env!("OUT_DIR"), "/wandb_internal.rs"));
 
 /// Encoded `FileDescriptorSet` of the same schema, for reflection (`inspect --json`).
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/wandb_record.fds.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/wandb_record.fds.bin"));
