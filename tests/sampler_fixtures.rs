@@ -1,13 +1,16 @@
 //! Parser tests against real tool outputs in `tests/fixtures/devices/` (see its README).
 
 use leet::source::sampler::{
-    amd_gpu_info, amd_metrics, openmetrics_values, parse_exposition, parse_rocm_smi_json, parse_rocm_smi_text,
-    rocm_driver_version, KeyIndex, MetricKind,
+    amd_gpu_info, amd_metrics, openmetrics_values, parse_exposition, parse_rocm_smi_json,
+    parse_rocm_smi_text, rocm_driver_version, KeyIndex, MetricKind,
 };
 use regex::Regex;
 
 fn fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/devices/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/devices/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -32,16 +35,29 @@ fn rocm_571_mi100_six_cards() {
     // 6 cards × (gpu, memoryAllocated, memoryOverDrive, temp, powerWatts, powerPercent);
     // ROCm 5.7 has no "GPU Memory Read/Write Activity (%)".
     assert_eq!(out.len(), 36);
-    assert!(!out.iter().any(|(k, _)| k.ends_with("memoryReadWriteActivity")));
+    assert!(!out
+        .iter()
+        .any(|(k, _)| k.ends_with("memoryReadWriteActivity")));
     let temps = [30.0, 38.0, 31.0, 36.0, 38.0, 38.0];
     let power = [39.0, 37.0, 35.0, 39.0, 39.0, 40.0];
     for i in 0..6 {
         assert_eq!(get(&out, &format!("gpu.{i}.gpu")), Some(0.0));
         assert_eq!(get(&out, &format!("gpu.{i}.memoryAllocated")), Some(0.0));
         assert_eq!(get(&out, &format!("gpu.{i}.memoryOverDrive")), Some(0.0));
-        assert_eq!(get(&out, &format!("gpu.{i}.temp")), Some(temps[i]), "card{i}");
-        assert_eq!(get(&out, &format!("gpu.{i}.powerWatts")), Some(power[i]), "card{i}");
-        assert!(close(get(&out, &format!("gpu.{i}.powerPercent")), power[i] / 290.0 * 100.0));
+        assert_eq!(
+            get(&out, &format!("gpu.{i}.temp")),
+            Some(temps[i]),
+            "card{i}"
+        );
+        assert_eq!(
+            get(&out, &format!("gpu.{i}.powerWatts")),
+            Some(power[i]),
+            "card{i}"
+        );
+        assert!(close(
+            get(&out, &format!("gpu.{i}.powerPercent")),
+            power[i] / 290.0 * 100.0
+        ));
     }
     // the "system" block (driver, PID104225 entry, topology) never becomes a card
     assert!(!out.iter().any(|(k, _)| k.starts_with("gpu.6.")));
@@ -109,7 +125,10 @@ fn rocm_mi300x_text_capture() {
         assert_eq!(get(&out, &format!("gpu.{i}.temp")), Some(temps[i]));
         // MI300X reports "Current Socket Graphics Package Power (W)"
         assert_eq!(get(&out, &format!("gpu.{i}.powerWatts")), Some(power[i]));
-        assert!(close(get(&out, &format!("gpu.{i}.powerPercent")), power[i] / 750.0 * 100.0));
+        assert!(close(
+            get(&out, &format!("gpu.{i}.powerPercent")),
+            power[i] / 750.0 * 100.0
+        ));
         // overdrive is "Not supported" on this system: no key
         assert_eq!(get(&out, &format!("gpu.{i}.memoryOverDrive")), None);
     }
@@ -125,7 +144,11 @@ fn rocm_json_rejects_garbage() {
 #[test]
 fn node_exporter_exposition() {
     let exp = parse_exposition(&fixture("openmetrics-node-exporter-e2e-linux.txt"));
-    assert!(exp.errors.is_empty(), "{:?}", &exp.errors[..exp.errors.len().min(5)]);
+    assert!(
+        exp.errors.is_empty(),
+        "{:?}",
+        &exp.errors[..exp.errors.len().min(5)]
+    );
     assert_eq!(exp.samples.len(), 3027);
     let count = |k: MetricKind| exp.samples.iter().filter(|s| s.kind == k).count();
     assert_eq!(count(MetricKind::Counter), 1429);
@@ -149,12 +172,23 @@ fn node_exporter_exposition() {
     let mut out = Vec::new();
     openmetrics_values(&exp, &mut index, None, &mut out);
     assert_eq!(out.len(), 1429 + 1208); // untyped dropped, as the reference does
-    // label sets of one metric are numbered in order of appearance: cpu0 × 8 modes, then cpu1
-    assert_eq!(get(&out, "openmetrics.node.node_cpu_seconds_total.0"), Some(10870.69));
-    assert_eq!(get(&out, "openmetrics.node.node_cpu_seconds_total.15"), Some(478.69));
+                                        // label sets of one metric are numbered in order of appearance: cpu0 × 8 modes, then cpu1
+    assert_eq!(
+        get(&out, "openmetrics.node.node_cpu_seconds_total.0"),
+        Some(10870.69)
+    );
+    assert_eq!(
+        get(&out, "openmetrics.node.node_cpu_seconds_total.15"),
+        Some(478.69)
+    );
     assert_eq!(get(&out, "openmetrics.node.node_load1.0"), Some(0.21));
-    assert_eq!(get(&out, "openmetrics.node.node_boot_time_seconds.0"), Some(1.418183276e9));
-    assert!(!out.iter().any(|(k, _)| k.contains("node_netstat_Icmp6_InErrors")));
+    assert_eq!(
+        get(&out, "openmetrics.node.node_boot_time_seconds.0"),
+        Some(1.418183276e9)
+    );
+    assert!(!out
+        .iter()
+        .any(|(k, _)| k.contains("node_netstat_Icmp6_InErrors")));
 
     // a second scrape gives the same keys (indices are stable)
     let mut again = Vec::new();
@@ -204,13 +238,24 @@ fn dcgm_exporter_exposition() {
     let mut out = Vec::new();
     openmetrics_values(&exp, &mut KeyIndex::new("dcgm"), None, &mut out);
     assert_eq!(out.len(), 23);
-    assert_eq!(get(&out, "openmetrics.dcgm.DCGM_FI_DEV_SM_CLOCK.0"), Some(210.0));
-    assert_eq!(get(&out, "openmetrics.dcgm.DCGM_FI_DEV_GPU_TEMP.0"), Some(31.0));
-    assert_eq!(get(&out, "openmetrics.dcgm.DCGM_FI_DEV_POWER_USAGE.0"), Some(16.365));
+    assert_eq!(
+        get(&out, "openmetrics.dcgm.DCGM_FI_DEV_SM_CLOCK.0"),
+        Some(210.0)
+    );
+    assert_eq!(
+        get(&out, "openmetrics.dcgm.DCGM_FI_DEV_GPU_TEMP.0"),
+        Some(31.0)
+    );
+    assert_eq!(
+        get(&out, "openmetrics.dcgm.DCGM_FI_DEV_POWER_USAGE.0"),
+        Some(16.365)
+    );
 
     let re = Regex::new("PROF_").expect("regex");
     let mut prof = Vec::new();
     openmetrics_values(&exp, &mut KeyIndex::new("dcgm"), Some(&re), &mut prof);
     assert_eq!(prof.len(), 5);
-    assert!(prof.iter().all(|(k, _)| k.starts_with("openmetrics.dcgm.DCGM_FI_PROF_")));
+    assert!(prof
+        .iter()
+        .all(|(k, _)| k.starts_with("openmetrics.dcgm.DCGM_FI_PROF_")));
 }
