@@ -102,6 +102,10 @@ pub(crate) struct TreeWalker {
     stack: Vec<u32>,
     all: Vec<ProcStat>,
     kids: HashMap<u32, Vec<usize>>,
+    listed: Vec<u32>,
+    /// pid → ppid of processes known not to be in the tree (not re-read each tick).
+    outsiders: HashMap<u32, u32>,
+    ticks: u64,
 }
 
 impl TreeWalker {
@@ -114,6 +118,9 @@ impl TreeWalker {
             stack: Vec::new(),
             all: Vec::new(),
             kids: HashMap::new(),
+            listed: Vec::new(),
+            outsiders: HashMap::new(),
+            ticks: 0,
         }
     }
 
@@ -172,21 +179,39 @@ impl TreeWalker {
     }
 
     fn walk_by_ppid(&mut self, root: ProcStat, out: &mut Vec<ProcStat>) {
+        // Full rescans catch the rare reparenting of a known outsider into the tree
+        // (a subreaper as root) and pid reuse between ticks.
+        if self.ticks % FULL_RESCAN_EVERY == 0 {
+            self.outsiders.clear();
+        }
+        self.ticks += 1;
         self.all.clear();
-        self.kids.values_mut().for_each(Vec::clear);
+        self.listed.clear();
         if let Ok(entries) = std::fs::read_dir("/proc") {
             for entry in entries.flatten() {
-                let Some(pid) = entry
+                if let Some(pid) = entry
                     .file_name()
                     .to_str()
                     .and_then(|s| s.parse::<u32>().ok())
-                else {
-                    continue;
-                };
-                if let Some(stat) = self.read_stat(pid) {
-                    self.kids.entry(stat.ppid).or_default().push(self.all.len());
-                    self.all.push(stat);
+                {
+                    self.listed.push(pid);
                 }
+            }
+        }
+        self.kids.values_mut().for_each(Vec::clear);
+        for i in 0..self.listed.len() {
+            let pid = self.listed[i];
+            if pid == root.pid {
+                continue;
+            }
+            // A known outsider is never a member: its parent was an outsider when it was
+            // read, and parents do not change between rescans except by reparenting.
+            if self.outsiders.contains_key(&pid) {
+                continue;
+            }
+            if let Some(stat) = self.read_stat(pid) {
+                self.kids.entry(stat.ppid).or_default().push(self.all.len());
+                self.all.push(stat);
             }
         }
         out.push(root);
@@ -196,15 +221,28 @@ impl TreeWalker {
             if let Some(kids) = self.kids.get(&pid) {
                 for &k in kids {
                     let stat = self.all[k];
-                    if stat.pid != root.pid && !out.iter().any(|p| p.pid == stat.pid) {
+                    if !out.iter().any(|p| p.pid == stat.pid) {
                         out.push(stat);
                     }
                 }
             }
             i += 1;
         }
+        // Remember this tick's outsiders; forget pids that are gone.
+        for stat in &self.all {
+            if !out.iter().any(|p| p.pid == stat.pid) {
+                self.outsiders.insert(stat.pid, stat.ppid);
+            }
+        }
+        if self.outsiders.len() > self.listed.len() {
+            let listed: std::collections::HashSet<u32> = self.listed.iter().copied().collect();
+            self.outsiders.retain(|pid, _| listed.contains(pid));
+        }
     }
 }
+
+/// Ticks between full `/proc` rescans in the ppid walk.
+const FULL_RESCAN_EVERY: u64 = 10;
 
 /// Limits of the leaf cgroup v2 of a process, read once at start (as the reference does).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -364,6 +402,27 @@ mod tests {
         let m =
             parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\n");
         assert_eq!(m.available_kb, 350);
+    }
+
+    #[test]
+    fn ppid_walk_finds_new_children_between_rescans() {
+        let mut walker = TreeWalker::new();
+        walker.has_children_files = false;
+        let me = std::process::id();
+        let mut tree = ProcessTree::new(me);
+        walker.refresh(&mut tree); // full scan: everything else becomes an outsider
+        walker.refresh(&mut tree); // cached tick
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep");
+        walker.refresh(&mut tree); // not a rescan tick: the new child must still be found
+        assert!(tree.pids().any(|p| p == child.id()), "{:?}", tree.procs);
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        walker.refresh(&mut tree);
+        assert!(!tree.pids().any(|p| p == child.id()));
+        assert!(!walker.outsiders.is_empty());
     }
 
     #[test]
