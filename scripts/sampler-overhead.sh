@@ -22,8 +22,9 @@ fi
 
 # ticks <pid>: utime+stime in clock ticks (empty if gone)
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true; }
-# sched <pid>: on-CPU time in ns from /proc/<pid>/schedstat (finer than ticks; empty if absent)
-sched() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || true; }
+# sched <pid>: on-CPU time in ns summed over the live threads' schedstat (finer than
+# ticks; threads that already exited are not counted; empty if absent)
+sched() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { if (NR) print s }' || true; }
 # hwm <pid>: VmHWM in kB (empty if gone)
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || true; }
 # descendants <pid>: all descendant pids

@@ -522,3 +522,23 @@ fn sample_command_writes_json_lines() {
     assert!(lines[0].get("cpu").is_none());
     assert!(lines[1]["cpu"].is_number());
 }
+
+#[test]
+fn oversized_response_is_rejected() {
+    let line = "# TYPE big gauge\n";
+    let mut body = String::from(line);
+    while body.len() <= 5 << 20 {
+        body.push_str("big{i=\"0123456789\"} 1\n");
+    }
+    let (url, _stop) = serve_metrics(Box::leak(body.into_boxed_str()));
+    let s = Sampler::new(SamplerOptions {
+        openmetrics: vec![("big".to_string(), url)],
+        ..SamplerOptions::default()
+    });
+    let why = s
+        .unavailable()
+        .iter()
+        .find(|(f, _)| f == "openmetrics:big")
+        .map(|(_, w)| w.as_str());
+    assert!(why.is_some_and(|w| w.contains("larger than 4194304 bytes")), "{why:?}");
+}

@@ -90,6 +90,8 @@ pub(crate) fn get(url: &str, timeout: Duration, max_bytes: usize) -> Result<Vec<
     let limit = max_bytes + 64 * 1024;
     let mut raw = Vec::with_capacity(16 * 1024);
     let mut chunk = [0u8; 16 * 1024];
+    // (end of headers, parsed head), found once; completion checks are then O(1).
+    let mut head: Option<(usize, Head)> = None;
     loop {
         if Instant::now() >= deadline {
             return Err(format!("read timed out after {timeout:?}"));
@@ -101,7 +103,15 @@ pub(crate) fn get(url: &str, timeout: Duration, max_bytes: usize) -> Result<Vec<
                 if raw.len() > limit {
                     return Err(format!("response larger than {max_bytes} bytes"));
                 }
-                if response_complete(&raw) {
+                if head.is_none() {
+                    if let Some(end) = header_end(&raw) {
+                        head = Some((end, parse_head(&String::from_utf8_lossy(&raw[..end]))?));
+                    }
+                }
+                if head
+                    .as_ref()
+                    .is_some_and(|(end, h)| body_complete(h, &raw[*end..]))
+                {
                     break;
                 }
             }
@@ -156,18 +166,12 @@ fn parse_head(head: &str) -> Result<Head, String> {
     })
 }
 
-/// True once a Content-Length body is fully read (lets us stop before the peer closes).
-fn response_complete(raw: &[u8]) -> bool {
-    let Some(end) = header_end(raw) else {
-        return false;
-    };
-    let Ok(head) = parse_head(&String::from_utf8_lossy(&raw[..end])) else {
-        return false;
-    };
+/// True once the body is fully read (lets us stop before the peer closes).
+fn body_complete(head: &Head, body: &[u8]) -> bool {
     if head.chunked {
-        return raw[end..].ends_with(b"0\r\n\r\n");
+        return body.ends_with(b"0\r\n\r\n");
     }
-    head.content_length.is_some_and(|n| raw.len() - end >= n)
+    head.content_length.is_some_and(|n| body.len() >= n)
 }
 
 fn decode_response(raw: &[u8]) -> Result<Vec<u8>, String> {
@@ -239,7 +243,10 @@ mod tests {
     fn chunked_and_length_bodies() {
         let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n3;x=y\r\nefg\r\n0\r\n\r\n";
         assert_eq!(decode_response(raw), Ok(b"abcdefg".to_vec()));
-        assert!(response_complete(raw));
+        let end = header_end(raw).expect("headers");
+        let head = parse_head(&String::from_utf8_lossy(&raw[..end])).expect("head");
+        assert!(body_complete(&head, &raw[end..]));
+        assert!(!body_complete(&head, &raw[end..raw.len() - 3]));
         let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
         assert_eq!(decode_response(raw), Ok(b"abc".to_vec()));
         let raw = b"HTTP/1.0 404 Not Found\r\n\r\n";
