@@ -540,5 +540,8 @@ fn oversized_response_is_rejected() {
         .iter()
         .find(|(f, _)| f == "openmetrics:big")
         .map(|(_, w)| w.as_str());
-    assert!(why.is_some_and(|w| w.contains("larger than 4194304 bytes")), "{why:?}");
+    assert!(
+        why.is_some_and(|w| w.contains("larger than 4194304 bytes")),
+        "{why:?}"
+    );
 }
