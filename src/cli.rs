@@ -1,8 +1,11 @@
 //! Command-line interface.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::source::sampler::{self, SamplerOptions};
 
 /// leet: a fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
 #[derive(Debug, Parser)]
@@ -39,6 +42,54 @@ pub struct ViewArgs {
 pub enum Command {
     /// Print a run's records or summary.
     Inspect(InspectArgs),
+    /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
+    Sample(SampleArgs),
+}
+
+/// Options of the host sampler, shared by `leet --live` and `leet sample`.
+#[derive(Debug, Clone, Args)]
+pub struct SamplerArgs {
+    /// Sampling interval, e.g. 1s, 500ms, 2m.
+    #[arg(long, default_value = "1s", value_parser = sampler::parse_interval)]
+    pub interval: Duration,
+    /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
+    /// (default: leet itself).
+    #[arg(long)]
+    pub pid: Option<u32>,
+    /// Path for disk.<path>.usage* (repeatable; default /).
+    #[arg(long = "disk-path", value_name = "PATH")]
+    pub disk_paths: Vec<PathBuf>,
+    /// OpenMetrics endpoint NAME=URL (repeatable).
+    #[arg(long = "openmetrics", value_name = "NAME=URL", value_parser = sampler::parse_endpoint)]
+    pub openmetrics: Vec<(String, String)>,
+    /// Keep only OpenMetrics metrics whose "<name>.<metric>" matches this regex.
+    #[arg(long = "openmetrics-filter", value_name = "REGEX")]
+    pub openmetrics_filter: Option<regex::Regex>,
+}
+
+impl SamplerArgs {
+    #[must_use]
+    pub fn options(&self) -> SamplerOptions {
+        SamplerOptions {
+            pid: self.pid,
+            disk_paths: self.disk_paths.clone(),
+            openmetrics: self.openmetrics.clone(),
+            openmetrics_filter: self.openmetrics_filter.clone(),
+            interval: self.interval,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SampleArgs {
+    /// One JSON object per sample per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Stop after this many samples (default: run until interrupted).
+    #[arg(long)]
+    pub count: Option<u64>,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -31,6 +31,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             inspect::run(&opts, &mut out, &mut std::io::stderr())?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(cli::Command::Sample(a)) => {
+            let mut stdout = std::io::stdout().lock();
+            source::sampler::run_sample_command(a.sampler.options(), a.count, a.json, &mut stdout)?;
+            Ok(ExitCode::SUCCESS)
+        }
         None => anyhow::bail!("the viewer is not built yet; use `leet inspect`"),
     }
 }

@@ -1,0 +1,169 @@
+//! `cpu` (process-tree CPU %), `proc.cpu.threads`, and host per-core `cpu.N.cpu_percent`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use super::procfs::{self, CgroupLimits, SharedTree};
+use super::{Collector, SamplerError};
+
+/// Per-core busy/total jiffies from one `/proc/stat` reading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CoreTimes {
+    pub busy: u64,
+    pub total: u64,
+}
+
+/// Parse the `cpuN` lines of `/proc/stat` into `out` (index = N).
+/// Busy = total − idle − iowait; guest time is already inside user/nice.
+pub(crate) fn parse_proc_stat(text: &str, out: &mut Vec<CoreTimes>) {
+    out.clear();
+    for line in text.lines() {
+        let Some(rest) = line
+            .strip_prefix("cpu")
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        else {
+            continue; // other lines, and the aggregate "cpu " line
+        };
+        let mut f = rest.split_ascii_whitespace();
+        let Some(Ok(n)) = f.next().map(str::parse::<usize>) else {
+            continue;
+        };
+        let v: Vec<u64> = f.take(8).filter_map(|s| s.parse().ok()).collect();
+        if v.len() < 4 {
+            continue;
+        }
+        let total: u64 = v.iter().sum();
+        let idle = v[3] + v.get(4).copied().unwrap_or(0);
+        if out.len() <= n {
+            out.resize(n + 1, CoreTimes::default());
+        }
+        out[n] = CoreTimes {
+            busy: total.saturating_sub(idle),
+            total,
+        };
+    }
+}
+
+/// The CPU capacity `cpu` is divided by: the cgroup CPU limit (capped by the affinity
+/// CPU count) when there is one, otherwise the physical core count, as the reference does.
+pub(crate) fn cpu_capacity(cgroup: &CgroupLimits) -> f64 {
+    let affinity = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as f64;
+    if let Some(limit) = cgroup.cpu_max {
+        return limit.min(affinity);
+    }
+    sysinfo::System::physical_core_count().map_or(affinity, |n| n as f64)
+}
+
+pub(crate) struct CpuCollector {
+    tree: SharedTree,
+    capacity: f64,
+    ticks_per_sec: f64,
+    /// (pid, start ticks) → cpu ticks at the previous sample.
+    prev_proc: HashMap<(u32, u64), u64>,
+    next_proc: HashMap<(u32, u64), u64>,
+    prev_at: Option<Instant>,
+    prev_cores: Vec<CoreTimes>,
+    cores: Vec<CoreTimes>,
+    buf: String,
+    keys: Vec<String>,
+}
+
+impl CpuCollector {
+    pub fn new(tree: SharedTree, cgroup: &CgroupLimits) -> Self {
+        Self {
+            tree,
+            capacity: cpu_capacity(cgroup),
+            ticks_per_sec: procfs::clock_ticks_per_second(),
+            prev_proc: HashMap::new(),
+            next_proc: HashMap::new(),
+            prev_at: None,
+            prev_cores: Vec::new(),
+            cores: Vec::new(),
+            buf: String::with_capacity(4096),
+            keys: Vec::new(),
+        }
+    }
+
+    fn sample_cores(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+        procfs::read_into(Path::new("/proc/stat"), &mut self.buf)?;
+        parse_proc_stat(&self.buf, &mut self.cores);
+        while self.keys.len() < self.cores.len() {
+            self.keys
+                .push(format!("cpu.{}.cpu_percent", self.keys.len()));
+        }
+        if self.prev_cores.len() == self.cores.len() {
+            for (i, (now, prev)) in self.cores.iter().zip(&self.prev_cores).enumerate() {
+                let total = now.total.saturating_sub(prev.total);
+                if total > 0 {
+                    let busy = now.busy.saturating_sub(prev.busy);
+                    out.push((self.keys[i].clone(), busy as f64 / total as f64 * 100.0));
+                }
+            }
+        }
+        std::mem::swap(&mut self.prev_cores, &mut self.cores);
+        Ok(())
+    }
+}
+
+impl Collector for CpuCollector {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+        let cores = self.sample_cores(out);
+        let tree = self.tree.lock().map_err(|_| SamplerError::Poisoned)?;
+        if let Some(e) = &tree.error {
+            return Err(SamplerError::Process(e.clone()));
+        }
+        let threads: u64 = tree.procs.iter().map(|p| p.threads).sum();
+        out.push(("proc.cpu.threads".to_string(), threads as f64));
+
+        // Process CPU % needs two readings, so the first sample has no `cpu` key.
+        self.next_proc.clear();
+        let mut delta_ticks = 0u64;
+        for p in &tree.procs {
+            let key = (p.pid, p.start_ticks);
+            if let Some(prev) = self.prev_proc.get(&key) {
+                delta_ticks += p.cpu_ticks.saturating_sub(*prev);
+            }
+            self.next_proc.insert(key, p.cpu_ticks);
+        }
+        if let Some(prev_at) = self.prev_at {
+            let secs = tree.read_at.duration_since(prev_at).as_secs_f64();
+            if secs > 0.0 && self.capacity > 0.0 {
+                let cpu_secs = delta_ticks as f64 / self.ticks_per_sec;
+                out.push(("cpu".to_string(), cpu_secs / secs / self.capacity * 100.0));
+            }
+        }
+        self.prev_at = Some(tree.read_at);
+        std::mem::swap(&mut self.prev_proc, &mut self.next_proc);
+        cores
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_cores() {
+        let text = "cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\ncpu1 5 0 5 30 10 0 0 0 0 0\nintr 1\n";
+        let mut v = Vec::new();
+        parse_proc_stat(text, &mut v);
+        assert_eq!(
+            v,
+            vec![
+                CoreTimes {
+                    busy: 10,
+                    total: 50
+                },
+                CoreTimes {
+                    busy: 10,
+                    total: 50
+                }
+            ]
+        );
+    }
+}
