@@ -274,7 +274,7 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
     let mut reader = RunReader::open(&file)?;
     let mut run = Run::new();
     if opts.summary {
-        reader.read_all(&mut run)?;
+        reader.read_all_parallel(&mut run)?;
         if opts.json {
             serde_json::to_writer_pretty(&mut *out, &summary_json(&file, &run))?;
             writeln!(out)?;

@@ -2,5 +2,6 @@
 pub mod json;
 pub mod leveldb;
 pub mod pb;
+pub mod synth;
 pub mod value;
 pub mod wire;

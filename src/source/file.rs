@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::decode::leveldb::{self, Frame, HeaderError};
+use crate::store::run::record_kind;
 use crate::store::Run;
 
 /// Why a path did not lead to a `.wandb` file, or the file could not be read.
@@ -328,6 +329,71 @@ impl RunReader {
             }
         }
     }
+    /// Read the whole file as it is now into `run`, using a second thread for the
+    /// summary records (about half the work of a typical run) when the file is big.
+    /// The result is the same as [`RunReader::read_all`].
+    ///
+    /// # Errors
+    /// As [`RunReader::poll_frames`].
+    pub fn read_all_parallel(&mut self, run: &mut Run) -> Result<(), SourceError> {
+        const PARALLEL_MIN: u64 = 4 << 20;
+        const BATCH: usize = 1 << 20;
+        if self.file_len()?.saturating_sub(self.read_to) < PARALLEL_MIN {
+            return self.read_all(run);
+        }
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(8);
+            let worker = scope.spawn(move || {
+                let mut part = Run::new();
+                for b in rx {
+                    for (offset, range) in b.records {
+                        part.apply(offset, &b.data[range]);
+                    }
+                }
+                part
+            });
+            let mut batch = Batch::default();
+            let result = loop {
+                let polled = self.poll_frames(|fr| match fr {
+                    Frame::Record { offset, payload } => {
+                        if record_kind(&payload).is_some_and(|(_, kind, _)| kind == 3) {
+                            let start = batch.data.len();
+                            batch.data.extend_from_slice(&payload);
+                            batch.records.push((offset, start..batch.data.len()));
+                            if batch.data.len() >= BATCH {
+                                // A send fails only if the worker died; its panic surfaces at join.
+                                let _ = tx.send(std::mem::take(&mut batch));
+                            }
+                        } else {
+                            run.apply(offset, &payload);
+                        }
+                    }
+                    Frame::Skip(s) => run.skip(s),
+                });
+                match polled {
+                    Ok(p) => {
+                        run.damage.incomplete_tail = p.pending;
+                        if !p.more {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) => break Err(e),
+                }
+            };
+            let _ = tx.send(batch);
+            drop(tx);
+            if let Ok(part) = worker.join() {
+                run.absorb(part);
+            }
+            result
+        })
+    }
+}
+
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    records: Vec<(u64, std::ops::Range<usize>)>,
 }
 
 /// Load a whole run from a path (file, run directory, wandb or project directory).
@@ -345,6 +411,6 @@ pub fn load(path: &Path) -> Result<(PathBuf, Run), SourceError> {
         }
     };
     let mut run = Run::new();
-    RunReader::open(&file)?.read_all(&mut run)?;
+    RunReader::open(&file)?.read_all_parallel(&mut run)?;
     Ok((file, run))
 }

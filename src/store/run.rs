@@ -203,6 +203,27 @@ impl Tree {
         self.joined = joined;
     }
 
+    /// Lay `other`'s entries over this tree, in the order they were made there.
+    pub fn merge_from(&mut self, other: Tree) {
+        let mut entries = other.entries;
+        entries.sort_by_key(|e| e.seq);
+        for e in entries {
+            self.seq += 1;
+            let mut joined = std::mem::take(&mut self.joined);
+            Self::join(&mut joined, e.path.iter().map(String::as_str));
+            if let Some(&i) = self.index.get(joined.as_str()) {
+                let mine = &mut self.entries[i];
+                mine.raw = e.raw;
+                mine.removed = e.removed;
+                mine.seq = self.seq;
+            } else {
+                self.index.insert(joined.clone(), self.entries.len());
+                self.entries.push(Entry { seq: self.seq, ..e });
+            }
+            self.joined = joined;
+        }
+    }
+
     /// Remove `path` and everything below it.
     pub fn remove(&mut self, item: &wire::Item<'_>) {
         let path: Vec<&str> = item.path().collect();
@@ -392,6 +413,24 @@ impl Run {
             Some(0) => RunState::Finished,
             Some(_) => RunState::Failed,
         }
+    }
+
+    /// Fold in a partial run that read other records of the same file (the parallel
+    /// loader hands summary records to a second thread): its summary, counts and damage.
+    pub fn absorb(&mut self, other: Run) {
+        self.summary.merge_from(other.summary);
+        for (k, n) in other.counts.by_type {
+            *self.counts.by_type.entry(k).or_insert(0) += n;
+        }
+        self.counts.total += other.counts.total;
+        self.counts.last_num = self.counts.last_num.max(other.counts.last_num);
+        let d = other.damage;
+        self.damage.bad_records += d.bad_records;
+        self.damage.skipped_spans += d.skipped_spans;
+        self.damage.skipped_bytes += d.skipped_bytes;
+        self.damage.skips.extend(d.skips);
+        self.damage.skips.sort_by_key(|s| s.offset);
+        self.damage.skips.truncate(DamageReport::KEEP);
     }
 
     /// Record a skipped span.
