@@ -1,2 +1,3 @@
 //! Where data comes from: `.wandb` files (read and followed), the live host.
 pub mod file;
+pub mod tail;
