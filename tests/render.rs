@@ -25,7 +25,7 @@ fn app_from(fixture: &str, w: u16, h: u16) -> App {
     app.update(Msg::Opened {
         path: std::path::PathBuf::from(format!("{fixture}.wandb")),
         len: batch.file_len,
-        modified: Some(NOW - 30.0),
+        modified: Some(NOW - 3600.0),
     });
     let _ = path;
     app.update(Msg::Run(batch));

@@ -58,6 +58,12 @@ impl Key {
         let mut mods = mods & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match code {
             KeyCode::Char(c) => {
+                // `shift+n` and a terminal's Char('n')+SHIFT both mean 'N'.
+                let c = if mods.contains(KeyModifiers::SHIFT) {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                };
                 mods.remove(KeyModifiers::SHIFT);
                 if mods.contains(KeyModifiers::CONTROL) {
                     KeyCode::Char(c.to_ascii_lowercase())
