@@ -61,18 +61,18 @@ fn snap(name: &str, fixture: &str, keys: &dyn Fn() -> Vec<Msg>) {
     for (w, h) in SIZES {
         let mut app = app_from(fixture, w, h);
         send(&mut app, keys());
-        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&app, w, h));
+        insta::assert_snapshot!(format!("{fixture}_{w}x{h}_{name}"), screen(&app, w, h));
     }
 }
 
 #[test]
 fn tiny() {
-    snap("tiny", "tiny", &Vec::new);
+    snap("start", "tiny", &Vec::new);
 }
 
 #[test]
 fn system_right_sidebar() {
-    snap("system", "system", &Vec::new);
+    snap("start", "system", &Vec::new);
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn sidebars_hidden() {
 
 #[test]
 fn many_metrics_page2() {
-    snap("many_page2", "many_metrics", &|| vec![Msg::char('n')]);
+    snap("page2", "many_metrics", &|| vec![Msg::char('n')]);
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn fullscreen_chart() {
 
 #[test]
 fn crashed_state() {
-    snap("crashed", "crashed", &|| vec![Msg::char('4')]);
+    snap("console", "crashed", &|| vec![Msg::char('4')]);
 }
 
 #[test]
