@@ -38,13 +38,14 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         }
         None => {
             let v = cli.view;
-            let keymap = match app::keymap::Keymap::load(v.keymap.as_deref(), app::keymap::config_home()) {
-                Ok(k) => k,
-                Err(e) => {
-                    eprintln!("leet: {e}");
-                    return Ok(ExitCode::from(2));
-                }
-            };
+            let keymap =
+                match app::keymap::Keymap::load(v.keymap.as_deref(), app::keymap::config_home()) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        eprintln!("leet: {e}");
+                        return Ok(ExitCode::from(2));
+                    }
+                };
             if v.print_keymap {
                 print!("{}", keymap.to_toml());
                 return Ok(ExitCode::SUCCESS);

@@ -9,7 +9,9 @@ use std::thread::JoinHandle;
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
-use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
@@ -41,7 +43,12 @@ pub fn enter() -> io::Result<Tui> {
 /// Leave raw mode and the alternate screen, show the cursor. Safe to call twice.
 pub fn restore() {
     if ENTERED.swap(false, Ordering::SeqCst) {
-        let _ = execute!(io::stdout(), DisableMouseCapture, LeaveAlternateScreen, Show);
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            Show
+        );
         let _ = disable_raw_mode();
     }
 }

@@ -13,7 +13,10 @@ struct Tmux {
 }
 
 fn have_tmux() -> bool {
-    Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 impl Tmux {
@@ -29,7 +32,17 @@ impl Tmux {
         let script = format!("{cmd}; echo EXIT:$? > {}; sleep 30", shell_quote(&exit));
         let t = Self { socket, dir };
         t.tmux(&[
-            "new-session", "-d", "-s", "s", "-x", &w.to_string(), "-y", &h.to_string(), "sh", "-c", &script,
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+            "sh",
+            "-c",
+            &script,
         ]);
         t.tmux(&["set-option", "-t", "s", "remain-on-exit", "on"]);
         t
@@ -63,7 +76,10 @@ impl Tmux {
             if s.contains(what) {
                 return (s, t0.elapsed());
             }
-            assert!(t0.elapsed() < timeout, "timed out waiting for {what:?}; screen:\n{s}");
+            assert!(
+                t0.elapsed() < timeout,
+                "timed out waiting for {what:?}; screen:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -85,7 +101,9 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
     }
 }
 
@@ -106,7 +124,10 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
     let t = Tmux::start("keys", &[&fixture("tiny")], 120, 40);
     t.wait_for("Metrics [1-3 of 3]", Duration::from_secs(10));
     let s = t.screen();
-    assert!(s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no chart line drawn:\n{s}");
+    assert!(
+        s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),
+        "no chart line drawn:\n{s}"
+    );
     t.keys(&["/", "a", "c", "c", "Enter"]);
     let (s, _) = t.wait_for("Metrics [1-1 of 1]", Duration::from_secs(5));
     assert!(s.contains("/acc [1/3]"), "{s}");
@@ -114,18 +135,36 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
     t.keys(&["]"]);
     let t0 = Instant::now();
     while t.screen().contains("System Metrics") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "right sidebar still shown");
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "right sidebar still shown"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     t.keys(&["n", "?"]);
     t.wait_for("keys (from the live key map)", Duration::from_secs(5));
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
-    assert_eq!(t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"]).trim(), "0");
-    assert_eq!(t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"]).trim(), "1");
-    assert_eq!(t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"]).trim(), "0");
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"])
+            .trim(),
+        "1"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"])
+            .trim(),
+        "0"
+    );
     let after = t.screen();
-    assert!(!after.contains("Metrics ["), "viewer left on screen:\n{after}");
+    assert!(
+        !after.contains("Metrics ["),
+        "viewer left on screen:\n{after}"
+    );
 }
 
 #[test]
@@ -156,7 +195,10 @@ fn growing_file_shows_new_steps() {
     let seen = t_append.elapsed();
     eprintln!("append → on screen (incl. tmux polling): {seen:?}");
     assert!(s.contains("finished"), "{s}");
-    assert!(s.contains("└0") && s.contains("49│") || s.contains("49"), "{s}");
+    assert!(
+        s.contains("└0") && s.contains("49│") || s.contains("49"),
+        "{s}"
+    );
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
 }
@@ -189,12 +231,22 @@ fn sigterm_restores_the_terminal() {
     t.wait_for("Metrics [", Duration::from_secs(10));
     let pid = t.tmux(&["display-message", "-p", "-t", "s", "#{pane_pid}"]);
     // The pane runs `sh -c`; signal its child, the viewer.
-    let child = Command::new("pgrep").args(["-P", pid.trim()]).output().unwrap();
+    let child = Command::new("pgrep")
+        .args(["-P", pid.trim()])
+        .output()
+        .unwrap();
     let child = String::from_utf8_lossy(&child.stdout).trim().to_owned();
     assert!(!child.is_empty(), "viewer process not found");
-    let out = Command::new("kill").args(["-TERM", &child]).output().unwrap();
+    let out = Command::new("kill")
+        .args(["-TERM", &child])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let code = t.exit_code();
     assert!(code == "EXIT:0", "{code}");
-    assert_eq!(t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"]).trim(), "0");
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
 }

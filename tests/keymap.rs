@@ -27,13 +27,19 @@ fn shipped_keymap_equals_builtin_defaults() {
         empty.overlay(Path::new("unbind.toml"), &unbind).unwrap();
         assert!(empty.bindings(mode).is_empty());
     }
-    empty.overlay(Path::new("keymap.toml"), DEFAULT_TOML).unwrap();
+    empty
+        .overlay(Path::new("keymap.toml"), DEFAULT_TOML)
+        .unwrap();
     assert_eq!(empty, Keymap::builtin());
-    from_file.overlay(Path::new("keymap.toml"), DEFAULT_TOML).unwrap();
+    from_file
+        .overlay(Path::new("keymap.toml"), DEFAULT_TOML)
+        .unwrap();
     assert_eq!(from_file, Keymap::builtin());
     // And the printed map parses back to itself.
     let mut again = empty.clone();
-    again.overlay(Path::new("printed"), &Keymap::builtin().to_toml()).unwrap();
+    again
+        .overlay(Path::new("printed"), &Keymap::builtin().to_toml())
+        .unwrap();
     assert_eq!(again, Keymap::builtin());
 }
 
@@ -51,7 +57,10 @@ fn wandb_leet_keys_are_kept() {
         (Key::char('4'), Action::ToggleConsole),
         (Key::char('n'), Action::NextPage),
         (Key::char('N'), Action::PrevPage),
-        (Key::new(KeyCode::PageDown, crossterm::event::KeyModifiers::NONE), Action::NextPage),
+        (
+            Key::new(KeyCode::PageDown, crossterm::event::KeyModifiers::NONE),
+            Action::NextPage,
+        ),
         (Key::char('y'), Action::ToggleLogY),
         (Key::char('/'), Action::StartFilter),
         (Key::char('\\'), Action::StartSystemFilter),
@@ -68,11 +77,20 @@ fn wandb_leet_keys_are_kept() {
 #[test]
 fn user_file_is_laid_over_defaults() {
     let mut k = Keymap::builtin();
-    k.overlay(Path::new("user.toml"), "[normal]\n\"j\" = \"focus_down\"\n\"q\" = \"none\"\n")
-        .unwrap();
-    assert_eq!(k.action(Mode::Normal, &Key::char('j')), Some(Action::FocusDown));
+    k.overlay(
+        Path::new("user.toml"),
+        "[normal]\n\"j\" = \"focus_down\"\n\"q\" = \"none\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        k.action(Mode::Normal, &Key::char('j')),
+        Some(Action::FocusDown)
+    );
     assert_eq!(k.action(Mode::Normal, &Key::char('q')), None);
-    assert_eq!(k.action(Mode::Normal, &Key::char('n')), Some(Action::NextPage));
+    assert_eq!(
+        k.action(Mode::Normal, &Key::char('n')),
+        Some(Action::NextPage)
+    );
 }
 
 fn err(name: &str) -> String {
@@ -83,14 +101,23 @@ fn err(name: &str) -> String {
 #[test]
 fn invalid_keymaps_name_file_key_and_reason() {
     let cases = [
-        ("unknown_action.toml", "[normal] key 'x': unknown action 'launch_rockets'"),
-        ("bad_key.toml", "[normal] key 'ctrl+nope': unknown key name 'nope'"),
+        (
+            "unknown_action.toml",
+            "[normal] key 'x': unknown action 'launch_rockets'",
+        ),
+        (
+            "bad_key.toml",
+            "[normal] key 'ctrl+nope': unknown key name 'nope'",
+        ),
         (
             "duplicate_key.toml",
             "[normal] key 'shift+n': bound to both 'next_page' and 'quit' (as 'N')",
         ),
         ("unknown_mode.toml", "unknown mode '[normla]'"),
-        ("not_a_string.toml", "[normal] key 'q': action must be a string, got '3'"),
+        (
+            "not_a_string.toml",
+            "[normal] key 'q': action must be a string, got '3'",
+        ),
         ("bad_toml.toml", "not valid TOML"),
     ];
     for (file, want) in cases {
@@ -99,7 +126,10 @@ fn invalid_keymaps_name_file_key_and_reason() {
         assert!(msg.contains(want), "{file}: {msg}");
     }
     let missing = Keymap::load(Some(&dir().join("missing.toml")), None).unwrap_err();
-    assert!(missing.to_string().contains("missing.toml: cannot read"), "{missing}");
+    assert!(
+        missing.to_string().contains("missing.toml: cannot read"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -112,7 +142,10 @@ fn binary_refuses_invalid_keymap_with_status_2_before_touching_the_terminal() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown_action.toml: [normal] key 'x': unknown action 'launch_rockets'"), "{err}");
+    assert!(
+        err.contains("unknown_action.toml: [normal] key 'x': unknown action 'launch_rockets'"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty(), "terminal untouched");
 }
 
@@ -132,5 +165,8 @@ fn print_keymap_prints_the_effective_map() {
     assert!(text.contains("[fullscreen]"));
     let mut k = Keymap::builtin();
     k.overlay(Path::new("printed"), &text).unwrap();
-    assert_eq!(k.action(Mode::Normal, &Key::char('j')), Some(Action::FocusDown));
+    assert_eq!(
+        k.action(Mode::Normal, &Key::char('j')),
+        Some(Action::FocusDown)
+    );
 }

@@ -48,9 +48,17 @@ fn append_to_screen_latency() {
         app.update(m);
         assert!(t0.elapsed() < Duration::from_secs(5));
     }
-    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     let mut lat = Vec::new();
-    let cuts: Vec<usize> = starts.iter().copied().filter(|&s| s > first).chain([bytes.len()]).collect();
+    let cuts: Vec<usize> = starts
+        .iter()
+        .copied()
+        .filter(|&s| s > first)
+        .chain([bytes.len()])
+        .collect();
     let mut from = first;
     for &to in cuts.iter().take(40) {
         let t = Instant::now();

@@ -78,13 +78,17 @@ fn system_right_sidebar() {
 #[test]
 fn filter_typed() {
     snap("filter_loss", "many_metrics", &|| {
-        std::iter::once(Msg::char('/')).chain(Msg::typed("loss")).collect()
+        std::iter::once(Msg::char('/'))
+            .chain(Msg::typed("loss"))
+            .collect()
     });
 }
 
 #[test]
 fn sidebars_hidden() {
-    snap("no_sidebars", "tiny", &|| vec![Msg::char('['), Msg::char(']')]);
+    snap("no_sidebars", "tiny", &|| {
+        vec![Msg::char('['), Msg::char(']')]
+    });
 }
 
 #[test]
@@ -99,7 +103,9 @@ fn help_open() {
 
 #[test]
 fn fullscreen_chart() {
-    snap("fullscreen", "tiny", &|| vec![Msg::char('d'), Msg::key(KeyCode::Enter)]);
+    snap("fullscreen", "tiny", &|| {
+        vec![Msg::char('d'), Msg::key(KeyCode::Enter)]
+    });
 }
 
 #[test]
@@ -110,12 +116,25 @@ fn crashed_state() {
 #[test]
 fn tiny_areas_do_not_panic() {
     let app = app_from("system", 80, 24);
-    for (w, h) in [(0, 0), (1, 1), (10, 3), (1, 40), (300, 1), (39, 9), (40, 10)] {
+    for (w, h) in [
+        (0, 0),
+        (1, 1),
+        (10, 3),
+        (1, 40),
+        (300, 1),
+        (39, 9),
+        (40, 10),
+    ] {
         let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| view::render(f, &app)).unwrap();
     }
     let mut app = app_from("many_metrics", 1, 1);
-    for m in [Msg::char('?'), Msg::char('?'), Msg::char('4'), Msg::key(KeyCode::Enter)] {
+    for m in [
+        Msg::char('?'),
+        Msg::char('?'),
+        Msg::char('4'),
+        Msg::key(KeyCode::Enter),
+    ] {
         app.update(m);
         for (w, h) in [(0, 0), (1, 1), (10, 3), (45, 11)] {
             let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -129,8 +148,14 @@ fn tiny_areas_do_not_panic() {
 fn dump() {
     let f = std::env::var("FIX").unwrap_or_else(|_| "tiny".into());
     let keys = std::env::var("KEYS").unwrap_or_default();
-    let w: u16 = std::env::var("W").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-    let h: u16 = std::env::var("H").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
+    let w: u16 = std::env::var("W")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let h: u16 = std::env::var("H")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
     let mut app = app_from(&f, w, h);
     send(&mut app, Msg::typed(&keys).collect::<Vec<_>>());
     println!("{}", screen(&app, w, h));

@@ -20,14 +20,24 @@ pub fn big_app(n: u32) -> App {
         let key = format!("train/metric_{k:02}");
         for i in 0..n {
             let x = f64::from(i);
-            let y = (x / 5000.0 + f64::from(k)).sin() * (1.0 + x / 1e6) + if i % 100_003 == 0 { f64::NAN } else { 0.0 };
+            let y = (x / 5000.0 + f64::from(k)).sin() * (1.0 + x / 1e6)
+                + if i % 100_003 == 0 { f64::NAN } else { 0.0 };
             app.run.metrics.push(&key, x, y);
         }
     }
-    for (key, scale) in [("gpu.0.gpu", 1.0), ("gpu.1.gpu", 1.0), ("cpu", 1.0), ("network.sent", 1e6), ("network.recv", 1e6), ("proc.memory.rssMB", 1.0)] {
+    for (key, scale) in [
+        ("gpu.0.gpu", 1.0),
+        ("gpu.1.gpu", 1.0),
+        ("cpu", 1.0),
+        ("network.sent", 1e6),
+        ("network.recv", 1e6),
+        ("proc.memory.rssMB", 1.0),
+    ] {
         for i in 0..100_000u32 {
             let t = 1.8e9 + f64::from(i);
-            app.run.system.push(key, t, f64::from(i) * scale % 100.0 + 1.0);
+            app.run
+                .system
+                .push(key, t, f64::from(i) * scale % 100.0 + 1.0);
         }
     }
     app.run.info.display_name = "bench-run".into();
@@ -46,7 +56,8 @@ fn full_frame(c: &mut Criterion) {
     let mut g = c.benchmark_group("render");
     g.bench_function("full_frame_200x60_12x1M", |b| {
         b.iter(|| {
-            term.draw(|f| view::render(f, &app)).unwrap_or_else(|e| panic!("{e}"));
+            term.draw(|f| view::render(f, &app))
+                .unwrap_or_else(|e| panic!("{e}"));
         });
     });
     g.finish();

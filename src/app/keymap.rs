@@ -348,10 +348,12 @@ impl Keymap {
     /// Invalid TOML, an unknown mode or action, an unparsable key, or a key bound
     /// to two actions in the same mode.
     pub fn overlay(&mut self, file: &Path, text: &str) -> Result<(), KeymapError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| KeymapError::Syntax {
-            file: file.to_owned(),
-            reason: e.message().to_owned(),
-        })?;
+        let table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| KeymapError::Syntax {
+                    file: file.to_owned(),
+                    reason: e.message().to_owned(),
+                })?;
         let mut staged = self.clone();
         for (mode_name, body) in &table {
             let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
@@ -372,7 +374,10 @@ impl Keymap {
             let mut seen: Vec<(Key, &str, Action)> = Vec::new();
             for (key_text, value) in body {
                 let Some(name) = value.as_str() else {
-                    return Err(bind_err(key_text, format!("action must be a string, got '{value}'")));
+                    return Err(bind_err(
+                        key_text,
+                        format!("action must be a string, got '{value}'"),
+                    ));
                 };
                 let action = Action::from_name(name)
                     .ok_or_else(|| bind_err(key_text, format!("unknown action '{name}'")))?;
@@ -409,7 +414,10 @@ impl Keymap {
     ///
     /// # Errors
     /// As [`Keymap::overlay`], and an unreadable file.
-    pub fn load(explicit: Option<&Path>, config_home: Option<PathBuf>) -> Result<Self, KeymapError> {
+    pub fn load(
+        explicit: Option<&Path>,
+        config_home: Option<PathBuf>,
+    ) -> Result<Self, KeymapError> {
         let mut k = Self::builtin();
         let path = match explicit {
             Some(p) => Some(p.to_owned()),
@@ -460,9 +468,15 @@ mod tests {
 
     #[test]
     fn parses_and_normalizes() {
-        assert_eq!(Key::parse("N"), Ok(Key::new(KeyCode::Char('N'), KeyModifiers::SHIFT)));
+        assert_eq!(
+            Key::parse("N"),
+            Ok(Key::new(KeyCode::Char('N'), KeyModifiers::SHIFT))
+        );
         assert_eq!(Key::parse("ctrl+L"), Ok(Key::ctrl('l')));
-        assert_eq!(Key::parse("shift+tab"), Ok(Key::new(KeyCode::BackTab, KeyModifiers::NONE)));
+        assert_eq!(
+            Key::parse("shift+tab"),
+            Ok(Key::new(KeyCode::BackTab, KeyModifiers::NONE))
+        );
         assert_eq!(Key::parse("+"), Ok(Key::char('+')));
         assert_eq!(Key::parse("ctrl++"), Ok(Key::ctrl('+')));
         assert!(Key::parse("nope").is_err());

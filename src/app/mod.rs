@@ -11,7 +11,9 @@ pub mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::{Position, Rect};
 
 use crate::msg::{Msg, RunBatch, Sample};
@@ -285,7 +287,8 @@ impl App {
                 self.now = now;
                 let after = self.live_state();
                 Effect {
-                    redraw: before != after || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_)),
+                    redraw: before != after
+                        || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_)),
                     quit: false,
                 }
             }
@@ -327,7 +330,11 @@ impl App {
         for (k, v) in &s.values {
             self.run.system.push(k, s.timestamp, *v);
         }
-        self.run.last_time = Some(self.run.last_time.map_or(s.timestamp, |l| l.max(s.timestamp)));
+        self.run.last_time = Some(
+            self.run
+                .last_time
+                .map_or(s.timestamp, |l| l.max(s.timestamp)),
+        );
         self.refresh();
     }
 
@@ -454,7 +461,10 @@ impl App {
             Some(a) => self.act(a),
             None if mode == Mode::Filter => {
                 if let KeyCode::Char(c) = key.code {
-                    if !key.mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+                    if !key
+                        .mods
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    {
                         self.with_filter(|f| f.push(c));
                         return Effect::REDRAW;
                     }
@@ -606,9 +616,12 @@ impl App {
                 let cols = isize::try_from(self.grid.cols.max(1)).unwrap_or(1);
                 self.grid.step(dx + dy * cols, n);
             }
-            Pane::Left => self.panels.left_scroll = scroll(self.panels.left_scroll, dy, self.overview.len()),
+            Pane::Left => {
+                self.panels.left_scroll = scroll(self.panels.left_scroll, dy, self.overview.len())
+            }
             Pane::Right => {
-                self.panels.right_scroll = scroll(self.panels.right_scroll, dy, self.sys_shown.len());
+                self.panels.right_scroll =
+                    scroll(self.panels.right_scroll, dy, self.sys_shown.len());
             }
             Pane::Console => {
                 let total = self.run.console.lines().len();
@@ -634,7 +647,9 @@ impl App {
             };
             return;
         }
-        let sized = |rect: Option<Rect>| usize::from(rect.map_or(10, |r| r.height).saturating_sub(2)).max(1);
+        let sized = |rect: Option<Rect>| {
+            usize::from(rect.map_or(10, |r| r.height).saturating_sub(2)).max(1)
+        };
         match self.panels.focus {
             Pane::Grid => {
                 let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
@@ -646,7 +661,7 @@ impl App {
                 self.panels.left_scroll = match abs {
                     Some(0) => 0,
                     Some(_) => len.saturating_sub(step),
-                    None => scroll(self.panels.left_scroll, delta * step.cast_signed(), len),
+                    None => scroll(self.panels.left_scroll, delta * signed(step), len),
                 };
             }
             Pane::Right => {
@@ -655,7 +670,7 @@ impl App {
                 self.panels.right_scroll = match abs {
                     Some(0) => 0,
                     Some(_) => len.saturating_sub(step),
-                    None => scroll(self.panels.right_scroll, delta * step.cast_signed(), len),
+                    None => scroll(self.panels.right_scroll, delta * signed(step), len),
                 };
             }
             Pane::Console => {
@@ -664,7 +679,7 @@ impl App {
                 self.panels.console_back = match abs {
                     Some(0) => len,
                     Some(_) => 0,
-                    None => scroll(self.panels.console_back, -delta * step.cast_signed(), len),
+                    None => scroll(self.panels.console_back, -delta * signed(step), len),
                 };
             }
         }
@@ -727,18 +742,28 @@ impl App {
                     } else {
                         return Effect::NONE;
                     }
-                    self.move_focus(if dy < 0 { Action::FocusUp } else { Action::FocusDown });
+                    self.move_focus(if dy < 0 {
+                        Action::FocusUp
+                    } else {
+                        Action::FocusDown
+                    });
                     self.panels.focus = old;
                     return Effect::REDRAW;
                 };
                 self.grid.focus = i;
                 let key = self.metric_keys[self.shown[i]].clone();
-                let Some((fx0, fx1)) = self.run.metrics.get(&key).and_then(crate::store::Series::x_bounds) else {
+                let Some((fx0, fx1)) = self
+                    .run
+                    .metrics
+                    .get(&key)
+                    .and_then(crate::store::Series::x_bounds)
+                else {
                     return Effect::REDRAW;
                 };
                 let (x0, x1) = self.zoom.get(&key).copied().unwrap_or((fx0, fx1));
                 let frac = if rect.width > 2 {
-                    (f64::from(m.column.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2)).clamp(0.0, 1.0)
+                    (f64::from(m.column.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2))
+                        .clamp(0.0, 1.0)
                 } else {
                     0.5
                 };
@@ -746,7 +771,9 @@ impl App {
                 let k = if zin { 0.7 } else { 1.0 / 0.7 };
                 let mut nx0 = at - (at - x0) * k;
                 let mut nx1 = at + (x1 - at) * k;
-                if nx1 - nx0 < 1e-9 * (fx1 - fx0).abs().max(1e-300) || nx1 - nx0 < 1.0 && fx1 - fx0 >= 2.0 {
+                if nx1 - nx0 < 1e-9 * (fx1 - fx0).abs().max(1e-300)
+                    || nx1 - nx0 < 1.0 && fx1 - fx0 >= 2.0
+                {
                     return Effect::REDRAW;
                 }
                 nx0 = nx0.max(fx0);
@@ -812,4 +839,8 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     }
     section(&mut rows, "Environment", flat);
     rows
+}
+
+fn signed(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
 }

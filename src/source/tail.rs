@@ -145,7 +145,9 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
         });
         w.ok().and_then(|mut w| {
             let dir = file.parent().unwrap_or(Path::new("."));
-            w.watch(dir, notify::RecursiveMode::NonRecursive).ok().map(|()| w)
+            w.watch(dir, notify::RecursiveMode::NonRecursive)
+                .ok()
+                .map(|()| w)
         })
     };
     let mut loaded = false;

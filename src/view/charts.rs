@@ -83,7 +83,12 @@ impl Raster {
                 let pos = (area.x + cx as u16, area.y + cy as u16);
                 if let Some(cell) = buf.cell_mut(pos) {
                     cell.set_char(ch);
-                    cell.set_style(styles.get(usize::from(self.color[i])).copied().unwrap_or_default());
+                    cell.set_style(
+                        styles
+                            .get(usize::from(self.color[i]))
+                            .copied()
+                            .unwrap_or_default(),
+                    );
                 }
             }
         }
@@ -197,8 +202,18 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
     } else {
         (corner.chars().count() + 2).min(room / 2)
     };
-    let title = fit(spec.title, room.saturating_sub(corner_w + usize::from(corner_w > 0)));
-    put(buf, area.x + 1, area.y, &title, area.width - 2, theme.title(spec.focused));
+    let title = fit(
+        spec.title,
+        room.saturating_sub(corner_w + usize::from(corner_w > 0)),
+    );
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &title,
+        area.width - 2,
+        theme.title(spec.focused),
+    );
     if corner_w > 0 {
         let c = fit(corner, corner_w - 2);
         #[allow(clippy::cast_possible_truncation)]
@@ -220,25 +235,50 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
             (spec.fmt_y)(v)
         }
     };
-    let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| (fmt_y(hi), fmt_y(lo)));
+    let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
+        (fmt_y(hi), fmt_y(lo))
+    });
     #[allow(clippy::cast_possible_truncation)]
     let lw = (ytop.chars().count().max(ybot.chars().count()) as u16).min(inner.width / 3);
     let axis = u16::from(lw > 0 && inner.width > lw + 4);
     let lw = if axis == 1 { lw } else { 0 };
-    let plot = Rect::new(inner.x + lw + axis, inner.y, inner.width - lw - axis, plot_h);
+    let plot = Rect::new(
+        inner.x + lw + axis,
+        inner.y,
+        inner.width - lw - axis,
+        plot_h,
+    );
     // Axis and y labels.
     if axis == 1 {
         for r in 0..plot_h {
-            let ch = if r == plot_h - 1 && xlabel_rows == 0 { "└" } else { "│" };
+            let ch = if r == plot_h - 1 && xlabel_rows == 0 {
+                "└"
+            } else {
+                "│"
+            };
             put(buf, inner.x + lw, inner.y + r, ch, 1, theme.dim());
         }
         if plot_h >= 1 {
             let t = fit(&ytop, usize::from(lw));
-            put(buf, inner.x + lw - width(&t), inner.y, &t, lw, theme.label());
+            put(
+                buf,
+                inner.x + lw - width(&t),
+                inner.y,
+                &t,
+                lw,
+                theme.label(),
+            );
         }
         if plot_h >= 2 {
             let b = fit(&ybot, usize::from(lw));
-            put(buf, inner.x + lw - width(&b), inner.y + plot_h - 1, &b, lw, theme.label());
+            put(
+                buf,
+                inner.x + lw - width(&b),
+                inner.y + plot_h - 1,
+                &b,
+                lw,
+                theme.label(),
+            );
         }
     }
     // X labels.
@@ -251,7 +291,7 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
         }
         let used = put(buf, plot.x, y, &a, plot.width, theme.label());
         let bw = width(&b);
-        if spec.x.1 > spec.x.0 && used + bw + 1 <= plot.width {
+        if spec.x.1 > spec.x.0 && used + bw < plot.width {
             put(buf, plot.right() - bw, y, &b, bw, theme.label());
         }
     }
@@ -265,14 +305,28 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
             }
             let w = put(buf, x, y, "■", inner.right() - x, *style);
             x += w;
-            let w = put(buf, x, y, label, inner.right().saturating_sub(x), theme.label());
+            let w = put(
+                buf,
+                x,
+                y,
+                label,
+                inner.right().saturating_sub(x),
+                theme.label(),
+            );
             x += w + 1;
         }
     }
     // The lines.
     let Some((y0, y1)) = yr else {
         if plot.height > 0 && plot.width > 6 {
-            put(buf, plot.x + 1, plot.y + plot.height / 2, "no data", plot.width - 1, theme.dim());
+            put(
+                buf,
+                plot.x + 1,
+                plot.y + plot.height / 2,
+                "no data",
+                plot.width - 1,
+                theme.dim(),
+            );
         }
         return;
     };
@@ -347,7 +401,14 @@ fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
 }
 
 /// The metric chart of `key` in `area`.
-pub fn render_metric_chart(buf: &mut Buffer, area: Rect, app: &App, key: &str, focused: bool, theme: Theme) {
+pub fn render_metric_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    key: &str,
+    focused: bool,
+    theme: Theme,
+) {
     let Some(series) = app.run.metrics.get(key) else {
         return;
     };
@@ -400,12 +461,20 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let n = app.shown.len();
     let total = app.metric_keys.len();
     let (cols, rows) = if app.grid.cols == 0 {
-        layout::grid_dims(layout::grid_body(area), app.grid.cols_setting, app.grid.rows_setting)
+        layout::grid_dims(
+            layout::grid_body(area),
+            app.grid.cols_setting,
+            app.grid.rows_setting,
+        )
     } else {
         (app.grid.cols, app.grid.rows)
     };
     let per_page = usize::from(cols) * usize::from(rows);
-    let (cols, rows) = if app.grid.cols == 0 { (cols, rows) } else { app.grid.shape(n) };
+    let (cols, rows) = if app.grid.cols == 0 {
+        (cols, rows)
+    } else {
+        app.grid.shape(n)
+    };
     let start = app.grid.focus / per_page * per_page;
     let end = (start + per_page).min(n);
     let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
@@ -415,12 +484,26 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         format!("Metrics [{}-{end} of {n}]", start + 1)
     };
     if app.metric_filter.is_active() {
-        header.push_str(&format!(" filtered from {total} by /{}", sanitize(&app.metric_filter.text)));
+        header.push_str(&format!(
+            " filtered from {total} by /{}",
+            sanitize(&app.metric_filter.text)
+        ));
     }
     if n > per_page {
-        header.push_str(&format!("  page {}/{}", start / per_page + 1, n.div_ceil(per_page)));
+        header.push_str(&format!(
+            "  page {}/{}",
+            start / per_page + 1,
+            n.div_ceil(per_page)
+        ));
     }
-    put(buf, area.x + 1, area.y, &header, area.width.saturating_sub(1), theme.heading());
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &header,
+        area.width.saturating_sub(1),
+        theme.heading(),
+    );
     let body = layout::grid_body(area);
     if n == 0 {
         let msg = if total > 0 {
@@ -432,13 +515,27 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         } else {
             "no history metrics yet"
         };
-        put(buf, body.x + 2, body.y + body.height / 2, msg, body.width.saturating_sub(2), theme.dim());
+        put(
+            buf,
+            body.x + 2,
+            body.y + body.height / 2,
+            msg,
+            body.width.saturating_sub(2),
+            theme.dim(),
+        );
         return;
     }
     for i in start..end {
         let cell = layout::grid_cell(body, cols, rows, i - start);
         let key = &app.metric_keys[app.shown[i]];
-        render_metric_chart(buf, cell, app, key, focused_pane && i == app.grid.focus, theme);
+        render_metric_chart(
+            buf,
+            cell,
+            app,
+            key,
+            focused_pane && i == app.grid.focus,
+            theme,
+        );
     }
 }
 

@@ -24,7 +24,10 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let end = total - back;
     let start = end.saturating_sub(rows);
     let title = if back > 0 {
-        format!("Console Logs [{}-{end} of {total}] ↓ {back} newer", start + 1)
+        format!(
+            "Console Logs [{}-{end} of {total}] ↓ {back} newer",
+            start + 1
+        )
     } else {
         format!("Console Logs [{total} lines]")
     };
@@ -42,9 +45,15 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         if y >= inner.bottom() {
             break;
         }
-        let t = line.time.map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
+        let t = line
+            .time
+            .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
         buf.set_stringn(inner.x + 1, y, &t, w, theme.dim());
-        let style = if line.stream == Stream::Stderr { theme.warn() } else { theme.text() };
+        let style = if line.stream == Stream::Stderr {
+            theme.warn()
+        } else {
+            theme.text()
+        };
         let tw = w.saturating_sub(9);
         buf.set_stringn(inner.x + 10, y, fit(&sanitize(&line.text), tw), tw, style);
     }

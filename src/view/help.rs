@@ -20,7 +20,11 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
             if a.group() != group || a == Action::None {
                 continue;
             }
-            let mode = if group == "Filter" && a != Action::StartFilter && a != Action::StartSystemFilter && a != Action::ClearFilters {
+            let mode = if group == "Filter"
+                && a != Action::StartFilter
+                && a != Action::StartSystemFilter
+                && a != Action::ClearFilters
+            {
                 Mode::Filter
             } else {
                 Mode::Normal
@@ -37,7 +41,10 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
         }
     }
     // Full-screen and help modes: only what differs from normal.
-    for (mode, title) in [(Mode::Fullscreen, "Full-screen chart"), (Mode::Help, "This help")] {
+    for (mode, title) in [
+        (Mode::Fullscreen, "Full-screen chart"),
+        (Mode::Help, "This help"),
+    ] {
         let mut rows: Vec<(String, String)> = Vec::new();
         for a in Action::ALL {
             let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
@@ -49,7 +56,9 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
                 (Mode::Fullscreen, Action::FocusRight) => "Next chart",
                 (Mode::Fullscreen, Action::Back) => "Back to the grid",
                 (Mode::Help, Action::FocusUp | Action::PrevPage | Action::FirstPage) => "Scroll up",
-                (Mode::Help, Action::FocusDown | Action::NextPage | Action::LastPage) => "Scroll down",
+                (Mode::Help, Action::FocusDown | Action::NextPage | Action::LastPage) => {
+                    "Scroll down"
+                }
                 (Mode::Help, Action::Back | Action::Help) => "Close help",
                 _ => a.describe(),
             };
@@ -74,10 +83,20 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
 
 pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.keymap);
-    let key_w = lines.iter().filter(|l| !l.0.is_empty()).map(|l| l.0.chars().count()).max().unwrap_or(0).min(28);
+    let key_w = lines
+        .iter()
+        .filter(|l| !l.0.is_empty())
+        .map(|l| l.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(28);
     #[allow(clippy::cast_possible_truncation)]
     let h = (lines.len() + 4) as u16;
-    let area = layout::centered(size, 80.min(size.width.saturating_sub(2)), h.min(size.height.saturating_sub(2)));
+    let area = layout::centered(
+        size,
+        80.min(size.width.saturating_sub(2)),
+        h.min(size.height.saturating_sub(2)),
+    );
     if area.width < 10 || area.height < 3 {
         return;
     }
@@ -100,7 +119,13 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
         if k.is_empty() {
             buf.set_stringn(inner.x + 1, y, d, w, theme.heading());
         } else {
-            buf.set_stringn(inner.x + 3, y, super::charts::fit(k, key_w), key_w, theme.key());
+            buf.set_stringn(
+                inner.x + 3,
+                y,
+                super::charts::fit(k, key_w),
+                key_w,
+                theme.key(),
+            );
             #[allow(clippy::cast_possible_truncation)]
             let x = inner.x + 3 + key_w as u16 + 2;
             let rest = usize::from(inner.right().saturating_sub(x));
@@ -108,7 +133,11 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
         }
     }
     if max_scroll > 0 {
-        let more = if scroll < max_scroll { " ↓ more (down/pgdown) " } else { " ↑ (up/pgup) " };
+        let more = if scroll < max_scroll {
+            " ↓ more (down/pgdown) "
+        } else {
+            " ↑ (up/pgup) "
+        };
         #[allow(clippy::cast_possible_truncation)]
         let x = area.right().saturating_sub(more.chars().count() as u16 + 2);
         buf.set_string(x, area.bottom() - 1, more, theme.dim());

@@ -55,8 +55,16 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let body_h = size.height - 1;
     let status = Rect::new(size.x, size.y + body_h, size.width, 1);
     let w = size.width;
-    let lw = if p.left { (w * 22 / 100).clamp(28, 48) } else { 0 };
-    let mut rw = if p.right { (w * 24 / 100).clamp(30, 50) } else { 0 };
+    let lw = if p.left {
+        (w * 22 / 100).clamp(28, 48)
+    } else {
+        0
+    };
+    let mut rw = if p.right {
+        (w * 24 / 100).clamp(30, 50)
+    } else {
+        0
+    };
     let mut lw2 = lw;
     if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
         rw = 0;
@@ -71,7 +79,12 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         let ch = (center.height / 3).max(5);
         (
             Rect::new(center.x, center.y, center.width, center.height - ch),
-            Some(Rect::new(center.x, center.y + center.height - ch, center.width, ch)),
+            Some(Rect::new(
+                center.x,
+                center.y + center.height - ch,
+                center.width,
+                ch,
+            )),
         )
     } else {
         (center, None)

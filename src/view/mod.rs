@@ -31,7 +31,13 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     }
     if layout::too_small(area) {
         let msg = charts::fit("terminal too small", usize::from(area.width));
-        buf.set_stringn(area.x, area.y + area.height / 2, msg, usize::from(area.width), theme.warn());
+        buf.set_stringn(
+            area.x,
+            area.y + area.height / 2,
+            msg,
+            usize::from(area.width),
+            theme.warn(),
+        );
         return;
     }
     let areas = layout::areas(area, app.panels.flags());
@@ -54,6 +60,11 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     }
     status::render_status(buf, areas.status, app, theme);
     if app.panels.help {
-        help::render_help(buf, Rect::new(area.x, area.y, area.width, area.height - 1), app, theme);
+        help::render_help(
+            buf,
+            Rect::new(area.x, area.y, area.width, area.height - 1),
+            app,
+            theme,
+        );
     }
 }

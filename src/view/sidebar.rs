@@ -28,8 +28,14 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
         LiveState::Finished => ("finished".into(), theme.good()),
         LiveState::Failed(c) => (format!("failed (exit {c})"), theme.bad()),
         LiveState::Live => ("running ●".into(), theme.good()),
-        LiveState::Running(q) => (format!("running (quiet {})", format::duration(q)), theme.warn()),
-        LiveState::MaybeCrashed(q) => (format!("crashed? (no exit record, quiet {})", format::duration(q)), theme.bad()),
+        LiveState::Running(q) => (
+            format!("running (quiet {})", format::duration(q)),
+            theme.warn(),
+        ),
+        LiveState::MaybeCrashed(q) => (
+            format!("crashed? (no exit record, quiet {})", format::duration(q)),
+            theme.bad(),
+        ),
     }
 }
 
@@ -40,7 +46,11 @@ pub fn runtime(app: &App) -> Option<f64> {
         return Some(f64::from(r));
     }
     #[allow(clippy::cast_precision_loss)]
-    let start = app.run.info.start_time.map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
+    let start = app
+        .run
+        .info
+        .start_time
+        .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
     app.run.last_time.map(|t| (t - start).max(0.0))
 }
 
@@ -53,7 +63,13 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
     let focused = app.panels.focus == Pane::Left;
     let w = inner.width;
-    buf.set_stringn(inner.x, inner.y, "Run Overview", usize::from(w), theme.title(focused).patch(theme.heading()));
+    buf.set_stringn(
+        inner.x,
+        inner.y,
+        "Run Overview",
+        usize::from(w),
+        theme.title(focused).patch(theme.heading()),
+    );
     let (state, style) = state_label(app, theme);
     let i = &app.run.info;
     let mut fixed: Vec<(String, String, Style)> = vec![
@@ -83,9 +99,18 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         row(buf, y, k, v, *s);
         y += 1;
     }
-    let skip = app.panels.left_scroll.min(app.overview.len().saturating_sub(1));
+    let skip = app
+        .panels
+        .left_scroll
+        .min(app.overview.len().saturating_sub(1));
     if skip > 0 && y < bottom {
-        buf.set_stringn(inner.x, y, format!("↑ {skip} more"), usize::from(w), theme.dim());
+        buf.set_stringn(
+            inner.x,
+            y,
+            format!("↑ {skip} more"),
+            usize::from(w),
+            theme.dim(),
+        );
         y += 1;
     }
     let rows = &app.overview[skip..];
@@ -95,12 +120,24 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             break;
         }
         if n + 1 == room && rows.len() > room {
-            buf.set_stringn(inner.x, y, format!("↓ {} more", rows.len() - n), usize::from(w), theme.dim());
+            buf.set_stringn(
+                inner.x,
+                y,
+                format!("↓ {} more", rows.len() - n),
+                usize::from(w),
+                theme.dim(),
+            );
             break;
         }
         match r {
             Row::Header(h) => {
-                buf.set_stringn(inner.x, y, fit(h, usize::from(w)), usize::from(w), theme.heading());
+                buf.set_stringn(
+                    inner.x,
+                    y,
+                    fit(h, usize::from(w)),
+                    usize::from(w),
+                    theme.heading(),
+                );
             }
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         }
@@ -109,7 +146,14 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
 }
 
 /// Downsampled points of a system series (rates for counters), bounded by `width`.
-fn sys_points(app: &App, key: &str, rate: Option<f64>, x: (f64, f64), width: usize, out: &mut Vec<Point>) {
+fn sys_points(
+    app: &App,
+    key: &str,
+    rate: Option<f64>,
+    x: (f64, f64),
+    width: usize,
+    out: &mut Vec<Point>,
+) {
     out.clear();
     let Some(s) = app.run.system.get(key) else {
         return;
@@ -147,7 +191,12 @@ fn sys_points(app: &App, key: &str, rate: Option<f64>, x: (f64, f64), width: usi
 pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChart, theme: Theme) {
     let mut x = (f64::INFINITY, f64::NEG_INFINITY);
     for s in &chart.series {
-        if let Some((a, b)) = app.run.system.get(&s.key).and_then(crate::store::Series::x_bounds) {
+        if let Some((a, b)) = app
+            .run
+            .system
+            .get(&s.key)
+            .and_then(crate::store::Series::x_bounds)
+        {
             x = (x.0.min(a), x.1.max(b));
         }
     }
@@ -234,7 +283,13 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         header.push_str(&format!(" \\{}", sanitize(&app.system_filter.text)));
     }
     let w = usize::from(area.width.saturating_sub(2));
-    buf.set_stringn(area.x + 2, area.y, fit(&header, w), w, theme.title(focused).patch(theme.heading()));
+    buf.set_stringn(
+        area.x + 2,
+        area.y,
+        fit(&header, w),
+        w,
+        theme.title(focused).patch(theme.heading()),
+    );
     if n == 0 {
         let msg = if app.sys_charts.is_empty() {
             "no system metrics"

@@ -56,7 +56,10 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
                 FilterTarget::Metrics => (&app.metric_filter, '/', &mcount),
                 FilterTarget::System => (&app.system_filter, '\\', &scount),
             };
-            parts.push((format!("{sigil}{}▏{count}", sanitize(&f.draft)), theme.input()));
+            parts.push((
+                format!("{sigil}{}▏{count}", sanitize(&f.draft)),
+                theme.input(),
+            ));
             if let Some(e) = &f.error {
                 parts.push((format!("✗ {}", sanitize(e)), theme.bad()));
             } else {
@@ -65,10 +68,16 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         }
         None => {
             if app.metric_filter.is_active() {
-                parts.push((format!("/{} {mcount}", sanitize(&app.metric_filter.text)), theme.key()));
+                parts.push((
+                    format!("/{} {mcount}", sanitize(&app.metric_filter.text)),
+                    theme.key(),
+                ));
             }
             if app.system_filter.is_active() {
-                parts.push((format!("\\{} {scount}", sanitize(&app.system_filter.text)), theme.key()));
+                parts.push((
+                    format!("\\{} {scount}", sanitize(&app.system_filter.text)),
+                    theme.key(),
+                ));
             }
         }
     }
@@ -81,7 +90,11 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if !d.is_clean() {
         #[allow(clippy::cast_precision_loss)]
         parts.push((
-            format!("⚠ {} corrupt span(s) skipped ({})", d.skipped_spans, format::bytes(d.skipped_bytes as f64)),
+            format!(
+                "⚠ {} corrupt span(s) skipped ({})",
+                d.skipped_spans,
+                format::bytes(d.skipped_bytes as f64)
+            ),
             theme.warn(),
         ));
     }
@@ -90,7 +103,11 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     let hint = " h: help ";
     let hint_w = u16::try_from(hint.len()).unwrap_or(0);
-    let limit = if area.width > hint_w + 20 { area.right() - hint_w } else { area.right() };
+    let limit = if area.width > hint_w + 20 {
+        area.right() - hint_w
+    } else {
+        area.right()
+    };
     let mut x = area.x;
     for (n, (text, style)) in parts.iter().enumerate() {
         if x >= limit {
@@ -100,7 +117,13 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             let (nx, _) = buf.set_stringn(x, area.y, " │ ", usize::from(limit - x), theme.dim());
             x = nx;
         }
-        let (nx, _) = buf.set_stringn(x, area.y, text, usize::from(limit.saturating_sub(x)), *style);
+        let (nx, _) = buf.set_stringn(
+            x,
+            area.y,
+            text,
+            usize::from(limit.saturating_sub(x)),
+            *style,
+        );
         x = nx;
     }
     if limit < area.right() {
