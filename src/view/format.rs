@@ -96,6 +96,7 @@ pub fn unit(v: f64, u: Unit) -> String {
         Unit::Bytes => bytes(v),
         Unit::Celsius => format!("{}°C", compact(v)),
         Unit::Watts => format!("{}W", compact(v)),
+        Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", compact(v / 1000.0)),
         Unit::MHz => format!("{}MHz", compact(v)),
         Unit::BytesPerSec => format!("{}/s", bytes(v)),
     }
