@@ -20,7 +20,10 @@ fn ts(secs: f64) -> prost_types::Timestamp {
     let s = secs.floor() as i64;
     #[allow(clippy::cast_possible_truncation)]
     let n = ((secs - secs.floor()) * 1e9) as i32;
-    prost_types::Timestamp { seconds: s, nanos: n }
+    prost_types::Timestamp {
+        seconds: s,
+        nanos: n,
+    }
 }
 
 fn rec(num: i64, t: T) -> Vec<u8> {
@@ -35,7 +38,11 @@ fn rec(num: i64, t: T) -> Vec<u8> {
 fn item(key: &str, v: f64) -> pb::HistoryItem {
     pb::HistoryItem {
         key: key.into(),
-        value_json: if v.is_finite() { format!("{v}") } else { "NaN".into() },
+        value_json: if v.is_finite() {
+            format!("{v}")
+        } else {
+            "NaN".into()
+        },
         ..Default::default()
     }
 }
@@ -68,7 +75,10 @@ fn header(num: &mut i64) -> Vec<Vec<u8>> {
         config: Some(pb::ConfigRecord {
             update: [
                 ("model", r#"{"arch": "resnet18", "layers": [2, 2, 2, 2]}"#),
-                ("optim", r#"{"name": "adamw", "lr": 0.003, "weight_decay": 0.05}"#),
+                (
+                    "optim",
+                    r#"{"name": "adamw", "lr": 0.003, "weight_decay": 0.05}"#,
+                ),
                 ("data", r#"{"name": "cifar10", "batch_size": 256}"#),
                 ("epochs", "30"),
                 ("seed", "7"),
@@ -96,7 +106,11 @@ fn step_records(num: &mut i64, i: i64) -> Vec<Vec<u8>> {
     let loss = 2.3 * (-3.0 * p).exp() + 0.08 + 0.05 * noise(i, 1);
     let acc = 0.1 + 0.85 * (1.0 - (-4.0 * p).exp()) + 0.01 * noise(i, 2);
     let lr = 0.003 * 0.5 * (1.0 + (std::f64::consts::PI * p).cos());
-    let grad = if i % 97 == 50 { f64::NAN } else { 1.0 + 0.4 * noise(i, 3) + 3.0 * (-8.0 * p).exp() };
+    let grad = if i % 97 == 50 {
+        f64::NAN
+    } else {
+        1.0 + 0.4 * noise(i, 3) + 3.0 * (-8.0 * p).exp()
+    };
     let mut items = vec![
         item("_step", x),
         item("_timestamp", t),
@@ -135,7 +149,10 @@ fn step_records(num: &mut i64, i: i64) -> Vec<Vec<u8>> {
             ("gpu.0.smClock", 1710.0 + 40.0 * noise(i, 17)),
             ("gpu.1.smClock", 1695.0 + 40.0 * noise(i, 18)),
             ("cpu", 35.0 + 10.0 * noise(i, 19)),
-            ("proc.memory.rssMB", 3100.0 + 400.0 * p + 20.0 * noise(i, 20)),
+            (
+                "proc.memory.rssMB",
+                3100.0 + 400.0 * p + 20.0 * noise(i, 20),
+            ),
             ("memory_percent", 41.0 + 2.0 * p),
             ("disk./.usagePercent", 62.0 + 0.5 * p),
             ("disk.in", x * 2.5),
@@ -163,7 +180,10 @@ fn step_records(num: &mut i64, i: i64) -> Vec<Vec<u8>> {
         let line = if i == 0 {
             "\u{1b}[1mstarting training\u{1b}[0m on 2 GPUs\n".to_owned()
         } else {
-            format!("epoch {:>2} | step {i:>4} | loss {loss:.4} | acc {acc:.4}\n", i / 20)
+            format!(
+                "epoch {:>2} | step {i:>4} | loss {loss:.4} | acc {acc:.4}\n",
+                i / 20
+            )
         };
         *num += 1;
         out.push(rec(
@@ -213,7 +233,11 @@ fn main() -> std::io::Result<()> {
     let mut num = 0;
     if args.first().map(String::as_str) == Some("--live") {
         let secs: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60.0);
-        let path = PathBuf::from(args.get(2).cloned().unwrap_or_else(|| "live/run-live.wandb".into()));
+        let path = PathBuf::from(
+            args.get(2)
+                .cloned()
+                .unwrap_or_else(|| "live/run-live.wandb".into()),
+        );
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d)?;
         }
@@ -252,11 +276,13 @@ fn main() -> std::io::Result<()> {
     for r in footer(&mut num) {
         w.append(&r);
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/demo/wandb/offline-run-20261130_100000-demo0001");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/demo/wandb/offline-run-20261130_100000-demo0001");
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("run-demo0001.wandb"), w.bytes())?;
     std::fs::write(
-        dir.parent().map_or_else(|| dir.join("../latest-run"), |p| p.join("latest-run")),
+        dir.parent()
+            .map_or_else(|| dir.join("../latest-run"), |p| p.join("latest-run")),
         "offline-run-20261130_100000-demo0001\n",
     )?;
     println!("wrote {} bytes to {}", w.bytes().len(), dir.display());

@@ -72,7 +72,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     });
     app.update(Msg::Tick(tail::unix_now()));
 
-    let (tx, rx) = mpsc::sync_channel::<Msg>(256);
+    let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let mut term = terminal::enter().context("cannot set up the terminal")?;
     let result = (|| -> anyhow::Result<()> {
         let size = term.size()?;

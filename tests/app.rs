@@ -98,7 +98,10 @@ fn mouse_click_focuses_and_wheel_zooms_x() {
     assert!(x0 > 0.0 || x1 < 49.0, "{x0} {x1}");
     a.update(at(MouseEventKind::ScrollDown));
     a.update(at(MouseEventKind::ScrollDown));
-    assert!(!a.zoom.contains_key(&key), "zoomed back out to the full range");
+    assert!(
+        !a.zoom.contains_key(&key),
+        "zoomed back out to the full range"
+    );
 }
 
 #[test]
@@ -127,13 +130,24 @@ fn samples_feed_system_charts() {
 #[test]
 fn columns_and_rows_prefix_keys() {
     let mut a = app("many_metrics");
-    send(&mut a, [Msg::char('c'), Msg::char('2'), Msg::char('r'), Msg::char('3')]);
+    send(
+        &mut a,
+        [
+            Msg::char('c'),
+            Msg::char('2'),
+            Msg::char('r'),
+            Msg::char('3'),
+        ],
+    );
     assert_eq!((a.grid.cols, a.grid.rows), (2, 3));
     send(&mut a, [Msg::char('n')]);
     assert_eq!(a.grid.focus, 6);
     send(&mut a, [Msg::key(KeyCode::End)]);
     assert_eq!(a.grid.page(), a.grid.pages(a.shown.len()) - 1);
-    send(&mut a, [Msg::key(KeyCode::Home), Msg::char('c'), Msg::char('0')]);
+    send(
+        &mut a,
+        [Msg::key(KeyCode::Home), Msg::char('c'), Msg::char('0')],
+    );
     assert!(a.grid.cols_setting.is_none());
     // Hidden metrics (define_metric hidden) are not charted.
     assert!(a.metric_keys.iter().all(|k| !a.run.is_hidden(k)));

@@ -129,8 +129,9 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
         "no chart line drawn:\n{s}"
     );
     t.keys(&["/", "a", "c", "c", "Enter"]);
-    let (s, _) = t.wait_for("Metrics [1-1 of 1]", Duration::from_secs(5));
-    assert!(s.contains("/acc [1/3]"), "{s}");
+    // After Enter the status bar shows the filter in force with its match count.
+    let (s, _) = t.wait_for("/acc [1/3]", Duration::from_secs(5));
+    assert!(s.contains("Metrics [1-1 of 1]"), "{s}");
     assert!(s.contains("System Metrics"), "{s}");
     t.keys(&["]"]);
     let t0 = Instant::now();
