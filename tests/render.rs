@@ -73,6 +73,8 @@ fn tiny() {
 #[test]
 fn system_right_sidebar() {
     snap("start", "system", &Vec::new);
+    // With the overview hidden the system sidebar fits at 80 columns too.
+    snap("right_sidebar", "system", &|| vec![Msg::char('[')]);
 }
 
 #[test]
