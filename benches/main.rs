@@ -1,8 +1,10 @@
-//! Criterion benchmarks: `cargo bench` (one target, modules per area).
+//! Criterion benchmarks: `cargo bench`. One target; one module per area in `benches/main/`.
 use criterion::{criterion_group, criterion_main};
 
-#[path = "main/decode.rs"]
-mod decode;
+mod main {
+    pub mod decode;
+    pub mod render;
+}
 
-criterion_group!(benches, decode::benches);
-criterion_main!(benches);
+criterion_group!(decode, main::decode::benches);
+criterion_main!(decode, main::render::benches);

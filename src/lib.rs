@@ -2,12 +2,17 @@
 //!
 //! Data flows left to right: `source` (files, host) → `decode` (frames, records)
 //! → `store` (run model, capped series) → `app` (state) → `view` (pure render).
+pub mod app;
 pub mod cli;
 pub mod decode;
 pub mod inspect;
+pub mod msg;
+pub mod runtime;
 pub mod source;
 pub mod store;
+pub mod terminal;
 pub mod text;
+pub mod view;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -36,6 +41,21 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             source::sampler::run_sample_command(a.sampler.options(), a.count, a.json, &mut stdout)?;
             Ok(ExitCode::SUCCESS)
         }
-        None => anyhow::bail!("the viewer is not built yet; use `leet inspect`"),
+        None => {
+            let v = cli.view;
+            let keymap =
+                match app::keymap::Keymap::load(v.keymap.as_deref(), app::keymap::config_home()) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        eprintln!("leet: {e}");
+                        return Ok(ExitCode::from(2));
+                    }
+                };
+            if v.print_keymap {
+                print!("{}", keymap.to_toml());
+                return Ok(ExitCode::SUCCESS);
+            }
+            runtime::run(&v, keymap)
+        }
     }
 }

@@ -1,3 +1,4 @@
 //! Where data comes from: `.wandb` files (read and followed), the live host.
 pub mod file;
 pub mod sampler;
+pub mod tail;

@@ -1,0 +1,186 @@
+//! `Action`: what a key can be bound to. The names are public API (keymap.toml):
+//! rename by adding an alias, never by dropping a name.
+
+/// A command the user can bind to a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    ToggleLeftSidebar,
+    ToggleRightSidebar,
+    ToggleConsole,
+    CyclePaneFocus,
+    CyclePaneFocusBack,
+    FocusUp,
+    FocusDown,
+    FocusLeft,
+    FocusRight,
+    NextPage,
+    PrevPage,
+    FirstPage,
+    LastPage,
+    Fullscreen,
+    ToggleLogY,
+    SetColumns,
+    SetRows,
+    ResetZoom,
+    StartFilter,
+    StartSystemFilter,
+    ClearFilters,
+    FilterApply,
+    FilterCancel,
+    FilterBackspace,
+    FilterClearInput,
+    /// Unbinds a key of the defaults in a user keymap.
+    None,
+}
+
+/// Groups of the help overlay, in display order.
+pub const GROUPS: [&str; 5] = ["General", "Panels", "Navigation", "Charts", "Filter"];
+
+impl Action {
+    /// Every action, in help order.
+    pub const ALL: [Action; 29] = [
+        Action::Help,
+        Action::Quit,
+        Action::Back,
+        Action::ToggleLeftSidebar,
+        Action::ToggleRightSidebar,
+        Action::ToggleConsole,
+        Action::CyclePaneFocus,
+        Action::CyclePaneFocusBack,
+        Action::FocusUp,
+        Action::FocusDown,
+        Action::FocusLeft,
+        Action::FocusRight,
+        Action::NextPage,
+        Action::PrevPage,
+        Action::FirstPage,
+        Action::LastPage,
+        Action::Fullscreen,
+        Action::ToggleLogY,
+        Action::SetColumns,
+        Action::SetRows,
+        Action::ResetZoom,
+        Action::StartFilter,
+        Action::StartSystemFilter,
+        Action::ClearFilters,
+        Action::FilterApply,
+        Action::FilterCancel,
+        Action::FilterBackspace,
+        Action::FilterClearInput,
+        Action::None,
+    ];
+
+    /// The keymap.toml spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::ToggleLeftSidebar => "toggle_left_sidebar",
+            Action::ToggleRightSidebar => "toggle_right_sidebar",
+            Action::ToggleConsole => "toggle_console",
+            Action::CyclePaneFocus => "cycle_pane_focus",
+            Action::CyclePaneFocusBack => "cycle_pane_focus_back",
+            Action::FocusUp => "focus_up",
+            Action::FocusDown => "focus_down",
+            Action::FocusLeft => "focus_left",
+            Action::FocusRight => "focus_right",
+            Action::NextPage => "next_page",
+            Action::PrevPage => "prev_page",
+            Action::FirstPage => "first_page",
+            Action::LastPage => "last_page",
+            Action::Fullscreen => "fullscreen",
+            Action::ToggleLogY => "toggle_log_y",
+            Action::SetColumns => "set_columns",
+            Action::SetRows => "set_rows",
+            Action::ResetZoom => "reset_zoom",
+            Action::StartFilter => "start_filter",
+            Action::StartSystemFilter => "start_system_filter",
+            Action::ClearFilters => "clear_filters",
+            Action::FilterApply => "filter_apply",
+            Action::FilterCancel => "filter_cancel",
+            Action::FilterBackspace => "filter_backspace",
+            Action::FilterClearInput => "filter_clear_input",
+            Action::None => "none",
+        }
+    }
+
+    /// Parse a keymap.toml action name.
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == s)
+    }
+
+    /// One line for the help overlay.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Quit => "Quit",
+            Action::Help => "Toggle this help screen",
+            Action::Back => "Close overlay, leave full screen, unfocus pane",
+            Action::ToggleLeftSidebar => "Toggle left sidebar with run overview",
+            Action::ToggleRightSidebar => "Toggle right sidebar with system metrics",
+            Action::ToggleConsole => "Toggle console logs pane",
+            Action::CyclePaneFocus => "Focus next pane",
+            Action::CyclePaneFocusBack => "Focus previous pane",
+            Action::FocusUp => "Move focus up / scroll up",
+            Action::FocusDown => "Move focus down / scroll down",
+            Action::FocusLeft => "Move focus left / previous chart",
+            Action::FocusRight => "Move focus right / next chart",
+            Action::NextPage => "Next page",
+            Action::PrevPage => "Previous page",
+            Action::FirstPage => "First page / top",
+            Action::LastPage => "Last page / bottom",
+            Action::Fullscreen => "Show focused chart full screen",
+            Action::ToggleLogY => "Toggle log-scale y on focused chart",
+            Action::SetColumns => "Then a digit: grid columns (0 = auto)",
+            Action::SetRows => "Then a digit: grid rows (0 = auto)",
+            Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
+            Action::StartFilter => "Filter metric charts by regex",
+            Action::StartSystemFilter => "Filter system charts by regex",
+            Action::ClearFilters => "Clear filters",
+            Action::FilterApply => "Keep the filter",
+            Action::FilterCancel => "Restore the previous filter",
+            Action::FilterBackspace => "Delete a character",
+            Action::FilterClearInput => "Clear the input",
+            Action::None => "(unbound)",
+        }
+    }
+
+    /// Help group.
+    #[must_use]
+    pub fn group(self) -> &'static str {
+        match self {
+            Action::Quit | Action::Help | Action::Back | Action::None => "General",
+            Action::ToggleLeftSidebar
+            | Action::ToggleRightSidebar
+            | Action::ToggleConsole
+            | Action::CyclePaneFocus
+            | Action::CyclePaneFocusBack => "Panels",
+            Action::FocusUp
+            | Action::FocusDown
+            | Action::FocusLeft
+            | Action::FocusRight
+            | Action::NextPage
+            | Action::PrevPage
+            | Action::FirstPage
+            | Action::LastPage => "Navigation",
+            Action::Fullscreen
+            | Action::ToggleLogY
+            | Action::SetColumns
+            | Action::SetRows
+            | Action::ResetZoom => "Charts",
+            Action::StartFilter
+            | Action::StartSystemFilter
+            | Action::ClearFilters
+            | Action::FilterApply
+            | Action::FilterCancel
+            | Action::FilterBackspace
+            | Action::FilterClearInput => "Filter",
+        }
+    }
+}

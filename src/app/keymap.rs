@@ -1,0 +1,488 @@
+//! The key map: keymap.toml (one table per mode, `"key" = "action"`) parsed and
+//! validated into `Keymap: (Mode, Key) → Action`. A user file is laid over the
+//! shipped defaults; every problem is an error naming the file and the key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+
+/// The shipped default key map (also its documentation).
+pub const DEFAULT_TOML: &str = include_str!("../../keymap.toml");
+
+/// Key-map modes: each has its own table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Normal,
+    Filter,
+    Help,
+    Fullscreen,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 4] = [Mode::Normal, Mode::Filter, Mode::Help, Mode::Fullscreen];
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Normal => "normal",
+            Mode::Filter => "filter",
+            Mode::Help => "help",
+            Mode::Fullscreen => "fullscreen",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Mode::Normal => 0,
+            Mode::Filter => 1,
+            Mode::Help => 2,
+            Mode::Fullscreen => 3,
+        }
+    }
+}
+
+/// A normalized key: characters carry no SHIFT; CTRL+letter is lowercase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    /// Normalize a code and modifiers the way terminals disagree about them.
+    #[must_use]
+    pub fn new(code: KeyCode, mods: KeyModifiers) -> Self {
+        let mut mods = mods & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let code = match code {
+            KeyCode::Char(c) => {
+                // `shift+n` and a terminal's Char('n')+SHIFT both mean 'N'.
+                let c = if mods.contains(KeyModifiers::SHIFT) {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                };
+                mods.remove(KeyModifiers::SHIFT);
+                if mods.contains(KeyModifiers::CONTROL) {
+                    KeyCode::Char(c.to_ascii_lowercase())
+                } else {
+                    KeyCode::Char(c)
+                }
+            }
+            KeyCode::BackTab => {
+                mods.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            other => other,
+        };
+        Self { code, mods }
+    }
+
+    /// From a terminal key event.
+    #[must_use]
+    pub fn from_event(e: &KeyEvent) -> Self {
+        Self::new(e.code, e.modifiers)
+    }
+
+    #[must_use]
+    pub fn char(c: char) -> Self {
+        Self::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[must_use]
+    pub fn ctrl(c: char) -> Self {
+        Self::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    /// Whether this is Ctrl+C (quits in every mode).
+    #[must_use]
+    pub fn is_ctrl_c(&self) -> bool {
+        self.code == KeyCode::Char('c') && self.mods.contains(KeyModifiers::CONTROL)
+    }
+
+    /// Parse keymap.toml spelling (`n`, `N`, `ctrl+l`, `pgdown`, `shift+tab`, `\\`).
+    ///
+    /// # Errors
+    /// The reason the text is not a key.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut mods = KeyModifiers::NONE;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let (m, len) = if lower.starts_with("ctrl+") {
+                (KeyModifiers::CONTROL, 5)
+            } else if lower.starts_with("alt+") {
+                (KeyModifiers::ALT, 4)
+            } else if lower.starts_with("shift+") {
+                (KeyModifiers::SHIFT, 6)
+            } else {
+                break;
+            };
+            if rest.len() == len {
+                break;
+            }
+            mods |= m;
+            rest = &rest[len..];
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (None, _) => return Err("empty key".into()),
+            (Some(c), None) if !c.is_control() => KeyCode::Char(c),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" => {
+                    if mods.contains(KeyModifiers::SHIFT) {
+                        KeyCode::BackTab
+                    } else {
+                        KeyCode::Tab
+                    }
+                }
+                "backtab" => KeyCode::BackTab,
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                "insert" | "ins" => KeyCode::Insert,
+                "space" => KeyCode::Char(' '),
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "pgup" | "pageup" => KeyCode::PageUp,
+                "pgdown" | "pgdn" | "pagedown" => KeyCode::PageDown,
+                f if f.starts_with('f') && f.len() > 1 => match f[1..].parse::<u8>() {
+                    Ok(n @ 1..=24) => KeyCode::F(n),
+                    _ => return Err(format!("unknown key name '{rest}'")),
+                },
+                _ => return Err(format!("unknown key name '{rest}'")),
+            },
+        };
+        Ok(Self::new(code, mods))
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            f.write_str("ctrl+")?;
+        }
+        if self.mods.contains(KeyModifiers::ALT) {
+            f.write_str("alt+")?;
+        }
+        if self.mods.contains(KeyModifiers::SHIFT) {
+            f.write_str("shift+")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("enter"),
+            KeyCode::Esc => f.write_str("esc"),
+            KeyCode::Tab => f.write_str("tab"),
+            KeyCode::BackTab => f.write_str("backtab"),
+            KeyCode::Backspace => f.write_str("backspace"),
+            KeyCode::Delete => f.write_str("delete"),
+            KeyCode::Insert => f.write_str("insert"),
+            KeyCode::Up => f.write_str("up"),
+            KeyCode::Down => f.write_str("down"),
+            KeyCode::Left => f.write_str("left"),
+            KeyCode::Right => f.write_str("right"),
+            KeyCode::Home => f.write_str("home"),
+            KeyCode::End => f.write_str("end"),
+            KeyCode::PageUp => f.write_str("pgup"),
+            KeyCode::PageDown => f.write_str("pgdown"),
+            KeyCode::F(n) => write!(f, "f{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// Why a key map was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum KeymapError {
+    #[error("{file}: cannot read: {reason}")]
+    Io { file: PathBuf, reason: String },
+    #[error("{file}: not valid TOML: {reason}")]
+    Syntax { file: PathBuf, reason: String },
+    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help or fullscreen)")]
+    UnknownMode { file: PathBuf, mode: String },
+    #[error("{file}: [{mode}] key '{key}': {reason}")]
+    Binding {
+        file: PathBuf,
+        mode: String,
+        key: String,
+        reason: String,
+    },
+}
+
+/// Key → action, per mode, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keymap {
+    modes: [Vec<(Key, Action)>; 4],
+}
+
+/// The built-in defaults, as data (keymap.toml must say the same; a test checks).
+const BUILTIN: &[(Mode, &str, Action)] = {
+    use Action as A;
+    use Mode::{Filter as F, Fullscreen as S, Help as H, Normal as N};
+    &[
+        (N, "h", A::Help),
+        (N, "?", A::Help),
+        (N, "q", A::Quit),
+        (N, "ctrl+c", A::Quit),
+        (N, "esc", A::Back),
+        (N, "[", A::ToggleLeftSidebar),
+        (N, "]", A::ToggleRightSidebar),
+        (N, "2", A::ToggleRightSidebar),
+        (N, "4", A::ToggleConsole),
+        (N, "tab", A::CyclePaneFocus),
+        (N, "backtab", A::CyclePaneFocusBack),
+        (N, "up", A::FocusUp),
+        (N, "w", A::FocusUp),
+        (N, "down", A::FocusDown),
+        (N, "s", A::FocusDown),
+        (N, "left", A::FocusLeft),
+        (N, "a", A::FocusLeft),
+        (N, "right", A::FocusRight),
+        (N, "d", A::FocusRight),
+        (N, "n", A::NextPage),
+        (N, "pgdown", A::NextPage),
+        (N, "N", A::PrevPage),
+        (N, "pgup", A::PrevPage),
+        (N, "home", A::FirstPage),
+        (N, "end", A::LastPage),
+        (N, "enter", A::Fullscreen),
+        (N, "y", A::ToggleLogY),
+        (N, "c", A::SetColumns),
+        (N, "r", A::SetRows),
+        (N, "z", A::ResetZoom),
+        (N, "/", A::StartFilter),
+        (N, "\\", A::StartSystemFilter),
+        (N, "ctrl+l", A::ClearFilters),
+        (F, "enter", A::FilterApply),
+        (F, "esc", A::FilterCancel),
+        (F, "backspace", A::FilterBackspace),
+        (F, "ctrl+u", A::FilterClearInput),
+        (F, "ctrl+c", A::Quit),
+        (H, "h", A::Help),
+        (H, "?", A::Help),
+        (H, "esc", A::Back),
+        (H, "q", A::Quit),
+        (H, "ctrl+c", A::Quit),
+        (H, "up", A::FocusUp),
+        (H, "w", A::FocusUp),
+        (H, "down", A::FocusDown),
+        (H, "s", A::FocusDown),
+        (H, "pgup", A::PrevPage),
+        (H, "pgdown", A::NextPage),
+        (H, "home", A::FirstPage),
+        (H, "end", A::LastPage),
+        (S, "esc", A::Back),
+        (S, "enter", A::Back),
+        (S, "h", A::Help),
+        (S, "?", A::Help),
+        (S, "q", A::Quit),
+        (S, "ctrl+c", A::Quit),
+        (S, "y", A::ToggleLogY),
+        (S, "z", A::ResetZoom),
+        (S, "left", A::FocusLeft),
+        (S, "a", A::FocusLeft),
+        (S, "right", A::FocusRight),
+        (S, "d", A::FocusRight),
+        (S, "N", A::FocusLeft),
+        (S, "pgup", A::FocusLeft),
+        (S, "n", A::FocusRight),
+        (S, "pgdown", A::FocusRight),
+    ]
+};
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Keymap {
+    /// The built-in defaults.
+    #[must_use]
+    pub fn builtin() -> Self {
+        let mut k = Keymap {
+            modes: Default::default(),
+        };
+        for &(mode, key, action) in BUILTIN {
+            if let Ok(key) = Key::parse(key) {
+                k.modes[mode.index()].push((key, action));
+            }
+        }
+        k
+    }
+
+    /// The action of `key` in `mode`.
+    #[must_use]
+    pub fn action(&self, mode: Mode, key: &Key) -> Option<Action> {
+        self.modes[mode.index()]
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|&(_, a)| a)
+    }
+
+    /// Bindings of one mode, in order.
+    #[must_use]
+    pub fn bindings(&self, mode: Mode) -> &[(Key, Action)] {
+        &self.modes[mode.index()]
+    }
+
+    /// Keys bound to `action` in `mode`.
+    pub fn keys_for(&self, mode: Mode, action: Action) -> impl Iterator<Item = Key> + '_ {
+        self.modes[mode.index()]
+            .iter()
+            .filter(move |(_, a)| *a == action)
+            .map(|&(k, _)| k)
+    }
+
+    /// Lay a keymap.toml text over this map. `file` names it in errors.
+    ///
+    /// # Errors
+    /// Invalid TOML, an unknown mode or action, an unparsable key, or a key bound
+    /// to two actions in the same mode.
+    pub fn overlay(&mut self, file: &Path, text: &str) -> Result<(), KeymapError> {
+        let table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| KeymapError::Syntax {
+                    file: file.to_owned(),
+                    reason: e.message().to_owned(),
+                })?;
+        let mut staged = self.clone();
+        for (mode_name, body) in &table {
+            let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
+                return Err(KeymapError::UnknownMode {
+                    file: file.to_owned(),
+                    mode: mode_name.clone(),
+                });
+            };
+            let bind_err = |key: &str, reason: String| KeymapError::Binding {
+                file: file.to_owned(),
+                mode: mode_name.clone(),
+                key: key.to_owned(),
+                reason,
+            };
+            let Some(body) = body.as_table() else {
+                return Err(bind_err(mode_name, "a mode must be a table".into()));
+            };
+            let mut seen: Vec<(Key, &str, Action)> = Vec::new();
+            for (key_text, value) in body {
+                let Some(name) = value.as_str() else {
+                    return Err(bind_err(
+                        key_text,
+                        format!("action must be a string, got '{value}'"),
+                    ));
+                };
+                let action = Action::from_name(name)
+                    .ok_or_else(|| bind_err(key_text, format!("unknown action '{name}'")))?;
+                let key = Key::parse(key_text).map_err(|r| bind_err(key_text, r))?;
+                if let Some((_, other_text, other)) = seen.iter().find(|(k, _, _)| *k == key) {
+                    if *other != action {
+                        return Err(bind_err(
+                            key_text,
+                            format!(
+                                "bound to both '{}' and '{}' (as '{other_text}')",
+                                other.name(),
+                                action.name()
+                            ),
+                        ));
+                    }
+                }
+                seen.push((key, key_text, action));
+            }
+            let list = &mut staged.modes[mode.index()];
+            for (key, _, action) in seen {
+                list.retain(|(k, _)| *k != key);
+                if action != Action::None {
+                    list.push((key, action));
+                }
+            }
+        }
+        *self = staged;
+        Ok(())
+    }
+
+    /// The defaults with the user's file laid over: `explicit` (from `--keymap`,
+    /// must exist), else `$XDG_CONFIG_HOME/leet/keymap.toml` (or
+    /// `~/.config/leet/keymap.toml`) when present.
+    ///
+    /// # Errors
+    /// As [`Keymap::overlay`], and an unreadable file.
+    pub fn load(
+        explicit: Option<&Path>,
+        config_home: Option<PathBuf>,
+    ) -> Result<Self, KeymapError> {
+        let mut k = Self::builtin();
+        let path = match explicit {
+            Some(p) => Some(p.to_owned()),
+            None => config_home
+                .map(|d| d.join("leet/keymap.toml"))
+                .filter(|p| p.is_file()),
+        };
+        if let Some(p) = path {
+            let text = std::fs::read_to_string(&p).map_err(|e| KeymapError::Io {
+                file: p.clone(),
+                reason: e.to_string(),
+            })?;
+            k.overlay(&p, &text)?;
+        }
+        Ok(k)
+    }
+
+    /// keymap.toml text of this map.
+    #[must_use]
+    pub fn to_toml(&self) -> String {
+        let mut s = String::new();
+        for mode in Mode::ALL {
+            if !s.is_empty() {
+                s.push('\n');
+            }
+            s.push_str(&format!("[{}]\n", mode.name()));
+            for (k, a) in self.bindings(mode) {
+                let key = k.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+                s.push_str(&format!("\"{key}\" = \"{}\"\n", a.name()));
+            }
+        }
+        s
+    }
+}
+
+/// `$XDG_CONFIG_HOME`, else `$HOME/.config`.
+#[must_use]
+pub fn config_home() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_normalizes() {
+        assert_eq!(
+            Key::parse("N"),
+            Ok(Key::new(KeyCode::Char('N'), KeyModifiers::SHIFT))
+        );
+        assert_eq!(Key::parse("ctrl+L"), Ok(Key::ctrl('l')));
+        assert_eq!(
+            Key::parse("shift+tab"),
+            Ok(Key::new(KeyCode::BackTab, KeyModifiers::NONE))
+        );
+        assert_eq!(Key::parse("+"), Ok(Key::char('+')));
+        assert_eq!(Key::parse("ctrl++"), Ok(Key::ctrl('+')));
+        assert!(Key::parse("nope").is_err());
+        for (_, k, _) in BUILTIN {
+            let key = Key::parse(k).expect("builtin key");
+            assert_eq!(Key::parse(&key.to_string()), Ok(key), "{k}");
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! System metric keys grouped into charts by family (GPU utilization of all GPUs in
+//! one chart, ...). A key that no family claims gets a chart of its own.
+
+/// How a chart's values are formatted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Plain,
+    Percent,
+    /// Mebibytes.
+    MiB,
+    /// Gibibytes.
+    GiB,
+    Bytes,
+    Celsius,
+    Watts,
+    MHz,
+    BytesPerSec,
+}
+
+/// One line of a system chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysSeries {
+    /// The W&B key in the run's system store.
+    pub key: String,
+    /// Legend text.
+    pub label: String,
+    /// A cumulative counter drawn as a rate: Δvalue/Δt × this factor (to B/s).
+    pub rate: Option<f64>,
+}
+
+/// One chart of the right sidebar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysChart {
+    pub title: String,
+    pub unit: Unit,
+    pub series: Vec<SysSeries>,
+}
+
+const MIB: f64 = 1_048_576.0;
+
+/// (family title, unit) in display order.
+const FAMILIES: [(&str, Unit); 17] = [
+    ("GPU Utilization", Unit::Percent),
+    ("GPU Memory Allocated", Unit::Percent),
+    ("GPU Memory Allocated", Unit::Bytes),
+    ("GPU Memory Access", Unit::Percent),
+    ("GPU Temperature", Unit::Celsius),
+    ("GPU Power", Unit::Watts),
+    ("GPU Power", Unit::Percent),
+    ("GPU Clocks", Unit::MHz),
+    ("CPU", Unit::Percent),
+    ("Process Memory", Unit::MiB),
+    ("Memory", Unit::Percent),
+    ("Memory Available", Unit::MiB),
+    ("Disk Usage", Unit::Percent),
+    ("Disk Usage", Unit::GiB),
+    ("Disk I/O", Unit::BytesPerSec),
+    ("Network", Unit::BytesPerSec),
+    ("Process Threads", Unit::Plain),
+];
+
+/// Family index, legend label and rate factor of a key.
+fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
+    if let Some(rest) = key.strip_prefix("gpu.") {
+        let (idx, metric) = rest.split_once('.')?;
+        if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let gpu = format!("gpu {idx}");
+        let fam = match metric {
+            "gpu" => 0,
+            "memoryAllocated" => 1,
+            "memoryAllocatedBytes" => 2,
+            "memory" => 3,
+            "temp" => 4,
+            "powerWatts" => 5,
+            "powerPercent" => 6,
+            "smClock" => return Some((7, format!("{gpu} sm"), None)),
+            "memoryClock" => return Some((7, format!("{gpu} mem"), None)),
+            "graphicsClock" => return Some((7, format!("{gpu} gfx"), None)),
+            _ => return None,
+        };
+        return Some((fam, gpu, None));
+    }
+    match key {
+        "cpu" => return Some((8, "process".into(), None)),
+        "proc.memory.rssMB" => return Some((9, "rss".into(), None)),
+        "memory_percent" => return Some((10, "system".into(), None)),
+        "proc.memory.percent" => return Some((10, "process".into(), None)),
+        "proc.memory.availableMB" => return Some((11, "available".into(), None)),
+        "disk.in" => return Some((14, "read".into(), Some(MIB))),
+        "disk.out" => return Some((14, "write".into(), Some(MIB))),
+        "network.sent" => return Some((15, "sent".into(), Some(1.0))),
+        "network.recv" => return Some((15, "recv".into(), Some(1.0))),
+        "proc.cpu.threads" => return Some((16, "threads".into(), None)),
+        _ => {}
+    }
+    if let Some(n) = key
+        .strip_prefix("cpu.")
+        .and_then(|r| r.strip_suffix(".cpu_percent"))
+    {
+        return Some((8, format!("cpu {n}"), None));
+    }
+    if let Some(rest) = key.strip_prefix("disk.") {
+        if let Some(path) = rest.strip_suffix(".usagePercent") {
+            return Some((12, path.to_owned(), None));
+        }
+        if let Some(path) = rest.strip_suffix(".usageGB") {
+            return Some((13, path.to_owned(), None));
+        }
+        if let Some(dev) = rest.strip_suffix(".in") {
+            return Some((14, format!("{dev} read"), Some(MIB)));
+        }
+        if let Some(dev) = rest.strip_suffix(".out") {
+            return Some((14, format!("{dev} write"), Some(MIB)));
+        }
+    }
+    None
+}
+
+/// Group keys (first-seen order) into charts: families first, then one chart per
+/// unclaimed key.
+#[must_use]
+pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
+    let mut fams: Vec<Vec<SysSeries>> = vec![Vec::new(); FAMILIES.len()];
+    let mut rest = Vec::new();
+    for key in keys {
+        match classify(key) {
+            Some((f, label, rate)) => fams[f].push(SysSeries {
+                key: key.to_owned(),
+                label,
+                rate,
+            }),
+            None => rest.push(SysChart {
+                title: key.to_owned(),
+                unit: Unit::Plain,
+                series: vec![SysSeries {
+                    key: key.to_owned(),
+                    label: key.to_owned(),
+                    rate: None,
+                }],
+            }),
+        }
+    }
+    let mut out: Vec<SysChart> = FAMILIES
+        .iter()
+        .zip(fams)
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(&(title, unit), series)| SysChart {
+            title: title.to_owned(),
+            unit,
+            series,
+        })
+        .collect();
+    out.extend(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_and_keeps_everything() {
+        let keys = [
+            "gpu.0.gpu",
+            "gpu.1.gpu",
+            "gpu.0.temp",
+            "cpu",
+            "network.sent",
+            "network.recv",
+            "disk.vda.in",
+            "disk./.usagePercent",
+            "weird.key",
+            "gpu.x.gpu",
+        ];
+        let charts = group(keys);
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "GPU Utilization",
+                "GPU Temperature",
+                "CPU",
+                "Disk Usage",
+                "Disk I/O",
+                "Network",
+                "weird.key",
+                "gpu.x.gpu"
+            ]
+        );
+        assert_eq!(charts[0].series.len(), 2);
+        let n: usize = charts.iter().map(|c| c.series.len()).sum();
+        assert_eq!(n, keys.len());
+    }
+}

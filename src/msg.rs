@@ -1,0 +1,87 @@
+//! `Msg`: everything the event loop can receive. Variants state facts.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
+
+use crate::decode::leveldb::Skip;
+
+/// Records read from the run file by the tail thread, to be folded into the run by
+/// the loop (the store's one writer).
+#[derive(Debug, Clone, Default)]
+pub struct RunBatch {
+    /// (offset, payload) of each complete record, in file order.
+    pub records: Vec<(u64, Vec<u8>)>,
+    /// Damaged spans skipped.
+    pub skips: Vec<Skip>,
+    /// Bytes of the file read so far.
+    pub read_to: u64,
+    /// Length of the file when read.
+    pub file_len: u64,
+    /// Bytes at the end that belong to a record still being written.
+    pub pending: u64,
+    /// Wall time of the read (Unix seconds), when the batch carries new bytes.
+    pub grew_at: Option<f64>,
+}
+
+/// One reading of host metrics (from the live sampler).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sample {
+    /// Unix seconds.
+    pub timestamp: f64,
+    /// W&B system metric keys (`cpu`, `gpu.0.gpu`, ...) and values.
+    pub values: Vec<(String, f64)>,
+}
+
+/// A message for the loop.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// The run file was found: its path, length, and modification time (Unix s).
+    Opened {
+        path: PathBuf,
+        len: u64,
+        modified: Option<f64>,
+    },
+    /// The run directory has no `.wandb` file yet.
+    Waiting(PathBuf),
+    Run(RunBatch),
+    /// Wall clock, Unix seconds (about once a second).
+    Tick(f64),
+    SourceError(String),
+    Sample(Sample),
+    /// SIGTERM / SIGHUP / SIGINT: leave cleanly.
+    Signal(i32),
+}
+
+impl Msg {
+    /// A key press without modifiers.
+    #[must_use]
+    pub fn key(code: KeyCode) -> Self {
+        Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    /// A typed character (SHIFT for upper case, as terminals report it).
+    #[must_use]
+    pub fn char(c: char) -> Self {
+        let mods = if c.is_uppercase() {
+            KeyModifiers::SHIFT
+        } else {
+            KeyModifiers::NONE
+        };
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), mods))
+    }
+
+    /// Ctrl + a character.
+    #[must_use]
+    pub fn ctrl(c: char) -> Self {
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+    }
+
+    /// Each character of `s` typed in turn.
+    pub fn typed(s: &str) -> impl Iterator<Item = Msg> + '_ {
+        s.chars().map(Msg::char)
+    }
+}

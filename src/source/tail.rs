@@ -1,0 +1,184 @@
+//! Following a run file: a thread that finds the `.wandb` file (waiting for it to
+//! appear), reads what is appended (notify events, with a polling fallback) and
+//! sends the complete records as `Msg::Run` batches. Decoding into the store happens
+//! on the loop thread, the store's one writer.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, SyncSender};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::decode::leveldb::Frame;
+use crate::msg::{Msg, RunBatch};
+use crate::source::file::{resolve, RunReader, SourceError, Target};
+
+/// How the tail reads.
+#[derive(Debug, Clone, Copy)]
+pub struct TailOptions {
+    /// Most bytes per batch (a big file loads in steps, drawing in between).
+    pub chunk: usize,
+    /// Polling interval when no file-system event arrives.
+    pub poll: Duration,
+}
+
+impl Default for TailOptions {
+    fn default() -> Self {
+        Self {
+            chunk: 2 << 20,
+            poll: Duration::from_millis(250),
+        }
+    }
+}
+
+/// Wall clock, Unix seconds.
+#[must_use]
+pub fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn mtime(path: &Path) -> Option<f64> {
+    let m = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(m.duration_since(UNIX_EPOCH).ok()?.as_secs_f64())
+}
+
+/// One poll of `reader` as a batch, and whether it carries anything new.
+///
+/// # Errors
+/// As [`RunReader::poll_frames`].
+pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceError> {
+    let mut b = RunBatch::default();
+    let p = reader.poll_frames(|fr| match fr {
+        Frame::Record { offset, payload } => b.records.push((offset, payload.into_owned())),
+        Frame::Skip(s) => b.skips.push(s),
+    })?;
+    b.read_to = reader.offset();
+    b.file_len = reader.file_len().unwrap_or(b.read_to);
+    b.pending = p.pending;
+    let changed = p.bytes > 0 || !b.records.is_empty() || !b.skips.is_empty();
+    Ok((b, changed))
+}
+
+/// Read a whole file into one batch (tests, benches).
+///
+/// # Errors
+/// Resolution and read errors.
+pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
+    let file = match resolve(path)? {
+        Target::File(f) => f,
+        Target::EmptyRunDir(d) => {
+            return Err(SourceError::NoRun {
+                path: d.clone(),
+                looked: d.display().to_string(),
+            })
+        }
+    };
+    let mut reader = RunReader::open(&file)?;
+    let mut all = RunBatch::default();
+    loop {
+        let (b, _) = poll_batch(&mut reader)?;
+        let more = b.read_to < b.file_len;
+        all.records.extend(b.records);
+        all.skips.extend(b.skips);
+        all.read_to = b.read_to;
+        all.file_len = b.file_len;
+        all.pending = b.pending;
+        if !more {
+            return Ok((file, all));
+        }
+    }
+}
+
+/// Spawn the tail thread for a user path (file or directory).
+pub fn spawn_tail(path: PathBuf, tx: SyncSender<Msg>, opts: TailOptions) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("leet-tail".into())
+        .spawn(move || tail(&path, &tx, opts))
+        .unwrap_or_else(|_| std::thread::spawn(|| {}))
+}
+
+fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
+    let mut told_waiting = false;
+    let file = loop {
+        match resolve(path) {
+            Ok(Target::File(f)) => break f,
+            Ok(Target::EmptyRunDir(d)) => {
+                if !told_waiting {
+                    if tx.send(Msg::Waiting(d)).is_err() {
+                        return;
+                    }
+                    told_waiting = true;
+                }
+                std::thread::sleep(opts.poll);
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::SourceError(e.to_string()));
+                return;
+            }
+        }
+    };
+    let mut reader = match RunReader::open(&file) {
+        Ok(r) => r.with_chunk(opts.chunk),
+        Err(e) => {
+            let _ = tx.send(Msg::SourceError(e.to_string()));
+            return;
+        }
+    };
+    let len = reader.file_len().unwrap_or(0);
+    if tx
+        .send(Msg::Opened {
+            path: file.clone(),
+            len,
+            modified: mtime(&file),
+        })
+        .is_err()
+    {
+        return;
+    }
+    // File-system events wake the poll early; without them the poll interval rules.
+    let (ntx, nrx) = mpsc::channel::<()>();
+    let _watcher = {
+        use notify::Watcher as _;
+        let w = notify::recommended_watcher(move |_res: notify::Result<notify::Event>| {
+            let _ = ntx.send(());
+        });
+        w.ok().and_then(|mut w| {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            w.watch(dir, notify::RecursiveMode::NonRecursive)
+                .ok()
+                .map(|()| w)
+        })
+    };
+    let mut loaded = false;
+    loop {
+        match poll_batch(&mut reader) {
+            Ok((mut b, changed)) => {
+                let more = b.read_to < b.file_len;
+                if changed {
+                    if loaded && b.read_to > 0 {
+                        b.grew_at = Some(unix_now());
+                    }
+                    if tx.send(Msg::Run(b)).is_err() {
+                        return;
+                    }
+                }
+                if !more {
+                    loaded = true;
+                }
+                if more {
+                    continue;
+                }
+            }
+            Err(e) => {
+                if tx.send(Msg::SourceError(e.to_string())).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+        if nrx.recv_timeout(opts.poll).is_ok() {
+            while nrx.try_recv().is_ok() {}
+        }
+    }
+}

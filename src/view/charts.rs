@@ -1,0 +1,546 @@
+//! Line charts: a braille raster (2×4 dots per cell) drawn from downsampled views
+//! of the store, NaN/Inf as gaps, compact axis labels; and the metrics grid.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::widgets::{Block, BorderType, Borders, Widget};
+
+use super::format;
+use super::layout;
+use super::theme::Theme;
+use crate::app::App;
+use crate::store::series::Point;
+use crate::text::sanitize;
+
+/// A braille dot raster with one colour index per cell (last writer wins).
+struct Raster {
+    w: usize,
+    h: usize,
+    bits: Vec<u8>,
+    color: Vec<u8>,
+}
+
+const DOTS: [[u8; 4]; 2] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];
+
+impl Raster {
+    fn new(w: usize, h: usize) -> Self {
+        Self {
+            w,
+            h,
+            bits: vec![0; w * h],
+            color: vec![0; w * h],
+        }
+    }
+
+    fn dot(&mut self, px: i64, py: i64, c: u8) {
+        if px < 0 || py < 0 {
+            return;
+        }
+        let (Ok(px), Ok(py)) = (usize::try_from(px), usize::try_from(py)) else {
+            return;
+        };
+        let (cx, cy) = (px / 2, py / 4);
+        if cx >= self.w || cy >= self.h {
+            return;
+        }
+        let i = cy * self.w + cx;
+        self.bits[i] |= DOTS[px % 2][py % 4];
+        self.color[i] = c;
+    }
+
+    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), c: u8) {
+        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
+        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
+        let (mut x, mut y, mut err) = (x0, y0, dx + dy);
+        // Segments are clipped to the raster before this, so this is bounded.
+        for _ in 0..=(dx.max(-dy) + 1) {
+            self.dot(x, y, c);
+            if x == x1 && y == y1 {
+                break;
+            }
+            let e2 = 2 * err;
+            if e2 >= dy {
+                err += dy;
+                x += sx;
+            }
+            if e2 <= dx {
+                err += dx;
+                y += sy;
+            }
+        }
+    }
+
+    fn draw(&self, buf: &mut Buffer, area: Rect, styles: &[Style]) {
+        for cy in 0..self.h.min(usize::from(area.height)) {
+            for cx in 0..self.w.min(usize::from(area.width)) {
+                let i = cy * self.w + cx;
+                if self.bits[i] == 0 {
+                    continue;
+                }
+                let ch = char::from_u32(0x2800 + u32::from(self.bits[i])).unwrap_or(' ');
+                #[allow(clippy::cast_possible_truncation)]
+                let pos = (area.x + cx as u16, area.y + cy as u16);
+                if let Some(cell) = buf.cell_mut(pos) {
+                    cell.set_char(ch);
+                    cell.set_style(
+                        styles
+                            .get(usize::from(self.color[i]))
+                            .copied()
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// One line of a chart: points in data coordinates (NaN/Inf = gap).
+pub struct Line<'a> {
+    pub points: &'a [Point],
+    pub style: Style,
+}
+
+/// Everything needed to draw one chart.
+pub struct ChartSpec<'a> {
+    pub title: &'a str,
+    /// Shown at the top right of the border.
+    pub corner: Option<String>,
+    pub lines: Vec<Line<'a>>,
+    pub x: (f64, f64),
+    pub log_y: bool,
+    pub focused: bool,
+    pub fmt_x: &'a dyn Fn(f64) -> String,
+    pub fmt_y: &'a dyn Fn(f64) -> String,
+    /// Legend entries (label, style), drawn below the x labels when non-empty.
+    pub legend: Vec<(String, Style)>,
+}
+
+fn y_range(lines: &[Line<'_>], log: bool) -> Option<(f64, f64)> {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for l in lines {
+        for &(_, y) in l.points {
+            let y = if log { log_y(y) } else { y };
+            if y.is_finite() {
+                lo = lo.min(y);
+                hi = hi.max(y);
+            }
+        }
+    }
+    if lo > hi {
+        return None;
+    }
+    if hi - lo <= f64::EPSILON * hi.abs().max(1e-300) {
+        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
+        return Some((lo - pad, hi + pad));
+    }
+    Some((lo, hi))
+}
+
+fn log_y(y: f64) -> f64 {
+    if y > 0.0 {
+        y.log10()
+    } else {
+        f64::NAN
+    }
+}
+
+fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, max: u16, style: Style) -> u16 {
+    if max == 0 {
+        return 0;
+    }
+    let (end, _) = buf.set_stringn(x, y, s, usize::from(max), style);
+    end.saturating_sub(x)
+}
+
+/// Truncate to `w` display columns with an ellipsis.
+#[must_use]
+pub fn fit(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= w {
+        return s.to_owned();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw + 1 > w {
+            break;
+        }
+        out.push(c);
+        used += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// Draw one chart into `area` (border included).
+pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+    if area.width < 3 || area.height < 2 {
+        return;
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(if spec.focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(theme.border(spec.focused));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    // Title and corner on the top border.
+    let room = usize::from(area.width.saturating_sub(2));
+    let corner = spec.corner.as_deref().unwrap_or("");
+    let corner_w = if corner.is_empty() || room < 12 {
+        0
+    } else {
+        (corner.chars().count() + 2).min(room / 2)
+    };
+    let title = fit(
+        spec.title,
+        room.saturating_sub(corner_w + usize::from(corner_w > 0)),
+    );
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &title,
+        area.width - 2,
+        theme.title(spec.focused),
+    );
+    if corner_w > 0 {
+        let c = fit(corner, corner_w - 2);
+        #[allow(clippy::cast_possible_truncation)]
+        let cw = c.chars().count() as u16;
+        let x = area.right() - 2 - cw;
+        put(buf, x, area.y, &c, cw, theme.text());
+    }
+    if inner.width < 2 || inner.height < 1 {
+        return;
+    }
+    let legend_rows = u16::from(!spec.legend.is_empty() && inner.height >= 5);
+    let xlabel_rows = u16::from(inner.height >= 3);
+    let plot_h = inner.height - legend_rows - xlabel_rows;
+    let yr = y_range(&spec.lines, spec.log_y);
+    let fmt_y = |v: f64| {
+        if spec.log_y {
+            (spec.fmt_y)(10f64.powf(v))
+        } else {
+            (spec.fmt_y)(v)
+        }
+    };
+    let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
+        (fmt_y(hi), fmt_y(lo))
+    });
+    #[allow(clippy::cast_possible_truncation)]
+    let lw = (ytop.chars().count().max(ybot.chars().count()) as u16).min(inner.width / 3);
+    let axis = u16::from(lw > 0 && inner.width > lw + 4);
+    let lw = if axis == 1 { lw } else { 0 };
+    let plot = Rect::new(
+        inner.x + lw + axis,
+        inner.y,
+        inner.width - lw - axis,
+        plot_h,
+    );
+    // Axis and y labels.
+    if axis == 1 {
+        for r in 0..plot_h {
+            let ch = if r == plot_h - 1 && xlabel_rows == 0 {
+                "└"
+            } else {
+                "│"
+            };
+            put(buf, inner.x + lw, inner.y + r, ch, 1, theme.dim());
+        }
+        if plot_h >= 1 {
+            let t = fit(&ytop, usize::from(lw));
+            put(
+                buf,
+                inner.x + lw - width(&t),
+                inner.y,
+                &t,
+                lw,
+                theme.label(),
+            );
+        }
+        if plot_h >= 2 {
+            let b = fit(&ybot, usize::from(lw));
+            put(
+                buf,
+                inner.x + lw - width(&b),
+                inner.y + plot_h - 1,
+                &b,
+                lw,
+                theme.label(),
+            );
+        }
+    }
+    // X labels.
+    if xlabel_rows == 1 {
+        let y = inner.y + plot_h;
+        let a = (spec.fmt_x)(spec.x.0);
+        let b = (spec.fmt_x)(spec.x.1);
+        if axis == 1 {
+            put(buf, inner.x + lw, y, "└", 1, theme.dim());
+        }
+        let used = put(buf, plot.x, y, &a, plot.width, theme.label());
+        let bw = width(&b);
+        if spec.x.1 > spec.x.0 && used + bw < plot.width {
+            put(buf, plot.right() - bw, y, &b, bw, theme.label());
+        }
+    }
+    // Legend.
+    if legend_rows == 1 {
+        let y = inner.y + plot_h + xlabel_rows;
+        let mut x = inner.x;
+        for (label, style) in &spec.legend {
+            if x >= inner.right() {
+                break;
+            }
+            let w = put(buf, x, y, "■", inner.right() - x, *style);
+            x += w;
+            let w = put(
+                buf,
+                x,
+                y,
+                label,
+                inner.right().saturating_sub(x),
+                theme.label(),
+            );
+            x += w + 1;
+        }
+    }
+    // The lines.
+    let Some((y0, y1)) = yr else {
+        if plot.height > 0 && plot.width > 6 {
+            put(
+                buf,
+                plot.x + 1,
+                plot.y + plot.height / 2,
+                "no data",
+                plot.width - 1,
+                theme.dim(),
+            );
+        }
+        return;
+    };
+    if plot.width == 0 || plot.height == 0 {
+        return;
+    }
+    let pw = usize::from(plot.width) * 2;
+    let ph = usize::from(plot.height) * 4;
+    let mut raster = Raster::new(usize::from(plot.width), usize::from(plot.height));
+    let (x0, x1) = spec.x;
+    #[allow(clippy::cast_precision_loss)]
+    let (fw, fh) = ((pw - 1) as f64, (ph - 1) as f64);
+    let sx = if x1 > x0 { fw / (x1 - x0) } else { 0.0 };
+    let sy = if y1 > y0 { fh / (y1 - y0) } else { 0.0 };
+    #[allow(clippy::cast_possible_truncation)]
+    let to_px = |x: f64, y: f64| -> (i64, i64) {
+        let px = if x1 > x0 { (x - x0) * sx } else { fw / 2.0 };
+        let py = (y1 - y) * sy;
+        (px.round() as i64, py.round() as i64)
+    };
+    let mut styles = Vec::with_capacity(spec.lines.len());
+    for (li, line) in spec.lines.iter().enumerate() {
+        styles.push(line.style);
+        let c = u8::try_from(li).unwrap_or(u8::MAX);
+        let mut prev: Option<Point> = None;
+        for &(x, y) in line.points {
+            let y = if spec.log_y { log_y(y) } else { y };
+            if !y.is_finite() || !x.is_finite() {
+                prev = None;
+                continue;
+            }
+            match prev {
+                Some(p) => {
+                    if let Some((a, b)) = clip_x(p, (x, y), x0, x1) {
+                        raster.line(to_px(a.0, a.1), to_px(b.0, b.1), c);
+                    }
+                }
+                None => {
+                    if x >= x0 && x <= x1 {
+                        let (px, py) = to_px(x, y);
+                        raster.dot(px, py, c);
+                    }
+                }
+            }
+            prev = Some((x, y));
+        }
+    }
+    raster.draw(buf, plot, &styles);
+}
+
+fn width(s: &str) -> u16 {
+    use unicode_width::UnicodeWidthStr;
+    u16::try_from(s.width()).unwrap_or(u16::MAX)
+}
+
+/// Clip a segment to x in [x0, x1].
+fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
+    let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+    if b.0 < x0 || a.0 > x1 {
+        return None;
+    }
+    let at = |x: f64| {
+        if b.0 > a.0 {
+            (x, a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0))
+        } else {
+            (x, a.1)
+        }
+    };
+    let a2 = if a.0 < x0 { at(x0) } else { a };
+    let b2 = if b.0 > x1 { at(x1) } else { b };
+    Some((a2, b2))
+}
+
+/// The metric chart of `key` in `area`.
+pub fn render_metric_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    key: &str,
+    focused: bool,
+    theme: Theme,
+) {
+    let Some(series) = app.run.metrics.get(key) else {
+        return;
+    };
+    let full = series.x_bounds().unwrap_or((0.0, 0.0));
+    let (x0, x1) = app.zoom.get(key).copied().unwrap_or(full);
+    let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
+    let mut pts = Vec::with_capacity(px * 2 + 4);
+    series.downsample(x0, x1, px, &mut pts);
+    let log = app.log_y.contains(key);
+    let title = sanitize(key);
+    let xname = app.run.x_axis_of(key);
+    let mut flags = String::new();
+    if log {
+        flags.push_str(" log");
+    }
+    if app.zoom.contains_key(key) {
+        flags.push_str(" zoom");
+    }
+    let title = if flags.is_empty() && xname == "_step" {
+        title
+    } else if xname == "_step" {
+        format!("{title} ·{flags}")
+    } else {
+        format!("{title} · x={}{flags}", sanitize(xname))
+    };
+    let corner = series.last().map(|(_, y)| format::value(y));
+    let spec = ChartSpec {
+        title: &title,
+        corner,
+        lines: vec![Line {
+            points: &pts,
+            style: theme.series(0),
+        }],
+        x: (x0, x1),
+        log_y: log,
+        focused,
+        fmt_x: &format::compact,
+        fmt_y: &format::compact,
+        legend: Vec::new(),
+    };
+    render_chart(buf, area, &spec, theme);
+}
+
+/// The metrics grid (header line + the focused page), or the focused chart full
+/// screen.
+pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let n = app.shown.len();
+    let total = app.metric_keys.len();
+    let (cols, rows) = if app.grid.cols == 0 {
+        layout::grid_dims(
+            layout::grid_body(area),
+            app.grid.cols_setting,
+            app.grid.rows_setting,
+        )
+    } else {
+        (app.grid.cols, app.grid.rows)
+    };
+    let per_page = usize::from(cols) * usize::from(rows);
+    let (cols, rows) = if app.grid.cols == 0 {
+        (cols, rows)
+    } else {
+        app.grid.shape(n)
+    };
+    let start = app.grid.focus / per_page * per_page;
+    let end = (start + per_page).min(n);
+    let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
+    let mut header = if n == 0 {
+        "Metrics [0]".to_owned()
+    } else {
+        format!("Metrics [{}-{end} of {n}]", start + 1)
+    };
+    if app.metric_filter.is_active() {
+        header.push_str(&format!(
+            " filtered from {total} by /{}",
+            sanitize(&app.metric_filter.text)
+        ));
+    }
+    if n > per_page {
+        header.push_str(&format!(
+            "  page {}/{}",
+            start / per_page + 1,
+            n.div_ceil(per_page)
+        ));
+    }
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &header,
+        area.width.saturating_sub(1),
+        theme.heading(),
+    );
+    let body = layout::grid_body(area);
+    if n == 0 {
+        let msg = if total > 0 {
+            "no chart matches the filter"
+        } else if app.source.waiting.is_some() {
+            "waiting for the run to start…"
+        } else if app.source.path.is_none() {
+            "opening…"
+        } else {
+            "no history metrics yet"
+        };
+        put(
+            buf,
+            body.x + 2,
+            body.y + body.height / 2,
+            msg,
+            body.width.saturating_sub(2),
+            theme.dim(),
+        );
+        return;
+    }
+    for i in start..end {
+        let cell = layout::grid_cell(body, cols, rows, i - start);
+        let key = &app.metric_keys[app.shown[i]];
+        render_metric_chart(
+            buf,
+            cell,
+            app,
+            key,
+            focused_pane && i == app.grid.focus,
+            theme,
+        );
+    }
+}
+
+/// Style with only a foreground colour (for legends).
+#[must_use]
+pub fn fg(c: Option<Color>) -> Style {
+    c.map_or_else(Style::new, |c| Style::new().fg(c))
+}

@@ -1,0 +1,166 @@
+//! Number, size and time formatting for labels.
+
+use crate::app::system::Unit;
+
+/// `x` with `sig` significant digits, trailing zeros trimmed.
+fn sig(x: f64, sig: i32) -> String {
+    let a = x.abs();
+    #[allow(clippy::cast_possible_truncation)]
+    let mag = a.log10().floor() as i32;
+    let d = usize::try_from((sig - 1 - mag).clamp(0, 9)).unwrap_or(0);
+    let s = format!("{x:.d$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+fn nonfinite(v: f64) -> Option<String> {
+    if v.is_nan() {
+        Some("NaN".into())
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "inf" } else { "-inf" }.into())
+    } else if v == 0.0 {
+        Some("0".into())
+    } else {
+        None
+    }
+}
+
+fn with_digits(v: f64, digits: i32) -> String {
+    if let Some(s) = nonfinite(v) {
+        return s;
+    }
+    let a = v.abs();
+    if !(1e-3..1e15).contains(&a) {
+        let p = usize::try_from(digits - 2).unwrap_or(1);
+        let s = format!("{v:.p$e}");
+        // 1.0e-6 → 1e-6
+        return match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => {
+                format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+            }
+            _ => s,
+        };
+    }
+    for (div, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        if a >= div {
+            return format!("{}{suffix}", sig(v / div, digits));
+        }
+    }
+    sig(v, digits)
+}
+
+/// Compact axis label: `0`, `0.763`, `1.2k`, `3.4M`, `1e-6`.
+#[must_use]
+pub fn compact(v: f64) -> String {
+    with_digits(v, 3)
+}
+
+/// A shown value, a little more precise than axis labels.
+#[must_use]
+pub fn value(v: f64) -> String {
+    with_digits(v, 4)
+}
+
+/// Bytes with binary units.
+#[must_use]
+pub fn bytes(b: f64) -> String {
+    if let Some(s) = nonfinite(b) {
+        return if s == "0" { "0B".into() } else { s };
+    }
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b;
+    let mut i = 0;
+    while v.abs() >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{}{}", sig(v, 3), units[i])
+}
+
+/// A value in a chart's unit.
+#[must_use]
+pub fn unit(v: f64, u: Unit) -> String {
+    match u {
+        Unit::Plain => compact(v),
+        Unit::Percent => format!("{}%", compact(v)),
+        Unit::MiB => bytes(v * 1_048_576.0),
+        Unit::GiB => bytes(v * 1_073_741_824.0),
+        Unit::Bytes => bytes(v),
+        Unit::Celsius => format!("{}°C", compact(v)),
+        Unit::Watts => format!("{}W", compact(v)),
+        Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", compact(v / 1000.0)),
+        Unit::MHz => format!("{}MHz", compact(v)),
+        Unit::BytesPerSec => format!("{}/s", bytes(v)),
+    }
+}
+
+/// Seconds as `42s`, `3m 07s`, `2h 05m`, `3d 04h`.
+#[must_use]
+pub fn duration(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "?".into();
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+/// Offset from a start, as `m:ss` or `h:mm:ss`.
+#[must_use]
+pub fn clock(secs: f64) -> String {
+    if !secs.is_finite() {
+        return "?".into();
+    }
+    let neg = secs < 0.0;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let s = secs.abs().round() as u64;
+    let sign = if neg { "-" } else { "" };
+    if s >= 3600 {
+        format!("{sign}{}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
+    } else {
+        format!("{sign}{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// `HH:MM:SS` (UTC) of a Unix time.
+#[must_use]
+pub fn time_of_day(secs: i64) -> String {
+    let r = secs.rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", r / 3600, r % 3600 / 60, r % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_labels() {
+        assert_eq!(compact(0.0), "0");
+        assert_eq!(compact(0.7634), "0.763");
+        assert_eq!(compact(1.57), "1.57");
+        assert_eq!(compact(1234.0), "1.23k");
+        assert_eq!(compact(3_400_000.0), "3.4M");
+        assert_eq!(compact(0.000_001), "1e-6");
+        assert_eq!(compact(0.000_001_23), "1.2e-6");
+        assert_eq!(compact(49.0), "49");
+        assert_eq!(compact(-2.5), "-2.5");
+        assert_eq!(compact(9.01e15), "9e15");
+        assert_eq!(bytes(66.4 * 1_048_576.0), "66.4MiB");
+        assert_eq!(unit(12.0, Unit::Percent), "12%");
+        assert_eq!(duration(187.0), "3m 07s");
+        assert_eq!(clock(75.0), "1:15");
+    }
+}

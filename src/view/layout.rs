@@ -1,0 +1,169 @@
+//! Pure area math shared by `view` (drawing) and `app` (paging, mouse hits).
+
+use ratatui::layout::Rect;
+
+/// Below this the screen says "terminal too small".
+pub const MIN_W: u16 = 40;
+pub const MIN_H: u16 = 10;
+/// Centre narrower than this hides the right, then the left sidebar.
+const MIN_CENTER_W: u16 = 40;
+/// Auto grid: target chart size in cells.
+const AUTO_CHART_W: u16 = 28;
+const AUTO_CHART_H: u16 = 11;
+const AUTO_MAX_COLS: u16 = 5;
+const AUTO_MAX_ROWS: u16 = 4;
+/// Smallest chart a manual `c`/`r` setting may produce.
+const MIN_CHART_W: u16 = 14;
+const MIN_CHART_H: u16 = 6;
+/// Height of one system chart in the right sidebar.
+pub const SYS_CHART_H: u16 = 9;
+
+/// Which panels the user wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PanelFlags {
+    pub left: bool,
+    pub right: bool,
+    pub console: bool,
+}
+
+/// Areas of one screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Areas {
+    pub status: Rect,
+    pub left: Option<Rect>,
+    pub right: Option<Rect>,
+    /// Metrics grid, including its one-line header.
+    pub grid: Rect,
+    pub console: Option<Rect>,
+}
+
+/// Whether `size` is too small to lay out.
+#[must_use]
+pub fn too_small(size: Rect) -> bool {
+    size.width < MIN_W || size.height < MIN_H
+}
+
+/// Split the screen.
+#[must_use]
+pub fn areas(size: Rect, p: PanelFlags) -> Areas {
+    if too_small(size) {
+        return Areas {
+            status: size,
+            ..Areas::default()
+        };
+    }
+    let body_h = size.height - 1;
+    let status = Rect::new(size.x, size.y + body_h, size.width, 1);
+    let w = size.width;
+    let lw = if p.left {
+        (w * 22 / 100).clamp(28, 48)
+    } else {
+        0
+    };
+    let mut rw = if p.right {
+        (w * 24 / 100).clamp(30, 50)
+    } else {
+        0
+    };
+    let mut lw2 = lw;
+    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        rw = 0;
+    }
+    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        lw2 = 0;
+    }
+    let center = Rect::new(size.x + lw2, size.y, w - lw2 - rw, body_h);
+    let left = (lw2 > 0).then(|| Rect::new(size.x, size.y, lw2, body_h));
+    let right = (rw > 0).then(|| Rect::new(size.x + w - rw, size.y, rw, body_h));
+    let (grid, console) = if p.console && center.height >= 12 {
+        let ch = (center.height / 3).max(5);
+        (
+            Rect::new(center.x, center.y, center.width, center.height - ch),
+            Some(Rect::new(
+                center.x,
+                center.y + center.height - ch,
+                center.width,
+                ch,
+            )),
+        )
+    } else {
+        (center, None)
+    };
+    Areas {
+        status,
+        left,
+        right,
+        grid,
+        console,
+    }
+}
+
+/// The grid's chart area (below its header line).
+#[must_use]
+pub fn grid_body(grid: Rect) -> Rect {
+    Rect::new(
+        grid.x,
+        grid.y.saturating_add(1).min(grid.bottom()),
+        grid.width,
+        grid.height.saturating_sub(1),
+    )
+}
+
+/// Columns and rows of the grid for a body area, with optional user settings.
+#[must_use]
+pub fn grid_dims(body: Rect, cols: Option<u16>, rows: Option<u16>) -> (u16, u16) {
+    let c = match cols {
+        Some(c) => c.min(body.width / MIN_CHART_W).max(1),
+        None => (body.width / AUTO_CHART_W).clamp(1, AUTO_MAX_COLS),
+    };
+    let r = match rows {
+        Some(r) => r.min(body.height / MIN_CHART_H).max(1),
+        None => (body.height / AUTO_CHART_H).clamp(1, AUTO_MAX_ROWS),
+    };
+    (c, r)
+}
+
+/// The cell of chart `i` (0-based on the page) in a `cols × rows` grid.
+#[must_use]
+pub fn grid_cell(body: Rect, cols: u16, rows: u16, i: usize) -> Rect {
+    let cols = cols.max(1);
+    let rows = rows.max(1);
+    let i = u16::try_from(i).unwrap_or(u16::MAX);
+    let (c, r) = (i % cols, i / cols);
+    let x0 = body.x + body.width * c / cols;
+    let x1 = body.x + body.width * (c + 1) / cols;
+    let y0 = body.y + body.height * r / rows;
+    let y1 = body.y + body.height * (r + 1) / rows;
+    Rect::new(x0, y0, x1 - x0, y1.saturating_sub(y0))
+}
+
+/// How many system charts fit in the right sidebar (below its header).
+#[must_use]
+pub fn sys_per_page(right: Rect) -> usize {
+    usize::from(right.height.saturating_sub(1) / SYS_CHART_H).max(1)
+}
+
+/// The sidebar's chart `i` on its page.
+#[must_use]
+pub fn sys_cell(right: Rect, i: usize) -> Rect {
+    let i = u16::try_from(i).unwrap_or(u16::MAX);
+    Rect::new(
+        right.x + 1,
+        right.y + 1 + i.saturating_mul(SYS_CHART_H),
+        right.width.saturating_sub(1),
+        SYS_CHART_H,
+    )
+}
+
+/// Centred overlay of at most `w × h`.
+#[must_use]
+pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(size.width);
+    let h = h.min(size.height);
+    Rect::new(
+        size.x + (size.width - w) / 2,
+        size.y + (size.height - h) / 2,
+        w,
+        h,
+    )
+}

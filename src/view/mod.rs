@@ -1,0 +1,70 @@
+//! Pure rendering: `render(frame, &App)` reads the state and draws; it never
+//! mutates anything, reads the clock or the environment.
+
+pub mod charts;
+pub mod console;
+pub mod format;
+pub mod help;
+pub mod layout;
+pub mod sidebar;
+pub mod status;
+pub mod theme;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+use crate::app::App;
+use theme::Theme;
+
+/// Draw the whole screen.
+pub fn render(frame: &mut Frame<'_>, app: &App) {
+    let area = frame.area();
+    render_buffer(frame.buffer_mut(), area, app);
+}
+
+/// Draw the whole screen into a buffer area.
+pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
+    let theme = Theme { color: app.color };
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    if layout::too_small(area) {
+        let msg = charts::fit("terminal too small", usize::from(area.width));
+        buf.set_stringn(
+            area.x,
+            area.y + area.height / 2,
+            msg,
+            usize::from(area.width),
+            theme.warn(),
+        );
+        return;
+    }
+    let areas = layout::areas(area, app.panels.flags());
+    if app.panels.fullscreen {
+        let body = Rect::new(area.x, area.y, area.width, area.height - 1);
+        if let Some(key) = app.focused_key() {
+            charts::render_metric_chart(buf, body, app, key, true, theme);
+        }
+    } else {
+        charts::render_grid(buf, areas.grid, app, theme);
+        if let Some(r) = areas.left {
+            sidebar::render_left(buf, r, app, theme);
+        }
+        if let Some(r) = areas.right {
+            sidebar::render_right(buf, r, app, theme);
+        }
+        if let Some(r) = areas.console {
+            console::render_console(buf, r, app, theme);
+        }
+    }
+    status::render_status(buf, areas.status, app, theme);
+    if app.panels.help {
+        help::render_help(
+            buf,
+            Rect::new(area.x, area.y, area.width, area.height - 1),
+            app,
+            theme,
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! Left sidebar (run overview: facts, Summary, Config, Environment) and right
+//! sidebar (system metric charts, grouped by family).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::charts::{fit, render_chart, ChartSpec, Line};
+use super::format;
+use super::layout;
+use super::theme::Theme;
+use crate::app::panels::Pane;
+use crate::app::system::SysChart;
+use crate::app::{App, LiveState, Row};
+use crate::store::series::Point;
+use crate::text::sanitize;
+
+fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
+    for y in area.y..area.bottom() {
+        buf.set_string(x, y, "│", theme.dim());
+    }
+}
+
+/// State word and style for the overview and the status bar.
+#[must_use]
+pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
+    match app.live_state() {
+        LiveState::Finished => ("finished".into(), theme.good()),
+        LiveState::Failed(c) => (format!("failed (exit {c})"), theme.bad()),
+        LiveState::Live => ("running ●".into(), theme.good()),
+        LiveState::Running(q) => (
+            format!("running (quiet {})", format::duration(q)),
+            theme.warn(),
+        ),
+        LiveState::MaybeCrashed(q) => (
+            format!("crashed? (no exit record, quiet {})", format::duration(q)),
+            theme.bad(),
+        ),
+    }
+}
+
+/// Runtime in seconds: from the exit record, else the data's time span.
+#[must_use]
+pub fn runtime(app: &App) -> Option<f64> {
+    if let Some(r) = app.run.exit_runtime {
+        return Some(f64::from(r));
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let start = app
+        .run
+        .info
+        .start_time
+        .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
+    app.run.last_time.map(|t| (t - start).max(0.0))
+}
+
+/// The run overview.
+pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 4 || area.height == 0 {
+        return;
+    }
+    separator(buf, area.right() - 1, area, theme);
+    let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
+    let focused = app.panels.focus == Pane::Left;
+    let w = inner.width;
+    buf.set_stringn(
+        inner.x,
+        inner.y,
+        "Run Overview",
+        usize::from(w),
+        theme.title(focused).patch(theme.heading()),
+    );
+    let (state, style) = state_label(app, theme);
+    let i = &app.run.info;
+    let mut fixed: Vec<(String, String, Style)> = vec![
+        ("State".into(), state, style),
+        ("ID".into(), sanitize(&i.run_id), theme.text()),
+    ];
+    if let Some(r) = runtime(app) {
+        fixed.push(("Runtime".into(), format::duration(r), theme.text()));
+    }
+    if app.run.history_rows > 0 {
+        fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
+    }
+    let key_w = usize::from(w) * 2 / 5;
+    let mut y = inner.y + 1;
+    let bottom = inner.bottom();
+    let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
+        let k = fit(k, key_w.saturating_sub(1));
+        buf.set_stringn(inner.x, y, &k, key_w, theme.label());
+        let vw = usize::from(w).saturating_sub(key_w);
+        #[allow(clippy::cast_possible_truncation)]
+        buf.set_stringn(inner.x + key_w as u16, y, fit(v, vw), vw, vs);
+    };
+    for (k, v, s) in &fixed {
+        if y >= bottom {
+            return;
+        }
+        row(buf, y, k, v, *s);
+        y += 1;
+    }
+    let skip = app
+        .panels
+        .left_scroll
+        .min(app.overview.len().saturating_sub(1));
+    if skip > 0 && y < bottom {
+        buf.set_stringn(
+            inner.x,
+            y,
+            format!("↑ {skip} more"),
+            usize::from(w),
+            theme.dim(),
+        );
+        y += 1;
+    }
+    let rows = &app.overview[skip..];
+    let room = usize::from(bottom.saturating_sub(y));
+    for (n, r) in rows.iter().enumerate() {
+        if y >= bottom {
+            break;
+        }
+        if n + 1 == room && rows.len() > room {
+            buf.set_stringn(
+                inner.x,
+                y,
+                format!("↓ {} more", rows.len() - n),
+                usize::from(w),
+                theme.dim(),
+            );
+            break;
+        }
+        match r {
+            Row::Header(h) => {
+                buf.set_stringn(
+                    inner.x,
+                    y,
+                    fit(h, usize::from(w)),
+                    usize::from(w),
+                    theme.heading(),
+                );
+            }
+            Row::Item(k, v) => row(buf, y, k, v, theme.text()),
+        }
+        y += 1;
+    }
+}
+
+/// Downsampled points of a system series (rates for counters), bounded by `width`.
+fn sys_points(
+    app: &App,
+    key: &str,
+    rate: Option<f64>,
+    x: (f64, f64),
+    width: usize,
+    out: &mut Vec<Point>,
+) {
+    out.clear();
+    let Some(s) = app.run.system.get(key) else {
+        return;
+    };
+    let mut raw = Vec::with_capacity(width * 2 + 4);
+    s.downsample(x.0, x.1, width, &mut raw);
+    let Some(factor) = rate else {
+        *out = raw;
+        return;
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let min_dx = (x.1 - x.0) / width.max(1) as f64;
+    let mut anchor: Option<Point> = None;
+    for &(px, py) in &raw {
+        if !py.is_finite() {
+            anchor = None;
+            out.push((px, f64::NAN));
+            continue;
+        }
+        match anchor {
+            None => anchor = Some((px, py)),
+            Some((ax, ay)) => {
+                let dx = px - ax;
+                if dx > 0.0 && dx >= min_dx {
+                    let r = (py - ay) / dx * factor;
+                    out.push((px, if r >= 0.0 { r } else { f64::NAN }));
+                    anchor = Some((px, py));
+                }
+            }
+        }
+    }
+}
+
+/// One system chart.
+pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChart, theme: Theme) {
+    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &chart.series {
+        if let Some((a, b)) = app
+            .run
+            .system
+            .get(&s.key)
+            .and_then(crate::store::Series::x_bounds)
+        {
+            x = (x.0.min(a), x.1.max(b));
+        }
+    }
+    if x.0 > x.1 {
+        x = (0.0, 0.0);
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let t0 = app
+        .run
+        .info
+        .start_time
+        .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
+    let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
+    let mut pts: Vec<Vec<Point>> = Vec::with_capacity(chart.series.len());
+    for s in &chart.series {
+        let mut v = Vec::new();
+        sys_points(app, &s.key, s.rate, x, width, &mut v);
+        pts.push(v);
+    }
+    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
+    let unit = chart.unit;
+    let multi = chart.series.len() > 1;
+    let lines: Vec<Line<'_>> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Line {
+            points: p,
+            style: theme.series(i),
+        })
+        .collect();
+    let legend = if multi {
+        chart
+            .series
+            .iter()
+            .zip(&pts)
+            .enumerate()
+            .map(|(i, (s, p))| {
+                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
+                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let corner = if multi {
+        None
+    } else {
+        pts.first().and_then(last).map(|v| format::unit(v, unit))
+    };
+    let fmt_x = move |v: f64| format::clock(v - t0);
+    let fmt_y = move |v: f64| format::unit(v, unit);
+    let title = sanitize(&chart.title);
+    let spec = ChartSpec {
+        title: &title,
+        corner,
+        lines,
+        x,
+        log_y: false,
+        focused: false,
+        fmt_x: &fmt_x,
+        fmt_y: &fmt_y,
+        legend,
+    };
+    render_chart(buf, area, &spec, theme);
+}
+
+/// The system metrics sidebar.
+pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 4 || area.height == 0 {
+        return;
+    }
+    separator(buf, area.x, area, theme);
+    let focused = app.panels.focus == Pane::Right;
+    let n = app.sys_shown.len();
+    let per = layout::sys_per_page(area);
+    let start = app.panels.right_scroll.min(n.saturating_sub(1));
+    let end = (start + per).min(n);
+    let mut header = if n == 0 {
+        "System Metrics".to_owned()
+    } else {
+        format!("System Metrics [{}-{end} of {n}]", start + 1)
+    };
+    if app.system_filter.is_active() {
+        header.push_str(&format!(" \\{}", sanitize(&app.system_filter.text)));
+    }
+    let w = usize::from(area.width.saturating_sub(2));
+    buf.set_stringn(
+        area.x + 2,
+        area.y,
+        fit(&header, w),
+        w,
+        theme.title(focused).patch(theme.heading()),
+    );
+    if n == 0 {
+        let msg = if app.sys_charts.is_empty() {
+            "no system metrics"
+        } else {
+            "no chart matches the filter"
+        };
+        if area.height > 2 {
+            buf.set_stringn(area.x + 2, area.y + 2, msg, w, theme.dim());
+        }
+        return;
+    }
+    for (slot, &ci) in app.sys_shown[start..end].iter().enumerate() {
+        let cell = layout::sys_cell(area, slot).intersection(area);
+        if cell.height < 3 {
+            break;
+        }
+        render_sys_chart(buf, cell, app, &app.sys_charts[ci], theme);
+    }
+}

@@ -1,0 +1,132 @@
+//! The one-row status bar: state, run name and id, step, loading progress, filter
+//! input or filters in force with match counts, damage, last error; help hint.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::format;
+use super::sidebar::state_label;
+use super::theme::Theme;
+use crate::app::{App, FilterTarget, Pending};
+use crate::text::sanitize;
+
+pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    buf.set_style(area, theme.status_bar());
+    let mut parts: Vec<(String, Style)> = Vec::new();
+    let (state, style) = state_label(app, theme);
+    parts.push((format!(" {state} "), style));
+    let i = &app.run.info;
+    let name = match (i.display_name.is_empty(), i.run_id.is_empty()) {
+        (false, false) => format!("{} ({})", sanitize(&i.display_name), sanitize(&i.run_id)),
+        (false, true) => sanitize(&i.display_name),
+        (true, false) => sanitize(&i.run_id),
+        (true, true) => String::new(),
+    };
+    if !name.is_empty() {
+        parts.push((name, theme.text()));
+    }
+    if app.run.history_rows > 0 {
+        parts.push((format!("step {}", app.run.step()), theme.label()));
+    }
+    if let Some(d) = &app.source.waiting {
+        parts.push((format!("waiting for a .wandb file in {d}"), theme.warn()));
+    }
+    if app.source.loading() {
+        #[allow(clippy::cast_precision_loss)]
+        let pct = app.source.read_to as f64 * 100.0 / app.source.file_len.max(1) as f64;
+        #[allow(clippy::cast_precision_loss)]
+        parts.push((
+            format!(
+                "loading {pct:.0}% {}/{}",
+                format::bytes(app.source.read_to as f64),
+                format::bytes(app.source.file_len as f64)
+            ),
+            theme.warn(),
+        ));
+    }
+    let mcount = format!("[{}/{}]", app.shown.len(), app.metric_keys.len());
+    let scount = format!("[{}/{}]", app.sys_shown.len(), app.sys_charts.len());
+    match app.filter_target {
+        Some(t) => {
+            let (f, sigil, count) = match t {
+                FilterTarget::Metrics => (&app.metric_filter, '/', &mcount),
+                FilterTarget::System => (&app.system_filter, '\\', &scount),
+            };
+            parts.push((
+                format!("{sigil}{}▏{count}", sanitize(&f.draft)),
+                theme.input(),
+            ));
+            if let Some(e) = &f.error {
+                parts.push((format!("✗ {}", sanitize(e)), theme.bad()));
+            } else {
+                parts.push(("enter keep · esc restore".into(), theme.dim()));
+            }
+        }
+        None => {
+            if app.metric_filter.is_active() {
+                parts.push((
+                    format!("/{} {mcount}", sanitize(&app.metric_filter.text)),
+                    theme.key(),
+                ));
+            }
+            if app.system_filter.is_active() {
+                parts.push((
+                    format!("\\{} {scount}", sanitize(&app.system_filter.text)),
+                    theme.key(),
+                ));
+            }
+        }
+    }
+    match app.pending {
+        Some(Pending::Columns) => parts.push(("columns: press 1-9 (0 = auto)".into(), theme.key())),
+        Some(Pending::Rows) => parts.push(("rows: press 1-9 (0 = auto)".into(), theme.key())),
+        None => {}
+    }
+    let d = &app.run.damage;
+    if !d.is_clean() {
+        #[allow(clippy::cast_precision_loss)]
+        parts.push((
+            format!(
+                "⚠ {} corrupt span(s) skipped ({})",
+                d.skipped_spans,
+                format::bytes(d.skipped_bytes as f64)
+            ),
+            theme.warn(),
+        ));
+    }
+    if let Some(e) = &app.source.error {
+        parts.push((format!("error: {e}"), theme.bad()));
+    }
+    let hint = " h: help ";
+    let hint_w = u16::try_from(hint.len()).unwrap_or(0);
+    let limit = if area.width > hint_w + 20 {
+        area.right() - hint_w
+    } else {
+        area.right()
+    };
+    let mut x = area.x;
+    for (n, (text, style)) in parts.iter().enumerate() {
+        if x >= limit {
+            break;
+        }
+        if n > 0 {
+            let (nx, _) = buf.set_stringn(x, area.y, " │ ", usize::from(limit - x), theme.dim());
+            x = nx;
+        }
+        let (nx, _) = buf.set_stringn(
+            x,
+            area.y,
+            text,
+            usize::from(limit.saturating_sub(x)),
+            *style,
+        );
+        x = nx;
+    }
+    if limit < area.right() {
+        buf.set_stringn(limit, area.y, hint, usize::from(hint_w), theme.dim());
+    }
+}

@@ -1,0 +1,154 @@
+//! App state transitions driven by messages: filter editing, liveness, mouse,
+//! samples, prefix keys.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use leet::app::{App, LiveState, Options};
+use leet::msg::{Msg, RunBatch, Sample};
+
+fn app(fixture: &str) -> App {
+    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
+    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(200, 50));
+    app.update(Msg::Run(batch));
+    app
+}
+
+fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) {
+    for m in msgs {
+        app.update(m);
+    }
+}
+
+#[test]
+fn filter_is_live_keeps_last_valid_set_and_esc_restores() {
+    let mut a = app("many_metrics");
+    let total = a.shown.len();
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("LOSS"));
+    let n_loss = a.shown.len();
+    assert!(n_loss > 0 && n_loss < total, "case-insensitive, live");
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(a.metric_filter.text, "LOSS");
+    // An invalid pattern shows its error and keeps the last valid match set.
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("(ev"));
+    assert!(a.metric_filter.error.is_some());
+    let n_before = a.shown.len();
+    assert!(n_before > 0);
+    // Esc restores the filter in force before editing.
+    send(&mut a, [Msg::key(KeyCode::Esc)]);
+    assert_eq!(a.metric_filter.text, "LOSS");
+    assert_eq!(a.shown.len(), n_loss);
+    // Ctrl+L clears; Ctrl+C quits even while typing a filter.
+    send(&mut a, [Msg::ctrl('l')]);
+    assert_eq!(a.shown.len(), total);
+    send(&mut a, [Msg::char('/')]);
+    assert!(a.update(Msg::ctrl('c')).quit);
+}
+
+#[test]
+fn quiet_run_becomes_possibly_crashed_and_revives() {
+    let mut a = App::new(Options {
+        stale_after: 60.0,
+        ..Options::default()
+    });
+    a.update(Msg::Opened {
+        path: "x.wandb".into(),
+        len: 0,
+        modified: Some(1000.0),
+    });
+    a.update(Msg::Tick(1001.0));
+    assert_eq!(a.live_state(), LiveState::Live);
+    a.update(Msg::Tick(1030.0));
+    assert!(matches!(a.live_state(), LiveState::Running(_)));
+    a.update(Msg::Tick(1100.0));
+    assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
+    a.update(Msg::Run(RunBatch {
+        grew_at: Some(1101.0),
+        ..RunBatch::default()
+    }));
+    a.update(Msg::Tick(1102.0));
+    assert_eq!(a.live_state(), LiveState::Live);
+}
+
+#[test]
+fn mouse_click_focuses_and_wheel_zooms_x() {
+    let mut a = app("tiny");
+    assert_eq!(a.grid.focus, 0);
+    let body = leet::view::layout::grid_body(a.areas.grid);
+    let (c, r) = a.grid.shape(a.shown.len());
+    let cell = leet::view::layout::grid_cell(body, c, r, 1);
+    let at = |kind| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: cell.x + cell.width / 2,
+            row: cell.y + cell.height / 2,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    a.update(at(MouseEventKind::Down(MouseButton::Left)));
+    assert_eq!(a.grid.focus, 1);
+    let key = a.focused_key().unwrap().to_owned();
+    a.update(at(MouseEventKind::ScrollUp));
+    let (x0, x1) = a.zoom[&key];
+    assert!(x0 > 0.0 || x1 < 49.0, "{x0} {x1}");
+    a.update(at(MouseEventKind::ScrollDown));
+    a.update(at(MouseEventKind::ScrollDown));
+    assert!(
+        !a.zoom.contains_key(&key),
+        "zoomed back out to the full range"
+    );
+}
+
+#[test]
+fn samples_feed_system_charts() {
+    let mut a = App::live(Options::default(), 600.0);
+    for i in 0..10 {
+        a.update(Msg::Sample(Sample {
+            timestamp: 1000.0 + f64::from(i),
+            values: vec![
+                ("cpu".into(), 10.0),
+                ("gpu.0.gpu".into(), 50.0),
+                ("gpu.1.gpu".into(), 60.0),
+                ("network.recv".into(), f64::from(i) * 1000.0),
+            ],
+        }));
+    }
+    let titles: Vec<&str> = a.sys_charts.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["GPU Utilization", "CPU", "Network"]);
+    assert_eq!(a.sys_charts[0].series.len(), 2);
+    send(&mut a, [Msg::char('\\')]);
+    send(&mut a, Msg::typed("gpu"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(a.sys_shown.len(), 1);
+}
+
+#[test]
+fn columns_and_rows_prefix_keys() {
+    let mut a = app("many_metrics");
+    send(
+        &mut a,
+        [
+            Msg::char('c'),
+            Msg::char('2'),
+            Msg::char('r'),
+            Msg::char('3'),
+        ],
+    );
+    assert_eq!((a.grid.cols, a.grid.rows), (2, 3));
+    send(&mut a, [Msg::char('n')]);
+    assert_eq!(a.grid.focus, 6);
+    send(&mut a, [Msg::key(KeyCode::End)]);
+    assert_eq!(a.grid.page(), a.grid.pages(a.shown.len()) - 1);
+    send(
+        &mut a,
+        [Msg::key(KeyCode::Home), Msg::char('c'), Msg::char('0')],
+    );
+    assert!(a.grid.cols_setting.is_none());
+    // Hidden metrics (define_metric hidden) are not charted.
+    assert!(a.metric_keys.iter().all(|k| !a.run.is_hidden(k)));
+}

@@ -1,0 +1,253 @@
+//! End to end: the real binary in a real terminal (tmux), driven by keys.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+    dir: tempfile::TempDir,
+}
+
+fn have_tmux() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+impl Tmux {
+    fn start(name: &str, args: &[&Path], w: u16, h: u16) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = format!("leet-e2e-{name}-{}", std::process::id());
+        let exit = dir.path().join("exit");
+        let mut cmd = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+        for a in args {
+            cmd.push(' ');
+            cmd.push_str(&shell_quote(a));
+        }
+        let script = format!("{cmd}; echo EXIT:$? > {}; sleep 30", shell_quote(&exit));
+        let t = Self { socket, dir };
+        t.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+            "sh",
+            "-c",
+            &script,
+        ]);
+        t.tmux(&["set-option", "-t", "s", "remain-on-exit", "on"]);
+        t
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env_remove("TMUX")
+            .env("TERM", "xterm-256color")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "s"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", "-t", "s", k]);
+        }
+    }
+
+    fn wait_for(&self, what: &str, timeout: Duration) -> (String, Duration) {
+        let t0 = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(what) {
+                return (s, t0.elapsed());
+            }
+            assert!(
+                t0.elapsed() < timeout,
+                "timed out waiting for {what:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn exit_code(&self) -> String {
+        let p = self.dir.path().join("exit");
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(5) {
+            if let Ok(s) = std::fs::read_to_string(&p) {
+                if !s.is_empty() {
+                    return s.trim().to_owned();
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the program did not exit; screen:\n{}", self.screen());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn shell_quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    common::runs_dir().join(name)
+}
+
+#[test]
+fn filter_sidebar_page_help_quit_restores_terminal() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("keys", &[&fixture("tiny")], 120, 40);
+    t.wait_for("Metrics [1-3 of 3]", Duration::from_secs(10));
+    let s = t.screen();
+    assert!(
+        s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),
+        "no chart line drawn:\n{s}"
+    );
+    t.keys(&["/", "a", "c", "c", "Enter"]);
+    // After Enter the status bar shows the filter in force with its match count.
+    let (s, _) = t.wait_for("/acc [1/3]", Duration::from_secs(5));
+    assert!(s.contains("Metrics [1-1 of 1]"), "{s}");
+    assert!(s.contains("System Metrics"), "{s}");
+    t.keys(&["]"]);
+    let t0 = Instant::now();
+    while t.screen().contains("System Metrics") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "right sidebar still shown"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.keys(&["n", "?"]);
+    t.wait_for("keys (from the live key map)", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"])
+            .trim(),
+        "1"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"])
+            .trim(),
+        "0"
+    );
+    let after = t.screen();
+    assert!(
+        !after.contains("Metrics ["),
+        "viewer left on screen:\n{after}"
+    );
+}
+
+#[test]
+fn growing_file_shows_new_steps() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let src = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-grow.wandb");
+    // The first part ends mid-record: the reader must keep the partial record.
+    let cut = bytes.len() / 2 + 7;
+    std::fs::write(&run, &bytes[..cut]).unwrap();
+    let t = Tmux::start("grow", &[&run], 120, 40);
+    let (s, _) = t.wait_for("Metrics [", Duration::from_secs(10));
+    assert!(!s.contains("step 49"), "{s}");
+    assert!(s.contains("running"), "{s}");
+    let t_append = Instant::now();
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&run).unwrap();
+        f.write_all(&bytes[cut..]).unwrap();
+        f.flush().unwrap();
+    }
+    let (s, _) = t.wait_for("step 49", Duration::from_secs(5));
+    let seen = t_append.elapsed();
+    eprintln!("append → on screen (incl. tmux polling): {seen:?}");
+    assert!(s.contains("finished"), "{s}");
+    assert!(
+        s.contains("└0") && s.contains("49│") || s.contains("49"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+#[test]
+fn waits_for_a_wandb_file_to_appear() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run-20261130_000000-wait0001");
+    std::fs::create_dir(&run_dir).unwrap();
+    let t = Tmux::start("wait", &[&run_dir], 120, 30);
+    t.wait_for("waiting for a .wandb file", Duration::from_secs(10));
+    let src = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    std::fs::copy(src, run_dir.join("run-wait0001.wandb")).unwrap();
+    t.wait_for("step 49", Duration::from_secs(5));
+    t.keys(&["C-c"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("term", &[&fixture("tiny")], 100, 30);
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    let pid = t.tmux(&["display-message", "-p", "-t", "s", "#{pane_pid}"]);
+    // The pane runs `sh -c`; signal its child, the viewer.
+    let child = Command::new("pgrep")
+        .args(["-P", pid.trim()])
+        .output()
+        .unwrap();
+    let child = String::from_utf8_lossy(&child.stdout).trim().to_owned();
+    assert!(!child.is_empty(), "viewer process not found");
+    let out = Command::new("kill")
+        .args(["-TERM", &child])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let code = t.exit_code();
+    assert!(code == "EXIT:0", "{code}");
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+}
