@@ -36,6 +36,15 @@ pub struct ViewArgs {
     /// Most points kept per metric series (memory bound).
     #[arg(long, default_value_t = crate::store::metrics::DEFAULT_SERIES_CAP, value_name = "N")]
     pub max_points: usize,
+    /// Monitor this host instead of showing a run: sampled system metrics are the
+    /// main grid, over a sliding time window.
+    #[arg(long, conflicts_with = "path")]
+    pub live: bool,
+    /// With --live: seconds of history each chart shows.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    pub window: f64,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
 }
 
 #[derive(Debug, Subcommand)]

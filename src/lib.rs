@@ -55,7 +55,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 print!("{}", keymap.to_toml());
                 return Ok(ExitCode::SUCCESS);
             }
-            runtime::run(&v, keymap)
+            if v.live {
+                runtime::run_live(&v, keymap)
+            } else {
+                runtime::run(&v, keymap)
+            }
         }
     }
 }

@@ -12,8 +12,9 @@ use crossterm::event::{self, Event};
 use crate::app::keymap::Keymap;
 use crate::app::{App, Options};
 use crate::cli::ViewArgs;
-use crate::msg::Msg;
-use crate::source::file::{resolve, SourceError};
+use crate::msg::{Msg, Sample};
+use crate::source::file::resolve;
+use crate::source::sampler::{self, Sampler};
 use crate::source::tail::{self, TailOptions};
 use crate::terminal;
 use crate::view;
@@ -50,6 +51,17 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
         });
 }
 
+fn options(args: &ViewArgs, keymap: Keymap) -> Options {
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    #[allow(clippy::cast_precision_loss)]
+    Options {
+        keymap,
+        stale_after: args.stale_after as f64,
+        color,
+        max_points: args.max_points,
+    }
+}
+
 /// Run the viewer until the user quits.
 ///
 /// # Errors
@@ -57,21 +69,81 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
 pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
-    match resolve(&path) {
-        Ok(_) => {}
-        Err(e @ (SourceError::NotFound { .. } | SourceError::NoRun { .. })) => return Err(e.into()),
-        Err(e) => return Err(e.into()),
-    }
-    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    #[allow(clippy::cast_precision_loss)]
-    let mut app = App::new(Options {
-        keymap,
-        stale_after: args.stale_after as f64,
-        color,
-        max_points: args.max_points,
-    });
-    app.update(Msg::Tick(tail::unix_now()));
+    resolve(&path)?;
+    let app = App::new(options(args, keymap));
+    drive(app, move |tx| {
+        tail::spawn_tail(path, tx, TailOptions::default());
+    })
+}
 
+/// Monitor this host: the sampler's readings are the main grid.
+///
+/// # Errors
+/// Terminal I/O.
+pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
+    use serde_json::{json, Map, Value};
+    let opts = args.sampler.options();
+    let sampler = Sampler::new(opts.clone());
+    let host = sampler.host_info();
+    let mut env = Map::new();
+    env.insert("os".into(), json!(host.os));
+    env.insert("cpu".into(), json!({"model": host.cpu_model, "count": host.cpu_count, "count_logical": host.cpu_count_logical}));
+    env.insert(
+        "memory".into(),
+        json!({"total": crate::view::format::bytes(host.memory_total as f64)}),
+    );
+    for (i, g) in host.gpus.iter().enumerate() {
+        env.insert(
+            format!("gpu.{i}"),
+            json!({"name": g.name, "memory": crate::view::format::bytes(g.memory_total as f64), "driver": g.driver}),
+        );
+    }
+    for (family, why) in sampler.unavailable() {
+        env.insert(format!("unavailable.{family}"), Value::from(why.clone()));
+    }
+    let mut config = Map::new();
+    config.insert("interval".into(), json!(format!("{:?}", opts.interval)));
+    config.insert(
+        "pid".into(),
+        opts.pid.map_or(json!("leet itself"), |p| json!(p)),
+    );
+    let disks: Vec<String> = opts
+        .disk_paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    config.insert(
+        "disk_paths".into(),
+        json!(if disks.is_empty() {
+            vec!["/".to_owned()]
+        } else {
+            disks
+        }),
+    );
+    for (name, url) in &opts.openmetrics {
+        config.insert(format!("openmetrics.{name}"), json!(url));
+    }
+    let mut app = App::live(options(args, keymap), args.window.max(1.0));
+    app.set_host(&host.hostname, env, config);
+    let interval = opts.interval;
+    drive(app, move |tx| {
+        let _ = sampler::spawn_sampler(sampler, interval, move |s| {
+            for (family, e) in &s.errors {
+                let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
+            }
+            tx.send(Msg::Sample(Sample {
+                timestamp: s.timestamp,
+                values: s.values,
+            }))
+            .is_ok()
+        });
+    })
+}
+
+/// Enter the terminal, start the common producers (input, ticker, signals) and the
+/// given ones, and run the loop until quit.
+fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Result<ExitCode> {
+    app.update(Msg::Tick(tail::unix_now()));
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let mut term = terminal::enter().context("cannot set up the terminal")?;
     let result = (|| -> anyhow::Result<()> {
@@ -80,7 +152,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
         spawn_input(tx.clone());
         spawn_ticker(tx.clone());
         let _ = terminal::spawn_signals(tx.clone());
-        tail::spawn_tail(path, tx.clone(), TailOptions::default());
+        producers(tx.clone());
         drop(tx);
         term.draw(|f| view::render(f, &app))?;
         loop {

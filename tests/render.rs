@@ -162,3 +162,77 @@ fn dump() {
     send(&mut app, Msg::typed(&keys).collect::<Vec<_>>());
     println!("{}", screen(&app, w, h));
 }
+
+/// The live host monitor, from a fixed sequence of samples (no real clock or host).
+fn live_app(w: u16, h: u16) -> App {
+    use leet::msg::Sample;
+    use serde_json::json;
+    let mut app = App::live(
+        Options {
+            color: false,
+            ..Options::default()
+        },
+        120.0,
+    );
+    app.update(Msg::Resize(w, h));
+    let mut env = serde_json::Map::new();
+    env.insert("os".into(), json!("Linux (test host)"));
+    env.insert(
+        "cpu".into(),
+        json!({"model": "Test CPU", "count": 8, "count_logical": 16}),
+    );
+    env.insert("memory".into(), json!({"total": "64GiB"}));
+    env.insert(
+        "gpu.0".into(),
+        json!({"name": "NVIDIA H200", "memory": "141GiB", "driver": "550.90.12"}),
+    );
+    env.insert(
+        "unavailable.amd".into(),
+        json!("rocm-smi not found on PATH"),
+    );
+    let mut cfg = serde_json::Map::new();
+    cfg.insert("interval".into(), json!("1s"));
+    app.set_host("testhost", env, cfg);
+    let t0 = NOW - 60.0;
+    for i in 0..60u32 {
+        let x = f64::from(i);
+        let values = vec![
+            ("cpu".to_owned(), 20.0 + 10.0 * (x / 7.0).sin()),
+            ("memory_percent".to_owned(), 40.0 + x / 10.0),
+            ("proc.memory.rssMB".to_owned(), 512.0 + x),
+            ("disk./.usagePercent".to_owned(), 61.5),
+            ("network.sent".to_owned(), x * 1.5e6),
+            ("network.recv".to_owned(), x * 3.0e6),
+            ("gpu.0.gpu".to_owned(), if i % 20 < 10 { 95.0 } else { 5.0 }),
+            ("gpu.0.temp".to_owned(), 50.0 + x / 3.0),
+            (
+                "gpu.0.powerWatts".to_owned(),
+                300.0 + 100.0 * (x / 5.0).cos(),
+            ),
+            ("gpu.0.memoryAllocated".to_owned(), 70.0),
+        ];
+        app.update(Msg::Sample(Sample {
+            timestamp: t0 + x,
+            values,
+        }));
+    }
+    app.update(Msg::Tick(NOW));
+    app
+}
+
+#[test]
+fn live_monitor_from_fixed_samples() {
+    for (w, h) in SIZES {
+        let app = live_app(w, h);
+        insta::assert_snapshot!(format!("live_{w}x{h}_start"), screen(&app, w, h));
+        let mut app = live_app(w, h);
+        send(
+            &mut app,
+            "/gpu"
+                .chars()
+                .map(Msg::char)
+                .chain([Msg::key(KeyCode::Enter)]),
+        );
+        insta::assert_snapshot!(format!("live_{w}x{h}_filter_gpu"), screen(&app, w, h));
+    }
+}

@@ -154,6 +154,10 @@ pub struct App {
     pub log_y: BTreeSet<String>,
     /// Charts (by key) zoomed to an x-range.
     pub zoom: BTreeMap<String, (f64, f64)>,
+    /// Live host monitor: charts show the last this many seconds of samples.
+    pub live_window: Option<f64>,
+    /// Live host monitor: samples received.
+    pub samples: u64,
     pub pending: Option<Pending>,
     /// History keys to chart (hidden ones omitted), sorted.
     pub metric_keys: Vec<String>,
@@ -188,6 +192,8 @@ impl App {
             filter_target: None,
             log_y: BTreeSet::new(),
             zoom: BTreeMap::new(),
+            live_window: None,
+            samples: 0,
             pending: None,
             metric_keys: Vec::new(),
             shown: Vec::new(),
@@ -205,8 +211,38 @@ impl App {
     #[must_use]
     pub fn live(opts: Options, window: f64) -> Self {
         let mut app = Self::new(opts);
+        // Samples are the main grid (one chart per key) and the grouped system
+        // sidebar; both are rings over the window.
         app.run.system = MetricStore::windowed(4096, window);
+        app.run.metrics = MetricStore::windowed(4096, window);
+        app.live_window = Some(window);
         app
+    }
+
+    /// Describe the monitored host (live mode): its name, and facts shown in the
+    /// overview's Environment section (CPU, memory, GPUs, OS, unavailable families)
+    /// and Config section (sampler options).
+    pub fn set_host(
+        &mut self,
+        hostname: &str,
+        environment: serde_json::Map<String, serde_json::Value>,
+        config: serde_json::Map<String, serde_json::Value>,
+    ) {
+        use crate::decode::wire::{smallvec_lite::Path, Item, ItemValue};
+        self.run.info.display_name = hostname.to_owned();
+        self.run.info.host = hostname.to_owned();
+        self.run.info.project = "live host monitor".to_owned();
+        self.run.environment = vec![(String::new(), environment)];
+        for (k, v) in &config {
+            let text = v.to_string();
+            let item = Item {
+                key: k,
+                nested: Path::default(),
+                value: ItemValue::Json(&text),
+            };
+            self.run.config.update(&item);
+        }
+        self.overview = overview_rows(&self.run);
     }
 
     /// The key-map mode in force.
@@ -327,8 +363,23 @@ impl App {
     }
 
     fn apply_sample(&mut self, s: &Sample) {
+        use crate::decode::wire::{smallvec_lite::Path, Item, ItemValue};
         for (k, v) in &s.values {
             self.run.system.push(k, s.timestamp, *v);
+        }
+        if self.live_window.is_some() {
+            for (k, v) in &s.values {
+                self.run.metrics.push(k, s.timestamp, *v);
+                let item = Item {
+                    key: k,
+                    nested: Path::default(),
+                    value: ItemValue::Number(*v),
+                };
+                self.run.summary.update(&item);
+            }
+            self.source.last_growth = Some(s.timestamp);
+            self.samples += 1;
+            self.overview = overview_rows(&self.run);
         }
         self.run.last_time = Some(
             self.run

@@ -400,6 +400,12 @@ fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
     Some((a2, b2))
 }
 
+/// Unix seconds as a UTC time of day (live charts).
+#[allow(clippy::cast_possible_truncation)]
+fn clock_x(v: f64) -> String {
+    format::time_of_day(v.floor() as i64)
+}
+
 /// The metric chart of `key` in `area`.
 pub fn render_metric_chart(
     buf: &mut Buffer,
@@ -413,6 +419,15 @@ pub fn render_metric_chart(
         return;
     };
     let full = series.x_bounds().unwrap_or((0.0, 0.0));
+    // Live: a sliding window that follows the newest sample.
+    let full = match app.live_window {
+        Some(w) => {
+            // Until the window fills, the data spans the whole chart.
+            let end = app.run.last_time.unwrap_or(full.1);
+            ((end - w).max(full.0.min(end)), end)
+        }
+        None => full,
+    };
     let (x0, x1) = app.zoom.get(key).copied().unwrap_or(full);
     let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
     let mut pts = Vec::with_capacity(px * 2 + 4);
@@ -445,7 +460,11 @@ pub fn render_metric_chart(
         x: (x0, x1),
         log_y: log,
         focused,
-        fmt_x: &format::compact,
+        fmt_x: if app.live_window.is_some() {
+            &clock_x
+        } else {
+            &format::compact
+        },
         fmt_y: &format::compact,
         legend: Vec::new(),
     };

@@ -24,6 +24,12 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
 /// State word and style for the overview and the status bar.
 #[must_use]
 pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
+    if app.live_window.is_some() {
+        return match app.live_state() {
+            LiveState::Live => ("live ●".into(), theme.good()),
+            _ => ("live (no sample lately)".into(), theme.warn()),
+        };
+    }
     match app.live_state() {
         LiveState::Finished => ("finished".into(), theme.good()),
         LiveState::Failed(c) => (format!("failed (exit {c})"), theme.bad()),

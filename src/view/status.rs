@@ -32,6 +32,10 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if app.run.history_rows > 0 {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
+    if app.live_window.is_some() {
+        let s = if app.samples == 1 { "" } else { "s" };
+        parts.push((format!("{} sample{s}", app.samples), theme.label()));
+    }
     if let Some(d) = &app.source.waiting {
         parts.push((format!("waiting for a .wandb file in {d}"), theme.warn()));
     }
