@@ -325,6 +325,9 @@ pub struct Run {
     /// Latest non-numeric history values, as JSON text.
     pub latest_other: BTreeMap<String, String>,
     pub metric_defs: Vec<MetricDef>,
+    /// Key prefixes of rich media objects (a history value with a `_type` field, e.g.
+    /// images and histograms): their numeric fields are not metrics.
+    pub media_prefixes: std::collections::BTreeSet<String>,
     /// System metrics: key → series over Unix time in seconds.
     pub system: MetricStore,
     pub console: Console,
@@ -572,6 +575,11 @@ impl Run {
                     }
                 }
                 None => {
+                    if let Some(prefix) = key.strip_suffix("._type") {
+                        if !self.media_prefixes.contains(prefix) {
+                            self.media_prefixes.insert(prefix.to_owned());
+                        }
+                    }
                     let text = match it.value {
                         ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
                         other => value::to_json(other).to_string(),
@@ -815,9 +823,18 @@ impl Run {
         self.step_metric_of.clear();
     }
 
-    /// Whether a history key is hidden by `define_metric(hidden=True)`.
+    /// Whether a history key gets no chart: W&B's internal `_`-prefixed keys, fields
+    /// of rich media objects, and keys hidden by `define_metric(hidden=True)`.
     #[must_use]
     pub fn is_hidden(&self, key: &str) -> bool {
+        if key.starts_with('_') {
+            return true;
+        }
+        if self.media_prefixes.iter().any(|p| {
+            key.len() > p.len() && key.starts_with(p.as_str()) && key.as_bytes()[p.len()] == b'.'
+        }) {
+            return true;
+        }
         self.metric_defs.iter().any(|d| {
             d.hidden
                 && ((!d.name.is_empty() && d.name == key)
