@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Batch-read cost of `leet inspect` vs `wandb leet inspect` on one .wandb file:
+# wall time, user CPU, sys CPU and peak RSS (GNU time), median of N runs (default 3),
+# with `cat FILE > /dev/null` as the warm-cache floor.
+#
+# usage: scripts/bench-inspect.sh FILE [RUNS]    (SKIP_BUILD=1 to reuse the binary;
+#        WANDB=/path/to/wandb to pick the reference CLI)
+set -euo pipefail
+
+FILE=${1:?usage: bench-inspect.sh FILE [RUNS]}
+RUNS=${2:-3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+LEET=$TARGET/release/leet
+WANDB=${WANDB:-/opt/wandbvenv/bin/wandb}
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+    (cd "$ROOT" && cargo build --release --quiet --bin leet)
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# Warm the page cache.
+cat "$FILE" > /dev/null
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bench NAME CMD...: run CMD RUNS times with stdout to /dev/null, one table row of medians
+bench() {
+    local name=$1
+    shift
+    local out=$TMP/$name
+    : > "$out"
+    local i rc
+    for ((i = 0; i < RUNS; i++)); do
+        rc=0
+        /usr/bin/time -f '%e %U %S %M' -o "$TMP/t" "$@" > /dev/null 2> "$TMP/err" || rc=$?
+        if [[ $rc -ne 0 ]]; then
+            echo "warning: $name exited $rc: $(tail -n 3 "$TMP/err")" >&2
+        fi
+        tail -n 1 "$TMP/t" >> "$out"
+    done
+    printf '%-34s %9s %9s %9s %10s\n' "$name" \
+        "$(awk '{ print $1 }' "$out" | median)" \
+        "$(awk '{ print $2 }' "$out" | median)" \
+        "$(awk '{ print $3 }' "$out" | median)" \
+        "$(awk '{ print int($4 / 1024) }' "$out" | median)"
+}
+
+echo "file: $FILE ($(stat -c %s "$FILE") bytes), median of $RUNS runs"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-34s %9s %9s %9s %10s\n' "command" "wall_s" "user_s" "sys_s" "maxrss_MiB"
+bench "cat" cat "$FILE"
+bench "leet inspect --json" "$LEET" inspect --json "$FILE"
+bench "wandb leet inspect --json" "$WANDB" leet inspect --json "$FILE"
+bench "leet inspect --summary --json" "$LEET" inspect --summary --json "$FILE"
+bench "wandb leet inspect --summary --json" "$WANDB" leet inspect --summary --json "$FILE"
+echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
