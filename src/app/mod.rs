@@ -77,6 +77,8 @@ impl SourceState {
 pub enum LiveState {
     Finished,
     Failed(i32),
+    /// The file is still being read for the first time: no verdict yet.
+    Loading,
     /// No exit record; the file grew within the last few seconds.
     Live,
     /// No exit record; quiet for this many seconds (under the stale limit).
@@ -273,6 +275,9 @@ impl App {
         match self.run.exit_code {
             Some(0) => LiveState::Finished,
             Some(c) => LiveState::Failed(c),
+            // The exit record is usually the last one: don't call a run crashed (or
+            // quiet) before the whole file has been read once.
+            None if self.source.loading() => LiveState::Loading,
             None => {
                 let quiet = self
                     .source

@@ -32,6 +32,7 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
     }
     match app.live_state() {
         LiveState::Finished => ("finished".into(), theme.good()),
+        LiveState::Loading => ("loading…".into(), theme.warn()),
         LiveState::Failed(c) => (format!("failed (exit {c})"), theme.bad()),
         LiveState::Live => ("running ●".into(), theme.good()),
         LiveState::Running(q) => (
