@@ -155,6 +155,10 @@ fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Resul
         producers(tx.clone());
         drop(tx);
         term.draw(|f| view::render(f, &app))?;
+        // For the end-to-end test of the panic hook (terminal restored, message shown).
+        if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
+            panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
+        }
         loop {
             let Ok(first) = rx.recv() else {
                 return Ok(());

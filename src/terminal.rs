@@ -58,6 +58,9 @@ fn install_panic_hook() {
     std::panic::set_hook(Box::new(move |info| {
         restore();
         prev(info);
+        // A panic on any thread (input, tail, sampler) leaves the viewer broken:
+        // end the process rather than keep drawing on a restored terminal.
+        std::process::exit(101);
     }));
 }
 

@@ -32,10 +32,18 @@ impl Tmux {
     }
 
     fn start_args(name: &str, args: &[&str], w: u16, h: u16) -> Self {
+        Self::start_env(name, "", args, w, h)
+    }
+
+    /// `env` is a shell prefix such as `VAR=1 ` (empty for none).
+    fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let socket = format!("leet-e2e-{name}-{}", std::process::id());
         let exit = dir.path().join("exit");
-        let mut cmd = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+        let mut cmd = format!(
+            "{env}{}",
+            shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")))
+        );
         for a in args {
             cmd.push(' ');
             cmd.push_str(&shell_quote(Path::new(a)));
@@ -289,5 +297,42 @@ fn live_host_monitor_draws_samples_and_quits_cleanly() {
         t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
             .trim(),
         "0"
+    );
+}
+
+#[test]
+fn panic_restores_the_terminal_and_shows_the_message() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let dir = fixture("tiny");
+    let t = Tmux::start_env(
+        "panic",
+        "LEET_DEBUG_PANIC=1 ",
+        &[dir.to_str().unwrap()],
+        120,
+        40,
+    );
+    assert_eq!(t.exit_code(), "EXIT:101");
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"])
+            .trim(),
+        "1"
+    );
+    assert_eq!(
+        t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"])
+            .trim(),
+        "0"
+    );
+    let s = t.screen();
+    assert!(
+        s.contains("LEET_DEBUG_PANIC is set"),
+        "panic message not shown:\n{s}"
     );
 }
