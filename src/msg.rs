@@ -22,6 +22,9 @@ pub struct RunBatch {
     pub pending: u64,
     /// Wall time of the read (Unix seconds), when the batch carries new bytes.
     pub grew_at: Option<f64>,
+    /// The file was truncated or replaced: everything read before is void and the
+    /// records start again from the file's beginning.
+    pub restarted: bool,
 }
 
 /// One reading of host metrics (from the live sampler).

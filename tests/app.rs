@@ -152,3 +152,19 @@ fn columns_and_rows_prefix_keys() {
     // Hidden metrics (define_metric hidden) are not charted.
     assert!(a.metric_keys.iter().all(|k| !a.run.is_hidden(k)));
 }
+
+#[test]
+fn a_restarted_file_starts_the_run_over() {
+    let dir = common::runs_dir().join("tiny/wandb/latest-run");
+    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(120, 40));
+    a.update(Msg::Run(batch.clone()));
+    let rows = a.run.history_rows;
+    a.update(Msg::Run(RunBatch {
+        restarted: true,
+        ..batch
+    }));
+    assert_eq!(a.run.history_rows, rows, "records were applied twice");
+    assert_eq!(a.run.counts.total, 180);
+}

@@ -290,3 +290,40 @@ fn tailing_in_random_pieces_ends_with_the_one_shot_run() {
 fn bits(p: &[(f64, f64)]) -> Vec<(u64, u64)> {
     p.iter().map(|(x, y)| (x.to_bits(), y.to_bits())).collect()
 }
+
+#[test]
+fn a_truncated_or_replaced_file_is_read_again_from_the_start() {
+    let files = small_fixture_files();
+    let a = std::fs::read(&files[0]).unwrap();
+    let b = std::fs::read(
+        files
+            .iter()
+            .find(|f| f.to_string_lossy().contains("tiny"))
+            .unwrap(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-x.wandb");
+    std::fs::write(&path, &a).unwrap();
+    let mut reader = RunReader::open(&path).unwrap();
+    let mut run = Run::new();
+    reader.read_all(&mut run).unwrap();
+    assert!(!reader.poll(&mut Run::new()).unwrap().restarted);
+
+    // Replaced by rename (a new inode at the same path).
+    let tmp = dir.path().join("new.wandb");
+    std::fs::write(&tmp, &b).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let mut again = Run::new();
+    let p = reader.poll(&mut again).unwrap();
+    assert!(p.restarted);
+    while reader.poll(&mut again).unwrap().more {}
+    let (_, fresh) = leet::source::file::load(&path).unwrap();
+    assert_eq!(again.counts, fresh.counts);
+
+    // Truncated in place and rewritten shorter.
+    std::fs::write(&path, &b[..b.len() / 3]).unwrap();
+    let mut third = Run::new();
+    assert!(reader.poll(&mut third).unwrap().restarted);
+    assert!(third.counts.total > 0);
+}

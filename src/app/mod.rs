@@ -160,6 +160,8 @@ pub struct App {
     pub live_window: Option<f64>,
     /// Live host monitor: samples received.
     pub samples: u64,
+    /// Most points per series (kept to rebuild the run when its file restarts).
+    max_points: usize,
     pub pending: Option<Pending>,
     /// History keys to chart (hidden ones omitted), sorted.
     pub metric_keys: Vec<String>,
@@ -196,6 +198,7 @@ impl App {
             zoom: BTreeMap::new(),
             live_window: None,
             samples: 0,
+            max_points: opts.max_points,
             pending: None,
             metric_keys: Vec::new(),
             shown: Vec::new(),
@@ -346,6 +349,14 @@ impl App {
     }
 
     fn apply_batch(&mut self, b: RunBatch) {
+        if b.restarted {
+            // The file was truncated or replaced: start the run over, same store limits.
+            let mut run = Run::new();
+            run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, self.max_points);
+            self.run = run;
+            self.zoom.clear();
+            self.seen = (usize::MAX, usize::MAX, usize::MAX, u64::MAX);
+        }
         for (off, payload) in &b.records {
             self.run.apply(*off, payload);
         }

@@ -212,6 +212,9 @@ pub struct Poll {
     pub pending: u64,
     /// The file is larger than what was read (a poll stops after `chunk` bytes).
     pub more: bool,
+    /// The file shrank or was replaced by another file at the same path: reading
+    /// started again from its beginning, and what was read before is void.
+    pub restarted: bool,
 }
 
 impl RunReader {
@@ -249,6 +252,23 @@ impl RunReader {
         self.read_to
     }
 
+    /// Whether the path now names another file than the one we hold open (a run
+    /// file rotated or rewritten by rename).
+    fn replaced(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            match (std::fs::metadata(&self.path), self.file.metadata()) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) != (b.dev(), b.ino()),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+
     /// Current length of the file on disk.
     ///
     /// # Errors
@@ -263,16 +283,28 @@ impl RunReader {
     /// # Errors
     /// I/O errors, and a file that does not start with the W&B header.
     pub fn poll_frames(&mut self, mut f: impl FnMut(Frame<'_>)) -> Result<Poll, SourceError> {
+        let mut restarted = false;
+        if self.replaced() {
+            if let Ok(f) = File::open(&self.path) {
+                self.file = f;
+                restarted = true;
+            }
+        }
         let len = self.file_len()?;
         if len < self.read_to {
-            // Truncated or replaced: start over.
+            restarted = true;
+        }
+        if restarted {
             self.base = 0;
             self.read_to = 0;
             self.buf.clear();
         }
         let want =
             usize::try_from((len - self.read_to).min(self.chunk as u64)).unwrap_or(self.chunk);
-        let mut poll = Poll::default();
+        let mut poll = Poll {
+            restarted,
+            ..Poll::default()
+        };
         if want > 0 {
             self.file
                 .seek(SeekFrom::Start(self.read_to))

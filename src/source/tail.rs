@@ -56,7 +56,8 @@ pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceErro
     b.read_to = reader.offset();
     b.file_len = reader.file_len().unwrap_or(b.read_to);
     b.pending = p.pending;
-    let changed = p.bytes > 0 || !b.records.is_empty() || !b.skips.is_empty();
+    b.restarted = p.restarted;
+    let changed = p.restarted || p.bytes > 0 || !b.records.is_empty() || !b.skips.is_empty();
     Ok((b, changed))
 }
 
