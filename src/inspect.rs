@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::record_json;
 use crate::decode::leveldb::Frame;
-use crate::source::file::{resolve, RunReader, SourceError, Target};
+use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::Run;
 
@@ -261,16 +261,7 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
 /// # Errors
 /// Resolution, I/O and header errors (each names the file); write errors.
 pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
-    let file = match resolve(&opts.path)? {
-        Target::File(f) => f,
-        Target::EmptyRunDir(d) => {
-            return Err(SourceError::NoRun {
-                path: d.clone(),
-                looked: d.display().to_string(),
-            }
-            .into())
-        }
-    };
+    let file = resolve_file(&opts.path)?;
     let mut reader = RunReader::open(&file)?;
     let mut run = Run::new();
     if opts.summary {

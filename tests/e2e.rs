@@ -103,6 +103,22 @@ impl Tmux {
         }
     }
 
+    /// The terminal is back to normal: main screen, cursor shown, no mouse capture.
+    fn assert_restored(&self) {
+        let flag = |f: &str| {
+            self.tmux(&["display-message", "-p", "-t", "s", f])
+                .trim()
+                .to_owned()
+        };
+        assert_eq!(
+            flag("#{alternate_on}"),
+            "0",
+            "still on the alternate screen"
+        );
+        assert_eq!(flag("#{cursor_flag}"), "1", "cursor hidden");
+        assert_eq!(flag("#{mouse_any_flag}"), "0", "mouse capture left on");
+    }
+
     fn exit_code(&self) -> String {
         let p = self.dir.path().join("exit");
         let t0 = Instant::now();
@@ -165,21 +181,7 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
     t.wait_for("keys (from the live key map)", Duration::from_secs(5));
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
-            .trim(),
-        "0"
-    );
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"])
-            .trim(),
-        "1"
-    );
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"])
-            .trim(),
-        "0"
-    );
+    t.assert_restored();
     let after = t.screen();
     assert!(
         !after.contains("Metrics ["),
@@ -265,11 +267,7 @@ fn sigterm_restores_the_terminal() {
     assert!(out.status.success());
     let code = t.exit_code();
     assert!(code == "EXIT:0", "{code}");
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
-            .trim(),
-        "0"
-    );
+    t.assert_restored();
 }
 
 #[test]
@@ -294,11 +292,7 @@ fn live_host_monitor_draws_samples_and_quits_cleanly() {
     );
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
-            .trim(),
-        "0"
-    );
+    t.assert_restored();
 }
 
 #[test]
@@ -316,21 +310,7 @@ fn panic_restores_the_terminal_and_shows_the_message() {
         40,
     );
     assert_eq!(t.exit_code(), "EXIT:101");
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{alternate_on}"])
-            .trim(),
-        "0"
-    );
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{cursor_flag}"])
-            .trim(),
-        "1"
-    );
-    assert_eq!(
-        t.tmux(&["display-message", "-p", "-t", "s", "#{mouse_any_flag}"])
-            .trim(),
-        "0"
-    );
+    t.assert_restored();
     let s = t.screen();
     assert!(
         s.contains("LEET_DEBUG_PANIC is set"),

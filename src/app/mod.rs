@@ -250,6 +250,17 @@ impl App {
         self.overview = overview_rows(&self.run);
     }
 
+    /// The side pane (overview, system sidebar, console) under a mouse position.
+    fn pane_at(&self, pos: Position) -> Option<Pane> {
+        [
+            (self.areas.left, Pane::Left),
+            (self.areas.right, Pane::Right),
+            (self.areas.console, Pane::Console),
+        ]
+        .into_iter()
+        .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))
+    }
+
     /// The key-map mode in force.
     #[must_use]
     pub fn mode(&self) -> Mode {
@@ -784,12 +795,8 @@ impl App {
                 if let Some((i, _)) = hit {
                     self.grid.focus = i;
                     self.panels.focus = Pane::Grid;
-                } else if self.areas.left.is_some_and(|r| r.contains(pos)) {
-                    self.panels.focus = Pane::Left;
-                } else if self.areas.right.is_some_and(|r| r.contains(pos)) {
-                    self.panels.focus = Pane::Right;
-                } else if self.areas.console.is_some_and(|r| r.contains(pos)) {
-                    self.panels.focus = Pane::Console;
+                } else if let Some(p) = self.pane_at(pos) {
+                    self.panels.focus = p;
                 } else {
                     return Effect::NONE;
                 }
@@ -800,15 +807,10 @@ impl App {
                     // Wheel elsewhere scrolls that pane.
                     let dy = if zin { -1 } else { 1 };
                     let old = self.panels.focus;
-                    if self.areas.left.is_some_and(|r| r.contains(pos)) {
-                        self.panels.focus = Pane::Left;
-                    } else if self.areas.right.is_some_and(|r| r.contains(pos)) {
-                        self.panels.focus = Pane::Right;
-                    } else if self.areas.console.is_some_and(|r| r.contains(pos)) {
-                        self.panels.focus = Pane::Console;
-                    } else {
+                    let Some(p) = self.pane_at(pos) else {
                         return Effect::NONE;
-                    }
+                    };
+                    self.panels.focus = p;
                     self.move_focus(if dy < 0 {
                         Action::FocusUp
                     } else {

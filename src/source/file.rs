@@ -428,20 +428,27 @@ struct Batch {
     records: Vec<(u64, std::ops::Range<usize>)>,
 }
 
+/// [`resolve`] for callers that need a file now: a run directory without a
+/// `.wandb` file yet is an error rather than something to wait for.
+///
+/// # Errors
+/// As [`resolve`], and [`SourceError::NoRun`] for an empty run directory.
+pub fn resolve_file(path: &Path) -> Result<PathBuf, SourceError> {
+    match resolve(path)? {
+        Target::File(f) => Ok(f),
+        Target::EmptyRunDir(d) => Err(SourceError::NoRun {
+            looked: d.display().to_string(),
+            path: d,
+        }),
+    }
+}
+
 /// Load a whole run from a path (file, run directory, wandb or project directory).
 ///
 /// # Errors
 /// Resolution, I/O and header errors, each naming the file.
 pub fn load(path: &Path) -> Result<(PathBuf, Run), SourceError> {
-    let file = match resolve(path)? {
-        Target::File(f) => f,
-        Target::EmptyRunDir(d) => {
-            return Err(SourceError::NoRun {
-                path: d.clone(),
-                looked: d.display().to_string(),
-            })
-        }
-    };
+    let file = resolve_file(path)?;
     let mut run = Run::new();
     RunReader::open(&file)?.read_all_parallel(&mut run)?;
     Ok((file, run))

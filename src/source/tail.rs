@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::decode::leveldb::Frame;
 use crate::msg::{Msg, RunBatch};
-use crate::source::file::{resolve, RunReader, SourceError, Target};
+use crate::source::file::{resolve, resolve_file, RunReader, SourceError, Target};
 
 /// How the tail reads.
 #[derive(Debug, Clone, Copy)]
@@ -66,15 +66,7 @@ pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceErro
 /// # Errors
 /// Resolution and read errors.
 pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
-    let file = match resolve(path)? {
-        Target::File(f) => f,
-        Target::EmptyRunDir(d) => {
-            return Err(SourceError::NoRun {
-                path: d.clone(),
-                looked: d.display().to_string(),
-            })
-        }
-    };
+    let file = resolve_file(path)?;
     let mut reader = RunReader::open(&file)?;
     let mut all = RunBatch::default();
     loop {
