@@ -154,7 +154,7 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
     if let Some(f) = wandb_in_dir(path) {
         return Ok(Target::File(f));
     }
-    looked.push(path.display().to_string());
+
     if is_run_dir_name(&name) || name == "latest-run" {
         return Ok(Target::EmptyRunDir(path.to_owned()));
     }
@@ -163,6 +163,8 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
         let d = path.join(sub);
         if d.is_dir() {
             candidates.push(d);
+        } else {
+            looked.push(format!("{} (missing)", d.display()));
         }
     }
     for wandb_dir in candidates {
@@ -170,7 +172,9 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
             if let Some(f) = wandb_in_dir(&run) {
                 return Ok(Target::File(f));
             }
-            looked.push(run.display().to_string());
+            // The newest run has not written its file yet: wait for it rather than
+            // show an older run.
+            return Ok(Target::EmptyRunDir(run));
         }
         for run in run_dirs(&wandb_dir).into_iter().rev() {
             if let Some(f) = wandb_in_dir(&run) {
@@ -178,7 +182,10 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
             }
             looked.push(run.display().to_string());
         }
-        looked.push(format!("{}/latest-run", wandb_dir.display()));
+        looked.push(format!(
+            "{} (no latest-run, no run-*/offline-run-* with a .wandb)",
+            wandb_dir.display()
+        ));
     }
     looked.dedup();
     Err(SourceError::NoRun {
