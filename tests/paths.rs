@@ -1,0 +1,85 @@
+//! Path resolution shared by every command.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use leet::source::file::{resolve, SourceError, Target};
+
+fn run_dir(wandb: &Path, name: &str, with_file: bool) -> PathBuf {
+    let d = wandb.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    if with_file {
+        std::fs::write(d.join("run-x.wandb"), leet::decode::leveldb::FILE_HEADER).unwrap();
+    }
+    d
+}
+
+fn file_of(t: Target) -> PathBuf {
+    match t {
+        Target::File(f) => f,
+        other => panic!("expected a file, got {other:?}"),
+    }
+}
+
+#[test]
+fn files_run_dirs_and_wandb_dirs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let old = run_dir(&wandb, "offline-run-20260101_000000-aaa", true);
+    let new = run_dir(&wandb, "run-20260202_000000-bbb", true);
+    // A file and a run directory.
+    let f = old.join("run-x.wandb");
+    assert_eq!(file_of(resolve(&f).unwrap()), f);
+    assert_eq!(file_of(resolve(&old).unwrap()), f);
+    // No latest-run: the newest run directory (by the time in its name).
+    assert_eq!(file_of(resolve(&wandb).unwrap()), new.join("run-x.wandb"));
+    assert_eq!(
+        file_of(resolve(tmp.path()).unwrap()),
+        new.join("run-x.wandb")
+    );
+    // latest-run as a relative symlink, an absolute one, and a plain file naming it.
+    std::os::unix::fs::symlink("offline-run-20260101_000000-aaa", wandb.join("latest-run"))
+        .unwrap();
+    assert_eq!(file_of(resolve(tmp.path()).unwrap()), f);
+    std::fs::remove_file(wandb.join("latest-run")).unwrap();
+    std::os::unix::fs::symlink(&old, wandb.join("latest-run")).unwrap();
+    assert_eq!(file_of(resolve(&wandb).unwrap()), f);
+    std::fs::remove_file(wandb.join("latest-run")).unwrap();
+    std::fs::write(wandb.join("latest-run"), "offline-run-20260101_000000-aaa").unwrap();
+    assert_eq!(file_of(resolve(tmp.path()).unwrap()), f);
+    assert_eq!(file_of(resolve(&wandb.join("latest-run")).unwrap()), f);
+}
+
+#[test]
+fn dot_wandb_directory_and_a_run_that_has_not_written_yet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join(".wandb");
+    run_dir(&wandb, "run-20260101_000000-aaa", true);
+    let fresh = run_dir(&wandb, "run-20260303_000000-ccc", false);
+    std::os::unix::fs::symlink("run-20260303_000000-ccc", wandb.join("latest-run")).unwrap();
+    // The newest run is waited for, not replaced by an older one.
+    assert_eq!(
+        resolve(tmp.path()).unwrap(),
+        Target::EmptyRunDir(fresh.clone())
+    );
+    assert_eq!(resolve(&fresh).unwrap(), Target::EmptyRunDir(fresh));
+}
+
+#[test]
+fn nothing_found_says_where_it_looked() {
+    let tmp = tempfile::tempdir().unwrap();
+    match resolve(tmp.path()) {
+        Err(e @ SourceError::NoRun { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("wandb (missing)") && msg.contains(".wandb (missing)"),
+                "{msg}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        resolve(&tmp.path().join("nope")),
+        Err(SourceError::NotFound { .. })
+    ));
+}
