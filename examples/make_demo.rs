@@ -94,6 +94,30 @@ fn header(num: &mut i64) -> Vec<Vec<u8>> {
         }),
         ..Default::default()
     })));
+    out.push(next(T::Environment(pb::EnvironmentRecord {
+        os: "Linux-6.8.0-x86_64-with-glibc2.39".into(),
+        python: "CPython 3.11.7".into(),
+        host: "gpu-box".into(),
+        program: "train.py".into(),
+        args: vec!["--config".into(), "configs/resnet18.yaml".into()],
+        cpu_count: 32,
+        cpu_count_logical: 64,
+        gpu_type: "NVIDIA H100 80GB HBM3".into(),
+        gpu_count: 2,
+        cuda_version: "12.4".into(),
+        gpu_nvidia: (0..2)
+            .map(|i| pb::GpuNvidiaInfo {
+                name: "NVIDIA H100 80GB HBM3".into(),
+                memory_total: 85_520_809_984,
+                cuda_cores: 16_896,
+                architecture: "Hopper".into(),
+                uuid: format!("GPU-demo-{i}"),
+                ..Default::default()
+            })
+            .collect(),
+        writer_id: "demo-writer".into(),
+        ..Default::default()
+    })));
     out
 }
 
