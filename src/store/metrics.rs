@@ -19,6 +19,8 @@ pub struct MetricStore {
     budget: usize,
     series_cap: usize,
     window: Option<f64>,
+    /// The per-series cap last applied to every series.
+    applied_cap: usize,
 }
 
 impl Default for MetricStore {
@@ -37,6 +39,7 @@ impl MetricStore {
             budget: budget.max(MIN_CAP),
             series_cap: series_cap.max(MIN_CAP),
             window: None,
+            applied_cap: series_cap.max(MIN_CAP),
         }
     }
 
@@ -66,12 +69,15 @@ impl MetricStore {
             Some(w) => Series::windowed(cap, w),
             None => Series::new(cap),
         });
-        // Shrink the others lazily: only when the budget would be exceeded.
-        if self.budget / (i + 1) < self.series_cap {
-            let cap = self.cap_now();
+        // Shrink the others when the share per series has dropped by an eighth since
+        // the last time: a logarithmic number of passes however many keys arrive, and
+        // the budget is exceeded by at most that eighth in between.
+        let cap = self.cap_now();
+        if cap < self.applied_cap - self.applied_cap / 8 {
             for s in &mut self.series {
                 s.set_cap(cap);
             }
+            self.applied_cap = cap;
         }
         i
     }
@@ -125,6 +131,24 @@ impl MetricStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_keys_stay_cheap_and_bounded() {
+        // 100k keys: re-capping every series on each new key (quadratic) would make
+        // this test take minutes; the store must stay within budget either way.
+        let mut m = MetricStore::new(1 << 20, 4096);
+        for k in 0..100_000 {
+            for i in 0..20 {
+                m.push(&format!("k{k}"), f64::from(i), 1.0);
+            }
+        }
+        assert_eq!(m.len(), 100_000);
+        assert!(
+            m.stored_points() <= 100_000 * MIN_CAP,
+            "{}",
+            m.stored_points()
+        );
+    }
 
     #[test]
     fn budget_is_shared() {
