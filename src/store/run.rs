@@ -183,6 +183,18 @@ impl Tree {
 
     /// Set `path` to `v`.
     pub fn update(&mut self, item: &wire::Item<'_>) {
+        if item.path().nth(MAX_DEPTH).is_some() {
+            let path = capped_path(item);
+            let mut it = wire::Item {
+                key: "",
+                nested: wire::smallvec_lite::Path::default(),
+                value: item.value,
+            };
+            for p in &path {
+                it.nested.push(p);
+            }
+            return self.update(&it);
+        }
         let mut joined = std::mem::take(&mut self.joined);
         Self::join(&mut joined, item.path());
         self.seq += 1;
@@ -226,7 +238,8 @@ impl Tree {
 
     /// Remove `path` and everything below it.
     pub fn remove(&mut self, item: &wire::Item<'_>) {
-        let path: Vec<&str> = item.path().collect();
+        let capped = capped_path(item);
+        let path: Vec<&str> = capped.iter().map(String::as_str).collect();
         for e in &mut self.entries {
             if e.path.len() >= path.len() && e.path.iter().zip(&path).all(|(a, b)| a == b) {
                 e.removed = true;
@@ -283,6 +296,20 @@ impl Tree {
             _ => None,
         }
     }
+}
+
+/// Deepest key path kept as nesting; deeper elements are joined with `.` into the
+/// last one, so a hostile record cannot build a tree deep enough to exhaust the stack
+/// when it is printed, flattened or dropped.
+pub const MAX_DEPTH: usize = 32;
+
+fn capped_path(item: &wire::Item<'_>) -> Vec<String> {
+    let mut path: Vec<String> = item.path().take(MAX_DEPTH - 1).map(str::to_owned).collect();
+    let rest: Vec<&str> = item.path().skip(MAX_DEPTH - 1).collect();
+    if !rest.is_empty() {
+        path.push(rest.join("."));
+    }
+    path
 }
 
 fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
@@ -943,5 +970,33 @@ mod tests {
         );
         t.remove(&item("final", ""));
         assert_eq!(Value::Object(t.to_json()), serde_json::json!({"a": "NaN"}));
+    }
+
+    #[test]
+    fn hostile_depth_is_capped() {
+        let names: Vec<String> = (0..100_000).map(|i| format!("k{i}")).collect();
+        let mut deep = wire::Item {
+            key: "",
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Json("1"),
+        };
+        for n in &names {
+            deep.nested.push(n);
+        }
+        let mut t = Tree::default();
+        t.update(&deep);
+        let json = Value::Object(t.to_json());
+        let mut depth = 0;
+        let mut v = &json;
+        while let Some((_, next)) = v.as_object().and_then(|o| o.iter().next()) {
+            depth += 1;
+            v = next;
+        }
+        assert_eq!(depth, MAX_DEPTH);
+        let mut rows = Vec::new();
+        crate::inspect::flatten_into("", json.as_object().expect("object"), &mut rows);
+        assert_eq!(rows.len(), 1);
+        t.remove(&deep);
+        assert!(t.to_json().is_empty());
     }
 }
