@@ -24,9 +24,14 @@ pub struct InspectOptions {
 }
 
 /// Format a Unix time as RFC 3339 in UTC with trailing zeros of the fraction
-/// trimmed (Go's `RFC3339Nano`).
+/// trimmed (Go's `RFC3339Nano`). None outside protobuf's Timestamp range (years
+/// 1 to 9999, nanos 0 to 999,999,999), as protobuf JSON refuses those too.
 #[must_use]
-pub fn rfc3339(secs: i64, nanos: i32) -> String {
+pub fn rfc3339(secs: i64, nanos: i32) -> Option<String> {
+    if !(-62_135_596_800..=253_402_300_799).contains(&secs) || !(0..1_000_000_000).contains(&nanos)
+    {
+        return None;
+    }
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
@@ -42,7 +47,7 @@ pub fn rfc3339(secs: i64, nanos: i32) -> String {
         s.push_str(frac.trim_end_matches('0'));
     }
     s.push('Z');
-    s
+    Some(s)
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
@@ -67,6 +72,7 @@ fn system_time_rfc3339(t: std::time::SystemTime) -> String {
         ),
         Err(_) => rfc3339(0, 0),
     }
+    .unwrap_or_default()
 }
 
 /// The damage report as JSON.
@@ -106,7 +112,9 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
             o.insert("line".into(), Value::from(l.text.clone()));
             o.insert("stream".into(), Value::from(l.stream.as_str()));
             if let Some((s, n)) = l.time {
-                o.insert("time".into(), Value::from(rfc3339(s, n)));
+                if let Some(t) = rfc3339(s, n) {
+                    o.insert("time".into(), Value::from(t));
+                }
             }
             Value::Object(o)
         })
@@ -132,7 +140,7 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
         "notes": i.notes,
         "project": i.project,
         "run_id": i.run_id,
-        "start_time": i.start_time.map(|(s, n)| rfc3339(s, n)),
+        "start_time": i.start_time.and_then(|(s, n)| rfc3339(s, n)),
         "state": run.state().as_str(),
         "step": run.step(),
         "summary": without_wandb(run.summary.to_json()),
@@ -141,20 +149,22 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
 }
 
 fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result<()> {
+    use crate::text::sanitize as clean;
     let v = summary_json(file, run);
     let i = &run.info;
-    writeln!(out, "file:       {}", file.display())?;
-    writeln!(out, "run:        {} ({})", i.display_name, i.run_id)?;
+    writeln!(out, "file:       {}", clean(&file.display().to_string()))?;
     writeln!(
         out,
-        "project:    {}{}",
-        if i.entity.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", i.entity)
-        },
-        i.project
+        "run:        {} ({})",
+        clean(&i.display_name),
+        clean(&i.run_id)
     )?;
+    let entity = if i.entity.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", clean(&i.entity))
+    };
+    writeln!(out, "project:    {entity}{}", clean(&i.project))?;
     writeln!(out, "state:      {}", run.state().as_str())?;
     if let Some(c) = run.exit_code {
         writeln!(out, "exit code:  {c}")?;
@@ -164,10 +174,10 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     }
     writeln!(out, "step:       {}", run.step())?;
     if !i.tags.is_empty() {
-        writeln!(out, "tags:       {}", i.tags.join(", "))?;
+        writeln!(out, "tags:       {}", clean(&i.tags.join(", ")))?;
     }
     if !i.notes.is_empty() {
-        writeln!(out, "notes:      {}", i.notes)?;
+        writeln!(out, "notes:      {}", clean(&i.notes))?;
     }
     for (title, key) in [("config", "config"), ("summary", "summary")] {
         writeln!(out, "\n{title}:")?;
@@ -176,7 +186,7 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
             flatten_into("", m, &mut rows);
         }
         for (k, val) in rows {
-            writeln!(out, "  {k} = {val}")?;
+            writeln!(out, "  {} = {}", clean(&k), clean(&val))?;
         }
     }
     let console = v
@@ -187,7 +197,7 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     writeln!(
         out,
         "\nconsole ({} lines, last {}):",
-        run.console.total(),
+        v.get("console_lines").and_then(Value::as_u64).unwrap_or(0),
         console.len()
     )?;
     for l in console {
@@ -380,11 +390,16 @@ mod tests {
 
     #[test]
     fn rfc3339_formats() {
-        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(0, 0).as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(rfc3339(1 << 62, 0), None);
+        assert_eq!(rfc3339(0, 1_000_000_000), None);
         assert_eq!(
-            rfc3339(1_796_060_909, 738_561_000),
+            rfc3339(1_796_060_909, 738_561_000).as_deref().unwrap_or(""),
             "2026-11-30T17:48:29.738561Z"
         );
-        assert_eq!(rfc3339(951_782_400, 5), "2000-02-29T00:00:00.000000005Z");
+        assert_eq!(
+            rfc3339(951_782_400, 5).as_deref(),
+            Some("2000-02-29T00:00:00.000000005Z")
+        );
     }
 }

@@ -881,7 +881,10 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     item("Tags", &i.tags.join(", "));
     item("Notes", &i.notes);
     if let Some((s, n)) = i.start_time {
-        item("Started", &crate::inspect::rfc3339(s, n.min(0)));
+        item(
+            "Started",
+            &crate::inspect::rfc3339(s, n.min(0)).unwrap_or_default(),
+        );
     }
     item("Host", &i.host);
     item("Git", &i.git_commit);

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use prost_reflect::{DescriptorPool, DynamicMessage, SerializeOptions};
+use prost_reflect::{DescriptorPool, DynamicMessage, ReflectMessage as _, SerializeOptions};
 use serde_json::{Map, Value};
 
 use super::pb;
@@ -23,7 +23,8 @@ fn pool() -> Option<&'static DescriptorPool> {
 #[must_use]
 pub fn bytes_json(full_name: &str, bytes: &[u8]) -> Option<Value> {
     let desc = pool()?.get_message_by_name(full_name)?;
-    let msg = DynamicMessage::decode(desc, bytes).ok()?;
+    let mut msg = DynamicMessage::decode(desc, bytes).ok()?;
+    drop_bad_timestamps(&mut msg);
     let opts = SerializeOptions::new()
         .use_proto_field_name(true)
         .skip_default_fields(true);
@@ -32,6 +33,52 @@ pub fn bytes_json(full_name: &str, bytes: &[u8]) -> Option<Value> {
         .ok()?;
     tidy(&mut v);
     Some(v)
+}
+
+/// Clear Timestamp fields outside protobuf's range (protobuf JSON cannot print them),
+/// so one bad field does not cost the whole record; the summary leaves them out too.
+fn drop_bad_timestamps(msg: &mut DynamicMessage) {
+    use prost_reflect::Value as V;
+    let mut bad = Vec::new();
+    for (fd, v) in msg.fields_mut() {
+        match v {
+            V::Message(m) if is_bad_timestamp(m) => bad.push(fd),
+            V::Message(m) => drop_bad_timestamps(m),
+            V::List(items) => {
+                for x in items {
+                    if let V::Message(m) = x {
+                        drop_bad_timestamps(m);
+                    }
+                }
+            }
+            V::Map(entries) => {
+                for x in entries.values_mut() {
+                    if let V::Message(m) = x {
+                        drop_bad_timestamps(m);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for fd in bad {
+        msg.clear_field(&fd);
+    }
+}
+
+fn is_bad_timestamp(m: &DynamicMessage) -> bool {
+    if m.descriptor().full_name() != "google.protobuf.Timestamp" {
+        return false;
+    }
+    let secs = m
+        .get_field_by_name("seconds")
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
+    let nanos = m
+        .get_field_by_name("nanos")
+        .and_then(|v| v.as_i32())
+        .unwrap_or(0);
+    crate::inspect::rfc3339(secs, nanos).is_none()
 }
 
 /// A typed message as a JSON object.
@@ -253,6 +300,26 @@ fn items_to_object(items: &[Value]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_range_timestamps_are_left_out_not_fatal() {
+        use prost::Message as _;
+        let rec = pb::Record {
+            num: 3,
+            record_type: Some(pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
+                line: "hello".into(),
+                timestamp: Some(prost_types::Timestamp {
+                    seconds: i64::MAX,
+                    nanos: 0,
+                }),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let v = record_json(&rec.encode_to_vec()).expect("printable");
+        assert_eq!(v["output_raw"]["line"], "hello");
+        assert!(v["output_raw"].get("timestamp").is_none());
+    }
 
     #[test]
     fn pool_loads() {

@@ -135,7 +135,6 @@ pub struct ScanEnd {
 struct Pending {
     start: u64,
     buf: Vec<u8>,
-    too_large: bool,
 }
 
 /// Accumulates adjacent skipped spans into one.
@@ -316,30 +315,24 @@ where
                         pending = Some(Pending {
                             start: a,
                             buf: payload.to_vec(),
-                            too_large: false,
                         });
                     }
                 }
                 _ => match &mut pending {
                     None => skips.add(a, abs(chunk_end), SkipReason::BadChunkOrder, &mut emit),
                     Some(p) => {
-                        if !p.too_large && p.buf.len() + len > MAX_RECORD_LEN {
-                            p.too_large = true;
-                            p.buf = Vec::new();
-                        }
-                        if !p.too_large {
+                        if p.buf.len() + len > MAX_RECORD_LEN {
+                            // Too large: drop it now and report the span. Its later
+                            // MIDDLE/LAST chunks are orphans and extend the same skip, and
+                            // nothing before this point is kept for a resume, so neither
+                            // memory nor re-scanning grows with a never-ending chain.
+                            let start = p.start;
+                            pending = None;
+                            skips.add(start, abs(chunk_end), SkipReason::RecordTooLarge, &mut emit);
+                        } else {
                             p.buf.extend_from_slice(payload);
-                        }
-                        if kind == LAST {
-                            if let Some(p) = pending.take() {
-                                if p.too_large {
-                                    skips.add(
-                                        p.start,
-                                        abs(chunk_end),
-                                        SkipReason::RecordTooLarge,
-                                        &mut emit,
-                                    );
-                                } else {
+                            if kind == LAST {
+                                if let Some(p) = pending.take() {
                                     skips.flush(&mut emit);
                                     emit(Frame::Record {
                                         offset: p.start,
@@ -565,6 +558,20 @@ mod tests {
         assert!(!skips.is_empty());
         assert!(recs.iter().any(|r| r.1 == payloads[4]));
         assert!(recs.iter().any(|r| r.1 == payloads[0]));
+    }
+
+    #[test]
+    fn a_never_ending_chunk_chain_does_not_hold_the_input() {
+        // FIRST + MIDDLE chunks past the cap, no LAST: once over the cap the scan
+        // reports the span and consumes it, instead of keeping it for a resume.
+        let mut w = Writer::new();
+        w.append(&vec![1u8; MAX_RECORD_LEN * 2]);
+        let bytes = w.into_bytes();
+        let cut = &bytes[..bytes.len() - 100]; // no LAST
+        let (recs, skips, end) = collect(cut, 0);
+        assert!(recs.is_empty());
+        assert_eq!(skips[0].reason, SkipReason::RecordTooLarge);
+        assert!(end.pending < BLOCK_SIZE, "kept {} bytes", end.pending);
     }
 
     #[test]

@@ -144,7 +144,21 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
         })
     };
     let mut loaded = false;
+    let mut told_gone = false;
     loop {
+        // A deleted file keeps what was read on screen, with a word about it; if the
+        // path comes back, the reader notices the new file and starts over.
+        let gone = !file.exists();
+        if gone && !told_gone {
+            let msg = format!(
+                "{}: the file was deleted; showing what was read",
+                file.display()
+            );
+            if tx.send(Msg::SourceError(msg)).is_err() {
+                return;
+            }
+        }
+        told_gone = gone;
         match poll_batch(&mut reader) {
             Ok((mut b, changed)) => {
                 let more = b.read_to < b.file_len;

@@ -163,6 +163,8 @@ struct Entry {
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
     index: FxHashMap<String, usize>,
+    /// The same keys, ordered: a remove finds a subtree with a range query.
+    ordered: std::collections::BTreeSet<String>,
     entries: Vec<Entry>,
     seq: u64,
     joined: String,
@@ -205,6 +207,7 @@ impl Tree {
             e.removed = false;
         } else {
             self.index.insert(joined.clone(), self.entries.len());
+            self.ordered.insert(joined.clone());
             self.entries.push(Entry {
                 path: item.path().map(str::to_owned).collect(),
                 raw: Raw::from(item.value),
@@ -230,6 +233,7 @@ impl Tree {
                 mine.seq = self.seq;
             } else {
                 self.index.insert(joined.clone(), self.entries.len());
+                self.ordered.insert(joined.clone());
                 self.entries.push(Entry { seq: self.seq, ..e });
             }
             self.joined = joined;
@@ -239,15 +243,22 @@ impl Tree {
     /// Remove `path` and everything below it.
     pub fn remove(&mut self, item: &wire::Item<'_>) {
         let capped = capped_path(item);
-        let path: Vec<&str> = capped.iter().map(String::as_str).collect();
-        for e in &mut self.entries {
-            if e.path.len() >= path.len() && e.path.iter().zip(&path).all(|(a, b)| a == b) {
-                e.removed = true;
+        let mut joined = String::new();
+        Self::join(&mut joined, capped.iter().map(String::as_str));
+        if let Some(&i) = self.index.get(joined.as_str()) {
+            self.entries[i].removed = true;
+        }
+        // Descendants: keys that continue with the separator (the next char is the end).
+        let lo = format!("{joined}{SEP}");
+        let hi = format!("{joined}{}", char::from_u32(SEP as u32 + 1).unwrap_or(SEP));
+        for k in self.ordered.range(lo..hi) {
+            if let Some(&i) = self.index.get(k.as_str()) {
+                self.entries[i].removed = true;
             }
         }
     }
 
-    /// Set a top-level key to a JSON value (used for `RunRecord.config` given as items).
+    /// No live entry.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.entries.iter().all(|e| e.removed)
@@ -579,7 +590,9 @@ impl Run {
             let num = value::number(it.value);
             match key.as_str() {
                 "_step" => {
-                    if let Some(n) = num {
+                    // A non-finite step cannot place a point: the row falls back to
+                    // the record's step or its row number.
+                    if let Some(n) = num.filter(|n| n.is_finite()) {
                         row_step = Some(n);
                     }
                     continue;

@@ -75,7 +75,7 @@ impl Series {
 
     /// Add one point.
     pub fn push(&mut self, x: f64, y: f64) {
-        if x.is_nan() {
+        if !x.is_finite() {
             return;
         }
         self.count += 1;

@@ -18,7 +18,10 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     let focused = app.panels.focus == Pane::Console;
     let lines = app.run.console.lines();
-    let total = lines.len();
+    // A last line without its newline yet (a progress bar, a prompt) is shown too.
+    let unfinished: Vec<_> = app.run.console.unfinished().collect();
+    let total = lines.len() + unfinished.len();
+    let line_at = |i: usize| lines.get(i).or_else(|| unfinished.get(i - lines.len()));
     let rows = usize::from(area.height - 2);
     let back = app.panels.console_back.min(total.saturating_sub(rows));
     let end = total - back;
@@ -39,7 +42,7 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let inner = block.inner(area);
     block.render(area, buf);
     let w = usize::from(inner.width.saturating_sub(1));
-    for (i, line) in lines.range(start..end).enumerate() {
+    for (i, line) in (start..end).filter_map(line_at).enumerate() {
         #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + i as u16;
         if y >= inner.bottom() {

@@ -124,6 +124,10 @@ pub fn clock(secs: f64) -> String {
     if !secs.is_finite() {
         return "?".into();
     }
+    // Beyond 1000 days an elapsed clock stops meaning anything (hostile timestamps).
+    if secs.abs() >= 86_400_000.0 {
+        return compact(secs);
+    }
     let neg = secs < 0.0;
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let s = secs.abs().round() as u64;
