@@ -236,3 +236,44 @@ fn live_monitor_from_fixed_samples() {
         insta::assert_snapshot!(format!("live_{w}x{h}_filter_gpu"), screen(&app, w, h));
     }
 }
+
+#[test]
+fn console_shows_a_last_line_without_newline() {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use leet::msg::RunBatch;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for (num, line) in [(1, "line one\n"), (2, "100%|#####| final progress")] {
+        let r = pb::Record {
+            num,
+            record_type: Some(pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
+                output_type: 1,
+                line: line.into(),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&r.encode_to_vec());
+    }
+    let mut batch = RunBatch::default();
+    leet::decode::leveldb::scan(w.bytes(), 0, |f| {
+        if let leet::decode::leveldb::Frame::Record { offset, payload } = f {
+            batch.records.push((offset, payload.into_owned()));
+        }
+    })
+    .unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 30));
+    app.update(Msg::Run(batch));
+    app.update(Msg::char('4'));
+    let s = screen(&app, 120, 30);
+    assert!(
+        s.contains("line one") && s.contains("final progress"),
+        "{s}"
+    );
+    assert!(s.contains("Console Logs [2 lines]"), "{s}");
+}

@@ -986,6 +986,37 @@ mod tests {
     }
 
     #[test]
+    fn removing_a_subtree_leaves_its_siblings() {
+        let mut t = Tree::default();
+        let leaf = |a: &'static str, b: &'static str| {
+            let mut it = wire::Item {
+                key: "",
+                nested: wire::smallvec_lite::Path::default(),
+                value: ItemValue::Json("1"),
+            };
+            it.nested.push(a);
+            it.nested.push(b);
+            it
+        };
+        t.update(&leaf("a", "x"));
+        t.update(&leaf("a", "y"));
+        t.update(&leaf("ab", "x"));
+        let mut a = wire::Item {
+            key: "a",
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Null,
+        };
+        t.remove(&a);
+        assert_eq!(
+            Value::Object(t.to_json()),
+            serde_json::json!({"ab": {"x": 1}})
+        );
+        a.key = "ab";
+        t.remove(&a);
+        assert!(t.is_empty());
+    }
+
+    #[test]
     fn hostile_depth_is_capped() {
         let names: Vec<String> = (0..100_000).map(|i| format!("k{i}")).collect();
         let mut deep = wire::Item {
