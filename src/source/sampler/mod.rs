@@ -224,7 +224,10 @@ impl Sampler {
                 opts.openmetrics_filter.clone(),
             ) {
                 Ok(c) => collectors.push((family, Box::new(c))),
-                Err(why) => unavailable.push((family, why)),
+                Err((why, c)) => {
+                    unavailable.push((family.clone(), format!("{why} (retrying every 30 s)")));
+                    collectors.push((family, Box::new(c)));
+                }
             }
         }
         let needs_tree = collectors

@@ -306,24 +306,37 @@ pub fn openmetrics_values(
 pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long an endpoint that failed is left alone before it is tried again.
+pub const RETRY_AFTER: Duration = Duration::from_secs(30);
+
 pub(crate) struct OpenMetricsCollector {
     url: String,
     index: KeyIndex,
     filter: Option<Regex>,
+    /// While failing: when to try again (a down endpoint must not stall every tick
+    /// for the scrape timeout).
+    retry_at: Option<std::time::Instant>,
 }
 
 impl OpenMetricsCollector {
-    /// Scrape once; an endpoint that does not answer is reported and not monitored,
-    /// as in the reference.
-    pub fn detect(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, String> {
+    /// Scrape once. An endpoint that does not answer is reported (`Err` with the
+    /// collector, so the caller can list it as unavailable and still keep it); it is
+    /// tried again every [`RETRY_AFTER`], so an exporter started after leet is picked up.
+    pub fn detect(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, (String, Self)> {
         let mut c = Self {
             url: url.to_string(),
             index: KeyIndex::new(name),
             filter,
+            retry_at: None,
         };
         let mut out = Vec::new();
-        c.scrape(&mut out).map_err(|e| e.to_string())?;
-        Ok(c)
+        match c.scrape(&mut out) {
+            Ok(()) => Ok(c),
+            Err(e) => {
+                c.retry_at = Some(std::time::Instant::now() + RETRY_AFTER);
+                Err((e.to_string(), c))
+            }
+        }
     }
 
     fn scrape(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
@@ -346,13 +359,59 @@ impl Collector for OpenMetricsCollector {
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
-        self.scrape(out)
+        if self.retry_at.is_some_and(|t| std::time::Instant::now() < t) {
+            return Ok(());
+        }
+        match self.scrape(out) {
+            Ok(()) => {
+                self.retry_at = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.retry_at = Some(std::time::Instant::now() + RETRY_AFTER);
+                Err(e)
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endpoint_down_at_start_is_retried_and_picked_up() {
+        use std::io::{Read as _, Write as _};
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = probe.local_addr().expect("addr");
+        drop(probe); // nothing listens there now
+        let url = format!("http://{addr}/metrics");
+        let (why, mut c) = match OpenMetricsCollector::detect("late", &url, None) {
+            Err(e) => e,
+            Ok(_) => panic!("a closed port answered"),
+        };
+        assert!(!why.is_empty());
+        let mut out = Vec::new();
+        // Within the back-off nothing is tried (no stall, no error).
+        assert!(c.sample(&mut out).is_ok() && out.is_empty());
+        let server = std::net::TcpListener::bind(addr).expect("rebind");
+        let t = std::thread::spawn(move || {
+            if let Ok((mut s, _)) = server.accept() {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let body = "# TYPE up gauge\nup 1\n";
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        c.retry_at = Some(std::time::Instant::now());
+        c.sample(&mut out).expect("scraped after retry");
+        assert_eq!(out, vec![("openmetrics.late.up.0".to_owned(), 1.0)]);
+        let _ = t.join();
+    }
 
     #[test]
     fn labels_with_escapes_and_commas() {
