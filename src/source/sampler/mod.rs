@@ -218,17 +218,15 @@ impl Sampler {
         }
         for (name, url) in &opts.openmetrics {
             let family = format!("openmetrics:{name}");
-            match openmetrics::OpenMetricsCollector::detect(
+            let (c, failed) = openmetrics::OpenMetricsCollector::detect(
                 name,
                 url,
                 opts.openmetrics_filter.clone(),
-            ) {
-                Ok(c) => collectors.push((family, Box::new(c))),
-                Err((why, c)) => {
-                    unavailable.push((family.clone(), format!("{why} (retrying every 30 s)")));
-                    collectors.push((family, Box::new(c)));
-                }
+            );
+            if let Some(why) = failed {
+                unavailable.push((family.clone(), format!("{why} (retrying every 30 s)")));
             }
+            collectors.push((family, Box::new(c)));
         }
         let needs_tree = collectors
             .iter()

@@ -319,10 +319,10 @@ pub(crate) struct OpenMetricsCollector {
 }
 
 impl OpenMetricsCollector {
-    /// Scrape once. An endpoint that does not answer is reported (`Err` with the
-    /// collector, so the caller can list it as unavailable and still keep it); it is
-    /// tried again every [`RETRY_AFTER`], so an exporter started after leet is picked up.
-    pub fn detect(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, (String, Self)> {
+    /// Scrape once. An endpoint that does not answer comes back with its error (so the
+    /// caller lists it as unavailable) but is kept: it is tried again every
+    /// [`RETRY_AFTER`], so an exporter started after leet is picked up.
+    pub fn detect(name: &str, url: &str, filter: Option<Regex>) -> (Self, Option<String>) {
         let mut c = Self {
             url: url.to_string(),
             index: KeyIndex::new(name),
@@ -331,10 +331,10 @@ impl OpenMetricsCollector {
         };
         let mut out = Vec::new();
         match c.scrape(&mut out) {
-            Ok(()) => Ok(c),
+            Ok(()) => (c, None),
             Err(e) => {
                 c.retry_at = Some(std::time::Instant::now() + RETRY_AFTER);
-                Err((e.to_string(), c))
+                (c, Some(e.to_string()))
             }
         }
     }
@@ -386,11 +386,8 @@ mod tests {
         let addr = probe.local_addr().expect("addr");
         drop(probe); // nothing listens there now
         let url = format!("http://{addr}/metrics");
-        let (why, mut c) = match OpenMetricsCollector::detect("late", &url, None) {
-            Err(e) => e,
-            Ok(_) => panic!("a closed port answered"),
-        };
-        assert!(!why.is_empty());
+        let (mut c, why) = OpenMetricsCollector::detect("late", &url, None);
+        assert!(why.is_some_and(|w| !w.is_empty()), "a closed port answered");
         let mut out = Vec::new();
         // Within the back-off nothing is tried (no stall, no error).
         assert!(c.sample(&mut out).is_ok() && out.is_empty());
