@@ -620,11 +620,21 @@ impl Run {
                             self.media_prefixes.insert(prefix.to_owned());
                         }
                     }
+                    let owned;
                     let text = match it.value {
-                        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
-                        other => value::to_json(other).to_string(),
+                        ItemValue::Json(s) | ItemValue::Text(s) => s,
+                        other => {
+                            owned = value::to_json(other).to_string();
+                            &owned
+                        }
                     };
-                    self.latest_other.insert(key.clone(), text);
+                    // Reuse the key's buffer: no allocation per row once seen.
+                    if let Some(v) = self.latest_other.get_mut(key.as_str()) {
+                        v.clear();
+                        v.push_str(text);
+                    } else {
+                        self.latest_other.insert(key.clone(), text.to_owned());
+                    }
                 }
             }
         }
