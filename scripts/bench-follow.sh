@@ -19,17 +19,11 @@
 #   (defaults: tests/fixtures/runs/tiny, 25, 3; SKIP_BUILD=1, WANDB=..., TIMEOUT_S=10)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/common.sh
+source "$(dirname "$0")/common.sh"
 SRC=${1:-$ROOT/tests/fixtures/runs/tiny}
 APPENDS=${2:-25}
 SESSIONS=${3:-3}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-LEET=$TARGET/release/leet
-WANDB=${WANDB:-/opt/wandbvenv/bin/wandb}
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    (cd "$ROOT" && cargo build --release --quiet --bin leet)
-fi
 
 # Resolve to the .wandb file: a file, a run dir, or a dir with wandb/latest-run.
 if [[ -f "$SRC" ]]; then

@@ -9,14 +9,8 @@ set -euo pipefail
 
 FILE=${1:?usage: bench-inspect.sh FILE [RUNS]}
 RUNS=${2:-3}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-LEET=$TARGET/release/leet
-WANDB=${WANDB:-/opt/wandbvenv/bin/wandb}
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    (cd "$ROOT" && cargo build --release --quiet --bin leet)
-fi
+# shellcheck source=scripts/common.sh
+source "$(dirname "$0")/common.sh"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -10,15 +10,9 @@
 set -euo pipefail
 
 SECS=${1:-60}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-LEET=$TARGET/release/leet
-WANDB=${WANDB:-/opt/wandbvenv/bin/wandb}
+# shellcheck source=scripts/common.sh
+source "$(dirname "$0")/common.sh"
 HZ=$(getconf CLK_TCK)
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    (cd "$ROOT" && cargo build --release --quiet --bin leet)
-fi
 
 # ticks <pid>: utime+stime in clock ticks (empty if gone)
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true; }
