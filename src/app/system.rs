@@ -13,6 +13,7 @@ pub enum Unit {
     Bytes,
     Celsius,
     Watts,
+    Joules,
     MHz,
     BytesPerSec,
 }
@@ -118,29 +119,80 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
     None
 }
 
-/// Group keys (first-seen order) into charts: families first, then one chart per
-/// unclaimed key.
+/// A per-GPU key outside the fixed families (`gpu.N.smActive`, `gpu.process.N.gpu`,
+/// ...): the chart title and unit for its metric, and the legend label. Every GPU's
+/// copy of one metric shares a chart, so eight GPUs do not make eight charts of each.
+fn gpu_metric(key: &str) -> Option<(String, Unit, String)> {
+    let rest = key.strip_prefix("gpu.")?;
+    let (process, rest) = match rest.strip_prefix("process.") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let (idx, metric) = rest.split_once('.')?;
+    if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) || metric.is_empty() {
+        return None;
+    }
+    let unit = match metric {
+        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
+        | "encoderUtilization" => Unit::Percent,
+        "memoryAllocatedBytes" => Unit::Bytes,
+        "temp" => Unit::Celsius,
+        "powerWatts" | "enforcedPowerLimitWatts" => Unit::Watts,
+        "energyJoules" => Unit::Joules,
+        m if m.ends_with("Clock") => Unit::MHz,
+        m if m.ends_with("Bytes") => Unit::BytesPerSec,
+        m if m.ends_with("Active") || m == "smOccupancy" => Unit::Percent,
+        _ => Unit::Plain,
+    };
+    let title = if process {
+        format!("GPU Process {metric}")
+    } else {
+        format!("GPU {metric}")
+    };
+    Some((title, unit, format!("gpu {idx}")))
+}
+
+/// Group keys (first-seen order) into charts: families first, then per-GPU metrics
+/// (one chart per metric), then one chart per unclaimed key.
 #[must_use]
 pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
     let mut fams: Vec<Vec<SysSeries>> = vec![Vec::new(); FAMILIES.len()];
+    let mut gpu: Vec<SysChart> = Vec::new();
     let mut rest = Vec::new();
     for key in keys {
-        match classify(key) {
-            Some((f, label, rate)) => fams[f].push(SysSeries {
+        if let Some((f, label, rate)) = classify(key) {
+            fams[f].push(SysSeries {
                 key: key.to_owned(),
                 label,
                 rate,
-            }),
-            None => rest.push(SysChart {
-                title: key.to_owned(),
-                unit: Unit::Plain,
-                series: vec![SysSeries {
-                    key: key.to_owned(),
-                    label: key.to_owned(),
-                    rate: None,
-                }],
-            }),
+            });
+            continue;
         }
+        if let Some((title, unit, label)) = gpu_metric(key) {
+            let series = SysSeries {
+                key: key.to_owned(),
+                label,
+                rate: None,
+            };
+            match gpu.iter_mut().find(|c| c.title == title) {
+                Some(c) => c.series.push(series),
+                None => gpu.push(SysChart {
+                    title,
+                    unit,
+                    series: vec![series],
+                }),
+            }
+            continue;
+        }
+        rest.push(SysChart {
+            title: key.to_owned(),
+            unit: Unit::Plain,
+            series: vec![SysSeries {
+                key: key.to_owned(),
+                label: key.to_owned(),
+                rate: None,
+            }],
+        });
     }
     let mut out: Vec<SysChart> = FAMILIES
         .iter()
@@ -152,6 +204,7 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
             series,
         })
         .collect();
+    out.extend(gpu);
     out.extend(rest);
     out
 }
@@ -192,5 +245,37 @@ mod tests {
         assert_eq!(charts[0].series.len(), 2);
         let n: usize = charts.iter().map(|c| c.series.len()).sum();
         assert_eq!(n, keys.len());
+    }
+
+    #[test]
+    fn other_gpu_metrics_share_one_chart_per_metric() {
+        let keys = [
+            "gpu.0.smActive",
+            "gpu.1.smActive",
+            "gpu.0.pcieTxBytes",
+            "gpu.0.energyJoules",
+            "gpu.1.energyJoules",
+            "gpu.process.1.gpu",
+            "gpu.process.1.temp",
+            "gpu.0.gpu",
+        ];
+        let charts = group(keys);
+        let summary: Vec<(&str, Unit, usize)> = charts
+            .iter()
+            .map(|c| (c.title.as_str(), c.unit, c.series.len()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("GPU Utilization", Unit::Percent, 1),
+                ("GPU smActive", Unit::Percent, 2),
+                ("GPU pcieTxBytes", Unit::BytesPerSec, 1),
+                ("GPU energyJoules", Unit::Joules, 2),
+                ("GPU Process gpu", Unit::Percent, 1),
+                ("GPU Process temp", Unit::Celsius, 1),
+            ]
+        );
+        assert_eq!(charts[1].series[1].label, "gpu 1");
+        assert_eq!(charts[4].series[0].key, "gpu.process.1.gpu");
     }
 }

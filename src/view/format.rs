@@ -96,6 +96,9 @@ pub fn unit(v: f64, u: Unit) -> String {
         Unit::Bytes => bytes(v),
         Unit::Celsius => format!("{}°C", compact(v)),
         Unit::Watts => format!("{}W", compact(v)),
+        Unit::Joules if v.abs() >= 1e6 => format!("{}MJ", compact(v / 1e6)),
+        Unit::Joules if v.abs() >= 1e3 => format!("{}kJ", compact(v / 1e3)),
+        Unit::Joules => format!("{}J", compact(v)),
         Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", compact(v / 1000.0)),
         Unit::MHz => format!("{}MHz", compact(v)),
         Unit::BytesPerSec => format!("{}/s", bytes(v)),
@@ -164,6 +167,9 @@ mod tests {
         assert_eq!(compact(9.01e15), "9e15");
         assert_eq!(bytes(66.4 * 1_048_576.0), "66.4MiB");
         assert_eq!(unit(12.0, Unit::Percent), "12%");
+        assert_eq!(unit(123_456.789, Unit::Joules), "123kJ");
+        assert_eq!(unit(5.5e7, Unit::Joules), "55MJ");
+        assert_eq!(unit(12.0, Unit::Joules), "12J");
         assert_eq!(duration(187.0), "3m 07s");
         assert_eq!(clock(75.0), "1:15");
     }

@@ -4,7 +4,14 @@
 //! a fake. Each metric of each device has an availability flag: the first failing call
 //! clears it for good (the reference's behaviour), so an unsupported metric costs one
 //! probe, not one call per tick.
+//!
+//! On Hopper and newer GPUs the GPM profiling keys (`smActive`, `pipeTensorActive`,
+//! `pcieTxBytes`, ...) are read too. The reference takes two GPM snapshots 200 ms apart
+//! inside each sample; here each tick's snapshot is compared with the previous tick's, so
+//! no sample waits and the rates cover the whole interval. The first sample has no GPM
+//! keys, as the first sample has no `cpu`.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::procfs::SharedTree;
@@ -42,20 +49,51 @@ pub trait GpuDevice {
     fn ecc_errors(&self, corrected: bool) -> Result<u64, GpuError>;
     fn fan_speed(&self) -> Result<u32, GpuError>;
     fn encoder_utilization(&self) -> Result<u32, GpuError>;
+    /// Energy used since the driver was loaded, in mJ.
+    fn energy_mj(&self) -> Result<u64, GpuError>;
     /// PIDs of compute and graphics processes on this device.
     fn process_pids(&self) -> Result<Vec<u32>, GpuError>;
 }
+
+/// The GPM metrics, in the order of [`GpmValues`]: the key suffix, and whether NVML's
+/// value is MiB/s (converted to the bytes/s W&B's key names promise) rather than %.
+pub const GPM_METRICS: [(&str, bool); 12] = [
+    ("smActive", false),
+    ("smOccupancy", false),
+    ("pipeTensorActive", false),
+    ("dramActive", false),
+    ("pipeFp64Active", false),
+    ("pipeFp32Active", false),
+    ("pipeFp16Active", false),
+    ("pipeTensorHmmaActive", false),
+    ("pcieTxBytes", true),
+    ("pcieRxBytes", true),
+    ("nvlinkTxBytes", true),
+    ("nvlinkRxBytes", true),
+];
+
+/// One GPM reading: NVML's value for each of [`GPM_METRICS`] (None where that metric
+/// failed), in NVML's units (% or MiB/s).
+pub type GpmValues = [Option<f64>; GPM_METRICS.len()];
 
 pub trait GpuBackend: Send {
     fn device_count(&self) -> u32;
     fn device(&self, index: u32) -> Result<Box<dyn GpuDevice + '_>, GpuError>;
     fn driver_version(&self) -> Option<String>;
+    /// Takes a GPM snapshot of device `index` and returns the metrics since the previous
+    /// call's snapshot (None on the first call). An error means GPM is unusable on it
+    /// (not supported, MIG mode, old driver).
+    fn gpm(&self, index: u32) -> Result<Option<GpmValues>, GpuError>;
 }
 
 /// NVML through nvml-wrapper.
 pub struct NvmlBackend {
-    nvml: nvml_wrapper::Nvml,
+    /// Leaked once per process: GPM snapshots borrow the library handle and live in
+    /// this struct between ticks, and NVML stays loaded until exit anyway.
+    nvml: &'static nvml_wrapper::Nvml,
     count: u32,
+    /// The previous GPM snapshot of each device.
+    gpm_prev: RefCell<Vec<Option<nvml_wrapper::gpm::GpmSample<'static>>>>,
 }
 
 impl NvmlBackend {
@@ -72,9 +110,32 @@ impl NvmlBackend {
         if count == 0 {
             return Err(GpuError("nvml reports no devices".to_string()));
         }
-        Ok(Self { nvml, count })
+        Ok(Self {
+            nvml: Box::leak(Box::new(nvml)),
+            count,
+            gpm_prev: RefCell::new((0..count).map(|_| None).collect()),
+        })
     }
 }
+
+/// NVML's GPM ids for [`GPM_METRICS`], in the same order.
+const GPM_IDS: [nvml_wrapper::enums::gpm::GpmMetricId; GPM_METRICS.len()] = {
+    use nvml_wrapper::enums::gpm::GpmMetricId as G;
+    [
+        G::SmUtil,
+        G::SmOccupancy,
+        G::AnyTensorUtil,
+        G::DramBwUtil,
+        G::Fp64Util,
+        G::Fp32Util,
+        G::Fp16Util,
+        G::HmmaTensorUtil,
+        G::PcieTxPerSec,
+        G::PcieRxPerSec,
+        G::NvlinkTotalTxPerSec,
+        G::NvlinkTotalRxPerSec,
+    ]
+};
 
 struct NvmlDevice<'a>(nvml_wrapper::Device<'a>);
 
@@ -127,11 +188,21 @@ impl GpuDevice for NvmlDevice<'_> {
     fn encoder_utilization(&self) -> Result<u32, GpuError> {
         nv(self.0.encoder_utilization()).map(|u| u.utilization)
     }
+    fn energy_mj(&self) -> Result<u64, GpuError> {
+        nv(self.0.total_energy_consumption())
+    }
     fn process_pids(&self) -> Result<Vec<u32>, GpuError> {
-        let mut pids: Vec<u32> = nv(self.0.running_compute_processes())?
-            .iter()
-            .map(|p| p.pid)
-            .collect();
+        use nvml_wrapper::error::NvmlError;
+        // A process starting between NVML's count and list calls makes the list call
+        // fail with InsufficientSize; that is a race, not a missing feature, so retry.
+        let mut tries = 0;
+        let compute = loop {
+            match self.0.running_compute_processes() {
+                Err(NvmlError::InsufficientSize(_)) if tries < 3 => tries += 1,
+                r => break nv(r)?,
+            }
+        };
+        let mut pids: Vec<u32> = compute.iter().map(|p| p.pid).collect();
         if let Ok(g) = self.0.running_graphics_processes() {
             pids.extend(g.iter().map(|p| p.pid));
         }
@@ -148,6 +219,32 @@ impl GpuBackend for NvmlBackend {
     }
     fn driver_version(&self) -> Option<String> {
         self.nvml.sys_driver_version().ok()
+    }
+    fn gpm(&self, index: u32) -> Result<Option<GpmValues>, GpuError> {
+        let mut slots = self.gpm_prev.borrow_mut();
+        let slot = slots
+            .get_mut(index as usize)
+            .ok_or_else(|| GpuError(format!("no device {index}")))?;
+        let dev = nv(self.nvml.device_by_index(index))?;
+        if slot.is_none() && !nv(dev.gpm_support())? {
+            return Err(GpuError("GPM not supported".to_string()));
+        }
+        let sample = nv(dev.gpm_sample())?;
+        let values = match slot.as_ref() {
+            Some(prev) => {
+                let results = nv(nvml_wrapper::gpm::gpm_metrics_get(
+                    self.nvml, prev, &sample, &GPM_IDS,
+                ))?;
+                let mut values: GpmValues = [None; GPM_METRICS.len()];
+                for (v, r) in values.iter_mut().zip(results) {
+                    *v = r.ok().map(|m| m.value);
+                }
+                Some(values)
+            }
+            None => None,
+        };
+        *slot = Some(sample);
+        Ok(values)
     }
 }
 
@@ -167,6 +264,8 @@ enum Probe {
     EccUncorrected,
     Fan,
     Encoder,
+    Energy,
+    Gpm,
     Processes,
 }
 const PROBES: usize = Probe::Processes as usize + 1;
@@ -193,6 +292,8 @@ struct DeviceKeys {
     uncorrected: String,
     fan: String,
     encoder: String,
+    energy: String,
+    gpm: [String; GPM_METRICS.len()],
     index: u32,
 }
 
@@ -215,6 +316,8 @@ impl DeviceKeys {
             uncorrected: k("uncorrectedMemoryErrors"),
             fan: k("fanSpeed"),
             encoder: k("encoderUtilization"),
+            energy: k("energyJoules"),
+            gpm: GPM_METRICS.map(|(name, _)| k(name)),
             index: i,
         }
     }
@@ -379,6 +482,16 @@ impl<B: GpuBackend> Collector for NvidiaCollector<B> {
             if let Some(e) = probe(flags, Probe::Encoder, || dev.encoder_utilization()) {
                 out.push((k.encoder.clone(), f64::from(e)));
             }
+            if let Some(mj) = probe(flags, Probe::Energy, || dev.energy_mj()) {
+                out.push((k.energy.clone(), mj as f64 / 1000.0));
+            }
+            if let Some(Some(values)) = probe(flags, Probe::Gpm, || self.backend.gpm(k.index)) {
+                for ((key, (_, mib)), v) in k.gpm.iter().zip(GPM_METRICS).zip(values) {
+                    if let Some(v) = v.filter(|v| v.is_finite()) {
+                        out.push((key.clone(), if mib { v * 1024.0 * 1024.0 } else { v }));
+                    }
+                }
+            }
             if self.pids.is_empty() {
                 continue;
             }
@@ -417,6 +530,9 @@ mod tests {
         pids: Vec<u32>,
         calls: Arc<std::sync::Mutex<HashMap<&'static str, usize>>>,
         base: u32,
+        /// GPM supported: each call returns these values (after the first call).
+        gpm: Option<GpmValues>,
+        gpm_calls: std::cell::Cell<usize>,
     }
 
     impl FakeGpu {
@@ -469,6 +585,9 @@ mod tests {
         fn encoder_utilization(&self) -> Result<u32, GpuError> {
             self.call("encoder", 5)
         }
+        fn energy_mj(&self) -> Result<u64, GpuError> {
+            self.call("energy", 123_456_789)
+        }
         fn process_pids(&self) -> Result<Vec<u32>, GpuError> {
             self.call("processes", self.pids.clone())
         }
@@ -485,6 +604,14 @@ mod tests {
         }
         fn driver_version(&self) -> Option<String> {
             Some("550.90.12".to_string())
+        }
+        fn gpm(&self, index: u32) -> Result<Option<GpmValues>, GpuError> {
+            let gpu = &self.0[index as usize];
+            let values = gpu.call("gpm", gpu.gpm)?;
+            let values = values.ok_or_else(|| GpuError("GPM not supported".to_string()))?;
+            let n = gpu.gpm_calls.get();
+            gpu.gpm_calls.set(n + 1);
+            Ok((n > 0).then_some(values))
         }
     }
 
@@ -517,6 +644,7 @@ mod tests {
             ("gpu.0.uncorrectedMemoryErrors", 0.0),
             ("gpu.0.fanSpeed", 40.0),
             ("gpu.0.encoderUtilization", 5.0),
+            ("gpu.0.energyJoules", 123_456.789),
         ];
         for (k, v) in expect {
             assert_eq!(get(&out, k), Some(v), "{k}");
@@ -620,5 +748,41 @@ mod tests {
             assert!(!out.iter().any(|(k, _)| k.starts_with("gpu.process.")));
         }
         assert_eq!(calls.lock().expect("lock")["processes"], 1);
+    }
+
+    #[test]
+    fn gpm_keys_come_from_the_second_sample_on() {
+        let mut values: GpmValues = [None; GPM_METRICS.len()];
+        values[0] = Some(42.5); // smActive
+        values[2] = Some(12.0); // pipeTensorActive
+        values[8] = Some(2.0); // pcieTxBytes, MiB/s
+        values[11] = Some(f64::NAN); // nvlinkRxBytes: not finite, dropped
+        let calls = Arc::new(std::sync::Mutex::new(HashMap::new()));
+        let backend = FakeBackend(vec![
+            FakeGpu {
+                gpm: Some(values),
+                calls: calls.clone(),
+                ..Default::default()
+            },
+            FakeGpu::default(),
+        ]);
+        let mut c = NvidiaCollector::new(backend);
+        let mut first = Vec::new();
+        c.sample(&mut first).expect("sample");
+        assert!(!first.iter().any(|(k, _)| k.contains("smActive")));
+        for _ in 0..3 {
+            let mut out = Vec::new();
+            c.sample(&mut out).expect("sample");
+            assert_eq!(get(&out, "gpu.0.smActive"), Some(42.5));
+            assert_eq!(get(&out, "gpu.0.pipeTensorActive"), Some(12.0));
+            assert_eq!(get(&out, "gpu.0.pcieTxBytes"), Some(2.0 * 1024.0 * 1024.0));
+            assert_eq!(get(&out, "gpu.0.smOccupancy"), None);
+            assert_eq!(get(&out, "gpu.0.nvlinkRxBytes"), None);
+            // GPU 1 has no GPM: no keys, and it is asked once only
+            assert!(!out.iter().any(|(k, _)| k == "gpu.1.smActive"));
+            assert_eq!(get(&out, "gpu.1.gpu"), Some(50.0));
+        }
+        assert_eq!(calls.lock().expect("lock")["gpm"], 4);
+        assert_eq!(c.backend.0[1].calls.lock().expect("lock")["gpm"], 1);
     }
 }
