@@ -85,6 +85,7 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
     }
     match key {
         "cpu" => return Some((8, "process".into(), None)),
+        "proc.cpu.throttledPercent" => return Some((8, "throttled".into(), None)),
         "proc.memory.rssMB" => return Some((9, "rss".into(), None)),
         "memory_percent" => return Some((10, "system".into(), None)),
         "proc.memory.percent" => return Some((10, "process".into(), None)),

@@ -1,4 +1,6 @@
-//! `cpu` (process-tree CPU %), `proc.cpu.threads`, and host per-core `cpu.N.cpu_percent`.
+//! `cpu` (process-tree CPU %), `proc.cpu.threads`, host per-core `cpu.N.cpu_percent`,
+//! and `proc.cpu.throttledPercent` (share of the leaf cgroup's CPU quota periods that
+//! were throttled since the previous sample, when a quota is in force).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -67,6 +69,17 @@ pub(crate) struct CpuCollector {
     cores: Vec<CoreTimes>,
     buf: String,
     keys: Vec<String>,
+    cgroup: CgroupLimits,
+    /// `cpu.stat` (nr_periods, nr_throttled) at the previous sample.
+    prev_throttling: Option<(u64, u64)>,
+}
+
+/// Throttled share of the quota periods between two `cpu.stat` readings, in %; None
+/// when no period elapsed (no quota, or the counters were reset).
+pub(crate) fn throttled_percent(prev: (u64, u64), now: (u64, u64)) -> Option<f64> {
+    let periods = now.0.checked_sub(prev.0).filter(|&p| p > 0)?;
+    let throttled = now.1.checked_sub(prev.1)?;
+    Some((throttled as f64 / periods as f64 * 100.0).min(100.0))
 }
 
 impl CpuCollector {
@@ -82,7 +95,19 @@ impl CpuCollector {
             cores: Vec::new(),
             buf: String::with_capacity(4096),
             keys: Vec::new(),
+            cgroup: cgroup.clone(),
+            prev_throttling: None,
         }
+    }
+
+    fn sample_throttling(&mut self, out: &mut Vec<(String, f64)>) {
+        let now = self.cgroup.cpu_throttling(&mut self.buf);
+        if let (Some(prev), Some(now)) = (self.prev_throttling, now) {
+            if let Some(p) = throttled_percent(prev, now) {
+                out.push(("proc.cpu.throttledPercent".to_string(), p));
+            }
+        }
+        self.prev_throttling = now;
     }
 
     fn sample_cores(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
@@ -113,6 +138,7 @@ impl Collector for CpuCollector {
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
         let cores = self.sample_cores(out);
+        self.sample_throttling(out);
         let tree = self.tree.lock().map_err(|_| SamplerError::Poisoned)?;
         if let Some(e) = &tree.error {
             return Err(SamplerError::Process(e.clone()));
@@ -145,7 +171,42 @@ impl Collector for CpuCollector {
 
 #[cfg(test)]
 mod tests {
+    use super::super::procfs::ProcessTree;
     use super::*;
+
+    #[test]
+    fn throttled_share_of_periods() {
+        assert_eq!(throttled_percent((100, 10), (200, 35)), Some(25.0));
+        // no quota: periods do not advance
+        assert_eq!(throttled_percent((0, 0), (0, 0)), None);
+        // counters went backwards (cgroup recreated)
+        assert_eq!(throttled_percent((100, 10), (50, 5)), None);
+    }
+
+    #[test]
+    fn throttling_is_read_from_the_leaf_cgroup() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let stat = dir.path().join("cpu.stat");
+        let write = |periods: u64, throttled: u64| {
+            std::fs::write(
+                &stat,
+                format!("usage_usec 5000\nnr_periods {periods}\nnr_throttled {throttled}\nthrottled_usec 9\n"),
+            )
+            .expect("write");
+        };
+        let cgroup = CgroupLimits {
+            dir: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        let mut c = CpuCollector::new(SharedTree::new(ProcessTree::new(1).into()), &cgroup);
+        write(10, 0);
+        let mut out = Vec::new();
+        c.sample_throttling(&mut out);
+        assert!(out.is_empty(), "first reading has no delta");
+        write(30, 5);
+        c.sample_throttling(&mut out);
+        assert_eq!(out, [("proc.cpu.throttledPercent".to_string(), 25.0)]);
+    }
 
     #[test]
     fn proc_stat_cores() {

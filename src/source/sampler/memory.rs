@@ -1,5 +1,6 @@
 //! `proc.memory.rssMB`, `proc.memory.percent`, `memory_percent`, `proc.memory.availableMB`,
-//! with the leaf cgroup v2 `memory.max` as the denominator when one is set.
+//! with the leaf cgroup v2 `memory.max` as the denominator when one is set, and
+//! `proc.memory.oomKills` (the leaf cgroup's `memory.events` `oom_kill` count).
 
 use std::path::Path;
 
@@ -60,6 +61,9 @@ impl Collector for MemoryCollector {
         let (percent, available_mb, denominator) = system_memory(meminfo, cgroup);
         out.push(("memory_percent".to_string(), percent));
         out.push(("proc.memory.availableMB".to_string(), available_mb));
+        if let Some(n) = self.cgroup.oom_kills(&mut self.buf) {
+            out.push(("proc.memory.oomKills".to_string(), n as f64));
+        }
 
         let tree = self.tree.lock().map_err(|_| SamplerError::Poisoned)?;
         if let Some(e) = &tree.error {
@@ -83,6 +87,7 @@ impl Collector for MemoryCollector {
 
 #[cfg(test)]
 mod tests {
+    use super::super::procfs::ProcessTree;
     use super::*;
 
     #[test]
@@ -110,5 +115,30 @@ mod tests {
         // current above max clamps available at 0
         let (_, avail, _) = system_memory(m, Some((100, 200)));
         assert_eq!(avail, 0.0);
+    }
+
+    #[test]
+    fn oom_kills_from_memory_events() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("memory.events"),
+            "low 0\nhigh 0\nmax 12\noom 3\noom_kill 2\noom_group_kill 0\n",
+        )
+        .expect("write");
+        let cgroup = CgroupLimits {
+            dir: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        let tree = ProcessTree {
+            error: None,
+            ..ProcessTree::new(1)
+        };
+        let mut c = MemoryCollector::new(SharedTree::new(tree.into()), cgroup);
+        let mut out = Vec::new();
+        c.sample(&mut out).expect("sample");
+        let oom = out.iter().find(|(k, _)| k == "proc.memory.oomKills");
+        assert_eq!(oom.map(|(_, v)| *v), Some(2.0));
+        // no limit set: the host values are used
+        assert!(out.iter().any(|(k, _)| k == "memory_percent"));
     }
 }

@@ -280,6 +280,31 @@ impl CgroupLimits {
         read_into(&dir.join("memory.current"), buf).ok()?;
         buf.trim().parse().ok()
     }
+
+    /// `nr_periods` and `nr_throttled` from the leaf cgroup's `cpu.stat` (present when
+    /// the cpu controller is enabled for it).
+    pub fn cpu_throttling(&self, buf: &mut String) -> Option<(u64, u64)> {
+        read_into(&self.dir.as_ref()?.join("cpu.stat"), buf).ok()?;
+        Some((
+            flat_keyed(buf, "nr_periods")?,
+            flat_keyed(buf, "nr_throttled")?,
+        ))
+    }
+
+    /// `oom_kill` from the leaf cgroup's `memory.events`: processes the kernel's OOM
+    /// killer ended in this cgroup.
+    pub fn oom_kills(&self, buf: &mut String) -> Option<u64> {
+        read_into(&self.dir.as_ref()?.join("memory.events"), buf).ok()?;
+        flat_keyed(buf, "oom_kill")
+    }
+}
+
+/// The value of `key` in a cgroup "flat keyed" file (`key value` lines).
+pub(crate) fn flat_keyed(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
 }
 
 /// `"quota period"` → quota/period CPUs; `"max ..."` → no limit.
