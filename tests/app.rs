@@ -168,3 +168,49 @@ fn a_restarted_file_starts_the_run_over() {
     assert_eq!(a.run.history_rows, rows, "records were applied twice");
     assert_eq!(a.run.counts.total, 180);
 }
+
+#[test]
+fn sidebar_keys_always_act_and_empty_system_sidebar_gives_way() {
+    // 80 columns: no room for both sidebars, so the system one starts hidden.
+    let mut a = app("system");
+    a.update(Msg::Resize(80, 24));
+    assert!(a.areas.left.is_some() && a.areas.right.is_none());
+    // `]` shows it; the overview gives way rather than the key doing nothing.
+    send(&mut a, [Msg::char(']')]);
+    assert!(a.areas.right.is_some() && a.areas.left.is_none());
+    // `[` brings the overview back and the system sidebar gives way.
+    send(&mut a, [Msg::char('[')]);
+    assert!(a.areas.left.is_some() && a.areas.right.is_none());
+    // Pressed on a visible sidebar, the key hides it.
+    send(&mut a, [Msg::char('[')]);
+    assert!(a.areas.left.is_none());
+
+    // A run without system metrics gets no empty right sidebar, and `]` does not
+    // hide the overview for a sidebar that could show nothing.
+    let mut t = app("tiny");
+    assert!(t.sys_charts.is_empty());
+    assert!(t.areas.right.is_none() && t.areas.left.is_some());
+    send(&mut t, [Msg::char(']'), Msg::char(']')]);
+    assert!(t.areas.left.is_some());
+}
+
+#[test]
+fn a_typed_filter_starts_from_the_first_page() {
+    let mut a = app("many_metrics");
+    send(&mut a, [Msg::char('n'), Msg::char('n'), Msg::char('n')]);
+    assert!(a.grid.page() > 0);
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("eval"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(a.grid.focus, 0);
+    assert_eq!(a.grid.page(), 0);
+
+    // The system filter goes back to the first system chart too.
+    let mut s = app("system");
+    s.panels.right_scroll = 3;
+    send(&mut s, [Msg::char('\\')]);
+    send(&mut s, Msg::typed("mem"));
+    send(&mut s, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(s.panels.right_scroll, 0);
+    assert!(s.sys_shown.len() >= 2);
+}

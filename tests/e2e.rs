@@ -156,16 +156,16 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
         eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
         return;
     }
-    let t = Tmux::start("keys", &[&fixture("tiny")], 120, 40);
-    t.wait_for("Metrics [1-3 of 3]", Duration::from_secs(10));
+    let t = Tmux::start("keys", &[&fixture("system")], 120, 40);
+    t.wait_for("Metrics [1-2 of 2]", Duration::from_secs(10));
     let s = t.screen();
     assert!(
         s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),
         "no chart line drawn:\n{s}"
     );
-    t.keys(&["/", "a", "c", "c", "Enter"]);
+    t.keys(&["/", "n", "o", "i", "Enter"]);
     // After Enter the status bar shows the filter in force with its match count.
-    let (s, _) = t.wait_for("/acc [1/3]", Duration::from_secs(5));
+    let (s, _) = t.wait_for("/noi [1/2]", Duration::from_secs(5));
     assert!(s.contains("Metrics [1-1 of 1]"), "{s}");
     assert!(s.contains("System Metrics"), "{s}");
     t.keys(&["]"]);

@@ -443,8 +443,12 @@ impl App {
             self.refilter_metrics(focused.as_deref());
         }
         if sig.2 != self.seen.2 {
+            let had = !self.sys_charts.is_empty();
             self.sys_charts = system::group(self.run.system.keys().iter().map(String::as_str));
             self.refilter_system();
+            if had != !self.sys_charts.is_empty() {
+                self.relayout();
+            }
         }
         if sig.3 != self.seen.3 {
             self.overview = overview_rows(&self.run);
@@ -484,8 +488,60 @@ impl App {
             .min(self.sys_shown.len().saturating_sub(1));
     }
 
+    /// The panels to lay out: the user's choice, less a system sidebar with nothing to
+    /// show (a run without system metrics gives its width to the charts).
+    #[must_use]
+    pub fn panel_flags(&self) -> layout::PanelFlags {
+        let mut f = self.panels.flags();
+        f.right &= !self.sys_charts.is_empty();
+        f
+    }
+
+    /// `[` / `]`: hide the sidebar if it is on screen, otherwise show it; when the
+    /// terminal has no room for both sidebars, the other one gives way, so the key
+    /// always does what it says.
+    fn toggle_sidebar(&mut self, right: bool) {
+        let shown = |a: &layout::Areas| {
+            if right {
+                a.right.is_some()
+            } else {
+                a.left.is_some()
+            }
+        };
+        if shown(&self.areas) {
+            if right {
+                self.panels.right = false;
+            } else {
+                self.panels.left = false;
+            }
+        } else {
+            if right {
+                self.panels.right = true;
+            } else {
+                self.panels.left = true;
+            }
+            let flags = self.panel_flags();
+            if !shown(&layout::areas(self.size, flags)) {
+                let mut alone = flags;
+                if right {
+                    alone.left = false;
+                } else {
+                    alone.right = false;
+                }
+                if shown(&layout::areas(self.size, alone)) {
+                    if right {
+                        self.panels.left = false;
+                    } else {
+                        self.panels.right = false;
+                    }
+                }
+            }
+        }
+        self.relayout();
+    }
+
     fn relayout(&mut self) {
-        self.areas = layout::areas(self.size, self.panels.flags());
+        self.areas = layout::areas(self.size, self.panel_flags());
         self.grid.relayout(self.areas.grid);
         let visible = |p: Pane| match p {
             Pane::Grid => true,
@@ -555,13 +611,14 @@ impl App {
 
     fn with_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
         match self.filter_target {
+            // A changed filter starts again from its first match, as a search does.
             Some(FilterTarget::Metrics) => {
                 f(&mut self.metric_filter);
-                let keep = self.focused_key().map(str::to_owned);
-                self.refilter_metrics(keep.as_deref());
+                self.refilter_metrics(None);
             }
             Some(FilterTarget::System) => {
                 f(&mut self.system_filter);
+                self.panels.right_scroll = 0;
                 self.refilter_system();
             }
             None => {}
@@ -589,14 +646,8 @@ impl App {
                     return Effect::NONE;
                 }
             }
-            Action::ToggleLeftSidebar => {
-                self.panels.left = !self.panels.left;
-                self.relayout();
-            }
-            Action::ToggleRightSidebar => {
-                self.panels.right = !self.panels.right;
-                self.relayout();
-            }
+            Action::ToggleLeftSidebar => self.toggle_sidebar(false),
+            Action::ToggleRightSidebar => self.toggle_sidebar(true),
             Action::ToggleConsole => {
                 self.panels.console = !self.panels.console;
                 self.relayout();

@@ -40,7 +40,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         );
         return;
     }
-    let areas = layout::areas(area, app.panels.flags());
+    let areas = layout::areas(area, app.panel_flags());
     if app.panels.fullscreen {
         let body = Rect::new(area.x, area.y, area.width, area.height - 1);
         if let Some(key) = app.focused_key() {
