@@ -443,10 +443,10 @@ impl App {
             self.refilter_metrics(focused.as_deref());
         }
         if sig.2 != self.seen.2 {
-            let had = !self.sys_charts.is_empty();
+            let was_empty = self.sys_charts.is_empty();
             self.sys_charts = system::group(self.run.system.keys().iter().map(String::as_str));
             self.refilter_system();
-            if had != !self.sys_charts.is_empty() {
+            if was_empty != self.sys_charts.is_empty() {
                 self.relayout();
             }
         }
