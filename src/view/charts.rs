@@ -111,7 +111,8 @@ pub struct ChartSpec<'a> {
     pub log_y: bool,
     pub focused: bool,
     pub fmt_x: &'a dyn Fn(f64) -> String,
-    pub fmt_y: &'a dyn Fn(f64) -> String,
+    /// Axis label of a value with the given significant digits.
+    pub fmt_y: &'a dyn Fn(f64, i32) -> String,
     /// Legend entries (label, style), drawn below the x labels when non-empty.
     pub legend: Vec<(String, Style)>,
 }
@@ -228,15 +229,23 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
     let yr = y_range(&spec.lines, spec.log_y);
-    let fmt_y = |v: f64| {
+    let fmt_y = |v: f64, digits: i32| {
         if spec.log_y {
-            (spec.fmt_y)(10f64.powf(v))
+            (spec.fmt_y)(10f64.powf(v), digits)
         } else {
-            (spec.fmt_y)(v)
+            (spec.fmt_y)(v, digits)
         }
     };
+    // A narrow range (13.31% to 13.34%) needs more digits than 3 to tell its ends apart.
     let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
-        (fmt_y(hi), fmt_y(lo))
+        let mut digits = 3;
+        loop {
+            let (t, b) = (fmt_y(hi, digits), fmt_y(lo, digits));
+            if t != b || digits >= 8 {
+                break (t, b);
+            }
+            digits += 1;
+        }
     });
     #[allow(clippy::cast_possible_truncation)]
     let lw = (ytop.chars().count().max(ybot.chars().count()) as u16).min(inner.width / 3);
@@ -465,7 +474,7 @@ pub fn render_metric_chart(
         } else {
             &format::compact
         },
-        fmt_y: &format::compact,
+        fmt_y: &format::compact_digits,
         legend: Vec::new(),
     };
     render_chart(buf, area, &spec, theme);
@@ -562,4 +571,44 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
 #[must_use]
 pub fn fg(c: Option<Color>) -> Style {
     c.map_or_else(Style::new, |c| Style::new().fg(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::system::Unit;
+
+    fn screen(points: &[Point]) -> String {
+        let area = Rect::new(0, 0, 30, 8);
+        let mut buf = Buffer::empty(area);
+        let fmt_y = |v: f64, d: i32| format::unit_digits(v, Unit::Percent, d);
+        let spec = ChartSpec {
+            title: "disk",
+            corner: None,
+            lines: vec![Line {
+                points,
+                style: Style::default(),
+            }],
+            x: (0.0, 1.0),
+            log_y: false,
+            focused: false,
+            fmt_x: &format::compact,
+            fmt_y: &fmt_y,
+            legend: Vec::new(),
+        };
+        render_chart(&mut buf, area, &spec, Theme { color: false });
+        buf.content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect()
+    }
+
+    #[test]
+    fn narrow_range_gets_enough_digits_to_tell_its_ends_apart() {
+        let s = screen(&[(0.0, 13.312), (1.0, 13.341)]);
+        assert!(s.contains("13.34%") && s.contains("13.31%"), "{s}");
+        // a wide range keeps the short labels
+        let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
+        assert!(s.contains("90%") && s.contains("1%"), "{s}");
+    }
 }

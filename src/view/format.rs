@@ -63,6 +63,12 @@ pub fn compact(v: f64) -> String {
     with_digits(v, 3)
 }
 
+/// [`compact`] with `digits` significant digits.
+#[must_use]
+pub fn compact_digits(v: f64, digits: i32) -> String {
+    with_digits(v, digits)
+}
+
 /// A shown value, a little more precise than axis labels.
 #[must_use]
 pub fn value(v: f64) -> String {
@@ -72,6 +78,10 @@ pub fn value(v: f64) -> String {
 /// Bytes with binary units.
 #[must_use]
 pub fn bytes(b: f64) -> String {
+    bytes_digits(b, 3)
+}
+
+fn bytes_digits(b: f64, digits: i32) -> String {
     if let Some(s) = nonfinite(b) {
         return if s == "0" { "0B".into() } else { s };
     }
@@ -82,26 +92,34 @@ pub fn bytes(b: f64) -> String {
         v /= 1024.0;
         i += 1;
     }
-    format!("{}{}", sig(v, 3), units[i])
+    format!("{}{}", sig(v, digits), units[i])
 }
 
 /// A value in a chart's unit.
 #[must_use]
 pub fn unit(v: f64, u: Unit) -> String {
+    unit_digits(v, u, 3)
+}
+
+/// [`unit`] with `digits` significant digits (axis labels add digits until the top and
+/// bottom of a narrow range read differently).
+#[must_use]
+pub fn unit_digits(v: f64, u: Unit, digits: i32) -> String {
+    let c = |v: f64| with_digits(v, digits);
     match u {
-        Unit::Plain => compact(v),
-        Unit::Percent => format!("{}%", compact(v)),
-        Unit::MiB => bytes(v * 1_048_576.0),
-        Unit::GiB => bytes(v * 1_073_741_824.0),
-        Unit::Bytes => bytes(v),
-        Unit::Celsius => format!("{}°C", compact(v)),
-        Unit::Watts => format!("{}W", compact(v)),
-        Unit::Joules if v.abs() >= 1e6 => format!("{}MJ", compact(v / 1e6)),
-        Unit::Joules if v.abs() >= 1e3 => format!("{}kJ", compact(v / 1e3)),
-        Unit::Joules => format!("{}J", compact(v)),
-        Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", compact(v / 1000.0)),
-        Unit::MHz => format!("{}MHz", compact(v)),
-        Unit::BytesPerSec => format!("{}/s", bytes(v)),
+        Unit::Plain => c(v),
+        Unit::Percent => format!("{}%", c(v)),
+        Unit::MiB => bytes_digits(v * 1_048_576.0, digits),
+        Unit::GiB => bytes_digits(v * 1_073_741_824.0, digits),
+        Unit::Bytes => bytes_digits(v, digits),
+        Unit::Celsius => format!("{}°C", c(v)),
+        Unit::Watts => format!("{}W", c(v)),
+        Unit::Joules if v.abs() >= 1e6 => format!("{}MJ", c(v / 1e6)),
+        Unit::Joules if v.abs() >= 1e3 => format!("{}kJ", c(v / 1e3)),
+        Unit::Joules => format!("{}J", c(v)),
+        Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", c(v / 1000.0)),
+        Unit::MHz => format!("{}MHz", c(v)),
+        Unit::BytesPerSec => format!("{}/s", bytes_digits(v, digits)),
     }
 }
 

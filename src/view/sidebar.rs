@@ -254,7 +254,7 @@ pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChar
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
     let fmt_x = move |v: f64| format::clock(v - t0);
-    let fmt_y = move |v: f64| format::unit(v, unit);
+    let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
     let title = sanitize(&chart.title);
     let spec = ChartSpec {
         title: &title,
