@@ -57,6 +57,9 @@ pub enum Msg {
     Sample(Sample),
     /// SIGTERM / SIGHUP / SIGINT: leave cleanly.
     Signal(i32),
+    /// A message from the reader of source number N. When the user opens another
+    /// run, the loop drops what the previous reader had already queued.
+    Tagged(u64, Box<Msg>),
 }
 
 impl Msg {

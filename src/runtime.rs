@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -70,10 +72,20 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
     resolve(&path)?;
-    let app = App::new(options(args, keymap));
-    drive(app, move |tx| {
-        tail::spawn_tail(path, tx, TailOptions::default());
-    })
+    let mut app = App::new(options(args, keymap));
+    app.request_open(path);
+    // One reader at a time: opening another run (the run picker) stops the previous
+    // reader, and the app drops what it had already queued (its tag is old).
+    let mut stop = Arc::new(AtomicBool::new(false));
+    drive(
+        app,
+        |_| {},
+        move |path, tag, tx| {
+            stop.store(true, Ordering::Relaxed);
+            stop = Arc::new(AtomicBool::new(false));
+            tail::spawn_tail_tagged(path, tx, TailOptions::default(), tag, stop.clone());
+        },
+    )
 }
 
 /// Monitor this host: the sampler's readings are the main grid.
@@ -126,23 +138,32 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
-    drive(app, move |tx| {
-        let _ = sampler::spawn_sampler(sampler, interval, move |s| {
-            for (family, e) in &s.errors {
-                let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
-            }
-            tx.send(Msg::Sample(Sample {
-                timestamp: s.timestamp,
-                values: s.values,
-            }))
-            .is_ok()
-        });
-    })
+    drive(
+        app,
+        move |tx| {
+            let _ = sampler::spawn_sampler(sampler, interval, move |s| {
+                for (family, e) in &s.errors {
+                    let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
+                }
+                tx.send(Msg::Sample(Sample {
+                    timestamp: s.timestamp,
+                    values: s.values,
+                }))
+                .is_ok()
+            });
+        },
+        |_, _, _| {},
+    )
 }
 
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
-/// given ones, and run the loop until quit.
-fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Result<ExitCode> {
+/// given ones, and run the loop until quit. `open` starts a reader for a run the app
+/// asks for (`App::take_open_request`) with the tag its messages must carry.
+fn drive(
+    mut app: App,
+    producers: impl FnOnce(SyncSender<Msg>),
+    mut open: impl FnMut(PathBuf, u64, SyncSender<Msg>),
+) -> anyhow::Result<ExitCode> {
     app.update(Msg::Tick(tail::unix_now()));
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let mut term = terminal::enter().context("cannot set up the terminal")?;
@@ -153,7 +174,9 @@ fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Resul
         spawn_ticker(tx.clone());
         let _ = terminal::spawn_signals(tx.clone());
         producers(tx.clone());
-        drop(tx);
+        if let Some((path, tag)) = app.take_open_request() {
+            open(path, tag, tx.clone());
+        }
         term.draw(|f| view::render(f, &app))?;
         // For the end-to-end test of the panic hook (terminal restored, message shown).
         if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
@@ -182,6 +205,9 @@ fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Resul
             }
             if quit {
                 return Ok(());
+            }
+            if let Some((path, tag)) = app.take_open_request() {
+                open(path, tag, tx.clone());
             }
             if dirty {
                 term.draw(|f| view::render(f, &app))?;

@@ -214,3 +214,60 @@ fn a_typed_filter_starts_from_the_first_page() {
     assert_eq!(s.panels.right_scroll, 0);
     assert!(s.sys_shown.len() >= 2);
 }
+
+#[test]
+fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
+    let multi = common::runs_dir().join("multi/wandb");
+    let latest = common::wandb_file(&multi.join("latest-run"));
+    let (file, batch) = leet::source::tail::read_batch(&latest).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(160, 40));
+    a.request_open(multi.clone());
+    assert_eq!(a.take_open_request(), Some((multi.clone(), 0)));
+    let opened = |path: std::path::PathBuf| Msg::Opened {
+        path,
+        len: 1,
+        modified: None,
+    };
+    a.update(Msg::Tagged(0, Box::new(opened(file.clone()))));
+    a.update(Msg::Tagged(0, Box::new(Msg::Run(batch.clone()))));
+    assert_eq!(a.run.info.run_id, "multi005");
+    assert_eq!(a.source.runs_here, 5);
+
+    send(&mut a, [Msg::char('R')]);
+    assert!(a.panels.runs);
+    assert_eq!(a.runs.len(), 5);
+    assert_eq!(a.runs_sel, 0, "the run shown is selected");
+    // Enter on the run shown just closes the picker.
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(!a.panels.runs);
+    assert_eq!(a.take_open_request(), None);
+
+    send(
+        &mut a,
+        [
+            Msg::char('R'),
+            Msg::key(KeyCode::Down),
+            Msg::key(KeyCode::Enter),
+        ],
+    );
+    let (dir, tag) = a.take_open_request().unwrap();
+    assert!(
+        dir.ends_with("offline-run-20261130_175139-multi004"),
+        "{dir:?}"
+    );
+    assert_eq!(tag, 1);
+    assert!(a.metric_keys.is_empty() && a.run.info.run_id.is_empty());
+    // What the old reader had queued is dropped; the new reader's messages apply.
+    a.update(Msg::Tagged(0, Box::new(Msg::Run(batch))));
+    assert!(a.run.info.run_id.is_empty());
+    let (file4, batch4) = leet::source::tail::read_batch(&dir).unwrap();
+    a.update(Msg::Tagged(1, Box::new(opened(file4))));
+    a.update(Msg::Tagged(1, Box::new(Msg::Run(batch4))));
+    assert_eq!(a.run.info.run_id, "multi004");
+    assert!(!a.metric_keys.is_empty());
+    // Esc closes the picker without opening anything.
+    send(&mut a, [Msg::char('R'), Msg::key(KeyCode::Esc)]);
+    assert!(!a.panels.runs);
+    assert_eq!(a.take_open_request(), None);
+}

@@ -317,3 +317,22 @@ fn panic_restores_the_terminal_and_shows_the_message() {
         "panic message not shown:\n{s}"
     );
 }
+
+#[test]
+fn run_picker_switches_runs_in_a_wandb_directory() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("runs", &[&fixture("multi")], 120, 30);
+    t.wait_for("R: 5 runs", Duration::from_secs(10));
+    t.wait_for("multi005", Duration::from_secs(5));
+    t.keys(&["R"]);
+    t.wait_for("runs in ", Duration::from_secs(5));
+    t.keys(&["Down", "Down", "Enter"]);
+    let (s, _) = t.wait_for("multi-2 (multi003)", Duration::from_secs(5));
+    assert!(!s.contains("runs in "), "picker still open:\n{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

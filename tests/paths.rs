@@ -83,3 +83,32 @@ fn nothing_found_says_where_it_looked() {
         Err(SourceError::NotFound { .. })
     ));
 }
+
+#[test]
+fn sibling_runs_lists_the_wandb_directory_newest_first() {
+    let multi = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/multi/wandb");
+    let latest = leet::source::file::resolve(&multi).unwrap();
+    let runs = leet::source::file::sibling_runs(&file_of(latest));
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["multi005", "multi004", "multi003", "multi002", "multi001"]
+    );
+    let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["multi-4", "multi-3", "multi-2", "multi-1", "multi-0"]
+    );
+    assert!(runs.iter().all(|r| r.file.is_some() && r.size > 0));
+
+    // A run still without a file is listed too; a loose file has no siblings.
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let a = run_dir(&wandb, "run-20260101_000000-aaa", true);
+    run_dir(&wandb, "run-20260303_000000-ccc", false);
+    let runs = leet::source::file::sibling_runs(&a.join("run-x.wandb"));
+    assert_eq!(runs.len(), 2);
+    assert!(runs[0].file.is_none() && runs[0].dir.ends_with("run-20260303_000000-ccc"));
+    std::fs::write(tmp.path().join("loose.wandb"), b"").unwrap();
+    assert!(leet::source::file::sibling_runs(&tmp.path().join("loose.wandb")).is_empty());
+}

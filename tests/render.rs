@@ -277,3 +277,35 @@ fn console_shows_a_last_line_without_newline() {
     );
     assert!(s.contains("Console Logs [2 lines]"), "{s}");
 }
+
+#[test]
+fn run_picker() {
+    let dir = common::runs_dir().join("multi/wandb/latest-run");
+    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    for (w, h) in SIZES {
+        let mut app = App::new(Options {
+            color: false,
+            ..Options::default()
+        });
+        app.update(Msg::Resize(w, h));
+        app.update(Msg::Opened {
+            path: path.clone(),
+            len: batch.file_len,
+            modified: Some(NOW - 3600.0),
+        });
+        app.update(Msg::Run(batch.clone()));
+        app.update(Msg::Tick(NOW));
+        send(&mut app, [Msg::char('R'), Msg::key(KeyCode::Down)]);
+        assert_eq!(app.runs.len(), 5);
+        // Paths and file times differ per checkout: make them fixed for the snapshot.
+        let rel = |p: &std::path::Path| std::path::Path::new("wandb").join(p.file_name().unwrap());
+        for (i, r) in app.runs.iter_mut().enumerate() {
+            r.dir = rel(&r.dir);
+            r.modified = Some(NOW - 600.0 * (i as f64 + 1.0));
+        }
+        let cur = app.source.file.take().unwrap();
+        app.source.file = Some(rel(cur.parent().unwrap()).join(cur.file_name().unwrap()));
+        app.source.path = Some("multi.wandb".into());
+        insta::assert_snapshot!(format!("multi_{w}x{h}_run_picker"), screen(&app, w, h));
+    }
+}

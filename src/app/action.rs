@@ -32,16 +32,25 @@ pub enum Action {
     FilterCancel,
     FilterBackspace,
     FilterClearInput,
+    PickRun,
+    OpenRun,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
 
 /// Groups of the help overlay, in display order.
-pub const GROUPS: [&str; 5] = ["General", "Panels", "Navigation", "Charts", "Filter"];
+pub const GROUPS: [&str; 6] = [
+    "General",
+    "Panels",
+    "Navigation",
+    "Charts",
+    "Filter",
+    "Runs",
+];
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 29] = [
+    pub const ALL: [Action; 31] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -70,6 +79,8 @@ impl Action {
         Action::FilterCancel,
         Action::FilterBackspace,
         Action::FilterClearInput,
+        Action::PickRun,
+        Action::OpenRun,
         Action::None,
     ];
 
@@ -105,6 +116,8 @@ impl Action {
             Action::FilterCancel => "filter_cancel",
             Action::FilterBackspace => "filter_backspace",
             Action::FilterClearInput => "filter_clear_input",
+            Action::PickRun => "pick_run",
+            Action::OpenRun => "open_run",
             Action::None => "none",
         }
     }
@@ -147,6 +160,8 @@ impl Action {
             Action::FilterCancel => "Restore the previous filter",
             Action::FilterBackspace => "Delete a character",
             Action::FilterClearInput => "Clear the input",
+            Action::PickRun => "List the runs of this wandb directory",
+            Action::OpenRun => "Open the selected run",
             Action::None => "(unbound)",
         }
     }
@@ -181,6 +196,7 @@ impl Action {
             | Action::FilterCancel
             | Action::FilterBackspace
             | Action::FilterClearInput => "Filter",
+            Action::PickRun | Action::OpenRun => "Runs",
         }
     }
 }

@@ -19,10 +19,18 @@ pub enum Mode {
     Filter,
     Help,
     Fullscreen,
+    /// The run picker.
+    Runs,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::Normal, Mode::Filter, Mode::Help, Mode::Fullscreen];
+    pub const ALL: [Mode; 5] = [
+        Mode::Normal,
+        Mode::Filter,
+        Mode::Help,
+        Mode::Fullscreen,
+        Mode::Runs,
+    ];
 
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -31,6 +39,7 @@ impl Mode {
             Mode::Filter => "filter",
             Mode::Help => "help",
             Mode::Fullscreen => "fullscreen",
+            Mode::Runs => "runs",
         }
     }
 
@@ -40,6 +49,7 @@ impl Mode {
             Mode::Filter => 1,
             Mode::Help => 2,
             Mode::Fullscreen => 3,
+            Mode::Runs => 4,
         }
     }
 }
@@ -206,7 +216,7 @@ pub enum KeymapError {
     Io { file: PathBuf, reason: String },
     #[error("{file}: not valid TOML: {reason}")]
     Syntax { file: PathBuf, reason: String },
-    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help or fullscreen)")]
+    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help, fullscreen or runs)")]
     UnknownMode { file: PathBuf, mode: String },
     #[error("{file}: [{mode}] key '{key}': {reason}")]
     Binding {
@@ -220,13 +230,13 @@ pub enum KeymapError {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 4],
+    modes: [Vec<(Key, Action)>; 5],
 }
 
 /// The built-in defaults, as data (keymap.toml must say the same; a test checks).
 const BUILTIN: &[(Mode, &str, Action)] = {
     use Action as A;
-    use Mode::{Filter as F, Fullscreen as S, Help as H, Normal as N};
+    use Mode::{Filter as F, Fullscreen as S, Help as H, Normal as N, Runs as R};
     &[
         (N, "h", A::Help),
         (N, "?", A::Help),
@@ -261,6 +271,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "/", A::StartFilter),
         (N, "\\", A::StartSystemFilter),
         (N, "ctrl+l", A::ClearFilters),
+        (N, "R", A::PickRun),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -295,6 +306,21 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "pgup", A::FocusLeft),
         (S, "n", A::FocusRight),
         (S, "pgdown", A::FocusRight),
+        (R, "enter", A::OpenRun),
+        (R, "esc", A::Back),
+        (R, "R", A::Back),
+        (R, "q", A::Quit),
+        (R, "ctrl+c", A::Quit),
+        (R, "up", A::FocusUp),
+        (R, "w", A::FocusUp),
+        (R, "k", A::FocusUp),
+        (R, "down", A::FocusDown),
+        (R, "s", A::FocusDown),
+        (R, "j", A::FocusDown),
+        (R, "pgup", A::PrevPage),
+        (R, "pgdown", A::NextPage),
+        (R, "home", A::FirstPage),
+        (R, "end", A::LastPage),
     ]
 };
 

@@ -10,6 +10,7 @@ pub mod panels;
 pub mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -17,6 +18,7 @@ use crossterm::event::{
 use ratatui::layout::{Position, Rect};
 
 use crate::msg::{Msg, RunBatch, Sample};
+use crate::source::file::RunEntry;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
 use crate::view::layout::{self, Areas};
@@ -54,6 +56,10 @@ impl Effect {
 pub struct SourceState {
     /// The `.wandb` file (display form).
     pub path: Option<String>,
+    /// The `.wandb` file as opened.
+    pub file: Option<PathBuf>,
+    /// Run directories in the wandb directory of this run (1 = only this one).
+    pub runs_here: usize,
     /// Waiting for a `.wandb` file to appear in this directory.
     pub waiting: Option<String>,
     pub read_to: u64,
@@ -172,6 +178,14 @@ pub struct App {
     pub sys_shown: Vec<usize>,
     pub overview: Vec<Row>,
     seen: (usize, usize, usize, u64),
+    /// The run picker's list (read when it opens) and selection.
+    pub runs: Vec<RunEntry>,
+    pub runs_sel: usize,
+    /// Number of the reader whose messages are shown; `Msg::Tagged` from others
+    /// (a run the user has left) are dropped.
+    pub source_tag: u64,
+    /// A run the user picked, for the loop to start a reader on.
+    open_request: Option<(PathBuf, u64)>,
 }
 
 impl App {
@@ -206,6 +220,10 @@ impl App {
             sys_shown: Vec::new(),
             overview: Vec::new(),
             seen: (usize::MAX, usize::MAX, usize::MAX, u64::MAX),
+            runs: Vec::new(),
+            runs_sel: 0,
+            source_tag: 0,
+            open_request: None,
         };
         app.refresh();
         app
@@ -266,6 +284,8 @@ impl App {
     pub fn mode(&self) -> Mode {
         if self.filter_target.is_some() {
             Mode::Filter
+        } else if self.panels.runs {
+            Mode::Runs
         } else if self.panels.help {
             Mode::Help
         } else if self.panels.fullscreen {
@@ -324,6 +344,9 @@ impl App {
                 modified,
             } => {
                 self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
+                self.source.runs_here = crate::source::file::wandb_dir_of(&path)
+                    .map_or(1, |d| crate::source::file::run_dirs(&d).len().max(1));
+                self.source.file = Some(path);
                 self.source.waiting = None;
                 self.source.file_len = len;
                 self.source.last_growth = modified;
@@ -356,7 +379,73 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Signal(_) => Effect::QUIT,
+            Msg::Tagged(tag, m) if tag == self.source_tag => self.update(*m),
+            Msg::Tagged(..) => Effect::NONE,
         }
+    }
+
+    /// Ask the loop to start the first reader (tag 0) on a user path.
+    pub fn request_open(&mut self, path: PathBuf) {
+        self.open_request = Some((path, self.source_tag));
+    }
+
+    /// The run the user picked, with the tag its reader's messages must carry; the
+    /// loop starts that reader (and stops the previous one).
+    pub fn take_open_request(&mut self) -> Option<(PathBuf, u64)> {
+        self.open_request.take()
+    }
+
+    /// Leave the run shown for `dir`: an empty run, the same panels, filters and
+    /// store limits, waiting for the new reader's messages.
+    fn open_run(&mut self, dir: PathBuf) {
+        self.source_tag += 1;
+        self.open_request = Some((dir, self.source_tag));
+        let mut run = Run::new();
+        run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, self.max_points);
+        self.run = run;
+        self.source = SourceState::default();
+        self.zoom.clear();
+        self.log_y.clear();
+        self.grid.focus = 0;
+        self.panels.fullscreen = false;
+        self.panels.left_scroll = 0;
+        self.panels.right_scroll = 0;
+        self.panels.console_back = 0;
+        self.seen = (usize::MAX, usize::MAX, usize::MAX, u64::MAX);
+        self.refresh();
+    }
+
+    /// Keys while the run picker is open.
+    fn act_runs(&mut self, a: Action) -> Effect {
+        let n = self.runs.len();
+        let page = 10;
+        match a {
+            Action::Quit => return Effect::QUIT,
+            Action::Back | Action::PickRun => self.panels.runs = false,
+            Action::FocusUp => self.runs_sel = self.runs_sel.saturating_sub(1),
+            Action::FocusDown => self.runs_sel = (self.runs_sel + 1).min(n.saturating_sub(1)),
+            Action::PrevPage => self.runs_sel = self.runs_sel.saturating_sub(page),
+            Action::NextPage => self.runs_sel = (self.runs_sel + page).min(n.saturating_sub(1)),
+            Action::FirstPage => self.runs_sel = 0,
+            Action::LastPage => self.runs_sel = n.saturating_sub(1),
+            Action::OpenRun => {
+                let Some(entry) = self.runs.get(self.runs_sel) else {
+                    return Effect::NONE;
+                };
+                self.panels.runs = false;
+                let current = self
+                    .source
+                    .file
+                    .as_deref()
+                    .and_then(std::path::Path::parent);
+                if current != Some(entry.dir.as_path()) {
+                    let dir = entry.dir.clone();
+                    self.open_run(dir);
+                }
+            }
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
     }
 
     fn apply_batch(&mut self, b: RunBatch) {
@@ -627,10 +716,27 @@ impl App {
 
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
+        if self.panels.runs {
+            return self.act_runs(a);
+        }
         let n = self.shown.len();
         match a {
             Action::Quit => return Effect::QUIT,
-            Action::None => return Effect::NONE,
+            Action::None | Action::OpenRun => return Effect::NONE,
+            Action::PickRun => {
+                let Some(file) = self.source.file.as_deref() else {
+                    return Effect::NONE;
+                };
+                self.runs = crate::source::file::sibling_runs(file);
+                let current = file.parent();
+                self.runs_sel = self
+                    .runs
+                    .iter()
+                    .position(|r| Some(r.dir.as_path()) == current)
+                    .unwrap_or(0);
+                self.panels.runs = true;
+                self.panels.help = false;
+            }
             Action::Help => {
                 self.panels.help = !self.panels.help;
                 self.panels.help_scroll = 0;

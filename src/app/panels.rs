@@ -20,6 +20,8 @@ pub struct Panels {
     pub right: bool,
     pub console: bool,
     pub help: bool,
+    /// The run picker is open.
+    pub runs: bool,
     pub fullscreen: bool,
     pub focus: Pane,
     /// First overview row shown.
@@ -38,6 +40,7 @@ impl Default for Panels {
             right: true,
             console: false,
             help: false,
+            runs: false,
             fullscreen: false,
             focus: Pane::Grid,
             left_scroll: 0,

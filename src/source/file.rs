@@ -80,6 +80,90 @@ fn run_dir_sort_key(name: &str) -> String {
         .to_owned()
 }
 
+/// One run next to the one shown, for the run picker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEntry {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Its `.wandb` file, if it has one yet.
+    pub file: Option<PathBuf>,
+    /// Display name and run id from the file's run record (empty if not read).
+    pub name: String,
+    pub id: String,
+    /// Size and modification time (Unix s) of the `.wandb` file.
+    pub size: u64,
+    pub modified: Option<f64>,
+}
+
+/// The wandb directory holding the run of `file` (`wandb/<run-dir>/run-x.wandb`),
+/// when that run sits in a run directory.
+#[must_use]
+pub fn wandb_dir_of(file: &Path) -> Option<PathBuf> {
+    let run_dir = file.parent()?;
+    let name = run_dir.file_name()?.to_string_lossy();
+    if !is_run_dir_name(&name) {
+        return None;
+    }
+    let dir = run_dir.parent()?;
+    Some(if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir.to_owned()
+    })
+}
+
+/// Bytes read from the start of each `.wandb` file for its run record.
+const PEEK_BYTES: u64 = 64 << 10;
+
+/// Display name and id from the run record near the start of a `.wandb` file.
+fn peek_run(file: &Path) -> (String, String) {
+    let mut data = Vec::new();
+    if File::open(file)
+        .and_then(|f| f.take(PEEK_BYTES).read_to_end(&mut data))
+        .is_err()
+    {
+        return (String::new(), String::new());
+    }
+    let mut run = Run::new();
+    let _ = leveldb::scan(&data, 0, |fr| {
+        if let Frame::Record { offset, payload } = fr {
+            if run.info.run_id.is_empty() {
+                run.apply(offset, &payload);
+            }
+        }
+    });
+    (run.info.display_name, run.info.run_id)
+}
+
+/// Every run of the wandb directory that holds `file`'s run, newest first, with
+/// each run's name read from its file. Empty when `file` is not in a run directory.
+#[must_use]
+pub fn sibling_runs(file: &Path) -> Vec<RunEntry> {
+    let Some(wandb_dir) = wandb_dir_of(file) else {
+        return Vec::new();
+    };
+    run_dirs(&wandb_dir)
+        .into_iter()
+        .rev()
+        .map(|dir| {
+            let file = wandb_in_dir(&dir);
+            let meta = file.as_ref().and_then(|f| std::fs::metadata(f).ok());
+            let (name, id) = file.as_deref().map(peek_run).unwrap_or_default();
+            RunEntry {
+                size: meta.as_ref().map_or(0, std::fs::Metadata::len),
+                modified: meta
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs_f64()),
+                dir,
+                file,
+                name,
+                id,
+            }
+        })
+        .collect()
+}
+
 /// `latest-run` in a wandb directory: a symlink (relative or absolute), or a plain
 /// file holding the run directory's name (what a copy without symlinks leaves).
 fn latest_run(wandb_dir: &Path) -> Option<PathBuf> {

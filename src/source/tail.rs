@@ -4,7 +4,9 @@
 //! on the loop thread, the store's one writer.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -83,25 +85,86 @@ pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
     }
 }
 
+/// Where a tail thread sends: the loop's channel, optionally tagged with the source
+/// number, until its stop flag is set.
+struct Out {
+    tx: SyncSender<Msg>,
+    tag: Option<u64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Out {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Send; false when the loop is gone or this reader was stopped.
+    fn send(&self, m: Msg) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let m = match self.tag {
+            Some(n) => Msg::Tagged(n, Box::new(m)),
+            None => m,
+        };
+        self.tx.send(m).is_ok()
+    }
+}
+
 /// Spawn the tail thread for a user path (file or directory).
 pub fn spawn_tail(path: PathBuf, tx: SyncSender<Msg>, opts: TailOptions) -> JoinHandle<()> {
+    spawn(
+        path,
+        Out {
+            tx,
+            tag: None,
+            stop: Arc::new(AtomicBool::new(false)),
+        },
+        opts,
+    )
+}
+
+/// Spawn a tail thread whose messages come as `Msg::Tagged(tag, ..)` and which ends
+/// once `stop` is set (the user opened another run).
+pub fn spawn_tail_tagged(
+    path: PathBuf,
+    tx: SyncSender<Msg>,
+    opts: TailOptions,
+    tag: u64,
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<()> {
+    spawn(
+        path,
+        Out {
+            tx,
+            tag: Some(tag),
+            stop,
+        },
+        opts,
+    )
+}
+
+fn spawn(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
     std::thread::Builder::new()
         .name("leet-tail".into())
-        .spawn(move || tail(&path, &tx, opts))
+        .spawn(move || tail(&path, &out, opts))
         .unwrap_or_else(|_| std::thread::spawn(|| {}))
 }
 
-fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
+fn tail(path: &Path, tx: &Out, opts: TailOptions) {
     let mut told_waiting = false;
     let file = loop {
         match resolve(path) {
             Ok(Target::File(f)) => break f,
             Ok(Target::EmptyRunDir(d)) => {
                 if !told_waiting {
-                    if tx.send(Msg::Waiting(d)).is_err() {
+                    if !tx.send(Msg::Waiting(d)) {
                         return;
                     }
                     told_waiting = true;
+                }
+                if tx.stopped() {
+                    return;
                 }
                 std::thread::sleep(opts.poll);
             }
@@ -119,14 +182,11 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
         }
     };
     let len = reader.file_len().unwrap_or(0);
-    if tx
-        .send(Msg::Opened {
-            path: file.clone(),
-            len,
-            modified: mtime(&file),
-        })
-        .is_err()
-    {
+    if !tx.send(Msg::Opened {
+        path: file.clone(),
+        len,
+        modified: mtime(&file),
+    }) {
         return;
     }
     // File-system events wake the poll early; without them the poll interval rules.
@@ -146,6 +206,9 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
     let mut loaded = false;
     let mut told_gone = false;
     loop {
+        if tx.stopped() {
+            return;
+        }
         // A deleted file keeps what was read on screen, with a word about it; if the
         // path comes back, the reader notices the new file and starts over.
         let gone = !file.exists();
@@ -154,7 +217,7 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
                 "{}: the file was deleted; showing what was read",
                 file.display()
             );
-            if tx.send(Msg::SourceError(msg)).is_err() {
+            if !tx.send(Msg::SourceError(msg)) {
                 return;
             }
         }
@@ -166,7 +229,7 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
                     if loaded && b.read_to > 0 {
                         b.grew_at = Some(unix_now());
                     }
-                    if tx.send(Msg::Run(b)).is_err() {
+                    if !tx.send(Msg::Run(b)) {
                         return;
                     }
                 }
@@ -178,7 +241,7 @@ fn tail(path: &Path, tx: &SyncSender<Msg>, opts: TailOptions) {
                 }
             }
             Err(e) => {
-                if tx.send(Msg::SourceError(e.to_string())).is_err() {
+                if !tx.send(Msg::SourceError(e.to_string())) {
                     return;
                 }
                 std::thread::sleep(Duration::from_secs(1));

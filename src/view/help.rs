@@ -43,6 +43,7 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     // Full-screen and help modes: only what differs from normal.
     for (mode, title) in [
         (Mode::Fullscreen, "Full-screen chart"),
+        (Mode::Runs, "Run picker"),
         (Mode::Help, "This help"),
     ] {
         let mut rows: Vec<(String, String)> = Vec::new();
@@ -60,6 +61,13 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
                     "Scroll down"
                 }
                 (Mode::Help, Action::Back | Action::Help) => "Close help",
+                (Mode::Runs, Action::FocusUp | Action::PrevPage | Action::FirstPage) => {
+                    "Select an earlier row"
+                }
+                (Mode::Runs, Action::FocusDown | Action::NextPage | Action::LastPage) => {
+                    "Select a later row"
+                }
+                (Mode::Runs, Action::Back) => "Close the picker",
                 _ => a.describe(),
             };
             if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {

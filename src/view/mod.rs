@@ -6,6 +6,7 @@ pub mod console;
 pub mod format;
 pub mod help;
 pub mod layout;
+pub mod runs;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
@@ -59,12 +60,10 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         }
     }
     status::render_status(buf, areas.status, app, theme);
-    if app.panels.help {
-        help::render_help(
-            buf,
-            Rect::new(area.x, area.y, area.width, area.height - 1),
-            app,
-            theme,
-        );
+    let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
+    if app.panels.runs {
+        runs::render_runs(buf, overlay, app, theme);
+    } else if app.panels.help {
+        help::render_help(buf, overlay, app, theme);
     }
 }

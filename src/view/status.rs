@@ -105,8 +105,14 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if let Some(e) = &app.source.error {
         parts.push((format!("error: {e}"), theme.bad()));
     }
-    let hint = " h: help ";
-    let hint_w = u16::try_from(hint.len()).unwrap_or(0);
+    let runs_hint;
+    let hint = if app.source.runs_here > 1 {
+        runs_hint = format!(" R: {} runs · h: help ", app.source.runs_here);
+        runs_hint.as_str()
+    } else {
+        " h: help "
+    };
+    let hint_w = u16::try_from(hint.chars().count()).unwrap_or(0);
     let limit = if area.width > hint_w + 20 {
         area.right() - hint_w
     } else {

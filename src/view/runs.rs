@@ -1,0 +1,105 @@
+//! The run picker overlay (`R`): the runs of the wandb directory, newest first.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
+
+use super::charts::fit;
+use super::format;
+use super::layout;
+use super::theme::Theme;
+use crate::app::App;
+use crate::text::sanitize;
+
+/// One picker row: marker, run directory, name, size, age.
+fn row(app: &App, i: usize, w: usize) -> String {
+    let r = &app.runs[i];
+    let current =
+        app.source.file.as_deref().and_then(std::path::Path::parent) == Some(r.dir.as_path());
+    let dir = r
+        .dir
+        .file_name()
+        .map(|n| sanitize(&n.to_string_lossy()))
+        .unwrap_or_default();
+    let name = sanitize(&r.name);
+    let size = if r.file.is_some() {
+        format::bytes(r.size as f64)
+    } else {
+        "no file yet".to_owned()
+    };
+    let age = r
+        .modified
+        .filter(|_| app.now > 0.0)
+        .map(|m| format!("{} ago", format::duration((app.now - m).max(0.0))))
+        .unwrap_or_default();
+    let tail = format!("{size:>10}  {age:>10}");
+    let marker = if current { "● " } else { "  " };
+    let name_w = 24.min(w / 3);
+    let dir_w = w.saturating_sub(2 + name_w + 2 + tail.chars().count() + 2);
+    format!(
+        "{marker}{:<dir_w$}  {:<name_w$}  {tail}",
+        fit(&dir, dir_w),
+        fit(&name, name_w),
+    )
+}
+
+pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+    #[allow(clippy::cast_possible_truncation)]
+    let h = (app.runs.len().max(1) + 2) as u16;
+    let area = layout::centered(
+        size,
+        100.min(size.width.saturating_sub(2)),
+        h.min(size.height.saturating_sub(2)),
+    );
+    if area.width < 20 || area.height < 3 {
+        return;
+    }
+    Clear.render(area, buf);
+    let dir = app
+        .runs
+        .first()
+        .and_then(|r| r.dir.parent())
+        .map(|d| sanitize(&d.display().to_string()))
+        .unwrap_or_default();
+    let title = format!(" runs in {dir} [{}] ", app.runs.len());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border(true))
+        .title(fit(&title, usize::from(area.width.saturating_sub(4))))
+        .title_style(theme.heading());
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let w = usize::from(inner.width.saturating_sub(2));
+    if app.runs.is_empty() {
+        buf.set_stringn(
+            inner.x + 1,
+            inner.y,
+            "this run is not in a wandb directory with other runs",
+            w,
+            theme.dim(),
+        );
+        return;
+    }
+    let rows = usize::from(inner.height);
+    // Keep the selection on screen, a few rows from the edge when it can be.
+    let start = app
+        .runs_sel
+        .saturating_sub(rows.saturating_sub(1))
+        .min(app.runs.len().saturating_sub(rows));
+    for (slot, i) in (start..app.runs.len()).take(rows).enumerate() {
+        #[allow(clippy::cast_possible_truncation)]
+        let y = inner.y + slot as u16;
+        let style = if i == app.runs_sel {
+            theme.text().add_modifier(Modifier::REVERSED)
+        } else {
+            theme.text()
+        };
+        buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
+    }
+    let hint = " enter open · esc close ";
+    #[allow(clippy::cast_possible_truncation)]
+    let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);
+    buf.set_string(x, area.bottom() - 1, hint, theme.dim());
+}
