@@ -277,3 +277,45 @@ fn console_shows_a_last_line_without_newline() {
     );
     assert!(s.contains("Console Logs [2 lines]"), "{s}");
 }
+
+/// The overview pane's text (left of its separator), one entry per screen row.
+fn left_pane(s: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| l.split('│').next().unwrap_or("").trim_end().to_owned())
+        .collect()
+}
+
+#[test]
+fn overview_end_reaches_the_last_row() {
+    snap("overview_end", "tiny", &|| {
+        vec![Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]
+    });
+    let (w, h) = (200, 50);
+    let mut app = app_from("tiny", w, h);
+    send(&mut app, [Msg::key(KeyCode::Tab)]);
+    let top = screen(&app, w, h);
+    send(&mut app, [Msg::key(KeyCode::End)]);
+    let end = screen(&app, w, h);
+    let pane = left_pane(&end);
+    let body = &pane[..usize::from(h) - 1];
+    assert!(body.iter().any(|l| l.contains("↑ ")), "{end}");
+    assert!(!body.iter().any(|l| l.contains("↓ ")), "{end}");
+    // The last item sits on the last row of the pane: no blank rows after it.
+    assert!(!body.last().unwrap().trim().is_empty(), "{end}");
+    // Down past the end stays at the end; one Up goes back one row.
+    send(&mut app, (0..40).map(|_| Msg::key(KeyCode::Down)));
+    assert_eq!(screen(&app, w, h), end);
+    send(&mut app, [Msg::key(KeyCode::Up)]);
+    let up = screen(&app, w, h);
+    assert!(
+        left_pane(&up).iter().any(|l| l.contains("↓ 2 more")),
+        "{up}"
+    );
+    // PgDn from the top ends at the same place as End; PgUp back at the top.
+    send(&mut app, [Msg::key(KeyCode::Home)]);
+    assert_eq!(screen(&app, w, h), top);
+    send(&mut app, (0..10).map(|_| Msg::key(KeyCode::PageDown)));
+    assert_eq!(screen(&app, w, h), end);
+    send(&mut app, (0..10).map(|_| Msg::key(KeyCode::PageUp)));
+    assert_eq!(screen(&app, w, h), top);
+}

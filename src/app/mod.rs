@@ -7,6 +7,7 @@ pub mod filter;
 pub mod grid;
 pub mod keymap;
 pub mod panels;
+mod scroll;
 pub mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -695,7 +696,8 @@ impl App {
                 self.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
-                self.panels.left_scroll = scroll(self.panels.left_scroll, dy, self.overview.len())
+                let max = self.overview_max_scroll();
+                self.panels.left_scroll = scroll(self.panels.left_scroll.min(max), dy, max + 1);
             }
             Pane::Right => {
                 self.panels.right_scroll =
@@ -734,12 +736,12 @@ impl App {
                 self.grid.goto_page(p, n);
             }
             Pane::Left => {
-                let len = self.overview.len();
-                let step = sized(self.areas.left);
+                let (max, step) = (self.overview_max_scroll(), self.overview_page());
+                let at = self.panels.left_scroll.min(max);
                 self.panels.left_scroll = match abs {
                     Some(0) => 0,
-                    Some(_) => len.saturating_sub(step),
-                    None => scroll(self.panels.left_scroll, delta * signed(step), len),
+                    Some(_) => max,
+                    None => scroll(at, delta * signed(step), max + 1),
                 };
             }
             Pane::Right => {

@@ -907,6 +907,21 @@ impl Run {
             .unwrap_or("_step")
     }
 
+    /// Runtime in seconds: from the exit record, else the span from the start time to
+    /// the newest data.
+    #[must_use]
+    pub fn runtime(&self) -> Option<f64> {
+        if let Some(r) = self.exit_runtime {
+            return Some(f64::from(r));
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let start = self
+            .info
+            .start_time
+            .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
+        self.last_time.map(|t| (t - start).max(0.0))
+    }
+
     /// The last history step, else the summary `_step`, else 0. (wandb-core writes a
     /// row's summary before its history record, so after a crash the summary can be
     /// one step ahead of what was really logged.)

@@ -155,6 +155,72 @@ pub fn sys_cell(right: Rect, i: usize) -> Rect {
     )
 }
 
+/// Lines of the overview sidebar left for its scrolled list, below the title and
+/// `fixed` pinned fact rows.
+#[must_use]
+pub fn overview_list_rows(left: Rect, fixed: usize) -> usize {
+    usize::from(left.height).saturating_sub(1 + fixed)
+}
+
+/// The part of a scrolled list of rows that shows in a number of lines: a
+/// `↑ N more` line on top when rows are hidden above, a `↓ N more` line at the
+/// bottom when rows are hidden below (no such lines in under 3 lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListWindow {
+    /// First row shown (also the number hidden above).
+    pub first: usize,
+    /// Rows shown.
+    pub shown: usize,
+    /// Rows hidden below.
+    pub below: usize,
+    /// Whether the `↑`/`↓` lines are drawn.
+    pub marks: bool,
+}
+
+/// The largest useful scroll offset of `len` rows in `room` lines: the last row
+/// sits on the last line.
+#[must_use]
+pub fn list_max_scroll(len: usize, room: usize) -> usize {
+    if len <= room {
+        0
+    } else if room < 3 {
+        len - room.max(1)
+    } else {
+        // The `↑` line takes one line, no `↓` line.
+        len - (room - 1)
+    }
+}
+
+/// What shows of `len` rows in `room` lines scrolled to `scroll` (clamped).
+#[must_use]
+pub fn list_window(len: usize, room: usize, scroll: usize) -> ListWindow {
+    let first = scroll.min(list_max_scroll(len, room));
+    let rest = len - first;
+    if len <= room || room < 3 {
+        let shown = rest.min(room);
+        return ListWindow {
+            first,
+            shown,
+            below: rest - shown,
+            marks: false,
+        };
+    }
+    let avail = room - usize::from(first > 0);
+    let shown = if rest <= avail { rest } else { avail - 1 };
+    ListWindow {
+        first,
+        shown,
+        below: rest - shown,
+        marks: true,
+    }
+}
+
+/// Rows one page key moves a list shown in `room` lines.
+#[must_use]
+pub fn list_page(room: usize) -> usize {
+    room.saturating_sub(2).max(1)
+}
+
 /// Centred overlay of at most `w × h`.
 #[must_use]
 pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
@@ -166,4 +232,47 @@ pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
         w,
         h,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_window_reaches_the_last_row() {
+        // 20 rows in 8 lines.
+        let w = list_window(20, 8, 0);
+        assert_eq!((w.first, w.shown, w.below), (0, 7, 13));
+        let max = list_max_scroll(20, 8);
+        assert_eq!(max, 13);
+        let w = list_window(20, 8, max);
+        // `↑ 13 more` + 7 rows, the last row on the last line.
+        assert_eq!((w.first, w.shown, w.below), (13, 7, 0));
+        assert_eq!(list_window(20, 8, 1000), w);
+        // In between: both marks, 6 rows.
+        let w = list_window(20, 8, 5);
+        assert_eq!((w.first, w.shown, w.below), (5, 6, 9));
+        // Every offset fills the lines exactly, never past the end.
+        for s in 0..=max {
+            let w = list_window(20, 8, s);
+            let lines = w.shown + usize::from(w.first > 0) + usize::from(w.below > 0);
+            assert_eq!(lines, 8, "scroll {s}");
+            assert_eq!(w.first + w.shown + w.below, 20);
+        }
+    }
+
+    #[test]
+    fn list_window_small_cases() {
+        assert_eq!(list_max_scroll(5, 8), 0);
+        let w = list_window(5, 8, 3);
+        assert_eq!((w.first, w.shown, w.below, w.marks), (0, 5, 0, false));
+        assert_eq!(list_max_scroll(5, 2), 3);
+        let w = list_window(5, 2, 9);
+        assert_eq!((w.first, w.shown, w.below, w.marks), (3, 2, 0, false));
+        let w = list_window(5, 0, 9);
+        assert_eq!(w.shown, 0);
+        assert_eq!(list_window(0, 0, 0).shown, 0);
+        assert_eq!(list_page(8), 6);
+        assert_eq!(list_page(1), 1);
+    }
 }

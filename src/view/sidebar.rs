@@ -49,16 +49,7 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
 /// Runtime in seconds: from the exit record, else the data's time span.
 #[must_use]
 pub fn runtime(app: &App) -> Option<f64> {
-    if let Some(r) = app.run.exit_runtime {
-        return Some(f64::from(r));
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let start = app
-        .run
-        .info
-        .start_time
-        .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
-    app.run.last_time.map(|t| (t - start).max(0.0))
+    app.run.runtime()
 }
 
 /// The run overview.
@@ -106,35 +97,18 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         row(buf, y, k, v, *s);
         y += 1;
     }
-    let skip = app
-        .panels
-        .left_scroll
-        .min(app.overview.len().saturating_sub(1));
-    if skip > 0 && y < bottom {
-        buf.set_stringn(
-            inner.x,
-            y,
-            format!("↑ {skip} more"),
-            usize::from(w),
-            theme.dim(),
-        );
+    let room = layout::overview_list_rows(area, fixed.len());
+    let win = layout::list_window(app.overview.len(), room, app.panels.left_scroll);
+    let mark = |buf: &mut Buffer, y: u16, text: String| {
+        buf.set_stringn(inner.x, y, text, usize::from(w), theme.dim());
+    };
+    if win.marks && win.first > 0 && y < bottom {
+        mark(buf, y, format!("↑ {} more", win.first));
         y += 1;
     }
-    let rows = &app.overview[skip..];
-    let room = usize::from(bottom.saturating_sub(y));
-    for (n, r) in rows.iter().enumerate() {
+    for r in &app.overview[win.first..win.first + win.shown] {
         if y >= bottom {
-            break;
-        }
-        if n + 1 == room && rows.len() > room {
-            buf.set_stringn(
-                inner.x,
-                y,
-                format!("↓ {} more", rows.len() - n),
-                usize::from(w),
-                theme.dim(),
-            );
-            break;
+            return;
         }
         match r {
             Row::Header(h) => {
@@ -149,6 +123,9 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         }
         y += 1;
+    }
+    if win.marks && win.below > 0 && y < bottom {
+        mark(buf, y, format!("↓ {} more", win.below));
     }
 }
 
