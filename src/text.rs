@@ -51,9 +51,111 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// Natural order for keys: runs of ASCII digits compare as numbers, so `bins[2]`
+/// comes before `bins[10]`; everything else compares character by character. Equal
+/// numbers with more leading zeros sort after, and ties fall back to plain order, so
+/// this is a total order.
+#[must_use]
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut zeros = Ordering::Equal;
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let run = |s: &[u8], mut k: usize| {
+                let start = k;
+                while k < s.len() && s[k] == b'0' {
+                    k += 1;
+                }
+                let lead = k - start;
+                let digits = k;
+                while k < s.len() && s[k].is_ascii_digit() {
+                    k += 1;
+                }
+                (lead, digits, k)
+            };
+            let (lx, dx, ex) = run(x, i);
+            let (ly, dy, ey) = run(y, j);
+            let ord = (ex - dx)
+                .cmp(&(ey - dy))
+                .then_with(|| x[dx..ex].cmp(&y[dy..ey]));
+            if ord != Ordering::Equal {
+                return ord;
+            }
+            zeros = zeros.then(lx.cmp(&ly));
+            (i, j) = (ex, ey);
+        } else {
+            // Compare whole characters (UTF-8 bytes order as chars do) up to the next digit.
+            if x[i] != y[j] {
+                return x[i].cmp(&y[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (x.len() - i)
+        .cmp(&(y.len() - j))
+        .then(zeros)
+        .then_with(|| a.cmp(b))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::{natural_cmp, sanitize};
+
+    #[test]
+    fn natural_order() {
+        let mut keys = vec![
+            "hist.bins[1]",
+            "hist.bins[20]",
+            "hist.bins[0]",
+            "hist.bins[15]",
+            "hist.bins[2]",
+            "hist.bins[10]",
+            "hist.bin",
+            "hist.bins[02]",
+            "a10b",
+            "a9b",
+            "a9a",
+            "layer.10.w",
+            "layer.9.w",
+            "é1",
+            "e1",
+            "x",
+            "",
+        ];
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            keys,
+            [
+                "",
+                "a9a",
+                "a9b",
+                "a10b",
+                "e1",
+                "hist.bin",
+                "hist.bins[0]",
+                "hist.bins[1]",
+                "hist.bins[2]",
+                "hist.bins[02]",
+                "hist.bins[10]",
+                "hist.bins[15]",
+                "hist.bins[20]",
+                "layer.9.w",
+                "layer.10.w",
+                "x",
+                "é1",
+            ]
+        );
+        assert_eq!(natural_cmp("a1", "a1"), std::cmp::Ordering::Equal);
+        assert_eq!(natural_cmp("a", "a0"), std::cmp::Ordering::Less);
+        // Numbers longer than any integer type still compare.
+        assert_eq!(
+            natural_cmp("n99999999999999999999999", "n100000000000000000000000"),
+            std::cmp::Ordering::Less
+        );
+    }
 
     #[test]
     fn strips_sequences() {

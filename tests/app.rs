@@ -168,3 +168,20 @@ fn a_restarted_file_starts_the_run_over() {
     assert_eq!(a.run.history_rows, rows, "records were applied twice");
     assert_eq!(a.run.counts.total, 180);
 }
+
+#[test]
+fn overview_keys_in_natural_order() {
+    use leet::app::Row;
+    let a = app("many_metrics");
+    let bins: Vec<&str> = a
+        .overview
+        .iter()
+        .filter_map(|r| match r {
+            Row::Item(k, _) if k.starts_with("hist.bins[") => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(bins.len() > 11, "{bins:?}");
+    let want: Vec<String> = (0..bins.len()).map(|i| format!("hist.bins[{i}]")).collect();
+    assert_eq!(bins, want);
+}

@@ -867,7 +867,7 @@ fn scroll(pos: usize, d: isize, len: usize) -> usize {
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
 fn overview_rows(run: &Run) -> Vec<Row> {
     use crate::inspect::flatten_into;
-    use crate::text::sanitize;
+    use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
     let i = &run.info;
     let mut item = |k: &str, v: &str| {
@@ -898,12 +898,12 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     };
     let mut flat = Vec::new();
     flatten_into("", &run.summary.to_json(), &mut flat);
-    flat.sort();
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Summary", flat);
     let mut flat = Vec::new();
     flatten_into("", &run.config.to_json(), &mut flat);
     flat.retain(|(k, _)| k != "_wandb");
-    flat.sort();
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Config", flat);
     let mut flat = Vec::new();
     let many = run.environment.len() > 1;
