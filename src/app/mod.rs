@@ -238,7 +238,7 @@ impl App {
         self.run.info.display_name = hostname.to_owned();
         self.run.info.host = hostname.to_owned();
         self.run.info.project = "live host monitor".to_owned();
-        self.run.environment = vec![(String::new(), environment)];
+        self.run.environment = environment;
         for (k, v) in &config {
             let text = v.to_string();
             let item = Item {
@@ -906,11 +906,8 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Config", flat);
     let mut flat = Vec::new();
-    let many = run.environment.len() > 1;
-    for (writer, m) in &run.environment {
-        let prefix = if many { writer.as_str() } else { "" };
-        flatten_into(prefix, m, &mut flat);
-    }
+    flatten_into("", &run.environment, &mut flat);
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Environment", flat);
     rows
 }

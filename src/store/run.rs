@@ -356,8 +356,9 @@ pub struct Run {
     pub info: RunInfo,
     pub config: Tree,
     pub summary: Tree,
-    /// Environment records merged per `writer_id`, as JSON objects (first-seen order).
-    pub environment: Vec<(String, Map<String, Value>)>,
+    /// Environment records merged into one JSON object (protobuf-JSON field names,
+    /// as W&B shows them; a later record's field replaces an earlier one's).
+    pub environment: Map<String, Value>,
     /// History metrics: key → series over `_step` (or the metric's step metric).
     pub metrics: MetricStore,
     /// Latest non-numeric history values, as JSON text.
@@ -819,21 +820,9 @@ impl Run {
     }
 
     fn apply_environment(&mut self, e: &pb::EnvironmentRecord) {
-        let json = crate::decode::json::message_json(e).unwrap_or_default();
-        let writer = e.writer_id.clone();
-        let slot = match self.environment.iter_mut().find(|(w, _)| *w == writer) {
-            Some((_, m)) => m,
-            None => {
-                self.environment.push((writer, Map::new()));
-                let last = self.environment.len() - 1;
-                &mut self.environment[last].1
-            }
-        };
-        for (k, v) in json {
-            if k != "writer_id" {
-                slot.insert(k, v);
-            }
-        }
+        // Every field of every record, later records replacing a field's earlier value.
+        let json = crate::decode::json::message_json_names(e).unwrap_or_default();
+        self.environment.extend(json);
     }
 
     fn apply_metric(&mut self, m: pb::MetricRecord) {
