@@ -51,6 +51,45 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// Call `f` with the byte offset of each row break when `s` is wrapped to `width`
+/// display columns: never inside a character, a wide character that does not fit
+/// starts the next row, zero-width characters stay with the one before.
+fn row_breaks(s: &str, width: usize, mut f: impl FnMut(usize)) {
+    use unicode_width::UnicodeWidthChar;
+    let width = width.max(1);
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        let cw = c.width().unwrap_or(0);
+        if used > 0 && used + cw > width {
+            f(i);
+            used = 0;
+        }
+        used += cw;
+    }
+}
+
+/// `s` wrapped to rows of at most `width` display columns (at least one row; a
+/// character wider than `width` gets a row of its own).
+#[must_use]
+pub fn wrap(s: &str, width: usize) -> Vec<&str> {
+    let mut rows = Vec::new();
+    let mut start = 0;
+    row_breaks(s, width, |i| {
+        rows.push(&s[start..i]);
+        start = i;
+    });
+    rows.push(&s[start..]);
+    rows
+}
+
+/// How many rows [`wrap`] makes of `s`.
+#[must_use]
+pub fn wrapped_rows(s: &str, width: usize) -> usize {
+    let mut n = 1;
+    row_breaks(s, width, |_| n += 1);
+    n
+}
+
 /// Natural order for keys: runs of ASCII digits compare as numbers, so `bins[2]`
 /// comes before `bins[10]`; everything else compares character by character. Equal
 /// numbers with more leading zeros sort after, and ties fall back to plain order, so
@@ -102,7 +141,31 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::{natural_cmp, sanitize};
+    use super::{natural_cmp, sanitize, wrap, wrapped_rows};
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn wraps_by_display_width() {
+        assert_eq!(wrap("", 4), [""]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("abcd", 4), ["abcd"]);
+        // Wide characters are never split: a row ends early instead.
+        let s = "ab漢字かなc";
+        let rows = wrap(s, 5);
+        assert_eq!(rows, ["ab漢", "字か", "なc"]);
+        assert_eq!(rows.concat(), s);
+        for w in 1..12 {
+            let rows = wrap(s, w);
+            assert_eq!(rows.concat(), s);
+            assert_eq!(rows.len(), wrapped_rows(s, w));
+            for r in &rows {
+                assert!(r.width() <= w.max(2), "{r:?} at {w}");
+            }
+        }
+        // A combining mark stays with its letter.
+        assert_eq!(wrap("ae\u{301}b", 2), ["ae\u{301}", "b"]);
+        assert_eq!(wrapped_rows("abc", 0), 3);
+    }
 
     #[test]
     fn natural_order() {

@@ -704,8 +704,8 @@ impl App {
                     scroll(self.panels.right_scroll, dy, self.sys_shown.len());
             }
             Pane::Console => {
-                let total = self.run.console.lines().len();
-                self.panels.console_back = scroll(self.panels.console_back, -dy, total);
+                let max = self.console_max_back();
+                self.panels.console_back = scroll(self.panels.console_back.min(max), -dy, max + 1);
             }
         }
     }
@@ -727,9 +727,6 @@ impl App {
             };
             return;
         }
-        let sized = |rect: Option<Rect>| {
-            usize::from(rect.map_or(10, |r| r.height).saturating_sub(2)).max(1)
-        };
         match self.panels.focus {
             Pane::Grid => {
                 let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
@@ -754,12 +751,12 @@ impl App {
                 };
             }
             Pane::Console => {
-                let len = self.run.console.lines().len();
-                let step = sized(self.areas.console);
+                let (max, step) = (self.console_max_back(), self.console_page());
+                let at = self.panels.console_back.min(max);
                 self.panels.console_back = match abs {
-                    Some(0) => len,
+                    Some(0) => max,
                     Some(_) => 0,
-                    None => scroll(self.panels.console_back, -delta * signed(step), len),
+                    None => scroll(at, -delta * signed(step), max + 1),
                 };
             }
         }

@@ -1,7 +1,8 @@
-//! Scroll limits of the overview pane, from the same layout math the view draws
-//! with, so a key never scrolls past what the screen can show.
+//! Scroll limits of the overview and console panes, from the same layout math the
+//! view draws with, so a key never scrolls past what the screen can show.
 
 use super::App;
+use crate::text;
 use crate::view::layout;
 
 impl App {
@@ -23,5 +24,30 @@ impl App {
     /// Overview rows one page key moves.
     pub(super) fn overview_page(&self) -> usize {
         layout::list_page(self.overview_room())
+    }
+
+    /// How many lines back the console can scroll (its oldest line on top).
+    pub(super) fn console_max_back(&self) -> usize {
+        let Some(area) = self.areas.console else {
+            return 0;
+        };
+        let lines = self.run.console.lines();
+        let unfinished: Vec<_> = self.run.console.unfinished().collect();
+        let tw = layout::console_text_width(area);
+        let heights = lines
+            .iter()
+            .chain(&unfinished)
+            .map(|l| text::wrapped_rows(&text::sanitize(&l.text), tw));
+        layout::console_max_back(
+            lines.len() + unfinished.len(),
+            layout::console_rows(area),
+            heights,
+        )
+    }
+
+    /// Console lines one page key moves.
+    pub(super) fn console_page(&self) -> usize {
+        let rows = self.areas.console.map_or(1, layout::console_rows);
+        rows.saturating_sub(1).max(1)
     }
 }

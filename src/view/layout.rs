@@ -221,6 +221,36 @@ pub fn list_page(room: usize) -> usize {
     room.saturating_sub(2).max(1)
 }
 
+/// Columns of console text in the console pane (after the time column).
+#[must_use]
+pub fn console_text_width(console: Rect) -> usize {
+    usize::from(console.width.saturating_sub(10))
+}
+
+/// Rows for console lines (below the pane's title line).
+#[must_use]
+pub fn console_rows(console: Rect) -> usize {
+    usize::from(console.height.saturating_sub(1))
+}
+
+/// How far back (lines from the newest) the console scrolls: to where its oldest
+/// line is on the top row and the lines after it fill the rows. `heights` gives
+/// each line's wrapped height, oldest first. At this offset (and when everything
+/// fits, at 0) the pane is drawn from its oldest line down.
+#[must_use]
+pub fn console_max_back(total: usize, rows: usize, heights: impl Iterator<Item = usize>) -> usize {
+    let mut used = 0;
+    let mut fit = 0;
+    for h in heights.take(total) {
+        if used + h > rows {
+            break;
+        }
+        used += h;
+        fit += 1;
+    }
+    total - fit.max(1).min(total)
+}
+
 /// Centred overlay of at most `w × h`.
 #[must_use]
 pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
@@ -259,6 +289,17 @@ mod tests {
             assert_eq!(lines, 8, "scroll {s}");
             assert_eq!(w.first + w.shown + w.below, 20);
         }
+    }
+
+    #[test]
+    fn console_max_back_counts_wrapped_rows() {
+        // Everything fits: no scrolling.
+        assert_eq!(console_max_back(3, 5, [1, 2, 2].into_iter()), 0);
+        // Lines 0 and 1 fill 4 of 5 rows, line 2 does not fit after them.
+        assert_eq!(console_max_back(10, 5, [2, 2, 3, 1].into_iter()), 8);
+        // A first line taller than the pane still scrolls to it.
+        assert_eq!(console_max_back(4, 5, [9, 1, 1, 1].into_iter()), 3);
+        assert_eq!(console_max_back(0, 5, std::iter::empty()), 0);
     }
 
     #[test]
