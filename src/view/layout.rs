@@ -5,6 +5,9 @@ use ratatui::layout::Rect;
 /// Below this the screen says "terminal too small".
 pub const MIN_W: u16 = 40;
 pub const MIN_H: u16 = 10;
+/// Overview sidebar width limits.
+const MIN_LEFT_W: u16 = 28;
+const MAX_LEFT_W: u16 = 44;
 /// Centre narrower than this hides the right, then the left sidebar.
 const MIN_CENTER_W: u16 = 40;
 /// Auto grid: target chart size in cells.
@@ -55,8 +58,10 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let body_h = size.height - 1;
     let status = Rect::new(size.x, size.y + body_h, size.width, 1);
     let w = size.width;
+    // The overview gets about a third of the width (its key column and values both
+    // need room), the system sidebar about a quarter.
     let lw = if p.left {
-        (w * 22 / 100).clamp(28, 48)
+        (w / 3).clamp(MIN_LEFT_W, MAX_LEFT_W)
     } else {
         0
     };
@@ -66,8 +71,13 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         0
     };
     let mut lw2 = lw;
+    if lw2 > 0 && w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        // Narrow the overview towards its minimum before giving up the system sidebar.
+        lw2 = w.saturating_sub(rw + MIN_CENTER_W).clamp(MIN_LEFT_W, lw2);
+    }
     if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
         rw = 0;
+        lw2 = lw;
     }
     if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
         lw2 = 0;
@@ -300,6 +310,36 @@ mod tests {
         // A first line taller than the pane still scrolls to it.
         assert_eq!(console_max_back(4, 5, [9, 1, 1, 1].into_iter()), 3);
         assert_eq!(console_max_back(0, 5, std::iter::empty()), 0);
+    }
+
+    #[test]
+    fn sidebar_widths() {
+        let both = PanelFlags {
+            left: true,
+            right: true,
+            console: false,
+        };
+        let widths = |w: u16| {
+            let a = areas(Rect::new(0, 0, w, 40), both);
+            (
+                a.left.map_or(0, |r| r.width),
+                a.grid.width,
+                a.right.map_or(0, |r| r.width),
+            )
+        };
+        // 80 columns: the charts keep most of the width, no system sidebar.
+        assert_eq!(widths(80), (28, 52, 0));
+        // The overview narrows before the system sidebar is given up.
+        assert_eq!(widths(100), (30, 40, 30));
+        // About a third at 120, capped from 132 columns on.
+        assert_eq!(widths(120), (40, 50, 30));
+        assert_eq!(widths(160), (44, 78, 38));
+        assert_eq!(widths(200), (44, 108, 48));
+        let left_only = PanelFlags {
+            right: false,
+            ..both
+        };
+        assert_eq!(areas(Rect::new(0, 0, 120, 40), left_only).grid.width, 80);
     }
 
     #[test]

@@ -52,6 +52,29 @@ pub fn runtime(app: &App) -> Option<f64> {
     app.run.runtime()
 }
 
+/// Width of the overview's key column (the key and one space): as wide as the
+/// longest key, within 8 columns and the lesser of 19 and 45% of the pane, so
+/// values stay readable.
+fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let cap = (w * 45 / 100).clamp(8, 19);
+    let keys = fixed
+        .iter()
+        .map(|(k, _, _)| k.as_str())
+        .chain(app.overview.iter().filter_map(|r| match r {
+            Row::Item(k, _) => Some(k.as_str()),
+            Row::Header(_) => None,
+        }));
+    let mut longest = 0;
+    for k in keys {
+        longest = longest.max(k.width() + 1);
+        if longest >= cap {
+            break;
+        }
+    }
+    longest.clamp(8.min(cap), cap).min(w)
+}
+
 /// The run overview.
 pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 4 || area.height == 0 {
@@ -80,7 +103,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if app.run.history_rows > 0 {
         fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
     }
-    let key_w = usize::from(w) * 2 / 5;
+    let key_w = key_column(app, &fixed, usize::from(w));
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
