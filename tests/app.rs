@@ -271,3 +271,100 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     assert!(!a.panels.runs);
     assert_eq!(a.take_open_request(), None);
 }
+
+#[test]
+fn overview_keys_in_natural_order() {
+    use leet::app::Row;
+    let a = app("many_metrics");
+    let bins: Vec<&str> = a
+        .overview
+        .iter()
+        .filter_map(|r| match r {
+            Row::Item(k, _) if k.starts_with("hist.bins[") => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(bins.len() > 11, "{bins:?}");
+    let want: Vec<String> = (0..bins.len()).map(|i| format!("hist.bins[{i}]")).collect();
+    assert_eq!(bins, want);
+}
+
+/// The overview's Environment section: header and keys.
+fn environment_keys(a: &App) -> (String, Vec<String>) {
+    use leet::app::Row;
+    let at = a
+        .overview
+        .iter()
+        .position(|r| matches!(r, Row::Header(h) if h.starts_with("Environment")))
+        .unwrap();
+    let Row::Header(h) = &a.overview[at] else {
+        unreachable!()
+    };
+    let keys = a.overview[at + 1..]
+        .iter()
+        .map_while(|r| match r {
+            Row::Item(k, _) => Some(k.clone()),
+            Row::Header(_) => None,
+        })
+        .collect();
+    (h.clone(), keys)
+}
+
+#[test]
+fn environment_as_wandb_shows_it() {
+    // `wandb leet` 0.31.0 on the same fixtures: protobuf-JSON names, every field of
+    // both environment records (writerId too), sorted.
+    let args: Vec<String> = (0..7).map(|i| format!("args[{i}]")).collect();
+    let mut tiny = args.clone();
+    tiny.extend(
+        [
+            "codePath",
+            "codePathLocal",
+            "executable",
+            "host",
+            "os",
+            "program",
+            "python",
+            "root",
+            "startedAt",
+            "writerId",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(
+        environment_keys(&app("tiny")),
+        ("Environment [17]".to_owned(), tiny)
+    );
+    let mut system = args;
+    system.extend(
+        [
+            "codePath",
+            "codePathLocal",
+            "cpu.model",
+            "cpu_count",
+            "cpu_count_logical",
+            "disk./.total",
+            "disk./.used",
+            "executable",
+            "host",
+            "memory.total",
+            "os",
+            "program",
+            "python",
+            "root",
+            "startedAt",
+            "writerId",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(
+        environment_keys(&app("system")),
+        ("Environment [23]".to_owned(), system)
+    );
+    let a = app("tiny");
+    let started = a.overview.iter().find_map(|r| match r {
+        leet::app::Row::Item(k, v) if k == "startedAt" => Some(v.as_str()),
+        _ => None,
+    });
+    assert_eq!(started, Some("2026-11-30T17:48:29.120325Z"));
+}

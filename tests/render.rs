@@ -237,27 +237,27 @@ fn live_monitor_from_fixed_samples() {
     }
 }
 
-#[test]
-fn console_shows_a_last_line_without_newline() {
+/// An app whose run holds only console output (stdout writes, in order).
+fn console_app(writes: &[&str], w: u16, h: u16) -> App {
     use leet::decode::leveldb::Writer;
     use leet::decode::pb;
     use leet::msg::RunBatch;
     use prost::Message as _;
-    let mut w = Writer::new();
-    for (num, line) in [(1, "line one\n"), (2, "100%|#####| final progress")] {
+    let mut wr = Writer::new();
+    for (num, line) in (1..).zip(writes) {
         let r = pb::Record {
             num,
             record_type: Some(pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
                 output_type: 1,
-                line: line.into(),
+                line: (*line).into(),
                 ..Default::default()
             })),
             ..Default::default()
         };
-        w.append(&r.encode_to_vec());
+        wr.append(&r.encode_to_vec());
     }
     let mut batch = RunBatch::default();
-    leet::decode::leveldb::scan(w.bytes(), 0, |f| {
+    leet::decode::leveldb::scan(wr.bytes(), 0, |f| {
         if let leet::decode::leveldb::Frame::Record { offset, payload } = f {
             batch.records.push((offset, payload.into_owned()));
         }
@@ -267,8 +267,14 @@ fn console_shows_a_last_line_without_newline() {
         color: false,
         ..Options::default()
     });
-    app.update(Msg::Resize(120, 30));
+    app.update(Msg::Resize(w, h));
     app.update(Msg::Run(batch));
+    app
+}
+
+#[test]
+fn console_shows_a_last_line_without_newline() {
+    let mut app = console_app(&["line one\n", "100%|#####| final progress"], 120, 30);
     app.update(Msg::char('4'));
     let s = screen(&app, 120, 30);
     assert!(
@@ -308,4 +314,119 @@ fn run_picker() {
         app.source.path = Some("multi.wandb".into());
         insta::assert_snapshot!(format!("multi_{w}x{h}_run_picker"), screen(&app, w, h));
     }
+}
+
+/// The console pane's rows (below its title), from a full screen.
+fn console_rows(s: &str, h: u16) -> Vec<String> {
+    let lines: Vec<&str> = s.lines().collect();
+    let title = lines
+        .iter()
+        .position(|l| l.contains("Console Logs"))
+        .unwrap();
+    lines[title + 1..usize::from(h) - 1]
+        .iter()
+        .map(|l| (*l).to_owned())
+        .collect()
+}
+
+#[test]
+fn console_wraps_long_lines_and_scrolls() {
+    // 80x24 without sidebars: the console is 7 rows high (6 for lines), 70 text columns.
+    let newest = format!("{}{}{}\n", "A".repeat(70), "B".repeat(70), "C".repeat(10));
+    let mut writes: Vec<String> = (0..20).map(|i| format!("line {i}\n")).collect();
+    writes.push(newest);
+    let writes: Vec<&str> = writes.iter().map(String::as_str).collect();
+    let (w, h) = (80, 24);
+    let mut app = console_app(&writes, w, h);
+    send(&mut app, [Msg::char('['), Msg::char(']'), Msg::char('4')]);
+    let s = screen(&app, w, h);
+    let rows = console_rows(&s, h);
+    assert_eq!(rows.len(), 6, "{s}");
+    // Following the tail: the newest line, wrapped, ends on the last row.
+    assert!(rows[0].contains("↑ 18 more"), "{s}");
+    assert!(rows[1].ends_with("line 18"), "{s}");
+    assert!(rows[2].ends_with("line 19"), "{s}");
+    assert!(rows[3].ends_with(&"A".repeat(70)), "{s}");
+    assert!(rows[4].ends_with(&"B".repeat(70)), "{s}");
+    assert!(rows[5].ends_with(&"C".repeat(10)), "{s}");
+    // Home: the oldest line on top, and further Up changes nothing.
+    send(&mut app, [Msg::key(KeyCode::Home)]);
+    let top = screen(&app, w, h);
+    let rows = console_rows(&top, h);
+    assert!(rows[0].ends_with("line 0"), "{top}");
+    assert!(rows[5].ends_with("line 5"), "{top}");
+    assert!(top.contains("Console Logs [1-6 of 21] ↓ 15 newer"), "{top}");
+    send(&mut app, (0..5).map(|_| Msg::key(KeyCode::Up)));
+    assert_eq!(screen(&app, w, h), top);
+    send(&mut app, (0..5).map(|_| Msg::key(KeyCode::PageUp)));
+    assert_eq!(screen(&app, w, h), top);
+    // Down one line at a time reaches the tail again; End too.
+    send(&mut app, (0..15).map(|_| Msg::key(KeyCode::Down)));
+    assert_eq!(screen(&app, w, h), s);
+    send(&mut app, [Msg::key(KeyCode::Home), Msg::key(KeyCode::End)]);
+    assert_eq!(screen(&app, w, h), s);
+}
+
+#[test]
+fn console_fills_its_last_row_and_never_splits_wide_characters() {
+    let (w, h) = (81, 24);
+    let wide = format!("{}\n", "漢".repeat(40));
+    let mut writes: Vec<String> = (0..3).map(|i| format!("short {i}\n")).collect();
+    writes.push(wide);
+    writes.push("x".repeat(72));
+    let writes: Vec<&str> = writes.iter().map(String::as_str).collect();
+    let mut app = console_app(&writes, w, h);
+    send(&mut app, [Msg::char('['), Msg::char(']'), Msg::char('4')]);
+    let s = screen(&app, w, h);
+    let rows = console_rows(&s, h);
+    // 3 short lines + 2 rows of wide text + an unfinished line of 72 x (2 rows) = 7
+    // rows in 6: the hint, then the newest rows, the last row not blank.
+    assert!(rows[0].contains("↑ 2 more"), "{s}");
+    assert_eq!(rows[5].trim(), "x", "{s}");
+    assert_eq!(s.matches('漢').count(), 40, "{s}");
+    // 71 text columns: 35 wide characters, then 5.
+    assert_eq!(rows[2].matches('漢').count(), 35, "{s}");
+    assert_eq!(rows[3].matches('漢').count(), 5, "{s}");
+}
+
+/// The overview pane's text (left of its separator), one entry per screen row.
+fn left_pane(s: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| l.split('│').next().unwrap_or("").trim_end().to_owned())
+        .collect()
+}
+
+#[test]
+fn overview_end_reaches_the_last_row() {
+    snap("overview_end", "tiny", &|| {
+        vec![Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]
+    });
+    let (w, h) = (200, 50);
+    let mut app = app_from("tiny", w, h);
+    send(&mut app, [Msg::key(KeyCode::Tab)]);
+    let top = screen(&app, w, h);
+    send(&mut app, [Msg::key(KeyCode::End)]);
+    let end = screen(&app, w, h);
+    let pane = left_pane(&end);
+    let body = &pane[..usize::from(h) - 1];
+    assert!(body.iter().any(|l| l.contains("↑ ")), "{end}");
+    assert!(!body.iter().any(|l| l.contains("↓ ")), "{end}");
+    // The last item sits on the last row of the pane: no blank rows after it.
+    assert!(!body.last().unwrap().trim().is_empty(), "{end}");
+    // Down past the end stays at the end; one Up goes back one row.
+    send(&mut app, (0..40).map(|_| Msg::key(KeyCode::Down)));
+    assert_eq!(screen(&app, w, h), end);
+    send(&mut app, [Msg::key(KeyCode::Up)]);
+    let up = screen(&app, w, h);
+    assert!(
+        left_pane(&up).iter().any(|l| l.contains("↓ 2 more")),
+        "{up}"
+    );
+    // PgDn from the top ends at the same place as End; PgUp back at the top.
+    send(&mut app, [Msg::key(KeyCode::Home)]);
+    assert_eq!(screen(&app, w, h), top);
+    send(&mut app, (0..10).map(|_| Msg::key(KeyCode::PageDown)));
+    assert_eq!(screen(&app, w, h), end);
+    send(&mut app, (0..10).map(|_| Msg::key(KeyCode::PageUp)));
+    assert_eq!(screen(&app, w, h), top);
 }

@@ -49,6 +49,23 @@ def tname(f):
         return "." + f.enum_type.full_name
     return TYPE[f.type]
 
+def default_json_name(name):
+    """protoc's default JSON name: drop each `_`, upper-case the character after it."""
+    out, cap = [], False
+    for c in name:
+        if c == "_":
+            cap = True
+        else:
+            out.append(c.upper() if cap else c)
+            cap = False
+    return "".join(out)
+
+def opts(f):
+    """A `[json_name = ...]` option where the wheel's descriptor sets a custom one."""
+    if f.json_name != default_json_name(f.name):
+        return f' [json_name = "{f.json_name}"]'
+    return ""
+
 def emit_enum(e, ind):
     out = [f"{ind}enum {e.name} {{"]
     for v in e.values:
@@ -77,17 +94,17 @@ def emit_msg(m, ind=""):
             for g in o.fields:
                 if g.message_type is not None and g.message_type.full_name in SKIP:
                     continue
-                out.append(f"{ind}    {tname(g)} {g.name} = {g.number};")
+                out.append(f"{ind}    {tname(g)} {g.name} = {g.number}{opts(g)};")
             out.append(f"{ind}  }}")
             continue
         if f.message_type is not None and f.message_type.GetOptions().map_entry:
             k, v = f.message_type.fields_by_name["key"], f.message_type.fields_by_name["value"]
-            out.append(f"{ind}  map<{tname(k)}, {tname(v)}> {f.name} = {f.number};")
+            out.append(f"{ind}  map<{tname(k)}, {tname(v)}> {f.name} = {f.number}{opts(f)};")
             continue
         label = "repeated " if f.is_repeated else ""
         if o is not None:
             label = "optional "
-        out.append(f"{ind}  {label}{tname(f)} {f.name} = {f.number};")
+        out.append(f"{ind}  {label}{tname(f)} {f.name} = {f.number}{opts(f)};")
     out.append(f"{ind}}}")
     return out
 

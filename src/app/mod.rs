@@ -7,6 +7,7 @@ pub mod filter;
 pub mod grid;
 pub mod keymap;
 pub mod panels;
+mod scroll;
 pub mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -255,7 +256,7 @@ impl App {
         self.run.info.display_name = hostname.to_owned();
         self.run.info.host = hostname.to_owned();
         self.run.info.project = "live host monitor".to_owned();
-        self.run.environment = vec![(String::new(), environment)];
+        self.run.environment = environment;
         for (k, v) in &config {
             let text = v.to_string();
             let item = Item {
@@ -852,15 +853,16 @@ impl App {
                 self.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
-                self.panels.left_scroll = scroll(self.panels.left_scroll, dy, self.overview.len())
+                let max = self.overview_max_scroll();
+                self.panels.left_scroll = scroll(self.panels.left_scroll.min(max), dy, max + 1);
             }
             Pane::Right => {
                 self.panels.right_scroll =
                     scroll(self.panels.right_scroll, dy, self.sys_shown.len());
             }
             Pane::Console => {
-                let total = self.run.console.lines().len();
-                self.panels.console_back = scroll(self.panels.console_back, -dy, total);
+                let max = self.console_max_back();
+                self.panels.console_back = scroll(self.panels.console_back.min(max), -dy, max + 1);
             }
         }
     }
@@ -882,21 +884,18 @@ impl App {
             };
             return;
         }
-        let sized = |rect: Option<Rect>| {
-            usize::from(rect.map_or(10, |r| r.height).saturating_sub(2)).max(1)
-        };
         match self.panels.focus {
             Pane::Grid => {
                 let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
                 self.grid.goto_page(p, n);
             }
             Pane::Left => {
-                let len = self.overview.len();
-                let step = sized(self.areas.left);
+                let (max, step) = (self.overview_max_scroll(), self.overview_page());
+                let at = self.panels.left_scroll.min(max);
                 self.panels.left_scroll = match abs {
                     Some(0) => 0,
-                    Some(_) => len.saturating_sub(step),
-                    None => scroll(self.panels.left_scroll, delta * signed(step), len),
+                    Some(_) => max,
+                    None => scroll(at, delta * signed(step), max + 1),
                 };
             }
             Pane::Right => {
@@ -909,12 +908,12 @@ impl App {
                 };
             }
             Pane::Console => {
-                let len = self.run.console.lines().len();
-                let step = sized(self.areas.console);
+                let (max, step) = (self.console_max_back(), self.console_page());
+                let at = self.panels.console_back.min(max);
                 self.panels.console_back = match abs {
-                    Some(0) => len,
+                    Some(0) => max,
                     Some(_) => 0,
-                    None => scroll(self.panels.console_back, -delta * signed(step), len),
+                    None => scroll(at, -delta * signed(step), max + 1),
                 };
             }
         }
@@ -1022,7 +1021,7 @@ fn scroll(pos: usize, d: isize, len: usize) -> usize {
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
 fn overview_rows(run: &Run) -> Vec<Row> {
     use crate::inspect::flatten_into;
-    use crate::text::sanitize;
+    use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
     let i = &run.info;
     let mut item = |k: &str, v: &str| {
@@ -1053,19 +1052,16 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     };
     let mut flat = Vec::new();
     flatten_into("", &run.summary.to_json(), &mut flat);
-    flat.sort();
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Summary", flat);
     let mut flat = Vec::new();
     flatten_into("", &run.config.to_json(), &mut flat);
     flat.retain(|(k, _)| k != "_wandb");
-    flat.sort();
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Config", flat);
     let mut flat = Vec::new();
-    let many = run.environment.len() > 1;
-    for (writer, m) in &run.environment {
-        let prefix = if many { writer.as_str() } else { "" };
-        flatten_into(prefix, m, &mut flat);
-    }
+    flatten_into("", &run.environment, &mut flat);
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     section(&mut rows, "Environment", flat);
     rows
 }

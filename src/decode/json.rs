@@ -22,11 +22,17 @@ fn pool() -> Option<&'static DescriptorPool> {
 /// Decode `bytes` as the message `full_name` and render it as JSON.
 #[must_use]
 pub fn bytes_json(full_name: &str, bytes: &[u8]) -> Option<Value> {
+    bytes_json_named(full_name, bytes, true)
+}
+
+/// As [`bytes_json`], with proto field names (`code_path`, as `inspect` prints) or
+/// protobuf-JSON names (`codePath`, or the schema's `json_name`, as W&B shows them).
+fn bytes_json_named(full_name: &str, bytes: &[u8], proto_names: bool) -> Option<Value> {
     let desc = pool()?.get_message_by_name(full_name)?;
     let mut msg = DynamicMessage::decode(desc, bytes).ok()?;
     drop_bad_timestamps(&mut msg);
     let opts = SerializeOptions::new()
-        .use_proto_field_name(true)
+        .use_proto_field_name(proto_names)
         .skip_default_fields(true);
     let mut v = msg
         .serialize_with_options(serde_json::value::Serializer, &opts)
@@ -85,6 +91,17 @@ fn is_bad_timestamp(m: &DynamicMessage) -> bool {
 #[must_use]
 pub fn message_json<M: prost::Message + prost::Name>(m: &M) -> Option<Map<String, Value>> {
     match bytes_json(&M::full_name(), &m.encode_to_vec())? {
+        Value::Object(o) => Some(o),
+        _ => None,
+    }
+}
+
+/// A typed message as a JSON object with protobuf-JSON field names (`codePath`,
+/// `writerId`; `cpu_count` where the schema sets that `json_name`), the names
+/// W&B's own viewer shows.
+#[must_use]
+pub fn message_json_names<M: prost::Message + prost::Name>(m: &M) -> Option<Map<String, Value>> {
+    match bytes_json_named(&M::full_name(), &m.encode_to_vec(), false)? {
         Value::Object(o) => Some(o),
         _ => None,
     }

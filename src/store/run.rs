@@ -356,8 +356,9 @@ pub struct Run {
     pub info: RunInfo,
     pub config: Tree,
     pub summary: Tree,
-    /// Environment records merged per `writer_id`, as JSON objects (first-seen order).
-    pub environment: Vec<(String, Map<String, Value>)>,
+    /// Environment records merged into one JSON object (protobuf-JSON field names,
+    /// as W&B shows them; a later record's field replaces an earlier one's).
+    pub environment: Map<String, Value>,
     /// History metrics: key → series over `_step` (or the metric's step metric).
     pub metrics: MetricStore,
     /// Latest non-numeric history values, as JSON text.
@@ -819,21 +820,9 @@ impl Run {
     }
 
     fn apply_environment(&mut self, e: &pb::EnvironmentRecord) {
-        let json = crate::decode::json::message_json(e).unwrap_or_default();
-        let writer = e.writer_id.clone();
-        let slot = match self.environment.iter_mut().find(|(w, _)| *w == writer) {
-            Some((_, m)) => m,
-            None => {
-                self.environment.push((writer, Map::new()));
-                let last = self.environment.len() - 1;
-                &mut self.environment[last].1
-            }
-        };
-        for (k, v) in json {
-            if k != "writer_id" {
-                slot.insert(k, v);
-            }
-        }
+        // Every field of every record, later records replacing a field's earlier value.
+        let json = crate::decode::json::message_json_names(e).unwrap_or_default();
+        self.environment.extend(json);
     }
 
     fn apply_metric(&mut self, m: pb::MetricRecord) {
@@ -905,6 +894,21 @@ impl Run {
             .map(|d| d.step_metric.as_str())
             .filter(|s| !s.is_empty())
             .unwrap_or("_step")
+    }
+
+    /// Runtime in seconds: from the exit record, else the span from the start time to
+    /// the newest data.
+    #[must_use]
+    pub fn runtime(&self) -> Option<f64> {
+        if let Some(r) = self.exit_runtime {
+            return Some(f64::from(r));
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let start = self
+            .info
+            .start_time
+            .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
+        self.last_time.map(|t| (t - start).max(0.0))
     }
 
     /// The last history step, else the summary `_step`, else 0. (wandb-core writes a

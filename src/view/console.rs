@@ -1,35 +1,92 @@
 //! Console pane: the run's console output, following the tail unless scrolled back.
+//! Long lines wrap onto the following rows (by display width); scrolling moves
+//! whole lines, `console_back` of them back from the newest.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Widget};
 
-use super::charts::fit;
 use super::format;
+use super::layout;
 use super::theme::Theme;
 use crate::app::panels::Pane;
 use crate::app::App;
-use crate::store::console::Stream;
-use crate::text::sanitize;
+use crate::store::console::{Line, Stream};
+use crate::text::{sanitize, wrap, wrapped_rows};
+
+/// Rows `take` of line `line`'s wrapped rows, from row `skip`.
+struct Slice {
+    line: usize,
+    skip: usize,
+    take: usize,
+}
 
 pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if area.width < 3 || area.height < 3 {
+    if area.width < 3 || area.height < 2 {
         return;
     }
     let focused = app.panels.focus == Pane::Console;
     let lines = app.run.console.lines();
     // A last line without its newline yet (a progress bar, a prompt) is shown too.
-    let unfinished: Vec<_> = app.run.console.unfinished().collect();
+    let unfinished: Vec<Line> = app.run.console.unfinished().collect();
     let total = lines.len() + unfinished.len();
     let line_at = |i: usize| lines.get(i).or_else(|| unfinished.get(i - lines.len()));
-    let rows = usize::from(area.height - 2);
-    let back = app.panels.console_back.min(total.saturating_sub(rows));
-    let end = total - back;
-    let start = end.saturating_sub(rows);
+    let text_at = |i: usize| line_at(i).map(|l| sanitize(&l.text)).unwrap_or_default();
+    let rows = layout::console_rows(area);
+    let tw = layout::console_text_width(area);
+    let height = |i: usize| wrapped_rows(&text_at(i), tw);
+    let max_back = layout::console_max_back(total, rows, (0..total).map(height));
+    let back = app.panels.console_back.min(max_back);
+
+    // Which rows of which lines show, top to bottom, and how many lines are hidden
+    // above them.
+    let mut slices: Vec<Slice> = Vec::new();
+    let mut above = 0;
+    if back >= max_back {
+        // From the oldest line down (everything fits, or scrolled all the way back).
+        let mut left = rows;
+        for i in 0..total {
+            if left == 0 {
+                break;
+            }
+            let take = height(i).min(left);
+            slices.push(Slice {
+                line: i,
+                skip: 0,
+                take,
+            });
+            left -= take;
+        }
+    } else {
+        // From the newest shown line up; older lines exist above, so the top row
+        // says how many.
+        let mut left = if rows > 1 { rows - 1 } else { rows };
+        let end = total - back;
+        above = end;
+        for i in (0..end).rev() {
+            if left == 0 {
+                break;
+            }
+            let h = height(i);
+            let take = h.min(left);
+            slices.push(Slice {
+                line: i,
+                skip: h - take,
+                take,
+            });
+            left -= take;
+            if take == h {
+                above = i;
+            }
+        }
+        slices.reverse();
+    }
+    let first = slices.first().map_or(0, |s| s.line);
     let title = if back > 0 {
         format!(
-            "Console Logs [{}-{end} of {total}] ↓ {back} newer",
-            start + 1
+            "Console Logs [{}-{} of {total}] ↓ {back} newer",
+            first + 1,
+            total - back
         )
     } else {
         format!("Console Logs [{total} lines]")
@@ -42,22 +99,33 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let inner = block.inner(area);
     block.render(area, buf);
     let w = usize::from(inner.width.saturating_sub(1));
-    for (i, line) in (start..end).filter_map(line_at).enumerate() {
-        #[allow(clippy::cast_possible_truncation)]
-        let y = inner.y + i as u16;
-        if y >= inner.bottom() {
-            break;
-        }
-        let t = line
-            .time
-            .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
-        buf.set_stringn(inner.x + 1, y, &t, w, theme.dim());
+    let mut y = inner.y;
+    if above > 0 && rows > 1 {
+        buf.set_stringn(inner.x + 1, y, format!("↑ {above} more"), w, theme.dim());
+        y += 1;
+    }
+    for s in &slices {
+        let Some(line) = line_at(s.line) else {
+            continue;
+        };
         let style = if line.stream == Stream::Stderr {
             theme.warn()
         } else {
             theme.text()
         };
-        let tw = w.saturating_sub(9);
-        buf.set_stringn(inner.x + 10, y, fit(&sanitize(&line.text), tw), tw, style);
+        let text = sanitize(&line.text);
+        for (r, part) in wrap(&text, tw).iter().enumerate().skip(s.skip).take(s.take) {
+            if y >= inner.bottom() {
+                return;
+            }
+            if r == 0 {
+                let t = line
+                    .time
+                    .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
+                buf.set_stringn(inner.x + 1, y, &t, w, theme.dim());
+            }
+            buf.set_stringn(inner.x + 10, y, part, tw, style);
+            y += 1;
+        }
     }
 }

@@ -5,6 +5,9 @@ use ratatui::layout::Rect;
 /// Below this the screen says "terminal too small".
 pub const MIN_W: u16 = 40;
 pub const MIN_H: u16 = 10;
+/// Overview sidebar width limits.
+const MIN_LEFT_W: u16 = 28;
+const MAX_LEFT_W: u16 = 44;
 /// Centre narrower than this hides the right, then the left sidebar.
 const MIN_CENTER_W: u16 = 40;
 /// Auto grid: target chart size in cells.
@@ -55,8 +58,10 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let body_h = size.height - 1;
     let status = Rect::new(size.x, size.y + body_h, size.width, 1);
     let w = size.width;
+    // The overview gets about a third of the width (its key column and values both
+    // need room), the system sidebar about a quarter.
     let lw = if p.left {
-        (w * 22 / 100).clamp(28, 48)
+        (w / 3).clamp(MIN_LEFT_W, MAX_LEFT_W)
     } else {
         0
     };
@@ -66,8 +71,13 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         0
     };
     let mut lw2 = lw;
+    if lw2 > 0 && w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        // Narrow the overview towards its minimum before giving up the system sidebar.
+        lw2 = w.saturating_sub(rw + MIN_CENTER_W).clamp(MIN_LEFT_W, lw2);
+    }
     if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
         rw = 0;
+        lw2 = lw;
     }
     if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
         lw2 = 0;
@@ -155,6 +165,102 @@ pub fn sys_cell(right: Rect, i: usize) -> Rect {
     )
 }
 
+/// Lines of the overview sidebar left for its scrolled list, below the title and
+/// `fixed` pinned fact rows.
+#[must_use]
+pub fn overview_list_rows(left: Rect, fixed: usize) -> usize {
+    usize::from(left.height).saturating_sub(1 + fixed)
+}
+
+/// The part of a scrolled list of rows that shows in a number of lines: a
+/// `↑ N more` line on top when rows are hidden above, a `↓ N more` line at the
+/// bottom when rows are hidden below (no such lines in under 3 lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListWindow {
+    /// First row shown (also the number hidden above).
+    pub first: usize,
+    /// Rows shown.
+    pub shown: usize,
+    /// Rows hidden below.
+    pub below: usize,
+    /// Whether the `↑`/`↓` lines are drawn.
+    pub marks: bool,
+}
+
+/// The largest useful scroll offset of `len` rows in `room` lines: the last row
+/// sits on the last line.
+#[must_use]
+pub fn list_max_scroll(len: usize, room: usize) -> usize {
+    if len <= room {
+        0
+    } else if room < 3 {
+        len - room.max(1)
+    } else {
+        // The `↑` line takes one line, no `↓` line.
+        len - (room - 1)
+    }
+}
+
+/// What shows of `len` rows in `room` lines scrolled to `scroll` (clamped).
+#[must_use]
+pub fn list_window(len: usize, room: usize, scroll: usize) -> ListWindow {
+    let first = scroll.min(list_max_scroll(len, room));
+    let rest = len - first;
+    if len <= room || room < 3 {
+        let shown = rest.min(room);
+        return ListWindow {
+            first,
+            shown,
+            below: rest - shown,
+            marks: false,
+        };
+    }
+    let avail = room - usize::from(first > 0);
+    let shown = if rest <= avail { rest } else { avail - 1 };
+    ListWindow {
+        first,
+        shown,
+        below: rest - shown,
+        marks: true,
+    }
+}
+
+/// Rows one page key moves a list shown in `room` lines.
+#[must_use]
+pub fn list_page(room: usize) -> usize {
+    room.saturating_sub(2).max(1)
+}
+
+/// Columns of console text in the console pane (after the time column).
+#[must_use]
+pub fn console_text_width(console: Rect) -> usize {
+    usize::from(console.width.saturating_sub(10))
+}
+
+/// Rows for console lines (below the pane's title line).
+#[must_use]
+pub fn console_rows(console: Rect) -> usize {
+    usize::from(console.height.saturating_sub(1))
+}
+
+/// How far back (lines from the newest) the console scrolls: to where its oldest
+/// line is on the top row and the lines after it fill the rows. `heights` gives
+/// each line's wrapped height, oldest first. At this offset (and when everything
+/// fits, at 0) the pane is drawn from its oldest line down.
+#[must_use]
+pub fn console_max_back(total: usize, rows: usize, heights: impl Iterator<Item = usize>) -> usize {
+    let mut used = 0;
+    let mut fit = 0;
+    for h in heights.take(total) {
+        if used + h > rows {
+            break;
+        }
+        used += h;
+        fit += 1;
+    }
+    total - fit.max(1).min(total)
+}
+
 /// Centred overlay of at most `w × h`.
 #[must_use]
 pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
@@ -166,4 +272,88 @@ pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
         w,
         h,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_window_reaches_the_last_row() {
+        // 20 rows in 8 lines.
+        let w = list_window(20, 8, 0);
+        assert_eq!((w.first, w.shown, w.below), (0, 7, 13));
+        let max = list_max_scroll(20, 8);
+        assert_eq!(max, 13);
+        let w = list_window(20, 8, max);
+        // `↑ 13 more` + 7 rows, the last row on the last line.
+        assert_eq!((w.first, w.shown, w.below), (13, 7, 0));
+        assert_eq!(list_window(20, 8, 1000), w);
+        // In between: both marks, 6 rows.
+        let w = list_window(20, 8, 5);
+        assert_eq!((w.first, w.shown, w.below), (5, 6, 9));
+        // Every offset fills the lines exactly, never past the end.
+        for s in 0..=max {
+            let w = list_window(20, 8, s);
+            let lines = w.shown + usize::from(w.first > 0) + usize::from(w.below > 0);
+            assert_eq!(lines, 8, "scroll {s}");
+            assert_eq!(w.first + w.shown + w.below, 20);
+        }
+    }
+
+    #[test]
+    fn console_max_back_counts_wrapped_rows() {
+        // Everything fits: no scrolling.
+        assert_eq!(console_max_back(3, 5, [1, 2, 2].into_iter()), 0);
+        // Lines 0 and 1 fill 4 of 5 rows, line 2 does not fit after them.
+        assert_eq!(console_max_back(10, 5, [2, 2, 3, 1].into_iter()), 8);
+        // A first line taller than the pane still scrolls to it.
+        assert_eq!(console_max_back(4, 5, [9, 1, 1, 1].into_iter()), 3);
+        assert_eq!(console_max_back(0, 5, std::iter::empty()), 0);
+    }
+
+    #[test]
+    fn sidebar_widths() {
+        let both = PanelFlags {
+            left: true,
+            right: true,
+            console: false,
+        };
+        let widths = |w: u16| {
+            let a = areas(Rect::new(0, 0, w, 40), both);
+            (
+                a.left.map_or(0, |r| r.width),
+                a.grid.width,
+                a.right.map_or(0, |r| r.width),
+            )
+        };
+        // 80 columns: the charts keep most of the width, no system sidebar.
+        assert_eq!(widths(80), (28, 52, 0));
+        // The overview narrows before the system sidebar is given up.
+        assert_eq!(widths(100), (30, 40, 30));
+        // About a third at 120, capped from 132 columns on.
+        assert_eq!(widths(120), (40, 50, 30));
+        assert_eq!(widths(160), (44, 78, 38));
+        assert_eq!(widths(200), (44, 108, 48));
+        let left_only = PanelFlags {
+            right: false,
+            ..both
+        };
+        assert_eq!(areas(Rect::new(0, 0, 120, 40), left_only).grid.width, 80);
+    }
+
+    #[test]
+    fn list_window_small_cases() {
+        assert_eq!(list_max_scroll(5, 8), 0);
+        let w = list_window(5, 8, 3);
+        assert_eq!((w.first, w.shown, w.below, w.marks), (0, 5, 0, false));
+        assert_eq!(list_max_scroll(5, 2), 3);
+        let w = list_window(5, 2, 9);
+        assert_eq!((w.first, w.shown, w.below, w.marks), (3, 2, 0, false));
+        let w = list_window(5, 0, 9);
+        assert_eq!(w.shown, 0);
+        assert_eq!(list_window(0, 0, 0).shown, 0);
+        assert_eq!(list_page(8), 6);
+        assert_eq!(list_page(1), 1);
+    }
 }

@@ -49,16 +49,30 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
 /// Runtime in seconds: from the exit record, else the data's time span.
 #[must_use]
 pub fn runtime(app: &App) -> Option<f64> {
-    if let Some(r) = app.run.exit_runtime {
-        return Some(f64::from(r));
+    app.run.runtime()
+}
+
+/// Width of the overview's key column (the key and one space): as wide as the
+/// longest key, within 8 columns and the lesser of 19 and 45% of the pane, so
+/// values stay readable.
+fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let cap = (w * 45 / 100).clamp(8, 19);
+    let keys = fixed
+        .iter()
+        .map(|(k, _, _)| k.as_str())
+        .chain(app.overview.iter().filter_map(|r| match r {
+            Row::Item(k, _) => Some(k.as_str()),
+            Row::Header(_) => None,
+        }));
+    let mut longest = 0;
+    for k in keys {
+        longest = longest.max(k.width() + 1);
+        if longest >= cap {
+            break;
+        }
     }
-    #[allow(clippy::cast_precision_loss)]
-    let start = app
-        .run
-        .info
-        .start_time
-        .map(|(s, n)| s as f64 + f64::from(n) * 1e-9)?;
-    app.run.last_time.map(|t| (t - start).max(0.0))
+    longest.clamp(8.min(cap), cap).min(w)
 }
 
 /// The run overview.
@@ -89,7 +103,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if app.run.history_rows > 0 {
         fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
     }
-    let key_w = usize::from(w) * 2 / 5;
+    let key_w = key_column(app, &fixed, usize::from(w));
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
@@ -106,35 +120,18 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         row(buf, y, k, v, *s);
         y += 1;
     }
-    let skip = app
-        .panels
-        .left_scroll
-        .min(app.overview.len().saturating_sub(1));
-    if skip > 0 && y < bottom {
-        buf.set_stringn(
-            inner.x,
-            y,
-            format!("↑ {skip} more"),
-            usize::from(w),
-            theme.dim(),
-        );
+    let room = layout::overview_list_rows(area, fixed.len());
+    let win = layout::list_window(app.overview.len(), room, app.panels.left_scroll);
+    let mark = |buf: &mut Buffer, y: u16, text: String| {
+        buf.set_stringn(inner.x, y, text, usize::from(w), theme.dim());
+    };
+    if win.marks && win.first > 0 && y < bottom {
+        mark(buf, y, format!("↑ {} more", win.first));
         y += 1;
     }
-    let rows = &app.overview[skip..];
-    let room = usize::from(bottom.saturating_sub(y));
-    for (n, r) in rows.iter().enumerate() {
+    for r in &app.overview[win.first..win.first + win.shown] {
         if y >= bottom {
-            break;
-        }
-        if n + 1 == room && rows.len() > room {
-            buf.set_stringn(
-                inner.x,
-                y,
-                format!("↓ {} more", rows.len() - n),
-                usize::from(w),
-                theme.dim(),
-            );
-            break;
+            return;
         }
         match r {
             Row::Header(h) => {
@@ -149,6 +146,9 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         }
         y += 1;
+    }
+    if win.marks && win.below > 0 && y < bottom {
+        mark(buf, y, format!("↓ {} more", win.below));
     }
 }
 
