@@ -238,14 +238,11 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
     };
     // A narrow range (13.31% to 13.34%) needs more digits than 3 to tell its ends apart.
     let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
-        let mut digits = 3;
-        loop {
-            let (t, b) = (fmt_y(hi, digits), fmt_y(lo, digits));
-            if t != b || digits >= 8 {
-                break (t, b);
-            }
-            digits += 1;
-        }
+        // Values that differ only past 8 digits keep the short labels.
+        (3..=8)
+            .map(|d| (fmt_y(hi, d), fmt_y(lo, d)))
+            .find(|(t, b)| t != b)
+            .unwrap_or_else(|| (fmt_y(hi, 3), fmt_y(lo, 3)))
     });
     #[allow(clippy::cast_possible_truncation)]
     let lw = (ytop.chars().count().max(ybot.chars().count()) as u16).min(inner.width / 3);
@@ -610,5 +607,11 @@ mod tests {
         // a wide range keeps the short labels
         let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
         assert!(s.contains("90%") && s.contains("1%"), "{s}");
+        // ends that differ only past 8 digits keep the short label
+        let s = screen(&[
+            (0.0, 9_007_199_254_740_993.0),
+            (1.0, 9_007_199_254_741_011.0),
+        ]);
+        assert!(s.contains("9e15%") && !s.contains("9.007"), "{s}");
     }
 }
