@@ -180,6 +180,45 @@ pub fn fit(s: &str, w: usize) -> String {
     out
 }
 
+/// At most `most` round values (1, 2 or 5 × 10ⁿ apart) strictly inside (lo, hi).
+fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
+    let span = hi - lo;
+    if most == 0 || !span.is_finite() || span <= 0.0 {
+        return Vec::new();
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let raw = span / (most + 1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * mag);
+    // Ticks are k·step; dividing by 1/step (an integer when step < 1) keeps 0.3 from
+    // printing as 0.30000000000000004.
+    let at = |k: f64| {
+        if step < 1.0 {
+            k / (1.0 / step).round()
+        } else {
+            k * step
+        }
+    };
+    let mut out = Vec::new();
+    let mut k = (lo / step).floor() + 1.0;
+    // Bounded: far from zero, k + 1 can round back to k.
+    for _ in 0..=most + 1 {
+        let v = at(k);
+        if v >= hi - step * 1e-9 || out.len() == most {
+            break;
+        }
+        if v > lo + step * 1e-9 {
+            out.push(if v == 0.0 { 0.0 } else { v });
+        }
+        k += 1.0;
+    }
+    out
+}
+
 /// Draw one chart into `area` (border included).
 pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
     if area.width < 3 || area.height < 2 {
@@ -299,6 +338,25 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
         let bw = width(&b);
         if spec.x.1 > spec.x.0 && used + bw < plot.width {
             put(buf, plot.right() - bw, y, &b, bw, theme.label());
+            // Round-number ticks in between, where they fit with a gap on each side.
+            let gap = 3;
+            let mut free_from = plot.x + used + gap;
+            let free_to = (plot.right() - bw).saturating_sub(gap);
+            // About one label per 12 cells, at most 9 in between: a scale, not a ruler.
+            let label_w = (width(&a).max(bw) + gap).max(12);
+            let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
+            for v in nice_ticks(spec.x.0, spec.x.1, most) {
+                let t = (spec.fmt_x)(v);
+                let tw = width(&t);
+                let f = (v - spec.x.0) / (spec.x.1 - spec.x.0);
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
+                let start = c.saturating_sub(tw / 2);
+                if start >= free_from && start + tw <= free_to {
+                    put(buf, start, y, &t, tw, theme.label());
+                    free_from = start + tw + gap;
+                }
+            }
         }
     }
     // Legend.
@@ -598,6 +656,22 @@ mod tests {
             .iter()
             .map(ratatui::buffer::Cell::symbol)
             .collect()
+    }
+
+    #[test]
+    fn round_ticks_inside_the_range() {
+        assert_eq!(nice_ticks(0.0, 49.0, 4), [10.0, 20.0, 30.0, 40.0]);
+        assert_eq!(nice_ticks(0.0, 100.0, 1), [50.0]);
+        // a round step that fits once would be 50: outside (0, 49), so none
+        assert!(nice_ticks(0.0, 49.0, 1).is_empty());
+        assert_eq!(nice_ticks(0.0, 1.0, 3), [0.5]);
+        assert_eq!(nice_ticks(0.1, 0.7, 5), [0.2, 0.3, 0.4, 0.5, 0.6]);
+        assert_eq!(nice_ticks(-1.0, 1.0, 3), [-0.5, 0.0, 0.5]);
+        assert!(nice_ticks(5.0, 5.0, 3).is_empty());
+        assert!(nice_ticks(0.0, 10.0, 0).is_empty());
+        assert!(nice_ticks(0.0, 1e300 * 10.0, 3).len() <= 3);
+        // far from zero the step is below float resolution: ends, no endless loop
+        assert!(nice_ticks(1e17, 1e17 + 64.0, 4).len() <= 4);
     }
 
     #[test]
