@@ -296,7 +296,19 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
             let res = match fr {
                 Frame::Record { offset, payload } => {
                     run.apply(offset, &payload);
-                    print_record(&mut line, opts.json, offset, &payload, out)
+                    print_record(&mut line, opts.json, offset, &payload, out).and_then(|ok| {
+                        if ok {
+                            Ok(())
+                        } else {
+                            // Not a record: on stderr, so stdout stays records only.
+                            writeln!(
+                                err,
+                                "{}: undecodable record at offset {offset}, {} bytes",
+                                file.display(),
+                                payload.len()
+                            )
+                        }
+                    })
                 }
                 Frame::Skip(s) => {
                     let r = writeln!(
@@ -340,19 +352,18 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
         std::thread::sleep(Duration::from_millis(50));
     }
     out.flush()?;
-    if run.damage.bad_records == 0 || opts.json {
-        report_damage(&file, &run.damage, err)?;
-    }
+    report_damage(&file, &run.damage, err)?;
     Ok(())
 }
 
+/// Print one record; false (nothing printed) when the payload does not decode.
 fn print_record(
     line: &mut Vec<u8>,
     json: bool,
     offset: u64,
     payload: &[u8],
     out: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     line.clear();
     match record_json(payload) {
         Some(v) if json => {
@@ -372,16 +383,11 @@ fn print_record(
                 crate::text::sanitize(&body)
             )?;
         }
-        None => {
-            write!(
-                line,
-                "{{\"offset\":{offset},\"error\":\"undecodable record\",\"bytes\":{}}}",
-                payload.len()
-            )?;
-        }
+        None => return Ok(false),
     }
     line.push(b'\n');
-    out.write_all(line)
+    out.write_all(line)?;
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -130,6 +130,15 @@ pub fn record_json(payload: &[u8]) -> Option<Value> {
             v
         }
         0 => Value::Object(Map::new()),
+        // output / output_raw: STDERR is the enum's zero value, which protobuf JSON
+        // leaves out; say it, as wandb does, so the stream is never lost.
+        4 | 13 => {
+            let mut v = bytes_json(pb_message_name(kind)?, body)?;
+            if let Value::Object(o) = &mut v {
+                o.entry("output_type").or_insert_with(|| "STDERR".into());
+            }
+            v
+        }
         _ => {
             let full = pb_message_name(kind)?;
             bytes_json(full, body)?
@@ -226,12 +235,17 @@ fn tree_json(body: &[u8]) -> Option<Value> {
         m.insert("update".into(), items_object(updates.into_iter()));
     }
     if !removes.is_empty() {
-        let mut key = String::new();
+        // As the protobuf says it (and wandb prints it): `{"key": k}` or
+        // `{"nested_key": [..]}`, so "a.b" and ["a", "b"] stay distinct.
         let keys: Vec<Value> = removes
             .iter()
             .map(|it| {
-                it.flat_key_into(&mut key);
-                Value::from(key.clone())
+                if it.key.is_empty() {
+                    let path: Vec<Value> = it.path().map(Value::from).collect();
+                    serde_json::json!({ "nested_key": path })
+                } else {
+                    serde_json::json!({ "key": it.key })
+                }
             })
             .collect();
         m.insert("remove".into(), Value::Array(keys));
@@ -268,7 +282,7 @@ fn tidy(v: &mut Value) {
     match v {
         Value::Object(o) => {
             o.remove("_info");
-            for key in ["update", "item"] {
+            for key in ["update", "item", "storage_policy_config"] {
                 if let Some(Value::Array(items)) = o.get(key) {
                     if let Some(obj) = items_to_object(items) {
                         o.insert(key.into(), obj);
@@ -336,6 +350,41 @@ mod tests {
         let v = record_json(&rec.encode_to_vec()).expect("printable");
         assert_eq!(v["output_raw"]["line"], "hello");
         assert!(v["output_raw"].get("timestamp").is_none());
+    }
+
+    #[test]
+    fn stderr_is_named_and_removes_keep_their_key_form() {
+        use prost::Message as _;
+        let rec = pb::Record {
+            num: 4,
+            record_type: Some(pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
+                line: "oops".into(),
+                output_type: 0, // STDERR, the zero value
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let v = record_json(&rec.encode_to_vec()).expect("printable");
+        assert_eq!(v["output_raw"]["output_type"], "STDERR");
+
+        let item = |key: &str, nested: &[&str]| pb::SummaryItem {
+            key: key.into(),
+            nested_key: nested.iter().map(|s| (*s).to_owned()).collect(),
+            ..Default::default()
+        };
+        let rec = pb::Record {
+            num: 5,
+            record_type: Some(pb::record::RecordType::Summary(pb::SummaryRecord {
+                remove: vec![item("a.b", &[]), item("", &["a", "b"])],
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let v = record_json(&rec.encode_to_vec()).expect("printable");
+        assert_eq!(
+            v["summary"]["remove"],
+            serde_json::json!([{"key": "a.b"}, {"nested_key": ["a", "b"]}])
+        );
     }
 
     #[test]

@@ -531,7 +531,15 @@ impl Run {
                 let Some(it) = wire::item(b) else {
                     return false;
                 };
-                if n == 1 {
+                // A summary value set to null is a removal, as W&B treats it
+                // (`run.summary.update({"x": None})`); config keeps its nulls.
+                let null = !config
+                    && match it.value {
+                        wire::ItemValue::Null => true,
+                        wire::ItemValue::Json(j) => j.trim() == "null",
+                        _ => false,
+                    };
+                if n == 1 && !null {
                     tree.update(&it);
                 } else {
                     tree.remove(&it);
@@ -971,6 +979,53 @@ mod tests {
         assert!(glob_match("*loss*", "train/loss_x"));
         assert!(glob_match("a", "a"));
         assert!(!glob_match("a", "ab"));
+    }
+
+    #[test]
+    fn a_null_summary_value_removes_the_key_but_config_keeps_nulls() {
+        use prost::Message as _;
+        let item = |key: &str, v: &str| crate::decode::pb::SummaryItem {
+            key: key.into(),
+            value_json: v.into(),
+            ..Default::default()
+        };
+        let summary = |items: Vec<crate::decode::pb::SummaryItem>| crate::decode::pb::Record {
+            record_type: Some(crate::decode::pb::record::RecordType::Summary(
+                crate::decode::pb::SummaryRecord {
+                    update: items,
+                    ..Default::default()
+                },
+            )),
+            ..Default::default()
+        };
+        let mut run = Run::new();
+        run.apply(
+            0,
+            &summary(vec![item("tmp", "1"), item("keep", "2")]).encode_to_vec(),
+        );
+        run.apply(1, &summary(vec![item("tmp", "null")]).encode_to_vec());
+        assert_eq!(
+            Value::Object(run.summary.to_json()),
+            serde_json::json!({"keep": 2})
+        );
+        let config = crate::decode::pb::Record {
+            record_type: Some(crate::decode::pb::record::RecordType::Config(
+                crate::decode::pb::ConfigRecord {
+                    update: vec![crate::decode::pb::ConfigItem {
+                        key: "opt".into(),
+                        value_json: "null".into(),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                },
+            )),
+            ..Default::default()
+        };
+        run.apply(2, &config.encode_to_vec());
+        assert_eq!(
+            Value::Object(run.config.to_json()),
+            serde_json::json!({"opt": null})
+        );
     }
 
     #[test]
