@@ -134,7 +134,7 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
         "corruption": damage_json(&run.damage),
         "entity": i.entity,
         "exit_code": run.exit_code,
-        "file": file.display().to_string(),
+        "file": std::path::absolute(file).unwrap_or_else(|_| file.to_owned()).display().to_string(),
         "last_write": last_write,
         "name": i.display_name,
         "notes": i.notes,
@@ -142,7 +142,7 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
         "run_id": i.run_id,
         "start_time": i.start_time.and_then(|(s, n)| rfc3339(s, n)),
         "state": run.state().as_str(),
-        "step": run.step(),
+        "step": run.known_step(),
         "summary": without_wandb(run.summary.to_json()),
         "tags": i.tags,
     })
@@ -393,6 +393,14 @@ fn print_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_with_no_run_record_yet_is_unknown_with_no_step() {
+        let v = summary_json(Path::new("new.wandb"), &Run::new());
+        assert_eq!(v["state"], "unknown");
+        assert_eq!(v["step"], Value::Null);
+        assert!(Path::new(v["file"].as_str().unwrap_or("")).is_absolute());
+    }
 
     #[test]
     fn rfc3339_formats() {

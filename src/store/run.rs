@@ -21,6 +21,9 @@ pub type Timestamp = (i64, i32);
 /// Run state, from the exit record (or its absence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
+    /// Neither a run record nor an exit record (yet): a file just created, or one
+    /// whose start was lost.
+    Unknown,
     /// No exit record (yet): live, or crashed without one.
     Running,
     Finished,
@@ -31,6 +34,7 @@ impl RunState {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
+            RunState::Unknown => "unknown",
             RunState::Running => "running",
             RunState::Finished => "finished",
             RunState::Failed => "failed",
@@ -451,6 +455,7 @@ impl Run {
     #[must_use]
     pub fn state(&self) -> RunState {
         match self.exit_code {
+            None if !self.counts.by_type.contains_key("run") => RunState::Unknown,
             None => RunState::Running,
             Some(0) => RunState::Finished,
             Some(_) => RunState::Failed,
@@ -924,10 +929,15 @@ impl Run {
     /// one step ahead of what was really logged.)
     #[must_use]
     pub fn step(&self) -> i64 {
+        self.known_step().unwrap_or(0)
+    }
+
+    /// [`Run::step`], or None when the file has said nothing about steps yet.
+    #[must_use]
+    pub fn known_step(&self) -> Option<i64> {
         #[allow(clippy::cast_possible_truncation)]
         self.last_step
             .or(self.summary.number("_step").map(|s| s as i64))
-            .unwrap_or(0)
     }
 }
 
