@@ -281,14 +281,6 @@ where
             );
         } else if pos + CHUNK_HEADER_LEN + len > end {
             break;
-        } else if !(FULL..=LAST).contains(&kind) {
-            corrupt(
-                &mut pos,
-                &mut pending,
-                &mut skips,
-                SkipReason::BadChunkType,
-                &mut emit,
-            );
         } else if crc32fast::hash(&data[pos + 6..pos + CHUNK_HEADER_LEN + len]) != stored {
             corrupt(
                 &mut pos,
@@ -297,6 +289,14 @@ where
                 SkipReason::Checksum,
                 &mut emit,
             );
+        } else if !(FULL..=LAST).contains(&kind) {
+            // An intact chunk (its checksum holds) of a type the format does not have:
+            // drop just it and the record it interrupts, and read on from the next chunk,
+            // as LevelDB's reader does. The rest of the block is fine.
+            let chunk_end = pos + CHUNK_HEADER_LEN + len;
+            let from = pending.take().map_or(a, |p| p.start);
+            skips.add(from, abs(chunk_end), SkipReason::BadChunkType, &mut emit);
+            pos = chunk_end;
         } else {
             let payload = &data[pos + CHUNK_HEADER_LEN..pos + CHUNK_HEADER_LEN + len];
             let chunk_end = pos + CHUNK_HEADER_LEN + len;
@@ -455,6 +455,27 @@ mod tests {
             payloads.push(p);
         }
         (w.into_bytes(), payloads)
+    }
+
+    #[test]
+    fn an_intact_chunk_of_unknown_type_costs_only_itself() {
+        let (mut data, payloads) = sample(&[40, 30, 50]);
+        // The second record's chunk: give it type 5 and a checksum that holds.
+        let at = FILE_HEADER.len() + CHUNK_HEADER_LEN + 40;
+        data[at + 6] = 5;
+        let crc = crc32fast::hash(&data[at + 6..at + CHUNK_HEADER_LEN + 30]);
+        data[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+        let (recs, skips, _) = collect(&data, 0);
+        let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+        assert_eq!(got, [&payloads[0], &payloads[2]]);
+        assert_eq!(
+            skips,
+            [Skip {
+                offset: at as u64,
+                len: (CHUNK_HEADER_LEN + 30) as u64,
+                reason: SkipReason::BadChunkType,
+            }]
+        );
     }
 
     #[test]
