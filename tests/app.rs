@@ -368,3 +368,34 @@ fn environment_as_wandb_shows_it() {
     });
     assert_eq!(started, Some("2026-11-30T17:48:29.120325Z"));
 }
+
+#[test]
+fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
+    let dir = common::runs_dir().join("crashed/wandb/latest-run");
+    let (file, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Run(batch));
+    let last = a.run.last_time.unwrap();
+    // The copy's mtime is "now"; its newest record is an hour older.
+    let now = last + 3600.0;
+    a.update(Msg::Opened {
+        path: file,
+        len: a.source.read_to,
+        modified: Some(now),
+    });
+    a.update(Msg::Tick(now + 1.0));
+    assert!(
+        matches!(a.live_state(), LiveState::MaybeCrashed(q) if q > 3000.0),
+        "{:?}",
+        a.live_state()
+    );
+    // Once the file grows, growth is what counts.
+    a.update(Msg::Run(RunBatch {
+        grew_at: Some(now + 2.0),
+        read_to: a.source.read_to,
+        file_len: a.source.file_len,
+        ..RunBatch::default()
+    }));
+    a.update(Msg::Tick(now + 3.0));
+    assert_eq!(a.live_state(), LiveState::Live);
+}

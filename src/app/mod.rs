@@ -67,6 +67,8 @@ pub struct SourceState {
     pub file_len: u64,
     /// Wall time (Unix s) the file last grew (or its mtime when opened).
     pub last_growth: Option<f64>,
+    /// The file has grown while open (so `last_growth` is no longer just its mtime).
+    pub grew: bool,
     /// Last source error, as text.
     pub error: Option<String>,
 }
@@ -314,11 +316,16 @@ impl App {
             // quiet) before the whole file has been read once.
             None if self.source.loading() => LiveState::Loading,
             None => {
-                let quiet = self
-                    .source
-                    .last_growth
-                    .map_or(0.0, |t| (self.now - t).max(0.0));
-                if self.source.last_growth.is_none() || quiet < LIVE_WINDOW {
+                // Until the file grows, its mtime may be a copy's (cp, git clone):
+                // the newest record's own time says better when the run went quiet.
+                let last = match self.source.last_growth {
+                    Some(m) if !self.source.grew => {
+                        Some(self.run.last_time.map_or(m, |r| r.min(m)))
+                    }
+                    other => other,
+                };
+                let quiet = last.map_or(0.0, |t| (self.now - t).max(0.0));
+                if last.is_none() || quiet < LIVE_WINDOW {
                     LiveState::Live
                 } else if quiet < self.stale_after {
                     LiveState::Running(quiet)
@@ -471,6 +478,7 @@ impl App {
             self.source.file_len = b.file_len;
         }
         if let Some(t) = b.grew_at {
+            self.source.grew = true;
             self.source.last_growth = Some(self.source.last_growth.map_or(t, |l| l.max(t)));
         }
         if !b.records.is_empty() || b.grew_at.is_some() {
