@@ -399,3 +399,50 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
     a.update(Msg::Tick(now + 3.0));
     assert_eq!(a.live_state(), LiveState::Live);
 }
+
+#[test]
+fn overview_filter_keeps_matching_rows_under_their_sections() {
+    use leet::app::Row;
+    let mut a = app("many_metrics");
+    let all = a.overview.len();
+    send(&mut a, [Msg::char('o')]);
+    send(&mut a, Msg::typed("hist.bins\\[1"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    let items: Vec<&str> = a
+        .overview
+        .iter()
+        .filter_map(|r| match r {
+            Row::Item(k, _) => Some(k.as_str()),
+            Row::Header(_) => None,
+        })
+        .collect();
+    assert!(
+        !items.is_empty() && items.iter().all(|k| k.contains("hist.bins[1")),
+        "{items:?}"
+    );
+    // Only sections with matches remain, and they count them.
+    let headers: Vec<&str> = a
+        .overview
+        .iter()
+        .filter_map(|r| match r {
+            Row::Header(h) => Some(h.as_str()),
+            Row::Item(..) => None,
+        })
+        .collect();
+    assert_eq!(headers.len(), 1, "{headers:?}");
+    assert!(
+        headers[0].starts_with("Summary [") && headers[0].contains(" of "),
+        "{headers:?}"
+    );
+    // Values match too; ctrl+l clears every filter.
+    send(&mut a, [Msg::char('o')]);
+    send(&mut a, [Msg::ctrl('u')]);
+    send(&mut a, Msg::typed("leet-fixtures"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(a
+        .overview
+        .iter()
+        .any(|r| matches!(r, Row::Item(k, _) if k == "Project")));
+    send(&mut a, [Msg::ctrl('l')]);
+    assert_eq!(a.overview.len(), all);
+}

@@ -27,6 +27,7 @@ pub enum Action {
     ResetZoom,
     StartFilter,
     StartSystemFilter,
+    StartOverviewFilter,
     ClearFilters,
     FilterApply,
     FilterCancel,
@@ -50,7 +51,7 @@ pub const GROUPS: [&str; 6] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 31] = [
+    pub const ALL: [Action; 32] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -74,6 +75,7 @@ impl Action {
         Action::ResetZoom,
         Action::StartFilter,
         Action::StartSystemFilter,
+        Action::StartOverviewFilter,
         Action::ClearFilters,
         Action::FilterApply,
         Action::FilterCancel,
@@ -111,6 +113,7 @@ impl Action {
             Action::ResetZoom => "reset_zoom",
             Action::StartFilter => "start_filter",
             Action::StartSystemFilter => "start_system_filter",
+            Action::StartOverviewFilter => "start_overview_filter",
             Action::ClearFilters => "clear_filters",
             Action::FilterApply => "filter_apply",
             Action::FilterCancel => "filter_cancel",
@@ -155,6 +158,7 @@ impl Action {
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
             Action::StartFilter => "Filter metric charts by regex",
             Action::StartSystemFilter => "Filter system charts by regex",
+            Action::StartOverviewFilter => "Filter the overview (summary, config, ...) by regex",
             Action::ClearFilters => "Clear filters",
             Action::FilterApply => "Keep the filter",
             Action::FilterCancel => "Restore the previous filter",
@@ -191,6 +195,7 @@ impl Action {
             | Action::ResetZoom => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
+            | Action::StartOverviewFilter
             | Action::ClearFilters
             | Action::FilterApply
             | Action::FilterCancel

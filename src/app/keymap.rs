@@ -270,6 +270,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "z", A::ResetZoom),
         (N, "/", A::StartFilter),
         (N, "\\", A::StartSystemFilter),
+        (N, "o", A::StartOverviewFilter),
         (N, "ctrl+l", A::ClearFilters),
         (N, "R", A::PickRun),
         (F, "enter", A::FilterApply),

@@ -108,6 +108,7 @@ pub enum Row {
 pub enum FilterTarget {
     Metrics,
     System,
+    Overview,
 }
 
 /// A prefix key waiting for its digit.
@@ -160,6 +161,8 @@ pub struct App {
     pub panels: Panels,
     pub metric_filter: FilterState,
     pub system_filter: FilterState,
+    /// Filter of the overview's rows (`o`).
+    pub overview_filter: FilterState,
     pub filter_target: Option<FilterTarget>,
     /// Charts (by key) drawn with log-scale y.
     pub log_y: BTreeSet<String>,
@@ -179,7 +182,10 @@ pub struct App {
     pub sys_charts: Vec<SysChart>,
     /// Indices into `sys_charts` passing the system filter.
     pub sys_shown: Vec<usize>,
+    /// Overview rows shown: `overview_all` through the overview filter.
     pub overview: Vec<Row>,
+    /// Every overview row of the run.
+    overview_all: Vec<Row>,
     seen: (usize, usize, usize, u64),
     /// The run picker's list (read when it opens) and selection.
     pub runs: Vec<RunEntry>,
@@ -210,6 +216,7 @@ impl App {
             panels: Panels::default(),
             metric_filter: FilterState::default(),
             system_filter: FilterState::default(),
+            overview_filter: FilterState::default(),
             filter_target: None,
             log_y: BTreeSet::new(),
             zoom: BTreeMap::new(),
@@ -222,6 +229,7 @@ impl App {
             sys_charts: Vec::new(),
             sys_shown: Vec::new(),
             overview: Vec::new(),
+            overview_all: Vec::new(),
             seen: (usize::MAX, usize::MAX, usize::MAX, u64::MAX),
             runs: Vec::new(),
             runs_sel: 0,
@@ -268,7 +276,7 @@ impl App {
             };
             self.run.config.update(&item);
         }
-        self.overview = overview_rows(&self.run);
+        self.set_overview(overview_rows(&self.run));
     }
 
     /// The side pane (overview, system sidebar, console) under a mouse position.
@@ -504,7 +512,7 @@ impl App {
             }
             self.source.last_growth = Some(s.timestamp);
             self.samples += 1;
-            self.overview = overview_rows(&self.run);
+            self.set_overview(overview_rows(&self.run));
         }
         self.run.last_time = Some(
             self.run
@@ -549,7 +557,7 @@ impl App {
             }
         }
         if sig.3 != self.seen.3 {
-            self.overview = overview_rows(&self.run);
+            self.set_overview(overview_rows(&self.run));
         }
         self.seen = sig;
     }
@@ -569,6 +577,56 @@ impl App {
         if self.shown.is_empty() {
             self.panels.fullscreen = false;
         }
+    }
+
+    fn set_overview(&mut self, rows: Vec<Row>) {
+        self.overview_all = rows;
+        self.refilter_overview();
+    }
+
+    /// Overview rows whose key or value matches the overview filter, under their
+    /// section headers (which then count the matches: `Summary [3 of 276]`).
+    fn refilter_overview(&mut self) {
+        let f = &self.overview_filter;
+        if !f.is_active() {
+            self.overview.clone_from(&self.overview_all);
+            return;
+        }
+        let mut out = Vec::new();
+        let mut header: Option<(usize, &str)> = None;
+        let mut hits = 0;
+        let close = |out: &mut Vec<Row>, header: Option<(usize, &str)>, hits: usize| {
+            if let Some((at, h)) = header {
+                if hits == 0 {
+                    out.truncate(at);
+                } else {
+                    let name = h.split(" [").next().unwrap_or(h);
+                    let total = h
+                        .rsplit_once('[')
+                        .map_or("", |(_, n)| n.trim_end_matches(']'));
+                    out[at] = Row::Header(format!("{name} [{hits} of {total}]"));
+                }
+            }
+        };
+        for r in &self.overview_all {
+            match r {
+                Row::Header(h) => {
+                    close(&mut out, header, hits);
+                    header = Some((out.len(), h.as_str()));
+                    hits = 0;
+                    out.push(r.clone());
+                }
+                Row::Item(k, v) => {
+                    if f.matches(k) || f.matches(v) {
+                        hits += 1;
+                        out.push(r.clone());
+                    }
+                }
+            }
+        }
+        close(&mut out, header, hits);
+        self.overview = out;
+        self.panels.left_scroll = self.panels.left_scroll.min(self.overview.len());
     }
 
     fn refilter_system(&mut self) {
@@ -719,6 +777,11 @@ impl App {
                 self.panels.right_scroll = 0;
                 self.refilter_system();
             }
+            Some(FilterTarget::Overview) => {
+                f(&mut self.overview_filter);
+                self.panels.left_scroll = 0;
+                self.refilter_overview();
+            }
             None => {}
         }
     }
@@ -818,12 +881,21 @@ impl App {
                 self.system_filter.start();
                 self.filter_target = Some(FilterTarget::System);
             }
+            Action::StartOverviewFilter => {
+                self.overview_filter.start();
+                self.filter_target = Some(FilterTarget::Overview);
+                if self.areas.left.is_none() {
+                    self.toggle_sidebar(false);
+                }
+            }
             Action::ClearFilters => {
                 self.metric_filter.clear();
                 self.system_filter.clear();
+                self.overview_filter.clear();
                 let keep = self.focused_key().map(str::to_owned);
                 self.refilter_metrics(keep.as_deref());
                 self.refilter_system();
+                self.refilter_overview();
             }
             Action::FilterApply => {
                 self.with_filter(FilterState::apply);

@@ -23,6 +23,7 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
             let mode = if group == "Filter"
                 && a != Action::StartFilter
                 && a != Action::StartSystemFilter
+                && a != Action::StartOverviewFilter
                 && a != Action::ClearFilters
             {
                 Mode::Filter

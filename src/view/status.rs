@@ -54,11 +54,19 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     let mcount = format!("[{}/{}]", app.shown.len(), app.metric_keys.len());
     let scount = format!("[{}/{}]", app.sys_shown.len(), app.sys_charts.len());
+    let ocount = format!(
+        "[{} rows]",
+        app.overview
+            .iter()
+            .filter(|r| matches!(r, crate::app::Row::Item(..)))
+            .count()
+    );
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
                 FilterTarget::Metrics => (&app.metric_filter, '/', &mcount),
                 FilterTarget::System => (&app.system_filter, '\\', &scount),
+                FilterTarget::Overview => (&app.overview_filter, 'o', &ocount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
@@ -80,6 +88,12 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             if app.system_filter.is_active() {
                 parts.push((
                     format!("\\{} {scount}", sanitize(&app.system_filter.text)),
+                    theme.key(),
+                ));
+            }
+            if app.overview_filter.is_active() {
+                parts.push((
+                    format!("o {} {ocount}", sanitize(&app.overview_filter.text)),
                     theme.key(),
                 ));
             }
