@@ -1,6 +1,7 @@
 //! The event loop: one channel, producers on threads (input, tail, ticker,
 //! signals), updates applied in order, one draw per drained batch.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +13,7 @@ use anyhow::Context as _;
 use crossterm::event::{self, Event};
 
 use crate::app::keymap::Keymap;
-use crate::app::{App, Options};
+use crate::app::{App, Options, ReaderCmd};
 use crate::cli::ViewArgs;
 use crate::msg::{Msg, Sample};
 use crate::source::file::resolve;
@@ -74,16 +75,23 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     resolve(&path)?;
     let mut app = App::new(options(args, keymap));
     app.request_open(path);
-    // One reader at a time: opening another run (the run picker) stops the previous
-    // reader, and the app drops what it had already queued (its tag is old).
-    let mut stop = Arc::new(AtomicBool::new(false));
+    // One reader per run followed (the main one, and any compared with it); each
+    // stops when the app lets its run go, and the app drops what it had queued.
+    let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
     drive(
         app,
         |_| {},
-        move |path, tag, tx| {
-            stop.store(true, Ordering::Relaxed);
-            stop = Arc::new(AtomicBool::new(false));
-            tail::spawn_tail_tagged(path, tx, TailOptions::default(), tag, stop.clone());
+        move |cmd, tx| match cmd {
+            ReaderCmd::Start { path, tag } => {
+                let stop = Arc::new(AtomicBool::new(false));
+                stops.insert(tag, stop.clone());
+                tail::spawn_tail_tagged(path, tx, TailOptions::default(), tag, stop);
+            }
+            ReaderCmd::Stop { tag } => {
+                if let Some(stop) = stops.remove(&tag) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
         },
     )
 }
@@ -152,17 +160,17 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
                 .is_ok()
             });
         },
-        |_, _, _| {},
+        |_, _| {},
     )
 }
 
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
-/// given ones, and run the loop until quit. `open` starts a reader for a run the app
-/// asks for (`App::take_open_request`) with the tag its messages must carry.
+/// given ones, and run the loop until quit. `readers` starts and stops the readers
+/// the app asks for (`App::take_reader_cmds`).
 fn drive(
     mut app: App,
     producers: impl FnOnce(SyncSender<Msg>),
-    mut open: impl FnMut(PathBuf, u64, SyncSender<Msg>),
+    mut readers: impl FnMut(ReaderCmd, SyncSender<Msg>),
 ) -> anyhow::Result<ExitCode> {
     app.update(Msg::Tick(tail::unix_now()));
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
@@ -174,8 +182,8 @@ fn drive(
         spawn_ticker(tx.clone());
         let _ = terminal::spawn_signals(tx.clone());
         producers(tx.clone());
-        if let Some((path, tag)) = app.take_open_request() {
-            open(path, tag, tx.clone());
+        for cmd in app.take_reader_cmds() {
+            readers(cmd, tx.clone());
         }
         term.draw(|f| view::render(f, &app))?;
         // For the end-to-end test of the panic hook (terminal restored, message shown).
@@ -206,8 +214,8 @@ fn drive(
             if quit {
                 return Ok(());
             }
-            if let Some((path, tag)) = app.take_open_request() {
-                open(path, tag, tx.clone());
+            for cmd in app.take_reader_cmds() {
+                readers(cmd, tx.clone());
             }
             if dirty {
                 term.draw(|f| view::render(f, &app))?;

@@ -217,13 +217,20 @@ fn a_typed_filter_starts_from_the_first_page() {
 
 #[test]
 fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
+    use leet::app::ReaderCmd;
     let multi = common::runs_dir().join("multi/wandb");
     let latest = common::wandb_file(&multi.join("latest-run"));
     let (file, batch) = leet::source::tail::read_batch(&latest).unwrap();
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(160, 40));
     a.request_open(multi.clone());
-    assert_eq!(a.take_open_request(), Some((multi.clone(), 0)));
+    assert_eq!(
+        a.take_reader_cmds(),
+        [ReaderCmd::Start {
+            path: multi.clone(),
+            tag: 0
+        }]
+    );
     let opened = |path: std::path::PathBuf| Msg::Opened {
         path,
         len: 1,
@@ -241,7 +248,7 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     // Enter on the run shown just closes the picker.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(!a.panels.runs);
-    assert_eq!(a.take_open_request(), None);
+    assert!(a.take_reader_cmds().is_empty());
 
     send(
         &mut a,
@@ -251,25 +258,95 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
             Msg::key(KeyCode::Enter),
         ],
     );
-    let (dir, tag) = a.take_open_request().unwrap();
+    let cmds = a.take_reader_cmds();
+    let [ReaderCmd::Stop { tag: 0 }, ReaderCmd::Start { path: dir, tag }] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
     assert!(
         dir.ends_with("offline-run-20261130_175139-multi004"),
         "{dir:?}"
     );
-    assert_eq!(tag, 1);
+    let tag = *tag;
     assert!(a.metric_keys.is_empty() && a.run.info.run_id.is_empty());
     // What the old reader had queued is dropped; the new reader's messages apply.
     a.update(Msg::Tagged(0, Box::new(Msg::Run(batch))));
     assert!(a.run.info.run_id.is_empty());
-    let (file4, batch4) = leet::source::tail::read_batch(&dir).unwrap();
-    a.update(Msg::Tagged(1, Box::new(opened(file4))));
-    a.update(Msg::Tagged(1, Box::new(Msg::Run(batch4))));
+    let (file4, batch4) = leet::source::tail::read_batch(dir).unwrap();
+    a.update(Msg::Tagged(tag, Box::new(opened(file4))));
+    a.update(Msg::Tagged(tag, Box::new(Msg::Run(batch4))));
     assert_eq!(a.run.info.run_id, "multi004");
     assert!(!a.metric_keys.is_empty());
     // Esc closes the picker without opening anything.
     send(&mut a, [Msg::char('R'), Msg::key(KeyCode::Esc)]);
     assert!(!a.panels.runs);
-    assert_eq!(a.take_open_request(), None);
+    assert!(a.take_reader_cmds().is_empty());
+}
+
+#[test]
+fn compared_runs_get_their_own_readers_and_lines() {
+    use leet::app::ReaderCmd;
+    let multi = common::runs_dir().join("multi/wandb");
+    let latest = common::wandb_file(&multi.join("latest-run"));
+    let (file, batch) = leet::source::tail::read_batch(&latest).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(160, 40));
+    a.update(Msg::Opened {
+        path: file,
+        len: 1,
+        modified: None,
+    });
+    a.update(Msg::Run(batch));
+    let keys = a.metric_keys.clone();
+    // Space on the second and third runs: two readers start, with new tags.
+    send(
+        &mut a,
+        [
+            Msg::char('R'),
+            Msg::key(KeyCode::Down),
+            Msg::char(' '),
+            Msg::key(KeyCode::Down),
+            Msg::char(' '),
+        ],
+    );
+    let cmds = a.take_reader_cmds();
+    let starts: Vec<(std::path::PathBuf, u64)> = cmds
+        .iter()
+        .map(|c| match c {
+            ReaderCmd::Start { path, tag } => (path.clone(), *tag),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(starts.len(), 2);
+    assert_ne!(starts[0].1, starts[1].1);
+    assert_eq!(a.compare.len(), 2);
+    // Space on the run shown does nothing.
+    send(&mut a, [Msg::key(KeyCode::Home), Msg::char(' ')]);
+    assert_eq!(a.compare.len(), 2);
+    for (dir, tag) in &starts {
+        let (_, b) = leet::source::tail::read_batch(dir).unwrap();
+        a.update(Msg::Tagged(*tag, Box::new(Msg::Run(b))));
+    }
+    assert_eq!(a.compare[0].label, "multi-3");
+    assert_eq!(a.compare[1].label, "multi-2");
+    assert!(a
+        .compare
+        .iter()
+        .all(|c| c.run.metrics.get("loss").is_some()));
+    assert_eq!(a.metric_keys, keys, "same keys, more lines");
+    // The main run is untouched by the compared runs' records.
+    assert_eq!(a.run.info.run_id, "multi005");
+    // Space again stops the reader and removes the lines.
+    send(&mut a, [Msg::key(KeyCode::Down), Msg::char(' ')]);
+    assert_eq!(a.take_reader_cmds(), [ReaderCmd::Stop { tag: starts[0].1 }]);
+    assert_eq!(a.compare.len(), 1);
+    // Opening a compared run makes it the main one and stops drawing it twice.
+    send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Enter)]);
+    let cmds = a.take_reader_cmds();
+    assert!(
+        cmds.contains(&ReaderCmd::Stop { tag: starts[1].1 }),
+        "{cmds:?}"
+    );
+    assert!(a.compare.is_empty());
 }
 
 #[test]

@@ -430,3 +430,45 @@ fn overview_end_reaches_the_last_row() {
     send(&mut app, (0..10).map(|_| Msg::key(KeyCode::PageUp)));
     assert_eq!(screen(&app, w, h), top);
 }
+
+#[test]
+fn compared_runs_share_the_charts() {
+    use leet::app::ReaderCmd;
+    let (w, h) = (120, 40);
+    let dir = common::runs_dir().join("multi/wandb/latest-run");
+    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path,
+        len: batch.file_len,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(NOW));
+    send(
+        &mut app,
+        [
+            Msg::char('R'),
+            Msg::key(KeyCode::Down),
+            Msg::char(' '),
+            Msg::key(KeyCode::End),
+            Msg::char(' '),
+            Msg::key(KeyCode::Esc),
+            Msg::char('['),
+        ],
+    );
+    for cmd in app.take_reader_cmds() {
+        let ReaderCmd::Start { path, tag } = cmd else {
+            panic!("{cmd:?}");
+        };
+        let (_, b) = leet::source::tail::read_batch(&path).unwrap();
+        app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    }
+    let s = screen(&app, w, h);
+    assert!(s.contains("■multi-4 ■multi-3 ■multi-0"), "{s}");
+    insta::assert_snapshot!("multi_120x40_compare", s);
+}

@@ -35,6 +35,7 @@ pub enum Action {
     FilterClearInput,
     PickRun,
     OpenRun,
+    ToggleCompare,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -51,7 +52,7 @@ pub const GROUPS: [&str; 6] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 32] = [
+    pub const ALL: [Action; 33] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -83,6 +84,7 @@ impl Action {
         Action::FilterClearInput,
         Action::PickRun,
         Action::OpenRun,
+        Action::ToggleCompare,
         Action::None,
     ];
 
@@ -121,6 +123,7 @@ impl Action {
             Action::FilterClearInput => "filter_clear_input",
             Action::PickRun => "pick_run",
             Action::OpenRun => "open_run",
+            Action::ToggleCompare => "toggle_compare",
             Action::None => "none",
         }
     }
@@ -166,6 +169,7 @@ impl Action {
             Action::FilterClearInput => "Clear the input",
             Action::PickRun => "List the runs of this wandb directory",
             Action::OpenRun => "Open the selected run",
+            Action::ToggleCompare => "Draw the selected run beside this one in every chart",
             Action::None => "(unbound)",
         }
     }
@@ -201,7 +205,7 @@ impl Action {
             | Action::FilterCancel
             | Action::FilterBackspace
             | Action::FilterClearInput => "Filter",
-            Action::PickRun | Action::OpenRun => "Runs",
+            Action::PickRun | Action::OpenRun | Action::ToggleCompare => "Runs",
         }
     }
 }

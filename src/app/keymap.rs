@@ -308,6 +308,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "n", A::FocusRight),
         (S, "pgdown", A::FocusRight),
         (R, "enter", A::OpenRun),
+        (R, "space", A::ToggleCompare),
         (R, "esc", A::Back),
         (R, "R", A::Back),
         (R, "q", A::Quit),

@@ -7,6 +7,7 @@ pub mod filter;
 pub mod grid;
 pub mod keymap;
 pub mod panels;
+pub mod runs;
 mod scroll;
 pub mod system;
 
@@ -28,6 +29,7 @@ use filter::FilterState;
 use grid::GridState;
 use keymap::{Key, Keymap, Mode};
 use panels::{Pane, Panels};
+pub use runs::{Compared, ReaderCmd};
 use system::SysChart;
 
 /// What the loop should do after an update.
@@ -193,8 +195,12 @@ pub struct App {
     /// Number of the reader whose messages are shown; `Msg::Tagged` from others
     /// (a run the user has left) are dropped.
     pub source_tag: u64,
-    /// A run the user picked, for the loop to start a reader on.
-    open_request: Option<(PathBuf, u64)>,
+    /// Readers for the loop to start or stop (`App::take_reader_cmds`).
+    reader_cmds: Vec<ReaderCmd>,
+    /// The last reader tag handed out.
+    last_tag: u64,
+    /// Runs drawn beside the main one in every chart (picked with space in `R`).
+    pub compare: Vec<Compared>,
 }
 
 impl App {
@@ -234,7 +240,9 @@ impl App {
             runs: Vec::new(),
             runs_sel: 0,
             source_tag: 0,
-            open_request: None,
+            reader_cmds: Vec::new(),
+            last_tag: 0,
+            compare: Vec::new(),
         };
         app.refresh();
         app
@@ -395,73 +403,8 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Signal(_) => Effect::QUIT,
-            Msg::Tagged(tag, m) if tag == self.source_tag => self.update(*m),
-            Msg::Tagged(..) => Effect::NONE,
+            Msg::Tagged(tag, m) => self.on_tagged(tag, *m),
         }
-    }
-
-    /// Ask the loop to start the first reader (tag 0) on a user path.
-    pub fn request_open(&mut self, path: PathBuf) {
-        self.open_request = Some((path, self.source_tag));
-    }
-
-    /// The run the user picked, with the tag its reader's messages must carry; the
-    /// loop starts that reader (and stops the previous one).
-    pub fn take_open_request(&mut self) -> Option<(PathBuf, u64)> {
-        self.open_request.take()
-    }
-
-    /// Leave the run shown for `dir`: an empty run, the same panels, filters and
-    /// store limits, waiting for the new reader's messages.
-    fn open_run(&mut self, dir: PathBuf) {
-        self.source_tag += 1;
-        self.open_request = Some((dir, self.source_tag));
-        let mut run = Run::new();
-        run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, self.max_points);
-        self.run = run;
-        self.source = SourceState::default();
-        self.zoom.clear();
-        self.log_y.clear();
-        self.grid.focus = 0;
-        self.panels.fullscreen = false;
-        self.panels.left_scroll = 0;
-        self.panels.right_scroll = 0;
-        self.panels.console_back = 0;
-        self.seen = (usize::MAX, usize::MAX, usize::MAX, u64::MAX);
-        self.refresh();
-    }
-
-    /// Keys while the run picker is open.
-    fn act_runs(&mut self, a: Action) -> Effect {
-        let n = self.runs.len();
-        let page = 10;
-        match a {
-            Action::Quit => return Effect::QUIT,
-            Action::Back | Action::PickRun => self.panels.runs = false,
-            Action::FocusUp => self.runs_sel = self.runs_sel.saturating_sub(1),
-            Action::FocusDown => self.runs_sel = (self.runs_sel + 1).min(n.saturating_sub(1)),
-            Action::PrevPage => self.runs_sel = self.runs_sel.saturating_sub(page),
-            Action::NextPage => self.runs_sel = (self.runs_sel + page).min(n.saturating_sub(1)),
-            Action::FirstPage => self.runs_sel = 0,
-            Action::LastPage => self.runs_sel = n.saturating_sub(1),
-            Action::OpenRun => {
-                let Some(entry) = self.runs.get(self.runs_sel) else {
-                    return Effect::NONE;
-                };
-                self.panels.runs = false;
-                let current = self
-                    .source
-                    .file
-                    .as_deref()
-                    .and_then(std::path::Path::parent);
-                if current != Some(entry.dir.as_path()) {
-                    let dir = entry.dir.clone();
-                    self.open_run(dir);
-                }
-            }
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
     }
 
     fn apply_batch(&mut self, b: RunBatch) {
@@ -528,22 +471,33 @@ impl App {
             .iter()
             .filter_map(|k| self.run.counts.by_type.get(k))
             .sum::<u64>();
+        // Compared runs count in the metric keys' signature (their keys are charted
+        // too), with their number so removing one is noticed.
+        let compared: usize = self
+            .compare
+            .iter()
+            .map(|c| c.run.metrics.len() + c.run.metric_defs.len() + 1)
+            .sum();
         let sig = (
-            self.run.metrics.len(),
+            self.run.metrics.len() + compared,
             self.run.metric_defs.len(),
             self.run.system.len(),
             meta,
         );
         if sig.0 != self.seen.0 || sig.1 != self.seen.1 {
-            let mut keys: Vec<String> = self
-                .run
-                .metrics
-                .keys()
-                .iter()
-                .filter(|k| !self.run.is_hidden(k))
-                .cloned()
-                .collect();
-            keys.sort();
+            let visible = |r: &Run| {
+                r.metrics
+                    .keys()
+                    .iter()
+                    .filter(|k| !r.is_hidden(k))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            };
+            let mut keys: BTreeSet<String> = visible(&self.run).into_iter().collect();
+            for c in &self.compare {
+                keys.extend(visible(&c.run));
+            }
+            let keys: Vec<String> = keys.into_iter().collect();
             let focused = self.focused_key().map(str::to_owned);
             self.metric_keys = keys;
             self.refilter_metrics(focused.as_deref());
@@ -794,7 +748,7 @@ impl App {
         let n = self.shown.len();
         match a {
             Action::Quit => return Effect::QUIT,
-            Action::None | Action::OpenRun => return Effect::NONE,
+            Action::None | Action::OpenRun | Action::ToggleCompare => return Effect::NONE,
             Action::PickRun => {
                 let Some(file) = self.source.file.as_deref() else {
                     return Effect::NONE;

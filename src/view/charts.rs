@@ -479,10 +479,24 @@ pub fn render_metric_chart(
     focused: bool,
     theme: Theme,
 ) {
-    let Some(series) = app.run.metrics.get(key) else {
+    // The main run's series, then those of the runs compared with it (colour i + 1).
+    let mut all: Vec<(usize, &crate::store::series::Series)> = Vec::new();
+    if let Some(s) = app.run.metrics.get(key) {
+        all.push((0, s));
+    }
+    for (i, c) in app.compare.iter().enumerate() {
+        if let Some(s) = c.run.metrics.get(key) {
+            all.push((i + 1, s));
+        }
+    }
+    let Some(&(_, first)) = all.first() else {
         return;
     };
-    let full = series.x_bounds().unwrap_or((0.0, 0.0));
+    let full = all
+        .iter()
+        .filter_map(|(_, s)| s.x_bounds())
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .unwrap_or((0.0, 0.0));
     // Live: a sliding window that follows the newest sample.
     let full = match app.live_window {
         Some(w) => {
@@ -494,8 +508,14 @@ pub fn render_metric_chart(
     };
     let (x0, x1) = app.zoom.get(key).copied().unwrap_or(full);
     let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
-    let mut pts = Vec::with_capacity(px * 2 + 4);
-    series.downsample(x0, x1, px, &mut pts);
+    let pts: Vec<Vec<Point>> = all
+        .iter()
+        .map(|(_, s)| {
+            let mut pts = Vec::with_capacity(px * 2 + 4);
+            s.downsample(x0, x1, px, &mut pts);
+            pts
+        })
+        .collect();
     let log = app.log_y.contains(key);
     let title = sanitize(key);
     let xname = app.run.x_axis_of(key);
@@ -513,14 +533,31 @@ pub fn render_metric_chart(
     } else {
         format!("{title} · x={}{flags}", sanitize(xname))
     };
-    let corner = series.last().map(|(_, y)| format::value(y));
+    let corner = first.last().map(|(_, y)| format::value(y));
+    let legend = if app.compare.is_empty() {
+        Vec::new()
+    } else {
+        all.iter()
+            .map(|&(i, _)| {
+                let label = match i {
+                    0 => app.run_label(),
+                    i => app.compare[i - 1].label.clone(),
+                };
+                (label, theme.series(i))
+            })
+            .collect()
+    };
     let spec = ChartSpec {
         title: &title,
         corner,
-        lines: vec![Line {
-            points: &pts,
-            style: theme.series(0),
-        }],
+        lines: all
+            .iter()
+            .zip(&pts)
+            .map(|(&(i, _), p)| Line {
+                points: p,
+                style: theme.series(i),
+            })
+            .collect(),
         x: (x0, x1),
         log_y: log,
         focused,
@@ -530,7 +567,7 @@ pub fn render_metric_chart(
             &format::compact
         },
         fmt_y: &format::compact_digits,
-        legend: Vec::new(),
+        legend,
     };
     render_chart(buf, area, &spec, theme);
 }

@@ -34,7 +34,13 @@ fn row(app: &App, i: usize, w: usize) -> String {
         .map(|m| format!("{} ago", format::duration((app.now - m).max(0.0))))
         .unwrap_or_default();
     let tail = format!("{size:>10}  {age:>10}");
-    let marker = if current { "● " } else { "  " };
+    let marker = if current {
+        "● "
+    } else if app.is_compared(&r.dir).is_some() {
+        "■ "
+    } else {
+        "  "
+    };
     let name_w = 24.min(w / 3);
     let dir_w = w.saturating_sub(2 + name_w + 2 + tail.chars().count() + 2);
     format!(
@@ -97,8 +103,12 @@ pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
             theme.text()
         };
         buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
+        // A compared run's marker in the colour of its lines.
+        if let Some(c) = app.is_compared(&app.runs[i].dir) {
+            buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
+        }
     }
-    let hint = " enter open · esc close ";
+    let hint = " enter open · space compare · esc close ";
     #[allow(clippy::cast_possible_truncation)]
     let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);
     buf.set_string(x, area.bottom() - 1, hint, theme.dim());

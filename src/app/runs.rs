@@ -1,0 +1,213 @@
+//! Runs next to the one shown: the run picker (`R`), switching the main run, and
+//! runs compared with it (drawn in the same charts). Each run has its own reader on
+//! the loop side; readers are numbered by tag, and a message from a reader the app no
+//! longer follows is dropped.
+
+use std::path::{Path, PathBuf};
+
+use super::action::Action;
+use super::{App, Effect, SourceState};
+use crate::msg::{Msg, RunBatch};
+use crate::store::metrics::{MetricStore, DEFAULT_BUDGET};
+use crate::store::Run;
+
+/// Most runs drawn beside the main one (one colour each).
+pub const MAX_COMPARED: usize = 7;
+/// Point budget of a compared run: they are extra lines, not the subject.
+const COMPARED_BUDGET: usize = DEFAULT_BUDGET / 4;
+
+/// What the loop should do with readers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReaderCmd {
+    /// Start following `path`; its messages come as `Msg::Tagged(tag, ..)`.
+    Start { path: PathBuf, tag: u64 },
+    /// Stop the reader with this tag.
+    Stop { tag: u64 },
+}
+
+/// A run drawn beside the main one.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub tag: u64,
+    /// Its run directory.
+    pub dir: PathBuf,
+    /// Legend text: the run's name, else its directory's name.
+    pub label: String,
+    pub run: Run,
+}
+
+impl App {
+    /// Ask the loop to start the main reader on a user path.
+    pub fn request_open(&mut self, path: PathBuf) {
+        self.reader_cmds.push(ReaderCmd::Start {
+            path,
+            tag: self.source_tag,
+        });
+    }
+
+    /// Reader starts and stops the app asked for since the last call, in order.
+    pub fn take_reader_cmds(&mut self) -> Vec<ReaderCmd> {
+        std::mem::take(&mut self.reader_cmds)
+    }
+
+    fn new_tag(&mut self) -> u64 {
+        self.last_tag = self.last_tag.max(self.source_tag) + 1;
+        self.last_tag
+    }
+
+    /// The run directory of the main run's file.
+    fn main_dir(&self) -> Option<&Path> {
+        self.source.file.as_deref().and_then(Path::parent)
+    }
+
+    /// Route a reader's message: the main run's, a compared run's, or a stale one.
+    pub(super) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
+        if tag == self.source_tag {
+            return self.update(m);
+        }
+        let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
+            return Effect::NONE;
+        };
+        match m {
+            Msg::Run(b) => {
+                apply_to(&mut self.compare[i].run, b, self.max_points / 2);
+                let c = &mut self.compare[i];
+                if !c.run.info.display_name.is_empty() {
+                    c.label = crate::text::sanitize(&c.run.info.display_name);
+                }
+                self.refresh();
+                Effect::REDRAW
+            }
+            _ => Effect::NONE,
+        }
+    }
+
+    /// Make the run in `dir` the main one: an empty run with the same panels,
+    /// filters and store limits, waiting for its new reader's messages.
+    fn open_run(&mut self, dir: PathBuf) {
+        // A run already compared becomes the main run: stop drawing it twice.
+        if let Some(i) = self.compare.iter().position(|c| c.dir == dir) {
+            let c = self.compare.remove(i);
+            self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+        }
+        self.reader_cmds.push(ReaderCmd::Stop {
+            tag: self.source_tag,
+        });
+        self.source_tag = self.new_tag();
+        self.reader_cmds.push(ReaderCmd::Start {
+            path: dir,
+            tag: self.source_tag,
+        });
+        let mut run = Run::new();
+        run.metrics = MetricStore::new(DEFAULT_BUDGET, self.max_points);
+        self.run = run;
+        self.source = SourceState::default();
+        self.zoom.clear();
+        self.log_y.clear();
+        self.grid.focus = 0;
+        self.panels.fullscreen = false;
+        self.panels.left_scroll = 0;
+        self.panels.right_scroll = 0;
+        self.panels.console_back = 0;
+        self.seen = (usize::MAX, usize::MAX, usize::MAX, u64::MAX);
+        self.refresh();
+    }
+
+    /// Draw the selected run beside the main one, or stop drawing it.
+    fn toggle_compare(&mut self) {
+        let Some(entry) = self.runs.get(self.runs_sel) else {
+            return;
+        };
+        if self.main_dir() == Some(entry.dir.as_path()) {
+            return;
+        }
+        if let Some(i) = self.compare.iter().position(|c| c.dir == entry.dir) {
+            let c = self.compare.remove(i);
+            self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+        } else if self.compare.len() < MAX_COMPARED {
+            let dir = entry.dir.clone();
+            let label = if entry.name.is_empty() {
+                dir.file_name()
+                    .map(|n| crate::text::sanitize(&n.to_string_lossy()))
+                    .unwrap_or_default()
+            } else {
+                crate::text::sanitize(&entry.name)
+            };
+            let tag = self.new_tag();
+            let mut run = Run::new();
+            run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
+            self.reader_cmds.push(ReaderCmd::Start {
+                path: dir.clone(),
+                tag,
+            });
+            self.compare.push(Compared {
+                tag,
+                dir,
+                label,
+                run,
+            });
+        }
+        self.refresh();
+    }
+
+    /// The main run's legend text: its name, else its id.
+    #[must_use]
+    pub fn run_label(&self) -> String {
+        let i = &self.run.info;
+        let name = if i.display_name.is_empty() {
+            &i.run_id
+        } else {
+            &i.display_name
+        };
+        crate::text::sanitize(name)
+    }
+
+    /// Whether the run in `dir` is drawn beside the main one.
+    #[must_use]
+    pub fn is_compared(&self, dir: &Path) -> Option<usize> {
+        self.compare.iter().position(|c| c.dir == dir)
+    }
+
+    /// Keys while the run picker is open.
+    pub(super) fn act_runs(&mut self, a: Action) -> Effect {
+        let n = self.runs.len();
+        let page = 10;
+        match a {
+            Action::Quit => return Effect::QUIT,
+            Action::Back | Action::PickRun => self.panels.runs = false,
+            Action::FocusUp => self.runs_sel = self.runs_sel.saturating_sub(1),
+            Action::FocusDown => self.runs_sel = (self.runs_sel + 1).min(n.saturating_sub(1)),
+            Action::PrevPage => self.runs_sel = self.runs_sel.saturating_sub(page),
+            Action::NextPage => self.runs_sel = (self.runs_sel + page).min(n.saturating_sub(1)),
+            Action::FirstPage => self.runs_sel = 0,
+            Action::LastPage => self.runs_sel = n.saturating_sub(1),
+            Action::ToggleCompare => self.toggle_compare(),
+            Action::OpenRun => {
+                let Some(entry) = self.runs.get(self.runs_sel) else {
+                    return Effect::NONE;
+                };
+                self.panels.runs = false;
+                if self.main_dir() != Some(entry.dir.as_path()) {
+                    let dir = entry.dir.clone();
+                    self.open_run(dir);
+                }
+            }
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+}
+
+/// Fold a reader's batch into a compared run (a restarted file starts it over).
+fn apply_to(run: &mut Run, b: RunBatch, max_points: usize) {
+    if b.restarted {
+        *run = Run::new();
+        run.metrics = MetricStore::new(COMPARED_BUDGET, max_points.max(1));
+    }
+    for (off, payload) in &b.records {
+        run.apply(*off, payload);
+    }
+    for s in b.skips {
+        run.skip(s);
+    }
+}
