@@ -333,6 +333,9 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
     t.keys(&["Down", "Down", "Enter"]);
     let (s, _) = t.wait_for("multi-2 (multi003)", Duration::from_secs(5));
     assert!(!s.contains("runs in "), "picker still open:\n{s}");
+    // Space draws another run beside it: its reader starts and its lines get a legend.
+    t.keys(&["R", "Down", "Space", "Escape"]);
+    t.wait_for("■multi-2 ■multi-1", Duration::from_secs(5));
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
