@@ -253,11 +253,12 @@ impl App {
     #[must_use]
     pub fn live(opts: Options, window: f64) -> Self {
         let mut app = Self::new(opts);
-        // Samples are the main grid (one chart per key) and the grouped system
-        // sidebar; both are rings over the window.
+        // Samples go to the system store, a ring over the window; the main grid
+        // draws its grouped charts (all GPUs' utilisation in one chart, ...).
         app.run.system = MetricStore::windowed(4096, window);
-        app.run.metrics = MetricStore::windowed(4096, window);
         app.live_window = Some(window);
+        // The grid shows the grouped system charts, so the sidebar would repeat it.
+        app.panels.right = false;
         app
     }
 
@@ -445,7 +446,6 @@ impl App {
         }
         if self.live_window.is_some() {
             for (k, v) in &s.values {
-                self.run.metrics.push(k, s.timestamp, *v);
                 let item = Item {
                     key: k,
                     nested: Path::default(),
@@ -509,6 +509,12 @@ impl App {
             if was_empty != self.sys_charts.is_empty() {
                 self.relayout();
             }
+            if self.live_window.is_some() {
+                // Live: the grid's items are the system charts, one id each.
+                let focused = self.focused_key().map(str::to_owned);
+                self.metric_keys = system::chart_ids(&self.sys_charts);
+                self.refilter_metrics(focused.as_deref());
+            }
         }
         if sig.3 != self.seen.3 {
             self.set_overview(overview_rows(&self.run));
@@ -517,11 +523,20 @@ impl App {
     }
 
     fn refilter_metrics(&mut self, keep: Option<&str>) {
+        let f = &self.metric_filter;
+        let live = self.live_window.is_some();
         self.shown = self
             .metric_keys
             .iter()
             .enumerate()
-            .filter(|(_, k)| self.metric_filter.matches(k))
+            .filter(|(i, k)| {
+                f.matches(k)
+                    || (live
+                        && self
+                            .sys_charts
+                            .get(*i)
+                            .is_some_and(|c| c.series.iter().any(|s| f.matches(&s.key))))
+            })
             .map(|(i, _)| i)
             .collect();
         self.grid.focus = keep

@@ -40,7 +40,7 @@ pub struct SysChart {
 const MIB: f64 = 1_048_576.0;
 
 /// (family title, unit) in display order.
-const FAMILIES: [(&str, Unit); 17] = [
+const FAMILIES: [(&str, Unit); 19] = [
     ("GPU Utilization", Unit::Percent),
     ("GPU Memory Allocated", Unit::Percent),
     ("GPU Memory Allocated", Unit::Bytes),
@@ -58,6 +58,8 @@ const FAMILIES: [(&str, Unit); 17] = [
     ("Disk I/O", Unit::BytesPerSec),
     ("Network", Unit::BytesPerSec),
     ("Process Threads", Unit::Plain),
+    ("TCP Retransmits", Unit::Plain),
+    ("OOM Kills", Unit::Plain),
 ];
 
 /// Family index, legend label and rate factor of a key.
@@ -95,6 +97,8 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
         "network.sent" => return Some((15, "sent".into(), Some(1.0))),
         "network.recv" => return Some((15, "recv".into(), Some(1.0))),
         "proc.cpu.threads" => return Some((16, "threads".into(), None)),
+        "network.tcpRetransmits" => return Some((17, "retransmits".into(), None)),
+        "proc.memory.oomKills" => return Some((18, "oom kills".into(), None)),
         _ => {}
     }
     if let Some(n) = key
@@ -208,6 +212,41 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
     out.extend(gpu);
     out.extend(rest);
     out
+}
+
+/// One id per chart, for the live grid (focus, filter): the title, with the unit
+/// where two charts share a title ("Disk Usage %" and "Disk Usage GiB").
+#[must_use]
+pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
+    charts
+        .iter()
+        .map(|c| {
+            if charts.iter().filter(|o| o.title == c.title).count() > 1 {
+                format!("{} {}", c.title, c.unit.suffix())
+            } else {
+                c.title.clone()
+            }
+        })
+        .collect()
+}
+
+impl Unit {
+    /// A short name of the unit.
+    #[must_use]
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Unit::Plain => "",
+            Unit::Percent => "%",
+            Unit::MiB => "MiB",
+            Unit::GiB => "GiB",
+            Unit::Bytes => "bytes",
+            Unit::Celsius => "°C",
+            Unit::Watts => "W",
+            Unit::Joules => "J",
+            Unit::MHz => "MHz",
+            Unit::BytesPerSec => "B/s",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -134,7 +134,14 @@ fn y_range(lines: &[Line<'_>], log: bool) -> Option<(f64, f64)> {
     }
     if hi - lo <= f64::EPSILON * hi.abs().max(1e-300) {
         let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
-        return Some((lo - pad, hi + pad));
+        // A flat line of non-negative values (0 B/s, 0 errors) keeps a floor of 0
+        // rather than showing a negative rate or count on the axis.
+        let floor = if lo >= 0.0 && !log {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        };
+        return Some(((lo - pad).max(floor), hi + pad));
     }
     Some((lo, hi))
 }
@@ -647,15 +654,40 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     for i in start..end {
         let cell = layout::grid_cell(body, cols, rows, i - start);
-        let key = &app.metric_keys[app.shown[i]];
-        render_metric_chart(
+        render_grid_item(
             buf,
             cell,
             app,
-            key,
+            app.shown[i],
             focused_pane && i == app.grid.focus,
             theme,
         );
+    }
+}
+
+/// Grid item `i` (an index into `metric_keys`): a metric chart, or in the live
+/// monitor a grouped system chart.
+fn render_grid_item(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    i: usize,
+    focused: bool,
+    theme: Theme,
+) {
+    if app.live_window.is_some() {
+        if let Some(chart) = app.sys_charts.get(i) {
+            super::sidebar::render_sys_chart(buf, area, app, chart, focused, theme);
+        }
+    } else if let Some(key) = app.metric_keys.get(i) {
+        render_metric_chart(buf, area, app, key, focused, theme);
+    }
+}
+
+/// The focused grid item full screen.
+pub fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if let Some(&i) = app.shown.get(app.grid.focus) {
+        render_grid_item(buf, area, app, i, true, theme);
     }
 }
 
@@ -709,6 +741,26 @@ mod tests {
         assert!(nice_ticks(0.0, 1e300 * 10.0, 3).len() <= 3);
         // far from zero the step is below float resolution: ends, no endless loop
         assert!(nice_ticks(1e17, 1e17 + 64.0, 4).len() <= 4);
+    }
+
+    #[test]
+    fn a_flat_non_negative_line_keeps_a_zero_floor() {
+        let line = |pts: &'static [Point]| Line {
+            points: pts,
+            style: Style::default(),
+        };
+        assert_eq!(
+            y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], false),
+            Some((0.0, 1.0))
+        );
+        assert_eq!(
+            y_range(&[line(&[(0.0, 5.0), (1.0, 5.0)])], false),
+            Some((4.5, 5.5))
+        );
+        assert_eq!(
+            y_range(&[line(&[(0.0, -2.0), (1.0, -2.0)])], false),
+            Some((-2.2, -1.8))
+        );
     }
 
     #[test]

@@ -44,9 +44,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     let areas = layout::areas(area, app.panel_flags());
     if app.panels.fullscreen {
         let body = Rect::new(area.x, area.y, area.width, area.height - 1);
-        if let Some(key) = app.focused_key() {
-            charts::render_metric_chart(buf, body, app, key, true, theme);
-        }
+        charts::render_fullscreen(buf, body, app, theme);
     } else {
         charts::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {

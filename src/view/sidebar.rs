@@ -195,7 +195,14 @@ fn sys_points(
 }
 
 /// One system chart.
-pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChart, theme: Theme) {
+pub fn render_sys_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    chart: &SysChart,
+    focused: bool,
+    theme: Theme,
+) {
     let mut x = (f64::INFINITY, f64::NEG_INFINITY);
     for s in &chart.series {
         if let Some((a, b)) = app
@@ -209,6 +216,11 @@ pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChar
     }
     if x.0 > x.1 {
         x = (0.0, 0.0);
+    }
+    // Live: the window that follows the newest sample, as the metric charts do.
+    if let Some(w) = app.live_window {
+        let end = app.run.last_time.unwrap_or(x.1);
+        x = ((end - w).max(x.0.min(end)), end);
     }
     #[allow(clippy::cast_precision_loss)]
     let t0 = app
@@ -253,7 +265,15 @@ pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChar
     } else {
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
-    let fmt_x = move |v: f64| format::clock(v - t0);
+    let live = app.live_window.is_some();
+    #[allow(clippy::cast_possible_truncation)]
+    let fmt_x = move |v: f64| {
+        if live {
+            format::time_of_day(v.floor() as i64)
+        } else {
+            format::clock(v - t0)
+        }
+    };
     let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
     let title = sanitize(&chart.title);
     let spec = ChartSpec {
@@ -262,7 +282,7 @@ pub fn render_sys_chart(buf: &mut Buffer, area: Rect, app: &App, chart: &SysChar
         lines,
         x,
         log_y: false,
-        focused: false,
+        focused,
         fmt_x: &fmt_x,
         fmt_y: &fmt_y,
         legend,
@@ -313,6 +333,6 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         if cell.height < 3 {
             break;
         }
-        render_sys_chart(buf, cell, app, &app.sys_charts[ci], theme);
+        render_sys_chart(buf, cell, app, &app.sys_charts[ci], false, theme);
     }
 }
