@@ -523,3 +523,34 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
     send(&mut a, [Msg::ctrl('l')]);
     assert_eq!(a.overview.len(), all);
 }
+
+#[test]
+fn slash_in_the_focused_console_filters_its_lines() {
+    let mut a = app("crashed");
+    let total = a.console_view().len();
+    let charts = a.shown.len();
+    send(&mut a, [Msg::char('4')]);
+    assert_eq!(a.panels.focus, leet::app::panels::Pane::Console);
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("STEP 2[0-4]$"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    let v = a.console_view();
+    let texts: Vec<String> = (0..v.len())
+        .map(|i| v.get(i).unwrap().text.clone())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "@@STEP 20",
+            "@@STEP 21",
+            "@@STEP 22",
+            "@@STEP 23",
+            "@@STEP 24"
+        ]
+    );
+    assert_eq!(v.total(), total);
+    // The charts are not filtered.
+    assert_eq!(a.shown.len(), charts);
+    send(&mut a, [Msg::ctrl('l')]);
+    assert_eq!(a.console_view().len(), total);
+}

@@ -159,7 +159,7 @@ impl Action {
             Action::SetColumns => "Then a digit: grid columns (0 = auto)",
             Action::SetRows => "Then a digit: grid rows (0 = auto)",
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
-            Action::StartFilter => "Filter metric charts by regex",
+            Action::StartFilter => "Filter metric charts (console lines when focused) by regex",
             Action::StartSystemFilter => "Filter system charts by regex",
             Action::StartOverviewFilter => "Filter the overview (summary, config, ...) by regex",
             Action::ClearFilters => "Clear filters",

@@ -111,6 +111,7 @@ pub enum FilterTarget {
     Metrics,
     System,
     Overview,
+    Console,
 }
 
 /// A prefix key waiting for its digit.
@@ -165,6 +166,8 @@ pub struct App {
     pub system_filter: FilterState,
     /// Filter of the overview's rows (`o`).
     pub overview_filter: FilterState,
+    /// Filter of the console's lines (`/` while the console has focus).
+    pub console_filter: FilterState,
     pub filter_target: Option<FilterTarget>,
     /// Charts (by key) drawn with log-scale y.
     pub log_y: BTreeSet<String>,
@@ -223,6 +226,7 @@ impl App {
             metric_filter: FilterState::default(),
             system_filter: FilterState::default(),
             overview_filter: FilterState::default(),
+            console_filter: FilterState::default(),
             filter_target: None,
             log_y: BTreeSet::new(),
             zoom: BTreeMap::new(),
@@ -751,6 +755,10 @@ impl App {
                 self.panels.left_scroll = 0;
                 self.refilter_overview();
             }
+            Some(FilterTarget::Console) => {
+                f(&mut self.console_filter);
+                self.panels.console_back = 0;
+            }
             None => {}
         }
     }
@@ -842,6 +850,11 @@ impl App {
                     self.zoom.remove(&k);
                 }
             }
+            // With the console focused, `/` filters its lines (as wandb leet does).
+            Action::StartFilter if self.panels.focus == Pane::Console => {
+                self.console_filter.start();
+                self.filter_target = Some(FilterTarget::Console);
+            }
             Action::StartFilter => {
                 self.metric_filter.start();
                 self.filter_target = Some(FilterTarget::Metrics);
@@ -861,6 +874,7 @@ impl App {
                 self.metric_filter.clear();
                 self.system_filter.clear();
                 self.overview_filter.clear();
+                self.console_filter.clear();
                 let keep = self.focused_key().map(str::to_owned);
                 self.refilter_metrics(keep.as_deref());
                 self.refilter_system();

@@ -11,7 +11,7 @@ use super::layout;
 use super::theme::Theme;
 use crate::app::panels::Pane;
 use crate::app::App;
-use crate::store::console::{Line, Stream};
+use crate::store::console::Stream;
 use crate::text::{sanitize, wrap, wrapped_rows};
 
 /// Rows `take` of line `line`'s wrapped rows, from row `skip`.
@@ -26,11 +26,11 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         return;
     }
     let focused = app.panels.focus == Pane::Console;
-    let lines = app.run.console.lines();
-    // A last line without its newline yet (a progress bar, a prompt) is shown too.
-    let unfinished: Vec<Line> = app.run.console.unfinished().collect();
-    let total = lines.len() + unfinished.len();
-    let line_at = |i: usize| lines.get(i).or_else(|| unfinished.get(i - lines.len()));
+    // Finished lines, then a last line without its newline yet (a progress bar, a
+    // prompt), through the console filter.
+    let view = app.console_view();
+    let total = view.len();
+    let line_at = |i: usize| view.get(i);
     let text_at = |i: usize| line_at(i).map(|l| sanitize(&l.text)).unwrap_or_default();
     let rows = layout::console_rows(area);
     let tw = layout::console_text_width(area);
@@ -82,7 +82,7 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         slices.reverse();
     }
     let first = slices.first().map_or(0, |s| s.line);
-    let title = if back > 0 {
+    let mut title = if back > 0 {
         format!(
             "Console Logs [{}-{} of {total}] ↓ {back} newer",
             first + 1,
@@ -91,6 +91,13 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         format!("Console Logs [{total} lines]")
     };
+    if app.console_filter.is_active() {
+        title.push_str(&format!(
+            " filtered from {} by /{}",
+            view.total(),
+            sanitize(&app.console_filter.text)
+        ));
+    }
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.border(focused))

@@ -54,6 +54,12 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     let mcount = format!("[{}/{}]", app.shown.len(), app.metric_keys.len());
     let scount = format!("[{}/{}]", app.sys_shown.len(), app.sys_charts.len());
+    let ccount = if app.filter_target == Some(FilterTarget::Console) {
+        let v = app.console_view();
+        format!("[{}/{} lines]", v.len(), v.total())
+    } else {
+        String::new()
+    };
     let ocount = format!(
         "[{} rows]",
         app.overview
@@ -67,6 +73,7 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
                 FilterTarget::Metrics => (&app.metric_filter, '/', &mcount),
                 FilterTarget::System => (&app.system_filter, '\\', &scount),
                 FilterTarget::Overview => (&app.overview_filter, 'o', &ocount),
+                FilterTarget::Console => (&app.console_filter, '/', &ccount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
