@@ -554,3 +554,62 @@ fn slash_in_the_focused_console_filters_its_lines() {
     send(&mut a, [Msg::ctrl('l')]);
     assert_eq!(a.console_view().len(), total);
 }
+
+#[test]
+fn media_viewer_steps_through_logged_images() {
+    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
+    let (file, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(120, 40));
+    a.update(Msg::Opened {
+        path: file,
+        len: 1,
+        modified: None,
+    });
+    a.update(Msg::Run(batch));
+    send(&mut a, [Msg::char('3')]);
+    assert!(a.media.open);
+    let (key, item, n) = a.media_selected().unwrap();
+    assert_eq!(
+        (key, item.step, n),
+        ("img", 10.0, 2),
+        "opens on the newest image"
+    );
+    let img = a.media.image.as_ref().expect("decoded");
+    assert_eq!((img.width, img.height), (16, 16));
+    send(&mut a, [Msg::key(KeyCode::Left)]);
+    assert_eq!(a.media_selected().unwrap().1.step, 0.0);
+    assert!(a.media.image.is_some() && a.media.error.is_none());
+    send(&mut a, [Msg::key(KeyCode::Esc)]);
+    assert!(!a.media.open);
+
+    // A path from the file that leaves the run directory is refused, not read.
+    let mut evil = a.run.media.get("img").unwrap().clone();
+    evil[0].path = "../../../../etc/passwd".into();
+    evil[1].path = "/etc/passwd".into();
+    a.run.media.insert("img".into(), evil);
+    send(&mut a, [Msg::char('3')]);
+    assert!(a.media.image.is_none());
+    assert!(a
+        .media
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("leaves the run directory"));
+    send(&mut a, [Msg::key(KeyCode::Left)]);
+    assert!(a
+        .media
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("leaves the run directory"));
+}
+
+#[test]
+fn media_viewer_on_a_run_without_images_says_so() {
+    let mut a = app("tiny");
+    send(&mut a, [Msg::char('3')]);
+    assert!(a.media.open && a.media_selected().is_none());
+    send(&mut a, [Msg::char('3')]);
+    assert!(!a.media.open);
+}

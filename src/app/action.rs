@@ -36,6 +36,7 @@ pub enum Action {
     PickRun,
     OpenRun,
     ToggleCompare,
+    ToggleMedia,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -52,7 +53,7 @@ pub const GROUPS: [&str; 6] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 33] = [
+    pub const ALL: [Action; 34] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -85,6 +86,7 @@ impl Action {
         Action::PickRun,
         Action::OpenRun,
         Action::ToggleCompare,
+        Action::ToggleMedia,
         Action::None,
     ];
 
@@ -124,6 +126,7 @@ impl Action {
             Action::PickRun => "pick_run",
             Action::OpenRun => "open_run",
             Action::ToggleCompare => "toggle_compare",
+            Action::ToggleMedia => "toggle_media",
             Action::None => "none",
         }
     }
@@ -170,6 +173,7 @@ impl Action {
             Action::PickRun => "List the runs of this wandb directory",
             Action::OpenRun => "Open the selected run",
             Action::ToggleCompare => "Draw the selected run beside this one in every chart",
+            Action::ToggleMedia => "Media viewer: images logged with wandb.Image",
             Action::None => "(unbound)",
         }
     }
@@ -182,6 +186,7 @@ impl Action {
             Action::ToggleLeftSidebar
             | Action::ToggleRightSidebar
             | Action::ToggleConsole
+            | Action::ToggleMedia
             | Action::CyclePaneFocus
             | Action::CyclePaneFocusBack => "Panels",
             Action::FocusUp

@@ -21,15 +21,18 @@ pub enum Mode {
     Fullscreen,
     /// The run picker.
     Runs,
+    /// The media viewer.
+    Media,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 5] = [
+    pub const ALL: [Mode; 6] = [
         Mode::Normal,
         Mode::Filter,
         Mode::Help,
         Mode::Fullscreen,
         Mode::Runs,
+        Mode::Media,
     ];
 
     #[must_use]
@@ -40,6 +43,7 @@ impl Mode {
             Mode::Help => "help",
             Mode::Fullscreen => "fullscreen",
             Mode::Runs => "runs",
+            Mode::Media => "media",
         }
     }
 
@@ -50,6 +54,7 @@ impl Mode {
             Mode::Help => 2,
             Mode::Fullscreen => 3,
             Mode::Runs => 4,
+            Mode::Media => 5,
         }
     }
 }
@@ -216,7 +221,7 @@ pub enum KeymapError {
     Io { file: PathBuf, reason: String },
     #[error("{file}: not valid TOML: {reason}")]
     Syntax { file: PathBuf, reason: String },
-    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help, fullscreen or runs)")]
+    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help, fullscreen, runs or media)")]
     UnknownMode { file: PathBuf, mode: String },
     #[error("{file}: [{mode}] key '{key}': {reason}")]
     Binding {
@@ -230,13 +235,13 @@ pub enum KeymapError {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 5],
+    modes: [Vec<(Key, Action)>; 6],
 }
 
 /// The built-in defaults, as data (keymap.toml must say the same; a test checks).
 const BUILTIN: &[(Mode, &str, Action)] = {
     use Action as A;
-    use Mode::{Filter as F, Fullscreen as S, Help as H, Normal as N, Runs as R};
+    use Mode::{Filter as F, Fullscreen as S, Help as H, Media as M, Normal as N, Runs as R};
     &[
         (N, "h", A::Help),
         (N, "?", A::Help),
@@ -246,6 +251,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "[", A::ToggleLeftSidebar),
         (N, "]", A::ToggleRightSidebar),
         (N, "2", A::ToggleRightSidebar),
+        (N, "3", A::ToggleMedia),
         (N, "4", A::ToggleConsole),
         (N, "tab", A::CyclePaneFocus),
         (N, "backtab", A::CyclePaneFocusBack),
@@ -323,6 +329,20 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (R, "pgdown", A::NextPage),
         (R, "home", A::FirstPage),
         (R, "end", A::LastPage),
+        (M, "esc", A::Back),
+        (M, "3", A::ToggleMedia),
+        (M, "q", A::Quit),
+        (M, "ctrl+c", A::Quit),
+        (M, "left", A::FocusLeft),
+        (M, "a", A::FocusLeft),
+        (M, "right", A::FocusRight),
+        (M, "d", A::FocusRight),
+        (M, "up", A::FocusUp),
+        (M, "w", A::FocusUp),
+        (M, "down", A::FocusDown),
+        (M, "s", A::FocusDown),
+        (M, "home", A::FirstPage),
+        (M, "end", A::LastPage),
     ]
 };
 

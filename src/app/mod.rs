@@ -6,6 +6,7 @@ pub mod action;
 pub mod filter;
 pub mod grid;
 pub mod keymap;
+pub mod media;
 pub mod panels;
 pub mod runs;
 mod scroll;
@@ -204,6 +205,8 @@ pub struct App {
     last_tag: u64,
     /// Runs drawn beside the main one in every chart (picked with space in `R`).
     pub compare: Vec<Compared>,
+    /// The media viewer (`3`).
+    pub media: media::MediaState,
 }
 
 impl App {
@@ -247,6 +250,7 @@ impl App {
             reader_cmds: Vec::new(),
             last_tag: 0,
             compare: Vec::new(),
+            media: media::MediaState::default(),
         };
         app.refresh();
         app
@@ -310,6 +314,8 @@ impl App {
             Mode::Filter
         } else if self.panels.runs {
             Mode::Runs
+        } else if self.media.open {
+            Mode::Media
         } else if self.panels.help {
             Mode::Help
         } else if self.panels.fullscreen {
@@ -768,10 +774,14 @@ impl App {
         if self.panels.runs {
             return self.act_runs(a);
         }
+        if self.media.open {
+            return self.act_media(a);
+        }
         let n = self.shown.len();
         match a {
             Action::Quit => return Effect::QUIT,
             Action::None | Action::OpenRun | Action::ToggleCompare => return Effect::NONE,
+            Action::ToggleMedia => self.open_media(),
             Action::PickRun => {
                 let Some(file) = self.source.file.as_deref() else {
                     return Effect::NONE;

@@ -354,6 +354,24 @@ pub struct RecordCounts {
     pub last_num: i64,
 }
 
+/// Images kept per media key (the newest).
+pub const MEDIA_PER_KEY: usize = 1024;
+
+/// One logged image: where it sits in the run directory's `files/`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaItem {
+    /// The row's step (x of the metric charts).
+    pub step: f64,
+    /// Path relative to the run's `files/` directory.
+    pub path: String,
+    pub caption: String,
+}
+
+/// The text of a JSON string value (`"\"a\""` → `a`), else the text itself.
+fn json_text(raw: &str) -> String {
+    serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_owned())
+}
+
 /// Everything the viewer shows about one run.
 #[derive(Debug, Clone, Default)]
 pub struct Run {
@@ -371,6 +389,11 @@ pub struct Run {
     /// Key prefixes of rich media objects (a history value with a `_type` field, e.g.
     /// images and histograms): their numeric fields are not metrics.
     pub media_prefixes: std::collections::BTreeSet<String>,
+    /// Images logged under each media key (`wandb.Image`), oldest first, the newest
+    /// [`MEDIA_PER_KEY`] kept per key.
+    pub media: BTreeMap<String, std::collections::VecDeque<MediaItem>>,
+    /// Media fields of the history row being read: (prefix, field, text).
+    row_media: Vec<(String, String, String)>,
     /// System metrics: key → series over Unix time in seconds.
     pub system: MetricStore,
     pub console: Console,
@@ -642,6 +665,17 @@ impl Run {
                             &owned
                         }
                     };
+                    // The fields of an image object, gathered until the row's step
+                    // is known.
+                    if let Some((prefix, field)) = key.rsplit_once('.') {
+                        if matches!(field, "_type" | "path" | "caption") {
+                            self.row_media.push((
+                                prefix.to_owned(),
+                                field.to_owned(),
+                                json_text(text),
+                            ));
+                        }
+                    }
                     // Reuse the key's buffer: no allocation per row once seen.
                     if let Some(v) = self.latest_other.get_mut(key.as_str()) {
                         v.clear();
@@ -655,6 +689,7 @@ impl Run {
         if !ok || f.error {
             self.key_buf = key;
             self.row = row;
+            self.row_media.clear();
             return false;
         }
         self.history_rows += 1;
@@ -666,6 +701,7 @@ impl Run {
             self.last_step = Some(s as i64);
         }
         let x_default = row_step.unwrap_or(self.history_rows as f64 - 1.0);
+        self.take_row_media(x_default);
         if self.metric_defs.is_empty() {
             for &(slot, y) in &row {
                 self.metrics.push_at(slot, x_default, y);
@@ -692,6 +728,39 @@ impl Run {
         self.key_buf = key;
         self.row = row;
         true
+    }
+
+    /// Record the row's images (`_type` `image-file` with a `path`) at `step`.
+    fn take_row_media(&mut self, step: f64) {
+        if self.row_media.is_empty() {
+            return;
+        }
+        let fields = std::mem::take(&mut self.row_media);
+        for (prefix, field, text) in &fields {
+            if field != "_type" || text != "image-file" {
+                continue;
+            }
+            let get = |want: &str| {
+                fields
+                    .iter()
+                    .find(|(p, f, _)| p == prefix && f == want)
+                    .map(|(_, _, t)| t.clone())
+            };
+            let Some(path) = get("path") else {
+                continue;
+            };
+            let items = self.media.entry(prefix.clone()).or_default();
+            if items.len() == MEDIA_PER_KEY {
+                items.pop_front();
+            }
+            items.push_back(MediaItem {
+                step,
+                path,
+                caption: get("caption").unwrap_or_default(),
+            });
+        }
+        self.row_media = fields;
+        self.row_media.clear();
     }
 
     fn apply_stats(&mut self, body: &[u8]) -> bool {
@@ -1036,6 +1105,38 @@ mod tests {
             Value::Object(run.config.to_json()),
             serde_json::json!({"opt": null})
         );
+    }
+
+    #[test]
+    fn logged_images_are_listed_per_key_with_their_step() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/runs/many_metrics/wandb/offline-run-20261130_174932-many0001");
+        let file = std::fs::read_dir(&dir)
+            .expect("fixture")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "wandb"))
+            .expect("wandb file");
+        let data = std::fs::read(file).expect("read");
+        let mut run = Run::new();
+        crate::decode::leveldb::scan(&data, 0, |fr| {
+            if let crate::decode::leveldb::Frame::Record { offset, payload } = fr {
+                run.apply(offset, &payload);
+            }
+        })
+        .expect("header");
+        let imgs = run.media.get("img").expect("img key");
+        let steps: Vec<f64> = imgs.iter().map(|m| m.step).collect();
+        assert_eq!(steps, [0.0, 10.0]);
+        assert!(
+            imgs[0].path.starts_with("media/images/img_0_"),
+            "{:?}",
+            imgs[0]
+        );
+        assert_eq!(imgs[0].caption, "noise step 0");
+        assert!(dir.join("files").join(&imgs[1].path).is_file());
+        // Histograms are media too, but not images.
+        assert_eq!(run.media.len(), 1, "{:?}", run.media.keys());
     }
 
     #[test]

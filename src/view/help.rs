@@ -45,6 +45,7 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     for (mode, title) in [
         (Mode::Fullscreen, "Full-screen chart"),
         (Mode::Runs, "Run picker"),
+        (Mode::Media, "Media viewer"),
         (Mode::Help, "This help"),
     ] {
         let mut rows: Vec<(String, String)> = Vec::new();
@@ -69,6 +70,13 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
                     "Select a later row"
                 }
                 (Mode::Runs, Action::Back) => "Close the picker",
+                (Mode::Media, Action::FocusLeft) => "Previous image (earlier step)",
+                (Mode::Media, Action::FocusRight) => "Next image (later step)",
+                (Mode::Media, Action::FocusUp) => "Previous media key",
+                (Mode::Media, Action::FocusDown) => "Next media key",
+                (Mode::Media, Action::FirstPage) => "First image",
+                (Mode::Media, Action::LastPage) => "Last image",
+                (Mode::Media, Action::Back | Action::ToggleMedia) => "Close the viewer",
                 _ => a.describe(),
             };
             if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {

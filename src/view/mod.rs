@@ -6,6 +6,7 @@ pub mod console;
 pub mod format;
 pub mod help;
 pub mod layout;
+pub mod media;
 pub mod runs;
 pub mod sidebar;
 pub mod status;
@@ -61,6 +62,8 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
     if app.panels.runs {
         runs::render_runs(buf, overlay, app, theme);
+    } else if app.media.open {
+        media::render_media(buf, overlay, app, theme);
     } else if app.panels.help {
         help::render_help(buf, overlay, app, theme);
     }
