@@ -472,3 +472,24 @@ fn compared_runs_share_the_charts() {
     assert!(s.contains("■multi-4 ■multi-3 ■multi-0"), "{s}");
     insta::assert_snapshot!("multi_120x40_compare", s);
 }
+
+#[test]
+fn media_viewer() {
+    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
+    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let (w, h) = (80, 24);
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path,
+        len: batch.file_len,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(NOW));
+    send(&mut app, [Msg::char('3'), Msg::key(KeyCode::Left)]);
+    insta::assert_snapshot!("many_metrics_80x24_media", screen(&app, w, h));
+}
