@@ -613,3 +613,63 @@ fn media_viewer_on_a_run_without_images_says_so() {
     send(&mut a, [Msg::char('3')]);
     assert!(!a.media.open);
 }
+
+#[test]
+fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
+    use leet::app::ReaderCmd;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let src = common::runs_dir().join("multi/wandb");
+    for name in [
+        "offline-run-20261130_175139-multi004",
+        "offline-run-20261130_175142-multi005",
+    ] {
+        let d = wandb.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        let f = common::wandb_file(&src.join(name));
+        std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+    }
+    let empty = wandb.join("offline-run-20261201_000000-empty001");
+    std::fs::create_dir_all(&empty).unwrap();
+
+    // Waiting on a run with no file yet: R still lists the directory's runs.
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(160, 40));
+    a.update(Msg::Waiting(empty.clone()));
+    assert_eq!(a.source.runs_here, 3);
+    send(&mut a, [Msg::char('R')]);
+    assert!(a.panels.runs);
+    assert_eq!(a.runs.len(), 3);
+    assert_eq!(
+        a.runs[a.runs_sel].dir, empty,
+        "the run waited on is selected"
+    );
+
+    // Compare one, then delete it: its reader's error drops it, with a word.
+    send(
+        &mut a,
+        [
+            Msg::key(KeyCode::Down),
+            Msg::char(' '),
+            Msg::key(KeyCode::Esc),
+        ],
+    );
+    let cmds = a.take_reader_cmds();
+    let [ReaderCmd::Start { path, tag }] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
+    assert_eq!(a.compare.len(), 1);
+    std::fs::remove_dir_all(path).unwrap();
+    a.update(Msg::Tagged(
+        *tag,
+        Box::new(Msg::SourceError("file deleted".into())),
+    ));
+    assert!(a.compare.is_empty());
+    assert_eq!(a.take_reader_cmds(), [ReaderCmd::Stop { tag: *tag }]);
+    assert!(a
+        .source
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("directory is gone"));
+}

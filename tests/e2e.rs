@@ -286,9 +286,8 @@ fn live_host_monitor_draws_samples_and_quits_cleanly() {
         "{s}"
     );
     // The grouped CPU chart (per-core lines and the process line) needs two readings.
-    t.wait_for("CPU─", Duration::from_secs(5));
-    let s = t.screen();
-    assert!(s.contains("■cpu 0"), "{s}");
+    let (s, _) = t.wait_for("■cpu 0", Duration::from_secs(5));
+    assert!(s.contains("CPU"), "{s}");
     let s = t.screen();
     assert!(
         s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),

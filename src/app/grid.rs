@@ -31,13 +31,19 @@ impl GridState {
     }
 
     /// Columns and rows drawn for `n` shown charts: with fewer charts than a page
-    /// holds, rows grow taller (up to twice).
+    /// holds, rows grow taller (up to twice), and fewer charts than a row holds share
+    /// its whole width.
     #[must_use]
     pub fn shape(&self, n: usize) -> (u16, u16) {
         let (c, r) = (self.cols.max(1), self.rows.max(1));
         if n >= self.per_page() || self.rows_setting.is_some() {
             return (c, r);
         }
+        let c = if self.cols_setting.is_none() {
+            c.min(u16::try_from(n).unwrap_or(c)).max(1)
+        } else {
+            c
+        };
         let need = u16::try_from(n.div_ceil(usize::from(c))).unwrap_or(r);
         (c, need.max(r.div_ceil(2)).min(r))
     }

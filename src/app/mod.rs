@@ -62,6 +62,8 @@ pub struct SourceState {
     pub path: Option<String>,
     /// The `.wandb` file as opened.
     pub file: Option<PathBuf>,
+    /// The run directory waited on (no `.wandb` file in it yet).
+    pub waiting_dir: Option<PathBuf>,
     /// Run directories in the wandb directory of this run (1 = only this one).
     pub runs_here: usize,
     /// Waiting for a `.wandb` file to appear in this directory.
@@ -389,6 +391,9 @@ impl App {
             }
             Msg::Waiting(dir) => {
                 self.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
+                self.source.runs_here = crate::source::file::wandb_dir_of(&dir.join("x.wandb"))
+                    .map_or(1, |d| crate::source::file::run_dirs(&d).len().max(1));
+                self.source.waiting_dir = Some(dir);
                 Effect::REDRAW
             }
             Msg::Run(batch) => {
@@ -520,8 +525,11 @@ impl App {
                 self.relayout();
             }
             if self.live_window.is_some() {
-                // Live: the grid's items are the system charts, one id each.
-                let focused = self.focused_key().map(str::to_owned);
+                // Live: the grid's items are the system charts, one id each. Charts
+                // appear over the first samples; focus on the first stays on the first.
+                let focused = (self.grid.focus > 0)
+                    .then(|| self.focused_key().map(str::to_owned))
+                    .flatten();
                 self.metric_keys = system::chart_ids(&self.sys_charts);
                 self.refilter_metrics(focused.as_deref());
             }
@@ -782,20 +790,7 @@ impl App {
             Action::Quit => return Effect::QUIT,
             Action::None | Action::OpenRun | Action::ToggleCompare => return Effect::NONE,
             Action::ToggleMedia => self.open_media(),
-            Action::PickRun => {
-                let Some(file) = self.source.file.as_deref() else {
-                    return Effect::NONE;
-                };
-                self.runs = crate::source::file::sibling_runs(file);
-                let current = file.parent();
-                self.runs_sel = self
-                    .runs
-                    .iter()
-                    .position(|r| Some(r.dir.as_path()) == current)
-                    .unwrap_or(0);
-                self.panels.runs = true;
-                self.panels.help = false;
-            }
+            Action::PickRun => return self.open_picker(),
             Action::Help => {
                 self.panels.help = !self.panels.help;
                 self.panels.help_scroll = 0;

@@ -55,9 +55,41 @@ impl App {
         self.last_tag
     }
 
-    /// The run directory of the main run's file.
+    /// The main run's directory: its file's, or the one waited on.
     fn main_dir(&self) -> Option<&Path> {
-        self.source.file.as_deref().and_then(Path::parent)
+        self.source
+            .file
+            .as_deref()
+            .and_then(Path::parent)
+            .or(self.source.waiting_dir.as_deref())
+    }
+
+    /// `R`: list the runs next to the main one (read now, so the list is current),
+    /// with the main run selected. Compared runs whose directory has gone are let go.
+    pub(super) fn open_picker(&mut self) -> Effect {
+        let Some(dir) = self.main_dir().map(Path::to_path_buf) else {
+            return Effect::NONE;
+        };
+        self.runs = crate::source::file::runs_next_to(&dir);
+        self.source.runs_here = self.runs.len().max(1);
+        self.runs_sel = self.runs.iter().position(|r| r.dir == dir).unwrap_or(0);
+        let gone: Vec<usize> = (0..self.compare.len())
+            .filter(|&i| !self.compare[i].dir.is_dir())
+            .collect();
+        for i in gone.into_iter().rev() {
+            self.drop_compared(i, "its directory is gone");
+        }
+        self.panels.runs = true;
+        self.panels.help = false;
+        Effect::REDRAW
+    }
+
+    /// Stop drawing compared run `i` (and stop its reader), saying why.
+    fn drop_compared(&mut self, i: usize, why: &str) {
+        let c = self.compare.remove(i);
+        self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+        self.source.error = Some(format!("compared run {} removed: {why}", c.label));
+        self.refresh();
     }
 
     /// Route a reader's message: the main run's, a compared run's, or a stale one.
@@ -76,6 +108,12 @@ impl App {
                     c.label = crate::text::sanitize(&c.run.info.display_name);
                 }
                 self.refresh();
+                Effect::REDRAW
+            }
+            // Its file was deleted (or cannot be read) and its directory is gone:
+            // nothing more will come, and the picker can no longer list it.
+            Msg::SourceError(_) if !self.compare[i].dir.is_dir() => {
+                self.drop_compared(i, "its directory is gone");
                 Effect::REDRAW
             }
             _ => Effect::NONE,
@@ -124,7 +162,11 @@ impl App {
         if let Some(i) = self.compare.iter().position(|c| c.dir == entry.dir) {
             let c = self.compare.remove(i);
             self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
-        } else if self.compare.len() < MAX_COMPARED {
+        } else if self.compare.len() >= MAX_COMPARED {
+            self.source.error = Some(format!(
+                "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
+            ));
+        } else {
             let dir = entry.dir.clone();
             let label = if entry.name.is_empty() {
                 dir.file_name()

@@ -59,25 +59,32 @@ fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
 /// the start time; ties broken by modification time).
 #[must_use]
 pub fn run_dirs(wandb_dir: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<(String, PathBuf)> = std::fs::read_dir(wandb_dir)
+    let mut dirs: Vec<((String, SystemTime, String), PathBuf)> = std::fs::read_dir(wandb_dir)
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let p = e.path();
-            (is_run_dir_name(&name) && p.is_dir()).then_some((run_dir_sort_key(&name), p))
+            (is_run_dir_name(&name) && p.is_dir()).then(|| (run_dir_sort_key(&name, &p), p))
         })
         .collect();
     dirs.sort();
     dirs.into_iter().map(|(_, p)| p).collect()
 }
 
-fn run_dir_sort_key(name: &str) -> String {
-    // offline-run-YYYYMMDD_HHMMSS-id and run-YYYYMMDD_HHMMSS-id sort by their time.
-    name.trim_start_matches("offline-")
-        .trim_start_matches("run-")
-        .to_owned()
+/// offline-run-YYYYMMDD_HHMMSS-id and run-YYYYMMDD_HHMMSS-id sort by the time in
+/// their name; runs started in the same second (a sweep) by when the directory
+/// last changed, then by name.
+fn run_dir_sort_key(name: &str, dir: &Path) -> (String, SystemTime, String) {
+    let rest = name
+        .trim_start_matches("offline-")
+        .trim_start_matches("run-");
+    let stamp = rest.get(..15).unwrap_or(rest).to_owned();
+    let modified = std::fs::metadata(dir)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    (stamp, modified, rest.to_owned())
 }
 
 /// One run next to the one shown, for the run picker.
@@ -139,7 +146,14 @@ fn peek_run(file: &Path) -> (String, String) {
 /// each run's name read from its file. Empty when `file` is not in a run directory.
 #[must_use]
 pub fn sibling_runs(file: &Path) -> Vec<RunEntry> {
-    let Some(wandb_dir) = wandb_dir_of(file) else {
+    file.parent().map_or_else(Vec::new, runs_next_to)
+}
+
+/// Every run of the wandb directory that holds the run directory `run_dir` (which
+/// may have no `.wandb` file yet), newest first. Empty when it is not a run directory.
+#[must_use]
+pub fn runs_next_to(run_dir: &Path) -> Vec<RunEntry> {
+    let Some(wandb_dir) = wandb_dir_of(&run_dir.join("x.wandb")) else {
         return Vec::new();
     };
     run_dirs(&wandb_dir)

@@ -213,10 +213,7 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
         // path comes back, the reader notices the new file and starts over.
         let gone = !file.exists();
         if gone && !told_gone {
-            let msg = format!(
-                "{}: the file was deleted; showing what was read",
-                file.display()
-            );
+            let msg = format!("file deleted, showing what was read: {}", file.display());
             if !tx.send(Msg::SourceError(msg)) {
                 return;
             }

@@ -284,8 +284,9 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
     };
     // A narrow range (13.31% to 13.34%) needs more digits than 3 to tell its ends apart.
     let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
-        // Values that differ only past 8 digits keep the short labels.
-        (3..=8)
+        // Values that differ only past 5 digits keep the short labels (an axis of
+        // 41.04259% / 41.04258% says nothing a flat line does not).
+        (3..=5)
             .map(|d| (fmt_y(hi, d), fmt_y(lo, d)))
             .find(|(t, b)| t != b)
             .unwrap_or_else(|| (fmt_y(hi, 3), fmt_y(lo, 3)))
@@ -486,16 +487,23 @@ pub fn render_metric_chart(
     focused: bool,
     theme: Theme,
 ) {
-    // The main run's series, then those of the runs compared with it (colour i + 1).
-    let mut all: Vec<(usize, &crate::store::series::Series)> = Vec::new();
-    if let Some(s) = app.run.metrics.get(key) {
-        all.push((0, s));
-    }
-    for (i, c) in app.compare.iter().enumerate() {
-        if let Some(s) = c.run.metrics.get(key) {
-            all.push((i + 1, s));
-        }
-    }
+    // The main run's series, then those of the runs compared with it (colour i + 1),
+    // if they chart the key against the same x (a run that steps `val` by `epoch`
+    // does not share an axis with one that steps it by `_step`).
+    let runs = std::iter::once(&app.run).chain(app.compare.iter().map(|c| &c.run));
+    let with_key: Vec<(usize, &crate::store::Run)> = runs
+        .enumerate()
+        .filter(|(_, r)| r.metrics.get(key).is_some())
+        .collect();
+    let Some(&(_, first_run)) = with_key.first() else {
+        return;
+    };
+    let xname = first_run.x_axis_of(key);
+    let all: Vec<(usize, &crate::store::series::Series)> = with_key
+        .iter()
+        .filter(|(_, r)| r.x_axis_of(key) == xname)
+        .filter_map(|&(i, r)| r.metrics.get(key).map(|s| (i, s)))
+        .collect();
     let Some(&(_, first)) = all.first() else {
         return;
     };
@@ -525,7 +533,6 @@ pub fn render_metric_chart(
         .collect();
     let log = app.log_y.contains(key);
     let title = sanitize(key);
-    let xname = app.run.x_axis_of(key);
     let mut flags = String::new();
     if log {
         flags.push_str(" log");
@@ -770,7 +777,7 @@ mod tests {
         // a wide range keeps the short labels
         let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
         assert!(s.contains("90%") && s.contains("1%"), "{s}");
-        // ends that differ only past 8 digits keep the short label
+        // ends that differ only past 5 digits keep the short label
         let s = screen(&[
             (0.0, 9_007_199_254_740_993.0),
             (1.0, 9_007_199_254_741_011.0),

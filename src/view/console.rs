@@ -69,9 +69,16 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             }
             let h = height(i);
             let take = h.min(left);
+            // Scrolled back to a line taller than the pane: show its start (time and
+            // first words); at the tail, its end (the latest output) matters more.
+            let skip = if back > 0 && i + 1 == end {
+                0
+            } else {
+                h - take
+            };
             slices.push(Slice {
                 line: i,
-                skip: h - take,
+                skip,
                 take,
             });
             left -= take;

@@ -17,10 +17,15 @@ fn row(app: &App, i: usize, w: usize) -> String {
     let r = &app.runs[i];
     let current =
         app.source.file.as_deref().and_then(std::path::Path::parent) == Some(r.dir.as_path());
+    // The directory name without its constant prefix: start time and run id.
     let dir = r
         .dir
         .file_name()
-        .map(|n| sanitize(&n.to_string_lossy()))
+        .map(|n| {
+            let n = n.to_string_lossy();
+            let short = n.trim_start_matches("offline-").trim_start_matches("run-");
+            sanitize(short)
+        })
         .unwrap_or_default();
     let name = sanitize(&r.name);
     let size = if r.file.is_some() {
@@ -41,8 +46,10 @@ fn row(app: &App, i: usize, w: usize) -> String {
     } else {
         "  "
     };
-    let name_w = 24.min(w / 3);
-    let dir_w = w.saturating_sub(2 + name_w + 2 + tail.chars().count() + 2);
+    // The directory (start time and run id) tells runs apart; it gets room first.
+    let avail = w.saturating_sub(2 + 2 + tail.chars().count() + 2);
+    let dir_w = dir.chars().count().max(8).min(avail * 2 / 3).max(1);
+    let name_w = avail.saturating_sub(dir_w);
     format!(
         "{marker}{:<dir_w$}  {:<name_w$}  {tail}",
         fit(&dir, dir_w),
