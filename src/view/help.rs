@@ -2,7 +2,6 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
 use super::layout;
 use super::theme::Theme;
@@ -117,15 +116,7 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     if area.width < 10 || area.height < 3 {
         return;
     }
-    Clear.render(area, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme.border(true))
-        .title(" leet · keys (from the live key map) ")
-        .title_style(theme.heading());
-    let inner = block.inner(area);
-    block.render(area, buf);
+    let inner = super::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);
     let scroll = app.panels.help_scroll.min(max_scroll);
@@ -155,8 +146,6 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
         } else {
             " ↑ (up/pgup) "
         };
-        #[allow(clippy::cast_possible_truncation)]
-        let x = area.right().saturating_sub(more.chars().count() as u16 + 2);
-        buf.set_string(x, area.bottom() - 1, more, theme.dim());
+        super::overlay::hint(buf, area, more, theme);
     }
 }

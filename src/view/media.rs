@@ -4,10 +4,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
 use super::charts::fit;
 use super::format;
+use super::overlay;
 use super::theme::Theme;
 use crate::app::media::Image;
 use crate::app::App;
@@ -67,7 +67,6 @@ pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 10 || area.height < 4 {
         return;
     }
-    Clear.render(area, buf);
     let keys = app.media_keys();
     let title = match app.media_selected() {
         Some((key, item, n)) => {
@@ -89,14 +88,7 @@ pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         }
         None => " media ".to_owned(),
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme.border(true))
-        .title(fit(&title, usize::from(area.width.saturating_sub(4))))
-        .title_style(theme.heading());
-    let inner = block.inner(area);
-    block.render(area, buf);
+    let inner = overlay::open(buf, area, &title, theme);
     let hint = if keys.len() > 1 {
         format!(
             " ←/→ step · ↑/↓ key ({}/{}) · esc close ",
@@ -106,15 +98,7 @@ pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         " ←/→ step · esc close ".to_owned()
     };
-    #[allow(clippy::cast_possible_truncation)]
-    let hx = area.right().saturating_sub(hint.chars().count() as u16 + 2);
-    buf.set_stringn(
-        hx,
-        area.bottom() - 1,
-        &hint,
-        usize::from(area.width),
-        theme.dim(),
-    );
+    overlay::hint(buf, area, &hint, theme);
     let msg = if keys.is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
     } else if let Some(e) = &app.media.error {

@@ -7,6 +7,7 @@ pub mod format;
 pub mod help;
 pub mod layout;
 pub mod media;
+pub mod overlay;
 pub mod runs;
 pub mod sidebar;
 pub mod status;

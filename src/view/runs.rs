@@ -3,11 +3,11 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
 use super::charts::fit;
 use super::format;
 use super::layout;
+use super::overlay;
 use super::theme::Theme;
 use crate::app::App;
 use crate::text::sanitize;
@@ -68,7 +68,6 @@ pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     if area.width < 20 || area.height < 3 {
         return;
     }
-    Clear.render(area, buf);
     let dir = app
         .runs
         .first()
@@ -76,14 +75,7 @@ pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
         .map(|d| sanitize(&d.display().to_string()))
         .unwrap_or_default();
     let title = format!(" runs in {dir} [{}] ", app.runs.len());
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme.border(true))
-        .title(fit(&title, usize::from(area.width.saturating_sub(4))))
-        .title_style(theme.heading());
-    let inner = block.inner(area);
-    block.render(area, buf);
+    let inner = overlay::open(buf, area, &title, theme);
     let w = usize::from(inner.width.saturating_sub(2));
     if app.runs.is_empty() {
         buf.set_stringn(
@@ -115,8 +107,5 @@ pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
             buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
         }
     }
-    let hint = " enter open · space compare · esc close ";
-    #[allow(clippy::cast_possible_truncation)]
-    let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);
-    buf.set_string(x, area.bottom() - 1, hint, theme.dim());
+    overlay::hint(buf, area, " enter open · space compare · esc close ", theme);
 }

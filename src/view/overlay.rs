@@ -1,0 +1,57 @@
+//! The boxes drawn over the screen (help, run picker, media viewer): cleared, with a
+//! rounded border, a title on top and a key hint on the bottom border.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
+
+use super::charts::fit;
+use super::theme::Theme;
+
+/// Clear `area`, draw the box with `title` (cut to fit), and return its inside.
+pub fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
+    Clear.render(area, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border(true))
+        .title(fit(title, usize::from(area.width.saturating_sub(4))))
+        .title_style(theme.heading());
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+/// `hint` on the bottom border, right-aligned, cut to stay inside the corners.
+pub fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
+    if area.width < 6 || area.height < 2 {
+        return;
+    }
+    let room = usize::from(area.width - 4);
+    let text = fit(hint, room);
+    #[allow(clippy::cast_possible_truncation)]
+    let w = text.chars().count() as u16;
+    let x = area.right().saturating_sub(w + 2);
+    buf.set_stringn(x, area.bottom() - 1, &text, room, theme.dim());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_hint_stays_inside_the_box() {
+        let area = Rect::new(0, 0, 20, 4);
+        let mut buf = Buffer::empty(area);
+        let inner = open(&mut buf, area, " a title ", Theme { color: false });
+        assert_eq!(inner, Rect::new(1, 1, 18, 2));
+        hint(
+            &mut buf,
+            area,
+            " enter open · space compare · esc close ",
+            Theme { color: false },
+        );
+        assert_eq!(buf[(0, 3)].symbol(), "╰");
+        assert_eq!(buf[(19, 3)].symbol(), "╯");
+    }
+}
