@@ -60,13 +60,20 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         String::new()
     };
-    let ocount = format!(
-        "[{} rows]",
-        app.overview
-            .iter()
-            .filter(|r| matches!(r, crate::app::Row::Item(..)))
-            .count()
-    );
+    // Counted only while the overview filter is typed or in force.
+    let ocount = if app.filter_target == Some(FilterTarget::Overview)
+        || app.overview_filter.is_active()
+    {
+        format!(
+            "[{} rows]",
+            app.overview
+                .iter()
+                .filter(|r| matches!(r, crate::app::Row::Item(..)))
+                .count()
+        )
+    } else {
+        String::new()
+    };
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
