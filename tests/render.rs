@@ -493,3 +493,31 @@ fn media_viewer() {
     send(&mut app, [Msg::char('3'), Msg::key(KeyCode::Left)]);
     insta::assert_snapshot!("many_metrics_80x24_media", screen(&app, w, h));
 }
+
+#[test]
+fn status_hints_name_the_remapped_keys() {
+    let mut keymap = leet::app::keymap::Keymap::builtin();
+    keymap
+        .overlay(
+            std::path::Path::new("user.toml"),
+            "[normal]\n\"h\" = \"none\"\n\"?\" = \"none\"\n\"f1\" = \"help\"\n\"R\" = \"none\"\n\"ctrl+r\" = \"pick_run\"\n",
+        )
+        .unwrap();
+    let dir = common::runs_dir().join("multi/wandb/latest-run");
+    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        keymap,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 30));
+    app.update(Msg::Opened {
+        path,
+        len: batch.file_len,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    let s = screen(&app, 120, 30);
+    let status = s.lines().nth(29).unwrap();
+    assert!(status.contains("ctrl+r: 5 runs · f1: help"), "{status}");
+}

@@ -8,6 +8,8 @@ use ratatui::style::Style;
 use super::format;
 use super::sidebar::state_label;
 use super::theme::Theme;
+use crate::app::action::Action;
+use crate::app::keymap::Mode;
 use crate::app::{App, FilterTarget, Pending};
 use crate::text::sanitize;
 
@@ -61,19 +63,18 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         String::new()
     };
     // Counted only while the overview filter is typed or in force.
-    let ocount = if app.filter_target == Some(FilterTarget::Overview)
-        || app.overview_filter.is_active()
-    {
-        format!(
-            "[{} rows]",
-            app.overview
-                .iter()
-                .filter(|r| matches!(r, crate::app::Row::Item(..)))
-                .count()
-        )
-    } else {
-        String::new()
-    };
+    let ocount =
+        if app.filter_target == Some(FilterTarget::Overview) || app.overview_filter.is_active() {
+            format!(
+                "[{} rows]",
+                app.overview
+                    .iter()
+                    .filter(|r| matches!(r, crate::app::Row::Item(..)))
+                    .count()
+            )
+        } else {
+            String::new()
+        };
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
@@ -133,13 +134,23 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if let Some(e) = &app.source.error {
         parts.push((format!("error: {e}"), theme.bad()));
     }
-    let runs_hint;
-    let hint = if app.source.runs_here > 1 {
-        runs_hint = format!(" R: {} runs · h: help ", app.source.runs_here);
-        runs_hint.as_str()
-    } else {
-        " h: help "
+    // Hints name the keys the live key map binds (a remapped key shows as such).
+    let key_of = |a: Action| {
+        app.keymap
+            .keys_for(Mode::Normal, a)
+            .next()
+            .map(|k| k.to_string())
     };
+    let mut hint = String::from(" ");
+    if app.source.runs_here > 1 {
+        if let Some(k) = key_of(Action::PickRun) {
+            hint.push_str(&format!("{k}: {} runs · ", app.source.runs_here));
+        }
+    }
+    if let Some(k) = key_of(Action::Help) {
+        hint.push_str(&format!("{k}: help "));
+    }
+    let hint = hint.as_str();
     let hint_w = u16::try_from(hint.chars().count()).unwrap_or(0);
     let limit = if area.width > hint_w + 20 {
         area.right() - hint_w
