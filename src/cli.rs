@@ -36,9 +36,14 @@ pub struct ViewArgs {
     /// Most points kept per metric series (memory bound).
     #[arg(long, default_value_t = crate::store::metrics::DEFAULT_SERIES_CAP, value_name = "N")]
     pub max_points: usize,
+    /// Draw another run beside PATH in every chart (repeatable, up to 7; any run:
+    /// another directory or project). `R` then `space` does the same for runs next
+    /// to PATH.
+    #[arg(long = "compare", value_name = "RUN")]
+    pub compare: Vec<PathBuf>,
     /// Monitor this host instead of showing a run: sampled system metrics are the
     /// main grid, over a sliding time window.
-    #[arg(long, conflicts_with = "path")]
+    #[arg(long, conflicts_with_all = ["path", "compare"])]
     pub live: bool,
     /// With --live: seconds of history each chart shows.
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]

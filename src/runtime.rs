@@ -16,7 +16,7 @@ use crate::app::keymap::Keymap;
 use crate::app::{App, Options, ReaderCmd};
 use crate::cli::ViewArgs;
 use crate::msg::{Msg, Sample};
-use crate::source::file::resolve;
+use crate::source::file::{resolve, Target};
 use crate::source::sampler::{self, Sampler};
 use crate::source::tail::{self, TailOptions};
 use crate::terminal;
@@ -73,8 +73,22 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
     resolve(&path)?;
+    let compare = args
+        .compare
+        .iter()
+        .map(|p| resolve(p).map(|t| (p.clone(), t)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut app = App::new(options(args, keymap));
     app.request_open(path);
+    for (path, target) in compare {
+        let dir = match target {
+            Target::File(f) => f
+                .parent()
+                .map_or_else(|| f.clone(), std::path::Path::to_path_buf),
+            Target::EmptyRunDir(d) => d,
+        };
+        app.request_compare(path, dir);
+    }
     // One reader per run followed (the main one, and any compared with it); each
     // stops when the app lets its run go, and the app drops what it had queued.
     let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();

@@ -673,3 +673,28 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
         .unwrap()
         .contains("directory is gone"));
 }
+
+#[test]
+fn compare_flag_draws_a_run_from_another_directory() {
+    use leet::app::ReaderCmd;
+    let mut a = app("tiny");
+    let other = common::runs_dir().join("multi");
+    let dir = common::wandb_file(&other.join("wandb/latest-run"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    a.request_compare(other.clone(), dir.clone());
+    a.request_compare(other.clone(), dir.clone()); // the same run twice: once
+    let cmds = a.take_reader_cmds();
+    let [ReaderCmd::Start { path, tag }] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
+    assert_eq!(path, &other);
+    let (_, b) = leet::source::tail::read_batch(&other).unwrap();
+    a.update(Msg::Tagged(*tag, Box::new(Msg::Run(b))));
+    assert_eq!(a.compare[0].label, "multi-4");
+    // tiny and multi share `loss` and `acc`: both runs have a line in those charts.
+    for key in ["loss", "acc"] {
+        assert!(a.run.metrics.get(key).is_some() && a.compare[0].run.metrics.get(key).is_some());
+    }
+}

@@ -27,6 +27,24 @@ fn missing_path_fails_with_one_line_naming_it() {
 }
 
 #[test]
+fn a_missing_compare_run_fails_before_the_terminal_changes() {
+    let tiny = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/tiny");
+    let out = leet()
+        .arg(&tiny)
+        .args(["--compare", "/nonexistent/other"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no terminal setup was written");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/other"), "{err}");
+    // --compare and --live do not go together.
+    let out = leet().args(["--live", "--compare", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn not_a_wandb_file_fails_naming_file_and_cause() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("notes.wandb");

@@ -342,3 +342,19 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+#[test]
+fn compare_flag_draws_another_directory_s_run() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let tiny = fixture("tiny");
+    let multi = fixture("multi");
+    let args = [tiny.to_str().unwrap(), "--compare", multi.to_str().unwrap()];
+    let t = Tmux::start_args("compare", &args, 120, 40);
+    t.wait_for("■tiny-run ■multi-4", Duration::from_secs(10));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

@@ -151,6 +151,33 @@ impl App {
         self.refresh();
     }
 
+    /// Draw the run at `path` (any run: `--compare`) beside the main one; `dir` is
+    /// its run directory. Ignored past [`MAX_COMPARED`] or when already drawn.
+    pub fn request_compare(&mut self, path: PathBuf, dir: PathBuf) {
+        if self.compare.len() >= MAX_COMPARED || self.is_compared(&dir).is_some() {
+            return;
+        }
+        let label = dir
+            .file_name()
+            .map(|n| crate::text::sanitize(&n.to_string_lossy()))
+            .unwrap_or_default();
+        self.start_compare(path, dir, label);
+    }
+
+    fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
+        let tag = self.new_tag();
+        let mut run = Run::new();
+        run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
+        self.reader_cmds.push(ReaderCmd::Start { path, tag });
+        self.compare.push(Compared {
+            tag,
+            dir,
+            label,
+            run,
+        });
+        self.refresh();
+    }
+
     /// Draw the selected run beside the main one, or stop drawing it.
     fn toggle_compare(&mut self) {
         let Some(entry) = self.runs.get(self.runs_sel) else {
@@ -175,19 +202,8 @@ impl App {
             } else {
                 crate::text::sanitize(&entry.name)
             };
-            let tag = self.new_tag();
-            let mut run = Run::new();
-            run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
-            self.reader_cmds.push(ReaderCmd::Start {
-                path: dir.clone(),
-                tag,
-            });
-            self.compare.push(Compared {
-                tag,
-                dir,
-                label,
-                run,
-            });
+            self.start_compare(dir.clone(), dir, label);
+            return;
         }
         self.refresh();
     }
