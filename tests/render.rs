@@ -33,6 +33,30 @@ fn app_from(fixture: &str, w: u16, h: u16) -> App {
     app
 }
 
+/// A fixture's latest run opened at its real path (the run picker and media viewer
+/// read the directory next to it), with `opts`, at `w`×`h` and the fixed "now".
+fn opened_at(fixture: &str, opts: Options, w: u16, h: u16) -> App {
+    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
+    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut app = App::new(opts);
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path,
+        len: batch.file_len,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(NOW));
+    app
+}
+
+fn no_color() -> Options {
+    Options {
+        color: false,
+        ..Options::default()
+    }
+}
+
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| view::render(f, app)).unwrap();
@@ -286,21 +310,8 @@ fn console_shows_a_last_line_without_newline() {
 
 #[test]
 fn run_picker() {
-    let dir = common::runs_dir().join("multi/wandb/latest-run");
-    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
     for (w, h) in SIZES {
-        let mut app = App::new(Options {
-            color: false,
-            ..Options::default()
-        });
-        app.update(Msg::Resize(w, h));
-        app.update(Msg::Opened {
-            path: path.clone(),
-            len: batch.file_len,
-            modified: Some(NOW - 3600.0),
-        });
-        app.update(Msg::Run(batch.clone()));
-        app.update(Msg::Tick(NOW));
+        let mut app = opened_at("multi", no_color(), w, h);
         send(&mut app, [Msg::char('R'), Msg::key(KeyCode::Down)]);
         assert_eq!(app.runs.len(), 5);
         // Paths and file times differ per checkout: make them fixed for the snapshot.
@@ -435,20 +446,7 @@ fn overview_end_reaches_the_last_row() {
 fn compared_runs_share_the_charts() {
     use leet::app::ReaderCmd;
     let (w, h) = (120, 40);
-    let dir = common::runs_dir().join("multi/wandb/latest-run");
-    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options {
-        color: false,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path,
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(NOW));
+    let mut app = opened_at("multi", no_color(), w, h);
     send(
         &mut app,
         [
@@ -475,21 +473,8 @@ fn compared_runs_share_the_charts() {
 
 #[test]
 fn media_viewer() {
-    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
-    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
     let (w, h) = (80, 24);
-    let mut app = App::new(Options {
-        color: false,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path,
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(NOW));
+    let mut app = opened_at("many_metrics", no_color(), w, h);
     send(&mut app, [Msg::char('3'), Msg::key(KeyCode::Left)]);
     insta::assert_snapshot!("many_metrics_80x24_media", screen(&app, w, h));
 }
@@ -503,20 +488,15 @@ fn status_hints_name_the_remapped_keys() {
             "[normal]\n\"h\" = \"none\"\n\"?\" = \"none\"\n\"f1\" = \"help\"\n\"R\" = \"none\"\n\"ctrl+r\" = \"pick_run\"\n",
         )
         .unwrap();
-    let dir = common::runs_dir().join("multi/wandb/latest-run");
-    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options {
-        color: false,
-        keymap,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(120, 30));
-    app.update(Msg::Opened {
-        path,
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
+    let app = opened_at(
+        "multi",
+        Options {
+            keymap,
+            ..no_color()
+        },
+        120,
+        30,
+    );
     let s = screen(&app, 120, 30);
     let status = s.lines().nth(29).unwrap();
     assert!(status.contains("ctrl+r: 5 runs · f1: help"), "{status}");

@@ -3,7 +3,6 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::layout;
 use super::theme::Theme;
 use crate::app::action::{Action, GROUPS};
 use crate::app::keymap::{Keymap, Mode};
@@ -106,16 +105,9 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
         .max()
         .unwrap_or(0)
         .min(28);
-    #[allow(clippy::cast_possible_truncation)]
-    let h = (lines.len() + 4) as u16;
-    let area = layout::centered(
-        size,
-        80.min(size.width.saturating_sub(2)),
-        h.min(size.height.saturating_sub(2)),
-    );
-    if area.width < 10 || area.height < 3 {
+    let Some(area) = super::overlay::place(size, 80, lines.len() + 2, 10) else {
         return;
-    }
+    };
     let inner = super::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);

@@ -8,6 +8,19 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 use super::charts::fit;
 use super::theme::Theme;
 
+/// Where a box of at most `w` columns and `rows` lines of content goes: centred,
+/// with a cell of margin; None when the screen is too small for `min_w` columns.
+#[must_use]
+pub fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
+    let h = u16::try_from(rows.saturating_add(2)).unwrap_or(u16::MAX);
+    let area = super::layout::centered(
+        size,
+        w.min(size.width.saturating_sub(2)),
+        h.min(size.height.saturating_sub(2)),
+    );
+    (area.width >= min_w && area.height >= 3).then_some(area)
+}
+
 /// Clear `area`, draw the box with `title` (cut to fit), and return its inside.
 pub fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
     Clear.render(area, buf);

@@ -6,7 +6,6 @@ use ratatui::style::Modifier;
 
 use super::charts::fit;
 use super::format;
-use super::layout;
 use super::overlay;
 use super::theme::Theme;
 use crate::app::App;
@@ -58,16 +57,9 @@ fn row(app: &App, i: usize, w: usize) -> String {
 }
 
 pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
-    #[allow(clippy::cast_possible_truncation)]
-    let h = (app.runs.len().max(1) + 2) as u16;
-    let area = layout::centered(
-        size,
-        100.min(size.width.saturating_sub(2)),
-        h.min(size.height.saturating_sub(2)),
-    );
-    if area.width < 20 || area.height < 3 {
+    let Some(area) = overlay::place(size, 100, app.runs.len().max(1), 20) else {
         return;
-    }
+    };
     let dir = app
         .runs
         .first()
