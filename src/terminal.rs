@@ -40,8 +40,10 @@ pub fn enter() -> io::Result<Tui> {
     r
 }
 
-/// Leave raw mode and the alternate screen, show the cursor. Safe to call twice.
+/// Leave raw mode and the alternate screen, show the cursor, and end the sampler's
+/// child processes. Safe to call twice.
 pub fn restore() {
+    crate::source::sampler::child::kill_all();
     if ENTERED.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             io::stdout(),

@@ -15,11 +15,10 @@
 //! maps, so captures like the MI300X one map to the same keys.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::child::{self, find_on_path};
 use super::{Collector, GpuInfo, SamplerError};
 
 /// Card index → (field → value), as rocm-smi prints them.
@@ -156,65 +155,18 @@ pub fn rocm_driver_version(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Look `name` up on `$PATH`.
-pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| is_executable(p))
-    })
-}
+/// Largest `rocm-smi` output read (a 64-GPU host prints well under 1 MiB).
+const MAX_OUTPUT: usize = 8 << 20;
 
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Run a command, killing it after `timeout`; returns stdout.
+/// Run `rocm-smi`-style tools through [`child::run`]: own process group, deadline,
+/// output cap; the child is killed and reaped on timeout.
 pub(crate) fn run_with_timeout(
     cmd: &Path,
     args: &[&str],
     timeout: Duration,
 ) -> Result<String, SamplerError> {
-    let err = |detail: String| SamplerError::Command {
-        cmd: cmd.display().to_string(),
-        detail,
-    };
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| err(e.to_string()))?;
-    let mut stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| err("no stdout".to_string()))?;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        stdout.read_to_string(&mut s).map(|_| s)
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(err(format!("timed out after {timeout:?}")));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let text = reader
-        .join()
-        .map_err(|_| err("reader thread panicked".to_string()))?
-        .map_err(|e| err(e.to_string()))?;
-    if !status.success() {
-        return Err(err(format!("exited with {status}")));
-    }
-    Ok(text)
+    let out = child::run(cmd, args, timeout, MAX_OUTPUT)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 pub(crate) struct AmdCollector {
@@ -299,6 +251,7 @@ mod tests {
 
     #[test]
     fn timeout_kills_the_child() {
+        use std::time::Instant;
         let sleep = find_on_path("sleep").expect("sleep on PATH");
         let t = Instant::now();
         let r = run_with_timeout(&sleep, &["5"], Duration::from_millis(200));

@@ -10,6 +10,7 @@
 //! §3); on other systems those families report "not available".
 
 mod amd;
+pub mod child;
 mod cpu;
 mod disk;
 mod http;
