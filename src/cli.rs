@@ -3,9 +3,51 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use crate::source::sampler::{self, SamplerOptions};
+
+/// Longest `--stale-after`, `--idle-timeout` (30 days).
+pub const MAX_WAIT_SECS: u64 = 30 * 24 * 3600;
+/// `--window` bounds in seconds (10 s to one day).
+pub const WINDOW_SECS: (f64, f64) = (10.0, 86_400.0);
+/// Most points per series `--max-points` allows (the store's budget is shared
+/// among series anyway; more than this is no use on any screen).
+pub const MAX_POINTS: u64 = 1 << 20;
+/// Most `--compare` runs (as many as the run picker draws).
+pub const MAX_COMPARE: usize = crate::app::runs::MAX_COMPARED;
+
+/// A number of seconds, finite and within `lo..=hi`.
+fn parse_secs(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number of seconds".to_owned())?;
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("must be between {lo} and {hi} seconds"))
+    }
+}
+
+/// `--window SECS`.
+///
+/// # Errors
+/// Not a number, or outside [`WINDOW_SECS`].
+pub fn parse_window(s: &str) -> Result<f64, String> {
+    parse_secs(s, WINDOW_SECS.0, WINDOW_SECS.1)
+}
+
+/// `--idle-timeout SECS`: 0 (stop at the first poll without growth) up to
+/// [`MAX_WAIT_SECS`].
+///
+/// # Errors
+/// Not a number, or out of bounds (NaN, infinite, negative, too long).
+#[allow(clippy::cast_precision_loss)]
+pub fn parse_idle_timeout(s: &str) -> Result<Duration, String> {
+    parse_secs(s, 0.0, MAX_WAIT_SECS as f64).map(Duration::from_secs_f64)
+}
 
 /// leet: a fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
 #[derive(Debug, Parser)]
@@ -31,10 +73,13 @@ pub struct ViewArgs {
     pub print_keymap: bool,
     /// Seconds without growth after which a run with no exit record is shown as
     /// possibly crashed.
-    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    #[arg(long, default_value_t = 120, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WAIT_SECS))]
     pub stale_after: u64,
-    /// Most points kept per metric series (memory bound).
-    #[arg(long, default_value_t = crate::store::metrics::DEFAULT_SERIES_CAP, value_name = "N")]
+    /// Most points kept per metric series (memory bound; 64 to 1048576).
+    #[arg(long, default_value_t = crate::store::metrics::DEFAULT_SERIES_CAP, value_name = "N",
+          value_parser = RangedU64ValueParser::<usize>::new()
+              .range(crate::store::series::MIN_CAP as u64..=MAX_POINTS))]
     pub max_points: usize,
     /// Draw another run beside PATH in every chart (repeatable, up to 7; any run:
     /// another directory or project). `R` then `space` does the same for runs next
@@ -45,11 +90,38 @@ pub struct ViewArgs {
     /// main grid, over a sliding time window.
     #[arg(long, conflicts_with_all = ["path", "compare"])]
     pub live: bool,
-    /// With --live: seconds of history each chart shows.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    /// With --live: seconds of history each chart shows (10 to 86400).
+    #[arg(long, default_value_t = 300.0, value_name = "SECS", value_parser = parse_window)]
     pub window: f64,
     #[command(flatten)]
     pub sampler: SamplerArgs,
+}
+
+impl Cli {
+    /// Checks that span several options (clap checks each value alone).
+    ///
+    /// # Errors
+    /// A usage error, to be reported as clap reports its own (exit status 2).
+    pub fn validate(&self) -> Result<(), clap::Error> {
+        use clap::CommandFactory as _;
+        let v = &self.view;
+        let fail =
+            |msg: String| Err(Self::command().error(clap::error::ErrorKind::ValueValidation, msg));
+        if v.compare.len() > MAX_COMPARE {
+            return fail(format!(
+                "--compare is given {} times; at most {MAX_COMPARE} runs can be drawn beside one",
+                v.compare.len()
+            ));
+        }
+        if v.live && v.window < 2.0 * v.sampler.interval.as_secs_f64() {
+            return fail(format!(
+                "--window {} s holds less than two samples at --interval {:?}; \
+                 use a window of at least twice the interval",
+                v.window, v.sampler.interval
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,12 +135,12 @@ pub enum Command {
 /// Options of the host sampler, shared by `leet --live` and `leet sample`.
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
-    /// Sampling interval, e.g. 1s, 500ms, 2m.
+    /// Sampling interval, e.g. 1s, 500ms, 2m (100ms to 24h).
     #[arg(long, default_value = "1s", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
     /// (default: leet itself).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(i32::MAX)))]
     pub pid: Option<u32>,
     /// Path for disk.<path>.usage* (repeatable; default /).
     #[arg(long = "disk-path", value_name = "PATH")]
@@ -100,7 +172,7 @@ pub struct SampleArgs {
     #[arg(long)]
     pub json: bool,
     /// Stop after this many samples (default: run until interrupted).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     #[command(flatten)]
     pub sampler: SamplerArgs,
@@ -119,7 +191,7 @@ pub struct InspectArgs {
     /// Keep printing records as the file grows, until the exit record.
     #[arg(long, short = 'f')]
     pub follow: bool,
-    /// With --follow: stop after this many seconds without growth.
-    #[arg(long, value_name = "SECS")]
-    pub idle_timeout: Option<f64>,
+    /// With --follow: stop after this many seconds without growth (0 to 2592000).
+    #[arg(long, value_name = "SECS", value_parser = parse_idle_timeout)]
+    pub idle_timeout: Option<Duration>,
 }

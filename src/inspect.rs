@@ -238,11 +238,11 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
 }
 
 fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
+    let shown = crate::text::sanitize_path(file);
     if d.skipped_spans > 0 {
         writeln!(
             err,
-            "{}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read",
-            file.display(),
+            "{shown}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read",
             d.skipped_spans,
             d.skipped_bytes,
             d.bad_records
@@ -258,8 +258,7 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
     if d.incomplete_tail > 0 {
         writeln!(
             err,
-            "{}: reached the end of an incomplete .wandb file ({} bytes of an unfinished record)",
-            file.display(),
+            "{shown}: reached the end of an incomplete .wandb file ({} bytes of an unfinished record)",
             d.incomplete_tail
         )?;
     }
@@ -287,6 +286,8 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
     }
     let mut last_growth = Instant::now();
     let mut line = Vec::with_capacity(4096);
+    // File names can hold escape sequences: shown sanitized on stderr.
+    let shown = crate::text::sanitize_path(&file);
     loop {
         let mut write_err: Option<io::Error> = None;
         let p = reader.poll_frames(|fr| {
@@ -303,8 +304,7 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
                             // Not a record: on stderr, so stdout stays records only.
                             writeln!(
                                 err,
-                                "{}: undecodable record at offset {offset}, {} bytes",
-                                file.display(),
+                                "{shown}: undecodable record at offset {offset}, {} bytes",
                                 payload.len()
                             )
                         }
@@ -313,11 +313,8 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
                 Frame::Skip(s) => {
                     let r = writeln!(
                         err,
-                        "{}: skipped {} bytes at offset {}: {}",
-                        file.display(),
-                        s.len,
-                        s.offset,
-                        s.reason
+                        "{shown}: skipped {} bytes at offset {}: {}",
+                        s.len, s.offset, s.reason
                     );
                     run.skip(s);
                     r

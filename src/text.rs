@@ -51,6 +51,13 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// A path as it may be shown: lossy UTF-8, [`sanitize`]d (file names can hold any
+/// byte but `/` and NUL, escape sequences included).
+#[must_use]
+pub fn sanitize_path(p: &std::path::Path) -> String {
+    sanitize(&p.to_string_lossy())
+}
+
 /// Call `f` with the byte offset of each row break when `s` is wrapped to `width`
 /// display columns: never inside a character, a wide character that does not fit
 /// starts the next row, zero-width characters stay with the one before.
@@ -141,7 +148,7 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::{natural_cmp, sanitize, wrap, wrapped_rows};
+    use super::{natural_cmp, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
 
     #[test]
@@ -232,5 +239,19 @@ mod tests {
         assert_eq!(sanitize("x\u{0}\u{7}\u{8}y\tz\r"), "xy z");
         assert_eq!(sanitize("\u{9b}31mz"), "z");
         assert_eq!(sanitize("a\nb"), "a⏎b");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_are_sanitized() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let p = std::path::Path::new(std::ffi::OsStr::from_bytes(
+            b"/tmp/\x1b]0;pwned\x07run-\x1b[2J\x07\xff.wandb",
+        ));
+        assert_eq!(sanitize_path(p), "/tmp/run-\u{fffd}.wandb");
+        assert_eq!(
+            sanitize_path(std::path::Path::new("/a/b c.wandb")),
+            "/a/b c.wandb"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! validated into `Keymap: (Mode, Key) → Action`. A user file is laid over the
 //! shipped defaults; every problem is an error naming the file and the key.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -214,22 +215,114 @@ impl fmt::Display for Key {
     }
 }
 
-/// Why a key map was refused.
+/// Largest key-map file read (the shipped one is about 4 KiB).
+pub const MAX_KEYMAP_BYTES: u64 = 1 << 20;
+
+fn shown(p: &Path) -> String {
+    crate::text::sanitize_path(p)
+}
+
+fn clean(s: &str) -> String {
+    crate::text::sanitize(s)
+}
+
+/// Why a key map was refused. Every message is sanitized: file names, keys and
+/// TOML errors quote the file's text, which can hold escape sequences.
 #[derive(Debug, thiserror::Error)]
 pub enum KeymapError {
-    #[error("{file}: cannot read: {reason}")]
+    #[error("{}: cannot read: {}", shown(.file), clean(.reason))]
     Io { file: PathBuf, reason: String },
-    #[error("{file}: not valid TOML: {reason}")]
+    /// Not a regular file, or too big: refused before reading.
+    #[error("{}: {}", shown(.file), clean(.reason))]
+    Refused { file: PathBuf, reason: String },
+    #[error("{}: not valid TOML: {}", shown(.file), clean(.reason))]
     Syntax { file: PathBuf, reason: String },
-    #[error("{file}: unknown mode '[{mode}]' (expected normal, filter, help, fullscreen, runs or media)")]
+    #[error("{}: unknown mode '[{}]' (expected normal, filter, help, fullscreen, runs or media)", shown(.file), clean(.mode))]
     UnknownMode { file: PathBuf, mode: String },
-    #[error("{file}: [{mode}] key '{key}': {reason}")]
+    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean(.reason))]
     Binding {
         file: PathBuf,
         mode: String,
         key: String,
         reason: String,
     },
+}
+
+/// What kind of file `m` describes, for "not a regular file" messages.
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    let t = m.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The text of a configuration file: a regular file (a FIFO, device or directory
+/// is refused, and opening one cannot block) of at most `cap` bytes, UTF-8.
+///
+/// # Errors
+/// [`KeymapError::Io`] when it cannot be opened or read, [`KeymapError::Refused`]
+/// when it is not a regular file or is too big.
+pub fn read_config(path: &Path, cap: u64) -> Result<String, KeymapError> {
+    use std::io::Read as _;
+    let io_err = |e: std::io::Error| KeymapError::Io {
+        file: path.to_owned(),
+        reason: e.to_string(),
+    };
+    let refused = |reason: String| KeymapError::Refused {
+        file: path.to_owned(),
+        reason,
+    };
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    // Opening a FIFO for reading blocks until a writer comes, unless non-blocking.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
+    let file = opts.open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(refused(format!(
+            "{}, not a regular file; a key map must be a regular file",
+            file_kind(&meta)
+        )));
+    }
+    let limit = if cap >= 1 << 20 && cap % (1 << 20) == 0 {
+        format!("{} MiB", cap >> 20)
+    } else {
+        format!("{cap} bytes")
+    };
+    let too_big = |len: &str| refused(format!("{len} bytes, over the {limit} limit for a key map"));
+    if meta.len() > cap {
+        return Err(too_big(&meta.len().to_string()));
+    }
+    // The file may grow while it is read: never more than the cap.
+    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(cap + 1).read_to_end(&mut data).map_err(io_err)?;
+    if data.len() as u64 > cap {
+        return Err(too_big(&format!("more than {cap}")));
+    }
+    String::from_utf8(data).map_err(|e| {
+        refused(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Key → action, per mode, in file order.
@@ -419,7 +512,10 @@ impl Keymap {
             let Some(body) = body.as_table() else {
                 return Err(bind_err(mode_name, "a mode must be a table".into()));
             };
-            let mut seen: Vec<(Key, &str, Action)> = Vec::new();
+            // Linear in the number of bindings: a hash of the keys seen so far, and
+            // one pass over the mode's list to drop the keys rebound.
+            let mut seen: Vec<(Key, Action)> = Vec::with_capacity(body.len());
+            let mut first: HashMap<Key, (&str, Action)> = HashMap::with_capacity(body.len());
             for (key_text, value) in body {
                 let Some(name) = value.as_str() else {
                     return Err(bind_err(
@@ -430,8 +526,8 @@ impl Keymap {
                 let action = Action::from_name(name)
                     .ok_or_else(|| bind_err(key_text, format!("unknown action '{name}'")))?;
                 let key = Key::parse(key_text).map_err(|r| bind_err(key_text, r))?;
-                if let Some((_, other_text, other)) = seen.iter().find(|(k, _, _)| *k == key) {
-                    if *other != action {
+                if let Some(&(other_text, other)) = first.get(&key) {
+                    if other != action {
                         return Err(bind_err(
                             key_text,
                             format!(
@@ -441,13 +537,20 @@ impl Keymap {
                             ),
                         ));
                     }
+                } else {
+                    first.insert(key, (key_text, action));
                 }
-                seen.push((key, key_text, action));
+                seen.push((key, action));
+            }
+            // A key given twice (as `N` and `shift+n`) lands where it was given last.
+            let mut last: HashMap<Key, usize> = HashMap::with_capacity(seen.len());
+            for (i, (key, _)) in seen.iter().enumerate() {
+                last.insert(*key, i);
             }
             let list = &mut staged.modes[mode.index()];
-            for (key, _, action) in seen {
-                list.retain(|(k, _)| *k != key);
-                if action != Action::None {
+            list.retain(|(k, _)| !last.contains_key(k));
+            for (i, (key, action)) in seen.into_iter().enumerate() {
+                if action != Action::None && last.get(&key) == Some(&i) {
                     list.push((key, action));
                 }
             }
@@ -461,23 +564,22 @@ impl Keymap {
     /// `~/.config/leet/keymap.toml`) when present.
     ///
     /// # Errors
-    /// As [`Keymap::overlay`], and an unreadable file.
+    /// As [`Keymap::overlay`] and [`read_config`] (at most [`MAX_KEYMAP_BYTES`]).
     pub fn load(
         explicit: Option<&Path>,
         config_home: Option<PathBuf>,
     ) -> Result<Self, KeymapError> {
         let mut k = Self::builtin();
+        // The default file is optional; anything else there (a FIFO, a directory,
+        // a file we may not read) is reported, not silently ignored.
         let path = match explicit {
             Some(p) => Some(p.to_owned()),
             None => config_home
                 .map(|d| d.join("leet/keymap.toml"))
-                .filter(|p| p.is_file()),
+                .filter(|p| std::fs::symlink_metadata(p).is_ok()),
         };
         if let Some(p) = path {
-            let text = std::fs::read_to_string(&p).map_err(|e| KeymapError::Io {
-                file: p.clone(),
-                reason: e.to_string(),
-            })?;
+            let text = read_config(&p, MAX_KEYMAP_BYTES)?;
             k.overlay(&p, &text)?;
         }
         Ok(k)

@@ -10,18 +10,48 @@ use std::time::SystemTime;
 use crate::decode::leveldb::{self, Frame, HeaderError};
 use crate::store::run::record_kind;
 use crate::store::Run;
+use crate::text::{sanitize, sanitize_path};
 
 /// Why a path did not lead to a `.wandb` file, or the file could not be read.
 #[derive(Debug, thiserror::Error)]
+///
+/// Paths are shown sanitized: a file name can hold escape sequences.
 pub enum SourceError {
-    #[error("{path}: no such file or directory")]
+    #[error("{}: no such file or directory", sanitize_path(.path))]
     NotFound { path: PathBuf },
-    #[error("{path}: no .wandb run found (looked in: {looked})")]
+    #[error("{}: no .wandb run found (looked in: {})", sanitize_path(.path), sanitize(.looked))]
     NoRun { path: PathBuf, looked: String },
-    #[error("{path}: {source}")]
+    /// Any other I/O error, named as the OS names it (permission denied, a loop of
+    /// symbolic links, a path through something that is not a directory, ...).
+    #[error("{}: {source}", sanitize_path(.path))]
     Io { path: PathBuf, source: io::Error },
-    #[error("{path}: {cause}")]
+    #[error("{}: {cause}", sanitize_path(.path))]
     BadHeader { path: PathBuf, cause: HeaderError },
+}
+
+/// How resolution refers to a directory it could not use, for the NoRun list:
+/// `missing` only when it does not exist, else the OS's reason.
+fn why_unusable(e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::NotFound {
+        "missing".to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// The error for a path that cannot be used: [`SourceError::NotFound`] only when
+/// it does not exist (a dangling symlink included), else the real cause.
+fn path_error(path: &Path, e: io::Error) -> SourceError {
+    if e.kind() == io::ErrorKind::NotFound {
+        SourceError::NotFound {
+            path: path.to_owned(),
+        }
+    } else {
+        SourceError::Io {
+            path: path.to_owned(),
+            source: e,
+        }
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SourceError + '_ {
@@ -229,12 +259,8 @@ pub enum Target {
 /// [`SourceError::NotFound`] for a missing path, [`SourceError::NoRun`] (naming
 /// every place looked at) when nothing fits.
 pub fn resolve(path: &Path) -> Result<Target, SourceError> {
-    if !path.exists() {
-        return Err(SourceError::NotFound {
-            path: path.to_owned(),
-        });
-    }
-    if path.is_file() {
+    let meta = std::fs::metadata(path).map_err(|e| path_error(path, e))?;
+    if meta.is_file() {
         // A `latest-run` pointer stored as a plain file (a copy that lost the symlink).
         if path.file_name().is_some_and(|n| n == "latest-run") {
             if let Some(run) = path.parent().and_then(latest_run) {
@@ -243,6 +269,18 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
         }
         return Ok(Target::File(path.to_owned()));
     }
+    if !meta.is_dir() {
+        // A FIFO or a device: a run is read by offset, from a file.
+        return Err(SourceError::Io {
+            path: path.to_owned(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file or a directory",
+            ),
+        });
+    }
+    // A directory we may not list is not "no run here".
+    std::fs::read_dir(path).map_err(|e| path_error(path, e))?;
     let mut looked = Vec::new();
     let name = path
         .file_name()
@@ -259,13 +297,25 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
     let mut candidates = vec![path.to_owned()];
     for sub in ["wandb", ".wandb"] {
         let d = path.join(sub);
-        if d.is_dir() {
-            candidates.push(d);
-        } else {
-            looked.push(format!("{} (missing)", d.display()));
+        match std::fs::metadata(&d) {
+            Ok(m) if m.is_dir() => candidates.push(d),
+            Ok(_) => looked.push(format!("{} (not a directory)", d.display())),
+            Err(e) => looked.push(format!("{} ({})", d.display(), why_unusable(&e))),
         }
     }
     for wandb_dir in candidates {
+        if let Err(e) = std::fs::read_dir(&wandb_dir) {
+            looked.push(format!("{} ({})", wandb_dir.display(), why_unusable(&e)));
+            continue;
+        }
+        // A latest-run that is there but leads nowhere usable (a symlink loop, no
+        // permission): say so rather than "no latest-run".
+        let link = wandb_dir.join("latest-run");
+        if std::fs::symlink_metadata(&link).is_ok() {
+            if let Err(e) = std::fs::metadata(&link) {
+                looked.push(format!("{} ({})", link.display(), why_unusable(&e)));
+            }
+        }
         if let Some(run) = latest_run(&wandb_dir) {
             if let Some(f) = wandb_in_dir(&run) {
                 return Ok(Target::File(f));

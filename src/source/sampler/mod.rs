@@ -372,28 +372,42 @@ pub fn spawn_sampler(
         })
 }
 
-/// Parse an interval like `1s`, `500ms`, `2m`, `0.5` (seconds).
+/// Shortest sampling interval accepted: reading every source takes a few ms, and
+/// a shorter interval would spend a core on sampling alone.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// Longest sampling interval accepted (one day).
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+
+/// Parse an interval like `1s`, `500ms`, `2m`, `1h`, `0.5` (seconds), between
+/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`].
+///
+/// # Errors
+/// Text that is not a number with an optional unit, or a value outside the bounds
+/// (NaN, infinite, negative, zero, too short or too long).
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
     let s = s.trim();
+    // Unit → milliseconds.
     let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
         (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1e3)
     } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
+        (n, 60e3)
     } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600.0)
+        (n, 3600e3)
     } else {
-        (s, 1.0)
+        (s, 1e3)
     };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad interval '{s}'"))?;
-    if !(v.is_finite() && v > 0.0) {
-        return Err(format!("interval '{s}' must be positive"));
+    let v: f64 = num.trim().parse().map_err(|_| {
+        "expected a number with an optional unit ms, s, m or h (e.g. 500ms, 2s, 1m)".to_owned()
+    })?;
+    let ms = v * scale;
+    let (lo, hi) = (MIN_INTERVAL.as_millis(), MAX_INTERVAL.as_millis());
+    if !(ms.is_finite() && (lo as f64..=hi as f64).contains(&ms)) {
+        return Err(format!("an interval must be between {lo}ms and 24h"));
     }
-    Ok(Duration::from_secs_f64(v * scale))
+    // In range, so the nanoseconds fit a u64 (at most 8.64e13).
+    Ok(Duration::from_nanos((ms * 1e6).round() as u64))
 }
 
 /// Parse an OpenMetrics endpoint argument `NAME=URL`.
@@ -501,8 +515,35 @@ mod tests {
         assert_eq!(parse_interval("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_interval("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_interval("0.5"), Ok(Duration::from_millis(500)));
-        assert!(parse_interval("0s").is_err());
+        assert_eq!(parse_interval("100ms"), Ok(MIN_INTERVAL));
+        assert_eq!(parse_interval("0.1s"), Ok(MIN_INTERVAL));
+        assert_eq!(parse_interval("24h"), Ok(MAX_INTERVAL));
+        assert_eq!(parse_interval("1440m"), Ok(MAX_INTERVAL));
         assert!(parse_interval("fast").is_err());
+        // Out of range, and values Duration::from_secs_f64 would panic on: an error
+        // naming the bounds, never a panic.
+        for bad in [
+            "0s",
+            "99ms",
+            "1ms",
+            "0.05",
+            "-1s",
+            "-0",
+            "24.001h",
+            "1441m",
+            "NaN",
+            "nans",
+            "inf",
+            "-inf",
+            "infh",
+            "1e308",
+            "1e308h",
+            "99999999999999999h",
+            "1e-320s",
+        ] {
+            let e = parse_interval(bad).expect_err(bad);
+            assert!(e.contains("between 100ms and 24h"), "{bad}: {e}");
+        }
     }
 
     #[test]
