@@ -184,3 +184,66 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::file::SourceError;
+
+    #[test]
+    fn an_os_error_is_named_once_in_the_error_line() {
+        // Tests run as root, where file modes do not deny: build the errors the OS
+        // gives an unprivileged user. Before, the line said the cause twice
+        // ("x: Permission denied (os error 13): Permission denied (os error 13)").
+        for (errno, want) in [
+            (libc::EACCES, "Permission denied (os error 13)"),
+            (
+                libc::ELOOP,
+                "Too many levels of symbolic links (os error 40)",
+            ),
+            (libc::ENOTDIR, "Not a directory (os error 20)"),
+        ] {
+            let e = anyhow::Error::from(SourceError::Io {
+                path: "/runs/\x1b[2Jrun-x.wandb".into(),
+                source: io::Error::from_raw_os_error(errno),
+            });
+            assert_eq!(error_line(&e), format!("/runs/run-x.wandb: {want}"));
+        }
+        // Context that says something new is kept.
+        let e = anyhow::Error::from(io::Error::from_raw_os_error(libc::EACCES))
+            .context("cannot set up the terminal");
+        assert_eq!(
+            error_line(&e),
+            "cannot set up the terminal: Permission denied (os error 13)"
+        );
+    }
+
+    #[test]
+    fn tracked_remembers_the_first_write_error() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from_raw_os_error(libc::ENOSPC))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(io::Error::from(io::ErrorKind::BrokenPipe))
+            }
+        }
+        let mut t = Tracked::new(Full);
+        assert!(t.write_all(b"x").is_err());
+        assert!(t.flush().is_err());
+        assert_eq!(t.error().map(|(k, _)| *k), Some(io::ErrorKind::StorageFull));
+        let r = finish::<_, io::Sink>(Err(anyhow::anyhow!("write failed")), &t, None);
+        assert_eq!(
+            r.map_err(|e| e.to_string()).err().as_deref(),
+            Some("cannot write to standard output: No space left on device (os error 28)")
+        );
+        // A closed pipe is a quiet success; no error, the command's own result.
+        let mut pipe = Tracked::new(Full);
+        let _ = pipe.flush();
+        assert!(finish::<_, io::Sink>(Err(anyhow::anyhow!("x")), &pipe, None).is_ok());
+        let fine = Tracked::new(io::sink());
+        assert!(finish::<_, io::Sink>(Err(anyhow::anyhow!("x")), &fine, None).is_err());
+        assert!(finish::<_, io::Sink>(Ok(()), &fine, None).is_ok());
+    }
+}
