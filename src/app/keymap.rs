@@ -125,13 +125,15 @@ impl Key {
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut mods = KeyModifiers::NONE;
         let mut rest = s;
+        // Compared in place: lowercasing what is left on every modifier made a
+        // long `ctrl+ctrl+…` key quadratic.
+        let starts = |s: &str, p: &str| s.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
         loop {
-            let lower = rest.to_ascii_lowercase();
-            let (m, len) = if lower.starts_with("ctrl+") {
+            let (m, len) = if starts(rest, "ctrl+") {
                 (KeyModifiers::CONTROL, 5)
-            } else if lower.starts_with("alt+") {
+            } else if starts(rest, "alt+") {
                 (KeyModifiers::ALT, 4)
-            } else if lower.starts_with("shift+") {
+            } else if starts(rest, "shift+") {
                 (KeyModifiers::SHIFT, 6)
             } else {
                 break;
@@ -222,24 +224,39 @@ fn shown(p: &Path) -> String {
     crate::text::sanitize_path(p)
 }
 
+/// Quoted text from the file, sanitized and cut to a readable length (a key can
+/// be a megabyte long).
 fn clean(s: &str) -> String {
-    crate::text::sanitize(s)
+    clean_to(s, 80)
+}
+
+/// A reason, which may quote the file: sanitized, and cut longer than [`clean`].
+fn clean_reason(s: &str) -> String {
+    clean_to(s, 240)
+}
+
+fn clean_to(s: &str, max_chars: usize) -> String {
+    let s = crate::text::sanitize(s);
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
 }
 
 /// Why a key map was refused. Every message is sanitized: file names, keys and
 /// TOML errors quote the file's text, which can hold escape sequences.
 #[derive(Debug, thiserror::Error)]
 pub enum KeymapError {
-    #[error("{}: cannot read: {}", shown(.file), clean(.reason))]
+    #[error("{}: cannot read: {}", shown(.file), clean_reason(.reason))]
     Io { file: PathBuf, reason: String },
     /// Not a regular file, or too big: refused before reading.
-    #[error("{}: {}", shown(.file), clean(.reason))]
+    #[error("{}: {}", shown(.file), clean_reason(.reason))]
     Refused { file: PathBuf, reason: String },
-    #[error("{}: not valid TOML: {}", shown(.file), clean(.reason))]
+    #[error("{}: not valid TOML: {}", shown(.file), clean_reason(.reason))]
     Syntax { file: PathBuf, reason: String },
     #[error("{}: unknown mode '[{}]' (expected normal, filter, help, fullscreen, runs or media)", shown(.file), clean(.mode))]
     UnknownMode { file: PathBuf, mode: String },
-    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean(.reason))]
+    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean_reason(.reason))]
     Binding {
         file: PathBuf,
         mode: String,
