@@ -1,0 +1,567 @@
+//! Terminal input: the bytes read from the tty, split into keys and mouse reports.
+//!
+//! crossterm's own reader waits without limit for the end of an unfinished escape
+//! sequence: a stray `ESC [ <` held back every later key, `ctrl+c` included, until an
+//! `m` arrived. Here a sequence gives up when a byte arrives that cannot continue it
+//! (that byte is then read as a key of its own), or when no byte has arrived for
+//! [`ESC_TIMEOUT`]; a lone ESC is then the Escape key. The events are crossterm's
+//! `KeyEvent` and `MouseEvent`, as crossterm itself reports them, so the app is the
+//! same whichever reader runs.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
+};
+
+/// How long an unfinished escape sequence waits for its next byte. A terminal writes
+/// a sequence at once, so its bytes arrive within a few milliseconds even over ssh;
+/// a person pressing Escape and then a key takes longer.
+pub const ESC_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// The longest escape sequence kept (an SGR mouse report at column and row 9999 is
+/// 17 bytes): anything longer is garbage and is dropped.
+const MAX_SEQ: usize = 64;
+
+const ESC: u8 = 0x1b;
+
+/// One thing the user did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+}
+
+/// What the bytes at the front of the buffer are.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// The first `n` bytes are this event, or nothing we report (an unknown or
+    /// broken sequence, a terminal's answer to a query).
+    Done(usize, Option<Input>),
+    /// The bytes so far begin a sequence that more bytes may complete.
+    More,
+}
+
+/// Splits a byte stream into events. Holds at most one unfinished sequence.
+#[derive(Debug, Default)]
+pub struct Parser {
+    buf: Vec<u8>,
+}
+
+impl Parser {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add bytes read from the terminal; complete events go to `out`, an unfinished
+    /// sequence at the end waits for more bytes or [`Parser::flush`].
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Input>) {
+        self.buf.extend_from_slice(bytes);
+        let mut at = 0;
+        while at < self.buf.len() {
+            match parse(&self.buf[at..]) {
+                Step::Done(n, ev) => {
+                    out.extend(ev);
+                    at += n.max(1);
+                }
+                Step::More => break,
+            }
+        }
+        self.buf.drain(..at);
+    }
+
+    /// Whether an unfinished sequence waits for more bytes.
+    #[must_use]
+    pub fn pending(&self) -> bool {
+        !self.buf.is_empty()
+    }
+
+    /// No byte came within [`ESC_TIMEOUT`]: give up on the unfinished sequence. A
+    /// lone ESC is the Escape key, ESC `[` and ESC `O` are Alt with that key (as a
+    /// terminal sends them); anything longer was not typed and is dropped.
+    pub fn flush(&mut self, out: &mut Vec<Input>) {
+        let ev = match self.buf.as_slice() {
+            [ESC] => Some(key(KeyCode::Esc, KeyModifiers::NONE)),
+            [ESC, c @ (b'[' | b'O')] => Some(alt(char_key(char::from(*c)))),
+            _ => None,
+        };
+        out.extend(ev);
+        self.buf.clear();
+    }
+}
+
+fn key(code: KeyCode, mods: KeyModifiers) -> Input {
+    Input::Key(KeyEvent::new(code, mods))
+}
+
+/// A typed character: SHIFT for upper case, as crossterm reports it.
+fn char_key(c: char) -> Input {
+    let mods = if c.is_uppercase() {
+        KeyModifiers::SHIFT
+    } else {
+        KeyModifiers::NONE
+    };
+    key(KeyCode::Char(c), mods)
+}
+
+fn alt(ev: Input) -> Input {
+    match ev {
+        Input::Key(mut k) => {
+            k.modifiers |= KeyModifiers::ALT;
+            Input::Key(k)
+        }
+        other => other,
+    }
+}
+
+/// The event at the front of `buf` (not empty).
+fn parse(buf: &[u8]) -> Step {
+    let c = buf[0];
+    let ev = match c {
+        ESC => return parse_esc(buf),
+        b'\r' => key(KeyCode::Enter, KeyModifiers::NONE),
+        b'\t' => key(KeyCode::Tab, KeyModifiers::NONE),
+        0x7f => key(KeyCode::Backspace, KeyModifiers::NONE),
+        // In raw mode \n is ctrl+j (crossterm's reading too): Enter sends \r.
+        0x01..=0x1a => key(
+            KeyCode::Char(char::from(c - 0x01 + b'a')),
+            KeyModifiers::CONTROL,
+        ),
+        0x1c..=0x1f => key(
+            KeyCode::Char(char::from(c - 0x1c + b'4')),
+            KeyModifiers::CONTROL,
+        ),
+        0x00 => key(KeyCode::Char(' '), KeyModifiers::CONTROL),
+        _ => return parse_utf8(buf),
+    };
+    Step::Done(1, Some(ev))
+}
+
+/// A UTF-8 character; a malformed byte is dropped alone, so the next one is read
+/// afresh.
+fn parse_utf8(buf: &[u8]) -> Step {
+    let need = match buf[0] {
+        0x00..=0x7f => 1,
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return Step::Done(1, None),
+    };
+    for (i, &b) in buf.iter().enumerate().take(need).skip(1) {
+        if b & 0xc0 != 0x80 {
+            return Step::Done(i, None);
+        }
+    }
+    if buf.len() < need {
+        return Step::More;
+    }
+    match std::str::from_utf8(&buf[..need])
+        .ok()
+        .and_then(|s| s.chars().next())
+    {
+        Some(c) => Step::Done(need, Some(char_key(c))),
+        // Overlong or surrogate: drop the lead byte, the rest are dropped in turn.
+        None => Step::Done(1, None),
+    }
+}
+
+fn parse_esc(buf: &[u8]) -> Step {
+    let Some(&next) = buf.get(1) else {
+        return Step::More;
+    };
+    match next {
+        b'[' => parse_csi(buf),
+        b'O' => parse_ss3(buf),
+        // Escape pressed twice: the first is a key, the second starts again.
+        ESC => Step::Done(1, Some(key(KeyCode::Esc, KeyModifiers::NONE))),
+        // ESC before a key is Alt with that key (ESC ^C is ctrl+alt+c, which quits).
+        _ => match parse(&buf[1..]) {
+            Step::Done(n, ev) => Step::Done(n + 1, ev.map(alt)),
+            Step::More => Step::More,
+        },
+    }
+}
+
+/// `ESC O x`: cursor and F1–F4 keys in the terminal's application mode.
+fn parse_ss3(buf: &[u8]) -> Step {
+    let Some(&c) = buf.get(2) else {
+        return Step::More;
+    };
+    let code = match c {
+        b'A' => KeyCode::Up,
+        b'B' => KeyCode::Down,
+        b'C' => KeyCode::Right,
+        b'D' => KeyCode::Left,
+        b'H' => KeyCode::Home,
+        b'F' => KeyCode::End,
+        b'M' => KeyCode::Enter,
+        b'P'..=b'S' => KeyCode::F(1 + c - b'P'),
+        0x40..=0x7e => return Step::Done(3, None),
+        // Not a sequence: Alt+O, then the byte as a key of its own.
+        _ => return Step::Done(2, Some(alt(char_key('O')))),
+    };
+    Step::Done(3, Some(key(code, KeyModifiers::NONE)))
+}
+
+/// `ESC [ …`: a control sequence (keys, mouse reports, answers to queries).
+fn parse_csi(buf: &[u8]) -> Step {
+    let Some(&first) = buf.get(2) else {
+        return Step::More;
+    };
+    match first {
+        b'<' => return parse_sgr_mouse(buf),
+        b'M' => return parse_x10_mouse(buf),
+        // The Linux console's F1–F5: ESC [ [ A … ESC [ [ E.
+        b'[' => {
+            return match buf.get(3) {
+                None => Step::More,
+                Some(&c @ b'A'..=b'E') => {
+                    Step::Done(4, Some(key(KeyCode::F(1 + c - b'A'), KeyModifiers::NONE)))
+                }
+                Some(_) => Step::Done(3, None),
+            }
+        }
+        _ => {}
+    }
+    // Parameter and intermediate bytes (0x20–0x3f), then one final byte (0x40–0x7e).
+    for (i, &b) in buf.iter().enumerate().skip(2) {
+        match b {
+            0x20..=0x3f if i < MAX_SEQ => {}
+            0x40..=0x7e => return Step::Done(i + 1, decode_csi(&buf[2..i], b)),
+            // A control byte or a byte that cannot be in a sequence ends it: the
+            // sequence is dropped and the byte read as a key (ctrl+c among them).
+            _ => return Step::Done(i, None),
+        }
+    }
+    Step::More
+}
+
+/// The parameters of a CSI sequence as numbers: `1;5` → [1, 5]; a sub-parameter
+/// (`5:3`) keeps its first part, an empty one is 0, a malformed one None.
+fn numbers(params: &[u8]) -> Option<Vec<(u32, Option<u32>)>> {
+    let s = std::str::from_utf8(params).ok()?;
+    s.split(';')
+        .map(|p| {
+            let mut sub = p.split(':');
+            let num = |x: Option<&str>| -> Option<Option<u32>> {
+                match x {
+                    None => Some(None),
+                    Some("") => Some(Some(0)),
+                    Some(t) => t.parse().ok().map(Some),
+                }
+            };
+            Some((num(sub.next())?.unwrap_or(0), num(sub.next())?))
+        })
+        .collect()
+}
+
+/// xterm's modifier parameter: 1 + bits of shift, alt, ctrl, super, hyper, meta.
+fn modifiers(p: u32) -> KeyModifiers {
+    let m = p.saturating_sub(1);
+    let mut mods = KeyModifiers::NONE;
+    for (bit, flag) in [
+        (1, KeyModifiers::SHIFT),
+        (2, KeyModifiers::ALT),
+        (4, KeyModifiers::CONTROL),
+        (8, KeyModifiers::SUPER),
+        (16, KeyModifiers::HYPER),
+        (32, KeyModifiers::META),
+    ] {
+        if m & bit != 0 {
+            mods |= flag;
+        }
+    }
+    mods
+}
+
+fn kind(k: Option<u32>) -> KeyEventKind {
+    match k {
+        Some(2) => KeyEventKind::Repeat,
+        Some(3) => KeyEventKind::Release,
+        _ => KeyEventKind::Press,
+    }
+}
+
+fn decode_csi(params: &[u8], fin: u8) -> Option<Input> {
+    // Private answers (`?…u`, `?…c`, `>…c`) and bracketed paste are not keys.
+    if params.first().is_some_and(|c| (b'<'..=b'?').contains(c)) {
+        return None;
+    }
+    let nums = if params.is_empty() {
+        Vec::new()
+    } else {
+        numbers(params)?
+    };
+    // The modifier parameter, and the event kind after its colon (kitty).
+    let (mods, kind) = match nums.get(1) {
+        Some(&(m, k)) => (modifiers(m), kind(k)),
+        // `ESC [ 5 A` (a lone parameter) is an older spelling of `ESC [ 1 ; 5 A`.
+        None if fin != b'~' && fin != b'u' => (
+            nums.first()
+                .map_or(KeyModifiers::NONE, |&(m, _)| modifiers(m)),
+            KeyEventKind::Press,
+        ),
+        None => (KeyModifiers::NONE, KeyEventKind::Press),
+    };
+    let code = match fin {
+        b'A' => KeyCode::Up,
+        b'B' => KeyCode::Down,
+        b'C' => KeyCode::Right,
+        b'D' => KeyCode::Left,
+        b'H' => KeyCode::Home,
+        b'F' => KeyCode::End,
+        b'P' => KeyCode::F(1),
+        b'Q' => KeyCode::F(2),
+        b'S' => KeyCode::F(4),
+        b'Z' if nums.is_empty() => {
+            return Some(Input::Key(KeyEvent::new(
+                KeyCode::BackTab,
+                KeyModifiers::SHIFT,
+            )))
+        }
+        b'~' => tilde_key(nums.first()?.0)?,
+        b'u' => return csi_u(&nums, mods, kind),
+        b'M' => return rxvt_mouse(&nums),
+        // `R` is the answer to a cursor position query (and `1;5R` cannot be told
+        // apart from one); focus reports `I`/`O` and the rest are not keys.
+        _ => return None,
+    };
+    Some(Input::Key(KeyEvent::new_with_kind(code, mods, kind)))
+}
+
+/// `ESC [ n ~`: the VT220 keys.
+fn tilde_key(n: u32) -> Option<KeyCode> {
+    let f = |base: u32| u8::try_from(n - base).ok().map(KeyCode::F);
+    match n {
+        1 | 7 => Some(KeyCode::Home),
+        2 => Some(KeyCode::Insert),
+        3 => Some(KeyCode::Delete),
+        4 | 8 => Some(KeyCode::End),
+        5 => Some(KeyCode::PageUp),
+        6 => Some(KeyCode::PageDown),
+        11..=15 => f(10),
+        17..=21 => f(11),
+        23..=26 => f(12),
+        28..=29 => f(15),
+        31..=34 => f(17),
+        _ => None,
+    }
+}
+
+/// `ESC [ codepoint ; mods u` ("fixterms", kitty's keyboard protocol).
+fn csi_u(nums: &[(u32, Option<u32>)], mods: KeyModifiers, kind: KeyEventKind) -> Option<Input> {
+    let c = char::from_u32(nums.first()?.0)?;
+    let code = match c {
+        '\x1b' => KeyCode::Esc,
+        '\r' => KeyCode::Enter,
+        '\t' if mods.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
+        '\t' => KeyCode::Tab,
+        '\x7f' => KeyCode::Backspace,
+        c if c.is_control() => return None,
+        c => KeyCode::Char(c),
+    };
+    Some(Input::Key(KeyEvent::new_with_kind_and_state(
+        code,
+        mods,
+        kind,
+        KeyEventState::NONE,
+    )))
+}
+
+/// The button byte of a mouse report: button, shift/alt/ctrl, motion.
+fn mouse_kind(cb: u32) -> Option<(MouseEventKind, KeyModifiers)> {
+    let button = (cb & 0b11) | ((cb & 0b1100_0000) >> 4);
+    let motion = cb & 0b10_0000 != 0;
+    let kind = match (button, motion) {
+        (0, false) => MouseEventKind::Down(MouseButton::Left),
+        (1, false) => MouseEventKind::Down(MouseButton::Middle),
+        (2, false) => MouseEventKind::Down(MouseButton::Right),
+        (0, true) => MouseEventKind::Drag(MouseButton::Left),
+        (1, true) => MouseEventKind::Drag(MouseButton::Middle),
+        (2, true) => MouseEventKind::Drag(MouseButton::Right),
+        (3, false) => MouseEventKind::Up(MouseButton::Left),
+        (3..=5, true) => MouseEventKind::Moved,
+        (4, false) => MouseEventKind::ScrollUp,
+        (5, false) => MouseEventKind::ScrollDown,
+        (6, false) => MouseEventKind::ScrollLeft,
+        (7, false) => MouseEventKind::ScrollRight,
+        _ => return None,
+    };
+    let mut mods = KeyModifiers::NONE;
+    if cb & 0b100 != 0 {
+        mods |= KeyModifiers::SHIFT;
+    }
+    if cb & 0b1000 != 0 {
+        mods |= KeyModifiers::ALT;
+    }
+    if cb & 0b1_0000 != 0 {
+        mods |= KeyModifiers::CONTROL;
+    }
+    Some((kind, mods))
+}
+
+/// A mouse event at 1-based column `x`, row `y` (0 is read as 1).
+fn mouse(cb: u32, x: u32, y: u32) -> Option<Input> {
+    let (kind, modifiers) = mouse_kind(cb)?;
+    let at = |v: u32| u16::try_from(v.saturating_sub(1)).unwrap_or(u16::MAX);
+    Some(Input::Mouse(MouseEvent {
+        kind,
+        column: at(x),
+        row: at(y),
+        modifiers,
+    }))
+}
+
+/// `ESC [ b ; x ; y M`: urxvt's mouse mode (1015), the button byte + 32.
+fn rxvt_mouse(nums: &[(u32, Option<u32>)]) -> Option<Input> {
+    match nums {
+        [(cb, _), (x, _), (y, _)] => mouse(cb.checked_sub(32)?, *x, *y),
+        _ => None,
+    }
+}
+
+/// `ESC [ < b ; x ; y M` (press) or `m` (release): SGR mouse mode (1006).
+fn parse_sgr_mouse(buf: &[u8]) -> Step {
+    for (i, &b) in buf.iter().enumerate().skip(3) {
+        match b {
+            b'0'..=b'9' | b';' if i < MAX_SEQ => {}
+            b'M' | b'm' => {
+                let ev = numbers(&buf[3..i]).and_then(|n| match n.as_slice() {
+                    [(cb, _), (x, _), (y, _), ..] => {
+                        let ev = mouse(*cb, *x, *y)?;
+                        Some(match ev {
+                            Input::Mouse(mut m) if b == b'm' => {
+                                if let MouseEventKind::Down(button) = m.kind {
+                                    m.kind = MouseEventKind::Up(button);
+                                }
+                                Input::Mouse(m)
+                            }
+                            other => other,
+                        })
+                    }
+                    _ => None,
+                });
+                return Step::Done(i + 1, ev);
+            }
+            // Anything else cannot be in the report: drop what came so far and read
+            // this byte as a key.
+            _ => return Step::Done(i, None),
+        }
+    }
+    Step::More
+}
+
+/// `ESC [ M b x y`: the normal mouse encoding, each value + 32 in one byte.
+fn parse_x10_mouse(buf: &[u8]) -> Step {
+    for i in 3..6 {
+        match buf.get(i) {
+            None => return Step::More,
+            // A control byte cannot be a value: the report is broken.
+            Some(&b) if b < 0x20 => return Step::Done(i, None),
+            Some(_) => {}
+        }
+    }
+    let v = |i: usize| u32::from(buf[i]) - 32;
+    Step::Done(6, mouse(v(3), v(4), v(5)))
+}
+
+/// Read the terminal `fd` until `emit` returns false or the terminal ends. An
+/// unfinished sequence is given up after `timeout` without a byte.
+///
+/// # Errors
+/// A read or poll error, or the end of the input (the terminal went away).
+pub fn read_loop(
+    fd: RawFd,
+    timeout: Duration,
+    mut emit: impl FnMut(Input) -> bool,
+) -> io::Result<()> {
+    let mut parser = Parser::new();
+    let mut buf = [0u8; 4096];
+    let mut out = Vec::new();
+    let mut deadline: Option<Instant> = None;
+    loop {
+        let wait = deadline.map_or(-1, |d| {
+            let left = d.saturating_duration_since(Instant::now());
+            // Round up, so a wait never ends before the deadline.
+            i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+        });
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let r = unsafe { libc::poll(&raw mut pfd, 1, wait) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                parser.flush(&mut out);
+                deadline = None;
+            }
+        } else {
+            // SAFETY: `buf` is valid for `buf.len()` bytes.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => continue,
+                    _ => return Err(e),
+                }
+            }
+            let n = usize::try_from(n).unwrap_or(0);
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the terminal closed",
+                ));
+            }
+            parser.feed(&buf[..n], &mut out);
+            deadline = parser.pending().then(|| Instant::now() + timeout);
+        }
+        for ev in out.drain(..) {
+            if !emit(ev) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The terminal to read keys from: standard input when it is one, else
+/// `/dev/tty` (as crossterm picks it, so raw mode applies to the same device).
+///
+/// # Errors
+/// When there is no terminal.
+pub fn tty() -> io::Result<Tty> {
+    // SAFETY: isatty only inspects the descriptor.
+    if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+        return Ok(Tty::Stdin);
+    }
+    let f = std::fs::File::open("/dev/tty")?;
+    Ok(Tty::Opened(OwnedFd::from(f)))
+}
+
+/// The input terminal (see [`tty`]).
+#[derive(Debug)]
+pub enum Tty {
+    Stdin,
+    Opened(OwnedFd),
+}
+
+impl AsRawFd for Tty {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Tty::Stdin => libc::STDIN_FILENO,
+            Tty::Opened(f) => f.as_raw_fd(),
+        }
+    }
+}
