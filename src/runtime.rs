@@ -229,6 +229,13 @@ fn drive(
         if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
             panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
         }
+        // For the end-to-end test of a quit while the loop is busy: it takes no
+        // more messages, as if stuck in long work.
+        if std::env::var_os("LEET_DEBUG_STALL").is_some() {
+            loop {
+                std::thread::park();
+            }
+        }
         let mut signal = None;
         loop {
             let Ok(first) = rx.recv() else {

@@ -362,6 +362,29 @@ fn quit_signals_exit_128_plus_the_signal_and_restore_the_terminal() {
     }
 }
 
+#[test]
+fn sigterm_and_ctrl_c_quit_even_when_the_loop_is_stuck() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    // LEET_DEBUG_STALL: after the first frame the loop takes no more messages.
+    let run = fixture("tiny");
+    let args = [run.to_str().unwrap()];
+    let term = Tmux::start_env("stall-term", "LEET_DEBUG_STALL=1 ", &args, 100, 30);
+    let cc = Tmux::start_env("stall-cc", "LEET_DEBUG_STALL=1 ", &args, 100, 30);
+    term.wait_flag("#{alternate_on}", "1", Duration::from_secs(10));
+    cc.wait_flag("#{alternate_on}", "1", Duration::from_secs(10));
+    let t0 = Instant::now();
+    kill("TERM", &term.viewer_pid());
+    cc.keys(&["C-c"]);
+    assert_eq!(term.exit_code(), "EXIT:143");
+    assert_eq!(cc.exit_code(), "EXIT:0");
+    eprintln!("both quit (incl. tmux and polling) in {:?}", t0.elapsed());
+    term.assert_restored();
+    cc.assert_restored();
+}
+
 /// Quit with `q` after `stray` came from the terminal (and a pause longer than the
 /// reader's escape timeout).
 fn quits_after_stray(name: &str, stray: &[u8], quit: &str) {
