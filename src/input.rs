@@ -18,12 +18,12 @@ use crossterm::event::{
 };
 
 /// How long an unfinished escape sequence waits for its next byte. A terminal writes
-/// a sequence at once, so its bytes arrive within a few milliseconds even over ssh;
-/// a person pressing Escape and then a key takes longer.
+/// a sequence at once: its bytes come in one read, or within a few milliseconds
+/// when a slow link splits them; a person pressing Escape and then a key is slower.
 pub const ESC_TIMEOUT: Duration = Duration::from_millis(50);
 
 /// The longest escape sequence kept (an SGR mouse report at column and row 9999 is
-/// 17 bytes): anything longer is garbage and is dropped.
+/// 16 bytes): anything longer is garbage and is dropped.
 const MAX_SEQ: usize = 64;
 
 const ESC: u8 = 0x1b;
