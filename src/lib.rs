@@ -5,6 +5,7 @@
 pub mod app;
 pub mod cli;
 pub mod decode;
+pub(crate) mod input;
 pub mod inspect;
 pub mod msg;
 pub mod runtime;

@@ -57,6 +57,11 @@ pub enum Msg {
     Sample(Sample),
     /// SIGTERM / SIGHUP / SIGINT: leave cleanly.
     Signal(i32),
+    /// ctrl+z or SIGTSTP: the loop leaves the terminal and stops the process.
+    Suspend,
+    /// SIGCONT: the terminal may have been changed meanwhile; the loop enters its
+    /// modes again and repaints every cell.
+    Continued,
     /// A message from the reader of source number N. When the user opens another
     /// run, the loop drops what the previous reader had already queued.
     Tagged(u64, Box<Msg>),

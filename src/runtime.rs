@@ -2,6 +2,7 @@
 //! signals), updates applied in order, one draw per drained batch.
 
 use std::collections::HashMap;
+use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,11 +11,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use crossterm::event::{self, Event};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::app::keymap::Keymap;
 use crate::app::{App, Options, ReaderCmd};
 use crate::cli::ViewArgs;
+use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
 use crate::source::file::{resolve, Target};
 use crate::source::sampler::{self, Sampler};
@@ -26,21 +28,43 @@ use crate::view;
 /// drawing progress).
 const DRAIN_BUDGET: Duration = Duration::from_millis(40);
 
+/// Keys and mouse reports from the terminal, read by our own reader (see
+/// `input`): an unfinished escape sequence never holds back later keys. ctrl+z
+/// suspends, as in a terminal in cooked mode; ctrl+c quits even if the loop is busy.
 fn spawn_input(tx: SyncSender<Msg>) {
     let _ = std::thread::Builder::new()
         .name("leet-input".into())
-        .spawn(move || loop {
-            let msg = match event::read() {
-                Ok(Event::Key(k)) => Msg::Key(k),
-                Ok(Event::Mouse(m)) => Msg::Mouse(m),
-                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
-                Ok(_) => continue,
-                Err(e) => Msg::SourceError(format!("terminal input: {e}")),
+        .spawn(move || {
+            let tty = match input::tty() {
+                Ok(t) => t,
+                Err(e) => {
+                    let _ = tx.send(Msg::SourceError(format!("terminal input: {e}")));
+                    return;
+                }
             };
-            if tx.send(msg).is_err() {
-                return;
+            let r = input::read_loop(tty.as_raw_fd(), input::ESC_TIMEOUT, |ev| {
+                let msg = match ev {
+                    Input::Key(k) if is_ctrl(&k, 'z') => Msg::Suspend,
+                    Input::Key(k) => {
+                        if is_ctrl(&k, 'c') {
+                            terminal::exit_soon(0);
+                        }
+                        Msg::Key(k)
+                    }
+                    Input::Mouse(m) => Msg::Mouse(m),
+                };
+                tx.send(msg).is_ok()
+            });
+            if let Err(e) = r {
+                let _ = tx.send(Msg::SourceError(format!("terminal input: {e}")));
             }
         });
+}
+
+fn is_ctrl(k: &KeyEvent, c: char) -> bool {
+    k.code == KeyCode::Char(c)
+        && k.modifiers.contains(KeyModifiers::CONTROL)
+        && k.kind != KeyEventKind::Release
 }
 
 fn spawn_ticker(tx: SyncSender<Msg>) {
@@ -180,7 +204,8 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
 
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
 /// given ones, and run the loop until quit. `readers` starts and stops the readers
-/// the app asks for (`App::take_reader_cmds`).
+/// the app asks for (`App::take_reader_cmds`). After a quit signal the exit code is
+/// 128 + its number, as a shell reports a process the signal ended.
 fn drive(
     mut app: App,
     producers: impl FnOnce(SyncSender<Msg>),
@@ -189,28 +214,36 @@ fn drive(
     app.update(Msg::Tick(tail::unix_now()));
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let mut term = terminal::enter().context("cannot set up the terminal")?;
-    let result = (|| -> anyhow::Result<()> {
+    let result = (|| -> anyhow::Result<Option<i32>> {
         let size = term.size()?;
         app.update(Msg::Resize(size.width, size.height));
         spawn_input(tx.clone());
         spawn_ticker(tx.clone());
-        let _ = terminal::spawn_signals(tx.clone());
+        terminal::spawn_signals(tx.clone()).context("cannot handle signals")?;
         producers(tx.clone());
         for cmd in app.take_reader_cmds() {
             readers(cmd, tx.clone());
         }
-        term.draw(|f| view::render(f, &app))?;
+        draw(&mut term, &app)?;
         // For the end-to-end test of the panic hook (terminal restored, message shown).
         if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
             panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
         }
+        // For the end-to-end test of a quit while the loop is busy: it takes no
+        // more messages, as if stuck in long work.
+        if std::env::var_os("LEET_DEBUG_STALL").is_some() {
+            loop {
+                std::thread::park();
+            }
+        }
+        let mut signal = None;
         loop {
             let Ok(first) = rx.recv() else {
-                return Ok(());
+                return Ok(signal);
             };
             let start = Instant::now();
             let mut dirty = false;
-            let mut quit = false;
+            let mut repaint = false;
             for msg in std::iter::once(first).chain(std::iter::from_fn(|| {
                 if start.elapsed() < DRAIN_BUDGET {
                     rx.try_recv().ok()
@@ -218,24 +251,50 @@ fn drive(
                     None
                 }
             })) {
-                let fx = app.update(msg);
-                dirty |= fx.redraw;
-                if fx.quit {
-                    quit = true;
-                    break;
+                match msg {
+                    Msg::Suspend => {
+                        terminal::suspend(&mut term)?;
+                        repaint = true;
+                    }
+                    Msg::Continued => {
+                        terminal::resume(&mut term)?;
+                        repaint = true;
+                    }
+                    msg => {
+                        if let Msg::Signal(n) = msg {
+                            signal = Some(n);
+                        }
+                        let fx = app.update(msg);
+                        dirty |= fx.redraw;
+                        if fx.quit {
+                            return Ok(signal);
+                        }
+                    }
                 }
-            }
-            if quit {
-                return Ok(());
             }
             for cmd in app.take_reader_cmds() {
                 readers(cmd, tx.clone());
             }
-            if dirty {
-                term.draw(|f| view::render(f, &app))?;
+            if repaint {
+                // The size may have changed while the process was stopped.
+                let size = term.size()?;
+                app.update(Msg::Resize(size.width, size.height));
+            }
+            if dirty || repaint {
+                draw(&mut term, &app)?;
             }
         }
     })();
     terminal::restore();
-    result.map(|()| ExitCode::SUCCESS)
+    result.map(|signal| {
+        signal.map_or(ExitCode::SUCCESS, |n| {
+            ExitCode::from(u8::try_from(128 + n).unwrap_or(u8::MAX))
+        })
+    })
+}
+
+fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
+    let _frame = terminal::draw_lock();
+    term.draw(|f| view::render(f, app))?;
+    Ok(())
 }

@@ -1,10 +1,12 @@
 //! Entering and leaving the terminal's raw mode and alternate screen. One
-//! `restore()` serves normal exit, errors, panics and signals.
+//! `restore()` serves normal exit, errors, panics and signals; `suspend()` leaves
+//! the terminal for a stop (ctrl+z, SIGTSTP) and enters it again on continue.
 
 use std::io::{self, Stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
-use std::thread::JoinHandle;
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::{Duration, Instant};
 
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -19,7 +21,40 @@ use crate::msg::Msg;
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
+/// How long the loop has to leave by itself after a quit signal or ctrl+c before
+/// the process restores the terminal and exits from the signal (or input) thread,
+/// whatever the loop is busy with.
+pub const QUIT_GRACE: Duration = Duration::from_millis(150);
+
 static ENTERED: AtomicBool = AtomicBool::new(false);
+
+/// Held while a frame is drawn and while the terminal is left, so an exit from
+/// another thread never cuts a frame or a restore in half.
+static TERM: Mutex<()> = Mutex::new(());
+
+/// Whether a forced exit is already on its way.
+static LEAVING: AtomicBool = AtomicBool::new(false);
+
+/// Hold while drawing a frame (see [`TERM`]).
+pub fn draw_lock() -> MutexGuard<'static, ()> {
+    TERM.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The terminal lock, waiting at most a moment: a panic in the middle of a frame
+/// (the hook runs with the lock held) restores the terminal all the same.
+fn lock_briefly() -> Option<MutexGuard<'static, ()>> {
+    let t0 = Instant::now();
+    loop {
+        match TERM.try_lock() {
+            Ok(g) => return Some(g),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) if t0.elapsed() < Duration::from_millis(200) => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
+}
 
 /// Raw mode, alternate screen, mouse capture, hidden cursor; installs the panic
 /// hook that restores the terminal before the panic message is printed.
@@ -28,22 +63,22 @@ static ENTERED: AtomicBool = AtomicBool::new(false);
 /// Terminal I/O errors (the terminal is restored first).
 pub fn enter() -> io::Result<Tui> {
     install_panic_hook();
-    ENTERED.store(true, Ordering::SeqCst);
-    let r = (|| {
-        enable_raw_mode()?;
-        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)?;
-        Terminal::new(CrosstermBackend::new(io::stdout()))
-    })();
+    let r = apply_modes().and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
     if r.is_err() {
         restore();
     }
     r
 }
 
-/// Leave raw mode and the alternate screen, show the cursor, and end the sampler's
-/// child processes. Safe to call twice.
-pub fn restore() {
-    crate::source::sampler::child::kill_all();
+fn apply_modes() -> io::Result<()> {
+    ENTERED.store(true, Ordering::SeqCst);
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
+}
+
+/// Back to the terminal as it was: mouse capture off, main screen, cursor shown,
+/// raw mode off. Only the first call after entering writes anything.
+fn leave_modes() {
     if ENTERED.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             io::stdout(),
@@ -53,6 +88,76 @@ pub fn restore() {
         );
         let _ = disable_raw_mode();
     }
+}
+
+/// Leave raw mode and the alternate screen, show the cursor, and end the sampler's
+/// child processes. Safe to call twice, and from any thread.
+pub fn restore() {
+    let _g = lock_briefly();
+    crate::source::sampler::child::kill_all();
+    leave_modes();
+}
+
+/// Restore the terminal and end the process with `code`, from any thread. A frame
+/// being drawn is finished first; the loop draws nothing after.
+pub fn exit_now(code: i32) -> ! {
+    let _g = lock_briefly();
+    crate::source::sampler::child::kill_all();
+    leave_modes();
+    std::process::exit(code)
+}
+
+/// Unless the process has ended within [`QUIT_GRACE`], end it with `code` (see
+/// [`exit_now`]): the loop may be stuck in long work, and a quit must quit.
+pub fn exit_soon(code: i32) {
+    if LEAVING.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("leet-quit".into())
+        .spawn(move || {
+            std::thread::sleep(QUIT_GRACE);
+            exit_now(code);
+        });
+    if spawned.is_err() {
+        exit_now(code);
+    }
+}
+
+/// Stop the process as a terminal's ctrl+z does: leave the terminal as it was,
+/// stop (SIGSTOP), and once continued (`fg`, SIGCONT) enter raw mode, the alternate
+/// screen and mouse capture again and clear, so the next draw paints every cell.
+///
+/// # Errors
+/// Terminal I/O errors on the way back.
+pub fn suspend(term: &mut Tui) -> io::Result<()> {
+    {
+        let _g = lock_briefly();
+        leave_modes();
+    }
+    // SAFETY: raise has no memory-safety preconditions; SIGSTOP stops the process
+    // until a SIGCONT, then the call returns.
+    unsafe {
+        libc::raise(libc::SIGSTOP);
+    }
+    resume(term)
+}
+
+/// Enter the terminal's modes again and clear the screen, so the next draw paints
+/// every cell: after a stop, whoever ran meanwhile may have changed them.
+///
+/// # Errors
+/// Terminal I/O errors.
+pub fn resume(term: &mut Tui) -> io::Result<()> {
+    {
+        let _g = lock_briefly();
+        apply_modes()?;
+    }
+    // Not `term.clear()`: that asks the terminal where the cursor is and waits for
+    // the answer on crossterm's reader, which never gets it (ours reads the input).
+    // A resize to the current size clears the screen and forgets the last frame.
+    let size = term.size()?;
+    term.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
 }
 
 fn install_panic_hook() {
@@ -66,22 +171,50 @@ fn install_panic_hook() {
     }));
 }
 
-/// SIGTERM, SIGHUP and SIGINT become `Msg::Signal`, so the loop leaves cleanly.
+/// Signals as messages. SIGTERM, SIGHUP and SIGINT become `Msg::Signal`, so the
+/// loop leaves cleanly and exits 128 + the signal; if it has not within
+/// [`QUIT_GRACE`] (busy), or on a second such signal, the process leaves from here.
+/// SIGTSTP becomes `Msg::Suspend`, SIGCONT `Msg::Continued` and SIGWINCH
+/// `Msg::Resize` with the new size.
 ///
 /// # Errors
 /// When the handlers cannot be registered.
-pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<JoinHandle<()>> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGTSTP, SIGWINCH};
+    let mut quit = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+    // On their own thread: these wait for room in the channel, a quit never does.
+    let mut job = signal_hook::iterator::Signals::new([SIGTSTP, SIGCONT, SIGWINCH])?;
+    let quit_tx = tx.clone();
     std::thread::Builder::new()
         .name("leet-signals".into())
         .spawn(move || {
-            for sig in signals.forever() {
-                if tx.send(Msg::Signal(sig)).is_err() {
+            for sig in quit.forever() {
+                if LEAVING.load(Ordering::SeqCst) {
+                    exit_now(128 + sig);
+                }
+                if let Err(TrySendError::Disconnected(_)) = quit_tx.try_send(Msg::Signal(sig)) {
                     // The loop is gone: restore and leave ourselves.
-                    restore();
-                    std::process::exit(128 + sig);
+                    exit_now(128 + sig);
+                }
+                exit_soon(128 + sig);
+            }
+        })?;
+    std::thread::Builder::new()
+        .name("leet-job-signals".into())
+        .spawn(move || {
+            for sig in job.forever() {
+                let msg = match sig {
+                    SIGTSTP => Msg::Suspend,
+                    SIGCONT => Msg::Continued,
+                    _ => match crossterm::terminal::size() {
+                        Ok((w, h)) => Msg::Resize(w, h),
+                        Err(_) => continue,
+                    },
+                };
+                if tx.send(msg).is_err() {
+                    return;
                 }
             }
-        })
+        })?;
+    Ok(())
 }

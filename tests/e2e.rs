@@ -103,20 +103,95 @@ impl Tmux {
         }
     }
 
+    /// An interactive shell with job control (`sh -i`), for ctrl+z and `fg`.
+    fn shell(name: &str, w: u16, h: u16) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = format!("leet-e2e-{name}-{}", std::process::id());
+        let t = Self { socket, dir };
+        t.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+            "env",
+            "-u",
+            "ENV",
+            "PS1=$ ",
+            "sh",
+            "-i",
+        ]);
+        t.wait_for("$", Duration::from_secs(10));
+        t
+    }
+
+    /// Type a line into the pane and press Enter.
+    fn line(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "s", "-l", text]);
+        self.keys(&["Enter"]);
+    }
+
+    /// Bytes as they would come from the terminal, escape sequences included.
+    fn bytes(&self, bytes: &[u8]) {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["send-keys", "-t", "s", "-H"];
+        args.extend(hex.iter().map(String::as_str));
+        self.tmux(&args);
+    }
+
+    fn flag(&self, f: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", "s", f])
+            .trim()
+            .to_owned()
+    }
+
+    fn wait_flag(&self, f: &str, want: &str, timeout: Duration) {
+        let t0 = Instant::now();
+        loop {
+            let got = self.flag(f);
+            if got == want {
+                return;
+            }
+            assert!(
+                t0.elapsed() < timeout,
+                "{f} is {got:?}, want {want:?}; screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The viewer's process id: the child of the pane's shell.
+    fn viewer_pid(&self) -> String {
+        let pid = self.flag("#{pane_pid}");
+        let t0 = Instant::now();
+        loop {
+            let out = Command::new("pgrep").args(["-P", &pid]).output().unwrap();
+            let child = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            if !child.is_empty() {
+                assert!(!child.contains('\n'), "more than one child: {child}");
+                return child;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "viewer process not found"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The terminal is back to normal: main screen, cursor shown, no mouse capture.
     fn assert_restored(&self) {
-        let flag = |f: &str| {
-            self.tmux(&["display-message", "-p", "-t", "s", f])
-                .trim()
-                .to_owned()
-        };
         assert_eq!(
-            flag("#{alternate_on}"),
+            self.flag("#{alternate_on}"),
             "0",
             "still on the alternate screen"
         );
-        assert_eq!(flag("#{cursor_flag}"), "1", "cursor hidden");
-        assert_eq!(flag("#{mouse_any_flag}"), "0", "mouse capture left on");
+        assert_eq!(self.flag("#{cursor_flag}"), "1", "cursor hidden");
+        assert_eq!(self.flag("#{mouse_any_flag}"), "0", "mouse capture left on");
     }
 
     fn exit_code(&self) -> String {
@@ -245,29 +320,224 @@ fn waits_for_a_wandb_file_to_appear() {
     assert_eq!(t.exit_code(), "EXIT:0");
 }
 
+fn kill(sig: &str, pid: &str) {
+    let out = Command::new("kill")
+        .args([&format!("-{sig}"), pid])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kill -{sig} {pid}: {out:?}");
+}
+
+/// The process state letter `ps` shows (`T` when stopped).
+fn process_state(pid: &str) -> String {
+    let out = Command::new("ps")
+        .args(["-o", "stat=", "-p", pid])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 #[test]
-fn sigterm_restores_the_terminal() {
+fn quit_signals_exit_128_plus_the_signal_and_restore_the_terminal() {
     if !have_tmux() {
         eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
         return;
     }
-    let t = Tmux::start("term", &[&fixture("tiny")], 100, 30);
+    let cases = [
+        ("TERM", "EXIT:143"),
+        ("INT", "EXIT:130"),
+        ("HUP", "EXIT:129"),
+    ];
+    let panes: Vec<Tmux> = cases
+        .iter()
+        .map(|(sig, _)| Tmux::start(&format!("sig{sig}"), &[&fixture("tiny")], 100, 30))
+        .collect();
+    for ((sig, want), t) in cases.iter().zip(&panes) {
+        t.wait_for("Metrics [", Duration::from_secs(10));
+        kill(sig, &t.viewer_pid());
+        assert_eq!(t.exit_code(), *want, "after SIG{sig}");
+        t.assert_restored();
+        let s = t.screen();
+        assert!(!s.contains("Metrics ["), "viewer left on screen:\n{s}");
+    }
+}
+
+#[test]
+fn sigterm_and_ctrl_c_quit_even_when_the_loop_is_stuck() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    // LEET_DEBUG_STALL: after the first frame the loop takes no more messages.
+    let run = fixture("tiny");
+    let args = [run.to_str().unwrap()];
+    let term = Tmux::start_env("stall-term", "LEET_DEBUG_STALL=1 ", &args, 100, 30);
+    let cc = Tmux::start_env("stall-cc", "LEET_DEBUG_STALL=1 ", &args, 100, 30);
+    term.wait_flag("#{alternate_on}", "1", Duration::from_secs(10));
+    cc.wait_flag("#{alternate_on}", "1", Duration::from_secs(10));
+    let t0 = Instant::now();
+    kill("TERM", &term.viewer_pid());
+    cc.keys(&["C-c"]);
+    assert_eq!(term.exit_code(), "EXIT:143");
+    assert_eq!(cc.exit_code(), "EXIT:0");
+    eprintln!("both quit (incl. tmux and polling) in {:?}", t0.elapsed());
+    term.assert_restored();
+    cc.assert_restored();
+}
+
+/// Quit with `q` after `stray` came from the terminal (and a pause longer than the
+/// reader's escape timeout).
+fn quits_after_stray(name: &str, stray: &[u8], quit: &str) {
+    let t = Tmux::start(name, &[&fixture("tiny")], 100, 30);
     t.wait_for("Metrics [", Duration::from_secs(10));
-    let pid = t.tmux(&["display-message", "-p", "-t", "s", "#{pane_pid}"]);
-    // The pane runs `sh -c`; signal its child, the viewer.
-    let child = Command::new("pgrep")
-        .args(["-P", pid.trim()])
-        .output()
-        .unwrap();
-    let child = String::from_utf8_lossy(&child.stdout).trim().to_owned();
-    assert!(!child.is_empty(), "viewer process not found");
-    let out = Command::new("kill")
-        .args(["-TERM", &child])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let code = t.exit_code();
-    assert!(code == "EXIT:0", "{code}");
+    t.bytes(stray);
+    if quit == "q" {
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    t.keys(&[quit]);
+    assert_eq!(t.exit_code(), "EXIT:0", "{stray:02x?} then {quit}");
+    t.assert_restored();
+}
+
+#[test]
+fn a_stray_sgr_mouse_prefix_does_not_swallow_q() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    quits_after_stray("stray-sgr", b"\x1b[<", "q");
+}
+
+#[test]
+fn a_stray_normal_mouse_prefix_does_not_swallow_q() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    quits_after_stray("stray-x10", b"\x1b[M", "q");
+}
+
+#[test]
+fn ctrl_c_quits_right_after_a_stray_sequence() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    quits_after_stray("stray-cc", b"\x1b[<", "C-c");
+    quits_after_stray("stray-cc2", b"\x1b[M", "C-c");
+}
+
+#[test]
+fn mouse_wheel_zooms_in_both_mouse_encodings() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("wheel", &[&fixture("tiny")], 100, 30);
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    assert!(!t.screen().contains("zoom"));
+    // Wheel up at column 50, row 8 (over the first chart): SGR, then normal encoding.
+    t.bytes(b"\x1b[<64;50;8M");
+    t.wait_for("acc · zoom", Duration::from_secs(5));
+    t.keys(&["z"]);
+    let t0 = Instant::now();
+    while t.screen().contains("zoom") {
+        assert!(t0.elapsed() < Duration::from_secs(5), "zoom not reset");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.bytes(&[0x1b, b'[', b'M', 64 + 32, 50 + 32, 8 + 32]);
+    t.wait_for("acc · zoom", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+#[test]
+fn resize_redraws_at_the_new_size() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("resize", &[&fixture("tiny")], 100, 30);
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    t.tmux(&["resize-window", "-t", "s", "-x", "70", "-y", "20"]);
+    // The status bar moves to the new last row.
+    let t0 = Instant::now();
+    loop {
+        let s = t.screen();
+        let lines: Vec<&str> = s.lines().collect();
+        if lines.len() == 20 && lines[19].contains("h: help") {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "not redrawn at 70x20:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+#[test]
+fn sigtstp_leaves_the_terminal_and_sigcont_redraws() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::start("tstp", &[&fixture("tiny")], 100, 30);
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    let pid = t.viewer_pid();
+    kill("TSTP", &pid);
+    // Stopped, with the terminal as it was before: main screen, mouse off, cursor.
+    let t0 = Instant::now();
+    while !process_state(&pid).starts_with('T') {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "not stopped: {}",
+            process_state(&pid)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.assert_restored();
+    let s = t.screen();
+    assert!(
+        !s.contains("Metrics ["),
+        "viewer still shown while stopped:\n{s}"
+    );
+    kill("CONT", &pid);
+    // Back on the alternate screen, drawn in full (entering it clears it).
+    t.wait_flag("#{alternate_on}", "1", Duration::from_secs(5));
+    t.wait_for("Metrics [", Duration::from_secs(5));
+    assert_eq!(t.flag("#{mouse_any_flag}"), "1", "mouse capture not back");
+    // Raw mode is back: `q` quits without Enter.
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
+
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+        return;
+    }
+    let t = Tmux::shell("ctrlz", 100, 30);
+    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+    let run = shell_quote(&fixture("tiny"));
+    t.line(&format!("{exe} {run}"));
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    t.keys(&["C-z"]);
+    // The shell has the terminal back, as it left it.
+    t.wait_for("Stopped", Duration::from_secs(5));
+    t.wait_flag("#{alternate_on}", "0", Duration::from_secs(5));
+    t.assert_restored();
+    t.line("fg");
+    t.wait_flag("#{alternate_on}", "1", Duration::from_secs(5));
+    t.wait_for("Metrics [", Duration::from_secs(5));
+    t.keys(&["q"]);
+    t.wait_flag("#{alternate_on}", "0", Duration::from_secs(5));
+    t.line("echo EXIT:$?");
+    t.wait_for("EXIT:0", Duration::from_secs(5));
     t.assert_restored();
 }
 
@@ -338,6 +608,12 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
     // Space draws another run beside it: its reader starts and its lines get a legend.
     t.keys(&["R", "Down", "Space", "Escape"]);
     t.wait_for("■multi-2 ■multi-1", Duration::from_secs(5));
+    // Escape closes the picker (once no sequence follows it); then `q` quits.
+    let t0 = Instant::now();
+    while t.screen().contains("runs in ") {
+        assert!(t0.elapsed() < Duration::from_secs(5), "picker still open");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();

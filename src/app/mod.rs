@@ -419,6 +419,8 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Signal(_) => Effect::QUIT,
+            // The runtime owns the terminal and handles these before the app.
+            Msg::Suspend | Msg::Continued => Effect::NONE,
             Msg::Tagged(tag, m) => self.on_tagged(tag, *m),
         }
     }

@@ -1,0 +1,1112 @@
+//! Terminal input: the bytes read from the tty, split into keys and mouse reports.
+//!
+//! crossterm's own reader waits without limit for the end of an unfinished escape
+//! sequence: a stray `ESC [ <` held back every later key, `ctrl+c` included, until an
+//! `m` arrived. Here a sequence gives up when a byte arrives that cannot continue it
+//! (that byte is then read as a key of its own), or when no byte has arrived for
+//! [`ESC_TIMEOUT`]; a lone ESC is then the Escape key. The events are crossterm's
+//! `KeyEvent` and `MouseEvent`, as crossterm itself reports them, so the app is the
+//! same whichever reader runs.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
+};
+
+/// How long an unfinished escape sequence waits for its next byte. A terminal writes
+/// a sequence at once: its bytes come in one read, or within a few milliseconds
+/// when a slow link splits them; a person pressing Escape and then a key is slower.
+pub const ESC_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// The longest escape sequence kept (an SGR mouse report at column and row 9999 is
+/// 16 bytes): anything longer is garbage and is dropped.
+const MAX_SEQ: usize = 64;
+
+const ESC: u8 = 0x1b;
+
+/// One thing the user did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+}
+
+/// What the bytes at the front of the buffer are.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// The first `n` bytes are this event, or nothing we report (an unknown or
+    /// broken sequence, a terminal's answer to a query).
+    Done(usize, Option<Input>),
+    /// The bytes so far begin a sequence that more bytes may complete.
+    More,
+}
+
+/// Splits a byte stream into events. Holds at most one unfinished sequence.
+#[derive(Debug, Default)]
+pub struct Parser {
+    buf: Vec<u8>,
+}
+
+impl Parser {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add bytes read from the terminal; complete events go to `out`, an unfinished
+    /// sequence at the end waits for more bytes or [`Parser::flush`].
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Input>) {
+        // A lone ESC from an earlier read, then a byte that cannot continue an escape
+        // sequence: Escape was pressed, then that key (a terminal writes Alt+key,
+        // ESC and the key, at once, so they come in one read).
+        if self.buf == [ESC] && bytes.first().is_some_and(|b| !matches!(b, b'[' | b'O')) {
+            out.push(key(KeyCode::Esc, KeyModifiers::NONE));
+            self.buf.clear();
+        }
+        self.buf.extend_from_slice(bytes);
+        let mut at = 0;
+        while at < self.buf.len() {
+            match parse(&self.buf[at..]) {
+                Step::Done(n, ev) => {
+                    out.extend(ev);
+                    at += n.max(1);
+                }
+                Step::More => break,
+            }
+        }
+        self.buf.drain(..at);
+    }
+
+    /// Whether an unfinished sequence waits for more bytes.
+    #[must_use]
+    pub fn pending(&self) -> bool {
+        !self.buf.is_empty()
+    }
+
+    /// No byte came within [`ESC_TIMEOUT`]: give up on the unfinished sequence. A
+    /// lone ESC is the Escape key, ESC `[` and ESC `O` are Alt with that key (as a
+    /// terminal sends them); anything longer was not typed and is dropped.
+    pub fn flush(&mut self, out: &mut Vec<Input>) {
+        let ev = match self.buf.as_slice() {
+            [ESC] => Some(key(KeyCode::Esc, KeyModifiers::NONE)),
+            [ESC, c @ (b'[' | b'O')] => Some(alt(char_key(char::from(*c)))),
+            _ => None,
+        };
+        out.extend(ev);
+        self.buf.clear();
+    }
+}
+
+fn key(code: KeyCode, mods: KeyModifiers) -> Input {
+    Input::Key(KeyEvent::new(code, mods))
+}
+
+/// A typed character: SHIFT for upper case, as crossterm reports it.
+fn char_key(c: char) -> Input {
+    let mods = if c.is_uppercase() {
+        KeyModifiers::SHIFT
+    } else {
+        KeyModifiers::NONE
+    };
+    key(KeyCode::Char(c), mods)
+}
+
+fn alt(ev: Input) -> Input {
+    match ev {
+        Input::Key(mut k) => {
+            k.modifiers |= KeyModifiers::ALT;
+            Input::Key(k)
+        }
+        other => other,
+    }
+}
+
+/// The event at the front of `buf` (not empty).
+fn parse(buf: &[u8]) -> Step {
+    let c = buf[0];
+    let ev = match c {
+        ESC => return parse_esc(buf),
+        b'\r' => key(KeyCode::Enter, KeyModifiers::NONE),
+        b'\t' => key(KeyCode::Tab, KeyModifiers::NONE),
+        0x7f => key(KeyCode::Backspace, KeyModifiers::NONE),
+        // In raw mode \n is ctrl+j (crossterm's reading too): Enter sends \r.
+        0x01..=0x1a => key(
+            KeyCode::Char(char::from(c - 0x01 + b'a')),
+            KeyModifiers::CONTROL,
+        ),
+        0x1c..=0x1f => key(
+            KeyCode::Char(char::from(c - 0x1c + b'4')),
+            KeyModifiers::CONTROL,
+        ),
+        0x00 => key(KeyCode::Char(' '), KeyModifiers::CONTROL),
+        _ => return parse_utf8(buf),
+    };
+    Step::Done(1, Some(ev))
+}
+
+/// A UTF-8 character; a malformed byte is dropped alone, so the next one is read
+/// afresh.
+fn parse_utf8(buf: &[u8]) -> Step {
+    let need = match buf[0] {
+        0x00..=0x7f => 1,
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return Step::Done(1, None),
+    };
+    for (i, &b) in buf.iter().enumerate().take(need).skip(1) {
+        if b & 0xc0 != 0x80 {
+            return Step::Done(i, None);
+        }
+    }
+    if buf.len() < need {
+        return Step::More;
+    }
+    match std::str::from_utf8(&buf[..need])
+        .ok()
+        .and_then(|s| s.chars().next())
+    {
+        Some(c) => Step::Done(need, Some(char_key(c))),
+        // Overlong or surrogate: drop the lead byte, the rest are dropped in turn.
+        None => Step::Done(1, None),
+    }
+}
+
+fn parse_esc(buf: &[u8]) -> Step {
+    let Some(&next) = buf.get(1) else {
+        return Step::More;
+    };
+    match next {
+        b'[' => parse_csi(buf),
+        b'O' => parse_ss3(buf),
+        // Escape pressed twice: the first is a key, the second starts again.
+        ESC => Step::Done(1, Some(key(KeyCode::Esc, KeyModifiers::NONE))),
+        // ESC before a key is Alt with that key (ESC ^C is ctrl+alt+c, which quits).
+        _ => match parse(&buf[1..]) {
+            Step::Done(n, ev) => Step::Done(n + 1, ev.map(alt)),
+            Step::More => Step::More,
+        },
+    }
+}
+
+/// `ESC O x`: cursor and F1–F4 keys in the terminal's application mode.
+fn parse_ss3(buf: &[u8]) -> Step {
+    let Some(&c) = buf.get(2) else {
+        return Step::More;
+    };
+    let code = match c {
+        b'A' => KeyCode::Up,
+        b'B' => KeyCode::Down,
+        b'C' => KeyCode::Right,
+        b'D' => KeyCode::Left,
+        b'H' => KeyCode::Home,
+        b'F' => KeyCode::End,
+        b'M' => KeyCode::Enter,
+        b'P'..=b'S' => KeyCode::F(1 + c - b'P'),
+        0x40..=0x7e => return Step::Done(3, None),
+        // Not a sequence: Alt+O, then the byte as a key of its own.
+        _ => return Step::Done(2, Some(alt(char_key('O')))),
+    };
+    Step::Done(3, Some(key(code, KeyModifiers::NONE)))
+}
+
+/// `ESC [ …`: a control sequence (keys, mouse reports, answers to queries).
+fn parse_csi(buf: &[u8]) -> Step {
+    let Some(&first) = buf.get(2) else {
+        return Step::More;
+    };
+    match first {
+        b'<' => return parse_sgr_mouse(buf),
+        b'M' => return parse_x10_mouse(buf),
+        // The Linux console's F1–F5: ESC [ [ A … ESC [ [ E.
+        b'[' => {
+            return match buf.get(3) {
+                None => Step::More,
+                Some(&c @ b'A'..=b'E') => {
+                    Step::Done(4, Some(key(KeyCode::F(1 + c - b'A'), KeyModifiers::NONE)))
+                }
+                Some(0x40..=0x7e) => Step::Done(4, None),
+                Some(_) => Step::Done(3, None),
+            }
+        }
+        _ => {}
+    }
+    // Parameter and intermediate bytes (0x20–0x3f), then one final byte (0x40–0x7e).
+    for (i, &b) in buf.iter().enumerate().skip(2) {
+        match b {
+            0x20..=0x3f if i < MAX_SEQ => {}
+            0x40..=0x7e => return Step::Done(i + 1, decode_csi(&buf[2..i], b)),
+            // A control byte or a byte that cannot be in a sequence ends it: the
+            // sequence is dropped and the byte read as a key (ctrl+c among them).
+            _ => return Step::Done(i, None),
+        }
+    }
+    Step::More
+}
+
+/// The parameters of a CSI sequence as numbers: `1;5` → [1, 5]; a sub-parameter
+/// (`5:3`) keeps its first part, an empty one is 0, a malformed one None.
+fn numbers(params: &[u8]) -> Option<Vec<(u32, Option<u32>)>> {
+    let s = std::str::from_utf8(params).ok()?;
+    s.split(';')
+        .map(|p| {
+            let mut sub = p.split(':');
+            let num = |x: Option<&str>| -> Option<Option<u32>> {
+                match x {
+                    None => Some(None),
+                    Some("") => Some(Some(0)),
+                    Some(t) => t.parse().ok().map(Some),
+                }
+            };
+            Some((num(sub.next())?.unwrap_or(0), num(sub.next())?))
+        })
+        .collect()
+}
+
+/// xterm's modifier parameter: 1 + bits of shift, alt, ctrl, super, hyper, meta.
+fn modifiers(p: u32) -> KeyModifiers {
+    let m = p.saturating_sub(1);
+    let mut mods = KeyModifiers::NONE;
+    for (bit, flag) in [
+        (1, KeyModifiers::SHIFT),
+        (2, KeyModifiers::ALT),
+        (4, KeyModifiers::CONTROL),
+        (8, KeyModifiers::SUPER),
+        (16, KeyModifiers::HYPER),
+        (32, KeyModifiers::META),
+    ] {
+        if m & bit != 0 {
+            mods |= flag;
+        }
+    }
+    mods
+}
+
+fn kind(k: Option<u32>) -> KeyEventKind {
+    match k {
+        Some(2) => KeyEventKind::Repeat,
+        Some(3) => KeyEventKind::Release,
+        _ => KeyEventKind::Press,
+    }
+}
+
+fn decode_csi(params: &[u8], fin: u8) -> Option<Input> {
+    // Private answers (`?…u`, `?…c`, `>…c`) and bracketed paste are not keys.
+    if params.first().is_some_and(|c| (b'<'..=b'?').contains(c)) {
+        return None;
+    }
+    let nums = if params.is_empty() {
+        Vec::new()
+    } else {
+        numbers(params)?
+    };
+    // The modifier parameter, and the event kind after its colon (kitty).
+    let (mods, kind) = match nums.get(1) {
+        Some(&(m, k)) => (modifiers(m), kind(k)),
+        // `ESC [ 5 A` (a lone parameter) is an older spelling of `ESC [ 1 ; 5 A`.
+        None if fin != b'~' && fin != b'u' => (
+            nums.first()
+                .map_or(KeyModifiers::NONE, |&(m, _)| modifiers(m)),
+            KeyEventKind::Press,
+        ),
+        None => (KeyModifiers::NONE, KeyEventKind::Press),
+    };
+    let code = match fin {
+        b'A' => KeyCode::Up,
+        b'B' => KeyCode::Down,
+        b'C' => KeyCode::Right,
+        b'D' => KeyCode::Left,
+        b'H' => KeyCode::Home,
+        b'F' => KeyCode::End,
+        b'P' => KeyCode::F(1),
+        b'Q' => KeyCode::F(2),
+        b'S' => KeyCode::F(4),
+        b'Z' if nums.is_empty() => {
+            return Some(Input::Key(KeyEvent::new(
+                KeyCode::BackTab,
+                KeyModifiers::SHIFT,
+            )))
+        }
+        b'~' => tilde_key(nums.first()?.0)?,
+        b'u' => return csi_u(&nums, mods, kind),
+        b'M' => return rxvt_mouse(&nums),
+        // `R` is the answer to a cursor position query (and `1;5R` cannot be told
+        // apart from one); focus reports `I`/`O` and the rest are not keys.
+        _ => return None,
+    };
+    Some(Input::Key(KeyEvent::new_with_kind(code, mods, kind)))
+}
+
+/// `ESC [ n ~`: the VT220 keys.
+fn tilde_key(n: u32) -> Option<KeyCode> {
+    let f = |base: u32| u8::try_from(n - base).ok().map(KeyCode::F);
+    match n {
+        1 | 7 => Some(KeyCode::Home),
+        2 => Some(KeyCode::Insert),
+        3 => Some(KeyCode::Delete),
+        4 | 8 => Some(KeyCode::End),
+        5 => Some(KeyCode::PageUp),
+        6 => Some(KeyCode::PageDown),
+        11..=15 => f(10),
+        17..=21 => f(11),
+        23..=26 => f(12),
+        28..=29 => f(15),
+        31..=34 => f(17),
+        _ => None,
+    }
+}
+
+/// `ESC [ codepoint ; mods u` ("fixterms", kitty's keyboard protocol).
+fn csi_u(nums: &[(u32, Option<u32>)], mods: KeyModifiers, kind: KeyEventKind) -> Option<Input> {
+    let c = char::from_u32(nums.first()?.0)?;
+    let code = match c {
+        '\x1b' => KeyCode::Esc,
+        '\r' => KeyCode::Enter,
+        '\t' if mods.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
+        '\t' => KeyCode::Tab,
+        '\x7f' => KeyCode::Backspace,
+        c if c.is_control() => return None,
+        c => KeyCode::Char(c),
+    };
+    Some(Input::Key(KeyEvent::new_with_kind_and_state(
+        code,
+        mods,
+        kind,
+        KeyEventState::NONE,
+    )))
+}
+
+/// The button byte of a mouse report: button, shift/alt/ctrl, motion.
+fn mouse_kind(cb: u32) -> Option<(MouseEventKind, KeyModifiers)> {
+    let button = (cb & 0b11) | ((cb & 0b1100_0000) >> 4);
+    let motion = cb & 0b10_0000 != 0;
+    let kind = match (button, motion) {
+        (0, false) => MouseEventKind::Down(MouseButton::Left),
+        (1, false) => MouseEventKind::Down(MouseButton::Middle),
+        (2, false) => MouseEventKind::Down(MouseButton::Right),
+        (0, true) => MouseEventKind::Drag(MouseButton::Left),
+        (1, true) => MouseEventKind::Drag(MouseButton::Middle),
+        (2, true) => MouseEventKind::Drag(MouseButton::Right),
+        (3, false) => MouseEventKind::Up(MouseButton::Left),
+        (3..=5, true) => MouseEventKind::Moved,
+        (4, false) => MouseEventKind::ScrollUp,
+        (5, false) => MouseEventKind::ScrollDown,
+        (6, false) => MouseEventKind::ScrollLeft,
+        (7, false) => MouseEventKind::ScrollRight,
+        _ => return None,
+    };
+    let mut mods = KeyModifiers::NONE;
+    if cb & 0b100 != 0 {
+        mods |= KeyModifiers::SHIFT;
+    }
+    if cb & 0b1000 != 0 {
+        mods |= KeyModifiers::ALT;
+    }
+    if cb & 0b1_0000 != 0 {
+        mods |= KeyModifiers::CONTROL;
+    }
+    Some((kind, mods))
+}
+
+/// A mouse event at 1-based column `x`, row `y` (0 is read as 1).
+fn mouse(cb: u32, x: u32, y: u32) -> Option<Input> {
+    let (kind, modifiers) = mouse_kind(cb)?;
+    let at = |v: u32| u16::try_from(v.saturating_sub(1)).unwrap_or(u16::MAX);
+    Some(Input::Mouse(MouseEvent {
+        kind,
+        column: at(x),
+        row: at(y),
+        modifiers,
+    }))
+}
+
+/// `ESC [ b ; x ; y M`: urxvt's mouse mode (1015), the button byte + 32.
+fn rxvt_mouse(nums: &[(u32, Option<u32>)]) -> Option<Input> {
+    match nums {
+        [(cb, _), (x, _), (y, _)] => mouse(cb.checked_sub(32)?, *x, *y),
+        _ => None,
+    }
+}
+
+/// `ESC [ < b ; x ; y M` (press) or `m` (release): SGR mouse mode (1006).
+fn parse_sgr_mouse(buf: &[u8]) -> Step {
+    for (i, &b) in buf.iter().enumerate().skip(3) {
+        match b {
+            b'0'..=b'9' | b';' if i < MAX_SEQ => {}
+            b'M' | b'm' => {
+                let ev = numbers(&buf[3..i]).and_then(|n| match n.as_slice() {
+                    [(cb, _), (x, _), (y, _), ..] => {
+                        let ev = mouse(*cb, *x, *y)?;
+                        Some(match ev {
+                            Input::Mouse(mut m) if b == b'm' => {
+                                if let MouseEventKind::Down(button) = m.kind {
+                                    m.kind = MouseEventKind::Up(button);
+                                }
+                                Input::Mouse(m)
+                            }
+                            other => other,
+                        })
+                    }
+                    _ => None,
+                });
+                return Step::Done(i + 1, ev);
+            }
+            // Anything else cannot be in the report: drop what came so far and read
+            // this byte as a key.
+            _ => return Step::Done(i, None),
+        }
+    }
+    Step::More
+}
+
+/// `ESC [ M b x y`: the normal mouse encoding, each value + 32 in one byte.
+fn parse_x10_mouse(buf: &[u8]) -> Step {
+    for i in 3..6 {
+        match buf.get(i) {
+            None => return Step::More,
+            // A control byte cannot be a value: the report is broken.
+            Some(&b) if b < 0x20 => return Step::Done(i, None),
+            Some(_) => {}
+        }
+    }
+    let v = |i: usize| u32::from(buf[i]) - 32;
+    Step::Done(6, mouse(v(3), v(4), v(5)))
+}
+
+/// Read the terminal `fd` until `emit` returns false or the terminal ends. An
+/// unfinished sequence is given up after `timeout` without a byte.
+///
+/// # Errors
+/// A read or poll error, or the end of the input (the terminal went away).
+pub fn read_loop(
+    fd: RawFd,
+    timeout: Duration,
+    mut emit: impl FnMut(Input) -> bool,
+) -> io::Result<()> {
+    let mut parser = Parser::new();
+    let mut buf = [0u8; 4096];
+    let mut out = Vec::new();
+    let mut deadline: Option<Instant> = None;
+    loop {
+        let wait = deadline.map_or(-1, |d| {
+            let left = d.saturating_duration_since(Instant::now());
+            // Round up, so a wait never ends before the deadline.
+            i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+        });
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let r = unsafe { libc::poll(&raw mut pfd, 1, wait) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                parser.flush(&mut out);
+                deadline = None;
+            }
+        } else {
+            // SAFETY: `buf` is valid for `buf.len()` bytes.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => continue,
+                    _ => return Err(e),
+                }
+            }
+            let n = usize::try_from(n).unwrap_or(0);
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the terminal closed",
+                ));
+            }
+            parser.feed(&buf[..n], &mut out);
+            deadline = parser.pending().then(|| Instant::now() + timeout);
+        }
+        for ev in out.drain(..) {
+            if !emit(ev) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The terminal to read keys from: standard input when it is one, else
+/// `/dev/tty` (as crossterm picks it, so raw mode applies to the same device).
+///
+/// # Errors
+/// When there is no terminal.
+pub fn tty() -> io::Result<Tty> {
+    // SAFETY: isatty only inspects the descriptor.
+    if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+        return Ok(Tty::Stdin);
+    }
+    let f = std::fs::File::open("/dev/tty")?;
+    Ok(Tty::Opened(OwnedFd::from(f)))
+}
+
+/// The input terminal (see [`tty`]).
+#[derive(Debug)]
+pub enum Tty {
+    Stdin,
+    Opened(OwnedFd),
+}
+
+impl AsRawFd for Tty {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Tty::Stdin => libc::STDIN_FILENO,
+            Tty::Opened(f) => f.as_raw_fd(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::app::keymap::Key;
+
+    fn feed(bytes: &[u8]) -> (Vec<Input>, Parser) {
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        p.feed(bytes, &mut out);
+        (out, p)
+    }
+
+    /// All events of `bytes`, the unfinished end given up as on a timeout.
+    fn events(bytes: &[u8]) -> Vec<Input> {
+        let (mut out, mut p) = feed(bytes);
+        p.flush(&mut out);
+        out
+    }
+
+    fn k(code: KeyCode, mods: KeyModifiers) -> Input {
+        Input::Key(KeyEvent::new(code, mods))
+    }
+
+    fn plain(code: KeyCode) -> Input {
+        k(code, KeyModifiers::NONE)
+    }
+
+    fn ch(c: char) -> Input {
+        char_key(c)
+    }
+
+    fn ctrl(c: char) -> Input {
+        k(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    fn mouse_at(kind: MouseEventKind, column: u16, row: u16, modifiers: KeyModifiers) -> Input {
+        Input::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers,
+        })
+    }
+
+    /// What terminals send for every key the shipped key map binds (and the other
+    /// names it accepts), read as the key map reads it.
+    const BOUND: &[(&[u8], &str)] = &[
+        (b"q", "q"),
+        (b"N", "N"),
+        (b"R", "R"),
+        (b"/", "/"),
+        (b"\\", "\\"),
+        (b"?", "?"),
+        (b"[", "["),
+        (b"]", "]"),
+        (b"2", "2"),
+        (b" ", "space"),
+        (b"\x03", "ctrl+c"),
+        (b"\x0c", "ctrl+l"),
+        (b"\x15", "ctrl+u"),
+        (b"\x1a", "ctrl+z"),
+        (b"\r", "enter"),
+        (b"\x1bOM", "enter"),
+        (b"\t", "tab"),
+        (b"\x1b[Z", "backtab"),
+        (b"\x1b[Z", "shift+tab"),
+        (b"\x7f", "backspace"),
+        (b"\x1b[3~", "delete"),
+        (b"\x1b[2~", "insert"),
+        (b"\x1b[A", "up"),
+        (b"\x1b[B", "down"),
+        (b"\x1b[C", "right"),
+        (b"\x1b[D", "left"),
+        (b"\x1bOA", "up"),
+        (b"\x1bOB", "down"),
+        (b"\x1bOC", "right"),
+        (b"\x1bOD", "left"),
+        (b"\x1b[H", "home"),
+        (b"\x1b[F", "end"),
+        (b"\x1bOH", "home"),
+        (b"\x1bOF", "end"),
+        (b"\x1b[1~", "home"),
+        (b"\x1b[7~", "home"),
+        (b"\x1b[4~", "end"),
+        (b"\x1b[8~", "end"),
+        (b"\x1b[5~", "pgup"),
+        (b"\x1b[6~", "pgdown"),
+        (b"\x1bOP", "f1"),
+        (b"\x1bOQ", "f2"),
+        (b"\x1bOR", "f3"),
+        (b"\x1bOS", "f4"),
+        (b"\x1b[[A", "f1"),
+        (b"\x1b[[E", "f5"),
+        (b"\x1b[11~", "f1"),
+        (b"\x1b[15~", "f5"),
+        (b"\x1b[17~", "f6"),
+        (b"\x1b[21~", "f10"),
+        (b"\x1b[23~", "f11"),
+        (b"\x1b[24~", "f12"),
+        (b"\x1b[1;5A", "ctrl+up"),
+        (b"\x1b[1;2B", "shift+down"),
+        (b"\x1b[1;3C", "alt+right"),
+        (b"\x1b[1;7D", "ctrl+alt+left"),
+        (b"\x1b[5;5~", "ctrl+pgup"),
+        (b"\x1b[1;5P", "ctrl+f1"),
+        (b"\x1b[15;2~", "shift+f5"),
+        (b"\x1b[5A", "ctrl+up"),
+        (b"\x1bx", "alt+x"),
+        (b"\x1bN", "alt+N"),
+        (b"\x1b\x03", "ctrl+alt+c"),
+        (b"\x1b\x7f", "alt+backspace"),
+        (b"\x1b[113u", "q"),
+        (b"\x1b[99;5u", "ctrl+c"),
+        (b"\x1b[27u", "esc"),
+        (b"\x1b[9;2u", "backtab"),
+    ];
+
+    #[test]
+    fn every_bound_key_reads_as_the_key_map_names_it() {
+        for (bytes, name) in BOUND {
+            let ev = events(bytes);
+            let want = Key::parse(name).unwrap();
+            match ev.as_slice() {
+                [Input::Key(got)] => assert_eq!(
+                    Key::from_event(got),
+                    want,
+                    "{bytes:?} read as {got:?}, the key map means {name}"
+                ),
+                other => panic!("{bytes:?} gave {other:?}, want one key {name}"),
+            }
+        }
+    }
+
+    #[test]
+    fn keys_are_reported_as_crossterm_reports_them() {
+        // The app's tests build keys with these constructors: the reader must agree.
+        assert_eq!(events(b"q"), vec![plain(KeyCode::Char('q'))]);
+        assert_eq!(
+            events(b"N"),
+            vec![k(KeyCode::Char('N'), KeyModifiers::SHIFT)]
+        );
+        assert_eq!(events(b"\x03"), vec![ctrl('c')]);
+        assert_eq!(events(b"\n"), vec![ctrl('j')]);
+        assert_eq!(events(b"\x00"), vec![ctrl(' ')]);
+        assert_eq!(events(b"\x1c\x1f"), vec![ctrl('4'), ctrl('7')]);
+        assert_eq!(
+            events(b"\x1b[Z"),
+            vec![k(KeyCode::BackTab, KeyModifiers::SHIFT)]
+        );
+        let Input::Key(release) = events(b"\x1b[97;1:3u")[0] else {
+            panic!("not a key")
+        };
+        assert_eq!(release.kind, KeyEventKind::Release);
+        assert_eq!(release.code, KeyCode::Char('a'));
+    }
+
+    #[test]
+    fn a_lone_escape_is_the_escape_key_once_nothing_follows() {
+        let (out, mut p) = feed(b"\x1b");
+        assert!(out.is_empty(), "Esc reported before the timeout: {out:?}");
+        assert!(p.pending());
+        let mut out = Vec::new();
+        p.flush(&mut out);
+        assert_eq!(out, vec![plain(KeyCode::Esc)]);
+        assert!(!p.pending());
+        // Twice: the first at once, the second after the timeout.
+        let (out, p) = feed(b"\x1b\x1b");
+        assert_eq!(out, vec![plain(KeyCode::Esc)]);
+        assert!(p.pending());
+        assert_eq!(
+            events(b"\x1b\x1b"),
+            vec![plain(KeyCode::Esc), plain(KeyCode::Esc)]
+        );
+        // ESC, then a key in a later read: Escape, then the key.
+        let (mut out, mut p) = feed(b"\x1b");
+        p.feed(b"q", &mut out);
+        assert_eq!(out, vec![plain(KeyCode::Esc), ch('q')]);
+        assert!(!p.pending());
+        let (mut out, mut p) = feed(b"\x1b");
+        p.feed(b"\x1b", &mut out);
+        assert_eq!(out, vec![plain(KeyCode::Esc)]);
+        assert!(p.pending());
+        // ... but `[` or `O` may continue a sequence split across reads.
+        let (mut out, mut p) = feed(b"\x1b");
+        p.feed(b"[A", &mut out);
+        assert_eq!(out, vec![plain(KeyCode::Up)]);
+        let (mut out, mut p) = feed(b"\x1b");
+        p.feed(b"OP", &mut out);
+        assert_eq!(out, vec![plain(KeyCode::F(1))]);
+        // ESC then a key in the same read is Alt with that key.
+        assert_eq!(
+            events(b"\x1bq"),
+            vec![k(KeyCode::Char('q'), KeyModifiers::ALT)]
+        );
+        assert_eq!(
+            events(b"\x1b["),
+            vec![k(KeyCode::Char('['), KeyModifiers::ALT)]
+        );
+        assert_eq!(
+            events(b"\x1bO"),
+            vec![k(
+                KeyCode::Char('O'),
+                KeyModifiers::ALT | KeyModifiers::SHIFT
+            )]
+        );
+    }
+
+    #[test]
+    fn a_stray_mouse_prefix_does_not_hold_later_keys() {
+        // The issue's reproduction: `ESC [ <` (and `ESC [ M`), then keys.
+        for stray in [
+            &b"\x1b[<"[..],
+            b"\x1b[M",
+            b"\x1b[<0;1",
+            b"\x1b[M ",
+            b"\x1b[1;",
+        ] {
+            // Nothing more: given up on the timeout, reporting nothing...
+            let (out, mut p) = feed(stray);
+            assert!(out.is_empty(), "{stray:?}: {out:?}");
+            assert!(p.pending(), "{stray:?}");
+            let mut out = Vec::new();
+            p.flush(&mut out);
+            assert!(out.is_empty(), "{stray:?} reported {out:?}");
+            // ... and the next key is read.
+            p.feed(b"q", &mut out);
+            assert_eq!(out, vec![ch('q')], "{stray:?}");
+            // ctrl+c cannot be part of any sequence: it ends one at once.
+            let mut bytes = stray.to_vec();
+            bytes.push(0x03);
+            let (out, p) = feed(&bytes);
+            assert_eq!(out, vec![ctrl('c')], "{stray:?} then ctrl+c");
+            assert!(!p.pending());
+        }
+        // A key that cannot be in an SGR report ends it too, and is read.
+        assert_eq!(events(b"\x1b[<q"), vec![ch('q')]);
+        assert_eq!(events(b"\x1b[<1;2q"), vec![ch('q')]);
+        assert_eq!(events(b"\x1b[<\x1b[A"), vec![plain(KeyCode::Up)]);
+        // A byte that cannot be in a CSI sequence ends it, and is read.
+        assert_eq!(
+            events(b"\x1b[1;\x1bq"),
+            vec![k(KeyCode::Char('q'), KeyModifiers::ALT)]
+        );
+        assert_eq!(events(b"\x1b[1\xc3\xa9"), vec![ch('é')]);
+    }
+
+    #[test]
+    fn garbage_and_answers_to_queries_are_not_keys() {
+        for bytes in [
+            &b"\x1b[12;40R"[..], // cursor position
+            b"\x1b[?1;2c",       // device attributes
+            b"\x1b[>0;276;0c",
+            b"\x1b[?7u", // keyboard flags
+            b"\x1b[I",   // focus
+            b"\x1b[O",
+            b"\x1b[200~", // paste markers
+            b"\x1b[201~",
+            b"\x1b[99~",
+            b"\x1b[1;2;3;4;5;6;7;8X",
+            b"\x1b[<1;2M",    // SGR with a missing value
+            b"\x1b[<99;1;1M", // an unknown button
+            b"\x1b[<1;99999999999;1M",
+            b"\x1b[[Z",
+            b"\x1bOz",
+            b"\x1b[4294967296~",
+            b"\xff",
+            b"\x80",
+            b"\xc0\x80",     // overlong
+            b"\xed\xa0\x80", // surrogate
+        ] {
+            assert_eq!(events(bytes), vec![], "{bytes:?}");
+        }
+        // What follows the garbage is read.
+        assert_eq!(events(b"\x1b[12;40Rq\x1b[?1;2cN"), vec![ch('q'), ch('N')]);
+    }
+
+    #[test]
+    fn utf8_characters_whole_or_split() {
+        for s in ["é", "€", "😀", "ü", "日本"] {
+            let want: Vec<Input> = s.chars().map(ch).collect();
+            assert_eq!(events(s.as_bytes()), want, "{s}");
+            let mut p = Parser::new();
+            let mut out = Vec::new();
+            for b in s.as_bytes() {
+                p.feed(&[*b], &mut out);
+            }
+            assert_eq!(out, want, "{s} a byte at a time");
+            assert!(!p.pending());
+        }
+        assert_eq!(
+            events("Ä".as_bytes()),
+            vec![k(KeyCode::Char('Ä'), KeyModifiers::SHIFT)]
+        );
+        // A broken character: the byte that cannot continue it is read afresh.
+        assert_eq!(events(b"\xc3q"), vec![ch('q')]);
+        assert_eq!(events(b"\xe2\x82q"), vec![ch('q')]);
+        assert_eq!(events(b"\xffq\xfe"), vec![ch('q')]);
+        // The start of a character, then nothing: dropped on the timeout.
+        let (out, p) = feed(b"\xe2\x82");
+        assert!(out.is_empty() && p.pending());
+        assert_eq!(events(b"\xe2\x82"), vec![]);
+        // Alt + a non-ASCII character.
+        assert_eq!(
+            events("\x1bé".as_bytes()),
+            vec![k(KeyCode::Char('é'), KeyModifiers::ALT)]
+        );
+    }
+
+    #[test]
+    fn mouse_reports_sgr_normal_and_urxvt() {
+        use MouseButton::{Left, Right};
+        use MouseEventKind::{Down, Drag, Moved, ScrollDown, ScrollUp, Up};
+        let none = KeyModifiers::NONE;
+        let cases: &[(&[u8], Input)] = &[
+            (b"\x1b[<0;10;5M", mouse_at(Down(Left), 9, 4, none)),
+            (b"\x1b[<0;10;5m", mouse_at(Up(Left), 9, 4, none)),
+            (b"\x1b[<2;1;1M", mouse_at(Down(Right), 0, 0, none)),
+            (b"\x1b[<64;80;24M", mouse_at(ScrollUp, 79, 23, none)),
+            (b"\x1b[<65;80;24M", mouse_at(ScrollDown, 79, 23, none)),
+            (b"\x1b[<32;3;4M", mouse_at(Drag(Left), 2, 3, none)),
+            (b"\x1b[<35;3;4M", mouse_at(Moved, 2, 3, none)),
+            (
+                b"\x1b[<16;3;4M",
+                mouse_at(Down(Left), 2, 3, KeyModifiers::CONTROL),
+            ),
+            (
+                b"\x1b[<68;3;4M",
+                mouse_at(ScrollUp, 2, 3, KeyModifiers::SHIFT),
+            ),
+            (b"\x1b[<0;1200;900M", mouse_at(Down(Left), 1199, 899, none)),
+            // Column and row 0 (out of range): read as the first, never underflow.
+            (b"\x1b[<0;0;0M", mouse_at(Down(Left), 0, 0, none)),
+            // A trailing `;`, as crossterm accepts.
+            (b"\x1b[<0;10;5;M", mouse_at(Down(Left), 9, 4, none)),
+            // Normal encoding: ESC [ M, then button, column, row + 32.
+            (b"\x1b[M !!", mouse_at(Down(Left), 0, 0, none)),
+            (b"\x1b[M#*%", mouse_at(Up(Left), 9, 4, none)),
+            (b"\x1b[M`*%", mouse_at(ScrollUp, 9, 4, none)),
+            (b"\x1b[Ma*%", mouse_at(ScrollDown, 9, 4, none)),
+            (b"\x1b[M \x7f\xff", mouse_at(Down(Left), 94, 222, none)),
+            (b"\x1b[M   ", mouse_at(Down(Left), 0, 0, none)),
+            // urxvt: ESC [ button+32 ; column ; row M.
+            (b"\x1b[96;10;5M", mouse_at(ScrollUp, 9, 4, none)),
+            (b"\x1b[32;10;5M", mouse_at(Down(Left), 9, 4, none)),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(events(bytes), vec![*want], "{bytes:?}");
+        }
+        // A normal report whose values include `q` is one report, not a key (`q` is
+        // 81 + 32: the wheel down with ctrl).
+        assert_eq!(
+            events(b"\x1b[Mq!!"),
+            vec![mouse_at(ScrollDown, 0, 0, KeyModifiers::CONTROL)]
+        );
+    }
+
+    /// A stream with every kind of event, for the split tests. Not Alt+key: ESC and a
+    /// key in different reads are Escape and the key (tested above).
+    const STREAM: &[u8] =
+        b"a\x1b[Ab\x1b[<64;10;5Mc\x1b[M`*%\xe2\x82\xac\x1b[1;5A\x1bOP\x1b[15~\r\x1b[<0;1;1m\x03";
+
+    #[test]
+    fn any_split_of_a_stream_gives_the_same_events() {
+        let whole = events(STREAM);
+        assert_eq!(whole.len(), 13, "{whole:?}");
+        for cut in 0..=STREAM.len() {
+            let mut p = Parser::new();
+            let mut out = Vec::new();
+            p.feed(&STREAM[..cut], &mut out);
+            p.feed(&STREAM[cut..], &mut out);
+            assert_eq!(out, whole, "cut at {cut}");
+        }
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        for b in STREAM {
+            p.feed(&[*b], &mut out);
+        }
+        assert_eq!(out, whole, "a byte at a time");
+    }
+
+    #[test]
+    fn random_bytes_never_panic_keep_the_buffer_small_and_then_q_is_q() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+        // Bytes that start and continue sequences, more often than by chance.
+        let alphabet: Vec<u8> = b"\x1b[<M;0123456789~O?mAu\x03\xc3\xa9\xe2\x82\xff "
+            .iter()
+            .copied()
+            .chain(0..=255)
+            .collect();
+        for _ in 0..500 {
+            let mut p = Parser::new();
+            let mut out = Vec::new();
+            let len = rng.random_range(0..400);
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.random_range(0..alphabet.len())])
+                .collect();
+            let mut at = 0;
+            while at < bytes.len() {
+                let n = rng.random_range(1..=16).min(bytes.len() - at);
+                p.feed(&bytes[at..at + n], &mut out);
+                assert!(p.buf.len() <= MAX_SEQ, "{} bytes held", p.buf.len());
+                at += n;
+            }
+            p.flush(&mut out);
+            out.clear();
+            p.feed(b"q", &mut out);
+            assert_eq!(out, vec![ch('q')], "after {bytes:?}");
+        }
+        // One endless parameter run is cut, not kept.
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        p.feed(b"\x1b[", &mut out);
+        for _ in 0..10_000 {
+            p.feed(b"1;", &mut out);
+            assert!(p.buf.len() <= MAX_SEQ);
+        }
+    }
+
+    /// A pipe standing for the terminal.
+    struct Pipe {
+        read: OwnedFd,
+        write: std::fs::File,
+    }
+
+    fn pipe() -> Pipe {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe writes.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: pipe returned two new descriptors that nothing else owns.
+        unsafe {
+            use std::os::fd::FromRawFd;
+            Pipe {
+                read: OwnedFd::from_raw_fd(fds[0]),
+                write: std::fs::File::from_raw_fd(fds[1]),
+            }
+        }
+    }
+
+    /// Run `read_loop` on a thread; events come back with when they were emitted.
+    fn reader(
+        fd: OwnedFd,
+        timeout: Duration,
+    ) -> (
+        std::sync::mpsc::Receiver<(Input, Instant)>,
+        std::thread::JoinHandle<io::Result<()>>,
+    ) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = std::thread::spawn(move || {
+            read_loop(fd.as_raw_fd(), timeout, |ev| {
+                tx.send((ev, Instant::now())).is_ok()
+            })
+        });
+        (rx, h)
+    }
+
+    #[test]
+    fn the_reader_gives_up_on_an_unfinished_sequence_after_the_timeout() {
+        use std::io::Write as _;
+        let Pipe { read, mut write } = pipe();
+        let timeout = Duration::from_millis(50);
+        let (rx, h) = reader(read, timeout);
+        // A lone ESC is Escape, after the timeout and not before.
+        let t0 = Instant::now();
+        write.write_all(b"\x1b").unwrap();
+        let (ev, at) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(ev, plain(KeyCode::Esc));
+        let waited = at - t0;
+        assert!(waited >= timeout, "Esc after {waited:?}");
+        assert!(waited < Duration::from_secs(5), "Esc after {waited:?}");
+        // A stray mouse prefix: nothing, then the next key is read.
+        write.write_all(b"\x1b[<").unwrap();
+        std::thread::sleep(timeout * 4);
+        write.write_all(b"q").unwrap();
+        let (ev, _) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(ev, ch('q'));
+        // The same with `ESC [ M`, whose report would take any three bytes.
+        write.write_all(b"\x1b[M").unwrap();
+        std::thread::sleep(timeout * 4);
+        write.write_all(b"q").unwrap();
+        let (ev, _) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(ev, ch('q'));
+        // The end of the input ends the reader with an error that says so.
+        drop(write);
+        let err = h.join().unwrap().unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(rx.try_recv().is_err(), "an event after the end");
+    }
+
+    #[test]
+    fn the_reader_joins_a_sequence_split_across_reads() {
+        use std::io::Write as _;
+        let Pipe { read, mut write } = pipe();
+        // A long timeout: the pieces arrive well within it, however loaded the machine.
+        let (rx, h) = reader(read, Duration::from_secs(5));
+        for piece in [
+            &b"\x1b"[..],
+            b"[",
+            b"<64;1",
+            b"0;5",
+            b"M",
+            b"\x1b[1;",
+            b"5A",
+        ] {
+            write.write_all(piece).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let (ev, _) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            ev,
+            mouse_at(MouseEventKind::ScrollUp, 9, 4, KeyModifiers::NONE)
+        );
+        let (ev, _) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(ev, k(KeyCode::Up, KeyModifiers::CONTROL));
+        drop(write);
+        assert!(h.join().unwrap().is_err());
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn the_reader_stops_when_told() {
+        use std::io::Write as _;
+        let Pipe { read, mut write } = pipe();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = std::thread::spawn(move || {
+            read_loop(read.as_raw_fd(), ESC_TIMEOUT, |ev| {
+                tx.send(ev).unwrap();
+                false
+            })
+        });
+        write.write_all(b"ab").unwrap();
+        assert!(h.join().unwrap().is_ok());
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![ch('a')]);
+    }
+}
