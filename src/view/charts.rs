@@ -639,6 +639,19 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         theme.heading(),
     );
     let body = layout::grid_body(area);
+    if n == 0 && total == 0 {
+        if let Some(why) = app.unreadable() {
+            // Already sanitized; wrapped so the cause is never cut off.
+            let w = usize::from(body.width.saturating_sub(4)).max(1);
+            let rows = crate::text::wrap(&why, w);
+            let n = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+            let top = body.y + body.height.saturating_sub(n) / 2;
+            for (y, row) in (top..body.bottom()).zip(&rows) {
+                put(buf, body.x + 2, y, row, body.width.saturating_sub(2), theme.bad());
+            }
+            return;
+        }
+    }
     if n == 0 {
         let msg = if total > 0 {
             "no chart matches the filter"
