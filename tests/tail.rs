@@ -226,7 +226,11 @@ fn check_follow(
         f.feed(&data[at..at + n]);
         at += n;
     }
-    assert_eq!(&f.finish(), whole, "{name}: cut at {cut}, then random pieces");
+    assert_eq!(
+        &f.finish(),
+        whole,
+        "{name}: cut at {cut}, then random pieces"
+    );
 }
 
 /// A fixture's `.wandb` file by fixture name.
@@ -425,7 +429,10 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
             app.update(*m);
         }
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        assert!(batches > 1 || chunk > data.len(), "chunk {chunk}: {batches}");
+        assert!(
+            batches > 1 || chunk > data.len(),
+            "chunk {chunk}: {batches}"
+        );
         let got = leet::inspect::damage_json(&app.run.damage);
         assert_eq!(got, want, "chunk {chunk}, {batches} batches");
         assert_eq!(app.run.counts, whole.counts, "chunk {chunk}");
@@ -434,7 +441,10 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
 
 /// The damage lines of `leet inspect` stderr: "skipped N bytes at offset O: reason"
 /// as (offset, len, reason), and the totals line's (spans, bytes).
-fn damage_lines(stderr: &str) -> (Vec<(u64, u64, String)>, Option<(u64, u64)>) {
+/// (offset, len, reason) of a damaged span as `inspect` prints it.
+type SpanLine = (u64, u64, String);
+
+fn damage_lines(stderr: &str) -> (Vec<SpanLine>, Option<(u64, u64)>) {
     let mut spans = Vec::new();
     let mut totals = None;
     for l in stderr.lines() {
@@ -482,7 +492,11 @@ fn inspect_follow_of_a_file_written_in_pieces_equals_inspect_of_the_whole_file()
     for (name, data, cuts) in cases {
         let whole = dir.path().join("whole.wandb");
         std::fs::write(&whole, data).unwrap();
-        let once = leet().args(["inspect", "--json"]).arg(&whole).output().unwrap();
+        let once = leet()
+            .args(["inspect", "--json"])
+            .arg(&whole)
+            .output()
+            .unwrap();
         assert!(once.status.success(), "{name}");
         let summary = leet()
             .args(["inspect", "--summary", "--json"])
@@ -508,10 +522,11 @@ fn inspect_follow_of_a_file_written_in_pieces_equals_inspect_of_the_whole_file()
             .append(true)
             .open(&growing)
             .unwrap();
-        for w in cuts.windows(2).map(|w| (w[0], w[1])).chain([(
-            *cuts.last().unwrap(),
-            data.len(),
-        )]) {
+        for w in cuts
+            .windows(2)
+            .map(|w| (w[0], w[1]))
+            .chain([(*cuts.last().unwrap(), data.len())])
+        {
             std::io::Write::write_all(&mut f, &data[w.0..w.1]).unwrap();
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -524,7 +539,7 @@ fn inspect_follow_of_a_file_written_in_pieces_equals_inspect_of_the_whole_file()
         assert_eq!(a.lines().count(), b.lines().count(), "{name}: records");
         assert!(a == b, "{name}: the records differ");
         let (spans, totals) = damage_lines(&String::from_utf8(out.stderr).unwrap());
-        let want: Vec<(u64, u64, String)> = corruption["spans"]
+        let want: Vec<SpanLine> = corruption["spans"]
             .as_array()
             .unwrap()
             .iter()
@@ -548,4 +563,136 @@ fn inspect_follow_of_a_file_written_in_pieces_equals_inspect_of_the_whole_file()
         let (once_spans, _) = damage_lines(&String::from_utf8(once.stderr).unwrap());
         assert_eq!(spans, once_spans, "{name}: as `inspect` reports them");
     }
+}
+
+/// The screen as text (no colour).
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    t.draw(|f| leet::view::render(f, app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect()
+}
+
+#[test]
+fn a_file_with_a_bad_header_says_what_is_wrong_instead_of_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rest = vec![0u8; 5000];
+    rest[..7].copy_from_slice(&leet::decode::leveldb::FILE_HEADER);
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "notes.wandb",
+            b"PK\x03\x04 a zip, not a run".to_vec(),
+            "':W&B'",
+        ),
+        (
+            "version.wandb",
+            [b":W&B\xE1\xBE\x02".as_slice(), &rest[7..]].concat(),
+            "store version 2",
+        ),
+        ("magic.wandb", b":W&B\x00\x00\x00".to_vec(), "magic 0xBEE1"),
+        // Shorter than the header and not growing (written an hour ago).
+        (
+            "short.wandb",
+            b":W&".to_vec(),
+            "shorter than the 7-byte W&B header (3 bytes)",
+        ),
+    ];
+    for (name, bytes, cause) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let (tx, rx) = mpsc::sync_channel(4);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        leet::source::tail::spawn_tail_tagged(
+            path,
+            tx,
+            TailOptions {
+                chunk: 1 << 20,
+                poll: Duration::from_millis(50),
+            },
+            1,
+            stop.clone(),
+        );
+        let mut app = App::new(Options {
+            color: false,
+            ..Options::default()
+        });
+        app.update(Msg::Resize(100, 30));
+        // Until the reader has said its piece: the error, or (a short file) its bytes.
+        loop {
+            let Msg::Tagged(_, m) = rx.recv_timeout(Duration::from_secs(10)).unwrap() else {
+                continue;
+            };
+            let done = matches!(*m, Msg::Unreadable(_) | Msg::Run(_));
+            app.update(*m);
+            if done {
+                break;
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        app.update(Msg::Tick(leet::source::tail::unix_now()));
+        let why = app.unreadable().unwrap_or_default();
+        assert!(why.contains(name) && why.contains(cause), "{name}: {why:?}");
+        assert_eq!(app.live_state(), leet::app::LiveState::Unreadable, "{name}");
+        assert!(!app.source.loading(), "{name}");
+        let s = screen(&app, 100, 30);
+        assert!(!s.contains("loading"), "{name}: {s}");
+        // The main area (right of the overview), its rows joined.
+        let main: Vec<&str> = s
+            .lines()
+            .filter_map(|l| l.split_once('│').map(|(_, r)| r.trim()))
+            .filter(|r| !r.is_empty())
+            .collect();
+        let main = main.join(" ");
+        assert!(
+            main.contains(name) && main.contains(cause),
+            "{name}: the main area says why: {s}"
+        );
+    }
+}
+
+#[test]
+fn a_file_shorter_than_the_header_is_waited_on_while_it_may_still_grow() {
+    let now = 1_800_000_000.0;
+    let mut app = App::new(Options::default());
+    app.update(Msg::Opened {
+        path: "new.wandb".into(),
+        len: 3,
+        modified: Some(now),
+    });
+    app.update(Msg::Run(leet::msg::RunBatch {
+        read_to: 3,
+        file_len: 3,
+        pending: 3,
+        ..Default::default()
+    }));
+    app.update(Msg::Tick(now + 1.0));
+    assert_eq!(
+        app.unreadable(),
+        None,
+        "just written: the header may follow"
+    );
+    app.update(Msg::Tick(now + 30.0));
+    let why = app.unreadable().unwrap_or_default();
+    assert!(
+        why.starts_with("new.wandb: ") && why.contains("not growing"),
+        "{why}"
+    );
+    // The header arrives: no complaint.
+    app.update(Msg::Run(leet::msg::RunBatch {
+        read_to: 7,
+        file_len: 7,
+        grew_at: Some(now + 31.0),
+        ..Default::default()
+    }));
+    app.update(Msg::Tick(now + 60.0));
+    assert_eq!(app.unreadable(), None);
 }

@@ -625,7 +625,11 @@ mod tests {
         let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
         assert_eq!(got, [&payloads[3], &payloads[4]]);
         for cut in 0..=data.len() {
-            assert_eq!(in_pieces(&data, &[cut]), (recs.clone(), skips.clone()), "cut {cut}");
+            assert_eq!(
+                in_pieces(&data, &[cut]),
+                (recs.clone(), skips.clone()),
+                "cut {cut}"
+            );
         }
     }
 

@@ -438,13 +438,13 @@ impl RunReader {
             }
             f(fr);
         };
-        let end = self
-            .scanner
-            .scan(&self.buf, &mut count)
-            .map_err(|cause| SourceError::BadHeader {
-                path: self.path.clone(),
-                cause,
-            })?;
+        let end =
+            self.scanner
+                .scan(&self.buf, &mut count)
+                .map_err(|cause| SourceError::BadHeader {
+                    path: self.path.clone(),
+                    cause,
+                })?;
         if self.finishing && !poll.more {
             self.scanner.finish(&mut count);
             self.finishing = false;

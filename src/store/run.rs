@@ -1093,6 +1093,56 @@ pub fn glob_match(pattern: &str, s: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn span(offset: u64, len: u64) -> Skip {
+        Skip {
+            offset,
+            len,
+            reason: SkipReason::Checksum,
+        }
+    }
+
+    #[test]
+    fn the_open_span_is_counted_once_however_often_it_grows() {
+        let mut d = DamageReport::default();
+        d.add(span(10, 5));
+        d.set_open(Some(span(100, 20)));
+        d.set_open(Some(span(100, 50)));
+        assert_eq!((d.skipped_spans, d.skipped_bytes), (2, 55));
+        assert_eq!(d.skips, [span(10, 5), span(100, 50)]);
+        // The reader hands on its final form, then a bad record after it.
+        d.add(span(100, 60));
+        d.add(Skip {
+            offset: 200,
+            len: 3,
+            reason: SkipReason::BadRecord,
+        });
+        d.set_open(None);
+        assert_eq!((d.skipped_spans, d.skipped_bytes), (3, 68));
+        assert_eq!(d.skips[..2], [span(10, 5), span(100, 60)]);
+        d.set_open(Some(span(300, 1)));
+        d.set_open(None);
+        assert_eq!(
+            (d.skipped_spans, d.skipped_bytes, d.skips.len()),
+            (3, 68, 3)
+        );
+    }
+
+    #[test]
+    fn absorbing_a_part_keeps_the_open_span_replaceable() {
+        let mut run = Run::new();
+        run.damage.set_open(Some(span(900, 10)));
+        let mut part = Run::new();
+        part.damage.add(span(50, 4));
+        run.absorb(part);
+        assert_eq!(run.damage.skips, [span(50, 4), span(900, 10)]);
+        run.damage.add(span(900, 30));
+        assert_eq!(run.damage.skips, [span(50, 4), span(900, 30)]);
+        assert_eq!(
+            (run.damage.skipped_spans, run.damage.skipped_bytes),
+            (2, 34)
+        );
+    }
+
     #[test]
     fn globs() {
         assert!(glob_match("val/*", "val/acc"));
