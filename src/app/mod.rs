@@ -372,8 +372,9 @@ impl App {
     }
 
     /// Why the run file cannot be shown, naming it: a wrong W&B header, or a file
-    /// shorter than the header that has stopped growing. None while it reads fine
-    /// (or may still: a header being written).
+    /// cut inside the header (1 to 6 bytes) that has stopped growing. None while it
+    /// reads fine, or may still (a header being written). An empty file is an empty
+    /// log, as for wandb's reader (EOF, where 1 to 6 bytes are "unexpected EOF").
     #[must_use]
     pub fn unreadable(&self) -> Option<String> {
         if let Some(e) = &self.source.unreadable {
@@ -383,7 +384,7 @@ impl App {
         let header = crate::decode::leveldb::FILE_HEADER.len() as u64;
         let short = self.source.waiting.is_none()
             && !self.source.loading()
-            && self.source.file_len < header
+            && (1..header).contains(&self.source.file_len)
             && self.run.counts.total == 0;
         (short && self.quiet().is_some_and(|q| q >= LIVE_WINDOW)).then(|| {
             format!(
