@@ -222,7 +222,9 @@ fn check_follow(
     );
     let mut at = cut;
     while at < data.len() {
-        let n = rng.random_range(1..=2 * BLOCK_SIZE).min(data.len() - at);
+        let n = rng
+            .random_range(1..=(data.len() / 8).max(64))
+            .min(data.len() - at);
         f.feed(&data[at..at + n]);
         at += n;
     }
@@ -353,13 +355,13 @@ fn cuts_of_a_multi_block_damaged_fixture_followed_in_random_pieces_equal_one_sho
         }
         let mut cuts: Vec<usize> = edges
             .iter()
-            .flat_map(|&e| e.saturating_sub(8)..(e + 9).min(data.len() + 1))
+            .flat_map(|&e| e.saturating_sub(4)..(e + 5).min(data.len() + 1))
             .collect();
-        cuts.extend((0..40).map(|_| rng.random_range(0..=data.len())));
+        cuts.extend((0..20).map(|_| rng.random_range(0..=data.len())));
         cuts.sort_unstable();
         cuts.dedup();
         for (i, &cut) in cuts.iter().enumerate() {
-            if i % 8 == 0 {
+            if i % 16 == 0 {
                 check_follow(what, data, &with_run, cut, true, &mut rng);
             } else {
                 check_follow(what, data, &frames, cut, false, &mut rng);
