@@ -285,6 +285,9 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
         return Ok(());
     }
     let mut last_growth = Instant::now();
+    // Set for the last poll, which also hands on the damaged span still open at the
+    // end (held while the file might extend it): the same report as a one-shot read.
+    let mut finishing = false;
     let mut line = Vec::with_capacity(4096);
     // File names can hold escape sequences: shown sanitized on stderr.
     let shown = crate::text::sanitize_path(&file);
@@ -331,19 +334,24 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
             return Err(e.into());
         }
         run.damage.incomplete_tail = p.pending;
+        run.damage.set_open(p.open);
         if p.more {
             continue;
         }
-        if !opts.follow || run.exit_code.is_some() {
+        if finishing {
             break;
         }
         if p.bytes > 0 {
             last_growth = Instant::now();
-        } else if opts
-            .idle_timeout
-            .is_some_and(|t| last_growth.elapsed() >= t)
-        {
-            break;
+        }
+        let idle = p.bytes == 0
+            && opts
+                .idle_timeout
+                .is_some_and(|t| last_growth.elapsed() >= t);
+        if !opts.follow || run.exit_code.is_some() || idle {
+            reader.finish();
+            finishing = true;
+            continue;
         }
         out.flush()?;
         std::thread::sleep(Duration::from_millis(50));

@@ -14,6 +14,9 @@ pub struct RunBatch {
     pub records: Vec<(u64, Vec<u8>)>,
     /// Damaged spans skipped.
     pub skips: Vec<Skip>,
+    /// The damaged span at the end of what was read, which more bytes may extend:
+    /// it replaces the one of the batch before (none: no span is open any more).
+    pub open: Option<Skip>,
     /// Bytes of the file read so far.
     pub read_to: u64,
     /// Length of the file when read.
@@ -54,6 +57,9 @@ pub enum Msg {
     /// Wall clock, Unix seconds (about once a second).
     Tick(f64),
     SourceError(String),
+    /// The run file is not a `.wandb` log this reader can read (its header is wrong):
+    /// the file's name and the cause. Nothing is read from it unless it is replaced.
+    Unreadable(String),
     Sample(Sample),
     /// SIGTERM / SIGHUP / SIGINT: leave cleanly.
     Signal(i32),

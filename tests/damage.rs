@@ -143,11 +143,26 @@ fn check_damage(name: &str, clean: &[u8], damaged: &[u8], lo: u64, hi: u64) {
             "{name}: records lost without a report (damage {lo}..{hi})"
         );
     }
+    // Spans lie inside the file, in order, never overlap, and the byte count is
+    // their sum: nothing is counted twice or past the end.
+    let mut at = 0;
+    for s in &skips {
+        assert!(
+            s.offset >= at && s.len > 0 && s.end() <= damaged.len() as u64,
+            "{name}: span {s:?} after {at} in a {}-byte file",
+            damaged.len()
+        );
+        at = s.end();
+    }
     // The run model survives and reports the same.
     let run = run_of(damaged);
     assert_eq!(
         run.damage.skipped_spans,
         skips.len() as u64 + run.damage.bad_records
+    );
+    assert_eq!(
+        run.damage.skipped_bytes,
+        run.damage.skips.iter().map(|s| s.len).sum::<u64>()
     );
 }
 

@@ -501,3 +501,31 @@ fn status_hints_name_the_remapped_keys() {
     let status = s.lines().nth(29).unwrap();
     assert!(status.contains("ctrl+r: 5 runs · f1: help"), "{status}");
 }
+
+#[test]
+fn a_bad_header_is_said_in_the_main_area() {
+    use leet::decode::leveldb::HeaderError;
+    use leet::source::file::SourceError;
+    // What the reader says of a file whose header has store version 3; the name
+    // carries an escape sequence, which must not reach the terminal.
+    let path = std::path::PathBuf::from("runs/evil\u{1b}[2J.wandb");
+    let why = SourceError::BadHeader {
+        path: path.clone(),
+        cause: HeaderError::Version(3),
+    }
+    .to_string();
+    let (w, h) = (80, 24);
+    let mut app = App::new(no_color());
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path,
+        len: 4096,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Unreadable(why));
+    app.update(Msg::Tick(NOW));
+    let s = screen(&app, w, h);
+    assert!(!s.contains("loading") && !s.contains('\u{1b}'), "{s}");
+    assert!(s.contains("version 3"), "{s}");
+    insta::assert_snapshot!(format!("bad_header_{w}x{h}"), s);
+}

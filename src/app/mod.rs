@@ -76,13 +76,15 @@ pub struct SourceState {
     pub grew: bool,
     /// Last source error, as text.
     pub error: Option<String>,
+    /// The file cannot be read as a `.wandb` log: its name and why (sanitized).
+    pub unreadable: Option<String>,
 }
 
 impl SourceState {
     /// Still reading what the file already held.
     #[must_use]
     pub fn loading(&self) -> bool {
-        self.read_to < self.file_len
+        self.read_to < self.file_len && self.unreadable.is_none()
     }
 }
 
@@ -99,6 +101,8 @@ pub enum LiveState {
     Running(f64),
     /// No exit record and quiet for longer than the stale limit.
     MaybeCrashed(f64),
+    /// The file is not a `.wandb` log that can be read (see [`App::unreadable`]).
+    Unreadable,
 }
 
 /// A row of the run overview sidebar.
@@ -338,31 +342,57 @@ impl App {
     /// Liveness for the status bar.
     #[must_use]
     pub fn live_state(&self) -> LiveState {
+        if self.unreadable().is_some() {
+            return LiveState::Unreadable;
+        }
         match self.run.exit_code {
             Some(0) => LiveState::Finished,
             Some(c) => LiveState::Failed(c),
             // The exit record is usually the last one: don't call a run crashed (or
             // quiet) before the whole file has been read once.
             None if self.source.loading() => LiveState::Loading,
-            None => {
-                // Until the file grows, its mtime may be a copy's (cp, git clone):
-                // the newest record's own time says better when the run went quiet.
-                let last = match self.source.last_growth {
-                    Some(m) if !self.source.grew => {
-                        Some(self.run.last_time.map_or(m, |r| r.min(m)))
-                    }
-                    other => other,
-                };
-                let quiet = last.map_or(0.0, |t| (self.now - t).max(0.0));
-                if last.is_none() || quiet < LIVE_WINDOW {
-                    LiveState::Live
-                } else if quiet < self.stale_after {
-                    LiveState::Running(quiet)
-                } else {
-                    LiveState::MaybeCrashed(quiet)
-                }
-            }
+            None => match self.quiet() {
+                None => LiveState::Live,
+                Some(q) if q < LIVE_WINDOW => LiveState::Live,
+                Some(q) if q < self.stale_after => LiveState::Running(q),
+                Some(q) => LiveState::MaybeCrashed(q),
+            },
         }
+    }
+
+    /// Seconds since the run last showed a sign of life (None: no clue yet).
+    fn quiet(&self) -> Option<f64> {
+        // Until the file grows, its mtime may be a copy's (cp, git clone): the newest
+        // record's own time says better when the run went quiet.
+        let last = match self.source.last_growth {
+            Some(m) if !self.source.grew => Some(self.run.last_time.map_or(m, |r| r.min(m))),
+            other => other,
+        };
+        last.map(|t| (self.now - t).max(0.0))
+    }
+
+    /// Why the run file cannot be shown, naming it: a wrong W&B header, or a file
+    /// cut inside the header (1 to 6 bytes) that has stopped growing. None while it
+    /// reads fine, or may still (a header being written). An empty file is an empty
+    /// log, as for wandb's reader (EOF, where 1 to 6 bytes are "unexpected EOF").
+    #[must_use]
+    pub fn unreadable(&self) -> Option<String> {
+        if let Some(e) = &self.source.unreadable {
+            return Some(e.clone());
+        }
+        let path = self.source.path.as_ref()?;
+        let header = crate::decode::leveldb::FILE_HEADER.len() as u64;
+        let short = self.source.waiting.is_none()
+            && !self.source.loading()
+            && (1..header).contains(&self.source.file_len)
+            && self.run.counts.total == 0;
+        (short && self.quiet().is_some_and(|q| q >= LIVE_WINDOW)).then(|| {
+            format!(
+                "{path}: {} ({} bytes) and it is not growing",
+                crate::decode::leveldb::HeaderError::TooShort,
+                self.source.file_len
+            )
+        })
     }
 
     /// Apply one message.
@@ -414,6 +444,10 @@ impl App {
                 self.source.error = Some(crate::text::sanitize(&e));
                 Effect::REDRAW
             }
+            Msg::Unreadable(e) => {
+                self.source.unreadable = Some(crate::text::sanitize(&e));
+                Effect::REDRAW
+            }
             Msg::Sample(s) => {
                 self.apply_sample(&s);
                 Effect::REDRAW
@@ -440,7 +474,10 @@ impl App {
         for s in b.skips {
             self.run.skip(s);
         }
+        self.run.damage.set_open(b.open);
         self.run.damage.incomplete_tail = b.pending;
+        // A batch comes only from a file whose header reads.
+        self.source.unreadable = None;
         self.source.read_to = b.read_to;
         self.source.file_len = self.source.file_len.max(b.file_len).max(b.read_to);
         if b.read_to == b.file_len {

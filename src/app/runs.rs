@@ -268,4 +268,5 @@ fn apply_to(run: &mut Run, b: RunBatch, max_points: usize) {
     for s in b.skips {
         run.skip(s);
     }
+    run.damage.set_open(b.open);
 }

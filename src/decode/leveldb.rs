@@ -1,7 +1,7 @@
 //! LevelDB-log framing of `.wandb` files: the 7-byte W&B file header, 32 KiB blocks,
 //! 7-byte chunk headers, FULL/FIRST/MIDDLE/LAST reassembly and CRC-32 (IEEE) checks.
 //!
-//! [`scan`] works on a byte slice that starts at a known absolute file offset and
+//! [`Scanner`] works on byte slices that start at a known absolute file offset and
 //! never touches files. It hands every complete record and every skipped span to a
 //! callback and returns how many bytes were fully consumed, so a tailing reader can
 //! keep the rest (a record still being written) and call it again when the file grows.
@@ -27,19 +27,32 @@ const LAST: u8 = 4;
 /// Why the file header was rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeaderError {
-    /// Fewer than 7 bytes so far (a live file may still get them).
+    /// Fewer than 7 bytes so far, all of them a prefix of the header (a live file
+    /// may still get the rest).
     TooShort,
-    /// The bytes are not `:W&B`, magic `0xBEE1`, version 0.
-    Mismatch,
+    /// The file does not start with the ident `:W&B`.
+    NotWandb,
+    /// The ident is right but the magic is not `0xBEE1`.
+    BadMagic,
+    /// A store version other than 0 (only version 0 was ever written; a writer raises
+    /// it to make older readers refuse the file).
+    Version(u8),
 }
 
 impl fmt::Display for HeaderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HeaderError::TooShort => write!(f, "file is shorter than the 7-byte W&B header"),
-            HeaderError::Mismatch => write!(
+            HeaderError::NotWandb => write!(
                 f,
-                "bad header: expected ':W&B' magic 0xBEE1 version 0 (not a .wandb transaction log)"
+                "bad header: not a .wandb transaction log (it does not start with ':W&B')"
+            ),
+            HeaderError::BadMagic => {
+                write!(f, "bad header: ':W&B' is not followed by the magic 0xBEE1")
+            }
+            HeaderError::Version(v) => write!(
+                f,
+                "bad header: unsupported .wandb store version {v} (this reader knows version 0)"
             ),
         }
     }
@@ -48,14 +61,24 @@ impl fmt::Display for HeaderError {
 /// Check the 7-byte file header at the start of `data`.
 ///
 /// # Errors
-/// [`HeaderError::TooShort`] if fewer than 7 bytes are present, [`HeaderError::Mismatch`]
-/// if they are not the W&B header.
+/// [`HeaderError::TooShort`] if fewer than 7 bytes are present and they agree with
+/// the header so far; otherwise the first part that differs.
 pub fn check_header(data: &[u8]) -> Result<(), HeaderError> {
-    match data.get(..FILE_HEADER.len()) {
-        None if FILE_HEADER.starts_with(data) => Err(HeaderError::TooShort),
-        None => Err(HeaderError::Mismatch),
-        Some(h) if h == FILE_HEADER => Ok(()),
-        Some(_) => Err(HeaderError::Mismatch),
+    let h = &data[..data.len().min(FILE_HEADER.len())];
+    let part = |r: std::ops::Range<usize>| {
+        let r = r.start.min(h.len())..r.end.min(h.len());
+        h[r.clone()] == FILE_HEADER[r]
+    };
+    if !part(0..4) {
+        Err(HeaderError::NotWandb)
+    } else if !part(4..6) {
+        Err(HeaderError::BadMagic)
+    } else if h.len() < FILE_HEADER.len() {
+        Err(HeaderError::TooShort)
+    } else if h[6] != FILE_HEADER[6] {
+        Err(HeaderError::Version(h[6]))
+    } else {
+        Ok(())
     }
 }
 
@@ -101,7 +124,7 @@ impl fmt::Display for SkipReason {
 }
 
 /// A span of the file whose records were lost.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Skip {
     /// Absolute file offset where the span starts.
     pub offset: u64,
@@ -109,6 +132,14 @@ pub struct Skip {
     pub len: u64,
     /// What was wrong at its start.
     pub reason: SkipReason,
+}
+
+impl Skip {
+    /// Absolute offset just past the span.
+    #[must_use]
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
 }
 
 /// What [`scan`] hands to its callback.
@@ -154,7 +185,7 @@ impl SkipRun {
             return;
         }
         if let Some(cur) = &mut self.cur {
-            if cur.offset + cur.len == offset {
+            if cur.end() == offset {
                 cur.len = end - cur.offset;
                 return;
             }
@@ -178,128 +209,199 @@ fn block_end(abs: u64) -> u64 {
     (abs / BLOCK_SIZE as u64 + 1) * BLOCK_SIZE as u64
 }
 
-/// Scan `data`, whose first byte is at absolute file offset `base`.
+/// Reads the framing incrementally, from input handed in pieces as a file grows.
 ///
-/// `base` must be 0 (the header is checked and skipped), or the offset of a chunk
-/// boundary from an earlier [`ScanEnd::consumed`]. Every complete record and every
-/// skipped span is passed to `emit` in file order.
-///
-/// # Errors
-/// Only the file header can fail (at `base == 0`); damage after it is reported
-/// through [`Frame::Skip`] and never stops the scan.
-pub fn scan<'a, F>(data: &'a [u8], base: u64, mut emit: F) -> Result<ScanEnd, HeaderError>
-where
-    F: FnMut(Frame<'a>),
-{
-    let mut pos: usize = 0;
-    if base == 0 {
-        if let Err(e) = check_header(data) {
-            return match e {
-                HeaderError::TooShort => Ok(ScanEnd {
-                    consumed: 0,
-                    pending: data.len(),
-                }),
-                HeaderError::Mismatch => Err(e),
-            };
-        }
-        pos = FILE_HEADER.len();
+/// The same bytes give the same frames however they are cut into calls to
+/// [`Scanner::scan`]: a frame is handed on only once no later byte can change it.
+/// Damage carries over from one call to the next. A chunk that sends the reader on
+/// to the next block also skips the bytes of that block that have not arrived yet,
+/// as they arrive; and a damaged span is held open ([`Scanner::open_skip`]) while the
+/// bytes after it may still extend it. So spans never overlap, never cover bytes past
+/// the input, and damage read in many pieces is one span, as in a one-shot read.
+#[derive(Debug, Clone, Default)]
+pub struct Scanner {
+    /// Absolute offset of the first byte the next call expects.
+    base: u64,
+    /// Recovery in progress: the bytes up to this absolute offset (the end of a
+    /// damaged block) are skipped when they arrive, as part of `open`.
+    skip_to: Option<(u64, SkipReason)>,
+    /// The last damaged span, not handed on yet: the input ends inside it, or only
+    /// chunks that may still turn out damaged follow it.
+    open: Option<Skip>,
+}
+
+impl Scanner {
+    /// A scanner for a file read from its start (the header is checked first).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
     }
-    let abs = |p: usize| base + p as u64;
-    let end = data.len();
-    let mut pending: Option<Pending> = None;
-    let mut skips = SkipRun { cur: None };
-    // Start of the record being assembled, or of the next chunk: where a resume starts.
-    let mut resume = pos;
 
-    loop {
-        let a = abs(pos);
-        let in_block = (a % BLOCK_SIZE as u64) as usize;
-        let left = BLOCK_SIZE - in_block;
-        if left < CHUNK_HEADER_LEN {
-            // Block trailer: 0..=6 padding bytes, never a chunk.
-            if pos + left > end {
-                break;
-            }
-            pos += left;
-            if pending.is_none() {
-                resume = pos;
-            }
-            continue;
+    /// A scanner that starts at `base`: 0 (the header is checked), or the offset of a
+    /// chunk boundary.
+    #[must_use]
+    pub fn at(base: u64) -> Self {
+        Self {
+            base,
+            ..Self::default()
         }
-        if pos + CHUNK_HEADER_LEN > end {
-            break;
-        }
-        let h = &data[pos..pos + CHUNK_HEADER_LEN];
-        let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
-        let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
-        let kind = h[6];
-        let next_block = (block_end(a) - base) as usize;
+    }
 
-        // Drop the record in progress (if any) and skip to the next block.
-        let corrupt = |pos: &mut usize,
-                       pending: &mut Option<Pending>,
-                       skips: &mut SkipRun,
-                       reason,
-                       emit: &mut F| {
-            let from = pending.take().map_or(a, |p| p.start);
-            skips.add(from, block_end(a), reason, emit);
-            *pos = next_block;
+    /// Absolute offset of the first byte the next [`Scanner::scan`] expects: its input
+    /// starts with the bytes an earlier scan did not consume.
+    #[must_use]
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The damaged span at the end of the input so far, not yet handed on because more
+    /// bytes may extend it: part of the damage "so far" on a live file. Its length
+    /// never reaches past the input.
+    #[must_use]
+    pub fn open_skip(&self) -> Option<Skip> {
+        self.open
+    }
+
+    /// The input is complete: hand on the open span, if any.
+    pub fn finish<'a, F: FnMut(Frame<'a>)>(&mut self, mut emit: F) {
+        if let Some(s) = self.open.take() {
+            emit(Frame::Skip(s));
+        }
+    }
+
+    /// Scan `data`, whose first byte is at [`Scanner::base`]: the bytes the last call
+    /// did not consume, then whatever has been appended since. Every complete record
+    /// and every finished damaged span is passed to `emit` in file order.
+    ///
+    /// # Errors
+    /// Only the file header can fail (at base 0); damage after it is reported
+    /// through [`Frame::Skip`] and never stops the scan.
+    pub fn scan<'a, F>(&mut self, data: &'a [u8], mut emit: F) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        let base = self.base;
+        let end = data.len();
+        let abs = |p: usize| base + p as u64;
+        let rel = |a: u64| usize::try_from(a - base).map_or(end, |p| p.min(end));
+        let mut pos: usize = 0;
+        if base == 0 {
+            match check_header(data) {
+                Ok(()) => pos = FILE_HEADER.len(),
+                Err(HeaderError::TooShort) => {
+                    return Ok(ScanEnd {
+                        consumed: 0,
+                        pending: end,
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let mut skips = SkipRun {
+            cur: self.open.take(),
         };
-
-        if stored == 0 && len == 0 && kind == 0 {
-            // Zero-filled space. If zeros run to the end of what we have, the writer
-            // may not have filled it yet: wait rather than report damage.
-            let span_end = next_block.min(end);
-            if next_block > end && data[pos..span_end].iter().all(|&b| b == 0) && pending.is_none()
-            {
-                break;
+        let mut skip_to = self.skip_to.take();
+        if let Some((to, reason)) = skip_to {
+            // The rest of a damaged block, as far as it has arrived.
+            pos = rel(to.max(base));
+            skips.add(base, abs(pos), reason, &mut emit);
+            if abs(pos) >= to {
+                skip_to = None;
             }
-            corrupt(
-                &mut pos,
-                &mut pending,
-                &mut skips,
-                SkipReason::ZeroFilled,
-                &mut emit,
-            );
-            if pending.is_none() {
-                resume = pos.min(end);
-            }
-            if pos > end {
-                pos = end;
-                resume = end;
-                break;
-            }
-            continue;
         }
-        if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
-            corrupt(
-                &mut pos,
-                &mut pending,
-                &mut skips,
-                SkipReason::ChunkTooLong,
-                &mut emit,
-            );
-        } else if pos + CHUNK_HEADER_LEN + len > end {
-            break;
-        } else if crc32fast::hash(&data[pos + 6..pos + CHUNK_HEADER_LEN + len]) != stored {
-            corrupt(
-                &mut pos,
-                &mut pending,
-                &mut skips,
-                SkipReason::Checksum,
-                &mut emit,
-            );
-        } else if !(FULL..=LAST).contains(&kind) {
-            // An intact chunk (its checksum holds) of a type the format does not have:
-            // drop just it and the record it interrupts, and read on from the next chunk,
-            // as LevelDB's reader does. The rest of the block is fine.
+        let mut pending: Option<Pending> = None;
+
+        while skip_to.is_none() {
+            let a = abs(pos);
+            let in_block = (a % BLOCK_SIZE as u64) as usize;
+            let left = BLOCK_SIZE - in_block;
+            if left < CHUNK_HEADER_LEN {
+                // Block trailer: 0..=6 padding bytes, never a chunk.
+                if pos + left > end {
+                    break;
+                }
+                pos += left;
+                continue;
+            }
+            if pos + CHUNK_HEADER_LEN > end {
+                break;
+            }
+            let h = &data[pos..pos + CHUNK_HEADER_LEN];
+            let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+            let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+            let kind = h[6];
+            let next_block = block_end(a);
+
+            // Drop the record in progress (if any) and skip to the next block: the
+            // span ends where the input does, and the bytes of this block that have
+            // not arrived are skipped by the next calls. Returns where to go on.
+            let corrupt = |pending: &mut Option<Pending>,
+                           skips: &mut SkipRun,
+                           skip_to: &mut Option<(u64, SkipReason)>,
+                           reason,
+                           emit: &mut F| {
+                let from = pending.take().map_or(a, |p| p.start);
+                skips.add(from, next_block.min(abs(end)), reason, emit);
+                if next_block > abs(end) {
+                    *skip_to = Some((next_block, reason));
+                }
+                rel(next_block)
+            };
+
+            if stored == 0 && len == 0 && kind == 0 {
+                // Zero-filled space. If zeros run to the end of what we have, the writer
+                // may not have filled it yet: wait rather than report damage.
+                if next_block > abs(end)
+                    && pending.is_none()
+                    && data[pos..end].iter().all(|&b| b == 0)
+                {
+                    break;
+                }
+                pos = corrupt(
+                    &mut pending,
+                    &mut skips,
+                    &mut skip_to,
+                    SkipReason::ZeroFilled,
+                    &mut emit,
+                );
+                continue;
+            }
+            if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
+                // Known from the header alone, whether or not the rest of the block
+                // has arrived.
+                pos = corrupt(
+                    &mut pending,
+                    &mut skips,
+                    &mut skip_to,
+                    SkipReason::ChunkTooLong,
+                    &mut emit,
+                );
+                continue;
+            }
+            if pos + CHUNK_HEADER_LEN + len > end {
+                break;
+            }
             let chunk_end = pos + CHUNK_HEADER_LEN + len;
-            let from = pending.take().map_or(a, |p| p.start);
-            skips.add(from, abs(chunk_end), SkipReason::BadChunkType, &mut emit);
-            pos = chunk_end;
-        } else {
-            let payload = &data[pos + CHUNK_HEADER_LEN..pos + CHUNK_HEADER_LEN + len];
-            let chunk_end = pos + CHUNK_HEADER_LEN + len;
+            if crc32fast::hash(&data[pos + 6..chunk_end]) != stored {
+                pos = corrupt(
+                    &mut pending,
+                    &mut skips,
+                    &mut skip_to,
+                    SkipReason::Checksum,
+                    &mut emit,
+                );
+                continue;
+            }
+            if !(FULL..=LAST).contains(&kind) {
+                // An intact chunk (its checksum holds) of a type the format does not have:
+                // drop just it and the record it interrupts, and read on from the next chunk,
+                // as LevelDB's reader does. The rest of the block is fine.
+                let from = pending.take().map_or(a, |p| p.start);
+                skips.add(from, abs(chunk_end), SkipReason::BadChunkType, &mut emit);
+                pos = chunk_end;
+                continue;
+            }
+            let payload = &data[pos + CHUNK_HEADER_LEN..chunk_end];
             match kind {
                 FULL | FIRST => {
                     if let Some(p) = pending.take() {
@@ -346,23 +448,37 @@ where
             }
             pos = chunk_end;
         }
-        if pending.is_none() {
-            resume = pos.min(end);
-        }
-        if pos >= end {
-            pos = end;
-            break;
-        }
+        // A record still being assembled is scanned again from its start next time;
+        // nothing after its start has been handed on or changed any state.
+        let consumed = match &pending {
+            Some(p) => rel(p.start),
+            None => pos,
+        };
+        self.open = skips.cur;
+        self.skip_to = skip_to;
+        self.base += consumed as u64;
+        Ok(ScanEnd {
+            consumed,
+            pending: end - consumed,
+        })
     }
-    skips.flush(&mut emit);
-    let consumed = match &pending {
-        Some(p) => (p.start - base) as usize,
-        None => resume.min(pos),
-    };
-    Ok(ScanEnd {
-        consumed,
-        pending: end - consumed,
-    })
+}
+
+/// Scan all of a file's bytes at once: `data` starts at absolute offset `base` (0, or
+/// a chunk boundary) and is all there is. The same frames as a [`Scanner`] fed the
+/// same bytes in any pieces, then finished.
+///
+/// # Errors
+/// Only the file header can fail (at `base == 0`); damage after it is reported
+/// through [`Frame::Skip`] and never stops the scan.
+pub fn scan<'a, F>(data: &'a [u8], base: u64, mut emit: F) -> Result<ScanEnd, HeaderError>
+where
+    F: FnMut(Frame<'a>),
+{
+    let mut s = Scanner::at(base);
+    let end = s.scan(data, &mut emit)?;
+    s.finish(&mut emit);
+    Ok(end)
 }
 
 /// Writes records in the same framing (header, chunking across blocks, zero padding,
@@ -446,6 +562,104 @@ mod tests {
         (recs, skips, end)
     }
 
+    /// One incremental call: what it handed on.
+    fn feed(s: &mut Scanner, data: &[u8]) -> Scanned {
+        let mut recs = Vec::new();
+        let mut skips = Vec::new();
+        let end = s
+            .scan(data, |f| match f {
+                Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
+                Frame::Skip(s) => skips.push(s),
+            })
+            .expect("header");
+        (recs, skips, end)
+    }
+
+    /// `data` fed in pieces cut at `cuts`, then finished: records and skips.
+    fn in_pieces(data: &[u8], cuts: &[usize]) -> (Vec<(u64, Vec<u8>)>, Vec<Skip>) {
+        let mut s = Scanner::new();
+        let (mut recs, mut skips) = (Vec::new(), Vec::new());
+        let mut buf = Vec::new();
+        let mut from = 0;
+        for &c in cuts.iter().chain(&[data.len()]) {
+            buf.extend_from_slice(&data[from..c]);
+            from = c;
+            let (r, k, end) = feed(&mut s, &buf);
+            recs.extend(r);
+            skips.extend(k);
+            buf.drain(..end.consumed);
+        }
+        s.finish(|f| {
+            if let Frame::Skip(k) = f {
+                skips.push(k);
+            }
+        });
+        (recs, skips)
+    }
+
+    #[test]
+    fn a_chunk_too_long_for_its_block_is_the_same_damage_at_every_cut() {
+        // The first chunk claims 65535 bytes: damage known from its header alone. The
+        // rest of block 0 is lost however it arrives, and block 1 is read.
+        // Record 2 runs from block 0 into block 1; its LAST there is an orphan that
+        // extends the same span.
+        let (mut data, payloads) = sample(&[40, 30, 40_000, 50, 60]);
+        let record3 = {
+            let mut w = Writer::new();
+            for p in &payloads[..3] {
+                w.append(p);
+            }
+            w.bytes().len() as u64
+        };
+        data[7 + 4..7 + 6].copy_from_slice(&u16::MAX.to_le_bytes());
+        let (recs, skips, _) = collect(&data, 0);
+        assert_eq!(
+            skips,
+            [Skip {
+                offset: 7,
+                len: record3 - 7,
+                reason: SkipReason::ChunkTooLong,
+            }]
+        );
+        assert!(record3 > BLOCK_SIZE as u64);
+        let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+        assert_eq!(got, [&payloads[3], &payloads[4]]);
+        for cut in 0..=data.len() {
+            assert_eq!(
+                in_pieces(&data, &[cut]),
+                (recs.clone(), skips.clone()),
+                "cut {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_span_never_reaches_past_the_input() {
+        // A bad chunk in a 114-byte file is 107 bytes of damage, not the rest of a block.
+        let (mut data, _) = sample(&[100]);
+        data[7 + 7 + 5] ^= 0xFF;
+        assert_eq!(data.len(), 114);
+        let (recs, skips, end) = collect(&data, 0);
+        assert!(recs.is_empty());
+        assert_eq!(
+            skips,
+            [Skip {
+                offset: 7,
+                len: 107,
+                reason: SkipReason::Checksum,
+            }]
+        );
+        assert_eq!(end.pending, 0);
+        // Held open while the file may grow, and grown with it.
+        let mut s = Scanner::new();
+        let (_, k, _) = feed(&mut s, &data);
+        assert!(k.is_empty());
+        assert_eq!(s.open_skip(), Some(skips[0]));
+        let (_, k, _) = feed(&mut s, &[0u8; 50]);
+        assert!(k.is_empty());
+        assert_eq!(s.open_skip().map(|k| k.len), Some(157));
+    }
+
     fn sample(sizes: &[usize]) -> (Vec<u8>, Vec<Vec<u8>>) {
         let mut w = Writer::new();
         let mut payloads = Vec::new();
@@ -482,8 +696,16 @@ mod tests {
     fn header_checks() {
         assert_eq!(check_header(&FILE_HEADER), Ok(()));
         assert_eq!(check_header(&FILE_HEADER[..3]), Err(HeaderError::TooShort));
-        assert_eq!(check_header(b":W&X"), Err(HeaderError::Mismatch));
-        assert_eq!(check_header(b"garbage!"), Err(HeaderError::Mismatch));
+        assert_eq!(check_header(b""), Err(HeaderError::TooShort));
+        assert_eq!(check_header(b":W&X"), Err(HeaderError::NotWandb));
+        assert_eq!(check_header(b"gar"), Err(HeaderError::NotWandb));
+        assert_eq!(check_header(b"garbage!"), Err(HeaderError::NotWandb));
+        assert_eq!(check_header(b":W&B\xE1"), Err(HeaderError::TooShort));
+        assert_eq!(check_header(b":W&B\xE2"), Err(HeaderError::BadMagic));
+        assert_eq!(
+            check_header(b":W&B\xE1\xBE\x01"),
+            Err(HeaderError::Version(1))
+        );
         assert!(scan(b"garbage!", 0, |_| {}).is_err());
     }
 
@@ -541,16 +763,15 @@ mod tests {
     #[test]
     fn resume_after_partial_scan() {
         let (data, payloads) = sample(&[100, 50_000, 7, 33_000, 1]);
-        let mut base = 0u64;
+        let mut scanner = Scanner::new();
         let mut buf: Vec<u8> = Vec::new();
         let mut got = Vec::new();
         for piece in data.chunks(997) {
             buf.extend_from_slice(piece);
-            let (recs, skips, end) = collect(&buf, base);
+            let (recs, skips, end) = feed(&mut scanner, &buf);
             assert!(skips.is_empty());
             got.extend(recs.into_iter().map(|r| r.1));
             buf.drain(..end.consumed);
-            base += end.consumed as u64;
         }
         assert_eq!(got, payloads);
         assert!(buf.is_empty());

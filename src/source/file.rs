@@ -7,7 +7,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::decode::leveldb::{self, Frame, HeaderError};
+use crate::decode::leveldb::{self, Frame, HeaderError, Scanner, Skip};
 use crate::store::run::record_kind;
 use crate::store::Run;
 use crate::text::{sanitize, sanitize_path};
@@ -347,10 +347,13 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
 pub struct RunReader {
     path: PathBuf,
     file: File,
-    /// Absolute offset of `buf[0]`.
-    base: u64,
+    /// The framing state; `buf[0]` is at its base.
+    scanner: Scanner,
     /// Unconsumed bytes: the start of a record still being written.
     buf: Vec<u8>,
+    /// Set by [`RunReader::finish`]: the next poll that reaches the end of the file
+    /// hands on the damaged span still open there.
+    finishing: bool,
     /// Bytes read from the file so far.
     read_to: u64,
     chunk: usize,
@@ -370,6 +373,10 @@ pub struct Poll {
     /// The file shrank or was replaced by another file at the same path: reading
     /// started again from its beginning, and what was read before is void.
     pub restarted: bool,
+    /// The damaged span at the end of what was read, not handed on yet because the
+    /// file may still extend it: count it in the damage so far (see
+    /// [`crate::store::run::DamageReport::set_open`]).
+    pub open: Option<Skip>,
 }
 
 impl RunReader {
@@ -382,8 +389,9 @@ impl RunReader {
         Ok(Self {
             path: path.to_owned(),
             file,
-            base: 0,
+            scanner: Scanner::new(),
             buf: Vec::new(),
+            finishing: false,
             read_to: 0,
             chunk: 16 << 20,
         })
@@ -450,7 +458,7 @@ impl RunReader {
             restarted = true;
         }
         if restarted {
-            self.base = 0;
+            self.scanner = Scanner::new();
             self.read_to = 0;
             self.buf.clear();
         }
@@ -474,21 +482,35 @@ impl RunReader {
         }
         poll.more = self.read_to < len;
         let mut records = 0u64;
-        let end = leveldb::scan(&self.buf, self.base, |fr| {
+        let mut count = |fr: Frame<'_>| {
             if matches!(fr, Frame::Record { .. }) {
                 records += 1;
             }
             f(fr);
-        })
-        .map_err(|cause| SourceError::BadHeader {
-            path: self.path.clone(),
-            cause,
-        })?;
+        };
+        let end =
+            self.scanner
+                .scan(&self.buf, &mut count)
+                .map_err(|cause| SourceError::BadHeader {
+                    path: self.path.clone(),
+                    cause,
+                })?;
+        if self.finishing && !poll.more {
+            self.scanner.finish(&mut count);
+            self.finishing = false;
+        }
         self.buf.drain(..end.consumed);
-        self.base += end.consumed as u64;
         poll.records = records;
         poll.pending = end.pending as u64;
+        poll.open = self.scanner.open_skip();
         Ok(poll)
+    }
+
+    /// The file is complete as far as the caller is concerned (a one-shot read, or
+    /// the end of a follow): the next poll that reaches the end of the file also hands
+    /// on the damaged span held open there, as a one-shot read of the same bytes does.
+    pub fn finish(&mut self) {
+        self.finishing = true;
     }
 
     /// Poll and fold the records into `run`.
@@ -501,6 +523,7 @@ impl RunReader {
             Frame::Skip(s) => run.skip(s),
         })?;
         run.damage.incomplete_tail = p.pending;
+        run.damage.set_open(p.open);
         Ok(p)
     }
 
@@ -560,6 +583,7 @@ impl RunReader {
                 match polled {
                     Ok(p) => {
                         run.damage.incomplete_tail = p.pending;
+                        run.damage.set_open(p.open);
                         if !p.more {
                             break Ok(());
                         }

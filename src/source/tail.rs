@@ -58,6 +58,7 @@ pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceErro
     b.read_to = reader.offset();
     b.file_len = reader.file_len().unwrap_or(b.read_to);
     b.pending = p.pending;
+    b.open = p.open;
     b.restarted = p.restarted;
     let changed = p.restarted || p.bytes > 0 || !b.records.is_empty() || !b.skips.is_empty();
     Ok((b, changed))
@@ -79,6 +80,7 @@ pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
         all.read_to = b.read_to;
         all.file_len = b.file_len;
         all.pending = b.pending;
+        all.open = b.open;
         if !more {
             return Ok((file, all));
         }
@@ -205,6 +207,7 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
     };
     let mut loaded = false;
     let mut told_gone = false;
+    let mut told_unreadable: Option<String> = None;
     loop {
         if tx.stopped() {
             return;
@@ -221,6 +224,7 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
         told_gone = gone;
         match poll_batch(&mut reader) {
             Ok((mut b, changed)) => {
+                told_unreadable = None;
                 let more = b.read_to < b.file_len;
                 if changed {
                     if loaded && b.read_to > 0 {
@@ -236,6 +240,18 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
                 if more {
                     continue;
                 }
+            }
+            // A wrong header: said once; the file is read again only if it changes
+            // (rewritten in place or replaced), which the poll notices.
+            Err(e @ SourceError::BadHeader { .. }) => {
+                let text = e.to_string();
+                if told_unreadable.as_ref() != Some(&text) {
+                    if !tx.send(Msg::Unreadable(text.clone())) {
+                        return;
+                    }
+                    told_unreadable = Some(text);
+                }
+                std::thread::sleep(Duration::from_secs(1));
             }
             Err(e) => {
                 if !tx.send(Msg::SourceError(e.to_string())) {

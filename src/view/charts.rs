@@ -639,6 +639,26 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         theme.heading(),
     );
     let body = layout::grid_body(area);
+    if n == 0 && total == 0 {
+        if let Some(why) = app.unreadable() {
+            // Already sanitized; wrapped so the cause is never cut off.
+            let w = usize::from(body.width.saturating_sub(4)).max(1);
+            let rows = word_wrap(&why, w);
+            let n = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+            let top = body.y + body.height.saturating_sub(n) / 2;
+            for (y, row) in (top..body.bottom()).zip(&rows) {
+                put(
+                    buf,
+                    body.x + 2,
+                    y,
+                    row,
+                    body.width.saturating_sub(2),
+                    theme.bad(),
+                );
+            }
+            return;
+        }
+    }
     if n == 0 {
         let msg = if total > 0 {
             "no chart matches the filter"
@@ -670,6 +690,34 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             theme,
         );
     }
+}
+
+/// `s` in rows of at most `w` display columns, broken at spaces where it can be (a
+/// word longer than a row is cut).
+fn word_wrap(s: &str, w: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut rows: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        let need = if cur.is_empty() { 0 } else { cur.width() + 1 };
+        if need + word.width() <= w {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            continue;
+        }
+        if !cur.is_empty() {
+            rows.push(std::mem::take(&mut cur));
+        }
+        let mut parts = crate::text::wrap(word, w);
+        if let Some(last) = parts.pop() {
+            rows.extend(parts.into_iter().map(str::to_owned));
+            cur = last.to_owned();
+        }
+    }
+    rows.push(cur);
+    rows
 }
 
 /// Grid item `i` (an index into `metric_keys`): a metric chart, or in the live

@@ -33,6 +33,7 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
     match app.live_state() {
         LiveState::Finished => ("finished".into(), theme.good()),
         LiveState::Loading => ("loading…".into(), theme.warn()),
+        LiveState::Unreadable => ("unreadable".into(), theme.bad()),
         LiveState::Failed(c) => (format!("failed (exit {c})"), theme.bad()),
         LiveState::Live => ("running ●".into(), theme.good()),
         LiveState::Running(q) => (
