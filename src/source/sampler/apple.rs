@@ -73,7 +73,7 @@ pub(crate) const FLOOD_LINES: u64 = 50;
 /// W&B's hard-coded maximum Apple GPU power (`GPUAppleStats.MAX_POWER_WATTS`).
 pub(crate) const GPU_MAX_POWER_WATTS: f64 = 16.5;
 
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 const PROBE_MAX_BYTES: usize = 1 << 20;
 const BACKOFF_FIRST: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(60);
@@ -146,9 +146,9 @@ fn find_macmon(look_in_mac_defaults: bool) -> Option<PathBuf> {
 pub(crate) fn locate(setting: &Setting, on_apple: bool) -> Result<PathBuf, String> {
     match setting {
         Setting::Off => Err("disabled by LEET_MACMON=0".to_string()),
-        Setting::Auto if !on_apple => Err(
-            "not macOS on Apple Silicon (LEET_MACMON=1 reads `macmon pipe` anyway)".to_string(),
-        ),
+        Setting::Auto if !on_apple => {
+            Err("not macOS on Apple Silicon (LEET_MACMON=1 reads `macmon pipe` anyway)".to_string())
+        }
         Setting::Auto => find_macmon(true).ok_or_else(|| {
             "macmon not found on PATH, /opt/homebrew/bin, /opt/local/bin or /usr/local/bin \
              (brew install macmon)"
@@ -201,9 +201,8 @@ pub fn macmon_metrics(line: &str) -> Result<Vec<(String, f64)>, String> {
         }
     };
     let nonzero = |x: Option<f64>| x.filter(|x| *x != 0.0);
-    let pct = |a: Option<f64>, b: Option<f64>| {
-        a.zip(b.filter(|b| *b > 0.0)).map(|(a, b)| a / b * 100.0)
-    };
+    let pct =
+        |a: Option<f64>, b: Option<f64>| a.zip(b.filter(|b| *b > 0.0)).map(|(a, b)| a / b * 100.0);
     for (name, prefix) in [("ecpu", "cpu.ecpu"), ("pcpu", "cpu.pcpu")] {
         let (freq, ratio) = cluster(&v, name);
         push(&format!("{prefix}_freq"), nonzero(freq));
@@ -340,10 +339,13 @@ fn probe(program: &Path) -> Result<String, String> {
         child::run(program, args, PROBE_TIMEOUT, PROBE_MAX_BYTES)
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     };
-    // `--soc-info` is macmon ≥ 0.6.1; an older one rejects it, so ask again without.
-    let text = run(&["-i", "100", "pipe", "-s", "1", "--soc-info"])
-        .or_else(|_| run(&["-i", "100", "pipe", "-s", "1"]))
-        .map_err(|e| format!("macmon pipe failed: {e}"))?;
+    // `--soc-info` is macmon ≥ 0.6.1; an older one exits rejecting it, so ask again
+    // without (only then: a macmon that hangs is not given a second deadline).
+    let text = match run(&["-i", "100", "pipe", "-s", "1", "--soc-info"]) {
+        Err(e) if e.to_string().contains("exited with") => run(&["-i", "100", "pipe", "-s", "1"]),
+        r => r,
+    }
+    .map_err(|e| format!("macmon pipe failed: {e}"))?;
     text.lines()
         .rev()
         .find(|l| macmon_metrics(l).is_ok())
@@ -384,7 +386,10 @@ impl AppleCollector {
     }
 
     fn interval_ms(&self) -> String {
-        self.interval.as_millis().clamp(1, u128::from(u32::MAX)).to_string()
+        self.interval
+            .as_millis()
+            .clamp(1, u128::from(u32::MAX))
+            .to_string()
     }
 
     /// Kill the child and schedule its restart; returns the delay.
@@ -491,7 +496,9 @@ impl Collector for AppleCollector {
         self.read(now, &mut problems);
         self.start_if_due(now, &mut problems);
         match &self.latest {
-            Some((at, values)) if now.saturating_duration_since(*at) <= stale_limit(self.interval) => {
+            Some((at, values))
+                if now.saturating_duration_since(*at) <= stale_limit(self.interval) =>
+            {
                 out.extend(values.iter().cloned());
             }
             Some((at, _)) => problems.push(format!(
@@ -552,13 +559,19 @@ mod tests {
             ("ane.power", 0.0),
             ("system.powerWatts", 35.68),
             ("memory.used", 14_238_449_664.0),
-            ("memory.used_percent", 14_238_449_664.0 / 17_179_869_184.0 * 100.0),
+            (
+                "memory.used_percent",
+                14_238_449_664.0 / 17_179_869_184.0 * 100.0,
+            ),
             (
                 "gpu.0.memoryAllocated",
                 14_238_449_664.0 / 17_179_869_184.0 * 100.0,
             ),
             ("swap.used", 18_128_306_176.0),
-            ("swap.used_percent", 18_128_306_176.0 / 19_327_352_832.0 * 100.0),
+            (
+                "swap.used_percent",
+                18_128_306_176.0 / 19_327_352_832.0 * 100.0,
+            ),
         ];
         for (k, v) in want {
             let got = get(&m, k).unwrap_or_else(|| panic!("{k} missing"));
@@ -586,7 +599,15 @@ mod tests {
 
     #[test]
     fn bad_lines_are_errors_not_panics() {
-        for l in ["", "nope", "[1,2]", "{}", r#"{"foo":1}"#, "\u{1b}[31m{", "{\"temp\":"] {
+        for l in [
+            "",
+            "nope",
+            "[1,2]",
+            "{}",
+            r#"{"foo":1}"#,
+            "\u{1b}[31m{",
+            "{\"temp\":",
+        ] {
             assert!(macmon_metrics(l).is_err(), "{l:?}");
         }
         // wrong types are skipped field by field
@@ -648,19 +669,71 @@ mod tests {
     }
 
     #[test]
+    fn the_probe_gives_the_overview_its_facts_and_an_old_macmon_is_asked_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let soc = include_str!("../../../tests/fixtures/macmon/readme-v08-soc.jsonl");
+        let p = fake(dir.path(), "exit 0");
+        // as macmon < 0.6.1: `--soc-info` is an unknown argument (clap exits 2)
+        let script =
+            format!("#!/bin/sh\ncase \"$*\" in *--soc-info*) exit 2;; esac\necho '{V07}'\n");
+        std::fs::write(&p, script).expect("write");
+        let c = AppleCollector::with_program(p.clone(), Duration::from_secs(1)).expect("probe");
+        assert_eq!(
+            c.gpus()[0].name,
+            "Apple Silicon GPU",
+            "no soc block without --soc-info"
+        );
+        // ... but with it: the chip and its unified memory
+        let script = format!("#!/bin/sh\necho '{}'\n", soc.trim());
+        std::fs::write(&p, script).expect("write");
+        let c = AppleCollector::with_program(p, Duration::from_secs(1)).expect("probe");
+        assert_eq!(c.gpus()[0].name, "Apple M3 Pro (18-core GPU)");
+        assert_eq!(c.gpus()[0].memory_total, 25_769_803_776);
+        let facts = c.static_info();
+        assert!(
+            facts.contains(&("apple.mac_model".into(), "Mac15,6".into())),
+            "{facts:?}"
+        );
+        assert!(facts.contains(&("apple.ecpu_cores".into(), "6".into())));
+        assert!(facts.contains(&("swap.total".into(), "4294967296".into())));
+    }
+
+    #[test]
+    fn a_hung_probe_is_not_available_within_its_deadline() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("macmon");
+        std::fs::write(&p, "#!/bin/sh\nwhile :; do sleep 1; done\n").expect("write");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let t = Instant::now();
+        let e = AppleCollector::with_program(p, Duration::from_secs(1))
+            .err()
+            .expect("hung");
+        assert!(e.contains("timed out"), "{e}");
+        assert!(
+            t.elapsed() < PROBE_TIMEOUT + Duration::from_secs(2),
+            "asked twice?"
+        );
+    }
+
+    #[test]
     fn a_dying_child_is_reported_and_restarted_with_backoff() {
         let dir = tempfile::tempdir().expect("tempdir");
         let counter = dir.path().join("starts");
         let body = format!("echo x >> {}; exit 3", counter.display());
-        let mut c = AppleCollector::with_program(fake(dir.path(), &body), Duration::from_millis(50))
-            .expect("probe");
+        let mut c =
+            AppleCollector::with_program(fake(dir.path(), &body), Duration::from_millis(50))
+                .expect("probe");
         let mut out = Vec::new();
         // first sample: probe values, the child starts
         assert!(c.sample(&mut out).is_ok());
         assert!(get(&out, "cpu.powerWatts").is_some());
         std::thread::sleep(Duration::from_millis(300));
         let e = c.sample(&mut Vec::new()).expect_err("died").to_string();
-        assert!(e.contains("exited") && e.contains("restarting in 1s"), "{e}");
+        assert!(
+            e.contains("exited") && e.contains("restarting in 1s"),
+            "{e}"
+        );
         // within the backoff no new child starts
         std::thread::sleep(Duration::from_millis(300));
         let _ = c.sample(&mut Vec::new());
@@ -672,8 +745,9 @@ mod tests {
     fn garbage_is_reported_and_the_good_line_kept() {
         let dir = tempfile::tempdir().expect("tempdir");
         let body = format!("echo 'garbage \u{1b}[2J'; echo '{V07}'; exec sleep 30");
-        let mut c = AppleCollector::with_program(fake(dir.path(), &body), Duration::from_millis(100))
-            .expect("probe");
+        let mut c =
+            AppleCollector::with_program(fake(dir.path(), &body), Duration::from_millis(100))
+                .expect("probe");
         let _ = c.sample(&mut Vec::new());
         std::thread::sleep(Duration::from_millis(300));
         let mut out = Vec::new();

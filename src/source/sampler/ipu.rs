@@ -46,7 +46,7 @@ use crate::text::sanitize;
 pub(crate) const MAX_OUTPUT: usize = 256 * 1024;
 /// Most IPUs sampled (a POD256 has 256).
 const MAX_DEVICES: usize = 1024;
-const DETECT_BUDGET: Duration = Duration::from_secs(5);
+const DETECT_BUDGET: Duration = Duration::from_secs(3);
 
 /// Time all `gc-info` runs of one sample may take together: 60 % of the interval,
 /// between 150 ms and 5 s, so that a hung tool never delays a sample past its interval.

@@ -193,8 +193,12 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
     }),
-    ("apple", |d| apple::AppleCollector::detect(d.opts.interval).map(|c| Box::new(c) as _)),
-    ("ipu", |d| ipu::IpuCollector::detect(d).map(|c| Box::new(c) as _)),
+    ("apple", |d| {
+        apple::AppleCollector::detect(d.opts.interval).map(|c| Box::new(c) as _)
+    }),
+    ("ipu", |d| {
+        ipu::IpuCollector::detect(d).map(|c| Box::new(c) as _)
+    }),
 ];
 
 pub struct Sampler {
