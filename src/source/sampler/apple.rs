@@ -742,6 +742,42 @@ mod tests {
     }
 
     #[test]
+    fn a_silent_child_is_killed_after_the_silence_limit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pid");
+        let body = format!("echo $$ > {}; while :; do sleep 1; done", pidfile.display());
+        let interval = Duration::from_millis(100);
+        let mut c = AppleCollector::with_program(fake(dir.path(), &body), interval).expect("probe");
+        let t0 = Instant::now();
+        let mut problems = Vec::new();
+        c.start_if_due(t0, &mut problems);
+        assert!(problems.is_empty() && c.running.is_some(), "{problems:?}");
+        let t = Instant::now();
+        while !pidfile.exists() && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid = std::fs::read_to_string(&pidfile)
+            .expect("pid")
+            .trim()
+            .to_string();
+        c.read(t0 + Duration::from_secs(9), &mut problems);
+        assert!(problems.is_empty() && c.running.is_some(), "{problems:?}");
+        c.read(
+            t0 + silence_limit(interval) + Duration::from_secs(1),
+            &mut problems,
+        );
+        assert_eq!(
+            problems,
+            ["macmon sent nothing for 11s; killed, restarting in 1s"]
+        );
+        assert!(c.running.is_none());
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "the silent child still runs"
+        );
+    }
+
+    #[test]
     fn garbage_is_reported_and_the_good_line_kept() {
         let dir = tempfile::tempdir().expect("tempdir");
         let body = format!("echo 'garbage \u{1b}[2J'; echo '{V07}'; exec sleep 30");
