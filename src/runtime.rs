@@ -156,6 +156,9 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
             json!({"name": g.name, "memory": crate::view::format::bytes(g.memory_total as f64), "driver": g.driver}),
         );
     }
+    for (k, v) in &host.static_info {
+        env.insert(k.clone(), Value::from(v.clone()));
+    }
     for (family, why) in sampler.unavailable() {
         env.insert(format!("unavailable.{family}"), Value::from(why.clone()));
     }

@@ -10,10 +10,12 @@
 //! §3); on other systems those families report "not available".
 
 mod amd;
+mod apple;
 pub mod child;
 mod cpu;
 mod disk;
 mod http;
+mod ipu;
 mod memory;
 mod network;
 pub mod nvidia;
@@ -68,6 +70,11 @@ pub trait Collector: Send {
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError>;
     /// Static description of the accelerators this collector reads, for [`HostInfo`].
     fn gpus(&self) -> Vec<GpuInfo> {
+        Vec::new()
+    }
+    /// Static facts for the overview (serial numbers, firmware, chip name), as
+    /// (key, value) pairs such as `("ipu.0.firmware version", "2.6.8")`.
+    fn static_info(&self) -> Vec<(String, String)> {
         Vec::new()
     }
 }
@@ -129,6 +136,8 @@ pub struct HostInfo {
     /// Bytes.
     pub memory_total: u64,
     pub gpus: Vec<GpuInfo>,
+    /// Every collector's [`Collector::static_info`].
+    pub static_info: Vec<(String, String)>,
     pub os: String,
     pub hostname: String,
 }
@@ -183,6 +192,12 @@ const DETECTORS: &[(&str, Detector)] = &[
     }),
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
+    ("apple", |d| {
+        apple::AppleCollector::detect(d.opts.interval).map(|c| Box::new(c) as _)
+    }),
+    ("ipu", |d| {
+        ipu::IpuCollector::detect(d).map(|c| Box::new(c) as _)
     }),
 ];
 
@@ -308,6 +323,9 @@ impl Sampler {
             cpu_count_logical,
             memory_total: sys.total_memory(),
             gpus: self.collectors.iter().flat_map(|(_, c)| c.gpus()).collect(),
+            static_info: (self.collectors.iter())
+                .flat_map(|(_, c)| c.static_info())
+                .collect(),
             os: System::long_os_version().unwrap_or_default(),
             hostname: System::host_name().unwrap_or_default(),
         }
