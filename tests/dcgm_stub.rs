@@ -89,7 +89,9 @@ fn build(dir: &Path, src: &str, name: &str) -> Option<PathBuf> {
         eprintln!("SKIPPED: no C compiler");
         return None;
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(src);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(src);
     let out_path = dir.join(name);
     let out = Command::new("cc")
         .args(["-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-o"])
@@ -243,7 +245,10 @@ fn profiling_fields_come_from_the_host_engine_in_wandb_units() {
     // watched every 300 ms, then one read per sample.
     assert_eq!(run.dcgm_calls("dcgmInit"), ["dcgmInit -1"]);
     assert_eq!(run.dcgm_calls("dcgmConnect"), ["dcgmConnect 1"]);
-    assert_eq!(run.dcgm_calls("dcgmFieldGroupCreate"), ["dcgmFieldGroupCreate 12"]);
+    assert_eq!(
+        run.dcgm_calls("dcgmFieldGroupCreate"),
+        ["dcgmFieldGroupCreate 12"]
+    );
     let fields: BTreeSet<&str> = run.dcgm_calls("field ").into_iter().collect();
     let want_fields: BTreeSet<String> = (1002..=1012)
         .chain([1014])
@@ -251,9 +256,15 @@ fn profiling_fields_come_from_the_host_engine_in_wandb_units() {
         .collect();
     assert_eq!(
         fields,
-        want_fields.iter().map(String::as_str).collect::<BTreeSet<_>>()
+        want_fields
+            .iter()
+            .map(String::as_str)
+            .collect::<BTreeSet<_>>()
     );
-    assert_eq!(run.dcgm_calls("dcgmWatchFields"), ["dcgmWatchFields 300000"]);
+    assert_eq!(
+        run.dcgm_calls("dcgmWatchFields"),
+        ["dcgmWatchFields 300000"]
+    );
     assert_eq!(run.dcgm_calls("dcgmGetLatestValues_v2").len(), 3);
 }
 
@@ -269,7 +280,10 @@ fn no_host_engine_missing_library_and_flag_off_are_one_line_each() {
     let run = leet_sample(
         dir.path(),
         &["--json", "--dcgm"],
-        &[("LEET_DCGM_LIB", &lib), ("DCGM_STUB_NO_HOSTENGINE", &marker)],
+        &[
+            ("LEET_DCGM_LIB", &lib),
+            ("DCGM_STUB_NO_HOSTENGINE", &marker),
+        ],
     );
     let why = run.reason("dcgm");
     assert_eq!(why.len(), 1, "{}", run.stderr);
@@ -315,10 +329,10 @@ fn text_values(stdout: &str) -> Vec<BTreeMap<String, Vec<f64>>> {
         };
         let current: &mut BTreeMap<String, Vec<f64>> =
             samples.last_mut().expect("a value before any timestamp");
-        current
-            .entry(k.to_string())
-            .or_default()
-            .push(v.parse().unwrap_or_else(|_| panic!("bad value in {line:?}")));
+        current.entry(k.to_string()).or_default().push(
+            v.parse()
+                .unwrap_or_else(|_| panic!("bad value in {line:?}")),
+        );
     }
     samples
 }
@@ -343,10 +357,16 @@ fn dcgm_supersedes_nvml_gpm_so_no_key_is_written_twice() {
     let want = expected();
     for (i, s) in samples.iter().enumerate() {
         for (k, v) in &want {
-            let got = s.get(k).unwrap_or_else(|| panic!("sample {i}: {k} missing"));
+            let got = s
+                .get(k)
+                .unwrap_or_else(|| panic!("sample {i}: {k} missing"));
             assert_eq!(got.len(), 1, "sample {i}: {k} written {} times", got.len());
             // printed with 3 decimals
-            assert!((got[0] - v).abs() < 5e-4, "sample {i}: {k} = {}, want {v}", got[0]);
+            assert!(
+                (got[0] - v).abs() < 5e-4,
+                "sample {i}: {k} = {}, want {v}",
+                got[0]
+            );
         }
         for (k, vs) in s {
             assert_eq!(vs.len(), 1, "sample {i}: {k} written {} times", vs.len());
@@ -360,5 +380,9 @@ fn dcgm_supersedes_nvml_gpm_so_no_key_is_written_twice() {
         "{:?}",
         run.nvml
     );
-    assert!(run.nvml.iter().any(|c| c == "nvmlInit_v2 -1"), "{:?}", run.nvml);
+    assert!(
+        run.nvml.iter().any(|c| c == "nvmlInit_v2 -1"),
+        "{:?}",
+        run.nvml
+    );
 }

@@ -96,8 +96,7 @@ impl Fakes {
     }
 
     fn rocm_smi_runs(&self) -> usize {
-        std::fs::read_to_string(self.path("rocm-smi.log"))
-            .map_or(0, |s| s.lines().count())
+        std::fs::read_to_string(self.path("rocm-smi.log")).map_or(0, |s| s.lines().count())
     }
 
     fn calls(&self) -> Vec<String> {
@@ -165,7 +164,9 @@ fn gpu_values(sample: &Map<String, Value>) -> BTreeMap<String, f64> {
         .iter()
         .filter(|(k, _)| k.starts_with("gpu."))
         .map(|(k, v)| {
-            let v = v.as_f64().unwrap_or_else(|| panic!("{k} is not a number: {v}"));
+            let v = v
+                .as_f64()
+                .unwrap_or_else(|| panic!("{k} is not a number: {v}"));
             (k.clone(), v)
         })
         .collect()
@@ -177,7 +178,10 @@ fn assert_values(what: &str, got: &BTreeMap<String, f64>, want: &BTreeMap<String
     assert_eq!(gk, wk, "{what}: keys");
     for (k, w) in want {
         let g = got[k];
-        assert!((g - w).abs() <= w.abs() * 1e-12, "{what}: {k} = {g}, want {w}");
+        assert!(
+            (g - w).abs() <= w.abs() * 1e-12,
+            "{what}: {k} = {g}, want {w}"
+        );
     }
 }
 
@@ -242,7 +246,10 @@ fn library_gives_the_cli_keys_plus_energy_without_a_process_per_sample() {
     assert_eq!(f.count("rsmi_dev_temp_metric_get 1"), 3);
     // rsmi_dev_power_get is there, so the deprecated average call is not used.
     assert_eq!(f.count("rsmi_dev_power_get 0"), 3);
-    assert!(!f.calls().iter().any(|c| c.starts_with("rsmi_dev_power_ave_get")));
+    assert!(!f
+        .calls()
+        .iter()
+        .any(|c| c.starts_with("rsmi_dev_power_ave_get")));
     // Static info for the overview: names and VRAM from the library, asked once.
     assert_eq!(f.count("rsmi_dev_name_get 0"), 1);
 }
@@ -272,7 +279,10 @@ fn failing_library_falls_back_to_the_cli_and_says_why() {
     )
     .expect("fixture");
     let mut expected = Vec::new();
-    amd_metrics(&parse_rocm_smi_json(&text).expect("fixture json"), &mut expected);
+    amd_metrics(
+        &parse_rocm_smi_json(&text).expect("fixture json"),
+        &mut expected,
+    );
     let want: BTreeMap<String, f64> = expected.into_iter().collect();
     assert!(!want.is_empty());
     for (i, s) in samples.iter().enumerate() {
@@ -280,14 +290,13 @@ fn failing_library_falls_back_to_the_cli_and_says_why() {
     }
     // One run at detection, then one per sample.
     assert_eq!(f.rocm_smi_runs(), 4);
-    let notes: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("amd:"))
-        .collect();
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("amd:")).collect();
     assert_eq!(
         notes,
-        ["amd: error: gpu: librocm_smi64 not used (rsmi_init: RSMI_STATUS_INIT_ERROR: An \
-          error occurred during initialization (status 8)); running rocm-smi each sample"],
+        [
+            "amd: error: gpu: librocm_smi64 not used (rsmi_init: RSMI_STATUS_INIT_ERROR: An \
+          error occurred during initialization (status 8)); running rocm-smi each sample"
+        ],
         "{stderr}"
     );
 }

@@ -259,7 +259,9 @@ impl DcgmCollector {
         if rc != DCGM_ST_OK {
             return Err(err("dcgmGetAllDevices", rc));
         }
-        let count = usize::try_from(count).unwrap_or(0).min(DCGM_MAX_NUM_DEVICES);
+        let count = usize::try_from(count)
+            .unwrap_or(0)
+            .min(DCGM_MAX_NUM_DEVICES);
         let Some(&first) = ids[..count].first() else {
             return Err("the host engine sees no GPUs".to_string());
         };
@@ -291,8 +293,8 @@ impl DcgmCollector {
         }
 
         // Field group names are unique per host engine: one per leet process.
-        let name = CString::new(format!("leet-prof-{}", std::process::id()))
-            .map_err(|e| e.to_string())?;
+        let name =
+            CString::new(format!("leet-prof-{}", std::process::id())).map_err(|e| e.to_string())?;
         let mut field_group: Handle = 0;
         let n = c_int::try_from(fields.len()).unwrap_or(0);
         let rc = unsafe {
@@ -305,7 +307,8 @@ impl DcgmCollector {
         let every_us = i64::try_from(interval.as_micros())
             .unwrap_or(i64::MAX)
             .clamp(100_000, 3_600_000_000);
-        let rc = unsafe { watch_fields(handle, DCGM_GROUP_ALL_GPUS, field_group, every_us, 0.0, 2) };
+        let rc =
+            unsafe { watch_fields(handle, DCGM_GROUP_ALL_GPUS, field_group, every_us, 0.0, 2) };
         if rc != DCGM_ST_OK {
             return Err(err("dcgmWatchFields", rc));
         }
@@ -449,18 +452,33 @@ mod tests {
         let i = |x: i64| FieldValueUnion { i64: x };
         assert_eq!(value_of(&field(DCGM_FT_DOUBLE, 0, d(0.5))), Some(0.5));
         assert_eq!(value_of(&field(DCGM_FT_INT64, 0, i(123))), Some(123.0));
-        assert_eq!(value_of(&field(DCGM_FT_DOUBLE, 0, d(DCGM_FP64_BLANK))), None);
-        assert_eq!(value_of(&field(DCGM_FT_DOUBLE, 0, d(DCGM_FP64_BLANK + 2.0))), None);
+        assert_eq!(
+            value_of(&field(DCGM_FT_DOUBLE, 0, d(DCGM_FP64_BLANK))),
+            None
+        );
+        assert_eq!(
+            value_of(&field(DCGM_FT_DOUBLE, 0, d(DCGM_FP64_BLANK + 2.0))),
+            None
+        );
         assert_eq!(value_of(&field(DCGM_FT_DOUBLE, 0, d(f64::NAN))), None);
-        assert_eq!(value_of(&field(DCGM_FT_INT64, 0, i(DCGM_INT64_BLANK + 1))), None);
-        assert_eq!(value_of(&field(DCGM_FT_DOUBLE, DCGM_ST_NO_DATA, d(0.5))), None);
+        assert_eq!(
+            value_of(&field(DCGM_FT_INT64, 0, i(DCGM_INT64_BLANK + 1))),
+            None
+        );
+        assert_eq!(
+            value_of(&field(DCGM_FT_DOUBLE, DCGM_ST_NO_DATA, d(0.5))),
+            None
+        );
         assert_eq!(value_of(&field(b's' as u16, 0, i(1))), None);
     }
 
     #[test]
     fn ratios_become_percent_and_rates_stay_bytes() {
         let mut out = Vec::new();
-        dcgm_metrics(&[(1, 1002, 0.25), (1, 1009, 4096.0), (0, 1001, 0.5)], &mut out);
+        dcgm_metrics(
+            &[(1, 1002, 0.25), (1, 1009, 4096.0), (0, 1001, 0.5)],
+            &mut out,
+        );
         assert_eq!(
             out,
             vec![
@@ -481,7 +499,10 @@ mod tests {
         )
         .err()
         .unwrap_or_default();
-        assert!(why.starts_with("cannot load /nonexistent/libdcgm.so.4"), "{why}");
+        assert!(
+            why.starts_with("cannot load /nonexistent/libdcgm.so.4"),
+            "{why}"
+        );
         assert!(!why.contains('\n'));
     }
 }

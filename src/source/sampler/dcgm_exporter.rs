@@ -205,7 +205,10 @@ fn parse_query_api(body: &str) -> Result<Vec<OwnedSeries>, String> {
     let v: serde_json::Value =
         serde_json::from_str(body).map_err(|e| format!("query api json: {e}"))?;
     if v.get("status").and_then(|s| s.as_str()) != Some("success") {
-        let why = v.get("error").and_then(|e| e.as_str()).unwrap_or("no status");
+        let why = v
+            .get("error")
+            .and_then(|e| e.as_str())
+            .unwrap_or("no status");
         let why: String = crate::text::sanitize(why).chars().take(200).collect();
         return Err(format!("query api: {why}"));
     }
@@ -271,9 +274,7 @@ pub(crate) fn detect(opts: &SamplerOptions) -> Result<Box<dyn Collector>, String
     };
     let mut out = Vec::new();
     match c.scrape(&mut out) {
-        Ok(()) if out.is_empty() => Err(format!(
-            "{url} has no DCGM_FI_* series with a gpu label"
-        )),
+        Ok(()) if out.is_empty() => Err(format!("{url} has no DCGM_FI_* series with a gpu label")),
         Ok(()) => Ok(Box::new(c)),
         Err(e @ SamplerError::Http { .. }) => {
             c.retry_at = Some(Instant::now() + RETRY_AFTER);
@@ -291,12 +292,11 @@ impl DcgmExporterCollector {
             detail,
         };
         let body = http::get(&self.url, SCRAPE_TIMEOUT, MAX_RESPONSE_BYTES).map_err(http_err)?;
-        let series = parse_body(&String::from_utf8_lossy(&body)).map_err(|detail| {
-            SamplerError::Parse {
+        let series =
+            parse_body(&String::from_utf8_lossy(&body)).map_err(|detail| SamplerError::Parse {
                 what: format!("dcgm-exporter response from {}", self.url),
                 detail,
-            }
-        })?;
+            })?;
         dcgm_exporter_values(
             series.iter().map(|(name, labels, value)| Series {
                 name,

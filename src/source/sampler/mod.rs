@@ -186,7 +186,9 @@ const DETECTORS: &[(&str, Detector)] = &[
             .map(|c| Box::new(c) as Box<dyn Collector>)
             .map_err(|e| e.to_string())
     }),
-    ("dcgm", |d| dcgm::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)),
+    ("dcgm", |d| {
+        dcgm::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
     ("nvidia", |d| {
         let backend = NvmlBackend::init().map_err(|e| e.to_string())?;
         Ok(Box::new(

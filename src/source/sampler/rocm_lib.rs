@@ -240,7 +240,9 @@ impl RocmSmi {
             let key = |name: &str| format!("gpu.{i}.{name}");
             // SAFETY (every call): rocm_smi.h signatures; out-pointers are live locals.
             let mut busy = 0u32;
-            if read(Read::Busy, &mut || api.busy.map(|f| unsafe { f(i, &mut busy) })) {
+            if read(Read::Busy, &mut || {
+                api.busy.map(|f| unsafe { f(i, &mut busy) })
+            }) {
                 out.push((key("gpu"), f64::from(busy)));
             }
             let (mut used, mut total) = (0u64, 0u64);
@@ -254,10 +256,7 @@ impl RocmSmi {
                 Some(unsafe { t(i, RSMI_MEM_TYPE_VRAM, &mut total) })
             }) && total > 0
             {
-                out.push((
-                    key("memoryAllocated"),
-                    used as f64 / total as f64 * 100.0,
-                ));
+                out.push((key("memoryAllocated"), used as f64 / total as f64 * 100.0));
             }
             let mut mem_busy = 0u32;
             if read(Read::MemoryBusy, &mut || {
