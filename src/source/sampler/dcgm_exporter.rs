@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::openmetrics::{parse_exposition, MetricKind, MAX_RESPONSE_BYTES};
-use super::{http, Collector, SamplerError, SamplerOptions};
+use super::{http, Collector, GpuInfo, SamplerError, SamplerOptions};
 
 /// How a DCGM field is written: key suffix and the factor applied to its value.
 struct Field {
@@ -256,6 +256,8 @@ pub(crate) struct DcgmExporterCollector {
     retry_at: Option<Instant>,
     /// The failure of the scrape at detection, reported by the first sample.
     pending: Option<SamplerError>,
+    /// From the first answer.
+    info: Vec<GpuInfo>,
 }
 
 /// `--dcgm-exporter URL`: absent → not enabled; a bad URL or an endpoint that answers
@@ -271,6 +273,7 @@ pub(crate) fn detect(opts: &SamplerOptions) -> Result<Box<dyn Collector>, String
         url: url.to_string(),
         retry_at: None,
         pending: None,
+        info: Vec::new(),
     };
     let mut out = Vec::new();
     match c.scrape(&mut out) {
@@ -305,13 +308,64 @@ impl DcgmExporterCollector {
             }),
             out,
         );
+        if self.info.is_empty() {
+            self.info = exporter_gpus(&series);
+        }
         Ok(())
     }
+}
+
+/// Static GPU descriptions from the series' labels (`modelName`, `DCGM_FI_DRIVER_VERSION`)
+/// and frame-buffer sizes, one per `gpu.N.` prefix, as the reference's `Probe` reads them.
+fn exporter_gpus(series: &[OwnedSeries]) -> Vec<GpuInfo> {
+    let mut gpus: BTreeMap<u32, (GpuInfo, Fb)> = BTreeMap::new();
+    for (name, labels, value) in series {
+        let Some((prefix, suffix)) = prefix_and_suffix(labels) else {
+            continue;
+        };
+        let Some(index) = prefix
+            .strip_prefix("gpu.")
+            .and_then(|p| p.strip_suffix('.'))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // Series of other nodes behind one Prometheus are not this host's GPUs.
+        if !suffix.is_empty() {
+            continue;
+        }
+        let (info, fb) = gpus.entry(index).or_default();
+        let clean = |s: &str| crate::text::sanitize(s).chars().take(MAX_LABEL).collect();
+        if info.name.is_empty() {
+            if let Some(m) = label(labels, "modelName") {
+                info.name = clean(m);
+            }
+        }
+        if info.driver.is_empty() {
+            if let Some(d) = label(labels, "DCGM_FI_DRIVER_VERSION") {
+                info.driver = clean(d);
+            }
+        }
+        if let Some(slot) = fb_slot(name).filter(|_| value.is_finite() && *value >= 0.0) {
+            fb[slot].get_or_insert(*value);
+        }
+    }
+    gpus.into_values()
+        .map(|(mut info, [used, free, reserved, total])| {
+            let mib = total.or_else(|| Some(used? + free? + reserved.unwrap_or(0.0)));
+            info.memory_total = mib.map_or(0, |m| (m * 1024.0 * 1024.0) as u64);
+            info
+        })
+        .collect()
 }
 
 impl Collector for DcgmExporterCollector {
     fn name(&self) -> &'static str {
         "dcgm-exporter"
+    }
+
+    fn gpus(&self) -> Vec<GpuInfo> {
+        self.info.clone()
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
@@ -386,6 +440,25 @@ mod tests {
         assert_eq!(get("gpu.1.memoryAllocated"), Some(20.0));
         assert_eq!(get("gpu.1.memoryFree"), Some(300.0));
         assert!(get("gpu.1.memoryReserved").is_none());
+    }
+
+    #[test]
+    fn gpu_info_from_the_recorded_l4_labels() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/devices/openmetrics-dcgm-exporter-l4.txt"
+        ))
+        .expect("fixture");
+        let gpus = exporter_gpus(&parse_body(&text).expect("parse"));
+        assert_eq!(
+            gpus,
+            vec![GpuInfo {
+                name: "NVIDIA L4".to_string(),
+                // FB_USED 0 + FB_FREE 22563 + FB_RESERVED 470 MiB
+                memory_total: 23_033 * 1024 * 1024,
+                driver: "580.105.08".to_string(),
+            }]
+        );
     }
 
     #[test]
