@@ -13,6 +13,9 @@
  *
  * Environment:
  *   DCGM_STUB_NO_HOSTENGINE=1  dcgmConnect fails with DCGM_ST_CONNECTION_NOT_VALID.
+ *   DCGM_STUB_RESTART_AFTER=N  the host engine "restarts" after N reads: the handle in use
+ *                              is dead (calls return DCGM_ST_CONNECTION_NOT_VALID) and
+ *                              dcgmConnect hands out a new one.
  *   DCGM_STUB_LOG=<path>       one line "<symbol> <detail>" appended per call.
  *
  * Build: cc -std=c11 -shared -fPIC -o libdcgm.so.4 dcgm_stub.c
@@ -104,7 +107,10 @@ static void logf_(const char *sym, const char *fmt, long long a) {
 
 static int initialized;
 static int connected;
-#define HANDLE ((dcgmHandle_t)0x5a5a)
+static int reads;
+/* The live handle: 0x5a5a + the number of host engine restarts. */
+static dcgmHandle_t HANDLE_LIVE = 0x5a5a;
+#define HANDLE HANDLE_LIVE
 #define FIELD_GROUP ((dcgmFieldGrp_t)77)
 static unsigned short watched[64];
 static int n_watched;
@@ -214,8 +220,14 @@ static void fill(unsigned int gpu, unsigned short id, dcgmFieldValue_v1 *v) {
 dcgmReturn_t dcgmGetLatestValues_v2(dcgmHandle_t h, dcgmGpuGrp_t groupId,
                                     dcgmFieldGrp_t fieldGroupId,
                                     dcgmFieldValueEntityEnumeration_f enumCB, void *userData) {
-    logf_("dcgmGetLatestValues_v2", "%lld", -1);
-    if (h != HANDLE || groupId != DCGM_GROUP_ALL_GPUS || fieldGroupId != FIELD_GROUP || !enumCB)
+    logf_("dcgmGetLatestValues_v2", "%lld", (long long)(h - 0x5a5a));
+    const char *restart = getenv("DCGM_STUB_RESTART_AFTER");
+    if (restart && h == HANDLE && reads++ == atoi(restart)) {
+        HANDLE_LIVE++; /* the engine restarted: this handle is gone */
+        watching = 0;
+    }
+    if (h != HANDLE) return DCGM_ST_CONNECTION_NOT_VALID;
+    if (groupId != DCGM_GROUP_ALL_GPUS || fieldGroupId != FIELD_GROUP || !enumCB)
         return DCGM_ST_BADPARAM;
     if (!watching) return DCGM_ST_NO_DATA;
     static dcgmFieldValue_v1 values[64];

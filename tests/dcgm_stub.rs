@@ -148,6 +148,10 @@ impl Run {
 /// `leet sample --interval 300ms --count 3 [args]` with the given environment, in `dir`
 /// (logs and output go there); killed after 60 s.
 fn leet_sample(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Run {
+    leet_sample_n(dir, 3, args, env)
+}
+
+fn leet_sample_n(dir: &Path, count: u32, args: &[&str], env: &[(&str, &Path)]) -> Run {
     let out_path = dir.join("stdout");
     let err_path = dir.join("stderr");
     let dcgm_log = dir.join("dcgm.log");
@@ -155,11 +159,13 @@ fn leet_sample(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Run {
     let _ = std::fs::remove_file(&dcgm_log);
     let _ = std::fs::remove_file(&nvml_log);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
-    cmd.args(["sample", "--interval", "300ms", "--count", "3"])
+    cmd.args(["sample", "--interval", "300ms", "--count"])
+        .arg(count.to_string())
         .args(args)
         .env("DCGM_STUB_LOG", &dcgm_log)
         .env("NVML_STUB_LOG", &nvml_log)
         .env_remove("DCGM_STUB_NO_HOSTENGINE")
+        .env_remove("DCGM_STUB_RESTART_AFTER")
         .env_remove("LEET_DCGM_LIB")
         .env_remove("NVML_STUB_PID")
         .env_remove("NVML_STUB_FAIL_INIT")
@@ -385,4 +391,63 @@ fn dcgm_supersedes_nvml_gpm_so_no_key_is_written_twice() {
         "{:?}",
         run.nvml
     );
+}
+
+#[test]
+fn a_restarted_host_engine_is_reported_once_and_reconnected_after_the_back_off() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(lib) = build(dir.path(), "dcgm_stub.c", "libdcgm.so.4") else {
+        return;
+    };
+    // The engine restarts at the second read. leet waits 10 s before connecting again:
+    // 40 samples at 300 ms cover that with a wide margin.
+    let restart = Path::new("1");
+    let run = leet_sample_n(
+        dir.path(),
+        40,
+        &["--json", "--dcgm"],
+        &[
+            ("LEET_DCGM_LIB", &lib),
+            ("DCGM_STUB_RESTART_AFTER", restart),
+        ],
+    );
+    let samples = run.samples();
+    assert_eq!(samples.len(), 40, "{}", run.stderr);
+    let with_keys: Vec<bool> = samples
+        .iter()
+        .map(|s| !profiling_keys(s).is_empty())
+        .collect();
+    assert!(with_keys[0], "first read answered");
+    assert!(!with_keys[1], "the restart read gives nothing");
+    let back = with_keys
+        .iter()
+        .skip(2)
+        .position(|k| *k)
+        .map(|p| p + 2)
+        .unwrap_or_else(|| panic!("never reconnected: {}", run.stderr));
+    // not before the back-off (10 s ≈ 33 samples at 300 ms; sampling can only be slower)
+    assert!(back >= 30, "reconnected at sample {back}");
+    assert!(with_keys[back..].iter().all(|k| *k), "{with_keys:?}");
+    for s in &samples[back..] {
+        let want = expected();
+        for (k, v) in &want {
+            assert_close(k, s[k].as_f64().expect("number"), *v);
+        }
+    }
+    // One error line for the loss, no retry storm: two connects in all.
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("dcgm: "))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "dcgm: error: gpu: dcgmGetLatestValues_v2: The connection to the host engine is not \
+          valid any longer (-21); reconnecting in 10 s"
+        ]
+    );
+    assert_eq!(run.dcgm_calls("dcgmConnect").len(), 2);
+    assert_eq!(run.dcgm_calls("dcgmWatchFields").len(), 2);
+    assert!(samples.iter().all(|s| s.contains_key("memory_percent")));
 }

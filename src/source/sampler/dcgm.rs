@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Collector, SamplerError, SamplerOptions};
 
@@ -78,6 +78,7 @@ type Handle = usize;
 
 const DCGM_ST_OK: DcgmReturn = 0;
 const DCGM_ST_NO_DATA: DcgmReturn = -14;
+const DCGM_ST_CONNECTION_NOT_VALID: DcgmReturn = -21;
 const DCGM_MAX_NUM_DEVICES: usize = 32;
 const DCGM_GROUP_ALL_GPUS: Handle = 0x7fff_ffff;
 /// `DCGM_FE_GPU` of `dcgm_field_entity_group_t`.
@@ -164,7 +165,12 @@ type GetLatestFn =
 
 /// The entry points used, resolved once.
 struct Api {
+    connect: ConnectFn,
     error_string: Option<ErrorStringFn>,
+    get_all_devices: GetAllDevicesFn,
+    prof_supported: ProfSupportedFn,
+    field_group_create: FieldGroupCreateFn,
+    watch_fields: WatchFieldsFn,
     get_latest: GetLatestFn,
     /// Keeps the entry points valid; never unloaded (see the module docs).
     _lib: ManuallyDrop<libloading::Library>,
@@ -175,6 +181,119 @@ fn symbol<T: Copy>(lib: &libloading::Library, path: &str, name: &str) -> Result<
     unsafe { lib.get::<T>(name.as_bytes()) }
         .map(|s| *s)
         .map_err(|e| format!("{path} has no {name}: {e}"))
+}
+
+impl Api {
+    /// Load the library, resolve the entry points, `dcgmInit`.
+    fn load(path: &str) -> Result<Self, String> {
+        // SAFETY: loading runs the library's initialisers; libdcgm's are benign.
+        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| {
+            format!("cannot load {path}: {e} (install DCGM 4, or set LEET_DCGM_LIB)")
+        })?;
+        let init: InitFn = symbol(&lib, path, "dcgmInit")?;
+        let api = Self {
+            connect: symbol(&lib, path, "dcgmConnect")?,
+            error_string: symbol(&lib, path, "dcgmErrorString").ok(),
+            get_all_devices: symbol(&lib, path, "dcgmGetAllDevices")?,
+            prof_supported: symbol(&lib, path, "dcgmProfGetSupportedMetricGroups")?,
+            field_group_create: symbol(&lib, path, "dcgmFieldGroupCreate")?,
+            watch_fields: symbol(&lib, path, "dcgmWatchFields")?,
+            get_latest: symbol(&lib, path, "dcgmGetLatestValues_v2")?,
+            _lib: ManuallyDrop::new(lib),
+        };
+        // SAFETY: dcgm_agent.h's signature.
+        let rc = unsafe { init() };
+        if rc != DCGM_ST_OK {
+            return Err(api.err("dcgmInit", rc));
+        }
+        Ok(api)
+    }
+
+    fn err(&self, what: &str, rc: DcgmReturn) -> String {
+        format!("{what}: {}", describe(self.error_string, rc))
+    }
+
+    /// Connect to the host engine at `address`, create the field group of the supported
+    /// wanted fields and watch it on every GPU every `interval`.
+    fn open(&self, address: &str, interval: Duration) -> Result<Session, String> {
+        // SAFETY (every call below): the signatures are dcgm_agent.h's; pointers are to
+        // live locals of the declared types and sizes.
+        let addr = CString::new(address).map_err(|e| e.to_string())?;
+        let mut handle: Handle = 0;
+        let rc = unsafe { (self.connect)(addr.as_ptr(), &mut handle) };
+        if rc != DCGM_ST_OK {
+            return Err(format!(
+                "{} (is nv-hostengine running?)",
+                self.err(&format!("dcgmConnect {address}"), rc)
+            ));
+        }
+
+        let mut ids: [c_uint; DCGM_MAX_NUM_DEVICES] = [0; DCGM_MAX_NUM_DEVICES];
+        let mut count: c_int = 0;
+        let rc = unsafe { (self.get_all_devices)(handle, ids.as_mut_ptr(), &mut count) };
+        if rc != DCGM_ST_OK {
+            return Err(self.err("dcgmGetAllDevices", rc));
+        }
+        let count = usize::try_from(count)
+            .unwrap_or(0)
+            .min(DCGM_MAX_NUM_DEVICES);
+        let Some(&first) = ids[..count].first() else {
+            return Err("the host engine sees no GPUs".to_string());
+        };
+
+        let mut groups = ProfGetMetricGroupsV3 {
+            version: PROF_GET_METRIC_GROUPS_VERSION3,
+            unused: 0,
+            gpu_id: first,
+            num_metric_groups: 0,
+            metric_groups: [ProfMetricGroupInfoV2 {
+                major_id: 0,
+                minor_id: 0,
+                num_field_ids: 0,
+                field_ids: [0; DCGM_PROF_MAX_FIELD_IDS_PER_GROUP_V2],
+            }; DCGM_PROF_MAX_NUM_GROUPS_V2],
+        };
+        let rc = unsafe { (self.prof_supported)(handle, &mut groups) };
+        if rc != DCGM_ST_OK {
+            return Err(self.err("dcgmProfGetSupportedMetricGroups", rc));
+        }
+        let supported = supported_fields(&groups);
+        let fields: Vec<u16> = FIELDS
+            .iter()
+            .map(|(id, _, _)| *id)
+            .filter(|id| supported.contains(id))
+            .collect();
+        if fields.is_empty() {
+            return Err("the GPUs support none of the DCGM_FI_PROF_* fields".to_string());
+        }
+
+        // Field group names are unique per host engine: one per leet process.
+        let name =
+            CString::new(format!("leet-prof-{}", std::process::id())).map_err(|e| e.to_string())?;
+        let mut field_group: Handle = 0;
+        let n = c_int::try_from(fields.len()).unwrap_or(0);
+        let rc = unsafe {
+            (self.field_group_create)(handle, n, fields.as_ptr(), name.as_ptr(), &mut field_group)
+        };
+        if rc != DCGM_ST_OK {
+            return Err(self.err("dcgmFieldGroupCreate", rc));
+        }
+        // DCGM samples profiling fields at most every 100 ms.
+        let every_us = i64::try_from(interval.as_micros())
+            .unwrap_or(i64::MAX)
+            .clamp(100_000, 3_600_000_000);
+        let rc = unsafe {
+            (self.watch_fields)(handle, DCGM_GROUP_ALL_GPUS, field_group, every_us, 0.0, 2)
+        };
+        if rc != DCGM_ST_OK {
+            return Err(self.err("dcgmWatchFields", rc));
+        }
+        Ok(Session {
+            handle,
+            field_group,
+            gpu_ids: ids[..count].to_vec(),
+        })
+    }
 }
 
 fn describe(error_string: Option<ErrorStringFn>, rc: DcgmReturn) -> String {
@@ -198,12 +317,25 @@ fn describe(error_string: Option<ErrorStringFn>, rc: DcgmReturn) -> String {
     }
 }
 
-pub(crate) struct DcgmCollector {
-    api: Api,
+/// One connection to the host engine with its watched field group.
+struct Session {
     handle: Handle,
     field_group: Handle,
     /// The GPUs the host engine reports (DCGM gpu ids).
     gpu_ids: Vec<u32>,
+}
+
+/// How long a lost host engine is left alone before leet connects again.
+const RECONNECT_AFTER: Duration = Duration::from_secs(10);
+
+pub(crate) struct DcgmCollector {
+    api: Api,
+    address: String,
+    interval: Duration,
+    /// None after the host engine went away (restart, driver upgrade).
+    session: Option<Session>,
+    reconnect_at: Instant,
+    claims: GpuClaims,
     /// (gpu id, field id, value in DCGM's units) of the last read, reused.
     values: Vec<(u32, u16, f64)>,
 }
@@ -215,112 +347,26 @@ pub(crate) fn detect(opts: &SamplerOptions) -> Result<DcgmCollector, String> {
         return Err("not enabled (--dcgm)".to_string());
     }
     let path = std::env::var("LEET_DCGM_LIB").unwrap_or_else(|_| DEFAULT_LIB.to_string());
-    let c = DcgmCollector::connect(&path, HOSTENGINE, opts.interval)?;
-    opts.dcgm_claims.claim(&c.gpu_ids);
-    Ok(c)
+    DcgmCollector::connect(&path, HOSTENGINE, opts.interval, opts.dcgm_claims.clone())
 }
 
 impl DcgmCollector {
-    fn connect(path: &str, address: &str, interval: Duration) -> Result<Self, String> {
-        // SAFETY: loading runs the library's initialisers; libdcgm's are benign.
-        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| {
-            format!("cannot load {path}: {e} (install DCGM 4, or set LEET_DCGM_LIB)")
-        })?;
-        let init: InitFn = symbol(&lib, path, "dcgmInit")?;
-        let connect: ConnectFn = symbol(&lib, path, "dcgmConnect")?;
-        let error_string: Option<ErrorStringFn> = symbol(&lib, path, "dcgmErrorString").ok();
-        let get_all_devices: GetAllDevicesFn = symbol(&lib, path, "dcgmGetAllDevices")?;
-        let prof_supported: ProfSupportedFn =
-            symbol(&lib, path, "dcgmProfGetSupportedMetricGroups")?;
-        let field_group_create: FieldGroupCreateFn = symbol(&lib, path, "dcgmFieldGroupCreate")?;
-        let watch_fields: WatchFieldsFn = symbol(&lib, path, "dcgmWatchFields")?;
-        let get_latest: GetLatestFn = symbol(&lib, path, "dcgmGetLatestValues_v2")?;
-        let err = |what: &str, rc| format!("{what}: {}", describe(error_string, rc));
-
-        // SAFETY (every call below): the signatures are dcgm_agent.h's; pointers are to
-        // live locals of the declared types and sizes.
-        let rc = unsafe { init() };
-        if rc != DCGM_ST_OK {
-            return Err(err("dcgmInit", rc));
-        }
-        let addr = CString::new(address).map_err(|e| e.to_string())?;
-        let mut handle: Handle = 0;
-        let rc = unsafe { connect(addr.as_ptr(), &mut handle) };
-        if rc != DCGM_ST_OK {
-            return Err(format!(
-                "{} (is nv-hostengine running?)",
-                err(&format!("dcgmConnect {address}"), rc)
-            ));
-        }
-
-        let mut ids: [c_uint; DCGM_MAX_NUM_DEVICES] = [0; DCGM_MAX_NUM_DEVICES];
-        let mut count: c_int = 0;
-        let rc = unsafe { get_all_devices(handle, ids.as_mut_ptr(), &mut count) };
-        if rc != DCGM_ST_OK {
-            return Err(err("dcgmGetAllDevices", rc));
-        }
-        let count = usize::try_from(count)
-            .unwrap_or(0)
-            .min(DCGM_MAX_NUM_DEVICES);
-        let Some(&first) = ids[..count].first() else {
-            return Err("the host engine sees no GPUs".to_string());
-        };
-
-        let mut groups = ProfGetMetricGroupsV3 {
-            version: PROF_GET_METRIC_GROUPS_VERSION3,
-            unused: 0,
-            gpu_id: first,
-            num_metric_groups: 0,
-            metric_groups: [ProfMetricGroupInfoV2 {
-                major_id: 0,
-                minor_id: 0,
-                num_field_ids: 0,
-                field_ids: [0; DCGM_PROF_MAX_FIELD_IDS_PER_GROUP_V2],
-            }; DCGM_PROF_MAX_NUM_GROUPS_V2],
-        };
-        let rc = unsafe { prof_supported(handle, &mut groups) };
-        if rc != DCGM_ST_OK {
-            return Err(err("dcgmProfGetSupportedMetricGroups", rc));
-        }
-        let supported = supported_fields(&groups);
-        let fields: Vec<u16> = FIELDS
-            .iter()
-            .map(|(id, _, _)| *id)
-            .filter(|id| supported.contains(id))
-            .collect();
-        if fields.is_empty() {
-            return Err("the GPUs support none of the DCGM_FI_PROF_* fields".to_string());
-        }
-
-        // Field group names are unique per host engine: one per leet process.
-        let name =
-            CString::new(format!("leet-prof-{}", std::process::id())).map_err(|e| e.to_string())?;
-        let mut field_group: Handle = 0;
-        let n = c_int::try_from(fields.len()).unwrap_or(0);
-        let rc = unsafe {
-            field_group_create(handle, n, fields.as_ptr(), name.as_ptr(), &mut field_group)
-        };
-        if rc != DCGM_ST_OK {
-            return Err(err("dcgmFieldGroupCreate", rc));
-        }
-        // DCGM samples profiling fields at most every 100 ms.
-        let every_us = i64::try_from(interval.as_micros())
-            .unwrap_or(i64::MAX)
-            .clamp(100_000, 3_600_000_000);
-        let rc =
-            unsafe { watch_fields(handle, DCGM_GROUP_ALL_GPUS, field_group, every_us, 0.0, 2) };
-        if rc != DCGM_ST_OK {
-            return Err(err("dcgmWatchFields", rc));
-        }
+    fn connect(
+        path: &str,
+        address: &str,
+        interval: Duration,
+        claims: GpuClaims,
+    ) -> Result<Self, String> {
+        let api = Api::load(path)?;
+        let session = api.open(address, interval)?;
+        claims.claim(&session.gpu_ids);
         Ok(Self {
-            api: Api {
-                error_string,
-                get_latest,
-                _lib: ManuallyDrop::new(lib),
-            },
-            handle,
-            field_group,
-            gpu_ids: ids[..count].to_vec(),
+            api,
+            address: address.to_string(),
+            interval,
+            session: Some(session),
+            reconnect_at: Instant::now(),
+            claims,
             values: Vec::new(),
         })
     }
@@ -407,19 +453,47 @@ impl Collector for DcgmCollector {
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+        let session = match self.session.take() {
+            Some(s) => s,
+            None if Instant::now() < self.reconnect_at => return Ok(()),
+            None => match self.api.open(&self.address, self.interval) {
+                Ok(s) => {
+                    self.claims.claim(&s.gpu_ids);
+                    s
+                }
+                Err(e) => {
+                    self.reconnect_at = Instant::now() + RECONNECT_AFTER;
+                    return Err(SamplerError::Gpu(format!(
+                        "reconnect: {e}; next try in {} s",
+                        RECONNECT_AFTER.as_secs()
+                    )));
+                }
+            },
+        };
         self.values.clear();
         let user = std::ptr::from_mut(&mut self.values).cast::<c_void>();
         // SAFETY: dcgm_agent.h's signature; `user` points at self.values, which
         // collect_values alone touches during this call.
         let rc = unsafe {
             (self.api.get_latest)(
-                self.handle,
+                session.handle,
                 DCGM_GROUP_ALL_GPUS,
-                self.field_group,
+                session.field_group,
                 collect_values,
                 user,
             )
         };
+        if rc == DCGM_ST_CONNECTION_NOT_VALID {
+            // The handle is dead: connect again later (without it no key is emitted, so
+            // nothing is written twice even though GPM stays off for these GPUs).
+            self.reconnect_at = Instant::now() + RECONNECT_AFTER;
+            return Err(SamplerError::Gpu(format!(
+                "dcgmGetLatestValues_v2: {}; reconnecting in {} s",
+                describe(self.api.error_string, rc),
+                RECONNECT_AFTER.as_secs()
+            )));
+        }
+        self.session = Some(session);
         if rc != DCGM_ST_OK && rc != DCGM_ST_NO_DATA {
             return Err(SamplerError::Gpu(format!(
                 "dcgmGetLatestValues_v2: {}",
@@ -496,6 +570,7 @@ mod tests {
             "/nonexistent/libdcgm.so.4",
             HOSTENGINE,
             Duration::from_secs(1),
+            GpuClaims::default(),
         )
         .err()
         .unwrap_or_default();
