@@ -19,7 +19,7 @@
 //! / (USED + FREE + RESERVED), in %), `memoryAllocatedBytes` (FB_USED in bytes) and
 //! `energyJoules` (TOTAL_ENERGY_CONSUMPTION / 1000).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::openmetrics::{parse_exposition, MetricKind, MAX_RESPONSE_BYTES};
@@ -141,7 +141,7 @@ pub(crate) fn dcgm_exporter_values<'a>(
     series: impl IntoIterator<Item = Series<'a>>,
     out: &mut Vec<(String, f64)>,
 ) {
-    let start = out.len();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut fb: BTreeMap<(String, String), Fb> = BTreeMap::new();
     for s in series {
         if !s.value.is_finite() {
@@ -158,7 +158,7 @@ pub(crate) fn dcgm_exporter_values<'a>(
             continue;
         };
         let key = format!("{prefix}{}{suffix}", field.key);
-        if out[start..].iter().any(|(k, _)| *k == key) {
+        if !seen.insert(key.clone()) {
             continue;
         }
         out.push((key, s.value * field.scale));
