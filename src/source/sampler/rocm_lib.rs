@@ -1,6 +1,8 @@
 //! AMD GPUs through the ROCm SMI library, `librocm_smi64.so`, loaded at run time as
 //! W&B 0.31 does (spec §6): no process per sample. `$LEET_ROCM_SMI_LIB` names the file;
-//! otherwise the soname is tried, then ROCm's default `/opt/rocm/lib`.
+//! otherwise `librocm_smi64.so` (W&B's name), the sonames of ROCm 6 and 5 (`.so.7`,
+//! `.so.6`, for hosts without the development symlink), then ROCm's default
+//! `/opt/rocm/lib/librocm_smi64.so`, through the dynamic loader's search path.
 //!
 //! Device `dv_ind` N gives the same `gpu.N.*` keys as the `rocm-smi -a --json` path (whose
 //! `cardN` is that index), read from the calls rocm-smi itself makes for those fields,
@@ -58,7 +60,12 @@ type VersionFn = unsafe extern "C" fn(u32, *mut c_char, u32) -> Status;
 type StatusStringFn = unsafe extern "C" fn(Status, *mut *const c_char) -> Status;
 
 /// The library files tried when `$LEET_ROCM_SMI_LIB` is not set.
-const DEFAULT_LIBS: [&str; 2] = ["librocm_smi64.so", "/opt/rocm/lib/librocm_smi64.so"];
+const DEFAULT_LIBS: [&str; 4] = [
+    "librocm_smi64.so",
+    "librocm_smi64.so.7",
+    "librocm_smi64.so.6",
+    "/opt/rocm/lib/librocm_smi64.so",
+];
 
 /// One table for the per-device reads: probe flag index and key.
 #[derive(Debug, Clone, Copy)]
