@@ -2,8 +2,7 @@
 //!
 //! As the reference does (spec §5): `libdcgm.so.4` is loaded at run time (`$LEET_DCGM_LIB`
 //! names another file), `dcgmInit`, then `dcgmConnect("localhost:5555")` to a running
-//! `nv-hostengine` (no embedded host engine: that would need root and hold the GPUs'
-//! profiling counters for itself). The wanted fields that
+//! `nv-hostengine` (no embedded host engine, as in the reference). The wanted fields that
 //! `dcgmProfGetSupportedMetricGroups` lists go into one field group, watched on every
 //! GPU (`DCGM_GROUP_ALL_GPUS`) at the sampling interval, keeping 2 samples; each sample
 //! reads the host engine's latest values with `dcgmGetLatestValues_v2`. [`FIELDS`] maps
@@ -16,9 +15,10 @@
 //! collector does not take GPM snapshots of those (DCGM supersedes GPM per GPU). DCGM gpu
 //! ids are taken to be NVML indices, which is how DCGM numbers GPUs by default.
 //!
-//! The connection is left open until the process exits and the library is never
-//! unloaded: DCGM's client threads outlive any one call, and the reference found
-//! `dcgmDisconnect` at teardown crashing.
+//! A host engine that goes away (restart, driver upgrade) is reported once, and leet
+//! connects again every 10 s until it answers. The connection is left open until the
+//! process exits and the library is never unloaded: DCGM's client threads outlive any one
+//! call, and the reference found `dcgmDisconnect` at teardown crashing.
 //!
 //! The structs and constants below are copied from NVIDIA/DCGM `dcgmlib/dcgm_structs.h`,
 //! `dcgm_fields.h` and `dcgm_agent.h` (Apache-2.0; read at commit
