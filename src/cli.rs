@@ -151,6 +151,15 @@ pub struct SamplerArgs {
     /// Keep only OpenMetrics metrics whose "<name>.<metric>" matches this regex.
     #[arg(long = "openmetrics-filter", value_name = "REGEX")]
     pub openmetrics_filter: Option<regex::Regex>,
+    /// Read DCGM profiling counters (gpu.N.smActive, pipeTensorActive, pcieTxBytes, ...)
+    /// from a running nv-hostengine on localhost:5555 through libdcgm.so.4
+    /// ($LEET_DCGM_LIB overrides the library). Replaces NVML GPM on those GPUs.
+    #[arg(long)]
+    pub dcgm: bool,
+    /// Scrape a dcgm-exporter endpoint (http://HOST:9400/metrics, or a Prometheus
+    /// /api/v1/query?query=... URL) into gpu.N.* keys.
+    #[arg(long = "dcgm-exporter", value_name = "URL")]
+    pub dcgm_exporter: Option<String>,
 }
 
 impl SamplerArgs {
@@ -162,6 +171,9 @@ impl SamplerArgs {
             openmetrics: self.openmetrics.clone(),
             openmetrics_filter: self.openmetrics_filter.clone(),
             interval: self.interval,
+            dcgm: self.dcgm,
+            dcgm_exporter: self.dcgm_exporter.clone(),
+            ..SamplerOptions::default()
         }
     }
 }

@@ -1,4 +1,7 @@
-//! AMD GPUs through `rocm-smi -a --json` (forked once per sample, as the reference does).
+//! AMD GPUs: through `librocm_smi64.so` when it loads (as W&B 0.31 does; see
+//! `rocm_lib.rs`, which also gives `energyJoules`), otherwise through `rocm-smi -a --json`
+//! forked once per sample (as the reference snapshot does). The library's failure is kept
+//! and reported by the first CLI sample.
 //!
 //! Key mapping (spec §6), per card `cardN` → `gpu.N.*`:
 //! `gpu` ← "GPU use (%)"; `memoryAllocated` ← "GPU memory use (%)" (ROCm ≤ 6.0) or
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::child::{self, find_on_path};
+use super::rocm_lib::RocmSmi;
 use super::{Collector, GpuInfo, SamplerError};
 
 /// Card index → (field → value), as rocm-smi prints them.
@@ -169,23 +173,62 @@ pub(crate) fn run_with_timeout(
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Where the samples come from.
+enum Source {
+    /// `librocm_smi64.so`: no process per sample.
+    Lib(RocmSmi),
+    /// `rocm-smi -a --json` once per sample.
+    Cli(PathBuf),
+}
+
 pub(crate) struct AmdCollector {
-    rocm_smi: PathBuf,
+    source: Source,
     info: Vec<GpuInfo>,
+    /// Why the library could not be used, reported once by the first CLI sample.
+    fallback: Option<String>,
 }
 
 const ROCM_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// `$LEET_SYSFS_ROOT` (default `/sys`): where the amdgpu module state is read.
+fn sysfs_root() -> PathBuf {
+    std::env::var_os("LEET_SYSFS_ROOT").map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
+}
+
 impl AmdCollector {
-    /// Detect: `rocm-smi` on `$PATH`, the amdgpu driver live, and a first run that lists
-    /// at least one card. The error says which step failed.
+    /// Detect: the amdgpu driver live (`$LEET_SYSFS_ROOT/module/amdgpu/initstate`), so
+    /// nothing AMD-specific is loaded on other hosts; then `librocm_smi64.so` (see
+    /// [`RocmSmi`]); failing that, `rocm-smi` on `$PATH` whose first run lists a card.
+    /// The error says which step failed (both, when library and CLI fail).
     pub fn detect() -> Result<Self, String> {
-        let rocm_smi = find_on_path("rocm-smi").ok_or("rocm-smi not found on PATH")?;
-        let live = std::fs::read_to_string("/sys/module/amdgpu/initstate")
-            .is_ok_and(|s| s.contains("live"));
+        let initstate = sysfs_root().join("module/amdgpu/initstate");
+        let live = std::fs::read_to_string(&initstate).is_ok_and(|s| s.contains("live"));
         if !live {
-            return Err("amdgpu driver not loaded (/sys/module/amdgpu/initstate)".to_string());
+            return Err(format!(
+                "amdgpu driver not loaded ({})",
+                initstate.display()
+            ));
         }
+        let lib_err = match RocmSmi::load() {
+            Ok(lib) => {
+                return Ok(Self {
+                    info: lib.gpu_info(),
+                    source: Source::Lib(lib),
+                    fallback: None,
+                })
+            }
+            Err(e) => e,
+        };
+        Self::detect_cli()
+            .map(|mut c| {
+                c.fallback = Some(lib_err.clone());
+                c
+            })
+            .map_err(|cli_err| format!("{lib_err}; {cli_err}"))
+    }
+
+    fn detect_cli() -> Result<Self, String> {
+        let rocm_smi = find_on_path("rocm-smi").ok_or("rocm-smi not found on PATH")?;
         let text = run_with_timeout(&rocm_smi, &["-a", "--json"], ROCM_TIMEOUT)
             .map_err(|e| e.to_string())?;
         let cards = parse_rocm_smi_json(&text).map_err(|e| e.to_string())?;
@@ -195,7 +238,8 @@ impl AmdCollector {
         let driver = rocm_driver_version(&text).unwrap_or_default();
         Ok(Self {
             info: amd_gpu_info(&cards, &driver),
-            rocm_smi,
+            source: Source::Cli(rocm_smi),
+            fallback: None,
         })
     }
 
@@ -210,9 +254,19 @@ impl Collector for AmdCollector {
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
-        let text = run_with_timeout(&self.rocm_smi, &["-a", "--json"], ROCM_TIMEOUT)?;
-        amd_metrics(&parse_rocm_smi_json(&text)?, out);
-        Ok(())
+        match &mut self.source {
+            Source::Lib(lib) => lib.sample(out),
+            Source::Cli(rocm_smi) => {
+                let text = run_with_timeout(rocm_smi, &["-a", "--json"], ROCM_TIMEOUT)?;
+                amd_metrics(&parse_rocm_smi_json(&text)?, out);
+                match self.fallback.take() {
+                    Some(why) => Err(SamplerError::Gpu(format!(
+                        "librocm_smi64 not used ({why}); running rocm-smi each sample"
+                    ))),
+                    None => Ok(()),
+                }
+            }
+        }
     }
 
     fn gpus(&self) -> Vec<GpuInfo> {

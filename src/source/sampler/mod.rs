@@ -13,6 +13,8 @@ mod amd;
 mod apple;
 pub mod child;
 mod cpu;
+mod dcgm;
+mod dcgm_exporter;
 mod disk;
 mod http;
 mod ipu;
@@ -21,6 +23,7 @@ mod network;
 pub mod nvidia;
 mod openmetrics;
 mod procfs;
+mod rocm_lib;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -106,6 +109,12 @@ pub struct SamplerOptions {
     pub openmetrics: Vec<(String, String)>,
     pub openmetrics_filter: Option<Regex>,
     pub interval: Duration,
+    /// Read DCGM profiling fields from a running nv-hostengine (`--dcgm`).
+    pub dcgm: bool,
+    /// A dcgm-exporter `/metrics` (or Prometheus query API) URL (`--dcgm-exporter`).
+    pub dcgm_exporter: Option<String>,
+    /// GPUs whose profiling keys DCGM supplies; the NVML collector skips GPM on them.
+    pub dcgm_claims: dcgm::GpuClaims,
 }
 
 impl Default for SamplerOptions {
@@ -116,6 +125,9 @@ impl Default for SamplerOptions {
             openmetrics: Vec::new(),
             openmetrics_filter: None,
             interval: Duration::from_secs(1),
+            dcgm: false,
+            dcgm_exporter: None,
+            dcgm_claims: dcgm::GpuClaims::default(),
         }
     }
 }
@@ -183,12 +195,15 @@ const DETECTORS: &[(&str, Detector)] = &[
             .map(|c| Box::new(c) as Box<dyn Collector>)
             .map_err(|e| e.to_string())
     }),
+    ("dcgm", |d| {
+        dcgm::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
     ("nvidia", |d| {
         let backend = NvmlBackend::init().map_err(|e| e.to_string())?;
-        Ok(Box::new(NvidiaCollector::with_tree(
-            backend,
-            Some(d.tree.clone()),
-        )))
+        Ok(Box::new(
+            NvidiaCollector::with_tree(backend, Some(d.tree.clone()))
+                .without_gpm_on(d.opts.dcgm_claims.clone()),
+        ))
     }),
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
@@ -199,6 +214,7 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("ipu", |d| {
         ipu::IpuCollector::detect(d).map(|c| Box::new(c) as _)
     }),
+    ("dcgm-exporter", |d| dcgm_exporter::detect(d.opts)),
 ];
 
 pub struct Sampler {

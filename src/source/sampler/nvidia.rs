@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 
+use super::dcgm::GpuClaims;
 use super::procfs::SharedTree;
 use super::{Collector, GpuInfo, SamplerError};
 
@@ -340,9 +341,18 @@ pub struct NvidiaCollector<B: GpuBackend> {
     devices: Vec<DeviceState>,
     tree: Option<SharedTree>,
     pids: HashSet<u32>,
+    /// GPUs whose profiling keys DCGM supplies (`--dcgm`): no GPM there, so no key twice.
+    dcgm: GpuClaims,
 }
 
 impl<B: GpuBackend> NvidiaCollector<B> {
+    /// Skip GPM on the GPUs `claims` holds (read each sample: DCGM fills it at detection).
+    #[must_use]
+    pub(crate) fn without_gpm_on(mut self, claims: GpuClaims) -> Self {
+        self.dcgm = claims;
+        self
+    }
+
     pub(crate) fn with_tree(backend: B, tree: Option<SharedTree>) -> Self {
         let devices = (0..backend.device_count())
             .map(|i| DeviceState {
@@ -355,6 +365,7 @@ impl<B: GpuBackend> NvidiaCollector<B> {
             devices,
             tree,
             pids: HashSet::new(),
+            dcgm: GpuClaims::default(),
         }
     }
 
@@ -485,7 +496,12 @@ impl<B: GpuBackend> Collector for NvidiaCollector<B> {
             if let Some(mj) = probe(flags, Probe::Energy, || dev.energy_mj()) {
                 out.push((k.energy.clone(), mj as f64 / 1000.0));
             }
-            if let Some(Some(values)) = probe(flags, Probe::Gpm, || self.backend.gpm(k.index)) {
+            let gpm = if self.dcgm.contains(k.index) {
+                None
+            } else {
+                probe(flags, Probe::Gpm, || self.backend.gpm(k.index))
+            };
+            if let Some(Some(values)) = gpm {
                 for ((key, (_, mib)), v) in k.gpm.iter().zip(GPM_METRICS).zip(values) {
                     if let Some(v) = v.filter(|v| v.is_finite()) {
                         out.push((key.clone(), if mib { v * 1024.0 * 1024.0 } else { v }));
