@@ -2,9 +2,23 @@
 //! `disk./.usagePercent`, `gpu.0.gpu`, `openmetrics.<name>.<metric>.<k>`, ...).
 //!
 //! One [`Collector`] per metric family, each detected at start. A family that cannot run
-//! here (no NVML, no rocm-smi, endpoint down) is listed by [`Sampler::unavailable`] with
-//! the reason, and the others carry on. Errors of a working collector during one sample
-//! land in [`Sample::errors`]; nothing here panics or exits.
+//! here (no NVML, no rocm-smi) is listed by [`Sampler::unavailable`] with the reason,
+//! and the others carry on. Errors of a working collector during one sample (an
+//! endpoint that is down, a tool that fails) land in [`Sample::errors`]; nothing here
+//! panics or exits.
+//!
+//! Isolation: every collector lives on its own worker thread (detection included, in
+//! parallel). At each tick the sampler asks every idle worker for a reading and waits at
+//! most the per-source deadline ([`deadline_for`], half the interval) for the answers. A
+//! source that misses it is left out of that sample and reported in [`Sample::errors`]
+//! ("late"); a worker still busy with an earlier reading is not asked again (no request
+//! queues behind a hung one) and is reported "busy". A reading that completes after its
+//! deadline is used in the next sample unless a fresher one arrives. So one hung source
+//! never delays a sample, and dropping the [`Sampler`] never waits for a worker.
+//!
+//! OpenMetrics endpoints are not probed at start: their first scrape is part of the
+//! first sample, under the same deadline, so endpoints that never answer cannot delay
+//! startup.
 //!
 //! Host metrics read Linux `/proc` and cgroup v2 directly (see `spec/system-metrics.md`
 //! §3); on other systems those families report "not available".
@@ -22,6 +36,7 @@ mod procfs;
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -133,6 +148,16 @@ pub struct HostInfo {
     pub hostname: String,
 }
 
+/// Root of the sysfs tree the collectors read (`/sys`), overridable with the environment
+/// variable `LEET_SYSFS_ROOT` so tests can run a collector against a fake tree (e.g.
+/// `$LEET_SYSFS_ROOT/module/amdgpu/initstate`). Unset or empty means `/sys`.
+#[must_use]
+pub fn sysfs_root() -> PathBuf {
+    std::env::var_os("LEET_SYSFS_ROOT")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
+}
+
 /// Context given to detectors.
 struct Detect<'a> {
     opts: &'a SamplerOptions,
@@ -186,16 +211,134 @@ const DETECTORS: &[(&str, Detector)] = &[
     }),
 ];
 
+/// How long one sample waits for its sources: half the interval, so a sample is out
+/// well before the next tick however late a source is.
+#[must_use]
+pub fn deadline_for(interval: Duration) -> Duration {
+    interval / 2
+}
+
+/// How long [`Sampler::new`] waits for the families' detection (NVML init, a first
+/// `rocm-smi`; all in parallel). A family still detecting then is listed as unavailable and joins
+/// the samples once its detection succeeds.
+const DETECT_WAIT: Duration = Duration::from_secs(3);
+
+type Detection = Box<dyn FnOnce() -> Result<Box<dyn Collector>, String> + Send>;
+
+/// What a worker thread reports.
+enum Event {
+    /// Detection finished: the collector's accelerators, or why it cannot run.
+    Detected {
+        at: usize,
+        result: Result<Vec<GpuInfo>, String>,
+    },
+    /// One reading.
+    Reading {
+        at: usize,
+        values: Vec<(String, f64)>,
+        result: Result<(), String>,
+    },
+    /// The collector panicked; the worker has ended.
+    Gone { at: usize, why: String },
+}
+
+enum State {
+    Detecting,
+    Idle,
+    /// A reading was asked for at `since` by sample number `seq`.
+    Busy {
+        seq: u64,
+        since: Instant,
+    },
+    Gone,
+}
+
+struct Worker {
+    family: String,
+    requests: SyncSender<()>,
+    state: State,
+    gpus: Vec<GpuInfo>,
+    /// The newest reading not yet handed out in a sample.
+    pending: Option<(Vec<(String, f64)>, Result<(), String>)>,
+}
+
 pub struct Sampler {
-    collectors: Vec<(String, Box<dyn Collector>)>,
+    workers: Vec<Worker>,
+    events: Receiver<Event>,
     unavailable: Vec<(String, String)>,
     tree: SharedTree,
     walker: TreeWalker,
     needs_tree: bool,
+    deadline: Duration,
+    seq: u64,
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// A worker: detect, then one reading per request until the sampler is dropped.
+fn work(at: usize, detect: Detection, requests: &Receiver<()>, events: &Sender<Event>) {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut c = match catch_unwind(AssertUnwindSafe(detect)) {
+        Ok(Ok(c)) => {
+            let gpus = c.gpus();
+            if events
+                .send(Event::Detected {
+                    at,
+                    result: Ok(gpus),
+                })
+                .is_err()
+            {
+                return;
+            }
+            c
+        }
+        Ok(Err(why)) => {
+            let _ = events.send(Event::Detected {
+                at,
+                result: Err(why),
+            });
+            return;
+        }
+        Err(p) => {
+            let _ = events.send(Event::Detected {
+                at,
+                result: Err(format!("detection panicked: {}", panic_text(&*p))),
+            });
+            return;
+        }
+    };
+    while requests.recv().is_ok() {
+        let mut values = Vec::with_capacity(64);
+        match catch_unwind(AssertUnwindSafe(|| c.sample(&mut values))) {
+            Ok(r) => {
+                let ev = Event::Reading {
+                    at,
+                    values,
+                    result: r.map_err(|e| e.to_string()),
+                };
+                if events.send(ev).is_err() {
+                    return;
+                }
+            }
+            Err(p) => {
+                let _ = events.send(Event::Gone {
+                    at,
+                    why: format!("panicked: {}", panic_text(&*p)),
+                });
+                return;
+            }
+        }
+    }
 }
 
 impl Sampler {
-    /// Detect every family; never fails. See [`Sampler::unavailable`] for what is missing.
+    /// Detect every family (in parallel, each on its own worker thread); never fails.
+    /// See [`Sampler::unavailable`] for what is missing.
     pub fn new(opts: SamplerOptions) -> Self {
         let mut opts = opts;
         if opts.disk_paths.is_empty() {
@@ -204,54 +347,155 @@ impl Sampler {
         let root = opts.pid.unwrap_or_else(std::process::id);
         let tree = Arc::new(Mutex::new(ProcessTree::new(root)));
         let cgroup = CgroupLimits::detect(root);
-        let ctx = Detect {
-            opts: &opts,
-            tree: &tree,
-            cgroup: &cgroup,
-        };
-        let mut collectors = Vec::new();
-        let mut unavailable = Vec::new();
+        let shared = Arc::new((opts.clone(), cgroup));
+        let mut detections: Vec<(String, Detection)> = Vec::new();
         for (family, detect) in DETECTORS {
-            match detect(&ctx) {
-                Ok(c) => collectors.push(((*family).to_string(), c)),
-                Err(why) => unavailable.push(((*family).to_string(), why)),
-            }
+            let (shared, tree) = (shared.clone(), tree.clone());
+            let d: Detection = Box::new(move || {
+                detect(&Detect {
+                    opts: &shared.0,
+                    tree: &tree,
+                    cgroup: &shared.1,
+                })
+            });
+            detections.push(((*family).to_string(), d));
         }
         for (name, url) in &opts.openmetrics {
             let family = format!("openmetrics:{name}");
-            let (c, failed) = openmetrics::OpenMetricsCollector::detect(
-                name,
-                url,
-                opts.openmetrics_filter.clone(),
-            );
-            if let Some(why) = failed {
-                unavailable.push((family.clone(), format!("{why} (retrying every 30 s)")));
-            }
-            collectors.push((family, Box::new(c)));
+            let (name, url, filter) = (name.clone(), url.clone(), opts.openmetrics_filter.clone());
+            let d: Detection = Box::new(move || {
+                openmetrics::OpenMetricsCollector::new(&name, &url, filter)
+                    .map(|c| Box::new(c) as Box<dyn Collector>)
+            });
+            detections.push((family, d));
         }
-        let needs_tree = collectors
-            .iter()
-            .any(|(f, _)| matches!(f.as_str(), "cpu" | "memory" | "nvidia"));
-        Self {
-            collectors,
+        let mut s = Self::start(detections, tree, deadline_for(opts.interval));
+        s.needs_tree = s.workers.iter().any(|w| {
+            matches!(w.family.as_str(), "cpu" | "memory" | "nvidia")
+                && !matches!(w.state, State::Gone)
+        });
+        s
+    }
+
+    /// Build a sampler from given collectors (tests, custom sources); the per-source
+    /// deadline is that of a 1 s interval.
+    pub fn with_collectors(collectors: Vec<Box<dyn Collector>>) -> Self {
+        let detections = collectors
+            .into_iter()
+            .map(|c| {
+                let family = c.name().to_string();
+                let d: Detection = Box::new(move || Ok(c));
+                (family, d)
+            })
+            .collect();
+        let tree = Arc::new(Mutex::new(ProcessTree::new(std::process::id())));
+        Self::start(detections, tree, deadline_for(Duration::from_secs(1)))
+    }
+
+    /// Set how long each sample waits for its sources.
+    pub fn set_deadline(&mut self, deadline: Duration) {
+        self.deadline = deadline;
+    }
+
+    /// Spawn one worker per detection and wait up to [`DETECT_WAIT`] for the detections
+    /// (an OpenMetrics endpoint's only checks its URL).
+    fn start(detections: Vec<(String, Detection)>, tree: SharedTree, deadline: Duration) -> Self {
+        let (tx, events) = mpsc::channel();
+        let mut workers = Vec::with_capacity(detections.len());
+        let mut unavailable = Vec::new();
+        let mut wait_for = Vec::new();
+        for (at, (family, detect)) in detections.into_iter().enumerate() {
+            let (req_tx, req_rx) = mpsc::sync_channel::<()>(1);
+            let events_tx: Sender<Event> = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("leet-{}", family.chars().take(10).collect::<String>()))
+                .spawn(move || work(at, detect, &req_rx, &events_tx));
+            let state = match spawned {
+                Ok(_) => State::Detecting,
+                Err(e) => {
+                    unavailable.push((family.clone(), format!("cannot start its thread: {e}")));
+                    State::Gone
+                }
+            };
+            if matches!(state, State::Detecting) {
+                wait_for.push(at);
+            }
+            workers.push(Worker {
+                family,
+                requests: req_tx,
+                state,
+                gpus: Vec::new(),
+                pending: None,
+            });
+        }
+        let mut s = Self {
+            workers,
+            events,
             unavailable,
             tree,
             walker: TreeWalker::new(),
-            needs_tree,
+            needs_tree: false,
+            deadline,
+            seq: 0,
+        };
+        let until = Instant::now() + DETECT_WAIT;
+        while wait_for
+            .iter()
+            .any(|&i| matches!(s.workers[i].state, State::Detecting))
+        {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match s.events.recv_timeout(until - now) {
+                Ok(ev) => s.apply(ev),
+                Err(_) => break,
+            }
         }
+        for &i in &wait_for {
+            let w = &s.workers[i];
+            if matches!(w.state, State::Detecting) {
+                s.unavailable.push((
+                    w.family.clone(),
+                    format!("still detecting after {DETECT_WAIT:?}; sampled once detected"),
+                ));
+            }
+        }
+        s
     }
 
-    /// Build a sampler from given collectors (tests, custom sources).
-    pub fn with_collectors(collectors: Vec<Box<dyn Collector>>) -> Self {
-        Self {
-            collectors: collectors
-                .into_iter()
-                .map(|c| (c.name().to_string(), c))
-                .collect(),
-            unavailable: Vec::new(),
-            tree: Arc::new(Mutex::new(ProcessTree::new(std::process::id()))),
-            walker: TreeWalker::new(),
-            needs_tree: false,
+    fn apply(&mut self, ev: Event) {
+        match ev {
+            Event::Detected { at, result } => {
+                let Some(w) = self.workers.get_mut(at) else {
+                    return;
+                };
+                let family = w.family.clone();
+                self.unavailable.retain(|(f, _)| *f != family);
+                match result {
+                    Ok(gpus) => {
+                        w.gpus = gpus;
+                        w.state = State::Idle;
+                    }
+                    Err(why) => {
+                        w.state = State::Gone;
+                        self.unavailable.push((family, why));
+                    }
+                }
+            }
+            Event::Reading { at, values, result } => {
+                if let Some(w) = self.workers.get_mut(at) {
+                    w.state = State::Idle;
+                    w.pending = Some((values, result));
+                }
+            }
+            Event::Gone { at, why } => {
+                if let Some(w) = self.workers.get_mut(at) {
+                    w.state = State::Gone;
+                    w.pending = Some((Vec::new(), Err(why.clone())));
+                    self.unavailable.push((w.family.clone(), why));
+                }
+            }
         }
     }
 
@@ -262,24 +506,77 @@ impl Sampler {
 
     /// Names of the families that are sampled, e.g. `["cpu", ..., "openmetrics:node"]`.
     pub fn families(&self) -> Vec<&str> {
-        self.collectors.iter().map(|(f, _)| f.as_str()).collect()
+        self.workers
+            .iter()
+            .filter(|w| matches!(w.state, State::Idle | State::Busy { .. }))
+            .map(|w| w.family.as_str())
+            .collect()
     }
 
-    /// Read every collector once.
+    /// Read every collector once: ask every idle worker, wait at most the deadline.
     pub fn sample(&mut self) -> Sample {
+        let start = Instant::now();
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
+        self.seq += 1;
+        let seq = self.seq;
         if self.needs_tree {
-            if let Ok(mut tree) = self.tree.lock() {
+            // A worker stuck while holding the tree must not stall the sampler.
+            if let Ok(mut tree) = self.tree.try_lock() {
                 self.walker.refresh(&mut tree);
+            }
+        }
+        // Take what has arrived since the last sample (readings of workers that were
+        // late), so those workers are asked again now.
+        while let Ok(ev) = self.events.try_recv() {
+            self.apply(ev);
+        }
+        for w in &mut self.workers {
+            if matches!(w.state, State::Idle) {
+                w.state = match w.requests.try_send(()) {
+                    Ok(()) => State::Busy { seq, since: start },
+                    Err(_) => State::Gone,
+                };
+            }
+        }
+        // Wait for this tick's requests until the deadline.
+        let until = start + self.deadline;
+        while self
+            .workers
+            .iter()
+            .any(|w| matches!(w.state, State::Busy { seq: s, .. } if s == seq))
+        {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match self.events.recv_timeout(until - now) {
+                Ok(ev) => self.apply(ev),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
             }
         }
         let mut values = Vec::with_capacity(64);
         let mut errors = Vec::new();
-        for (family, c) in &mut self.collectors {
-            if let Err(e) = c.sample(&mut values) {
-                errors.push((family.clone(), e.to_string()));
+        for w in &mut self.workers {
+            if let Some((v, r)) = w.pending.take() {
+                values.extend(v);
+                if let Err(e) = r {
+                    errors.push((w.family.clone(), e));
+                }
+            } else if let State::Busy { seq: s, since } = w.state {
+                let why = if s == seq {
+                    format!(
+                        "late: no reading within {:?}; left out of this sample",
+                        self.deadline
+                    )
+                } else {
+                    format!(
+                        "busy: the reading asked for {:.1} s ago has not finished; skipped",
+                        since.elapsed().as_secs_f64()
+                    )
+                };
+                errors.push((w.family.clone(), why));
             }
         }
         Sample {
@@ -307,7 +604,7 @@ impl Sampler {
             cpu_count: System::physical_core_count().unwrap_or(cpu_count_logical),
             cpu_count_logical,
             memory_total: sys.total_memory(),
-            gpus: self.collectors.iter().flat_map(|(_, c)| c.gpus()).collect(),
+            gpus: self.workers.iter().flat_map(|w| w.gpus.iter().cloned()).collect(),
             os: System::long_os_version().unwrap_or_default(),
             hostname: System::host_name().unwrap_or_default(),
         }
