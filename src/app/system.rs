@@ -458,7 +458,11 @@ mod tests {
                     Unit::Bytes,
                     vec!["core 1"]
                 ),
-                ("IPU ipu utilisation (%)", Unit::Percent, vec!["ipu 0", "ipu 1"]),
+                (
+                    "IPU ipu utilisation (%)",
+                    Unit::Percent,
+                    vec!["ipu 0", "ipu 1"]
+                ),
                 ("IPU board temp (C)", Unit::Celsius, vec!["ipu 1"]),
                 ("IPU ipu power (W)", Unit::Watts, vec!["ipu 0"]),
                 ("IPU clock (MHz)", Unit::MHz, vec!["ipu 0"]),

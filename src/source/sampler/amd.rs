@@ -177,14 +177,20 @@ pub(crate) struct AmdCollector {
 const ROCM_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl AmdCollector {
-    /// Detect: `rocm-smi` on `$PATH`, the amdgpu driver live, and a first run that lists
-    /// at least one card. The error says which step failed.
+    /// Detect: `rocm-smi` on `$PATH`, the amdgpu driver live
+    /// (`$LEET_SYSFS_ROOT/module/amdgpu/initstate` says `live`; the root defaults to
+    /// `/sys`, see [`super::sysfs_root`]), and a first run that lists at least one card.
+    /// The error says which step failed.
     pub fn detect() -> Result<Self, String> {
         let rocm_smi = find_on_path("rocm-smi").ok_or("rocm-smi not found on PATH")?;
-        let live = std::fs::read_to_string("/sys/module/amdgpu/initstate")
-            .is_ok_and(|s| s.contains("live"));
+        // `LEET_SYSFS_ROOT` (default `/sys`) replaces the sysfs root, for tests.
+        let initstate = super::sysfs_root().join("module/amdgpu/initstate");
+        let live = std::fs::read_to_string(&initstate).is_ok_and(|s| s.contains("live"));
         if !live {
-            return Err("amdgpu driver not loaded (/sys/module/amdgpu/initstate)".to_string());
+            return Err(format!(
+                "amdgpu driver not loaded ({})",
+                initstate.display()
+            ));
         }
         let text = run_with_timeout(&rocm_smi, &["-a", "--json"], ROCM_TIMEOUT)
             .map_err(|e| e.to_string())?;

@@ -408,7 +408,10 @@ impl Sampler {
             let (req_tx, req_rx) = mpsc::sync_channel::<()>(1);
             let events_tx: Sender<Event> = tx.clone();
             let spawned = std::thread::Builder::new()
-                .name(format!("leet-{}", family.chars().take(10).collect::<String>()))
+                .name(format!(
+                    "leet-{}",
+                    family.chars().take(10).collect::<String>()
+                ))
                 .spawn(move || work(at, detect, &req_rx, &events_tx));
             let state = match spawned {
                 Ok(_) => State::Detecting,
@@ -604,7 +607,11 @@ impl Sampler {
             cpu_count: System::physical_core_count().unwrap_or(cpu_count_logical),
             cpu_count_logical,
             memory_total: sys.total_memory(),
-            gpus: self.workers.iter().flat_map(|w| w.gpus.iter().cloned()).collect(),
+            gpus: self
+                .workers
+                .iter()
+                .flat_map(|w| w.gpus.iter().cloned())
+                .collect(),
             os: System::long_os_version().unwrap_or_default(),
             hostname: System::host_name().unwrap_or_default(),
         }
@@ -727,15 +734,46 @@ pub fn sample_to_json(sample: &Sample) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
+/// Ends every child of the sampler when dropped: on return, on error and while a panic
+/// unwinds.
+struct KillChildren;
+
+impl Drop for KillChildren {
+    fn drop(&mut self) {
+        child::kill_all();
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP end `leet sample` at once, whatever it is waiting for
+/// (a hung source, a full stdout pipe): children killed, exit status 128 + signal.
+fn exit_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("leet-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                child::kill_all();
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}
+
 /// `leet sample`: print `count` samples (forever when `None`) to `out`, one JSON object
 /// per line with `json`, otherwise a readable block per sample. Unavailable families and
-/// per-sample errors go to stderr.
+/// per-sample errors go to stderr. The sampler's children are killed on every way out
+/// (return, error, panic; a signal exits with 128 + its number).
 pub fn run_sample_command(
     opts: SamplerOptions,
     count: Option<u64>,
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    let _children = KillChildren;
+    if let Err(e) = exit_on_signals() {
+        eprintln!("leet: cannot handle signals: {e}");
+    }
     let interval = opts.interval;
     let mut sampler = Sampler::new(opts);
     let mut stderr = std::io::stderr().lock();

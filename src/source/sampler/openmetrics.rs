@@ -355,13 +355,21 @@ impl KeyIndex {
     /// `openmetrics.<endpoint>.<metric>.<k>` for this label set, or `None` when it is
     /// new and the index is full (counted in what [`KeyIndex::end_scrape`] returns).
     pub fn key(&mut self, metric: &str, labels: &[(String, String)]) -> Option<String> {
-        let mut sorted = labels.to_vec();
-        sorted.sort();
         let scrape = self.scrape;
+        // Exporters write labels in one order: look up without a sorted copy then.
+        let sorted_copy;
+        let sorted: &[(String, String)] = if labels.is_sorted() {
+            labels
+        } else {
+            let mut v = labels.to_vec();
+            v.sort();
+            sorted_copy = v;
+            &sorted_copy
+        };
         if let Some(slot) = self
             .keys
             .get_mut(metric)
-            .and_then(|m| m.sets.get_mut(&sorted))
+            .and_then(|m| m.sets.get_mut(sorted))
         {
             slot.last_seen = scrape;
             return Some(slot.key.clone());
@@ -385,7 +393,7 @@ impl KeyIndex {
         };
         let key = format!("openmetrics.{}.{metric}.{k}", self.endpoint);
         m.sets.insert(
-            sorted,
+            sorted.to_vec(),
             Slot {
                 key: key.clone(),
                 k,
@@ -690,14 +698,26 @@ mod tests {
                 ("b".to_string(), b.to_string()),
             ]
         };
-        assert_eq!(idx.key("m", &l("1", "x")).as_deref(), Some("openmetrics.node.m.0"));
-        assert_eq!(idx.key("m", &l("2", "x")).as_deref(), Some("openmetrics.node.m.1"));
-        assert_eq!(idx.key("other", &l("2", "x")).as_deref(), Some("openmetrics.node.other.0"));
+        assert_eq!(
+            idx.key("m", &l("1", "x")).as_deref(),
+            Some("openmetrics.node.m.0")
+        );
+        assert_eq!(
+            idx.key("m", &l("2", "x")).as_deref(),
+            Some("openmetrics.node.m.1")
+        );
+        assert_eq!(
+            idx.key("other", &l("2", "x")).as_deref(),
+            Some("openmetrics.node.other.0")
+        );
         let reversed = vec![
             ("b".to_string(), "x".to_string()),
             ("a".to_string(), "1".to_string()),
         ];
-        assert_eq!(idx.key("m", &reversed).as_deref(), Some("openmetrics.node.m.0"));
+        assert_eq!(
+            idx.key("m", &reversed).as_deref(),
+            Some("openmetrics.node.m.0")
+        );
         assert_eq!(idx.key("m", &[]).as_deref(), Some("openmetrics.node.m.2"));
     }
 }
