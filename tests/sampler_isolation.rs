@@ -106,6 +106,7 @@ struct SampleRun {
     child: Child,
     lines: mpsc::Receiver<(Instant, serde_json::Value)>,
     stderr: Arc<Mutex<String>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
     started: Instant,
 }
 
@@ -137,7 +138,7 @@ impl SampleRun {
         });
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(err).lines() {
                 let Ok(line) = line else { return };
                 let mut s = sink.lock().unwrap();
@@ -152,6 +153,7 @@ impl SampleRun {
             child,
             lines,
             stderr,
+            stderr_reader: Some(stderr_reader),
             started,
         }
     }
@@ -170,11 +172,14 @@ impl SampleRun {
         self.child.id()
     }
 
-    /// Wait for the exit; panics after `within`.
+    /// Wait for the exit (and the end of its stderr); panics after `within`.
     fn wait(&mut self, within: Duration) -> std::process::ExitStatus {
         let t = Instant::now();
         loop {
             if let Some(s) = self.child.try_wait().unwrap() {
+                if let Some(r) = self.stderr_reader.take() {
+                    r.join().unwrap();
+                }
                 return s;
             }
             assert!(
@@ -281,11 +286,10 @@ fn a_hung_collector_is_skipped_and_reported_the_others_on_time() {
         "{:?}",
         got[0]
     );
-    for i in 1..4 {
+    for (i, sample) in got.iter().enumerate().skip(1) {
         assert!(
             err(i, "hung").is_some_and(|e| e.starts_with("busy")),
-            "{:?}",
-            got[i]
+            "{sample:?}"
         );
     }
     // The slow one misses its first deadline; its reading lands in the next sample.
@@ -661,30 +665,39 @@ impl Pty {
         }
     }
 
-    /// Wait until the screen shows at least `n` samples in the status bar.
-    fn wait_samples(&mut self, n: u64, within: Duration) {
+    /// Wait until the screen's text satisfies `done`.
+    fn wait_for(&mut self, what: &str, within: Duration, done: impl Fn(&str) -> bool) {
         let t = Instant::now();
         loop {
             let text = self.screen.lock().unwrap().text();
-            let shown = text
-                .split_once(" sample")
-                .and_then(|(before, _)| before.rsplit(' ').next())
-                .and_then(|d| d.parse::<u64>().ok());
-            if shown.is_some_and(|s| s >= n) {
+            if done(&text) {
                 return;
             }
             assert!(
                 self.child.try_wait().unwrap().is_none(),
                 "leet exited:\n{text}"
             );
-            assert!(
-                t.elapsed() < within,
-                "{shown:?} samples after {within:?}:\n{text}"
-            );
+            assert!(t.elapsed() < within, "no {what} after {within:?}:\n{text}");
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
 
+/// The sample count in the live status bar ("12 samples").
+fn samples_shown(text: &str) -> Option<u64> {
+    text.split_once(" sample")
+        .and_then(|(before, _)| before.rsplit(' ').next())
+        .and_then(|d| d.parse().ok())
+}
+
+/// The number of charts in the live grid, from its title ("Metrics [1-9 of 10010]").
+fn charts_shown(text: &str) -> Option<u64> {
+    let (_, rest) = text.split_once("Metrics [")?;
+    let (inner, _) = rest.split_once(']')?;
+    inner.rsplit(' ').next()?.parse().ok()
+}
+
+impl Pty {
     /// Time from now until the process has exited.
     fn time_exit(&mut self, within: Duration) -> (Duration, std::process::ExitStatus) {
         let t = Instant::now();
@@ -716,16 +729,30 @@ fn live_with_100k_series_draws_samples_and_quits_at_once() {
     let args = ["--live", "--interval", "500ms", "--openmetrics", &arg];
 
     let mut t = Pty::start(&args);
-    t.wait_samples(3, Duration::from_secs(30));
+    // The endpoint's series (10,000 of them, the cap) are charted, and samples go on.
+    t.wait_for("10,000 charts", Duration::from_secs(30), |s| {
+        charts_shown(s).is_some_and(|n| n >= 10_000)
+    });
+    let now = samples_shown(&t.screen.lock().unwrap().text()).unwrap();
+    t.wait_for("more samples", Duration::from_secs(30), |s| {
+        samples_shown(s).is_some_and(|n| n >= now + 2)
+    });
     t.master.write_all(b"q").unwrap();
     let (took, status) = t.time_exit(Duration::from_secs(10));
     assert!(status.success(), "{status:?}");
     // 200 ms is the goal (a release build takes a few ms); a debug build on a loaded
     // machine gets a wide margin.
+    eprintln!("q: {took:?}");
     assert!(took < Duration::from_millis(1000), "q took {took:?}");
 
     let mut t = Pty::start(&args);
-    t.wait_samples(2, Duration::from_secs(30));
+    t.wait_for("10,000 charts", Duration::from_secs(30), |s| {
+        charts_shown(s).is_some_and(|n| n >= 10_000)
+    });
+    let now = samples_shown(&t.screen.lock().unwrap().text()).unwrap();
+    t.wait_for("more samples", Duration::from_secs(30), |s| {
+        samples_shown(s).is_some_and(|n| n >= now + 2)
+    });
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(i32::try_from(t.child.id()).unwrap(), libc::SIGTERM) };
     let (took, status) = t.time_exit(Duration::from_secs(10));
@@ -733,6 +760,7 @@ fn live_with_100k_series_draws_samples_and_quits_at_once() {
         status.signal().is_none(),
         "left by itself, not killed: {status:?}"
     );
+    eprintln!("SIGTERM: {took:?}");
     assert!(took < Duration::from_millis(1000), "SIGTERM took {took:?}");
 }
 
@@ -853,23 +881,18 @@ fn hanging_rocm_smi_leaks_nothing_and_dies_with_leet() {
         n += 1;
     }
     assert!(n >= 15, "{n} samples in 7 s at 300 ms");
-    assert!(
-        fake.pids().len() >= 3,
-        "detection, a hung call killed on its timeout, another"
-    );
+    // detection, two answered, a hung call killed on its timeout, another hung one
+    assert!(fake.pids().len() >= 5, "{:?}", fake.pids());
     let r1 = rss_kb(pid);
     assert!(r1 < r0 + 8 * 1024, "RSS {r0} → {r1} kB");
-    let err = run.stderr();
-    assert!(
-        err.contains("amd: error: timed out") || err.contains("timed out after"),
-        "{err}"
-    );
-    assert!(err.contains("amd: error: busy"), "{err}");
     // SIGTERM: children killed, exit 128 + 15.
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGTERM) };
     let status = run.wait(Duration::from_secs(2));
     assert_eq!(status.code(), Some(143), "{status:?}");
+    let err = run.stderr();
+    assert!(err.contains("timed out after 5s"), "{err}");
+    assert!(err.contains("amd: error: busy"), "{err}");
     std::thread::sleep(Duration::from_millis(100));
     let left: Vec<u32> = fake.pids().into_iter().filter(|&p| alive(p)).collect();
     assert!(left.is_empty(), "rocm-smi outlived leet: {left:?}");
@@ -883,7 +906,7 @@ fn flooding_rocm_smi_is_capped_and_reaped() {
     let fake = FakeRocm::new(&format!(
         "echo '{{\"card0\": {{\"GPU use (%)\": \"'\ni=0\nwhile [ $i -lt 300000 ]; do echo '{line}'; i=$((i+1)); done\necho '\"}}}}'"
     ));
-    let mut run = fake.run(&["--interval", "300ms", "--count", "10"]);
+    let mut run = fake.run(&["--interval", "300ms"]);
     let (_, first) = run.next(Duration::from_secs(10));
     let (_, second) = run.next(Duration::from_secs(3));
     assert!(
@@ -902,8 +925,10 @@ fn flooding_rocm_smi_is_capped_and_reaped() {
     }
     // The 8 MiB output cap, twice over for the buffers, plus slack.
     assert!(peak < r0 + 40 * 1024, "RSS {r0} → {peak} kB");
-    let status = run.wait(Duration::from_secs(3));
-    assert!(status.success(), "{status:?}");
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGTERM) };
+    let status = run.wait(Duration::from_secs(2));
+    assert_eq!(status.code(), Some(143), "{status:?}");
     let err = run.stderr();
     assert!(err.contains("output larger than"), "{err}");
     std::thread::sleep(Duration::from_millis(100));

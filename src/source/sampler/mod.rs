@@ -253,13 +253,16 @@ enum State {
     Gone,
 }
 
+/// One collector's values and its error, if it had one.
+type Reading = (Vec<(String, f64)>, Result<(), String>);
+
 struct Worker {
     family: String,
     requests: SyncSender<()>,
     state: State,
     gpus: Vec<GpuInfo>,
     /// The newest reading not yet handed out in a sample.
-    pending: Option<(Vec<(String, f64)>, Result<(), String>)>,
+    pending: Option<Reading>,
 }
 
 pub struct Sampler {
