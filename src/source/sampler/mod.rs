@@ -253,8 +253,13 @@ enum State {
     Gone,
 }
 
-/// One collector's values and its error, if it had one.
-type Reading = (Vec<(String, f64)>, Result<(), String>);
+/// One collector's newest values, and the errors of every reading since the last
+/// sample (a newer reading replaces the values, not the news of an earlier error).
+#[derive(Default)]
+struct Pending {
+    values: Vec<(String, f64)>,
+    errors: Vec<String>,
+}
 
 struct Worker {
     family: String,
@@ -262,7 +267,7 @@ struct Worker {
     state: State,
     gpus: Vec<GpuInfo>,
     /// The newest reading not yet handed out in a sample.
-    pending: Option<Reading>,
+    pending: Option<Pending>,
 }
 
 pub struct Sampler {
@@ -492,13 +497,17 @@ impl Sampler {
             Event::Reading { at, values, result } => {
                 if let Some(w) = self.workers.get_mut(at) {
                     w.state = State::Idle;
-                    w.pending = Some((values, result));
+                    let p = w.pending.get_or_insert_with(Pending::default);
+                    p.values = values;
+                    p.errors.extend(result.err());
                 }
             }
             Event::Gone { at, why } => {
                 if let Some(w) = self.workers.get_mut(at) {
                     w.state = State::Gone;
-                    w.pending = Some((Vec::new(), Err(why.clone())));
+                    let p = w.pending.get_or_insert_with(Pending::default);
+                    p.values.clear();
+                    p.errors.push(why.clone());
                     self.unavailable.push((w.family.clone(), why));
                 }
             }
@@ -565,11 +574,9 @@ impl Sampler {
         let mut values = Vec::with_capacity(64);
         let mut errors = Vec::new();
         for w in &mut self.workers {
-            if let Some((v, r)) = w.pending.take() {
-                values.extend(v);
-                if let Err(e) = r {
-                    errors.push((w.family.clone(), e));
-                }
+            if let Some(p) = w.pending.take() {
+                values.extend(p.values);
+                errors.extend(p.errors.into_iter().map(|e| (w.family.clone(), e)));
             } else if let State::Busy { seq: s, since } = w.state {
                 let why = if s == seq {
                     format!(
