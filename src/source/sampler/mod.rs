@@ -77,6 +77,11 @@ pub enum SamplerError {
 }
 
 /// One metric family. `sample` appends `(W&B key, value)` pairs to `out`.
+///
+/// Each collector lives on its own worker thread, from its detection on (so a child
+/// process it starts there lives as long as it does, see [`child`]). `sample` may block;
+/// the sampler does not wait for it past the per-source deadline, and does not call it
+/// again before it has returned.
 pub trait Collector: Send {
     /// "cpu", "memory", "disk", "network", "nvidia", "amd", "openmetrics".
     fn name(&self) -> &'static str;
@@ -93,8 +98,10 @@ pub struct Sample {
     /// Unix seconds.
     pub timestamp: f64,
     pub values: Vec<(String, f64)>,
-    /// (family, error) for collectors that failed this time; their other keys may
-    /// still be present.
+    /// (family, error) for collectors that failed this time (their other keys may
+    /// still be present), and for those that gave no reading in time: "late" (asked
+    /// at this tick, no answer by the deadline) or "busy" (still on an earlier
+    /// reading, not asked again).
     pub errors: Vec<(String, String)>,
 }
 
@@ -113,6 +120,7 @@ pub struct SamplerOptions {
     /// (name, url) OpenMetrics endpoints.
     pub openmetrics: Vec<(String, String)>,
     pub openmetrics_filter: Option<Regex>,
+    /// Sampling interval; each source's deadline is [`deadline_for`] it.
     pub interval: Duration,
 }
 
@@ -529,6 +537,8 @@ impl Sampler {
     }
 
     /// Read every collector once: ask every idle worker, wait at most the deadline.
+    /// Each family contributes its newest reading since the last sample (one that came
+    /// after its own sample's deadline counts for this one), or is reported late/busy.
     pub fn sample(&mut self) -> Sample {
         let start = Instant::now();
         let timestamp = SystemTime::now()
