@@ -806,38 +806,33 @@ fn live_with_100k_series_draws_samples_and_quits_at_once() {
 // Fake rocm-smi: hangs, floods
 
 /// A fake `rocm-smi` on PATH and a fake sysfs saying the amdgpu driver is live. The
-/// first three calls (detection, two samples) replay a recorded output; the later ones
-/// run `then` (a shell fragment). Every call appends its pid to `pids`.
+/// first three calls (detection, two samples) replay a recorded output
+/// (`tests/fixtures/devices`, see its README); the later ones run `then` (a shell
+/// fragment). Every call appends its pid to `pids`.
 struct FakeRocm {
     dir: tempfile::TempDir,
 }
 
 impl FakeRocm {
     fn new(then: &str) -> Self {
+        Self::with_detection(":", then)
+    }
+
+    /// `detect` runs before the recorded output on the first call only.
+    fn with_detection(detect: &str, then: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
         let sys = dir.path().join("sys/module/amdgpu");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&sys).unwrap();
         std::fs::write(sys.join("initstate"), "live\n").unwrap();
-        let fixture = Path::new("/work/shared/fixtures/devices/rocm-smi-6.1.2-rx6700xt.json");
-        let fixture = if fixture.exists() {
-            fixture.to_path_buf()
-        } else {
-            // A minimal card, for machines without the shared fixtures.
-            let p = dir.path().join("card.json");
-            std::fs::write(
-                &p,
-                r#"{"card0": {"GPU use (%)": "3", "Card series": "Fake"}}"#,
-            )
-            .unwrap();
-            p
-        };
-        let state = dir.path();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/devices/rocm-smi-6.1.2-rx6700xt.json"
+        );
         let script = format!(
-            "#!/bin/sh\necho $$ >> '{s}/pids'\nif [ \"$(wc -l < '{s}/pids')\" -le 3 ]; then\n  cat '{f}'\n  exit 0\nfi\n{then}\n",
-            s = state.display(),
-            f = fixture.display(),
+            "#!/bin/sh\necho $$ >> '{s}/pids'\nn=$(wc -l < '{s}/pids')\nif [ \"$n\" -eq 1 ]; then\n  {detect}\nfi\nif [ \"$n\" -le 3 ]; then\n  cat '{fixture}'\n  exit 0\nfi\n{then}\n",
+            s = dir.path().display(),
         );
         let path = bin.join("rocm-smi");
         std::fs::write(&path, script).unwrap();
@@ -996,4 +991,37 @@ fn live_with_ten_hung_endpoints_starts_at_once_and_quits_at_once() {
     let (took, status) = t.time_exit(Duration::from_secs(10));
     assert!(status.success(), "{status:?}");
     assert!(took < Duration::from_millis(1000), "q took {took:?}");
+}
+
+#[test]
+fn a_slow_detection_delays_startup_at_most_3s_and_joins_later() {
+    // rocm-smi takes 4 s to answer its first call: the samples start after the 3 s
+    // detection wait, without AMD, and AMD joins once detected.
+    let fake = FakeRocm::with_detection("sleep 4", "exec sleep 600");
+    let mut run = fake.run(&["--interval", "300ms"]);
+    let (at, first) = run.next(Duration::from_secs(10));
+    let startup = at - run.started;
+    assert!(
+        startup < Duration::from_secs(4),
+        "first sample after {startup:?}"
+    );
+    assert!(keys_with(&first, "gpu.").is_empty(), "{first}");
+    let mut joined = false;
+    for _ in 0..15 {
+        let (_, l) = run.next(Duration::from_secs(3));
+        assert!(l["memory_percent"].is_number());
+        if l["gpu.0.gpu"].is_number() {
+            joined = true;
+            break;
+        }
+    }
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(i32::try_from(run.pid()).unwrap(), libc::SIGTERM) };
+    assert_eq!(run.wait(Duration::from_secs(2)).code(), Some(143));
+    let err = run.stderr();
+    assert!(joined, "AMD never joined:\n{err}");
+    assert!(
+        err.contains("amd: not available: still detecting after 3s"),
+        "{err}"
+    );
 }
