@@ -256,21 +256,21 @@ fn a_hung_collector_is_skipped_and_reported_the_others_on_time() {
     let mut s = Sampler::with_collectors(vec![
         Box::new(Hung),
         Box::new(Fixed("fast", Duration::ZERO)),
-        Box::new(Fixed("slow", Duration::from_millis(300))),
+        Box::new(Fixed("slow", Duration::from_millis(700))),
         Box::new(Panics),
     ]);
-    s.set_deadline(Duration::from_millis(150));
+    s.set_deadline(Duration::from_millis(300));
     let mut got = Vec::new();
     for _ in 0..4 {
         let t = Instant::now();
         let sample = s.sample();
         let took = t.elapsed();
         // The deadline, never the hung source, bounds a sample (generous margin).
-        assert!(took < Duration::from_millis(900), "{took:?}");
+        assert!(took < Duration::from_millis(1200), "{took:?}");
         assert_eq!(sample.get("fast.value"), Some(1.0), "{sample:?}");
         assert!(sample.get("hung.value").is_none());
         got.push(sample);
-        std::thread::sleep(Duration::from_millis(250));
+        std::thread::sleep(Duration::from_millis(500));
     }
     let err = |i: usize, family: &str| {
         got[i]
@@ -318,7 +318,7 @@ impl Collector for SlowThenFast {
         self.0 += 1;
         out.push(("flaky.n".to_string(), f64::from(self.0)));
         if self.0 == 1 {
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(600));
             return Err(SamplerError::Process("first reading failed".to_string()));
         }
         Ok(())
@@ -328,11 +328,11 @@ impl Collector for SlowThenFast {
 #[test]
 fn a_late_readings_error_is_reported_even_when_a_fresher_reading_wins() {
     let mut s = Sampler::with_collectors(vec![Box::new(SlowThenFast(0))]);
-    s.set_deadline(Duration::from_millis(50));
+    s.set_deadline(Duration::from_millis(300));
     let first = s.sample();
     assert!(first.get("flaky.n").is_none());
     assert!(first.errors[0].1.starts_with("late"), "{first:?}");
-    std::thread::sleep(Duration::from_millis(400)); // the late reading has arrived
+    std::thread::sleep(Duration::from_millis(900)); // the late reading has arrived
     let second = s.sample();
     // The fresh reading's values, and the late one's error.
     assert_eq!(second.get("flaky.n"), Some(2.0), "{second:?}");
