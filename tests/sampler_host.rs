@@ -408,14 +408,15 @@ fn refused_endpoint_is_reported_not_fatal() {
         )],
         ..SamplerOptions::default()
     });
-    let (family, why) = s
-        .unavailable()
+    // Endpoints are not probed at start: the first sample reports it.
+    let sample = s.sample();
+    let (family, why) = sample
+        .errors
         .iter()
         .find(|(f, _)| f == "openmetrics:down")
-        .expect("down endpoint listed");
+        .expect("down endpoint reported");
     assert_eq!(family, "openmetrics:down");
     assert!(why.contains("refused"), "{why}");
-    let sample = s.sample();
     assert!(sample.get("memory_percent").is_some());
     assert!(!sample
         .values
@@ -547,17 +548,20 @@ fn oversized_response_is_rejected() {
         body.push_str("big{i=\"0123456789\"} 1\n");
     }
     let (url, _stop) = serve_metrics(Box::leak(body.into_boxed_str()));
-    let s = Sampler::new(SamplerOptions {
+    let mut s = Sampler::new(SamplerOptions {
         openmetrics: vec![("big".to_string(), url)],
         ..SamplerOptions::default()
     });
+    // Endpoints are not probed at start: the first sample reports it.
     let why = s
-        .unavailable()
+        .sample()
+        .errors
         .iter()
         .find(|(f, _)| f == "openmetrics:big")
-        .map(|(_, w)| w.as_str());
+        .map(|(_, w)| w.clone());
     assert!(
-        why.is_some_and(|w| w.contains("larger than 4194304 bytes")),
+        why.as_ref()
+            .is_some_and(|w| w.contains("larger than 4194304 bytes")),
         "{why:?}"
     );
 }

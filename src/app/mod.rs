@@ -184,6 +184,8 @@ pub struct App {
     pub live_window: Option<f64>,
     /// Live host monitor: samples received.
     pub samples: u64,
+    /// Live: (sample time, system key count) of the last overview rebuild.
+    overview_at: (f64, usize),
     /// Most points per series (kept to rebuild the run when its file restarts).
     max_points: usize,
     pub pending: Option<Pending>,
@@ -240,6 +242,7 @@ impl App {
             log_y: BTreeSet::new(),
             zoom: BTreeMap::new(),
             live_window: None,
+            overview_at: (f64::NEG_INFINITY, 0),
             samples: 0,
             max_points: opts.max_points,
             pending: None,
@@ -509,7 +512,14 @@ impl App {
             }
             self.source.last_growth = Some(s.timestamp);
             self.samples += 1;
-            self.set_overview(overview_rows(&self.run));
+            // The overview lists every key's latest value (sorted): with many keys
+            // that is most of a sample's cost, so with a short interval it is rebuilt
+            // once a second of samples, and whenever keys are added.
+            let at = (s.timestamp, self.run.system.len());
+            if at.0 - self.overview_at.0 >= 1.0 || at.1 != self.overview_at.1 {
+                self.overview_at = at;
+                self.set_overview(overview_rows(&self.run));
+            }
         }
         self.run.last_time = Some(
             self.run

@@ -124,11 +124,104 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
     None
 }
 
-/// A per-GPU key outside the fixed families (`gpu.N.smActive`, `gpu.process.N.gpu`,
-/// ...): the chart title and unit for its metric, and the legend label. Every GPU's
-/// copy of one metric shares a chart, so eight GPUs do not make eight charts of each.
-fn gpu_metric(key: &str) -> Option<(String, Unit, String)> {
-    let rest = key.strip_prefix("gpu.")?;
+/// A device family whose per-device keys `<prefix>.N.<metric>` (and
+/// `<prefix>.process.N.<metric>`) outside the fixed families share one chart per metric:
+/// eight GPUs do not make eight charts of each metric.
+struct Device {
+    /// Key prefix before the device index.
+    prefix: &'static str,
+    /// Chart title before the metric name ("GPU smActive").
+    title: &'static str,
+    /// Legend label before the device index ("gpu 0").
+    label: &'static str,
+    /// Unit of a metric known to this family, before the generic inference.
+    unit: fn(&str) -> Option<Unit>,
+}
+
+/// Every accelerator family with per-device keys (spec §4–9). A new one is one line.
+const DEVICES: &[Device] = &[
+    Device {
+        prefix: "gpu",
+        title: "GPU",
+        label: "gpu",
+        unit: gpu_unit,
+    },
+    Device {
+        prefix: "tpu",
+        title: "TPU",
+        label: "tpu",
+        unit: |_| None,
+    },
+    Device {
+        prefix: "trn",
+        title: "NeuronCore",
+        label: "core",
+        unit: |_| None,
+    },
+    Device {
+        prefix: "ipu",
+        title: "IPU",
+        label: "ipu",
+        unit: |_| None,
+    },
+];
+
+/// Units of the NVIDIA/AMD metrics whose names the generic rules would misread.
+fn gpu_unit(metric: &str) -> Option<Unit> {
+    Some(match metric {
+        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
+        | "encoderUtilization" => Unit::Percent,
+        "memoryAllocatedBytes" => Unit::Bytes,
+        "enforcedPowerLimitWatts" => Unit::Watts,
+        // PCIe and NVLink throughput (`pcieTxBytes`, ...) are rates.
+        m if m.ends_with("Bytes") => Unit::BytesPerSec,
+        m if m.ends_with("Active") || m == "smOccupancy" => Unit::Percent,
+        _ => return None,
+    })
+}
+
+/// The unit a metric's name implies: utilisation, duty cycle and percentages are
+/// Percent; temperatures °C; power W; energy J; clocks and frequencies MHz; byte
+/// counts and memory usage Bytes; anything else Plain. Names written with a unit in
+/// brackets (`ipu utilisation (%)`, `board temp (C)`) are read the same way.
+fn infer_unit(metric: &str) -> Unit {
+    let m = metric.to_ascii_lowercase();
+    let has = |w: &str| m.contains(w);
+    if m.ends_with("(%)")
+        || has("percent")
+        || m.ends_with("pct")
+        || has("utiliz")
+        || has("utilis")
+        || has("dutycycle")
+        || has("duty_cycle")
+    {
+        Unit::Percent
+    } else if has("temp") || m.ends_with("(c)") {
+        Unit::Celsius
+    } else if has("joule") || has("energy") {
+        Unit::Joules
+    } else if has("power") || has("watts") || m.ends_with("(w)") {
+        Unit::Watts
+    } else if m.ends_with("clock") || has("freq") || m.ends_with("(mhz)") {
+        Unit::MHz
+    } else if m.ends_with("bytes")
+        || has("memory_usage")
+        || has("memoryusage")
+        || has("hbmcapacity")
+        || m.ends_with("(b)")
+    {
+        Unit::Bytes
+    } else {
+        Unit::Plain
+    }
+}
+
+/// A per-device key outside the fixed families (`gpu.N.smActive`, `gpu.process.N.gpu`,
+/// `tpu.N.dutyCycle`, `trn.N.neuroncore_utilization`, ...): the chart title and unit
+/// for its metric, and the legend label.
+fn device_metric(key: &str) -> Option<(String, Unit, String)> {
+    let (prefix, rest) = key.split_once('.')?;
+    let dev = DEVICES.iter().find(|d| d.prefix == prefix)?;
     let (process, rest) = match rest.strip_prefix("process.") {
         Some(r) => (true, r),
         None => (false, rest),
@@ -137,32 +230,24 @@ fn gpu_metric(key: &str) -> Option<(String, Unit, String)> {
     if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) || metric.is_empty() {
         return None;
     }
-    let unit = match metric {
-        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
-        | "encoderUtilization" => Unit::Percent,
-        "memoryAllocatedBytes" => Unit::Bytes,
-        "temp" => Unit::Celsius,
-        "powerWatts" | "enforcedPowerLimitWatts" => Unit::Watts,
-        "energyJoules" => Unit::Joules,
-        m if m.ends_with("Clock") => Unit::MHz,
-        m if m.ends_with("Bytes") => Unit::BytesPerSec,
-        m if m.ends_with("Active") || m == "smOccupancy" => Unit::Percent,
-        _ => Unit::Plain,
-    };
+    let unit = (dev.unit)(metric).unwrap_or_else(|| infer_unit(metric));
     let title = if process {
-        format!("GPU Process {metric}")
+        format!("{} Process {metric}", dev.title)
     } else {
-        format!("GPU {metric}")
+        format!("{} {metric}", dev.title)
     };
-    Some((title, unit, format!("gpu {idx}")))
+    Some((title, unit, format!("{} {idx}", dev.label)))
 }
 
-/// Group keys (first-seen order) into charts: families first, then per-GPU metrics
-/// (one chart per metric), then one chart per unclaimed key.
+/// Group keys (first-seen order) into charts: families first, then per-device metrics
+/// (one chart per metric), then one chart per unclaimed key. Linear in the number of
+/// keys (a hash map finds a metric's chart).
 #[must_use]
 pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
+    use std::collections::HashMap;
     let mut fams: Vec<Vec<SysSeries>> = vec![Vec::new(); FAMILIES.len()];
-    let mut gpu: Vec<SysChart> = Vec::new();
+    let mut dev: Vec<SysChart> = Vec::new();
+    let mut dev_at: HashMap<String, usize> = HashMap::new();
     let mut rest = Vec::new();
     for key in keys {
         if let Some((f, label, rate)) = classify(key) {
@@ -173,19 +258,22 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
             });
             continue;
         }
-        if let Some((title, unit, label)) = gpu_metric(key) {
+        if let Some((title, unit, label)) = device_metric(key) {
             let series = SysSeries {
                 key: key.to_owned(),
                 label,
                 rate: None,
             };
-            match gpu.iter_mut().find(|c| c.title == title) {
-                Some(c) => c.series.push(series),
-                None => gpu.push(SysChart {
-                    title,
-                    unit,
-                    series: vec![series],
-                }),
+            match dev_at.get(&title) {
+                Some(&i) => dev[i].series.push(series),
+                None => {
+                    dev_at.insert(title.clone(), dev.len());
+                    dev.push(SysChart {
+                        title,
+                        unit,
+                        series: vec![series],
+                    });
+                }
             }
             continue;
         }
@@ -209,19 +297,25 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
             series,
         })
         .collect();
-    out.extend(gpu);
+    out.extend(dev);
     out.extend(rest);
     out
 }
 
 /// One id per chart, for the live grid (focus, filter): the title, with the unit
-/// where two charts share a title ("Disk Usage %" and "Disk Usage GiB").
+/// where two charts share a title ("Disk Usage %" and "Disk Usage GiB"). Linear in
+/// the number of charts.
 #[must_use]
 pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
+    use std::collections::HashMap;
+    let mut count: HashMap<&str, usize> = HashMap::with_capacity(charts.len());
+    for c in charts {
+        *count.entry(c.title.as_str()).or_default() += 1;
+    }
     charts
         .iter()
         .map(|c| {
-            if charts.iter().filter(|o| o.title == c.title).count() > 1 {
+            if count.get(c.title.as_str()).copied().unwrap_or(0) > 1 {
                 format!("{} {}", c.title, c.unit.suffix())
             } else {
                 c.title.clone()
@@ -317,5 +411,98 @@ mod tests {
         );
         assert_eq!(charts[1].series[1].label, "gpu 1");
         assert_eq!(charts[4].series[0].key, "gpu.process.1.gpu");
+    }
+
+    #[test]
+    fn every_device_family_groups_per_metric() {
+        let keys = [
+            "tpu.0.dutyCycle",
+            "tpu.1.dutyCycle",
+            "tpu.0.hbmCapacityUsage",
+            "tpu.0.tensorcoreIdleDuration",
+            "tpu.bufferTransferLatency.mean_us",
+            "trn.0.neuroncore_utilization",
+            "trn.1.neuroncore_utilization",
+            "trn.1.neuroncore_memory_usage.tensors",
+            "trn.host_total_memory_usage",
+            "ipu.0.ipu utilisation (%)",
+            "ipu.1.ipu utilisation (%)",
+            "ipu.1.board temp (C)",
+            "ipu.0.ipu power (W)",
+            "ipu.0.clock (MHz)",
+        ];
+        let charts = group(keys);
+        let summary: Vec<(&str, Unit, Vec<&str>)> = charts
+            .iter()
+            .map(|c| {
+                (
+                    c.title.as_str(),
+                    c.unit,
+                    c.series.iter().map(|s| s.label.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("TPU dutyCycle", Unit::Percent, vec!["tpu 0", "tpu 1"]),
+                ("TPU hbmCapacityUsage", Unit::Bytes, vec!["tpu 0"]),
+                ("TPU tensorcoreIdleDuration", Unit::Plain, vec!["tpu 0"]),
+                (
+                    "NeuronCore neuroncore_utilization",
+                    Unit::Percent,
+                    vec!["core 0", "core 1"]
+                ),
+                (
+                    "NeuronCore neuroncore_memory_usage.tensors",
+                    Unit::Bytes,
+                    vec!["core 1"]
+                ),
+                (
+                    "IPU ipu utilisation (%)",
+                    Unit::Percent,
+                    vec!["ipu 0", "ipu 1"]
+                ),
+                ("IPU board temp (C)", Unit::Celsius, vec!["ipu 1"]),
+                ("IPU ipu power (W)", Unit::Watts, vec!["ipu 0"]),
+                ("IPU clock (MHz)", Unit::MHz, vec!["ipu 0"]),
+                (
+                    "tpu.bufferTransferLatency.mean_us",
+                    Unit::Plain,
+                    vec!["tpu.bufferTransferLatency.mean_us"]
+                ),
+                (
+                    "trn.host_total_memory_usage",
+                    Unit::Plain,
+                    vec!["trn.host_total_memory_usage"]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn grouping_100k_keys_is_linear() {
+        // 100,000 OpenMetrics-like keys and 100,000 per-device keys over 1,000
+        // metrics: the quadratic version took minutes (a linear scan per key for its
+        // chart, and per chart for a shared title).
+        let mut keys: Vec<String> = (0..100_000)
+            .map(|k| format!("openmetrics.big.m{}.{}", k % 100, k / 100))
+            .collect();
+        keys.extend((0..100_000).map(|k| format!("gpu.{}.metric{}", k % 100, k / 100)));
+        // A key named like a family's title: both charts' ids carry their unit.
+        keys.push("cpu".into());
+        keys.push("CPU".into());
+        let t = std::time::Instant::now();
+        let charts = group(keys.iter().map(String::as_str));
+        let ids = chart_ids(&charts);
+        let took = t.elapsed();
+        assert_eq!(charts.len(), 1 + 1_000 + 100_001);
+        assert_eq!(ids.len(), charts.len());
+        assert_eq!(ids[0], "CPU %");
+        assert_eq!(ids.last().map(String::as_str), Some("CPU "));
+        assert_eq!(ids[1], "GPU metric0");
+        assert_eq!(charts[1].series.len(), 100);
+        // Generous for a loaded debug build: a few hundred ms are expected.
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     }
 }

@@ -190,18 +190,13 @@ pub(crate) struct AmdCollector {
 
 const ROCM_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// `$LEET_SYSFS_ROOT` (default `/sys`): where the amdgpu module state is read.
-fn sysfs_root() -> PathBuf {
-    std::env::var_os("LEET_SYSFS_ROOT").map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
-}
-
 impl AmdCollector {
     /// Detect: the amdgpu driver live (`$LEET_SYSFS_ROOT/module/amdgpu/initstate`), so
     /// nothing AMD-specific is loaded on other hosts; then `librocm_smi64.so` (see
     /// [`RocmSmi`]); failing that, `rocm-smi` on `$PATH` whose first run lists a card.
     /// The error says which step failed (both, when library and CLI fail).
     pub fn detect() -> Result<Self, String> {
-        let initstate = sysfs_root().join("module/amdgpu/initstate");
+        let initstate = super::sysfs_root().join("module/amdgpu/initstate");
         let live = std::fs::read_to_string(&initstate).is_ok_and(|s| s.contains("live"));
         if !live {
             return Err(format!(

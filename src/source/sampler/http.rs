@@ -93,9 +93,15 @@ pub(crate) fn get(url: &str, timeout: Duration, max_bytes: usize) -> Result<Vec<
     // (end of headers, parsed head), found once; completion checks are then O(1).
     let mut head: Option<(usize, Head)> = None;
     loop {
-        if Instant::now() >= deadline {
+        let now = Instant::now();
+        if now >= deadline {
             return Err(format!("read timed out after {timeout:?}"));
         }
+        // Each read waits only for what is left of the deadline, so a server that
+        // trickles bytes cannot stretch the whole read past it.
+        stream
+            .set_read_timeout(Some((deadline - now).max(Duration::from_millis(1))))
+            .map_err(|e| e.to_string())?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => {
@@ -116,6 +122,14 @@ pub(crate) fn get(url: &str, timeout: Duration, max_bytes: usize) -> Result<Vec<
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(format!("read timed out after {timeout:?}"));
+            }
             Err(e) => return Err(format!("read: {e}")),
         }
     }
@@ -254,5 +268,33 @@ mod tests {
             decode_response(raw),
             Err("unexpected status code 404".to_string())
         );
+    }
+
+    #[test]
+    fn a_trickling_server_cannot_stretch_the_deadline() {
+        use std::io::Write as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
+                // one byte every 150 ms: each read is quick, the whole is not
+                for _ in 0..100 {
+                    std::thread::sleep(Duration::from_millis(150));
+                    if s.write_all(b"x").is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        let t = Instant::now();
+        let r = get(
+            &format!("http://{addr}/metrics"),
+            Duration::from_millis(500),
+            1024,
+        );
+        let took = t.elapsed();
+        assert!(r.is_err_and(|e| e.contains("timed out")));
+        assert!(took < Duration::from_millis(1500), "{took:?}");
     }
 }

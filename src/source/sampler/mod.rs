@@ -2,9 +2,23 @@
 //! `disk./.usagePercent`, `gpu.0.gpu`, `openmetrics.<name>.<metric>.<k>`, ...).
 //!
 //! One [`Collector`] per metric family, each detected at start. A family that cannot run
-//! here (no NVML, no rocm-smi, endpoint down) is listed by [`Sampler::unavailable`] with
-//! the reason, and the others carry on. Errors of a working collector during one sample
-//! land in [`Sample::errors`]; nothing here panics or exits.
+//! here (no NVML, no rocm-smi) is listed by [`Sampler::unavailable`] with the reason,
+//! and the others carry on. Errors of a working collector during one sample (an
+//! endpoint that is down, a tool that fails) land in [`Sample::errors`]; nothing here
+//! panics or exits.
+//!
+//! Isolation: every collector lives on its own worker thread (detection included, in
+//! parallel). At each tick the sampler asks every idle worker for a reading and waits at
+//! most the per-source deadline ([`deadline_for`], half the interval) for the answers. A
+//! source that misses it is left out of that sample and reported in [`Sample::errors`]
+//! ("late"); a worker still busy with an earlier reading is not asked again (no request
+//! queues behind a hung one) and is reported "busy". A reading that completes after its
+//! deadline is used in the next sample unless a fresher one arrives. So one hung source
+//! never delays a sample, and dropping the [`Sampler`] never waits for a worker.
+//!
+//! OpenMetrics endpoints are not probed at start: their first scrape is part of the
+//! first sample, under the same deadline, so endpoints that never answer cannot delay
+//! startup.
 //!
 //! Host metrics read Linux `/proc` and cgroup v2 directly (see `spec/system-metrics.md`
 //! §3); on other systems those families report "not available".
@@ -27,6 +41,7 @@ mod rocm_lib;
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -67,6 +82,11 @@ pub enum SamplerError {
 }
 
 /// One metric family. `sample` appends `(W&B key, value)` pairs to `out`.
+///
+/// Each collector lives on its own worker thread, from its detection on (so a child
+/// process it starts there lives as long as it does, see [`child`]). `sample` may block;
+/// the sampler does not wait for it past the per-source deadline, and does not call it
+/// again before it has returned.
 pub trait Collector: Send {
     /// "cpu", "memory", "disk", "network", "nvidia", "amd", "openmetrics".
     fn name(&self) -> &'static str;
@@ -88,8 +108,10 @@ pub struct Sample {
     /// Unix seconds.
     pub timestamp: f64,
     pub values: Vec<(String, f64)>,
-    /// (family, error) for collectors that failed this time; their other keys may
-    /// still be present.
+    /// (family, error) for collectors that failed this time (their other keys may
+    /// still be present), and for those that gave no reading in time: "late" (asked
+    /// at this tick, no answer by the deadline) or "busy" (still on an earlier
+    /// reading, not asked again).
     pub errors: Vec<(String, String)>,
 }
 
@@ -108,6 +130,7 @@ pub struct SamplerOptions {
     /// (name, url) OpenMetrics endpoints.
     pub openmetrics: Vec<(String, String)>,
     pub openmetrics_filter: Option<Regex>,
+    /// Sampling interval; each source's deadline is [`deadline_for`] it.
     pub interval: Duration,
     /// Read DCGM profiling fields from a running nv-hostengine (`--dcgm`).
     pub dcgm: bool,
@@ -152,6 +175,16 @@ pub struct HostInfo {
     pub static_info: Vec<(String, String)>,
     pub os: String,
     pub hostname: String,
+}
+
+/// Root of the sysfs tree the collectors read (`/sys`), overridable with the environment
+/// variable `LEET_SYSFS_ROOT` so tests can run a collector against a fake tree (e.g.
+/// `$LEET_SYSFS_ROOT/module/amdgpu/initstate`). Unset or empty means `/sys`.
+#[must_use]
+pub fn sysfs_root() -> PathBuf {
+    std::env::var_os("LEET_SYSFS_ROOT")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
 }
 
 /// Context given to detectors.
@@ -217,16 +250,147 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("dcgm-exporter", |d| dcgm_exporter::detect(d.opts)),
 ];
 
+/// How long one sample waits for its sources: half the interval, so a sample is out
+/// well before the next tick however late a source is.
+#[must_use]
+pub fn deadline_for(interval: Duration) -> Duration {
+    interval / 2
+}
+
+/// How long [`Sampler::new`] waits for the families' detection (NVML init, a first
+/// `rocm-smi`; all in parallel). A family still detecting then is listed as unavailable and joins
+/// the samples once its detection succeeds.
+const DETECT_WAIT: Duration = Duration::from_secs(3);
+
+type Detection = Box<dyn FnOnce() -> Result<Box<dyn Collector>, String> + Send>;
+
+/// What a worker thread reports.
+enum Event {
+    /// Detection finished: the collector's accelerators, or why it cannot run.
+    Detected {
+        at: usize,
+        /// The devices and static facts (for the overview), or why the family is absent.
+        result: Result<Facts, String>,
+    },
+    /// One reading.
+    Reading {
+        at: usize,
+        values: Vec<(String, f64)>,
+        result: Result<(), String>,
+    },
+    /// The collector panicked; the worker has ended.
+    Gone { at: usize, why: String },
+}
+
+enum State {
+    Detecting,
+    Idle,
+    /// A reading was asked for at `since` by sample number `seq`.
+    Busy {
+        seq: u64,
+        since: Instant,
+    },
+    Gone,
+}
+
+/// One collector's newest values, and the errors of every reading since the last
+/// sample (a newer reading replaces the values, not the news of an earlier error).
+#[derive(Default)]
+struct Pending {
+    values: Vec<(String, f64)>,
+    errors: Vec<String>,
+}
+
+/// What a detected collector tells the overview: its devices and static facts.
+type Facts = (Vec<GpuInfo>, Vec<(String, String)>);
+
+struct Worker {
+    family: String,
+    requests: SyncSender<()>,
+    state: State,
+    gpus: Vec<GpuInfo>,
+    static_info: Vec<(String, String)>,
+    /// The newest reading not yet handed out in a sample.
+    pending: Option<Pending>,
+}
+
 pub struct Sampler {
-    collectors: Vec<(String, Box<dyn Collector>)>,
+    workers: Vec<Worker>,
+    events: Receiver<Event>,
     unavailable: Vec<(String, String)>,
     tree: SharedTree,
     walker: TreeWalker,
     needs_tree: bool,
+    deadline: Duration,
+    seq: u64,
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// A worker: detect, then one reading per request until the sampler is dropped.
+fn work(at: usize, detect: Detection, requests: &Receiver<()>, events: &Sender<Event>) {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut c = match catch_unwind(AssertUnwindSafe(detect)) {
+        Ok(Ok(c)) => {
+            let facts = (c.gpus(), c.static_info());
+            if events
+                .send(Event::Detected {
+                    at,
+                    result: Ok(facts),
+                })
+                .is_err()
+            {
+                return;
+            }
+            c
+        }
+        Ok(Err(why)) => {
+            let _ = events.send(Event::Detected {
+                at,
+                result: Err(why),
+            });
+            return;
+        }
+        Err(p) => {
+            let _ = events.send(Event::Detected {
+                at,
+                result: Err(format!("detection panicked: {}", panic_text(&*p))),
+            });
+            return;
+        }
+    };
+    while requests.recv().is_ok() {
+        let mut values = Vec::with_capacity(64);
+        match catch_unwind(AssertUnwindSafe(|| c.sample(&mut values))) {
+            Ok(r) => {
+                let ev = Event::Reading {
+                    at,
+                    values,
+                    result: r.map_err(|e| e.to_string()),
+                };
+                if events.send(ev).is_err() {
+                    return;
+                }
+            }
+            Err(p) => {
+                let _ = events.send(Event::Gone {
+                    at,
+                    why: format!("panicked: {}", panic_text(&*p)),
+                });
+                return;
+            }
+        }
+    }
 }
 
 impl Sampler {
-    /// Detect every family; never fails. See [`Sampler::unavailable`] for what is missing.
+    /// Detect every family (in parallel, each on its own worker thread); never fails.
+    /// See [`Sampler::unavailable`] for what is missing.
     pub fn new(opts: SamplerOptions) -> Self {
         let mut opts = opts;
         if opts.disk_paths.is_empty() {
@@ -235,54 +399,164 @@ impl Sampler {
         let root = opts.pid.unwrap_or_else(std::process::id);
         let tree = Arc::new(Mutex::new(ProcessTree::new(root)));
         let cgroup = CgroupLimits::detect(root);
-        let ctx = Detect {
-            opts: &opts,
-            tree: &tree,
-            cgroup: &cgroup,
-        };
-        let mut collectors = Vec::new();
-        let mut unavailable = Vec::new();
+        let shared = Arc::new((opts.clone(), cgroup));
+        let mut detections: Vec<(String, Detection)> = Vec::new();
         for (family, detect) in DETECTORS {
-            match detect(&ctx) {
-                Ok(c) => collectors.push(((*family).to_string(), c)),
-                Err(why) => unavailable.push(((*family).to_string(), why)),
-            }
+            let (shared, tree) = (shared.clone(), tree.clone());
+            let d: Detection = Box::new(move || {
+                detect(&Detect {
+                    opts: &shared.0,
+                    tree: &tree,
+                    cgroup: &shared.1,
+                })
+            });
+            detections.push(((*family).to_string(), d));
         }
         for (name, url) in &opts.openmetrics {
             let family = format!("openmetrics:{name}");
-            let (c, failed) = openmetrics::OpenMetricsCollector::detect(
-                name,
-                url,
-                opts.openmetrics_filter.clone(),
-            );
-            if let Some(why) = failed {
-                unavailable.push((family.clone(), format!("{why} (retrying every 30 s)")));
-            }
-            collectors.push((family, Box::new(c)));
+            let (name, url, filter) = (name.clone(), url.clone(), opts.openmetrics_filter.clone());
+            let d: Detection = Box::new(move || {
+                openmetrics::OpenMetricsCollector::new(&name, &url, filter)
+                    .map(|c| Box::new(c) as Box<dyn Collector>)
+            });
+            detections.push((family, d));
         }
-        let needs_tree = collectors
-            .iter()
-            .any(|(f, _)| matches!(f.as_str(), "cpu" | "memory" | "nvidia"));
-        Self {
-            collectors,
+        let mut s = Self::start(detections, tree, deadline_for(opts.interval));
+        s.needs_tree = s.workers.iter().any(|w| {
+            matches!(w.family.as_str(), "cpu" | "memory" | "nvidia")
+                && !matches!(w.state, State::Gone)
+        });
+        s
+    }
+
+    /// Build a sampler from given collectors (tests, custom sources); the per-source
+    /// deadline is that of a 1 s interval.
+    pub fn with_collectors(collectors: Vec<Box<dyn Collector>>) -> Self {
+        let detections = collectors
+            .into_iter()
+            .map(|c| {
+                let family = c.name().to_string();
+                let d: Detection = Box::new(move || Ok(c));
+                (family, d)
+            })
+            .collect();
+        let tree = Arc::new(Mutex::new(ProcessTree::new(std::process::id())));
+        Self::start(detections, tree, deadline_for(Duration::from_secs(1)))
+    }
+
+    /// Set how long each sample waits for its sources.
+    pub fn set_deadline(&mut self, deadline: Duration) {
+        self.deadline = deadline;
+    }
+
+    /// Spawn one worker per detection and wait up to [`DETECT_WAIT`] for the detections
+    /// (an OpenMetrics endpoint's only checks its URL).
+    fn start(detections: Vec<(String, Detection)>, tree: SharedTree, deadline: Duration) -> Self {
+        let (tx, events) = mpsc::channel();
+        let mut workers = Vec::with_capacity(detections.len());
+        let mut unavailable = Vec::new();
+        let mut wait_for = Vec::new();
+        for (at, (family, detect)) in detections.into_iter().enumerate() {
+            let (req_tx, req_rx) = mpsc::sync_channel::<()>(1);
+            let events_tx: Sender<Event> = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!(
+                    "leet-{}",
+                    family.chars().take(10).collect::<String>()
+                ))
+                .spawn(move || work(at, detect, &req_rx, &events_tx));
+            let state = match spawned {
+                Ok(_) => State::Detecting,
+                Err(e) => {
+                    unavailable.push((family.clone(), format!("cannot start its thread: {e}")));
+                    State::Gone
+                }
+            };
+            if matches!(state, State::Detecting) {
+                wait_for.push(at);
+            }
+            workers.push(Worker {
+                family,
+                requests: req_tx,
+                state,
+                gpus: Vec::new(),
+                static_info: Vec::new(),
+                pending: None,
+            });
+        }
+        let mut s = Self {
+            workers,
+            events,
             unavailable,
             tree,
             walker: TreeWalker::new(),
-            needs_tree,
+            needs_tree: false,
+            deadline,
+            seq: 0,
+        };
+        let until = Instant::now() + DETECT_WAIT;
+        while wait_for
+            .iter()
+            .any(|&i| matches!(s.workers[i].state, State::Detecting))
+        {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match s.events.recv_timeout(until - now) {
+                Ok(ev) => s.apply(ev),
+                Err(_) => break,
+            }
         }
+        for &i in &wait_for {
+            let w = &s.workers[i];
+            if matches!(w.state, State::Detecting) {
+                s.unavailable.push((
+                    w.family.clone(),
+                    format!("still detecting after {DETECT_WAIT:?}; sampled once detected"),
+                ));
+            }
+        }
+        s
     }
 
-    /// Build a sampler from given collectors (tests, custom sources).
-    pub fn with_collectors(collectors: Vec<Box<dyn Collector>>) -> Self {
-        Self {
-            collectors: collectors
-                .into_iter()
-                .map(|c| (c.name().to_string(), c))
-                .collect(),
-            unavailable: Vec::new(),
-            tree: Arc::new(Mutex::new(ProcessTree::new(std::process::id()))),
-            walker: TreeWalker::new(),
-            needs_tree: false,
+    fn apply(&mut self, ev: Event) {
+        match ev {
+            Event::Detected { at, result } => {
+                let Some(w) = self.workers.get_mut(at) else {
+                    return;
+                };
+                let family = w.family.clone();
+                self.unavailable.retain(|(f, _)| *f != family);
+                match result {
+                    Ok((gpus, static_info)) => {
+                        w.gpus = gpus;
+                        w.static_info = static_info;
+                        w.state = State::Idle;
+                    }
+                    Err(why) => {
+                        w.state = State::Gone;
+                        self.unavailable.push((family, why));
+                    }
+                }
+            }
+            Event::Reading { at, values, result } => {
+                if let Some(w) = self.workers.get_mut(at) {
+                    w.state = State::Idle;
+                    let p = w.pending.get_or_insert_with(Pending::default);
+                    p.values = values;
+                    p.errors.extend(result.err());
+                }
+            }
+            Event::Gone { at, why } => {
+                if let Some(w) = self.workers.get_mut(at) {
+                    w.state = State::Gone;
+                    let p = w.pending.get_or_insert_with(Pending::default);
+                    p.values.clear();
+                    p.errors.push(why.clone());
+                    self.unavailable.push((w.family.clone(), why));
+                }
+            }
         }
     }
 
@@ -293,24 +567,77 @@ impl Sampler {
 
     /// Names of the families that are sampled, e.g. `["cpu", ..., "openmetrics:node"]`.
     pub fn families(&self) -> Vec<&str> {
-        self.collectors.iter().map(|(f, _)| f.as_str()).collect()
+        self.workers
+            .iter()
+            .filter(|w| matches!(w.state, State::Idle | State::Busy { .. }))
+            .map(|w| w.family.as_str())
+            .collect()
     }
 
-    /// Read every collector once.
+    /// Read every collector once: ask every idle worker, wait at most the deadline.
+    /// Each family contributes its newest reading since the last sample (one that came
+    /// after its own sample's deadline counts for this one), or is reported late/busy.
     pub fn sample(&mut self) -> Sample {
+        let start = Instant::now();
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
+        self.seq += 1;
+        let seq = self.seq;
         if self.needs_tree {
-            if let Ok(mut tree) = self.tree.lock() {
+            // A worker stuck while holding the tree must not stall the sampler.
+            if let Ok(mut tree) = self.tree.try_lock() {
                 self.walker.refresh(&mut tree);
+            }
+        }
+        // Take what has arrived since the last sample (readings of workers that were
+        // late), so those workers are asked again now.
+        while let Ok(ev) = self.events.try_recv() {
+            self.apply(ev);
+        }
+        for w in &mut self.workers {
+            if matches!(w.state, State::Idle) {
+                w.state = match w.requests.try_send(()) {
+                    Ok(()) => State::Busy { seq, since: start },
+                    Err(_) => State::Gone,
+                };
+            }
+        }
+        // Wait for this tick's requests until the deadline.
+        let until = start + self.deadline;
+        while self
+            .workers
+            .iter()
+            .any(|w| matches!(w.state, State::Busy { seq: s, .. } if s == seq))
+        {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match self.events.recv_timeout(until - now) {
+                Ok(ev) => self.apply(ev),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
             }
         }
         let mut values = Vec::with_capacity(64);
         let mut errors = Vec::new();
-        for (family, c) in &mut self.collectors {
-            if let Err(e) = c.sample(&mut values) {
-                errors.push((family.clone(), e.to_string()));
+        for w in &mut self.workers {
+            if let Some(p) = w.pending.take() {
+                values.extend(p.values);
+                errors.extend(p.errors.into_iter().map(|e| (w.family.clone(), e)));
+            } else if let State::Busy { seq: s, since } = w.state {
+                let why = if s == seq {
+                    format!(
+                        "late: no reading within {:?}; left out of this sample",
+                        self.deadline
+                    )
+                } else {
+                    format!(
+                        "busy: the reading asked for {:.1} s ago has not finished; skipped",
+                        since.elapsed().as_secs_f64()
+                    )
+                };
+                errors.push((w.family.clone(), why));
             }
         }
         Sample {
@@ -338,9 +665,11 @@ impl Sampler {
             cpu_count: System::physical_core_count().unwrap_or(cpu_count_logical),
             cpu_count_logical,
             memory_total: sys.total_memory(),
-            gpus: self.collectors.iter().flat_map(|(_, c)| c.gpus()).collect(),
-            static_info: (self.collectors.iter())
-                .flat_map(|(_, c)| c.static_info())
+            gpus: (self.workers.iter())
+                .flat_map(|w| w.gpus.iter().cloned())
+                .collect(),
+            static_info: (self.workers.iter())
+                .flat_map(|w| w.static_info.iter().cloned())
                 .collect(),
             os: System::long_os_version().unwrap_or_default(),
             hostname: System::host_name().unwrap_or_default(),
@@ -401,7 +730,7 @@ pub fn spawn_sampler(
         .unwrap_or_else(|e| {
             // Thread creation failing means the process is out of resources; report
             // through a thread that does nothing rather than panicking the caller.
-            eprintln!("leet: cannot start sampler thread: {e}");
+            let _ = writeln!(std::io::stderr(), "leet: cannot start sampler thread: {e}");
             std::thread::spawn(|| {})
         })
 }
@@ -478,20 +807,57 @@ pub fn sample_to_json(sample: &Sample) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
+/// Ends every child of the sampler when dropped: on return, on error and while a panic
+/// unwinds.
+struct KillChildren;
+
+impl Drop for KillChildren {
+    fn drop(&mut self) {
+        child::kill_all();
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP end `leet sample` at once, whatever it is waiting for
+/// (a hung source, a full stdout pipe): children killed, exit status 128 + signal.
+fn exit_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("leet-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                child::kill_all();
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}
+
 /// `leet sample`: print `count` samples (forever when `None`) to `out`, one JSON object
 /// per line with `json`, otherwise a readable block per sample. Unavailable families and
-/// per-sample errors go to stderr.
+/// per-sample errors go to stderr. The sampler's children are killed on every way out
+/// (return, error, panic; a signal exits with 128 + its number).
 pub fn run_sample_command(
     opts: SamplerOptions,
     count: Option<u64>,
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    let _children = KillChildren;
+    if let Err(e) = exit_on_signals() {
+        let _ = writeln!(std::io::stderr(), "leet: cannot handle signals: {e}");
+    }
     let interval = opts.interval;
     let mut sampler = Sampler::new(opts);
     let mut stderr = std::io::stderr().lock();
     for (family, why) in sampler.unavailable() {
-        writeln!(stderr, "{family}: not available: {why}")?;
+        // Tool output and endpoint text are untrusted: no escape sequence reaches the tty.
+        let _ = writeln!(
+            stderr,
+            "{}: not available: {}",
+            crate::text::sanitize(family),
+            crate::text::sanitize(why)
+        );
     }
     drop(stderr);
     let mut ticker = Ticker::new(interval);
@@ -500,8 +866,16 @@ pub fn run_sample_command(
     while count.is_none_or(|c| n < c) {
         ticker.wait();
         let sample = sampler.sample();
-        for (family, e) in &sample.errors {
-            eprintln!("{family}: error: {e}");
+        {
+            let mut stderr = std::io::stderr().lock();
+            for (family, e) in &sample.errors {
+                let _ = writeln!(
+                    stderr,
+                    "{}: error: {}",
+                    crate::text::sanitize(family),
+                    crate::text::sanitize(e)
+                );
+            }
         }
         line.clear();
         if json {

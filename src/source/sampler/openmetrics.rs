@@ -247,43 +247,175 @@ fn parse_value(s: &str) -> Option<f64> {
     }
 }
 
-/// Assigns the stable per-metric label-set indices and builds keys.
+/// Most distinct series (metric + label set) kept per endpoint. Samples of further
+/// label sets are dropped, and the collector reports it once.
+pub const MAX_SERIES: usize = 10_000;
+
+/// Successful scrapes a label set may be missing from before its index is forgotten
+/// (and may be given to a new label set of the same metric).
+pub const FORGET_AFTER: u64 = 2;
+
+#[derive(Debug)]
+struct Slot {
+    key: String,
+    k: usize,
+    last_seen: u64,
+}
+
 #[derive(Debug, Default)]
+struct PerMetric {
+    /// sorted label set → slot
+    sets: HashMap<Vec<(String, String)>, Slot>,
+    /// Indices given up by forgotten label sets, smallest first.
+    free: std::collections::BinaryHeap<std::cmp::Reverse<usize>>,
+    next: usize,
+}
+
+/// Assigns the per-metric label-set indices and builds keys. An index stays with its
+/// label set while that set keeps appearing; a set missing from [`FORGET_AFTER`]
+/// scrapes in a row is forgotten and its index reused, so label churn (a label value
+/// that changes on every scrape) costs bounded memory, and at most [`MAX_SERIES`]
+/// series are kept.
+#[derive(Debug)]
 pub struct KeyIndex {
     endpoint: String,
-    /// metric → (sorted label set → key)
-    keys: HashMap<String, HashMap<Vec<(String, String)>, String>>,
+    /// metric → its label sets
+    keys: HashMap<String, PerMetric>,
+    /// Label sets held, over all metrics.
+    total: usize,
+    max_series: usize,
+    /// Number of the current scrape (see [`KeyIndex::begin_scrape`]).
+    scrape: u64,
+    /// Whether this scrape already forgot stale sets to make room.
+    evicted: bool,
+    /// Samples dropped by the cap in this scrape.
+    cut: usize,
 }
 
 impl KeyIndex {
     pub fn new(endpoint: &str) -> Self {
+        Self::with_cap(endpoint, MAX_SERIES)
+    }
+
+    /// An index holding at most `max_series` label sets.
+    pub fn with_cap(endpoint: &str, max_series: usize) -> Self {
         Self {
             endpoint: endpoint.to_string(),
             keys: HashMap::new(),
+            total: 0,
+            max_series,
+            scrape: 0,
+            evicted: false,
+            cut: 0,
         }
     }
 
-    /// `openmetrics.<endpoint>.<metric>.<k>` for this label set.
-    pub fn key(&mut self, metric: &str, labels: &[(String, String)]) -> String {
-        let mut sorted = labels.to_vec();
-        sorted.sort();
-        let per_metric = self.keys.entry(metric.to_string()).or_default();
-        let next = per_metric.len();
-        per_metric
-            .entry(sorted)
-            .or_insert_with(|| format!("openmetrics.{}.{metric}.{next}", self.endpoint))
-            .clone()
+    /// Label sets held now.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Start a scrape: label sets seen from now on count as present in it.
+    pub fn begin_scrape(&mut self) {
+        self.scrape += 1;
+        self.evicted = false;
+        self.cut = 0;
+    }
+
+    /// End a scrape: forget the label sets missing from the last [`FORGET_AFTER`]
+    /// scrapes. Returns the samples the cap dropped in this scrape.
+    pub fn end_scrape(&mut self) -> usize {
+        let oldest = self.scrape.saturating_sub(FORGET_AFTER - 1);
+        self.forget_older_than(oldest);
+        self.cut
+    }
+
+    /// Forget every label set last seen before scrape `oldest`.
+    fn forget_older_than(&mut self, oldest: u64) {
+        let mut total = 0;
+        self.keys.retain(|_, m| {
+            let free = &mut m.free;
+            m.sets.retain(|_, slot| {
+                let keep = slot.last_seen >= oldest;
+                if !keep {
+                    free.push(std::cmp::Reverse(slot.k));
+                }
+                keep
+            });
+            total += m.sets.len();
+            !m.sets.is_empty()
+        });
+        self.total = total;
+    }
+
+    /// `openmetrics.<endpoint>.<metric>.<k>` for this label set, or `None` when it is
+    /// new and the index is full (counted in what [`KeyIndex::end_scrape`] returns).
+    pub fn key(&mut self, metric: &str, labels: &[(String, String)]) -> Option<String> {
+        let scrape = self.scrape;
+        // Exporters write labels in one order: look up without a sorted copy then.
+        let sorted_copy;
+        let sorted: &[(String, String)] = if labels.is_sorted() {
+            labels
+        } else {
+            let mut v = labels.to_vec();
+            v.sort();
+            sorted_copy = v;
+            &sorted_copy
+        };
+        if let Some(slot) = self
+            .keys
+            .get_mut(metric)
+            .and_then(|m| m.sets.get_mut(sorted))
+        {
+            slot.last_seen = scrape;
+            return Some(slot.key.clone());
+        }
+        if self.total >= self.max_series && !self.evicted {
+            // Full: make room from the sets that have not appeared in this scrape.
+            self.evicted = true;
+            self.forget_older_than(scrape);
+        }
+        if self.total >= self.max_series {
+            self.cut += 1;
+            return None;
+        }
+        let m = self.keys.entry(metric.to_string()).or_default();
+        let k = match m.free.pop() {
+            Some(std::cmp::Reverse(k)) => k,
+            None => {
+                m.next += 1;
+                m.next - 1
+            }
+        };
+        let key = format!("openmetrics.{}.{metric}.{k}", self.endpoint);
+        m.sets.insert(
+            sorted.to_vec(),
+            Slot {
+                key: key.clone(),
+                k,
+                last_seen: scrape,
+            },
+        );
+        self.total += 1;
+        Some(key)
     }
 }
 
 /// Map parsed samples of one endpoint to W&B keys: counters and gauges only, filtered,
-/// finite values only.
+/// finite values only, at most the index's cap of distinct series. Counts as one scrape
+/// of the index (label sets that stop appearing are forgotten). Returns the number of
+/// samples the cap dropped.
 pub fn openmetrics_values(
     exp: &Exposition,
     index: &mut KeyIndex,
     filter: Option<&Regex>,
     out: &mut Vec<(String, f64)>,
-) {
+) -> usize {
+    index.begin_scrape();
     let mut full = String::new();
     for s in &exp.samples {
         if !matches!(s.kind, MetricKind::Counter | MetricKind::Gauge) || !s.value.is_finite() {
@@ -298,9 +430,11 @@ pub fn openmetrics_values(
                 continue;
             }
         }
-        let key = index.key(&s.name, &s.labels);
-        out.push((key, s.value));
+        if let Some(key) = index.key(&s.name, &s.labels) {
+            out.push((key, s.value));
+        }
     }
+    index.end_scrape()
 }
 
 pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -313,43 +447,44 @@ pub(crate) struct OpenMetricsCollector {
     url: String,
     index: KeyIndex,
     filter: Option<Regex>,
-    /// While failing: when to try again (a down endpoint must not stall every tick
-    /// for the scrape timeout).
+    /// While failing: when to try again (a down endpoint is not scraped, and reported,
+    /// on every tick).
     retry_at: Option<std::time::Instant>,
+    /// The cap's cut has been reported (again once a scrape fits under it).
+    cut_reported: bool,
 }
 
 impl OpenMetricsCollector {
-    /// Scrape once. An endpoint that does not answer comes back with its error (so the
-    /// caller lists it as unavailable) but is kept: it is tried again every
-    /// [`RETRY_AFTER`], so an exporter started after leet is picked up.
-    pub fn detect(name: &str, url: &str, filter: Option<Regex>) -> (Self, Option<String>) {
-        let mut c = Self {
+    /// A collector for `url`; nothing is fetched yet (the first scrape is part of the
+    /// first sample, so an endpoint that never answers cannot delay startup). Fails only
+    /// on a URL it cannot scrape.
+    pub fn new(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, String> {
+        http::parse_url(url)?;
+        Ok(Self {
             url: url.to_string(),
             index: KeyIndex::new(name),
             filter,
             retry_at: None,
-        };
-        let mut out = Vec::new();
-        match c.scrape(&mut out) {
-            Ok(()) => (c, None),
-            Err(e) => {
-                c.retry_at = Some(std::time::Instant::now() + RETRY_AFTER);
-                (c, Some(e.to_string()))
-            }
-        }
+            cut_reported: false,
+        })
     }
 
-    fn scrape(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+    /// Fetch and map one exposition; the number of samples the cap dropped.
+    fn scrape(&mut self, out: &mut Vec<(String, f64)>) -> Result<usize, SamplerError> {
         let body = http::get(&self.url, SCRAPE_TIMEOUT, MAX_RESPONSE_BYTES).map_err(|detail| {
             SamplerError::Http {
                 url: self.url.clone(),
-                detail,
+                detail: format!("{detail} (retrying every {} s)", RETRY_AFTER.as_secs()),
             }
         })?;
         let text = String::from_utf8_lossy(&body);
         let exp = parse_exposition(&text);
-        openmetrics_values(&exp, &mut self.index, self.filter.as_ref(), out);
-        Ok(())
+        Ok(openmetrics_values(
+            &exp,
+            &mut self.index,
+            self.filter.as_ref(),
+            out,
+        ))
     }
 }
 
@@ -362,16 +497,28 @@ impl Collector for OpenMetricsCollector {
         if self.retry_at.is_some_and(|t| std::time::Instant::now() < t) {
             return Ok(());
         }
-        match self.scrape(out) {
-            Ok(()) => {
-                self.retry_at = None;
-                Ok(())
-            }
+        let cut = match self.scrape(out) {
+            Ok(cut) => cut,
             Err(e) => {
                 self.retry_at = Some(std::time::Instant::now() + RETRY_AFTER);
-                Err(e)
+                return Err(e);
             }
+        };
+        self.retry_at = None;
+        if cut == 0 {
+            self.cut_reported = false;
+        } else if !self.cut_reported {
+            // The values kept still go out with this error.
+            self.cut_reported = true;
+            return Err(SamplerError::Http {
+                url: self.url.clone(),
+                detail: format!(
+                    "more than {MAX_SERIES} distinct series: {cut} samples of further label \
+                     sets dropped (reported once)"
+                ),
+            });
         }
+        Ok(())
     }
 }
 
@@ -386,9 +533,10 @@ mod tests {
         let addr = probe.local_addr().expect("addr");
         drop(probe); // nothing listens there now
         let url = format!("http://{addr}/metrics");
-        let (mut c, why) = OpenMetricsCollector::detect("late", &url, None);
-        assert!(why.is_some_and(|w| !w.is_empty()), "a closed port answered");
+        let mut c = OpenMetricsCollector::new("late", &url, None).expect("valid url");
         let mut out = Vec::new();
+        let why = c.sample(&mut out).expect_err("a closed port answered");
+        assert!(why.to_string().contains("retrying every 30 s"), "{why}");
         // Within the back-off nothing is tried (no stall, no error).
         assert!(c.sample(&mut out).is_ok() && out.is_empty());
         let server = std::net::TcpListener::bind(addr).expect("rebind");
@@ -408,6 +556,73 @@ mod tests {
         c.sample(&mut out).expect("scraped after retry");
         assert_eq!(out, vec![("openmetrics.late.up.0".to_owned(), 1.0)]);
         let _ = t.join();
+    }
+
+    #[test]
+    fn a_bad_url_is_refused_without_io() {
+        let e = OpenMetricsCollector::new("x", "https://127.0.0.1/", None).err();
+        assert!(e.is_some_and(|e| e.contains("only http://")));
+    }
+
+    fn exposition_of(sets: impl Iterator<Item = String>) -> Exposition {
+        let mut text = String::from("# TYPE m gauge\n");
+        for l in sets {
+            text.push_str(&format!("m{{id=\"{l}\"}} 1\n"));
+        }
+        parse_exposition(&text)
+    }
+
+    #[test]
+    fn churning_label_sets_are_forgotten_and_indices_reused() {
+        let mut idx = KeyIndex::new("e");
+        let mut keys = std::collections::BTreeSet::new();
+        for scrape in 0..50 {
+            // 100 label sets, every one new on every scrape
+            let exp = exposition_of((0..100).map(|i| format!("{scrape}-{i}")));
+            let mut out = Vec::new();
+            assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 0);
+            assert_eq!(out.len(), 100);
+            keys.extend(out.into_iter().map(|(k, _)| k));
+            // held: this scrape's and the previous one's (FORGET_AFTER = 2)
+            assert!(idx.len() <= 200, "{}", idx.len());
+        }
+        // the same few hundred keys, not 5,000
+        assert!(keys.len() <= 300, "{}", keys.len());
+    }
+
+    #[test]
+    fn stable_sets_keep_their_index_through_churn() {
+        let mut idx = KeyIndex::new("e");
+        for scrape in 0..10 {
+            let exp = exposition_of(
+                ["a".to_string(), "b".to_string()]
+                    .into_iter()
+                    .chain((0..5).map(|i| format!("{scrape}-{i}"))),
+            );
+            let mut out = Vec::new();
+            openmetrics_values(&exp, &mut idx, None, &mut out);
+            assert_eq!(out[0].0, "openmetrics.e.m.0");
+            assert_eq!(out[1].0, "openmetrics.e.m.1");
+            let mut ks: Vec<&str> = out.iter().map(|(k, _)| k.as_str()).collect();
+            ks.sort_unstable();
+            ks.dedup();
+            assert_eq!(ks.len(), 7, "no two label sets share a key: {ks:?}");
+        }
+    }
+
+    #[test]
+    fn the_series_cap_cuts_and_says_so() {
+        let mut idx = KeyIndex::with_cap("e", 1_000);
+        let exp = exposition_of((0..1_500).map(|i| i.to_string()));
+        let mut out = Vec::new();
+        assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 500);
+        assert_eq!(out.len(), 1_000);
+        // churn under a full index: the stale sets make room for the new ones
+        let exp = exposition_of((5_000..5_900).map(|i| i.to_string()));
+        let mut out = Vec::new();
+        assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 0);
+        assert_eq!(out.len(), 900);
+        assert!(idx.len() <= 1_000);
     }
 
     #[test]
@@ -483,14 +698,26 @@ mod tests {
                 ("b".to_string(), b.to_string()),
             ]
         };
-        assert_eq!(idx.key("m", &l("1", "x")), "openmetrics.node.m.0");
-        assert_eq!(idx.key("m", &l("2", "x")), "openmetrics.node.m.1");
-        assert_eq!(idx.key("other", &l("2", "x")), "openmetrics.node.other.0");
+        assert_eq!(
+            idx.key("m", &l("1", "x")).as_deref(),
+            Some("openmetrics.node.m.0")
+        );
+        assert_eq!(
+            idx.key("m", &l("2", "x")).as_deref(),
+            Some("openmetrics.node.m.1")
+        );
+        assert_eq!(
+            idx.key("other", &l("2", "x")).as_deref(),
+            Some("openmetrics.node.other.0")
+        );
         let reversed = vec![
             ("b".to_string(), "x".to_string()),
             ("a".to_string(), "1".to_string()),
         ];
-        assert_eq!(idx.key("m", &reversed), "openmetrics.node.m.0");
-        assert_eq!(idx.key("m", &[]), "openmetrics.node.m.2");
+        assert_eq!(
+            idx.key("m", &reversed).as_deref(),
+            Some("openmetrics.node.m.0")
+        );
+        assert_eq!(idx.key("m", &[]).as_deref(), Some("openmetrics.node.m.2"));
     }
 }
