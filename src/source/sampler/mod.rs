@@ -16,6 +16,7 @@ mod disk;
 mod http;
 mod memory;
 mod network;
+mod neuron;
 pub mod nvidia;
 mod openmetrics;
 mod procfs;
@@ -184,6 +185,7 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
     }),
+    ("neuron", |d| neuron::NeuronCollector::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)),
 ];
 
 pub struct Sampler {
