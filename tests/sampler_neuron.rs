@@ -559,10 +559,12 @@ fn floods_cost_bounded_memory() {
     let want = expected(&recorded(), |_| true);
     assert_values(base.samples.last().expect("samples"), &want);
     let cap_kb = base.peak_rss_kb + 24 * 1024;
+    // `fat` (near-cap lines, 11 MB a period) may or may not outrun the reader: whether
+    // lines are dropped then depends on the machine, so only its memory and values count.
     for (mode, error) in [
-        ("bigline", "skipped 1 oversized lines (over 2 MiB)"),
-        ("many", "lines (more than 4 since the last sample)"),
-        ("fat", "lines (more than 4 since the last sample)"),
+        ("bigline", Some("skipped 1 oversized lines (over 2 MiB)")),
+        ("many", Some("lines (more than 4 since the last sample)")),
+        ("fat", None),
     ] {
         let r = run(fake.leet(mode, &["--count", "10"]), Duration::from_secs(40));
         assert_eq!(r.samples.len(), 10, "{mode}: {}", r.stderr);
@@ -577,7 +579,9 @@ fn floods_cost_bounded_memory() {
             r.peak_rss_kb, base.peak_rss_kb
         );
         let errors = neuron_errors(&r.stderr);
-        assert!(errors.iter().any(|e| e.contains(error)), "{mode}: {errors:?}");
+        if let Some(error) = error {
+            assert!(errors.iter().any(|e| e.contains(error)), "{mode}: {errors:?}");
+        }
         assert_values(r.samples.last().expect("samples"), &want);
         assert_host_keys_each_sample(&r.samples);
     }
