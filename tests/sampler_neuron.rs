@@ -121,7 +121,10 @@ impl Fake {
         let mut c = Command::new(env!("CARGO_BIN_EXE_leet"));
         c.args(["sample", "--json", "--interval", "300ms"])
             .args(args)
-            .env("PATH", format!("{}:{path}", self.path().join("bin").display()))
+            .env(
+                "PATH",
+                format!("{}:{path}", self.path().join("bin").display()),
+            )
             .env("LEET_SYSFS_ROOT", self.path().join("sys"))
             .env("LEET_NEURON_TEST", self.path())
             .env("FAKE_DIR", self.path())
@@ -179,7 +182,11 @@ fn vm_hwm_kb(pid: u32) -> Option<u64> {
 /// Run `cmd` to its end (at most `limit`, else it is killed and the test fails), reading
 /// its JSON lines and stderr and watching its peak RSS. `on_line` sees each sample as
 /// it arrives, with the pid, and may signal the process.
-fn run_with(mut cmd: Command, limit: Duration, on_line: impl Fn(u32, &Value) + Send + 'static) -> Run {
+fn run_with(
+    mut cmd: Command,
+    limit: Duration,
+    on_line: impl Fn(u32, &Value) + Send + 'static,
+) -> Run {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -361,7 +368,10 @@ fn assert_host_keys_each_sample(samples: &[Value]) {
 #[test]
 fn recorded_report_is_replayed_at_the_interval() {
     let fake = Fake::new(RECORDED);
-    let r = run(fake.leet("replay", &["--count", "5"]), Duration::from_secs(30));
+    let r = run(
+        fake.leet("replay", &["--count", "5"]),
+        Duration::from_secs(30),
+    );
     assert_eq!(r.samples.len(), 5, "{}", r.stderr);
     let want = expected(&recorded(), |_| true);
     assert_eq!(want.len(), 30);
@@ -449,7 +459,10 @@ fn pid_selects_the_runtimes_of_its_process_tree() {
         fake.leet("replay", &["--count", "4", "--pid", &root]),
         Duration::from_secs(30),
     );
-    let all = run(fake.leet("replay", &["--count", "4"]), Duration::from_secs(30));
+    let all = run(
+        fake.leet("replay", &["--count", "4"]),
+        Duration::from_secs(30),
+    );
     // SAFETY: killpg of the group this test created.
     unsafe {
         libc::killpg(i32::try_from(tree.id()).expect("pid"), libc::SIGKILL);
@@ -471,16 +484,29 @@ fn pid_selects_the_runtimes_of_its_process_tree() {
 fn a_dying_monitor_is_restarted_with_backoff() {
     let fake = Fake::new(RECORDED);
     // dies after 2 reports (~0.3 s); restarts are due 1 s, then 2 s after each death
-    let r = run(fake.leet("die", &["--count", "20"]), Duration::from_secs(40));
+    let r = run(
+        fake.leet("die", &["--count", "20"]),
+        Duration::from_secs(40),
+    );
     assert_eq!(r.samples.len(), 20, "{}", r.stderr);
     let ev = fake.events();
-    let starts: Vec<f64> = ev.iter().filter(|(e, _)| e == "start").map(|e| e.1).collect();
+    let starts: Vec<f64> = ev
+        .iter()
+        .filter(|(e, _)| e == "start")
+        .map(|e| e.1)
+        .collect();
     let ends: Vec<f64> = ev.iter().filter(|(e, _)| e == "end").map(|e| e.1).collect();
     assert!(starts.len() >= 3 && ends.len() >= 2, "{ev:?}");
     let d1 = starts[1] - ends[0];
     let d2 = starts[2] - ends[1];
-    assert!((0.95..2.5).contains(&d1), "first restart after {d1} s: {ev:?}");
-    assert!((1.95..4.0).contains(&d2), "second restart after {d2} s: {ev:?}");
+    assert!(
+        (0.95..2.5).contains(&d1),
+        "first restart after {d1} s: {ev:?}"
+    );
+    assert!(
+        (1.95..4.0).contains(&d2),
+        "second restart after {d2} s: {ev:?}"
+    );
     assert!(d2 > d1 + 0.5, "backoff does not grow: {d1} then {d2}");
     let errors = neuron_errors(&r.stderr).join("\n");
     assert!(
@@ -507,7 +533,10 @@ fn a_dying_monitor_is_restarted_with_backoff() {
 #[test]
 fn a_hung_monitor_is_reported_and_delays_nothing() {
     let fake = Fake::new(RECORDED);
-    let r = run(fake.leet("hang", &["--count", "10"]), Duration::from_secs(30));
+    let r = run(
+        fake.leet("hang", &["--count", "10"]),
+        Duration::from_secs(30),
+    );
     assert_eq!(r.samples.len(), 10, "{}", r.stderr);
     assert!(r.samples.iter().all(|s| trn_keys(s).is_empty()));
     let errors = neuron_errors(&r.stderr);
@@ -531,7 +560,10 @@ fn a_hung_monitor_is_reported_and_delays_nothing() {
 #[test]
 fn garbage_is_reported_sanitized() {
     let fake = Fake::new(RECORDED);
-    let r = run(fake.leet("garbage", &["--count", "4"]), Duration::from_secs(30));
+    let r = run(
+        fake.leet("garbage", &["--count", "4"]),
+        Duration::from_secs(30),
+    );
     assert_eq!(r.samples.len(), 4, "{}", r.stderr);
     assert!(r.samples.iter().all(|s| trn_keys(s).is_empty()));
     let errors = neuron_errors(&r.stderr);
@@ -555,7 +587,10 @@ fn garbage_is_reported_sanitized() {
 #[test]
 fn floods_cost_bounded_memory() {
     let fake = Fake::new(RECORDED);
-    let base = run(fake.leet("replay", &["--count", "10"]), Duration::from_secs(30));
+    let base = run(
+        fake.leet("replay", &["--count", "10"]),
+        Duration::from_secs(30),
+    );
     let want = expected(&recorded(), |_| true);
     assert_values(base.samples.last().expect("samples"), &want);
     let cap_kb = base.peak_rss_kb + 24 * 1024;
@@ -580,7 +615,10 @@ fn floods_cost_bounded_memory() {
         );
         let errors = neuron_errors(&r.stderr);
         if let Some(error) = error {
-            assert!(errors.iter().any(|e| e.contains(error)), "{mode}: {errors:?}");
+            assert!(
+                errors.iter().any(|e| e.contains(error)),
+                "{mode}: {errors:?}"
+            );
         }
         assert_values(r.samples.last().expect("samples"), &want);
         assert_host_keys_each_sample(&r.samples);

@@ -25,8 +25,9 @@
 //!
 //! **Memory cap**: at most [`MAX_LINES`] lines of at most [`MAX_LINE_BYTES`] each are kept
 //! between two samples (a longer line is skipped whole; the oldest lines are dropped), so
-//! the stream costs at most 5 × 2 MiB = 10 MiB of text (up to 3× that while invalid UTF-8
-//! is replaced), whatever the child prints. Floods, oversized and unparsable lines are
+//! the stream costs at most 5 × 2 MiB = 10 MiB of text (4 lines more across a restart,
+//! until the next sample; up to 3× that while invalid UTF-8 is replaced), whatever the
+//! child prints, and a report adds at most [`MAX_CORES`] × 6 + 6 keys. Floods, oversized and unparsable lines are
 //! reported: "dropped K lines ...", "skipped K oversized lines ...",
 //! "unparsable line: <first 80 chars, sanitized> (<reason>)".
 //!
@@ -65,6 +66,9 @@ pub(crate) const DEFAULT_PATH: &str = "/opt/aws/neuron/bin/neuron-monitor";
 pub(crate) const MAX_LINE_BYTES: usize = 2 << 20;
 /// Lines kept between two samples; with `period` = interval one is expected.
 pub(crate) const MAX_LINES: usize = 4;
+/// NeuronCore indices at or above this are ignored, which bounds the keys one report can
+/// add (a trn2.48xlarge has 128 physical NeuronCores).
+pub(crate) const MAX_CORES: u32 = 1024;
 /// Newest lines tried, newest first, until one parses.
 pub(crate) const PARSE_TRIES: usize = 3;
 /// Fields of `usage_breakdown.host`, as `trn.host_memory_usage.<field>`.
@@ -281,6 +285,10 @@ fn clip(s: &str, max_chars: usize) -> String {
     }
 }
 
+fn core_index(key: &str) -> Option<u32> {
+    key.parse::<u32>().ok().filter(|c| *c < MAX_CORES)
+}
+
 /// Map a report to `trn.*` keys: runtimes whose pid `keep` accepts, summed.
 fn map_report(report: &Report, keep: &dyn Fn(Option<u32>) -> bool, driver: &str) -> Mapped {
     let mut util: BTreeMap<u32, Option<f64>> = BTreeMap::new();
@@ -309,7 +317,7 @@ fn map_report(report: &Report, keep: &dyn Fn(Option<u32>) -> bool, driver: &str)
         if let Some(c) = &r.neuroncore_counters {
             note(" neuroncore_counters", &c.error);
             for (core, u) in c.neuroncores_in_use.iter().flatten() {
-                if let Ok(core) = core.parse::<u32>() {
+                if let Some(core) = core_index(core) {
                     add(util.entry(core).or_default(), u.neuroncore_utilization);
                 }
             }
@@ -330,7 +338,7 @@ fn map_report(report: &Report, keep: &dyn Fn(Option<u32>) -> bool, driver: &str)
                 }
             }
             for (core, fields) in b.neuroncore_memory_usage.iter().flatten() {
-                let Ok(core) = core.parse::<u32>() else {
+                let Some(core) = core_index(core) else {
                     continue;
                 };
                 let slot = cores.entry(core).or_default();
@@ -1089,6 +1097,14 @@ mod tests {
         // the runtime's error is reported, sanitized (no escape sequence, no BEL)
         assert_eq!(m.errors, vec!["runtime ?: nrt: broken".to_string()]);
         assert!(m.devices.is_empty());
+        let line = r#"{"neuron_runtime_data":[{"report":{"neuroncore_counters":{"neuroncores_in_use":
+            {"1023":{"neuroncore_utilization":1},"1024":{"neuroncore_utilization":2},
+             "-1":{"neuroncore_utilization":3}}}}}]}"#;
+        let m = map_report(&parse_report(line).expect("parses"), &all, "");
+        assert_eq!(
+            m.values,
+            vec![("trn.1023.neuroncore_utilization".to_string(), 1.0)]
+        );
         for bad in ["", "not json", "{\"neuron_runtime_data\":5}", "[1,2]"] {
             assert!(parse_report(bad).is_err(), "{bad}");
         }
