@@ -650,12 +650,32 @@ fn secs(d: Duration) -> String {
     }
 }
 
+/// Restart delays: 1 s, doubling up to 60 s; back to 1 s after a child that lived 60 s.
+#[derive(Debug)]
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Self {
+        Self(FIRST_BACKOFF)
+    }
+
+    /// The delay before the next start, after a child that ran for `lived`.
+    fn next(&mut self, lived: Duration) -> Duration {
+        if lived >= HEALTHY_RUN {
+            self.0 = FIRST_BACKOFF;
+        }
+        let d = self.0;
+        self.0 = (self.0 * 2).min(MAX_BACKOFF);
+        d
+    }
+}
+
 /// Start, watch and restart the child until the collector goes.
 fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) {
     let name = program
         .file_name()
         .map_or_else(|| "neuron-monitor".into(), |n| n.to_string_lossy());
-    let mut backoff = FIRST_BACKOFF;
+    let mut backoff = Backoff::new();
     let mut wait = Duration::ZERO;
     loop {
         match stop.recv_timeout(wait) {
@@ -680,17 +700,14 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
             s.drain_stream();
             s.stream = None; // kills what is left of its group, reaps it
             s.exited_at = None;
-            if lived >= HEALTHY_RUN {
-                backoff = FIRST_BACKOFF;
-            }
+            let delay = backoff.next(lived);
             let n = s.starts;
             s.event(format!(
                 "{name} exited ({status}) after {}; restart {n} in {}",
                 secs(lived),
-                secs(backoff)
+                secs(delay)
             ));
-            s.next_start = Some(now + backoff);
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            s.next_start = Some(now + delay);
         } else if s.next_start.is_some_and(|t| now >= t) {
             let started = s.config.write().and_then(|()| {
                 let arg = s.config.arg().to_string();
@@ -710,12 +727,12 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
                     }
                 }
                 Err(e) => {
+                    let delay = backoff.next(Duration::ZERO);
                     s.event(format!(
                         "cannot start {name}: {e}; retry in {}",
-                        secs(backoff)
+                        secs(delay)
                     ));
-                    s.next_start = Some(now + backoff);
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    s.next_start = Some(now + delay);
                 }
             }
         }
@@ -1201,6 +1218,17 @@ mod tests {
         let c = clip(&s, PREVIEW_CHARS);
         assert_eq!(c, format!("{}…", "y".repeat(80)));
         assert_eq!(clip("short", 80), "short");
+    }
+
+    #[test]
+    fn backoff_doubles_to_a_minute_and_resets_after_a_healthy_run() {
+        let mut b = Backoff::new();
+        let quick = Duration::from_millis(300);
+        let delays: Vec<u64> = (0..9).map(|_| b.next(quick).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(b.next(Duration::from_secs(59)).as_secs(), 60);
+        assert_eq!(b.next(HEALTHY_RUN).as_secs(), 1);
+        assert_eq!(b.next(quick).as_secs(), 2);
     }
 
     #[test]
