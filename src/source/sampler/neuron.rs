@@ -522,6 +522,17 @@ struct ConfigFile {
 
 impl ConfigFile {
     fn new(interval: Duration) -> Result<Self, String> {
+        let mut f = Self {
+            path: PathBuf::new(),
+            text: config_json(interval),
+            present: false,
+        };
+        f.write()?;
+        Ok(f)
+    }
+
+    /// A new name on every write, so a name taken meanwhile cannot block a restart.
+    fn fresh_path() -> Result<PathBuf, String> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -538,36 +549,27 @@ impl ConfigFile {
                 clip(&path.display().to_string(), 200)
             ));
         }
-        let mut f = Self {
-            path,
-            text: config_json(interval),
-            present: false,
-        };
-        f.write()?;
-        Ok(f)
+        Ok(path)
     }
 
     fn write(&mut self) -> Result<(), String> {
+        use std::os::unix::fs::OpenOptionsExt;
         if self.present {
             return Ok(());
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        let r = std::fs::OpenOptions::new()
+        self.path = Self::fresh_path()?;
+        let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(&self.path)
-            .and_then(|mut f| f.write_all(self.text.as_bytes()));
-        match r {
-            Ok(()) => {
-                self.present = true;
-                Ok(())
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&self.path);
-                Err(format!("write config '{}': {e}", self.path.display()))
-            }
-        }
+            .map_err(|e| format!("create config '{}': {e}", self.path.display()))?;
+        // Ours from here on: removed below on failure, else after the child read it.
+        self.present = true;
+        f.write_all(self.text.as_bytes()).map_err(|e| {
+            self.remove();
+            format!("write config '{}': {e}", self.path.display())
+        })
     }
 
     fn remove(&mut self) {
@@ -1207,9 +1209,11 @@ mod tests {
         f.remove();
         assert!(!path.exists());
         f.write().expect("rewrite");
-        assert!(path.exists());
+        let again = f.path.clone();
+        assert!(again.exists());
+        assert_ne!(again, path, "a fresh name for each write");
         drop(f);
-        assert!(!path.exists());
+        assert!(!again.exists());
     }
 
     #[test]
