@@ -301,12 +301,22 @@ fn endpoint_that_stops_answering_costs_one_timeout_then_backs_off() {
     }
     // the other families keep reporting
     assert!(run.samples.iter().all(|s| s.contains_key("memory_percent")));
+    // The hung scrape runs on its own worker: the sample it was asked for says it is
+    // late, later ones that it is still busy (no second request queues behind it),
+    // and its own timeout error, if it lands before the run ends, is reported once.
     let errors = lines_starting(&run.stderr, "dcgm-exporter: error: ");
-    assert_eq!(errors.len(), 1, "{}", run.stderr);
-    // the read timeout (http.rs words it as the OS does: EAGAIN after SO_RCVTIMEO)
-    assert!(errors[0].contains(": read"), "{}", errors[0]);
-    // One 2 s scrape timeout, not one per sample: 5 samples at 300 ms plus that.
-    assert!(run.elapsed < Duration::from_secs(12), "{:?}", run.elapsed);
+    assert!(!errors.is_empty(), "{}", run.stderr);
+    assert!(errors[0].contains("late:"), "{}", errors[0]);
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.contains("late:") || e.contains("busy:") || e.contains(": read")),
+        "{}",
+        run.stderr
+    );
+    assert!(errors.iter().filter(|e| e.contains(": read")).count() <= 1);
+    // No sample waits for the hung endpoint: 5 samples at 300 ms.
+    assert!(run.elapsed < Duration::from_secs(8), "{:?}", run.elapsed);
     assert_eq!(server.requests.load(Ordering::SeqCst), 3);
 }
 

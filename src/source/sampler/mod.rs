@@ -34,6 +34,7 @@ mod http;
 mod ipu;
 mod memory;
 mod network;
+mod neuron;
 pub mod nvidia;
 mod openmetrics;
 mod procfs;
@@ -248,6 +249,9 @@ const DETECTORS: &[(&str, Detector)] = &[
         ipu::IpuCollector::detect(d).map(|c| Box::new(c) as _)
     }),
     ("dcgm-exporter", |d| dcgm_exporter::detect(d.opts)),
+    ("neuron", |d| {
+        neuron::NeuronCollector::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
 ];
 
 /// How long one sample waits for its sources: half the interval, so a sample is out
