@@ -19,6 +19,7 @@ mod network;
 pub mod nvidia;
 mod openmetrics;
 mod procfs;
+mod tpu;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -184,6 +185,7 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
     }),
+    ("tpu", |d| tpu::TpuCollector::detect(d.opts.interval).map(|c| Box::new(c) as Box<dyn Collector>)),
 ];
 
 pub struct Sampler {
