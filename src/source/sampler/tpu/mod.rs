@@ -374,8 +374,8 @@ async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
 fn connect(addr: SocketAddr, timeout: Duration) -> Result<Client, String> {
     let endpoint = Endpoint::from_shared(format!("http://{addr}"))
         .map_err(|e| format!("bad address {addr}: {e}"))?
-        .connect_timeout(timeout)
-        .timeout(timeout);
+        // The sample's own deadline bounds each request (see `read_ports`).
+        .connect_timeout(timeout);
     Ok(RuntimeMetricServiceClient::new(endpoint.connect_lazy())
         .max_decoding_message_size(MAX_RESPONSE_BYTES))
 }
