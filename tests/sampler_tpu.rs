@@ -352,7 +352,10 @@ fn expected(fx: &Value, devices_per_chip_duty: i64) -> BTreeMap<String, f64> {
     let gauges: &[(&str, &str)] = &[
         ("tpu.runtime.hbm.memory.total.bytes", "hbmCapacityTotal"),
         ("tpu.runtime.hbm.memory.usage.bytes", "hbmCapacityUsage"),
-        ("tpu.runtime.hbm.utilization.percent", "runtimeHbmUtilization"),
+        (
+            "tpu.runtime.hbm.utilization.percent",
+            "runtimeHbmUtilization",
+        ),
         (
             "tpu.runtime.tensorcore.idle_duration.seconds",
             "tensorcoreIdleDuration",
@@ -450,12 +453,13 @@ fn expected(fx: &Value, devices_per_chip_duty: i64) -> BTreeMap<String, f64> {
                                 .or_insert(s["sum"].as_f64().expect("sum") / count);
                         }
                         for q in s["quantiles"].as_array().expect("q") {
-                            let stat = match q[0].as_f64().expect("q") {
-                                x if x == 0.5 => "p50",
-                                x if x == 0.9 => "p90",
-                                x if x == 0.95 => "p95",
-                                x if x == 0.999 => "p999",
-                                _ => continue,
+                            let q0 = q[0].as_f64().expect("q");
+                            let Some((stat, _)) =
+                                [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p999", 0.999)]
+                                    .into_iter()
+                                    .find(|(_, x)| *x == q0)
+                            else {
+                                continue;
                             };
                             out.entry(format!("{prefix}.{stat}{unit}"))
                                 .or_insert(q[1].as_f64().expect("v"));
@@ -714,7 +718,10 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
         .collect();
     let span = ts[ts.len() - 1] - ts[0];
     let due = 0.3 * (count - 1) as f64;
-    assert!(span < due + 1.0, "{count} samples took {span:.2} s, due {due:.2} s");
+    assert!(
+        span < due + 1.0,
+        "{count} samples took {span:.2} s, due {due:.2} s"
+    );
 
     // Nothing piles up: threads and sockets flat, memory under a cap.
     eprintln!("leet: threads {threads:?}, open fds {fds:?}, VmRSS {rss_kb} kB, {span:.2} s");
@@ -725,7 +732,10 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
     // Both problems reported, one line per sample.
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("tpu: ")).collect();
     assert!(errors.len() >= count as usize - 2, "{stderr}");
-    assert!(errors.iter().all(|l| l.starts_with("tpu: error: ")), "{stderr}");
+    assert!(
+        errors.iter().all(|l| l.starts_with("tpu: error: ")),
+        "{stderr}"
+    );
     let hole_addr = SocketAddr::from(([127, 0, 0, 1], hole)).to_string();
     let port_addr = SocketAddr::from(([127, 0, 0, 1], port)).to_string();
     assert!(
@@ -752,7 +762,11 @@ fn no_tpu_on_the_pci_bus_is_one_line_and_connects_to_nothing() {
     listener.set_nonblocking(true).expect("nonblocking");
     let port = listener.local_addr().expect("addr").port();
     let run = run_to_end(leet(root.path(), &[port], Some("127.0.0.1"), 2));
-    let tpu: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("tpu")).collect();
+    let tpu: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("tpu"))
+        .collect();
     let dir: PathBuf = root.path().join("bus/pci/devices");
     assert_eq!(
         tpu,

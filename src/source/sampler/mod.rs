@@ -185,7 +185,9 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("amd", |_| {
         amd::AmdCollector::detect().map(|c| Box::new(c) as Box<dyn Collector>)
     }),
-    ("tpu", |d| tpu::TpuCollector::detect(d.opts.interval).map(|c| Box::new(c) as Box<dyn Collector>)),
+    ("tpu", |d| {
+        tpu::TpuCollector::detect(d.opts.interval).map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
 ];
 
 pub struct Sampler {

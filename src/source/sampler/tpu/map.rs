@@ -321,7 +321,7 @@ pub fn bucket_bounds(d: &proto::Distribution) -> Option<Vec<f64>> {
         }
         Options::LinearBuckets(l) => {
             let n = usize::try_from(l.num_finite_buckets).ok()?.min(MAX_BUCKETS);
-            if !(l.width > 0.0) {
+            if l.width.is_nan() || l.width <= 0.0 {
                 return None;
             }
             (0..=n).map(|i| l.offset + l.width * i as f64).collect()
@@ -406,13 +406,12 @@ fn dist_by_label(metric: &proto::TpuMetric) -> BTreeMap<Option<String>, Stats> {
     for m in &metric.metrics {
         let label = label_of(m);
         match m.measure.as_ref() {
-            Some(proto::metric::Measure::Summary(s)) => {
-                if !dists.contains_key(&label) && !out.contains_key(&label) {
-                    if out.len() + dists.len() >= MAX_LABELS_PER_BASE {
-                        continue;
-                    }
-                    out.insert(label, summary_stats(s));
-                }
+            Some(proto::metric::Measure::Summary(s))
+                if !dists.contains_key(&label)
+                    && !out.contains_key(&label)
+                    && out.len() + dists.len() < MAX_LABELS_PER_BASE =>
+            {
+                out.insert(label, summary_stats(s));
             }
             Some(proto::metric::Measure::Distribution(d)) => {
                 if out.contains_key(&label) {
@@ -612,7 +611,9 @@ mod tests {
     fn gauge(attribute: Option<proto::Attribute>, v: proto::gauge::Value) -> proto::Metric {
         proto::Metric {
             attribute,
-            measure: Some(proto::metric::Measure::Gauge(proto::Gauge { value: Some(v) })),
+            measure: Some(proto::metric::Measure::Gauge(proto::Gauge {
+                value: Some(v),
+            })),
             ..Default::default()
         }
     }
@@ -633,7 +634,10 @@ mod tests {
     #[test]
     fn labels_are_sanitised_as_the_spec_says() {
         assert_eq!(sanitize_label("tensor_core-0"), "tensor_core_0");
-        assert_eq!(sanitize_label("  GPU+Memory 100% "), "gpu_plus_memory_100pct");
+        assert_eq!(
+            sanitize_label("  GPU+Memory 100% "),
+            "gpu_plus_memory_100pct"
+        );
         assert_eq!(sanitize_label("8MB+"), "8mb_plus");
         assert_eq!(sanitize_label("!!!"), "unknown");
         assert_eq!(sanitize_label(""), "unknown");
@@ -641,7 +645,10 @@ mod tests {
         assert_eq!(sanitize_label("\u{1b}[31mRED"), "31mred");
         assert_eq!(sanitize_label("Ünïcode"), "n_code");
         let long = sanitize_label(&"ab-".repeat(100));
-        assert!(long.len() <= MAX_LABEL_LEN && !long.ends_with('_'), "{long}");
+        assert!(
+            long.len() <= MAX_LABEL_LEN && !long.ends_with('_'),
+            "{long}"
+        );
     }
 
     #[test]
@@ -754,9 +761,18 @@ mod tests {
             Shape::Device("tensorcoreIdleDuration"),
             &tpu_metric(vec![
                 gauge(attr(Attr::IntAttr(-1)), proto::gauge::Value::AsDouble(1.0)),
-                gauge(attr(Attr::IntAttr(1 << 40)), proto::gauge::Value::AsDouble(1.0)),
-                gauge(attr(Attr::IntAttr(0)), proto::gauge::Value::AsDouble(f64::NAN)),
-                gauge(attr(Attr::IntAttr(0)), proto::gauge::Value::AsString("x".into())),
+                gauge(
+                    attr(Attr::IntAttr(1 << 40)),
+                    proto::gauge::Value::AsDouble(1.0),
+                ),
+                gauge(
+                    attr(Attr::IntAttr(0)),
+                    proto::gauge::Value::AsDouble(f64::NAN),
+                ),
+                gauge(
+                    attr(Attr::IntAttr(0)),
+                    proto::gauge::Value::AsString("x".into()),
+                ),
                 gauge(None, proto::gauge::Value::AsDouble(1.0)),
                 gauge(
                     attr(Attr::StringAttr("2".into())),
@@ -776,10 +792,16 @@ mod tests {
         let s = proto::Summary {
             sample_count: 4,
             sample_sum: 100.0,
-            quantile: [(0.5, 20.0), (0.9, 30.0), (0.95, 35.0), (0.99, 38.0), (0.999, 40.0)]
-                .iter()
-                .map(|&(quantile, value)| proto::Quantile { quantile, value })
-                .collect(),
+            quantile: [
+                (0.5, 20.0),
+                (0.9, 30.0),
+                (0.95, 35.0),
+                (0.99, 38.0),
+                (0.999, 40.0),
+            ]
+            .iter()
+            .map(|&(quantile, value)| proto::Quantile { quantile, value })
+            .collect(),
         };
         let mut m = Merged::default();
         m.add(
@@ -828,7 +850,10 @@ mod tests {
         let s = distribution_stats(&d);
         let close = |name: &str, want: f64| {
             let got = s.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-            assert!(got.is_some_and(|g| (g - want).abs() < 1e-9), "{name}: {got:?}");
+            assert!(
+                got.is_some_and(|g| (g - want).abs() < 1e-9),
+                "{name}: {got:?}"
+            );
         };
         close("mean", 250.0);
         close("p50", 200.0);
@@ -940,7 +965,10 @@ mod tests {
         );
         let out = keys(m);
         let get = |k: &str| out.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
-        assert_eq!(get("tpu.bufferTransferLatency.8mb_plus.meanUs"), Some(200.0));
+        assert_eq!(
+            get("tpu.bufferTransferLatency.8mb_plus.meanUs"),
+            Some(200.0)
+        );
         assert_eq!(get("tpu.bufferTransferLatency.8mb_plus.p50Us"), Some(200.0));
         assert_eq!(get("tpu.bufferTransferLatency.1kb.meanUs"), Some(50.0));
         assert_eq!(get("tpu.bufferTransferLatency.1kb.p50Us"), Some(50.0));
@@ -959,7 +987,10 @@ mod tests {
         m.add(
             Shape::Labeled("tpu.hloQueueSize"),
             &tpu_metric(vec![
-                gauge(core(Attr::StringAttr("0".into())), proto::gauge::Value::AsInt(5)),
+                gauge(
+                    core(Attr::StringAttr("0".into())),
+                    proto::gauge::Value::AsInt(5),
+                ),
                 gauge(core(Attr::IntAttr(1)), proto::gauge::Value::AsInt(12)),
             ]),
             Fanout { duty_cycle: 1 },
@@ -972,7 +1003,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            device_of(&gauge(core(Attr::IntAttr(3)), proto::gauge::Value::AsInt(0))),
+            device_of(&gauge(
+                core(Attr::IntAttr(3)),
+                proto::gauge::Value::AsInt(0)
+            )),
             Some(3)
         );
     }

@@ -523,7 +523,15 @@ impl TpuCollector {
         let jobs: Vec<_> = self
             .ports
             .iter()
-            .map(|p| (p.host.clone(), p.port, p.addr, p.client.clone(), p.wanted.clone()))
+            .map(|p| {
+                (
+                    p.host.clone(),
+                    p.port,
+                    p.addr,
+                    p.client.clone(),
+                    p.wanted.clone(),
+                )
+            })
             .collect();
         let results = self.runtime.block_on(async move {
             let deadline = tokio::time::Instant::now() + timeout;
@@ -595,10 +603,7 @@ fn most_common(chips: &[Chip]) -> Option<&'static Generation> {
             None => counts.push((c.generation, 1)),
         }
     }
-    counts
-        .into_iter()
-        .max_by_key(|(_, n)| *n)
-        .map(|(g, _)| g)
+    counts.into_iter().max_by_key(|(_, n)| *n).map(|(g, _)| g)
 }
 
 impl Collector for TpuCollector {
@@ -679,7 +684,10 @@ mod tests {
         let v5p = generation("0x0062", "").expect("v5p");
         assert_eq!((v5p.hbm_gib, v5p.devices_per_chip), (95, 1));
         let v3 = generation("0x0027", "0x004f").expect("v3");
-        assert_eq!((v3.hbm_gib, v3.devices_per_chip, v3.duty_cycle_fanout), (16, 2, 2));
+        assert_eq!(
+            (v3.hbm_gib, v3.devices_per_chip, v3.duty_cycle_fanout),
+            (16, 2, 2)
+        );
     }
 
     #[test]
@@ -740,10 +748,22 @@ mod tests {
 
     #[test]
     fn deadline_is_well_under_the_interval() {
-        assert_eq!(sample_timeout(Duration::from_secs(1)), Duration::from_millis(500));
-        assert_eq!(sample_timeout(Duration::from_millis(300)), Duration::from_millis(150));
-        assert_eq!(sample_timeout(Duration::from_millis(20)), Duration::from_millis(50));
-        assert_eq!(sample_timeout(Duration::from_secs(15)), Duration::from_secs(2));
+        assert_eq!(
+            sample_timeout(Duration::from_secs(1)),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_millis(300)),
+            Duration::from_millis(150)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_millis(20)),
+            Duration::from_millis(50)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_secs(15)),
+            Duration::from_secs(2)
+        );
     }
 
     #[test]
@@ -786,7 +806,11 @@ mod tests {
         let start = std::time::Instant::now();
         let mut out = Vec::new();
         let e = c.sample(&mut out).expect_err("refused").to_string();
-        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
         assert!(out.is_empty());
         assert!(e.contains(&format!("127.0.0.1:{port}: ")), "{e}");
         assert_eq!(c.gpus().len(), 1);
