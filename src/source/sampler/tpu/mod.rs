@@ -285,17 +285,17 @@ impl Port {
     }
 
     /// Forget the connection (after a timeout or a transport error): the next sample
-    /// connects afresh and asks again what the runtime supports.
+    /// looks the name up, connects afresh and asks again what the runtime supports.
     fn reset(&mut self) {
         self.client = None;
         self.wanted = None;
+        self.addr = literal_addr(&self.host, self.port);
     }
 }
 
 /// What one port gave in one sample.
 enum Outcome {
     Answered {
-        wanted: Vec<(String, Shape)>,
         responses: Vec<(Shape, proto::TpuMetric)>,
         /// First status that is not "this metric is not supported".
         error: Option<String>,
@@ -326,7 +326,7 @@ fn status_text(s: &tonic::Status) -> String {
     let mut source = std::error::Error::source(s);
     let mut depth = 0;
     while let Some(e) = source {
-        if depth >= 3 {
+        if depth >= 8 {
             break;
         }
         let t: String = crate::text::sanitize(&e.to_string())
@@ -357,13 +357,18 @@ fn wanted_from(list: Option<&[String]>) -> Vec<(String, Shape)> {
     out
 }
 
-async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
+/// The address of `host` when no name lookup is needed: an IP literal, or `localhost`
+/// (taken as 127.0.0.1, where libtpu listens).
+fn literal_addr(host: &str, port: u16) -> Option<SocketAddr> {
     if host.eq_ignore_ascii_case("localhost") {
-        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+        return Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
     }
-    if let Ok(ip) = host.trim_matches(['[', ']']).parse::<IpAddr>() {
-        return Ok(SocketAddr::new(ip, port));
-    }
+    let ip = host.trim_matches(['[', ']']).parse::<IpAddr>().ok()?;
+    Some(SocketAddr::new(ip, port))
+}
+
+/// Look `host` up (through tokio's blocking pool, under the sample's deadline).
+async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
     tokio::net::lookup_host((host, port))
         .await
         .map_err(|e| format!("cannot resolve '{}': {e}", crate::text::sanitize(host)))?
@@ -508,7 +513,7 @@ impl TpuCollector {
                 .map(|&port| Port {
                     host: host.to_string(),
                     port,
-                    addr: None,
+                    addr: literal_addr(host, port),
                     client: None,
                     wanted: None,
                 })
@@ -533,7 +538,7 @@ impl TpuCollector {
                 )
             })
             .collect();
-        let results = self.runtime.block_on(async move {
+        let mut results = self.runtime.block_on(async move {
             let deadline = tokio::time::Instant::now() + timeout;
             let mut set = JoinSet::new();
             for (i, (host, port, addr, client, wanted)) in jobs.into_iter().enumerate() {
@@ -567,20 +572,16 @@ impl TpuCollector {
         });
         let mut outcomes = Vec::with_capacity(self.ports.len());
         for (i, port) in self.ports.iter_mut().enumerate() {
-            match results.get(&i) {
+            match results.remove(&i) {
                 Some(Ok((addr, client, (wanted, responses, error)))) => {
-                    port.addr = Some(*addr);
-                    port.client = Some(client.clone());
-                    port.wanted = Some(wanted.clone());
-                    outcomes.push(Outcome::Answered {
-                        wanted: wanted.clone(),
-                        responses: responses.clone(),
-                        error: error.clone(),
-                    });
+                    port.addr = Some(addr);
+                    port.client = Some(client);
+                    port.wanted = Some(wanted);
+                    outcomes.push(Outcome::Answered { responses, error });
                 }
                 Some(Err(e)) => {
                     port.reset();
-                    outcomes.push(Outcome::Failed(e.clone()));
+                    outcomes.push(Outcome::Failed(e));
                 }
                 None => {
                     port.reset();
@@ -618,27 +619,22 @@ impl Collector for TpuCollector {
         let mut answered = Vec::new();
         for (port, outcome) in self.ports.iter().zip(outcomes) {
             match outcome {
-                Outcome::Answered {
-                    wanted,
-                    responses,
-                    error,
-                } => {
+                Outcome::Answered { responses, error } => {
                     for (shape, metric) in &responses {
                         merged.add(*shape, metric, self.fanout);
                     }
                     if let Some(e) = error {
                         errors.push(format!("{}: {e}", port.label()));
                     }
-                    answered.push((port.label(), wanted.len()));
+                    answered.push(port.label());
                 }
                 Outcome::Failed(e) => errors.push(format!("{}: {e}", port.label())),
             }
         }
         if merged.is_empty() && errors.is_empty() {
-            let ports: Vec<String> = answered.iter().map(|(p, _)| p.clone()).collect();
             errors.push(format!(
                 "{} answered but served no TPU metric",
-                ports.join(", ")
+                answered.join(", ")
             ));
         }
         merged.finish(out);
@@ -802,7 +798,7 @@ mod tests {
             generation: generation("0x005e", "").expect("v4"),
         }];
         let mut c =
-            TpuCollector::new(chips, "127.0.0.1", &[port], Duration::from_millis(500)).expect("c");
+            TpuCollector::new(chips, "localhost", &[port], Duration::from_millis(500)).expect("c");
         let start = std::time::Instant::now();
         let mut out = Vec::new();
         let e = c.sample(&mut out).expect_err("refused").to_string();
@@ -812,7 +808,26 @@ mod tests {
             start.elapsed()
         );
         assert!(out.is_empty());
-        assert!(e.contains(&format!("127.0.0.1:{port}: ")), "{e}");
+        // localhost is 127.0.0.1 without a name lookup; the OS error is kept.
+        assert!(
+            e.contains(&format!("127.0.0.1:{port}: Unavailable: ")),
+            "{e}"
+        );
+        assert!(e.contains("os error"), "{e}");
         assert_eq!(c.gpus().len(), 1);
+        // Still an error (not a hang) the next time.
+        assert!(c.sample(&mut out).is_err());
+        assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn addresses_without_a_lookup() {
+        let v4 = |s: &str| s.parse::<SocketAddr>().ok();
+        assert_eq!(literal_addr("localhost", 8431), v4("127.0.0.1:8431"));
+        assert_eq!(literal_addr("LOCALHOST", 1), v4("127.0.0.1:1"));
+        assert_eq!(literal_addr("10.0.0.2", 8432), v4("10.0.0.2:8432"));
+        assert_eq!(literal_addr("[::1]", 8431), v4("[::1]:8431"));
+        assert_eq!(literal_addr("::1", 8431), v4("[::1]:8431"));
+        assert_eq!(literal_addr("tpu-host", 8431), None);
     }
 }
