@@ -788,3 +788,29 @@ fn no_tpu_on_the_pci_bus_is_one_line_and_connects_to_nothing() {
         "leet connected to the metrics port without a TPU"
     );
 }
+
+#[test]
+fn a_runtime_that_serves_no_tpu_metric_says_so() {
+    // A service that lists no metric and answers NOT_FOUND to every name.
+    let fx = fixture("v4-8-two-ports.json");
+    let root = tempfile::tempdir().expect("tmp");
+    fake_pci(root.path(), &fx);
+    let rt = Runtime::new();
+    let (port, fake) = rt.serve(Served {
+        metrics: BTreeMap::new(),
+        supported: Some(Vec::new()),
+    });
+    let run = run_to_end(leet(root.path(), &[port], None, 2));
+    assert!(run.lines.iter().all(|v| tpu_keys(v).is_empty()));
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("tpu"))
+        .collect();
+    let want = format!(
+        "tpu: error: scrape 'tpu runtime metrics': 127.0.0.1:{port} answered but served no TPU metric"
+    );
+    assert_eq!(errors, [want.as_str(), want.as_str()], "{}", run.stderr);
+    // An empty list is asked for again each sample (libtpu may still be starting).
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 2);
+}

@@ -14,8 +14,9 @@ use super::proto::distribution::bucket_options::Options;
 pub const MAX_LABELS_PER_BASE: usize = 64;
 /// Longest sanitised label kept (longer ones are cut).
 pub const MAX_LABEL_LEN: usize = 64;
-/// Highest device index accepted from the runtime.
-pub const MAX_DEVICE: i64 = 4095;
+/// Highest device index accepted from the runtime (a host has at most 8 chips, 16
+/// devices).
+pub const MAX_DEVICE: i64 = 255;
 /// Buckets read from one distribution (more are ignored).
 pub const MAX_BUCKETS: usize = 4096;
 

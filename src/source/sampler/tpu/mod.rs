@@ -57,8 +57,9 @@ use proto::runtime_metric_service_client::RuntimeMetricServiceClient;
 pub const GOOGLE_VENDOR: &str = "0x1ae0";
 /// libtpu's default metrics port.
 pub const DEFAULT_PORT: u16 = 8431;
-/// Largest gRPC response accepted.
-pub const MAX_RESPONSE_BYTES: usize = 4 << 20;
+/// Largest gRPC response accepted (real ones are a few KiB; at most 16 are in flight
+/// per port).
+pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
 /// Longest text of a server's error message shown.
 const MAX_ERROR_CHARS: usize = 160;
 
@@ -456,10 +457,12 @@ async fn fetch(
             }
         }
     }
+    let error = transport_error.or(error);
     if responses.is_empty() {
-        if let Some(e) = transport_error.or(error.clone()) {
+        if let Some(e) = error {
             return Err(e);
         }
+        return Ok((wanted, responses, None));
     }
     // Keep the order of the wanted list, so ports merge the same way every time.
     responses.sort_by_key(|(shape, _)| wanted.iter().position(|(_, s)| s == shape));
@@ -576,7 +579,8 @@ impl TpuCollector {
                 Some(Ok((addr, client, (wanted, responses, error)))) => {
                     port.addr = Some(addr);
                     port.client = Some(client);
-                    port.wanted = Some(wanted);
+                    // An empty list may be a runtime still starting: ask again next time.
+                    port.wanted = (!wanted.is_empty()).then_some(wanted);
                     outcomes.push(Outcome::Answered { responses, error });
                 }
                 Some(Err(e)) => {
