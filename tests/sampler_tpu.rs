@@ -571,7 +571,8 @@ fn assert_same(got: &BTreeMap<String, f64>, want: &BTreeMap<String, f64>, what: 
     }
 }
 
-fn check_fixture(name: &str, duty_fanout: i64, host: Option<&str>) {
+/// Run leet for 3 samples against the fixture's ports; returns the calls each port got.
+fn check_fixture(name: &str, duty_fanout: i64, host: Option<&str>) -> Vec<usize> {
     let fx = fixture(name);
     let root = tempfile::tempdir().expect("tmp");
     fake_pci(root.path(), &fx);
@@ -594,25 +595,39 @@ fn check_fixture(name: &str, duty_fanout: i64, host: Option<&str>) {
     for (i, line) in run.lines.iter().enumerate() {
         assert_same(&tpu_keys(line), &want, &format!("{name} sample {i}"));
     }
-    for (port, fake) in &fakes {
-        assert!(
-            fake.calls.load(Ordering::SeqCst) > 0,
-            "{name}: port {port} was never asked"
-        );
-    }
+    let calls: Vec<usize> = fakes
+        .iter()
+        .map(|(_, f)| f.calls.load(Ordering::SeqCst))
+        .collect();
+    assert!(
+        calls.iter().all(|c| *c > 0),
+        "{name}: a port was never asked"
+    );
+    calls
 }
 
 #[test]
 fn v6e_runtime_capture_maps_to_spec_keys() {
     // 4 chips, 1 device each, 31.25 GiB HBM; summaries; TensorCore utilisation listed.
-    check_fixture("v6e-4.json", 1, Some("127.0.0.1"));
+    let calls = check_fixture("v6e-4.json", 1, Some("127.0.0.1"));
+    // One ListSupportedMetrics, then exactly the listed names each sample.
+    let listed = fixture("v6e-4.json")["ports"][0]["supported"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(calls, [1 + 3 * listed]);
 }
 
 #[test]
 fn v3_duty_cycle_fans_out_and_bucketed_distributions_are_summarised() {
     // 4 chips, 2 devices each (duty cycle per chip), ListSupportedMetrics unimplemented,
     // bucketed distributions (explicit and exponential), kv-list labels, queue sizes.
-    check_fixture("v3-8.json", 2, Some("localhost"));
+    let calls = check_fixture("v3-8.json", 2, Some("localhost"));
+    // Without a supported list, leet asks for all 15 runtime metrics it knows once,
+    // then only for the ones served (NOT_FOUND is not asked again).
+    let served = fixture("v3-8.json")["ports"][0]["metrics"]
+        .as_object()
+        .map_or(0, serde_json::Map::len);
+    assert_eq!(calls, [1 + 15 + 2 * served]);
 }
 
 #[test]
@@ -621,7 +636,7 @@ fn two_runtime_ports_are_merged_first_port_wins() {
     // which also (wrongly) reports device 1: the first port's value is kept.
     let fx = fixture("v4-8-two-ports.json");
     assert_eq!(fx["ports"].as_array().map(Vec::len), Some(2));
-    check_fixture("v4-8-two-ports.json", 1, None);
+    let _ = check_fixture("v4-8-two-ports.json", 1, None);
     let want = expected(&fx, 1);
     assert_eq!(want.get("tpu.1.hbmCapacityUsage"), Some(&8_522_039_296.0));
     assert_eq!(want.get("tpu.3.memoryUsage"), Some(&100.0));

@@ -273,9 +273,16 @@ struct Port {
     port: u16,
     addr: Option<SocketAddr>,
     client: Option<Client>,
-    /// What to ask for, once `ListSupportedMetrics` answered (or is unimplemented).
+    /// What to ask for, once `ListSupportedMetrics` answered (or is unimplemented),
+    /// less the names the runtime answered NOT_FOUND (or the like) for.
     wanted: Option<Vec<(String, Shape)>>,
+    /// Samples since `wanted` was last worked out (it is redone every [`RELIST_EVERY`]).
+    since_list: u32,
 }
+
+/// Samples after which a port is asked again what it supports, so metrics that a
+/// runtime registers late (the megascale ones, once traffic starts) are picked up.
+const RELIST_EVERY: u32 = 60;
 
 impl Port {
     fn label(&self) -> String {
@@ -290,6 +297,7 @@ impl Port {
     fn reset(&mut self) {
         self.client = None;
         self.wanted = None;
+        self.since_list = 0;
         self.addr = literal_addr(&self.host, self.port);
     }
 }
@@ -386,7 +394,8 @@ fn connect(addr: SocketAddr, timeout: Duration) -> Result<Client, String> {
         .max_decoding_message_size(MAX_RESPONSE_BYTES))
 }
 
-/// Ask one port for every wanted metric, concurrently.
+/// Ask one port for every wanted metric, concurrently. Returns what to ask for next
+/// time (`wanted` less the unsupported names), the responses, and the first error.
 async fn fetch(
     client: Client,
     wanted: Option<Vec<(String, Shape)>>,
@@ -428,25 +437,28 @@ async fn fetch(
         set.spawn(async move {
             let r = c
                 .get_runtime_metric(proto::MetricRequest {
-                    metric_name: name,
+                    metric_name: name.clone(),
                     skip_node_aggregation: false,
                 })
                 .await;
-            (shape, r)
+            (name, shape, r)
         });
     }
     let mut responses = Vec::with_capacity(wanted.len());
+    let mut unserved = Vec::new();
     let mut error = None;
     let mut transport_error = None;
     while let Some(joined) = set.join_next().await {
-        let Ok((shape, r)) = joined else { continue };
+        let Ok((name, shape, r)) = joined else {
+            continue;
+        };
         match r {
             Ok(resp) => {
                 if let Some(m) = resp.into_inner().metric {
                     responses.push((shape, m));
                 }
             }
-            Err(s) if unsupported(s.code()) => {}
+            Err(s) if unsupported(s.code()) => unserved.push(name),
             Err(s) => {
                 let text = status_text(&s);
                 if matches!(s.code(), tonic::Code::Unavailable | tonic::Code::Unknown) {
@@ -458,6 +470,8 @@ async fn fetch(
         }
     }
     let error = transport_error.or(error);
+    let mut wanted = wanted;
+    wanted.retain(|(n, _)| !unserved.contains(n));
     if responses.is_empty() {
         if let Some(e) = error {
             return Err(e);
@@ -519,6 +533,7 @@ impl TpuCollector {
                     addr: literal_addr(host, port),
                     client: None,
                     wanted: None,
+                    since_list: 0,
                 })
                 .collect(),
             timeout,
@@ -580,7 +595,12 @@ impl TpuCollector {
                     port.addr = Some(addr);
                     port.client = Some(client);
                     // An empty list may be a runtime still starting: ask again next time.
-                    port.wanted = (!wanted.is_empty()).then_some(wanted);
+                    port.since_list += 1;
+                    port.wanted =
+                        (!wanted.is_empty() && port.since_list < RELIST_EVERY).then_some(wanted);
+                    if port.wanted.is_none() {
+                        port.since_list = 0;
+                    }
                     outcomes.push(Outcome::Answered { responses, error });
                 }
                 Some(Err(e)) => {
