@@ -18,14 +18,20 @@
 //! Keys (per device `N`): `tpu.N.dutyCycle` (%, copied to both cores of a v2/v3 chip),
 //! `tpu.N.hbmCapacityTotal`, `tpu.N.hbmCapacityUsage` and `tpu.N.memoryUsageBytes`
 //! (bytes), `tpu.N.memoryUsage` (usage / total, %), `tpu.N.runtimeHbmUtilization` (%),
-//! `tpu.N.tensorcoreIdleDuration` (s), `tpu.N.tensorcoreUtilization` (% , only when the
+//! `tpu.N.tensorcoreIdleDuration` (s), `tpu.N.tensorcoreUtilization` (%, only when the
 //! runtime lists such a metric); distributions `tpu.<base>[.<label>].{mean,p50,p90,p95,
 //! p999}<unit>` and `tpu.hloQueueSize[.<label>]` (see [`map`]). `iciLinkHealth` and
 //! `throttleScore` exist only in libtpu's in-process SDK, which leet does not load.
 //!
+//! Each port is asked `ListSupportedMetrics` once (redone every 60 samples and after a
+//! reconnect), then only for the listed metrics; a name the runtime answers NOT_FOUND
+//! for is not asked again until then.
+//!
 //! Each sample runs on a current-thread tokio runtime owned by the collector (no
-//! threads of its own), with one deadline for all ports: half the sampling interval,
-//! 50 ms to 2 s. A port that misses it is reported and reconnected on the next sample.
+//! threads of its own; only a host name that is not an IP or `localhost` is looked up,
+//! on tokio's blocking pool), with one deadline for all ports: half the sampling
+//! interval, 50 ms to 2 s. A port that misses it is reported and reconnected on the
+//! next sample. Errors are per port, in one line per sample.
 
 mod map;
 
