@@ -39,6 +39,7 @@ pub mod nvidia;
 mod openmetrics;
 mod procfs;
 mod rocm_lib;
+mod tpu;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -251,6 +252,9 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("dcgm-exporter", |d| dcgm_exporter::detect(d.opts)),
     ("neuron", |d| {
         neuron::NeuronCollector::detect(d.opts).map(|c| Box::new(c) as Box<dyn Collector>)
+    }),
+    ("tpu", |d| {
+        tpu::TpuCollector::detect(d.opts.interval).map(|c| Box::new(c) as Box<dyn Collector>)
     }),
 ];
 

@@ -437,11 +437,6 @@ fn report_devices(report: &Report, driver: &str) -> Vec<GpuInfo> {
 // ---------------------------------------------------------------------------------------
 // Detection
 
-/// `$LEET_SYSFS_ROOT`, default `/sys`.
-fn sysfs_root() -> PathBuf {
-    std::env::var_os("LEET_SYSFS_ROOT").map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
-}
-
 /// `neuron-monitor` on `$PATH`, else [`DEFAULT_PATH`].
 fn find_monitor() -> Option<PathBuf> {
     child::find_on_path("neuron-monitor").or_else(|| {
@@ -780,7 +775,7 @@ impl NeuronCollector {
     pub fn detect(opts: &SamplerOptions) -> Result<Self, String> {
         let program =
             find_monitor().ok_or("neuron-monitor not found on PATH or /opt/aws/neuron/bin")?;
-        let root = sysfs_root();
+        let root = super::sysfs_root();
         let driver = driver_version(&root);
         let sysfs = sysfs_devices(&root, &driver);
         if sysfs.is_empty() {

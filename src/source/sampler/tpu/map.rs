@@ -1,0 +1,1055 @@
+//! libtpu runtime metrics (`tpu.monitoring.runtime` responses) → W&B keys (spec §8).
+//!
+//! Pure functions, no I/O: [`Merged::add`] folds the responses of one port into the
+//! sample, [`Merged::finish`] writes the keys. Ports are merged in the order given:
+//! the first port that reports a device (or a distribution label) wins.
+
+use std::collections::BTreeMap;
+
+use super::proto;
+use super::proto::distribution::bucket_options::Options;
+
+/// Keys a sample may hold per distribution base, and labels per base: a runtime that
+/// reports thousands of buffer sizes cannot blow up the sample.
+pub const MAX_LABELS_PER_BASE: usize = 64;
+/// Longest sanitised label kept (longer ones are cut).
+pub const MAX_LABEL_LEN: usize = 64;
+/// Highest device index accepted from the runtime (a host has at most 8 chips, 16
+/// devices).
+pub const MAX_DEVICE: i64 = 255;
+/// Buckets read from one distribution (more are ignored).
+pub const MAX_BUCKETS: usize = 4096;
+
+/// How one runtime metric is turned into keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Per-device gauge → `tpu.N.<suffix>`.
+    Device(&'static str),
+    /// Per-chip duty cycle → `tpu.N.dutyCycle`, fanned out to each device of a chip on
+    /// generations that report it per chip (v2/v3).
+    DutyCycle,
+    /// Distribution → `<base>[.<label>].{mean,p50,p90,p95,p999}<unit>`.
+    Dist {
+        base: &'static str,
+        unit: &'static str,
+    },
+    /// Gauge per label → `<base>[.<label>]` (HLO queue size).
+    Labeled(&'static str),
+}
+
+/// One runtime metric leet asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    /// The name libtpu serves it under (tpu-info's `MetricName`).
+    pub name: &'static str,
+    pub shape: Shape,
+}
+
+/// TensorCore utilisation has no fixed runtime name; it is found in
+/// `ListSupportedMetrics` (see [`find_tensorcore_utilization`]).
+pub const TENSORCORE_UTILIZATION: Shape = Shape::Device("tensorcoreUtilization");
+
+/// Every runtime metric with a fixed name, as tpu-info names them.
+pub const SPECS: &[Spec] = &[
+    Spec {
+        name: "tpu.runtime.tensorcore.dutycycle.percent",
+        shape: Shape::DutyCycle,
+    },
+    Spec {
+        name: "tpu.runtime.hbm.memory.total.bytes",
+        shape: Shape::Device("hbmCapacityTotal"),
+    },
+    Spec {
+        name: "tpu.runtime.hbm.memory.usage.bytes",
+        shape: Shape::Device("hbmCapacityUsage"),
+    },
+    Spec {
+        name: "tpu.runtime.hbm.utilization.percent",
+        shape: Shape::Device("runtimeHbmUtilization"),
+    },
+    Spec {
+        name: "tpu.runtime.tensorcore.idle_duration.seconds",
+        shape: Shape::Device("tensorcoreIdleDuration"),
+    },
+    Spec {
+        name: "megascale.dcn_transfer_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.bufferTransferLatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.dcn_inbound_transfer_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.inboundBufferTransferLatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.host_to_device_transfer_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.hostToDeviceTransferLatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.device_to_host_transfer_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.deviceToHostTransferLatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.collective_end_to_end_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.collectiveE2ELatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.mxla_compute_latencies.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.hostComputeLatency",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.grpc_tcp_min_rtt.microsecond.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.grpcTcpMinRtt",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "megascale.grpc_tcp_delivery_rate.Mbps.cumulative.distribution",
+        shape: Shape::Dist {
+            base: "tpu.grpcTcpDeliveryRate",
+            unit: "Mbps",
+        },
+    },
+    Spec {
+        name: "hlo.execution.timing.distribution.microseconds",
+        shape: Shape::Dist {
+            base: "tpu.hloExecTiming",
+            unit: "Us",
+        },
+    },
+    Spec {
+        name: "hlo.queue.size.gauge",
+        shape: Shape::Labeled("tpu.hloQueueSize"),
+    },
+];
+
+/// The TensorCore utilisation metric among the names `ListSupportedMetrics` gave: one
+/// whose name has `tensorcore` and `util` but is not the duty cycle (W&B's rule).
+pub fn find_tensorcore_utilization(names: &[String]) -> Option<&str> {
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| {
+            let n = n.to_ascii_lowercase();
+            n.contains("tensorcore") && n.contains("util") && !n.contains("duty")
+        })
+        .min()
+}
+
+/// Spec §8 label sanitising: lowercase, `+` → `_plus_`, `%` → `pct`, each run of other
+/// characters → `_`, `_` trimmed from both ends, `unknown` when nothing is left. Cut to
+/// [`MAX_LABEL_LEN`] bytes (the result is ASCII).
+pub fn sanitize_label(label: &str) -> String {
+    let lower = label
+        .trim()
+        .to_lowercase()
+        .replace('+', "_plus_")
+        .replace('%', "pct");
+    let mut out = String::with_capacity(lower.len().min(MAX_LABEL_LEN));
+    let mut last_under = false;
+    for c in lower.chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+            last_under = false;
+        } else if !last_under {
+            out.push('_');
+            last_under = true;
+        }
+    }
+    let mut out = out.trim_matches('_').to_string();
+    out.truncate(MAX_LABEL_LEN);
+    let out = out.trim_end_matches('_');
+    if out.is_empty() {
+        "unknown".to_string()
+    } else {
+        out.to_string()
+    }
+}
+
+fn attr_text(v: &proto::AttrValue) -> Option<String> {
+    match v.attr.as_ref()? {
+        proto::attr_value::Attr::StringAttr(s) if !s.trim().is_empty() => Some(s.clone()),
+        proto::attr_value::Attr::IntAttr(i) => Some(i.to_string()),
+        proto::attr_value::Attr::BoolAttr(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn kvlist(m: &proto::Metric) -> &[proto::Attribute] {
+    match m
+        .attribute
+        .as_ref()
+        .and_then(|a| a.value.as_ref())
+        .and_then(|v| v.attr.as_ref())
+    {
+        Some(proto::attr_value::Attr::KvlistAttr(l)) => &l.attributes,
+        _ => &[],
+    }
+}
+
+fn kv<'a>(list: &'a [proto::Attribute], key: &str) -> Option<&'a proto::AttrValue> {
+    list.iter()
+        .find(|a| a.key == key)
+        .and_then(|a| a.value.as_ref())
+}
+
+/// Device index of a per-device metric: the attribute's `int_attr` (`device-id`, as
+/// libtpu and tpu-info use it), or a `device_ordinal` / `device-id` entry of a
+/// key-value list (an int, or a string of digits).
+pub fn device_of(m: &proto::Metric) -> Option<i64> {
+    let value = m.attribute.as_ref()?.value.as_ref()?;
+    let id = match value.attr.as_ref()? {
+        proto::attr_value::Attr::IntAttr(i) => Some(*i),
+        proto::attr_value::Attr::StringAttr(s) => s.trim().parse().ok(),
+        proto::attr_value::Attr::KvlistAttr(l) => ["device_ordinal", "device-id", "device_id"]
+            .iter()
+            .find_map(|k| kv(&l.attributes, k))
+            .and_then(|v| match v.attr.as_ref()? {
+                proto::attr_value::Attr::IntAttr(i) => Some(*i),
+                proto::attr_value::Attr::StringAttr(s) => s.trim().parse().ok(),
+                _ => None,
+            }),
+        _ => None,
+    }?;
+    (0..=MAX_DEVICE).contains(&id).then_some(id)
+}
+
+/// Label of a labelled metric, sanitised, or `None` when it carries none: a plain
+/// string attribute; in a key-value list `buffer-size` (the megascale latencies, as
+/// tpu-info reads them), else `<core_type>-<device_ordinal>` (the HLO metrics, the
+/// form libtpu's SDK prints, e.g. `tensor_core-0`), else the values joined by `-`.
+pub fn label_of(m: &proto::Metric) -> Option<String> {
+    let value = m.attribute.as_ref()?.value.as_ref()?;
+    let raw = match value.attr.as_ref()? {
+        proto::attr_value::Attr::StringAttr(s) if !s.trim().is_empty() => s.clone(),
+        proto::attr_value::Attr::KvlistAttr(_) => {
+            let list = kvlist(m);
+            if let Some(size) = kv(list, "buffer-size").and_then(attr_text) {
+                size
+            } else if let (Some(core), Some(ord)) = (
+                kv(list, "core_type").and_then(attr_text),
+                kv(list, "device_ordinal").and_then(attr_text),
+            ) {
+                format!("{core}-{ord}")
+            } else {
+                let parts: Vec<String> = list
+                    .iter()
+                    .filter_map(|a| a.value.as_ref().and_then(attr_text))
+                    .take(8)
+                    .collect();
+                if parts.is_empty() {
+                    return None;
+                }
+                parts.join("-")
+            }
+        }
+        _ => return None,
+    };
+    Some(sanitize_label(&raw))
+}
+
+/// Numeric value of a gauge (double, int, or bool as 0/1); `None` for strings and
+/// non-finite numbers.
+pub fn gauge_of(m: &proto::Metric) -> Option<f64> {
+    let proto::metric::Measure::Gauge(g) = m.measure.as_ref()? else {
+        return None;
+    };
+    let v = match g.value.as_ref()? {
+        proto::gauge::Value::AsDouble(v) => *v,
+        proto::gauge::Value::AsInt(v) => *v as f64,
+        proto::gauge::Value::AsBool(b) => f64::from(u8::from(*b)),
+        proto::gauge::Value::AsString(_) => return None,
+    };
+    v.is_finite().then_some(v)
+}
+
+/// The statistics of one distribution: `(name, value)` with name in mean, p50, p90,
+/// p95, p999.
+pub type Stats = Vec<(&'static str, f64)>;
+
+const QUANTILES: [(&str, f64); 4] = [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p999", 0.999)];
+
+/// Stats of a runtime summary: mean = sum / count, quantiles as served.
+pub fn summary_stats(s: &proto::Summary) -> Stats {
+    let mut out = Vec::with_capacity(5);
+    if s.sample_count > 0 {
+        out.push(("mean", s.sample_sum / s.sample_count as f64));
+    }
+    for (name, q) in QUANTILES {
+        if let Some(v) = s
+            .quantile
+            .iter()
+            .find(|x| (x.quantile - q).abs() < 1e-9)
+            .map(|x| x.value)
+        {
+            out.push((name, v));
+        }
+    }
+    out.retain(|(_, v)| v.is_finite());
+    out
+}
+
+/// Bucket boundaries of a distribution (Cloud Monitoring layout: bucket 0 is below
+/// `bounds[0]`, bucket i is `[bounds[i-1], bounds[i])`, the last is at or above the
+/// last bound). `None` without (or with a broken) layout.
+pub fn bucket_bounds(d: &proto::Distribution) -> Option<Vec<f64>> {
+    let bounds: Vec<f64> = match d.bucket_options.as_ref()?.options.as_ref()? {
+        Options::ExponentialBuckets(e) => {
+            let n = usize::try_from(e.num_finite_buckets).ok()?.min(MAX_BUCKETS);
+            if !(e.scale > 0.0 && e.growth_factor > 1.0) {
+                return None;
+            }
+            (0..=n)
+                .map(|i| e.scale * e.growth_factor.powi(i32::try_from(i).unwrap_or(i32::MAX)))
+                .collect()
+        }
+        Options::LinearBuckets(l) => {
+            let n = usize::try_from(l.num_finite_buckets).ok()?.min(MAX_BUCKETS);
+            if l.width.is_nan() || l.width <= 0.0 {
+                return None;
+            }
+            (0..=n).map(|i| l.offset + l.width * i as f64).collect()
+        }
+        Options::ExplicitBuckets(e) => e.bounds.iter().take(MAX_BUCKETS).copied().collect(),
+    };
+    let ok = !bounds.is_empty()
+        && bounds.iter().all(|b| b.is_finite())
+        && bounds.windows(2).all(|w| w[0] < w[1]);
+    ok.then_some(bounds)
+}
+
+/// Value at quantile `q` of a bucketed distribution: find the bucket holding rank
+/// `q × count` and interpolate linearly inside it. The underflow bucket starts at the
+/// distribution's `min` (or 0), the overflow bucket ends at its `max`; the result is
+/// kept within `[min, max]` when the runtime filled those in.
+pub fn bucket_quantile(d: &proto::Distribution, bounds: &[f64], q: f64) -> Option<f64> {
+    let counts: Vec<f64> = d
+        .bucket_counts
+        .iter()
+        .take(MAX_BUCKETS)
+        .map(|c| (*c).max(0) as f64)
+        .collect();
+    let total: f64 = counts.iter().sum();
+    if total <= 0.0 || bounds.is_empty() {
+        return None;
+    }
+    let has_range = d.max > d.min && d.min.is_finite() && d.max.is_finite();
+    let rank = q * total;
+    let mut before = 0.0;
+    for (i, &c) in counts.iter().enumerate() {
+        if c <= 0.0 || before + c < rank {
+            before += c;
+            continue;
+        }
+        let last = bounds[bounds.len() - 1];
+        let (lo, hi) = if i == 0 {
+            let lo = if has_range {
+                d.min.min(bounds[0])
+            } else {
+                0.0_f64.min(bounds[0])
+            };
+            (lo, bounds[0])
+        } else if i < bounds.len() {
+            (bounds[i - 1], bounds[i])
+        } else {
+            let hi = if has_range { d.max.max(last) } else { last };
+            (last, hi)
+        };
+        let v = lo + (rank - before) / c * (hi - lo);
+        let v = if has_range { v.clamp(d.min, d.max) } else { v };
+        return v.is_finite().then_some(v);
+    }
+    None
+}
+
+/// Stats of a bucketed distribution: the runtime's mean and the four quantiles.
+pub fn distribution_stats(d: &proto::Distribution) -> Stats {
+    let mut out = Vec::with_capacity(5);
+    if d.count <= 0 {
+        return out;
+    }
+    if d.mean.is_finite() {
+        out.push(("mean", d.mean));
+    }
+    if let Some(bounds) = bucket_bounds(d) {
+        for (name, q) in QUANTILES {
+            if let Some(v) = bucket_quantile(d, &bounds, q) {
+                out.push((name, v));
+            }
+        }
+    }
+    out
+}
+
+/// Metrics of one distribution response, grouped by label. Bucketed distributions with
+/// the same label and the same layout are added up before quantiles are taken (as
+/// tpu-info does for the megascale latencies); otherwise the first one of a label wins.
+fn dist_by_label(metric: &proto::TpuMetric) -> BTreeMap<Option<String>, Stats> {
+    let mut dists: BTreeMap<Option<String>, proto::Distribution> = BTreeMap::new();
+    let mut out: BTreeMap<Option<String>, Stats> = BTreeMap::new();
+    for m in &metric.metrics {
+        let label = label_of(m);
+        match m.measure.as_ref() {
+            Some(proto::metric::Measure::Summary(s))
+                if !dists.contains_key(&label)
+                    && !out.contains_key(&label)
+                    && out.len() + dists.len() < MAX_LABELS_PER_BASE =>
+            {
+                out.insert(label, summary_stats(s));
+            }
+            Some(proto::metric::Measure::Distribution(d)) => {
+                if out.contains_key(&label) {
+                    continue;
+                }
+                if let Some(acc) = dists.get_mut(&label) {
+                    if acc.bucket_options == d.bucket_options
+                        && acc.bucket_counts.len() == d.bucket_counts.len()
+                        && d.count > 0
+                    {
+                        let n = acc.count.saturating_add(d.count);
+                        acc.mean = (acc.mean * acc.count as f64 + d.mean * d.count as f64)
+                            / n.max(1) as f64;
+                        acc.count = n;
+                        acc.min = acc.min.min(d.min);
+                        acc.max = acc.max.max(d.max);
+                        for (a, b) in acc.bucket_counts.iter_mut().zip(&d.bucket_counts) {
+                            *a = a.saturating_add(*b);
+                        }
+                    }
+                } else {
+                    if out.len() + dists.len() >= MAX_LABELS_PER_BASE {
+                        continue;
+                    }
+                    let mut d = d.clone();
+                    d.bucket_counts.truncate(MAX_BUCKETS);
+                    dists.insert(label, d);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (label, d) in dists {
+        out.insert(label, distribution_stats(&d));
+    }
+    out
+}
+
+/// Chip layout the runtime's per-chip values are spread over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fanout {
+    /// Devices each per-chip duty cycle is copied to (2 on v2/v3, else 1).
+    pub duty_cycle: i64,
+}
+
+/// The sample being built from one or more ports.
+#[derive(Debug, Default)]
+pub struct Merged {
+    /// (device, metric suffix) → value.
+    device: BTreeMap<(i64, &'static str), f64>,
+    /// Full key → value (distributions, labelled gauges).
+    other: BTreeMap<String, f64>,
+    /// Labels taken per base, to cap them.
+    labels: std::collections::BTreeSet<(&'static str, Option<String>)>,
+    per_base: BTreeMap<&'static str, usize>,
+}
+
+impl Merged {
+    /// Fold the response of `shape`'s metric from one port in. Values already present
+    /// (from an earlier port) are kept.
+    pub fn add(&mut self, shape: Shape, metric: &proto::TpuMetric, fanout: Fanout) {
+        match shape {
+            Shape::Device(suffix) => {
+                for m in &metric.metrics {
+                    if let (Some(dev), Some(v)) = (device_of(m), gauge_of(m)) {
+                        self.device.entry((dev, suffix)).or_insert(v);
+                    }
+                }
+            }
+            Shape::DutyCycle => {
+                let per = fanout.duty_cycle.max(1);
+                for m in &metric.metrics {
+                    if let (Some(chip), Some(v)) = (device_of(m), gauge_of(m)) {
+                        for d in 0..per {
+                            let dev = chip * per + d;
+                            if dev <= MAX_DEVICE {
+                                self.device.entry((dev, "dutyCycle")).or_insert(v);
+                            }
+                        }
+                    }
+                }
+            }
+            Shape::Dist { base, unit } => {
+                for (label, stats) in dist_by_label(metric) {
+                    if !self.take_label(base, &label) {
+                        continue;
+                    }
+                    let prefix = match &label {
+                        Some(l) => format!("{base}.{l}"),
+                        None => base.to_string(),
+                    };
+                    for (stat, v) in stats {
+                        self.other
+                            .entry(format!("{prefix}.{stat}{unit}"))
+                            .or_insert(v);
+                    }
+                }
+            }
+            Shape::Labeled(base) => {
+                for m in &metric.metrics {
+                    let Some(v) = gauge_of(m) else { continue };
+                    let label = label_of(m);
+                    if !self.take_label(base, &label) {
+                        continue;
+                    }
+                    let key = match label {
+                        Some(l) => format!("{base}.{l}"),
+                        None => base.to_string(),
+                    };
+                    self.other.entry(key).or_insert(v);
+                }
+            }
+        }
+    }
+
+    /// Whether `label` of `base` may be written: seen before, or a new one within
+    /// [`MAX_LABELS_PER_BASE`].
+    fn take_label(&mut self, base: &'static str, label: &Option<String>) -> bool {
+        let id = (base, label.clone());
+        if self.labels.contains(&id) {
+            return true;
+        }
+        let n = self.per_base.entry(base).or_insert(0);
+        if *n >= MAX_LABELS_PER_BASE {
+            return false;
+        }
+        *n += 1;
+        self.labels.insert(id);
+        true
+    }
+
+    /// True when nothing was folded in.
+    pub fn is_empty(&self) -> bool {
+        self.device.is_empty() && self.other.is_empty()
+    }
+
+    /// Write the keys: per device in device order, then the rest in key order. Adds
+    /// `tpu.N.memoryUsageBytes` (= `hbmCapacityUsage`) and `tpu.N.memoryUsage`
+    /// (usage / total × 100, when the total is positive).
+    pub fn finish(self, out: &mut Vec<(String, f64)>) {
+        let mut last_dev = None;
+        let flush = |dev: i64, out: &mut Vec<(String, f64)>, device: &BTreeMap<_, f64>| {
+            let usage = device.get(&(dev, "hbmCapacityUsage")).copied();
+            let total = device.get(&(dev, "hbmCapacityTotal")).copied();
+            if let Some(u) = usage {
+                out.push((format!("tpu.{dev}.memoryUsageBytes"), u));
+                if let Some(t) = total.filter(|t| *t > 0.0) {
+                    out.push((format!("tpu.{dev}.memoryUsage"), u / t * 100.0));
+                }
+            }
+        };
+        for (&(dev, suffix), &v) in &self.device {
+            if let Some(prev) = last_dev.filter(|p| *p != dev) {
+                flush(prev, out, &self.device);
+            }
+            last_dev = Some(dev);
+            out.push((format!("tpu.{dev}.{suffix}"), v));
+        }
+        if let Some(prev) = last_dev {
+            flush(prev, out, &self.device);
+        }
+        out.extend(self.other);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proto::attr_value::Attr;
+
+    fn attr(a: Attr) -> Option<proto::Attribute> {
+        Some(proto::Attribute {
+            key: "device-id".into(),
+            value: Some(proto::AttrValue { attr: Some(a) }),
+        })
+    }
+
+    fn kvl(pairs: &[(&str, Attr)]) -> Option<proto::Attribute> {
+        Some(proto::Attribute {
+            key: String::new(),
+            value: Some(proto::AttrValue {
+                attr: Some(Attr::KvlistAttr(proto::KeyValueList {
+                    attributes: pairs
+                        .iter()
+                        .map(|(k, v)| proto::Attribute {
+                            key: (*k).into(),
+                            value: Some(proto::AttrValue {
+                                attr: Some(v.clone()),
+                            }),
+                        })
+                        .collect(),
+                })),
+            }),
+        })
+    }
+
+    fn gauge(attribute: Option<proto::Attribute>, v: proto::gauge::Value) -> proto::Metric {
+        proto::Metric {
+            attribute,
+            measure: Some(proto::metric::Measure::Gauge(proto::Gauge {
+                value: Some(v),
+            })),
+            ..Default::default()
+        }
+    }
+
+    fn tpu_metric(metrics: Vec<proto::Metric>) -> proto::TpuMetric {
+        proto::TpuMetric {
+            metrics,
+            ..Default::default()
+        }
+    }
+
+    fn keys(m: Merged) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        m.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn labels_are_sanitised_as_the_spec_says() {
+        assert_eq!(sanitize_label("tensor_core-0"), "tensor_core_0");
+        assert_eq!(
+            sanitize_label("  GPU+Memory 100% "),
+            "gpu_plus_memory_100pct"
+        );
+        assert_eq!(sanitize_label("8MB+"), "8mb_plus");
+        assert_eq!(sanitize_label("!!!"), "unknown");
+        assert_eq!(sanitize_label(""), "unknown");
+        assert_eq!(sanitize_label("a--b__c"), "a_b_c");
+        assert_eq!(sanitize_label("\u{1b}[31mRED"), "31mred");
+        assert_eq!(sanitize_label("Ünïcode"), "n_code");
+        let long = sanitize_label(&"ab-".repeat(100));
+        assert!(
+            long.len() <= MAX_LABEL_LEN && !long.ends_with('_'),
+            "{long}"
+        );
+    }
+
+    #[test]
+    fn device_gauges_and_memory_percentage() {
+        // tpu-info's v4-8 test response: per-device int gauges and a double duty cycle.
+        let mut m = Merged::default();
+        let f = Fanout { duty_cycle: 1 };
+        let total = 34_088_157_184_i64;
+        let usage = [0_i64, 8_522_039_296, 17_044_078_592, 34_088_157_184];
+        m.add(
+            Shape::Device("hbmCapacityTotal"),
+            &tpu_metric(
+                (0..4)
+                    .map(|i| gauge(attr(Attr::IntAttr(i)), proto::gauge::Value::AsInt(total)))
+                    .collect(),
+            ),
+            f,
+        );
+        m.add(
+            Shape::Device("hbmCapacityUsage"),
+            &tpu_metric(
+                (0..4)
+                    .map(|i| {
+                        gauge(
+                            attr(Attr::IntAttr(i)),
+                            proto::gauge::Value::AsInt(usage[i as usize]),
+                        )
+                    })
+                    .collect(),
+            ),
+            f,
+        );
+        m.add(
+            Shape::DutyCycle,
+            &tpu_metric(vec![gauge(
+                attr(Attr::IntAttr(1)),
+                proto::gauge::Value::AsDouble(25.0),
+            )]),
+            f,
+        );
+        let out = keys(m);
+        let get = |k: &str| out.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
+        assert_eq!(get("tpu.1.hbmCapacityTotal"), Some(total as f64));
+        assert_eq!(get("tpu.1.hbmCapacityUsage"), Some(8_522_039_296.0));
+        assert_eq!(get("tpu.1.memoryUsageBytes"), Some(8_522_039_296.0));
+        assert_eq!(get("tpu.1.memoryUsage"), Some(25.0));
+        assert_eq!(get("tpu.3.memoryUsage"), Some(100.0));
+        assert_eq!(get("tpu.0.memoryUsage"), Some(0.0));
+        assert_eq!(get("tpu.1.dutyCycle"), Some(25.0));
+        assert_eq!(get("tpu.0.dutyCycle"), None);
+        // Per device, in device order.
+        assert_eq!(out[0].0, "tpu.0.hbmCapacityTotal");
+        assert_eq!(out.len(), 4 * 4 + 1);
+    }
+
+    #[test]
+    fn duty_cycle_is_copied_to_both_cores_of_a_v3_chip() {
+        let mut m = Merged::default();
+        m.add(
+            Shape::DutyCycle,
+            &tpu_metric(vec![
+                gauge(attr(Attr::IntAttr(0)), proto::gauge::Value::AsDouble(100.0)),
+                gauge(attr(Attr::IntAttr(1)), proto::gauge::Value::AsDouble(50.0)),
+            ]),
+            Fanout { duty_cycle: 2 },
+        );
+        let out = keys(m);
+        assert_eq!(
+            out,
+            vec![
+                ("tpu.0.dutyCycle".to_string(), 100.0),
+                ("tpu.1.dutyCycle".to_string(), 100.0),
+                ("tpu.2.dutyCycle".to_string(), 50.0),
+                ("tpu.3.dutyCycle".to_string(), 50.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn first_port_wins_and_devices_are_unioned() {
+        let mut m = Merged::default();
+        let f = Fanout { duty_cycle: 1 };
+        let shape = Shape::Device("hbmCapacityUsage");
+        m.add(
+            shape,
+            &tpu_metric(vec![gauge(
+                attr(Attr::IntAttr(0)),
+                proto::gauge::Value::AsInt(10),
+            )]),
+            f,
+        );
+        m.add(
+            shape,
+            &tpu_metric(vec![
+                gauge(attr(Attr::IntAttr(0)), proto::gauge::Value::AsInt(99)),
+                gauge(attr(Attr::IntAttr(1)), proto::gauge::Value::AsInt(20)),
+            ]),
+            f,
+        );
+        let out = keys(m);
+        let get = |k: &str| out.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
+        assert_eq!(get("tpu.0.hbmCapacityUsage"), Some(10.0));
+        assert_eq!(get("tpu.1.hbmCapacityUsage"), Some(20.0));
+    }
+
+    #[test]
+    fn bad_devices_and_values_are_dropped() {
+        let mut m = Merged::default();
+        m.add(
+            Shape::Device("tensorcoreIdleDuration"),
+            &tpu_metric(vec![
+                gauge(attr(Attr::IntAttr(-1)), proto::gauge::Value::AsDouble(1.0)),
+                gauge(
+                    attr(Attr::IntAttr(1 << 40)),
+                    proto::gauge::Value::AsDouble(1.0),
+                ),
+                gauge(
+                    attr(Attr::IntAttr(0)),
+                    proto::gauge::Value::AsDouble(f64::NAN),
+                ),
+                gauge(
+                    attr(Attr::IntAttr(0)),
+                    proto::gauge::Value::AsString("x".into()),
+                ),
+                gauge(None, proto::gauge::Value::AsDouble(1.0)),
+                gauge(
+                    attr(Attr::StringAttr("2".into())),
+                    proto::gauge::Value::AsDouble(0.5),
+                ),
+            ]),
+            Fanout { duty_cycle: 1 },
+        );
+        assert_eq!(
+            keys(m),
+            vec![("tpu.2.tensorcoreIdleDuration".to_string(), 0.5)]
+        );
+    }
+
+    #[test]
+    fn summaries_give_mean_and_quantiles() {
+        let s = proto::Summary {
+            sample_count: 4,
+            sample_sum: 100.0,
+            quantile: [
+                (0.5, 20.0),
+                (0.9, 30.0),
+                (0.95, 35.0),
+                (0.99, 38.0),
+                (0.999, 40.0),
+            ]
+            .iter()
+            .map(|&(quantile, value)| proto::Quantile { quantile, value })
+            .collect(),
+        };
+        let mut m = Merged::default();
+        m.add(
+            Shape::Dist {
+                base: "tpu.grpcTcpMinRtt",
+                unit: "Us",
+            },
+            &tpu_metric(vec![proto::Metric {
+                measure: Some(proto::metric::Measure::Summary(s)),
+                ..Default::default()
+            }]),
+            Fanout { duty_cycle: 1 },
+        );
+        assert_eq!(
+            keys(m),
+            vec![
+                ("tpu.grpcTcpMinRtt.meanUs".to_string(), 25.0),
+                ("tpu.grpcTcpMinRtt.p50Us".to_string(), 20.0),
+                ("tpu.grpcTcpMinRtt.p90Us".to_string(), 30.0),
+                ("tpu.grpcTcpMinRtt.p95Us".to_string(), 35.0),
+                ("tpu.grpcTcpMinRtt.p999Us".to_string(), 40.0),
+            ]
+        );
+    }
+
+    fn explicit(bounds: &[f64], counts: &[i64], mean: f64) -> proto::Distribution {
+        proto::Distribution {
+            count: counts.iter().sum(),
+            mean,
+            bucket_options: Some(proto::distribution::BucketOptions {
+                options: Some(Options::ExplicitBuckets(
+                    proto::distribution::bucket_options::Explicit {
+                        bounds: bounds.to_vec(),
+                    },
+                )),
+            }),
+            bucket_counts: counts.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn quantiles_interpolate_inside_buckets() {
+        // Buckets (-inf,100) [100,200) [200,400) [400,inf) holding 0, 10, 10, 0.
+        let d = explicit(&[100.0, 200.0, 400.0], &[0, 10, 10, 0], 250.0);
+        let s = distribution_stats(&d);
+        let close = |name: &str, want: f64| {
+            let got = s.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+            assert!(
+                got.is_some_and(|g| (g - want).abs() < 1e-9),
+                "{name}: {got:?}"
+            );
+        };
+        close("mean", 250.0);
+        close("p50", 200.0);
+        close("p90", 360.0);
+        close("p95", 380.0);
+        close("p999", 399.6);
+    }
+
+    #[test]
+    fn exponential_and_linear_layouts() {
+        // scale 1, growth 2: bucket 5 is [16,32), bucket 6 is [32,64).
+        let mut counts = vec![0_i64; 12];
+        counts[5] = 4;
+        counts[6] = 4;
+        let d = proto::Distribution {
+            count: 8,
+            mean: 33.0,
+            min: 20.0,
+            max: 63.99,
+            bucket_options: Some(proto::distribution::BucketOptions {
+                options: Some(Options::ExponentialBuckets(
+                    proto::distribution::bucket_options::Exponential {
+                        num_finite_buckets: 10,
+                        growth_factor: 2.0,
+                        scale: 1.0,
+                    },
+                )),
+            }),
+            bucket_counts: counts,
+            ..Default::default()
+        };
+        let b = bucket_bounds(&d).expect("bounds");
+        assert_eq!(b.len(), 11);
+        assert_eq!(b[5], 32.0);
+        let q = |x| bucket_quantile(&d, &b, x).expect("q");
+        assert!((q(0.5) - 32.0).abs() < 1e-9);
+        assert!((q(0.9) - 57.6).abs() < 1e-9);
+        assert!((q(0.999) - 63.936).abs() < 1e-9);
+        // Overflow bucket ends at max; underflow starts at min.
+        let over = explicit(&[10.0], &[0, 2], 15.0);
+        let over = proto::Distribution {
+            min: 10.0,
+            max: 20.0,
+            ..over
+        };
+        let b = bucket_bounds(&over).expect("bounds");
+        assert_eq!(bucket_quantile(&over, &b, 0.5), Some(15.0));
+        let lin = proto::Distribution {
+            bucket_options: Some(proto::distribution::BucketOptions {
+                options: Some(Options::LinearBuckets(
+                    proto::distribution::bucket_options::Linear {
+                        num_finite_buckets: 2,
+                        width: 10.0,
+                        offset: 0.0,
+                    },
+                )),
+            }),
+            ..explicit(&[], &[0, 0, 4, 0], 15.0)
+        };
+        let b = bucket_bounds(&lin).expect("bounds");
+        assert_eq!(b, vec![0.0, 10.0, 20.0]);
+        assert_eq!(bucket_quantile(&lin, &b, 0.5), Some(15.0));
+    }
+
+    #[test]
+    fn broken_distributions_give_no_quantiles() {
+        let empty = explicit(&[1.0], &[0, 0], 0.0);
+        assert!(distribution_stats(&empty).is_empty());
+        let unsorted = explicit(&[5.0, 1.0], &[1, 1, 1], 2.0);
+        assert_eq!(distribution_stats(&unsorted), vec![("mean", 2.0)]);
+        let mut no_layout = explicit(&[1.0], &[1, 1], 1.0);
+        no_layout.bucket_options = None;
+        assert_eq!(distribution_stats(&no_layout), vec![("mean", 1.0)]);
+        let bad_growth = proto::Distribution {
+            bucket_options: Some(proto::distribution::BucketOptions {
+                options: Some(Options::ExponentialBuckets(
+                    proto::distribution::bucket_options::Exponential {
+                        num_finite_buckets: i32::MAX,
+                        growth_factor: 1.0,
+                        scale: 1.0,
+                    },
+                )),
+            }),
+            ..explicit(&[], &[1], 1.0)
+        };
+        assert!(bucket_bounds(&bad_growth).is_none());
+    }
+
+    #[test]
+    fn labelled_distributions_merge_same_label_buckets() {
+        let size = |s: &str| kvl(&[("buffer-size", Attr::StringAttr(s.into()))]);
+        let dist = |a, d| proto::Metric {
+            attribute: a,
+            measure: Some(proto::metric::Measure::Distribution(d)),
+            ..Default::default()
+        };
+        let mut m = Merged::default();
+        m.add(
+            Shape::Dist {
+                base: "tpu.bufferTransferLatency",
+                unit: "Us",
+            },
+            &tpu_metric(vec![
+                dist(size("8MB+"), explicit(&[100.0, 200.0], &[0, 10, 0], 150.0)),
+                dist(size("8MB+"), explicit(&[100.0, 200.0], &[0, 0, 10], 250.0)),
+                dist(size("1KB"), explicit(&[100.0, 200.0], &[4, 0, 0], 50.0)),
+            ]),
+            Fanout { duty_cycle: 1 },
+        );
+        let out = keys(m);
+        let get = |k: &str| out.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
+        assert_eq!(
+            get("tpu.bufferTransferLatency.8mb_plus.meanUs"),
+            Some(200.0)
+        );
+        assert_eq!(get("tpu.bufferTransferLatency.8mb_plus.p50Us"), Some(200.0));
+        assert_eq!(get("tpu.bufferTransferLatency.1kb.meanUs"), Some(50.0));
+        assert_eq!(get("tpu.bufferTransferLatency.1kb.p50Us"), Some(50.0));
+        assert_eq!(out.len(), 10);
+    }
+
+    #[test]
+    fn hlo_labels_and_queue_sizes() {
+        let core = |ord: Attr| {
+            kvl(&[
+                ("device_ordinal", ord),
+                ("core_type", Attr::StringAttr("tensor_core".into())),
+            ])
+        };
+        let mut m = Merged::default();
+        m.add(
+            Shape::Labeled("tpu.hloQueueSize"),
+            &tpu_metric(vec![
+                gauge(
+                    core(Attr::StringAttr("0".into())),
+                    proto::gauge::Value::AsInt(5),
+                ),
+                gauge(core(Attr::IntAttr(1)), proto::gauge::Value::AsInt(12)),
+            ]),
+            Fanout { duty_cycle: 1 },
+        );
+        assert_eq!(
+            keys(m),
+            vec![
+                ("tpu.hloQueueSize.tensor_core_0".to_string(), 5.0),
+                ("tpu.hloQueueSize.tensor_core_1".to_string(), 12.0),
+            ]
+        );
+        assert_eq!(
+            device_of(&gauge(
+                core(Attr::IntAttr(3)),
+                proto::gauge::Value::AsInt(0)
+            )),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn labels_per_base_are_capped() {
+        let mut m = Merged::default();
+        let metrics = (0..(MAX_LABELS_PER_BASE + 50))
+            .map(|i| {
+                gauge(
+                    Some(proto::Attribute {
+                        key: "x".into(),
+                        value: Some(proto::AttrValue {
+                            attr: Some(Attr::StringAttr(format!("l{i}"))),
+                        }),
+                    }),
+                    proto::gauge::Value::AsInt(1),
+                )
+            })
+            .collect();
+        m.add(
+            Shape::Labeled("tpu.hloQueueSize"),
+            &tpu_metric(metrics),
+            Fanout { duty_cycle: 1 },
+        );
+        assert_eq!(keys(m).len(), MAX_LABELS_PER_BASE);
+    }
+
+    #[test]
+    fn tensorcore_utilization_is_found_by_name() {
+        let names: Vec<String> = [
+            "tpu.runtime.tensorcore.dutycycle.percent",
+            "tpu.runtime.hbm.memory.usage.bytes",
+            "tpu.runtime.tensorcore.utilization.percent",
+        ]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+        assert_eq!(
+            find_tensorcore_utilization(&names),
+            Some("tpu.runtime.tensorcore.utilization.percent")
+        );
+        assert_eq!(find_tensorcore_utilization(&names[..2]), None);
+    }
+}

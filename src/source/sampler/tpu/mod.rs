@@ -1,0 +1,856 @@
+//! Google TPUs: found by a PCI scan, read from libtpu's runtime metrics service (spec §8).
+//!
+//! **Detection** reads only sysfs: a device under `$LEET_SYSFS_ROOT/bus/pci/devices`
+//! (`LEET_SYSFS_ROOT` defaults to `/sys`) whose `vendor` is Google's `0x1ae0` and whose
+//! `device` (plus `subsystem_device` for v2/v3) is a known TPU chip ([`GENERATIONS`],
+//! the table of Google's `tpu-info`). Nothing TPU-specific is loaded or connected on a
+//! host without one; other Google devices (gVNIC NICs share the vendor id) are ignored.
+//!
+//! **Metrics** come from the gRPC service `tpu.monitoring.runtime.RuntimeMetricService`
+//! that libtpu serves while a TPU program runs (plaintext HTTP/2; the
+//! `proto/tpu_metric_service.proto` subset). Where: `LEET_TPU_METRICS_HOST` (default
+//! `localhost`, taken as 127.0.0.1) and the ports of `TPU_RUNTIME_METRICS_PORTS`
+//! (comma-separated, default 8431; libtpu uses the same variable, one port per process
+//! in multi-process PyTorch/XLA). Every port is read each sample and the results
+//! merged: devices are unioned, and when two ports report the same device or
+//! distribution label the first port in the list wins.
+//!
+//! Keys (per device `N`): `tpu.N.dutyCycle` (%, copied to both cores of a v2/v3 chip),
+//! `tpu.N.hbmCapacityTotal`, `tpu.N.hbmCapacityUsage` and `tpu.N.memoryUsageBytes`
+//! (bytes), `tpu.N.memoryUsage` (usage / total, %), `tpu.N.runtimeHbmUtilization` (%),
+//! `tpu.N.tensorcoreIdleDuration` (s), `tpu.N.tensorcoreUtilization` (%, only when the
+//! runtime lists such a metric); distributions `tpu.<base>[.<label>].{mean,p50,p90,p95,
+//! p999}<unit>` and `tpu.hloQueueSize[.<label>]` (see [`map`]). `iciLinkHealth` and
+//! `throttleScore` exist only in libtpu's in-process SDK, which leet does not load.
+//!
+//! Each port is asked `ListSupportedMetrics` once (redone every 60 samples and after a
+//! reconnect), then only for the listed metrics; a name the runtime answers NOT_FOUND
+//! for is not asked again until then.
+//!
+//! Each sample runs on a current-thread tokio runtime owned by the collector (no
+//! threads of its own; only a host name that is not an IP or `localhost` is looked up,
+//! on tokio's blocking pool), with one deadline for all ports: half the sampling
+//! interval, 50 ms to 2 s. A port that misses it is reported and reconnected on the
+//! next sample. Errors are per port, in one line per sample.
+
+mod map;
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    clippy::unwrap_used,
+    missing_docs,
+    unreachable_pub
+)]
+pub(crate) mod proto {
+    include!(concat!(env!("OUT_DIR"), "/tpu.monitoring.runtime.rs"));
+}
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::task::JoinSet;
+use tonic::transport::{Channel, Endpoint};
+
+use super::{Collector, GpuInfo, SamplerError};
+use map::{Fanout, Merged, Shape};
+use proto::runtime_metric_service_client::RuntimeMetricServiceClient;
+
+/// Google's PCI vendor id.
+pub const GOOGLE_VENDOR: &str = "0x1ae0";
+/// libtpu's default metrics port.
+pub const DEFAULT_PORT: u16 = 8431;
+/// Largest gRPC response accepted (real ones are a few KiB; at most 16 are in flight
+/// per port).
+pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
+/// Longest text of a server's error message shown.
+const MAX_ERROR_CHARS: usize = 160;
+
+/// One TPU chip generation, as Google's tpu-info `TpuChip` table has it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Generation {
+    pub name: &'static str,
+    /// PCI `device` id.
+    pub device: &'static str,
+    /// PCI `subsystem_device`, where the device id is shared (v2/v3).
+    pub subsystem: Option<&'static str>,
+    /// HBM per chip, GiB (tpu-info's figure).
+    pub hbm_gib: u64,
+    /// Devices (TensorCores seen as devices) per chip.
+    pub devices_per_chip: u32,
+    /// Devices each per-chip duty cycle is copied to: v2/v3 report it per chip; 7x,
+    /// although it has two devices per chip, reports it per device.
+    pub duty_cycle_fanout: i64,
+}
+
+/// tpu-info `tpu_info/device.py` (fe85c12), spec §8.
+pub const GENERATIONS: &[Generation] = &[
+    Generation {
+        name: "v2",
+        device: "0x0027",
+        subsystem: Some("0x004e"),
+        hbm_gib: 8,
+        devices_per_chip: 2,
+        duty_cycle_fanout: 2,
+    },
+    Generation {
+        name: "v3",
+        device: "0x0027",
+        subsystem: Some("0x004f"),
+        hbm_gib: 16,
+        devices_per_chip: 2,
+        duty_cycle_fanout: 2,
+    },
+    Generation {
+        name: "v4",
+        device: "0x005e",
+        subsystem: None,
+        hbm_gib: 32,
+        devices_per_chip: 1,
+        duty_cycle_fanout: 1,
+    },
+    Generation {
+        name: "v5e",
+        device: "0x0063",
+        subsystem: None,
+        hbm_gib: 16,
+        devices_per_chip: 1,
+        duty_cycle_fanout: 1,
+    },
+    Generation {
+        name: "v5p",
+        device: "0x0062",
+        subsystem: None,
+        hbm_gib: 95,
+        devices_per_chip: 1,
+        duty_cycle_fanout: 1,
+    },
+    Generation {
+        name: "v6e",
+        device: "0x006f",
+        subsystem: None,
+        hbm_gib: 32,
+        devices_per_chip: 1,
+        duty_cycle_fanout: 1,
+    },
+    Generation {
+        name: "7x",
+        device: "0x0076",
+        subsystem: None,
+        hbm_gib: 192,
+        devices_per_chip: 2,
+        duty_cycle_fanout: 1,
+    },
+];
+
+/// The generation of a Google PCI device, by its `device` and `subsystem_device` ids
+/// (`0x`-prefixed hex, any case).
+pub fn generation(device: &str, subsystem: &str) -> Option<&'static Generation> {
+    let device = device.trim().to_ascii_lowercase();
+    let subsystem = subsystem.trim().to_ascii_lowercase();
+    GENERATIONS
+        .iter()
+        .find(|g| g.device == device && g.subsystem.is_none_or(|s| s == subsystem))
+}
+
+/// One TPU chip on the PCI bus.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Chip {
+    /// PCI address (the sysfs directory name).
+    pub address: String,
+    pub generation: &'static Generation,
+}
+
+impl Chip {
+    /// Overview entry: `TPU v4`, HBM bytes.
+    pub fn info(&self) -> GpuInfo {
+        let name = if self.generation.name.starts_with('v') {
+            format!("TPU {}", self.generation.name)
+        } else {
+            format!("TPU{}", self.generation.name)
+        };
+        GpuInfo {
+            name,
+            memory_total: self.generation.hbm_gib << 30,
+            driver: String::new(),
+        }
+    }
+}
+
+/// A small sysfs attribute, trimmed (at most 64 bytes are read).
+fn read_attr(dir: &Path, name: &str) -> Option<String> {
+    let mut buf = Vec::with_capacity(16);
+    std::fs::File::open(dir.join(name))
+        .ok()?
+        .take(64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).trim().to_string())
+}
+
+/// TPU chips under `<root>/bus/pci/devices`, in PCI address order. `Err(why)` when there
+/// are none, naming the directory and any Google device that is not a known TPU.
+pub fn scan_pci(root: &Path) -> Result<Vec<Chip>, String> {
+    let dir = root.join("bus/pci/devices");
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .take(4096)
+        .collect();
+    names.sort();
+    let mut chips = Vec::new();
+    let mut other_google = Vec::new();
+    for name in names {
+        let path = dir.join(&name);
+        let Some(vendor) = read_attr(&path, "vendor") else {
+            continue;
+        };
+        if !vendor.eq_ignore_ascii_case(GOOGLE_VENDOR) {
+            continue;
+        }
+        let device = read_attr(&path, "device").unwrap_or_default();
+        let subsystem = read_attr(&path, "subsystem_device").unwrap_or_default();
+        match generation(&device, &subsystem) {
+            Some(generation) => chips.push(Chip {
+                address: name,
+                generation,
+            }),
+            None => other_google.push(crate::text::sanitize(&device)),
+        }
+    }
+    if chips.is_empty() {
+        let mut why = format!("no TPU on the PCI bus ({})", dir.display());
+        if !other_google.is_empty() {
+            other_google.truncate(4);
+            why.push_str(&format!(
+                "; Google device id {} is not a TPU",
+                other_google.join(", ")
+            ));
+        }
+        return Err(why);
+    }
+    Ok(chips)
+}
+
+/// Ports of `TPU_RUNTIME_METRICS_PORTS` (`None` or blank: 8431). Duplicates are dropped.
+pub fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
+    let Some(v) = value.filter(|v| !v.trim().is_empty()) else {
+        return Ok(vec![DEFAULT_PORT]);
+    };
+    let mut ports = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let port: u16 = part.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
+            format!(
+                "TPU_RUNTIME_METRICS_PORTS: '{}' is not a port number",
+                crate::text::sanitize(part)
+            )
+        })?;
+        if !ports.contains(&port) {
+            ports.push(port);
+        }
+    }
+    if ports.len() > 64 {
+        return Err("TPU_RUNTIME_METRICS_PORTS: more than 64 ports".to_string());
+    }
+    Ok(ports)
+}
+
+/// Deadline for one sample of every port: half the interval, within 50 ms..2 s.
+pub fn sample_timeout(interval: Duration) -> Duration {
+    (interval / 2).clamp(Duration::from_millis(50), Duration::from_secs(2))
+}
+
+type Client = RuntimeMetricServiceClient<Channel>;
+
+/// One metrics port.
+struct Port {
+    host: String,
+    port: u16,
+    addr: Option<SocketAddr>,
+    client: Option<Client>,
+    /// What to ask for, once `ListSupportedMetrics` answered (or is unimplemented),
+    /// less the names the runtime answered NOT_FOUND (or the like) for.
+    wanted: Option<Vec<(String, Shape)>>,
+    /// Samples since `wanted` was last worked out (it is redone every [`RELIST_EVERY`]).
+    since_list: u32,
+}
+
+/// Samples after which a port is asked again what it supports, so metrics that a
+/// runtime registers late (the megascale ones, once traffic starts) are picked up.
+const RELIST_EVERY: u32 = 60;
+
+impl Port {
+    fn label(&self) -> String {
+        match self.addr {
+            Some(a) => a.to_string(),
+            None => format!("{}:{}", crate::text::sanitize(&self.host), self.port),
+        }
+    }
+
+    /// Forget the connection (after a timeout or a transport error): the next sample
+    /// looks the name up, connects afresh and asks again what the runtime supports.
+    fn reset(&mut self) {
+        self.client = None;
+        self.wanted = None;
+        self.since_list = 0;
+        self.addr = literal_addr(&self.host, self.port);
+    }
+}
+
+/// What one port gave in one sample.
+enum Outcome {
+    Answered {
+        responses: Vec<(Shape, proto::TpuMetric)>,
+        /// First status that is not "this metric is not supported".
+        error: Option<String>,
+    },
+    Failed(String),
+}
+
+/// Status codes that mean "not served by this libtpu", not "the service is broken".
+fn unsupported(code: tonic::Code) -> bool {
+    matches!(
+        code,
+        tonic::Code::NotFound
+            | tonic::Code::Unimplemented
+            | tonic::Code::InvalidArgument
+            | tonic::Code::FailedPrecondition
+            | tonic::Code::OutOfRange
+    )
+}
+
+fn status_text(s: &tonic::Status) -> String {
+    let mut msg: String = crate::text::sanitize(s.message())
+        .chars()
+        .take(MAX_ERROR_CHARS)
+        .collect();
+    if msg.is_empty() {
+        msg = "no message".to_string();
+    }
+    let mut source = std::error::Error::source(s);
+    let mut depth = 0;
+    while let Some(e) = source {
+        if depth >= 8 {
+            break;
+        }
+        let t: String = crate::text::sanitize(&e.to_string())
+            .chars()
+            .take(MAX_ERROR_CHARS)
+            .collect();
+        if !msg.contains(&t) {
+            msg.push_str(": ");
+            msg.push_str(&t);
+        }
+        source = e.source();
+        depth += 1;
+    }
+    format!("{:?}: {msg}", s.code())
+}
+
+/// The fixed metrics plus TensorCore utilisation when the runtime lists it; only those
+/// the runtime lists, when it lists any.
+fn wanted_from(list: Option<&[String]>) -> Vec<(String, Shape)> {
+    let mut out: Vec<(String, Shape)> = map::SPECS
+        .iter()
+        .filter(|s| list.is_none_or(|l| l.iter().any(|n| n == s.name)))
+        .map(|s| (s.name.to_string(), s.shape))
+        .collect();
+    if let Some(name) = list.and_then(map::find_tensorcore_utilization) {
+        out.push((name.to_string(), map::TENSORCORE_UTILIZATION));
+    }
+    out
+}
+
+/// The address of `host` when no name lookup is needed: an IP literal, or `localhost`
+/// (taken as 127.0.0.1, where libtpu listens).
+fn literal_addr(host: &str, port: u16) -> Option<SocketAddr> {
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    let ip = host.trim_matches(['[', ']']).parse::<IpAddr>().ok()?;
+    Some(SocketAddr::new(ip, port))
+}
+
+/// Look `host` up (through tokio's blocking pool, under the sample's deadline).
+async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
+    tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| format!("cannot resolve '{}': {e}", crate::text::sanitize(host)))?
+        .next()
+        .ok_or_else(|| format!("'{}' has no address", crate::text::sanitize(host)))
+}
+
+fn connect(addr: SocketAddr, timeout: Duration) -> Result<Client, String> {
+    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(|e| format!("bad address {addr}: {e}"))?
+        // The sample's own deadline bounds each request (see `read_ports`).
+        .connect_timeout(timeout);
+    Ok(RuntimeMetricServiceClient::new(endpoint.connect_lazy())
+        .max_decoding_message_size(MAX_RESPONSE_BYTES))
+}
+
+/// Ask one port for every wanted metric, concurrently. Returns what to ask for next
+/// time (`wanted` less the unsupported names), the responses, and the first error.
+async fn fetch(
+    client: Client,
+    wanted: Option<Vec<(String, Shape)>>,
+) -> Result<
+    (
+        Vec<(String, Shape)>,
+        Vec<(Shape, proto::TpuMetric)>,
+        Option<String>,
+    ),
+    String,
+> {
+    let wanted = match wanted {
+        Some(w) => w,
+        None => {
+            let mut c = client.clone();
+            match c
+                .list_supported_metrics(proto::ListSupportedMetricsRequest::default())
+                .await
+            {
+                Ok(r) => {
+                    let names: Vec<String> = r
+                        .into_inner()
+                        .supported_metric
+                        .into_iter()
+                        .map(|m| m.metric_name.trim().to_string())
+                        .filter(|n| !n.is_empty())
+                        .take(4096)
+                        .collect();
+                    wanted_from(Some(&names))
+                }
+                Err(s) if unsupported(s.code()) => wanted_from(None),
+                Err(s) => return Err(status_text(&s)),
+            }
+        }
+    };
+    let mut set = JoinSet::new();
+    for (name, shape) in wanted.iter().cloned() {
+        let mut c = client.clone();
+        set.spawn(async move {
+            let r = c
+                .get_runtime_metric(proto::MetricRequest {
+                    metric_name: name.clone(),
+                    skip_node_aggregation: false,
+                })
+                .await;
+            (name, shape, r)
+        });
+    }
+    let mut responses = Vec::with_capacity(wanted.len());
+    let mut unserved = Vec::new();
+    let mut error = None;
+    let mut transport_error = None;
+    while let Some(joined) = set.join_next().await {
+        let Ok((name, shape, r)) = joined else {
+            continue;
+        };
+        match r {
+            Ok(resp) => {
+                if let Some(m) = resp.into_inner().metric {
+                    responses.push((shape, m));
+                }
+            }
+            Err(s) if unsupported(s.code()) => unserved.push(name),
+            Err(s) => {
+                let text = status_text(&s);
+                if matches!(s.code(), tonic::Code::Unavailable | tonic::Code::Unknown) {
+                    transport_error.get_or_insert(text);
+                } else {
+                    error.get_or_insert(text);
+                }
+            }
+        }
+    }
+    let error = transport_error.or(error);
+    let mut wanted = wanted;
+    wanted.retain(|(n, _)| !unserved.contains(n));
+    if responses.is_empty() {
+        if let Some(e) = error {
+            return Err(e);
+        }
+        return Ok((wanted, responses, None));
+    }
+    // Keep the order of the wanted list, so ports merge the same way every time.
+    responses.sort_by_key(|(shape, _)| wanted.iter().position(|(_, s)| s == shape));
+    Ok((wanted, responses, error))
+}
+
+/// libtpu runtime metrics of the TPUs found on the PCI bus.
+pub struct TpuCollector {
+    chips: Vec<Chip>,
+    fanout: Fanout,
+    runtime: tokio::runtime::Runtime,
+    ports: Vec<Port>,
+    timeout: Duration,
+}
+
+impl TpuCollector {
+    /// Scan the PCI bus (`LEET_SYSFS_ROOT`) and read `LEET_TPU_METRICS_HOST` and
+    /// `TPU_RUNTIME_METRICS_PORTS`. Connects to nothing yet.
+    pub fn detect(interval: Duration) -> Result<Self, String> {
+        let chips = scan_pci(&super::sysfs_root())?;
+        let ports = parse_ports(std::env::var("TPU_RUNTIME_METRICS_PORTS").ok().as_deref())?;
+        let host = std::env::var("LEET_TPU_METRICS_HOST")
+            .ok()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".to_string());
+        Self::new(chips, &host, &ports, sample_timeout(interval))
+    }
+
+    /// A collector for `chips`, reading `host` on `ports`.
+    pub fn new(
+        chips: Vec<Chip>,
+        host: &str,
+        ports: &[u16],
+        timeout: Duration,
+    ) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| format!("cannot start the gRPC client runtime: {e}"))?;
+        let fanout = Fanout {
+            duty_cycle: most_common(&chips).map_or(1, |g| g.duty_cycle_fanout),
+        };
+        Ok(Self {
+            chips,
+            fanout,
+            runtime,
+            ports: ports
+                .iter()
+                .map(|&port| Port {
+                    host: host.to_string(),
+                    port,
+                    addr: literal_addr(host, port),
+                    client: None,
+                    wanted: None,
+                    since_list: 0,
+                })
+                .collect(),
+            timeout,
+        })
+    }
+
+    /// Read every port once, within the deadline.
+    fn read_ports(&mut self) -> Vec<Outcome> {
+        let timeout = self.timeout;
+        let jobs: Vec<_> = self
+            .ports
+            .iter()
+            .map(|p| {
+                (
+                    p.host.clone(),
+                    p.port,
+                    p.addr,
+                    p.client.clone(),
+                    p.wanted.clone(),
+                )
+            })
+            .collect();
+        let mut results = self.runtime.block_on(async move {
+            let deadline = tokio::time::Instant::now() + timeout;
+            let mut set = JoinSet::new();
+            for (i, (host, port, addr, client, wanted)) in jobs.into_iter().enumerate() {
+                set.spawn(async move {
+                    let work = async {
+                        let addr = match addr {
+                            Some(a) => a,
+                            None => resolve(&host, port).await?,
+                        };
+                        let client = match client {
+                            Some(c) => c,
+                            None => connect(addr, timeout)?,
+                        };
+                        let got = fetch(client.clone(), wanted).await?;
+                        Ok::<_, String>((addr, client, got))
+                    };
+                    let r = match tokio::time::timeout_at(deadline, work).await {
+                        Ok(r) => r,
+                        Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+                    };
+                    (i, r)
+                });
+            }
+            let mut out = BTreeMap::new();
+            while let Some(joined) = set.join_next().await {
+                if let Ok((i, r)) = joined {
+                    out.insert(i, r);
+                }
+            }
+            out
+        });
+        let mut outcomes = Vec::with_capacity(self.ports.len());
+        for (i, port) in self.ports.iter_mut().enumerate() {
+            match results.remove(&i) {
+                Some(Ok((addr, client, (wanted, responses, error)))) => {
+                    port.addr = Some(addr);
+                    port.client = Some(client);
+                    // An empty list may be a runtime still starting: ask again next time.
+                    port.since_list += 1;
+                    port.wanted =
+                        (!wanted.is_empty() && port.since_list < RELIST_EVERY).then_some(wanted);
+                    if port.wanted.is_none() {
+                        port.since_list = 0;
+                    }
+                    outcomes.push(Outcome::Answered { responses, error });
+                }
+                Some(Err(e)) => {
+                    port.reset();
+                    outcomes.push(Outcome::Failed(e));
+                }
+                None => {
+                    port.reset();
+                    outcomes.push(Outcome::Failed("request task failed".to_string()));
+                }
+            }
+        }
+        outcomes
+    }
+}
+
+fn most_common(chips: &[Chip]) -> Option<&'static Generation> {
+    let mut counts: Vec<(&'static Generation, usize)> = Vec::new();
+    for c in chips {
+        match counts
+            .iter_mut()
+            .find(|(g, _)| std::ptr::eq(*g, c.generation))
+        {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c.generation, 1)),
+        }
+    }
+    counts.into_iter().max_by_key(|(_, n)| *n).map(|(g, _)| g)
+}
+
+impl Collector for TpuCollector {
+    fn name(&self) -> &'static str {
+        "tpu"
+    }
+
+    fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+        let outcomes = self.read_ports();
+        let mut merged = Merged::default();
+        let mut errors = Vec::new();
+        let mut answered = Vec::new();
+        for (port, outcome) in self.ports.iter().zip(outcomes) {
+            match outcome {
+                Outcome::Answered { responses, error } => {
+                    for (shape, metric) in &responses {
+                        merged.add(*shape, metric, self.fanout);
+                    }
+                    if let Some(e) = error {
+                        errors.push(format!("{}: {e}", port.label()));
+                    }
+                    answered.push(port.label());
+                }
+                Outcome::Failed(e) => errors.push(format!("{}: {e}", port.label())),
+            }
+        }
+        if merged.is_empty() && errors.is_empty() {
+            errors.push(format!(
+                "{} answered but served no TPU metric",
+                answered.join(", ")
+            ));
+        }
+        merged.finish(out);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(SamplerError::Http {
+                url: "tpu runtime metrics".to_string(),
+                detail: errors.join("; "),
+            })
+        }
+    }
+
+    fn gpus(&self) -> Vec<GpuInfo> {
+        self.chips.iter().map(Chip::info).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pci(root: &Path, addr: &str, vendor: &str, device: &str, subsystem: &str) {
+        let d = root.join("bus/pci/devices").join(addr);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(d.join("vendor"), format!("{vendor}\n")).expect("vendor");
+        std::fs::write(d.join("device"), format!("{device}\n")).expect("device");
+        std::fs::write(d.join("subsystem_device"), format!("{subsystem}\n")).expect("sub");
+    }
+
+    #[test]
+    fn generations_from_pci_ids() {
+        let name = |d, s| generation(d, s).map(|g| g.name);
+        assert_eq!(name("0x0027", "0x004e"), Some("v2"));
+        assert_eq!(name("0x0027", "0x004F"), Some("v3"));
+        assert_eq!(name("0x0027", "0x0000"), None);
+        assert_eq!(name("0x005e", "0x0000"), Some("v4"));
+        assert_eq!(name("0x0063", ""), Some("v5e"));
+        assert_eq!(name("0x0062", ""), Some("v5p"));
+        assert_eq!(name("0x006F", ""), Some("v6e"));
+        assert_eq!(name("0x0076", ""), Some("7x"));
+        assert_eq!(name("0x0042", ""), None); // gVNIC
+        let v5p = generation("0x0062", "").expect("v5p");
+        assert_eq!((v5p.hbm_gib, v5p.devices_per_chip), (95, 1));
+        let v3 = generation("0x0027", "0x004f").expect("v3");
+        assert_eq!(
+            (v3.hbm_gib, v3.devices_per_chip, v3.duty_cycle_fanout),
+            (16, 2, 2)
+        );
+    }
+
+    #[test]
+    fn pci_scan_keeps_tpus_in_address_order() {
+        let dir = tempfile::tempdir().expect("tmp");
+        pci(dir.path(), "0000:00:06.0", "0x1ae0", "0x005e", "0x0000");
+        pci(dir.path(), "0000:00:05.0", "0x1ae0", "0x005e", "0x0000");
+        pci(dir.path(), "0000:00:04.0", "0x1ae0", "0x0042", "0x0008"); // gVNIC
+        pci(dir.path(), "0000:00:01.0", "0x8086", "0x7110", "0x1100");
+        let chips = scan_pci(dir.path()).expect("chips");
+        let addrs: Vec<&str> = chips.iter().map(|c| c.address.as_str()).collect();
+        assert_eq!(addrs, ["0000:00:05.0", "0000:00:06.0"]);
+        assert_eq!(
+            chips[0].info(),
+            GpuInfo {
+                name: "TPU v4".into(),
+                memory_total: 32 << 30,
+                driver: String::new()
+            }
+        );
+        let c = Chip {
+            address: String::new(),
+            generation: generation("0x0076", "").expect("7x"),
+        };
+        assert_eq!(c.info().name, "TPU7x");
+    }
+
+    #[test]
+    fn no_tpu_says_why() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let missing = scan_pci(dir.path()).expect_err("no dir");
+        assert!(missing.starts_with("cannot read "), "{missing}");
+        pci(dir.path(), "0000:00:04.0", "0x1ae0", "0x0042", "0x0008");
+        pci(dir.path(), "0000:00:01.0", "0x8086", "0x7110", "0x1100");
+        let why = scan_pci(dir.path()).expect_err("no tpu");
+        assert_eq!(
+            why,
+            format!(
+                "no TPU on the PCI bus ({}); Google device id 0x0042 is not a TPU",
+                dir.path().join("bus/pci/devices").display()
+            )
+        );
+        assert!(!why.contains('\n'));
+    }
+
+    #[test]
+    fn ports_from_the_environment_value() {
+        assert_eq!(parse_ports(None), Ok(vec![8431]));
+        assert_eq!(parse_ports(Some(" ")), Ok(vec![8431]));
+        assert_eq!(
+            parse_ports(Some("8431,8432, 8433,8431,")),
+            Ok(vec![8431, 8432, 8433])
+        );
+        assert!(parse_ports(Some("8431,x")).is_err_and(|e| e.contains("'x'")));
+        assert!(parse_ports(Some("0")).is_err());
+        assert!(parse_ports(Some("70000")).is_err());
+    }
+
+    #[test]
+    fn deadline_is_well_under_the_interval() {
+        assert_eq!(
+            sample_timeout(Duration::from_secs(1)),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_millis(300)),
+            Duration::from_millis(150)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_millis(20)),
+            Duration::from_millis(50)
+        );
+        assert_eq!(
+            sample_timeout(Duration::from_secs(15)),
+            Duration::from_secs(2)
+        );
+    }
+
+    #[test]
+    fn wanted_metrics_follow_the_supported_list() {
+        assert_eq!(wanted_from(None).len(), map::SPECS.len());
+        let listed = vec![
+            "tpu.runtime.hbm.memory.usage.bytes".to_string(),
+            "tpu.runtime.tensorcore.utilization.percent".to_string(),
+            "something.else".to_string(),
+        ];
+        let w = wanted_from(Some(&listed));
+        assert_eq!(
+            w,
+            vec![
+                (
+                    "tpu.runtime.hbm.memory.usage.bytes".to_string(),
+                    Shape::Device("hbmCapacityUsage")
+                ),
+                (
+                    "tpu.runtime.tensorcore.utilization.percent".to_string(),
+                    map::TENSORCORE_UTILIZATION
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_closed_port_is_an_error_not_a_hang() {
+        // Bind then drop: nothing listens on that port any more.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("port")
+            .port();
+        let chips = vec![Chip {
+            address: "0000:00:05.0".into(),
+            generation: generation("0x005e", "").expect("v4"),
+        }];
+        let mut c =
+            TpuCollector::new(chips, "localhost", &[port], Duration::from_millis(500)).expect("c");
+        let start = std::time::Instant::now();
+        let mut out = Vec::new();
+        let e = c.sample(&mut out).expect_err("refused").to_string();
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(out.is_empty());
+        // localhost is 127.0.0.1 without a name lookup; the OS error is kept.
+        assert!(
+            e.contains(&format!("127.0.0.1:{port}: Unavailable: ")),
+            "{e}"
+        );
+        assert!(e.contains("os error"), "{e}");
+        assert_eq!(c.gpus().len(), 1);
+        // Still an error (not a hang) the next time.
+        assert!(c.sample(&mut out).is_err());
+        assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn addresses_without_a_lookup() {
+        let v4 = |s: &str| s.parse::<SocketAddr>().ok();
+        assert_eq!(literal_addr("localhost", 8431), v4("127.0.0.1:8431"));
+        assert_eq!(literal_addr("LOCALHOST", 1), v4("127.0.0.1:1"));
+        assert_eq!(literal_addr("10.0.0.2", 8432), v4("10.0.0.2:8432"));
+        assert_eq!(literal_addr("[::1]", 8431), v4("[::1]:8431"));
+        assert_eq!(literal_addr("::1", 8431), v4("[::1]:8431"));
+        assert_eq!(literal_addr("tpu-host", 8431), None);
+    }
+}
