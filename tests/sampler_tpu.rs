@@ -708,12 +708,20 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
     let stderr = stderr.join().expect("stderr");
     assert!(status.success(), "{stderr}");
 
-    // Answered before it hung, although the other port never answered.
-    let first = tpu_keys(&lines[0].1);
+    // Answered before it hung, although the other port never answered. The first
+    // reading (connect included) may miss the first sample's deadline; the sampler then
+    // hands it out with the second.
     let served_usage = fx["ports"][0]["metrics"]["tpu.runtime.hbm.memory.usage.bytes"][0]["int"]
         .as_f64()
         .expect("usage");
-    assert_eq!(first.get("tpu.0.hbmCapacityUsage"), Some(&served_usage));
+    let answered: Vec<Option<f64>> = lines[..2]
+        .iter()
+        .map(|(_, v)| tpu_keys(v).get("tpu.0.hbmCapacityUsage").copied())
+        .collect();
+    assert!(
+        answered.contains(&Some(served_usage)),
+        "{answered:?} vs {served_usage}"
+    );
     // After it hung: no TPU keys, host families every time, on time.
     for (i, (_, v)) in lines.iter().enumerate().skip(4) {
         assert!(tpu_keys(v).is_empty(), "sample {i} has tpu keys: {v}");
@@ -745,8 +753,18 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
     assert!(rss_kb < 64 * 1024, "VmRSS {rss_kb} kB over the 64 MB cap");
 
     // Both problems reported, one line per sample.
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("tpu: ")).collect();
-    assert!(errors.len() >= count as usize - 2, "{stderr}");
+    let lines_tpu: Vec<&str> = stderr.lines().filter(|l| l.starts_with("tpu: ")).collect();
+    // On a loaded machine a reading may still miss the sampler's deadline now and then
+    // (reported as late, its errors then arrive with the next sample).
+    let late = lines_tpu
+        .iter()
+        .filter(|l| l.contains(": late: ") || l.contains(": busy: "))
+        .count();
+    assert!(late <= 2, "{stderr}");
+    let errors: Vec<&str> = (lines_tpu.iter().copied())
+        .filter(|l| !l.contains(": late: ") && !l.contains(": busy: "))
+        .collect();
+    assert!(errors.len() >= count as usize - 2 - late, "{stderr}");
     assert!(
         errors.iter().all(|l| l.starts_with("tpu: error: ")),
         "{stderr}"
@@ -754,7 +772,7 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
     let hole_addr = SocketAddr::from(([127, 0, 0, 1], hole)).to_string();
     let port_addr = SocketAddr::from(([127, 0, 0, 1], port)).to_string();
     assert!(
-        errors[0].contains(&format!("{hole_addr}: no answer within 150 ms")),
+        errors[0].contains(&format!("{hole_addr}: no answer within 120 ms")),
         "{stderr}"
     );
     assert!(
@@ -762,7 +780,7 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
         "the answering port was reported: {stderr}"
     );
     assert!(
-        errors[errors.len() - 1].contains(&format!("{port_addr}: no answer within 150 ms")),
+        errors[errors.len() - 1].contains(&format!("{port_addr}: no answer within 120 ms")),
         "{stderr}"
     );
     assert!(!held.lock().expect("lock").is_empty());

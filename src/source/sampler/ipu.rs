@@ -48,12 +48,13 @@ pub(crate) const MAX_OUTPUT: usize = 256 * 1024;
 const MAX_DEVICES: usize = 1024;
 const DETECT_BUDGET: Duration = Duration::from_secs(3);
 
-/// Time all `gc-info` runs of one sample may take together: 60 % of the interval,
-/// between 150 ms and 5 s, so that a hung tool never delays a sample past its interval.
+/// Time all `gc-info` runs of one sample may take together: 40 % of the interval,
+/// between 50 ms and 5 s, so that a hung tool's error is back before the sampler's
+/// own deadline (half the interval) and lands in the sample it was asked for.
 pub(crate) fn sample_budget(interval: Duration) -> Duration {
     interval
-        .mul_f64(0.6)
-        .clamp(Duration::from_millis(150), Duration::from_secs(5))
+        .mul_f64(0.4)
+        .clamp(Duration::from_millis(50), Duration::from_secs(5))
 }
 
 /// (attribute, unit of the key) of the time-varying attributes.
