@@ -16,7 +16,7 @@
 //! ids are taken to be NVML indices, which is how DCGM numbers GPUs by default.
 //!
 //! A host engine that goes away (restart, driver upgrade) is reported once, and leet
-//! connects again every 10 s until it answers. The connection is left open until the
+//! connects again after ten samples (2 s to 10 s) until it answers. The connection is left open until the
 //! process exits and the library is never unloaded: DCGM's client threads outlive any one
 //! call, and the reference found `dcgmDisconnect` at teardown crashing.
 //!
@@ -325,8 +325,11 @@ struct Session {
     gpu_ids: Vec<u32>,
 }
 
-/// How long a lost host engine is left alone before leet connects again.
-const RECONNECT_AFTER: Duration = Duration::from_secs(10);
+/// How long a lost host engine is left alone before leet connects again: ten samples,
+/// between 2 s and 10 s (10 s at the default 1 s interval).
+fn reconnect_after(interval: Duration) -> Duration {
+    (interval * 10).clamp(Duration::from_secs(2), Duration::from_secs(10))
+}
 
 pub(crate) struct DcgmCollector {
     api: Api,
@@ -462,10 +465,11 @@ impl Collector for DcgmCollector {
                     s
                 }
                 Err(e) => {
-                    self.reconnect_at = Instant::now() + RECONNECT_AFTER;
+                    let after = reconnect_after(self.interval);
+                    self.reconnect_at = Instant::now() + after;
                     return Err(SamplerError::Gpu(format!(
-                        "reconnect: {e}; next try in {} s",
-                        RECONNECT_AFTER.as_secs()
+                        "reconnect: {e}; next try in {:.1} s",
+                        after.as_secs_f64()
                     )));
                 }
             },
@@ -486,11 +490,12 @@ impl Collector for DcgmCollector {
         if rc == DCGM_ST_CONNECTION_NOT_VALID {
             // The handle is dead: connect again later (without it no key is emitted, so
             // nothing is written twice even though GPM stays off for these GPUs).
-            self.reconnect_at = Instant::now() + RECONNECT_AFTER;
+            let after = reconnect_after(self.interval);
+            self.reconnect_at = Instant::now() + after;
             return Err(SamplerError::Gpu(format!(
-                "dcgmGetLatestValues_v2: {}; reconnecting in {} s",
+                "dcgmGetLatestValues_v2: {}; reconnecting in {:.1} s",
                 describe(self.api.error_string, rc),
-                RECONNECT_AFTER.as_secs()
+                after.as_secs_f64()
             )));
         }
         self.session = Some(session);
