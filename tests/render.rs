@@ -529,3 +529,59 @@ fn a_bad_header_is_said_in_the_main_area() {
     assert!(s.contains("version 3"), "{s}");
     insta::assert_snapshot!(format!("bad_header_{w}x{h}"), s);
 }
+
+/// `leet --live` on a host with TPUs, NeuronCores and IPUs: each per-device metric is
+/// one chart with a line per device, as GPU metrics are.
+#[test]
+fn live_monitor_groups_each_accelerator_metric_across_devices() {
+    use leet::msg::Sample;
+    let (w, h) = (200, 60);
+    let mut app = App::live(
+        Options {
+            color: false,
+            ..Options::default()
+        },
+        120.0,
+    );
+    app.update(Msg::Resize(w, h));
+    app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    let t0 = NOW - 30.0;
+    for i in 0..30u32 {
+        let x = f64::from(i);
+        let mut values = vec![("cpu".to_owned(), 10.0)];
+        for d in 0..4u32 {
+            let d_f = f64::from(d);
+            values.push((format!("tpu.{d}.dutyCycle"), 20.0 * d_f + x));
+            values.push((format!("tpu.{d}.hbmCapacityUsage"), 1e9 * (d_f + 1.0)));
+        }
+        for c in 0..2u32 {
+            values.push((
+                format!("trn.{c}.neuroncore_utilization"),
+                50.0 + f64::from(c) * 10.0,
+            ));
+            values.push((format!("ipu.{c}.ipu utilisation (%)"), 30.0 + x));
+            values.push((format!("ipu.{c}.ipu power (W)"), 100.0 + x));
+        }
+        values.push(("trn.host_total_memory_usage".to_owned(), 2e9));
+        app.update(Msg::Sample(Sample {
+            timestamp: t0 + x,
+            values,
+        }));
+    }
+    app.update(Msg::Tick(NOW));
+    let s = screen(&app, w, h);
+    for title in [
+        "TPU dutyCycle",
+        "TPU hbmCapacityUsage",
+        // (cut to the chart's width)
+        "NeuronCore neuroncore_utiliz",
+        "IPU ipu utilisation (%)",
+        "IPU ipu power (W)",
+    ] {
+        assert_eq!(s.matches(title).count(), 1, "one chart titled {title}:\n{s}");
+    }
+    // Never one chart per device: CPU, the five above and trn.host_total_memory_usage
+    // (20 per-device keys, 7 charts).
+    assert!(s.contains("Metrics [1-7 of 7]"), "{s}");
+    insta::assert_snapshot!("live_200x60_accelerators", s);
+}

@@ -279,7 +279,8 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
         }
         rest.push(SysChart {
             title: key.to_owned(),
-            unit: Unit::Plain,
+            // `trn.host_total_memory_usage` is bytes, `cpu.pcpu_freq` MHz, `ane.power` W.
+            unit: infer_unit(key),
             series: vec![SysSeries {
                 key: key.to_owned(),
                 label: key.to_owned(),
@@ -473,7 +474,7 @@ mod tests {
                 ),
                 (
                     "trn.host_total_memory_usage",
-                    Unit::Plain,
+                    Unit::Bytes,
                     vec!["trn.host_total_memory_usage"]
                 ),
             ]
