@@ -2,10 +2,12 @@
 //!
 //! Every child runs in its own process group, with stdin closed and stderr discarded, and
 //! is registered here while it lives, so that [`kill_all`] (called on quit, on a fatal
-//! signal and from the panic hook) can end every group. On Linux a child also gets
-//! `PR_SET_PDEATHSIG = SIGKILL`, so it dies with leet even when leet is killed with
-//! SIGKILL. That signal fires when the *thread* that spawned the child ends, so spawn a
-//! long-lived [`Stream`] from a thread that lives as long as the stream does.
+//! signal and from the panic hook) can end every group. On Linux a long-lived child
+//! ([`Stream`]) also gets `PR_SET_PDEATHSIG = SIGKILL`, so it dies with leet even when
+//! leet is killed with SIGKILL. That signal fires when the *thread* that spawned the
+//! child ends, so spawn a [`Stream`] from a thread that lives as long as the stream does.
+//! One-shot children ([`run`]) go without it, so that std can start them with
+//! `posix_spawn`; their deadline bounds how long one can outlive a SIGKILLed leet.
 //!
 //! - [`run`]: one-shot, with a deadline and an output cap; on timeout or overflow the
 //!   group is killed and the child reaped before the error returns. No extra thread.
@@ -70,7 +72,20 @@ fn kill_group(pgid: i32) {
     }
 }
 
-fn command(program: &Path, args: &[&str]) -> Command {
+/// How a child is tied to leet's lifetime.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tie {
+    /// One-shot, under a deadline: killed by its owner on timeout and by [`kill_all`]
+    /// on exit. No `pre_exec` hook, so std starts it with `posix_spawn` (a vfork),
+    /// which costs a fraction of a fork of this multi-threaded process: a tool run
+    /// once per device per sample stays cheap.
+    Deadline,
+    /// Long-lived: also `PR_SET_PDEATHSIG = SIGKILL` (Linux), so it dies with leet
+    /// even when leet is killed with SIGKILL.
+    Lifetime,
+}
+
+fn command(program: &Path, args: &[&str], tie: Tie) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::null())
@@ -78,7 +93,7 @@ fn command(program: &Path, args: &[&str]) -> Command {
         .stderr(Stdio::null())
         .process_group(0);
     #[cfg(target_os = "linux")]
-    {
+    if tie == Tie::Lifetime {
         // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
         unsafe {
             cmd.pre_exec(|| {
@@ -87,11 +102,13 @@ fn command(program: &Path, args: &[&str]) -> Command {
             });
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = tie;
     cmd
 }
 
-fn spawn(program: &Path, args: &[&str]) -> Result<(Child, i32), SamplerError> {
-    let child = command(program, args)
+fn spawn(program: &Path, args: &[&str], tie: Tie) -> Result<(Child, i32), SamplerError> {
+    let child = command(program, args, tie)
         .spawn()
         .map_err(|e| SamplerError::Command {
             cmd: program.display().to_string(),
@@ -139,7 +156,7 @@ pub(crate) fn run(
         detail,
     };
     let deadline = Instant::now() + timeout;
-    let (mut child, pgid) = spawn(program, args)?;
+    let (mut child, pgid) = spawn(program, args, Tie::Deadline)?;
     let Some(mut stdout) = child.stdout.take() else {
         end(&mut child, pgid);
         return Err(err("no stdout".to_string()));
@@ -235,7 +252,7 @@ impl Stream {
         max_lines: usize,
         max_line_bytes: usize,
     ) -> Result<Self, SamplerError> {
-        let (mut child, pgid) = spawn(program, args)?;
+        let (mut child, pgid) = spawn(program, args, Tie::Lifetime)?;
         let Some(stdout) = child.stdout.take() else {
             end(&mut child, pgid);
             return Err(SamplerError::Command {
