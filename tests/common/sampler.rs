@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::fmt::Debug;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -235,10 +235,9 @@ pub fn path_with(dir: &Path) -> String {
 // ---------------------------------------------------------------------------------
 // Fake HTTP server (127.0.0.1 only)
 
-/// A server on 127.0.0.1; stops accepting (and drops the connections it holds) when
-/// dropped.
+/// A server on 127.0.0.1; stops accepting when dropped.
 pub struct Server {
-    base: String,
+    addr: SocketAddr,
     requests: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
@@ -246,7 +245,7 @@ pub struct Server {
 impl Server {
     /// `http://127.0.0.1:PORT` followed by `path`.
     pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        format!("http://{}{path}", self.addr)
     }
 
     /// Connections accepted so far.
@@ -265,56 +264,52 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        // wake the accept loop so that it sees `stop`
+        let _ = TcpStream::connect(self.addr);
     }
 }
 
 /// Serve HTTP on 127.0.0.1: connection `n` (from 0) is answered `200 OK` with
 /// `answer(n)` as a text/plain body after `delay`; `None` from `answer` reads the
-/// request and never answers (the connection is held until the server is dropped).
+/// request and never answers (the connection stays open until the client closes it).
 pub fn serve(
     delay: Duration,
     answer: impl Fn(usize) -> Option<String> + Send + Sync + 'static,
 ) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
-    listener.set_nonblocking(true).expect("nonblocking");
     let requests = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (count, stopped) = (requests.clone(), stop.clone());
     let answer = Arc::new(answer);
     std::thread::spawn(move || {
-        while !stopped.load(Ordering::SeqCst) {
-            let Ok((mut conn, _)) = listener.accept() else {
-                std::thread::sleep(Duration::from_millis(5));
-                continue;
-            };
+        for conn in listener.incoming() {
+            if stopped.load(Ordering::SeqCst) {
+                return;
+            }
+            let Ok(mut conn) = conn else { continue };
             let n = count.fetch_add(1, Ordering::SeqCst);
-            let (answer, stopped) = (answer.clone(), stopped.clone());
+            let answer = answer.clone();
             std::thread::spawn(move || {
-                let _ = conn.set_nonblocking(false);
                 let mut req = [0u8; 4096];
                 let _ = conn.read(&mut req);
-                match answer(n) {
-                    None => {
-                        while !stopped.load(Ordering::SeqCst) {
-                            std::thread::sleep(Duration::from_millis(20));
-                        }
-                    }
-                    Some(body) => {
-                        std::thread::sleep(delay);
-                        let _ = write!(
-                            conn,
-                            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                            body.len()
-                        );
-                        let _ = conn.write_all(body.as_bytes());
-                    }
-                }
+                let Some(body) = answer(n) else {
+                    // held open: wait for the client to go
+                    while conn.read(&mut req).is_ok_and(|k| k > 0) {}
+                    return;
+                };
+                std::thread::sleep(delay);
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(body.as_bytes());
             });
         }
     });
     Server {
-        base: format!("http://{addr}"),
+        addr,
         requests,
         stop,
     }
