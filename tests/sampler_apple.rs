@@ -288,22 +288,7 @@ fn hostile(body: &str, want: &str) -> Run {
     let fake = Fake::new(body);
     let run = sample(8, &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())]);
     assert_on_time(&run, 8, INTERVAL_MS);
-    assert!(
-        run.stderr
-            .lines()
-            .any(|l| l.starts_with("apple: error: ") && l.contains(want)),
-        "no 'apple: error: ...{want}...' in\n{}",
-        run.stderr
-    );
-    assert!(
-        run.max_rss_kb > 0 && run.max_rss_kb < RSS_CAP_KB,
-        "VmRSS {} kB (cap {RSS_CAP_KB} kB)",
-        run.max_rss_kb
-    );
-    assert!(
-        !run.stderr.contains('\u{1b}'),
-        "escape sequence reached stderr"
-    );
+    sampler::assert_error_reported_and_bounded(&run, "apple", want, RSS_CAP_KB);
     assert_none_left(&fake);
     run
 }

@@ -247,22 +247,7 @@ fn hostile(device: &str, want: &str) -> Run {
     });
     let run = sample(6, &fake.path_env(), &[]);
     assert_on_time(&run, 6, INTERVAL_MS);
-    assert!(
-        run.stderr
-            .lines()
-            .any(|l| l.starts_with("ipu: error: ") && l.contains(want)),
-        "no 'ipu: error: ...{want}...' in\n{}",
-        run.stderr
-    );
-    assert!(
-        run.max_rss_kb > 0 && run.max_rss_kb < RSS_CAP_KB,
-        "VmRSS {} kB (cap {RSS_CAP_KB} kB)",
-        run.max_rss_kb
-    );
-    assert!(
-        !run.stderr.contains('\u{1b}'),
-        "escape sequence reached stderr"
-    );
+    sampler::assert_error_reported_and_bounded(&run, "ipu", want, RSS_CAP_KB);
     assert!(run.samples.iter().all(|s| ipu_part(s).is_empty()));
     assert_none_left(&fake);
     run

@@ -159,6 +159,28 @@ pub fn assert_on_time(run: &Run, count: usize, interval_ms: u64) {
     );
 }
 
+/// A run against a misbehaving fake: `FAMILY: error: ...WANT...` is reported, the peak
+/// VmRSS stayed under `rss_cap_kb`, and no escape sequence reached stderr.
+pub fn assert_error_reported_and_bounded(run: &Run, family: &str, want: &str, rss_cap_kb: u64) {
+    let prefix = format!("{family}: error: ");
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.starts_with(&prefix) && l.contains(want)),
+        "no '{prefix}...{want}...' in\n{}",
+        run.stderr
+    );
+    assert!(
+        run.max_rss_kb > 0 && run.max_rss_kb < rss_cap_kb,
+        "VmRSS {} kB (cap {rss_cap_kb} kB)",
+        run.max_rss_kb
+    );
+    assert!(
+        !run.stderr.contains('\u{1b}'),
+        "escape sequence reached stderr"
+    );
+}
+
 /// SIGTERM to the child, which must exit within 10 s.
 pub fn sigterm_and_wait(child: &mut KillOnDrop) {
     let pid = i32::try_from(child.0.id()).expect("pid");
