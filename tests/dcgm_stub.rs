@@ -11,12 +11,12 @@
 //! that is a failure.
 #![cfg(target_os = "linux")]
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::sampler;
 use serde_json::{Map, Value};
 
 const PROFILING: [&str; 12] = [
@@ -75,37 +75,7 @@ fn expected() -> BTreeMap<String, f64> {
 
 /// Build `tests/<src>` into `<dir>/<name>`; None (skip) without `cc`, a failure under CI.
 fn build(dir: &Path, src: &str, name: &str) -> Option<PathBuf> {
-    let has_cc = Command::new("cc")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_cc {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "a C compiler (cc) is required in CI"
-        );
-        eprintln!("SKIPPED: no C compiler");
-        return None;
-    }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(src);
-    let out_path = dir.join(name);
-    let out = Command::new("cc")
-        .args(["-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-o"])
-        .arg(&out_path)
-        .arg(&src)
-        .output()
-        .expect("run cc");
-    assert!(
-        out.status.success(),
-        "cc failed on {}:\n{}",
-        src.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out_path)
+    sampler::build_c_stub(src, &dir.join(name))
 }
 
 struct Run {
@@ -119,13 +89,7 @@ struct Run {
 
 impl Run {
     fn samples(&self) -> Vec<Map<String, Value>> {
-        self.stdout
-            .lines()
-            .map(|l| match serde_json::from_str(l) {
-                Ok(Value::Object(m)) => m,
-                other => panic!("not a JSON object: {l:?} ({other:?})"),
-            })
-            .collect()
+        sampler::json_objects(&self.stdout)
     }
 
     fn dcgm_calls(&self, prefix: &str) -> Vec<&str> {
@@ -152,51 +116,35 @@ fn leet_sample(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Run {
 }
 
 fn leet_sample_n(dir: &Path, count: u32, args: &[&str], env: &[(&str, &Path)]) -> Run {
-    let out_path = dir.join("stdout");
-    let err_path = dir.join("stderr");
     let dcgm_log = dir.join("dcgm.log");
     let nvml_log = dir.join("nvml.log");
     let _ = std::fs::remove_file(&dcgm_log);
     let _ = std::fs::remove_file(&nvml_log);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
-    cmd.args(["sample", "--interval", "300ms", "--count"])
-        .arg(count.to_string())
-        .args(args)
+    let count = count.to_string();
+    let mut cmd = sampler::leet_sample(
+        &["--interval", "300ms", "--count", &count],
+        &[] as &[(&str, &str)],
+    );
+    cmd.args(args)
         .env("DCGM_STUB_LOG", &dcgm_log)
         .env("NVML_STUB_LOG", &nvml_log)
         .env_remove("DCGM_STUB_NO_HOSTENGINE")
         .env_remove("DCGM_STUB_RESTART_AFTER")
         .env_remove("LEET_DCGM_LIB")
         .env_remove("NVML_STUB_PID")
-        .env_remove("NVML_STUB_FAIL_INIT")
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).expect("stdout file"))
-        .stderr(File::create(&err_path).expect("stderr file"));
+        .env_remove("NVML_STUB_FAIL_INIT");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn leet");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait leet") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("leet sample did not finish");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let finished = sampler::run_to_end(cmd, dir);
+    finished.assert_success();
     let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    let run = Run {
-        stdout: read(&out_path),
-        stderr: read(&err_path),
+    Run {
+        stdout: finished.stdout,
+        stderr: finished.stderr,
         dcgm: read(&dcgm_log).lines().map(str::to_string).collect(),
         nvml: read(&nvml_log).lines().map(str::to_string).collect(),
-    };
-    assert!(status.success(), "leet failed: {}", run.stderr);
-    run
+    }
 }
 
 fn profiling_keys(sample: &Map<String, Value>) -> BTreeSet<&str> {

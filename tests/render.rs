@@ -578,7 +578,11 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
         "IPU ipu utilisation (%)",
         "IPU ipu power (W)",
     ] {
-        assert_eq!(s.matches(title).count(), 1, "one chart titled {title}:\n{s}");
+        assert_eq!(
+            s.matches(title).count(),
+            1,
+            "one chart titled {title}:\n{s}"
+        );
     }
     // Never one chart per device: CPU, the five above and trn.host_total_memory_usage
     // (20 per-device keys, 7 charts).

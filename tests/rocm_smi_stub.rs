@@ -11,13 +11,12 @@
 //! that is a failure.
 #![cfg(target_os = "linux")]
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::sampler;
 use leet::source::sampler::{amd_metrics, parse_rocm_smi_json};
 use serde_json::{Map, Value};
 
@@ -30,35 +29,8 @@ struct Fakes {
 impl Fakes {
     /// None (skip) without `cc`; a failure under CI.
     fn new() -> Option<Self> {
-        let has_cc = Command::new("cc")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !has_cc {
-            assert!(
-                std::env::var("CI").map_or(true, |v| v != "true"),
-                "a C compiler (cc) is required in CI"
-            );
-            eprintln!("SKIPPED: no C compiler");
-            return None;
-        }
         let dir = tempfile::tempdir().expect("tempdir");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rocm_smi_stub.c");
-        let lib = dir.path().join("librocm_smi64.so");
-        let out = Command::new("cc")
-            .args(["-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-o"])
-            .arg(&lib)
-            .arg(&src)
-            .output()
-            .expect("run cc");
-        assert!(
-            out.status.success(),
-            "cc failed on {}:\n{}",
-            src.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let lib = sampler::build_c_stub("rocm_smi_stub.c", &dir.path().join("librocm_smi64.so"))?;
         Some(Self { dir, lib })
     }
 
@@ -89,9 +61,7 @@ impl Fakes {
             self.path("rocm-smi.log").display(),
             fixture.display()
         );
-        let exe = bin.join("rocm-smi");
-        std::fs::write(&exe, script).expect("script");
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        sampler::write_executable(&bin.join("rocm-smi"), &script);
         bin
     }
 
@@ -114,48 +84,25 @@ impl Fakes {
     /// `leet sample --json --count 3 --interval 300ms` with PATH = `path` (then the
     /// system's), the given environment, the stub's log in the temp dir.
     fn sample(&self, path: &Path, env: &[(&str, &Path)]) -> (Vec<Map<String, Value>>, String) {
-        let out_path = self.path("stdout");
-        let err_path = self.path("stderr");
         let sys_path = std::env::var_os("PATH").unwrap_or_default();
         let mut paths = vec![path.to_path_buf()];
         paths.extend(std::env::split_paths(&sys_path).filter(|p| !p.join("rocm-smi").exists()));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
-        cmd.args(["sample", "--json", "--count", "3", "--interval", "300ms"])
-            .env("PATH", std::env::join_paths(paths).expect("PATH"))
+        let mut cmd = sampler::leet_sample(
+            &["--json", "--count", "3", "--interval", "300ms"],
+            &[] as &[(&str, &str)],
+        );
+        cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
             .env("ROCM_SMI_STUB_LOG", self.path("rsmi.log"))
             .env_remove("ROCM_SMI_STUB_FAIL_INIT")
             .env_remove("LEET_ROCM_SMI_LIB")
-            .env_remove("LEET_SYSFS_ROOT")
-            .stdin(Stdio::null())
-            .stdout(File::create(&out_path).expect("stdout file"))
-            .stderr(File::create(&err_path).expect("stderr file"));
+            .env_remove("LEET_SYSFS_ROOT");
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn leet");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let status = loop {
-            if let Some(s) = child.try_wait().expect("wait leet") {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("leet sample did not finish");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let stderr = std::fs::read_to_string(&err_path).expect("stderr");
-        assert!(status.success(), "leet failed: {stderr}");
-        let samples = std::fs::read_to_string(&out_path)
-            .expect("stdout")
-            .lines()
-            .map(|l| match serde_json::from_str(l) {
-                Ok(Value::Object(m)) => m,
-                other => panic!("not a JSON object: {l:?} ({other:?})"),
-            })
-            .collect();
-        (samples, stderr)
+        let finished = sampler::run_to_end(cmd, self.dir.path());
+        finished.assert_success();
+        let run = finished.json();
+        (run.samples, run.stderr)
     }
 }
 

@@ -7,12 +7,13 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use common::sampler::{self, assert_on_time, procs_with, Run};
 use serde_json::{Map, Value};
 
 /// Largest VmRSS of `leet sample` allowed while a fake misbehaves.
@@ -140,7 +141,6 @@ struct Fake {
 
 impl Fake {
     fn new(body: &str) -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let stream: String = STREAM.iter().map(|f| fixture_line(f) + "\n").collect();
         std::fs::write(dir.path().join("stream.jsonl"), stream).unwrap();
@@ -157,18 +157,12 @@ stream={d}/stream.jsonl
 {body}
 "#
         );
-        let p = dir.path().join("macmon");
-        std::fs::write(&p, script).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        sampler::write_executable(&dir.path().join("macmon"), &script);
         Self { dir }
     }
 
     fn path_env(&self) -> String {
-        format!(
-            "{}:{}",
-            self.dir.path().display(),
-            std::env::var("PATH").unwrap_or_default()
-        )
+        sampler::path_with(self.dir.path())
     }
 
     fn args_log(&self) -> String {
@@ -185,77 +179,21 @@ const REPLAY: &str = r#"while :; do
   while IFS= read -r l; do printf '%s\n' "$l"; sleep $secs; done < $stream
 done"#;
 
-fn procs_with(needle: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(raw) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&raw).replace('\0', " ");
-        if cmd.contains(needle) {
-            out.push(format!("{pid}: {cmd}"));
-        }
-    }
-    out
-}
-
 /// Wait up to 5 s for every process of the fake to be gone.
 fn assert_none_left(fake: &Fake) {
-    let t = Instant::now();
-    let mut left = fake.alive();
-    while !left.is_empty() && t.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(50));
-        left = fake.alive();
-    }
-    assert!(left.is_empty(), "fake macmon outlived leet: {left:?}");
+    sampler::assert_none_left(Duration::from_secs(5), "fake macmon outlived leet", || {
+        fake.alive()
+    });
 }
 
-fn rss_kb(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// Kills and reaps the child when dropped, also when an assertion fails.
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-struct Run {
-    status: ExitStatus,
-    samples: Vec<Map<String, Value>>,
-    stderr: String,
-    max_rss_kb: u64,
-}
-
-fn leet(dir: &Path, args: &[&str], env: &[(&str, String)]) -> KillOnDrop {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
-    cmd.arg("sample")
-        .args(args)
-        .env_remove("LEET_MACMON")
-        .stdin(Stdio::null())
-        .stdout(File::create(dir.join("stdout")).unwrap())
-        .stderr(File::create(dir.join("stderr")).unwrap());
+/// `leet sample ARGS` with `env` and no inherited `LEET_MACMON`.
+fn leet(args: &[&str], env: &[(&str, String)]) -> std::process::Command {
+    let mut cmd = sampler::leet_sample(args, &[] as &[(&str, &str)]);
+    cmd.env_remove("LEET_MACMON");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    KillOnDrop(cmd.spawn().unwrap())
+    cmd
 }
 
 /// `leet sample --json --count N --interval 300ms` to its end (60 s at most), with the
@@ -264,72 +202,15 @@ fn sample(count: u32, env: &[(&str, String)]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let count = count.to_string();
     let interval = format!("{INTERVAL_MS}ms");
-    let mut child = leet(
-        dir.path(),
-        &["--json", "--count", &count, "--interval", &interval],
-        env,
-    );
-    let pid = child.0.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut max_rss_kb = 0;
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "leet sample did not finish");
-        max_rss_kb = max_rss_kb.max(rss_kb(pid).unwrap_or(0));
-        std::thread::sleep(Duration::from_millis(25));
-    };
-    let stdout = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
-    let samples = stdout
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object: {l:?} ({other:?})"),
-        })
-        .collect();
-    Run {
-        status,
-        samples,
-        stderr: std::fs::read_to_string(dir.path().join("stderr")).unwrap(),
-        max_rss_kb,
-    }
-}
-
-/// Every sample has the host keys, and samples come at the interval.
-fn assert_on_time(run: &Run, count: usize) {
-    assert!(run.status.success(), "{:?}\n{}", run.status, run.stderr);
-    assert_eq!(run.samples.len(), count, "{}", run.stderr);
-    let ts: Vec<f64> = run
-        .samples
-        .iter()
-        .map(|s| s["timestamp"].as_f64().unwrap())
-        .collect();
-    let interval = INTERVAL_MS as f64 / 1000.0;
-    for (i, s) in run.samples.iter().enumerate() {
-        assert!(
-            s.contains_key("memory_percent"),
-            "sample {i} lacks memory_percent"
-        );
-        if i > 0 {
-            assert!(s.contains_key("cpu"), "sample {i} lacks cpu");
-            let gap = ts[i] - ts[i - 1];
-            assert!(gap < interval * 2.5, "gap {gap:.3}s before sample {i}");
-        }
-    }
-    let span = ts[count - 1] - ts[0];
-    let want = interval * (count - 1) as f64;
-    assert!(
-        span < want + 1.0,
-        "{count} samples took {span:.3}s, want ~{want:.1}s"
-    );
+    let cmd = leet(&["--json", "--count", &count, "--interval", &interval], env);
+    sampler::run_to_end(cmd, dir.path()).json()
 }
 
 #[test]
 fn keys_and_values_come_from_the_recorded_lines() {
     let fake = Fake::new(REPLAY);
     let run = sample(5, &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())]);
-    assert_on_time(&run, 5);
+    assert_on_time(&run, 5, INTERVAL_MS);
     assert!(!run.stderr.contains("apple"), "{}", run.stderr);
     let probe = expected(&fixture_line(PROBE));
     let stream: Vec<_> = STREAM.iter().map(|f| expected(&fixture_line(f))).collect();
@@ -394,7 +275,7 @@ fn without_macmon_one_line_says_why() {
             env.push(("LEET_MACMON", s.to_string()));
         }
         let run = sample(2, &env);
-        assert_on_time(&run, 2);
+        assert_on_time(&run, 2, INTERVAL_MS);
         let lines: Vec<_> = run.stderr.lines().filter(|l| l.starts_with("apple")).collect();
         assert_eq!(lines, [why], "{}", run.stderr);
         assert!(run.samples.iter().all(|s| !s.contains_key("gpu.0.gpu")));
@@ -406,23 +287,8 @@ fn without_macmon_one_line_says_why() {
 fn hostile(body: &str, want: &str) -> Run {
     let fake = Fake::new(body);
     let run = sample(8, &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())]);
-    assert_on_time(&run, 8);
-    assert!(
-        run.stderr
-            .lines()
-            .any(|l| l.starts_with("apple: error: ") && l.contains(want)),
-        "no 'apple: error: ...{want}...' in\n{}",
-        run.stderr
-    );
-    assert!(
-        run.max_rss_kb > 0 && run.max_rss_kb < RSS_CAP_KB,
-        "VmRSS {} kB (cap {RSS_CAP_KB} kB)",
-        run.max_rss_kb
-    );
-    assert!(
-        !run.stderr.contains('\u{1b}'),
-        "escape sequence reached stderr"
-    );
+    assert_on_time(&run, 8, INTERVAL_MS);
+    sampler::assert_error_reported_and_bounded(&run, "apple", want, RSS_CAP_KB);
     assert_none_left(&fake);
     run
 }
@@ -431,7 +297,7 @@ fn hostile(body: &str, want: &str) -> Run {
 fn a_dying_macmon_is_reported_and_restarted_after_a_backoff() {
     let fake = Fake::new("head -n 1 $stream; exit 7");
     let run = sample(8, &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())]);
-    assert_on_time(&run, 8);
+    assert_on_time(&run, 8, INTERVAL_MS);
     assert!(
         run.stderr
             .contains("macmon exited (exit status: 7); restarting in 1s"),
@@ -491,10 +357,12 @@ fn garbage_lines_are_reported_sanitized() {
 fn no_macmon_is_left_after_sigterm() {
     let fake = Fake::new(REPLAY);
     let dir = tempfile::tempdir().unwrap();
-    let mut child = leet(
+    let mut child = sampler::spawn_logged(
+        leet(
+            &["--json", "--interval", "300ms"],
+            &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())],
+        ),
         dir.path(),
-        &["--json", "--interval", "300ms"],
-        &[("PATH", fake.path_env()), ("LEET_MACMON", "1".into())],
     );
     let t = Instant::now();
     while !fake.alive().iter().any(|p| p.ends_with("-i 300 pipe ")) {
@@ -505,16 +373,6 @@ fn no_macmon_is_left_after_sigterm() {
         );
         std::thread::sleep(Duration::from_millis(25));
     }
-    let pid = i32::try_from(child.0.id()).unwrap();
-    // SAFETY: plain kill(2) of our own child.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let t = Instant::now();
-    while child.0.try_wait().unwrap().is_none() {
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "leet ignored SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    sampler::sigterm_and_wait(&mut child);
     assert_none_left(&fake);
 }

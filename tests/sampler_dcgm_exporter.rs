@@ -6,16 +6,14 @@
 //! checked against the input. Also: an endpoint that stops answering, one that is down,
 //! one without DCGM series, and the flag absent.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::sampler::{self, serve, Run};
 use serde_json::{Map, Value};
 
 fn fixture(name: &str) -> String {
@@ -94,111 +92,18 @@ fn expected_from_recording(text: &str) -> BTreeMap<String, f64> {
     want
 }
 
-/// What the fake endpoint does with request number `n` (0-based).
-#[derive(Clone, Copy)]
-enum Answer {
-    Body(&'static str),
-    /// Accept, read the request, never answer (until the server stops).
-    Hang,
-}
-
-struct Server {
-    url_base: String,
-    requests: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-}
-
-/// A server on 127.0.0.1 answering each request as `answer(n)` says.
-fn serve(answer: impl Fn(usize) -> Answer + Send + 'static) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let requests = Arc::new(AtomicUsize::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
-    let (r, s) = (requests.clone(), stop.clone());
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        while !s.load(Ordering::SeqCst) {
-            match listener.accept() {
-                Ok((mut conn, _)) => {
-                    conn.set_nonblocking(false).expect("blocking");
-                    let mut req = [0u8; 4096];
-                    let _ = conn.read(&mut req);
-                    let n = r.fetch_add(1, Ordering::SeqCst);
-                    match answer(n) {
-                        Answer::Body(body) => {
-                            let _ = write!(
-                                conn,
-                                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\n\r\n{body}",
-                                body.len()
-                            );
-                        }
-                        Answer::Hang => held.push(conn),
-                    }
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(5)),
-            }
-        }
-    });
-    Server {
-        url_base: format!("http://{addr}"),
-        requests,
-        stop,
-    }
-}
-
-struct Run {
-    samples: Vec<Map<String, Value>>,
-    stderr: String,
-    elapsed: Duration,
-}
-
+/// `leet sample --json --interval 300ms --count N ARGS`, which must succeed.
 fn leet_sample(args: &[&str], count: u32) -> Run {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
-        .args(["sample", "--json", "--interval", "300ms", "--count"])
-        .arg(count.to_string())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).expect("out"))
-        .stderr(File::create(&err_path).expect("err"))
-        .spawn()
-        .expect("spawn leet");
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("leet sample did not finish");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = start.elapsed();
-    let stderr = std::fs::read_to_string(&err_path).expect("stderr");
-    assert!(status.success(), "leet failed: {stderr}");
-    let samples = std::fs::read_to_string(&out_path)
-        .expect("stdout")
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object: {l:?} ({other:?})"),
-        })
-        .collect();
-    Run {
-        samples,
-        stderr,
-        elapsed,
-    }
+    let count = count.to_string();
+    let mut cmd = sampler::leet_sample(
+        &["--json", "--interval", "300ms", "--count", &count],
+        &[] as &[(&str, &str)],
+    );
+    cmd.args(args);
+    let finished = sampler::run_to_end(cmd, dir.path());
+    finished.assert_success();
+    finished.json()
 }
 
 fn gpu_values(s: &Map<String, Value>) -> BTreeMap<String, f64> {
@@ -240,8 +145,8 @@ fn recorded_l4_scrape_maps_to_wandb_gpu_keys() {
         !want.keys().any(|k| k.contains("/l:")),
         "Hostname is not `hostname`"
     );
-    let server = serve(move |_| Answer::Body(text));
-    let url = format!("{}/metrics", server.url_base);
+    let server = serve(Duration::ZERO, move |_| Some(text.to_string()));
+    let url = server.url("/metrics");
     let run = leet_sample(&["--dcgm-exporter", &url], 3);
     assert!(
         lines_starting(&run.stderr, "dcgm-exporter:").is_empty(),
@@ -254,17 +159,14 @@ fn recorded_l4_scrape_maps_to_wandb_gpu_keys() {
         assert!(s.contains_key("memory_percent"));
     }
     // once at detection, once per sample
-    assert_eq!(server.requests.load(Ordering::SeqCst), 4);
+    assert_eq!(server.requests(), 4);
 }
 
 #[test]
 fn prometheus_query_api_answer_gets_the_node_label() {
     let body = r#"{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"1","node":"l1337","modelName":"NVIDIA H100 80GB HBM3"},"value":[1700000000.123,"97"]},{"metric":{"__name__":"DCGM_FI_PROF_SM_OCCUPANCY","gpu":"1","node":"l1337"},"value":[1700000000.123,"0.4"]},{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","device":"nvidia7","node":"l1338"},"value":[1700000000.123,"12"]}]}}"#;
-    let server = serve(move |_| Answer::Body(body));
-    let url = format!(
-        "{}/api/v1/query?query=DCGM_FI_DEV_GPU_UTIL%7Bcluster%3D%22g%22%7D",
-        server.url_base
-    );
+    let server = serve(Duration::ZERO, move |_| Some(body.to_string()));
+    let url = server.url("/api/v1/query?query=DCGM_FI_DEV_GPU_UTIL%7Bcluster%3D%22g%22%7D");
     let run = leet_sample(&["--dcgm-exporter", &url], 2);
     let want: BTreeMap<String, f64> = [
         ("gpu.1.gpu/l:l1337", 97.0),
@@ -285,14 +187,9 @@ fn endpoint_that_stops_answering_costs_one_timeout_then_backs_off() {
     let text: &'static str =
         Box::leak(fixture("openmetrics-dcgm-exporter-l4.txt").into_boxed_str());
     // Detection and the first sample are answered; then every request hangs.
-    let server = serve(move |n| {
-        if n < 2 {
-            Answer::Body(text)
-        } else {
-            Answer::Hang
-        }
-    });
-    let url = format!("{}/metrics", server.url_base);
+    // (a request answered None is read and never answered)
+    let server = serve(Duration::ZERO, move |n| (n < 2).then(|| text.to_string()));
+    let url = server.url("/metrics");
     let run = leet_sample(&["--dcgm-exporter", &url], 5);
     assert_eq!(run.samples.len(), 5, "{}", run.stderr);
     assert!(gpu_values(&run.samples[0]).contains_key("gpu.0.temp"));
@@ -317,7 +214,7 @@ fn endpoint_that_stops_answering_costs_one_timeout_then_backs_off() {
     assert!(errors.iter().filter(|e| e.contains(": read")).count() <= 1);
     // No sample waits for the hung endpoint: 5 samples at 300 ms.
     assert!(run.elapsed < Duration::from_secs(8), "{:?}", run.elapsed);
-    assert_eq!(server.requests.load(Ordering::SeqCst), 3);
+    assert_eq!(server.requests(), 3);
 }
 
 #[test]
@@ -341,8 +238,8 @@ fn down_empty_and_absent_endpoints_are_reported_in_one_line() {
 
     let node: &'static str =
         Box::leak(fixture("openmetrics-node-exporter-e2e-linux.txt").into_boxed_str());
-    let server = serve(move |_| Answer::Body(node));
-    let url = format!("{}/metrics", server.url_base);
+    let server = serve(Duration::ZERO, move |_| Some(node.to_string()));
+    let url = server.url("/metrics");
     let run = leet_sample(&["--dcgm-exporter", &url], 1);
     assert_eq!(
         lines_starting(&run.stderr, "dcgm-exporter: "),

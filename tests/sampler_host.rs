@@ -2,12 +2,16 @@
 //! network traffic, a real fsync'd file, a child process tree, and a local OpenMetrics
 //! endpoint served by the test itself.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
+
+use common::sampler::{self, serve};
 
 use leet::source::sampler::{spawn_sampler, Sampler, SamplerOptions};
 use regex::Regex;
@@ -230,12 +234,7 @@ fn spawn_threaded_child(threads: usize) -> (Child, u64) {
 }
 
 fn proc_threads(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("status")
-        .lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("Threads")
+    sampler::proc_status(pid, "Threads:").expect("Threads")
 }
 
 #[test]
@@ -333,38 +332,12 @@ fn busy_child_cpu_is_reported() {
     );
 }
 
-/// Serve `body` as /metrics to every connection until the sender is dropped.
-fn serve_metrics(body: &'static str) -> (String, mpsc::Sender<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let (stop, stopped) = mpsc::channel::<()>();
-    std::thread::spawn(move || loop {
-        if matches!(stopped.try_recv(), Err(mpsc::TryRecvError::Disconnected)) {
-            break;
-        }
-        match listener.accept() {
-            Ok((mut conn, _)) => {
-                conn.set_nonblocking(false).expect("blocking");
-                let mut req = [0u8; 2048];
-                let _ = conn.read(&mut req);
-                let resp = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = conn.write_all(resp.as_bytes());
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(5)),
-        }
-    });
-    (format!("http://{addr}/metrics"), stop)
-}
-
 const EXPOSITION: &str = "# HELP app_requests_total Requests.\n# TYPE app_requests_total counter\napp_requests_total{code=\"200\",path=\"/a\"} 10\napp_requests_total{code=\"500\",path=\"/a\"} 2\n# TYPE app_temp gauge\napp_temp 36.6\n# TYPE other_metric gauge\nother_metric 1\nuntyped_thing 5\n";
 
 #[test]
 fn openmetrics_endpoint_is_scraped_and_filtered() {
-    let (url, _stop) = serve_metrics(EXPOSITION);
+    let server = serve(Duration::ZERO, |_| Some(EXPOSITION.to_string()));
+    let url = server.url("/metrics");
     let mut s = Sampler::new(SamplerOptions {
         openmetrics: vec![("local".to_string(), url)],
         openmetrics_filter: Some(Regex::new(r"^local\.app_").expect("regex")),
@@ -547,7 +520,8 @@ fn oversized_response_is_rejected() {
     while body.len() <= 5 << 20 {
         body.push_str("big{i=\"0123456789\"} 1\n");
     }
-    let (url, _stop) = serve_metrics(Box::leak(body.into_boxed_str()));
+    let server = serve(Duration::ZERO, move |_| Some(body.clone()));
+    let url = server.url("/metrics");
     let mut s = Sampler::new(SamplerOptions {
         openmetrics: vec![("big".to_string(), url)],
         ..SamplerOptions::default()

@@ -9,12 +9,14 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::sampler::{self, assert_on_time, procs_with, KillOnDrop, Run};
 use serde_json::{Map, Value};
 
 const RSS_CAP_KB: u64 = 40 * 1024;
@@ -104,7 +106,6 @@ struct Fake {
 
 impl Fake {
     fn new(list: &str, device: impl Fn(u32) -> String) -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display();
         let mut script = format!(
@@ -114,9 +115,7 @@ impl Fake {
             script.push_str(&format!("\"-i -d {n}\")\n{}\n;;\n", device(n)));
         }
         script.push_str("*) echo \"unknown command\" >&2; exit 2;;\nesac\n");
-        let p = dir.path().join("gc-info");
-        std::fs::write(&p, script).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        sampler::write_executable(&dir.path().join("gc-info"), &script);
         Self { dir }
     }
 
@@ -127,11 +126,7 @@ impl Fake {
     }
 
     fn path_env(&self) -> String {
-        format!(
-            "{}:{}",
-            self.dir.path().display(),
-            std::env::var("PATH").unwrap_or_default()
-        )
+        sampler::path_with(self.dir.path())
     }
 
     fn args_log(&self) -> String {
@@ -147,141 +142,36 @@ fn heredoc(text: &str) -> String {
     format!("cat <<'DEV_EOF'\n{text}DEV_EOF")
 }
 
-fn procs_with(needle: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(raw) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&raw).replace('\0', " ");
-        if cmd.contains(needle) {
-            out.push(format!("{pid}: {cmd}"));
-        }
-    }
-    out
-}
-
+/// Wait up to 5 s for every process of the fake to be gone.
 fn assert_none_left(fake: &Fake) {
-    let t = Instant::now();
-    let mut left = fake.alive();
-    while !left.is_empty() && t.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(50));
-        left = fake.alive();
-    }
-    assert!(left.is_empty(), "fake gc-info outlived leet: {left:?}");
+    sampler::assert_none_left(Duration::from_secs(5), "fake gc-info outlived leet", || {
+        fake.alive()
+    });
 }
 
-fn rss_kb(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+/// `leet sample ARGS` with `PATH` = `path` and no inherited `LEET_MACMON`.
+fn leet(args: &[&str], path: &str) -> Command {
+    let mut cmd = sampler::leet_sample(args, &[("PATH", path)]);
+    cmd.env_remove("LEET_MACMON");
+    cmd
 }
 
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-struct Run {
-    status: ExitStatus,
-    samples: Vec<Map<String, Value>>,
-    stderr: String,
-    max_rss_kb: u64,
-}
-
-fn leet(dir: &Path, args: &[&str], path: &str) -> KillOnDrop {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
-    cmd.arg("sample")
-        .args(args)
-        .env("PATH", path)
-        .env_remove("LEET_MACMON")
-        .stdin(Stdio::null())
-        .stdout(File::create(dir.join("stdout")).unwrap())
-        .stderr(File::create(dir.join("stderr")).unwrap());
-    KillOnDrop(cmd.spawn().unwrap())
-}
-
+/// `leet sample --json --count N --interval 300ms EXTRA` to its end (60 s at most), with
+/// the largest VmRSS seen while it ran.
 fn sample(count: u32, path: &str, extra: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let count = count.to_string();
     let interval = format!("{INTERVAL_MS}ms");
     let mut args = vec!["--json", "--count", &count, "--interval", &interval];
     args.extend_from_slice(extra);
-    let mut child = leet(dir.path(), &args, path);
-    let pid = child.0.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut max_rss_kb = 0;
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "leet sample did not finish");
-        max_rss_kb = max_rss_kb.max(rss_kb(pid).unwrap_or(0));
-        std::thread::sleep(Duration::from_millis(25));
-    };
-    let stdout = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
-    Run {
-        status,
-        samples: stdout
-            .lines()
-            .map(|l| match serde_json::from_str(l) {
-                Ok(Value::Object(m)) => m,
-                other => panic!("not a JSON object: {l:?} ({other:?})"),
-            })
-            .collect(),
-        stderr: std::fs::read_to_string(dir.path().join("stderr")).unwrap(),
-        max_rss_kb,
-    }
-}
-
-fn assert_on_time(run: &Run, count: usize) {
-    assert!(run.status.success(), "{:?}\n{}", run.status, run.stderr);
-    assert_eq!(run.samples.len(), count, "{}", run.stderr);
-    let ts: Vec<f64> = run
-        .samples
-        .iter()
-        .map(|s| s["timestamp"].as_f64().unwrap())
-        .collect();
-    let interval = INTERVAL_MS as f64 / 1000.0;
-    for (i, s) in run.samples.iter().enumerate() {
-        assert!(
-            s.contains_key("memory_percent"),
-            "sample {i} lacks memory_percent"
-        );
-        if i > 0 {
-            assert!(s.contains_key("cpu"), "sample {i} lacks cpu");
-            let gap = ts[i] - ts[i - 1];
-            assert!(gap < interval * 2.5, "gap {gap:.3}s before sample {i}");
-        }
-    }
-    let span = ts[count - 1] - ts[0];
-    let want = interval * (count - 1) as f64;
-    assert!(
-        span < want + 1.0,
-        "{count} samples took {span:.3}s, want ~{want:.1}s"
-    );
+    sampler::run_to_end(leet(&args, path), dir.path()).json()
 }
 
 #[test]
 fn keys_and_values_come_from_the_recorded_outputs() {
     let fake = Fake::recorded();
     let run = sample(3, &fake.path_env(), &[]);
-    assert_on_time(&run, 3);
+    assert_on_time(&run, 3, INTERVAL_MS);
     assert!(!run.stderr.contains("ipu"), "{}", run.stderr);
     let mut want = BTreeMap::new();
     for n in DEVICES {
@@ -330,7 +220,7 @@ fn with_pid_only_the_monitored_processes_ipus() {
 fn without_gc_info_one_line_says_why() {
     let empty = tempfile::tempdir().unwrap();
     let run = sample(2, &empty.path().display().to_string(), &[]);
-    assert_on_time(&run, 2);
+    assert_on_time(&run, 2, INTERVAL_MS);
     let lines: Vec<_> = run
         .stderr
         .lines()
@@ -340,7 +230,7 @@ fn without_gc_info_one_line_says_why() {
 
     let fake = Fake::new("no devices here\n\u{1b}[2J\n", |_| String::new());
     let run = sample(2, &fake.path_env(), &[]);
-    assert_on_time(&run, 2);
+    assert_on_time(&run, 2, INTERVAL_MS);
     let lines: Vec<_> = run
         .stderr
         .lines()
@@ -356,23 +246,8 @@ fn hostile(device: &str, want: &str) -> Run {
         device.to_string()
     });
     let run = sample(6, &fake.path_env(), &[]);
-    assert_on_time(&run, 6);
-    assert!(
-        run.stderr
-            .lines()
-            .any(|l| l.starts_with("ipu: error: ") && l.contains(want)),
-        "no 'ipu: error: ...{want}...' in\n{}",
-        run.stderr
-    );
-    assert!(
-        run.max_rss_kb > 0 && run.max_rss_kb < RSS_CAP_KB,
-        "VmRSS {} kB (cap {RSS_CAP_KB} kB)",
-        run.max_rss_kb
-    );
-    assert!(
-        !run.stderr.contains('\u{1b}'),
-        "escape sequence reached stderr"
-    );
+    assert_on_time(&run, 6, INTERVAL_MS);
+    sampler::assert_error_reported_and_bounded(&run, "ipu", want, RSS_CAP_KB);
     assert!(run.samples.iter().all(|s| ipu_part(s).is_empty()));
     assert_none_left(&fake);
     run
@@ -414,10 +289,9 @@ fn no_gc_info_is_left_after_sigterm() {
         "while :; do sleep 1; done".to_string()
     });
     let dir = tempfile::tempdir().unwrap();
-    let mut child = leet(
+    let mut child = sampler::spawn_logged(
+        leet(&["--json", "--interval", "300ms"], &fake.path_env()),
         dir.path(),
-        &["--json", "--interval", "300ms"],
-        &fake.path_env(),
     );
     let t = Instant::now();
     // past detection (its device calls time out too), then wait for a device call
@@ -432,16 +306,6 @@ fn no_gc_info_is_left_after_sigterm() {
         assert!(t.elapsed() < Duration::from_secs(20), "no device call seen");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let pid = i32::try_from(child.0.id()).unwrap();
-    // SAFETY: plain kill(2) of our own child.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let t = Instant::now();
-    while child.0.try_wait().unwrap().is_none() {
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "leet ignored SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    sampler::sigterm_and_wait(&mut child);
     assert_none_left(&fake);
 }

@@ -4,16 +4,17 @@
 //! (`LEET_SYSFS_ROOT`), and the real binary in a pseudo-terminal for `--live`.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use common::sampler::{self, fds, proc_status};
 
 use leet::app::{App, Options};
 use leet::msg::{Msg, Sample};
@@ -24,38 +25,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_leet");
 // ---------------------------------------------------------------------------------
 // Fake endpoints (127.0.0.1 only)
 
-/// Serve `/metrics` on 127.0.0.1: `body(n)` for the n-th request (from 0), after
-/// `delay`. `None` from `body` holds the connection open and never answers.
+/// Serve `/metrics` on 127.0.0.1 until the test ends: `body(n)` for the n-th request
+/// (from 0), after `delay`. `None` from `body` holds the connection open and never
+/// answers.
 fn serve(delay: Duration, body: impl Fn(u64) -> Option<String> + Send + Sync + 'static) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let body = Arc::new(body);
-    let n = Arc::new(AtomicU64::new(0));
-    std::thread::spawn(move || {
-        let mut held: Vec<TcpStream> = Vec::new();
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let i = n.fetch_add(1, Ordering::SeqCst);
-            let body = body.clone();
-            match body(i) {
-                None => held.push(conn), // accepted, never answered
-                Some(text) => {
-                    std::thread::spawn(move || {
-                        let mut req = [0u8; 4096];
-                        let _ = conn.read(&mut req);
-                        std::thread::sleep(delay);
-                        let _ = write!(
-                            conn,
-                            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                            text.len()
-                        );
-                        let _ = conn.write_all(text.as_bytes());
-                    });
-                }
-            }
-        }
-    });
-    format!("http://{addr}/metrics")
+    sampler::serve(delay, move |n| body(n as u64)).detach("/metrics")
 }
 
 fn gauge(name: &str, n: usize, label: impl Fn(usize) -> String) -> String {
@@ -69,26 +43,12 @@ fn gauge(name: &str, n: usize, label: impl Fn(usize) -> String) -> String {
 // ---------------------------------------------------------------------------------
 // Processes
 
-fn proc_status(pid: u32, field: &str) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
 fn rss_kb(pid: u32) -> u64 {
-    proc_status(pid, "VmRSS:").unwrap()
+    sampler::rss_kb(pid).unwrap()
 }
 
 fn threads(pid: u32) -> u64 {
     proc_status(pid, "Threads:").unwrap()
-}
-
-fn fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .count()
 }
 
 /// Running, i.e. it exists and is not a zombie waiting for its parent.
@@ -834,18 +794,12 @@ impl FakeRocm {
             "#!/bin/sh\necho $$ >> '{s}/pids'\nn=$(wc -l < '{s}/pids')\nif [ \"$n\" -eq 1 ]; then\n  {detect}\nfi\nif [ \"$n\" -le 3 ]; then\n  cat '{fixture}'\n  exit 0\nfi\n{then}\n",
             s = dir.path().display(),
         );
-        let path = bin.join("rocm-smi");
-        std::fs::write(&path, script).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        sampler::write_executable(&bin.join("rocm-smi"), &script);
         Self { dir }
     }
 
     fn path_env(&self) -> String {
-        format!(
-            "{}:{}",
-            self.dir.path().join("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        )
+        sampler::path_with(&self.dir.path().join("bin"))
     }
 
     fn sysfs(&self) -> PathBuf {

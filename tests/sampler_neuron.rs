@@ -9,6 +9,8 @@
 //! scan of `/proc/*/environ` finds any process left behind.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
@@ -17,6 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::sampler;
 use serde_json::Value;
 
 const RECORDED: &str = include_str!("fixtures/neuron/neuron-monitor-1.jsonl");
@@ -93,13 +96,10 @@ struct Fake {
 
 impl Fake {
     fn new(lines: &str) -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().expect("tempdir");
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).expect("mkdir");
-        let fake = bin.join("neuron-monitor");
-        std::fs::write(&fake, FAKE).expect("write fake");
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        sampler::write_executable(&bin.join("neuron-monitor"), FAKE);
         let dev = dir.path().join("sys/class/neuron_device/neuron0");
         std::fs::create_dir_all(&dev).expect("mkdir");
         std::fs::write(dev.join("core_count"), "4\n").expect("write");
@@ -117,14 +117,10 @@ impl Fake {
 
     /// `leet sample --json --interval 300ms ARGS` with the fake in place.
     fn leet(&self, mode: &str, args: &[&str]) -> Command {
-        let path = std::env::var("PATH").unwrap_or_default();
         let mut c = Command::new(env!("CARGO_BIN_EXE_leet"));
         c.args(["sample", "--json", "--interval", "300ms"])
             .args(args)
-            .env(
-                "PATH",
-                format!("{}:{path}", self.path().join("bin").display()),
-            )
+            .env("PATH", sampler::path_with(&self.path().join("bin")))
             .env("LEET_SYSFS_ROOT", self.path().join("sys"))
             .env("LEET_NEURON_TEST", self.path())
             .env("FAKE_DIR", self.path())
@@ -169,14 +165,7 @@ struct Run {
 }
 
 fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
+    sampler::proc_status(pid, "VmHWM:")
 }
 
 /// Run `cmd` to its end (at most `limit`, else it is killed and the test fails), reading
@@ -240,42 +229,13 @@ fn run(cmd: Command, limit: Duration) -> Run {
     run_with(cmd, limit, |_, _| {})
 }
 
-/// Processes (pid, cmdline) whose environment holds `marker`, other than this one.
-fn marked_processes(marker: &str) -> Vec<(u32, String)> {
-    let me = std::process::id();
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(env) = std::fs::read(e.path().join("environ")) else {
-            continue;
-        };
-        if env.split(|b| *b == 0).any(|v| v == marker.as_bytes()) {
-            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-            found.push((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")));
-        }
-    }
-    found
-}
-
 /// No process of this fake is left (a `sleep` of the script may take its second to end).
+/// Every process of a run carries [`Fake::marker`] in its environment.
 fn assert_nothing_left(fake: &Fake) {
-    let t = Instant::now();
-    loop {
-        let left = marked_processes(&fake.marker());
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(3),
-            "processes left behind: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let marker = fake.marker();
+    sampler::assert_none_left(Duration::from_secs(3), "processes left behind", || {
+        sampler::procs_with_env(&marker)
+    });
 }
 
 /// The `trn.*` keys W&B derives from `report` (spec §9), summed over the runtimes whose

@@ -60,7 +60,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::child::{self, find_on_path, is_executable, Stream};
+use super::child::{self, find_on_path, is_executable, preview, problems_result, Backoff, Stream};
 use super::{Collector, GpuInfo, SamplerError};
 use crate::text::sanitize;
 
@@ -75,8 +75,6 @@ pub(crate) const GPU_MAX_POWER_WATTS: f64 = 16.5;
 
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 const PROBE_MAX_BYTES: usize = 1 << 20;
-const BACKOFF_FIRST: Duration = Duration::from_secs(1);
-const BACKOFF_MAX: Duration = Duration::from_secs(60);
 /// A child that lived this long before dying restarts after the first backoff again.
 const HEALTHY_RUN: Duration = Duration::from_secs(30);
 
@@ -292,31 +290,6 @@ pub fn macmon_static(line: &str) -> (Vec<GpuInfo>, Vec<(String, String)>) {
     (gpus, facts)
 }
 
-/// Restart schedule of the child: 1 s, doubling to 60 s; back to 1 s after a child
-/// that ran [`HEALTHY_RUN`].
-#[derive(Debug)]
-pub(crate) struct Backoff {
-    next: Duration,
-}
-
-impl Backoff {
-    pub(crate) fn new() -> Self {
-        Self {
-            next: BACKOFF_FIRST,
-        }
-    }
-
-    /// The delay before restarting a child that ran for `lived`.
-    pub(crate) fn after(&mut self, lived: Duration) -> Duration {
-        if lived >= HEALTHY_RUN {
-            self.next = BACKOFF_FIRST;
-        }
-        let d = self.next;
-        self.next = (self.next * 2).min(BACKOFF_MAX);
-        d
-    }
-}
-
 struct Running {
     stream: Stream,
     started: Instant,
@@ -354,7 +327,7 @@ fn probe(program: &Path) -> Result<String, String> {
             let first = text.lines().next().unwrap_or("");
             format!(
                 "macmon pipe printed no metrics line (got '{}')",
-                sanitize(&first.chars().take(80).collect::<String>())
+                preview(first, 80)
             )
         })
 }
@@ -378,7 +351,7 @@ impl AppleCollector {
             interval: interval.max(Duration::from_millis(1)),
             running: None,
             restart_at: None,
-            backoff: Backoff::new(),
+            backoff: Backoff::new(HEALTHY_RUN),
             latest: Some((Instant::now(), first)),
             gpus,
             facts,
@@ -443,10 +416,7 @@ impl AppleCollector {
                 Ok(values) => newest = Some(values),
                 Err(e) => {
                     bad += 1;
-                    first_bad.get_or_insert_with(|| {
-                        let head: String = line.chars().take(60).collect();
-                        format!("'{}': {e}", sanitize(&head))
-                    });
+                    first_bad.get_or_insert_with(|| format!("'{}': {e}", preview(line, 60)));
                 }
             }
         }
@@ -507,14 +477,7 @@ impl Collector for AppleCollector {
             )),
             None => {}
         }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(SamplerError::Command {
-                cmd: self.program.display().to_string(),
-                detail: problems.join("; "),
-            })
-        }
+        problems_result(&self.program, &problems)
     }
 
     fn gpus(&self) -> Vec<GpuInfo> {
@@ -648,7 +611,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_to_a_minute_and_resets_after_a_healthy_run() {
-        let mut b = Backoff::new();
+        let mut b = Backoff::new(HEALTHY_RUN);
         let short = Duration::from_millis(10);
         let got: Vec<u64> = (0..8).map(|_| b.after(short).as_secs()).collect();
         assert_eq!(got, [1, 2, 4, 8, 16, 32, 60, 60]);

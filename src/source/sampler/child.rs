@@ -400,12 +400,77 @@ pub(crate) fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// Restart delays of a long-lived child: 1 s, doubling up to 60 s; back to 1 s after a
+/// child that ran for `healthy` or longer.
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    next: Duration,
+    healthy: Duration,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_secs(1);
+    const MAX: Duration = Duration::from_secs(60);
+
+    pub(crate) fn new(healthy: Duration) -> Self {
+        Self {
+            next: Self::FIRST,
+            healthy,
+        }
+    }
+
+    /// The delay before the next start, after a child that ran for `lived`.
+    pub(crate) fn after(&mut self, lived: Duration) -> Duration {
+        if lived >= self.healthy {
+            self.next = Self::FIRST;
+        }
+        let d = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        d
+    }
+}
+
+/// The first `max_chars` characters of an untrusted line, sanitized for an error
+/// message.
+pub(crate) fn preview(line: &str, max_chars: usize) -> String {
+    crate::text::sanitize(&line.chars().take(max_chars).collect::<String>())
+}
+
+/// `Ok` without problems, else one [`SamplerError::Command`] of `program` naming them
+/// all.
+pub(crate) fn problems_result(program: &Path, problems: &[String]) -> Result<(), SamplerError> {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(SamplerError::Command {
+            cmd: program.display().to_string(),
+            detail: problems.join("; "),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn sh() -> std::path::PathBuf {
         find_on_path("sh").expect("sh on PATH")
+    }
+
+    #[test]
+    fn a_preview_is_short_and_sanitized() {
+        let line = format!("\u{1b}[2J{}", "x".repeat(100));
+        // ten characters taken, then the escape sequence (four of them) removed
+        assert_eq!(preview(&line, 10), "xxxxxx");
+        assert_eq!(preview("short", 10), "short");
+    }
+
+    #[test]
+    fn problems_become_one_command_error() {
+        let prog = Path::new("/opt/tool");
+        assert!(problems_result(prog, &[]).is_ok());
+        let e = problems_result(prog, &["a".into(), "b".into()]).expect_err("problems");
+        assert_eq!(e.to_string(), "run '/opt/tool': a; b");
     }
 
     #[test]

@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::child::{self, find_on_path};
+use super::child::{self, find_on_path, preview, problems_result};
 use super::procfs::SharedTree;
 use super::{Collector, Detect, GpuInfo, SamplerError};
 use crate::text::sanitize;
@@ -151,7 +151,7 @@ pub fn parse_quantity(value: &str, unit: &str) -> Result<Option<f64>, String> {
         _ => {
             return Err(format!(
                 "unit '{}' where {unit} was expected",
-                sanitize(&u.chars().take(20).collect::<String>())
+                preview(u, 20)
             ))
         }
     };
@@ -313,10 +313,9 @@ impl Collector for IpuCollector {
             };
             let a = parse_device_info(&text);
             if !METRICS.iter().any(|(k, _)| a.contains_key(*k)) {
-                let head: String = text.chars().take(60).collect();
                 problems.push(format!(
                     "device {n}: no IPU attributes in gc-info output ('{}')",
-                    sanitize(&head)
+                    preview(&text, 60)
                 ));
                 continue;
             }
@@ -324,14 +323,7 @@ impl Collector for IpuCollector {
                 ipu_metrics(&device_id(&a, n), &a, out, &mut problems);
             }
         }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(SamplerError::Command {
-                cmd: self.gc_info.display().to_string(),
-                detail: problems.join("; "),
-            })
-        }
+        problems_result(&self.gc_info, &problems)
     }
 
     fn gpus(&self) -> Vec<GpuInfo> {

@@ -55,7 +55,7 @@ use std::time::{Duration, Instant};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::child::{self, Stream, Taken};
+use super::child::{self, problems_result, Backoff, Stream, Taken};
 use super::procfs::{ProcessTree, TreeWalker};
 use super::{Collector, GpuInfo, SamplerError, SamplerOptions};
 
@@ -84,8 +84,6 @@ pub(crate) const CORE_MEMORY_FIELDS: [&str; 5] = [
     "tensors",
 ];
 
-const FIRST_BACKOFF: Duration = Duration::from_secs(1);
-const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// A child that lived this long resets the backoff.
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
 /// How often the supervisor looks at the child.
@@ -647,32 +645,12 @@ fn secs(d: Duration) -> String {
     }
 }
 
-/// Restart delays: 1 s, doubling up to 60 s; back to 1 s after a child that lived 60 s.
-#[derive(Debug)]
-struct Backoff(Duration);
-
-impl Backoff {
-    fn new() -> Self {
-        Self(FIRST_BACKOFF)
-    }
-
-    /// The delay before the next start, after a child that ran for `lived`.
-    fn next(&mut self, lived: Duration) -> Duration {
-        if lived >= HEALTHY_RUN {
-            self.0 = FIRST_BACKOFF;
-        }
-        let d = self.0;
-        self.0 = (self.0 * 2).min(MAX_BACKOFF);
-        d
-    }
-}
-
 /// Start, watch and restart the child until the collector goes.
 fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) {
     let name = program
         .file_name()
         .map_or_else(|| "neuron-monitor".into(), |n| n.to_string_lossy());
-    let mut backoff = Backoff::new();
+    let mut backoff = Backoff::new(HEALTHY_RUN);
     let mut wait = Duration::ZERO;
     loop {
         match stop.recv_timeout(wait) {
@@ -697,7 +675,7 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
             s.drain_stream();
             s.stream = None; // kills what is left of its group, reaps it
             s.exited_at = None;
-            let delay = backoff.next(lived);
+            let delay = backoff.after(lived);
             let n = s.starts;
             s.event(format!(
                 "{name} exited ({status}) after {}; restart {n} in {}",
@@ -724,7 +702,7 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
                     }
                 }
                 Err(e) => {
-                    let delay = backoff.next(Duration::ZERO);
+                    let delay = backoff.after(Duration::ZERO);
                     s.event(format!(
                         "cannot start {name}: {e}; retry in {}",
                         secs(delay)
@@ -928,14 +906,7 @@ impl Collector for NeuronCollector {
             out.extend(m.values.iter().cloned());
             errors.extend(m.errors.iter().cloned());
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(SamplerError::Command {
-                cmd: self.program.display().to_string(),
-                detail: errors.join("; "),
-            })
-        }
+        problems_result(&self.program, &errors)
     }
 
     fn gpus(&self) -> Vec<GpuInfo> {
@@ -1221,13 +1192,13 @@ mod tests {
 
     #[test]
     fn backoff_doubles_to_a_minute_and_resets_after_a_healthy_run() {
-        let mut b = Backoff::new();
+        let mut b = Backoff::new(HEALTHY_RUN);
         let quick = Duration::from_millis(300);
-        let delays: Vec<u64> = (0..9).map(|_| b.next(quick).as_secs()).collect();
+        let delays: Vec<u64> = (0..9).map(|_| b.after(quick).as_secs()).collect();
         assert_eq!(delays, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
-        assert_eq!(b.next(Duration::from_secs(59)).as_secs(), 60);
-        assert_eq!(b.next(HEALTHY_RUN).as_secs(), 1);
-        assert_eq!(b.next(quick).as_secs(), 2);
+        assert_eq!(b.after(Duration::from_secs(59)).as_secs(), 60);
+        assert_eq!(b.after(HEALTHY_RUN).as_secs(), 1);
+        assert_eq!(b.after(quick).as_secs(), 2);
     }
 
     #[test]
