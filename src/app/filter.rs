@@ -3,6 +3,12 @@
 
 use regex::{Regex, RegexBuilder};
 
+/// The longest pattern accepted, in characters. Every typed character compiles the
+/// whole pattern again, so without a cap a long paste (each pasted character arrives
+/// as a key) costs time quadratic in its length: 5,000 characters kept the viewer
+/// busy for about 15 s, deaf to `q`.
+pub const MAX_PATTERN_CHARS: usize = 256;
+
 /// One filter's state.
 #[derive(Debug, Clone, Default)]
 pub struct FilterState {
@@ -72,7 +78,15 @@ impl FilterState {
         }
     }
 
+    /// Add a typed character; beyond [`MAX_PATTERN_CHARS`] it is dropped and the
+    /// error says so (the pattern in force stays).
     pub fn push(&mut self, c: char) {
+        if self.draft.chars().count() >= MAX_PATTERN_CHARS {
+            self.error = Some(format!(
+                "pattern longer than {MAX_PATTERN_CHARS} characters; further input ignored"
+            ));
+            return;
+        }
         let mut d = std::mem::take(&mut self.draft);
         d.push(c);
         self.set_draft(d);
@@ -103,5 +117,38 @@ impl FilterState {
 
     pub fn clear(&mut self) {
         *self = Self::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_paste_is_capped_and_leaves_the_filter_responsive() {
+        // A paste arrives as one key per character: 5,000 of them used to compile
+        // 5,000 ever longer patterns (about 15 s in a release build).
+        let mut f = FilterState::default();
+        f.start();
+        let started = std::time::Instant::now();
+        for _ in 0..2_500 {
+            f.push('a');
+            f.push('b');
+        }
+        assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS);
+        assert_eq!(f.text, "ab".repeat(MAX_PATTERN_CHARS / 2));
+        assert!(f.matches(&"ab".repeat(200)));
+        assert!(!f.matches("ab"));
+        let err = f.error.clone().unwrap_or_default();
+        assert!(err.contains("longer than 256 characters"), "{err}");
+        // Generous bound (2 loaded cores, debug build): the capped pattern costs little.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        // Backspace makes room again and clears the message.
+        f.backspace();
+        assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS - 1);
+        assert_eq!(f.error, None);
+        f.push('é');
+        assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS);
+        assert!(f.draft.ends_with('é'));
     }
 }
