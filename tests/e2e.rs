@@ -12,6 +12,16 @@ struct Tmux {
     dir: tempfile::TempDir,
 }
 
+/// Skip the test where tmux is missing (outside CI; in CI `have_tmux` fails instead).
+macro_rules! require_tmux {
+    () => {
+        if !have_tmux() {
+            eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
+            return;
+        }
+    };
+}
+
 fn have_tmux() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
@@ -227,10 +237,7 @@ fn fixture(name: &str) -> PathBuf {
 
 #[test]
 fn filter_sidebar_page_help_quit_restores_terminal() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start("keys", &[&fixture("system")], 120, 40);
     t.wait_for("Metrics [1-2 of 2]", Duration::from_secs(10));
     let s = t.screen();
@@ -266,10 +273,7 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
 
 #[test]
 fn growing_file_shows_new_steps() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let src = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
     let bytes = std::fs::read(&src).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -304,10 +308,7 @@ fn growing_file_shows_new_steps() {
 
 #[test]
 fn waits_for_a_wandb_file_to_appear() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let dir = tempfile::tempdir().unwrap();
     let run_dir = dir.path().join("run-20261130_000000-wait0001");
     std::fs::create_dir(&run_dir).unwrap();
@@ -339,10 +340,7 @@ fn process_state(pid: &str) -> String {
 
 #[test]
 fn quit_signals_exit_128_plus_the_signal_and_restore_the_terminal() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let cases = [
         ("TERM", "EXIT:143"),
         ("INT", "EXIT:130"),
@@ -364,10 +362,7 @@ fn quit_signals_exit_128_plus_the_signal_and_restore_the_terminal() {
 
 #[test]
 fn sigterm_and_ctrl_c_quit_even_when_the_loop_is_stuck() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     // LEET_DEBUG_STALL: after the first frame the loop takes no more messages.
     let run = fixture("tiny");
     let args = [run.to_str().unwrap()];
@@ -401,38 +396,26 @@ fn quits_after_stray(name: &str, stray: &[u8], quit: &str) {
 
 #[test]
 fn a_stray_sgr_mouse_prefix_does_not_swallow_q() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     quits_after_stray("stray-sgr", b"\x1b[<", "q");
 }
 
 #[test]
 fn a_stray_normal_mouse_prefix_does_not_swallow_q() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     quits_after_stray("stray-x10", b"\x1b[M", "q");
 }
 
 #[test]
 fn ctrl_c_quits_right_after_a_stray_sequence() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     quits_after_stray("stray-cc", b"\x1b[<", "C-c");
     quits_after_stray("stray-cc2", b"\x1b[M", "C-c");
 }
 
 #[test]
 fn mouse_wheel_zooms_in_both_mouse_encodings() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start("wheel", &[&fixture("tiny")], 100, 30);
     t.wait_for("Metrics [", Duration::from_secs(10));
     assert!(!t.screen().contains("zoom"));
@@ -453,10 +436,7 @@ fn mouse_wheel_zooms_in_both_mouse_encodings() {
 
 #[test]
 fn resize_redraws_at_the_new_size() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start("resize", &[&fixture("tiny")], 100, 30);
     t.wait_for("Metrics [", Duration::from_secs(10));
     t.tmux(&["resize-window", "-t", "s", "-x", "70", "-y", "20"]);
@@ -480,10 +460,7 @@ fn resize_redraws_at_the_new_size() {
 
 #[test]
 fn sigtstp_leaves_the_terminal_and_sigcont_redraws() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start("tstp", &[&fixture("tiny")], 100, 30);
     t.wait_for("Metrics [", Duration::from_secs(10));
     let pid = t.viewer_pid();
@@ -517,10 +494,7 @@ fn sigtstp_leaves_the_terminal_and_sigcont_redraws() {
 
 #[test]
 fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::shell("ctrlz", 100, 30);
     let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
     let run = shell_quote(&fixture("tiny"));
@@ -543,10 +517,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
 
 #[test]
 fn live_host_monitor_draws_samples_and_quits_cleanly() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start_args("live", &["--live", "--interval", "200ms"], 160, 45);
     // The first sample has no cpu reading (a rate needs two); the cpu chart and the
     // sample count prove at least two samples reached the screen.
@@ -570,10 +541,7 @@ fn live_host_monitor_draws_samples_and_quits_cleanly() {
 
 #[test]
 fn panic_restores_the_terminal_and_shows_the_message() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let dir = fixture("tiny");
     let t = Tmux::start_env(
         "panic",
@@ -593,10 +561,7 @@ fn panic_restores_the_terminal_and_shows_the_message() {
 
 #[test]
 fn run_picker_switches_runs_in_a_wandb_directory() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let t = Tmux::start("runs", &[&fixture("multi")], 120, 30);
     t.wait_for("R: 5 runs", Duration::from_secs(10));
     t.wait_for("multi005", Duration::from_secs(5));
@@ -621,10 +586,7 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
 
 #[test]
 fn compare_flag_draws_another_directory_s_run() {
-    if !have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
-        return;
-    }
+    require_tmux!();
     let tiny = fixture("tiny");
     let multi = fixture("multi");
     let args = [tiny.to_str().unwrap(), "--compare", multi.to_str().unwrap()];
