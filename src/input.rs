@@ -198,20 +198,31 @@ fn parse_ss3(buf: &[u8]) -> Step {
     let Some(&c) = buf.get(2) else {
         return Step::More;
     };
-    let code = match c {
+    let code = if let Some(k) = cursor_key(c) {
+        k
+    } else {
+        match c {
+            b'M' => KeyCode::Enter,
+            b'P'..=b'S' => KeyCode::F(1 + c - b'P'),
+            0x40..=0x7e => return Step::Done(3, None),
+            // Not a sequence: Alt+O, then the byte as a key of its own.
+            _ => return Step::Done(2, Some(alt(char_key('O')))),
+        }
+    };
+    Step::Done(3, Some(key(code, KeyModifiers::NONE)))
+}
+
+/// The arrow, Home and End keys, whose final byte is the same after `ESC O` and `ESC [`.
+fn cursor_key(fin: u8) -> Option<KeyCode> {
+    Some(match fin {
         b'A' => KeyCode::Up,
         b'B' => KeyCode::Down,
         b'C' => KeyCode::Right,
         b'D' => KeyCode::Left,
         b'H' => KeyCode::Home,
         b'F' => KeyCode::End,
-        b'M' => KeyCode::Enter,
-        b'P'..=b'S' => KeyCode::F(1 + c - b'P'),
-        0x40..=0x7e => return Step::Done(3, None),
-        // Not a sequence: Alt+O, then the byte as a key of its own.
-        _ => return Step::Done(2, Some(alt(char_key('O')))),
-    };
-    Step::Done(3, Some(key(code, KeyModifiers::NONE)))
+        _ => return None,
+    })
 }
 
 /// `ESC [ …`: a control sequence (keys, mouse reports, answers to queries).
@@ -315,28 +326,26 @@ fn decode_csi(params: &[u8], fin: u8) -> Option<Input> {
         ),
         None => (KeyModifiers::NONE, KeyEventKind::Press),
     };
-    let code = match fin {
-        b'A' => KeyCode::Up,
-        b'B' => KeyCode::Down,
-        b'C' => KeyCode::Right,
-        b'D' => KeyCode::Left,
-        b'H' => KeyCode::Home,
-        b'F' => KeyCode::End,
-        b'P' => KeyCode::F(1),
-        b'Q' => KeyCode::F(2),
-        b'S' => KeyCode::F(4),
-        b'Z' if nums.is_empty() => {
-            return Some(Input::Key(KeyEvent::new(
-                KeyCode::BackTab,
-                KeyModifiers::SHIFT,
-            )))
+    let code = if let Some(k) = cursor_key(fin) {
+        k
+    } else {
+        match fin {
+            b'P' => KeyCode::F(1),
+            b'Q' => KeyCode::F(2),
+            b'S' => KeyCode::F(4),
+            b'Z' if nums.is_empty() => {
+                return Some(Input::Key(KeyEvent::new(
+                    KeyCode::BackTab,
+                    KeyModifiers::SHIFT,
+                )))
+            }
+            b'~' => tilde_key(nums.first()?.0)?,
+            b'u' => return csi_u(&nums, mods, kind),
+            b'M' => return rxvt_mouse(&nums),
+            // `R` is the answer to a cursor position query (and `1;5R` cannot be told
+            // apart from one); focus reports `I`/`O` and the rest are not keys.
+            _ => return None,
         }
-        b'~' => tilde_key(nums.first()?.0)?,
-        b'u' => return csi_u(&nums, mods, kind),
-        b'M' => return rxvt_mouse(&nums),
-        // `R` is the answer to a cursor position query (and `1;5R` cannot be told
-        // apart from one); focus reports `I`/`O` and the rest are not keys.
-        _ => return None,
     };
     Some(Input::Key(KeyEvent::new_with_kind(code, mods, kind)))
 }
