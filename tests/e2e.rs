@@ -48,7 +48,6 @@ impl Tmux {
     /// `env` is a shell prefix such as `VAR=1 ` (empty for none).
     fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let socket = format!("leet-e2e-{name}-{}", std::process::id());
         let exit = dir.path().join("exit");
         let mut cmd = format!(
             "{env}{}",
@@ -59,21 +58,20 @@ impl Tmux {
             cmd.push_str(&shell_quote(Path::new(a)));
         }
         let script = format!("{cmd}; echo EXIT:$? > {}; sleep 30", shell_quote(&exit));
-        let t = Self { socket, dir };
-        t.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            "s",
-            "-x",
-            &w.to_string(),
-            "-y",
-            &h.to_string(),
-            "sh",
-            "-c",
-            &script,
-        ]);
+        let t = Self::session(name, dir, w, h, &["sh", "-c", &script]);
         t.tmux(&["set-option", "-t", "s", "remain-on-exit", "on"]);
+        t
+    }
+
+    /// A detached tmux server of its own (socket named after the test) running `cmd`
+    /// in a `w`×`h` pane.
+    fn session(name: &str, dir: tempfile::TempDir, w: u16, h: u16, cmd: &[&str]) -> Self {
+        let socket = format!("leet-e2e-{name}-{}", std::process::id());
+        let t = Self { socket, dir };
+        let (w, h) = (w.to_string(), h.to_string());
+        let mut args = vec!["new-session", "-d", "-s", "s", "-x", &w, "-y", &h];
+        args.extend_from_slice(cmd);
+        t.tmux(&args);
         t
     }
 
@@ -116,24 +114,7 @@ impl Tmux {
     /// An interactive shell with job control (`sh -i`), for ctrl+z and `fg`.
     fn shell(name: &str, w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let socket = format!("leet-e2e-{name}-{}", std::process::id());
-        let t = Self { socket, dir };
-        t.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            "s",
-            "-x",
-            &w.to_string(),
-            "-y",
-            &h.to_string(),
-            "env",
-            "-u",
-            "ENV",
-            "PS1=$ ",
-            "sh",
-            "-i",
-        ]);
+        let t = Self::session(name, dir, w, h, &["env", "-u", "ENV", "PS1=$ ", "sh", "-i"]);
         t.wait_for("$", Duration::from_secs(10));
         t
     }
