@@ -79,9 +79,9 @@ fn quiet_run_becomes_possibly_crashed_and_revives() {
 fn mouse_click_focuses_and_wheel_zooms_x() {
     let mut a = app("tiny");
     assert_eq!(a.grid.focus, 0);
-    let body = leet::view::layout::grid_body(a.areas.grid);
+    let body = leet::app::layout::grid_body(a.areas.grid);
     let (c, r) = a.grid.shape(a.shown.len());
-    let cell = leet::view::layout::grid_cell(body, c, r, 1);
+    let cell = leet::app::layout::grid_cell(body, c, r, 1);
     let at = |kind| {
         Msg::Mouse(MouseEvent {
             kind,

@@ -1,7 +1,7 @@
 //! Panel visibility (`[` `]` `4`), pane focus (Tab), the help overlay and scroll
 //! positions of the scrollable panes.
 
-use crate::view::layout::PanelFlags;
+use crate::app::layout::PanelFlags;
 
 /// A pane that can hold focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,9 +2,9 @@
 //! view draws with, so a key never scrolls past what the screen can show.
 
 use super::App;
+use crate::app::layout;
 use crate::store::console::Line;
 use crate::text;
-use crate::view::layout;
 
 /// The console lines the pane shows: finished lines, then the unfinished ones, through
 /// the console filter when one is set. Built per use; the console keeps at most its

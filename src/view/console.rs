@@ -7,8 +7,8 @@ use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Widget};
 
 use super::format;
-use super::layout;
 use super::theme::Theme;
+use crate::app::layout;
 use crate::app::panels::Pane;
 use crate::app::App;
 use crate::store::console::Stream;

@@ -122,7 +122,7 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
             buf.set_stringn(
                 inner.x + 3,
                 y,
-                super::charts::fit(k, key_w),
+                super::fit::fit(k, key_w),
                 key_w,
                 theme.key(),
             );

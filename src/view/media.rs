@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 
-use super::charts::fit;
+use super::fit::fit;
 use super::format;
 use super::overlay;
 use super::theme::Theme;

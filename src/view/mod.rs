@@ -1,22 +1,25 @@
 //! Pure rendering: `render(frame, &App)` reads the state and draws; it never
 //! mutates anything, reads the clock or the environment.
 
-pub mod charts;
+pub mod chart;
 pub mod console;
+pub mod fit;
 pub mod format;
+pub mod grid;
 pub mod help;
-pub mod layout;
 pub mod media;
 pub mod overlay;
 pub mod runs;
 pub mod sidebar;
 pub mod status;
+pub mod sys_chart;
 pub mod theme;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
+use crate::app::layout;
 use crate::app::App;
 use theme::Theme;
 
@@ -33,7 +36,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         return;
     }
     if layout::too_small(area) {
-        let msg = charts::fit("terminal too small", usize::from(area.width));
+        let msg = fit::fit("terminal too small", usize::from(area.width));
         buf.set_stringn(
             area.x,
             area.y + area.height / 2,
@@ -46,9 +49,9 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     let areas = layout::areas(area, app.panel_flags());
     if app.panels.fullscreen {
         let body = Rect::new(area.x, area.y, area.width, area.height - 1);
-        charts::render_fullscreen(buf, body, app, theme);
+        grid::render_fullscreen(buf, body, app, theme);
     } else {
-        charts::render_grid(buf, areas.grid, app, theme);
+        grid::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
             sidebar::render_left(buf, r, app, theme);
         }

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
-use super::charts::fit;
+use super::fit::fit;
 use super::theme::Theme;
 
 /// Where a box of at most `w` columns and `rows` lines of content goes: centred,
@@ -13,7 +13,7 @@ use super::theme::Theme;
 #[must_use]
 pub fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
     let h = u16::try_from(rows.saturating_add(2)).unwrap_or(u16::MAX);
-    let area = super::layout::centered(
+    let area = crate::app::layout::centered(
         size,
         w.min(size.width.saturating_sub(2)),
         h.min(size.height.saturating_sub(2)),

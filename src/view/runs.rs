@@ -4,7 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::charts::fit;
+use super::fit::fit;
 use super::format;
 use super::overlay;
 use super::theme::Theme;

@@ -1,4 +1,5 @@
-//! Pure area math shared by `view` (drawing) and `app` (paging, mouse hits).
+//! Pure area math: computed by `app` on resize and panel changes (stored in its
+//! state for paging and mouse hits), read by `view` to draw.
 
 use ratatui::layout::Rect;
 
