@@ -36,7 +36,7 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let tw = layout::console_text_width(area);
     let height = |i: usize| wrapped_rows(&text_at(i), tw);
     let max_back = layout::console_max_back(total, rows, (0..total).map(height));
-    let back = app.panels.console_back.min(max_back);
+    let back = app.console.back.min(max_back);
 
     // Which rows of which lines show, top to bottom, and how many lines are hidden
     // above them.
@@ -98,11 +98,11 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         format!("Console Logs [{total} lines]")
     };
-    if app.console_filter.is_active() {
+    if app.console.filter.is_active() {
         title.push_str(&format!(
             " filtered from {} by /{}",
             view.total(),
-            sanitize(&app.console_filter.text)
+            sanitize(&app.console.filter.text)
         ));
     }
     let block = Block::default()

@@ -10,7 +10,7 @@ use super::format;
 use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
 use crate::app::layout;
-use crate::app::App;
+use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
 
@@ -49,15 +49,15 @@ pub fn render_metric_chart(
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
         .unwrap_or((0.0, 0.0));
     // Live: a sliding window that follows the newest sample.
-    let full = match app.live_window {
-        Some(w) => {
+    let full = match app.subject {
+        Subject::Host { window: w } => {
             // Until the window fills, the data spans the whole chart.
             let end = app.run.last_time.unwrap_or(full.1);
             ((end - w).max(full.0.min(end)), end)
         }
-        None => full,
+        Subject::Run => full,
     };
-    let (x0, x1) = app.zoom.get(key).copied().unwrap_or(full);
+    let (x0, x1) = app.charts.zoom.get(key).copied().unwrap_or(full);
     let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
     let pts: Vec<Vec<Point>> = all
         .iter()
@@ -67,13 +67,13 @@ pub fn render_metric_chart(
             pts
         })
         .collect();
-    let log = app.log_y.contains(key);
+    let log = app.charts.log_y.contains(key);
     let title = sanitize(key);
     let mut flags = String::new();
     if log {
         flags.push_str(" log");
     }
-    if app.zoom.contains_key(key) {
+    if app.charts.zoom.contains_key(key) {
         flags.push_str(" zoom");
     }
     let title = if flags.is_empty() && xname == "_step" {
@@ -111,7 +111,7 @@ pub fn render_metric_chart(
         x: (x0, x1),
         log_y: log,
         focused,
-        fmt_x: if app.live_window.is_some() {
+        fmt_x: if app.is_host() {
             &clock_x
         } else {
             &format::compact
@@ -128,7 +128,7 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.height == 0 || area.width == 0 {
         return;
     }
-    let n = app.shown.len();
+    let n = app.charts.shown.len();
     let total = app.metric_keys.len();
     let (cols, rows) = if app.grid.cols == 0 {
         layout::grid_dims(
@@ -153,10 +153,10 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         format!("Metrics [{}-{end} of {n}]", start + 1)
     };
-    if app.metric_filter.is_active() {
+    if app.charts.filter.is_active() {
         header.push_str(&format!(
             " filtered from {total} by /{}",
-            sanitize(&app.metric_filter.text)
+            sanitize(&app.charts.filter.text)
         ));
     }
     if n > per_page {
@@ -221,7 +221,7 @@ pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             buf,
             cell,
             app,
-            app.shown[i],
+            app.charts.shown[i],
             focused_pane && i == app.grid.focus,
             theme,
         );
@@ -238,7 +238,7 @@ fn render_grid_item(
     focused: bool,
     theme: Theme,
 ) {
-    if app.live_window.is_some() {
+    if app.is_host() {
         if let Some(chart) = app.sys_charts.get(i) {
             render_sys_chart(buf, area, app, chart, focused, theme);
         }
@@ -249,7 +249,7 @@ fn render_grid_item(
 
 /// The focused grid item full screen.
 pub fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if let Some(&i) = app.shown.get(app.grid.focus) {
+    if let Some(&i) = app.charts.shown.get(app.grid.focus) {
         render_grid_item(buf, area, app, i, true, theme);
     }
 }

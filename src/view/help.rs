@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use super::theme::Theme;
 use crate::app::action::{Action, GROUPS};
 use crate::app::keymap::{Keymap, Mode};
-use crate::app::App;
+use crate::app::{App, Overlay};
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]
@@ -111,7 +111,10 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let inner = super::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);
-    let scroll = app.panels.help_scroll.min(max_scroll);
+    let scroll = match app.overlay {
+        Overlay::Help { scroll } => scroll.min(max_scroll),
+        _ => 0,
+    };
     for (i, (k, d)) in lines.iter().skip(scroll).take(rows).enumerate() {
         #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + i as u16;

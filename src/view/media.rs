@@ -101,6 +101,8 @@ pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     overlay::hint(buf, area, &hint, theme);
     let msg = if keys.is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
+    } else if app.media.loading {
+        Some("reading the image…".to_owned())
     } else if let Some(e) = &app.media.error {
         Some(format!("cannot show this image: {e}"))
     } else if app.media.image.is_none() {

@@ -20,7 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::Frame;
 
 use crate::app::layout;
-use crate::app::App;
+use crate::app::{App, Overlay};
 use theme::Theme;
 
 /// Draw the whole screen.
@@ -46,7 +46,13 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         );
         return;
     }
-    let areas = layout::areas(area, app.panel_flags());
+    // The areas the app laid out for its size (and hit-tests the mouse against);
+    // a frame of a size it has not been told of yet is laid out for itself.
+    let areas = if area == app.size {
+        app.areas
+    } else {
+        layout::areas(area, app.panel_flags())
+    };
     if app.panels.fullscreen {
         let body = Rect::new(area.x, area.y, area.width, area.height - 1);
         grid::render_fullscreen(buf, body, app, theme);
@@ -64,11 +70,10 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     }
     status::render_status(buf, areas.status, app, theme);
     let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
-    if app.panels.runs {
-        runs::render_runs(buf, overlay, app, theme);
-    } else if app.media.open {
-        media::render_media(buf, overlay, app, theme);
-    } else if app.panels.help {
-        help::render_help(buf, overlay, app, theme);
+    match app.overlay {
+        Overlay::Runs => runs::render_runs(buf, overlay, app, theme),
+        Overlay::Media => media::render_media(buf, overlay, app, theme),
+        Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
+        Overlay::None => {}
     }
 }

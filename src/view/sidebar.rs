@@ -23,7 +23,7 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
 /// State word and style for the overview and the status bar.
 #[must_use]
 pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
-    if app.live_window.is_some() {
+    if app.is_host() {
         return match app.live_state() {
             LiveState::Live => ("live ●".into(), theme.good()),
             _ => ("live (no sample lately)".into(), theme.warn()),
@@ -61,8 +61,8 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
     let keys = fixed
         .iter()
         .map(|(k, _, _)| k.as_str())
-        .chain(app.overview.iter().filter_map(|r| match r {
-            Row::Item(k, _) => Some(k.as_str()),
+        .chain(app.overview.rows.iter().filter_map(|r| match r {
+            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         }));
     let mut longest = 0;
@@ -121,7 +121,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         y += 1;
     }
     let room = layout::overview_list_rows(area, fixed.len());
-    let win = layout::list_window(app.overview.len(), room, app.panels.left_scroll);
+    let win = layout::list_window(app.overview.rows.len(), room, app.overview.scroll);
     let mark = |buf: &mut Buffer, y: u16, text: String| {
         buf.set_stringn(inner.x, y, text, usize::from(w), theme.dim());
     };
@@ -129,7 +129,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         mark(buf, y, format!("↑ {} more", win.first));
         y += 1;
     }
-    for r in &app.overview[win.first..win.first + win.shown] {
+    for r in &app.overview.rows[win.first..win.first + win.shown] {
         if y >= bottom {
             return;
         }
@@ -144,6 +144,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
                 );
             }
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
+            Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
         }
         y += 1;
     }
@@ -159,17 +160,17 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     separator(buf, area.x, area, theme);
     let focused = app.panels.focus == Pane::Right;
-    let n = app.sys_shown.len();
+    let n = app.system.shown.len();
     let per = layout::sys_per_page(area);
-    let start = app.panels.right_scroll.min(n.saturating_sub(1));
+    let start = app.system.scroll.min(n.saturating_sub(1));
     let end = (start + per).min(n);
     let mut header = if n == 0 {
         "System Metrics".to_owned()
     } else {
         format!("System Metrics [{}-{end} of {n}]", start + 1)
     };
-    if app.system_filter.is_active() {
-        header.push_str(&format!(" \\{}", sanitize(&app.system_filter.text)));
+    if app.system.filter.is_active() {
+        header.push_str(&format!(" \\{}", sanitize(&app.system.filter.text)));
     }
     let w = usize::from(area.width.saturating_sub(2));
     buf.set_stringn(
@@ -190,7 +191,7 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         }
         return;
     }
-    for (slot, &ci) in app.sys_shown[start..end].iter().enumerate() {
+    for (slot, &ci) in app.system.shown[start..end].iter().enumerate() {
         let cell = layout::sys_cell(area, slot).intersection(area);
         if cell.height < 3 {
             break;

@@ -8,7 +8,7 @@ use super::chart::{render_chart, ChartSpec, Line};
 use super::format;
 use super::theme::Theme;
 use crate::app::system::SysChart;
-use crate::app::App;
+use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
 
@@ -78,7 +78,7 @@ pub(crate) fn render_sys_chart(
         x = (0.0, 0.0);
     }
     // Live: the window that follows the newest sample, as the metric charts do.
-    if let Some(w) = app.live_window {
+    if let Subject::Host { window: w } = app.subject {
         let end = app.run.last_time.unwrap_or(x.1);
         x = ((end - w).max(x.0.min(end)), end);
     }
@@ -125,7 +125,7 @@ pub(crate) fn render_sys_chart(
     } else {
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
-    let live = app.live_window.is_some();
+    let live = app.is_host();
     #[allow(clippy::cast_possible_truncation)]
     let fmt_x = move |v: f64| {
         if live {
