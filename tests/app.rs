@@ -738,3 +738,65 @@ fn compare_flag_draws_a_run_from_another_directory() {
         assert!(a.run.metrics.get(key).is_some() && a.compare[0].run.metrics.get(key).is_some());
     }
 }
+
+#[test]
+fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
+    use leet::app::Row;
+    use serde_json::json;
+    let mut a = App::live(Options::default(), 60.0);
+    a.update(Msg::Resize(160, 40));
+    let mut env = serde_json::Map::new();
+    env.insert("memory".into(), json!({"total": 17_179_869_184_u64}));
+    env.insert(
+        "gpu.0".into(),
+        json!({"name": "NVIDIA H200", "memory": 150_754_820_096_u64}),
+    );
+    a.set_host("testhost", env, serde_json::Map::new());
+    // The model keeps the number the sampler gave.
+    assert_eq!(
+        a.run.environment["memory"]["total"],
+        json!(17_179_869_184_u64)
+    );
+    let bytes: Vec<(&str, f64)> = a
+        .overview
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Bytes(k, b) => Some((k.as_str(), *b)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        bytes,
+        [
+            ("gpu.0.memory", 150_754_820_096.0),
+            ("memory.total", 17_179_869_184.0)
+        ]
+    );
+    // The view writes them in binary units.
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 40)).unwrap();
+    t.draw(|f| leet::view::render(f, &a)).unwrap();
+    let screen: String = t
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    for b in [17_179_869_184.0, 150_754_820_096.0] {
+        let shown = leet::view::format::bytes(b);
+        assert!(screen.contains(&shown), "{shown} not in {screen}");
+    }
+    assert!(!screen.contains("17179869184"), "{screen}");
+    // The overview filter still finds them by key.
+    send(&mut a, [Msg::char('o')]);
+    send(&mut a, Msg::typed("memory"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    let n = a
+        .overview
+        .rows
+        .iter()
+        .filter(|r| matches!(r, Row::Bytes(..)))
+        .count();
+    assert_eq!(n, 2);
+}

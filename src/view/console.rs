@@ -35,7 +35,12 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let rows = layout::console_rows(area);
     let tw = layout::console_text_width(area);
     let height = |i: usize| wrapped_rows(&text_at(i), tw);
-    let max_back = layout::console_max_back(total, rows, (0..total).map(height));
+    // The limit the app keeps for its console area (the one keys scroll against).
+    let max_back = if app.areas.console == Some(area) {
+        app.limits.console_max
+    } else {
+        layout::console_max_back(total, rows, (0..total).map(height))
+    };
     let back = app.console.back.min(max_back);
 
     // Which rows of which lines show, top to bottom, and how many lines are hidden

@@ -161,7 +161,11 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     separator(buf, area.x, area, theme);
     let focused = app.panels.focus == Pane::Right;
     let n = app.system.shown.len();
-    let per = layout::sys_per_page(area);
+    let per = if app.areas.right == Some(area) {
+        app.limits.system_page
+    } else {
+        layout::sys_per_page(area)
+    };
     let start = app.system.scroll.min(n.saturating_sub(1));
     let end = (start + per).min(n);
     let mut header = if n == 0 {
