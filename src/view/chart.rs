@@ -3,7 +3,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
 use super::fit::{fit, put, width};
@@ -93,13 +93,13 @@ impl Raster {
 }
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     pub points: &'a [Point],
     pub style: Style,
 }
 
 /// Everything needed to draw one chart.
-pub struct ChartSpec<'a> {
+pub(crate) struct ChartSpec<'a> {
     pub title: &'a str,
     /// Shown at the top right of the border.
     pub corner: Option<String>,
@@ -191,7 +191,7 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
 }
 
 /// Draw one chart into `area` (border included).
-pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
     if area.width < 3 || area.height < 2 {
         return;
     }
@@ -429,12 +429,6 @@ fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
     let a2 = if a.0 < x0 { at(x0) } else { a };
     let b2 = if b.0 > x1 { at(x1) } else { b };
     Some((a2, b2))
-}
-
-/// Style with only a foreground colour (for legends).
-#[must_use]
-pub fn fg(c: Option<Color>) -> Style {
-    c.map_or_else(Style::new, |c| Style::new().fg(c))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ struct Slice {
     take: usize,
 }
 
-pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 3 || area.height < 2 {
         return;
     }

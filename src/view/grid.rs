@@ -15,7 +15,7 @@ use crate::store::series::Point;
 use crate::text::sanitize;
 
 /// The metric chart of `key` in `area`.
-pub fn render_metric_chart(
+pub(crate) fn render_metric_chart(
     buf: &mut Buffer,
     area: Rect,
     app: &App,
@@ -124,7 +124,7 @@ pub fn render_metric_chart(
 
 /// The metrics grid (header line + the focused page), or the focused chart full
 /// screen.
-pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.height == 0 || area.width == 0 {
         return;
     }
@@ -248,7 +248,7 @@ fn render_grid_item(
 }
 
 /// The focused grid item full screen.
-pub fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if let Some(&i) = app.charts.shown.get(app.grid.focus) {
         render_grid_item(buf, area, app, i, true, theme);
     }

@@ -10,7 +10,7 @@ use crate::app::{App, Overlay};
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]
-pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
+pub(crate) fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for group in GROUPS {
         let mut rows = Vec::new();
@@ -96,7 +96,7 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     out
 }
 
-pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.keymap);
     let key_w = lines
         .iter()

@@ -63,7 +63,7 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
     }
 }
 
-pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 10 || area.height < 4 {
         return;
     }

@@ -1,19 +1,19 @@
 //! Pure rendering: `render(frame, &App)` reads the state and draws; it never
 //! mutates anything, reads the clock or the environment.
 
-pub mod chart;
-pub mod console;
-pub mod fit;
+mod chart;
+mod console;
+mod fit;
 pub mod format;
-pub mod grid;
-pub mod help;
-pub mod media;
-pub mod overlay;
-pub mod runs;
-pub mod sidebar;
-pub mod status;
-pub mod sys_chart;
-pub mod theme;
+mod grid;
+mod help;
+mod media;
+mod overlay;
+mod runs;
+mod sidebar;
+mod status;
+mod sys_chart;
+mod theme;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

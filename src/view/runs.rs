@@ -56,7 +56,7 @@ fn row(app: &App, i: usize, w: usize) -> String {
     )
 }
 
-pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let Some(area) = overlay::place(size, 100, app.runs.len().max(1), 20) else {
         return;
     };

@@ -22,7 +22,7 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
 
 /// State word and style for the overview and the status bar.
 #[must_use]
-pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
+pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     if app.is_host() {
         return match app.live_state() {
             LiveState::Live => ("live ●".into(), theme.good()),
@@ -48,7 +48,7 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
 
 /// Runtime in seconds: from the exit record, else the data's time span.
 #[must_use]
-pub fn runtime(app: &App) -> Option<f64> {
+pub(crate) fn runtime(app: &App) -> Option<f64> {
     app.run.runtime()
 }
 
@@ -76,7 +76,7 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
 }
 
 /// The run overview.
-pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 4 || area.height == 0 {
         return;
     }
@@ -154,7 +154,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
 }
 
 /// The system metrics sidebar.
-pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 4 || area.height == 0 {
         return;
     }

@@ -13,7 +13,7 @@ use crate::app::keymap::Mode;
 use crate::app::{App, FilterTarget, Pending};
 use crate::text::sanitize;
 
-pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }
