@@ -64,7 +64,7 @@ impl App {
     /// The reader found the run file.
     pub(super) fn on_opened(&mut self, path: PathBuf, len: u64, modified: Option<f64>) -> Effect {
         self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
-        self.count_runs_next_to(&path);
+        self.ask_run_count(&path);
         self.source.file = Some(path);
         self.source.waiting = None;
         self.source.file_len = len;
@@ -75,14 +75,14 @@ impl App {
     /// The reader waits for a `.wandb` file in `dir`.
     pub(super) fn on_waiting(&mut self, dir: PathBuf) -> Effect {
         self.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
-        self.count_runs_next_to(&dir.join("x.wandb"));
+        self.ask_run_count(&dir.join("x.wandb"));
         self.source.waiting_dir = Some(dir);
         Effect::REDRAW
     }
 
     /// Ask how many runs share the wandb directory of the run file `file` (the
     /// status bar's `R: 5 runs`); 1 until the answer comes, or when it sits in none.
-    fn count_runs_next_to(&mut self, file: &Path) {
+    fn ask_run_count(&mut self, file: &Path) {
         self.source.runs_here = 1;
         if let Some(wandb_dir) = crate::source::file::wandb_dir_of(file) {
             self.out.push(Cmd::CountRuns { wandb_dir });
