@@ -800,3 +800,33 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         .count();
     assert_eq!(n, 2);
 }
+
+#[test]
+fn the_wheel_zooms_a_full_screen_chart_about_the_pointer() {
+    // Full screen, the chart covers the whole body (left of where the grid sits
+    // with its sidebars): the zoom's anchor is where the pointer is on that chart.
+    let mut a = app("tiny");
+    assert!(a.areas.left.is_some(), "the overview takes the left");
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(a.panels.fullscreen);
+    let key = a.focused_key().unwrap().to_owned();
+    let (fx0, fx1) = a.run.metrics.get(&key).unwrap().x_bounds().unwrap();
+    let body = a.areas.body;
+    assert_eq!((body.x, body.width, body.height), (0, 200, 49));
+    let column = body.x + 20;
+    assert!(column < a.areas.grid.x, "a column left of the grid's area");
+    a.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column,
+        row: body.height / 2,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let frac = f64::from(column - body.x - 1) / f64::from(body.width - 2);
+    let at = fx0 + (fx1 - fx0) * frac;
+    let want = (at - (at - fx0) * 0.7, at + (fx1 - at) * 0.7);
+    let got = a.charts.zoom[&key];
+    assert!(
+        (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
+        "{got:?} != {want:?}"
+    );
+}

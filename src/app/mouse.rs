@@ -35,7 +35,8 @@ impl App {
         }
         // Which chart is under the pointer?
         let hit = if self.panels.fullscreen {
-            Some((self.grid.focus, layout::grid_body(self.areas.grid)))
+            // The chart drawn over the whole body (see `view::render_buffer`).
+            Some((self.grid.focus, self.areas.body))
         } else if self.areas.grid.contains(pos) {
             let body = layout::grid_body(self.areas.grid);
             let start = self.grid.page_start();

@@ -54,8 +54,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         layout::areas(area, app.panel_flags())
     };
     if app.panels.fullscreen {
-        let body = Rect::new(area.x, area.y, area.width, area.height - 1);
-        grid::render_fullscreen(buf, body, app, theme);
+        grid::render_fullscreen(buf, areas.body, app, theme);
     } else {
         grid::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
