@@ -39,6 +39,45 @@ pub struct Sample {
     pub values: Vec<(String, f64)>,
 }
 
+/// A run directory next to the one shown (the run picker's rows): what
+/// `Cmd::ListRuns` found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunEntry {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Its `.wandb` file, if it has one yet.
+    pub file: Option<PathBuf>,
+    /// Display name and run id from the file's run record (empty if not read).
+    pub name: String,
+    pub id: String,
+    /// Size and modification time (Unix s) of the `.wandb` file.
+    pub size: u64,
+    pub modified: Option<f64>,
+}
+
+/// A decoded image: 8-bit RGBA rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+impl Image {
+    /// The pixel at (x, y) as RGB over black.
+    #[must_use]
+    pub fn rgb(&self, x: u32, y: u32) -> (u8, u8, u8) {
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        match self.rgba.get(i..i + 4) {
+            Some(&[r, g, b, a]) => {
+                let m = |c: u8| (u16::from(c) * u16::from(a) / 255) as u8;
+                (m(r), m(g), m(b))
+            }
+            _ => (0, 0, 0),
+        }
+    }
+}
+
 /// A message for the loop.
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -71,6 +110,25 @@ pub enum Msg {
     /// A message from the reader of source number N. When the user opens another
     /// run, the loop drops what the previous reader had already queued.
     Tagged(u64, Box<Msg>),
+    /// `Cmd::CountRuns`: run directories in a wandb directory.
+    RunsCounted {
+        wandb_dir: PathBuf,
+        count: usize,
+    },
+    /// `Cmd::ListRuns`: the runs next to `run_dir`, newest first.
+    RunsListed {
+        run_dir: PathBuf,
+        runs: Vec<RunEntry>,
+    },
+    /// `Cmd::LoadImage`: the image at `path`, or why it cannot be shown.
+    ImageLoaded {
+        path: PathBuf,
+        image: Result<Image, String>,
+    },
+    /// `Cmd::CheckDirs`: the directories asked about that are gone.
+    DirsChecked {
+        gone: Vec<PathBuf>,
+    },
 }
 
 impl Msg {

@@ -5,7 +5,7 @@
 mod common;
 
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::app::{App, LiveState, Options};
+use leet::app::{App, Cmd, LiveState, Options, Overlay};
 use leet::msg::{Msg, RunBatch, Sample};
 
 fn app(fixture: &str) -> App {
@@ -17,35 +17,58 @@ fn app(fixture: &str) -> App {
     app
 }
 
+thread_local! {
+    /// Reader starts and stops the app asked for, in order (each test runs on its
+    /// own thread).
+    static READERS: std::cell::RefCell<Vec<Cmd>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Apply messages as the runtime does: the commands that ask for something are
+/// answered at once by the real executor (`runtime::answer`) and the answers
+/// applied in turn; reader starts and stops are kept for [`readers`].
 fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) {
     for m in msgs {
-        app.update(m);
+        let mut queue: std::collections::VecDeque<Cmd> = app.update(m).cmds.into();
+        while let Some(cmd) = queue.pop_front() {
+            if cmd.is_reader() {
+                READERS.with(|r| r.borrow_mut().push(cmd));
+            } else if let Some(answer) = leet::runtime::answer(cmd) {
+                queue.extend(app.update(answer).cmds);
+            }
+        }
     }
+}
+
+/// The reader commands since the last call (and those asked for outside an update).
+fn readers(app: &mut App) -> Vec<Cmd> {
+    let mut v = app.take_cmds();
+    v.extend(READERS.with(|r| std::mem::take(&mut *r.borrow_mut())));
+    v
 }
 
 #[test]
 fn filter_is_live_keeps_last_valid_set_and_esc_restores() {
     let mut a = app("many_metrics");
-    let total = a.shown.len();
+    let total = a.charts.shown.len();
     send(&mut a, [Msg::char('/')]);
     send(&mut a, Msg::typed("LOSS"));
-    let n_loss = a.shown.len();
+    let n_loss = a.charts.shown.len();
     assert!(n_loss > 0 && n_loss < total, "case-insensitive, live");
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.metric_filter.text, "LOSS");
+    assert_eq!(a.charts.filter.text, "LOSS");
     // An invalid pattern shows its error and keeps the last valid match set.
     send(&mut a, [Msg::char('/')]);
     send(&mut a, Msg::typed("(ev"));
-    assert!(a.metric_filter.error.is_some());
-    let n_before = a.shown.len();
+    assert!(a.charts.filter.error.is_some());
+    let n_before = a.charts.shown.len();
     assert!(n_before > 0);
     // Esc restores the filter in force before editing.
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert_eq!(a.metric_filter.text, "LOSS");
-    assert_eq!(a.shown.len(), n_loss);
+    assert_eq!(a.charts.filter.text, "LOSS");
+    assert_eq!(a.charts.shown.len(), n_loss);
     // Ctrl+L clears; Ctrl+C quits even while typing a filter.
     send(&mut a, [Msg::ctrl('l')]);
-    assert_eq!(a.shown.len(), total);
+    assert_eq!(a.charts.shown.len(), total);
     send(&mut a, [Msg::char('/')]);
     assert!(a.update(Msg::ctrl('c')).quit);
 }
@@ -56,11 +79,14 @@ fn quiet_run_becomes_possibly_crashed_and_revives() {
         stale_after: 60.0,
         ..Options::default()
     });
-    a.update(Msg::Opened {
-        path: "x.wandb".into(),
-        len: 0,
-        modified: Some(1000.0),
-    });
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: "x.wandb".into(),
+            len: 0,
+            modified: Some(1000.0),
+        }],
+    );
     a.update(Msg::Tick(1001.0));
     assert_eq!(a.live_state(), LiveState::Live);
     a.update(Msg::Tick(1030.0));
@@ -79,9 +105,9 @@ fn quiet_run_becomes_possibly_crashed_and_revives() {
 fn mouse_click_focuses_and_wheel_zooms_x() {
     let mut a = app("tiny");
     assert_eq!(a.grid.focus, 0);
-    let body = leet::view::layout::grid_body(a.areas.grid);
-    let (c, r) = a.grid.shape(a.shown.len());
-    let cell = leet::view::layout::grid_cell(body, c, r, 1);
+    let body = leet::app::layout::grid_body(a.areas.grid);
+    let (c, r) = a.grid.shape(a.charts.shown.len());
+    let cell = leet::app::layout::grid_cell(body, c, r, 1);
     let at = |kind| {
         Msg::Mouse(MouseEvent {
             kind,
@@ -94,12 +120,12 @@ fn mouse_click_focuses_and_wheel_zooms_x() {
     assert_eq!(a.grid.focus, 1);
     let key = a.focused_key().unwrap().to_owned();
     a.update(at(MouseEventKind::ScrollUp));
-    let (x0, x1) = a.zoom[&key];
+    let (x0, x1) = a.charts.zoom[&key];
     assert!(x0 > 0.0 || x1 < 49.0, "{x0} {x1}");
     a.update(at(MouseEventKind::ScrollDown));
     a.update(at(MouseEventKind::ScrollDown));
     assert!(
-        !a.zoom.contains_key(&key),
+        !a.charts.zoom.contains_key(&key),
         "zoomed back out to the full range"
     );
 }
@@ -124,7 +150,7 @@ fn samples_feed_system_charts() {
     send(&mut a, [Msg::char('\\')]);
     send(&mut a, Msg::typed("gpu"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.sys_shown.len(), 1);
+    assert_eq!(a.system.shown.len(), 1);
 }
 
 #[test]
@@ -143,7 +169,7 @@ fn columns_and_rows_prefix_keys() {
     send(&mut a, [Msg::char('n')]);
     assert_eq!(a.grid.focus, 6);
     send(&mut a, [Msg::key(KeyCode::End)]);
-    assert_eq!(a.grid.page(), a.grid.pages(a.shown.len()) - 1);
+    assert_eq!(a.grid.page(), a.grid.pages(a.charts.shown.len()) - 1);
     send(
         &mut a,
         [Msg::key(KeyCode::Home), Msg::char('c'), Msg::char('0')],
@@ -207,17 +233,16 @@ fn a_typed_filter_starts_from_the_first_page() {
 
     // The system filter goes back to the first system chart too.
     let mut s = app("system");
-    s.panels.right_scroll = 3;
+    s.system.scroll = 3;
     send(&mut s, [Msg::char('\\')]);
     send(&mut s, Msg::typed("mem"));
     send(&mut s, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(s.panels.right_scroll, 0);
-    assert!(s.sys_shown.len() >= 2);
+    assert_eq!(s.system.scroll, 0);
+    assert!(s.system.shown.len() >= 2);
 }
 
 #[test]
 fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
-    use leet::app::ReaderCmd;
     let multi = common::runs_dir().join("multi/wandb");
     let latest = common::wandb_file(&multi.join("latest-run"));
     let (file, batch) = leet::source::tail::read_batch(&latest).unwrap();
@@ -225,8 +250,8 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     a.update(Msg::Resize(160, 40));
     a.request_open(multi.clone());
     assert_eq!(
-        a.take_reader_cmds(),
-        [ReaderCmd::Start {
+        readers(&mut a),
+        [Cmd::StartReader {
             path: multi.clone(),
             tag: 0
         }]
@@ -236,19 +261,19 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
         len: 1,
         modified: None,
     };
-    a.update(Msg::Tagged(0, Box::new(opened(file.clone()))));
-    a.update(Msg::Tagged(0, Box::new(Msg::Run(batch.clone()))));
+    send(&mut a, [Msg::Tagged(0, Box::new(opened(file.clone())))]);
+    send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
     assert_eq!(a.run.info.run_id, "multi005");
     assert_eq!(a.source.runs_here, 5);
 
     send(&mut a, [Msg::char('R')]);
-    assert!(a.panels.runs);
+    assert_eq!(a.overlay, Overlay::Runs);
     assert_eq!(a.runs.len(), 5);
     assert_eq!(a.runs_sel, 0, "the run shown is selected");
     // Enter on the run shown just closes the picker.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert!(!a.panels.runs);
-    assert!(a.take_reader_cmds().is_empty());
+    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(readers(&mut a).is_empty());
 
     send(
         &mut a,
@@ -258,8 +283,8 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
             Msg::key(KeyCode::Enter),
         ],
     );
-    let cmds = a.take_reader_cmds();
-    let [ReaderCmd::Stop { tag: 0 }, ReaderCmd::Start { path: dir, tag }] = cmds.as_slice() else {
+    let cmds = readers(&mut a);
+    let [Cmd::StopReader { tag: 0 }, Cmd::StartReader { path: dir, tag }] = cmds.as_slice() else {
         panic!("{cmds:?}");
     };
     assert!(
@@ -269,32 +294,34 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     let tag = *tag;
     assert!(a.metric_keys.is_empty() && a.run.info.run_id.is_empty());
     // What the old reader had queued is dropped; the new reader's messages apply.
-    a.update(Msg::Tagged(0, Box::new(Msg::Run(batch))));
+    send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch)))]);
     assert!(a.run.info.run_id.is_empty());
     let (file4, batch4) = leet::source::tail::read_batch(dir).unwrap();
-    a.update(Msg::Tagged(tag, Box::new(opened(file4))));
-    a.update(Msg::Tagged(tag, Box::new(Msg::Run(batch4))));
+    send(&mut a, [Msg::Tagged(tag, Box::new(opened(file4)))]);
+    send(&mut a, [Msg::Tagged(tag, Box::new(Msg::Run(batch4)))]);
     assert_eq!(a.run.info.run_id, "multi004");
     assert!(!a.metric_keys.is_empty());
     // Esc closes the picker without opening anything.
     send(&mut a, [Msg::char('R'), Msg::key(KeyCode::Esc)]);
-    assert!(!a.panels.runs);
-    assert!(a.take_reader_cmds().is_empty());
+    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(readers(&mut a).is_empty());
 }
 
 #[test]
 fn compared_runs_get_their_own_readers_and_lines() {
-    use leet::app::ReaderCmd;
     let multi = common::runs_dir().join("multi/wandb");
     let latest = common::wandb_file(&multi.join("latest-run"));
     let (file, batch) = leet::source::tail::read_batch(&latest).unwrap();
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(160, 40));
-    a.update(Msg::Opened {
-        path: file,
-        len: 1,
-        modified: None,
-    });
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: file,
+            len: 1,
+            modified: None,
+        }],
+    );
     a.update(Msg::Run(batch));
     let keys = a.metric_keys.clone();
     // Space on the second and third runs: two readers start, with new tags.
@@ -308,11 +335,11 @@ fn compared_runs_get_their_own_readers_and_lines() {
             Msg::char(' '),
         ],
     );
-    let cmds = a.take_reader_cmds();
+    let cmds = readers(&mut a);
     let starts: Vec<(std::path::PathBuf, u64)> = cmds
         .iter()
         .map(|c| match c {
-            ReaderCmd::Start { path, tag } => (path.clone(), *tag),
+            Cmd::StartReader { path, tag } => (path.clone(), *tag),
             other => panic!("{other:?}"),
         })
         .collect();
@@ -324,7 +351,7 @@ fn compared_runs_get_their_own_readers_and_lines() {
     assert_eq!(a.compare.len(), 2);
     for (dir, tag) in &starts {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
-        a.update(Msg::Tagged(*tag, Box::new(Msg::Run(b))));
+        send(&mut a, [Msg::Tagged(*tag, Box::new(Msg::Run(b)))]);
     }
     assert_eq!(a.compare[0].label, "multi-3");
     assert_eq!(a.compare[1].label, "multi-2");
@@ -337,13 +364,13 @@ fn compared_runs_get_their_own_readers_and_lines() {
     assert_eq!(a.run.info.run_id, "multi005");
     // Space again stops the reader and removes the lines.
     send(&mut a, [Msg::key(KeyCode::Down), Msg::char(' ')]);
-    assert_eq!(a.take_reader_cmds(), [ReaderCmd::Stop { tag: starts[0].1 }]);
+    assert_eq!(readers(&mut a), [Cmd::StopReader { tag: starts[0].1 }]);
     assert_eq!(a.compare.len(), 1);
     // Opening a compared run makes it the main one and stops drawing it twice.
     send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Enter)]);
-    let cmds = a.take_reader_cmds();
+    let cmds = readers(&mut a);
     assert!(
-        cmds.contains(&ReaderCmd::Stop { tag: starts[1].1 }),
+        cmds.contains(&Cmd::StopReader { tag: starts[1].1 }),
         "{cmds:?}"
     );
     assert!(a.compare.is_empty());
@@ -355,6 +382,7 @@ fn overview_keys_in_natural_order() {
     let a = app("many_metrics");
     let bins: Vec<&str> = a
         .overview
+        .rows
         .iter()
         .filter_map(|r| match r {
             Row::Item(k, _) if k.starts_with("hist.bins[") => Some(k.as_str()),
@@ -371,16 +399,17 @@ fn environment_keys(a: &App) -> (String, Vec<String>) {
     use leet::app::Row;
     let at = a
         .overview
+        .rows
         .iter()
         .position(|r| matches!(r, Row::Header(h) if h.starts_with("Environment")))
         .unwrap();
-    let Row::Header(h) = &a.overview[at] else {
+    let Row::Header(h) = &a.overview.rows[at] else {
         unreachable!()
     };
-    let keys = a.overview[at + 1..]
+    let keys = a.overview.rows[at + 1..]
         .iter()
         .map_while(|r| match r {
-            Row::Item(k, _) => Some(k.clone()),
+            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.clone()),
             Row::Header(_) => None,
         })
         .collect();
@@ -439,7 +468,7 @@ fn environment_as_wandb_shows_it() {
         ("Environment [23]".to_owned(), system)
     );
     let a = app("tiny");
-    let started = a.overview.iter().find_map(|r| match r {
+    let started = a.overview.rows.iter().find_map(|r| match r {
         leet::app::Row::Item(k, v) if k == "startedAt" => Some(v.as_str()),
         _ => None,
     });
@@ -455,11 +484,15 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
     let last = a.run.last_time.unwrap();
     // The copy's mtime is "now"; its newest record is an hour older.
     let now = last + 3600.0;
-    a.update(Msg::Opened {
-        path: file,
-        len: a.source.read_to,
-        modified: Some(now),
-    });
+    let len = a.source.read_to;
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: file,
+            len,
+            modified: Some(now),
+        }],
+    );
     a.update(Msg::Tick(now + 1.0));
     assert!(
         matches!(a.live_state(), LiveState::MaybeCrashed(q) if q > 3000.0),
@@ -481,15 +514,16 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
 fn overview_filter_keeps_matching_rows_under_their_sections() {
     use leet::app::Row;
     let mut a = app("many_metrics");
-    let all = a.overview.len();
+    let all = a.overview.rows.len();
     send(&mut a, [Msg::char('o')]);
     send(&mut a, Msg::typed("hist.bins\\[1"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     let items: Vec<&str> = a
         .overview
+        .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Item(k, _) => Some(k.as_str()),
+            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         })
         .collect();
@@ -500,10 +534,11 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
     // Only sections with matches remain, and they count them.
     let headers: Vec<&str> = a
         .overview
+        .rows
         .iter()
         .filter_map(|r| match r {
             Row::Header(h) => Some(h.as_str()),
-            Row::Item(..) => None,
+            Row::Item(..) | Row::Bytes(..) => None,
         })
         .collect();
     assert_eq!(headers.len(), 1, "{headers:?}");
@@ -518,17 +553,18 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(a
         .overview
+        .rows
         .iter()
         .any(|r| matches!(r, Row::Item(k, _) if k == "Project")));
     send(&mut a, [Msg::ctrl('l')]);
-    assert_eq!(a.overview.len(), all);
+    assert_eq!(a.overview.rows.len(), all);
 }
 
 #[test]
 fn slash_in_the_focused_console_filters_its_lines() {
     let mut a = app("crashed");
     let total = a.console_view().len();
-    let charts = a.shown.len();
+    let charts = a.charts.shown.len();
     send(&mut a, [Msg::char('4')]);
     assert_eq!(a.panels.focus, leet::app::panels::Pane::Console);
     send(&mut a, [Msg::char('/')]);
@@ -550,7 +586,7 @@ fn slash_in_the_focused_console_filters_its_lines() {
     );
     assert_eq!(v.total(), total);
     // The charts are not filtered.
-    assert_eq!(a.shown.len(), charts);
+    assert_eq!(a.charts.shown.len(), charts);
     send(&mut a, [Msg::ctrl('l')]);
     assert_eq!(a.console_view().len(), total);
 }
@@ -561,14 +597,17 @@ fn media_viewer_steps_through_logged_images() {
     let (file, batch) = leet::source::tail::read_batch(&dir).unwrap();
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(120, 40));
-    a.update(Msg::Opened {
-        path: file,
-        len: 1,
-        modified: None,
-    });
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: file,
+            len: 1,
+            modified: None,
+        }],
+    );
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
-    assert!(a.media.open);
+    assert_eq!(a.overlay, Overlay::Media);
     let (key, item, n) = a.media_selected().unwrap();
     assert_eq!(
         (key, item.step, n),
@@ -581,7 +620,7 @@ fn media_viewer_steps_through_logged_images() {
     assert_eq!(a.media_selected().unwrap().1.step, 0.0);
     assert!(a.media.image.is_some() && a.media.error.is_none());
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert!(!a.media.open);
+    assert_ne!(a.overlay, Overlay::Media);
 
     // A path from the file that leaves the run directory is refused, not read.
     let mut evil = a.run.media.get("img").unwrap().clone();
@@ -609,14 +648,13 @@ fn media_viewer_steps_through_logged_images() {
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");
     send(&mut a, [Msg::char('3')]);
-    assert!(a.media.open && a.media_selected().is_none());
+    assert!(a.overlay == Overlay::Media && a.media_selected().is_none());
     send(&mut a, [Msg::char('3')]);
-    assert!(!a.media.open);
+    assert_ne!(a.overlay, Overlay::Media);
 }
 
 #[test]
 fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
-    use leet::app::ReaderCmd;
     let tmp = tempfile::tempdir().unwrap();
     let wandb = tmp.path().join("wandb");
     let src = common::runs_dir().join("multi/wandb");
@@ -635,10 +673,10 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
     // Waiting on a run with no file yet: R still lists the directory's runs.
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(160, 40));
-    a.update(Msg::Waiting(empty.clone()));
+    send(&mut a, [Msg::Waiting(empty.clone())]);
     assert_eq!(a.source.runs_here, 3);
     send(&mut a, [Msg::char('R')]);
-    assert!(a.panels.runs);
+    assert_eq!(a.overlay, Overlay::Runs);
     assert_eq!(a.runs.len(), 3);
     assert_eq!(
         a.runs[a.runs_sel].dir, empty,
@@ -654,18 +692,21 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
             Msg::key(KeyCode::Esc),
         ],
     );
-    let cmds = a.take_reader_cmds();
-    let [ReaderCmd::Start { path, tag }] = cmds.as_slice() else {
+    let cmds = readers(&mut a);
+    let [Cmd::StartReader { path, tag }] = cmds.as_slice() else {
         panic!("{cmds:?}");
     };
     assert_eq!(a.compare.len(), 1);
     std::fs::remove_dir_all(path).unwrap();
-    a.update(Msg::Tagged(
-        *tag,
-        Box::new(Msg::SourceError("file deleted".into())),
-    ));
+    send(
+        &mut a,
+        [Msg::Tagged(
+            *tag,
+            Box::new(Msg::SourceError("file deleted".into())),
+        )],
+    );
     assert!(a.compare.is_empty());
-    assert_eq!(a.take_reader_cmds(), [ReaderCmd::Stop { tag: *tag }]);
+    assert_eq!(readers(&mut a), [Cmd::StopReader { tag: *tag }]);
     assert!(a
         .source
         .error
@@ -676,7 +717,6 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
 
 #[test]
 fn compare_flag_draws_a_run_from_another_directory() {
-    use leet::app::ReaderCmd;
     let mut a = app("tiny");
     let other = common::runs_dir().join("multi");
     let dir = common::wandb_file(&other.join("wandb/latest-run"))
@@ -685,16 +725,108 @@ fn compare_flag_draws_a_run_from_another_directory() {
         .to_path_buf();
     a.request_compare(other.clone(), dir.clone());
     a.request_compare(other.clone(), dir.clone()); // the same run twice: once
-    let cmds = a.take_reader_cmds();
-    let [ReaderCmd::Start { path, tag }] = cmds.as_slice() else {
+    let cmds = readers(&mut a);
+    let [Cmd::StartReader { path, tag }] = cmds.as_slice() else {
         panic!("{cmds:?}");
     };
     assert_eq!(path, &other);
     let (_, b) = leet::source::tail::read_batch(&other).unwrap();
-    a.update(Msg::Tagged(*tag, Box::new(Msg::Run(b))));
+    send(&mut a, [Msg::Tagged(*tag, Box::new(Msg::Run(b)))]);
     assert_eq!(a.compare[0].label, "multi-4");
     // tiny and multi share `loss` and `acc`: both runs have a line in those charts.
     for key in ["loss", "acc"] {
         assert!(a.run.metrics.get(key).is_some() && a.compare[0].run.metrics.get(key).is_some());
     }
+}
+
+#[test]
+fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
+    use leet::app::Row;
+    use serde_json::json;
+    let mut a = App::live(Options::default(), 60.0);
+    a.update(Msg::Resize(160, 40));
+    let mut env = serde_json::Map::new();
+    env.insert("memory".into(), json!({"total": 17_179_869_184_u64}));
+    env.insert(
+        "gpu.0".into(),
+        json!({"name": "NVIDIA H200", "memory": 150_754_820_096_u64}),
+    );
+    a.set_host("testhost", env, serde_json::Map::new());
+    // The model keeps the number the sampler gave.
+    assert_eq!(
+        a.run.environment["memory"]["total"],
+        json!(17_179_869_184_u64)
+    );
+    let bytes: Vec<(&str, f64)> = a
+        .overview
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Bytes(k, b) => Some((k.as_str(), *b)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        bytes,
+        [
+            ("gpu.0.memory", 150_754_820_096.0),
+            ("memory.total", 17_179_869_184.0)
+        ]
+    );
+    // The view writes them in binary units.
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 40)).unwrap();
+    t.draw(|f| leet::view::render(f, &a)).unwrap();
+    let screen: String = t
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    for b in [17_179_869_184.0, 150_754_820_096.0] {
+        let shown = leet::view::format::bytes(b);
+        assert!(screen.contains(&shown), "{shown} not in {screen}");
+    }
+    assert!(!screen.contains("17179869184"), "{screen}");
+    // The overview filter still finds them by key.
+    send(&mut a, [Msg::char('o')]);
+    send(&mut a, Msg::typed("memory"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    let n = a
+        .overview
+        .rows
+        .iter()
+        .filter(|r| matches!(r, Row::Bytes(..)))
+        .count();
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn the_wheel_zooms_a_full_screen_chart_about_the_pointer() {
+    // Full screen, the chart covers the whole body (left of where the grid sits
+    // with its sidebars): the zoom's anchor is where the pointer is on that chart.
+    let mut a = app("tiny");
+    assert!(a.areas.left.is_some(), "the overview takes the left");
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(a.panels.fullscreen);
+    let key = a.focused_key().unwrap().to_owned();
+    let (fx0, fx1) = a.run.metrics.get(&key).unwrap().x_bounds().unwrap();
+    let body = a.areas.body;
+    assert_eq!((body.x, body.width, body.height), (0, 200, 49));
+    let column = body.x + 20;
+    assert!(column < a.areas.grid.x, "a column left of the grid's area");
+    a.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column,
+        row: body.height / 2,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let frac = f64::from(column - body.x - 1) / f64::from(body.width - 2);
+    let at = fx0 + (fx1 - fx0) * frac;
+    let want = (at - (at - fx0) * 0.7, at + (fx1 - at) * 0.7);
+    let got = a.charts.zoom[&key];
+    assert!(
+        (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
+        "{got:?} != {want:?}"
+    );
 }

@@ -40,11 +40,14 @@ fn opened_at(fixture: &str, opts: Options, w: u16, h: u16) -> App {
     let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
     let mut app = App::new(opts);
     app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path,
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
+    send(
+        &mut app,
+        [Msg::Opened {
+            path,
+            len: batch.file_len,
+            modified: Some(NOW - 3600.0),
+        }],
+    );
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(NOW));
     app
@@ -73,10 +76,22 @@ fn screen(app: &App, w: u16, h: u16) -> String {
     s
 }
 
-fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) {
+/// Apply messages as the runtime does: the commands that ask for something (list
+/// the runs, load an image) are answered at once by the real executor and the
+/// answers applied; the reader starts and stops are returned.
+fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<leet::app::Cmd> {
+    let mut readers = Vec::new();
     for m in msgs {
-        app.update(m);
+        let mut queue: std::collections::VecDeque<_> = app.update(m).cmds.into();
+        while let Some(cmd) = queue.pop_front() {
+            if cmd.is_reader() {
+                readers.push(cmd);
+            } else if let Some(answer) = leet::runtime::answer(cmd) {
+                queue.extend(app.update(answer).cmds);
+            }
+        }
     }
+    readers
 }
 
 const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
@@ -444,10 +459,10 @@ fn overview_end_reaches_the_last_row() {
 
 #[test]
 fn compared_runs_share_the_charts() {
-    use leet::app::ReaderCmd;
+    use leet::app::Cmd;
     let (w, h) = (120, 40);
     let mut app = opened_at("multi", no_color(), w, h);
-    send(
+    let readers = send(
         &mut app,
         [
             Msg::char('R'),
@@ -459,8 +474,8 @@ fn compared_runs_share_the_charts() {
             Msg::char('['),
         ],
     );
-    for cmd in app.take_reader_cmds() {
-        let ReaderCmd::Start { path, tag } = cmd else {
+    for cmd in readers {
+        let Cmd::StartReader { path, tag } = cmd else {
             panic!("{cmd:?}");
         };
         let (_, b) = leet::source::tail::read_batch(&path).unwrap();

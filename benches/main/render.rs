@@ -50,7 +50,7 @@ pub fn big_app(n: u32) -> App {
 
 fn full_frame(c: &mut Criterion) {
     let app = big_app(1_000_000);
-    assert_eq!(app.shown.len(), 12);
+    assert_eq!(app.charts.shown.len(), 12);
     assert_eq!(app.grid.per_page(), 12, "12 charts on the first page");
     let mut term = Terminal::new(TestBackend::new(200, 60)).unwrap_or_else(|e| panic!("{e}"));
     let mut g = c.benchmark_group("render");

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 
-use crate::view::layout;
+use crate::app::layout;
 
 /// Grid state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,7 +1,8 @@
-//! Panel visibility (`[` `]` `4`), pane focus (Tab), the help overlay and scroll
-//! positions of the scrollable panes.
+//! Panel visibility (`[` `]` `4`), full screen, pane focus (Tab), and the layout
+//! they give: computed here on resize and panel changes, stored in `App::areas`.
 
-use crate::view::layout::PanelFlags;
+use super::layout::{self, PanelFlags};
+use super::App;
 
 /// A pane that can hold focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -19,18 +20,8 @@ pub struct Panels {
     pub left: bool,
     pub right: bool,
     pub console: bool,
-    pub help: bool,
-    /// The run picker is open.
-    pub runs: bool,
     pub fullscreen: bool,
     pub focus: Pane,
-    /// First overview row shown.
-    pub left_scroll: usize,
-    /// First system chart shown.
-    pub right_scroll: usize,
-    /// Lines scrolled back from the console's end (0 = following the tail).
-    pub console_back: usize,
-    pub help_scroll: usize,
 }
 
 impl Default for Panels {
@@ -39,14 +30,8 @@ impl Default for Panels {
             left: true,
             right: true,
             console: false,
-            help: false,
-            runs: false,
             fullscreen: false,
             focus: Pane::Grid,
-            left_scroll: 0,
-            right_scroll: 0,
-            console_back: 0,
-            help_scroll: 0,
         }
     }
 }
@@ -59,5 +44,87 @@ impl Panels {
             right: self.right,
             console: self.console,
         }
+    }
+}
+
+impl App {
+    /// The panels to lay out: the user's choice, less a system sidebar with nothing to
+    /// show (a run without system metrics gives its width to the charts).
+    #[must_use]
+    pub fn panel_flags(&self) -> layout::PanelFlags {
+        let mut f = self.panels.flags();
+        f.right &= !self.sys_charts.is_empty();
+        f
+    }
+
+    /// `[` / `]`: hide the sidebar if it is on screen, otherwise show it; when the
+    /// terminal has no room for both sidebars, the other one gives way, so the key
+    /// always does what it says.
+    pub(super) fn toggle_sidebar(&mut self, right: bool) {
+        let shown = |a: &layout::Areas| {
+            if right {
+                a.right.is_some()
+            } else {
+                a.left.is_some()
+            }
+        };
+        if shown(&self.areas) {
+            if right {
+                self.panels.right = false;
+            } else {
+                self.panels.left = false;
+            }
+        } else {
+            if right {
+                self.panels.right = true;
+            } else {
+                self.panels.left = true;
+            }
+            let flags = self.panel_flags();
+            if !shown(&layout::areas(self.size, flags)) {
+                let mut alone = flags;
+                if right {
+                    alone.left = false;
+                } else {
+                    alone.right = false;
+                }
+                if shown(&layout::areas(self.size, alone)) {
+                    if right {
+                        self.panels.left = false;
+                    } else {
+                        self.panels.right = false;
+                    }
+                }
+            }
+        }
+        self.relayout();
+    }
+
+    pub(super) fn relayout(&mut self) {
+        self.areas = layout::areas(self.size, self.panel_flags());
+        self.grid.relayout(self.areas.grid);
+        let visible = |p: Pane| match p {
+            Pane::Grid => true,
+            Pane::Left => self.areas.left.is_some(),
+            Pane::Right => self.areas.right.is_some(),
+            Pane::Console => self.areas.console.is_some(),
+        };
+        if !visible(self.panels.focus) {
+            self.panels.focus = Pane::Grid;
+        }
+    }
+
+    pub(super) fn visible_panes(&self) -> Vec<Pane> {
+        let mut v = vec![Pane::Grid];
+        if self.areas.left.is_some() {
+            v.push(Pane::Left);
+        }
+        if self.areas.right.is_some() {
+            v.push(Pane::Right);
+        }
+        if self.areas.console.is_some() {
+            v.push(Pane::Console);
+        }
+        v
     }
 }

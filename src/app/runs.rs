@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::action::Action;
-use super::{App, Effect, SourceState};
-use crate::msg::{Msg, RunBatch};
+use super::{new_run, App, Cmd, Effect, Overlay, Seen, SourceState};
+use crate::msg::{Msg, RunBatch, RunEntry};
 use crate::store::metrics::{MetricStore, DEFAULT_BUDGET};
 use crate::store::Run;
 
@@ -15,15 +15,6 @@ use crate::store::Run;
 pub const MAX_COMPARED: usize = 7;
 /// Point budget of a compared run: they are extra lines, not the subject.
 const COMPARED_BUDGET: usize = DEFAULT_BUDGET / 4;
-
-/// What the loop should do with readers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReaderCmd {
-    /// Start following `path`; its messages come as `Msg::Tagged(tag, ..)`.
-    Start { path: PathBuf, tag: u64 },
-    /// Stop the reader with this tag.
-    Stop { tag: u64 },
-}
 
 /// A run drawn beside the main one.
 #[derive(Debug, Clone)]
@@ -37,17 +28,13 @@ pub struct Compared {
 }
 
 impl App {
-    /// Ask the loop to start the main reader on a user path.
+    /// Ask the runtime to start the main reader on a user path (see
+    /// [`App::take_cmds`]).
     pub fn request_open(&mut self, path: PathBuf) {
-        self.reader_cmds.push(ReaderCmd::Start {
+        self.out.push(Cmd::StartReader {
             path,
             tag: self.source_tag,
         });
-    }
-
-    /// Reader starts and stops the app asked for since the last call, in order.
-    pub fn take_reader_cmds(&mut self) -> Vec<ReaderCmd> {
-        std::mem::take(&mut self.reader_cmds)
     }
 
     fn new_tag(&mut self) -> u64 {
@@ -64,30 +51,63 @@ impl App {
             .or(self.source.waiting_dir.as_deref())
     }
 
-    /// `R`: list the runs next to the main one (read now, so the list is current),
-    /// with the main run selected. Compared runs whose directory has gone are let go.
+    /// `R`: open the picker and ask for the runs next to the main one (read anew, so
+    /// the list is current); the keys pressed before the list comes wait for it.
+    /// Compared runs whose directory has gone are let go.
     pub(super) fn open_picker(&mut self) -> Effect {
         let Some(dir) = self.main_dir().map(Path::to_path_buf) else {
             return Effect::NONE;
         };
-        self.runs = crate::source::file::runs_next_to(&dir);
+        self.out.push(Cmd::ListRuns { run_dir: dir });
+        if !self.compare.is_empty() {
+            let dirs = self.compare.iter().map(|c| c.dir.clone()).collect();
+            self.out.push(Cmd::CheckDirs { dirs });
+        }
+        self.runs_waiting = Some(Vec::new());
+        self.overlay = Overlay::Runs;
+        Effect::REDRAW
+    }
+
+    /// The picker's list came: shown with the main run selected, then the keys
+    /// that waited for it are applied. A list of another run's neighbours (the
+    /// user has opened another run since) is dropped.
+    pub(super) fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<RunEntry>) -> Effect {
+        if self.main_dir() != Some(run_dir) {
+            return Effect::NONE;
+        }
+        self.runs = runs;
         self.source.runs_here = self.runs.len().max(1);
-        self.runs_sel = self.runs.iter().position(|r| r.dir == dir).unwrap_or(0);
-        let gone: Vec<usize> = (0..self.compare.len())
-            .filter(|&i| !self.compare[i].dir.is_dir())
+        let Some(waiting) = self.runs_waiting.take() else {
+            // The picker was closed meanwhile: the count still holds.
+            return Effect::REDRAW;
+        };
+        self.runs_sel = self.runs.iter().position(|r| r.dir == run_dir).unwrap_or(0);
+        let mut fx = Effect::REDRAW;
+        for a in waiting {
+            let more = self.act(a);
+            fx.quit |= more.quit;
+        }
+        fx
+    }
+
+    /// Compared runs whose directory is gone are let go.
+    pub(super) fn on_dirs_checked(&mut self, gone: &[PathBuf]) -> Effect {
+        let drop: Vec<usize> = (0..self.compare.len())
+            .filter(|&i| gone.contains(&self.compare[i].dir))
             .collect();
-        for i in gone.into_iter().rev() {
+        if drop.is_empty() {
+            return Effect::NONE;
+        }
+        for i in drop.into_iter().rev() {
             self.drop_compared(i, "its directory is gone");
         }
-        self.panels.runs = true;
-        self.panels.help = false;
         Effect::REDRAW
     }
 
     /// Stop drawing compared run `i` (and stop its reader), saying why.
     fn drop_compared(&mut self, i: usize, why: &str) {
         let c = self.compare.remove(i);
-        self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+        self.out.push(Cmd::StopReader { tag: c.tag });
         self.source.error = Some(format!("compared run {} removed: {why}", c.label));
         self.refresh();
     }
@@ -95,7 +115,7 @@ impl App {
     /// Route a reader's message: the main run's, a compared run's, or a stale one.
     pub(super) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
         if tag == self.source_tag {
-            return self.update(m);
+            return self.step(m);
         }
         let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
             return Effect::NONE;
@@ -110,11 +130,12 @@ impl App {
                 self.refresh();
                 Effect::REDRAW
             }
-            // Its file was deleted (or cannot be read) and its directory is gone:
-            // nothing more will come, and the picker can no longer list it.
-            Msg::SourceError(_) if !self.compare[i].dir.is_dir() => {
-                self.drop_compared(i, "its directory is gone");
-                Effect::REDRAW
+            // Its file was deleted (or cannot be read): if its directory is gone
+            // too, nothing more will come, and the picker can no longer list it.
+            Msg::SourceError(_) => {
+                let dirs = vec![self.compare[i].dir.clone()];
+                self.out.push(Cmd::CheckDirs { dirs });
+                Effect::NONE
             }
             _ => Effect::NONE,
         }
@@ -126,28 +147,26 @@ impl App {
         // A run already compared becomes the main run: stop drawing it twice.
         if let Some(i) = self.compare.iter().position(|c| c.dir == dir) {
             let c = self.compare.remove(i);
-            self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+            self.out.push(Cmd::StopReader { tag: c.tag });
         }
-        self.reader_cmds.push(ReaderCmd::Stop {
+        self.out.push(Cmd::StopReader {
             tag: self.source_tag,
         });
         self.source_tag = self.new_tag();
-        self.reader_cmds.push(ReaderCmd::Start {
+        self.out.push(Cmd::StartReader {
             path: dir,
             tag: self.source_tag,
         });
-        let mut run = Run::new();
-        run.metrics = MetricStore::new(DEFAULT_BUDGET, self.max_points);
-        self.run = run;
+        self.run = new_run(self.max_points);
         self.source = SourceState::default();
-        self.zoom.clear();
-        self.log_y.clear();
+        self.charts.zoom.clear();
+        self.charts.log_y.clear();
         self.grid.focus = 0;
         self.panels.fullscreen = false;
-        self.panels.left_scroll = 0;
-        self.panels.right_scroll = 0;
-        self.panels.console_back = 0;
-        self.seen = (usize::MAX, usize::MAX, usize::MAX, u64::MAX);
+        self.overview.scroll = 0;
+        self.system.scroll = 0;
+        self.console.back = 0;
+        self.seen = Seen::NEVER;
         self.refresh();
     }
 
@@ -168,7 +187,7 @@ impl App {
         let tag = self.new_tag();
         let mut run = Run::new();
         run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
-        self.reader_cmds.push(ReaderCmd::Start { path, tag });
+        self.out.push(Cmd::StartReader { path, tag });
         self.compare.push(Compared {
             tag,
             dir,
@@ -188,7 +207,7 @@ impl App {
         }
         if let Some(i) = self.compare.iter().position(|c| c.dir == entry.dir) {
             let c = self.compare.remove(i);
-            self.reader_cmds.push(ReaderCmd::Stop { tag: c.tag });
+            self.out.push(Cmd::StopReader { tag: c.tag });
         } else if self.compare.len() >= MAX_COMPARED {
             self.source.error = Some(format!(
                 "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
@@ -228,11 +247,27 @@ impl App {
 
     /// Keys while the run picker is open.
     pub(super) fn act_runs(&mut self, a: Action) -> Effect {
+        if let Some(waiting) = &mut self.runs_waiting {
+            // Until the list comes, keys wait for it; quitting or closing the picker
+            // does not.
+            match a {
+                Action::Quit => return Effect::QUIT,
+                Action::Back | Action::PickRun => {
+                    self.runs_waiting = None;
+                    self.overlay = Overlay::None;
+                    return Effect::REDRAW;
+                }
+                _ => {
+                    waiting.push(a);
+                    return Effect::NONE;
+                }
+            }
+        }
         let n = self.runs.len();
         let page = 10;
         match a {
             Action::Quit => return Effect::QUIT,
-            Action::Back | Action::PickRun => self.panels.runs = false,
+            Action::Back | Action::PickRun => self.overlay = Overlay::None,
             Action::FocusUp => self.runs_sel = self.runs_sel.saturating_sub(1),
             Action::FocusDown => self.runs_sel = (self.runs_sel + 1).min(n.saturating_sub(1)),
             Action::PrevPage => self.runs_sel = self.runs_sel.saturating_sub(page),
@@ -244,7 +279,7 @@ impl App {
                 let Some(entry) = self.runs.get(self.runs_sel) else {
                     return Effect::NONE;
                 };
-                self.panels.runs = false;
+                self.overlay = Overlay::None;
                 if self.main_dir() != Some(entry.dir.as_path()) {
                     let dir = entry.dir.clone();
                     self.open_run(dir);

@@ -1,10 +1,11 @@
-//! Scroll limits of the overview and console panes, from the same layout math the
-//! view draws with, so a key never scrolls past what the screen can show.
+//! Scroll limits of the scrollable panes, from the same layout math the view draws
+//! with, kept in state (`App::limits`) so a key never scrolls past what the screen
+//! can show.
 
+use super::layout;
 use super::App;
 use crate::store::console::Line;
 use crate::text;
-use crate::view::layout;
 
 /// The console lines the pane shows: finished lines, then the unfinished ones, through
 /// the console filter when one is set. Built per use; the console keeps at most its
@@ -49,6 +50,22 @@ impl ConsoleView<'_> {
     }
 }
 
+/// How far each pane scrolls, and how far a page key moves it, for the current
+/// areas and contents (recomputed after every update that may change them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// The overview's largest scroll offset (its last row on the last line).
+    pub overview_max: usize,
+    /// Overview rows one page key moves.
+    pub overview_page: usize,
+    /// System charts on one page of the sidebar.
+    pub system_page: usize,
+    /// How many lines back the console can scroll (its oldest line on top).
+    pub console_max: usize,
+    /// Console lines one page key moves.
+    pub console_page: usize,
+}
+
 impl App {
     /// Lines the overview's scrolled list gets (below its title and pinned facts:
     /// state, id, runtime when known, step when there is history).
@@ -60,14 +77,21 @@ impl App {
             .map_or(0, |r| layout::overview_list_rows(r, fixed))
     }
 
-    /// The overview's largest scroll offset: its last row on the last line.
-    pub(super) fn overview_max_scroll(&self) -> usize {
-        layout::list_max_scroll(self.overview.len(), self.overview_room())
-    }
-
-    /// Overview rows one page key moves.
-    pub(super) fn overview_page(&self) -> usize {
-        layout::list_page(self.overview_room())
+    /// Recompute [`Limits`] for the areas and contents now.
+    pub(super) fn update_limits(&mut self) {
+        let room = self.overview_room();
+        self.limits = Limits {
+            overview_max: layout::list_max_scroll(self.overview.rows.len(), room),
+            overview_page: layout::list_page(room),
+            system_page: self.areas.right.map_or(1, layout::sys_per_page),
+            console_max: self.console_max_back(),
+            console_page: self
+                .areas
+                .console
+                .map_or(1, layout::console_rows)
+                .saturating_sub(1)
+                .max(1),
+        };
     }
 
     /// The console lines the pane shows (see [`ConsoleView`]).
@@ -75,7 +99,7 @@ impl App {
     pub fn console_view(&self) -> ConsoleView<'_> {
         let finished = self.run.console.lines();
         let unfinished: Vec<Line> = self.run.console.unfinished().collect();
-        let f = &self.console_filter;
+        let f = &self.console.filter;
         let shown = f.is_active().then(|| {
             finished
                 .iter()
@@ -92,8 +116,8 @@ impl App {
         }
     }
 
-    /// How many lines back the console can scroll (its oldest line on top).
-    pub(super) fn console_max_back(&self) -> usize {
+    /// How many lines back the console can scroll (0 while it is not shown).
+    fn console_max_back(&self) -> usize {
         let Some(area) = self.areas.console else {
             return 0;
         };
@@ -104,11 +128,5 @@ impl App {
                 .map_or(1, |l| text::wrapped_rows(&text::sanitize(&l.text), tw))
         });
         layout::console_max_back(view.len(), layout::console_rows(area), heights)
-    }
-
-    /// Console lines one page key moves.
-    pub(super) fn console_page(&self) -> usize {
-        let rows = self.areas.console.map_or(1, layout::console_rows);
-        rows.saturating_sub(1).max(1)
     }
 }

@@ -256,6 +256,24 @@ impl Tree {
         self.joined = joined;
     }
 
+    /// Set the top-level `key` to a number (the live monitor's latest readings).
+    pub fn set_number(&mut self, key: &str, v: f64) {
+        self.update(&wire::Item {
+            key,
+            nested: wire::smallvec_lite::Path::default(),
+            value: wire::ItemValue::Number(v),
+        });
+    }
+
+    /// Set the top-level `key` to a JSON text (the live monitor's sampler options).
+    pub fn set_json(&mut self, key: &str, json: &str) {
+        self.update(&wire::Item {
+            key,
+            nested: wire::smallvec_lite::Path::default(),
+            value: wire::ItemValue::Json(json),
+        });
+    }
+
     /// Lay `other`'s entries over this tree, in the order they were made there.
     pub fn merge_from(&mut self, other: Tree) {
         let mut entries = other.entries;

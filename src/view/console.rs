@@ -7,8 +7,8 @@ use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Widget};
 
 use super::format;
-use super::layout;
 use super::theme::Theme;
+use crate::app::layout;
 use crate::app::panels::Pane;
 use crate::app::App;
 use crate::store::console::Stream;
@@ -21,7 +21,7 @@ struct Slice {
     take: usize,
 }
 
-pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 3 || area.height < 2 {
         return;
     }
@@ -35,8 +35,13 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let rows = layout::console_rows(area);
     let tw = layout::console_text_width(area);
     let height = |i: usize| wrapped_rows(&text_at(i), tw);
-    let max_back = layout::console_max_back(total, rows, (0..total).map(height));
-    let back = app.panels.console_back.min(max_back);
+    // The limit the app keeps for its console area (the one keys scroll against).
+    let max_back = if app.areas.console == Some(area) {
+        app.limits.console_max
+    } else {
+        layout::console_max_back(total, rows, (0..total).map(height))
+    };
+    let back = app.console.back.min(max_back);
 
     // Which rows of which lines show, top to bottom, and how many lines are hidden
     // above them.
@@ -98,11 +103,11 @@ pub fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         format!("Console Logs [{total} lines]")
     };
-    if app.console_filter.is_active() {
+    if app.console.filter.is_active() {
         title.push_str(&format!(
             " filtered from {} by /{}",
             view.total(),
-            sanitize(&app.console_filter.text)
+            sanitize(&app.console.filter.text)
         ));
     }
     let block = Block::default()

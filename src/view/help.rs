@@ -6,11 +6,11 @@ use ratatui::layout::Rect;
 use super::theme::Theme;
 use crate::app::action::{Action, GROUPS};
 use crate::app::keymap::{Keymap, Mode};
-use crate::app::App;
+use crate::app::{App, Overlay};
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]
-pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
+pub(crate) fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for group in GROUPS {
         let mut rows = Vec::new();
@@ -96,7 +96,7 @@ pub fn help_lines(km: &Keymap) -> Vec<(String, String)> {
     out
 }
 
-pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.keymap);
     let key_w = lines
         .iter()
@@ -111,7 +111,10 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let inner = super::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);
-    let scroll = app.panels.help_scroll.min(max_scroll);
+    let scroll = match app.overlay {
+        Overlay::Help { scroll } => scroll.min(max_scroll),
+        _ => 0,
+    };
     for (i, (k, d)) in lines.iter().skip(scroll).take(rows).enumerate() {
         #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + i as u16;
@@ -122,7 +125,7 @@ pub fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
             buf.set_stringn(
                 inner.x + 3,
                 y,
-                super::charts::fit(k, key_w),
+                super::fit::fit(k, key_w),
                 key_w,
                 theme.key(),
             );

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 
-use super::charts::fit;
+use super::fit::fit;
 use super::format;
 use super::overlay;
 use super::theme::Theme;
@@ -63,7 +63,7 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
     }
 }
 
-pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 10 || area.height < 4 {
         return;
     }
@@ -101,6 +101,8 @@ pub fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     overlay::hint(buf, area, &hint, theme);
     let msg = if keys.is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
+    } else if app.media.loading {
+        Some("reading the image…".to_owned())
     } else if let Some(e) = &app.media.error {
         Some(format!("cannot show this image: {e}"))
     } else if app.media.image.is_none() {

@@ -1,23 +1,26 @@
 //! Pure rendering: `render(frame, &App)` reads the state and draws; it never
 //! mutates anything, reads the clock or the environment.
 
-pub mod charts;
-pub mod console;
+mod chart;
+mod console;
+mod fit;
 pub mod format;
-pub mod help;
-pub mod layout;
-pub mod media;
-pub mod overlay;
-pub mod runs;
-pub mod sidebar;
-pub mod status;
-pub mod theme;
+mod grid;
+mod help;
+mod media;
+mod overlay;
+mod runs;
+mod sidebar;
+mod status;
+mod sys_chart;
+mod theme;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
-use crate::app::App;
+use crate::app::layout;
+use crate::app::{App, Overlay};
 use theme::Theme;
 
 /// Draw the whole screen.
@@ -33,7 +36,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         return;
     }
     if layout::too_small(area) {
-        let msg = charts::fit("terminal too small", usize::from(area.width));
+        let msg = fit::fit("terminal too small", usize::from(area.width));
         buf.set_stringn(
             area.x,
             area.y + area.height / 2,
@@ -43,12 +46,17 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         );
         return;
     }
-    let areas = layout::areas(area, app.panel_flags());
-    if app.panels.fullscreen {
-        let body = Rect::new(area.x, area.y, area.width, area.height - 1);
-        charts::render_fullscreen(buf, body, app, theme);
+    // The areas the app laid out for its size (and hit-tests the mouse against);
+    // a frame of a size it has not been told of yet is laid out for itself.
+    let areas = if area == app.size {
+        app.areas
     } else {
-        charts::render_grid(buf, areas.grid, app, theme);
+        layout::areas(area, app.panel_flags())
+    };
+    if app.panels.fullscreen {
+        grid::render_fullscreen(buf, areas.body, app, theme);
+    } else {
+        grid::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
             sidebar::render_left(buf, r, app, theme);
         }
@@ -61,11 +69,10 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     }
     status::render_status(buf, areas.status, app, theme);
     let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
-    if app.panels.runs {
-        runs::render_runs(buf, overlay, app, theme);
-    } else if app.media.open {
-        media::render_media(buf, overlay, app, theme);
-    } else if app.panels.help {
-        help::render_help(buf, overlay, app, theme);
+    match app.overlay {
+        Overlay::Runs => runs::render_runs(buf, overlay, app, theme),
+        Overlay::Media => media::render_media(buf, overlay, app, theme),
+        Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
+        Overlay::None => {}
     }
 }

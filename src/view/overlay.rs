@@ -5,15 +5,15 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
-use super::charts::fit;
+use super::fit::fit;
 use super::theme::Theme;
 
 /// Where a box of at most `w` columns and `rows` lines of content goes: centred,
 /// with a cell of margin; None when the screen is too small for `min_w` columns.
 #[must_use]
-pub fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
+pub(crate) fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
     let h = u16::try_from(rows.saturating_add(2)).unwrap_or(u16::MAX);
-    let area = super::layout::centered(
+    let area = crate::app::layout::centered(
         size,
         w.min(size.width.saturating_sub(2)),
         h.min(size.height.saturating_sub(2)),
@@ -22,7 +22,7 @@ pub fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
 }
 
 /// Clear `area`, draw the box with `title` (cut to fit), and return its inside.
-pub fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
+pub(crate) fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
     Clear.render(area, buf);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -36,7 +36,7 @@ pub fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
 }
 
 /// `hint` on the bottom border, right-aligned, cut to stay inside the corners.
-pub fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
+pub(crate) fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
     if area.width < 6 || area.height < 2 {
         return;
     }

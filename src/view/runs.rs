@@ -4,7 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::charts::fit;
+use super::fit::fit;
 use super::format;
 use super::overlay;
 use super::theme::Theme;
@@ -56,7 +56,7 @@ fn row(app: &App, i: usize, w: usize) -> String {
     )
 }
 
-pub fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let Some(area) = overlay::place(size, 100, app.runs.len().max(1), 20) else {
         return;
     };

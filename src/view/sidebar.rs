@@ -5,14 +5,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::charts::{fit, render_chart, ChartSpec, Line};
+use super::fit::fit;
 use super::format;
-use super::layout;
+use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
+use crate::app::layout;
 use crate::app::panels::Pane;
-use crate::app::system::SysChart;
 use crate::app::{App, LiveState, Row};
-use crate::store::series::Point;
 use crate::text::sanitize;
 
 fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
@@ -23,8 +22,8 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
 
 /// State word and style for the overview and the status bar.
 #[must_use]
-pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
-    if app.live_window.is_some() {
+pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
+    if app.is_host() {
         return match app.live_state() {
             LiveState::Live => ("live ●".into(), theme.good()),
             _ => ("live (no sample lately)".into(), theme.warn()),
@@ -49,7 +48,7 @@ pub fn state_label(app: &App, theme: Theme) -> (String, Style) {
 
 /// Runtime in seconds: from the exit record, else the data's time span.
 #[must_use]
-pub fn runtime(app: &App) -> Option<f64> {
+pub(crate) fn runtime(app: &App) -> Option<f64> {
     app.run.runtime()
 }
 
@@ -62,8 +61,8 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
     let keys = fixed
         .iter()
         .map(|(k, _, _)| k.as_str())
-        .chain(app.overview.iter().filter_map(|r| match r {
-            Row::Item(k, _) => Some(k.as_str()),
+        .chain(app.overview.rows.iter().filter_map(|r| match r {
+            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         }));
     let mut longest = 0;
@@ -77,7 +76,7 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
 }
 
 /// The run overview.
-pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 4 || area.height == 0 {
         return;
     }
@@ -122,7 +121,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         y += 1;
     }
     let room = layout::overview_list_rows(area, fixed.len());
-    let win = layout::list_window(app.overview.len(), room, app.panels.left_scroll);
+    let win = layout::list_window(app.overview.rows.len(), room, app.overview.scroll);
     let mark = |buf: &mut Buffer, y: u16, text: String| {
         buf.set_stringn(inner.x, y, text, usize::from(w), theme.dim());
     };
@@ -130,7 +129,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         mark(buf, y, format!("↑ {} more", win.first));
         y += 1;
     }
-    for r in &app.overview[win.first..win.first + win.shown] {
+    for r in &app.overview.rows[win.first..win.first + win.shown] {
         if y >= bottom {
             return;
         }
@@ -145,6 +144,7 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
                 );
             }
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
+            Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
         }
         y += 1;
     }
@@ -153,162 +153,28 @@ pub fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
 }
 
-/// Downsampled points of a system series (rates for counters), bounded by `width`.
-fn sys_points(
-    app: &App,
-    key: &str,
-    rate: Option<f64>,
-    x: (f64, f64),
-    width: usize,
-    out: &mut Vec<Point>,
-) {
-    out.clear();
-    let Some(s) = app.run.system.get(key) else {
-        return;
-    };
-    let mut raw = Vec::with_capacity(width * 2 + 4);
-    s.downsample(x.0, x.1, width, &mut raw);
-    let Some(factor) = rate else {
-        *out = raw;
-        return;
-    };
-    #[allow(clippy::cast_precision_loss)]
-    let min_dx = (x.1 - x.0) / width.max(1) as f64;
-    let mut anchor: Option<Point> = None;
-    for &(px, py) in &raw {
-        if !py.is_finite() {
-            anchor = None;
-            out.push((px, f64::NAN));
-            continue;
-        }
-        match anchor {
-            None => anchor = Some((px, py)),
-            Some((ax, ay)) => {
-                let dx = px - ax;
-                if dx > 0.0 && dx >= min_dx {
-                    let r = (py - ay) / dx * factor;
-                    out.push((px, if r >= 0.0 { r } else { f64::NAN }));
-                    anchor = Some((px, py));
-                }
-            }
-        }
-    }
-}
-
-/// One system chart.
-pub fn render_sys_chart(
-    buf: &mut Buffer,
-    area: Rect,
-    app: &App,
-    chart: &SysChart,
-    focused: bool,
-    theme: Theme,
-) {
-    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
-    for s in &chart.series {
-        if let Some((a, b)) = app
-            .run
-            .system
-            .get(&s.key)
-            .and_then(crate::store::Series::x_bounds)
-        {
-            x = (x.0.min(a), x.1.max(b));
-        }
-    }
-    if x.0 > x.1 {
-        x = (0.0, 0.0);
-    }
-    // Live: the window that follows the newest sample, as the metric charts do.
-    if let Some(w) = app.live_window {
-        let end = app.run.last_time.unwrap_or(x.1);
-        x = ((end - w).max(x.0.min(end)), end);
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let t0 = app
-        .run
-        .info
-        .start_time
-        .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
-    let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
-    let mut pts: Vec<Vec<Point>> = Vec::with_capacity(chart.series.len());
-    for s in &chart.series {
-        let mut v = Vec::new();
-        sys_points(app, &s.key, s.rate, x, width, &mut v);
-        pts.push(v);
-    }
-    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
-    let unit = chart.unit;
-    let multi = chart.series.len() > 1;
-    let lines: Vec<Line<'_>> = pts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Line {
-            points: p,
-            style: theme.series(i),
-        })
-        .collect();
-    let legend = if multi {
-        chart
-            .series
-            .iter()
-            .zip(&pts)
-            .enumerate()
-            .map(|(i, (s, p))| {
-                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
-                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let corner = if multi {
-        None
-    } else {
-        pts.first().and_then(last).map(|v| format::unit(v, unit))
-    };
-    let live = app.live_window.is_some();
-    #[allow(clippy::cast_possible_truncation)]
-    let fmt_x = move |v: f64| {
-        if live {
-            format::time_of_day(v.floor() as i64)
-        } else {
-            format::clock(v - t0)
-        }
-    };
-    let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
-    let title = sanitize(&chart.title);
-    let spec = ChartSpec {
-        title: &title,
-        corner,
-        lines,
-        x,
-        log_y: false,
-        focused,
-        fmt_x: &fmt_x,
-        fmt_y: &fmt_y,
-        legend,
-    };
-    render_chart(buf, area, &spec, theme);
-}
-
 /// The system metrics sidebar.
-pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 4 || area.height == 0 {
         return;
     }
     separator(buf, area.x, area, theme);
     let focused = app.panels.focus == Pane::Right;
-    let n = app.sys_shown.len();
-    let per = layout::sys_per_page(area);
-    let start = app.panels.right_scroll.min(n.saturating_sub(1));
+    let n = app.system.shown.len();
+    let per = if app.areas.right == Some(area) {
+        app.limits.system_page
+    } else {
+        layout::sys_per_page(area)
+    };
+    let start = app.system.scroll.min(n.saturating_sub(1));
     let end = (start + per).min(n);
     let mut header = if n == 0 {
         "System Metrics".to_owned()
     } else {
         format!("System Metrics [{}-{end} of {n}]", start + 1)
     };
-    if app.system_filter.is_active() {
-        header.push_str(&format!(" \\{}", sanitize(&app.system_filter.text)));
+    if app.system.filter.is_active() {
+        header.push_str(&format!(" \\{}", sanitize(&app.system.filter.text)));
     }
     let w = usize::from(area.width.saturating_sub(2));
     buf.set_stringn(
@@ -329,7 +195,7 @@ pub fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         }
         return;
     }
-    for (slot, &ci) in app.sys_shown[start..end].iter().enumerate() {
+    for (slot, &ci) in app.system.shown[start..end].iter().enumerate() {
         let cell = layout::sys_cell(area, slot).intersection(area);
         if cell.height < 3 {
             break;

@@ -13,7 +13,7 @@ use crate::app::keymap::Mode;
 use crate::app::{App, FilterTarget, Pending};
 use crate::text::sanitize;
 
-pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }
@@ -34,7 +34,7 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if app.run.history_rows > 0 {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
-    if app.live_window.is_some() {
+    if app.is_host() {
         let s = if app.samples == 1 { "" } else { "s" };
         parts.push((format!("{} sample{s}", app.samples), theme.label()));
     }
@@ -54,8 +54,8 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             theme.warn(),
         ));
     }
-    let mcount = format!("[{}/{}]", app.shown.len(), app.metric_keys.len());
-    let scount = format!("[{}/{}]", app.sys_shown.len(), app.sys_charts.len());
+    let mcount = format!("[{}/{}]", app.charts.shown.len(), app.metric_keys.len());
+    let scount = format!("[{}/{}]", app.system.shown.len(), app.sys_charts.len());
     let ccount = if app.filter_target == Some(FilterTarget::Console) {
         let v = app.console_view();
         format!("[{}/{} lines]", v.len(), v.total())
@@ -64,12 +64,13 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     };
     // Counted only while the overview filter is typed or in force.
     let ocount =
-        if app.filter_target == Some(FilterTarget::Overview) || app.overview_filter.is_active() {
+        if app.filter_target == Some(FilterTarget::Overview) || app.overview.filter.is_active() {
             format!(
                 "[{} rows]",
                 app.overview
+                    .rows
                     .iter()
-                    .filter(|r| matches!(r, crate::app::Row::Item(..)))
+                    .filter(|r| matches!(r, crate::app::Row::Item(..) | crate::app::Row::Bytes(..)))
                     .count()
             )
         } else {
@@ -78,10 +79,10 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
-                FilterTarget::Metrics => (&app.metric_filter, '/', &mcount),
-                FilterTarget::System => (&app.system_filter, '\\', &scount),
-                FilterTarget::Overview => (&app.overview_filter, 'o', &ocount),
-                FilterTarget::Console => (&app.console_filter, '/', &ccount),
+                FilterTarget::Metrics => (&app.charts.filter, '/', &mcount),
+                FilterTarget::System => (&app.system.filter, '\\', &scount),
+                FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
+                FilterTarget::Console => (&app.console.filter, '/', &ccount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
@@ -94,21 +95,21 @@ pub fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
             }
         }
         None => {
-            if app.metric_filter.is_active() {
+            if app.charts.filter.is_active() {
                 parts.push((
-                    format!("/{} {mcount}", sanitize(&app.metric_filter.text)),
+                    format!("/{} {mcount}", sanitize(&app.charts.filter.text)),
                     theme.key(),
                 ));
             }
-            if app.system_filter.is_active() {
+            if app.system.filter.is_active() {
                 parts.push((
-                    format!("\\{} {scount}", sanitize(&app.system_filter.text)),
+                    format!("\\{} {scount}", sanitize(&app.system.filter.text)),
                     theme.key(),
                 ));
             }
-            if app.overview_filter.is_active() {
+            if app.overview.filter.is_active() {
                 parts.push((
-                    format!("o {} {ocount}", sanitize(&app.overview_filter.text)),
+                    format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
                     theme.key(),
                 ));
             }

@@ -5,7 +5,7 @@ use ratatui::style::{Color, Modifier, Style};
 
 /// Styles for one frame.
 #[derive(Debug, Clone, Copy)]
-pub struct Theme {
+pub(crate) struct Theme {
     pub color: bool,
 }
 
@@ -85,11 +85,6 @@ impl Theme {
     #[must_use]
     pub fn series(self, i: usize) -> Style {
         self.fg(PALETTE[i % PALETTE.len()])
-    }
-
-    #[must_use]
-    pub fn series_color(self, i: usize) -> Option<Color> {
-        self.color.then(|| PALETTE[i % PALETTE.len()])
     }
 
     #[must_use]

@@ -1,26 +1,28 @@
 //! The event loop: one channel, producers on threads (input, tail, ticker,
-//! signals), updates applied in order, one draw per drained batch.
+//! signals, the command worker), updates applied in order, one draw per drained
+//! batch. The app's commands go to the worker (`exec`), never run on this thread.
 
-use std::collections::HashMap;
+mod exec;
+
+pub use exec::{answer, Executor};
+
 use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::app::keymap::Keymap;
-use crate::app::{App, Options, ReaderCmd};
+use crate::app::{App, Options};
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
 use crate::source::file::{resolve, Target};
 use crate::source::sampler::{self, Sampler};
-use crate::source::tail::{self, TailOptions};
+use crate::source::tail;
 use crate::terminal;
 use crate::view;
 
@@ -113,25 +115,9 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
         };
         app.request_compare(path, dir);
     }
-    // One reader per run followed (the main one, and any compared with it); each
-    // stops when the app lets its run go, and the app drops what it had queued.
-    let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
-    drive(
-        app,
-        |_| {},
-        move |cmd, tx| match cmd {
-            ReaderCmd::Start { path, tag } => {
-                let stop = Arc::new(AtomicBool::new(false));
-                stops.insert(tag, stop.clone());
-                tail::spawn_tail_tagged(path, tx, TailOptions::default(), tag, stop);
-            }
-            ReaderCmd::Stop { tag } => {
-                if let Some(stop) = stops.remove(&tag) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-        },
-    )
+    // One reader per run followed (the main one, and any compared with it), started
+    // by the worker from the app's commands.
+    drive(app, |_| {})
 }
 
 /// Monitor this host: the sampler's readings are the main grid.
@@ -146,14 +132,11 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let mut env = Map::new();
     env.insert("os".into(), json!(host.os));
     env.insert("cpu".into(), json!({"model": host.cpu_model, "count": host.cpu_count, "count_logical": host.cpu_count_logical}));
-    env.insert(
-        "memory".into(),
-        json!({"total": crate::view::format::bytes(host.memory_total as f64)}),
-    );
+    env.insert("memory".into(), json!({"total": host.memory_total}));
     for (i, g) in host.gpus.iter().enumerate() {
         env.insert(
             format!("gpu.{i}"),
-            json!({"name": g.name, "memory": crate::view::format::bytes(g.memory_total as f64), "driver": g.driver}),
+            json!({"name": g.name, "memory": g.memory_total, "driver": g.driver}),
         );
     }
     for (k, v) in &host.static_info {
@@ -187,46 +170,38 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
-    drive(
-        app,
-        move |tx| {
-            let _ = sampler::spawn_sampler(sampler, interval, move |s| {
-                for (family, e) in &s.errors {
-                    let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
-                }
-                tx.send(Msg::Sample(Sample {
-                    timestamp: s.timestamp,
-                    values: s.values,
-                }))
-                .is_ok()
-            });
-        },
-        |_, _| {},
-    )
+    drive(app, move |tx| {
+        let _ = sampler::spawn_sampler(sampler, interval, move |s| {
+            for (family, e) in &s.errors {
+                let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
+            }
+            tx.send(Msg::Sample(Sample {
+                timestamp: s.timestamp,
+                values: s.values,
+            }))
+            .is_ok()
+        });
+    })
 }
 
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
-/// given ones, and run the loop until quit. `readers` starts and stops the readers
-/// the app asks for (`App::take_reader_cmds`). After a quit signal the exit code is
-/// 128 + its number, as a shell reports a process the signal ended.
-fn drive(
-    mut app: App,
-    producers: impl FnOnce(SyncSender<Msg>),
-    mut readers: impl FnMut(ReaderCmd, SyncSender<Msg>),
-) -> anyhow::Result<ExitCode> {
-    app.update(Msg::Tick(tail::unix_now()));
+/// given ones, and run the loop until quit. The commands the app returns go to the
+/// worker ([`Executor`]). After a quit signal the exit code is 128 + its number, as
+/// a shell reports a process the signal ended.
+fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Result<ExitCode> {
+    let mut cmds = app.take_cmds();
+    cmds.extend(app.update(Msg::Tick(tail::unix_now())).cmds);
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let mut term = terminal::enter().context("cannot set up the terminal")?;
     let result = (|| -> anyhow::Result<Option<i32>> {
         let size = term.size()?;
-        app.update(Msg::Resize(size.width, size.height));
+        cmds.extend(app.update(Msg::Resize(size.width, size.height)).cmds);
+        let exec = Executor::spawn(tx.clone());
         spawn_input(tx.clone());
         spawn_ticker(tx.clone());
         terminal::spawn_signals(tx.clone()).context("cannot handle signals")?;
         producers(tx.clone());
-        for cmd in app.take_reader_cmds() {
-            readers(cmd, tx.clone());
-        }
+        exec.run(std::mem::take(&mut cmds));
         draw(&mut term, &app)?;
         // For the end-to-end test of the panic hook (terminal restored, message shown).
         if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
@@ -269,19 +244,17 @@ fn drive(
                         }
                         let fx = app.update(msg);
                         dirty |= fx.redraw;
+                        exec.run(fx.cmds);
                         if fx.quit {
                             return Ok(signal);
                         }
                     }
                 }
             }
-            for cmd in app.take_reader_cmds() {
-                readers(cmd, tx.clone());
-            }
             if repaint {
                 // The size may have changed while the process was stopped.
                 let size = term.size()?;
-                app.update(Msg::Resize(size.width, size.height));
+                exec.run(app.update(Msg::Resize(size.width, size.height)).cmds);
             }
             if dirty || repaint {
                 draw(&mut term, &app)?;

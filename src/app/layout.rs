@@ -1,4 +1,5 @@
-//! Pure area math shared by `view` (drawing) and `app` (paging, mouse hits).
+//! Pure area math: computed by `app` on resize and panel changes (stored in its
+//! state for paging and mouse hits), read by `view` to draw.
 
 use ratatui::layout::Rect;
 
@@ -33,6 +34,8 @@ pub struct PanelFlags {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Areas {
     pub status: Rect,
+    /// Everything above the status line (where a chart goes full screen).
+    pub body: Rect,
     pub left: Option<Rect>,
     pub right: Option<Rect>,
     /// Metrics grid, including its one-line header.
@@ -57,6 +60,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     }
     let body_h = size.height - 1;
     let status = Rect::new(size.x, size.y + body_h, size.width, 1);
+    let body = Rect::new(size.x, size.y, size.width, body_h);
     let w = size.width;
     // The overview gets about a third of the width (its key column and values both
     // need room), the system sidebar about a quarter.
@@ -101,6 +105,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     };
     Areas {
         status,
+        body,
         left,
         right,
         grid,

@@ -1,17 +1,14 @@
-//! Line charts: a braille raster (2×4 dots per cell) drawn from downsampled views
-//! of the store, NaN/Inf as gaps, compact axis labels; and the metrics grid.
+//! The chart widget: a braille raster (2×4 dots per cell) of lines in data
+//! coordinates, NaN/Inf as gaps, round y ticks and compact axis labels.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
-use super::format;
-use super::layout;
+use super::fit::{fit, put, width};
 use super::theme::Theme;
-use crate::app::App;
 use crate::store::series::Point;
-use crate::text::sanitize;
 
 /// A braille dot raster with one colour index per cell (last writer wins).
 struct Raster {
@@ -96,13 +93,13 @@ impl Raster {
 }
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     pub points: &'a [Point],
     pub style: Style,
 }
 
 /// Everything needed to draw one chart.
-pub struct ChartSpec<'a> {
+pub(crate) struct ChartSpec<'a> {
     pub title: &'a str,
     /// Shown at the top right of the border.
     pub corner: Option<String>,
@@ -154,39 +151,6 @@ fn log_y(y: f64) -> f64 {
     }
 }
 
-fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, max: u16, style: Style) -> u16 {
-    if max == 0 {
-        return 0;
-    }
-    let (end, _) = buf.set_stringn(x, y, s, usize::from(max), style);
-    end.saturating_sub(x)
-}
-
-/// Truncate to `w` display columns with an ellipsis.
-#[must_use]
-pub fn fit(s: &str, w: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
-    if total <= w {
-        return s.to_owned();
-    }
-    if w == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw + 1 > w {
-            break;
-        }
-        out.push(c);
-        used += cw;
-    }
-    out.push('…');
-    out
-}
-
 /// At most `most` round values (1, 2 or 5 × 10ⁿ apart) strictly inside (lo, hi).
 fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
     let span = hi - lo;
@@ -227,7 +191,7 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
 }
 
 /// Draw one chart into `area` (border included).
-pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
     if area.width < 3 || area.height < 2 {
         return;
     }
@@ -449,11 +413,6 @@ pub fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: T
     raster.draw(buf, plot, &styles);
 }
 
-fn width(s: &str) -> u16 {
-    use unicode_width::UnicodeWidthStr;
-    u16::try_from(s.width()).unwrap_or(u16::MAX)
-}
-
 /// Clip a segment to x in [x0, x1].
 fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
     let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
@@ -472,290 +431,11 @@ fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
     Some((a2, b2))
 }
 
-/// Unix seconds as a UTC time of day (live charts).
-#[allow(clippy::cast_possible_truncation)]
-fn clock_x(v: f64) -> String {
-    format::time_of_day(v.floor() as i64)
-}
-
-/// The metric chart of `key` in `area`.
-pub fn render_metric_chart(
-    buf: &mut Buffer,
-    area: Rect,
-    app: &App,
-    key: &str,
-    focused: bool,
-    theme: Theme,
-) {
-    // The main run's series, then those of the runs compared with it (colour i + 1),
-    // if they chart the key against the same x (a run that steps `val` by `epoch`
-    // does not share an axis with one that steps it by `_step`).
-    let runs = std::iter::once(&app.run).chain(app.compare.iter().map(|c| &c.run));
-    let with_key: Vec<(usize, &crate::store::Run)> = runs
-        .enumerate()
-        .filter(|(_, r)| r.metrics.get(key).is_some())
-        .collect();
-    let Some(&(_, first_run)) = with_key.first() else {
-        return;
-    };
-    let xname = first_run.x_axis_of(key);
-    let all: Vec<(usize, &crate::store::series::Series)> = with_key
-        .iter()
-        .filter(|(_, r)| r.x_axis_of(key) == xname)
-        .filter_map(|&(i, r)| r.metrics.get(key).map(|s| (i, s)))
-        .collect();
-    let Some(&(_, first)) = all.first() else {
-        return;
-    };
-    let full = all
-        .iter()
-        .filter_map(|(_, s)| s.x_bounds())
-        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
-        .unwrap_or((0.0, 0.0));
-    // Live: a sliding window that follows the newest sample.
-    let full = match app.live_window {
-        Some(w) => {
-            // Until the window fills, the data spans the whole chart.
-            let end = app.run.last_time.unwrap_or(full.1);
-            ((end - w).max(full.0.min(end)), end)
-        }
-        None => full,
-    };
-    let (x0, x1) = app.zoom.get(key).copied().unwrap_or(full);
-    let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
-    let pts: Vec<Vec<Point>> = all
-        .iter()
-        .map(|(_, s)| {
-            let mut pts = Vec::with_capacity(px * 2 + 4);
-            s.downsample(x0, x1, px, &mut pts);
-            pts
-        })
-        .collect();
-    let log = app.log_y.contains(key);
-    let title = sanitize(key);
-    let mut flags = String::new();
-    if log {
-        flags.push_str(" log");
-    }
-    if app.zoom.contains_key(key) {
-        flags.push_str(" zoom");
-    }
-    let title = if flags.is_empty() && xname == "_step" {
-        title
-    } else if xname == "_step" {
-        format!("{title} ·{flags}")
-    } else {
-        format!("{title} · x={}{flags}", sanitize(xname))
-    };
-    let corner = first.last().map(|(_, y)| format::value(y));
-    let legend = if app.compare.is_empty() {
-        Vec::new()
-    } else {
-        all.iter()
-            .map(|&(i, _)| {
-                let label = match i {
-                    0 => app.run_label(),
-                    i => app.compare[i - 1].label.clone(),
-                };
-                (label, theme.series(i))
-            })
-            .collect()
-    };
-    let spec = ChartSpec {
-        title: &title,
-        corner,
-        lines: all
-            .iter()
-            .zip(&pts)
-            .map(|(&(i, _), p)| Line {
-                points: p,
-                style: theme.series(i),
-            })
-            .collect(),
-        x: (x0, x1),
-        log_y: log,
-        focused,
-        fmt_x: if app.live_window.is_some() {
-            &clock_x
-        } else {
-            &format::compact
-        },
-        fmt_y: &format::compact_digits,
-        legend,
-    };
-    render_chart(buf, area, &spec, theme);
-}
-
-/// The metrics grid (header line + the focused page), or the focused chart full
-/// screen.
-pub fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if area.height == 0 || area.width == 0 {
-        return;
-    }
-    let n = app.shown.len();
-    let total = app.metric_keys.len();
-    let (cols, rows) = if app.grid.cols == 0 {
-        layout::grid_dims(
-            layout::grid_body(area),
-            app.grid.cols_setting,
-            app.grid.rows_setting,
-        )
-    } else {
-        (app.grid.cols, app.grid.rows)
-    };
-    let per_page = usize::from(cols) * usize::from(rows);
-    let (cols, rows) = if app.grid.cols == 0 {
-        (cols, rows)
-    } else {
-        app.grid.shape(n)
-    };
-    let start = app.grid.focus / per_page * per_page;
-    let end = (start + per_page).min(n);
-    let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
-    let mut header = if n == 0 {
-        "Metrics [0]".to_owned()
-    } else {
-        format!("Metrics [{}-{end} of {n}]", start + 1)
-    };
-    if app.metric_filter.is_active() {
-        header.push_str(&format!(
-            " filtered from {total} by /{}",
-            sanitize(&app.metric_filter.text)
-        ));
-    }
-    if n > per_page {
-        header.push_str(&format!(
-            "  page {}/{}",
-            start / per_page + 1,
-            n.div_ceil(per_page)
-        ));
-    }
-    put(
-        buf,
-        area.x + 1,
-        area.y,
-        &header,
-        area.width.saturating_sub(1),
-        theme.heading(),
-    );
-    let body = layout::grid_body(area);
-    if n == 0 && total == 0 {
-        if let Some(why) = app.unreadable() {
-            // Already sanitized; wrapped so the cause is never cut off.
-            let w = usize::from(body.width.saturating_sub(4)).max(1);
-            let rows = word_wrap(&why, w);
-            let n = u16::try_from(rows.len()).unwrap_or(u16::MAX);
-            let top = body.y + body.height.saturating_sub(n) / 2;
-            for (y, row) in (top..body.bottom()).zip(&rows) {
-                put(
-                    buf,
-                    body.x + 2,
-                    y,
-                    row,
-                    body.width.saturating_sub(2),
-                    theme.bad(),
-                );
-            }
-            return;
-        }
-    }
-    if n == 0 {
-        let msg = if total > 0 {
-            "no chart matches the filter"
-        } else if app.source.waiting.is_some() {
-            "waiting for the run to start…"
-        } else if app.source.path.is_none() {
-            "opening…"
-        } else {
-            "no history metrics yet"
-        };
-        put(
-            buf,
-            body.x + 2,
-            body.y + body.height / 2,
-            msg,
-            body.width.saturating_sub(2),
-            theme.dim(),
-        );
-        return;
-    }
-    for i in start..end {
-        let cell = layout::grid_cell(body, cols, rows, i - start);
-        render_grid_item(
-            buf,
-            cell,
-            app,
-            app.shown[i],
-            focused_pane && i == app.grid.focus,
-            theme,
-        );
-    }
-}
-
-/// `s` in rows of at most `w` display columns, broken at spaces where it can be (a
-/// word longer than a row is cut).
-fn word_wrap(s: &str, w: usize) -> Vec<String> {
-    use unicode_width::UnicodeWidthStr;
-    let mut rows: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for word in s.split(' ') {
-        let need = if cur.is_empty() { 0 } else { cur.width() + 1 };
-        if need + word.width() <= w {
-            if !cur.is_empty() {
-                cur.push(' ');
-            }
-            cur.push_str(word);
-            continue;
-        }
-        if !cur.is_empty() {
-            rows.push(std::mem::take(&mut cur));
-        }
-        let mut parts = crate::text::wrap(word, w);
-        if let Some(last) = parts.pop() {
-            rows.extend(parts.into_iter().map(str::to_owned));
-            cur = last.to_owned();
-        }
-    }
-    rows.push(cur);
-    rows
-}
-
-/// Grid item `i` (an index into `metric_keys`): a metric chart, or in the live
-/// monitor a grouped system chart.
-fn render_grid_item(
-    buf: &mut Buffer,
-    area: Rect,
-    app: &App,
-    i: usize,
-    focused: bool,
-    theme: Theme,
-) {
-    if app.live_window.is_some() {
-        if let Some(chart) = app.sys_charts.get(i) {
-            super::sidebar::render_sys_chart(buf, area, app, chart, focused, theme);
-        }
-    } else if let Some(key) = app.metric_keys.get(i) {
-        render_metric_chart(buf, area, app, key, focused, theme);
-    }
-}
-
-/// The focused grid item full screen.
-pub fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if let Some(&i) = app.shown.get(app.grid.focus) {
-        render_grid_item(buf, area, app, i, true, theme);
-    }
-}
-
-/// Style with only a foreground colour (for legends).
-#[must_use]
-pub fn fg(c: Option<Color>) -> Style {
-    c.map_or_else(Style::new, |c| Style::new().fg(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::app::system::Unit;
+    use crate::view::format;
 
     fn screen(points: &[Point]) -> String {
         let area = Rect::new(0, 0, 30, 8);

@@ -1,0 +1,296 @@
+//! Keys and actions: a key press is looked up in the key map for the mode in force,
+//! and the action it is bound to changes the state.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::action::Action;
+use super::filter::FilterState;
+use super::keymap::{Key, Mode};
+use super::panels::Pane;
+use super::{App, Effect, FilterTarget, Overlay, Pending};
+
+impl App {
+    pub(super) fn on_key(&mut self, ev: KeyEvent) -> Effect {
+        if ev.kind == KeyEventKind::Release {
+            return Effect::NONE;
+        }
+        let key = Key::from_event(&ev);
+        if key.is_ctrl_c() {
+            return Effect::QUIT;
+        }
+        if let Some(p) = self.pending.take() {
+            if let (KeyCode::Char(d @ '0'..='9'), true) = (key.code, key.mods.is_empty()) {
+                let n = u16::try_from(d.to_digit(10).unwrap_or(0)).unwrap_or(0);
+                let v = (n > 0).then_some(n);
+                match p {
+                    Pending::Columns => self.grid.cols_setting = v,
+                    Pending::Rows => self.grid.rows_setting = v,
+                }
+                let focus = self.grid.focus;
+                self.relayout();
+                self.grid.focus = focus;
+                return Effect::REDRAW;
+            }
+        }
+        let mode = self.mode();
+        match self.keymap.action(mode, &key) {
+            Some(a) => self.act(a),
+            None if mode == Mode::Filter => {
+                if let KeyCode::Char(c) = key.code {
+                    if !key
+                        .mods
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    {
+                        self.with_filter(|f| f.push(c));
+                        return Effect::REDRAW;
+                    }
+                }
+                Effect::NONE
+            }
+            None => Effect::NONE,
+        }
+    }
+
+    fn with_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
+        match self.filter_target {
+            // A changed filter starts again from its first match, as a search does.
+            Some(FilterTarget::Metrics) => {
+                f(&mut self.charts.filter);
+                self.refilter_metrics(None);
+            }
+            Some(FilterTarget::System) => {
+                f(&mut self.system.filter);
+                self.system.scroll = 0;
+                self.refilter_system();
+            }
+            Some(FilterTarget::Overview) => {
+                f(&mut self.overview.filter);
+                self.overview.scroll = 0;
+                self.refilter_overview();
+            }
+            Some(FilterTarget::Console) => {
+                f(&mut self.console.filter);
+                self.console.back = 0;
+            }
+            None => {}
+        }
+    }
+
+    /// Perform an action (what a key is bound to).
+    pub fn act(&mut self, a: Action) -> Effect {
+        match self.overlay {
+            Overlay::Runs => return self.act_runs(a),
+            Overlay::Media => return self.act_media(a),
+            Overlay::Help { .. } | Overlay::None => {}
+        }
+        let n = self.charts.shown.len();
+        match a {
+            Action::Quit => return Effect::QUIT,
+            Action::None | Action::OpenRun | Action::ToggleCompare => return Effect::NONE,
+            Action::ToggleMedia => self.open_media(),
+            Action::PickRun => return self.open_picker(),
+            Action::Help => {
+                self.overlay = match self.overlay {
+                    Overlay::Help { .. } => Overlay::None,
+                    _ => Overlay::Help { scroll: 0 },
+                };
+            }
+            Action::Back => {
+                if matches!(self.overlay, Overlay::Help { .. }) {
+                    self.overlay = Overlay::None;
+                } else if self.panels.fullscreen {
+                    self.panels.fullscreen = false;
+                } else if self.panels.focus != Pane::Grid {
+                    self.panels.focus = Pane::Grid;
+                } else {
+                    return Effect::NONE;
+                }
+            }
+            Action::ToggleLeftSidebar => self.toggle_sidebar(false),
+            Action::ToggleRightSidebar => self.toggle_sidebar(true),
+            Action::ToggleConsole => {
+                self.panels.console = !self.panels.console;
+                self.relayout();
+                if self.panels.console && self.areas.console.is_some() {
+                    self.panels.focus = Pane::Console;
+                }
+            }
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let panes = self.visible_panes();
+                let i = panes
+                    .iter()
+                    .position(|&p| p == self.panels.focus)
+                    .unwrap_or(0);
+                let j = if a == Action::CyclePaneFocus {
+                    (i + 1) % panes.len()
+                } else {
+                    (i + panes.len() - 1) % panes.len()
+                };
+                self.panels.focus = panes[j];
+            }
+            Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
+                self.move_focus(a);
+            }
+            Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
+                self.page(a);
+            }
+            Action::Fullscreen => {
+                if n == 0 {
+                    return Effect::NONE;
+                }
+                self.panels.fullscreen = true;
+            }
+            Action::ToggleLogY => {
+                let Some(k) = self.focused_key().map(str::to_owned) else {
+                    return Effect::NONE;
+                };
+                if !self.charts.log_y.remove(&k) {
+                    self.charts.log_y.insert(k);
+                }
+            }
+            Action::SetColumns => self.pending = Some(Pending::Columns),
+            Action::SetRows => self.pending = Some(Pending::Rows),
+            Action::ResetZoom => {
+                if let Some(k) = self.focused_key().map(str::to_owned) {
+                    self.charts.zoom.remove(&k);
+                }
+            }
+            // With the console focused, `/` filters its lines (as wandb leet does).
+            Action::StartFilter if self.panels.focus == Pane::Console => {
+                self.console.filter.start();
+                self.filter_target = Some(FilterTarget::Console);
+            }
+            Action::StartFilter => {
+                self.charts.filter.start();
+                self.filter_target = Some(FilterTarget::Metrics);
+            }
+            Action::StartSystemFilter => {
+                self.system.filter.start();
+                self.filter_target = Some(FilterTarget::System);
+            }
+            Action::StartOverviewFilter => {
+                self.overview.filter.start();
+                self.filter_target = Some(FilterTarget::Overview);
+                if self.areas.left.is_none() {
+                    self.toggle_sidebar(false);
+                }
+            }
+            Action::ClearFilters => {
+                self.charts.filter.clear();
+                self.system.filter.clear();
+                self.overview.filter.clear();
+                self.console.filter.clear();
+                let keep = self.focused_key().map(str::to_owned);
+                self.refilter_metrics(keep.as_deref());
+                self.refilter_system();
+                self.refilter_overview();
+            }
+            Action::FilterApply => {
+                self.with_filter(FilterState::apply);
+                self.filter_target = None;
+            }
+            Action::FilterCancel => {
+                self.with_filter(FilterState::cancel);
+                self.filter_target = None;
+            }
+            Action::FilterBackspace => self.with_filter(FilterState::backspace),
+            Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
+        }
+        Effect::REDRAW
+    }
+
+    pub(super) fn move_focus(&mut self, a: Action) {
+        let n = self.charts.shown.len();
+        let (dx, dy): (isize, isize) = match a {
+            Action::FocusUp => (0, -1),
+            Action::FocusDown => (0, 1),
+            Action::FocusLeft => (-1, 0),
+            _ => (1, 0),
+        };
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = scroll.saturating_add_signed(dy);
+            return;
+        }
+        if self.panels.fullscreen {
+            self.grid.step(dx + dy, n);
+            return;
+        }
+        match self.panels.focus {
+            Pane::Grid => {
+                let cols = isize::try_from(self.grid.cols.max(1)).unwrap_or(1);
+                self.grid.step(dx + dy * cols, n);
+            }
+            Pane::Left => {
+                let max = self.limits.overview_max;
+                self.overview.scroll = scroll(self.overview.scroll.min(max), dy, max + 1);
+            }
+            Pane::Right => {
+                self.system.scroll = scroll(self.system.scroll, dy, self.system.shown.len());
+            }
+            Pane::Console => {
+                let max = self.limits.console_max;
+                self.console.back = scroll(self.console.back.min(max), -dy, max + 1);
+            }
+        }
+    }
+
+    fn page(&mut self, a: Action) {
+        let n = self.charts.shown.len();
+        let big = usize::MAX / 4;
+        let (delta, abs): (isize, Option<usize>) = match a {
+            Action::NextPage => (1, None),
+            Action::PrevPage => (-1, None),
+            Action::FirstPage => (0, Some(0)),
+            _ => (0, Some(big)),
+        };
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = match abs {
+                Some(0) => 0,
+                Some(_) => big,
+                None => scroll.saturating_add_signed(delta * 10),
+            };
+            return;
+        }
+        match self.panels.focus {
+            Pane::Grid => {
+                let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
+                self.grid.goto_page(p, n);
+            }
+            Pane::Left => {
+                let (max, step) = (self.limits.overview_max, self.limits.overview_page);
+                let at = self.overview.scroll.min(max);
+                self.overview.scroll = match abs {
+                    Some(0) => 0,
+                    Some(_) => max,
+                    None => scroll(at, delta * signed(step), max + 1),
+                };
+            }
+            Pane::Right => {
+                let len = self.system.shown.len();
+                let step = self.limits.system_page;
+                self.system.scroll = match abs {
+                    Some(0) => 0,
+                    Some(_) => len.saturating_sub(step),
+                    None => scroll(self.system.scroll, delta * signed(step), len),
+                };
+            }
+            Pane::Console => {
+                let (max, step) = (self.limits.console_max, self.limits.console_page);
+                let at = self.console.back.min(max);
+                self.console.back = match abs {
+                    Some(0) => max,
+                    Some(_) => 0,
+                    None => scroll(at, -delta * signed(step), max + 1),
+                };
+            }
+        }
+    }
+}
+
+pub(super) fn scroll(pos: usize, d: isize, len: usize) -> usize {
+    pos.saturating_add_signed(d).min(len.saturating_sub(1))
+}
+
+fn signed(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
+}

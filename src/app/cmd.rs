@@ -1,0 +1,35 @@
+//! `Cmd`: everything the app asks of the outside world. [`App::update`] never
+//! touches a file: it returns commands in its [`Effect`], the runtime executes them
+//! off the loop thread, and what they find comes back as a `Msg`.
+//!
+//! [`App::update`]: super::App::update
+//! [`Effect`]: super::Effect
+
+use std::path::PathBuf;
+
+/// A request to the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cmd {
+    /// Start following `path` (a `.wandb` file or a run directory); its messages
+    /// come as `Msg::Tagged(tag, ..)`.
+    StartReader { path: PathBuf, tag: u64 },
+    /// Stop the reader with this tag.
+    StopReader { tag: u64 },
+    /// Count the run directories in a wandb directory: `Msg::RunsCounted`.
+    CountRuns { wandb_dir: PathBuf },
+    /// List the runs next to a run directory, peeking at each one's run record
+    /// (name, id): `Msg::RunsListed`.
+    ListRuns { run_dir: PathBuf },
+    /// Read and decode an image file (within size limits): `Msg::ImageLoaded`.
+    LoadImage { path: PathBuf },
+    /// Which of these directories are gone: `Msg::DirsChecked`.
+    CheckDirs { dirs: Vec<PathBuf> },
+}
+
+impl Cmd {
+    /// Starts or stops a reader (the rest ask for something and get an answer).
+    #[must_use]
+    pub fn is_reader(&self) -> bool {
+        matches!(self, Cmd::StartReader { .. } | Cmd::StopReader { .. })
+    }
+}

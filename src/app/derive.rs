@@ -1,0 +1,140 @@
+//! Lists derived from the run (chart keys, system charts, overview rows), rebuilt
+//! when what they come from changed.
+
+use std::collections::BTreeSet;
+
+use super::{overview, system, App};
+use crate::store::Run;
+
+/// What the derived lists were computed from: counts that change whenever their
+/// inputs do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Seen {
+    /// History keys of the main run and the compared ones (each compared run
+    /// counts one more, so removing one is noticed).
+    metric_keys: usize,
+    /// Metric definitions (which may hide keys).
+    metric_defs: usize,
+    /// System metric keys.
+    system_keys: usize,
+    /// Run, config, summary, environment and exit records (the overview's input).
+    meta_records: u64,
+}
+
+impl Seen {
+    /// Before anything was computed: every list is rebuilt.
+    pub(super) const NEVER: Seen = Seen {
+        metric_keys: usize::MAX,
+        metric_defs: usize::MAX,
+        system_keys: usize::MAX,
+        meta_records: u64::MAX,
+    };
+}
+
+impl App {
+    /// Recompute derived lists when their inputs changed.
+    pub(super) fn refresh(&mut self) {
+        let meta = ["run", "config", "summary", "environment", "exit"]
+            .iter()
+            .filter_map(|k| self.run.counts.by_type.get(k))
+            .sum::<u64>();
+        // Compared runs count in the metric keys' signature (their keys are charted
+        // too), with their number so removing one is noticed.
+        let compared: usize = self
+            .compare
+            .iter()
+            .map(|c| c.run.metrics.len() + c.run.metric_defs.len() + 1)
+            .sum();
+        let now = Seen {
+            metric_keys: self.run.metrics.len() + compared,
+            metric_defs: self.run.metric_defs.len(),
+            system_keys: self.run.system.len(),
+            meta_records: meta,
+        };
+        if now.metric_keys != self.seen.metric_keys || now.metric_defs != self.seen.metric_defs {
+            let visible = |r: &Run| {
+                r.metrics
+                    .keys()
+                    .iter()
+                    .filter(|k| !r.is_hidden(k))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            };
+            let mut keys: BTreeSet<String> = visible(&self.run).into_iter().collect();
+            for c in &self.compare {
+                keys.extend(visible(&c.run));
+            }
+            let keys: Vec<String> = keys.into_iter().collect();
+            let focused = self.focused_key().map(str::to_owned);
+            self.metric_keys = keys;
+            self.refilter_metrics(focused.as_deref());
+        }
+        if now.system_keys != self.seen.system_keys {
+            let was_empty = self.sys_charts.is_empty();
+            self.sys_charts = system::group(self.run.system.keys().iter().map(String::as_str));
+            self.refilter_system();
+            if was_empty != self.sys_charts.is_empty() {
+                self.relayout();
+            }
+            if self.is_host() {
+                // Live: the grid's items are the system charts, one id each. Charts
+                // appear over the first samples; focus on the first stays on the first.
+                let focused = (self.grid.focus > 0)
+                    .then(|| self.focused_key().map(str::to_owned))
+                    .flatten();
+                self.metric_keys = system::chart_ids(&self.sys_charts);
+                self.refilter_metrics(focused.as_deref());
+            }
+        }
+        if now.meta_records != self.seen.meta_records {
+            self.set_overview(overview::rows(&self.run, self.is_host()));
+        }
+        self.seen = now;
+    }
+
+    pub(super) fn refilter_metrics(&mut self, keep: Option<&str>) {
+        let f = &self.charts.filter;
+        let live = self.is_host();
+        self.charts.shown = self
+            .metric_keys
+            .iter()
+            .enumerate()
+            .filter(|(i, k)| {
+                f.matches(k)
+                    || (live
+                        && self
+                            .sys_charts
+                            .get(*i)
+                            .is_some_and(|c| c.series.iter().any(|s| f.matches(&s.key))))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        self.grid.focus = keep
+            .and_then(|k| {
+                self.charts
+                    .shown
+                    .iter()
+                    .position(|&i| self.metric_keys[i] == k)
+            })
+            .unwrap_or(0);
+        self.grid.clamp(self.charts.shown.len());
+        if self.charts.shown.is_empty() {
+            self.panels.fullscreen = false;
+        }
+    }
+
+    pub(super) fn refilter_system(&mut self) {
+        let f = &self.system.filter;
+        self.system.shown = self
+            .sys_charts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| f.matches(&c.title) || c.series.iter().any(|s| f.matches(&s.key)))
+            .map(|(i, _)| i)
+            .collect();
+        self.system.scroll = self
+            .system
+            .scroll
+            .min(self.system.shown.len().saturating_sub(1));
+    }
+}

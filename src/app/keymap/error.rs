@@ -1,0 +1,48 @@
+//! Why a key map was refused, in words that name the file and the key.
+
+use std::path::{Path, PathBuf};
+
+fn shown(p: &Path) -> String {
+    crate::text::sanitize_path(p)
+}
+
+/// Quoted text from the file, sanitized and cut to a readable length (a key can
+/// be a megabyte long).
+pub(super) fn clean(s: &str) -> String {
+    clean_to(s, 80)
+}
+
+/// A reason, which may quote the file: sanitized, and cut longer than [`clean`].
+pub(super) fn clean_reason(s: &str) -> String {
+    clean_to(s, 240)
+}
+
+fn clean_to(s: &str, max_chars: usize) -> String {
+    let s = crate::text::sanitize(s);
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
+/// Why a key map was refused. Every message is sanitized: file names, keys and
+/// TOML errors quote the file's text, which can hold escape sequences.
+#[derive(Debug, thiserror::Error)]
+pub enum KeymapError {
+    #[error("{}: cannot read: {}", shown(.file), clean_reason(.reason))]
+    Io { file: PathBuf, reason: String },
+    /// Not a regular file, or too big: refused before reading.
+    #[error("{}: {}", shown(.file), clean_reason(.reason))]
+    Refused { file: PathBuf, reason: String },
+    #[error("{}: not valid TOML: {}", shown(.file), clean_reason(.reason))]
+    Syntax { file: PathBuf, reason: String },
+    #[error("{}: unknown mode '[{}]' (expected normal, filter, help, fullscreen, runs or media)", shown(.file), clean(.mode))]
+    UnknownMode { file: PathBuf, mode: String },
+    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean_reason(.reason))]
+    Binding {
+        file: PathBuf,
+        mode: String,
+        key: String,
+        reason: String,
+    },
+}

@@ -1,0 +1,119 @@
+//! The mouse: a click focuses the chart or pane under it; the wheel zooms the chart
+//! under it about the pointer, or scrolls the pane under it. Hits are tested against
+//! the areas in state, the ones the view draws.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Position;
+
+use super::action::Action;
+use super::layout;
+use super::panels::Pane;
+use super::{App, Effect, Overlay};
+
+impl App {
+    /// The side pane (overview, system sidebar, console) under a mouse position.
+    fn pane_at(&self, pos: Position) -> Option<Pane> {
+        [
+            (self.areas.left, Pane::Left),
+            (self.areas.right, Pane::Right),
+            (self.areas.console, Pane::Console),
+        ]
+        .into_iter()
+        .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))
+    }
+
+    pub(super) fn on_mouse(&mut self, m: MouseEvent) -> Effect {
+        let pos = Position::new(m.column, m.row);
+        let zoom_in = match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => None,
+            MouseEventKind::ScrollUp => Some(true),
+            MouseEventKind::ScrollDown => Some(false),
+            _ => return Effect::NONE,
+        };
+        if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
+            return Effect::NONE;
+        }
+        // Which chart is under the pointer?
+        let hit = if self.panels.fullscreen {
+            // The chart drawn over the whole body (see `view::render_buffer`).
+            Some((self.grid.focus, self.areas.body))
+        } else if self.areas.grid.contains(pos) {
+            let body = layout::grid_body(self.areas.grid);
+            let start = self.grid.page_start();
+            (0..self.grid.per_page())
+                .take_while(|i| start + i < self.charts.shown.len())
+                .map(|i| {
+                    let (c, r) = self.grid.shape(self.charts.shown.len());
+                    (start + i, layout::grid_cell(body, c, r, i))
+                })
+                .find(|(_, r)| r.contains(pos))
+        } else {
+            None
+        };
+        match zoom_in {
+            None => {
+                if let Some((i, _)) = hit {
+                    self.grid.focus = i;
+                    self.panels.focus = Pane::Grid;
+                } else if let Some(p) = self.pane_at(pos) {
+                    self.panels.focus = p;
+                } else {
+                    return Effect::NONE;
+                }
+                Effect::REDRAW
+            }
+            Some(zin) => {
+                let Some((i, rect)) = hit else {
+                    // Wheel elsewhere scrolls that pane.
+                    let dy = if zin { -1 } else { 1 };
+                    let old = self.panels.focus;
+                    let Some(p) = self.pane_at(pos) else {
+                        return Effect::NONE;
+                    };
+                    self.panels.focus = p;
+                    self.move_focus(if dy < 0 {
+                        Action::FocusUp
+                    } else {
+                        Action::FocusDown
+                    });
+                    self.panels.focus = old;
+                    return Effect::REDRAW;
+                };
+                self.grid.focus = i;
+                let key = self.metric_keys[self.charts.shown[i]].clone();
+                let Some((fx0, fx1)) = self
+                    .run
+                    .metrics
+                    .get(&key)
+                    .and_then(crate::store::Series::x_bounds)
+                else {
+                    return Effect::REDRAW;
+                };
+                let (x0, x1) = self.charts.zoom.get(&key).copied().unwrap_or((fx0, fx1));
+                let frac = if rect.width > 2 {
+                    (f64::from(m.column.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2))
+                        .clamp(0.0, 1.0)
+                } else {
+                    0.5
+                };
+                let at = x0 + (x1 - x0) * frac;
+                let k = if zin { 0.7 } else { 1.0 / 0.7 };
+                let mut nx0 = at - (at - x0) * k;
+                let mut nx1 = at + (x1 - at) * k;
+                if nx1 - nx0 < 1e-9 * (fx1 - fx0).abs().max(1e-300)
+                    || nx1 - nx0 < 1.0 && fx1 - fx0 >= 2.0
+                {
+                    return Effect::REDRAW;
+                }
+                nx0 = nx0.max(fx0);
+                nx1 = nx1.min(fx1);
+                if nx0 <= fx0 && nx1 >= fx1 {
+                    self.charts.zoom.remove(&key);
+                } else {
+                    self.charts.zoom.insert(key, (nx0, nx1));
+                }
+                Effect::REDRAW
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The run and where its records come from: the reader's messages (file opened,
+//! waiting, batches of records, errors), liveness for the status bar, and host
+//! samples in the live monitor.
+
+use std::path::{Path, PathBuf};
+
+use super::{new_run, overview, App, Cmd, Effect, Seen};
+use crate::msg::{RunBatch, Sample};
+
+/// Where the run's records come from, as far as the screen cares.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SourceState {
+    /// The `.wandb` file (display form).
+    pub path: Option<String>,
+    /// The `.wandb` file as opened.
+    pub file: Option<PathBuf>,
+    /// The run directory waited on (no `.wandb` file in it yet).
+    pub waiting_dir: Option<PathBuf>,
+    /// Run directories in the wandb directory of this run (1 = only this one).
+    pub runs_here: usize,
+    /// Waiting for a `.wandb` file to appear in this directory.
+    pub waiting: Option<String>,
+    pub read_to: u64,
+    pub file_len: u64,
+    /// Wall time (Unix s) the file last grew (or its mtime when opened).
+    pub last_growth: Option<f64>,
+    /// The file has grown while open (so `last_growth` is no longer just its mtime).
+    pub grew: bool,
+    /// Last source error, as text.
+    pub error: Option<String>,
+    /// The file cannot be read as a `.wandb` log: its name and why (sanitized).
+    pub unreadable: Option<String>,
+}
+
+impl SourceState {
+    /// Still reading what the file already held.
+    #[must_use]
+    pub fn loading(&self) -> bool {
+        self.read_to < self.file_len && self.unreadable.is_none()
+    }
+}
+
+/// Liveness of the run shown in the status bar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LiveState {
+    Finished,
+    Failed(i32),
+    /// The file is still being read for the first time: no verdict yet.
+    Loading,
+    /// No exit record; the file grew within the last few seconds.
+    Live,
+    /// No exit record; quiet for this many seconds (under the stale limit).
+    Running(f64),
+    /// No exit record and quiet for longer than the stale limit.
+    MaybeCrashed(f64),
+    /// The file is not a `.wandb` log that can be read (see [`App::unreadable`]).
+    Unreadable,
+}
+
+/// Seconds of quiet after which a growing file stops showing as live.
+pub const LIVE_WINDOW: f64 = 5.0;
+
+impl App {
+    /// The reader found the run file.
+    pub(super) fn on_opened(&mut self, path: PathBuf, len: u64, modified: Option<f64>) -> Effect {
+        self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
+        self.ask_run_count(&path);
+        self.source.file = Some(path);
+        self.source.waiting = None;
+        self.source.file_len = len;
+        self.source.last_growth = modified;
+        Effect::REDRAW
+    }
+
+    /// The reader waits for a `.wandb` file in `dir`.
+    pub(super) fn on_waiting(&mut self, dir: PathBuf) -> Effect {
+        self.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
+        self.ask_run_count(&dir.join("x.wandb"));
+        self.source.waiting_dir = Some(dir);
+        Effect::REDRAW
+    }
+
+    /// Ask how many runs share the wandb directory of the run file `file` (the
+    /// status bar's `R: 5 runs`); 1 until the answer comes, or when it sits in none.
+    fn ask_run_count(&mut self, file: &Path) {
+        self.source.runs_here = 1;
+        if let Some(wandb_dir) = crate::source::file::wandb_dir_of(file) {
+            self.out.push(Cmd::CountRuns { wandb_dir });
+        }
+    }
+
+    /// The wandb directory of the main run, if it sits in one.
+    fn main_wandb_dir(&self) -> Option<PathBuf> {
+        let file = match (&self.source.file, &self.source.waiting_dir) {
+            (Some(f), _) => f.clone(),
+            (None, Some(d)) => d.join("x.wandb"),
+            (None, None) => return None,
+        };
+        crate::source::file::wandb_dir_of(&file)
+    }
+
+    /// Runs counted: kept when they are the main run's neighbours (the user may have
+    /// opened another run since the count was asked for).
+    pub(super) fn on_runs_counted(&mut self, wandb_dir: &Path, count: usize) -> Effect {
+        if self.main_wandb_dir().as_deref() != Some(wandb_dir) {
+            return Effect::NONE;
+        }
+        self.source.runs_here = count.max(1);
+        Effect::REDRAW
+    }
+
+    /// Liveness for the status bar.
+    #[must_use]
+    pub fn live_state(&self) -> LiveState {
+        if self.unreadable().is_some() {
+            return LiveState::Unreadable;
+        }
+        match self.run.exit_code {
+            Some(0) => LiveState::Finished,
+            Some(c) => LiveState::Failed(c),
+            // The exit record is usually the last one: don't call a run crashed (or
+            // quiet) before the whole file has been read once.
+            None if self.source.loading() => LiveState::Loading,
+            None => match self.quiet() {
+                None => LiveState::Live,
+                Some(q) if q < LIVE_WINDOW => LiveState::Live,
+                Some(q) if q < self.stale_after => LiveState::Running(q),
+                Some(q) => LiveState::MaybeCrashed(q),
+            },
+        }
+    }
+
+    /// Seconds since the run last showed a sign of life (None: no clue yet).
+    fn quiet(&self) -> Option<f64> {
+        // Until the file grows, its mtime may be a copy's (cp, git clone): the newest
+        // record's own time says better when the run went quiet.
+        let last = match self.source.last_growth {
+            Some(m) if !self.source.grew => Some(self.run.last_time.map_or(m, |r| r.min(m))),
+            other => other,
+        };
+        last.map(|t| (self.now - t).max(0.0))
+    }
+
+    /// Why the run file cannot be shown, naming it: a wrong W&B header, or a file
+    /// cut inside the header (1 to 6 bytes) that has stopped growing. None while it
+    /// reads fine, or may still (a header being written). An empty file is an empty
+    /// log, as for wandb's reader (EOF, where 1 to 6 bytes are "unexpected EOF").
+    #[must_use]
+    pub fn unreadable(&self) -> Option<String> {
+        if let Some(e) = &self.source.unreadable {
+            return Some(e.clone());
+        }
+        let path = self.source.path.as_ref()?;
+        let header = crate::decode::leveldb::FILE_HEADER.len() as u64;
+        let short = self.source.waiting.is_none()
+            && !self.source.loading()
+            && (1..header).contains(&self.source.file_len)
+            && self.run.counts.total == 0;
+        (short && self.quiet().is_some_and(|q| q >= LIVE_WINDOW)).then(|| {
+            format!(
+                "{path}: {} ({} bytes) and it is not growing",
+                crate::decode::leveldb::HeaderError::TooShort,
+                self.source.file_len
+            )
+        })
+    }
+
+    pub(super) fn apply_batch(&mut self, b: RunBatch) {
+        if b.restarted {
+            // The file was truncated or replaced: start the run over, same store limits.
+            self.run = new_run(self.max_points);
+            self.charts.zoom.clear();
+            self.seen = Seen::NEVER;
+        }
+        for (off, payload) in &b.records {
+            self.run.apply(*off, payload);
+        }
+        for s in b.skips {
+            self.run.skip(s);
+        }
+        self.run.damage.set_open(b.open);
+        self.run.damage.incomplete_tail = b.pending;
+        // A batch comes only from a file whose header reads.
+        self.source.unreadable = None;
+        self.source.read_to = b.read_to;
+        self.source.file_len = self.source.file_len.max(b.file_len).max(b.read_to);
+        if b.read_to == b.file_len {
+            self.source.file_len = b.file_len;
+        }
+        if let Some(t) = b.grew_at {
+            self.source.grew = true;
+            self.source.last_growth = Some(self.source.last_growth.map_or(t, |l| l.max(t)));
+        }
+        if !b.records.is_empty() || b.grew_at.is_some() {
+            self.source.error = None;
+        }
+        self.refresh();
+    }
+
+    pub(super) fn apply_sample(&mut self, s: &Sample) {
+        for (k, v) in &s.values {
+            self.run.system.push(k, s.timestamp, *v);
+        }
+        if self.is_host() {
+            for (k, v) in &s.values {
+                self.run.summary.set_number(k, *v);
+            }
+            self.source.last_growth = Some(s.timestamp);
+            self.samples += 1;
+            // The overview lists every key's latest value (sorted): with many keys
+            // that is most of a sample's cost, so with a short interval it is rebuilt
+            // once a second of samples, and whenever keys are added.
+            let at = (s.timestamp, self.run.system.len());
+            if at.0 - self.overview_at.0 >= 1.0 || at.1 != self.overview_at.1 {
+                self.overview_at = at;
+                self.set_overview(overview::rows(&self.run, true));
+            }
+        }
+        self.run.last_time = Some(
+            self.run
+                .last_time
+                .map_or(s.timestamp, |l| l.max(s.timestamp)),
+        );
+        self.refresh();
+    }
+}

@@ -1,0 +1,198 @@
+//! Carries out the app's [`Cmd`]s off the loop thread: one worker thread takes them
+//! in order, starts and stops readers, reads directories and images, and sends what
+//! it found to the loop as a `Msg`. A slow disk (a run directory on a network
+//! mount, a 30 MiB PNG) delays that answer, never a key press.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender, SyncSender};
+use std::sync::Arc;
+
+use crate::app::Cmd;
+use crate::msg::{Image, Msg, RunEntry};
+use crate::source::tail::{self, TailOptions};
+
+/// Largest PNG file read, and most decoded bytes (a hostile file cannot make the
+/// viewer allocate more).
+const MAX_FILE: u64 = 32 << 20;
+const MAX_DECODED: usize = 64 << 20;
+
+/// The answer to a command that asks for something (None for reader starts and
+/// stops, which [`Executor`] handles). Blocking: it reads the file system.
+#[must_use]
+pub fn answer(cmd: Cmd) -> Option<Msg> {
+    Some(match cmd {
+        Cmd::StartReader { .. } | Cmd::StopReader { .. } => return None,
+        Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
+            count: crate::source::file::run_dirs(&wandb_dir).len(),
+            wandb_dir,
+        },
+        Cmd::ListRuns { run_dir } => Msg::RunsListed {
+            runs: crate::source::file::runs_next_to(&run_dir)
+                .into_iter()
+                .map(|r| RunEntry {
+                    dir: r.dir,
+                    file: r.file,
+                    name: r.name,
+                    id: r.id,
+                    size: r.size,
+                    modified: r.modified,
+                })
+                .collect(),
+            run_dir,
+        },
+        Cmd::LoadImage { path } => Msg::ImageLoaded {
+            image: decode_png(&path),
+            path,
+        },
+        Cmd::CheckDirs { dirs } => Msg::DirsChecked {
+            gone: dirs.into_iter().filter(|d| !d.is_dir()).collect(),
+        },
+    })
+}
+
+/// The worker thread: commands in, messages out to the loop's channel.
+pub struct Executor {
+    cmds: Sender<Cmd>,
+}
+
+impl Executor {
+    /// Start the worker; its answers and the readers it starts send to `tx`.
+    #[must_use]
+    pub fn spawn(tx: SyncSender<Msg>) -> Self {
+        let (cmds, rx) = mpsc::channel::<Cmd>();
+        let _ = std::thread::Builder::new()
+            .name("leet-exec".into())
+            .spawn(move || {
+                // One stop flag per reader started; each stops when the app lets
+                // its run go, and the app drops what it had queued.
+                let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
+                for cmd in rx {
+                    match cmd {
+                        Cmd::StartReader { path, tag } => {
+                            let stop = Arc::new(AtomicBool::new(false));
+                            stops.insert(tag, stop.clone());
+                            tail::spawn_tail_tagged(
+                                path,
+                                tx.clone(),
+                                TailOptions::default(),
+                                tag,
+                                stop,
+                            );
+                        }
+                        Cmd::StopReader { tag } => {
+                            if let Some(stop) = stops.remove(&tag) {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        cmd => {
+                            if let Some(msg) = answer(cmd) {
+                                if tx.send(msg).is_err() {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                for stop in stops.values() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+        Self { cmds }
+    }
+
+    /// Queue commands for the worker (never blocks).
+    pub fn run(&self, cmds: impl IntoIterator<Item = Cmd>) {
+        for cmd in cmds {
+            let _ = self.cmds.send(cmd);
+        }
+    }
+}
+
+/// Decode a PNG file into RGBA, with size limits.
+///
+/// # Errors
+/// Unreadable, too large or undecodable files, as text.
+pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
+    // Only a regular file: opening a FIFO or a device could block the worker.
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut data = Vec::new();
+    file.take(MAX_FILE + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| e.to_string())?;
+    if data.len() as u64 > MAX_FILE {
+        return Err(format!("larger than {} MiB", MAX_FILE >> 20));
+    }
+    let mut decoder = png::Decoder::new_with_limits(
+        std::io::Cursor::new(data),
+        png::Limits { bytes: MAX_DECODED },
+    );
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| "image too large".to_owned())?;
+    if size > MAX_DECODED {
+        return Err("image too large".into());
+    }
+    let mut buf = vec![0; size];
+    let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
+    buf.truncate(info.buffer_size());
+    let px = info.width as usize * info.height as usize;
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|c| [c[0], c[0], c[0], c[1]])
+            .collect(),
+        png::ColorType::Indexed => return Err("indexed colour left unexpanded".into()),
+    };
+    if rgba.len() < px * 4 {
+        return Err("truncated image data".into());
+    }
+    Ok(Image {
+        width: info.width,
+        height: info.height,
+        rgba,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_the_fixture_png_and_refuses_garbage() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/runs/many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images",
+        );
+        let png = std::fs::read_dir(&dir)
+            .expect("fixture")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "png"))
+            .expect("png");
+        let img = decode_png(&png).expect("decodes");
+        assert_eq!((img.width, img.height), (16, 16));
+        assert_eq!(img.rgba.len(), 16 * 16 * 4);
+
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let bad = tmp.path().join("bad.png");
+        std::fs::write(&bad, b"\x89PNG\r\n\x1a\nnot really").expect("write");
+        assert!(decode_png(&bad).is_err());
+        assert!(decode_png(&tmp.path().join("missing.png")).is_err());
+        // A directory (or FIFO, device) is refused before it is opened.
+        assert_eq!(decode_png(tmp.path()), Err("not a regular file".to_owned()));
+    }
+}

@@ -1,0 +1,73 @@
+//! Text in cells: display widths, truncation with an ellipsis, word wrapping and
+//! clipped writes into the buffer.
+
+use ratatui::buffer::Buffer;
+use ratatui::style::Style;
+
+/// Write `s` at (x, y), at most `max` columns; the columns written.
+pub(crate) fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, max: u16, style: Style) -> u16 {
+    if max == 0 {
+        return 0;
+    }
+    let (end, _) = buf.set_stringn(x, y, s, usize::from(max), style);
+    end.saturating_sub(x)
+}
+
+/// Truncate to `w` display columns with an ellipsis.
+#[must_use]
+pub(crate) fn fit(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= w {
+        return s.to_owned();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw + 1 > w {
+            break;
+        }
+        out.push(c);
+        used += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// Display width of `s` in columns.
+pub(crate) fn width(s: &str) -> u16 {
+    use unicode_width::UnicodeWidthStr;
+    u16::try_from(s.width()).unwrap_or(u16::MAX)
+}
+
+/// `s` in rows of at most `w` display columns, broken at spaces where it can be (a
+/// word longer than a row is cut).
+pub(crate) fn word_wrap(s: &str, w: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut rows: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        let need = if cur.is_empty() { 0 } else { cur.width() + 1 };
+        if need + word.width() <= w {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            continue;
+        }
+        if !cur.is_empty() {
+            rows.push(std::mem::take(&mut cur));
+        }
+        let mut parts = crate::text::wrap(word, w);
+        if let Some(last) = parts.pop() {
+            rows.extend(parts.into_iter().map(str::to_owned));
+            cur = last.to_owned();
+        }
+    }
+    rows.push(cur);
+    rows
+}

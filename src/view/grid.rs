@@ -1,0 +1,261 @@
+//! The metrics grid: its header line and the focused page of charts (metric
+//! charts, or the live monitor's grouped system charts), or one chart full screen.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::chart::{render_chart, ChartSpec, Line};
+use super::fit::{put, word_wrap};
+use super::format;
+use super::sys_chart::render_sys_chart;
+use super::theme::Theme;
+use crate::app::layout;
+use crate::app::{App, Subject};
+use crate::store::series::Point;
+use crate::text::sanitize;
+
+/// The metric chart of `key` in `area`.
+pub(crate) fn render_metric_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    key: &str,
+    focused: bool,
+    theme: Theme,
+) {
+    // The main run's series, then those of the runs compared with it (colour i + 1),
+    // if they chart the key against the same x (a run that steps `val` by `epoch`
+    // does not share an axis with one that steps it by `_step`).
+    let runs = std::iter::once(&app.run).chain(app.compare.iter().map(|c| &c.run));
+    let with_key: Vec<(usize, &crate::store::Run)> = runs
+        .enumerate()
+        .filter(|(_, r)| r.metrics.get(key).is_some())
+        .collect();
+    let Some(&(_, first_run)) = with_key.first() else {
+        return;
+    };
+    let xname = first_run.x_axis_of(key);
+    let all: Vec<(usize, &crate::store::series::Series)> = with_key
+        .iter()
+        .filter(|(_, r)| r.x_axis_of(key) == xname)
+        .filter_map(|&(i, r)| r.metrics.get(key).map(|s| (i, s)))
+        .collect();
+    let Some(&(_, first)) = all.first() else {
+        return;
+    };
+    let full = all
+        .iter()
+        .filter_map(|(_, s)| s.x_bounds())
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .unwrap_or((0.0, 0.0));
+    // Live: a sliding window that follows the newest sample.
+    let full = match app.subject {
+        Subject::Host { window: w } => {
+            // Until the window fills, the data spans the whole chart.
+            let end = app.run.last_time.unwrap_or(full.1);
+            ((end - w).max(full.0.min(end)), end)
+        }
+        Subject::Run => full,
+    };
+    let (x0, x1) = app.charts.zoom.get(key).copied().unwrap_or(full);
+    let px = usize::from(area.width.saturating_sub(4)).max(1) * 2;
+    let pts: Vec<Vec<Point>> = all
+        .iter()
+        .map(|(_, s)| {
+            let mut pts = Vec::with_capacity(px * 2 + 4);
+            s.downsample(x0, x1, px, &mut pts);
+            pts
+        })
+        .collect();
+    let log = app.charts.log_y.contains(key);
+    let title = sanitize(key);
+    let mut flags = String::new();
+    if log {
+        flags.push_str(" log");
+    }
+    if app.charts.zoom.contains_key(key) {
+        flags.push_str(" zoom");
+    }
+    let title = if flags.is_empty() && xname == "_step" {
+        title
+    } else if xname == "_step" {
+        format!("{title} ·{flags}")
+    } else {
+        format!("{title} · x={}{flags}", sanitize(xname))
+    };
+    let corner = first.last().map(|(_, y)| format::value(y));
+    let legend = if app.compare.is_empty() {
+        Vec::new()
+    } else {
+        all.iter()
+            .map(|&(i, _)| {
+                let label = match i {
+                    0 => app.run_label(),
+                    i => app.compare[i - 1].label.clone(),
+                };
+                (label, theme.series(i))
+            })
+            .collect()
+    };
+    let spec = ChartSpec {
+        title: &title,
+        corner,
+        lines: all
+            .iter()
+            .zip(&pts)
+            .map(|(&(i, _), p)| Line {
+                points: p,
+                style: theme.series(i),
+            })
+            .collect(),
+        x: (x0, x1),
+        log_y: log,
+        focused,
+        fmt_x: if app.is_host() {
+            &clock_x
+        } else {
+            &format::compact
+        },
+        fmt_y: &format::compact_digits,
+        legend,
+    };
+    render_chart(buf, area, &spec, theme);
+}
+
+/// The metrics grid (header line + the focused page), or the focused chart full
+/// screen.
+pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let n = app.charts.shown.len();
+    let total = app.metric_keys.len();
+    let (cols, rows) = if app.grid.cols == 0 {
+        layout::grid_dims(
+            layout::grid_body(area),
+            app.grid.cols_setting,
+            app.grid.rows_setting,
+        )
+    } else {
+        (app.grid.cols, app.grid.rows)
+    };
+    let per_page = usize::from(cols) * usize::from(rows);
+    let (cols, rows) = if app.grid.cols == 0 {
+        (cols, rows)
+    } else {
+        app.grid.shape(n)
+    };
+    let start = app.grid.focus / per_page * per_page;
+    let end = (start + per_page).min(n);
+    let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
+    let mut header = if n == 0 {
+        "Metrics [0]".to_owned()
+    } else {
+        format!("Metrics [{}-{end} of {n}]", start + 1)
+    };
+    if app.charts.filter.is_active() {
+        header.push_str(&format!(
+            " filtered from {total} by /{}",
+            sanitize(&app.charts.filter.text)
+        ));
+    }
+    if n > per_page {
+        header.push_str(&format!(
+            "  page {}/{}",
+            start / per_page + 1,
+            n.div_ceil(per_page)
+        ));
+    }
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &header,
+        area.width.saturating_sub(1),
+        theme.heading(),
+    );
+    let body = layout::grid_body(area);
+    if n == 0 && total == 0 {
+        if let Some(why) = app.unreadable() {
+            // Already sanitized; wrapped so the cause is never cut off.
+            let w = usize::from(body.width.saturating_sub(4)).max(1);
+            let rows = word_wrap(&why, w);
+            let n = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+            let top = body.y + body.height.saturating_sub(n) / 2;
+            for (y, row) in (top..body.bottom()).zip(&rows) {
+                put(
+                    buf,
+                    body.x + 2,
+                    y,
+                    row,
+                    body.width.saturating_sub(2),
+                    theme.bad(),
+                );
+            }
+            return;
+        }
+    }
+    if n == 0 {
+        let msg = if total > 0 {
+            "no chart matches the filter"
+        } else if app.source.waiting.is_some() {
+            "waiting for the run to start…"
+        } else if app.source.path.is_none() {
+            "opening…"
+        } else {
+            "no history metrics yet"
+        };
+        put(
+            buf,
+            body.x + 2,
+            body.y + body.height / 2,
+            msg,
+            body.width.saturating_sub(2),
+            theme.dim(),
+        );
+        return;
+    }
+    for i in start..end {
+        let cell = layout::grid_cell(body, cols, rows, i - start);
+        render_grid_item(
+            buf,
+            cell,
+            app,
+            app.charts.shown[i],
+            focused_pane && i == app.grid.focus,
+            theme,
+        );
+    }
+}
+
+/// Grid item `i` (an index into `metric_keys`): a metric chart, or in the live
+/// monitor a grouped system chart.
+fn render_grid_item(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    i: usize,
+    focused: bool,
+    theme: Theme,
+) {
+    if app.is_host() {
+        if let Some(chart) = app.sys_charts.get(i) {
+            render_sys_chart(buf, area, app, chart, focused, theme);
+        }
+    } else if let Some(key) = app.metric_keys.get(i) {
+        render_metric_chart(buf, area, app, key, focused, theme);
+    }
+}
+
+/// The focused grid item full screen.
+pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if let Some(&i) = app.charts.shown.get(app.grid.focus) {
+        render_grid_item(buf, area, app, i, true, theme);
+    }
+}
+
+/// Unix seconds as a UTC time of day (live charts).
+#[allow(clippy::cast_possible_truncation)]
+fn clock_x(v: f64) -> String {
+    format::time_of_day(v.floor() as i64)
+}

@@ -1,0 +1,151 @@
+//! One system chart (a grouped metric: every GPU's utilisation, ...): in the
+//! system sidebar, and as a grid item in the live host monitor.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::chart::{render_chart, ChartSpec, Line};
+use super::format;
+use super::theme::Theme;
+use crate::app::system::SysChart;
+use crate::app::{App, Subject};
+use crate::store::series::Point;
+use crate::text::sanitize;
+
+/// Downsampled points of a system series (rates for counters), bounded by `width`.
+fn sys_points(
+    app: &App,
+    key: &str,
+    rate: Option<f64>,
+    x: (f64, f64),
+    width: usize,
+    out: &mut Vec<Point>,
+) {
+    out.clear();
+    let Some(s) = app.run.system.get(key) else {
+        return;
+    };
+    let mut raw = Vec::with_capacity(width * 2 + 4);
+    s.downsample(x.0, x.1, width, &mut raw);
+    let Some(factor) = rate else {
+        *out = raw;
+        return;
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let min_dx = (x.1 - x.0) / width.max(1) as f64;
+    let mut anchor: Option<Point> = None;
+    for &(px, py) in &raw {
+        if !py.is_finite() {
+            anchor = None;
+            out.push((px, f64::NAN));
+            continue;
+        }
+        match anchor {
+            None => anchor = Some((px, py)),
+            Some((ax, ay)) => {
+                let dx = px - ax;
+                if dx > 0.0 && dx >= min_dx {
+                    let r = (py - ay) / dx * factor;
+                    out.push((px, if r >= 0.0 { r } else { f64::NAN }));
+                    anchor = Some((px, py));
+                }
+            }
+        }
+    }
+}
+
+/// One system chart.
+pub(crate) fn render_sys_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    chart: &SysChart,
+    focused: bool,
+    theme: Theme,
+) {
+    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &chart.series {
+        if let Some((a, b)) = app
+            .run
+            .system
+            .get(&s.key)
+            .and_then(crate::store::Series::x_bounds)
+        {
+            x = (x.0.min(a), x.1.max(b));
+        }
+    }
+    if x.0 > x.1 {
+        x = (0.0, 0.0);
+    }
+    // Live: the window that follows the newest sample, as the metric charts do.
+    if let Subject::Host { window: w } = app.subject {
+        let end = app.run.last_time.unwrap_or(x.1);
+        x = ((end - w).max(x.0.min(end)), end);
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let t0 = app
+        .run
+        .info
+        .start_time
+        .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
+    let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
+    let mut pts: Vec<Vec<Point>> = Vec::with_capacity(chart.series.len());
+    for s in &chart.series {
+        let mut v = Vec::new();
+        sys_points(app, &s.key, s.rate, x, width, &mut v);
+        pts.push(v);
+    }
+    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
+    let unit = chart.unit;
+    let multi = chart.series.len() > 1;
+    let lines: Vec<Line<'_>> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Line {
+            points: p,
+            style: theme.series(i),
+        })
+        .collect();
+    let legend = if multi {
+        chart
+            .series
+            .iter()
+            .zip(&pts)
+            .enumerate()
+            .map(|(i, (s, p))| {
+                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
+                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let corner = if multi {
+        None
+    } else {
+        pts.first().and_then(last).map(|v| format::unit(v, unit))
+    };
+    let live = app.is_host();
+    #[allow(clippy::cast_possible_truncation)]
+    let fmt_x = move |v: f64| {
+        if live {
+            format::time_of_day(v.floor() as i64)
+        } else {
+            format::clock(v - t0)
+        }
+    };
+    let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
+    let title = sanitize(&chart.title);
+    let spec = ChartSpec {
+        title: &title,
+        corner,
+        lines,
+        x,
+        log_y: false,
+        focused,
+        fmt_x: &fmt_x,
+        fmt_y: &fmt_y,
+        legend,
+    };
+    render_chart(buf, area, &spec, theme);
+}
