@@ -503,7 +503,8 @@ mod tests {
         assert_eq!(ids.last().map(String::as_str), Some("CPU "));
         assert_eq!(ids[1], "GPU metric0");
         assert_eq!(charts[1].series.len(), 100);
-        // Generous for a loaded debug build: a few hundred ms are expected.
-        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+        // A debug build on a loaded 2-core machine takes up to ~3 s; the quadratic
+        // version took minutes, so the bound only has to tell the two apart.
+        assert!(took < std::time::Duration::from_secs(30), "{took:?}");
     }
 }
