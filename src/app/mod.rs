@@ -1137,7 +1137,7 @@ fn scroll(pos: usize, d: isize, len: usize) -> usize {
 
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
 fn overview_rows(run: &Run) -> Vec<Row> {
-    use crate::inspect::flatten_into;
+    use crate::text::flatten_into;
     use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
     let i = &run.info;
@@ -1156,7 +1156,7 @@ fn overview_rows(run: &Run) -> Vec<Row> {
     if let Some((s, n)) = i.start_time {
         item(
             "Started",
-            &crate::inspect::rfc3339(s, n.min(0)).unwrap_or_default(),
+            &crate::text::rfc3339(s, n.min(0)).unwrap_or_default(),
         );
     }
     item("Host", &i.host);
