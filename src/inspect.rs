@@ -7,11 +7,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::decode::json::record_json;
+use crate::decode::json_fast::{self, Written};
 use crate::decode::leveldb::Frame;
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::Run;
 use crate::text::{flatten_into, rfc3339};
+
+mod json_all;
 
 /// Options of `leet inspect`.
 #[derive(Debug, Clone, Default)]
@@ -205,7 +208,37 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
 /// # Errors
 /// Resolution, I/O and header errors (each names the file); write errors.
 pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    run_with(opts, out, err, true)
+}
+
+/// [`run`] as it was before the direct JSON writer and the parallel one-shot read:
+/// every record through [`record_json`], on one thread. The reference the fast path
+/// is tested against; not for other use.
+///
+/// # Errors
+/// As [`run`].
+#[doc(hidden)]
+pub fn run_reference(
+    opts: &InspectOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    run_with(opts, out, err, false)
+}
+
+fn run_with(
+    opts: &InspectOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    fast: bool,
+) -> anyhow::Result<()> {
     let file = resolve_file(&opts.path)?;
+    if fast && opts.json && !opts.follow && !opts.summary {
+        if let Some(damage) = json_all::print(&file, out, err)? {
+            report_damage(&file, &damage, err)?;
+        }
+        return Ok(());
+    }
     let mut reader = RunReader::open(&file)?;
     let mut run = Run::new();
     if opts.summary {
@@ -235,7 +268,7 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
             let res = match fr {
                 Frame::Record { offset, payload } => {
                     run.apply(offset, &payload);
-                    print_record(&mut line, opts.json, offset, &payload, out).and_then(|ok| {
+                    print_record(&mut line, opts.json, fast, offset, &payload, out).and_then(|ok| {
                         if ok {
                             Ok(())
                         } else {
@@ -297,33 +330,42 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
 }
 
 /// Print one record; false (nothing printed) when the payload does not decode.
+/// `fast`: JSON by the direct writer (same bytes), else by [`record_json`] alone.
 fn print_record(
     line: &mut Vec<u8>,
     json: bool,
+    fast: bool,
     offset: u64,
     payload: &[u8],
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     line.clear();
-    match record_json(payload) {
-        Some(v) if json => {
-            serde_json::to_writer(&mut *line, &v)?;
+    if json {
+        let printed = if fast {
+            let mut scratch = json_fast::Scratch::default();
+            json_fast::write_record(payload, line, &mut scratch) != Written::Undecodable
+        } else {
+            json_fast::write_general(payload, line)
+        };
+        if !printed {
+            return Ok(false);
         }
-        Some(v) => {
-            let num = v.get("num").and_then(Value::as_i64).unwrap_or(0);
-            let kind = v
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned();
-            let body = v.get(&kind).map(Value::to_string).unwrap_or_default();
-            write!(
-                line,
-                "#{num:<6} {kind:<12} @{offset:<10} {}",
-                crate::text::sanitize(&body)
-            )?;
-        }
-        None => return Ok(false),
+    } else {
+        let Some(v) = record_json(payload) else {
+            return Ok(false);
+        };
+        let num = v.get("num").and_then(Value::as_i64).unwrap_or(0);
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let body = v.get(&kind).map(Value::to_string).unwrap_or_default();
+        write!(
+            line,
+            "#{num:<6} {kind:<12} @{offset:<10} {}",
+            crate::text::sanitize(&body)
+        )?;
     }
     line.push(b'\n');
     out.write_all(line)?;

@@ -1,0 +1,331 @@
+//! The inspect JSON of the hot record types (history, summary, config), written
+//! straight from the wire bytes into an output buffer: no `serde_json::Value` or
+//! reflected message in between, and item values copied verbatim when their text is
+//! already what `serde_json` would print.
+//!
+//! The output is byte for byte what [`super::json::record_json`] serialized by
+//! `serde_json::to_writer` gives. Anything this writer is not sure of (another record
+//! type, a malformed record, a key twice in one record) is left to that general path,
+//! and a value whose text is not already canonical (`1e-05`, `NaN`, an object) is
+//! rendered by the general path's own value conversion.
+
+use std::io::Write as _;
+
+use super::json::record_json;
+use super::value;
+use super::wire::{self, Field, Fields, ItemValue};
+use crate::store::run::record_kind;
+
+/// How [`write_record`] printed a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// By the direct writer: a well-formed history, summary or config record.
+    Fast,
+    /// By the general path ([`super::json::record_json`]).
+    General,
+    /// Nothing: the payload does not decode.
+    Undecodable,
+}
+
+/// Reusable scratch space of [`write_record`] (one per thread).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// Byte ranges in the output of the keys written for the current object.
+    keys: Vec<(usize, usize)>,
+}
+
+/// Append the inspect JSON of one record payload to `out` (no newline).
+pub fn write_record(payload: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Written {
+    let start = out.len();
+    if write_fast(payload, out, scratch).is_some() {
+        return Written::Fast;
+    }
+    out.truncate(start);
+    if write_general(payload, out) {
+        Written::General
+    } else {
+        Written::Undecodable
+    }
+}
+
+/// The general path alone: [`record_json`] serialized, as `inspect --json` always
+/// printed it. The reference the direct writer is tested against.
+pub fn write_general(payload: &[u8], out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    match record_json(payload) {
+        Some(v) if serde_json::to_writer(&mut *out, &v).is_ok() => true,
+        _ => {
+            out.truncate(start);
+            false
+        }
+    }
+}
+
+fn write_fast(payload: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
+    let (num, kind, body) = record_kind(payload)?;
+    let name: &[u8] = match kind {
+        2 => b"history",
+        3 => b"summary",
+        5 => b"config",
+        _ => return None,
+    };
+    out.extend_from_slice(b"{\"num\":");
+    write_i64(out, num);
+    out.extend_from_slice(b",\"type\":\"");
+    out.extend_from_slice(name);
+    out.extend_from_slice(b"\",\"");
+    out.extend_from_slice(name);
+    out.extend_from_slice(b"\":");
+    if kind == 2 {
+        history(body, out, scratch)?;
+    } else {
+        tree(body, out, scratch)?;
+    }
+    out.push(b'}');
+    Some(())
+}
+
+fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
+    out.extend_from_slice(b"{\"item\":{");
+    scratch.keys.clear();
+    let mut step: Option<i64> = None;
+    // The first `_step` item's number (the record's step wins when it has one).
+    let mut row_step: Option<Option<f64>> = None;
+    let mut f = Fields::new(body);
+    for field in f.by_ref() {
+        match field {
+            Field::Bytes(1, b) => {
+                let it = wire::item(b)?;
+                if row_step.is_none() && it.path().eq(["_step"]) {
+                    row_step = Some(value::number(it.value));
+                }
+                entry(&it, out, scratch);
+            }
+            Field::Bytes(2, b) => {
+                step = Some(0);
+                for g in Fields::new(b) {
+                    if let Field::Varint(1, v) = g {
+                        step = Some(v as i64);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if f.error || has_duplicate_key(out, &scratch.keys) {
+        return None;
+    }
+    out.push(b'}');
+    #[allow(clippy::cast_possible_truncation)]
+    let step = step.or(row_step.flatten().map(|s| s as i64));
+    if let Some(s) = step {
+        out.extend_from_slice(b",\"step\":{\"num\":");
+        write_i64(out, s);
+        out.push(b'}');
+    }
+    out.push(b'}');
+    Some(())
+}
+
+fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
+    out.push(b'{');
+    scratch.keys.clear();
+    let mut f = Fields::new(body);
+    for field in f.by_ref() {
+        if let Field::Bytes(1, b) = field {
+            let it = wire::item(b)?;
+            if scratch.keys.is_empty() {
+                out.extend_from_slice(b"\"update\":{");
+            }
+            entry(&it, out, scratch);
+        }
+    }
+    if f.error || has_duplicate_key(out, &scratch.keys) {
+        return None;
+    }
+    let updates = !scratch.keys.is_empty();
+    if updates {
+        out.push(b'}');
+    }
+    let mut removes = 0usize;
+    for field in Fields::new(body) {
+        if let Field::Bytes(2, b) = field {
+            let it = wire::item(b)?;
+            out.extend_from_slice(match (removes, updates) {
+                (0, true) => b",\"remove\":[",
+                (0, false) => b"\"remove\":[",
+                _ => b",",
+            });
+            removes += 1;
+            if it.key.is_empty() {
+                out.extend_from_slice(b"{\"nested_key\":[");
+                for (i, p) in it.path().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, p);
+                }
+                out.extend_from_slice(b"]}");
+            } else {
+                out.extend_from_slice(b"{\"key\":");
+                write_str(out, it.key);
+                out.push(b'}');
+            }
+        }
+    }
+    if removes > 0 {
+        out.push(b']');
+    }
+    out.push(b'}');
+    Some(())
+}
+
+/// `"flat.key":value`, with a comma before all but the first.
+fn entry(it: &wire::Item<'_>, out: &mut Vec<u8>, scratch: &mut Scratch) {
+    if !scratch.keys.is_empty() {
+        out.push(b',');
+    }
+    let k0 = out.len();
+    out.push(b'"');
+    for (i, p) in it.path().enumerate() {
+        if i > 0 {
+            out.push(b'.');
+        }
+        escape_into(out, p);
+    }
+    out.push(b'"');
+    scratch.keys.push((k0, out.len()));
+    out.push(b':');
+    write_value(out, it.value);
+}
+
+/// Whether two of the keys (ranges of `out`) are equal: the general path keeps the
+/// first one's place with the last one's value, which this writer leaves to it.
+fn has_duplicate_key(out: &[u8], keys: &[(usize, usize)]) -> bool {
+    let key = |&(a, b): &(usize, usize)| &out[a..b];
+    if keys.len() <= 16 {
+        return keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| keys[..i].iter().any(|j| key(j) == key(k)));
+    }
+    let mut sorted: Vec<&[u8]> = keys.iter().map(key).collect();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
+}
+
+fn write_i64(out: &mut Vec<u8>, v: i64) {
+    // Writing to a Vec cannot fail.
+    let _ = write!(out, "{v}");
+}
+
+/// One item value, as `serde_json` prints [`value::to_json`] of it.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: ItemValue<'_>) {
+    match v {
+        ItemValue::Null => out.extend_from_slice(b"null"),
+        ItemValue::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        ItemValue::Int(i) => write_i64(out, i),
+        ItemValue::Text(t) => write_str(out, t),
+        ItemValue::Json(s) if is_canonical(s.as_bytes()) => out.extend_from_slice(s.as_bytes()),
+        ItemValue::Number(x) if x.is_finite() => {
+            // Writing to a Vec cannot fail; serde_json prints a finite f64 with ryu.
+            let _ = serde_json::to_writer(&mut *out, &x);
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut *out, &value::to_json(other));
+        }
+    }
+}
+
+/// Whether JSON text is already exactly what parsing it and printing it again with
+/// `serde_json` gives: `true`, `false`, `null`, a string with nothing to escape, an
+/// integer of up to 18 digits, or a decimal of at most 15 significant digits in the
+/// layout ryu prints (`12.5`, `0.00042`, `3.0`; not `1e-05`, `0.50` or `-0`).
+///
+/// Why 15 digits is enough: distinct decimals of at most 15 significant digits are
+/// distinct doubles, so the shortest decimal that reads back as the parsed double is
+/// this one, and ryu prints it in this layout for a decimal point position from
+/// -4 to 16.
+fn is_canonical(s: &[u8]) -> bool {
+    match s {
+        b"true" | b"false" | b"null" => true,
+        [b'"', inner @ .., b'"'] => !inner.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
+        [b'-', rest @ ..] => rest != b"0" && canonical_number(rest),
+        _ => canonical_number(s),
+    }
+}
+
+fn canonical_number(s: &[u8]) -> bool {
+    let (int, frac) = match s.iter().position(|&b| b == b'.') {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    if !digits(int) || (int.len() > 1 && int[0] == b'0') {
+        return false;
+    }
+    let Some(frac) = frac else {
+        return int.len() <= 18;
+    };
+    if !digits(frac) {
+        return false;
+    }
+    if frac == b"0" {
+        // An integral value: ryu prints its integer digits and `.0`.
+        let sig = int.len() - int.iter().rev().take_while(|&&b| b == b'0').count();
+        return int.len() <= 16 && sig <= 15;
+    }
+    if frac.last() == Some(&b'0') {
+        return false;
+    }
+    if int == b"0" {
+        let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+        zeros <= 4 && frac.len() - zeros <= 15
+    } else {
+        int.len() + frac.len() <= 15
+    }
+}
+
+/// A JSON string literal, escaped as `serde_json` escapes it.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    escape_into(out, s);
+    out.push(b'"');
+}
+
+/// The contents of a JSON string literal, escaped as `serde_json` escapes them:
+/// `"`, `\` and control characters below U+0020 only (`\b \t \n \f \r` by name, the
+/// rest as `\u00xx`).
+fn escape_into(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let b = s.as_bytes();
+    let mut from = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x20 && c != b'"' && c != b'\\' {
+            continue;
+        }
+        out.extend_from_slice(&b[from..i]);
+        from = i + 1;
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xf)],
+            ]),
+        }
+    }
+    out.extend_from_slice(&b[from..]);
+}
+
+#[cfg(test)]
+mod tests;
