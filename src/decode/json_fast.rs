@@ -9,11 +9,12 @@
 //! and a value whose text is not already canonical (`1e-05`, `NaN`, an object) is
 //! rendered by the general path's own value conversion.
 
+use std::hash::Hasher as _;
 use std::io::Write as _;
 
 use super::json::record_json;
 use super::value;
-use super::wire::{self, Field, Fields, ItemValue};
+use super::wire::{Field, Fields, ItemValue};
 use crate::store::run::record_kind;
 
 /// How [`write_record`] printed a record.
@@ -31,7 +32,7 @@ pub enum Written {
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// Byte ranges in the output of the keys written for the current object.
-    keys: Vec<(usize, usize)>,
+    keys: Vec<(usize, usize, u64)>,
 }
 
 /// Append the inspect JSON of one record payload to `out` (no newline).
@@ -91,13 +92,13 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
     let mut step: Option<i64> = None;
     // The first `_step` item's number (the record's step wins when it has one).
     let mut row_step: Option<Option<f64>> = None;
-    let mut f = Fields::new(body);
-    for field in f.by_ref() {
+    let mut f = Reader::new(body);
+    while let Some(field) = f.field().ok()? {
         match field {
             Field::Bytes(1, b) => {
-                let it = wire::item(b)?;
-                if row_step.is_none() && it.path().eq(["_step"]) {
-                    row_step = Some(value::number(it.value));
+                let it = raw_item(b)?;
+                if row_step.is_none() && it.path_is(b"_step") {
+                    row_step = Some(value::number(it.value.as_item_value()?));
                 }
                 entry(&it, out, scratch);
             }
@@ -112,7 +113,7 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
             _ => {}
         }
     }
-    if f.error || has_duplicate_key(out, &scratch.keys) {
+    if has_duplicate_key(out, &scratch.keys) {
         return None;
     }
     out.push(b'}');
@@ -130,17 +131,17 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
 fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
     out.push(b'{');
     scratch.keys.clear();
-    let mut f = Fields::new(body);
-    for field in f.by_ref() {
+    let mut f = Reader::new(body);
+    while let Some(field) = f.field().ok()? {
         if let Field::Bytes(1, b) = field {
-            let it = wire::item(b)?;
+            let it = raw_item(b)?;
             if scratch.keys.is_empty() {
                 out.extend_from_slice(b"\"update\":{");
             }
             entry(&it, out, scratch);
         }
     }
-    if f.error || has_duplicate_key(out, &scratch.keys) {
+    if has_duplicate_key(out, &scratch.keys) {
         return None;
     }
     let updates = !scratch.keys.is_empty();
@@ -148,9 +149,10 @@ fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
         out.push(b'}');
     }
     let mut removes = 0usize;
-    for field in Fields::new(body) {
+    let mut f = Reader::new(body);
+    while let Some(field) = f.field().ok()? {
         if let Field::Bytes(2, b) = field {
-            let it = wire::item(b)?;
+            let it = raw_item(b)?;
             out.extend_from_slice(match (removes, updates) {
                 (0, true) => b",\"remove\":[",
                 (0, false) => b"\"remove\":[",
@@ -159,7 +161,7 @@ fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
             removes += 1;
             if it.key.is_empty() {
                 out.extend_from_slice(b"{\"nested_key\":[");
-                for (i, p) in it.path().enumerate() {
+                for (i, p) in it.nested().iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
                     }
@@ -181,37 +183,219 @@ fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
 }
 
 /// `"flat.key":value`, with a comma before all but the first.
-fn entry(it: &wire::Item<'_>, out: &mut Vec<u8>, scratch: &mut Scratch) {
+fn entry(it: &RawItem<'_>, out: &mut Vec<u8>, scratch: &mut Scratch) {
     if !scratch.keys.is_empty() {
         out.push(b',');
     }
     let k0 = out.len();
     out.push(b'"');
-    for (i, p) in it.path().enumerate() {
-        if i > 0 {
-            out.push(b'.');
+    if it.key.is_empty() {
+        for (i, p) in it.nested().iter().enumerate() {
+            if i > 0 {
+                out.push(b'.');
+            }
+            escape_into(out, p);
         }
-        escape_into(out, p);
+    } else {
+        escape_into(out, it.key);
     }
     out.push(b'"');
-    scratch.keys.push((k0, out.len()));
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(&out[k0..]);
+    scratch.keys.push((k0, out.len(), h.finish()));
     out.push(b':');
-    write_value(out, it.value);
+    it.value.write(out);
 }
 
-/// Whether two of the keys (ranges of `out`) are equal: the general path keeps the
-/// first one's place with the last one's value, which this writer leaves to it.
-fn has_duplicate_key(out: &[u8], keys: &[(usize, usize)]) -> bool {
-    let key = |&(a, b): &(usize, usize)| &out[a..b];
-    if keys.len() <= 16 {
-        return keys
-            .iter()
-            .enumerate()
-            .any(|(i, k)| keys[..i].iter().any(|j| key(j) == key(k)));
+/// Whether two of the keys (ranges of `out`, with their hashes) are equal: the
+/// general path keeps the first one's place with the last one's value, which this
+/// writer leaves to it.
+fn has_duplicate_key(out: &[u8], keys: &[(usize, usize, u64)]) -> bool {
+    let key = |&(a, b, _): &(usize, usize, u64)| &out[a..b];
+    if keys.len() <= 32 {
+        return keys.iter().enumerate().any(|(i, k)| {
+            keys[..i]
+                .iter()
+                .any(|j| j.2 == k.2 && key(j) == key(k))
+        });
     }
     let mut sorted: Vec<&[u8]> = keys.iter().map(key).collect();
     sorted.sort_unstable();
     sorted.windows(2).any(|w| w[0] == w[1])
+}
+
+/// The fields of one message, read as [`wire::Fields`] reads them (the same
+/// fields, the same errors), inlined into the loops here: `Err` at malformed input.
+struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        Self { buf }
+    }
+
+    #[inline(always)]
+    fn varint(&mut self) -> Option<u64> {
+        if let Some((&b, rest)) = self.buf.split_first() {
+            if b < 0x80 {
+                self.buf = rest;
+                return Some(u64::from(b));
+            }
+        }
+        let mut v: u64 = 0;
+        for i in 0..10 {
+            let (&b, rest) = self.buf.split_first()?;
+            self.buf = rest;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// The next field; `Ok(None)` at the end, `Err(())` at malformed input.
+    #[inline(always)]
+    fn field(&mut self) -> Result<Option<Field<'a>>, ()> {
+        if self.buf.is_empty() {
+            return Ok(None);
+        }
+        self.parse().map(Some).ok_or(())
+    }
+
+    #[inline(always)]
+    fn parse(&mut self) -> Option<Field<'a>> {
+        let key = self.varint()?;
+        let num = u32::try_from(key >> 3).ok()?;
+        if num == 0 {
+            return None;
+        }
+        match key & 7 {
+            0 => Some(Field::Varint(num, self.varint()?)),
+            1 => {
+                let (b, rest) = self.buf.split_at_checked(8)?;
+                self.buf = rest;
+                Some(Field::Fixed64(num, u64::from_le_bytes(b.try_into().ok()?)))
+            }
+            2 => {
+                let n = usize::try_from(self.varint()?).ok()?;
+                let (b, rest) = self.buf.split_at_checked(n)?;
+                self.buf = rest;
+                Some(Field::Bytes(num, b))
+            }
+            5 => {
+                let (b, rest) = self.buf.split_at_checked(4)?;
+                self.buf = rest;
+                Some(Field::Fixed32(num, u32::from_le_bytes(b.try_into().ok()?)))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An item as [`wire::item`] reads it (the same fields, the same failures: bad
+/// framing, a string field that is not UTF-8), with its strings left as bytes.
+struct RawItem<'a> {
+    key: &'a [u8],
+    nested: [&'a [u8]; NESTED],
+    nested_len: usize,
+    value: RawValue<'a>,
+}
+
+/// Nested key elements read here; an item with more goes to the general path.
+const NESTED: usize = 4;
+
+#[derive(Clone, Copy)]
+enum RawValue<'a> {
+    Json(&'a [u8]),
+    Null,
+    Bool(bool),
+    Int(i64),
+    Number(f64),
+    Text(&'a [u8]),
+}
+
+fn utf8(b: &[u8]) -> Option<&[u8]> {
+    (b.is_ascii() || std::str::from_utf8(b).is_ok()).then_some(b)
+}
+
+/// Parse an item message (field numbers shared by every item type); None where
+/// [`wire::item`] fails, and for more than [`NESTED`] nested key elements.
+fn raw_item(b: &[u8]) -> Option<RawItem<'_>> {
+    let mut it = RawItem {
+        key: b"",
+        nested: [b""; NESTED],
+        nested_len: 0,
+        value: RawValue::Json(b""),
+    };
+    let mut typed: Option<RawValue<'_>> = None;
+    let mut f = Reader::new(b);
+    while let Some(field) = f.field().ok()? {
+        match field {
+            Field::Bytes(1, v) => it.key = utf8(v)?,
+            Field::Bytes(2, v) => {
+                *it.nested.get_mut(it.nested_len)? = utf8(v)?;
+                it.nested_len += 1;
+            }
+            Field::Varint(3, _) => typed = Some(RawValue::Null),
+            Field::Varint(4, v) => typed = Some(RawValue::Bool(v != 0)),
+            Field::Varint(5, v) => {
+                typed = Some(RawValue::Int(((v >> 1) as i64) ^ -((v & 1) as i64)));
+            }
+            Field::Fixed64(6, v) => typed = Some(RawValue::Number(f64::from_bits(v))),
+            Field::Bytes(7, v) => typed = Some(RawValue::Text(utf8(v)?)),
+            Field::Bytes(8, v) => typed = Some(RawValue::Json(utf8(v)?)),
+            Field::Bytes(16, v) => it.value = RawValue::Json(utf8(v)?),
+            _ => {}
+        }
+    }
+    if let Some(t) = typed {
+        it.value = t;
+    }
+    Some(it)
+}
+
+impl<'a> RawItem<'a> {
+    fn nested(&self) -> &[&'a [u8]] {
+        &self.nested[..self.nested_len]
+    }
+
+    /// Whether the key path is the one element `name`.
+    fn path_is(&self, name: &[u8]) -> bool {
+        if self.key.is_empty() {
+            self.nested() == [name]
+        } else {
+            self.key == name
+        }
+    }
+}
+
+impl<'a> RawValue<'a> {
+    fn as_item_value(self) -> Option<ItemValue<'a>> {
+        let s = |b: &'a [u8]| std::str::from_utf8(b).ok();
+        Some(match self {
+            RawValue::Json(b) => ItemValue::Json(s(b)?),
+            RawValue::Null => ItemValue::Null,
+            RawValue::Bool(v) => ItemValue::Bool(v),
+            RawValue::Int(v) => ItemValue::Int(v),
+            RawValue::Number(v) => ItemValue::Number(v),
+            RawValue::Text(b) => ItemValue::Text(s(b)?),
+        })
+    }
+
+    /// The value, as `serde_json` prints [`value::to_json`] of it.
+    fn write(self, out: &mut Vec<u8>) {
+        match self {
+            RawValue::Json(s) if is_canonical(s) => out.extend_from_slice(s),
+            RawValue::Text(t) => write_str(out, t),
+            other => {
+                if let Some(v) = other.as_item_value() {
+                    write_value(out, v);
+                }
+            }
+        }
+    }
 }
 
 fn write_i64(out: &mut Vec<u8>, v: i64) {
@@ -225,7 +409,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: ItemValue<'_>) {
         ItemValue::Null => out.extend_from_slice(b"null"),
         ItemValue::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
         ItemValue::Int(i) => write_i64(out, i),
-        ItemValue::Text(t) => write_str(out, t),
+        ItemValue::Text(t) => write_str(out, t.as_bytes()),
         ItemValue::Json(s) if is_canonical(s.as_bytes()) => out.extend_from_slice(s.as_bytes()),
         ItemValue::Number(x) if x.is_finite() => {
             // Writing to a Vec cannot fail; serde_json prints a finite f64 with ryu.
@@ -249,7 +433,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: ItemValue<'_>) {
 fn is_canonical(s: &[u8]) -> bool {
     match s {
         b"true" | b"false" | b"null" => true,
-        [b'"', inner @ .., b'"'] => !inner.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\'),
+        [b'"', inner @ .., b'"'] => !inner.iter().any(|&b| needs_escape(b)),
         [b'-', rest @ ..] => rest != b"0" && canonical_number(rest),
         _ => canonical_number(s),
     }
@@ -286,8 +470,13 @@ fn canonical_number(s: &[u8]) -> bool {
     }
 }
 
-/// A JSON string literal, escaped as `serde_json` escapes it.
-pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+#[inline(always)]
+fn needs_escape(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// A JSON string literal (of UTF-8 bytes), escaped as `serde_json` escapes it.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
     escape_into(out, s);
     out.push(b'"');
@@ -296,12 +485,15 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// The contents of a JSON string literal, escaped as `serde_json` escapes them:
 /// `"`, `\` and control characters below U+0020 only (`\b \t \n \f \r` by name, the
 /// rest as `\u00xx`).
-fn escape_into(out: &mut Vec<u8>, s: &str) {
+fn escape_into(out: &mut Vec<u8>, b: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let b = s.as_bytes();
     let mut from = 0;
+    if !b.iter().any(|&c| needs_escape(c)) {
+        out.extend_from_slice(b);
+        return;
+    }
     for (i, &c) in b.iter().enumerate() {
-        if c >= 0x20 && c != b'"' && c != b'\\' {
+        if !needs_escape(c) {
             continue;
         }
         out.extend_from_slice(&b[from..i]);
