@@ -40,6 +40,17 @@ pub(super) fn print(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Option<DamageReport>> {
+    print_in(file, out, err, CHUNK, BATCH)
+}
+
+/// [`print`], reading `chunk` bytes at a time in batches of about `batch` bytes.
+fn print_in(
+    file: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    chunk: usize,
+    batch_bytes: usize,
+) -> anyhow::Result<Option<DamageReport>> {
     let io_err = |source| SourceError::Io {
         path: file.to_owned(),
         source,
@@ -65,10 +76,10 @@ pub(super) fn print(
         let mut scanner = Scanner::new();
         let mut carry: Vec<u8> = Vec::new();
         loop {
-            let mut buf = Vec::with_capacity(carry.len() + CHUNK);
+            let mut buf = Vec::with_capacity(carry.len() + chunk);
             buf.extend_from_slice(&carry);
             let n = (&mut fh)
-                .take(CHUNK as u64)
+                .take(chunk as u64)
                 .read_to_end(&mut buf)
                 .map_err(io_err)?;
             let data = Arc::new(buf);
@@ -79,7 +90,7 @@ pub(super) fn print(
                     return;
                 }
                 batch.push(fr);
-                if batch.bytes >= BATCH {
+                if batch.bytes >= batch_bytes {
                     let next = sink.batch(&data);
                     if let Err(e) = sink.submit(std::mem::replace(&mut batch, next)) {
                         failed = Some(e);
@@ -340,3 +351,6 @@ impl Sink<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;
