@@ -9,9 +9,6 @@
 //! and a value whose text is not already canonical (`1e-05`, `NaN`, an object) is
 //! rendered by the general path's own value conversion.
 
-use std::hash::Hasher as _;
-use std::io::Write as _;
-
 use super::json::record_json;
 use super::value;
 use super::wire::{Field, Fields, ItemValue};
@@ -131,14 +128,19 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
 fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
     out.push(b'{');
     scratch.keys.clear();
+    let mut any_removes = false;
     let mut f = Reader::new(body);
     while let Some(field) = f.field().ok()? {
-        if let Field::Bytes(1, b) = field {
-            let it = raw_item(b)?;
-            if scratch.keys.is_empty() {
-                out.extend_from_slice(b"\"update\":{");
+        match field {
+            Field::Bytes(1, b) => {
+                let it = raw_item(b)?;
+                if scratch.keys.is_empty() {
+                    out.extend_from_slice(b"\"update\":{");
+                }
+                entry(&it, out, scratch);
             }
-            entry(&it, out, scratch);
+            Field::Bytes(2, _) => any_removes = true,
+            _ => {}
         }
     }
     if has_duplicate_key(out, &scratch.keys) {
@@ -149,7 +151,7 @@ fn tree(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> {
         out.push(b'}');
     }
     let mut removes = 0usize;
-    let mut f = Reader::new(body);
+    let mut f = Reader::new(if any_removes { body } else { &[] });
     while let Some(field) = f.field().ok()? {
         if let Field::Bytes(2, b) = field {
             let it = raw_item(b)?;
@@ -200,11 +202,23 @@ fn entry(it: &RawItem<'_>, out: &mut Vec<u8>, scratch: &mut Scratch) {
         escape_into(out, it.key);
     }
     out.push(b'"');
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(&out[k0..]);
-    scratch.keys.push((k0, out.len(), h.finish()));
+    scratch.keys.push((k0, out.len(), key_sketch(&out[k0..])));
     out.push(b':');
     it.value.write(out);
+}
+
+/// A cheap summary of a key (its length and first and last bytes): equal keys have
+/// equal sketches, so only keys with equal sketches are compared byte by byte.
+#[inline(always)]
+fn key_sketch(k: &[u8]) -> u64 {
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        let n = b.len().min(8);
+        w[..n].copy_from_slice(&b[..n]);
+        u64::from_le_bytes(w)
+    };
+    let tail = &k[k.len().saturating_sub(8)..];
+    (word(k) ^ word(tail).rotate_left(29)).wrapping_add((k.len() as u64) << 56)
 }
 
 /// Whether two of the keys (ranges of `out`, with their hashes) are equal: the
@@ -398,9 +412,23 @@ impl<'a> RawValue<'a> {
     }
 }
 
+/// An integer as `serde_json` (itoa) prints it: plain decimal digits.
 fn write_i64(out: &mut Vec<u8>, v: i64) {
-    // Writing to a Vec cannot fail.
-    let _ = write!(out, "{v}");
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// One item value, as `serde_json` prints [`value::to_json`] of it.

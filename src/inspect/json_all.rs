@@ -68,6 +68,7 @@ fn print_in(
             in_flight: VecDeque::new(),
             max_in_flight: 2 * workers + 2,
             spare: Vec::new(),
+            spare_chunks: Vec::new(),
             out,
             err,
             shown: crate::text::sanitize_path(file),
@@ -76,7 +77,10 @@ fn print_in(
         let mut scanner = Scanner::new();
         let mut carry: Vec<u8> = Vec::new();
         loop {
-            let mut buf = Vec::with_capacity(carry.len() + chunk);
+            // A chunk buffer that is done with, so its pages are not faulted in again.
+            let mut buf = sink.spare_chunks.pop().unwrap_or_default();
+            buf.clear();
+            buf.reserve(carry.len() + chunk);
             buf.extend_from_slice(&carry);
             let n = (&mut fh)
                 .take(chunk as u64)
@@ -262,6 +266,8 @@ struct Sink<'a> {
     max_in_flight: usize,
     /// Output buffers to reuse.
     spare: Vec<Vec<u8>>,
+    /// Chunk buffers to reuse.
+    spare_chunks: Vec<Vec<u8>>,
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     shown: String,
@@ -343,10 +349,14 @@ impl Sink<'_> {
             }
         }
         self.out.write_all(&b.out[at..])?;
-        let mut buf = done.batch.out;
+        let Batch { data, out, .. } = done.batch;
         if self.spare.len() < self.max_in_flight {
-            buf.clear();
-            self.spare.push(buf);
+            self.spare.push(out);
+        }
+        if let Ok(chunk) = Arc::try_unwrap(data) {
+            if self.spare_chunks.len() < 2 {
+                self.spare_chunks.push(chunk);
+            }
         }
         Ok(())
     }
