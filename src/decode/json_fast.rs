@@ -211,11 +211,10 @@ fn entry(it: &RawItem<'_>, out: &mut Vec<u8>, scratch: &mut Scratch) {
 /// equal sketches, so only keys with equal sketches are compared byte by byte.
 #[inline(always)]
 fn key_sketch(k: &[u8]) -> u64 {
-    let word = |b: &[u8]| {
-        let mut w = [0u8; 8];
-        let n = b.len().min(8);
-        w[..n].copy_from_slice(&b[..n]);
-        u64::from_le_bytes(w)
+    // Fixed-size loads and a short loop: no library call per key.
+    let word = |b: &[u8]| match b.first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => b.iter().fold(0u64, |w, &c| (w << 8) | u64::from(c)),
     };
     let tail = &k[k.len().saturating_sub(8)..];
     (word(k) ^ word(tail).rotate_left(29)).wrapping_add((k.len() as u64) << 56)
@@ -343,6 +342,17 @@ fn raw_item(b: &[u8]) -> Option<RawItem<'_>> {
         nested_len: 0,
         value: RawValue::Json(b""),
     };
+    // The usual item: a key, then `value_json`, each shorter than 128 bytes.
+    if let [0x0a, klen, rest @ ..] = b {
+        let k = usize::from(*klen);
+        if let Some((key, [0x82, 0x01, vlen, value @ ..])) = rest.split_at_checked(k) {
+            if k < 0x80 && *vlen < 0x80 && value.len() == usize::from(*vlen) {
+                it.key = utf8(key)?;
+                it.value = RawValue::Json(utf8(value)?);
+                return Some(it);
+            }
+        }
+    }
     let mut typed: Option<RawValue<'_>> = None;
     let mut f = Reader::new(b);
     while let Some(field) = f.field().ok()? {
@@ -468,33 +478,39 @@ fn is_canonical(s: &[u8]) -> bool {
 }
 
 fn canonical_number(s: &[u8]) -> bool {
-    let (int, frac) = match s.iter().position(|&b| b == b'.') {
-        Some(i) => (&s[..i], Some(&s[i + 1..])),
-        None => (s, None),
+    // One pass: the integer part, then the fraction.
+    let int_len = match s.first() {
+        Some(b'0') => 1,
+        Some(b'1'..=b'9') => s.iter().take_while(|b| b.is_ascii_digit()).count(),
+        _ => return false,
     };
-    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
-    if !digits(int) || (int.len() > 1 && int[0] == b'0') {
+    let Some((&dot, frac)) = s[int_len..].split_first() else {
+        return int_len <= 18;
+    };
+    if dot != b'.' || frac.is_empty() {
         return false;
     }
-    let Some(frac) = frac else {
-        return int.len() <= 18;
-    };
-    if !digits(frac) {
-        return false;
+    let mut zeros = 0; // leading zeros of the fraction
+    let mut seen = false; // a non-zero digit in the fraction
+    for &b in frac {
+        match b {
+            b'0' if !seen => zeros += 1,
+            b'0'..=b'9' => seen = true,
+            _ => return false,
+        }
     }
     if frac == b"0" {
-        // An integral value: ryu prints its integer digits and `.0`.
-        let sig = int.len() - int.iter().rev().take_while(|&&b| b == b'0').count();
-        return int.len() <= 16 && sig <= 15;
+        // An integral value: printed as its integer digits and `.0`.
+        let sig = int_len - s[..int_len].iter().rev().take_while(|&&b| b == b'0').count();
+        return int_len <= 16 && sig <= 15;
     }
-    if frac.last() == Some(&b'0') {
+    if !seen || frac.last() == Some(&b'0') {
         return false;
     }
-    if int == b"0" {
-        let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+    if s[0] == b'0' {
         zeros <= 4 && frac.len() - zeros <= 15
     } else {
-        int.len() + frac.len() <= 15
+        int_len + frac.len() <= 15
     }
 }
 
