@@ -215,7 +215,6 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};

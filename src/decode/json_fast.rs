@@ -226,11 +226,10 @@ fn key_sketch(k: &[u8]) -> u64 {
 fn has_duplicate_key(out: &[u8], keys: &[(usize, usize, u64)]) -> bool {
     let key = |&(a, b, _): &(usize, usize, u64)| &out[a..b];
     if keys.len() <= 32 {
-        return keys.iter().enumerate().any(|(i, k)| {
-            keys[..i]
-                .iter()
-                .any(|j| j.2 == k.2 && key(j) == key(k))
-        });
+        return keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| keys[..i].iter().any(|j| j.2 == k.2 && key(j) == key(k)));
     }
     let mut sorted: Vec<&[u8]> = keys.iter().map(key).collect();
     sorted.sort_unstable();
@@ -501,7 +500,12 @@ fn canonical_number(s: &[u8]) -> bool {
     }
     if frac == b"0" {
         // An integral value: printed as its integer digits and `.0`.
-        let sig = int_len - s[..int_len].iter().rev().take_while(|&&b| b == b'0').count();
+        let sig = int_len
+            - s[..int_len]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'0')
+                .count();
         return int_len <= 16 && sig <= 15;
     }
     if !seen || frac.last() == Some(&b'0') {

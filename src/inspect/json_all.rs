@@ -101,12 +101,13 @@ fn print_in(
                     }
                 }
             };
-            let end = scanner
-                .scan(&data[..], &mut emit)
-                .map_err(|cause| SourceError::BadHeader {
-                    path: file.to_owned(),
-                    cause,
-                })?;
+            let end =
+                scanner
+                    .scan(&data[..], &mut emit)
+                    .map_err(|cause| SourceError::BadHeader {
+                        path: file.to_owned(),
+                        cause,
+                    })?;
             if n == 0 {
                 scanner.finish(&mut emit);
             }

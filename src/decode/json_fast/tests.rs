@@ -129,8 +129,18 @@ fn escapes_match_serde_json_for_every_ascii_character_and_unicode() {
     let mut all: Vec<String> = (0u8..0x80).map(|c| char::from(c).to_string()).collect();
     all.extend(
         [
-            "plain", "a\"b\\c", "tab\there", "nl\nx", "\u{7f}del", "損失", "emoji_🚀",
-            "Ünïcödé/β-γ", "\u{1b}[31mred", "\u{2028}\u{2029}", "\u{feff}bom", "",
+            "plain",
+            "a\"b\\c",
+            "tab\there",
+            "nl\nx",
+            "\u{7f}del",
+            "損失",
+            "emoji_🚀",
+            "Ünïcödé/β-γ",
+            "\u{1b}[31mred",
+            "\u{2028}\u{2029}",
+            "\u{feff}bom",
+            "",
         ]
         .map(str::to_owned),
     );
@@ -185,12 +195,45 @@ fn canonical_literals_are_exactly_what_serde_json_reprints() {
     }
     literals.extend(
         [
-            "0", "-0", "0.0", "-0.0", "1.0", "100.0", "0.00001", "0.000001", "1e-05", "1e+16",
-            "1e16", "9999999999999998.0", "1234567890123456.0", "12345678901234567.0",
-            "123456789012345.6", "0.1234567890123456", "999999999999999999",
-            "9999999999999999999", "-999999999999999999", "18446744073709551616", "00", "01",
-            "1.", ".5", "+1", "1.50", "true", "false", "null", "\"a\"", "\"a\\\"b\"",
-            "\"\u{1}\"", "\"ü\"", " 1", "1 ", "", "NaN", "Infinity", "-Infinity",
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1.0",
+            "100.0",
+            "0.00001",
+            "0.000001",
+            "1e-05",
+            "1e+16",
+            "1e16",
+            "9999999999999998.0",
+            "1234567890123456.0",
+            "12345678901234567.0",
+            "123456789012345.6",
+            "0.1234567890123456",
+            "999999999999999999",
+            "9999999999999999999",
+            "-999999999999999999",
+            "18446744073709551616",
+            "00",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "1.50",
+            "true",
+            "false",
+            "null",
+            "\"a\"",
+            "\"a\\\"b\"",
+            "\"\u{1}\"",
+            "\"ü\"",
+            " 1",
+            "1 ",
+            "",
+            "NaN",
+            "Infinity",
+            "-Infinity",
         ]
         .map(str::to_owned),
     );
@@ -202,10 +245,23 @@ fn canonical_literals_are_exactly_what_serde_json_reprints() {
         }
     }
     // The common SDK forms are taken (a test of a rule that never fires proves nothing).
-    for s in ["0.534123", "-2.5", "1796059639.5", "3.0", "0.00042", "12", "-7", "true"] {
+    for s in [
+        "0.534123",
+        "-2.5",
+        "1796059639.5",
+        "3.0",
+        "0.00042",
+        "12",
+        "-7",
+        "true",
+    ] {
         assert!(is_canonical(s.as_bytes()), "{s}");
     }
-    assert!(canonical > literals.len() / 5, "{canonical} of {}", literals.len());
+    assert!(
+        canonical > literals.len() / 5,
+        "{canonical} of {}",
+        literals.len()
+    );
 }
 
 #[test]
@@ -294,7 +350,10 @@ fn keys_nesting_steps_and_empty_records_match() {
         (
             2,
             history(
-                &[item(b"a.b", &[], &one), item(b"", &[b"a", b"b"], &json("2"))],
+                &[
+                    item(b"a.b", &[], &one),
+                    item(b"", &[b"a", b"b"], &json("2")),
+                ],
                 None,
             ),
             Written::General,
@@ -318,7 +377,13 @@ fn keys_nesting_steps_and_empty_records_match() {
         // Removes only, removes after updates, removes by key and by nested key.
         (
             3,
-            tree(&[], &[item(b"a.b", &[], &V::Null), item(b"", &[b"a", b"b"], &V::Null)]),
+            tree(
+                &[],
+                &[
+                    item(b"a.b", &[], &V::Null),
+                    item(b"", &[b"a", b"b"], &V::Null),
+                ],
+            ),
             Written::Fast,
         ),
         (
@@ -328,7 +393,11 @@ fn keys_nesting_steps_and_empty_records_match() {
         ),
         // The step: from the record; else from the first `_step` item (numbers
         // only, NaN as 0); never from a later `_step`.
-        (2, history(&[item(b"_step", &[], &json("41"))], None), Written::Fast),
+        (
+            2,
+            history(&[item(b"_step", &[], &json("41"))], None),
+            Written::Fast,
+        ),
         (
             2,
             history(&[item(b"", &[b"_step"], &json("4.7"))], None),
@@ -342,12 +411,19 @@ fn keys_nesting_steps_and_empty_records_match() {
         (
             2,
             history(
-                &[item(b"_step", &[], &json("\"x\"")), item(b"s", &[], &json("2"))],
+                &[
+                    item(b"_step", &[], &json("\"x\"")),
+                    item(b"s", &[], &json("2")),
+                ],
                 None,
             ),
             Written::Fast,
         ),
-        (2, history(&[item(b"_step", &[], &json("NaN"))], None), Written::Fast),
+        (
+            2,
+            history(&[item(b"_step", &[], &json("NaN"))], None),
+            Written::Fast,
+        ),
         (
             2,
             history(&[item(b"_step", &[], &json("5"))], Some(Some(9))),
@@ -369,7 +445,11 @@ fn keys_nesting_steps_and_empty_records_match() {
 
 #[test]
 fn malformed_records_are_left_to_the_general_path() {
-    let good = record(3, 2, &history(&[item(b"m", &[], &json("0.5"))], Some(Some(1))));
+    let good = record(
+        3,
+        2,
+        &history(&[item(b"m", &[], &json("0.5"))], Some(Some(1))),
+    );
     // Invalid UTF-8 in a key, a nested key, a value, text: undecodable both ways.
     for it in [
         item(b"\xff", &[], &json("1")),
@@ -402,11 +482,32 @@ fn malformed_records_are_left_to_the_general_path() {
 #[test]
 fn random_records_match_the_general_path() {
     let mut rng = StdRng::seed_from_u64(11);
-    let keys: [&[u8]; 8] = [b"m0", b"train/loss", b"_step", b"a.b", b"", b"\xce\xbb", b"q\"", b"_runtime"];
+    let keys: [&[u8]; 8] = [
+        b"m0",
+        b"train/loss",
+        b"_step",
+        b"a.b",
+        b"",
+        b"\xce\xbb",
+        b"q\"",
+        b"_runtime",
+    ];
     let nested: [&[u8]; 4] = [b"a", b"b", b"_step", b"\xe6\x90\x8d"];
     let jsons = [
-        "0.123456", "1796059639.6246717", "1e-08", "NaN", "-Infinity", "7", "-0", "\"s\"",
-        "true", "null", "[1,2]", "{\"k\": NaN}", "", "0.000999995",
+        "0.123456",
+        "1796059639.6246717",
+        "1e-08",
+        "NaN",
+        "-Infinity",
+        "7",
+        "-0",
+        "\"s\"",
+        "true",
+        "null",
+        "[1,2]",
+        "{\"k\": NaN}",
+        "",
+        "0.000999995",
     ];
     let mut fast = 0;
     for n in 0..20_000u64 {

@@ -40,7 +40,11 @@ fn compare(name: &str, bytes: &[u8]) -> String {
             .map_err(|e| e.to_string());
         let at = format!("{name}, chunk {chunk}, batch {batch}");
         assert_eq!(got, want, "{at}: result");
-        assert!(out == want_out, "{at}: stdout differs{}", first_diff(&out, &want_out));
+        assert!(
+            out == want_out,
+            "{at}: stdout differs{}",
+            first_diff(&out, &want_out)
+        );
         assert_eq!(
             String::from_utf8_lossy(&err),
             String::from_utf8_lossy(&want_err),
@@ -51,9 +55,21 @@ fn compare(name: &str, bytes: &[u8]) -> String {
 }
 
 fn first_diff(a: &[u8], b: &[u8]) -> String {
-    let i = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-    let show = |s: &[u8]| String::from_utf8_lossy(&s[i.saturating_sub(80)..(i + 80).min(s.len())]).into_owned();
-    format!(" at byte {i} ({} vs {} bytes):\n got  {}\n want {}", a.len(), b.len(), show(a), show(b))
+    let i = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let show = |s: &[u8]| {
+        String::from_utf8_lossy(&s[i.saturating_sub(80)..(i + 80).min(s.len())]).into_owned()
+    };
+    format!(
+        " at byte {i} ({} vs {} bytes):\n got  {}\n want {}",
+        a.len(),
+        b.len(),
+        show(a),
+        show(b)
+    )
 }
 
 fn synth(steps: u64) -> Vec<u8> {
