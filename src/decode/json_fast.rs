@@ -449,7 +449,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: ItemValue<'_>) {
         ItemValue::Text(t) => write_str(out, t.as_bytes()),
         ItemValue::Json(s) if is_canonical(s.as_bytes()) => out.extend_from_slice(s.as_bytes()),
         ItemValue::Number(x) if x.is_finite() => {
-            // Writing to a Vec cannot fail; serde_json prints a finite f64 with ryu.
+            // Writing to a Vec cannot fail; this is serde_json's own float printer.
             let _ = serde_json::to_writer(&mut *out, &x);
         }
         other => {
@@ -461,12 +461,13 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: ItemValue<'_>) {
 /// Whether JSON text is already exactly what parsing it and printing it again with
 /// `serde_json` gives: `true`, `false`, `null`, a string with nothing to escape, an
 /// integer of up to 18 digits, or a decimal of at most 15 significant digits in the
-/// layout ryu prints (`12.5`, `0.00042`, `3.0`; not `1e-05`, `0.50` or `-0`).
+/// layout serde_json prints (`12.5`, `0.00042`, `3.0`; not `1e-05`, `0.50` or `-0`).
 ///
 /// Why 15 digits is enough: distinct decimals of at most 15 significant digits are
 /// distinct doubles, so the shortest decimal that reads back as the parsed double is
-/// this one, and ryu prints it in this layout for a decimal point position from
-/// -4 to 16.
+/// this one; and serde_json's shortest-digits printer (zmij, ryu before it) writes
+/// it in plain notation, as here, while the leading digit's decimal exponent is
+/// from -5 to 15. The unit tests check the rule against serde_json itself.
 fn is_canonical(s: &[u8]) -> bool {
     match s {
         b"true" | b"false" | b"null" => true,
