@@ -407,16 +407,23 @@ impl<'a> RawValue<'a> {
         })
     }
 
+    fn write_general(self, out: &mut Vec<u8>) {
+        if let Some(v) = self.as_item_value() {
+            write_value(out, v);
+        }
+    }
+
     /// The value, as `serde_json` prints [`value::to_json`] of it.
     fn write(self, out: &mut Vec<u8>) {
         match self {
             RawValue::Json(s) if is_canonical(s) => out.extend_from_slice(s),
             RawValue::Text(t) => write_str(out, t),
-            other => {
-                if let Some(v) = other.as_item_value() {
-                    write_value(out, v);
-                }
-            }
+            RawValue::Json(s) => match float_literal(s) {
+                // Writing to a Vec cannot fail; this is serde_json's own float printer.
+                Some(x) => drop(serde_json::to_writer(&mut *out, &x)),
+                None => RawValue::Json(s).write_general(out),
+            },
+            other => other.write_general(out),
         }
     }
 }
@@ -475,6 +482,46 @@ fn is_canonical(s: &[u8]) -> bool {
         [b'-', rest @ ..] => rest != b"0" && canonical_number(rest),
         _ => canonical_number(s),
     }
+}
+
+/// The value of a JSON number literal with a fraction or an exponent (which
+/// serde_json reads as an f64), when it is a normal finite double: both parsers
+/// round correctly, so it is the double serde_json reads. Others are left alone
+/// (overflow, underflow, integers and anything that is not strict JSON).
+fn float_literal(s: &[u8]) -> Option<f64> {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let body = s.strip_prefix(b"-").unwrap_or(s);
+    let int = digits(body);
+    if int == 0 || (int > 1 && body[0] == b'0') {
+        return None;
+    }
+    let mut rest = &body[int..];
+    let mut float = false;
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = digits(frac);
+        if n == 0 {
+            return None;
+        }
+        rest = &frac[n..];
+        float = true;
+    }
+    if let Some(exp) = rest.strip_prefix(b"e").or_else(|| rest.strip_prefix(b"E")) {
+        let exp = exp
+            .strip_prefix(b"+")
+            .or_else(|| exp.strip_prefix(b"-"))
+            .unwrap_or(exp);
+        let n = digits(exp);
+        if n == 0 {
+            return None;
+        }
+        rest = &exp[n..];
+        float = true;
+    }
+    if !float || !rest.is_empty() {
+        return None;
+    }
+    let x: f64 = std::str::from_utf8(s).ok()?.parse().ok()?;
+    x.is_normal().then_some(x)
 }
 
 fn canonical_number(s: &[u8]) -> bool {

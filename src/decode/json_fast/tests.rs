@@ -568,3 +568,45 @@ fn other_record_types_go_the_general_way() {
     assert_eq!(check(&rec.encode_to_vec()), Written::General);
     assert_eq!(check(&[]), Written::General);
 }
+
+#[test]
+fn long_float_literals_read_as_serde_json_reads_them() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let mut literals: Vec<String> = Vec::new();
+    for _ in 0..200_000 {
+        let x = f64::from_bits(rng.random::<u64>());
+        literals.push(format!("{x:?}"));
+        literals.push(format!("{x:e}"));
+        // The SDK's `_timestamp` and `_runtime` forms, and long digit strings that
+        // fall between doubles.
+        let ts = 1.7e9 + rng.random::<f64>() * 1e8;
+        literals.push(format!("{ts}"));
+        literals.push(format!("{:.7}", ts));
+        let digits: String = (0..rng.random_range(16..26))
+            .map(|_| char::from(b'0' + rng.random_range(0..10)))
+            .collect();
+        let exp = rng.random_range(-330..330);
+        literals.push(format!("{}.{}e{exp}", rng.random_range(1..10), digits));
+        literals.push(format!("-0.{digits}"));
+    }
+    literals.extend(
+        [
+            "1e400", "-1e400", "1e-400", "2.2250738585072011e-308", "4.9e-324", "0.0e0",
+            "-0.0", "1E5", "1e+5", "1.e5", "1e", "01.5", "1.5.5", "1.5x", "--1.5",
+        ]
+        .map(str::to_owned),
+    );
+    let mut taken = 0usize;
+    for s in &literals {
+        let mut out = Vec::new();
+        RawValue::Json(s.as_bytes()).write(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), reprinted(s), "{s:?}");
+        if !is_canonical(s.as_bytes()) && float_literal(s.as_bytes()).is_some() {
+            taken += 1;
+        }
+    }
+    assert!(taken > literals.len() / 2, "{taken} of {}", literals.len());
+    for s in ["1e400", "1e-400", "2.2250738585072011e-308", "0.0e0", "1.e5", "01.5", "7"] {
+        assert_eq!(float_literal(s.as_bytes()), None, "{s}");
+    }
+}
