@@ -591,8 +591,21 @@ fn long_float_literals_read_as_serde_json_reads_them() {
     }
     literals.extend(
         [
-            "1e400", "-1e400", "1e-400", "2.2250738585072011e-308", "4.9e-324", "0.0e0",
-            "-0.0", "1E5", "1e+5", "1.e5", "1e", "01.5", "1.5.5", "1.5x", "--1.5",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "2.2250738585072011e-308",
+            "4.9e-324",
+            "0.0e0",
+            "-0.0",
+            "1E5",
+            "1e+5",
+            "1.e5",
+            "1e",
+            "01.5",
+            "1.5.5",
+            "1.5x",
+            "--1.5",
         ]
         .map(str::to_owned),
     );
@@ -606,7 +619,15 @@ fn long_float_literals_read_as_serde_json_reads_them() {
         }
     }
     assert!(taken > literals.len() / 2, "{taken} of {}", literals.len());
-    for s in ["1e400", "1e-400", "2.2250738585072011e-308", "0.0e0", "1.e5", "01.5", "7"] {
+    for s in [
+        "1e400",
+        "1e-400",
+        "2.2250738585072011e-308",
+        "0.0e0",
+        "1.e5",
+        "01.5",
+        "7",
+    ] {
         assert_eq!(float_literal(s.as_bytes()), None, "{s}");
     }
 }
