@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Batch-read cost of `leet inspect` vs `wandb leet inspect` on one .wandb file:
-# wall time, user CPU, sys CPU and peak RSS (GNU time), median of N runs (default 3),
-# with `cat FILE > /dev/null` as the warm-cache floor.
+# wall time, user CPU, sys CPU, peak RSS (GNU time) and throughput (file MB per wall
+# second), median of N runs (default 3), with `cat FILE > /dev/null` as the
+# warm-cache floor. The machine may be shared: the load average is printed before
+# and after; rerun when it is low.
 #
 # usage: scripts/bench-inspect.sh FILE [RUNS]    (SKIP_BUILD=1 to reuse the binary;
-#        WANDB=/path/to/wandb to pick the reference CLI)
+#        WANDB=/path/to/wandb to pick the reference CLI, SKIP_WANDB=1 to leave it out:
+#        `wandb leet inspect --json` takes about a minute on a 125 MB run)
 set -euo pipefail
 
 FILE=${1:?usage: bench-inspect.sh FILE [RUNS]}
@@ -36,19 +39,23 @@ bench() {
         fi
         tail -n 1 "$TMP/t" >> "$out"
     done
-    printf '%-34s %9s %9s %9s %10s\n' "$name" \
-        "$(awk '{ print $1 }' "$out" | median)" \
+    local wall
+    wall=$(awk '{ print $1 }' "$out" | median)
+    printf '%-34s %9s %9s %9s %10s %8s\n' "$name" "$wall" \
         "$(awk '{ print $2 }' "$out" | median)" \
         "$(awk '{ print $3 }' "$out" | median)" \
-        "$(awk '{ print int($4 / 1024) }' "$out" | median)"
+        "$(awk '{ print int($4 / 1024) }' "$out" | median)" \
+        "$(awk -v b="$BYTES" -v w="$wall" 'BEGIN { if (w > 0) printf "%.0f", b / 1e6 / w; else print "-" }')"
 }
 
-echo "file: $FILE ($(stat -c %s "$FILE") bytes), median of $RUNS runs"
+BYTES=$(stat -c %s "$FILE")
+
+echo "file: $FILE ($BYTES bytes), median of $RUNS runs, $(nproc) cores"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-34s %9s %9s %9s %10s\n' "command" "wall_s" "user_s" "sys_s" "maxrss_MiB"
+printf '%-34s %9s %9s %9s %10s %8s\n' "command" "wall_s" "user_s" "sys_s" "maxrss_MiB" "MB/s"
 bench "cat" cat "$FILE"
 bench "leet inspect --json" "$LEET" inspect --json "$FILE"
-bench "wandb leet inspect --json" "$WANDB" leet inspect --json "$FILE"
+[[ -n "${SKIP_WANDB:-}" ]] || bench "wandb leet inspect --json" "$WANDB" leet inspect --json "$FILE"
 bench "leet inspect --summary --json" "$LEET" inspect --summary --json "$FILE"
-bench "wandb leet inspect --summary --json" "$WANDB" leet inspect --summary --json "$FILE"
+[[ -n "${SKIP_WANDB:-}" ]] || bench "wandb leet inspect --summary --json" "$WANDB" leet inspect --summary --json "$FILE"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,10 +7,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::decode::json::record_json;
+use crate::decode::json_fast::{self, Written};
 use crate::decode::leveldb::Frame;
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::Run;
+use crate::text::{flatten_into, rfc3339};
+
+mod json_all;
 
 /// Options of `leet inspect`.
 #[derive(Debug, Clone, Default)]
@@ -21,47 +25,6 @@ pub struct InspectOptions {
     pub follow: bool,
     /// With `follow`: stop after this long without growth (None: wait for the exit record).
     pub idle_timeout: Option<Duration>,
-}
-
-/// Format a Unix time as RFC 3339 in UTC with trailing zeros of the fraction
-/// trimmed (Go's `RFC3339Nano`). None outside protobuf's Timestamp range (years
-/// 1 to 9999, nanos 0 to 999,999,999), as protobuf JSON refuses those too.
-#[must_use]
-pub fn rfc3339(secs: i64, nanos: i32) -> Option<String> {
-    if !(-62_135_596_800..=253_402_300_799).contains(&secs) || !(0..1_000_000_000).contains(&nanos)
-    {
-        return None;
-    }
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let mut s = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if nanos > 0 {
-        let frac = format!("{nanos:09}");
-        s.push('.');
-        s.push_str(frac.trim_end_matches('0'));
-    }
-    s.push('Z');
-    Some(s)
-}
-
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 fn system_time_rfc3339(t: std::time::SystemTime) -> String {
@@ -212,31 +175,6 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     Ok(())
 }
 
-/// Flatten a JSON object into `a.b.c = value` rows (lists as `a[0]`).
-pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
-    for (k, v) in m {
-        let key = if prefix.is_empty() {
-            k.clone()
-        } else {
-            format!("{prefix}.{k}")
-        };
-        flatten_value(key, v, out);
-    }
-}
-
-fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Object(o) if !o.is_empty() => flatten_into(&key, o, out),
-        Value::Array(a) if !a.is_empty() && a.len() <= 64 && a.iter().all(|x| !x.is_object()) => {
-            for (i, x) in a.iter().enumerate() {
-                flatten_value(format!("{key}[{i}]"), x, out);
-            }
-        }
-        Value::String(s) => out.push((key, s.clone())),
-        other => out.push((key, other.to_string())),
-    }
-}
-
 fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
     let shown = crate::text::sanitize_path(file);
     if d.skipped_spans > 0 {
@@ -270,7 +208,37 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
 /// # Errors
 /// Resolution, I/O and header errors (each names the file); write errors.
 pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    run_with(opts, out, err, true)
+}
+
+/// [`run`] as it was before the direct JSON writer and the parallel one-shot read:
+/// every record through [`record_json`], on one thread. The reference the fast path
+/// is tested against; not for other use.
+///
+/// # Errors
+/// As [`run`].
+#[doc(hidden)]
+pub fn run_reference(
+    opts: &InspectOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    run_with(opts, out, err, false)
+}
+
+fn run_with(
+    opts: &InspectOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    fast: bool,
+) -> anyhow::Result<()> {
     let file = resolve_file(&opts.path)?;
+    if fast && opts.json && !opts.follow && !opts.summary {
+        if let Some(damage) = json_all::print(&file, out, err)? {
+            report_damage(&file, &damage, err)?;
+        }
+        return Ok(());
+    }
     let mut reader = RunReader::open(&file)?;
     let mut run = Run::new();
     if opts.summary {
@@ -300,7 +268,7 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
             let res = match fr {
                 Frame::Record { offset, payload } => {
                     run.apply(offset, &payload);
-                    print_record(&mut line, opts.json, offset, &payload, out).and_then(|ok| {
+                    print_record(&mut line, opts.json, fast, offset, &payload, out).and_then(|ok| {
                         if ok {
                             Ok(())
                         } else {
@@ -362,33 +330,42 @@ pub fn run(opts: &InspectOptions, out: &mut dyn Write, err: &mut dyn Write) -> a
 }
 
 /// Print one record; false (nothing printed) when the payload does not decode.
+/// `fast`: JSON by the direct writer (same bytes), else by [`record_json`] alone.
 fn print_record(
     line: &mut Vec<u8>,
     json: bool,
+    fast: bool,
     offset: u64,
     payload: &[u8],
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     line.clear();
-    match record_json(payload) {
-        Some(v) if json => {
-            serde_json::to_writer(&mut *line, &v)?;
+    if json {
+        let printed = if fast {
+            let mut scratch = json_fast::Scratch::default();
+            json_fast::write_record(payload, line, &mut scratch) != Written::Undecodable
+        } else {
+            json_fast::write_general(payload, line)
+        };
+        if !printed {
+            return Ok(false);
         }
-        Some(v) => {
-            let num = v.get("num").and_then(Value::as_i64).unwrap_or(0);
-            let kind = v
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned();
-            let body = v.get(&kind).map(Value::to_string).unwrap_or_default();
-            write!(
-                line,
-                "#{num:<6} {kind:<12} @{offset:<10} {}",
-                crate::text::sanitize(&body)
-            )?;
-        }
-        None => return Ok(false),
+    } else {
+        let Some(v) = record_json(payload) else {
+            return Ok(false);
+        };
+        let num = v.get("num").and_then(Value::as_i64).unwrap_or(0);
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let body = v.get(&kind).map(Value::to_string).unwrap_or_default();
+        write!(
+            line,
+            "#{num:<6} {kind:<12} @{offset:<10} {}",
+            crate::text::sanitize(&body)
+        )?;
     }
     line.push(b'\n');
     out.write_all(line)?;
@@ -405,20 +382,5 @@ mod tests {
         assert_eq!(v["state"], "unknown");
         assert_eq!(v["step"], Value::Null);
         assert!(Path::new(v["file"].as_str().unwrap_or("")).is_absolute());
-    }
-
-    #[test]
-    fn rfc3339_formats() {
-        assert_eq!(rfc3339(0, 0).as_deref(), Some("1970-01-01T00:00:00Z"));
-        assert_eq!(rfc3339(1 << 62, 0), None);
-        assert_eq!(rfc3339(0, 1_000_000_000), None);
-        assert_eq!(
-            rfc3339(1_796_060_909, 738_561_000).as_deref().unwrap_or(""),
-            "2026-11-30T17:48:29.738561Z"
-        );
-        assert_eq!(
-            rfc3339(951_782_400, 5).as_deref(),
-            Some("2000-02-29T00:00:00.000000005Z")
-        );
     }
 }

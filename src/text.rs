@@ -1,5 +1,8 @@
 //! Text from files is untrusted: strip escape sequences and control characters
-//! before anything reaches the terminal.
+//! before anything reaches the terminal. Also the plain text forms shared by every
+//! layer: RFC 3339 times and `a.b.c = value` rows of a JSON object.
+
+use serde_json::{Map, Value};
 
 /// Remove ANSI/VT escape sequences (CSI, OSC and other string sequences, two-byte
 /// escapes) and control characters; tabs become a space, newlines a `⏎` mark.
@@ -146,9 +149,75 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// Format a Unix time as RFC 3339 in UTC with trailing zeros of the fraction
+/// trimmed (Go's `RFC3339Nano`). None outside protobuf's Timestamp range (years
+/// 1 to 9999, nanos 0 to 999,999,999), as protobuf JSON refuses those too.
+#[must_use]
+pub fn rfc3339(secs: i64, nanos: i32) -> Option<String> {
+    if !(-62_135_596_800..=253_402_300_799).contains(&secs) || !(0..1_000_000_000).contains(&nanos)
+    {
+        return None;
+    }
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
+    if nanos > 0 {
+        let frac = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    s.push('Z');
+    Some(s)
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Flatten a JSON object into `a.b.c = value` rows (lists as `a[0]`).
+pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
+    for (k, v) in m {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        flatten_value(key, v, out);
+    }
+}
+
+fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(o) if !o.is_empty() => flatten_into(&key, o, out),
+        Value::Array(a) if !a.is_empty() && a.len() <= 64 && a.iter().all(|x| !x.is_object()) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten_value(format!("{key}[{i}]"), x, out);
+            }
+        }
+        Value::String(s) => out.push((key, s.clone())),
+        other => out.push((key, other.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{natural_cmp, sanitize, sanitize_path, wrap, wrapped_rows};
+    use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
 
     #[test]
@@ -252,6 +321,21 @@ mod tests {
         assert_eq!(
             sanitize_path(std::path::Path::new("/a/b c.wandb")),
             "/a/b c.wandb"
+        );
+    }
+
+    #[test]
+    fn rfc3339_formats() {
+        assert_eq!(rfc3339(0, 0).as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(rfc3339(1 << 62, 0), None);
+        assert_eq!(rfc3339(0, 1_000_000_000), None);
+        assert_eq!(
+            rfc3339(1_796_060_909, 738_561_000).as_deref().unwrap_or(""),
+            "2026-11-30T17:48:29.738561Z"
+        );
+        assert_eq!(
+            rfc3339(951_782_400, 5).as_deref(),
+            Some("2000-02-29T00:00:00.000000005Z")
         );
     }
 }

@@ -82,3 +82,48 @@ fn records_json_matches_reference_for_every_fixture_run() {
         }
     }
 }
+
+/// `inspect` as the user runs it, stdout and stderr.
+fn inspect_bytes(
+    opts: &leet::inspect::InspectOptions,
+    reference: bool,
+) -> (Result<(), String>, Vec<u8>, Vec<u8>) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let r = if reference {
+        leet::inspect::run_reference(opts, &mut out, &mut err)
+    } else {
+        leet::inspect::run(opts, &mut out, &mut err)
+    };
+    (r.map_err(|e| e.to_string()), out, err)
+}
+
+#[test]
+fn records_json_is_byte_identical_to_the_general_path_for_every_fixture_run() {
+    for (name, dir) in fixture_runs() {
+        for follow in [false, true] {
+            let opts = leet::inspect::InspectOptions {
+                path: dir.clone(),
+                json: true,
+                follow,
+                // The crashed run has no exit record: end the follow when idle.
+                idle_timeout: Some(std::time::Duration::ZERO),
+                ..Default::default()
+            };
+            let (want_r, want_out, want_err) = inspect_bytes(&opts, true);
+            let (got_r, got_out, got_err) = inspect_bytes(&opts, false);
+            assert_eq!(got_r, want_r, "{name} follow={follow}");
+            assert!(!want_out.is_empty(), "{name}: nothing printed");
+            assert!(
+                got_out == want_out,
+                "{name} follow={follow}: stdout differs ({} vs {} bytes)",
+                got_out.len(),
+                want_out.len()
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&got_err),
+                String::from_utf8_lossy(&want_err),
+                "{name} follow={follow}: stderr"
+            );
+        }
+    }
+}

@@ -16,7 +16,7 @@ pub enum Row {
 
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
 pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
-    use crate::inspect::flatten_into;
+    use crate::text::flatten_into;
     use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
     let i = &run.info;
@@ -35,7 +35,7 @@ pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
     if let Some((s, n)) = i.start_time {
         item(
             "Started",
-            &crate::inspect::rfc3339(s, n.min(0)).unwrap_or_default(),
+            &crate::text::rfc3339(s, n.min(0)).unwrap_or_default(),
         );
     }
     item("Host", &i.host);

@@ -84,7 +84,7 @@ fn is_bad_timestamp(m: &DynamicMessage) -> bool {
         .get_field_by_name("nanos")
         .and_then(|v| v.as_i32())
         .unwrap_or(0);
-    crate::inspect::rfc3339(secs, nanos).is_none()
+    crate::text::rfc3339(secs, nanos).is_none()
 }
 
 /// A typed message as a JSON object.

@@ -1328,7 +1328,7 @@ mod tests {
         }
         assert_eq!(depth, MAX_DEPTH);
         let mut rows = Vec::new();
-        crate::inspect::flatten_into("", json.as_object().expect("object"), &mut rows);
+        crate::text::flatten_into("", json.as_object().expect("object"), &mut rows);
         assert_eq!(rows.len(), 1);
         t.remove(&deep);
         assert!(t.to_json().is_empty());
