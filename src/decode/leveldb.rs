@@ -262,6 +262,14 @@ impl Scanner {
         self.open
     }
 
+    /// Whether the scanner stands at `offset` carrying nothing over (no damaged
+    /// span open, no block being skipped): a fresh [`Scanner::at`] there would read
+    /// what follows the same way.
+    #[must_use]
+    pub fn is_clean_at(&self, offset: u64) -> bool {
+        self.base == offset && self.open.is_none() && self.skip_to.is_none()
+    }
+
     /// The input is complete: hand on the open span, if any.
     pub fn finish<'a, F: FnMut(Frame<'a>)>(&mut self, mut emit: F) {
         if let Some(s) = self.open.take() {
@@ -461,6 +469,40 @@ impl Scanner {
             consumed,
             pending: end - consumed,
         })
+    }
+}
+
+/// Where the first record starting in `data` begins, for a reader that starts
+/// mid-file: `data` starts at the block boundary `base`, and the MIDDLE/LAST chunks
+/// that open it end a record begun before. None when damage (or the end of `data`)
+/// comes before a FULL/FIRST chunk: then only a scan from an earlier point knows how
+/// to read these bytes.
+#[must_use]
+pub fn first_record_start(data: &[u8], base: u64) -> Option<u64> {
+    let mut pos = 0usize;
+    loop {
+        let in_block = usize::try_from((base + pos as u64) % BLOCK_SIZE as u64).ok()?;
+        let left = BLOCK_SIZE - in_block;
+        if left < CHUNK_HEADER_LEN {
+            pos += left;
+            continue;
+        }
+        let h = data.get(pos..pos + CHUNK_HEADER_LEN)?;
+        let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+        let kind = h[6];
+        if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
+            return None;
+        }
+        let chunk = data.get(pos..pos + CHUNK_HEADER_LEN + len)?;
+        if crc32fast::hash(&chunk[6..]) != stored {
+            return None;
+        }
+        match kind {
+            FULL | FIRST => return Some(base + pos as u64),
+            MIDDLE | LAST => pos += CHUNK_HEADER_LEN + len,
+            _ => return None,
+        }
     }
 }
 

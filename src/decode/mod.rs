@@ -1,7 +1,10 @@
 //! Bytes → records → run events. Knows no files or threads.
+pub mod decoder;
+pub mod event;
 pub mod json;
 pub mod leveldb;
 pub mod pb;
+pub mod record;
 pub mod synth;
 pub mod value;
 pub mod wire;
