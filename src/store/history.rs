@@ -1,28 +1,9 @@
 //! Folding history rows and system samples into the run's series, and the images a
 //! row names into its media lists.
 
-use std::collections::VecDeque;
-
+use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
 use super::run::{glob_match, Run};
 use crate::decode::event::{Events, Row, Timestamp};
-
-/// Images kept per media key (the newest).
-pub const MEDIA_PER_KEY: usize = 1024;
-
-/// One logged image: where it sits in the run directory's `files/`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MediaItem {
-    /// The row's step (x of the metric charts).
-    pub step: f64,
-    /// Path relative to the run's `files/` directory.
-    pub path: String,
-    pub caption: String,
-}
-
-/// The text of a JSON string value (`"\"a\""` → `a`), else the text itself.
-fn json_text(raw: &str) -> String {
-    serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_owned())
-}
 
 const NONE: usize = usize::MAX;
 
@@ -213,6 +194,3 @@ impl Run {
         }
     }
 }
-
-/// The newest images of one key.
-pub type MediaList = VecDeque<MediaItem>;

@@ -4,6 +4,7 @@ pub mod console;
 pub(crate) mod damage;
 pub(crate) mod history;
 pub mod load;
+pub(crate) mod media;
 pub mod metrics;
 pub mod run;
 pub mod series;

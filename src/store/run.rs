@@ -17,7 +17,7 @@ use crate::decode::record::RecordType;
 use crate::msg::RunBatch;
 
 pub use super::damage::DamageReport;
-pub use super::history::{MediaItem, MediaList, MEDIA_PER_KEY};
+pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
 pub use crate::decode::event::{MetricDef, RunInfo, Timestamp, MAX_DEPTH};
 
