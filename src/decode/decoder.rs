@@ -88,6 +88,9 @@ pub struct Decoder {
     /// The keys of the last history row, by position: rows repeat their keys, so a
     /// key is usually found by one comparison.
     row_keys: Vec<(Box<str>, Special)>,
+    /// The same for summary and config records.
+    summary_keys: Vec<(Box<str>, u32)>,
+    config_keys: Vec<(Box<str>, u32)>,
     key: String,
 }
 
@@ -104,6 +107,8 @@ impl Decoder {
         self.key_ids.clear();
         self.path_ids.clear();
         self.row_keys.clear();
+        self.summary_keys.clear();
+        self.config_keys.clear();
         self.summary.slots.clear();
         self.config.slots.clear();
         std::mem::take(&mut self.ev)
@@ -203,8 +208,17 @@ impl Decoder {
     /// A summary/config record. One that breaks off keeps the items before the break.
     fn tree(&mut self, body: &[u8], config: bool) -> bool {
         let mut f = Fields::new(body);
+        let mut pos = 0;
         for field in f.by_ref() {
             if let Field::Bytes(n @ (1 | 2), b) = field {
+                if let Some((k, v)) = wire::simple_item(b) {
+                    if self.tree_item(pos, n == 1, config, k, v).is_none() {
+                        return false;
+                    }
+                    pos += 1;
+                    continue;
+                }
+                pos += 1;
                 let Some(it) = wire::item(b) else {
                     return false;
                 };
@@ -230,6 +244,83 @@ impl Decoder {
             }
         }
         !f.error
+    }
+
+    /// One summary/config item of the common shape (one key element); None when
+    /// its text is not UTF-8.
+    #[inline]
+    fn tree_item(
+        &mut self,
+        pos: usize,
+        update: bool,
+        config: bool,
+        k: &[u8],
+        v: wire::RawValue<'_>,
+    ) -> Option<()> {
+        let cache = if config {
+            &mut self.config_keys
+        } else {
+            &mut self.summary_keys
+        };
+        let id = match cache.get(pos) {
+            Some((cached, id)) if cached.as_bytes() == k => *id,
+            _ => {
+                let key = wire::text(k)?;
+                let id = self.simple_path_id(key);
+                let cache = if config {
+                    &mut self.config_keys
+                } else {
+                    &mut self.summary_keys
+                };
+                if pos < cache.len() {
+                    cache[pos] = (key.into(), id);
+                } else if pos == cache.len() && pos < 256 {
+                    cache.push((key.into(), id));
+                }
+                id
+            }
+        };
+        let value = match v {
+            wire::RawValue::Json(b) => ItemValue::Json(wire::text(b)?),
+            wire::RawValue::Text(b) => ItemValue::Text(wire::text(b)?),
+            wire::RawValue::Null => ItemValue::Null,
+            wire::RawValue::Bool(x) => ItemValue::Bool(x),
+            wire::RawValue::Int(i) => ItemValue::Int(i),
+            wire::RawValue::Number(f) => ItemValue::Number(f),
+        };
+        // A summary value set to null is a removal, as W&B treats it
+        // (`run.summary.update({"x": None})`); config keeps its nulls.
+        let null = !config
+            && match value {
+                ItemValue::Null => true,
+                ItemValue::Json(j) => j.trim() == "null",
+                _ => false,
+            };
+        let (c, ops) = if config {
+            (&mut self.config, &mut self.ev.config)
+        } else {
+            (&mut self.summary, &mut self.ev.summary)
+        };
+        if update && !null {
+            c.set(id, value);
+        } else {
+            c.remove(id, ops);
+        }
+        Some(())
+    }
+
+    /// The path id of a one-element path.
+    fn simple_path_id(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.path_ids.get(key) {
+            return id;
+        }
+        let id = u32::try_from(self.ev.paths.len()).unwrap_or(u32::MAX);
+        self.path_ids.insert(key.into(), id);
+        self.ev.paths.push(TreePath {
+            joined: key.to_owned(),
+            parts: vec![key.to_owned()],
+        });
+        id
     }
 
     fn special_of(&mut self, pos: usize, key: &str) -> Special {
@@ -264,13 +355,23 @@ impl Decoder {
         let mut pos = 0;
         for field in f.by_ref() {
             let it = match field {
-                Field::Bytes(1, b) => match wire::item(b) {
-                    Some(it) => it,
-                    None => {
-                        row.complete = false;
-                        break;
+                Field::Bytes(1, b) => {
+                    if let Some((k, v)) = wire::simple_item(b) {
+                        if self.history_item(pos, k, v, &mut row).is_none() {
+                            row.complete = false;
+                            break;
+                        }
+                        pos += 1;
+                        continue;
                     }
-                },
+                    match wire::item(b) {
+                        Some(it) => it,
+                        None => {
+                            row.complete = false;
+                            break;
+                        }
+                    }
+                }
                 Field::Bytes(2, b) => {
                     for g in Fields::new(b) {
                         if let Field::Varint(1, v) = g {
@@ -287,32 +388,7 @@ impl Decoder {
             it.flat_key_into(&mut key);
             let special = self.special_of(pos, &key);
             pos += 1;
-            let num = value::number(it.value);
-            match special {
-                // A non-finite step cannot place a point: the row falls back to the
-                // record's step or its row number.
-                Special::Step => {
-                    if let Some(n) = num.filter(|n| n.is_finite()) {
-                        row.step = Some(n);
-                    }
-                }
-                Special::Runtime => {}
-                Special::Timestamp => {
-                    if let Some(t) = num {
-                        row.time = Some(row.time.map_or(t, |l| l.max(t)));
-                    }
-                }
-                Special::Metric(id) => match num {
-                    Some(y) => self.ev.values.push((id, y)),
-                    None => {
-                        let text = match it.value {
-                            ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
-                            other => value::to_json(other).to_string(),
-                        };
-                        row.others.push((id, text));
-                    }
-                },
-            }
+            self.history_value(special, value::number(it.value), it.value, &mut row);
         }
         self.key = key;
         if f.error {
@@ -328,6 +404,70 @@ impl Decoder {
         let complete = row.complete;
         self.ev.list.push(Event::Row(row));
         complete
+    }
+
+    /// One history item of the common shape; None when its text is not UTF-8.
+    #[inline]
+    fn history_item(
+        &mut self,
+        pos: usize,
+        k: &[u8],
+        v: wire::RawValue<'_>,
+        row: &mut Row,
+    ) -> Option<()> {
+        let special = match self.row_keys.get(pos) {
+            Some((cached, s)) if cached.as_bytes() == k => *s,
+            _ => {
+                let key = wire::text(k)?;
+                self.special_of(pos, key)
+            }
+        };
+        let (num, value) = match v {
+            wire::RawValue::Json(b) => match value::short_decimal(b) {
+                Some(n) => (Some(n), ItemValue::Null),
+                None => {
+                    let t = wire::text(b)?;
+                    (value::json_number(t), ItemValue::Json(t))
+                }
+            },
+            wire::RawValue::Text(b) => (None, ItemValue::Text(wire::text(b)?)),
+            wire::RawValue::Null => (None, ItemValue::Null),
+            wire::RawValue::Bool(x) => (None, ItemValue::Bool(x)),
+            #[allow(clippy::cast_precision_loss)]
+            wire::RawValue::Int(i) => (Some(i as f64), ItemValue::Int(i)),
+            wire::RawValue::Number(f) => (Some(f), ItemValue::Number(f)),
+        };
+        self.history_value(special, num, value, row);
+        Some(())
+    }
+
+    #[inline]
+    fn history_value(&mut self, special: Special, num: Option<f64>, v: ItemValue<'_>, row: &mut Row) {
+        match special {
+            // A non-finite step cannot place a point: the row falls back to the
+            // record's step or its row number.
+            Special::Step => {
+                if let Some(n) = num.filter(|n| n.is_finite()) {
+                    row.step = Some(n);
+                }
+            }
+            Special::Runtime => {}
+            Special::Timestamp => {
+                if let Some(t) = num {
+                    row.time = Some(row.time.map_or(t, |l| l.max(t)));
+                }
+            }
+            Special::Metric(id) => match num {
+                Some(y) => self.ev.values.push((id, y)),
+                None => {
+                    let text = match v {
+                        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
+                        other => value::to_json(other).to_string(),
+                    };
+                    row.others.push((id, text));
+                }
+            },
+        }
     }
 
     fn stats(&mut self, body: &[u8]) -> bool {

@@ -53,7 +53,7 @@ const POW10: [f64; 16] = [
 /// power of ten is one correctly rounded operation, so the result equals the full
 /// parser's. Anything else is None (and goes the long way).
 #[inline]
-fn short_decimal(b: &[u8]) -> Option<f64> {
+pub fn short_decimal(b: &[u8]) -> Option<f64> {
     let (neg, digits) = match b.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, b),
