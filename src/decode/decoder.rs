@@ -111,7 +111,13 @@ impl Decoder {
         self.config_keys.clear();
         self.summary.slots.clear();
         self.config.slots.clear();
-        std::mem::take(&mut self.ev)
+        // The next batch is likely the size of this one: allocate it once.
+        let next = Events {
+            list: Vec::with_capacity(self.ev.list.len()),
+            values: Vec::with_capacity(self.ev.values.len()),
+            ..Events::default()
+        };
+        std::mem::replace(&mut self.ev, next)
     }
 
     /// Values and events held (a measure of the batch's size).
@@ -227,7 +233,7 @@ impl Decoder {
                 let null = !config
                     && match it.value {
                         ItemValue::Null => true,
-                        ItemValue::Json(j) => j.trim() == "null",
+                        ItemValue::Json(j) => is_null_json(j),
                         _ => false,
                     };
                 let id = self.path_id(&it);
@@ -263,7 +269,7 @@ impl Decoder {
             &mut self.summary_keys
         };
         let id = match cache.get(pos) {
-            Some((cached, id)) if cached.as_bytes() == k => *id,
+            Some((cached, id)) if same(cached.as_bytes(), k) => *id,
             _ => {
                 let key = wire::text(k)?;
                 let id = self.simple_path_id(key);
@@ -293,7 +299,7 @@ impl Decoder {
         let null = !config
             && match value {
                 ItemValue::Null => true,
-                ItemValue::Json(j) => j.trim() == "null",
+                ItemValue::Json(j) => is_null_json(j),
                 _ => false,
             };
         let (c, ops) = if config {
@@ -416,7 +422,7 @@ impl Decoder {
         row: &mut Row,
     ) -> Option<()> {
         let special = match self.row_keys.get(pos) {
-            Some((cached, s)) if cached.as_bytes() == k => *s,
+            Some((cached, s)) if same(cached.as_bytes(), k) => *s,
             _ => {
                 let key = wire::text(k)?;
                 self.special_of(pos, key)
@@ -609,6 +615,24 @@ impl Decoder {
             it.nested.push(n);
         }
         self.path_id(&it)
+    }
+}
+
+/// Byte equality without a call, for the short keys compared per item.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// JSON text `null`, blanks around it allowed (as `str::trim` strips them).
+#[inline]
+fn is_null_json(j: &str) -> bool {
+    match j.as_bytes() {
+        b"null" => true,
+        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => {
+            false
+        }
+        _ => j.trim() == "null",
     }
 }
 

@@ -112,10 +112,16 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
 }
 
 fn read_range(file: &File, a: u64, b: u64) -> io::Result<Vec<u8>> {
-    let n = usize::try_from(b - a).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let mut buf = vec![0u8; n];
-    read_at(file, &mut buf, a)?;
+    let mut buf = Vec::new();
+    read_range_into(file, a, b, &mut buf)?;
     Ok(buf)
+}
+
+/// Read `[a, b)` into `buf` (its allocation reused from range to range).
+fn read_range_into(file: &File, a: u64, b: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+    let n = usize::try_from(b - a).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    buf.resize(n, 0);
+    read_at(file, buf, a)
 }
 
 /// Scan `data` (at the scanner's base) into `d`.
@@ -132,8 +138,14 @@ fn scan_into(
 }
 
 /// A worker's reading of the range `[a, b)`.
-fn decode_range(file: &File, a: u64, b: u64) -> Result<Part, ReadError> {
-    let data = read_range(file, a, b).map_err(ReadError::Io)?;
+fn decode_range(
+    file: &File,
+    a: u64,
+    b: u64,
+    data: &mut Vec<u8>,
+    d: &mut Decoder,
+) -> Result<Part, ReadError> {
+    read_range_into(file, a, b, data).map_err(ReadError::Io)?;
     let (start, mut scanner) = if a == 0 {
         (Some(0), Scanner::new())
     } else {
@@ -149,8 +161,7 @@ fn decode_range(file: &File, a: u64, b: u64) -> Result<Part, ReadError> {
         }
     };
     let from = usize::try_from(start.unwrap_or(a) - a).unwrap_or(data.len());
-    let mut d = Decoder::new();
-    scan_into(&mut scanner, &data[from..], &mut d).map_err(ReadError::Header)?;
+    scan_into(&mut scanner, &data[from..], d).map_err(ReadError::Header)?;
     Ok(Part {
         start,
         events: d.take(),
@@ -206,14 +217,18 @@ impl RunReader {
                 let rx = Arc::clone(&task_rx);
                 let tx = part_tx.clone();
                 let ranges = &ranges;
-                scope.spawn(move || loop {
-                    let next = rx.lock().map(|r| r.recv());
-                    let Ok(Ok(i)) = next else {
-                        return;
-                    };
-                    let (a, b) = ranges[i];
-                    if tx.send((i, decode_range(file, a, b))).is_err() {
-                        return;
+                scope.spawn(move || {
+                    let mut data = Vec::new();
+                    let mut d = Decoder::new();
+                    loop {
+                        let next = rx.lock().map(|r| r.recv());
+                        let Ok(Ok(i)) = next else {
+                            return;
+                        };
+                        let (a, b) = ranges[i];
+                        if tx.send((i, decode_range(file, a, b, &mut data, &mut d))).is_err() {
+                            return;
+                        }
                     }
                 });
             }
