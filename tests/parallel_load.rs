@@ -103,7 +103,12 @@ fn parallel(path: &Path, blocks: usize, threads: usize) -> (Run, usize) {
     // The reader stands where a sequential read would: the next polls add nothing.
     let before = fingerprint(&run);
     reader.read_all(&mut run).unwrap();
-    assert_eq!(fingerprint(&run), before, "{}: a poll after the load changed the run", path.display());
+    assert_eq!(
+        fingerprint(&run),
+        before,
+        "{}: a poll after the load changed the run",
+        path.display()
+    );
     (run, batches)
 }
 
@@ -239,7 +244,11 @@ fn records_spanning_seams_are_stitched() {
     for i in 0..40i64 {
         // Lines of 100 bytes to 120 KiB: some end in the block they start in, some
         // cross one boundary, some cross three.
-        let n = if i % 5 == 4 { 120 << 10 } else { 100 + (i as usize * 4099) % 40_000 };
+        let n = if i % 5 == 4 {
+            120 << 10
+        } else {
+            100 + (i as usize * 4099) % 40_000
+        };
         let text: String = (0..n).map(|j| char::from(b'a' + (j % 26) as u8)).collect();
         expected.push(text.clone());
         w.append(&rec(
@@ -316,7 +325,9 @@ fn the_first_batch_is_sent_before_the_whole_file_is_decoded() {
     // The rest follows, and adds up to the whole run.
     let mut last = first.read_to;
     while last < bytes.len() as u64 {
-        let Msg::Run(b) = next() else { panic!("not a batch") };
+        let Msg::Run(b) = next() else {
+            panic!("not a batch")
+        };
         assert!(b.read_to >= last);
         last = b.read_to;
         run.fold_batch(&b);

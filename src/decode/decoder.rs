@@ -71,7 +71,10 @@ impl Coalescer {
         for id in by_last {
             let slot = &mut self.slots[id as usize];
             slot.1 = 0;
-            ops.push(TreeOp::Set(id, std::mem::replace(&mut slot.0, Scalar::Null)));
+            ops.push(TreeOp::Set(
+                id,
+                std::mem::replace(&mut slot.0, Scalar::Null),
+            ));
         }
         self.order.clear();
     }
@@ -448,7 +451,13 @@ impl Decoder {
     }
 
     #[inline]
-    fn history_value(&mut self, special: Special, num: Option<f64>, v: ItemValue<'_>, row: &mut Row) {
+    fn history_value(
+        &mut self,
+        special: Special,
+        num: Option<f64>,
+        v: ItemValue<'_>,
+        row: &mut Row,
+    ) {
         match special {
             // A non-finite step cannot place a point: the row falls back to the
             // record's step or its row number.
@@ -571,10 +580,7 @@ impl Decoder {
     }
 
     fn run(&mut self, r: pb::RunRecord) {
-        let (git_remote, git_commit) = r
-            .git
-            .map(|g| (g.remote_url, g.commit))
-            .unwrap_or_default();
+        let (git_remote, git_commit) = r.git.map(|g| (g.remote_url, g.commit)).unwrap_or_default();
         let info = RunInfo {
             run_id: r.run_id,
             entity: r.entity,
@@ -629,9 +635,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 fn is_null_json(j: &str) -> bool {
     match j.as_bytes() {
         b"null" => true,
-        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => {
-            false
-        }
+        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => false,
         _ => j.trim() == "null",
     }
 }

@@ -214,10 +214,22 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 200_000);
-        for long in ["1e-05", "1.", ".5", "1234567890123456", " 1", "+1", "1.2.3", "-"] {
+        for long in [
+            "1e-05",
+            "1.",
+            ".5",
+            "1234567890123456",
+            " 1",
+            "+1",
+            "1.2.3",
+            "-",
+        ] {
             assert_eq!(short_decimal(long.as_bytes()), None, "{long}");
         }
-        assert_eq!(json_number("-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
+        assert_eq!(
+            json_number("-0").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
     }
 
     #[test]

@@ -282,7 +282,10 @@ pub fn simple_item(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
     if json.is_some() && typed.is_some() {
         return None;
     }
-    Some((key, typed.unwrap_or(RawValue::Json(json.unwrap_or_default()))))
+    Some((
+        key,
+        typed.unwrap_or(RawValue::Json(json.unwrap_or_default())),
+    ))
 }
 
 /// The layout wandb-core writes for nearly every item, matched byte by byte: a
@@ -438,9 +441,8 @@ mod tests {
             let path: Vec<&str> = it.path().collect();
             assert_eq!(path, [text(k).unwrap_or_default()], "{b:?}");
             let same = match (v, it.value) {
-                (RawValue::Json(a), ItemValue::Json(b)) | (RawValue::Text(a), ItemValue::Text(b)) => {
-                    a == b.as_bytes()
-                }
+                (RawValue::Json(a), ItemValue::Json(b))
+                | (RawValue::Text(a), ItemValue::Text(b)) => a == b.as_bytes(),
                 (RawValue::Null, ItemValue::Null) => true,
                 (RawValue::Bool(a), ItemValue::Bool(b)) => a == b,
                 (RawValue::Int(a), ItemValue::Int(b)) => a == b,

@@ -149,7 +149,7 @@ fn decode_range(
     let (start, mut scanner) = if a == 0 {
         (Some(0), Scanner::new())
     } else {
-        match leveldb::first_record_start(&data, a) {
+        match leveldb::first_record_start(data, a) {
             Some(s) => (Some(s), Scanner::at(s)),
             None => {
                 return Ok(Part {
@@ -226,7 +226,10 @@ impl RunReader {
                             return;
                         };
                         let (a, b) = ranges[i];
-                        if tx.send((i, decode_range(file, a, b, &mut data, &mut d))).is_err() {
+                        if tx
+                            .send((i, decode_range(file, a, b, &mut data, &mut d)))
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -250,11 +253,13 @@ impl RunReader {
                             done.insert(j, p);
                         }
                         // Every worker is gone (one panicked): read on sequentially.
-                        Err(_) => break Ok(Part {
-                            start: None,
-                            events: Events::default(),
-                            scanner: Scanner::at(a),
-                        }),
+                        Err(_) => {
+                            break Ok(Part {
+                                start: None,
+                                events: Events::default(),
+                                scanner: Scanner::at(a),
+                            })
+                        }
                     }
                 };
                 if sent < ranges.len() {

@@ -361,4 +361,3 @@ pub fn resolve_file(path: &Path) -> Result<PathBuf, SourceError> {
         }),
     }
 }
-

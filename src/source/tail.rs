@@ -70,7 +70,11 @@ pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceErro
 ///
 /// # Errors
 /// As [`RunReader::load_parallel`].
-fn first_load(reader: &mut RunReader, tx: &Out, opts: &ParallelOptions) -> Result<bool, SourceError> {
+fn first_load(
+    reader: &mut RunReader,
+    tx: &Out,
+    opts: &ParallelOptions,
+) -> Result<bool, SourceError> {
     let file_len = reader.file_len()?;
     let mut alive = true;
     let p = reader.load_parallel(opts, |ev, at| {
@@ -241,8 +245,8 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
         range: opts.chunk,
         ..ParallelOptions::default()
     };
-    match reader.wants_parallel(&parallel) {
-        Ok(true) => match first_load(&mut reader, tx, &parallel) {
+    if let Ok(true) = reader.wants_parallel(&parallel) {
+        match first_load(&mut reader, tx, &parallel) {
             Ok(true) => {}
             Ok(false) => return,
             // Said by the polls below, which read the file again from its start.
@@ -253,8 +257,7 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
                     reader.restart_pending = true;
                 }
             }
-        },
-        Ok(false) | Err(_) => {}
+        }
     }
     let mut loaded = false;
     let mut told_gone = false;
