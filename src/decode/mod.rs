@@ -1,4 +1,5 @@
 //! Bytes → records → run events. Knows no files or threads.
+pub(crate) mod coalesce;
 pub mod decoder;
 pub mod event;
 pub mod json;
