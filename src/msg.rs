@@ -4,15 +4,20 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 
+use crate::decode::event::Events;
 use crate::decode::leveldb::Skip;
 
-/// Records read from the run file by the tail thread, to be folded into the run by
-/// the loop (the store's one writer).
+/// What the tail thread read from the run file, decoded into events on its own
+/// thread, for the loop to fold into the run (the store's one writer).
 #[derive(Debug, Clone, Default)]
 pub struct RunBatch {
-    /// (offset, payload) of each complete record, in file order.
+    /// The decoded records and damaged spans, in file order (each batch of events
+    /// names its own keys).
+    pub events: Vec<Events>,
+    /// Raw (offset, payload) records, decoded when folded: for batches made by hand
+    /// (tests); a reader sends `events`.
     pub records: Vec<(u64, Vec<u8>)>,
-    /// Damaged spans skipped.
+    /// Damaged spans skipped, for batches made by hand (a reader's are events).
     pub skips: Vec<Skip>,
     /// The damaged span at the end of what was read, which more bytes may extend:
     /// it replaces the one of the batch before (none: no span is open any more).

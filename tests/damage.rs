@@ -262,7 +262,7 @@ fn tailing_in_random_pieces_ends_with_the_one_shot_run() {
     let dir = tempfile::tempdir().unwrap();
     for file in small_fixture_files() {
         let data = std::fs::read(&file).unwrap();
-        let (_, whole) = leet::source::file::load(&file).unwrap();
+        let (_, whole) = leet::store::load(&file).unwrap();
         let path = dir.path().join("growing.wandb");
         std::fs::write(&path, b"").unwrap();
         let mut reader = RunReader::open(&path).unwrap().with_chunk(BLOCK_SIZE);
@@ -333,7 +333,7 @@ fn a_truncated_or_replaced_file_is_read_again_from_the_start() {
     let p = reader.poll(&mut again).unwrap();
     assert!(p.restarted);
     while reader.poll(&mut again).unwrap().more {}
-    let (_, fresh) = leet::source::file::load(&path).unwrap();
+    let (_, fresh) = leet::store::load(&path).unwrap();
     assert_eq!(again.counts, fresh.counts);
 
     // Truncated in place and rewritten shorter.

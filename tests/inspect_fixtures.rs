@@ -16,7 +16,7 @@ fn summary_json_matches_reference_for_every_fixture_run() {
             &std::fs::read_to_string(runs_dir().join(format!("{name}.summary.json"))).unwrap(),
         )
         .unwrap();
-        let (file, run) = leet::source::file::load(&dir).unwrap();
+        let (file, run) = leet::store::load(&dir).unwrap();
         let mut got = leet::inspect::summary_json(&file, &run);
         let got_obj = got.as_object_mut().unwrap();
         let corruption = got_obj.remove("corruption").unwrap();

@@ -398,7 +398,7 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
     let path = dir.path().join("run-damaged.wandb");
     std::fs::write(&path, &data).unwrap();
     let len = data.len() as u64;
-    let (_, whole) = leet::source::file::load(&path).unwrap();
+    let (_, whole) = leet::store::load(&path).unwrap();
     let want = leet::inspect::damage_json(&whole.damage);
     // One span per damaged region, as `inspect` reports: none past the end.
     assert_eq!(whole.damage.skipped_spans, 4, "{want}");

@@ -297,11 +297,6 @@ fn apply_to(run: &mut Run, b: RunBatch, max_points: usize) {
         *run = Run::new();
         run.metrics = MetricStore::new(COMPARED_BUDGET, max_points.max(1));
     }
-    for (off, payload) in &b.records {
-        run.apply(*off, payload);
-    }
-    for s in b.skips {
-        run.skip(s);
-    }
+    run.fold_batch(&b);
     run.damage.set_open(b.open);
 }

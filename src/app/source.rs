@@ -172,12 +172,7 @@ impl App {
             self.charts.zoom.clear();
             self.seen = Seen::NEVER;
         }
-        for (off, payload) in &b.records {
-            self.run.apply(*off, payload);
-        }
-        for s in b.skips {
-            self.run.skip(s);
-        }
+        self.run.fold_batch(&b);
         self.run.damage.set_open(b.open);
         self.run.damage.incomplete_tail = b.pending;
         // A batch comes only from a file whose header reads.
@@ -191,7 +186,11 @@ impl App {
             self.source.grew = true;
             self.source.last_growth = Some(self.source.last_growth.map_or(t, |l| l.max(t)));
         }
-        if !b.records.is_empty() || b.grew_at.is_some() {
+        let any_record = !b.records.is_empty()
+            || b.events
+                .iter()
+                .any(crate::decode::event::Events::has_records);
+        if any_record || b.grew_at.is_some() {
             self.source.error = None;
         }
         self.refresh();

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::pb;
 use super::value;
 use super::wire;
-use crate::store::run::{record_kind, record_type_name};
+use crate::decode::record::{record_kind, record_type_name};
 
 fn pool() -> Option<&'static DescriptorPool> {
     static POOL: OnceLock<Option<DescriptorPool>> = OnceLock::new();

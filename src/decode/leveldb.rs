@@ -262,6 +262,14 @@ impl Scanner {
         self.open
     }
 
+    /// Whether the scanner stands at `offset` carrying nothing over (no damaged
+    /// span open, no block being skipped): a fresh [`Scanner::at`] there would read
+    /// what follows the same way.
+    #[must_use]
+    pub fn is_clean_at(&self, offset: u64) -> bool {
+        self.base == offset && self.open.is_none() && self.skip_to.is_none()
+    }
+
     /// The input is complete: hand on the open span, if any.
     pub fn finish<'a, F: FnMut(Frame<'a>)>(&mut self, mut emit: F) {
         if let Some(s) = self.open.take() {
@@ -464,6 +472,40 @@ impl Scanner {
     }
 }
 
+/// Where the first record starting in `data` begins, for a reader that starts
+/// mid-file: `data` starts at the block boundary `base`, and the MIDDLE/LAST chunks
+/// that open it end a record begun before. None when damage (or the end of `data`)
+/// comes before a FULL/FIRST chunk: then only a scan from an earlier point knows how
+/// to read these bytes.
+#[must_use]
+pub fn first_record_start(data: &[u8], base: u64) -> Option<u64> {
+    let mut pos = 0usize;
+    loop {
+        let in_block = usize::try_from((base + pos as u64) % BLOCK_SIZE as u64).ok()?;
+        let left = BLOCK_SIZE - in_block;
+        if left < CHUNK_HEADER_LEN {
+            pos += left;
+            continue;
+        }
+        let h = data.get(pos..pos + CHUNK_HEADER_LEN)?;
+        let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+        let kind = h[6];
+        if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
+            return None;
+        }
+        let chunk = data.get(pos..pos + CHUNK_HEADER_LEN + len)?;
+        if crc32fast::hash(&chunk[6..]) != stored {
+            return None;
+        }
+        match kind {
+            FULL | FIRST => return Some(base + pos as u64),
+            MIDDLE | LAST => pos += CHUNK_HEADER_LEN + len,
+            _ => return None,
+        }
+    }
+}
+
 /// Scan all of a file's bytes at once: `data` starts at absolute offset `base` (0, or
 /// a chunk boundary) and is all there is. The same frames as a [`Scanner`] fed the
 /// same bytes in any pieces, then finished.
@@ -546,284 +588,4 @@ impl Writer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    type Scanned = (Vec<(u64, Vec<u8>)>, Vec<Skip>, ScanEnd);
-
-    fn collect(data: &[u8], base: u64) -> Scanned {
-        let mut recs = Vec::new();
-        let mut skips = Vec::new();
-        let end = scan(data, base, |f| match f {
-            Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
-            Frame::Skip(s) => skips.push(s),
-        })
-        .expect("header");
-        (recs, skips, end)
-    }
-
-    /// One incremental call: what it handed on.
-    fn feed(s: &mut Scanner, data: &[u8]) -> Scanned {
-        let mut recs = Vec::new();
-        let mut skips = Vec::new();
-        let end = s
-            .scan(data, |f| match f {
-                Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
-                Frame::Skip(s) => skips.push(s),
-            })
-            .expect("header");
-        (recs, skips, end)
-    }
-
-    /// `data` fed in pieces cut at `cuts`, then finished: records and skips.
-    fn in_pieces(data: &[u8], cuts: &[usize]) -> (Vec<(u64, Vec<u8>)>, Vec<Skip>) {
-        let mut s = Scanner::new();
-        let (mut recs, mut skips) = (Vec::new(), Vec::new());
-        let mut buf = Vec::new();
-        let mut from = 0;
-        for &c in cuts.iter().chain(&[data.len()]) {
-            buf.extend_from_slice(&data[from..c]);
-            from = c;
-            let (r, k, end) = feed(&mut s, &buf);
-            recs.extend(r);
-            skips.extend(k);
-            buf.drain(..end.consumed);
-        }
-        s.finish(|f| {
-            if let Frame::Skip(k) = f {
-                skips.push(k);
-            }
-        });
-        (recs, skips)
-    }
-
-    #[test]
-    fn a_chunk_too_long_for_its_block_is_the_same_damage_at_every_cut() {
-        // The first chunk claims 65535 bytes: damage known from its header alone. The
-        // rest of block 0 is lost however it arrives, and block 1 is read.
-        // Record 2 runs from block 0 into block 1; its LAST there is an orphan that
-        // extends the same span.
-        let (mut data, payloads) = sample(&[40, 30, 40_000, 50, 60]);
-        let record3 = {
-            let mut w = Writer::new();
-            for p in &payloads[..3] {
-                w.append(p);
-            }
-            w.bytes().len() as u64
-        };
-        data[7 + 4..7 + 6].copy_from_slice(&u16::MAX.to_le_bytes());
-        let (recs, skips, _) = collect(&data, 0);
-        assert_eq!(
-            skips,
-            [Skip {
-                offset: 7,
-                len: record3 - 7,
-                reason: SkipReason::ChunkTooLong,
-            }]
-        );
-        assert!(record3 > BLOCK_SIZE as u64);
-        let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
-        assert_eq!(got, [&payloads[3], &payloads[4]]);
-        for cut in 0..=data.len() {
-            assert_eq!(
-                in_pieces(&data, &[cut]),
-                (recs.clone(), skips.clone()),
-                "cut {cut}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_span_never_reaches_past_the_input() {
-        // A bad chunk in a 114-byte file is 107 bytes of damage, not the rest of a block.
-        let (mut data, _) = sample(&[100]);
-        data[7 + 7 + 5] ^= 0xFF;
-        assert_eq!(data.len(), 114);
-        let (recs, skips, end) = collect(&data, 0);
-        assert!(recs.is_empty());
-        assert_eq!(
-            skips,
-            [Skip {
-                offset: 7,
-                len: 107,
-                reason: SkipReason::Checksum,
-            }]
-        );
-        assert_eq!(end.pending, 0);
-        // Held open while the file may grow, and grown with it.
-        let mut s = Scanner::new();
-        let (_, k, _) = feed(&mut s, &data);
-        assert!(k.is_empty());
-        assert_eq!(s.open_skip(), Some(skips[0]));
-        let (_, k, _) = feed(&mut s, &[0u8; 50]);
-        assert!(k.is_empty());
-        assert_eq!(s.open_skip().map(|k| k.len), Some(157));
-    }
-
-    fn sample(sizes: &[usize]) -> (Vec<u8>, Vec<Vec<u8>>) {
-        let mut w = Writer::new();
-        let mut payloads = Vec::new();
-        for (i, &n) in sizes.iter().enumerate() {
-            let p: Vec<u8> = (0..n).map(|j| (i * 31 + j) as u8).collect();
-            w.append(&p);
-            payloads.push(p);
-        }
-        (w.into_bytes(), payloads)
-    }
-
-    #[test]
-    fn an_intact_chunk_of_unknown_type_costs_only_itself() {
-        let (mut data, payloads) = sample(&[40, 30, 50]);
-        // The second record's chunk: give it type 5 and a checksum that holds.
-        let at = FILE_HEADER.len() + CHUNK_HEADER_LEN + 40;
-        data[at + 6] = 5;
-        let crc = crc32fast::hash(&data[at + 6..at + CHUNK_HEADER_LEN + 30]);
-        data[at..at + 4].copy_from_slice(&crc.to_le_bytes());
-        let (recs, skips, _) = collect(&data, 0);
-        let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
-        assert_eq!(got, [&payloads[0], &payloads[2]]);
-        assert_eq!(
-            skips,
-            [Skip {
-                offset: at as u64,
-                len: (CHUNK_HEADER_LEN + 30) as u64,
-                reason: SkipReason::BadChunkType,
-            }]
-        );
-    }
-
-    #[test]
-    fn header_checks() {
-        assert_eq!(check_header(&FILE_HEADER), Ok(()));
-        assert_eq!(check_header(&FILE_HEADER[..3]), Err(HeaderError::TooShort));
-        assert_eq!(check_header(b""), Err(HeaderError::TooShort));
-        assert_eq!(check_header(b":W&X"), Err(HeaderError::NotWandb));
-        assert_eq!(check_header(b"gar"), Err(HeaderError::NotWandb));
-        assert_eq!(check_header(b"garbage!"), Err(HeaderError::NotWandb));
-        assert_eq!(check_header(b":W&B\xE1"), Err(HeaderError::TooShort));
-        assert_eq!(check_header(b":W&B\xE2"), Err(HeaderError::BadMagic));
-        assert_eq!(
-            check_header(b":W&B\xE1\xBE\x01"),
-            Err(HeaderError::Version(1))
-        );
-        assert!(scan(b"garbage!", 0, |_| {}).is_err());
-    }
-
-    #[test]
-    fn round_trip_across_blocks_and_exact_fits() {
-        // 32754 fills block 0 exactly (7 header + 7 chunk header); a record that leaves
-        // exactly 7 bytes forces a zero-length FIRST; big records span several blocks.
-        let sizes = [32_754, 10, 32_740, 0, 100_000, 5, 32_761, 3];
-        let (data, payloads) = sample(&sizes);
-        let (recs, skips, end) = collect(&data, 0);
-        assert!(skips.is_empty(), "{skips:?}");
-        assert_eq!(
-            end,
-            ScanEnd {
-                consumed: data.len(),
-                pending: 0
-            }
-        );
-        let got: Vec<Vec<u8>> = recs.into_iter().map(|r| r.1).collect();
-        assert_eq!(got, payloads);
-    }
-
-    #[test]
-    fn exactly_seven_bytes_left_gives_empty_first() {
-        let mut w = Writer::new();
-        w.append(&vec![1u8; BLOCK_SIZE - 7 - 7 - 7]); // leaves 7 bytes in block 0
-        w.append(b"hello");
-        let d = w.into_bytes();
-        assert_eq!(d[BLOCK_SIZE - 1], FIRST);
-        assert_eq!(&d[BLOCK_SIZE - 3..BLOCK_SIZE - 1], &[0, 0]);
-        let (recs, skips, _) = collect(&d, 0);
-        assert!(skips.is_empty());
-        assert_eq!(recs[1].1, b"hello");
-        assert_eq!(recs[1].0, (BLOCK_SIZE - 7) as u64);
-    }
-
-    #[test]
-    fn every_cut_yields_the_complete_prefix() {
-        let (data, payloads) = sample(&[40, 32_700, 9, 70_000, 0, 12]);
-        let mut ends = Vec::new();
-        let mut w = Writer::new();
-        for p in &payloads {
-            w.append(p);
-            ends.push(w.bytes().len());
-        }
-        for cut in 0..=data.len() {
-            let (recs, skips, end) = collect(&data[..cut], 0);
-            assert!(skips.is_empty(), "cut {cut}: {skips:?}");
-            let want = ends.iter().filter(|&&e| e <= cut).count();
-            assert_eq!(recs.len(), want, "cut {cut}");
-            assert_eq!(end.consumed + end.pending, cut);
-        }
-    }
-
-    #[test]
-    fn resume_after_partial_scan() {
-        let (data, payloads) = sample(&[100, 50_000, 7, 33_000, 1]);
-        let mut scanner = Scanner::new();
-        let mut buf: Vec<u8> = Vec::new();
-        let mut got = Vec::new();
-        for piece in data.chunks(997) {
-            buf.extend_from_slice(piece);
-            let (recs, skips, end) = feed(&mut scanner, &buf);
-            assert!(skips.is_empty());
-            got.extend(recs.into_iter().map(|r| r.1));
-            buf.drain(..end.consumed);
-        }
-        assert_eq!(got, payloads);
-        assert!(buf.is_empty());
-    }
-
-    #[test]
-    fn bad_checksum_skips_to_next_block() {
-        let (mut data, payloads) = sample(&[10, 20, 30, 40_000, 50]);
-        data[7 + 7 + 10 + 7 + 3] ^= 0xFF; // inside record 1's payload
-        let (recs, skips, _) = collect(&data, 0);
-        assert_eq!(skips.len(), 1);
-        assert_eq!(skips[0].reason, SkipReason::Checksum);
-        assert_eq!(skips[0].offset, 7 + 7 + 10);
-        // records 1, 2 and 3 (which starts in block 0) are lost; 4 survives.
-        let got: Vec<Vec<u8>> = recs.into_iter().map(|r| r.1).collect();
-        assert_eq!(got, vec![payloads[0].clone(), payloads[4].clone()]);
-    }
-
-    #[test]
-    fn garbage_and_zeros_are_skipped_and_counted() {
-        let (mut data, payloads) = sample(&[5000, 30_000, 30_000, 30_000, 10]);
-        for b in &mut data[BLOCK_SIZE..BLOCK_SIZE + 100] {
-            *b = 0;
-        }
-        let (recs, skips, _) = collect(&data, 0);
-        assert!(!skips.is_empty());
-        assert!(recs.iter().any(|r| r.1 == payloads[4]));
-        assert!(recs.iter().any(|r| r.1 == payloads[0]));
-    }
-
-    #[test]
-    fn a_never_ending_chunk_chain_does_not_hold_the_input() {
-        // FIRST + MIDDLE chunks past the cap, no LAST: once over the cap the scan
-        // reports the span and consumes it, instead of keeping it for a resume.
-        let mut w = Writer::new();
-        w.append(&vec![1u8; MAX_RECORD_LEN * 2]);
-        let bytes = w.into_bytes();
-        let cut = &bytes[..bytes.len() - 100]; // no LAST
-        let (recs, skips, end) = collect(cut, 0);
-        assert!(recs.is_empty());
-        assert_eq!(skips[0].reason, SkipReason::RecordTooLarge);
-        assert!(end.pending < BLOCK_SIZE, "kept {} bytes", end.pending);
-    }
-
-    #[test]
-    fn record_cap_bounds_memory() {
-        let mut w = Writer::new();
-        w.append(&vec![7u8; MAX_RECORD_LEN + 10]);
-        w.append(b"after");
-        let (recs, skips, _) = collect(w.bytes(), 0);
-        assert_eq!(recs.len(), 1);
-        assert_eq!(recs[0].1, b"after");
-        assert_eq!(skips[0].reason, SkipReason::RecordTooLarge);
-    }
-}
+mod tests;

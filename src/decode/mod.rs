@@ -1,8 +1,12 @@
 //! Bytes → records → run events. Knows no files or threads.
+pub(crate) mod coalesce;
+pub mod decoder;
+pub mod event;
 pub mod json;
 pub mod json_fast;
 pub mod leveldb;
 pub mod pb;
+pub mod record;
 pub mod synth;
 pub mod value;
 pub mod wire;

@@ -205,8 +205,9 @@ pub fn file_bytes(spec: &SynthSpec) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::decoder::Decoder;
+    use crate::decode::event::{Event, Scalar, TreeOp};
     use crate::decode::leveldb::{scan, Frame};
-    use crate::store::Run;
 
     #[test]
     fn synthetic_file_reads_back() {
@@ -216,24 +217,49 @@ mod tests {
             ..SynthSpec::default()
         };
         let bytes = file_bytes(&spec);
-        let mut run = Run::new();
+        let mut d = Decoder::new();
         scan(&bytes, 0, |f| {
             if let Frame::Record { offset, payload } = f {
-                run.apply(offset, &payload);
+                d.record(offset, &payload);
             }
         })
         .expect("header");
-        assert_eq!(run.last_step, Some(299));
-        assert_eq!(run.metrics.len(), 10);
-        assert_eq!(
-            run.metrics.get("lr").map(crate::store::Series::count),
-            Some(300)
-        );
-        assert_eq!(
-            run.system.get("cpu").map(crate::store::Series::count),
-            Some(30)
-        );
-        assert_eq!(run.summary.number("m0"), Some(metric_value(3, 299)));
-        assert_eq!(run.state(), crate::store::RunState::Finished);
+        let ev = d.take();
+        let rows: Vec<_> = ev
+            .list
+            .iter()
+            .filter_map(|e| match e {
+                Event::Row(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rows.len(), 300);
+        assert_eq!(rows[299].step, Some(299.0));
+        assert!(rows.iter().all(|r| r.complete && r.values.len() == 10));
+        let stats = ev
+            .list
+            .iter()
+            .filter(|e| matches!(e, Event::Stats { .. }))
+            .count();
+        assert_eq!(stats, 30);
+        for i in 0..10 {
+            assert!(ev.keys.contains(&metric_name(i)), "{}", metric_name(i));
+        }
+        let m0 = ev
+            .summary
+            .iter()
+            .find_map(|op| match op {
+                TreeOp::Set(id, Scalar::Json(v)) if ev.paths[*id as usize].joined == "m0" => {
+                    Some(v.clone())
+                }
+                _ => None,
+            })
+            .expect("summary m0");
+        assert_eq!(m0, format!("{}", metric_value(3, 299)));
+        assert!(ev
+            .list
+            .iter()
+            .any(|e| matches!(e, Event::Exit { code: 0, .. })));
+        assert_eq!(ev.tally.total, 2 + 300 * 3 + 30 + 1);
     }
 }

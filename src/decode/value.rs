@@ -21,6 +21,9 @@ pub fn number(v: ItemValue<'_>) -> Option<f64> {
 /// Parse JSON text that holds a single number (or `NaN`/`Infinity`/`-Infinity`).
 #[must_use]
 pub fn json_number(s: &str) -> Option<f64> {
+    if let Some(f) = short_decimal(s.as_bytes()) {
+        return Some(f);
+    }
     let s = s.trim_ascii();
     let first = *s.as_bytes().first()?;
     match first {
@@ -38,6 +41,46 @@ pub fn json_number(s: &str) -> Option<f64> {
         b'I' if s == "Infinity" => Some(f64::INFINITY),
         _ => None,
     }
+}
+
+/// Powers of ten a double holds exactly.
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// The fast path of [`json_number`] for the common short forms `-?D+(.D+)?` with at
+/// most 15 digits: the digits as an integer (exact in a double) divided by an exact
+/// power of ten is one correctly rounded operation, so the result equals the full
+/// parser's. Anything else is None (and goes the long way).
+#[inline]
+pub fn short_decimal(b: &[u8]) -> Option<f64> {
+    let (neg, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut n = 0usize;
+    let mut frac: Option<usize> = None;
+    for (i, &c) in digits.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + u64::from(c - b'0');
+                n += 1;
+            }
+            b'.' if frac.is_none() && i > 0 && i + 1 < digits.len() => frac = Some(i),
+            _ => return None,
+        }
+    }
+    if n > 15 {
+        return None;
+    }
+    let scale = frac.map_or(0, |i| digits.len() - i - 1);
+    #[allow(clippy::cast_precision_loss)]
+    let v = m as f64 / POW10[scale];
+    Some(if neg { -v } else { v })
 }
 
 /// An item's value as a JSON tree. Non-finite floats become the strings `"NaN"`,
@@ -143,6 +186,50 @@ mod tests {
         assert_eq!(json_number("true"), None);
         assert_eq!(json_number("inf"), None);
         assert_eq!(json_number("{}"), None);
+    }
+
+    #[test]
+    fn the_short_decimal_path_gives_the_full_parsers_bits() {
+        // Every short form the fast path takes, over a spread of digit counts and
+        // scales, against the standard library's correctly rounded parse.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = 1 + (x % 15) as usize;
+            let m = x % 10u64.pow(u32::try_from(digits).unwrap_or(1));
+            let mut s = format!("{m:0digits$}");
+            let dot = (x >> 40) as usize % (digits + 1);
+            if dot > 0 && dot < s.len() {
+                s.insert(s.len() - dot, '.');
+            }
+            if x >> 63 == 1 {
+                s.insert(0, '-');
+            }
+            let want: f64 = s.parse().expect("decimal");
+            let got = short_decimal(s.as_bytes()).expect("short form");
+            assert_eq!(got.to_bits(), want.to_bits(), "{s}");
+            checked += 1;
+        }
+        assert_eq!(checked, 200_000);
+        for long in [
+            "1e-05",
+            "1.",
+            ".5",
+            "1234567890123456",
+            " 1",
+            "+1",
+            "1.2.3",
+            "-",
+        ] {
+            assert_eq!(short_decimal(long.as_bytes()), None, "{long}");
+        }
+        assert_eq!(
+            json_number("-0").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
     }
 
     #[test]

@@ -69,6 +69,16 @@ impl<'a> Iterator for Fields<'a> {
         if self.buf.is_empty() || self.error {
             return None;
         }
+        // The common case first: a one-byte tag of a length-delimited field with a
+        // one-byte length.
+        if let [tag, len, rest @ ..] = self.buf {
+            if *tag < 0x80 && tag & 7 == LEN && *tag >> 3 != 0 && *len < 0x80 {
+                if let Some((b, r)) = rest.split_at_checked(usize::from(*len)) {
+                    self.buf = r;
+                    return Some(Field::Bytes(u32::from(*tag >> 3), b));
+                }
+            }
+        }
         let parsed = (|| {
             let key = varint(&mut self.buf)?;
             let num = u32::try_from(key >> 3).ok()?;
@@ -201,6 +211,107 @@ pub fn item(b: &[u8]) -> Option<Item<'_>> {
     Some(it)
 }
 
+/// An item value as raw bytes: text not yet checked for UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RawValue<'a> {
+    Json(&'a [u8]),
+    Null,
+    Bool(bool),
+    Int(i64),
+    Number(f64),
+    Text(&'a [u8]),
+}
+
+/// The common item shape, read without UTF-8 checks: one key element (the `key`
+/// field with no `nested_key`, or no `key` and one `nested_key`) and its value. The
+/// caller checks the text it uses. None for any other shape or malformed input:
+/// then [`item`] reads it (or fails on it).
+#[inline]
+pub fn simple_item(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
+    if let Some((k, v)) = sniff_item(b) {
+        return Some((k, RawValue::Json(v)));
+    }
+    let mut key: Option<&[u8]> = None;
+    let mut nested: Option<&[u8]> = None;
+    let mut json: Option<&[u8]> = None;
+    let mut typed: Option<RawValue<'_>> = None;
+    // A field given twice: [`item`] checks every copy, so it reads the item.
+    let once = |slot: bool| if slot { None } else { Some(()) };
+    let mut f = Fields::new(b);
+    for field in f.by_ref() {
+        match field {
+            Field::Bytes(1, v) => {
+                once(key.is_some())?;
+                key = Some(v);
+            }
+            Field::Bytes(2, v) => {
+                once(nested.is_some())?;
+                nested = Some(v);
+            }
+            Field::Varint(3, _) => typed = Some(RawValue::Null),
+            Field::Varint(4, v) => typed = Some(RawValue::Bool(v != 0)),
+            Field::Varint(5, v) => {
+                typed = Some(RawValue::Int(((v >> 1) as i64) ^ -((v & 1) as i64)));
+            }
+            Field::Fixed64(6, v) => typed = Some(RawValue::Number(f64::from_bits(v))),
+            Field::Bytes(n @ (7 | 8), v) => {
+                once(matches!(typed, Some(RawValue::Text(_) | RawValue::Json(_))))?;
+                typed = Some(if n == 7 {
+                    RawValue::Text(v)
+                } else {
+                    RawValue::Json(v)
+                });
+            }
+            Field::Bytes(16, v) => {
+                once(json.is_some())?;
+                json = Some(v);
+            }
+            _ => {}
+        }
+    }
+    if f.error {
+        return None;
+    }
+    let key = match (key.filter(|k| !k.is_empty()), nested) {
+        (Some(k), None) => k,
+        (None, Some(n)) if key.is_none() => n,
+        _ => return None,
+    };
+    // Text beside a typed value is still checked by [`item`]: only keep the
+    // shapes where the value read is the only text.
+    if json.is_some() && typed.is_some() {
+        return None;
+    }
+    Some((
+        key,
+        typed.unwrap_or(RawValue::Json(json.unwrap_or_default())),
+    ))
+}
+
+/// The layout wandb-core writes for nearly every item, matched byte by byte: a
+/// short `key` (non-empty) or one `nested_key`, then a short `value_json`, and
+/// nothing else.
+#[inline]
+fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let [tag @ (0x0A | 0x12), klen, rest @ ..] = b else {
+        return None;
+    };
+    if *klen >= 0x80 || (*tag == 0x0A && *klen == 0) {
+        return None;
+    }
+    let (key, rest) = rest.split_at_checked(usize::from(*klen))?;
+    let [0x82, 0x01, vlen, value @ ..] = rest else {
+        return None;
+    };
+    (*vlen < 0x80 && value.len() == usize::from(*vlen)).then_some((key, value))
+}
+
+/// Text bytes as a string (None: not UTF-8).
+#[inline]
+pub fn text(b: &[u8]) -> Option<&str> {
+    std::str::from_utf8(b).ok()
+}
+
 /// A tiny inline vector for key paths, so items don't allocate.
 pub mod smallvec_lite {
     const INLINE: usize = 4;
@@ -266,5 +377,79 @@ mod tests {
         let b = [0x0A, 1, b'k', 0x28, 5, 0x82, 0x01, 1, b'9'];
         let it = item(&b).expect("item");
         assert_eq!(it.value, ItemValue::Int(-3));
+    }
+
+    /// The fast readers agree with [`item`] on every item they take: wandb-core's
+    /// shapes, typed values, repeated fields, and random damage to all of them.
+    #[test]
+    fn the_fast_item_readers_agree_with_the_full_one() {
+        use crate::decode::pb;
+        use prost::Message as _;
+        let mut shapes: Vec<Vec<u8>> = Vec::new();
+        for key in ["", "loss", "a.b"] {
+            for nested in [vec![], vec!["x"], vec!["x", "y"], vec![""]] {
+                for value in ["", "0.25", "\"text\"", "NaN", "null"] {
+                    shapes.push(
+                        pb::HistoryItem {
+                            key: key.into(),
+                            nested_key: nested.iter().map(|s| (*s).to_owned()).collect(),
+                            value_json: value.into(),
+                            ..Default::default()
+                        }
+                        .encode_to_vec(),
+                    );
+                }
+            }
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let base = shapes.clone();
+        for b in &base {
+            for _ in 0..200 {
+                let mut m = b.clone();
+                match rnd() % 4 {
+                    0 if !m.is_empty() => {
+                        let i = (rnd() as usize) % m.len();
+                        m[i] = (rnd() & 0xFF) as u8;
+                    }
+                    1 => m.extend_from_slice(&b[..(rnd() as usize) % (b.len() + 1)]),
+                    2 if !m.is_empty() => m.truncate((rnd() as usize) % m.len()),
+                    _ => m.extend_from_slice(&[0x82, 0x01, 1, 0xFF]),
+                }
+                shapes.push(m);
+            }
+        }
+        for b in &shapes {
+            let Some((k, v)) = simple_item(b) else {
+                continue;
+            };
+            let full = item(b);
+            let text_ok = |r: &RawValue<'_>| match r {
+                RawValue::Json(t) | RawValue::Text(t) => text(t).is_some(),
+                _ => true,
+            };
+            if text(k).is_none() || !text_ok(&v) {
+                assert!(full.is_none(), "{b:?}: the full reader takes bad text");
+                continue;
+            }
+            let it = full.unwrap_or_else(|| panic!("{b:?}: only the fast reader takes it"));
+            let path: Vec<&str> = it.path().collect();
+            assert_eq!(path, [text(k).unwrap_or_default()], "{b:?}");
+            let same = match (v, it.value) {
+                (RawValue::Json(a), ItemValue::Json(b))
+                | (RawValue::Text(a), ItemValue::Text(b)) => a == b.as_bytes(),
+                (RawValue::Null, ItemValue::Null) => true,
+                (RawValue::Bool(a), ItemValue::Bool(b)) => a == b,
+                (RawValue::Int(a), ItemValue::Int(b)) => a == b,
+                (RawValue::Number(a), ItemValue::Number(b)) => a.to_bits() == b.to_bits(),
+                _ => false,
+            };
+            assert!(same, "{b:?}: {v:?} vs {:?}", it.value);
+        }
     }
 }

@@ -1,4 +1,8 @@
-//! Where data comes from: `.wandb` files (read and followed), the live host.
+//! Where data comes from: `.wandb` files (read and followed, decoded into events on
+//! the reading thread), the live host.
 pub mod file;
+pub mod parallel;
+pub mod reader;
+pub mod resolve;
 pub mod sampler;
 pub mod tail;

@@ -1,7 +1,8 @@
 //! Following a run file: a thread that finds the `.wandb` file (waiting for it to
 //! appear), reads what is appended (notify events, with a polling fallback) and
-//! sends the complete records as `Msg::Run` batches. Decoding into the store happens
-//! on the loop thread, the store's one writer.
+//! sends what it decoded as `Msg::Run` batches of events; the loop folds them into
+//! the store, its one writer. A big file's first read is decoded on all cores
+//! ([`super::parallel`]), its first range handed on first.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,9 +11,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::decode::leveldb::Frame;
 use crate::msg::{Msg, RunBatch};
-use crate::source::file::{resolve, resolve_file, RunReader, SourceError, Target};
+use crate::source::file::{resolve, resolve_file, ParallelOptions, RunReader, SourceError, Target};
 
 /// How the tail reads.
 #[derive(Debug, Clone, Copy)]
@@ -50,18 +50,55 @@ fn mtime(path: &Path) -> Option<f64> {
 /// # Errors
 /// As [`RunReader::poll_frames`].
 pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceError> {
+    let (ev, p) = reader.poll_events()?;
     let mut b = RunBatch::default();
-    let p = reader.poll_frames(|fr| match fr {
-        Frame::Record { offset, payload } => b.records.push((offset, payload.into_owned())),
-        Frame::Skip(s) => b.skips.push(s),
-    })?;
+    let changed = p.restarted || p.bytes > 0 || !ev.is_empty();
+    if !ev.is_empty() {
+        b.events.push(ev);
+    }
     b.read_to = reader.offset();
     b.file_len = reader.file_len().unwrap_or(b.read_to);
     b.pending = p.pending;
     b.open = p.open;
     b.restarted = p.restarted;
-    let changed = p.restarted || p.bytes > 0 || !b.records.is_empty() || !b.skips.is_empty();
     Ok((b, changed))
+}
+
+/// A big file's first read, decoded on all cores, sent as one batch per range in
+/// file order (the first as soon as it is decoded); then the last batch with the
+/// reader's standing. False when the loop is gone.
+///
+/// # Errors
+/// As [`RunReader::load_parallel`].
+fn first_load(
+    reader: &mut RunReader,
+    tx: &Out,
+    opts: &ParallelOptions,
+) -> Result<bool, SourceError> {
+    let file_len = reader.file_len()?;
+    let mut alive = true;
+    let p = reader.load_parallel(opts, |ev, at| {
+        if alive {
+            alive = tx.send(Msg::Run(RunBatch {
+                events: vec![ev],
+                read_to: at.read_to,
+                file_len,
+                open: at.open,
+                ..RunBatch::default()
+            }));
+        }
+    })?;
+    if !alive {
+        return Ok(false);
+    }
+    Ok(tx.send(Msg::Run(RunBatch {
+        read_to: reader.offset(),
+        file_len: reader.file_len().unwrap_or(file_len),
+        pending: p.pending,
+        open: p.open,
+        restarted: p.restarted,
+        ..RunBatch::default()
+    })))
 }
 
 /// Read a whole file into one batch (tests, benches).
@@ -75,8 +112,7 @@ pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
     loop {
         let (b, _) = poll_batch(&mut reader)?;
         let more = b.read_to < b.file_len;
-        all.records.extend(b.records);
-        all.skips.extend(b.skips);
+        all.events.extend(b.events);
         all.read_to = b.read_to;
         all.file_len = b.file_len;
         all.pending = b.pending;
@@ -205,6 +241,24 @@ fn tail(path: &Path, tx: &Out, opts: TailOptions) {
                 .map(|()| w)
         })
     };
+    let parallel = ParallelOptions {
+        range: opts.chunk,
+        ..ParallelOptions::default()
+    };
+    if let Ok(true) = reader.wants_parallel(&parallel) {
+        match first_load(&mut reader, tx, &parallel) {
+            Ok(true) => {}
+            Ok(false) => return,
+            // Said by the polls below, which read the file again from its start.
+            Err(_) => {
+                if let Ok(r) = RunReader::open(&file) {
+                    reader = r.with_chunk(opts.chunk);
+                    // What was handed on is void: the first poll says so.
+                    reader.restart_pending = true;
+                }
+            }
+        }
+    }
     let mut loaded = false;
     let mut told_gone = false;
     let mut told_unreadable: Option<String> = None;

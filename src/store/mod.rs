@@ -1,10 +1,16 @@
 //! Retention and folding: series with a memory cap, console lines, and the run
-//! model. Knows no terminal and no files.
+//! model, folded from the events the readers decode. Knows no terminal.
 pub mod console;
+pub(crate) mod damage;
+pub(crate) mod history;
+pub mod load;
+pub(crate) mod media;
 pub mod metrics;
 pub mod run;
 pub mod series;
+pub(crate) mod tree;
 
+pub use load::load;
 pub use metrics::MetricStore;
 pub use run::{Run, RunState};
 pub use series::Series;

@@ -1,0 +1,599 @@
+//! Record payloads → [`Events`]: the work a reader thread does so the store only
+//! folds. Hot record kinds (history, summary, config, stats, console) are read with
+//! the zero-copy wire reader; the rest through prost.
+
+use prost::Message as _;
+use rustc_hash::FxHashMap;
+
+use super::coalesce::{metric_def, Coalescer};
+use super::event::{Event, Events, Row, RunInfo, TreePath, MAX_DEPTH, PATH_SEP};
+use super::leveldb::Skip;
+use super::pb;
+use super::record::{record_kind, RecordType};
+use super::value;
+use super::wire::{self, Field, Fields, Item, ItemValue};
+
+/// What a history key means to a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Special {
+    Step,
+    Runtime,
+    Timestamp,
+    Metric(u32),
+}
+
+/// Decodes records into one batch of events at a time.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    ev: Events,
+    key_ids: FxHashMap<Box<str>, u32>,
+    path_ids: FxHashMap<Box<str>, u32>,
+    summary: Coalescer,
+    config: Coalescer,
+    /// The keys of the last history row, by position: rows repeat their keys, so a
+    /// key is usually found by one comparison.
+    row_keys: Vec<(Box<str>, Special)>,
+    /// The same for summary and config records.
+    summary_keys: Vec<(Box<str>, u32)>,
+    config_keys: Vec<(Box<str>, u32)>,
+    key: String,
+}
+
+impl Decoder {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Take the batch decoded so far; the next one starts with empty tables.
+    pub fn take(&mut self) -> Events {
+        self.summary.flush(&mut self.ev.summary);
+        self.config.flush(&mut self.ev.config);
+        self.key_ids.clear();
+        self.path_ids.clear();
+        self.row_keys.clear();
+        self.summary_keys.clear();
+        self.config_keys.clear();
+        self.summary.slots.clear();
+        self.config.slots.clear();
+        // The next batch is likely the size of this one: allocate it once.
+        let next = Events {
+            list: Vec::with_capacity(self.ev.list.len()),
+            values: Vec::with_capacity(self.ev.values.len()),
+            ..Events::default()
+        };
+        std::mem::replace(&mut self.ev, next)
+    }
+
+    /// Values and events held (a measure of the batch's size).
+    #[must_use]
+    pub fn held(&self) -> usize {
+        self.ev.values.len() + self.ev.list.len()
+    }
+
+    /// A damaged span.
+    pub fn skip(&mut self, s: Skip) {
+        self.ev.list.push(Event::Skip(s));
+    }
+
+    /// Decode one record payload found at `offset`. A payload that does not decode
+    /// is a [`Event::Bad`], never a panic.
+    pub fn record(&mut self, offset: u64, payload: &[u8]) {
+        let Some((num, field, body)) = record_kind(payload) else {
+            return self.bad(offset, payload.len());
+        };
+        let kind = RecordType::from_field(field);
+        let ok = match kind {
+            RecordType::History => self.history(body),
+            RecordType::Summary => self.tree(body, false),
+            RecordType::Config => self.tree(body, true),
+            RecordType::Stats => self.stats(body),
+            RecordType::OutputRaw | RecordType::Output => {
+                self.output(body, kind == RecordType::Output)
+            }
+            _ => self.other(payload),
+        };
+        if ok {
+            self.ev.tally.count(kind, num);
+        } else {
+            self.bad(offset, payload.len());
+        }
+    }
+
+    fn bad(&mut self, offset: u64, len: usize) {
+        self.ev.list.push(Event::Bad {
+            offset,
+            len: len as u64,
+        });
+    }
+
+    fn key_id(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.key_ids.get(key) {
+            return id;
+        }
+        let id = u32::try_from(self.ev.keys.len()).unwrap_or(u32::MAX);
+        self.ev.keys.push(key.to_owned());
+        self.key_ids.insert(key.into(), id);
+        id
+    }
+
+    fn path_id(&mut self, it: &Item<'_>) -> u32 {
+        let mut joined = std::mem::take(&mut self.key);
+        joined.clear();
+        let deep = it.path().nth(MAX_DEPTH).is_some();
+        if !deep {
+            for (i, p) in it.path().enumerate() {
+                if i > 0 {
+                    joined.push(PATH_SEP);
+                }
+                joined.push_str(p);
+            }
+            if let Some(&id) = self.path_ids.get(joined.as_str()) {
+                self.key = joined;
+                return id;
+            }
+        }
+        let parts = capped_path(it);
+        if deep {
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    joined.push(PATH_SEP);
+                }
+                joined.push_str(p);
+            }
+            if let Some(&id) = self.path_ids.get(joined.as_str()) {
+                self.key = joined;
+                return id;
+            }
+        }
+        let id = u32::try_from(self.ev.paths.len()).unwrap_or(u32::MAX);
+        self.path_ids.insert(joined.as_str().into(), id);
+        self.ev.paths.push(TreePath {
+            joined: joined.clone(),
+            parts,
+        });
+        self.key = joined;
+        id
+    }
+
+    /// A summary/config record. One that breaks off keeps the items before the break.
+    fn tree(&mut self, body: &[u8], config: bool) -> bool {
+        let mut f = Fields::new(body);
+        let mut pos = 0;
+        for field in f.by_ref() {
+            if let Field::Bytes(n @ (1 | 2), b) = field {
+                if let Some((k, v)) = wire::simple_item(b) {
+                    if self.tree_item(pos, n == 1, config, k, v).is_none() {
+                        return false;
+                    }
+                    pos += 1;
+                    continue;
+                }
+                pos += 1;
+                let Some(it) = wire::item(b) else {
+                    return false;
+                };
+                // A summary value set to null is a removal, as W&B treats it
+                // (`run.summary.update({"x": None})`); config keeps its nulls.
+                let null = !config
+                    && match it.value {
+                        ItemValue::Null => true,
+                        ItemValue::Json(j) => is_null_json(j),
+                        _ => false,
+                    };
+                let id = self.path_id(&it);
+                let (c, ops) = if config {
+                    (&mut self.config, &mut self.ev.config)
+                } else {
+                    (&mut self.summary, &mut self.ev.summary)
+                };
+                if n == 1 && !null {
+                    c.set(id, it.value);
+                } else {
+                    c.remove(id, ops);
+                }
+            }
+        }
+        !f.error
+    }
+
+    /// One summary/config item of the common shape (one key element); None when
+    /// its text is not UTF-8.
+    #[inline]
+    fn tree_item(
+        &mut self,
+        pos: usize,
+        update: bool,
+        config: bool,
+        k: &[u8],
+        v: wire::RawValue<'_>,
+    ) -> Option<()> {
+        let cache = if config {
+            &mut self.config_keys
+        } else {
+            &mut self.summary_keys
+        };
+        let id = match cache.get(pos) {
+            Some((cached, id)) if same(cached.as_bytes(), k) => *id,
+            _ => {
+                let key = wire::text(k)?;
+                let id = self.simple_path_id(key);
+                let cache = if config {
+                    &mut self.config_keys
+                } else {
+                    &mut self.summary_keys
+                };
+                if pos < cache.len() {
+                    cache[pos] = (key.into(), id);
+                } else if pos == cache.len() && pos < 256 {
+                    cache.push((key.into(), id));
+                }
+                id
+            }
+        };
+        let value = match v {
+            wire::RawValue::Json(b) => ItemValue::Json(wire::text(b)?),
+            wire::RawValue::Text(b) => ItemValue::Text(wire::text(b)?),
+            wire::RawValue::Null => ItemValue::Null,
+            wire::RawValue::Bool(x) => ItemValue::Bool(x),
+            wire::RawValue::Int(i) => ItemValue::Int(i),
+            wire::RawValue::Number(f) => ItemValue::Number(f),
+        };
+        // A summary value set to null is a removal, as W&B treats it
+        // (`run.summary.update({"x": None})`); config keeps its nulls.
+        let null = !config
+            && match value {
+                ItemValue::Null => true,
+                ItemValue::Json(j) => is_null_json(j),
+                _ => false,
+            };
+        let (c, ops) = if config {
+            (&mut self.config, &mut self.ev.config)
+        } else {
+            (&mut self.summary, &mut self.ev.summary)
+        };
+        if update && !null {
+            c.set(id, value);
+        } else {
+            c.remove(id, ops);
+        }
+        Some(())
+    }
+
+    /// The path id of a one-element path.
+    fn simple_path_id(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.path_ids.get(key) {
+            return id;
+        }
+        let id = u32::try_from(self.ev.paths.len()).unwrap_or(u32::MAX);
+        self.path_ids.insert(key.into(), id);
+        self.ev.paths.push(TreePath {
+            joined: key.to_owned(),
+            parts: vec![key.to_owned()],
+        });
+        id
+    }
+
+    fn special_of(&mut self, pos: usize, key: &str) -> Special {
+        if let Some((k, s)) = self.row_keys.get(pos) {
+            if **k == *key {
+                return *s;
+            }
+        }
+        let s = match key {
+            "_step" => Special::Step,
+            "_runtime" => Special::Runtime,
+            "_timestamp" => Special::Timestamp,
+            _ => Special::Metric(self.key_id(key)),
+        };
+        if pos < self.row_keys.len() {
+            self.row_keys[pos] = (key.into(), s);
+        } else if pos == self.row_keys.len() && pos < 256 {
+            self.row_keys.push((key.into(), s));
+        }
+        s
+    }
+
+    fn history(&mut self, body: &[u8]) -> bool {
+        let start = self.ev.values.len();
+        let mut row = Row {
+            complete: true,
+            ..Row::default()
+        };
+        let mut record_step: Option<i64> = None;
+        let mut key = std::mem::take(&mut self.key);
+        let mut f = Fields::new(body);
+        let mut pos = 0;
+        for field in f.by_ref() {
+            let it = match field {
+                Field::Bytes(1, b) => {
+                    if let Some((k, v)) = wire::simple_item(b) {
+                        if self.history_item(pos, k, v, &mut row).is_none() {
+                            row.complete = false;
+                            break;
+                        }
+                        pos += 1;
+                        continue;
+                    }
+                    match wire::item(b) {
+                        Some(it) => it,
+                        None => {
+                            row.complete = false;
+                            break;
+                        }
+                    }
+                }
+                Field::Bytes(2, b) => {
+                    for g in Fields::new(b) {
+                        if let Field::Varint(1, v) = g {
+                            #[allow(clippy::cast_possible_wrap)]
+                            {
+                                record_step = Some(v as i64);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            it.flat_key_into(&mut key);
+            let special = self.special_of(pos, &key);
+            pos += 1;
+            self.history_value(special, value::number(it.value), it.value, &mut row);
+        }
+        self.key = key;
+        if f.error {
+            row.complete = false;
+        }
+        if row.step.is_none() {
+            #[allow(clippy::cast_precision_loss)]
+            {
+                row.step = record_step.map(|s| s as f64);
+            }
+        }
+        row.values = as_u32(start)..as_u32(self.ev.values.len());
+        let complete = row.complete;
+        self.ev.list.push(Event::Row(row));
+        complete
+    }
+
+    /// One history item of the common shape; None when its text is not UTF-8.
+    #[inline]
+    fn history_item(
+        &mut self,
+        pos: usize,
+        k: &[u8],
+        v: wire::RawValue<'_>,
+        row: &mut Row,
+    ) -> Option<()> {
+        let special = match self.row_keys.get(pos) {
+            Some((cached, s)) if same(cached.as_bytes(), k) => *s,
+            _ => {
+                let key = wire::text(k)?;
+                self.special_of(pos, key)
+            }
+        };
+        let (num, value) = match v {
+            wire::RawValue::Json(b) => match value::short_decimal(b) {
+                Some(n) => (Some(n), ItemValue::Null),
+                None => {
+                    let t = wire::text(b)?;
+                    (value::json_number(t), ItemValue::Json(t))
+                }
+            },
+            wire::RawValue::Text(b) => (None, ItemValue::Text(wire::text(b)?)),
+            wire::RawValue::Null => (None, ItemValue::Null),
+            wire::RawValue::Bool(x) => (None, ItemValue::Bool(x)),
+            #[allow(clippy::cast_precision_loss)]
+            wire::RawValue::Int(i) => (Some(i as f64), ItemValue::Int(i)),
+            wire::RawValue::Number(f) => (Some(f), ItemValue::Number(f)),
+        };
+        self.history_value(special, num, value, row);
+        Some(())
+    }
+
+    #[inline]
+    fn history_value(
+        &mut self,
+        special: Special,
+        num: Option<f64>,
+        v: ItemValue<'_>,
+        row: &mut Row,
+    ) {
+        match special {
+            // A non-finite step cannot place a point: the row falls back to the
+            // record's step or its row number.
+            Special::Step => {
+                if let Some(n) = num.filter(|n| n.is_finite()) {
+                    row.step = Some(n);
+                }
+            }
+            Special::Runtime => {}
+            Special::Timestamp => {
+                if let Some(t) = num {
+                    row.time = Some(row.time.map_or(t, |l| l.max(t)));
+                }
+            }
+            Special::Metric(id) => match num {
+                Some(y) => self.ev.values.push((id, y)),
+                None => {
+                    let text = match v {
+                        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
+                        other => value::to_json(other).to_string(),
+                    };
+                    row.others.push((id, text));
+                }
+            },
+        }
+    }
+
+    fn stats(&mut self, body: &[u8]) -> bool {
+        let mut time = None;
+        let start = self.ev.values.len();
+        let mut key = std::mem::take(&mut self.key);
+        let mut f = Fields::new(body);
+        let mut ok = true;
+        for field in f.by_ref() {
+            match field {
+                Field::Bytes(2, b) => time = wire::timestamp(b),
+                Field::Bytes(3, b) => match wire::item(b) {
+                    Some(it) => {
+                        if let Some(y) = value::number(it.value) {
+                            it.flat_key_into(&mut key);
+                            let id = self.key_id(&key);
+                            self.ev.values.push((id, y));
+                        }
+                    }
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+                _ => {}
+            }
+        }
+        self.key = key;
+        if !ok || f.error {
+            // A bad sample changes nothing.
+            self.ev.values.truncate(start);
+            return false;
+        }
+        self.ev.list.push(Event::Stats {
+            time,
+            values: as_u32(start)..as_u32(self.ev.values.len()),
+        });
+        true
+    }
+
+    fn output(&mut self, body: &[u8], legacy: bool) -> bool {
+        let mut stdout = false;
+        let mut time = None;
+        let mut text = "";
+        let mut f = Fields::new(body);
+        for field in f.by_ref() {
+            match field {
+                Field::Varint(1, v) => stdout = v == 1,
+                Field::Bytes(2, b) => time = wire::timestamp(b),
+                Field::Bytes(3, b) => match wire::str_of(b) {
+                    Some(s) => text = s,
+                    None => return false,
+                },
+                _ => {}
+            }
+        }
+        if f.error {
+            return false;
+        }
+        self.ev.list.push(Event::Console {
+            stdout,
+            time,
+            text: text.to_owned(),
+            legacy,
+        });
+        true
+    }
+
+    fn other(&mut self, payload: &[u8]) -> bool {
+        let Ok(rec) = pb::Record::decode(payload) else {
+            return false;
+        };
+        use pb::record::RecordType as T;
+        match rec.record_type {
+            Some(T::Run(r)) => self.run(r),
+            Some(T::Exit(e)) => self.ev.list.push(Event::Exit {
+                code: e.exit_code,
+                runtime: e.runtime,
+            }),
+            Some(T::Environment(e)) => {
+                // Every field of every record, later records replacing a field's
+                // earlier value.
+                let json = super::json::message_json_names(&e).unwrap_or_default();
+                self.ev.list.push(Event::Environment(json));
+            }
+            Some(T::Metric(m)) => self.ev.list.push(Event::Metric(metric_def(m))),
+            Some(T::Header(h)) => {
+                if let Some(v) = h.version_info {
+                    self.ev.list.push(Event::Producer(v.producer));
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn run(&mut self, r: pb::RunRecord) {
+        let (git_remote, git_commit) = r.git.map(|g| (g.remote_url, g.commit)).unwrap_or_default();
+        let info = RunInfo {
+            run_id: r.run_id,
+            entity: r.entity,
+            project: r.project,
+            display_name: r.display_name,
+            notes: r.notes,
+            tags: r.tags,
+            group: r.run_group,
+            job_type: r.job_type,
+            host: r.host,
+            sweep_id: r.sweep_id,
+            start_time: r.start_time.map(|t| (t.seconds, t.nanos)),
+            starting_step: r.starting_step,
+            resumed: r.resumed || r.resume,
+            runtime: r.runtime,
+            git_remote,
+            git_commit,
+        };
+        self.ev.list.push(Event::Run(Box::new(info)));
+        // The run record's config and summary are plain updates (nulls kept).
+        for item in r.config.into_iter().flat_map(|c| c.update) {
+            let id = self.pb_path_id(&item.key, &item.nested_key);
+            self.config.set(id, ItemValue::Json(&item.value_json));
+        }
+        for item in r.summary.into_iter().flat_map(|s| s.update) {
+            let id = self.pb_path_id(&item.key, &item.nested_key);
+            self.summary.set(id, ItemValue::Json(&item.value_json));
+        }
+    }
+
+    fn pb_path_id(&mut self, key: &str, nested: &[String]) -> u32 {
+        let mut it = Item {
+            key,
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Null,
+        };
+        for n in nested {
+            it.nested.push(n);
+        }
+        self.path_id(&it)
+    }
+}
+
+/// Byte equality without a call, for the short keys compared per item.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// JSON text `null`, blanks around it allowed (as `str::trim` strips them).
+#[inline]
+fn is_null_json(j: &str) -> bool {
+    match j.as_bytes() {
+        b"null" => true,
+        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => false,
+        _ => j.trim() == "null",
+    }
+}
+
+fn as_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The key path kept for an item: at most [`MAX_DEPTH`] elements, deeper ones joined
+/// with `.` into the last.
+#[must_use]
+pub fn capped_path(item: &Item<'_>) -> Vec<String> {
+    let mut path: Vec<String> = item.path().take(MAX_DEPTH - 1).map(str::to_owned).collect();
+    let rest: Vec<&str> = item.path().skip(MAX_DEPTH - 1).collect();
+    if !rest.is_empty() {
+        path.push(rest.join("."));
+    }
+    path
+}

@@ -1,0 +1,171 @@
+//! Record kinds: the field numbers of the `Record.record_type` oneof, named once.
+//! Every other module spells a record kind through [`RecordType`].
+
+use super::wire::{Field, Fields};
+
+/// A record kind: the field number of its body in the `Record` message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum RecordType {
+    /// No oneof field set (or one this reader does not know).
+    Unknown = 0,
+    History = 2,
+    Summary = 3,
+    Output = 4,
+    Config = 5,
+    Files = 6,
+    Stats = 7,
+    Artifact = 8,
+    Tbrecord = 9,
+    Alert = 10,
+    Telemetry = 11,
+    Metric = 12,
+    OutputRaw = 13,
+    Run = 17,
+    Exit = 18,
+    Final = 20,
+    Header = 21,
+    Footer = 22,
+    Preempting = 23,
+    NoopLinkArtifact = 24,
+    UseArtifact = 25,
+    Environment = 26,
+    OutputLogger = 27,
+    Request = 100,
+}
+
+impl RecordType {
+    /// Every kind, in field-number order.
+    pub const ALL: [RecordType; 24] = [
+        RecordType::Unknown,
+        RecordType::History,
+        RecordType::Summary,
+        RecordType::Output,
+        RecordType::Config,
+        RecordType::Files,
+        RecordType::Stats,
+        RecordType::Artifact,
+        RecordType::Tbrecord,
+        RecordType::Alert,
+        RecordType::Telemetry,
+        RecordType::Metric,
+        RecordType::OutputRaw,
+        RecordType::Run,
+        RecordType::Exit,
+        RecordType::Final,
+        RecordType::Header,
+        RecordType::Footer,
+        RecordType::Preempting,
+        RecordType::NoopLinkArtifact,
+        RecordType::UseArtifact,
+        RecordType::Environment,
+        RecordType::OutputLogger,
+        RecordType::Request,
+    ];
+
+    /// The kind of a oneof field number (Unknown for numbers outside the oneof).
+    #[must_use]
+    pub fn from_field(n: u32) -> RecordType {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| *k as u32 == n)
+            .unwrap_or(RecordType::Unknown)
+    }
+
+    /// Its field number.
+    #[must_use]
+    pub fn field(self) -> u32 {
+        self as u32
+    }
+
+    /// Position in [`RecordType::ALL`] (a dense index for counting).
+    #[must_use]
+    pub fn index(self) -> usize {
+        Self::ALL.iter().position(|k| *k == self).unwrap_or(0)
+    }
+
+    /// The name `wandb leet inspect` prints for it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordType::Unknown => "unknown",
+            RecordType::History => "history",
+            RecordType::Summary => "summary",
+            RecordType::Output => "output",
+            RecordType::Config => "config",
+            RecordType::Files => "files",
+            RecordType::Stats => "stats",
+            RecordType::Artifact => "artifact",
+            RecordType::Tbrecord => "tbrecord",
+            RecordType::Alert => "alert",
+            RecordType::Telemetry => "telemetry",
+            RecordType::Metric => "metric",
+            RecordType::OutputRaw => "output_raw",
+            RecordType::Run => "run",
+            RecordType::Exit => "exit",
+            RecordType::Final => "final",
+            RecordType::Header => "header",
+            RecordType::Footer => "footer",
+            RecordType::Preempting => "preempting",
+            RecordType::NoopLinkArtifact => "noop_link_artifact",
+            RecordType::UseArtifact => "use_artifact",
+            RecordType::Environment => "environment",
+            RecordType::OutputLogger => "output_logger",
+            RecordType::Request => "request",
+        }
+    }
+}
+
+/// Record-type name of a oneof field number (as `wandb leet inspect` prints it).
+#[must_use]
+pub fn record_type_name(field: u32) -> &'static str {
+    RecordType::from_field(field).name()
+}
+
+/// Whether field `n` of `Record` is taken for its body: the oneof's range (2 to 27,
+/// less `control` = 16 and `uuid` = 19; 14 and 15 are unassigned and read as an
+/// unknown kind) and `request` = 100.
+fn is_body_field(n: u32) -> bool {
+    (2..=27).contains(&n) && n != 16 && n != 19 || n == 100
+}
+
+/// The record number, type and body of a record payload, without decoding the body.
+/// None when the payload's framing fields do not parse.
+#[must_use]
+pub fn record_kind(payload: &[u8]) -> Option<(i64, u32, &[u8])> {
+    let mut num = 0i64;
+    let mut kind = None;
+    let mut f = Fields::new(payload);
+    for field in f.by_ref() {
+        match field {
+            #[allow(clippy::cast_possible_wrap)]
+            Field::Varint(1, v) => num = v as i64,
+            Field::Bytes(n, b) if is_body_field(n) => kind = Some((n, b)),
+            _ => {}
+        }
+    }
+    if f.error {
+        return None;
+    }
+    let (n, b) = kind.unwrap_or((0, &[]));
+    Some((num, n, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_and_the_gaps_are_unknown() {
+        for k in RecordType::ALL {
+            assert_eq!(RecordType::from_field(k.field()), k);
+            assert_eq!(RecordType::ALL[k.index()], k);
+        }
+        for n in [1, 14, 15, 16, 19, 28, 99, 101] {
+            assert_eq!(RecordType::from_field(n), RecordType::Unknown, "{n}");
+        }
+        assert_eq!(record_type_name(13), "output_raw");
+        assert_eq!(record_type_name(100), "request");
+    }
+}

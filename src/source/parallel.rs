@@ -1,0 +1,405 @@
+//! The first read of a big file, decoded on all cores.
+//!
+//! The file is cut into ranges at 32 KiB block boundaries (a chunk never crosses
+//! one). Each worker reads its range and decodes it from the first record that
+//! starts in it, as a fresh scanner would. The merging thread hands the ranges on in
+//! file order and stitches each seam: it scans the bytes from where the range before
+//! stopped (the start of a record that runs on, or the range's end) to where the next
+//! worker began, continuing the scanner of the range before. When that scan ends at
+//! the worker's start carrying nothing over, the worker read its bytes exactly as a
+//! scan of the whole file would; when it does not (damage at the seam), the range is
+//! scanned again from the exact state, on the merging thread. So records, damaged
+//! spans and their offsets come out byte for byte as a sequential read gives them.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use super::reader::{Poll, RunReader};
+use super::resolve::{io_err, SourceError};
+use crate::decode::decoder::Decoder;
+use crate::decode::event::Events;
+use crate::decode::leveldb::{self, Frame, Scanner, Skip, BLOCK_SIZE};
+
+/// How a first load is cut.
+#[derive(Debug, Clone, Copy)]
+pub struct ParallelOptions {
+    /// Size of the first range (handed on first, so the first frame comes early).
+    pub first: usize,
+    /// Size of the others.
+    pub range: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Files smaller than this are read sequentially.
+    pub min_len: u64,
+}
+
+impl Default for ParallelOptions {
+    fn default() -> Self {
+        Self {
+            first: 1 << 20,
+            range: 2 << 20,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
+            min_len: 4 << 20,
+        }
+    }
+}
+
+impl ParallelOptions {
+    /// The same with ranges of `range` bytes (rounded to whole blocks), the first
+    /// one included.
+    #[must_use]
+    pub fn with_range(mut self, range: usize) -> Self {
+        let r = range.div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
+        self.first = r;
+        self.range = r;
+        self
+    }
+
+    fn ranges(&self, len: u64) -> Vec<(u64, u64)> {
+        let round = |n: usize| (n.div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE) as u64;
+        let (first, range) = (round(self.first), round(self.range));
+        let mut out = Vec::new();
+        let mut a = 0;
+        while a < len {
+            let b = (a + if a == 0 { first } else { range }).min(len);
+            out.push((a, b));
+            a = b;
+        }
+        out
+    }
+}
+
+/// Where the load stands after a batch: bytes consumed in file order, and the
+/// damaged span held open there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub read_to: u64,
+    pub open: Option<Skip>,
+}
+
+/// What a worker made of one range.
+struct Part {
+    /// Where its scan began (None: no record starts in the range before damage or
+    /// its end; the range is read from the state before it).
+    start: Option<u64>,
+    events: Events,
+    /// The scanner after the range.
+    scanner: Scanner,
+}
+
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt as _;
+        file.read_exact_at(buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt as _;
+        let mut done = 0;
+        while done < buf.len() {
+            let n = file.seek_read(&mut buf[done..], offset + done as u64)?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+fn read_range(file: &File, a: u64, b: u64) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    read_range_into(file, a, b, &mut buf)?;
+    Ok(buf)
+}
+
+/// Read `[a, b)` into `buf` (its allocation reused from range to range).
+fn read_range_into(file: &File, a: u64, b: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+    let n = usize::try_from(b - a).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    buf.resize(n, 0);
+    read_at(file, buf, a)
+}
+
+/// Scan `data` (at the scanner's base) into `d`.
+fn scan_into(
+    scanner: &mut Scanner,
+    data: &[u8],
+    d: &mut Decoder,
+) -> Result<(), leveldb::HeaderError> {
+    scanner.scan(data, |fr| match fr {
+        Frame::Record { offset, payload } => d.record(offset, &payload),
+        Frame::Skip(s) => d.skip(s),
+    })?;
+    Ok(())
+}
+
+/// A worker's reading of the range `[a, b)`.
+fn decode_range(
+    file: &File,
+    a: u64,
+    b: u64,
+    data: &mut Vec<u8>,
+    d: &mut Decoder,
+) -> Result<Part, ReadError> {
+    read_range_into(file, a, b, data).map_err(ReadError::Io)?;
+    let (start, mut scanner) = if a == 0 {
+        (Some(0), Scanner::new())
+    } else {
+        match leveldb::first_record_start(data, a) {
+            Some(s) => (Some(s), Scanner::at(s)),
+            None => {
+                return Ok(Part {
+                    start: None,
+                    events: Events::default(),
+                    scanner: Scanner::at(a),
+                })
+            }
+        }
+    };
+    let from = usize::try_from(start.unwrap_or(a) - a).unwrap_or(data.len());
+    scan_into(&mut scanner, &data[from..], d).map_err(ReadError::Header)?;
+    Ok(Part {
+        start,
+        events: d.take(),
+        scanner,
+    })
+}
+
+enum ReadError {
+    Io(io::Error),
+    Header(leveldb::HeaderError),
+}
+
+impl RunReader {
+    /// Whether the next read is a first load big enough to decode in parallel.
+    ///
+    /// # Errors
+    /// I/O errors from `metadata`.
+    pub fn wants_parallel(&self, opts: &ParallelOptions) -> Result<bool, SourceError> {
+        Ok(self.read_to == 0
+            && self.buf.is_empty()
+            && opts.threads > 1
+            && self.file_len()? >= opts.min_len)
+    }
+
+    /// Read the file as it is now from its start, decoding ranges on `opts.threads`
+    /// threads, and hand each range's events to `emit` in file order (the first
+    /// range first, as soon as it is decoded). Afterwards the reader stands where a
+    /// sequential read of the same bytes would: later polls read on from there.
+    /// A file that shrinks meanwhile stops the load; the next poll starts over.
+    ///
+    /// # Errors
+    /// I/O errors, and a file that does not start with the W&B header.
+    pub fn load_parallel(
+        &mut self,
+        opts: &ParallelOptions,
+        mut emit: impl FnMut(Events, Progress),
+    ) -> Result<Poll, SourceError> {
+        let len = self.file_len()?;
+        let ranges = opts.ranges(len);
+        let path = self.path().to_owned();
+        let header_err = |cause| SourceError::BadHeader {
+            path: path.clone(),
+            cause,
+        };
+        let file = &self.file;
+        let threads = opts.threads.clamp(1, 64);
+        let window = threads * 2;
+        let outcome: Result<Option<Scanner>, SourceError> = std::thread::scope(|scope| {
+            let (task_tx, task_rx) = mpsc::channel::<usize>();
+            let task_rx = Arc::new(Mutex::new(task_rx));
+            let (part_tx, part_rx) = mpsc::channel::<(usize, Result<Part, ReadError>)>();
+            for _ in 0..threads {
+                let rx = Arc::clone(&task_rx);
+                let tx = part_tx.clone();
+                let ranges = &ranges;
+                scope.spawn(move || {
+                    let mut data = Vec::new();
+                    let mut d = Decoder::new();
+                    loop {
+                        let next = rx.lock().map(|r| r.recv());
+                        let Ok(Ok(i)) = next else {
+                            return;
+                        };
+                        let (a, b) = ranges[i];
+                        if tx
+                            .send((i, decode_range(file, a, b, &mut data, &mut d)))
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(part_tx);
+            let mut sent = 0;
+            while sent < ranges.len().min(window) {
+                let _ = task_tx.send(sent);
+                sent += 1;
+            }
+            let mut done: BTreeMap<usize, Result<Part, ReadError>> = BTreeMap::new();
+            let mut state: Option<Scanner> = None;
+            for (i, &(a, b)) in ranges.iter().enumerate() {
+                let part = loop {
+                    if let Some(p) = done.remove(&i) {
+                        break p;
+                    }
+                    match part_rx.recv() {
+                        Ok((j, p)) => {
+                            done.insert(j, p);
+                        }
+                        // Every worker is gone (one panicked): read on sequentially.
+                        Err(_) => {
+                            break Ok(Part {
+                                start: None,
+                                events: Events::default(),
+                                scanner: Scanner::at(a),
+                            })
+                        }
+                    }
+                };
+                if sent < ranges.len() {
+                    let _ = task_tx.send(sent);
+                    sent += 1;
+                }
+                let part = match part {
+                    Ok(p) => p,
+                    Err(ReadError::Header(cause)) => return Err(header_err(cause)),
+                    // Shorter than it was: the file shrank under the load.
+                    Err(ReadError::Io(e)) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                        return Ok(None)
+                    }
+                    Err(ReadError::Io(e)) => return Err(io_err(&path)(e)),
+                };
+                let Some(prev) = state.take() else {
+                    // The first range: read from the header on, exactly as a sequential read.
+                    emit(
+                        part.events,
+                        Progress {
+                            read_to: b,
+                            open: part.scanner.open_skip(),
+                        },
+                    );
+                    state = Some(part.scanner);
+                    continue;
+                };
+                let x = prev.base();
+                // The seam: from where the range before stopped to where this one began.
+                let stitched = match part.start {
+                    Some(s) if s >= x => {
+                        let mut seam = prev.clone();
+                        let mut d = Decoder::new();
+                        let data = match read_range(file, x, s) {
+                            Ok(data) => data,
+                            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                            Err(e) => return Err(io_err(&path)(e)),
+                        };
+                        scan_into(&mut seam, &data, &mut d).map_err(header_err)?;
+                        seam.is_clean_at(s).then(|| d.take())
+                    }
+                    _ => None,
+                };
+                if let Some(seam_events) = stitched {
+                    if !seam_events.is_empty() {
+                        emit(
+                            seam_events,
+                            Progress {
+                                read_to: part.start.unwrap_or(a),
+                                open: None,
+                            },
+                        );
+                    }
+                    emit(
+                        part.events,
+                        Progress {
+                            read_to: b,
+                            open: part.scanner.open_skip(),
+                        },
+                    );
+                    state = Some(part.scanner);
+                } else {
+                    // Damage at the seam: read the range again from the exact state.
+                    let mut seq = prev;
+                    let mut d = Decoder::new();
+                    let data = match read_range(file, x, b) {
+                        Ok(data) => data,
+                        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                        Err(e) => return Err(io_err(&path)(e)),
+                    };
+                    scan_into(&mut seq, &data, &mut d).map_err(header_err)?;
+                    emit(
+                        d.take(),
+                        Progress {
+                            read_to: b,
+                            open: seq.open_skip(),
+                        },
+                    );
+                    state = Some(seq);
+                }
+            }
+            drop(task_tx);
+            Ok(Some(state.unwrap_or_default()))
+        });
+        let Some(mut scanner) = outcome? else {
+            // Shrunk: void what was handed on, and start over on the next poll.
+            self.scanner = Scanner::new();
+            self.buf.clear();
+            self.read_to = 0;
+            self.restart_pending = true;
+            return Ok(Poll {
+                more: true,
+                ..Poll::default()
+            });
+        };
+        let base = scanner.base();
+        self.buf = match read_range(&self.file, base, len) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                self.scanner = Scanner::new();
+                self.buf.clear();
+                self.read_to = 0;
+                self.restart_pending = true;
+                return Ok(Poll {
+                    more: true,
+                    ..Poll::default()
+                });
+            }
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let more = self.file_len()? > len;
+        if self.finishing && !more {
+            let mut d = Decoder::new();
+            scanner.finish(|fr| {
+                if let Frame::Skip(s) = fr {
+                    d.skip(s);
+                }
+            });
+            self.finishing = false;
+            let ev = d.take();
+            if !ev.is_empty() {
+                emit(
+                    ev,
+                    Progress {
+                        read_to: len,
+                        open: None,
+                    },
+                );
+            }
+        }
+        self.read_to = len;
+        let open = scanner.open_skip();
+        self.scanner = scanner;
+        Ok(Poll {
+            bytes: len,
+            records: 0,
+            pending: len - base,
+            more,
+            restarted: false,
+            open,
+        })
+    }
+}

@@ -1,0 +1,363 @@
+//! Finding the `.wandb` file for a path, and the runs next to it.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::decode::decoder::Decoder;
+use crate::decode::event::{Event, RunInfo};
+use crate::decode::leveldb::{self, Frame, HeaderError};
+use crate::text::{sanitize, sanitize_path};
+
+/// Why a path did not lead to a `.wandb` file, or the file could not be read.
+#[derive(Debug, thiserror::Error)]
+///
+/// Paths are shown sanitized: a file name can hold escape sequences.
+pub enum SourceError {
+    #[error("{}: no such file or directory", sanitize_path(.path))]
+    NotFound { path: PathBuf },
+    #[error("{}: no .wandb run found (looked in: {})", sanitize_path(.path), sanitize(.looked))]
+    NoRun { path: PathBuf, looked: String },
+    /// Any other I/O error, named as the OS names it (permission denied, a loop of
+    /// symbolic links, a path through something that is not a directory, ...).
+    #[error("{}: {source}", sanitize_path(.path))]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{}: {cause}", sanitize_path(.path))]
+    BadHeader { path: PathBuf, cause: HeaderError },
+}
+
+/// How resolution refers to a directory it could not use, for the NoRun list:
+/// `missing` only when it does not exist, else the OS's reason.
+fn why_unusable(e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::NotFound {
+        "missing".to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// The error for a path that cannot be used: [`SourceError::NotFound`] only when
+/// it does not exist (a dangling symlink included), else the real cause.
+fn path_error(path: &Path, e: io::Error) -> SourceError {
+    if e.kind() == io::ErrorKind::NotFound {
+        SourceError::NotFound {
+            path: path.to_owned(),
+        }
+    } else {
+        SourceError::Io {
+            path: path.to_owned(),
+            source: e,
+        }
+    }
+}
+
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SourceError + '_ {
+    move |source| SourceError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Whether `name` is a run directory name (`run-*` or `offline-run-*`).
+#[must_use]
+pub fn is_run_dir_name(name: &str) -> bool {
+    name.starts_with("run-") || name.starts_with("offline-run-")
+}
+
+/// The `.wandb` file inside a run directory (the newest if there are several).
+fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
+    let mut best: Option<(SystemTime, PathBuf)> = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "wandb") && p.is_file() {
+            let t = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            if best.as_ref().is_none_or(|(bt, bp)| (t, &p) > (*bt, bp)) {
+                best = Some((t, p));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// Run directories in a wandb directory, oldest first (by name: the names embed
+/// the start time; ties broken by modification time).
+#[must_use]
+pub fn run_dirs(wandb_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<((String, SystemTime, String), PathBuf)> = std::fs::read_dir(wandb_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let p = e.path();
+            (is_run_dir_name(&name) && p.is_dir()).then(|| (run_dir_sort_key(&name, &p), p))
+        })
+        .collect();
+    dirs.sort();
+    dirs.into_iter().map(|(_, p)| p).collect()
+}
+
+/// offline-run-YYYYMMDD_HHMMSS-id and run-YYYYMMDD_HHMMSS-id sort by the time in
+/// their name; runs started in the same second (a sweep) by when the directory
+/// last changed, then by name.
+fn run_dir_sort_key(name: &str, dir: &Path) -> (String, SystemTime, String) {
+    let rest = name
+        .trim_start_matches("offline-")
+        .trim_start_matches("run-");
+    let stamp = rest.get(..15).unwrap_or(rest).to_owned();
+    let modified = std::fs::metadata(dir)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    (stamp, modified, rest.to_owned())
+}
+
+/// One run next to the one shown, for the run picker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEntry {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Its `.wandb` file, if it has one yet.
+    pub file: Option<PathBuf>,
+    /// Display name and run id from the file's run record (empty if not read).
+    pub name: String,
+    pub id: String,
+    /// Size and modification time (Unix s) of the `.wandb` file.
+    pub size: u64,
+    pub modified: Option<f64>,
+}
+
+/// The wandb directory holding the run of `file` (`wandb/<run-dir>/run-x.wandb`),
+/// when that run sits in a run directory.
+#[must_use]
+pub fn wandb_dir_of(file: &Path) -> Option<PathBuf> {
+    let run_dir = file.parent()?;
+    let name = run_dir.file_name()?.to_string_lossy();
+    if !is_run_dir_name(&name) {
+        return None;
+    }
+    let dir = run_dir.parent()?;
+    Some(if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir.to_owned()
+    })
+}
+
+/// Bytes read from the start of each `.wandb` file for its run record.
+const PEEK_BYTES: u64 = 64 << 10;
+
+/// Display name and id from the run records near the start of a `.wandb` file
+/// (merged up to the first that names the run id).
+fn peek_run(file: &Path) -> (String, String) {
+    let mut data = Vec::new();
+    if File::open(file)
+        .and_then(|f| f.take(PEEK_BYTES).read_to_end(&mut data))
+        .is_err()
+    {
+        return (String::new(), String::new());
+    }
+    let mut info = RunInfo::default();
+    let mut decoder = Decoder::new();
+    let _ = leveldb::scan(&data, 0, |fr| {
+        if let Frame::Record { offset, payload } = fr {
+            if info.run_id.is_empty() {
+                decoder.record(offset, &payload);
+                for e in decoder.take().list {
+                    if let Event::Run(r) = e {
+                        info.merge(*r);
+                    }
+                }
+            }
+        }
+    });
+    (info.display_name, info.run_id)
+}
+
+/// Every run of the wandb directory that holds `file`'s run, newest first, with
+/// each run's name read from its file. Empty when `file` is not in a run directory.
+#[must_use]
+pub fn sibling_runs(file: &Path) -> Vec<RunEntry> {
+    file.parent().map_or_else(Vec::new, runs_next_to)
+}
+
+/// Every run of the wandb directory that holds the run directory `run_dir` (which
+/// may have no `.wandb` file yet), newest first. Empty when it is not a run directory.
+#[must_use]
+pub fn runs_next_to(run_dir: &Path) -> Vec<RunEntry> {
+    let Some(wandb_dir) = wandb_dir_of(&run_dir.join("x.wandb")) else {
+        return Vec::new();
+    };
+    run_dirs(&wandb_dir)
+        .into_iter()
+        .rev()
+        .map(|dir| {
+            let file = wandb_in_dir(&dir);
+            let meta = file.as_ref().and_then(|f| std::fs::metadata(f).ok());
+            let (name, id) = file.as_deref().map(peek_run).unwrap_or_default();
+            RunEntry {
+                size: meta.as_ref().map_or(0, std::fs::Metadata::len),
+                modified: meta
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs_f64()),
+                dir,
+                file,
+                name,
+                id,
+            }
+        })
+        .collect()
+}
+
+/// `latest-run` in a wandb directory: a symlink (relative or absolute), or a plain
+/// file holding the run directory's name (what a copy without symlinks leaves).
+fn latest_run(wandb_dir: &Path) -> Option<PathBuf> {
+    let link = wandb_dir.join("latest-run");
+    if let Ok(target) = std::fs::read_link(&link) {
+        let p = if target.is_absolute() {
+            target
+        } else {
+            wandb_dir.join(target)
+        };
+        if p.is_dir() {
+            return Some(p);
+        }
+    }
+    if link.is_dir() {
+        return Some(link);
+    }
+    if link.is_file() {
+        let text = std::fs::read_to_string(&link).ok()?;
+        let name = text.trim();
+        if !name.is_empty() && !name.contains('\n') {
+            let p = if Path::new(name).is_absolute() {
+                PathBuf::from(name)
+            } else {
+                wandb_dir.join(name)
+            };
+            if p.is_dir() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A `.wandb` file.
+    File(PathBuf),
+    /// A run directory that has no `.wandb` file yet (a run just starting).
+    EmptyRunDir(PathBuf),
+}
+
+/// Resolve a user path to the `.wandb` file to show: a `.wandb` file; a run
+/// directory; a wandb directory (or a project directory holding `wandb/` or
+/// `.wandb/`) → its `latest-run`, else its newest run directory.
+///
+/// # Errors
+/// [`SourceError::NotFound`] for a missing path, [`SourceError::NoRun`] (naming
+/// every place looked at) when nothing fits.
+pub fn resolve(path: &Path) -> Result<Target, SourceError> {
+    let meta = std::fs::metadata(path).map_err(|e| path_error(path, e))?;
+    if meta.is_file() {
+        // A `latest-run` pointer stored as a plain file (a copy that lost the symlink).
+        if path.file_name().is_some_and(|n| n == "latest-run") {
+            if let Some(run) = path.parent().and_then(latest_run) {
+                return resolve(&run);
+            }
+        }
+        return Ok(Target::File(path.to_owned()));
+    }
+    if !meta.is_dir() {
+        // A FIFO or a device: a run is read by offset, from a file.
+        return Err(SourceError::Io {
+            path: path.to_owned(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file or a directory",
+            ),
+        });
+    }
+    // A directory we may not list is not "no run here".
+    std::fs::read_dir(path).map_err(|e| path_error(path, e))?;
+    let mut looked = Vec::new();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A run directory (or latest-run itself).
+    if let Some(f) = wandb_in_dir(path) {
+        return Ok(Target::File(f));
+    }
+
+    if is_run_dir_name(&name) || name == "latest-run" {
+        return Ok(Target::EmptyRunDir(path.to_owned()));
+    }
+    let mut candidates = vec![path.to_owned()];
+    for sub in ["wandb", ".wandb"] {
+        let d = path.join(sub);
+        match std::fs::metadata(&d) {
+            Ok(m) if m.is_dir() => candidates.push(d),
+            Ok(_) => looked.push(format!("{} (not a directory)", d.display())),
+            Err(e) => looked.push(format!("{} ({})", d.display(), why_unusable(&e))),
+        }
+    }
+    for wandb_dir in candidates {
+        if let Err(e) = std::fs::read_dir(&wandb_dir) {
+            looked.push(format!("{} ({})", wandb_dir.display(), why_unusable(&e)));
+            continue;
+        }
+        // A latest-run that is there but leads nowhere usable (a symlink loop, no
+        // permission): say so rather than "no latest-run".
+        let link = wandb_dir.join("latest-run");
+        if std::fs::symlink_metadata(&link).is_ok() {
+            if let Err(e) = std::fs::metadata(&link) {
+                looked.push(format!("{} ({})", link.display(), why_unusable(&e)));
+            }
+        }
+        if let Some(run) = latest_run(&wandb_dir) {
+            if let Some(f) = wandb_in_dir(&run) {
+                return Ok(Target::File(f));
+            }
+            // The newest run has not written its file yet: wait for it rather than
+            // show an older run.
+            return Ok(Target::EmptyRunDir(run));
+        }
+        for run in run_dirs(&wandb_dir).into_iter().rev() {
+            if let Some(f) = wandb_in_dir(&run) {
+                return Ok(Target::File(f));
+            }
+            looked.push(run.display().to_string());
+        }
+        looked.push(format!(
+            "{} (no latest-run, no run-*/offline-run-* with a .wandb)",
+            wandb_dir.display()
+        ));
+    }
+    looked.dedup();
+    Err(SourceError::NoRun {
+        path: path.to_owned(),
+        looked: looked.join(", "),
+    })
+}
+
+/// [`resolve`] for callers that need a file now: a run directory without a
+/// `.wandb` file yet is an error rather than something to wait for.
+///
+/// # Errors
+/// As [`resolve`], and [`SourceError::NoRun`] for an empty run directory.
+pub fn resolve_file(path: &Path) -> Result<PathBuf, SourceError> {
+    match resolve(path)? {
+        Target::File(f) => Ok(f),
+        Target::EmptyRunDir(d) => Err(SourceError::NoRun {
+            looked: d.display().to_string(),
+            path: d,
+        }),
+    }
+}

@@ -1,0 +1,108 @@
+//! The damage report of a run: what was skipped, and how the file ends.
+
+use crate::decode::leveldb::Skip;
+
+/// What was lost to damage, and how the file ends.
+///
+/// The counts and `skips` include the span a live reader still holds open at the end
+/// of what it read (see [`DamageReport::set_open`]), so a report taken at any moment
+/// is the damage of the bytes read so far, and never counts a byte twice.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DamageReport {
+    /// Skipped spans, in file order (kept up to a limit; counts are exact).
+    pub skips: Vec<Skip>,
+    pub skipped_spans: u64,
+    pub skipped_bytes: u64,
+    /// Records whose framing was intact but whose protobuf did not decode.
+    pub bad_records: u64,
+    /// Bytes at the end of the file that form an incomplete record.
+    pub incomplete_tail: u64,
+    /// The span still open at the end of what was read (counted above).
+    open: Option<Skip>,
+}
+
+impl DamageReport {
+    const KEEP: usize = 1000;
+
+    /// A finished span. It replaces the open one, which it ends (a reader hands on
+    /// the final form of a span it held open) or follows.
+    pub fn add(&mut self, s: Skip) {
+        self.retract_open();
+        self.count(s);
+    }
+
+    /// The reader's open span, as it stands now (None once none is open): replaces
+    /// the one set before.
+    pub fn set_open(&mut self, s: Option<Skip>) {
+        self.retract_open();
+        if let Some(s) = s {
+            self.count(s);
+            self.open = Some(s);
+        }
+    }
+
+    fn count(&mut self, s: Skip) {
+        self.skipped_spans += 1;
+        self.skipped_bytes += s.len;
+        if self.skips.len() < Self::KEEP {
+            self.skips.push(s);
+        }
+    }
+
+    fn retract_open(&mut self) {
+        if let Some(o) = self.open.take() {
+            self.skipped_spans -= 1;
+            self.skipped_bytes -= o.len;
+            // Spans never overlap, so only the open one itself can equal it.
+            if let Some(i) = self.skips.iter().rposition(|k| *k == o) {
+                self.skips.remove(i);
+            }
+        }
+    }
+
+    /// Nothing was skipped (an incomplete tail is not damage).
+    #[must_use]
+    pub fn is_clean(&self) -> bool {
+        self.skipped_spans == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::leveldb::SkipReason;
+
+    fn span(offset: u64, len: u64) -> Skip {
+        Skip {
+            offset,
+            len,
+            reason: SkipReason::Checksum,
+        }
+    }
+
+    #[test]
+    fn the_open_span_is_counted_once_however_often_it_grows() {
+        let mut d = DamageReport::default();
+        d.add(span(10, 5));
+        d.set_open(Some(span(100, 20)));
+        d.set_open(Some(span(100, 50)));
+        assert_eq!((d.skipped_spans, d.skipped_bytes), (2, 55));
+        assert_eq!(d.skips, [span(10, 5), span(100, 50)]);
+        // The reader hands on its final form, then a bad record after it.
+        d.add(span(100, 60));
+        d.add(Skip {
+            offset: 200,
+            len: 3,
+            reason: SkipReason::BadRecord,
+        });
+        d.set_open(None);
+        assert_eq!((d.skipped_spans, d.skipped_bytes), (3, 68));
+        assert_eq!(d.skips[..2], [span(10, 5), span(100, 60)]);
+        d.set_open(Some(span(300, 1)));
+        d.set_open(None);
+        assert_eq!(
+            (d.skipped_spans, d.skipped_bytes, d.skips.len()),
+            (3, 68, 3)
+        );
+    }
+}

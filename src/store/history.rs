@@ -1,0 +1,196 @@
+//! Folding history rows and system samples into the run's series, and the images a
+//! row names into its media lists.
+
+use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
+use super::run::{glob_match, Run};
+use crate::decode::event::{Events, Row, Timestamp};
+
+const NONE: usize = usize::MAX;
+
+fn values<'a>(ev: &'a Events, r: &std::ops::Range<u32>) -> &'a [(u32, f64)] {
+    ev.values
+        .get(r.start as usize..r.end as usize)
+        .unwrap_or_default()
+}
+
+impl Run {
+    /// Forget the batch key → series maps (a new batch has its own key table).
+    pub(crate) fn start_batch(&mut self, ev: &Events) {
+        self.metric_of.clear();
+        self.metric_of.resize(ev.keys.len(), NONE);
+        self.system_of.clear();
+        self.system_of.resize(ev.keys.len(), NONE);
+    }
+
+    fn metric_slot(&mut self, ev: &Events, id: u32) -> usize {
+        let i = id as usize;
+        match self.metric_of.get(i) {
+            Some(&s) if s != NONE => s,
+            Some(_) => {
+                let s = self.metrics.slot(&ev.keys[i]);
+                self.metric_of[i] = s;
+                s
+            }
+            None => NONE,
+        }
+    }
+
+    fn system_slot(&mut self, ev: &Events, id: u32) -> usize {
+        let i = id as usize;
+        match self.system_of.get(i) {
+            Some(&s) if s != NONE => s,
+            Some(_) => {
+                let s = self.system.slot(&ev.keys[i]);
+                self.system_of[i] = s;
+                s
+            }
+            None => NONE,
+        }
+    }
+
+    fn step_metric_for(&mut self, key: &str) -> Option<String> {
+        if let Some(s) = self.step_metric_of.get(key) {
+            return s.clone();
+        }
+        let found = self
+            .metric_defs
+            .iter()
+            .rev()
+            .find(|d| {
+                (!d.name.is_empty() && d.name == key)
+                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
+            })
+            .map(|d| d.step_metric.clone())
+            .filter(|s| !s.is_empty());
+        self.step_metric_of.insert(key.to_owned(), found.clone());
+        found
+    }
+
+    pub(crate) fn fold_row(&mut self, ev: &Events, r: &Row) {
+        if let Some(t) = r.time {
+            self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
+        }
+        let defs = !self.metric_defs.is_empty();
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        self.row_steps.clear();
+        for &(id, y) in values(ev, &r.values) {
+            let slot = self.metric_slot(ev, id);
+            row.push((slot, y));
+            if defs {
+                self.row_steps.insert(ev.keys[id as usize].clone(), y);
+            }
+        }
+        for (id, text) in &r.others {
+            let Some(key) = ev.keys.get(*id as usize) else {
+                continue;
+            };
+            if let Some(prefix) = key.strip_suffix("._type") {
+                if !self.media_prefixes.contains(prefix) {
+                    self.media_prefixes.insert(prefix.to_owned());
+                }
+            }
+            // The fields of an image object, gathered until the row's step is known.
+            if let Some((prefix, field)) = key.rsplit_once('.') {
+                if r.complete && matches!(field, "_type" | "path" | "caption") {
+                    self.row_media
+                        .push((prefix.to_owned(), field.to_owned(), json_text(text)));
+                }
+            }
+            // Reuse the key's buffer: no allocation per row once seen.
+            if let Some(v) = self.latest_other.get_mut(key.as_str()) {
+                v.clear();
+                v.push_str(text);
+            } else {
+                self.latest_other.insert(key.clone(), text.clone());
+            }
+        }
+        if !r.complete {
+            self.row = row;
+            return;
+        }
+        self.history_rows += 1;
+        #[allow(clippy::cast_possible_truncation)]
+        if let Some(s) = r.step {
+            self.last_step = Some(s as i64);
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let x_default = r.step.unwrap_or(self.history_rows as f64 - 1.0);
+        self.take_row_media(x_default);
+        if defs {
+            for (k, v) in &self.row_steps {
+                self.last_step_values.insert(k.clone(), *v);
+            }
+            for &(slot, y) in &row {
+                let name = self.metrics.keys()[slot].clone();
+                let x = match self.step_metric_for(&name) {
+                    Some(sm) => self
+                        .row_steps
+                        .get(&sm)
+                        .or_else(|| self.last_step_values.get(&sm))
+                        .copied(),
+                    None => Some(x_default),
+                };
+                if let Some(x) = x {
+                    self.metrics.push_at(slot, x, y);
+                }
+            }
+        } else {
+            for &(slot, y) in &row {
+                self.metrics.push_at(slot, x_default, y);
+            }
+        }
+        self.row = row;
+    }
+
+    /// Record the row's images (`_type` `image-file` with a `path`) at `step`.
+    fn take_row_media(&mut self, step: f64) {
+        if self.row_media.is_empty() {
+            return;
+        }
+        let fields = std::mem::take(&mut self.row_media);
+        for (prefix, field, text) in &fields {
+            if field != "_type" || text != "image-file" {
+                continue;
+            }
+            let get = |want: &str| {
+                fields
+                    .iter()
+                    .find(|(p, f, _)| p == prefix && f == want)
+                    .map(|(_, _, t)| t.clone())
+            };
+            let Some(path) = get("path") else {
+                continue;
+            };
+            let items = self.media.entry(prefix.clone()).or_default();
+            if items.len() == MEDIA_PER_KEY {
+                items.pop_front();
+            }
+            items.push_back(MediaItem {
+                step,
+                path,
+                caption: get("caption").unwrap_or_default(),
+            });
+        }
+        self.row_media = fields;
+        self.row_media.clear();
+    }
+
+    pub(crate) fn fold_stats(
+        &mut self,
+        ev: &Events,
+        time: Option<Timestamp>,
+        r: &std::ops::Range<u32>,
+    ) {
+        #[allow(clippy::cast_precision_loss)]
+        let x = time.map_or_else(
+            || self.last_time.unwrap_or(0.0),
+            |(s, n)| s as f64 + f64::from(n) * 1e-9,
+        );
+        self.last_time = Some(self.last_time.map_or(x, |l| l.max(x)));
+        for &(id, y) in values(ev, r) {
+            let slot = self.system_slot(ev, id);
+            self.system.push_at(slot, x, y);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Unit tests of the run model.
+use super::*;
+use crate::decode::wire::{self, ItemValue};
+
+#[test]
+fn globs() {
+    assert!(glob_match("val/*", "val/acc"));
+    assert!(!glob_match("val/*", "train/acc"));
+    assert!(glob_match("*loss*", "train/loss_x"));
+    assert!(glob_match("a", "a"));
+    assert!(!glob_match("a", "ab"));
+}
+
+#[test]
+fn a_null_summary_value_removes_the_key_but_config_keeps_nulls() {
+    use prost::Message as _;
+    let item = |key: &str, v: &str| crate::decode::pb::SummaryItem {
+        key: key.into(),
+        value_json: v.into(),
+        ..Default::default()
+    };
+    let summary = |items: Vec<crate::decode::pb::SummaryItem>| crate::decode::pb::Record {
+        record_type: Some(crate::decode::pb::record::RecordType::Summary(
+            crate::decode::pb::SummaryRecord {
+                update: items,
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    };
+    let mut run = Run::new();
+    run.apply(
+        0,
+        &summary(vec![item("tmp", "1"), item("keep", "2")]).encode_to_vec(),
+    );
+    run.apply(1, &summary(vec![item("tmp", "null")]).encode_to_vec());
+    assert_eq!(
+        Value::Object(run.summary.to_json()),
+        serde_json::json!({"keep": 2})
+    );
+    let config = crate::decode::pb::Record {
+        record_type: Some(crate::decode::pb::record::RecordType::Config(
+            crate::decode::pb::ConfigRecord {
+                update: vec![crate::decode::pb::ConfigItem {
+                    key: "opt".into(),
+                    value_json: "null".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    };
+    run.apply(2, &config.encode_to_vec());
+    assert_eq!(
+        Value::Object(run.config.to_json()),
+        serde_json::json!({"opt": null})
+    );
+}
+
+#[test]
+fn logged_images_are_listed_per_key_with_their_step() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/runs/many_metrics/wandb/offline-run-20261130_174932-many0001");
+    let file = std::fs::read_dir(&dir)
+        .expect("fixture")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "wandb"))
+        .expect("wandb file");
+    let data = std::fs::read(file).expect("read");
+    let mut run = Run::new();
+    crate::decode::leveldb::scan(&data, 0, |fr| {
+        if let crate::decode::leveldb::Frame::Record { offset, payload } = fr {
+            run.apply(offset, &payload);
+        }
+    })
+    .expect("header");
+    let imgs = run.media.get("img").expect("img key");
+    let steps: Vec<f64> = imgs.iter().map(|m| m.step).collect();
+    assert_eq!(steps, [0.0, 10.0]);
+    assert!(
+        imgs[0].path.starts_with("media/images/img_0_"),
+        "{:?}",
+        imgs[0]
+    );
+    assert_eq!(imgs[0].caption, "noise step 0");
+    assert!(dir.join("files").join(&imgs[1].path).is_file());
+    // Histograms are media too, but not images.
+    assert_eq!(run.media.len(), 1, "{:?}", run.media.keys());
+}
+
+#[test]
+fn tree_updates_and_removes() {
+    let mut t = Tree::default();
+    let item = |k: &'static str, v: &'static str| wire::Item {
+        key: k,
+        nested: wire::smallvec_lite::Path::default(),
+        value: ItemValue::Json(v),
+    };
+    let mut nested = wire::Item {
+        key: "",
+        nested: wire::smallvec_lite::Path::default(),
+        value: ItemValue::Json("1"),
+    };
+    nested.nested.push("final");
+    nested.nested.push("loss");
+    t.update(&item("a", "1"));
+    t.update(&nested);
+    t.update(&item("a", "NaN"));
+    assert_eq!(
+        Value::Object(t.to_json()),
+        serde_json::json!({"a": "NaN", "final": {"loss": 1}})
+    );
+    t.remove(&item("final", ""));
+    assert_eq!(Value::Object(t.to_json()), serde_json::json!({"a": "NaN"}));
+}
+
+#[test]
+fn removing_a_subtree_leaves_its_siblings() {
+    let mut t = Tree::default();
+    let leaf = |a: &'static str, b: &'static str| {
+        let mut it = wire::Item {
+            key: "",
+            nested: wire::smallvec_lite::Path::default(),
+            value: ItemValue::Json("1"),
+        };
+        it.nested.push(a);
+        it.nested.push(b);
+        it
+    };
+    t.update(&leaf("a", "x"));
+    t.update(&leaf("a", "y"));
+    t.update(&leaf("ab", "x"));
+    let mut a = wire::Item {
+        key: "a",
+        nested: wire::smallvec_lite::Path::default(),
+        value: ItemValue::Null,
+    };
+    t.remove(&a);
+    assert_eq!(
+        Value::Object(t.to_json()),
+        serde_json::json!({"ab": {"x": 1}})
+    );
+    a.key = "ab";
+    t.remove(&a);
+    assert!(t.is_empty());
+}
+
+#[test]
+fn hostile_depth_is_capped() {
+    let names: Vec<String> = (0..100_000).map(|i| format!("k{i}")).collect();
+    let mut deep = wire::Item {
+        key: "",
+        nested: wire::smallvec_lite::Path::default(),
+        value: ItemValue::Json("1"),
+    };
+    for n in &names {
+        deep.nested.push(n);
+    }
+    let mut t = Tree::default();
+    t.update(&deep);
+    let json = Value::Object(t.to_json());
+    let mut depth = 0;
+    let mut v = &json;
+    while let Some((_, next)) = v.as_object().and_then(|o| o.iter().next()) {
+        depth += 1;
+        v = next;
+    }
+    assert_eq!(depth, MAX_DEPTH);
+    fn leaves(v: &Value) -> usize {
+        match v {
+            Value::Object(o) => o.values().map(leaves).sum(),
+            _ => 1,
+        }
+    }
+    assert_eq!(leaves(&json), 1);
+    t.remove(&deep);
+    assert!(t.to_json().is_empty());
+}
