@@ -1,7 +1,10 @@
 //! The layer order of `src/`, kept by reading the source: every reference to
 //! another file of the crate (`use crate::…`, an inline `crate::a::b` path,
 //! `super::…`, and a parent module's use of its own child modules) must point to a
-//! module of a lower layer, and no files may reference each other in a cycle.
+//! module of a lower layer, and no files may reference each other in a cycle. A
+//! parent's `pub use child::Item;` re-export is not counted as its use of the child
+//! (it is the module's table of contents), so children may use types their parent
+//! defines while the parent lists what they export.
 //!
 //! The order is written once more, for people, at the top of `src/lib.rs`; the two
 //! must agree (a test below compares them).
@@ -245,6 +248,20 @@ fn path_tail(s: &str, prefix: &mut Vec<String>) -> (usize, Vec<Vec<String>>) {
     }
 }
 
+/// Whether the path at byte `at` of `code` is in a `pub use` / `pub(crate) use`
+/// statement.
+fn reexport_at(code: &str, at: usize) -> bool {
+    let before = &code[..at];
+    let stmt = before
+        .rfind([';', '}', '{'])
+        .map_or(before, |i| &before[i + 1..]);
+    let words: Vec<&str> = stmt.split_whitespace().collect();
+    matches!(
+        words.as_slice(),
+        ["pub" | "pub(crate)" | "pub(super)", "use", ..] | ["#[doc(inline)]", "pub", "use", ..]
+    ) && !stmt.contains("::")
+}
+
 /// Whether byte `at` of `code` lies inside an inline module (`mod x { … }`).
 fn inline_mod_at(code: &str, at: usize) -> bool {
     let b = code.as_bytes();
@@ -386,6 +403,9 @@ impl Crate {
                         m
                     }
                     "self" => f.module.clone(),
+                    // A parent re-exporting a child's items (`pub use child::X;`)
+                    // is the module's table of contents, not a use of the child.
+                    _ if reexport_at(&code, at) => continue,
                     child => {
                         let mut m = f.module.clone();
                         m.push(child.to_owned());
@@ -642,4 +662,26 @@ fn a_parent_module_using_a_child_that_uses_it_is_a_cycle() {
     let v = k.violations();
     assert_eq!(v.len(), 1, "{v:#?}");
     assert!(v[0].contains("src/app/grid.rs") && v[0].contains("src/app/mod.rs"));
+}
+
+#[test]
+fn a_parent_re_exporting_a_child_is_no_cycle_but_calling_it_is() {
+    let ok = Crate::from_memory(&[
+        ("lib.rs", "pub mod source;"),
+        (
+            "source/mod.rs",
+            "mod worker;\npub use worker::{Sampler, Ticker};\npub trait Collector {}",
+        ),
+        (
+            "source/worker.rs",
+            "use super::Collector;\npub struct Sampler;\npub struct Ticker;",
+        ),
+    ]);
+    assert_eq!(ok.violations(), Vec::<String>::new());
+    let bad = Crate::from_memory(&[
+        ("lib.rs", "pub mod source;"),
+        ("source/mod.rs", "mod worker;\npub use worker::Sampler;\npub trait Collector {}\nfn f() { let _ = worker::start(); }"),
+        ("source/worker.rs", "use super::Collector;\npub struct Sampler;\npub fn start() {}"),
+    ]);
+    assert_eq!(bad.violations().len(), 1, "{:#?}", bad.violations());
 }
