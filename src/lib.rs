@@ -1,7 +1,15 @@
 //! leet: a terminal viewer for W&B `.wandb` run logs and a live host sampler.
 //!
-//! Data flows left to right: `source` (files, host) → `decode` (frames, records)
-//! → `store` (run model, capped series) → `app` (state) → `view` (pure render).
+//! Data flows one way: `source` (files, host) reads bytes and `decode` turns them
+//! into events on reader threads → `store` folds events into the run model (capped
+//! series) → `app` (state; `update` does no I/O, it asks for it with commands) →
+//! `view` (pure render); `runtime` wires them and executes the commands.
+//!
+//! Layers, lowest first; a file uses only modules of lower layers (modules joined
+//! by `|` are siblings and do not use each other), and no files use each other in a
+//! cycle. `tests/layers.rs` reads the source and keeps this order:
+//!
+//! text < decode < msg < source < store < inspect | app < input | terminal < view < cli < runtime
 pub mod app;
 pub mod cli;
 pub mod decode;
