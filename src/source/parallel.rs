@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use super::reader::{Poll, RunReader};
 use super::resolve::{io_err, SourceError};
 use crate::decode::decoder::Decoder;
-use crate::decode::event::Events;
+use crate::decode::event::{Events, Sink};
 use crate::decode::leveldb::{self, Frame, Scanner, Skip, BLOCK_SIZE};
 
 /// How a first load is cut.
@@ -175,6 +175,25 @@ enum ReadError {
 }
 
 impl RunReader {
+    /// Read the whole file as it is now into `sink`, a big file's first read
+    /// decoded on all cores ([`RunReader::load_parallel`]). The result is the same
+    /// as [`RunReader::read_all`].
+    ///
+    /// # Errors
+    /// As [`RunReader::poll_frames`].
+    pub fn read_all_parallel<S: Sink>(&mut self, sink: &mut S) -> Result<(), SourceError> {
+        if self.wants_parallel(&ParallelOptions::default())? {
+            let p = self.load_parallel(&ParallelOptions::default(), |ev, _| {
+                sink.fold(&ev);
+            })?;
+            sink.at_end(p.pending, p.open);
+            if !p.more {
+                return Ok(());
+            }
+        }
+        self.read_all(sink)
+    }
+
     /// Whether the next read is a first load big enough to decode in parallel.
     ///
     /// # Errors

@@ -227,23 +227,4 @@ impl RunReader {
             }
         }
     }
-
-    /// Read the whole file as it is now into `sink`, a big file's first read
-    /// decoded on all cores ([`RunReader::load_parallel`]). The result is the same
-    /// as [`RunReader::read_all`].
-    ///
-    /// # Errors
-    /// As [`RunReader::poll_frames`].
-    pub fn read_all_parallel<S: Sink>(&mut self, sink: &mut S) -> Result<(), SourceError> {
-        if self.wants_parallel(&super::parallel::ParallelOptions::default())? {
-            let p = self.load_parallel(&super::parallel::ParallelOptions::default(), |ev, _| {
-                sink.fold(&ev);
-            })?;
-            sink.at_end(p.pending, p.open);
-            if !p.more {
-                return Ok(());
-            }
-        }
-        self.read_all(sink)
-    }
 }
