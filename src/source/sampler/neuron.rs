@@ -86,8 +86,12 @@ pub(crate) const CORE_MEMORY_FIELDS: [&str; 5] = [
 
 /// A child that lived this long resets the backoff.
 const HEALTHY_RUN: Duration = Duration::from_secs(60);
-/// How often the supervisor looks at the child.
-const SUPERVISE_EVERY: Duration = Duration::from_millis(200);
+/// How often the supervisor looks at a running child when nothing wakes it: the reader
+/// thread wakes it as soon as the child's stdout closes, so this only bounds how late
+/// the exit of a child whose stdout stays open (held by a grandchild) is seen.
+const SUPERVISE_EVERY: Duration = Duration::from_secs(1);
+/// How often it looks while a child whose stdout has closed has not yet exited.
+const EXIT_POLL: Duration = Duration::from_millis(20);
 /// How long an exited child's last output is waited for before the stream is dropped.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 /// Events (exits, restarts) kept between two samples.
@@ -645,16 +649,32 @@ fn secs(d: Duration) -> String {
     }
 }
 
+/// What wakes the supervisor before its next look is due.
+enum Wake {
+    /// The collector is going.
+    Stop,
+    /// The running child's stdout closed (sent by its reader thread).
+    Closed,
+}
+
 /// Start, watch and restart the child until the collector goes.
-fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) {
+fn supervise(
+    shared: &Mutex<Shared>,
+    program: &Path,
+    wake: &mpsc::Receiver<Wake>,
+    notify: &mpsc::Sender<Wake>,
+) {
     let name = program
         .file_name()
         .map_or_else(|| "neuron-monitor".into(), |n| n.to_string_lossy());
     let mut backoff = Backoff::new(HEALTHY_RUN);
     let mut wait = Duration::ZERO;
+    // The running child's stdout has closed: it is exiting, so look again soon.
+    let mut closed = false;
     loop {
-        match stop.recv_timeout(wait) {
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+        match wake.recv_timeout(wait) {
+            Ok(Wake::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+            Ok(Wake::Closed) => closed = true,
             Err(RecvTimeoutError::Timeout) => {}
         }
         wait = SUPERVISE_EVERY;
@@ -665,16 +685,23 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
         let now = Instant::now();
         if s.stream.is_some() {
             let status = s.stream.as_mut().and_then(Stream::exited);
-            let Some(status) = status else { continue };
+            let Some(status) = status else {
+                if closed {
+                    wait = EXIT_POLL;
+                }
+                continue;
+            };
             s.drain_stream();
             let exited_at = *s.exited_at.get_or_insert(now);
             if !s.pending.closed && now.saturating_duration_since(exited_at) < DRAIN_AFTER_EXIT {
+                wait = EXIT_POLL.max(DRAIN_AFTER_EXIT / 5);
                 continue; // its last lines may still be in the pipe
             }
             let lived = exited_at.saturating_duration_since(s.started_at);
             s.drain_stream();
             s.stream = None; // kills what is left of its group, reaps it
             s.exited_at = None;
+            closed = false;
             let delay = backoff.after(lived);
             let n = s.starts;
             s.event(format!(
@@ -684,11 +711,28 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
             ));
             s.next_start = Some(now + delay);
         } else if s.next_start.is_some_and(|t| now >= t) {
+            // A notice of the previous child is stale now.
+            while let Ok(w) = wake.try_recv() {
+                if matches!(w, Wake::Stop) {
+                    return stop(&mut s);
+                }
+            }
             let started = s.config.write().and_then(|()| {
                 let arg = s.config.arg().to_string();
-                Stream::spawn(program, &["-c", &arg], MAX_LINES, MAX_LINE_BYTES)
-                    .map_err(|e| e.to_string())
+                let notify = notify.clone();
+                let on_close: Box<dyn FnOnce() + Send> = Box::new(move || {
+                    let _ = notify.send(Wake::Closed);
+                });
+                Stream::spawn_with_close_notice(
+                    program,
+                    &["-c", &arg],
+                    MAX_LINES,
+                    MAX_LINE_BYTES,
+                    Some(on_close),
+                )
+                .map_err(|e| e.to_string())
             });
+            closed = false;
             match started {
                 Ok(stream) => {
                     s.stream = Some(stream);
@@ -712,10 +756,14 @@ fn supervise(shared: &Mutex<Shared>, program: &Path, stop: &mpsc::Receiver<()>) 
             }
         }
         if let Some(t) = s.next_start {
-            wait = t.saturating_duration_since(now).min(SUPERVISE_EVERY);
+            wait = t.saturating_duration_since(now);
         }
     }
-    let mut s = lock(shared);
+    stop(&mut lock(shared));
+}
+
+/// The supervisor's last act: no child, no config file.
+fn stop(s: &mut Shared) {
     s.stream = None;
     s.config.remove();
 }
@@ -735,7 +783,7 @@ impl PidFilter {
 
 pub(crate) struct NeuronCollector {
     shared: Arc<Mutex<Shared>>,
-    stop: Option<mpsc::Sender<()>>,
+    stop: Option<mpsc::Sender<Wake>>,
     supervisor: Option<JoinHandle<()>>,
     program: PathBuf,
     filter: Option<PidFilter>,
@@ -788,9 +836,10 @@ impl NeuronCollector {
         let sup = {
             let shared = shared.clone();
             let program = program.clone();
+            let notify = tx.clone();
             std::thread::Builder::new()
                 .name("leet-neuron".into())
-                .spawn(move || supervise(&shared, &program, &rx))
+                .spawn(move || supervise(&shared, &program, &rx, &notify))
                 .map_err(|e| format!("cannot start the neuron-monitor thread: {e}"))?
         };
         Ok(Self {
@@ -925,7 +974,10 @@ impl Drop for NeuronCollector {
             s.stream = None; // kill + reap here, not later on the supervisor
             s.config.remove();
         }
-        drop(self.stop.take());
+        // The supervisor holds a sender itself (for the readers' notices), so it is told.
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(Wake::Stop);
+        }
         if let Some(h) = self.supervisor.take() {
             let _ = h.join();
         }

@@ -24,6 +24,150 @@ pub(crate) fn read_into(path: &Path, buf: &mut String) -> Result<(), SamplerErro
         })
 }
 
+/// Filesystems whose files are never renamed over (a stale handle fails to read
+/// instead): proc, sysfs, cgroup v2.
+const PSEUDO_FS: [i64; 3] = [0x9fa0, 0x6265_6572, 0x6367_7270];
+
+/// A file read once per sample (`/proc/stat`, `/proc/<pid>/stat`, a cgroup or sysfs
+/// attribute): opened once and read again from offset 0 with `pread`, which makes the
+/// kernel render a proc or sysfs file afresh, so a reading costs one or two system calls
+/// instead of open, statx, read, read and close. The handle is opened again when a read
+/// fails (the process behind a `/proc/<pid>` file exited: `ESRCH`) and, on other
+/// filesystems (a test's fake tree), when the file was replaced or removed (the open
+/// file has no links left).
+#[derive(Debug)]
+pub(crate) struct ProcFile {
+    path: PathBuf,
+    file: Option<File>,
+    /// Check the link count after each read (not on proc, sysfs or cgroup2).
+    check_links: bool,
+    bytes: Vec<u8>,
+    /// Times the file was opened (for tests).
+    opens: u64,
+}
+
+impl ProcFile {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            file: None,
+            check_links: true,
+            bytes: Vec::new(),
+            opens: 0,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn opens(&self) -> u64 {
+        self.opens
+    }
+
+    /// The whole file into `buf` (replacing its content), as [`read_into`] does.
+    pub(crate) fn read(&mut self, buf: &mut String) -> Result<(), SamplerError> {
+        buf.clear();
+        if self.file.is_some() && self.read_open().unwrap_or(false) {
+            return self.to_text(buf);
+        }
+        self.file = None;
+        let f = File::open(&self.path).map_err(|source| SamplerError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.opens += 1;
+        self.check_links = !is_pseudo_fs(&f);
+        self.file = Some(f);
+        match self.read_open() {
+            Ok(_) => self.to_text(buf),
+            Err(source) => {
+                self.file = None;
+                Err(SamplerError::Io {
+                    path: self.path.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Read the open file from offset 0 into `bytes`. `Ok(false)`: read, but the file
+    /// has been replaced or removed since it was opened.
+    fn read_open(&mut self) -> std::io::Result<bool> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let Some(f) = &self.file else {
+            return Ok(false);
+        };
+        self.bytes.clear();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let offset = self.bytes.len() as u64;
+            match f.read_at(&mut chunk, offset) {
+                Ok(0) => break,
+                Ok(n) => self.bytes.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(!self.check_links || f.metadata()?.nlink() > 0)
+    }
+
+    fn to_text(&self, buf: &mut String) -> Result<(), SamplerError> {
+        let text = std::str::from_utf8(&self.bytes).map_err(|e| SamplerError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?;
+        buf.push_str(text);
+        Ok(())
+    }
+}
+
+fn is_pseudo_fs(f: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: statfs is plain old data; zeroed is a valid value to be overwritten.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and a pointer to a statfs we own.
+    let rc = unsafe { libc::fstatfs(f.as_raw_fd(), &raw mut st) };
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    let magic = st.f_type as i64;
+    rc == 0 && PSEUDO_FS.contains(&magic)
+}
+
+/// [`ProcFile`]s of per-process files, at most [`MAX_CACHED`] of them, forgotten when not
+/// read in a refresh; over the cap a file is read the one-shot way.
+#[derive(Debug, Default)]
+struct FileCache<K> {
+    files: HashMap<K, (ProcFile, u64)>,
+    round: u64,
+}
+
+/// Most per-process files kept open by one walker.
+const MAX_CACHED: usize = 256;
+
+impl<K: std::hash::Hash + Eq + Copy> FileCache<K> {
+    fn read(&mut self, key: K, path: impl FnOnce() -> PathBuf, buf: &mut String) -> bool {
+        let round = self.round;
+        if let Some((f, seen)) = self.files.get_mut(&key) {
+            *seen = round;
+            return f.read(buf).is_ok();
+        }
+        let path = path();
+        if self.files.len() >= MAX_CACHED {
+            return read_into(&path, buf).is_ok();
+        }
+        let mut f = ProcFile::new(path);
+        let ok = f.read(buf).is_ok();
+        if ok {
+            self.files.insert(key, (f, round));
+        }
+        ok
+    }
+
+    /// Forget the files not read since the last call.
+    fn end_round(&mut self) {
+        let round = self.round;
+        self.files.retain(|_, (_, seen)| *seen == round);
+        self.round += 1;
+    }
+}
+
 /// The fields of `/proc/<pid>/stat` the sampler uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ProcStat {
@@ -106,6 +250,9 @@ pub(crate) struct TreeWalker {
     /// pid → ppid of processes known not to be in the tree (not re-read each tick).
     outsiders: HashMap<u32, u32>,
     ticks: u64,
+    /// Open `stat` files of tree members, and `task/<tid>/children` files.
+    stats: FileCache<u32>,
+    children: FileCache<(u32, u32)>,
 }
 
 impl TreeWalker {
@@ -121,10 +268,22 @@ impl TreeWalker {
             listed: Vec::new(),
             outsiders: HashMap::new(),
             ticks: 0,
+            stats: FileCache::default(),
+            children: FileCache::default(),
         }
     }
 
+    /// A tree member's stat, through its kept-open file.
     fn read_stat(&mut self, pid: u32) -> Option<ProcStat> {
+        let path = || PathBuf::from(format!("/proc/{pid}/stat"));
+        if !self.stats.read(pid, path, &mut self.buf) {
+            return None;
+        }
+        parse_stat(pid, &self.buf)
+    }
+
+    /// Any process's stat, opened for this one reading (the ppid walk reads them all).
+    fn read_stat_once(&mut self, pid: u32) -> Option<ProcStat> {
         read_into(Path::new(&format!("/proc/{pid}/stat")), &mut self.buf).ok()?;
         parse_stat(pid, &self.buf)
     }
@@ -143,6 +302,8 @@ impl TreeWalker {
         } else {
             self.walk_by_ppid(root, &mut tree.procs);
         }
+        self.stats.end_round();
+        self.children.end_round();
     }
 
     fn walk_children_files(&mut self, root: ProcStat, out: &mut Vec<ProcStat>) {
@@ -156,8 +317,12 @@ impl TreeWalker {
                 continue;
             };
             for task in tasks.flatten() {
-                let path = task.path().join("children");
-                if read_into(&path, &mut self.buf).is_ok() {
+                let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                let path = || task.path().join("children");
+                if self.children.read((pid, tid), path, &mut self.buf) {
                     children.extend(
                         self.buf
                             .split_ascii_whitespace()
@@ -209,7 +374,7 @@ impl TreeWalker {
             if self.outsiders.contains_key(&pid) {
                 continue;
             }
-            if let Some(stat) = self.read_stat(pid) {
+            if let Some(stat) = self.read_stat_once(pid) {
                 self.kids.entry(stat.ppid).or_default().push(self.all.len());
                 self.all.push(stat);
             }
@@ -448,6 +613,95 @@ mod tests {
         walker.refresh(&mut tree);
         assert!(!tree.pids().any(|p| p == child.id()));
         assert!(!walker.outsiders.is_empty());
+    }
+
+    #[test]
+    fn a_kept_file_is_read_afresh_without_reopening() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("attr");
+        std::fs::write(&path, "1\n").expect("write");
+        let mut f = ProcFile::new(&path);
+        let mut buf = String::new();
+        f.read(&mut buf).expect("read");
+        assert_eq!(buf, "1\n");
+        // Rewritten in place (as the kernel renders a proc file afresh): same handle.
+        std::fs::write(&path, "22\n").expect("rewrite");
+        f.read(&mut buf).expect("read");
+        assert_eq!(buf, "22\n");
+        std::fs::write(&path, "3").expect("shorter");
+        f.read(&mut buf).expect("read");
+        assert_eq!(buf, "3");
+        assert_eq!(f.opens(), 1);
+        let mut stat = ProcFile::new("/proc/self/stat");
+        for _ in 0..3 {
+            stat.read(&mut buf).expect("stat");
+            assert!(parse_stat(std::process::id(), &buf).is_some(), "{buf}");
+        }
+        assert_eq!(stat.opens(), 1);
+    }
+
+    #[test]
+    fn a_kept_file_is_reopened_after_it_is_replaced_or_removed() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("attr");
+        std::fs::write(&path, "old").expect("write");
+        let mut f = ProcFile::new(&path);
+        let mut buf = String::new();
+        f.read(&mut buf).expect("read");
+        // Replaced by a rename (a new inode): the old handle would read "old" forever.
+        let tmp = dir.path().join("attr.new");
+        std::fs::write(&tmp, "new").expect("write new");
+        std::fs::rename(&tmp, &path).expect("rename");
+        f.read(&mut buf).expect("read");
+        assert_eq!(buf, "new");
+        assert_eq!(f.opens(), 2);
+        // Removed: an error naming the file, not the last content.
+        std::fs::remove_file(&path).expect("rm");
+        let e = f.read(&mut buf).expect_err("removed").to_string();
+        assert!(e.contains("attr"), "{e}");
+        assert!(buf.is_empty());
+        std::fs::write(&path, "back").expect("recreate");
+        f.read(&mut buf).expect("read");
+        assert_eq!(buf, "back");
+    }
+
+    #[test]
+    fn a_kept_proc_file_of_an_exited_process_is_an_error() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep");
+        let mut f = ProcFile::new(format!("/proc/{}/stat", child.id()));
+        let mut buf = String::new();
+        f.read(&mut buf).expect("alive");
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        assert!(f.read(&mut buf).is_err(), "{buf}");
+    }
+
+    #[test]
+    fn the_walker_keeps_member_files_open_and_forgets_exited_ones() {
+        let mut walker = TreeWalker::new();
+        let me = std::process::id();
+        let mut tree = ProcessTree::new(me);
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep");
+        walker.refresh(&mut tree);
+        assert!(tree.pids().any(|p| p == child.id()));
+        let opened = |w: &TreeWalker| -> u64 { w.stats.files.values().map(|(f, _)| f.opens()).sum() };
+        let before = opened(&walker);
+        walker.refresh(&mut tree);
+        walker.refresh(&mut tree);
+        assert!(tree.pids().any(|p| p == child.id()));
+        assert_eq!(opened(&walker), before, "stat files were opened again");
+        assert!(walker.stats.files.contains_key(&child.id()));
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        walker.refresh(&mut tree);
+        assert!(!tree.pids().any(|p| p == child.id()));
+        assert!(!walker.stats.files.contains_key(&child.id()));
     }
 
     #[test]
