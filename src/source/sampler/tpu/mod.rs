@@ -31,7 +31,10 @@
 //! threads of its own; only a host name that is not an IP or `localhost` is looked up,
 //! on tokio's blocking pool), with one deadline for all ports: 40 % of the sampling
 //! interval, 50 ms to 2 s (inside the sampler's half-interval deadline). A port that misses it is reported and reconnected on the
-//! next sample. Errors are per port, in one line per sample.
+//! next sample. A port that refuses the connection (nothing listens: no TPU program runs
+//! now) is connected to again after 1 s, then 2, 4, ... up to 30 s ([`refused_backoff`]),
+//! and reported in every sample meanwhile without a connection attempt. Errors are per
+//! port, in one line per sample.
 
 mod map;
 
@@ -279,6 +282,55 @@ struct Port {
     wanted: Option<Vec<(String, Shape)>>,
     /// Samples since `wanted` was last worked out (it is redone every [`RELIST_EVERY`]).
     since_list: u32,
+    /// Connections refused in a row (nothing listens there: no TPU program runs), and
+    /// when to try again; until then the port is reported without connecting.
+    refused: u32,
+    retry_at: Option<std::time::Instant>,
+    /// Connections set up so far (for tests).
+    connects: u64,
+}
+
+/// How long a port that refused `n` connections in a row is left alone: 1 s, doubling up
+/// to 30 s. A TPU program that starts is picked up within that time.
+fn refused_backoff(n: u32) -> Duration {
+    (Duration::from_secs(1) * 2u32.saturating_pow(n.saturating_sub(1).min(5)))
+        .min(Duration::from_secs(30))
+}
+
+/// Why one port gave nothing this sample.
+struct Failure {
+    text: String,
+    /// The connection was refused (nothing listening).
+    refused: bool,
+}
+
+impl From<String> for Failure {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            refused: false,
+        }
+    }
+}
+
+/// Whether a status comes from a refused connection (an `io::Error` of that kind in its
+/// chain of sources).
+fn refused(s: &tonic::Status) -> bool {
+    let mut source = std::error::Error::source(s);
+    let mut depth = 0;
+    while let Some(e) = source {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        depth += 1;
+        if depth >= 16 {
+            break;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// Samples after which a port is asked again what it supports, so metrics that a
@@ -406,7 +458,7 @@ async fn fetch(
         Vec<(Shape, proto::TpuMetric)>,
         Option<String>,
     ),
-    String,
+    Failure,
 > {
     let wanted = match wanted {
         Some(w) => w,
@@ -428,7 +480,12 @@ async fn fetch(
                     wanted_from(Some(&names))
                 }
                 Err(s) if unsupported(s.code()) => wanted_from(None),
-                Err(s) => return Err(status_text(&s)),
+                Err(s) => {
+                    return Err(Failure {
+                        text: status_text(&s),
+                        refused: refused(&s),
+                    })
+                }
             }
         }
     };
@@ -449,6 +506,7 @@ async fn fetch(
     let mut unserved = Vec::new();
     let mut error = None;
     let mut transport_error = None;
+    let mut all_refused = true;
     while let Some(joined) = set.join_next().await {
         let Ok((name, shape, r)) = joined else {
             continue;
@@ -462,6 +520,7 @@ async fn fetch(
             Err(s) if unsupported(s.code()) => unserved.push(name),
             Err(s) => {
                 let text = status_text(&s);
+                all_refused &= refused(&s);
                 if matches!(s.code(), tonic::Code::Unavailable | tonic::Code::Unknown) {
                     transport_error.get_or_insert(text);
                 } else {
@@ -474,8 +533,11 @@ async fn fetch(
     let mut wanted = wanted;
     wanted.retain(|(n, _)| !unserved.contains(n));
     if responses.is_empty() {
-        if let Some(e) = error {
-            return Err(e);
+        if let Some(text) = error {
+            return Err(Failure {
+                text,
+                refused: all_refused,
+            });
         }
         return Ok((wanted, responses, None));
     }
@@ -535,6 +597,9 @@ impl TpuCollector {
                     client: None,
                     wanted: None,
                     since_list: 0,
+                    refused: 0,
+                    retry_at: None,
+                    connects: 0,
                 })
                 .collect(),
             timeout,
@@ -544,11 +609,19 @@ impl TpuCollector {
     /// Read every port once, within the deadline.
     fn read_ports(&mut self) -> Vec<Outcome> {
         let timeout = self.timeout;
+        let now = std::time::Instant::now();
+        let resting = |p: &Port| p.retry_at.is_some_and(|t| now < t);
         let jobs: Vec<_> = self
             .ports
-            .iter()
-            .map(|p| {
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, p)| !resting(p))
+            .map(|(i, p)| {
+                if p.client.is_none() {
+                    p.connects += 1;
+                }
                 (
+                    i,
                     p.host.clone(),
                     p.port,
                     p.addr,
@@ -560,7 +633,7 @@ impl TpuCollector {
         let mut results = self.runtime.block_on(async move {
             let deadline = tokio::time::Instant::now() + timeout;
             let mut set = JoinSet::new();
-            for (i, (host, port, addr, client, wanted)) in jobs.into_iter().enumerate() {
+            for (i, host, port, addr, client, wanted) in jobs {
                 set.spawn(async move {
                     let work = async {
                         let addr = match addr {
@@ -572,11 +645,14 @@ impl TpuCollector {
                             None => connect(addr, timeout)?,
                         };
                         let got = fetch(client.clone(), wanted).await?;
-                        Ok::<_, String>((addr, client, got))
+                        Ok::<_, Failure>((addr, client, got))
                     };
                     let r = match tokio::time::timeout_at(deadline, work).await {
                         Ok(r) => r,
-                        Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+                        Err(_) => Err(Failure::from(format!(
+                            "no answer within {} ms",
+                            timeout.as_millis()
+                        ))),
                     };
                     (i, r)
                 });
@@ -591,8 +667,20 @@ impl TpuCollector {
         });
         let mut outcomes = Vec::with_capacity(self.ports.len());
         for (i, port) in self.ports.iter_mut().enumerate() {
+            if resting(port) {
+                let left = port.retry_at.map_or(0, |t| {
+                    t.saturating_duration_since(now).as_secs_f64().ceil() as u64
+                });
+                outcomes.push(Outcome::Failed(format!(
+                    "nothing listening (connection refused {} times in a row); next try in {left} s",
+                    port.refused
+                )));
+                continue;
+            }
             match results.remove(&i) {
                 Some(Ok((addr, client, (wanted, responses, error)))) => {
+                    port.refused = 0;
+                    port.retry_at = None;
                     port.addr = Some(addr);
                     port.client = Some(client);
                     // An empty list may be a runtime still starting: ask again next time.
@@ -606,7 +694,19 @@ impl TpuCollector {
                 }
                 Some(Err(e)) => {
                     port.reset();
-                    outcomes.push(Outcome::Failed(e));
+                    if e.refused {
+                        port.refused += 1;
+                        let wait = refused_backoff(port.refused);
+                        port.retry_at = Some(std::time::Instant::now() + wait);
+                        outcomes.push(Outcome::Failed(format!(
+                            "{}; next try in {} s",
+                            e.text,
+                            wait.as_secs()
+                        )));
+                    } else {
+                        port.refused = 0;
+                        outcomes.push(Outcome::Failed(e.text));
+                    }
                 }
                 None => {
                     port.reset();
@@ -843,6 +943,51 @@ mod tests {
         // Still an error (not a hang) the next time.
         assert!(c.sample(&mut out).is_err());
         assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn nothing_listening_is_tried_again_with_backoff_and_picked_up() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("port")
+            .port();
+        let chips = vec![Chip {
+            address: "0000:00:05.0".into(),
+            generation: generation("0x005e", "").expect("v4"),
+        }];
+        let mut c =
+            TpuCollector::new(chips, "localhost", &[port], Duration::from_millis(500)).expect("c");
+        let mut out = Vec::new();
+        let first = c.sample(&mut out).expect_err("refused").to_string();
+        assert!(first.contains("next try in 1 s"), "{first}");
+        // Every sample within the backoff still reports the port, without connecting.
+        for _ in 0..4 {
+            let e = c.sample(&mut out).expect_err("resting").to_string();
+            assert!(
+                e.contains("nothing listening (connection refused 1 times in a row)"),
+                "{e}"
+            );
+            assert!(out.is_empty());
+        }
+        assert_eq!(c.ports[0].connects, 1);
+        // Once the delay is over it connects again, and a second refusal doubles it.
+        std::thread::sleep(refused_backoff(1) + Duration::from_millis(50));
+        let e = c.sample(&mut out).expect_err("refused again").to_string();
+        assert!(e.contains("next try in 2 s"), "{e}");
+        assert_eq!(c.ports[0].connects, 2);
+        // Something listens now: after the backoff the collector connects to it (this
+        // listener never speaks HTTP/2, so the reading times out; the accept counts).
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("rebind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        c.ports[0].retry_at = Some(std::time::Instant::now());
+        let e = c.sample(&mut out).expect_err("no http/2").to_string();
+        assert!(e.contains("no answer within 500 ms"), "{e}");
+        assert!(listener.accept().is_ok(), "no connection attempt reached the listener");
+        assert_eq!(c.ports[0].refused, 0);
+        assert_eq!(
+            (1..=8).map(refused_backoff).map(|d| d.as_secs()).collect::<Vec<_>>(),
+            [1, 2, 4, 8, 16, 30, 30, 30]
+        );
     }
 
     #[test]
