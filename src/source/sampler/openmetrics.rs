@@ -110,25 +110,31 @@ pub fn parse_exposition(text: &str) -> Exposition {
 /// Resolve a sample name to its declared family: exact match, or a histogram/summary
 /// (`_bucket`, `_sum`, `_count`, `_created`) or OpenMetrics counter (`_total`) suffix.
 fn family_of(name: &str, types: &HashMap<String, MetricKind>) -> (String, MetricKind) {
-    if let Some(kind) = types.get(name) {
-        return (name.to_string(), *kind);
+    let (family, kind) = family_kind(name, |n| types.get(n).copied());
+    (family.to_string(), kind)
+}
+
+/// [`family_of`] with any lookup of the declared types, without allocating.
+fn family_kind(name: &str, types: impl Fn(&str) -> Option<MetricKind>) -> (&str, MetricKind) {
+    if let Some(kind) = types(name) {
+        return (name, kind);
     }
     for suffix in [
         "_bucket", "_sum", "_count", "_created", "_total", "_gsum", "_gcount", "_info",
     ] {
         if let Some(base) = name.strip_suffix(suffix) {
-            if let Some(kind) = types.get(base) {
+            if let Some(kind) = types(base) {
                 let kind = match (kind, suffix) {
                     // `_created` of a counter is a timestamp, not the counter's value
                     (MetricKind::Counter, "_total") => MetricKind::Counter,
                     (MetricKind::Counter, _) => MetricKind::Other,
-                    (k, _) => *k,
+                    (k, _) => k,
                 };
-                return (base.to_string(), kind);
+                return (base, kind);
             }
         }
     }
-    (name.to_string(), MetricKind::Untyped)
+    (name, MetricKind::Untyped)
 }
 
 fn unescape_help(s: &str) -> String {
@@ -264,8 +270,8 @@ struct Slot {
 
 #[derive(Debug, Default)]
 struct PerMetric {
-    /// sorted label set → slot
-    sets: HashMap<Vec<(String, String)>, Slot>,
+    /// sorted label set → its slot in [`KeyIndex::slots`]
+    sets: HashMap<Vec<(String, String)>, usize>,
     /// Indices given up by forgotten label sets, smallest first.
     free: std::collections::BinaryHeap<std::cmp::Reverse<usize>>,
     next: usize,
@@ -281,6 +287,13 @@ pub struct KeyIndex {
     endpoint: String,
     /// metric → its label sets
     keys: HashMap<String, PerMetric>,
+    /// The label sets' keys; `None`: free (listed in `free_slots`).
+    slots: Vec<Option<Slot>>,
+    free_slots: Vec<usize>,
+    /// A series as the exporter writes it (`name{labels}`, the text before the value) →
+    /// its slot, so a series seen before costs one lookup of its text instead of a
+    /// parse of its labels and a lookup of the sorted set. Entries go with their slot.
+    series: HashMap<Box<str>, usize>,
     /// Label sets held, over all metrics.
     total: usize,
     max_series: usize,
@@ -302,6 +315,9 @@ impl KeyIndex {
         Self {
             endpoint: endpoint.to_string(),
             keys: HashMap::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            series: HashMap::new(),
             total: 0,
             max_series,
             scrape: 0,
@@ -337,12 +353,20 @@ impl KeyIndex {
     /// Forget every label set last seen before scrape `oldest`.
     fn forget_older_than(&mut self, oldest: u64) {
         let mut total = 0;
+        let mut forgot = false;
+        let (slots, free_slots) = (&mut self.slots, &mut self.free_slots);
         self.keys.retain(|_, m| {
             let free = &mut m.free;
-            m.sets.retain(|_, slot| {
+            m.sets.retain(|_, id| {
+                let Some(slot) = slots.get(*id).and_then(Option::as_ref) else {
+                    return false;
+                };
                 let keep = slot.last_seen >= oldest;
                 if !keep {
                     free.push(std::cmp::Reverse(slot.k));
+                    slots[*id] = None;
+                    free_slots.push(*id);
+                    forgot = true;
                 }
                 keep
             });
@@ -350,6 +374,37 @@ impl KeyIndex {
             !m.sets.is_empty()
         });
         self.total = total;
+        if forgot {
+            let slots = &self.slots;
+            self.series
+                .retain(|_, id| slots.get(*id).is_some_and(Option::is_some));
+        }
+    }
+
+    /// The key of a series seen before, by its text (see [`KeyIndex::series`]); marks it
+    /// seen in this scrape.
+    fn key_of_series(&mut self, series: &str) -> Option<&str> {
+        let id = *self.series.get(series)?;
+        let slot = self.slots.get_mut(id)?.as_mut()?;
+        slot.last_seen = self.scrape;
+        Some(&slot.key)
+    }
+
+    /// Remember the text of a series whose labels were just given to [`KeyIndex::key`].
+    fn remember_series(&mut self, series: &str, metric: &str, labels: &[(String, String)]) {
+        if self.series.len() >= 2 * self.max_series {
+            return;
+        }
+        let found = if labels.is_sorted() {
+            self.keys.get(metric).and_then(|m| m.sets.get(labels))
+        } else {
+            let mut sorted = labels.to_vec();
+            sorted.sort();
+            self.keys.get(metric).and_then(|m| m.sets.get(&sorted))
+        };
+        if let Some(&id) = found {
+            self.series.insert(series.into(), id);
+        }
     }
 
     /// `openmetrics.<endpoint>.<metric>.<k>` for this label set, or `None` when it is
@@ -368,8 +423,10 @@ impl KeyIndex {
         };
         if let Some(slot) = self
             .keys
-            .get_mut(metric)
-            .and_then(|m| m.sets.get_mut(sorted))
+            .get(metric)
+            .and_then(|m| m.sets.get(sorted))
+            .and_then(|&id| self.slots.get_mut(id))
+            .and_then(Option::as_mut)
         {
             slot.last_seen = scrape;
             return Some(slot.key.clone());
@@ -392,14 +449,22 @@ impl KeyIndex {
             }
         };
         let key = format!("openmetrics.{}.{metric}.{k}", self.endpoint);
-        m.sets.insert(
-            sorted.to_vec(),
-            Slot {
-                key: key.clone(),
-                k,
-                last_seen: scrape,
-            },
-        );
+        let slot = Slot {
+            key: key.clone(),
+            k,
+            last_seen: scrape,
+        };
+        let id = match self.free_slots.pop() {
+            Some(id) => {
+                self.slots[id] = Some(slot);
+                id
+            }
+            None => {
+                self.slots.push(Some(slot));
+                self.slots.len() - 1
+            }
+        };
+        m.sets.insert(sorted.to_vec(), id);
         self.total += 1;
         Some(key)
     }
@@ -435,6 +500,115 @@ pub fn openmetrics_values(
         }
     }
     index.end_scrape()
+}
+
+/// [`parse_exposition`] then [`openmetrics_values`], in one pass over the text and
+/// without building the exposition: the same values under the same keys (the same
+/// scrape of the index), but only counter and gauge lines are looked at past their
+/// name, and a series seen before is found by its text without parsing its labels.
+pub(crate) fn openmetrics_values_of_text(
+    text: &str,
+    index: &mut KeyIndex,
+    filter: Option<&Regex>,
+    out: &mut Vec<(String, f64)>,
+) -> usize {
+    index.begin_scrape();
+    let mut types: HashMap<&str, MetricKind> = HashMap::new();
+    let mut full = String::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            let comment = comment.trim_start();
+            if comment == "EOF" {
+                break;
+            }
+            let mut parts = comment.splitn(3, [' ', '\t']);
+            if let (Some("TYPE"), Some(name), Some(t)) = (parts.next(), parts.next(), parts.next())
+            {
+                types.insert(name, MetricKind::from_type(t.trim()));
+            }
+            continue;
+        }
+        let line = line.trim_start();
+        let Some((name, series_end)) = split_series(line) else {
+            continue;
+        };
+        let (_, kind) = family_kind(name, |n| types.get(n).copied());
+        if !matches!(kind, MetricKind::Counter | MetricKind::Gauge) {
+            continue;
+        }
+        let Some(value) = line[series_end..]
+            .split_ascii_whitespace()
+            .next()
+            .and_then(parse_value)
+        else {
+            continue;
+        };
+        if !value.is_finite() {
+            continue;
+        }
+        if let Some(re) = filter {
+            full.clear();
+            full.push_str(&index.endpoint);
+            full.push('.');
+            full.push_str(name);
+            if !re.is_match(&full) {
+                continue;
+            }
+        }
+        let series = &line[..series_end];
+        if let Some(key) = index.key_of_series(series) {
+            out.push((key.to_string(), value));
+            continue;
+        }
+        // New to the index (or its labels are bad): the full parse decides.
+        let Ok((name, labels, value)) = parse_sample_line(line) else {
+            continue;
+        };
+        if let Some(key) = index.key(&name, &labels) {
+            index.remember_series(series, &name, &labels);
+            out.push((key, value));
+        }
+    }
+    index.end_scrape()
+}
+
+/// The metric name of a sample line (already trimmed at the start) and where its series
+/// (`name` or `name{...}`) ends: after the first `}` outside a quoted label value.
+/// `None` when there is no name or the braces do not close.
+fn split_series(line: &str) -> Option<(&str, usize)> {
+    let name_end = line
+        .char_indices()
+        .find(|&(i, c)| !is_name_char(c, i == 0))
+        .map_or(line.len(), |(i, _)| i);
+    if name_end == 0 {
+        return None;
+    }
+    let name = &line[..name_end];
+    let rest = line[name_end..].as_bytes();
+    if rest.first() != Some(&b'{') {
+        return Some((name, name_end));
+    }
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, &b) in rest.iter().enumerate().skip(1) {
+        if escaped {
+            escaped = false;
+        } else if quoted {
+            match b {
+                b'\\' => escaped = true,
+                b'"' => quoted = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            quoted = true;
+        } else if b == b'}' {
+            return Some((name, name_end + i + 1));
+        }
+    }
+    None
 }
 
 pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -478,9 +652,8 @@ impl OpenMetricsCollector {
             }
         })?;
         let text = String::from_utf8_lossy(&body);
-        let exp = parse_exposition(&text);
-        Ok(openmetrics_values(
-            &exp,
+        Ok(openmetrics_values_of_text(
+            &text,
             &mut self.index,
             self.filter.as_ref(),
             out,
@@ -687,6 +860,92 @@ mod tests {
         let mut out = Vec::new();
         openmetrics_values(&exp, &mut KeyIndex::new("e"), None, &mut out);
         assert_eq!(out, vec![("openmetrics.e.c_total.0".to_string(), 7.0)]);
+    }
+
+    /// Both ways of mapping a text, scrape after scrape on two indexes: the same output.
+    fn assert_same_mapping(scrapes: &[String], cap: usize, filter: Option<&Regex>) {
+        let mut slow = KeyIndex::with_cap("e", cap);
+        let mut fast = KeyIndex::with_cap("e", cap);
+        for (n, text) in scrapes.iter().enumerate() {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let cut_a = openmetrics_values(&parse_exposition(text), &mut slow, filter, &mut a);
+            let cut_b = openmetrics_values_of_text(text, &mut fast, filter, &mut b);
+            assert_eq!(a, b, "scrape {n}");
+            assert_eq!(cut_a, cut_b, "scrape {n}");
+            assert_eq!(slow.len(), fast.len(), "scrape {n}");
+            assert!(fast.series.len() <= 2 * cap);
+        }
+    }
+
+    fn device_fixture(name: &str) -> String {
+        let path = format!("{}/tests/fixtures/devices/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn the_one_pass_mapping_equals_parse_then_map_on_recorded_pages() {
+        for page in [
+            "openmetrics-node-exporter-e2e-linux.txt",
+            "openmetrics-dcgm-exporter-l4.txt",
+        ] {
+            let text = device_fixture(page);
+            let scrapes = vec![text.clone(), text.clone(), text];
+            assert_same_mapping(&scrapes, MAX_SERIES, None);
+            let re = Regex::new("node_(cpu|memory)|DCGM_FI_PROF").expect("re");
+            assert_same_mapping(&scrapes, MAX_SERIES, Some(&re));
+            assert_same_mapping(&scrapes, 300, None);
+        }
+        let mut out = Vec::new();
+        let text = device_fixture("openmetrics-node-exporter-e2e-linux.txt");
+        openmetrics_values_of_text(&text, &mut KeyIndex::new("node"), None, &mut out);
+        assert!(out.len() > 1000, "{}", out.len());
+    }
+
+    #[test]
+    fn the_one_pass_mapping_equals_parse_then_map_under_churn_and_odd_lines() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let odd = [
+            "bad{x=1} 2",
+            "{x=\"1\"} 3",
+            "c_total{a=\"un}closed 1",
+            "c_total{a=\"x\\\"}\",b=\"2\"} 4",
+            "c_total{b=\"2\",a=\"x\"} 5",
+            "c_total{a=\"x\",b=\"2\"} 6 1700000000",
+            "g{} 7",
+            "g 8",
+            "g   9",
+            "g{a=\"\\\\\"} NaN",
+            "g{a=\"1\"} +Inf",
+            "g{a=\"1\",} 10",
+            "h_bucket{le=\"1\"} 2",
+            "g_created 11",
+            "c_created 12",
+            "late 13",
+            "g-1 2",
+        ];
+        let mut scrapes = Vec::new();
+        for scrape in 0..40 {
+            let mut t = String::from("# TYPE c counter\n# HELP g a gauge\n# TYPE g gauge\n# TYPE h histogram\n");
+            for _ in 0..rng.random_range(5..60) {
+                let line = match rng.random_range(0..4) {
+                    0 => odd[rng.random_range(0..odd.len())].to_string(),
+                    1 => format!("g{{id=\"{}\"}} {}", rng.random_range(0..30), scrape),
+                    2 => format!("c_total{{id=\"{scrape}-{}\",z=\"q\"}} 1", rng.random_range(0..5)),
+                    _ => format!("g{{b=\"{}\",a=\"{}\"}} 2.5", rng.random_range(0..3), rng.random_range(0..3)),
+                };
+                t.push_str(&line);
+                t.push('\n');
+            }
+            if scrape % 7 == 0 {
+                t.push_str("# TYPE late gauge\nlate 1\n# EOF\ng{id=\"after\"} 1\n");
+            }
+            scrapes.push(t);
+        }
+        assert_same_mapping(&scrapes, MAX_SERIES, None);
+        assert_same_mapping(&scrapes, 20, None);
+        let re = Regex::new("e\\.(g|c_total)$").expect("re");
+        assert_same_mapping(&scrapes, 20, Some(&re));
     }
 
     #[test]
