@@ -388,7 +388,11 @@ mod tests {
     #[test]
     fn a_sample_parses_only_what_it_uses_and_the_same_way() {
         const C2: &str = include_str!("../../../tests/fixtures/ipu/gc-info-i-d0-c2.txt");
-        for text in [C600, C2, "id: 3\nclock: 1GHz\nclock: 2GHz\nx\n  user process id: 42 \n"] {
+        for text in [
+            C600,
+            C2,
+            "id: 3\nclock: 1GHz\nclock: 2GHz\nx\n  user process id: 42 \n",
+        ] {
             let all = parse_device_info(text);
             let some = parse_sampled_attributes(text);
             assert!(some.len() < all.len() || all.len() <= 3, "{some:?}");

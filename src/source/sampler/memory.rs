@@ -2,7 +2,6 @@
 //! with the leaf cgroup v2 `memory.max` as the denominator when one is set, and
 //! `proc.memory.oomKills` (the leaf cgroup's `memory.events` `oom_kill` count).
 
-
 use super::procfs::{self, CgroupLimits, MemInfo, SharedTree};
 use super::{Collector, SamplerError};
 

@@ -826,9 +826,8 @@ pub fn write_json_line(w: &mut Vec<u8>, sample: &Sample) -> serde_json::Result<(
     let mut entries: Vec<(&str, serde_json::Value)> = Vec::with_capacity(sample.values.len() + 1);
     let mut at: std::collections::HashMap<&str, usize> =
         std::collections::HashMap::with_capacity(sample.values.len() + 1);
-    let pairs = std::iter::once(("timestamp", timestamp)).chain(
-        (sample.values.iter()).map(|(k, v)| (k.as_str(), json_number(*v))),
-    );
+    let pairs = std::iter::once(("timestamp", timestamp))
+        .chain((sample.values.iter()).map(|(k, v)| (k.as_str(), json_number(*v))));
     for (k, v) in pairs {
         match at.entry(k) {
             Entry::Occupied(e) => entries[*e.get()].1 = v,
@@ -1049,7 +1048,10 @@ mod tests {
             want.push(b'\n');
             let mut got = Vec::new();
             write_json_line(&mut got, &sample).expect("line");
-            assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want)
+            );
         }
     }
 
