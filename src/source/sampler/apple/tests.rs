@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn get(v: &[(String, f64)], k: &str) -> Option<f64> {

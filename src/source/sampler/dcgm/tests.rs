@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn field(field_type: u16, status: c_int, value: FieldValueUnion) -> FieldValueV1 {

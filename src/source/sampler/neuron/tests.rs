@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// The recorded inf1.xlarge report (tests/fixtures/neuron/README.md).

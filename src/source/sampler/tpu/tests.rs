@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn pci(root: &Path, addr: &str, vendor: &str, device: &str, subsystem: &str) {

@@ -1,4 +1,3 @@
-
 use super::*;
 use proto::attr_value::Attr;
 
