@@ -1,6 +1,9 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
 use crate::app::keymap::Key;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Instant;
 
 fn feed(bytes: &[u8]) -> (Vec<Input>, Parser) {
     let mut p = Parser::new();
