@@ -243,7 +243,8 @@ impl ProcessTree {
 pub(crate) struct TreeWalker {
     has_children_files: bool,
     buf: String,
-    stack: Vec<u32>,
+    /// Members still to look at: (pid, threads).
+    stack: Vec<(u32, u64)>,
     all: Vec<ProcStat>,
     kids: HashMap<u32, Vec<usize>>,
     listed: Vec<u32>,
@@ -309,28 +310,41 @@ impl TreeWalker {
     fn walk_children_files(&mut self, root: ProcStat, out: &mut Vec<ProcStat>) {
         out.push(root);
         self.stack.clear();
-        self.stack.push(root.pid);
+        self.stack.push((root.pid, root.threads));
         let mut children = Vec::new();
-        while let Some(pid) = self.stack.pop() {
+        while let Some((pid, threads)) = self.stack.pop() {
             children.clear();
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for task in tasks.flatten() {
-                let Some(tid) = task
-                    .file_name()
-                    .to_str()
-                    .and_then(|s| s.parse::<u32>().ok())
-                else {
-                    continue;
-                };
-                let path = || task.path().join("children");
-                if self.children.read((pid, tid), path, &mut self.buf) {
+            if threads == 1 {
+                // Its only task is itself: no need to list `task/` (most tree members,
+                // the tools and shells, have one thread).
+                let path = || PathBuf::from(format!("/proc/{pid}/task/{pid}/children"));
+                if self.children.read((pid, pid), path, &mut self.buf) {
                     children.extend(
                         self.buf
                             .split_ascii_whitespace()
                             .filter_map(|s| s.parse::<u32>().ok()),
                     );
+                }
+            } else {
+                let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                    continue;
+                };
+                for task in tasks.flatten() {
+                    let Some(tid) = task
+                        .file_name()
+                        .to_str()
+                        .and_then(|s| s.parse::<u32>().ok())
+                    else {
+                        continue;
+                    };
+                    let path = || task.path().join("children");
+                    if self.children.read((pid, tid), path, &mut self.buf) {
+                        children.extend(
+                            self.buf
+                                .split_ascii_whitespace()
+                                .filter_map(|s| s.parse::<u32>().ok()),
+                        );
+                    }
                 }
             }
             for &child in &children {
@@ -340,7 +354,7 @@ impl TreeWalker {
                 }
                 if let Some(stat) = self.read_stat(child) {
                     out.push(stat);
-                    self.stack.push(child);
+                    self.stack.push((child, stat.threads));
                 }
             }
         }

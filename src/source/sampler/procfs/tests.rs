@@ -150,3 +150,34 @@ fn own_process_tree_contains_self() {
     assert_eq!(tree.procs[0].pid, std::process::id());
     assert!(tree.procs[0].threads >= 1);
 }
+
+#[test]
+fn grandchildren_under_a_single_threaded_child_are_found() {
+    // sh has one thread: its children come from task/<pid>/children without a listing.
+    let mut sh = std::process::Command::new("sh")
+        .args(["-c", "sleep 5 & sleep 5 & wait"])
+        .spawn()
+        .expect("sh");
+    let mut tree = ProcessTree::new(std::process::id());
+    let mut walker = TreeWalker::new();
+    let t = Instant::now();
+    let mut found = Vec::new();
+    while t.elapsed() < std::time::Duration::from_secs(5) {
+        walker.refresh(&mut tree);
+        found = tree
+            .procs
+            .iter()
+            .filter(|p| p.ppid == sh.id())
+            .map(|p| p.pid)
+            .collect();
+        if found.len() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sh_stat = tree.procs.iter().find(|p| p.pid == sh.id()).copied();
+    let _ = sh.kill();
+    let _ = sh.wait();
+    assert_eq!(sh_stat.map(|s| s.threads), Some(1));
+    assert_eq!(found.len(), 2, "{:?}", tree.procs);
+}
