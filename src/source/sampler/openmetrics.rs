@@ -374,7 +374,7 @@ fn split_series(line: &str) -> Option<(&str, usize)> {
         return None;
     }
     let name = &line[..name_end];
-    let rest = line[name_end..].as_bytes();
+    let rest = &line.as_bytes()[name_end..];
     if rest.first() != Some(&b'{') {
         return Some((name, name_end));
     }

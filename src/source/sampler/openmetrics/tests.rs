@@ -188,6 +188,7 @@ fn device_fixture(name: &str) -> String {
 
 #[test]
 fn the_one_pass_mapping_equals_parse_then_map_on_recorded_pages() {
+    let re = Regex::new("node_(cpu|memory)|DCGM_FI_PROF").expect("re");
     for page in [
         "openmetrics-node-exporter-e2e-linux.txt",
         "openmetrics-dcgm-exporter-l4.txt",
@@ -195,7 +196,6 @@ fn the_one_pass_mapping_equals_parse_then_map_on_recorded_pages() {
         let text = device_fixture(page);
         let scrapes = vec![text.clone(), text.clone(), text];
         assert_same_mapping(&scrapes, MAX_SERIES, None);
-        let re = Regex::new("node_(cpu|memory)|DCGM_FI_PROF").expect("re");
         assert_same_mapping(&scrapes, MAX_SERIES, Some(&re));
         assert_same_mapping(&scrapes, 300, None);
     }
