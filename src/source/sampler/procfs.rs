@@ -130,8 +130,11 @@ fn is_pseudo_fs(f: &File) -> bool {
     rc == 0 && PSEUDO_FS.contains(&magic)
 }
 
-/// [`ProcFile`]s of per-process files, at most [`MAX_CACHED`] of them, forgotten when not
-/// read in a refresh; over the cap a file is read the one-shot way.
+/// [`ProcFile`]s of the monitored process's own files (its `stat`, its threads'
+/// `children`), at most [`MAX_CACHED`] of them, forgotten when not read in a refresh; over
+/// the cap a file is read the one-shot way. Descendants' files are read the one-shot way
+/// too: tools started once per sample come and go, and their files would only add to
+/// the open descriptors.
 #[derive(Debug, Default)]
 struct FileCache<K> {
     files: HashMap<K, (ProcFile, u64)>,
@@ -142,7 +145,17 @@ struct FileCache<K> {
 const MAX_CACHED: usize = 256;
 
 impl<K: std::hash::Hash + Eq + Copy> FileCache<K> {
-    fn read(&mut self, key: K, path: impl FnOnce() -> PathBuf, buf: &mut String) -> bool {
+    /// Read through the kept file of `key`, or (`keep` false) the one-shot way.
+    fn read(
+        &mut self,
+        key: K,
+        keep: bool,
+        path: impl FnOnce() -> PathBuf,
+        buf: &mut String,
+    ) -> bool {
+        if !keep {
+            return read_into(&path(), buf).is_ok();
+        }
         let round = self.round;
         if let Some((f, seen)) = self.files.get_mut(&key) {
             *seen = round;
@@ -274,10 +287,10 @@ impl TreeWalker {
         }
     }
 
-    /// A tree member's stat, through its kept-open file.
-    fn read_stat(&mut self, pid: u32) -> Option<ProcStat> {
+    /// A tree member's stat (through its kept-open file with `keep`).
+    fn read_stat(&mut self, pid: u32, keep: bool) -> Option<ProcStat> {
         let path = || PathBuf::from(format!("/proc/{pid}/stat"));
-        if !self.stats.read(pid, path, &mut self.buf) {
+        if !self.stats.read(pid, keep, path, &mut self.buf) {
             return None;
         }
         parse_stat(pid, &self.buf)
@@ -293,7 +306,7 @@ impl TreeWalker {
     pub fn refresh(&mut self, tree: &mut ProcessTree) {
         tree.procs.clear();
         tree.read_at = Instant::now();
-        let Some(root) = self.read_stat(tree.root) else {
+        let Some(root) = self.read_stat(tree.root, true) else {
             tree.error = Some(format!("process {} not found", tree.root));
             return;
         };
@@ -318,7 +331,8 @@ impl TreeWalker {
                 // Its only task is itself: no need to list `task/` (most tree members,
                 // the tools and shells, have one thread).
                 let path = || PathBuf::from(format!("/proc/{pid}/task/{pid}/children"));
-                if self.children.read((pid, pid), path, &mut self.buf) {
+                let keep = pid == root.pid;
+                if self.children.read((pid, pid), keep, path, &mut self.buf) {
                     children.extend(
                         self.buf
                             .split_ascii_whitespace()
@@ -338,7 +352,8 @@ impl TreeWalker {
                         continue;
                     };
                     let path = || task.path().join("children");
-                    if self.children.read((pid, tid), path, &mut self.buf) {
+                    let keep = pid == root.pid;
+                    if self.children.read((pid, tid), keep, path, &mut self.buf) {
                         children.extend(
                             self.buf
                                 .split_ascii_whitespace()
@@ -352,7 +367,7 @@ impl TreeWalker {
                 if out.iter().any(|p| p.pid == child) {
                     continue;
                 }
-                if let Some(stat) = self.read_stat(child) {
+                if let Some(stat) = self.read_stat(child, false) {
                     out.push(stat);
                     self.stack.push((child, stat.threads));
                 }
