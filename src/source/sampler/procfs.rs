@@ -130,11 +130,11 @@ fn is_pseudo_fs(f: &File) -> bool {
     rc == 0 && PSEUDO_FS.contains(&magic)
 }
 
-/// [`ProcFile`]s of the monitored process's own files (its `stat`, its threads'
-/// `children`), at most [`MAX_CACHED`] of them, forgotten when not read in a refresh; over
-/// the cap a file is read the one-shot way. Descendants' files are read the one-shot way
-/// too: tools started once per sample come and go, and their files would only add to
-/// the open descriptors.
+/// [`ProcFile`]s of the monitored process's files (its `stat`, its threads' `children`)
+/// and of descendants that have been in the tree for [`KEEP_AFTER`] refreshes, at most
+/// [`MAX_CACHED`] of them, forgotten when not read in a refresh; other files are read
+/// the one-shot way: tools started once per sample come and go, and their files would
+/// only add to the open descriptors.
 #[derive(Debug, Default)]
 struct FileCache<K> {
     files: HashMap<K, (ProcFile, u64)>,
@@ -143,6 +143,9 @@ struct FileCache<K> {
 
 /// Most per-process files kept open by one walker.
 const MAX_CACHED: usize = 256;
+/// Refreshes a descendant must have been in the tree for before its files are kept open
+/// (a long-lived child such as `neuron-monitor`, not a tool run per sample).
+const KEEP_AFTER: u32 = 30;
 
 impl<K: std::hash::Hash + Eq + Copy> FileCache<K> {
     /// Read through the kept file of `key`, or (`keep` false) the one-shot way.
@@ -267,6 +270,9 @@ pub(crate) struct TreeWalker {
     /// Open `stat` files of tree members, and `task/<tid>/children` files.
     stats: FileCache<u32>,
     children: FileCache<(u32, u32)>,
+    /// Refreshes each descendant has been seen in, in a row (see [`KEEP_AFTER`]).
+    tenure: HashMap<u32, u32>,
+    seen: HashMap<u32, u32>,
 }
 
 impl TreeWalker {
@@ -284,6 +290,8 @@ impl TreeWalker {
             ticks: 0,
             stats: FileCache::default(),
             children: FileCache::default(),
+            tenure: HashMap::new(),
+            seen: HashMap::new(),
         }
     }
 
@@ -294,6 +302,17 @@ impl TreeWalker {
             return None;
         }
         parse_stat(pid, &self.buf)
+    }
+
+    /// Whether `pid`'s files stay open: the root's, and a descendant's once it has been
+    /// in the tree for [`KEEP_AFTER`] refreshes. Counts this refresh for `pid`.
+    fn keep(&mut self, pid: u32, root: u32) -> bool {
+        if pid == root {
+            return true;
+        }
+        let n = self.tenure.get(&pid).copied().unwrap_or(0);
+        let now = self.seen.entry(pid).or_insert(n + 1);
+        *now >= KEEP_AFTER
     }
 
     /// Any process's stat, opened for this one reading (the ppid walk reads them all).
@@ -318,6 +337,9 @@ impl TreeWalker {
         }
         self.stats.end_round();
         self.children.end_round();
+        // Tenure of this refresh's members; the others start again from nothing.
+        std::mem::swap(&mut self.tenure, &mut self.seen);
+        self.seen.clear();
     }
 
     fn walk_children_files(&mut self, root: ProcStat, out: &mut Vec<ProcStat>) {
@@ -331,7 +353,7 @@ impl TreeWalker {
                 // Its only task is itself: no need to list `task/` (most tree members,
                 // the tools and shells, have one thread).
                 let path = || PathBuf::from(format!("/proc/{pid}/task/{pid}/children"));
-                let keep = pid == root.pid;
+                let keep = self.keep(pid, root.pid);
                 if self.children.read((pid, pid), keep, path, &mut self.buf) {
                     children.extend(
                         self.buf
@@ -352,7 +374,7 @@ impl TreeWalker {
                         continue;
                     };
                     let path = || task.path().join("children");
-                    let keep = pid == root.pid;
+                    let keep = self.keep(pid, root.pid);
                     if self.children.read((pid, tid), keep, path, &mut self.buf) {
                         children.extend(
                             self.buf
@@ -367,7 +389,8 @@ impl TreeWalker {
                 if out.iter().any(|p| p.pid == child) {
                     continue;
                 }
-                if let Some(stat) = self.read_stat(child, false) {
+                let keep = self.keep(child, root.pid);
+                if let Some(stat) = self.read_stat(child, keep) {
                     out.push(stat);
                     self.stack.push((child, stat.threads));
                 }

@@ -118,7 +118,7 @@ fn a_kept_proc_file_of_an_exited_process_is_an_error() {
 }
 
 #[test]
-fn the_walker_keeps_the_roots_files_open_and_no_others() {
+fn the_walker_keeps_the_roots_and_long_lived_members_files_open() {
     let mut walker = TreeWalker::new();
     let me = std::process::id();
     let mut tree = ProcessTree::new(me);
@@ -145,13 +145,22 @@ fn the_walker_keeps_the_roots_files_open_and_no_others() {
         "{before} → {}",
         opened(&walker)
     );
-    // A descendant's files are not kept (tools come and go: no descriptor piles up).
+    // A new descendant's files are not kept (tools come and go: no descriptor piles
+    // up); one that stays in the tree for KEEP_AFTER refreshes has them kept.
     assert!(!walker.stats.files.contains_key(&child.id()));
     assert!(walker.children.files.keys().all(|(p, _)| *p == me));
+    for _ in 0..KEEP_AFTER {
+        walker.refresh(&mut tree);
+    }
+    assert!(walker.stats.files.contains_key(&child.id()));
+    let kept = walker.stats.files[&child.id()].0.opens();
+    walker.refresh(&mut tree);
+    assert_eq!(walker.stats.files[&child.id()].0.opens(), kept);
     child.kill().expect("kill");
     child.wait().expect("wait");
     walker.refresh(&mut tree);
     assert!(!tree.pids().any(|p| p == child.id()));
+    assert!(!walker.stats.files.contains_key(&child.id()));
 }
 
 #[test]
