@@ -85,12 +85,29 @@ enum Tie {
     Lifetime,
 }
 
+/// `/dev/null` for a child's stdin or stderr: a duplicate of one descriptor opened once,
+/// so that a tool run once per device per sample does not open the device twice each
+/// time (`Stdio::null` opens it afresh); `Stdio::null` if that one cannot be opened.
+fn dev_null() -> Stdio {
+    static NULL: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .ok()
+    })
+    .as_ref()
+    .and_then(|f| f.try_clone().ok())
+    .map_or_else(Stdio::null, Stdio::from)
+}
+
 fn command(program: &Path, args: &[&str], tie: Tie) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .stdin(Stdio::null())
+        .stdin(dev_null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(dev_null())
         .process_group(0);
     #[cfg(target_os = "linux")]
     if tie == Tie::Lifetime {
@@ -162,8 +179,10 @@ pub(crate) fn run(
         return Err(err("no stdout".to_string()));
     };
     let fd = stdout.as_raw_fd();
-    let mut out = Vec::with_capacity(64 * 1024);
-    let mut buf = vec![0u8; 64 * 1024];
+    // On the stack, and the output grown as needed: a heap pair of 64 KiB buffers per
+    // run made glibc consolidate its heap on every free.
+    let mut out = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
     loop {
         let now = Instant::now();
         if now >= deadline {
@@ -252,6 +271,19 @@ impl Stream {
         max_lines: usize,
         max_line_bytes: usize,
     ) -> Result<Self, SamplerError> {
+        Self::spawn_with_close_notice(program, args, max_lines, max_line_bytes, None)
+    }
+
+    /// [`Stream::spawn`], calling `on_close` on the reader thread once the child's stdout
+    /// has closed (it exited, or closed it), so an owner can wait for that instead of
+    /// polling.
+    pub fn spawn_with_close_notice(
+        program: &Path,
+        args: &[&str],
+        max_lines: usize,
+        max_line_bytes: usize,
+        on_close: Option<Box<dyn FnOnce() + Send>>,
+    ) -> Result<Self, SamplerError> {
         let (mut child, pgid) = spawn(program, args, Tie::Lifetime)?;
         let Some(stdout) = child.stdout.take() else {
             end(&mut child, pgid);
@@ -264,7 +296,12 @@ impl Stream {
         let sink = shared.clone();
         let reader = std::thread::Builder::new()
             .name("leet-child-reader".into())
-            .spawn(move || read_lines(stdout, &sink, max_lines.max(1), max_line_bytes))
+            .spawn(move || {
+                read_lines(stdout, &sink, max_lines.max(1), max_line_bytes);
+                if let Some(f) = on_close {
+                    f();
+                }
+            })
             .map_err(|e| {
                 end(&mut child, pgid);
                 SamplerError::Command {

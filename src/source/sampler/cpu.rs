@@ -3,7 +3,6 @@
 //! were throttled since the previous sample, when a quota is in force).
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Instant;
 
 use super::procfs::{self, CgroupLimits, SharedTree};
@@ -68,6 +67,8 @@ pub(crate) struct CpuCollector {
     prev_cores: Vec<CoreTimes>,
     cores: Vec<CoreTimes>,
     buf: String,
+    /// `/proc/stat`, kept open.
+    proc_stat: procfs::ProcFile,
     keys: Vec<String>,
     cgroup: CgroupLimits,
     /// `cpu.stat` (nr_periods, nr_throttled) at the previous sample.
@@ -94,6 +95,7 @@ impl CpuCollector {
             prev_cores: Vec::new(),
             cores: Vec::new(),
             buf: String::with_capacity(4096),
+            proc_stat: procfs::ProcFile::new("/proc/stat"),
             keys: Vec::new(),
             cgroup: cgroup.clone(),
             prev_throttling: None,
@@ -111,7 +113,7 @@ impl CpuCollector {
     }
 
     fn sample_cores(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
-        procfs::read_into(Path::new("/proc/stat"), &mut self.buf)?;
+        self.proc_stat.read(&mut self.buf)?;
         parse_proc_stat(&self.buf, &mut self.cores);
         while self.keys.len() < self.cores.len() {
             self.keys

@@ -113,6 +113,8 @@ pub(crate) struct DiskCollector {
     paths: Vec<(PathBuf, String, String)>,
     devices: Vec<Device>,
     buf: String,
+    /// `/proc/diskstats`, kept open.
+    diskstats: procfs::ProcFile,
 }
 
 impl DiskCollector {
@@ -149,6 +151,7 @@ impl DiskCollector {
             paths,
             devices,
             buf,
+            diskstats: procfs::ProcFile::new("/proc/diskstats"),
         }
     }
 }
@@ -172,7 +175,7 @@ impl Collector for DiskCollector {
             }
         }
         if !self.devices.is_empty() {
-            procfs::read_into(Path::new("/proc/diskstats"), &mut self.buf)?;
+            self.diskstats.read(&mut self.buf)?;
             let stats = parse_diskstats(&self.buf);
             let (mut total_in, mut total_out) = (0.0, 0.0);
             for dev in &self.devices {

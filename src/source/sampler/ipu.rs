@@ -25,7 +25,10 @@
 //!
 //! The static attributes (board type and serial, firmware and driver versions, IPU
 //! architecture, PCI id, link) are read once at detection and go to the overview
-//! ([`Collector::gpus`] and [`Collector::static_info`]).
+//! ([`Collector::gpus`] and [`Collector::static_info`]); a sample parses only the
+//! time-varying ones (and `id`, `user process id`). Graphcore documents no `gc-info`
+//! command giving the attributes of every device at once (`--device-info` takes one
+//! `-d`), so it is still one run per device.
 //!
 //! With `--pid`, as W&B does, only IPUs whose `user process id` is the monitored
 //! process or one of its descendants are sampled; without it, every IPU.
@@ -100,6 +103,24 @@ pub fn parse_device_info(text: &str) -> Attributes {
         }
         a.entry(k.to_string())
             .or_insert_with(|| v.trim().to_string());
+    }
+    a
+}
+
+/// The attributes a sample needs (the [`METRICS`], `id` and `user process id`) of
+/// `gc-info -i` output, parsed as [`parse_device_info`] does; the other lines (static
+/// facts, read once at detection) are skipped without being copied.
+pub(crate) fn parse_sampled_attributes(text: &str) -> Attributes {
+    let mut a = Attributes::new();
+    for line in text.lines() {
+        let Some((k, v)) = line.split_once(": ") else {
+            continue;
+        };
+        let k = k.trim();
+        let wanted = k == "id" || k == "user process id" || METRICS.iter().any(|(m, _)| *m == k);
+        if wanted && !a.contains_key(k) {
+            a.insert(k.to_string(), v.trim().to_string());
+        }
     }
     a
 }
@@ -311,7 +332,7 @@ impl Collector for IpuCollector {
                     continue;
                 }
             };
-            let a = parse_device_info(&text);
+            let a = parse_sampled_attributes(&text);
             if !METRICS.iter().any(|(k, _)| a.contains_key(*k)) {
                 problems.push(format!(
                     "device {n}: no IPU attributes in gc-info output ('{}')",
@@ -362,6 +383,27 @@ mod tests {
                 ("ipu.0.ipu utilisation (session) (%)".to_string(), 0.0),
             ]
         );
+    }
+
+    #[test]
+    fn a_sample_parses_only_what_it_uses_and_the_same_way() {
+        const C2: &str = include_str!("../../../tests/fixtures/ipu/gc-info-i-d0-c2.txt");
+        for text in [
+            C600,
+            C2,
+            "id: 3\nclock: 1GHz\nclock: 2GHz\nx\n  user process id: 42 \n",
+        ] {
+            let all = parse_device_info(text);
+            let some = parse_sampled_attributes(text);
+            assert!(some.len() < all.len() || all.len() <= 3, "{some:?}");
+            for (k, v) in &some {
+                assert_eq!(all.get(k), Some(v), "{k}");
+            }
+            for (k, _) in METRICS.iter().chain(&[("id", ""), ("user process id", "")]) {
+                assert_eq!(some.get(*k), all.get(*k), "{k}");
+            }
+        }
+        assert!(!parse_sampled_attributes(C600).contains_key("board serial number"));
     }
 
     #[test]

@@ -2,8 +2,6 @@
 //! with the leaf cgroup v2 `memory.max` as the denominator when one is set, and
 //! `proc.memory.oomKills` (the leaf cgroup's `memory.events` `oom_kill` count).
 
-use std::path::Path;
-
 use super::procfs::{self, CgroupLimits, MemInfo, SharedTree};
 use super::{Collector, SamplerError};
 
@@ -33,6 +31,8 @@ pub(crate) struct MemoryCollector {
     cgroup: CgroupLimits,
     page_size: u64,
     buf: String,
+    /// `/proc/meminfo`, kept open.
+    meminfo: procfs::ProcFile,
 }
 
 impl MemoryCollector {
@@ -42,6 +42,7 @@ impl MemoryCollector {
             cgroup,
             page_size: procfs::page_size(),
             buf: String::with_capacity(2048),
+            meminfo: procfs::ProcFile::new("/proc/meminfo"),
         }
     }
 }
@@ -56,7 +57,7 @@ impl Collector for MemoryCollector {
             .cgroup
             .memory_max
             .zip(self.cgroup.memory_current(&mut self.buf));
-        procfs::read_into(Path::new("/proc/meminfo"), &mut self.buf)?;
+        self.meminfo.read(&mut self.buf)?;
         let meminfo = procfs::parse_meminfo(&self.buf);
         let (percent, available_mb, denominator) = system_memory(meminfo, cgroup);
         out.push(("memory_percent".to_string(), percent));

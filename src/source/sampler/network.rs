@@ -42,6 +42,9 @@ pub(crate) struct NetworkCollector {
     base: (u64, u64),
     base_retrans: Option<u64>,
     buf: String,
+    /// `/proc/net/dev` and `/proc/net/snmp`, kept open.
+    dev: procfs::ProcFile,
+    snmp: procfs::ProcFile,
 }
 
 impl NetworkCollector {
@@ -56,6 +59,8 @@ impl NetworkCollector {
             base,
             base_retrans,
             buf,
+            dev: procfs::ProcFile::new("/proc/net/dev"),
+            snmp: procfs::ProcFile::new("/proc/net/snmp"),
         })
     }
 }
@@ -66,7 +71,7 @@ impl Collector for NetworkCollector {
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
-        procfs::read_into(Path::new("/proc/net/dev"), &mut self.buf)?;
+        self.dev.read(&mut self.buf)?;
         let (recv, sent) = parse_net_dev(&self.buf);
         out.push((
             "network.sent".to_string(),
@@ -77,7 +82,7 @@ impl Collector for NetworkCollector {
             recv.saturating_sub(self.base.0) as f64,
         ));
         if let Some(base) = self.base_retrans {
-            if procfs::read_into(Path::new("/proc/net/snmp"), &mut self.buf).is_ok() {
+            if self.snmp.read(&mut self.buf).is_ok() {
                 if let Some(now) = parse_retrans_segs(&self.buf) {
                     out.push((
                         "network.tcpRetransmits".to_string(),

@@ -17,6 +17,9 @@ use regex::Regex;
 
 use super::{http, Collector, SamplerError};
 
+mod keys;
+pub use keys::{KeyIndex, MAX_SERIES};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
     Counter,
@@ -110,25 +113,31 @@ pub fn parse_exposition(text: &str) -> Exposition {
 /// Resolve a sample name to its declared family: exact match, or a histogram/summary
 /// (`_bucket`, `_sum`, `_count`, `_created`) or OpenMetrics counter (`_total`) suffix.
 fn family_of(name: &str, types: &HashMap<String, MetricKind>) -> (String, MetricKind) {
-    if let Some(kind) = types.get(name) {
-        return (name.to_string(), *kind);
+    let (family, kind) = family_kind(name, |n| types.get(n).copied());
+    (family.to_string(), kind)
+}
+
+/// [`family_of`] with any lookup of the declared types, without allocating.
+fn family_kind(name: &str, types: impl Fn(&str) -> Option<MetricKind>) -> (&str, MetricKind) {
+    if let Some(kind) = types(name) {
+        return (name, kind);
     }
     for suffix in [
         "_bucket", "_sum", "_count", "_created", "_total", "_gsum", "_gcount", "_info",
     ] {
         if let Some(base) = name.strip_suffix(suffix) {
-            if let Some(kind) = types.get(base) {
+            if let Some(kind) = types(base) {
                 let kind = match (kind, suffix) {
                     // `_created` of a counter is a timestamp, not the counter's value
                     (MetricKind::Counter, "_total") => MetricKind::Counter,
                     (MetricKind::Counter, _) => MetricKind::Other,
-                    (k, _) => *k,
+                    (k, _) => k,
                 };
-                return (base.to_string(), kind);
+                return (base, kind);
             }
         }
     }
-    (name.to_string(), MetricKind::Untyped)
+    (name, MetricKind::Untyped)
 }
 
 fn unescape_help(s: &str) -> String {
@@ -247,164 +256,6 @@ fn parse_value(s: &str) -> Option<f64> {
     }
 }
 
-/// Most distinct series (metric + label set) kept per endpoint. Samples of further
-/// label sets are dropped, and the collector reports it once.
-pub const MAX_SERIES: usize = 10_000;
-
-/// Successful scrapes a label set may be missing from before its index is forgotten
-/// (and may be given to a new label set of the same metric).
-pub const FORGET_AFTER: u64 = 2;
-
-#[derive(Debug)]
-struct Slot {
-    key: String,
-    k: usize,
-    last_seen: u64,
-}
-
-#[derive(Debug, Default)]
-struct PerMetric {
-    /// sorted label set → slot
-    sets: HashMap<Vec<(String, String)>, Slot>,
-    /// Indices given up by forgotten label sets, smallest first.
-    free: std::collections::BinaryHeap<std::cmp::Reverse<usize>>,
-    next: usize,
-}
-
-/// Assigns the per-metric label-set indices and builds keys. An index stays with its
-/// label set while that set keeps appearing; a set missing from [`FORGET_AFTER`]
-/// scrapes in a row is forgotten and its index reused, so label churn (a label value
-/// that changes on every scrape) costs bounded memory, and at most [`MAX_SERIES`]
-/// series are kept.
-#[derive(Debug)]
-pub struct KeyIndex {
-    endpoint: String,
-    /// metric → its label sets
-    keys: HashMap<String, PerMetric>,
-    /// Label sets held, over all metrics.
-    total: usize,
-    max_series: usize,
-    /// Number of the current scrape (see [`KeyIndex::begin_scrape`]).
-    scrape: u64,
-    /// Whether this scrape already forgot stale sets to make room.
-    evicted: bool,
-    /// Samples dropped by the cap in this scrape.
-    cut: usize,
-}
-
-impl KeyIndex {
-    pub fn new(endpoint: &str) -> Self {
-        Self::with_cap(endpoint, MAX_SERIES)
-    }
-
-    /// An index holding at most `max_series` label sets.
-    pub fn with_cap(endpoint: &str, max_series: usize) -> Self {
-        Self {
-            endpoint: endpoint.to_string(),
-            keys: HashMap::new(),
-            total: 0,
-            max_series,
-            scrape: 0,
-            evicted: false,
-            cut: 0,
-        }
-    }
-
-    /// Label sets held now.
-    pub fn len(&self) -> usize {
-        self.total
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
-    }
-
-    /// Start a scrape: label sets seen from now on count as present in it.
-    pub fn begin_scrape(&mut self) {
-        self.scrape += 1;
-        self.evicted = false;
-        self.cut = 0;
-    }
-
-    /// End a scrape: forget the label sets missing from the last [`FORGET_AFTER`]
-    /// scrapes. Returns the samples the cap dropped in this scrape.
-    pub fn end_scrape(&mut self) -> usize {
-        let oldest = self.scrape.saturating_sub(FORGET_AFTER - 1);
-        self.forget_older_than(oldest);
-        self.cut
-    }
-
-    /// Forget every label set last seen before scrape `oldest`.
-    fn forget_older_than(&mut self, oldest: u64) {
-        let mut total = 0;
-        self.keys.retain(|_, m| {
-            let free = &mut m.free;
-            m.sets.retain(|_, slot| {
-                let keep = slot.last_seen >= oldest;
-                if !keep {
-                    free.push(std::cmp::Reverse(slot.k));
-                }
-                keep
-            });
-            total += m.sets.len();
-            !m.sets.is_empty()
-        });
-        self.total = total;
-    }
-
-    /// `openmetrics.<endpoint>.<metric>.<k>` for this label set, or `None` when it is
-    /// new and the index is full (counted in what [`KeyIndex::end_scrape`] returns).
-    pub fn key(&mut self, metric: &str, labels: &[(String, String)]) -> Option<String> {
-        let scrape = self.scrape;
-        // Exporters write labels in one order: look up without a sorted copy then.
-        let sorted_copy;
-        let sorted: &[(String, String)] = if labels.is_sorted() {
-            labels
-        } else {
-            let mut v = labels.to_vec();
-            v.sort();
-            sorted_copy = v;
-            &sorted_copy
-        };
-        if let Some(slot) = self
-            .keys
-            .get_mut(metric)
-            .and_then(|m| m.sets.get_mut(sorted))
-        {
-            slot.last_seen = scrape;
-            return Some(slot.key.clone());
-        }
-        if self.total >= self.max_series && !self.evicted {
-            // Full: make room from the sets that have not appeared in this scrape.
-            self.evicted = true;
-            self.forget_older_than(scrape);
-        }
-        if self.total >= self.max_series {
-            self.cut += 1;
-            return None;
-        }
-        let m = self.keys.entry(metric.to_string()).or_default();
-        let k = match m.free.pop() {
-            Some(std::cmp::Reverse(k)) => k,
-            None => {
-                m.next += 1;
-                m.next - 1
-            }
-        };
-        let key = format!("openmetrics.{}.{metric}.{k}", self.endpoint);
-        m.sets.insert(
-            sorted.to_vec(),
-            Slot {
-                key: key.clone(),
-                k,
-                last_seen: scrape,
-            },
-        );
-        self.total += 1;
-        Some(key)
-    }
-}
-
 /// Map parsed samples of one endpoint to W&B keys: counters and gauges only, filtered,
 /// finite values only, at most the index's cap of distinct series. Counts as one scrape
 /// of the index (label sets that stop appearing are forgotten). Returns the number of
@@ -435,6 +286,115 @@ pub fn openmetrics_values(
         }
     }
     index.end_scrape()
+}
+
+/// [`parse_exposition`] then [`openmetrics_values`], in one pass over the text and
+/// without building the exposition: the same values under the same keys (the same
+/// scrape of the index), but only counter and gauge lines are looked at past their
+/// name, and a series seen before is found by its text without parsing its labels.
+pub(crate) fn openmetrics_values_of_text(
+    text: &str,
+    index: &mut KeyIndex,
+    filter: Option<&Regex>,
+    out: &mut Vec<(String, f64)>,
+) -> usize {
+    index.begin_scrape();
+    let mut types: HashMap<&str, MetricKind> = HashMap::new();
+    let mut full = String::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            let comment = comment.trim_start();
+            if comment == "EOF" {
+                break;
+            }
+            let mut parts = comment.splitn(3, [' ', '\t']);
+            if let (Some("TYPE"), Some(name), Some(t)) = (parts.next(), parts.next(), parts.next())
+            {
+                types.insert(name, MetricKind::from_type(t.trim()));
+            }
+            continue;
+        }
+        let line = line.trim_start();
+        let Some((name, series_end)) = split_series(line) else {
+            continue;
+        };
+        let (_, kind) = family_kind(name, |n| types.get(n).copied());
+        if !matches!(kind, MetricKind::Counter | MetricKind::Gauge) {
+            continue;
+        }
+        let Some(value) = line[series_end..]
+            .split_ascii_whitespace()
+            .next()
+            .and_then(parse_value)
+        else {
+            continue;
+        };
+        if !value.is_finite() {
+            continue;
+        }
+        if let Some(re) = filter {
+            full.clear();
+            full.push_str(&index.endpoint);
+            full.push('.');
+            full.push_str(name);
+            if !re.is_match(&full) {
+                continue;
+            }
+        }
+        let series = &line[..series_end];
+        if let Some(key) = index.key_of_series(series) {
+            out.push((key.to_string(), value));
+            continue;
+        }
+        // New to the index (or its labels are bad): the full parse decides.
+        let Ok((name, labels, value)) = parse_sample_line(line) else {
+            continue;
+        };
+        if let Some(key) = index.key(&name, &labels) {
+            index.remember_series(series, &name, &labels);
+            out.push((key, value));
+        }
+    }
+    index.end_scrape()
+}
+
+/// The metric name of a sample line (already trimmed at the start) and where its series
+/// (`name` or `name{...}`) ends: after the first `}` outside a quoted label value.
+/// `None` when there is no name or the braces do not close.
+fn split_series(line: &str) -> Option<(&str, usize)> {
+    let name_end = line
+        .char_indices()
+        .find(|&(i, c)| !is_name_char(c, i == 0))
+        .map_or(line.len(), |(i, _)| i);
+    if name_end == 0 {
+        return None;
+    }
+    let name = &line[..name_end];
+    let rest = &line.as_bytes()[name_end..];
+    if rest.first() != Some(&b'{') {
+        return Some((name, name_end));
+    }
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, &b) in rest.iter().enumerate().skip(1) {
+        if escaped {
+            escaped = false;
+        } else if quoted {
+            match b {
+                b'\\' => escaped = true,
+                b'"' => quoted = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            quoted = true;
+        } else if b == b'}' {
+            return Some((name, name_end + i + 1));
+        }
+    }
+    None
 }
 
 pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -478,9 +438,8 @@ impl OpenMetricsCollector {
             }
         })?;
         let text = String::from_utf8_lossy(&body);
-        let exp = parse_exposition(&text);
-        Ok(openmetrics_values(
-            &exp,
+        Ok(openmetrics_values_of_text(
+            &text,
             &mut self.index,
             self.filter.as_ref(),
             out,
@@ -523,201 +482,4 @@ impl Collector for OpenMetricsCollector {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_endpoint_down_at_start_is_retried_and_picked_up() {
-        use std::io::{Read as _, Write as _};
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = probe.local_addr().expect("addr");
-        drop(probe); // nothing listens there now
-        let url = format!("http://{addr}/metrics");
-        let mut c = OpenMetricsCollector::new("late", &url, None).expect("valid url");
-        let mut out = Vec::new();
-        let why = c.sample(&mut out).expect_err("a closed port answered");
-        assert!(why.to_string().contains("retrying every 30 s"), "{why}");
-        // Within the back-off nothing is tried (no stall, no error).
-        assert!(c.sample(&mut out).is_ok() && out.is_empty());
-        let server = std::net::TcpListener::bind(addr).expect("rebind");
-        let t = std::thread::spawn(move || {
-            if let Ok((mut s, _)) = server.accept() {
-                let mut buf = [0u8; 1024];
-                let _ = s.read(&mut buf);
-                let body = "# TYPE up gauge\nup 1\n";
-                let _ = write!(
-                    s,
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            }
-        });
-        c.retry_at = Some(std::time::Instant::now());
-        c.sample(&mut out).expect("scraped after retry");
-        assert_eq!(out, vec![("openmetrics.late.up.0".to_owned(), 1.0)]);
-        let _ = t.join();
-    }
-
-    #[test]
-    fn a_bad_url_is_refused_without_io() {
-        let e = OpenMetricsCollector::new("x", "https://127.0.0.1/", None).err();
-        assert!(e.is_some_and(|e| e.contains("only http://")));
-    }
-
-    fn exposition_of(sets: impl Iterator<Item = String>) -> Exposition {
-        let mut text = String::from("# TYPE m gauge\n");
-        for l in sets {
-            text.push_str(&format!("m{{id=\"{l}\"}} 1\n"));
-        }
-        parse_exposition(&text)
-    }
-
-    #[test]
-    fn churning_label_sets_are_forgotten_and_indices_reused() {
-        let mut idx = KeyIndex::new("e");
-        let mut keys = std::collections::BTreeSet::new();
-        for scrape in 0..50 {
-            // 100 label sets, every one new on every scrape
-            let exp = exposition_of((0..100).map(|i| format!("{scrape}-{i}")));
-            let mut out = Vec::new();
-            assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 0);
-            assert_eq!(out.len(), 100);
-            keys.extend(out.into_iter().map(|(k, _)| k));
-            // held: this scrape's and the previous one's (FORGET_AFTER = 2)
-            assert!(idx.len() <= 200, "{}", idx.len());
-        }
-        // the same few hundred keys, not 5,000
-        assert!(keys.len() <= 300, "{}", keys.len());
-    }
-
-    #[test]
-    fn stable_sets_keep_their_index_through_churn() {
-        let mut idx = KeyIndex::new("e");
-        for scrape in 0..10 {
-            let exp = exposition_of(
-                ["a".to_string(), "b".to_string()]
-                    .into_iter()
-                    .chain((0..5).map(|i| format!("{scrape}-{i}"))),
-            );
-            let mut out = Vec::new();
-            openmetrics_values(&exp, &mut idx, None, &mut out);
-            assert_eq!(out[0].0, "openmetrics.e.m.0");
-            assert_eq!(out[1].0, "openmetrics.e.m.1");
-            let mut ks: Vec<&str> = out.iter().map(|(k, _)| k.as_str()).collect();
-            ks.sort_unstable();
-            ks.dedup();
-            assert_eq!(ks.len(), 7, "no two label sets share a key: {ks:?}");
-        }
-    }
-
-    #[test]
-    fn the_series_cap_cuts_and_says_so() {
-        let mut idx = KeyIndex::with_cap("e", 1_000);
-        let exp = exposition_of((0..1_500).map(|i| i.to_string()));
-        let mut out = Vec::new();
-        assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 500);
-        assert_eq!(out.len(), 1_000);
-        // churn under a full index: the stale sets make room for the new ones
-        let exp = exposition_of((5_000..5_900).map(|i| i.to_string()));
-        let mut out = Vec::new();
-        assert_eq!(openmetrics_values(&exp, &mut idx, None, &mut out), 0);
-        assert_eq!(out.len(), 900);
-        assert!(idx.len() <= 1_000);
-    }
-
-    #[test]
-    fn labels_with_escapes_and_commas() {
-        let text = "# HELP m A \\\\ help\\nline\n# TYPE m gauge\nm{path=\"C:\\\\dir\",msg=\"say \\\"hi\\\", ok\",nl=\"a\\nb\",} 1.5e3 1700000000000\n";
-        let exp = parse_exposition(text);
-        assert!(exp.errors.is_empty(), "{:?}", exp.errors);
-        assert_eq!(exp.help["m"], "A \\ help\nline");
-        let s = &exp.samples[0];
-        assert_eq!(s.kind, MetricKind::Gauge);
-        assert_eq!(s.value, 1500.0);
-        assert_eq!(
-            s.labels,
-            vec![
-                ("path".to_string(), "C:\\dir".to_string()),
-                ("msg".to_string(), "say \"hi\", ok".to_string()),
-                ("nl".to_string(), "a\nb".to_string()),
-            ]
-        );
-    }
-
-    #[test]
-    fn special_values_and_bad_lines() {
-        let text =
-            "# TYPE a gauge\na +Inf\na{x=\"1\"} -Inf\na{x=\"2\"} NaN\nbad{x=1} 2\n{x=\"1\"} 3\nb\n";
-        let exp = parse_exposition(text);
-        assert_eq!(exp.samples.len(), 3);
-        assert_eq!(exp.samples[0].value, f64::INFINITY);
-        assert_eq!(exp.samples[1].value, f64::NEG_INFINITY);
-        assert!(exp.samples[2].value.is_nan());
-        assert_eq!(
-            exp.errors.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-            vec![5, 6, 7]
-        );
-        // non-finite values never become keys
-        let mut out = Vec::new();
-        openmetrics_values(&exp, &mut KeyIndex::new("e"), None, &mut out);
-        assert!(out.is_empty());
-    }
-
-    #[test]
-    fn histogram_summary_and_openmetrics_counter() {
-        let text = "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_sum 3\nh_count 2\n# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_sum 1\n# TYPE c counter\nc_total 7\nc_created 1.7e9\n# EOF\nafter_eof 1\n";
-        let exp = parse_exposition(text);
-        let kinds: Vec<(&str, MetricKind)> = exp
-            .samples
-            .iter()
-            .map(|s| (s.name.as_str(), s.kind))
-            .collect();
-        assert_eq!(
-            kinds,
-            vec![
-                ("h_bucket", MetricKind::Histogram),
-                ("h_sum", MetricKind::Histogram),
-                ("h_count", MetricKind::Histogram),
-                ("s", MetricKind::Summary),
-                ("s_sum", MetricKind::Summary),
-                ("c_total", MetricKind::Counter),
-                ("c_created", MetricKind::Other),
-            ]
-        );
-        let mut out = Vec::new();
-        openmetrics_values(&exp, &mut KeyIndex::new("e"), None, &mut out);
-        assert_eq!(out, vec![("openmetrics.e.c_total.0".to_string(), 7.0)]);
-    }
-
-    #[test]
-    fn label_set_indices_are_stable_and_order_free() {
-        let mut idx = KeyIndex::new("node");
-        let l = |a: &str, b: &str| {
-            vec![
-                ("a".to_string(), a.to_string()),
-                ("b".to_string(), b.to_string()),
-            ]
-        };
-        assert_eq!(
-            idx.key("m", &l("1", "x")).as_deref(),
-            Some("openmetrics.node.m.0")
-        );
-        assert_eq!(
-            idx.key("m", &l("2", "x")).as_deref(),
-            Some("openmetrics.node.m.1")
-        );
-        assert_eq!(
-            idx.key("other", &l("2", "x")).as_deref(),
-            Some("openmetrics.node.other.0")
-        );
-        let reversed = vec![
-            ("b".to_string(), "x".to_string()),
-            ("a".to_string(), "1".to_string()),
-        ];
-        assert_eq!(
-            idx.key("m", &reversed).as_deref(),
-            Some("openmetrics.node.m.0")
-        );
-        assert_eq!(idx.key("m", &[]).as_deref(), Some("openmetrics.node.m.2"));
-    }
-}
+mod tests;

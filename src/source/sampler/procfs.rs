@@ -24,6 +24,166 @@ pub(crate) fn read_into(path: &Path, buf: &mut String) -> Result<(), SamplerErro
         })
 }
 
+/// Filesystems whose files are never renamed over (a stale handle fails to read
+/// instead): proc, sysfs, cgroup v2.
+const PSEUDO_FS: [i64; 3] = [0x9fa0, 0x6265_6572, 0x6367_7270];
+
+/// A file read once per sample (`/proc/stat`, `/proc/<pid>/stat`, a cgroup or sysfs
+/// attribute): opened once and read again from offset 0 with `pread`, which makes the
+/// kernel render a proc or sysfs file afresh, so a reading costs one or two system calls
+/// instead of open, statx, read, read and close. The handle is opened again when a read
+/// fails (the process behind a `/proc/<pid>` file exited: `ESRCH`) and, on other
+/// filesystems (a test's fake tree), when the file was replaced or removed (the open
+/// file has no links left).
+#[derive(Debug)]
+pub(crate) struct ProcFile {
+    path: PathBuf,
+    file: Option<File>,
+    /// Check the link count after each read (not on proc, sysfs or cgroup2).
+    check_links: bool,
+    bytes: Vec<u8>,
+    /// Times the file was opened (for tests).
+    opens: u64,
+}
+
+impl ProcFile {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            file: None,
+            check_links: true,
+            bytes: Vec::new(),
+            opens: 0,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn opens(&self) -> u64 {
+        self.opens
+    }
+
+    /// The whole file into `buf` (replacing its content), as [`read_into`] does.
+    pub(crate) fn read(&mut self, buf: &mut String) -> Result<(), SamplerError> {
+        buf.clear();
+        if self.file.is_some() && self.read_open().unwrap_or(false) {
+            return self.to_text(buf);
+        }
+        self.file = None;
+        let f = File::open(&self.path).map_err(|source| SamplerError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.opens += 1;
+        self.check_links = !is_pseudo_fs(&f);
+        self.file = Some(f);
+        match self.read_open() {
+            Ok(_) => self.to_text(buf),
+            Err(source) => {
+                self.file = None;
+                Err(SamplerError::Io {
+                    path: self.path.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Read the open file from offset 0 into `bytes`. `Ok(false)`: read, but the file
+    /// has been replaced or removed since it was opened.
+    fn read_open(&mut self) -> std::io::Result<bool> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let Some(f) = &self.file else {
+            return Ok(false);
+        };
+        self.bytes.clear();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let offset = self.bytes.len() as u64;
+            match f.read_at(&mut chunk, offset) {
+                Ok(0) => break,
+                Ok(n) => self.bytes.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(!self.check_links || f.metadata()?.nlink() > 0)
+    }
+
+    fn to_text(&self, buf: &mut String) -> Result<(), SamplerError> {
+        let text = std::str::from_utf8(&self.bytes).map_err(|e| SamplerError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?;
+        buf.push_str(text);
+        Ok(())
+    }
+}
+
+fn is_pseudo_fs(f: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: statfs is plain old data; zeroed is a valid value to be overwritten.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and a pointer to a statfs we own.
+    let rc = unsafe { libc::fstatfs(f.as_raw_fd(), &raw mut st) };
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    let magic = st.f_type as i64;
+    rc == 0 && PSEUDO_FS.contains(&magic)
+}
+
+/// [`ProcFile`]s of the monitored process's files (its `stat`, its threads' `children`)
+/// and of descendants that have been in the tree for [`KEEP_AFTER`] refreshes, at most
+/// [`MAX_CACHED`] of them, forgotten when not read in a refresh; other files are read
+/// the one-shot way: tools started once per sample come and go, and their files would
+/// only add to the open descriptors.
+#[derive(Debug, Default)]
+struct FileCache<K> {
+    files: HashMap<K, (ProcFile, u64)>,
+    round: u64,
+}
+
+/// Most per-process files kept open by one walker.
+const MAX_CACHED: usize = 256;
+/// Refreshes a descendant must have been in the tree for before its files are kept open
+/// (a long-lived child such as `neuron-monitor`, not a tool run per sample).
+const KEEP_AFTER: u32 = 30;
+
+impl<K: std::hash::Hash + Eq + Copy> FileCache<K> {
+    /// Read through the kept file of `key`, or (`keep` false) the one-shot way.
+    fn read(
+        &mut self,
+        key: K,
+        keep: bool,
+        path: impl FnOnce() -> PathBuf,
+        buf: &mut String,
+    ) -> bool {
+        if !keep {
+            return read_into(&path(), buf).is_ok();
+        }
+        let round = self.round;
+        if let Some((f, seen)) = self.files.get_mut(&key) {
+            *seen = round;
+            return f.read(buf).is_ok();
+        }
+        let path = path();
+        if self.files.len() >= MAX_CACHED {
+            return read_into(&path, buf).is_ok();
+        }
+        let mut f = ProcFile::new(path);
+        let ok = f.read(buf).is_ok();
+        if ok {
+            self.files.insert(key, (f, round));
+        }
+        ok
+    }
+
+    /// Forget the files not read since the last call.
+    fn end_round(&mut self) {
+        let round = self.round;
+        self.files.retain(|_, (_, seen)| *seen == round);
+        self.round += 1;
+    }
+}
+
 /// The fields of `/proc/<pid>/stat` the sampler uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ProcStat {
@@ -99,13 +259,20 @@ impl ProcessTree {
 pub(crate) struct TreeWalker {
     has_children_files: bool,
     buf: String,
-    stack: Vec<u32>,
+    /// Members still to look at: (pid, threads).
+    stack: Vec<(u32, u64)>,
     all: Vec<ProcStat>,
     kids: HashMap<u32, Vec<usize>>,
     listed: Vec<u32>,
     /// pid → ppid of processes known not to be in the tree (not re-read each tick).
     outsiders: HashMap<u32, u32>,
     ticks: u64,
+    /// Open `stat` files of tree members, and `task/<tid>/children` files.
+    stats: FileCache<u32>,
+    children: FileCache<(u32, u32)>,
+    /// Refreshes each descendant has been seen in, in a row (see [`KEEP_AFTER`]).
+    tenure: HashMap<u32, u32>,
+    seen: HashMap<u32, u32>,
 }
 
 impl TreeWalker {
@@ -121,10 +288,35 @@ impl TreeWalker {
             listed: Vec::new(),
             outsiders: HashMap::new(),
             ticks: 0,
+            stats: FileCache::default(),
+            children: FileCache::default(),
+            tenure: HashMap::new(),
+            seen: HashMap::new(),
         }
     }
 
-    fn read_stat(&mut self, pid: u32) -> Option<ProcStat> {
+    /// A tree member's stat (through its kept-open file with `keep`).
+    fn read_stat(&mut self, pid: u32, keep: bool) -> Option<ProcStat> {
+        let path = || PathBuf::from(format!("/proc/{pid}/stat"));
+        if !self.stats.read(pid, keep, path, &mut self.buf) {
+            return None;
+        }
+        parse_stat(pid, &self.buf)
+    }
+
+    /// Whether `pid`'s files stay open: the root's, and a descendant's once it has been
+    /// in the tree for [`KEEP_AFTER`] refreshes. Counts this refresh for `pid`.
+    fn keep(&mut self, pid: u32, root: u32) -> bool {
+        if pid == root {
+            return true;
+        }
+        let n = self.tenure.get(&pid).copied().unwrap_or(0);
+        let now = self.seen.entry(pid).or_insert(n + 1);
+        *now >= KEEP_AFTER
+    }
+
+    /// Any process's stat, opened for this one reading (the ppid walk reads them all).
+    fn read_stat_once(&mut self, pid: u32) -> Option<ProcStat> {
         read_into(Path::new(&format!("/proc/{pid}/stat")), &mut self.buf).ok()?;
         parse_stat(pid, &self.buf)
     }
@@ -133,7 +325,7 @@ impl TreeWalker {
     pub fn refresh(&mut self, tree: &mut ProcessTree) {
         tree.procs.clear();
         tree.read_at = Instant::now();
-        let Some(root) = self.read_stat(tree.root) else {
+        let Some(root) = self.read_stat(tree.root, true) else {
             tree.error = Some(format!("process {} not found", tree.root));
             return;
         };
@@ -143,26 +335,53 @@ impl TreeWalker {
         } else {
             self.walk_by_ppid(root, &mut tree.procs);
         }
+        self.stats.end_round();
+        self.children.end_round();
+        // Tenure of this refresh's members; the others start again from nothing.
+        std::mem::swap(&mut self.tenure, &mut self.seen);
+        self.seen.clear();
     }
 
     fn walk_children_files(&mut self, root: ProcStat, out: &mut Vec<ProcStat>) {
         out.push(root);
         self.stack.clear();
-        self.stack.push(root.pid);
+        self.stack.push((root.pid, root.threads));
         let mut children = Vec::new();
-        while let Some(pid) = self.stack.pop() {
+        while let Some((pid, threads)) = self.stack.pop() {
             children.clear();
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for task in tasks.flatten() {
-                let path = task.path().join("children");
-                if read_into(&path, &mut self.buf).is_ok() {
+            if threads == 1 {
+                // Its only task is itself: no need to list `task/` (most tree members,
+                // the tools and shells, have one thread).
+                let path = || PathBuf::from(format!("/proc/{pid}/task/{pid}/children"));
+                let keep = self.keep(pid, root.pid);
+                if self.children.read((pid, pid), keep, path, &mut self.buf) {
                     children.extend(
                         self.buf
                             .split_ascii_whitespace()
                             .filter_map(|s| s.parse::<u32>().ok()),
                     );
+                }
+            } else {
+                let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                    continue;
+                };
+                for task in tasks.flatten() {
+                    let Some(tid) = task
+                        .file_name()
+                        .to_str()
+                        .and_then(|s| s.parse::<u32>().ok())
+                    else {
+                        continue;
+                    };
+                    let path = || task.path().join("children");
+                    let keep = self.keep(pid, root.pid);
+                    if self.children.read((pid, tid), keep, path, &mut self.buf) {
+                        children.extend(
+                            self.buf
+                                .split_ascii_whitespace()
+                                .filter_map(|s| s.parse::<u32>().ok()),
+                        );
+                    }
                 }
             }
             for &child in &children {
@@ -170,9 +389,10 @@ impl TreeWalker {
                 if out.iter().any(|p| p.pid == child) {
                     continue;
                 }
-                if let Some(stat) = self.read_stat(child) {
+                let keep = self.keep(child, root.pid);
+                if let Some(stat) = self.read_stat(child, keep) {
                     out.push(stat);
-                    self.stack.push(child);
+                    self.stack.push((child, stat.threads));
                 }
             }
         }
@@ -209,7 +429,7 @@ impl TreeWalker {
             if self.outsiders.contains_key(&pid) {
                 continue;
             }
-            if let Some(stat) = self.read_stat(pid) {
+            if let Some(stat) = self.read_stat_once(pid) {
                 self.kids.entry(stat.ppid).or_default().push(self.all.len());
                 self.all.push(stat);
             }
@@ -392,70 +612,4 @@ pub(crate) fn page_size() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stat_with_spaces_and_parens_in_comm() {
-        let line = "1234 (my (odd) prog) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 7 0 98765 123456789 2048 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
-        let s = parse_stat(1234, line).expect("parses");
-        assert_eq!(s.ppid, 1);
-        assert_eq!(s.cpu_ticks, 300);
-        assert_eq!(s.threads, 7);
-        assert_eq!(s.start_ticks, 98765);
-        assert_eq!(s.rss_pages, 2048);
-    }
-
-    #[test]
-    fn cpu_max_values() {
-        assert_eq!(parse_cpu_max("max 100000\n"), None);
-        assert_eq!(parse_cpu_max("150000 100000\n"), Some(1.5));
-        assert_eq!(parse_cpu_max("50000\n"), Some(0.5));
-    }
-
-    #[test]
-    fn meminfo_available_and_fallback() {
-        let m =
-            parse_meminfo("MemTotal:       1000 kB\nMemFree:   100 kB\nMemAvailable:   600 kB\n");
-        assert_eq!(
-            m,
-            MemInfo {
-                total_kb: 1000,
-                available_kb: 600
-            }
-        );
-        let m =
-            parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\n");
-        assert_eq!(m.available_kb, 350);
-    }
-
-    #[test]
-    fn ppid_walk_finds_new_children_between_rescans() {
-        let mut walker = TreeWalker::new();
-        walker.has_children_files = false;
-        let me = std::process::id();
-        let mut tree = ProcessTree::new(me);
-        walker.refresh(&mut tree); // full scan: everything else becomes an outsider
-        walker.refresh(&mut tree); // cached tick
-        let mut child = std::process::Command::new("sleep")
-            .arg("5")
-            .spawn()
-            .expect("sleep");
-        walker.refresh(&mut tree); // not a rescan tick: the new child must still be found
-        assert!(tree.pids().any(|p| p == child.id()), "{:?}", tree.procs);
-        child.kill().expect("kill");
-        child.wait().expect("wait");
-        walker.refresh(&mut tree);
-        assert!(!tree.pids().any(|p| p == child.id()));
-        assert!(!walker.outsiders.is_empty());
-    }
-
-    #[test]
-    fn own_process_tree_contains_self() {
-        let mut tree = ProcessTree::new(std::process::id());
-        TreeWalker::new().refresh(&mut tree);
-        assert!(tree.error.is_none());
-        assert_eq!(tree.procs[0].pid, std::process::id());
-        assert!(tree.procs[0].threads >= 1);
-    }
-}
+mod tests;

@@ -31,9 +31,13 @@
 //! threads of its own; only a host name that is not an IP or `localhost` is looked up,
 //! on tokio's blocking pool), with one deadline for all ports: 40 % of the sampling
 //! interval, 50 ms to 2 s (inside the sampler's half-interval deadline). A port that misses it is reported and reconnected on the
-//! next sample. Errors are per port, in one line per sample.
+//! next sample. A port that refuses the connection (nothing listens: no TPU program runs
+//! now) is connected to again after 1 s, then 2, 4, ... up to 30 s ([`refused_backoff`]),
+//! and reported in every sample meanwhile without a connection attempt. Errors are per
+//! port, in one line per sample.
 
 mod map;
+mod pci;
 
 #[allow(
     clippy::all,
@@ -47,9 +51,7 @@ pub(crate) mod proto {
 }
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::Path;
 use std::time::Duration;
 
 use tokio::task::JoinSet;
@@ -57,10 +59,11 @@ use tonic::transport::{Channel, Endpoint};
 
 use super::{Collector, GpuInfo, SamplerError};
 use map::{Fanout, Merged, Shape};
+use pci::{most_common, scan_pci, Chip};
 use proto::runtime_metric_service_client::RuntimeMetricServiceClient;
+#[cfg(test)]
+use {pci::generation, std::path::Path};
 
-/// Google's PCI vendor id.
-pub const GOOGLE_VENDOR: &str = "0x1ae0";
 /// libtpu's default metrics port.
 pub const DEFAULT_PORT: u16 = 8431;
 /// Largest gRPC response accepted (real ones are a few KiB; at most 16 are in flight
@@ -68,173 +71,6 @@ pub const DEFAULT_PORT: u16 = 8431;
 pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
 /// Longest text of a server's error message shown.
 const MAX_ERROR_CHARS: usize = 160;
-
-/// One TPU chip generation, as Google's tpu-info `TpuChip` table has it.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Generation {
-    pub name: &'static str,
-    /// PCI `device` id.
-    pub device: &'static str,
-    /// PCI `subsystem_device`, where the device id is shared (v2/v3).
-    pub subsystem: Option<&'static str>,
-    /// HBM per chip, GiB (tpu-info's figure).
-    pub hbm_gib: u64,
-    /// Devices (TensorCores seen as devices) per chip.
-    pub devices_per_chip: u32,
-    /// Devices each per-chip duty cycle is copied to: v2/v3 report it per chip; 7x,
-    /// although it has two devices per chip, reports it per device.
-    pub duty_cycle_fanout: i64,
-}
-
-/// tpu-info `tpu_info/device.py` (fe85c12), spec §8.
-pub const GENERATIONS: &[Generation] = &[
-    Generation {
-        name: "v2",
-        device: "0x0027",
-        subsystem: Some("0x004e"),
-        hbm_gib: 8,
-        devices_per_chip: 2,
-        duty_cycle_fanout: 2,
-    },
-    Generation {
-        name: "v3",
-        device: "0x0027",
-        subsystem: Some("0x004f"),
-        hbm_gib: 16,
-        devices_per_chip: 2,
-        duty_cycle_fanout: 2,
-    },
-    Generation {
-        name: "v4",
-        device: "0x005e",
-        subsystem: None,
-        hbm_gib: 32,
-        devices_per_chip: 1,
-        duty_cycle_fanout: 1,
-    },
-    Generation {
-        name: "v5e",
-        device: "0x0063",
-        subsystem: None,
-        hbm_gib: 16,
-        devices_per_chip: 1,
-        duty_cycle_fanout: 1,
-    },
-    Generation {
-        name: "v5p",
-        device: "0x0062",
-        subsystem: None,
-        hbm_gib: 95,
-        devices_per_chip: 1,
-        duty_cycle_fanout: 1,
-    },
-    Generation {
-        name: "v6e",
-        device: "0x006f",
-        subsystem: None,
-        hbm_gib: 32,
-        devices_per_chip: 1,
-        duty_cycle_fanout: 1,
-    },
-    Generation {
-        name: "7x",
-        device: "0x0076",
-        subsystem: None,
-        hbm_gib: 192,
-        devices_per_chip: 2,
-        duty_cycle_fanout: 1,
-    },
-];
-
-/// The generation of a Google PCI device, by its `device` and `subsystem_device` ids
-/// (`0x`-prefixed hex, any case).
-pub fn generation(device: &str, subsystem: &str) -> Option<&'static Generation> {
-    let device = device.trim().to_ascii_lowercase();
-    let subsystem = subsystem.trim().to_ascii_lowercase();
-    GENERATIONS
-        .iter()
-        .find(|g| g.device == device && g.subsystem.is_none_or(|s| s == subsystem))
-}
-
-/// One TPU chip on the PCI bus.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Chip {
-    /// PCI address (the sysfs directory name).
-    pub address: String,
-    pub generation: &'static Generation,
-}
-
-impl Chip {
-    /// Overview entry: `TPU v4`, HBM bytes.
-    pub fn info(&self) -> GpuInfo {
-        let name = if self.generation.name.starts_with('v') {
-            format!("TPU {}", self.generation.name)
-        } else {
-            format!("TPU{}", self.generation.name)
-        };
-        GpuInfo {
-            name,
-            memory_total: self.generation.hbm_gib << 30,
-            driver: String::new(),
-        }
-    }
-}
-
-/// A small sysfs attribute, trimmed (at most 64 bytes are read).
-fn read_attr(dir: &Path, name: &str) -> Option<String> {
-    let mut buf = Vec::with_capacity(16);
-    std::fs::File::open(dir.join(name))
-        .ok()?
-        .take(64)
-        .read_to_end(&mut buf)
-        .ok()?;
-    Some(String::from_utf8_lossy(&buf).trim().to_string())
-}
-
-/// TPU chips under `<root>/bus/pci/devices`, in PCI address order. `Err(why)` when there
-/// are none, naming the directory and any Google device that is not a known TPU.
-pub fn scan_pci(root: &Path) -> Result<Vec<Chip>, String> {
-    let dir = root.join("bus/pci/devices");
-    let entries =
-        std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .take(4096)
-        .collect();
-    names.sort();
-    let mut chips = Vec::new();
-    let mut other_google = Vec::new();
-    for name in names {
-        let path = dir.join(&name);
-        let Some(vendor) = read_attr(&path, "vendor") else {
-            continue;
-        };
-        if !vendor.eq_ignore_ascii_case(GOOGLE_VENDOR) {
-            continue;
-        }
-        let device = read_attr(&path, "device").unwrap_or_default();
-        let subsystem = read_attr(&path, "subsystem_device").unwrap_or_default();
-        match generation(&device, &subsystem) {
-            Some(generation) => chips.push(Chip {
-                address: name,
-                generation,
-            }),
-            None => other_google.push(crate::text::sanitize(&device)),
-        }
-    }
-    if chips.is_empty() {
-        let mut why = format!("no TPU on the PCI bus ({})", dir.display());
-        if !other_google.is_empty() {
-            other_google.truncate(4);
-            why.push_str(&format!(
-                "; Google device id {} is not a TPU",
-                other_google.join(", ")
-            ));
-        }
-        return Err(why);
-    }
-    Ok(chips)
-}
 
 /// Ports of `TPU_RUNTIME_METRICS_PORTS` (`None` or blank: 8431). Duplicates are dropped.
 pub fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
@@ -279,6 +115,55 @@ struct Port {
     wanted: Option<Vec<(String, Shape)>>,
     /// Samples since `wanted` was last worked out (it is redone every [`RELIST_EVERY`]).
     since_list: u32,
+    /// Connections refused in a row (nothing listens there: no TPU program runs), and
+    /// when to try again; until then the port is reported without connecting.
+    refused: u32,
+    retry_at: Option<std::time::Instant>,
+    /// Connections set up so far (for tests).
+    connects: u64,
+}
+
+/// How long a port that refused `n` connections in a row is left alone: 1 s, doubling up
+/// to 30 s. A TPU program that starts is picked up within that time.
+fn refused_backoff(n: u32) -> Duration {
+    (Duration::from_secs(1) * 2u32.saturating_pow(n.saturating_sub(1).min(5)))
+        .min(Duration::from_secs(30))
+}
+
+/// Why one port gave nothing this sample.
+struct Failure {
+    text: String,
+    /// The connection was refused (nothing listening).
+    refused: bool,
+}
+
+impl From<String> for Failure {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            refused: false,
+        }
+    }
+}
+
+/// Whether a status comes from a refused connection (an `io::Error` of that kind in its
+/// chain of sources).
+fn refused(s: &tonic::Status) -> bool {
+    let mut source = std::error::Error::source(s);
+    let mut depth = 0;
+    while let Some(e) = source {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        depth += 1;
+        if depth >= 16 {
+            break;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// Samples after which a port is asked again what it supports, so metrics that a
@@ -406,7 +291,7 @@ async fn fetch(
         Vec<(Shape, proto::TpuMetric)>,
         Option<String>,
     ),
-    String,
+    Failure,
 > {
     let wanted = match wanted {
         Some(w) => w,
@@ -428,7 +313,12 @@ async fn fetch(
                     wanted_from(Some(&names))
                 }
                 Err(s) if unsupported(s.code()) => wanted_from(None),
-                Err(s) => return Err(status_text(&s)),
+                Err(s) => {
+                    return Err(Failure {
+                        text: status_text(&s),
+                        refused: refused(&s),
+                    })
+                }
             }
         }
     };
@@ -449,6 +339,7 @@ async fn fetch(
     let mut unserved = Vec::new();
     let mut error = None;
     let mut transport_error = None;
+    let mut all_refused = true;
     while let Some(joined) = set.join_next().await {
         let Ok((name, shape, r)) = joined else {
             continue;
@@ -462,6 +353,7 @@ async fn fetch(
             Err(s) if unsupported(s.code()) => unserved.push(name),
             Err(s) => {
                 let text = status_text(&s);
+                all_refused &= refused(&s);
                 if matches!(s.code(), tonic::Code::Unavailable | tonic::Code::Unknown) {
                     transport_error.get_or_insert(text);
                 } else {
@@ -474,8 +366,11 @@ async fn fetch(
     let mut wanted = wanted;
     wanted.retain(|(n, _)| !unserved.contains(n));
     if responses.is_empty() {
-        if let Some(e) = error {
-            return Err(e);
+        if let Some(text) = error {
+            return Err(Failure {
+                text,
+                refused: all_refused,
+            });
         }
         return Ok((wanted, responses, None));
     }
@@ -535,6 +430,9 @@ impl TpuCollector {
                     client: None,
                     wanted: None,
                     since_list: 0,
+                    refused: 0,
+                    retry_at: None,
+                    connects: 0,
                 })
                 .collect(),
             timeout,
@@ -544,11 +442,19 @@ impl TpuCollector {
     /// Read every port once, within the deadline.
     fn read_ports(&mut self) -> Vec<Outcome> {
         let timeout = self.timeout;
+        let now = std::time::Instant::now();
+        let resting = |p: &Port| p.retry_at.is_some_and(|t| now < t);
         let jobs: Vec<_> = self
             .ports
-            .iter()
-            .map(|p| {
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, p)| !resting(p))
+            .map(|(i, p)| {
+                if p.client.is_none() {
+                    p.connects += 1;
+                }
                 (
+                    i,
                     p.host.clone(),
                     p.port,
                     p.addr,
@@ -560,7 +466,7 @@ impl TpuCollector {
         let mut results = self.runtime.block_on(async move {
             let deadline = tokio::time::Instant::now() + timeout;
             let mut set = JoinSet::new();
-            for (i, (host, port, addr, client, wanted)) in jobs.into_iter().enumerate() {
+            for (i, host, port, addr, client, wanted) in jobs {
                 set.spawn(async move {
                     let work = async {
                         let addr = match addr {
@@ -572,11 +478,14 @@ impl TpuCollector {
                             None => connect(addr, timeout)?,
                         };
                         let got = fetch(client.clone(), wanted).await?;
-                        Ok::<_, String>((addr, client, got))
+                        Ok::<_, Failure>((addr, client, got))
                     };
                     let r = match tokio::time::timeout_at(deadline, work).await {
                         Ok(r) => r,
-                        Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+                        Err(_) => Err(Failure::from(format!(
+                            "no answer within {} ms",
+                            timeout.as_millis()
+                        ))),
                     };
                     (i, r)
                 });
@@ -591,8 +500,20 @@ impl TpuCollector {
         });
         let mut outcomes = Vec::with_capacity(self.ports.len());
         for (i, port) in self.ports.iter_mut().enumerate() {
+            if resting(port) {
+                let left = port.retry_at.map_or(0, |t| {
+                    t.saturating_duration_since(now).as_secs_f64().ceil() as u64
+                });
+                outcomes.push(Outcome::Failed(format!(
+                    "nothing listening (connection refused {} times in a row); next try in {left} s",
+                    port.refused
+                )));
+                continue;
+            }
             match results.remove(&i) {
                 Some(Ok((addr, client, (wanted, responses, error)))) => {
+                    port.refused = 0;
+                    port.retry_at = None;
                     port.addr = Some(addr);
                     port.client = Some(client);
                     // An empty list may be a runtime still starting: ask again next time.
@@ -606,7 +527,19 @@ impl TpuCollector {
                 }
                 Some(Err(e)) => {
                     port.reset();
-                    outcomes.push(Outcome::Failed(e));
+                    if e.refused {
+                        port.refused += 1;
+                        let wait = refused_backoff(port.refused);
+                        port.retry_at = Some(std::time::Instant::now() + wait);
+                        outcomes.push(Outcome::Failed(format!(
+                            "{}; next try in {} s",
+                            e.text,
+                            wait.as_secs()
+                        )));
+                    } else {
+                        port.refused = 0;
+                        outcomes.push(Outcome::Failed(e.text));
+                    }
                 }
                 None => {
                     port.reset();
@@ -616,20 +549,6 @@ impl TpuCollector {
         }
         outcomes
     }
-}
-
-fn most_common(chips: &[Chip]) -> Option<&'static Generation> {
-    let mut counts: Vec<(&'static Generation, usize)> = Vec::new();
-    for c in chips {
-        match counts
-            .iter_mut()
-            .find(|(g, _)| std::ptr::eq(*g, c.generation))
-        {
-            Some((_, n)) => *n += 1,
-            None => counts.push((c.generation, 1)),
-        }
-    }
-    counts.into_iter().max_by_key(|(_, n)| *n).map(|(g, _)| g)
 }
 
 impl Collector for TpuCollector {
@@ -679,180 +598,4 @@ impl Collector for TpuCollector {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pci(root: &Path, addr: &str, vendor: &str, device: &str, subsystem: &str) {
-        let d = root.join("bus/pci/devices").join(addr);
-        std::fs::create_dir_all(&d).expect("mkdir");
-        std::fs::write(d.join("vendor"), format!("{vendor}\n")).expect("vendor");
-        std::fs::write(d.join("device"), format!("{device}\n")).expect("device");
-        std::fs::write(d.join("subsystem_device"), format!("{subsystem}\n")).expect("sub");
-    }
-
-    #[test]
-    fn generations_from_pci_ids() {
-        let name = |d, s| generation(d, s).map(|g| g.name);
-        assert_eq!(name("0x0027", "0x004e"), Some("v2"));
-        assert_eq!(name("0x0027", "0x004F"), Some("v3"));
-        assert_eq!(name("0x0027", "0x0000"), None);
-        assert_eq!(name("0x005e", "0x0000"), Some("v4"));
-        assert_eq!(name("0x0063", ""), Some("v5e"));
-        assert_eq!(name("0x0062", ""), Some("v5p"));
-        assert_eq!(name("0x006F", ""), Some("v6e"));
-        assert_eq!(name("0x0076", ""), Some("7x"));
-        assert_eq!(name("0x0042", ""), None); // gVNIC
-        let v5p = generation("0x0062", "").expect("v5p");
-        assert_eq!((v5p.hbm_gib, v5p.devices_per_chip), (95, 1));
-        let v3 = generation("0x0027", "0x004f").expect("v3");
-        assert_eq!(
-            (v3.hbm_gib, v3.devices_per_chip, v3.duty_cycle_fanout),
-            (16, 2, 2)
-        );
-    }
-
-    #[test]
-    fn pci_scan_keeps_tpus_in_address_order() {
-        let dir = tempfile::tempdir().expect("tmp");
-        pci(dir.path(), "0000:00:06.0", "0x1ae0", "0x005e", "0x0000");
-        pci(dir.path(), "0000:00:05.0", "0x1ae0", "0x005e", "0x0000");
-        pci(dir.path(), "0000:00:04.0", "0x1ae0", "0x0042", "0x0008"); // gVNIC
-        pci(dir.path(), "0000:00:01.0", "0x8086", "0x7110", "0x1100");
-        let chips = scan_pci(dir.path()).expect("chips");
-        let addrs: Vec<&str> = chips.iter().map(|c| c.address.as_str()).collect();
-        assert_eq!(addrs, ["0000:00:05.0", "0000:00:06.0"]);
-        assert_eq!(
-            chips[0].info(),
-            GpuInfo {
-                name: "TPU v4".into(),
-                memory_total: 32 << 30,
-                driver: String::new()
-            }
-        );
-        let c = Chip {
-            address: String::new(),
-            generation: generation("0x0076", "").expect("7x"),
-        };
-        assert_eq!(c.info().name, "TPU7x");
-    }
-
-    #[test]
-    fn no_tpu_says_why() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let missing = scan_pci(dir.path()).expect_err("no dir");
-        assert!(missing.starts_with("cannot read "), "{missing}");
-        pci(dir.path(), "0000:00:04.0", "0x1ae0", "0x0042", "0x0008");
-        pci(dir.path(), "0000:00:01.0", "0x8086", "0x7110", "0x1100");
-        let why = scan_pci(dir.path()).expect_err("no tpu");
-        assert_eq!(
-            why,
-            format!(
-                "no TPU on the PCI bus ({}); Google device id 0x0042 is not a TPU",
-                dir.path().join("bus/pci/devices").display()
-            )
-        );
-        assert!(!why.contains('\n'));
-    }
-
-    #[test]
-    fn ports_from_the_environment_value() {
-        assert_eq!(parse_ports(None), Ok(vec![8431]));
-        assert_eq!(parse_ports(Some(" ")), Ok(vec![8431]));
-        assert_eq!(
-            parse_ports(Some("8431,8432, 8433,8431,")),
-            Ok(vec![8431, 8432, 8433])
-        );
-        assert!(parse_ports(Some("8431,x")).is_err_and(|e| e.contains("'x'")));
-        assert!(parse_ports(Some("0")).is_err());
-        assert!(parse_ports(Some("70000")).is_err());
-    }
-
-    #[test]
-    fn deadline_is_well_under_the_interval() {
-        assert_eq!(
-            sample_timeout(Duration::from_secs(1)),
-            Duration::from_millis(400)
-        );
-        assert_eq!(
-            sample_timeout(Duration::from_millis(300)),
-            Duration::from_millis(120)
-        );
-        assert_eq!(
-            sample_timeout(Duration::from_millis(20)),
-            Duration::from_millis(50)
-        );
-        assert_eq!(
-            sample_timeout(Duration::from_secs(15)),
-            Duration::from_secs(2)
-        );
-    }
-
-    #[test]
-    fn wanted_metrics_follow_the_supported_list() {
-        assert_eq!(wanted_from(None).len(), map::SPECS.len());
-        let listed = vec![
-            "tpu.runtime.hbm.memory.usage.bytes".to_string(),
-            "tpu.runtime.tensorcore.utilization.percent".to_string(),
-            "something.else".to_string(),
-        ];
-        let w = wanted_from(Some(&listed));
-        assert_eq!(
-            w,
-            vec![
-                (
-                    "tpu.runtime.hbm.memory.usage.bytes".to_string(),
-                    Shape::Device("hbmCapacityUsage")
-                ),
-                (
-                    "tpu.runtime.tensorcore.utilization.percent".to_string(),
-                    map::TENSORCORE_UTILIZATION
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_closed_port_is_an_error_not_a_hang() {
-        // Bind then drop: nothing listens on that port any more.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("port")
-            .port();
-        let chips = vec![Chip {
-            address: "0000:00:05.0".into(),
-            generation: generation("0x005e", "").expect("v4"),
-        }];
-        let mut c =
-            TpuCollector::new(chips, "localhost", &[port], Duration::from_millis(500)).expect("c");
-        let start = std::time::Instant::now();
-        let mut out = Vec::new();
-        let e = c.sample(&mut out).expect_err("refused").to_string();
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            start.elapsed()
-        );
-        assert!(out.is_empty());
-        // localhost is 127.0.0.1 without a name lookup; the OS error is kept.
-        assert!(
-            e.contains(&format!("127.0.0.1:{port}: Unavailable: ")),
-            "{e}"
-        );
-        assert!(e.contains("os error"), "{e}");
-        assert_eq!(c.gpus().len(), 1);
-        // Still an error (not a hang) the next time.
-        assert!(c.sample(&mut out).is_err());
-        assert!(start.elapsed() < Duration::from_secs(3));
-    }
-
-    #[test]
-    fn addresses_without_a_lookup() {
-        let v4 = |s: &str| s.parse::<SocketAddr>().ok();
-        assert_eq!(literal_addr("localhost", 8431), v4("127.0.0.1:8431"));
-        assert_eq!(literal_addr("LOCALHOST", 1), v4("127.0.0.1:1"));
-        assert_eq!(literal_addr("10.0.0.2", 8432), v4("10.0.0.2:8432"));
-        assert_eq!(literal_addr("[::1]", 8431), v4("[::1]:8431"));
-        assert_eq!(literal_addr("::1", 8431), v4("[::1]:8431"));
-        assert_eq!(literal_addr("tpu-host", 8431), None);
-    }
-}
+mod tests;
