@@ -242,11 +242,17 @@ fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Resul
                         if let Msg::Signal(n) = msg {
                             signal = Some(n);
                         }
+                        // The user's own input is answered on screen at once, not
+                        // after the rest of the drain budget.
+                        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
                         let fx = app.update(msg);
                         dirty |= fx.redraw;
                         exec.run(fx.cmds);
                         if fx.quit {
                             return Ok(signal);
+                        }
+                        if input && fx.redraw {
+                            break;
                         }
                     }
                 }

@@ -169,6 +169,27 @@ fn decode_range(
     })
 }
 
+/// Run the calling decode worker at a lower CPU priority (nice 10, or its own if
+/// higher) than the
+/// event loop, so that on a machine with few cores a first load that keeps every
+/// core busy still leaves the loop the CPU when a key comes. Only this thread
+/// changes (Linux applies `setpriority` with who = a thread id to that thread);
+/// where it is not allowed, nothing changes.
+fn below_the_loop() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain system calls on the calling thread, no memory involved.
+        unsafe {
+            let tid = libc::gettid() as libc::id_t;
+            // Only ever lower the priority (a process already niced stays so).
+            let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+            if now < 10 {
+                let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+            }
+        }
+    }
+}
+
 enum ReadError {
     Io(io::Error),
     Header(leveldb::HeaderError),
@@ -237,6 +258,7 @@ impl RunReader {
                 let tx = part_tx.clone();
                 let ranges = &ranges;
                 scope.spawn(move || {
+                    below_the_loop();
                     let mut data = Vec::new();
                     let mut d = Decoder::new();
                     loop {
@@ -420,5 +442,30 @@ impl RunReader {
             restarted: false,
             open,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_decode_worker_runs_below_the_loop_and_only_it() {
+        fn nice() -> i32 {
+            // SAFETY: plain system calls on the calling thread.
+            unsafe {
+                *libc::__errno_location() = 0;
+                libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t)
+            }
+        }
+        let before = nice();
+        let worker = std::thread::spawn(|| {
+            super::below_the_loop();
+            nice()
+        })
+        .join()
+        .expect("worker");
+        // Raising one's own nice value is always allowed.
+        assert_eq!(worker, before.max(10));
+        assert_eq!(nice(), before, "the calling thread's priority changed");
     }
 }
