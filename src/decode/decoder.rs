@@ -6,7 +6,7 @@ use prost::Message as _;
 use rustc_hash::FxHashMap;
 
 use super::coalesce::{metric_def, Coalescer};
-use super::event::{Event, Events, Row, RunInfo, TreePath, MAX_DEPTH, PATH_SEP};
+use super::event::{join_path, Event, Events, Row, RunInfo, TreePath, MAX_DEPTH};
 use super::leveldb::Skip;
 use super::pb;
 use super::record::{record_kind, RecordType};
@@ -119,15 +119,9 @@ impl Decoder {
 
     fn path_id(&mut self, it: &Item<'_>) -> u32 {
         let mut joined = std::mem::take(&mut self.key);
-        joined.clear();
         let deep = it.path().nth(MAX_DEPTH).is_some();
         if !deep {
-            for (i, p) in it.path().enumerate() {
-                if i > 0 {
-                    joined.push(PATH_SEP);
-                }
-                joined.push_str(p);
-            }
+            join_path(&mut joined, it.path());
             if let Some(&id) = self.path_ids.get(joined.as_str()) {
                 self.key = joined;
                 return id;
@@ -135,12 +129,7 @@ impl Decoder {
         }
         let parts = capped_path(it);
         if deep {
-            for (i, p) in parts.iter().enumerate() {
-                if i > 0 {
-                    joined.push(PATH_SEP);
-                }
-                joined.push_str(p);
-            }
+            join_path(&mut joined, parts.iter().map(String::as_str));
             if let Some(&id) = self.path_ids.get(joined.as_str()) {
                 self.key = joined;
                 return id;

@@ -161,6 +161,17 @@ pub struct TreePath {
 /// Separator of [`TreePath::joined`] (a control character no key uses).
 pub const PATH_SEP: char = '\u{1f}';
 
+/// Write `path`'s elements into `out` (cleared first), joined with [`PATH_SEP`].
+pub fn join_path<'a>(out: &mut String, path: impl Iterator<Item = &'a str>) {
+    out.clear();
+    for (i, p) in path.enumerate() {
+        if i > 0 {
+            out.push(PATH_SEP);
+        }
+        out.push_str(p);
+    }
+}
+
 /// Deepest key path kept as nesting; deeper elements are joined with `.` into the
 /// last one, so a hostile record cannot build a tree deep enough to exhaust the stack
 /// when it is printed, flattened or dropped.

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use crate::decode::decoder::capped_path;
-use crate::decode::event::{Scalar, TreeOp, TreePath, PATH_SEP};
+use crate::decode::event::{join_path, Scalar, TreeOp, TreePath, PATH_SEP};
 use crate::decode::wire;
 
 #[derive(Debug, Clone)]
@@ -29,16 +29,6 @@ pub struct Tree {
     joined: String,
     /// Entry of each path of the batch being folded (`usize::MAX`: not looked up).
     batch: Vec<usize>,
-}
-
-fn join<'a>(out: &mut String, path: impl Iterator<Item = &'a str>) {
-    out.clear();
-    for (i, p) in path.enumerate() {
-        if i > 0 {
-            out.push(PATH_SEP);
-        }
-        out.push_str(p);
-    }
 }
 
 impl Tree {
@@ -72,7 +62,7 @@ impl Tree {
     pub fn update(&mut self, item: &wire::Item<'_>) {
         let parts = capped_path(item);
         let mut joined = std::mem::take(&mut self.joined);
-        join(&mut joined, parts.iter().map(String::as_str));
+        join_path(&mut joined, parts.iter().map(String::as_str));
         let i = self.entry(&joined, || parts);
         self.joined = joined;
         self.seq += 1;
@@ -104,7 +94,7 @@ impl Tree {
     pub fn remove(&mut self, item: &wire::Item<'_>) {
         let parts = capped_path(item);
         let mut joined = String::new();
-        join(&mut joined, parts.iter().map(String::as_str));
+        join_path(&mut joined, parts.iter().map(String::as_str));
         self.remove_joined(&joined);
     }
 
