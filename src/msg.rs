@@ -44,6 +44,36 @@ pub struct Sample {
     pub values: Vec<(String, f64)>,
 }
 
+/// One process of the host, a row of the live monitor's process table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcRow {
+    pub pid: u32,
+    pub ppid: u32,
+    /// User name, or the numeric uid when it has none. Untrusted text.
+    pub user: String,
+    /// CPU use since the previous scan, percent of one core (a busy 4-thread
+    /// process can show 400).
+    pub cpu: f64,
+    /// Resident memory, bytes.
+    pub rss: u64,
+    /// GPU memory this process uses over all GPUs, bytes, where NVML reports
+    /// per-process usage; `None` when nothing reports it.
+    pub gpu_memory: Option<u64>,
+    pub threads: u32,
+    /// Command line, arguments joined by spaces (`[comm]` when it has none, as for
+    /// kernel threads). Untrusted text: the view sanitizes it before drawing.
+    pub command: String,
+}
+
+/// One scan of the host's processes (`Msg::Procs`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcTable {
+    /// Unix seconds.
+    pub timestamp: f64,
+    /// Every process seen, in no particular order (the app sorts and filters).
+    pub rows: Vec<ProcRow>,
+}
+
 /// A run directory next to the one shown (the run picker's rows): what
 /// `Cmd::ListRuns` found.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -105,6 +135,12 @@ pub enum Msg {
     /// the file's name and the cause. Nothing is read from it unless it is replaced.
     Unreadable(String),
     Sample(Sample),
+    /// The live monitor's process scan.
+    Procs(ProcTable),
+    /// The process tree that now feeds `cpu`, `proc.*` and `gpu.process.*` in the
+    /// live monitor (after `--pid` at start, or `Cmd::Monitor`): its root's pid and
+    /// command line (untrusted), or `None` when no process is monitored.
+    Monitoring(Option<(u32, String)>),
     /// SIGTERM / SIGHUP / SIGINT: leave cleanly.
     Signal(i32),
     /// ctrl+z or SIGTSTP: the loop leaves the terminal and stops the process.

@@ -24,6 +24,9 @@ pub enum Cmd {
     LoadImage { path: PathBuf },
     /// Which of these directories are gone: `Msg::DirsChecked`.
     CheckDirs { dirs: Vec<PathBuf> },
+    /// Live monitor: make the tree rooted at `pid` the monitored process (what
+    /// `--pid` does at start), or monitor none; answered by `Msg::Monitoring`.
+    Monitor { pid: Option<u32> },
 }
 
 impl Cmd {

@@ -414,6 +414,9 @@ impl App {
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
+            // Issue 11 (live monitor screen): the process table and the monitored
+            // process are not drawn yet.
+            Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
         }
     }
 }

@@ -24,7 +24,8 @@ const MAX_DECODED: usize = 64 << 20;
 #[must_use]
 pub fn answer(cmd: Cmd) -> Option<Msg> {
     Some(match cmd {
-        Cmd::StartReader { .. } | Cmd::StopReader { .. } => return None,
+        // Issue 11: the live monitor's sampler is not yet told to switch process.
+        Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
             wandb_dir,
