@@ -117,7 +117,11 @@ fn check_all_ways(name: &str, path: &Path) {
     let want = fingerprint(&sequential(path));
     let one = fingerprint(&record_by_record(&data));
     assert_eq!(one, want, "{name}: record by record vs sequential");
-    for (blocks, threads) in [(1, 3), (2, 2), (3, 4), (64, 2)] {
+    // Ranges of 1 to 3 blocks read in one piece; 5 and 8 blocks in several
+    // pieces of two blocks (a record or damage can run across pieces, and a record
+    // longer than a piece can cover a range's first piece); 64 blocks is the
+    // default range.
+    for (blocks, threads) in [(1, 3), (2, 2), (3, 4), (5, 2), (8, 3), (64, 2)] {
         let (run, _) = parallel(path, blocks, threads);
         let got = fingerprint(&run);
         if got != want {

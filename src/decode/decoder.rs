@@ -26,16 +26,21 @@ enum Special {
 #[derive(Debug, Clone, Default)]
 pub struct Decoder {
     ev: Events,
-    key_ids: FxHashMap<Box<str>, u32>,
-    path_ids: FxHashMap<Box<str>, u32>,
+    /// Keys and joined paths by their bytes, so a known key is found without a
+    /// UTF-8 check (only a new one is checked, once).
+    key_ids: FxHashMap<Box<[u8]>, u32>,
+    path_ids: FxHashMap<Box<[u8]>, u32>,
     summary: Coalescer,
     config: Coalescer,
-    /// The keys of the last history row, by position: rows repeat their keys, so a
-    /// key is usually found by one comparison.
-    row_keys: Vec<(Box<str>, Special)>,
+    /// The keys of the last history row, by position: rows written in a fixed
+    /// order repeat their keys, so a key is usually found by one comparison. (Rows
+    /// whose keys come in a new order each time, as wandb-core writes them, fall
+    /// back to the byte-keyed map; the entry is overwritten in place, without an
+    /// allocation once it has grown.)
+    row_keys: Vec<(Vec<u8>, Special)>,
     /// The same for summary and config records.
-    summary_keys: Vec<(Box<str>, u32)>,
-    config_keys: Vec<(Box<str>, u32)>,
+    summary_keys: Vec<(Vec<u8>, u32)>,
+    config_keys: Vec<(Vec<u8>, u32)>,
     key: String,
 }
 
@@ -107,14 +112,16 @@ impl Decoder {
         });
     }
 
-    fn key_id(&mut self, key: &str) -> u32 {
+    /// The batch's id of a history key; None when it is new and not UTF-8.
+    fn key_id(&mut self, key: &[u8]) -> Option<u32> {
         if let Some(&id) = self.key_ids.get(key) {
-            return id;
+            return Some(id);
         }
+        let text = wire::text(key)?;
         let id = u32::try_from(self.ev.keys.len()).unwrap_or(u32::MAX);
-        self.ev.keys.push(key.to_owned());
+        self.ev.keys.push(text.to_owned());
         self.key_ids.insert(key.into(), id);
-        id
+        Some(id)
     }
 
     fn path_id(&mut self, it: &Item<'_>) -> u32 {
@@ -122,7 +129,7 @@ impl Decoder {
         let deep = it.path().nth(MAX_DEPTH).is_some();
         if !deep {
             join_path(&mut joined, it.path());
-            if let Some(&id) = self.path_ids.get(joined.as_str()) {
+            if let Some(&id) = self.path_ids.get(joined.as_bytes()) {
                 self.key = joined;
                 return id;
             }
@@ -130,13 +137,13 @@ impl Decoder {
         let parts = capped_path(it);
         if deep {
             join_path(&mut joined, parts.iter().map(String::as_str));
-            if let Some(&id) = self.path_ids.get(joined.as_str()) {
+            if let Some(&id) = self.path_ids.get(joined.as_bytes()) {
                 self.key = joined;
                 return id;
             }
         }
         let id = u32::try_from(self.ev.paths.len()).unwrap_or(u32::MAX);
-        self.path_ids.insert(joined.as_str().into(), id);
+        self.path_ids.insert(joined.as_bytes().into(), id);
         self.ev.paths.push(TreePath {
             joined: joined.clone(),
             parts,
@@ -203,20 +210,15 @@ impl Decoder {
             &mut self.summary_keys
         };
         let id = match cache.get(pos) {
-            Some((cached, id)) if same(cached.as_bytes(), k) => *id,
+            Some((cached, id)) if same(cached, k) => *id,
             _ => {
-                let key = wire::text(k)?;
-                let id = self.simple_path_id(key);
+                let id = self.simple_path_id(k)?;
                 let cache = if config {
                     &mut self.config_keys
                 } else {
                     &mut self.summary_keys
                 };
-                if pos < cache.len() {
-                    cache[pos] = (key.into(), id);
-                } else if pos == cache.len() && pos < 256 {
-                    cache.push((key.into(), id));
-                }
+                remember(cache, pos, k, id);
                 id
             }
         };
@@ -250,37 +252,42 @@ impl Decoder {
     }
 
     /// The path id of a one-element path.
-    fn simple_path_id(&mut self, key: &str) -> u32 {
+    /// None when the key is new and not UTF-8.
+    fn simple_path_id(&mut self, key: &[u8]) -> Option<u32> {
         if let Some(&id) = self.path_ids.get(key) {
-            return id;
+            return Some(id);
         }
+        let text = wire::text(key)?;
         let id = u32::try_from(self.ev.paths.len()).unwrap_or(u32::MAX);
         self.path_ids.insert(key.into(), id);
         self.ev.paths.push(TreePath {
-            joined: key.to_owned(),
-            parts: vec![key.to_owned()],
+            joined: text.to_owned(),
+            parts: vec![text.to_owned()],
         });
-        id
+        Some(id)
     }
 
-    fn special_of(&mut self, pos: usize, key: &str) -> Special {
-        if let Some((k, s)) = self.row_keys.get(pos) {
-            if **k == *key {
-                return *s;
-            }
+    /// What the history key at `pos` of a row means; None when it is new and not
+    /// UTF-8.
+    #[inline]
+    fn special_of(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
+        match self.row_keys.get(pos) {
+            Some((k, s)) if same(k, key) => Some(*s),
+            _ => self.special_of_new(pos, key),
         }
+    }
+
+    /// [`Decoder::special_of`] for a key not at its cached position.
+    #[inline(never)]
+    fn special_of_new(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
         let s = match key {
-            "_step" => Special::Step,
-            "_runtime" => Special::Runtime,
-            "_timestamp" => Special::Timestamp,
-            _ => Special::Metric(self.key_id(key)),
+            b"_step" => Special::Step,
+            b"_runtime" => Special::Runtime,
+            b"_timestamp" => Special::Timestamp,
+            _ => Special::Metric(self.key_id(key)?),
         };
-        if pos < self.row_keys.len() {
-            self.row_keys[pos] = (key.into(), s);
-        } else if pos == self.row_keys.len() && pos < 256 {
-            self.row_keys.push((key.into(), s));
-        }
-        s
+        remember(&mut self.row_keys, pos, key, s);
+        Some(s)
     }
 
     fn history(&mut self, body: &[u8]) -> bool {
@@ -326,7 +333,10 @@ impl Decoder {
                 _ => continue,
             };
             it.flat_key_into(&mut key);
-            let special = self.special_of(pos, &key);
+            let Some(special) = self.special_of(pos, key.as_bytes()) else {
+                row.complete = false;
+                break;
+            };
             pos += 1;
             self.history_value(special, value::number(it.value), it.value, &mut row);
         }
@@ -355,13 +365,7 @@ impl Decoder {
         v: wire::RawValue<'_>,
         row: &mut Row,
     ) -> Option<()> {
-        let special = match self.row_keys.get(pos) {
-            Some((cached, s)) if same(cached.as_bytes(), k) => *s,
-            _ => {
-                let key = wire::text(k)?;
-                self.special_of(pos, key)
-            }
-        };
+        let special = self.special_of(pos, k)?;
         let (num, value) = match v {
             wire::RawValue::Json(b) => match value::short_decimal(b) {
                 Some(n) => (Some(n), ItemValue::Null),
@@ -429,8 +433,10 @@ impl Decoder {
                     Some(it) => {
                         if let Some(y) = value::number(it.value) {
                             it.flat_key_into(&mut key);
-                            let id = self.key_id(&key);
-                            self.ev.values.push((id, y));
+                            // The key is text already: it always gets an id.
+                            if let Some(id) = self.key_id(key.as_bytes()) {
+                                self.ev.values.push((id, y));
+                            }
                         }
                     }
                     None => {
@@ -557,6 +563,18 @@ impl Decoder {
 
 /// Byte equality without a call, for the short keys compared per item.
 #[inline]
+/// Cache `key` at position `pos` of a record's keys (in place: the entry's buffer is
+/// reused), for the first 256 positions.
+fn remember<T>(cache: &mut Vec<(Vec<u8>, T)>, pos: usize, key: &[u8], v: T) {
+    if let Some(e) = cache.get_mut(pos) {
+        e.0.clear();
+        e.0.extend_from_slice(key);
+        e.1 = v;
+    } else if pos == cache.len() && pos < 256 {
+        cache.push((key.to_vec(), v));
+    }
+}
+
 fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -129,15 +129,21 @@ fn scan_into(
     scanner: &mut Scanner,
     data: &[u8],
     d: &mut Decoder,
-) -> Result<(), leveldb::HeaderError> {
+) -> Result<leveldb::ScanEnd, leveldb::HeaderError> {
     scanner.scan(data, |fr| match fr {
         Frame::Record { offset, payload } => d.record(offset, &payload),
         Frame::Skip(s) => d.skip(s),
-    })?;
-    Ok(())
+    })
 }
 
-/// A worker's reading of the range `[a, b)`.
+/// Bytes a worker reads at a time: two blocks, so what it decodes is still in the
+/// core's cache from the copy (one read of a whole range would copy it out to
+/// memory and read it back from there).
+const PIECE: usize = 2 * BLOCK_SIZE;
+
+/// A worker's reading of the range `[a, b)`, in pieces of [`PIECE`] bytes. The
+/// scanner gives the same frames however its input is cut, so this reads the range
+/// exactly as one scan of all of it would.
 fn decode_range(
     file: &File,
     a: u64,
@@ -145,11 +151,21 @@ fn decode_range(
     data: &mut Vec<u8>,
     d: &mut Decoder,
 ) -> Result<Part, ReadError> {
-    read_range_into(file, a, b, data).map_err(ReadError::Io)?;
+    let piece = |from: u64| (from + PIECE as u64).min(b);
+    let mut read_to = piece(a);
+    read_range_into(file, a, read_to, data).map_err(ReadError::Io)?;
     let (start, mut scanner) = if a == 0 {
         (Some(0), Scanner::new())
     } else {
-        match leveldb::first_record_start(data, a) {
+        let mut found = leveldb::first_record_start(data, a);
+        if found.is_none() && read_to < b {
+            // No record starts in the first piece (a long record runs through
+            // it, or damage): look through the whole range, as one read would.
+            read_range_into(file, a, b, data).map_err(ReadError::Io)?;
+            read_to = b;
+            found = leveldb::first_record_start(data, a);
+        }
+        match found {
             Some(s) => (Some(s), Scanner::at(s)),
             None => {
                 return Ok(Part {
@@ -160,8 +176,25 @@ fn decode_range(
             }
         }
     };
-    let from = usize::try_from(start.unwrap_or(a) - a).unwrap_or(data.len());
-    scan_into(&mut scanner, &data[from..], d).map_err(ReadError::Header)?;
+    // `data` holds the bytes from `at` on; the scanner expects them from its base.
+    let mut at = a;
+    loop {
+        let from = usize::try_from(scanner.base() - at).unwrap_or(data.len());
+        let end = scan_into(&mut scanner, &data[from..], d).map_err(ReadError::Header)?;
+        if read_to >= b {
+            break;
+        }
+        // Keep the bytes not consumed (a record still open), then read on.
+        data.drain(..from + end.consumed);
+        at = scanner.base();
+        let next = piece(read_to);
+        let n = usize::try_from(next - read_to)
+            .map_err(|_| ReadError::Io(io::ErrorKind::InvalidInput.into()))?;
+        let old = data.len();
+        data.resize(old + n, 0);
+        read_at(file, &mut data[old..], read_to).map_err(ReadError::Io)?;
+        read_to = next;
+    }
     Ok(Part {
         start,
         events: d.take(),
