@@ -148,7 +148,7 @@ fn more_cores_than_rows_say_how_many_are_left_out() {
         .lines()
         .filter(|l| l.contains(" more"))
         .filter_map(|l| l.split(['│', '┃']).find(|p| p.starts_with('+')))
-        .last()
+        .next_back()
         .and_then(|r| r[1..].split(" more").next())
         .and_then(|n| n.parse::<usize>().ok());
     let shown = (0..16).filter(|c| s.contains(&format!("cpu {c} "))).count();
@@ -222,10 +222,16 @@ fn y_cycles_linear_log_heatmap_only_where_a_heatmap_is_offered() {
             .to_owned()
     };
     // GPU Utilization: a percentage of 8 series.
-    let mut seen = vec![(scale(&app, "GPU Utilization"), title_of(&app, "GPU Utilization"))];
+    let mut seen = vec![(
+        scale(&app, "GPU Utilization"),
+        title_of(&app, "GPU Utilization"),
+    )];
     for _ in 0..3 {
         keys(&mut app, "y");
-        seen.push((scale(&app, "GPU Utilization"), title_of(&app, "GPU Utilization")));
+        seen.push((
+            scale(&app, "GPU Utilization"),
+            title_of(&app, "GPU Utilization"),
+        ));
     }
     assert_eq!(
         seen,

@@ -206,7 +206,11 @@ pub(crate) fn render_heatmap(buf: &mut Buffer, area: Rect, spec: &HeatSpec<'_>, 
         x_labels(buf, plot, inner.y + rows, spec.x, spec.fmt_x, theme);
     }
     if scale_rows == 1 {
-        render_scale(buf, Rect::new(plot.x, inner.bottom() - 1, plot.width, 1), theme);
+        render_scale(
+            buf,
+            Rect::new(plot.x, inner.bottom() - 1, plot.width, 1),
+            theme,
+        );
     }
 }
 
@@ -307,10 +311,7 @@ mod tests {
     #[test]
     fn values_outside_0_to_100_are_clamped_and_odd_input_is_harmless() {
         let pts = [(0.0, -5.0), (1.0, 250.0), (2.0, f64::INFINITY)];
-        assert_eq!(
-            cells(&pts, (0.0, 3.0), 3),
-            [Some(0.0), Some(100.0), None]
-        );
+        assert_eq!(cells(&pts, (0.0, 3.0), 3), [Some(0.0), Some(100.0), None]);
         // The colour of a clamped value is the ramp's end.
         assert_eq!(ramp(-5.0), ramp(0.0));
         assert_eq!(ramp(250.0), Color::Rgb(253, 231, 37));
@@ -324,7 +325,9 @@ mod tests {
     #[test]
     fn the_ramp_gets_lighter_all_the_way() {
         let luma = |c: Color| match c {
-            Color::Rgb(r, g, b) => 0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b),
+            Color::Rgb(r, g, b) => {
+                0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b)
+            }
             _ => f64::NAN,
         };
         let mut last = -1.0;
@@ -374,9 +377,7 @@ mod tests {
     }
 
     fn row(buf: &Buffer, y: u16) -> String {
-        (0..buf.area.width)
-            .map(|x| buf[(x, y)].symbol())
-            .collect()
+        (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
     }
 
     #[test]
@@ -388,10 +389,17 @@ mod tests {
         // Labels take the width of the longest ("cpu 15") and a space.
         assert!(text[1].starts_with("│cpu 0  ░░░"), "{text:#?}");
         // series 1 has no data: its band is empty
-        assert_eq!(text[2].trim_end_matches('│').trim_end(), "│cpu 1", "{text:#?}");
+        assert_eq!(
+            text[2].trim_end_matches('│').trim_end(),
+            "│cpu 1",
+            "{text:#?}"
+        );
         assert!(text[5].starts_with("│cpu 4  ▒▒"), "{text:#?}");
         assert!(text[6].contains("+11 more"), "{text:#?}");
-        assert!(text[8].contains("0% ░") && text[8].contains("█ 100%"), "{text:#?}");
+        assert!(
+            text[8].contains("0% ░") && text[8].contains("█ 100%"),
+            "{text:#?}"
+        );
         // In colour, a cell's colour is its value on the ramp.
         let buf = draw(16, 40, 10, Theme { color: true });
         let c = &buf[(20, 5)];

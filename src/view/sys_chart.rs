@@ -158,7 +158,11 @@ pub(crate) fn render_sys_chart(
     };
     let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
     let log = scale == YScale::Log;
-    let title = if log { format!("{title} · log") } else { title };
+    let title = if log {
+        format!("{title} · log")
+    } else {
+        title
+    };
     let spec = ChartSpec {
         title: &title,
         corner,
