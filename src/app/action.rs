@@ -219,3 +219,18 @@ impl Action {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_the_old_y_name_is_an_alias() {
+        for a in Action::ALL {
+            assert_eq!(Action::from_name(a.name()), Some(a), "{}", a.name());
+        }
+        assert_eq!(Action::CycleYScale.name(), "cycle_y_scale");
+        assert_eq!(Action::from_name("toggle_log_y"), Some(Action::CycleYScale));
+        assert_eq!(Action::from_name("toggle_log"), None);
+    }
+}

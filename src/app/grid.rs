@@ -185,3 +185,69 @@ impl GridState {
         self.focus = (p * self.per_page() + slot).min(n.saturating_sub(1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::system::{group, SysChart};
+
+    fn chart(keys: &[&str]) -> SysChart {
+        let mut charts = group(keys.iter().copied());
+        assert_eq!(charts.len(), 1, "{keys:?}");
+        charts.remove(0)
+    }
+
+    #[test]
+    fn heatmap_only_for_percentages_of_several_series() {
+        assert!(offers_heatmap(&chart(&[
+            "cpu.0.cpu_percent",
+            "cpu.1.cpu_percent"
+        ])));
+        assert!(offers_heatmap(&chart(&["gpu.0.gpu", "gpu.1.gpu"])));
+        assert!(offers_heatmap(&chart(&[
+            "gpu.0.memoryAllocated",
+            "gpu.1.memoryAllocated"
+        ])));
+        // one series, or not a percentage
+        assert!(!offers_heatmap(&chart(&["gpu.0.gpu"])));
+        assert!(!offers_heatmap(&chart(&["gpu.0.temp", "gpu.1.temp"])));
+    }
+
+    #[test]
+    fn y_cycles_through_the_scales_a_chart_offers() {
+        let mut s = YScales::default();
+        let cores = chart(&["cpu.0.cpu_percent", "cpu.1.cpu_percent"]);
+        let temps = chart(&["gpu.0.temp", "gpu.1.temp"]);
+        let seen: Vec<YScale> = (0..4).map(|_| s.cycle_system(&cores)).collect();
+        assert_eq!(
+            seen,
+            [YScale::Log, YScale::Heatmap, YScale::Linear, YScale::Log]
+        );
+        let seen: Vec<YScale> = (0..3).map(|_| s.cycle_system(&temps)).collect();
+        assert_eq!(seen, [YScale::Log, YScale::Linear, YScale::Log]);
+        // each chart keeps its own
+        assert_eq!(s.system(&cores), YScale::Log);
+        assert_eq!(s.system(&temps), YScale::Log);
+        // metric charts: linear ↔ log, by key
+        assert_eq!(s.cycle_metric("loss"), YScale::Log);
+        assert_eq!(s.cycle_metric("loss"), YScale::Linear);
+        assert_eq!(s.metric("acc"), YScale::Linear);
+        s.clear();
+        assert_eq!(s.system(&cores), YScale::Linear);
+        assert_eq!(s, YScales::default());
+    }
+
+    #[test]
+    fn a_stored_heatmap_the_chart_no_longer_offers_draws_linear() {
+        let mut s = YScales::default();
+        let cores = chart(&["cpu.0.cpu_percent", "cpu.1.cpu_percent"]);
+        s.cycle_system(&cores);
+        s.cycle_system(&cores);
+        assert_eq!(s.system(&cores), YScale::Heatmap);
+        // The same chart (title and unit) with one series left (a filtered rebuild).
+        let mut one = cores.clone();
+        one.series.truncate(1);
+        assert_eq!(s.system(&one), YScale::Linear);
+        assert_eq!(s.cycle_system(&one), YScale::Log);
+    }
+}
