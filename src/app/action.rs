@@ -163,7 +163,7 @@ impl Action {
             Action::FirstPage => "First page / top",
             Action::LastPage => "Last page / bottom",
             Action::Fullscreen => "Show focused chart full screen",
-            Action::CycleYScale => "Toggle log-scale y on focused chart",
+            Action::CycleYScale => "Cycle y: linear, log, heatmap on focused chart",
             Action::SetColumns => "Then a digit: grid columns (0 = auto)",
             Action::SetRows => "Then a digit: grid rows (0 = auto)",
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
