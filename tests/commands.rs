@@ -180,7 +180,8 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     rt.send(&mut a, key(KeyCode::End));
     assert_eq!(a.grid.page(), pages - 1);
     rt.send(&mut a, Msg::char('y'));
-    assert!(a.charts.log_y.contains(a.focused_key().unwrap()));
+    let log = leet::app::grid::YScale::Log;
+    assert_eq!(a.grid.scales.metric(a.focused_key().unwrap()), log);
     assert!(rt.send(&mut a, Msg::char('h')).redraw);
     assert!(matches!(a.overlay, Overlay::Help { .. }));
     rt.send(&mut a, key(KeyCode::Down));

@@ -61,7 +61,7 @@ fn wandb_leet_keys_are_kept() {
             Key::new(KeyCode::PageDown, crossterm::event::KeyModifiers::NONE),
             Action::NextPage,
         ),
-        (Key::char('y'), Action::ToggleLogY),
+        (Key::char('y'), Action::CycleYScale),
         (Key::char('/'), Action::StartFilter),
         (Key::char('\\'), Action::StartSystemFilter),
         (Key::ctrl('l'), Action::ClearFilters),

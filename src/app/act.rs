@@ -140,14 +140,7 @@ impl App {
                 }
                 self.panels.fullscreen = true;
             }
-            Action::ToggleLogY => {
-                let Some(k) = self.focused_key().map(str::to_owned) else {
-                    return Effect::NONE;
-                };
-                if !self.charts.log_y.remove(&k) {
-                    self.charts.log_y.insert(k);
-                }
-            }
+            Action::CycleYScale => return self.cycle_y_scale(),
             Action::SetColumns => self.pending = Some(Pending::Columns),
             Action::SetRows => self.pending = Some(Pending::Rows),
             Action::ResetZoom => {
@@ -196,6 +189,28 @@ impl App {
             Action::FilterBackspace => self.with_filter(FilterState::backspace),
             Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
         }
+        Effect::REDRAW
+    }
+
+    /// `y`: the focused chart's next y scale. With the system sidebar focused, its
+    /// top chart; in the live monitor, the focused grid chart (a system chart);
+    /// otherwise the focused metric chart.
+    fn cycle_y_scale(&mut self) -> Effect {
+        let sys = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
+            self.system.shown.get(self.system.scroll)
+        } else if self.is_host() {
+            self.charts.shown.get(self.grid.focus)
+        } else {
+            let Some(k) = self.focused_key().map(str::to_owned) else {
+                return Effect::NONE;
+            };
+            self.grid.scales.cycle_metric(&k);
+            return Effect::REDRAW;
+        };
+        let Some(chart) = sys.and_then(|&i| self.sys_charts.get(i)) else {
+            return Effect::NONE;
+        };
+        self.grid.scales.cycle_system(chart);
         Effect::REDRAW
     }
 

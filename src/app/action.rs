@@ -21,7 +21,8 @@ pub enum Action {
     FirstPage,
     LastPage,
     Fullscreen,
-    ToggleLogY,
+    /// `y`: linear → log → heatmap (percentage charts of several series).
+    CycleYScale,
     SetColumns,
     SetRows,
     ResetZoom,
@@ -71,7 +72,7 @@ impl Action {
         Action::FirstPage,
         Action::LastPage,
         Action::Fullscreen,
-        Action::ToggleLogY,
+        Action::CycleYScale,
         Action::SetColumns,
         Action::SetRows,
         Action::ResetZoom,
@@ -111,7 +112,7 @@ impl Action {
             Action::FirstPage => "first_page",
             Action::LastPage => "last_page",
             Action::Fullscreen => "fullscreen",
-            Action::ToggleLogY => "toggle_log_y",
+            Action::CycleYScale => "cycle_y_scale",
             Action::SetColumns => "set_columns",
             Action::SetRows => "set_rows",
             Action::ResetZoom => "reset_zoom",
@@ -131,10 +132,14 @@ impl Action {
         }
     }
 
-    /// Parse a keymap.toml action name.
+    /// Parse a keymap.toml action name (or an old name kept as an alias).
     #[must_use]
     pub fn from_name(s: &str) -> Option<Action> {
-        Action::ALL.into_iter().find(|a| a.name() == s)
+        match s {
+            // Before `y` gained the heatmap it only toggled log scale.
+            "toggle_log_y" => Some(Action::CycleYScale),
+            _ => Action::ALL.into_iter().find(|a| a.name() == s),
+        }
     }
 
     /// One line for the help overlay.
@@ -158,7 +163,7 @@ impl Action {
             Action::FirstPage => "First page / top",
             Action::LastPage => "Last page / bottom",
             Action::Fullscreen => "Show focused chart full screen",
-            Action::ToggleLogY => "Toggle log-scale y on focused chart",
+            Action::CycleYScale => "Cycle y: linear, log, heatmap on focused chart",
             Action::SetColumns => "Then a digit: grid columns (0 = auto)",
             Action::SetRows => "Then a digit: grid rows (0 = auto)",
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
@@ -198,7 +203,7 @@ impl Action {
             | Action::FirstPage
             | Action::LastPage => "Navigation",
             Action::Fullscreen
-            | Action::ToggleLogY
+            | Action::CycleYScale
             | Action::SetColumns
             | Action::SetRows
             | Action::ResetZoom => "Charts",
@@ -212,5 +217,20 @@ impl Action {
             | Action::FilterClearInput => "Filter",
             Action::PickRun | Action::OpenRun | Action::ToggleCompare => "Runs",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_the_old_y_name_is_an_alias() {
+        for a in Action::ALL {
+            assert_eq!(Action::from_name(a.name()), Some(a), "{}", a.name());
+        }
+        assert_eq!(Action::CycleYScale.name(), "cycle_y_scale");
+        assert_eq!(Action::from_name("toggle_log_y"), Some(Action::CycleYScale));
+        assert_eq!(Action::from_name("toggle_log"), None);
     }
 }

@@ -1,9 +1,102 @@
 //! Metrics grid paging: rows × cols from the terminal size (or the user's `c`/`r`
 //! digit), focus as an index into the shown charts; the page follows the focus.
+//! Also each chart's y scale (`y`: linear → log → heatmap), kept here in the app so
+//! it survives paging, filtering and redraws.
+
+use std::collections::BTreeMap;
 
 use ratatui::layout::Rect;
 
 use crate::app::layout;
+use crate::app::system::{SysChart, Unit};
+
+/// How a chart draws its values (`y` cycles through the ones a chart offers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum YScale {
+    #[default]
+    Linear,
+    Log,
+    /// One band per series, coloured by value: percentage charts of several series.
+    Heatmap,
+}
+
+impl YScale {
+    /// The next scale: linear → log → heatmap → linear, skipping heatmap where the
+    /// chart does not offer it.
+    #[must_use]
+    pub fn next(self, heatmap: bool) -> YScale {
+        match self {
+            YScale::Linear => YScale::Log,
+            YScale::Log if heatmap => YScale::Heatmap,
+            YScale::Log | YScale::Heatmap => YScale::Linear,
+        }
+    }
+}
+
+/// Whether a system chart offers the heatmap: a percentage (0–100) of several
+/// series (every core's CPU, every GPU's utilisation, ...).
+#[must_use]
+pub fn offers_heatmap(chart: &SysChart) -> bool {
+    chart.unit == Unit::Percent && chart.series.len() >= 2
+}
+
+/// The y scale of each chart that is not linear: metric charts by key, system
+/// charts by title and unit (the same chart in the live grid and the sidebar).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct YScales {
+    metrics: BTreeMap<String, YScale>,
+    system: BTreeMap<String, YScale>,
+}
+
+fn sys_id(chart: &SysChart) -> String {
+    format!("{}\u{1f}{}", chart.title, chart.unit.suffix())
+}
+
+fn set(map: &mut BTreeMap<String, YScale>, id: String, s: YScale) {
+    if s == YScale::Linear {
+        map.remove(&id);
+    } else {
+        map.insert(id, s);
+    }
+}
+
+impl YScales {
+    /// The scale of the metric chart of `key` (linear or log).
+    #[must_use]
+    pub fn metric(&self, key: &str) -> YScale {
+        self.metrics.get(key).copied().unwrap_or_default()
+    }
+
+    /// Step the metric chart of `key` to its next scale (metric charts offer no
+    /// heatmap: their series are runs, not devices); the new scale.
+    pub fn cycle_metric(&mut self, key: &str) -> YScale {
+        let s = self.metric(key).next(false);
+        set(&mut self.metrics, key.to_owned(), s);
+        s
+    }
+
+    /// The scale a system chart is drawn with (a heatmap only where it is offered).
+    #[must_use]
+    pub fn system(&self, chart: &SysChart) -> YScale {
+        match self.system.get(&sys_id(chart)).copied().unwrap_or_default() {
+            YScale::Heatmap if !offers_heatmap(chart) => YScale::Linear,
+            s => s,
+        }
+    }
+
+    /// Step a system chart to its next scale; the new scale.
+    pub fn cycle_system(&mut self, chart: &SysChart) -> YScale {
+        let s = self.system(chart).next(offers_heatmap(chart));
+        set(&mut self.system, sys_id(chart), s);
+        s
+    }
+
+    /// Every chart back to linear (another run opened).
+    pub fn clear(&mut self) {
+        self.metrics.clear();
+        self.system.clear();
+    }
+}
 
 /// Grid state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,6 +109,8 @@ pub struct GridState {
     pub rows: u16,
     /// Focused chart: index into the shown (filtered) charts.
     pub focus: usize,
+    /// Each chart's y scale.
+    pub scales: YScales,
 }
 
 impl GridState {
@@ -88,5 +183,71 @@ impl GridState {
         let p = p.min(self.pages(n) - 1);
         let slot = self.focus % self.per_page();
         self.focus = (p * self.per_page() + slot).min(n.saturating_sub(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::system::{group, SysChart};
+
+    fn chart(keys: &[&str]) -> SysChart {
+        let mut charts = group(keys.iter().copied());
+        assert_eq!(charts.len(), 1, "{keys:?}");
+        charts.remove(0)
+    }
+
+    #[test]
+    fn heatmap_only_for_percentages_of_several_series() {
+        assert!(offers_heatmap(&chart(&[
+            "cpu.0.cpu_percent",
+            "cpu.1.cpu_percent"
+        ])));
+        assert!(offers_heatmap(&chart(&["gpu.0.gpu", "gpu.1.gpu"])));
+        assert!(offers_heatmap(&chart(&[
+            "gpu.0.memoryAllocated",
+            "gpu.1.memoryAllocated"
+        ])));
+        // one series, or not a percentage
+        assert!(!offers_heatmap(&chart(&["gpu.0.gpu"])));
+        assert!(!offers_heatmap(&chart(&["gpu.0.temp", "gpu.1.temp"])));
+    }
+
+    #[test]
+    fn y_cycles_through_the_scales_a_chart_offers() {
+        let mut s = YScales::default();
+        let cores = chart(&["cpu.0.cpu_percent", "cpu.1.cpu_percent"]);
+        let temps = chart(&["gpu.0.temp", "gpu.1.temp"]);
+        let seen: Vec<YScale> = (0..4).map(|_| s.cycle_system(&cores)).collect();
+        assert_eq!(
+            seen,
+            [YScale::Log, YScale::Heatmap, YScale::Linear, YScale::Log]
+        );
+        let seen: Vec<YScale> = (0..3).map(|_| s.cycle_system(&temps)).collect();
+        assert_eq!(seen, [YScale::Log, YScale::Linear, YScale::Log]);
+        // each chart keeps its own
+        assert_eq!(s.system(&cores), YScale::Log);
+        assert_eq!(s.system(&temps), YScale::Log);
+        // metric charts: linear ↔ log, by key
+        assert_eq!(s.cycle_metric("loss"), YScale::Log);
+        assert_eq!(s.cycle_metric("loss"), YScale::Linear);
+        assert_eq!(s.metric("acc"), YScale::Linear);
+        s.clear();
+        assert_eq!(s.system(&cores), YScale::Linear);
+        assert_eq!(s, YScales::default());
+    }
+
+    #[test]
+    fn a_stored_heatmap_the_chart_no_longer_offers_draws_linear() {
+        let mut s = YScales::default();
+        let cores = chart(&["cpu.0.cpu_percent", "cpu.1.cpu_percent"]);
+        s.cycle_system(&cores);
+        s.cycle_system(&cores);
+        assert_eq!(s.system(&cores), YScale::Heatmap);
+        // The same chart (title and unit) with one series left (a filtered rebuild).
+        let mut one = cores.clone();
+        one.series.truncate(1);
+        assert_eq!(s.system(&one), YScale::Linear);
+        assert_eq!(s.cycle_system(&one), YScale::Log);
     }
 }

@@ -27,7 +27,7 @@ mod scroll;
 mod source;
 pub mod system;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use ratatui::layout::Rect;
 
@@ -119,8 +119,6 @@ pub struct ChartsPane {
     /// Indices into `App::metric_keys` passing the filter.
     pub shown: Vec<usize>,
     pub filter: FilterState,
-    /// Charts (by key) drawn with log-scale y.
-    pub log_y: BTreeSet<String>,
     /// Charts (by key) zoomed to an x-range.
     pub zoom: BTreeMap<String, (f64, f64)>,
 }

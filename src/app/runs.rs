@@ -160,7 +160,7 @@ impl App {
         self.run = new_run(self.max_points);
         self.source = SourceState::default();
         self.charts.zoom.clear();
-        self.charts.log_y.clear();
+        self.grid.scales.clear();
         self.grid.focus = 0;
         self.panels.fullscreen = false;
         self.overview.scroll = 0;

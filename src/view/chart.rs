@@ -190,31 +190,35 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
     out
 }
 
-/// Draw one chart into `area` (border included).
-pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
-    if area.width < 3 || area.height < 2 {
-        return;
-    }
+/// The border and the title (and corner text) on its top edge; the area inside.
+pub(super) fn frame(
+    buf: &mut Buffer,
+    area: Rect,
+    title: &str,
+    corner: Option<&str>,
+    focused: bool,
+    theme: Theme,
+) -> Rect {
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_type(if spec.focused {
+        .border_type(if focused {
             BorderType::Thick
         } else {
             BorderType::Rounded
         })
-        .border_style(theme.border(spec.focused));
+        .border_style(theme.border(focused));
     let inner = block.inner(area);
     block.render(area, buf);
     // Title and corner on the top border.
     let room = usize::from(area.width.saturating_sub(2));
-    let corner = spec.corner.as_deref().unwrap_or("");
+    let corner = corner.unwrap_or("");
     let corner_w = if corner.is_empty() || room < 12 {
         0
     } else {
         (corner.chars().count() + 2).min(room / 2)
     };
     let title = fit(
-        spec.title,
+        title,
         room.saturating_sub(corner_w + usize::from(corner_w > 0)),
     );
     put(
@@ -223,7 +227,7 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         area.y,
         &title,
         area.width - 2,
-        theme.title(spec.focused),
+        theme.title(focused),
     );
     if corner_w > 0 {
         let c = fit(corner, corner_w - 2);
@@ -232,6 +236,60 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         let x = area.right() - 2 - cw;
         put(buf, x, area.y, &c, cw, theme.text());
     }
+    inner
+}
+
+/// The x labels of `plot` on row `y`: both ends, and round values between them
+/// where they fit.
+pub(super) fn x_labels(
+    buf: &mut Buffer,
+    plot: Rect,
+    y: u16,
+    x: (f64, f64),
+    fmt_x: &dyn Fn(f64) -> String,
+    theme: Theme,
+) {
+    let a = fmt_x(x.0);
+    let b = fmt_x(x.1);
+    let used = put(buf, plot.x, y, &a, plot.width, theme.label());
+    let bw = width(&b);
+    if x.1 > x.0 && used + bw < plot.width {
+        put(buf, plot.right() - bw, y, &b, bw, theme.label());
+        // Round-number ticks in between, where they fit with a gap on each side.
+        let gap = 3;
+        let mut free_from = plot.x + used + gap;
+        let free_to = (plot.right() - bw).saturating_sub(gap);
+        // About one label per 12 cells, at most 9 in between: a scale, not a ruler.
+        let label_w = (width(&a).max(bw) + gap).max(12);
+        let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
+        for v in nice_ticks(x.0, x.1, most) {
+            let t = fmt_x(v);
+            let tw = width(&t);
+            let f = (v - x.0) / (x.1 - x.0);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
+            let start = c.saturating_sub(tw / 2);
+            if start >= free_from && start + tw <= free_to {
+                put(buf, start, y, &t, tw, theme.label());
+                free_from = start + tw + gap;
+            }
+        }
+    }
+}
+
+/// Draw one chart into `area` (border included).
+pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+    if area.width < 3 || area.height < 2 {
+        return;
+    }
+    let inner = frame(
+        buf,
+        area,
+        spec.title,
+        spec.corner.as_deref(),
+        spec.focused,
+        theme,
+    );
     if inner.width < 2 || inner.height < 1 {
         return;
     }
@@ -301,35 +359,10 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     // X labels.
     if xlabel_rows == 1 {
         let y = inner.y + plot_h;
-        let a = (spec.fmt_x)(spec.x.0);
-        let b = (spec.fmt_x)(spec.x.1);
         if axis == 1 {
             put(buf, inner.x + lw, y, "└", 1, theme.dim());
         }
-        let used = put(buf, plot.x, y, &a, plot.width, theme.label());
-        let bw = width(&b);
-        if spec.x.1 > spec.x.0 && used + bw < plot.width {
-            put(buf, plot.right() - bw, y, &b, bw, theme.label());
-            // Round-number ticks in between, where they fit with a gap on each side.
-            let gap = 3;
-            let mut free_from = plot.x + used + gap;
-            let free_to = (plot.right() - bw).saturating_sub(gap);
-            // About one label per 12 cells, at most 9 in between: a scale, not a ruler.
-            let label_w = (width(&a).max(bw) + gap).max(12);
-            let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
-            for v in nice_ticks(spec.x.0, spec.x.1, most) {
-                let t = (spec.fmt_x)(v);
-                let tw = width(&t);
-                let f = (v - spec.x.0) / (spec.x.1 - spec.x.0);
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
-                let start = c.saturating_sub(tw / 2);
-                if start >= free_from && start + tw <= free_to {
-                    put(buf, start, y, &t, tw, theme.label());
-                    free_from = start + tw + gap;
-                }
-            }
-        }
+        x_labels(buf, plot, y, spec.x, spec.fmt_x, theme);
     }
     // Legend.
     if legend_rows == 1 {

@@ -67,7 +67,7 @@ pub(crate) fn render_metric_chart(
             pts
         })
         .collect();
-    let log = app.charts.log_y.contains(key);
+    let log = app.grid.scales.metric(key) == crate::app::grid::YScale::Log;
     let title = sanitize(key);
     let mut flags = String::new();
     if log {

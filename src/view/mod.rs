@@ -6,6 +6,7 @@ mod console;
 mod fit;
 pub mod format;
 mod grid;
+mod heatmap;
 mod help;
 mod media;
 mod overlay;

@@ -6,7 +6,9 @@ use ratatui::layout::Rect;
 
 use super::chart::{render_chart, ChartSpec, Line};
 use super::format;
+use super::heatmap::{render_heatmap, HeatSpec};
 use super::theme::Theme;
+use crate::app::grid::YScale;
 use crate::app::system::SysChart;
 use crate::app::{App, Subject};
 use crate::store::series::Point;
@@ -88,6 +90,35 @@ pub(crate) fn render_sys_chart(
         .info
         .start_time
         .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
+    let live = app.is_host();
+    #[allow(clippy::cast_possible_truncation)]
+    let fmt_x = move |v: f64| {
+        if live {
+            format::time_of_day(v.floor() as i64)
+        } else {
+            format::clock(v - t0)
+        }
+    };
+    let scale = app.grid.scales.system(chart);
+    let title = sanitize(&chart.title);
+    if scale == YScale::Heatmap {
+        let title = format!("{title} · heatmap");
+        let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
+        let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
+            Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
+            None => out.clear(),
+        };
+        let spec = HeatSpec {
+            title: &title,
+            focused,
+            x,
+            fmt_x: &fmt_x,
+            labels: &labels,
+            points: &points,
+        };
+        render_heatmap(buf, area, &spec, theme);
+        return;
+    }
     let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
     let mut pts: Vec<Vec<Point>> = Vec::with_capacity(chart.series.len());
     for s in &chart.series {
@@ -125,23 +156,19 @@ pub(crate) fn render_sys_chart(
     } else {
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
-    let live = app.is_host();
-    #[allow(clippy::cast_possible_truncation)]
-    let fmt_x = move |v: f64| {
-        if live {
-            format::time_of_day(v.floor() as i64)
-        } else {
-            format::clock(v - t0)
-        }
-    };
     let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
-    let title = sanitize(&chart.title);
+    let log = scale == YScale::Log;
+    let title = if log {
+        format!("{title} · log")
+    } else {
+        title
+    };
     let spec = ChartSpec {
         title: &title,
         corner,
         lines,
         x,
-        log_y: false,
+        log_y: log,
         focused,
         fmt_x: &fmt_x,
         fmt_y: &fmt_y,
