@@ -70,26 +70,62 @@ impl App {
             self.refilter_metrics(focused.as_deref());
         }
         if now.system_keys != self.seen.system_keys {
-            let was_empty = self.sys_charts.is_empty();
-            self.sys_charts = system::group(self.run.system.keys().iter().map(String::as_str));
-            self.refilter_system();
-            if was_empty != self.sys_charts.is_empty() {
-                self.relayout();
-            }
-            if self.is_host() {
-                // Live: the grid's items are the system charts, one id each. Charts
-                // appear over the first samples; focus on the first stays on the first.
-                let focused = (self.grid.focus > 0)
-                    .then(|| self.focused_key().map(str::to_owned))
-                    .flatten();
-                self.metric_keys = system::chart_ids(&self.sys_charts);
-                self.refilter_metrics(focused.as_deref());
-            }
+            self.regroup();
         }
         if now.meta_records != self.seen.meta_records {
             self.set_overview(overview::rows(&self.run, self.is_host()));
         }
         self.seen = now;
+    }
+
+    /// Group the system keys into charts again (new keys, or in the live monitor
+    /// another monitored process).
+    pub(super) fn regroup(&mut self) {
+        let was_empty = self.sys_charts.is_empty();
+        self.sys_charts = if self.is_host() {
+            self.live_charts()
+        } else {
+            system::group(self.run.system.keys().iter().map(String::as_str))
+        };
+        self.refilter_system();
+        if was_empty != self.sys_charts.is_empty() {
+            self.relayout();
+        }
+        if self.is_host() {
+            // Live: the grid's items are the system charts, one id each. Charts
+            // appear over the first samples; focus on the first stays on the first.
+            let focused = (self.grid.focus > 0)
+                .then(|| self.focused_key().map(str::to_owned))
+                .flatten();
+            self.metric_keys = system::chart_ids(&self.sys_charts);
+            self.refilter_metrics(focused.as_deref());
+        }
+    }
+
+    /// The live monitor's charts: the host's, then (while a process is monitored)
+    /// the process tree's, titled with its command and pid.
+    fn live_charts(&self) -> Vec<system::SysChart> {
+        let keys = self.run.system.keys();
+        let host = keys.iter().filter(|k| !system::is_process_key(k));
+        let mut charts = system::group(host.map(String::as_str));
+        if let Some((pid, cmd)) = &self.procs.monitored {
+            let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
+            let who = format!("{} ({pid})", super::procs::short_command(cmd, 24));
+            for mut c in system::group(proc_keys.map(String::as_str)) {
+                let t = if c.title == "Memory" {
+                    "Process Memory %".to_owned()
+                } else if c.title.starts_with("Process ") {
+                    c.title.clone()
+                } else if let Some(m) = c.title.strip_prefix("GPU Process ") {
+                    format!("Process GPU {m}")
+                } else {
+                    format!("Process {}", c.title)
+                };
+                c.title = format!("{t}: {who}");
+                charts.push(c);
+            }
+        }
+        charts
     }
 
     pub(super) fn refilter_metrics(&mut self, keep: Option<&str>) {

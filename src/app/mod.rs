@@ -16,12 +16,14 @@ pub mod cmd;
 mod derive;
 pub mod filter;
 pub mod grid;
+pub mod host;
 pub mod keymap;
 pub mod layout;
 pub mod media;
 mod mouse;
 mod overview;
 pub mod panels;
+pub mod procs;
 pub mod runs;
 mod scroll;
 mod source;
@@ -81,6 +83,8 @@ pub enum FilterTarget {
     System,
     Overview,
     Console,
+    /// The live monitor's process table.
+    Procs,
 }
 
 /// A prefix key waiting for its digit.
@@ -215,6 +219,10 @@ pub struct App {
     pub console: ConsolePane,
     /// Live host monitor: samples received.
     pub samples: u64,
+    /// Live: the header's readings (from the latest samples).
+    pub host: host::HostHeader,
+    /// Live: the process table and the monitored process.
+    pub procs: procs::ProcsPane,
     /// Live: (sample time, system key count) of the last overview rebuild.
     overview_at: (f64, usize),
     /// Most points per series (kept to rebuild the run when its file restarts).
@@ -267,6 +275,8 @@ impl App {
             system: SystemPane::default(),
             console: ConsolePane::default(),
             samples: 0,
+            host: host::HostHeader::default(),
+            procs: procs::ProcsPane::default(),
             overview_at: (f64::NEG_INFINITY, 0),
             max_points: opts.max_points,
             seen: Seen::NEVER,
@@ -292,8 +302,10 @@ impl App {
         // draws its grouped charts (all GPUs' utilisation in one chart, ...).
         app.run.system = MetricStore::windowed(4096, window);
         app.subject = Subject::Host { window };
-        // The grid shows the grouped system charts, so the sidebar would repeat it.
+        // The grid shows the grouped system charts, so the sidebar would repeat it;
+        // the header shows the host's facts, so the overview starts hidden (`[`).
         app.panels.right = false;
+        app.panels.left = false;
         app
     }
 
@@ -320,6 +332,17 @@ impl App {
             self.run.config.set_json(k, &v.to_string());
         }
         self.set_overview(overview::rows(&self.run, self.is_host()));
+        self.update_host();
+    }
+
+    /// Live: gather the header's readings again, and lay out again when its height
+    /// changed (a disk or a GPU appeared).
+    pub(crate) fn update_host(&mut self) {
+        let before = self.panel_flags();
+        self.host = host::header(&self.run.system, &self.run.environment);
+        if self.panel_flags() != before {
+            self.relayout();
+        }
     }
 
     /// Commands asked for outside an update ([`App::request_open`],
@@ -414,8 +437,8 @@ impl App {
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
-            // Issue 11 (live monitor screen): the process table and the monitored
-            // process are not drawn yet.
+            Msg::Procs(t) if self.is_host() => self.on_procs(&t),
+            Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
         }
     }

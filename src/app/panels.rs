@@ -12,6 +12,8 @@ pub enum Pane {
     Left,
     Right,
     Console,
+    /// The live monitor's process table.
+    Procs,
 }
 
 /// Panels and overlays.
@@ -43,6 +45,7 @@ impl Panels {
             left: self.left,
             right: self.right,
             console: self.console,
+            live: None,
         }
     }
 }
@@ -54,6 +57,14 @@ impl App {
     pub fn panel_flags(&self) -> layout::PanelFlags {
         let mut f = self.panels.flags();
         f.right &= !self.sys_charts.is_empty();
+        if self.is_host() {
+            let h = &self.host;
+            f.live = Some(layout::header_lines(
+                self.size.width,
+                h.bars(),
+                h.devices.len(),
+            ));
+        }
         f
     }
 
@@ -108,6 +119,7 @@ impl App {
             Pane::Left => self.areas.left.is_some(),
             Pane::Right => self.areas.right.is_some(),
             Pane::Console => self.areas.console.is_some(),
+            Pane::Procs => self.areas.procs.is_some(),
         };
         if !visible(self.panels.focus) {
             self.panels.focus = Pane::Grid;
@@ -124,6 +136,9 @@ impl App {
         }
         if self.areas.console.is_some() {
             v.push(Pane::Console);
+        }
+        if self.areas.procs.is_some() {
+            v.push(Pane::Procs);
         }
         v
     }

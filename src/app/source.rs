@@ -221,5 +221,8 @@ impl App {
                 .map_or(s.timestamp, |l| l.max(s.timestamp)),
         );
         self.refresh();
+        if self.is_host() {
+            self.update_host();
+        }
     }
 }

@@ -303,6 +303,40 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
     out
 }
 
+/// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
+/// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
+/// monitor charts these only while a process is monitored.
+#[must_use]
+pub fn is_process_key(key: &str) -> bool {
+    key == "cpu"
+        || (key.starts_with("proc.") && key != "proc.memory.availableMB")
+        || key.starts_with("gpu.process.")
+}
+
+/// The unit of a key's value as sampled (cumulative counters in their own unit:
+/// `disk.in` MiB, `network.sent` bytes), for the live overview.
+#[must_use]
+pub fn key_unit(key: &str) -> Unit {
+    match key {
+        "disk.in" | "disk.out" => return Unit::MiB,
+        "network.sent" | "network.recv" => return Unit::Bytes,
+        "swap.used" | "swap.total" | "memory.used" => return Unit::Bytes,
+        "load.1m" | "load.5m" | "load.15m" | "uptime" => return Unit::Plain,
+        _ => {}
+    }
+    if let Some((f, _, rate)) = classify(key) {
+        return match rate {
+            Some(_) if key.starts_with("network.") => Unit::Bytes,
+            Some(_) => Unit::MiB,
+            None => FAMILIES[f].1,
+        };
+    }
+    if let Some((_, unit, _)) = device_metric(key) {
+        return unit;
+    }
+    infer_unit(key)
+}
+
 /// One id per chart, for the live grid (focus, filter): the title, with the unit
 /// where two charts share a title ("Disk Usage %" and "Disk Usage GiB"). Linear in
 /// the number of charts.

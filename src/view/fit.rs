@@ -38,6 +38,33 @@ pub(crate) fn fit(s: &str, w: usize) -> String {
     out
 }
 
+/// Truncate to `w` display columns at a word boundary, with an ellipsis (prose such
+/// as why a device is unavailable: never cut inside a word, unless its first word
+/// alone is wider than `w`).
+#[must_use]
+pub(crate) fn fit_words(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= w {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    for word in s.split(' ') {
+        let need = out.width() + usize::from(!out.is_empty()) + word.width();
+        if need + 1 > w {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        return fit(s, w);
+    }
+    out.push('…');
+    out
+}
+
 /// Display width of `s` in columns.
 pub(crate) fn width(s: &str) -> u16 {
     use unicode_width::UnicodeWidthStr;

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::fit::fit;
+use super::fit::{fit, fit_words};
 use super::format;
 use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
@@ -62,7 +62,9 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
         .iter()
         .map(|(k, _, _)| k.as_str())
         .chain(app.overview.rows.iter().filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.as_str())
+            }
             Row::Header(_) => None,
         }));
     let mut longest = 0;
@@ -145,6 +147,11 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             }
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
             Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
+            Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
+            Row::Note(k, v) => {
+                let vw = usize::from(w).saturating_sub(key_w);
+                row(buf, y, k, &fit_words(v, vw), theme.warn());
+            }
         }
         y += 1;
     }

@@ -34,6 +34,20 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if app.run.history_rows > 0 {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
+    if app.is_host() && app.procs.monitored.is_none() {
+        // The process charts are hidden until a process is picked: say how.
+        let key = app
+            .keymap
+            .keys_for(Mode::Normal, Action::MonitorProcess)
+            .next()
+            .map_or_else(|| "enter".to_owned(), |k| k.to_string());
+        let text = if area.width >= 110 {
+            "no process monitored — enter on a process to follow it".to_owned()
+        } else {
+            format!("no process monitored (enter or {key} on one)")
+        };
+        parts.push((text, theme.warn()));
+    }
     if app.is_host() {
         let s = if app.samples == 1 { "" } else { "s" };
         parts.push((format!("{} sample{s}", app.samples), theme.label()));
@@ -70,12 +84,13 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 app.overview
                     .rows
                     .iter()
-                    .filter(|r| matches!(r, crate::app::Row::Item(..) | crate::app::Row::Bytes(..)))
+                    .filter(|r| !matches!(r, crate::app::Row::Header(..)))
                     .count()
             )
         } else {
             String::new()
         };
+    let pcount = format!("[{} processes]", app.procs.rows.len());
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
@@ -83,6 +98,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 FilterTarget::System => (&app.system.filter, '\\', &scount),
                 FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
+                FilterTarget::Procs => (&app.procs.filter, '/', &pcount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
@@ -110,6 +126,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             if app.overview.filter.is_active() {
                 parts.push((
                     format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
+                    theme.key(),
+                ));
+            }
+            if app.procs.filter.is_active() {
+                parts.push((
+                    format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
                     theme.key(),
                 ));
             }
