@@ -202,10 +202,52 @@ fn dump() {
     println!("{}", screen(&app, w, h));
 }
 
-/// The live host monitor, from a fixed sequence of samples (no real clock or host).
+/// The live host monitor, from a fixed sequence of samples (no real clock or host),
+/// with no process monitored (what `leet --live` starts with without `--pid`).
 fn live_app(w: u16, h: u16) -> App {
+    live_host(w, h, 1, None)
+}
+
+/// The process scan of the fixed host: a training job with GPU memory, its data
+/// loader, a shell, an editor, kernel threads; distinct CPU, RSS and GPU memory so
+/// each sort gives its own order.
+fn fixed_procs() -> leet::msg::ProcTable {
+    use leet::msg::ProcRow;
+    let mib = 1_048_576u64;
+    let row = |pid, user: &str, cpu, rss_mib: u64, gpu_mib: Option<u64>, threads, cmd: &str| ProcRow {
+        pid,
+        ppid: 1,
+        user: user.to_owned(),
+        cpu,
+        rss: rss_mib * mib,
+        gpu_memory: gpu_mib.map(|g| g * mib),
+        threads,
+        command: cmd.to_owned(),
+    };
+    leet::msg::ProcTable {
+        timestamp: NOW - 1.0,
+        rows: vec![
+            row(1, "root", 0.0, 12, None, 1, "/sbin/init splash"),
+            row(2, "root", 0.0, 0, None, 1, "[kthreadd]"),
+            row(812, "postgres", 2.5, 900, None, 8, "postgres: writer process"),
+            row(1500, "alice", 0.3, 5, None, 1, "-bash"),
+            row(4242, "alice", 385.2, 18_000, Some(61_440), 48, "python train.py --epochs 10"),
+            row(4250, "alice", 96.0, 2_400, Some(1_024), 4, "python train.py --epochs 10 (data loader 0)"),
+            row(4251, "alice", 91.5, 2_350, Some(900), 4, "python train.py --epochs 10 (data loader 1)"),
+            row(5100, "bob", 12.0, 1_200, None, 22, "code --type=renderer"),
+            row(6001, "alice", 0.0, 40_000, None, 2, "redis-server *:6379"),
+            row(7007, "alice", 4.0, 300, Some(2_048), 12, "tensorboard --logdir runs"),
+            row(9000, "nobody", 0.1, 3, None, 1, "sleep infinity"),
+        ],
+    }
+}
+
+/// The fixed host with `gpus` NVIDIA GPUs (values as the NVML backend reports the
+/// stub's H100), at `w`×`h`; `monitored`: what the runtime says it monitors.
+fn live_host(w: u16, h: u16, gpus: u32, monitored: Option<(u32, &str)>) -> App {
     use leet::msg::Sample;
     use serde_json::json;
+    let gib = 1_073_741_824.0;
     let mut app = App::live(
         Options {
             color: false,
@@ -221,40 +263,80 @@ fn live_app(w: u16, h: u16) -> App {
         json!({"model": "Test CPU", "count": 8, "count_logical": 16}),
     );
     env.insert("memory".into(), json!({"total": "64GiB"}));
-    env.insert(
-        "gpu.0".into(),
-        json!({"name": "NVIDIA H200", "memory": "141GiB", "driver": "550.90.12"}),
-    );
+    for g in 0..gpus {
+        env.insert(
+            format!("gpu.{g}"),
+            json!({"name": "NVIDIA H100 80GB HBM3", "memory": 80u64 << 30, "driver": "550.54.15"}),
+        );
+    }
     env.insert(
         "unavailable.amd".into(),
         json!("rocm-smi not found on PATH"),
     );
+    env.insert(
+        "unavailable.tpu".into(),
+        json!("no TPU on the PCI bus (vendor 0x1ae0): libtpu was not loaded"),
+    );
     let mut cfg = serde_json::Map::new();
     cfg.insert("interval".into(), json!("1s"));
     app.set_host("testhost", env, cfg);
+    app.update(Msg::Monitoring(monitored.map(|(p, c)| (p, c.to_owned()))));
     let t0 = NOW - 60.0;
     for i in 0..60u32 {
         let x = f64::from(i);
-        let values = vec![
-            ("cpu".to_owned(), 20.0 + 10.0 * (x / 7.0).sin()),
+        let mut values = vec![
             ("memory_percent".to_owned(), 40.0 + x / 10.0),
-            ("proc.memory.rssMB".to_owned(), 512.0 + x),
+            ("proc.memory.availableMB".to_owned(), 23_639.414_062_5 - x),
+            ("swap.used".to_owned(), 0.5 * gib),
+            ("swap.total".to_owned(), 8.0 * gib),
+            ("swap.used_percent".to_owned(), 6.25),
+            ("load.1m".to_owned(), 3.5 + x / 100.0),
+            ("load.5m".to_owned(), 2.75),
+            ("load.15m".to_owned(), 1.0),
+            ("uptime".to_owned(), 274_320.0 + x),
             ("disk./.usagePercent".to_owned(), 61.5),
+            ("disk./.usageGB".to_owned(), 120.25),
+            ("disk./data.usagePercent".to_owned(), 88.0),
+            ("disk./data.usageGB".to_owned(), 1_650.0),
+            ("disk.in".to_owned(), x * 12.0),
+            ("disk.out".to_owned(), x * 3.0),
             ("network.sent".to_owned(), x * 1.5e6),
             ("network.recv".to_owned(), x * 3.0e6),
-            ("gpu.0.gpu".to_owned(), if i % 20 < 10 { 95.0 } else { 5.0 }),
-            ("gpu.0.temp".to_owned(), 50.0 + x / 3.0),
-            (
-                "gpu.0.powerWatts".to_owned(),
-                300.0 + 100.0 * (x / 5.0).cos(),
-            ),
-            ("gpu.0.memoryAllocated".to_owned(), 70.0),
         ];
+        for c in 0..4u32 {
+            values.push((
+                format!("cpu.{c}.cpu_percent"),
+                20.0 + 10.0 * f64::from(c) + 10.0 * (x / 7.0).sin(),
+            ));
+        }
+        if monitored.is_some() {
+            values.push(("cpu".to_owned(), 20.0 + 10.0 * (x / 7.0).sin()));
+            values.push(("proc.memory.rssMB".to_owned(), 512.0 + x));
+            values.push(("proc.cpu.threads".to_owned(), 48.0));
+        }
+        for g in 0..gpus {
+            let gf = f64::from(g);
+            let used = (20.0 + gf) * gib;
+            values.extend([
+                (format!("gpu.{g}.gpu"), if i % 20 < 10 { 87.0 - gf } else { 5.0 + gf }),
+                (format!("gpu.{g}.memory"), 41.0),
+                (format!("gpu.{g}.memoryAllocated"), used / (80.0 * gib) * 100.0),
+                (format!("gpu.{g}.memoryAllocatedBytes"), used),
+                (format!("gpu.{g}.temp"), 50.0 + x / 3.0 + gf),
+                (format!("gpu.{g}.powerWatts"), 312.345 + 10.0 * gf),
+                (format!("gpu.{g}.enforcedPowerLimitWatts"), 700.0),
+                (format!("gpu.{g}.powerPercent"), (312.345 + 10.0 * gf) / 7.0),
+            ]);
+            if monitored.is_some() && g == 0 {
+                values.push(("gpu.process.0.gpu".to_owned(), 87.0));
+            }
+        }
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
             values,
         }));
     }
+    app.update(Msg::Procs(fixed_procs()));
     app.update(Msg::Tick(NOW));
     app
 }
@@ -603,4 +685,23 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
     // (20 per-device keys, 7 charts).
     assert!(s.contains("Metrics [1-7 of 7]"), "{s}");
     insta::assert_snapshot!("live_200x60_accelerators", s);
+}
+
+/// Print one live screen: `W=.. H=.. GPUS=.. MON=1 KEYS=.. cargo test --test render
+/// show_live -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints a screen for a person to look at"]
+fn show_live() {
+    let var = |k: &str, d: u16| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (w, h) = (var("W", 200), var("H", 60));
+    let mon = (var("MON", 0) == 1).then_some((4242, "python train.py --epochs 10"));
+    let mut app = live_host(w, h, u32::from(var("GPUS", 1)), mon);
+    let keys = std::env::var("KEYS").unwrap_or_default();
+    send(&mut app, Msg::typed(&keys).collect::<Vec<_>>());
+    println!("{}", screen(&app, w, h));
 }

@@ -102,15 +102,23 @@ impl App {
         }
     }
 
-    /// The live monitor's charts: the host's, then (while a process is monitored)
-    /// the process tree's, titled with its command and pid.
+    /// The live monitor's charts: while a process is monitored, the process tree's
+    /// first (the job the user picked), titled with its command and pid; then the
+    /// host's.
     fn live_charts(&self) -> Vec<system::SysChart> {
         let keys = self.run.system.keys();
-        let host = keys.iter().filter(|k| !system::is_process_key(k));
-        let mut charts = system::group(host.map(String::as_str));
+        // Uptime is a fact of the header, not a chart.
+        let host = keys
+            .iter()
+            .filter(|k| !system::is_process_key(k) && k.as_str() != "uptime");
+        let mut charts = Vec::new();
         if let Some((pid, cmd)) = &self.procs.monitored {
             let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
-            let who = format!("{} ({pid})", super::procs::short_command(cmd, 24));
+            // Room for a title in one grid cell: its borders and the corner value
+            // (`571MiB`) take up to 14 columns. The command is shortened at a word
+            // so the pid stays in view.
+            let cell_w = self.areas.grid.width / self.grid.cols.max(1);
+            let room = usize::from(cell_w.saturating_sub(14));
             for mut c in system::group(proc_keys.map(String::as_str)) {
                 let t = if c.title == "Memory" {
                     "Process Memory %".to_owned()
@@ -121,10 +129,14 @@ impl App {
                 } else {
                     format!("Process {}", c.title)
                 };
-                c.title = format!("{t}: {who}");
+                let pid_s = format!(" ({pid})");
+                let fixed = t.chars().count() + 2 + pid_s.chars().count();
+                let cmd = super::procs::short_command(cmd, room.saturating_sub(fixed).max(8));
+                c.title = format!("{t}: {cmd}{pid_s}");
                 charts.push(c);
             }
         }
+        charts.extend(system::group(host.map(String::as_str)));
         charts
     }
 

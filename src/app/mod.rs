@@ -395,6 +395,10 @@ impl App {
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
                 self.relayout();
+                if self.procs.monitored.is_some() {
+                    // The process charts' titles are shortened to the cell width.
+                    self.regroup();
+                }
                 Effect::REDRAW
             }
             Msg::Opened {

@@ -193,6 +193,7 @@ impl App {
         self.procs.monitored = m;
         if changed {
             self.clear_process_series();
+            self.set_overview(super::overview::rows(&self.run, true));
         }
         self.regroup();
         Effect::REDRAW

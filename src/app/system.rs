@@ -40,7 +40,7 @@ pub struct SysChart {
 const MIB: f64 = 1_048_576.0;
 
 /// (family title, unit) in display order.
-const FAMILIES: [(&str, Unit); 19] = [
+const FAMILIES: [(&str, Unit); 21] = [
     ("GPU Utilization", Unit::Percent),
     ("GPU Memory Allocated", Unit::Percent),
     ("GPU Memory Used", Unit::Bytes),
@@ -60,6 +60,8 @@ const FAMILIES: [(&str, Unit); 19] = [
     ("Process Threads", Unit::Plain),
     ("TCP Retransmits", Unit::Plain),
     ("OOM Kills", Unit::Plain),
+    ("Swap", Unit::Bytes),
+    ("Load Average", Unit::Plain),
 ];
 
 /// Family index, legend label and rate factor of a key.
@@ -99,6 +101,12 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
         "proc.cpu.threads" => return Some((16, "threads".into(), None)),
         "network.tcpRetransmits" => return Some((17, "retransmits".into(), None)),
         "proc.memory.oomKills" => return Some((18, "oom kills".into(), None)),
+        "swap.used_percent" => return Some((10, "swap".into(), None)),
+        "swap.used" => return Some((19, "used".into(), None)),
+        "swap.total" => return Some((19, "total".into(), None)),
+        "load.1m" => return Some((20, "1m".into(), None)),
+        "load.5m" => return Some((20, "5m".into(), None)),
+        "load.15m" => return Some((20, "15m".into(), None)),
         _ => {}
     }
     if let Some(n) = key

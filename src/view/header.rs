@@ -16,7 +16,7 @@ use crate::text::sanitize;
 
 const DASH: &str = "–";
 /// Columns of a meter's label and of its value text.
-const LABEL_W: usize = 5;
+const LABEL_W: usize = 6;
 const VALUE_W: usize = 17;
 
 /// One meter: label, fill (0..=1, none when unknown) and value text.
@@ -24,6 +24,8 @@ struct Bar {
     label: String,
     fill: Option<f64>,
     value: String,
+    /// A rate: no bar (a rate has no natural maximum), the values take the cell.
+    rate: bool,
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -48,6 +50,7 @@ fn meter(label: &str, m: &Meter) -> Bar {
         label: label.to_owned(),
         fill: m.percent.map(|p| p / 100.0),
         value,
+        rate: false,
     }
 }
 
@@ -58,6 +61,7 @@ fn bars(app: &App) -> Vec<Bar> {
             label: "CPU".into(),
             fill: h.cpu.map(|c| c / 100.0),
             value: pct(h.cpu),
+            rate: false,
         },
         meter("Mem", &h.memory),
         meter("Swap", &h.swap),
@@ -67,18 +71,20 @@ fn bars(app: &App) -> Vec<Bar> {
             label: sanitize(path),
             fill: p.map(|p| p / 100.0),
             value: format!("{} {}", pct(*p), size(*used)),
+            rate: false,
         });
     }
-    // Rates have no natural maximum: their bar is empty, the values say it.
     out.push(Bar {
         label: "Net".into(),
         fill: None,
-        value: format!("↓{} ↑{}", rate(h.net.0), rate(h.net.1)),
+        value: format!("↓ {}  ↑ {}", rate(h.net.0), rate(h.net.1)),
+        rate: true,
     });
     out.push(Bar {
         label: "I/O".into(),
         fill: None,
-        value: format!("r{} w{}", rate(h.io.0), rate(h.io.1)),
+        value: format!("read {}  write {}", rate(h.io.0), rate(h.io.1)),
+        rate: true,
     });
     out
 }
@@ -117,6 +123,11 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
     }
     let label = fit(&b.label, LABEL_W - 1);
     put(buf, x, y, &label, LABEL_W as u16, theme.label());
+    if b.rate {
+        let v = fit(&b.value, w - LABEL_W);
+        put(buf, x + LABEL_W as u16, y, &v, (w - LABEL_W) as u16, theme.text());
+        return;
+    }
     let value_w = VALUE_W.min(w - LABEL_W - 3);
     let bar_w = w.saturating_sub(LABEL_W + value_w + 3);
     let mut cx = x + LABEL_W as u16;

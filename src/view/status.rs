@@ -34,23 +34,18 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if app.run.history_rows > 0 {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
-    if app.is_host() && app.procs.monitored.is_none() {
-        // The process charts are hidden until a process is picked: say how.
-        let key = app
-            .keymap
-            .keys_for(Mode::Normal, Action::MonitorProcess)
-            .next()
-            .map_or_else(|| "enter".to_owned(), |k| k.to_string());
-        let text = if area.width >= 110 {
-            "no process monitored — enter on a process to follow it".to_owned()
-        } else {
-            format!("no process monitored (enter or {key} on one)")
-        };
-        parts.push((text, theme.warn()));
-    }
     if app.is_host() {
         let s = if app.samples == 1 { "" } else { "s" };
         parts.push((format!("{} sample{s}", app.samples), theme.label()));
+    }
+    if app.is_host() && app.procs.monitored.is_none() {
+        // The process charts are hidden until a process is picked: say how.
+        let text = if area.width >= 110 {
+            "no process monitored — enter on a process to follow it"
+        } else {
+            "no process monitored (enter on one)"
+        };
+        parts.push((text.to_owned(), theme.warn()));
     }
     if let Some(d) = &app.source.waiting {
         parts.push((format!("waiting for a .wandb file in {d}"), theme.warn()));
