@@ -409,7 +409,9 @@ fn environment_keys(a: &App) -> (String, Vec<String>) {
     let keys = a.overview.rows[at + 1..]
         .iter()
         .map_while(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.clone()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.clone())
+            }
             Row::Header(_) => None,
         })
         .collect();
@@ -523,7 +525,9 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.as_str())
+            }
             Row::Header(_) => None,
         })
         .collect();
@@ -538,7 +542,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .iter()
         .filter_map(|r| match r {
             Row::Header(h) => Some(h.as_str()),
-            Row::Item(..) | Row::Bytes(..) => None,
+            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) => None,
         })
         .collect();
     assert_eq!(headers.len(), 1, "{headers:?}");

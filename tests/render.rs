@@ -358,6 +358,162 @@ fn live_monitor_from_fixed_samples() {
     }
 }
 
+/// What the runtime says after `Cmd::Monitor { pid: Some(4242) }` (or `--pid 4242`).
+const TRAIN: Option<(u32, &str)> = Some((4242, "python train.py --epochs 10"));
+
+/// A monitored process: its charts come first, titled with its command (shortened
+/// at a word to the cell) and pid; the table marks it.
+#[test]
+fn live_monitor_with_a_monitored_process() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let app = live_host(w, h, 1, TRAIN);
+        let s = screen(&app, w, h);
+        assert!(s.contains("Process CPU: "), "{s}");
+        assert!(s.contains("(4242)"), "{s}");
+        assert!(s.contains("▶   4242"), "the monitored row is marked:\n{s}");
+        assert!(!s.contains("no process monitored"), "{s}");
+        insta::assert_snapshot!(format!("live_{w}x{h}_monitored"), s);
+    }
+    // In one column of charts the whole command shows (`c1`).
+    let mut app = live_host(200, 60, 1, TRAIN);
+    send(&mut app, [Msg::char('c'), Msg::char('1')]);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("Process CPU: python train.py --epochs 10 (4242)"), "{s}");
+}
+
+/// Without a monitored process there are no process charts, and the status bar says
+/// how to pick one.
+#[test]
+fn live_monitor_without_a_process_shows_host_charts_only() {
+    for (w, h) in SIZES {
+        let s = screen(&live_app(w, h), w, h);
+        assert!(!s.contains("Process CPU"), "{s}");
+        assert!(s.contains("no process monitored"), "{s}");
+    }
+}
+
+/// The process table sorted by CPU, memory and GPU memory (`S` cycles), at the
+/// smallest and the largest size.
+#[test]
+fn live_process_table_sorted_three_ways() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut app = live_app(w, h);
+        for (name, header) in [("cpu", "CPU%▼"), ("memory", "RSS▼"), ("gpu", "GPU MEM▼")] {
+            let s = screen(&app, w, h);
+            assert!(s.contains(header), "{name}: {s}");
+            insta::assert_snapshot!(format!("live_{w}x{h}_sort_{name}"), s);
+            send(&mut app, [Msg::char('S')]);
+        }
+    }
+}
+
+/// A host with 8 GPUs (the values NVML reports for the stub's H100): a compact row
+/// each in the header, two to a line at 80 columns, five at 200.
+#[test]
+fn live_monitor_with_eight_gpus() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let app = live_host(w, h, 8, TRAIN);
+        let s = screen(&app, w, h);
+        for g in 0..8 {
+            assert!(s.contains(&format!("gpu{g} ")), "gpu{g}:\n{s}");
+        }
+        assert!(s.contains("/80G"), "{s}");
+        assert!(s.contains("/700W"), "{s}");
+        insta::assert_snapshot!(format!("live_{w}x{h}_8gpus"), s);
+    }
+}
+
+/// The overview in live mode: readings in their units, the unavailable families in
+/// a section of their own, their reasons shortened at a word.
+#[test]
+fn live_overview_formats_readings_and_lists_unavailable_families() {
+    // At 80 columns the overview starts hidden: `[` shows it.
+    let mut app = live_host(80, 24, 1, None);
+    assert!(app.areas.left.is_none());
+    send(&mut app, [Msg::char('[')]);
+    assert!(app.areas.left.is_some());
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("live_80x24_overview", s);
+    // At 200 it shows at start; scrolled to its end (Environment, Unavailable).
+    let mut app = live_host(200, 60, 1, None);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("23.1GiB"), "availableMB in GiB:\n{s}");
+    assert!(!s.contains("23639.4"), "{s}");
+    send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]);
+    send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("Unavailable [2]"), "{s}");
+    assert!(s.contains("amd"), "{s}");
+    assert!(s.contains("rocm-smi not found on PATH"), "{s}");
+    // The TPU reason is too long for the column: cut after a whole word.
+    let line = s.lines().find(|l| l.contains(" tpu ")).unwrap();
+    let shown = line.split('│').next().unwrap().trim_end();
+    assert!(shown.ends_with('…'), "{shown}");
+    let words = shown.trim_end_matches('…');
+    assert!(
+        "no TPU on the PCI bus (vendor 0x1ae0): libtpu was not loaded"
+            .starts_with(words.split_once("tpu").unwrap().1.trim())
+            && words.ends_with(|c: char| c != ' '),
+        "{shown}"
+    );
+    insta::assert_snapshot!("live_200x60_overview_end", s);
+}
+
+/// No reading yet (the header before the first sample, or a platform without swap
+/// or load): every meter shows `–`, nothing panics.
+#[test]
+fn live_header_without_readings_shows_dashes() {
+    let mut app = App::live(no_color(), 120.0);
+    app.update(Msg::Resize(80, 24));
+    app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    app.update(Msg::Tick(NOW));
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("up –"), "{s}");
+    assert!(s.contains("load – – –"), "{s}");
+    assert!(s.contains("Swap"), "{s}");
+    assert!(s.contains("waiting for the first process scan"), "{s}");
+    insta::assert_snapshot!("live_80x24_no_readings", s);
+}
+
+/// Process names and user names are untrusted: a process whose command line and
+/// user hold escape sequences (OSC title, clear screen) and C1 controls shows
+/// without them, in the table and in the monitored charts' titles.
+#[test]
+fn hostile_process_text_never_reaches_the_terminal() {
+    use leet::msg::{ProcRow, ProcTable};
+    let evil = "evil\u{1b}]0;pwn\u{7}\u{1b}[2J\u{9b}31m\u{85}\u{90}x\u{9c}name";
+    let mut app = live_host(200, 60, 0, None);
+    app.update(Msg::Procs(ProcTable {
+        timestamp: NOW,
+        rows: vec![ProcRow {
+            pid: 31337,
+            ppid: 1,
+            user: evil.to_owned(),
+            cpu: 999.0,
+            rss: 1,
+            gpu_memory: None,
+            threads: 1,
+            command: evil.to_owned(),
+        }],
+    }));
+    app.update(Msg::Monitoring(Some((31337, evil.to_owned()))));
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    t.draw(|f| view::render(f, &app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut all = String::new();
+    for cell in buf.content() {
+        let sym = cell.symbol();
+        assert!(
+            !sym.chars().any(|c| c.is_control() || c == '\u{1b}'),
+            "control character {sym:?} in the buffer"
+        );
+        all.push_str(sym);
+    }
+    assert!(!all.contains("pwn") && !all.contains("[2J") && !all.contains("31m"), "{all}");
+    assert!(all.contains("31337"), "the row is drawn");
+    assert!(all.contains("evil"), "the printable rest is kept");
+}
+
 /// An app whose run holds only console output (stdout writes, in order).
 fn console_app(writes: &[&str], w: u16, h: u16) -> App {
     use leet::decode::leveldb::Writer;
@@ -642,6 +798,7 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
     );
     app.update(Msg::Resize(w, h));
     app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    app.update(Msg::Monitoring(Some((4242, "python train.py".to_owned()))));
     let t0 = NOW - 30.0;
     for i in 0..30u32 {
         let x = f64::from(i);

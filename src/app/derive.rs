@@ -131,8 +131,14 @@ impl App {
                 };
                 let pid_s = format!(" ({pid})");
                 let fixed = t.chars().count() + 2 + pid_s.chars().count();
-                let cmd = super::procs::short_command(cmd, room.saturating_sub(fixed).max(8));
-                c.title = format!("{t}: {cmd}{pid_s}");
+                let budget = room.saturating_sub(fixed);
+                c.title = if budget >= 6 {
+                    let cmd = super::procs::short_command(cmd, budget);
+                    format!("{t}: {cmd}{pid_s}")
+                } else {
+                    // Too narrow for any of the command: the pid names it.
+                    format!("{t}{pid_s}")
+                };
                 charts.push(c);
             }
         }

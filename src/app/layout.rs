@@ -53,8 +53,12 @@ pub struct Areas {
 pub const PROCS_HEAD: u16 = 2;
 /// Width of one meter of the live header, and of one accelerator's row.
 pub const HEADER_CELL_W: u16 = 40;
-/// From this width the process table sits beside the charts.
-const PROCS_BESIDE_W: u16 = 150;
+/// Live monitor: from this width the overview shows at start (below it the header
+/// says what it would, and the charts and the process table need the room).
+pub const LIVE_AUTO_LEFT_W: u16 = 120;
+/// From this width the process table sits beside the charts (and gets 2/5 of it,
+/// at least 76 columns: room for every column and a readable command).
+const PROCS_BESIDE_W: u16 = 190;
 
 /// Meters per line of the live header at width `w` (2 at 80 columns, 5 at 200).
 #[must_use]
@@ -133,7 +137,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let (center, procs) = match p.live {
         None => (center, None),
         Some(_) if center.width >= PROCS_BESIDE_W => {
-            let pw = (center.width * 2 / 5).clamp(60, 100);
+            let pw = (center.width * 2 / 5).min(100);
             (
                 Rect::new(center.x, center.y, center.width - pw, center.height),
                 Some(Rect::new(

@@ -303,9 +303,10 @@ impl App {
         app.run.system = MetricStore::windowed(4096, window);
         app.subject = Subject::Host { window };
         // The grid shows the grouped system charts, so the sidebar would repeat it;
-        // the header shows the host's facts, so the overview starts hidden (`[`).
+        // the overview shows where the screen has room for it (the header has the
+        // host's facts), until `[` says otherwise.
         app.panels.right = false;
-        app.panels.left = false;
+        app.panels.auto_left = true;
         app
     }
 
@@ -395,10 +396,6 @@ impl App {
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
                 self.relayout();
-                if self.procs.monitored.is_some() {
-                    // The process charts' titles are shortened to the cell width.
-                    self.regroup();
-                }
                 Effect::REDRAW
             }
             Msg::Opened {

@@ -24,6 +24,9 @@ pub struct Panels {
     pub console: bool,
     pub fullscreen: bool,
     pub focus: Pane,
+    /// Live monitor: the overview shows only on a screen wide enough for it beside
+    /// the charts and the process table, until the user toggles it (`[`).
+    pub auto_left: bool,
 }
 
 impl Default for Panels {
@@ -34,6 +37,7 @@ impl Default for Panels {
             console: false,
             fullscreen: false,
             focus: Pane::Grid,
+            auto_left: false,
         }
     }
 }
@@ -58,6 +62,9 @@ impl App {
         let mut f = self.panels.flags();
         f.right &= !self.sys_charts.is_empty();
         if self.is_host() {
+            if self.panels.auto_left {
+                f.left = self.size.width >= layout::LIVE_AUTO_LEFT_W;
+            }
             let h = &self.host;
             f.live = Some(layout::header_lines(
                 self.size.width,
@@ -72,6 +79,11 @@ impl App {
     /// terminal has no room for both sidebars, the other one gives way, so the key
     /// always does what it says.
     pub(super) fn toggle_sidebar(&mut self, right: bool) {
+        if !right && self.panels.auto_left {
+            // From now on the user decides.
+            self.panels.auto_left = false;
+            self.panels.left = self.areas.left.is_some();
+        }
         let shown = |a: &layout::Areas| {
             if right {
                 a.right.is_some()
@@ -123,6 +135,11 @@ impl App {
         };
         if !visible(self.panels.focus) {
             self.panels.focus = Pane::Grid;
+        }
+        if self.is_host() && self.procs.monitored.is_some() {
+            // The process charts' titles are shortened to the new cell width (this
+            // lays out again only if the charts appear or vanish, which they do not).
+            self.regroup();
         }
     }
 

@@ -106,6 +106,16 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
     }
     let key_w = key_column(app, &fixed, usize::from(w));
+    let note_w = app
+        .overview
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Note(k, _) => Some(super::fit::width(k).into()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0usize);
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
@@ -149,8 +159,13 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
             Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
             Row::Note(k, v) => {
-                let vw = usize::from(w).saturating_sub(key_w);
-                row(buf, y, k, &fit_words(v, vw), theme.warn());
+                // Family names are short: the reason gets the rest of the line.
+                let kw = (note_w + 2).min(key_w);
+                let k = fit(k, kw.saturating_sub(1));
+                buf.set_stringn(inner.x, y, &k, kw, theme.label());
+                let vw = usize::from(w).saturating_sub(kw);
+                #[allow(clippy::cast_possible_truncation)]
+                buf.set_stringn(inner.x + kw as u16, y, fit_words(v, vw), vw, theme.warn());
             }
         }
         y += 1;
