@@ -81,6 +81,9 @@ impl App {
     /// Group the system keys into charts again (new keys, or in the live monitor
     /// another monitored process).
     pub(super) fn regroup(&mut self) {
+        // What the charts are grouped from now (a cleared process's keys coming
+        // back must regroup again).
+        self.seen.system_keys = self.run.system.len();
         let was_empty = self.sys_charts.is_empty();
         self.sys_charts = if self.is_host() {
             self.live_charts()
