@@ -113,7 +113,7 @@ fn facts(app: &App) -> String {
         (true, None) => {}
     }
     parts.retain(|p| !p.is_empty());
-    parts.join(" · ")
+    parts.join("  ")
 }
 
 fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
