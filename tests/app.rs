@@ -937,7 +937,10 @@ fn process_selection_scrolls_within_bounds() {
     focus_procs(&mut a);
     let area = a.areas.procs.unwrap();
     let room = leet::app::layout::procs_rows(area);
-    assert!(room < 30, "the table must scroll at this size ({room} rows)");
+    assert!(
+        room < 30,
+        "the table must scroll at this size ({room} rows)"
+    );
     let visible = |a: &App| a.procs.scroll <= a.procs.sel && a.procs.sel < a.procs.scroll + room;
     for _ in 0..100 {
         send(&mut a, [Msg::key(KeyCode::Down)]);
@@ -969,7 +972,10 @@ fn the_selection_stays_on_its_process_across_scans() {
     // The next scan reorders every row.
     send(&mut a, [Msg::Procs(scan(30, 11))]);
     assert_eq!(a.procs.selected().unwrap().pid, pid);
-    assert_ne!(a.procs.sel, 2, "the row moved and the selection followed it");
+    assert_ne!(
+        a.procs.sel, 2,
+        "the row moved and the selection followed it"
+    );
 }
 
 #[test]
@@ -1039,9 +1045,13 @@ fn process_charts_follow_the_monitored_process() {
     for i in 0..5 {
         sample_with_process_keys(&mut a, 1000.0 + f64::from(i));
     }
-    let titles = |a: &App| -> Vec<String> { a.sys_charts.iter().map(|c| c.title.clone()).collect() };
+    let titles =
+        |a: &App| -> Vec<String> { a.sys_charts.iter().map(|c| c.title.clone()).collect() };
     let t = titles(&a);
-    assert!(t.contains(&"Process CPU: python train.py (4242)".to_owned()), "{t:?}");
+    assert!(
+        t.contains(&"Process CPU: python train.py (4242)".to_owned()),
+        "{t:?}"
+    );
     assert!(t.iter().any(|t| t.starts_with("Process GPU gpu:")), "{t:?}");
     // availableMB is the host's, never a process chart.
     assert!(t.contains(&"Memory Available".to_owned()), "{t:?}");
@@ -1051,8 +1061,15 @@ fn process_charts_follow_the_monitored_process() {
     let t = titles(&a);
     assert!(!t.iter().any(|t| t.starts_with("Process")), "{t:?}");
     assert_eq!(t, ["GPU Utilization", "Memory Available"]);
-    assert!(a.run.system.get("cpu").is_none(), "the old process's values are gone");
-    assert_eq!(a.run.system.get("gpu.0.gpu").unwrap().count(), 5, "host values stay");
+    assert!(
+        a.run.system.get("cpu").is_none(),
+        "the old process's values are gone"
+    );
+    assert_eq!(
+        a.run.system.get("gpu.0.gpu").unwrap().count(),
+        5,
+        "host values stay"
+    );
     // Another process: its charts start empty, never mixed with the first one's.
     a.update(Msg::Monitoring(Some((7, "sleep 100".into()))));
     sample_with_process_keys(&mut a, 1010.0);

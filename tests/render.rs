@@ -214,29 +214,70 @@ fn live_app(w: u16, h: u16) -> App {
 fn fixed_procs() -> leet::msg::ProcTable {
     use leet::msg::ProcRow;
     let mib = 1_048_576u64;
-    let row = |pid, user: &str, cpu, rss_mib: u64, gpu_mib: Option<u64>, threads, cmd: &str| ProcRow {
-        pid,
-        ppid: 1,
-        user: user.to_owned(),
-        cpu,
-        rss: rss_mib * mib,
-        gpu_memory: gpu_mib.map(|g| g * mib),
-        threads,
-        command: cmd.to_owned(),
-    };
+    let row =
+        |pid, user: &str, cpu, rss_mib: u64, gpu_mib: Option<u64>, threads, cmd: &str| ProcRow {
+            pid,
+            ppid: 1,
+            user: user.to_owned(),
+            cpu,
+            rss: rss_mib * mib,
+            gpu_memory: gpu_mib.map(|g| g * mib),
+            threads,
+            command: cmd.to_owned(),
+        };
     leet::msg::ProcTable {
         timestamp: NOW - 1.0,
         rows: vec![
             row(1, "root", 0.0, 12, None, 1, "/sbin/init splash"),
             row(2, "root", 0.0, 0, None, 1, "[kthreadd]"),
-            row(812, "postgres", 2.5, 900, None, 8, "postgres: writer process"),
+            row(
+                812,
+                "postgres",
+                2.5,
+                900,
+                None,
+                8,
+                "postgres: writer process",
+            ),
             row(1500, "alice", 0.3, 5, None, 1, "-bash"),
-            row(4242, "alice", 385.2, 18_000, Some(61_440), 48, "python train.py --epochs 10"),
-            row(4250, "alice", 96.0, 2_400, Some(1_024), 4, "python train.py --epochs 10 (data loader 0)"),
-            row(4251, "alice", 91.5, 2_350, Some(900), 4, "python train.py --epochs 10 (data loader 1)"),
+            row(
+                4242,
+                "alice",
+                385.2,
+                18_000,
+                Some(61_440),
+                48,
+                "python train.py --epochs 10",
+            ),
+            row(
+                4250,
+                "alice",
+                96.0,
+                2_400,
+                Some(1_024),
+                4,
+                "python train.py --epochs 10 (data loader 0)",
+            ),
+            row(
+                4251,
+                "alice",
+                91.5,
+                2_350,
+                Some(900),
+                4,
+                "python train.py --epochs 10 (data loader 1)",
+            ),
             row(5100, "bob", 12.0, 1_200, None, 22, "code --type=renderer"),
             row(6001, "alice", 0.0, 40_000, None, 2, "redis-server *:6379"),
-            row(7007, "alice", 4.0, 300, Some(2_048), 12, "tensorboard --logdir runs"),
+            row(
+                7007,
+                "alice",
+                4.0,
+                300,
+                Some(2_048),
+                12,
+                "tensorboard --logdir runs",
+            ),
             row(9000, "nobody", 0.1, 3, None, 1, "sleep infinity"),
         ],
     }
@@ -318,9 +359,15 @@ fn live_host(w: u16, h: u16, gpus: u32, monitored: Option<(u32, &str)>) -> App {
             let gf = f64::from(g);
             let used = (20.0 + gf) * gib;
             values.extend([
-                (format!("gpu.{g}.gpu"), if i % 20 < 10 { 87.0 - gf } else { 5.0 + gf }),
+                (
+                    format!("gpu.{g}.gpu"),
+                    if i % 20 < 10 { 87.0 - gf } else { 5.0 + gf },
+                ),
                 (format!("gpu.{g}.memory"), 41.0),
-                (format!("gpu.{g}.memoryAllocated"), used / (80.0 * gib) * 100.0),
+                (
+                    format!("gpu.{g}.memoryAllocated"),
+                    used / (80.0 * gib) * 100.0,
+                ),
                 (format!("gpu.{g}.memoryAllocatedBytes"), used),
                 (format!("gpu.{g}.temp"), 50.0 + x / 3.0 + gf),
                 (format!("gpu.{g}.powerWatts"), 312.345 + 10.0 * gf),
@@ -378,7 +425,10 @@ fn live_monitor_with_a_monitored_process() {
     let mut app = live_host(200, 60, 1, TRAIN);
     send(&mut app, [Msg::char('c'), Msg::char('1')]);
     let s = screen(&app, 200, 60);
-    assert!(s.contains("Process CPU: python train.py --epochs 10 (4242)"), "{s}");
+    assert!(
+        s.contains("Process CPU: python train.py --epochs 10 (4242)"),
+        "{s}"
+    );
 }
 
 /// Without a monitored process there are no process charts, and the status bar says
@@ -509,7 +559,10 @@ fn hostile_process_text_never_reaches_the_terminal() {
         );
         all.push_str(sym);
     }
-    assert!(!all.contains("pwn") && !all.contains("[2J") && !all.contains("31m"), "{all}");
+    assert!(
+        !all.contains("pwn") && !all.contains("[2J") && !all.contains("31m"),
+        "{all}"
+    );
     assert!(all.contains("31337"), "the row is drawn");
     assert!(all.contains("evil"), "the printable rest is kept");
 }

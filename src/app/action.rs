@@ -196,9 +196,7 @@ impl Action {
             Action::StartProcessFilter => {
                 "Filter processes by regex (command, user, pid; / on the table)"
             }
-            Action::MonitorProcess => {
-                "Chart the selected process tree (enter on the table)"
-            }
+            Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
             Action::None => "(unbound)",
         }

@@ -68,7 +68,11 @@ impl HostHeader {
 
 /// The latest value of `key`.
 fn last(store: &MetricStore, key: &str) -> Option<f64> {
-    store.get(key)?.last().map(|p| p.1).filter(|v| v.is_finite())
+    store
+        .get(key)?
+        .last()
+        .map(|p| p.1)
+        .filter(|v| v.is_finite())
 }
 
 /// The rate of a cumulative counter over its last two readings, per second, times
@@ -304,10 +308,11 @@ mod tests {
     #[test]
     fn meters_from_readings_and_missing_keys() {
         let mut s = MetricStore::windowed(64, 100.0);
-        let env: Map<String, Value> = json!({"memory": {"total": "64GiB"}, "gpu.0": {"memory": 1000.0}})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
+        let env: Map<String, Value> =
+            json!({"memory": {"total": "64GiB"}, "gpu.0": {"memory": 1000.0}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
         // Nothing sampled yet: every meter is missing, nothing panics.
         let h = header(&s, &env);
         assert_eq!((h.cpu, h.memory.used, h.net), (None, None, (None, None)));

@@ -109,7 +109,9 @@ impl ProcsPane {
         let mut rows: Vec<ShownRow> = self
             .all
             .iter()
-            .filter(|r| f.matches(&r.command) || f.matches(&r.user) || f.matches(&r.pid.to_string()))
+            .filter(|r| {
+                f.matches(&r.command) || f.matches(&r.user) || f.matches(&r.pid.to_string())
+            })
             .cloned()
             .collect();
         rows.sort_by(|a, b| self.order(a, b));
@@ -201,12 +203,16 @@ impl App {
 
     /// Drop every process series from the live store (host series keep their points).
     fn clear_process_series(&mut self) {
-        if !self.run.system.keys().iter().any(|k| system::is_process_key(k)) {
+        if !self
+            .run
+            .system
+            .keys()
+            .iter()
+            .any(|k| system::is_process_key(k))
+        {
             return;
         }
-        let Self {
-            run, subject, ..
-        } = self;
+        let Self { run, subject, .. } = self;
         let window = match subject {
             super::Subject::Host { window } => *window,
             super::Subject::Run => return,
@@ -284,6 +290,9 @@ mod tests {
             short_command("python train.py --config configs/big.yaml", 24),
             "python train.py…"
         );
-        assert_eq!(short_command("averyveryverylongprogramname", 10), "averyvery…");
+        assert_eq!(
+            short_command("averyveryverylongprogramname", 10),
+            "averyvery…"
+        );
     }
 }

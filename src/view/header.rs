@@ -37,7 +37,10 @@ fn size(v: Option<f64>) -> String {
 }
 
 fn rate(v: Option<f64>) -> String {
-    v.map_or_else(|| DASH.to_owned(), |r| format!("{}/s", format::bytes_short(r)))
+    v.map_or_else(
+        || DASH.to_owned(),
+        |r| format!("{}/s", format::bytes_short(r)),
+    )
 }
 
 fn meter(label: &str, m: &Meter) -> Bar {
@@ -125,7 +128,14 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
     put(buf, x, y, &label, LABEL_W as u16, theme.label());
     if b.rate {
         let v = fit(&b.value, w - LABEL_W);
-        put(buf, x + LABEL_W as u16, y, &v, (w - LABEL_W) as u16, theme.text());
+        put(
+            buf,
+            x + LABEL_W as u16,
+            y,
+            &v,
+            (w - LABEL_W) as u16,
+            theme.text(),
+        );
         return;
     }
     let value_w = VALUE_W.min(w - LABEL_W - 3);
@@ -148,17 +158,31 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
         }
     }
     let v = fit(&b.value, value_w);
-    let vx = cx + u16::try_from(value_w).unwrap_or(0).saturating_sub(width(&v));
-    put(buf, vx, y, &v, u16::try_from(value_w).unwrap_or(0), theme.text());
+    let vx = cx
+        + u16::try_from(value_w)
+            .unwrap_or(0)
+            .saturating_sub(width(&v));
+    put(
+        buf,
+        vx,
+        y,
+        &v,
+        u16::try_from(value_w).unwrap_or(0),
+        theme.text(),
+    );
 }
 
 fn device_text(d: &DeviceRow) -> String {
-    let util = d.util.map_or_else(|| DASH.to_owned(), |u| format!("{u:.0}%"));
+    let util = d
+        .util
+        .map_or_else(|| DASH.to_owned(), |u| format!("{u:.0}%"));
     let mem = match (d.mem_used, d.mem_total) {
         (None, None) => DASH.to_owned(),
         (u, t) => format!("{}/{}", size(u), size(t)),
     };
-    let temp = d.temp.map_or_else(|| DASH.to_owned(), |t| format!("{t:.0}°C"));
+    let temp = d
+        .temp
+        .map_or_else(|| DASH.to_owned(), |t| format!("{t:.0}°C"));
     let power = match (d.power, d.power_limit) {
         (Some(p), Some(l)) => format!("{p:.0}/{l:.0}W"),
         (Some(p), None) => format!("{p:.0}W"),

@@ -145,7 +145,14 @@ pub(crate) fn render_procs(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
             "no processes"
         };
         if top < area.bottom() {
-            put(buf, area.x + 2, top, msg, area.width.saturating_sub(2), theme.dim());
+            put(
+                buf,
+                area.x + 2,
+                top,
+                msg,
+                area.width.saturating_sub(2),
+                theme.dim(),
+            );
         }
         return;
     }
