@@ -509,6 +509,62 @@ fn live_overview_formats_readings_and_lists_unavailable_families() {
     insta::assert_snapshot!("live_200x60_overview_end", s);
 }
 
+/// The help overlay of the live monitor lists the process table's keys (from the
+/// key map in force); the viewer's help does not (its snapshots are unchanged).
+#[test]
+fn live_help_lists_the_process_keys() {
+    // Tall enough for the whole help.
+    let mut app = live_app(120, 120);
+    send(&mut app, [Msg::char('?')]);
+    let s = screen(&app, 120, 120);
+    assert!(s.contains("│ Processes"), "{s}");
+    assert!(s.contains("Sort processes by CPU, memory, GPU memory"), "{s}");
+    assert!(s.contains("Monitor no process"), "{s}");
+    let mut tiny = app_from("tiny", 120, 120);
+    send(&mut tiny, [Msg::char('?')]);
+    let s = screen(&tiny, 120, 120);
+    assert!(s.contains("Media viewer") && !s.contains("Sort processes"), "{s}");
+}
+
+/// What one process scan and one frame cost (a host with `N` processes, default
+/// 1000): `N=.. cargo test --release --test render live_scan_cost -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "prints a measurement"]
+fn live_scan_cost() {
+    use leet::msg::{ProcRow, ProcTable};
+    let n: u32 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let mut app = live_host(200, 60, 8, TRAIN);
+    let table = ProcTable {
+        timestamp: NOW,
+        rows: (0..n)
+            .map(|i| ProcRow {
+                pid: i + 1,
+                ppid: 1,
+                user: format!("user{}", i % 7),
+                cpu: f64::from(i % 97),
+                rss: u64::from(i) << 16,
+                gpu_memory: (i % 11 == 0).then_some(u64::from(i) << 20),
+                threads: i % 64,
+                command: format!("/usr/bin/python3 -m worker --shard {i} --config /etc/w.yaml"),
+            })
+            .collect(),
+    };
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let rounds = 50u32;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        app.update(Msg::Procs(table.clone()));
+    }
+    let scan = start.elapsed() / rounds;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        t.draw(|f| view::render(f, &app)).unwrap();
+    }
+    let frame = start.elapsed() / rounds;
+    println!("{n} processes: scan update {scan:?}, 200x60 frame {frame:?}");
+}
+
 /// No reading yet (the header before the first sample, or a platform without swap
 /// or load): every meter shows `–`, nothing panics.
 #[test]

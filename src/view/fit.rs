@@ -98,3 +98,21 @@ pub(crate) fn word_wrap(s: &str, w: usize) -> Vec<String> {
     rows.push(cur);
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_words_cuts_between_words() {
+        let s = "rocm-smi not found on PATH";
+        assert_eq!(fit_words(s, 40), s);
+        assert_eq!(fit_words(s, 26), s);
+        // Never `rocm-smi not found on P…`.
+        assert_eq!(fit_words(s, 25), "rocm-smi not found on…");
+        assert_eq!(fit_words(s, 13), "rocm-smi not…");
+        // A first word wider than the room is cut (nothing else fits).
+        assert_eq!(fit_words(s, 6), "rocm-…");
+        assert_eq!(fit_words(s, 0), "");
+    }
+}

@@ -244,7 +244,7 @@ mod tests {
         assert_eq!(reading("network.recv", 177_000_000.0), "169MiB");
         assert_eq!(reading("gpu.0.temp", 69.666), "69.7°C");
         assert_eq!(reading("gpu.0.powerWatts", 372.04), "372W");
-        assert_eq!(reading("disk./.usageGB", 120.5), "121GiB");
+        assert_eq!(reading("disk./.usageGB", 120.25), "120GiB");
         assert_eq!(
             reading("uptime", 3.0 * 86_400.0 + 4.0 * 3600.0 + 12.0 * 60.0 + 5.0),
             "3d 04:12"
