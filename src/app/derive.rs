@@ -118,10 +118,10 @@ impl App {
         if let Some((pid, cmd)) = &self.procs.monitored {
             let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
             // Room for a title in one grid cell: its borders and the corner value
-            // (`571MiB`) take up to 14 columns. The command is shortened at a word
+            // (`571MiB`) take about 11 columns. The command is shortened at a word
             // so the pid stays in view.
             let cell_w = self.areas.grid.width / self.grid.cols.max(1);
-            let room = usize::from(cell_w.saturating_sub(14));
+            let room = usize::from(cell_w.saturating_sub(11));
             for mut c in system::group(proc_keys.map(String::as_str)) {
                 let t = if c.title == "Memory" {
                     "Process Memory %".to_owned()
