@@ -12,7 +12,7 @@ const GIB: f64 = 1_073_741_824.0;
 
 /// A used/total meter.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Meter {
+pub(crate) struct Meter {
     pub percent: Option<f64>,
     /// Bytes.
     pub used: Option<f64>,
@@ -21,7 +21,7 @@ pub struct Meter {
 
 /// One accelerator's compact row.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceRow {
+pub(crate) struct DeviceRow {
     /// `gpu0`, `tpu1`, `trn0`, `ipu0`.
     pub label: String,
     /// Utilisation, %.
@@ -36,7 +36,7 @@ pub struct DeviceRow {
 
 /// The header's facts and meters.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct HostHeader {
+pub(crate) struct HostHeader {
     pub os: String,
     pub cpu_model: String,
     /// Logical CPUs (else physical).
@@ -61,7 +61,7 @@ pub struct HostHeader {
 impl HostHeader {
     /// Meters drawn as bars: CPU, memory, swap, each disk, network, disk I/O.
     #[must_use]
-    pub fn bars(&self) -> usize {
+    pub(crate) fn bars(&self) -> usize {
         5 + self.disks.len()
     }
 }
@@ -234,7 +234,7 @@ fn devices(store: &MetricStore, env: &Map<String, Value>) -> Vec<DeviceRow> {
 
 /// The header for the store's latest readings and the host's environment.
 #[must_use]
-pub fn header(store: &MetricStore, env: &Map<String, Value>) -> HostHeader {
+pub(crate) fn header(store: &MetricStore, env: &Map<String, Value>) -> HostHeader {
     let text = |a: &str, b: Option<&str>| {
         let v = match b {
             Some(b) => env_path(env, a, b),

@@ -52,24 +52,24 @@ pub struct Areas {
 /// Lines of the process table above its rows (its title, the column names).
 pub const PROCS_HEAD: u16 = 2;
 /// Width of one meter of the live header, and of one accelerator's row.
-pub const HEADER_CELL_W: u16 = 40;
+pub(crate) const HEADER_CELL_W: u16 = 40;
 /// Live monitor: from this width the overview shows at start (below it the header
 /// says what it would, and the charts and the process table need the room).
-pub const LIVE_AUTO_LEFT_W: u16 = 120;
+pub(crate) const LIVE_AUTO_LEFT_W: u16 = 120;
 /// From this width the process table sits beside the charts (and gets 2/5 of it,
 /// at least 76 columns: room for every column and a readable command).
 const PROCS_BESIDE_W: u16 = 190;
 
 /// Meters per line of the live header at width `w` (2 at 80 columns, 5 at 200).
 #[must_use]
-pub fn header_cols(w: u16) -> u16 {
+pub(crate) fn header_cols(w: u16) -> u16 {
     (w / HEADER_CELL_W).max(1)
 }
 
 /// Lines of the live header: the facts line, the meters and the accelerator rows
 /// (`bars` meters and `devices` rows at width `w`).
 #[must_use]
-pub fn header_lines(w: u16, bars: usize, devices: usize) -> u16 {
+pub(crate) fn header_lines(w: u16, bars: usize, devices: usize) -> u16 {
     let per = usize::from(header_cols(w));
     let n = 1 + bars.div_ceil(per) + devices.div_ceil(per);
     u16::try_from(n).unwrap_or(u16::MAX)

@@ -16,7 +16,7 @@ pub mod cmd;
 mod derive;
 pub mod filter;
 pub mod grid;
-pub mod host;
+pub(crate) mod host;
 pub mod keymap;
 pub mod layout;
 pub mod media;
@@ -220,7 +220,7 @@ pub struct App {
     /// Live host monitor: samples received.
     pub samples: u64,
     /// Live: the header's readings (from the latest samples).
-    pub host: host::HostHeader,
+    pub(crate) host: host::HostHeader,
     /// Live: the process table and the monitored process.
     pub procs: procs::ProcsPane,
     /// Live: (sample time, system key count) of the last overview rebuild.

@@ -151,7 +151,7 @@ impl ProcsPane {
 /// A command line shortened to at most `max` characters at a word (`…` marks the
 /// cut), for chart titles.
 #[must_use]
-pub fn short_command(cmd: &str, max: usize) -> String {
+pub(crate) fn short_command(cmd: &str, max: usize) -> String {
     let cmd = cmd.trim();
     if cmd.chars().count() <= max {
         return cmd.to_owned();

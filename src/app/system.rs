@@ -315,7 +315,7 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
 /// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
 /// monitor charts these only while a process is monitored.
 #[must_use]
-pub fn is_process_key(key: &str) -> bool {
+pub(crate) fn is_process_key(key: &str) -> bool {
     key == "cpu"
         || (key.starts_with("proc.") && key != "proc.memory.availableMB")
         || key.starts_with("gpu.process.")
@@ -324,7 +324,7 @@ pub fn is_process_key(key: &str) -> bool {
 /// The unit of a key's value as sampled (cumulative counters in their own unit:
 /// `disk.in` MiB, `network.sent` bytes), for the live overview.
 #[must_use]
-pub fn key_unit(key: &str) -> Unit {
+pub(crate) fn key_unit(key: &str) -> Unit {
     match key {
         "disk.in" | "disk.out" => return Unit::MiB,
         "network.sent" | "network.recv" => return Unit::Bytes,

@@ -141,7 +141,7 @@ pub fn duration(secs: f64) -> String {
 
 /// Time since boot as `3d 04:12` (days, hours:minutes), `04:12` under a day.
 #[must_use]
-pub fn uptime(secs: f64) -> String {
+pub(crate) fn uptime(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
         return "?".into();
     }
@@ -158,7 +158,7 @@ pub fn uptime(secs: f64) -> String {
 /// A live reading of `key` in its unit: percentages with one decimal, sizes in
 /// binary units, °C, W, load averages with two decimals, uptime as `3d 04:12`.
 #[must_use]
-pub fn reading(key: &str, v: f64) -> String {
+pub(crate) fn reading(key: &str, v: f64) -> String {
     if !v.is_finite() {
         return value(v);
     }
@@ -172,7 +172,7 @@ pub fn reading(key: &str, v: f64) -> String {
 
 /// Bytes in binary units without the `iB` (`29.4G`), for the narrow header.
 #[must_use]
-pub fn bytes_short(b: f64) -> String {
+pub(crate) fn bytes_short(b: f64) -> String {
     let s = bytes(b);
     match s.strip_suffix("iB") {
         Some(t) => t.to_owned(),
