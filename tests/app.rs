@@ -1070,11 +1070,22 @@ fn process_charts_follow_the_monitored_process() {
         5,
         "host values stay"
     );
+    // A process key that still arrives is neither charted nor listed.
+    sample_with_process_keys(&mut a, 1006.0);
+    assert_eq!(titles(&a), ["GPU Utilization", "Memory Available"]);
+    let listed = |a: &App, key: &str| {
+        a.overview
+            .rows
+            .iter()
+            .any(|r| matches!(r, leet::app::Row::Metric(k, _) if k == key))
+    };
+    assert!(!listed(&a, "cpu") && listed(&a, "gpu.0.gpu"));
     // Another process: its charts start empty, never mixed with the first one's.
     a.update(Msg::Monitoring(Some((7, "sleep 100".into()))));
     sample_with_process_keys(&mut a, 1010.0);
     assert_eq!(a.run.system.get("cpu").unwrap().count(), 1);
     assert!(titles(&a).contains(&"Process CPU: sleep 100 (7)".to_owned()));
+    assert!(listed(&a, "cpu"));
     // Switching straight from one process to another clears too.
     a.update(Msg::Monitoring(Some((8, "other".into()))));
     assert!(a.run.system.get("cpu").is_none());

@@ -518,12 +518,18 @@ fn live_help_lists_the_process_keys() {
     send(&mut app, [Msg::char('?')]);
     let s = screen(&app, 120, 120);
     assert!(s.contains("│ Processes"), "{s}");
-    assert!(s.contains("Sort processes by CPU, memory, GPU memory"), "{s}");
+    assert!(
+        s.contains("Sort processes by CPU, memory, GPU memory"),
+        "{s}"
+    );
     assert!(s.contains("Monitor no process"), "{s}");
     let mut tiny = app_from("tiny", 120, 120);
     send(&mut tiny, [Msg::char('?')]);
     let s = screen(&tiny, 120, 120);
-    assert!(s.contains("Media viewer") && !s.contains("Sort processes"), "{s}");
+    assert!(
+        s.contains("Media viewer") && !s.contains("Sort processes"),
+        "{s}"
+    );
 }
 
 /// What one process scan and one frame cost (a host with `N` processes, default
@@ -533,7 +539,10 @@ fn live_help_lists_the_process_keys() {
 #[ignore = "prints a measurement"]
 fn live_scan_cost() {
     use leet::msg::{ProcRow, ProcTable};
-    let n: u32 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let mut app = live_host(200, 60, 8, TRAIN);
     let table = ProcTable {
         timestamp: NOW,

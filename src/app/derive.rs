@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{overview, system, App};
+use super::{system, App};
 use crate::store::Run;
 
 /// What the derived lists were computed from: counts that change whenever their
@@ -73,7 +73,7 @@ impl App {
             self.regroup();
         }
         if now.meta_records != self.seen.meta_records {
-            self.set_overview(overview::rows(&self.run, self.is_host()));
+            self.set_overview(self.overview_rows());
         }
         self.seen = now;
     }

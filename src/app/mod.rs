@@ -332,7 +332,7 @@ impl App {
         for (k, v) in &config {
             self.run.config.set_json(k, &v.to_string());
         }
-        self.set_overview(overview::rows(&self.run, self.is_host()));
+        self.set_overview(self.overview_rows());
         self.update_host();
     }
 

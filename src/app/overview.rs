@@ -20,7 +20,9 @@ pub enum Row {
 }
 
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
-pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
+/// Live (`host`): the Summary lists the latest readings, a process's only while one
+/// is monitored (`process`).
+fn rows(run: &Run, host: bool, process: bool) -> Vec<Row> {
     use crate::text::flatten_into;
     use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
@@ -54,7 +56,12 @@ pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
     if host {
         // The latest reading of each key, in its unit (the store drops the keys of a
         // process no longer monitored; the summary would keep them).
-        let mut keys: Vec<&String> = run.system.keys().iter().collect();
+        let mut keys: Vec<&String> = run
+            .system
+            .keys()
+            .iter()
+            .filter(|k| process || !super::system::is_process_key(k))
+            .collect();
         keys.sort_by(|a, b| natural_cmp(a, b));
         let vals: Vec<(String, f64)> = keys
             .into_iter()
@@ -111,6 +118,11 @@ fn is_bytes_key(k: &str) -> bool {
 }
 
 impl App {
+    /// The overview's rows for the run (or the host) now.
+    pub(super) fn overview_rows(&self) -> Vec<Row> {
+        rows(&self.run, self.is_host(), self.procs.monitored.is_some())
+    }
+
     pub(super) fn set_overview(&mut self, rows: Vec<Row>) {
         self.overview.all = rows;
         self.refilter_overview();

@@ -195,7 +195,7 @@ impl App {
         self.procs.monitored = m;
         if changed {
             self.clear_process_series();
-            self.set_overview(super::overview::rows(&self.run, true));
+            self.set_overview(self.overview_rows());
         }
         self.regroup();
         Effect::REDRAW
