@@ -151,7 +151,13 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
         let rest: String = "·".repeat(bar_w - n);
         #[allow(clippy::cast_possible_truncation)]
         {
-            put(buf, cx + 1, y, &fill, bar_w as u16, theme.good());
+            // Green, yellow from 70 %, red from 90 % (as htop and btop colour them).
+            let style = match b.fill {
+                Some(f) if f >= 0.9 => theme.bad(),
+                Some(f) if f >= 0.7 => theme.warn(),
+                _ => theme.good(),
+            };
+            put(buf, cx + 1, y, &fill, bar_w as u16, style);
             put(buf, cx + 1 + n as u16, y, &rest, bar_w as u16, theme.dim());
             put(buf, cx + 1 + bar_w as u16, y, "▏", 1, theme.dim());
             cx += bar_w as u16 + 2;
