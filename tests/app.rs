@@ -958,6 +958,10 @@ fn process_selection_scrolls_within_bounds() {
     assert_eq!((a.procs.sel, a.procs.scroll), (0, 0));
     send(&mut a, [Msg::key(KeyCode::End)]);
     assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
+    // A taller table scrolls back so that its last row is on its last line.
+    send(&mut a, [Msg::Resize(120, 60)]);
+    let room = leet::app::layout::procs_rows(a.areas.procs.unwrap());
+    assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
     // A smaller scan clamps both.
     send(&mut a, [Msg::Procs(scan(4, 0))]);
     assert!(a.procs.sel < 4 && a.procs.scroll == 0);

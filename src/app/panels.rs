@@ -136,6 +136,9 @@ impl App {
         if !visible(self.panels.focus) {
             self.panels.focus = Pane::Grid;
         }
+        // The process table's selection stays in view at the new height.
+        let room = self.procs_room();
+        self.procs.follow(room);
         if self.is_host() && self.procs.monitored.is_some() {
             // The process charts' titles are shortened to the new cell width (this
             // lays out again only if the charts appear or vanish, which they do not).
