@@ -137,8 +137,7 @@ fn samples_feed_system_charts() {
         a.update(Msg::Sample(Sample {
             timestamp: 1000.0 + f64::from(i),
             values: vec![
-                // (`cpu` is the monitored process's: host charts use the cores.)
-                ("cpu.0.cpu_percent".into(), 10.0),
+                ("cpu".into(), 10.0),
                 ("gpu.0.gpu".into(), 50.0),
                 ("gpu.1.gpu".into(), 60.0),
                 ("network.recv".into(), f64::from(i) * 1000.0),

@@ -581,6 +581,7 @@ fn live_header_without_readings_shows_dashes() {
     let mut app = App::live(no_color(), 120.0);
     app.update(Msg::Resize(80, 24));
     app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    app.update(Msg::Monitoring(None));
     app.update(Msg::Tick(NOW));
     let s = screen(&app, 80, 24);
     assert!(s.contains("up –"), "{s}");

@@ -110,6 +110,11 @@ impl App {
     /// host's.
     fn live_charts(&self) -> Vec<system::SysChart> {
         let keys = self.run.system.keys();
+        if !self.procs.told {
+            // Not told which process the keys describe: grouped as they come.
+            let keys = keys.iter().filter(|k| k.as_str() != "uptime");
+            return system::group(keys.map(String::as_str));
+        }
         // Uptime is a fact of the header, not a chart.
         let host = keys
             .iter()

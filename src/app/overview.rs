@@ -120,7 +120,7 @@ fn is_bytes_key(k: &str) -> bool {
 impl App {
     /// The overview's rows for the run (or the host) now.
     pub(super) fn overview_rows(&self) -> Vec<Row> {
-        rows(&self.run, self.is_host(), self.procs.monitored.is_some())
+        rows(&self.run, self.is_host(), self.procs.process_keys_shown())
     }
 
     pub(super) fn set_overview(&mut self, rows: Vec<Row>) {

@@ -79,6 +79,9 @@ pub struct ProcsPane {
     pub scroll: usize,
     /// The monitored process tree's root: pid and sanitized command line.
     pub monitored: Option<(u32, String)>,
+    /// Whether the runtime said which process it monitors (`Msg::Monitoring`). Until
+    /// it does, the process keys that arrive are charted as they come, untitled.
+    pub told: bool,
 }
 
 impl ProcsPane {
@@ -86,6 +89,13 @@ impl ProcsPane {
     #[must_use]
     pub fn selected(&self) -> Option<&ShownRow> {
         self.rows.get(self.sel)
+    }
+
+    /// Whether the process keys (`cpu`, `proc.*`, `gpu.process.*`) are shown: while a
+    /// process is monitored, or before the runtime said whether one is.
+    #[must_use]
+    pub fn process_keys_shown(&self) -> bool {
+        self.monitored.is_some() || !self.told
     }
 
     fn order(&self, a: &ShownRow, b: &ShownRow) -> std::cmp::Ordering {
@@ -193,6 +203,7 @@ impl App {
         let m = m.map(|(pid, cmd)| (pid, sanitize(&cmd)));
         let changed = self.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
         self.procs.monitored = m;
+        self.procs.told = true;
         if changed {
             self.clear_process_series();
             self.set_overview(self.overview_rows());

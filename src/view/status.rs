@@ -38,7 +38,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         let s = if app.samples == 1 { "" } else { "s" };
         parts.push((format!("{} sample{s}", app.samples), theme.label()));
     }
-    if app.is_host() && app.procs.monitored.is_none() {
+    if app.is_host() && !app.procs.process_keys_shown() {
         // The process charts are hidden until a process is picked: say how.
         let text = if area.width >= 110 {
             "no process monitored — enter on a process to follow it"
