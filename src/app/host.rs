@@ -118,13 +118,14 @@ fn env_path<'a>(env: &'a Map<String, Value>, a: &str, b: &str) -> Option<&'a Val
 }
 
 /// Device families with per-device keys `<prefix>.N.<metric>`: the metric names of
-/// utilisation, memory used, memory total, temperature, power and power limit.
+/// utilisation, memory used and total (with the factor to bytes), temperature, power
+/// and power limit.
 struct Family {
     prefix: &'static str,
     label: &'static str,
     util: &'static [&'static str],
-    mem_used: &'static [&'static str],
-    mem_total: &'static [&'static str],
+    mem_used: &'static [(&'static str, f64)],
+    mem_total: &'static [(&'static str, f64)],
     temp: &'static [&'static str],
     power: &'static [&'static str],
     limit: &'static [&'static str],
@@ -137,8 +138,9 @@ const FAMILIES: [Family; 4] = [
         prefix: "gpu",
         label: "gpu",
         util: &["gpu"],
-        mem_used: &["memoryAllocatedBytes", "memoryUsed"],
-        mem_total: &["memoryTotal"],
+        mem_used: &[("memoryAllocatedBytes", 1.0), ("memoryUsed", MIB)],
+        // dcgm-exporter's FB_TOTAL, MiB (NVML's total is in the environment).
+        mem_total: &[("memoryTotal", MIB)],
         temp: &["temp"],
         power: &["powerWatts"],
         limit: &["enforcedPowerLimitWatts"],
@@ -147,8 +149,8 @@ const FAMILIES: [Family; 4] = [
         prefix: "tpu",
         label: "tpu",
         util: &["tensorcoreUtilization", "dutyCycle"],
-        mem_used: &["hbmCapacityUsage"],
-        mem_total: &["hbmCapacityTotal"],
+        mem_used: &[("hbmCapacityUsage", 1.0)],
+        mem_total: &[("hbmCapacityTotal", 1.0)],
         temp: &[],
         power: &[],
         limit: &[],
@@ -201,11 +203,16 @@ fn devices(store: &MetricStore, env: &Map<String, Value>) -> Vec<DeviceRow> {
                     .iter()
                     .find_map(|m| last(store, &format!("{}.{n}.{m}", fam.prefix)))
             };
+            let bytes = |names: &[(&str, f64)]| {
+                names.iter().find_map(|(m, f)| {
+                    last(store, &format!("{}.{n}.{m}", fam.prefix)).map(|v| v * f)
+                })
+            };
             let mut row = DeviceRow {
                 label: format!("{}{n}", fam.label),
                 util: get(fam.util),
-                mem_used: get(fam.mem_used),
-                mem_total: get(fam.mem_total),
+                mem_used: bytes(fam.mem_used),
+                mem_total: bytes(fam.mem_total),
                 temp: get(fam.temp),
                 power: get(fam.power),
                 power_limit: get(fam.limit),
@@ -336,6 +343,12 @@ mod tests {
         assert_eq!(h.devices[0].mem_total, Some(1000.0));
         assert_eq!(h.devices[0].mem_used, Some(250.0));
         assert_eq!(h.bars(), 6);
+        // dcgm-exporter's frame-buffer sizes are MiB.
+        s.push("gpu.1.memoryUsed", 2.0, 1024.0);
+        s.push("gpu.1.memoryTotal", 2.0, 4096.0);
+        let h = header(&s, &env);
+        assert_eq!(h.devices[1].mem_used, Some(GIB));
+        assert_eq!(h.devices[1].mem_total, Some(4.0 * GIB));
         // A counter that went back (a restarted sampler) has no rate.
         s.push("network.recv", 3.0, 0.0);
         assert_eq!(header(&s, &env).net.0, None);

@@ -49,6 +49,9 @@ pub use scroll::Limits;
 pub use source::{LiveState, SourceState, LIVE_WINDOW};
 use system::SysChart;
 
+/// Most points one live series keeps (its ring over the window).
+pub(crate) const LIVE_SERIES_CAP: usize = 4096;
+
 /// What the loop should do after an update.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Effect {
@@ -300,7 +303,7 @@ impl App {
         let mut app = Self::new(opts);
         // Samples go to the system store, a ring over the window; the main grid
         // draws its grouped charts (all GPUs' utilisation in one chart, ...).
-        app.run.system = MetricStore::windowed(4096, window);
+        app.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
         app.subject = Subject::Host { window };
         // The grid shows the grouped system charts, so the sidebar would repeat it;
         // the overview shows where the screen has room for it (the header has the

@@ -228,7 +228,7 @@ impl App {
             super::Subject::Host { window } => *window,
             super::Subject::Run => return,
         };
-        let mut fresh = MetricStore::windowed(4096, window);
+        let mut fresh = MetricStore::windowed(super::LIVE_SERIES_CAP, window);
         for (k, s) in run.system.iter() {
             if system::is_process_key(k) {
                 continue;
