@@ -981,3 +981,28 @@ fn show_live() {
     send(&mut app, Msg::typed(&keys).collect::<Vec<_>>());
     println!("{}", screen(&app, w, h));
 }
+
+/// The live screen at every small size (and with 8 GPUs, a monitored process, the
+/// table focused, the overview toggled): nothing panics.
+#[test]
+fn live_small_sizes_do_not_panic() {
+    for (w, h) in [
+        (40, 10),
+        (41, 11),
+        (50, 12),
+        (60, 15),
+        (79, 23),
+        (300, 8),
+        (40, 120),
+    ] {
+        for gpus in [0, 8] {
+            let mut app = live_host(w, h, gpus, TRAIN);
+            send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::Tab)]);
+            send(&mut app, [Msg::key(KeyCode::End), Msg::char('[')]);
+            for (fw, fh) in [(w, h), (1, 1), (0, 0), (39, 9)] {
+                let mut t = Terminal::new(TestBackend::new(fw, fh)).unwrap();
+                t.draw(|f| view::render(f, &app)).unwrap();
+            }
+        }
+    }
+}
