@@ -409,7 +409,9 @@ fn environment_keys(a: &App) -> (String, Vec<String>) {
     let keys = a.overview.rows[at + 1..]
         .iter()
         .map_while(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.clone()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.clone())
+            }
             Row::Header(_) => None,
         })
         .collect();
@@ -523,7 +525,9 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.as_str())
+            }
             Row::Header(_) => None,
         })
         .collect();
@@ -538,7 +542,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .iter()
         .filter_map(|r| match r {
             Row::Header(h) => Some(h.as_str()),
-            Row::Item(..) | Row::Bytes(..) => None,
+            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) => None,
         })
         .collect();
     assert_eq!(headers.len(), 1, "{headers:?}");
@@ -829,4 +833,315 @@ fn the_wheel_zooms_a_full_screen_chart_about_the_pointer() {
         (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
         "{got:?} != {want:?}"
     );
+}
+
+/// A live monitor at 120×40 with a scan of 30 processes: pid 100+i, user `user{i%5}`,
+/// CPU, RSS and GPU memory in orders that differ from each other and from the pids.
+fn live_with_procs() -> App {
+    let mut a = App::live(Options::default(), 60.0);
+    a.update(Msg::Resize(120, 40));
+    a.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    a.update(Msg::Monitoring(None));
+    a.update(Msg::Procs(scan(30, 0)));
+    a
+}
+
+fn scan(n: u32, shift: u32) -> leet::msg::ProcTable {
+    leet::msg::ProcTable {
+        timestamp: 1000.0,
+        rows: (0..n)
+            .map(|i| leet::msg::ProcRow {
+                pid: 100 + i,
+                ppid: 1,
+                user: format!("user{}", i % 5),
+                cpu: f64::from((i * 7 + shift) % 31),
+                rss: u64::from((i * 13) % 29) << 20,
+                gpu_memory: (i % 3 == 0).then_some(u64::from(i) << 20),
+                threads: i + 1,
+                command: format!("job-{i} --flag"),
+            })
+            .collect(),
+    }
+}
+
+/// Focus the process table with tab, as a user does.
+fn focus_procs(a: &mut App) {
+    for _ in 0..5 {
+        if a.panels.focus == leet::app::panels::Pane::Procs {
+            return;
+        }
+        send(a, [Msg::key(KeyCode::Tab)]);
+    }
+    panic!("tab never reached the process table");
+}
+
+#[test]
+fn process_table_sorts_by_cpu_then_memory_then_gpu_memory() {
+    use leet::app::procs::ProcSort;
+    let mut a = live_with_procs();
+    assert_eq!(a.procs.sort, ProcSort::Cpu);
+    let cpu: Vec<f64> = a.procs.rows.iter().map(|r| r.cpu).collect();
+    assert!(cpu.windows(2).all(|w| w[0] >= w[1]), "{cpu:?}");
+    assert_eq!(a.procs.rows.len(), 30);
+    send(&mut a, [Msg::char('S')]);
+    assert_eq!(a.procs.sort, ProcSort::Memory);
+    let rss: Vec<u64> = a.procs.rows.iter().map(|r| r.rss).collect();
+    assert!(rss.windows(2).all(|w| w[0] >= w[1]), "{rss:?}");
+    send(&mut a, [Msg::char('S')]);
+    assert_eq!(a.procs.sort, ProcSort::GpuMemory);
+    let gpu: Vec<Option<u64>> = a.procs.rows.iter().map(|r| r.gpu_memory).collect();
+    // Largest first, the processes without GPU memory last.
+    assert_eq!(gpu[0], Some(27 << 20));
+    assert!(gpu.windows(2).all(|w| w[0] >= w[1]), "{gpu:?}");
+    assert_eq!(gpu.iter().filter(|g| g.is_some()).count(), 10);
+    assert!(gpu[10..].iter().all(Option::is_none));
+    send(&mut a, [Msg::char('S')]);
+    assert_eq!(a.procs.sort, ProcSort::Cpu);
+}
+
+#[test]
+fn process_filter_matches_command_user_or_pid() {
+    let mut a = live_with_procs();
+    // `f` from anywhere.
+    send(&mut a, [Msg::char('f')]);
+    send(&mut a, Msg::typed("user3"));
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(a.procs.rows.len(), 6);
+    assert!(a.procs.rows.iter().all(|r| r.user == "user3"));
+    // `/` with the table focused filters the table, not the charts.
+    focus_procs(&mut a);
+    send(&mut a, [Msg::char('/'), Msg::ctrl('u')]);
+    send(&mut a, Msg::typed("^job-1[0-2] "));
+    assert_eq!(a.procs.rows.len(), 3, "live while typing");
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(!a.charts.filter.is_active());
+    // By pid.
+    send(&mut a, [Msg::char('/'), Msg::ctrl('u')]);
+    send(&mut a, Msg::typed("^105$"));
+    assert_eq!(a.procs.rows.len(), 1);
+    assert_eq!(a.procs.rows[0].pid, 105);
+    // An invalid pattern keeps the last valid match set; esc restores the old one.
+    send(&mut a, Msg::typed("("));
+    assert_eq!(a.procs.rows.len(), 1);
+    send(&mut a, [Msg::key(KeyCode::Esc)]);
+    assert_eq!(a.procs.rows.len(), 3);
+    // ctrl+l clears it with the others.
+    send(&mut a, [Msg::ctrl('l')]);
+    assert_eq!(a.procs.rows.len(), 30);
+}
+
+#[test]
+fn process_selection_scrolls_within_bounds() {
+    let mut a = live_with_procs();
+    focus_procs(&mut a);
+    let area = a.areas.procs.unwrap();
+    let room = leet::app::layout::procs_rows(area);
+    assert!(
+        room < 30,
+        "the table must scroll at this size ({room} rows)"
+    );
+    let visible = |a: &App| a.procs.scroll <= a.procs.sel && a.procs.sel < a.procs.scroll + room;
+    for _ in 0..100 {
+        send(&mut a, [Msg::key(KeyCode::Down)]);
+        assert!(visible(&a), "sel {} scroll {}", a.procs.sel, a.procs.scroll);
+    }
+    assert_eq!(a.procs.sel, 29);
+    assert_eq!(a.procs.scroll, 30 - room);
+    for _ in 0..3 {
+        send(&mut a, [Msg::key(KeyCode::PageUp)]);
+        assert!(visible(&a));
+    }
+    send(&mut a, [Msg::key(KeyCode::Home)]);
+    assert_eq!((a.procs.sel, a.procs.scroll), (0, 0));
+    send(&mut a, [Msg::key(KeyCode::Up)]);
+    assert_eq!((a.procs.sel, a.procs.scroll), (0, 0));
+    send(&mut a, [Msg::key(KeyCode::End)]);
+    assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
+    // A taller table scrolls back so that its last row is on its last line.
+    send(&mut a, [Msg::Resize(120, 60)]);
+    let room = leet::app::layout::procs_rows(a.areas.procs.unwrap());
+    assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
+    // A smaller scan clamps both.
+    send(&mut a, [Msg::Procs(scan(4, 0))]);
+    assert!(a.procs.sel < 4 && a.procs.scroll == 0);
+}
+
+#[test]
+fn the_selection_stays_on_its_process_across_scans() {
+    let mut a = live_with_procs();
+    focus_procs(&mut a);
+    send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Down)]);
+    let pid = a.procs.selected().unwrap().pid;
+    // The next scan reorders every row.
+    send(&mut a, [Msg::Procs(scan(30, 11))]);
+    assert_eq!(a.procs.selected().unwrap().pid, pid);
+    assert_ne!(
+        a.procs.sel, 2,
+        "the row moved and the selection followed it"
+    );
+}
+
+#[test]
+fn enter_on_a_row_monitors_it_and_u_monitors_none() {
+    let mut a = live_with_procs();
+    // With the charts focused, enter is full screen as before: no command.
+    assert!(a.update(Msg::key(KeyCode::Enter)).cmds.is_empty());
+    send(&mut a, [Msg::key(KeyCode::Esc)]);
+    focus_procs(&mut a);
+    send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Down)]);
+    let pid = a.procs.rows[2].pid;
+    let fx = a.update(Msg::key(KeyCode::Enter));
+    assert_eq!(fx.cmds, [Cmd::Monitor { pid: Some(pid) }]);
+    assert!(!a.panels.fullscreen);
+    let fx = a.update(Msg::char('u'));
+    assert_eq!(fx.cmds, [Cmd::Monitor { pid: None }]);
+    // `m` monitors the selected row from any pane.
+    send(&mut a, [Msg::key(KeyCode::Esc)]);
+    assert_eq!(a.panels.focus, leet::app::panels::Pane::Grid);
+    let fx = a.update(Msg::char('m'));
+    assert_eq!(fx.cmds, [Cmd::Monitor { pid: Some(pid) }]);
+}
+
+#[test]
+fn a_click_on_a_row_selects_it() {
+    let mut a = live_with_procs();
+    let area = a.areas.procs.unwrap();
+    let y = area.y + leet::app::layout::PROCS_HEAD + 3;
+    send(
+        &mut a,
+        [Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: area.x + 5,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })],
+    );
+    assert_eq!(a.panels.focus, leet::app::panels::Pane::Procs);
+    assert_eq!(a.procs.sel, 3);
+    // Enter then monitors that row.
+    let pid = a.procs.rows[3].pid;
+    assert_eq!(
+        a.update(Msg::key(KeyCode::Enter)).cmds,
+        [Cmd::Monitor { pid: Some(pid) }]
+    );
+}
+
+fn sample_with_process_keys(a: &mut App, t: f64) {
+    a.update(Msg::Sample(Sample {
+        timestamp: t,
+        values: vec![
+            ("cpu".into(), 10.0),
+            ("proc.memory.rssMB".into(), 100.0),
+            ("gpu.process.0.gpu".into(), 50.0),
+            ("gpu.0.gpu".into(), 60.0),
+            ("proc.memory.availableMB".into(), 4096.0),
+        ],
+    }));
+}
+
+#[test]
+fn process_charts_follow_the_monitored_process() {
+    let mut a = live_with_procs();
+    // One column of charts: room for the whole title.
+    send(&mut a, [Msg::char('c'), Msg::char('1')]);
+    a.update(Msg::Monitoring(Some((4242, "python train.py".into()))));
+    for i in 0..5 {
+        sample_with_process_keys(&mut a, 1000.0 + f64::from(i));
+    }
+    let titles =
+        |a: &App| -> Vec<String> { a.sys_charts.iter().map(|c| c.title.clone()).collect() };
+    let t = titles(&a);
+    assert!(
+        t.contains(&"Process CPU: python train.py (4242)".to_owned()),
+        "{t:?}"
+    );
+    assert!(t.iter().any(|t| t.starts_with("Process GPU gpu:")), "{t:?}");
+    // availableMB is the host's, never a process chart.
+    assert!(t.contains(&"Memory Available".to_owned()), "{t:?}");
+    assert!(t.contains(&"GPU Utilization".to_owned()), "{t:?}");
+    // None: host charts only, and the status bar says how to pick one.
+    a.update(Msg::Monitoring(None));
+    let t = titles(&a);
+    assert!(!t.iter().any(|t| t.starts_with("Process")), "{t:?}");
+    assert_eq!(t, ["GPU Utilization", "Memory Available"]);
+    assert!(
+        a.run.system.get("cpu").is_none(),
+        "the old process's values are gone"
+    );
+    assert_eq!(
+        a.run.system.get("gpu.0.gpu").unwrap().count(),
+        5,
+        "host values stay"
+    );
+    // A process key that still arrives is neither charted nor listed.
+    sample_with_process_keys(&mut a, 1006.0);
+    assert_eq!(titles(&a), ["GPU Utilization", "Memory Available"]);
+    let listed = |a: &App, key: &str| {
+        a.overview
+            .rows
+            .iter()
+            .any(|r| matches!(r, leet::app::Row::Metric(k, _) if k == key))
+    };
+    assert!(!listed(&a, "cpu") && listed(&a, "gpu.0.gpu"));
+    // Another process: its charts start empty, never mixed with the first one's.
+    a.update(Msg::Monitoring(Some((7, "sleep 100".into()))));
+    sample_with_process_keys(&mut a, 1010.0);
+    assert_eq!(a.run.system.get("cpu").unwrap().count(), 1);
+    assert!(titles(&a).contains(&"Process CPU: sleep 100 (7)".to_owned()));
+    assert!(listed(&a, "cpu"));
+    // Switching straight from one process to another clears too.
+    a.update(Msg::Monitoring(Some((8, "other".into()))));
+    assert!(a.run.system.get("cpu").is_none());
+    // The same process again keeps its values.
+    sample_with_process_keys(&mut a, 1011.0);
+    a.update(Msg::Monitoring(Some((8, "other".into()))));
+    assert_eq!(a.run.system.get("cpu").unwrap().count(), 1);
+}
+
+#[test]
+fn process_keys_are_remappable() {
+    let mut km = leet::app::keymap::Keymap::builtin();
+    km.overlay(
+        std::path::Path::new("keymap.toml"),
+        "[normal]\n\"x\" = \"cycle_process_sort\"\n\"S\" = \"none\"\n\"F5\" = \"monitor_none\"\n",
+    )
+    .unwrap();
+    let mut a = App::live(
+        Options {
+            keymap: km,
+            ..Options::default()
+        },
+        60.0,
+    );
+    a.update(Msg::Resize(120, 40));
+    a.update(Msg::Procs(scan(5, 0)));
+    send(&mut a, [Msg::char('S')]);
+    assert_eq!(a.procs.sort, leet::app::procs::ProcSort::Cpu);
+    send(&mut a, [Msg::char('x')]);
+    assert_eq!(a.procs.sort, leet::app::procs::ProcSort::Memory);
+    assert_eq!(
+        a.update(Msg::key(KeyCode::F(5))).cmds,
+        [Cmd::Monitor { pid: None }]
+    );
+}
+
+#[test]
+fn the_viewer_ignores_process_messages_and_keys() {
+    let mut a = app("tiny");
+    let fx = a.update(Msg::Procs(scan(5, 0)));
+    assert!(!fx.redraw);
+    assert!(a.procs.rows.is_empty());
+    assert!(!a.update(Msg::Monitoring(Some((1, "x".into())))).redraw);
+    assert!(a.update(Msg::char('u')).cmds.is_empty());
+    assert!(a.update(Msg::char('m')).cmds.is_empty());
+    assert!(a.areas.procs.is_none() && a.areas.header.is_none());
+}
+
+#[test]
+fn a_huge_scan_keeps_the_top_rows_only() {
+    let mut a = live_with_procs();
+    let n = u32::try_from(leet::app::procs::MAX_ROWS).unwrap() * 2;
+    a.update(Msg::Procs(scan(n, 0)));
+    assert_eq!(a.procs.rows.len(), leet::app::procs::MAX_ROWS);
+    assert_eq!(a.procs.rows[0].cpu, 30.0);
 }

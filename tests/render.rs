@@ -202,10 +202,93 @@ fn dump() {
     println!("{}", screen(&app, w, h));
 }
 
-/// The live host monitor, from a fixed sequence of samples (no real clock or host).
+/// The live host monitor, from a fixed sequence of samples (no real clock or host),
+/// with no process monitored (what `leet --live` starts with without `--pid`).
 fn live_app(w: u16, h: u16) -> App {
+    live_host(w, h, 1, None)
+}
+
+/// The process scan of the fixed host: a training job with GPU memory, its data
+/// loader, a shell, an editor, kernel threads; distinct CPU, RSS and GPU memory so
+/// each sort gives its own order.
+fn fixed_procs() -> leet::msg::ProcTable {
+    use leet::msg::ProcRow;
+    let mib = 1_048_576u64;
+    let row =
+        |pid, user: &str, cpu, rss_mib: u64, gpu_mib: Option<u64>, threads, cmd: &str| ProcRow {
+            pid,
+            ppid: 1,
+            user: user.to_owned(),
+            cpu,
+            rss: rss_mib * mib,
+            gpu_memory: gpu_mib.map(|g| g * mib),
+            threads,
+            command: cmd.to_owned(),
+        };
+    leet::msg::ProcTable {
+        timestamp: NOW - 1.0,
+        rows: vec![
+            row(1, "root", 0.0, 12, None, 1, "/sbin/init splash"),
+            row(2, "root", 0.0, 0, None, 1, "[kthreadd]"),
+            row(
+                812,
+                "postgres",
+                2.5,
+                900,
+                None,
+                8,
+                "postgres: writer process",
+            ),
+            row(1500, "alice", 0.3, 5, None, 1, "-bash"),
+            row(
+                4242,
+                "alice",
+                385.2,
+                18_000,
+                Some(61_440),
+                48,
+                "python train.py --epochs 10",
+            ),
+            row(
+                4250,
+                "alice",
+                96.0,
+                2_400,
+                Some(1_024),
+                4,
+                "python train.py --epochs 10 (data loader 0)",
+            ),
+            row(
+                4251,
+                "alice",
+                91.5,
+                2_350,
+                Some(900),
+                4,
+                "python train.py --epochs 10 (data loader 1)",
+            ),
+            row(5100, "bob", 12.0, 1_200, None, 22, "code --type=renderer"),
+            row(6001, "alice", 0.0, 40_000, None, 2, "redis-server *:6379"),
+            row(
+                7007,
+                "alice",
+                4.0,
+                300,
+                Some(2_048),
+                12,
+                "tensorboard --logdir runs",
+            ),
+            row(9000, "nobody", 0.1, 3, None, 1, "sleep infinity"),
+        ],
+    }
+}
+
+/// The fixed host with `gpus` NVIDIA GPUs (values as the NVML backend reports the
+/// stub's H100), at `w`×`h`; `monitored`: what the runtime says it monitors.
+fn live_host(w: u16, h: u16, gpus: u32, monitored: Option<(u32, &str)>) -> App {
     use leet::msg::Sample;
     use serde_json::json;
+    let gib = 1_073_741_824.0;
     let mut app = App::live(
         Options {
             color: false,
@@ -221,40 +304,86 @@ fn live_app(w: u16, h: u16) -> App {
         json!({"model": "Test CPU", "count": 8, "count_logical": 16}),
     );
     env.insert("memory".into(), json!({"total": "64GiB"}));
-    env.insert(
-        "gpu.0".into(),
-        json!({"name": "NVIDIA H200", "memory": "141GiB", "driver": "550.90.12"}),
-    );
+    for g in 0..gpus {
+        env.insert(
+            format!("gpu.{g}"),
+            json!({"name": "NVIDIA H100 80GB HBM3", "memory": 80u64 << 30, "driver": "550.54.15"}),
+        );
+    }
     env.insert(
         "unavailable.amd".into(),
         json!("rocm-smi not found on PATH"),
     );
+    env.insert(
+        "unavailable.tpu".into(),
+        json!("no TPU on the PCI bus (vendor 0x1ae0): libtpu was not loaded"),
+    );
     let mut cfg = serde_json::Map::new();
     cfg.insert("interval".into(), json!("1s"));
     app.set_host("testhost", env, cfg);
+    app.update(Msg::Monitoring(monitored.map(|(p, c)| (p, c.to_owned()))));
     let t0 = NOW - 60.0;
     for i in 0..60u32 {
         let x = f64::from(i);
-        let values = vec![
-            ("cpu".to_owned(), 20.0 + 10.0 * (x / 7.0).sin()),
+        let mut values = vec![
             ("memory_percent".to_owned(), 40.0 + x / 10.0),
-            ("proc.memory.rssMB".to_owned(), 512.0 + x),
+            ("proc.memory.availableMB".to_owned(), 23_639.414_062_5 - x),
+            ("swap.used".to_owned(), 0.5 * gib),
+            ("swap.total".to_owned(), 8.0 * gib),
+            ("swap.used_percent".to_owned(), 6.25),
+            ("load.1m".to_owned(), 3.5 + x / 100.0),
+            ("load.5m".to_owned(), 2.75),
+            ("load.15m".to_owned(), 1.0),
+            ("uptime".to_owned(), 274_320.0 + x),
             ("disk./.usagePercent".to_owned(), 61.5),
+            ("disk./.usageGB".to_owned(), 120.25),
+            ("disk./data.usagePercent".to_owned(), 88.0),
+            ("disk./data.usageGB".to_owned(), 1_650.0),
+            ("disk.in".to_owned(), x * 12.0),
+            ("disk.out".to_owned(), x * 3.0),
             ("network.sent".to_owned(), x * 1.5e6),
             ("network.recv".to_owned(), x * 3.0e6),
-            ("gpu.0.gpu".to_owned(), if i % 20 < 10 { 95.0 } else { 5.0 }),
-            ("gpu.0.temp".to_owned(), 50.0 + x / 3.0),
-            (
-                "gpu.0.powerWatts".to_owned(),
-                300.0 + 100.0 * (x / 5.0).cos(),
-            ),
-            ("gpu.0.memoryAllocated".to_owned(), 70.0),
         ];
+        for c in 0..4u32 {
+            values.push((
+                format!("cpu.{c}.cpu_percent"),
+                20.0 + 10.0 * f64::from(c) + 10.0 * (x / 7.0).sin(),
+            ));
+        }
+        if monitored.is_some() {
+            values.push(("cpu".to_owned(), 20.0 + 10.0 * (x / 7.0).sin()));
+            values.push(("proc.memory.rssMB".to_owned(), 512.0 + x));
+            values.push(("proc.cpu.threads".to_owned(), 48.0));
+        }
+        for g in 0..gpus {
+            let gf = f64::from(g);
+            let used = (20.0 + gf) * gib;
+            values.extend([
+                (
+                    format!("gpu.{g}.gpu"),
+                    if i % 20 < 10 { 87.0 - gf } else { 5.0 + gf },
+                ),
+                (format!("gpu.{g}.memory"), 41.0),
+                (
+                    format!("gpu.{g}.memoryAllocated"),
+                    used / (80.0 * gib) * 100.0,
+                ),
+                (format!("gpu.{g}.memoryAllocatedBytes"), used),
+                (format!("gpu.{g}.temp"), 50.0 + x / 3.0 + gf),
+                (format!("gpu.{g}.powerWatts"), 312.345 + 10.0 * gf),
+                (format!("gpu.{g}.enforcedPowerLimitWatts"), 700.0),
+                (format!("gpu.{g}.powerPercent"), (312.345 + 10.0 * gf) / 7.0),
+            ]);
+            if monitored.is_some() && g == 0 {
+                values.push(("gpu.process.0.gpu".to_owned(), 87.0));
+            }
+        }
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
             values,
         }));
     }
+    app.update(Msg::Procs(fixed_procs()));
     app.update(Msg::Tick(NOW));
     app
 }
@@ -274,6 +403,234 @@ fn live_monitor_from_fixed_samples() {
         );
         insta::assert_snapshot!(format!("live_{w}x{h}_filter_gpu"), screen(&app, w, h));
     }
+}
+
+/// What the runtime says after `Cmd::Monitor { pid: Some(4242) }` (or `--pid 4242`).
+const TRAIN: Option<(u32, &str)> = Some((4242, "python train.py --epochs 10"));
+
+/// A monitored process: its charts come first, titled with its command (shortened
+/// at a word to the cell) and pid; the table marks it.
+#[test]
+fn live_monitor_with_a_monitored_process() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let app = live_host(w, h, 1, TRAIN);
+        let s = screen(&app, w, h);
+        assert!(s.contains("Process CPU"), "{s}");
+        assert!(s.contains("(4242)"), "{s}");
+        assert!(s.contains("▶   4242"), "the monitored row is marked:\n{s}");
+        assert!(!s.contains("no process monitored"), "{s}");
+        insta::assert_snapshot!(format!("live_{w}x{h}_monitored"), s);
+    }
+    // In one column of charts the whole command shows (`c1`).
+    let mut app = live_host(200, 60, 1, TRAIN);
+    send(&mut app, [Msg::char('c'), Msg::char('1')]);
+    let s = screen(&app, 200, 60);
+    assert!(
+        s.contains("Process CPU: python train.py --epochs 10 (4242)"),
+        "{s}"
+    );
+}
+
+/// Without a monitored process there are no process charts, and the status bar says
+/// how to pick one.
+#[test]
+fn live_monitor_without_a_process_shows_host_charts_only() {
+    for (w, h) in SIZES {
+        let s = screen(&live_app(w, h), w, h);
+        assert!(!s.contains("Process CPU"), "{s}");
+        assert!(s.contains("no process monitored"), "{s}");
+    }
+}
+
+/// The process table sorted by CPU, memory and GPU memory (`S` cycles), at the
+/// smallest and the largest size.
+#[test]
+fn live_process_table_sorted_three_ways() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut app = live_app(w, h);
+        for (name, header) in [("cpu", "CPU%▼"), ("memory", "RSS▼"), ("gpu", "GPU MEM▼")] {
+            let s = screen(&app, w, h);
+            assert!(s.contains(header), "{name}: {s}");
+            insta::assert_snapshot!(format!("live_{w}x{h}_sort_{name}"), s);
+            send(&mut app, [Msg::char('S')]);
+        }
+    }
+}
+
+/// A host with 8 GPUs (the values NVML reports for the stub's H100): a compact row
+/// each in the header, two to a line at 80 columns, five at 200.
+#[test]
+fn live_monitor_with_eight_gpus() {
+    for (w, h) in [(80, 24), (200, 60)] {
+        let app = live_host(w, h, 8, TRAIN);
+        let s = screen(&app, w, h);
+        for g in 0..8 {
+            assert!(s.contains(&format!("gpu{g} ")), "gpu{g}:\n{s}");
+        }
+        assert!(s.contains("/80G"), "{s}");
+        assert!(s.contains("/700W"), "{s}");
+        insta::assert_snapshot!(format!("live_{w}x{h}_8gpus"), s);
+    }
+}
+
+/// The overview in live mode: readings in their units, the unavailable families in
+/// a section of their own, their reasons shortened at a word.
+#[test]
+fn live_overview_formats_readings_and_lists_unavailable_families() {
+    // At 80 columns the overview starts hidden: `[` shows it.
+    let mut app = live_host(80, 24, 1, None);
+    assert!(app.areas.left.is_none());
+    send(&mut app, [Msg::char('[')]);
+    assert!(app.areas.left.is_some());
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("live_80x24_overview", s);
+    // At 200 it shows at start; scrolled to its end (Environment, Unavailable).
+    let mut app = live_host(200, 60, 1, None);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("23.1GiB"), "availableMB in GiB:\n{s}");
+    assert!(!s.contains("23639.4"), "{s}");
+    send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]);
+    send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("Unavailable [2]"), "{s}");
+    assert!(s.contains("amd"), "{s}");
+    assert!(s.contains("rocm-smi not found on PATH"), "{s}");
+    // The TPU reason is too long for the column: cut after a whole word.
+    let line = s.lines().find(|l| l.contains(" tpu ")).unwrap();
+    let shown = line.split('│').next().unwrap().trim_end();
+    assert!(shown.ends_with('…'), "{shown}");
+    let words = shown.trim_end_matches('…');
+    assert!(
+        "no TPU on the PCI bus (vendor 0x1ae0): libtpu was not loaded"
+            .starts_with(words.split_once("tpu").unwrap().1.trim())
+            && words.ends_with(|c: char| c != ' '),
+        "{shown}"
+    );
+    insta::assert_snapshot!("live_200x60_overview_end", s);
+}
+
+/// The help overlay of the live monitor lists the process table's keys (from the
+/// key map in force); the viewer's help does not (its snapshots are unchanged).
+#[test]
+fn live_help_lists_the_process_keys() {
+    // Tall enough for the whole help.
+    let mut app = live_app(120, 120);
+    send(&mut app, [Msg::char('?')]);
+    let s = screen(&app, 120, 120);
+    assert!(s.contains("│ Processes"), "{s}");
+    assert!(
+        s.contains("Sort processes by CPU, memory, GPU memory"),
+        "{s}"
+    );
+    assert!(s.contains("Monitor no process"), "{s}");
+    let mut tiny = app_from("tiny", 120, 120);
+    send(&mut tiny, [Msg::char('?')]);
+    let s = screen(&tiny, 120, 120);
+    assert!(
+        s.contains("Media viewer") && !s.contains("Sort processes"),
+        "{s}"
+    );
+}
+
+/// What one process scan and one frame cost (a host with `N` processes, default
+/// 1000): `N=.. cargo test --release --test render live_scan_cost -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "prints a measurement"]
+fn live_scan_cost() {
+    use leet::msg::{ProcRow, ProcTable};
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let mut app = live_host(200, 60, 8, TRAIN);
+    let table = ProcTable {
+        timestamp: NOW,
+        rows: (0..n)
+            .map(|i| ProcRow {
+                pid: i + 1,
+                ppid: 1,
+                user: format!("user{}", i % 7),
+                cpu: f64::from(i % 97),
+                rss: u64::from(i) << 16,
+                gpu_memory: (i % 11 == 0).then_some(u64::from(i) << 20),
+                threads: i % 64,
+                command: format!("/usr/bin/python3 -m worker --shard {i} --config /etc/w.yaml"),
+            })
+            .collect(),
+    };
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let rounds = 50u32;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        app.update(Msg::Procs(table.clone()));
+    }
+    let scan = start.elapsed() / rounds;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        t.draw(|f| view::render(f, &app)).unwrap();
+    }
+    let frame = start.elapsed() / rounds;
+    println!("{n} processes: scan update {scan:?}, 200x60 frame {frame:?}");
+}
+
+/// No reading yet (the header before the first sample, or a platform without swap
+/// or load): every meter shows `–`, nothing panics.
+#[test]
+fn live_header_without_readings_shows_dashes() {
+    let mut app = App::live(no_color(), 120.0);
+    app.update(Msg::Resize(80, 24));
+    app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    app.update(Msg::Monitoring(None));
+    app.update(Msg::Tick(NOW));
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("up –"), "{s}");
+    assert!(s.contains("load – – –"), "{s}");
+    assert!(s.contains("Swap"), "{s}");
+    assert!(s.contains("waiting for the first process scan"), "{s}");
+    insta::assert_snapshot!("live_80x24_no_readings", s);
+}
+
+/// Process names and user names are untrusted: a process whose command line and
+/// user hold escape sequences (OSC title, clear screen) and C1 controls shows
+/// without them, in the table and in the monitored charts' titles.
+#[test]
+fn hostile_process_text_never_reaches_the_terminal() {
+    use leet::msg::{ProcRow, ProcTable};
+    let evil = "evil\u{1b}]0;pwn\u{7}\u{1b}[2J\u{9b}31m\u{85}\u{90}x\u{9c}name";
+    let mut app = live_host(200, 60, 0, None);
+    app.update(Msg::Procs(ProcTable {
+        timestamp: NOW,
+        rows: vec![ProcRow {
+            pid: 31337,
+            ppid: 1,
+            user: evil.to_owned(),
+            cpu: 999.0,
+            rss: 1,
+            gpu_memory: None,
+            threads: 1,
+            command: evil.to_owned(),
+        }],
+    }));
+    app.update(Msg::Monitoring(Some((31337, evil.to_owned()))));
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    t.draw(|f| view::render(f, &app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut all = String::new();
+    for cell in buf.content() {
+        let sym = cell.symbol();
+        assert!(
+            !sym.chars().any(|c| c.is_control() || c == '\u{1b}'),
+            "control character {sym:?} in the buffer"
+        );
+        all.push_str(sym);
+    }
+    assert!(
+        !all.contains("pwn") && !all.contains("[2J") && !all.contains("31m"),
+        "{all}"
+    );
+    assert!(all.contains("31337"), "the row is drawn");
+    assert!(all.contains("evil"), "the printable rest is kept");
 }
 
 /// An app whose run holds only console output (stdout writes, in order).
@@ -560,6 +917,7 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
     );
     app.update(Msg::Resize(w, h));
     app.set_host("testhost", serde_json::Map::new(), serde_json::Map::new());
+    app.update(Msg::Monitoring(Some((4242, "python train.py".to_owned()))));
     let t0 = NOW - 30.0;
     for i in 0..30u32 {
         let x = f64::from(i);
@@ -603,4 +961,48 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
     // (20 per-device keys, 7 charts).
     assert!(s.contains("Metrics [1-7 of 7]"), "{s}");
     insta::assert_snapshot!("live_200x60_accelerators", s);
+}
+
+/// Print one live screen: `W=.. H=.. GPUS=.. MON=1 KEYS=.. cargo test --test render
+/// show_live -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints a screen for a person to look at"]
+fn show_live() {
+    let var = |k: &str, d: u16| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (w, h) = (var("W", 200), var("H", 60));
+    let mon = (var("MON", 0) == 1).then_some((4242, "python train.py --epochs 10"));
+    let mut app = live_host(w, h, u32::from(var("GPUS", 1)), mon);
+    let keys = std::env::var("KEYS").unwrap_or_default();
+    send(&mut app, Msg::typed(&keys).collect::<Vec<_>>());
+    println!("{}", screen(&app, w, h));
+}
+
+/// The live screen at every small size (and with 8 GPUs, a monitored process, the
+/// table focused, the overview toggled): nothing panics.
+#[test]
+fn live_small_sizes_do_not_panic() {
+    for (w, h) in [
+        (40, 10),
+        (41, 11),
+        (50, 12),
+        (60, 15),
+        (79, 23),
+        (300, 8),
+        (40, 120),
+    ] {
+        for gpus in [0, 8] {
+            let mut app = live_host(w, h, gpus, TRAIN);
+            send(&mut app, [Msg::key(KeyCode::Tab), Msg::key(KeyCode::Tab)]);
+            send(&mut app, [Msg::key(KeyCode::End), Msg::char('[')]);
+            for (fw, fh) in [(w, h), (1, 1), (0, 0), (39, 9)] {
+                let mut t = Terminal::new(TestBackend::new(fw, fh)).unwrap();
+                t.draw(|f| view::render(f, &app)).unwrap();
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::action::Action;
 use super::filter::FilterState;
 use super::keymap::{Key, Mode};
+use super::layout;
 use super::panels::Pane;
 use super::{App, Effect, FilterTarget, Overlay, Pending};
 
@@ -51,6 +52,11 @@ impl App {
         }
     }
 
+    fn start_proc_filter(&mut self) {
+        self.procs.filter.start();
+        self.filter_target = Some(FilterTarget::Procs);
+    }
+
     fn with_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
         match self.filter_target {
             // A changed filter starts again from its first match, as a search does.
@@ -71,6 +77,12 @@ impl App {
             Some(FilterTarget::Console) => {
                 f(&mut self.console.filter);
                 self.console.back = 0;
+            }
+            Some(FilterTarget::Procs) => {
+                f(&mut self.procs.filter);
+                self.procs.sel = 0;
+                self.procs.scroll = 0;
+                self.procs.rebuild();
             }
             None => {}
         }
@@ -134,6 +146,29 @@ impl App {
             Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
                 self.page(a);
             }
+            // With the process table focused, enter monitors the selected process
+            // and `/` filters the table.
+            Action::Fullscreen if self.panels.focus == Pane::Procs => {
+                return self.monitor_selected();
+            }
+            Action::MonitorProcess => return self.monitor_selected(),
+            Action::MonitorNone => return self.monitor(None),
+            Action::CycleProcessSort => {
+                if !self.is_host() {
+                    return Effect::NONE;
+                }
+                self.procs.sort = self.procs.sort.next();
+                self.procs.rebuild();
+                let room = self.procs_room();
+                self.procs.follow(room);
+            }
+            Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
+            Action::StartProcessFilter => {
+                if !self.is_host() {
+                    return Effect::NONE;
+                }
+                self.start_proc_filter();
+            }
             Action::Fullscreen => {
                 if n == 0 {
                     return Effect::NONE;
@@ -173,6 +208,8 @@ impl App {
                 self.system.filter.clear();
                 self.overview.filter.clear();
                 self.console.filter.clear();
+                self.procs.filter.clear();
+                self.procs.rebuild();
                 let keep = self.focused_key().map(str::to_owned);
                 self.refilter_metrics(keep.as_deref());
                 self.refilter_system();
@@ -246,6 +283,7 @@ impl App {
                 let max = self.limits.console_max;
                 self.console.back = scroll(self.console.back.min(max), -dy, max + 1);
             }
+            Pane::Procs => self.move_proc_selection(dy, None),
         }
     }
 
@@ -297,6 +335,10 @@ impl App {
                     Some(_) => 0,
                     None => scroll(at, -delta * signed(step), max + 1),
                 };
+            }
+            Pane::Procs => {
+                let step = signed(layout::list_page(self.procs_room()));
+                self.move_proc_selection(delta * step, abs.map(|a| a > 0));
             }
         }
     }

@@ -38,23 +38,33 @@ pub enum Action {
     OpenRun,
     ToggleCompare,
     ToggleMedia,
+    /// Live monitor: sort the process table by the next column (CPU, memory, GPU
+    /// memory).
+    CycleProcessSort,
+    /// Live monitor: filter the process table by regex.
+    StartProcessFilter,
+    /// Live monitor: monitor the selected process (what `enter` does on the table).
+    MonitorProcess,
+    /// Live monitor: monitor no process (host charts only).
+    MonitorNone,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
 
 /// Groups of the help overlay, in display order.
-pub const GROUPS: [&str; 6] = [
+pub const GROUPS: [&str; 7] = [
     "General",
     "Panels",
     "Navigation",
     "Charts",
     "Filter",
     "Runs",
+    "Processes",
 ];
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 34] = [
+    pub const ALL: [Action; 38] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -88,6 +98,10 @@ impl Action {
         Action::OpenRun,
         Action::ToggleCompare,
         Action::ToggleMedia,
+        Action::CycleProcessSort,
+        Action::StartProcessFilter,
+        Action::MonitorProcess,
+        Action::MonitorNone,
         Action::None,
     ];
 
@@ -128,6 +142,10 @@ impl Action {
             Action::OpenRun => "open_run",
             Action::ToggleCompare => "toggle_compare",
             Action::ToggleMedia => "toggle_media",
+            Action::CycleProcessSort => "cycle_process_sort",
+            Action::StartProcessFilter => "start_process_filter",
+            Action::MonitorProcess => "monitor_process",
+            Action::MonitorNone => "monitor_none",
             Action::None => "none",
         }
     }
@@ -179,6 +197,12 @@ impl Action {
             Action::OpenRun => "Open the selected run",
             Action::ToggleCompare => "Draw the selected run beside this one in every chart",
             Action::ToggleMedia => "Media viewer: images logged with wandb.Image",
+            Action::CycleProcessSort => "Sort processes by CPU, memory, GPU memory (cycles)",
+            Action::StartProcessFilter => {
+                "Filter processes by regex (command, user, pid; / on the table)"
+            }
+            Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
+            Action::MonitorNone => "Monitor no process (host charts only)",
             Action::None => "(unbound)",
         }
     }
@@ -216,6 +240,10 @@ impl Action {
             | Action::FilterBackspace
             | Action::FilterClearInput => "Filter",
             Action::PickRun | Action::OpenRun | Action::ToggleCompare => "Runs",
+            Action::CycleProcessSort
+            | Action::StartProcessFilter
+            | Action::MonitorProcess
+            | Action::MonitorNone => "Processes",
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{overview, system, App};
+use super::{system, App};
 use crate::store::Run;
 
 /// What the derived lists were computed from: counts that change whenever their
@@ -70,26 +70,88 @@ impl App {
             self.refilter_metrics(focused.as_deref());
         }
         if now.system_keys != self.seen.system_keys {
-            let was_empty = self.sys_charts.is_empty();
-            self.sys_charts = system::group(self.run.system.keys().iter().map(String::as_str));
-            self.refilter_system();
-            if was_empty != self.sys_charts.is_empty() {
-                self.relayout();
-            }
-            if self.is_host() {
-                // Live: the grid's items are the system charts, one id each. Charts
-                // appear over the first samples; focus on the first stays on the first.
-                let focused = (self.grid.focus > 0)
-                    .then(|| self.focused_key().map(str::to_owned))
-                    .flatten();
-                self.metric_keys = system::chart_ids(&self.sys_charts);
-                self.refilter_metrics(focused.as_deref());
-            }
+            self.regroup();
         }
         if now.meta_records != self.seen.meta_records {
-            self.set_overview(overview::rows(&self.run, self.is_host()));
+            self.set_overview(self.overview_rows());
         }
         self.seen = now;
+    }
+
+    /// Group the system keys into charts again (new keys, or in the live monitor
+    /// another monitored process).
+    pub(super) fn regroup(&mut self) {
+        // What the charts are grouped from now (a cleared process's keys coming
+        // back must regroup again).
+        self.seen.system_keys = self.run.system.len();
+        let was_empty = self.sys_charts.is_empty();
+        self.sys_charts = if self.is_host() {
+            self.live_charts()
+        } else {
+            system::group(self.run.system.keys().iter().map(String::as_str))
+        };
+        self.refilter_system();
+        if was_empty != self.sys_charts.is_empty() {
+            self.relayout();
+        }
+        if self.is_host() {
+            // Live: the grid's items are the system charts, one id each. Charts
+            // appear over the first samples; focus on the first stays on the first.
+            let focused = (self.grid.focus > 0)
+                .then(|| self.focused_key().map(str::to_owned))
+                .flatten();
+            self.metric_keys = system::chart_ids(&self.sys_charts);
+            self.refilter_metrics(focused.as_deref());
+        }
+    }
+
+    /// The live monitor's charts: while a process is monitored, the process tree's
+    /// first (the job the user picked), titled with its command and pid; then the
+    /// host's.
+    fn live_charts(&self) -> Vec<system::SysChart> {
+        let keys = self.run.system.keys();
+        if !self.procs.told {
+            // Not told which process the keys describe: grouped as they come.
+            let keys = keys.iter().filter(|k| k.as_str() != "uptime");
+            return system::group(keys.map(String::as_str));
+        }
+        // Uptime is a fact of the header, not a chart.
+        let host = keys
+            .iter()
+            .filter(|k| !system::is_process_key(k) && k.as_str() != "uptime");
+        let mut charts = Vec::new();
+        if let Some((pid, cmd)) = &self.procs.monitored {
+            let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
+            // Room for a title in one grid cell: its borders and the corner value
+            // (`571MiB`) take about 11 columns. The command is shortened at a word
+            // so the pid stays in view.
+            let cell_w = self.areas.grid.width / self.grid.cols.max(1);
+            let room = usize::from(cell_w.saturating_sub(11));
+            for mut c in system::group(proc_keys.map(String::as_str)) {
+                let t = if c.title == "Memory" {
+                    "Process Memory %".to_owned()
+                } else if c.title.starts_with("Process ") {
+                    c.title.clone()
+                } else if let Some(m) = c.title.strip_prefix("GPU Process ") {
+                    format!("Process GPU {m}")
+                } else {
+                    format!("Process {}", c.title)
+                };
+                let pid_s = format!(" ({pid})");
+                let fixed = t.chars().count() + 2 + pid_s.chars().count();
+                let budget = room.saturating_sub(fixed);
+                c.title = if budget >= 6 {
+                    let cmd = super::procs::short_command(cmd, budget);
+                    format!("{t}: {cmd}{pid_s}")
+                } else {
+                    // Too narrow for any of the command: the pid names it.
+                    format!("{t}{pid_s}")
+                };
+                charts.push(c);
+            }
+        }
+        charts.extend(system::group(host.map(String::as_str)));
+        charts
     }
 
     pub(super) fn refilter_metrics(&mut self, keep: Option<&str>) {

@@ -28,6 +28,8 @@ pub struct PanelFlags {
     pub left: bool,
     pub right: bool,
     pub console: bool,
+    /// The live monitor: a header of this many lines on top, and the process table.
+    pub live: Option<u16>,
 }
 
 /// Areas of one screen.
@@ -41,6 +43,42 @@ pub struct Areas {
     /// Metrics grid, including its one-line header.
     pub grid: Rect,
     pub console: Option<Rect>,
+    /// Live monitor: the host header (top) and the process table (below the grid,
+    /// or beside it on a wide screen).
+    pub header: Option<Rect>,
+    pub procs: Option<Rect>,
+}
+
+/// Lines of the process table above its rows (its title, the column names).
+pub const PROCS_HEAD: u16 = 2;
+/// Width of one meter of the live header, and of one accelerator's row.
+pub(crate) const HEADER_CELL_W: u16 = 40;
+/// Live monitor: from this width the overview shows at start (below it the header
+/// says what it would, and the charts and the process table need the room).
+pub(crate) const LIVE_AUTO_LEFT_W: u16 = 120;
+/// From this width the process table sits beside the charts (and gets 2/5 of it,
+/// at least 76 columns: room for every column and a readable command).
+const PROCS_BESIDE_W: u16 = 190;
+
+/// Meters per line of the live header at width `w` (2 at 80 columns, 5 at 200).
+#[must_use]
+pub(crate) fn header_cols(w: u16) -> u16 {
+    (w / HEADER_CELL_W).max(1)
+}
+
+/// Lines of the live header: the facts line, the meters and the accelerator rows
+/// (`bars` meters and `devices` rows at width `w`).
+#[must_use]
+pub(crate) fn header_lines(w: u16, bars: usize, devices: usize) -> u16 {
+    let per = usize::from(header_cols(w));
+    let n = 1 + bars.div_ceil(per) + devices.div_ceil(per);
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// Rows of processes the table shows (below its column names).
+#[must_use]
+pub fn procs_rows(procs: Rect) -> usize {
+    usize::from(procs.height.saturating_sub(PROCS_HEAD))
 }
 
 /// Whether `size` is too small to lay out.
@@ -62,6 +100,13 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let status = Rect::new(size.x, size.y + body_h, size.width, 1);
     let body = Rect::new(size.x, size.y, size.width, body_h);
     let w = size.width;
+    // The live header takes the top (at most half the body), the rest below it.
+    let head_h = p.live.map_or(0, |h| h.min(body_h / 2));
+    let header = p
+        .live
+        .map(|_| Rect::new(size.x, size.y, size.width, head_h));
+    let size = Rect::new(size.x, size.y + head_h, size.width, size.height - head_h);
+    let body_h = body_h - head_h;
     // The overview gets about a third of the width (its key column and values both
     // need room), the system sidebar about a quarter.
     let lw = if p.left {
@@ -89,6 +134,33 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let center = Rect::new(size.x + lw2, size.y, w - lw2 - rw, body_h);
     let left = (lw2 > 0).then(|| Rect::new(size.x, size.y, lw2, body_h));
     let right = (rw > 0).then(|| Rect::new(size.x + w - rw, size.y, rw, body_h));
+    let (center, procs) = match p.live {
+        None => (center, None),
+        Some(_) if center.width >= PROCS_BESIDE_W => {
+            let pw = (center.width * 2 / 5).min(100);
+            (
+                Rect::new(center.x, center.y, center.width - pw, center.height),
+                Some(Rect::new(
+                    center.x + center.width - pw,
+                    center.y,
+                    pw,
+                    center.height,
+                )),
+            )
+        }
+        Some(_) => {
+            let ph = (center.height * 2 / 5).max(4).min(center.height / 2);
+            (
+                Rect::new(center.x, center.y, center.width, center.height - ph),
+                Some(Rect::new(
+                    center.x,
+                    center.y + center.height - ph,
+                    center.width,
+                    ph,
+                )),
+            )
+        }
+    };
     let (grid, console) = if p.console && center.height >= 12 {
         let ch = (center.height / 3).max(5);
         (
@@ -110,6 +182,8 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         right,
         grid,
         console,
+        header,
+        procs,
     }
 }
 
@@ -323,6 +397,7 @@ mod tests {
             left: true,
             right: true,
             console: false,
+            live: None,
         };
         let widths = |w: u16| {
             let a = areas(Rect::new(0, 0, w, 40), both);

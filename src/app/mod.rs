@@ -16,12 +16,14 @@ pub mod cmd;
 mod derive;
 pub mod filter;
 pub mod grid;
+pub(crate) mod host;
 pub mod keymap;
 pub mod layout;
 pub mod media;
 mod mouse;
 mod overview;
 pub mod panels;
+pub mod procs;
 pub mod runs;
 mod scroll;
 mod source;
@@ -46,6 +48,9 @@ pub use runs::Compared;
 pub use scroll::Limits;
 pub use source::{LiveState, SourceState, LIVE_WINDOW};
 use system::SysChart;
+
+/// Most points one live series keeps (its ring over the window).
+pub(crate) const LIVE_SERIES_CAP: usize = 4096;
 
 /// What the loop should do after an update.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -81,6 +86,8 @@ pub enum FilterTarget {
     System,
     Overview,
     Console,
+    /// The live monitor's process table.
+    Procs,
 }
 
 /// A prefix key waiting for its digit.
@@ -213,6 +220,10 @@ pub struct App {
     pub console: ConsolePane,
     /// Live host monitor: samples received.
     pub samples: u64,
+    /// Live: the header's readings (from the latest samples).
+    pub(crate) host: host::HostHeader,
+    /// Live: the process table and the monitored process.
+    pub procs: procs::ProcsPane,
     /// Live: (sample time, system key count) of the last overview rebuild.
     overview_at: (f64, usize),
     /// Most points per series (kept to rebuild the run when its file restarts).
@@ -265,6 +276,8 @@ impl App {
             system: SystemPane::default(),
             console: ConsolePane::default(),
             samples: 0,
+            host: host::HostHeader::default(),
+            procs: procs::ProcsPane::default(),
             overview_at: (f64::NEG_INFINITY, 0),
             max_points: opts.max_points,
             seen: Seen::NEVER,
@@ -288,10 +301,13 @@ impl App {
         let mut app = Self::new(opts);
         // Samples go to the system store, a ring over the window; the main grid
         // draws its grouped charts (all GPUs' utilisation in one chart, ...).
-        app.run.system = MetricStore::windowed(4096, window);
+        app.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
         app.subject = Subject::Host { window };
-        // The grid shows the grouped system charts, so the sidebar would repeat it.
+        // The grid shows the grouped system charts, so the sidebar would repeat it;
+        // the overview shows where the screen has room for it (the header has the
+        // host's facts), until `[` says otherwise.
         app.panels.right = false;
+        app.panels.auto_left = true;
         app
     }
 
@@ -317,7 +333,18 @@ impl App {
         for (k, v) in &config {
             self.run.config.set_json(k, &v.to_string());
         }
-        self.set_overview(overview::rows(&self.run, self.is_host()));
+        self.set_overview(self.overview_rows());
+        self.update_host();
+    }
+
+    /// Live: gather the header's readings again, and lay out again when its height
+    /// changed (a disk or a GPU appeared).
+    pub(crate) fn update_host(&mut self) {
+        let before = self.panel_flags();
+        self.host = host::header(&self.run.system, &self.run.environment);
+        if self.panel_flags() != before {
+            self.relayout();
+        }
     }
 
     /// Commands asked for outside an update ([`App::request_open`],
@@ -412,8 +439,8 @@ impl App {
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
-            // Issue 11 (live monitor screen): the process table and the monitored
-            // process are not drawn yet.
+            Msg::Procs(t) if self.is_host() => self.on_procs(&t),
+            Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
         }
     }

@@ -1,6 +1,7 @@
-//! The mouse: a click focuses the chart or pane under it; the wheel zooms the chart
-//! under it about the pointer, or scrolls the pane under it. Hits are tested against
-//! the areas in state, the ones the view draws.
+//! The mouse: a click focuses the chart or pane under it (and selects the process
+//! table row under it); the wheel zooms the chart under it about the pointer, or
+//! scrolls the pane under it. Hits are tested against the areas in state, the ones
+//! the view draws.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
@@ -17,6 +18,7 @@ impl App {
             (self.areas.left, Pane::Left),
             (self.areas.right, Pane::Right),
             (self.areas.console, Pane::Console),
+            (self.areas.procs, Pane::Procs),
         ]
         .into_iter()
         .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))
@@ -55,6 +57,9 @@ impl App {
                 if let Some((i, _)) = hit {
                     self.grid.focus = i;
                     self.panels.focus = Pane::Grid;
+                } else if self.areas.procs.is_some_and(|r| r.contains(pos)) {
+                    // A click on a row selects it (the same rows the view draws).
+                    self.click_proc(pos.y);
                 } else if let Some(p) = self.pane_at(pos) {
                     self.panels.focus = p;
                 } else {

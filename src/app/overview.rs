@@ -12,10 +12,17 @@ pub enum Row {
     /// A value that is a number of bytes (the live monitor's memory sizes), drawn
     /// in binary units by the view.
     Bytes(String, f64),
+    /// A live reading: the view writes it in its key's unit (`system::key_unit`).
+    Metric(String, f64),
+    /// A line of prose (why a device family is unavailable): the view shortens it
+    /// at a word, never inside one.
+    Note(String, String),
 }
 
 /// Overview sidebar rows: run facts, then Summary, Config and Environment flattened.
-pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
+/// Live (`host`): the Summary lists the latest readings, a process's only while one
+/// is monitored (`process`).
+fn rows(run: &Run, host: bool, process: bool) -> Vec<Row> {
     use crate::text::flatten_into;
     use crate::text::{natural_cmp, sanitize};
     let mut rows = Vec::new();
@@ -46,10 +53,28 @@ pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
             rows.push(Row::Item(sanitize(&k), sanitize(&v)));
         }
     };
-    let mut flat = Vec::new();
-    flatten_into("", &run.summary.to_json(), &mut flat);
-    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
-    section(&mut rows, "Summary", flat);
+    if host {
+        // The latest reading of each key, in its unit (the store drops the keys of a
+        // process no longer monitored; the summary would keep them).
+        let mut keys: Vec<&String> = run
+            .system
+            .keys()
+            .iter()
+            .filter(|k| process || !super::system::is_process_key(k))
+            .collect();
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        let vals: Vec<(String, f64)> = keys
+            .into_iter()
+            .filter_map(|k| Some((sanitize(k), run.system.get(k)?.last()?.1)))
+            .collect();
+        rows.push(Row::Header(format!("Summary [{}]", vals.len())));
+        rows.extend(vals.into_iter().map(|(k, v)| Row::Metric(k, v)));
+    } else {
+        let mut flat = Vec::new();
+        flatten_into("", &run.summary.to_json(), &mut flat);
+        flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+        section(&mut rows, "Summary", flat);
+    }
     let mut flat = Vec::new();
     flatten_into("", &run.config.to_json(), &mut flat);
     flat.retain(|(k, _)| k != "_wandb");
@@ -58,7 +83,19 @@ pub(super) fn rows(run: &Run, host: bool) -> Vec<Row> {
     let mut flat = Vec::new();
     flatten_into("", &run.environment, &mut flat);
     flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    // Live: the device families the sampler could not read get a section of their
+    // own, one line each (`amd  rocm-smi not found on PATH`).
+    let (gone, flat): (Vec<_>, Vec<_>) = flat
+        .into_iter()
+        .partition(|(k, _)| host && k.starts_with("unavailable."));
     section(&mut rows, "Environment", flat);
+    if !gone.is_empty() {
+        rows.push(Row::Header(format!("Unavailable [{}]", gone.len())));
+        for (k, v) in gone {
+            let fam = k.strip_prefix("unavailable.").unwrap_or(&k);
+            rows.push(Row::Note(sanitize(fam), sanitize(&v)));
+        }
+    }
     if host {
         // The sampler's sizes are numbers of bytes: the view writes them in units.
         for r in &mut rows {
@@ -81,6 +118,11 @@ fn is_bytes_key(k: &str) -> bool {
 }
 
 impl App {
+    /// The overview's rows for the run (or the host) now.
+    pub(super) fn overview_rows(&self) -> Vec<Row> {
+        rows(&self.run, self.is_host(), self.procs.process_keys_shown())
+    }
+
     pub(super) fn set_overview(&mut self, rows: Vec<Row>) {
         self.overview.all = rows;
         self.refilter_overview();
@@ -118,13 +160,13 @@ impl App {
                     hits = 0;
                     out.push(r.clone());
                 }
-                Row::Bytes(k, _) => {
+                Row::Bytes(k, _) | Row::Metric(k, _) => {
                     if f.matches(k) {
                         hits += 1;
                         out.push(r.clone());
                     }
                 }
-                Row::Item(k, v) => {
+                Row::Item(k, v) | Row::Note(k, v) => {
                     if f.matches(k) || f.matches(v) {
                         hits += 1;
                         out.push(r.clone());

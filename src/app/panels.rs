@@ -12,6 +12,8 @@ pub enum Pane {
     Left,
     Right,
     Console,
+    /// The live monitor's process table.
+    Procs,
 }
 
 /// Panels and overlays.
@@ -22,6 +24,9 @@ pub struct Panels {
     pub console: bool,
     pub fullscreen: bool,
     pub focus: Pane,
+    /// Live monitor: the overview shows only on a screen wide enough for it beside
+    /// the charts and the process table, until the user toggles it (`[`).
+    pub auto_left: bool,
 }
 
 impl Default for Panels {
@@ -32,6 +37,7 @@ impl Default for Panels {
             console: false,
             fullscreen: false,
             focus: Pane::Grid,
+            auto_left: false,
         }
     }
 }
@@ -43,6 +49,7 @@ impl Panels {
             left: self.left,
             right: self.right,
             console: self.console,
+            live: None,
         }
     }
 }
@@ -54,6 +61,17 @@ impl App {
     pub fn panel_flags(&self) -> layout::PanelFlags {
         let mut f = self.panels.flags();
         f.right &= !self.sys_charts.is_empty();
+        if self.is_host() {
+            if self.panels.auto_left {
+                f.left = self.size.width >= layout::LIVE_AUTO_LEFT_W;
+            }
+            let h = &self.host;
+            f.live = Some(layout::header_lines(
+                self.size.width,
+                h.bars(),
+                h.devices.len(),
+            ));
+        }
         f
     }
 
@@ -61,6 +79,11 @@ impl App {
     /// terminal has no room for both sidebars, the other one gives way, so the key
     /// always does what it says.
     pub(super) fn toggle_sidebar(&mut self, right: bool) {
+        if !right && self.panels.auto_left {
+            // From now on the user decides.
+            self.panels.auto_left = false;
+            self.panels.left = self.areas.left.is_some();
+        }
         let shown = |a: &layout::Areas| {
             if right {
                 a.right.is_some()
@@ -108,9 +131,18 @@ impl App {
             Pane::Left => self.areas.left.is_some(),
             Pane::Right => self.areas.right.is_some(),
             Pane::Console => self.areas.console.is_some(),
+            Pane::Procs => self.areas.procs.is_some(),
         };
         if !visible(self.panels.focus) {
             self.panels.focus = Pane::Grid;
+        }
+        // The process table's selection stays in view at the new height.
+        let room = self.procs_room();
+        self.procs.follow(room);
+        if self.is_host() && self.procs.monitored.is_some() {
+            // The process charts' titles are shortened to the new cell width (this
+            // lays out again only if the charts appear or vanish, which they do not).
+            self.regroup();
         }
     }
 
@@ -124,6 +156,9 @@ impl App {
         }
         if self.areas.console.is_some() {
             v.push(Pane::Console);
+        }
+        if self.areas.procs.is_some() {
+            v.push(Pane::Procs);
         }
         v
     }

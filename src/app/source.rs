@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{new_run, overview, App, Cmd, Effect, Seen};
+use super::{new_run, App, Cmd, Effect, Seen};
 use crate::msg::{RunBatch, Sample};
 
 /// Where the run's records come from, as far as the screen cares.
@@ -212,7 +212,7 @@ impl App {
             let at = (s.timestamp, self.run.system.len());
             if at.0 - self.overview_at.0 >= 1.0 || at.1 != self.overview_at.1 {
                 self.overview_at = at;
-                self.set_overview(overview::rows(&self.run, true));
+                self.set_overview(self.overview_rows());
             }
         }
         self.run.last_time = Some(
@@ -221,5 +221,8 @@ impl App {
                 .map_or(s.timestamp, |l| l.max(s.timestamp)),
         );
         self.refresh();
+        if self.is_host() {
+            self.update_host();
+        }
     }
 }

@@ -40,7 +40,7 @@ pub struct SysChart {
 const MIB: f64 = 1_048_576.0;
 
 /// (family title, unit) in display order.
-const FAMILIES: [(&str, Unit); 19] = [
+const FAMILIES: [(&str, Unit); 21] = [
     ("GPU Utilization", Unit::Percent),
     ("GPU Memory Allocated", Unit::Percent),
     ("GPU Memory Used", Unit::Bytes),
@@ -60,6 +60,8 @@ const FAMILIES: [(&str, Unit); 19] = [
     ("Process Threads", Unit::Plain),
     ("TCP Retransmits", Unit::Plain),
     ("OOM Kills", Unit::Plain),
+    ("Swap", Unit::Bytes),
+    ("Load Average", Unit::Plain),
 ];
 
 /// Family index, legend label and rate factor of a key.
@@ -99,6 +101,12 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
         "proc.cpu.threads" => return Some((16, "threads".into(), None)),
         "network.tcpRetransmits" => return Some((17, "retransmits".into(), None)),
         "proc.memory.oomKills" => return Some((18, "oom kills".into(), None)),
+        "swap.used_percent" => return Some((10, "swap".into(), None)),
+        "swap.used" => return Some((19, "used".into(), None)),
+        "swap.total" => return Some((19, "total".into(), None)),
+        "load.1m" => return Some((20, "1m".into(), None)),
+        "load.5m" => return Some((20, "5m".into(), None)),
+        "load.15m" => return Some((20, "15m".into(), None)),
         _ => {}
     }
     if let Some(n) = key
@@ -301,6 +309,40 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
     out.extend(dev);
     out.extend(rest);
     out
+}
+
+/// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
+/// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
+/// monitor charts these only while a process is monitored.
+#[must_use]
+pub(crate) fn is_process_key(key: &str) -> bool {
+    key == "cpu"
+        || (key.starts_with("proc.") && key != "proc.memory.availableMB")
+        || key.starts_with("gpu.process.")
+}
+
+/// The unit of a key's value as sampled (cumulative counters in their own unit:
+/// `disk.in` MiB, `network.sent` bytes), for the live overview.
+#[must_use]
+pub(crate) fn key_unit(key: &str) -> Unit {
+    match key {
+        "disk.in" | "disk.out" => return Unit::MiB,
+        "network.sent" | "network.recv" => return Unit::Bytes,
+        "swap.used" | "swap.total" | "memory.used" => return Unit::Bytes,
+        "load.1m" | "load.5m" | "load.15m" | "uptime" => return Unit::Plain,
+        _ => {}
+    }
+    if let Some((f, _, rate)) = classify(key) {
+        return match rate {
+            Some(_) if key.starts_with("network.") => Unit::Bytes,
+            Some(_) => Unit::MiB,
+            None => FAMILIES[f].1,
+        };
+    }
+    if let Some((_, unit, _)) = device_metric(key) {
+        return unit;
+    }
+    infer_unit(key)
 }
 
 /// One id per chart, for the live grid (focus, filter): the title, with the unit

@@ -38,6 +38,33 @@ pub(crate) fn fit(s: &str, w: usize) -> String {
     out
 }
 
+/// Truncate to `w` display columns at a word boundary, with an ellipsis (prose such
+/// as why a device is unavailable: never cut inside a word, unless its first word
+/// alone is wider than `w`).
+#[must_use]
+pub(crate) fn fit_words(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= w {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    for word in s.split(' ') {
+        let need = out.width() + usize::from(!out.is_empty()) + word.width();
+        if need + 1 > w {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        return fit(s, w);
+    }
+    out.push('…');
+    out
+}
+
 /// Display width of `s` in columns.
 pub(crate) fn width(s: &str) -> u16 {
     use unicode_width::UnicodeWidthStr;
@@ -70,4 +97,22 @@ pub(crate) fn word_wrap(s: &str, w: usize) -> Vec<String> {
     }
     rows.push(cur);
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_words_cuts_between_words() {
+        let s = "rocm-smi not found on PATH";
+        assert_eq!(fit_words(s, 40), s);
+        assert_eq!(fit_words(s, 26), s);
+        // Never `rocm-smi not found on P…`.
+        assert_eq!(fit_words(s, 25), "rocm-smi not found on…");
+        assert_eq!(fit_words(s, 13), "rocm-smi not…");
+        // A first word wider than the room is cut (nothing else fits).
+        assert_eq!(fit_words(s, 6), "rocm-…");
+        assert_eq!(fit_words(s, 0), "");
+    }
 }

@@ -198,6 +198,8 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     if n == 0 {
         let msg = if total > 0 {
             "no chart matches the filter"
+        } else if app.is_host() {
+            "waiting for the first sample…"
         } else if app.source.waiting.is_some() {
             "waiting for the run to start…"
         } else if app.source.path.is_none() {

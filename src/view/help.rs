@@ -10,9 +10,13 @@ use crate::app::{App, Overlay};
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]
-pub(crate) fn help_lines(km: &Keymap) -> Vec<(String, String)> {
+pub(crate) fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for group in GROUPS {
+        // The process table is the live monitor's alone.
+        if group == "Processes" && !live {
+            continue;
+        }
         let mut rows = Vec::new();
         for a in Action::ALL {
             if a.group() != group || a == Action::None {
@@ -97,7 +101,7 @@ pub(crate) fn help_lines(km: &Keymap) -> Vec<(String, String)> {
 }
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
-    let lines = help_lines(&app.keymap);
+    let lines = help_lines(&app.keymap, app.is_host());
     let key_w = lines
         .iter()
         .filter(|l| !l.0.is_empty())

@@ -6,10 +6,12 @@ mod console;
 mod fit;
 pub mod format;
 mod grid;
+mod header;
 mod heatmap;
 mod help;
 mod media;
 mod overlay;
+mod procs;
 mod runs;
 mod sidebar;
 mod status;
@@ -66,6 +68,12 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         }
         if let Some(r) = areas.console {
             console::render_console(buf, r, app, theme);
+        }
+        if let Some(r) = areas.header {
+            header::render_header(buf, r, app, theme);
+        }
+        if let Some(r) = areas.procs {
+            procs::render_procs(buf, r, app, theme);
         }
     }
     status::render_status(buf, areas.status, app, theme);

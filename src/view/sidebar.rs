@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::fit::fit;
+use super::fit::{fit, fit_words};
 use super::format;
 use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
@@ -62,7 +62,9 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
         .iter()
         .map(|(k, _, _)| k.as_str())
         .chain(app.overview.rows.iter().filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) => Some(k.as_str()),
+            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
+                Some(k.as_str())
+            }
             Row::Header(_) => None,
         }));
     let mut longest = 0;
@@ -104,6 +106,16 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
     }
     let key_w = key_column(app, &fixed, usize::from(w));
+    let note_w = app
+        .overview
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Note(k, _) => Some(super::fit::width(k).into()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0usize);
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
@@ -145,6 +157,16 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             }
             Row::Item(k, v) => row(buf, y, k, v, theme.text()),
             Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
+            Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
+            Row::Note(k, v) => {
+                // Family names are short: the reason gets the rest of the line.
+                let kw = (note_w + 2).min(key_w);
+                let k = fit(k, kw.saturating_sub(1));
+                buf.set_stringn(inner.x, y, &k, kw, theme.label());
+                let vw = usize::from(w).saturating_sub(kw);
+                #[allow(clippy::cast_possible_truncation)]
+                buf.set_stringn(inner.x + kw as u16, y, fit_words(v, vw), vw, theme.warn());
+            }
         }
         y += 1;
     }

@@ -38,6 +38,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         let s = if app.samples == 1 { "" } else { "s" };
         parts.push((format!("{} sample{s}", app.samples), theme.label()));
     }
+    if app.is_host() && !app.procs.process_keys_shown() {
+        // The process charts are hidden until a process is picked: say how.
+        let text = if area.width >= 110 {
+            "no process monitored — enter on a process to follow it"
+        } else {
+            "no process monitored (enter on one)"
+        };
+        parts.push((text.to_owned(), theme.warn()));
+    }
     if let Some(d) = &app.source.waiting {
         parts.push((format!("waiting for a .wandb file in {d}"), theme.warn()));
     }
@@ -70,12 +79,13 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 app.overview
                     .rows
                     .iter()
-                    .filter(|r| matches!(r, crate::app::Row::Item(..) | crate::app::Row::Bytes(..)))
+                    .filter(|r| !matches!(r, crate::app::Row::Header(..)))
                     .count()
             )
         } else {
             String::new()
         };
+    let pcount = format!("[{} processes]", app.procs.rows.len());
     match app.filter_target {
         Some(t) => {
             let (f, sigil, count) = match t {
@@ -83,6 +93,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 FilterTarget::System => (&app.system.filter, '\\', &scount),
                 FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
+                FilterTarget::Procs => (&app.procs.filter, '/', &pcount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
@@ -110,6 +121,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             if app.overview.filter.is_active() {
                 parts.push((
                     format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
+                    theme.key(),
+                ));
+            }
+            if app.procs.filter.is_active() {
+                parts.push((
+                    format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
                     theme.key(),
                 ));
             }
