@@ -581,3 +581,105 @@ fn compare_flag_draws_another_directory_s_run() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+/// Not a test on its own: the multi-threaded process the process-selection test
+/// starts (this test binary run again with `LEET_E2E_HOLD_THREADS=N`). It starts N
+/// threads and sleeps until killed; without the variable it does nothing.
+#[test]
+#[ignore = "started by live_monitor_follows_the_process_selected_in_the_table"]
+fn thread_holder() {
+    let Some(n) = std::env::var("LEET_E2E_HOLD_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    for _ in 0..n {
+        std::thread::spawn(|| std::thread::sleep(Duration::from_secs(120)));
+    }
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+/// Threads of a process, as the kernel reports them.
+fn threads_of(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The value shown on the overview row of `key` (`key  value`).
+fn overview_value(screen: &str, key: &str) -> Option<String> {
+    screen.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix(key)?;
+        let v = rest.split('│').next()?.trim();
+        (!v.is_empty()).then(|| v.to_owned())
+    })
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn live_monitor_follows_the_process_selected_in_the_table() {
+    require_tmux!();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "thread_holder", "--ignored", "--nocapture"])
+        .env("LEET_E2E_HOLD_THREADS", "6")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Kill<'a>(&'a mut std::process::Child);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let pid = child.id();
+    let _kill = Kill(&mut child);
+    // Wait until its threads are up.
+    let t0 = Instant::now();
+    while threads_of(pid) < 7 {
+        assert!(t0.elapsed() < Duration::from_secs(10), "threads not started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let t = Tmux::start_args("follow", &["--live", "--interval", "300ms"], 200, 50);
+    t.wait_for("Processes [", Duration::from_secs(15));
+    // No process is monitored at start: no process readings.
+    let s = t.screen();
+    assert!(s.contains("no process monitored"), "{s}");
+    assert!(overview_value(&s, "proc.cpu.threads").is_none(), "{s}");
+    // Find the holder by its pid in the table's filter, and monitor it.
+    t.keys(&["f"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", &format!("^{pid}$")]);
+    t.keys(&["Enter"]);
+    let (s, _) = t.wait_for("Processes [1", Duration::from_secs(10));
+    assert!(s.contains("thread_holder"), "{s}");
+    t.keys(&["m"]);
+    // Its tree now feeds proc.*: the overview shows its thread count (the overview
+    // filter keeps the row in view).
+    t.wait_for(&format!("▶ {pid}"), Duration::from_secs(10));
+    t.keys(&["o"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", "proc.cpu.threads"]);
+    t.keys(&["Enter"]);
+    let want = threads_of(pid).to_string();
+    let t0 = Instant::now();
+    loop {
+        let s = t.screen();
+        let got = overview_value(&s, "proc.cpu.threads");
+        if got.as_deref() == Some(want.as_str()) {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "proc.cpu.threads is {got:?}, want {want} (pid {pid}); screen:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
