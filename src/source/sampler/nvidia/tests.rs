@@ -8,6 +8,8 @@ struct FakeGpu {
     name: String,
     unsupported: Vec<&'static str>,
     pids: Vec<u32>,
+    /// Listed after `pids` (which have no memory figure).
+    listed: Vec<GpuProcess>,
     calls: Arc<std::sync::Mutex<HashMap<&'static str, usize>>>,
     base: u32,
     /// GPM supported: each call returns these values (after the first call).
@@ -68,8 +70,12 @@ impl GpuDevice for &FakeGpu {
     fn energy_mj(&self) -> Result<u64, GpuError> {
         self.call("energy", 123_456_789)
     }
-    fn process_pids(&self) -> Result<Vec<u32>, GpuError> {
-        self.call("processes", self.pids.clone())
+    fn processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
+        let mut procs: Vec<GpuProcess> = (self.pids.iter())
+            .map(|&pid| GpuProcess { pid, memory: None })
+            .collect();
+        procs.extend(&self.listed);
+        self.call("processes", procs)
     }
 }
 
