@@ -50,6 +50,11 @@ impl GpuMemory {
         self.wanted.load(Ordering::Relaxed)
     }
 
+    /// A copy of the map (the collector never waits for a scan of a slow `/proc`).
+    pub(crate) fn snapshot(&self) -> HashMap<u32, u64> {
+        self.by_pid.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
     /// Replace the map with this sample's.
     pub(crate) fn publish(&self, by_pid: HashMap<u32, u64>) {
         if let Ok(mut m) = self.by_pid.lock() {
@@ -170,10 +175,7 @@ impl ProcScanner {
             .ok()
             .and_then(|()| super::cpu::parse_uptime(&self.buf));
         self.list_pids();
-        // A copy: the NVML collector never waits for a scan of a slow /proc.
-        let gpu_map: HashMap<u32, u64> = (self.gpu.as_ref())
-            .and_then(|g| g.by_pid.lock().ok().map(|m| m.clone()))
-            .unwrap_or_default();
+        let gpu_map = self.gpu.as_ref().map(|g| g.snapshot()).unwrap_or_default();
         let mut rows = Vec::with_capacity(self.pids.len());
         for i in 0..self.pids.len() {
             let pid = self.pids[i];
