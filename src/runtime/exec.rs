@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::app::Cmd;
 use crate::msg::{Image, Msg, RunEntry};
+use crate::source::sampler::MonitorHandle;
 use crate::source::tail::{self, TailOptions};
 
 /// Largest PNG file read, and most decoded bytes (a hostile file cannot make the
@@ -24,7 +25,8 @@ const MAX_DECODED: usize = 64 << 20;
 #[must_use]
 pub fn answer(cmd: Cmd) -> Option<Msg> {
     Some(match cmd {
-        // Issue 11: the live monitor's sampler is not yet told to switch process.
+        // Readers and the monitored process: the [`Executor`]'s (a viewer has no
+        // sampler, so there `Cmd::Monitor` does nothing).
         Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
@@ -59,10 +61,28 @@ pub struct Executor {
     cmds: Sender<Cmd>,
 }
 
+/// What the live monitor says after `Cmd::Monitor { pid }`: the new root (pid and
+/// command line) or none, and for a pid that cannot be monitored a `SourceError`
+/// naming it (then none is monitored).
+#[must_use]
+pub fn monitor(handle: &MonitorHandle, pid: Option<u32>) -> Vec<Msg> {
+    match handle.set(pid) {
+        Ok(root) => vec![Msg::Monitoring(root)],
+        Err(e) => vec![Msg::Monitoring(None), Msg::SourceError(e)],
+    }
+}
+
 impl Executor {
     /// Start the worker; its answers and the readers it starts send to `tx`.
     #[must_use]
     pub fn spawn(tx: SyncSender<Msg>) -> Self {
+        Self::spawn_with(tx, None)
+    }
+
+    /// [`Executor::spawn`] for the live monitor: `Cmd::Monitor` switches the
+    /// sampler's process tree through `monitor`.
+    #[must_use]
+    pub fn spawn_with(tx: SyncSender<Msg>, monitor: Option<MonitorHandle>) -> Self {
         let (cmds, rx) = mpsc::channel::<Cmd>();
         let _ = std::thread::Builder::new()
             .name("leet-exec".into())
@@ -86,6 +106,15 @@ impl Executor {
                         Cmd::StopReader { tag } => {
                             if let Some(stop) = stops.remove(&tag) {
                                 stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        Cmd::Monitor { pid } => {
+                            let Some(handle) = &monitor else { continue };
+                            if self::monitor(handle, pid)
+                                .into_iter()
+                                .any(|msg| tx.send(msg).is_err())
+                            {
+                                break;
                             }
                         }
                         cmd => {
@@ -172,6 +201,60 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn monitor_switches_the_samplers_tree_and_answers() {
+        use crate::source::sampler::Sampler;
+        use std::time::Duration;
+        let mut sampler = Sampler::with_collectors(Vec::new());
+        let handle = sampler.monitor_handle();
+        let (tx, rx) = mpsc::sync_channel(16);
+        let exec = Executor::spawn_with(tx, Some(handle.clone()));
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id();
+        let recv = || rx.recv_timeout(Duration::from_secs(10)).expect("answer");
+        exec.run([Cmd::Monitor { pid: Some(pid) }]);
+        match recv() {
+            Msg::Monitoring(Some((p, cmd))) => {
+                assert_eq!(p, pid);
+                assert_eq!(cmd, "sleep 30");
+            }
+            m => panic!("{m:?}"),
+        }
+        assert_eq!(handle.root(), Some(pid));
+        let _ = sampler.sample();
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        // A pid that is gone: none monitored, and an error naming it.
+        exec.run([Cmd::Monitor { pid: Some(pid) }]);
+        assert!(matches!(recv(), Msg::Monitoring(None)));
+        match recv() {
+            Msg::SourceError(e) => assert!(e.contains(&pid.to_string()), "{e}"),
+            m => panic!("{m:?}"),
+        }
+        assert_eq!(handle.root(), None);
+        exec.run([Cmd::Monitor {
+            pid: Some(std::process::id()),
+        }]);
+        assert!(matches!(recv(), Msg::Monitoring(Some((p, _))) if p == std::process::id()));
+        exec.run([Cmd::Monitor { pid: None }]);
+        assert!(matches!(recv(), Msg::Monitoring(None)));
+        assert_eq!(handle.root(), None);
+        // A viewer's executor has no sampler: the command is a no-op, not an answer.
+        let (tx, rx) = mpsc::sync_channel(16);
+        let viewer = Executor::spawn(tx);
+        viewer.run([
+            Cmd::Monitor { pid: Some(1) },
+            Cmd::CheckDirs { dirs: Vec::new() },
+        ]);
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(Msg::DirsChecked { .. })
+        ));
+    }
 
     #[test]
     fn decodes_the_fixture_png_and_refuses_garbage() {

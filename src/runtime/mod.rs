@@ -4,7 +4,7 @@
 
 mod exec;
 
-pub use exec::{answer, Executor};
+pub use exec::{answer, monitor, Executor};
 
 use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ use crate::cli::ViewArgs;
 use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
 use crate::source::file::{resolve, Target};
-use crate::source::sampler::{self, Sampler};
+use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
 use crate::terminal;
 use crate::view;
@@ -117,17 +117,41 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     }
     // One reader per run followed (the main one, and any compared with it), started
     // by the worker from the app's commands.
-    drive(app, |_| {})
+    drive(app, None, |_| {})
 }
 
-/// Monitor this host: the sampler's readings are the main grid.
+/// Scan the host's processes every `interval` on a thread of its own (a slow `/proc`
+/// delays only the next table, never a sample), until the loop is gone.
+fn spawn_procs(mut scanner: ProcScanner, interval: Duration, tx: SyncSender<Msg>) {
+    let _ = std::thread::Builder::new()
+        .name("leet-procs".into())
+        .spawn(move || {
+            let mut ticker = sampler::Ticker::new(interval);
+            loop {
+                ticker.wait();
+                if tx.send(Msg::Procs(scanner.scan())).is_err() {
+                    return;
+                }
+            }
+        });
+}
+
+/// Monitor this host: the sampler's readings are the main grid, the process scan
+/// its table. No process tree is monitored unless `--pid` names one, or the app asks
+/// for one (`Cmd::Monitor`).
 ///
 /// # Errors
 /// Terminal I/O.
 pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     use serde_json::{json, Map, Value};
-    let opts = args.sampler.options();
+    let mut opts = args.sampler.options();
+    opts.monitor_self = false;
     let sampler = Sampler::new(opts.clone());
+    let handle = sampler.monitor_handle();
+    let scanner = sampler.proc_scanner();
+    // `--pid` checked as a later `Cmd::Monitor` is: a pid that is not there is an
+    // error on screen, and none is monitored.
+    let monitoring = monitor(&handle, opts.pid);
     let host = sampler.host_info();
     let mut env = Map::new();
     env.insert("os".into(), json!(host.os));
@@ -149,7 +173,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     config.insert("interval".into(), json!(format!("{:?}", opts.interval)));
     config.insert(
         "pid".into(),
-        opts.pid.map_or(json!("leet itself"), |p| json!(p)),
+        opts.pid.map_or(json!("none"), |p| json!(p)),
     );
     let disks: Vec<String> = opts
         .disk_paths
@@ -170,7 +194,11 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
-    drive(app, move |tx| {
+    drive(app, Some(handle), move |tx| {
+        for msg in monitoring {
+            let _ = tx.send(msg);
+        }
+        spawn_procs(scanner, interval, tx.clone());
         let _ = sampler::spawn_sampler(sampler, interval, move |s| {
             for (family, e) in &s.errors {
                 let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
@@ -186,9 +214,13 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
 
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
 /// given ones, and run the loop until quit. The commands the app returns go to the
-/// worker ([`Executor`]). After a quit signal the exit code is 128 + its number, as
+/// worker ([`Executor`]; with `monitor`, it switches the live sampler's process tree). After a quit signal the exit code is 128 + its number, as
 /// a shell reports a process the signal ended.
-fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Result<ExitCode> {
+fn drive(
+    mut app: App,
+    monitor: Option<MonitorHandle>,
+    producers: impl FnOnce(SyncSender<Msg>),
+) -> anyhow::Result<ExitCode> {
     let mut cmds = app.take_cmds();
     cmds.extend(app.update(Msg::Tick(tail::unix_now())).cmds);
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
@@ -196,7 +228,7 @@ fn drive(mut app: App, producers: impl FnOnce(SyncSender<Msg>)) -> anyhow::Resul
     let result = (|| -> anyhow::Result<Option<i32>> {
         let size = term.size()?;
         cmds.extend(app.update(Msg::Resize(size.width, size.height)).cmds);
-        let exec = Executor::spawn(tx.clone());
+        let exec = Executor::spawn_with(tx.clone(), monitor);
         spawn_input(tx.clone());
         spawn_ticker(tx.clone());
         terminal::spawn_signals(tx.clone()).context("cannot handle signals")?;

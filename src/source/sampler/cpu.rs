@@ -1,6 +1,10 @@
 //! `cpu` (process-tree CPU %), `proc.cpu.threads`, host per-core `cpu.N.cpu_percent`,
 //! and `proc.cpu.throttledPercent` (share of the leaf cgroup's CPU quota periods that
-//! were throttled since the previous sample, when a quota is in force).
+//! were throttled since the previous sample, when a quota is in force); and the host's
+//! `load.1m`, `load.5m`, `load.15m` (`/proc/loadavg`) and `uptime` (seconds since boot,
+//! `/proc/uptime`).
+//!
+//! The process keys follow the shared tree's root, and are left out when there is none.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -46,6 +50,19 @@ pub(crate) fn parse_proc_stat(text: &str, out: &mut Vec<CoreTimes>) {
     }
 }
 
+/// The three load averages of a `/proc/loadavg` line (`0.52 0.58 0.59 1/467 12345`).
+pub(crate) fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
+    let mut it = text.split_ascii_whitespace().map(str::parse::<f64>);
+    let mut next = || it.next()?.ok().filter(|v| v.is_finite() && *v >= 0.0);
+    Some([next()?, next()?, next()?])
+}
+
+/// Seconds since boot, the first number of `/proc/uptime` (`12345.67 23456.78`).
+pub(crate) fn parse_uptime(text: &str) -> Option<f64> {
+    let v: f64 = text.split_ascii_whitespace().next()?.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
 /// The CPU capacity `cpu` is divided by: the cgroup CPU limit (capped by the affinity
 /// CPU count) when there is one, otherwise the physical core count, as the reference does.
 pub(crate) fn cpu_capacity(cgroup: &CgroupLimits) -> f64 {
@@ -70,9 +87,15 @@ pub(crate) struct CpuCollector {
     /// `/proc/stat`, kept open.
     proc_stat: procfs::ProcFile,
     keys: Vec<String>,
+    /// The tree root's cgroup limits, copied when the root changes.
     cgroup: CgroupLimits,
+    /// The tree's generation `cgroup` and `capacity` belong to.
+    generation: Option<u64>,
     /// `cpu.stat` (nr_periods, nr_throttled) at the previous sample.
     prev_throttling: Option<(u64, u64)>,
+    /// `/proc/loadavg` and `/proc/uptime`, kept open.
+    loadavg: procfs::ProcFile,
+    uptime: procfs::ProcFile,
 }
 
 /// Throttled share of the quota periods between two `cpu.stat` readings, in %; None
@@ -84,10 +107,10 @@ pub(crate) fn throttled_percent(prev: (u64, u64), now: (u64, u64)) -> Option<f64
 }
 
 impl CpuCollector {
-    pub fn new(tree: SharedTree, cgroup: &CgroupLimits) -> Self {
+    pub fn new(tree: SharedTree) -> Self {
         Self {
             tree,
-            capacity: cpu_capacity(cgroup),
+            capacity: 1.0,
             ticks_per_sec: procfs::clock_ticks_per_second(),
             prev_proc: HashMap::new(),
             next_proc: HashMap::new(),
@@ -97,8 +120,43 @@ impl CpuCollector {
             buf: String::with_capacity(4096),
             proc_stat: procfs::ProcFile::new("/proc/stat"),
             keys: Vec::new(),
-            cgroup: cgroup.clone(),
+            cgroup: CgroupLimits::default(),
+            generation: None,
             prev_throttling: None,
+            loadavg: procfs::ProcFile::single("/proc/loadavg"),
+            uptime: procfs::ProcFile::single("/proc/uptime"),
+        }
+    }
+
+    /// Follow the tree's root: on a change, its cgroup's limits and capacity, and no
+    /// previous reading of the old root's processes or cgroup.
+    fn follow_root(&mut self) -> Result<(), SamplerError> {
+        let tree = self.tree.lock().map_err(|_| SamplerError::Poisoned)?;
+        if self.generation == Some(tree.generation) {
+            return Ok(());
+        }
+        self.generation = Some(tree.generation);
+        self.cgroup = tree.cgroup.clone();
+        drop(tree);
+        self.capacity = cpu_capacity(&self.cgroup);
+        self.prev_proc.clear();
+        self.prev_at = None;
+        self.prev_throttling = None;
+        Ok(())
+    }
+
+    fn sample_host(&mut self, out: &mut Vec<(String, f64)>) {
+        if self.loadavg.read(&mut self.buf).is_ok() {
+            if let Some([a, b, c]) = parse_loadavg(&self.buf) {
+                out.push(("load.1m".to_string(), a));
+                out.push(("load.5m".to_string(), b));
+                out.push(("load.15m".to_string(), c));
+            }
+        }
+        if self.uptime.read(&mut self.buf).is_ok() {
+            if let Some(up) = parse_uptime(&self.buf) {
+                out.push(("uptime".to_string(), up));
+            }
         }
     }
 
@@ -139,11 +197,17 @@ impl Collector for CpuCollector {
     }
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+        self.follow_root()?;
         let cores = self.sample_cores(out);
+        self.sample_host(out);
         self.sample_throttling(out);
         let tree = self.tree.lock().map_err(|_| SamplerError::Poisoned)?;
         if let Some(e) = &tree.error {
             return Err(SamplerError::Process(e.clone()));
+        }
+        if tree.procs.is_empty() {
+            // No process monitored (or none read yet since the root changed).
+            return cores;
         }
         let threads: u64 = tree.procs.iter().map(|p| p.threads).sum();
         out.push(("proc.cpu.threads".to_string(), threads as f64));
@@ -200,7 +264,12 @@ mod tests {
             dir: Some(dir.path().to_path_buf()),
             ..Default::default()
         };
-        let mut c = CpuCollector::new(SharedTree::new(ProcessTree::new(1).into()), &cgroup);
+        let tree = ProcessTree {
+            cgroup,
+            ..ProcessTree::new(1)
+        };
+        let mut c = CpuCollector::new(SharedTree::new(tree.into()));
+        c.follow_root().expect("tree");
         write(10, 0);
         let mut out = Vec::new();
         c.sample_throttling(&mut out);
@@ -208,6 +277,43 @@ mod tests {
         write(30, 5);
         c.sample_throttling(&mut out);
         assert_eq!(out, [("proc.cpu.throttledPercent".to_string(), 25.0)]);
+    }
+
+    #[test]
+    fn load_averages_and_uptime() {
+        // Recorded from Linux 6.8 (`cat /proc/loadavg /proc/uptime`).
+        assert_eq!(
+            parse_loadavg("0.52 0.58 0.59 1/467 12345\n"),
+            Some([0.52, 0.58, 0.59])
+        );
+        assert_eq!(parse_loadavg("12.00 7.25 3.10 9/1203 998877"), Some([12.0, 7.25, 3.1]));
+        assert_eq!(parse_loadavg("0.52 0.58\n"), None);
+        assert_eq!(parse_loadavg("0.52 x 0.59 1/2 3\n"), None);
+        assert_eq!(parse_loadavg("nan 1 1 1/2 3\n"), None);
+        assert_eq!(parse_loadavg(""), None);
+        assert_eq!(parse_uptime("350735.47 234388.90\n"), Some(350_735.47));
+        assert_eq!(parse_uptime("-1 2\n"), None);
+        assert_eq!(parse_uptime("up\n"), None);
+    }
+
+    #[test]
+    fn host_keys_are_there_without_a_monitored_process() {
+        let tree = SharedTree::new(ProcessTree::detect(None).into());
+        let mut c = CpuCollector::new(tree.clone());
+        let mut out = Vec::new();
+        c.sample(&mut out).expect("sample");
+        out.clear();
+        // Per-core percentages need the jiffies to move (10 ms each).
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        c.sample(&mut out).expect("sample");
+        let keys: Vec<&str> = out.iter().map(|(k, _)| k.as_str()).collect();
+        for k in ["load.1m", "load.5m", "load.15m", "uptime", "cpu.0.cpu_percent"] {
+            assert!(keys.contains(&k), "{k} missing: {keys:?}");
+        }
+        assert!(
+            !keys.iter().any(|k| *k == "cpu" || k.starts_with("proc.")),
+            "{keys:?}"
+        );
     }
 
     #[test]

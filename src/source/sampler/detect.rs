@@ -1,6 +1,9 @@
 //! The families and how each is detected.
 
-use super::procfs::{CgroupLimits, SharedTree};
+use std::sync::Arc;
+
+use super::procfs::SharedTree;
+use super::procs::GpuMemory;
 use super::{
     amd, apple, cpu, dcgm, dcgm_exporter, disk, ipu, memory, network, neuron, tpu, Collector,
     NvidiaCollector, NvmlBackend, SamplerOptions,
@@ -10,7 +13,8 @@ use super::{
 pub(super) struct Detect<'a> {
     pub(super) opts: &'a SamplerOptions,
     pub(super) tree: &'a SharedTree,
-    pub(super) cgroup: &'a CgroupLimits,
+    /// Per-process GPU memory for the process table (the NVML collector fills it).
+    pub(super) gpu_memory: &'a Arc<GpuMemory>,
 }
 
 pub(super) type Detector = fn(&Detect<'_>) -> Result<Box<dyn Collector>, String>;
@@ -28,14 +32,11 @@ fn linux_only() -> Result<(), String> {
 pub(super) const DETECTORS: &[(&str, Detector)] = &[
     ("cpu", |d| {
         linux_only()?;
-        Ok(Box::new(cpu::CpuCollector::new(d.tree.clone(), d.cgroup)))
+        Ok(Box::new(cpu::CpuCollector::new(d.tree.clone())))
     }),
     ("memory", |d| {
         linux_only()?;
-        Ok(Box::new(memory::MemoryCollector::new(
-            d.tree.clone(),
-            d.cgroup.clone(),
-        )))
+        Ok(Box::new(memory::MemoryCollector::new(d.tree.clone())))
     }),
     ("disk", |d| {
         linux_only()?;
@@ -54,7 +55,8 @@ pub(super) const DETECTORS: &[(&str, Detector)] = &[
         let backend = NvmlBackend::init().map_err(|e| e.to_string())?;
         Ok(Box::new(
             NvidiaCollector::with_tree(backend, Some(d.tree.clone()))
-                .without_gpm_on(d.opts.dcgm_claims.clone()),
+                .without_gpm_on(d.opts.dcgm_claims.clone())
+                .with_proc_memory(d.gpu_memory.clone()),
         ))
     }),
     ("amd", |_| {

@@ -35,11 +35,13 @@ mod disk;
 mod http;
 mod ipu;
 mod memory;
+mod monitor;
 mod network;
 mod neuron;
 pub mod nvidia;
 mod openmetrics;
 mod procfs;
+mod procs;
 mod rocm_lib;
 mod tpu;
 mod worker;
@@ -52,7 +54,9 @@ use regex::Regex;
 pub use amd::{
     amd_gpu_info, amd_metrics, parse_rocm_smi_json, parse_rocm_smi_text, rocm_driver_version, Cards,
 };
-pub use nvidia::{ClockKind, GpuBackend, GpuDevice, GpuError, NvidiaCollector, NvmlBackend};
+pub use nvidia::{
+    ClockKind, GpuBackend, GpuDevice, GpuError, GpuProcess, NvidiaCollector, NvmlBackend,
+};
 pub use openmetrics::{
     openmetrics_values, parse_exposition, Exposition, KeyIndex, MetricKind, MetricSample,
     MAX_RESPONSE_BYTES, SCRAPE_TIMEOUT,
@@ -60,6 +64,8 @@ pub use openmetrics::{
 
 pub use command::{run_sample_command, sample_to_json, write_json_line};
 use detect::Detect;
+pub use monitor::MonitorHandle;
+pub use procs::ProcScanner;
 pub use worker::{deadline_for, spawn_sampler, Sampler, Ticker};
 
 #[derive(Debug, thiserror::Error)]
@@ -126,8 +132,13 @@ impl Sample {
 
 #[derive(Debug, Clone)]
 pub struct SamplerOptions {
-    /// Process whose tree feeds `cpu`, `proc.*` and `gpu.process.*`; default: this one.
+    /// Process whose tree feeds `cpu`, `proc.*` and `gpu.process.*`; without one, see
+    /// `monitor_self`.
     pub pid: Option<u32>,
+    /// Without `pid`: monitor this process (`leet sample`, the default) or none at all
+    /// (`leet --live`: no `cpu`, `proc.*` or `gpu.process.*` keys until one is chosen
+    /// with [`MonitorHandle::set`]).
+    pub monitor_self: bool,
     /// Paths for `disk.<path>.usage*`; empty means `/`.
     pub disk_paths: Vec<PathBuf>,
     /// (name, url) OpenMetrics endpoints.
@@ -147,6 +158,7 @@ impl Default for SamplerOptions {
     fn default() -> Self {
         Self {
             pid: None,
+            monitor_self: true,
             disk_paths: Vec::new(),
             openmetrics: Vec::new(),
             openmetrics_filter: None,

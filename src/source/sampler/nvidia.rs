@@ -12,10 +12,12 @@
 //! keys, as the first sample has no `cpu`.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::dcgm::GpuClaims;
 use super::procfs::SharedTree;
+use super::procs::GpuMemory;
 use super::{Collector, GpuInfo, SamplerError};
 
 /// Error text from a GPU backend call.
@@ -52,8 +54,18 @@ pub trait GpuDevice {
     fn encoder_utilization(&self) -> Result<u32, GpuError>;
     /// Energy used since the driver was loaded, in mJ.
     fn energy_mj(&self) -> Result<u64, GpuError>;
-    /// PIDs of compute and graphics processes on this device.
-    fn process_pids(&self) -> Result<Vec<u32>, GpuError>;
+    /// The compute and graphics processes on this device (a process doing both may
+    /// be listed twice).
+    fn processes(&self) -> Result<Vec<GpuProcess>, GpuError>;
+}
+
+/// A process on a GPU, as NVML lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuProcess {
+    pub pid: u32,
+    /// GPU memory it uses on this device, bytes; `None` where NVML cannot tell (no
+    /// permission, some MIG and Windows WDDM setups).
+    pub memory: Option<u64>,
 }
 
 /// The GPM metrics, in the order of [`GpmValues`]: the key suffix, and whether NVML's
@@ -192,8 +204,16 @@ impl GpuDevice for NvmlDevice<'_> {
     fn energy_mj(&self) -> Result<u64, GpuError> {
         nv(self.0.total_energy_consumption())
     }
-    fn process_pids(&self) -> Result<Vec<u32>, GpuError> {
+    fn processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
+        use nvml_wrapper::enums::device::UsedGpuMemory;
         use nvml_wrapper::error::NvmlError;
+        let one = |p: &nvml_wrapper::struct_wrappers::device::ProcessInfo| GpuProcess {
+            pid: p.pid,
+            memory: match p.used_gpu_memory {
+                UsedGpuMemory::Used(b) => Some(b),
+                UsedGpuMemory::Unavailable => None,
+            },
+        };
         // A process starting between NVML's count and list calls makes the list call
         // fail with InsufficientSize; that is a race, not a missing feature, so retry.
         let mut tries = 0;
@@ -203,11 +223,11 @@ impl GpuDevice for NvmlDevice<'_> {
                 r => break nv(r)?,
             }
         };
-        let mut pids: Vec<u32> = compute.iter().map(|p| p.pid).collect();
+        let mut procs: Vec<GpuProcess> = compute.iter().map(one).collect();
         if let Ok(g) = self.0.running_graphics_processes() {
-            pids.extend(g.iter().map(|p| p.pid));
+            procs.extend(g.iter().map(one));
         }
-        Ok(pids)
+        Ok(procs)
     }
 }
 
@@ -343,6 +363,8 @@ pub struct NvidiaCollector<B: GpuBackend> {
     pids: HashSet<u32>,
     /// GPUs whose profiling keys DCGM supplies (`--dcgm`): no GPM there, so no key twice.
     dcgm: GpuClaims,
+    /// Where each sample's per-process GPU memory goes, for the process table.
+    proc_memory: Option<Arc<GpuMemory>>,
 }
 
 impl<B: GpuBackend> NvidiaCollector<B> {
@@ -366,7 +388,16 @@ impl<B: GpuBackend> NvidiaCollector<B> {
             tree,
             pids: HashSet::new(),
             dcgm: GpuClaims::default(),
+            proc_memory: None,
         }
+    }
+
+    /// Publish each sample's GPU memory per process (all GPUs summed) to `map`, while
+    /// a process table wants it.
+    #[must_use]
+    pub(crate) fn with_proc_memory(mut self, map: Arc<GpuMemory>) -> Self {
+        self.proc_memory = Some(map);
+        self
     }
 
     /// A collector with no monitored process (no `gpu.process.*` keys).
@@ -429,6 +460,9 @@ impl<B: GpuBackend> Collector for NvidiaCollector<B> {
             self.pids.extend(tree.pids());
         }
         let mut first_err = None;
+        let publish = self.proc_memory.as_ref().filter(|m| m.wanted()).cloned();
+        let mut by_pid: HashMap<u32, u64> = HashMap::new();
+        let mut on_device: HashMap<u32, u64> = HashMap::new();
         for state in &mut self.devices {
             let dev = match self.backend.device(state.keys.index) {
                 Ok(d) => d,
@@ -508,11 +542,25 @@ impl<B: GpuBackend> Collector for NvidiaCollector<B> {
                     }
                 }
             }
-            if self.pids.is_empty() {
+            if self.pids.is_empty() && publish.is_none() {
                 continue;
             }
-            let in_use = probe(flags, Probe::Processes, || dev.process_pids())
-                .is_some_and(|pids| pids.iter().any(|p| self.pids.contains(p)));
+            let procs = probe(flags, Probe::Processes, || dev.processes()).unwrap_or_default();
+            if publish.is_some() {
+                // A process both compute and graphics is listed twice with the same
+                // memory: counted once per device, then summed over the devices.
+                on_device.clear();
+                for p in &procs {
+                    if let Some(b) = p.memory {
+                        let m = on_device.entry(p.pid).or_default();
+                        *m = (*m).max(b);
+                    }
+                }
+                for (&pid, &b) in &on_device {
+                    *by_pid.entry(pid).or_default() += b;
+                }
+            }
+            let in_use = procs.iter().any(|p| self.pids.contains(&p.pid));
             if in_use {
                 let prefix = format!("gpu.{}.", k.index);
                 let end = out.len();
@@ -527,6 +575,9 @@ impl<B: GpuBackend> Collector for NvidiaCollector<B> {
                     }
                 }
             }
+        }
+        if let Some(map) = publish {
+            map.publish(by_pid);
         }
         first_err.map_or(Ok(()), Err)
     }

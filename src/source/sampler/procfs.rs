@@ -44,6 +44,8 @@ pub(crate) struct ProcFile {
     bytes: Vec<u8>,
     /// Times the file was opened (for tests).
     opens: u64,
+    /// The kernel renders the file in one piece (see [`ProcFile::single`]).
+    single: bool,
 }
 
 impl ProcFile {
@@ -54,6 +56,19 @@ impl ProcFile {
             check_links: true,
             bytes: Vec::new(),
             opens: 0,
+            single: false,
+        }
+    }
+
+    /// A proc file the kernel renders in one piece, whole, into any buffer large
+    /// enough (`/proc/<pid>/stat`, `/proc/uptime`: one `show` of a `single_open` file):
+    /// there a read shorter than the buffer is the end of the file, and the second
+    /// `pread` that would return 0 is saved. Not for files of several records
+    /// (`/proc/net/dev`), where the kernel may stop a read short at a page boundary.
+    pub(crate) fn single(path: impl Into<PathBuf>) -> Self {
+        Self {
+            single: true,
+            ..Self::new(path)
         }
     }
 
@@ -101,7 +116,12 @@ impl ProcFile {
             let offset = self.bytes.len() as u64;
             match f.read_at(&mut chunk, offset) {
                 Ok(0) => break,
-                Ok(n) => self.bytes.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    self.bytes.extend_from_slice(&chunk[..n]);
+                    if n < chunk.len() && self.single && !self.check_links {
+                        break;
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -225,13 +245,22 @@ pub(crate) fn parse_stat(pid: u32, text: &str) -> Option<ProcStat> {
 
 /// The monitored process and its descendants, re-read once per sample by the
 /// [`super::Sampler`] and shared with the collectors that need it (cpu, memory, nvidia).
+/// The root can change while the collectors run (see [`super::MonitorHandle`]):
+/// `generation` counts the changes, so a collector drops its per-process state.
 #[derive(Debug)]
 pub(crate) struct ProcessTree {
-    pub root: u32,
+    /// `None`: no process is monitored (`procs` stays empty, no error).
+    pub root: Option<u32>,
+    /// The root and its descendants, root first; empty when there is no root or it
+    /// was not read yet.
     pub procs: Vec<ProcStat>,
     pub read_at: Instant,
     /// Set when the root process could not be read (exited, or no permission).
     pub error: Option<String>,
+    /// Limits of the root's leaf cgroup v2 (none without a root).
+    pub cgroup: CgroupLimits,
+    /// Times the root was changed.
+    pub generation: u64,
 }
 
 pub(crate) type SharedTree = Arc<Mutex<ProcessTree>>;
@@ -239,11 +268,31 @@ pub(crate) type SharedTree = Arc<Mutex<ProcessTree>>;
 impl ProcessTree {
     pub fn new(root: u32) -> Self {
         Self {
-            root,
+            root: Some(root),
             procs: Vec::new(),
             read_at: Instant::now(),
             error: Some("not sampled yet".to_string()),
+            cgroup: CgroupLimits::default(),
+            generation: 0,
         }
+    }
+
+    /// A tree whose root is `root` (or none), with that root's cgroup limits.
+    pub fn detect(root: Option<u32>) -> Self {
+        let mut t = Self::new(0);
+        t.set_root(root);
+        t.generation = 0;
+        t
+    }
+
+    /// Monitor `root` (or none) from now on: its cgroup limits replace the previous
+    /// root's, and nothing is known of it until the next refresh.
+    pub fn set_root(&mut self, root: Option<u32>) {
+        self.root = root;
+        self.procs.clear();
+        self.error = None;
+        self.cgroup = root.map(CgroupLimits::detect).unwrap_or_default();
+        self.generation += 1;
     }
 
     pub fn pids(&self) -> impl Iterator<Item = u32> + '_ {
@@ -273,6 +322,8 @@ pub(crate) struct TreeWalker {
     /// Refreshes each descendant has been seen in, in a row (see [`KEEP_AFTER`]).
     tenure: HashMap<u32, u32>,
     seen: HashMap<u32, u32>,
+    /// The tree's generation at the last refresh (a new root voids `outsiders`).
+    generation: u64,
 }
 
 impl TreeWalker {
@@ -292,6 +343,7 @@ impl TreeWalker {
             children: FileCache::default(),
             tenure: HashMap::new(),
             seen: HashMap::new(),
+            generation: 0,
         }
     }
 
@@ -325,8 +377,25 @@ impl TreeWalker {
     pub fn refresh(&mut self, tree: &mut ProcessTree) {
         tree.procs.clear();
         tree.read_at = Instant::now();
-        let Some(root) = self.read_stat(tree.root, true) else {
-            tree.error = Some(format!("process {} not found", tree.root));
+        if tree.generation != self.generation {
+            // Another root: who is outside the tree, and for how long members have
+            // been in it, was about the old one.
+            self.generation = tree.generation;
+            self.outsiders.clear();
+            self.tenure.clear();
+        }
+        let Some(root_pid) = tree.root else {
+            tree.error = None;
+            // Nothing was read: the old members' kept files are closed.
+            self.stats.end_round();
+            self.children.end_round();
+            return;
+        };
+        let Some(root) = self.read_stat(root_pid, true) else {
+            tree.error = Some(format!("process {root_pid} not found"));
+            // The kept files of the old members are closed.
+            self.stats.end_round();
+            self.children.end_round();
             return;
         };
         tree.error = None;
@@ -552,47 +621,6 @@ fn cgroup2_dir(pid: u32) -> Option<PathBuf> {
     let rel = rel.strip_prefix(mount_root.as_str()).unwrap_or(rel);
     let dir = Path::new(&mount_point).join(rel.trim_start_matches('/'));
     dir.is_dir().then_some(dir)
-}
-
-/// `/proc/meminfo` values (kB) the memory collector needs.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MemInfo {
-    pub total_kb: u64,
-    pub available_kb: u64,
-}
-
-pub(crate) fn parse_meminfo(text: &str) -> MemInfo {
-    let mut m = MemInfo::default();
-    let mut free = 0;
-    let mut buffers = 0;
-    let mut cached = 0;
-    let mut have_available = false;
-    for line in text.lines() {
-        let Some((k, v)) = line.split_once(':') else {
-            continue;
-        };
-        let v: u64 = v
-            .split_ascii_whitespace()
-            .next()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        match k {
-            "MemTotal" => m.total_kb = v,
-            "MemAvailable" => {
-                m.available_kb = v;
-                have_available = true;
-            }
-            "MemFree" => free = v,
-            "Buffers" => buffers = v,
-            "Cached" => cached = v,
-            _ => {}
-        }
-    }
-    if !have_available {
-        // Kernels before 3.14: the same estimate gopsutil falls back to.
-        m.available_kb = free + buffers + cached;
-    }
-    m
 }
 
 pub(crate) fn clock_ticks_per_second() -> f64 {

@@ -9,7 +9,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::detect::DETECTORS;
-use super::procfs::{CgroupLimits, ProcessTree, SharedTree, TreeWalker};
+use super::monitor::MonitorHandle;
+use super::procfs::{ProcessTree, SharedTree, TreeWalker};
+use super::procs::{GpuMemory, ProcScanner};
 use super::{openmetrics, Collector, Detect, GpuInfo, HostInfo, Sample, SamplerOptions};
 
 /// How long one sample waits for its sources: half the interval, so a sample is out
@@ -83,6 +85,7 @@ pub struct Sampler {
     tree: SharedTree,
     walker: TreeWalker,
     needs_tree: bool,
+    gpu_memory: Arc<GpuMemory>,
     deadline: Duration,
     seq: u64,
 }
@@ -158,18 +161,20 @@ impl Sampler {
         if opts.disk_paths.is_empty() {
             opts.disk_paths.push(PathBuf::from("/"));
         }
-        let root = opts.pid.unwrap_or_else(std::process::id);
-        let tree = Arc::new(Mutex::new(ProcessTree::new(root)));
-        let cgroup = CgroupLimits::detect(root);
-        let shared = Arc::new((opts.clone(), cgroup));
+        let root = opts
+            .pid
+            .or_else(|| opts.monitor_self.then(std::process::id));
+        let tree = Arc::new(Mutex::new(ProcessTree::detect(root)));
+        let gpu_memory = Arc::new(GpuMemory::default());
+        let shared = Arc::new(opts.clone());
         let mut detections: Vec<(String, Detection)> = Vec::new();
         for (family, detect) in DETECTORS {
-            let (shared, tree) = (shared.clone(), tree.clone());
+            let (shared, tree, gpu_memory) = (shared.clone(), tree.clone(), gpu_memory.clone());
             let d: Detection = Box::new(move || {
                 detect(&Detect {
-                    opts: &shared.0,
+                    opts: &shared,
                     tree: &tree,
-                    cgroup: &shared.1,
+                    gpu_memory: &gpu_memory,
                 })
             });
             detections.push(((*family).to_string(), d));
@@ -184,6 +189,7 @@ impl Sampler {
             detections.push((family, d));
         }
         let mut s = Self::start(detections, tree, deadline_for(opts.interval));
+        s.gpu_memory = gpu_memory;
         s.needs_tree = s.workers.iter().any(|w| {
             matches!(w.family.as_str(), "cpu" | "memory" | "nvidia")
                 && !matches!(w.state, State::Gone)
@@ -204,6 +210,28 @@ impl Sampler {
             .collect();
         let tree = Arc::new(Mutex::new(ProcessTree::new(std::process::id())));
         Self::start(detections, tree, deadline_for(Duration::from_secs(1)))
+    }
+
+    /// A handle that switches the monitored process tree from any thread (the
+    /// sampler may be running on its own, see [`spawn_sampler`]).
+    #[must_use]
+    pub fn monitor_handle(&self) -> MonitorHandle {
+        MonitorHandle::new(self.tree.clone())
+    }
+
+    /// Monitor `pid`'s tree from the next sample on, or none: see [`MonitorHandle::set`].
+    ///
+    /// # Errors
+    /// A process that cannot be read; then none is monitored.
+    pub fn set_monitored(&mut self, pid: Option<u32>) -> Result<Option<(u32, String)>, String> {
+        self.monitor_handle().set(pid)
+    }
+
+    /// A scanner of this host's processes whose rows carry the GPU memory this
+    /// sampler's NVML collector reads (from its next sample on).
+    #[must_use]
+    pub fn proc_scanner(&self) -> ProcScanner {
+        ProcScanner::with_root("/proc", "/etc/passwd", Some(self.gpu_memory.clone()))
     }
 
     /// Set how long each sample waits for its sources.
@@ -253,6 +281,7 @@ impl Sampler {
             tree,
             walker: TreeWalker::new(),
             needs_tree: false,
+            gpu_memory: Arc::default(),
             deadline,
             seq: 0,
         };

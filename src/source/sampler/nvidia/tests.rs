@@ -8,6 +8,8 @@ struct FakeGpu {
     name: String,
     unsupported: Vec<&'static str>,
     pids: Vec<u32>,
+    /// Listed after `pids` (which have no memory figure).
+    listed: Vec<GpuProcess>,
     calls: Arc<std::sync::Mutex<HashMap<&'static str, usize>>>,
     base: u32,
     /// GPM supported: each call returns these values (after the first call).
@@ -68,8 +70,12 @@ impl GpuDevice for &FakeGpu {
     fn energy_mj(&self) -> Result<u64, GpuError> {
         self.call("energy", 123_456_789)
     }
-    fn process_pids(&self) -> Result<Vec<u32>, GpuError> {
-        self.call("processes", self.pids.clone())
+    fn processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
+        let mut procs: Vec<GpuProcess> = (self.pids.iter())
+            .map(|&pid| GpuProcess { pid, memory: None })
+            .collect();
+        procs.extend(&self.listed);
+        self.call("processes", procs)
     }
 }
 
@@ -264,4 +270,44 @@ fn gpm_keys_come_from_the_second_sample_on() {
     }
     assert_eq!(calls.lock().expect("lock")["gpm"], 4);
     assert_eq!(c.backend.0[1].calls.lock().expect("lock")["gpm"], 1);
+}
+
+#[test]
+fn gpu_memory_per_process_is_published_summed_over_gpus() {
+    let gpu = |listed: Vec<GpuProcess>| FakeGpu {
+        name: "NVIDIA H100".to_string(),
+        listed,
+        ..Default::default()
+    };
+    let p = |pid, memory| GpuProcess { pid, memory };
+    let backend = FakeBackend(vec![
+        // 100 is compute and graphics on GPU 0: listed twice, counted once.
+        gpu(vec![p(100, Some(2 << 30)), p(100, Some(2 << 30)), p(200, None)]),
+        gpu(vec![p(100, Some(1 << 30)), p(300, Some(512 << 20))]),
+    ]);
+    let map = Arc::new(GpuMemory::default());
+    let mut c = NvidiaCollector::new(backend).with_proc_memory(map.clone());
+    let mut out = Vec::new();
+    c.sample(&mut out).expect("sample");
+    // Nobody asked for it yet (no process table, as in `leet sample`): no NVML calls.
+    let calls = |c: &NvidiaCollector<FakeBackend>| -> usize {
+        c.backend.0.iter().map(|g| g.calls.lock().expect("lock").get("processes").copied().unwrap_or(0)).sum()
+    };
+    assert_eq!(calls(&c), 0);
+    let mut scanner = crate::source::sampler::procs::ProcScanner::with_root(
+        "/nonexistent",
+        "/nonexistent",
+        Some(map.clone()),
+    );
+    assert!(scanner.scan().rows.is_empty());
+    c.sample(&mut out).expect("sample");
+    assert_eq!(calls(&c), 2);
+    let by_pid = map.snapshot();
+    assert_eq!(
+        by_pid,
+        HashMap::from([(100, 3 << 30), (300, 512 << 20)]),
+        "200 has no memory figure: not in the map"
+    );
+    // No gpu.process.* keys: no monitored process.
+    assert!(!out.iter().any(|(k, _)| k.starts_with("gpu.process.")));
 }

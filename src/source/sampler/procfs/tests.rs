@@ -19,20 +19,6 @@ fn cpu_max_values() {
 }
 
 #[test]
-fn meminfo_available_and_fallback() {
-    let m = parse_meminfo("MemTotal:       1000 kB\nMemFree:   100 kB\nMemAvailable:   600 kB\n");
-    assert_eq!(
-        m,
-        MemInfo {
-            total_kb: 1000,
-            available_kb: 600
-        }
-    );
-    let m = parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\n");
-    assert_eq!(m.available_kb, 350);
-}
-
-#[test]
 fn ppid_walk_finds_new_children_between_rescans() {
     let mut walker = TreeWalker::new();
     walker.has_children_files = false;
