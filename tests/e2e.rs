@@ -647,10 +647,9 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let t = Tmux::start_args("follow", &["--live", "--interval", "300ms"], 200, 50);
-    t.wait_for("Processes [", Duration::from_secs(15));
     // No process is monitored at start: no process readings.
-    let s = t.screen();
-    assert!(s.contains("no process monitored"), "{s}");
+    let (s, _) = t.wait_for("no process monitored", Duration::from_secs(15));
+    assert!(s.contains("Processes ["), "{s}");
     assert!(overview_value(&s, "proc.cpu.threads").is_none(), "{s}");
     // Find the holder by its pid in the table's filter, and monitor it.
     t.keys(&["f"]);

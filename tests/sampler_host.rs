@@ -490,7 +490,10 @@ fn sample_command_writes_json_lines() {
     let mut out = Vec::new();
     leet::source::sampler::run_sample_command(
         SamplerOptions {
-            interval: Duration::from_millis(50),
+            // Each source has half the interval to answer: 200 ms leaves room on
+            // a machine busy with a parallel test run (at 50 ms the memory
+            // reading was sometimes late, and left out of a line).
+            interval: Duration::from_millis(400),
             ..SamplerOptions::default()
         },
         Some(2),
