@@ -643,7 +643,10 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
     // Wait until its threads are up.
     let t0 = Instant::now();
     while threads_of(pid) < 7 {
-        assert!(t0.elapsed() < Duration::from_secs(10), "threads not started");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "threads not started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let t = Tmux::start_args("follow", &["--live", "--interval", "300ms"], 200, 50);

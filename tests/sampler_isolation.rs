@@ -685,9 +685,8 @@ impl Pty {
 fn samples_shown(text: &str) -> Option<u64> {
     // The status bar's "N samples" (other text on the live screen can say
     // "sample" too, e.g. "waiting for the first sample…").
-    text.match_indices(" sample").find_map(|(i, _)| {
-        text[..i].rsplit(' ').next().and_then(|d| d.parse().ok())
-    })
+    text.match_indices(" sample")
+        .find_map(|(i, _)| text[..i].rsplit(' ').next().and_then(|d| d.parse().ok()))
 }
 
 /// The number of charts in the live grid, from its title ("Metrics [1-9 of 10010]").

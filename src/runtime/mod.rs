@@ -30,6 +30,12 @@ use crate::view;
 /// drawing progress).
 const DRAIN_BUDGET: Duration = Duration::from_millis(40);
 
+/// While the file's existing bytes are still being read, the loop draws progress
+/// at most this often (a frame downsamples every visible series: drawing after
+/// every 40 ms drain spent a fifth of the loop's time of a 1 GB load on frames).
+/// Keys and mouse are still answered at once.
+const LOAD_FRAME: Duration = Duration::from_millis(150);
+
 /// Keys and mouse reports from the terminal, read by our own reader (see
 /// `input`): an unfinished escape sequence never holds back later keys. ctrl+z
 /// suspends, as in a terminal in cooked mode; ctrl+c quits even if the loop is busy.
@@ -171,10 +177,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     }
     let mut config = Map::new();
     config.insert("interval".into(), json!(format!("{:?}", opts.interval)));
-    config.insert(
-        "pid".into(),
-        opts.pid.map_or(json!("none"), |p| json!(p)),
-    );
+    config.insert("pid".into(), opts.pid.map_or(json!("none"), |p| json!(p)));
     let disks: Vec<String> = opts
         .disk_paths
         .iter()
@@ -247,14 +250,30 @@ fn drive(
             }
         }
         let mut signal = None;
+        // A frame held back while loading (see LOAD_FRAME), and when the last was drawn.
+        let mut held = false;
+        let mut last_draw = Instant::now();
+        // Whether a frame with some of the file's records has been drawn: until
+        // then nothing is held back, so the first records show at once.
+        let mut drew_records = false;
         loop {
-            let Ok(first) = rx.recv() else {
-                return Ok(signal);
+            let first = if held {
+                match rx.recv_timeout(LOAD_FRAME.saturating_sub(last_draw.elapsed())) {
+                    Ok(m) => Some(m),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(signal),
+                }
+            } else {
+                match rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => return Ok(signal),
+                }
             };
             let start = Instant::now();
-            let mut dirty = false;
+            let mut dirty = held;
             let mut repaint = false;
-            for msg in std::iter::once(first).chain(std::iter::from_fn(|| {
+            let mut answered_input = false;
+            for msg in first.into_iter().chain(std::iter::from_fn(|| {
                 if start.elapsed() < DRAIN_BUDGET {
                     rx.try_recv().ok()
                 } else {
@@ -284,6 +303,7 @@ fn drive(
                             return Ok(signal);
                         }
                         if input && fx.redraw {
+                            answered_input = true;
                             break;
                         }
                     }
@@ -295,7 +315,17 @@ fn drive(
                 exec.run(app.update(Msg::Resize(size.width, size.height)).cmds);
             }
             if dirty || repaint {
-                draw(&mut term, &app)?;
+                let pace = app.source.loading()
+                    && drew_records
+                    && !repaint
+                    && !answered_input
+                    && last_draw.elapsed() < LOAD_FRAME;
+                held = pace;
+                if !pace {
+                    draw(&mut term, &app)?;
+                    last_draw = Instant::now();
+                    drew_records = app.source.read_to > 0;
+                }
             }
         }
     })();

@@ -82,7 +82,15 @@ fn row(t: &ProcTable, pid: u32) -> &ProcRow {
 fn rows_from_a_fake_proc_tree() {
     let f = FakeProc::new();
     f.process(1, 0, "systemd", Some(0), b"/sbin/init\0splash\0", 500, 1);
-    f.process(42, 1, "python3", Some(1000), b"python\0train.py\0--lr\x000.1\0", 0, 100);
+    f.process(
+        42,
+        1,
+        "python3",
+        Some(1000),
+        b"python\0train.py\0--lr\x000.1\0",
+        0,
+        100,
+    );
     f.process(7, 2, "kworker/0:1", Some(0), b"", 0, 5);
     f.process(99, 1, "odd", Some(4242), b"odd\0", 0, 100);
     // Not processes: other entries of /proc.
@@ -116,7 +124,11 @@ fn cpu_is_percent_of_one_core_since_the_previous_scan() {
     let mut s = f.scanner(None);
     let t0 = Instant::now();
     let first = s.scan_at(t0);
-    assert!((row(&first, 10).cpu - 50.0).abs() < 1e-6, "{:?}", first.rows);
+    assert!(
+        (row(&first, 10).cpu - 50.0).abs() < 1e-6,
+        "{:?}",
+        first.rows
+    );
     assert_eq!(row(&first, 11).cpu, 0.0);
     // 2 s later: busy used 2 s of CPU (one core), idle 0.5 s.
     f.stat(10, 1, "busy", 52 * f.tps, 900 * f.tps);
@@ -185,7 +197,10 @@ fn vanished_and_unreadable_processes_are_left_out() {
     use std::os::unix::fs::MetadataExt as _;
     let owner = std::fs::metadata(f.root().join("35")).expect("meta").uid();
     let users = parse_passwd(&std::fs::read_to_string(f.dir.path().join("passwd")).expect("pw"));
-    let want = users.get(&owner).cloned().unwrap_or_else(|| owner.to_string());
+    let want = users
+        .get(&owner)
+        .cloned()
+        .unwrap_or_else(|| owner.to_string());
     assert_eq!(row(&t, 35).user, want);
     assert_eq!(row(&t, 35).command, "[e]");
     // 31 exits: gone from the next scan, its kept file closed.
@@ -246,7 +261,10 @@ fn hostile_command_lines_are_bounded_valid_text() {
     let t = s.scan();
     let c = &row(&t, 50).command;
     assert!(c.contains('\u{fffd}'), "invalid UTF-8 replaced: {c:?}");
-    assert!(c.starts_with("\x1b]0;pwned"), "kept as data for the view: {c:?}");
+    assert!(
+        c.starts_with("\x1b]0;pwned"),
+        "kept as data for the view: {c:?}"
+    );
     // What the view draws has no control character left.
     let shown = crate::text::sanitize(c);
     assert!(!shown.chars().any(char::is_control), "{shown:?}");
@@ -263,7 +281,10 @@ fn gpu_memory_comes_from_the_shared_map() {
     let gpu = Arc::new(GpuMemory::default());
     assert!(!gpu.wanted());
     let mut s = f.scanner(Some(gpu.clone()));
-    assert!(gpu.wanted(), "a scanner asks the NVML collector for the map");
+    assert!(
+        gpu.wanted(),
+        "a scanner asks the NVML collector for the map"
+    );
     assert_eq!(row(&s.scan(), 60).gpu_memory, None);
     gpu.publish(HashMap::from([(60, 3 << 30), (12345, 1)]));
     let t = s.scan();
@@ -277,7 +298,10 @@ fn passwd_status_and_cmdline_parsing() {
     assert_eq!(users.get(&0).map(String::as_str), Some("root"));
     assert_eq!(users.get(&1001).map(String::as_str), Some("bob"));
     assert_eq!(users.len(), 2);
-    assert_eq!(read_passwd(Path::new("/nonexistent/passwd")), HashMap::new());
+    assert_eq!(
+        read_passwd(Path::new("/nonexistent/passwd")),
+        HashMap::new()
+    );
     assert_eq!(
         parse_status_uid("Name:\tsudo\nUid:\t1000\t0\t0\t0\nGid:\t1\t1\t1\t1\n"),
         Some(0)
