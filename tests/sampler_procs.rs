@@ -67,8 +67,12 @@ fn ps(pid: u32) -> (u32, f64, String) {
         rest = tail.get(1..).unwrap_or_default();
         field.to_string()
     };
-    let threads = next().parse().unwrap_or_else(|_| panic!("ps nlwp: {text:?}"));
-    let cpu = next().parse().unwrap_or_else(|_| panic!("ps pcpu: {text:?}"));
+    let threads = next()
+        .parse()
+        .unwrap_or_else(|_| panic!("ps nlwp: {text:?}"));
+    let cpu = next()
+        .parse()
+        .unwrap_or_else(|_| panic!("ps pcpu: {text:?}"));
     (threads, cpu, rest.to_string())
 }
 
@@ -160,7 +164,11 @@ fn the_process_table_agrees_with_ps() {
     // (other tests' threads come and go: compared with a reading just after).
     let me = row(&t, std::process::id());
     let now = threads_of(std::process::id());
-    assert!(me.threads >= 5 && me.threads.abs_diff(now) <= 8, "{} vs {now}", me.threads);
+    assert!(
+        me.threads >= 5 && me.threads.abs_diff(now) <= 8,
+        "{} vs {now}",
+        me.threads
+    );
     // The busy child: about one core over the last 2 s (2 loaded cores: generous),
     // close to what ps says over its life (the same 2 s, give or take).
     let busy_row = row(&t, busy.0.id());
@@ -178,7 +186,10 @@ fn the_process_table_agrees_with_ps() {
     assert!(row(&t, sleeper.0.id()).cpu < 5.0);
     assert!(row(&t, sleeper.0.id()).rss > 0);
     // Every row is well formed, and the user of this process's row is ours.
-    assert!(t.rows.iter().all(|r| !r.command.is_empty() && !r.user.is_empty()));
+    assert!(t
+        .rows
+        .iter()
+        .all(|r| !r.command.is_empty() && !r.user.is_empty()));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for p in parked {
         p.thread().unpark();
@@ -207,12 +218,24 @@ fn the_monitored_tree_follows_its_root() {
         monitor_self: false,
         ..SamplerOptions::default()
     });
-    let process_key = |k: &&str| *k == "cpu" || k.starts_with("proc.cpu") || k.starts_with("proc.memory.rss") || k.starts_with("gpu.process.");
+    let process_key = |k: &&str| {
+        *k == "cpu"
+            || k.starts_with("proc.cpu")
+            || k.starts_with("proc.memory.rss")
+            || k.starts_with("gpu.process.")
+    };
     sampler.sample();
     let s = sampler.sample();
     let k = keys(&s);
     assert!(!k.iter().any(process_key), "no process monitored: {k:?}");
-    for host in ["load.1m", "load.5m", "load.15m", "uptime", "memory_percent", "swap.total"] {
+    for host in [
+        "load.1m",
+        "load.5m",
+        "load.15m",
+        "uptime",
+        "memory_percent",
+        "swap.total",
+    ] {
         assert!(k.contains(&host), "{host} missing: {k:?}");
     }
     assert!(
@@ -232,10 +255,16 @@ fn the_monitored_tree_follows_its_root() {
     }
     assert_eq!(threads, Some(3.0));
     let s = sampler.sample();
-    assert!(s.get("proc.memory.rssMB").is_some_and(|v| v > 0.0), "{:?}", keys(&s));
+    assert!(
+        s.get("proc.memory.rssMB").is_some_and(|v| v > 0.0),
+        "{:?}",
+        keys(&s)
+    );
     let sleeper = spawn("sleep", &["600"]);
     wait_for(sleeper.0.id(), 1, "sleep");
-    let root = sampler.set_monitored(Some(sleeper.0.id())).expect("monitor sleep");
+    let root = sampler
+        .set_monitored(Some(sleeper.0.id()))
+        .expect("monitor sleep");
     assert_eq!(root, Some((sleeper.0.id(), "sleep 600".to_string())));
     assert_eq!(sampler.sample().get("proc.cpu.threads"), Some(1.0));
     // `cpu` needs two readings of the new tree (none carried over from the old one).
@@ -268,12 +297,28 @@ fn leet_sample_json_has_the_host_keys_and_monitors_itself() {
         .args(["sample", "--json", "--count", "2", "--interval", "200ms"])
         .output()
         .expect("leet sample");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let last: serde_json::Value =
         serde_json::from_str(text.lines().last().expect("a line")).expect("json");
-    for k in ["load.1m", "load.5m", "load.15m", "uptime", "swap.total", "swap.used", "cpu", "proc.cpu.threads"] {
-        assert!(last.get(k).is_some_and(serde_json::Value::is_number), "{k}: {last}");
+    for k in [
+        "load.1m",
+        "load.5m",
+        "load.15m",
+        "uptime",
+        "swap.total",
+        "swap.used",
+        "cpu",
+        "proc.cpu.threads",
+    ] {
+        assert!(
+            last.get(k).is_some_and(serde_json::Value::is_number),
+            "{k}: {last}"
+        );
     }
     let up = last["uptime"].as_f64().unwrap_or(0.0);
     assert!(up > 0.0, "{last}");

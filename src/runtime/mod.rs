@@ -171,10 +171,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     }
     let mut config = Map::new();
     config.insert("interval".into(), json!(format!("{:?}", opts.interval)));
-    config.insert(
-        "pid".into(),
-        opts.pid.map_or(json!("none"), |p| json!(p)),
-    );
+    config.insert("pid".into(), opts.pid.map_or(json!("none"), |p| json!(p)));
     let disks: Vec<String> = opts
         .disk_paths
         .iter()

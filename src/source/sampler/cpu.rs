@@ -286,7 +286,10 @@ mod tests {
             parse_loadavg("0.52 0.58 0.59 1/467 12345\n"),
             Some([0.52, 0.58, 0.59])
         );
-        assert_eq!(parse_loadavg("12.00 7.25 3.10 9/1203 998877"), Some([12.0, 7.25, 3.1]));
+        assert_eq!(
+            parse_loadavg("12.00 7.25 3.10 9/1203 998877"),
+            Some([12.0, 7.25, 3.1])
+        );
         assert_eq!(parse_loadavg("0.52 0.58\n"), None);
         assert_eq!(parse_loadavg("0.52 x 0.59 1/2 3\n"), None);
         assert_eq!(parse_loadavg("nan 1 1 1/2 3\n"), None);
@@ -307,7 +310,13 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(60));
         c.sample(&mut out).expect("sample");
         let keys: Vec<&str> = out.iter().map(|(k, _)| k.as_str()).collect();
-        for k in ["load.1m", "load.5m", "load.15m", "uptime", "cpu.0.cpu_percent"] {
+        for k in [
+            "load.1m",
+            "load.5m",
+            "load.15m",
+            "uptime",
+            "cpu.0.cpu_percent",
+        ] {
             assert!(keys.contains(&k), "{k} missing: {keys:?}");
         }
         assert!(

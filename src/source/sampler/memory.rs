@@ -173,7 +173,8 @@ mod tests {
 
     #[test]
     fn meminfo_available_and_fallback() {
-        let m = parse_meminfo("MemTotal:       1000 kB\nMemFree:   100 kB\nMemAvailable:   600 kB\n");
+        let m =
+            parse_meminfo("MemTotal:       1000 kB\nMemFree:   100 kB\nMemAvailable:   600 kB\n");
         assert_eq!(
             m,
             MemInfo {
@@ -182,7 +183,8 @@ mod tests {
                 swap: None,
             }
         );
-        let m = parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\n");
+        let m =
+            parse_meminfo("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\n");
         assert_eq!(m.available_kb, 350);
     }
 
@@ -223,7 +225,10 @@ Hugepagesize:       2048 kB
         swap_values(none, &mut out);
         assert_eq!(
             out,
-            [("swap.total".to_string(), 0.0), ("swap.used".to_string(), 0.0)]
+            [
+                ("swap.total".to_string(), 0.0),
+                ("swap.used".to_string(), 0.0)
+            ]
         );
         // No swap lines at all (a stripped-down /proc): no swap keys.
         out.clear();

@@ -35,7 +35,10 @@ impl MonitorHandle {
             None => Ok(None),
             Some(pid) => describe(&self.proc_root, pid).map(|cmd| Some((pid, cmd))),
         };
-        let root = found.as_ref().ok().and_then(|f| f.as_ref().map(|(p, _)| *p));
+        let root = found
+            .as_ref()
+            .ok()
+            .and_then(|f| f.as_ref().map(|(p, _)| *p));
         let mut tree = self
             .tree
             .lock()

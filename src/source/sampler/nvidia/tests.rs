@@ -282,7 +282,11 @@ fn gpu_memory_per_process_is_published_summed_over_gpus() {
     let p = |pid, memory| GpuProcess { pid, memory };
     let backend = FakeBackend(vec![
         // 100 is compute and graphics on GPU 0: listed twice, counted once.
-        gpu(vec![p(100, Some(2 << 30)), p(100, Some(2 << 30)), p(200, None)]),
+        gpu(vec![
+            p(100, Some(2 << 30)),
+            p(100, Some(2 << 30)),
+            p(200, None),
+        ]),
         gpu(vec![p(100, Some(1 << 30)), p(300, Some(512 << 20))]),
     ]);
     let map = Arc::new(GpuMemory::default());
@@ -291,7 +295,18 @@ fn gpu_memory_per_process_is_published_summed_over_gpus() {
     c.sample(&mut out).expect("sample");
     // Nobody asked for it yet (no process table, as in `leet sample`): no NVML calls.
     let calls = |c: &NvidiaCollector<FakeBackend>| -> usize {
-        c.backend.0.iter().map(|g| g.calls.lock().expect("lock").get("processes").copied().unwrap_or(0)).sum()
+        c.backend
+            .0
+            .iter()
+            .map(|g| {
+                g.calls
+                    .lock()
+                    .expect("lock")
+                    .get("processes")
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .sum()
     };
     assert_eq!(calls(&c), 0);
     let mut scanner = crate::source::sampler::procs::ProcScanner::with_root(

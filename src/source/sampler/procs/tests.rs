@@ -82,7 +82,15 @@ fn row(t: &ProcTable, pid: u32) -> &ProcRow {
 fn rows_from_a_fake_proc_tree() {
     let f = FakeProc::new();
     f.process(1, 0, "systemd", Some(0), b"/sbin/init\0splash\0", 500, 1);
-    f.process(42, 1, "python3", Some(1000), b"python\0train.py\0--lr\x000.1\0", 0, 100);
+    f.process(
+        42,
+        1,
+        "python3",
+        Some(1000),
+        b"python\0train.py\0--lr\x000.1\0",
+        0,
+        100,
+    );
     f.process(7, 2, "kworker/0:1", Some(0), b"", 0, 5);
     f.process(99, 1, "odd", Some(4242), b"odd\0", 0, 100);
     // Not processes: other entries of /proc.
@@ -116,7 +124,11 @@ fn cpu_is_percent_of_one_core_since_the_previous_scan() {
     let mut s = f.scanner(None);
     let t0 = Instant::now();
     let first = s.scan_at(t0);
-    assert!((row(&first, 10).cpu - 50.0).abs() < 1e-6, "{:?}", first.rows);
+    assert!(
+        (row(&first, 10).cpu - 50.0).abs() < 1e-6,
+        "{:?}",
+        first.rows
+    );
     assert_eq!(row(&first, 11).cpu, 0.0);
     // 2 s later: busy used 2 s of CPU (one core), idle 0.5 s.
     f.stat(10, 1, "busy", 52 * f.tps, 900 * f.tps);
@@ -185,7 +197,10 @@ fn vanished_and_unreadable_processes_are_left_out() {
     use std::os::unix::fs::MetadataExt as _;
     let owner = std::fs::metadata(f.root().join("35")).expect("meta").uid();
     let users = parse_passwd(&std::fs::read_to_string(f.dir.path().join("passwd")).expect("pw"));
-    let want = users.get(&owner).cloned().unwrap_or_else(|| owner.to_string());
+    let want = users
+        .get(&owner)
+        .cloned()
+        .unwrap_or_else(|| owner.to_string());
     assert_eq!(row(&t, 35).user, want);
     assert_eq!(row(&t, 35).command, "[e]");
     // 31 exits: gone from the next scan, its kept file closed.
@@ -234,6 +249,56 @@ fn kept_files_are_bounded_and_the_rest_read_one_shot() {
 }
 
 #[test]
+fn idle_processes_are_read_less_often_and_wake_up_with_their_average() {
+    let f = FakeProc::new();
+    for pid in 200..240 {
+        f.process(pid, 1, "idle", Some(0), b"idle\0", 5, 1);
+    }
+    f.process(300, 1, "busy", Some(0), b"busy\0", 0, 1);
+    let mut s = f.scanner(None);
+    let t0 = Instant::now();
+    let at = |n: u64| t0 + Duration::from_secs(n);
+    let mut busy_ticks = 0;
+    // Reads 1 to 4: every process each scan (new, then IDLE_AFTER idle readings).
+    for n in 0..=u64::from(IDLE_AFTER) {
+        busy_ticks += f.tps;
+        f.stat(300, 1, "busy", busy_ticks, 1);
+        assert_eq!(s.scan_at(at(n)).rows.len(), 41);
+    }
+    assert_eq!(s.stat_reads, 41 * (u64::from(IDLE_AFTER) + 1));
+    // From then on an idle process is read every IDLE_EVERY scans, the busy one at
+    // every scan; every row is there, idle ones at 0 %, their memory as last read.
+    let before = s.stat_reads;
+    for n in 4..4 + IDLE_EVERY * 2 {
+        busy_ticks += f.tps;
+        f.stat(300, 1, "busy", busy_ticks, 1);
+        let t = s.scan_at(at(n));
+        assert_eq!(t.rows.len(), 41);
+        assert!((row(&t, 300).cpu - 100.0).abs() < 1e-6, "{:?}", row(&t, 300));
+        assert!(t.rows.iter().filter(|r| r.pid != 300).all(|r| r.cpu == 0.0 && r.threads == 3 && r.rss == 250 * procfs::page_size()));
+    }
+    let reads = s.stat_reads - before;
+    assert_eq!(reads, 40 * 2 + IDLE_EVERY * 2, "idle ones read twice each in {} scans", IDLE_EVERY * 2);
+    // One wakes up: within IDLE_EVERY scans its row has its CPU, averaged over the
+    // time since it was last read.
+    f.stat(210, 1, "idle", 5 + f.tps, 1);
+    let mut seen = None;
+    for n in 4 + IDLE_EVERY * 2..4 + IDLE_EVERY * 3 {
+        let t = s.scan_at(at(n));
+        if row(&t, 210).cpu > 0.0 {
+            seen = Some(row(&t, 210).cpu);
+            break;
+        }
+    }
+    let cpu = seen.expect("woke up within IDLE_EVERY scans");
+    // One second of CPU over the IDLE_EVERY seconds since its last reading.
+    assert!((cpu - 100.0 / IDLE_EVERY as f64).abs() < 1e-6, "{cpu}");
+    // An idle process that exits is gone from the next table, read or not.
+    std::fs::remove_dir_all(f.root().join("220")).expect("rm");
+    assert!(s.scan_at(at(100)).rows.iter().all(|r| r.pid != 220));
+}
+
+#[test]
 fn hostile_command_lines_are_bounded_valid_text() {
     let f = FakeProc::new();
     let mut evil = b"\x1b]0;pwned\x07\x1b[2J\xff\xfe\0--\x1b[31mred\0".to_vec();
@@ -246,7 +311,10 @@ fn hostile_command_lines_are_bounded_valid_text() {
     let t = s.scan();
     let c = &row(&t, 50).command;
     assert!(c.contains('\u{fffd}'), "invalid UTF-8 replaced: {c:?}");
-    assert!(c.starts_with("\x1b]0;pwned"), "kept as data for the view: {c:?}");
+    assert!(
+        c.starts_with("\x1b]0;pwned"),
+        "kept as data for the view: {c:?}"
+    );
     // What the view draws has no control character left.
     let shown = crate::text::sanitize(c);
     assert!(!shown.chars().any(char::is_control), "{shown:?}");
@@ -263,7 +331,10 @@ fn gpu_memory_comes_from_the_shared_map() {
     let gpu = Arc::new(GpuMemory::default());
     assert!(!gpu.wanted());
     let mut s = f.scanner(Some(gpu.clone()));
-    assert!(gpu.wanted(), "a scanner asks the NVML collector for the map");
+    assert!(
+        gpu.wanted(),
+        "a scanner asks the NVML collector for the map"
+    );
     assert_eq!(row(&s.scan(), 60).gpu_memory, None);
     gpu.publish(HashMap::from([(60, 3 << 30), (12345, 1)]));
     let t = s.scan();
@@ -277,7 +348,10 @@ fn passwd_status_and_cmdline_parsing() {
     assert_eq!(users.get(&0).map(String::as_str), Some("root"));
     assert_eq!(users.get(&1001).map(String::as_str), Some("bob"));
     assert_eq!(users.len(), 2);
-    assert_eq!(read_passwd(Path::new("/nonexistent/passwd")), HashMap::new());
+    assert_eq!(
+        read_passwd(Path::new("/nonexistent/passwd")),
+        HashMap::new()
+    );
     assert_eq!(
         parse_status_uid("Name:\tsudo\nUid:\t1000\t0\t0\t0\nGid:\t1\t1\t1\t1\n"),
         Some(0)
