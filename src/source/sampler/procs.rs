@@ -250,12 +250,7 @@ impl ProcScanner {
     }
 
     /// One process's row; None when it vanished or its `stat` cannot be read.
-    fn read_process(
-        &mut self,
-        pid: u32,
-        now: Instant,
-        uptime: Option<f64>,
-    ) -> Option<ProcRow> {
+    fn read_process(&mut self, pid: u32, now: Instant, uptime: Option<f64>) -> Option<ProcRow> {
         self.stat_reads += 1;
         // Its stat: through the kept file of a known process, else opened now (kept
         // when there is room).
@@ -309,7 +304,11 @@ impl ProcScanner {
             k.cpu_ticks = stat.cpu_ticks;
             k.seen = round;
             k.read_at = now;
-            (k.ppid, k.rss, k.threads) = (stat.ppid, stat.rss_pages.saturating_mul(self.page_size), u32::try_from(stat.threads).unwrap_or(u32::MAX));
+            (k.ppid, k.rss, k.threads) = (
+                stat.ppid,
+                stat.rss_pages.saturating_mul(self.page_size),
+                u32::try_from(stat.threads).unwrap_or(u32::MAX),
+            );
             if let Some(f) = fresh.take() {
                 // Room again for a known process read the one-shot way so far.
                 k.stat = Some(f);

@@ -274,11 +274,24 @@ fn idle_processes_are_read_less_often_and_wake_up_with_their_average() {
         f.stat(300, 1, "busy", busy_ticks, 1);
         let t = s.scan_at(at(n));
         assert_eq!(t.rows.len(), 41);
-        assert!((row(&t, 300).cpu - 100.0).abs() < 1e-6, "{:?}", row(&t, 300));
-        assert!(t.rows.iter().filter(|r| r.pid != 300).all(|r| r.cpu == 0.0 && r.threads == 3 && r.rss == 250 * procfs::page_size()));
+        assert!(
+            (row(&t, 300).cpu - 100.0).abs() < 1e-6,
+            "{:?}",
+            row(&t, 300)
+        );
+        assert!(t
+            .rows
+            .iter()
+            .filter(|r| r.pid != 300)
+            .all(|r| r.cpu == 0.0 && r.threads == 3 && r.rss == 250 * procfs::page_size()));
     }
     let reads = s.stat_reads - before;
-    assert_eq!(reads, 40 * 2 + IDLE_EVERY * 2, "idle ones read twice each in {} scans", IDLE_EVERY * 2);
+    assert_eq!(
+        reads,
+        40 * 2 + IDLE_EVERY * 2,
+        "idle ones read twice each in {} scans",
+        IDLE_EVERY * 2
+    );
     // One wakes up: within IDLE_EVERY scans its row has its CPU, averaged over the
     // time since it was last read.
     f.stat(210, 1, "idle", 5 + f.tps, 1);
