@@ -5,7 +5,7 @@
 # included, is drawn as a user would see it) at a 1 s interval:
 #   leet --live --interval 1s                (release build)
 #   wandb leet symon --interval 1s           ($WANDB, default /tmp/wvenv/bin/wandb)
-#   btop --update 1000                       (if installed; one `apt-get install -y btop`
+#   btop, update_ms = 1000                   (if installed; one `apt-get install -y btop`
 #                                             is tried, else "btop not installed")
 # and measures, after a WARMUP (default 5 s), over SECONDS (default 60): CPU % of one
 # core of every process of the monitor's tree, from /proc/<pid>/stat utime+stime and
@@ -14,12 +14,14 @@
 # total per monitor).
 #
 # usage: scripts/live-overhead.sh [seconds]   (SKIP_BUILD=1 reuses the release build;
-#        PROCS=N, WARMUP=S; LEET, WANDB, BTOP override the programs)
+#        PROCS=N, WARMUP=S; MONITORS="leet symon btop" picks the monitors; LEET, WANDB,
+#        BTOP override the programs)
 set -euo pipefail
 
 SECS=${1:-60}
 PROCS=${PROCS:-300}
 WARMUP=${WARMUP:-5}
+MONITORS=" ${MONITORS:-leet symon btop} "
 if [[ -z "${WANDB:-}" && -x /tmp/wvenv/bin/wandb ]]; then
     WANDB=/tmp/wvenv/bin/wandb
 fi
@@ -43,7 +45,7 @@ cleanup() {
 trap cleanup EXIT
 
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true; }
-sched() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { if (NR) print s }' || true; }
+sched() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { if (NR) printf "%.0f\n", s }' || true; }
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || true; }
 comm() { cat "/proc/$1/comm" 2>/dev/null || echo "?"; }
 tree() {
@@ -112,21 +114,36 @@ done
 NPROC=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 echo "host: $(nproc) cores, $NPROC processes (with $PROCS idle sleeps started here), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-run leet "$LEET" --live --interval 1s
-if [[ -n "${WANDB:-}" && -x "$WANDB" ]]; then
+if [[ $MONITORS == *" leet "* ]]; then
+    run leet "$LEET" --live --interval 1s
+fi
+if [[ $MONITORS != *" symon "* ]]; then
+    :
+elif [[ -n "${WANDB:-}" && -x "$WANDB" ]]; then
     run symon "$WANDB" leet symon --interval 1s
 else
     echo "wandb not found (set WANDB): symon not measured" >&2
 fi
-BTOP=${BTOP:-$(command -v btop || true)}
-if [[ -z "$BTOP" ]]; then
-    timeout 120 apt-get install -y btop >/dev/null 2>&1 || true
-    BTOP=$(command -v btop || true)
+if [[ $MONITORS == *" btop "* ]]; then
+    BTOP=${BTOP:-$(command -v btop || true)}
+    if [[ -z "$BTOP" ]]; then
+        timeout 120 apt-get install -y btop >/dev/null 2>&1 || true
+        BTOP=$(command -v btop || true)
+    fi
+    if [[ -n "$BTOP" ]]; then
+        # btop 1.2 has no interval flag: update_ms in a configuration of its own.
+        BTOP_CONFIG=$(mktemp -d)
+        mkdir -p "$BTOP_CONFIG/btop"
+        echo "update_ms = 1000" >"$BTOP_CONFIG/btop/btop.conf"
+        run btop env XDG_CONFIG_HOME="$BTOP_CONFIG" "$BTOP" --utf-force
+        rm -rf "$BTOP_CONFIG"
+    else
+        echo "btop not installed (apt-get install -y btop failed): not measured" >&2
+    fi
 fi
-if [[ -n "$BTOP" ]]; then
-    run btop "$BTOP" --update 1000
-else
-    echo "btop not installed (apt-get install -y btop failed): not measured" >&2
+if ((${#ROWS[@]} == 0)); then
+    echo "nothing measured" >&2
+    exit 1
 fi
 
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,7 +4,12 @@
 //!
 //! Cost: a scan lists `/proc` and reads each process's `stat`, through a descriptor
 //! kept open and read again with one `pread` (at most [`max_kept`] of them; the rest
-//! are opened for the one reading). A process's `status` (its user) and `cmdline` are
+//! are opened for the one reading). The kernel's rendering of `stat` is most of a
+//! scan's cost, so a process that used no CPU over its last [`IDLE_AFTER`] readings is
+//! read only every [`IDLE_EVERY`] scans (its row meanwhile: 0 % CPU, memory and threads
+//! as last read); one that wakes up shows its CPU within that many scans, averaged over
+//! the time since its previous reading. Most processes of a host are idle, so most
+//! scans read a quarter of them. A process's `status` (its user) and `cmdline` are
 //! read once, when it is first seen, and again only when its `comm` changes (an
 //! `exec`): a pid that is reused is a new process (its start time differs). User names
 //! come from `/etc/passwd`, read once (again at most once a minute for a uid it does
@@ -29,6 +34,11 @@ pub(crate) const MAX_PROCS: usize = 1 << 16;
 const MAX_KEPT: usize = 4096;
 /// Longest `/etc/passwd` read.
 const MAX_PASSWD: u64 = 4 << 20;
+/// Reads of a process's `stat` with no CPU used in between after which it counts as
+/// idle...
+const IDLE_AFTER: u32 = 3;
+/// ...and is read only every this many scans (staggered by pid), until it uses CPU.
+const IDLE_EVERY: u64 = 4;
 /// Least time between two readings of `/etc/passwd` for a uid it did not name.
 const PASSWD_RETRY: Duration = Duration::from_secs(60);
 
@@ -88,6 +98,13 @@ struct Known {
     stat: Option<ProcFile>,
     /// The scan it was last seen in.
     seen: u64,
+    /// When its `stat` was last read, and how many reads in a row found no new CPU.
+    read_at: Instant,
+    idle_reads: u32,
+    /// From its last `stat`: parent, resident bytes, threads.
+    ppid: u32,
+    rss: u64,
+    threads: u32,
 }
 
 /// Scans every process of a `/proc` tree (see the module documentation).
@@ -102,8 +119,9 @@ pub struct ProcScanner {
     ticks_per_sec: f64,
     page_size: u64,
     uptime: ProcFile,
-    prev_at: Option<Instant>,
     round: u64,
+    /// `stat` files read so far (for tests: idle processes are read less often).
+    stat_reads: u64,
     pids: Vec<u32>,
     buf: String,
     gpu: Option<Arc<GpuMemory>>,
@@ -137,8 +155,8 @@ impl ProcScanner {
             max_kept: max_kept(),
             ticks_per_sec: procfs::clock_ticks_per_second(),
             page_size: procfs::page_size(),
-            prev_at: None,
             round: 0,
+            stat_reads: 0,
             pids: Vec::new(),
             buf: String::with_capacity(1024),
             gpu,
@@ -161,13 +179,12 @@ impl ProcScanner {
         self.scan_at(Instant::now())
     }
 
-    /// A scan as if made at `now` (CPU % is over the time since the previous scan).
+    /// A scan as if made at `now` (CPU % is over the time since each process's previous
+    /// reading).
     pub(crate) fn scan_at(&mut self, now: Instant) -> ProcTable {
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        let elapsed = self.prev_at.map(|t| now.duration_since(t).as_secs_f64());
-        self.prev_at = Some(now);
         self.round += 1;
         let uptime = self
             .uptime
@@ -177,15 +194,32 @@ impl ProcScanner {
         self.list_pids();
         let gpu_map = self.gpu.as_ref().map(|g| g.snapshot()).unwrap_or_default();
         let mut rows = Vec::with_capacity(self.pids.len());
+        let round = self.round;
         for i in 0..self.pids.len() {
             let pid = self.pids[i];
-            if let Some(mut row) = self.read_process(pid, elapsed, uptime) {
+            if let Some(k) = self.known.get_mut(&pid) {
+                // An idle process: its row as last read, most scans (see `IDLE_EVERY`).
+                if k.idle_reads >= IDLE_AFTER && (round + u64::from(pid)) % IDLE_EVERY != 0 {
+                    k.seen = round;
+                    rows.push(ProcRow {
+                        pid,
+                        ppid: k.ppid,
+                        user: k.user.clone(),
+                        cpu: 0.0,
+                        rss: k.rss,
+                        gpu_memory: gpu_map.get(&pid).copied(),
+                        threads: k.threads,
+                        command: k.command.clone(),
+                    });
+                    continue;
+                }
+            }
+            if let Some(mut row) = self.read_process(pid, now, uptime) {
                 row.gpu_memory = gpu_map.get(&pid).copied();
                 rows.push(row);
             }
         }
         // Vanished processes: their kept files are closed.
-        let round = self.round;
         let mut closed = 0;
         self.known.retain(|_, k| {
             let keep = k.seen == round;
@@ -216,12 +250,8 @@ impl ProcScanner {
     }
 
     /// One process's row; None when it vanished or its `stat` cannot be read.
-    fn read_process(
-        &mut self,
-        pid: u32,
-        elapsed: Option<f64>,
-        uptime: Option<f64>,
-    ) -> Option<ProcRow> {
+    fn read_process(&mut self, pid: u32, now: Instant, uptime: Option<f64>) -> Option<ProcRow> {
+        self.stat_reads += 1;
         // Its stat: through the kept file of a known process, else opened now (kept
         // when there is room).
         let known = self.known.get_mut(&pid);
@@ -261,15 +291,24 @@ impl ProcScanner {
             .get_mut(&pid)
             .filter(|k| k.start_ticks == stat.start_ticks)
         {
-            let cpu = match elapsed {
-                Some(secs) if secs > 0.0 => {
-                    stat.cpu_ticks.saturating_sub(k.cpu_ticks) as f64 / self.ticks_per_sec / secs
-                        * 100.0
-                }
-                _ => 0.0,
+            // Over the time since its own last reading (an idle process is not read
+            // at every scan).
+            let secs = now.duration_since(k.read_at).as_secs_f64();
+            let used = stat.cpu_ticks.saturating_sub(k.cpu_ticks);
+            let cpu = if secs > 0.0 {
+                used as f64 / self.ticks_per_sec / secs * 100.0
+            } else {
+                0.0
             };
+            k.idle_reads = if used == 0 { k.idle_reads + 1 } else { 0 };
             k.cpu_ticks = stat.cpu_ticks;
             k.seen = round;
+            k.read_at = now;
+            (k.ppid, k.rss, k.threads) = (
+                stat.ppid,
+                stat.rss_pages.saturating_mul(self.page_size),
+                u32::try_from(stat.threads).unwrap_or(u32::MAX),
+            );
             if let Some(f) = fresh.take() {
                 // Room again for a known process read the one-shot way so far.
                 k.stat = Some(f);
@@ -325,6 +364,11 @@ impl ProcScanner {
             command,
             stat: file,
             seen: round,
+            read_at: now,
+            idle_reads: 0,
+            ppid: stat.ppid,
+            rss: stat.rss_pages.saturating_mul(self.page_size),
+            threads: u32::try_from(stat.threads).unwrap_or(u32::MAX),
         };
         let r = row(&k, cpu);
         self.known.insert(pid, k);

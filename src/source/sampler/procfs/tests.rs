@@ -1,3 +1,4 @@
+use super::cgroup::parse_cpu_max;
 use super::*;
 
 #[test]

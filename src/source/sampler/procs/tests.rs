@@ -249,6 +249,69 @@ fn kept_files_are_bounded_and_the_rest_read_one_shot() {
 }
 
 #[test]
+fn idle_processes_are_read_less_often_and_wake_up_with_their_average() {
+    let f = FakeProc::new();
+    for pid in 200..240 {
+        f.process(pid, 1, "idle", Some(0), b"idle\0", 5, 1);
+    }
+    f.process(300, 1, "busy", Some(0), b"busy\0", 0, 1);
+    let mut s = f.scanner(None);
+    let t0 = Instant::now();
+    let at = |n: u64| t0 + Duration::from_secs(n);
+    let mut busy_ticks = 0;
+    // Reads 1 to 4: every process each scan (new, then IDLE_AFTER idle readings).
+    for n in 0..=u64::from(IDLE_AFTER) {
+        busy_ticks += f.tps;
+        f.stat(300, 1, "busy", busy_ticks, 1);
+        assert_eq!(s.scan_at(at(n)).rows.len(), 41);
+    }
+    assert_eq!(s.stat_reads, 41 * (u64::from(IDLE_AFTER) + 1));
+    // From then on an idle process is read every IDLE_EVERY scans, the busy one at
+    // every scan; every row is there, idle ones at 0 %, their memory as last read.
+    let before = s.stat_reads;
+    for n in 4..4 + IDLE_EVERY * 2 {
+        busy_ticks += f.tps;
+        f.stat(300, 1, "busy", busy_ticks, 1);
+        let t = s.scan_at(at(n));
+        assert_eq!(t.rows.len(), 41);
+        assert!(
+            (row(&t, 300).cpu - 100.0).abs() < 1e-6,
+            "{:?}",
+            row(&t, 300)
+        );
+        assert!(t
+            .rows
+            .iter()
+            .filter(|r| r.pid != 300)
+            .all(|r| r.cpu == 0.0 && r.threads == 3 && r.rss == 250 * procfs::page_size()));
+    }
+    let reads = s.stat_reads - before;
+    assert_eq!(
+        reads,
+        40 * 2 + IDLE_EVERY * 2,
+        "idle ones read twice each in {} scans",
+        IDLE_EVERY * 2
+    );
+    // One wakes up: within IDLE_EVERY scans its row has its CPU, averaged over the
+    // time since it was last read.
+    f.stat(210, 1, "idle", 5 + f.tps, 1);
+    let mut seen = None;
+    for n in 4 + IDLE_EVERY * 2..4 + IDLE_EVERY * 3 {
+        let t = s.scan_at(at(n));
+        if row(&t, 210).cpu > 0.0 {
+            seen = Some(row(&t, 210).cpu);
+            break;
+        }
+    }
+    let cpu = seen.expect("woke up within IDLE_EVERY scans");
+    // One second of CPU over the IDLE_EVERY seconds since its last reading.
+    assert!((cpu - 100.0 / IDLE_EVERY as f64).abs() < 1e-6, "{cpu}");
+    // An idle process that exits is gone from the next table, read or not.
+    std::fs::remove_dir_all(f.root().join("220")).expect("rm");
+    assert!(s.scan_at(at(100)).rows.iter().all(|r| r.pid != 220));
+}
+
+#[test]
 fn hostile_command_lines_are_bounded_valid_text() {
     let f = FakeProc::new();
     let mut evil = b"\x1b]0;pwned\x07\x1b[2J\xff\xfe\0--\x1b[31mred\0".to_vec();
