@@ -658,7 +658,7 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
     t.keys(&["f"]);
     t.tmux(&["send-keys", "-t", "s", "-l", &format!("^{pid}$")]);
     t.keys(&["Enter"]);
-    let (s, _) = t.wait_for("Processes [1", Duration::from_secs(10));
+    let (s, _) = t.wait_for("Processes [1]", Duration::from_secs(10));
     assert!(s.contains("thread_holder"), "{s}");
     t.keys(&["m"]);
     // Its tree now feeds proc.*: the overview shows its thread count (the overview
