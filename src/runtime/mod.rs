@@ -36,6 +36,11 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(40);
 /// Keys and mouse are still answered at once.
 const LOAD_FRAME: Duration = Duration::from_millis(150);
 
+/// In the live monitor, a frame owed to a message other than the user's input
+/// waits this long for whatever comes with it (the sample and the process scan
+/// come a few ms apart, and each used to cost a frame of its own).
+const COALESCE: Duration = Duration::from_millis(25);
+
 /// Keys and mouse reports from the terminal, read by our own reader (see
 /// `input`): an unfinished escape sequence never holds back later keys. ctrl+z
 /// suspends, as in a terminal in cooked mode; ctrl+c quits even if the loop is busy.
@@ -250,15 +255,15 @@ fn drive(
             }
         }
         let mut signal = None;
-        // A frame held back while loading (see LOAD_FRAME), and when the last was drawn.
-        let mut held = false;
+        // When the frame owed is drawn (None: none is owed), and when the last was.
+        let mut due: Option<Instant> = None;
         let mut last_draw = Instant::now();
         // Whether a frame with some of the file's records has been drawn: until
         // then nothing is held back, so the first records show at once.
         let mut drew_records = false;
         loop {
-            let first = if held {
-                match rx.recv_timeout(LOAD_FRAME.saturating_sub(last_draw.elapsed())) {
+            let first = if let Some(at) = due {
+                match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
                     Ok(m) => Some(m),
                     Err(mpsc::RecvTimeoutError::Timeout) => None,
                     Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(signal),
@@ -270,7 +275,7 @@ fn drive(
                 }
             };
             let start = Instant::now();
-            let mut dirty = held;
+            let mut dirty = false;
             let mut repaint = false;
             let mut answered_input = false;
             for msg in first.into_iter().chain(std::iter::from_fn(|| {
@@ -315,17 +320,23 @@ fn drive(
                 exec.run(app.update(Msg::Resize(size.width, size.height)).cmds);
             }
             if dirty || repaint {
-                let pace = app.source.loading()
-                    && drew_records
-                    && !repaint
-                    && !answered_input
-                    && last_draw.elapsed() < LOAD_FRAME;
-                held = pace;
-                if !pace {
-                    draw(&mut term, &app)?;
-                    last_draw = Instant::now();
-                    drew_records = app.source.read_to > 0;
-                }
+                let now = Instant::now();
+                let at = if repaint || answered_input {
+                    now
+                } else if app.source.loading() && drew_records {
+                    last_draw + LOAD_FRAME
+                } else if app.is_host() {
+                    now + COALESCE
+                } else {
+                    now
+                };
+                due = Some(due.map_or(at, |d| d.min(at)));
+            }
+            if due.is_some_and(|at| Instant::now() >= at) {
+                draw(&mut term, &app)?;
+                due = None;
+                last_draw = Instant::now();
+                drew_records = app.source.read_to > 0;
             }
         }
     })();
