@@ -1145,3 +1145,33 @@ fn a_huge_scan_keeps_the_top_rows_only() {
     assert_eq!(a.procs.rows.len(), leet::app::procs::MAX_ROWS);
     assert_eq!(a.procs.rows[0].cpu, 30.0);
 }
+
+/// In a cell too narrow for the title and the pid, the title is the chart's name
+/// alone: never a cut pid (`(19…`), which would name another process.
+#[test]
+fn a_narrow_process_chart_drops_the_pid_rather_than_cut_it() {
+    let mut a = live_with_procs();
+    a.update(Msg::Monitoring(Some((1_234_567, "python train.py".into()))));
+    for i in 0..5 {
+        sample_with_process_keys(&mut a, 1000.0 + f64::from(i));
+    }
+    for cols in ['1', '4', '8'] {
+        send(&mut a, [Msg::char('c'), Msg::char(cols)]);
+        let cell = a.areas.grid.width / a.grid.cols.max(1);
+        for c in a
+            .sys_charts
+            .iter()
+            .filter(|c| c.title.starts_with("Process"))
+        {
+            let t = &c.title;
+            // The title and the corner value fit the cell's top border.
+            assert!(
+                t.chars().count() + 13 <= usize::from(cell) || !t.contains('('),
+                "{cols} columns, cell {cell}: {t:?}"
+            );
+            if let Some(i) = t.find('(') {
+                assert_eq!(&t[i..], "(1234567)", "{cols} columns: {t:?}");
+            }
+        }
+    }
+}

@@ -123,10 +123,10 @@ impl App {
         if let Some((pid, cmd)) = &self.procs.monitored {
             let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
             // Room for a title in one grid cell: its borders and the corner value
-            // (`571MiB`) take about 11 columns. The command is shortened at a word
-            // so the pid stays in view.
+            // (`571MiB`, `22.82GiB`) take up to 13 columns. The command is
+            // shortened at a word so the pid stays in view.
             let cell_w = self.areas.grid.width / self.grid.cols.max(1);
-            let room = usize::from(cell_w.saturating_sub(11));
+            let room = usize::from(cell_w.saturating_sub(13));
             for mut c in system::group(proc_keys.map(String::as_str)) {
                 let t = if c.title == "Memory" {
                     "Process Memory %".to_owned()
@@ -143,9 +143,13 @@ impl App {
                 c.title = if budget >= 6 {
                     let cmd = super::procs::short_command(cmd, budget);
                     format!("{t}: {cmd}{pid_s}")
-                } else {
+                } else if t.chars().count() + pid_s.chars().count() <= room {
                     // Too narrow for any of the command: the pid names it.
                     format!("{t}{pid_s}")
+                } else {
+                    // Too narrow for the pid too (a cut pid would name another
+                    // process): the process table's header names the process.
+                    t
                 };
                 charts.push(c);
             }
