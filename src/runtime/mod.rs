@@ -132,19 +132,50 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
 }
 
 /// Scan the host's processes every `interval` on a thread of its own (a slow `/proc`
-/// delays only the next table, never a sample), until the loop is gone.
-fn spawn_procs(mut scanner: ProcScanner, interval: Duration, tx: SyncSender<Msg>) {
+/// delays only the next table, never a sample), until the loop is gone. When the
+/// monitored process has exited, no process is monitored any more, and the app is
+/// told so.
+fn spawn_procs(
+    mut scanner: ProcScanner,
+    handle: MonitorHandle,
+    interval: Duration,
+    tx: SyncSender<Msg>,
+) {
     let _ = std::thread::Builder::new()
         .name("leet-procs".into())
         .spawn(move || {
             let mut ticker = sampler::Ticker::new(interval);
             loop {
                 ticker.wait();
-                if tx.send(Msg::Procs(scanner.scan())).is_err() {
+                let table = scanner.scan();
+                let gone = forget_exited(&handle, &table);
+                if tx.send(Msg::Procs(table)).is_err() {
                     return;
+                }
+                if let Some(pid) = gone {
+                    let _ = tx.send(Msg::Monitoring(None));
+                    let _ = tx.send(Msg::SourceError(format!(
+                        "process {pid} exited: no process monitored"
+                    )));
                 }
             }
         });
+}
+
+/// If the monitored process is not in `table` (a scan of every process), it has
+/// exited: monitor none, and return its pid.
+fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Option<u32> {
+    let root = handle.root()?;
+    if table.rows.iter().any(|r| r.pid == root) {
+        return None;
+    }
+    // Still the same root (not switched meanwhile by a `Cmd::Monitor`), and really
+    // gone (the table may be cut at its row limit).
+    if handle.root() != Some(root) || std::path::Path::new(&format!("/proc/{root}")).exists() {
+        return None;
+    }
+    let _ = handle.set(None);
+    Some(root)
 }
 
 /// Monitor this host: the sampler's readings are the main grid, the process scan
@@ -202,11 +233,12 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
+    let scans = handle.clone();
     drive(app, Some(handle), move |tx| {
         for msg in monitoring {
             let _ = tx.send(msg);
         }
-        spawn_procs(scanner, interval, tx.clone());
+        spawn_procs(scanner, scans, interval, tx.clone());
         let _ = sampler::spawn_sampler(sampler, interval, move |s| {
             for (family, e) in &s.errors {
                 let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
@@ -352,4 +384,36 @@ fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
     let _frame = terminal::draw_lock();
     term.draw(|f| view::render(f, app))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {
+        use crate::source::sampler::Sampler;
+        let sampler = Sampler::with_collectors(Vec::new());
+        let handle = sampler.monitor_handle();
+        let mut scanner = sampler.proc_scanner();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id();
+        assert!(handle.set(Some(pid)).expect("monitor").is_some());
+        // Alive: kept.
+        assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
+        assert_eq!(handle.root(), Some(pid));
+        // A table that lacks it while it lives (cut at the row limit): kept.
+        let mut cut = scanner.scan();
+        cut.rows.retain(|r| r.pid != pid);
+        assert_eq!(super::forget_exited(&handle, &cut), None);
+        assert_eq!(handle.root(), Some(pid));
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        assert_eq!(super::forget_exited(&handle, &scanner.scan()), Some(pid));
+        assert_eq!(handle.root(), None);
+        // Nothing monitored: nothing to forget.
+        assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
+    }
 }
