@@ -286,6 +286,21 @@ fn fixed_procs() -> leet::msg::ProcTable {
 /// The fixed host with `gpus` NVIDIA GPUs (values as the NVML backend reports the
 /// stub's H100), at `w`×`h`; `monitored`: what the runtime says it monitors.
 fn live_host(w: u16, h: u16, gpus: u32, monitored: Option<(u32, &str)>) -> App {
+    live_host_with(w, h, gpus, monitored, None)
+}
+
+/// GPU readings for sample `i`, appended to the sample's values.
+type GpuReadings<'a> = &'a mut dyn FnMut(u32, &mut Vec<(String, f64)>);
+
+/// [`live_host`], with the GPU keys of each sample from `nvml` (the NVML collector
+/// over a fake backend) instead of the fixed values.
+fn live_host_with(
+    w: u16,
+    h: u16,
+    gpus: u32,
+    monitored: Option<(u32, &str)>,
+    mut nvml: Option<GpuReadings<'_>>,
+) -> App {
     use leet::msg::Sample;
     use serde_json::json;
     let gib = 1_073_741_824.0;
@@ -355,7 +370,10 @@ fn live_host(w: u16, h: u16, gpus: u32, monitored: Option<(u32, &str)>) -> App {
             values.push(("proc.memory.rssMB".to_owned(), 512.0 + x));
             values.push(("proc.cpu.threads".to_owned(), 48.0));
         }
-        for g in 0..gpus {
+        if let Some(read) = nvml.as_mut() {
+            read(i, &mut values);
+        }
+        for g in (0..gpus).filter(|_| nvml.is_none()) {
             let gf = f64::from(g);
             let used = (20.0 + gf) * gib;
             values.extend([
@@ -462,7 +480,15 @@ fn live_process_table_sorted_three_ways() {
 #[test]
 fn live_monitor_with_eight_gpus() {
     for (w, h) in [(80, 24), (200, 60)] {
-        let app = live_host(w, h, 8, TRAIN);
+        // The GPU keys are what the NVML collector reads from a fake backend of
+        // eight H100s.
+        let tick = Arc::new(AtomicU32::new(0));
+        let mut nvml = NvidiaCollector::new(FakeGpus { tick: tick.clone() });
+        let mut read = |i: u32, values: &mut Vec<(String, f64)>| {
+            tick.store(i, Ordering::Relaxed);
+            nvml.sample(values).expect("fake NVML sample");
+        };
+        let app = live_host_with(w, h, 8, TRAIN, Some(&mut read));
         let s = screen(&app, w, h);
         for g in 0..8 {
             assert!(s.contains(&format!("gpu{g} ")), "gpu{g}:\n{s}");
@@ -1004,5 +1030,91 @@ fn live_small_sizes_do_not_panic() {
                 t.draw(|f| view::render(f, &app)).unwrap();
             }
         }
+    }
+}
+
+use leet::source::sampler::nvidia::GpmValues;
+use leet::source::sampler::{
+    ClockKind, Collector as _, GpuBackend, GpuDevice, GpuError, GpuProcess, NvidiaCollector,
+};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// Eight H100s behind NVML's interface, their readings a function of the sample
+/// number `tick` (what `live_monitor_with_eight_gpus` reads through the collector).
+struct FakeGpus {
+    tick: Arc<AtomicU32>,
+}
+
+struct FakeGpu {
+    index: u32,
+    tick: u32,
+}
+
+impl GpuDevice for FakeGpu {
+    fn name(&self) -> Result<String, GpuError> {
+        Ok("NVIDIA H100 80GB HBM3".to_owned())
+    }
+    fn utilization(&self) -> Result<(u32, u32), GpuError> {
+        let busy = self.tick % 20 < 10;
+        Ok((
+            if busy {
+                87 - self.index
+            } else {
+                5 + self.index
+            },
+            41,
+        ))
+    }
+    fn memory_info(&self) -> Result<(u64, u64), GpuError> {
+        Ok((u64::from(20 + self.index) << 30, 80 << 30))
+    }
+    fn temperature(&self) -> Result<u32, GpuError> {
+        Ok(50 + self.tick / 3 + self.index)
+    }
+    fn power_usage_mw(&self) -> Result<u32, GpuError> {
+        Ok(312_345 + 10_000 * self.index)
+    }
+    fn enforced_power_limit_mw(&self) -> Result<u32, GpuError> {
+        Ok(700_000)
+    }
+    fn clock_mhz(&self, kind: ClockKind) -> Result<u32, GpuError> {
+        Ok(match kind {
+            ClockKind::Memory => 2619,
+            _ => 1980,
+        })
+    }
+    fn ecc_errors(&self, _corrected: bool) -> Result<u64, GpuError> {
+        Ok(0)
+    }
+    fn fan_speed(&self) -> Result<u32, GpuError> {
+        Err(GpuError("Not Supported".to_owned()))
+    }
+    fn encoder_utilization(&self) -> Result<u32, GpuError> {
+        Ok(0)
+    }
+    fn energy_mj(&self) -> Result<u64, GpuError> {
+        Ok(1_000_000 * u64::from(self.tick + 1))
+    }
+    fn processes(&self) -> Result<Vec<GpuProcess>, GpuError> {
+        Ok(Vec::new())
+    }
+}
+
+impl GpuBackend for FakeGpus {
+    fn device_count(&self) -> u32 {
+        8
+    }
+    fn device(&self, index: u32) -> Result<Box<dyn GpuDevice + '_>, GpuError> {
+        Ok(Box::new(FakeGpu {
+            index,
+            tick: self.tick.load(Ordering::Relaxed),
+        }))
+    }
+    fn driver_version(&self) -> Option<String> {
+        Some("550.54.15".to_owned())
+    }
+    fn gpm(&self, _index: u32) -> Result<Option<GpmValues>, GpuError> {
+        Err(GpuError("Not Supported".to_owned()))
     }
 }
