@@ -112,3 +112,60 @@ fn sibling_runs_lists_the_wandb_directory_newest_first() {
     std::fs::write(tmp.path().join("loose.wandb"), b"").unwrap();
     assert!(leet::source::file::sibling_runs(&tmp.path().join("loose.wandb")).is_empty());
 }
+
+/// Every spelling of the latest run (the wandb directory, the project directory,
+/// `latest-run` with or without a trailing slash, the file under `latest-run`, the
+/// run directory itself) opens the same run, in its own directory: so its wandb
+/// directory, its neighbours (`R`) and the status bar's `R: N runs` are found.
+#[cfg(unix)]
+#[test]
+fn every_spelling_of_the_latest_run_finds_its_wandb_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    run_dir(&wandb, "run-20260101_000000-aaa", true);
+    run_dir(&wandb, "run-20260202_000000-bbb", true);
+    let newest = run_dir(&wandb, "offline-run-20260303_000000-ccc", true);
+    std::os::unix::fs::symlink("offline-run-20260303_000000-ccc", wandb.join("latest-run"))
+        .unwrap();
+    let want = newest.join("run-x.wandb");
+    let spellings = [
+        tmp.path().to_path_buf(),
+        wandb.clone(),
+        PathBuf::from(format!("{}/", wandb.display())),
+        wandb.join("latest-run"),
+        PathBuf::from(format!("{}/", wandb.join("latest-run").display())),
+        wandb.join("latest-run").join("run-x.wandb"),
+        newest.clone(),
+        newest.join("."),
+        want.clone(),
+    ];
+    for p in &spellings {
+        let file = file_of(resolve(p).unwrap());
+        assert_eq!(
+            std::fs::canonicalize(&file).unwrap(),
+            std::fs::canonicalize(&want).unwrap(),
+            "{}",
+            p.display()
+        );
+        let dir = leet::source::file::wandb_dir_of(&file).unwrap_or_else(|| {
+            panic!("{}: {} has no wandb directory", p.display(), file.display())
+        });
+        assert_eq!(
+            std::fs::canonicalize(dir).unwrap(),
+            std::fs::canonicalize(&wandb).unwrap(),
+            "{}",
+            p.display()
+        );
+        let runs = leet::source::file::sibling_runs(&file);
+        assert_eq!(runs.len(), 3, "{}", p.display());
+    }
+    // An absolute symlink target, as some tools write it.
+    std::fs::remove_file(wandb.join("latest-run")).unwrap();
+    std::os::unix::fs::symlink(&newest, wandb.join("latest-run")).unwrap();
+    let file = file_of(resolve(&wandb.join("latest-run").join("run-x.wandb")).unwrap());
+    assert!(
+        leet::source::file::wandb_dir_of(&file).is_some(),
+        "{}",
+        file.display()
+    );
+}

@@ -247,6 +247,33 @@ fn latest_run(wandb_dir: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The same place, spelled so that the run directory has its own name: `latest-run`
+/// (a symlink, or a pointer file) becomes the run directory it names, also as the
+/// directory of a file (`wandb/latest-run/run-x.wandb`), and a path ending in `.` or
+/// `..` becomes the directory itself. Then the run's wandb directory and its
+/// neighbours are found from the path, as for any run directory. Anything else is
+/// left as given.
+fn plain_spelling(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    if p.file_name().is_none() {
+        // `.`, `..`, `/`: the directory's real name (a run directory opened as `.`).
+        if let Ok(c) = std::fs::canonicalize(&p) {
+            p = c;
+        }
+    }
+    let latest = |p: &Path| p.file_name().is_some_and(|n| n == "latest-run");
+    if latest(&p) {
+        if let Some(run) = p.parent().and_then(latest_run) {
+            return run;
+        }
+    } else if let Some(dir) = p.parent().filter(|d| latest(d)) {
+        if let (Some(run), Some(name)) = (dir.parent().and_then(latest_run), p.file_name()) {
+            return run.join(name);
+        }
+    }
+    p
+}
+
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -264,6 +291,8 @@ pub enum Target {
 /// [`SourceError::NotFound`] for a missing path, [`SourceError::NoRun`] (naming
 /// every place looked at) when nothing fits.
 pub fn resolve(path: &Path) -> Result<Target, SourceError> {
+    let plain = plain_spelling(path);
+    let path = plain.as_path();
     let meta = std::fs::metadata(path).map_err(|e| path_error(path, e))?;
     if meta.is_file() {
         // A `latest-run` pointer stored as a plain file (a copy that lost the symlink).
