@@ -20,7 +20,8 @@
 //!   matches `0.001`). For tags, `=` is "some tag equals" and `!=` "no tag equals".
 //! - **`field>n`**, `>=`, `<`, `<=`: numeric; a run whose value is missing or not a
 //!   number does not match, nor does any run when `n` is not a number.
-//! - **`has:field`** (or `exists:field`): the field is present and not empty.
+//! - **`has:field`** (or `exists:field`): a text field or the tags are not empty; a
+//!   config or summary path exists (any value, an object too).
 //! - **AND**: whitespace or the word `AND`. **OR**: a `|` term or the word `OR`.
 //!   **NOT**: a leading `-` or `!` on a term, or the word `NOT` before it. Words are
 //!   case-insensitive. NOT binds to one term, AND binds tighter than OR, there are no
@@ -41,6 +42,11 @@
 //!
 //! A missing field never matches a comparison, so `cfg.x>1`, `cfg.x=1` and
 //! `cfg.x!=1` all leave out a run without `x`, and `-cfg.x>1` keeps it.
+//!
+//! Errors (shown while typing, with the char offset): an unclosed quote, `=`, `!=`,
+//! `>`, `>=`, `<` or `<=` with no value after it, a regex that does not compile or
+//! is over 1 MiB compiled. W&B accepts all of these silently (a bad regex becomes a
+//! substring); glob mode has no regex errors.
 
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
