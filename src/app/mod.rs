@@ -24,6 +24,7 @@ mod mouse;
 mod overview;
 pub mod panels;
 pub mod procs;
+pub mod query;
 pub mod runs;
 mod scroll;
 mod source;
