@@ -284,6 +284,9 @@ pub struct RunIndexEntry {
     /// Damaged spans skipped plus records that did not decode, and their bytes.
     pub damage: u64,
     pub damaged_bytes: u64,
+    /// Bytes at the end of the file that belong to a record not (yet) complete: a
+    /// run still writing, or one cut off (the `crashed` fixture). Not damage.
+    pub incomplete_tail_bytes: u64,
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,

@@ -17,7 +17,8 @@
 //! Config and summary are nested JSON objects, as W&B shows them (`inspect
 //! --summary`): config folds the run record's config and then every `config`
 //! record; summary folds every `summary` record, a removal (or a value set to null)
-//! dropping the key and everything below it.
+//! dropping the key and everything below it. The top-level `_wandb` key (W&B's
+//! own bookkeeping) is left out of both, as `inspect` and W&B leave it out.
 
 pub mod cache;
 mod fold;
@@ -245,6 +246,7 @@ fn read_run(dir: &Path, file: &Path, size: u64, mtime_ns: u64) -> RunIndexEntry 
                     Ok((ev, p)) => {
                         acc.fold(&ev);
                         if !p.more || reader.offset() > size {
+                            acc.tail = p.pending;
                             if let Some(s) = p.open {
                                 acc.damage += 1;
                                 acc.damaged_bytes += s.len;
@@ -277,6 +279,7 @@ struct Acc {
     summary: Fold,
     damage: u64,
     damaged_bytes: u64,
+    tail: u64,
 }
 
 impl Acc {
@@ -334,6 +337,9 @@ impl Acc {
         e.exit_code = self.exit.map(|(c, _)| c);
         e.summary = self.summary.to_json();
         e.config = self.config.to_json();
+        // W&B's own bookkeeping, hidden as `inspect` and W&B hide it.
+        e.summary.remove("_wandb");
+        e.config.remove("_wandb");
         let summary_runtime = e
             .summary
             .get("_runtime")
@@ -354,5 +360,6 @@ impl Acc {
         e.last_time = self.last_time;
         e.damage = self.damage;
         e.damaged_bytes = self.damaged_bytes;
+        e.incomplete_tail_bytes = self.tail;
     }
 }
