@@ -249,6 +249,10 @@ pub struct RunIndexEntry {
     /// read: the cache key, with the path.
     pub size: u64,
     pub mtime_ns: u64,
+    /// Modification time (ns) of the run directory when it was listed: while it
+    /// is unchanged no `.wandb` file came or went there, so a cached entry is
+    /// checked with one `stat` of its file.
+    pub dir_mtime_ns: u64,
     pub run_id: String,
     pub display_name: String,
     pub project: String,

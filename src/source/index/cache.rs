@@ -2,8 +2,10 @@
 //! named by a hash of the directory's canonical path, holding every run's entry
 //! with its file's path, size and mtime. Never trusted: a file over
 //! [`MAX_CACHE_BYTES`], of another version, for another directory, or that does
-//! not parse is ignored (and rewritten by the scan); an entry is used only for the
-//! file it names, in its own run directory, while size and mtime still match.
+//! not parse is ignored (and rewritten by the scan); an entry is used only for its
+//! own run directory of this wandb directory, for a `.wandb` file in it, while
+//! the file's size and mtime still match (and the directory's mtime, or else the
+//! directory is listed again to find its file).
 //! Written atomically (a temporary file in the same directory, then a rename).
 
 use std::collections::HashMap;
@@ -69,7 +71,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The cached entries of `canonical`, by file path.
+/// The cached entries of `canonical`, by run directory.
 ///
 /// # Errors
 /// Why the file was not used (see [`LoadError`]).
@@ -111,7 +113,8 @@ pub fn load(file: &Path, canonical: &Path) -> Result<HashMap<PathBuf, RunIndexEn
         .filter(|e| e.dir.parent() == Some(canonical))
         .filter_map(|e| {
             let f = e.file.clone()?;
-            (f.parent() == Some(e.dir.as_path())).then_some((f, e))
+            (f.parent() == Some(e.dir.as_path()) && f.extension().is_some_and(|x| x == "wandb"))
+                .then(|| (e.dir.clone(), e))
         })
         .collect())
 }

@@ -96,24 +96,42 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
     let now = opts.now.unwrap_or_else(unix_now);
     let dirs: Vec<PathBuf> = run_dirs(&canonical).into_iter().rev().collect();
     let mut slots: Vec<Option<RunIndexEntry>> = Vec::with_capacity(dirs.len());
-    let mut todo: Vec<(usize, PathBuf, PathBuf, u64, u64)> = Vec::new();
+    #[allow(clippy::type_complexity)]
+    let mut todo: Vec<(usize, PathBuf, PathBuf, u64, u64, u64)> = Vec::new();
     let mut cached = 0;
     for (i, dir) in dirs.iter().enumerate() {
-        let Some(file) = super::resolve::wandb_in_dir(dir) else {
+        let (_, dir_mtime_ns) = stat(dir);
+        let prior = old.remove(dir);
+        // The directory unchanged: its file is the one cached (one stat to check it).
+        let same_dir = prior
+            .as_ref()
+            .is_some_and(|e| e.dir_mtime_ns == dir_mtime_ns && e.file.is_some());
+        let file = match (&prior, same_dir) {
+            (Some(e), true) => e.file.clone(),
+            _ => super::resolve::wandb_in_dir(dir),
+        };
+        let Some(file) = file else {
             slots.push(Some(RunIndexEntry {
                 dir: dir.clone(),
+                dir_mtime_ns,
                 ..RunIndexEntry::default()
             }));
             continue;
         };
         let (size, mtime_ns) = stat(&file);
-        match old.remove(&file) {
-            Some(e) if e.size == size && e.mtime_ns == mtime_ns && e.dir == *dir => {
+        match prior {
+            Some(mut e)
+                if e.file.as_ref() == Some(&file)
+                    && e.size == size
+                    && e.mtime_ns == mtime_ns
+                    && (size, mtime_ns) != (0, 0) =>
+            {
                 cached += 1;
+                e.dir_mtime_ns = dir_mtime_ns;
                 slots.push(Some(e));
             }
             _ => {
-                todo.push((i, dir.clone(), file, size, mtime_ns));
+                todo.push((i, dir.clone(), file, size, mtime_ns, dir_mtime_ns));
                 slots.push(None);
             }
         }
@@ -130,10 +148,11 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
         for _ in 0..threads {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some((i, dir, file, size, mtime_ns)) = todo.get(k) else {
+                let Some((i, dir, file, size, mtime_ns, dir_mtime_ns)) = todo.get(k) else {
                     break;
                 };
-                let e = read_run(dir, file, *size, *mtime_ns);
+                let mut e = read_run(dir, file, *size, *mtime_ns);
+                e.dir_mtime_ns = *dir_mtime_ns;
                 if let Ok(mut d) = done.lock() {
                     d.push((*i, e));
                 }
@@ -189,13 +208,23 @@ pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
 /// XDG spec asks), else `~/.cache/leet`.
 #[must_use]
 pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from) {
+    cache_dir_from(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// [`default_cache_dir`] from the two variables' values.
+fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    if let Some(x) = xdg_cache_home.map(PathBuf::from) {
         if x.is_absolute() {
             return Some(x.join("leet"));
         }
     }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
+    home.filter(|h| !h.is_empty())
         .map(|h| PathBuf::from(h).join(".cache").join("leet"))
 }
 
