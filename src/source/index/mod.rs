@@ -94,81 +94,73 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
         Err(e) => (Default::default(), Some(e.to_string())),
     };
     let now = opts.now.unwrap_or_else(unix_now);
-    let dirs: Vec<PathBuf> = run_dirs(&canonical).into_iter().rev().collect();
-    let mut slots: Vec<Option<RunIndexEntry>> = Vec::with_capacity(dirs.len());
-    #[allow(clippy::type_complexity)]
-    let mut todo: Vec<(usize, PathBuf, PathBuf, u64, u64, u64)> = Vec::new();
-    let mut cached = 0;
-    for (i, dir) in dirs.iter().enumerate() {
-        let (_, dir_mtime_ns) = stat(dir);
-        let prior = old.remove(dir);
-        // The directory unchanged: its file is the one cached (one stat to check it).
-        let same_dir = prior
-            .as_ref()
-            .is_some_and(|e| e.dir_mtime_ns == dir_mtime_ns && e.file.is_some());
-        let file = match (&prior, same_dir) {
-            (Some(e), true) => e.file.clone(),
-            _ => super::resolve::wandb_in_dir(dir),
-        };
-        let Some(file) = file else {
-            slots.push(Some(RunIndexEntry {
-                dir: dir.clone(),
-                dir_mtime_ns,
-                ..RunIndexEntry::default()
-            }));
-            continue;
-        };
-        let (size, mtime_ns) = stat(&file);
-        match prior {
-            Some(mut e)
-                if e.file.as_ref() == Some(&file)
-                    && e.size == size
-                    && e.mtime_ns == mtime_ns
-                    && (size, mtime_ns) != (0, 0) =>
-            {
-                cached += 1;
-                e.dir_mtime_ns = dir_mtime_ns;
-                slots.push(Some(e));
-            }
-            _ => {
-                todo.push((i, dir.clone(), file, size, mtime_ns, dir_mtime_ns));
-                slots.push(None);
-            }
-        }
-    }
-    let read = todo.len();
+    let jobs: Vec<Mutex<Option<(PathBuf, Option<RunIndexEntry>)>>> = run_dirs(&canonical)
+        .into_iter()
+        .rev()
+        .map(|dir| {
+            let prior = old.remove(&dir);
+            Mutex::new(Some((dir, prior)))
+        })
+        .collect();
+    // Each run checked (a stat or two) and, when its cache entry is stale, read:
+    // all in parallel, each file read sequentially.
     let threads = opts
         .threads
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
         .unwrap_or(1)
-        .clamp(1, todo.len().max(1));
+        .clamp(1, jobs.len().max(1));
     let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(todo.len()));
+    let done = Mutex::new(Vec::with_capacity(jobs.len()));
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some((i, dir, file, size, mtime_ns, dir_mtime_ns)) = todo.get(k) else {
+                let Some(job) = jobs.get(k) else {
                     break;
                 };
-                let mut e = read_run(dir, file, *size, *mtime_ns);
-                e.dir_mtime_ns = *dir_mtime_ns;
+                let Some((dir, prior)) = job.lock().ok().and_then(|mut j| j.take()) else {
+                    continue;
+                };
+                let out = index_one(dir, prior);
                 if let Ok(mut d) = done.lock() {
-                    d.push((*i, e));
+                    d.push((k, out));
                 }
             });
         }
     });
-    for (i, e) in done.into_inner().unwrap_or_default() {
-        if let Some(slot) = slots.get_mut(i) {
-            *slot = Some(e);
+    let mut slots: Vec<Option<(RunIndexEntry, Outcome)>> = Vec::new();
+    slots.resize_with(jobs.len(), || None);
+    for (k, out) in done.into_inner().unwrap_or_default() {
+        if let Some(slot) = slots.get_mut(k) {
+            *slot = Some(out);
         }
     }
-    let mut entries: Vec<RunIndexEntry> = slots.into_iter().flatten().collect();
+    let (mut read, mut cached, mut moved) = (0, 0, false);
+    let mut entries = Vec::with_capacity(slots.len());
+    for (slot, job) in slots.into_iter().zip(jobs) {
+        match slot {
+            Some((e, o)) => {
+                read += usize::from(o == Outcome::Read);
+                cached += usize::from(matches!(o, Outcome::Cached | Outcome::CachedMoved));
+                moved |= o == Outcome::CachedMoved;
+                entries.push(e);
+            }
+            // A reader thread died (it never should): the run is listed anyway.
+            None => {
+                if let Some((dir, _)) = job.into_inner().ok().flatten() {
+                    entries.push(RunIndexEntry {
+                        dir,
+                        error: Some("not read (internal error)".into()),
+                        ..RunIndexEntry::default()
+                    });
+                }
+            }
+        }
+    }
     for e in &mut entries {
         e.state = state_at(e, now, opts.stale_after);
     }
-    let cache_write_error = if read > 0 || !old.is_empty() || cache_rejected.is_some() {
+    let cache_write_error = if read > 0 || moved || !old.is_empty() || cache_rejected.is_some() {
         cache::store(&cache_file, &canonical, &entries)
             .err()
             .map(|e| e.to_string())
@@ -182,6 +174,49 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
         cache_rejected,
         cache_write_error,
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Cached,
+    /// Cached, and its directory's mtime changed: the cache needs writing.
+    CachedMoved,
+    Read,
+    NoFile,
+}
+
+/// One run directory: its cached entry while its file's size and mtime match,
+/// else its file read.
+fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outcome) {
+    let (_, dir_mtime_ns) = stat(&dir);
+    // The directory unchanged: its file is the one cached (one stat to check it).
+    let file = match &prior {
+        Some(e) if e.dir_mtime_ns == dir_mtime_ns && e.file.is_some() => e.file.clone(),
+        _ => super::resolve::wandb_in_dir(&dir),
+    };
+    let Some(file) = file else {
+        let e = RunIndexEntry {
+            dir,
+            dir_mtime_ns,
+            ..RunIndexEntry::default()
+        };
+        return (e, Outcome::NoFile);
+    };
+    let (size, mtime_ns) = stat(&file);
+    if let Some(mut e) = prior {
+        if e.file.as_ref() == Some(&file)
+            && e.size == size
+            && e.mtime_ns == mtime_ns
+            && (size, mtime_ns) != (0, 0)
+        {
+            let moved = e.dir_mtime_ns != dir_mtime_ns;
+            e.dir_mtime_ns = dir_mtime_ns;
+            return (e, if moved { Outcome::CachedMoved } else { Outcome::Cached });
+        }
+    }
+    let mut e = read_run(&dir, &file, size, mtime_ns);
+    e.dir_mtime_ns = dir_mtime_ns;
+    (e, Outcome::Read)
 }
 
 /// The state of `e` at `now` (see the module doc).
