@@ -132,13 +132,21 @@ fn gen(dir: &Path, n: usize) -> anyhow::Result<()> {
         total += bytes.len();
         std::fs::write(d.join(format!("run-r{i:06}.wandb")), bytes)?;
     }
-    println!("wrote {n} runs, {total} bytes of .wandb files, in {}", dir.display());
+    println!(
+        "wrote {n} runs, {total} bytes of .wandb files, in {}",
+        dir.display()
+    );
     Ok(())
 }
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen", dir, n] => gen(Path::new(dir), n.parse()?),
         ["scan", dir, cache, rest @ ..] => {
             let repeat: usize = rest.first().map_or(Ok(1), |r| r.parse())?;
@@ -161,6 +169,8 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        _ => anyhow::bail!("usage: many_runs gen WANDB_DIR N | many_runs scan WANDB_DIR CACHE_DIR [REPEAT]"),
+        _ => anyhow::bail!(
+            "usage: many_runs gen WANDB_DIR N | many_runs scan WANDB_DIR CACHE_DIR [REPEAT]"
+        ),
     }
 }

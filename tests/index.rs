@@ -84,16 +84,41 @@ fn check_against(e: &RunIndexEntry, x: &Value) {
     assert_eq!(e.notes, x["notes"].as_str().unwrap_or_default());
     let tags: Vec<String> = x["tags"]
         .as_array()
-        .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     assert_eq!(e.tags, tags);
-    let (config, summary) = (Value::Object(e.config.clone()), Value::Object(e.summary.clone()));
-    assert!(same(&config, &x["config"]), "config of {}: {config} vs {}", e.run_id, x["config"]);
-    assert!(same(&summary, &x["summary"]), "summary of {}: {summary} vs {}", e.run_id, x["summary"]);
+    let (config, summary) = (
+        Value::Object(e.config.clone()),
+        Value::Object(e.summary.clone()),
+    );
+    assert!(
+        same(&config, &x["config"]),
+        "config of {}: {config} vs {}",
+        e.run_id,
+        x["config"]
+    );
+    assert!(
+        same(&summary, &x["summary"]),
+        "summary of {}: {summary} vs {}",
+        e.run_id,
+        x["summary"]
+    );
     assert_eq!(e.last_step, x["step"].as_i64(), "step of {}", e.run_id);
-    assert_eq!(e.exit_code, x["exit_code"].as_i64().map(|c| i32::try_from(c).expect("code")));
+    assert_eq!(
+        e.exit_code,
+        x["exit_code"]
+            .as_i64()
+            .map(|c| i32::try_from(c).expect("code"))
+    );
     let start = e.start_time.expect("start time");
-    assert!((start - rfc3339_secs(&x["start_time"])).abs() < 1e-3, "start {start}");
+    assert!(
+        (start - rfc3339_secs(&x["start_time"])).abs() < 1e-3,
+        "start {start}"
+    );
 }
 
 /// The fixture's wandb directory, copied (symlinks kept) so that caches and
@@ -135,9 +160,17 @@ fn multi_run_directory_lists_every_run_newest_first() {
     let dir = copy_fixture("multi", tmp.path());
     let s = scan(&dir, &tmp.path().join("cache"), LATER);
     let ids: Vec<&str> = s.entries.iter().map(|e| e.run_id.as_str()).collect();
-    assert_eq!(ids, ["multi005", "multi004", "multi003", "multi002", "multi001"]);
+    assert_eq!(
+        ids,
+        ["multi005", "multi004", "multi003", "multi002", "multi001"]
+    );
     for e in &s.entries {
-        let run_dir = e.dir.file_name().expect("name").to_string_lossy().into_owned();
+        let run_dir = e
+            .dir
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
         check_against(e, &expected(&format!("multi.{run_dir}")));
         assert_eq!(e.group, "multi");
         assert_eq!(e.state, IndexState::Finished);
@@ -164,13 +197,19 @@ fn crashed_fixture_is_crashed_once_quiet_and_running_while_recent() {
     assert_eq!(e.exit_code, None);
     assert!(same(&Value::Object(e.summary.clone()), &x["summary"]));
     assert_eq!(e.last_step, x["step"].as_i64());
-    assert!(e.incomplete_tail_bytes > 0, "it stops partway through a record");
+    assert!(
+        e.incomplete_tail_bytes > 0,
+        "it stops partway through a record"
+    );
     assert_eq!(e.damage, 0);
     // Within the stale limit of its last record (and its mtime is newer): running.
     let last = e.last_time.expect("last time");
     let s = scan(&dir, &tmp.path().join("cache"), last + 10.0);
     assert_eq!(s.entries[0].state, IndexState::Running);
-    assert_eq!(s.read, 0, "the state is decided again from the cached entry");
+    assert_eq!(
+        s.read, 0,
+        "the state is decided again from the cached entry"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -219,48 +258,88 @@ fn run_bytes(id: &str, t0: f64, steps: u64, exit: Option<i32>) -> Vec<u8> {
         n += 1;
         n
     };
-    w.append(&rec(next(), T::Run(pb::RunRecord {
-        run_id: id.into(),
-        project: "gen".into(),
-        display_name: format!("{id}-name"),
-        tags: vec!["a".into(), "b".into()],
-        notes: "some notes".into(),
-        #[allow(clippy::cast_possible_truncation)]
-        start_time: Some(prost_types::Timestamp { seconds: t0 as i64, nanos: 0 }),
-        config: Some(pb::ConfigRecord {
-            update: vec![cfg("lr", "0.001"), cfg("model.layers", "[1,2]")],
+    w.append(&rec(
+        next(),
+        T::Run(pb::RunRecord {
+            run_id: id.into(),
+            project: "gen".into(),
+            display_name: format!("{id}-name"),
+            tags: vec!["a".into(), "b".into()],
+            notes: "some notes".into(),
+            #[allow(clippy::cast_possible_truncation)]
+            start_time: Some(prost_types::Timestamp {
+                seconds: t0 as i64,
+                nanos: 0,
+            }),
+            config: Some(pb::ConfigRecord {
+                update: vec![cfg("lr", "0.001"), cfg("model.layers", "[1,2]")],
+                ..Default::default()
+            }),
             ..Default::default()
         }),
-        ..Default::default()
-    })));
+    ));
     for s in 0..steps {
         #[allow(clippy::cast_precision_loss)]
         let t = t0 + s as f64;
         let loss = format!("{}", 1.0 / (s as f64 + 1.0));
-        w.append(&rec(next(), T::History(pb::HistoryRecord {
-            item: vec![hitem("_step", &s.to_string()), hitem("_timestamp", &t.to_string()), hitem("loss", &loss)],
-            ..Default::default()
-        })));
-        w.append(&rec(next(), T::Summary(pb::SummaryRecord {
-            update: vec![sitem("_step", &s.to_string()), sitem("loss", &loss), sitem("tmp.x", "1"), sitem("tmp.y", "2")],
-            ..Default::default()
-        })));
+        w.append(&rec(
+            next(),
+            T::History(pb::HistoryRecord {
+                item: vec![
+                    hitem("_step", &s.to_string()),
+                    hitem("_timestamp", &t.to_string()),
+                    hitem("loss", &loss),
+                ],
+                ..Default::default()
+            }),
+        ));
+        w.append(&rec(
+            next(),
+            T::Summary(pb::SummaryRecord {
+                update: vec![
+                    sitem("_step", &s.to_string()),
+                    sitem("loss", &loss),
+                    sitem("tmp.x", "1"),
+                    sitem("tmp.y", "2"),
+                ],
+                ..Default::default()
+            }),
+        ));
     }
-    w.append(&rec(next(), T::Config(pb::ConfigRecord {
-        update: vec![cfg("seed", "7"), cfg("model.width", "128")],
-        ..Default::default()
-    })));
-    w.append(&rec(next(), T::Summary(pb::SummaryRecord {
-        update: vec![sitem("best", "0.5"), sitem("gone", "\"soon\"")],
-        remove: vec![pb::SummaryItem { nested_key: vec!["tmp".into()], ..Default::default() }],
-        ..Default::default()
-    })));
-    w.append(&rec(next(), T::Summary(pb::SummaryRecord {
-        update: vec![sitem("gone", "null")],
-        ..Default::default()
-    })));
+    w.append(&rec(
+        next(),
+        T::Config(pb::ConfigRecord {
+            update: vec![cfg("seed", "7"), cfg("model.width", "128")],
+            ..Default::default()
+        }),
+    ));
+    w.append(&rec(
+        next(),
+        T::Summary(pb::SummaryRecord {
+            update: vec![sitem("best", "0.5"), sitem("gone", "\"soon\"")],
+            remove: vec![pb::SummaryItem {
+                nested_key: vec!["tmp".into()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+    ));
+    w.append(&rec(
+        next(),
+        T::Summary(pb::SummaryRecord {
+            update: vec![sitem("gone", "null")],
+            ..Default::default()
+        }),
+    ));
     if let Some(code) = exit {
-        w.append(&rec(next(), T::Exit(pb::RunExitRecord { exit_code: code, runtime: 42, ..Default::default() })));
+        w.append(&rec(
+            next(),
+            T::Exit(pb::RunExitRecord {
+                exit_code: code,
+                runtime: 42,
+                ..Default::default()
+            }),
+        ));
     }
     w.into_bytes()
 }
@@ -278,10 +357,30 @@ const T0: f64 = 1_796_000_000.0;
 /// finished, failed, quiet without exit, recent without exit.
 fn four_runs(wandb: &Path) -> [PathBuf; 4] {
     [
-        write_run(wandb, "20261130_100000", "fin", &run_bytes("fin", T0, 20, Some(0))),
-        write_run(wandb, "20261130_100001", "fail", &run_bytes("fail", T0, 20, Some(3))),
-        write_run(wandb, "20261130_100002", "quiet", &run_bytes("quiet", T0, 20, None)),
-        write_run(wandb, "20261130_100003", "live", &run_bytes("live", now() - 5.0, 20, None)),
+        write_run(
+            wandb,
+            "20261130_100000",
+            "fin",
+            &run_bytes("fin", T0, 20, Some(0)),
+        ),
+        write_run(
+            wandb,
+            "20261130_100001",
+            "fail",
+            &run_bytes("fail", T0, 20, Some(3)),
+        ),
+        write_run(
+            wandb,
+            "20261130_100002",
+            "quiet",
+            &run_bytes("quiet", T0, 20, None),
+        ),
+        write_run(
+            wandb,
+            "20261130_100003",
+            "live",
+            &run_bytes("live", now() - 5.0, 20, None),
+        ),
     ]
 }
 
@@ -293,7 +392,10 @@ fn now() -> f64 {
 }
 
 fn by_id<'a>(s: &'a index::Scan, id: &str) -> &'a RunIndexEntry {
-    s.entries.iter().find(|e| e.run_id == id).unwrap_or_else(|| panic!("no {id}"))
+    s.entries
+        .iter()
+        .find(|e| e.run_id == id)
+        .unwrap_or_else(|| panic!("no {id}"))
 }
 
 #[test]
@@ -315,11 +417,18 @@ fn state_per_kind_and_folded_config_and_summary() {
         json!({"lr": 0.001, "model": {"layers": [1, 2], "width": 128}, "seed": 7})
     );
     // Summary: `tmp` removed with everything below it, `gone` removed by null.
-    assert_eq!(Value::Object(e.summary.clone()), json!({"_step": 19, "loss": 0.05, "best": 0.5}));
+    assert_eq!(
+        Value::Object(e.summary.clone()),
+        json!({"_step": 19, "loss": 0.05, "best": 0.5})
+    );
     assert_eq!(e.last_step, Some(19));
     assert_eq!(e.history_rows, 20);
     assert_eq!(e.runtime, Some(42.0));
-    assert_eq!(by_id(&s, "quiet").runtime, Some(19.0), "no exit: last record less start");
+    assert_eq!(
+        by_id(&s, "quiet").runtime,
+        Some(19.0),
+        "no exit: last record less start"
+    );
     assert_eq!(e.tags, ["a", "b"]);
     assert_eq!(e.notes, "some notes");
     assert_eq!(e.start_time, Some(T0));
@@ -336,7 +445,11 @@ fn second_scan_reads_nothing_and_gives_the_same_entries() {
     let cache = tmp.path().join("cache");
     let first = scan(&wandb, &cache, T0 + 1e6);
     assert_eq!((first.read, first.cached), (4, 0));
-    assert!(first.cache_write_error.is_none(), "{:?}", first.cache_write_error);
+    assert!(
+        first.cache_write_error.is_none(),
+        "{:?}",
+        first.cache_write_error
+    );
     // The files' contents go away, size and mtime kept: the entries still come
     // from the cache, so nothing was read.
     for f in &files {
@@ -344,7 +457,12 @@ fn second_scan_reads_nothing_and_gives_the_same_entries() {
         let len = usize::try_from(m.len()).expect("len");
         std::fs::write(f, vec![0u8; len]).expect("zero");
         let t = m.modified().expect("mtime");
-        std::fs::File::options().write(true).open(f).expect("open").set_modified(t).expect("touch");
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .expect("open")
+            .set_modified(t)
+            .expect("touch");
     }
     let second = scan(&wandb, &cache, T0 + 1e6);
     assert_eq!((second.read, second.cached), (0, 4));
@@ -380,7 +498,10 @@ fn a_changed_file_is_read_again_and_a_deleted_run_dropped() {
     let s = scan(&wandb, &cache, t);
     assert_eq!((s.read, s.cached), (1, 2));
     let e = by_id(&s, "quiet2");
-    assert_eq!((e.file.as_ref(), e.state), (Some(&newer), IndexState::Failed));
+    assert_eq!(
+        (e.file.as_ref(), e.state),
+        (Some(&newer), IndexState::Failed)
+    );
 }
 
 #[test]
@@ -401,12 +522,32 @@ fn corrupt_caches_are_rebuilt_with_correct_results() {
     other_dir["wandb_dir"] = json!("/elsewhere");
     let huge = vec![b' '; usize::try_from(index::cache::MAX_CACHE_BYTES).expect("size") + 10];
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("garbage", b"\x00\xffnot json at all".to_vec(), "does not parse"),
-        ("truncated", text.as_bytes()[..text.len() / 2].to_vec(), "does not parse"),
-        ("wrong version", wrong_version.to_string().into_bytes(), "version 999"),
-        ("other dir", other_dir.to_string().into_bytes(), "another directory"),
+        (
+            "garbage",
+            b"\x00\xffnot json at all".to_vec(),
+            "does not parse",
+        ),
+        (
+            "truncated",
+            text.as_bytes()[..text.len() / 2].to_vec(),
+            "does not parse",
+        ),
+        (
+            "wrong version",
+            wrong_version.to_string().into_bytes(),
+            "version 999",
+        ),
+        (
+            "other dir",
+            other_dir.to_string().into_bytes(),
+            "another directory",
+        ),
         ("huge", huge, "too large"),
-        ("wrong types", br#"{"version":1,"wandb_dir":3,"runs":{}}"#.to_vec(), "does not parse"),
+        (
+            "wrong types",
+            br#"{"version":1,"wandb_dir":3,"runs":{}}"#.to_vec(),
+            "does not parse",
+        ),
     ];
     for (what, bytes, why) in cases {
         std::fs::write(&file, &bytes).expect("write cache");
@@ -417,7 +558,11 @@ fn corrupt_caches_are_rebuilt_with_correct_results() {
         assert_eq!(s.entries, good.entries, "{what}");
         // Rebuilt: the next scan uses it.
         let again = scan(&wandb, &cache, T0 + 1e6);
-        assert_eq!((again.read, again.cache_rejected.clone()), (0, None), "{what}");
+        assert_eq!(
+            (again.read, again.cache_rejected.clone()),
+            (0, None),
+            "{what}"
+        );
         assert_eq!(again.entries, good.entries, "{what}");
     }
     // An entry pointing at a file of another directory is never used for it.
@@ -447,20 +592,45 @@ fn damaged_run_file_is_indexed_with_its_damage_count() {
     let s = scan(&wandb, &tmp.path().join("cache"), T0 + 1e6);
     assert_eq!(s.entries.len(), 4);
     let d = by_id(&s, "dmg");
-    assert!(d.damage >= 1 && d.damaged_bytes > 0, "{} {}", d.damage, d.damaged_bytes);
-    assert!(d.history_rows > 100 && d.history_rows < 200, "{}", d.history_rows);
-    assert_eq!(d.state, IndexState::Finished, "the exit record after the damage is read");
+    assert!(
+        d.damage >= 1 && d.damaged_bytes > 0,
+        "{} {}",
+        d.damage,
+        d.damaged_bytes
+    );
+    assert!(
+        d.history_rows > 100 && d.history_rows < 200,
+        "{}",
+        d.history_rows
+    );
+    assert_eq!(
+        d.state,
+        IndexState::Finished,
+        "the exit record after the damage is read"
+    );
     assert_eq!(d.config["seed"], json!(7));
     let c = by_id(&s, "cut");
     assert_eq!(c.exit_code, None, "the exit record was cut off");
-    assert!(c.incomplete_tail_bytes > 0, "the cut record is an incomplete tail");
+    assert!(
+        c.incomplete_tail_bytes > 0,
+        "the cut record is an incomplete tail"
+    );
     assert_eq!(c.state, IndexState::Crashed);
     assert_eq!(d.incomplete_tail_bytes, 0);
     let h = &s.entries[1];
-    assert!(h.error.as_deref().is_some_and(|e| e.contains("run-hdr.wandb")), "{:?}", h.error);
+    assert!(
+        h.error
+            .as_deref()
+            .is_some_and(|e| e.contains("run-hdr.wandb")),
+        "{:?}",
+        h.error
+    );
     assert_eq!(h.state, IndexState::Unknown);
     let empty = &s.entries[0];
-    assert_eq!((empty.file.as_ref(), empty.state), (None, IndexState::Unknown));
+    assert_eq!(
+        (empty.file.as_ref(), empty.state),
+        (None, IndexState::Unknown)
+    );
 }
 
 #[test]

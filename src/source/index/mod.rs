@@ -94,7 +94,7 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
         Err(e) => (Default::default(), Some(e.to_string())),
     };
     let now = opts.now.unwrap_or_else(unix_now);
-    let jobs: Vec<Mutex<Option<(PathBuf, Option<RunIndexEntry>)>>> = run_dirs(&canonical)
+    let jobs: Vec<Mutex<Option<Job>>> = run_dirs(&canonical)
         .into_iter()
         .rev()
         .map(|dir| {
@@ -176,6 +176,9 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
     }
 }
 
+/// A run directory to index, with its cached entry if any.
+type Job = (PathBuf, Option<RunIndexEntry>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Cached,
@@ -211,7 +214,14 @@ fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outc
         {
             let moved = e.dir_mtime_ns != dir_mtime_ns;
             e.dir_mtime_ns = dir_mtime_ns;
-            return (e, if moved { Outcome::CachedMoved } else { Outcome::Cached });
+            return (
+                e,
+                if moved {
+                    Outcome::CachedMoved
+                } else {
+                    Outcome::Cached
+                },
+            );
         }
     }
     let mut e = read_run(&dir, &file, size, mtime_ns);
@@ -243,10 +253,7 @@ pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
 /// XDG spec asks), else `~/.cache/leet`.
 #[must_use]
 pub fn default_cache_dir() -> Option<PathBuf> {
-    cache_dir_from(
-        std::env::var_os("XDG_CACHE_HOME"),
-        std::env::var_os("HOME"),
-    )
+    cache_dir_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
 }
 
 /// [`default_cache_dir`] from the two variables' values.
@@ -415,10 +422,7 @@ impl Acc {
             .or_else(|| Some(self.last_time? - e.start_time?).filter(|r| *r >= 0.0));
         #[allow(clippy::cast_possible_truncation)]
         {
-            e.last_step = self
-                .last_step
-                .filter(|s| s.is_finite())
-                .map(|s| s as i64);
+            e.last_step = self.last_step.filter(|s| s.is_finite()).map(|s| s as i64);
         }
         e.history_rows = self.rows;
         e.last_time = self.last_time;

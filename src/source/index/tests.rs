@@ -47,7 +47,14 @@ fn fold_sets_nests_and_removes_subtrees() {
         json!({"a": 1.0, "b": {"c": 5.0}, "bx": 3.0})
     );
     // Out-of-range ids (a hostile batch) are ignored, never a panic.
-    f.apply(&[], &[TreeOp::Set(9, num(1.0)), TreeOp::Remove(7), TreeOp::Touch(3)]);
+    f.apply(
+        &[],
+        &[
+            TreeOp::Set(9, num(1.0)),
+            TreeOp::Remove(7),
+            TreeOp::Touch(3),
+        ],
+    );
     assert_eq!(f.to_json().len(), 3);
 }
 
@@ -129,10 +136,19 @@ fn state_mirrors_live_state() {
 fn cache_dir_follows_xdg() {
     let some = |s: &str| Some(std::ffi::OsString::from(s));
     let p = |s: &str| Some(std::path::PathBuf::from(s));
-    assert_eq!(cache_dir_from(some("/x/cache"), some("/home/u")), p("/x/cache/leet"));
+    assert_eq!(
+        cache_dir_from(some("/x/cache"), some("/home/u")),
+        p("/x/cache/leet")
+    );
     // A relative XDG_CACHE_HOME is to be ignored (XDG base directory spec).
-    assert_eq!(cache_dir_from(some("rel"), some("/home/u")), p("/home/u/.cache/leet"));
-    assert_eq!(cache_dir_from(None, some("/home/u")), p("/home/u/.cache/leet"));
+    assert_eq!(
+        cache_dir_from(some("rel"), some("/home/u")),
+        p("/home/u/.cache/leet")
+    );
+    assert_eq!(
+        cache_dir_from(None, some("/home/u")),
+        p("/home/u/.cache/leet")
+    );
     assert_eq!(cache_dir_from(some(""), some("")), None);
     assert_eq!(cache_dir_from(None, None), None);
 }
