@@ -291,6 +291,9 @@ pub struct RunIndexEntry {
     /// Bytes at the end of the file that belong to a record not (yet) complete: a
     /// run still writing, or one cut off (the `crashed` fixture). Not damage.
     pub incomplete_tail_bytes: u64,
+    /// Changes to config or summary keys left out because the tree already held
+    /// its most keys (10,000 each: memory stays bounded over many runs).
+    pub keys_dropped: u64,
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,

@@ -141,7 +141,10 @@ pub fn store(file: &Path, canonical: &Path, entries: &[RunIndexEntry]) -> io::Re
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // Unique per process and per call: two scans writing at once never share one.
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
     let write = || -> io::Result<()> {
         let mut f = File::create(&tmp)?;
         f.write_all(&data)?;

@@ -20,25 +20,35 @@ struct Slot {
     removed: bool,
 }
 
+/// Most keys (leaf paths) one tree keeps: the index holds every run's trees at
+/// once, so a hostile file cannot make one entry huge. Keys past it are counted.
+pub(super) const MAX_KEYS: usize = 10_000;
+
 /// Summary or config folded so far.
 #[derive(Debug, Default)]
 pub(super) struct Fold {
     /// By joined path, ordered so that a remove finds a subtree by a range.
     slots: BTreeMap<String, Slot>,
     seq: u64,
+    /// Changes to new keys dropped because [`MAX_KEYS`] were held.
+    pub(super) dropped: u64,
 }
 
 impl Fold {
-    fn slot(&mut self, p: &TreePath) -> &mut Slot {
+    fn slot(&mut self, p: &TreePath) -> Option<&mut Slot> {
         self.seq += 1;
         let seq = self.seq;
-        self.slots.entry(p.joined.clone()).or_insert_with(|| Slot {
+        if self.slots.len() >= MAX_KEYS && !self.slots.contains_key(&p.joined) {
+            self.dropped += 1;
+            return None;
+        }
+        Some(self.slots.entry(p.joined.clone()).or_insert_with(|| Slot {
             parts: p.parts.clone(),
             value: Scalar::Null,
             first: seq,
             seq,
             removed: false,
-        })
+        }))
     }
 
     /// Fold one batch's changes (`paths` is the batch's path table).
@@ -53,10 +63,11 @@ impl Fold {
                 TreeOp::Set(id, v) => {
                     if let Some(p) = paths.get(*id as usize) {
                         let seq = self.seq + 1;
-                        let s = self.slot(p);
-                        s.value = v.clone();
-                        s.seq = seq;
-                        s.removed = false;
+                        if let Some(s) = self.slot(p) {
+                            s.value = v.clone();
+                            s.seq = seq;
+                            s.removed = false;
+                        }
                     }
                 }
                 TreeOp::Remove(id) => {

@@ -429,5 +429,6 @@ impl Acc {
         e.damage = self.damage;
         e.damaged_bytes = self.damaged_bytes;
         e.incomplete_tail_bytes = self.tail;
+        e.keys_dropped = self.config.dropped + self.summary.dropped;
     }
 }

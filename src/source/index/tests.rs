@@ -165,3 +165,21 @@ fn cache_file_name_is_stable_per_path() {
         Some("index-db5181fe34f976f0.json")
     );
 }
+
+#[test]
+fn fold_holds_at_most_max_keys() {
+    let paths: Vec<TreePath> = (0..fold::MAX_KEYS + 5)
+        .map(|i| path(&format!("k{i}")))
+        .collect();
+    let ops: Vec<TreeOp> = (0..paths.len())
+        .map(|i| TreeOp::Set(u32::try_from(i).expect("id"), num(1.0)))
+        .collect();
+    let mut f = Fold::default();
+    f.apply(&paths, &ops);
+    assert_eq!(f.to_json().len(), fold::MAX_KEYS);
+    assert_eq!(f.dropped, 5);
+    // A key already held still takes new values.
+    f.apply(&[path("k0")], &[TreeOp::Set(0, num(2.0))]);
+    assert_eq!(f.to_json()["k0"], json!(2.0));
+    assert_eq!(f.dropped, 5);
+}
