@@ -201,3 +201,100 @@ impl Msg {
         s.chars().map(Msg::char)
     }
 }
+
+// ---------------------------------------------------------------------------
+// The workspace's run index (`source::index`): one entry per run directory.
+
+/// A run's state as the index decides it (see `source::index` for the rule).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexState {
+    /// No exit record, and the run showed a sign of life within the stale limit.
+    Running,
+    /// Exit record with code 0.
+    Finished,
+    /// Exit record with a non-zero code.
+    Failed,
+    /// No exit record and quiet for longer than the stale limit ("crashed?").
+    Crashed,
+    /// Neither a run record nor an exit record (a file just created, a run
+    /// directory without a `.wandb` file yet, a file that cannot be read).
+    #[default]
+    Unknown,
+}
+
+impl IndexState {
+    /// Stable lowercase name (the runs filter's `state:` values).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexState::Running => "running",
+            IndexState::Finished => "finished",
+            IndexState::Failed => "failed",
+            IndexState::Crashed => "crashed",
+            IndexState::Unknown => "unknown",
+        }
+    }
+}
+
+/// What the index knows of one run directory. Text fields are untrusted (from the
+/// run file, or from a cache file): sanitize before display.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunIndexEntry {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Its `.wandb` file (the newest, if several); None while the run has none.
+    pub file: Option<PathBuf>,
+    /// Size and modification time (ns since the Unix epoch) of `file` when it was
+    /// read: the cache key, with the path.
+    pub size: u64,
+    pub mtime_ns: u64,
+    /// Modification time (ns) of the run directory when it was listed: while it
+    /// is unchanged no `.wandb` file came or went there, so a cached entry is
+    /// checked with one `stat` of its file.
+    pub dir_mtime_ns: u64,
+    pub run_id: String,
+    pub display_name: String,
+    pub project: String,
+    pub entity: String,
+    pub group: String,
+    pub job_type: String,
+    pub tags: Vec<String>,
+    pub notes: String,
+    /// Start time, Unix seconds (from the run record).
+    pub start_time: Option<f64>,
+    /// The run record says the run resumed an earlier one.
+    pub resumed: bool,
+    /// Whether a run record was read.
+    pub has_run_record: bool,
+    /// The exit record's code (None: no exit record).
+    pub exit_code: Option<i32>,
+    /// Decided at scan time from `exit_code`, `has_run_record`, `mtime_ns` and
+    /// `last_time` (so a cached entry of a quiet run turns crashed as time passes).
+    pub state: IndexState,
+    /// Seconds: the exit record's runtime, else summary `_runtime`, else the last
+    /// record's time less the start time.
+    pub runtime: Option<f64>,
+    /// Largest step of a complete history row.
+    pub last_step: Option<i64>,
+    pub history_rows: u64,
+    /// Largest `_timestamp` / stats time seen, Unix seconds.
+    pub last_time: Option<f64>,
+    /// The full config, nested as W&B shows it: the run record's, then every
+    /// `config` record folded in (keys added later included).
+    pub config: serde_json::Map<String, serde_json::Value>,
+    /// The last summary, nested: every `summary` record folded, removals honoured.
+    pub summary: serde_json::Map<String, serde_json::Value>,
+    /// Damaged spans skipped plus records that did not decode, and their bytes.
+    pub damage: u64,
+    pub damaged_bytes: u64,
+    /// Bytes at the end of the file that belong to a record not (yet) complete: a
+    /// run still writing, or one cut off (the `crashed` fixture). Not damage.
+    pub incomplete_tail_bytes: u64,
+    /// Changes to config or summary keys left out because the tree already held
+    /// its most keys (10,000 each: memory stays bounded over many runs).
+    pub keys_dropped: u64,
+    /// Why the file could not be read (bad header, I/O error); what was read
+    /// before the error is kept.
+    pub error: Option<String>,
+}

@@ -66,7 +66,7 @@ pub fn is_run_dir_name(name: &str) -> bool {
 }
 
 /// The `.wandb` file inside a run directory (the newest if there are several).
-fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
     let mut best: Option<(SystemTime, PathBuf)> = None;
     for e in std::fs::read_dir(dir).ok()?.flatten() {
         let p = e.path();

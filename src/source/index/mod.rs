@@ -1,0 +1,434 @@
+//! The workspace's run index: one [`RunIndexEntry`] per run directory of a wandb
+//! directory (state, names, tags, notes, start, runtime, last step, the full config
+//! and the last summary), read off the loop thread in parallel and cached by path,
+//! size and modification time (see [`cache`]).
+//!
+//! State, as `store::Run::state` and the app's `live_state` decide it for one run
+//! (mirrored here: the source layer cannot import either):
+//! - an exit record → finished (code 0) or failed (any other code);
+//! - no exit record and no run record → unknown (a file just created);
+//! - else running when the run showed a sign of life within `stale_after` seconds
+//!   (120, leet's `--stale-after` default), crashed when quiet for longer. The sign
+//!   of life is the file's mtime, or the newest record's own time when that is
+//!   older (a copied or checked-out file has a fresh mtime; `live_state` does the
+//!   same until the file grows). The state is decided at each scan, from cached
+//!   facts too, so a quiet run turns crashed without its file being read again.
+//!
+//! Config and summary are nested JSON objects, as W&B shows them (`inspect
+//! --summary`): config folds the run record's config and then every `config`
+//! record; summary folds every `summary` record, a removal (or a value set to null)
+//! dropping the key and everything below it. The top-level `_wandb` key (W&B's
+//! own bookkeeping) is left out of both, as `inspect` and W&B leave it out.
+
+pub mod cache;
+mod fold;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use self::fold::Fold;
+use super::reader::RunReader;
+use super::resolve::run_dirs;
+use crate::decode::event::{Event, Events, Timestamp};
+use crate::msg::{IndexState, RunIndexEntry};
+
+/// Seconds of quiet after which a run without an exit record counts as crashed
+/// (leet's `--stale-after` default).
+pub const STALE_AFTER: f64 = 120.0;
+
+/// How a scan decides what it cannot read from the files.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanOptions {
+    /// Now, Unix seconds (None: the clock).
+    pub now: Option<f64>,
+    /// See [`STALE_AFTER`].
+    pub stale_after: f64,
+    /// Threads reading files (None: the available parallelism).
+    pub threads: Option<usize>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        Self {
+            now: None,
+            stale_after: STALE_AFTER,
+            threads: None,
+        }
+    }
+}
+
+/// What a scan found, and how.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    /// Every run directory, newest first (the order of their names' start times).
+    pub entries: Vec<RunIndexEntry>,
+    /// Run files read this time (the rest came from the cache or have no file).
+    pub read: usize,
+    /// Entries taken from the cache.
+    pub cached: usize,
+    /// Why the cache was not used (None: used, or there was none yet).
+    pub cache_rejected: Option<String>,
+    /// Why the cache could not be written (the index is still complete).
+    pub cache_write_error: Option<String>,
+}
+
+/// Index every run directory of `wandb_dir`, newest first, using and refreshing
+/// the cache file for it in `cache_dir`. Blocking: call it off the loop thread.
+#[must_use]
+pub fn scan(wandb_dir: &Path, cache_dir: &Path) -> Vec<RunIndexEntry> {
+    scan_with(wandb_dir, cache_dir, &ScanOptions::default()).entries
+}
+
+/// [`scan`] with options, saying what it read.
+#[must_use]
+pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan {
+    let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
+    let cache_file = cache::file_for(cache_dir, &canonical);
+    let (mut old, cache_rejected) = match cache::load(&cache_file, &canonical) {
+        Ok(c) => (c, None),
+        Err(cache::LoadError::Missing) => (Default::default(), None),
+        Err(e) => (Default::default(), Some(e.to_string())),
+    };
+    let now = opts.now.unwrap_or_else(unix_now);
+    let jobs: Vec<Mutex<Option<Job>>> = run_dirs(&canonical)
+        .into_iter()
+        .rev()
+        .map(|dir| {
+            let prior = old.remove(&dir);
+            Mutex::new(Some((dir, prior)))
+        })
+        .collect();
+    // Each run checked (a stat or two) and, when its cache entry is stale, read:
+    // all in parallel, each file read sequentially.
+    let threads = opts
+        .threads
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+        .clamp(1, jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(jobs.len()));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(k) else {
+                    break;
+                };
+                let Some((dir, prior)) = job.lock().ok().and_then(|mut j| j.take()) else {
+                    continue;
+                };
+                let out = index_one(dir, prior);
+                if let Ok(mut d) = done.lock() {
+                    d.push((k, out));
+                }
+            });
+        }
+    });
+    let mut slots: Vec<Option<(RunIndexEntry, Outcome)>> = Vec::new();
+    slots.resize_with(jobs.len(), || None);
+    for (k, out) in done.into_inner().unwrap_or_default() {
+        if let Some(slot) = slots.get_mut(k) {
+            *slot = Some(out);
+        }
+    }
+    let (mut read, mut cached, mut moved) = (0, 0, false);
+    let mut entries = Vec::with_capacity(slots.len());
+    for (slot, job) in slots.into_iter().zip(jobs) {
+        match slot {
+            Some((e, o)) => {
+                read += usize::from(o == Outcome::Read);
+                cached += usize::from(matches!(o, Outcome::Cached | Outcome::CachedMoved));
+                moved |= o == Outcome::CachedMoved;
+                entries.push(e);
+            }
+            // A reader thread died (it never should): the run is listed anyway.
+            None => {
+                if let Some((dir, _)) = job.into_inner().ok().flatten() {
+                    entries.push(RunIndexEntry {
+                        dir,
+                        error: Some("not read (internal error)".into()),
+                        ..RunIndexEntry::default()
+                    });
+                }
+            }
+        }
+    }
+    for e in &mut entries {
+        e.state = state_at(e, now, opts.stale_after);
+    }
+    let cache_write_error = if read > 0 || moved || !old.is_empty() || cache_rejected.is_some() {
+        cache::store(&cache_file, &canonical, &entries)
+            .err()
+            .map(|e| e.to_string())
+    } else {
+        None
+    };
+    Scan {
+        entries,
+        read,
+        cached,
+        cache_rejected,
+        cache_write_error,
+    }
+}
+
+/// A run directory to index, with its cached entry if any.
+type Job = (PathBuf, Option<RunIndexEntry>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Cached,
+    /// Cached, and its directory's mtime changed: the cache needs writing.
+    CachedMoved,
+    Read,
+    NoFile,
+}
+
+/// One run directory: its cached entry while its file's size and mtime match,
+/// else its file read.
+fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outcome) {
+    let (_, dir_mtime_ns) = stat(&dir);
+    // The directory unchanged: its file is the one cached (one stat to check it).
+    let file = match &prior {
+        Some(e) if e.dir_mtime_ns == dir_mtime_ns && e.file.is_some() => e.file.clone(),
+        _ => super::resolve::wandb_in_dir(&dir),
+    };
+    let Some(file) = file else {
+        let e = RunIndexEntry {
+            dir,
+            dir_mtime_ns,
+            ..RunIndexEntry::default()
+        };
+        return (e, Outcome::NoFile);
+    };
+    let (size, mtime_ns) = stat(&file);
+    if let Some(mut e) = prior {
+        if e.file.as_ref() == Some(&file)
+            && e.size == size
+            && e.mtime_ns == mtime_ns
+            && (size, mtime_ns) != (0, 0)
+        {
+            let moved = e.dir_mtime_ns != dir_mtime_ns;
+            e.dir_mtime_ns = dir_mtime_ns;
+            return (
+                e,
+                if moved {
+                    Outcome::CachedMoved
+                } else {
+                    Outcome::Cached
+                },
+            );
+        }
+    }
+    let mut e = read_run(&dir, &file, size, mtime_ns);
+    e.dir_mtime_ns = dir_mtime_ns;
+    (e, Outcome::Read)
+}
+
+/// The state of `e` at `now` (see the module doc).
+#[must_use]
+pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
+    match e.exit_code {
+        Some(0) => IndexState::Finished,
+        Some(_) => IndexState::Failed,
+        None if !e.has_run_record || e.file.is_none() => IndexState::Unknown,
+        None => {
+            #[allow(clippy::cast_precision_loss)]
+            let mtime = e.mtime_ns as f64 / 1e9;
+            let last = e.last_time.map_or(mtime, |t| t.min(mtime));
+            if now - last < stale_after {
+                IndexState::Running
+            } else {
+                IndexState::Crashed
+            }
+        }
+    }
+}
+
+/// The default cache directory: `$XDG_CACHE_HOME/leet` (an absolute path, as the
+/// XDG spec asks), else `~/.cache/leet`.
+#[must_use]
+pub fn default_cache_dir() -> Option<PathBuf> {
+    cache_dir_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
+/// [`default_cache_dir`] from the two variables' values.
+fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    if let Some(x) = xdg_cache_home.map(PathBuf::from) {
+        if x.is_absolute() {
+            return Some(x.join("leet"));
+        }
+    }
+    home.filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".cache").join("leet"))
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Size and mtime (ns since the epoch; 0 when unknown) of a file.
+fn stat(file: &Path) -> (u64, u64) {
+    std::fs::metadata(file).map_or((0, 0), |m| {
+        let ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        (m.len(), ns)
+    })
+}
+
+fn seconds((s, n): Timestamp) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let v = s as f64 + f64::from(n) / 1e9;
+    v
+}
+
+/// Read one run file from its start with the sequential reader. `size` and
+/// `mtime_ns` are the file's as stated before reading (so a file that grows while
+/// it is read is read again next time).
+fn read_run(dir: &Path, file: &Path, size: u64, mtime_ns: u64) -> RunIndexEntry {
+    let mut e = RunIndexEntry {
+        dir: dir.to_owned(),
+        file: Some(file.to_owned()),
+        size,
+        mtime_ns,
+        ..RunIndexEntry::default()
+    };
+    let mut acc = Acc::default();
+    match RunReader::open(file) {
+        Err(err) => e.error = Some(err.to_string()),
+        Ok(mut reader) => {
+            reader.finish();
+            // Bounded: a file growing while read stops at what was there at the stat
+            // (plus one chunk), never a loop that follows a writer.
+            loop {
+                match reader.poll_events() {
+                    Ok((ev, p)) => {
+                        acc.fold(&ev);
+                        if !p.more || reader.offset() > size {
+                            acc.tail = p.pending;
+                            if let Some(s) = p.open {
+                                acc.damage += 1;
+                                acc.damaged_bytes += s.len;
+                            }
+                            break;
+                        }
+                    }
+                    Err(err) => {
+                        e.error = Some(err.to_string());
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    acc.into_entry(&mut e);
+    e
+}
+
+/// What the reader's events tell the index, folded.
+#[derive(Default)]
+struct Acc {
+    info: crate::decode::event::RunInfo,
+    has_run: bool,
+    exit: Option<(i32, i32)>,
+    last_step: Option<f64>,
+    last_time: Option<f64>,
+    rows: u64,
+    config: Fold,
+    summary: Fold,
+    damage: u64,
+    damaged_bytes: u64,
+    tail: u64,
+}
+
+impl Acc {
+    fn fold(&mut self, ev: &Events) {
+        for event in &ev.list {
+            match event {
+                Event::Run(r) => {
+                    self.has_run = true;
+                    self.info.merge((**r).clone());
+                }
+                Event::Exit { code, runtime } => self.exit = Some((*code, *runtime)),
+                Event::Row(r) => {
+                    if r.complete {
+                        self.rows += 1;
+                        if let Some(s) = r.step {
+                            self.last_step = Some(self.last_step.map_or(s, |l| l.max(s)));
+                        }
+                    }
+                    if let Some(t) = r.time {
+                        self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
+                    }
+                }
+                Event::Stats { time: Some(t), .. } => {
+                    let t = seconds(*t);
+                    self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
+                }
+                Event::Bad { len, .. } => {
+                    self.damage += 1;
+                    self.damaged_bytes += len;
+                }
+                Event::Skip(s) => {
+                    self.damage += 1;
+                    self.damaged_bytes += s.len;
+                }
+                _ => {}
+            }
+        }
+        self.config.apply(&ev.paths, &ev.config);
+        self.summary.apply(&ev.paths, &ev.summary);
+    }
+
+    fn into_entry(self, e: &mut RunIndexEntry) {
+        let i = self.info;
+        e.has_run_record = self.has_run;
+        e.run_id = i.run_id;
+        e.display_name = i.display_name;
+        e.project = i.project;
+        e.entity = i.entity;
+        e.group = i.group;
+        e.job_type = i.job_type;
+        e.tags = i.tags;
+        e.notes = i.notes;
+        e.resumed = i.resumed;
+        e.start_time = i.start_time.map(seconds);
+        e.exit_code = self.exit.map(|(c, _)| c);
+        e.summary = self.summary.to_json();
+        e.config = self.config.to_json();
+        // W&B's own bookkeeping, hidden as `inspect` and W&B hide it.
+        e.summary.remove("_wandb");
+        e.config.remove("_wandb");
+        let summary_runtime = e
+            .summary
+            .get("_runtime")
+            .and_then(serde_json::Value::as_f64);
+        e.runtime = self
+            .exit
+            .map(|(_, r)| f64::from(r))
+            .or(summary_runtime)
+            .or_else(|| Some(self.last_time? - e.start_time?).filter(|r| *r >= 0.0));
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            e.last_step = self.last_step.filter(|s| s.is_finite()).map(|s| s as i64);
+        }
+        e.history_rows = self.rows;
+        e.last_time = self.last_time;
+        e.damage = self.damage;
+        e.damaged_bytes = self.damaged_bytes;
+        e.incomplete_tail_bytes = self.tail;
+        e.keys_dropped = self.config.dropped + self.summary.dropped;
+    }
+}

@@ -1,0 +1,185 @@
+use serde_json::json;
+
+use super::fold::Fold;
+use super::*;
+use crate::decode::event::{Scalar, TreeOp, TreePath, PATH_SEP};
+
+fn path(p: &str) -> TreePath {
+    let parts: Vec<String> = p.split('.').map(str::to_owned).collect();
+    TreePath {
+        joined: parts.join(&PATH_SEP.to_string()),
+        parts,
+    }
+}
+
+fn num(f: f64) -> Scalar {
+    Scalar::Number(f)
+}
+
+#[test]
+fn fold_sets_nests_and_removes_subtrees() {
+    let paths = vec![path("a"), path("b.c"), path("b.d"), path("bx"), path("b")];
+    let mut f = Fold::default();
+    f.apply(
+        &paths,
+        &[
+            TreeOp::Set(0, num(1.0)),
+            TreeOp::Set(1, num(2.0)),
+            TreeOp::Set(2, Scalar::Json("[1,2]".into())),
+            TreeOp::Set(3, num(3.0)),
+        ],
+    );
+    assert_eq!(
+        serde_json::Value::Object(f.to_json()),
+        json!({"a": 1.0, "b": {"c": 2.0, "d": [1, 2]}, "bx": 3.0})
+    );
+    // Removing `b` drops everything below it, and not `bx` (a sibling sharing the
+    // prefix of its name).
+    f.apply(&paths, &[TreeOp::Remove(4)]);
+    assert_eq!(
+        serde_json::Value::Object(f.to_json()),
+        json!({"a": 1.0, "bx": 3.0})
+    );
+    // A later batch (its own path table) revives one key.
+    f.apply(&[path("b.c")], &[TreeOp::Set(0, num(5.0))]);
+    assert_eq!(
+        serde_json::Value::Object(f.to_json()),
+        json!({"a": 1.0, "b": {"c": 5.0}, "bx": 3.0})
+    );
+    // Out-of-range ids (a hostile batch) are ignored, never a panic.
+    f.apply(
+        &[],
+        &[
+            TreeOp::Set(9, num(1.0)),
+            TreeOp::Remove(7),
+            TreeOp::Touch(3),
+        ],
+    );
+    assert_eq!(f.to_json().len(), 3);
+}
+
+#[test]
+fn fold_keeps_first_seen_top_level_order_and_latest_value_wins() {
+    let paths = vec![path("z"), path("a")];
+    let mut f = Fold::default();
+    // The coalescer's shape: touches in first-seen order, then sets in the order
+    // of their latest change.
+    f.apply(
+        &paths,
+        &[
+            TreeOp::Touch(0),
+            TreeOp::Touch(1),
+            TreeOp::Set(1, num(1.0)),
+            TreeOp::Set(0, num(2.0)),
+        ],
+    );
+    f.apply(&paths, &[TreeOp::Set(1, num(3.0))]);
+    let m = f.to_json();
+    let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["z", "a"]);
+    assert_eq!(m["a"], json!(3.0));
+    // A scalar replaced by a subtree (and back) as the store's tree does it.
+    let paths = vec![path("z.y")];
+    f.apply(&paths, &[TreeOp::Set(0, num(4.0))]);
+    assert_eq!(f.to_json()["z"], json!({"y": 4.0}));
+}
+
+fn entry(exit: Option<i32>, mtime: f64, last: Option<f64>) -> RunIndexEntry {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    RunIndexEntry {
+        file: Some("run-x.wandb".into()),
+        has_run_record: true,
+        exit_code: exit,
+        mtime_ns: (mtime * 1e9) as u64,
+        last_time: last,
+        ..RunIndexEntry::default()
+    }
+}
+
+#[test]
+fn state_mirrors_live_state() {
+    let now = 10_000.0;
+    assert_eq!(
+        state_at(&entry(Some(0), 0.0, None), now, 120.0),
+        IndexState::Finished
+    );
+    assert_eq!(
+        state_at(&entry(Some(-9), 0.0, None), now, 120.0),
+        IndexState::Failed
+    );
+    // No exit: running within the stale limit of the file's mtime.
+    assert_eq!(
+        state_at(&entry(None, now - 119.0, None), now, 120.0),
+        IndexState::Running
+    );
+    assert_eq!(
+        state_at(&entry(None, now - 121.0, None), now, 120.0),
+        IndexState::Crashed
+    );
+    // A fresh mtime (a copy) with old records: the records say when it went quiet.
+    assert_eq!(
+        state_at(&entry(None, now, Some(now - 500.0)), now, 120.0),
+        IndexState::Crashed
+    );
+    // The stale limit is the caller's.
+    assert_eq!(
+        state_at(&entry(None, now, Some(now - 500.0)), now, 600.0),
+        IndexState::Running
+    );
+    // Nothing read yet: unknown.
+    let mut e = entry(None, now, None);
+    e.has_run_record = false;
+    assert_eq!(state_at(&e, now, 120.0), IndexState::Unknown);
+}
+
+#[test]
+fn cache_dir_follows_xdg() {
+    let some = |s: &str| Some(std::ffi::OsString::from(s));
+    let p = |s: &str| Some(std::path::PathBuf::from(s));
+    assert_eq!(
+        cache_dir_from(some("/x/cache"), some("/home/u")),
+        p("/x/cache/leet")
+    );
+    // A relative XDG_CACHE_HOME is to be ignored (XDG base directory spec).
+    assert_eq!(
+        cache_dir_from(some("rel"), some("/home/u")),
+        p("/home/u/.cache/leet")
+    );
+    assert_eq!(
+        cache_dir_from(None, some("/home/u")),
+        p("/home/u/.cache/leet")
+    );
+    assert_eq!(cache_dir_from(some(""), some("")), None);
+    assert_eq!(cache_dir_from(None, None), None);
+}
+
+#[test]
+fn cache_file_name_is_stable_per_path() {
+    let a = cache::file_for(Path::new("/c"), Path::new("/w/one"));
+    let b = cache::file_for(Path::new("/c"), Path::new("/w/two"));
+    assert_ne!(a, b);
+    assert_eq!(a, cache::file_for(Path::new("/c"), Path::new("/w/one")));
+    // FNV-1a of "/w/one": fixed, so a cache survives a rebuild of leet.
+    assert_eq!(
+        a.file_name().and_then(|n| n.to_str()),
+        Some("index-db5181fe34f976f0.json")
+    );
+}
+
+#[test]
+fn fold_holds_at_most_max_keys() {
+    let paths: Vec<TreePath> = (0..fold::MAX_KEYS + 5)
+        .map(|i| path(&format!("k{i}")))
+        .collect();
+    let ops: Vec<TreeOp> = (0..paths.len())
+        .map(|i| TreeOp::Set(u32::try_from(i).expect("id"), num(1.0)))
+        .collect();
+    let mut f = Fold::default();
+    f.apply(&paths, &ops);
+    assert_eq!(f.to_json().len(), fold::MAX_KEYS);
+    assert_eq!(f.dropped, 5);
+    // A key already held still takes new values.
+    f.apply(&[path("k0")], &[TreeOp::Set(0, num(2.0))]);
+    assert_eq!(f.to_json()["k0"], json!(2.0));
+    assert_eq!(f.dropped, 5);
+}
