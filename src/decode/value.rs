@@ -1,7 +1,7 @@
 //! Item values: W&B's `value_json` is JSON text, except that non-finite floats are
 //! written as the bare tokens `NaN`, `Infinity` and `-Infinity`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::wire::ItemValue;
 
@@ -164,6 +164,28 @@ fn quote_non_finite(s: &str) -> String {
         rest = &rest[c.len_utf8()..];
     }
     out
+}
+
+/// Set `v` at `path` in a JSON object tree, making the objects on the way (a
+/// scalar in the way is replaced by an object): how a summary or config tree is
+/// shown as JSON, by the store and by the run index.
+pub(crate) fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
+    let Some((head, rest)) = path.split_first() else {
+        return;
+    };
+    if rest.is_empty() {
+        map.insert(head.clone(), v);
+        return;
+    }
+    let slot = map
+        .entry(head.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = slot {
+        insert_path(m, rest, v);
+    }
 }
 
 #[cfg(test)]

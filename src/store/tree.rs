@@ -165,7 +165,7 @@ impl Tree {
         order.sort_by_key(|e| e.seq);
         let mut root = Map::new();
         for e in order {
-            insert_path(&mut root, &e.path, e.raw.to_json());
+            crate::decode::value::insert_path(&mut root, &e.path, e.raw.to_json());
         }
         // Restore first-seen key order at the top level for stable output.
         let mut ordered = Map::new();
@@ -194,24 +194,5 @@ impl Tree {
             return None;
         }
         e.raw.number()
-    }
-}
-
-fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
-    let Some((head, rest)) = path.split_first() else {
-        return;
-    };
-    if rest.is_empty() {
-        map.insert(head.clone(), v);
-        return;
-    }
-    let slot = map
-        .entry(head.clone())
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
-    }
-    if let Value::Object(m) = slot {
-        insert_path(m, rest, v);
     }
 }

@@ -99,7 +99,7 @@ impl Fold {
         live.sort_by_key(|s| s.seq);
         let mut root = Map::new();
         for s in &live {
-            insert_path(&mut root, &s.parts, s.value.to_json());
+            crate::decode::value::insert_path(&mut root, &s.parts, s.value.to_json());
         }
         live.sort_by_key(|s| s.first);
         let mut ordered = Map::new();
@@ -111,24 +111,5 @@ impl Fold {
             }
         }
         ordered
-    }
-}
-
-fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
-    let Some((head, rest)) = path.split_first() else {
-        return;
-    };
-    if rest.is_empty() {
-        map.insert(head.clone(), v);
-        return;
-    }
-    let slot = map
-        .entry(head.clone())
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
-    }
-    if let Value::Object(m) = slot {
-        insert_path(m, rest, v);
     }
 }
