@@ -215,6 +215,13 @@ mod tests {
             .spawn()
             .expect("sleep");
         let pid = child.id();
+        // Until its exec completes, a new process has no command line yet (it would
+        // be described as `[sleep]`): wait for it.
+        let t0 = std::time::Instant::now();
+        while std::fs::read(format!("/proc/{pid}/cmdline")).map_or(true, |c| c.is_empty()) {
+            assert!(t0.elapsed() < Duration::from_secs(5), "no command line");
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let recv = || rx.recv_timeout(Duration::from_secs(10)).expect("answer");
         exec.run([Cmd::Monitor { pid: Some(pid) }]);
         match recv() {
