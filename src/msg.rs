@@ -170,6 +170,12 @@ pub enum Msg {
     DirsChecked {
         gone: Vec<PathBuf>,
     },
+    /// `Cmd::ScanIndex`: every run directory of `wandb_dir`, newest first (a run
+    /// directory deleted since the last scan is not in it).
+    Indexed {
+        wandb_dir: PathBuf,
+        entries: Vec<RunIndexEntry>,
+    },
 }
 
 impl Msg {
@@ -297,4 +303,24 @@ pub struct RunIndexEntry {
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,
+}
+
+/// What the workspace remembers of one wandb directory between sessions (leet's
+/// own state file under `$XDG_STATE_HOME/leet`, never the wandb directory). Runs
+/// are named by their workspace key: the run id, else the run directory's name.
+/// Read from a file: untrusted (an unknown key names no run and is dropped).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct WorkspaceSaved {
+    /// Selected runs, in the order they were selected.
+    pub selected: Vec<String>,
+    /// The run drawn on top.
+    pub pinned: Option<String>,
+    /// The runs filter (`f`) in force, and whether it is a glob (else regex).
+    pub filter: String,
+    pub filter_glob: bool,
+    /// The config key selected runs are grouped by (`G`).
+    pub group_by: Option<String>,
+    /// The summary key shown as the runs list's value column.
+    pub summary_column: Option<String>,
 }

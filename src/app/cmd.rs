@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+use crate::msg::WorkspaceSaved;
+
 /// A request to the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cmd {
@@ -27,6 +29,15 @@ pub enum Cmd {
     /// Live monitor: make the tree rooted at `pid` the monitored process (what
     /// `--pid` does at start), or monitor none; answered by `Msg::Monitoring`.
     Monitor { pid: Option<u32> },
+    /// Index every run directory of a wandb directory (state, names, config, last
+    /// summary; cached by path, size and mtime): `Msg::Indexed`.
+    ScanIndex { wandb_dir: PathBuf },
+    /// Write what the workspace of `wandb_dir` remembers to leet's state file (no
+    /// answer; a failure is not worth a message on every change).
+    SaveWorkspace {
+        wandb_dir: PathBuf,
+        state: WorkspaceSaved,
+    },
 }
 
 impl Cmd {

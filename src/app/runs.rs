@@ -300,3 +300,14 @@ fn apply_to(run: &mut Run, b: RunBatch, max_points: usize) {
     run.fold_batch(&b);
     run.damage.set_open(b.open);
 }
+
+impl App {
+    /// The workspace's index came (filled in by the workspace).
+    pub(super) fn on_indexed(
+        &mut self,
+        _wandb_dir: &Path,
+        _entries: Vec<crate::msg::RunIndexEntry>,
+    ) -> Effect {
+        Effect::NONE
+    }
+}

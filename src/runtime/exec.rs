@@ -53,7 +53,25 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::CheckDirs { dirs } => Msg::DirsChecked {
             gone: dirs.into_iter().filter(|d| !d.is_dir()).collect(),
         },
+        Cmd::ScanIndex { wandb_dir } => Msg::Indexed {
+            entries: scan_index(&wandb_dir),
+            wandb_dir,
+        },
+        Cmd::SaveWorkspace { wandb_dir, state } => {
+            if let Some(dir) = crate::source::state::default_state_dir() {
+                let _ = crate::source::state::save(&dir, &wandb_dir, &state);
+            }
+            return None;
+        }
     })
+}
+
+/// The index of `wandb_dir` (cached under `$XDG_CACHE_HOME/leet` when there is
+/// such a place; without one every scan reads every file).
+fn scan_index(wandb_dir: &Path) -> Vec<crate::msg::RunIndexEntry> {
+    let cache = crate::source::index::default_cache_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"));
+    crate::source::index::scan(wandb_dir, &cache)
 }
 
 /// The worker thread: commands in, messages out to the loop's channel.

@@ -6,4 +6,5 @@ pub mod parallel;
 pub mod reader;
 pub mod resolve;
 pub mod sampler;
+pub mod state;
 pub mod tail;
