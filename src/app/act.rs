@@ -35,13 +35,23 @@ impl App {
         }
         let mode = self.mode();
         match self.keymap.action(mode, &key) {
-            Some(a) => self.act(a),
+            Some(a) => {
+                if mode == Mode::Filter {
+                    if let Some(fx) = self.type_workspace(Some(a), None) {
+                        return fx;
+                    }
+                }
+                self.act(a)
+            }
             None if mode == Mode::Filter => {
                 if let KeyCode::Char(c) = key.code {
                     if !key
                         .mods
                         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
                     {
+                        if let Some(fx) = self.type_workspace(None, Some(c)) {
+                            return fx;
+                        }
                         self.with_filter(|f| f.push(c));
                         return Effect::REDRAW;
                     }
@@ -84,7 +94,8 @@ impl App {
                 self.procs.scroll = 0;
                 self.procs.rebuild();
             }
-            None => {}
+            // Typed through `type_workspace`.
+            Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
     }
 
@@ -95,10 +106,22 @@ impl App {
             Overlay::Media => return self.act_media(a),
             Overlay::Help { .. } | Overlay::None => {}
         }
+        if matches!(self.overlay, Overlay::None) {
+            if let Some(fx) = self.act_workspace(a) {
+                return fx;
+            }
+        }
         let n = self.charts.shown.len();
         match a {
             Action::Quit => return Effect::QUIT,
-            Action::None | Action::OpenRun | Action::ToggleCompare => return Effect::NONE,
+            Action::None
+            | Action::OpenRun
+            | Action::ToggleCompare
+            | Action::ToggleSelect
+            | Action::PinRun
+            | Action::GroupRuns
+            | Action::ChooseColumn
+            | Action::FilterToggleGlob => return Effect::NONE,
             Action::ToggleMedia => self.open_media(),
             Action::PickRun => return self.open_picker(),
             Action::Help => {
@@ -163,7 +186,7 @@ impl App {
                 self.procs.follow(room);
             }
             Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
-            Action::StartProcessFilter => {
+            Action::FilterList => {
                 if !self.is_host() {
                     return Effect::NONE;
                 }

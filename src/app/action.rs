@@ -41,30 +41,42 @@ pub enum Action {
     /// Live monitor: sort the process table by the next column (CPU, memory, GPU
     /// memory).
     CycleProcessSort,
-    /// Live monitor: filter the process table by regex.
-    StartProcessFilter,
+    /// Filter the list: the workspace's runs (query language), the live monitor's
+    /// process table (regex).
+    FilterList,
     /// Live monitor: monitor the selected process (what `enter` does on the table).
     MonitorProcess,
     /// Live monitor: monitor no process (host charts only).
     MonitorNone,
+    /// Workspace: draw the highlighted run in every chart, or stop drawing it.
+    ToggleSelect,
+    /// Workspace: pin the highlighted run (drawn on top), or unpin it.
+    PinRun,
+    /// Workspace: group the selected runs by a config key (mean and min–max band).
+    GroupRuns,
+    /// Workspace: the summary value shown per run in the list.
+    ChooseColumn,
+    /// While typing the runs filter: regex ↔ glob patterns.
+    FilterToggleGlob,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
 
 /// Groups of the help overlay, in display order.
-pub const GROUPS: [&str; 7] = [
+pub const GROUPS: [&str; 8] = [
     "General",
     "Panels",
     "Navigation",
     "Charts",
     "Filter",
     "Runs",
+    "Workspace",
     "Processes",
 ];
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 38] = [
+    pub const ALL: [Action; 43] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -99,9 +111,14 @@ impl Action {
         Action::ToggleCompare,
         Action::ToggleMedia,
         Action::CycleProcessSort,
-        Action::StartProcessFilter,
+        Action::FilterList,
         Action::MonitorProcess,
         Action::MonitorNone,
+        Action::ToggleSelect,
+        Action::PinRun,
+        Action::GroupRuns,
+        Action::ChooseColumn,
+        Action::FilterToggleGlob,
         Action::None,
     ];
 
@@ -143,7 +160,12 @@ impl Action {
             Action::ToggleCompare => "toggle_compare",
             Action::ToggleMedia => "toggle_media",
             Action::CycleProcessSort => "cycle_process_sort",
-            Action::StartProcessFilter => "start_process_filter",
+            Action::FilterList => "filter_list",
+            Action::ToggleSelect => "toggle_select",
+            Action::PinRun => "pin_run",
+            Action::GroupRuns => "group_runs",
+            Action::ChooseColumn => "choose_summary_column",
+            Action::FilterToggleGlob => "filter_toggle_glob",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
             Action::None => "none",
@@ -156,6 +178,8 @@ impl Action {
         match s {
             // Before `y` gained the heatmap it only toggled log scale.
             "toggle_log_y" => Some(Action::CycleYScale),
+            // Before the workspace's runs filter shared the key.
+            "start_process_filter" => Some(Action::FilterList),
             _ => Action::ALL.into_iter().find(|a| a.name() == s),
         }
     }
@@ -198,9 +222,12 @@ impl Action {
             Action::ToggleCompare => "Draw the selected run beside this one in every chart",
             Action::ToggleMedia => "Media viewer: images logged with wandb.Image",
             Action::CycleProcessSort => "Sort processes by CPU, memory, GPU memory (cycles)",
-            Action::StartProcessFilter => {
-                "Filter processes by regex (command, user, pid; / on the table)"
-            }
+            Action::FilterList => "Filter the runs (query) or the processes (regex)",
+            Action::ToggleSelect => "Draw the highlighted run in every chart, or stop",
+            Action::PinRun => "Pin the highlighted run on top of the others",
+            Action::GroupRuns => "Group drawn runs by a config key: mean, min-max band",
+            Action::ChooseColumn => "Choose the summary value shown per run",
+            Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
             Action::None => "(unbound)",
@@ -238,10 +265,14 @@ impl Action {
             | Action::FilterApply
             | Action::FilterCancel
             | Action::FilterBackspace
-            | Action::FilterClearInput => "Filter",
+            | Action::FilterClearInput
+            | Action::FilterToggleGlob => "Filter",
+            Action::ToggleSelect | Action::PinRun | Action::GroupRuns | Action::ChooseColumn => {
+                "Workspace"
+            }
             Action::PickRun | Action::OpenRun | Action::ToggleCompare => "Runs",
             Action::CycleProcessSort
-            | Action::StartProcessFilter
+            | Action::FilterList
             | Action::MonitorProcess
             | Action::MonitorNone => "Processes",
         }

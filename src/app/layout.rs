@@ -437,3 +437,10 @@ mod tests {
         assert_eq!(list_page(1), 1);
     }
 }
+
+/// Rows of the workspace's runs list in the left pane: below its title and its
+/// column header.
+#[must_use]
+pub fn runs_list_rows(area: Rect) -> usize {
+    usize::from(area.height.saturating_sub(2))
+}

@@ -29,6 +29,7 @@ pub mod runs;
 mod scroll;
 mod source;
 pub mod system;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 
@@ -45,7 +46,7 @@ use keymap::{Keymap, Mode};
 use layout::Areas;
 pub use overview::Row;
 use panels::Panels;
-pub use runs::Compared;
+pub use runs::{Compared, WsTag};
 pub use scroll::Limits;
 pub use source::{LiveState, SourceState, LIVE_WINDOW};
 use system::SysChart;
@@ -89,6 +90,12 @@ pub enum FilterTarget {
     Console,
     /// The live monitor's process table.
     Procs,
+    /// The workspace's runs filter (`f`).
+    Runs,
+    /// The workspace's group-by prompt (`G`).
+    Group,
+    /// The workspace's summary-column prompt (`v`).
+    Column,
 }
 
 /// A prefix key waiting for its digit.
@@ -245,6 +252,13 @@ pub struct App {
     pub compare: Vec<Compared>,
     /// The media viewer (`3`).
     pub media: media::MediaState,
+    /// The workspace of the wandb directory (None: a run outside one, the live
+    /// monitor).
+    pub workspace: Option<Box<workspace::Workspace>>,
+    /// The main run as the workspace sees it.
+    pub main_tag: Option<WsTag>,
+    /// The run directory the main reader was started on.
+    pub(crate) main_reading: Option<std::path::PathBuf>,
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
@@ -289,6 +303,9 @@ impl App {
             last_tag: 0,
             compare: Vec::new(),
             media: media::MediaState::default(),
+            workspace: None,
+            main_tag: None,
+            main_reading: None,
             out: Vec::new(),
         };
         app.refresh();
@@ -413,6 +430,7 @@ impl App {
             Msg::Tick(now) => {
                 let before = self.live_state();
                 self.now = now;
+                self.workspace_tick();
                 let after = self.live_state();
                 Effect {
                     redraw: before != after

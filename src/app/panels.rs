@@ -136,6 +136,12 @@ impl App {
         if !visible(self.panels.focus) {
             self.panels.focus = Pane::Grid;
         }
+        if self.areas.left.is_some() {
+            if let Some(ws) = self.workspace.as_mut().filter(|w| w.focus_list) {
+                ws.focus_list = false;
+                self.panels.focus = Pane::Left;
+            }
+        }
         // The process table's selection stays in view at the new height.
         let room = self.procs_room();
         self.procs.follow(room);

@@ -25,7 +25,30 @@ pub struct Compared {
     /// Legend text: the run's name, else its directory's name.
     pub label: String,
     pub run: Run,
+    /// Its point budget (the workspace shares one among the runs it draws).
+    budget: usize,
+    /// What the workspace says of it (None outside a workspace).
+    pub ws: Option<WsTag>,
 }
+
+/// A drawn run as the workspace sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WsTag {
+    /// The workspace run (segments of a resumed run share it).
+    pub key: String,
+    /// Stable colour index.
+    pub color: usize,
+    /// Legend text (sanitized).
+    pub label: String,
+    /// Its group under `G` (None: not grouped).
+    pub group: Option<String>,
+    pub pinned: bool,
+}
+
+/// Points shared by the compared runs of a workspace: each of N drawn runs keeps
+/// at most this over N (and at most a compared run's usual budget), so 50 runs
+/// take no more memory than a few.
+const WORKSPACE_BUDGET: usize = DEFAULT_BUDGET;
 
 impl App {
     /// Ask the runtime to start the main reader on a user path (see
@@ -49,6 +72,41 @@ impl App {
             .as_deref()
             .and_then(Path::parent)
             .or(self.source.waiting_dir.as_deref())
+    }
+
+    /// The run directory the main reader was started on (as the workspace spells
+    /// it), else the main run's directory.
+    pub(crate) fn main_read_dir(&self) -> Option<PathBuf> {
+        self.main_reading
+            .clone()
+            .or_else(|| self.main_dir().map(Path::to_path_buf))
+    }
+
+    /// No main run: its reader stopped, an empty run shown (a workspace with no
+    /// run selected).
+    pub(crate) fn close_main(&mut self) {
+        self.out.push(Cmd::StopReader {
+            tag: self.source_tag,
+        });
+        self.source_tag = self.new_tag();
+        self.main_reading = None;
+        self.main_tag = None;
+        self.run = new_run(self.max_points);
+        self.source = SourceState::default();
+        self.seen = Seen::NEVER;
+        self.refresh();
+    }
+
+    /// Share the workspace's point budget among the compared runs.
+    pub(crate) fn share_budget(&mut self) {
+        let n = self.compare.len().max(1);
+        let per = (WORKSPACE_BUDGET / n).min(COMPARED_BUDGET);
+        for c in &mut self.compare {
+            if c.budget != per {
+                c.budget = per;
+                c.run.metrics.set_budget(per);
+            }
+        }
     }
 
     /// `R`: open the picker and ask for the runs next to the main one (read anew, so
@@ -122,9 +180,10 @@ impl App {
         };
         match m {
             Msg::Run(b) => {
-                apply_to(&mut self.compare[i].run, b, self.max_points / 2);
+                let budget = self.compare[i].budget;
+                apply_to(&mut self.compare[i].run, b, budget, self.max_points / 2);
                 let c = &mut self.compare[i];
-                if !c.run.info.display_name.is_empty() {
+                if c.ws.is_none() && !c.run.info.display_name.is_empty() {
                     c.label = crate::text::sanitize(&c.run.info.display_name);
                 }
                 self.refresh();
@@ -142,8 +201,10 @@ impl App {
     }
 
     /// Make the run in `dir` the main one: an empty run with the same panels,
-    /// filters and store limits, waiting for its new reader's messages.
-    fn open_run(&mut self, dir: PathBuf) {
+    /// filters and store limits, waiting for its new reader's messages. With
+    /// `keep_view` (the workspace changing which drawn run is the main one) focus,
+    /// zoom and scroll positions stay.
+    pub(crate) fn open_run(&mut self, dir: PathBuf, keep_view: bool) {
         // A run already compared becomes the main run: stop drawing it twice.
         if let Some(i) = self.compare.iter().position(|c| c.dir == dir) {
             let c = self.compare.remove(i);
@@ -154,11 +215,17 @@ impl App {
         });
         self.source_tag = self.new_tag();
         self.out.push(Cmd::StartReader {
-            path: dir,
+            path: dir.clone(),
             tag: self.source_tag,
         });
+        self.main_reading = Some(dir);
         self.run = new_run(self.max_points);
         self.source = SourceState::default();
+        self.seen = Seen::NEVER;
+        if keep_view {
+            self.refresh();
+            return;
+        }
         self.charts.zoom.clear();
         self.grid.scales.clear();
         self.grid.focus = 0;
@@ -166,7 +233,6 @@ impl App {
         self.overview.scroll = 0;
         self.system.scroll = 0;
         self.console.back = 0;
-        self.seen = Seen::NEVER;
         self.refresh();
     }
 
@@ -183,7 +249,7 @@ impl App {
         self.start_compare(path, dir, label);
     }
 
-    fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
+    pub(crate) fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
         let tag = self.new_tag();
         let mut run = Run::new();
         run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
@@ -193,6 +259,8 @@ impl App {
             dir,
             label,
             run,
+            budget: COMPARED_BUDGET,
+            ws: None,
         });
         self.refresh();
     }
@@ -282,7 +350,13 @@ impl App {
                 self.overlay = Overlay::None;
                 if self.main_dir() != Some(entry.dir.as_path()) {
                     let dir = entry.dir.clone();
-                    self.open_run(dir);
+                    self.open_run(dir, false);
+                    if let Some(ws) = &mut self.workspace {
+                        // The run view's esc goes back to the workspace from this run.
+                        ws.view = super::workspace::WsView::Run(
+                            self.main_reading.clone().unwrap_or_default(),
+                        );
+                    }
                 }
             }
             _ => return Effect::NONE,
@@ -292,22 +366,12 @@ impl App {
 }
 
 /// Fold a reader's batch into a compared run (a restarted file starts it over).
-fn apply_to(run: &mut Run, b: RunBatch, max_points: usize) {
+fn apply_to(run: &mut Run, b: RunBatch, budget: usize, max_points: usize) {
     if b.restarted {
         *run = Run::new();
-        run.metrics = MetricStore::new(COMPARED_BUDGET, max_points.max(1));
+        run.metrics = MetricStore::new(budget, max_points.max(1));
     }
     run.fold_batch(&b);
     run.damage.set_open(b.open);
 }
 
-impl App {
-    /// The workspace's index came (filled in by the workspace).
-    pub(super) fn on_indexed(
-        &mut self,
-        _wandb_dir: &Path,
-        _entries: Vec<crate::msg::RunIndexEntry>,
-    ) -> Effect {
-        Effect::NONE
-    }
-}

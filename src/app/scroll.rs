@@ -64,6 +64,8 @@ pub struct Limits {
     pub console_max: usize,
     /// Console lines one page key moves.
     pub console_page: usize,
+    /// Rows of the workspace's runs list (what a page key moves).
+    pub runs_page: usize,
 }
 
 impl App {
@@ -91,7 +93,18 @@ impl App {
                 .map_or(1, layout::console_rows)
                 .saturating_sub(1)
                 .max(1),
+            runs_page: self.areas.left.map_or(1, layout::runs_list_rows).max(1),
         };
+        // The runs list keeps its highlighted row in view.
+        let rows = self.limits.runs_page;
+        if let Some(ws) = &mut self.workspace {
+            if ws.cursor < ws.scroll {
+                ws.scroll = ws.cursor;
+            } else if ws.cursor >= ws.scroll + rows {
+                ws.scroll = ws.cursor + 1 - rows;
+            }
+            ws.scroll = ws.scroll.min(ws.shown.len().saturating_sub(rows));
+        }
     }
 
     /// The console lines the pane shows (see [`ConsoleView`]).

@@ -126,6 +126,19 @@ impl Executor {
                                 stop.store(true, Ordering::Relaxed);
                             }
                         }
+                        // An index scan reads many files: on a thread of its own, so
+                        // readers and images asked for meanwhile do not wait (the app
+                        // asks for one scan at a time).
+                        cmd @ Cmd::ScanIndex { .. } => {
+                            let tx = tx.clone();
+                            let _ = std::thread::Builder::new()
+                                .name("leet-index".into())
+                                .spawn(move || {
+                                    if let Some(msg) = answer(cmd) {
+                                        let _ = tx.send(msg);
+                                    }
+                                });
+                        }
                         Cmd::Monitor { pid } => {
                             let Some(handle) = &monitor else { continue };
                             if self::monitor(handle, pid)

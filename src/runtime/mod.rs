@@ -21,6 +21,7 @@ use crate::cli::ViewArgs;
 use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
 use crate::source::file::{resolve, Target};
+use crate::source::resolve::Opening;
 use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
 use crate::terminal;
@@ -109,14 +110,36 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
 pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
-    resolve(&path)?;
+    let opening = crate::source::resolve::opening(&path)?;
     let compare = args
         .compare
         .iter()
         .map(|p| resolve(p).map(|t| (p.clone(), t)))
         .collect::<Result<Vec<_>, _>>()?;
     let mut app = App::new(options(args, keymap));
-    app.request_open(path);
+    let saved = |dir: &std::path::Path| {
+        crate::source::state::default_state_dir()
+            .and_then(|s| crate::source::state::load(&s, dir).ok().flatten())
+    };
+    let run_dir = |t: &Target| match t {
+        Target::File(f) => f.parent().map(std::path::Path::to_path_buf),
+        Target::EmptyRunDir(d) => Some(d.clone()),
+    };
+    match opening {
+        // `--compare` draws runs beside one run: the single-run view.
+        Opening::Workspace { wandb_dir, run } if compare.is_empty() => {
+            let wandb_dir = std::fs::canonicalize(&wandb_dir).unwrap_or(wandb_dir);
+            let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+            app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, false);
+        }
+        Opening::Workspace { wandb_dir, run } | Opening::Run { target: run, wandb_dir: Some(wandb_dir) } => {
+            app.request_open(path);
+            let wandb_dir = std::fs::canonicalize(&wandb_dir).unwrap_or(wandb_dir);
+            let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+            app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, true);
+        }
+        Opening::Run { wandb_dir: None, .. } => app.request_open(path),
+    }
     for (path, target) in compare {
         let dir = match target {
             Target::File(f) => f

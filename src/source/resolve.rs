@@ -390,3 +390,48 @@ pub fn resolve_file(path: &Path) -> Result<PathBuf, SourceError> {
         }),
     }
 }
+
+/// What `leet PATH` opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opening {
+    /// The workspace of a wandb directory (a project directory, a wandb directory,
+    /// or its `latest-run` spelled in any way), with its latest run read first.
+    Workspace { wandb_dir: PathBuf, run: Target },
+    /// One run (a run directory, a `.wandb` file), and the wandb directory it sits
+    /// in, if any (the run view's esc goes to its workspace).
+    Run {
+        target: Target,
+        wandb_dir: Option<PathBuf>,
+    },
+}
+
+/// Decide what `leet PATH` opens (see [`Opening`]).
+///
+/// # Errors
+/// As [`resolve`].
+pub fn opening(path: &Path) -> Result<Opening, SourceError> {
+    let target = resolve(path)?;
+    let run_dir = match &target {
+        Target::File(f) => f.parent().map(Path::to_path_buf),
+        Target::EmptyRunDir(d) => Some(d.clone()),
+    };
+    let wandb_dir = run_dir
+        .as_deref()
+        .and_then(|d| wandb_dir_of(&d.join("x.wandb")));
+    let named_latest = |p: &Path| p.file_name().is_some_and(|n| n == "latest-run");
+    let via_latest =
+        named_latest(path) || path.parent().is_some_and(|d| named_latest(d));
+    let plain = plain_spelling(path);
+    let names_run = plain.is_file()
+        || wandb_in_dir(&plain).is_some()
+        || plain
+            .file_name()
+            .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()));
+    match wandb_dir {
+        Some(wandb_dir) if via_latest || !names_run => Ok(Opening::Workspace {
+            wandb_dir,
+            run: target,
+        }),
+        wandb_dir => Ok(Opening::Run { target, wandb_dir }),
+    }
+}

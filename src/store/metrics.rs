@@ -82,6 +82,17 @@ impl MetricStore {
         i
     }
 
+    /// Change the point budget; every series is capped again (a smaller budget
+    /// drops points now, decimating as the series do).
+    pub fn set_budget(&mut self, budget: usize) {
+        self.budget = budget.max(MIN_CAP);
+        let cap = self.cap_now();
+        for s in &mut self.series {
+            s.set_cap(cap);
+        }
+        self.applied_cap = cap;
+    }
+
     /// Push a point to `key`.
     pub fn push(&mut self, key: &str, x: f64, y: f64) {
         let i = self.slot(key);
@@ -148,6 +159,22 @@ mod tests {
             "{}",
             m.stored_points()
         );
+    }
+
+    #[test]
+    fn a_smaller_budget_caps_the_series_already_there() {
+        let mut m = MetricStore::new(1 << 20, 4096);
+        for k in 0..10 {
+            for i in 0..4000 {
+                m.push(&format!("m{k}"), f64::from(i), 1.0);
+            }
+        }
+        assert_eq!(m.stored_points(), 40_000);
+        m.set_budget(10_000);
+        assert!(m.stored_points() <= 10_000 + 10 * 4, "{}", m.stored_points());
+        // Decimated, not cut: the whole x range is kept, and the count of points seen.
+        assert_eq!(m.get("m3").map(Series::count), Some(4000));
+        assert_eq!(m.get("m3").and_then(Series::x_bounds), Some((0.0, 3999.0)));
     }
 
     #[test]

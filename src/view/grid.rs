@@ -23,13 +23,16 @@ pub(crate) fn render_metric_chart(
     focused: bool,
     theme: Theme,
 ) {
-    // The main run's series, then those of the runs compared with it (colour i + 1),
-    // if they chart the key against the same x (a run that steps `val` by `epoch`
-    // does not share an axis with one that steps it by `_step`).
-    let runs = std::iter::once(&app.run).chain(app.compare.iter().map(|c| &c.run));
-    let with_key: Vec<(usize, &crate::store::Run)> = runs
+    // The main run's series, then those of the runs compared with it (colour i + 1;
+    // in a workspace each run's own colour, the pinned run last, on top), if they
+    // chart the key against the same x (a run that steps `val` by `epoch` does not
+    // share an axis with one that steps it by `_step`).
+    let drawn = drawn_runs(app);
+    let with_key: Vec<(usize, &crate::store::Run)> = drawn
+        .iter()
         .enumerate()
-        .filter(|(_, r)| r.metrics.get(key).is_some())
+        .filter(|(_, d)| d.run.metrics.get(key).is_some())
+        .map(|(i, d)| (i, d.run))
         .collect();
     let Some(&(_, first_run)) = with_key.first() else {
         return;
@@ -84,18 +87,26 @@ pub(crate) fn render_metric_chart(
         format!("{title} · x={}{flags}", sanitize(xname))
     };
     let corner = first.last().map(|(_, y)| format::value(y));
-    let legend = if app.compare.is_empty() {
+    let legend = if drawn.len() < 2 {
         Vec::new()
     } else {
-        all.iter()
-            .map(|&(i, _)| {
-                let label = match i {
-                    0 => app.run_label(),
-                    i => app.compare[i - 1].label.clone(),
-                };
-                (label, theme.series(i))
-            })
-            .collect()
+        // One entry per run (the segments of a resumed run share one).
+        let mut legend: Vec<(String, ratatui::style::Style)> = Vec::new();
+        let mut keys: Vec<Option<&str>> = Vec::new();
+        for &(i, _) in &all {
+            let d = &drawn[i];
+            if d.key.is_some() && keys.contains(&d.key) {
+                continue;
+            }
+            keys.push(d.key);
+            let label = if d.pinned {
+                format!("▲{}", d.label)
+            } else {
+                d.label.clone()
+            };
+            legend.push((label, theme.series(d.color)));
+        }
+        legend
     };
     let spec = ChartSpec {
         title: &title,
@@ -105,7 +116,7 @@ pub(crate) fn render_metric_chart(
             .zip(&pts)
             .map(|(&(i, _), p)| Line {
                 points: p,
-                style: theme.series(i),
+                style: theme.series(drawn[i].color),
             })
             .collect(),
         x: (x0, x1),
@@ -120,6 +131,42 @@ pub(crate) fn render_metric_chart(
         legend,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+/// A run drawn in the metric charts, as the chart needs it.
+struct Drawn<'a> {
+    run: &'a crate::store::Run,
+    color: usize,
+    label: String,
+    pinned: bool,
+    /// The workspace run it belongs to.
+    key: Option<&'a str>,
+}
+
+/// The runs drawn, bottom first: the main run and the compared ones, in a
+/// workspace with their own colours and the pinned run last (on top).
+fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
+    let mut v: Vec<Drawn<'_>> = Vec::with_capacity(1 + app.compare.len());
+    let main = app.main_tag.as_ref().filter(|_| app.workspace.is_some());
+    v.push(Drawn {
+        run: &app.run,
+        color: main.map_or(0, |t| t.color),
+        label: main.map_or_else(|| app.run_label(), |t| t.label.clone()),
+        pinned: main.is_some_and(|t| t.pinned),
+        key: main.map(|t| t.key.as_str()),
+    });
+    for (i, c) in app.compare.iter().enumerate() {
+        let t = c.ws.as_ref().filter(|_| app.workspace.is_some());
+        v.push(Drawn {
+            run: &c.run,
+            color: t.map_or(i + 1, |t| t.color),
+            label: c.label.clone(),
+            pinned: t.is_some_and(|t| t.pinned),
+            key: t.map(|t| t.key.as_str()),
+        });
+    }
+    v.sort_by_key(|d| d.pinned);
+    v
 }
 
 /// The metrics grid (header line + the focused page), or the focused chart full

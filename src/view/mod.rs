@@ -17,6 +17,7 @@ mod sidebar;
 mod status;
 mod sys_chart;
 mod theme;
+mod workspace;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -61,7 +62,11 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     } else {
         grid::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
-            sidebar::render_left(buf, r, app, theme);
+            if app.in_workspace_list() {
+                workspace::render_runs_pane(buf, r, app, theme);
+            } else {
+                sidebar::render_left(buf, r, app, theme);
+            }
         }
         if let Some(r) = areas.right {
             sidebar::render_right(buf, r, app, theme);

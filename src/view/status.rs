@@ -19,6 +19,17 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     }
     buf.set_style(area, theme.status_bar());
     let mut parts: Vec<(String, Style)> = Vec::new();
+    if app.in_workspace_list() {
+        super::workspace::status_parts(app, theme, &mut parts);
+        let hint = app
+            .keymap
+            .keys_for(Mode::Normal, Action::Help)
+            .next()
+            .map(|k| format!(" {k}: help "))
+            .unwrap_or_default();
+        draw_parts(buf, area, &parts, &hint, theme);
+        return;
+    }
     let (state, style) = state_label(app, theme);
     parts.push((format!(" {state} "), style));
     let i = &app.run.info;
@@ -86,14 +97,17 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             String::new()
         };
     let pcount = format!("[{} processes]", app.procs.rows.len());
-    match app.filter_target {
+    let typing = app
+        .filter_target
+        .filter(|t| !matches!(t, FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column));
+    match typing {
         Some(t) => {
             let (f, sigil, count) = match t {
                 FilterTarget::Metrics => (&app.charts.filter, '/', &mcount),
                 FilterTarget::System => (&app.system.filter, '\\', &scount),
                 FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
-                FilterTarget::Procs => (&app.procs.filter, '/', &pcount),
+                _ => (&app.procs.filter, '/', &pcount),
             };
             parts.push((
                 format!("{sigil}{}▏{count}", sanitize(&f.draft)),
@@ -168,7 +182,11 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if let Some(k) = key_of(Action::Help) {
         hint.push_str(&format!("{k}: help "));
     }
-    let hint = hint.as_str();
+    draw_parts(buf, area, &parts, &hint, theme);
+}
+
+/// The parts left to right, separated by bars, with the hint at the right end.
+fn draw_parts(buf: &mut Buffer, area: Rect, parts: &[(String, Style)], hint: &str, theme: Theme) {
     let hint_w = u16::try_from(hint.chars().count()).unwrap_or(0);
     let limit = if area.width > hint_w + 20 {
         area.right() - hint_w

@@ -111,6 +111,16 @@ impl Theme {
         }
     }
 
+    /// Every other row of a long list (no background under NO_COLOR).
+    #[must_use]
+    pub fn zebra(self) -> Style {
+        if self.color {
+            Style::new().bg(Color::Rgb(26, 26, 34))
+        } else {
+            Style::new()
+        }
+    }
+
     #[must_use]
     pub fn input(self) -> Style {
         self.fg(Color::White).add_modifier(Modifier::BOLD)

@@ -1,0 +1,581 @@
+//! The workspace: every run of a wandb directory in one list (`[`), newest first,
+//! filtered with the runs query language (`f`); `space` draws a run in every chart,
+//! `p` pins one on top, `G` groups the selected runs by a config key, `v` picks the
+//! summary value shown per run. Run directories that share a run id (a resumed run)
+//! are one entry with its segments. The index comes from `Cmd::ScanIndex`, asked
+//! again about once a second, so a new run shows within two seconds; what the user
+//! chose is saved per wandb directory (`Cmd::SaveWorkspace`).
+//!
+//! Drawing: the selected runs' segments are the runs read (the main run and the
+//! compared ones, see `runs.rs`); unselected runs hold no series.
+
+mod app;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::query::{self, Query, QueryError, RunFields, TextField};
+use crate::msg::{IndexState, RunIndexEntry, WorkspaceSaved};
+
+/// Most runs drawn at once (each under its own point budget, see `runs.rs`).
+pub const MAX_SELECTED: usize = 256;
+/// Longest text typed into a workspace prompt (a runs query, a config key).
+pub const MAX_PROMPT_CHARS: usize = 512;
+
+/// One run of the workspace: one run directory, or several sharing a run id.
+#[derive(Debug, Clone, Default)]
+pub struct WsRun {
+    /// The run id, else the directory name: what selection, pins and colours key on.
+    pub key: String,
+    /// Its run directories, oldest first (more than one: a resumed run).
+    pub segments: Vec<RunIndexEntry>,
+    /// Config and summary over the segments, each folded in order.
+    pub config: Value,
+    pub summary: Value,
+    /// The newest segment's directory name (the query's `key` field).
+    dir_name: String,
+    /// Stable colour index (the run's position among the directory's runs, oldest
+    /// first, so runs started one after another get different colours).
+    pub color: usize,
+}
+
+impl WsRun {
+    /// The newest segment.
+    #[must_use]
+    pub fn latest(&self) -> &RunIndexEntry {
+        // Never empty: made from at least one entry.
+        &self.segments[self.segments.len() - 1]
+    }
+
+    #[must_use]
+    pub fn resumed(&self) -> bool {
+        self.segments.len() > 1
+    }
+
+    /// Display name, else id, else directory name.
+    #[must_use]
+    pub fn label(&self) -> String {
+        let l = self.latest();
+        let s = if !l.display_name.is_empty() {
+            &l.display_name
+        } else if !l.run_id.is_empty() {
+            &l.run_id
+        } else {
+            &self.dir_name
+        };
+        crate::text::sanitize(s)
+    }
+
+    #[must_use]
+    pub fn state(&self) -> IndexState {
+        self.latest().state
+    }
+
+    /// Start of the first segment (Unix s).
+    #[must_use]
+    pub fn start(&self) -> Option<f64> {
+        self.segments.iter().find_map(|s| s.start_time)
+    }
+
+    /// Runtime over every segment (seconds).
+    #[must_use]
+    pub fn runtime(&self) -> Option<f64> {
+        let v: Vec<f64> = self.segments.iter().filter_map(|s| s.runtime).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    }
+
+    /// The run directories to read when the run is drawn.
+    #[must_use]
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.segments.iter().map(|s| s.dir.clone()).collect()
+    }
+
+    /// A summary value by key (`val/loss`, or a nested `a.b` path).
+    #[must_use]
+    pub fn summary_value(&self, key: &str) -> Option<&Value> {
+        lookup(&self.summary, key)
+    }
+
+    /// A config value by key (`lr`, or a nested `model.layers` path), W&B's
+    /// `{"value": x}` wrapping looked through.
+    #[must_use]
+    pub fn config_value(&self, key: &str) -> Option<&Value> {
+        let v = lookup(&self.config, key)?;
+        match v {
+            Value::Object(m) if m.len() == 1 && m.contains_key("value") => m.get("value"),
+            v => Some(v),
+        }
+    }
+}
+
+/// `key` in a nested object: the whole key first (a summary key may hold `/` or
+/// `.`), then walking `.`-separated parts.
+fn lookup<'a>(root: &'a Value, key: &str) -> Option<&'a Value> {
+    let obj = root.as_object()?;
+    if let Some(v) = obj.get(key) {
+        return Some(v);
+    }
+    let mut v = root;
+    for part in key.split('.') {
+        v = v.as_object()?.get(part)?;
+    }
+    Some(v)
+}
+
+impl RunFields for WsRun {
+    fn text(&self, field: TextField) -> Option<&str> {
+        let l = self.latest();
+        Some(match field {
+            TextField::Key => &self.dir_name,
+            TextField::Name => &l.display_name,
+            TextField::Id => &l.run_id,
+            TextField::Project => &l.project,
+            TextField::Notes => &l.notes,
+            TextField::State => l.state.as_str(),
+        })
+    }
+    fn tags(&self) -> &[String] {
+        &self.latest().tags
+    }
+    fn config(&self) -> Option<&Value> {
+        Some(&self.config)
+    }
+    fn summary(&self) -> Option<&Value> {
+        Some(&self.summary)
+    }
+}
+
+/// The runs filter: the query in force and the one being typed.
+#[derive(Debug, Clone, Default)]
+pub struct RunsFilter {
+    /// Text of the query in force ("" = every run).
+    pub text: String,
+    query: Option<Query>,
+    /// Glob (else regex) patterns; Tab toggles it while typing.
+    pub glob: bool,
+    pub draft: String,
+    pub editing: bool,
+    /// Why the draft does not parse (what, and where).
+    pub error: Option<QueryError>,
+    saved: (String, Option<Query>, bool),
+}
+
+impl RunsFilter {
+    fn mode(&self) -> query::Mode {
+        if self.glob {
+            query::Mode::Glob
+        } else {
+            query::Mode::Regex
+        }
+    }
+
+    #[must_use]
+    pub fn is_active(&self) -> bool {
+        self.query.as_ref().is_some_and(|q| !q.is_empty())
+    }
+
+    #[must_use]
+    pub fn matches(&self, run: &WsRun) -> bool {
+        self.query.as_ref().is_none_or(|q| q.matches(run))
+    }
+
+    pub fn start(&mut self) {
+        self.saved = (self.text.clone(), self.query.clone(), self.glob);
+        self.draft = self.text.clone();
+        self.editing = true;
+        self.error = None;
+    }
+
+    /// Set the draft and apply it when it parses (live, as typed).
+    pub fn set_draft(&mut self, s: String) {
+        self.draft = s;
+        match query::parse(&self.draft, self.mode()) {
+            Ok(q) => {
+                self.text = self.draft.clone();
+                self.query = Some(q);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    pub fn push(&mut self, c: char) {
+        if self.draft.chars().count() < MAX_PROMPT_CHARS {
+            let mut d = std::mem::take(&mut self.draft);
+            d.push(c);
+            self.set_draft(d);
+        }
+    }
+
+    pub fn backspace(&mut self) {
+        let mut d = std::mem::take(&mut self.draft);
+        d.pop();
+        self.set_draft(d);
+    }
+
+    pub fn toggle_glob(&mut self) {
+        self.glob = !self.glob;
+        let d = std::mem::take(&mut self.draft);
+        self.set_draft(d);
+    }
+
+    /// Keep what is in force (a draft that does not parse is dropped).
+    pub fn apply(&mut self) {
+        self.editing = false;
+        self.error = None;
+        self.draft.clear();
+    }
+
+    pub fn cancel(&mut self) {
+        let (t, q, g) = std::mem::take(&mut self.saved);
+        self.text = t;
+        self.query = q;
+        self.glob = g;
+        self.apply();
+    }
+
+    /// Put a saved query in force (a saved one that no longer parses is dropped).
+    fn restore(&mut self, text: &str, glob: bool) {
+        self.glob = glob;
+        self.set_draft(text.to_owned());
+        if self.error.is_some() {
+            self.text.clear();
+            self.query = None;
+        }
+        self.apply();
+    }
+}
+
+/// A one-line text prompt of the workspace (`G`, `v`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompt {
+    /// The config key to group the selected runs by.
+    Group,
+    /// The summary key shown per run.
+    Column,
+}
+
+/// What the workspace shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WsView {
+    /// The runs list beside the selected runs' charts.
+    #[default]
+    List,
+    /// One run alone, by its run directory (enter on a run, or `leet RUN-DIR`);
+    /// esc goes back to the list.
+    Run(PathBuf),
+}
+
+/// The workspace of one wandb directory.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    /// The wandb directory (canonical).
+    pub dir: PathBuf,
+    /// Every run, newest first.
+    pub runs: Vec<WsRun>,
+    /// Indices into `runs` passing the filter.
+    pub shown: Vec<usize>,
+    /// The highlighted row (an index into `shown`) and the first row drawn.
+    pub cursor: usize,
+    pub scroll: usize,
+    /// Selected run keys, in the order selected.
+    pub selected: Vec<String>,
+    pub pinned: Option<String>,
+    pub filter: RunsFilter,
+    pub group_by: Option<String>,
+    pub summary_column: Option<String>,
+    /// The prompt being typed (`G`, `v`) and its text.
+    pub prompt: Option<(Prompt, String)>,
+    pub view: WsView,
+    /// A scan is on its way; and whether the first has come.
+    pub scanning: bool,
+    pub indexed: bool,
+    /// Selected keys waiting for the first index (from the state file).
+    restored: bool,
+    /// The list takes focus once it is on screen (the first layout).
+    pub(crate) focus_list: bool,
+}
+
+impl Workspace {
+    /// A workspace of `dir`, with what was saved for it.
+    #[must_use]
+    pub fn new(dir: PathBuf, saved: Option<WorkspaceSaved>) -> Self {
+        let mut ws = Self {
+            dir,
+            ..Self::default()
+        };
+        if let Some(s) = saved {
+            ws.selected = s.selected;
+            ws.selected.truncate(MAX_SELECTED);
+            ws.selected.dedup();
+            ws.pinned = s.pinned;
+            ws.filter.restore(&s.filter, s.filter_glob);
+            ws.group_by = s.group_by.filter(|g| !g.is_empty());
+            ws.summary_column = s.summary_column.filter(|c| !c.is_empty());
+            ws.restored = true;
+        }
+        ws
+    }
+
+    /// What to save.
+    #[must_use]
+    pub fn saved(&self) -> WorkspaceSaved {
+        WorkspaceSaved {
+            selected: self.selected.clone(),
+            pinned: self.pinned.clone(),
+            filter: self.filter.text.clone(),
+            filter_glob: self.filter.glob,
+            group_by: self.group_by.clone(),
+            summary_column: self.summary_column.clone(),
+        }
+    }
+
+    /// A new index: runs merged by run id, newest first. On the first one, with no
+    /// saved selection, the latest run (`latest`: its directory) is selected.
+    /// Selected keys that name no run any more are let go. Returns whether the
+    /// selection changed.
+    pub fn set_index(&mut self, entries: Vec<RunIndexEntry>, latest: Option<&Path>) -> bool {
+        let cursor_key = self.cursor_run().map(|r| r.key.clone());
+        self.runs = merge(entries);
+        let first = !self.indexed;
+        self.indexed = true;
+        let before = self.selected.clone();
+        if first && !self.restored {
+            let pick = latest
+                .and_then(|d| self.runs.iter().find(|r| r.segments.iter().any(|s| s.dir == d)))
+                .or_else(|| self.runs.first());
+            if let Some(r) = pick {
+                self.selected = vec![r.key.clone()];
+            }
+        }
+        let runs = &self.runs;
+        self.selected.retain(|k| runs.iter().any(|r| &r.key == k));
+        if self
+            .pinned
+            .as_ref()
+            .is_some_and(|p| !self.selected.contains(p))
+        {
+            self.pinned = None;
+        }
+        self.refilter();
+        // The cursor stays on its run; the first time, on the first selected one.
+        let want = if first {
+            self.selected.first().cloned()
+        } else {
+            cursor_key
+        };
+        if let Some(k) = want {
+            if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
+                self.cursor = i;
+            }
+        }
+        self.clamp_cursor();
+        self.selected != before
+    }
+
+    /// Apply the filter again (the cursor stays on its run when it still shows).
+    pub fn refilter(&mut self) {
+        let key = self.cursor_run().map(|r| r.key.clone());
+        let f = &self.filter;
+        self.shown = (0..self.runs.len())
+            .filter(|&i| f.matches(&self.runs[i]))
+            .collect();
+        if let Some(k) = key {
+            if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
+                self.cursor = i;
+            }
+        }
+        self.clamp_cursor();
+    }
+
+    fn clamp_cursor(&mut self) {
+        self.cursor = self.cursor.min(self.shown.len().saturating_sub(1));
+    }
+
+    /// The highlighted run.
+    #[must_use]
+    pub fn cursor_run(&self) -> Option<&WsRun> {
+        self.shown.get(self.cursor).and_then(|&i| self.runs.get(i))
+    }
+
+    #[must_use]
+    pub fn run(&self, key: &str) -> Option<&WsRun> {
+        self.runs.iter().find(|r| r.key == key)
+    }
+
+    #[must_use]
+    pub fn is_selected(&self, key: &str) -> bool {
+        self.selected.iter().any(|k| k == key)
+    }
+
+    /// `space`: select or unselect the highlighted run. Err: why not.
+    pub fn toggle_cursor(&mut self) -> Result<(), String> {
+        let Some(key) = self.cursor_run().map(|r| r.key.clone()) else {
+            return Ok(());
+        };
+        if let Some(i) = self.selected.iter().position(|k| *k == key) {
+            self.selected.remove(i);
+            if self.pinned.as_deref() == Some(key.as_str()) {
+                self.pinned = None;
+            }
+        } else if self.selected.len() >= MAX_SELECTED {
+            return Err(format!(
+                "at most {MAX_SELECTED} runs are drawn at once: space on one to drop it"
+            ));
+        } else {
+            self.selected.push(key);
+        }
+        Ok(())
+    }
+
+    /// `p`: pin the highlighted run (selecting it), or unpin it.
+    pub fn pin_cursor(&mut self) -> Result<(), String> {
+        let Some(key) = self.cursor_run().map(|r| r.key.clone()) else {
+            return Ok(());
+        };
+        if self.pinned.as_deref() == Some(key.as_str()) {
+            self.pinned = None;
+            return Ok(());
+        }
+        if !self.is_selected(&key) {
+            self.toggle_cursor()?;
+        }
+        self.pinned = Some(key);
+        Ok(())
+    }
+
+    /// The run directories to read, in drawing order (the pinned run's last), and
+    /// the one to read as the main run (the list's: `keep` when still drawn, else
+    /// the pinned run's newest segment, else the first selected run's).
+    #[must_use]
+    pub fn wanted(&self, keep: Option<&Path>) -> (Vec<PathBuf>, Option<PathBuf>) {
+        let keys: Vec<&str> = match &self.view {
+            WsView::Run(dir) => match self.run_of_dir(dir) {
+                // Alone: the run, all its segments (a resumed run reads as one).
+                Some(r) => vec![r.key.as_str()],
+                None => return (vec![dir.clone()], Some(dir.clone())),
+            },
+            WsView::List => self.selected.iter().map(String::as_str).collect(),
+        };
+        let mut dirs = Vec::new();
+        let mut primary = None;
+        for k in &keys {
+            if let Some(r) = self.run(k) {
+                if primary.is_none() || self.pinned.as_deref() == Some(*k) {
+                    primary = Some(r.latest().dir.clone());
+                }
+                if self.pinned.as_deref() == Some(*k) {
+                    // Drawn last: on top.
+                    continue;
+                }
+                dirs.extend(r.dirs());
+            }
+        }
+        if let Some(r) = self.pinned.as_deref().filter(|p| keys.contains(p)).and_then(|p| self.run(p)) {
+            dirs.extend(r.dirs());
+        }
+        if let WsView::Run(dir) = &self.view {
+            primary = Some(dir.clone());
+        } else if let Some(keep) = keep.filter(|d| dirs.iter().any(|x| x == d)) {
+            primary = Some(keep.to_path_buf());
+        }
+        (dirs, primary)
+    }
+
+    /// The run a run directory belongs to.
+    #[must_use]
+    pub fn run_of_dir(&self, dir: &Path) -> Option<&WsRun> {
+        self.runs
+            .iter()
+            .find(|r| r.segments.iter().any(|s| s.dir == dir))
+    }
+
+    /// The group of a run under `group_by` (its config value as text; `–` when it
+    /// has none).
+    #[must_use]
+    pub fn group_of(&self, run: &WsRun) -> Option<String> {
+        let key = self.group_by.as_deref()?;
+        Some(match run.config_value(key) {
+            Some(Value::String(s)) => format!("{key}={}", crate::text::sanitize(s)),
+            Some(v) => format!("{key}={}", crate::text::sanitize(&v.to_string())),
+            None => format!("{key}=–"),
+        })
+    }
+
+    /// Config keys whose values differ among the selected runs (what `G` offers).
+    #[must_use]
+    pub fn differing_config_keys(&self) -> Vec<String> {
+        let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let sel: Vec<&WsRun> = self.selected.iter().filter_map(|k| self.run(k)).collect();
+        for r in &sel {
+            if let Some(m) = r.config.as_object() {
+                for k in m.keys() {
+                    let v = r.config_value(k).map(Value::to_string).unwrap_or_default();
+                    seen.entry(k.clone()).or_default().push(v);
+                }
+            }
+        }
+        seen.into_iter()
+            .filter(|(_, v)| {
+                v.len() < sel.len() || v.iter().any(|x| x != &v[0])
+            })
+            .map(|(k, _)| k)
+            .collect()
+    }
+}
+
+/// Index entries (newest first) merged by run id into workspace runs, newest
+/// first; colours by position oldest first.
+fn merge(entries: Vec<RunIndexEntry>) -> Vec<WsRun> {
+    let mut runs: Vec<WsRun> = Vec::new();
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rank: BTreeMap<String, usize> = BTreeMap::new();
+    // Oldest first, so segments come in order.
+    for (n, e) in entries.into_iter().rev().enumerate() {
+        let dir_name = e
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let key = if e.run_id.is_empty() {
+            dir_name.clone()
+        } else {
+            e.run_id.clone()
+        };
+        rank.insert(key.clone(), n);
+        let i = *by_key.entry(key.clone()).or_insert_with(|| {
+            runs.push(WsRun {
+                key,
+                config: Value::Object(serde_json::Map::new()),
+                summary: Value::Object(serde_json::Map::new()),
+                ..WsRun::default()
+            });
+            runs.len() - 1
+        });
+        let r = &mut runs[i];
+        fold_into(&mut r.config, &e.config);
+        fold_into(&mut r.summary, &e.summary);
+        r.dir_name = dir_name;
+        r.segments.push(e);
+    }
+    for (i, r) in runs.iter_mut().enumerate() {
+        r.color = i;
+    }
+    // Newest first, in the scan's order (the directory names' start times) of each
+    // run's newest segment.
+    runs.sort_by_key(|r| std::cmp::Reverse(rank.get(&r.key).copied().unwrap_or(0)));
+    runs
+}
+
+fn fold_into(into: &mut Value, from: &serde_json::Map<String, Value>) {
+    if let Value::Object(m) = into {
+        for (k, v) in from {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,411 @@
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::*;
+use crate::app::panels::Pane;
+use crate::app::{App, Cmd, Options};
+use crate::msg::Msg;
+
+/// An index entry for run `id` in directory `dir` started at `t`.
+fn entry(dir: &str, id: &str, t: f64, state: IndexState) -> RunIndexEntry {
+    RunIndexEntry {
+        dir: PathBuf::from(format!("/w/wandb/{dir}")),
+        file: Some(PathBuf::from(format!("/w/wandb/{dir}/run-{id}.wandb"))),
+        run_id: id.to_owned(),
+        display_name: format!("name-{id}"),
+        start_time: Some(t),
+        state,
+        has_run_record: true,
+        ..RunIndexEntry::default()
+    }
+}
+
+fn with_config(mut e: RunIndexEntry, cfg: serde_json::Value) -> RunIndexEntry {
+    if let serde_json::Value::Object(m) = cfg {
+        e.config = m;
+    }
+    e
+}
+
+/// Newest first, as the index gives them; `r2` resumed `r1`'s id... no: `b` has
+/// two segments.
+fn index() -> Vec<RunIndexEntry> {
+    vec![
+        with_config(
+            entry("run-20260101_000400-c", "c", 400.0, IndexState::Running),
+            json!({"lr": 0.001, "seed": 1}),
+        ),
+        with_config(
+            entry("run-20260101_000300-b", "b", 300.0, IndexState::Finished),
+            json!({"lr": 0.01, "seed": 0, "late": 1}),
+        ),
+        with_config(
+            entry("run-20260101_000200-a", "a", 200.0, IndexState::Failed),
+            json!({"lr": 0.001, "seed": 0}),
+        ),
+        with_config(
+            entry("run-20260101_000100-b", "b", 100.0, IndexState::Crashed),
+            json!({"lr": 0.01, "seed": 0}),
+        ),
+    ]
+}
+
+fn ws() -> Workspace {
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    w.set_index(index(), None);
+    w
+}
+
+fn keys(w: &Workspace) -> Vec<&str> {
+    w.shown.iter().map(|&i| w.runs[i].key.as_str()).collect()
+}
+
+#[test]
+fn runs_sharing_an_id_are_one_entry_with_its_segments_newest_first() {
+    let w = ws();
+    assert_eq!(keys(&w), ["c", "b", "a"]);
+    let b = w.run("b").expect("b");
+    assert!(b.resumed());
+    assert_eq!(b.segments.len(), 2);
+    // Segments oldest first; state from the newest; start from the first.
+    assert_eq!(b.segments[0].dir, Path::new("/w/wandb/run-20260101_000100-b"));
+    assert_eq!(b.state(), IndexState::Finished);
+    assert_eq!(b.start(), Some(100.0));
+    // Config folded in order: the newer segment's keys win, later keys are kept.
+    assert_eq!(b.config_value("late"), Some(&json!(1)));
+    // Colours by position oldest first: stable as runs are added.
+    let (a, c) = (w.run("a").expect("a"), w.run("c").expect("c"));
+    assert!(b.color < a.color && a.color < c.color, "{} {} {}", b.color, a.color, c.color);
+}
+
+#[test]
+fn the_first_index_selects_the_latest_run_and_a_saved_selection_wins() {
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    assert!(w.set_index(index(), Some(Path::new("/w/wandb/run-20260101_000200-a"))));
+    assert_eq!(w.selected, ["a"]);
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("a"));
+    // A later index keeps the selection.
+    assert!(!w.set_index(index(), None));
+    assert_eq!(w.selected, ["a"]);
+
+    let saved = WorkspaceSaved {
+        selected: vec!["b".into(), "gone".into(), "c".into()],
+        pinned: Some("c".into()),
+        filter: "state:fin".into(),
+        filter_glob: false,
+        group_by: Some("lr".into()),
+        summary_column: Some("val/loss".into()),
+    };
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved));
+    w.set_index(index(), Some(Path::new("/w/wandb/run-20260101_000200-a")));
+    // A run deleted since is let go; the rest as saved.
+    assert_eq!(w.selected, ["b", "c"]);
+    assert_eq!(w.pinned.as_deref(), Some("c"));
+    assert_eq!(keys(&w), ["b"]);
+    assert_eq!(w.saved().filter, "state:fin");
+    assert_eq!(w.group_by.as_deref(), Some("lr"));
+}
+
+#[test]
+fn a_saved_filter_that_no_longer_parses_is_dropped() {
+    let saved = WorkspaceSaved {
+        filter: "name:\"open".into(),
+        ..WorkspaceSaved::default()
+    };
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved));
+    w.set_index(index(), None);
+    assert!(!w.filter.is_active());
+    assert_eq!(keys(&w).len(), 3);
+}
+
+#[test]
+fn select_pin_and_the_drawing_order_puts_the_pinned_run_last() {
+    let mut w = ws();
+    w.selected.clear();
+    w.cursor = 0; // c
+    w.toggle_cursor().expect("select c");
+    w.cursor = 1; // b
+    w.pin_cursor().expect("pin b selects it");
+    w.cursor = 2; // a
+    w.toggle_cursor().expect("select a");
+    assert_eq!(w.selected, ["c", "b", "a"]);
+    assert_eq!(w.pinned.as_deref(), Some("b"));
+    let (dirs, primary) = w.wanted(None);
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "run-20260101_000400-c",
+            "run-20260101_000200-a",
+            "run-20260101_000100-b",
+            "run-20260101_000300-b"
+        ]
+    );
+    // The main run: the pinned run's newest segment, unless the one read is kept.
+    assert_eq!(primary.as_deref(), Some(Path::new("/w/wandb/run-20260101_000300-b")));
+    let keep = Path::new("/w/wandb/run-20260101_000400-c");
+    assert_eq!(w.wanted(Some(keep)).1.as_deref(), Some(keep));
+    // Unselecting the pinned run unpins it.
+    w.cursor = 1;
+    w.toggle_cursor().expect("unselect b");
+    assert_eq!(w.pinned, None);
+    // The pin key on the pinned run unpins, and keeps it selected.
+    w.cursor = 0;
+    w.pin_cursor().expect("pin");
+    w.pin_cursor().expect("unpin");
+    assert_eq!(w.pinned, None);
+    assert!(w.is_selected("c"));
+}
+
+#[test]
+fn the_single_run_view_reads_that_run_and_its_segments_only() {
+    let mut w = ws();
+    w.selected = vec!["c".into(), "a".into()];
+    w.view = WsView::Run(PathBuf::from("/w/wandb/run-20260101_000300-b"));
+    let (dirs, primary) = w.wanted(None);
+    assert_eq!(dirs.len(), 2);
+    assert_eq!(primary.as_deref(), Some(Path::new("/w/wandb/run-20260101_000300-b")));
+}
+
+#[test]
+fn the_filter_applies_live_and_a_bad_query_says_where() {
+    let mut w = ws();
+    w.filter.start();
+    for c in "cfg.lr>=0.005 | state:run".chars() {
+        w.filter.push(c);
+        w.refilter();
+    }
+    assert_eq!(keys(&w), ["c", "b"]);
+    // A bad draft keeps the last good query in force and says what is wrong.
+    w.filter.push(' ');
+    w.filter.push('"');
+    w.refilter();
+    let e = w.filter.error.clone().expect("unclosed quote");
+    assert_eq!(e.at, 26, "{e}");
+    assert_eq!(keys(&w), ["c", "b"]);
+    // Tab: glob mode (the draft applies again in it).
+    w.filter.set_draft("name:name-?".into());
+    w.filter.toggle_glob();
+    w.refilter();
+    assert!(w.filter.glob);
+    assert_eq!(keys(&w), ["c", "b", "a"]);
+    // Esc restores the query in force before typing.
+    w.filter.cancel();
+    w.refilter();
+    assert_eq!(w.filter.text, "");
+    assert!(!w.filter.glob);
+    assert_eq!(keys(&w).len(), 3);
+}
+
+#[test]
+fn groups_by_a_config_value_and_offers_the_keys_that_differ() {
+    let mut w = ws();
+    w.selected = vec!["c".into(), "b".into(), "a".into()];
+    w.group_by = Some("lr".into());
+    let g: Vec<Option<String>> = ["c", "b", "a"]
+        .iter()
+        .map(|k| w.group_of(w.run(k).expect("run")))
+        .collect();
+    assert_eq!(g[0], g[2]);
+    assert_ne!(g[0], g[1]);
+    assert_eq!(g[0].as_deref(), Some("lr=0.001"));
+    // `late` only one run has; `lr` and `seed` differ.
+    assert_eq!(w.differing_config_keys(), ["late", "lr", "seed"]);
+}
+
+#[test]
+fn wandb_value_wrappers_are_looked_through() {
+    let mut r = WsRun::default();
+    r.config = json!({"lr": {"value": 0.1}, "model": {"layers": 3}});
+    r.summary = json!({"val/loss": 0.25, "a": {"b": 2}});
+    assert_eq!(r.config_value("lr"), Some(&json!(0.1)));
+    assert_eq!(r.config_value("model.layers"), Some(&json!(3)));
+    assert_eq!(r.summary_value("val/loss"), Some(&json!(0.25)));
+    assert_eq!(r.summary_value("a.b"), Some(&json!(2)));
+    assert_eq!(r.summary_value("nope"), None);
+}
+
+// ---------------------------------------------------------------------------
+// The app with a workspace: commands out for keys and index answers.
+
+fn app() -> (App, Vec<Cmd>) {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(
+        PathBuf::from("/w/wandb"),
+        None,
+        Some(PathBuf::from("/w/wandb/run-20260101_000400-c")),
+        false,
+    );
+    let cmds = app.take_cmds();
+    (app, cmds)
+}
+
+fn starts(cmds: &[Cmd]) -> Vec<String> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Cmd::StartReader { path, .. } => {
+                Some(path.file_name().unwrap_or_default().to_string_lossy().into_owned())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn opening_reads_the_latest_run_at_once_and_asks_for_the_index() {
+    let (app, cmds) = app();
+    assert_eq!(starts(&cmds), ["run-20260101_000400-c"]);
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
+    assert!(app.in_workspace_list());
+    assert_eq!(app.panels.focus, Pane::Left);
+}
+
+#[test]
+fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
+    let (mut app, _) = app();
+    let fx = app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    // The latest run is kept (not read again) and saved as the selection.
+    assert!(starts(&fx.cmds).is_empty(), "{:?}", fx.cmds);
+    assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::SaveWorkspace { state, .. } if state.selected == ["c"])));
+    // Down to `b` (resumed: two segments), space: both segments are read.
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    let fx = app.update(Msg::char(' '));
+    let mut s = starts(&fx.cmds);
+    s.sort();
+    assert_eq!(s, ["run-20260101_000100-b", "run-20260101_000300-b"]);
+    assert_eq!(app.compare.len(), 2);
+    assert!(app.compare.iter().all(|c| c.ws.as_ref().is_some_and(|t| t.key == "b")));
+    assert!(app.compare.iter().all(|c| c.label.ends_with("(resumed)")));
+    // Space again: those readers stop.
+    let fx = app.update(Msg::char(' '));
+    assert_eq!(
+        fx.cmds.iter().filter(|c| matches!(c, Cmd::StopReader { .. })).count(),
+        2
+    );
+    assert!(app.compare.is_empty());
+}
+
+#[test]
+fn unselecting_the_main_run_reads_another_selected_one_as_main() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::char(' ')); // a
+    assert_eq!(app.compare.len(), 1);
+    app.update(Msg::key(crossterm::event::KeyCode::Home));
+    let fx = app.update(Msg::char(' ')); // c off
+    assert_eq!(starts(&fx.cmds), ["run-20260101_000200-a"]);
+    assert!(app.compare.is_empty());
+    // Nothing selected: no run is read.
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    let fx = app.update(Msg::char(' ')); // a off
+    assert!(starts(&fx.cmds).is_empty());
+    assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::StopReader { .. })));
+    assert_eq!(app.main_read_dir(), None);
+}
+
+#[test]
+fn the_index_is_asked_for_again_each_tick_one_scan_at_a_time() {
+    let (mut app, _) = app();
+    let scans = |cmds: &[Cmd]| cmds.iter().filter(|c| matches!(c, Cmd::ScanIndex { .. })).count();
+    // One is on its way: a tick does not ask again.
+    assert_eq!(scans(&app.update(Msg::Tick(1.0)).cmds), 0);
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    assert_eq!(scans(&app.update(Msg::Tick(2.0)).cmds), 1);
+    // A run deleted meanwhile goes from the list (and from the selection).
+    let mut less = index();
+    less.remove(0);
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: less,
+    });
+    let ws = app.workspace.as_deref().expect("workspace");
+    assert_eq!(ws.runs.len(), 2);
+    assert!(ws.selected.is_empty());
+    // Another directory's index is not this one's.
+    let fx = app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/elsewhere"),
+        entries: index(),
+    });
+    assert!(!fx.redraw);
+}
+
+#[test]
+fn enter_shows_one_run_alone_and_esc_goes_back_to_the_list() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::char(' ')); // b drawn beside c
+    app.update(Msg::key(crossterm::event::KeyCode::Up));
+    let fx = app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert!(!app.in_workspace_list());
+    // Alone: the other run's readers stop; the main run (c) stays.
+    assert!(app.compare.is_empty());
+    assert!(starts(&fx.cmds).is_empty());
+    let fx = app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert!(app.in_workspace_list());
+    assert_eq!(starts(&fx.cmds).len(), 2);
+    assert_eq!(app.panels.focus, Pane::Left);
+}
+
+#[test]
+fn fifty_drawn_runs_share_one_point_budget() {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, None, false);
+    let entries: Vec<RunIndexEntry> = (0..60)
+        .rev()
+        .map(|i| {
+            entry(
+                &format!("run-20260101_{:06}-r{i}", i),
+                &format!("r{i}"),
+                f64::from(i),
+                IndexState::Finished,
+            )
+        })
+        .collect();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    // The newest is selected by the first index; 49 more.
+    for _ in 0..49 {
+        app.update(Msg::key(crossterm::event::KeyCode::Down));
+        app.update(Msg::char(' '));
+    }
+    assert_eq!(app.workspace.as_deref().map(|w| w.selected.len()), Some(50));
+    assert_eq!(app.compare.len(), 49);
+    // Each compared run's store is capped at its share, so that together they stay
+    // within one run's budget (two filled well past their share show it).
+    let budget = crate::store::metrics::DEFAULT_BUDGET;
+    let share = budget / 49;
+    for c in app.compare.iter_mut().take(2) {
+        for k in 0..100 {
+            for s in 0..4000 {
+                c.run.metrics.push(&format!("m{k}"), f64::from(s), 1.0);
+            }
+        }
+        let held = c.run.metrics.stored_points();
+        assert!(held <= share + share / 8, "{held} points held, share {share}");
+        assert!(held >= share / 4, "{held} points held, share {share}");
+    }
+}
