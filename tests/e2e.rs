@@ -547,7 +547,14 @@ fn panic_restores_the_terminal_and_shows_the_message() {
 #[test]
 fn run_picker_switches_runs_in_a_wandb_directory() {
     require_tmux!();
-    let t = Tmux::start("runs", &[&fixture("multi")], 120, 30);
+    // One run directory opens that run alone (a project directory opens the
+    // workspace, see tests/workspace_e2e.rs); its picker lists the others.
+    let latest = std::fs::read_dir(fixture("multi").join("wandb"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-multi005"))
+        .unwrap();
+    let t = Tmux::start("runs", &[&latest], 120, 30);
     t.wait_for("R: 5 runs", Duration::from_secs(10));
     t.wait_for("multi005", Duration::from_secs(5));
     t.keys(&["R"]);

@@ -169,3 +169,74 @@ fn every_spelling_of_the_latest_run_finds_its_wandb_directory() {
         file.display()
     );
 }
+
+/// `leet`, `leet wandb`, `leet wandb/latest-run` and `leet wandb/latest-run/run-X.wandb`
+/// (with or without trailing slashes, the symlink or a pointer file) all open the
+/// workspace of the same wandb directory with the latest run read first; a run
+/// directory or a file spelled by its own name opens that run alone, still knowing
+/// its wandb directory (esc goes there).
+#[cfg(unix)]
+#[test]
+fn latest_run_spellings_open_the_workspace_as_leet_does() {
+    use leet::source::resolve::{opening, Opening};
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    run_dir(&wandb, "run-20260101_000000-aaa", true);
+    let newest = run_dir(&wandb, "offline-run-20260303_000000-ccc", true);
+    std::os::unix::fs::symlink("offline-run-20260303_000000-ccc", wandb.join("latest-run"))
+        .unwrap();
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap();
+    let check_workspace = |p: &Path| match opening(p).unwrap() {
+        Opening::Workspace { wandb_dir, run } => {
+            assert_eq!(canon(&wandb_dir), canon(&wandb), "{}", p.display());
+            assert_eq!(
+                canon(&file_of(run)),
+                canon(&newest.join("run-x.wandb")),
+                "{}",
+                p.display()
+            );
+        }
+        o => panic!("{}: {o:?}", p.display()),
+    };
+    for p in [
+        tmp.path().to_path_buf(),
+        wandb.clone(),
+        PathBuf::from(format!("{}/", wandb.display())),
+        wandb.join("latest-run"),
+        PathBuf::from(format!("{}/", wandb.join("latest-run").display())),
+        wandb.join("latest-run").join("run-x.wandb"),
+    ] {
+        check_workspace(&p);
+    }
+    for p in [newest.clone(), newest.join("run-x.wandb"), newest.join(".")] {
+        match opening(&p).unwrap() {
+            Opening::Run {
+                target,
+                wandb_dir: Some(w),
+            } => {
+                assert_eq!(canon(&w), canon(&wandb), "{}", p.display());
+                assert_eq!(canon(&file_of(target)), canon(&newest.join("run-x.wandb")));
+            }
+            o => panic!("{}: {o:?}", p.display()),
+        }
+    }
+    // A pointer file instead of the symlink (a copy that lost it) reads the same.
+    std::fs::remove_file(wandb.join("latest-run")).unwrap();
+    std::fs::write(
+        wandb.join("latest-run"),
+        "offline-run-20260303_000000-ccc\n",
+    )
+    .unwrap();
+    check_workspace(&wandb.join("latest-run"));
+    check_workspace(tmp.path());
+    // A lone .wandb file outside any wandb directory opens alone, with none.
+    let lone = tmp.path().join("lone.wandb");
+    std::fs::copy(newest.join("run-x.wandb"), &lone).unwrap();
+    assert!(matches!(
+        opening(&lone).unwrap(),
+        Opening::Run {
+            wandb_dir: None,
+            ..
+        }
+    ));
+}

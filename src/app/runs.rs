@@ -374,4 +374,3 @@ fn apply_to(run: &mut Run, b: RunBatch, budget: usize, max_points: usize) {
     run.fold_batch(&b);
     run.damage.set_open(b.open);
 }
-

@@ -131,13 +131,13 @@ impl Executor {
                         // asks for one scan at a time).
                         cmd @ Cmd::ScanIndex { .. } => {
                             let tx = tx.clone();
-                            let _ = std::thread::Builder::new()
-                                .name("leet-index".into())
-                                .spawn(move || {
+                            let _ = std::thread::Builder::new().name("leet-index".into()).spawn(
+                                move || {
                                     if let Some(msg) = answer(cmd) {
                                         let _ = tx.send(msg);
                                     }
-                                });
+                                },
+                            );
                         }
                         Cmd::Monitor { pid } => {
                             let Some(handle) = &monitor else { continue };

@@ -132,13 +132,19 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
             let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
             app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, false);
         }
-        Opening::Workspace { wandb_dir, run } | Opening::Run { target: run, wandb_dir: Some(wandb_dir) } => {
+        Opening::Workspace { wandb_dir, run }
+        | Opening::Run {
+            target: run,
+            wandb_dir: Some(wandb_dir),
+        } => {
             app.request_open(path);
             let wandb_dir = std::fs::canonicalize(&wandb_dir).unwrap_or(wandb_dir);
             let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
             app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, true);
         }
-        Opening::Run { wandb_dir: None, .. } => app.request_open(path),
+        Opening::Run {
+            wandb_dir: None, ..
+        } => app.request_open(path),
     }
     for (path, target) in compare {
         let dir = match target {

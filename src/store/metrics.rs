@@ -171,7 +171,11 @@ mod tests {
         }
         assert_eq!(m.stored_points(), 40_000);
         m.set_budget(10_000);
-        assert!(m.stored_points() <= 10_000 + 10 * 4, "{}", m.stored_points());
+        assert!(
+            m.stored_points() <= 10_000 + 10 * 4,
+            "{}",
+            m.stored_points()
+        );
         // Decimated, not cut: the whole x range is kept, and the count of points seen.
         assert_eq!(m.get("m3").map(Series::count), Some(4000));
         assert_eq!(m.get("m3").and_then(Series::x_bounds), Some((0.0, 3999.0)));

@@ -19,19 +19,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     }
     buf.set_style(area, theme.status_bar());
     let mut parts: Vec<(String, Style)> = Vec::new();
-    if app.in_workspace_list() {
+    let ws_list = app.in_workspace_list();
+    if ws_list {
+        // The workspace: where, what is drawn, the runs filter or prompt typed.
         super::workspace::status_parts(app, theme, &mut parts);
-        let hint = app
-            .keymap
-            .keys_for(Mode::Normal, Action::Help)
-            .next()
-            .map(|k| format!(" {k}: help "))
-            .unwrap_or_default();
-        draw_parts(buf, area, &parts, &hint, theme);
-        return;
     }
     let (state, style) = state_label(app, theme);
-    parts.push((format!(" {state} "), style));
+    if !ws_list {
+        parts.push((format!(" {state} "), style));
+    }
     let i = &app.run.info;
     let name = match (i.display_name.is_empty(), i.run_id.is_empty()) {
         (false, false) => format!("{} ({})", sanitize(&i.display_name), sanitize(&i.run_id)),
@@ -39,10 +35,10 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         (true, false) => sanitize(&i.run_id),
         (true, true) => String::new(),
     };
-    if !name.is_empty() {
+    if !name.is_empty() && !ws_list {
         parts.push((name, theme.text()));
     }
-    if app.run.history_rows > 0 {
+    if app.run.history_rows > 0 && !ws_list {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
     if app.is_host() {
@@ -97,9 +93,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             String::new()
         };
     let pcount = format!("[{} processes]", app.procs.rows.len());
-    let typing = app
-        .filter_target
-        .filter(|t| !matches!(t, FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column));
+    let typing = app.filter_target.filter(|t| {
+        !matches!(
+            t,
+            FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column
+        )
+    });
     match typing {
         Some(t) => {
             let (f, sigil, count) = match t {
@@ -174,7 +173,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             .map(|k| k.to_string())
     };
     let mut hint = String::from(" ");
-    if app.source.runs_here > 1 {
+    if app.source.runs_here > 1 && !ws_list {
         if let Some(k) = key_of(Action::PickRun) {
             hint.push_str(&format!("{k}: {} runs · ", app.source.runs_here));
         }

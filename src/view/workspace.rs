@@ -103,7 +103,14 @@ pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: T
         theme.title(focused).patch(theme.heading()),
     );
     if !ws.indexed {
-        put(buf, inner.x + 1, inner.y + 1, "reading the runs…", inner.width, theme.dim());
+        put(
+            buf,
+            inner.x + 1,
+            inner.y + 1,
+            "reading the runs…",
+            inner.width,
+            theme.dim(),
+        );
         return;
     }
     if ws.shown.is_empty() {
@@ -125,7 +132,12 @@ pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: T
         + if id { 10 } else { 0 };
     let name_w = w.saturating_sub(fixed).max(1);
     // Column header.
-    let mut head = format!("  {:<sw$}{:<name_w$}", if wide { "state" } else { "" }, "name", sw = if wide { 9 } else { 2 });
+    let mut head = format!(
+        "  {:<sw$}{:<name_w$}",
+        if wide { "state" } else { "" },
+        "name",
+        sw = if wide { 9 } else { 2 }
+    );
     if id {
         head.push_str(&format!(" {:<9}", "id"));
     }
@@ -155,7 +167,19 @@ pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: T
             Style::new()
         };
         buf.set_style(Rect::new(inner.x, y, inner.width, 1), base);
-        row(buf, inner.x, y, w, ws, r, base, theme, (wide, id, start, runtime, value), name_w, col);
+        row(
+            buf,
+            inner.x,
+            y,
+            w,
+            ws,
+            r,
+            base,
+            theme,
+            (wide, id, start, runtime, value),
+            name_w,
+            col,
+        );
     }
 }
 
@@ -202,14 +226,26 @@ fn row(
     if r.resumed() {
         name.push_str(&format!(" ↻{}", r.segments.len()));
     }
-    let name_style = if selected { theme.series(r.color) } else { theme.text() };
-    put_s(&mut at, &format!("{:<name_w$}", fit(&name, name_w)), name_style);
+    let name_style = if selected {
+        theme.series(r.color)
+    } else {
+        theme.text()
+    };
+    put_s(
+        &mut at,
+        &format!("{:<name_w$}", fit(&name, name_w)),
+        name_style,
+    );
     if id {
         let i = sanitize(&r.latest().run_id);
         put_s(&mut at, &format!(" {:<9}", fit(&i, 9)), theme.dim());
     }
     if start {
-        put_s(&mut at, &format!(" {:<11}", start_text(r.start())), theme.label());
+        put_s(
+            &mut at,
+            &format!(" {:<11}", start_text(r.start())),
+            theme.label(),
+        );
     }
     if runtime {
         let t = r.runtime().map(format::duration).unwrap_or_default();
@@ -227,27 +263,51 @@ pub(crate) fn status_parts(app: &App, theme: Theme, parts: &mut Vec<(String, Sty
     let Some(ws) = app.workspace.as_deref() else {
         return;
     };
-    parts.push((" workspace ".to_owned(), theme.key().add_modifier(Modifier::REVERSED)));
+    parts.push((
+        " workspace ".to_owned(),
+        theme.key().add_modifier(Modifier::REVERSED),
+    ));
     parts.push((
         format!("wandb dir: {}", sanitize(&ws.dir.display().to_string())),
         theme.text(),
     ));
+    let drawn = if ws.selected.is_empty() {
+        "none drawn: space on a run".to_owned()
+    } else {
+        format!("{} drawn", ws.selected.len())
+    };
+    parts.push((format!("{} runs · {drawn}", ws.runs.len()), theme.label()));
     match app.filter_target {
         Some(FilterTarget::Runs) => {
             let f = &ws.filter;
             let mode = if f.glob { "glob" } else { "regex" };
             parts.push((
-                format!("f {}▏[{} of {} runs]", sanitize(&f.draft), ws.shown.len(), ws.runs.len()),
+                format!(
+                    "f {}▏[{} of {} runs]",
+                    sanitize(&f.draft),
+                    ws.shown.len(),
+                    ws.runs.len()
+                ),
                 theme.input(),
             ));
             if let Some(e) = &f.error {
-                let detail = e.detail.as_deref().map(|d| format!(": {}", sanitize(d))).unwrap_or_default();
+                let detail = e
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(": {}", sanitize(d)))
+                    .unwrap_or_default();
                 parts.push((
                     format!("✗ {} at column {}{detail}", sanitize(&e.message), e.at + 1),
                     theme.bad(),
                 ));
             } else {
-                parts.push((format!("tab: {mode} → {} · enter keep · esc restore", if f.glob { "regex" } else { "glob" }), theme.dim()));
+                parts.push((
+                    format!(
+                        "tab: {mode} → {} · enter keep · esc restore",
+                        if f.glob { "regex" } else { "glob" }
+                    ),
+                    theme.dim(),
+                ));
             }
         }
         Some(FilterTarget::Group | FilterTarget::Column) => {
@@ -274,7 +334,12 @@ pub(crate) fn status_parts(app: &App, theme: Theme, parts: &mut Vec<(String, Sty
         _ => {
             if ws.filter.is_active() {
                 parts.push((
-                    format!("f {} [{} of {} runs]", sanitize(&ws.filter.text), ws.shown.len(), ws.runs.len()),
+                    format!(
+                        "f {} [{} of {} runs]",
+                        sanitize(&ws.filter.text),
+                        ws.shown.len(),
+                        ws.runs.len()
+                    ),
                     theme.key(),
                 ));
             }
@@ -282,8 +347,5 @@ pub(crate) fn status_parts(app: &App, theme: Theme, parts: &mut Vec<(String, Sty
                 parts.push((format!("▲ {}", p.label()), theme.series(p.color)));
             }
         }
-    }
-    if let Some(e) = &app.source.error {
-        parts.push((format!("error: {e}"), theme.bad()));
     }
 }

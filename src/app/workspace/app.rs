@@ -136,8 +136,12 @@ impl App {
             }
         }
         // Drawing order: the wanted order (the pinned run last, on top).
-        self.compare
-            .sort_by_key(|c| others.iter().position(|d| *d == c.dir).unwrap_or(usize::MAX));
+        self.compare.sort_by_key(|c| {
+            others
+                .iter()
+                .position(|d| *d == c.dir)
+                .unwrap_or(usize::MAX)
+        });
         self.share_budget();
         self.tag_drawn();
         self.refresh();

@@ -344,7 +344,11 @@ impl Workspace {
         let before = self.selected.clone();
         if first && !self.restored {
             let pick = latest
-                .and_then(|d| self.runs.iter().find(|r| r.segments.iter().any(|s| s.dir == d)))
+                .and_then(|d| {
+                    self.runs
+                        .iter()
+                        .find(|r| r.segments.iter().any(|s| s.dir == d))
+                })
                 .or_else(|| self.runs.first());
             if let Some(r) = pick {
                 self.selected = vec![r.key.clone()];
@@ -473,7 +477,12 @@ impl Workspace {
                 dirs.extend(r.dirs());
             }
         }
-        if let Some(r) = self.pinned.as_deref().filter(|p| keys.contains(p)).and_then(|p| self.run(p)) {
+        if let Some(r) = self
+            .pinned
+            .as_deref()
+            .filter(|p| keys.contains(p))
+            .and_then(|p| self.run(p))
+        {
             dirs.extend(r.dirs());
         }
         if let WsView::Run(dir) = &self.view {
@@ -518,9 +527,7 @@ impl Workspace {
             }
         }
         seen.into_iter()
-            .filter(|(_, v)| {
-                v.len() < sel.len() || v.iter().any(|x| x != &v[0])
-            })
+            .filter(|(_, v)| v.len() < sel.len() || v.iter().any(|x| x != &v[0]))
             .map(|(k, _)| k)
             .collect()
     }

@@ -69,14 +69,23 @@ fn runs_sharing_an_id_are_one_entry_with_its_segments_newest_first() {
     assert!(b.resumed());
     assert_eq!(b.segments.len(), 2);
     // Segments oldest first; state from the newest; start from the first.
-    assert_eq!(b.segments[0].dir, Path::new("/w/wandb/run-20260101_000100-b"));
+    assert_eq!(
+        b.segments[0].dir,
+        Path::new("/w/wandb/run-20260101_000100-b")
+    );
     assert_eq!(b.state(), IndexState::Finished);
     assert_eq!(b.start(), Some(100.0));
     // Config folded in order: the newer segment's keys win, later keys are kept.
     assert_eq!(b.config_value("late"), Some(&json!(1)));
     // Colours by position oldest first: stable as runs are added.
     let (a, c) = (w.run("a").expect("a"), w.run("c").expect("c"));
-    assert!(b.color < a.color && a.color < c.color, "{} {} {}", b.color, a.color, c.color);
+    assert!(
+        b.color < a.color && a.color < c.color,
+        "{} {} {}",
+        b.color,
+        a.color,
+        c.color
+    );
 }
 
 #[test]
@@ -134,7 +143,12 @@ fn select_pin_and_the_drawing_order_puts_the_pinned_run_last() {
     let (dirs, primary) = w.wanted(None);
     let names: Vec<String> = dirs
         .iter()
-        .map(|d| d.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        .map(|d| {
+            d.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     assert_eq!(
         names,
@@ -146,7 +160,10 @@ fn select_pin_and_the_drawing_order_puts_the_pinned_run_last() {
         ]
     );
     // The main run: the pinned run's newest segment, unless the one read is kept.
-    assert_eq!(primary.as_deref(), Some(Path::new("/w/wandb/run-20260101_000300-b")));
+    assert_eq!(
+        primary.as_deref(),
+        Some(Path::new("/w/wandb/run-20260101_000300-b"))
+    );
     let keep = Path::new("/w/wandb/run-20260101_000400-c");
     assert_eq!(w.wanted(Some(keep)).1.as_deref(), Some(keep));
     // Unselecting the pinned run unpins it.
@@ -168,7 +185,10 @@ fn the_single_run_view_reads_that_run_and_its_segments_only() {
     w.view = WsView::Run(PathBuf::from("/w/wandb/run-20260101_000300-b"));
     let (dirs, primary) = w.wanted(None);
     assert_eq!(dirs.len(), 2);
-    assert_eq!(primary.as_deref(), Some(Path::new("/w/wandb/run-20260101_000300-b")));
+    assert_eq!(
+        primary.as_deref(),
+        Some(Path::new("/w/wandb/run-20260101_000300-b"))
+    );
 }
 
 #[test]
@@ -248,9 +268,12 @@ fn app() -> (App, Vec<Cmd>) {
 fn starts(cmds: &[Cmd]) -> Vec<String> {
     cmds.iter()
         .filter_map(|c| match c {
-            Cmd::StartReader { path, .. } => {
-                Some(path.file_name().unwrap_or_default().to_string_lossy().into_owned())
-            }
+            Cmd::StartReader { path, .. } => Some(
+                path.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
             _ => None,
         })
         .collect()
@@ -274,7 +297,10 @@ fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
     });
     // The latest run is kept (not read again) and saved as the selection.
     assert!(starts(&fx.cmds).is_empty(), "{:?}", fx.cmds);
-    assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::SaveWorkspace { state, .. } if state.selected == ["c"])));
+    assert!(fx
+        .cmds
+        .iter()
+        .any(|c| matches!(c, Cmd::SaveWorkspace { state, .. } if state.selected == ["c"])));
     // Down to `b` (resumed: two segments), space: both segments are read.
     app.update(Msg::key(crossterm::event::KeyCode::Down));
     let fx = app.update(Msg::char(' '));
@@ -282,12 +308,18 @@ fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
     s.sort();
     assert_eq!(s, ["run-20260101_000100-b", "run-20260101_000300-b"]);
     assert_eq!(app.compare.len(), 2);
-    assert!(app.compare.iter().all(|c| c.ws.as_ref().is_some_and(|t| t.key == "b")));
+    assert!(app
+        .compare
+        .iter()
+        .all(|c| c.ws.as_ref().is_some_and(|t| t.key == "b")));
     assert!(app.compare.iter().all(|c| c.label.ends_with("(resumed)")));
     // Space again: those readers stop.
     let fx = app.update(Msg::char(' '));
     assert_eq!(
-        fx.cmds.iter().filter(|c| matches!(c, Cmd::StopReader { .. })).count(),
+        fx.cmds
+            .iter()
+            .filter(|c| matches!(c, Cmd::StopReader { .. }))
+            .count(),
         2
     );
     assert!(app.compare.is_empty());
@@ -320,7 +352,11 @@ fn unselecting_the_main_run_reads_another_selected_one_as_main() {
 #[test]
 fn the_index_is_asked_for_again_each_tick_one_scan_at_a_time() {
     let (mut app, _) = app();
-    let scans = |cmds: &[Cmd]| cmds.iter().filter(|c| matches!(c, Cmd::ScanIndex { .. })).count();
+    let scans = |cmds: &[Cmd]| {
+        cmds.iter()
+            .filter(|c| matches!(c, Cmd::ScanIndex { .. }))
+            .count()
+    };
     // One is on its way: a tick does not ask again.
     assert_eq!(scans(&app.update(Msg::Tick(1.0)).cmds), 0);
     app.update(Msg::Indexed {
@@ -405,7 +441,10 @@ fn fifty_drawn_runs_share_one_point_budget() {
             }
         }
         let held = c.run.metrics.stored_points();
-        assert!(held <= share + share / 8, "{held} points held, share {share}");
+        assert!(
+            held <= share + share / 8,
+            "{held} points held, share {share}"
+        );
         assert!(held >= share / 4, "{held} points held, share {share}");
     }
 }
