@@ -117,11 +117,12 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
                 continue;
             }
             c.n += 1;
-            // Running means: no overflowing sum of large values.
+            // Running means, divided before they are subtracted: no sum or
+            // difference of large values overflows.
             #[allow(clippy::cast_precision_loss)]
             let k = c.n as f64;
-            c.x += (px - c.x) / k;
-            c.y += (py - c.y) / k;
+            c.x += px / k - c.x / k;
+            c.y += py / k - c.y / k;
             (c.lo, c.hi) = if c.n == 1 {
                 (py, py)
             } else {
@@ -142,10 +143,10 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
             a.points += c.n;
             #[allow(clippy::cast_precision_loss)]
             let w = c.n as f64 / a.points as f64;
-            a.x += (c.x - a.x) * w;
+            a.x += c.x * w - a.x * w;
             #[allow(clippy::cast_precision_loss)]
             let k = a.members as f64;
-            a.mean += (y - a.mean) / k;
+            a.mean += y / k - a.mean / k;
             a.lo = a.lo.min(y);
             a.hi = a.hi.max(y);
         }
@@ -321,6 +322,15 @@ mod tests {
         // a huge bucket count is capped, not allocated
         let s = group_stats(&[a], (5.0, 6.0), usize::MAX);
         assert_points(&s.mean, &[(5.0, 2.0), (6.0, 10.0)]);
+        // values near ±f64::MAX average without overflowing, within a member and
+        // across members
+        let huge: &[Point] = &[(5.0, f64::MAX), (5.0, -f64::MAX)];
+        let s = group_stats(&[huge], (5.0, 5.0), 1);
+        assert_points(&s.mean, &[(5.0, 0.0)]);
+        let (up, down): (&[Point], &[Point]) = (&[(5.0, f64::MAX)], &[(5.0, -f64::MAX)]);
+        let s = group_stats(&[up, down], (5.0, 5.0), 1);
+        assert_points(&s.mean, &[(5.0, 0.0)]);
+        assert_points(&s.lo, &[(5.0, -f64::MAX)]);
         // a range spanning most of f64 still buckets
         let big: &[Point] = &[(-f64::MAX, 1.0), (f64::MAX, 2.0)];
         let s = group_stats(&[big], (-f64::MAX, f64::MAX), 2);
@@ -370,6 +380,8 @@ mod tests {
                                 // round past them
                                 2 => 0.1,
                                 3 => 1e300,
+                                4 => f64::MAX,
+                                5 => -f64::MAX,
                                 _ => rng.unit() * 2e3 - 1e3,
                             };
                             (x, y)
