@@ -108,6 +108,7 @@ pub(crate) fn render_metric_chart(
                 style: theme.series(i),
             })
             .collect(),
+        bands: Vec::new(),
         x: (x0, x1),
         log_y: log,
         focused,

@@ -247,10 +247,7 @@ mod tests {
         ];
         let s = group_stats(&[a], (0.0, 6.0), 6);
         let nan = f64::NAN;
-        assert_points(
-            &s.mean,
-            &[(0.0, 1.0), (1.5, nan), (3.0, 2.0), (5.0, 3.0)],
-        );
+        assert_points(&s.mean, &[(0.0, 1.0), (1.5, nan), (3.0, 2.0), (5.0, 3.0)]);
         assert_points(&s.lo, &[(0.0, 1.0), (1.5, nan), (3.0, 2.0), (5.0, 3.0)]);
         assert_points(&s.hi, &[(0.0, 1.0), (1.5, nan), (3.0, 2.0), (5.0, 3.0)]);
         // A NaN beside another member's value is no gap: b's value fills bucket 1

@@ -15,6 +15,7 @@ fn screen(points: &[Point]) -> String {
             points,
             style: Style::default(),
         }],
+        bands: Vec::new(),
         x: (0.0, 1.0),
         log_y: false,
         focused: false,
@@ -52,15 +53,15 @@ fn a_flat_non_negative_line_keeps_a_zero_floor() {
         style: Style::default(),
     };
     assert_eq!(
-        y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], false),
+        y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], &[], false),
         Some((0.0, 1.0))
     );
     assert_eq!(
-        y_range(&[line(&[(0.0, 5.0), (1.0, 5.0)])], false),
+        y_range(&[line(&[(0.0, 5.0), (1.0, 5.0)])], &[], false),
         Some((4.5, 5.5))
     );
     assert_eq!(
-        y_range(&[line(&[(0.0, -2.0), (1.0, -2.0)])], false),
+        y_range(&[line(&[(0.0, -2.0), (1.0, -2.0)])], &[], false),
         Some((-2.2, -1.8))
     );
 }
