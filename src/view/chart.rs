@@ -347,14 +347,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     let (fw, fh) = ((pw - 1) as f64, (ph - 1) as f64);
     let sx = if x1 > x0 { fw / (x1 - x0) } else { 0.0 };
     let sy = if y1 > y0 { fh / (y1 - y0) } else { 0.0 };
-    #[allow(clippy::cast_possible_truncation)]
-    let to_px = |x: f64, y: f64| -> (i64, i64) {
-        let px = if x1 > x0 { (x - x0) * sx } else { fw / 2.0 };
-        let py = (y1 - y) * sy;
-        (px.round() as i64, py.round() as i64)
-    };
-    // Colour indices: the lines' styles, then the bands'.
-    let mut styles: Vec<Style> = spec.lines.iter().map(|l| l.style).collect();
     let to = Map {
         x: (x0, x1),
         y1,
@@ -363,6 +355,11 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         mid: fw / 2.0,
         log: spec.log_y,
     };
+    #[allow(clippy::cast_possible_truncation)]
+    let to_px =
+        |x: f64, y: f64| -> (i64, i64) { (to.px(x).round() as i64, to.py(y).round() as i64) };
+    // Colour indices: the lines' styles, then the bands'.
+    let mut styles: Vec<Style> = spec.lines.iter().map(|l| l.style).collect();
     for band in &spec.bands {
         let c = u16::try_from(styles.len()).unwrap_or(u16::MAX);
         styles.push(band.style);
@@ -396,7 +393,7 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     raster.draw(buf, plot, &styles);
 }
 
-/// Data to dot coordinates (unrounded), as `render_chart`'s `to_px`.
+/// Data to dot coordinates, unrounded: x from the left, y from the top.
 struct Map {
     x: (f64, f64),
     y1: f64,
