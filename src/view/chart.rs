@@ -1,5 +1,6 @@
 //! The chart widget: a braille raster (2×4 dots per cell) of lines in data
-//! coordinates, NaN/Inf as gaps, round y ticks and compact axis labels.
+//! coordinates, NaN/Inf as gaps, shaded bands beneath them, round y ticks and
+//! compact axis labels.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,92 +10,22 @@ use ratatui::widgets::{Block, BorderType, Borders, Widget};
 use super::fit::{fit, put, width};
 use super::theme::Theme;
 use crate::store::series::Point;
+use raster::Raster;
 
-/// A braille dot raster with one colour index per cell (last writer wins).
-struct Raster {
-    w: usize,
-    h: usize,
-    bits: Vec<u8>,
-    color: Vec<u8>,
-}
-
-const DOTS: [[u8; 4]; 2] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];
-
-impl Raster {
-    fn new(w: usize, h: usize) -> Self {
-        Self {
-            w,
-            h,
-            bits: vec![0; w * h],
-            color: vec![0; w * h],
-        }
-    }
-
-    fn dot(&mut self, px: i64, py: i64, c: u8) {
-        if px < 0 || py < 0 {
-            return;
-        }
-        let (Ok(px), Ok(py)) = (usize::try_from(px), usize::try_from(py)) else {
-            return;
-        };
-        let (cx, cy) = (px / 2, py / 4);
-        if cx >= self.w || cy >= self.h {
-            return;
-        }
-        let i = cy * self.w + cx;
-        self.bits[i] |= DOTS[px % 2][py % 4];
-        self.color[i] = c;
-    }
-
-    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), c: u8) {
-        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
-        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
-        let (mut x, mut y, mut err) = (x0, y0, dx + dy);
-        // Segments are clipped to the raster before this, so this is bounded.
-        for _ in 0..=(dx.max(-dy) + 1) {
-            self.dot(x, y, c);
-            if x == x1 && y == y1 {
-                break;
-            }
-            let e2 = 2 * err;
-            if e2 >= dy {
-                err += dy;
-                x += sx;
-            }
-            if e2 <= dx {
-                err += dx;
-                y += sy;
-            }
-        }
-    }
-
-    fn draw(&self, buf: &mut Buffer, area: Rect, styles: &[Style]) {
-        for cy in 0..self.h.min(usize::from(area.height)) {
-            for cx in 0..self.w.min(usize::from(area.width)) {
-                let i = cy * self.w + cx;
-                if self.bits[i] == 0 {
-                    continue;
-                }
-                let ch = char::from_u32(0x2800 + u32::from(self.bits[i])).unwrap_or(' ');
-                #[allow(clippy::cast_possible_truncation)]
-                let pos = (area.x + cx as u16, area.y + cy as u16);
-                if let Some(cell) = buf.cell_mut(pos) {
-                    cell.set_char(ch);
-                    cell.set_style(
-                        styles
-                            .get(usize::from(self.color[i]))
-                            .copied()
-                            .unwrap_or_default(),
-                    );
-                }
-            }
-        }
-    }
-}
+mod raster;
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
 pub(crate) struct Line<'a> {
     pub points: &'a [Point],
+    pub style: Style,
+}
+
+/// A shaded area between two curves (a group's min–max envelope), drawn beneath
+/// the lines. `lo[i]` and `hi[i]` share an x (`lo`'s is used); a point with a
+/// non-finite value in either is a gap.
+pub(crate) struct Band<'a> {
+    pub lo: &'a [Point],
+    pub hi: &'a [Point],
     pub style: Style,
 }
 
@@ -104,6 +35,8 @@ pub(crate) struct ChartSpec<'a> {
     /// Shown at the top right of the border.
     pub corner: Option<String>,
     pub lines: Vec<Line<'a>>,
+    /// Drawn first, beneath the lines; the y range covers them.
+    pub bands: Vec<Band<'a>>,
     pub x: (f64, f64),
     pub log_y: bool,
     pub focused: bool,
@@ -114,11 +47,15 @@ pub(crate) struct ChartSpec<'a> {
     pub legend: Vec<(String, Style)>,
 }
 
-fn y_range(lines: &[Line<'_>], log: bool) -> Option<(f64, f64)> {
+fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
-    for l in lines {
-        for &(_, y) in l.points {
+    let curves = lines
+        .iter()
+        .map(|l| l.points)
+        .chain(bands.iter().flat_map(|b| [b.lo, b.hi]));
+    for points in curves {
+        for &(_, y) in points {
             let y = if log { log_y(y) } else { y };
             if y.is_finite() {
                 lo = lo.min(y);
@@ -296,7 +233,7 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     let legend_rows = u16::from(!spec.legend.is_empty() && inner.height >= 5);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
-    let yr = y_range(&spec.lines, spec.log_y);
+    let yr = y_range(&spec.lines, &spec.bands, spec.log_y);
     let fmt_y = |v: f64, digits: i32| {
         if spec.log_y {
             (spec.fmt_y)(10f64.powf(v), digits)
@@ -410,16 +347,26 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     let (fw, fh) = ((pw - 1) as f64, (ph - 1) as f64);
     let sx = if x1 > x0 { fw / (x1 - x0) } else { 0.0 };
     let sy = if y1 > y0 { fh / (y1 - y0) } else { 0.0 };
-    #[allow(clippy::cast_possible_truncation)]
-    let to_px = |x: f64, y: f64| -> (i64, i64) {
-        let px = if x1 > x0 { (x - x0) * sx } else { fw / 2.0 };
-        let py = (y1 - y) * sy;
-        (px.round() as i64, py.round() as i64)
+    let to = Map {
+        x: (x0, x1),
+        y1,
+        sx,
+        sy,
+        mid: fw / 2.0,
+        log: spec.log_y,
     };
-    let mut styles = Vec::with_capacity(spec.lines.len());
+    #[allow(clippy::cast_possible_truncation)]
+    let to_px =
+        |x: f64, y: f64| -> (i64, i64) { (to.px(x).round() as i64, to.py(y).round() as i64) };
+    // Colour indices: the lines' styles, then the bands'.
+    let mut styles: Vec<Style> = spec.lines.iter().map(|l| l.style).collect();
+    for band in &spec.bands {
+        let c = u16::try_from(styles.len()).unwrap_or(u16::MAX);
+        styles.push(band.style);
+        shade_band(&mut raster, band, &to, c);
+    }
     for (li, line) in spec.lines.iter().enumerate() {
-        styles.push(line.style);
-        let c = u8::try_from(li).unwrap_or(u8::MAX);
+        let c = u16::try_from(li).unwrap_or(u16::MAX);
         let mut prev: Option<Point> = None;
         for &(x, y) in line.points {
             let y = if spec.log_y { log_y(y) } else { y };
@@ -446,6 +393,102 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     raster.draw(buf, plot, &styles);
 }
 
+/// Data to dot coordinates, unrounded: x from the left, y from the top.
+struct Map {
+    x: (f64, f64),
+    y1: f64,
+    sx: f64,
+    sy: f64,
+    /// The dot column of every x when the x range is one value.
+    mid: f64,
+    log: bool,
+}
+
+impl Map {
+    fn px(&self, x: f64) -> f64 {
+        if self.x.1 > self.x.0 {
+            (x - self.x.0) * self.sx
+        } else {
+            self.mid
+        }
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        (self.y1 - y) * self.sy
+    }
+
+    /// Band point `i` as (x, low, high) in plot values, or `None` for a gap.
+    fn band_point(&self, band: &Band<'_>, i: usize) -> Option<(f64, f64, f64)> {
+        let (x, a) = *band.lo.get(i)?;
+        let (_, b) = *band.hi.get(i)?;
+        let (a, b) = if self.log {
+            (log_y(a), log_y(b))
+        } else {
+            (a, b)
+        };
+        (x.is_finite() && a.is_finite() && b.is_finite()).then(|| (x, a.min(b), a.max(b)))
+    }
+}
+
+/// Shade the dots between a band's curves: per dot column between consecutive
+/// points, from the interpolated high value down to the low one; a point between
+/// two gaps shades its own column.
+fn shade_band(raster: &mut Raster, band: &Band<'_>, to: &Map, c: u16) {
+    let n = band.lo.len().min(band.hi.len());
+    let mut prev = None;
+    for i in 0..n {
+        let cur = to.band_point(band, i);
+        match (prev, cur) {
+            (Some(a), Some(b)) => shade_segment(raster, a, b, to, c),
+            (None, Some(b)) if to.band_point(band, i + 1).is_none() => {
+                shade_segment(raster, b, b, to, c);
+            }
+            _ => {}
+        }
+        prev = cur;
+    }
+}
+
+/// Shade between two band points (x, low, high), clipped to the plot's x range.
+fn shade_segment(raster: &mut Raster, a: (f64, f64, f64), b: (f64, f64, f64), to: &Map, c: u16) {
+    let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+    let (x0, x1) = to.x;
+    if b.0 < x0 || a.0 > x1 {
+        return;
+    }
+    let at = |x: f64| {
+        let t = if b.0 > a.0 {
+            (x - a.0) / (b.0 - a.0)
+        } else {
+            0.0
+        };
+        (x, a.1 + (b.1 - a.1) * t, a.2 + (b.2 - a.2) * t)
+    };
+    let a = if a.0 < x0 { at(x0) } else { a };
+    let b = if b.0 > x1 { at(x1) } else { b };
+    let (pa, pb) = (to.px(a.0), to.px(b.0));
+    let last = i64::try_from(raster.dot_columns()).unwrap_or(i64::MAX) - 1;
+    #[allow(clippy::cast_possible_truncation)]
+    let mut column = |col: i64, lo: f64, hi: f64| {
+        let (top, bottom) = (to.py(hi).round() as i64, to.py(lo).round() as i64);
+        raster.shade_column(col, top, bottom, c);
+    };
+    #[allow(clippy::cast_possible_truncation)]
+    let (ca, cb) = ((pa.round() as i64).max(0), (pb.round() as i64).min(last));
+    if ca >= cb {
+        // Both ends in one column: it holds both.
+        column(ca.min(last), a.1, a.2);
+        column(ca.min(last), b.1, b.2);
+        return;
+    }
+    // Clipped to the plot, so at most one pass over its columns.
+    for col in ca..=cb {
+        #[allow(clippy::cast_precision_loss)]
+        let t = ((col as f64 - pa) / (pb - pa)).clamp(0.0, 1.0);
+        column(col, a.1 + (b.1 - a.1) * t, a.2 + (b.2 - a.2) * t);
+    }
+}
+
 /// Clip a segment to x in [x0, x1].
 fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
     let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
@@ -465,84 +508,4 @@ fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::app::system::Unit;
-    use crate::view::format;
-
-    fn screen(points: &[Point]) -> String {
-        let area = Rect::new(0, 0, 30, 8);
-        let mut buf = Buffer::empty(area);
-        let fmt_y = |v: f64, d: i32| format::unit_digits(v, Unit::Percent, d);
-        let spec = ChartSpec {
-            title: "disk",
-            corner: None,
-            lines: vec![Line {
-                points,
-                style: Style::default(),
-            }],
-            x: (0.0, 1.0),
-            log_y: false,
-            focused: false,
-            fmt_x: &format::compact,
-            fmt_y: &fmt_y,
-            legend: Vec::new(),
-        };
-        render_chart(&mut buf, area, &spec, Theme { color: false });
-        buf.content()
-            .iter()
-            .map(ratatui::buffer::Cell::symbol)
-            .collect()
-    }
-
-    #[test]
-    fn round_ticks_inside_the_range() {
-        assert_eq!(nice_ticks(0.0, 49.0, 4), [10.0, 20.0, 30.0, 40.0]);
-        assert_eq!(nice_ticks(0.0, 100.0, 1), [50.0]);
-        // a round step that fits once would be 50: outside (0, 49), so none
-        assert!(nice_ticks(0.0, 49.0, 1).is_empty());
-        assert_eq!(nice_ticks(0.0, 1.0, 3), [0.5]);
-        assert_eq!(nice_ticks(0.1, 0.7, 5), [0.2, 0.3, 0.4, 0.5, 0.6]);
-        assert_eq!(nice_ticks(-1.0, 1.0, 3), [-0.5, 0.0, 0.5]);
-        assert!(nice_ticks(5.0, 5.0, 3).is_empty());
-        assert!(nice_ticks(0.0, 10.0, 0).is_empty());
-        assert!(nice_ticks(0.0, 1e300 * 10.0, 3).len() <= 3);
-        // far from zero the step is below float resolution: ends, no endless loop
-        assert!(nice_ticks(1e17, 1e17 + 64.0, 4).len() <= 4);
-    }
-
-    #[test]
-    fn a_flat_non_negative_line_keeps_a_zero_floor() {
-        let line = |pts: &'static [Point]| Line {
-            points: pts,
-            style: Style::default(),
-        };
-        assert_eq!(
-            y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], false),
-            Some((0.0, 1.0))
-        );
-        assert_eq!(
-            y_range(&[line(&[(0.0, 5.0), (1.0, 5.0)])], false),
-            Some((4.5, 5.5))
-        );
-        assert_eq!(
-            y_range(&[line(&[(0.0, -2.0), (1.0, -2.0)])], false),
-            Some((-2.2, -1.8))
-        );
-    }
-
-    #[test]
-    fn narrow_range_gets_enough_digits_to_tell_its_ends_apart() {
-        let s = screen(&[(0.0, 13.312), (1.0, 13.341)]);
-        assert!(s.contains("13.34%") && s.contains("13.31%"), "{s}");
-        // a wide range keeps the short labels
-        let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
-        assert!(s.contains("90%") && s.contains("1%"), "{s}");
-        // ends that differ only past 5 digits keep the short label
-        let s = screen(&[
-            (0.0, 9_007_199_254_740_993.0),
-            (1.0, 9_007_199_254_741_011.0),
-        ]);
-        assert!(s.contains("9e15%") && !s.contains("9.007"), "{s}");
-    }
-}
+mod tests;

@@ -119,6 +119,7 @@ pub(crate) fn render_metric_chart(
                 style: theme.series(drawn[i].color),
             })
             .collect(),
+        bands: Vec::new(),
         x: (x0, x1),
         log_y: log,
         focused,

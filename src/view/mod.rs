@@ -6,6 +6,7 @@ mod console;
 mod fit;
 pub mod format;
 mod grid;
+mod group;
 mod header;
 mod heatmap;
 mod help;

@@ -167,6 +167,7 @@ pub(crate) fn render_sys_chart(
         title: &title,
         corner,
         lines,
+        bands: Vec::new(),
         x,
         log_y: log,
         focused,

@@ -1,0 +1,361 @@
+//! Unit tests of the chart widget.
+
+use super::*;
+use crate::app::system::Unit;
+use crate::view::format;
+use ratatui::style::{Color, Modifier};
+
+fn screen(points: &[Point]) -> String {
+    let area = Rect::new(0, 0, 30, 8);
+    let mut buf = Buffer::empty(area);
+    let fmt_y = |v: f64, d: i32| format::unit_digits(v, Unit::Percent, d);
+    let spec = ChartSpec {
+        title: "disk",
+        corner: None,
+        lines: vec![Line {
+            points,
+            style: Style::default(),
+        }],
+        bands: Vec::new(),
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        fmt_y: &fmt_y,
+        legend: Vec::new(),
+    };
+    render_chart(&mut buf, area, &spec, Theme { color: false });
+    buf.content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect()
+}
+
+#[test]
+fn round_ticks_inside_the_range() {
+    assert_eq!(nice_ticks(0.0, 49.0, 4), [10.0, 20.0, 30.0, 40.0]);
+    assert_eq!(nice_ticks(0.0, 100.0, 1), [50.0]);
+    // a round step that fits once would be 50: outside (0, 49), so none
+    assert!(nice_ticks(0.0, 49.0, 1).is_empty());
+    assert_eq!(nice_ticks(0.0, 1.0, 3), [0.5]);
+    assert_eq!(nice_ticks(0.1, 0.7, 5), [0.2, 0.3, 0.4, 0.5, 0.6]);
+    assert_eq!(nice_ticks(-1.0, 1.0, 3), [-0.5, 0.0, 0.5]);
+    assert!(nice_ticks(5.0, 5.0, 3).is_empty());
+    assert!(nice_ticks(0.0, 10.0, 0).is_empty());
+    assert!(nice_ticks(0.0, 1e300 * 10.0, 3).len() <= 3);
+    // far from zero the step is below float resolution: ends, no endless loop
+    assert!(nice_ticks(1e17, 1e17 + 64.0, 4).len() <= 4);
+}
+
+#[test]
+fn a_flat_non_negative_line_keeps_a_zero_floor() {
+    let line = |pts: &'static [Point]| Line {
+        points: pts,
+        style: Style::default(),
+    };
+    assert_eq!(
+        y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], &[], false),
+        Some((0.0, 1.0))
+    );
+    assert_eq!(
+        y_range(&[line(&[(0.0, 5.0), (1.0, 5.0)])], &[], false),
+        Some((4.5, 5.5))
+    );
+    assert_eq!(
+        y_range(&[line(&[(0.0, -2.0), (1.0, -2.0)])], &[], false),
+        Some((-2.2, -1.8))
+    );
+}
+
+#[test]
+fn narrow_range_gets_enough_digits_to_tell_its_ends_apart() {
+    let s = screen(&[(0.0, 13.312), (1.0, 13.341)]);
+    assert!(s.contains("13.34%") && s.contains("13.31%"), "{s}");
+    // a wide range keeps the short labels
+    let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
+    assert!(s.contains("90%") && s.contains("1%"), "{s}");
+    // ends that differ only past 5 digits keep the short label
+    let s = screen(&[
+        (0.0, 9_007_199_254_740_993.0),
+        (1.0, 9_007_199_254_741_011.0),
+    ]);
+    assert!(s.contains("9e15%") && !s.contains("9.007"), "{s}");
+}
+
+fn band<'a>(lo: &'a [Point], hi: &'a [Point], style: Style) -> Band<'a> {
+    Band { lo, hi, style }
+}
+
+/// A 30×8 chart over x 0..1 with plain number labels.
+fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) -> Buffer {
+    let area = Rect::new(0, 0, 30, 8);
+    let mut buf = Buffer::empty(area);
+    let fmt_y = |v: f64, _: i32| format!("{v}");
+    let spec = ChartSpec {
+        title: "band",
+        corner: None,
+        lines,
+        bands,
+        x,
+        log_y,
+        focused: false,
+        fmt_x: &format::compact,
+        fmt_y: &fmt_y,
+        legend: Vec::new(),
+    };
+    render_chart(&mut buf, area, &spec, Theme { color: false });
+    buf
+}
+
+/// The plot's cells, rows top down: right of the y axis, inside the border, above
+/// the x labels (5 rows).
+fn plot(buf: &Buffer) -> Vec<Vec<(String, Color)>> {
+    let axis = (1..29)
+        .find(|&x| buf[(x, 1)].symbol() == "│")
+        .expect("a y axis");
+    (1..6)
+        .map(|y| {
+            (axis + 1..29)
+                .map(|x| (buf[(x, y)].symbol().to_string(), buf[(x, y)].fg))
+                .collect()
+        })
+        .collect()
+}
+
+fn column(cells: &[Vec<(String, Color)>], x: usize) -> Vec<&str> {
+    cells.iter().map(|row| row[x].0.as_str()).collect()
+}
+
+#[test]
+fn a_band_shades_the_cells_between_its_curves() {
+    // lo rises 0 → 1, hi 2 → 3: y range 0..3 over 20 dot rows (dot = (3 - y)·19/3).
+    let lo: &[Point] = &[(0.0, 0.0), (1.0, 1.0)];
+    let hi: &[Point] = &[(0.0, 2.0), (1.0, 3.0)];
+    let buf = draw(
+        Vec::new(),
+        vec![band(lo, hi, Style::default())],
+        (0.0, 1.0),
+        false,
+    );
+    let cells = plot(&buf);
+    assert_eq!(cells[0].len(), 26);
+    // left: dots 6..=19 (hi 2 → 6.3, lo 0 → 19); right: dots 0..=13 (hi 3, lo 1 → 12.7)
+    assert_eq!(column(&cells, 0), [" ", "⣤", "⣿", "⣿", "⣿"]);
+    assert_eq!(column(&cells, 25), ["⣿", "⣿", "⣿", "⠛", " "]);
+    // every column is one unbroken run of shading, full in the middle rows
+    for x in 0..26 {
+        let col = column(&cells, x);
+        let filled: Vec<usize> = (0..5).filter(|&r| col[r] != " ").collect();
+        assert!(filled.len() >= 4, "column {x}: {col:?}");
+        assert_eq!(filled.last().map(|l| l - filled[0] + 1), Some(filled.len()));
+        assert_eq!(col[2], "⣿", "column {x}: {col:?}");
+    }
+}
+
+#[test]
+fn a_line_over_a_band_keeps_its_colour_and_its_shape() {
+    let band_style = Style::new().fg(Color::Blue).add_modifier(Modifier::DIM);
+    let line_style = Style::new().fg(Color::Red);
+    let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 0.0), (1.0, 0.0)], &[(0.0, 2.0), (1.0, 2.0)]);
+    let line: &[Point] = &[(0.0, 1.0), (1.0, 1.0)];
+    let buf = draw(
+        vec![Line {
+            points: line,
+            style: line_style,
+        }],
+        vec![band(lo, hi, band_style)],
+        (0.0, 1.0),
+        false,
+    );
+    let cells = plot(&buf);
+    // y 1 of 0..2 is dot row 9.5 → 10: row 2, third dot row (⠤), in the line's
+    // colour; the band's dots in that cell give way to the line's.
+    for x in 0..26 {
+        for (r, row) in cells.iter().enumerate() {
+            let want = if r == 2 {
+                ("⠤", Color::Red)
+            } else {
+                ("⣿", Color::Blue)
+            };
+            assert_eq!((row[x].0.as_str(), row[x].1), want, "row {r}, column {x}");
+        }
+    }
+}
+
+#[test]
+fn a_band_alone_sets_the_y_range_and_draws() {
+    let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 5.0), (1.0, 5.0)], &[(0.0, 10.0), (1.0, 10.0)]);
+    let buf = draw(
+        Vec::new(),
+        vec![band(lo, hi, Style::default())],
+        (0.0, 1.0),
+        false,
+    );
+    let text: String = buf
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert!(text.contains("10") && !text.contains("no data"), "{text}");
+    assert_eq!(buf[(2, 5)].symbol(), "5", "{text}");
+    let cells = plot(&buf);
+    assert!(cells.iter().flatten().all(|(s, _)| s == "⣿"), "{text}");
+    // without the band there is nothing to draw
+    let buf = draw(Vec::new(), Vec::new(), (0.0, 1.0), false);
+    let text: String = buf
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert!(text.contains("no data"), "{text}");
+}
+
+#[test]
+fn the_y_range_covers_the_bands() {
+    let points: &[Point] = &[(0.0, 1.0), (1.0, 2.0)];
+    let line = [Line {
+        points,
+        style: Style::default(),
+    }];
+    let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 0.5), (1.0, 0.0)], &[(0.0, 4.0), (1.0, 5.0)]);
+    let bands = [band(lo, hi, Style::default())];
+    assert_eq!(y_range(&line, &[], false), Some((1.0, 2.0)));
+    assert_eq!(y_range(&line, &bands, false), Some((0.0, 5.0)));
+    // log: the band's 0 is skipped, its 0.5 and 5 count
+    let (l, h) = y_range(&line, &bands, true).expect("a range");
+    assert!((l - 0.5f64.log10()).abs() < 1e-12 && (h - 5f64.log10()).abs() < 1e-12);
+}
+
+#[test]
+fn a_log_band_skips_non_positive_points() {
+    // The first point's lo is 0: a gap on a log axis, so shading starts at x 0.5
+    // and spans 10⁰..10² (every dot row). Labels "100" leave 24 cells: dot column
+    // 47 / 2 = 23.5 → 24, cell 12.
+    let lo: &[Point] = &[(0.0, 0.0), (0.5, 1.0), (1.0, 1.0)];
+    let hi: &[Point] = &[(0.0, 100.0), (0.5, 100.0), (1.0, 100.0)];
+    let buf = draw(
+        Vec::new(),
+        vec![band(lo, hi, Style::default())],
+        (0.0, 1.0),
+        true,
+    );
+    let text: String = buf
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert!(text.contains("100"), "{text}");
+    let cells = plot(&buf);
+    assert_eq!(cells[0].len(), 24);
+    for x in 0..24 {
+        let want = if x < 12 { " " } else { "⣿" };
+        assert_eq!(column(&cells, x), [want; 5], "column {x}: {text}");
+    }
+}
+
+#[test]
+fn a_band_point_between_gaps_shades_its_own_dot_column() {
+    let nan = f64::NAN;
+    let lo: &[Point] = &[(0.0, 0.0), (0.5, nan), (1.0, 0.0)];
+    let hi: &[Point] = &[(0.0, 1.0), (0.5, 1.0), (1.0, 1.0)];
+    let buf = draw(
+        Vec::new(),
+        vec![band(lo, hi, Style::default())],
+        (0.0, 1.0),
+        false,
+    );
+    let cells = plot(&buf);
+    // x 0 is the left dot column of cell 0, x 1 the right one of cell 25
+    assert_eq!(column(&cells, 0), ["⡇"; 5]);
+    assert_eq!(column(&cells, 25), ["⢸"; 5]);
+    for x in 1..25 {
+        assert_eq!(column(&cells, x), [" "; 5], "column {x}");
+    }
+}
+
+#[test]
+fn band_points_in_any_order_or_past_the_range_shade_the_same_dots() {
+    let s = Style::default();
+    let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 0.0), (1.0, 1.0)], &[(0.0, 2.0), (1.0, 3.0)]);
+    let want = plot(&draw(Vec::new(), vec![band(lo, hi, s)], (0.0, 1.0), false));
+    // reversed
+    let (rlo, rhi): (&[Point], &[Point]) = (&[(1.0, 1.0), (0.0, 0.0)], &[(1.0, 3.0), (0.0, 2.0)]);
+    assert_eq!(
+        plot(&draw(
+            Vec::new(),
+            vec![band(rlo, rhi, s)],
+            (0.0, 1.0),
+            false
+        )),
+        want
+    );
+    // lo and hi swapped
+    assert_eq!(
+        plot(&draw(Vec::new(), vec![band(hi, lo, s)], (0.0, 1.0), false)),
+        want
+    );
+    // the same straight edges from x -1 to 2, clipped to 0..1; the y range counts
+    // the points outside x too (as a line's does), so a line pins both to -1..4
+    let (wlo, whi): (&[Point], &[Point]) =
+        (&[(-1.0, -1.0), (2.0, 2.0)], &[(-1.0, 1.0), (2.0, 4.0)]);
+    let pin: &[Point] = &[(0.0, -1.0), (0.0, 4.0)];
+    let pinned = |bands| {
+        plot(&draw(
+            vec![Line {
+                points: pin,
+                style: s,
+            }],
+            bands,
+            (0.0, 1.0),
+            false,
+        ))
+    };
+    assert_eq!(
+        pinned(vec![band(wlo, whi, s)]),
+        pinned(vec![band(lo, hi, s)])
+    );
+}
+
+#[test]
+fn bad_band_input_on_any_area_does_not_panic() {
+    let nan = f64::NAN;
+    let lo: &[Point] = &[(0.0, 1.0), (nan, 2.0), (0.3, f64::INFINITY), (2.0, -1e308)];
+    let hi: &[Point] = &[(0.0, 3.0), (0.5, nan)];
+    let big: &[Point] = &[(0.0, f64::MAX), (1.0, -f64::MAX)];
+    for (w, h) in (0..14).flat_map(|w| (0..9).map(move |h| (w, h))) {
+        for x in [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)] {
+            for log in [false, true] {
+                let area = Rect::new(0, 0, w, h);
+                let mut buf = Buffer::empty(area);
+                let spec = ChartSpec {
+                    title: "t",
+                    corner: None,
+                    lines: Vec::new(),
+                    bands: vec![
+                        band(lo, hi, Style::default()),
+                        band(hi, lo, Style::default()),
+                        band(big, big, Style::default()),
+                        band(&[], lo, Style::default()),
+                    ],
+                    x,
+                    log_y: log,
+                    focused: false,
+                    fmt_x: &format::compact,
+                    fmt_y: &format::compact_digits,
+                    legend: Vec::new(),
+                };
+                render_chart(&mut buf, area, &spec, Theme { color: true });
+            }
+        }
+    }
+    // a one-value x range shades the middle dot column: 51 / 2 = 25.5 → 26, cell 13
+    let (lo, hi): (&[Point], &[Point]) = (&[(0.5, 0.0)], &[(0.5, 1.0)]);
+    let cells = plot(&draw(
+        Vec::new(),
+        vec![band(lo, hi, Style::default())],
+        (0.5, 0.5),
+        false,
+    ));
+    let shaded: Vec<usize> = (0..26).filter(|&x| column(&cells, x)[2] != " ").collect();
+    assert_eq!(shaded, [13]);
+}
