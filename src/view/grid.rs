@@ -3,8 +3,10 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 
-use super::chart::{render_chart, ChartSpec, Line};
+use super::chart::{render_chart, Band, ChartSpec, Line};
+use super::group::{group_stats, GroupStats};
 use super::fit::{put, word_wrap};
 use super::format;
 use super::sys_chart::render_sys_chart;
@@ -87,7 +89,14 @@ pub(crate) fn render_metric_chart(
         format!("{title} · x={}{flags}", sanitize(xname))
     };
     let corner = first.last().map(|(_, y)| format::value(y));
-    let legend = if drawn.len() < 2 {
+    // Grouped (`G` in the workspace): per group its mean line and min–max band.
+    let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
+    let legend = if let Some(groups) = &groups {
+        groups
+            .iter()
+            .map(|g| (format!("{} ({})", g.label, g.runs), theme.series(g.color)))
+            .collect()
+    } else if app.workspace.is_none() && app.compare.is_empty() {
         Vec::new()
     } else {
         // One entry per run (the segments of a resumed run share one).
@@ -106,20 +115,45 @@ pub(crate) fn render_metric_chart(
             };
             legend.push((label, theme.series(d.color)));
         }
+        if app.workspace.is_some() && legend.len() < 2 {
+            legend.clear();
+        }
         legend
+    };
+    let (lines, bands) = match &groups {
+        Some(groups) => (
+            groups
+                .iter()
+                .map(|g| Line {
+                    points: &g.stats.mean,
+                    style: theme.series(g.color),
+                })
+                .collect(),
+            groups
+                .iter()
+                .map(|g| Band {
+                    lo: &g.stats.lo,
+                    hi: &g.stats.hi,
+                    style: theme.series(g.color).add_modifier(Modifier::DIM),
+                })
+                .collect(),
+        ),
+        None => (
+            all.iter()
+                .zip(&pts)
+                .map(|(&(i, _), p)| Line {
+                    points: p,
+                    style: theme.series(drawn[i].color),
+                })
+                .collect(),
+            Vec::new(),
+        ),
     };
     let spec = ChartSpec {
         title: &title,
         corner,
-        lines: all
-            .iter()
-            .zip(&pts)
-            .map(|(&(i, _), p)| Line {
-                points: p,
-                style: theme.series(drawn[i].color),
-            })
-            .collect(),
-        bands: Vec::new(),
+        lines,
+        bands,
         x: (x0, x1),
         log_y: log,
         focused,
@@ -142,6 +176,56 @@ struct Drawn<'a> {
     pinned: bool,
     /// The workspace run it belongs to.
     key: Option<&'a str>,
+    /// Its group (`G`), in the workspace's list.
+    group: Option<&'a str>,
+}
+
+/// One group of runs in a chart: its legend text, colour, number of runs (a
+/// resumed run's segments count once) and statistics.
+struct Group {
+    label: String,
+    color: usize,
+    runs: usize,
+    stats: GroupStats,
+}
+
+/// The groups of the drawn series `all` (with their points `pts`), when the
+/// workspace groups runs; in order of first appearance, coloured as their first run.
+fn groups_of(
+    drawn: &[Drawn<'_>],
+    all: &[(usize, &crate::store::series::Series)],
+    pts: &[Vec<Point>],
+    x: (f64, f64),
+    buckets: usize,
+) -> Option<Vec<Group>> {
+    let mut order: Vec<(&str, usize, Vec<&[Point]>, Vec<Option<&str>>)> = Vec::new();
+    for (&(i, _), p) in all.iter().zip(pts) {
+        let d = &drawn[i];
+        let g = d.group?;
+        let at = match order.iter().position(|o| o.0 == g) {
+            Some(at) => at,
+            None => {
+                order.push((g, d.color, Vec::new(), Vec::new()));
+                order.len() - 1
+            }
+        };
+        let o = &mut order[at];
+        o.2.push(p);
+        if !o.3.contains(&d.key) {
+            o.3.push(d.key);
+        }
+    }
+    Some(
+        order
+            .into_iter()
+            .map(|(label, color, members, keys)| Group {
+                label: label.to_owned(),
+                color,
+                runs: keys.len(),
+                stats: group_stats(&members, x, buckets),
+            })
+            .collect(),
+    )
 }
 
 /// The runs drawn, bottom first: the main run and the compared ones, in a
@@ -149,12 +233,14 @@ struct Drawn<'a> {
 fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
     let mut v: Vec<Drawn<'_>> = Vec::with_capacity(1 + app.compare.len());
     let main = app.main_tag.as_ref().filter(|_| app.workspace.is_some());
+    let grouped = app.in_workspace_list();
     v.push(Drawn {
         run: &app.run,
         color: main.map_or(0, |t| t.color),
         label: main.map_or_else(|| app.run_label(), |t| t.label.clone()),
         pinned: main.is_some_and(|t| t.pinned),
         key: main.map(|t| t.key.as_str()),
+        group: main.and_then(|t| t.group.as_deref()).filter(|_| grouped),
     });
     for (i, c) in app.compare.iter().enumerate() {
         let t = c.ws.as_ref().filter(|_| app.workspace.is_some());
@@ -164,6 +250,7 @@ fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
             label: c.label.clone(),
             pinned: t.is_some_and(|t| t.pinned),
             key: t.map(|t| t.key.as_str()),
+            group: t.and_then(|t| t.group.as_deref()).filter(|_| grouped),
         });
     }
     v.sort_by_key(|d| d.pinned);

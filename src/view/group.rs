@@ -2,7 +2,6 @@
 //! per x-bucket the mean over the members and the min–max envelope, drawn as a
 //! line with a faint band around it.
 // Until the workspace's `G` (issue 12) calls it, only the tests do.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use crate::store::series::Point;
 
