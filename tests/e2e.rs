@@ -692,3 +692,111 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+/// The workspace on a generated wandb directory of 50 runs: filter, select three,
+/// pin one, quit; started again the same selection, pin and filter are back; a run
+/// added while it is open shows up. The state lives under `$XDG_STATE_HOME/leet`,
+/// never in the wandb directory.
+#[test]
+fn workspace_filter_select_pin_survive_a_restart_and_new_runs_show() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("proj/wandb");
+    let runs = common::runs::write_workspace(&wandb, 50);
+    let state = tmp.path().join("state");
+    let cache = tmp.path().join("cache");
+    let env = format!(
+        "XDG_STATE_HOME={} XDG_CACHE_HOME={} ",
+        shell_quote(&state),
+        shell_quote(&cache)
+    );
+    let proj = tmp.path().join("proj");
+    let listing = |d: &Path| {
+        let mut v: Vec<String> = walk(d).iter().map(|p| p.display().to_string()).collect();
+        v.sort();
+        v
+    };
+    let before = listing(&wandb);
+    // One entry per run id (the resumed run's two directories are one).
+    let mut ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let total = ids.len();
+    // The runs the query keeps: lr >= 1e-3 and finished (a resumed run by its
+    // newest segment), newest first as the list shows them.
+    let mut keep: Vec<&common::runs::GeneratedRun> = Vec::new();
+    for r in runs.iter().rev() {
+        let newest = runs.iter().rev().find(|x| x.id == r.id).unwrap();
+        if newest.index == r.index && newest.lr >= 1e-3 && newest.state == "finished" {
+            keep.push(r);
+        }
+    }
+    assert!(keep.len() >= 3, "{}", keep.len());
+
+    let t = Tmux::start_env("ws", &env, &[proj.to_str().unwrap()], 200, 50);
+    t.wait_for(&format!("Runs [{total}]"), Duration::from_secs(15));
+    t.keys(&["f"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", "cfg.lr>=1e-3 state:finished"]);
+    t.keys(&["Enter"]);
+    let shown = format!("Runs [{} of {total}]", keep.len());
+    t.wait_for(&shown, Duration::from_secs(5));
+    // The three newest that match; the third pinned. The latest run (running) was
+    // drawn from the start: 4 drawn.
+    t.keys(&["Space", "Down", "Space", "Down", "p"]);
+    let pinned = &keep[2].display_name;
+    let (s, _) = t.wait_for(&format!("▲ {pinned}"), Duration::from_secs(5));
+    assert!(s.contains("4 drawn"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+    // Saved in leet's own state directory; nothing written in the wandb directory.
+    assert!(
+        std::fs::read_dir(state.join("leet")).unwrap().count() >= 1,
+        "no state file"
+    );
+    assert_eq!(listing(&wandb), before, "the wandb directory was written to");
+    drop(t);
+
+    let t = Tmux::start_env("ws2", &env, &[proj.to_str().unwrap()], 200, 50);
+    let (s, _) = t.wait_for(&shown, Duration::from_secs(15));
+    let (s, _) = if s.contains(&format!("▲ {pinned}")) {
+        (s, Duration::ZERO)
+    } else {
+        t.wait_for(&format!("▲ {pinned}"), Duration::from_secs(5))
+    };
+    assert!(s.contains("4 drawn"), "{s}");
+    assert!(s.contains("f cfg.lr>=1e-3 state:finished"), "{s}");
+    for r in &keep[..3] {
+        let row = s
+            .lines()
+            .find(|l| l.contains(&r.display_name) && l.contains("finished"))
+            .unwrap_or_else(|| panic!("{} not listed:\n{s}", r.display_name));
+        assert!(row.contains('■') || row.contains('▲'), "{} not drawn: {row}", r.display_name);
+    }
+    // A run started while the workspace is open shows within two seconds (the
+    // filter hides it: it is running, so the total grows).
+    let t0 = Instant::now();
+    common::runs::add_run(&wandb, 50);
+    let grown = format!("Runs [{} of {}]", keep.len(), total + 1);
+    let (_, took) = t.wait_for(&grown, Duration::from_secs(10));
+    eprintln!("new run listed after {:.2} s", t0.elapsed().as_secs_f64());
+    assert!(took < Duration::from_secs(5), "new run took {took:?}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
+
+/// Every file under `d`.
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(d) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() {
+                out.extend(walk(&p));
+            }
+            out.push(p);
+        }
+    }
+    out
+}

@@ -131,6 +131,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
             let wandb_dir = std::fs::canonicalize(&wandb_dir).unwrap_or(wandb_dir);
             let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
             app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, false);
+            name_workspace(&mut app, &wandb_dir);
         }
         Opening::Workspace { wandb_dir, run }
         | Opening::Run {
@@ -141,6 +142,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
             let wandb_dir = std::fs::canonicalize(&wandb_dir).unwrap_or(wandb_dir);
             let main = run_dir(&run).map(|d| std::fs::canonicalize(&d).unwrap_or(d));
             app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), main, true);
+            name_workspace(&mut app, &wandb_dir);
         }
         Opening::Run {
             wandb_dir: None, ..
@@ -158,6 +160,29 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
     // One reader per run followed (the main one, and any compared with it), started
     // by the worker from the app's commands.
     drive(app, None, |_| {})
+}
+
+/// The workspace's name in the status bar: relative to the working directory when
+/// under it (`wandb`, `runs/sweep/wandb`), `~/…` under the home directory.
+fn name_workspace(app: &mut App, wandb_dir: &std::path::Path) {
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|d| std::fs::canonicalize(d).ok());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let label = match (cwd, home) {
+        (Some(c), _) if wandb_dir.starts_with(&c) && wandb_dir != c => wandb_dir
+            .strip_prefix(&c)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        (_, Some(h)) if wandb_dir.starts_with(&h) && wandb_dir != h => wandb_dir
+            .strip_prefix(&h)
+            .map(|p| format!("~/{}", p.display()))
+            .unwrap_or_default(),
+        _ => wandb_dir.display().to_string(),
+    };
+    if let Some(ws) = app.workspace.as_mut() {
+        ws.label = label;
+    }
 }
 
 /// Scan the host's processes every `interval` on a thread of its own (a slow `/proc`

@@ -22,7 +22,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     let ws_list = app.in_workspace_list();
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
-        super::workspace::status_parts(app, theme, &mut parts);
+        super::workspace::status_parts(app, area.width, theme, &mut parts);
     }
     let (state, style) = state_label(app, theme);
     if !ws_list {

@@ -259,7 +259,7 @@ fn row(
 
 /// The status bar in the workspace: where, how many runs, what is drawn, and the
 /// filter or prompt being typed (with what is wrong in it, where).
-pub(crate) fn status_parts(app: &App, theme: Theme, parts: &mut Vec<(String, Style)>) {
+pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
     let Some(ws) = app.workspace.as_deref() else {
         return;
     };
@@ -267,16 +267,19 @@ pub(crate) fn status_parts(app: &App, theme: Theme, parts: &mut Vec<(String, Sty
         " workspace ".to_owned(),
         theme.key().add_modifier(Modifier::REVERSED),
     ));
-    parts.push((
-        format!("wandb dir: {}", sanitize(&ws.dir.display().to_string())),
-        theme.text(),
-    ));
-    let drawn = if ws.selected.is_empty() {
-        "none drawn: space on a run".to_owned()
-    } else {
-        format!("{} drawn", ws.selected.len())
-    };
-    parts.push((format!("{} runs · {drawn}", ws.runs.len()), theme.label()));
+    // While typing, the prompt and what is wrong with it get the room.
+    if app.filter_target.is_none() {
+        if width >= 120 || !ws.filter.is_active() {
+            parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
+        }
+        let drawn = if ws.selected.is_empty() {
+            "none drawn: space on a run".to_owned()
+        } else {
+            format!("{} drawn", ws.selected.len())
+        };
+        let s = if ws.runs.len() == 1 { "" } else { "s" };
+        parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
+    }
     match app.filter_target {
         Some(FilterTarget::Runs) => {
             let f = &ws.filter;

@@ -273,6 +273,9 @@ pub enum WsView {
 pub struct Workspace {
     /// The wandb directory (canonical).
     pub dir: PathBuf,
+    /// How the status bar names it (relative to where leet started when under it;
+    /// set by the runtime, which knows the working directory).
+    pub label: String,
     /// Every run, newest first.
     pub runs: Vec<WsRun>,
     /// Indices into `runs` passing the filter.
@@ -303,6 +306,7 @@ impl Workspace {
     #[must_use]
     pub fn new(dir: PathBuf, saved: Option<WorkspaceSaved>) -> Self {
         let mut ws = Self {
+            label: dir.display().to_string(),
             dir,
             ..Self::default()
         };

@@ -1,0 +1,188 @@
+//! Whole-screen snapshots of the workspace (TestBackend + insta) on real SDK runs
+//! and generated sweeps, driven through key messages; every reader the app asks
+//! for is carried out by reading the run directory, as the runtime's reader does.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use crossterm::event::KeyCode;
+use leet::app::{App, Cmd, Options};
+use leet::msg::Msg;
+use leet::source::index::{scan_with, ScanOptions};
+use leet::view;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+/// Fixed "now": one hour after the fixtures were written.
+const NOW: f64 = 1_796_063_000.0;
+
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
+
+struct Ws {
+    app: App,
+    wandb: PathBuf,
+    cache: tempfile::TempDir,
+}
+
+impl Ws {
+    /// The workspace of `wandb` at `w`×`h`, its index read (at the fixed "now"),
+    /// and the readers it starts carried out.
+    fn open(wandb: &Path, label: &str, w: u16, h: u16) -> Self {
+        let wandb = std::fs::canonicalize(wandb).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let mut app = App::new(Options {
+            color: false,
+            ..Options::default()
+        });
+        app.update(Msg::Resize(w, h));
+        let latest = scan(&wandb, cache.path()).first().map(|e| e.dir.clone());
+        app.open_workspace(wandb.clone(), None, latest, false);
+        app.workspace.as_mut().unwrap().label = label.to_owned();
+        let mut ws = Self { app, wandb, cache };
+        let cmds = ws.app.take_cmds();
+        ws.run(cmds);
+        ws.send([Msg::Tick(NOW)]);
+        ws
+    }
+
+    /// Carry out commands: readers read their whole directory at once, the index
+    /// is scanned at the fixed "now", saves are dropped.
+    fn run(&mut self, cmds: Vec<Cmd>) {
+        let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+        while let Some(cmd) = queue.pop_front() {
+            let msgs = match cmd {
+                Cmd::StartReader { path, tag } => {
+                    let (file, batch) = leet::source::tail::read_batch(&path).unwrap();
+                    vec![
+                        Msg::Tagged(
+                            tag,
+                            Box::new(Msg::Opened {
+                                path: file,
+                                len: batch.file_len,
+                                modified: Some(NOW - 3600.0),
+                            }),
+                        ),
+                        Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+                    ]
+                }
+                Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                    entries: scan(&wandb_dir, self.cache.path()),
+                    wandb_dir,
+                }],
+                Cmd::StopReader { .. } | Cmd::SaveWorkspace { .. } => Vec::new(),
+                cmd => leet::runtime::answer(cmd).into_iter().collect(),
+            };
+            for m in msgs {
+                queue.extend(self.app.update(m).cmds);
+            }
+        }
+    }
+
+    fn send(&mut self, msgs: impl IntoIterator<Item = Msg>) {
+        for m in msgs {
+            let cmds = self.app.update(m).cmds;
+            self.run(cmds);
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        for c in keys.chars() {
+            self.send([Msg::char(c)]);
+        }
+    }
+
+    fn key(&mut self, code: KeyCode, n: usize) {
+        for _ in 0..n {
+            self.send([Msg::key(code)]);
+        }
+    }
+
+    fn screen(&self, w: u16, h: u16) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| view::render(f, &self.app)).unwrap();
+        let buf = t.backend().buffer().clone();
+        let mut s = String::new();
+        for y in 0..h {
+            let mut line = String::new();
+            for x in 0..w {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            s.push_str(line.trim_end());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn scan(wandb: &Path, cache: &Path) -> Vec<leet::msg::RunIndexEntry> {
+    let opts = ScanOptions {
+        now: Some(NOW),
+        ..ScanOptions::default()
+    };
+    scan_with(wandb, cache, &opts).entries
+}
+
+fn fixture_wandb(name: &str) -> PathBuf {
+    common::runs_dir().join(name).join("wandb")
+}
+
+fn snap(name: &str, wandb: &Path, label: &str, keys: &dyn Fn(&mut Ws)) {
+    for (w, h) in SIZES {
+        let mut ws = Ws::open(wandb, label, w, h);
+        keys(&mut ws);
+        let _ = &ws.wandb;
+        insta::assert_snapshot!(format!("workspace_{name}_{w}x{h}"), ws.screen(w, h));
+    }
+}
+
+#[test]
+fn list_with_the_latest_run_drawn() {
+    snap("list", &fixture_wandb("multi"), "runs/multi/wandb", &|_| {});
+}
+
+#[test]
+fn filtered_list() {
+    snap("filtered", &fixture_wandb("multi"), "runs/multi/wandb", &|ws| {
+        ws.keys("f");
+        ws.keys("cfg.lr<=1e-3 state:fin");
+        ws.key(KeyCode::Enter, 1);
+    });
+}
+
+#[test]
+fn three_runs_overlaid_with_one_pinned() {
+    snap("pinned", &fixture_wandb("multi"), "runs/multi/wandb", &|ws| {
+        // The latest is drawn; two more, the second of them pinned.
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+        ws.key(KeyCode::Down, 1);
+        ws.keys("p");
+        // The summary value column.
+        ws.keys("v");
+        ws.keys("loss");
+        ws.key(KeyCode::Enter, 1);
+    });
+}
+
+#[test]
+fn a_resumed_run_is_one_entry_drawn_in_one_colour() {
+    snap("resumed", &fixture_wandb("resumed"), "runs/resumed/wandb", &|_| {});
+}
+
+#[test]
+fn a_bad_query_says_what_is_wrong_and_where_while_typing() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 120, 40);
+    ws.keys("f");
+    ws.keys("cfg.lr>= | name:\"x");
+    let s = ws.screen(120, 40);
+    let status = s.lines().nth(39).unwrap();
+    assert!(status.contains("✗ unclosed quote at column 17"), "{status}");
+    // Fixed, it applies as typed.
+    ws.key(KeyCode::Backspace, 10);
+    ws.keys("1e-3");
+    let s = ws.screen(120, 40);
+    assert!(s.contains("Runs [3 of 5]"), "{s}");
+    assert!(s.lines().nth(39).unwrap().contains("[3 of 5 runs]"), "{s}");
+}
