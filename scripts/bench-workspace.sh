@@ -73,6 +73,8 @@ TIMEOUT_S = float(os.environ.get("TIMEOUT_S", 120))
 SETTLE_S = float(os.environ.get("SETTLE_S", 3))
 SELECT = int(os.environ.get("SELECT", 50))
 KEY_MS = float(os.environ.get("KEY_MS", 50))
+if not 1 <= SELECT <= int(N):
+    sys.exit(f"bench-workspace: SELECT={SELECT} must be between 1 and N={N}")
 SCREENS = os.environ.get("SCREENS", "")
 LISTED = re.compile(r"Runs \[[^]]*\b" + re.escape(N) + r"\b")
 def keys_leet():

@@ -3,6 +3,8 @@
 //! `leet inspect --summary`, every run with its state, config, summary, steps and
 //! no damage.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::Path;

@@ -3,6 +3,8 @@
 //! variables are process-wide: only this test binary sets them, and its tests take
 //! one lock while they do.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};
