@@ -6,105 +6,53 @@
 //! many_runs scan WANDB_DIR CACHE_DIR [REPEAT]   time index scans (cache as it is)
 //! ```
 //!
-//! Each run is shaped like wandb-core's output: a run record with a config, 200
-//! history rows of 5 metrics with the two summary records per step, a config
-//! record adding keys later, a summary removal, and an exit record (code 0; every
-//! 10th run code 1; every 7th has none, a run that crashed or still runs). Every
-//! 50th run has a damaged block (bytes flipped in its middle).
+//! Each run is shaped like wandb-core's output (`leet::decode::synth::run_file`):
+//! a run record with a config (`lr`, `seed`, `model.layers`, `model.width`,
+//! `optimizer`), 200 history rows of 5 metrics with the two summary records per
+//! step, a config record adding a key later (`late.added`), a summary removal
+//! (`m1`), and an exit record (code 0; every 10th run code 1; every 7th has none,
+//! a run that crashed or still runs). Every 50th run has a damaged block (bytes
+//! flipped in its middle).
 use std::path::Path;
 use std::time::Instant;
 
-use leet::decode::leveldb::Writer;
-use leet::decode::pb;
-use leet::decode::synth::{records, SynthSpec};
+use leet::decode::synth::{metric_name, run_dir_name, run_file, RunSpec};
 use leet::source::index::{scan_with, ScanOptions};
-use prost::Message as _;
 
-fn config_record(num: i64, items: &[(&str, String)]) -> Vec<u8> {
-    pb::Record {
-        num,
-        record_type: Some(pb::record::RecordType::Config(pb::ConfigRecord {
-            update: items
-                .iter()
-                .map(|(k, v)| pb::ConfigItem {
-                    nested_key: k.split('.').map(str::to_owned).collect(),
-                    value_json: v.clone(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
+/// 2026-11-30T00:00:00Z: run `i` starts `i` seconds later.
+const START: f64 = 1_795_996_800.0;
 
-fn summary_remove(num: i64, key: &str) -> Vec<u8> {
-    pb::Record {
-        num,
-        record_type: Some(pb::record::RecordType::Summary(pb::SummaryRecord {
-            remove: vec![pb::SummaryItem {
-                nested_key: vec![key.to_owned()],
-                ..Default::default()
-            }],
-            ..Default::default()
-        })),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
-
-fn exit_record(num: i64, code: i32) -> Vec<u8> {
-    pb::Record {
-        num,
-        record_type: Some(pb::record::RecordType::Exit(pb::RunExitRecord {
-            exit_code: code,
-            runtime: 2,
-            ..Default::default()
-        })),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
-
-fn run_file(i: usize) -> Vec<u8> {
-    let spec = SynthSpec {
-        run_id: format!("r{i:06}"),
+#[allow(clippy::cast_precision_loss)]
+fn spec(i: usize) -> RunSpec {
+    let id = format!("r{i:06}");
+    RunSpec {
+        display_name: format!("{id}-run"),
+        run_id: id,
+        project: "leet-synth".into(),
+        start_time: START + i as f64,
+        config: vec![
+            ("lr".into(), format!("{}", 1e-4 * (1 + i % 10) as f64)),
+            ("seed".into(), (i % 5).to_string()),
+            ("model.layers".into(), format!("{}", 2 + i % 4)),
+            ("model.width".into(), "256".into()),
+            ("optimizer".into(), "\"adam\"".into()),
+        ],
+        late_config: vec![("late.added".into(), format!("{i}"))],
         steps: 200,
-        metrics: 5,
-        summaries: true,
-        stats_every: 0,
-        finished: false,
-    };
-    let mut w = Writer::new();
-    let mut n = 0i64;
-    records(&spec, |p| {
-        n += 1;
-        w.append(p);
-        if n == 2 {
-            // After the run record: the config wandb.init(config=...) gives.
-            n += 1;
-            w.append(&config_record(
-                n,
-                &[
-                    ("lr", format!("{}", 1e-4 * (1 + i % 10) as f64)),
-                    ("seed", (i % 5).to_string()),
-                    ("model.layers", format!("{}", 2 + i % 4)),
-                    ("model.width", "256".into()),
-                    ("optimizer", "\"adam\"".into()),
-                ],
-            ));
-        }
-    });
-    n += 1;
-    w.append(&config_record(n, &[("late.added", format!("{i}"))]));
-    n += 1;
-    w.append(&summary_remove(n, "m1"));
-    if i % 7 != 3 {
-        n += 1;
-        w.append(&exit_record(n, i32::from(i % 10 == 9)));
+        first_step: 0,
+        metrics: (0..5).map(metric_name).collect(),
+        seed: (i % 5) as u64,
+        exit_code: (i % 7 != 3).then_some(i32::from(i % 10 == 9)),
+        resumed: false,
+        tags: Vec::new(),
+        notes: String::new(),
+        step_seconds: 0.01,
+        summary_remove: vec!["m1".into()],
     }
-    let mut bytes = w.into_bytes();
+}
+
+fn bytes_of(i: usize) -> Vec<u8> {
+    let mut bytes = run_file(&spec(i));
     if i % 50 == 17 {
         let mid = bytes.len() / 2;
         for b in &mut bytes[mid..mid + 64] {
@@ -118,19 +66,13 @@ fn gen(dir: &Path, n: usize) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut total = 0;
     for i in 0..n {
-        // Distinct start times in the names: one second apart from 2026-11-30 00:00.
-        let t = i;
-        let name = format!(
-            "offline-run-20261130_{:02}{:02}{:02}-r{i:06}",
-            (t / 3600) % 24,
-            (t / 60) % 60,
-            t % 60
-        );
-        let d = dir.join(name);
+        // Distinct start times in the names: one second apart.
+        let s = spec(i);
+        let d = dir.join(run_dir_name(s.start_time, &s.run_id, true));
         std::fs::create_dir_all(&d)?;
-        let bytes = run_file(i);
+        let bytes = bytes_of(i);
         total += bytes.len();
-        std::fs::write(d.join(format!("run-r{i:06}.wandb")), bytes)?;
+        std::fs::write(d.join(format!("run-{}.wandb", s.run_id)), bytes)?;
     }
     println!(
         "wrote {n} runs, {total} bytes of .wandb files, in {}",

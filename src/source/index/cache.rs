@@ -62,7 +62,8 @@ pub fn file_for(cache_dir: &Path, canonical: &Path) -> PathBuf {
 }
 
 /// FNV-1a, 64 bits: stable across builds and platforms (std's hasher is not).
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// Also names the workspace state files (`source::state`).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);
@@ -137,17 +138,28 @@ pub fn store(file: &Path, canonical: &Path, entries: &[RunIndexEntry]) -> io::Re
         runs: &runs,
     })
     .map_err(io::Error::other)?;
+    write_atomic(file, &data)
+}
+
+/// Write `data` to `file` atomically: a temporary file beside it (a name unique
+/// per process and call, so two writers never share one), synced, then renamed
+/// over `file`; the temporary file is removed on failure. Also writes the
+/// workspace state files (`source::state`).
+///
+/// # Errors
+/// I/O errors writing or renaming.
+pub(crate) fn write_atomic(file: &Path, data: &[u8]) -> io::Result<()> {
+    let dir = file.parent().unwrap_or_else(|| Path::new("."));
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // Unique per process and per call: two scans writing at once never share one.
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
     let write = || -> io::Result<()> {
         let mut f = File::create(&tmp)?;
-        f.write_all(&data)?;
+        f.write_all(data)?;
         f.sync_all()?;
         std::fs::rename(&tmp, file)
     };

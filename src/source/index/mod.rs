@@ -261,13 +261,24 @@ fn cache_dir_from(
     xdg_cache_home: Option<std::ffi::OsString>,
     home: Option<std::ffi::OsString>,
 ) -> Option<PathBuf> {
-    if let Some(x) = xdg_cache_home.map(PathBuf::from) {
+    xdg_dir_from(xdg_cache_home, home, ".cache")
+}
+
+/// leet's directory under an XDG base directory: `$XDG_…_HOME/leet` when that
+/// variable is absolute (the XDG spec ignores a relative or empty one), else
+/// `$HOME/<home_rel>/leet`. Also the state directory (`source::state`).
+pub(crate) fn xdg_dir_from(
+    xdg: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    home_rel: &str,
+) -> Option<PathBuf> {
+    if let Some(x) = xdg.map(PathBuf::from) {
         if x.is_absolute() {
             return Some(x.join("leet"));
         }
     }
     home.filter(|h| !h.is_empty())
-        .map(|h| PathBuf::from(h).join(".cache").join("leet"))
+        .map(|h| PathBuf::from(h).join(home_rel).join("leet"))
 }
 
 fn unix_now() -> f64 {

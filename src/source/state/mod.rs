@@ -1,0 +1,209 @@
+//! leet's own state file: what the workspace remembers of each wandb directory
+//! (selection, pins, filter, grouping), under `$XDG_STATE_HOME/leet`. Never written
+//! into the wandb directory.
+//!
+//! One file per wandb directory, named by a hash of its canonical path (so every
+//! spelling of it, a symlink, `./wandb/`, `wandb/latest-run/..`, finds the same
+//! file): `workspace-<16 hex digits>.json`, holding
+//! `{"version":1,"wandb_dir":"<canonical path>","state":{…}}`. A file of another
+//! version or for another directory (a hash collision) is not used; one that is too
+//! large or does not parse is an error naming the file. Read from disk, the state
+//! is untrusted: at most [`MAX_STATE_BYTES`] are read, and lists and strings are
+//! capped ([`MAX_SELECTED`], [`MAX_TEXT_BYTES`]) before the app sees them.
+//! Written atomically (a temporary file beside it, then a rename), in a directory
+//! created private (0700 on Unix).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use super::index::cache::{fnv1a, write_atomic};
+use super::index::xdg_dir_from;
+use crate::msg::WorkspaceSaved;
+use crate::text::{sanitize, sanitize_path};
+
+#[cfg(test)]
+mod tests;
+
+/// Version of the state file format; a file of any other is ignored.
+pub const VERSION: u32 = 1;
+
+/// Largest state file read (a hostile or runaway file is not loaded).
+pub const MAX_STATE_BYTES: u64 = 1 << 20;
+
+/// Most selected runs remembered (the rest of a longer list is dropped).
+pub const MAX_SELECTED: usize = 10_000;
+
+/// Longest string remembered (a run key, the filter, a config or summary key); a
+/// longer one names nothing leet would show and is dropped.
+pub const MAX_TEXT_BYTES: usize = 4096;
+
+#[derive(serde::Serialize)]
+struct Out<'a> {
+    version: u32,
+    wandb_dir: &'a str,
+    state: &'a WorkspaceSaved,
+}
+
+#[derive(serde::Deserialize)]
+struct In {
+    version: u32,
+    wandb_dir: String,
+    state: WorkspaceSaved,
+}
+
+/// `$XDG_STATE_HOME/leet` (when set to an absolute path), else
+/// `$HOME/.local/state/leet`; None without either.
+#[must_use]
+pub fn default_state_dir() -> Option<PathBuf> {
+    xdg_dir_from(
+        std::env::var_os("XDG_STATE_HOME"),
+        std::env::var_os("HOME"),
+        ".local/state",
+    )
+}
+
+/// The state file in `state_dir` for `wandb_dir` (any spelling of it).
+#[must_use]
+pub fn file_for(state_dir: &Path, wandb_dir: &Path) -> PathBuf {
+    file_for_canonical(state_dir, &canonical(wandb_dir))
+}
+
+fn file_for_canonical(state_dir: &Path, canonical: &Path) -> PathBuf {
+    state_dir.join(format!(
+        "workspace-{:016x}.json",
+        fnv1a(canonical.as_os_str().as_encoded_bytes())
+    ))
+}
+
+/// The directory's canonical path; as an absolute path when it cannot be resolved
+/// (it does not exist: nothing was or will be saved for it that another spelling
+/// must find).
+fn canonical(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir)
+        .or_else(|_| std::path::absolute(dir))
+        .unwrap_or_else(|_| dir.to_owned())
+}
+
+/// What was saved for `wandb_dir` (None: nothing yet, or a file of another version
+/// or for another directory).
+///
+/// # Errors
+/// A state file that cannot be read, is over [`MAX_STATE_BYTES`] or does not
+/// parse: the cause, naming the file.
+pub fn load(state_dir: &Path, wandb_dir: &Path) -> Result<Option<WorkspaceSaved>, String> {
+    let canonical = canonical(wandb_dir);
+    let file = file_for_canonical(state_dir, &canonical);
+    let name = sanitize_path(&file);
+    let f = match File::open(&file) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("state file {name}: {e}")),
+    };
+    let mut data = Vec::new();
+    f.take(MAX_STATE_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| format!("state file {name}: {e}"))?;
+    if data.len() as u64 > MAX_STATE_BYTES {
+        return Err(format!(
+            "state file {name}: over {MAX_STATE_BYTES} bytes, not read"
+        ));
+    }
+    let stored: In = match serde_json::from_slice(&data) {
+        Ok(s) => s,
+        Err(e) => {
+            // Another version may have another layout: it says its version.
+            #[derive(serde::Deserialize)]
+            struct Head {
+                version: u32,
+            }
+            return match serde_json::from_slice::<Head>(&data) {
+                Ok(h) if h.version != VERSION => Ok(None),
+                // The parser's message can quote the file's text: untrusted.
+                _ => Err(format!(
+                    "state file {name} does not parse: {}",
+                    sanitize(&e.to_string())
+                )),
+            };
+        }
+    };
+    if stored.version != VERSION || stored.wandb_dir != canonical.to_string_lossy() {
+        return Ok(None);
+    }
+    Ok(Some(bounded(stored.state)))
+}
+
+/// Save what the workspace of `wandb_dir` remembers (lists and strings capped as
+/// [`load`] caps them, so what is saved is what is loaded).
+///
+/// # Errors
+/// The state directory is inside `wandb_dir` (leet never writes there), or it or
+/// the file cannot be written.
+pub fn save(state_dir: &Path, wandb_dir: &Path, state: &WorkspaceSaved) -> io::Result<()> {
+    let canonical = canonical(wandb_dir);
+    if resolved(state_dir).starts_with(&canonical) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "state directory {} is inside the wandb directory {}: not saved",
+                sanitize_path(state_dir),
+                sanitize_path(&canonical)
+            ),
+        ));
+    }
+    create_private_dir(state_dir)?;
+    let mut state = bounded(state.clone());
+    let wandb_dir = canonical.to_string_lossy();
+    let data = loop {
+        let data = serde_json::to_vec(&Out {
+            version: VERSION,
+            wandb_dir: &wandb_dir,
+            state: &state,
+        })
+        .map_err(io::Error::other)?;
+        // Keys of up to 4 KiB each could pass the read limit: drop the latest
+        // selected until it fits (real run ids are 8 characters).
+        if data.len() as u64 <= MAX_STATE_BYTES || state.selected.is_empty() {
+            break data;
+        }
+        state.selected.truncate(state.selected.len() * 3 / 4);
+    };
+    write_atomic(&file_for_canonical(state_dir, &canonical), &data)
+}
+
+/// `path` with its longest existing ancestor canonical (it need not exist yet).
+fn resolved(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    for base in path.ancestors() {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            let rest = path.strip_prefix(base).unwrap_or(Path::new(""));
+            return c.join(rest);
+        }
+    }
+    path
+}
+
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
+/// `s` within the caps: selected keys non-empty, each once, at most
+/// [`MAX_SELECTED`] of them; every string at most [`MAX_TEXT_BYTES`] (a longer
+/// one dropped, not cut: a cut key would name another run or key).
+fn bounded(mut s: WorkspaceSaved) -> WorkspaceSaved {
+    let fits = |t: &String| !t.is_empty() && t.len() <= MAX_TEXT_BYTES;
+    let mut seen = std::collections::HashSet::new();
+    s.selected.retain(|k| fits(k) && seen.insert(k.clone()));
+    s.selected.truncate(MAX_SELECTED);
+    s.pinned = s.pinned.filter(fits);
+    s.group_by = s.group_by.filter(fits);
+    s.summary_column = s.summary_column.filter(fits);
+    if s.filter.len() > MAX_TEXT_BYTES {
+        s.filter.clear();
+    }
+    s
+}

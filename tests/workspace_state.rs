@@ -1,0 +1,133 @@
+//! The workspace state file through the public API (`leet::source::state`), with
+//! `XDG_STATE_HOME` and `HOME` pointed at temporary directories. Environment
+//! variables are process-wide: only this test binary sets them, and its tests take
+//! one lock while they do.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use leet::msg::WorkspaceSaved;
+use leet::source::state::{default_state_dir, file_for, load, save};
+
+static ENV: Mutex<()> = Mutex::new(());
+
+/// Run `f` with the two variables set (None: removed), restoring them after.
+fn with_env<T>(xdg: Option<&Path>, home: Option<&Path>, f: impl FnOnce() -> T) -> T {
+    let _g = ENV
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let old = (std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"));
+    let set = |k: &str, v: Option<&std::ffi::OsStr>| match v {
+        Some(v) => std::env::set_var(k, v),
+        None => std::env::remove_var(k),
+    };
+    set("XDG_STATE_HOME", xdg.map(Path::as_os_str));
+    set("HOME", home.map(Path::as_os_str));
+    let out = f();
+    set("XDG_STATE_HOME", old.0.as_deref());
+    set("HOME", old.1.as_deref());
+    out
+}
+
+/// Every file under `dir` with its size and mtime.
+fn listing(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = std::fs::symlink_metadata(e.path()).unwrap();
+            if m.is_dir() {
+                todo.push(e.path());
+            }
+            out.push((e.path(), m.len(), m.modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn default_state_dir_is_xdg_state_home_else_home() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = t.path().join("xdg");
+    let home = t.path().join("home");
+    assert_eq!(
+        with_env(Some(&xdg), Some(&home), default_state_dir),
+        Some(xdg.join("leet"))
+    );
+    // Relative or empty: ignored, as the XDG spec says.
+    for bad in ["relative/state", ""] {
+        assert_eq!(
+            with_env(Some(Path::new(bad)), Some(&home), default_state_dir),
+            Some(home.join(".local/state/leet")),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(
+        with_env(None, Some(&home), default_state_dir),
+        Some(home.join(".local/state/leet"))
+    );
+    assert_eq!(with_env(None, None, default_state_dir), None);
+}
+
+#[test]
+fn workspace_state_round_trips_under_xdg_state_home() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path().join("project/wandb");
+    let runs = common::runs::write_workspace(&w, 6);
+    let before = listing(&w);
+    let xdg = t.path().join("xdg");
+    let state = WorkspaceSaved {
+        selected: vec![runs[3].id.clone(), runs[1].id.clone()],
+        pinned: Some(runs[3].id.clone()),
+        filter: "cfg.lr>=1e-3 state:finished".into(),
+        filter_glob: false,
+        group_by: Some("optimizer".into()),
+        summary_column: Some("val/loss".into()),
+    };
+    let dir = with_env(Some(&xdg), None, || {
+        let dir = default_state_dir().unwrap();
+        save(&dir, &w, &state).unwrap();
+        dir
+    });
+    assert_eq!(dir, xdg.join("leet"));
+    let file = file_for(&dir, &w);
+    assert_eq!(file.parent(), Some(dir.as_path()));
+    assert!(file.is_file(), "{}", file.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    // Nothing was written, or touched, under the wandb directory.
+    assert_eq!(listing(&w), before);
+
+    // Every spelling finds it: as given, with a trailing slash, through
+    // latest-run, relative to a run directory, through a symlink.
+    let mut spellings = vec![
+        w.clone(),
+        PathBuf::from(format!("{}/", w.display())),
+        runs[2].dir.join(".."),
+    ];
+    #[cfg(unix)]
+    {
+        spellings.push(w.join("latest-run/.."));
+        let link = t.path().join("wandb-link");
+        std::os::unix::fs::symlink(&w, &link).unwrap();
+        spellings.push(link);
+    }
+    for p in &spellings {
+        assert_eq!(load(&dir, p), Ok(Some(state.clone())), "{}", p.display());
+    }
+    // Another wandb directory has nothing saved.
+    let other = t.path().join("other/wandb");
+    common::runs::write_workspace(&other, 1);
+    assert_eq!(load(&dir, &other), Ok(None));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
