@@ -754,7 +754,11 @@ fn workspace_filter_select_pin_survive_a_restart_and_new_runs_show() {
         std::fs::read_dir(state.join("leet")).unwrap().count() >= 1,
         "no state file"
     );
-    assert_eq!(listing(&wandb), before, "the wandb directory was written to");
+    assert_eq!(
+        listing(&wandb),
+        before,
+        "the wandb directory was written to"
+    );
     drop(t);
 
     let t = Tmux::start_env("ws2", &env, &[proj.to_str().unwrap()], 200, 50);
@@ -769,15 +773,20 @@ fn workspace_filter_select_pin_survive_a_restart_and_new_runs_show() {
     for r in &keep[..3] {
         let row = s
             .lines()
-            .find(|l| l.contains(&r.display_name) && l.contains("finished"))
-            .unwrap_or_else(|| panic!("{} not listed:\n{s}", r.display_name));
-        assert!(row.contains('■') || row.contains('▲'), "{} not drawn: {row}", r.display_name);
+            .find(|l| l.contains(&r.id) && l.contains("finished"))
+            .unwrap_or_else(|| panic!("{} ({}) not listed:\n{s}", r.display_name, r.id));
+        assert!(
+            row.contains('■') || row.contains('▲'),
+            "{} not drawn: {row}",
+            r.display_name
+        );
     }
     // A run started while the workspace is open shows within two seconds (the
-    // filter hides it: it is running, so the total grows).
+    // total grows; the filtered count too when it matches).
     let t0 = Instant::now();
-    common::runs::add_run(&wandb, 50);
-    let grown = format!("Runs [{} of {}]", keep.len(), total + 1);
+    let new = common::runs::add_run(&wandb, 50);
+    let matches = usize::from(new.lr >= 1e-3 && new.state == "finished");
+    let grown = format!("Runs [{} of {}]", keep.len() + matches, total + 1);
     let (_, took) = t.wait_for(&grown, Duration::from_secs(10));
     eprintln!("new run listed after {:.2} s", t0.elapsed().as_secs_f64());
     assert!(took < Duration::from_secs(5), "new run took {took:?}");

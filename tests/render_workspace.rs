@@ -144,31 +144,46 @@ fn list_with_the_latest_run_drawn() {
 
 #[test]
 fn filtered_list() {
-    snap("filtered", &fixture_wandb("multi"), "runs/multi/wandb", &|ws| {
-        ws.keys("f");
-        ws.keys("cfg.lr<=1e-3 state:fin");
-        ws.key(KeyCode::Enter, 1);
-    });
+    snap(
+        "filtered",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            ws.keys("f");
+            ws.keys("cfg.lr<=1e-3 state:fin");
+            ws.key(KeyCode::Enter, 1);
+        },
+    );
 }
 
 #[test]
 fn three_runs_overlaid_with_one_pinned() {
-    snap("pinned", &fixture_wandb("multi"), "runs/multi/wandb", &|ws| {
-        // The latest is drawn; two more, the second of them pinned.
-        ws.key(KeyCode::Down, 1);
-        ws.keys(" ");
-        ws.key(KeyCode::Down, 1);
-        ws.keys("p");
-        // The summary value column.
-        ws.keys("v");
-        ws.keys("loss");
-        ws.key(KeyCode::Enter, 1);
-    });
+    snap(
+        "pinned",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            // The latest is drawn; two more, the second of them pinned.
+            ws.key(KeyCode::Down, 1);
+            ws.keys(" ");
+            ws.key(KeyCode::Down, 1);
+            ws.keys("p");
+            // The summary value column.
+            ws.keys("v");
+            ws.keys("loss");
+            ws.key(KeyCode::Enter, 1);
+        },
+    );
 }
 
 #[test]
 fn a_resumed_run_is_one_entry_drawn_in_one_colour() {
-    snap("resumed", &fixture_wandb("resumed"), "runs/resumed/wandb", &|_| {});
+    snap(
+        "resumed",
+        &fixture_wandb("resumed"),
+        "runs/resumed/wandb",
+        &|_| {},
+    );
 }
 
 #[test]

@@ -427,6 +427,18 @@ fn drive(
         }
     })();
     terminal::restore();
+    // What the workspace remembers, written before leaving (the saves the worker
+    // had queued may not have run).
+    if let Some((wandb_dir, state)) = app.workspace.as_deref().map(|w| (w.dir.clone(), w.saved())) {
+        if let Some(dir) = crate::source::state::default_state_dir() {
+            if let Err(e) = crate::source::state::save(&dir, &wandb_dir, &state) {
+                eprintln!(
+                    "leet: cannot save the workspace state in {}: {e}",
+                    dir.display()
+                );
+            }
+        }
+    }
     result.map(|signal| {
         signal.map_or(ExitCode::SUCCESS, |n| {
             ExitCode::from(u8::try_from(128 + n).unwrap_or(u8::MAX))

@@ -6,9 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
 use super::chart::{render_chart, Band, ChartSpec, Line};
-use super::group::{group_stats, GroupStats};
 use super::fit::{put, word_wrap};
 use super::format;
+use super::group::{group_stats, GroupStats};
 use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
 use crate::app::layout;
