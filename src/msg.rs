@@ -303,6 +303,10 @@ pub struct RunIndexEntry {
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,
+    /// When the file was last read (Unix s): a grown file is read again only after
+    /// a while (see `source::index`).
+    #[serde(default)]
+    pub read_at: f64,
 }
 
 /// What the workspace remembers of one wandb directory between sessions (leet's

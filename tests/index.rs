@@ -645,3 +645,43 @@ fn every_spelling_of_the_directory_shares_one_cache() {
     assert_eq!((s.read, s.cached), (0, 4));
     assert_eq!(std::fs::read_dir(&cache).expect("cache dir").count(), 1);
 }
+
+/// A big run still writing is not read again at every scan (once a second in the
+/// workspace): it keeps what was read, shows as alive by its new mtime, and is read
+/// again once its wait (20 s per 100 MB) has passed. Small files are read at once.
+#[test]
+fn a_big_growing_run_is_read_again_only_after_a_while() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wandb = tmp.path().join("wandb");
+    let cache = tmp.path().join("cache");
+    let t = now();
+    // About 8 MB: read again after about 1.6 s.
+    let big = run_bytes("big", t - 5.0, 40_000, None);
+    assert!(big.len() > 6_000_000, "{}", big.len());
+    let file = write_run(&wandb, "20261201_000000", "big", &big);
+    let first = scan(&wandb, &cache, t);
+    assert_eq!(first.read, 1);
+    let rows = by_id(&first, "big").history_rows;
+    // It grows (an exit record more); scanned at once: not read, still alive.
+    let done = run_bytes("big", t - 5.0, 40_000, Some(0));
+    std::fs::write(&file, &done).expect("grow");
+    let soon = scan(&wandb, &cache, t + 0.5);
+    assert_eq!((soon.read, soon.cached), (0, 1));
+    let e = by_id(&soon, "big");
+    assert_eq!((e.history_rows, e.state), (rows, IndexState::Running));
+    // Its wait over, it is read again: finished.
+    let later = scan(&wandb, &cache, t + 30.0);
+    assert_eq!(later.read, 1);
+    assert_eq!(by_id(&later, "big").state, IndexState::Finished);
+    // A small run that grows is read at the next scan.
+    let small = write_run(
+        &wandb,
+        "20261201_000100",
+        "small",
+        &run_bytes("small", t, 20, None),
+    );
+    scan(&wandb, &cache, t + 31.0);
+    std::fs::write(&small, run_bytes("small", t, 20, Some(0))).expect("grow");
+    let s = scan(&wandb, &cache, t + 31.5);
+    assert_eq!(by_id(&s, "small").state, IndexState::Finished);
+}

@@ -121,7 +121,7 @@ pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan
                 let Some((dir, prior)) = job.lock().ok().and_then(|mut j| j.take()) else {
                     continue;
                 };
-                let out = index_one(dir, prior);
+                let out = index_one(dir, prior, now);
                 if let Ok(mut d) = done.lock() {
                     d.push((k, out));
                 }
@@ -190,7 +190,7 @@ enum Outcome {
 
 /// One run directory: its cached entry while its file's size and mtime match,
 /// else its file read.
-fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outcome) {
+fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) -> (RunIndexEntry, Outcome) {
     let (_, dir_mtime_ns) = stat(&dir);
     // The directory unchanged: its file is the one cached (one stat to check it).
     let file = match &prior {
@@ -206,11 +206,12 @@ fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outc
         return (e, Outcome::NoFile);
     };
     let (size, mtime_ns) = stat(&file);
-    if let Some(mut e) = prior {
-        if e.file.as_ref() == Some(&file)
-            && e.size == size
-            && e.mtime_ns == mtime_ns
-            && (size, mtime_ns) != (0, 0)
+    match prior {
+        Some(mut e)
+            if e.file.as_ref() == Some(&file)
+                && e.size == size
+                && e.mtime_ns == mtime_ns
+                && (size, mtime_ns) != (0, 0) =>
         {
             let moved = e.dir_mtime_ns != dir_mtime_ns;
             e.dir_mtime_ns = dir_mtime_ns;
@@ -223,10 +224,37 @@ fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>) -> (RunIndexEntry, Outc
                 },
             );
         }
+        // A run still writing grows at every scan: its file is read again at most
+        // every `reread_after` (longer for bigger files), so a 1 GB live run costs
+        // the index a read a minute, not one a second. Meanwhile its entry keeps
+        // what was read, with the new mtime (it shows as alive).
+        Some(mut e)
+            if e.file.as_ref() == Some(&file)
+                && size >= e.size
+                && now - e.read_at < reread_after(size) =>
+        {
+            e.mtime_ns = mtime_ns;
+            e.dir_mtime_ns = dir_mtime_ns;
+            return (e, Outcome::Cached);
+        }
+        _ => {}
     }
     let mut e = read_run(&dir, &file, size, mtime_ns);
     e.dir_mtime_ns = dir_mtime_ns;
+    e.read_at = now;
     (e, Outcome::Read)
+}
+
+/// Seconds before a grown file is read again: 20 s per 100 MB, at most a minute
+/// (files under 5 MB at every scan).
+fn reread_after(size: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let mb = size as f64 / 1e6;
+    if mb < 5.0 {
+        0.0
+    } else {
+        (mb / 100.0 * 20.0).min(60.0)
+    }
 }
 
 /// The state of `e` at `now` (see the module doc).
