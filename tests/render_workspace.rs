@@ -201,3 +201,23 @@ fn a_bad_query_says_what_is_wrong_and_where_while_typing() {
     assert!(s.contains("Runs [3 of 5]"), "{s}");
     assert!(s.lines().nth(39).unwrap().contains("[3 of 5 runs]"), "{s}");
 }
+
+#[test]
+fn a_sweep_grouped_by_lr_draws_each_group_s_mean_and_band() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 12, NOW);
+    snap("grouped", &wandb, "sweep/wandb", &|ws| {
+        // Every run drawn (the newest already is), grouped by lr: 4 groups of 3
+        // seeds (the resumed run's segments count once).
+        let n = ws.app.workspace.as_ref().unwrap().runs.len();
+        for _ in 1..n {
+            ws.key(KeyCode::Down, 1);
+            ws.keys(" ");
+        }
+        ws.keys("G");
+        ws.keys("lr");
+        ws.key(KeyCode::Enter, 1);
+        ws.key(KeyCode::Home, 1);
+    });
+}

@@ -225,7 +225,7 @@ impl Action {
             Action::FilterList => "Filter the runs (query) or the processes (regex)",
             Action::ToggleSelect => "Draw the highlighted run in every chart, or stop",
             Action::PinRun => "Pin the highlighted run on top of the others",
-            Action::GroupRuns => "Group drawn runs by a config key: mean, min-max band",
+            Action::GroupRuns => "Group drawn runs by config key: mean + band",
             Action::ChooseColumn => "Choose the summary value shown per run",
             Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
