@@ -439,8 +439,8 @@ mod tests {
 }
 
 /// Rows of the workspace's runs list in the left pane: below its title and its
-/// column header.
+/// column header, above the highlighted run's detail line.
 #[must_use]
 pub fn runs_list_rows(area: Rect) -> usize {
-    usize::from(area.height.saturating_sub(2))
+    usize::from(area.height.saturating_sub(3))
 }

@@ -35,6 +35,9 @@ impl App {
         if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
             return Effect::NONE;
         }
+        if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
+            return fx;
+        }
         // Which chart is under the pointer?
         let hit = if self.panels.fullscreen {
             // The chart drawn over the whole body (see `view::render_buffer`).
@@ -120,5 +123,33 @@ impl App {
                 Effect::REDRAW
             }
         }
+    }
+}
+
+impl App {
+    /// The workspace's runs list under the pointer: a click highlights the row (and
+    /// focuses the list), the wheel moves the highlight.
+    fn mouse_on_runs(&mut self, pos: Position, wheel_up: Option<bool>) -> Option<Effect> {
+        if !self.in_workspace_list() || self.panels.fullscreen {
+            return None;
+        }
+        let area = self.areas.left.filter(|r| r.contains(pos))?;
+        let rows = layout::runs_list_rows(area);
+        let ws = self.workspace.as_mut()?;
+        self.panels.focus = Pane::Left;
+        match wheel_up {
+            None => {
+                let row = usize::from(pos.y.saturating_sub(area.y));
+                if (2..2 + rows).contains(&row) {
+                    let i = ws.scroll + row - 2;
+                    if i < ws.shown.len() {
+                        ws.cursor = i;
+                    }
+                }
+            }
+            Some(true) => ws.cursor = ws.cursor.saturating_sub(1),
+            Some(false) => ws.cursor = (ws.cursor + 1).min(ws.shown.len().saturating_sub(1)),
+        }
+        Some(Effect::REDRAW)
     }
 }

@@ -34,6 +34,14 @@ fn start_text(t: Option<f64>) -> String {
         .unwrap_or_default()
 }
 
+/// `MM-DD HH:MM:SS` (UTC) of Unix seconds.
+#[allow(clippy::cast_possible_truncation)]
+fn start_secs(t: Option<f64>) -> String {
+    t.and_then(|t| crate::text::rfc3339(t.floor() as i64, 0))
+        .and_then(|s| s.get(5..19).map(|s| s.replace('T', " ")))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
 /// A summary value as the list shows it.
 fn value_text(v: Option<&serde_json::Value>) -> String {
     match v {
@@ -151,7 +159,37 @@ pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: T
         head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
     }
     put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
-    let rows = usize::from(inner.height.saturating_sub(2));
+    let rows = crate::app::layout::runs_list_rows(inner);
+    // The highlighted run's details on the last line: its directory, or a resumed
+    // run's segments with each one's start.
+    if let Some(r) = ws.cursor_run() {
+        let text = if r.resumed() {
+            let starts: Vec<String> = r
+                .segments
+                .iter()
+                .map(|s| start_secs(s.start_time))
+                .collect();
+            format!(
+                "↻ {} segments, started {}",
+                r.segments.len(),
+                starts.join(" · ")
+            )
+        } else {
+            r.latest()
+                .dir
+                .file_name()
+                .map(|n| sanitize(&n.to_string_lossy()))
+                .unwrap_or_default()
+        };
+        put(
+            buf,
+            inner.x,
+            inner.bottom() - 1,
+            &text,
+            inner.width,
+            theme.dim(),
+        );
+    }
     for (n, &i) in ws.shown.iter().enumerate().skip(ws.scroll).take(rows) {
         let r = &ws.runs[i];
         #[allow(clippy::cast_possible_truncation)]

@@ -448,3 +448,33 @@ fn fifty_drawn_runs_share_one_point_budget() {
         assert!(held >= share / 4, "{held} points held, share {share}");
     }
 }
+
+#[test]
+fn a_click_on_a_row_highlights_that_run_and_the_wheel_moves_it() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let left = app.areas.left.expect("runs pane");
+    let at = |kind, row: u16| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: left.x + 2,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // Title, column header, then the rows: the third row is `a`.
+    app.update(at(MouseEventKind::Down(MouseButton::Left), left.y + 4));
+    let ws = app.workspace.as_deref().expect("ws");
+    assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("a"));
+    app.update(at(MouseEventKind::ScrollUp, left.y + 4));
+    let ws = app.workspace.as_deref().expect("ws");
+    assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("b"));
+    // Below the rows: nothing changes.
+    app.update(at(MouseEventKind::Down(MouseButton::Left), left.y + 20));
+    let ws = app.workspace.as_deref().expect("ws");
+    assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("b"));
+}
