@@ -62,8 +62,9 @@ pub struct Cli {
 /// Options of the viewer (`leet [PATH]`).
 #[derive(Debug, Clone, Args)]
 pub struct ViewArgs {
-    /// A .wandb file, a run directory, a wandb directory or a project directory
-    /// (default: the current directory's latest run).
+    /// A project or wandb directory (or its latest-run): the workspace of all its
+    /// runs, the latest drawn; a run directory or a .wandb file: that run alone
+    /// (esc goes to its workspace). Default: the current directory.
     pub path: Option<PathBuf>,
     /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
     #[arg(long, value_name = "PATH")]
