@@ -353,6 +353,13 @@ pub fn centered(size: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// Rows of the workspace's runs list in the left pane: below its title and its
+/// column header, above the highlighted run's detail line.
+#[must_use]
+pub fn runs_list_rows(area: Rect) -> usize {
+    usize::from(area.height.saturating_sub(3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,11 +443,4 @@ mod tests {
         assert_eq!(list_page(8), 6);
         assert_eq!(list_page(1), 1);
     }
-}
-
-/// Rows of the workspace's runs list in the left pane: below its title and its
-/// column header, above the highlighted run's detail line.
-#[must_use]
-pub fn runs_list_rows(area: Rect) -> usize {
-    usize::from(area.height.saturating_sub(3))
 }

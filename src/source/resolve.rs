@@ -419,7 +419,7 @@ pub fn opening(path: &Path) -> Result<Opening, SourceError> {
         .as_deref()
         .and_then(|d| wandb_dir_of(&d.join("x.wandb")));
     let named_latest = |p: &Path| p.file_name().is_some_and(|n| n == "latest-run");
-    let via_latest = named_latest(path) || path.parent().is_some_and(|d| named_latest(d));
+    let via_latest = named_latest(path) || path.parent().is_some_and(named_latest);
     let plain = plain_spelling(path);
     let names_run = plain.is_file()
         || wandb_in_dir(&plain).is_some()

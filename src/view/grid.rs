@@ -198,7 +198,9 @@ fn groups_of(
     x: (f64, f64),
     buckets: usize,
 ) -> Option<Vec<Group>> {
-    let mut order: Vec<(&str, usize, Vec<&[Point]>, Vec<Option<&str>>)> = Vec::new();
+    // Per group: its label, colour, members' points and runs (by workspace key).
+    type Members<'p> = (&'p str, usize, Vec<&'p [Point]>, Vec<Option<&'p str>>);
+    let mut order: Vec<Members<'_>> = Vec::new();
     for (&(i, _), p) in all.iter().zip(pts) {
         let d = &drawn[i];
         let g = d.group?;

@@ -239,9 +239,11 @@ fn groups_by_a_config_value_and_offers_the_keys_that_differ() {
 
 #[test]
 fn wandb_value_wrappers_are_looked_through() {
-    let mut r = WsRun::default();
-    r.config = json!({"lr": {"value": 0.1}, "model": {"layers": 3}});
-    r.summary = json!({"val/loss": 0.25, "a": {"b": 2}});
+    let r = WsRun {
+        config: json!({"lr": {"value": 0.1}, "model": {"layers": 3}}),
+        summary: json!({"val/loss": 0.25, "a": {"b": 2}}),
+        ..WsRun::default()
+    };
     assert_eq!(r.config_value("lr"), Some(&json!(0.1)));
     assert_eq!(r.config_value("model.layers"), Some(&json!(3)));
     assert_eq!(r.summary_value("val/loss"), Some(&json!(0.25)));
