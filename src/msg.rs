@@ -176,6 +176,10 @@ pub enum Msg {
         wandb_dir: PathBuf,
         entries: Vec<RunIndexEntry>,
     },
+    /// `Cmd::ScanIndex`: the index is what the last `Msg::Indexed` said.
+    IndexUnchanged {
+        wandb_dir: PathBuf,
+    },
 }
 
 impl Msg {

@@ -54,7 +54,7 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             gone: dirs.into_iter().filter(|d| !d.is_dir()).collect(),
         },
         Cmd::ScanIndex { wandb_dir } => Msg::Indexed {
-            entries: scan_index(&wandb_dir),
+            entries: scan_index(&wandb_dir, &index_cache_dir(), None),
             wandb_dir,
         },
         Cmd::SaveWorkspace { wandb_dir, state } => {
@@ -66,12 +66,57 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
     })
 }
 
-/// The index of `wandb_dir` (cached under `$XDG_CACHE_HOME/leet` when there is
-/// such a place; without one every scan reads every file).
-fn scan_index(wandb_dir: &Path) -> Vec<crate::msg::RunIndexEntry> {
-    let cache = crate::source::index::default_cache_dir()
-        .unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"));
-    crate::source::index::scan(wandb_dir, &cache)
+/// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
+/// directory under the system's temporary one).
+fn index_cache_dir() -> std::path::PathBuf {
+    crate::source::index::default_cache_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"))
+}
+
+/// The index of `wandb_dir` from the cache or, given, the previous scan's entries.
+fn scan_index(
+    wandb_dir: &Path,
+    cache: &Path,
+    prior: Option<&[crate::msg::RunIndexEntry]>,
+) -> Vec<crate::msg::RunIndexEntry> {
+    let opts = crate::source::index::ScanOptions::default();
+    crate::source::index::scan_after(wandb_dir, cache, &opts, prior).entries
+}
+
+type Last = HashMap<std::path::PathBuf, Vec<crate::msg::RunIndexEntry>>;
+
+/// The index scans of a session: each directory's last entries kept, so the next
+/// scan starts from them (a `stat` or two per run, no cache file parsed), and an
+/// unchanged index is answered in one short message.
+#[derive(Clone)]
+struct Indexes {
+    cache: std::path::PathBuf,
+    last: Arc<std::sync::Mutex<Last>>,
+}
+
+impl Indexes {
+    fn new(cache: std::path::PathBuf) -> Self {
+        Self {
+            cache,
+            last: Arc::default(),
+        }
+    }
+
+    fn scan(&self, wandb_dir: std::path::PathBuf) -> Msg {
+        let prior = self
+            .last
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&wandb_dir).cloned());
+        let entries = scan_index(&wandb_dir, &self.cache, prior.as_deref());
+        if prior.as_ref() == Some(&entries) {
+            return Msg::IndexUnchanged { wandb_dir };
+        }
+        if let Ok(mut m) = self.last.lock() {
+            m.insert(wandb_dir.clone(), entries.clone());
+        }
+        Msg::Indexed { wandb_dir, entries }
+    }
 }
 
 /// The worker thread: commands in, messages out to the loop's channel.
@@ -108,6 +153,7 @@ impl Executor {
                 // One stop flag per reader started; each stops when the app lets
                 // its run go, and the app drops what it had queued.
                 let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
+                let indexes = Indexes::new(index_cache_dir());
                 for cmd in rx {
                     match cmd {
                         Cmd::StartReader { path, tag } => {
@@ -129,13 +175,11 @@ impl Executor {
                         // An index scan reads many files: on a thread of its own, so
                         // readers and images asked for meanwhile do not wait (the app
                         // asks for one scan at a time).
-                        cmd @ Cmd::ScanIndex { .. } => {
-                            let tx = tx.clone();
+                        Cmd::ScanIndex { wandb_dir } => {
+                            let (tx, indexes) = (tx.clone(), indexes.clone());
                             let _ = std::thread::Builder::new().name("leet-index".into()).spawn(
                                 move || {
-                                    if let Some(msg) = answer(cmd) {
-                                        let _ = tx.send(msg);
-                                    }
+                                    let _ = tx.send(indexes.scan(wandb_dir));
                                 },
                             );
                         }
@@ -316,5 +360,39 @@ mod tests {
         assert!(decode_png(&tmp.path().join("missing.png")).is_err());
         // A directory (or FIFO, device) is refused before it is opened.
         assert_eq!(decode_png(tmp.path()), Err("not a regular file".to_owned()));
+    }
+
+    #[test]
+    fn an_index_scan_again_with_nothing_changed_says_so_in_one_message() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let wandb = tmp.path().join("wandb");
+        let write = |name: &str, id: &str| {
+            let d = wandb.join(name);
+            std::fs::create_dir_all(&d).expect("mkdir");
+            let spec = crate::decode::synth::SynthSpec {
+                run_id: id.into(),
+                steps: 5,
+                ..Default::default()
+            };
+            std::fs::write(
+                d.join(format!("run-{id}.wandb")),
+                crate::decode::synth::file_bytes(&spec),
+            )
+            .expect("write");
+        };
+        write("run-20260101_000000-aaa", "aaa");
+        let idx = Indexes::new(tmp.path().join("cache"));
+        let first = idx.scan(wandb.clone());
+        assert!(matches!(&first, Msg::Indexed { entries, .. } if entries.len() == 1));
+        assert!(matches!(
+            idx.scan(wandb.clone()),
+            Msg::IndexUnchanged { .. }
+        ));
+        write("run-20260102_000000-bbb", "bbb");
+        assert!(matches!(
+            idx.scan(wandb.clone()),
+            Msg::Indexed { entries, .. } if entries.len() == 2
+        ));
+        assert!(matches!(idx.scan(wandb), Msg::IndexUnchanged { .. }));
     }
 }

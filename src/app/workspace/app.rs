@@ -93,6 +93,14 @@ impl App {
         Effect::REDRAW
     }
 
+    /// The index has not changed since the last: only the next scan is due.
+    pub(crate) fn on_index_unchanged(&mut self, wandb_dir: &Path) -> Effect {
+        if let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
+            ws.scanning = false;
+        }
+        Effect::NONE
+    }
+
     fn save_workspace(&mut self) {
         if let Some(ws) = &self.workspace {
             self.out.push(Cmd::SaveWorkspace {

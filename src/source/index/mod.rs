@@ -86,12 +86,28 @@ pub fn scan(wandb_dir: &Path, cache_dir: &Path) -> Vec<RunIndexEntry> {
 /// [`scan`] with options, saying what it read.
 #[must_use]
 pub fn scan_with(wandb_dir: &Path, cache_dir: &Path, opts: &ScanOptions) -> Scan {
+    scan_after(wandb_dir, cache_dir, opts, None)
+}
+
+/// [`scan_with`] starting from the entries of the previous scan of the same
+/// directory (`prior`, kept in memory by the caller) instead of the cache file: a
+/// scan every second then costs a `stat` or two per run, not parsing the cache.
+#[must_use]
+pub fn scan_after(
+    wandb_dir: &Path,
+    cache_dir: &Path,
+    opts: &ScanOptions,
+    prior: Option<&[RunIndexEntry]>,
+) -> Scan {
     let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
     let cache_file = cache::file_for(cache_dir, &canonical);
-    let (mut old, cache_rejected) = match cache::load(&cache_file, &canonical) {
-        Ok(c) => (c, None),
-        Err(cache::LoadError::Missing) => (Default::default(), None),
-        Err(e) => (Default::default(), Some(e.to_string())),
+    let (mut old, cache_rejected) = match prior {
+        Some(p) => (p.iter().map(|e| (e.dir.clone(), e.clone())).collect(), None),
+        None => match cache::load(&cache_file, &canonical) {
+            Ok(c) => (c, None),
+            Err(cache::LoadError::Missing) => (Default::default(), None),
+            Err(e) => (Default::default(), Some(e.to_string())),
+        },
     };
     let now = opts.now.unwrap_or_else(unix_now);
     let jobs: Vec<Mutex<Option<Job>>> = run_dirs(&canonical)
