@@ -19,7 +19,7 @@
 #             50 times (space toggles the run under the cursor). W&B's `space` also
 #             toggles, but its newest run starts selected: `down` then `space`, 49
 #             times, gives it 50 too. selected: how many runs W&B's leet says are
-#             selected (its DIR/.wandb-leet.json; leet's: not yet, "-").
+#             selected (its DIR/.wandb-leet.json; leet's state file).
 #   cold: the first start (leet with an empty XDG_CACHE_HOME, so every run file is
 #         read); warm: the second start (leet's index cache filled by the first).
 #         Both programs get their own empty XDG_CACHE_HOME and XDG_STATE_HOME (leet
@@ -78,7 +78,8 @@ if not 1 <= SELECT <= int(N):
 SCREENS = os.environ.get("SCREENS", "")
 LISTED = re.compile(r"Runs \[[^]]*\b" + re.escape(N) + r"\b")
 def keys_leet():
-    return ["Space", "Down"] * SELECT
+    # Its newest run starts drawn too.
+    return ["Down", "Space"] * (SELECT - 1)
 
 
 def keys_wandb():
@@ -87,7 +88,15 @@ def keys_wandb():
 
 
 def seen_leet():
-    return None  # leet's count of selected runs: to be added with its workspace UI
+    # leet saves its selection under $XDG_STATE_HOME/leet as it changes.
+    import glob
+    for f in glob.glob(os.path.join(LEET_STATE, "leet", "workspace-*.json")):
+        try:
+            with open(f) as fh:
+                return len(json.load(fh)["state"].get("selected", []))
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass
+    return None
 
 
 def seen_wandb():
@@ -189,6 +198,7 @@ def save_screen(tag, screen):
 # $XDG_STATE_HOME): removed before each start and at the end, so each start
 # begins with none remembered, and the directory is left as it was.
 WANDB_STATE = os.path.join(DIR, ".wandb-leet.json")
+LEET_STATE = os.path.join(WORK, "leet", "state")
 
 
 def forget_wandb_state():
@@ -198,8 +208,15 @@ def forget_wandb_state():
         pass
 
 
+def forget_leet_state():
+    import glob
+    for f in glob.glob(os.path.join(LEET_STATE, "leet", "workspace-*.json")):
+        os.unlink(f)
+
+
 def start(name, argv, keys, seen, phase, env):
     forget_wandb_state()
+    forget_leet_state()
     t = Tmux(f"{name.split()[0]}-{phase}")
     r = dict(list=None, hwm=None, tree=None, settle=None, sel=None, sel_tree=None, sel_seen=None,
              note="")
