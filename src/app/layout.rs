@@ -9,6 +9,8 @@ pub const MIN_H: u16 = 10;
 /// Overview sidebar width limits.
 const MIN_LEFT_W: u16 = 28;
 const MAX_LEFT_W: u16 = 44;
+/// The workspace's runs list: up to this wide.
+const MAX_RUNS_W: u16 = 66;
 /// Centre narrower than this hides the right, then the left sidebar.
 const MIN_CENTER_W: u16 = 40;
 /// Auto grid: target chart size in cells.
@@ -30,6 +32,9 @@ pub struct PanelFlags {
     pub console: bool,
     /// The live monitor: a header of this many lines on top, and the process table.
     pub live: Option<u16>,
+    /// The left pane is the workspace's runs list: wider (its columns: state, name,
+    /// id, start, runtime, a summary value).
+    pub wide_left: bool,
 }
 
 /// Areas of one screen.
@@ -110,7 +115,8 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     // The overview gets about a third of the width (its key column and values both
     // need room), the system sidebar about a quarter.
     let lw = if p.left {
-        (w / 3).clamp(MIN_LEFT_W, MAX_LEFT_W)
+        let max = if p.wide_left { MAX_RUNS_W } else { MAX_LEFT_W };
+        (w / 3).clamp(MIN_LEFT_W, max)
     } else {
         0
     };
@@ -405,6 +411,7 @@ mod tests {
             right: true,
             console: false,
             live: None,
+            wide_left: false,
         };
         let widths = |w: u16| {
             let a = areas(Rect::new(0, 0, w, 40), both);
@@ -427,6 +434,17 @@ mod tests {
             ..both
         };
         assert_eq!(areas(Rect::new(0, 0, 120, 40), left_only).grid.width, 80);
+        // The workspace's runs list may be wider, for its columns.
+        let runs = PanelFlags {
+            wide_left: true,
+            ..both
+        };
+        let lw = |w| {
+            areas(Rect::new(0, 0, w, 40), runs)
+                .left
+                .map_or(0, |r| r.width)
+        };
+        assert_eq!((lw(80), lw(120), lw(200), lw(300)), (28, 40, 66, 66));
     }
 
     #[test]

@@ -50,6 +50,7 @@ impl Panels {
             right: self.right,
             console: self.console,
             live: None,
+            wide_left: false,
         }
     }
 }
@@ -61,6 +62,7 @@ impl App {
     pub fn panel_flags(&self) -> layout::PanelFlags {
         let mut f = self.panels.flags();
         f.right &= !self.sys_charts.is_empty();
+        f.wide_left = self.in_workspace_list();
         if self.is_host() {
             if self.panels.auto_left {
                 f.left = self.size.width >= layout::LIVE_AUTO_LEFT_W;

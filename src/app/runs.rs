@@ -76,7 +76,7 @@ impl App {
 
     /// The run directory the main reader was started on (as the workspace spells
     /// it), else the main run's directory.
-    pub(crate) fn main_read_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn main_run_dir(&self) -> Option<PathBuf> {
         self.main_reading
             .clone()
             .or_else(|| self.main_dir().map(Path::to_path_buf))

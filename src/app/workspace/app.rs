@@ -76,7 +76,7 @@ impl App {
 
     /// The index came: runs merged, the selection kept in step.
     pub(crate) fn on_indexed(&mut self, wandb_dir: &Path, entries: Vec<RunIndexEntry>) -> Effect {
-        let main = self.main_read_dir();
+        let main = self.main_run_dir();
         let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
             return Effect::NONE;
         };
@@ -118,7 +118,7 @@ impl App {
         let Some(ws) = self.workspace.as_deref().filter(|w| w.indexed) else {
             return;
         };
-        let main = self.main_read_dir();
+        let main = self.main_run_dir();
         let (dirs, primary) = ws.wanted(main.as_deref());
         match &primary {
             None if main.is_some() => self.close_main(),
@@ -173,7 +173,7 @@ impl App {
                 pinned: ws.pinned.as_deref() == Some(r.key.as_str()),
             })
         };
-        let main = self.main_read_dir();
+        let main = self.main_run_dir();
         self.main_tag = main.as_deref().and_then(tag);
         for c in &mut self.compare {
             c.ws = tag(&c.dir);

@@ -348,7 +348,7 @@ fn unselecting_the_main_run_reads_another_selected_one_as_main() {
     let fx = app.update(Msg::char(' ')); // a off
     assert!(starts(&fx.cmds).is_empty());
     assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::StopReader { .. })));
-    assert_eq!(app.main_read_dir(), None);
+    assert_eq!(app.main_run_dir(), None);
 }
 
 #[test]
