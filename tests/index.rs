@@ -685,3 +685,37 @@ fn a_big_growing_run_is_read_again_only_after_a_while() {
     let s = scan(&wandb, &cache, t + 31.5);
     assert_eq!(by_id(&s, "small").state, IndexState::Finished);
 }
+
+/// The workspace's once-a-second check: nothing on disk changed and no state due
+/// to change means the last scan's entries stand; any change says otherwise.
+#[test]
+fn unchanged_holds_until_a_run_a_file_or_a_state_changes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wandb = tmp.path().join("wandb");
+    let files = four_runs(&wandb);
+    let cache = tmp.path().join("cache");
+    let t = now();
+    let first = scan(&wandb, &cache, t).entries;
+    assert!(index::unchanged(&wandb, &first, &opts(t)));
+    // The live run turns crashed once quiet past the stale limit: a change is due.
+    assert!(!index::unchanged(&wandb, &first, &opts(t + 1000.0)));
+    // A file that changed.
+    std::fs::write(&files[3], run_bytes("live", t - 5.0, 20, Some(0))).expect("write");
+    assert!(!index::unchanged(&wandb, &first, &opts(t)));
+    let second = scan(&wandb, &cache, t).entries;
+    assert!(index::unchanged(&wandb, &second, &opts(t)));
+    // A new run directory, and a deleted one.
+    write_run(&wandb, "20261130_100004", "new", &run_bytes("new", T0, 5, Some(0)));
+    assert!(!index::unchanged(&wandb, &second, &opts(t)));
+    let third = scan(&wandb, &cache, t).entries;
+    std::fs::remove_dir_all(files[0].parent().expect("dir")).expect("rm");
+    assert!(!index::unchanged(&wandb, &third, &opts(t)));
+    // Entries that differ only by modification times list the same.
+    let mut moved = third[0].clone();
+    moved.mtime_ns += 1;
+    moved.dir_mtime_ns += 1;
+    moved.read_at += 1.0;
+    assert!(index::same_listing(&third[0], &moved));
+    moved.history_rows += 1;
+    assert!(!index::same_listing(&third[0], &moved));
+}

@@ -103,17 +103,26 @@ impl Indexes {
     }
 
     fn scan(&self, wandb_dir: std::path::PathBuf) -> Msg {
-        let prior = self
-            .last
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&wandb_dir).cloned());
-        let entries = scan_index(&wandb_dir, &self.cache, prior.as_deref());
-        if prior.as_ref() == Some(&entries) {
+        use crate::source::index;
+        let Ok(mut last) = self.last.lock() else {
+            let entries = scan_index(&wandb_dir, &self.cache, None);
+            return Msg::Indexed { wandb_dir, entries };
+        };
+        let prior = last.get(&wandb_dir);
+        // Nothing changed on disk: no entry is copied or compared.
+        if prior.is_some_and(|p| index::unchanged(&wandb_dir, p, &index::ScanOptions::default())) {
             return Msg::IndexUnchanged { wandb_dir };
         }
-        if let Ok(mut m) = self.last.lock() {
-            m.insert(wandb_dir.clone(), entries.clone());
+        let entries = scan_index(&wandb_dir, &self.cache, prior.map(Vec::as_slice));
+        let same = prior.is_some_and(|p| {
+            p.len() == entries.len()
+                && p.iter()
+                    .zip(&entries)
+                    .all(|(a, b)| index::same_listing(a, b))
+        });
+        last.insert(wandb_dir.clone(), entries.clone());
+        if same {
+            return Msg::IndexUnchanged { wandb_dir };
         }
         Msg::Indexed { wandb_dir, entries }
     }

@@ -192,6 +192,102 @@ pub fn scan_after(
     }
 }
 
+/// Whether a scan of `wandb_dir` now would give `prior` again, the entries of the
+/// last scan (newest first), as far as the workspace cares: the same run
+/// directories, none of them or their files changed (a big file still writing,
+/// within its wait before it is read again, counts as unchanged), and no state due
+/// to change with time (a quiet run turning crashed). A `read_dir` and a stat or two
+/// per run: cheap enough for every second.
+#[must_use]
+pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) -> bool {
+    let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
+    let dirs = run_dirs(&canonical);
+    if dirs.len() != prior.len() {
+        return false;
+    }
+    let now = opts.now.unwrap_or_else(unix_now);
+    dirs.iter().rev().zip(prior).all(|(d, e)| {
+        let file_same = match &e.file {
+            Some(f) => {
+                let (size, mtime_ns) = stat(f);
+                (size, mtime_ns) == (e.size, e.mtime_ns)
+                    || (size >= e.size && now - e.read_at < reread_after(size))
+            }
+            None => true,
+        };
+        *d == e.dir
+            && stat(d).1 == e.dir_mtime_ns
+            && file_same
+            && state_at(e, now, opts.stale_after) == e.state
+    })
+}
+
+/// Whether two entries show the same to the workspace: equal but for the
+/// modification times and when they were read.
+#[must_use]
+pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
+    // Every field named, so one added later is compared (or ignored) on purpose.
+    let RunIndexEntry {
+        dir,
+        file,
+        size,
+        mtime_ns: _,
+        dir_mtime_ns: _,
+        run_id,
+        display_name,
+        project,
+        entity,
+        group,
+        job_type,
+        tags,
+        notes,
+        start_time,
+        resumed,
+        has_run_record,
+        exit_code,
+        state,
+        runtime,
+        last_step,
+        history_rows,
+        last_time,
+        config,
+        summary,
+        damage,
+        damaged_bytes,
+        incomplete_tail_bytes,
+        keys_dropped,
+        error,
+        read_at: _,
+    } = a;
+    *dir == b.dir
+        && *file == b.file
+        && *size == b.size
+        && *run_id == b.run_id
+        && *display_name == b.display_name
+        && *project == b.project
+        && *entity == b.entity
+        && *group == b.group
+        && *job_type == b.job_type
+        && *tags == b.tags
+        && *notes == b.notes
+        && *start_time == b.start_time
+        && *resumed == b.resumed
+        && *has_run_record == b.has_run_record
+        && *exit_code == b.exit_code
+        && *state == b.state
+        && *runtime == b.runtime
+        && *last_step == b.last_step
+        && *history_rows == b.history_rows
+        && *last_time == b.last_time
+        && *damage == b.damage
+        && *damaged_bytes == b.damaged_bytes
+        && *incomplete_tail_bytes == b.incomplete_tail_bytes
+        && *keys_dropped == b.keys_dropped
+        && *error == b.error
+        && *config == b.config
+        && *summary == b.summary
+}
+
 /// A run directory to index, with its cached entry if any.
 type Job = (PathBuf, Option<RunIndexEntry>);
 
