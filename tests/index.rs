@@ -705,7 +705,12 @@ fn unchanged_holds_until_a_run_a_file_or_a_state_changes() {
     let second = scan(&wandb, &cache, t).entries;
     assert!(index::unchanged(&wandb, &second, &opts(t)));
     // A new run directory, and a deleted one.
-    write_run(&wandb, "20261130_100004", "new", &run_bytes("new", T0, 5, Some(0)));
+    write_run(
+        &wandb,
+        "20261130_100004",
+        "new",
+        &run_bytes("new", T0, 5, Some(0)),
+    );
     assert!(!index::unchanged(&wandb, &second, &opts(t)));
     let third = scan(&wandb, &cache, t).entries;
     std::fs::remove_dir_all(files[0].parent().expect("dir")).expect("rm");

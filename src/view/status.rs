@@ -173,6 +173,11 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             .map(|k| k.to_string())
     };
     let mut hint = String::from(" ");
+    if app.workspace.is_some() && !ws_list && app.panels.focus == crate::app::panels::Pane::Grid {
+        if let Some(k) = key_of(Action::Back) {
+            hint.push_str(&format!("{k}: all runs · "));
+        }
+    }
     if app.source.runs_here > 1 && !ws_list {
         if let Some(k) = key_of(Action::PickRun) {
             hint.push_str(&format!("{k}: {} runs · ", app.source.runs_here));
