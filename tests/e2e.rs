@@ -809,3 +809,51 @@ fn walk(d: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The crosshair in a real terminal: `C` and `←` three times; the focused chart's
+/// corner says x and the value there, and it is the value the run logged at that
+/// step (from the fixture's records, as `wandb leet inspect` read them).
+#[test]
+fn crosshair_shows_the_recorded_value_at_its_step() {
+    require_tmux!();
+    let run = std::fs::read_dir(fixture("tiny").join("wandb"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir() && p.file_name().unwrap().to_string_lossy().contains("run-"))
+        .unwrap();
+    let t = Tmux::start("cross", &[&run], 120, 40);
+    t.wait_for("Metrics [1-", Duration::from_secs(10));
+    t.keys(&["C", "Left", "Left", "Left"]);
+    let (s, _) = t.wait_for(" · ", Duration::from_secs(5));
+    // The focused chart's top border: ┏key━━…x=N · V━┓
+    let line = s
+        .lines()
+        .find(|l| l.contains('┏') && l.contains("x="))
+        .unwrap_or_else(|| panic!("{s}"));
+    let title = line.split('┏').nth(1).unwrap();
+    let key = title.split('━').next().unwrap().to_owned();
+    let corner = title.split("x=").nth(1).unwrap();
+    let (x, v) = corner.split_once(" · ").unwrap();
+    let v = v.split('━').next().unwrap();
+    let step: f64 = x.parse().unwrap();
+    let shown: f64 = v.parse().unwrap();
+    let records = std::fs::read_to_string(common::runs_dir().join("tiny.records.jsonl")).unwrap();
+    let logged = records
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|r| {
+            let item = &r["history"]["item"];
+            (item["_step"].as_f64() == Some(step))
+                .then(|| item[&key].as_f64())
+                .flatten()
+        })
+        .unwrap_or_else(|| panic!("no {key} at step {step}"));
+    // Shown to 4 significant digits.
+    assert!(
+        (shown - logged).abs() <= logged.abs() * 5e-4 + 1e-12,
+        "{key} at {step}: shown {shown}, logged {logged}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

@@ -133,6 +133,8 @@ impl App {
             Action::Back => {
                 if matches!(self.overlay, Overlay::Help { .. }) {
                     self.overlay = Overlay::None;
+                } else if self.charts.crosshair.is_some() {
+                    self.charts.crosshair = None;
                 } else if self.panels.fullscreen {
                     self.panels.fullscreen = false;
                 } else if self.panels.focus != Pane::Grid {
@@ -163,8 +165,23 @@ impl App {
                 };
                 self.panels.focus = panes[j];
             }
+            // With the crosshair on, left/right move it along the focused chart.
+            Action::FocusLeft | Action::FocusRight
+                if self.charts.crosshair.is_some()
+                    && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
+                    && !self.is_host()
+                    && matches!(self.overlay, Overlay::None) =>
+            {
+                self.step_crosshair(a == Action::FocusRight);
+            }
             Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
                 self.move_focus(a);
+            }
+            Action::CycleCrosshair => {
+                if self.is_host() {
+                    return Effect::NONE;
+                }
+                self.cycle_crosshair();
             }
             Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
                 self.page(a);

@@ -58,6 +58,8 @@ pub enum Action {
     ChooseColumn,
     /// While typing the runs filter: regex ↔ glob patterns.
     FilterToggleGlob,
+    /// The crosshair: off → focused chart → every visible chart → off.
+    CycleCrosshair,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -76,7 +78,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 43] = [
+    pub const ALL: [Action; 44] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -119,6 +121,7 @@ impl Action {
         Action::GroupRuns,
         Action::ChooseColumn,
         Action::FilterToggleGlob,
+        Action::CycleCrosshair,
         Action::None,
     ];
 
@@ -166,6 +169,7 @@ impl Action {
             Action::GroupRuns => "group_runs",
             Action::ChooseColumn => "choose_summary_column",
             Action::FilterToggleGlob => "filter_toggle_glob",
+            Action::CycleCrosshair => "cycle_crosshair",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
             Action::None => "none",
@@ -228,6 +232,7 @@ impl Action {
             Action::GroupRuns => "Group drawn runs by config key: mean + band",
             Action::ChooseColumn => "Choose the summary value shown per run",
             Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
+            Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
             Action::None => "(unbound)",
@@ -257,7 +262,8 @@ impl Action {
             | Action::CycleYScale
             | Action::SetColumns
             | Action::SetRows
-            | Action::ResetZoom => "Charts",
+            | Action::ResetZoom
+            | Action::CycleCrosshair => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

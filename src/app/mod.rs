@@ -13,6 +13,7 @@
 mod act;
 pub mod action;
 pub mod cmd;
+pub mod crosshair;
 mod derive;
 pub mod filter;
 pub mod grid;
@@ -136,6 +137,8 @@ pub struct ChartsPane {
     pub filter: FilterState,
     /// Charts (by key) zoomed to an x-range.
     pub zoom: BTreeMap<String, (f64, f64)>,
+    /// The crosshair (`C`, right click), None when off.
+    pub crosshair: Option<crosshair::Crosshair>,
 }
 
 /// The overview sidebar (`[`): run facts, summary, config, environment.

@@ -24,22 +24,9 @@ impl App {
         .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))
     }
 
-    pub(super) fn on_mouse(&mut self, m: MouseEvent) -> Effect {
-        let pos = Position::new(m.column, m.row);
-        let zoom_in = match m.kind {
-            MouseEventKind::Down(MouseButton::Left) => None,
-            MouseEventKind::ScrollUp => Some(true),
-            MouseEventKind::ScrollDown => Some(false),
-            _ => return Effect::NONE,
-        };
-        if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
-            return Effect::NONE;
-        }
-        if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
-            return fx;
-        }
-        // Which chart is under the pointer?
-        let hit = if self.panels.fullscreen {
+    /// The chart under `pos`: its index in the shown charts and its area.
+    fn chart_at(&self, pos: Position) -> Option<(usize, ratatui::layout::Rect)> {
+        if self.panels.fullscreen {
             // The chart drawn over the whole body (see `view::render_buffer`).
             Some((self.grid.focus, self.areas.body))
         } else if self.areas.grid.contains(pos) {
@@ -54,7 +41,64 @@ impl App {
                 .find(|(_, r)| r.contains(pos))
         } else {
             None
+        }
+    }
+
+    /// A right click or right-button drag on a metric chart: it takes focus and the
+    /// crosshair stands at the point nearest the pointer's x.
+    fn mouse_crosshair(&mut self, pos: Position) -> Effect {
+        if self.is_host() || !matches!(self.overlay, Overlay::None) || self.filter_target.is_some()
+        {
+            return Effect::NONE;
+        }
+        let Some((i, rect)) = self.chart_at(pos) else {
+            return Effect::NONE;
         };
+        self.grid.focus = i;
+        self.panels.focus = Pane::Grid;
+        let Some(key) = self.focused_key().map(str::to_owned) else {
+            return Effect::REDRAW;
+        };
+        // The x range the chart draws: its zoom, else every drawn run's.
+        let full = std::iter::once(&self.run)
+            .chain(self.compare.iter().map(|c| &c.run))
+            .filter_map(|r| r.metrics.get(&key).and_then(crate::store::Series::x_bounds))
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let Some((x0, x1)) = self.charts.zoom.get(&key).copied().or(full) else {
+            return Effect::REDRAW;
+        };
+        let frac = if rect.width > 2 {
+            (f64::from(pos.x.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2))
+                .clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
+        self.point_crosshair(x0 + (x1 - x0) * frac);
+        Effect::REDRAW
+    }
+
+    pub(super) fn on_mouse(&mut self, m: MouseEvent) -> Effect {
+        let pos = Position::new(m.column, m.row);
+        if matches!(
+            m.kind,
+            MouseEventKind::Down(MouseButton::Right) | MouseEventKind::Drag(MouseButton::Right)
+        ) {
+            return self.mouse_crosshair(pos);
+        }
+        let zoom_in = match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => None,
+            MouseEventKind::ScrollUp => Some(true),
+            MouseEventKind::ScrollDown => Some(false),
+            _ => return Effect::NONE,
+        };
+        if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
+            return Effect::NONE;
+        }
+        if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
+            return fx;
+        }
+        // Which chart is under the pointer?
+        let hit = self.chart_at(pos);
         match zoom_in {
             None => {
                 if let Some((i, _)) = hit {

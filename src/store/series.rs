@@ -254,6 +254,49 @@ impl Series {
         &self.pts
     }
 
+    /// The stored point nearest to `x` (the pending group's too), finite y first:
+    /// a point of a gap is found only where there is no other. Exact recorded
+    /// values while the series is under its cap; after compaction, the kept
+    /// extremes.
+    #[must_use]
+    pub fn nearest(&self, x: f64) -> Option<Point> {
+        if x.is_nan() {
+            return None;
+        }
+        let best = |it: &mut dyn Iterator<Item = Point>| {
+            it.filter(|p| p.1.is_finite())
+                .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+        };
+        let tail = self.group.iter().flat_map(|g| [g.lo, g.hi]);
+        let near = if self.monotonic {
+            // Around x: the finite points on either side (a gap's NaN skipped).
+            let i = self.pts.partition_point(|p| p.0 < x);
+            let before = self.pts[..i]
+                .iter()
+                .rev()
+                .find(|p| p.1.is_finite())
+                .copied();
+            let after = self.pts[i..].iter().find(|p| p.1.is_finite()).copied();
+            best(&mut before.into_iter().chain(after).chain(tail))
+        } else {
+            best(&mut self.pts.iter().copied().chain(tail))
+        };
+        near.or_else(|| self.pts.first().copied())
+    }
+
+    /// The x of the stored point after (`forward`) or before `x`: the crosshair's
+    /// step, point by point.
+    #[must_use]
+    pub fn step_from(&self, x: f64, forward: bool) -> Option<f64> {
+        let tail = self.group.iter().flat_map(|g| [g.lo.0, g.hi.0]);
+        let xs = self.pts.iter().map(|p| p.0).chain(tail);
+        if forward {
+            xs.filter(|&v| v > x).min_by(f64::total_cmp)
+        } else {
+            xs.filter(|&v| v < x).max_by(f64::total_cmp)
+        }
+    }
+
     /// Points to draw `[x0, x1]` across `width` columns: at most about two per column
     /// (each column's min and max in x order), NaN points kept as gap markers. The work
     /// is bounded by the cap, never by the run's length.
@@ -397,5 +440,29 @@ mod tests {
         let (a, b) = s.x_bounds().expect("bounds");
         assert_eq!(b, 9999.0);
         assert!(a >= 9999.0 - 60.0 - 1000.0);
+    }
+
+    #[test]
+    fn nearest_and_step_find_recorded_points() {
+        let mut s = Series::new(1024);
+        for i in 0..10 {
+            let y = if i == 5 {
+                f64::NAN
+            } else {
+                f64::from(i) * 10.0
+            };
+            s.push(f64::from(i), y);
+        }
+        assert_eq!(s.nearest(3.2), Some((3.0, 30.0)));
+        assert_eq!(s.nearest(3.6), Some((4.0, 40.0)));
+        // A gap's point is passed over for the nearest finite one.
+        assert!(matches!(s.nearest(5.0), Some((4.0 | 6.0, _))));
+        assert_eq!(s.nearest(-5.0), Some((0.0, 0.0)));
+        assert_eq!(s.nearest(50.0), Some((9.0, 90.0)));
+        assert_eq!(s.step_from(3.0, true), Some(4.0));
+        assert_eq!(s.step_from(3.0, false), Some(2.0));
+        assert_eq!(s.step_from(9.0, true), None);
+        assert_eq!(s.step_from(0.0, false), None);
+        assert_eq!(Series::new(64).nearest(1.0), None);
     }
 }

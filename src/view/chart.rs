@@ -37,6 +37,8 @@ pub(crate) struct ChartSpec<'a> {
     pub lines: Vec<Line<'a>>,
     /// Drawn first, beneath the lines; the y range covers them.
     pub bands: Vec<Band<'a>>,
+    /// The crosshair's x (data coordinates): a dim vertical line where no data is.
+    pub cursor: Option<f64>,
     pub x: (f64, f64),
     pub log_y: bool,
     pub focused: bool,
@@ -391,6 +393,18 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         }
     }
     raster.draw(buf, plot, &styles);
+    if let Some(cx) = spec.cursor.filter(|&c| c >= x0.min(x1) && c <= x0.max(x1)) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let col = (to.px(cx) / 2.0).round().max(0.0) as u16;
+        if col < plot.width {
+            for y in plot.y..plot.bottom() {
+                let cell = &mut buf[(plot.x + col, y)];
+                if cell.symbol() == " " {
+                    cell.set_symbol("│").set_style(theme.dim());
+                }
+            }
+        }
+    }
 }
 
 /// Data to dot coordinates, unrounded: x from the left, y from the top.

@@ -88,7 +88,28 @@ pub(crate) fn render_metric_chart(
     } else {
         format!("{title} · x={}{flags}", sanitize(xname))
     };
-    let corner = first.last().map(|(_, y)| format::value(y));
+    // The crosshair (on this chart when it is focused, on every chart when synced):
+    // x, and each series' value at its point nearest to x.
+    let cross = app
+        .charts
+        .crosshair
+        .filter(|c| (c.synced || focused) && !app.is_host());
+    let at: Vec<Option<Point>> = match cross {
+        Some(c) => all.iter().map(|(_, s)| s.nearest(c.x)).collect(),
+        None => Vec::new(),
+    };
+    let corner = match cross {
+        Some(c) if all.len() == 1 => Some(format!(
+            "x={} · {}",
+            format::value(c.x),
+            at.first()
+                .copied()
+                .flatten()
+                .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+        )),
+        Some(c) => Some(format!("x={}", format::value(c.x))),
+        None => first.last().map(|(_, y)| format::value(y)),
+    };
     // Grouped (`G` in the workspace): per group its mean line and min–max band.
     let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
     let legend = if let Some(groups) = &groups {
@@ -108,11 +129,21 @@ pub(crate) fn render_metric_chart(
                 continue;
             }
             keys.push(d.key);
-            let label = if d.pinned {
+            let mut label = if d.pinned {
                 format!("▲{}", d.label)
             } else {
                 d.label.clone()
             };
+            if cross.is_some() {
+                let v = all
+                    .iter()
+                    .position(|&(j, _)| j == i)
+                    .and_then(|k| at.get(k).copied().flatten());
+                label.push_str(&format!(
+                    " {}",
+                    v.map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+                ));
+            }
             legend.push((label, theme.series(d.color)));
         }
         if app.workspace.is_some() && legend.len() < 2 {
@@ -154,6 +185,7 @@ pub(crate) fn render_metric_chart(
         corner,
         lines,
         bands,
+        cursor: cross.map(|c| c.x),
         x: (x0, x1),
         log_y: log,
         focused,

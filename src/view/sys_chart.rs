@@ -168,6 +168,7 @@ pub(crate) fn render_sys_chart(
         corner,
         lines,
         bands: Vec::new(),
+        cursor: None,
         x,
         log_y: log,
         focused,

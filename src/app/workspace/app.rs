@@ -256,6 +256,7 @@ impl App {
             Action::StartOverviewFilter if list => return Some(Effect::NONE),
             Action::Back
                 if !list
+                    && self.charts.crosshair.is_none()
                     && !self.panels.fullscreen
                     && self.panels.focus == Pane::Grid
                     && matches!(self.overlay, crate::app::Overlay::None) =>

@@ -17,6 +17,7 @@ fn screen(points: &[Point]) -> String {
             style: Style::default(),
         }],
         bands: Vec::new(),
+        cursor: None,
         x: (0.0, 1.0),
         log_y: false,
         focused: false,
@@ -96,6 +97,7 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         corner: None,
         lines,
         bands,
+        cursor: None,
         x,
         log_y,
         focused: false,
@@ -337,6 +339,7 @@ fn bad_band_input_on_any_area_does_not_panic() {
                         band(big, big, Style::default()),
                         band(&[], lo, Style::default()),
                     ],
+                    cursor: None,
                     x,
                     log_y: log,
                     focused: false,
@@ -358,4 +361,46 @@ fn bad_band_input_on_any_area_does_not_panic() {
     ));
     let shaded: Vec<usize> = (0..26).filter(|&x| column(&cells, x)[2] != " ").collect();
     assert_eq!(shaded, [13]);
+}
+
+#[test]
+fn the_crosshair_is_a_dim_column_where_no_data_is() {
+    let area = Rect::new(0, 0, 30, 8);
+    let draw = |cursor: Option<f64>| {
+        let mut buf = Buffer::empty(area);
+        let pts: &[Point] = &[(0.0, 0.0), (10.0, 10.0)];
+        let spec = ChartSpec {
+            title: "t",
+            corner: None,
+            lines: vec![Line {
+                points: pts,
+                style: Style::default(),
+            }],
+            bands: Vec::new(),
+            cursor,
+            x: (0.0, 10.0),
+            log_y: false,
+            focused: false,
+            fmt_x: &format::compact,
+            fmt_y: &format::compact_digits,
+            legend: Vec::new(),
+        };
+        render_chart(&mut buf, area, &spec, Theme { color: false });
+        buf
+    };
+    let plain = draw(None);
+    let with = draw(Some(5.0));
+    let bars: Vec<(u16, u16)> = (0..area.height)
+        .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| with[(x, y)].symbol() == "│" && plain[(x, y)].symbol() != "│")
+        .collect();
+    // One column, several rows, never over a cell of the line.
+    assert!(bars.len() >= 3, "{bars:?}");
+    assert!(bars.iter().all(|&(x, _)| x == bars[0].0), "{bars:?}");
+    assert!(bars.iter().all(|&p| plain[p].symbol() == " "));
+    // Outside the x range: none.
+    let out = draw(Some(50.0));
+    assert!((0..area.height)
+        .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+        .all(|p| out[p].symbol() == plain[p].symbol()));
 }
