@@ -1175,3 +1175,41 @@ fn a_narrow_process_chart_drops_the_pid_rather_than_cut_it() {
         }
     }
 }
+
+/// Metrics hidden by `define_metric(hidden=True)` are not charted but counted in
+/// the grid's title; `H` charts them, and again hides them.
+#[test]
+fn hidden_metrics_are_counted_and_h_shows_them() {
+    let mut a = app("custom_step");
+    assert_eq!(a.charts.hidden, 1);
+    assert!(
+        !a.metric_keys.iter().any(|k| k == "hidden_metric"),
+        "{:?}",
+        a.metric_keys
+    );
+    let n = a.metric_keys.len();
+    let title = |a: &App| {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).unwrap();
+        t.draw(|f| leet::view::render(f, a)).unwrap();
+        let buf = t.backend().buffer().clone();
+        (0..200u16)
+            .map(|x| buf[(x, 0)].symbol().to_owned())
+            .collect::<String>()
+    };
+    assert!(title(&a).contains("· 1 hidden (H shows)"), "{}", title(&a));
+    a.update(Msg::char('H'));
+    assert!(a.metric_keys.iter().any(|k| k == "hidden_metric"));
+    assert_eq!(a.metric_keys.len(), n + 1);
+    assert!(
+        title(&a).contains("· 1 hidden shown (H hides)"),
+        "{}",
+        title(&a)
+    );
+    a.update(Msg::char('H'));
+    assert_eq!(a.metric_keys.len(), n);
+    // A run with none: the key does nothing, the title says nothing.
+    let mut t = app("tiny");
+    assert_eq!(t.charts.hidden, 0);
+    assert!(!t.update(Msg::char('H')).redraw);
+    assert!(!title(&t).contains("hidden"));
+}

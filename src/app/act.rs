@@ -177,6 +177,13 @@ impl App {
             Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
                 self.move_focus(a);
             }
+            Action::ToggleHidden => {
+                if self.is_host() || (self.charts.hidden == 0 && !self.charts.show_hidden) {
+                    return Effect::NONE;
+                }
+                self.charts.show_hidden = !self.charts.show_hidden;
+                self.rederive_metrics();
+            }
             Action::CycleCrosshair => {
                 if self.is_host() {
                     return Effect::NONE;

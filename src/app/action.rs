@@ -60,6 +60,8 @@ pub enum Action {
     FilterToggleGlob,
     /// The crosshair: off → focused chart → every visible chart → off.
     CycleCrosshair,
+    /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
+    ToggleHidden,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -78,7 +80,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 44] = [
+    pub const ALL: [Action; 45] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -122,6 +124,7 @@ impl Action {
         Action::ChooseColumn,
         Action::FilterToggleGlob,
         Action::CycleCrosshair,
+        Action::ToggleHidden,
         Action::None,
     ];
 
@@ -170,6 +173,7 @@ impl Action {
             Action::ChooseColumn => "choose_summary_column",
             Action::FilterToggleGlob => "filter_toggle_glob",
             Action::CycleCrosshair => "cycle_crosshair",
+            Action::ToggleHidden => "toggle_hidden_metrics",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
             Action::None => "none",
@@ -233,6 +237,7 @@ impl Action {
             Action::ChooseColumn => "Choose the summary value shown per run",
             Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
             Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
+            Action::ToggleHidden => "Show / hide metrics define_metric hides",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
             Action::None => "(unbound)",
@@ -263,7 +268,8 @@ impl Action {
             | Action::SetColumns
             | Action::SetRows
             | Action::ResetZoom
-            | Action::CycleCrosshair => "Charts",
+            | Action::CycleCrosshair
+            | Action::ToggleHidden => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

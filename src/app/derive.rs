@@ -33,6 +33,12 @@ impl Seen {
 
 impl App {
     /// Recompute derived lists when their inputs changed.
+    /// Derive the metric keys again (what is charted changed, not the run).
+    pub(super) fn rederive_metrics(&mut self) {
+        self.seen.metric_keys = usize::MAX;
+        self.refresh();
+    }
+
     pub(super) fn refresh(&mut self) {
         let meta = ["run", "config", "summary", "environment", "exit"]
             .iter()
@@ -52,18 +58,29 @@ impl App {
             meta_records: meta,
         };
         if now.metric_keys != self.seen.metric_keys || now.metric_defs != self.seen.metric_defs {
-            let visible = |r: &Run| {
-                r.metrics
-                    .keys()
-                    .iter()
-                    .filter(|k| !r.is_hidden(k))
-                    .cloned()
-                    .collect::<Vec<_>>()
+            // Keys hidden by define_metric(hidden=True) are counted, and charted
+            // only when the user asks (`H`); internal and media keys never are.
+            let show = self.charts.show_hidden;
+            let mut hidden: BTreeSet<String> = BTreeSet::new();
+            let mut visible = |r: &Run| {
+                let mut v = Vec::new();
+                for k in r.metrics.keys() {
+                    if r.hidden_by_define(k) {
+                        hidden.insert(k.clone());
+                        if show && !k.starts_with('_') {
+                            v.push(k.clone());
+                        }
+                    } else if !r.is_hidden(k) {
+                        v.push(k.clone());
+                    }
+                }
+                v
             };
             let mut keys: BTreeSet<String> = visible(&self.run).into_iter().collect();
             for c in &self.compare {
                 keys.extend(visible(&c.run));
             }
+            self.charts.hidden = hidden.len();
             let keys: Vec<String> = keys.into_iter().collect();
             let focused = self.focused_key().map(str::to_owned);
             self.metric_keys = keys;

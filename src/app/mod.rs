@@ -139,6 +139,10 @@ pub struct ChartsPane {
     pub zoom: BTreeMap<String, (f64, f64)>,
     /// The crosshair (`C`, right click), None when off.
     pub crosshair: Option<crosshair::Crosshair>,
+    /// Keys hidden by `define_metric(hidden=True)`: how many, and whether they are
+    /// charted anyway (`H`).
+    pub hidden: usize,
+    pub show_hidden: bool,
 }
 
 /// The overview sidebar (`[`): run facts, summary, config, environment.

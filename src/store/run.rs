@@ -232,6 +232,13 @@ impl Run {
         }) {
             return true;
         }
+        self.hidden_by_define(key)
+    }
+
+    /// Whether a history key is hidden by `define_metric(hidden=True)` (the user
+    /// may show those: `H`).
+    #[must_use]
+    pub fn hidden_by_define(&self, key: &str) -> bool {
         self.metric_defs.iter().any(|d| {
             d.hidden
                 && ((!d.name.is_empty() && d.name == key)

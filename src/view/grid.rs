@@ -328,6 +328,25 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             sanitize(&app.charts.filter.text)
         ));
     }
+    if app.charts.hidden > 0 {
+        let key = app
+            .keymap
+            .keys_for(
+                crate::app::keymap::Mode::Normal,
+                crate::app::action::Action::ToggleHidden,
+            )
+            .next()
+            .map(|k| k.to_string());
+        let (what, verb) = if app.charts.show_hidden {
+            ("hidden shown", "hides")
+        } else {
+            ("hidden", "shows")
+        };
+        header.push_str(&format!(" · {} {what}", app.charts.hidden));
+        if let Some(k) = key {
+            header.push_str(&format!(" ({k} {verb})"));
+        }
+    }
     if n > per_page {
         header.push_str(&format!(
             "  page {}/{}",

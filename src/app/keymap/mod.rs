@@ -267,6 +267,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "r", A::SetRows),
         (N, "z", A::ResetZoom),
         (N, "C", A::CycleCrosshair),
+        (N, "H", A::ToggleHidden),
         (N, "/", A::StartFilter),
         (N, "\\", A::StartSystemFilter),
         (N, "o", A::StartOverviewFilter),
