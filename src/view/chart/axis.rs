@@ -103,7 +103,13 @@ pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxi
 
 /// Round ticks `step` apart strictly inside `lo..hi`, at rows [`MIN_GAP`] from the
 /// ends and from each other: (row, value).
-fn linear_ticks(lo: f64, hi: f64, step: f64, at: Rows, place: &dyn Fn(f64) -> i64) -> Vec<(i64, f64)> {
+fn linear_ticks(
+    lo: f64,
+    hi: f64,
+    step: f64,
+    at: Rows,
+    place: &dyn Fn(f64) -> i64,
+) -> Vec<(i64, f64)> {
     let mut out: Vec<(i64, f64)> = Vec::new();
     let first = (lo / step).ceil();
     // Bounded: no more ticks than rows, and far from zero k + 1 can round to k.

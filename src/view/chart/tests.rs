@@ -156,7 +156,10 @@ fn every_label_of_an_axis_has_the_same_decimals() {
         ["13.321%", "13.320%"]
     );
     // trailing zeros every label has go
-    assert_eq!(texts(&labels(0.0, 59.0, 6, false, Unit::Plain)), ["59", "0"]);
+    assert_eq!(
+        texts(&labels(0.0, 59.0, 6, false, Unit::Plain)),
+        ["59", "0"]
+    );
 }
 
 #[test]
@@ -221,7 +224,13 @@ fn a_1e15_scale_range_shares_its_exponent() {
         ["9.9e15", "9.5e15", "9.0e15", "8.5e15", "8.1e15"]
     );
     // differences below the labels' reach: one label
-    let l = labels(9_007_199_254_740_993.0, 9_007_199_254_741_011.0, 36, false, Unit::Plain);
+    let l = labels(
+        9_007_199_254_740_993.0,
+        9_007_199_254_741_011.0,
+        36,
+        false,
+        Unit::Plain,
+    );
     assert_eq!(texts(&l), ["9.007e15"]);
 }
 
