@@ -558,3 +558,60 @@ fn bad_band_input_on_any_area_does_not_panic() {
     let shaded: Vec<usize> = (0..26).filter(|&x| column(&cells, x)[2] != " ").collect();
     assert_eq!(shaded, [13]);
 }
+
+/// A 30×20 chart of `points` (0..100 %) with `guides`.
+fn guided(points: &[Point], guides: Guides) -> Buffer {
+    let area = Rect::new(0, 0, 30, 20);
+    let mut buf = Buffer::empty(area);
+    let spec = ChartSpec {
+        title: "g",
+        corner: None,
+        lines: vec![Line {
+            points,
+            style: Style::new().fg(Color::Red),
+        }],
+        bands: Vec::new(),
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        y_unit: Unit::Percent,
+        guides,
+        legend: Vec::new(),
+    };
+    render_chart(&mut buf, area, &spec, Theme { color: true });
+    buf
+}
+
+#[test]
+fn guides_run_along_the_tick_rows_beneath_the_data() {
+    // a vertical line at x 0.5 crosses every row
+    let pts: &[Point] = &[(0.5, 0.0), (0.5, 100.0)];
+    let off = guided(pts, Guides::Off);
+    let lines = guided(pts, Guides::Lines);
+    let dots = guided(pts, Guides::Dots);
+    let row = |buf: &Buffer, y: u16| -> String { (0..30).map(|x| buf[(x, y)].symbol()).collect() };
+    // the tick rows: where a label sits between the top and bottom ones
+    let ticks: Vec<u16> = (2..17).filter(|&y| row(&off, y).contains("%│")).collect();
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    for y in 1..19 {
+        let (o, l, d) = (row(&off, y), row(&lines, y), row(&dots, y));
+        if ticks.contains(&y) {
+            assert!(l.contains("────") && !o.contains('─'), "row {y}: {l}");
+            assert!(d.contains("· · ·") && !o.contains('·'), "row {y}: {d}");
+        } else {
+            assert_eq!(l, o, "row {y}");
+            assert_eq!(d, o, "row {y}");
+        }
+    }
+    // the data keeps its cell and its style; the guide is dim
+    let y = ticks[0];
+    let data_x = (0..30)
+        .find(|&x| ('⠁'..='⣿').contains(&off[(x, y)].symbol().chars().next().unwrap_or(' ')))
+        .expect("the line crosses the tick row");
+    assert_eq!(lines[(data_x, y)], off[(data_x, y)]);
+    let guide_x = data_x + 3;
+    assert_eq!(lines[(guide_x, y)].symbol(), "─");
+    assert_eq!(lines[(guide_x, y)].fg, Color::DarkGray);
+    assert_eq!(lines[(data_x, y)].fg, Color::Red);
+}
