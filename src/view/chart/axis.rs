@@ -219,22 +219,15 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         } else {
             &[&[1.0]]
         };
-        let first = (lo / step).floor();
         for set in sets {
-            let mut cand = Vec::new();
-            let mut k = first;
-            for _ in 0..=at.rows {
-                if k * step > hi {
-                    break;
-                }
-                for &m in *set {
-                    let e = k * step + m.log10();
-                    if e > lo && e < hi {
-                        cand.push((at.row(e), e));
-                    }
-                }
-                k += 1.0;
-            }
+            let mut cand = log_candidates(lo, hi, step, set, unit, at.rows);
+            cand.sort_by(|a, b| a.1.total_cmp(&b.1));
+            // (row, value)
+            let mut cand: Vec<(i64, f64)> = cand
+                .into_iter()
+                .filter(|&(_, e)| e > lo && e < hi)
+                .map(|(v, e)| (at.row(e), v))
+                .collect();
             let spaced = cand.windows(2).all(|w| (w[0].0 - w[1].0).abs() >= MIN_GAP);
             cand.retain(|&(r, _)| at.inside(r));
             if spaced || set.len() == 1 {
@@ -252,18 +245,11 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         ticks = kept;
         ticks.reverse();
     }
-    let value = |e: f64| {
-        // 10^k exactly for whole k (10^2 is 100, not 100.00000000000001).
-        let k = e.floor();
-        #[allow(clippy::cast_possible_truncation)]
-        let p = 10f64.powi(k as i32);
-        p * (10f64.powf(e - k) * 1e6).round() / 1e6
-    };
     // Each label with its own significant digits (decades do not share decimals),
     // more where neighbours would read the same.
     let values = |d: i32| -> Vec<String> {
         std::iter::once(10f64.powf(hi))
-            .chain(ticks.iter().map(|t| value(t.1)))
+            .chain(ticks.iter().map(|t| t.1))
             .chain(std::iter::once(10f64.powf(lo)))
             .map(|v| format::unit_digits(v, unit, d))
             .collect()
@@ -284,6 +270,71 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         let r = u16::try_from(r).unwrap_or(0);
         out.labels.push((r, l.clone()));
         out.ticks.push(r);
+    }
+    out
+}
+
+/// The bytes per unit of a binary unit (`None` for the others).
+fn bytes_per(unit: Unit) -> Option<f64> {
+    match unit {
+        Unit::Bytes | Unit::BytesPerSec => Some(1.0),
+        Unit::MiB => Some(1_048_576.0),
+        Unit::GiB => Some(1_073_741_824.0),
+        _ => None,
+    }
+}
+
+/// Log tick candidates (value, log10 value) in `lo..=hi` (log10): `m` × 10ᵏ for
+/// each mantissa `m` and every `step`-th decade; in a binary unit `m` × 1, 10 or
+/// 100 × 1024ⁱ bytes instead (`1KiB`, `10KiB`, `100KiB`, `1MiB`), so that the labels
+/// read round.
+fn log_candidates(
+    lo: f64,
+    hi: f64,
+    step: f64,
+    set: &[f64],
+    unit: Unit,
+    rows: u16,
+) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    if let Some(f) = bytes_per(unit) {
+        // Past 3 decades a step, one tick per binary unit.
+        let tens: &[f64] = if step >= 3.0 {
+            &[1.0]
+        } else {
+            &[1.0, 10.0, 100.0]
+        };
+        let mut unit_bytes = 1.0;
+        for _ in 0..=6 {
+            for &t in tens {
+                for &m in set {
+                    let v = m * t * unit_bytes / f;
+                    let e = v.log10();
+                    if e >= lo && e <= hi {
+                        out.push((v, e));
+                    }
+                }
+            }
+            unit_bytes *= 1024.0;
+        }
+        return out;
+    }
+    let mut k = (lo / step).floor();
+    // Bounded: no more decades than rows (and far from zero k + 1 can round to k).
+    for _ in 0..=rows {
+        if k * step > hi {
+            break;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        let p = 10f64.powi((k * step) as i32);
+        for &m in set {
+            let v = m * p;
+            let e = v.log10();
+            if e >= lo && e <= hi {
+                out.push((v, e));
+            }
+        }
+        k += 1.0;
     }
     out
 }

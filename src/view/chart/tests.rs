@@ -273,6 +273,11 @@ fn a_log_axis_ticks_at_powers_of_ten_then_2_and_5() {
         texts(&labels(0.0, 2.0, 33, true, Unit::Plain)),
         ["100", "50", "20", "10", "5", "2", "1"]
     );
+    // bytes: round binary units (1KiB, 10KiB, 1MiB), not 977KiB
+    assert_eq!(
+        texts(&labels(3.0, 9.5, 30, true, Unit::Bytes)),
+        ["2.95GiB", "100MiB", "10MiB", "1MiB", "100KiB", "10KiB", "1000B"]
+    );
     // 12 decades on 13 rows: every 5th
     assert_eq!(
         texts(&labels(-6.0, 6.0, 13, true, Unit::Plain)),
