@@ -223,6 +223,7 @@ impl App {
                 self.panels.fullscreen = true;
             }
             Action::CycleYScale => return self.cycle_y_scale(),
+            Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
             Action::SetColumns => self.pending = Some(Pending::Columns),
             Action::SetRows => self.pending = Some(Pending::Rows),
             Action::ResetZoom => {

@@ -23,6 +23,8 @@ pub enum Action {
     Fullscreen,
     /// `y`: linear → log → heatmap (percentage charts of several series).
     CycleYScale,
+    /// `g`: guides at the y ticks, off → dots → lines.
+    CycleGuides,
     SetColumns,
     SetRows,
     ResetZoom,
@@ -80,7 +82,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 45] = [
+    pub const ALL: [Action; 46] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -99,6 +101,7 @@ impl Action {
         Action::LastPage,
         Action::Fullscreen,
         Action::CycleYScale,
+        Action::CycleGuides,
         Action::SetColumns,
         Action::SetRows,
         Action::ResetZoom,
@@ -150,6 +153,7 @@ impl Action {
             Action::LastPage => "last_page",
             Action::Fullscreen => "fullscreen",
             Action::CycleYScale => "cycle_y_scale",
+            Action::CycleGuides => "cycle_guides",
             Action::SetColumns => "set_columns",
             Action::SetRows => "set_rows",
             Action::ResetZoom => "reset_zoom",
@@ -214,6 +218,7 @@ impl Action {
             Action::LastPage => "Last page / bottom",
             Action::Fullscreen => "Show focused chart full screen",
             Action::CycleYScale => "Cycle y: linear, log, heatmap on focused chart",
+            Action::CycleGuides => "Cycle chart guides (off / dots / horizontal)",
             Action::SetColumns => "Then a digit: grid columns (0 = auto)",
             Action::SetRows => "Then a digit: grid rows (0 = auto)",
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
@@ -265,6 +270,7 @@ impl Action {
             | Action::LastPage => "Navigation",
             Action::Fullscreen
             | Action::CycleYScale
+            | Action::CycleGuides
             | Action::SetColumns
             | Action::SetRows
             | Action::ResetZoom

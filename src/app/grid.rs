@@ -33,6 +33,29 @@ impl YScale {
     }
 }
 
+/// Horizontal guides at the y ticks (`g` cycles off → dots → lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Guides {
+    #[default]
+    Off,
+    /// A dotted row (`·`) at each tick.
+    Dots,
+    /// A light line (`─`) at each tick.
+    Lines,
+}
+
+impl Guides {
+    /// The next setting: off → dots → lines → off.
+    #[must_use]
+    pub fn next(self) -> Guides {
+        match self {
+            Guides::Off => Guides::Dots,
+            Guides::Dots => Guides::Lines,
+            Guides::Lines => Guides::Off,
+        }
+    }
+}
+
 /// Whether a system chart offers the heatmap: a percentage (0–100) of several
 /// series (every core's CPU, every GPU's utilisation, ...).
 #[must_use]
@@ -111,6 +134,8 @@ pub struct GridState {
     pub focus: usize,
     /// Each chart's y scale.
     pub scales: YScales,
+    /// Guides at the y ticks of every chart.
+    pub guides: Guides,
 }
 
 impl GridState {
@@ -235,6 +260,22 @@ mod tests {
         s.clear();
         assert_eq!(s.system(&cores), YScale::Linear);
         assert_eq!(s, YScales::default());
+    }
+
+    #[test]
+    fn g_cycles_the_guides_off_dots_lines() {
+        let mut g = GridState::default().guides;
+        assert_eq!(g, Guides::Off);
+        let seen: Vec<Guides> = (0..4)
+            .map(|_| {
+                g = g.next();
+                g
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [Guides::Dots, Guides::Lines, Guides::Off, Guides::Dots]
+        );
     }
 
     #[test]

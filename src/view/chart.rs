@@ -9,9 +9,12 @@ use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
 use super::fit::{fit, put, width};
 use super::theme::Theme;
+use crate::app::grid::Guides;
+use crate::app::system::Unit;
 use crate::store::series::Point;
 use raster::Raster;
 
+mod axis;
 mod raster;
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
@@ -43,8 +46,11 @@ pub(crate) struct ChartSpec<'a> {
     pub log_y: bool,
     pub focused: bool,
     pub fmt_x: &'a dyn Fn(f64) -> String,
-    /// Axis label of a value with the given significant digits.
-    pub fmt_y: &'a dyn Fn(f64, i32) -> String,
+    /// The unit of the y labels: one scale and one number of decimals for every
+    /// label of the axis (`0%` … `100%`, `2GiB` … `16GiB`).
+    pub y_unit: Unit,
+    /// Horizontal guides at the y ticks, beneath the data.
+    pub guides: Guides,
     /// Legend entries (label, style), drawn below the x labels when non-empty.
     pub legend: Vec<(String, Style)>,
 }
@@ -236,24 +242,17 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
     let yr = y_range(&spec.lines, &spec.bands, spec.log_y);
-    let fmt_y = |v: f64, digits: i32| {
-        if spec.log_y {
-            (spec.fmt_y)(10f64.powf(v), digits)
-        } else {
-            (spec.fmt_y)(v, digits)
-        }
-    };
-    // A narrow range (13.31% to 13.34%) needs more digits than 3 to tell its ends apart.
-    let (ytop, ybot) = yr.map_or((String::new(), String::new()), |(lo, hi)| {
-        // Values that differ only past 5 digits keep the short labels (an axis of
-        // 41.04259% / 41.04258% says nothing a flat line does not).
-        (3..=5)
-            .map(|d| (fmt_y(hi, d), fmt_y(lo, d)))
-            .find(|(t, b)| t != b)
-            .unwrap_or_else(|| (fmt_y(hi, 3), fmt_y(lo, 3)))
+    let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
+        axis::y_axis(lo, hi, plot_h, spec.log_y, spec.y_unit)
     });
     #[allow(clippy::cast_possible_truncation)]
-    let lw = (ytop.chars().count().max(ybot.chars().count()) as u16).min(inner.width / 3);
+    let lw = (yaxis
+        .labels
+        .iter()
+        .map(|(_, l)| l.chars().count())
+        .max()
+        .unwrap_or(0) as u16)
+        .min(inner.width / 3);
     let axis = u16::from(lw > 0 && inner.width > lw + 4);
     let lw = if axis == 1 { lw } else { 0 };
     let plot = Rect::new(
@@ -272,24 +271,16 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
             };
             put(buf, inner.x + lw, inner.y + r, ch, 1, theme.dim());
         }
-        if plot_h >= 1 {
-            let t = fit(&ytop, usize::from(lw));
+        for (r, label) in &yaxis.labels {
+            if *r >= plot_h {
+                continue;
+            }
+            let t = fit(label, usize::from(lw));
             put(
                 buf,
                 inner.x + lw - width(&t),
-                inner.y,
+                inner.y + r,
                 &t,
-                lw,
-                theme.label(),
-            );
-        }
-        if plot_h >= 2 {
-            let b = fit(&ybot, usize::from(lw));
-            put(
-                buf,
-                inner.x + lw - width(&b),
-                inner.y + plot_h - 1,
-                &b,
                 lw,
                 theme.label(),
             );
@@ -393,15 +384,54 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         }
     }
     raster.draw(buf, plot, &styles);
+    draw_guides(buf, plot, &raster, &yaxis.ticks, spec.guides, theme);
     if let Some(cx) = spec.cursor.filter(|&c| c >= x0.min(x1) && c <= x0.max(x1)) {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let col = (to.px(cx) / 2.0).round().max(0.0) as u16;
         if col < plot.width {
             for y in plot.y..plot.bottom() {
                 let cell = &mut buf[(plot.x + col, y)];
-                if cell.symbol() == " " {
+                if raster_empty(&raster, col, y - plot.y) {
                     cell.set_symbol("│").set_style(theme.dim());
                 }
+            }
+        }
+    }
+}
+
+/// Whether the raster left the cell at (col, row) of the plot empty.
+fn raster_empty(raster: &Raster, col: u16, row: u16) -> bool {
+    !raster.filled(usize::from(col), usize::from(row))
+}
+
+/// Guides across `plot` at the tick rows, in the cells the data left empty.
+fn draw_guides(
+    buf: &mut Buffer,
+    plot: Rect,
+    raster: &Raster,
+    rows: &[u16],
+    guides: Guides,
+    theme: Theme,
+) {
+    let ch = match guides {
+        Guides::Off => return,
+        Guides::Dots => "·",
+        Guides::Lines => "─",
+    };
+    for &r in rows {
+        if r >= plot.height {
+            continue;
+        }
+        for x in plot.x..plot.right() {
+            // Dots every other cell: a dotted row, lighter than a line.
+            if guides == Guides::Dots && (x - plot.x) % 2 == 1
+                || raster.filled(usize::from(x - plot.x), usize::from(r))
+            {
+                continue;
+            }
+            if let Some(cell) = buf.cell_mut((x, plot.y + r)) {
+                cell.set_symbol(ch);
+                cell.set_style(theme.dim());
             }
         }
     }

@@ -123,6 +123,97 @@ pub fn unit_digits(v: f64, u: Unit, digits: i32) -> String {
     }
 }
 
+/// How every label of one y axis is written: one scale (`k`, `MiB`, `e15`, ...)
+/// shared by all of them, so that one number of decimals reads the same on each
+/// (`0.0%`, `25.0%`; `2GiB`, `4GiB`), never `13.321%` beside `13.32%`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AxisScale {
+    /// A label shows `v / div`.
+    pub div: f64,
+    /// After the number: `k`, `%`, `GiB/s`, `e15`.
+    suffix: String,
+    /// Scientific (`2.5e-6`): zero is written `0`, not `0.0e-6`.
+    sci: bool,
+}
+
+impl AxisScale {
+    /// The scale for values up to `max_abs` in unit `u`: the same prefix or binary
+    /// unit [`unit`] picks for the largest value.
+    #[must_use]
+    pub(crate) fn new(u: Unit, max_abs: f64) -> AxisScale {
+        let bytes = match u {
+            Unit::MiB => Some((1_048_576.0, "")),
+            Unit::GiB => Some((1_073_741_824.0, "")),
+            Unit::Bytes => Some((1.0, "")),
+            Unit::BytesPerSec => Some((1.0, "/s")),
+            _ => None,
+        };
+        let a = if max_abs.is_finite() { max_abs } else { 0.0 };
+        if let Some((f, rate)) = bytes {
+            let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+            let (mut div, mut i) = (1.0, 0);
+            while a * f / div >= 1024.0 && i + 1 < units.len() {
+                div *= 1024.0;
+                i += 1;
+            }
+            return AxisScale {
+                div: div / f,
+                suffix: format!("{}{rate}", units[i]),
+                sci: false,
+            };
+        }
+        let (base, prefixes): (&str, &[(f64, &str)]) = match u {
+            Unit::Percent => ("%", &SI),
+            Unit::Celsius => ("°C", &SI),
+            Unit::Watts => ("W", &SI),
+            Unit::Joules => ("J", &SI),
+            Unit::MHz => ("Hz", &[(1e3, "G"), (1.0, "M")]),
+            _ => ("", &SI),
+        };
+        if u != Unit::MHz && (a >= 1e15 || (a > 0.0 && a < 1e-3)) {
+            #[allow(clippy::cast_possible_truncation)]
+            let e = a.log10().floor() as i32;
+            return AxisScale {
+                div: 10f64.powi(e),
+                suffix: format!("e{e}{base}"),
+                sci: true,
+            };
+        }
+        let (div, p) = prefixes
+            .iter()
+            .copied()
+            .find(|&(d, _)| a >= d)
+            .unwrap_or((1.0, prefixes.last().map_or("", |p| p.1)));
+        AxisScale {
+            div,
+            suffix: format!("{p}{base}"),
+            sci: false,
+        }
+    }
+
+    /// `v` in this scale with `decimals` decimals (at most 12).
+    #[must_use]
+    pub(crate) fn label(&self, v: f64, decimals: usize) -> String {
+        if let Some(s) = nonfinite(v).filter(|s| s != "0") {
+            return s;
+        }
+        if self.sci && v == 0.0 {
+            return "0".into();
+        }
+        let d = decimals.min(12);
+        let s = format!("{:.d$}", v / self.div);
+        // -0.00 → 0.00
+        let s = match s.strip_prefix('-') {
+            Some(t) if t.bytes().all(|b| b == b'0' || b == b'.') => t.to_owned(),
+            _ => s,
+        };
+        format!("{s}{}", self.suffix)
+    }
+}
+
+/// SI prefixes, largest first; below 1000 none.
+const SI: [(f64, &str); 5] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")];
+
 /// Seconds as `42s`, `3m 07s`, `2h 05m`, `3d 04h`.
 #[must_use]
 pub fn duration(secs: f64) -> String {

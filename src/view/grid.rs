@@ -12,6 +12,7 @@ use super::group::{group_stats, GroupStats};
 use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
 use crate::app::layout;
+use crate::app::system::Unit;
 use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
@@ -194,7 +195,8 @@ pub(crate) fn render_metric_chart(
         } else {
             &format::compact
         },
-        fmt_y: &format::compact_digits,
+        y_unit: Unit::Plain,
+        guides: app.grid.guides,
         legend,
     };
     render_chart(buf, area, &spec, theme);

@@ -156,7 +156,6 @@ pub(crate) fn render_sys_chart(
     } else {
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
-    let fmt_y = move |v: f64, digits: i32| format::unit_digits(v, unit, digits);
     let log = scale == YScale::Log;
     let title = if log {
         format!("{title} · log")
@@ -173,7 +172,8 @@ pub(crate) fn render_sys_chart(
         log_y: log,
         focused,
         fmt_x: &fmt_x,
-        fmt_y: &fmt_y,
+        y_unit: unit,
+        guides: app.grid.guides,
         legend,
     };
     render_chart(buf, area, &spec, theme);

@@ -33,6 +33,11 @@ impl Raster {
         self.w * 2
     }
 
+    /// Whether cell (`cx`, `cy`) has dots (off the raster: no).
+    pub(super) fn filled(&self, cx: usize, cy: usize) -> bool {
+        cx < self.w && cy < self.h && self.bits[cy * self.w + cx] != 0
+    }
+
     /// The cell index and dot bit of a dot, if it is on the raster.
     fn at(&self, px: i64, py: i64) -> Option<(usize, u8)> {
         let (Ok(px), Ok(py)) = (usize::try_from(px), usize::try_from(py)) else {

@@ -8,7 +8,6 @@ use ratatui::style::{Color, Modifier};
 fn screen(points: &[Point]) -> String {
     let area = Rect::new(0, 0, 30, 8);
     let mut buf = Buffer::empty(area);
-    let fmt_y = |v: f64, d: i32| format::unit_digits(v, Unit::Percent, d);
     let spec = ChartSpec {
         title: "disk",
         corner: None,
@@ -22,7 +21,8 @@ fn screen(points: &[Point]) -> String {
         log_y: false,
         focused: false,
         fmt_x: &format::compact,
-        fmt_y: &fmt_y,
+        y_unit: Unit::Percent,
+        guides: Guides::Off,
         legend: Vec::new(),
     };
     render_chart(&mut buf, area, &spec, Theme { color: false });
@@ -75,12 +75,215 @@ fn narrow_range_gets_enough_digits_to_tell_its_ends_apart() {
     // a wide range keeps the short labels
     let s = screen(&[(0.0, 1.0), (1.0, 90.0)]);
     assert!(s.contains("90%") && s.contains("1%"), "{s}");
-    // ends that differ only past 5 digits keep the short label
+    // ends that differ only past what a label shows: one label, not 9e15 / 9e15
     let s = screen(&[
         (0.0, 9_007_199_254_740_993.0),
         (1.0, 9_007_199_254_741_011.0),
     ]);
-    assert!(s.contains("9e15%") && !s.contains("9.007"), "{s}");
+    assert_eq!(s.matches("e15%").count(), 1, "{s}");
+    assert!(s.contains("9.007e15%"), "{s}");
+}
+
+/// The y axis of `lo..hi` on `rows` rows: (row, label), top down.
+fn labels(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> Vec<(u16, String)> {
+    let mut l = axis::y_axis(lo, hi, rows, log, unit).labels;
+    l.sort_by_key(|x| x.0);
+    l
+}
+
+fn texts(l: &[(u16, String)]) -> Vec<&str> {
+    l.iter().map(|x| x.1.as_str()).collect()
+}
+
+/// Decimals of a label's number.
+fn decimals(label: &str) -> usize {
+    let num: String = label
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+        .collect();
+    num.split_once('.').map_or(0, |(_, d)| d.len())
+}
+
+#[test]
+fn the_tick_step_is_1_2_or_5_and_keeps_3_rows_between_labels() {
+    assert_eq!(axis::nice_step(0.3), 0.5);
+    assert_eq!(axis::nice_step(1.0), 1.0);
+    assert_eq!(axis::nice_step(1.2), 2.0);
+    assert_eq!(axis::nice_step(3.0), 5.0);
+    assert_eq!(axis::nice_step(7.0), 10.0);
+    assert_eq!(axis::nice_step(0.012), 0.02);
+    // 0..100 on 41 rows: 3 rows are 7.5, so a step of 10
+    let l = labels(0.0, 100.0, 41, false, Unit::Plain);
+    assert_eq!(
+        texts(&l),
+        ["100", "90", "80", "70", "60", "50", "40", "30", "20", "10", "0"]
+    );
+    for w in l.windows(2) {
+        assert!(w[1].0 - w[0].0 >= 3, "{l:?}");
+    }
+    // fewer rows, a wider step
+    assert_eq!(
+        texts(&labels(0.0, 100.0, 17, false, Unit::Plain)),
+        ["100", "80", "60", "40", "20", "0"]
+    );
+    // too few rows for a tick: only the ends
+    assert_eq!(
+        texts(&labels(0.0, 100.0, 6, false, Unit::Plain)),
+        ["100", "0"]
+    );
+    // the rows of round values are where the raster draws them
+    let l = labels(0.0, 100.0, 41, false, Unit::Plain);
+    assert_eq!(l[5], (20, "50".to_owned()));
+}
+
+#[test]
+fn every_label_of_an_axis_has_the_same_decimals() {
+    for (lo, hi, rows) in [
+        (0.0239, 0.999, 30),
+        (0.0239, 0.999, 6),
+        (13.32, 13.321, 6),
+        (13.312, 13.341, 20),
+        (63.0, 73.4, 6),
+        (0.104, 2.01, 36),
+        (-3.7, 12.25, 25),
+    ] {
+        let l = labels(lo, hi, rows, false, Unit::Percent);
+        let d: Vec<usize> = l.iter().map(|x| decimals(&x.1)).collect();
+        assert!(d.windows(2).all(|w| w[0] == w[1]), "{lo}..{hi}: {l:?}");
+    }
+    // the pair from the issue: 13.321% / 13.32% reads 13.321% / 13.320%
+    assert_eq!(
+        texts(&labels(13.32, 13.321, 6, false, Unit::Percent)),
+        ["13.321%", "13.320%"]
+    );
+    // trailing zeros every label has go
+    assert_eq!(
+        texts(&labels(0.0, 59.0, 6, false, Unit::Plain)),
+        ["59", "0"]
+    );
+}
+
+#[test]
+fn no_two_labels_of_an_axis_read_the_same() {
+    for rows in [2, 5, 8, 17, 36, 56] {
+        for (lo, hi) in [
+            (0.0, 1.0),
+            (0.104, 2.01),
+            (13.312, 13.341),
+            (41.042_58, 41.042_59),
+            (999.0, 1001.0),
+            (1e-7, 3e-7),
+            (-1e9, 1e9),
+        ] {
+            let l = labels(lo, hi, rows, false, Unit::Plain);
+            let t = texts(&l);
+            let mut u = t.clone();
+            u.sort_unstable();
+            u.dedup();
+            assert_eq!(u.len(), t.len(), "{lo}..{hi} on {rows}: {l:?}");
+            // one label per row
+            let mut r: Vec<u16> = l.iter().map(|x| x.0).collect();
+            r.dedup();
+            assert_eq!(r.len(), l.len(), "{l:?}");
+        }
+    }
+}
+
+#[test]
+fn a_nearly_flat_series_shows_one_label_not_duplicates() {
+    let l = labels(41.042_58, 41.042_580_001, 36, false, Unit::Percent);
+    assert_eq!(texts(&l), ["41.04%"]);
+    assert_eq!(l[0].0, 0);
+    // a flat line is padded by y_range (±10%), so it gets its round ticks
+    let line = [Line {
+        points: &[(0.0, 5.0), (1.0, 5.0)],
+        style: Style::default(),
+    }];
+    let (lo, hi) = y_range(&line, &[], false).expect("a range");
+    assert_eq!(
+        texts(&labels(lo, hi, 17, false, Unit::Plain)),
+        ["5.5", "5.2", "5.0", "4.8", "4.5"]
+    );
+}
+
+#[test]
+fn negative_ranges_tick_through_zero() {
+    assert_eq!(
+        texts(&labels(-10.0, 10.0, 21, false, Unit::Plain)),
+        ["10", "5", "0", "-5", "-10"]
+    );
+    assert_eq!(
+        texts(&labels(-0.73, -0.11, 21, false, Unit::Plain)),
+        ["-0.1", "-0.2", "-0.3", "-0.4", "-0.5", "-0.6", "-0.7"]
+    );
+}
+
+#[test]
+fn a_1e15_scale_range_shares_its_exponent() {
+    assert_eq!(
+        texts(&labels(8.1e15, 9.9e15, 21, false, Unit::Plain)),
+        ["9.9e15", "9.5e15", "9.0e15", "8.5e15", "8.1e15"]
+    );
+    // differences below the labels' reach: one label
+    let l = labels(
+        9_007_199_254_740_993.0,
+        9_007_199_254_741_011.0,
+        36,
+        false,
+        Unit::Plain,
+    );
+    assert_eq!(texts(&l), ["9.007e15"]);
+}
+
+#[test]
+fn percent_and_byte_axes_tick_in_their_units() {
+    assert_eq!(
+        texts(&labels(0.0, 100.0, 17, false, Unit::Percent)),
+        ["100%", "80%", "60%", "40%", "20%", "0%"]
+    );
+    assert_eq!(
+        texts(&labels(12.5, 87.5, 13, false, Unit::Percent)),
+        ["88%", "60%", "40%", "12%"]
+    );
+    // bytes step in binary units: 2 GiB, not 2.147 GB
+    let gib = 1_073_741_824.0;
+    assert_eq!(
+        texts(&labels(0.0, 8.0 * gib, 13, false, Unit::Bytes)),
+        ["8GiB", "6GiB", "4GiB", "2GiB", "0GiB"]
+    );
+    assert_eq!(
+        texts(&labels(0.4 * gib, 2.3 * gib, 17, false, Unit::Bytes)),
+        ["2.3GiB", "1.5GiB", "1.0GiB", "0.4GiB"]
+    );
+    // MiB values step in GiB once they pass 1024 MiB
+    assert_eq!(
+        texts(&labels(0.0, 4096.0, 17, false, Unit::MiB)),
+        ["4GiB", "3GiB", "2GiB", "1GiB", "0GiB"]
+    );
+}
+
+#[test]
+fn a_log_axis_ticks_at_powers_of_ten_then_2_and_5() {
+    // 1..10^4 on 13 rows: the decades only
+    assert_eq!(
+        texts(&labels(0.0, 4.0, 13, true, Unit::Plain)),
+        ["10k", "1k", "100", "10", "1"]
+    );
+    // one decade on 33 rows: 2× and 5× fit
+    assert_eq!(
+        texts(&labels(0.0, 2.0, 33, true, Unit::Plain)),
+        ["100", "50", "20", "10", "5", "2", "1"]
+    );
+    // bytes: round binary units (1KiB, 10KiB, 1MiB), not 977KiB
+    assert_eq!(
+        texts(&labels(3.0, 9.5, 30, true, Unit::Bytes)),
+        ["2.95GiB", "100MiB", "10MiB", "1MiB", "100KiB", "10KiB", "1000B"]
+    );
+    // 12 decades on 13 rows: every 5th
+    assert_eq!(
+        texts(&labels(-6.0, 6.0, 13, true, Unit::Plain)),
+        ["1M", "1", "1e-6"]
+    );
 }
 
 fn band<'a>(lo: &'a [Point], hi: &'a [Point], style: Style) -> Band<'a> {
@@ -91,7 +294,6 @@ fn band<'a>(lo: &'a [Point], hi: &'a [Point], style: Style) -> Band<'a> {
 fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) -> Buffer {
     let area = Rect::new(0, 0, 30, 8);
     let mut buf = Buffer::empty(area);
-    let fmt_y = |v: f64, _: i32| format!("{v}");
     let spec = ChartSpec {
         title: "band",
         corner: None,
@@ -102,7 +304,8 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         log_y,
         focused: false,
         fmt_x: &format::compact,
-        fmt_y: &fmt_y,
+        y_unit: Unit::Plain,
+        guides: Guides::Off,
         legend: Vec::new(),
     };
     render_chart(&mut buf, area, &spec, Theme { color: false });
@@ -344,7 +547,8 @@ fn bad_band_input_on_any_area_does_not_panic() {
                     log_y: log,
                     focused: false,
                     fmt_x: &format::compact,
-                    fmt_y: &format::compact_digits,
+                    y_unit: Unit::Plain,
+                    guides: Guides::Off,
                     legend: Vec::new(),
                 };
                 render_chart(&mut buf, area, &spec, Theme { color: true });
@@ -361,6 +565,64 @@ fn bad_band_input_on_any_area_does_not_panic() {
     ));
     let shaded: Vec<usize> = (0..26).filter(|&x| column(&cells, x)[2] != " ").collect();
     assert_eq!(shaded, [13]);
+}
+
+/// A 30×20 chart of `points` (0..100 %) with `guides`.
+fn guided(points: &[Point], guides: Guides) -> Buffer {
+    let area = Rect::new(0, 0, 30, 20);
+    let mut buf = Buffer::empty(area);
+    let spec = ChartSpec {
+        title: "g",
+        corner: None,
+        lines: vec![Line {
+            points,
+            style: Style::new().fg(Color::Red),
+        }],
+        bands: Vec::new(),
+        cursor: None,
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        y_unit: Unit::Percent,
+        guides,
+        legend: Vec::new(),
+    };
+    render_chart(&mut buf, area, &spec, Theme { color: true });
+    buf
+}
+
+#[test]
+fn guides_run_along_the_tick_rows_beneath_the_data() {
+    // a vertical line at x 0.5 crosses every row
+    let pts: &[Point] = &[(0.5, 0.0), (0.5, 100.0)];
+    let off = guided(pts, Guides::Off);
+    let lines = guided(pts, Guides::Lines);
+    let dots = guided(pts, Guides::Dots);
+    let row = |buf: &Buffer, y: u16| -> String { (0..30).map(|x| buf[(x, y)].symbol()).collect() };
+    // the tick rows: where a label sits between the top and bottom ones
+    let ticks: Vec<u16> = (2..17).filter(|&y| row(&off, y).contains("%│")).collect();
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    for y in 1..19 {
+        let (o, l, d) = (row(&off, y), row(&lines, y), row(&dots, y));
+        if ticks.contains(&y) {
+            assert!(l.contains("────") && !o.contains('─'), "row {y}: {l}");
+            assert!(d.contains("· · ·") && !o.contains('·'), "row {y}: {d}");
+        } else {
+            assert_eq!(l, o, "row {y}");
+            assert_eq!(d, o, "row {y}");
+        }
+    }
+    // the data keeps its cell and its style; the guide is dim
+    let y = ticks[0];
+    let data_x = (0..30)
+        .find(|&x| ('⠁'..='⣿').contains(&off[(x, y)].symbol().chars().next().unwrap_or(' ')))
+        .expect("the line crosses the tick row");
+    assert_eq!(lines[(data_x, y)], off[(data_x, y)]);
+    let guide_x = data_x + 3;
+    assert_eq!(lines[(guide_x, y)].symbol(), "─");
+    assert_eq!(lines[(guide_x, y)].fg, Color::DarkGray);
+    assert_eq!(lines[(data_x, y)].fg, Color::Red);
 }
 
 #[test]
@@ -382,7 +644,8 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             log_y: false,
             focused: false,
             fmt_x: &format::compact,
-            fmt_y: &format::compact_digits,
+            y_unit: Unit::Plain,
+            guides: Guides::Off,
             legend: Vec::new(),
         };
         render_chart(&mut buf, area, &spec, Theme { color: false });

@@ -1,0 +1,340 @@
+//! The y axis: its top and bottom labels, and round ticks between them where the
+//! rows allow, every label written with the same scale and decimals.
+
+use crate::app::system::Unit;
+use crate::view::format::{self, AxisScale};
+
+/// Rows from one label to the next, at the least.
+pub(super) const MIN_GAP: i64 = 3;
+
+/// Significant digits a label shows at most: past them a series is flat to the
+/// eye (41.0425800001% against 41.0425800009% says nothing).
+const MOST_DIGITS: usize = 6;
+
+/// The labels of one y axis.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct YAxis {
+    /// (plot row from the top, label): the top end first, then the bottom end
+    /// (absent when it would read the same as the top), then the ticks.
+    pub labels: Vec<(u16, String)>,
+    /// The rows of the ticks between the ends, top down (where guides go).
+    pub ticks: Vec<u16>,
+}
+
+/// Maps an axis value (log10 of the value on a log axis) to its plot row, as the
+/// raster places a dot: `rows * 4` dot rows over `lo..=hi`.
+#[derive(Clone, Copy)]
+struct Rows {
+    lo: f64,
+    hi: f64,
+    rows: u16,
+}
+
+impl Rows {
+    fn row(self, v: f64) -> i64 {
+        let dots = f64::from(self.rows) * 4.0 - 1.0;
+        #[allow(clippy::cast_possible_truncation)]
+        let py = ((self.hi - v) * dots / (self.hi - self.lo)).round() as i64;
+        py.div_euclid(4)
+    }
+
+    fn last(self) -> i64 {
+        i64::from(self.rows) - 1
+    }
+
+    /// A tick at `row` keeps [`MIN_GAP`] rows from both ends.
+    fn inside(self, row: i64) -> bool {
+        row >= MIN_GAP && row <= self.last() - MIN_GAP
+    }
+}
+
+/// The smallest 1, 2 or 5 × 10ᵏ at least `raw` (positive, finite).
+pub(super) fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|&s| s >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * mag)
+}
+
+/// Decimals a step of 1, 2 or 5 × 10ᵏ needs (0 for k ≥ 0).
+fn step_decimals(step: f64) -> usize {
+    #[allow(clippy::cast_possible_truncation)]
+    let k = (step.log10() + 1e-9).floor() as i64;
+    usize::try_from(-k).unwrap_or(0)
+}
+
+/// Decimals that give `v` (in display units) `sig` significant digits.
+fn sig_decimals(v: f64, sig: usize) -> usize {
+    if v == 0.0 || !v.is_finite() {
+        return 0;
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let mag = v.abs().log10().floor() as i64;
+    usize::try_from(i64::try_from(sig).unwrap_or(3) - 1 - mag).unwrap_or(0)
+}
+
+/// The y axis of a plot `rows` high over `lo..hi` (log10 values when `log`), in
+/// unit `unit`.
+pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxis {
+    if rows == 0 || !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return YAxis::default();
+    }
+    let at = Rows { lo, hi, rows };
+    if log && hi - lo >= 1.0 {
+        return log_axis(at, unit);
+    }
+    // A log axis within a decade is ticked as the linear one of its values.
+    let (vlo, vhi) = if log {
+        (10f64.powf(lo), 10f64.powf(hi))
+    } else {
+        (lo, hi)
+    };
+    let place = |v: f64| {
+        if log {
+            at.row(v.log10())
+        } else {
+            at.row(v)
+        }
+    };
+    linear_axis(vlo, vhi, at, unit, &place)
+}
+
+/// Round ticks `step` apart strictly inside `lo..hi`, at rows [`MIN_GAP`] from the
+/// ends and from each other: (row, value).
+fn linear_ticks(
+    lo: f64,
+    hi: f64,
+    step: f64,
+    at: Rows,
+    place: &dyn Fn(f64) -> i64,
+) -> Vec<(i64, f64)> {
+    let mut out: Vec<(i64, f64)> = Vec::new();
+    let first = (lo / step).ceil();
+    // Bounded: no more ticks than rows, and far from zero k + 1 can round to k.
+    let mut k = first;
+    for _ in 0..=at.rows {
+        let v = k * step;
+        if v > hi {
+            break;
+        }
+        let r = place(v);
+        let clear = out.last().is_none_or(|&(p, _)| (p - r).abs() >= MIN_GAP);
+        if v > lo && v < hi && at.inside(r) && clear {
+            out.push((r, if v == 0.0 { 0.0 } else { v }));
+        }
+        k += 1.0;
+    }
+    out.reverse();
+    out
+}
+
+/// The linear axis of values `lo..hi`, placed by `place`.
+fn linear_axis(lo: f64, hi: f64, at: Rows, unit: Unit, place: &dyn Fn(f64) -> i64) -> YAxis {
+    let scale = AxisScale::new(unit, lo.abs().max(hi.abs()));
+    let last = u16::try_from(at.last()).unwrap_or(0);
+    // The value MIN_GAP rows cover, rounded up to a step in display units.
+    let mut ticks = Vec::new();
+    let top = hi.abs().max(lo.abs()) / scale.div;
+    let mut decimals = sig_decimals(top, 3);
+    let most = sig_decimals(top, MOST_DIGITS).max(decimals);
+    if at.last() >= 2 * MIN_GAP {
+        #[allow(clippy::cast_precision_loss)]
+        let raw = (hi - lo) * MIN_GAP as f64 / at.last() as f64 / scale.div;
+        let step = nice_step(raw);
+        let d = step_decimals(step);
+        // A step below what a label shows (9e15 ± 18): no ticks.
+        if raw.is_finite() && raw > 0.0 && d <= most {
+            ticks = linear_ticks(lo, hi, step * scale.div, at, place);
+            if !ticks.is_empty() {
+                decimals = d;
+            }
+        }
+    }
+    let values = |d: usize| -> Vec<String> {
+        std::iter::once(hi)
+            .chain(ticks.iter().map(|t| t.1))
+            .chain(std::iter::once(lo))
+            .map(|v| scale.label(v, d))
+            .collect()
+    };
+    // Without ticks, trailing zeros every label has go (`59`, `0`; not `59.0`).
+    if ticks.is_empty() {
+        while decimals > 0 && values(decimals).iter().all(|l| ends_in_zero(l)) {
+            decimals -= 1;
+        }
+    }
+    // More decimals until neighbours differ (13.31% / 13.34%).
+    let distinct = |l: &[String]| l.windows(2).all(|w| w[0] != w[1]);
+    let mut d = decimals;
+    while d < most && !distinct(&values(d)) {
+        d += 1;
+    }
+    let labels = values(d);
+    if !distinct(&labels) {
+        // Nearly flat: the labels cannot tell the values apart, so one says it
+        // (with four digits, as a shown value).
+        return YAxis {
+            labels: vec![(0, scale.label(hi, sig_decimals(top, 4)))],
+            ticks: Vec::new(),
+        };
+    }
+    let mut out = YAxis::default();
+    let n = labels.len();
+    out.labels.push((0, labels[0].clone()));
+    if last > 0 {
+        out.labels.push((last, labels[n - 1].clone()));
+    }
+    for (&(r, _), l) in ticks.iter().zip(&labels[1..n - 1]) {
+        let r = u16::try_from(r).unwrap_or(0);
+        out.labels.push((r, l.clone()));
+        out.ticks.push(r);
+    }
+    out
+}
+
+/// Whether the number in `label` ends in a `0` after its decimal point.
+fn ends_in_zero(label: &str) -> bool {
+    let num: String = label
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+        .collect();
+    num.contains('.') && num.ends_with('0') || !num.contains('.') && num == "0"
+}
+
+/// A log axis over at least one decade: ticks at powers of 10 (every 2nd, 5th,
+/// ... decade where rows are few), and at 2× and 5× where the rows allow.
+fn log_axis(at: Rows, unit: Unit) -> YAxis {
+    let (lo, hi) = (at.lo, at.hi);
+    #[allow(clippy::cast_precision_loss)]
+    let raw = (hi - lo) * MIN_GAP as f64 / at.last().max(1) as f64;
+    let step = nice_step(raw).max(1.0);
+    let mut ticks: Vec<(i64, f64)> = Vec::new();
+    if at.last() >= 2 * MIN_GAP {
+        // Decades k·step, and (with a one-decade step) 2× and 5× when every kept
+        // tick stays MIN_GAP rows from the next.
+        let sets: &[&[f64]] = if step <= 1.0 {
+            &[&[1.0, 2.0, 5.0], &[1.0, 5.0], &[1.0]]
+        } else {
+            &[&[1.0]]
+        };
+        for set in sets {
+            let mut cand = log_candidates(lo, hi, step, set, unit, at.rows);
+            cand.sort_by(|a, b| a.1.total_cmp(&b.1));
+            // (row, value)
+            let mut cand: Vec<(i64, f64)> = cand
+                .into_iter()
+                .filter(|&(_, e)| e > lo && e < hi)
+                .map(|(v, e)| (at.row(e), v))
+                .collect();
+            let spaced = cand.windows(2).all(|w| (w[0].0 - w[1].0).abs() >= MIN_GAP);
+            cand.retain(|&(r, _)| at.inside(r));
+            if spaced || set.len() == 1 {
+                ticks = cand;
+                break;
+            }
+        }
+        // Thinned decades could still crowd each other through rounding.
+        let mut kept: Vec<(i64, f64)> = Vec::new();
+        for t in ticks {
+            if kept.last().is_none_or(|p| (p.0 - t.0).abs() >= MIN_GAP) {
+                kept.push(t);
+            }
+        }
+        ticks = kept;
+        ticks.reverse();
+    }
+    // Each label with its own significant digits (decades do not share decimals),
+    // more where neighbours would read the same.
+    let values = |d: i32| -> Vec<String> {
+        std::iter::once(10f64.powf(hi))
+            .chain(ticks.iter().map(|t| t.1))
+            .chain(std::iter::once(10f64.powf(lo)))
+            .map(|v| format::unit_digits(v, unit, d))
+            .collect()
+    };
+    let mut d = 3;
+    while d < 6 && !values(d).windows(2).all(|w| w[0] != w[1]) {
+        d += 1;
+    }
+    let labels = values(d);
+    let n = labels.len();
+    let mut out = YAxis::default();
+    out.labels.push((0, labels[0].clone()));
+    let last = u16::try_from(at.last()).unwrap_or(0);
+    if last > 0 && labels[n - 1] != labels[0] {
+        out.labels.push((last, labels[n - 1].clone()));
+    }
+    for (&(r, _), l) in ticks.iter().zip(&labels[1..n - 1]) {
+        let r = u16::try_from(r).unwrap_or(0);
+        out.labels.push((r, l.clone()));
+        out.ticks.push(r);
+    }
+    out
+}
+
+/// The bytes per unit of a binary unit (`None` for the others).
+fn bytes_per(unit: Unit) -> Option<f64> {
+    match unit {
+        Unit::Bytes | Unit::BytesPerSec => Some(1.0),
+        Unit::MiB => Some(1_048_576.0),
+        Unit::GiB => Some(1_073_741_824.0),
+        _ => None,
+    }
+}
+
+/// Log tick candidates (value, log10 value) in `lo..=hi` (log10): `m` × 10ᵏ for
+/// each mantissa `m` and every `step`-th decade; in a binary unit `m` × 1, 10 or
+/// 100 × 1024ⁱ bytes instead (`1KiB`, `10KiB`, `100KiB`, `1MiB`), so that the labels
+/// read round.
+fn log_candidates(
+    lo: f64,
+    hi: f64,
+    step: f64,
+    set: &[f64],
+    unit: Unit,
+    rows: u16,
+) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    if let Some(f) = bytes_per(unit) {
+        // Past 3 decades a step, one tick per binary unit.
+        let tens: &[f64] = if step >= 3.0 {
+            &[1.0]
+        } else {
+            &[1.0, 10.0, 100.0]
+        };
+        let mut unit_bytes = 1.0;
+        for _ in 0..=6 {
+            for &t in tens {
+                for &m in set {
+                    let v = m * t * unit_bytes / f;
+                    let e = v.log10();
+                    if e >= lo && e <= hi {
+                        out.push((v, e));
+                    }
+                }
+            }
+            unit_bytes *= 1024.0;
+        }
+        return out;
+    }
+    let mut k = (lo / step).floor();
+    // Bounded: no more decades than rows (and far from zero k + 1 can round to k).
+    for _ in 0..=rows {
+        if k * step > hi {
+            break;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        let p = 10f64.powi((k * step) as i32);
+        for &m in set {
+            let v = m * p;
+            let e = v.log10();
+            if e >= lo && e <= hi {
+                out.push((v, e));
+            }
+        }
+        k += 1.0;
+    }
+    out
+}
