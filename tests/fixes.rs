@@ -217,26 +217,3 @@ fn help_scroll_follows_a_resize() {
     app.update(Msg::key(KeyCode::Up));
     assert_eq!(help_scroll(&app), tall.saturating_sub(1));
 }
-
-#[test]
-fn ctrl_slash_clears_the_filters_as_in_wandb_leet() {
-    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
-    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    // ctrl+/ as terminals that report modifiers send it, and as the byte 0x1f most
-    // terminals send (read as ctrl+7).
-    for key in ['/', '7'] {
-        let mut app = App::new(Options::default());
-        app.update(Msg::Resize(200, 50));
-        app.update(Msg::Run(batch.clone()));
-        let total = app.charts.shown.len();
-        app.update(Msg::char('/'));
-        for m in Msg::typed("loss") {
-            app.update(m);
-        }
-        app.update(Msg::key(KeyCode::Enter));
-        assert!(app.charts.shown.len() < total);
-        app.update(Msg::ctrl(key));
-        assert_eq!(app.charts.filter.text, "", "ctrl+{key}");
-        assert_eq!(app.charts.shown.len(), total, "ctrl+{key}");
-    }
-}

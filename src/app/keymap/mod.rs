@@ -273,8 +273,6 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "\\", A::StartSystemFilter),
         (N, "o", A::StartOverviewFilter),
         (N, "ctrl+l", A::ClearFilters),
-        (N, "ctrl+/", A::ClearFilters),
-        (N, "ctrl+7", A::ClearFilters),
         (N, "R", A::PickRun),
         (N, "S", A::CycleProcessSort),
         (N, "m", A::MonitorProcess),
