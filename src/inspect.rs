@@ -180,11 +180,7 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     };
     writeln!(out, "project:    {entity}{}", clean(&i.project))?;
     let (state, quiet) = state_at(file, run, now);
-    writeln!(
-        out,
-        "state:      {}",
-        state_text(state, quiet)
-    )?;
+    writeln!(out, "state:      {}", state_text(state, quiet))?;
     if let Some(c) = run.exit_code {
         writeln!(out, "exit code:  {c}")?;
     }

@@ -43,11 +43,23 @@ fn a_file_that_is_not_a_wandb_log_fails_at_once_naming_the_file_and_the_cause() 
         .map(|i| u8::try_from(i.wrapping_mul(2_654_435_761) >> 24).unwrap())
         .collect();
     let cases: [(&str, Vec<u8>, &str); 6] = [
-        ("notes.txt", b"hello, this is text\n".to_vec(), "does not start with ':W&B'"),
+        (
+            "notes.txt",
+            b"hello, this is text\n".to_vec(),
+            "does not start with ':W&B'",
+        ),
         ("noise.bin", random, "does not start with ':W&B'"),
         ("image.png", png, "does not start with ':W&B'"),
-        ("magic.wandb", b":W&B\x00\x00\x00rest".to_vec(), "magic 0xBEE1"),
-        ("version.wandb", b":W&B\xe1\xbe\x03rest".to_vec(), "store version 3"),
+        (
+            "magic.wandb",
+            b":W&B\x00\x00\x00rest".to_vec(),
+            "magic 0xBEE1",
+        ),
+        (
+            "version.wandb",
+            b":W&B\xe1\xbe\x03rest".to_vec(),
+            "store version 3",
+        ),
         // Shorter than the header, and already not a prefix of it.
         ("short.wandb", b"ab".to_vec(), "does not start with ':W&B'"),
     ];
@@ -57,10 +69,16 @@ fn a_file_that_is_not_a_wandb_log_fails_at_once_naming_the_file_and_the_cause() 
         let out = viewer(&p);
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");
-        assert!(out.stdout.is_empty(), "{name}: no terminal setup was written");
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: no terminal setup was written"
+        );
         assert_eq!(err.lines().count(), 1, "{name}: {err}");
         assert!(err.contains(name) && err.contains(cause), "{name}: {err}");
-        assert!(!err.contains("terminal"), "{name}: refused before the terminal: {err}");
+        assert!(
+            !err.contains("terminal"),
+            "{name}: refused before the terminal: {err}"
+        );
     }
 }
 
@@ -119,7 +137,10 @@ fn inspect_summary_calls_a_quiet_run_without_exit_record_crashed_as_the_viewer_d
     assert_eq!(v["state"], "running");
     // The real fixture: its records are from 2026-11-30, long past the stale limit.
     let (_, text) = inspect(&["--summary"], &common::runs_dir().join("crashed"));
-    assert!(text.contains("state:      crashed? (no exit record, quiet "), "{text}");
+    assert!(
+        text.contains("state:      crashed? (no exit record, quiet "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -170,6 +191,15 @@ fn inspect_and_the_viewer_agree_on_the_state_at_the_same_moment() {
     }
 }
 
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    t.draw(|f| leet::view::render(f, app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect()
+}
+
 fn help_scroll(app: &App) -> usize {
     match app.overlay {
         Overlay::Help { scroll } => scroll,
@@ -187,6 +217,16 @@ fn help_end_then_up_or_pgup_scrolls_back_at_once() {
         assert!(max > 0, "the help is longer than {h} rows");
         app.update(Msg::key(KeyCode::End));
         assert_eq!(help_scroll(&app), max, "end: the last line on the last row");
+        // As drawn: the last line is shown, and nothing is left below it.
+        let s = screen(&app, w, h);
+        assert!(
+            s.contains("Always quits") && s.contains("↑ (up/pgup)"),
+            "{s}"
+        );
+        app.update(Msg::key(KeyCode::Up));
+        let s = screen(&app, w, h);
+        assert!(!s.contains("Always quits") && s.contains("↓ more"), "{s}");
+        app.update(Msg::key(KeyCode::End));
         app.update(Msg::key(KeyCode::Up));
         assert_eq!(help_scroll(&app), max - 1, "up moves at once after end");
         app.update(Msg::key(KeyCode::End));

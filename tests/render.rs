@@ -1135,7 +1135,10 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
         let s = screen(&app, w, h);
         assert!(!s.contains("crashed") && !s.contains("quiet"), "{s}");
         let status = s.lines().nth(usize::from(h) - 1).unwrap();
-        assert!(status.contains("empty: waiting for the first record"), "{s}");
+        assert!(
+            status.contains("empty: waiting for the first record"),
+            "{s}"
+        );
         let left = left_pane(&s);
         assert!(left[1].starts_with(" State   empty"), "{s}");
         assert!(!left.iter().any(|l| l.trim() == "ID"), "{s}");

@@ -83,14 +83,14 @@ impl App {
     }
 
     /// The help overlay's largest scroll offset: its lines less the rows its box
-    /// gets (centred, two lines of padding and a border each side, a cell of margin
-    /// on the screen: as the view places it). 0 while it is closed.
+    /// gets (as the view places it: above the status line, centred with a cell of
+    /// margin, its border and a line of padding each side). 0 while it is closed.
     fn help_max(&self) -> usize {
         if !matches!(self.overlay, Overlay::Help { .. }) {
             return 0;
         }
         let lines = super::keymap::help_lines(&self.keymap, self.is_host()).len();
-        let screen = usize::from(self.size.height.saturating_sub(2));
+        let screen = usize::from(self.size.height.saturating_sub(1).saturating_sub(2));
         let rows = (lines + 4).min(screen).saturating_sub(2);
         lines.saturating_sub(rows)
     }

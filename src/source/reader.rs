@@ -86,7 +86,10 @@ impl RunReader {
     pub fn check_header(path: &Path) -> Result<(), SourceError> {
         let mut head = Vec::with_capacity(leveldb::FILE_HEADER.len());
         File::open(path)
-            .and_then(|f| f.take(leveldb::FILE_HEADER.len() as u64).read_to_end(&mut head))
+            .and_then(|f| {
+                f.take(leveldb::FILE_HEADER.len() as u64)
+                    .read_to_end(&mut head)
+            })
             .map_err(io_err(path))?;
         match leveldb::check_header(&head) {
             Ok(()) | Err(leveldb::HeaderError::TooShort) => Ok(()),

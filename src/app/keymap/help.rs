@@ -95,4 +95,3 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
     out.push(("ctrl+c".into(), "Always quits, in every mode".into()));
     out
 }
-
