@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use crate::decode::json::record_json;
 use crate::decode::json_fast::{self, Written};
 use crate::decode::leveldb::Frame;
+use crate::msg::{IndexState, RunIndexEntry};
 use crate::source::file::{resolve_file, RunReader};
+use crate::source::index;
 use crate::store::run::DamageReport;
 use crate::store::Run;
 use crate::text::{flatten_into, rfc3339};
@@ -60,10 +62,58 @@ fn without_wandb(mut m: Map<String, Value>) -> Value {
     Value::Object(m)
 }
 
+/// The run's state at `now` (Unix s) and, for a run without an exit record, how
+/// long it has been quiet: the rule of the workspace's index and the viewer
+/// ([`index::state_at`], quiet for longer than leet's `--stale-after` default →
+/// crashed), so `inspect --summary` and the viewer agree.
+#[must_use]
+pub fn state_at(file: &Path, run: &Run, now: f64) -> (IndexState, Option<f64>) {
+    let mtime_ns = std::fs::metadata(file)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let entry = RunIndexEntry {
+        file: Some(file.to_owned()),
+        mtime_ns,
+        has_run_record: run.counts.by_type.contains_key("run"),
+        exit_code: run.exit_code,
+        last_time: run.last_time,
+        ..RunIndexEntry::default()
+    };
+    let state = index::state_at(&entry, now, index::STALE_AFTER);
+    let quiet = matches!(state, IndexState::Running | IndexState::Crashed)
+        .then(|| index::quiet_at(mtime_ns, run.last_time, now).max(0.0));
+    (state, quiet)
+}
+
+/// The state as the text summary shows it, in the viewer's words (its status
+/// bar's `crashed? (no exit record, quiet 1h 00m)`).
+fn state_text(state: IndexState, quiet: Option<f64>) -> String {
+    let quiet = quiet.map(crate::text::duration).unwrap_or_default();
+    match state {
+        IndexState::Crashed => format!("crashed? (no exit record, quiet {quiet})"),
+        IndexState::Running => format!("running (quiet {quiet})"),
+        s => s.as_str().to_owned(),
+    }
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
 /// The `--summary --json` object (same fields as `wandb leet inspect --summary --json`,
-/// plus `corruption`).
+/// plus `corruption`), its state decided now.
 #[must_use]
 pub fn summary_json(file: &Path, run: &Run) -> Value {
+    summary_json_at(file, run, unix_now())
+}
+
+/// [`summary_json`] with the state decided at `now` (Unix s; see [`state_at`]).
+#[must_use]
+pub fn summary_json_at(file: &Path, run: &Run, now: f64) -> Value {
     const CONSOLE_TAIL: usize = 20;
     let mut lines: Vec<Value> = run
         .console
@@ -104,7 +154,7 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
         "project": i.project,
         "run_id": i.run_id,
         "start_time": i.start_time.and_then(|(s, n)| rfc3339(s, n)),
-        "state": run.state().as_str(),
+        "state": state_at(file, run, now).0.as_str(),
         "step": run.known_step(),
         "summary": without_wandb(run.summary.to_json()),
         "tags": i.tags,
@@ -113,7 +163,8 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
 
 fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result<()> {
     use crate::text::sanitize as clean;
-    let v = summary_json(file, run);
+    let now = unix_now();
+    let v = summary_json_at(file, run, now);
     let i = &run.info;
     writeln!(out, "file:       {}", clean(&file.display().to_string()))?;
     writeln!(
@@ -128,7 +179,8 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
         format!("{}/", clean(&i.entity))
     };
     writeln!(out, "project:    {entity}{}", clean(&i.project))?;
-    writeln!(out, "state:      {}", run.state().as_str())?;
+    let (state, quiet) = state_at(file, run, now);
+    writeln!(out, "state:      {}", state_text(state, quiet))?;
     if let Some(c) = run.exit_code {
         writeln!(out, "exit code:  {c}")?;
     }

@@ -149,6 +149,22 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// Seconds as `42s`, `3m 07s`, `2h 05m`, `3d 04h`.
+#[must_use]
+pub fn duration(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "?".into();
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
 /// Format a Unix time as RFC 3339 in UTC with trailing zeros of the fraction
 /// trimmed (Go's `RFC3339Nano`). None outside protobuf's Timestamp range (years
 /// 1 to 9999, nanos 0 to 999,999,999), as protobuf JSON refuses those too.

@@ -857,3 +857,48 @@ fn crosshair_shows_the_recorded_value_at_its_step() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+/// A PNG named as the run: one line naming it and the cause, exit status 1, the
+/// terminal as it was (issue 13; before, the viewer opened and said "unreadable").
+#[test]
+fn a_file_that_is_not_a_wandb_log_is_refused_in_one_line() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("plot.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10").unwrap();
+    let t = Tmux::start("notwandb", &[&png], 200, 30);
+    assert_eq!(t.exit_code(), "EXIT:1");
+    t.assert_restored();
+    let s = t.screen();
+    let said: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(said.len(), 1, "{s}");
+    assert!(
+        said[0].starts_with("leet: ")
+            && said[0].contains("plot.png")
+            && said[0].contains("not a .wandb transaction log"),
+        "{s}"
+    );
+}
+
+/// The help overlay at 80×24: `end`, then `up` and `pgup` scroll back at once.
+#[test]
+fn help_scrolls_back_after_end() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start("helpend", &[&run], 80, 24);
+    t.wait_for("Run Overview", Duration::from_secs(10));
+    t.keys(&["h"]);
+    t.wait_for("keys (from the live key map)", Duration::from_secs(5));
+    t.keys(&["End"]);
+    let (at_end, _) = t.wait_for("↑ (up/pgup)", Duration::from_secs(5));
+    t.keys(&["Up"]);
+    let (up, _) = t.wait_for("↓ more (down/pgdown)", Duration::from_secs(5));
+    assert_ne!(at_end, up, "up after end moved the help");
+    t.keys(&["End"]);
+    t.wait_for("↑ (up/pgup)", Duration::from_secs(5));
+    t.keys(&["PPage"]);
+    let (pgup, _) = t.wait_for("↓ more (down/pgdown)", Duration::from_secs(5));
+    assert_ne!(pgup, up, "pgup moved ten lines, not one");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}

@@ -1118,3 +1118,30 @@ impl GpuBackend for FakeGpus {
         Err(GpuError("Not Supported".to_owned()))
     }
 }
+
+/// A 0-byte `.wandb` file (a run that has not written its first record) opened an
+/// hour ago: empty, waiting, never "crashed?", and no blank ID row.
+#[test]
+fn an_empty_run_file_is_waiting_for_its_first_record() {
+    for (w, h) in SIZES {
+        let mut app = App::new(no_color());
+        app.update(Msg::Resize(w, h));
+        app.update(Msg::Opened {
+            path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
+            len: 0,
+            modified: Some(NOW - 3600.0),
+        });
+        app.update(Msg::Tick(NOW));
+        let s = screen(&app, w, h);
+        assert!(!s.contains("crashed") && !s.contains("quiet"), "{s}");
+        let status = s.lines().nth(usize::from(h) - 1).unwrap();
+        assert!(
+            status.contains("empty: waiting for the first record"),
+            "{s}"
+        );
+        let left = left_pane(&s);
+        assert!(left[1].starts_with(" State   empty"), "{s}");
+        assert!(!left.iter().any(|l| l.trim() == "ID"), "{s}");
+        insta::assert_snapshot!(format!("empty_file_{w}x{h}"), s);
+    }
+}

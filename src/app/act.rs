@@ -308,7 +308,7 @@ impl App {
             _ => (1, 0),
         };
         if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = scroll.saturating_add_signed(dy);
+            *scroll = scroll.saturating_add_signed(dy).min(self.limits.help_max);
             return;
         }
         if self.panels.fullscreen {
@@ -345,10 +345,12 @@ impl App {
             _ => (0, Some(big)),
         };
         if let Overlay::Help { scroll } = &mut self.overlay {
+            // Bounded by the overlay's real last offset, so `end` then `up` moves.
+            let max = self.limits.help_max;
             *scroll = match abs {
                 Some(0) => 0,
-                Some(_) => big,
-                None => scroll.saturating_add_signed(delta * 10),
+                Some(_) => max,
+                None => scroll.saturating_add_signed(delta * 10).min(max),
             };
             return;
         }

@@ -3,7 +3,7 @@
 //! can show.
 
 use super::layout;
-use super::App;
+use super::{App, Overlay};
 use crate::store::console::Line;
 use crate::text;
 
@@ -66,6 +66,9 @@ pub struct Limits {
     pub console_page: usize,
     /// Rows of the workspace's runs list (what a page key moves).
     pub runs_page: usize,
+    /// The help overlay's largest scroll offset (its last line on its last row);
+    /// 0 while it is closed.
+    pub help_max: usize,
 }
 
 impl App {
@@ -77,6 +80,19 @@ impl App {
         self.areas
             .left
             .map_or(0, |r| layout::overview_list_rows(r, fixed))
+    }
+
+    /// The help overlay's largest scroll offset: its lines less the rows its box
+    /// gets (as the view places it: above the status line, centred with a cell of
+    /// margin, its border and a line of padding each side). 0 while it is closed.
+    fn help_max(&self) -> usize {
+        if !matches!(self.overlay, Overlay::Help { .. }) {
+            return 0;
+        }
+        let lines = super::keymap::help_lines(&self.keymap, self.is_host()).len();
+        let screen = usize::from(self.size.height.saturating_sub(1).saturating_sub(2));
+        let rows = (lines + 4).min(screen).saturating_sub(2);
+        lines.saturating_sub(rows)
     }
 
     /// Recompute [`Limits`] for the areas and contents now.
@@ -94,7 +110,11 @@ impl App {
                 .saturating_sub(1)
                 .max(1),
             runs_page: self.areas.left.map_or(1, layout::runs_list_rows).max(1),
+            help_max: self.help_max(),
         };
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = (*scroll).min(self.limits.help_max);
+        }
         // The runs list keeps its highlighted row in view.
         let rows = self.limits.runs_page;
         if let Some(ws) = &mut self.workspace {

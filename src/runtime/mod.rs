@@ -20,7 +20,7 @@ use crate::app::{App, Options};
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
-use crate::source::file::{resolve, Target};
+use crate::source::file::{resolve, RunReader, Target};
 use crate::source::resolve::Opening;
 use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
@@ -116,6 +116,19 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|p| resolve(p).map(|t| (p.clone(), t)))
         .collect::<Result<Vec<_>, _>>()?;
+    // A run named on the command line whose file is not a `.wandb` log (a text
+    // file, a PNG, a wrong header) is refused here, in one line naming the file and
+    // the cause, before the terminal changes. A workspace is opened whatever its
+    // latest run holds (its list says which runs cannot be read).
+    let named = match &opening {
+        Opening::Run { target, .. } => Some(target),
+        Opening::Workspace { .. } => None,
+    };
+    for target in named.into_iter().chain(compare.iter().map(|(_, t)| t)) {
+        if let Target::File(f) = target {
+            RunReader::check_header(f)?;
+        }
+    }
     let mut app = App::new(options(args, keymap));
     let saved = |dir: &std::path::Path| {
         crate::source::state::default_state_dir()

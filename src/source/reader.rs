@@ -73,6 +73,33 @@ impl RunReader {
         })
     }
 
+    /// Check, before anything is shown, that `path` starts with the W&B file header,
+    /// with the check the first poll makes ([`leveldb::check_header`]). A file
+    /// shorter than the 7-byte header whose bytes agree with it so far passes: an
+    /// empty file (a run whose first record is not written yet) or a header being
+    /// written; the viewer waits for the rest and says so if the file stops growing.
+    ///
+    /// # Errors
+    /// [`SourceError::BadHeader`] for a wrong header (a text file, random bytes, a
+    /// PNG: anything but `:W&B`, magic `0xBEE1`, version 0), [`SourceError::Io`] if
+    /// it cannot be read.
+    pub fn check_header(path: &Path) -> Result<(), SourceError> {
+        let mut head = Vec::with_capacity(leveldb::FILE_HEADER.len());
+        File::open(path)
+            .and_then(|f| {
+                f.take(leveldb::FILE_HEADER.len() as u64)
+                    .read_to_end(&mut head)
+            })
+            .map_err(io_err(path))?;
+        match leveldb::check_header(&head) {
+            Ok(()) | Err(leveldb::HeaderError::TooShort) => Ok(()),
+            Err(cause) => Err(SourceError::BadHeader {
+                path: path.to_owned(),
+                cause,
+            }),
+        }
+    }
+
     /// Limit how many bytes one poll reads (so a huge file loads in steps).
     #[must_use]
     pub fn with_chunk(mut self, bytes: usize) -> Self {

@@ -214,21 +214,7 @@ impl AxisScale {
 /// SI prefixes, largest first; below 1000 none.
 const SI: [(f64, &str); 5] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")];
 
-/// Seconds as `42s`, `3m 07s`, `2h 05m`, `3d 04h`.
-#[must_use]
-pub fn duration(secs: f64) -> String {
-    if !secs.is_finite() || secs < 0.0 {
-        return "?".into();
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let s = secs.round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
-    }
-}
+pub use crate::text::duration;
 
 /// Time since boot as `3d 04:12` (days, hours:minutes), `04:12` under a day.
 #[must_use]

@@ -20,6 +20,16 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
     }
 }
 
+/// The run file is there but holds no byte yet (a run that has not written its
+/// first record): a log that is empty, not a crashed run, however long it stays so.
+fn empty_file(app: &App) -> bool {
+    app.source.file.is_some()
+        && app.source.file_len == 0
+        && app.run.counts.total == 0
+        && app.run.exit_code.is_none()
+        && app.unreadable().is_none()
+}
+
 /// State word and style for the overview and the status bar.
 #[must_use]
 pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
@@ -28,6 +38,9 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
             LiveState::Live => ("live ●".into(), theme.good()),
             _ => ("live (no sample lately)".into(), theme.warn()),
         };
+    }
+    if empty_file(app) {
+        return ("empty: waiting for the first record".into(), theme.warn());
     }
     match app.live_state() {
         LiveState::Finished => ("finished".into(), theme.good()),
@@ -95,10 +108,11 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     );
     let (state, style) = state_label(app, theme);
     let i = &app.run.info;
-    let mut fixed: Vec<(String, String, Style)> = vec![
-        ("State".into(), state, style),
-        ("ID".into(), sanitize(&i.run_id), theme.text()),
-    ];
+    let mut fixed: Vec<(String, String, Style)> = vec![("State".into(), state, style)];
+    // An empty file has no run record yet: no blank ID row.
+    if !(empty_file(app) && i.run_id.is_empty()) {
+        fixed.push(("ID".into(), sanitize(&i.run_id), theme.text()));
+    }
     if let Some(r) = runtime(app) {
         fixed.push(("Runtime".into(), format::duration(r), theme.text()));
     }

@@ -13,6 +13,9 @@ use super::action::Action;
 
 mod error;
 mod file;
+mod help;
+
+pub use help::help_lines;
 
 pub use error::KeymapError;
 pub use file::{config_home, read_config, MAX_KEYMAP_BYTES};

@@ -369,6 +369,16 @@ fn reread_after(size: u64) -> f64 {
     }
 }
 
+/// Seconds a run without an exit record has been quiet at `now`: since its file's
+/// mtime (`mtime_ns`), or since its newest record's own time (`last_time`) when
+/// that is older (see the module doc). `leet inspect --summary` decides with it too.
+#[must_use]
+pub fn quiet_at(mtime_ns: u64, last_time: Option<f64>, now: f64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let mtime = mtime_ns as f64 / 1e9;
+    now - last_time.map_or(mtime, |t| t.min(mtime))
+}
+
 /// The state of `e` at `now` (see the module doc).
 #[must_use]
 pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
@@ -377,10 +387,7 @@ pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
         Some(_) => IndexState::Failed,
         None if !e.has_run_record || e.file.is_none() => IndexState::Unknown,
         None => {
-            #[allow(clippy::cast_precision_loss)]
-            let mtime = e.mtime_ns as f64 / 1e9;
-            let last = e.last_time.map_or(mtime, |t| t.min(mtime));
-            if now - last < stale_after {
+            if quiet_at(e.mtime_ns, e.last_time, now) < stale_after {
                 IndexState::Running
             } else {
                 IndexState::Crashed
