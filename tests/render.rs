@@ -4,34 +4,14 @@
 
 mod common;
 
+use common::screen::{app_from, screen, NOW, SIZES};
+
 use crossterm::event::KeyCode;
 use leet::app::{App, Options};
 use leet::msg::Msg;
 use leet::view;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-
-/// Fixed "now" for snapshots: one hour after the fixtures were written.
-const NOW: f64 = 1_796_063_000.0;
-
-fn app_from(fixture: &str, w: u16, h: u16) -> App {
-    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
-    let (path, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options {
-        color: false,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path: std::path::PathBuf::from(format!("{fixture}.wandb")),
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    let _ = path;
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(NOW));
-    app
-}
 
 /// A fixture's latest run opened at its real path (the run picker and media viewer
 /// read the directory next to it), with `opts`, at `w`×`h` and the fixed "now".
@@ -60,22 +40,6 @@ fn no_color() -> Options {
     }
 }
 
-fn screen(app: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::render(f, app)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        s.push_str(line.trim_end());
-        s.push('\n');
-    }
-    s
-}
-
 /// Apply messages as the runtime does: the commands that ask for something (list
 /// the runs, load an image) are answered at once by the real executor and the
 /// answers applied; the reader starts and stops are returned.
@@ -93,8 +57,6 @@ fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<leet::app::Cm
     }
     readers
 }
-
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
 
 fn snap(name: &str, fixture: &str, keys: &dyn Fn() -> Vec<Msg>) {
     for (w, h) in SIZES {

@@ -4,48 +4,10 @@
 
 mod common;
 
+use common::screen::{app_from, screen, SIZES};
+
 use crossterm::event::KeyCode;
-use leet::app::{App, Options};
 use leet::msg::Msg;
-use leet::view;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
-
-/// Fixed "now" for snapshots: one hour after the fixtures were written.
-const NOW: f64 = 1_796_063_000.0;
-
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
-
-fn app_from(fixture: &str, w: u16, h: u16) -> App {
-    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
-    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options {
-        color: false,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path: std::path::PathBuf::from(format!("{fixture}.wandb")),
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(NOW));
-    app
-}
-
-fn screen(app: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::render(f, app)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..h {
-        let line: String = (0..w).map(|x| buf[(x, y)].symbol()).collect();
-        s.push_str(line.trim_end());
-        s.push('\n');
-    }
-    s
-}
 
 /// `fixture` at `w`×`h` after `keys`.
 fn shown(fixture: &str, w: u16, h: u16, keys: &[Msg]) -> String {

@@ -5,49 +5,11 @@
 
 mod common;
 
+use common::screen::{app_from, screen, SIZES};
+
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::app::{App, Options};
+use leet::app::App;
 use leet::msg::Msg;
-use leet::view;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
-
-const NOW: f64 = 1_796_063_000.0;
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
-
-fn app_from(fixture: &str, w: u16, h: u16) -> App {
-    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
-    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options {
-        color: false,
-        ..Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path: std::path::PathBuf::from(format!("{fixture}.wandb")),
-        len: batch.file_len,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(NOW));
-    app
-}
-
-fn screen(app: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::render(f, app)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut s = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        s.push_str(line.trim_end());
-        s.push('\n');
-    }
-    s
-}
 
 fn keys(app: &mut App, keys: &[Msg]) {
     for k in keys {

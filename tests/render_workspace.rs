@@ -5,20 +5,14 @@
 
 mod common;
 
+use common::screen::{NOW, SIZES};
+
 use std::path::{Path, PathBuf};
 
 use crossterm::event::KeyCode;
 use leet::app::{App, Cmd, Options};
 use leet::msg::Msg;
 use leet::source::index::{scan_with, ScanOptions};
-use leet::view;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
-
-/// Fixed "now": one hour after the fixtures were written.
-const NOW: f64 = 1_796_063_000.0;
-
-const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
 
 struct Ws {
     app: App,
@@ -100,19 +94,7 @@ impl Ws {
     }
 
     fn screen(&self, w: u16, h: u16) -> String {
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| view::render(f, &self.app)).unwrap();
-        let buf = t.backend().buffer().clone();
-        let mut s = String::new();
-        for y in 0..h {
-            let mut line = String::new();
-            for x in 0..w {
-                line.push_str(buf[(x, y)].symbol());
-            }
-            s.push_str(line.trim_end());
-            s.push('\n');
-        }
-        s
+        common::screen::screen(&self.app, w, h)
     }
 }
 

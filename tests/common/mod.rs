@@ -3,6 +3,7 @@
 
 pub mod runs;
 pub mod sampler;
+pub mod screen;
 
 use std::path::{Path, PathBuf};
 
