@@ -1213,3 +1213,31 @@ fn hidden_metrics_are_counted_and_h_shows_them() {
     assert!(!t.update(Msg::char('H')).redraw);
     assert!(!title(&t).contains("hidden"));
 }
+
+/// `ctrl+o` clears the overview filter alone and `ctrl+\` (which terminals send as
+/// the byte 0x1c, read as `ctrl+4`) the system filter alone, as in `wandb leet`;
+/// `ctrl+l` still clears them all.
+#[test]
+fn ctrl_o_and_ctrl_backslash_clear_one_filter_each() {
+    let mut a = app("system");
+    let typed = |a: &mut App, start: char, text: &str| {
+        a.update(Msg::char(start));
+        for c in text.chars() {
+            a.update(Msg::char(c));
+        }
+        a.update(Msg::key(KeyCode::Enter));
+    };
+    typed(&mut a, 'o', "cpu");
+    typed(&mut a, '\\', "gpu");
+    typed(&mut a, '/', "loss");
+    assert!(a.overview.filter.is_active() && a.system.filter.is_active());
+    a.update(Msg::ctrl('o'));
+    assert!(!a.overview.filter.is_active());
+    assert!(a.system.filter.is_active() && a.charts.filter.is_active());
+    a.update(Msg::ctrl('4'));
+    assert!(!a.system.filter.is_active());
+    assert!(a.charts.filter.is_active());
+    typed(&mut a, '\\', "gpu");
+    a.update(Msg::ctrl('\\'));
+    assert!(!a.system.filter.is_active());
+}

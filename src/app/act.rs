@@ -263,6 +263,16 @@ impl App {
                 self.refilter_system();
                 self.refilter_overview();
             }
+            Action::ClearOverviewFilter => {
+                self.overview.filter.clear();
+                self.overview.scroll = 0;
+                self.refilter_overview();
+            }
+            Action::ClearSystemFilter => {
+                self.system.filter.clear();
+                self.system.scroll = 0;
+                self.refilter_system();
+            }
             Action::FilterApply => {
                 self.with_filter(FilterState::apply);
                 self.filter_target = None;

@@ -32,6 +32,10 @@ pub enum Action {
     StartSystemFilter,
     StartOverviewFilter,
     ClearFilters,
+    /// Clear the overview filter only (`ctrl+o`, as `wandb leet`).
+    ClearOverviewFilter,
+    /// Clear the system filter only (`ctrl+\\`, as `wandb leet`).
+    ClearSystemFilter,
     FilterApply,
     FilterCancel,
     FilterBackspace,
@@ -82,7 +86,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 46] = [
+    pub const ALL: [Action; 48] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -109,6 +113,8 @@ impl Action {
         Action::StartSystemFilter,
         Action::StartOverviewFilter,
         Action::ClearFilters,
+        Action::ClearOverviewFilter,
+        Action::ClearSystemFilter,
         Action::FilterApply,
         Action::FilterCancel,
         Action::FilterBackspace,
@@ -161,6 +167,8 @@ impl Action {
             Action::StartSystemFilter => "start_system_filter",
             Action::StartOverviewFilter => "start_overview_filter",
             Action::ClearFilters => "clear_filters",
+            Action::ClearOverviewFilter => "clear_overview_filter",
+            Action::ClearSystemFilter => "clear_system_filter",
             Action::FilterApply => "filter_apply",
             Action::FilterCancel => "filter_cancel",
             Action::FilterBackspace => "filter_backspace",
@@ -226,6 +234,8 @@ impl Action {
             Action::StartSystemFilter => "Filter system charts by regex",
             Action::StartOverviewFilter => "Filter the overview (summary, config, ...) by regex",
             Action::ClearFilters => "Clear filters",
+            Action::ClearOverviewFilter => "Clear the overview filter",
+            Action::ClearSystemFilter => "Clear the system filter",
             Action::FilterApply => "Keep the filter",
             Action::FilterCancel => "Restore the previous filter",
             Action::FilterBackspace => "Delete a character",
@@ -280,6 +290,8 @@ impl Action {
             | Action::StartSystemFilter
             | Action::StartOverviewFilter
             | Action::ClearFilters
+            | Action::ClearOverviewFilter
+            | Action::ClearSystemFilter
             | Action::FilterApply
             | Action::FilterCancel
             | Action::FilterBackspace
