@@ -32,7 +32,7 @@ source "$(dirname "$0")/common.sh"
 cat "$FILE" > /dev/null  # warm the page cache
 
 export FILE RUNS LEET WANDB
-exec python3 - <<'PY'
+SCRIPTS_DIR=$(cd "$(dirname "$0")" && pwd) exec python3 - <<'PY'
 import os, re, statistics, subprocess, sys, time
 
 FILE = os.environ["FILE"]
@@ -60,29 +60,14 @@ def capture():
     return r.stdout if r.returncode == 0 else None
 
 
-def tree(pid):
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for t in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return out
+import sys
+sys.path.insert(0, os.environ["SCRIPTS_DIR"])
+from proctree import tree, status_kb as _status_kb  # noqa: E402
 
 
 def status_kb(pid, key):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return _status_kb(pid, key, 0)
+
 
 
 def ticks(pid):

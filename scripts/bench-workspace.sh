@@ -62,7 +62,7 @@ fi
 find "$DIR" -name '*.wandb' -exec cat {} + > /dev/null  # warm the page cache
 
 export DIR N LEET WORK
-python3 - <<'PY'
+SCRIPTS_DIR=$(cd "$(dirname "$0")" && pwd) python3 - <<'PY'
 import json, os, re, shlex, subprocess, sys, time
 
 DIR, N, LEET, WANDB, WORK = (os.environ[k] for k in ("DIR", "N", "LEET", "WANDB", "WORK"))
@@ -146,29 +146,10 @@ class Tmux:
             pass
 
 
-def tree(pid):
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for t in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return out
+import sys
+sys.path.insert(0, os.environ["SCRIPTS_DIR"])
+from proctree import tree, status_kb  # noqa: E402
 
-
-def status_kb(pid, key):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
 
 
 def proc_state(pid):
