@@ -72,6 +72,14 @@ pub struct ViewArgs {
     /// Print the effective key map and exit.
     #[arg(long)]
     pub print_keymap: bool,
+    /// Settings file: grid, panels and their sizes, y scales, guides, filters; read
+    /// at start, written when a setting changes (default:
+    /// $XDG_CONFIG_HOME/leet/config.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the effective settings (as TOML, which loads back) and exit.
+    #[arg(long)]
+    pub print_config: bool,
     /// Seconds without growth after which a run with no exit record is shown as
     /// possibly crashed.
     #[arg(long, default_value_t = 120, value_name = "SECS",

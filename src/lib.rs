@@ -187,6 +187,21 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                         return Ok(ExitCode::from(2));
                     }
                 };
+            let config = match load_config(v.config.as_deref()) {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = writeln!(io::stderr(), "leet: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            if v.print_config {
+                let mut out = Tracked::new(io::stdout().lock());
+                let result = out
+                    .write_all(config.file.to_toml().as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(Into::into);
+                return finish::<_, io::Stderr>(result, &out, None);
+            }
             if v.print_keymap {
                 let mut out = Tracked::new(io::stdout().lock());
                 let result = out
@@ -196,12 +211,51 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 return finish::<_, io::Stderr>(result, &out, None);
             }
             if v.live {
-                runtime::run_live(&v, keymap)
+                runtime::run_live(&v, keymap, config)
             } else {
-                runtime::run(&v, keymap)
+                runtime::run(&v, keymap, config)
             }
         }
     }
+}
+
+/// The settings: `explicit` (from `--config`, must exist), else the default file
+/// when there is one, else the defaults; saved back to the same file.
+///
+/// # Errors
+/// A file that cannot be read or is not valid settings: naming the file, and for
+/// a bad value its table, key and reason.
+fn load_config(
+    explicit: Option<&std::path::Path>,
+) -> Result<runtime::Config, app::settings::SettingsError> {
+    use app::settings::{ConfigFile, SettingsError, MAX_CONFIG_BYTES};
+    use source::settings::ReadError;
+    let Some(path) = explicit
+        .map(std::path::Path::to_path_buf)
+        .or_else(source::settings::default_path)
+    else {
+        return Ok(runtime::Config::default());
+    };
+    let text = source::settings::read(&path, MAX_CONFIG_BYTES, explicit.is_none()).map_err(
+        |e| match e {
+            ReadError::Io(reason) => SettingsError::Io {
+                file: path.clone(),
+                reason,
+            },
+            ReadError::Refused(reason) => SettingsError::Refused {
+                file: path.clone(),
+                reason,
+            },
+        },
+    )?;
+    let file = match text {
+        Some(t) => ConfigFile::parse(&path, &t)?,
+        None => ConfigFile::default(),
+    };
+    Ok(runtime::Config {
+        path: Some(path),
+        file,
+    })
 }
 
 #[cfg(test)]

@@ -224,6 +224,9 @@ impl App {
             }
             Action::CycleYScale => return self.cycle_y_scale(),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
+            // ---- settings (issue 13) ----
+            Action::ToggleGrid => self.toggle_grid(),
+            Action::ResetPaneSizes => self.reset_pane_sizes(),
             Action::SetColumns => self.pending = Some(Pending::Columns),
             Action::SetRows => self.pending = Some(Pending::Rows),
             Action::ResetZoom => {

@@ -68,6 +68,11 @@ pub enum Action {
     CycleCrosshair,
     /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
     ToggleHidden,
+    // ---- settings (issue 13) ----
+    /// `1`: hide the metrics grid (the other panes take its room), or show it.
+    ToggleGrid,
+    /// `0`: every pane back to its default size.
+    ResetPaneSizes,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -86,7 +91,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 48] = [
+    pub const ALL: [Action; 50] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -134,6 +139,9 @@ impl Action {
         Action::FilterToggleGlob,
         Action::CycleCrosshair,
         Action::ToggleHidden,
+        // ---- settings (issue 13) ----
+        Action::ToggleGrid,
+        Action::ResetPaneSizes,
         Action::None,
     ];
 
@@ -188,6 +196,9 @@ impl Action {
             Action::ToggleHidden => "toggle_hidden_metrics",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
+            // ---- settings (issue 13) ----
+            Action::ToggleGrid => "toggle_metrics_grid",
+            Action::ResetPaneSizes => "reset_pane_sizes",
             Action::None => "none",
         }
     }
@@ -255,6 +266,9 @@ impl Action {
             Action::ToggleHidden => "Show / hide metrics define_metric hides",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
+            // ---- settings (issue 13) ----
+            Action::ToggleGrid => "Toggle metrics grid",
+            Action::ResetPaneSizes => "Reset pane sizes to defaults (drag borders to resize)",
             Action::None => "(unbound)",
         }
     }
@@ -269,7 +283,9 @@ impl Action {
             | Action::ToggleConsole
             | Action::ToggleMedia
             | Action::CyclePaneFocus
-            | Action::CyclePaneFocusBack => "Panels",
+            | Action::CyclePaneFocusBack
+            | Action::ToggleGrid
+            | Action::ResetPaneSizes => "Panels",
             Action::FocusUp
             | Action::FocusDown
             | Action::FocusLeft

@@ -38,6 +38,13 @@ pub enum Cmd {
         wandb_dir: PathBuf,
         state: WorkspaceSaved,
     },
+    /// Write the settings file `path` (`text`, from `ConfigFile::to_toml`; no
+    /// answer). Saves are numbered: one older than the last written is dropped.
+    SaveSettings {
+        path: PathBuf,
+        text: String,
+        generation: u64,
+    },
 }
 
 impl Cmd {

@@ -114,7 +114,36 @@ impl YScales {
         s
     }
 
-    /// Every chart back to linear (another run opened).
+    /// Metric charts that are not linear, by key.
+    #[must_use]
+    pub fn metric_entries(&self) -> BTreeMap<String, YScale> {
+        self.metrics.clone()
+    }
+
+    /// System charts that are not linear, by `"<title>|<unit>"` (the settings
+    /// file's spelling).
+    #[must_use]
+    pub fn system_entries(&self) -> BTreeMap<String, YScale> {
+        self.system
+            .iter()
+            .map(|(id, s)| (id.replacen('\u{1f}', "|", 1), *s))
+            .collect()
+    }
+
+    /// Set the metric chart of `key` to `s`.
+    pub fn set_metric(&mut self, key: &str, s: YScale) {
+        set(&mut self.metrics, key.to_owned(), s);
+    }
+
+    /// Set the system chart named `"<title>|<unit>"` to `s` (a name without `|`
+    /// names no chart and is ignored).
+    pub fn set_system_named(&mut self, name: &str, s: YScale) {
+        if let Some((title, unit)) = name.rsplit_once('|') {
+            set(&mut self.system, format!("{title}\u{1f}{unit}"), s);
+        }
+    }
+
+    /// Every chart back to linear.
     pub fn clear(&mut self) {
         self.metrics.clear();
         self.system.clear();

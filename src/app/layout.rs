@@ -24,17 +24,56 @@ const MIN_CHART_H: u16 = 6;
 /// Height of one system chart in the right sidebar.
 pub const SYS_CHART_H: u16 = 9;
 
+/// Pane sizes the user dragged (None: the default for the screen). The layout
+/// clamps them to the screen: the centre keeps [`MIN_CENTER_W`] columns and a
+/// grid row, each sidebar its minimum width.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PaneSizes {
+    /// Width of the left sidebar.
+    pub left: Option<u16>,
+    /// Width of the right sidebar.
+    pub right: Option<u16>,
+    /// Height of the console pane.
+    pub console: Option<u16>,
+}
+
+/// Smallest system sidebar.
+const MIN_RIGHT_W: u16 = 30;
+/// The console leaves the grid this many lines (its header and one chart row).
+const GRID_KEEP_H: u16 = MIN_CHART_H + 1;
+/// Smallest console.
+const MIN_CONSOLE_H: u16 = 5;
+
 /// Which panels the user wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PanelFlags {
     pub left: bool,
     pub right: bool,
     pub console: bool,
+    /// The metrics grid (`1` hides it: the console, else the left, else the right
+    /// sidebar takes its room; with none of them it shows anyway).
+    pub grid: bool,
+    /// Sizes dragged with the mouse.
+    pub sizes: PaneSizes,
     /// The live monitor: a header of this many lines on top, and the process table.
     pub live: Option<u16>,
     /// The left pane is the workspace's runs list: wider (its columns: state, name,
     /// id, start, runtime, a summary value).
     pub wide_left: bool,
+}
+
+impl Default for PanelFlags {
+    fn default() -> Self {
+        Self {
+            left: true,
+            right: true,
+            console: false,
+            grid: true,
+            sizes: PaneSizes::default(),
+            live: None,
+            wide_left: false,
+        }
+    }
 }
 
 /// Areas of one screen.
@@ -114,16 +153,23 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let body_h = body_h - head_h;
     // The overview gets about a third of the width (its key column and values both
     // need room), the system sidebar about a quarter.
-    let lw = if p.left {
-        let max = if p.wide_left { MAX_RUNS_W } else { MAX_LEFT_W };
-        (w / 3).clamp(MIN_LEFT_W, max)
-    } else {
-        0
+    // Dragged sizes leave the centre its minimum, and the right sidebar room for
+    // the left one's minimum (the left one narrows first, below).
+    let lw = match (p.left, p.sizes.left) {
+        (false, _) => 0,
+        (true, Some(u)) => u.clamp(MIN_LEFT_W, w.saturating_sub(MIN_CENTER_W).max(MIN_LEFT_W)),
+        (true, None) => {
+            let max = if p.wide_left { MAX_RUNS_W } else { MAX_LEFT_W };
+            (w / 3).clamp(MIN_LEFT_W, max)
+        }
     };
-    let mut rw = if p.right {
-        (w * 24 / 100).clamp(30, 50)
-    } else {
-        0
+    let mut rw = match (p.right, p.sizes.right) {
+        (false, _) => 0,
+        (true, Some(u)) => {
+            let room = w.saturating_sub(MIN_CENTER_W + if p.left { MIN_LEFT_W } else { 0 });
+            u.clamp(MIN_RIGHT_W, room.max(MIN_RIGHT_W))
+        }
+        (true, None) => (w * 24 / 100).clamp(MIN_RIGHT_W, 50),
     };
     let mut lw2 = lw;
     if lw2 > 0 && w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
@@ -138,9 +184,38 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         lw2 = 0;
     }
     let center = Rect::new(size.x + lw2, size.y, w - lw2 - rw, body_h);
-    let left = (lw2 > 0).then(|| Rect::new(size.x, size.y, lw2, body_h));
-    let right = (rw > 0).then(|| Rect::new(size.x + w - rw, size.y, rw, body_h));
-    let (center, procs) = match p.live {
+    let mut left = (lw2 > 0).then(|| Rect::new(size.x, size.y, lw2, body_h));
+    let mut right = (rw > 0).then(|| Rect::new(size.x + w - rw, size.y, rw, body_h));
+    if !p.grid && p.live.is_none() && !p.console {
+        // The grid's room goes to a sidebar: the left one, else the right one.
+        if let Some(l) = left.as_mut() {
+            l.width += center.width;
+            return Areas {
+                status,
+                body,
+                left,
+                right,
+                grid: Rect::new(center.right(), center.y, 0, 0),
+                console: None,
+                header,
+                procs: None,
+            };
+        }
+        if let Some(r) = right.as_mut() {
+            *r = Rect::new(center.x, r.y, r.width + center.width, r.height);
+            return Areas {
+                status,
+                body,
+                left,
+                right,
+                grid: Rect::new(center.x, center.y, 0, 0),
+                console: None,
+                header,
+                procs: None,
+            };
+        }
+    }
+    let (center, mut procs) = match p.live {
         None => (center, None),
         Some(_) if center.width >= PROCS_BESIDE_W => {
             let pw = (center.width * 2 / 5).min(100);
@@ -167,8 +242,36 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
             )
         }
     };
-    let (grid, console) = if p.console && center.height >= 12 {
-        let ch = (center.height / 3).max(5);
+    let (grid, console) = if !p.grid && (p.console || procs.is_some()) && center.height > 0 {
+        // The grid's room goes to the console, or to the process table beside or
+        // below it.
+        match procs.as_mut() {
+            Some(pr) if !p.console => {
+                *pr = Rect::new(
+                    pr.x.min(center.x),
+                    pr.y.min(center.y),
+                    if pr.y == center.y {
+                        pr.width + center.width
+                    } else {
+                        pr.width
+                    },
+                    if pr.x == center.x {
+                        pr.height + center.height
+                    } else {
+                        pr.height
+                    },
+                );
+                (Rect::new(center.x, center.y, 0, 0), None)
+            }
+            _ => (Rect::new(center.x, center.y, 0, 0), Some(center)),
+        }
+    } else if p.console && center.height >= 12 {
+        let ch = p
+            .sizes
+            .console
+            .map_or((center.height / 3).max(MIN_CONSOLE_H), |u| {
+                u.clamp(MIN_CONSOLE_H, center.height - GRID_KEEP_H)
+            });
         (
             Rect::new(center.x, center.y, center.width, center.height - ch),
             Some(Rect::new(
@@ -406,13 +509,7 @@ mod tests {
 
     #[test]
     fn sidebar_widths() {
-        let both = PanelFlags {
-            left: true,
-            right: true,
-            console: false,
-            live: None,
-            wide_left: false,
-        };
+        let both = PanelFlags::default();
         let widths = |w: u16| {
             let a = areas(Rect::new(0, 0, w, 40), both);
             (

@@ -28,6 +28,7 @@ pub mod procs;
 pub mod query;
 pub mod runs;
 mod scroll;
+pub mod settings;
 mod source;
 pub mod system;
 pub mod workspace;
@@ -266,6 +267,8 @@ pub struct App {
     pub main_tag: Option<WsTag>,
     /// The run directory the main reader was started on.
     pub(crate) main_reading: Option<std::path::PathBuf>,
+    /// Where the settings are saved, and what was last written.
+    settings_io: settings::Persist,
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
@@ -313,6 +316,7 @@ impl App {
             workspace: None,
             main_tag: None,
             main_reading: None,
+            settings_io: settings::Persist::default(),
             out: Vec::new(),
         };
         app.refresh();
@@ -406,7 +410,15 @@ impl App {
     /// Apply one message: the new state is in `self`; what the loop is to do (and
     /// the commands for the runtime) is in the `Effect`.
     pub fn update(&mut self, msg: Msg) -> Effect {
+        // Only the user's input changes settings; a tick saves what changed.
+        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
+        let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
+        if input {
+            self.note_settings();
+        } else if tick {
+            self.save_settings_due();
+        }
         // Scroll limits follow the areas and the contents, which most messages change.
         if fx.redraw {
             self.update_limits();

@@ -1,6 +1,7 @@
 //! The mouse: a click focuses the chart or pane under it (and selects the process
 //! table row under it); the wheel zooms the chart under it about the pointer, or
-//! scrolls the pane under it. Hits are tested against the areas in state, the ones
+//! scrolls the pane under it; a pane's border (a sidebar's inner edge, the
+//! console's top) dragged with the left button resizes the pane. Hits are tested against the areas in state, the ones
 //! the view draws.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -84,6 +85,27 @@ impl App {
             MouseEventKind::Down(MouseButton::Right) | MouseEventKind::Drag(MouseButton::Right)
         ) {
             return self.mouse_crosshair(pos);
+        }
+        match m.kind {
+            MouseEventKind::Drag(MouseButton::Left) => {
+                return match self.panels.drag {
+                    Some(b) => {
+                        self.drag_border(b, pos);
+                        Effect::REDRAW
+                    }
+                    None => Effect::NONE,
+                };
+            }
+            MouseEventKind::Up(_) => {
+                self.panels.drag = None;
+                return Effect::NONE;
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                // A press on a border may start a drag; it is a click too.
+                let free = matches!(self.overlay, Overlay::None) && self.filter_target.is_none();
+                self.panels.drag = self.border_at(pos).filter(|_| free);
+            }
+            _ => {}
         }
         let zoom_in = match m.kind {
             MouseEventKind::Down(MouseButton::Left) => None,

@@ -1,7 +1,10 @@
-//! Panel visibility (`[` `]` `4`), full screen, pane focus (Tab), and the layout
-//! they give: computed here on resize and panel changes, stored in `App::areas`.
+//! Panel visibility (`[` `]` `4`, the grid `1`), pane sizes (dragged with the
+//! mouse, `0` resets them), full screen, pane focus (Tab), and the layout they
+//! give: computed here on resize and panel changes, stored in `App::areas`.
 
-use super::layout::{self, PanelFlags};
+use ratatui::layout::Position;
+
+use super::layout::{self, PaneSizes, PanelFlags};
 use super::App;
 
 /// A pane that can hold focus.
@@ -16,6 +19,17 @@ pub enum Pane {
     Procs,
 }
 
+/// A pane border the mouse can drag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Border {
+    /// The left sidebar's right edge.
+    Left,
+    /// The right sidebar's left edge.
+    Right,
+    /// The console's top edge.
+    Console,
+}
+
 /// Panels and overlays.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Panels {
@@ -27,6 +41,12 @@ pub struct Panels {
     /// Live monitor: the overview shows only on a screen wide enough for it beside
     /// the charts and the process table, until the user toggles it (`[`).
     pub auto_left: bool,
+    /// The metrics grid (`1`).
+    pub grid: bool,
+    /// Sizes dragged with the mouse.
+    pub sizes: PaneSizes,
+    /// The border being dragged (left button held since it was pressed on it).
+    pub drag: Option<Border>,
 }
 
 impl Default for Panels {
@@ -38,6 +58,9 @@ impl Default for Panels {
             fullscreen: false,
             focus: Pane::Grid,
             auto_left: false,
+            grid: true,
+            sizes: PaneSizes::default(),
+            drag: None,
         }
     }
 }
@@ -49,6 +72,8 @@ impl Panels {
             left: self.left,
             right: self.right,
             console: self.console,
+            grid: self.grid,
+            sizes: self.sizes,
             live: None,
             wide_left: false,
         }
@@ -129,14 +154,14 @@ impl App {
         self.areas = layout::areas(self.size, self.panel_flags());
         self.grid.relayout(self.areas.grid);
         let visible = |p: Pane| match p {
-            Pane::Grid => true,
+            Pane::Grid => !self.areas.grid.is_empty(),
             Pane::Left => self.areas.left.is_some(),
             Pane::Right => self.areas.right.is_some(),
             Pane::Console => self.areas.console.is_some(),
             Pane::Procs => self.areas.procs.is_some(),
         };
         if !visible(self.panels.focus) {
-            self.panels.focus = Pane::Grid;
+            self.panels.focus = self.visible_panes()[0];
         }
         if self.areas.left.is_some() {
             if let Some(ws) = self.workspace.as_mut().filter(|w| w.focus_list) {
@@ -155,7 +180,10 @@ impl App {
     }
 
     pub(super) fn visible_panes(&self) -> Vec<Pane> {
-        let mut v = vec![Pane::Grid];
+        let mut v = Vec::new();
+        if !self.areas.grid.is_empty() {
+            v.push(Pane::Grid);
+        }
         if self.areas.left.is_some() {
             v.push(Pane::Left);
         }
@@ -168,6 +196,79 @@ impl App {
         if self.areas.procs.is_some() {
             v.push(Pane::Procs);
         }
+        if v.is_empty() {
+            // Too small a screen: nothing is laid out.
+            v.push(Pane::Grid);
+        }
         v
+    }
+
+    /// `1`: hide the metrics grid (the other panes take its room), or show it.
+    pub(super) fn toggle_grid(&mut self) {
+        self.panels.grid = !self.panels.grid;
+        self.relayout();
+        if self.panels.grid {
+            self.panels.focus = Pane::Grid;
+        }
+    }
+
+    /// `0`: every pane back to its default size.
+    pub(super) fn reset_pane_sizes(&mut self) {
+        self.panels.sizes = PaneSizes::default();
+        self.panels.drag = None;
+        self.relayout();
+    }
+
+    /// The border under `pos`: the left sidebar's last column, the right
+    /// sidebar's first, the console's top line (with the grid beside them: a
+    /// sidebar that fills the grid's room has no border to drag).
+    pub(super) fn border_at(&self, pos: Position) -> Option<Border> {
+        if self.panels.fullscreen || self.areas.grid.is_empty() {
+            return None;
+        }
+        let a = &self.areas;
+        if a.left
+            .is_some_and(|r| r.contains(pos) && pos.x + 1 == r.right())
+        {
+            return Some(Border::Left);
+        }
+        if a.right.is_some_and(|r| r.contains(pos) && pos.x == r.x) {
+            return Some(Border::Right);
+        }
+        if a.console.is_some_and(|r| r.contains(pos) && pos.y == r.y) {
+            return Some(Border::Console);
+        }
+        None
+    }
+
+    /// Drag border `b` to `pos`: the pane's new size, clamped by the layout, and
+    /// kept as laid out.
+    pub(super) fn drag_border(&mut self, b: Border, pos: Position) {
+        let a = self.areas;
+        match b {
+            Border::Left => {
+                if let Some(r) = a.left {
+                    self.panels.sizes.left = Some((pos.x + 1).saturating_sub(r.x).max(1));
+                }
+            }
+            Border::Right => {
+                if let Some(r) = a.right {
+                    self.panels.sizes.right = Some(r.right().saturating_sub(pos.x).max(1));
+                }
+            }
+            Border::Console => {
+                if let Some(r) = a.console {
+                    self.panels.sizes.console = Some(r.bottom().saturating_sub(pos.y).max(1));
+                }
+            }
+        }
+        self.relayout();
+        // What the layout made of it (a drag past a limit stops at the limit).
+        let s = &mut self.panels.sizes;
+        match b {
+            Border::Left => s.left = self.areas.left.map(|r| r.width).or(s.left),
+            Border::Right => s.right = self.areas.right.map(|r| r.width).or(s.right),
+            Border::Console => s.console = self.areas.console.map(|r| r.height).or(s.console),
+        }
     }
 }

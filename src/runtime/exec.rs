@@ -63,6 +63,15 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             }
             return None;
         }
+        Cmd::SaveSettings {
+            path,
+            text,
+            generation,
+        } => {
+            // A failure is said on quit, when the unsaved settings are written again.
+            let _ = crate::source::settings::save(&path, &text, generation);
+            return None;
+        }
     })
 }
 

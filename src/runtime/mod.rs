@@ -16,6 +16,7 @@ use anyhow::Context as _;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::app::keymap::Keymap;
+use crate::app::settings::ConfigFile;
 use crate::app::{App, Options};
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
@@ -92,6 +93,14 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
         });
 }
 
+/// The settings the viewer starts with, and the file their changes are saved to
+/// (None: not saved).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub path: Option<PathBuf>,
+    pub file: ConfigFile,
+}
+
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     #[allow(clippy::cast_precision_loss)]
@@ -107,7 +116,7 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
 ///
 /// # Errors
 /// A path that leads to no run (before the terminal changes mode), terminal I/O.
-pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ViewArgs, keymap: Keymap, config: Config) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
     let opening = crate::source::resolve::opening(&path)?;
@@ -130,6 +139,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
         }
     }
     let mut app = App::new(options(args, keymap));
+    app.use_config(config.path, config.file);
     let saved = |dir: &std::path::Path| {
         crate::source::state::default_state_dir()
             .and_then(|s| crate::source::state::load(&s, dir).ok().flatten())
@@ -251,7 +261,7 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
 ///
 /// # Errors
 /// Terminal I/O.
-pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
+pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Config) -> anyhow::Result<ExitCode> {
     use serde_json::{json, Map, Value};
     let mut opts = args.sampler.options();
     opts.monitor_self = false;
@@ -298,6 +308,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap) -> anyhow::Result<ExitCode> {
         config.insert(format!("openmetrics.{name}"), json!(url));
     }
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
+    app.use_config(settings.path, settings.file);
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
     let scans = handle.clone();
@@ -450,6 +461,15 @@ fn drive(
                     dir.display()
                 );
             }
+        }
+    }
+    // The settings changed since the last save (the worker's may not have run).
+    if let Some((path, text, generation)) = app.unsaved_settings() {
+        if let Err(e) = crate::source::settings::save(&path, &text, generation) {
+            eprintln!(
+                "leet: cannot save the settings to {}: {e}",
+                crate::text::sanitize_path(&path)
+            );
         }
     }
     result.map(|signal| {

@@ -6,5 +6,6 @@ pub mod parallel;
 pub mod reader;
 pub mod resolve;
 pub mod sampler;
+pub mod settings;
 pub mod state;
 pub mod tail;

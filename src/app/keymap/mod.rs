@@ -248,6 +248,9 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "2", A::ToggleRightSidebar),
         (N, "3", A::ToggleMedia),
         (N, "4", A::ToggleConsole),
+        // ---- settings (issue 13) ----
+        (N, "1", A::ToggleGrid),
+        (N, "0", A::ResetPaneSizes),
         (N, "tab", A::CyclePaneFocus),
         (N, "backtab", A::CyclePaneFocusBack),
         (N, "up", A::FocusUp),

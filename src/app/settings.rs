@@ -1,0 +1,720 @@
+//! The user's settings (`$XDG_CONFIG_HOME/leet/config.toml`, or `--config FILE`):
+//! grid rows and columns, panels and their sizes, each chart's y scale, the guides
+//! and the filters, one table for the viewer (`[viewer]`) and one for the live
+//! monitor (`[live]`). Parsed and validated here (pure: the file is read in
+//! `lib.rs` before the terminal changes, written by the runtime); a bad value is
+//! an error naming the file, the key and the reason, as the key map's are.
+//!
+//! The app notes when a setting changes (after the user's keys and mouse) and asks
+//! for the file to be written at the next tick (`Cmd::SaveSettings`, at most once a
+//! second); the runtime writes what is unsaved when the viewer quits.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::filter::{FilterState, MAX_PATTERN_CHARS};
+use super::grid::{Guides, YScale};
+use super::layout::PaneSizes;
+use super::{App, Cmd};
+
+/// Largest settings file read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Most grid rows or columns (what `r`/`c` and a digit can set).
+pub const MAX_GRID: u16 = 9;
+/// Most y-scale entries kept per table (the rest are not saved, and a file with
+/// more is refused).
+pub const MAX_SCALES: usize = 2000;
+/// Longest chart key kept in a y-scale table.
+pub const MAX_KEY_BYTES: usize = 256;
+/// Most a pane size may say (the layout clamps it to the screen anyway).
+pub const MAX_PANE: u16 = 500;
+/// Smallest sidebar widths and console height a file may give (0 is the default).
+pub const MIN_LEFT: u16 = 28;
+pub const MIN_RIGHT: u16 = 30;
+pub const MIN_CONSOLE: u16 = 5;
+
+/// Why a settings file was refused. Every message is sanitized and names the
+/// file; `Value` names the table and key too.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{}: cannot read: {}", shown(.file), clean(.reason, 240))]
+    Io { file: PathBuf, reason: String },
+    #[error("{}: {}", shown(.file), clean(.reason, 240))]
+    Refused { file: PathBuf, reason: String },
+    #[error("{}: not valid TOML: {}", shown(.file), clean(.reason, 240))]
+    Syntax { file: PathBuf, reason: String },
+    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.table, 80), clean(.key, 80), clean(.reason, 240))]
+    Value {
+        file: PathBuf,
+        table: String,
+        key: String,
+        reason: String,
+    },
+}
+
+fn shown(p: &Path) -> String {
+    crate::text::sanitize_path(p)
+}
+
+fn clean(s: &str, max_chars: usize) -> String {
+    let s = crate::text::sanitize(s);
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
+/// A filter as saved: its pattern ("" = none) and how it is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterSetting {
+    pub pattern: String,
+    /// Glob patterns rather than regexes. Only regexes exist for these filters
+    /// yet, so a file saying `mode = "glob"` is refused; the field is here for it.
+    pub glob: bool,
+}
+
+/// The filters of one mode.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// The metrics grid (`/`).
+    pub metrics: FilterSetting,
+    /// The overview sidebar (`o`).
+    pub overview: FilterSetting,
+    /// The system sidebar (`\`).
+    pub system: FilterSetting,
+}
+
+/// The settings of one mode (the viewer, or the live monitor).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Grid rows and columns (None: from the terminal size).
+    pub rows: Option<u16>,
+    pub columns: Option<u16>,
+    pub guides: Guides,
+    /// The left sidebar; None: automatic (the live monitor shows it on a screen
+    /// wide enough; the viewer always does).
+    pub left_sidebar: Option<bool>,
+    pub right_sidebar: bool,
+    pub console: bool,
+    /// The metrics grid (`1` hides it, giving its room to the other panes).
+    pub metrics_grid: bool,
+    /// Sidebar widths and console height dragged with the mouse (None: default).
+    pub sizes: PaneSizes,
+    /// Metric charts' y scale by metric key (linear or log; linear ones omitted).
+    pub y_scale: BTreeMap<String, YScale>,
+    /// System charts' y scale by `"<title>|<unit>"` (linear, log or heatmap).
+    pub system_y_scale: BTreeMap<String, YScale>,
+    pub filters: Filters,
+}
+
+impl Settings {
+    /// What a mode starts with when the file says nothing.
+    #[must_use]
+    pub fn defaults(live: bool) -> Self {
+        Self {
+            rows: None,
+            columns: None,
+            guides: Guides::Off,
+            left_sidebar: if live { None } else { Some(true) },
+            right_sidebar: !live,
+            console: false,
+            metrics_grid: true,
+            sizes: PaneSizes::default(),
+            y_scale: BTreeMap::new(),
+            system_y_scale: BTreeMap::new(),
+            filters: Filters::default(),
+        }
+    }
+}
+
+/// The whole settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    /// Whether leet writes its changes back (false: the file stays as written).
+    pub save: bool,
+    pub viewer: Settings,
+    pub live: Settings,
+}
+
+impl Default for ConfigFile {
+    fn default() -> Self {
+        Self {
+            save: true,
+            viewer: Settings::defaults(false),
+            live: Settings::defaults(true),
+        }
+    }
+}
+
+fn guides_name(g: Guides) -> &'static str {
+    match g {
+        Guides::Off => "off",
+        Guides::Dots => "dots",
+        Guides::Lines => "lines",
+    }
+}
+
+fn scale_name(s: YScale) -> &'static str {
+    match s {
+        YScale::Linear => "linear",
+        YScale::Log => "log",
+        YScale::Heatmap => "heatmap",
+    }
+}
+
+/// A TOML string (quoted, escaped): also how keys are written.
+fn quoted(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+const HEADER: &str = "\
+# leet settings. leet writes this file when a setting changes (comments are not
+# kept); `leet --print-config` prints the effective settings. With save = false
+# leet never writes it, and it stays as written.
+#
+# [viewer] is the run viewer's, [live] the live monitor's (`leet --live`):
+#   rows, columns     grid rows and columns, 1 to 9; 0 = from the terminal size
+#                     (keys r and c, then a digit)
+#   guides            guides at the y ticks: \"off\", \"dots\" or \"lines\" (key g)
+#   left_sidebar      the overview ([): true, false or \"auto\" (live: shown from
+#                     120 columns; viewer: shown)
+#   right_sidebar     the system metrics (])
+#   console           the console logs pane (4)
+#   metrics_grid      the metrics grid (1)
+#   left_width, right_width, console_height
+#                     pane sizes dragged with the mouse; 0 = default (key 0)
+#   [*.y_scale]       a metric chart's y scale: \"metric key\" = \"log\" (key y)
+#   [*.system_y_scale] a system chart's: \"title|unit\" = \"log\" or \"heatmap\"
+#   [*.filters]       metrics (/), overview (o), system (\\): a pattern and its
+#                     mode (\"regex\")
+";
+
+fn write_section(out: &mut String, name: &str, s: &Settings) {
+    use std::fmt::Write as _;
+    let n = |v: Option<u16>| v.unwrap_or(0);
+    let _ = writeln!(out, "\n[{name}]");
+    let _ = writeln!(out, "rows = {}", n(s.rows));
+    let _ = writeln!(out, "columns = {}", n(s.columns));
+    let _ = writeln!(out, "guides = \"{}\"", guides_name(s.guides));
+    match s.left_sidebar {
+        Some(b) => {
+            let _ = writeln!(out, "left_sidebar = {b}");
+        }
+        None => out.push_str("left_sidebar = \"auto\"\n"),
+    }
+    let _ = writeln!(out, "right_sidebar = {}", s.right_sidebar);
+    let _ = writeln!(out, "console = {}", s.console);
+    let _ = writeln!(out, "metrics_grid = {}", s.metrics_grid);
+    let _ = writeln!(out, "left_width = {}", n(s.sizes.left));
+    let _ = writeln!(out, "right_width = {}", n(s.sizes.right));
+    let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
+    for (table, map) in [
+        ("y_scale", &s.y_scale),
+        ("system_y_scale", &s.system_y_scale),
+    ] {
+        let _ = writeln!(out, "\n[{name}.{table}]");
+        for (k, v) in map {
+            let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
+        }
+    }
+    let _ = writeln!(out, "\n[{name}.filters]");
+    let f = &s.filters;
+    for (key, fs) in [
+        ("metrics", &f.metrics),
+        ("overview", &f.overview),
+        ("system", &f.system),
+    ] {
+        let mode = if fs.glob { "glob" } else { "regex" };
+        let _ = writeln!(
+            out,
+            "{key} = {{ pattern = {}, mode = \"{mode}\" }}",
+            quoted(&fs.pattern)
+        );
+    }
+}
+
+impl ConfigFile {
+    /// The file's text: every setting, documented; [`ConfigFile::parse`] reads
+    /// it back to the same settings.
+    #[must_use]
+    pub fn to_toml(&self) -> String {
+        let mut out = String::from(HEADER);
+        out.push_str(&format!("\nsave = {}\n", self.save));
+        write_section(&mut out, "viewer", &self.viewer);
+        write_section(&mut out, "live", &self.live);
+        out
+    }
+
+    /// Settings from a file's text: what it gives laid over the defaults.
+    ///
+    /// # Errors
+    /// Not TOML, an unknown table or key, a value of the wrong type or out of
+    /// range, a filter pattern that does not compile: naming `file`, the table,
+    /// the key and the reason.
+    pub fn parse(file: &Path, text: &str) -> Result<Self, SettingsError> {
+        let table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| SettingsError::Syntax {
+                    file: file.to_owned(),
+                    reason: e.message().to_owned(),
+                })?;
+        let mut cfg = Self::default();
+        let p = Parser { file };
+        for (key, value) in &table {
+            match key.as_str() {
+                "save" => cfg.save = p.boolean("top level", key, value)?,
+                "viewer" => cfg.viewer = p.section(key, value, false)?,
+                "live" => cfg.live = p.section(key, value, true)?,
+                _ => {
+                    return Err(p.err(
+                        "top level",
+                        key,
+                        "unknown key (expected save, viewer or live)".into(),
+                    ))
+                }
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+struct Parser<'a> {
+    file: &'a Path,
+}
+
+/// What a TOML value is, for "got" in messages.
+fn type_name(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "an integer",
+        toml::Value::Float(_) => "a float",
+        toml::Value::Boolean(_) => "a boolean",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
+    }
+}
+
+impl Parser<'_> {
+    fn err(&self, table: &str, key: &str, reason: String) -> SettingsError {
+        SettingsError::Value {
+            file: self.file.to_owned(),
+            table: table.to_owned(),
+            key: key.to_owned(),
+            reason,
+        }
+    }
+
+    fn boolean(&self, table: &str, key: &str, v: &toml::Value) -> Result<bool, SettingsError> {
+        v.as_bool().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected true or false, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    fn text<'v>(
+        &self,
+        table: &str,
+        key: &str,
+        v: &'v toml::Value,
+    ) -> Result<&'v str, SettingsError> {
+        v.as_str().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected a string, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    fn table<'v>(
+        &self,
+        table: &str,
+        key: &str,
+        v: &'v toml::Value,
+    ) -> Result<&'v toml::Table, SettingsError> {
+        v.as_table().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected a table, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    /// An integer 0 (None) or `lo..=hi`.
+    fn number(
+        &self,
+        table: &str,
+        key: &str,
+        v: &toml::Value,
+        lo: u16,
+        hi: u16,
+        zero: &str,
+    ) -> Result<Option<u16>, SettingsError> {
+        let Some(n) = v.as_integer() else {
+            return Err(self.err(
+                table,
+                key,
+                format!("expected an integer, got {} ({v})", type_name(v)),
+            ));
+        };
+        match u16::try_from(n) {
+            Ok(0) => Ok(None),
+            Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+            _ => Err(self.err(
+                table,
+                key,
+                format!("must be 0 ({zero}) or {lo} to {hi}, got {n}"),
+            )),
+        }
+    }
+
+    fn section(&self, name: &str, v: &toml::Value, live: bool) -> Result<Settings, SettingsError> {
+        let body = self.table("top level", name, v)?;
+        let mut s = Settings::defaults(live);
+        for (key, v) in body {
+            let k = key.as_str();
+            match k {
+                "rows" => s.rows = self.number(name, k, v, 1, MAX_GRID, "auto")?,
+                "columns" => s.columns = self.number(name, k, v, 1, MAX_GRID, "auto")?,
+                "guides" => {
+                    s.guides = match self.text(name, k, v)? {
+                        "off" => Guides::Off,
+                        "dots" => Guides::Dots,
+                        "lines" => Guides::Lines,
+                        other => {
+                            return Err(self.err(
+                                name,
+                                k,
+                                format!("unknown guides '{other}' (expected off, dots or lines)"),
+                            ))
+                        }
+                    }
+                }
+                "left_sidebar" => {
+                    s.left_sidebar = match v {
+                        toml::Value::String(a) if a == "auto" => None,
+                        toml::Value::Boolean(b) => Some(*b),
+                        _ => {
+                            return Err(self.err(
+                                name,
+                                k,
+                                format!("expected true, false or \"auto\", got {v}"),
+                            ))
+                        }
+                    }
+                }
+                "right_sidebar" => s.right_sidebar = self.boolean(name, k, v)?,
+                "console" => s.console = self.boolean(name, k, v)?,
+                "metrics_grid" => s.metrics_grid = self.boolean(name, k, v)?,
+                "left_width" => {
+                    s.sizes.left = self.number(name, k, v, MIN_LEFT, MAX_PANE, "default")?;
+                }
+                "right_width" => {
+                    s.sizes.right = self.number(name, k, v, MIN_RIGHT, MAX_PANE, "default")?;
+                }
+                "console_height" => {
+                    s.sizes.console = self.number(name, k, v, MIN_CONSOLE, MAX_PANE, "default")?;
+                }
+                "y_scale" => s.y_scale = self.scales(&format!("{name}.y_scale"), k, v, false)?,
+                "system_y_scale" => {
+                    s.system_y_scale =
+                        self.scales(&format!("{name}.system_y_scale"), k, v, true)?;
+                }
+                "filters" => s.filters = self.filters(name, v)?,
+                _ => {
+                    return Err(self.err(
+                        name,
+                        k,
+                        "unknown key (expected rows, columns, guides, left_sidebar, \
+                         right_sidebar, console, metrics_grid, left_width, right_width, \
+                         console_height, y_scale, system_y_scale or filters)"
+                            .into(),
+                    ))
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    fn scales(
+        &self,
+        table: &str,
+        key: &str,
+        v: &toml::Value,
+        system: bool,
+    ) -> Result<BTreeMap<String, YScale>, SettingsError> {
+        let parent = table.rsplit_once('.').map_or(table, |(p, _)| p);
+        let body = self.table(parent, key, v)?;
+        if body.len() > MAX_SCALES {
+            return Err(self.err(
+                parent,
+                key,
+                format!("{} charts, more than the {MAX_SCALES} kept", body.len()),
+            ));
+        }
+        let mut out = BTreeMap::new();
+        for (chart, v) in body {
+            if chart.len() > MAX_KEY_BYTES {
+                return Err(self.err(
+                    table,
+                    chart,
+                    format!("a chart key longer than {MAX_KEY_BYTES} bytes"),
+                ));
+            }
+            if system && !chart.contains('|') {
+                return Err(self.err(
+                    table,
+                    chart,
+                    "a system chart is named \"<title>|<unit>\"".into(),
+                ));
+            }
+            let scale = match self.text(table, chart, v)? {
+                "linear" => YScale::Linear,
+                "log" => YScale::Log,
+                "heatmap" if system => YScale::Heatmap,
+                other => {
+                    let expected = if system {
+                        "linear, log or heatmap"
+                    } else {
+                        "linear or log; the heatmap is for system charts"
+                    };
+                    return Err(self.err(
+                        table,
+                        chart,
+                        format!("unknown y scale '{other}' (expected {expected})"),
+                    ));
+                }
+            };
+            if scale != YScale::Linear {
+                out.insert(chart.clone(), scale);
+            }
+        }
+        Ok(out)
+    }
+
+    fn filters(&self, section: &str, v: &toml::Value) -> Result<Filters, SettingsError> {
+        let body = self.table(section, "filters", v)?;
+        let table = format!("{section}.filters");
+        let mut f = Filters::default();
+        for (key, v) in body {
+            let slot = match key.as_str() {
+                "metrics" => &mut f.metrics,
+                "overview" => &mut f.overview,
+                "system" => &mut f.system,
+                _ => {
+                    return Err(self.err(
+                        &table,
+                        key,
+                        "unknown filter (expected metrics, overview or system)".into(),
+                    ))
+                }
+            };
+            let sub = format!("{table}.{key}");
+            for (k, v) in self.table(&table, key, v)? {
+                match k.as_str() {
+                    "pattern" => slot.pattern = self.text(&sub, k, v)?.to_owned(),
+                    "mode" => {
+                        slot.glob = match self.text(&sub, k, v)? {
+                            "regex" => false,
+                            other => {
+                                return Err(self.err(
+                                    &sub,
+                                    k,
+                                    format!("unknown mode '{other}' (expected regex)"),
+                                ))
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(self.err(
+                            &sub,
+                            k,
+                            "unknown key (expected pattern or mode)".into(),
+                        ))
+                    }
+                }
+            }
+            if slot.pattern.chars().count() > MAX_PATTERN_CHARS {
+                return Err(self.err(
+                    &sub,
+                    "pattern",
+                    format!("longer than {MAX_PATTERN_CHARS} characters"),
+                ));
+            }
+            let mut check = FilterState::default();
+            check.set_draft(slot.pattern.clone());
+            if let Some(e) = check.error {
+                return Err(self.err(&sub, "pattern", format!("not a valid regex: {e}")));
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// Where the settings are saved and what was last written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Persist {
+    /// The file written (None: settings are not saved).
+    path: Option<PathBuf>,
+    /// The file as loaded: the other mode's section is written back as it was.
+    base: ConfigFile,
+    /// The text last written (or the one the loaded settings give).
+    written: String,
+    /// A change waits for the next tick.
+    pending: bool,
+    /// Count of saves asked for: the runtime writes a save only over an older one.
+    generation: u64,
+}
+
+fn filter_setting(f: &FilterState) -> FilterSetting {
+    FilterSetting {
+        pattern: f.text.clone(),
+        glob: false,
+    }
+}
+
+fn apply_filter(f: &mut FilterState, s: &FilterSetting) {
+    if s.pattern.is_empty() {
+        f.clear();
+    } else {
+        f.set_draft(s.pattern.clone());
+        f.apply();
+    }
+}
+
+impl App {
+    /// The settings of this mode as they are now.
+    #[must_use]
+    pub fn settings(&self) -> Settings {
+        let bounded = |m: BTreeMap<String, YScale>| {
+            m.into_iter()
+                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .collect()
+        };
+        Settings {
+            rows: self.grid.rows_setting,
+            columns: self.grid.cols_setting,
+            guides: self.grid.guides,
+            left_sidebar: (!self.panels.auto_left).then_some(self.panels.left),
+            right_sidebar: self.panels.right,
+            console: self.panels.console,
+            metrics_grid: self.panels.grid,
+            sizes: self.panels.sizes,
+            y_scale: bounded(self.grid.scales.metric_entries()),
+            system_y_scale: bounded(self.grid.scales.system_entries()),
+            filters: Filters {
+                metrics: filter_setting(&self.charts.filter),
+                overview: filter_setting(&self.overview.filter),
+                system: filter_setting(&self.system.filter),
+            },
+        }
+    }
+
+    /// Lay settings over the state (at start, before the first frame).
+    pub fn apply_settings(&mut self, s: &Settings) {
+        self.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
+        self.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
+        self.grid.guides = s.guides;
+        match s.left_sidebar {
+            Some(b) => {
+                self.panels.left = b;
+                self.panels.auto_left = false;
+            }
+            None if self.is_host() => self.panels.auto_left = true,
+            None => self.panels.left = true,
+        }
+        self.panels.right = s.right_sidebar;
+        self.panels.console = s.console;
+        self.panels.grid = s.metrics_grid;
+        self.panels.sizes = s.sizes;
+        self.grid.scales.clear();
+        for (k, v) in &s.y_scale {
+            self.grid.scales.set_metric(k, *v);
+        }
+        for (k, v) in &s.system_y_scale {
+            self.grid.scales.set_system_named(k, *v);
+        }
+        apply_filter(&mut self.charts.filter, &s.filters.metrics);
+        apply_filter(&mut self.overview.filter, &s.filters.overview);
+        apply_filter(&mut self.system.filter, &s.filters.system);
+        self.refilter_metrics(None);
+        self.refilter_overview();
+        self.refilter_system();
+        self.relayout();
+    }
+
+    /// Start from `file`'s settings for this mode, and save changes to `path`
+    /// (None, or a file saying `save = false`: never saved).
+    pub fn use_config(&mut self, path: Option<PathBuf>, file: ConfigFile) {
+        let section = if self.is_host() {
+            &file.live
+        } else {
+            &file.viewer
+        };
+        self.apply_settings(&section.clone());
+        let path = path.filter(|_| file.save);
+        self.settings_io = Persist {
+            path,
+            base: file,
+            written: String::new(),
+            pending: false,
+            generation: 0,
+        };
+        self.settings_io.written = self.config_file().to_toml();
+    }
+
+    /// The whole file as it would be written now: this mode's settings as they
+    /// are, the other mode's as loaded.
+    #[must_use]
+    pub fn config_file(&self) -> ConfigFile {
+        let mut f = self.settings_io.base.clone();
+        let now = self.settings();
+        if self.is_host() {
+            f.live = now;
+        } else {
+            f.viewer = now;
+        }
+        f
+    }
+
+    /// After the user's input: whether a setting changed since the last save.
+    pub(super) fn note_settings(&mut self) {
+        if self.settings_io.path.is_some() && !self.settings_io.pending {
+            self.settings_io.pending = self.config_file().to_toml() != self.settings_io.written;
+        }
+    }
+
+    /// At a tick: ask for a changed setting to be saved.
+    pub(super) fn save_settings_due(&mut self) {
+        if !std::mem::take(&mut self.settings_io.pending) {
+            return;
+        }
+        if let Some((path, text, generation)) = self.unsaved_settings() {
+            self.settings_io.written.clone_from(&text);
+            self.settings_io.generation = generation;
+            self.out.push(Cmd::SaveSettings {
+                path,
+                text,
+                generation,
+            });
+        }
+    }
+
+    /// What is to be written (the file, its text and the save's number) if the
+    /// settings changed since the last save: the runtime writes it on quit.
+    #[must_use]
+    pub fn unsaved_settings(&self) -> Option<(PathBuf, String, u64)> {
+        let path = self.settings_io.path.clone()?;
+        let text = self.config_file().to_toml();
+        (text != self.settings_io.written).then(|| (path, text, self.settings_io.generation + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests;

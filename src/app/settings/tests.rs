@@ -1,0 +1,300 @@
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+use crate::msg::Msg;
+
+fn parse(text: &str) -> Result<ConfigFile, SettingsError> {
+    ConfigFile::parse(Path::new("/home/u/.config/leet/config.toml"), text)
+}
+
+fn err(text: &str) -> String {
+    match parse(text) {
+        Ok(c) => panic!("accepted: {c:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn changed() -> ConfigFile {
+    let mut f = ConfigFile::default();
+    let v = &mut f.viewer;
+    v.rows = Some(2);
+    v.columns = Some(3);
+    v.guides = Guides::Lines;
+    v.left_sidebar = Some(false);
+    v.console = true;
+    v.metrics_grid = false;
+    v.sizes = PaneSizes {
+        left: Some(40),
+        right: None,
+        console: Some(12),
+    };
+    v.y_scale
+        .insert("train/loss \"quoted\"".into(), YScale::Log);
+    v.system_y_scale
+        .insert("CPU Utilization|%".into(), YScale::Heatmap);
+    v.filters.metrics.pattern = r"loss|acc\d".into();
+    v.filters.system.pattern = "gpu".into();
+    f.live.left_sidebar = Some(true);
+    f.live.rows = Some(1);
+    f.save = false;
+    f
+}
+
+#[test]
+fn the_written_file_reads_back_to_the_same_settings() {
+    for f in [ConfigFile::default(), changed()] {
+        let text = f.to_toml();
+        assert_eq!(parse(&text).expect("parses"), f, "{text}");
+    }
+    // An empty file is the defaults; the live monitor's left sidebar is automatic.
+    let d = parse("").expect("empty");
+    assert_eq!(d, ConfigFile::default());
+    assert_eq!(d.live.left_sidebar, None);
+    assert!(!d.live.right_sidebar);
+    assert_eq!(d.viewer.left_sidebar, Some(true));
+    // A hand-written file gives only what it changes.
+    let f = parse("[viewer]\nrows = 4\n[live.filters]\nsystem = { pattern = \"cpu\" }\n")
+        .expect("parses");
+    assert_eq!(f.viewer.rows, Some(4));
+    assert_eq!(f.viewer.columns, None);
+    assert_eq!(f.live.filters.system.pattern, "cpu");
+    // Documented in itself.
+    let text = ConfigFile::default().to_toml();
+    assert!(text.starts_with("# leet settings"), "{text}");
+    assert!(
+        text.contains("metrics (/), overview (o), system (\\)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn invalid_settings_name_file_table_key_and_reason() {
+    let file = "/home/u/.config/leet/config.toml: ";
+    for (text, want) in [
+        // unknown keys
+        (
+            "colour = true\n",
+            "[top level] key 'colour': unknown key (expected save, viewer or live)",
+        ),
+        ("[viewer]\nrowz = 2\n", "[viewer] key 'rowz': unknown key"),
+        (
+            "[live.filters]\nconsole = { pattern = \"x\" }\n",
+            "[live.filters] key 'console': unknown filter (expected metrics, overview or system)",
+        ),
+        (
+            "[viewer.filters.metrics]\npatern = \"x\"\n",
+            "[viewer.filters.metrics] key 'patern': unknown key (expected pattern or mode)",
+        ),
+        // wrong types
+        (
+            "[viewer]\nrows = \"2\"\n",
+            "[viewer] key 'rows': expected an integer, got a string (\"2\")",
+        ),
+        (
+            "[viewer]\nconsole = 1\n",
+            "[viewer] key 'console': expected true or false, got an integer (1)",
+        ),
+        (
+            "viewer = 3\n",
+            "[top level] key 'viewer': expected a table, got an integer (3)",
+        ),
+        (
+            "[viewer]\nleft_sidebar = \"yes\"\n",
+            "[viewer] key 'left_sidebar': expected true, false or \"auto\", got \"yes\"",
+        ),
+        (
+            "[viewer.filters]\nmetrics = { pattern = 3 }\n",
+            "[viewer.filters.metrics] key 'pattern': expected a string, got an integer (3)",
+        ),
+        // out of range
+        (
+            "[viewer]\nrows = 12\n",
+            "[viewer] key 'rows': must be 0 (auto) or 1 to 9, got 12",
+        ),
+        (
+            "[live]\ncolumns = -1\n",
+            "[live] key 'columns': must be 0 (auto) or 1 to 9, got -1",
+        ),
+        (
+            "[viewer]\nleft_width = 3\n",
+            "[viewer] key 'left_width': must be 0 (default) or 28 to 500, got 3",
+        ),
+        (
+            "[viewer]\nconsole_height = 100000\n",
+            "[viewer] key 'console_height': must be 0 (default) or 5 to 500, got 100000",
+        ),
+        (
+            "[viewer]\nguides = \"stripes\"\n",
+            "[viewer] key 'guides': unknown guides 'stripes' (expected off, dots or lines)",
+        ),
+        (
+            "[viewer.y_scale]\n\"loss\" = \"heatmap\"\n",
+            "[viewer.y_scale] key 'loss': unknown y scale 'heatmap' (expected linear or log; the heatmap is for system charts)",
+        ),
+        (
+            "[live.system_y_scale]\n\"CPU\" = \"log\"\n",
+            "[live.system_y_scale] key 'CPU': a system chart is named \"<title>|<unit>\"",
+        ),
+        // bad filters
+        (
+            "[viewer.filters]\nmetrics = { pattern = \"loss(\" }\n",
+            "[viewer.filters.metrics] key 'pattern': not a valid regex: unclosed group",
+        ),
+        (
+            "[viewer.filters]\noverview = { pattern = \"lr\", mode = \"glob\" }\n",
+            "[viewer.filters.overview] key 'mode': unknown mode 'glob' (expected regex)",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+    let long = format!(
+        "[viewer.filters]\nsystem = {{ pattern = \"{}\" }}\n",
+        "a".repeat(300)
+    );
+    assert!(err(&long).contains("key 'pattern': longer than 256 characters"));
+    assert!(err("[viewer\nrows = 2\n").contains("config.toml: not valid TOML: "));
+}
+
+#[test]
+fn quoted_text_in_messages_is_sanitized_and_cut() {
+    let msg = err("[viewer]\n\"\\u001b[2Jrows\\u0007\" = 1\n");
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(msg.contains("key 'rows': unknown key"), "{msg}");
+    let e = ConfigFile::parse(
+        Path::new("/tmp/\x1b]0;x\x07c.toml"),
+        &format!("[viewer]\n\"{}\" = 1\n", "k".repeat(1000)),
+    )
+    .expect_err("unknown key");
+    let msg = e.to_string();
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(msg.len() < 600, "{}", msg.len());
+    assert!(msg.contains("k…'"), "{msg}");
+}
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn app() -> App {
+    let mut a = App::new(super::super::Options::default());
+    a.update(Msg::Resize(160, 48));
+    a
+}
+
+fn saves(fx: &super::super::Effect) -> Vec<(PathBuf, String, u64)> {
+    fx.cmds
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::SaveSettings {
+                path,
+                text,
+                generation,
+            } => Some((path.clone(), text.clone(), *generation)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_state_gives_the_settings_and_the_settings_the_state() {
+    let f = changed();
+    let mut a = app();
+    a.apply_settings(&f.viewer);
+    assert_eq!(a.settings(), f.viewer);
+    assert_eq!(a.grid.rows_setting, Some(2));
+    assert!(!a.panels.left && a.panels.console && !a.panels.grid);
+    assert_eq!(a.grid.scales.metric("train/loss \"quoted\""), YScale::Log);
+    assert!(a.charts.filter.matches("val/acc1") && !a.charts.filter.matches("lr"));
+    assert!(!a.charts.filter.editing);
+    // And back to the defaults.
+    a.apply_settings(&Settings::defaults(false));
+    assert_eq!(a.settings(), Settings::defaults(false));
+    assert!(!a.charts.filter.is_active());
+}
+
+#[test]
+fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
+    let path = PathBuf::from("/cfg/leet/config.toml");
+    let mut a = app();
+    let mut file = ConfigFile::default();
+    file.live.rows = Some(3);
+    a.use_config(Some(path.clone()), file);
+    // Nothing changed: nothing to save.
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    // `r 2` then `g`: no write until the tick, then one, holding both.
+    for m in [key('r'), key('2'), key('g')] {
+        assert!(saves(&a.update(m)).is_empty());
+    }
+    assert!(a.unsaved_settings().is_some());
+    let s = saves(&a.update(Msg::Tick(2.0)));
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].0, path);
+    assert_eq!(s[0].2, 1);
+    let saved = ConfigFile::parse(&path, &s[0].1).expect("parses");
+    assert_eq!(saved.viewer.rows, Some(2));
+    assert_eq!(saved.viewer.guides, Guides::Dots);
+    // The live monitor's settings are written back as loaded.
+    assert_eq!(saved.live.rows, Some(3));
+    assert!(saves(&a.update(Msg::Tick(3.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    // Changed and changed back before the tick: nothing to write.
+    a.update(key('g'));
+    a.update(key('g'));
+    a.update(key('g'));
+    assert_eq!(a.grid.guides, Guides::Dots);
+    assert!(saves(&a.update(Msg::Tick(4.0))).is_empty());
+    // Unsaved at quit: numbered after the last save.
+    a.update(key('['));
+    let (_, text, generation) = a.unsaved_settings().expect("unsaved");
+    assert_eq!(generation, 2);
+    assert_eq!(
+        ConfigFile::parse(&path, &text)
+            .expect("parses")
+            .viewer
+            .left_sidebar,
+        Some(false)
+    );
+}
+
+#[test]
+fn without_a_file_or_with_save_false_nothing_is_saved() {
+    let mut a = app();
+    a.update(key('g'));
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    let mut a = app();
+    let file = ConfigFile {
+        save: false,
+        ..ConfigFile::default()
+    };
+    a.use_config(Some(PathBuf::from("/cfg/config.toml")), file);
+    a.update(key('g'));
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+}
+
+#[test]
+fn the_live_monitor_uses_its_own_table() {
+    let mut file = ConfigFile::default();
+    file.live.left_sidebar = Some(false);
+    file.live.rows = Some(2);
+    file.viewer.rows = Some(4);
+    let mut a = App::live(super::super::Options::default(), 60.0);
+    a.use_config(Some(PathBuf::from("/c.toml")), file.clone());
+    a.update(Msg::Resize(200, 50));
+    assert_eq!(a.grid.rows_setting, Some(2));
+    assert!(!a.panels.left && !a.panels.auto_left);
+    assert!(a.areas.left.is_none());
+    assert_eq!(a.config_file(), file);
+    // "auto": shown on a wide screen, as without settings.
+    file.live.left_sidebar = None;
+    let mut a = App::live(super::super::Options::default(), 60.0);
+    a.use_config(None, file);
+    a.update(Msg::Resize(200, 50));
+    assert!(a.panels.auto_left && a.areas.left.is_some());
+}
