@@ -1241,3 +1241,170 @@ fn ctrl_o_and_ctrl_backslash_clear_one_filter_each() {
     a.update(Msg::ctrl('\\'));
     assert!(!a.system.filter.is_active());
 }
+
+// ---- settings (issue 13): `1`, `0`, pane borders dragged with the mouse ----
+
+fn left_mouse(kind: MouseEventKind, x: u16, y: u16) -> Msg {
+    Msg::Mouse(MouseEvent {
+        kind,
+        column: x,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    })
+}
+
+fn drag(a: &mut App, from: (u16, u16), to: &[(u16, u16)]) {
+    a.update(left_mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        from.0,
+        from.1,
+    ));
+    for &(x, y) in to {
+        a.update(left_mouse(MouseEventKind::Drag(MouseButton::Left), x, y));
+    }
+    let last = to.last().copied().unwrap_or(from);
+    a.update(left_mouse(
+        MouseEventKind::Up(MouseButton::Left),
+        last.0,
+        last.1,
+    ));
+}
+
+#[test]
+fn one_hides_the_metrics_grid_and_the_other_panes_take_its_room() {
+    use leet::app::panels::Pane;
+    let mut a = app("system");
+    let (left, right) = (a.areas.left.unwrap(), a.areas.right.unwrap());
+    assert!(!a.areas.grid.is_empty());
+    send(&mut a, [Msg::char('1')]);
+    assert!(!a.panels.grid);
+    assert!(a.areas.grid.is_empty());
+    // The overview takes the grid's columns; the system sidebar keeps its own.
+    let wide = a.areas.left.unwrap();
+    assert_eq!(wide.width, 200 - right.width);
+    assert_eq!(a.areas.right, Some(right));
+    // Focus leaves the hidden grid, and Tab never lands on it.
+    assert_ne!(a.panels.focus, Pane::Grid);
+    for _ in 0..4 {
+        send(&mut a, [Msg::key(KeyCode::Tab)]);
+        assert_ne!(a.panels.focus, Pane::Grid);
+    }
+    // With the console shown, the console takes it.
+    send(&mut a, [Msg::char('4')]);
+    let console = a.areas.console.unwrap();
+    assert_eq!(a.areas.left, Some(left));
+    assert_eq!(console.x, left.right());
+    assert_eq!(console.width, 200 - left.width - right.width);
+    assert_eq!(console.height, 49);
+    // Without the overview, the right sidebar takes the room.
+    send(&mut a, [Msg::char('4'), Msg::char('[')]);
+    assert_eq!(a.areas.left, None);
+    assert_eq!(a.areas.right.unwrap().width, 200);
+    // With no other pane the grid shows anyway.
+    send(&mut a, [Msg::char(']')]);
+    assert!(!a.panels.grid && !a.areas.grid.is_empty());
+    assert_eq!(a.panels.focus, Pane::Grid);
+    // `1` again: the grid is back, focused, at its size.
+    send(&mut a, [Msg::char('['), Msg::char(']'), Msg::char('1')]);
+    assert!(a.panels.grid);
+    assert_eq!((a.areas.left, a.areas.right), (Some(left), Some(right)));
+    assert_eq!(a.panels.focus, Pane::Grid);
+}
+
+#[test]
+fn pane_borders_drag_within_limits_and_zero_resets_them() {
+    let mut a = app("system");
+    let fresh = a.areas;
+    let (left, right) = (fresh.left.unwrap(), fresh.right.unwrap());
+    // The overview's right edge, dragged 10 columns right, step by step.
+    let edge = left.right() - 1;
+    drag(&mut a, (edge, 20), &[(edge + 3, 21), (edge + 10, 22)]);
+    assert_eq!(a.areas.left.unwrap().width, left.width + 10);
+    assert_eq!(a.panels.sizes.left, Some(left.width + 10));
+    assert_eq!(a.areas.grid.x, left.right() + 10);
+    // Moving the mouse after the button is up drags nothing.
+    a.update(left_mouse(MouseEventKind::Drag(MouseButton::Left), 100, 22));
+    assert_eq!(a.areas.left.unwrap().width, left.width + 10);
+    // Far right: the charts keep 40 columns and the system sidebar stays.
+    let edge = a.areas.left.unwrap().right() - 1;
+    drag(&mut a, (edge, 5), &[(199, 5)]);
+    assert_eq!(a.areas.grid.width, 40);
+    assert_eq!(a.areas.right, Some(right));
+    // Far left: no narrower than its minimum (28).
+    let edge = a.areas.left.unwrap().right() - 1;
+    drag(&mut a, (edge, 5), &[(0, 5)]);
+    assert_eq!(a.areas.left.unwrap().width, 28);
+    // The system sidebar's left edge, dragged 6 columns left.
+    drag(&mut a, (right.x, 30), &[(right.x - 6, 30)]);
+    assert_eq!(a.areas.right.unwrap().width, right.width + 6);
+    assert_eq!(a.areas.right.unwrap().right(), 200);
+    // The console's top edge: up 5 lines, then as far up as it goes (the grid
+    // keeps its header and a row of charts), then down to its minimum.
+    send(&mut a, [Msg::char('4')]);
+    let console = a.areas.console.unwrap();
+    drag(
+        &mut a,
+        (console.x + 5, console.y),
+        &[(console.x + 5, console.y - 5)],
+    );
+    assert_eq!(a.areas.console.unwrap().height, console.height + 5);
+    assert_eq!(a.areas.console.unwrap().bottom(), console.bottom());
+    let top = a.areas.console.unwrap().y;
+    drag(&mut a, (console.x + 5, top), &[(console.x + 5, 0)]);
+    assert_eq!(a.areas.grid.height, 7);
+    let top = a.areas.console.unwrap().y;
+    drag(&mut a, (console.x + 5, top), &[(console.x + 5, 49)]);
+    assert_eq!(a.areas.console.unwrap().height, 5);
+    // `0`: every pane at its default size again.
+    send(&mut a, [Msg::char('4'), Msg::char('0')]);
+    assert_eq!(a.areas, fresh);
+    assert_eq!(a.panels.sizes, leet::app::layout::PaneSizes::default());
+}
+
+#[test]
+fn only_a_press_on_a_border_drags_and_it_is_a_click_too() {
+    use leet::app::panels::{Border, Pane};
+    let mut a = app("system");
+    let fresh = a.areas;
+    let left = fresh.left.unwrap();
+    // Inside the overview, not on its edge: a click (focus), no drag.
+    drag(&mut a, (left.x + 3, 10), &[(left.x + 20, 10)]);
+    assert_eq!(a.areas, fresh);
+    assert_eq!(a.panels.focus, Pane::Left);
+    // On a chart: focus, no drag.
+    let g = a.areas.grid;
+    drag(&mut a, (g.x + 5, g.y + 3), &[(g.x + 30, g.y + 3)]);
+    assert_eq!(a.areas, fresh);
+    assert_eq!(a.panels.focus, Pane::Grid);
+    // On the edge: the pane is focused as by a click, and the drag is under way.
+    a.update(left_mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        left.right() - 1,
+        10,
+    ));
+    assert_eq!(a.panels.focus, Pane::Left);
+    assert_eq!(a.panels.drag, Some(Border::Left));
+    a.update(left_mouse(MouseEventKind::Up(MouseButton::Left), 0, 0));
+    assert_eq!(a.panels.drag, None);
+    // With help in front, the borders do not move.
+    send(&mut a, [Msg::char('?')]);
+    drag(&mut a, (left.right() - 1, 10), &[(left.right() + 9, 10)]);
+    assert_eq!(a.areas, fresh);
+}
+
+#[test]
+fn dragged_sizes_fit_a_smaller_screen_and_come_back_on_a_larger_one() {
+    let mut a = app("system");
+    let left = a.areas.left.unwrap();
+    let edge = left.right() - 1;
+    drag(&mut a, (edge, 5), &[(edge + 30, 5)]);
+    let wide = a.areas.left.unwrap().width;
+    assert_eq!(wide, left.width + 30);
+    // 100 columns: the charts keep 40, the left sidebar gives way.
+    a.update(Msg::Resize(100, 30));
+    let l = a.areas.left.map_or(0, |r| r.width);
+    assert!(a.areas.grid.width >= 40, "{:?}", a.areas);
+    assert!(l <= 60, "{l}");
+    a.update(Msg::Resize(200, 50));
+    assert_eq!(a.areas.left.unwrap().width, wide);
+}

@@ -46,11 +46,21 @@ impl Tmux {
     }
 
     /// `env` is a shell prefix such as `VAR=1 ` (empty for none).
+    /// Unless `env` names one, `XDG_CONFIG_HOME` is a fresh directory: the user's
+    /// settings never change a test's screen, and a test's never stay behind.
     fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let exit = dir.path().join("exit");
+        let config = if env.contains("XDG_CONFIG_HOME=") {
+            String::new()
+        } else {
+            format!(
+                "XDG_CONFIG_HOME={} ",
+                shell_quote(&dir.path().join("config"))
+            )
+        };
         let mut cmd = format!(
-            "{env}{}",
+            "{config}{env}{}",
             shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")))
         );
         for a in args {
@@ -901,4 +911,104 @@ fn help_scrolls_back_after_end() {
     assert_ne!(pgup, up, "pgup moved ten lines, not one");
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+// ---- settings ----
+
+/// The settings of `config_home`'s `leet/config.toml`, parsed.
+fn saved_settings(config_home: &Path) -> leet::app::settings::ConfigFile {
+    let p = config_home.join("leet/config.toml");
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    leet::app::settings::ConfigFile::parse(&p, &text).unwrap()
+}
+
+/// Grid rows, a dragged overview width, the overview hidden, guides and the
+/// metrics filter, quit: written to `$XDG_CONFIG_HOME/leet/config.toml`; started
+/// again, the viewer shows them, and quitting without a change leaves the file
+/// as it was.
+#[test]
+fn settings_survive_a_restart() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("config");
+    let env = format!("XDG_CONFIG_HOME={} ", shell_quote(&home));
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let run = run.to_str().unwrap();
+    let t = Tmux::start_env("settings1", &env, &[run], 200, 50);
+    t.wait_for("Run Overview", Duration::from_secs(10));
+    // The overview is 44 columns at 200: its edge (column 44, 1-based) dragged
+    // ten columns right with the left button (SGR mouse reports).
+    t.bytes(b"\x1b[<0;44;20M");
+    t.bytes(b"\x1b[<32;49;20M");
+    t.bytes(b"\x1b[<32;54;20M");
+    t.bytes(b"\x1b[<0;54;20m");
+    t.keys(&["r", "2", "g", "/"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", "loss"]);
+    t.keys(&["Enter"]);
+    t.wait_for("by /loss", Duration::from_secs(5));
+    t.keys(&["["]);
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+    drop(t);
+    let saved = saved_settings(&home);
+    let v = &saved.viewer;
+    assert_eq!(v.rows, Some(2));
+    assert_eq!(v.guides, leet::app::grid::Guides::Dots);
+    assert_eq!(v.left_sidebar, Some(false));
+    assert_eq!(v.sizes.left, Some(54));
+    assert_eq!(v.filters.metrics.pattern, "loss");
+    let file = home.join("leet/config.toml");
+    let before = std::fs::read(&file).unwrap();
+
+    let t = Tmux::start_env("settings2", &env, &[run], 200, 50);
+    let (s, _) = t.wait_for("by /loss", Duration::from_secs(10));
+    assert!(!s.contains("Run Overview"), "overview shown:\n{s}");
+    // `[`: the overview at its dragged width (its edge in column 54).
+    t.keys(&["["]);
+    let (s, _) = t.wait_for("Run Overview", Duration::from_secs(5));
+    let row = s.lines().nth(10).unwrap();
+    assert_eq!(row.chars().nth(53), Some('│'), "{s}");
+    t.keys(&["["]);
+    let t0 = Instant::now();
+    while t.screen().contains("Run Overview") {
+        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "rewritten without a change"
+    );
+}
+
+/// A settings file with a bad value: one line naming the file, the key and the
+/// reason, exit status 2, the terminal never switched, the file left as written.
+#[test]
+fn an_invalid_settings_file_is_refused_before_the_terminal_changes() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("config");
+    std::fs::create_dir_all(home.join("leet")).unwrap();
+    let file = home.join("leet/config.toml");
+    let text = "# mine\n[viewer]\nrows = 12\n";
+    std::fs::write(&file, text).unwrap();
+    let env = format!("XDG_CONFIG_HOME={} ", shell_quote(&home));
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start_env("settingsbad", &env, &[run.to_str().unwrap()], 200, 30);
+    assert_eq!(t.exit_code(), "EXIT:2");
+    t.assert_restored();
+    let s = t.screen();
+    let said: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(said.len(), 1, "{s}");
+    assert!(
+        said[0].starts_with("leet: ")
+            && said[0].contains(
+                "leet/config.toml: [viewer] key 'rows': must be 0 (auto) or 1 to 9, got 12"
+            ),
+        "{s}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }

@@ -201,7 +201,7 @@ impl App {
     }
 
     /// Make the run in `dir` the main one: an empty run with the same panels,
-    /// filters and store limits, waiting for its new reader's messages. With
+    /// filters, y scales and store limits, waiting for its new reader's messages. With
     /// `keep_view` (the workspace changing which drawn run is the main one) focus,
     /// zoom and scroll positions stay.
     pub(crate) fn open_run(&mut self, dir: PathBuf, keep_view: bool) {
@@ -226,8 +226,9 @@ impl App {
             self.refresh();
             return;
         }
+        // The y scales stay: they are settings by metric key (a `loss` drawn on a
+        // log scale is drawn so in every run, and saved so).
         self.charts.zoom.clear();
-        self.grid.scales.clear();
         self.grid.focus = 0;
         self.panels.fullscreen = false;
         self.overview.scroll = 0;

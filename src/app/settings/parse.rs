@@ -1,0 +1,324 @@
+//! Reading a settings file's text: every table and key checked, each error
+//! naming the file, the table, the key and the reason.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{
+    ConfigFile, Filters, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE, MAX_SCALES,
+    MIN_CONSOLE, MIN_LEFT, MIN_RIGHT,
+};
+use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
+use crate::app::grid::{Guides, YScale};
+
+impl ConfigFile {
+    /// Settings from a file's text: what it gives laid over the defaults.
+    ///
+    /// # Errors
+    /// Not TOML, an unknown table or key, a value of the wrong type or out of
+    /// range, a filter pattern that does not compile: naming `file`, the table,
+    /// the key and the reason.
+    pub fn parse(file: &Path, text: &str) -> Result<Self, SettingsError> {
+        let table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| SettingsError::Syntax {
+                    file: file.to_owned(),
+                    reason: e.message().to_owned(),
+                })?;
+        let mut cfg = Self::default();
+        let p = Parser { file };
+        for (key, value) in &table {
+            match key.as_str() {
+                "save" => cfg.save = p.boolean("top level", key, value)?,
+                "viewer" => cfg.viewer = p.section(key, value, false)?,
+                "live" => cfg.live = p.section(key, value, true)?,
+                _ => {
+                    return Err(p.err(
+                        "top level",
+                        key,
+                        "unknown key (expected save, viewer or live)".into(),
+                    ))
+                }
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+struct Parser<'a> {
+    file: &'a Path,
+}
+
+/// What a TOML value is, for "got" in messages.
+fn type_name(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "an integer",
+        toml::Value::Float(_) => "a float",
+        toml::Value::Boolean(_) => "a boolean",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
+    }
+}
+
+impl Parser<'_> {
+    fn err(&self, table: &str, key: &str, reason: String) -> SettingsError {
+        SettingsError::Value {
+            file: self.file.to_owned(),
+            table: table.to_owned(),
+            key: key.to_owned(),
+            reason,
+        }
+    }
+
+    fn boolean(&self, table: &str, key: &str, v: &toml::Value) -> Result<bool, SettingsError> {
+        v.as_bool().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected true or false, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    fn text<'v>(
+        &self,
+        table: &str,
+        key: &str,
+        v: &'v toml::Value,
+    ) -> Result<&'v str, SettingsError> {
+        v.as_str().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected a string, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    fn table<'v>(
+        &self,
+        table: &str,
+        key: &str,
+        v: &'v toml::Value,
+    ) -> Result<&'v toml::Table, SettingsError> {
+        v.as_table().ok_or_else(|| {
+            self.err(
+                table,
+                key,
+                format!("expected a table, got {} ({v})", type_name(v)),
+            )
+        })
+    }
+
+    /// An integer 0 (None) or `lo..=hi`.
+    fn number(
+        &self,
+        table: &str,
+        key: &str,
+        v: &toml::Value,
+        lo: u16,
+        hi: u16,
+        zero: &str,
+    ) -> Result<Option<u16>, SettingsError> {
+        let Some(n) = v.as_integer() else {
+            return Err(self.err(
+                table,
+                key,
+                format!("expected an integer, got {} ({v})", type_name(v)),
+            ));
+        };
+        match u16::try_from(n) {
+            Ok(0) => Ok(None),
+            Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+            _ => Err(self.err(
+                table,
+                key,
+                format!("must be 0 ({zero}) or {lo} to {hi}, got {n}"),
+            )),
+        }
+    }
+
+    fn section(&self, name: &str, v: &toml::Value, live: bool) -> Result<Settings, SettingsError> {
+        let body = self.table("top level", name, v)?;
+        let mut s = Settings::defaults(live);
+        for (key, v) in body {
+            let k = key.as_str();
+            match k {
+                "rows" => s.rows = self.number(name, k, v, 1, MAX_GRID, "auto")?,
+                "columns" => s.columns = self.number(name, k, v, 1, MAX_GRID, "auto")?,
+                "guides" => {
+                    s.guides = match self.text(name, k, v)? {
+                        "off" => Guides::Off,
+                        "dots" => Guides::Dots,
+                        "lines" => Guides::Lines,
+                        other => {
+                            return Err(self.err(
+                                name,
+                                k,
+                                format!("unknown guides '{other}' (expected off, dots or lines)"),
+                            ))
+                        }
+                    }
+                }
+                "left_sidebar" => {
+                    s.left_sidebar = match v {
+                        toml::Value::String(a) if a == "auto" => None,
+                        toml::Value::Boolean(b) => Some(*b),
+                        _ => {
+                            return Err(self.err(
+                                name,
+                                k,
+                                format!("expected true, false or \"auto\", got {v}"),
+                            ))
+                        }
+                    }
+                }
+                "right_sidebar" => s.right_sidebar = self.boolean(name, k, v)?,
+                "console" => s.console = self.boolean(name, k, v)?,
+                "metrics_grid" => s.metrics_grid = self.boolean(name, k, v)?,
+                "left_width" => {
+                    s.sizes.left = self.number(name, k, v, MIN_LEFT, MAX_PANE, "default")?;
+                }
+                "right_width" => {
+                    s.sizes.right = self.number(name, k, v, MIN_RIGHT, MAX_PANE, "default")?;
+                }
+                "console_height" => {
+                    s.sizes.console = self.number(name, k, v, MIN_CONSOLE, MAX_PANE, "default")?;
+                }
+                "y_scale" => s.y_scale = self.scales(&format!("{name}.y_scale"), k, v, false)?,
+                "system_y_scale" => {
+                    s.system_y_scale =
+                        self.scales(&format!("{name}.system_y_scale"), k, v, true)?;
+                }
+                "filters" => s.filters = self.filters(name, v)?,
+                _ => {
+                    return Err(self.err(
+                        name,
+                        k,
+                        "unknown key (expected rows, columns, guides, left_sidebar, \
+                         right_sidebar, console, metrics_grid, left_width, right_width, \
+                         console_height, y_scale, system_y_scale or filters)"
+                            .into(),
+                    ))
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    fn scales(
+        &self,
+        table: &str,
+        key: &str,
+        v: &toml::Value,
+        system: bool,
+    ) -> Result<BTreeMap<String, YScale>, SettingsError> {
+        let parent = table.rsplit_once('.').map_or(table, |(p, _)| p);
+        let body = self.table(parent, key, v)?;
+        if body.len() > MAX_SCALES {
+            return Err(self.err(
+                parent,
+                key,
+                format!("{} charts, more than the {MAX_SCALES} kept", body.len()),
+            ));
+        }
+        let mut out = BTreeMap::new();
+        for (chart, v) in body {
+            if chart.len() > MAX_KEY_BYTES {
+                return Err(self.err(
+                    table,
+                    chart,
+                    format!("a chart key longer than {MAX_KEY_BYTES} bytes"),
+                ));
+            }
+            if system && !chart.contains('|') {
+                return Err(self.err(
+                    table,
+                    chart,
+                    "a system chart is named \"<title>|<unit>\"".into(),
+                ));
+            }
+            let scale = match self.text(table, chart, v)? {
+                "linear" => YScale::Linear,
+                "log" => YScale::Log,
+                "heatmap" if system => YScale::Heatmap,
+                other => {
+                    let expected = if system {
+                        "linear, log or heatmap"
+                    } else {
+                        "linear or log; the heatmap is for system charts"
+                    };
+                    return Err(self.err(
+                        table,
+                        chart,
+                        format!("unknown y scale '{other}' (expected {expected})"),
+                    ));
+                }
+            };
+            if scale != YScale::Linear {
+                out.insert(chart.clone(), scale);
+            }
+        }
+        Ok(out)
+    }
+
+    fn filters(&self, section: &str, v: &toml::Value) -> Result<Filters, SettingsError> {
+        let body = self.table(section, "filters", v)?;
+        let table = format!("{section}.filters");
+        let mut f = Filters::default();
+        for (key, v) in body {
+            let slot = match key.as_str() {
+                "metrics" => &mut f.metrics,
+                "overview" => &mut f.overview,
+                "system" => &mut f.system,
+                _ => {
+                    return Err(self.err(
+                        &table,
+                        key,
+                        "unknown filter (expected metrics, overview or system)".into(),
+                    ))
+                }
+            };
+            let sub = format!("{table}.{key}");
+            for (k, v) in self.table(&table, key, v)? {
+                match k.as_str() {
+                    "pattern" => slot.pattern = self.text(&sub, k, v)?.to_owned(),
+                    "mode" => {
+                        slot.glob = match self.text(&sub, k, v)? {
+                            "regex" => false,
+                            other => {
+                                return Err(self.err(
+                                    &sub,
+                                    k,
+                                    format!("unknown mode '{other}' (expected regex)"),
+                                ))
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(self.err(
+                            &sub,
+                            k,
+                            "unknown key (expected pattern or mode)".into(),
+                        ))
+                    }
+                }
+            }
+            if slot.pattern.chars().count() > MAX_PATTERN_CHARS {
+                return Err(self.err(
+                    &sub,
+                    "pattern",
+                    format!("longer than {MAX_PATTERN_CHARS} characters"),
+                ));
+            }
+            let mut check = FilterState::default();
+            check.set_draft(slot.pattern.clone());
+            if let Some(e) = check.error {
+                return Err(self.err(&sub, "pattern", format!("not a valid regex: {e}")));
+            }
+        }
+        Ok(f)
+    }
+}
