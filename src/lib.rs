@@ -227,14 +227,14 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
 /// a bad value its table, key and reason.
 fn load_config(
     explicit: Option<&std::path::Path>,
-) -> Result<runtime::Config, app::settings::SettingsError> {
-    use app::settings::{ConfigFile, SettingsError, MAX_CONFIG_BYTES};
+) -> Result<runtime::Loaded, app::settings::SettingsError> {
+    use app::settings::{Config, SettingsError, MAX_CONFIG_BYTES};
     use source::settings::ReadError;
     let Some(path) = explicit
         .map(std::path::Path::to_path_buf)
         .or_else(source::settings::default_path)
     else {
-        return Ok(runtime::Config::default());
+        return Ok(runtime::Loaded::default());
     };
     let text = source::settings::read(&path, MAX_CONFIG_BYTES, explicit.is_none()).map_err(
         |e| match e {
@@ -249,10 +249,10 @@ fn load_config(
         },
     )?;
     let file = match text {
-        Some(t) => ConfigFile::parse(&path, &t)?,
-        None => ConfigFile::default(),
+        Some(t) => Config::parse(&path, &t)?,
+        None => Config::default(),
     };
-    Ok(runtime::Config {
+    Ok(runtime::Loaded {
         path: Some(path),
         file,
     })

@@ -916,10 +916,10 @@ fn help_scrolls_back_after_end() {
 // ---- settings ----
 
 /// The settings of `config_home`'s `leet/config.toml`, parsed.
-fn saved_settings(config_home: &Path) -> leet::app::settings::ConfigFile {
+fn saved_settings(config_home: &Path) -> leet::app::settings::Config {
     let p = config_home.join("leet/config.toml");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    leet::app::settings::ConfigFile::parse(&p, &text).unwrap()
+    leet::app::settings::Config::parse(&p, &text).unwrap()
 }
 
 /// Grid rows, a dragged overview width, the overview hidden, guides and the

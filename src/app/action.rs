@@ -268,7 +268,7 @@ impl Action {
             Action::MonitorNone => "Monitor no process (host charts only)",
             // ---- settings (issue 13) ----
             Action::ToggleGrid => "Toggle metrics grid",
-            Action::ResetPaneSizes => "Reset pane sizes to defaults (drag borders to resize)",
+            Action::ResetPaneSizes => "Reset pane sizes to defaults",
             Action::None => "(unbound)",
         }
     }

@@ -38,7 +38,7 @@ pub enum Cmd {
         wandb_dir: PathBuf,
         state: WorkspaceSaved,
     },
-    /// Write the settings file `path` (`text`, from `ConfigFile::to_toml`; no
+    /// Write the settings file `path` (`text`, from `Config::to_toml`; no
     /// answer). Saves are numbered: one older than the last written is dropped.
     SaveSettings {
         path: PathBuf,

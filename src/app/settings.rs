@@ -131,14 +131,14 @@ impl Settings {
 
 /// The whole settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigFile {
+pub struct Config {
     /// Whether leet writes its changes back (false: the file stays as written).
     pub save: bool,
     pub viewer: Settings,
     pub live: Settings,
 }
 
-impl Default for ConfigFile {
+impl Default for Config {
     fn default() -> Self {
         Self {
             save: true,
@@ -235,8 +235,8 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     }
 }
 
-impl ConfigFile {
-    /// The file's text: every setting, documented; [`ConfigFile::parse`] reads
+impl Config {
+    /// The file's text: every setting, documented; [`Config::parse`] reads
     /// it back to the same settings.
     #[must_use]
     pub fn to_toml(&self) -> String {
@@ -254,7 +254,7 @@ pub(crate) struct Persist {
     /// The file written (None: settings are not saved).
     path: Option<PathBuf>,
     /// The file as loaded: the other mode's section is written back as it was.
-    base: ConfigFile,
+    base: Config,
     /// The text last written (or the one the loaded settings give).
     written: String,
     /// A change waits for the next tick.
@@ -343,7 +343,7 @@ impl App {
 
     /// Start from `file`'s settings for this mode, and save changes to `path`
     /// (None, or a file saying `save = false`: never saved).
-    pub fn use_config(&mut self, path: Option<PathBuf>, file: ConfigFile) {
+    pub fn use_config(&mut self, path: Option<PathBuf>, file: Config) {
         let section = if self.is_host() {
             &file.live
         } else {
@@ -358,13 +358,13 @@ impl App {
             pending: false,
             generation: 0,
         };
-        self.settings_io.written = self.config_file().to_toml();
+        self.settings_io.written = self.settings_config().to_toml();
     }
 
     /// The whole file as it would be written now: this mode's settings as they
     /// are, the other mode's as loaded.
     #[must_use]
-    pub fn config_file(&self) -> ConfigFile {
+    pub fn settings_config(&self) -> Config {
         let mut f = self.settings_io.base.clone();
         let now = self.settings();
         if self.is_host() {
@@ -378,7 +378,7 @@ impl App {
     /// After the user's input: whether a setting changed since the last save.
     pub(super) fn note_settings(&mut self) {
         if self.settings_io.path.is_some() && !self.settings_io.pending {
-            self.settings_io.pending = self.config_file().to_toml() != self.settings_io.written;
+            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.written;
         }
     }
 
@@ -403,7 +403,7 @@ impl App {
     #[must_use]
     pub fn unsaved_settings(&self) -> Option<(PathBuf, String, u64)> {
         let path = self.settings_io.path.clone()?;
-        let text = self.config_file().to_toml();
+        let text = self.settings_config().to_toml();
         (text != self.settings_io.written).then(|| (path, text, self.settings_io.generation + 1))
     }
 }

@@ -16,7 +16,7 @@ use anyhow::Context as _;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::app::keymap::Keymap;
-use crate::app::settings::ConfigFile;
+use crate::app::settings::Config;
 use crate::app::{App, Options};
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
@@ -96,9 +96,9 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
 /// The settings the viewer starts with, and the file their changes are saved to
 /// (None: not saved).
 #[derive(Debug, Clone, Default)]
-pub struct Config {
+pub struct Loaded {
     pub path: Option<PathBuf>,
-    pub file: ConfigFile,
+    pub file: Config,
 }
 
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
@@ -116,7 +116,7 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
 ///
 /// # Errors
 /// A path that leads to no run (before the terminal changes mode), terminal I/O.
-pub fn run(args: &ViewArgs, keymap: Keymap, config: Config) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<ExitCode> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     // Fail before touching the terminal when the path leads nowhere.
     let opening = crate::source::resolve::opening(&path)?;
@@ -261,7 +261,7 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
 ///
 /// # Errors
 /// Terminal I/O.
-pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Config) -> anyhow::Result<ExitCode> {
+pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Result<ExitCode> {
     use serde_json::{json, Map, Value};
     let mut opts = args.sampler.options();
     opts.monitor_self = false;

@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{
-    ConfigFile, Filters, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE, MAX_SCALES,
+    Config, Filters, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE, MAX_SCALES,
     MIN_CONSOLE, MIN_LEFT, MIN_RIGHT,
 };
 use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
 use crate::app::grid::{Guides, YScale};
 
-impl ConfigFile {
+impl Config {
     /// Settings from a file's text: what it gives laid over the defaults.
     ///
     /// # Errors

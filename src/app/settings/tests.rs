@@ -5,8 +5,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::*;
 use crate::msg::Msg;
 
-fn parse(text: &str) -> Result<ConfigFile, SettingsError> {
-    ConfigFile::parse(Path::new("/home/u/.config/leet/config.toml"), text)
+fn parse(text: &str) -> Result<Config, SettingsError> {
+    Config::parse(Path::new("/home/u/.config/leet/config.toml"), text)
 }
 
 fn err(text: &str) -> String {
@@ -16,8 +16,8 @@ fn err(text: &str) -> String {
     }
 }
 
-fn changed() -> ConfigFile {
-    let mut f = ConfigFile::default();
+fn changed() -> Config {
+    let mut f = Config::default();
     let v = &mut f.viewer;
     v.rows = Some(2);
     v.columns = Some(3);
@@ -44,13 +44,13 @@ fn changed() -> ConfigFile {
 
 #[test]
 fn the_written_file_reads_back_to_the_same_settings() {
-    for f in [ConfigFile::default(), changed()] {
+    for f in [Config::default(), changed()] {
         let text = f.to_toml();
         assert_eq!(parse(&text).expect("parses"), f, "{text}");
     }
     // An empty file is the defaults; the live monitor's left sidebar is automatic.
     let d = parse("").expect("empty");
-    assert_eq!(d, ConfigFile::default());
+    assert_eq!(d, Config::default());
     assert_eq!(d.live.left_sidebar, None);
     assert!(!d.live.right_sidebar);
     assert_eq!(d.viewer.left_sidebar, Some(true));
@@ -61,7 +61,7 @@ fn the_written_file_reads_back_to_the_same_settings() {
     assert_eq!(f.viewer.columns, None);
     assert_eq!(f.live.filters.system.pattern, "cpu");
     // Documented in itself.
-    let text = ConfigFile::default().to_toml();
+    let text = Config::default().to_toml();
     assert!(text.starts_with("# leet settings"), "{text}");
     assert!(
         text.contains("metrics (/), overview (o), system (\\)"),
@@ -164,7 +164,7 @@ fn quoted_text_in_messages_is_sanitized_and_cut() {
     let msg = err("[viewer]\n\"\\u001b[2Jrows\\u0007\" = 1\n");
     assert!(!msg.chars().any(char::is_control), "{msg:?}");
     assert!(msg.contains("key 'rows': unknown key"), "{msg}");
-    let e = ConfigFile::parse(
+    let e = Config::parse(
         Path::new("/tmp/\x1b]0;x\x07c.toml"),
         &format!("[viewer]\n\"{}\" = 1\n", "k".repeat(1000)),
     )
@@ -220,7 +220,7 @@ fn the_state_gives_the_settings_and_the_settings_the_state() {
 fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
     let path = PathBuf::from("/cfg/leet/config.toml");
     let mut a = app();
-    let mut file = ConfigFile::default();
+    let mut file = Config::default();
     file.live.rows = Some(3);
     a.use_config(Some(path.clone()), file);
     // Nothing changed: nothing to save.
@@ -235,7 +235,7 @@ fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
     assert_eq!(s.len(), 1);
     assert_eq!(s[0].0, path);
     assert_eq!(s[0].2, 1);
-    let saved = ConfigFile::parse(&path, &s[0].1).expect("parses");
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
     assert_eq!(saved.viewer.rows, Some(2));
     assert_eq!(saved.viewer.guides, Guides::Dots);
     // The live monitor's settings are written back as loaded.
@@ -253,7 +253,7 @@ fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
     let (_, text, generation) = a.unsaved_settings().expect("unsaved");
     assert_eq!(generation, 2);
     assert_eq!(
-        ConfigFile::parse(&path, &text)
+        Config::parse(&path, &text)
             .expect("parses")
             .viewer
             .left_sidebar,
@@ -268,9 +268,9 @@ fn without_a_file_or_with_save_false_nothing_is_saved() {
     assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
     assert_eq!(a.unsaved_settings(), None);
     let mut a = app();
-    let file = ConfigFile {
+    let file = Config {
         save: false,
-        ..ConfigFile::default()
+        ..Config::default()
     };
     a.use_config(Some(PathBuf::from("/cfg/config.toml")), file);
     a.update(key('g'));
@@ -280,7 +280,7 @@ fn without_a_file_or_with_save_false_nothing_is_saved() {
 
 #[test]
 fn the_live_monitor_uses_its_own_table() {
-    let mut file = ConfigFile::default();
+    let mut file = Config::default();
     file.live.left_sidebar = Some(false);
     file.live.rows = Some(2);
     file.viewer.rows = Some(4);
@@ -290,7 +290,7 @@ fn the_live_monitor_uses_its_own_table() {
     assert_eq!(a.grid.rows_setting, Some(2));
     assert!(!a.panels.left && !a.panels.auto_left);
     assert!(a.areas.left.is_none());
-    assert_eq!(a.config_file(), file);
+    assert_eq!(a.settings_config(), file);
     // "auto": shown on a wide screen, as without settings.
     file.live.left_sidebar = None;
     let mut a = App::live(super::super::Options::default(), 60.0);
