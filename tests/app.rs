@@ -1408,3 +1408,29 @@ fn dragged_sizes_fit_a_smaller_screen_and_come_back_on_a_larger_one() {
     a.update(Msg::Resize(200, 50));
     assert_eq!(a.areas.left.unwrap().width, wide);
 }
+
+#[test]
+fn in_the_live_monitor_the_process_table_takes_the_hidden_grid_s_room() {
+    for (w, beside) in [(160, false), (320, true)] {
+        let mut a = App::live(Options::default(), 60.0);
+        a.update(Msg::Resize(w, 50));
+        let (grid, procs) = (a.areas.grid, a.areas.procs.unwrap());
+        assert_eq!(procs.y > grid.y, !beside, "{w}: {:?}", a.areas);
+        send(&mut a, [Msg::char('1')]);
+        assert!(a.areas.grid.is_empty());
+        let all = a.areas.procs.unwrap();
+        // The grid's cells and the table's, together.
+        assert_eq!(
+            (all.x, all.y, u32::from(all.width) * u32::from(all.height)),
+            (
+                grid.x,
+                grid.y,
+                u32::from(grid.width) * u32::from(grid.height)
+                    + u32::from(procs.width) * u32::from(procs.height)
+            ),
+            "{w}"
+        );
+        send(&mut a, [Msg::char('1')]);
+        assert_eq!((a.areas.grid, a.areas.procs), (grid, Some(procs)));
+    }
+}

@@ -110,12 +110,12 @@ fn the_binary_refuses_invalid_settings_with_status_2_before_touching_the_termina
         assert_eq!(out.status.code(), Some(2), "{file}");
         assert!(out.stdout.is_empty());
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains("leet/config.toml: ") && err.contains(want), "{err}");
-        // Left as written.
-        assert_eq!(
-            std::fs::read(&default).unwrap(),
-            std::fs::read(&p).unwrap()
+        assert!(
+            err.contains("leet/config.toml: ") && err.contains(want),
+            "{err}"
         );
+        // Left as written.
+        assert_eq!(std::fs::read(&default).unwrap(), std::fs::read(&p).unwrap());
     }
 }
 
@@ -143,9 +143,17 @@ fn print_config_prints_the_effective_settings_which_load_back() {
     .unwrap();
     let out = leet(
         home.path(),
-        &["--print-config".as_ref(), "--config".as_ref(), mine.as_os_str()],
+        &[
+            "--print-config".as_ref(),
+            "--config".as_ref(),
+            mine.as_os_str(),
+        ],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed = String::from_utf8(out.stdout).unwrap();
     assert!(printed.contains("rows = 3\n"), "{printed}");
     assert!(printed.contains("\"train/loss\" = \"log\"\n"), "{printed}");
@@ -157,7 +165,11 @@ fn print_config_prints_the_effective_settings_which_load_back() {
     std::fs::write(&again, &printed).unwrap();
     let out = leet(
         home.path(),
-        &["--print-config".as_ref(), "--config".as_ref(), again.as_os_str()],
+        &[
+            "--print-config".as_ref(),
+            "--config".as_ref(),
+            again.as_os_str(),
+        ],
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), printed);
 }
@@ -181,10 +193,17 @@ fn a_settings_file_must_be_a_readable_regular_file() {
     ] {
         let out = leet(
             home.path(),
-            &["--print-config".as_ref(), "--config".as_ref(), p.as_os_str()],
+            &[
+                "--print-config".as_ref(),
+                "--config".as_ref(),
+                p.as_os_str(),
+            ],
         );
         assert_eq!(out.status.code(), Some(2), "{}", p.display());
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains(&p.display().to_string()) && err.contains(want), "{err}");
+        assert!(
+            err.contains(&p.display().to_string()) && err.contains(want),
+            "{err}"
+        );
     }
 }
