@@ -947,6 +947,14 @@ fn settings_survive_a_restart() {
     t.keys(&["Enter"]);
     t.wait_for("by /loss", Duration::from_secs(5));
     t.keys(&["["]);
+    // Saved while it runs, within about a second of the change (at the next tick).
+    let file = home.join("leet/config.toml");
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&file).is_ok_and(|s| s.contains("left_sidebar = false")) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "not saved while running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("saved {:.2} s after the change", t0.elapsed().as_secs_f64());
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
@@ -958,7 +966,6 @@ fn settings_survive_a_restart() {
     assert_eq!(v.left_sidebar, Some(false));
     assert_eq!(v.sizes.left, Some(54));
     assert_eq!(v.filters.metrics.pattern, "loss");
-    let file = home.join("leet/config.toml");
     let before = std::fs::read(&file).unwrap();
 
     let t = Tmux::start_env("settings2", &env, &[run], 200, 50);
