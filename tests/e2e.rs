@@ -46,19 +46,22 @@ impl Tmux {
     }
 
     /// `env` is a shell prefix such as `VAR=1 ` (empty for none).
-    /// Unless `env` names one, `XDG_CONFIG_HOME` is a fresh directory: the user's
-    /// settings never change a test's screen, and a test's never stay behind.
+    /// `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` are fresh
+    /// directories unless `env` names them: the user's settings and what other
+    /// tests' workspaces saved never change a test's screen.
     fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let exit = dir.path().join("exit");
-        let config = if env.contains("XDG_CONFIG_HOME=") {
-            String::new()
-        } else {
-            format!(
-                "XDG_CONFIG_HOME={} ",
-                shell_quote(&dir.path().join("config"))
-            )
-        };
+        let mut config = String::new();
+        for (var, sub) in [
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_STATE_HOME", "state"),
+            ("XDG_CACHE_HOME", "cache"),
+        ] {
+            if !env.contains(&format!("{var}=")) {
+                config.push_str(&format!("{var}={} ", shell_quote(&dir.path().join(sub))));
+            }
+        }
         let mut cmd = format!(
             "{config}{env}{}",
             shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")))
@@ -951,7 +954,10 @@ fn settings_survive_a_restart() {
     let file = home.join("leet/config.toml");
     let t0 = Instant::now();
     while !std::fs::read_to_string(&file).is_ok_and(|s| s.contains("left_sidebar = false")) {
-        assert!(t0.elapsed() < Duration::from_secs(10), "not saved while running");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "not saved while running"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     eprintln!("saved {:.2} s after the change", t0.elapsed().as_secs_f64());
