@@ -207,3 +207,33 @@ fn a_settings_file_must_be_a_readable_regular_file() {
         );
     }
 }
+
+#[test]
+fn the_runtime_writes_a_save_and_never_an_older_one_over_it() {
+    use leet::app::Cmd;
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("new/dir/config.toml");
+    let save = |text: &str, generation| {
+        leet::runtime::answer(Cmd::SaveSettings {
+            path: path.clone(),
+            text: text.into(),
+            generation,
+        })
+    };
+    assert!(save("[viewer]\nrows = 2\n", 1).is_none());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[viewer]\nrows = 2\n"
+    );
+    // A save queued before it (the worker's, behind the one on quit): dropped.
+    assert!(save("[viewer]\nrows = 1\n", 1).is_none());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[viewer]\nrows = 2\n"
+    );
+    assert!(save("[viewer]\nrows = 3\n", 2).is_none());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[viewer]\nrows = 3\n"
+    );
+}

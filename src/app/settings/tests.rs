@@ -298,3 +298,13 @@ fn the_live_monitor_uses_its_own_table() {
     a.update(Msg::Resize(200, 50));
     assert!(a.panels.auto_left && a.areas.left.is_some());
 }
+
+#[test]
+fn y_scales_are_settings_by_key_and_stay_when_another_run_opens() {
+    let mut a = app();
+    a.grid.scales.set_metric("loss", YScale::Log);
+    a.open_run(PathBuf::from("/runs/other"), false);
+    // Before: every chart went back to linear, and the next save dropped them.
+    assert_eq!(a.grid.scales.metric("loss"), YScale::Log);
+    assert_eq!(a.settings().y_scale.get("loss"), Some(&YScale::Log));
+}
