@@ -62,7 +62,7 @@ pub enum Action {
     GroupRuns,
     /// Workspace: the summary value shown per run in the list.
     ChooseColumn,
-    /// While typing the runs filter: regex ↔ glob patterns.
+    /// While typing a filter (any of them): regex ↔ glob patterns.
     FilterToggleGlob,
     /// The crosshair: off → focused chart → every visible chart → off.
     CycleCrosshair,
@@ -250,7 +250,7 @@ impl Action {
             Action::PinRun => "Pin the highlighted run on top of the others",
             Action::GroupRuns => "Group drawn runs by config key: mean + band",
             Action::ChooseColumn => "Choose the summary value shown per run",
-            Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
+            Action::FilterToggleGlob => "While typing any filter: toggle regex / glob",
             Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
             Action::ToggleHidden => "Show / hide metrics define_metric hides",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",

@@ -230,7 +230,7 @@ impl App {
         self.grid.scales.clear();
         self.grid.focus = 0;
         self.panels.fullscreen = false;
-        self.overview.scroll = 0;
+        self.overview.home();
         self.system.scroll = 0;
         self.console.back = 0;
         self.refresh();

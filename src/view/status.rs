@@ -78,20 +78,8 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     } else {
         String::new()
     };
-    // Counted only while the overview filter is typed or in force.
-    let ocount =
-        if app.filter_target == Some(FilterTarget::Overview) || app.overview.filter.is_active() {
-            format!(
-                "[{} rows]",
-                app.overview
-                    .rows
-                    .iter()
-                    .filter(|r| !matches!(r, crate::app::Row::Header(..)))
-                    .count()
-            )
-        } else {
-            String::new()
-        };
+    // Per section, as `wandb leet` counts them (only while typed or in force).
+    let ocount = format!("[{}]", app.overview.filter_counts());
     let pcount = format!("[{} processes]", app.procs.rows.len());
     let typing = app.filter_target.filter(|t| {
         !matches!(
@@ -108,38 +96,60 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
                 _ => (&app.procs.filter, '/', &pcount),
             };
-            parts.push((
-                format!("{sigil}{}▏{count}", sanitize(&f.draft)),
-                theme.input(),
-            ));
+            let prompt = if t == FilterTarget::Overview {
+                format!("Overview filter: {}▏ {count}", sanitize(&f.draft))
+            } else {
+                format!("{sigil}{}▏{count}", sanitize(&f.draft))
+            };
+            parts.push((prompt, theme.input()));
             if let Some(e) = &f.error {
                 parts.push((format!("✗ {}", sanitize(e)), theme.bad()));
             } else {
-                parts.push(("enter keep · esc restore".into(), theme.dim()));
+                let other = if f.glob { "regex" } else { "glob" };
+                parts.push((
+                    format!("tab: {} → {other} · enter keep · esc restore", f.mode_name()),
+                    theme.dim(),
+                ));
             }
         }
         None => {
             if app.charts.filter.is_active() {
                 parts.push((
-                    format!("/{} {mcount}", sanitize(&app.charts.filter.text)),
+                    format!(
+                        "/{}{} {mcount}",
+                        sanitize(&app.charts.filter.text),
+                        glob_mark(&app.charts.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.system.filter.is_active() {
                 parts.push((
-                    format!("\\{} {scount}", sanitize(&app.system.filter.text)),
+                    format!(
+                        "\\{}{} {scount}",
+                        sanitize(&app.system.filter.text),
+                        glob_mark(&app.system.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.overview.filter.is_active() {
                 parts.push((
-                    format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
+                    format!(
+                        "overview: {}{} {ocount}",
+                        sanitize(&app.overview.filter.text),
+                        glob_mark(&app.overview.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.procs.filter.is_active() {
                 parts.push((
-                    format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
+                    format!(
+                        "processes /{}{} {pcount}",
+                        sanitize(&app.procs.filter.text),
+                        glob_mark(&app.procs.filter)
+                    ),
                     theme.key(),
                 ));
             }
@@ -187,6 +197,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         hint.push_str(&format!("{k}: help "));
     }
     draw_parts(buf, area, &parts, &hint, theme);
+}
+
+/// ` (glob)` after a filter in force that is a glob (a regex goes unmarked).
+fn glob_mark(f: &crate::app::filter::FilterState) -> &'static str {
+    if f.glob {
+        " (glob)"
+    } else {
+        ""
+    }
 }
 
 /// The parts left to right, separated by bars, with the hint at the right end.
