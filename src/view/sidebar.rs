@@ -152,7 +152,6 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     let room = layout::overview_list_rows(area, fixed.len());
     let ov = &app.overview;
     let lay = ov.layout(room);
-    let filtered = ov.filter.is_active();
     let draw = |buf: &mut Buffer, y: u16, r: &Row| match r {
         Row::Header(h) => {
             buf.set_stringn(
@@ -166,16 +165,8 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
         Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
-        Row::Time(k, t) => {
-            // The raw number too while filtering: it may be what matched.
-            let d = Row::date(*t);
-            let v = if filtered {
-                format!("{d} · {}", Row::raw_time(*t))
-            } else {
-                d
-            };
-            row(buf, y, k, &v, theme.text());
-        }
+        // Its raw number is on the filter row (the status bar) while filtering.
+        Row::Time(k, t) => row(buf, y, k, &Row::date(*t), theme.text()),
         Row::Note(k, v) => {
             // Family names are short: the reason gets the rest of the line.
             let kw = (note_w + 2).min(key_w);

@@ -35,10 +35,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         (true, false) => sanitize(&i.run_id),
         (true, true) => String::new(),
     };
-    if !name.is_empty() && !ws_list {
+    // While a filter is typed on a narrow screen, its prompt gets the room.
+    let squeeze = app.filter_target.is_some() && area.width < 120;
+    if !name.is_empty() && !ws_list && !squeeze {
         parts.push((name, theme.text()));
     }
-    if app.run.history_rows > 0 && !ws_list {
+    if app.run.history_rows > 0 && !ws_list && !squeeze {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
     if app.is_host() {
@@ -79,7 +81,17 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         String::new()
     };
     // Per section, as `wandb leet` counts them (only while typed or in force).
-    let ocount = format!("[{}]", app.overview.filter_counts());
+    // With the raw number of a time that matches (the sidebar shows it as a date).
+    let mut ocount = format!("[{}]", app.overview.filter_counts());
+    if app.overview.filter.is_active() {
+        let times = app.overview.filtered_times();
+        if let Some((k, t)) = times.first() {
+            ocount.push_str(&format!(" {k} = {}", crate::app::Row::raw_time(*t)));
+            if times.len() > 1 {
+                ocount.push_str(&format!(" (+{} more)", times.len() - 1));
+            }
+        }
+    }
     let pcount = format!("[{} processes]", app.procs.rows.len());
     let typing = app.filter_target.filter(|t| {
         !matches!(
@@ -97,7 +109,11 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 _ => (&app.procs.filter, '/', &pcount),
             };
             let prompt = if t == FilterTarget::Overview {
-                format!("Overview filter: {}▏ {count}", sanitize(&f.draft))
+                format!(
+                    "Overview filter ({}): {}▏ {count}",
+                    f.mode_name(),
+                    sanitize(&f.draft)
+                )
             } else {
                 format!("{sigil}{}▏{count}", sanitize(&f.draft))
             };

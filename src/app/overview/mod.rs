@@ -25,8 +25,8 @@ pub enum Row {
     /// A line of prose (why a device family is unavailable): the view shortens it
     /// at a word, never inside one.
     Note(String, String),
-    /// A time in Unix seconds (`_timestamp`, a start time): drawn as a date, the
-    /// raw number beside it while a filter is in force; the filter matches both.
+    /// A time in Unix seconds (`_timestamp`, a start time): drawn as a date; the
+    /// filter matches the date and the raw number, which the filter row shows.
     Time(String, f64),
 }
 
@@ -294,6 +294,21 @@ impl OverviewPane {
         for s in &mut self.sections {
             s.scroll = 0;
         }
+    }
+
+    /// The time rows that pass the filter, as (key, raw number): the filter row
+    /// shows their raw numbers beside the counts (the sidebar shows dates).
+    #[must_use]
+    pub fn filtered_times(&self) -> Vec<(&str, f64)> {
+        self.sections
+            .iter()
+            .enumerate()
+            .flat_map(|(i, _)| self.section_rows(i))
+            .filter_map(|r| match r {
+                Row::Time(k, t) => Some((k.as_str(), *t)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Per-section match counts for the filter prompt, as `wandb leet` writes them
