@@ -1249,3 +1249,92 @@ fn ctrl_o_and_ctrl_backslash_clear_one_filter_each() {
     a.update(Msg::ctrl('\\'));
     assert!(!a.system.filter.is_active());
 }
+
+// ---- overview (issue 13) ----
+
+/// `Tab` while typing toggles regex ↔ glob in every filter, not only the runs
+/// filter: the metrics `/`, system `\`, overview `o` and console `/` filters.
+#[test]
+fn tab_toggles_glob_in_every_filter() {
+    // Metrics: `eval*1` as a regex is "eva", any `l`s, then "1"; as W&B's glob it
+    // is `eval`, anything, `1`.
+    let mut a = app("many_metrics");
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("eval*1"));
+    assert!(!a.charts.filter.glob);
+    let regex = a.charts.shown.len();
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert!(a.charts.filter.glob);
+    let keys: Vec<&str> = a
+        .charts
+        .shown
+        .iter()
+        .map(|&i| a.metric_keys[i].as_str())
+        .collect();
+    assert!(!keys.is_empty() && regex != keys.len(), "{regex} {keys:?}");
+    assert!(
+        keys.iter()
+            .all(|k| k.starts_with("eval") && k[4..].contains('1')),
+        "{keys:?}"
+    );
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(a.charts.filter.glob && a.charts.filter.is_active());
+
+    // System: `gpu.?.temp`-like one-character wildcard.
+    let mut s = app("system");
+    let all = s.system.shown.len();
+    send(&mut s, [Msg::char('\\')]);
+    send(&mut s, [Msg::key(KeyCode::Tab)]);
+    send(&mut s, Msg::typed("c?u"));
+    assert!(s.system.filter.glob);
+    let shown = s.system.shown.len();
+    assert!(shown > 0 && shown < all, "{shown} of {all}");
+
+    // Overview: `hist.bins[1` is a regex error, a fine glob.
+    let mut o = app("many_metrics");
+    send(&mut o, [Msg::char('o')]);
+    send(&mut o, Msg::typed("hist.bins[1"));
+    assert!(o.overview.filter.error.is_some());
+    send(&mut o, [Msg::key(KeyCode::Tab)]);
+    assert_eq!(o.overview.filter.error, None);
+    let summary = o
+        .overview
+        .sections
+        .iter()
+        .find(|s| s.name == "Summary")
+        .unwrap();
+    // hist.bins[1], hist.bins[10] ... hist.bins[19].
+    assert_eq!(summary.len, 11, "{:?}", o.overview.filter_counts());
+
+    // Console: the same key in its filter.
+    let mut c = app("crashed");
+    send(&mut c, [Msg::char('4')]);
+    send(&mut c, [Msg::char('/')]);
+    send(&mut c, [Msg::key(KeyCode::Tab)]);
+    assert!(c.console.filter.glob);
+}
+
+/// `tab` in the focused overview visits its sections (Config, Summary,
+/// Environment) before the focus moves on; `backtab` comes back to the last one.
+#[test]
+fn tab_visits_the_overview_sections_before_the_next_pane() {
+    use leet::app::panels::Pane;
+    let mut a = app("many_metrics");
+    let names = |a: &App| a.overview.sections[a.overview.active].name;
+    while a.panels.focus != Pane::Left {
+        send(&mut a, [Msg::key(KeyCode::Tab)]);
+    }
+    assert_eq!(names(&a), "Config");
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Summary"));
+    // Paging moves the active section only.
+    send(&mut a, [Msg::key(KeyCode::PageDown)]);
+    assert!(a.overview.sections[1].scroll > 0);
+    assert_eq!(a.overview.sections[2].scroll, 0);
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_ne!(a.panels.focus, Pane::Left);
+    send(&mut a, [Msg::key(KeyCode::BackTab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
+}

@@ -191,4 +191,44 @@ mod tests {
         assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS);
         assert!(f.draft.ends_with('é'));
     }
+
+    #[test]
+    fn tab_toggles_wandb_glob_semantics() {
+        let mut f = FilterState::default();
+        f.start();
+        for c in "val*loss".chars() {
+            f.push(c);
+        }
+        // As a regex: "va", any `l`s, "loss".
+        assert!(f.matches("vaLLloss") && !f.matches("val/loss"));
+        f.toggle_glob();
+        assert!(f.glob);
+        assert_eq!(f.mode_name(), "glob");
+        // W&B's glob: `*` any run, unanchored, case-insensitive.
+        assert!(f.matches("train/VAL/loss_x"));
+        assert!(!f.matches("loss/val"));
+        // `?` is one character; without a wildcard, a substring.
+        f.set_draft("m00?".into());
+        assert!(f.matches("eval/m001") && !f.matches("eval/m01"));
+        f.set_draft("acc".into());
+        assert!(f.matches("eval/ACC"));
+        // Regex syntax is literal text: never an error.
+        f.set_draft("a(b".into());
+        assert_eq!(f.error, None);
+        assert!(f.matches("xa(by") && !f.matches("ab"));
+        // Back to regex: the same draft is an error, the glob stays in force.
+        f.toggle_glob();
+        assert!(!f.glob);
+        assert!(f.error.is_some());
+        assert!(f.matches("xa(by"));
+        // Esc restores the mode with the pattern; clear keeps the mode.
+        f.cancel();
+        assert!(!f.glob && !f.is_active());
+        f.start();
+        f.toggle_glob();
+        f.set_draft("x*".into());
+        f.apply();
+        f.clear();
+        assert!(f.glob && !f.is_active());
+    }
 }

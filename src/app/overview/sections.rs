@@ -101,9 +101,9 @@ impl OverviewPane {
         (first, lay.rows(i).min(s.len - first))
     }
 
-    /// Section `i`'s title with what it shows: `Config [1-12 of 40]`; under a filter
-    /// that leaves some rows out `Summary [1-5 of 12 from 276]`; a section with no
-    /// row shown `Config [0]` (`Config [0 of 2]` under a filter).
+    /// Section `i`'s title with what it shows: paged, `Config [1-12 of 40]` (under a
+    /// filter that leaves rows out `Summary [1-5 of 12 from 276]`); whole (or no row
+    /// shown), its count: `Config [40]` (`Config [3 of 40]` under a filter).
     #[must_use]
     pub fn title(&self, i: usize, lay: &OverviewLayout) -> String {
         let Some(s) = self.sections.get(i) else {
@@ -111,7 +111,7 @@ impl OverviewPane {
         };
         let filtered = self.filter.is_active();
         let (first, shown) = self.window(i, lay);
-        if shown == 0 {
+        if shown == 0 || shown == s.len {
             return if filtered {
                 format!("{} [{} of {}]", s.name, s.len, s.total)
             } else {
