@@ -413,9 +413,7 @@ fn environment_keys(a: &App) -> (String, Vec<String>) {
             | Row::Bytes(k, _)
             | Row::Metric(k, _)
             | Row::Note(k, _)
-            | Row::Time(k, _) => {
-                Some(k.clone())
-            }
+            | Row::Time(k, _) => Some(k.clone()),
             Row::Header(_) => None,
         })
         .collect();
@@ -533,9 +531,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
             | Row::Bytes(k, _)
             | Row::Metric(k, _)
             | Row::Note(k, _)
-            | Row::Time(k, _) => {
-                Some(k.as_str())
-            }
+            | Row::Time(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         })
         .collect();
@@ -549,14 +545,20 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .iter()
         .filter_map(|r| match r {
             Row::Header(h) => Some(h.as_str()),
-            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) | Row::Time(..) => None,
+            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) | Row::Time(..) => {
+                None
+            }
         })
         .collect();
     // Every section keeps its header, counting its matches: one without any
     // collapses to its title (issue 13: the sections show together).
     assert_eq!(
         headers,
-        ["Config [0 of 2]", "Summary [11 of 276]", "Environment [0 of 17]"]
+        [
+            "Config [0 of 2]",
+            "Summary [11 of 276]",
+            "Environment [0 of 17]"
+        ]
     );
     // Values match too; ctrl+l clears every filter.
     send(&mut a, [Msg::char('o')]);

@@ -148,7 +148,10 @@ fn overview_filter_counts_per_section() {
     });
     let (w, h) = (200, 60);
     let mut app = app_from("many_metrics", w, h);
-    send(&mut app, std::iter::once(Msg::char('o')).chain(Msg::typed("key")));
+    send(
+        &mut app,
+        std::iter::once(Msg::char('o')).chain(Msg::typed("key")),
+    );
     let s = screen(&app, w, h);
     let status = s.lines().nth(usize::from(h) - 1).unwrap();
     assert!(
@@ -223,7 +226,10 @@ fn tab_toggles_the_metrics_filter_to_glob() {
     });
     let (w, h) = (200, 60);
     let mut app = app_from("many_metrics", w, h);
-    send(&mut app, std::iter::once(Msg::char('/')).chain(Msg::typed("eval*1")));
+    send(
+        &mut app,
+        std::iter::once(Msg::char('/')).chain(Msg::typed("eval*1")),
+    );
     // As a regex, `eval*1` is "eva", any `l`s, "1".
     let regex = app.charts.shown.len();
     send(&mut app, [Msg::key(KeyCode::Tab)]);

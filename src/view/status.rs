@@ -123,7 +123,10 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             } else {
                 let other = if f.glob { "regex" } else { "glob" };
                 parts.push((
-                    format!("tab: {} → {other} · enter keep · esc restore", f.mode_name()),
+                    format!(
+                        "tab: {} → {other} · enter keep · esc restore",
+                        f.mode_name()
+                    ),
                     theme.dim(),
                 ));
             }

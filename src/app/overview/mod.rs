@@ -208,7 +208,9 @@ fn passes(f: &FilterState, r: &Row) -> bool {
         Row::Header(_) => true,
         Row::Bytes(k, _) | Row::Metric(k, _) => f.matches(k),
         Row::Item(k, v) | Row::Note(k, v) => f.matches(k) || f.matches(v),
-        Row::Time(k, t) => f.matches(k) || f.matches(&Row::date(*t)) || f.matches(&Row::raw_time(*t)),
+        Row::Time(k, t) => {
+            f.matches(k) || f.matches(&Row::date(*t)) || f.matches(&Row::raw_time(*t))
+        }
     }
 }
 

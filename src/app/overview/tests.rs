@@ -37,7 +37,11 @@ fn small_sections_show_whole_and_big_ones_share_the_rest_evenly() {
     // Every line used, none over.
     for room in 3..60 {
         let h = share(&[2, 276, 17], room);
-        assert_eq!(h.iter().sum::<usize>(), room.min(2 + 276 + 17 + 3), "{room}");
+        assert_eq!(
+            h.iter().sum::<usize>(),
+            room.min(2 + 276 + 17 + 3),
+            "{room}"
+        );
         assert!(h.iter().all(|&x| x >= 1), "{room}: {h:?}");
         assert!(h[0] <= 3, "{room}: {h:?}");
     }
@@ -106,7 +110,10 @@ fn each_section_pages_on_its_own_and_its_title_says_where() {
     // The window is what the title says.
     p.page_by(&lay, 1);
     assert_eq!(p.window(1, &lay), (rows, rows));
-    assert_eq!(p.section_rows(1)[rows], Row::Item(format!("sum{rows}"), rows.to_string()));
+    assert_eq!(
+        p.section_rows(1)[rows],
+        Row::Item(format!("sum{rows}"), rows.to_string())
+    );
 }
 
 #[test]
@@ -202,5 +209,8 @@ fn time_rows_are_dates_and_match_their_raw_number() {
         p.refilter(true);
         assert_eq!(p.sections[0].len, 1, "{q}");
     }
-    assert_eq!(p.filtered_times(), [("_timestamp", 1_796_060_909.766_663_8)]);
+    assert_eq!(
+        p.filtered_times(),
+        [("_timestamp", 1_796_060_909.766_663_8)]
+    );
 }
