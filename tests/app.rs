@@ -1340,3 +1340,27 @@ fn tab_visits_the_overview_sections_before_the_next_pane() {
     send(&mut a, [Msg::key(KeyCode::BackTab)]);
     assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
 }
+
+/// In the workspace's runs list the left pane is the list, not the overview: `tab`
+/// there moves to the next pane at once (the hidden overview's sections are not
+/// visited).
+#[test]
+fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
+    use leet::app::panels::Pane;
+    let mut a = app("many_metrics");
+    let wandb = common::runs_dir().join("multi").join("wandb");
+    a.open_workspace(wandb, None, None, false);
+    assert!(a.in_workspace_list());
+    assert!(a.overview.sections.iter().all(|s| s.len > 0));
+    for _ in 0..6 {
+        if a.panels.focus == Pane::Left {
+            break;
+        }
+        send(&mut a, [Msg::key(KeyCode::Tab)]);
+    }
+    assert_eq!(a.panels.focus, Pane::Left);
+    let active = a.overview.active;
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_ne!(a.panels.focus, Pane::Left);
+    assert_eq!(a.overview.active, active);
+}

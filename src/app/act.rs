@@ -158,6 +158,7 @@ impl App {
                 if self.panels.focus == Pane::Left
                     && !self.panels.fullscreen
                     && self.areas.left.is_some()
+                    && !self.in_workspace_list()
                     && self.overview.step_section(forward)
                 {
                     return Effect::REDRAW;
