@@ -1364,3 +1364,20 @@ fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
     assert_ne!(a.panels.focus, Pane::Left);
     assert_eq!(a.overview.active, active);
 }
+
+/// The live monitor's process filter (`f`) toggles to a glob with `tab` too.
+#[test]
+fn tab_toggles_glob_in_the_process_filter() {
+    let mut a = live_with_procs();
+    let all = a.procs.rows.len();
+    send(&mut a, [Msg::char('f'), Msg::key(KeyCode::Tab)]);
+    assert!(a.procs.filter.glob);
+    // `job-1?` is `job-1` and one more character, unanchored: job-1 (its space),
+    // job-10 ... job-19; as a regex it is "job-" and an optional "1": every job.
+    send(&mut a, Msg::typed("job-1?"));
+    let shown = a.procs.rows.len();
+    assert_eq!(shown, 11, "{shown} of {all}");
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!(a.procs.rows.len(), all);
+    assert!(!a.procs.filter.glob);
+}
