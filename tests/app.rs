@@ -409,9 +409,11 @@ fn environment_keys(a: &App) -> (String, Vec<String>) {
     let keys = a.overview.rows[at + 1..]
         .iter()
         .map_while(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
-                Some(k.clone())
-            }
+            Row::Item(k, _)
+            | Row::Bytes(k, _)
+            | Row::Metric(k, _)
+            | Row::Note(k, _)
+            | Row::Time(k, _) => Some(k.clone()),
             Row::Header(_) => None,
         })
         .collect();
@@ -525,9 +527,11 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
-                Some(k.as_str())
-            }
+            Row::Item(k, _)
+            | Row::Bytes(k, _)
+            | Row::Metric(k, _)
+            | Row::Note(k, _)
+            | Row::Time(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         })
         .collect();
@@ -535,20 +539,26 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         !items.is_empty() && items.iter().all(|k| k.contains("hist.bins[1")),
         "{items:?}"
     );
-    // Only sections with matches remain, and they count them.
     let headers: Vec<&str> = a
         .overview
         .rows
         .iter()
         .filter_map(|r| match r {
             Row::Header(h) => Some(h.as_str()),
-            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) => None,
+            Row::Item(..) | Row::Bytes(..) | Row::Metric(..) | Row::Note(..) | Row::Time(..) => {
+                None
+            }
         })
         .collect();
-    assert_eq!(headers.len(), 1, "{headers:?}");
-    assert!(
-        headers[0].starts_with("Summary [") && headers[0].contains(" of "),
-        "{headers:?}"
+    // Every section keeps its header, counting its matches: one without any
+    // collapses to its title (issue 13: the sections show together).
+    assert_eq!(
+        headers,
+        [
+            "Config [0 of 2]",
+            "Summary [11 of 276]",
+            "Environment [0 of 17]"
+        ]
     );
     // Values match too; ctrl+l clears every filter.
     send(&mut a, [Msg::char('o')]);
@@ -1433,4 +1443,134 @@ fn in_the_live_monitor_the_process_table_takes_the_hidden_grid_s_room() {
         send(&mut a, [Msg::char('1')]);
         assert_eq!((a.areas.grid, a.areas.procs), (grid, Some(procs)));
     }
+}
+
+// ---- overview (issue 13) ----
+
+/// `Tab` while typing toggles regex ↔ glob in every filter, not only the runs
+/// filter: the metrics `/`, system `\`, overview `o` and console `/` filters.
+#[test]
+fn tab_toggles_glob_in_every_filter() {
+    // Metrics: `eval*1` as a regex is "eva", any `l`s, then "1"; as W&B's glob it
+    // is `eval`, anything, `1`.
+    let mut a = app("many_metrics");
+    send(&mut a, [Msg::char('/')]);
+    send(&mut a, Msg::typed("eval*1"));
+    assert!(!a.charts.filter.glob);
+    let regex = a.charts.shown.len();
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert!(a.charts.filter.glob);
+    let keys: Vec<&str> = a
+        .charts
+        .shown
+        .iter()
+        .map(|&i| a.metric_keys[i].as_str())
+        .collect();
+    assert!(!keys.is_empty() && regex != keys.len(), "{regex} {keys:?}");
+    assert!(
+        keys.iter()
+            .all(|k| k.starts_with("eval") && k[4..].contains('1')),
+        "{keys:?}"
+    );
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert!(a.charts.filter.glob && a.charts.filter.is_active());
+
+    // System: `gpu.?.temp`-like one-character wildcard.
+    let mut s = app("system");
+    let all = s.system.shown.len();
+    send(&mut s, [Msg::char('\\')]);
+    send(&mut s, [Msg::key(KeyCode::Tab)]);
+    send(&mut s, Msg::typed("c?u"));
+    assert!(s.system.filter.glob);
+    let shown = s.system.shown.len();
+    assert!(shown > 0 && shown < all, "{shown} of {all}");
+
+    // Overview: `hist.bins[1` is a regex error, a fine glob.
+    let mut o = app("many_metrics");
+    send(&mut o, [Msg::char('o')]);
+    send(&mut o, Msg::typed("hist.bins[1"));
+    assert!(o.overview.filter.error.is_some());
+    send(&mut o, [Msg::key(KeyCode::Tab)]);
+    assert_eq!(o.overview.filter.error, None);
+    let summary = o
+        .overview
+        .sections
+        .iter()
+        .find(|s| s.name == "Summary")
+        .unwrap();
+    // hist.bins[1], hist.bins[10] ... hist.bins[19].
+    assert_eq!(summary.len, 11, "{:?}", o.overview.filter_counts());
+
+    // Console: the same key in its filter.
+    let mut c = app("crashed");
+    send(&mut c, [Msg::char('4')]);
+    send(&mut c, [Msg::char('/')]);
+    send(&mut c, [Msg::key(KeyCode::Tab)]);
+    assert!(c.console.filter.glob);
+}
+
+/// `tab` in the focused overview visits its sections (Config, Summary,
+/// Environment) before the focus moves on; `backtab` comes back to the last one.
+#[test]
+fn tab_visits_the_overview_sections_before_the_next_pane() {
+    use leet::app::panels::Pane;
+    let mut a = app("many_metrics");
+    let names = |a: &App| a.overview.sections[a.overview.active].name;
+    while a.panels.focus != Pane::Left {
+        send(&mut a, [Msg::key(KeyCode::Tab)]);
+    }
+    assert_eq!(names(&a), "Config");
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Summary"));
+    // Paging moves the active section only.
+    send(&mut a, [Msg::key(KeyCode::PageDown)]);
+    assert!(a.overview.sections[1].scroll > 0);
+    assert_eq!(a.overview.sections[2].scroll, 0);
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_ne!(a.panels.focus, Pane::Left);
+    send(&mut a, [Msg::key(KeyCode::BackTab)]);
+    assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
+}
+
+/// In the workspace's runs list the left pane is the list, not the overview: `tab`
+/// there moves to the next pane at once (the hidden overview's sections are not
+/// visited).
+#[test]
+fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
+    use leet::app::panels::Pane;
+    let mut a = app("many_metrics");
+    let wandb = common::runs_dir().join("multi").join("wandb");
+    a.open_workspace(wandb, None, None, false);
+    assert!(a.in_workspace_list());
+    assert!(a.overview.sections.iter().all(|s| s.len > 0));
+    for _ in 0..6 {
+        if a.panels.focus == Pane::Left {
+            break;
+        }
+        send(&mut a, [Msg::key(KeyCode::Tab)]);
+    }
+    assert_eq!(a.panels.focus, Pane::Left);
+    let active = a.overview.active;
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_ne!(a.panels.focus, Pane::Left);
+    assert_eq!(a.overview.active, active);
+}
+
+/// The live monitor's process filter (`f`) toggles to a glob with `tab` too.
+#[test]
+fn tab_toggles_glob_in_the_process_filter() {
+    let mut a = live_with_procs();
+    let all = a.procs.rows.len();
+    send(&mut a, [Msg::char('f'), Msg::key(KeyCode::Tab)]);
+    assert!(a.procs.filter.glob);
+    // `job-1?` is `job-1` and one more character, unanchored: job-1 (its space),
+    // job-10 ... job-19; as a regex it is "job-" and an optional "1": every job.
+    send(&mut a, Msg::typed("job-1?"));
+    let shown = a.procs.rows.len();
+    assert_eq!(shown, 11, "{shown} of {all}");
+    send(&mut a, [Msg::key(KeyCode::Tab)]);
+    assert_eq!(a.procs.rows.len(), all);
+    assert!(!a.procs.filter.glob);
 }

@@ -1025,3 +1025,49 @@ fn an_invalid_settings_file_is_refused_before_the_terminal_changes() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }
+
+// ---- overview ----
+
+/// Issue 13 in a real terminal: `tab` walks the overview's sections (Config first)
+/// before the next pane; `o` then `tab` while typing makes the overview filter a
+/// glob, and the prompt and the status bar say so.
+#[test]
+fn overview_sections_tab_and_a_glob_overview_filter() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("many_metrics").join("wandb/latest-run"));
+    let t = Tmux::start("ovsections", &[&run], 120, 40);
+    t.wait_for("Run Overview", Duration::from_secs(10));
+    let (s, _) = t.wait_for("Summary [1-", Duration::from_secs(10));
+    assert!(s.contains("Config [2]"), "{s}");
+    t.keys(&["Tab"]);
+    t.wait_for("▸ Config [2]", Duration::from_secs(5));
+    t.keys(&["Tab"]);
+    t.wait_for("▸ Summary [1-", Duration::from_secs(5));
+    // 13 rows show at 120×40 (as render_overview's summary_page2 snapshot).
+    t.keys(&["NPage"]);
+    t.wait_for("▸ Summary [14-26 of 276]", Duration::from_secs(5));
+    // A glob: `eval*0` is `eval`, anything, `0` (as a regex: "eva", `l`s, "0",
+    // which nothing here has).
+    t.keys(&["o"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", "eval*0"]);
+    t.wait_for(
+        "Overview filter (regex): eval*0▏ [no matches]",
+        Duration::from_secs(5),
+    );
+    t.keys(&["Tab"]);
+    let (s, _) = t.wait_for(
+        "Overview filter (glob): eval*0▏ [Summary: 22]",
+        Duration::from_secs(5),
+    );
+    assert!(s.contains("tab: glob"), "{s}");
+    t.keys(&["Enter"]);
+    let (s, _) = t.wait_for(
+        "overview: eval*0 (glob) [Summary: 22]",
+        Duration::from_secs(5),
+    );
+    assert!(s.contains("▸ Summary [22 of 276]"), "{s}");
+    assert!(s.contains("eval/m001"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

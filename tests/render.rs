@@ -772,6 +772,8 @@ fn overview_end_reaches_the_last_row() {
     snap("overview_end", "tiny", &|| {
         vec![Msg::key(KeyCode::Tab), Msg::key(KeyCode::End)]
     });
+    // The overview's sections page on their own (issue 13): End takes the focused
+    // one (Config, the first) to its last row, on the section's last line.
     let (w, h) = (200, 50);
     let mut app = app_from("tiny", w, h);
     send(&mut app, [Msg::key(KeyCode::Tab)]);
@@ -779,18 +781,25 @@ fn overview_end_reaches_the_last_row() {
     send(&mut app, [Msg::key(KeyCode::End)]);
     let end = screen(&app, w, h);
     let pane = left_pane(&end);
-    let body = &pane[..usize::from(h) - 1];
-    assert!(body.iter().any(|l| l.contains("↑ ")), "{end}");
-    assert!(!body.iter().any(|l| l.contains("↓ ")), "{end}");
-    // The last item sits on the last row of the pane: no blank rows after it.
-    assert!(!body.last().unwrap().trim().is_empty(), "{end}");
+    let at = pane
+        .iter()
+        .position(|l| l.starts_with(" ▸ Config [") && l.ends_with("-15 of 15]"))
+        .unwrap_or_else(|| panic!("{end}"));
+    assert!(!pane[at].contains("[1-"), "paged: {end}");
+    let next = pane
+        .iter()
+        .position(|l| l.starts_with(" Summary ["))
+        .unwrap_or_else(|| panic!("{end}"));
+    assert!(pane[next - 1].starts_with(" seed "), "{end}");
     // Down past the end stays at the end; one Up goes back one row.
     send(&mut app, (0..40).map(|_| Msg::key(KeyCode::Down)));
     assert_eq!(screen(&app, w, h), end);
     send(&mut app, [Msg::key(KeyCode::Up)]);
     let up = screen(&app, w, h);
     assert!(
-        left_pane(&up).iter().any(|l| l.contains("↓ 2 more")),
+        left_pane(&up)
+            .iter()
+            .any(|l| l.starts_with(" ▸ Config [") && l.ends_with("-14 of 15]")),
         "{up}"
     );
     // PgDn from the top ends at the same place as End; PgUp back at the top.

@@ -326,9 +326,14 @@ fn viewer_system_sidebar_heatmap() {
     });
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(NOW));
-    // Focus the system sidebar (grid → overview → system), scroll Memory to its top.
-    app.update(Msg::key(crossterm::event::KeyCode::Tab));
-    app.update(Msg::key(crossterm::event::KeyCode::Tab));
+    // Focus the system sidebar (grid → overview and its sections → system), scroll
+    // Memory to its top.
+    for _ in 0..8 {
+        if app.panels.focus == leet::app::panels::Pane::Right {
+            break;
+        }
+        app.update(Msg::key(crossterm::event::KeyCode::Tab));
+    }
     assert_eq!(app.panels.focus, leet::app::panels::Pane::Right);
     let memory = chart(&app, "Memory");
     while app.system.shown.get(app.system.scroll) != Some(&memory) {

@@ -81,7 +81,6 @@ impl App {
             }
             Some(FilterTarget::Overview) => {
                 f(&mut self.overview.filter);
-                self.overview.scroll = 0;
                 self.refilter_overview();
             }
             Some(FilterTarget::Console) => {
@@ -120,8 +119,9 @@ impl App {
             | Action::ToggleSelect
             | Action::PinRun
             | Action::GroupRuns
-            | Action::ChooseColumn
-            | Action::FilterToggleGlob => return Effect::NONE,
+            | Action::ChooseColumn => return Effect::NONE,
+            // Every filter typed here (the workspace's are typed in `type_workspace`).
+            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
             Action::ToggleMedia => self.open_media(),
             Action::PickRun => return self.open_picker(),
             Action::Help => {
@@ -153,17 +153,30 @@ impl App {
                 }
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let forward = a == Action::CyclePaneFocus;
+                // In the overview, tab visits its sections before the next pane.
+                if self.panels.focus == Pane::Left
+                    && !self.panels.fullscreen
+                    && self.areas.left.is_some()
+                    && !self.in_workspace_list()
+                    && self.overview.step_section(forward)
+                {
+                    return Effect::REDRAW;
+                }
                 let panes = self.visible_panes();
                 let i = panes
                     .iter()
                     .position(|&p| p == self.panels.focus)
                     .unwrap_or(0);
-                let j = if a == Action::CyclePaneFocus {
+                let j = if forward {
                     (i + 1) % panes.len()
                 } else {
                     (i + panes.len() - 1) % panes.len()
                 };
                 self.panels.focus = panes[j];
+                if panes[j] == Pane::Left {
+                    self.overview.enter(forward);
+                }
             }
             // With the crosshair on, left/right move it along the focused chart.
             Action::FocusLeft | Action::FocusRight
@@ -268,7 +281,6 @@ impl App {
             }
             Action::ClearOverviewFilter => {
                 self.overview.filter.clear();
-                self.overview.scroll = 0;
                 self.refilter_overview();
             }
             Action::ClearSystemFilter => {
@@ -334,8 +346,8 @@ impl App {
                 self.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
-                let max = self.limits.overview_max;
-                self.overview.scroll = scroll(self.overview.scroll.min(max), dy, max + 1);
+                let lay = self.overview_layout();
+                self.overview.scroll_by(&lay, dy);
             }
             Pane::Right => {
                 self.system.scroll = scroll(self.system.scroll, dy, self.system.shown.len());
@@ -373,13 +385,11 @@ impl App {
                 self.grid.goto_page(p, n);
             }
             Pane::Left => {
-                let (max, step) = (self.limits.overview_max, self.limits.overview_page);
-                let at = self.overview.scroll.min(max);
-                self.overview.scroll = match abs {
-                    Some(0) => 0,
-                    Some(_) => max,
-                    None => scroll(at, delta * signed(step), max + 1),
-                };
+                let lay = self.overview_layout();
+                match abs {
+                    Some(a) => self.overview.scroll_to(&lay, a > 0),
+                    None => self.overview.page_by(&lay, delta),
+                }
             }
             Pane::Right => {
                 let len = self.system.shown.len();

@@ -62,7 +62,7 @@ pub enum Action {
     GroupRuns,
     /// Workspace: the summary value shown per run in the list.
     ChooseColumn,
-    /// While typing the runs filter: regex ↔ glob patterns.
+    /// While typing a filter (any of them): regex ↔ glob patterns.
     FilterToggleGlob,
     /// The crosshair: off → focused chart → every visible chart → off.
     CycleCrosshair,
@@ -225,8 +225,8 @@ impl Action {
             Action::ToggleLeftSidebar => "Toggle left sidebar with run overview",
             Action::ToggleRightSidebar => "Toggle right sidebar with system metrics",
             Action::ToggleConsole => "Toggle console logs pane",
-            Action::CyclePaneFocus => "Focus next pane",
-            Action::CyclePaneFocusBack => "Focus previous pane",
+            Action::CyclePaneFocus => "Focus next pane (overview: next section first)",
+            Action::CyclePaneFocusBack => "Focus previous pane (overview: section first)",
             Action::FocusUp => "Move focus up / scroll up",
             Action::FocusDown => "Move focus down / scroll down",
             Action::FocusLeft => "Move focus left / previous chart",
@@ -241,9 +241,9 @@ impl Action {
             Action::SetColumns => "Then a digit: grid columns (0 = auto)",
             Action::SetRows => "Then a digit: grid rows (0 = auto)",
             Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
-            Action::StartFilter => "Filter metric charts (console lines when focused) by regex",
-            Action::StartSystemFilter => "Filter system charts by regex",
-            Action::StartOverviewFilter => "Filter the overview (summary, config, ...) by regex",
+            Action::StartFilter => "Filter metric charts (console lines when focused)",
+            Action::StartSystemFilter => "Filter system charts",
+            Action::StartOverviewFilter => "Filter the overview (config, summary, environment)",
             Action::ClearFilters => "Clear filters",
             Action::ClearOverviewFilter => "Clear the overview filter",
             Action::ClearSystemFilter => "Clear the system filter",
@@ -261,7 +261,7 @@ impl Action {
             Action::PinRun => "Pin the highlighted run on top of the others",
             Action::GroupRuns => "Group drawn runs by config key: mean + band",
             Action::ChooseColumn => "Choose the summary value shown per run",
-            Action::FilterToggleGlob => "Runs filter: toggle regex / glob patterns",
+            Action::FilterToggleGlob => "While typing any filter: toggle regex / glob",
             Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
             Action::ToggleHidden => "Show / hide metrics define_metric hides",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",

@@ -1,7 +1,13 @@
-//! Regex filter (`/` for metric charts, `\` for system charts): applied live while
-//! typing; an invalid pattern shows its error and keeps the last valid match set.
+//! Text filter (`/` for metric charts and console lines, `\\` for system charts, `o`
+//! for the overview, `/` on the process table): applied live while typing; an invalid
+//! regex shows its error and keeps the last valid match set. `Tab` while typing
+//! toggles regex ↔ glob, W&B's glob: `*` any run of characters, `?` one character,
+//! unanchored (`lo*s` matches `val/loss_x`), case-insensitive; without a wildcard a
+//! glob is a substring; regex syntax is literal text in glob mode.
 
-use regex::{Regex, RegexBuilder};
+use regex::RegexBuilder;
+
+use super::query::{self, Matcher};
 
 /// The longest pattern accepted, in characters. Every typed character compiles the
 /// whole pattern again, so without a cap a long paste (each pasted character arrives
@@ -14,31 +20,34 @@ pub const MAX_PATTERN_CHARS: usize = 256;
 pub struct FilterState {
     /// Text of the pattern in force ("" = no filter).
     pub text: String,
-    regex: Option<Regex>,
+    /// The pattern in force, compiled.
+    matcher: Option<Matcher>,
+    /// Glob patterns instead of regexes (`Tab` while typing toggles it).
+    pub glob: bool,
     /// What is being typed.
     pub draft: String,
     pub editing: bool,
     /// Why the draft does not compile.
     pub error: Option<String>,
-    saved: (String, Option<Regex>),
+    saved: (String, Option<Matcher>, bool),
 }
 
 impl FilterState {
     /// Whether a pattern is in force.
     #[must_use]
     pub fn is_active(&self) -> bool {
-        self.regex.is_some()
+        self.matcher.is_some()
     }
 
     /// Whether `s` passes (everything passes with no pattern).
     #[must_use]
     pub fn matches(&self, s: &str) -> bool {
-        self.regex.as_ref().is_none_or(|r| r.is_match(s))
+        self.matcher.as_ref().is_none_or(|r| r.is_match(s))
     }
 
     /// Begin editing, starting from the pattern in force.
     pub fn start(&mut self) {
-        self.saved = (self.text.clone(), self.regex.clone());
+        self.saved = (self.text.clone(), self.matcher.clone(), self.glob);
         self.draft = self.text.clone();
         self.editing = true;
         self.error = None;
@@ -49,8 +58,17 @@ impl FilterState {
         self.draft = s;
         if self.draft.is_empty() {
             self.text.clear();
-            self.regex = None;
+            self.matcher = None;
             self.error = None;
+            return;
+        }
+        if self.glob {
+            // A glob always compiles.
+            if let Ok(m) = query::matcher(&self.draft, query::Mode::Glob) {
+                self.text = self.draft.clone();
+                self.matcher = Some(m);
+                self.error = None;
+            }
             return;
         }
         match RegexBuilder::new(&self.draft)
@@ -60,7 +78,7 @@ impl FilterState {
         {
             Ok(r) => {
                 self.text = self.draft.clone();
-                self.regex = Some(r);
+                self.matcher = Some(Matcher::Regex(r));
                 self.error = None;
             }
             Err(e) => {
@@ -92,6 +110,23 @@ impl FilterState {
         self.set_draft(d);
     }
 
+    /// `Tab` while typing: regex ↔ glob; the draft applies again in the new mode.
+    pub fn toggle_glob(&mut self) {
+        self.glob = !self.glob;
+        let d = std::mem::take(&mut self.draft);
+        self.set_draft(d);
+    }
+
+    /// The mode's name, for prompts.
+    #[must_use]
+    pub fn mode_name(&self) -> &'static str {
+        if self.glob {
+            "glob"
+        } else {
+            "regex"
+        }
+    }
+
     pub fn backspace(&mut self) {
         let mut d = std::mem::take(&mut self.draft);
         d.pop();
@@ -107,16 +142,21 @@ impl FilterState {
 
     /// Esc: back to the pattern in force before editing.
     pub fn cancel(&mut self) {
-        let (t, r) = std::mem::take(&mut self.saved);
+        let (t, r, g) = std::mem::take(&mut self.saved);
         self.text = t;
-        self.regex = r;
+        self.matcher = r;
+        self.glob = g;
         self.editing = false;
         self.error = None;
         self.draft.clear();
     }
 
+    /// No pattern in force; the mode stays what the user chose.
     pub fn clear(&mut self) {
-        *self = Self::default();
+        *self = Self {
+            glob: self.glob,
+            ..Self::default()
+        };
     }
 }
 
@@ -150,5 +190,45 @@ mod tests {
         f.push('é');
         assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS);
         assert!(f.draft.ends_with('é'));
+    }
+
+    #[test]
+    fn tab_toggles_wandb_glob_semantics() {
+        let mut f = FilterState::default();
+        f.start();
+        for c in "val*loss".chars() {
+            f.push(c);
+        }
+        // As a regex: "va", any `l`s, "loss".
+        assert!(f.matches("vaLLloss") && !f.matches("val/loss"));
+        f.toggle_glob();
+        assert!(f.glob);
+        assert_eq!(f.mode_name(), "glob");
+        // W&B's glob: `*` any run, unanchored, case-insensitive.
+        assert!(f.matches("train/VAL/loss_x"));
+        assert!(!f.matches("loss/val"));
+        // `?` is one character; without a wildcard, a substring.
+        f.set_draft("m00?".into());
+        assert!(f.matches("eval/m001") && !f.matches("eval/m01"));
+        f.set_draft("acc".into());
+        assert!(f.matches("eval/ACC"));
+        // Regex syntax is literal text: never an error.
+        f.set_draft("a(b".into());
+        assert_eq!(f.error, None);
+        assert!(f.matches("xa(by") && !f.matches("ab"));
+        // Back to regex: the same draft is an error, the glob stays in force.
+        f.toggle_glob();
+        assert!(!f.glob);
+        assert!(f.error.is_some());
+        assert!(f.matches("xa(by"));
+        // Esc restores the mode with the pattern; clear keeps the mode.
+        f.cancel();
+        assert!(!f.glob && !f.is_active());
+        f.start();
+        f.toggle_glob();
+        f.set_draft("x*".into());
+        f.apply();
+        f.clear();
+        assert!(f.glob && !f.is_active());
     }
 }

@@ -46,7 +46,7 @@ use filter::FilterState;
 use grid::GridState;
 use keymap::{Keymap, Mode};
 use layout::Areas;
-pub use overview::Row;
+pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use runs::{Compared, WsTag};
 pub use scroll::Limits;
@@ -144,19 +144,6 @@ pub struct ChartsPane {
     /// charted anyway (`H`).
     pub hidden: usize,
     pub show_hidden: bool,
-}
-
-/// The overview sidebar (`[`): run facts, summary, config, environment.
-#[derive(Debug, Clone, Default)]
-pub struct OverviewPane {
-    /// Rows shown: `all` through the filter.
-    pub rows: Vec<Row>,
-    /// Every row of the run.
-    all: Vec<Row>,
-    /// Filter of the rows (`o`).
-    pub filter: FilterState,
-    /// First row shown.
-    pub scroll: usize,
 }
 
 /// The system sidebar (`]`): the run's system charts.

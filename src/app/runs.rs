@@ -231,7 +231,7 @@ impl App {
         self.charts.zoom.clear();
         self.grid.focus = 0;
         self.panels.fullscreen = false;
-        self.overview.scroll = 0;
+        self.overview.home();
         self.system.scroll = 0;
         self.console.back = 0;
         self.refresh();

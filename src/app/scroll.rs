@@ -54,10 +54,9 @@ impl ConsoleView<'_> {
 /// areas and contents (recomputed after every update that may change them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
-    /// The overview's largest scroll offset (its last row on the last line).
-    pub overview_max: usize,
-    /// Overview rows one page key moves.
-    pub overview_page: usize,
+    /// Lines of the overview below its title and pinned rows, which its facts and
+    /// sections share ([`App::overview_layout`]).
+    pub overview_room: usize,
     /// System charts on one page of the sidebar.
     pub system_page: usize,
     /// How many lines back the console can scroll (its oldest line on top).
@@ -72,8 +71,8 @@ pub struct Limits {
 }
 
 impl App {
-    /// Lines the overview's scrolled list gets (below its title and pinned facts:
-    /// state, id, runtime when known, step when there is history).
+    /// Lines the overview's facts and sections get (below its title and pinned
+    /// rows: state, id, runtime when known, step when there is history).
     fn overview_room(&self) -> usize {
         let fixed =
             2 + usize::from(self.run.runtime().is_some()) + usize::from(self.run.history_rows > 0);
@@ -97,10 +96,8 @@ impl App {
 
     /// Recompute [`Limits`] for the areas and contents now.
     pub(super) fn update_limits(&mut self) {
-        let room = self.overview_room();
         self.limits = Limits {
-            overview_max: layout::list_max_scroll(self.overview.rows.len(), room),
-            overview_page: layout::list_page(room),
+            overview_room: self.overview_room(),
             system_page: self.areas.right.map_or(1, layout::sys_per_page),
             console_max: self.console_max_back(),
             console_page: self

@@ -70,8 +70,7 @@ fn clean(s: &str, max_chars: usize) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterSetting {
     pub pattern: String,
-    /// Glob patterns rather than regexes. Only regexes exist for these filters
-    /// yet, so a file saying `mode = "glob"` is refused; the field is here for it.
+    /// W&B's glob (`*`, `?`, unanchored, case-insensitive) rather than a regex.
     pub glob: bool,
 }
 
@@ -266,11 +265,12 @@ pub(crate) struct Persist {
 fn filter_setting(f: &FilterState) -> FilterSetting {
     FilterSetting {
         pattern: f.text.clone(),
-        glob: false,
+        glob: f.glob,
     }
 }
 
 fn apply_filter(f: &mut FilterState, s: &FilterSetting) {
+    f.glob = s.glob;
     if s.pattern.is_empty() {
         f.clear();
     } else {

@@ -75,9 +75,11 @@ fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
         .iter()
         .map(|(k, _, _)| k.as_str())
         .chain(app.overview.rows.iter().filter_map(|r| match r {
-            Row::Item(k, _) | Row::Bytes(k, _) | Row::Metric(k, _) | Row::Note(k, _) => {
-                Some(k.as_str())
-            }
+            Row::Item(k, _)
+            | Row::Bytes(k, _)
+            | Row::Metric(k, _)
+            | Row::Note(k, _)
+            | Row::Time(k, _) => Some(k.as_str()),
             Row::Header(_) => None,
         }));
     let mut longest = 0;
@@ -146,46 +148,73 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         row(buf, y, k, v, *s);
         y += 1;
     }
+    // The facts, then each section under its title, paged on its own.
     let room = layout::overview_list_rows(area, fixed.len());
-    let win = layout::list_window(app.overview.rows.len(), room, app.overview.scroll);
-    let mark = |buf: &mut Buffer, y: u16, text: String| {
-        buf.set_stringn(inner.x, y, text, usize::from(w), theme.dim());
+    let ov = &app.overview;
+    let lay = ov.layout(room);
+    let draw = |buf: &mut Buffer, y: u16, r: &Row| match r {
+        Row::Header(h) => {
+            buf.set_stringn(
+                inner.x,
+                y,
+                fit(h, usize::from(w)),
+                usize::from(w),
+                theme.heading(),
+            );
+        }
+        Row::Item(k, v) => row(buf, y, k, v, theme.text()),
+        Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
+        Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
+        // Its raw number is on the filter row (the status bar) while filtering.
+        Row::Time(k, t) => row(buf, y, k, &Row::date(*t), theme.text()),
+        Row::Note(k, v) => {
+            // Family names are short: the reason gets the rest of the line.
+            let kw = (note_w + 2).min(key_w);
+            let k = fit(k, kw.saturating_sub(1));
+            buf.set_stringn(inner.x, y, &k, kw, theme.label());
+            let vw = usize::from(w).saturating_sub(kw);
+            #[allow(clippy::cast_possible_truncation)]
+            buf.set_stringn(inner.x + kw as u16, y, fit_words(v, vw), vw, theme.warn());
+        }
     };
-    if win.marks && win.first > 0 && y < bottom {
-        mark(buf, y, format!("↑ {} more", win.first));
-        y += 1;
-    }
-    for r in &app.overview.rows[win.first..win.first + win.shown] {
+    for r in &ov.facts()[..lay.facts] {
         if y >= bottom {
             return;
         }
-        match r {
-            Row::Header(h) => {
-                buf.set_stringn(
-                    inner.x,
-                    y,
-                    fit(h, usize::from(w)),
-                    usize::from(w),
-                    theme.heading(),
-                );
-            }
-            Row::Item(k, v) => row(buf, y, k, v, theme.text()),
-            Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
-            Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
-            Row::Note(k, v) => {
-                // Family names are short: the reason gets the rest of the line.
-                let kw = (note_w + 2).min(key_w);
-                let k = fit(k, kw.saturating_sub(1));
-                buf.set_stringn(inner.x, y, &k, kw, theme.label());
-                let vw = usize::from(w).saturating_sub(kw);
-                #[allow(clippy::cast_possible_truncation)]
-                buf.set_stringn(inner.x + kw as u16, y, fit_words(v, vw), vw, theme.warn());
-            }
-        }
+        draw(buf, y, r);
         y += 1;
     }
-    if win.marks && win.below > 0 && y < bottom {
-        mark(buf, y, format!("↓ {} more", win.below));
+    for i in 0..ov.sections.len() {
+        if lay.heights.get(i).copied().unwrap_or(0) == 0 || y >= bottom {
+            continue;
+        }
+        let active = focused && i == ov.active;
+        let title = if active {
+            format!("▸ {}", ov.title(i, &lay))
+        } else {
+            ov.title(i, &lay)
+        };
+        let style = if active {
+            theme.title(true).patch(theme.heading())
+        } else {
+            theme.heading()
+        };
+        buf.set_stringn(
+            inner.x,
+            y,
+            fit(&title, usize::from(w)),
+            usize::from(w),
+            style,
+        );
+        y += 1;
+        let (first, shown) = ov.window(i, &lay);
+        for r in ov.section_rows(i).iter().skip(first).take(shown) {
+            if y >= bottom {
+                return;
+            }
+            draw(buf, y, r);
+            y += 1;
+        }
     }
 }
 

@@ -35,10 +35,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         (true, false) => sanitize(&i.run_id),
         (true, true) => String::new(),
     };
-    if !name.is_empty() && !ws_list {
+    // While a filter is typed on a narrow screen, its prompt gets the room.
+    let squeeze = app.filter_target.is_some() && area.width < 120;
+    if !name.is_empty() && !ws_list && !squeeze {
         parts.push((name, theme.text()));
     }
-    if app.run.history_rows > 0 && !ws_list {
+    if app.run.history_rows > 0 && !ws_list && !squeeze {
         parts.push((format!("step {}", app.run.step()), theme.label()));
     }
     if app.is_host() {
@@ -78,20 +80,18 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     } else {
         String::new()
     };
-    // Counted only while the overview filter is typed or in force.
-    let ocount =
-        if app.filter_target == Some(FilterTarget::Overview) || app.overview.filter.is_active() {
-            format!(
-                "[{} rows]",
-                app.overview
-                    .rows
-                    .iter()
-                    .filter(|r| !matches!(r, crate::app::Row::Header(..)))
-                    .count()
-            )
-        } else {
-            String::new()
-        };
+    // Per section, as `wandb leet` counts them (only while typed or in force).
+    // With the raw number of a time that matches (the sidebar shows it as a date).
+    let mut ocount = format!("[{}]", app.overview.filter_counts());
+    if app.overview.filter.is_active() {
+        let times = app.overview.filtered_times();
+        if let Some((k, t)) = times.first() {
+            ocount.push_str(&format!(" {k} = {}", crate::app::Row::raw_time(*t)));
+            if times.len() > 1 {
+                ocount.push_str(&format!(" (+{} more)", times.len() - 1));
+            }
+        }
+    }
     let pcount = format!("[{} processes]", app.procs.rows.len());
     let typing = app.filter_target.filter(|t| {
         !matches!(
@@ -108,38 +108,67 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
                 _ => (&app.procs.filter, '/', &pcount),
             };
-            parts.push((
-                format!("{sigil}{}▏{count}", sanitize(&f.draft)),
-                theme.input(),
-            ));
+            let prompt = if t == FilterTarget::Overview {
+                format!(
+                    "Overview filter ({}): {}▏ {count}",
+                    f.mode_name(),
+                    sanitize(&f.draft)
+                )
+            } else {
+                format!("{sigil}{}▏{count}", sanitize(&f.draft))
+            };
+            parts.push((prompt, theme.input()));
             if let Some(e) = &f.error {
                 parts.push((format!("✗ {}", sanitize(e)), theme.bad()));
             } else {
-                parts.push(("enter keep · esc restore".into(), theme.dim()));
+                let other = if f.glob { "regex" } else { "glob" };
+                parts.push((
+                    format!(
+                        "tab: {} → {other} · enter keep · esc restore",
+                        f.mode_name()
+                    ),
+                    theme.dim(),
+                ));
             }
         }
         None => {
             if app.charts.filter.is_active() {
                 parts.push((
-                    format!("/{} {mcount}", sanitize(&app.charts.filter.text)),
+                    format!(
+                        "/{}{} {mcount}",
+                        sanitize(&app.charts.filter.text),
+                        glob_mark(&app.charts.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.system.filter.is_active() {
                 parts.push((
-                    format!("\\{} {scount}", sanitize(&app.system.filter.text)),
+                    format!(
+                        "\\{}{} {scount}",
+                        sanitize(&app.system.filter.text),
+                        glob_mark(&app.system.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.overview.filter.is_active() {
                 parts.push((
-                    format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
+                    format!(
+                        "overview: {}{} {ocount}",
+                        sanitize(&app.overview.filter.text),
+                        glob_mark(&app.overview.filter)
+                    ),
                     theme.key(),
                 ));
             }
             if app.procs.filter.is_active() {
                 parts.push((
-                    format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
+                    format!(
+                        "processes /{}{} {pcount}",
+                        sanitize(&app.procs.filter.text),
+                        glob_mark(&app.procs.filter)
+                    ),
                     theme.key(),
                 ));
             }
@@ -187,6 +216,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         hint.push_str(&format!("{k}: help "));
     }
     draw_parts(buf, area, &parts, &hint, theme);
+}
+
+/// ` (glob)` after a filter in force that is a glob (a regex goes unmarked).
+fn glob_mark(f: &crate::app::filter::FilterState) -> &'static str {
+    if f.glob {
+        " (glob)"
+    } else {
+        ""
+    }
 }
 
 /// The parts left to right, separated by bars, with the hint at the right end.

@@ -58,7 +58,7 @@ fn pred(p: &Pred, run: &dyn RunFields) -> bool {
 }
 
 impl Matcher {
-    pub(super) fn is_match(&self, s: &str) -> bool {
+    pub(crate) fn is_match(&self, s: &str) -> bool {
         match self {
             Matcher::Substr(l) => l.is_empty() || s.to_lowercase().contains(l.as_str()),
             Matcher::Regex(r) => r.is_match(s),

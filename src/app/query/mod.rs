@@ -436,8 +436,8 @@ fn has_regex_meta(s: &str) -> bool {
     s.chars().any(|c| ".^$*+?()[]{}|\\".contains(c))
 }
 
-/// Compile a pattern; `Err` holds the regex engine's reason.
-fn matcher(pattern: &str, mode: Mode) -> Result<Matcher, String> {
+/// Compile a pattern; `Err` holds the regex engine's reason (never in glob mode).
+pub(crate) fn matcher(pattern: &str, mode: Mode) -> Result<Matcher, String> {
     let lower = pattern.to_lowercase();
     match mode {
         Mode::Glob if lower.contains(['*', '?']) => {

@@ -288,11 +288,12 @@ impl Parser<'_> {
                     "mode" => {
                         slot.glob = match self.text(&sub, k, v)? {
                             "regex" => false,
+                            "glob" => true,
                             other => {
                                 return Err(self.err(
                                     &sub,
                                     k,
-                                    format!("unknown mode '{other}' (expected regex)"),
+                                    format!("unknown mode '{other}' (expected regex or glob)"),
                                 ))
                             }
                         }
@@ -314,6 +315,7 @@ impl Parser<'_> {
                 ));
             }
             let mut check = FilterState::default();
+            check.glob = slot.glob;
             check.set_draft(slot.pattern.clone());
             if let Some(e) = check.error {
                 return Err(self.err(&sub, "pattern", format!("not a valid regex: {e}")));

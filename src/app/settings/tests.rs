@@ -36,6 +36,10 @@ fn changed() -> Config {
         .insert("CPU Utilization|%".into(), YScale::Heatmap);
     v.filters.metrics.pattern = r"loss|acc\d".into();
     v.filters.system.pattern = "gpu".into();
+    v.filters.overview = FilterSetting {
+        pattern: "l?_*".into(),
+        glob: true,
+    };
     f.live.left_sidebar = Some(true);
     f.live.rows = Some(1);
     f.save = false;
@@ -143,8 +147,8 @@ fn invalid_settings_name_file_table_key_and_reason() {
             "[viewer.filters.metrics] key 'pattern': not a valid regex: unclosed group",
         ),
         (
-            "[viewer.filters]\noverview = { pattern = \"lr\", mode = \"glob\" }\n",
-            "[viewer.filters.overview] key 'mode': unknown mode 'glob' (expected regex)",
+            "[viewer.filters]\noverview = { pattern = \"lr\", mode = \"fuzzy\" }\n",
+            "[viewer.filters.overview] key 'mode': unknown mode 'fuzzy' (expected regex or glob)",
         ),
     ] {
         let msg = err(text);
@@ -210,10 +214,14 @@ fn the_state_gives_the_settings_and_the_settings_the_state() {
     assert_eq!(a.grid.scales.metric("train/loss \"quoted\""), YScale::Log);
     assert!(a.charts.filter.matches("val/acc1") && !a.charts.filter.matches("lr"));
     assert!(!a.charts.filter.editing);
+    // The overview filter is W&B's glob: `?` one character, `*` any run.
+    assert!(a.overview.filter.glob && !a.charts.filter.glob);
+    assert!(a.overview.filter.matches("lr_max") && !a.overview.filter.matches("lr"));
     // And back to the defaults.
     a.apply_settings(&Settings::defaults(false));
     assert_eq!(a.settings(), Settings::defaults(false));
     assert!(!a.charts.filter.is_active());
+    assert!(!a.overview.filter.glob);
 }
 
 #[test]

@@ -1,0 +1,363 @@
+//! The overview sidebar's rows: run facts, then the Config, Summary and Environment
+//! sections (live: Unavailable too), each paged on its own, through the overview
+//! filter (`o`).
+
+use super::filter::FilterState;
+use super::App;
+use crate::store::Run;
+
+mod sections;
+#[cfg(test)]
+mod tests;
+
+pub use sections::OverviewLayout;
+
+/// A row of the run overview sidebar.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Row {
+    Header(String),
+    Item(String, String),
+    /// A value that is a number of bytes (the live monitor's memory sizes), drawn
+    /// in binary units by the view.
+    Bytes(String, f64),
+    /// A live reading: the view writes it in its key's unit (`system::key_unit`).
+    Metric(String, f64),
+    /// A line of prose (why a device family is unavailable): the view shortens it
+    /// at a word, never inside one.
+    Note(String, String),
+    /// A time in Unix seconds (`_timestamp`, a start time): drawn as a date; the
+    /// filter matches the date and the raw number, which the filter row shows.
+    Time(String, f64),
+}
+
+/// One section of the overview: where its rows are in [`OverviewPane::rows`] and how
+/// far it is scrolled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Its title: `Config`, `Summary`, `Environment`, `Unavailable`.
+    pub name: &'static str,
+    /// Its rows before the filter.
+    pub total: usize,
+    /// Index of its header in [`OverviewPane::rows`]; its rows follow.
+    pub at: usize,
+    /// Its rows that pass the filter.
+    pub len: usize,
+    /// Its first row shown.
+    pub scroll: usize,
+}
+
+/// The overview sidebar (`[`): run facts, then its sections.
+#[derive(Debug, Clone, Default)]
+pub struct OverviewPane {
+    /// Rows shown: the run facts, then each section's header and rows, through the
+    /// filter (a section without a match keeps its header: `Config [0 of 2]`).
+    pub rows: Vec<Row>,
+    /// Every fact row of the run.
+    facts: Vec<Row>,
+    /// Every section's rows.
+    all: SectionRows,
+    /// The sections, in order: Config, Summary, Environment (live: Unavailable).
+    pub sections: Vec<Section>,
+    /// The section the paging keys move (highlighted while the pane has focus).
+    pub active: usize,
+    /// Filter of the rows (`o`).
+    pub filter: FilterState,
+}
+
+/// Keys whose numbers are times in Unix seconds: the last part of the key.
+fn is_time_key(k: &str) -> bool {
+    let last = k.rsplit(['.', '/']).next().unwrap_or(k);
+    matches!(
+        last,
+        "_timestamp" | "timestamp" | "start_time" | "startTime" | "_start_time" | "started_at"
+    )
+}
+
+/// A time row when `k` names a time and `v` is a plausible Unix time in seconds
+/// (1973 to 2286): anything else stays as it was.
+fn time_row(k: String, v: String) -> Row {
+    match v.parse::<f64>() {
+        Ok(t) if is_time_key(&k) && (1e8..1e10).contains(&t) => Row::Time(k, t),
+        _ => Row::Item(k, v),
+    }
+}
+
+impl Row {
+    /// The date of a time row's Unix seconds, to the second (`2026-11-30T17:48:29Z`).
+    #[must_use]
+    pub fn date(secs: f64) -> String {
+        #[allow(clippy::cast_possible_truncation)]
+        crate::text::rfc3339(secs.floor() as i64, 0).unwrap_or_default()
+    }
+
+    /// A time row's raw number, as the run logged it.
+    #[must_use]
+    pub fn raw_time(secs: f64) -> String {
+        secs.to_string()
+    }
+}
+
+/// Each section's title and rows, in order.
+type SectionRows = Vec<(&'static str, Vec<Row>)>;
+
+/// Overview facts and sections: run facts, then Config, Summary, Environment
+/// flattened. Live (`host`): the Summary lists the latest readings, a process's only
+/// while one is monitored (`process`).
+fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
+    use crate::text::flatten_into;
+    use crate::text::{natural_cmp, sanitize};
+    let mut facts = Vec::new();
+    let i = &run.info;
+    let mut item = |k: &str, v: &str| {
+        if !v.is_empty() {
+            facts.push(Row::Item(k.to_owned(), sanitize(v)));
+        }
+    };
+    item("Name", &i.display_name);
+    item("Project", &i.project);
+    item("Entity", &i.entity);
+    item("Group", &i.group);
+    item("Job type", &i.job_type);
+    item("Tags", &i.tags.join(", "));
+    item("Notes", &i.notes);
+    if let Some((s, n)) = i.start_time {
+        item(
+            "Started",
+            &crate::text::rfc3339(s, n.min(0)).unwrap_or_default(),
+        );
+    }
+    item("Host", &i.host);
+    item("Git", &i.git_commit);
+    let section = |flat: Vec<(String, String)>| -> Vec<Row> {
+        flat.into_iter()
+            .map(|(k, v)| time_row(sanitize(&k), sanitize(&v)))
+            .collect()
+    };
+    let mut sections = Vec::new();
+    let mut flat = Vec::new();
+    flatten_into("", &run.config.to_json(), &mut flat);
+    flat.retain(|(k, _)| k != "_wandb");
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    sections.push(("Config", section(flat)));
+    if host {
+        // The latest reading of each key, in its unit (the store drops the keys of a
+        // process no longer monitored; the summary would keep them).
+        let mut keys: Vec<&String> = run
+            .system
+            .keys()
+            .iter()
+            .filter(|k| process || !super::system::is_process_key(k))
+            .collect();
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        let vals: Vec<Row> = keys
+            .into_iter()
+            .filter_map(|k| Some(Row::Metric(sanitize(k), run.system.get(k)?.last()?.1)))
+            .collect();
+        sections.push(("Summary", vals));
+    } else {
+        let mut flat = Vec::new();
+        flatten_into("", &run.summary.to_json(), &mut flat);
+        flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+        sections.push(("Summary", section(flat)));
+    }
+    let mut flat = Vec::new();
+    flatten_into("", &run.environment, &mut flat);
+    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    // Live: the device families the sampler could not read get a section of their
+    // own, one line each (`amd  rocm-smi not found on PATH`).
+    let (gone, flat): (Vec<_>, Vec<_>) = flat
+        .into_iter()
+        .partition(|(k, _)| host && k.starts_with("unavailable."));
+    let mut env = section(flat);
+    if host {
+        // The sampler's sizes are numbers of bytes: the view writes them in units.
+        for r in &mut env {
+            if let Row::Item(k, v) = r {
+                if let (true, Ok(b)) = (is_bytes_key(k), v.parse::<f64>()) {
+                    *r = Row::Bytes(std::mem::take(k), b);
+                }
+            }
+        }
+    }
+    sections.push(("Environment", env));
+    if !gone.is_empty() {
+        let notes = gone
+            .into_iter()
+            .map(|(k, v)| {
+                let fam = k.strip_prefix("unavailable.").unwrap_or(&k);
+                Row::Note(sanitize(fam), sanitize(&v))
+            })
+            .collect();
+        sections.push(("Unavailable", notes));
+    }
+    (facts, sections)
+}
+
+/// Environment keys the live monitor fills with byte counts.
+fn is_bytes_key(k: &str) -> bool {
+    k == "memory.total"
+        || k.strip_prefix("gpu.")
+            .and_then(|r| r.strip_suffix(".memory"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a row passes the filter: its key or its value (a time: its date or its
+/// raw number; a reading: its key).
+fn passes(f: &FilterState, r: &Row) -> bool {
+    match r {
+        Row::Header(_) => true,
+        Row::Bytes(k, _) | Row::Metric(k, _) => f.matches(k),
+        Row::Item(k, v) | Row::Note(k, v) => f.matches(k) || f.matches(v),
+        Row::Time(k, t) => {
+            f.matches(k) || f.matches(&Row::date(*t)) || f.matches(&Row::raw_time(*t))
+        }
+    }
+}
+
+impl OverviewPane {
+    /// Replace the run's rows, keeping each section's scroll (clamped by the view and
+    /// the keys) and the active section.
+    fn set(&mut self, facts: Vec<Row>, all: SectionRows) {
+        self.facts = facts;
+        self.all = all;
+        self.refilter(false);
+    }
+
+    /// Rebuild `rows` and `sections` through the filter. `changed`: the filter
+    /// changed, so every section starts from its top again and the one with the
+    /// most matches becomes active (as `wandb leet` does).
+    pub(crate) fn refilter(&mut self, changed: bool) {
+        let f = &self.filter;
+        let on = f.is_active();
+        let mut rows: Vec<Row> = self
+            .facts
+            .iter()
+            .filter(|r| !on || passes(f, r))
+            .cloned()
+            .collect();
+        let old = std::mem::take(&mut self.sections);
+        for (i, (name, all)) in self.all.iter().enumerate() {
+            let at = rows.len();
+            rows.push(Row::Header(String::new()));
+            rows.extend(all.iter().filter(|r| !on || passes(f, r)).cloned());
+            let len = rows.len() - at - 1;
+            rows[at] = Row::Header(if on {
+                format!("{name} [{len} of {}]", all.len())
+            } else {
+                format!("{name} [{}]", all.len())
+            });
+            let scroll = match old.get(i) {
+                Some(s) if !changed && s.name == *name => s.scroll.min(len.saturating_sub(1)),
+                _ => 0,
+            };
+            self.sections.push(Section {
+                name,
+                total: all.len(),
+                at,
+                len,
+                scroll,
+            });
+        }
+        self.rows = rows;
+        if changed && on {
+            // Ties keep the active section.
+            let best = self
+                .sections
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, s)| (s.len, i == self.active))
+                .filter(|(_, s)| s.len > 0)
+                .map(|(i, _)| i);
+            if let Some(b) = best {
+                self.active = b;
+            }
+        }
+        self.active = self.active.min(self.sections.len().saturating_sub(1));
+    }
+
+    /// The fact rows shown (those before the first section).
+    #[must_use]
+    pub fn facts(&self) -> &[Row] {
+        let end = self.sections.first().map_or(self.rows.len(), |s| s.at);
+        &self.rows[..end]
+    }
+
+    /// The rows of section `i` that pass the filter.
+    #[must_use]
+    pub fn section_rows(&self, i: usize) -> &[Row] {
+        self.sections
+            .get(i)
+            .and_then(|s| self.rows.get(s.at + 1..s.at + 1 + s.len))
+            .unwrap_or(&[])
+    }
+
+    /// Every section back to its top.
+    pub(crate) fn home(&mut self) {
+        for s in &mut self.sections {
+            s.scroll = 0;
+        }
+    }
+
+    /// The time rows that pass the filter, as (key, raw number): the filter row
+    /// shows their raw numbers beside the counts (the sidebar shows dates).
+    #[must_use]
+    pub fn filtered_times(&self) -> Vec<(&str, f64)> {
+        self.sections
+            .iter()
+            .enumerate()
+            .flat_map(|(i, _)| self.section_rows(i))
+            .filter_map(|r| match r {
+                Row::Time(k, t) => Some((k.as_str(), *t)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Per-section match counts for the filter prompt, as `wandb leet` writes them
+    /// (`Config: 3, Summary: 1`; sections without a match left out; `Environment`
+    /// as `Env`), or `no matches`.
+    #[must_use]
+    pub fn filter_counts(&self) -> String {
+        let parts: Vec<String> = self
+            .sections
+            .iter()
+            .filter(|s| s.len > 0)
+            .map(|s| {
+                let name = if s.name == "Environment" {
+                    "Env"
+                } else {
+                    s.name
+                };
+                format!("{name}: {}", s.len)
+            })
+            .collect();
+        if parts.is_empty() {
+            "no matches".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+impl App {
+    /// The overview's facts and sections for the run (or the host) now.
+    pub(super) fn overview_rows(&self) -> (Vec<Row>, SectionRows) {
+        rows(&self.run, self.is_host(), self.procs.process_keys_shown())
+    }
+
+    pub(super) fn set_overview(&mut self, (facts, all): (Vec<Row>, SectionRows)) {
+        self.overview.set(facts, all);
+    }
+
+    /// After the overview filter changed: every section from its top, the one with
+    /// the most matches active.
+    pub(super) fn refilter_overview(&mut self) {
+        self.overview.refilter(true);
+    }
+
+    /// How the overview's rows share the pane now (see [`OverviewLayout`]).
+    #[must_use]
+    pub fn overview_layout(&self) -> OverviewLayout {
+        self.overview.layout(self.limits.overview_room)
+    }
+}

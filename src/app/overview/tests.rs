@@ -1,0 +1,216 @@
+use super::sections::{share, MIN_SECTION_ROWS};
+use super::{OverviewPane, Row};
+
+fn items(prefix: &str, n: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row::Item(format!("{prefix}{i}"), i.to_string()))
+        .collect()
+}
+
+/// Config 2 rows, Summary 276, Environment 17: `many_metrics`'s shape.
+fn pane() -> OverviewPane {
+    let mut p = OverviewPane::default();
+    p.set(
+        vec![Row::Item("Name".into(), "run".into())],
+        vec![
+            ("Config", items("cfg", 2)),
+            ("Summary", items("sum", 276)),
+            ("Environment", items("env", 17)),
+        ],
+    );
+    p
+}
+
+#[test]
+fn everything_fits_each_section_its_rows_and_title() {
+    assert_eq!(share(&[2, 10, 17], 40), [3, 11, 18]);
+    assert_eq!(share(&[0, 0], 5), [1, 1]);
+}
+
+#[test]
+fn small_sections_show_whole_and_big_ones_share_the_rest_evenly() {
+    // 3 titles + 2 config rows leave 25 rows: 13 and 12.
+    assert_eq!(share(&[2, 276, 17], 30), [3, 14, 13]);
+    // An even split, the remainder to the first.
+    assert_eq!(share(&[100, 100, 100], 13), [5, 4, 4]);
+    assert_eq!(share(&[100, 100, 100], 14), [5, 5, 4]);
+    // Every line used, none over.
+    for room in 3..60 {
+        let h = share(&[2, 276, 17], room);
+        assert_eq!(
+            h.iter().sum::<usize>(),
+            room.min(2 + 276 + 17 + 3),
+            "{room}"
+        );
+        assert!(h.iter().all(|&x| x >= 1), "{room}: {h:?}");
+        assert!(h[0] <= 3, "{room}: {h:?}");
+    }
+}
+
+#[test]
+fn an_empty_section_is_its_title_alone() {
+    assert_eq!(share(&[0, 276, 17], 20), [1, 10, 9]);
+}
+
+#[test]
+fn titles_first_when_there_is_no_room_for_rows() {
+    assert_eq!(share(&[5, 5, 5], 2), [1, 1, 0]);
+    assert_eq!(share(&[5, 5, 5], 0), [0, 0, 0]);
+    assert_eq!(share(&[], 10), Vec::<usize>::new());
+}
+
+#[test]
+fn facts_give_way_to_the_sections_on_a_short_pane() {
+    let mut p = pane();
+    p.set(
+        items("fact", 10),
+        vec![("Config", items("c", 40)), ("Summary", items("s", 40))],
+    );
+    // Room for everything the sections need first, then facts.
+    let need = 2 * (1 + MIN_SECTION_ROWS);
+    let lay = p.layout(need + 4);
+    assert_eq!(lay.facts, 4);
+    assert_eq!(lay.heights, [1 + MIN_SECTION_ROWS, 1 + MIN_SECTION_ROWS]);
+    let lay = p.layout(40);
+    assert_eq!(lay.facts, 10);
+    assert_eq!(lay.heights.iter().sum::<usize>(), 30);
+}
+
+#[test]
+fn each_section_pages_on_its_own_and_its_title_says_where() {
+    let mut p = pane();
+    let lay = p.layout(30);
+    // 1 fact, then 29 lines: Config 3, Summary 14, Environment 12... shared.
+    assert_eq!(lay.facts, 1);
+    assert_eq!(lay.heights, share(&[2, 276, 17], 29));
+    let rows = lay.rows(1);
+    assert_eq!(p.title(0, &lay), "Config [2]");
+    assert_eq!(p.title(1, &lay), format!("Summary [1-{rows} of 276]"));
+    p.active = 1;
+    p.page_by(&lay, 1);
+    assert_eq!(
+        p.title(1, &lay),
+        format!("Summary [{}-{} of 276]", rows + 1, 2 * rows)
+    );
+    // The others stay.
+    assert_eq!(p.sections[2].scroll, 0);
+    p.scroll_to(&lay, true);
+    assert_eq!(
+        p.title(1, &lay),
+        format!("Summary [{}-276 of 276]", 277 - rows)
+    );
+    p.scroll_by(&lay, 5);
+    assert_eq!(p.sections[1].scroll, 276 - rows);
+    p.scroll_by(&lay, -1);
+    assert_eq!(p.sections[1].scroll, 275 - rows);
+    p.scroll_to(&lay, false);
+    assert_eq!(p.sections[1].scroll, 0);
+    p.page_by(&lay, -3);
+    assert_eq!(p.sections[1].scroll, 0);
+    // The window is what the title says.
+    p.page_by(&lay, 1);
+    assert_eq!(p.window(1, &lay), (rows, rows));
+    assert_eq!(
+        p.section_rows(1)[rows],
+        Row::Item(format!("sum{rows}"), rows.to_string())
+    );
+}
+
+#[test]
+fn a_rebuild_keeps_each_sections_scroll() {
+    let mut p = pane();
+    let lay = p.layout(30);
+    p.active = 2;
+    p.scroll_by(&lay, 3);
+    p.set(
+        vec![],
+        vec![
+            ("Config", items("cfg", 2)),
+            ("Summary", items("sum", 276)),
+            ("Environment", items("env", 17)),
+        ],
+    );
+    assert_eq!(p.sections[2].scroll, 3);
+    assert_eq!(p.active, 2);
+}
+
+#[test]
+fn the_filter_counts_per_section_and_keeps_empty_ones_as_titles() {
+    let mut p = pane();
+    p.filter.start();
+    p.filter.set_draft("sum1[0-9]$|cfg1".into());
+    p.refilter(true);
+    let lens: Vec<usize> = p.sections.iter().map(|s| s.len).collect();
+    assert_eq!(lens, [1, 10, 0]);
+    assert_eq!(p.filter_counts(), "Config: 1, Summary: 10");
+    // The section with the most matches becomes active, from its top.
+    assert_eq!(p.active, 1);
+    let lay = p.layout(30);
+    assert_eq!(p.title(0, &lay), "Config [1 of 2]");
+    assert_eq!(p.title(1, &lay), "Summary [10 of 276]");
+    assert_eq!(p.title(2, &lay), "Environment [0 of 17]");
+    assert_eq!(lay.heights[2], 1);
+    // The fact did not match.
+    assert!(p.facts().is_empty());
+    p.filter.set_draft("nothing-matches-this".into());
+    p.refilter(true);
+    assert_eq!(p.filter_counts(), "no matches");
+    assert_eq!(p.active, 1, "no match: the active section stays");
+}
+
+#[test]
+fn tab_visits_the_sections_with_rows_then_leaves() {
+    let mut p = pane();
+    p.enter(true);
+    assert_eq!(p.active, 0);
+    assert!(p.step_section(true));
+    assert_eq!(p.active, 1);
+    assert!(p.step_section(true));
+    assert!(!p.step_section(true), "after the last: the next pane");
+    assert_eq!(p.active, 2);
+    assert!(p.step_section(false));
+    assert_eq!(p.active, 1);
+    // Sections without a match are skipped.
+    p.filter.start();
+    p.filter.set_draft("env".into());
+    p.refilter(true);
+    p.enter(true);
+    assert_eq!(p.active, 2);
+    assert!(!p.step_section(true));
+    assert!(!p.step_section(false));
+    p.enter(false);
+    assert_eq!(p.active, 2);
+}
+
+#[test]
+fn time_rows_are_dates_and_match_their_raw_number() {
+    let r = super::time_row("_timestamp".into(), "1796060909.7666638".into());
+    assert_eq!(r, Row::Time("_timestamp".into(), 1_796_060_909.766_663_8));
+    assert_eq!(Row::date(1_796_060_909.766_663_8), "2026-11-30T17:48:29Z");
+    assert_eq!(Row::raw_time(1_796_060_909.766_663_8), "1796060909.7666638");
+    // Not a time: another key, or a number that is no plausible date.
+    assert!(matches!(
+        super::time_row("lr".into(), "1796060909".into()),
+        Row::Item(..)
+    ));
+    assert!(matches!(
+        super::time_row("_timestamp".into(), "12".into()),
+        Row::Item(..)
+    ));
+    assert!(matches!(
+        super::time_row("train/_timestamp".into(), "1796060909".into()),
+        Row::Time(..)
+    ));
+    let mut p = OverviewPane::default();
+    p.set(vec![], vec![("Summary", vec![r])]);
+    for q in ["17960609", "2026-11-30", "_timestamp"] {
+        p.filter.start();
+        p.filter.set_draft(q.into());
+        p.refilter(true);
+        assert_eq!(p.sections[0].len, 1, "{q}");
+    }
+    assert_eq!(
+        p.filtered_times(),
+        [("_timestamp", 1_796_060_909.766_663_8)]
+    );
+}
