@@ -135,6 +135,7 @@ pub(crate) fn render_sys_chart(
         .map(|(i, p)| Line {
             points: p,
             style: theme.series(i),
+            breaks: &[],
         })
         .collect();
     let legend = if multi {
@@ -175,6 +176,8 @@ pub(crate) fn render_sys_chart(
         y_unit: unit,
         guides: app.grid.guides,
         legend,
+        gaps: Vec::new(),
+        note: None,
     };
     render_chart(buf, area, &spec, theme);
 }
