@@ -165,7 +165,11 @@ pub(crate) fn render_metric_chart(
     };
     let lost: Vec<(f64, f64)> = all.iter().flat_map(|&(i, _)| breaks_of(i)).copied().collect();
     let missing = if on_step {
-        resume_gaps(&drawn, &all)
+        let spans: Vec<(Option<&str>, (f64, f64))> = all
+            .iter()
+            .filter_map(|&(i, s)| Some((drawn[i].key, s.x_bounds()?)))
+            .collect();
+        resume_gaps(&spans)
     } else {
         Vec::new()
     };
@@ -229,21 +233,20 @@ pub(crate) fn render_metric_chart(
 /// last step and the next one's first, when they are not consecutive. (A segment
 /// that starts at or before the last one's end rewound: it overlaps, nothing is
 /// missing; its line is its own either way.)
-fn resume_gaps(
-    drawn: &[Drawn<'_>],
-    all: &[(usize, &crate::store::series::Series)],
-) -> Vec<(f64, f64)> {
+///
+/// `segments`: each drawn series' workspace run (segments share it) and x bounds.
+fn resume_gaps(segments: &[(Option<&str>, (f64, f64))]) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
     let mut done: Vec<&str> = Vec::new();
-    for &(i, _) in all {
-        let Some(key) = drawn[i].key.filter(|k| !done.contains(k)) else {
+    for &(key, _) in segments {
+        let Some(key) = key.filter(|k| !done.contains(k)) else {
             continue;
         };
         done.push(key);
-        let mut spans: Vec<(f64, f64)> = all
+        let mut spans: Vec<(f64, f64)> = segments
             .iter()
-            .filter(|&&(j, _)| drawn[j].key == Some(key))
-            .filter_map(|(_, s)| s.x_bounds())
+            .filter(|(k, _)| *k == Some(key))
+            .map(|&(_, b)| b)
             .collect();
         spans.sort_by(|a, b| a.0.total_cmp(&b.0));
         for w in spans.windows(2) {
@@ -528,3 +531,6 @@ pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: 
 fn clock_x(v: f64) -> String {
     format::time_of_day(v.floor() as i64)
 }
+
+#[cfg(test)]
+mod tests;
