@@ -72,7 +72,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         parts.push(Part::whole(
             format!("{} sample{s}", app.samples),
             theme.label(),
-            5,
+            6,
         ));
     }
     if app.is_host() && !app.procs.process_keys_shown() {
@@ -82,7 +82,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         } else {
             "no process monitored (enter on one)"
         };
-        parts.push(Part::whole(text.to_owned(), theme.warn(), 8));
+        parts.push(Part::whole(text.to_owned(), theme.warn(), 5));
     }
     if let Some(d) = &app.source.waiting {
         parts.push(Part::cut(
