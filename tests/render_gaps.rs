@@ -75,6 +75,11 @@ fn a_damaged_run_with_its_gap_marked() {
         let note = format!("steps {}–{} lost", a + 1.0, b - 1.0);
         assert!(s.contains(&note), "{w}x{h}: {note}\n{s}");
         assert!(s.contains('╳'), "{w}x{h}\n{s}");
+        // The status bar keeps state, step and the damage warning whole.
+        let bar = s.lines().nth(usize::from(h) - 1).unwrap();
+        for part in ["crashed?", "step 250", "⚠ 1 corrupt span(s)", "h: help"] {
+            assert!(bar.contains(part), "{w}x{h}: {part}\n{bar}");
+        }
         insta::assert_snapshot!(format!("damaged_{w}x{h}_gap"), s);
     }
 }
