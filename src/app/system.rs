@@ -39,8 +39,13 @@ pub struct SysChart {
 
 const MIB: f64 = 1_048_576.0;
 
-/// (family title, unit) in display order.
-const FAMILIES: [(&str, Unit); 21] = [
+/// (family title, unit) in display order. A title says what W&B measures (spec
+/// `system-metrics.md` §3–4), and keys of different meaning share a chart only
+/// where their legend says which is which: the process's CPU, each core's and the
+/// throttled share are three charts; `Memory (%)` draws the system's, the
+/// process's and swap's, labelled so. The unit is added when the chart is drawn
+/// ([`SysChart::display_title`]).
+const FAMILIES: [(&str, Unit); 23] = [
     ("GPU Utilization", Unit::Percent),
     ("GPU Memory Allocated", Unit::Percent),
     ("GPU Memory Used", Unit::Bytes),
@@ -49,7 +54,9 @@ const FAMILIES: [(&str, Unit); 21] = [
     ("GPU Power", Unit::Watts),
     ("GPU Power of Limit", Unit::Percent),
     ("GPU Clocks", Unit::MHz),
-    ("CPU", Unit::Percent),
+    ("Process CPU", Unit::Percent),
+    ("CPU Core", Unit::Percent),
+    ("Process CPU Throttled", Unit::Percent),
     ("Process Memory", Unit::MiB),
     ("Memory", Unit::Percent),
     ("Memory Available", Unit::MiB),
@@ -89,44 +96,44 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
     }
     match key {
         "cpu" => return Some((8, "process".into(), None)),
-        "proc.cpu.throttledPercent" => return Some((8, "throttled".into(), None)),
-        "proc.memory.rssMB" => return Some((9, "rss".into(), None)),
-        "memory_percent" => return Some((10, "system".into(), None)),
-        "proc.memory.percent" => return Some((10, "process".into(), None)),
-        "proc.memory.availableMB" => return Some((11, "available".into(), None)),
-        "disk.in" => return Some((14, "read".into(), Some(MIB))),
-        "disk.out" => return Some((14, "write".into(), Some(MIB))),
-        "network.sent" => return Some((15, "sent".into(), Some(1.0))),
-        "network.recv" => return Some((15, "recv".into(), Some(1.0))),
-        "proc.cpu.threads" => return Some((16, "threads".into(), None)),
-        "network.tcpRetransmits" => return Some((17, "retransmits".into(), None)),
-        "proc.memory.oomKills" => return Some((18, "oom kills".into(), None)),
-        "swap.used_percent" => return Some((10, "swap".into(), None)),
-        "swap.used" => return Some((19, "used".into(), None)),
-        "swap.total" => return Some((19, "total".into(), None)),
-        "load.1m" => return Some((20, "1m".into(), None)),
-        "load.5m" => return Some((20, "5m".into(), None)),
-        "load.15m" => return Some((20, "15m".into(), None)),
+        "proc.cpu.throttledPercent" => return Some((10, "throttled".into(), None)),
+        "proc.memory.rssMB" => return Some((11, "rss".into(), None)),
+        "proc.memory.percent" => return Some((12, "process".into(), None)),
+        "memory_percent" => return Some((12, "system".into(), None)),
+        "proc.memory.availableMB" => return Some((13, "available".into(), None)),
+        "swap.used_percent" => return Some((12, "swap".into(), None)),
+        "disk.in" => return Some((16, "read".into(), Some(MIB))),
+        "disk.out" => return Some((16, "write".into(), Some(MIB))),
+        "network.sent" => return Some((17, "sent".into(), Some(1.0))),
+        "network.recv" => return Some((17, "recv".into(), Some(1.0))),
+        "proc.cpu.threads" => return Some((18, "threads".into(), None)),
+        "network.tcpRetransmits" => return Some((19, "retransmits".into(), None)),
+        "proc.memory.oomKills" => return Some((20, "oom kills".into(), None)),
+        "swap.used" => return Some((21, "used".into(), None)),
+        "swap.total" => return Some((21, "total".into(), None)),
+        "load.1m" => return Some((22, "1m".into(), None)),
+        "load.5m" => return Some((22, "5m".into(), None)),
+        "load.15m" => return Some((22, "15m".into(), None)),
         _ => {}
     }
     if let Some(n) = key
         .strip_prefix("cpu.")
         .and_then(|r| r.strip_suffix(".cpu_percent"))
     {
-        return Some((8, format!("cpu {n}"), None));
+        return Some((9, format!("cpu {n}"), None));
     }
     if let Some(rest) = key.strip_prefix("disk.") {
         if let Some(path) = rest.strip_suffix(".usagePercent") {
-            return Some((12, path.to_owned(), None));
+            return Some((14, path.to_owned(), None));
         }
         if let Some(path) = rest.strip_suffix(".usageGB") {
-            return Some((13, path.to_owned(), None));
+            return Some((15, path.to_owned(), None));
         }
         if let Some(dev) = rest.strip_suffix(".in") {
-            return Some((14, format!("{dev} read"), Some(MIB)));
+            return Some((16, format!("{dev} read"), Some(MIB)));
         }
         if let Some(dev) = rest.strip_suffix(".out") {
-            return Some((14, format!("{dev} write"), Some(MIB)));
+            return Some((16, format!("{dev} write"), Some(MIB)));
         }
     }
     None
@@ -367,7 +374,38 @@ pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
         .collect()
 }
 
+impl SysChart {
+    /// The title as drawn: with its unit in brackets (`Process CPU (%)`, `Disk
+    /// Used (GiB)`), after the metric's name where a process chart names its
+    /// command (`Process CPU (%): python train.py (4242)`). A count has no unit,
+    /// and a name that ends in brackets already says its own (`ipu power (W)`).
+    #[must_use]
+    pub fn display_title(&self) -> String {
+        let u = self.unit.label();
+        let (name, rest) = match self.title.split_once(": ") {
+            Some((n, r)) => (n, Some(r)),
+            None => (self.title.as_str(), None),
+        };
+        if u.is_empty() || name.ends_with(')') {
+            return self.title.clone();
+        }
+        match rest {
+            Some(r) => format!("{name} ({u}): {r}"),
+            None => format!("{name} ({u})"),
+        }
+    }
+}
+
 impl Unit {
+    /// The unit as a title writes it in brackets (empty for a plain number).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::Bytes => "B",
+            u => u.suffix(),
+        }
+    }
+
     /// A short name of the unit.
     #[must_use]
     pub fn suffix(self) -> &'static str {
@@ -411,7 +449,7 @@ mod tests {
             [
                 "GPU Utilization",
                 "GPU Temperature",
-                "CPU",
+                "Process CPU",
                 "Disk Usage",
                 "Disk I/O",
                 "Network",
@@ -524,6 +562,89 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_different_meaning_get_charts_of_their_own() {
+        let keys = [
+            "cpu",
+            "cpu.0.cpu_percent",
+            "cpu.1.cpu_percent",
+            "proc.cpu.throttledPercent",
+            "memory_percent",
+            "proc.memory.percent",
+            "swap.used_percent",
+            "proc.memory.rssMB",
+            "disk./.usagePercent",
+            "disk./.usageGB",
+        ];
+        let charts = group(keys);
+        let shown: Vec<(String, Vec<&str>)> = charts
+            .iter()
+            .map(|c| {
+                (
+                    c.display_title(),
+                    c.series.iter().map(|s| s.key.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("Process CPU (%)".to_owned(), vec!["cpu"]),
+                (
+                    "CPU Core (%)".to_owned(),
+                    vec!["cpu.0.cpu_percent", "cpu.1.cpu_percent"]
+                ),
+                (
+                    "Process CPU Throttled (%)".to_owned(),
+                    vec!["proc.cpu.throttledPercent"]
+                ),
+                ("Process Memory (MiB)".to_owned(), vec!["proc.memory.rssMB"]),
+                (
+                    "Memory (%)".to_owned(),
+                    vec!["memory_percent", "proc.memory.percent", "swap.used_percent"]
+                ),
+                ("Disk Usage (%)".to_owned(), vec!["disk./.usagePercent"]),
+                ("Disk Used (GiB)".to_owned(), vec!["disk./.usageGB"]),
+            ]
+        );
+        assert_eq!(charts[1].series[1].label, "cpu 1");
+        // Each line of the shared chart says what it is.
+        let labels: Vec<&str> = charts[4].series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["system", "process", "swap"]);
+    }
+
+    #[test]
+    fn a_title_carries_its_unit_but_a_count_none() {
+        let chart = |title: &str, unit| SysChart {
+            title: title.to_owned(),
+            unit,
+            series: Vec::new(),
+        };
+        assert_eq!(
+            chart("GPU Memory Used", Unit::Bytes).display_title(),
+            "GPU Memory Used (B)"
+        );
+        assert_eq!(
+            chart("Network", Unit::BytesPerSec).display_title(),
+            "Network (B/s)"
+        );
+        assert_eq!(
+            chart("Load Average", Unit::Plain).display_title(),
+            "Load Average"
+        );
+        assert_eq!(chart("OOM Kills", Unit::Plain).display_title(), "OOM Kills");
+        // A name in brackets says its own unit.
+        assert_eq!(
+            chart("IPU board temp (C)", Unit::Celsius).display_title(),
+            "IPU board temp (C)"
+        );
+        // A process chart: the unit after the metric, before the command.
+        assert_eq!(
+            chart("Process CPU: python train.py (4242)", Unit::Percent).display_title(),
+            "Process CPU (%): python train.py (4242)"
+        );
+    }
+
+    #[test]
     fn grouping_100k_keys_is_linear() {
         // 100,000 OpenMetrics-like keys and 100,000 per-device keys over 1,000
         // metrics: the quadratic version took minutes (a linear scan per key for its
@@ -534,15 +655,15 @@ mod tests {
         keys.extend((0..100_000).map(|k| format!("gpu.{}.metric{}", k % 100, k / 100)));
         // A key named like a family's title: both charts' ids carry their unit.
         keys.push("cpu".into());
-        keys.push("CPU".into());
+        keys.push("Process CPU".into());
         let t = std::time::Instant::now();
         let charts = group(keys.iter().map(String::as_str));
         let ids = chart_ids(&charts);
         let took = t.elapsed();
         assert_eq!(charts.len(), 1 + 1_000 + 100_001);
         assert_eq!(ids.len(), charts.len());
-        assert_eq!(ids[0], "CPU %");
-        assert_eq!(ids.last().map(String::as_str), Some("CPU "));
+        assert_eq!(ids[0], "Process CPU %");
+        assert_eq!(ids.last().map(String::as_str), Some("Process CPU "));
         assert_eq!(ids[1], "GPU metric0");
         assert_eq!(charts[1].series.len(), 100);
         // A debug build on a loaded 2-core machine takes up to ~3 s; the quadratic

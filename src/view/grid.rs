@@ -163,7 +163,11 @@ pub(crate) fn render_metric_chart(
             &[]
         }
     };
-    let lost: Vec<(f64, f64)> = all.iter().flat_map(|&(i, _)| breaks_of(i)).copied().collect();
+    let lost: Vec<(f64, f64)> = all
+        .iter()
+        .flat_map(|&(i, _)| breaks_of(i))
+        .copied()
+        .collect();
     let missing = if on_step {
         let spans: Vec<(Option<&str>, (f64, f64))> = all
             .iter()

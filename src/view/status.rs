@@ -165,16 +165,32 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         }
         None => {
             if app.charts.filter.is_active() {
-                parts.push(Part::cut(format!("/{} {mcount}", sanitize(&app.charts.filter.text)), theme.key(), 5));
+                parts.push(Part::cut(
+                    format!("/{} {mcount}", sanitize(&app.charts.filter.text)),
+                    theme.key(),
+                    5,
+                ));
             }
             if app.system.filter.is_active() {
-                parts.push(Part::cut(format!("\\{} {scount}", sanitize(&app.system.filter.text)), theme.key(), 5));
+                parts.push(Part::cut(
+                    format!("\\{} {scount}", sanitize(&app.system.filter.text)),
+                    theme.key(),
+                    5,
+                ));
             }
             if app.overview.filter.is_active() {
-                parts.push(Part::cut(format!("o {} {ocount}", sanitize(&app.overview.filter.text)), theme.key(), 5));
+                parts.push(Part::cut(
+                    format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
+                    theme.key(),
+                    5,
+                ));
             }
             if app.procs.filter.is_active() {
-                parts.push(Part::cut(format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)), theme.key(), 5));
+                parts.push(Part::cut(
+                    format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
+                    theme.key(),
+                    5,
+                ));
             }
         }
     }
@@ -303,7 +319,7 @@ fn focused_chart(app: &App) -> Option<String> {
     }
     let &i = app.charts.shown.get(app.grid.focus)?;
     if app.is_host() {
-        app.sys_charts.get(i).map(|c| sanitize(&c.title))
+        app.sys_charts.get(i).map(|c| sanitize(&c.display_title()))
     } else {
         app.metric_keys.get(i).map(|k| sanitize(k))
     }
