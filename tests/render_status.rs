@@ -49,3 +49,14 @@ fn a_crashed_run_keeps_its_state_and_step_whole_at_80_columns() {
     assert!(s.contains("step 250"), "{s}");
     assert!(s.ends_with("h: help"), "{s}");
 }
+
+#[test]
+fn user_metric_charts_get_no_invented_unit() {
+    let mut app = app_from("tiny", 120, 40);
+    app.update(Msg::char('d'));
+    let s = screen(&app, 120, 40);
+    // The chart titles are the keys as logged: `acc`, `loss`, nothing added.
+    assert!(s.contains("╭acc─") || s.contains("┏acc━"), "{s}");
+    assert!(s.contains("┏loss━"), "{s}");
+    assert!(!s.contains("acc (") && !s.contains("loss ("), "{s}");
+}
