@@ -65,14 +65,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         ));
     }
     if let Some(chart) = focused_chart(app) {
-        parts.push(Part::cut(format!("▸ {chart}"), theme.key(), 4));
+        parts.push(Part::cut(format!("▸ {chart}"), theme.key(), 5));
     }
     if app.is_host() {
         let s = if app.samples == 1 { "" } else { "s" };
+        // The live monitor's step: as whole as the viewer's.
         parts.push(Part::whole(
             format!("{} sample{s}", app.samples),
             theme.label(),
-            6,
+            1,
         ));
     }
     if app.is_host() && !app.procs.process_keys_shown() {
@@ -82,7 +83,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         } else {
             "no process monitored (enter on one)"
         };
-        parts.push(Part::whole(text.to_owned(), theme.warn(), 5));
+        parts.push(Part::whole(text.to_owned(), theme.warn(), 4));
     }
     if let Some(d) = &app.source.waiting {
         parts.push(Part::cut(
@@ -168,28 +169,28 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 parts.push(Part::cut(
                     format!("/{} {mcount}", sanitize(&app.charts.filter.text)),
                     theme.key(),
-                    5,
+                    3,
                 ));
             }
             if app.system.filter.is_active() {
                 parts.push(Part::cut(
                     format!("\\{} {scount}", sanitize(&app.system.filter.text)),
                     theme.key(),
-                    5,
+                    3,
                 ));
             }
             if app.overview.filter.is_active() {
                 parts.push(Part::cut(
                     format!("o {} {ocount}", sanitize(&app.overview.filter.text)),
                     theme.key(),
-                    5,
+                    3,
                 ));
             }
             if app.procs.filter.is_active() {
                 parts.push(Part::cut(
                     format!("processes /{} {pcount}", sanitize(&app.procs.filter.text)),
                     theme.key(),
-                    5,
+                    3,
                 ));
             }
         }
@@ -264,7 +265,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
 const HINT_PRIO: u8 = 3;
 
 /// The narrowest a part is cut to (`…` included); narrower, it goes.
-const MIN_CUT: usize = 8;
+const MIN_CUT: usize = 10;
 
 /// One part of the bar.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,7 +16,7 @@ fn crashed() -> Vec<Part> {
         },
         Part::cut("crashed-run (crash001)".into(), s, 9),
         Part::whole("step 250".into(), s, 1),
-        Part::cut("▸ loss".into(), s, 4),
+        Part::cut("▸ loss".into(), s, 5),
         Part::whole("⚠ 1 corrupt span(s)".into(), s, 1),
         Part {
             glue: true,
