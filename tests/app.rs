@@ -145,7 +145,7 @@ fn samples_feed_system_charts() {
         }));
     }
     let titles: Vec<&str> = a.sys_charts.iter().map(|c| c.title.as_str()).collect();
-    assert_eq!(titles, ["GPU Utilization", "CPU", "Network"]);
+    assert_eq!(titles, ["GPU Utilization", "Process CPU", "Network"]);
     assert_eq!(a.sys_charts[0].series.len(), 2);
     send(&mut a, [Msg::char('\\')]);
     send(&mut a, Msg::typed("gpu"));

@@ -406,7 +406,7 @@ fn live_monitor_with_a_monitored_process() {
     send(&mut app, [Msg::char('c'), Msg::char('1')]);
     let s = screen(&app, 200, 60);
     assert!(
-        s.contains("Process CPU: python train.py --epochs 10 (4242)"),
+        s.contains("Process CPU (%): python train.py --epochs 10 (4242)"),
         "{s}"
     );
 }

@@ -114,14 +114,14 @@ fn scale(app: &App, title: &str) -> YScale {
 /// The live app with GPU Utilization and CPU both switched to heatmap with `y`.
 fn live_heatmaps(w: u16, h: u16, color: bool) -> App {
     let mut app = live(w, h, color);
-    assert_eq!(app.metric_keys, ["GPU Utilization", "CPU", "Memory"]);
+    assert_eq!(app.metric_keys, ["GPU Utilization", "CPU Core", "Memory"]);
     assert_eq!(app.grid.focus, 0);
     keys(&mut app, "yy");
     // `d`: focus the next chart (CPU).
     keys(&mut app, "dyy");
     assert_eq!(app.grid.focus, 1);
     assert_eq!(scale(&app, "GPU Utilization"), YScale::Heatmap);
-    assert_eq!(scale(&app, "CPU"), YScale::Heatmap);
+    assert_eq!(scale(&app, "CPU Core"), YScale::Heatmap);
     app
 }
 
@@ -130,8 +130,8 @@ fn live_16_cores_and_8_gpus_as_heatmaps() {
     for (w, h) in [(80, 24), (200, 60)] {
         let app = live_heatmaps(w, h, false);
         let s = text(&draw(&app, w, h));
-        assert!(s.contains("GPU Utilization · heatmap"), "{s}");
-        assert!(s.contains("CPU · heatmap"), "{s}");
+        assert!(s.contains("GPU Utilization (%) · heatmap"), "{s}");
+        assert!(s.contains("CPU Core (%) · heatmap"), "{s}");
         assert!(s.contains("gpu 0") && s.contains("cpu 0"), "{s}");
         assert!(s.contains("0% ") && s.contains(" 100%"), "{s}");
         insta::assert_snapshot!(format!("live_{w}x{h}_heatmaps"), s);
@@ -225,13 +225,13 @@ fn y_cycles_linear_log_heatmap_only_where_a_heatmap_is_offered() {
     // GPU Utilization: a percentage of 8 series.
     let mut seen = vec![(
         scale(&app, "GPU Utilization"),
-        title_of(&app, "GPU Utilization"),
+        title_of(&app, "GPU Utilization (%)"),
     )];
     for _ in 0..3 {
         keys(&mut app, "y");
         seen.push((
             scale(&app, "GPU Utilization"),
-            title_of(&app, "GPU Utilization"),
+            title_of(&app, "GPU Utilization (%)"),
         ));
     }
     assert_eq!(
@@ -246,10 +246,10 @@ fn y_cycles_linear_log_heatmap_only_where_a_heatmap_is_offered() {
     // Memory: a percentage of one series: linear ↔ log.
     keys(&mut app, "dd");
     assert_eq!(app.grid.focus, 2);
-    let mut seen = vec![(scale(&app, "Memory"), title_of(&app, "Memory"))];
+    let mut seen = vec![(scale(&app, "Memory"), title_of(&app, "Memory (%)"))];
     for _ in 0..2 {
         keys(&mut app, "y");
-        seen.push((scale(&app, "Memory"), title_of(&app, "Memory")));
+        seen.push((scale(&app, "Memory"), title_of(&app, "Memory (%)")));
     }
     assert_eq!(
         seen,
@@ -261,7 +261,7 @@ fn y_cycles_linear_log_heatmap_only_where_a_heatmap_is_offered() {
     );
     // The other charts kept theirs.
     assert_eq!(scale(&app, "GPU Utilization"), YScale::Linear);
-    assert_eq!(scale(&app, "CPU"), YScale::Linear);
+    assert_eq!(scale(&app, "CPU Core"), YScale::Linear);
 }
 
 #[test]
@@ -270,9 +270,12 @@ fn full_screen_y_cycles_the_chart_shown() {
     keys(&mut app, "d");
     app.update(Msg::key(crossterm::event::KeyCode::Enter));
     keys(&mut app, "yy");
-    assert_eq!(scale(&app, "CPU"), YScale::Heatmap);
+    assert_eq!(scale(&app, "CPU Core"), YScale::Heatmap);
     let s = text(&draw(&app, 120, 40));
-    assert!(s.contains("CPU · heatmap") && s.contains("cpu 15"), "{s}");
+    assert!(
+        s.contains("CPU Core (%) · heatmap") && s.contains("cpu 15"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -302,9 +305,9 @@ fn an_old_keymap_binding_toggle_log_y_still_loads_and_works() {
         }));
     }
     keys(&mut app, "yY");
-    assert_eq!(scale(&app, "CPU"), YScale::Log);
+    assert_eq!(scale(&app, "CPU Core"), YScale::Log);
     keys(&mut app, "Y");
-    assert_eq!(scale(&app, "CPU"), YScale::Heatmap);
+    assert_eq!(scale(&app, "CPU Core"), YScale::Heatmap);
 }
 
 /// The viewer's system sidebar: the `system` fixture's Memory chart (system and
@@ -344,9 +347,9 @@ fn viewer_system_sidebar_heatmap() {
     // CPU (the process's, one series) is not at the top any more: untouched by `y`.
     keys(&mut app, "yy");
     assert_eq!(scale(&app, "Memory"), YScale::Heatmap);
-    assert_eq!(scale(&app, "CPU"), YScale::Linear);
+    assert_eq!(scale(&app, "Process CPU"), YScale::Linear);
     let s = text(&draw(&app, w, h));
-    assert!(s.contains("Memory · heatmap"), "{s}");
+    assert!(s.contains("Memory (%) · heatmap"), "{s}");
     assert!(s.contains("system") && s.contains("process"), "{s}");
     insta::assert_snapshot!("system_120x40_sidebar_memory_heatmap", s);
     // A third `y`: back to lines.

@@ -203,3 +203,21 @@ fn a_sweep_grouped_by_lr_draws_each_group_s_mean_and_band() {
         ws.key(KeyCode::Home, 1);
     });
 }
+
+/// At 80 columns, typing a runs filter: the prompt and its help text (whole or not
+/// at all, never cut) and the `h: help` hint.
+#[test]
+fn at_80_columns_the_filter_prompt_help_is_never_cut() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 80, 24);
+    ws.keys("f");
+    ws.keys("cfg.lr");
+    let s = ws.screen(80, 24);
+    let status = s.lines().nth(23).unwrap();
+    assert!(status.contains("f cfg.lr▏"), "{status}");
+    let help = "tab: regex → glob · enter keep · esc restore";
+    // Any piece of the help text shown is the whole of it.
+    if status.contains("tab:") || status.contains("esc") {
+        assert!(status.contains(help), "{status}");
+    }
+    assert!(status.ends_with("h: help"), "{status}");
+}

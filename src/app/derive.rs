@@ -145,8 +145,9 @@ impl App {
             let cell_w = self.areas.grid.width / self.grid.cols.max(1);
             let room = usize::from(cell_w.saturating_sub(13));
             for mut c in system::group(proc_keys.map(String::as_str)) {
+                // The process's share of memory (the host's `Memory` chart's line).
                 let t = if c.title == "Memory" {
-                    "Process Memory %".to_owned()
+                    "Process Memory".to_owned()
                 } else if c.title.starts_with("Process ") {
                     c.title.clone()
                 } else if let Some(m) = c.title.strip_prefix("GPU Process ") {

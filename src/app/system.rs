@@ -39,8 +39,13 @@ pub struct SysChart {
 
 const MIB: f64 = 1_048_576.0;
 
-/// (family title, unit) in display order.
-const FAMILIES: [(&str, Unit); 21] = [
+/// (family title, unit) in display order. A title says what W&B measures (spec
+/// `system-metrics.md` §3–4), and keys of different meaning share a chart only
+/// where their legend says which is which: the process's CPU, each core's and the
+/// throttled share are three charts; `Memory (%)` draws the system's, the
+/// process's and swap's, labelled so. The unit is added when the chart is drawn
+/// ([`SysChart::display_title`]).
+const FAMILIES: [(&str, Unit); 23] = [
     ("GPU Utilization", Unit::Percent),
     ("GPU Memory Allocated", Unit::Percent),
     ("GPU Memory Used", Unit::Bytes),
@@ -49,7 +54,9 @@ const FAMILIES: [(&str, Unit); 21] = [
     ("GPU Power", Unit::Watts),
     ("GPU Power of Limit", Unit::Percent),
     ("GPU Clocks", Unit::MHz),
-    ("CPU", Unit::Percent),
+    ("Process CPU", Unit::Percent),
+    ("CPU Core", Unit::Percent),
+    ("Process CPU Throttled", Unit::Percent),
     ("Process Memory", Unit::MiB),
     ("Memory", Unit::Percent),
     ("Memory Available", Unit::MiB),
@@ -89,44 +96,44 @@ fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
     }
     match key {
         "cpu" => return Some((8, "process".into(), None)),
-        "proc.cpu.throttledPercent" => return Some((8, "throttled".into(), None)),
-        "proc.memory.rssMB" => return Some((9, "rss".into(), None)),
-        "memory_percent" => return Some((10, "system".into(), None)),
-        "proc.memory.percent" => return Some((10, "process".into(), None)),
-        "proc.memory.availableMB" => return Some((11, "available".into(), None)),
-        "disk.in" => return Some((14, "read".into(), Some(MIB))),
-        "disk.out" => return Some((14, "write".into(), Some(MIB))),
-        "network.sent" => return Some((15, "sent".into(), Some(1.0))),
-        "network.recv" => return Some((15, "recv".into(), Some(1.0))),
-        "proc.cpu.threads" => return Some((16, "threads".into(), None)),
-        "network.tcpRetransmits" => return Some((17, "retransmits".into(), None)),
-        "proc.memory.oomKills" => return Some((18, "oom kills".into(), None)),
-        "swap.used_percent" => return Some((10, "swap".into(), None)),
-        "swap.used" => return Some((19, "used".into(), None)),
-        "swap.total" => return Some((19, "total".into(), None)),
-        "load.1m" => return Some((20, "1m".into(), None)),
-        "load.5m" => return Some((20, "5m".into(), None)),
-        "load.15m" => return Some((20, "15m".into(), None)),
+        "proc.cpu.throttledPercent" => return Some((10, "throttled".into(), None)),
+        "proc.memory.rssMB" => return Some((11, "rss".into(), None)),
+        "proc.memory.percent" => return Some((12, "process".into(), None)),
+        "memory_percent" => return Some((12, "system".into(), None)),
+        "proc.memory.availableMB" => return Some((13, "available".into(), None)),
+        "swap.used_percent" => return Some((12, "swap".into(), None)),
+        "disk.in" => return Some((16, "read".into(), Some(MIB))),
+        "disk.out" => return Some((16, "write".into(), Some(MIB))),
+        "network.sent" => return Some((17, "sent".into(), Some(1.0))),
+        "network.recv" => return Some((17, "recv".into(), Some(1.0))),
+        "proc.cpu.threads" => return Some((18, "threads".into(), None)),
+        "network.tcpRetransmits" => return Some((19, "retransmits".into(), None)),
+        "proc.memory.oomKills" => return Some((20, "oom kills".into(), None)),
+        "swap.used" => return Some((21, "used".into(), None)),
+        "swap.total" => return Some((21, "total".into(), None)),
+        "load.1m" => return Some((22, "1m".into(), None)),
+        "load.5m" => return Some((22, "5m".into(), None)),
+        "load.15m" => return Some((22, "15m".into(), None)),
         _ => {}
     }
     if let Some(n) = key
         .strip_prefix("cpu.")
         .and_then(|r| r.strip_suffix(".cpu_percent"))
     {
-        return Some((8, format!("cpu {n}"), None));
+        return Some((9, format!("cpu {n}"), None));
     }
     if let Some(rest) = key.strip_prefix("disk.") {
         if let Some(path) = rest.strip_suffix(".usagePercent") {
-            return Some((12, path.to_owned(), None));
+            return Some((14, path.to_owned(), None));
         }
         if let Some(path) = rest.strip_suffix(".usageGB") {
-            return Some((13, path.to_owned(), None));
+            return Some((15, path.to_owned(), None));
         }
         if let Some(dev) = rest.strip_suffix(".in") {
-            return Some((14, format!("{dev} read"), Some(MIB)));
+            return Some((16, format!("{dev} read"), Some(MIB)));
         }
         if let Some(dev) = rest.strip_suffix(".out") {
-            return Some((14, format!("{dev} write"), Some(MIB)));
+            return Some((16, format!("{dev} write"), Some(MIB)));
         }
     }
     None
@@ -367,7 +374,38 @@ pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
         .collect()
 }
 
+impl SysChart {
+    /// The title as drawn: with its unit in brackets (`Process CPU (%)`, `Disk
+    /// Used (GiB)`), after the metric's name where a process chart names its
+    /// command (`Process CPU (%): python train.py (4242)`). A count has no unit,
+    /// and a name that ends in brackets already says its own (`ipu power (W)`).
+    #[must_use]
+    pub fn display_title(&self) -> String {
+        let u = self.unit.label();
+        let (name, rest) = match self.title.split_once(": ") {
+            Some((n, r)) => (n, Some(r)),
+            None => (self.title.as_str(), None),
+        };
+        if u.is_empty() || name.ends_with(')') {
+            return self.title.clone();
+        }
+        match rest {
+            Some(r) => format!("{name} ({u}): {r}"),
+            None => format!("{name} ({u})"),
+        }
+    }
+}
+
 impl Unit {
+    /// The unit as a title writes it in brackets (empty for a plain number).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::Bytes => "B",
+            u => u.suffix(),
+        }
+    }
+
     /// A short name of the unit.
     #[must_use]
     pub fn suffix(self) -> &'static str {
@@ -387,166 +425,4 @@ impl Unit {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn groups_and_keeps_everything() {
-        let keys = [
-            "gpu.0.gpu",
-            "gpu.1.gpu",
-            "gpu.0.temp",
-            "cpu",
-            "network.sent",
-            "network.recv",
-            "disk.vda.in",
-            "disk./.usagePercent",
-            "weird.key",
-            "gpu.x.gpu",
-        ];
-        let charts = group(keys);
-        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
-        assert_eq!(
-            titles,
-            [
-                "GPU Utilization",
-                "GPU Temperature",
-                "CPU",
-                "Disk Usage",
-                "Disk I/O",
-                "Network",
-                "weird.key",
-                "gpu.x.gpu"
-            ]
-        );
-        assert_eq!(charts[0].series.len(), 2);
-        let n: usize = charts.iter().map(|c| c.series.len()).sum();
-        assert_eq!(n, keys.len());
-    }
-
-    #[test]
-    fn other_gpu_metrics_share_one_chart_per_metric() {
-        let keys = [
-            "gpu.0.smActive",
-            "gpu.1.smActive",
-            "gpu.0.pcieTxBytes",
-            "gpu.0.energyJoules",
-            "gpu.1.energyJoules",
-            "gpu.process.1.gpu",
-            "gpu.process.1.temp",
-            "gpu.0.gpu",
-        ];
-        let charts = group(keys);
-        let summary: Vec<(&str, Unit, usize)> = charts
-            .iter()
-            .map(|c| (c.title.as_str(), c.unit, c.series.len()))
-            .collect();
-        assert_eq!(
-            summary,
-            [
-                ("GPU Utilization", Unit::Percent, 1),
-                ("GPU smActive", Unit::Percent, 2),
-                ("GPU pcieTxBytes", Unit::BytesPerSec, 1),
-                ("GPU energyJoules", Unit::Joules, 2),
-                ("GPU Process gpu", Unit::Percent, 1),
-                ("GPU Process temp", Unit::Celsius, 1),
-            ]
-        );
-        assert_eq!(charts[1].series[1].label, "gpu 1");
-        assert_eq!(charts[4].series[0].key, "gpu.process.1.gpu");
-    }
-
-    #[test]
-    fn every_device_family_groups_per_metric() {
-        let keys = [
-            "tpu.0.dutyCycle",
-            "tpu.1.dutyCycle",
-            "tpu.0.hbmCapacityUsage",
-            "tpu.0.tensorcoreIdleDuration",
-            "tpu.bufferTransferLatency.mean_us",
-            "trn.0.neuroncore_utilization",
-            "trn.1.neuroncore_utilization",
-            "trn.1.neuroncore_memory_usage.tensors",
-            "trn.host_total_memory_usage",
-            "ipu.0.ipu utilisation (%)",
-            "ipu.1.ipu utilisation (%)",
-            "ipu.1.board temp (C)",
-            "ipu.0.ipu power (W)",
-            "ipu.0.clock (MHz)",
-        ];
-        let charts = group(keys);
-        let summary: Vec<(&str, Unit, Vec<&str>)> = charts
-            .iter()
-            .map(|c| {
-                (
-                    c.title.as_str(),
-                    c.unit,
-                    c.series.iter().map(|s| s.label.as_str()).collect(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            summary,
-            [
-                ("TPU dutyCycle", Unit::Percent, vec!["tpu 0", "tpu 1"]),
-                ("TPU hbmCapacityUsage", Unit::Bytes, vec!["tpu 0"]),
-                ("TPU tensorcoreIdleDuration", Unit::Plain, vec!["tpu 0"]),
-                (
-                    "NeuronCore neuroncore_utilization",
-                    Unit::Percent,
-                    vec!["core 0", "core 1"]
-                ),
-                (
-                    "NeuronCore neuroncore_memory_usage.tensors",
-                    Unit::Bytes,
-                    vec!["core 1"]
-                ),
-                (
-                    "IPU ipu utilisation (%)",
-                    Unit::Percent,
-                    vec!["ipu 0", "ipu 1"]
-                ),
-                ("IPU board temp (C)", Unit::Celsius, vec!["ipu 1"]),
-                ("IPU ipu power (W)", Unit::Watts, vec!["ipu 0"]),
-                ("IPU clock (MHz)", Unit::MHz, vec!["ipu 0"]),
-                (
-                    "tpu.bufferTransferLatency.mean_us",
-                    Unit::Plain,
-                    vec!["tpu.bufferTransferLatency.mean_us"]
-                ),
-                (
-                    "trn.host_total_memory_usage",
-                    Unit::Bytes,
-                    vec!["trn.host_total_memory_usage"]
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn grouping_100k_keys_is_linear() {
-        // 100,000 OpenMetrics-like keys and 100,000 per-device keys over 1,000
-        // metrics: the quadratic version took minutes (a linear scan per key for its
-        // chart, and per chart for a shared title).
-        let mut keys: Vec<String> = (0..100_000)
-            .map(|k| format!("openmetrics.big.m{}.{}", k % 100, k / 100))
-            .collect();
-        keys.extend((0..100_000).map(|k| format!("gpu.{}.metric{}", k % 100, k / 100)));
-        // A key named like a family's title: both charts' ids carry their unit.
-        keys.push("cpu".into());
-        keys.push("CPU".into());
-        let t = std::time::Instant::now();
-        let charts = group(keys.iter().map(String::as_str));
-        let ids = chart_ids(&charts);
-        let took = t.elapsed();
-        assert_eq!(charts.len(), 1 + 1_000 + 100_001);
-        assert_eq!(ids.len(), charts.len());
-        assert_eq!(ids[0], "CPU %");
-        assert_eq!(ids.last().map(String::as_str), Some("CPU "));
-        assert_eq!(ids[1], "GPU metric0");
-        assert_eq!(charts[1].series.len(), 100);
-        // A debug build on a loaded 2-core machine takes up to ~3 s; the quadratic
-        // version took minutes, so the bound only has to tell the two apart.
-        assert!(took < std::time::Duration::from_secs(30), "{took:?}");
-    }
-}
+mod tests;

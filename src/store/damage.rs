@@ -67,9 +67,86 @@ impl DamageReport {
     }
 }
 
+/// Where history steps were lost to damage: a break is the `_step` range between
+/// the last step read before a damaged span and the first one after it, when the
+/// two are not consecutive. Charts draw no line across a break and mark it on the
+/// x axis.
+///
+/// Fed only by damage and by the first complete row after it (never per point),
+/// so clean files pay one flag test per row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Breaks {
+    /// (last step before, first step after), in file order (kept up to a limit).
+    spans: Vec<(f64, f64)>,
+    /// Damage seen since the last complete row: the step before it (None: no
+    /// step had been read yet).
+    armed: Option<Option<i64>>,
+}
+
+impl Breaks {
+    const KEEP: usize = 1000;
+
+    /// Damage arrived; `last_step` is the last step read before it. Later damage
+    /// before the next row widens the same break.
+    pub fn damage(&mut self, last_step: Option<i64>) {
+        if self.armed.is_none() {
+            self.armed = Some(last_step);
+        }
+    }
+
+    /// Whether damage waits for the next complete row (the hook's cheap test).
+    #[must_use]
+    pub fn armed(&self) -> bool {
+        self.armed.is_some()
+    }
+
+    /// A complete row followed the damage; `step` is the last step now. Steps
+    /// strictly between the one before and this one were lost.
+    pub fn row(&mut self, step: Option<i64>) {
+        let Some(before) = self.armed.take() else {
+            return;
+        };
+        if let (Some(a), Some(b)) = (before, step) {
+            if b > a.saturating_add(1) && self.spans.len() < Self::KEEP {
+                #[allow(clippy::cast_precision_loss)]
+                self.spans.push((a as f64, b as f64));
+            }
+        }
+    }
+
+    /// The breaks, in file order.
+    #[must_use]
+    pub fn spans(&self) -> &[(f64, f64)] {
+        &self.spans
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_break_spans_the_steps_lost_between_two_rows() {
+        let mut b = Breaks::default();
+        // Damage before any step: nothing to bridge from.
+        b.damage(None);
+        b.row(Some(0));
+        // Damage whose next row is the next step lost no step.
+        b.damage(Some(10));
+        b.row(Some(11));
+        // Two spans before the next row are one break.
+        b.damage(Some(20));
+        b.damage(Some(20));
+        assert!(b.armed());
+        b.row(Some(57));
+        assert!(!b.armed());
+        // A row without damage before it is no break.
+        b.row(Some(90));
+        // A step that goes back is not a span of lost steps.
+        b.damage(Some(100));
+        b.row(Some(40));
+        assert_eq!(b.spans(), [(20.0, 57.0)]);
+    }
     use crate::decode::leveldb::SkipReason;
 
     fn span(offset: u64, len: u64) -> Skip {

@@ -16,7 +16,7 @@ use crate::decode::leveldb::{Skip, SkipReason};
 use crate::decode::record::RecordType;
 use crate::msg::RunBatch;
 
-pub use super::damage::DamageReport;
+pub use super::damage::{Breaks, DamageReport};
 pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
 pub use crate::decode::event::{MetricDef, RunInfo, Timestamp, MAX_DEPTH};
@@ -83,6 +83,8 @@ pub struct Run {
     pub last_time: Option<f64>,
     pub history_rows: u64,
     pub damage: DamageReport,
+    /// `_step` ranges lost to damage between history rows.
+    pub breaks: Breaks,
     pub counts: RecordCounts,
     pub producer: String,
     // Scratch space reused across events.
@@ -120,6 +122,7 @@ impl Run {
     /// Record a skipped span.
     pub fn skip(&mut self, s: Skip) {
         self.damage.add(s);
+        self.breaks.damage(self.last_step);
     }
 
     /// Decode one record payload (found at `offset`) and fold it in: for records
@@ -136,7 +139,12 @@ impl Run {
         self.start_batch(ev);
         for e in &ev.list {
             match e {
-                Event::Row(r) => self.fold_row(ev, r),
+                Event::Row(r) => {
+                    self.fold_row(ev, r);
+                    if r.complete && self.breaks.armed() {
+                        self.breaks.row(self.last_step);
+                    }
+                }
                 Event::Stats { time, values } => self.fold_stats(ev, *time, values),
                 Event::Console {
                     stdout,
@@ -170,8 +178,9 @@ impl Run {
                         len: *len,
                         reason: SkipReason::BadRecord,
                     });
+                    self.breaks.damage(self.last_step);
                 }
-                Event::Skip(s) => self.damage.add(*s),
+                Event::Skip(s) => self.skip(*s),
             }
         }
         self.config.apply(&ev.paths, &ev.config);

@@ -12,15 +12,20 @@ use super::theme::Theme;
 use crate::app::grid::Guides;
 use crate::app::system::Unit;
 use crate::store::series::Point;
+use gaps::{crosses, draw_gap_marks, gap_columns};
 use raster::Raster;
 
 mod axis;
+mod gaps;
 mod raster;
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
 pub(crate) struct Line<'a> {
     pub points: &'a [Point],
     pub style: Style,
+    /// x ranges (last x before, first x after) whose points were lost: no
+    /// segment is drawn across one; the points either side stay.
+    pub breaks: &'a [(f64, f64)],
 }
 
 /// A shaded area between two curves (a group's min–max envelope), drawn beneath
@@ -53,6 +58,12 @@ pub(crate) struct ChartSpec<'a> {
     pub guides: Guides,
     /// Legend entries (label, style), drawn below the x labels when non-empty.
     pub legend: Vec<(String, Style)>,
+    /// Skipped x ranges (lost to damage, or between a resumed run's segments):
+    /// marked on the x axis row, `┄┄╳┄┄` over the columns they skip.
+    pub gaps: Vec<(f64, f64)>,
+    /// What the gaps are (`steps 101–199 lost`), on the legend row after the
+    /// entries.
+    pub note: Option<String>,
 }
 
 fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool) -> Option<(f64, f64)> {
@@ -194,6 +205,20 @@ pub(super) fn x_labels(
     fmt_x: &dyn Fn(f64) -> String,
     theme: Theme,
 ) {
+    x_labels_around(buf, plot, y, x, fmt_x, &[], theme);
+}
+
+/// [`x_labels`], the round values in between kept off the columns `avoid`
+/// (inclusive ranges: where gap marks go).
+fn x_labels_around(
+    buf: &mut Buffer,
+    plot: Rect,
+    y: u16,
+    x: (f64, f64),
+    fmt_x: &dyn Fn(f64) -> String,
+    avoid: &[(u16, u16)],
+    theme: Theme,
+) {
     let a = fmt_x(x.0);
     let b = fmt_x(x.1);
     let used = put(buf, plot.x, y, &a, plot.width, theme.label());
@@ -214,7 +239,10 @@ pub(super) fn x_labels(
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
             let start = c.saturating_sub(tw / 2);
-            if start >= free_from && start + tw <= free_to {
+            let clear = !avoid
+                .iter()
+                .any(|&(a, b)| start <= b + 1 && start + tw >= a);
+            if start >= free_from && start + tw <= free_to && clear {
                 put(buf, start, y, &t, tw, theme.label());
                 free_from = start + tw + gap;
             }
@@ -238,7 +266,8 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     if inner.width < 2 || inner.height < 1 {
         return;
     }
-    let legend_rows = u16::from(!spec.legend.is_empty() && inner.height >= 5);
+    let legend_rows =
+        u16::from((!spec.legend.is_empty() || spec.note.is_some()) && inner.height >= 5);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
     let yr = y_range(&spec.lines, &spec.bands, spec.log_y);
@@ -286,13 +315,19 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
             );
         }
     }
-    // X labels.
+    // X labels, and the marks of the gaps on their row.
     if xlabel_rows == 1 {
         let y = inner.y + plot_h;
         if axis == 1 {
             put(buf, inner.x + lw, y, "└", 1, theme.dim());
         }
-        x_labels(buf, plot, y, spec.x, spec.fmt_x, theme);
+        let marks = gap_columns(&spec.gaps, spec.x, plot.width);
+        let abs: Vec<(u16, u16)> = marks
+            .iter()
+            .map(|&(a, b, _)| (plot.x + a, plot.x + b))
+            .collect();
+        x_labels_around(buf, plot, y, spec.x, spec.fmt_x, &abs, theme);
+        draw_gap_marks(buf, plot.x, y, &marks, theme);
     }
     // Legend.
     if legend_rows == 1 {
@@ -313,6 +348,18 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
                 theme.label(),
             );
             x += w + 1;
+        }
+        if let Some(note) = &spec.note {
+            if x < inner.right() {
+                put(
+                    buf,
+                    x,
+                    y,
+                    &format!("╳ {note}"),
+                    inner.right() - x,
+                    theme.warn(),
+                );
+            }
         }
     }
     // The lines.
@@ -366,6 +413,10 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
             if !y.is_finite() || !x.is_finite() {
                 prev = None;
                 continue;
+            }
+            // Across a break: the point starts afresh, as after a gap.
+            if prev.is_some_and(|p| crosses(line.breaks, p.0, x)) {
+                prev = None;
             }
             match prev {
                 Some(p) => {

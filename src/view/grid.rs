@@ -152,6 +152,33 @@ pub(crate) fn render_metric_chart(
         }
         legend
     };
+    // Steps lost to damage (each run's own breaks: its line is not drawn across
+    // them) and steps between a resumed run's segments (drawn as separate lines
+    // already): both marked on the x axis. Breaks are `_step` ranges.
+    let on_step = xname == "_step";
+    let breaks_of = |i: usize| -> &[(f64, f64)] {
+        if on_step {
+            drawn[i].run.breaks.spans()
+        } else {
+            &[]
+        }
+    };
+    let lost: Vec<(f64, f64)> = all
+        .iter()
+        .flat_map(|&(i, _)| breaks_of(i))
+        .copied()
+        .collect();
+    let missing = if on_step {
+        let spans: Vec<(Option<&str>, (f64, f64))> = all
+            .iter()
+            .filter_map(|&(i, s)| Some((drawn[i].key, s.x_bounds()?)))
+            .collect();
+        resume_gaps(&spans)
+    } else {
+        Vec::new()
+    };
+    let note = gap_note(&lost, &missing, (x0, x1));
+    let gaps: Vec<(f64, f64)> = lost.iter().chain(&missing).copied().collect();
     let (lines, bands) = match &groups {
         Some(groups) => (
             groups
@@ -159,6 +186,7 @@ pub(crate) fn render_metric_chart(
                 .map(|g| Line {
                     points: &g.stats.mean,
                     style: theme.series(g.color),
+                    breaks: &[],
                 })
                 .collect(),
             groups
@@ -176,6 +204,7 @@ pub(crate) fn render_metric_chart(
                 .map(|(&(i, _), p)| Line {
                     points: p,
                     style: theme.series(drawn[i].color),
+                    breaks: breaks_of(i),
                 })
                 .collect(),
             Vec::new(),
@@ -198,8 +227,63 @@ pub(crate) fn render_metric_chart(
         y_unit: Unit::Plain,
         guides: app.grid.guides,
         legend,
+        gaps,
+        note,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+/// The `_step` ranges no segment of a resumed run logged: between one segment's
+/// last step and the next one's first, when they are not consecutive. (A segment
+/// that starts at or before the last one's end rewound: it overlaps, nothing is
+/// missing; its line is its own either way.)
+///
+/// `segments`: each drawn series' workspace run (segments share it) and x bounds.
+fn resume_gaps(segments: &[(Option<&str>, (f64, f64))]) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for &(key, _) in segments {
+        let Some(key) = key.filter(|k| !done.contains(k)) else {
+            continue;
+        };
+        done.push(key);
+        let mut spans: Vec<(f64, f64)> = segments
+            .iter()
+            .filter(|(k, _)| *k == Some(key))
+            .map(|&(_, b)| b)
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for w in spans.windows(2) {
+            let (end, next) = (w[0].1, w[1].0);
+            if next > end + 1.0 {
+                out.push((end, next));
+            }
+        }
+    }
+    out
+}
+
+/// The legend's words for the gaps inside `x`: the first, and how many more.
+fn gap_note(lost: &[(f64, f64)], missing: &[(f64, f64)], x: (f64, f64)) -> Option<String> {
+    let inside = |&&(a, b): &&(f64, f64)| b >= x.0 && a <= x.1;
+    let mut all: Vec<((f64, f64), &str)> = lost
+        .iter()
+        .filter(inside)
+        .map(|&g| (g, "lost"))
+        .chain(missing.iter().filter(inside).map(|&g| (g, "missing")))
+        .collect();
+    all.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
+    let &((a, b), what) = all.first()?;
+    let (first, last) = (a + 1.0, b - 1.0);
+    let mut note = if last > first {
+        format!("steps {first:.0}–{last:.0} {what}")
+    } else {
+        format!("step {first:.0} {what}")
+    };
+    if all.len() > 1 {
+        note.push_str(&format!(" (+{} more)", all.len() - 1));
+    }
+    Some(note)
 }
 
 /// A run drawn in the metric charts, as the chart needs it.
@@ -451,3 +535,6 @@ pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: 
 fn clock_x(v: f64) -> String {
     format::time_of_day(v.floor() as i64)
 }
+
+#[cfg(test)]
+mod tests;

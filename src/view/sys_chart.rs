@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::chart::{render_chart, ChartSpec, Line};
+use super::fit::width as text_width;
 use super::format;
 use super::heatmap::{render_heatmap, HeatSpec};
 use super::theme::Theme;
@@ -56,6 +57,18 @@ fn sys_points(
     }
 }
 
+/// The chart's title with its unit (`Disk Used (GiB)`) where that fits in
+/// `room` columns, else without it: a process chart's command and pid name the
+/// chart better than its unit, which the corner value shows too.
+fn fitted_title(chart: &SysChart, room: usize) -> String {
+    let full = sanitize(&chart.display_title());
+    if usize::from(text_width(&full)) <= room {
+        full
+    } else {
+        sanitize(&chart.title)
+    }
+}
+
 /// One system chart.
 pub(crate) fn render_sys_chart(
     buf: &mut Buffer,
@@ -100,9 +113,10 @@ pub(crate) fn render_sys_chart(
         }
     };
     let scale = app.grid.scales.system(chart);
-    let title = sanitize(&chart.title);
+    // Room for the title on the top border (the corner value takes up to 10).
+    let room = usize::from(area.width.saturating_sub(2));
     if scale == YScale::Heatmap {
-        let title = format!("{title} · heatmap");
+        let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
         let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
         let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
             Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
@@ -135,6 +149,7 @@ pub(crate) fn render_sys_chart(
         .map(|(i, p)| Line {
             points: p,
             style: theme.series(i),
+            breaks: &[],
         })
         .collect();
     let legend = if multi {
@@ -157,6 +172,13 @@ pub(crate) fn render_sys_chart(
         pts.first().and_then(last).map(|v| format::unit(v, unit))
     };
     let log = scale == YScale::Log;
+    let corner_w = corner
+        .as_ref()
+        .map_or(0, |c| usize::from(text_width(c)) + 3);
+    let title = fitted_title(
+        chart,
+        room.saturating_sub(corner_w + if log { 6 } else { 0 }),
+    );
     let title = if log {
         format!("{title} · log")
     } else {
@@ -175,6 +197,8 @@ pub(crate) fn render_sys_chart(
         y_unit: unit,
         guides: app.grid.guides,
         legend,
+        gaps: Vec::new(),
+        note: None,
     };
     render_chart(buf, area, &spec, theme);
 }

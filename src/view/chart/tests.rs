@@ -14,6 +14,7 @@ fn screen(points: &[Point]) -> String {
         lines: vec![Line {
             points,
             style: Style::default(),
+            breaks: &[],
         }],
         bands: Vec::new(),
         cursor: None,
@@ -24,6 +25,8 @@ fn screen(points: &[Point]) -> String {
         y_unit: Unit::Percent,
         guides: Guides::Off,
         legend: Vec::new(),
+        gaps: Vec::new(),
+        note: None,
     };
     render_chart(&mut buf, area, &spec, Theme { color: false });
     buf.content()
@@ -53,6 +56,7 @@ fn a_flat_non_negative_line_keeps_a_zero_floor() {
     let line = |pts: &'static [Point]| Line {
         points: pts,
         style: Style::default(),
+        breaks: &[],
     };
     assert_eq!(
         y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], &[], false),
@@ -198,6 +202,7 @@ fn a_nearly_flat_series_shows_one_label_not_duplicates() {
     let line = [Line {
         points: &[(0.0, 5.0), (1.0, 5.0)],
         style: Style::default(),
+        breaks: &[],
     }];
     let (lo, hi) = y_range(&line, &[], false).expect("a range");
     assert_eq!(
@@ -307,6 +312,8 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         y_unit: Unit::Plain,
         guides: Guides::Off,
         legend: Vec::new(),
+        gaps: Vec::new(),
+        note: None,
     };
     render_chart(&mut buf, area, &spec, Theme { color: false });
     buf
@@ -367,6 +374,7 @@ fn a_line_over_a_band_keeps_its_colour_and_its_shape() {
         vec![Line {
             points: line,
             style: line_style,
+            breaks: &[],
         }],
         vec![band(lo, hi, band_style)],
         (0.0, 1.0),
@@ -421,6 +429,7 @@ fn the_y_range_covers_the_bands() {
     let line = [Line {
         points,
         style: Style::default(),
+        breaks: &[],
     }];
     let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 0.5), (1.0, 0.0)], &[(0.0, 4.0), (1.0, 5.0)]);
     let bands = [band(lo, hi, Style::default())];
@@ -509,6 +518,7 @@ fn band_points_in_any_order_or_past_the_range_shade_the_same_dots() {
             vec![Line {
                 points: pin,
                 style: s,
+                breaks: &[],
             }],
             bands,
             (0.0, 1.0),
@@ -550,6 +560,8 @@ fn bad_band_input_on_any_area_does_not_panic() {
                     y_unit: Unit::Plain,
                     guides: Guides::Off,
                     legend: Vec::new(),
+                    gaps: Vec::new(),
+                    note: None,
                 };
                 render_chart(&mut buf, area, &spec, Theme { color: true });
             }
@@ -577,6 +589,7 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
         lines: vec![Line {
             points,
             style: Style::new().fg(Color::Red),
+            breaks: &[],
         }],
         bands: Vec::new(),
         cursor: None,
@@ -587,6 +600,8 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
         y_unit: Unit::Percent,
         guides,
         legend: Vec::new(),
+        gaps: Vec::new(),
+        note: None,
     };
     render_chart(&mut buf, area, &spec, Theme { color: true });
     buf
@@ -637,6 +652,7 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             lines: vec![Line {
                 points: pts,
                 style: Style::default(),
+                breaks: &[],
             }],
             bands: Vec::new(),
             cursor,
@@ -647,6 +663,8 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             y_unit: Unit::Plain,
             guides: Guides::Off,
             legend: Vec::new(),
+            gaps: Vec::new(),
+            note: None,
         };
         render_chart(&mut buf, area, &spec, Theme { color: false });
         buf
@@ -666,4 +684,89 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
     assert!((0..area.height)
         .flat_map(|y| (0..area.width).map(move |x| (x, y)))
         .all(|p| out[p].symbol() == plain[p].symbol()));
+}
+
+/// A flat line over x 0..10 with points at 0, 1, 9 and 10, drawn 40×8 with the
+/// given breaks and gaps: the screen's rows.
+fn broken(breaks: &[(f64, f64)], gaps: Vec<(f64, f64)>) -> Vec<String> {
+    let area = Rect::new(0, 0, 40, 8);
+    let mut buf = Buffer::empty(area);
+    let pts = [(0.0, 1.0), (1.0, 2.0), (9.0, 2.0), (10.0, 1.0)];
+    let spec = ChartSpec {
+        title: "loss",
+        corner: None,
+        lines: vec![Line {
+            points: &pts,
+            style: Style::default(),
+            breaks,
+        }],
+        bands: Vec::new(),
+        cursor: None,
+        x: (0.0, 10.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        y_unit: Unit::Plain,
+        guides: Guides::Off,
+        legend: Vec::new(),
+        note: (!gaps.is_empty()).then(|| "steps 2–8 lost".to_owned()),
+        gaps,
+    };
+    render_chart(&mut buf, area, &spec, Theme { color: false });
+    (0..8)
+        .map(|y| (0..40).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// Braille cells in columns `from..to` of the plot rows.
+fn braille_between(rows: &[String], from: usize, to: usize) -> usize {
+    rows.iter()
+        .map(|r| {
+            r.chars()
+                .skip(from)
+                .take(to - from)
+                .filter(|c| ('\u{2801}'..='\u{28ff}').contains(c))
+                .count()
+        })
+        .sum()
+}
+
+#[test]
+fn no_line_is_drawn_across_a_break_and_the_points_either_side_stay() {
+    let whole = broken(&[], Vec::new());
+    let cut = broken(&[(1.0, 9.0)], vec![(1.0, 9.0)]);
+    // The middle of the plot (x 3..7): the line runs through it, the cut one not.
+    assert!(braille_between(&whole[1..6], 16, 28) > 0, "{whole:#?}");
+    assert_eq!(braille_between(&cut[1..6], 12, 32), 0, "{cut:#?}");
+    // Both ends still drawn, the points beside the break included.
+    assert!(braille_between(&cut[1..6], 0, 12) > 0, "{cut:#?}");
+    assert!(braille_between(&cut[1..6], 32, 40) > 0, "{cut:#?}");
+}
+
+#[test]
+fn a_gap_is_marked_on_the_x_axis_row_with_its_note() {
+    let rows = broken(&[(1.0, 9.0)], vec![(1.0, 9.0)]);
+    // Rows: title, plot, x labels, legend, bottom border.
+    let labels = &rows[5];
+    let mid = labels.chars().position(|c| c == '╳').expect(labels);
+    let dashes = labels.chars().filter(|&c| c == '┄').count();
+    assert!(dashes >= 10, "{labels}");
+    // The mark sits between x 1 and x 9 (plot columns from about 6 to 37).
+    assert!((14..30).contains(&mid), "{labels}");
+    assert!(rows[6].contains("╳ steps 2–8 lost"), "{rows:#?}");
+    // The end labels are kept.
+    assert!(labels.contains('0') && labels.contains("10"), "{labels}");
+    // No gap: no mark, no note row.
+    let plain = broken(&[], Vec::new());
+    assert!(!plain.concat().contains('╳'), "{plain:#?}");
+}
+
+#[test]
+fn gap_columns_cover_the_skipped_columns_or_one_when_adjacent() {
+    // 11 columns over 0..10: one column per unit.
+    assert_eq!(gap_columns(&[(2.0, 6.0)], (0.0, 10.0), 11), [(3, 5, 4)]);
+    assert_eq!(gap_columns(&[(2.0, 3.0)], (0.0, 10.0), 11), [(2, 2, 2)]);
+    // Outside the range, or empty: none.
+    assert!(gap_columns(&[(20.0, 30.0)], (0.0, 10.0), 11).is_empty());
+    assert!(gap_columns(&[(2.0, 6.0)], (5.0, 5.0), 11).is_empty());
 }

@@ -1,0 +1,246 @@
+//! Unit tests of the system chart grouping and titles.
+
+use super::*;
+
+#[test]
+fn groups_and_keeps_everything() {
+    let keys = [
+        "gpu.0.gpu",
+        "gpu.1.gpu",
+        "gpu.0.temp",
+        "cpu",
+        "network.sent",
+        "network.recv",
+        "disk.vda.in",
+        "disk./.usagePercent",
+        "weird.key",
+        "gpu.x.gpu",
+    ];
+    let charts = group(keys);
+    let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "GPU Utilization",
+            "GPU Temperature",
+            "Process CPU",
+            "Disk Usage",
+            "Disk I/O",
+            "Network",
+            "weird.key",
+            "gpu.x.gpu"
+        ]
+    );
+    assert_eq!(charts[0].series.len(), 2);
+    let n: usize = charts.iter().map(|c| c.series.len()).sum();
+    assert_eq!(n, keys.len());
+}
+
+#[test]
+fn other_gpu_metrics_share_one_chart_per_metric() {
+    let keys = [
+        "gpu.0.smActive",
+        "gpu.1.smActive",
+        "gpu.0.pcieTxBytes",
+        "gpu.0.energyJoules",
+        "gpu.1.energyJoules",
+        "gpu.process.1.gpu",
+        "gpu.process.1.temp",
+        "gpu.0.gpu",
+    ];
+    let charts = group(keys);
+    let summary: Vec<(&str, Unit, usize)> = charts
+        .iter()
+        .map(|c| (c.title.as_str(), c.unit, c.series.len()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("GPU Utilization", Unit::Percent, 1),
+            ("GPU smActive", Unit::Percent, 2),
+            ("GPU pcieTxBytes", Unit::BytesPerSec, 1),
+            ("GPU energyJoules", Unit::Joules, 2),
+            ("GPU Process gpu", Unit::Percent, 1),
+            ("GPU Process temp", Unit::Celsius, 1),
+        ]
+    );
+    assert_eq!(charts[1].series[1].label, "gpu 1");
+    assert_eq!(charts[4].series[0].key, "gpu.process.1.gpu");
+}
+
+#[test]
+fn every_device_family_groups_per_metric() {
+    let keys = [
+        "tpu.0.dutyCycle",
+        "tpu.1.dutyCycle",
+        "tpu.0.hbmCapacityUsage",
+        "tpu.0.tensorcoreIdleDuration",
+        "tpu.bufferTransferLatency.mean_us",
+        "trn.0.neuroncore_utilization",
+        "trn.1.neuroncore_utilization",
+        "trn.1.neuroncore_memory_usage.tensors",
+        "trn.host_total_memory_usage",
+        "ipu.0.ipu utilisation (%)",
+        "ipu.1.ipu utilisation (%)",
+        "ipu.1.board temp (C)",
+        "ipu.0.ipu power (W)",
+        "ipu.0.clock (MHz)",
+    ];
+    let charts = group(keys);
+    let summary: Vec<(&str, Unit, Vec<&str>)> = charts
+        .iter()
+        .map(|c| {
+            (
+                c.title.as_str(),
+                c.unit,
+                c.series.iter().map(|s| s.label.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("TPU dutyCycle", Unit::Percent, vec!["tpu 0", "tpu 1"]),
+            ("TPU hbmCapacityUsage", Unit::Bytes, vec!["tpu 0"]),
+            ("TPU tensorcoreIdleDuration", Unit::Plain, vec!["tpu 0"]),
+            (
+                "NeuronCore neuroncore_utilization",
+                Unit::Percent,
+                vec!["core 0", "core 1"]
+            ),
+            (
+                "NeuronCore neuroncore_memory_usage.tensors",
+                Unit::Bytes,
+                vec!["core 1"]
+            ),
+            (
+                "IPU ipu utilisation (%)",
+                Unit::Percent,
+                vec!["ipu 0", "ipu 1"]
+            ),
+            ("IPU board temp (C)", Unit::Celsius, vec!["ipu 1"]),
+            ("IPU ipu power (W)", Unit::Watts, vec!["ipu 0"]),
+            ("IPU clock (MHz)", Unit::MHz, vec!["ipu 0"]),
+            (
+                "tpu.bufferTransferLatency.mean_us",
+                Unit::Plain,
+                vec!["tpu.bufferTransferLatency.mean_us"]
+            ),
+            (
+                "trn.host_total_memory_usage",
+                Unit::Bytes,
+                vec!["trn.host_total_memory_usage"]
+            ),
+        ]
+    );
+}
+
+#[test]
+fn keys_of_different_meaning_get_charts_of_their_own() {
+    let keys = [
+        "cpu",
+        "cpu.0.cpu_percent",
+        "cpu.1.cpu_percent",
+        "proc.cpu.throttledPercent",
+        "memory_percent",
+        "proc.memory.percent",
+        "swap.used_percent",
+        "proc.memory.rssMB",
+        "disk./.usagePercent",
+        "disk./.usageGB",
+    ];
+    let charts = group(keys);
+    let shown: Vec<(String, Vec<&str>)> = charts
+        .iter()
+        .map(|c| {
+            (
+                c.display_title(),
+                c.series.iter().map(|s| s.key.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("Process CPU (%)".to_owned(), vec!["cpu"]),
+            (
+                "CPU Core (%)".to_owned(),
+                vec!["cpu.0.cpu_percent", "cpu.1.cpu_percent"]
+            ),
+            (
+                "Process CPU Throttled (%)".to_owned(),
+                vec!["proc.cpu.throttledPercent"]
+            ),
+            ("Process Memory (MiB)".to_owned(), vec!["proc.memory.rssMB"]),
+            (
+                "Memory (%)".to_owned(),
+                vec!["memory_percent", "proc.memory.percent", "swap.used_percent"]
+            ),
+            ("Disk Usage (%)".to_owned(), vec!["disk./.usagePercent"]),
+            ("Disk Used (GiB)".to_owned(), vec!["disk./.usageGB"]),
+        ]
+    );
+    assert_eq!(charts[1].series[1].label, "cpu 1");
+    // Each line of the shared chart says what it is.
+    let labels: Vec<&str> = charts[4].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["system", "process", "swap"]);
+}
+
+#[test]
+fn a_title_carries_its_unit_but_a_count_none() {
+    let chart = |title: &str, unit| SysChart {
+        title: title.to_owned(),
+        unit,
+        series: Vec::new(),
+    };
+    assert_eq!(
+        chart("GPU Memory Used", Unit::Bytes).display_title(),
+        "GPU Memory Used (B)"
+    );
+    assert_eq!(
+        chart("Network", Unit::BytesPerSec).display_title(),
+        "Network (B/s)"
+    );
+    assert_eq!(
+        chart("Load Average", Unit::Plain).display_title(),
+        "Load Average"
+    );
+    assert_eq!(chart("OOM Kills", Unit::Plain).display_title(), "OOM Kills");
+    // A name in brackets says its own unit.
+    assert_eq!(
+        chart("IPU board temp (C)", Unit::Celsius).display_title(),
+        "IPU board temp (C)"
+    );
+    // A process chart: the unit after the metric, before the command.
+    assert_eq!(
+        chart("Process CPU: python train.py (4242)", Unit::Percent).display_title(),
+        "Process CPU (%): python train.py (4242)"
+    );
+}
+
+#[test]
+fn grouping_100k_keys_is_linear() {
+    // 100,000 OpenMetrics-like keys and 100,000 per-device keys over 1,000
+    // metrics: the quadratic version took minutes (a linear scan per key for its
+    // chart, and per chart for a shared title).
+    let mut keys: Vec<String> = (0..100_000)
+        .map(|k| format!("openmetrics.big.m{}.{}", k % 100, k / 100))
+        .collect();
+    keys.extend((0..100_000).map(|k| format!("gpu.{}.metric{}", k % 100, k / 100)));
+    // A key named like a family's title: both charts' ids carry their unit.
+    keys.push("cpu".into());
+    keys.push("Process CPU".into());
+    let t = std::time::Instant::now();
+    let charts = group(keys.iter().map(String::as_str));
+    let ids = chart_ids(&charts);
+    let took = t.elapsed();
+    assert_eq!(charts.len(), 1 + 1_000 + 100_001);
+    assert_eq!(ids.len(), charts.len());
+    assert_eq!(ids[0], "Process CPU %");
+    assert_eq!(ids.last().map(String::as_str), Some("Process CPU "));
+    assert_eq!(ids[1], "GPU metric0");
+    assert_eq!(charts[1].series.len(), 100);
+    // A debug build on a loaded 2-core machine takes up to ~3 s; the quadratic
+    // version took minutes, so the bound only has to tell the two apart.
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
