@@ -161,7 +161,10 @@ fn overview_filter_counts_per_section() {
         status.contains("Overview filter (regex): key▏ [Config: 1, Summary: 2, Env: 1]"),
         "{status}"
     );
-    assert!(status.contains("tab: regex → glob"), "{status}");
+    assert!(
+        status.contains("tab: regex → glob · enter keep"),
+        "{status}"
+    );
     let t = titles(&s);
     assert_eq!(t[0], "Config [1 of 2]", "{t:?}");
     assert_eq!(t[1], "Summary [2 of 276]", "{t:?}");

@@ -161,14 +161,16 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 parts.push(Part::cut(format!("✗ {}", sanitize(e)), theme.bad(), 2));
             } else {
                 let other = if f.glob { "regex" } else { "glob" };
-                parts.push(Part::whole(
+                // Narrow: the short form, so the hint is shown whole, not dropped.
+                let hint = if area.width < 100 {
+                    format!("tab: {other} · enter keep · esc restore")
+                } else {
                     format!(
                         "tab: {} → {other} · enter keep · esc restore",
                         f.mode_name()
-                    ),
-                    theme.dim(),
-                    3,
-                ));
+                    )
+                };
+                parts.push(Part::whole(hint, theme.dim(), 3));
             }
         }
         None => {
