@@ -107,8 +107,9 @@ impl App {
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
-            Overlay::Stats => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None => {}
+            // Its filter's keys are every filter's (below).
+            Overlay::Stats if self.filter_target.is_none() => return self.act_stats(a),
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
