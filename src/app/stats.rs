@@ -15,8 +15,8 @@ use crate::store::Run;
 pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
 
 /// Lines of the table's box that are not rows: the border (2), the run names and
-/// the column titles (2), the selected row's full values and the filter (2).
-pub const CHROME_ROWS: u16 = 6;
+/// the column titles (2), the selected row's full values (2) and the filter (1).
+pub const CHROME_ROWS: u16 = 7;
 
 /// The table's state.
 #[derive(Debug, Clone, Default)]
@@ -133,6 +133,12 @@ impl App {
         rows
     }
 
+    /// `[shown/all]` metrics of the table (the status line's filter count).
+    #[must_use]
+    pub fn stats_count(&self) -> String {
+        format!("[{}/{}]", self.stats_rows().len(), self.metric_keys.len())
+    }
+
     /// `T`: open the table (a run's metrics; the live monitor has none).
     pub(super) fn open_stats(&mut self) -> Effect {
         if self.is_host() {
@@ -163,20 +169,18 @@ impl App {
             Action::NextPage => self.stats.sel = (sel + page).min(last),
             Action::FirstPage => self.stats.sel = 0,
             Action::LastPage => self.stats.sel = last,
-            Action::FocusLeft | Action::FocusRight | Action::ReverseSort => {
-                let key = self.stats_rows().get(sel).map(|r| r.key.clone());
-                match a {
-                    Action::FocusLeft => self.stats.sort = self.stats.sort.saturating_sub(1),
-                    Action::FocusRight => {
-                        self.stats.sort = (self.stats.sort + 1).min(columns - 1);
-                    }
-                    _ => self.stats.reverse = !self.stats.reverse,
-                }
-                // The selected metric stays selected where the new order puts it.
-                let rows = self.stats_rows();
-                self.stats.sel = key
-                    .and_then(|k| rows.iter().position(|r| r.key == k))
-                    .unwrap_or(0);
+            // A new order shows its top (the largest first, sorted descending).
+            Action::FocusLeft => {
+                self.stats.sort = self.stats.sort.saturating_sub(1);
+                self.stats.refiltered();
+            }
+            Action::FocusRight => {
+                self.stats.sort = (self.stats.sort + 1).min(columns - 1);
+                self.stats.refiltered();
+            }
+            Action::ReverseSort => {
+                self.stats.reverse = !self.stats.reverse;
+                self.stats.refiltered();
             }
             Action::StartFilter => {
                 self.stats.filter.start();
@@ -204,7 +208,7 @@ impl StatsTable {
         }
     }
 
-    /// A changed filter starts again from its first match.
+    /// A changed filter or order starts again from the first row.
     pub(super) fn refiltered(&mut self) {
         self.sel = 0;
         self.top = 0;

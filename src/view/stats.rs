@@ -1,7 +1,7 @@
 //! The statistics table (`T`): a box over the whole screen, one row per metric and
 //! one column group per drawn run (headed by the run's name in its colour), the
-//! sort column marked ▲/▼, the selected row's full values under the rows and the
-//! filter on the last line.
+//! sort column marked ▲/▼, the selected row's full values on two lines under the
+//! rows and the filter on the last line.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -56,25 +56,24 @@ fn cells(s: Option<&Stats>) -> [String; 7] {
 }
 
 /// The selected row's full values in the sort column's run (the main run when
-/// sorted by name).
-fn detail(row: &StatsRow, run: usize, label: &str) -> String {
+/// sorted by name), on two lines.
+fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
     let key = sanitize(&row.key);
     let Some(s) = row.cells.get(run).copied().flatten() else {
-        return format!("{key} · {label}: not logged");
+        return [format!("{key} · {label}: not logged"), String::new()];
     };
+    let full = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| v.to_string());
     let pt = |p: Option<(f64, f64)>| p.map_or_else(|| "-".into(), |p| format!("{} @ {}", p.1, p.0));
-    let mut out = format!(
-        "{key} · {label}: last {} · min {} · max {} · mean {} · count {}",
-        s.last.map_or_else(|| "-".into(), |p| p.1.to_string()),
-        pt(s.min),
-        pt(s.max),
-        s.mean.map_or_else(|| "-".into(), |m| m.to_string()),
+    let mut first = format!(
+        "{key} · {label}: last {} · mean {} · count {}",
+        full(s.last.map(|p| p.1)),
+        full(s.mean),
         s.count,
     );
     if s.non_finite > 0 {
-        out.push_str(&format!(" ({} NaN/inf, not in min/max/mean)", s.non_finite));
+        first.push_str(&format!(" ({} NaN/inf)", s.non_finite));
     }
-    out
+    [first, format!("  min {} · max {}", pt(s.min), pt(s.max))]
 }
 
 /// Draw the table over `area`.
@@ -201,7 +200,7 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
 
     // The rows: the selection kept in view at this height.
     // As many as `app::stats::body_rows` says for this screen.
-    let body = usize::from(inner.height.saturating_sub(4));
+    let body = usize::from(inner.height.saturating_sub(5));
     let sel = t.sel.min(rows.len().saturating_sub(1));
     let mut top = t.top.min(sel);
     if sel >= top + body {
@@ -246,20 +245,15 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     }
 
     // The selected row's full values, and the filter.
-    let yd = inner.bottom().saturating_sub(2);
+    let yd = inner.bottom().saturating_sub(3);
     if let Some(r) = rows.get(sel) {
         let run = if t.sort == 0 { 0 } else { sort_run };
         let label = runs
             .get(run)
             .map_or_else(String::new, |r| sanitize(&r.label));
-        put(
-            buf,
-            x0,
-            yd,
-            &fit(&detail(r, run, &label), w),
-            inner.width,
-            theme.text(),
-        );
+        for (dy, l) in (0..).zip(detail(r, run, &label)) {
+            put(buf, x0, yd + dy, &fit(&l, w), inner.width, theme.text());
+        }
     }
     let yf = inner.bottom().saturating_sub(1);
     let f = &t.filter;
