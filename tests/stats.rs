@@ -384,3 +384,35 @@ fn compared_runs_get_a_column_group_each_with_their_own_stats() {
         "{lasts:?}"
     );
 }
+
+#[test]
+fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
+    let mut live = App::live(Options::default(), 60.0);
+    live.update(Msg::Resize(120, 40));
+    chars(&mut live, "T");
+    assert_eq!(live.overlay, Overlay::None);
+    let km = leet::app::keymap::Keymap::builtin();
+    let lines = leet::app::keymap::help_lines(&km, false);
+    let at = lines
+        .iter()
+        .position(|l| l.0.is_empty() && l.1 == "Statistics table")
+        .unwrap();
+    let section: Vec<&(String, String)> = lines[at + 1..]
+        .iter()
+        .take_while(|l| !l.0.is_empty())
+        .collect();
+    for (keys, what) in [
+        ("r", "Reverse the sort order"),
+        ("left, a, <, right, d, >", "Sort by another column"),
+        ("/", "Filter the metrics by name"),
+        ("esc, T", "Close the table"),
+    ] {
+        assert!(
+            section.iter().any(|l| l.0 == keys && l.1 == what),
+            "{keys} {what}: {section:?}"
+        );
+    }
+    assert!(lines
+        .iter()
+        .any(|l| l.0 == "T" && l.1.starts_with("Statistics table")));
+}
