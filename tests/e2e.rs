@@ -1071,3 +1071,44 @@ fn overview_sections_tab_and_a_glob_overview_filter() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+// ---- stats ----
+
+#[test]
+fn statistics_table_opens_sorts_filters_and_closes() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start("stats", &[&run], 120, 40);
+    t.wait_for("step 49", Duration::from_secs(10));
+    t.keys(&["T"]);
+    let (s, _) = t.wait_for("Statistics · 3 metrics", Duration::from_secs(5));
+    // tiny's loss: first 2.00672 at step 0, last 0.104335 (its minimum) at 49.
+    assert!(s.contains("metric▲"), "{s}");
+    assert!(
+        s.contains("0.104335  0.104335     49 2.00672      0"),
+        "{s}"
+    );
+    // → four times: by max; r: largest first (loss, then acc, then lr).
+    t.keys(&["Right", "Right", "Right", "Right", "r"]);
+    let (s, _) = t.wait_for("max▼", Duration::from_secs(5));
+    let row = |k: &str| {
+        s.lines()
+            .position(|l| l.contains(&format!(" {k} ")) || l.contains(&format!("›{k} ")))
+            .unwrap_or_else(|| panic!("no {k} row:\n{s}"))
+    };
+    assert!(row("loss") < row("acc") && row("acc") < row("lr"), "{s}");
+    t.keys(&["/"]);
+    t.tmux(&["send-keys", "-t", "s", "-l", "^l"]);
+    t.keys(&["Enter"]);
+    let (s, _) = t.wait_for("Statistics · 2 of 3 metrics", Duration::from_secs(5));
+    assert!(!s.contains(" acc "), "{s}");
+    t.keys(&["Escape"]);
+    let t0 = Instant::now();
+    while t.screen().contains("Statistics ·") {
+        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

@@ -93,6 +93,10 @@ impl App {
                 self.procs.scroll = 0;
                 self.procs.rebuild();
             }
+            Some(FilterTarget::Stats) => {
+                f(&mut self.stats.filter);
+                self.stats.refiltered();
+            }
             // Typed through `type_workspace`.
             Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
@@ -103,7 +107,9 @@ impl App {
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
-            Overlay::Help { .. } | Overlay::None => {}
+            // Its filter's keys are every filter's (below).
+            Overlay::Stats if self.filter_target.is_none() => return self.act_stats(a),
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
@@ -119,10 +125,12 @@ impl App {
             | Action::ToggleSelect
             | Action::PinRun
             | Action::GroupRuns
-            | Action::ChooseColumn => return Effect::NONE,
+            | Action::ChooseColumn
+            | Action::ReverseSort => return Effect::NONE,
             // Every filter typed here (the workspace's are typed in `type_workspace`).
             Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
             Action::ToggleMedia => self.open_media(),
+            Action::ToggleStats => return self.open_stats(),
             Action::PickRun => return self.open_picker(),
             Action::Help => {
                 self.overlay = match self.overlay {

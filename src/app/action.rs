@@ -73,6 +73,11 @@ pub enum Action {
     ToggleGrid,
     /// `0`: every pane back to its default size.
     ResetPaneSizes,
+    // ---- statistics table (issue 14) ----
+    /// `T`: the statistics table of every metric, or close it.
+    ToggleStats,
+    /// In the statistics table: reverse the sort order.
+    ReverseSort,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -91,7 +96,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 52] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -142,6 +147,9 @@ impl Action {
         // ---- settings (issue 13) ----
         Action::ToggleGrid,
         Action::ResetPaneSizes,
+        // ---- statistics table (issue 14) ----
+        Action::ToggleStats,
+        Action::ReverseSort,
         Action::None,
     ];
 
@@ -199,6 +207,9 @@ impl Action {
             // ---- settings (issue 13) ----
             Action::ToggleGrid => "toggle_metrics_grid",
             Action::ResetPaneSizes => "reset_pane_sizes",
+            // ---- statistics table (issue 14) ----
+            Action::ToggleStats => "toggle_stats",
+            Action::ReverseSort => "reverse_sort",
             Action::None => "none",
         }
     }
@@ -269,6 +280,9 @@ impl Action {
             // ---- settings (issue 13) ----
             Action::ToggleGrid => "Toggle metrics grid",
             Action::ResetPaneSizes => "Reset pane sizes to defaults",
+            // ---- statistics table (issue 14) ----
+            Action::ToggleStats => "Statistics table: last, min, max, mean, count",
+            Action::ReverseSort => "Reverse the sort order",
             Action::None => "(unbound)",
         }
     }
@@ -285,7 +299,9 @@ impl Action {
             | Action::CyclePaneFocus
             | Action::CyclePaneFocusBack
             | Action::ToggleGrid
-            | Action::ResetPaneSizes => "Panels",
+            | Action::ResetPaneSizes
+            | Action::ToggleStats
+            | Action::ReverseSort => "Panels",
             Action::FocusUp
             | Action::FocusDown
             | Action::FocusLeft

@@ -30,6 +30,7 @@ pub mod runs;
 mod scroll;
 pub mod settings;
 mod source;
+pub mod stats;
 pub mod system;
 pub mod workspace;
 
@@ -98,6 +99,8 @@ pub enum FilterTarget {
     Group,
     /// The workspace's summary-column prompt (`v`).
     Column,
+    /// The statistics table's metric filter (`/` in `T`).
+    Stats,
 }
 
 /// A prefix key waiting for its digit.
@@ -128,6 +131,8 @@ pub enum Overlay {
     Runs,
     /// The media viewer (`3`).
     Media,
+    /// The statistics table (`T`).
+    Stats,
 }
 
 /// The metrics grid's charts: which pass the filter, and per-chart view settings.
@@ -247,6 +252,8 @@ pub struct App {
     pub compare: Vec<Compared>,
     /// The media viewer (`3`).
     pub media: media::MediaState,
+    /// The statistics table (`T`).
+    pub stats: stats::StatsTable,
     /// The workspace of the wandb directory (None: a run outside one, the live
     /// monitor).
     pub workspace: Option<Box<workspace::Workspace>>,
@@ -300,6 +307,7 @@ impl App {
             last_tag: 0,
             compare: Vec::new(),
             media: media::MediaState::default(),
+            stats: stats::StatsTable::default(),
             workspace: None,
             main_tag: None,
             main_reading: None,
@@ -379,6 +387,7 @@ impl App {
         match self.overlay {
             Overlay::Runs => Mode::Runs,
             Overlay::Media => Mode::Media,
+            Overlay::Stats => Mode::Stats,
             Overlay::Help { .. } => Mode::Help,
             Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
             Overlay::None => Mode::Normal,

@@ -35,9 +35,32 @@ pub struct Series {
     last: Option<Point>,
     y_min: f64,
     y_max: f64,
+    /// x of the first point at `y_min` / `y_max`.
+    x_at_min: f64,
+    x_at_max: f64,
+    /// Sum and number of the finite y (the mean's terms).
+    sum: f64,
+    finite: u64,
     x_min: f64,
     x_max: f64,
     monotonic: bool,
+}
+
+/// Exact statistics of a series over every point pushed to it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    /// Points logged (NaN and ±inf included).
+    pub count: u64,
+    /// Of those, the NaN and ±inf ones: not in `min`, `max` or `mean`.
+    pub non_finite: u64,
+    /// The latest point (its y may be NaN).
+    pub last: Option<Point>,
+    /// (x, y) of the smallest finite y, its first occurrence.
+    pub min: Option<Point>,
+    /// (x, y) of the largest finite y, its first occurrence.
+    pub max: Option<Point>,
+    /// Mean of the finite y.
+    pub mean: Option<f64>,
 }
 
 /// Smallest cap we allow: a compaction must leave room to grow.
@@ -58,6 +81,10 @@ impl Series {
             last: None,
             y_min: f64::INFINITY,
             y_max: f64::NEG_INFINITY,
+            x_at_min: f64::NAN,
+            x_at_max: f64::NAN,
+            sum: 0.0,
+            finite: 0,
             x_min: f64::INFINITY,
             x_max: f64::NEG_INFINITY,
             monotonic: true,
@@ -91,8 +118,16 @@ impl Series {
         self.x_min = self.x_min.min(x);
         self.x_max = self.x_max.max(x);
         if y.is_finite() {
-            self.y_min = self.y_min.min(y);
-            self.y_max = self.y_max.max(y);
+            if y < self.y_min {
+                self.y_min = y;
+                self.x_at_min = x;
+            }
+            if y > self.y_max {
+                self.y_max = y;
+                self.x_at_max = x;
+            }
+            self.sum += y;
+            self.finite += 1;
         }
         if let Some(w) = self.window {
             self.pts.push((x, y));
@@ -238,6 +273,23 @@ impl Series {
         (self.y_min <= self.y_max).then_some((self.y_min, self.y_max))
     }
 
+    /// Exact statistics over every point pushed (compaction and a window's cut
+    /// drop none of them).
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        #[allow(clippy::cast_precision_loss)]
+        let mean = (self.finite > 0).then(|| self.sum / self.finite as f64);
+        let some = self.finite > 0;
+        Stats {
+            count: self.count,
+            non_finite: self.count - self.finite,
+            last: self.last,
+            min: some.then_some((self.x_at_min, self.y_min)),
+            max: some.then_some((self.x_at_max, self.y_max)),
+            mean,
+        }
+    }
+
     /// (min, max) of x over every point pushed (for a window: the held points).
     #[must_use]
     pub fn x_bounds(&self) -> Option<(f64, f64)> {
@@ -375,6 +427,36 @@ fn push_pair(out: &mut Vec<Point>, lo: Point, hi: Point) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_are_exact_past_compaction_with_first_extremes_and_nan_apart() {
+        let mut s = Series::new(64);
+        let mut sum = 0.0;
+        for i in 0..10_000u32 {
+            let x = f64::from(i);
+            // A repeated minimum (first at x=7) and maximum (first at x=9000).
+            let y = match i {
+                7 | 20 => -5.0,
+                9000 | 9500 => 50.0,
+                13 => f64::NAN,
+                14 => f64::INFINITY,
+                _ => f64::from(i % 10),
+            };
+            if y.is_finite() {
+                sum += y;
+            }
+            s.push(x, y);
+        }
+        assert!(s.stored() < 64);
+        let st = s.stats();
+        assert_eq!(st.count, 10_000);
+        assert_eq!(st.non_finite, 2);
+        assert_eq!(st.min, Some((7.0, -5.0)));
+        assert_eq!(st.max, Some((9000.0, 50.0)));
+        assert_eq!(st.last, Some((9999.0, 9.0)));
+        assert_eq!(st.mean, Some(sum / 9998.0));
+        assert_eq!(Series::new(64).stats(), Stats::default());
+    }
 
     #[test]
     fn keeps_everything_under_cap() {

@@ -15,6 +15,7 @@ mod overlay;
 mod procs;
 mod runs;
 mod sidebar;
+mod stats;
 mod status;
 mod sys_chart;
 mod theme;
@@ -88,6 +89,7 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         Overlay::Runs => runs::render_runs(buf, overlay, app, theme),
         Overlay::Media => media::render_media(buf, overlay, app, theme),
         Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
+        Overlay::Stats => stats::render_stats(buf, overlay, app, theme),
         Overlay::None => {}
     }
 }

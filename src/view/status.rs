@@ -145,6 +145,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 FilterTarget::System => (&app.system.filter, '\\', &scount),
                 FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
                 FilterTarget::Console => (&app.console.filter, '/', &ccount),
+                FilterTarget::Stats => (&app.stats.filter, '/', &app.stats_count()),
                 _ => (&app.procs.filter, '/', &pcount),
             };
             let prompt = if t == FilterTarget::Overview {

@@ -44,6 +44,7 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
         (Mode::Fullscreen, "Full-screen chart"),
         (Mode::Runs, "Run picker"),
         (Mode::Media, "Media viewer"),
+        (Mode::Stats, "Statistics table"),
         (Mode::Help, "This help"),
     ] {
         let mut rows: Vec<(String, String)> = Vec::new();
@@ -75,6 +76,14 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
                 (Mode::Media, Action::FirstPage) => "First image",
                 (Mode::Media, Action::LastPage) => "Last image",
                 (Mode::Media, Action::Back | Action::ToggleMedia) => "Close the viewer",
+                // ---- statistics table (issue 14) ----
+                (Mode::Stats, Action::FocusUp | Action::FocusDown) => "Select a metric",
+                (Mode::Stats, Action::PrevPage | Action::NextPage) => "Select a page up / down",
+                (Mode::Stats, Action::FirstPage | Action::LastPage) => "Select the first / last",
+                (Mode::Stats, Action::FocusLeft | Action::FocusRight) => "Sort by another column",
+                (Mode::Stats, Action::StartFilter) => "Filter the metrics by name",
+                (Mode::Stats, Action::ClearFilters) => "Clear the filter",
+                (Mode::Stats, Action::Back | Action::ToggleStats) => "Close the table",
                 _ => a.describe(),
             };
             if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {

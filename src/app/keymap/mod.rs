@@ -34,16 +34,19 @@ pub enum Mode {
     Runs,
     /// The media viewer.
     Media,
+    /// The statistics table.
+    Stats,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 7] = [
         Mode::Normal,
         Mode::Filter,
         Mode::Help,
         Mode::Fullscreen,
         Mode::Runs,
         Mode::Media,
+        Mode::Stats,
     ];
 
     #[must_use]
@@ -55,6 +58,7 @@ impl Mode {
             Mode::Fullscreen => "fullscreen",
             Mode::Runs => "runs",
             Mode::Media => "media",
+            Mode::Stats => "stats",
         }
     }
 
@@ -66,6 +70,7 @@ impl Mode {
             Mode::Fullscreen => 3,
             Mode::Runs => 4,
             Mode::Media => 5,
+            Mode::Stats => 6,
         }
     }
 }
@@ -230,12 +235,13 @@ impl fmt::Display for Key {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 6],
+    modes: [Vec<(Key, Action)>; 7],
 }
 
 /// The built-in defaults, as data (keymap.toml must say the same; a test checks).
 const BUILTIN: &[(Mode, &str, Action)] = {
     use Action as A;
+    use Mode::Stats as T;
     use Mode::{Filter as F, Fullscreen as S, Help as H, Media as M, Normal as N, Runs as R};
     &[
         (N, "h", A::Help),
@@ -291,6 +297,8 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "p", A::PinRun),
         (N, "G", A::GroupRuns),
         (N, "v", A::ChooseColumn),
+        // ---- statistics table (issue 14) ----
+        (N, "T", A::ToggleStats),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -358,6 +366,30 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (M, "s", A::FocusDown),
         (M, "home", A::FirstPage),
         (M, "end", A::LastPage),
+        // ---- statistics table (issue 14) ----
+        (T, "esc", A::Back),
+        (T, "T", A::ToggleStats),
+        (T, "q", A::Quit),
+        (T, "ctrl+c", A::Quit),
+        (T, "up", A::FocusUp),
+        (T, "w", A::FocusUp),
+        (T, "k", A::FocusUp),
+        (T, "down", A::FocusDown),
+        (T, "s", A::FocusDown),
+        (T, "j", A::FocusDown),
+        (T, "pgup", A::PrevPage),
+        (T, "pgdown", A::NextPage),
+        (T, "home", A::FirstPage),
+        (T, "end", A::LastPage),
+        (T, "left", A::FocusLeft),
+        (T, "a", A::FocusLeft),
+        (T, "<", A::FocusLeft),
+        (T, "right", A::FocusRight),
+        (T, "d", A::FocusRight),
+        (T, ">", A::FocusRight),
+        (T, "r", A::ReverseSort),
+        (T, "/", A::StartFilter),
+        (T, "ctrl+l", A::ClearFilters),
     ]
 };
 

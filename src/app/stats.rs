@@ -1,0 +1,216 @@
+//! The statistics table (`T`): every charted metric with its last value, minimum
+//! and the step of it, maximum and the step of it, mean and count, exact over the
+//! whole history (the store keeps them as points arrive, before any compaction),
+//! one column group per drawn run (the main one, then those compared with it).
+//! `←`/`→` choose the sort column, `r` reverses it, `/` filters the metrics by
+//! name (regex, or glob with tab), the arrows and page keys move the selection.
+
+use super::action::Action;
+use super::filter::FilterState;
+use super::{App, Effect, FilterTarget, Overlay};
+use crate::store::series::Stats;
+use crate::store::Run;
+
+/// The columns of one run's group, in order (after the metric name).
+pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
+
+/// Lines of the table's box that are not rows: the border (2), the run names and
+/// the column titles (2), the selected row's full values (2) and the filter (1).
+pub const CHROME_ROWS: u16 = 7;
+
+/// The table's state.
+#[derive(Debug, Clone, Default)]
+pub struct StatsTable {
+    /// Sort column: 0 the metric name, then `1 + run * FIELDS.len() + field`.
+    pub sort: usize,
+    /// Descending instead of ascending (rows without a value stay last).
+    pub reverse: bool,
+    /// The selected row (of the filtered, sorted rows).
+    pub sel: usize,
+    /// The first row shown.
+    pub top: usize,
+    /// Filter of the metric names (`/`).
+    pub filter: FilterState,
+}
+
+/// One row: a metric and its statistics in each drawn run (None: not logged there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatsRow {
+    pub key: String,
+    pub cells: Vec<Option<Stats>>,
+}
+
+/// A column group's run: its legend text and colour index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsRun {
+    pub label: String,
+    pub color: usize,
+}
+
+/// The value a field column sorts by (None or NaN: sorted last).
+#[must_use]
+pub fn field_value(s: &Stats, field: usize) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss)]
+    match field {
+        0 => s.last.map(|p| p.1),
+        1 => s.min.map(|p| p.1),
+        2 => s.min.map(|p| p.0),
+        3 => s.max.map(|p| p.1),
+        4 => s.max.map(|p| p.0),
+        5 => s.mean,
+        _ => Some(s.count as f64),
+    }
+    .filter(|v| !v.is_nan())
+}
+
+/// Rows shown at a screen of `height` lines (the status line is under the box).
+#[must_use]
+pub fn body_rows(height: u16) -> usize {
+    usize::from(height.saturating_sub(1 + CHROME_ROWS))
+}
+
+impl App {
+    /// The drawn runs, one column group each: the main run, then the compared ones
+    /// (in a workspace with their own colours, as the charts draw them).
+    #[must_use]
+    pub fn stats_runs(&self) -> Vec<StatsRun> {
+        let ws = self.workspace.is_some();
+        let main = self.main_tag.as_ref().filter(|_| ws);
+        let mut v = vec![StatsRun {
+            label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
+            color: main.map_or(0, |t| t.color),
+        }];
+        for (i, c) in self.compare.iter().enumerate() {
+            v.push(StatsRun {
+                label: c.label.clone(),
+                color: c.ws.as_ref().filter(|_| ws).map_or(i + 1, |t| t.color),
+            });
+        }
+        v
+    }
+
+    /// The table's rows: the charted metrics passing the filter, sorted.
+    #[must_use]
+    pub fn stats_rows(&self) -> Vec<StatsRow> {
+        let runs: Vec<&Run> = std::iter::once(&self.run)
+            .chain(self.compare.iter().map(|c| &c.run))
+            .collect();
+        let mut rows: Vec<StatsRow> = self
+            .metric_keys
+            .iter()
+            .filter(|k| self.stats.filter.matches(k))
+            .map(|k| StatsRow {
+                key: k.clone(),
+                cells: runs
+                    .iter()
+                    .map(|r| r.metrics.get(k).map(crate::store::Series::stats))
+                    .collect(),
+            })
+            .collect();
+        let t = &self.stats;
+        if t.sort == 0 {
+            if t.reverse {
+                rows.reverse();
+            }
+            return rows;
+        }
+        let (run, field) = ((t.sort - 1) / FIELDS.len(), (t.sort - 1) % FIELDS.len());
+        let val = |r: &StatsRow| {
+            r.cells
+                .get(run)
+                .copied()
+                .flatten()
+                .and_then(|s| field_value(&s, field))
+        };
+        // Stable: equal values keep the names' order.
+        rows.sort_by(|a, b| match (val(a), val(b)) {
+            (Some(x), Some(y)) if t.reverse => y.total_cmp(&x),
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        rows
+    }
+
+    /// `[shown/all]` metrics of the table (the status line's filter count).
+    #[must_use]
+    pub fn stats_count(&self) -> String {
+        format!("[{}/{}]", self.stats_rows().len(), self.metric_keys.len())
+    }
+
+    /// `T`: open the table (a run's metrics; the live monitor has none).
+    pub(super) fn open_stats(&mut self) -> Effect {
+        if self.is_host() {
+            return Effect::NONE;
+        }
+        self.overlay = Overlay::Stats;
+        self.stats.sel = 0;
+        self.stats.top = 0;
+        Effect::REDRAW
+    }
+
+    /// A key while the table is open.
+    pub(super) fn act_stats(&mut self, a: Action) -> Effect {
+        let n = self.stats_rows().len();
+        let page = body_rows(self.size.height).max(1);
+        let last = n.saturating_sub(1);
+        let sel = self.stats.sel.min(last);
+        let columns = 1 + FIELDS.len() * (1 + self.compare.len());
+        match a {
+            Action::Quit => return Effect::QUIT,
+            Action::Back | Action::ToggleStats => {
+                self.overlay = Overlay::None;
+                return Effect::REDRAW;
+            }
+            Action::FocusUp => self.stats.sel = sel.saturating_sub(1),
+            Action::FocusDown => self.stats.sel = (sel + 1).min(last),
+            Action::PrevPage => self.stats.sel = sel.saturating_sub(page),
+            Action::NextPage => self.stats.sel = (sel + page).min(last),
+            Action::FirstPage => self.stats.sel = 0,
+            Action::LastPage => self.stats.sel = last,
+            // A new order shows its top (the largest first, sorted descending).
+            Action::FocusLeft => {
+                self.stats.sort = self.stats.sort.saturating_sub(1);
+                self.stats.refiltered();
+            }
+            Action::FocusRight => {
+                self.stats.sort = (self.stats.sort + 1).min(columns - 1);
+                self.stats.refiltered();
+            }
+            Action::ReverseSort => {
+                self.stats.reverse = !self.stats.reverse;
+                self.stats.refiltered();
+            }
+            Action::StartFilter => {
+                self.stats.filter.start();
+                self.filter_target = Some(FilterTarget::Stats);
+            }
+            Action::ClearFilters => {
+                self.stats.filter.clear();
+                self.stats.sel = 0;
+            }
+            _ => return Effect::NONE,
+        }
+        self.stats.follow(page);
+        Effect::REDRAW
+    }
+}
+
+impl StatsTable {
+    /// Scroll so the selected row is among the `page` rows shown.
+    pub fn follow(&mut self, page: usize) {
+        let page = page.max(1);
+        if self.sel < self.top {
+            self.top = self.sel;
+        } else if self.sel >= self.top + page {
+            self.top = self.sel + 1 - page;
+        }
+    }
+
+    /// A changed filter or order starts again from the first row.
+    pub(super) fn refiltered(&mut self) {
+        self.sel = 0;
+        self.top = 0;
+    }
+}
