@@ -350,7 +350,10 @@ fn workspace_parts(ws: Vec<(String, Style)>, theme: Theme) -> Vec<Part> {
 
 /// The name of the focused chart, when the grid has the focus.
 fn focused_chart(app: &App) -> Option<String> {
-    if app.panels.focus != crate::app::panels::Pane::Grid {
+    // A table or browser in front hides the grid: no chart is in view to name.
+    if app.panels.focus != crate::app::panels::Pane::Grid
+        || app.overlay != crate::app::Overlay::None
+    {
         return None;
     }
     let &i = app.charts.shown.get(app.grid.focus)?;
