@@ -94,6 +94,7 @@ impl App {
                 self.procs.scroll = 0;
                 self.procs.rebuild();
             }
+            Some(FilterTarget::Records) => self.with_records_filter(f),
             // Typed through `type_workspace`.
             Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
@@ -101,10 +102,14 @@ impl App {
 
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
+        // Typing into its filter goes through the filter's actions below.
+        if self.overlay == Overlay::Inspector && self.filter_target.is_none() {
+            return self.act_inspector(a);
+        }
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
-            Overlay::Help { .. } | Overlay::None => {}
+            Overlay::Help { .. } | Overlay::None | Overlay::Inspector => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
@@ -123,6 +128,8 @@ impl App {
             | Action::ChooseColumn
             | Action::FilterToggleGlob => return Effect::NONE,
             Action::ToggleMedia => self.open_media(),
+            Action::InspectRecords => return self.toggle_inspector(),
+            Action::CycleRecordType => return Effect::NONE,
             Action::PickRun => return self.open_picker(),
             Action::Help => {
                 self.overlay = match self.overlay {

@@ -68,6 +68,10 @@ pub enum Action {
     CycleCrosshair,
     /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
     ToggleHidden,
+    /// The record inspector: open it over the run, or close it.
+    InspectRecords,
+    /// Record inspector: show only the next record type (cycles back to all).
+    CycleRecordType,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -86,7 +90,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 48] = [
+    pub const ALL: [Action; 50] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -134,6 +138,8 @@ impl Action {
         Action::FilterToggleGlob,
         Action::CycleCrosshair,
         Action::ToggleHidden,
+        Action::InspectRecords,
+        Action::CycleRecordType,
         Action::None,
     ];
 
@@ -188,6 +194,8 @@ impl Action {
             Action::ToggleHidden => "toggle_hidden_metrics",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
+            Action::InspectRecords => "inspect_records",
+            Action::CycleRecordType => "cycle_record_type",
             Action::None => "none",
         }
     }
@@ -255,6 +263,8 @@ impl Action {
             Action::ToggleHidden => "Show / hide metrics define_metric hides",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
+            Action::InspectRecords => "Record inspector: every record, its full body",
+            Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
             Action::None => "(unbound)",
         }
     }
@@ -269,7 +279,9 @@ impl Action {
             | Action::ToggleConsole
             | Action::ToggleMedia
             | Action::CyclePaneFocus
-            | Action::CyclePaneFocusBack => "Panels",
+            | Action::CyclePaneFocusBack
+            | Action::InspectRecords
+            | Action::CycleRecordType => "Panels",
             Action::FocusUp
             | Action::FocusDown
             | Action::FocusLeft

@@ -18,6 +18,7 @@ mod derive;
 pub mod filter;
 pub mod grid;
 pub(crate) mod host;
+pub mod inspector;
 pub mod keymap;
 pub mod layout;
 pub mod media;
@@ -97,6 +98,8 @@ pub enum FilterTarget {
     Group,
     /// The workspace's summary-column prompt (`v`).
     Column,
+    /// The record inspector's text filter (`/` there).
+    Records,
 }
 
 /// A prefix key waiting for its digit.
@@ -127,6 +130,8 @@ pub enum Overlay {
     Runs,
     /// The media viewer (`3`).
     Media,
+    /// The record inspector (`i`), full screen.
+    Inspector,
 }
 
 /// The metrics grid's charts: which pass the filter, and per-chart view settings.
@@ -259,6 +264,8 @@ pub struct App {
     pub compare: Vec<Compared>,
     /// The media viewer (`3`).
     pub media: media::MediaState,
+    /// The record inspector (`i`), while open.
+    pub inspector: Option<Box<inspector::Inspector>>,
     /// The workspace of the wandb directory (None: a run outside one, the live
     /// monitor).
     pub workspace: Option<Box<workspace::Workspace>>,
@@ -310,6 +317,7 @@ impl App {
             last_tag: 0,
             compare: Vec::new(),
             media: media::MediaState::default(),
+            inspector: None,
             workspace: None,
             main_tag: None,
             main_reading: None,
@@ -388,6 +396,7 @@ impl App {
         match self.overlay {
             Overlay::Runs => Mode::Runs,
             Overlay::Media => Mode::Media,
+            Overlay::Inspector => Mode::Inspector,
             Overlay::Help { .. } => Mode::Help,
             Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
             Overlay::None => Mode::Normal,
@@ -422,6 +431,8 @@ impl App {
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
                 self.relayout();
+                // The inspector's list holds another number of rows.
+                self.ask_records();
                 Effect::REDRAW
             }
             Msg::Opened {
@@ -470,6 +481,7 @@ impl App {
             Msg::Procs(t) if self.is_host() => self.on_procs(&t),
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
+            Msg::Records(page) => self.on_records(*page),
         }
     }
 }

@@ -10,6 +10,7 @@ mod group;
 mod header;
 mod heatmap;
 mod help;
+mod inspector;
 mod media;
 mod overlay;
 mod procs;
@@ -51,6 +52,11 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         );
         return;
     }
+    // The record inspector has the whole screen.
+    if app.overlay == Overlay::Inspector {
+        inspector::render_inspector(buf, area, app, theme);
+        return;
+    }
     // The areas the app laid out for its size (and hit-tests the mouse against);
     // a frame of a size it has not been told of yet is laid out for itself.
     let areas = if area == app.size {
@@ -88,6 +94,6 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         Overlay::Runs => runs::render_runs(buf, overlay, app, theme),
         Overlay::Media => media::render_media(buf, overlay, app, theme),
         Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
-        Overlay::None => {}
+        Overlay::None | Overlay::Inspector => {}
     }
 }

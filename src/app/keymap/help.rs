@@ -44,6 +44,7 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
         (Mode::Fullscreen, "Full-screen chart"),
         (Mode::Runs, "Run picker"),
         (Mode::Media, "Media viewer"),
+        (Mode::Inspector, "Record inspector"),
         (Mode::Help, "This help"),
     ] {
         let mut rows: Vec<(String, String)> = Vec::new();
@@ -75,6 +76,21 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
                 (Mode::Media, Action::FirstPage) => "First image",
                 (Mode::Media, Action::LastPage) => "Last image",
                 (Mode::Media, Action::Back | Action::ToggleMedia) => "Close the viewer",
+                (Mode::Inspector, Action::FocusUp | Action::PrevPage | Action::FirstPage) => {
+                    "Earlier record (body pane: scroll up)"
+                }
+                (Mode::Inspector, Action::FocusDown | Action::NextPage) => {
+                    "Later record (body pane: scroll down)"
+                }
+                (Mode::Inspector, Action::LastPage) => "Last record, following the file",
+                (Mode::Inspector, Action::CyclePaneFocus | Action::CyclePaneFocusBack) => {
+                    "Switch between the list and the body"
+                }
+                (Mode::Inspector, Action::StartFilter) => "Filter records by regex (JSON text)",
+                (Mode::Inspector, Action::ClearFilters) => "Clear the type and text filters",
+                (Mode::Inspector, Action::Back | Action::InspectRecords) => {
+                    "Close the inspector (a running filter: stop it)"
+                }
                 _ => a.describe(),
             };
             if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {

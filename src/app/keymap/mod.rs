@@ -34,16 +34,19 @@ pub enum Mode {
     Runs,
     /// The media viewer.
     Media,
+    /// The record inspector (`i`, `leet inspect` on a terminal).
+    Inspector,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 7] = [
         Mode::Normal,
         Mode::Filter,
         Mode::Help,
         Mode::Fullscreen,
         Mode::Runs,
         Mode::Media,
+        Mode::Inspector,
     ];
 
     #[must_use]
@@ -55,6 +58,7 @@ impl Mode {
             Mode::Fullscreen => "fullscreen",
             Mode::Runs => "runs",
             Mode::Media => "media",
+            Mode::Inspector => "inspector",
         }
     }
 
@@ -66,6 +70,7 @@ impl Mode {
             Mode::Fullscreen => 3,
             Mode::Runs => 4,
             Mode::Media => 5,
+            Mode::Inspector => 6,
         }
     }
 }
@@ -230,13 +235,15 @@ impl fmt::Display for Key {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 6],
+    modes: [Vec<(Key, Action)>; 7],
 }
 
 /// The built-in defaults, as data (keymap.toml must say the same; a test checks).
 const BUILTIN: &[(Mode, &str, Action)] = {
     use Action as A;
-    use Mode::{Filter as F, Fullscreen as S, Help as H, Media as M, Normal as N, Runs as R};
+    use Mode::{
+        Filter as F, Fullscreen as S, Help as H, Inspector as I, Media as M, Normal as N, Runs as R,
+    };
     &[
         (N, "h", A::Help),
         (N, "?", A::Help),
@@ -288,6 +295,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "p", A::PinRun),
         (N, "G", A::GroupRuns),
         (N, "v", A::ChooseColumn),
+        (N, "i", A::InspectRecords),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -355,6 +363,27 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (M, "s", A::FocusDown),
         (M, "home", A::FirstPage),
         (M, "end", A::LastPage),
+        (I, "esc", A::Back),
+        (I, "i", A::InspectRecords),
+        (I, "q", A::Quit),
+        (I, "ctrl+c", A::Quit),
+        (I, "up", A::FocusUp),
+        (I, "w", A::FocusUp),
+        (I, "k", A::FocusUp),
+        (I, "down", A::FocusDown),
+        (I, "s", A::FocusDown),
+        (I, "j", A::FocusDown),
+        (I, "pgup", A::PrevPage),
+        (I, "N", A::PrevPage),
+        (I, "pgdown", A::NextPage),
+        (I, "n", A::NextPage),
+        (I, "home", A::FirstPage),
+        (I, "end", A::LastPage),
+        (I, "tab", A::CyclePaneFocus),
+        (I, "backtab", A::CyclePaneFocusBack),
+        (I, "/", A::StartFilter),
+        (I, "t", A::CycleRecordType),
+        (I, "ctrl+l", A::ClearFilters),
     ]
 };
 

@@ -1,0 +1,189 @@
+//! What the record inspector shows of a record: a one-line hint for its list row
+//! and the whole body for the detail pane, both from the record's `inspect --json`
+//! object ([`record_json`]), sanitized.
+
+use serde_json::{Map, Value};
+
+use crate::decode::json::record_json;
+use crate::decode::leveldb::SkipReason;
+use crate::decode::record::RecordType;
+use crate::text::{flatten_into, sanitize};
+
+/// Longest hint kept, in characters (the widest list is narrower).
+const HINT_CHARS: usize = 240;
+
+/// Most bytes of a body shown; the rest is left out with a line saying so.
+pub(crate) const BODY_BYTES: usize = 4 << 20;
+
+/// Most lines of a body shown.
+const BODY_LINES: usize = 100_000;
+
+/// The hint of a damaged span.
+pub(crate) fn skip_hint(len: Option<(u64, SkipReason)>) -> String {
+    match len {
+        Some((len, reason)) => format!("⚠ {len} bytes skipped ({reason})"),
+        None => "⚠ bytes skipped".to_owned(),
+    }
+}
+
+/// The hint of an undecodable record.
+pub(crate) fn bad_hint(len: usize) -> String {
+    format!("⚠ undecodable record, {len} bytes")
+}
+
+/// The hint of a record payload.
+pub(crate) fn record_hint(payload: &[u8]) -> String {
+    match record_json(payload) {
+        Some(v) => hint_of(&v),
+        None => bad_hint(payload.len()),
+    }
+}
+
+/// A number as the hint shows it: integers whole, others to 4 significant digits.
+fn short_value(v: &Value) -> String {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            if f != 0.0 && (f.abs() >= 1e6 || f.abs() < 1e-3) {
+                format!("{f:.3e}")
+            } else {
+                let s = format!("{f:.4}");
+                s.trim_end_matches('0').trim_end_matches('.').to_owned()
+            }
+        }
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `k=v` pairs of an object (flattened), `_step` first, keys with a leading
+/// underscore after the others.
+fn pairs(m: &Map<String, Value>) -> String {
+    let mut keys: Vec<(&String, &Value)> = m.iter().collect();
+    keys.sort_by_key(|(k, _)| (k.as_str() != "_step", k.starts_with('_')));
+    let mut out = String::new();
+    for (k, v) in keys {
+        if out.len() > HINT_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match v {
+            Value::Object(inner) => {
+                let mut rows = Vec::new();
+                flatten_into(k, inner, &mut rows);
+                let parts: Vec<String> = rows.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+                out.push_str(&parts.join(" "));
+            }
+            v => {
+                out.push_str(k);
+                out.push('=');
+                out.push_str(&short_value(v));
+            }
+        }
+    }
+    out
+}
+
+/// The hint of a record's inspect JSON object.
+pub(crate) fn hint_of(v: &Value) -> String {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let body = v.get(kind).and_then(Value::as_object);
+    let empty = Map::new();
+    let body = body.unwrap_or(&empty);
+    let obj = |k: &str| body.get(k).and_then(Value::as_object);
+    let text = match kind {
+        "history" | "stats" => obj("item").map(pairs).unwrap_or_default(),
+        "summary" => obj("update").map(pairs).unwrap_or_default(),
+        "config" => {
+            let mut rows = Vec::new();
+            if let Some(u) = obj("update") {
+                flatten_into("", u, &mut rows);
+            }
+            let keys: Vec<&str> = rows
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .filter(|k| !k.starts_with("_wandb"))
+                .collect();
+            if keys.is_empty() {
+                String::new()
+            } else {
+                format!("set {}", keys.join(", "))
+            }
+        }
+        "output" | "output_raw" => {
+            let line = body.get("line").and_then(Value::as_str).unwrap_or("");
+            let first = line
+                .split('\n')
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or(if line.is_empty() { "" } else { "⏎" });
+            let err = body.get("output_type").and_then(Value::as_str) == Some("STDERR");
+            format!("{}{first}", if err { "stderr: " } else { "" })
+        }
+        "run" => ["display_name", "run_id", "project"]
+            .iter()
+            .filter_map(|k| body.get(*k).and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => pairs(body),
+    };
+    let mut s = sanitize(&text);
+    if s.chars().count() > HINT_CHARS {
+        s = s.chars().take(HINT_CHARS).collect();
+        s.push('…');
+    }
+    s
+}
+
+/// A body as lines, pretty-printed and sanitized, cut at [`BODY_BYTES`] and
+/// [`BODY_LINES`].
+pub(crate) fn body_lines(v: &Value) -> Vec<String> {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    for line in text.lines() {
+        if bytes + line.len() > BODY_BYTES || out.len() >= BODY_LINES {
+            out.push(format!(
+                "… {} more bytes left out (`leet inspect --json` prints it whole)",
+                text.len() - bytes
+            ));
+            break;
+        }
+        bytes += line.len() + 1;
+        out.push(sanitize(line));
+    }
+    out
+}
+
+/// The body of a record payload.
+pub(crate) fn record_body(offset: u64, payload: &[u8]) -> Vec<String> {
+    match record_json(payload) {
+        Some(v) => body_lines(&v),
+        None => vec![format!(
+            "undecodable record at offset {offset}, {} bytes: its framing is whole, its fields do not parse",
+            payload.len()
+        )],
+    }
+}
+
+/// The body of a damaged span: the span as `inspect --summary --json` lists it.
+pub(crate) fn skip_body(offset: u64, skip: Option<(u64, SkipReason)>) -> Vec<String> {
+    let v = match skip {
+        Some((len, reason)) => {
+            serde_json::json!({"offset": offset, "len": len, "reason": reason.as_str()})
+        }
+        None => serde_json::json!({ "offset": offset }),
+    };
+    let mut lines = vec!["damaged span, skipped:".to_owned()];
+    lines.extend(body_lines(&v));
+    lines
+}
+
+/// The kind byte of a record payload: its [`RecordType::index`], or
+/// [`crate::msg::KIND_BAD`] when its fields do not parse.
+pub(crate) fn kind_of(payload: &[u8]) -> u8 {
+    crate::decode::record::record_kind(payload).map_or(crate::msg::KIND_BAD, |(_, k, _)| {
+        u8::try_from(RecordType::from_field(k).index()).unwrap_or(0)
+    })
+}
