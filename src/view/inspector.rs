@@ -94,7 +94,11 @@ pub(crate) fn render_inspector(buf: &mut Buffer, area: Rect, app: &App, theme: T
     Clear.render(area, buf);
     let a = areas(area);
     // Title line.
-    let name = sanitize_path(&i.path);
+    // The file's name: its directory is in the run's, and would crowd the line.
+    let name = i
+        .path
+        .file_name()
+        .map_or_else(|| sanitize_path(&i.path), |n| sanitize(&n.to_string_lossy()));
     let title = format!(" Records · {name} · {}", progress(i));
     let used = put(buf, a.title.x, a.title.y, &fit(&title, usize::from(a.title.width)), a.title.width, theme.heading());
     if let Some(e) = &i.page.error {

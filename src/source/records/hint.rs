@@ -60,7 +60,10 @@ fn short_value(v: &Value) -> String {
 /// underscore after the others.
 fn pairs(m: &Map<String, Value>) -> String {
     let mut keys: Vec<(&String, &Value)> = m.iter().collect();
-    keys.sort_by_key(|(k, _)| (k.as_str() != "_step", k.starts_with('_')));
+    keys.sort_by(|a, b| {
+        let rank = |k: &str| (k != "_step", k.starts_with('_'));
+        rank(a.0).cmp(&rank(b.0)).then_with(|| a.0.cmp(b.0))
+    });
     let mut out = String::new();
     for (k, v) in keys {
         if out.len() > HINT_CHARS {
