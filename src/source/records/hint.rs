@@ -139,22 +139,50 @@ pub(crate) fn hint_of(v: &Value) -> String {
     s
 }
 
+/// A writer that keeps the first `room` bytes and refuses the rest (so a huge
+/// record is never pretty-printed whole).
+struct Capped {
+    buf: Vec<u8>,
+    room: usize,
+    cut: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = b.len().min(self.room - self.buf.len());
+        self.buf.extend_from_slice(&b[..n]);
+        if n < b.len() {
+            self.cut = true;
+            return Err(std::io::Error::other("body cut"));
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A body as lines, pretty-printed and sanitized, cut at [`BODY_BYTES`] and
 /// [`BODY_LINES`].
 pub(crate) fn body_lines(v: &Value) -> Vec<String> {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default();
-    let mut out = Vec::new();
-    let mut bytes = 0;
-    for line in text.lines() {
-        if bytes + line.len() > BODY_BYTES || out.len() >= BODY_LINES {
-            out.push(format!(
-                "… {} more bytes left out (`leet inspect --json` prints it whole)",
-                text.len() - bytes
-            ));
-            break;
+    let mut w = Capped {
+        buf: Vec::new(),
+        room: BODY_BYTES,
+        cut: false,
+    };
+    let _ = serde_json::to_writer_pretty(&mut w, v);
+    let text = String::from_utf8_lossy(&w.buf);
+    let mut out: Vec<String> = text.lines().take(BODY_LINES).map(sanitize).collect();
+    if w.cut || out.len() == BODY_LINES {
+        if w.cut {
+            // The last line may be cut anywhere.
+            out.pop();
         }
-        bytes += line.len() + 1;
-        out.push(sanitize(line));
+        out.push(format!(
+            "… the rest left out after {} lines (`leet inspect --json` prints it whole)",
+            out.len()
+        ));
     }
     out
 }
@@ -189,4 +217,36 @@ pub(crate) fn kind_of(payload: &[u8]) -> u8 {
     crate::decode::record::record_kind(payload).map_or(crate::msg::KIND_BAD, |(_, k, _)| {
         u8::try_from(RecordType::from_field(k).index()).unwrap_or(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_body_is_cut_and_says_so() {
+        let big: Vec<Value> = (0..BODY_BYTES / 4).map(Value::from).collect();
+        let lines = body_lines(&Value::Array(big));
+        let shown: usize = lines.iter().map(|l| l.len() + 1).sum();
+        assert!(shown <= BODY_BYTES + 200, "{shown}");
+        assert!(lines.last().is_some_and(|l| l.contains("left out")), "{:?}", lines.last());
+        let small = body_lines(&serde_json::json!({"a": "x\u{1b}[2Jy"}));
+        assert_eq!(small, ["{", "  \"a\": \"x\\u001b[2Jy\"", "}"]);
+    }
+
+    #[test]
+    fn hints_put_the_step_first_and_cut_long_text() {
+        let v = serde_json::json!({"num": 9, "type": "history", "history": {"item": {
+            "loss": 0.123456, "_runtime": 1.5, "_step": 3, "acc": 1e-5}}});
+        assert_eq!(hint_of(&v), "_step=3 acc=1.000e-5 loss=0.1235 _runtime=1.5");
+        let v = serde_json::json!({"type": "output_raw", "output_raw": {
+            "line": "\n\x1b[31mred\x1b[0m text\nmore", "output_type": "STDERR"}});
+        assert_eq!(hint_of(&v), "stderr: red text");
+        let v = serde_json::json!({"type": "config", "config": {"update": {
+            "_wandb": {"x": 1}, "lr": 0.1, "model": {"depth": 3}}}});
+        assert_eq!(hint_of(&v), "set lr, model.depth");
+        let long = "x".repeat(1000);
+        let v = serde_json::json!({"type": "output", "output": {"line": long}});
+        assert_eq!(hint_of(&v).chars().count(), HINT_CHARS + 1);
+    }
 }
