@@ -930,7 +930,10 @@ fn leet_inspect_on_a_terminal_opens_the_browser_and_q_restores_the_terminal() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
     let after = t.screen();
-    assert!(!after.contains("Records"), "browser left on screen:\n{after}");
+    assert!(
+        !after.contains("Records"),
+        "browser left on screen:\n{after}"
+    );
 }
 
 /// `--print` prints the records as text on a terminal too (no browser).
@@ -938,7 +941,12 @@ fn leet_inspect_on_a_terminal_opens_the_browser_and_q_restores_the_terminal() {
 fn leet_inspect_print_prints_on_a_terminal() {
     require_tmux!();
     let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
-    let t = Tmux::start_args("inspectprint", &["inspect", "--print", run.to_str().unwrap()], 200, 30);
+    let t = Tmux::start_args(
+        "inspectprint",
+        &["inspect", "--print", run.to_str().unwrap()],
+        200,
+        30,
+    );
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
     let s = t.screen();
@@ -983,11 +991,17 @@ fn end_in_the_inspector_follows_a_growing_file() {
         .total;
     {
         use std::io::Write as _;
-        let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
         f.write_all(&bytes[cut..]).unwrap();
     }
     let (s, _) = t.wait_for(&format!("Records {total}/{total}"), Duration::from_secs(10));
-    assert!(s.contains(" exit "), "the last record (exit) is not shown:\n{s}");
+    assert!(
+        s.contains(" exit "),
+        "the last record (exit) is not shown:\n{s}"
+    );
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();

@@ -65,9 +65,15 @@ fn inspector_opened_lists_records_beside_the_first_body() {
 fn inspector_history_record_detail() {
     for (w, h) in SIZES {
         let mut app = inspector("many_metrics", w, h);
-        keys(&mut app, &[KeyCode::Char('t'), KeyCode::Down, KeyCode::Down]);
+        keys(
+            &mut app,
+            &[KeyCode::Char('t'), KeyCode::Down, KeyCode::Down],
+        );
         let s = screen(&app, w, h);
-        assert!(s.contains("type=history") && s.contains("\"history\": {"), "{s}");
+        assert!(
+            s.contains("type=history") && s.contains("\"history\": {"),
+            "{s}"
+        );
         insta::assert_snapshot!(format!("inspector_many_metrics_{w}x{h}_history"), s);
     }
 }

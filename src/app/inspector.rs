@@ -63,7 +63,12 @@ pub struct InspectorAreas {
 pub fn areas(size: Rect) -> InspectorAreas {
     let h = size.height;
     let title = Rect::new(size.x, size.y, size.width, h.min(1));
-    let status = Rect::new(size.x, size.y + h.saturating_sub(1), size.width, u16::from(h > 1));
+    let status = Rect::new(
+        size.x,
+        size.y + h.saturating_sub(1),
+        size.width,
+        u16::from(h > 1),
+    );
     let mid = Rect::new(size.x, size.y + 1, size.width, h.saturating_sub(2));
     let (list, body) = if size.width >= 60 {
         let lw = (size.width / 2).max(40).min(size.width - 20);

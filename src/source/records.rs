@@ -218,12 +218,20 @@ impl Records {
                 self.ask(v);
                 answer_now = true;
             }
-            let before = (self.index.len(), self.filter.checked, self.filter.total(&self.index));
+            let before = (
+                self.index.len(),
+                self.filter.checked,
+                self.filter.total(&self.index),
+            );
             if !self.busy() {
                 self.look_for_growth();
             }
             self.work();
-            let after = (self.index.len(), self.filter.checked, self.filter.total(&self.index));
+            let after = (
+                self.index.len(),
+                self.filter.checked,
+                self.filter.total(&self.index),
+            );
             owed |= before != after || (self.indexing && !self.busy());
             if self.indexing && self.feed.read_to() >= self.file_len {
                 self.indexing = false;
@@ -247,7 +255,11 @@ impl Records {
             match Filter::new(v.kind, &v.text) {
                 Ok(f) => {
                     self.filter = f;
-                    if self.error.as_deref().is_some_and(|e| e.starts_with("filter:")) {
+                    if self
+                        .error
+                        .as_deref()
+                        .is_some_and(|e| e.starts_with("filter:"))
+                    {
                         self.error = None;
                     }
                 }
@@ -282,7 +294,12 @@ impl Records {
     /// One round of work: a chunk of the file indexed, or a slice of filtering.
     fn work(&mut self) {
         let Some(file) = &self.file else { return };
-        if self.error.is_some() && !self.error.as_deref().is_some_and(|e| e.starts_with("filter:")) {
+        if self.error.is_some()
+            && !self
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("filter:"))
+        {
             return;
         }
         if self.feed.read_to() < self.file_len {
@@ -294,7 +311,10 @@ impl Records {
             if let Err(e) = r {
                 self.error = Some(format!("{}: {e}", crate::text::sanitize_path(&self.path)));
             } else if self.index.is_full() {
-                self.error = Some(format!("more than {} records: the rest are not listed", index::MAX_ROWS));
+                self.error = Some(format!(
+                    "more than {} records: the rest are not listed",
+                    index::MAX_ROWS
+                ));
             }
             return;
         }
@@ -340,7 +360,10 @@ impl Records {
                     if kind_ok {
                         f.json.clear();
                         json_fast::write_record(&payload, &mut f.json, &mut f.scratch);
-                        if re.is_match(&f.json) || (f.json.is_empty() && re.is_match(hint::bad_hint(payload.len()).as_bytes())) {
+                        if re.is_match(&f.json)
+                            || (f.json.is_empty()
+                                && re.is_match(hint::bad_hint(payload.len()).as_bytes()))
+                        {
                             f.keep(f.checked);
                         }
                     }
@@ -386,7 +409,9 @@ impl Records {
                 hint: self.hint(row),
             });
         }
-        let sel_row = usize::try_from(selected).ok().and_then(|p| self.filter.row(p));
+        let sel_row = usize::try_from(selected)
+            .ok()
+            .and_then(|p| self.filter.row(p));
         let body = if total > 0 && sel_row != self.body_sent {
             self.body_sent = sel_row;
             sel_row.map(|r| self.body(r))
@@ -458,7 +483,12 @@ impl Records {
             },
         };
         if self.hints.len() >= HINTS {
-            if let Some(old) = self.hints.iter().min_by_key(|(_, (_, at))| *at).map(|(r, _)| *r) {
+            if let Some(old) = self
+                .hints
+                .iter()
+                .min_by_key(|(_, (_, at))| *at)
+                .map(|(r, _)| *r)
+            {
                 self.hints.remove(&old);
             }
         }

@@ -95,15 +95,29 @@ pub(crate) fn render_inspector(buf: &mut Buffer, area: Rect, app: &App, theme: T
     let a = areas(area);
     // Title line.
     // The file's name: its directory is in the run's, and would crowd the line.
-    let name = i
-        .path
-        .file_name()
-        .map_or_else(|| sanitize_path(&i.path), |n| sanitize(&n.to_string_lossy()));
+    let name = i.path.file_name().map_or_else(
+        || sanitize_path(&i.path),
+        |n| sanitize(&n.to_string_lossy()),
+    );
     let title = format!(" Records · {name} · {}", progress(i));
-    let used = put(buf, a.title.x, a.title.y, &fit(&title, usize::from(a.title.width)), a.title.width, theme.heading());
+    let used = put(
+        buf,
+        a.title.x,
+        a.title.y,
+        &fit(&title, usize::from(a.title.width)),
+        a.title.width,
+        theme.heading(),
+    );
     if let Some(e) = &i.page.error {
         let room = a.title.width.saturating_sub(used + 3);
-        put(buf, a.title.x + used + 3, a.title.y, &fit(&format!("✗ {}", sanitize(e)), usize::from(room)), room, theme.bad());
+        put(
+            buf,
+            a.title.x + used + 3,
+            a.title.y,
+            &fit(&format!("✗ {}", sanitize(e)), usize::from(room)),
+            room,
+            theme.bad(),
+        );
     }
     render_list(buf, a.list, i, theme);
     render_body(buf, a.body, i, theme);
@@ -131,7 +145,14 @@ fn render_list(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
         } else {
             "no records yet"
         };
-        put(buf, inner.x, inner.y, &fit(msg, usize::from(inner.width)), inner.width, theme.dim());
+        put(
+            buf,
+            inner.x,
+            inner.y,
+            &fit(msg, usize::from(inner.width)),
+            inner.width,
+            theme.dim(),
+        );
         return;
     }
     let num_w = digits(p.indexed, 3);
@@ -175,15 +196,37 @@ fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
         .enumerate()
     {
         #[allow(clippy::cast_possible_truncation)]
-        put(buf, inner.x, inner.y + y as u16, &fit(line, w), inner.width, theme.text());
+        put(
+            buf,
+            inner.x,
+            inner.y + y as u16,
+            &fit(line, w),
+            inner.width,
+            theme.text(),
+        );
     }
-    let more = i.body.len().saturating_sub(i.body_scroll + usize::from(inner.height));
+    let more = i
+        .body
+        .len()
+        .saturating_sub(i.body_scroll + usize::from(inner.height));
     if (more > 0 || i.body_scroll > 0) && area.height > 2 && area.width > 8 {
-        let hint = format!(" {}–{} of {} ", i.body_scroll + 1, (i.body_scroll + usize::from(inner.height)).min(i.body.len()), i.body.len());
+        let hint = format!(
+            " {}–{} of {} ",
+            i.body_scroll + 1,
+            (i.body_scroll + usize::from(inner.height)).min(i.body.len()),
+            i.body.len()
+        );
         let hint = fit(&hint, usize::from(area.width - 4));
         #[allow(clippy::cast_possible_truncation)]
         let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);
-        put(buf, x, area.bottom() - 1, &hint, area.width - 4, theme.dim());
+        put(
+            buf,
+            x,
+            area.bottom() - 1,
+            &hint,
+            area.width - 4,
+            theme.dim(),
+        );
     }
 }
 
@@ -207,5 +250,12 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, i: &Inspector, theme: 
         let back = if i.standalone { "esc quit" } else { "esc back" };
         format!(" ↑↓ select · tab body · t type · / filter · end follow · {back} · q quit")
     };
-    put(buf, area.x, area.y, &fit(&text, usize::from(area.width)), area.width, theme.status_bar());
+    put(
+        buf,
+        area.x,
+        area.y,
+        &fit(&text, usize::from(area.width)),
+        area.width,
+        theme.status_bar(),
+    );
 }

@@ -76,7 +76,8 @@ fn pairs(m: &Map<String, Value>) -> String {
             Value::Object(inner) => {
                 let mut rows = Vec::new();
                 flatten_into(k, inner, &mut rows);
-                let parts: Vec<String> = rows.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let parts: Vec<String> =
+                    rows.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
                 out.push_str(&parts.join(" "));
             }
             v => {
@@ -220,6 +221,7 @@ pub(crate) fn kind_of(payload: &[u8]) -> u8 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -229,7 +231,11 @@ mod tests {
         let lines = body_lines(&Value::Array(big));
         let shown: usize = lines.iter().map(|l| l.len() + 1).sum();
         assert!(shown <= BODY_BYTES + 200, "{shown}");
-        assert!(lines.last().is_some_and(|l| l.contains("left out")), "{:?}", lines.last());
+        assert!(
+            lines.last().is_some_and(|l| l.contains("left out")),
+            "{:?}",
+            lines.last()
+        );
         let small = body_lines(&serde_json::json!({"a": "x\u{1b}[2Jy"}));
         assert_eq!(small, ["{", "  \"a\": \"x\\u001b[2Jy\"", "}"]);
     }

@@ -184,7 +184,7 @@ impl Seq {
         self.read_to += n as u64;
         let end = self
             .scanner
-            .scan(&self.carry, |f| emit(f))
+            .scan(&self.carry, &mut emit)
             .map_err(|e: HeaderError| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
         self.carry.drain(..end.consumed);
         // An unfinished record keeps its bytes; the buffer gives back what a big

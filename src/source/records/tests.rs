@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -80,7 +82,11 @@ fn rows_are_the_files_frames_and_bodies_are_the_inspect_json() {
         assert_eq!(r.index.offset(row), Some(*offset));
         assert_eq!(r.index.kind(row), Some(hint::kind_of(payload)));
         // Read again from the file: the same payload.
-        assert_eq!(r.payload(row).as_deref(), Some(payload.as_slice()), "row {row}");
+        assert_eq!(
+            r.payload(row).as_deref(),
+            Some(payload.as_slice()),
+            "row {row}"
+        );
         // The body is the JSON `leet inspect --json` prints for the record.
         let mut line = Vec::new();
         json_fast::write_record(payload, &mut line, &mut json_fast::Scratch::default());
@@ -96,7 +102,11 @@ fn rows_are_the_files_frames_and_bodies_are_the_inspect_json() {
     assert_eq!(page.rows.len(), MAX_VIEW);
     assert_eq!(page.rows[8].num, 9);
     assert_eq!(crate::msg::kind_name(page.rows[8].kind), "history");
-    assert!(page.rows[8].hint.starts_with("_step=0 loss=1.0079"), "{:?}", page.rows[8]);
+    assert!(
+        page.rows[8].hint.starts_with("_step=0 loss=1.0079"),
+        "{:?}",
+        page.rows[8]
+    );
     assert_eq!(page.rows[9].hint, "crash-child step 0");
     let body = page.body.unwrap().join("\n");
     assert!(body.contains("\"history\""), "{body}");
@@ -128,7 +138,10 @@ fn a_damaged_span_is_a_row_and_the_records_around_it_are_kept() {
         assert_eq!(row.offset, *offset);
         assert_eq!(row.kind == KIND_SKIP, skip.is_some());
         if let Some(s) = skip {
-            assert_eq!(row.hint, format!("⚠ {} bytes skipped ({})", s.len, s.reason));
+            assert_eq!(
+                row.hint,
+                format!("⚠ {} bytes skipped ({})", s.len, s.reason)
+            );
         }
     }
     // The damage is found by its kind and by its text.
@@ -138,7 +151,10 @@ fn a_damaged_span_is_a_row_and_the_records_around_it_are_kept() {
     let by_text = all_rows(&path, None, "bytes skipped");
     assert_eq!(by_text.total, 1);
     let body = by_text.body.unwrap().join("\n");
-    assert!(body.contains(&format!("\"len\": {}", skips[0].len)), "{body}");
+    assert!(
+        body.contains(&format!("\"len\": {}", skips[0].len)),
+        "{body}"
+    );
 }
 
 #[test]
@@ -175,11 +191,20 @@ fn text_and_type_filters_match_what_inspect_json_prints() {
     assert_eq!(both.total, 11);
     // A pattern that does not compile is an error, and filters nothing.
     let bad = all_rows(&path, None, "(");
-    assert!(bad.error.as_deref().is_some_and(|e| e.starts_with("filter:")), "{bad:?}");
+    assert!(
+        bad.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("filter:")),
+        "{bad:?}"
+    );
     assert_eq!(bad.total, bad.indexed);
 }
 
-fn recv_until(rx: &mpsc::Receiver<Msg>, what: &str, ok: impl Fn(&RecordsPage) -> bool) -> RecordsPage {
+fn recv_until(
+    rx: &mpsc::Receiver<Msg>,
+    what: &str,
+    ok: impl Fn(&RecordsPage) -> bool,
+) -> RecordsPage {
     let t0 = Instant::now();
     loop {
         let left = Duration::from_secs(20).saturating_sub(t0.elapsed());
@@ -199,7 +224,10 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
     let cut = 2000;
     std::fs::write(&path, &src[..cut]).unwrap();
     let mut all = 0;
-    scan(&src, 0, |f| all += u64::from(matches!(f, Frame::Record { .. }))).unwrap();
+    scan(&src, 0, |f| {
+        all += u64::from(matches!(f, Frame::Record { .. }))
+    })
+    .unwrap();
     let (tx, rx) = mpsc::sync_channel(64);
     let h = spawn(path.clone(), tx);
     h.view(RecordsView {
@@ -208,7 +236,9 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
         follow: true,
         ..RecordsView::default()
     });
-    let first = recv_until(&rx, "the first records", |p| p.gen == 1 && p.total > 0 && !p.indexing);
+    let first = recv_until(&rx, "the first records", |p| {
+        p.gen == 1 && p.total > 0 && !p.indexing
+    });
     assert!(first.total < all);
     assert_eq!(first.selected, first.total - 1);
     std::fs::OpenOptions::new()
@@ -220,7 +250,11 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
     let grown = recv_until(&rx, "every record", |p| p.total == all);
     assert_eq!(grown.selected, all - 1, "the end is followed");
     assert_eq!(grown.from, all - 10);
-    assert_eq!(grown.rows.last().map(|r| r.kind), Some(14), "the exit record");
+    assert_eq!(
+        grown.rows.last().map(|r| r.kind),
+        Some(14),
+        "the exit record"
+    );
     // A text filter, then another before looking: the answer is the second's.
     h.view(RecordsView {
         gen: 2,
@@ -234,7 +268,9 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
         len: 10,
         ..RecordsView::default()
     });
-    let p = recv_until(&rx, "the exit filter", |p| p.gen == 3 && p.checked == p.indexed);
+    let p = recv_until(&rx, "the exit filter", |p| {
+        p.gen == 3 && p.checked == p.indexed
+    });
     assert_eq!(p.total, 1);
     assert_eq!(p.rows[0].kind, 14);
     drop(h);
@@ -264,5 +300,8 @@ fn the_index_holds_about_5_bytes_a_record() {
     let (rows, bytes) = index_bytes(&path).unwrap();
     assert!(rows > 450_000, "{rows}");
     // 5 bytes a row, and at most one chunk of each vector unused.
-    assert!(bytes <= rows * 5 + (5 << 16) + 4096, "{bytes} bytes for {rows} rows");
+    assert!(
+        bytes <= rows * 5 + (5 << 16) + 4096,
+        "{bytes} bytes for {rows} rows"
+    );
 }
