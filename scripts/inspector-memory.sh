@@ -8,9 +8,12 @@
 # With no FILE it makes a 1 GB synthetic run under $SYNTH_DIR (examples/synth,
 # wandb-core's record shapes: 3.85M steps x 10 metrics, no summary records).
 #
-# usage: scripts/inspector-memory.sh [FILE]   env: SKIP_BUILD=1, SYNTH_DIR=/tmp/leet-inspector
+# usage: scripts/inspector-memory.sh [FILE]
+#   env: SKIP_BUILD=1, SYNTH_DIR=/tmp/leet-inspector, PATTERN (the text filter typed;
+#        default the last step of the 1 GB run's history)
 set -euo pipefail
 SYNTH_DIR=${SYNTH_DIR:-/tmp/leet-inspector}
+PATTERN=${PATTERN:-'"_step":3849999,'}
 # shellcheck source=scripts/common.sh
 source "$(dirname "$0")/common.sh"
 
@@ -46,7 +49,7 @@ echo "indexed in $(echo "$t1 - $t0" | bc) s"
 tmux -L "$sock" send-keys -t s End
 wait_for 'following' 30
 screen | head -3
-tmux -L "$sock" send-keys -t s / '"_step":3849999,' Enter
+tmux -L "$sock" send-keys -t s / "$PATTERN" Enter
 t2=$(date +%s.%N)
 wait_for 'checked' 10
 until ! screen | head -1 | grep -q 'checked'; do sleep 0.5; done

@@ -195,6 +195,9 @@ pub struct RecordsPage {
     /// sanitized, one line each: sent when the selection changes (None: the last
     /// one sent still holds).
     pub body: Option<Vec<String>>,
+    /// The damaged span at the end of the file so far (offset, length): not a row
+    /// yet, as bytes still to come may extend it.
+    pub open_damage: Option<(u64, u64)>,
     /// What went wrong (the file cannot be read, the pattern does not compile).
     pub error: Option<String>,
 }

@@ -427,6 +427,8 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
+            // The inspector is keys only: the panes under it take no clicks.
+            Msg::Mouse(_) if self.overlay == Overlay::Inspector => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);

@@ -440,6 +440,7 @@ impl Records {
             selected,
             rows,
             body,
+            open_damage: self.feed.open_skip().map(|s| (s.offset, s.len)),
             error: self.error.clone(),
         })
     }

@@ -83,6 +83,9 @@ fn progress(i: &Inspector) -> String {
     if i.follow {
         s.push_str(" · following");
     }
+    if let Some((_, len)) = p.open_damage {
+        s.push_str(&format!(" · ⚠ {len} damaged bytes at the end"));
+    }
     s
 }
 

@@ -156,6 +156,12 @@ impl Seq {
         self.scanner.base()
     }
 
+    /// The damaged span at the end of what was read, held open (see
+    /// [`Scanner::open_skip`]).
+    pub(crate) fn open_skip(&self) -> Option<crate::decode::leveldb::Skip> {
+        self.scanner.open_skip()
+    }
+
     pub(crate) fn read_to(&self) -> u64 {
         self.read_to
     }

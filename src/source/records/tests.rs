@@ -305,3 +305,22 @@ fn the_index_holds_about_5_bytes_a_record() {
         "{bytes} bytes for {rows} rows"
     );
 }
+
+#[test]
+fn damage_at_the_end_is_told_while_held_open() {
+    let mut data = std::fs::read(fixture("tiny")).unwrap();
+    let n = data.len();
+    // The last bytes garbled: a span the scanner holds open (more may extend it).
+    for b in &mut data[n - 300..] {
+        *b = 0x5A;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-tail.wandb");
+    std::fs::write(&path, &data).unwrap();
+    let page = all_rows(&path, None, "");
+    let (offset, len) = page.open_damage.expect("no open damage");
+    assert!(
+        offset >= (n - 300) as u64 - 64 && offset + len <= n as u64,
+        "{offset} {len}"
+    );
+}
