@@ -921,8 +921,8 @@ fn leet_inspect_on_a_terminal_opens_the_browser_and_q_restores_the_terminal() {
     assert!(s.contains("following"), "{s}");
     // t: history records only (the first kind present).
     t.keys(&["t"]);
-    let (s, _) = t.wait_for("type=history", Duration::from_secs(5));
-    assert!(s.contains("_step=0"), "{s}");
+    let (s, _) = t.wait_for("history     _step=0 ", Duration::from_secs(5));
+    assert!(s.contains("type=history: 251 matches"), "{s}");
     t.keys(&["C-l", "/", "S", "T", "E", "P", " ", "2", "4", "5", "Enter"]);
     let (s, _) = t.wait_for(": 1 match", Duration::from_secs(5));
     assert!(s.contains("@@STEP 245"), "{s}");

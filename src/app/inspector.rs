@@ -125,6 +125,17 @@ impl Inspector {
         }
     }
 
+    /// The filter changed: what the last answer said no longer holds (the list
+    /// reads as being filtered until the answer comes).
+    fn refiltered(&mut self) {
+        self.from = 0;
+        self.selected = 0;
+        self.follow = false;
+        self.page.total = 0;
+        self.page.checked = 0;
+        self.page.rows.clear();
+    }
+
     fn view(&self, rows: usize) -> RecordsView {
         RecordsView {
             gen: self.gen,
@@ -219,6 +230,7 @@ impl App {
                 // A text filter still reading the file: esc stops it (drops it).
                 if a == Action::Back && i.filter.is_active() && i.filtering() {
                     i.filter.clear();
+                    i.refiltered();
                 } else {
                     return self.close_inspector();
                 }
@@ -266,15 +278,12 @@ impl App {
                     None => kinds.first().copied(),
                     Some(k) => kinds.iter().copied().find(|&n| n > k),
                 };
-                i.from = 0;
-                i.selected = 0;
-                i.follow = false;
+                i.refiltered();
             }
             Action::ClearFilters => {
                 i.kind = None;
                 i.filter.clear();
-                i.from = 0;
-                i.selected = 0;
+                i.refiltered();
             }
             Action::StartFilter => {
                 i.filter.start();
@@ -295,9 +304,7 @@ impl App {
         let before = i.filter.text.clone();
         f(&mut i.filter);
         if i.filter.text != before {
-            i.from = 0;
-            i.selected = 0;
-            i.follow = false;
+            i.refiltered();
             self.ask_records();
         }
     }

@@ -141,7 +141,9 @@ fn render_list(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
         return;
     }
     if p.total == 0 {
-        let msg = if p.indexing || i.filtering() {
+        // Nothing yet: the index, the filter or the answer to the last request is
+        // still to come.
+        let msg = if p.indexing || i.filtering() || p.gen != i.gen {
             "reading…"
         } else if i.kind.is_some() || i.filter.is_active() {
             "no record matches the filter (ctrl+l clears it)"
