@@ -177,3 +177,24 @@ fn esc_stops_a_running_filter_then_quits_leet_inspect() {
     let fx = app.update(Msg::key(KeyCode::Esc));
     assert!(fx.quit, "leet inspect: esc leaves");
 }
+
+/// A new filter makes the last answer void: until the worker answers, the list
+/// reads as being filtered, not as the old rows under the new filter's name.
+#[test]
+fn a_new_filter_shows_reading_until_its_answer() {
+    let (w, h) = (120, 40);
+    let mut app = inspector("crashed", w, h);
+    let fx = app.update(Msg::char('t'));
+    let s = screen(&app, w, h);
+    assert!(s.contains("reading…"), "{s}");
+    assert!(s.contains("type=history: 0 matches (checked 0%)"), "{s}");
+    let v = asked(&fx.cmds);
+    let path = app.inspector.as_ref().unwrap().path.clone();
+    let page = leet::source::records::page_of(&path, v).unwrap();
+    app.update(Msg::Records(Box::new(page)));
+    let s = screen(&app, w, h);
+    assert!(
+        s.contains("type=history: 251 matches") && !s.contains("reading…"),
+        "{s}"
+    );
+}
