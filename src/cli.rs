@@ -135,7 +135,7 @@ impl Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print a run's records or summary.
+    /// Browse a run's records (on a terminal), or print them or its summary.
     Inspect(InspectArgs),
     /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
     Sample(SampleArgs),
@@ -216,4 +216,17 @@ pub struct InspectArgs {
     /// With --follow: stop after this many seconds without growth (0 to 2592000).
     #[arg(long, value_name = "SECS", value_parser = parse_idle_timeout)]
     pub idle_timeout: Option<Duration>,
+    /// Print the records as text even on a terminal (where, without an output
+    /// option, `leet inspect` opens the record browser; printing is what it does
+    /// when standard output is a file or a pipe).
+    #[arg(long)]
+    pub print: bool,
+}
+
+impl InspectArgs {
+    /// Whether an option asks for printed output (JSON, the summary, following).
+    #[must_use]
+    pub fn prints(&self) -> bool {
+        self.print || self.json || self.summary || self.follow || self.idle_timeout.is_some()
+    }
 }

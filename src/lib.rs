@@ -155,6 +155,17 @@ pub fn usage_error(e: &clap::Error) -> ExitCode {
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Inspect(a)) => {
+            // On a terminal, with no output option: the record browser.
+            if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
+                let keymap = match app::keymap::Keymap::load(None, app::keymap::config_home()) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        let _ = writeln!(io::stderr(), "leet: {e}");
+                        return Ok(ExitCode::from(2));
+                    }
+                };
+                return runtime::run_inspector(&a.path.unwrap_or_else(|| ".".into()), keymap);
+            }
             let opts = inspect::InspectOptions {
                 path: a.path.unwrap_or_else(|| ".".into()),
                 json: a.json,

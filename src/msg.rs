@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 
 use crate::decode::event::Events;
 use crate::decode::leveldb::Skip;
+use crate::decode::record::RecordType;
 
 /// What the tail thread read from the run file, decoded into events on its own
 /// thread, for the loop to fold into the run (the store's one writer).
@@ -113,6 +114,94 @@ impl Image {
     }
 }
 
+/// The record inspector's row kind of a damaged span (the others are
+/// [`RecordType::index`]).
+pub const KIND_SKIP: u8 = 255;
+/// The row kind of a record whose framing is whole but whose fields do not parse.
+pub const KIND_BAD: u8 = 254;
+
+/// The record inspector's name of a row kind: the record type as `leet inspect`
+/// prints it, `damaged` for a skipped span, `undecodable` for a bad record.
+#[must_use]
+pub fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        KIND_SKIP => "damaged",
+        KIND_BAD => "undecodable",
+        k => RecordType::ALL
+            .get(usize::from(k))
+            .copied()
+            .unwrap_or(RecordType::Unknown)
+            .name(),
+    }
+}
+
+/// What the record inspector asks to see: a window of its list, filtered by kind
+/// and by text, and the record selected. Positions count rows of the filtered
+/// list; `gen` numbers the requests, and the answer names the one it answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordsView {
+    pub gen: u64,
+    /// Only rows of this kind (None: all).
+    pub kind: Option<u8>,
+    /// Only records whose `inspect --json` line matches this regex (case
+    /// insensitive; "" = all).
+    pub text: String,
+    /// First row shown, and how many fit.
+    pub from: u64,
+    pub len: usize,
+    pub selected: u64,
+    /// Keep the last row selected as the file grows (`end`).
+    pub follow: bool,
+}
+
+/// One row of the record inspector's list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordRow {
+    /// Position in the filtered list.
+    pub pos: u64,
+    /// Row number in the file (1 = the first record after the header).
+    pub num: u64,
+    /// File offset of its first chunk (of the span, for damage).
+    pub offset: u64,
+    pub kind: u8,
+    /// A short hint at the body (sanitized, one line).
+    pub hint: String,
+}
+
+/// The record inspector's answer: the rows asked for, the selected record's body,
+/// and how far the index and the filter have come.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordsPage {
+    /// The request answered.
+    pub gen: u64,
+    /// Rows of the filtered list so far.
+    pub total: u64,
+    /// Rows indexed so far (records and damaged spans).
+    pub indexed: u64,
+    /// Bytes of the file indexed, and its length.
+    pub scanned: u64,
+    pub file_len: u64,
+    /// The index is still reading the file's existing bytes.
+    pub indexing: bool,
+    /// Rows the filter has checked (of `indexed`); equal when it is done.
+    pub checked: u64,
+    /// Rows of each kind in the index (kinds present only, by kind).
+    pub kinds: Vec<(u8, u64)>,
+    /// The window and selection in force (following the end, they moved).
+    pub from: u64,
+    pub selected: u64,
+    pub rows: Vec<RecordRow>,
+    /// The selected row's body as `leet inspect --json` prints it, pretty and
+    /// sanitized, one line each: sent when the selection changes (None: the last
+    /// one sent still holds).
+    pub body: Option<Vec<String>>,
+    /// The damaged span at the end of the file so far (offset, length): not a row
+    /// yet, as bytes still to come may extend it.
+    pub open_damage: Option<(u64, u64)>,
+    /// What went wrong (the file cannot be read, the pattern does not compile).
+    pub error: Option<String>,
+}
+
 /// A message for the loop.
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -180,6 +269,9 @@ pub enum Msg {
     IndexUnchanged {
         wandb_dir: PathBuf,
     },
+    /// `Cmd::ViewRecords` (and the record index's progress): what the record
+    /// inspector shows.
+    Records(Box<RecordsPage>),
 }
 
 impl Msg {

@@ -1108,6 +1108,107 @@ fn statistics_table_opens_sorts_filters_and_closes() {
         assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+// ---- inspector ----
+
+/// `leet inspect` in a pty opens the record browser; end, a type and a text
+/// filter work; `q` leaves the terminal restored.
+#[test]
+fn leet_inspect_on_a_terminal_opens_the_browser_and_q_restores_the_terminal() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("crashed").join("wandb/latest-run"));
+    let t = Tmux::start_args("inspect", &["inspect", run.to_str().unwrap()], 120, 30);
+    let (s, _) = t.wait_for("Records 1/1024", Duration::from_secs(10));
+    assert_eq!(t.flag("#{alternate_on}"), "1", "not full screen:\n{s}");
+    assert!(s.contains("1 @7") && s.contains("header"), "{s}");
+    assert!(s.contains("\"type\": \"header\""), "no body:\n{s}");
+    t.keys(&["End"]);
+    let (s, _) = t.wait_for("Records 1024/1024", Duration::from_secs(5));
+    assert!(s.contains("following"), "{s}");
+    // t: history records only (the first kind present).
+    t.keys(&["t"]);
+    let (s, _) = t.wait_for("history     _step=0 ", Duration::from_secs(5));
+    assert!(s.contains("type=history: 251 matches"), "{s}");
+    t.keys(&["C-l", "/", "S", "T", "E", "P", " ", "2", "4", "5", "Enter"]);
+    let (s, _) = t.wait_for(": 1 match", Duration::from_secs(5));
+    assert!(s.contains("@@STEP 245"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+    let after = t.screen();
+    assert!(
+        !after.contains("Records"),
+        "browser left on screen:\n{after}"
+    );
+}
+
+/// `--print` prints the records as text on a terminal too (no browser).
+#[test]
+fn leet_inspect_print_prints_on_a_terminal() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start_args(
+        "inspectprint",
+        &["inspect", "--print", run.to_str().unwrap()],
+        200,
+        30,
+    );
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+    let s = t.screen();
+    assert!(s.contains("exit"), "{s}");
+    assert!(!s.contains("Records ·"), "{s}");
+}
+
+/// `i` over a run opens the inspector on its file; esc goes back to the viewer.
+#[test]
+fn i_opens_the_inspector_over_the_run_and_esc_goes_back() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start("inspecti", &[&run], 120, 30);
+    t.wait_for("Run Overview", Duration::from_secs(10));
+    t.keys(&["i"]);
+    let (s, _) = t.wait_for("Records 1/", Duration::from_secs(10));
+    assert!(s.contains("esc back"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("Run Overview", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
+
+/// `end` follows a growing file: records appended show up and stay selected.
+#[test]
+fn end_in_the_inspector_follows_a_growing_file() {
+    require_tmux!();
+    let src = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run-grow.wandb");
+    // The header and a first block's worth of records, then the rest later.
+    let cut = 4096.min(bytes.len());
+    std::fs::write(&file, &bytes[..cut]).unwrap();
+    let t = Tmux::start_args("inspectgrow", &["inspect", file.to_str().unwrap()], 120, 30);
+    t.wait_for("Records 1/", Duration::from_secs(10));
+    t.keys(&["End"]);
+    t.wait_for("following", Duration::from_secs(5));
+    let total = leet::source::records::page_of(&src, leet::msg::RecordsView::default())
+        .unwrap()
+        .total;
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        f.write_all(&bytes[cut..]).unwrap();
+    }
+    let (s, _) = t.wait_for(&format!("Records {total}/{total}"), Duration::from_secs(10));
+    assert!(
+        s.contains(" exit "),
+        "the last record (exit) is not shown:\n{s}"
+    );
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();

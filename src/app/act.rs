@@ -97,6 +97,7 @@ impl App {
                 f(&mut self.stats.filter);
                 self.stats.refiltered();
             }
+            Some(FilterTarget::Records) => self.with_records_filter(f),
             // Typed through `type_workspace`.
             Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
@@ -104,12 +105,16 @@ impl App {
 
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
+        // Typing into its filter goes through the filter's actions below.
+        if self.overlay == Overlay::Inspector && self.filter_target.is_none() {
+            return self.act_inspector(a);
+        }
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
             // Its filter's keys are every filter's (below).
             Overlay::Stats if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats => {}
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats | Overlay::Inspector => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
@@ -131,6 +136,8 @@ impl App {
             Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
             Action::ToggleMedia => self.open_media(),
             Action::ToggleStats => return self.open_stats(),
+            Action::InspectRecords => return self.toggle_inspector(),
+            Action::CycleRecordType => return Effect::NONE,
             Action::PickRun => return self.open_picker(),
             Action::Help => {
                 self.overlay = match self.overlay {

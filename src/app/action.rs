@@ -78,6 +78,10 @@ pub enum Action {
     ToggleStats,
     /// In the statistics table: reverse the sort order.
     ReverseSort,
+    /// The record inspector: open it over the run, or close it.
+    InspectRecords,
+    /// Record inspector: show only the next record type (cycles back to all).
+    CycleRecordType,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -96,7 +100,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 52] = [
+    pub const ALL: [Action; 54] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -150,6 +154,8 @@ impl Action {
         // ---- statistics table (issue 14) ----
         Action::ToggleStats,
         Action::ReverseSort,
+        Action::InspectRecords,
+        Action::CycleRecordType,
         Action::None,
     ];
 
@@ -210,6 +216,8 @@ impl Action {
             // ---- statistics table (issue 14) ----
             Action::ToggleStats => "toggle_stats",
             Action::ReverseSort => "reverse_sort",
+            Action::InspectRecords => "inspect_records",
+            Action::CycleRecordType => "cycle_record_type",
             Action::None => "none",
         }
     }
@@ -283,6 +291,8 @@ impl Action {
             // ---- statistics table (issue 14) ----
             Action::ToggleStats => "Statistics table: last, min, max, mean, count",
             Action::ReverseSort => "Reverse the sort order",
+            Action::InspectRecords => "Record inspector: every record, its full body",
+            Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
             Action::None => "(unbound)",
         }
     }
@@ -302,6 +312,7 @@ impl Action {
             | Action::ResetPaneSizes
             | Action::ToggleStats
             | Action::ReverseSort => "Panels",
+            Action::InspectRecords | Action::CycleRecordType => "Panels",
             Action::FocusUp
             | Action::FocusDown
             | Action::FocusLeft

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::msg::WorkspaceSaved;
+use crate::msg::{RecordsView, WorkspaceSaved};
 
 /// A request to the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +45,14 @@ pub enum Cmd {
         text: String,
         generation: u64,
     },
+    /// The record inspector: index the records of this `.wandb` file on a worker
+    /// of their own (the one open before is dropped); it answers `ViewRecords`.
+    OpenRecords { path: PathBuf },
+    /// The record inspector's view: answered by `Msg::Records` (again as the
+    /// index, the filter or the followed file move on).
+    ViewRecords(RecordsView),
+    /// The record inspector is closed: its worker ends.
+    CloseRecords,
 }
 
 impl Cmd {

@@ -18,6 +18,7 @@ mod derive;
 pub mod filter;
 pub mod grid;
 pub(crate) mod host;
+pub mod inspector;
 pub mod keymap;
 pub mod layout;
 pub mod media;
@@ -101,6 +102,8 @@ pub enum FilterTarget {
     Column,
     /// The statistics table's metric filter (`/` in `T`).
     Stats,
+    /// The record inspector's text filter (`/` there).
+    Records,
 }
 
 /// A prefix key waiting for its digit.
@@ -133,6 +136,8 @@ pub enum Overlay {
     Media,
     /// The statistics table (`T`).
     Stats,
+    /// The record inspector (`i`), full screen.
+    Inspector,
 }
 
 /// The metrics grid's charts: which pass the filter, and per-chart view settings.
@@ -254,6 +259,8 @@ pub struct App {
     pub media: media::MediaState,
     /// The statistics table (`T`).
     pub stats: stats::StatsTable,
+    /// The record inspector (`i`), while open.
+    pub inspector: Option<Box<inspector::Inspector>>,
     /// The workspace of the wandb directory (None: a run outside one, the live
     /// monitor).
     pub workspace: Option<Box<workspace::Workspace>>,
@@ -308,6 +315,7 @@ impl App {
             compare: Vec::new(),
             media: media::MediaState::default(),
             stats: stats::StatsTable::default(),
+            inspector: None,
             workspace: None,
             main_tag: None,
             main_reading: None,
@@ -388,6 +396,7 @@ impl App {
             Overlay::Runs => Mode::Runs,
             Overlay::Media => Mode::Media,
             Overlay::Stats => Mode::Stats,
+            Overlay::Inspector => Mode::Inspector,
             Overlay::Help { .. } => Mode::Help,
             Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
             Overlay::None => Mode::Normal,
@@ -426,10 +435,14 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
+            // The inspector is keys only: the panes under it take no clicks.
+            Msg::Mouse(_) if self.overlay == Overlay::Inspector => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
                 self.relayout();
+                // The inspector's list holds another number of rows.
+                self.ask_records();
                 Effect::REDRAW
             }
             Msg::Opened {
@@ -478,6 +491,7 @@ impl App {
             Msg::Procs(t) if self.is_host() => self.on_procs(&t),
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
+            Msg::Records(page) => self.on_records(*page),
         }
     }
 }

@@ -28,6 +28,8 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         // Readers and the monitored process: the [`Executor`]'s (a viewer has no
         // sampler, so there `Cmd::Monitor` does nothing).
         Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
+        // The record inspector's worker is the [`Executor`]'s too.
+        Cmd::OpenRecords { .. } | Cmd::ViewRecords(_) | Cmd::CloseRecords => return None,
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
             wandb_dir,
@@ -172,8 +174,19 @@ impl Executor {
                 // its run go, and the app drops what it had queued.
                 let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
                 let indexes = Indexes::new(index_cache_dir());
+                // The record inspector's worker (one file at a time).
+                let mut records: Option<crate::source::records::Handle> = None;
                 for cmd in rx {
                     match cmd {
+                        Cmd::OpenRecords { path } => {
+                            records = Some(crate::source::records::spawn(path, tx.clone()));
+                        }
+                        Cmd::ViewRecords(v) => {
+                            if let Some(r) = &records {
+                                r.view(v);
+                            }
+                        }
+                        Cmd::CloseRecords => records = None,
                         Cmd::StartReader { path, tag } => {
                             let stop = Arc::new(AtomicBool::new(false));
                             stops.insert(tag, stop.clone());

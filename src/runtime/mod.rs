@@ -185,6 +185,25 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     drive(app, None, |_| {})
 }
 
+/// `leet inspect PATH` on a terminal: the record browser, full screen, until the
+/// user quits (or goes back).
+///
+/// # Errors
+/// A path that leads to no `.wandb` file, or not to a W&B log (before the terminal
+/// changes mode), terminal I/O.
+pub fn run_inspector(path: &std::path::Path, keymap: Keymap) -> anyhow::Result<ExitCode> {
+    let file = crate::source::resolve::resolve_file(path)?;
+    RunReader::check_header(&file)?;
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut app = App::new(Options {
+        keymap,
+        color,
+        ..Options::default()
+    });
+    app.open_inspector(file, true);
+    drive(app, None, |_| {})
+}
+
 /// The workspace's name in the status bar: relative to the working directory when
 /// under it (`wandb`, `runs/sweep/wandb`), `~/…` under the home directory.
 fn name_workspace(app: &mut App, wandb_dir: &std::path::Path) {

@@ -4,6 +4,7 @@ pub mod file;
 pub mod index;
 pub mod parallel;
 pub mod reader;
+pub mod records;
 pub mod resolve;
 pub mod sampler;
 pub mod settings;

@@ -10,6 +10,7 @@ mod group;
 mod header;
 mod heatmap;
 mod help;
+mod inspector;
 mod media;
 mod overlay;
 mod procs;
@@ -52,6 +53,11 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         );
         return;
     }
+    // The record inspector has the whole screen.
+    if app.overlay == Overlay::Inspector {
+        inspector::render_inspector(buf, area, app, theme);
+        return;
+    }
     // The areas the app laid out for its size (and hit-tests the mouse against);
     // a frame of a size it has not been told of yet is laid out for itself.
     let areas = if area == app.size {
@@ -90,6 +96,6 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         Overlay::Media => media::render_media(buf, overlay, app, theme),
         Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
         Overlay::Stats => stats::render_stats(buf, overlay, app, theme),
-        Overlay::None => {}
+        Overlay::None | Overlay::Inspector => {}
     }
 }

@@ -45,6 +45,7 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
         (Mode::Runs, "Run picker"),
         (Mode::Media, "Media viewer"),
         (Mode::Stats, "Statistics table"),
+        (Mode::Inspector, "Record inspector"),
         (Mode::Help, "This help"),
     ] {
         let mut rows: Vec<(String, String)> = Vec::new();
@@ -84,6 +85,21 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
                 (Mode::Stats, Action::StartFilter) => "Filter the metrics by name",
                 (Mode::Stats, Action::ClearFilters) => "Clear the filter",
                 (Mode::Stats, Action::Back | Action::ToggleStats) => "Close the table",
+                (Mode::Inspector, Action::FocusUp | Action::PrevPage | Action::FirstPage) => {
+                    "Earlier record (body pane: scroll up)"
+                }
+                (Mode::Inspector, Action::FocusDown | Action::NextPage) => {
+                    "Later record (body pane: scroll down)"
+                }
+                (Mode::Inspector, Action::LastPage) => "Last record, following the file",
+                (Mode::Inspector, Action::CyclePaneFocus | Action::CyclePaneFocusBack) => {
+                    "Switch between the list and the body"
+                }
+                (Mode::Inspector, Action::StartFilter) => "Filter records by regex (JSON text)",
+                (Mode::Inspector, Action::ClearFilters) => "Clear the type and text filters",
+                (Mode::Inspector, Action::Back | Action::InspectRecords) => {
+                    "Close the inspector (a running filter: stop it)"
+                }
                 _ => a.describe(),
             };
             if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {

@@ -36,10 +36,12 @@ pub enum Mode {
     Media,
     /// The statistics table.
     Stats,
+    /// The record inspector (`i`, `leet inspect` on a terminal).
+    Inspector,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 7] = [
+    pub const ALL: [Mode; 8] = [
         Mode::Normal,
         Mode::Filter,
         Mode::Help,
@@ -47,6 +49,7 @@ impl Mode {
         Mode::Runs,
         Mode::Media,
         Mode::Stats,
+        Mode::Inspector,
     ];
 
     #[must_use]
@@ -59,6 +62,7 @@ impl Mode {
             Mode::Runs => "runs",
             Mode::Media => "media",
             Mode::Stats => "stats",
+            Mode::Inspector => "inspector",
         }
     }
 
@@ -71,6 +75,7 @@ impl Mode {
             Mode::Runs => 4,
             Mode::Media => 5,
             Mode::Stats => 6,
+            Mode::Inspector => 7,
         }
     }
 }
@@ -235,14 +240,16 @@ impl fmt::Display for Key {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 7],
+    modes: [Vec<(Key, Action)>; 8],
 }
 
 /// The built-in defaults, as data (keymap.toml must say the same; a test checks).
 const BUILTIN: &[(Mode, &str, Action)] = {
     use Action as A;
     use Mode::Stats as T;
-    use Mode::{Filter as F, Fullscreen as S, Help as H, Media as M, Normal as N, Runs as R};
+    use Mode::{
+        Filter as F, Fullscreen as S, Help as H, Inspector as I, Media as M, Normal as N, Runs as R,
+    };
     &[
         (N, "h", A::Help),
         (N, "?", A::Help),
@@ -299,6 +306,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "v", A::ChooseColumn),
         // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
+        (N, "i", A::InspectRecords),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -390,6 +398,27 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (T, "r", A::ReverseSort),
         (T, "/", A::StartFilter),
         (T, "ctrl+l", A::ClearFilters),
+        (I, "esc", A::Back),
+        (I, "i", A::InspectRecords),
+        (I, "q", A::Quit),
+        (I, "ctrl+c", A::Quit),
+        (I, "up", A::FocusUp),
+        (I, "w", A::FocusUp),
+        (I, "k", A::FocusUp),
+        (I, "down", A::FocusDown),
+        (I, "s", A::FocusDown),
+        (I, "j", A::FocusDown),
+        (I, "pgup", A::PrevPage),
+        (I, "N", A::PrevPage),
+        (I, "pgdown", A::NextPage),
+        (I, "n", A::NextPage),
+        (I, "home", A::FirstPage),
+        (I, "end", A::LastPage),
+        (I, "tab", A::CyclePaneFocus),
+        (I, "backtab", A::CyclePaneFocusBack),
+        (I, "/", A::StartFilter),
+        (I, "t", A::CycleRecordType),
+        (I, "ctrl+l", A::ClearFilters),
     ]
 };
 
