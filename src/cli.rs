@@ -137,6 +137,8 @@ impl Cli {
 pub enum Command {
     /// Print a run's records or summary.
     Inspect(InspectArgs),
+    /// Write a run's full history (every logged point) as CSV, JSON lines or Parquet.
+    Export(ExportArgs),
     /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
     Sample(SampleArgs),
 }
@@ -216,4 +218,29 @@ pub struct InspectArgs {
     /// With --follow: stop after this many seconds without growth (0 to 2592000).
     #[arg(long, value_name = "SECS", value_parser = parse_idle_timeout)]
     pub idle_timeout: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// A .wandb file, run directory, wandb or project directory (default: .).
+    pub path: Option<PathBuf>,
+    /// Output format: csv, jsonl or parquet.
+    #[arg(long, default_value = "csv", value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
+    pub format: crate::inspect::export::Format,
+    /// One row per point (_step,_timestamp,key,value) instead of one per step.
+    #[arg(long)]
+    pub long: bool,
+    /// Only the metrics whose key matches this regex (unanchored).
+    #[arg(long, value_name = "REGEX")]
+    pub metrics: Option<regex::Regex>,
+    /// System metrics (stats records) instead of the history (_timestamp first).
+    #[arg(long)]
+    pub system: bool,
+    /// Add a smoothed column per metric: twema:P, ema:W, avg:N, gauss:SIGMA, none.
+    #[arg(long, value_name = "KIND:PARAM", default_value = "none",
+          value_parser = |s: &str| s.parse::<crate::store::smooth::Smoothing>())]
+    pub smoothing: crate::store::smooth::Smoothing,
+    /// Write to this file instead of stdout (`-`: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
