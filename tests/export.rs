@@ -203,7 +203,11 @@ fn every_format_of_every_fixture_reads_back_as_inspects_history() {
         let want = inspect_history(&file);
         rows_seen += want.len();
         let csv = export(&file, &[]).stdout;
-        assert_rows(&format!("{name} csv"), &from_csv(&String::from_utf8(csv).unwrap()), &want);
+        assert_rows(
+            &format!("{name} csv"),
+            &from_csv(&String::from_utf8(csv).unwrap()),
+            &want,
+        );
         let jsonl = export(&file, &["--format", "jsonl"]).stdout;
         assert_rows(
             &format!("{name} jsonl"),
@@ -215,14 +219,13 @@ fn every_format_of_every_fixture_reads_back_as_inspects_history() {
         let out = dir.path().join("h.parquet");
         let o = export(&file, &["--format", "parquet", "-o", out.to_str().unwrap()]);
         assert!(o.stdout.is_empty());
-        assert_rows(
-            &format!("{name} parquet"),
-            &from_parquet(&out),
-            &want,
-        );
+        assert_rows(&format!("{name} parquet"), &from_parquet(&out), &want);
     }
     assert!(rows_seen > 500, "fixtures hold {rows_seen} rows");
 }
+
+/// One key's steps, values and smoothed values.
+type Series = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// The long form's (step, key, value, smoothed) rows.
 fn long_rows(text: &str) -> Vec<(f64, String, f64, f64)> {
@@ -247,9 +250,10 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
     let want = inspect_history(&file);
     for kind in ["twema:0.6", "ema:0.9", "avg:10", "gauss:2"] {
         let s: Smoothing = kind.parse().unwrap();
-        let text = String::from_utf8(export(&file, &["--long", "--smoothing", kind]).stdout).unwrap();
+        let text =
+            String::from_utf8(export(&file, &["--long", "--smoothing", kind]).stdout).unwrap();
         let rows = long_rows(&text);
-        let mut by_key: BTreeMap<String, (Vec<f64>, Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        let mut by_key: BTreeMap<String, Series> = BTreeMap::new();
         for (x, k, v, sm) in rows {
             let e = by_key.entry(k).or_default();
             e.0.push(x);
@@ -270,7 +274,10 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
         let wide = String::from_utf8(export(&file, &["--smoothing", kind]).stdout).unwrap();
         let header = csv_fields(wide.lines().next().unwrap());
         let (k, (_, _, sm)) = by_key.iter().next().unwrap();
-        let col = header.iter().position(|h| *h == format!("{k}_smoothed")).unwrap();
+        let col = header
+            .iter()
+            .position(|h| *h == format!("{k}_smoothed"))
+            .unwrap();
         assert_eq!(header[col - 1], *k);
         let got: Vec<f64> = wide
             .lines()
@@ -278,7 +285,10 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
             .filter_map(|l| csv_fields(l)[col].parse().ok())
             .collect();
         assert_eq!(got.len(), sm.len());
-        assert!(got.iter().zip(sm).all(|(a, b)| same(*a, *b)), "{kind} wide {k}");
+        assert!(
+            got.iter().zip(sm).all(|(a, b)| same(*a, *b)),
+            "{kind} wide {k}"
+        );
     }
 }
 
@@ -301,7 +311,11 @@ fn metrics_regex_selects_the_columns() {
         .map(|l| csv_fields(l)[2].clone())
         .filter(|v| !v.is_empty())
         .collect();
-    let got: Vec<String> = one.lines().skip(1).map(|l| csv_fields(l)[2].clone()).collect();
+    let got: Vec<String> = one
+        .lines()
+        .skip(1)
+        .map(|l| csv_fields(l)[2].clone())
+        .collect();
     assert_eq!(got, want);
     // A bad regex is a usage error naming the flag.
     let bad = Command::new(env!("CARGO_BIN_EXE_leet"))
@@ -332,7 +346,9 @@ fn system_exports_the_stats_records() {
     }
     assert!(points > 10, "{points} stats points");
     assert_eq!(rows.len(), points);
-    assert!(rows.iter().any(|r| r[1].starts_with("cpu") || r[1].starts_with("memory")));
+    assert!(rows
+        .iter()
+        .any(|r| r[1].starts_with("cpu") || r[1].starts_with("memory")));
 }
 
 #[test]
@@ -348,7 +364,10 @@ fn a_damaged_file_exports_every_intact_record_and_reports_the_loss() {
     let file = dir.path().join("run-damaged.wandb");
     std::fs::write(&file, &data).unwrap();
     let want = inspect_history(&file);
-    assert!(want.len() < inspect_history(&src).len(), "the damage lost rows");
+    assert!(
+        want.len() < inspect_history(&src).len(),
+        "the damage lost rows"
+    );
     for format in ["csv", "jsonl", "parquet"] {
         let out = dir.path().join(format!("h.{format}"));
         let o = export(&file, &["--format", format, "-o", out.to_str().unwrap()]);
@@ -360,7 +379,8 @@ fn a_damaged_file_exports_every_intact_record_and_reports_the_loss() {
         assert_rows(&format!("damaged {format}"), &got, &want);
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(
-            err.contains("skipped 1 damaged span(s)") && err.contains("every intact record was read"),
+            err.contains("skipped 1 damaged span(s)")
+                && err.contains("every intact record was read"),
             "{format}: {err}"
         );
     }

@@ -133,22 +133,20 @@ struct Progress {
 
 impl Progress {
     fn tick(&mut self, label: &str, done: u64, err: &mut dyn Write) {
-        if !self.on || self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(250)) {
+        if !self.on
+            || self
+                .last
+                .is_some_and(|t| t.elapsed() < Duration::from_millis(250))
+        {
             return;
         }
         self.last = Some(Instant::now());
-        let pct = if self.total == 0 {
-            100
-        } else {
-            done.saturating_mul(100) / self.total
-        };
+        let pct = done
+            .saturating_mul(100)
+            .checked_div(self.total)
+            .unwrap_or(100);
         // Progress is best effort: a closed stderr does not stop the export.
-        let _ = writeln!(
-            err,
-            "{label} {pct}% {}/{}",
-            bytes(done),
-            bytes(self.total)
-        );
+        let _ = writeln!(err, "{label} {pct}% {}/{}", bytes(done), bytes(self.total));
     }
 }
 

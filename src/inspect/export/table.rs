@@ -97,7 +97,11 @@ fn csv_num(out: &mut Vec<u8>, v: f64) {
 
 impl<'w> Table<'w> {
     /// Start a table with these columns (the header, for CSV).
-    pub(super) fn new(format: Format, cols: &[(String, ColKind)], out: Sink<'w>) -> io::Result<Self> {
+    pub(super) fn new(
+        format: Format,
+        cols: &[(String, ColKind)],
+        out: Sink<'w>,
+    ) -> io::Result<Self> {
         let mut line = Vec::new();
         let inner = match format {
             Format::Csv => {
@@ -117,13 +121,17 @@ impl<'w> Table<'w> {
                     .iter()
                     .map(|(name, kind)| {
                         let b = match kind {
-                            ColKind::Num => Type::primitive_type_builder(name, PhysicalType::DOUBLE),
+                            ColKind::Num => {
+                                Type::primitive_type_builder(name, PhysicalType::DOUBLE)
+                            }
                             ColKind::Text => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
                             }
                         };
-                        b.with_repetition(Repetition::OPTIONAL).build().map(Arc::new)
+                        b.with_repetition(Repetition::OPTIONAL)
+                            .build()
+                            .map(Arc::new)
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(parquet_err)?;
