@@ -150,10 +150,10 @@ fn gaussian_is_the_kernel_weighted_mean_with_sigma_in_steps() {
     let (idx, fx, fy) = finite(&xs, &ys);
     for sigma in [0.5, 2.0, 25.0] {
         let ours = Smoothing::Gaussian(sigma).apply(&xs, &ys);
-        // Every point's weight, over the whole series, at 400 spread-out points
+        // Every point's weight, over the whole series, at 200 spread-out points
         // (both ends included).
-        let want: Vec<(usize, f64)> = (0..400)
-            .map(|k| k * (fy.len() - 1) / 399)
+        let want: Vec<(usize, f64)> = (0..200)
+            .map(|k| k * (fy.len() - 1) / 199)
             .map(|j| {
                 let (mut num, mut den) = (0.0, 0.0);
                 for (x, y) in fx.iter().zip(&fy) {
