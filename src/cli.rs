@@ -137,6 +137,8 @@ impl Cli {
 pub enum Command {
     /// Browse a run's records (on a terminal), or print them or its summary.
     Inspect(InspectArgs),
+    /// Write a run's full history (every logged point) as CSV, JSON lines or Parquet.
+    Export(ExportArgs),
     /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
     Sample(SampleArgs),
 }
@@ -229,4 +231,29 @@ impl InspectArgs {
     pub fn prints(&self) -> bool {
         self.print || self.json || self.summary || self.follow || self.idle_timeout.is_some()
     }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// A .wandb file, run directory, wandb or project directory (default: .).
+    pub path: Option<PathBuf>,
+    /// Output format: csv, jsonl or parquet.
+    #[arg(long, default_value = "csv", value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
+    pub format: crate::inspect::export::Format,
+    /// One row per point (_step,_timestamp,key,value) instead of one per step.
+    #[arg(long)]
+    pub long: bool,
+    /// Only the metrics whose key matches this regex (unanchored).
+    #[arg(long, value_name = "REGEX")]
+    pub metrics: Option<regex::Regex>,
+    /// System metrics (stats records) instead of the history (_timestamp first).
+    #[arg(long)]
+    pub system: bool,
+    /// Add a smoothed column per metric: twema:P, ema:W, avg:N, gauss:SIGMA, none.
+    #[arg(long, value_name = "KIND:PARAM", default_value = "none",
+          value_parser = |s: &str| s.parse::<crate::store::smooth::Smoothing>())]
+    pub smoothing: crate::store::smooth::Smoothing,
+    /// Write to this file instead of stdout (`-`: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

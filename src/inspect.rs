@@ -16,6 +16,7 @@ use crate::store::run::DamageReport;
 use crate::store::Run;
 use crate::text::{flatten_into, rfc3339};
 
+pub mod export;
 mod json_all;
 
 /// Options of `leet inspect`.

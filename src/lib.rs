@@ -180,6 +180,24 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 .and_then(|()| out.flush().map_err(Into::into));
             finish(result, &out, Some(&err))
         }
+        Some(cli::Command::Export(a)) => {
+            use std::io::IsTerminal as _;
+            let opts = inspect::export::ExportOptions {
+                path: a.path.unwrap_or_else(|| ".".into()),
+                format: a.format,
+                long: a.long,
+                metrics: a.metrics,
+                system: a.system,
+                smoothing: a.smoothing,
+                output: a.output,
+                progress: io::stderr().is_terminal(),
+            };
+            let mut out = Tracked::new(io::BufWriter::with_capacity(1 << 16, io::stdout()));
+            let mut err = Tracked::new(io::stderr());
+            let result = inspect::export::run(&opts, &mut out, &mut err)
+                .and_then(|()| out.flush().map_err(Into::into));
+            finish(result, &out, Some(&err))
+        }
         Some(cli::Command::Sample(a)) => {
             let mut out = Tracked::new(io::stdout().lock());
             let result =

@@ -8,6 +8,7 @@ pub(crate) mod media;
 pub mod metrics;
 pub mod run;
 pub mod series;
+pub mod smooth;
 pub(crate) mod tree;
 
 pub use load::load;

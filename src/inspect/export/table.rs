@@ -1,0 +1,270 @@
+//! The export's writers: rows of numbers (and, in the long form, a key) as CSV,
+//! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
+//! number of cells.
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use parquet::basic::{ConvertedType, Repetition, Type as PhysicalType};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Csv,
+    Jsonl,
+    Parquet,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "csv" => Ok(Format::Csv),
+            "jsonl" | "json" => Ok(Format::Jsonl),
+            "parquet" => Ok(Format::Parquet),
+            _ => Err(format!("unknown format {s:?} (csv, jsonl, parquet)")),
+        }
+    }
+}
+
+/// A column's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ColKind {
+    Num,
+    Text,
+}
+
+/// One cell: a number (None: missing) or text.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Cell<'a> {
+    Num(Option<f64>),
+    Text(&'a str),
+}
+
+/// Parquet cells buffered before a row group is written.
+const GROUP_CELLS: usize = 1 << 20;
+
+enum Buf {
+    Num(Vec<f64>, Vec<i16>),
+    Text(Vec<ByteArray>, Vec<i16>),
+}
+
+type Sink<'w> = &'w mut (dyn Write + Send);
+
+enum Inner<'w> {
+    Csv(Sink<'w>),
+    Jsonl(Sink<'w>, Vec<String>),
+    Parquet {
+        writer: SerializedFileWriter<Sink<'w>>,
+        bufs: Vec<Buf>,
+        rows: usize,
+    },
+}
+
+/// A table being written.
+pub(super) struct Table<'w> {
+    inner: Inner<'w>,
+    line: Vec<u8>,
+}
+
+fn parquet_err(e: parquet::errors::ParquetError) -> io::Error {
+    io::Error::other(format!("parquet: {e}"))
+}
+
+/// A CSV field, quoted when it must be (RFC 4180).
+fn csv_field(out: &mut Vec<u8>, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        out.push(b'"');
+        out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
+/// A number as CSV writes it: the shortest text that reads back the same f64;
+/// `NaN`, `inf`, `-inf` for the non-finite.
+fn csv_num(out: &mut Vec<u8>, v: f64) {
+    // Writing to a Vec cannot fail.
+    let _ = write!(out, "{v}");
+}
+
+impl<'w> Table<'w> {
+    /// Start a table with these columns (the header, for CSV).
+    pub(super) fn new(
+        format: Format,
+        cols: &[(String, ColKind)],
+        out: Sink<'w>,
+    ) -> io::Result<Self> {
+        let mut line = Vec::new();
+        let inner = match format {
+            Format::Csv => {
+                for (i, (name, _)) in cols.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    csv_field(&mut line, name);
+                }
+                line.push(b'\n');
+                out.write_all(&line)?;
+                Inner::Csv(out)
+            }
+            Format::Jsonl => Inner::Jsonl(out, cols.iter().map(|c| c.0.clone()).collect()),
+            Format::Parquet => {
+                let fields = cols
+                    .iter()
+                    .map(|(name, kind)| {
+                        let b = match kind {
+                            ColKind::Num => {
+                                Type::primitive_type_builder(name, PhysicalType::DOUBLE)
+                            }
+                            ColKind::Text => {
+                                Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+                                    .with_converted_type(ConvertedType::UTF8)
+                            }
+                        };
+                        b.with_repetition(Repetition::OPTIONAL)
+                            .build()
+                            .map(Arc::new)
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(parquet_err)?;
+                let schema = Type::group_type_builder("schema")
+                    .with_fields(fields)
+                    .build()
+                    .map_err(parquet_err)?;
+                let props = WriterProperties::builder()
+                    .set_created_by(format!("leet {}", env!("CARGO_PKG_VERSION")))
+                    .build();
+                let writer = SerializedFileWriter::new(out, Arc::new(schema), Arc::new(props))
+                    .map_err(parquet_err)?;
+                let bufs = cols
+                    .iter()
+                    .map(|(_, k)| match k {
+                        ColKind::Num => Buf::Num(Vec::new(), Vec::new()),
+                        ColKind::Text => Buf::Text(Vec::new(), Vec::new()),
+                    })
+                    .collect();
+                Inner::Parquet {
+                    writer,
+                    bufs,
+                    rows: 0,
+                }
+            }
+        };
+        Ok(Self { inner, line })
+    }
+
+    /// Write one row (cells in column order).
+    pub(super) fn row(&mut self, cells: &[Cell<'_>]) -> io::Result<()> {
+        let line = &mut self.line;
+        line.clear();
+        match &mut self.inner {
+            Inner::Csv(out) => {
+                for (i, c) in cells.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    match c {
+                        Cell::Num(Some(v)) => csv_num(line, *v),
+                        Cell::Num(None) => {}
+                        Cell::Text(s) => csv_field(line, s),
+                    }
+                }
+                line.push(b'\n');
+                out.write_all(line)
+            }
+            Inner::Jsonl(out, names) => {
+                let mut m = serde_json::Map::new();
+                for (name, c) in names.iter().zip(cells) {
+                    match c {
+                        Cell::Num(Some(v)) => {
+                            m.insert(name.clone(), crate::decode::value::float(*v));
+                        }
+                        Cell::Num(None) => {}
+                        Cell::Text(s) => {
+                            m.insert(name.clone(), serde_json::Value::from(*s));
+                        }
+                    }
+                }
+                serde_json::to_writer(&mut *line, &m).map_err(io::Error::other)?;
+                line.push(b'\n');
+                out.write_all(line)
+            }
+            Inner::Parquet { writer, bufs, rows } => {
+                for (b, c) in bufs.iter_mut().zip(cells) {
+                    match (b, c) {
+                        (Buf::Num(v, d), Cell::Num(Some(x))) => {
+                            v.push(*x);
+                            d.push(1);
+                        }
+                        (Buf::Text(v, d), Cell::Text(s)) => {
+                            v.push(ByteArray::from(*s));
+                            d.push(1);
+                        }
+                        (Buf::Num(_, d) | Buf::Text(_, d), _) => d.push(0),
+                    }
+                }
+                *rows += 1;
+                if *rows * bufs.len().max(1) >= GROUP_CELLS {
+                    flush_group(writer, bufs)?;
+                    *rows = 0;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Finish the table (Parquet: the last row group and the footer).
+    pub(super) fn finish(self) -> io::Result<()> {
+        match self.inner {
+            Inner::Csv(out) | Inner::Jsonl(out, _) => out.flush(),
+            Inner::Parquet {
+                mut writer,
+                mut bufs,
+                rows,
+            } => {
+                if rows > 0 {
+                    flush_group(&mut writer, &mut bufs)?;
+                }
+                let out = writer.into_inner().map_err(parquet_err)?;
+                out.flush()
+            }
+        }
+    }
+}
+
+/// Write the buffered rows as one row group.
+fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) -> io::Result<()> {
+    let mut group = writer.next_row_group().map_err(parquet_err)?;
+    let mut i = 0;
+    while let Some(mut col) = group.next_column().map_err(parquet_err)? {
+        match bufs.get_mut(i) {
+            Some(Buf::Num(v, d)) => {
+                col.typed::<DoubleType>()
+                    .write_batch(v, Some(d), None)
+                    .map_err(parquet_err)?;
+                v.clear();
+                d.clear();
+            }
+            Some(Buf::Text(v, d)) => {
+                col.typed::<ByteArrayType>()
+                    .write_batch(v, Some(d), None)
+                    .map_err(parquet_err)?;
+                v.clear();
+                d.clear();
+            }
+            None => {}
+        }
+        col.close().map_err(parquet_err)?;
+        i += 1;
+    }
+    group.close().map_err(parquet_err)?;
+    Ok(())
+}

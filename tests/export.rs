@@ -1,0 +1,387 @@
+//! `leet export`: every format, read back (Parquet with the same crate), holds the
+//! history values `leet inspect --json` prints; smoothed columns are the smoothing
+//! module's; `--metrics` and `--system` select; a damaged file exports every intact
+//! record and says what was lost.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use leet::store::smooth::Smoothing;
+use serde_json::Value;
+
+/// One exported or expected row: its step and its numeric cells by column name.
+type Rows = Vec<(Option<f64>, BTreeMap<String, f64>)>;
+
+fn leet(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "leet {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" => Some(f64::NAN),
+            "Infinity" => Some(f64::INFINITY),
+            "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Numeric leaves of a history item (numbers and W&B's non-finite spellings; a
+/// boolean is not a number to the decoder, the charts, or the export), nested keys joined with `.`; a typed value
+/// (`_type`: a histogram, an image) is not a number.
+fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, f64>) {
+    match v {
+        Value::Object(m) if !m.contains_key("_type") => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(&key, v, out);
+            }
+        }
+        v => {
+            if let Some(n) = number(v) {
+                out.insert(prefix.to_owned(), n);
+            }
+        }
+    }
+}
+
+/// The history of `leet inspect --json`, one row per run of records with the same
+/// step (the export's rows), `_step`/`_runtime` out of the cells.
+fn inspect_history(file: &Path) -> Rows {
+    let out = leet(&["inspect", "--json", file.to_str().unwrap()]);
+    let mut rows: Rows = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let Some(h) = v.get("history") else { continue };
+        let mut cells = BTreeMap::new();
+        leaves("", &h["item"], &mut cells);
+        let step = cells
+            .remove("_step")
+            .or_else(|| h["step"]["num"].as_f64())
+            .or(Some(0.0));
+        cells.remove("_runtime");
+        if cells.keys().all(|k| k == "_timestamp") {
+            continue;
+        }
+        match rows.last_mut() {
+            Some((s, last)) if *s == step => {
+                let t = last.get("_timestamp").copied();
+                last.extend(cells);
+                if let (Some(a), Some(b)) = (t, last.get("_timestamp").copied()) {
+                    last.insert("_timestamp".into(), a.max(b));
+                }
+            }
+            _ => rows.push((step, cells)),
+        }
+    }
+    rows
+}
+
+/// Minimal RFC 4180 reader (quoted fields with `""`).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            (c, _) => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+fn split_step(mut cells: BTreeMap<String, f64>) -> (Option<f64>, BTreeMap<String, f64>) {
+    (cells.remove("_step"), cells)
+}
+
+fn from_csv(text: &str) -> Rows {
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().unwrap());
+    lines
+        .map(|l| {
+            let cells = header
+                .iter()
+                .zip(csv_fields(l))
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| (k.clone(), v.parse::<f64>().unwrap()))
+                .collect();
+            split_step(cells)
+        })
+        .collect()
+}
+
+fn from_jsonl(text: &str) -> Rows {
+    text.lines()
+        .map(|l| {
+            let v: BTreeMap<String, Value> = serde_json::from_str(l).unwrap();
+            split_step(
+                v.into_iter()
+                    .map(|(k, v)| (k, number(&v).unwrap()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn from_parquet(path: &Path) -> Rows {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let r = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    r.get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let cells = row
+                .get_column_iter()
+                .filter_map(|(k, f)| match f {
+                    Field::Double(v) => Some((k.clone(), *v)),
+                    Field::Null => None,
+                    other => panic!("{k}: {other:?}"),
+                })
+                .collect();
+            split_step(cells)
+        })
+        .collect()
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn assert_rows(what: &str, got: &Rows, want: &Rows) {
+    assert_eq!(got.len(), want.len(), "{what}: row count");
+    for (i, ((gs, g), (ws, w))) in got.iter().zip(want).enumerate() {
+        assert_eq!(gs, ws, "{what}: step of row {i}");
+        assert_eq!(
+            g.keys().collect::<Vec<_>>(),
+            w.keys().collect::<Vec<_>>(),
+            "{what}: cells of row {i}"
+        );
+        for (k, v) in g {
+            assert!(same(*v, w[k]), "{what}: row {i} {k}: {v} != {}", w[k]);
+        }
+    }
+}
+
+fn export(file: &Path, args: &[&str]) -> Output {
+    let mut a = vec!["export", file.to_str().unwrap()];
+    a.extend_from_slice(args);
+    leet(&a)
+}
+
+#[test]
+fn every_format_of_every_fixture_reads_back_as_inspects_history() {
+    let mut rows_seen = 0;
+    for (name, dir) in common::fixture_runs() {
+        let file = common::wandb_file(&dir);
+        let want = inspect_history(&file);
+        rows_seen += want.len();
+        let csv = export(&file, &[]).stdout;
+        assert_rows(
+            &format!("{name} csv"),
+            &from_csv(&String::from_utf8(csv).unwrap()),
+            &want,
+        );
+        let jsonl = export(&file, &["--format", "jsonl"]).stdout;
+        assert_rows(
+            &format!("{name} jsonl"),
+            &from_jsonl(&String::from_utf8(jsonl).unwrap()),
+            &want,
+        );
+        // Parquet through -o, read back with the parquet crate.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("h.parquet");
+        let o = export(&file, &["--format", "parquet", "-o", out.to_str().unwrap()]);
+        assert!(o.stdout.is_empty());
+        assert_rows(&format!("{name} parquet"), &from_parquet(&out), &want);
+    }
+    assert!(rows_seen > 500, "fixtures hold {rows_seen} rows");
+}
+
+/// One key's steps, values and smoothed values.
+type Series = (Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// The long form's (step, key, value, smoothed) rows.
+fn long_rows(text: &str) -> Vec<(f64, String, f64, f64)> {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("_step,_timestamp,key,value,smoothed"));
+    lines
+        .map(|l| {
+            let f = csv_fields(l);
+            (
+                f[0].parse().unwrap(),
+                f[2].clone(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
+    let file = common::wandb_file(&common::runs_dir().join("many_metrics"));
+    let want = inspect_history(&file);
+    for kind in ["twema:0.6", "ema:0.9", "avg:10", "gauss:2"] {
+        let s: Smoothing = kind.parse().unwrap();
+        let text =
+            String::from_utf8(export(&file, &["--long", "--smoothing", kind]).stdout).unwrap();
+        let rows = long_rows(&text);
+        let mut by_key: BTreeMap<String, Series> = BTreeMap::new();
+        for (x, k, v, sm) in rows {
+            let e = by_key.entry(k).or_default();
+            e.0.push(x);
+            e.1.push(v);
+            e.2.push(sm);
+        }
+        // Every point of every series is there, in step order, as inspect has it.
+        let points: usize = want.iter().map(|(_, c)| c.len() - 1).sum();
+        assert_eq!(by_key.values().map(|e| e.0.len()).sum::<usize>(), points);
+        assert!(by_key.values().filter(|e| e.0.len() >= 20).count() > 100);
+        for (k, (xs, ys, sm)) in &by_key {
+            let expect = s.apply(xs, ys);
+            for (i, (a, b)) in sm.iter().zip(&expect).enumerate() {
+                assert!(same(*a, *b), "{kind} {k} point {i}: {a} != {b}");
+            }
+        }
+        // The wide form carries the same smoothed values, beside each metric.
+        let wide = String::from_utf8(export(&file, &["--smoothing", kind]).stdout).unwrap();
+        let header = csv_fields(wide.lines().next().unwrap());
+        let (k, (_, _, sm)) = by_key.iter().next().unwrap();
+        let col = header
+            .iter()
+            .position(|h| *h == format!("{k}_smoothed"))
+            .unwrap();
+        assert_eq!(header[col - 1], *k);
+        let got: Vec<f64> = wide
+            .lines()
+            .skip(1)
+            .filter_map(|l| csv_fields(l)[col].parse().ok())
+            .collect();
+        assert_eq!(got.len(), sm.len());
+        assert!(
+            got.iter().zip(sm).all(|(a, b)| same(*a, *b)),
+            "{kind} wide {k}"
+        );
+    }
+}
+
+#[test]
+fn metrics_regex_selects_the_columns() {
+    let file = common::wandb_file(&common::runs_dir().join("many_metrics"));
+    let all = String::from_utf8(export(&file, &[]).stdout).unwrap();
+    let all_cols = csv_fields(all.lines().next().unwrap());
+    assert!(all_cols.len() > 4, "{all_cols:?}");
+    let pick = &all_cols[2];
+    let re = format!("^{}$", regex::escape(pick));
+    let one = String::from_utf8(export(&file, &["--metrics", &re]).stdout).unwrap();
+    assert_eq!(
+        csv_fields(one.lines().next().unwrap()),
+        vec!["_step".to_owned(), "_timestamp".to_owned(), pick.clone()]
+    );
+    let want: Vec<String> = all
+        .lines()
+        .skip(1)
+        .map(|l| csv_fields(l)[2].clone())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let got: Vec<String> = one
+        .lines()
+        .skip(1)
+        .map(|l| csv_fields(l)[2].clone())
+        .collect();
+    assert_eq!(got, want);
+    // A bad regex is a usage error naming the flag.
+    let bad = Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(["export", file.to_str().unwrap(), "--metrics", "("])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--metrics"));
+}
+
+#[test]
+fn system_exports_the_stats_records() {
+    let file = common::wandb_file(&common::runs_dir().join("system"));
+    let out = String::from_utf8(export(&file, &["--system", "--long"]).stdout).unwrap();
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("_timestamp,key,value"));
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    // As many points as the stats records of inspect --json hold.
+    let inspect = leet(&["inspect", "--json", file.to_str().unwrap()]).stdout;
+    let mut points = 0;
+    for line in String::from_utf8(inspect).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let Some(item) = v["stats"].get("item") {
+            let mut cells = BTreeMap::new();
+            leaves("", item, &mut cells);
+            points += cells.len();
+        }
+    }
+    assert!(points > 10, "{points} stats points");
+    assert_eq!(rows.len(), points);
+    assert!(rows
+        .iter()
+        .any(|r| r[1].starts_with("cpu") || r[1].starts_with("memory")));
+}
+
+#[test]
+fn a_damaged_file_exports_every_intact_record_and_reports_the_loss() {
+    let src = common::wandb_file(&common::runs_dir().join("many_metrics"));
+    let clean = std::fs::read(&src).unwrap();
+    let mut data = clean.clone();
+    // Zero one 32 KiB block in the middle: its records are lost, the rest intact.
+    let block = 32 * 1024;
+    let at = data.len() / 2 / block * block;
+    data[at..at + block].fill(0);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run-damaged.wandb");
+    std::fs::write(&file, &data).unwrap();
+    let want = inspect_history(&file);
+    assert!(
+        want.len() < inspect_history(&src).len(),
+        "the damage lost rows"
+    );
+    for format in ["csv", "jsonl", "parquet"] {
+        let out = dir.path().join(format!("h.{format}"));
+        let o = export(&file, &["--format", format, "-o", out.to_str().unwrap()]);
+        let got = match format {
+            "csv" => from_csv(&std::fs::read_to_string(&out).unwrap()),
+            "jsonl" => from_jsonl(&std::fs::read_to_string(&out).unwrap()),
+            _ => from_parquet(&out),
+        };
+        assert_rows(&format!("damaged {format}"), &got, &want);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("skipped 1 damaged span(s)")
+                && err.contains("every intact record was read"),
+            "{format}: {err}"
+        );
+    }
+}
