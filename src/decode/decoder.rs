@@ -20,6 +20,8 @@ enum Special {
     Runtime,
     Timestamp,
     Metric(u32),
+    /// A metric whose value the decoder does not keep ([`Decoder::without_series`]).
+    Unkept,
 }
 
 /// Decodes records into one batch of events at a time.
@@ -42,12 +44,33 @@ pub struct Decoder {
     summary_keys: Vec<(Vec<u8>, u32)>,
     config_keys: Vec<(Vec<u8>, u32)>,
     key: String,
+    /// Rows and stats samples keep no metric values ([`Decoder::without_series`]).
+    no_series: bool,
 }
 
 impl Decoder {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder for a run that is only summarised: history rows keep their step,
+    /// time and completeness but no metric values, stats samples their time but no
+    /// values. Every record is checked exactly as [`Decoder::new`]'s decoder checks
+    /// it, so the same records are bad and the same rows are complete; only the
+    /// series are left out.
+    #[must_use]
+    pub fn without_series() -> Self {
+        Self {
+            no_series: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether it leaves the series out ([`Decoder::without_series`]).
+    #[must_use]
+    pub fn keeps_series(&self) -> bool {
+        !self.no_series
     }
 
     /// Take the batch decoded so far; the next one starts with empty tables.
@@ -284,6 +307,11 @@ impl Decoder {
             b"_step" => Special::Step,
             b"_runtime" => Special::Runtime,
             b"_timestamp" => Special::Timestamp,
+            // Checked as `key_id` checks a new key, but not interned.
+            _ if self.no_series => {
+                wire::text(key)?;
+                Special::Unkept
+            }
             _ => Special::Metric(self.key_id(key)?),
         };
         remember(&mut self.row_keys, pos, key, s);
@@ -366,6 +394,14 @@ impl Decoder {
         row: &mut Row,
     ) -> Option<()> {
         let special = self.special_of(pos, k)?;
+        if special == Special::Unkept {
+            // Only the check the value gets below (a short decimal is ASCII,
+            // so it passes too).
+            return match v {
+                wire::RawValue::Json(b) | wire::RawValue::Text(b) => wire::text(b).map(|_| ()),
+                _ => Some(()),
+            };
+        }
         let (num, value) = match v {
             wire::RawValue::Json(b) => match value::short_decimal(b) {
                 Some(n) => (Some(n), ItemValue::Null),
@@ -401,7 +437,7 @@ impl Decoder {
                     row.step = Some(n);
                 }
             }
-            Special::Runtime => {}
+            Special::Runtime | Special::Unkept => {}
             Special::Timestamp => {
                 if let Some(t) = num {
                     row.time = Some(row.time.map_or(t, |l| l.max(t)));
@@ -452,6 +488,9 @@ impl Decoder {
             // A bad sample changes nothing.
             self.ev.values.truncate(start);
             return false;
+        }
+        if self.no_series {
+            self.ev.values.truncate(start);
         }
         self.ev.list.push(Event::Stats {
             time,

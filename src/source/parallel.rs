@@ -279,6 +279,8 @@ impl RunReader {
             path: path.clone(),
             cause,
         };
+        let proto = self.new_decoder();
+        let proto = &proto;
         let file = &self.file;
         let threads = opts.threads.clamp(1, 64);
         let window = threads * 2;
@@ -293,7 +295,7 @@ impl RunReader {
                 scope.spawn(move || {
                     below_the_loop();
                     let mut data = Vec::new();
-                    let mut d = Decoder::new();
+                    let mut d = proto.clone();
                     loop {
                         let next = rx.lock().map(|r| r.recv());
                         let Ok(Ok(i)) = next else {
@@ -366,7 +368,7 @@ impl RunReader {
                 let stitched = match part.start {
                     Some(s) if s >= x => {
                         let mut seam = prev.clone();
-                        let mut d = Decoder::new();
+                        let mut d = proto.clone();
                         let data = match read_range(file, x, s) {
                             Ok(data) => data,
                             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -398,7 +400,7 @@ impl RunReader {
                 } else {
                     // Damage at the seam: read the range again from the exact state.
                     let mut seq = prev;
-                    let mut d = Decoder::new();
+                    let mut d = proto.clone();
                     let data = match read_range(file, x, b) {
                         Ok(data) => data,
                         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -446,7 +448,7 @@ impl RunReader {
         };
         let more = self.file_len()? > len;
         if self.finishing && !more {
-            let mut d = Decoder::new();
+            let mut d = proto.clone();
             scanner.finish(|fr| {
                 if let Frame::Skip(s) = fr {
                     d.skip(s);
