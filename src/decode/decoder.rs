@@ -13,6 +13,10 @@ use super::record::{record_kind, RecordType};
 use super::value;
 use super::wire::{self, Field, Fields, Item, ItemValue};
 
+mod keys;
+pub use keys::capped_path;
+use keys::{as_u32, is_null_json, remember, same};
+
 /// What a history key means to a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Special {
@@ -598,48 +602,4 @@ impl Decoder {
         }
         self.path_id(&it)
     }
-}
-
-/// Byte equality without a call, for the short keys compared per item.
-#[inline]
-/// Cache `key` at position `pos` of a record's keys (in place: the entry's buffer is
-/// reused), for the first 256 positions.
-fn remember<T>(cache: &mut Vec<(Vec<u8>, T)>, pos: usize, key: &[u8], v: T) {
-    if let Some(e) = cache.get_mut(pos) {
-        e.0.clear();
-        e.0.extend_from_slice(key);
-        e.1 = v;
-    } else if pos == cache.len() && pos < 256 {
-        cache.push((key.to_vec(), v));
-    }
-}
-
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// JSON text `null`, blanks around it allowed (as `str::trim` strips them).
-#[inline]
-fn is_null_json(j: &str) -> bool {
-    match j.as_bytes() {
-        b"null" => true,
-        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => false,
-        _ => j.trim() == "null",
-    }
-}
-
-fn as_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// The key path kept for an item: at most [`MAX_DEPTH`] elements, deeper ones joined
-/// with `.` into the last.
-#[must_use]
-pub fn capped_path(item: &Item<'_>) -> Vec<String> {
-    let mut path: Vec<String> = item.path().take(MAX_DEPTH - 1).map(str::to_owned).collect();
-    let rest: Vec<&str> = item.path().skip(MAX_DEPTH - 1).collect();
-    if !rest.is_empty() {
-        path.push(rest.join("."));
-    }
-    path
 }
