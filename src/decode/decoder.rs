@@ -15,7 +15,7 @@ use super::wire::{self, Field, Fields, Item, ItemValue};
 
 mod keys;
 pub use keys::capped_path;
-use keys::{as_u32, is_null_json, remember, same};
+use keys::{as_u32, cached, is_null_json, remember};
 
 /// What a history key means to a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,9 +236,9 @@ impl Decoder {
         } else {
             &mut self.summary_keys
         };
-        let id = match cache.get(pos) {
-            Some((cached, id)) if same(cached, k) => *id,
-            _ => {
+        let id = match cached(cache, pos, k) {
+            Some(id) => id,
+            None => {
                 let id = self.simple_path_id(k)?;
                 let cache = if config {
                     &mut self.config_keys
@@ -298,9 +298,9 @@ impl Decoder {
     /// UTF-8.
     #[inline]
     fn special_of(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
-        match self.row_keys.get(pos) {
-            Some((k, s)) if same(k, key) => Some(*s),
-            _ => self.special_of_new(pos, key),
+        match cached(&self.row_keys, pos, key) {
+            Some(s) => Some(s),
+            None => self.special_of_new(pos, key),
         }
     }
 

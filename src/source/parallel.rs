@@ -34,6 +34,10 @@ pub struct ParallelOptions {
     pub threads: usize,
     /// Files smaller than this are read sequentially.
     pub min_len: u64,
+    /// Run the workers below the caller's priority ([`below_the_loop`]), so a
+    /// viewer's event loop keeps the CPU. A one-shot read (`leet inspect`) has no
+    /// loop to yield to: its workers keep the caller's priority.
+    pub below_loop: bool,
 }
 
 impl Default for ParallelOptions {
@@ -43,6 +47,7 @@ impl Default for ParallelOptions {
             range: 2 << 20,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
             min_len: 4 << 20,
+            below_loop: true,
         }
     }
 }
@@ -230,14 +235,19 @@ enum ReadError {
 
 impl RunReader {
     /// Read the whole file as it is now into `sink`, a big file's first read
-    /// decoded on all cores ([`RunReader::load_parallel`]). The result is the same
-    /// as [`RunReader::read_all`].
+    /// decoded on all cores ([`RunReader::load_parallel`]), its workers at the
+    /// caller's priority (a one-shot read has no event loop to yield to). The
+    /// result is the same as [`RunReader::read_all`].
     ///
     /// # Errors
     /// As [`RunReader::poll_frames`].
     pub fn read_all_parallel<S: Sink>(&mut self, sink: &mut S) -> Result<(), SourceError> {
-        if self.wants_parallel(&ParallelOptions::default())? {
-            let p = self.load_parallel(&ParallelOptions::default(), |ev, _| {
+        let opts = ParallelOptions {
+            below_loop: false,
+            ..ParallelOptions::default()
+        };
+        if self.wants_parallel(&opts)? {
+            let p = self.load_parallel(&opts, |ev, _| {
                 sink.fold(&ev);
             })?;
             sink.at_end(p.pending, p.open);
@@ -292,8 +302,11 @@ impl RunReader {
                 let rx = Arc::clone(&task_rx);
                 let tx = part_tx.clone();
                 let ranges = &ranges;
+                let below_loop = opts.below_loop;
                 scope.spawn(move || {
-                    below_the_loop();
+                    if below_loop {
+                        below_the_loop();
+                    }
                     let mut data = Vec::new();
                     let mut d = proto.clone();
                     loop {

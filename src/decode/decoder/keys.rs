@@ -17,6 +17,24 @@ pub(super) fn remember<T>(cache: &mut Vec<(Vec<u8>, T)>, pos: usize, key: &[u8],
     }
 }
 
+/// Most keys a record's cache is searched through when the key is not at its
+/// position (rows whose keys come in a new order each time, as wandb-core writes
+/// them, have a dozen or so).
+const SEARCHED: usize = 32;
+
+/// What `key` maps to in a record's positional cache: the entry at `pos`, else (in
+/// a cache of at most [`SEARCHED`] keys) any entry with the same key. Every entry
+/// was made from its key in this batch, so any match gives the answer the batch's
+/// tables give; the cache is left as it is.
+#[inline]
+pub(super) fn cached<T: Copy>(cache: &[(Vec<u8>, T)], pos: usize, key: &[u8]) -> Option<T> {
+    match cache.get(pos) {
+        Some((k, v)) if same(k, key) => Some(*v),
+        _ if cache.len() <= SEARCHED => cache.iter().find(|(k, _)| same(k, key)).map(|e| e.1),
+        _ => None,
+    }
+}
+
 /// Short keys are compared as two overlapping words (the first and the last 4 or 8
 /// bytes cover them all), without a loop or a call.
 #[inline]
@@ -78,5 +96,25 @@ mod tests {
             longer.push(b'z');
             assert!(!same(&a, &longer), "{n} vs {}", n + 1);
         }
+    }
+
+    #[test]
+    fn a_key_is_found_at_its_position_or_anywhere_in_a_small_cache() {
+        let mut cache: Vec<(Vec<u8>, u32)> = Vec::new();
+        for (i, k) in ["_step", "loss", "acc", "lr"].iter().enumerate() {
+            remember(&mut cache, i, k.as_bytes(), i as u32);
+        }
+        assert_eq!(cached(&cache, 1, b"loss"), Some(1));
+        // Another order: found elsewhere, and the cache is not changed.
+        assert_eq!(cached(&cache, 0, b"lr"), Some(3));
+        assert_eq!(cached(&cache, 9, b"acc"), Some(2));
+        assert_eq!(cached(&cache, 0, b"new"), None);
+        assert_eq!(cache[0].0, b"_step");
+        // A wide cache is only looked up at the position.
+        for i in 4..=SEARCHED {
+            remember(&mut cache, i, format!("k{i}").as_bytes(), i as u32);
+        }
+        assert_eq!(cached(&cache, 0, b"lr"), None);
+        assert_eq!(cached(&cache, 3, b"lr"), Some(3));
     }
 }
