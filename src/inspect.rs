@@ -297,7 +297,11 @@ fn run_with(
         // The summary shows no series: rows are read for their steps and times only
         // (`summary_only_equals_full` checks that it prints the same).
         // The reference reads everything.
-        let mut reader = if fast { reader.without_series() } else { reader };
+        let mut reader = if fast {
+            reader.without_series()
+        } else {
+            reader
+        };
         reader.read_all_parallel(&mut run)?;
         if opts.json {
             serde_json::to_writer_pretty(&mut *out, &summary_json(&file, &run))?;

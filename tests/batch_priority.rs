@@ -66,7 +66,9 @@ fn one_shot_reads_keep_their_workers_at_the_callers_priority() {
         .unwrap();
     assert!(!w.seen.is_empty());
     assert!(
-        w.seen.iter().any(|s| s.iter().filter(|&&n| n >= 10).count() == 2),
+        w.seen
+            .iter()
+            .any(|s| s.iter().filter(|&&n| n >= 10).count() == 2),
         "the viewer's workers should run below the loop: {:?}",
         w.seen
     );

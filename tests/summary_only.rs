@@ -83,8 +83,8 @@ fn same_inspect_output(name: &str, path: &Path) {
         let (mut out_a, mut err_a, mut out_b, mut err_b) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let ra = leet::inspect::run(&opts, &mut out_a, &mut err_a).map_err(|e| e.to_string());
-        let rb = leet::inspect::run_reference(&opts, &mut out_b, &mut err_b)
-            .map_err(|e| e.to_string());
+        let rb =
+            leet::inspect::run_reference(&opts, &mut out_b, &mut err_b).map_err(|e| e.to_string());
         assert_eq!(ra, rb, "{name} json={json}");
         assert!(!out_a.is_empty(), "{name}: nothing printed");
         assert_eq!(
@@ -181,7 +181,11 @@ fn odd_rows_file() -> Vec<u8> {
     ));
     let mut num = 3;
     for i in 0..1500i64 {
-        let step = if i % 97 == 5 { "NaN".to_owned() } else { i.to_string() };
+        let step = if i % 97 == 5 {
+            "NaN".to_owned()
+        } else {
+            i.to_string()
+        };
         let mut items = vec![
             item("_step", &[], &step),
             item("_timestamp", &[], &format!("{}.25", 1_790_000_000 + i)),
@@ -256,7 +260,6 @@ fn odd_rows_file() -> Vec<u8> {
                     item: vec![pb::StatsItem {
                         key: "cpu".into(),
                         value_json: "12.5".into(),
-                        ..Default::default()
                     }],
                     ..Default::default()
                 }),
@@ -299,8 +302,14 @@ fn summary_only_read_equals_the_full_read_on_damaged_and_cut_files() {
             let mut d = clean.clone();
             d[seam..seam + BLOCK_SIZE].fill(0);
             cases.push((format!("{base} zero block {k}"), d));
-            cases.push((format!("{base} cut before seam {k}"), clean[..seam - 11].to_vec()));
-            cases.push((format!("{base} cut after seam {k}"), clean[..seam + 13].to_vec()));
+            cases.push((
+                format!("{base} cut before seam {k}"),
+                clean[..seam - 11].to_vec(),
+            ));
+            cases.push((
+                format!("{base} cut after seam {k}"),
+                clean[..seam + 13].to_vec(),
+            ));
         }
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
         for i in 0..8 {
