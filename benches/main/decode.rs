@@ -64,6 +64,41 @@ pub fn benches(c: &mut Criterion) {
             run.counts.total
         });
     });
+    // What `leet inspect --summary` reads: every record checked, rows for their
+    // steps and times only.
+    g.bench_function("summary_only_file_two_cores", |b| {
+        b.iter(|| {
+            let mut run = Run::new();
+            leet::source::file::RunReader::open(&path)
+                .expect("open")
+                .without_series()
+                .read_all_parallel(&mut run)
+                .expect("read");
+            run.counts.total
+        });
+    });
     g.finish();
     let _ = std::fs::remove_file(&path);
+    series_push(c);
+}
+
+/// One series fed 1M points: past its cap it compacts and then folds every point
+/// into a min/max group (the fold's share of a big first load).
+fn series_push(c: &mut Criterion) {
+    const N: u64 = 1 << 20;
+    let mut g = c.benchmark_group("series");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N));
+    g.bench_function("push_1M_capped", |b| {
+        b.iter(|| {
+            let mut s = leet::store::Series::new(16 * 1024);
+            for i in 0..N {
+                #[allow(clippy::cast_precision_loss)]
+                let x = i as f64;
+                s.push(black_box(x), black_box((x * 0.001).sin()));
+            }
+            s.stored()
+        });
+    });
+    g.finish();
 }

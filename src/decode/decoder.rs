@@ -13,6 +13,10 @@ use super::record::{record_kind, RecordType};
 use super::value;
 use super::wire::{self, Field, Fields, Item, ItemValue};
 
+mod keys;
+pub use keys::capped_path;
+use keys::{as_u32, cached, is_null_json, remember};
+
 /// What a history key means to a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Special {
@@ -20,6 +24,8 @@ enum Special {
     Runtime,
     Timestamp,
     Metric(u32),
+    /// A metric whose value the decoder does not keep ([`Decoder::without_series`]).
+    Unkept,
 }
 
 /// Decodes records into one batch of events at a time.
@@ -42,12 +48,33 @@ pub struct Decoder {
     summary_keys: Vec<(Vec<u8>, u32)>,
     config_keys: Vec<(Vec<u8>, u32)>,
     key: String,
+    /// Rows and stats samples keep no metric values ([`Decoder::without_series`]).
+    no_series: bool,
 }
 
 impl Decoder {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder for a run that is only summarised: history rows keep their step,
+    /// time and completeness but no metric values, stats samples their time but no
+    /// values. Every record is checked exactly as [`Decoder::new`]'s decoder checks
+    /// it, so the same records are bad and the same rows are complete; only the
+    /// series are left out.
+    #[must_use]
+    pub fn without_series() -> Self {
+        Self {
+            no_series: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether it leaves the series out ([`Decoder::without_series`]).
+    #[must_use]
+    pub fn keeps_series(&self) -> bool {
+        !self.no_series
     }
 
     /// Take the batch decoded so far; the next one starts with empty tables.
@@ -209,9 +236,9 @@ impl Decoder {
         } else {
             &mut self.summary_keys
         };
-        let id = match cache.get(pos) {
-            Some((cached, id)) if same(cached, k) => *id,
-            _ => {
+        let id = match cached(cache, pos, k) {
+            Some(id) => id,
+            None => {
                 let id = self.simple_path_id(k)?;
                 let cache = if config {
                     &mut self.config_keys
@@ -271,9 +298,9 @@ impl Decoder {
     /// UTF-8.
     #[inline]
     fn special_of(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
-        match self.row_keys.get(pos) {
-            Some((k, s)) if same(k, key) => Some(*s),
-            _ => self.special_of_new(pos, key),
+        match cached(&self.row_keys, pos, key) {
+            Some(s) => Some(s),
+            None => self.special_of_new(pos, key),
         }
     }
 
@@ -284,6 +311,11 @@ impl Decoder {
             b"_step" => Special::Step,
             b"_runtime" => Special::Runtime,
             b"_timestamp" => Special::Timestamp,
+            // Checked as `key_id` checks a new key, but not interned.
+            _ if self.no_series => {
+                wire::text(key)?;
+                Special::Unkept
+            }
             _ => Special::Metric(self.key_id(key)?),
         };
         remember(&mut self.row_keys, pos, key, s);
@@ -366,6 +398,14 @@ impl Decoder {
         row: &mut Row,
     ) -> Option<()> {
         let special = self.special_of(pos, k)?;
+        if special == Special::Unkept {
+            // Only the check the value gets below (a short decimal is ASCII,
+            // so it passes too).
+            return match v {
+                wire::RawValue::Json(b) | wire::RawValue::Text(b) => wire::text(b).map(|_| ()),
+                _ => Some(()),
+            };
+        }
         let (num, value) = match v {
             wire::RawValue::Json(b) => match value::short_decimal(b) {
                 Some(n) => (Some(n), ItemValue::Null),
@@ -401,7 +441,7 @@ impl Decoder {
                     row.step = Some(n);
                 }
             }
-            Special::Runtime => {}
+            Special::Runtime | Special::Unkept => {}
             Special::Timestamp => {
                 if let Some(t) = num {
                     row.time = Some(row.time.map_or(t, |l| l.max(t)));
@@ -452,6 +492,9 @@ impl Decoder {
             // A bad sample changes nothing.
             self.ev.values.truncate(start);
             return false;
+        }
+        if self.no_series {
+            self.ev.values.truncate(start);
         }
         self.ev.list.push(Event::Stats {
             time,
@@ -559,48 +602,4 @@ impl Decoder {
         }
         self.path_id(&it)
     }
-}
-
-/// Byte equality without a call, for the short keys compared per item.
-#[inline]
-/// Cache `key` at position `pos` of a record's keys (in place: the entry's buffer is
-/// reused), for the first 256 positions.
-fn remember<T>(cache: &mut Vec<(Vec<u8>, T)>, pos: usize, key: &[u8], v: T) {
-    if let Some(e) = cache.get_mut(pos) {
-        e.0.clear();
-        e.0.extend_from_slice(key);
-        e.1 = v;
-    } else if pos == cache.len() && pos < 256 {
-        cache.push((key.to_vec(), v));
-    }
-}
-
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// JSON text `null`, blanks around it allowed (as `str::trim` strips them).
-#[inline]
-fn is_null_json(j: &str) -> bool {
-    match j.as_bytes() {
-        b"null" => true,
-        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => false,
-        _ => j.trim() == "null",
-    }
-}
-
-fn as_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// The key path kept for an item: at most [`MAX_DEPTH`] elements, deeper ones joined
-/// with `.` into the last.
-#[must_use]
-pub fn capped_path(item: &Item<'_>) -> Vec<String> {
-    let mut path: Vec<String> = item.path().take(MAX_DEPTH - 1).map(str::to_owned).collect();
-    let rest: Vec<&str> = item.path().skip(MAX_DEPTH - 1).collect();
-    if !rest.is_empty() {
-        path.push(rest.join("."));
-    }
-    path
 }

@@ -306,9 +306,14 @@ fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
     (*vlen < 0x80 && value.len() == usize::from(*vlen)).then_some((key, value))
 }
 
-/// Text bytes as a string (None: not UTF-8).
+/// Text bytes as a string (None: not UTF-8). Short ASCII text (nearly every key
+/// and value) is checked inline, without the call into the general check.
 #[inline]
 pub fn text(b: &[u8]) -> Option<&str> {
+    if b.len() <= 32 && b.iter().fold(0u8, |acc, &c| acc | c) < 0x80 {
+        // SAFETY: every byte is below 0x80, so `b` is ASCII and ASCII is UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(b) });
+    }
     std::str::from_utf8(b).ok()
 }
 

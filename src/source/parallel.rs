@@ -34,6 +34,10 @@ pub struct ParallelOptions {
     pub threads: usize,
     /// Files smaller than this are read sequentially.
     pub min_len: u64,
+    /// Run the workers below the caller's priority ([`below_the_loop`]), so a
+    /// viewer's event loop keeps the CPU. A one-shot read (`leet inspect`) has no
+    /// loop to yield to: its workers keep the caller's priority.
+    pub below_loop: bool,
 }
 
 impl Default for ParallelOptions {
@@ -43,6 +47,7 @@ impl Default for ParallelOptions {
             range: 2 << 20,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
             min_len: 4 << 20,
+            below_loop: true,
         }
     }
 }
@@ -230,14 +235,19 @@ enum ReadError {
 
 impl RunReader {
     /// Read the whole file as it is now into `sink`, a big file's first read
-    /// decoded on all cores ([`RunReader::load_parallel`]). The result is the same
-    /// as [`RunReader::read_all`].
+    /// decoded on all cores ([`RunReader::load_parallel`]), its workers at the
+    /// caller's priority (a one-shot read has no event loop to yield to). The
+    /// result is the same as [`RunReader::read_all`].
     ///
     /// # Errors
     /// As [`RunReader::poll_frames`].
     pub fn read_all_parallel<S: Sink>(&mut self, sink: &mut S) -> Result<(), SourceError> {
-        if self.wants_parallel(&ParallelOptions::default())? {
-            let p = self.load_parallel(&ParallelOptions::default(), |ev, _| {
+        let opts = ParallelOptions {
+            below_loop: false,
+            ..ParallelOptions::default()
+        };
+        if self.wants_parallel(&opts)? {
+            let p = self.load_parallel(&opts, |ev, _| {
                 sink.fold(&ev);
             })?;
             sink.at_end(p.pending, p.open);
@@ -279,6 +289,8 @@ impl RunReader {
             path: path.clone(),
             cause,
         };
+        let proto = self.new_decoder();
+        let proto = &proto;
         let file = &self.file;
         let threads = opts.threads.clamp(1, 64);
         let window = threads * 2;
@@ -290,10 +302,13 @@ impl RunReader {
                 let rx = Arc::clone(&task_rx);
                 let tx = part_tx.clone();
                 let ranges = &ranges;
+                let below_loop = opts.below_loop;
                 scope.spawn(move || {
-                    below_the_loop();
+                    if below_loop {
+                        below_the_loop();
+                    }
                     let mut data = Vec::new();
-                    let mut d = Decoder::new();
+                    let mut d = proto.clone();
                     loop {
                         let next = rx.lock().map(|r| r.recv());
                         let Ok(Ok(i)) = next else {
@@ -366,7 +381,7 @@ impl RunReader {
                 let stitched = match part.start {
                     Some(s) if s >= x => {
                         let mut seam = prev.clone();
-                        let mut d = Decoder::new();
+                        let mut d = proto.clone();
                         let data = match read_range(file, x, s) {
                             Ok(data) => data,
                             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -398,7 +413,7 @@ impl RunReader {
                 } else {
                     // Damage at the seam: read the range again from the exact state.
                     let mut seq = prev;
-                    let mut d = Decoder::new();
+                    let mut d = proto.clone();
                     let data = match read_range(file, x, b) {
                         Ok(data) => data,
                         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -446,7 +461,7 @@ impl RunReader {
         };
         let more = self.file_len()? > len;
         if self.finishing && !more {
-            let mut d = Decoder::new();
+            let mut d = proto.clone();
             scanner.finish(|fr| {
                 if let Frame::Skip(s) = fr {
                     d.skip(s);

@@ -100,6 +100,24 @@ impl RunReader {
         }
     }
 
+    /// Decode without the series ([`Decoder::without_series`]): for a run that is
+    /// only summarised (`leet inspect --summary`). Every record is still checked, so
+    /// the damage found is the same.
+    #[must_use]
+    pub fn without_series(mut self) -> Self {
+        self.decoder = Decoder::without_series();
+        self
+    }
+
+    /// A fresh decoder of the kind this reader uses.
+    pub(super) fn new_decoder(&self) -> Decoder {
+        if self.decoder.keeps_series() {
+            Decoder::new()
+        } else {
+            Decoder::without_series()
+        }
+    }
+
     /// Limit how many bytes one poll reads (so a huge file loads in steps).
     #[must_use]
     pub fn with_chunk(mut self, bytes: usize) -> Self {

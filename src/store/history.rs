@@ -71,6 +71,10 @@ impl Run {
             self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
         }
         let defs = !self.metric_defs.is_empty();
+        if !defs && r.complete && r.others.is_empty() {
+            self.fold_plain_row(ev, r);
+            return;
+        }
         let mut row = std::mem::take(&mut self.row);
         row.clear();
         self.row_steps.clear();
@@ -141,6 +145,29 @@ impl Run {
             }
         }
         self.row = row;
+    }
+
+    /// [`Run::fold_row`] of a complete row of numbers only, without metric
+    /// definitions: the same slots looked up in the same order (so series are
+    /// created and capped as there), then the points pushed, without the row buffer.
+    fn fold_plain_row(&mut self, ev: &Events, r: &Row) {
+        let vals = values(ev, &r.values);
+        for &(id, _) in vals {
+            self.metric_slot(ev, id);
+        }
+        self.history_rows += 1;
+        #[allow(clippy::cast_possible_truncation)]
+        if let Some(s) = r.step {
+            self.last_step = Some(s as i64);
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let x = r.step.unwrap_or(self.history_rows as f64 - 1.0);
+        self.take_row_media(x);
+        for &(id, y) in vals {
+            if let Some(&slot) = self.metric_of.get(id as usize) {
+                self.metrics.push_at(slot, x, y);
+            }
+        }
     }
 
     /// Record the row's images (`_type` `image-file` with a `path`) at `step`.

@@ -100,6 +100,7 @@ impl MetricStore {
     }
 
     /// Push a point to a series by index (from [`MetricStore::slot`]).
+    #[inline]
     pub fn push_at(&mut self, i: usize, x: f64, y: f64) {
         if let Some(s) = self.series.get_mut(i) {
             s.push(x, y);

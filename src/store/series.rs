@@ -101,6 +101,7 @@ impl Series {
     }
 
     /// Add one point.
+    #[inline]
     pub fn push(&mut self, x: f64, y: f64) {
         if !x.is_finite() {
             return;
