@@ -4,7 +4,7 @@
 
 mod common;
 
-use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use leet::app::{App, Cmd, LiveState, Options, Overlay};
 use leet::msg::{Msg, RunBatch, Sample};
 
@@ -1573,4 +1573,64 @@ fn tab_toggles_glob_in_the_process_filter() {
     send(&mut a, [Msg::key(KeyCode::Tab)]);
     assert_eq!(a.procs.rows.len(), all);
     assert!(!a.procs.filter.glob);
+}
+
+// ---- alt+r: restart (wandb leet's key) ----
+
+/// `alt+r` reads the main run again from the first byte of the file it reads: the
+/// old reader stops, a new one starts on the same file under a new tag, the old
+/// reader's late messages are dropped, and the panes and guides stay as set.
+#[test]
+fn alt_r_reads_the_run_again_from_its_file_and_keeps_the_view() {
+    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
+    let file = common::wandb_file(&dir);
+    let (_, batch) = leet::source::tail::read_batch(&file).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(160, 40));
+    a.request_open(file.clone());
+    readers(&mut a);
+    let opened = Msg::Opened {
+        path: file.clone(),
+        len: 1,
+        modified: None,
+    };
+    send(&mut a, [Msg::Tagged(0, Box::new(opened.clone()))]);
+    send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
+    send(&mut a, [Msg::char('4'), Msg::char('g')]);
+    let (console, guides) = (a.panels.console, a.grid.guides);
+    assert!(console && !a.metric_keys.is_empty());
+    readers(&mut a);
+
+    let alt_r = Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::ALT));
+    send(&mut a, [alt_r]);
+    let cmds = readers(&mut a);
+    let [Cmd::StopReader { tag: 0 }, Cmd::StartReader { path, tag }] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
+    assert_eq!(path, &file);
+    let tag = *tag;
+    assert!(
+        a.run.info.run_id.is_empty(),
+        "the run is read again from nothing"
+    );
+    // The old reader's queued messages are dropped; the new reader's apply.
+    send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
+    assert!(a.run.info.run_id.is_empty());
+    send(&mut a, [Msg::Tagged(tag, Box::new(opened))]);
+    send(&mut a, [Msg::Tagged(tag, Box::new(Msg::Run(batch)))]);
+    assert_eq!(a.run.info.run_id, "many0001");
+    assert_eq!((a.panels.console, a.grid.guides), (console, guides));
+}
+
+/// In the live monitor there is no run to read again: `alt+r` does nothing.
+#[test]
+fn alt_r_does_nothing_in_the_live_monitor() {
+    let mut a = App::live(Options::default(), 60.0);
+    a.update(Msg::Resize(120, 40));
+    readers(&mut a);
+    let fx = a.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::ALT,
+    )));
+    assert!(readers(&mut a).is_empty() && !fx.quit);
 }

@@ -205,6 +205,11 @@ impl App {
             Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
                 self.move_focus(a);
             }
+            Action::Restart => {
+                if self.is_host() || !self.restart_main() {
+                    return Effect::NONE;
+                }
+            }
             Action::ToggleHidden => {
                 if self.is_host() || (self.charts.hidden == 0 && !self.charts.show_hidden) {
                     return Effect::NONE;

@@ -68,6 +68,9 @@ pub enum Action {
     CycleCrosshair,
     /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
     ToggleHidden,
+    /// `alt+r`: read the run again from the start of its file (as `wandb leet`'s
+    /// restart), keeping the panes and settings.
+    Restart,
     // ---- settings (issue 13) ----
     /// `1`: hide the metrics grid (the other panes take its room), or show it.
     ToggleGrid,
@@ -100,7 +103,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 54] = [
+    pub const ALL: [Action; 55] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -148,6 +151,7 @@ impl Action {
         Action::FilterToggleGlob,
         Action::CycleCrosshair,
         Action::ToggleHidden,
+        Action::Restart,
         // ---- settings (issue 13) ----
         Action::ToggleGrid,
         Action::ResetPaneSizes,
@@ -208,6 +212,7 @@ impl Action {
             Action::FilterToggleGlob => "filter_toggle_glob",
             Action::CycleCrosshair => "cycle_crosshair",
             Action::ToggleHidden => "toggle_hidden_metrics",
+            Action::Restart => "restart",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
             // ---- settings (issue 13) ----
@@ -283,6 +288,7 @@ impl Action {
             Action::FilterToggleGlob => "While typing any filter: toggle regex / glob",
             Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
             Action::ToggleHidden => "Show / hide metrics define_metric hides",
+            Action::Restart => "Read the run again from the start of its file",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
             // ---- settings (issue 13) ----
@@ -301,7 +307,9 @@ impl Action {
     #[must_use]
     pub fn group(self) -> &'static str {
         match self {
-            Action::Quit | Action::Help | Action::Back | Action::None => "General",
+            Action::Quit | Action::Help | Action::Back | Action::Restart | Action::None => {
+                "General"
+            }
             Action::ToggleLeftSidebar
             | Action::ToggleRightSidebar
             | Action::ToggleConsole

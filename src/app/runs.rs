@@ -82,6 +82,20 @@ impl App {
             .or_else(|| self.main_dir().map(Path::to_path_buf))
     }
 
+    /// `alt+r`: the main run read again from the first byte of the file it reads
+    /// (or the directory it waits on), keeping panes and settings; false with no
+    /// main run.
+    pub(crate) fn restart_main(&mut self) -> bool {
+        let Some(path) = self.source.file.clone().or_else(|| self.main_run_dir()) else {
+            return false;
+        };
+        // The run as the workspace spells it stays what it was.
+        let reading = self.main_reading.clone();
+        self.open_run(path, true);
+        self.main_reading = reading;
+        true
+    }
+
     /// No main run: its reader stopped, an empty run shown (a workspace with no
     /// run selected).
     pub(crate) fn close_main(&mut self) {

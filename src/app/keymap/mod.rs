@@ -288,6 +288,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "z", A::ResetZoom),
         (N, "C", A::CycleCrosshair),
         (N, "H", A::ToggleHidden),
+        (N, "alt+r", A::Restart),
         (N, "/", A::StartFilter),
         (N, "\\", A::StartSystemFilter),
         (N, "o", A::StartOverviewFilter),
