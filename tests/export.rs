@@ -29,19 +29,6 @@ fn leet(args: &[&str]) -> Output {
     out
 }
 
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
-            "NaN" => Some(f64::NAN),
-            "Infinity" => Some(f64::INFINITY),
-            "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// Numeric leaves of a history item (numbers and W&B's non-finite spellings; a
 /// boolean is not a number to the decoder, the charts, or the export), nested keys joined with `.`; a typed value
 /// (`_type`: a histogram, an image) is not a number.
@@ -58,7 +45,7 @@ fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, f64>) {
             }
         }
         v => {
-            if let Some(n) = number(v) {
+            if let Some(n) = common::json_number(v) {
                 out.insert(prefix.to_owned(), n);
             }
         }
@@ -142,7 +129,7 @@ fn from_jsonl(text: &str) -> Rows {
             let v: BTreeMap<String, Value> = serde_json::from_str(l).unwrap();
             split_step(
                 v.into_iter()
-                    .map(|(k, v)| (k, number(&v).unwrap()))
+                    .map(|(k, v)| (k, common::json_number(&v).unwrap()))
                     .collect(),
             )
         })

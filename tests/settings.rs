@@ -187,8 +187,14 @@ fn a_settings_file_must_be_a_readable_regular_file() {
     for (p, want) in [
         (fifo.as_path(), "a FIFO, not a regular file"),
         (home.path(), "a directory, not a regular file"),
-        (Path::new("/dev/zero"), "a device, not a regular file"),
-        (big.as_path(), "1048577 bytes, over the 1048576 byte limit"),
+        (
+            Path::new("/dev/zero"),
+            "a character device, not a regular file",
+        ),
+        (
+            big.as_path(),
+            "1048577 bytes, over the 1 MiB limit for the settings",
+        ),
         (missing.as_path(), "cannot read: No such file"),
     ] {
         let out = leet(

@@ -48,21 +48,6 @@ impl Expect {
     }
 }
 
-/// A history value as a number: JSON numbers, and the strings inspect writes
-/// for the non-finite ones.
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
-            "NaN" => Some(f64::NAN),
-            "Infinity" => Some(f64::INFINITY),
-            "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// W&B's define_metric glob: `*` any run of characters, anchored.
 fn glob(pat: &str, s: &str) -> bool {
     match pat.split_once('*') {
@@ -113,7 +98,7 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
                 let vals: Vec<(&String, f64)> = item
                     .iter()
                     .filter(|(k, _)| !matches!(k.as_str(), "_step" | "_runtime" | "_timestamp"))
-                    .filter_map(|(k, v)| number(v).map(|y| (k, y)))
+                    .filter_map(|(k, v)| common::json_number(v).map(|y| (k, y)))
                     .collect();
                 for &(k, y) in &vals {
                     last_seen.insert(k.clone(), y);

@@ -8,5 +8,6 @@ pub mod records;
 pub mod resolve;
 pub mod sampler;
 pub mod settings;
+pub mod small_file;
 pub mod state;
 pub mod tail;

@@ -2,7 +2,7 @@
 //! written by the runtime when a setting changes and on quit. What the text means
 //! is `app::settings`'s business.
 
-use std::io::{self, Read as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -18,80 +18,15 @@ pub fn default_path() -> Option<PathBuf> {
         .map(|d| d.join("leet/config.toml"))
 }
 
-/// Why a settings file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
-    /// It cannot be opened or read (the OS's reason).
-    Io(String),
-    /// Not a regular file, too big, not UTF-8.
-    Refused(String),
-}
+pub use super::small_file::ReadError;
 
-/// What kind of file `m` describes, for "not a regular file".
-fn file_kind(m: &std::fs::Metadata) -> &'static str {
-    let t = m.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
-}
-
-/// The text of the settings file: a regular file (opening a FIFO cannot block) of
-/// at most `cap` bytes, UTF-8. None when `path` does not exist and `optional`.
+/// The text of the settings file: a regular file of at most `cap` bytes, UTF-8.
+/// None when `path` does not exist and `optional`.
 ///
 /// # Errors
 /// [`ReadError`]: the cause, without the file's name.
 pub fn read(path: &Path, cap: u64, optional: bool) -> Result<Option<String>, ReadError> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
-    let file = match opts.open(path) {
-        Ok(f) => f,
-        Err(e) if optional && e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ReadError::Io(e.to_string())),
-    };
-    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(ReadError::Refused(format!(
-            "{}, not a regular file; the settings must be a regular file",
-            file_kind(&meta)
-        )));
-    }
-    let too_big = |len: String| {
-        ReadError::Refused(format!(
-            "{len} bytes, over the {cap} byte limit for the settings"
-        ))
-    };
-    if meta.len() > cap {
-        return Err(too_big(meta.len().to_string()));
-    }
-    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(cap + 1)
-        .read_to_end(&mut data)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
-    if data.len() as u64 > cap {
-        return Err(too_big(format!("more than {cap}")));
-    }
-    String::from_utf8(data).map(Some).map_err(|e| {
-        ReadError::Refused(format!(
-            "not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    super::small_file::read_text(path, cap, optional, "the settings")
 }
 
 /// The number of the newest save written by this process.

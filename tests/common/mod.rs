@@ -92,3 +92,18 @@ pub fn json_diff(path: &str, a: &Value, b: &Value) -> Option<String> {
         _ => (a != b).then(|| format!("{path}: {a} != {b}")),
     }
 }
+
+/// A history value as a number: JSON numbers, and the strings `leet inspect --json`
+/// writes for the non-finite ones.
+pub fn json_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "NaN" => Some(f64::NAN),
+            "Infinity" => Some(f64::INFINITY),
+            "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -8,31 +8,6 @@ use super::{Keymap, KeymapError};
 /// Largest key-map file read (the shipped one is about 4 KiB).
 pub const MAX_KEYMAP_BYTES: u64 = 1 << 20;
 
-/// What kind of file `m` describes, for "not a regular file" messages.
-fn file_kind(m: &std::fs::Metadata) -> &'static str {
-    let t = m.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
-}
-
 /// The text of a configuration file: a regular file (a FIFO, device or directory
 /// is refused, and opening one cannot block) of at most `cap` bytes, UTF-8.
 ///
@@ -40,49 +15,23 @@ fn file_kind(m: &std::fs::Metadata) -> &'static str {
 /// [`KeymapError::Io`] when it cannot be opened or read, [`KeymapError::Refused`]
 /// when it is not a regular file or is too big.
 pub fn read_config(path: &Path, cap: u64) -> Result<String, KeymapError> {
-    use std::io::Read as _;
-    let io_err = |e: std::io::Error| KeymapError::Io {
-        file: path.to_owned(),
-        reason: e.to_string(),
-    };
-    let refused = |reason: String| KeymapError::Refused {
-        file: path.to_owned(),
-        reason,
-    };
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    // Opening a FIFO for reading blocks until a writer comes, unless non-blocking.
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
-    let file = opts.open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if !meta.is_file() {
-        return Err(refused(format!(
-            "{}, not a regular file; a key map must be a regular file",
-            file_kind(&meta)
-        )));
+    use crate::source::small_file::{read_text, ReadError};
+    match read_text(path, cap, false, "a key map") {
+        Ok(Some(text)) => Ok(text),
+        // Not optional: a missing file is an I/O error, never `None`.
+        Ok(None) => Err(KeymapError::Io {
+            file: path.to_owned(),
+            reason: "not found".into(),
+        }),
+        Err(ReadError::Io(reason)) => Err(KeymapError::Io {
+            file: path.to_owned(),
+            reason,
+        }),
+        Err(ReadError::Refused(reason)) => Err(KeymapError::Refused {
+            file: path.to_owned(),
+            reason,
+        }),
     }
-    let limit = if cap >= 1 << 20 && cap % (1 << 20) == 0 {
-        format!("{} MiB", cap >> 20)
-    } else {
-        format!("{cap} bytes")
-    };
-    let too_big = |len: &str| refused(format!("{len} bytes, over the {limit} limit for a key map"));
-    if meta.len() > cap {
-        return Err(too_big(&meta.len().to_string()));
-    }
-    // The file may grow while it is read: never more than the cap.
-    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(cap + 1).read_to_end(&mut data).map_err(io_err)?;
-    if data.len() as u64 > cap {
-        return Err(too_big(&format!("more than {cap}")));
-    }
-    String::from_utf8(data).map_err(|e| {
-        refused(format!(
-            "not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
 }
 
 impl Keymap {

@@ -1,0 +1,94 @@
+//! A small configuration file's text (the key map, the settings), read once at
+//! startup: a regular file only (a FIFO, device or directory is refused, and
+//! opening one cannot block), at most a cap of bytes, UTF-8.
+
+use std::io::{self, Read as _};
+use std::path::Path;
+
+/// Why a configuration file could not be read (the cause, without its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// It cannot be opened or read (the OS's reason).
+    Io(String),
+    /// Not a regular file, too big, not UTF-8.
+    Refused(String),
+}
+
+/// What kind of file `m` describes, for "not a regular file".
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    let t = m.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The text of `path`, `what` it is named in messages ("a key map"). None when
+/// it does not exist and `optional`.
+///
+/// # Errors
+/// [`ReadError`]: the cause, without the file's name.
+pub fn read_text(
+    path: &Path,
+    cap: u64,
+    optional: bool,
+    what: &str,
+) -> Result<Option<String>, ReadError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    // Opening a FIFO for reading blocks until a writer comes, unless non-blocking.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if optional && e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadError::Io(e.to_string())),
+    };
+    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(ReadError::Refused(format!(
+            "{}, not a regular file; {what} must be a regular file",
+            file_kind(&meta)
+        )));
+    }
+    let limit = if cap >= 1 << 20 && cap % (1 << 20) == 0 {
+        format!("{} MiB", cap >> 20)
+    } else {
+        format!("{cap} bytes")
+    };
+    let too_big =
+        |len: &str| ReadError::Refused(format!("{len} bytes, over the {limit} limit for {what}"));
+    if meta.len() > cap {
+        return Err(too_big(&meta.len().to_string()));
+    }
+    // The file may grow while it is read: never more than the cap.
+    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(cap + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if data.len() as u64 > cap {
+        return Err(too_big(&format!("more than {cap}")));
+    }
+    String::from_utf8(data).map(Some).map_err(|e| {
+        ReadError::Refused(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
