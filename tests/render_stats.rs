@@ -26,15 +26,7 @@ fn typed(s: &str) -> Vec<KeyCode> {
 
 /// Two runs of `multi` drawn beside the fixture's run.
 fn compare_two(app: &mut App) {
-    let others: Vec<_> = common::fixture_runs()
-        .into_iter()
-        .filter(|(n, _)| n.starts_with("multi.offline-run-"))
-        .take(2)
-        .collect();
-    for (_, dir) in &others {
-        let file = common::wandb_file(dir);
-        app.request_compare(dir.clone(), file.parent().unwrap().to_path_buf());
-    }
+    let others = common::compare_multi(app, 2);
     app.take_cmds();
     for (i, (_, dir)) in others.iter().enumerate() {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();

@@ -317,15 +317,7 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
 fn compared_runs_get_a_column_group_each_with_their_own_stats() {
     let main = common::runs_dir().join("tiny/wandb/latest-run");
     let mut app = load(&main, Options::default().max_points);
-    let others: Vec<_> = common::fixture_runs()
-        .into_iter()
-        .filter(|(n, _)| n.starts_with("multi.offline-run-"))
-        .take(2)
-        .collect();
-    for (_, dir) in &others {
-        let file = common::wandb_file(dir);
-        app.request_compare(dir.clone(), file.parent().unwrap().to_path_buf());
-    }
+    let others = common::compare_multi(&mut app, 2);
     let cmds = app.update(Msg::Tick(1.0)).cmds;
     let _ = cmds;
     for (i, (_, dir)) in others.iter().enumerate() {

@@ -107,3 +107,18 @@ pub fn json_number(v: &Value) -> Option<f64> {
         _ => None,
     }
 }
+
+/// Draw the first `n` runs of the `multi` fixture beside the app's run (asked for:
+/// the caller answers the reader commands); their (name, directory).
+pub fn compare_multi(app: &mut leet::app::App, n: usize) -> Vec<(String, PathBuf)> {
+    let others: Vec<_> = fixture_runs()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("multi.offline-run-"))
+        .take(n)
+        .collect();
+    for (_, dir) in &others {
+        let file = wandb_file(dir);
+        app.request_compare(dir.clone(), file.parent().unwrap().to_path_buf());
+    }
+    others
+}

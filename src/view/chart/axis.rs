@@ -180,18 +180,7 @@ fn linear_axis(lo: f64, hi: f64, at: Rows, unit: Unit, place: &dyn Fn(f64) -> i6
             ticks: Vec::new(),
         };
     }
-    let mut out = YAxis::default();
-    let n = labels.len();
-    out.labels.push((0, labels[0].clone()));
-    if last > 0 {
-        out.labels.push((last, labels[n - 1].clone()));
-    }
-    for (&(r, _), l) in ticks.iter().zip(&labels[1..n - 1]) {
-        let r = u16::try_from(r).unwrap_or(0);
-        out.labels.push((r, l.clone()));
-        out.ticks.push(r);
-    }
-    out
+    placed(&labels, &ticks, last)
 }
 
 /// Whether the number in `label` ends in a `0` after its decimal point.
@@ -259,10 +248,16 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         d += 1;
     }
     let labels = values(d);
+    placed(&labels, &ticks, u16::try_from(at.last()).unwrap_or(0))
+}
+
+/// The axis from its labels (top, the ticks' top down, bottom) and the ticks'
+/// rows: the top label on row 0, the bottom one on row `last` (unless it reads as
+/// the top one), each tick's on its row.
+fn placed(labels: &[String], ticks: &[(i64, f64)], last: u16) -> YAxis {
     let n = labels.len();
     let mut out = YAxis::default();
     out.labels.push((0, labels[0].clone()));
-    let last = u16::try_from(at.last()).unwrap_or(0);
     if last > 0 && labels[n - 1] != labels[0] {
         out.labels.push((last, labels[n - 1].clone()));
     }
