@@ -33,6 +33,10 @@ impl App {
                 return Effect::REDRAW;
             }
         }
+        // ---- x axis (issue 14): the metric picker takes the keys while open ----
+        if self.xaxis.picker.is_some() {
+            return self.picker_key(&key);
+        }
         let mode = self.mode();
         match self.keymap.action(mode, &key) {
             Some(a) => {
@@ -256,6 +260,10 @@ impl App {
                 self.panels.fullscreen = true;
             }
             Action::CycleYScale => return self.cycle_y_scale(),
+            // ---- x axis (issue 14) ----
+            Action::CycleXAxis => return self.cycle_x_axis(),
+            Action::XAxisToAll => return self.x_axis_to_all(),
+            Action::ToggleLogX => return self.toggle_log_x(),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),

@@ -85,6 +85,13 @@ pub enum Action {
     InspectRecords,
     /// Record inspector: show only the next record type (cycles back to all).
     CycleRecordType,
+    // ---- x axis (issue 14) ----
+    /// `x`: the focused chart's x: default → relative time → wall time → a metric.
+    CycleXAxis,
+    /// `X`: every chart's x becomes the focused chart's.
+    XAxisToAll,
+    /// `L`: log x on the focused chart (thinned in log space), or linear.
+    ToggleLogX,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -103,7 +110,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 58] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -160,6 +167,10 @@ impl Action {
         Action::ReverseSort,
         Action::InspectRecords,
         Action::CycleRecordType,
+        // ---- x axis (issue 14) ----
+        Action::CycleXAxis,
+        Action::XAxisToAll,
+        Action::ToggleLogX,
         Action::None,
     ];
 
@@ -223,6 +234,10 @@ impl Action {
             Action::ReverseSort => "reverse_sort",
             Action::InspectRecords => "inspect_records",
             Action::CycleRecordType => "cycle_record_type",
+            // ---- x axis (issue 14) ----
+            Action::CycleXAxis => "cycle_x_axis",
+            Action::XAxisToAll => "x_axis_to_all",
+            Action::ToggleLogX => "toggle_log_x",
             Action::None => "none",
         }
     }
@@ -299,6 +314,10 @@ impl Action {
             Action::ReverseSort => "Reverse the sort order",
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
+            // ---- x axis (issue 14) ----
+            Action::CycleXAxis => "Cycle x of focused chart: step, rel time, wall, metric",
+            Action::XAxisToAll => "Give every chart the focused chart's x",
+            Action::ToggleLogX => "Toggle log x on focused chart",
             Action::None => "(unbound)",
         }
     }
@@ -337,6 +356,8 @@ impl Action {
             | Action::ResetZoom
             | Action::CycleCrosshair
             | Action::ToggleHidden => "Charts",
+            // ---- x axis (issue 14) ----
+            Action::CycleXAxis | Action::XAxisToAll | Action::ToggleLogX => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

@@ -34,6 +34,8 @@ mod source;
 pub mod stats;
 pub mod system;
 pub mod workspace;
+// ---- x axis (issue 14) ----
+pub mod xaxis;
 
 use std::collections::BTreeMap;
 
@@ -261,6 +263,8 @@ pub struct App {
     pub stats: stats::StatsTable,
     /// The record inspector (`i`), while open.
     pub inspector: Option<Box<inspector::Inspector>>,
+    /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
+    pub xaxis: xaxis::XAxisState,
     /// The workspace of the wandb directory (None: a run outside one, the live
     /// monitor).
     pub workspace: Option<Box<workspace::Workspace>>,
@@ -316,6 +320,7 @@ impl App {
             media: media::MediaState::default(),
             stats: stats::StatsTable::default(),
             inspector: None,
+            xaxis: xaxis::XAxisState::default(),
             workspace: None,
             main_tag: None,
             main_reading: None,

@@ -441,7 +441,8 @@ impl Decoder {
                     row.step = Some(n);
                 }
             }
-            Special::Runtime | Special::Unkept => {}
+            Special::Unkept => {}
+            Special::Runtime => row.runtime = num.filter(|n| n.is_finite()),
             Special::Timestamp => {
                 if let Some(t) = num {
                     row.time = Some(row.time.map_or(t, |l| l.max(t)));

@@ -196,6 +196,8 @@ pub struct Row {
     pub step: Option<f64>,
     /// The largest `_timestamp` of the row.
     pub time: Option<f64>,
+    /// The row's `_runtime` (seconds since the process started), when logged.
+    pub runtime: Option<f64>,
     /// Numeric values other than `_step`, `_runtime`, `_timestamp`, in record order,
     /// as ranges of [`Events::values`].
     pub values: Range<u32>,

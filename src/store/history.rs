@@ -121,6 +121,7 @@ impl Run {
         #[allow(clippy::cast_precision_loss)]
         let x_default = r.step.unwrap_or(self.history_rows as f64 - 1.0);
         self.take_row_media(x_default);
+        self.timeline.row(x_default, r.time, r.runtime);
         if defs {
             for (k, v) in &self.row_steps {
                 self.last_step_values.insert(k.clone(), *v);
@@ -137,6 +138,10 @@ impl Run {
                 };
                 if let Some(x) = x {
                     self.metrics.push_at(slot, x, y);
+                }
+                // Charted over a step metric: by `_step` too, for other x axes.
+                if self.step_metric_of.get(&name).is_some_and(Option::is_some) {
+                    self.timeline.by_step.push(&name, x_default, y);
                 }
             }
         } else {
@@ -163,6 +168,7 @@ impl Run {
         #[allow(clippy::cast_precision_loss)]
         let x = r.step.unwrap_or(self.history_rows as f64 - 1.0);
         self.take_row_media(x);
+        self.timeline.row(x, r.time, r.runtime);
         for &(id, y) in vals {
             if let Some(&slot) = self.metric_of.get(id as usize) {
                 self.metrics.push_at(slot, x, y);

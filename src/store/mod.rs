@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod run;
 pub mod series;
 pub mod smooth;
+pub mod timeline;
 pub(crate) mod tree;
 
 pub use load::load;

@@ -75,6 +75,8 @@ pub struct Run {
     pub media: BTreeMap<String, MediaList>,
     /// System metrics: key → series over Unix time in seconds.
     pub system: MetricStore,
+    /// Row times, and step-metric'd values by `_step` (charting against time or a metric).
+    pub timeline: super::timeline::Timeline,
     pub console: Console,
     pub exit_code: Option<i32>,
     pub exit_runtime: Option<i32>,

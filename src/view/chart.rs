@@ -17,6 +17,7 @@ use raster::Raster;
 
 mod axis;
 mod gaps;
+pub(crate) use axis::XTicks;
 mod raster;
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
@@ -51,6 +52,8 @@ pub(crate) struct ChartSpec<'a> {
     pub log_y: bool,
     pub focused: bool,
     pub fmt_x: &'a dyn Fn(f64) -> String,
+    /// Where the x ticks go (round numbers, durations, decades).
+    pub x_ticks: XTicks,
     /// The unit of the y labels: one scale and one number of decimals for every
     /// label of the axis (`0%` … `100%`, `2GiB` … `16GiB`).
     pub y_unit: Unit,
@@ -205,7 +208,7 @@ pub(super) fn x_labels(
     fmt_x: &dyn Fn(f64) -> String,
     theme: Theme,
 ) {
-    x_labels_around(buf, plot, y, x, fmt_x, &[], theme);
+    x_labels_around(buf, plot, y, x, (fmt_x, XTicks::Round), &[], theme);
 }
 
 /// [`x_labels`], the round values in between kept off the columns `avoid`
@@ -215,7 +218,7 @@ fn x_labels_around(
     plot: Rect,
     y: u16,
     x: (f64, f64),
-    fmt_x: &dyn Fn(f64) -> String,
+    (fmt_x, kind): (&dyn Fn(f64) -> String, XTicks),
     avoid: &[(u16, u16)],
     theme: Theme,
 ) {
@@ -232,7 +235,9 @@ fn x_labels_around(
         // About one label per 12 cells, at most 9 in between: a scale, not a ruler.
         let label_w = (width(&a).max(bw) + gap).max(12);
         let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
-        for v in nice_ticks(x.0, x.1, most) {
+        let ticks = axis::x_ticks(kind, x.0, x.1, most)
+            .unwrap_or_else(|| nice_ticks(x.0, x.1, most));
+        for v in ticks {
             let t = fmt_x(v);
             let tw = width(&t);
             let f = (v - x.0) / (x.1 - x.0);
@@ -326,7 +331,8 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
             .iter()
             .map(|&(a, b, _)| (plot.x + a, plot.x + b))
             .collect();
-        x_labels_around(buf, plot, y, spec.x, spec.fmt_x, &abs, theme);
+        let fmt = (spec.fmt_x, spec.x_ticks);
+        x_labels_around(buf, plot, y, spec.x, fmt, &abs, theme);
         draw_gap_marks(buf, plot.x, y, &marks, theme);
     }
     // Legend.

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::chart::{render_chart, Band, ChartSpec, Line};
+use super::chart::{render_chart, Band, ChartSpec, Line, XTicks};
 use super::fit::{put, word_wrap};
 use super::format;
 use super::group::{group_stats, GroupStats};
@@ -73,21 +73,34 @@ pub(crate) fn render_metric_chart(
             pts
         })
         .collect();
+    // ---- x axis (issue 14): another x or log x maps the points (None: as drawn) ----
+    let cross_x = app.charts.crosshair.filter(|c| c.synced || focused).map(|c| c.x);
+    let runs: Vec<&crate::store::Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
+    let zoom = app.charts.zoom.get(key).copied();
+    let mapped = super::xaxis::map_chart(app, key, &runs, zoom, px, cross_x);
+    let (pts, (x0, x1)) = match mapped.as_ref() {
+        Some(m) => (m.pts.clone(), m.x),
+        None => (pts, (x0, x1)),
+    };
+    let shown_x = mapped.as_ref().and_then(|m| m.name.as_deref()).unwrap_or(xname);
     let log = app.grid.scales.metric(key) == crate::app::grid::YScale::Log;
     let title = sanitize(key);
     let mut flags = String::new();
     if log {
         flags.push_str(" log");
     }
+    if mapped.as_ref().is_some_and(|m| m.log) {
+        flags.push_str(" logx");
+    }
     if app.charts.zoom.contains_key(key) {
         flags.push_str(" zoom");
     }
-    let title = if flags.is_empty() && xname == "_step" {
+    let title = if flags.is_empty() && shown_x == "_step" {
         title
-    } else if xname == "_step" {
+    } else if shown_x == "_step" {
         format!("{title} ·{flags}")
     } else {
-        format!("{title} · x={}{flags}", sanitize(xname))
+        format!("{title} · x={}{flags}", sanitize(shown_x))
     };
     // The crosshair (on this chart when it is focused, on every chart when synced):
     // x, and each series' value at its point nearest to x.
@@ -110,6 +123,14 @@ pub(crate) fn render_metric_chart(
         )),
         Some(c) => Some(format!("x={}", format::value(c.x))),
         None => first.last().map(|(_, y)| format::value(y)),
+    };
+    let corner = match &mapped {
+        Some(m) => m.corner(
+            cross.is_some(),
+            (all.len() == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
+            first.last().map(|p| p.1),
+        ),
+        None => corner,
     };
     // Grouped (`G` in the workspace): per group its mean line and min–max band.
     let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
@@ -155,7 +176,7 @@ pub(crate) fn render_metric_chart(
     // Steps lost to damage (each run's own breaks: its line is not drawn across
     // them) and steps between a resumed run's segments (drawn as separate lines
     // already): both marked on the x axis. Breaks are `_step` ranges.
-    let on_step = xname == "_step";
+    let on_step = xname == "_step" && mapped.is_none();
     let breaks_of = |i: usize| -> &[(f64, f64)] {
         if on_step {
             drawn[i].run.breaks.spans()
@@ -210,20 +231,18 @@ pub(crate) fn render_metric_chart(
             Vec::new(),
         ),
     };
+    let fmt_x = |v: f64| mapped.as_ref().map_or_else(|| format::compact(v), |m| m.label(v));
     let spec = ChartSpec {
         title: &title,
         corner,
         lines,
         bands,
-        cursor: cross.map(|c| c.x),
+        cursor: mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor),
         x: (x0, x1),
         log_y: log,
         focused,
-        fmt_x: if app.is_host() {
-            &clock_x
-        } else {
-            &format::compact
-        },
+        fmt_x: if app.is_host() { &clock_x } else { &fmt_x },
+        x_ticks: mapped.as_ref().map_or(XTicks::Round, |m| m.ticks),
         y_unit: Unit::Plain,
         guides: app.grid.guides,
         legend,
@@ -231,6 +250,9 @@ pub(crate) fn render_metric_chart(
         note,
     };
     render_chart(buf, area, &spec, theme);
+    if focused {
+        super::xaxis::render_picker(buf, area, app, key, theme);
+    }
 }
 
 /// The `_step` ranges no segment of a resumed run logged: between one segment's

@@ -21,6 +21,8 @@ mod status;
 mod sys_chart;
 mod theme;
 mod workspace;
+// ---- x axis (issue 14) ----
+mod xaxis;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

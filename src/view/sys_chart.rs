@@ -4,7 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::chart::{render_chart, ChartSpec, Line};
+use super::chart::{render_chart, ChartSpec, Line, XTicks};
 use super::fit::width as text_width;
 use super::format;
 use super::heatmap::{render_heatmap, HeatSpec};
@@ -194,6 +194,7 @@ pub(crate) fn render_sys_chart(
         log_y: log,
         focused,
         fmt_x: &fmt_x,
+        x_ticks: XTicks::Round,
         y_unit: unit,
         guides: app.grid.guides,
         legend,

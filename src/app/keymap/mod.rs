@@ -308,6 +308,10 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
         (N, "i", A::InspectRecords),
+        // ---- x axis (issue 14) ----
+        (N, "x", A::CycleXAxis),
+        (N, "X", A::XAxisToAll),
+        (N, "L", A::ToggleLogX),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -337,6 +341,9 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "g", A::CycleGuides),
         (S, "z", A::ResetZoom),
         (S, "C", A::CycleCrosshair),
+        // ---- x axis (issue 14) ----
+        (S, "x", A::CycleXAxis),
+        (S, "L", A::ToggleLogX),
         (S, "left", A::FocusLeft),
         (S, "a", A::FocusLeft),
         (S, "right", A::FocusRight),

@@ -333,3 +333,71 @@ fn log_candidates(
     }
     out
 }
+
+// ---- x axis (issue 14) ----
+
+/// How a chart's x axis is ticked: round numbers, round durations (seconds: a
+/// relative time, or a Unix time whose ticks fall on round times of day), or
+/// decades (the axis is log10 of the value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum XTicks {
+    #[default]
+    Round,
+    Seconds,
+    Log10,
+}
+
+/// Round durations a time axis is ticked by, in seconds.
+const TIME_STEPS: [f64; 22] = [
+    1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0,
+    10_800.0, 21_600.0, 43_200.0, 86_400.0, 172_800.0, 604_800.0, 2_592_000.0, 31_536_000.0,
+];
+
+/// At most `most` tick values strictly inside (lo, hi) for a `kind` axis; None:
+/// round numbers ([`XTicks::Round`], and a time axis under a few seconds).
+pub(super) fn x_ticks(kind: XTicks, lo: f64, hi: f64, most: usize) -> Option<Vec<f64>> {
+    let span = hi - lo;
+    if most == 0 || !span.is_finite() || span <= 0.0 {
+        return Some(Vec::new());
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let raw = span / (most + 1) as f64;
+    match kind {
+        XTicks::Round => None,
+        XTicks::Seconds => {
+            let step = TIME_STEPS.into_iter().find(|&s| s >= raw)?;
+            (raw >= 1.0 || span >= 5.0).then(|| multiples(lo, hi, step, most))
+        }
+        XTicks::Log10 if span >= 1.0 => Some(multiples(lo, hi, nice_step(raw).max(1.0), most)),
+        // Within a decade: round values, placed at their log10.
+        XTicks::Log10 => {
+            let (a, b) = (10f64.powf(lo), 10f64.powf(hi));
+            let step = nice_step((b - a) / (most + 1) as f64);
+            Some(
+                multiples(a, b, step, most)
+                    .into_iter()
+                    .filter(|&v| v > 0.0)
+                    .map(f64::log10)
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// k·`step` strictly inside (lo, hi), at most `most` of them.
+fn multiples(lo: f64, hi: f64, step: f64, most: usize) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut k = (lo / step).floor() + 1.0;
+    // Bounded: far from zero, k + 1 can round back to k.
+    for _ in 0..=most + 1 {
+        let v = k * step;
+        if v >= hi - step * 1e-9 || out.len() == most {
+            break;
+        }
+        if v > lo + step * 1e-9 {
+            out.push(if v == 0.0 { 0.0 } else { v });
+        }
+        k += 1.0;
+    }
+    out
+}

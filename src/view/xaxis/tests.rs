@@ -1,0 +1,100 @@
+//! Unit tests of the x mapping, its thinning and its labels.
+
+use super::*;
+use crate::store::series::Series;
+
+#[test]
+fn relative_time_labels() {
+    assert_eq!(rel_time(0.0, 7200.0), "0s");
+    assert_eq!(rel_time(30.0, 7200.0), "30s");
+    assert_eq!(rel_time(60.0, 7200.0), "1m");
+    assert_eq!(rel_time(90.0, 7200.0), "1m30s");
+    assert_eq!(rel_time(3720.0, 7200.0), "1h02m");
+    assert_eq!(rel_time(7200.0, 7200.0), "2h");
+    assert_eq!(rel_time(86_400.0 * 2.0 + 3.0 * 3600.0, 1e6), "2d03h");
+    assert_eq!(rel_time(-5.0, 100.0), "-5s");
+    // A run of a fraction of a second: decimals that tell its ticks apart.
+    assert_eq!(rel_time(0.385, 0.02), "0.385s");
+    assert_eq!(rel_time(0.39, 0.02), "0.39s");
+    assert_eq!(rel_time(2.5, 8.0), "2.5s");
+    assert_eq!(rel_time(f64::NAN, 1.0), "?");
+}
+
+#[test]
+fn wall_time_labels() {
+    // 2026-11-30 17:48:29 UTC.
+    let t = 1_796_060_909.0;
+    assert_eq!(wall_time(t, (t - 600.0, t)), "17:48:29");
+    // Across midnight: the date.
+    assert_eq!(wall_time(t, (t - 86_400.0, t)), "11-30 17:48");
+    assert_eq!(wall_time(t - 86_400.0, (t - 86_400.0, t)), "11-29 17:48");
+    // Under ten seconds: fractions, truncated as a clock's.
+    assert_eq!(wall_time(t + 0.5849, (t, t + 0.02)), "17:48:29.584");
+    assert_eq!(wall_time(t + 0.9999, (t, t + 5.0)), "17:48:29.99");
+    assert_eq!(month_day(0), (1, 1));
+    assert_eq!(month_day(20_787), (11, 30));
+    assert_eq!(month_day(20_788), (12, 1));
+}
+
+#[test]
+fn thinning_keeps_logged_order_for_an_x_that_goes_back() {
+    // epoch logged 0, 2, 1, 3: the line goes point to point as logged.
+    let pts = [(0.0, 1.0), (2.0, 2.0), (1.0, 3.0), (3.0, 4.0)];
+    assert_eq!(thin(&pts, (0.0, 3.0), 100), pts.to_vec());
+    // Many points in one column: its min and max, in logged order.
+    let pts: Vec<Point> = (0..100).map(|i| (f64::from(i) / 1000.0, f64::from(i % 7))).collect();
+    let out = thin(&pts, (0.0, 1.0), 10);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].1, 0.0);
+    assert_eq!(out[1].1, 6.0);
+    // Gaps stay.
+    let pts = [(0.0, 1.0), (0.5, f64::NAN), (1.0, 2.0)];
+    assert!(thin(&pts, (0.0, 1.0), 4)[1].1.is_nan());
+}
+
+/// Log x thinned in log space: a 100k-point series over 1..=100k (five decades)
+/// has as many points in the first decade's columns as in the last one's. Thinned
+/// in linear x first (as W&B's sampling does), the first decade is one column.
+#[test]
+fn log_x_thins_in_log_space_and_keeps_the_first_decade() {
+    let mut s = Series::new(200_000);
+    for i in 1..=100_000u32 {
+        s.push(f64::from(i), (f64::from(i) * 0.37).sin());
+    }
+    let width = 200;
+    let logged: Vec<Point> = s
+        .points()
+        .iter()
+        .filter_map(|&(x, y)| axis_value(x, true).map(|v| (v, y)))
+        .collect();
+    let out = thin(&logged, (0.0, 5.0), width);
+    let cols = |from: f64, to: f64| {
+        let mut c: Vec<i64> = out
+            .iter()
+            .filter(|p| p.0 >= from && p.0 < to)
+            .map(|p| (p.0 / 5.0 * width as f64).floor() as i64)
+            .collect();
+        c.dedup();
+        c.len()
+    };
+    // x 1..10 has nine points (log10 0..1: 40 columns); each its own column.
+    assert_eq!(cols(0.0, 1.0), 9);
+    // 10..100 fills most of its 40 columns, the last decade all of them.
+    assert!(cols(1.0, 2.0) >= 30, "{}", cols(1.0, 2.0));
+    assert!(cols(4.0, 5.0) >= 39, "{}", cols(4.0, 5.0));
+    assert!(out.len() <= 2 * width + 4, "{}", out.len());
+    // The linear-first way: thinned over 1..100k, then logged.
+    let mut lin = Vec::new();
+    s.downsample(1.0, 100_000.0, width, &mut lin);
+    let first = lin.iter().filter(|p| p.0 < 10.0).count();
+    assert!(first <= 2, "{first}");
+}
+
+#[test]
+fn axis_values_on_a_log_axis_drop_zero_and_below() {
+    assert_eq!(axis_value(100.0, true), Some(2.0));
+    assert_eq!(axis_value(0.0, true), None);
+    assert_eq!(axis_value(-3.0, true), None);
+    assert_eq!(axis_value(-3.0, false), Some(-3.0));
+    assert_eq!(axis_value(f64::NAN, false), None);
+}
