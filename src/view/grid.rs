@@ -129,6 +129,7 @@ pub(crate) fn render_metric_chart(
             cross.is_some(),
             (all.len() == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
             first.last().map(|p| p.1),
+            usize::from(area.width.saturating_sub(6)).saturating_sub(super::fit::width(&title).into()),
         ),
         None => corner,
     };

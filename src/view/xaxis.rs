@@ -194,8 +194,15 @@ pub(crate) fn map_chart(
 
 impl Mapped {
     /// The corner's text: with the crosshair, `x=` in the chosen unit (and the one
-    /// series' value `y`); else the `last` value; and the points not drawn.
-    pub(crate) fn corner(&self, crossed: bool, y: Option<Option<f64>>, last: Option<f64>) -> Option<String> {
+    /// series' value `y`); else the `last` value; and the points not drawn, where
+    /// the whole fits in `room` columns (the title keeps the rest).
+    pub(crate) fn corner(
+        &self,
+        crossed: bool,
+        y: Option<Option<f64>>,
+        last: Option<f64>,
+        room: usize,
+    ) -> Option<String> {
         let mut c = if crossed {
             let x = self.cursor.map_or_else(|| "–".to_owned(), |v| self.label(v));
             match y {
@@ -210,10 +217,11 @@ impl Mapped {
         };
         if self.dropped > 0 {
             let why = if self.log { "x≤0" } else { "no x" };
-            if !c.is_empty() {
-                c.push_str(" · ");
+            let sep = if c.is_empty() { "" } else { " · " };
+            let more = format!("{c}{sep}{} {why}", self.dropped);
+            if more.chars().count() <= room {
+                c = more;
             }
-            c.push_str(&format!("{} {why}", self.dropped));
         }
         (!c.is_empty()).then_some(c)
     }
@@ -326,7 +334,7 @@ fn decimals(span: f64) -> usize {
         return 0;
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let d = (-(span / 20.0).log10() - 1e-9).ceil().clamp(0.0, 4.0) as usize;
+    let d = (-(span / 10.0).log10() - 0.01).ceil().clamp(0.0, 4.0) as usize;
     d
 }
 

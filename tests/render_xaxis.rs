@@ -1,0 +1,114 @@
+//! X axis snapshots (issue 14): the same chart by step, relative time, wall time,
+//! an `epoch` metric and log x, driven through keys (`x` cycles the focused chart's
+//! x, the picker takes a typed filter and enter, `X` gives every chart the focused
+//! one's x, `L` toggles log x).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::screen::{app_from, screen, SIZES};
+
+use crossterm::event::KeyCode;
+use leet::app::App;
+use leet::msg::Msg;
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        app.update(Msg::char(c));
+    }
+}
+
+/// `fixture` at `w`×`h` with the chart of `key` focused.
+fn focused_on(fixture: &str, key: &str, w: u16, h: u16) -> App {
+    let mut app = app_from(fixture, w, h);
+    let at = app
+        .charts
+        .shown
+        .iter()
+        .position(|&i| app.metric_keys[i] == key)
+        .unwrap();
+    for _ in 0..at {
+        app.update(Msg::char('d'));
+    }
+    assert_eq!(app.focused_key(), Some(key));
+    app
+}
+
+/// The top border line of the focused (thick) chart.
+fn focused_title(s: &str) -> String {
+    s.lines()
+        .flat_map(|l| l.split('┏').skip(1))
+        .next()
+        .map(|t| t.split('┓').next().unwrap_or("").to_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn custom_step_train_loss_by_step_relative_wall_and_epoch() {
+    for (w, h) in SIZES {
+        let mut app = focused_on("custom_step", "train/loss", w, h);
+        let by_step = screen(&app, w, h);
+        assert!(!focused_title(&by_step).contains("x="), "{by_step}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_step"), by_step);
+
+        press(&mut app, "x");
+        let rel = screen(&app, w, h);
+        assert!(focused_title(&rel).contains("x=rel"), "{rel}");
+        // train/loss's _runtime runs 0.379s … 0.398s: seconds with the decimals
+        // that tell them apart.
+        assert!(rel.contains("0.379s") && rel.contains("0.398s"), "{rel}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_relative"), rel);
+
+        press(&mut app, "x");
+        let wall = screen(&app, w, h);
+        assert!(focused_title(&wall).contains("x=wall"), "{wall}");
+        // The last row's _timestamp, 17:51:18.602 UTC.
+        assert!(wall.contains("17:51:18.602"), "{wall}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_wall"), wall);
+
+        press(&mut app, "x");
+        let picker = screen(&app, w, h);
+        assert!(picker.contains("x axis: metric"), "{picker}");
+        press(&mut app, "epo");
+        let typed = screen(&app, w, h);
+        assert!(typed.contains("▶ epoch"), "{typed}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_picker"), typed);
+        app.update(Msg::key(KeyCode::Enter));
+        let epoch = screen(&app, w, h);
+        assert!(focused_title(&epoch).contains("x=epoch"), "{epoch}");
+        // train/loss is logged on odd steps (and 100, 200), epoch on even ones up
+        // to step 22: each odd step's epoch is interpolated between its
+        // neighbours' (step 1 at 0.5, the axis' start); steps 23, 100 and 200 come
+        // after the last epoch, have no x, and are counted in the corner.
+        // (Where the chart is wide enough: the title keeps its room first.)
+        let t = focused_title(&epoch);
+        assert!(t.contains("3 no x") || t.chars().count() < 40, "{epoch}");
+        assert!(epoch.contains("└0.5 "), "{epoch}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_epoch"), epoch);
+
+        // And back to the default.
+        press(&mut app, "x");
+        assert_eq!(screen(&app, w, h), by_step);
+    }
+}
+
+#[test]
+fn custom_step_train_loss_on_log_x() {
+    for (w, h) in SIZES {
+        let mut app = focused_on("custom_step", "train/loss", w, h);
+        press(&mut app, "L");
+        let s = screen(&app, w, h);
+        let title = focused_title(&s);
+        assert!(title.contains("logx"), "{s}");
+        // Logged from step 1: nothing left out; the ends are its first and last steps.
+        assert!(!title.contains("x≤0"), "{s}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_log"), s);
+        press(&mut app, "L");
+        assert!(!focused_title(&screen(&app, w, h)).contains("logx"));
+    }
+    // `epoch` is logged from step 0, which has no log: one point left out, counted.
+    let mut app = focused_on("custom_step", "epoch", 120, 40);
+    press(&mut app, "L");
+    let s = screen(&app, 120, 40);
+    assert!(focused_title(&s).contains("1 x≤0"), "{s}");
+}
