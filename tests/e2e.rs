@@ -1213,3 +1213,26 @@ fn end_in_the_inspector_follows_a_growing_file() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+// ---- xaxis ----
+
+/// `x` on the focused chart of a real terminal: the title's `x=` goes from
+/// nothing (`_step`) to `x=rel`, then `x=wall`; `L` adds `logx`.
+#[test]
+fn x_cycles_the_focused_charts_x_axis_in_its_title() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let t = Tmux::start("xaxis", &[&run], 120, 30);
+    let (s, _) = t.wait_for("Run Overview", Duration::from_secs(10));
+    assert!(!s.contains("x=rel"), "{s}");
+    t.keys(&["x"]);
+    t.wait_for("x=rel", Duration::from_secs(5));
+    t.keys(&["x"]);
+    let (s, _) = t.wait_for("x=wall", Duration::from_secs(5));
+    assert!(!s.contains("x=rel"), "{s}");
+    t.keys(&["L"]);
+    t.wait_for("x=wall logx", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

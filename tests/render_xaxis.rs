@@ -112,3 +112,44 @@ fn custom_step_train_loss_on_log_x() {
     let s = screen(&app, 120, 40);
     assert!(focused_title(&s).contains("1 x≤0"), "{s}");
 }
+
+/// The titles of every chart on the screen (thin and thick borders).
+fn titles(s: &str) -> Vec<String> {
+    s.lines()
+        .flat_map(|l| {
+            l.split(['╭', '┏'])
+                .skip(1)
+                .map(|t| t.split(['─', '━']).next().unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `X` gives every chart the focused chart's x: many_metrics against its
+/// `epoch_float`, picked by typing part of its name; then `x` on one chart moves
+/// that chart only.
+#[test]
+fn many_metrics_every_chart_against_epoch_float() {
+    for (w, h) in SIZES {
+        let mut app = app_from("many_metrics", w, h);
+        press(&mut app, "xxx");
+        press(&mut app, "epoch_f");
+        app.update(Msg::key(KeyCode::Enter));
+        press(&mut app, "X");
+        let s = screen(&app, w, h);
+        let t = titles(&s);
+        assert!(t.len() >= 2, "{s}");
+        // Each title says it (cut where the chart is narrow: `x=epoc…`, `x…`).
+        for title in &t {
+            let cut = title.ends_with('…') && title.contains(" · x");
+            assert!(title.contains("x=epoch_float") || cut, "{title:?}\n{s}");
+        }
+        insta::assert_snapshot!(format!("many_metrics_{w}x{h}_x_epoch_float_all"), s);
+        // x on the focused chart: back to its default; the others keep theirs.
+        press(&mut app, "x");
+        let s = screen(&app, w, h);
+        assert!(!focused_title(&s).contains("x="), "{s}");
+        let others = titles(&s).iter().filter(|t| t.contains(" · x")).count();
+        assert_eq!(others, t.len() - 1, "{s}");
+    }
+}

@@ -235,8 +235,8 @@ fn x_labels_around(
         // About one label per 12 cells, at most 9 in between: a scale, not a ruler.
         let label_w = (width(&a).max(bw) + gap).max(12);
         let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
-        let ticks = axis::x_ticks(kind, x.0, x.1, most)
-            .unwrap_or_else(|| nice_ticks(x.0, x.1, most));
+        let ticks =
+            axis::x_ticks(kind, x.0, x.1, most).unwrap_or_else(|| nice_ticks(x.0, x.1, most));
         for v in ticks {
             let t = fmt_x(v);
             let tw = width(&t);

@@ -74,7 +74,11 @@ pub(crate) fn render_metric_chart(
         })
         .collect();
     // ---- x axis (issue 14): another x or log x maps the points (None: as drawn) ----
-    let cross_x = app.charts.crosshair.filter(|c| c.synced || focused).map(|c| c.x);
+    let cross_x = app
+        .charts
+        .crosshair
+        .filter(|c| c.synced || focused)
+        .map(|c| c.x);
     let runs: Vec<&crate::store::Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
     let zoom = app.charts.zoom.get(key).copied();
     let mapped = super::xaxis::map_chart(app, key, &runs, zoom, px, cross_x);
@@ -82,7 +86,10 @@ pub(crate) fn render_metric_chart(
         Some(m) => (m.pts.clone(), m.x),
         None => (pts, (x0, x1)),
     };
-    let shown_x = mapped.as_ref().and_then(|m| m.name.as_deref()).unwrap_or(xname);
+    let shown_x = mapped
+        .as_ref()
+        .and_then(|m| m.name.as_deref())
+        .unwrap_or(xname);
     let log = app.grid.scales.metric(key) == crate::app::grid::YScale::Log;
     let title = sanitize(key);
     let mut flags = String::new();
@@ -129,7 +136,8 @@ pub(crate) fn render_metric_chart(
             cross.is_some(),
             (all.len() == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
             first.last().map(|p| p.1),
-            usize::from(area.width.saturating_sub(6)).saturating_sub(super::fit::width(&title).into()),
+            usize::from(area.width.saturating_sub(6))
+                .saturating_sub(super::fit::width(&title).into()),
         ),
         None => corner,
     };
@@ -232,7 +240,11 @@ pub(crate) fn render_metric_chart(
             Vec::new(),
         ),
     };
-    let fmt_x = |v: f64| mapped.as_ref().map_or_else(|| format::compact(v), |m| m.label(v));
+    let fmt_x = |v: f64| {
+        mapped
+            .as_ref()
+            .map_or_else(|| format::compact(v), |m| m.label(v))
+    };
     let spec = ChartSpec {
         title: &title,
         corner,

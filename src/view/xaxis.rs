@@ -144,7 +144,9 @@ pub(crate) fn map_chart(
         let map = map_of(run, x);
         let mut out = Vec::new();
         if let (Some(src), Some(map)) = (src, &map) {
-            let tail = src.last().filter(|l| src.points().last().is_none_or(|p| p.0 < l.0));
+            let tail = src
+                .last()
+                .filter(|l| src.points().last().is_none_or(|p| p.0 < l.0));
             for &(s, y) in src.points().iter().chain(tail.iter()) {
                 if zoom.is_some_and(|(a, b)| s < a || s > b) {
                     continue;
@@ -163,7 +165,9 @@ pub(crate) fn map_chart(
             // The crosshair stands at a point of the first series, in its own x:
             // a step wherever the chart's series are over `_step`.
             if i == 0 && (*x == XAxis::Default || run.x_axis_of(key) == "_step") {
-                cursor = cross.and_then(|c| map.at(c)).and_then(|v| axis_value(v, log));
+                cursor = cross
+                    .and_then(|c| map.at(c))
+                    .and_then(|v| axis_value(v, log));
             }
         }
         mapped.push(out);
@@ -204,7 +208,9 @@ impl Mapped {
         room: usize,
     ) -> Option<String> {
         let mut c = if crossed {
-            let x = self.cursor.map_or_else(|| "–".to_owned(), |v| self.label(v));
+            let x = self
+                .cursor
+                .map_or_else(|| "–".to_owned(), |v| self.label(v));
             match y {
                 Some(y) => format!(
                     "x={x} · {}",

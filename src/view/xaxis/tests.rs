@@ -42,7 +42,9 @@ fn thinning_keeps_logged_order_for_an_x_that_goes_back() {
     let pts = [(0.0, 1.0), (2.0, 2.0), (1.0, 3.0), (3.0, 4.0)];
     assert_eq!(thin(&pts, (0.0, 3.0), 100), pts.to_vec());
     // Many points in one column: its min and max, in logged order.
-    let pts: Vec<Point> = (0..100).map(|i| (f64::from(i) / 1000.0, f64::from(i % 7))).collect();
+    let pts: Vec<Point> = (0..100)
+        .map(|i| (f64::from(i) / 1000.0, f64::from(i % 7)))
+        .collect();
     let out = thin(&pts, (0.0, 1.0), 10);
     assert_eq!(out.len(), 2);
     assert_eq!(out[0].1, 0.0);
