@@ -153,3 +153,63 @@ fn many_metrics_every_chart_against_epoch_float() {
         assert_eq!(others, t.len() - 1, "{s}");
     }
 }
+
+/// The crosshair reads in the chosen x: on train/loss by wall time it stands at
+/// the last point (step 200), and the corner says that row's `_timestamp`
+/// (17:51:18.6020572 UTC, truncated to the axis' decimals) and its value; `←`
+/// steps to the point before (step 100, logged at 17:51:18.5998018), and by
+/// relative time the same point reads as its `_runtime` (0.394837677 s).
+#[test]
+fn the_crosshair_corner_reads_the_chosen_x() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    // Full screen: room for the whole corner.
+    app.update(Msg::key(KeyCode::Enter));
+    press(&mut app, "xxC");
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=17:51:18.602 · 0.1"), "{s}");
+    app.update(Msg::key(KeyCode::Left));
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=17:51:18.599 · 0.4"), "{s}");
+    // The cursor's dim column at that time (13/16 of the way from step 1's time).
+    insta::assert_snapshot!("custom_step_120x40_x_wall_crosshair", s);
+    // Through the picker (esc: back to the default), then relative time.
+    press(&mut app, "x");
+    app.update(Msg::key(KeyCode::Esc));
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=100 · 0.4"), "{s}");
+    press(&mut app, "x");
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=0.395s · 0.4"), "{s}");
+    assert!(app.charts.crosshair.is_some());
+}
+
+/// The wheel zooms a chart drawn by relative time: its x range narrows (the zoom
+/// is kept in steps, the chart maps it), and `z` resets it.
+#[test]
+fn the_wheel_zooms_a_chart_in_its_chosen_x() {
+    use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    press(&mut app, "x");
+    let before = screen(&app, w, h);
+    let body = leet::app::layout::grid_body(app.areas.grid);
+    let i = app.grid.focus % usize::from(app.grid.cols * app.grid.rows);
+    let cell = leet::app::layout::grid_cell(body, app.grid.cols, app.grid.rows, i);
+    for _ in 0..3 {
+        app.update(Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: cell.x + 2,
+            row: cell.y + cell.height / 2,
+            modifiers: KeyModifiers::NONE,
+        }));
+    }
+    let zoomed = screen(&app, w, h);
+    let t = focused_title(&zoomed);
+    assert!(t.contains("x=rel zoom"), "{zoomed}");
+    // Zoomed in about the left edge: the axis ends well before 0.398s.
+    assert!(before.contains("0.398s"), "{before}");
+    assert!(!zoomed.contains("0.398s"), "{zoomed}");
+    press(&mut app, "z");
+    assert_eq!(screen(&app, w, h), before);
+}
