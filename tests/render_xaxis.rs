@@ -213,3 +213,73 @@ fn the_wheel_zooms_a_chart_in_its_chosen_x() {
     press(&mut app, "z");
     assert_eq!(screen(&app, w, h), before);
 }
+
+/// A frame's cost in another x is bounded by the series cap, not by the run: a
+/// 300k-step run (past the cap, so its series are compacted) draws by wall time and
+/// on log x within a generous bound, and the frame holds no more points than the
+/// chart has columns for. Prints the times (debug build, loaded machine).
+#[test]
+fn a_long_run_draws_in_another_x_in_bounded_time() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let spec = leet::decode::synth::SynthSpec {
+        steps: 300_000,
+        metrics: 4,
+        summaries: false,
+        ..Default::default()
+    };
+    std::fs::write(
+        dir.path().join("run-synth001.wandb"),
+        leet::decode::synth::file_bytes(&spec),
+    )
+    .unwrap();
+    let (_, batch) = leet::source::tail::read_batch(dir.path()).unwrap();
+    let (w, h) = (200, 60);
+    let mut app = leet::app::App::new(leet::app::Options {
+        color: false,
+        ..leet::app::Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Run(batch));
+    let series = app.run.metrics.get("train/loss").unwrap();
+    assert_eq!(series.count(), 300_000);
+    assert!(series.stored() <= 16 * 1024);
+    assert!(app.run.timeline.wall.stored() <= 16 * 1024);
+    let frame = |app: &App| {
+        let t = Instant::now();
+        let s = screen(app, w, h);
+        (t.elapsed(), s)
+    };
+    let (by_step, _) = frame(&app);
+    press(&mut app, "xxX");
+    let (wall, s) = frame(&app);
+    assert!(focused_title(&s).contains("x=wall"), "{s}");
+    press(&mut app, "L");
+    let (log, s) = frame(&app);
+    assert!(focused_title(&s).contains("logx"), "{s}");
+    eprintln!("200x60 frame, 300k steps: by step {by_step:?}, wall (all charts) {wall:?}, + log x {log:?}");
+    for t in [wall, log] {
+        assert!(t < Duration::from_secs(3), "{t:?}");
+    }
+}
+
+/// A chart a `define_metric` steps by `epoch` (val/acc): its default x stays
+/// `x=epoch`; by relative time it is drawn from its values by `_step` (kept beside
+/// its epoch series), every one of its 12 points placed.
+#[test]
+fn a_step_metric_chart_by_relative_time() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "val/acc", w, h);
+    assert!(focused_title(&screen(&app, w, h)).contains("x=epoch"));
+    assert_eq!(
+        app.run.timeline.by_step.get("val/acc").map(|s| s.count()),
+        app.run.metrics.get("val/acc").map(|s| s.count())
+    );
+    press(&mut app, "x");
+    let s = screen(&app, w, h);
+    let t = focused_title(&s);
+    assert!(t.contains("val/acc · x=rel"), "{s}");
+    assert!(!t.contains("no x") && !s.contains("no data"), "{s}");
+    // Its first point is step 0's (_runtime 0.378425519 s), its last step 22's.
+    assert!(s.contains("└0.378s"), "{s}");
+}
