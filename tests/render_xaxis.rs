@@ -283,3 +283,39 @@ fn a_step_metric_chart_by_relative_time() {
     // Its first point is step 0's (_runtime 0.378425519 s), its last step 22's.
     assert!(s.contains("└0.378s"), "{s}");
 }
+
+/// The metric picker: lists the run's other metrics, filters as typed (backspace
+/// undoes), up/down move, enter with nothing matching keeps it open, esc closes it
+/// with the chart back on its default x; a picked metric is the chart's x.
+#[test]
+fn the_picker_filters_moves_picks_and_cancels() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    press(&mut app, "xxx");
+    let p = app.xaxis.picker.as_ref().unwrap();
+    assert_eq!(p.key, "train/loss");
+    assert!(p.options.iter().all(|o| o != "train/loss"));
+    assert!(p.options.contains(&"epoch".to_owned()));
+    press(&mut app, "zzz");
+    assert!(screen(&app, w, h).contains("no metric matches"));
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.xaxis.picker.is_some());
+    for _ in 0..3 {
+        app.update(Msg::key(KeyCode::Backspace));
+    }
+    press(&mut app, "val/");
+    app.update(Msg::key(KeyCode::Down));
+    let s = screen(&app, w, h);
+    assert!(s.contains("▶ val/loss"), "{s}");
+    app.update(Msg::key(KeyCode::Up));
+    assert!(screen(&app, w, h).contains("▶ val/acc"));
+    app.update(Msg::key(KeyCode::Esc));
+    assert!(app.xaxis.picker.is_none());
+    assert!(!focused_title(&screen(&app, w, h)).contains("x="));
+    // Picked: val/acc's value at each step (it is logged on even steps).
+    press(&mut app, "xxx");
+    press(&mut app, "val/acc");
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.xaxis.picker.is_none());
+    assert!(focused_title(&screen(&app, w, h)).contains("x=val/acc"));
+}

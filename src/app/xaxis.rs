@@ -182,9 +182,15 @@ impl App {
     /// the filter's apply (enter) picks, its cancel (esc) closes it and the chart
     /// goes back to its default x (the step after the metric's in the cycle).
     pub(crate) fn picker_key(&mut self, key: &Key) -> Effect {
+        // Its chart is no longer the focused one (the list changed under it): closed.
+        let focused = self.focused_key().map(str::to_owned);
         let Some(p) = self.xaxis.picker.as_mut() else {
             return Effect::NONE;
         };
+        if focused.as_deref() != Some(p.key.as_str()) {
+            self.xaxis.picker = None;
+            return Effect::REDRAW;
+        }
         let n = p.matches().len();
         match self.keymap.action(Mode::Filter, key) {
             Some(Action::FilterApply) => {
