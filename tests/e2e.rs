@@ -1223,7 +1223,8 @@ fn x_cycles_the_focused_charts_x_axis_in_its_title() {
     require_tmux!();
     let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
     let t = Tmux::start("xaxis", &[&run], 120, 30);
-    let (s, _) = t.wait_for("Run Overview", Duration::from_secs(10));
+    // The charts are there (a key before the run is read has no chart to act on).
+    let (s, _) = t.wait_for("Metrics [1-3 of 3]", Duration::from_secs(10));
     assert!(!s.contains("x=rel"), "{s}");
     t.keys(&["x"]);
     t.wait_for("x=rel", Duration::from_secs(5));
