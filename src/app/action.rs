@@ -315,7 +315,7 @@ impl Action {
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
             // ---- x axis (issue 14) ----
-            Action::CycleXAxis => "Cycle x of focused chart: step, rel time, wall, metric",
+            Action::CycleXAxis => "Cycle x of focused chart: step/time/wall/metric",
             Action::XAxisToAll => "Give every chart the focused chart's x",
             Action::ToggleLogX => "Toggle log x on focused chart",
             Action::None => "(unbound)",
