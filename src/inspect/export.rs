@@ -3,10 +3,14 @@
 //! or long (one row per point), with smoothed columns when asked.
 //!
 //! The file is read twice through the ordinary reader, a chunk at a time: the
-//! first pass finds the columns (and, with smoothing, holds the selected series'
-//! points, 16 bytes each), the second writes the rows as it decodes them. Without
-//! smoothing, memory is bounded whatever the file's size.
+//! first pass finds the columns (and, with smoothing, each series' x range and
+//! whether it is constant), the second writes the rows as it decodes them.
+//! Smoothing streams too ([`crate::store::smooth::stream`]): a row waits only
+//! until its smoothed values are known, none for TWEMA and EMA, the window for
+//! the running average (N/2 points of that metric) and the Gaussian (3σ steps).
+//! So memory is bounded by the window, never by the file's size.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -18,6 +22,7 @@ use crate::decode::event::{Event, Events};
 use crate::decode::leveldb::{Skip, SkipReason};
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
+use crate::store::smooth::stream::{Prep, Stream};
 use crate::store::smooth::Smoothing;
 
 mod table;
@@ -219,30 +224,43 @@ pub fn run(
     };
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
-    // Pass 1: the columns, and the selected series when smoothing.
+    // Pass 1: the columns, and with smoothing what each series' smoothing needs to
+    // know of the whole series (its x range, whether it is constant), and whether
+    // the rows' x ever goes back.
     let mut cols = Columns::default();
-    let mut series: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut preps: Vec<Prep> = Vec::new();
+    let mut rows_forward = true;
+    let mut last_x = f64::NEG_INFINITY;
     let mut buf = Vec::new();
     read(&file, "scanning", &mut prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
-            if smooth {
-                for p in pts.iter() {
-                    if series.len() <= p.col {
-                        series.resize_with(p.col + 1, Default::default);
-                    }
-                    series[p.col].0.push(p.x.unwrap_or(f64::NAN));
-                    series[p.col].1.push(p.value);
+            if !smooth {
+                return;
+            }
+            for p in pts.iter() {
+                if preps.len() <= p.col {
+                    preps.resize_with(p.col + 1, Prep::default);
                 }
+                let x = p.x.unwrap_or(f64::NAN);
+                preps[p.col].see(x, p.value);
+                if x < last_x || x.is_nan() {
+                    rows_forward = false;
+                }
+                last_x = last_x.max(x);
             }
         });
         Ok(())
     })?;
-    series.resize_with(cols.names.len(), Default::default);
-    let smoothed: Vec<Vec<f64>> = series
-        .into_iter()
-        .map(|(xs, ys)| opts.smoothing.apply(&xs, &ys))
-        .collect();
-    let mut cursor = vec![0usize; smoothed.len()];
+    preps.resize_with(cols.names.len(), Prep::default);
+    let mut smoothed = Smoothed {
+        streams: preps
+            .iter()
+            .map(|p| Stream::new(opts.smoothing, p))
+            .collect(),
+        ready: vec![VecDeque::new(); preps.len()],
+        base: vec![0; preps.len()],
+        pushed: vec![0; preps.len()],
+    };
 
     let x_name = if opts.system { "_timestamp" } else { "_step" };
     let mut header: Vec<(String, ColKind)> = vec![(x_name.to_owned(), ColKind::Num)];
@@ -278,16 +296,14 @@ pub fn run(
     let first_metric = 1 + time_col;
     let names = cols.names.clone();
     let per = if smooth { 2 } else { 1 };
+    // Rows wait here until their smoothed values are known (at once without
+    // smoothing, or with TWEMA and EMA; for the window's length with the others).
+    let mut queue = Queue::default();
     // Wide: the row being built (a record with the same step as the one before
     // adds to its row).
-    let mut row: Vec<Option<f64>> = vec![None; header.len()];
+    let mut row = Waiting::new(header.len());
     let mut row_x: Option<Option<f64>> = None;
-    let emit = |table: &mut Table<'_>, row: &mut Vec<Option<f64>>| -> io::Result<()> {
-        let cells: Vec<Cell<'_>> = row.iter().map(|v| Cell::Num(*v)).collect();
-        table.row(&cells)?;
-        row.iter_mut().for_each(|v| *v = None);
-        Ok(())
-    };
+    let long_key_at = 1 + time_col;
     let result = read(&file, "exporting", &mut prog, err, |ev| {
         let mut res = Ok(());
         points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
@@ -295,63 +311,61 @@ pub fn run(
                 return;
             }
             for p in pts.iter() {
-                let s = smoothed.get(p.col).and_then(|v| {
-                    let i = cursor[p.col];
-                    cursor[p.col] += 1;
-                    v.get(i).copied()
-                });
+                let seq = smooth.then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
                 if opts.long {
-                    let mut cells = [Cell::Num(None); 5];
-                    let mut n = 0;
-                    let mut push = |c| {
-                        cells[n] = c;
-                        n += 1;
-                    };
-                    push(Cell::Num(p.x));
+                    let mut w = Waiting::new(header.len());
+                    w.key = Some(p.col);
+                    w.nums[0] = p.x;
                     if !opts.system {
-                        push(Cell::Num(p.time));
+                        w.nums[1] = p.time;
                     }
-                    push(Cell::Text(&names[p.col]));
-                    push(Cell::Num(Some(p.value)));
-                    if smooth {
-                        push(Cell::Num(s));
+                    w.nums[long_key_at + 1] = Some(p.value);
+                    if let Some(seq) = seq {
+                        w.waits.push((long_key_at + 2, p.col, seq));
                     }
-                    if let Err(e) = table.row(&cells[..n]) {
-                        res = Err(e);
-                        return;
-                    }
+                    queue.rows.push_back(w);
                     continue;
                 }
                 let same = row_x.is_some_and(|rx| rx.is_some() && rx == p.x);
                 if !same && row_x.is_some() {
-                    if let Err(e) = emit(&mut table, &mut row) {
-                        res = Err(e);
-                        return;
-                    }
+                    let done = std::mem::replace(&mut row, Waiting::new(header.len()));
+                    queue.rows.push_back(done);
                 }
                 if !same {
                     row_x = Some(p.x);
-                    row[0] = p.x;
+                    row.nums[0] = p.x;
                 }
                 if !opts.system {
-                    row[1] = match (row[1], p.time) {
+                    row.nums[1] = match (row.nums[1], p.time) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
                     };
                 }
                 let c = first_metric + p.col * per;
-                row[c] = Some(p.value);
-                if smooth {
-                    row[c + 1] = s;
+                row.nums[c] = Some(p.value);
+                if let Some(seq) = seq {
+                    // A later value of the same key at the same step replaces it.
+                    row.waits.retain(|w| w.0 != c + 1);
+                    row.waits.push((c + 1, p.col, seq));
                 }
+            }
+            if smooth && rows_forward {
+                if let Some(x) = pts.last().and_then(|p| p.x) {
+                    smoothed.advance(x);
+                }
+            }
+            if let Err(e) = queue.flush(&mut table, &mut smoothed, &names, long_key_at) {
+                res = Err(e);
             }
         });
         res
     });
     let finished = result.and_then(|damage| {
         if !opts.long && row_x.is_some() {
-            emit(&mut table, &mut row)?;
+            queue.rows.push_back(row);
         }
+        smoothed.finish();
+        queue.flush(&mut table, &mut smoothed, &names, long_key_at)?;
         table.finish()?;
         Ok(damage)
     });
@@ -362,6 +376,121 @@ pub fn run(
         }
         Err(e) if is_broken_pipe(&e) => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// Each selected series' streaming smoother and the values it gave that no row has
+/// taken yet: `ready[c][i]` is the value of series `c`'s point `base[c] + i`.
+struct Smoothed {
+    streams: Vec<Stream>,
+    ready: Vec<VecDeque<f64>>,
+    base: Vec<u64>,
+    pushed: Vec<u64>,
+}
+
+impl Smoothed {
+    /// Push a point of series `col`; its number in the series.
+    fn push(&mut self, col: usize, x: f64, y: f64) -> u64 {
+        let seq = self.pushed[col];
+        self.pushed[col] += 1;
+        self.streams[col].push(x, y);
+        while let Some(v) = self.streams[col].pop() {
+            self.ready[col].push_back(v);
+        }
+        seq
+    }
+
+    fn advance(&mut self, x: f64) {
+        for (st, ready) in self.streams.iter_mut().zip(&mut self.ready) {
+            st.advance(x);
+            while let Some(v) = st.pop() {
+                ready.push_back(v);
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        for (st, ready) in self.streams.iter_mut().zip(&mut self.ready) {
+            st.finish();
+            while let Some(v) = st.pop() {
+                ready.push_back(v);
+            }
+        }
+    }
+
+    /// Point `seq` of series `col`'s value, when known.
+    fn get(&self, col: usize, seq: u64) -> Option<f64> {
+        let i = usize::try_from(seq.checked_sub(self.base[col])?).ok()?;
+        self.ready[col].get(i).copied()
+    }
+
+    /// Forget the values up to point `seq` of series `col` (rows take them in order).
+    fn taken(&mut self, col: usize, seq: u64) {
+        while self.base[col] <= seq && self.ready[col].pop_front().is_some() {
+            self.base[col] += 1;
+        }
+    }
+}
+
+/// A row to write: its numbers, the key's column (long form), and the smoothed
+/// cells still waiting: (cell, series, point).
+struct Waiting {
+    nums: Vec<Option<f64>>,
+    key: Option<usize>,
+    waits: Vec<(usize, usize, u64)>,
+}
+
+impl Waiting {
+    fn new(cells: usize) -> Self {
+        Self {
+            nums: vec![None; cells],
+            key: None,
+            waits: Vec::new(),
+        }
+    }
+}
+
+/// The rows not written yet, in order.
+#[derive(Default)]
+struct Queue {
+    rows: VecDeque<Waiting>,
+}
+
+impl Queue {
+    /// Write the rows from the front whose smoothed values are all known.
+    fn flush(
+        &mut self,
+        table: &mut Table<'_>,
+        smoothed: &mut Smoothed,
+        names: &[String],
+        key_at: usize,
+    ) -> io::Result<()> {
+        while let Some(front) = self.rows.front_mut() {
+            for w in &front.waits {
+                match smoothed.get(w.1, w.2) {
+                    Some(v) => front.nums[w.0] = Some(v),
+                    None => return Ok(()),
+                }
+            }
+            let Some(r) = self.rows.pop_front() else {
+                break;
+            };
+            for w in &r.waits {
+                smoothed.taken(w.1, w.2);
+            }
+            let cells: Vec<Cell<'_>> = match r.key {
+                Some(k) => {
+                    let mut cells: Vec<Cell<'_>> =
+                        r.nums[..key_at].iter().map(|v| Cell::Num(*v)).collect();
+                    cells.push(Cell::Text(names.get(k).map_or("", String::as_str)));
+                    cells.extend(r.nums[key_at + 1..].iter().map(|v| Cell::Num(*v)));
+                    cells
+                }
+                None => r.nums.iter().map(|v| Cell::Num(*v)).collect(),
+            };
+            table.row(&cells)?;
+        }
+        Ok(())
     }
 }
 

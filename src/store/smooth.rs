@@ -236,6 +236,8 @@ fn gaussian(xs: &[f64], ys: &[f64], sigma: f64) -> Vec<f64> {
     out
 }
 
+pub mod stream;
+
 #[cfg(test)]
 #[path = "smooth/tests.rs"]
 mod tests;
