@@ -53,7 +53,8 @@ fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, f64>) {
 }
 
 /// The history of `leet inspect --json`, one row per run of records with the same
-/// step (the export's rows), `_step`/`_runtime` out of the cells.
+/// step (the export's rows), `_step` out of the cells; `_runtime` and `_timestamp`
+/// the latest of the row's records.
 fn inspect_history(file: &Path) -> Rows {
     let out = leet(&["inspect", "--json", file.to_str().unwrap()]);
     let mut rows: Rows = Vec::new();
@@ -66,16 +67,17 @@ fn inspect_history(file: &Path) -> Rows {
             .remove("_step")
             .or_else(|| h["step"]["num"].as_f64())
             .or(Some(0.0));
-        cells.remove("_runtime");
-        if cells.keys().all(|k| k == "_timestamp") {
+        if cells.keys().all(|k| k == "_timestamp" || k == "_runtime") {
             continue;
         }
         match rows.last_mut() {
             Some((s, last)) if *s == step => {
-                let t = last.get("_timestamp").copied();
+                let clocks = ["_runtime", "_timestamp"].map(|k| last.get(k).copied());
                 last.extend(cells);
-                if let (Some(a), Some(b)) = (t, last.get("_timestamp").copied()) {
-                    last.insert("_timestamp".into(), a.max(b));
+                for (k, was) in ["_runtime", "_timestamp"].into_iter().zip(clocks) {
+                    if let (Some(a), Some(b)) = (was, last.get(k).copied()) {
+                        last.insert(k.into(), a.max(b));
+                    }
                 }
             }
             _ => rows.push((step, cells)),
@@ -217,15 +219,18 @@ type Series = (Vec<f64>, Vec<f64>, Vec<f64>);
 /// The long form's (step, key, value, smoothed) rows.
 fn long_rows(text: &str) -> Vec<(f64, String, f64, f64)> {
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("_step,_timestamp,key,value,smoothed"));
+    assert_eq!(
+        lines.next(),
+        Some("_step,_runtime,_timestamp,key,value,smoothed")
+    );
     lines
         .map(|l| {
             let f = csv_fields(l);
             (
                 f[0].parse().unwrap(),
-                f[2].clone(),
-                f[3].parse().unwrap(),
+                f[3].clone(),
                 f[4].parse().unwrap(),
+                f[5].parse().unwrap(),
             )
         })
         .collect()
@@ -248,7 +253,14 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
             e.2.push(sm);
         }
         // Every point of every series is there, in step order, as inspect has it.
-        let points: usize = want.iter().map(|(_, c)| c.len() - 1).sum();
+        let points: usize = want
+            .iter()
+            .map(|(_, c)| {
+                c.keys()
+                    .filter(|k| !matches!(k.as_str(), "_runtime" | "_timestamp"))
+                    .count()
+            })
+            .sum();
         assert_eq!(by_key.values().map(|e| e.0.len()).sum::<usize>(), points);
         assert!(by_key.values().filter(|e| e.0.len() >= 20).count() > 100);
         for (k, (xs, ys, sm)) in &by_key {
@@ -285,23 +297,28 @@ fn metrics_regex_selects_the_columns() {
     let all = String::from_utf8(export(&file, &[]).stdout).unwrap();
     let all_cols = csv_fields(all.lines().next().unwrap());
     assert!(all_cols.len() > 4, "{all_cols:?}");
-    let pick = &all_cols[2];
+    let pick = &all_cols[3];
     let re = format!("^{}$", regex::escape(pick));
     let one = String::from_utf8(export(&file, &["--metrics", &re]).stdout).unwrap();
     assert_eq!(
         csv_fields(one.lines().next().unwrap()),
-        vec!["_step".to_owned(), "_timestamp".to_owned(), pick.clone()]
+        vec![
+            "_step".to_owned(),
+            "_runtime".to_owned(),
+            "_timestamp".to_owned(),
+            pick.clone(),
+        ]
     );
     let want: Vec<String> = all
         .lines()
         .skip(1)
-        .map(|l| csv_fields(l)[2].clone())
+        .map(|l| csv_fields(l)[3].clone())
         .filter(|v| !v.is_empty())
         .collect();
     let got: Vec<String> = one
         .lines()
         .skip(1)
-        .map(|l| csv_fields(l)[2].clone())
+        .map(|l| csv_fields(l)[3].clone())
         .collect();
     assert_eq!(got, want);
     // A bad regex is a usage error naming the flag.

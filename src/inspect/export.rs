@@ -57,6 +57,8 @@ pub struct ExportOptions {
 struct Point {
     /// The row's step (history) or time (system): the x smoothing runs along.
     x: Option<f64>,
+    /// The row's `_runtime` (history only).
+    runtime: Option<f64>,
     time: Option<f64>,
     col: usize,
     value: f64,
@@ -98,15 +100,15 @@ fn points_of(
         })
     };
     for e in &ev.list {
-        let (x, time, range) = match e {
-            Event::Row(r) if !system && r.complete => (r.step, r.time, &r.values),
+        let (x, runtime, time, range) = match e {
+            Event::Row(r) if !system && r.complete => (r.step, r.runtime, r.time, &r.values),
             Event::Stats { time, values } if system => {
                 let t = time.map(|(s, n)| {
                     #[allow(clippy::cast_precision_loss)]
                     let s = s as f64;
                     s + f64::from(n) / 1e9
                 });
-                (t, t, values)
+                (t, None, t, values)
             }
             _ => continue,
         };
@@ -119,6 +121,7 @@ fn points_of(
             if let Some(col) = col_of(k, cols) {
                 buf.push(Point {
                     x,
+                    runtime,
                     time,
                     col,
                     value,
@@ -265,6 +268,7 @@ pub fn run(
     let x_name = if opts.system { "_timestamp" } else { "_step" };
     let mut header: Vec<(String, ColKind)> = vec![(x_name.to_owned(), ColKind::Num)];
     if !opts.system {
+        header.push(("_runtime".to_owned(), ColKind::Num));
         header.push(("_timestamp".to_owned(), ColKind::Num));
     }
     if opts.long {
@@ -292,8 +296,9 @@ pub fn run(
         _ => stdout,
     };
     let mut table = Table::new(opts.format, &header, out)?;
-    let time_col = usize::from(!opts.system);
-    let first_metric = 1 + time_col;
+    // `_runtime` and `_timestamp` after `_step`; none after a system sample's time.
+    let time_cols = if opts.system { 0 } else { 2 };
+    let first_metric = 1 + time_cols;
     let names = cols.names.clone();
     let per = if smooth { 2 } else { 1 };
     // Rows wait here until their smoothed values are known (at once without
@@ -303,7 +308,7 @@ pub fn run(
     // adds to its row).
     let mut row = Waiting::new(header.len());
     let mut row_x: Option<Option<f64>> = None;
-    let long_key_at = 1 + time_col;
+    let long_key_at = 1 + time_cols;
     let result = read(&file, "exporting", &mut prog, err, |ev| {
         let mut res = Ok(());
         points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
@@ -317,7 +322,8 @@ pub fn run(
                     w.key = Some(p.col);
                     w.nums[0] = p.x;
                     if !opts.system {
-                        w.nums[1] = p.time;
+                        w.nums[1] = p.runtime;
+                        w.nums[2] = p.time;
                     }
                     w.nums[long_key_at + 1] = Some(p.value);
                     if let Some(seq) = seq {
@@ -336,10 +342,13 @@ pub fn run(
                     row.nums[0] = p.x;
                 }
                 if !opts.system {
-                    row.nums[1] = match (row.nums[1], p.time) {
+                    // A row of several records: the latest clock of them.
+                    let later = |a: Option<f64>, b: Option<f64>| match (a, b) {
                         (Some(a), Some(b)) => Some(a.max(b)),
                         (a, b) => a.or(b),
                     };
+                    row.nums[1] = later(row.nums[1], p.runtime);
+                    row.nums[2] = later(row.nums[2], p.time);
                 }
                 let c = first_metric + p.col * per;
                 row.nums[c] = Some(p.value);
