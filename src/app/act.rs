@@ -256,6 +256,11 @@ impl App {
                 self.panels.fullscreen = true;
             }
             Action::CycleYScale => return self.cycle_y_scale(),
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => return self.act_smoothing(a),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),

@@ -85,6 +85,16 @@ pub enum Action {
     InspectRecords,
     /// Record inspector: show only the next record type (cycles back to all).
     CycleRecordType,
+    // ---- smoothing (issue 14) ----
+    /// `e`: the focused chart's smoothing, none → TWEMA → EMA → running average →
+    /// Gaussian → none.
+    CycleSmoothing,
+    /// `E`: smooth every chart (with the last smoothing chosen), or none.
+    ToggleSmoothingAll,
+    /// `+`/`=`: the focused chart's smoothing parameter one step up.
+    SmoothingUp,
+    /// `-`: the focused chart's smoothing parameter one step down.
+    SmoothingDown,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -103,7 +113,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 59] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -160,6 +170,11 @@ impl Action {
         Action::ReverseSort,
         Action::InspectRecords,
         Action::CycleRecordType,
+        // ---- smoothing (issue 14) ----
+        Action::CycleSmoothing,
+        Action::ToggleSmoothingAll,
+        Action::SmoothingUp,
+        Action::SmoothingDown,
         Action::None,
     ];
 
@@ -223,6 +238,11 @@ impl Action {
             Action::ReverseSort => "reverse_sort",
             Action::InspectRecords => "inspect_records",
             Action::CycleRecordType => "cycle_record_type",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing => "cycle_smoothing",
+            Action::ToggleSmoothingAll => "toggle_smoothing_all",
+            Action::SmoothingUp => "smoothing_up",
+            Action::SmoothingDown => "smoothing_down",
             Action::None => "none",
         }
     }
@@ -299,6 +319,11 @@ impl Action {
             Action::ReverseSort => "Reverse the sort order",
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing => "Smoothing: none, TWEMA, EMA, average, Gaussian",
+            Action::ToggleSmoothingAll => "Smooth every chart (last smoothing) / none",
+            Action::SmoothingUp => "Smooth the focused chart more",
+            Action::SmoothingDown => "Smooth the focused chart less",
             Action::None => "(unbound)",
         }
     }
@@ -337,6 +362,11 @@ impl Action {
             | Action::ResetZoom
             | Action::CycleCrosshair
             | Action::ToggleHidden => "Charts",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

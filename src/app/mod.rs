@@ -31,6 +31,8 @@ pub mod runs;
 mod scroll;
 pub mod settings;
 mod source;
+// ---- smoothing (issue 14) ----
+pub mod smoothing;
 pub mod stats;
 pub mod system;
 pub mod workspace;
@@ -273,6 +275,9 @@ pub struct App {
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
+    // ---- smoothing (issue 14) ----
+    /// Each chart's smoothing, and the smoothed series.
+    pub smoothing: smoothing::SmoothState,
 }
 
 impl App {
@@ -321,6 +326,8 @@ impl App {
             main_reading: None,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
+            // ---- smoothing (issue 14) ----
+            smoothing: smoothing::SmoothState::default(),
         };
         app.refresh();
         app
@@ -427,6 +434,8 @@ impl App {
         // Scroll limits follow the areas and the contents, which most messages change.
         if fx.redraw {
             self.update_limits();
+            // ---- smoothing (issue 14) ----
+            self.request_smoothing();
         }
         fx.cmds.append(&mut self.out);
         fx
@@ -492,6 +501,8 @@ impl App {
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
+            // ---- smoothing (issue 14) ----
+            Msg::Smoothed(r) => self.on_smoothed(*r),
         }
     }
 }

@@ -17,6 +17,9 @@ use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
 
+// ---- smoothing (issue 14) ----
+mod smooth;
+
 /// The metric chart of `key` in `area`.
 pub(crate) fn render_metric_chart(
     buf: &mut Buffer,
@@ -89,6 +92,9 @@ pub(crate) fn render_metric_chart(
     } else {
         format!("{title} · x={}{flags}", sanitize(xname))
     };
+    // ---- smoothing (issue 14) ----
+    let smoothing = smooth::of_chart(app, key, all.iter().map(|&(i, _)| drawn[i].run), (x0, x1), px);
+    let title = smoothing.title(title);
     // The crosshair (on this chart when it is focused, on every chart when synced):
     // x, and each series' value at its point nearest to x.
     let cross = app
@@ -199,14 +205,17 @@ pub(crate) fn render_metric_chart(
                 .collect(),
         ),
         None => (
-            all.iter()
-                .zip(&pts)
-                .map(|(&(i, _), p)| Line {
-                    points: p,
-                    style: theme.series(drawn[i].color),
-                    breaks: breaks_of(i),
-                })
-                .collect(),
+            // ---- smoothing (issue 14): raw lines faint under the smoothed ----
+            smoothing.lines(
+                all.iter()
+                    .zip(&pts)
+                    .map(|(&(i, _), p)| Line {
+                        points: p,
+                        style: theme.series(drawn[i].color),
+                        breaks: breaks_of(i),
+                    })
+                    .collect(),
+            ),
             Vec::new(),
         ),
     };
