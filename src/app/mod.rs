@@ -434,7 +434,9 @@ impl App {
         // Scroll limits follow the areas and the contents, which most messages change.
         if fx.redraw {
             self.update_limits();
-            // ---- smoothing (issue 14) ----
+        }
+        // ---- smoothing (issue 14) ----
+        if fx.redraw || tick {
             self.request_smoothing();
         }
         fx.cmds.append(&mut self.out);

@@ -308,6 +308,12 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
         (N, "i", A::InspectRecords),
+        // ---- smoothing (issue 14) ----
+        (N, "e", A::CycleSmoothing),
+        (N, "E", A::ToggleSmoothingAll),
+        (N, "+", A::SmoothingUp),
+        (N, "=", A::SmoothingUp),
+        (N, "-", A::SmoothingDown),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -345,6 +351,12 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "pgup", A::FocusLeft),
         (S, "n", A::FocusRight),
         (S, "pgdown", A::FocusRight),
+        // ---- smoothing (issue 14) ----
+        (S, "e", A::CycleSmoothing),
+        (S, "E", A::ToggleSmoothingAll),
+        (S, "+", A::SmoothingUp),
+        (S, "=", A::SmoothingUp),
+        (S, "-", A::SmoothingDown),
         (R, "enter", A::OpenRun),
         (R, "space", A::ToggleCompare),
         (R, "esc", A::Back),
