@@ -108,3 +108,6 @@ impl ChartSmoothing {
         self.pts.get(i).and_then(Option::as_deref)
     }
 }
+
+#[cfg(test)]
+mod tests;
