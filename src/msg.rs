@@ -451,7 +451,11 @@ pub struct SmoothJob {
 /// equals itself), which keeps `Cmd` comparable.
 impl PartialEq for SmoothJob {
     fn eq(&self, o: &Self) -> bool {
-        let bits = |p: &[(f64, f64)]| p.iter().map(|(x, y)| (x.to_bits(), y.to_bits())).collect::<Vec<_>>();
+        let bits = |p: &[(f64, f64)]| {
+            p.iter()
+                .map(|(x, y)| (x.to_bits(), y.to_bits()))
+                .collect::<Vec<_>>()
+        };
         self.path == o.path
             && self.key == o.key
             && self.smoothing == o.smoothing

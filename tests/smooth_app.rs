@@ -329,3 +329,50 @@ fn a_run_file_gone_says_why_on_the_status_line_and_draws_the_raw_line() {
     let fx = app.update(Msg::Tick(app.now + 5.0));
     assert!(settle(&mut app, fx).is_empty());
 }
+
+#[test]
+fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let main = synth_run(&a, 1000);
+    let steps = DEFAULT_SERIES_CAP as u64 + 500;
+    let other = synth_run(&b, steps);
+    let mut app = app_on(&main);
+    app.request_compare(other.clone(), b.clone());
+    let Some(Cmd::StartReader { tag, .. }) = app.take_cmds().into_iter().next() else {
+        panic!("no reader");
+    };
+    let (_, batch) = leet::source::tail::read_batch(&other).unwrap();
+    app.update(Msg::Tagged(tag, Box::new(Msg::Run(batch))));
+    // A compared run keeps half a main run's points: its store is compacted.
+    let theirs = app.compare[0].run.metrics.get(KEY).unwrap();
+    assert!(theirs.stored() < theirs.count() as usize);
+    let fx = app.update(Msg::char('e'));
+    let mut jobs = settle(&mut app, fx);
+    jobs.sort_by(|x, y| x.path.cmp(&y.path));
+    // One job per drawn run: the main one from its points, the other from its file.
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    assert_eq!(
+        (jobs[0].path.as_path(), jobs[0].points.is_some()),
+        (main.as_path(), true)
+    );
+    assert_eq!(
+        (jobs[1].path.as_path(), jobs[1].points.is_none()),
+        (b.as_path(), true)
+    );
+    let (xs, ys) = every_point(steps);
+    let reference = ref_twema(&xs, &ys, 0.6);
+    let SmoothedLine::Ready(s) = app.smoothed_line(&app.compare[0].run, KEY) else {
+        panic!("compared run not smoothed");
+    };
+    assert!(s.stored() > 1000);
+    for &(x, v) in s.points() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let want = reference[x as usize];
+        assert!(close(v, want), "at step {x}: {v} != reference {want}");
+    }
+    let (xs, ys) = every_point(1000);
+    check_against(&app, &ref_twema(&xs, &ys, 0.6));
+}

@@ -42,7 +42,7 @@ const SIGMAS: [f64; 17] = [
 /// recently drawn go first.
 const MAX_ENTRIES: usize = 64;
 /// A job unanswered this long (seconds) is asked again.
-const LOST_AFTER: f64 = 60.0;
+const LOST_AFTER: f64 = 300.0;
 
 /// `e`: the kind after `s`, at its default parameter (none after Gaussian).
 #[must_use]
@@ -411,10 +411,19 @@ mod tests {
         assert_eq!(step_param(Smoothing::Ema(0.6), true), Smoothing::Ema(0.7));
         assert_eq!(step_param(Smoothing::Ema(0.6), false), Smoothing::Ema(0.5));
         assert_eq!(step_param(Smoothing::Ema(0.99), true), Smoothing::Ema(0.99));
-        assert_eq!(step_param(Smoothing::Twema(0.1), false), Smoothing::Twema(0.1));
+        assert_eq!(
+            step_param(Smoothing::Twema(0.1), false),
+            Smoothing::Twema(0.1)
+        );
         // Between two steps (a value from the settings file): to the next one.
-        assert_eq!(step_param(Smoothing::Twema(0.65), true), Smoothing::Twema(0.7));
-        assert_eq!(step_param(Smoothing::Twema(0.65), false), Smoothing::Twema(0.6));
+        assert_eq!(
+            step_param(Smoothing::Twema(0.65), true),
+            Smoothing::Twema(0.7)
+        );
+        assert_eq!(
+            step_param(Smoothing::Twema(0.65), false),
+            Smoothing::Twema(0.6)
+        );
         assert_eq!(
             step_param(Smoothing::RunningAverage(10), true),
             Smoothing::RunningAverage(20)
@@ -433,7 +442,10 @@ mod tests {
         );
         assert_eq!(step_param(Smoothing::None, true), Smoothing::None);
         assert_eq!(label(Smoothing::Ema(0.6)).as_deref(), Some("ema 0.6"));
-        assert_eq!(label(Smoothing::Gaussian(0.5)).as_deref(), Some("gauss 0.5"));
+        assert_eq!(
+            label(Smoothing::Gaussian(0.5)).as_deref(),
+            Some("gauss 0.5")
+        );
         assert_eq!(label(Smoothing::None), None);
     }
 }

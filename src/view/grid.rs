@@ -92,9 +92,6 @@ pub(crate) fn render_metric_chart(
     } else {
         format!("{title} · x={}{flags}", sanitize(xname))
     };
-    // ---- smoothing (issue 14) ----
-    let smoothing = smooth::of_chart(app, key, all.iter().map(|&(i, _)| drawn[i].run), (x0, x1), px);
-    let title = smoothing.title(title);
     // The crosshair (on this chart when it is focused, on every chart when synced):
     // x, and each series' value at its point nearest to x.
     let cross = app
@@ -119,6 +116,10 @@ pub(crate) fn render_metric_chart(
     };
     // Grouped (`G` in the workspace): per group its mean line and min–max band.
     let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
+    // ---- smoothing (issue 14): not of a group's mean ----
+    let runs = all.iter().map(|&(i, _)| drawn[i].run);
+    let smoothing = smooth::of_chart(app, key, runs, (x0, x1), px, groups.is_some());
+    let title = smoothing.title(title);
     let legend = if let Some(groups) = &groups {
         groups
             .iter()

@@ -79,13 +79,10 @@ pub(super) fn smooth_all(jobs: Vec<SmoothJob>) -> Vec<Msg> {
                     smooth(&job, &xs, &ys)
                 }
                 None => match read.get(&job.path) {
-                    Some(Ok(all)) => all
-                        .iter()
-                        .find(|(k, _)| *k == job.key)
-                        .map_or_else(
-                            || Err("not read".to_owned()),
-                            |(_, (xs, ys))| smooth(&job, xs, ys),
-                        ),
+                    Some(Ok(all)) => all.iter().find(|(k, _)| *k == job.key).map_or_else(
+                        || Err("not read".to_owned()),
+                        |(_, (xs, ys))| smooth(&job, xs, ys),
+                    ),
                     Some(Err(e)) => Err(e.clone()),
                     None => Err("not read".to_owned()),
                 },
@@ -105,8 +102,11 @@ pub(super) fn smooth_all(jobs: Vec<SmoothJob>) -> Vec<Msg> {
         .collect()
 }
 
+/// One series' points: x and y.
+type Points = (Vec<f64>, Vec<f64>);
+
 /// A series read from a file: its key and its points.
-type Raw = (String, (Vec<f64>, Vec<f64>));
+type Raw = (String, Points);
 
 /// `job`'s smoothing of `(xs, ys)`, kept as a capped series keeps points; and how
 /// many points were smoothed.
@@ -137,7 +137,7 @@ struct Want<'a> {
 ///
 /// # Errors
 /// The file cannot be found, opened or read (the message names it).
-fn full_history(path: &Path, want: &[&str]) -> Result<Vec<(Vec<f64>, Vec<f64>)>, String> {
+fn full_history(path: &Path, want: &[&str]) -> Result<Vec<Points>, String> {
     let file = resolve_file(path).map_err(|e| e.to_string())?;
     let mut reader = RunReader::open(&file)
         .map_err(|e| e.to_string())?

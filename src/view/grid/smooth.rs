@@ -23,15 +23,18 @@ pub(super) struct ChartSmoothing {
 }
 
 /// The smoothing of chart `key`, whose series are those of `runs` (in drawn
-/// order), drawn over x range `x` in `px` dot columns.
+/// order), drawn over x range `x` in `px` dot columns; none for a chart of
+/// `grouped` runs (it draws each group's mean and band, not the runs' lines).
 pub(super) fn of_chart<'r>(
     app: &App,
     key: &str,
     runs: impl Iterator<Item = &'r Run>,
     x: (f64, f64),
     px: usize,
+    grouped: bool,
 ) -> ChartSmoothing {
-    let Some(name) = label(app.smoothing.of(key)) else {
+    let name = label(app.smoothing.of(key)).filter(|_| !grouped);
+    let Some(name) = name else {
         return ChartSmoothing {
             pts: Vec::new(),
             suffix: String::new(),

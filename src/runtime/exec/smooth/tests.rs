@@ -61,7 +61,10 @@ fn defined_file() -> Vec<u8> {
         }
         #[allow(clippy::cast_precision_loss)]
         let f = i as f64;
-        items.push(item("loss", &format!("{}", 1.0 / (f + 1.0) + (f * 0.7).sin())));
+        items.push(item(
+            "loss",
+            &format!("{}", 1.0 / (f + 1.0) + (f * 0.7).sin()),
+        ));
         if i % 7 != 2 {
             items.push(item("epoch", &(i / 10).to_string()));
         }

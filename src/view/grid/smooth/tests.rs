@@ -46,8 +46,7 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
     app.update(Msg::char('e'));
     let fx = app.update(Msg::char('e'));
     assert_eq!(app.smoothing.of(KEY), Smoothing::Ema(0.6));
-    let Some(Cmd::Smooth(job)) = fx.cmds.into_iter().find(|c| matches!(c, Cmd::Smooth(_)))
-    else {
+    let Some(Cmd::Smooth(job)) = fx.cmds.into_iter().find(|c| matches!(c, Cmd::Smooth(_))) else {
         panic!("no job");
     };
     #[allow(clippy::cast_precision_loss)]
@@ -66,7 +65,14 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
     })));
 
     let px = 200;
-    let whole = of_chart(&app, KEY, std::iter::once(&app.run), (0.0, 39_999.0), px);
+    let whole = of_chart(
+        &app,
+        KEY,
+        std::iter::once(&app.run),
+        (0.0, 39_999.0),
+        px,
+        false,
+    );
     let full: Vec<Point> = whole.points(0).expect("drawn").to_vec();
     assert!(full.len() > px / 2);
     for (a, b) in [(10_000.0, 10_400.0), (0.0, 150.0), (39_000.0, 39_999.0)] {
@@ -74,7 +80,7 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
         // A zoom asks for nothing: the smoothed series is the same.
         let fx = app.update(Msg::Tick(app.now + 5.0));
         assert!(!fx.cmds.iter().any(|c| matches!(c, Cmd::Smooth(_))));
-        let zoomed = of_chart(&app, KEY, std::iter::once(&app.run), (a, b), px);
+        let zoomed = of_chart(&app, KEY, std::iter::once(&app.run), (a, b), px, false);
         let z = zoomed.points(0).expect("drawn");
         assert!(z.len() > 20, "{a}..{b}: {}", z.len());
         for &(x, v) in z {
