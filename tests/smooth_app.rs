@@ -42,14 +42,18 @@ fn app_on(file: &Path) -> App {
     });
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(1_796_100_000.0));
-    let at = app
+    focus_key(&mut app);
+    app
+}
+
+/// Focus the `train/loss` chart.
+fn focus_key(app: &mut App) {
+    app.grid.focus = app
         .charts
         .shown
         .iter()
         .position(|&i| app.metric_keys[i] == KEY)
         .unwrap();
-    app.grid.focus = at;
-    app
 }
 
 /// Every `Cmd::Smooth` of `fx` answered by the real executor's answer.
@@ -375,4 +379,93 @@ fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
     }
     let (xs, ys) = every_point(1000);
     check_against(&app, &ref_twema(&xs, &ys, 0.6));
+}
+
+#[test]
+fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
+    use leet::app::settings::Config;
+    use leet::store::smooth::Smoothing;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = synth_run(tmp.path(), 200);
+    let config = tmp.path().join("config.toml");
+    let mut app = app_on(&file);
+    app.use_config(Some(config.clone()), Config::default());
+    focus_key(&mut app);
+    for k in ['e', 'e', '+'] {
+        app.update(Msg::char(k));
+    }
+    let fx = app.update(Msg::Tick(app.now + 2.0));
+    let text = fx
+        .cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::SaveSettings { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("saved");
+    assert!(
+        text.contains("[viewer.smoothing]\n\"train/loss\" = \"ema:0.7\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("smoothing_all = \"none\"\n"), "{text}");
+    let cfg = Config::parse(&config, &text).unwrap();
+    let mut again = app_on(&file);
+    again.use_config(None, cfg.clone());
+    assert_eq!(again.smoothing.of(KEY), Smoothing::Ema(0.7));
+    assert_eq!(again.smoothing.of("lr"), Smoothing::None);
+    assert_eq!(again.settings_config().to_toml(), text);
+    // E: every chart, saved as such.
+    again.update(Msg::char('E'));
+    again.update(Msg::char('E'));
+    let s = again.settings();
+    assert_eq!(s.smoothing_all, "ema:0.7");
+    assert!(s.smoothing.is_empty());
+    // A bad value is refused, naming the table, the key and the reason.
+    for (bad, want) in [
+        (
+            "[viewer.smoothing]\n\"loss\" = \"ema:7\"\n",
+            "[viewer.smoothing] key 'loss': ema needs a number from 0 to 1",
+        ),
+        (
+            "[viewer]\nsmoothing_all = \"wiggly:3\"\n",
+            "[viewer] key 'smoothing_all': unknown smoothing \"wiggly\"",
+        ),
+        (
+            "[viewer]\nsmoothing = 3\n",
+            "[viewer] key 'smoothing': expected a table",
+        ),
+    ] {
+        let e = Config::parse(&config, bad).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    // Spelled otherwise, written back in one spelling.
+    let cfg = Config::parse(&config, "[viewer.smoothing]\n\"lr\" = \"GAUSSIAN:5.0\"\n").unwrap();
+    assert_eq!(cfg.viewer.smoothing["lr"], "gauss:5");
+}
+
+#[test]
+fn the_smoothed_series_kept_stay_bounded_however_many_are_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = synth_run(tmp.path(), 200);
+    let mut app = app_on(&file);
+    let mut asked = 0;
+    // Every chart through every kind and every parameter step.
+    for chart in 0..3 {
+        app.grid.focus = chart;
+        for _ in 0..4 {
+            let fx = app.update(Msg::char('e'));
+            asked += settle(&mut app, fx).len();
+            for _ in 0..20 {
+                let fx = app.update(Msg::char('+'));
+                asked += settle(&mut app, fx).len();
+            }
+        }
+    }
+    assert!(asked > 100, "{asked}");
+    assert!(app.smoothing.cached() <= 64, "{}", app.smoothing.cached());
+    // The one drawn now is among them.
+    assert!(matches!(
+        app.smoothed_line(&app.run, &app.metric_keys[app.charts.shown[2]]),
+        SmoothedLine::Ready(_)
+    ));
 }

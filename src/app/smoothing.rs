@@ -185,6 +185,19 @@ impl SmoothState {
         }
     }
 
+    /// The smoothing of every chart and of some charts (from the settings file);
+    /// `E` turns on the first of them.
+    pub fn restore(&mut self, all: Smoothing, charts: BTreeMap<String, Smoothing>) {
+        if let Some(s) = std::iter::once(all)
+            .chain(charts.values().copied())
+            .find(|s| *s != Smoothing::None)
+        {
+            self.last = s;
+        }
+        self.all = all;
+        self.charts = charts;
+    }
+
     /// Smoothed series kept (tests: the cache stays bounded).
     #[must_use]
     pub fn cached(&self) -> usize {
