@@ -272,6 +272,9 @@ pub enum Msg {
     /// `Cmd::ViewRecords` (and the record index's progress): what the record
     /// inspector shows.
     Records(Box<RecordsPage>),
+    // ---- smoothing (issue 14) ----
+    /// `Cmd::Smooth`: one metric smoothed from every logged point.
+    Smoothed(Box<Smoothed>),
 }
 
 impl Msg {
@@ -423,4 +426,57 @@ pub struct WorkspaceSaved {
     pub group_by: Option<String>,
     /// The summary key shown as the runs list's value column.
     pub summary_column: Option<String>,
+}
+
+// ---------------------------------------------------------------------------
+// ---- smoothing (issue 14) ----
+
+/// One metric to smooth from every point it logged (`Cmd::Smooth`).
+#[derive(Debug, Clone)]
+pub struct SmoothJob {
+    /// The run's `.wandb` file or its run directory.
+    pub path: PathBuf,
+    /// The history key.
+    pub key: String,
+    /// The smoothing as `leet export --smoothing` spells it (`ema:0.6`).
+    pub smoothing: String,
+    /// Most points the answer keeps (min/max compacted past it, as a series is).
+    pub cap: usize,
+    /// The series' points when it holds every point logged (then no file is
+    /// read); None: the file's full history is read.
+    pub points: Option<Vec<(f64, f64)>>,
+}
+
+/// Equal when every field is: the points compared bit for bit (so a NaN gap
+/// equals itself), which keeps `Cmd` comparable.
+impl PartialEq for SmoothJob {
+    fn eq(&self, o: &Self) -> bool {
+        let bits = |p: &[(f64, f64)]| {
+            p.iter()
+                .map(|(x, y)| (x.to_bits(), y.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        self.path == o.path
+            && self.key == o.key
+            && self.smoothing == o.smoothing
+            && self.cap == o.cap
+            && self.points.as_deref().map(bits) == o.points.as_deref().map(bits)
+    }
+}
+
+impl Eq for SmoothJob {}
+
+/// The answer to a [`SmoothJob`]: the smoothed series' kept points, or why there
+/// are none.
+#[derive(Debug, Clone)]
+pub struct Smoothed {
+    /// The job answered (its points dropped).
+    pub job: SmoothJob,
+    /// `(x, smoothed y)` in logged order, at most about `job.cap` of them (min/max
+    /// pairs once compacted); NaN where the raw value was not finite.
+    pub points: Result<Vec<(f64, f64)>, String>,
+    /// Raw points smoothed.
+    pub count: u64,
+    /// Seconds the work took (reading the file included).
+    pub secs: f64,
 }

@@ -1237,3 +1237,44 @@ fn x_cycles_the_focused_charts_x_axis_in_its_title() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+// ---- smooth ----
+
+/// `e` smooths the focused chart (its kind and parameter in the title), `+` steps
+/// the parameter, `E` smooths every chart or none; on a run past the store's cap,
+/// so the smoothing worker reads the file's full history.
+#[test]
+fn e_names_the_smoothing_in_the_focused_chart_s_title() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run-synth001.wandb");
+    let spec = leet::decode::synth::SynthSpec {
+        steps: 3 * leet::store::metrics::DEFAULT_SERIES_CAP as u64,
+        metrics: 3,
+        summaries: false,
+        ..Default::default()
+    };
+    std::fs::write(&file, leet::decode::synth::file_bytes(&spec)).unwrap();
+    let t = Tmux::start("smooth", &[&file], 120, 40);
+    t.wait_for("Metrics [1-3 of 3]", Duration::from_secs(10));
+    // The first chart (lr) is focused.
+    t.keys(&["e"]);
+    t.wait_for("┏lr · twema 0.6━", Duration::from_secs(20));
+    t.keys(&["e"]);
+    t.wait_for("┏lr · ema 0.6━", Duration::from_secs(20));
+    t.keys(&["+"]);
+    t.wait_for("┏lr · ema 0.7━", Duration::from_secs(20));
+    // E: every chart's smoothing off; E again: every chart at the last chosen.
+    t.keys(&["E"]);
+    let t0 = Instant::now();
+    while t.screen().contains(" · ema") {
+        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.keys(&["E"]);
+    t.wait_for("train/loss · ema 0.7─", Duration::from_secs(20));
+    t.wait_for("┏lr · ema 0.7━", Duration::from_secs(20));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

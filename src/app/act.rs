@@ -264,6 +264,11 @@ impl App {
             Action::CycleXAxis => return self.cycle_x_axis(),
             Action::XAxisToAll => return self.x_axis_to_all(),
             Action::ToggleLogX => return self.toggle_log_x(),
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => return self.act_smoothing(a),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),

@@ -92,6 +92,16 @@ pub enum Action {
     XAxisToAll,
     /// `L`: log x on the focused chart (thinned in log space), or linear.
     ToggleLogX,
+    // ---- smoothing (issue 14) ----
+    /// `e`: the focused chart's smoothing, none → TWEMA → EMA → running average →
+    /// Gaussian → none.
+    CycleSmoothing,
+    /// `E`: smooth every chart (with the last smoothing chosen), or none.
+    ToggleSmoothingAll,
+    /// `+`/`=`: the focused chart's smoothing parameter one step up.
+    SmoothingUp,
+    /// `-`: the focused chart's smoothing parameter one step down.
+    SmoothingDown,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -110,7 +120,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 58] = [
+    pub const ALL: [Action; 62] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -171,6 +181,11 @@ impl Action {
         Action::CycleXAxis,
         Action::XAxisToAll,
         Action::ToggleLogX,
+        // ---- smoothing (issue 14) ----
+        Action::CycleSmoothing,
+        Action::ToggleSmoothingAll,
+        Action::SmoothingUp,
+        Action::SmoothingDown,
         Action::None,
     ];
 
@@ -238,6 +253,11 @@ impl Action {
             Action::CycleXAxis => "cycle_x_axis",
             Action::XAxisToAll => "x_axis_to_all",
             Action::ToggleLogX => "toggle_log_x",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing => "cycle_smoothing",
+            Action::ToggleSmoothingAll => "toggle_smoothing_all",
+            Action::SmoothingUp => "smoothing_up",
+            Action::SmoothingDown => "smoothing_down",
             Action::None => "none",
         }
     }
@@ -318,6 +338,11 @@ impl Action {
             Action::CycleXAxis => "Cycle x of focused chart: step/time/wall/metric",
             Action::XAxisToAll => "Give every chart the focused chart's x",
             Action::ToggleLogX => "Toggle log x on focused chart",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing => "Smoothing: none, TWEMA, EMA, average, Gaussian",
+            Action::ToggleSmoothingAll => "Smooth every chart (last smoothing) / none",
+            Action::SmoothingUp => "Smooth the focused chart more",
+            Action::SmoothingDown => "Smooth the focused chart less",
             Action::None => "(unbound)",
         }
     }
@@ -358,6 +383,11 @@ impl Action {
             | Action::ToggleHidden => "Charts",
             // ---- x axis (issue 14) ----
             Action::CycleXAxis | Action::XAxisToAll | Action::ToggleLogX => "Charts",
+            // ---- smoothing (issue 14) ----
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

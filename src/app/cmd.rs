@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::msg::{RecordsView, WorkspaceSaved};
+use crate::msg::{RecordsView, SmoothJob, WorkspaceSaved};
 
 /// A request to the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +53,10 @@ pub enum Cmd {
     ViewRecords(RecordsView),
     /// The record inspector is closed: its worker ends.
     CloseRecords,
+    // ---- smoothing (issue 14) ----
+    /// Smooth one metric from every point it logged (its points, or the run
+    /// file's full history), on the smoothing worker: `Msg::Smoothed`.
+    Smooth(SmoothJob),
 }
 
 impl Cmd {

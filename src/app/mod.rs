@@ -31,6 +31,8 @@ pub mod runs;
 mod scroll;
 pub mod settings;
 mod source;
+// ---- smoothing (issue 14) ----
+pub mod smoothing;
 pub mod stats;
 pub mod system;
 pub mod workspace;
@@ -277,6 +279,9 @@ pub struct App {
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
+    // ---- smoothing (issue 14) ----
+    /// Each chart's smoothing, and the smoothed series.
+    pub smoothing: smoothing::SmoothState,
 }
 
 impl App {
@@ -326,6 +331,8 @@ impl App {
             main_reading: None,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
+            // ---- smoothing (issue 14) ----
+            smoothing: smoothing::SmoothState::default(),
         };
         app.refresh();
         app
@@ -433,6 +440,10 @@ impl App {
         if fx.redraw {
             self.update_limits();
         }
+        // ---- smoothing (issue 14) ----
+        if fx.redraw || tick {
+            self.request_smoothing();
+        }
         fx.cmds.append(&mut self.out);
         fx
     }
@@ -497,6 +508,8 @@ impl App {
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
+            // ---- smoothing (issue 14) ----
+            Msg::Smoothed(r) => self.on_smoothed(*r),
         }
     }
 }

@@ -106,6 +106,12 @@ pub struct Settings {
     /// System charts' y scale by `"<title>|<unit>"` (linear, log or heatmap).
     pub system_y_scale: BTreeMap<String, YScale>,
     pub filters: Filters,
+    // ---- smoothing (issue 14) ----
+    /// Every metric chart's smoothing (`E`), as `leet export --smoothing` spells
+    /// it: `none`, `twema:0.6`, `ema:0.6`, `avg:10`, `gauss:5`.
+    pub smoothing_all: String,
+    /// Metric charts' own smoothing by metric key (`e`, `+`, `-`), spelled so.
+    pub smoothing: BTreeMap<String, String>,
 }
 
 impl Settings {
@@ -124,6 +130,9 @@ impl Settings {
             y_scale: BTreeMap::new(),
             system_y_scale: BTreeMap::new(),
             filters: Filters::default(),
+            // ---- smoothing (issue 14) ----
+            smoothing_all: "none".to_owned(),
+            smoothing: BTreeMap::new(),
         }
     }
 }
@@ -188,6 +197,9 @@ const HEADER: &str = "\
 #   [*.system_y_scale] a system chart's: \"title|unit\" = \"log\" or \"heatmap\"
 #   [*.filters]       metrics (/), overview (o), system (\\): a pattern and its
 #                     mode (\"regex\")
+#   smoothing_all     every metric chart's smoothing (key E): \"none\",
+#                     \"twema:0.6\", \"ema:0.6\", \"avg:10\" or \"gauss:5\"
+#   [*.smoothing]     a metric chart's own: \"metric key\" = \"ema:0.6\" (keys e, +, -)
 ";
 
 fn write_section(out: &mut String, name: &str, s: &Settings) {
@@ -209,6 +221,8 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "left_width = {}", n(s.sizes.left));
     let _ = writeln!(out, "right_width = {}", n(s.sizes.right));
     let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
+    // ---- smoothing (issue 14) ----
+    let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
     for (table, map) in [
         ("y_scale", &s.y_scale),
         ("system_y_scale", &s.system_y_scale),
@@ -217,6 +231,11 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
         for (k, v) in map {
             let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
         }
+    }
+    // ---- smoothing (issue 14) ----
+    let _ = writeln!(out, "\n[{name}.smoothing]");
+    for (k, v) in &s.smoothing {
+        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
     }
     let _ = writeln!(out, "\n[{name}.filters]");
     let f = &s.filters;
@@ -305,6 +324,16 @@ impl App {
                 overview: filter_setting(&self.overview.filter),
                 system: filter_setting(&self.system.filter),
             },
+            // ---- smoothing (issue 14) ----
+            smoothing_all: self.smoothing.all.to_string(),
+            smoothing: self
+                .smoothing
+                .charts
+                .iter()
+                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
         }
     }
 
@@ -332,6 +361,14 @@ impl App {
         for (k, v) in &s.system_y_scale {
             self.grid.scales.set_system_named(k, *v);
         }
+        // ---- smoothing (issue 14): checked when parsed ----
+        self.smoothing.restore(
+            s.smoothing_all.parse().unwrap_or_default(),
+            s.smoothing
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
+                .collect(),
+        );
         apply_filter(&mut self.charts.filter, &s.filters.metrics);
         apply_filter(&mut self.overview.filter, &s.filters.overview);
         apply_filter(&mut self.system.filter, &s.filters.system);

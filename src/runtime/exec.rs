@@ -15,6 +15,9 @@ use crate::msg::{Image, Msg, RunEntry};
 use crate::source::sampler::MonitorHandle;
 use crate::source::tail::{self, TailOptions};
 
+// ---- smoothing (issue 14) ----
+mod smooth;
+
 /// Largest PNG file read, and most decoded bytes (a hostile file cannot make the
 /// viewer allocate more).
 const MAX_FILE: u64 = 32 << 20;
@@ -30,6 +33,8 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
         // The record inspector's worker is the [`Executor`]'s too.
         Cmd::OpenRecords { .. } | Cmd::ViewRecords(_) | Cmd::CloseRecords => return None,
+        // ---- smoothing (issue 14) ----
+        Cmd::Smooth(job) => return smooth::smooth_all(vec![job]).pop(),
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
             wandb_dir,
@@ -176,6 +181,8 @@ impl Executor {
                 let indexes = Indexes::new(index_cache_dir());
                 // The record inspector's worker (one file at a time).
                 let mut records: Option<crate::source::records::Handle> = None;
+                // ---- smoothing (issue 14) ----
+                let smoother = smooth::spawn(tx.clone());
                 for cmd in rx {
                     match cmd {
                         Cmd::OpenRecords { path } => {
@@ -187,6 +194,10 @@ impl Executor {
                             }
                         }
                         Cmd::CloseRecords => records = None,
+                        // ---- smoothing (issue 14) ----
+                        Cmd::Smooth(job) => {
+                            let _ = smoother.send(job);
+                        }
                         Cmd::StartReader { path, tag } => {
                             let stop = Arc::new(AtomicBool::new(false));
                             stops.insert(tag, stop.clone());

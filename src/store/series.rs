@@ -425,6 +425,27 @@ fn push_pair(out: &mut Vec<Point>, lo: Point, hi: Point) {
     }
 }
 
+// ---- smoothing (issue 14) ----
+impl Series {
+    /// Every point the series keeps: the held points, then the min/max pair of the
+    /// group still being gathered (in x order), so a copy reaches the last point.
+    pub(crate) fn kept(&self) -> Vec<Point> {
+        let mut out = self.pts.clone();
+        if let Some(g) = self.group {
+            let (a, b) = if g.lo.0 <= g.hi.0 {
+                (g.lo, g.hi)
+            } else {
+                (g.hi, g.lo)
+            };
+            out.push(a);
+            if b != a {
+                out.push(b);
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,9 @@ use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
 
+// ---- smoothing (issue 14) ----
+mod smooth;
+
 /// The metric chart of `key` in `area`.
 pub(crate) fn render_metric_chart(
     buf: &mut Buffer,
@@ -143,6 +146,21 @@ pub(crate) fn render_metric_chart(
     };
     // Grouped (`G` in the workspace): per group its mean line and min–max band.
     let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
+    // ---- smoothing (issue 14): not of a group's mean ----
+    // In another x (or log x) the smoothed series is mapped as the raw ones are.
+    let map_x = |run: &crate::store::Run, s: &crate::store::series::Series| {
+        let m = mapped.as_ref()?;
+        super::xaxis::map_points(app, key, run, s, zoom, m, px)
+    };
+    let smoothing = smooth::of_chart(
+        app,
+        key,
+        runs.iter().copied(),
+        ((x0, x1), px),
+        mapped.is_some().then_some(&map_x as smooth::MapX<'_>),
+        groups.is_some(),
+    );
+    let title = smoothing.title(title);
     let legend = if let Some(groups) = &groups {
         groups
             .iter()
@@ -229,14 +247,17 @@ pub(crate) fn render_metric_chart(
                 .collect(),
         ),
         None => (
-            all.iter()
-                .zip(&pts)
-                .map(|(&(i, _), p)| Line {
-                    points: p,
-                    style: theme.series(drawn[i].color),
-                    breaks: breaks_of(i),
-                })
-                .collect(),
+            // ---- smoothing (issue 14): raw lines faint under the smoothed ----
+            smoothing.lines(
+                all.iter()
+                    .zip(&pts)
+                    .map(|(&(i, _), p)| Line {
+                        points: p,
+                        style: theme.series(drawn[i].color),
+                        breaks: breaks_of(i),
+                    })
+                    .collect(),
+            ),
             Vec::new(),
         ),
     };

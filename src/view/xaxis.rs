@@ -196,6 +196,37 @@ pub(crate) fn map_chart(
     })
 }
 
+/// `src`, a series of `key` in the series' own x (its smoothed line), in the x
+/// of the chart `m` was mapped for, thinned as its series are; None where it does
+/// not map (a chart over a step metric drawn in another x: the smoothed series
+/// is over the step metric, which has no step to map).
+pub(crate) fn map_points(
+    app: &App,
+    key: &str,
+    run: &Run,
+    src: &Series,
+    zoom: Option<(f64, f64)>,
+    m: &Mapped,
+    px: usize,
+) -> Option<Vec<Point>> {
+    let x = app.xaxis.of(key);
+    if *x != XAxis::Default && run.x_axis_of(key) != "_step" {
+        return None;
+    }
+    let map = map_of(run, x)?;
+    let tail = src
+        .last()
+        .filter(|l| src.points().last().is_none_or(|p| p.0 < l.0));
+    let out: Vec<Point> = src
+        .points()
+        .iter()
+        .chain(tail.iter())
+        .filter(|(s, _)| !zoom.is_some_and(|(a, b)| *s < a || *s > b))
+        .filter_map(|&(s, y)| Some((axis_value(map.at(s)?, m.log)?, y)))
+        .collect();
+    Some(thin(&out, m.x, px))
+}
+
 impl Mapped {
     /// The corner's text: with the crosshair, `x=` in the chosen unit (and the one
     /// series' value `y`); else the `last` value; and the points not drawn, where

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
 use crate::app::grid::{Guides, YScale};
+use crate::store::smooth::Smoothing;
 
 impl Config {
     /// Settings from a file's text: what it gives laid over the defaults.
@@ -193,19 +194,63 @@ impl Parser<'_> {
                         self.scales(&format!("{name}.system_y_scale"), k, v, true)?;
                 }
                 "filters" => s.filters = self.filters(name, v)?,
+                // ---- smoothing (issue 14) ----
+                "smoothing_all" => s.smoothing_all = self.smoothing(name, k, v)?,
+                "smoothing" => s.smoothing = self.smoothings(name, k, v)?,
                 _ => {
                     return Err(self.err(
                         name,
                         k,
                         "unknown key (expected rows, columns, guides, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
-                         console_height, y_scale, system_y_scale or filters)"
+                         console_height, y_scale, system_y_scale, filters, smoothing_all \
+                         or smoothing)"
                             .into(),
                     ))
                 }
             }
         }
         Ok(s)
+    }
+
+    // ---- smoothing (issue 14) ----
+    /// A smoothing as `leet export --smoothing` takes it, written back in its
+    /// canonical spelling.
+    fn smoothing(&self, table: &str, key: &str, v: &toml::Value) -> Result<String, SettingsError> {
+        let text = self.text(table, key, v)?;
+        text.parse::<Smoothing>()
+            .map(|s| s.to_string())
+            .map_err(|why| self.err(table, key, why))
+    }
+
+    /// `[<section>.smoothing]`: metric key = smoothing.
+    fn smoothings(
+        &self,
+        section: &str,
+        key: &str,
+        v: &toml::Value,
+    ) -> Result<BTreeMap<String, String>, SettingsError> {
+        let body = self.table(section, key, v)?;
+        if body.len() > MAX_SCALES {
+            return Err(self.err(
+                section,
+                key,
+                format!("{} charts, more than the {MAX_SCALES} kept", body.len()),
+            ));
+        }
+        let table = format!("{section}.smoothing");
+        let mut out = BTreeMap::new();
+        for (chart, v) in body {
+            if chart.len() > MAX_KEY_BYTES {
+                return Err(self.err(
+                    &table,
+                    chart,
+                    format!("a chart key longer than {MAX_KEY_BYTES} bytes"),
+                ));
+            }
+            out.insert(chart.clone(), self.smoothing(&table, chart, v)?);
+        }
+        Ok(out)
     }
 
     fn scales(
