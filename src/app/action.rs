@@ -85,6 +85,13 @@ pub enum Action {
     InspectRecords,
     /// Record inspector: show only the next record type (cycles back to all).
     CycleRecordType,
+    // ---- sections (issue 14) ----
+    /// Collapse or expand the focused section (a chart's own section).
+    ToggleSection,
+    /// Collapse every section of the metrics grid.
+    CollapseAllSections,
+    /// Expand every section of the metrics grid.
+    ExpandAllSections,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -103,7 +110,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 58] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -160,6 +167,10 @@ impl Action {
         Action::ReverseSort,
         Action::InspectRecords,
         Action::CycleRecordType,
+        // ---- sections (issue 14) ----
+        Action::ToggleSection,
+        Action::CollapseAllSections,
+        Action::ExpandAllSections,
         Action::None,
     ];
 
@@ -223,6 +234,10 @@ impl Action {
             Action::ReverseSort => "reverse_sort",
             Action::InspectRecords => "inspect_records",
             Action::CycleRecordType => "cycle_record_type",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection => "toggle_section",
+            Action::CollapseAllSections => "collapse_all_sections",
+            Action::ExpandAllSections => "expand_all_sections",
             Action::None => "none",
         }
     }
@@ -299,6 +314,10 @@ impl Action {
             Action::ReverseSort => "Reverse the sort order",
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection => "Collapse / expand the focused section",
+            Action::CollapseAllSections => "Collapse every metric section",
+            Action::ExpandAllSections => "Expand every metric section",
             Action::None => "(unbound)",
         }
     }
@@ -337,6 +356,10 @@ impl Action {
             | Action::ResetZoom
             | Action::CycleCrosshair
             | Action::ToggleHidden => "Charts",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection | Action::CollapseAllSections | Action::ExpandAllSections => {
+                "Charts"
+            }
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

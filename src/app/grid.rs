@@ -165,6 +165,10 @@ pub struct GridState {
     pub scales: YScales,
     /// Guides at the y ticks of every chart.
     pub guides: Guides,
+    /// The chart area below the grid's header line (from the last layout).
+    pub body: Rect,
+    /// The charts' sections by name prefix, which are collapsed, a focused header.
+    pub sections: crate::app::sections::Sections,
 }
 
 impl GridState {
@@ -177,6 +181,7 @@ impl GridState {
         );
         self.cols = c;
         self.rows = r;
+        self.body = layout::grid_body(grid_area);
     }
 
     /// Columns and rows drawn for `n` shown charts: with fewer charts than a page

@@ -308,6 +308,10 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
         (N, "i", A::InspectRecords),
+        // ---- sections (issue 14) ----
+        (N, "Z", A::ToggleSection),
+        (N, "M", A::CollapseAllSections),
+        (N, "O", A::ExpandAllSections),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
