@@ -1229,19 +1229,34 @@ fn sections_collapse_by_key_and_by_a_click_on_the_header() {
     assert!(s.contains("┏UPPER/Case"), "{s}");
     t.keys(&["Z"]);
     let (s, _) = t.wait_for("▸ Charts (19)", Duration::from_secs(5));
-    assert!(s.contains("▾ eval (37)") && !s.contains("UPPER/Case━"), "{s}");
+    assert!(
+        s.contains("▾ eval (37)") && !s.contains("UPPER/Case━"),
+        "{s}"
+    );
     // The header's row and column on screen (1-based for the terminal).
     let (row, col) = s
         .lines()
         .enumerate()
         .find_map(|(y, l)| l.find("▸ Charts").map(|x| (y, l[..x].chars().count())))
         .unwrap();
-    t.bytes(format!("\x1b[<0;{};{}M\x1b[<0;{};{}m", col + 3, row + 1, col + 3, row + 1).as_bytes());
+    t.bytes(
+        format!(
+            "\x1b[<0;{};{}M\x1b[<0;{};{}m",
+            col + 3,
+            row + 1,
+            col + 3,
+            row + 1
+        )
+        .as_bytes(),
+    );
     let (s, _) = t.wait_for("▾ Charts (19)", Duration::from_secs(5));
     assert!(s.contains("UPPER/Case"), "{s}");
     t.keys(&["M"]);
     let (s, _) = t.wait_for("▸ train (37)", Duration::from_secs(5));
-    assert!(s.contains("▸ eval (37)") && s.contains("Metrics [195]"), "{s}");
+    assert!(
+        s.contains("▸ eval (37)") && s.contains("Metrics [195]"),
+        "{s}"
+    );
     t.keys(&["O"]);
     t.wait_for("▾ Charts (19)", Duration::from_secs(5));
     t.keys(&["q"]);

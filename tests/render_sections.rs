@@ -83,7 +83,10 @@ fn a_click_on_a_header_toggles_its_section() {
         click(&mut app, x + 2, y);
         let s = screen(&app, w, h);
         assert_eq!(find(&s, "▸ Charts (19)"), Some((x, y)), "{s}");
-        assert!(!s.contains("UPPER/Case━") && !s.contains("UPPER/Case─"), "{s}");
+        assert!(
+            !s.contains("UPPER/Case━") && !s.contains("UPPER/Case─"),
+            "{s}"
+        );
         assert_eq!(find(&s, "▾ eval (37)").map(|p| p.1), Some(y + 1), "{s}");
         assert!(s.contains("▸ section Charts"), "{s}");
         // Again: back as it was, but for the focus (the header's now).
@@ -137,5 +140,8 @@ fn the_filter_works_within_sections() {
     assert!(!s.contains("grad (") && !s.contains("Charts ("), "{s}");
     app.act(leet::app::action::Action::ClearFilters);
     let s = screen(&app, w, h);
-    assert!(s.contains("▸ Charts (19)") && s.contains("▾ eval (37)"), "{s}");
+    assert!(
+        s.contains("▸ Charts (19)") && s.contains("▾ eval (37)"),
+        "{s}"
+    );
 }

@@ -35,12 +35,14 @@ impl GridState {
             .get(page)
             .map(|p| place(p, &rows, body, self.cols, self.rows))
             .unwrap_or_default();
-        let mut charts = slots.iter().filter_map(|(_, s)| match s {
-            Slot::Chart(p) => Some(*p),
-            Slot::Header { .. } => None,
-        });
-        let first = charts.next();
-        let charts = first.map(|f| (f, charts.last().unwrap_or(f)));
+        let charts: Vec<usize> = slots
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Slot::Chart(p) => Some(*p),
+                Slot::Header { .. } => None,
+            })
+            .collect();
+        let charts = charts.first().zip(charts.last()).map(|(&a, &b)| (a, b));
         Some(View {
             slots,
             page,
@@ -112,8 +114,7 @@ impl App {
             }
             Action::CollapseAllSections | Action::ExpandAllSections => {
                 self.panels.fullscreen = false;
-                self.grid
-                    .collapse_all(a == Action::CollapseAllSections, n);
+                self.grid.collapse_all(a == Action::CollapseAllSections, n);
                 Some(Effect::REDRAW)
             }
             _ => None,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::app::grid::GridState;
 
 fn keys(ks: &[&str]) -> Vec<String> {
     ks.iter().map(|k| (*k).to_owned()).collect()
@@ -12,7 +13,10 @@ fn outline(ks: &[&str]) -> Vec<(String, u16, usize, Vec<String>)> {
     tree.sections
         .iter()
         .map(|s| {
-            let own = order[s.charts.clone()].iter().map(|&i| ks[i].clone()).collect();
+            let own = order[s.charts.clone()]
+                .iter()
+                .map(|&i| ks[i].clone())
+                .collect();
             (s.path.clone(), s.depth, s.count, own)
         })
         .collect()
@@ -43,7 +47,12 @@ fn sections_nest_at_every_slash_with_counts() {
             o("", 0, 3, &["acc", "lone/x", "zeta"]),
             o("eval", 0, 4, &["eval/loss"]),
             o("eval/val", 1, 3, &["eval/val/a"]),
-            o("eval/val/top1", 2, 2, &["eval/val/top1/x", "eval/val/top1/y"]),
+            o(
+                "eval/val/top1",
+                2,
+                2,
+                &["eval/val/top1/x", "eval/val/top1/y"]
+            ),
             o("train", 0, 2, &["train/acc", "train/loss"]),
         ]
     );
@@ -60,7 +69,11 @@ fn a_prefix_holding_only_one_longer_prefix_is_that_one() {
 
 #[test]
 fn no_slash_or_one_common_prefix_is_the_flat_grid() {
-    for ks in [&["acc", "loss"][..], &["work/iter", "work/noise"], &["a/b/x", "a/b/y"]] {
+    for ks in [
+        &["acc", "loss"][..],
+        &["work/iter", "work/noise"],
+        &["a/b/x", "a/b/y"],
+    ] {
         let k = keys(ks);
         let (tree, order) = Tree::build(&k, &[0, 1]);
         assert!(!tree.has_sections(), "{ks:?}");
@@ -201,26 +214,62 @@ fn pages_flow_through_sections_and_repeat_the_header() {
     // 22 lines, 2 chart rows of 11 (at least 7 beside headers).
     let p = paged(&rows, 22, 2);
     assert_eq!(p.len(), 5);
-    assert_eq!(p[0], Page { cont: None, rows: 0..3 });
+    assert_eq!(
+        p[0],
+        Page {
+            cont: None,
+            rows: 0..3
+        }
+    );
     // `a` goes on: its header repeated above its last row, then `b`'s header and
     // first row; `b` goes on, and `c` starts a page (its header would end the
     // page alone: the page has its two chart rows).
-    assert_eq!(p[1], Page { cont: Some(1), rows: 3..6 });
-    assert_eq!(p[2], Page { cont: Some(2), rows: 6..8 });
-    assert_eq!(p[3], Page { cont: None, rows: 8..11 });
+    assert_eq!(
+        p[1],
+        Page {
+            cont: Some(1),
+            rows: 3..6
+        }
+    );
+    assert_eq!(
+        p[2],
+        Page {
+            cont: Some(2),
+            rows: 6..8
+        }
+    );
+    assert_eq!(
+        p[3],
+        Page {
+            cont: None,
+            rows: 8..11
+        }
+    );
     // Collapsed, the three headers share one page.
     for i in 1..4 {
         s.toggle(i);
     }
     let rows = s.rows(2);
-    assert_eq!(paged(&rows, 22, 2), [Page { cont: None, rows: 0..3 }]);
+    assert_eq!(
+        paged(&rows, 22, 2),
+        [Page {
+            cont: None,
+            rows: 0..3
+        }]
+    );
     // A tall page holds headers and more rows; never more than `r` chart rows.
     let mut s = s.clone();
     s.collapsed.clear();
     let rows = s.rows(2);
     // (a's header and 3 rows, b's header and first row: 4 chart rows.)
     let p = paged(&rows, 60, 4);
-    assert_eq!(p[0], Page { cont: None, rows: 0..6 });
+    assert_eq!(
+        p[0],
+        Page {
+            cont: None,
+            rows: 0..6
+        }
+    );
     // Tiny bodies still make progress, a row a page.
     let p = paged(&rows, 1, 1);
     assert!(p.len() >= rows.len() / 2);

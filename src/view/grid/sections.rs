@@ -27,7 +27,10 @@ pub(super) fn render_page(buf: &mut Buffer, app: &App, v: &View, pane: bool, the
                 }
                 let on = pane && !cont && focus == Item::Header(sec);
                 let w = rect.width.saturating_sub(1);
-                let label = fit(&sanitize(&app.grid.sections.label(sec, cont)), usize::from(w));
+                let label = fit(
+                    &sanitize(&app.grid.sections.label(sec, cont)),
+                    usize::from(w),
+                );
                 let style = if on {
                     theme.title(true)
                 } else {
