@@ -420,11 +420,7 @@ impl App {
         }
         match self.panels.focus {
             Pane::Grid if self.grid.sectioned() => {
-                let rows = self.grid.section_rows();
-                let now = self
-                    .grid
-                    .section_page(&rows, &self.grid.section_pages(&rows));
-                let p = abs.unwrap_or_else(|| now.saturating_add_signed(delta));
+                let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
                 self.grid.section_goto_page(p);
             }
             Pane::Grid => {
