@@ -66,10 +66,17 @@ pub struct Tree {
     pub sections: Vec<Section>,
 }
 
-/// The prefixes of `key` at each `/` (not an empty one), shortest first.
+/// The deepest a section nests: the `/`s after the first [`MAX_DEPTH`] of a key
+/// make no more sections (the tree's walk and the work per key stay bounded for
+/// any key).
+pub const MAX_DEPTH: usize = 8;
+
+/// The prefixes of `key` at each `/` (not an empty one), shortest first, at most
+/// [`MAX_DEPTH`].
 fn prefixes(key: &str) -> impl Iterator<Item = &str> {
     key.match_indices('/')
         .filter(|&(i, _)| i > 0)
+        .take(MAX_DEPTH)
         .map(move |(i, _)| &key[..i])
 }
 

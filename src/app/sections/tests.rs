@@ -385,3 +385,35 @@ fn pages_move_to_their_first_item() {
     g.section_goto_page(99);
     assert_eq!(g.section_page(&rows, &pages), pages.len() - 1);
 }
+
+#[test]
+fn deep_and_long_keys_nest_at_most_max_depth_and_build_quickly() {
+    // Every level holds a key of its own and the deeper ones: a section at each
+    // level, without the cap as deep as the keys are long.
+    let mut ks = Vec::new();
+    let mut p = String::from("a");
+    for _ in 0..3000 {
+        ks.push(format!("{p}/x"));
+        p.push_str("/b");
+    }
+    // One key of 100k levels too.
+    ks.push("q/".repeat(100_000));
+    ks.sort();
+    let shown: Vec<usize> = (0..ks.len()).collect();
+    let t0 = std::time::Instant::now();
+    let (tree, order) = Tree::build(&ks, &shown);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(10));
+    assert!(tree.has_sections());
+    assert!(tree.sections.iter().all(|s| usize::from(s.depth) < MAX_DEPTH));
+    // Every chart is somewhere, once.
+    let mut seen = order.clone();
+    seen.sort_unstable();
+    assert_eq!(seen, shown);
+    let total: usize = tree
+        .sections
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .map(|s| s.count)
+        .sum();
+    assert_eq!(total, ks.len());
+}
