@@ -145,3 +145,33 @@ fn the_filter_works_within_sections() {
         "{s}"
     );
 }
+
+/// Collapsed sections are settings: written to the settings file, read back,
+/// and laid over a new viewer of the run; a bad value is refused naming the key.
+#[test]
+fn collapsed_sections_are_saved_and_come_back() {
+    use leet::app::settings::Config;
+    let (w, h) = (120, 40);
+    let mut app = app_from("many_metrics", w, h);
+    app.update(Msg::char('Z'));
+    assert_eq!(app.settings().collapsed_sections, [""]);
+    let text = app.settings_config().to_toml();
+    assert!(text.contains("collapsed_sections = [\"\"]"), "{text}");
+    let file = std::path::Path::new("config.toml");
+    let back = Config::parse(file, &text).unwrap();
+    assert_eq!(back.viewer.collapsed_sections, [""]);
+    let mut fresh = app_from("many_metrics", w, h);
+    assert!(screen(&fresh, w, h).contains("▾ Charts (19)"));
+    fresh.apply_settings(&back.viewer);
+    let s = screen(&fresh, w, h);
+    assert!(
+        s.contains("▸ Charts (19)") && s.contains("▾ eval (37)"),
+        "{s}"
+    );
+    let bad = text.replace("collapsed_sections = [\"\"]", "collapsed_sections = [3]");
+    let e = Config::parse(file, &bad).unwrap_err().to_string();
+    assert!(
+        e.contains("collapsed_sections") && e.contains("strings"),
+        "{e}"
+    );
+}

@@ -106,6 +106,8 @@ pub struct Settings {
     /// System charts' y scale by `"<title>|<unit>"` (linear, log or heatmap).
     pub system_y_scale: BTreeMap<String, YScale>,
     pub filters: Filters,
+    /// ---- sections (issue 14) ----: collapsed metric sections, by prefix.
+    pub collapsed_sections: Vec<String>,
 }
 
 impl Settings {
@@ -124,6 +126,7 @@ impl Settings {
             y_scale: BTreeMap::new(),
             system_y_scale: BTreeMap::new(),
             filters: Filters::default(),
+            collapsed_sections: Vec::new(),
         }
     }
 }
@@ -184,6 +187,7 @@ const HEADER: &str = "\
 #   metrics_grid      the metrics grid (1)
 #   left_width, right_width, console_height
 #                     pane sizes dragged with the mouse; 0 = default (key 0)
+#   collapsed_sections  metric sections collapsed, by prefix: [\"train\"] (key Z)
 #   [*.y_scale]       a metric chart's y scale: \"metric key\" = \"log\" (key y)
 #   [*.system_y_scale] a system chart's: \"title|unit\" = \"log\" or \"heatmap\"
 #   [*.filters]       metrics (/), overview (o), system (\\): a pattern and its
@@ -209,6 +213,8 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "left_width = {}", n(s.sizes.left));
     let _ = writeln!(out, "right_width = {}", n(s.sizes.right));
     let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
+    let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
+    let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
     for (table, map) in [
         ("y_scale", &s.y_scale),
         ("system_y_scale", &s.system_y_scale),
@@ -305,6 +311,11 @@ impl App {
                 overview: filter_setting(&self.overview.filter),
                 system: filter_setting(&self.system.filter),
             },
+            collapsed_sections: (self.grid.sections.collapsed.iter())
+                .filter(|p| p.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -335,6 +346,7 @@ impl App {
         apply_filter(&mut self.charts.filter, &s.filters.metrics);
         apply_filter(&mut self.overview.filter, &s.filters.overview);
         apply_filter(&mut self.system.filter, &s.filters.system);
+        self.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
         self.refilter_metrics(None);
         self.refilter_overview();
         self.refilter_system();

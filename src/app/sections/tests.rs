@@ -404,7 +404,10 @@ fn deep_and_long_keys_nest_at_most_max_depth_and_build_quickly() {
     let (tree, order) = Tree::build(&ks, &shown);
     assert!(t0.elapsed() < std::time::Duration::from_secs(10));
     assert!(tree.has_sections());
-    assert!(tree.sections.iter().all(|s| usize::from(s.depth) < MAX_DEPTH));
+    assert!(tree
+        .sections
+        .iter()
+        .all(|s| usize::from(s.depth) < MAX_DEPTH));
     // Every chart is somewhere, once.
     let mut seen = order.clone();
     seen.sort_unstable();
