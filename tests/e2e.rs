@@ -1278,3 +1278,53 @@ fn e_names_the_smoothing_in_the_focused_chart_s_title() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+// ---- sections ----
+
+/// `many_metrics` in a real terminal: its charts in sections by prefix; `Z`
+/// collapses the focused chart's section (its header stays, `▸`), a mouse click
+/// on the header (SGR encoding, as terminals send it) expands it again, `M`
+/// collapses every section and `O` expands them; q leaves the terminal as it was.
+#[test]
+fn sections_collapse_by_key_and_by_a_click_on_the_header() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("many_metrics").join("wandb/latest-run"));
+    let t = Tmux::start("sections", &[&run], 120, 40);
+    let (s, _) = t.wait_for("▾ Charts (19)", Duration::from_secs(10));
+    assert!(s.contains("┏UPPER/Case"), "{s}");
+    t.keys(&["Z"]);
+    let (s, _) = t.wait_for("▸ Charts (19)", Duration::from_secs(5));
+    assert!(
+        s.contains("▾ eval (37)") && !s.contains("UPPER/Case━"),
+        "{s}"
+    );
+    // The header's row and column on screen (1-based for the terminal).
+    let (row, col) = s
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| l.find("▸ Charts").map(|x| (y, l[..x].chars().count())))
+        .unwrap();
+    t.bytes(
+        format!(
+            "\x1b[<0;{};{}M\x1b[<0;{};{}m",
+            col + 3,
+            row + 1,
+            col + 3,
+            row + 1
+        )
+        .as_bytes(),
+    );
+    let (s, _) = t.wait_for("▾ Charts (19)", Duration::from_secs(5));
+    assert!(s.contains("UPPER/Case"), "{s}");
+    t.keys(&["M"]);
+    let (s, _) = t.wait_for("▸ train (37)", Duration::from_secs(5));
+    assert!(
+        s.contains("▸ eval (37)") && s.contains("Metrics [195]"),
+        "{s}"
+    );
+    t.keys(&["O"]);
+    t.wait_for("▾ Charts (19)", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}

@@ -125,6 +125,10 @@ impl App {
                 return fx;
             }
         }
+        // ---- sections (issue 14) ----
+        if let Some(fx) = self.act_sections(a) {
+            return fx;
+        }
         let n = self.charts.shown.len();
         match a {
             Action::Quit => return Effect::QUIT,
@@ -135,7 +139,10 @@ impl App {
             | Action::PinRun
             | Action::GroupRuns
             | Action::ChooseColumn
-            | Action::ReverseSort => return Effect::NONE,
+            | Action::ReverseSort
+            | Action::ToggleSection
+            | Action::CollapseAllSections
+            | Action::ExpandAllSections => return Effect::NONE,
             // Every filter typed here (the workspace's are typed in `type_workspace`).
             Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
             Action::ToggleMedia => self.open_media(),
@@ -370,10 +377,22 @@ impl App {
             return;
         }
         if self.panels.fullscreen {
-            self.grid.step(dx + dy, n);
+            if self.grid.sectioned() {
+                // Charts in view, in section order.
+                self.grid.section_step(dx + dy, true);
+            } else {
+                self.grid.step(dx + dy, n);
+            }
             return;
         }
         match self.panels.focus {
+            Pane::Grid if self.grid.sectioned() => {
+                if dy == 0 {
+                    self.grid.section_step(dx, false);
+                } else {
+                    self.grid.section_vertical(dy);
+                }
+            }
             Pane::Grid => {
                 let cols = isize::try_from(self.grid.cols.max(1)).unwrap_or(1);
                 self.grid.step(dx + dy * cols, n);
@@ -413,6 +432,10 @@ impl App {
             return;
         }
         match self.panels.focus {
+            Pane::Grid if self.grid.sectioned() => {
+                let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
+                self.grid.section_goto_page(p);
+            }
             Pane::Grid => {
                 let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
                 self.grid.goto_page(p, n);

@@ -102,6 +102,13 @@ pub enum Action {
     SmoothingUp,
     /// `-`: the focused chart's smoothing parameter one step down.
     SmoothingDown,
+    // ---- sections (issue 14) ----
+    /// Collapse or expand the focused section (a chart's own section).
+    ToggleSection,
+    /// Collapse every section of the metrics grid.
+    CollapseAllSections,
+    /// Expand every section of the metrics grid.
+    ExpandAllSections,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -120,7 +127,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 62] = [
+    pub const ALL: [Action; 65] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -186,6 +193,10 @@ impl Action {
         Action::ToggleSmoothingAll,
         Action::SmoothingUp,
         Action::SmoothingDown,
+        // ---- sections (issue 14) ----
+        Action::ToggleSection,
+        Action::CollapseAllSections,
+        Action::ExpandAllSections,
         Action::None,
     ];
 
@@ -258,6 +269,10 @@ impl Action {
             Action::ToggleSmoothingAll => "toggle_smoothing_all",
             Action::SmoothingUp => "smoothing_up",
             Action::SmoothingDown => "smoothing_down",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection => "toggle_section",
+            Action::CollapseAllSections => "collapse_all_sections",
+            Action::ExpandAllSections => "expand_all_sections",
             Action::None => "none",
         }
     }
@@ -343,6 +358,10 @@ impl Action {
             Action::ToggleSmoothingAll => "Smooth every chart (last smoothing) / none",
             Action::SmoothingUp => "Smooth the focused chart more",
             Action::SmoothingDown => "Smooth the focused chart less",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection => "Collapse / expand the focused section",
+            Action::CollapseAllSections => "Collapse every metric section",
+            Action::ExpandAllSections => "Expand every metric section",
             Action::None => "(unbound)",
         }
     }
@@ -388,6 +407,10 @@ impl Action {
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
             | Action::SmoothingDown => "Charts",
+            // ---- sections (issue 14) ----
+            Action::ToggleSection | Action::CollapseAllSections | Action::ExpandAllSections => {
+                "Charts"
+            }
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

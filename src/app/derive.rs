@@ -202,6 +202,7 @@ impl App {
             })
             .unwrap_or(0);
         self.grid.clamp(self.charts.shown.len());
+        self.sections_refiltered(keep.is_some());
         if self.charts.shown.is_empty() {
             self.panels.fullscreen = false;
         }

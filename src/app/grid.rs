@@ -165,6 +165,10 @@ pub struct GridState {
     pub scales: YScales,
     /// Guides at the y ticks of every chart.
     pub guides: Guides,
+    /// The chart area below the grid's header line (from the last layout).
+    pub body: Rect,
+    /// The charts' sections by name prefix, which are collapsed, a focused header.
+    pub sections: crate::app::sections::Sections,
 }
 
 impl GridState {
@@ -177,6 +181,7 @@ impl GridState {
         );
         self.cols = c;
         self.rows = r;
+        self.body = layout::grid_body(grid_area);
     }
 
     /// Columns and rows drawn for `n` shown charts: with fewer charts than a page
@@ -202,13 +207,22 @@ impl GridState {
         usize::from(self.cols.max(1)) * usize::from(self.rows.max(1))
     }
 
+    /// The focused page (of a sectioned grid: the page showing the focused item).
     #[must_use]
     pub fn page(&self) -> usize {
+        if self.sectioned() {
+            let rows = self.section_rows();
+            return self.section_page(&rows, &self.section_pages(&rows));
+        }
         self.focus / self.per_page()
     }
 
+    /// Pages of `n` shown charts (of a sectioned grid: of its headers and rows).
     #[must_use]
     pub fn pages(&self, n: usize) -> usize {
+        if self.sectioned() {
+            return self.section_pages(&self.section_rows()).len().max(1);
+        }
         n.div_ceil(self.per_page()).max(1)
     }
 

@@ -29,6 +29,7 @@ pub mod procs;
 pub mod query;
 pub mod runs;
 mod scroll;
+pub mod sections;
 pub mod settings;
 mod source;
 // ---- smoothing (issue 14) ----
@@ -418,6 +419,10 @@ impl App {
     /// The focused metric key.
     #[must_use]
     pub fn focused_key(&self) -> Option<&str> {
+        // A focused section header names no chart.
+        if self.grid.sections.header.is_some() {
+            return None;
+        }
         self.charts
             .shown
             .get(self.grid.focus)

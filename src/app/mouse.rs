@@ -30,6 +30,12 @@ impl App {
         if self.panels.fullscreen {
             // The chart drawn over the whole body (see `view::render_buffer`).
             Some((self.grid.focus, self.areas.body))
+        } else if self.grid.sectioned() {
+            // ---- sections (issue 14) ----
+            match self.section_slot_at(pos)? {
+                (r, super::sections::Slot::Chart(i)) => Some((i, r)),
+                (_, super::sections::Slot::Header { .. }) => None,
+            }
         } else if self.areas.grid.contains(pos) {
             let body = layout::grid_body(self.areas.grid);
             let start = self.grid.page_start();
@@ -55,7 +61,7 @@ impl App {
         let Some((i, rect)) = self.chart_at(pos) else {
             return Effect::NONE;
         };
-        self.grid.focus = i;
+        self.grid.set_item(super::sections::Item::Chart(i));
         self.panels.focus = Pane::Grid;
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::REDRAW;
@@ -119,12 +125,18 @@ impl App {
         if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
             return fx;
         }
+        // ---- sections (issue 14) ----: a click on a header toggles it.
+        if let (None, Some((_, super::sections::Slot::Header { sec, .. }))) =
+            (zoom_in, self.section_slot_at(pos))
+        {
+            return self.click_section(sec);
+        }
         // Which chart is under the pointer?
         let hit = self.chart_at(pos);
         match zoom_in {
             None => {
                 if let Some((i, _)) = hit {
-                    self.grid.focus = i;
+                    self.grid.set_item(super::sections::Item::Chart(i));
                     self.panels.focus = Pane::Grid;
                 } else if self.areas.procs.is_some_and(|r| r.contains(pos)) {
                     // A click on a row selects it (the same rows the view draws).
@@ -153,7 +165,7 @@ impl App {
                     self.panels.focus = old;
                     return Effect::REDRAW;
                 };
-                self.grid.focus = i;
+                self.grid.set_item(super::sections::Item::Chart(i));
                 let key = self.metric_keys[self.charts.shown[i]].clone();
                 let Some((fx0, fx1)) = self
                     .run

@@ -112,6 +112,8 @@ pub struct Settings {
     pub smoothing_all: String,
     /// Metric charts' own smoothing by metric key (`e`, `+`, `-`), spelled so.
     pub smoothing: BTreeMap<String, String>,
+    /// ---- sections (issue 14) ----: collapsed metric sections, by prefix.
+    pub collapsed_sections: Vec<String>,
 }
 
 impl Settings {
@@ -133,6 +135,7 @@ impl Settings {
             // ---- smoothing (issue 14) ----
             smoothing_all: "none".to_owned(),
             smoothing: BTreeMap::new(),
+            collapsed_sections: Vec::new(),
         }
     }
 }
@@ -193,6 +196,7 @@ const HEADER: &str = "\
 #   metrics_grid      the metrics grid (1)
 #   left_width, right_width, console_height
 #                     pane sizes dragged with the mouse; 0 = default (key 0)
+#   collapsed_sections  metric sections collapsed, by prefix: [\"train\"] (key Z)
 #   [*.y_scale]       a metric chart's y scale: \"metric key\" = \"log\" (key y)
 #   [*.system_y_scale] a system chart's: \"title|unit\" = \"log\" or \"heatmap\"
 #   [*.filters]       metrics (/), overview (o), system (\\): a pattern and its
@@ -223,6 +227,8 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
     // ---- smoothing (issue 14) ----
     let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
+    let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
+    let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
     for (table, map) in [
         ("y_scale", &s.y_scale),
         ("system_y_scale", &s.system_y_scale),
@@ -334,6 +340,11 @@ impl App {
                 .take(MAX_SCALES)
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
+            collapsed_sections: (self.grid.sections.collapsed.iter())
+                .filter(|p| p.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -372,6 +383,7 @@ impl App {
         apply_filter(&mut self.charts.filter, &s.filters.metrics);
         apply_filter(&mut self.overview.filter, &s.filters.overview);
         apply_filter(&mut self.system.filter, &s.filters.system);
+        self.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
         self.refilter_metrics(None);
         self.refilter_overview();
         self.refilter_system();

@@ -458,9 +458,22 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     };
     let start = app.grid.focus / per_page * per_page;
     let end = (start + per_page).min(n);
+    // ---- sections (issue 14) ----: the page of a sectioned grid, and what it shows.
+    let paged = (app.grid.cols > 0)
+        .then(|| app.grid.section_view(layout::grid_body(area)))
+        .flatten();
+    let (start, end, page, pages) = match &paged {
+        Some(v) => {
+            let (a, b) = v.charts.map_or((n, n), |(a, b)| (a, b + 1));
+            (a, b, v.page, v.pages)
+        }
+        None => (start, end, start / per_page, n.div_ceil(per_page)),
+    };
     let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
     let mut header = if n == 0 {
         "Metrics [0]".to_owned()
+    } else if start >= end {
+        format!("Metrics [{n}]")
     } else {
         format!("Metrics [{}-{end} of {n}]", start + 1)
     };
@@ -489,12 +502,8 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             header.push_str(&format!(" ({k} {verb})"));
         }
     }
-    if n > per_page {
-        header.push_str(&format!(
-            "  page {}/{}",
-            start / per_page + 1,
-            n.div_ceil(per_page)
-        ));
+    if pages > 1 {
+        header.push_str(&format!("  page {}/{pages}", page + 1));
     }
     put(
         buf,
@@ -547,6 +556,10 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         );
         return;
     }
+    if let Some(v) = &paged {
+        sections::render_page(buf, app, v, focused_pane, theme);
+        return;
+    }
     for i in start..end {
         let cell = layout::grid_cell(body, cols, rows, i - start);
         render_grid_item(
@@ -591,6 +604,8 @@ pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: 
 fn clock_x(v: f64) -> String {
     format::time_of_day(v.floor() as i64)
 }
+
+mod sections;
 
 #[cfg(test)]
 mod tests;

@@ -356,6 +356,10 @@ fn focused_chart(app: &App) -> Option<String> {
     {
         return None;
     }
+    // ---- sections (issue 14) ----: a focused header names its section.
+    if let Some(name) = app.grid.focused_header_name() {
+        return Some(format!("section {}", sanitize(name)));
+    }
     let &i = app.charts.shown.get(app.grid.focus)?;
     if app.is_host() {
         app.sys_charts.get(i).map(|c| sanitize(&c.display_title()))

@@ -318,6 +318,10 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "+", A::SmoothingUp),
         (N, "=", A::SmoothingUp),
         (N, "-", A::SmoothingDown),
+        // ---- sections (issue 14) ----
+        (N, "Z", A::ToggleSection),
+        (N, "M", A::CollapseAllSections),
+        (N, "O", A::ExpandAllSections),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),

@@ -197,14 +197,15 @@ impl Parser<'_> {
                 // ---- smoothing (issue 14) ----
                 "smoothing_all" => s.smoothing_all = self.smoothing(name, k, v)?,
                 "smoothing" => s.smoothing = self.smoothings(name, k, v)?,
+                "collapsed_sections" => s.collapsed_sections = self.prefixes(name, k, v)?,
                 _ => {
                     return Err(self.err(
                         name,
                         k,
                         "unknown key (expected rows, columns, guides, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
-                         console_height, y_scale, system_y_scale, filters, smoothing_all \
-                         or smoothing)"
+                         console_height, collapsed_sections, y_scale, system_y_scale, \
+                         filters, smoothing_all or smoothing)"
                             .into(),
                     ))
                 }
@@ -251,6 +252,42 @@ impl Parser<'_> {
             out.insert(chart.clone(), self.smoothing(&table, chart, v)?);
         }
         Ok(out)
+    }
+
+    /// A list of section prefixes (strings, at most [`MAX_SCALES`] of at most
+    /// [`MAX_KEY_BYTES`] each).
+    fn prefixes(
+        &self,
+        table: &str,
+        key: &str,
+        v: &toml::Value,
+    ) -> Result<Vec<String>, SettingsError> {
+        let toml::Value::Array(items) = v else {
+            return Err(self.err(
+                table,
+                key,
+                format!("expected a list of prefixes, got {}", type_name(v)),
+            ));
+        };
+        if items.len() > MAX_SCALES {
+            return Err(self.err(table, key, format!("more than {MAX_SCALES} prefixes")));
+        }
+        items
+            .iter()
+            .map(|item| match item {
+                toml::Value::String(p) if p.len() <= MAX_KEY_BYTES => Ok(p.clone()),
+                toml::Value::String(_) => Err(self.err(
+                    table,
+                    key,
+                    format!("a prefix longer than {MAX_KEY_BYTES} bytes"),
+                )),
+                other => Err(self.err(
+                    table,
+                    key,
+                    format!("expected a list of strings, got {} in it", type_name(other)),
+                )),
+            })
+            .collect()
     }
 
     fn scales(
