@@ -257,6 +257,8 @@ impl App {
             }
             Action::CycleYScale => return self.cycle_y_scale(),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => self.band = !self.band,
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),
             Action::ResetPaneSizes => self.reset_pane_sizes(),

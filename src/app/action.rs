@@ -85,6 +85,9 @@ pub enum Action {
     InspectRecords,
     /// Record inspector: show only the next record type (cycles back to all).
     CycleRecordType,
+    // ---- min–max band (issue 14) ----
+    /// `b`: the min–max band of charts with more points than columns, or none.
+    ToggleBand,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -103,7 +106,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 56] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -160,6 +163,8 @@ impl Action {
         Action::ReverseSort,
         Action::InspectRecords,
         Action::CycleRecordType,
+        // ---- min–max band (issue 14) ----
+        Action::ToggleBand,
         Action::None,
     ];
 
@@ -223,6 +228,8 @@ impl Action {
             Action::ReverseSort => "reverse_sort",
             Action::InspectRecords => "inspect_records",
             Action::CycleRecordType => "cycle_record_type",
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "toggle_band",
             Action::None => "none",
         }
     }
@@ -299,6 +306,8 @@ impl Action {
             Action::ReverseSort => "Reverse the sort order",
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "Min–max band on dense charts (show / hide)",
             Action::None => "(unbound)",
         }
     }
@@ -337,6 +346,8 @@ impl Action {
             | Action::ResetZoom
             | Action::CycleCrosshair
             | Action::ToggleHidden => "Charts",
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

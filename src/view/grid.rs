@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
+use super::band::MinMax;
 use super::chart::{render_chart, Band, ChartSpec, Line};
 use super::fit::{put, word_wrap};
 use super::format;
@@ -179,6 +180,8 @@ pub(crate) fn render_metric_chart(
     };
     let note = gap_note(&lost, &missing, (x0, x1));
     let gaps: Vec<(f64, f64)> = lost.iter().chain(&missing).copied().collect();
+    // ---- min–max band (issue 14) ----
+    let minmax = MinMax::of(app.band && groups.is_none(), &all, (x0, x1), px, breaks_of);
     let (lines, bands) = match &groups {
         Some(groups) => (
             groups
@@ -202,12 +205,12 @@ pub(crate) fn render_metric_chart(
             all.iter()
                 .zip(&pts)
                 .map(|(&(i, _), p)| Line {
-                    points: p,
+                    points: minmax.line(i).unwrap_or(p),
                     style: theme.series(drawn[i].color),
                     breaks: breaks_of(i),
                 })
                 .collect(),
-            Vec::new(),
+            minmax.bands(|i| theme.series(drawn[i].color)),
         ),
     };
     let spec = ChartSpec {

@@ -175,6 +175,7 @@ impl Parser<'_> {
                         }
                     }
                 }
+                "band" => s.band = self.boolean(name, k, v)?,
                 "right_sidebar" => s.right_sidebar = self.boolean(name, k, v)?,
                 "console" => s.console = self.boolean(name, k, v)?,
                 "metrics_grid" => s.metrics_grid = self.boolean(name, k, v)?,
@@ -197,7 +198,7 @@ impl Parser<'_> {
                     return Err(self.err(
                         name,
                         k,
-                        "unknown key (expected rows, columns, guides, left_sidebar, \
+                        "unknown key (expected rows, columns, guides, band, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
                          console_height, y_scale, system_y_scale or filters)"
                             .into(),
