@@ -308,6 +308,8 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
         (N, "i", A::InspectRecords),
+        // ---- min–max band (issue 14) ----
+        (N, "b", A::ToggleBand),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -345,6 +347,8 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "pgup", A::FocusLeft),
         (S, "n", A::FocusRight),
         (S, "pgdown", A::FocusRight),
+        // ---- min–max band (issue 14) ----
+        (S, "b", A::ToggleBand),
         (R, "enter", A::OpenRun),
         (R, "space", A::ToggleCompare),
         (R, "esc", A::Back),
