@@ -299,3 +299,29 @@ fn snapshots_of_a_noisy_chart_full_screen_with_and_without_the_band() {
         insta::assert_snapshot!(format!("noisy_{w}x{h}_loss_no_band"), screen(&app, w, h));
     }
 }
+
+#[test]
+fn print_config_shows_the_band_setting() {
+    let home = tempfile::tempdir().unwrap();
+    let print = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+            .arg("--print-config")
+            .args(args)
+            .env("XDG_CONFIG_HOME", home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let defaults = print(&[]);
+    assert!(defaults.contains("\n[viewer]\n") && defaults.contains("\nband = true\n"));
+    assert!(!defaults.contains("band = false"), "{defaults}");
+    let mine = home.path().join("mine.toml");
+    std::fs::write(&mine, "[viewer]\nband = false\n").unwrap();
+    let printed = print(&["--config".as_ref(), mine.as_os_str()]);
+    let viewer = &printed[printed.find("\n[viewer]\n").unwrap()..printed.find("\n[live]\n").unwrap()];
+    assert!(viewer.contains("\nband = false\n"), "{printed}");
+    let live = &printed[printed.find("\n[live]\n").unwrap()..];
+    assert!(live.contains("\nband = true\n"), "{printed}");
+}
