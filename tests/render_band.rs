@@ -325,3 +325,35 @@ fn print_config_shows_the_band_setting() {
     let live = &printed[printed.find("\n[live]\n").unwrap()..];
     assert!(live.contains("\nband = true\n"), "{printed}");
 }
+
+#[test]
+fn live_system_charts_get_the_band_and_b_hides_it() {
+    use leet::msg::Sample;
+    let (w, h) = (120, 40);
+    let mut app = App::live(
+        Options {
+            color: true,
+            ..Options::default()
+        },
+        600.0,
+    );
+    app.update(Msg::Resize(w, h));
+    // One sample a second for ten minutes: far more than the chart's columns.
+    for i in 0..600u32 {
+        let t = NOW - 600.0 + f64::from(i);
+        app.update(Msg::Sample(Sample {
+            timestamp: t,
+            values: vec![(
+                "memory_percent".into(),
+                50.0 + 10.0 * noise(u64::from(i)),
+            )],
+        }));
+    }
+    app.update(Msg::Tick(NOW));
+    let d = dots(&buffer(&app, w, h));
+    assert!(d.iter().any(|c| !c.2), "a line is drawn");
+    assert!(band_around_line(&d) > 10, "the band around the line");
+    app.update(Msg::key(KeyCode::Char('b')));
+    let d = dots(&buffer(&app, w, h));
+    assert!(!d.is_empty() && d.iter().all(|c| !c.2), "a band cell left after b");
+}
