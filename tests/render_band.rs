@@ -185,10 +185,16 @@ fn a_noisy_chart_has_a_band_around_its_line_and_b_hides_it() {
     let d = dots(&buffer(&app, w, h));
     let dim = d.iter().filter(|c| c.2).count();
     let line = d.len() - dim;
-    assert!(dim > 200 && line > 50, "band cells {dim}, line cells {line}");
+    assert!(
+        dim > 200 && line > 50,
+        "band cells {dim}, line cells {line}"
+    );
     // Most columns of the plot show the band both above and below the line.
     let around = band_around_line(&d);
-    assert!(around > 60, "{around} columns with the band around the line");
+    assert!(
+        around > 60,
+        "{around} columns with the band around the line"
+    );
     // b: no band; the line zigzags through each column's min and max instead.
     app.update(Msg::key(KeyCode::Char('b')));
     assert!(!app.band);
@@ -246,7 +252,10 @@ fn a_spike_of_one_point_in_100k_stays_visible() {
         let xs: Vec<u16> = d.iter().filter(|c| c.1 == top).map(|c| c.0).collect();
         let (a, b) = (xs[0], xs[xs.len() - 1]);
         let frac = f64::from(a - left) / f64::from(right - left);
-        assert!(b - a <= 2 && (0.5..0.6).contains(&frac), "band {band}: {xs:?} {frac}");
+        assert!(
+            b - a <= 2 && (0.5..0.6).contains(&frac),
+            "band {band}: {xs:?} {frac}"
+        );
         // With the band, it is the band that reaches it (the mean line stays low).
         if band {
             assert!(d.iter().filter(|c| c.1 == top).all(|c| c.2), "{d:?}");
@@ -311,7 +320,11 @@ fn print_config_shows_the_band_setting() {
             .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let defaults = print(&[]);
@@ -320,7 +333,8 @@ fn print_config_shows_the_band_setting() {
     let mine = home.path().join("mine.toml");
     std::fs::write(&mine, "[viewer]\nband = false\n").unwrap();
     let printed = print(&["--config".as_ref(), mine.as_os_str()]);
-    let viewer = &printed[printed.find("\n[viewer]\n").unwrap()..printed.find("\n[live]\n").unwrap()];
+    let viewer =
+        &printed[printed.find("\n[viewer]\n").unwrap()..printed.find("\n[live]\n").unwrap()];
     assert!(viewer.contains("\nband = false\n"), "{printed}");
     let live = &printed[printed.find("\n[live]\n").unwrap()..];
     assert!(live.contains("\nband = true\n"), "{printed}");
@@ -343,10 +357,7 @@ fn live_system_charts_get_the_band_and_b_hides_it() {
         let t = NOW - 600.0 + f64::from(i);
         app.update(Msg::Sample(Sample {
             timestamp: t,
-            values: vec![(
-                "memory_percent".into(),
-                50.0 + 10.0 * noise(u64::from(i)),
-            )],
+            values: vec![("memory_percent".into(), 50.0 + 10.0 * noise(u64::from(i)))],
         }));
     }
     app.update(Msg::Tick(NOW));
@@ -355,5 +366,8 @@ fn live_system_charts_get_the_band_and_b_hides_it() {
     assert!(band_around_line(&d) > 10, "the band around the line");
     app.update(Msg::key(KeyCode::Char('b')));
     let d = dots(&buffer(&app, w, h));
-    assert!(!d.is_empty() && d.iter().all(|c| !c.2), "a band cell left after b");
+    assert!(
+        !d.is_empty() && d.iter().all(|c| !c.2),
+        "a band cell left after b"
+    );
 }

@@ -82,11 +82,7 @@ impl Series {
         if cols == 0 || !x0.is_finite() || !x1.is_finite() || x1 < x0 {
             return;
         }
-        let n = if x1 > x0 {
-            cols.min(MAX_COLUMNS)
-        } else {
-            1
-        };
+        let n = if x1 > x0 { cols.min(MAX_COLUMNS) } else { 1 };
         // Halves keep the span finite for ranges near ±f64::MAX.
         let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
         #[allow(clippy::cast_precision_loss)]
@@ -178,7 +174,10 @@ mod tests {
     fn each_column_gets_its_min_max_and_mean_at_its_mean_x() {
         let mut s = Series::new(1000);
         // Columns of width 2 over [0, 8]: x 0..=7 → two points per column.
-        for (x, y) in [1.0, 5.0, 2.0, 2.0, -3.0, 7.0, 0.0, 4.0].into_iter().enumerate() {
+        for (x, y) in [1.0, 5.0, 2.0, 2.0, -3.0, 7.0, 0.0, 4.0]
+            .into_iter()
+            .enumerate()
+        {
             #[allow(clippy::cast_precision_loss)]
             s.push(x as f64, y);
         }
@@ -247,7 +246,13 @@ mod tests {
         assert_eq!(b.mid[4].0, 48.0);
         // A NaN before a column's values goes before them; none leads the band.
         let mut s = Series::new(1000);
-        for (x, y) in [(0.0, f64::NAN), (1.0, 1.0), (2.0, 2.0), (4.0, f64::NAN), (6.0, 3.0)] {
+        for (x, y) in [
+            (0.0, f64::NAN),
+            (1.0, 1.0),
+            (2.0, 2.0),
+            (4.0, f64::NAN),
+            (6.0, 3.0),
+        ] {
             s.push(x, y);
         }
         let b = band(&s, 0.0, 7.0, 2);
@@ -265,7 +270,14 @@ mod tests {
     fn non_monotonic_x_is_bucketed_by_x() {
         let mut s = Series::new(1000);
         // A metric x axis that goes back and forth.
-        for (x, y) in [(5.0, 1.0), (1.0, 2.0), (9.0, 3.0), (2.0, 4.0), (8.0, 5.0), (4.9, 6.0)] {
+        for (x, y) in [
+            (5.0, 1.0),
+            (1.0, 2.0),
+            (9.0, 3.0),
+            (2.0, 4.0),
+            (8.0, 5.0),
+            (4.9, 6.0),
+        ] {
             s.push(x, y);
         }
         let b = band(&s, 0.0, 10.0, 2);
