@@ -277,6 +277,8 @@ impl App {
             | Action::SmoothingUp
             | Action::SmoothingDown => return self.act_smoothing(a),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => self.band = !self.band,
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),
             Action::ResetPaneSizes => self.reset_pane_sizes(),

@@ -109,6 +109,9 @@ pub enum Action {
     CollapseAllSections,
     /// Expand every section of the metrics grid.
     ExpandAllSections,
+    // ---- min–max band (issue 14) ----
+    /// `b`: the min–max band of charts with more points than columns, or none.
+    ToggleBand,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -127,7 +130,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 65] = [
+    pub const ALL: [Action; 66] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -197,6 +200,8 @@ impl Action {
         Action::ToggleSection,
         Action::CollapseAllSections,
         Action::ExpandAllSections,
+        // ---- min–max band (issue 14) ----
+        Action::ToggleBand,
         Action::None,
     ];
 
@@ -273,6 +278,8 @@ impl Action {
             Action::ToggleSection => "toggle_section",
             Action::CollapseAllSections => "collapse_all_sections",
             Action::ExpandAllSections => "expand_all_sections",
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "toggle_band",
             Action::None => "none",
         }
     }
@@ -362,6 +369,8 @@ impl Action {
             Action::ToggleSection => "Collapse / expand the focused section",
             Action::CollapseAllSections => "Collapse every metric section",
             Action::ExpandAllSections => "Expand every metric section",
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "Min–max band on dense charts (show / hide)",
             Action::None => "(unbound)",
         }
     }
@@ -411,6 +420,8 @@ impl Action {
             Action::ToggleSection | Action::CollapseAllSections | Action::ExpandAllSections => {
                 "Charts"
             }
+            // ---- min–max band (issue 14) ----
+            Action::ToggleBand => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

@@ -275,6 +275,8 @@ pub struct App {
     pub main_tag: Option<WsTag>,
     /// The run directory the main reader was started on.
     pub(crate) main_reading: Option<std::path::PathBuf>,
+    /// The min–max band on charts with more points than columns (`b`).
+    pub band: bool,
     /// Where the settings are saved, and what was last written.
     settings_io: settings::Persist,
     /// Commands made by the update in progress (or by a request before the loop
@@ -330,6 +332,7 @@ impl App {
             workspace: None,
             main_tag: None,
             main_reading: None,
+            band: true,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
             // ---- smoothing (issue 14) ----

@@ -92,6 +92,8 @@ pub struct Settings {
     pub rows: Option<u16>,
     pub columns: Option<u16>,
     pub guides: Guides,
+    /// The min–max band on charts with more points than columns (key b).
+    pub band: bool,
     /// The left sidebar; None: automatic (the live monitor shows it on a screen
     /// wide enough; the viewer always does).
     pub left_sidebar: Option<bool>,
@@ -124,6 +126,7 @@ impl Settings {
             rows: None,
             columns: None,
             guides: Guides::Off,
+            band: true,
             left_sidebar: if live { None } else { Some(true) },
             right_sidebar: !live,
             console: false,
@@ -189,6 +192,8 @@ const HEADER: &str = "\
 #   rows, columns     grid rows and columns, 1 to 9; 0 = from the terminal size
 #                     (keys r and c, then a digit)
 #   guides            guides at the y ticks: \"off\", \"dots\" or \"lines\" (key g)
+#   band              the min–max band of charts with more points than columns:
+#                     true or false (key b)
 #   left_sidebar      the overview ([): true, false or \"auto\" (live: shown from
 #                     120 columns; viewer: shown)
 #   right_sidebar     the system metrics (])
@@ -213,6 +218,7 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "rows = {}", n(s.rows));
     let _ = writeln!(out, "columns = {}", n(s.columns));
     let _ = writeln!(out, "guides = \"{}\"", guides_name(s.guides));
+    let _ = writeln!(out, "band = {}", s.band);
     match s.left_sidebar {
         Some(b) => {
             let _ = writeln!(out, "left_sidebar = {b}");
@@ -318,6 +324,7 @@ impl App {
             rows: self.grid.rows_setting,
             columns: self.grid.cols_setting,
             guides: self.grid.guides,
+            band: self.band,
             left_sidebar: (!self.panels.auto_left).then_some(self.panels.left),
             right_sidebar: self.panels.right,
             console: self.panels.console,
@@ -353,6 +360,7 @@ impl App {
         self.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
         self.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
         self.grid.guides = s.guides;
+        self.band = s.band;
         match s.left_sidebar {
             Some(b) => {
                 self.panels.left = b;

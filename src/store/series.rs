@@ -10,6 +10,9 @@
 //! A series can instead be a *window* (live system metrics): points older than
 //! `last_x - window` are dropped, a true ring over time.
 
+mod band;
+pub use band::ColumnBand;
+
 /// One drawn point: (x, y). NaN y marks a gap.
 pub type Point = (f64, f64);
 

@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
+use super::band::MinMax;
 use super::chart::{render_chart, Band, ChartSpec, Line, XTicks};
 use super::fit::{put, word_wrap};
 use super::format;
@@ -227,6 +228,15 @@ pub(crate) fn render_metric_chart(
     };
     let note = gap_note(&lost, &missing, (x0, x1));
     let gaps: Vec<(f64, f64)> = lost.iter().chain(&missing).copied().collect();
+    // ---- min–max band (issue 14): in the series' own x only (a chart mapped to
+    // another x is thinned there instead) ----
+    let minmax = MinMax::of(
+        app.band && groups.is_none() && mapped.is_none(),
+        &all,
+        (x0, x1),
+        px,
+        breaks_of,
+    );
     let (lines, bands) = match &groups {
         Some(groups) => (
             groups
@@ -252,13 +262,13 @@ pub(crate) fn render_metric_chart(
                 all.iter()
                     .zip(&pts)
                     .map(|(&(i, _), p)| Line {
-                        points: p,
+                        points: minmax.line(i).unwrap_or(p),
                         style: theme.series(drawn[i].color),
                         breaks: breaks_of(i),
                     })
                     .collect(),
             ),
-            Vec::new(),
+            minmax.bands(|i| theme.series(drawn[i].color)),
         ),
     };
     let fmt_x = |v: f64| {

@@ -1,6 +1,7 @@
 //! Pure rendering: `render(frame, &App)` reads the state and draws; it never
 //! mutates anything, reads the clock or the environment.
 
+mod band;
 mod chart;
 mod console;
 mod fit;

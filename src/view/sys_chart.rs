@@ -4,6 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use super::band::MinMax;
 use super::chart::{render_chart, ChartSpec, Line, XTicks};
 use super::fit::width as text_width;
 use super::format;
@@ -143,11 +144,17 @@ pub(crate) fn render_sys_chart(
     let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
     let unit = chart.unit;
     let multi = chart.series.len() > 1;
+    // ---- min–max band (issue 14): of the series charted as read (not rates) ----
+    let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
+        .filter(|(_, s)| s.rate.is_none())
+        .filter_map(|(i, s)| app.run.system.get(&s.key).map(|r| (i, r)))
+        .collect();
+    let minmax = MinMax::of(app.band, &read, x, width, |_| &[]);
     let lines: Vec<Line<'_>> = pts
         .iter()
         .enumerate()
         .map(|(i, p)| Line {
-            points: p,
+            points: minmax.line(i).unwrap_or(p),
             style: theme.series(i),
             breaks: &[],
         })
@@ -188,7 +195,7 @@ pub(crate) fn render_sys_chart(
         title: &title,
         corner,
         lines,
-        bands: Vec::new(),
+        bands: minmax.bands(|i| theme.series(i)),
         cursor: None,
         x,
         log_y: log,

@@ -322,6 +322,8 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "Z", A::ToggleSection),
         (N, "M", A::CollapseAllSections),
         (N, "O", A::ExpandAllSections),
+        // ---- min–max band (issue 14) ----
+        (N, "b", A::ToggleBand),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -368,6 +370,8 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "+", A::SmoothingUp),
         (S, "=", A::SmoothingUp),
         (S, "-", A::SmoothingDown),
+        // ---- min–max band (issue 14) ----
+        (S, "b", A::ToggleBand),
         (R, "enter", A::OpenRun),
         (R, "space", A::ToggleCompare),
         (R, "esc", A::Back),

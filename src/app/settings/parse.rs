@@ -176,6 +176,7 @@ impl Parser<'_> {
                         }
                     }
                 }
+                "band" => s.band = self.boolean(name, k, v)?,
                 "right_sidebar" => s.right_sidebar = self.boolean(name, k, v)?,
                 "console" => s.console = self.boolean(name, k, v)?,
                 "metrics_grid" => s.metrics_grid = self.boolean(name, k, v)?,
@@ -202,7 +203,7 @@ impl Parser<'_> {
                     return Err(self.err(
                         name,
                         k,
-                        "unknown key (expected rows, columns, guides, left_sidebar, \
+                        "unknown key (expected rows, columns, guides, band, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
                          console_height, collapsed_sections, y_scale, system_y_scale, \
                          filters, smoothing_all or smoothing)"

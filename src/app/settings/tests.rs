@@ -22,6 +22,7 @@ fn changed() -> Config {
     v.rows = Some(2);
     v.columns = Some(3);
     v.guides = Guides::Lines;
+    v.band = false;
     v.left_sidebar = Some(false);
     v.console = true;
     v.metrics_grid = false;
@@ -128,6 +129,10 @@ fn invalid_settings_name_file_table_key_and_reason() {
         (
             "[viewer]\nconsole_height = 100000\n",
             "[viewer] key 'console_height': must be 0 (default) or 5 to 500, got 100000",
+        ),
+        (
+            "[live]\nband = \"on\"\n",
+            "[live] key 'band': expected true or false, got a string (\"on\")",
         ),
         (
             "[viewer]\nguides = \"stripes\"\n",
