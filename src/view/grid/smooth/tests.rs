@@ -69,8 +69,8 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
         &app,
         KEY,
         std::iter::once(&app.run),
-        (0.0, 39_999.0),
-        px,
+        ((0.0, 39_999.0), px),
+        None,
         false,
     );
     let full: Vec<Point> = whole.points(0).expect("drawn").to_vec();
