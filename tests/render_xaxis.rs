@@ -21,14 +21,17 @@ fn press(app: &mut App, keys: &str) {
 /// `fixture` at `w`×`h` with the chart of `key` focused.
 fn focused_on(fixture: &str, key: &str, w: u16, h: u16) -> App {
     let mut app = app_from(fixture, w, h);
-    let at = app
-        .charts
-        .shown
-        .iter()
-        .position(|&i| app.metric_keys[i] == key)
-        .unwrap();
-    for _ in 0..at {
+    // Focus walks the grid's items in order (section headers too): right, and
+    // down where a row ends.
+    for _ in 0..200 {
+        if app.focused_key() == Some(key) {
+            break;
+        }
+        let before = (app.focused_key().map(str::to_owned), app.grid.page());
         app.update(Msg::char('d'));
+        if (app.focused_key().map(str::to_owned), app.grid.page()) == before {
+            app.update(Msg::char('s'));
+        }
     }
     assert_eq!(app.focused_key(), Some(key));
     app
@@ -193,14 +196,22 @@ fn the_wheel_zooms_a_chart_in_its_chosen_x() {
     let mut app = focused_on("custom_step", "train/loss", w, h);
     press(&mut app, "x");
     let before = screen(&app, w, h);
-    let body = leet::app::layout::grid_body(app.areas.grid);
-    let i = app.grid.focus % usize::from(app.grid.cols * app.grid.rows);
-    let cell = leet::app::layout::grid_cell(body, app.grid.cols, app.grid.rows, i);
+    // The focused chart's top left corner on the screen (sections put headers
+    // between the rows of charts).
+    let (cx, cy) = before
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| {
+            let at = l.find("┏train/loss")?;
+            Some((l[..at].chars().count(), y))
+        })
+        .expect("the focused chart is on screen");
+    let (cx, cy) = (u16::try_from(cx).unwrap(), u16::try_from(cy).unwrap());
     for _ in 0..3 {
         app.update(Msg::Mouse(MouseEvent {
             kind: MouseEventKind::ScrollUp,
-            column: cell.x + 2,
-            row: cell.y + cell.height / 2,
+            column: cx + 6,
+            row: cy + 4,
             modifiers: KeyModifiers::NONE,
         }));
     }
