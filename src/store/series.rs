@@ -11,6 +11,7 @@
 //! `last_x - window` are dropped, a true ring over time.
 
 mod band;
+pub(crate) use band::column_of;
 pub use band::ColumnBand;
 
 /// One drawn point: (x, y). NaN y marks a gap.

@@ -133,20 +133,7 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
             k * step
         }
     };
-    let mut out = Vec::new();
-    let mut k = (lo / step).floor() + 1.0;
-    // Bounded: far from zero, k + 1 can round back to k.
-    for _ in 0..=most + 1 {
-        let v = at(k);
-        if v >= hi - step * 1e-9 || out.len() == most {
-            break;
-        }
-        if v > lo + step * 1e-9 {
-            out.push(if v == 0.0 { 0.0 } else { v });
-        }
-        k += 1.0;
-    }
-    out
+    axis::multiples_at(lo, hi, step, most, at)
 }
 
 /// The border and the title (and corner text) on its top edge; the area inside.

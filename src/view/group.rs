@@ -85,19 +85,11 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
     } else {
         1
     };
-    // Halves keep the span finite for ranges near ±f64::MAX.
+    let bucket = crate::store::series::column_of(x0, x1, n);
+    // A bucket's centre, for its gap marker (halves as `column_of` takes them).
     let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
     #[allow(clippy::cast_precision_loss)]
     let nf = n as f64;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let bucket = |px: f64| -> usize {
-        if span > 0.0 {
-            // `as` saturates; the last bucket is closed on the right.
-            (((px * 0.5 - h0) / span * nf).floor() as usize).min(n - 1)
-        } else {
-            0
-        }
-    };
     let mut acc = vec![Acc::default(); n];
     let mut cells = vec![Cell::default(); n];
     let mut touched: Vec<usize> = Vec::with_capacity(n);

@@ -63,6 +63,25 @@ struct Column {
     nan: Option<f64>,
 }
 
+/// Which of `n` (at least 1) equal columns spanning `[x0, x1]` an x falls in: the
+/// last is closed on the right, x outside saturates to the first or last, and a
+/// range of no width is column 0.
+pub(crate) fn column_of(x0: f64, x1: f64, n: usize) -> impl Fn(f64) -> usize {
+    // Halves keep the span finite for ranges near ±f64::MAX.
+    let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
+    #[allow(clippy::cast_precision_loss)]
+    let nf = n as f64;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    move |x: f64| -> usize {
+        if span > 0.0 {
+            // `as` saturates.
+            (((x * 0.5 - h0) / span * nf).floor() as usize).min(n.saturating_sub(1))
+        } else {
+            0
+        }
+    }
+}
+
 impl Series {
     /// The series over `cols` equal x-columns spanning `[x0, x1]` (a chart's braille
     /// dot columns): per column with finite points, at their mean x, their min,
@@ -83,19 +102,7 @@ impl Series {
             return;
         }
         let n = if x1 > x0 { cols.min(MAX_COLUMNS) } else { 1 };
-        // Halves keep the span finite for ranges near ±f64::MAX.
-        let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
-        #[allow(clippy::cast_precision_loss)]
-        let nf = n as f64;
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let column = |x: f64| -> usize {
-            if span > 0.0 {
-                // `as` saturates; the last column is closed on the right.
-                (((x * 0.5 - h0) / span * nf).floor() as usize).min(n - 1)
-            } else {
-                0
-            }
-        };
+        let column = column_of(x0, x1, n);
         let span_pts: &[Point] = if self.monotonic {
             let a = self.pts.partition_point(|p| p.0 < x0);
             let b = self.pts.partition_point(|p| p.0 <= x1);

@@ -406,11 +406,23 @@ pub(super) fn x_ticks(kind: XTicks, lo: f64, hi: f64, most: usize) -> Option<Vec
 
 /// k·`step` strictly inside (lo, hi), at most `most` of them.
 fn multiples(lo: f64, hi: f64, step: f64, most: usize) -> Vec<f64> {
+    multiples_at(lo, hi, step, most, |k| k * step)
+}
+
+/// `at(k)` for the k after `lo / step` on, strictly inside (lo, hi), at most `most`
+/// of them (`at(k)` is k·`step`, computed as the caller needs it).
+pub(super) fn multiples_at(
+    lo: f64,
+    hi: f64,
+    step: f64,
+    most: usize,
+    at: impl Fn(f64) -> f64,
+) -> Vec<f64> {
     let mut out = Vec::new();
     let mut k = (lo / step).floor() + 1.0;
     // Bounded: far from zero, k + 1 can round back to k.
     for _ in 0..=most + 1 {
-        let v = k * step;
+        let v = at(k);
         if v >= hi - step * 1e-9 || out.len() == most {
             break;
         }
