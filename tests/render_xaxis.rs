@@ -21,8 +21,13 @@ fn press(app: &mut App, keys: &str) {
 /// `fixture` at `w`×`h` with the chart of `key` focused.
 fn focused_on(fixture: &str, key: &str, w: u16, h: u16) -> App {
     let mut app = app_from(fixture, w, h);
-    // Focus walks the grid's items in order (section headers too): right, and
-    // down where a row ends.
+    focus(&mut app, key);
+    app
+}
+
+/// Focus `key`'s chart: focus walks the grid's items in order (section headers
+/// too), right, and down where a row ends.
+fn focus(app: &mut App, key: &str) {
     for _ in 0..200 {
         if app.focused_key() == Some(key) {
             break;
@@ -34,7 +39,6 @@ fn focused_on(fixture: &str, key: &str, w: u16, h: u16) -> App {
         }
     }
     assert_eq!(app.focused_key(), Some(key));
-    app
 }
 
 /// The top border line of the focused (thick) chart.
@@ -329,4 +333,46 @@ fn the_picker_filters_moves_picks_and_cancels() {
     app.update(Msg::key(KeyCode::Enter));
     assert!(app.xaxis.picker.is_none());
     assert!(focused_title(&screen(&app, w, h)).contains("x=val/acc"));
+}
+
+/// `x` and `L` are kept in the settings file (`[viewer.x_axis]`, `log_x`) and
+/// come back at the next start; `X` as `x_axis_all`.
+#[test]
+fn the_x_choice_and_log_x_are_saved_and_come_back() {
+    use leet::app::cmd::Cmd;
+    use leet::app::settings::Config;
+    use leet::app::xaxis::XAxis;
+    let (w, h) = (120, 40);
+    let mut app = app_from("custom_step", w, h);
+    let config = std::path::PathBuf::from("/cfg/leet/config.toml");
+    app.use_config(Some(config.clone()), Config::default());
+    focus(&mut app, "train/loss");
+    press(&mut app, "xxL");
+    let fx = app.update(Msg::Tick(common::screen::NOW + 2.0));
+    let text = fx
+        .cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::SaveSettings { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("saved");
+    assert!(
+        text.contains("[viewer.x_axis]\n\"train/loss\" = \"wall\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("log_x = [\"train/loss\"]\n"), "{text}");
+    assert!(text.contains("x_axis_all = \"step\"\n"), "{text}");
+    let cfg = Config::parse(&config, &text).unwrap();
+    let mut again = app_from("custom_step", w, h);
+    again.use_config(None, cfg);
+    assert_eq!(*again.xaxis.of("train/loss"), XAxis::Wall);
+    assert!(again.xaxis.log_x("train/loss"));
+    assert_eq!(*again.xaxis.of("train/extra"), XAxis::Default);
+    let s = screen(&again, w, h);
+    assert!(s.contains("train/loss · x=wall logx"), "{s}");
+    // X: every chart gets the focused chart's x, saved as x_axis_all.
+    let mut all = focused_on("custom_step", "train/loss", w, h);
+    press(&mut all, "xX");
+    assert_eq!(all.settings().x_axis_all, "rel");
 }

@@ -114,6 +114,14 @@ pub struct Settings {
     pub smoothing_all: String,
     /// Metric charts' own smoothing by metric key (`e`, `+`, `-`), spelled so.
     pub smoothing: BTreeMap<String, String>,
+    // ---- x axis (issue 14) ----
+    /// The x of the charts without their own (`X`): `step`, `rel`, `wall`,
+    /// `metric:NAME`.
+    pub x_axis_all: String,
+    /// Metric charts' own x by metric key (`x`), spelled so.
+    pub x_axis: BTreeMap<String, String>,
+    /// Metric charts on a log x axis (`L`).
+    pub log_x: Vec<String>,
     /// ---- sections (issue 14) ----: collapsed metric sections, by prefix.
     pub collapsed_sections: Vec<String>,
 }
@@ -138,6 +146,9 @@ impl Settings {
             // ---- smoothing (issue 14) ----
             smoothing_all: "none".to_owned(),
             smoothing: BTreeMap::new(),
+            x_axis_all: "step".to_owned(),
+            x_axis: BTreeMap::new(),
+            log_x: Vec::new(),
             collapsed_sections: Vec::new(),
         }
     }
@@ -209,6 +220,10 @@ const HEADER: &str = "\
 #   smoothing_all     every metric chart's smoothing (key E): \"none\",
 #                     \"twema:0.6\", \"ema:0.6\", \"avg:10\" or \"gauss:5\"
 #   [*.smoothing]     a metric chart's own: \"metric key\" = \"ema:0.6\" (keys e, +, -)
+#   x_axis_all        every metric chart's x (key X): \"step\" (its default: _step or
+#                     its step metric), \"rel\", \"wall\" or \"metric:NAME\"
+#   [*.x_axis]        a metric chart's own: \"metric key\" = \"wall\" (key x)
+#   log_x             metric charts on a log x axis: [\"loss\"] (key L)
 ";
 
 fn write_section(out: &mut String, name: &str, s: &Settings) {
@@ -235,6 +250,10 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
     let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
     let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
+    // ---- x axis (issue 14) ----
+    let _ = writeln!(out, "x_axis_all = {}", quoted(&s.x_axis_all));
+    let names: Vec<String> = s.log_x.iter().map(|p| quoted(p)).collect();
+    let _ = writeln!(out, "log_x = [{}]", names.join(", "));
     for (table, map) in [
         ("y_scale", &s.y_scale),
         ("system_y_scale", &s.system_y_scale),
@@ -247,6 +266,11 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     // ---- smoothing (issue 14) ----
     let _ = writeln!(out, "\n[{name}.smoothing]");
     for (k, v) in &s.smoothing {
+        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
+    }
+    // ---- x axis (issue 14) ----
+    let _ = writeln!(out, "\n[{name}.x_axis]");
+    for (k, v) in &s.x_axis {
         let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
     }
     let _ = writeln!(out, "\n[{name}.filters]");
@@ -347,6 +371,18 @@ impl App {
                 .take(MAX_SCALES)
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
+            // ---- x axis (issue 14) ----
+            x_axis_all: self.xaxis.all.to_string(),
+            x_axis: (self.xaxis.per_chart.iter())
+                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
+            log_x: (self.xaxis.log.iter())
+                .filter(|k| k.len() <= MAX_KEY_BYTES)
+                .take(MAX_SCALES)
+                .cloned()
+                .collect(),
             collapsed_sections: (self.grid.sections.collapsed.iter())
                 .filter(|p| p.len() <= MAX_KEY_BYTES)
                 .take(MAX_SCALES)
@@ -387,6 +423,14 @@ impl App {
                 .iter()
                 .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
                 .collect(),
+        );
+        // ---- x axis (issue 14): checked when parsed ----
+        self.xaxis.restore(
+            s.x_axis_all.parse().unwrap_or_default(),
+            (s.x_axis.iter())
+                .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
+                .collect(),
+            s.log_x.iter().cloned().collect(),
         );
         apply_filter(&mut self.charts.filter, &s.filters.metrics);
         apply_filter(&mut self.overview.filter, &s.filters.overview);

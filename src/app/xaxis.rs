@@ -32,6 +32,37 @@ pub enum XAxis {
     Metric(String),
 }
 
+impl std::fmt::Display for XAxis {
+    /// As the settings file spells it: `step`, `rel`, `wall`, `metric:NAME`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            XAxis::Default => write!(f, "step"),
+            XAxis::Relative => write!(f, "rel"),
+            XAxis::Wall => write!(f, "wall"),
+            XAxis::Metric(m) => write!(f, "metric:{m}"),
+        }
+    }
+}
+
+impl std::str::FromStr for XAxis {
+    type Err = String;
+
+    /// `step` (the chart's default x), `rel`, `wall`, `metric:NAME`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "step" => Ok(XAxis::Default),
+            "rel" => Ok(XAxis::Relative),
+            "wall" => Ok(XAxis::Wall),
+            _ => match s.strip_prefix("metric:") {
+                Some(m) if !m.is_empty() => Ok(XAxis::Metric(m.to_owned())),
+                _ => Err(format!(
+                    "unknown x axis '{s}' (expected step, rel, wall or metric:NAME)"
+                )),
+            },
+        }
+    }
+}
+
 impl XAxis {
     /// The title's word for it (`x=wall`); None for the default.
     #[must_use]
@@ -92,6 +123,21 @@ impl XAxisState {
     #[must_use]
     pub fn log_x(&self, key: &str) -> bool {
         self.log.contains(key)
+    }
+
+    /// Take the saved choices (the picker closed).
+    pub fn restore(
+        &mut self,
+        all: XAxis,
+        per_chart: BTreeMap<String, XAxis>,
+        log: BTreeSet<String>,
+    ) {
+        *self = Self {
+            per_chart,
+            all,
+            log,
+            picker: None,
+        };
     }
 }
 

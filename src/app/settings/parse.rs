@@ -10,6 +10,7 @@ use super::{
 };
 use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
 use crate::app::grid::{Guides, YScale};
+use crate::app::xaxis::XAxis;
 use crate::store::smooth::Smoothing;
 
 impl Config {
@@ -197,8 +198,14 @@ impl Parser<'_> {
                 "filters" => s.filters = self.filters(name, v)?,
                 // ---- smoothing (issue 14) ----
                 "smoothing_all" => s.smoothing_all = self.smoothing(name, k, v)?,
-                "smoothing" => s.smoothing = self.smoothings(name, k, v)?,
-                "collapsed_sections" => s.collapsed_sections = self.prefixes(name, k, v)?,
+                "smoothing" => {
+                    s.smoothing = self.charts(name, k, v, |p, t, c, v| p.smoothing(t, c, v))?;
+                }
+                // ---- x axis (issue 14) ----
+                "x_axis_all" => s.x_axis_all = self.x_axis(name, k, v)?,
+                "x_axis" => s.x_axis = self.charts(name, k, v, |p, t, c, v| p.x_axis(t, c, v))?,
+                "log_x" => s.log_x = self.names(name, k, v)?,
+                "collapsed_sections" => s.collapsed_sections = self.names(name, k, v)?,
                 _ => {
                     return Err(self.err(
                         name,
@@ -206,7 +213,7 @@ impl Parser<'_> {
                         "unknown key (expected rows, columns, guides, band, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
                          console_height, collapsed_sections, y_scale, system_y_scale, \
-                         filters, smoothing_all or smoothing)"
+                         filters, smoothing_all, smoothing, x_axis_all, x_axis or log_x)"
                             .into(),
                     ))
                 }
@@ -225,12 +232,22 @@ impl Parser<'_> {
             .map_err(|why| self.err(table, key, why))
     }
 
-    /// `[<section>.smoothing]`: metric key = smoothing.
-    fn smoothings(
+    /// An x axis as `XAxis` spells it (`step`, `rel`, `wall`, `metric:NAME`).
+    fn x_axis(&self, table: &str, key: &str, v: &toml::Value) -> Result<String, SettingsError> {
+        let text = self.text(table, key, v)?;
+        text.parse::<XAxis>()
+            .map(|x| x.to_string())
+            .map_err(|why| self.err(table, key, why))
+    }
+
+    /// `[<section>.<key>]`: metric key = a value `check` reads (`smoothing`,
+    /// `x_axis`).
+    fn charts(
         &self,
         section: &str,
         key: &str,
         v: &toml::Value,
+        check: impl Fn(&Self, &str, &str, &toml::Value) -> Result<String, SettingsError>,
     ) -> Result<BTreeMap<String, String>, SettingsError> {
         let body = self.table(section, key, v)?;
         if body.len() > MAX_SCALES {
@@ -240,7 +257,7 @@ impl Parser<'_> {
                 format!("{} charts, more than the {MAX_SCALES} kept", body.len()),
             ));
         }
-        let table = format!("{section}.smoothing");
+        let table = format!("{section}.{key}");
         let mut out = BTreeMap::new();
         for (chart, v) in body {
             if chart.len() > MAX_KEY_BYTES {
@@ -250,28 +267,23 @@ impl Parser<'_> {
                     format!("a chart key longer than {MAX_KEY_BYTES} bytes"),
                 ));
             }
-            out.insert(chart.clone(), self.smoothing(&table, chart, v)?);
+            out.insert(chart.clone(), check(self, &table, chart, v)?);
         }
         Ok(out)
     }
 
-    /// A list of section prefixes (strings, at most [`MAX_SCALES`] of at most
+    /// A list of names: section prefixes, chart keys (strings, at most [`MAX_SCALES`] of at most
     /// [`MAX_KEY_BYTES`] each).
-    fn prefixes(
-        &self,
-        table: &str,
-        key: &str,
-        v: &toml::Value,
-    ) -> Result<Vec<String>, SettingsError> {
+    fn names(&self, table: &str, key: &str, v: &toml::Value) -> Result<Vec<String>, SettingsError> {
         let toml::Value::Array(items) = v else {
             return Err(self.err(
                 table,
                 key,
-                format!("expected a list of prefixes, got {}", type_name(v)),
+                format!("expected a list of names, got {}", type_name(v)),
             ));
         };
         if items.len() > MAX_SCALES {
-            return Err(self.err(table, key, format!("more than {MAX_SCALES} prefixes")));
+            return Err(self.err(table, key, format!("more than {MAX_SCALES} names")));
         }
         items
             .iter()
@@ -280,7 +292,7 @@ impl Parser<'_> {
                 toml::Value::String(_) => Err(self.err(
                     table,
                     key,
-                    format!("a prefix longer than {MAX_KEY_BYTES} bytes"),
+                    format!("a name longer than {MAX_KEY_BYTES} bytes"),
                 )),
                 other => Err(self.err(
                     table,

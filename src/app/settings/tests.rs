@@ -41,6 +41,10 @@ fn changed() -> Config {
         pattern: "l?_*".into(),
         glob: true,
     };
+    v.x_axis_all = "rel".into();
+    v.x_axis.insert("val/acc".into(), "metric:epoch".into());
+    v.x_axis.insert("loss".into(), "wall".into());
+    v.log_x = vec!["loss".into()];
     f.live.left_sidebar = Some(true);
     f.live.rows = Some(1);
     f.save = false;
@@ -139,6 +143,18 @@ fn invalid_settings_name_file_table_key_and_reason() {
             "[viewer] key 'guides': unknown guides 'stripes' (expected off, dots or lines)",
         ),
         (
+            "[viewer]\nx_axis_all = \"time\"\n",
+            "[viewer] key 'x_axis_all': unknown x axis 'time' (expected step, rel, wall or metric:NAME)",
+        ),
+        (
+            "[viewer.x_axis]\n\"loss\" = \"metric:\"\n",
+            "[viewer.x_axis] key 'loss': unknown x axis 'metric:' (expected step, rel, wall or metric:NAME)",
+        ),
+        (
+            "[viewer]\nlog_x = \"loss\"\n",
+            "[viewer] key 'log_x': expected a list of names, got a string",
+        ),
+        (
             "[viewer.y_scale]\n\"loss\" = \"heatmap\"\n",
             "[viewer.y_scale] key 'loss': unknown y scale 'heatmap' (expected linear or log; the heatmap is for system charts)",
         ),
@@ -222,6 +238,13 @@ fn the_state_gives_the_settings_and_the_settings_the_state() {
     // The overview filter is W&B's glob: `?` one character, `*` any run.
     assert!(a.overview.filter.glob && !a.charts.filter.glob);
     assert!(a.overview.filter.matches("lr_max") && !a.overview.filter.matches("lr"));
+    // The x axis: every chart by relative time, `val/acc` by `epoch`, `loss` by
+    // wall time on a log x.
+    use crate::app::xaxis::XAxis;
+    assert_eq!(*a.xaxis.of("lr"), XAxis::Relative);
+    assert_eq!(*a.xaxis.of("val/acc"), XAxis::Metric("epoch".into()));
+    assert_eq!(*a.xaxis.of("loss"), XAxis::Wall);
+    assert!(a.xaxis.log_x("loss") && !a.xaxis.log_x("lr"));
     // And back to the defaults.
     a.apply_settings(&Settings::defaults(false));
     assert_eq!(a.settings(), Settings::defaults(false));
