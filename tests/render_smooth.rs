@@ -138,3 +138,59 @@ fn the_raw_line_is_faint_under_the_smoothed_line_in_the_series_colour() {
     let (_, dim) = braille(&app, w, h, Color::Cyan);
     assert_eq!(dim, 0);
 }
+
+/// The columns holding a plain (not dim) braille cell in `colour`.
+fn plain_columns(app: &App, w: u16, h: u16, colour: Color) -> usize {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| leet::view::render(f, app)).unwrap();
+    let buf = t.backend().buffer();
+    (0..w)
+        .filter(|&x| {
+            (0..h).any(|y| {
+                let c = &buf[(x, y)];
+                let ch = c.symbol().chars().next().unwrap_or(' ');
+                ('\u{2801}'..='\u{28FF}').contains(&ch)
+                    && c.fg == colour
+                    && !c.modifier.contains(Modifier::DIM)
+            })
+        })
+        .count()
+}
+
+/// A smoothed chart drawn against another x (relative time, then log x) draws
+/// its smoothed line in that x too, over the faint raw one: mapped as the raw
+/// points are, not left in step units outside the axis.
+#[test]
+fn the_smoothed_line_follows_the_chosen_x_axis() {
+    let (w, h) = (120, 40);
+    let mut app = colour_app(w, h);
+    focus(&mut app, "loss");
+    press(&mut app, &[Msg::char('x'), Msg::key(KeyCode::Enter)]);
+    press(&mut app, &vec![Msg::char('e'); 4]);
+    let shot = screen(&app, w, h);
+    assert!(shot.contains("loss · x=rel · gauss 5"), "{shot}");
+    let (plain, dim) = braille(&app, w, h, Color::Cyan);
+    assert!(plain > 20, "smoothed line: {plain}\n{shot}");
+    assert!(dim > 10, "raw line: {dim}");
+    // Across the chart, not a stroke at its edge.
+    let cols = plain_columns(&app, w, h, Color::Cyan);
+    assert!(cols > 60, "smoothed line in {cols} columns\n{shot}");
+    press(
+        &mut app,
+        &[
+            Msg::key(KeyCode::Esc),
+            Msg::char('L'),
+            Msg::key(KeyCode::Enter),
+        ],
+    );
+    let shot = screen(&app, w, h);
+    assert!(shot.contains("logx"), "{shot}");
+    let (plain, dim) = braille(&app, w, h, Color::Cyan);
+    assert!(plain > 20, "smoothed line on log x: {plain}\n{shot}");
+    assert!(dim > 10, "raw line on log x: {dim}");
+    let cols = plain_columns(&app, w, h, Color::Cyan);
+    assert!(
+        cols > 60,
+        "smoothed line on log x in {cols} columns\n{shot}"
+    );
+}
