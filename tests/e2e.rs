@@ -990,10 +990,12 @@ fn settings_survive_a_restart() {
     }
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
-    assert_eq!(
-        std::fs::read(&file).unwrap(),
-        before,
-        "rewritten without a change"
+    let after = std::fs::read(&file).unwrap();
+    assert!(
+        after == before,
+        "rewritten without a change:\n--- before\n{}\n--- after\n{}",
+        String::from_utf8_lossy(&before),
+        String::from_utf8_lossy(&after)
     );
 }
 
