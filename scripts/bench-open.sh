@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Open a (big) .wandb file in the TUI, side by side: `leet FILE` vs `wandb leet run FILE`.
 # Each program runs in a detached tmux session (200x50 by default); the screen is polled
-# with `tmux capture-pane -p` every ~10 ms and the process tree's VmRSS read each poll.
+# with `tmux capture-pane -p` every ~10 ms until the first frame, then every ~50 ms, and
+# the process tree's VmRSS read each poll. (Each poll starts a tmux client: polled every
+# 10 ms to the end, the poller took a third of a core from the program it measures on a
+# 2-core machine, and a 1.3 GB load measured 3.1 s instead of 1.75 s. The fully loaded
+# time is therefore up to ~50 ms late.)
 #
 # Per run it records:
 #   first_s   first frame: the "Metrics [" header and at least one braille cell
@@ -22,7 +26,8 @@
 #
 # usage: scripts/bench-open.sh FILE [RUNS]
 #   env: SKIP_BUILD=1, WANDB=/path/to/wandb, COLS=200, ROWS=50, IDLE_S=10,
-#        LAST_STEP=199999, METRIC=train/loss, TIMEOUT_S=180
+#        LAST_STEP=199999, METRIC=train/loss, TIMEOUT_S=180, POLL_S=0.01 (until the
+#        first frame), LOADED_POLL_S=0.05 (after it)
 set -euo pipefail
 
 FILE=${1:?usage: bench-open.sh FILE [RUNS]}
@@ -45,6 +50,8 @@ IDLE_S = float(os.environ.get("IDLE_S", 10))
 LAST_STEP = os.environ.get("LAST_STEP", "199999")
 METRIC = os.environ.get("METRIC", "train/loss")
 TIMEOUT_S = float(os.environ.get("TIMEOUT_S", 180))
+POLL_S = float(os.environ.get("POLL_S", 0.01))
+LOADED_POLL_S = float(os.environ.get("LOADED_POLL_S", 0.05))
 HZ = os.sysconf("SC_CLK_TCK")
 BRAILLE = re.compile("[\u2801-\u28ff]")
 SOCK = f"bench-open-{os.getpid()}"
@@ -142,7 +149,7 @@ def one(name, argv, loaded):
         if now > TIMEOUT_S:
             notes.append("timeout")
             break
-        time.sleep(0.01)
+        time.sleep(POLL_S if first is None else LOADED_POLL_S)
     # Idle period: whole-tree CPU ticks, RSS sampled every 100 ms (no screen polling).
     pids = tree(pid)
     c0 = sum(ticks(p) for p in pids)

@@ -148,11 +148,29 @@ pub fn usage_error(e: &clap::Error) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Keep freed memory for reuse instead of handing it back to the system at once
+/// (glibc). A big first load allocates each batch's events on a reader thread and
+/// frees them on the loop thread, a batch every few milliseconds: with glibc's
+/// defaults the heap was trimmed and faulted in again each time (80k page faults,
+/// 7 % of the CPU time of a 1.3 GB load). Freed memory is now returned once 64 MiB
+/// of it is free at the top of a heap, and blocks under 32 MiB (glibc's own upper
+/// bound for its adaptive threshold) come from the heap, not from `mmap`.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; it is called before any
+    // thread of ours starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+    }
+}
+
 /// Entry point behind `main`.
 ///
 /// # Errors
 /// Any error that ends the program; `main` prints it on one line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    tune_allocator();
     match cli.command {
         Some(cli::Command::Inspect(a)) => {
             // On a terminal, with no output option: the record browser.

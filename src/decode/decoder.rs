@@ -6,16 +6,19 @@ use prost::Message as _;
 use rustc_hash::FxHashMap;
 
 use super::coalesce::{metric_def, Coalescer};
-use super::event::{join_path, Event, Events, Row, RunInfo, TreePath, MAX_DEPTH};
+use super::event::{join_path, Event, Events, RunInfo, TreePath, MAX_DEPTH};
 use super::leveldb::Skip;
 use super::pb;
 use super::record::{record_kind, RecordType};
 use super::value;
 use super::wire::{self, Field, Fields, Item, ItemValue};
 
+mod history;
 mod keys;
+#[cfg(test)]
+mod tests;
 pub use keys::capped_path;
-use keys::{as_u32, cached, is_null_json, remember};
+use keys::{as_u32, is_null_json, KeyCache};
 
 /// What a history key means to a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,13 +46,16 @@ pub struct Decoder {
     /// whose keys come in a new order each time, as wandb-core writes them, fall
     /// back to the byte-keyed map; the entry is overwritten in place, without an
     /// allocation once it has grown.)
-    row_keys: Vec<(Vec<u8>, Special)>,
+    row_keys: KeyCache<Special>,
     /// The same for summary and config records.
-    summary_keys: Vec<(Vec<u8>, u32)>,
-    config_keys: Vec<(Vec<u8>, u32)>,
+    summary_keys: KeyCache<u32>,
+    config_keys: KeyCache<u32>,
     key: String,
     /// Rows and stats samples keep no metric values ([`Decoder::without_series`]).
     no_series: bool,
+    /// History records the fast path read (the tests check it is taken).
+    #[cfg(test)]
+    fast_rows: usize,
 }
 
 impl Decoder {
@@ -236,7 +242,7 @@ impl Decoder {
         } else {
             &mut self.summary_keys
         };
-        let id = match cached(cache, pos, k) {
+        let id = match cache.get(pos, k) {
             Some(id) => id,
             None => {
                 let id = self.simple_path_id(k)?;
@@ -245,7 +251,7 @@ impl Decoder {
                 } else {
                     &mut self.summary_keys
                 };
-                remember(cache, pos, k, id);
+                cache.remember(pos, k, id);
                 id
             }
         };
@@ -292,173 +298,6 @@ impl Decoder {
             parts: vec![text.to_owned()],
         });
         Some(id)
-    }
-
-    /// What the history key at `pos` of a row means; None when it is new and not
-    /// UTF-8.
-    #[inline]
-    fn special_of(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
-        match cached(&self.row_keys, pos, key) {
-            Some(s) => Some(s),
-            None => self.special_of_new(pos, key),
-        }
-    }
-
-    /// [`Decoder::special_of`] for a key not at its cached position.
-    #[inline(never)]
-    fn special_of_new(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
-        let s = match key {
-            b"_step" => Special::Step,
-            b"_runtime" => Special::Runtime,
-            b"_timestamp" => Special::Timestamp,
-            // Checked as `key_id` checks a new key, but not interned.
-            _ if self.no_series => {
-                wire::text(key)?;
-                Special::Unkept
-            }
-            _ => Special::Metric(self.key_id(key)?),
-        };
-        remember(&mut self.row_keys, pos, key, s);
-        Some(s)
-    }
-
-    fn history(&mut self, body: &[u8]) -> bool {
-        let start = self.ev.values.len();
-        let mut row = Row {
-            complete: true,
-            ..Row::default()
-        };
-        let mut record_step: Option<i64> = None;
-        let mut key = std::mem::take(&mut self.key);
-        let mut f = Fields::new(body);
-        let mut pos = 0;
-        for field in f.by_ref() {
-            let it = match field {
-                Field::Bytes(1, b) => {
-                    if let Some((k, v)) = wire::simple_item(b) {
-                        if self.history_item(pos, k, v, &mut row).is_none() {
-                            row.complete = false;
-                            break;
-                        }
-                        pos += 1;
-                        continue;
-                    }
-                    match wire::item(b) {
-                        Some(it) => it,
-                        None => {
-                            row.complete = false;
-                            break;
-                        }
-                    }
-                }
-                Field::Bytes(2, b) => {
-                    for g in Fields::new(b) {
-                        if let Field::Varint(1, v) = g {
-                            #[allow(clippy::cast_possible_wrap)]
-                            {
-                                record_step = Some(v as i64);
-                            }
-                        }
-                    }
-                    continue;
-                }
-                _ => continue,
-            };
-            it.flat_key_into(&mut key);
-            let Some(special) = self.special_of(pos, key.as_bytes()) else {
-                row.complete = false;
-                break;
-            };
-            pos += 1;
-            self.history_value(special, value::number(it.value), it.value, &mut row);
-        }
-        self.key = key;
-        if f.error {
-            row.complete = false;
-        }
-        if row.step.is_none() {
-            #[allow(clippy::cast_precision_loss)]
-            {
-                row.step = record_step.map(|s| s as f64);
-            }
-        }
-        row.values = as_u32(start)..as_u32(self.ev.values.len());
-        let complete = row.complete;
-        self.ev.list.push(Event::Row(row));
-        complete
-    }
-
-    /// One history item of the common shape; None when its text is not UTF-8.
-    #[inline]
-    fn history_item(
-        &mut self,
-        pos: usize,
-        k: &[u8],
-        v: wire::RawValue<'_>,
-        row: &mut Row,
-    ) -> Option<()> {
-        let special = self.special_of(pos, k)?;
-        if special == Special::Unkept {
-            // Only the check the value gets below (a short decimal is ASCII,
-            // so it passes too).
-            return match v {
-                wire::RawValue::Json(b) | wire::RawValue::Text(b) => wire::text(b).map(|_| ()),
-                _ => Some(()),
-            };
-        }
-        let (num, value) = match v {
-            wire::RawValue::Json(b) => match value::short_decimal(b) {
-                Some(n) => (Some(n), ItemValue::Null),
-                None => {
-                    let t = wire::text(b)?;
-                    (value::json_number(t), ItemValue::Json(t))
-                }
-            },
-            wire::RawValue::Text(b) => (None, ItemValue::Text(wire::text(b)?)),
-            wire::RawValue::Null => (None, ItemValue::Null),
-            wire::RawValue::Bool(x) => (None, ItemValue::Bool(x)),
-            #[allow(clippy::cast_precision_loss)]
-            wire::RawValue::Int(i) => (Some(i as f64), ItemValue::Int(i)),
-            wire::RawValue::Number(f) => (Some(f), ItemValue::Number(f)),
-        };
-        self.history_value(special, num, value, row);
-        Some(())
-    }
-
-    #[inline]
-    fn history_value(
-        &mut self,
-        special: Special,
-        num: Option<f64>,
-        v: ItemValue<'_>,
-        row: &mut Row,
-    ) {
-        match special {
-            // A non-finite step cannot place a point: the row falls back to the
-            // record's step or its row number.
-            Special::Step => {
-                if let Some(n) = num.filter(|n| n.is_finite()) {
-                    row.step = Some(n);
-                }
-            }
-            Special::Unkept => {}
-            Special::Runtime => row.runtime = num.filter(|n| n.is_finite()),
-            Special::Timestamp => {
-                if let Some(t) = num {
-                    row.time = Some(row.time.map_or(t, |l| l.max(t)));
-                }
-            }
-            Special::Metric(id) => match num {
-                Some(y) => self.ev.values.push((id, y)),
-                None => {
-                    let text = match v {
-                        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
-                        other => value::to_json(other).to_string(),
-                    };
-                    row.others.push((id, text));
-                }
-            },
-        }
     }
 
     fn stats(&mut self, body: &[u8]) -> bool {

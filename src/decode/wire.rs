@@ -64,13 +64,13 @@ fn varint(buf: &mut &[u8]) -> Option<u64> {
 impl<'a> Iterator for Fields<'a> {
     type Item = Field<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Field<'a>> {
         if self.buf.is_empty() || self.error {
             return None;
         }
-        // The common case first: a one-byte tag of a length-delimited field with a
-        // one-byte length.
+        // The common case first, inline: a one-byte tag of a length-delimited
+        // field with a one-byte length.
         if let [tag, len, rest @ ..] = self.buf {
             if *tag < 0x80 && tag & 7 == LEN && *tag >> 3 != 0 && *len < 0x80 {
                 if let Some((b, r)) = rest.split_at_checked(usize::from(*len)) {
@@ -79,6 +79,14 @@ impl<'a> Iterator for Fields<'a> {
                 }
             }
         }
+        self.next_general()
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// [`Fields::next`] of any field.
+    #[inline(never)]
+    fn next_general(&mut self) -> Option<Field<'a>> {
         let parsed = (|| {
             let key = varint(&mut self.buf)?;
             let num = u32::try_from(key >> 3).ok()?;
@@ -226,11 +234,17 @@ pub enum RawValue<'a> {
 /// field with no `nested_key`, or no `key` and one `nested_key`) and its value. The
 /// caller checks the text it uses. None for any other shape or malformed input:
 /// then [`item`] reads it (or fails on it).
-#[inline]
+#[inline(always)]
 pub fn simple_item(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
     if let Some((k, v)) = sniff_item(b) {
         return Some((k, RawValue::Json(v)));
     }
+    simple_item_general(b)
+}
+
+/// [`simple_item`] of an item not laid out as [`sniff_item`] matches.
+#[inline(never)]
+fn simple_item_general(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
     let mut key: Option<&[u8]> = None;
     let mut nested: Option<&[u8]> = None;
     let mut json: Option<&[u8]> = None;
@@ -291,8 +305,8 @@ pub fn simple_item(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
 /// The layout wandb-core writes for nearly every item, matched byte by byte: a
 /// short `key` (non-empty) or one `nested_key`, then a short `value_json`, and
 /// nothing else.
-#[inline]
-fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
+#[inline(always)]
+pub(crate) fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
     let [tag @ (0x0A | 0x12), klen, rest @ ..] = b else {
         return None;
     };

@@ -120,8 +120,14 @@ impl Series {
             self.first = Some((x, y));
         }
         self.last = Some((x, y));
-        self.x_min = self.x_min.min(x);
-        self.x_max = self.x_max.max(x);
+        // x is finite and the bounds never NaN: plain comparisons do what
+        // `f64::min`/`max` do.
+        if x < self.x_min {
+            self.x_min = x;
+        }
+        if x > self.x_max {
+            self.x_max = x;
+        }
         if y.is_finite() {
             if y < self.y_min {
                 self.y_min = y;
