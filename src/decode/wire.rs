@@ -321,14 +321,43 @@ pub(crate) fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// Text bytes as a string (None: not UTF-8). Short ASCII text (nearly every key
-/// and value) is checked inline, without the call into the general check.
-#[inline]
+/// and value) is checked inline, a word at a time, without the call into the
+/// general check.
+#[inline(always)]
 pub fn text(b: &[u8]) -> Option<&str> {
-    if b.len() <= 32 && b.iter().fold(0u8, |acc, &c| acc | c) < 0x80 {
+    if short_ascii(b) {
         // SAFETY: every byte is below 0x80, so `b` is ASCII and ASCII is UTF-8.
         return Some(unsafe { std::str::from_utf8_unchecked(b) });
     }
     std::str::from_utf8(b).ok()
+}
+
+/// Whether `b` is at most 32 bytes, all ASCII: its bytes read as overlapping
+/// words that together hold every one of them.
+#[inline(always)]
+fn short_ascii(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |i: usize| {
+        b.get(i..i + 8).map_or(HIGH, |w| {
+            u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]))
+        })
+    };
+    let n = b.len();
+    match n {
+        0 => true,
+        1..=3 => (b[0] | b[n / 2] | b[n - 1]) < 0x80,
+        4..=7 => {
+            let four = |i: usize| {
+                b.get(i..i + 4).map_or(0x8080_8080, |w| {
+                    u32::from_le_bytes(w.try_into().unwrap_or([0x80; 4]))
+                })
+            };
+            (four(0) | four(n - 4)) & 0x8080_8080 == 0
+        }
+        8..=16 => (word(0) | word(n - 8)) & HIGH == 0,
+        17..=32 => (word(0) | word(8) | word(n - 16) | word(n - 8)) & HIGH == 0,
+        _ => false,
+    }
 }
 
 /// A tiny inline vector for key paths, so items don't allocate.
@@ -368,6 +397,22 @@ pub mod smallvec_lite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-wise ASCII check against the bytewise one, for every length to 40
+    /// and a high bit at every place.
+    #[test]
+    fn short_ascii_checks_every_byte() {
+        for n in 0..=40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(short_ascii(&a), n <= 32, "{n}");
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] |= 0x80;
+                assert!(!short_ascii(&b), "{n} at {i}");
+                assert_eq!(text(&b).is_some(), std::str::from_utf8(&b).is_ok());
+            }
+        }
+    }
 
     #[test]
     fn varints_and_bad_input() {

@@ -155,27 +155,39 @@ impl Series {
         if self.stride == 1 {
             self.pts.push((x, y));
         } else {
-            let g = self.group.get_or_insert(Group {
-                n: 0,
-                lo: (x, y),
-                hi: (x, y),
-                has_nan: false,
-            });
-            g.n += 1;
-            if y.is_nan() {
-                g.has_nan = true;
-            } else {
-                if g.lo.1.is_nan() || y < g.lo.1 {
-                    g.lo = (x, y);
+            match &mut self.group {
+                None => {
+                    // A group's first point (the stride is 4 or more: it does not
+                    // end here).
+                    self.group = Some(Group {
+                        n: 1,
+                        lo: (x, y),
+                        hi: (x, y),
+                        has_nan: y.is_nan(),
+                    });
                 }
-                if g.hi.1.is_nan() || y > g.hi.1 {
-                    g.hi = (x, y);
+                Some(g) => {
+                    g.n += 1;
+                    if y.is_nan() {
+                        g.has_nan = true;
+                    } else {
+                        // Below the low one, or the low one is NaN (so is the
+                        // high one then): one unordered comparison.
+                        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+                        if !(y >= g.lo.1) {
+                            g.lo = (x, y);
+                        }
+                        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+                        if !(y <= g.hi.1) {
+                            g.hi = (x, y);
+                        }
+                    }
+                    if g.n >= self.stride {
+                        let g = *g;
+                        self.group = None;
+                        self.emit_group(g);
+                    }
                 }
-            }
-            if g.n >= self.stride {
-                let g = *g;
-                self.group = None;
-                self.emit_group(g);
             }
         }
         if self.pts.len() >= self.cap {
