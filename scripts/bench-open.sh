@@ -20,6 +20,10 @@
 #             (wandb leet runs python -> wandb-core)
 #   hwm_MiB   sum over the tree of VmHWM, read after the idle period
 #   idle_cpu  utime+stime (all threads, whole tree) used in IDLE_S seconds after load
+#   own_first, own_loaded
+#             leet's own figures (LEET_DEBUG_TIMES): seconds from its start to the first
+#             frame drawn with records, and to the first frame drawn once the file's
+#             bytes were all read (no poller in between)
 #   exit      the program's exit status after `q` (tmux remain-on-exit; "Z<code>" when
 #             tmux had not reaped it yet and the code came from /proc/<pid>/stat)
 # Then the median over RUNS runs per program.
@@ -122,8 +126,24 @@ PROGRAMS = [
 ]
 
 
+def own_times(path):
+    """leet's own `first_s` / `loaded_s` lines (LEET_DEBUG_TIMES)."""
+    out = {}
+    try:
+        for line in open(path):
+            k, _, v = line.partition(" ")
+            out.setdefault(k, float(v))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def one(name, argv, loaded):
-    cmd = "exec " + " ".join(subprocess.list2cmdline([a]) for a in argv)
+    times = f"/tmp/bench-open-times-{os.getpid()}"
+    if os.path.exists(times):
+        os.remove(times)
+    env = "LEET_DEBUG_TIMES=" + subprocess.list2cmdline([times]) + " " if name == "leet" else ""
+    cmd = env + "exec " + " ".join(subprocess.list2cmdline([a]) for a in argv)
     t0 = time.monotonic()
     pid = int(tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-P", "-F",
                    "#{pane_pid}", cmd).strip())
@@ -191,8 +211,10 @@ def one(name, argv, loaded):
     tmux("kill-server", check=False)
     if done is None:
         sys.stderr.write(f"--- {name}: last screen ---\n{last_screen}\n")
+    own = own_times(times)
     return dict(first=first, done=done, rss=peak / 1024, hwm=hwm / 1024, idle=idle_cpu,
-                exit=exit_status, quit=quit_s, procs=procs, notes=" ".join(notes))
+                exit=exit_status, quit=quit_s, procs=procs, notes=" ".join(notes),
+                own_first=own.get("first_s"), own_loaded=own.get("loaded_s"))
 
 
 def fmt(v, f="{:.3f}"):
@@ -201,14 +223,15 @@ def fmt(v, f="{:.3f}"):
 
 print(f"file: {FILE} ({os.path.getsize(FILE)} bytes), terminal {COLS}x{ROWS}, {RUNS} runs each")
 print("load before: " + " ".join(open("/proc/loadavg").read().split()[:3]))
-hdr = f"{'program':<11} {'run':>3} {'first_s':>8} {'loaded_s':>9} {'rss_MiB':>8} {'hwm_MiB':>8} {'idle_cpu_s':>10} {'exit':>5} {'quit_s':>6}  procs"
+hdr = f"{'program':<11} {'run':>3} {'first_s':>8} {'loaded_s':>9} {'own_first':>9} {'own_loaded':>10} {'rss_MiB':>8} {'hwm_MiB':>8} {'idle_cpu_s':>10} {'exit':>5} {'quit_s':>6}  procs"
 print(hdr)
 results = {name: [] for name, _, _ in PROGRAMS}
 for i in range(RUNS):
     for name, argv, loaded in PROGRAMS:
         r = one(name, argv, loaded)
         results[name].append(r)
-        print(f"{name:<11} {i + 1:>3} {fmt(r['first']):>8} {fmt(r['done']):>9} {r['rss']:>8.1f} "
+        print(f"{name:<11} {i + 1:>3} {fmt(r['first']):>8} {fmt(r['done']):>9} "
+              f"{fmt(r['own_first']):>9} {fmt(r['own_loaded']):>10} {r['rss']:>8.1f} "
               f"{r['hwm']:>8.1f} {r['idle']:>10.2f} {r['exit']:>5} {r['quit']:>6.2f}  {r['procs']} {r['notes']}",
               flush=True)
         time.sleep(1)
@@ -216,7 +239,7 @@ for i in range(RUNS):
 print("load after:  " + " ".join(open("/proc/loadavg").read().split()[:3]))
 print()
 print("median:")
-print(f"{'program':<11} {'first_s':>8} {'loaded_s':>9} {'rss_MiB':>8} {'hwm_MiB':>8} {'idle_cpu_s':>10}")
+print(f"{'program':<11} {'first_s':>8} {'loaded_s':>9} {'own_first':>9} {'own_loaded':>10} {'rss_MiB':>8} {'hwm_MiB':>8} {'idle_cpu_s':>10}")
 
 
 def med(rs, k):
@@ -225,6 +248,7 @@ def med(rs, k):
 
 
 for name, rs in results.items():
-    print(f"{name:<11} {fmt(med(rs, 'first')):>8} {fmt(med(rs, 'done')):>9} {fmt(med(rs, 'rss'), '{:.1f}'):>8} "
+    print(f"{name:<11} {fmt(med(rs, 'first')):>8} {fmt(med(rs, 'done')):>9} "
+          f"{fmt(med(rs, 'own_first')):>9} {fmt(med(rs, 'own_loaded')):>10} {fmt(med(rs, 'rss'), '{:.1f}'):>8} "
           f"{fmt(med(rs, 'hwm'), '{:.1f}'):>8} {fmt(med(rs, 'idle'), '{:.2f}'):>10}")
 PY

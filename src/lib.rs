@@ -170,6 +170,7 @@ pub fn tune_allocator() {
 /// # Errors
 /// Any error that ends the program; `main` prints it on one line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    runtime::mark_start();
     tune_allocator();
     match cli.command {
         Some(cli::Command::Inspect(a)) => {

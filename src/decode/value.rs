@@ -90,7 +90,7 @@ pub fn short_decimal(b: &[u8]) -> Option<f64> {
 /// into their integer together); anything else by [`short_decimal`]. The integer
 /// and the scale are those [`short_decimal`] reads, so the result is the same
 /// for every input (`the_word_reading_equals_the_bytewise_one`).
-#[inline]
+#[inline(always)]
 #[must_use]
 pub fn short_decimal_in(outer: &[u8], v: &[u8]) -> Option<f64> {
     let (neg, len) = match v.first() {
@@ -115,7 +115,7 @@ pub fn short_decimal_in(outer: &[u8], v: &[u8]) -> Option<f64> {
 
 /// The `len` last bytes of the little-endian word `x` (`len` in 1..=8) read as
 /// [`short_decimal`] reads a decimal without sign.
-#[inline]
+#[inline(always)]
 fn word_digits(x: u64, len: usize) -> Option<f64> {
     const ZEROS: u64 = 0x3030_3030_3030_3030;
     const ONES: u64 = 0x0101_0101_0101_0101;

@@ -43,6 +43,62 @@ const LOAD_FRAME: Duration = Duration::from_millis(150);
 /// come a few ms apart, and each used to cost a frame of its own).
 const COALESCE: Duration = Duration::from_millis(25);
 
+/// When the program started ([`mark_start`]; else the first call).
+static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Note the program's start, for [`DrawTimes`].
+pub fn mark_start() {
+    STARTED.get_or_init(Instant::now);
+}
+
+/// With `LEET_DEBUG_TIMES=FILE`, the seconds from the program's start to the first
+/// frame drawn with records of the file (`first_s`) and to the first frame drawn
+/// once all of the file's bytes were read (`loaded_s`), appended to FILE as lines
+/// `first_s 0.031` and `loaded_s 1.402`: the program's own figures, which the
+/// benchmark scripts print beside the ones they read off the screen (a poller
+/// takes CPU from the program it measures and sees a frame up to a poll late).
+struct DrawTimes {
+    path: Option<PathBuf>,
+    first: bool,
+    loaded: bool,
+}
+
+impl DrawTimes {
+    fn from_env() -> Self {
+        Self {
+            path: std::env::var_os("LEET_DEBUG_TIMES").map(PathBuf::from),
+            first: false,
+            loaded: false,
+        }
+    }
+
+    /// A frame of `app` was drawn.
+    fn drawn(&mut self, app: &App) {
+        let Some(path) = &self.path else {
+            return;
+        };
+        let src = &app.source;
+        let mut lines = String::new();
+        let secs = STARTED.get_or_init(Instant::now).elapsed().as_secs_f64();
+        if !self.first && src.read_to > 0 {
+            self.first = true;
+            lines.push_str(&format!("first_s {secs:.3}\n"));
+        }
+        if !self.loaded && src.read_to > 0 && !src.loading() {
+            self.loaded = true;
+            lines.push_str(&format!("loaded_s {secs:.3}\n"));
+        }
+        if !lines.is_empty() {
+            use std::io::Write as _;
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(lines.as_bytes()));
+        }
+    }
+}
+
 /// Keys and mouse reports from the terminal, read by our own reader (see
 /// `input`): an unfinished escape sequence never holds back later keys. ctrl+z
 /// suspends, as in a terminal in cooked mode; ctrl+c quits even if the loop is busy.
@@ -371,7 +427,9 @@ fn drive(
         terminal::spawn_signals(tx.clone()).context("cannot handle signals")?;
         producers(tx.clone());
         exec.run(std::mem::take(&mut cmds));
+        let mut times = DrawTimes::from_env();
         draw(&mut term, &app)?;
+        times.drawn(&app);
         // For the end-to-end test of the panic hook (terminal restored, message shown).
         if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
             panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
@@ -463,6 +521,7 @@ fn drive(
             }
             if due.is_some_and(|at| Instant::now() >= at) {
                 draw(&mut term, &app)?;
+                times.drawn(&app);
                 due = None;
                 last_draw = Instant::now();
                 drew_records = app.source.read_to > 0;
