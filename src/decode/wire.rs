@@ -69,13 +69,21 @@ impl<'a> Iterator for Fields<'a> {
         if self.buf.is_empty() || self.error {
             return None;
         }
-        // The common case first, inline: a one-byte tag of a length-delimited
-        // field with a one-byte length.
+        // The common cases first, inline: a one-byte tag of a length-delimited
+        // field with a one-byte length, or a two-byte one (a record's body).
         if let [tag, len, rest @ ..] = self.buf {
-            if *tag < 0x80 && tag & 7 == LEN && *tag >> 3 != 0 && *len < 0x80 {
-                if let Some((b, r)) = rest.split_at_checked(usize::from(*len)) {
-                    self.buf = r;
-                    return Some(Field::Bytes(u32::from(*tag >> 3), b));
+            if *tag < 0x80 && tag & 7 == LEN && *tag >> 3 != 0 {
+                if *len < 0x80 {
+                    if let Some((b, r)) = rest.split_at_checked(usize::from(*len)) {
+                        self.buf = r;
+                        return Some(Field::Bytes(u32::from(*tag >> 3), b));
+                    }
+                } else if let [len2 @ 0..0x80, rest @ ..] = rest {
+                    let n = usize::from(len & 0x7f) | usize::from(*len2) << 7;
+                    if let Some((b, r)) = rest.split_at_checked(n) {
+                        self.buf = r;
+                        return Some(Field::Bytes(u32::from(*tag >> 3), b));
+                    }
                 }
             }
         }
@@ -397,6 +405,56 @@ pub mod smallvec_lite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The inline cases of [`Fields::next`] read every input as the general
+    /// reader alone does: random bytes, and messages of short and long fields.
+    #[test]
+    fn the_inline_field_cases_equal_the_general_reading() {
+        let mut x: u64 = 0x0DDB_1A5E_5BAD_5EED;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..20_000 {
+            let mut b = Vec::new();
+            if round % 2 == 0 {
+                for _ in 0..(rnd() % 64) {
+                    b.push(rnd() as u8);
+                }
+            } else {
+                // Fields of one- and two-byte lengths, cut or changed at times.
+                for _ in 0..(rnd() % 4) {
+                    let n = (rnd() % 300) as usize;
+                    b.push(((1 + rnd() % 15) as u8) << 3 | 2);
+                    if n < 0x80 {
+                        b.push(n as u8);
+                    } else {
+                        b.push((n as u8) | 0x80);
+                        b.push((n >> 7) as u8);
+                    }
+                    b.extend((0..n).map(|i| i as u8));
+                }
+                if rnd() % 3 == 0 && !b.is_empty() {
+                    let len = b.len();
+                    b.truncate((rnd() as usize) % len);
+                }
+            }
+            let mut f = Fields::new(&b);
+            let fast: Vec<String> = f.by_ref().map(|x| format!("{x:?}")).collect();
+            let mut g = Fields::new(&b);
+            let mut general = Vec::new();
+            while !g.buf.is_empty() && !g.error {
+                match g.next_general() {
+                    Some(x) => general.push(format!("{x:?}")),
+                    None => break,
+                }
+            }
+            assert_eq!(fast, general, "{b:?}");
+            assert_eq!(f.error, g.error, "{b:?}");
+        }
+    }
 
     /// The word-wise ASCII check against the bytewise one, for every length to 40
     /// and a high bit at every place.

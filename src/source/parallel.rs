@@ -146,9 +146,29 @@ fn scan_into(
 /// memory and read it back from there).
 const PIECE: usize = 2 * BLOCK_SIZE;
 
+/// Read `[a, b)` into the start of `buf`, growing it when it is too short (a
+/// longer buffer keeps its length: its bytes past `b - a` are left as they are, so
+/// a reused buffer is not zeroed again); the number of bytes read.
+fn fill_from(
+    file: &File,
+    a: u64,
+    b: u64,
+    buf: &mut Vec<u8>,
+    at: usize,
+) -> Result<usize, ReadError> {
+    let n =
+        usize::try_from(b - a).map_err(|_| ReadError::Io(io::ErrorKind::InvalidInput.into()))?;
+    if buf.len() < at + n {
+        buf.resize(at + n, 0);
+    }
+    read_at(file, &mut buf[at..at + n], a).map_err(ReadError::Io)?;
+    Ok(n)
+}
+
 /// A worker's reading of the range `[a, b)`, in pieces of [`PIECE`] bytes. The
 /// scanner gives the same frames however its input is cut, so this reads the range
-/// exactly as one scan of all of it would.
+/// exactly as one scan of all of it would. `data` is the worker's buffer, reused
+/// from range to range: only `data[..filled]` holds this range's bytes.
 fn decode_range(
     file: &File,
     a: u64,
@@ -158,17 +178,17 @@ fn decode_range(
 ) -> Result<Part, ReadError> {
     let piece = |from: u64| (from + PIECE as u64).min(b);
     let mut read_to = piece(a);
-    read_range_into(file, a, read_to, data).map_err(ReadError::Io)?;
+    let mut filled = fill_from(file, a, read_to, data, 0)?;
     let (start, mut scanner) = if a == 0 {
         (Some(0), Scanner::new())
     } else {
-        let mut found = leveldb::first_record_start(data, a);
+        let mut found = leveldb::first_record_start(&data[..filled], a);
         if found.is_none() && read_to < b {
             // No record starts in the first piece (a long record runs through
             // it, or damage): look through the whole range, as one read would.
-            read_range_into(file, a, b, data).map_err(ReadError::Io)?;
+            filled = fill_from(file, a, b, data, 0)?;
             read_to = b;
-            found = leveldb::first_record_start(data, a);
+            found = leveldb::first_record_start(&data[..filled], a);
         }
         match found {
             Some(s) => (Some(s), Scanner::at(s)),
@@ -181,23 +201,24 @@ fn decode_range(
             }
         }
     };
-    // `data` holds the bytes from `at` on; the scanner expects them from its base.
+    // `data[..filled]` holds the bytes from `at` on; the scanner expects them from
+    // its base.
     let mut at = a;
     loop {
-        let from = usize::try_from(scanner.base() - at).unwrap_or(data.len());
-        let end = scan_into(&mut scanner, &data[from..], d).map_err(ReadError::Header)?;
+        let from = usize::try_from(scanner.base() - at)
+            .unwrap_or(filled)
+            .min(filled);
+        let end = scan_into(&mut scanner, &data[from..filled], d).map_err(ReadError::Header)?;
         if read_to >= b {
             break;
         }
         // Keep the bytes not consumed (a record still open), then read on.
-        data.drain(..from + end.consumed);
+        let keep = (from + end.consumed).min(filled);
+        data.copy_within(keep..filled, 0);
+        filled -= keep;
         at = scanner.base();
         let next = piece(read_to);
-        let n = usize::try_from(next - read_to)
-            .map_err(|_| ReadError::Io(io::ErrorKind::InvalidInput.into()))?;
-        let old = data.len();
-        data.resize(old + n, 0);
-        read_at(file, &mut data[old..], read_to).map_err(ReadError::Io)?;
+        filled += fill_from(file, read_to, next, data, filled)?;
         read_to = next;
     }
     Ok(Part {
