@@ -8,5 +8,7 @@ pub mod leveldb;
 pub mod pb;
 pub mod record;
 pub mod synth;
+#[cfg(test)]
+pub(crate) mod test_rng;
 pub mod value;
 pub mod wire;

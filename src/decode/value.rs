@@ -333,13 +333,8 @@ mod tests {
     #[test]
     fn the_word_reading_equals_the_bytewise_one() {
         let alphabet = b"0123456789.-+e /:\x00\xff9";
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::decode::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        let mut rnd = || rng.next();
         let check = |v: &[u8]| {
             for pad in [0usize, 1, 5, 7, 8, 9, 16, 40] {
                 let mut outer = vec![b'7'; pad];

@@ -410,13 +410,8 @@ mod tests {
     /// reader alone does: random bytes, and messages of short and long fields.
     #[test]
     fn the_inline_field_cases_equal_the_general_reading() {
-        let mut x: u64 = 0x0DDB_1A5E_5BAD_5EED;
-        let mut rnd = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::decode::test_rng::Rng(0x0DDB_1A5E_5BAD_5EED);
+        let mut rnd = || rng.next();
         for round in 0..20_000 {
             let mut b = Vec::new();
             if round % 2 == 0 {

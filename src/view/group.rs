@@ -335,22 +335,7 @@ mod tests {
         assert_eq!(s.mean, s.hi);
     }
 
-    /// A small deterministic generator (xorshift) for the property test.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        #[allow(clippy::cast_precision_loss)]
-        fn unit(&mut self) -> f64 {
-            (self.next() >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::decode::test_rng::Rng;
 
     #[test]
     fn lo_mean_hi_are_ordered_and_share_x_everywhere() {

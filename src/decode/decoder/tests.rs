@@ -4,6 +4,7 @@ use prost::Message as _;
 
 use super::Decoder;
 use crate::decode::pb;
+use crate::decode::test_rng::Rng;
 
 fn varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
@@ -34,18 +35,9 @@ fn decoded(payloads: &[Vec<u8>]) -> (String, usize) {
     (format!("{:?}", d.take()), fast)
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, of: &[&'a str]) -> &'a str {
-        of[(self.next() % of.len() as u64) as usize]
-    }
+/// One of `of`, at random.
+fn pick<'a>(r: &mut Rng, of: &[&'a str]) -> &'a str {
+    of[(r.next() % of.len() as u64) as usize]
 }
 
 /// A history record body of the shapes wandb-core and older SDKs write, and odd
@@ -88,9 +80,9 @@ fn body(r: &mut Rng) -> Vec<u8> {
     ];
     let mut items = Vec::new();
     for _ in 0..(r.next() % 14) {
-        let key = r.pick(&keys).to_owned();
+        let key = pick(r, &keys).to_owned();
         let mut it = pb::HistoryItem {
-            value_json: r.pick(&values).to_owned(),
+            value_json: pick(r, &values).to_owned(),
             ..Default::default()
         };
         match r.next() % 4 {

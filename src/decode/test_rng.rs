@@ -1,0 +1,18 @@
+//! A small deterministic generator (xorshift) for the property tests.
+
+pub(crate) struct Rng(pub u64);
+
+impl Rng {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [0, 1).
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
