@@ -50,12 +50,22 @@ pub struct Decoder {
     /// The same for summary and config records.
     summary_keys: KeyCache<u32>,
     config_keys: KeyCache<u32>,
+    /// Path ids of items with a key path of other shapes, by the bytes of their key
+    /// fields ([`wire::sniff_path_item`]), so they are not parsed and joined again.
+    summary_paths: KeyCache<u32>,
+    config_paths: KeyCache<u32>,
     key: String,
     /// Rows and stats samples keep no metric values ([`Decoder::without_series`]).
     no_series: bool,
     /// History records the fast path read (the tests check it is taken).
     #[cfg(test)]
     fast_rows: usize,
+    /// Tree items found in the path caches, and whether those are used (the
+    /// tests compare with and without).
+    #[cfg(test)]
+    path_hits: usize,
+    #[cfg(test)]
+    no_path_cache: bool,
 }
 
 impl Decoder {
@@ -92,8 +102,10 @@ impl Decoder {
         self.row_keys.clear();
         self.summary_keys.clear();
         self.config_keys.clear();
-        self.summary.slots.clear();
-        self.config.slots.clear();
+        self.summary_paths.clear();
+        self.config_paths.clear();
+        self.summary.clear();
+        self.config.clear();
         // The next batch is likely the size of this one: allocate it once.
         let next = Events {
             list: Vec::with_capacity(self.ev.list.len()),
@@ -191,39 +203,60 @@ impl Decoder {
         let mut pos = 0;
         for field in f.by_ref() {
             if let Field::Bytes(n @ (1 | 2), b) = field {
+                let update = n == 1;
                 if let Some((k, v)) = wire::simple_item(b) {
-                    if self.tree_item(pos, n == 1, config, k, v).is_none() {
+                    if self.tree_item(pos, update, config, k, v).is_none() {
                         return false;
                     }
                     pos += 1;
                     continue;
                 }
-                pos += 1;
+                let sniffed = wire::sniff_path_item(b).filter(|_| self.path_cache_on());
+                if let Some((keys, v)) = sniffed {
+                    let paths = if config {
+                        &self.config_paths
+                    } else {
+                        &self.summary_paths
+                    };
+                    if let Some(id) = paths.get(pos, keys) {
+                        // What `wire::item` checks of this layout beyond its keys.
+                        let Some(v) = wire::text(v) else {
+                            return false;
+                        };
+                        self.tree_set(id, update, config, ItemValue::Json(v));
+                        #[cfg(test)]
+                        {
+                            self.path_hits += 1;
+                        }
+                        pos += 1;
+                        continue;
+                    }
+                }
                 let Some(it) = wire::item(b) else {
                     return false;
                 };
-                // A summary value set to null is a removal, as W&B treats it
-                // (`run.summary.update({"x": None})`); config keeps its nulls.
-                let null = !config
-                    && match it.value {
-                        ItemValue::Null => true,
-                        ItemValue::Json(j) => is_null_json(j),
-                        _ => false,
-                    };
                 let id = self.path_id(&it);
-                let (c, ops) = if config {
-                    (&mut self.config, &mut self.ev.config)
-                } else {
-                    (&mut self.summary, &mut self.ev.summary)
-                };
-                if n == 1 && !null {
-                    c.set(id, it.value);
-                } else {
-                    c.remove(id, ops);
+                if let Some((keys, _)) = sniffed {
+                    let paths = if config {
+                        &mut self.config_paths
+                    } else {
+                        &mut self.summary_paths
+                    };
+                    paths.remember(pos, keys, id);
                 }
+                pos += 1;
+                self.tree_set(id, update, config, it.value);
             }
         }
         !f.error
+    }
+
+    #[inline(always)]
+    fn path_cache_on(&self) -> bool {
+        #[cfg(test)]
+        return !self.no_path_cache;
+        #[cfg(not(test))]
+        true
     }
 
     /// One summary/config item of the common shape (one key element); None when
@@ -263,6 +296,13 @@ impl Decoder {
             wire::RawValue::Int(i) => ItemValue::Int(i),
             wire::RawValue::Number(f) => ItemValue::Number(f),
         };
+        self.tree_set(id, update, config, value);
+        Some(())
+    }
+
+    /// An update (or removal) of the summary/config path `id`.
+    #[inline(always)]
+    fn tree_set(&mut self, id: u32, update: bool, config: bool, value: ItemValue<'_>) {
         // A summary value set to null is a removal, as W&B treats it
         // (`run.summary.update({"x": None})`); config keeps its nulls.
         let null = !config
@@ -281,7 +321,6 @@ impl Decoder {
         } else {
             c.remove(id, ops);
         }
-        Some(())
     }
 
     /// The path id of a one-element path.

@@ -293,6 +293,13 @@ impl Scanner {
         let abs = |p: usize| base + p as u64;
         let rel = |a: u64| usize::try_from(a - base).map_or(end, |p| p.min(end));
         let mut pos: usize = 0;
+        // Made once per call: `crc32fast::hash` detects the CPU's features each time.
+        let crc = crc32fast::Hasher::new();
+        let crc_of = |b: &[u8]| {
+            let mut h = crc.clone();
+            h.update(b);
+            h.finalize()
+        };
         if base == 0 {
             match check_header(data) {
                 Ok(()) => pos = FILE_HEADER.len(),
@@ -390,7 +397,7 @@ impl Scanner {
                 break;
             }
             let chunk_end = pos + CHUNK_HEADER_LEN + len;
-            if crc32fast::hash(&data[pos + 6..chunk_end]) != stored {
+            if crc_of(&data[pos + 6..chunk_end]) != stored {
                 pos = corrupt(
                     &mut pending,
                     &mut skips,

@@ -15,4 +15,9 @@ impl Rng {
     pub(crate) fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// Uniform enough in [0, n) for tests (n > 0).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
 }

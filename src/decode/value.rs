@@ -27,14 +27,12 @@ pub fn json_number(s: &str) -> Option<f64> {
     let s = s.trim_ascii();
     let first = *s.as_bytes().first()?;
     match first {
-        b'0'..=b'9' | b'-' => match s {
-            "-Infinity" => Some(f64::NEG_INFINITY),
-            _ if s
-                .bytes()
-                .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')) =>
-            {
-                s.parse().ok()
-            }
+        // Text that starts with a digit (after its sign) parses only as the decimal
+        // grammar (`inf` and `nan`, which the parser also takes, start otherwise).
+        b'0'..=b'9' => s.parse().ok(),
+        b'-' => match s.as_bytes().get(1) {
+            Some(b'0'..=b'9') => s.parse().ok(),
+            _ if s == "-Infinity" => Some(f64::NEG_INFINITY),
             _ => None,
         },
         b'N' if s == "NaN" => Some(f64::NAN),
@@ -281,6 +279,20 @@ mod tests {
         assert_eq!(json_number("true"), None);
         assert_eq!(json_number("inf"), None);
         assert_eq!(json_number("{}"), None);
+        for not_json in [
+            "-inf",
+            "-nan",
+            "-infinity",
+            "-",
+            "1inf",
+            "1nan",
+            "0x10",
+            "-a1",
+        ] {
+            assert_eq!(json_number(not_json), None, "{not_json}");
+        }
+        assert_eq!(json_number("-1.5e-3"), Some(-0.0015));
+        assert_eq!(json_number(" 2 "), Some(2.0));
     }
 
     #[test]

@@ -131,7 +131,7 @@ impl<'a> Fields<'a> {
 
 /// A string field; invalid UTF-8 is a decode error.
 pub fn str_of(b: &[u8]) -> Option<&str> {
-    std::str::from_utf8(b).ok()
+    text(b)
 }
 
 /// A decoded `google.protobuf.Timestamp` as (seconds, nanos).
@@ -326,6 +326,25 @@ pub(crate) fn sniff_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
         return None;
     };
     (*vlen < 0x80 && value.len() == usize::from(*vlen)).then_some((key, value))
+}
+
+/// An item laid out as key fields (`key` or `nested_key`, one-byte tags and
+/// lengths, at least one) and then a short `value_json`, nothing else: the key
+/// fields' bytes and the value. Items with equal key bytes have equal key paths.
+#[inline]
+pub(crate) fn sniff_path_item(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut rest = b;
+    while let [0x0A | 0x12, len, tail @ ..] = rest {
+        if *len >= 0x80 {
+            return None;
+        }
+        rest = tail.get(usize::from(*len)..)?;
+    }
+    let [0x82, 0x01, vlen, value @ ..] = rest else {
+        return None;
+    };
+    let keys = &b[..b.len() - rest.len()];
+    (!keys.is_empty() && *vlen < 0x80 && value.len() == usize::from(*vlen)).then_some((keys, value))
 }
 
 /// Text bytes as a string (None: not UTF-8). Short ASCII text (nearly every key

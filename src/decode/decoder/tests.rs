@@ -1,4 +1,5 @@
-//! The fast reading of history records against the general one.
+//! The fast readings of history records and summary/config items against the
+//! general ones.
 
 use prost::Message as _;
 
@@ -181,4 +182,103 @@ fn wandb_core_rows_take_the_fast_path() {
         n += 1;
     });
     assert_eq!(d.fast_rows, 500);
+}
+
+/// A summary (field 3) or config (field 5) record payload of random items: keys of
+/// one or more elements from a small set (so paths repeat within and across
+/// records), updates and removals, values of every kind; some cut or changed.
+fn tree_payload(r: &mut Rng, num: u64) -> Vec<u8> {
+    let parts = ["_wandb", "runtime", "m0", "a", "b/c", "é", "", "_runtime"];
+    let values = [
+        "0",
+        "1.5",
+        "\"t\"",
+        "null",
+        " null ",
+        "{\"x\":1}",
+        "",
+        "\u{ff}",
+    ];
+    let mut items = Vec::new();
+    for _ in 0..(r.next() % 8) {
+        let mut it = pb::SummaryItem {
+            value_json: pick(r, &values).to_owned(),
+            ..Default::default()
+        };
+        // Paths from a handful, so that they repeat.
+        let seed = r.next() % 6;
+        let n = 1 + (seed % 4) as usize;
+        it.nested_key = (0..n as u64)
+            .map(|i| parts[((seed * 5 + i * 3) % parts.len() as u64) as usize].to_owned())
+            .collect();
+        if r.next() % 3 == 0 {
+            it.key = it.nested_key.remove(0);
+        }
+        items.push(it);
+    }
+    let config = r.next() % 4 == 0;
+    let mut body = if config {
+        pb::ConfigRecord {
+            update: items
+                .iter()
+                .map(|i| pb::ConfigItem {
+                    key: i.key.clone(),
+                    nested_key: i.nested_key.clone(),
+                    value_json: i.value_json.clone(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    } else {
+        let split = (r.next() % (items.len() as u64 + 1)) as usize;
+        let remove = items.split_off(split);
+        pb::SummaryRecord {
+            update: items,
+            remove,
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    match r.next() % 5 {
+        0 if !body.is_empty() => {
+            let at = (r.next() % body.len() as u64) as usize;
+            body[at] = r.next() as u8;
+        }
+        1 => body.truncate((r.next() % (body.len() as u64 + 1)) as usize),
+        _ => {}
+    }
+    let mut p = vec![0x08];
+    varint(num, &mut p);
+    p.push(if config { 0x2A } else { 0x1A });
+    varint(body.len() as u64, &mut p);
+    p.extend_from_slice(&body);
+    p
+}
+
+/// Summary and config items found by their key bytes give the events that
+/// parsing and joining their paths gives.
+#[test]
+fn the_path_caches_equal_the_general_reading() {
+    let mut r = Rng(0x0BAD_5EED_1234_5678);
+    let mut hits = 0;
+    for round in 0..3000 {
+        let payloads: Vec<Vec<u8>> = (0..(1 + r.next() % 6))
+            .map(|i| tree_payload(&mut r, i + 1))
+            .collect();
+        let run = |cached: bool| {
+            let mut d = Decoder::new();
+            d.no_path_cache = !cached;
+            for (i, p) in payloads.iter().enumerate() {
+                d.record(i as u64 * 1000, p);
+            }
+            let hits = d.path_hits;
+            (format!("{:?}", d.take()), hits)
+        };
+        let ((a, n), (g, none)) = (run(true), run(false));
+        assert_eq!(none, 0);
+        assert_eq!(a, g, "round {round}");
+        hits += n;
+    }
+    assert!(hits > 2000, "{hits}");
 }
