@@ -199,56 +199,84 @@ impl Decoder {
 
     /// A summary/config record. One that breaks off keeps the items before the break.
     fn tree(&mut self, body: &[u8], config: bool) -> bool {
-        let mut f = Fields::new(body);
         let mut pos = 0;
+        let mut rest = body;
+        // Fields of one-byte tags and lengths (as wandb-core writes them) are taken
+        // here; from the first other one on, the general field reader goes on.
+        while let [tag @ (0x0A | 0x12), len @ 0..0x80, tail @ ..] = rest {
+            let Some((b, after)) = tail.split_at_checked(usize::from(*len)) else {
+                break;
+            };
+            if !self.tree_field(pos, *tag == 0x0A, config, b) {
+                return false;
+            }
+            pos += 1;
+            rest = after;
+        }
+        let mut f = Fields::new(rest);
         for field in f.by_ref() {
             if let Field::Bytes(n @ (1 | 2), b) = field {
-                let update = n == 1;
-                if let Some((k, v)) = wire::simple_item(b) {
-                    if self.tree_item(pos, update, config, k, v).is_none() {
-                        return false;
-                    }
-                    pos += 1;
-                    continue;
-                }
-                let sniffed = wire::sniff_path_item(b).filter(|_| self.path_cache_on());
-                if let Some((keys, v)) = sniffed {
-                    let paths = if config {
-                        &self.config_paths
-                    } else {
-                        &self.summary_paths
-                    };
-                    if let Some(id) = paths.get(pos, keys) {
-                        // What `wire::item` checks of this layout beyond its keys.
-                        let Some(v) = wire::text(v) else {
-                            return false;
-                        };
-                        self.tree_set(id, update, config, ItemValue::Json(v));
-                        #[cfg(test)]
-                        {
-                            self.path_hits += 1;
-                        }
-                        pos += 1;
-                        continue;
-                    }
-                }
-                let Some(it) = wire::item(b) else {
+                if !self.tree_field(pos, n == 1, config, b) {
                     return false;
-                };
-                let id = self.path_id(&it);
-                if let Some((keys, _)) = sniffed {
-                    let paths = if config {
-                        &mut self.config_paths
-                    } else {
-                        &mut self.summary_paths
-                    };
-                    paths.remember(pos, keys, id);
                 }
                 pos += 1;
-                self.tree_set(id, update, config, it.value);
             }
         }
         !f.error
+    }
+
+    /// One item of a summary/config record (an update or, `!update`, a removal)
+    /// at position `pos`; false when it does not decode.
+    #[inline(always)]
+    fn tree_field(&mut self, pos: usize, update: bool, config: bool, b: &[u8]) -> bool {
+        if let Some((k, v)) = wire::sniff_item(b) {
+            return self
+                .tree_item(pos, update, config, k, wire::RawValue::Json(v))
+                .is_some();
+        }
+        self.tree_field_other(pos, update, config, b)
+    }
+
+    /// [`Decoder::tree_field`] of an item not of the common layout.
+    #[inline(never)]
+    fn tree_field_other(&mut self, pos: usize, update: bool, config: bool, b: &[u8]) -> bool {
+        let sniffed = wire::sniff_path_item(b).filter(|_| self.path_cache_on());
+        if let Some((keys, v)) = sniffed {
+            let paths = if config {
+                &self.config_paths
+            } else {
+                &self.summary_paths
+            };
+            if let Some(id) = paths.get(pos, keys) {
+                // What `wire::item` checks of this layout beyond its keys.
+                let Some(v) = wire::text(v) else {
+                    return false;
+                };
+                self.tree_set(id, update, config, ItemValue::Json(v));
+                #[cfg(test)]
+                {
+                    self.path_hits += 1;
+                }
+                return true;
+            }
+        } else if let Some((k, v)) = wire::simple_item_general(b) {
+            // (An item the path sniffing takes is never of this shape.)
+            return self.tree_item(pos, update, config, k, v).is_some();
+        }
+        let Some(it) = wire::item(b) else {
+            return false;
+        };
+        let id = self.path_id(&it);
+        if let Some((keys, _)) = sniffed {
+            let paths = if config {
+                &mut self.config_paths
+            } else {
+                &mut self.summary_paths
+            };
+            paths.remember(pos, keys, id);
+        }
+        self.tree_set(id, update, config, it.value);
+        true
     }
 
     #[inline(always)]

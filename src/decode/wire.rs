@@ -252,7 +252,7 @@ pub fn simple_item(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
 
 /// [`simple_item`] of an item not laid out as [`sniff_item`] matches.
 #[inline(never)]
-fn simple_item_general(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
+pub(crate) fn simple_item_general(b: &[u8]) -> Option<(&[u8], RawValue<'_>)> {
     let mut key: Option<&[u8]> = None;
     let mut nested: Option<&[u8]> = None;
     let mut json: Option<&[u8]> = None;

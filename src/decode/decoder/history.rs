@@ -215,7 +215,25 @@ impl Decoder {
 }
 
 /// The `num` of a history record's `step` field (the last one given), if any.
-fn record_step_of(b: &[u8]) -> Option<i64> {
+#[inline]
+pub(super) fn record_step_of(b: &[u8]) -> Option<i64> {
+    // wandb-core's layout: the one field, a varint of at most nine bytes.
+    if let [0x08, rest @ ..] = b {
+        if let Some((&last, init)) = rest.split_last() {
+            if last < 0x80 && init.len() < 9 && init.iter().all(|&x| x >= 0x80) {
+                let v = rest
+                    .iter()
+                    .rev()
+                    .fold(0u64, |acc, &x| acc << 7 | u64::from(x & 0x7f));
+                #[allow(clippy::cast_possible_wrap)]
+                return Some(v as i64);
+            }
+        }
+    }
+    record_step_general(b)
+}
+
+pub(super) fn record_step_general(b: &[u8]) -> Option<i64> {
     let mut step = None;
     for g in Fields::new(b) {
         if let Field::Varint(1, v) = g {

@@ -27,7 +27,7 @@ impl<T> Default for KeyCache<T> {
 }
 
 /// Slots of a [`KeyCache`]'s table.
-const TABLE: usize = 64;
+const TABLE: usize = 256;
 
 /// A key of 1 to 16 bytes as its length and two words that hold every one of its
 /// bytes (the bytes [`same`] compares): equal sketches are equal keys.
@@ -64,7 +64,7 @@ impl Sketch {
     fn slot(&self) -> usize {
         let h =
             (self.a ^ self.b.rotate_left(29) ^ self.len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 58) as usize % TABLE
+        (h >> 56) as usize % TABLE
     }
 }
 
@@ -74,16 +74,16 @@ impl<T: Copy> KeyCache<T> {
     /// with the same key; the cache is left as it is.
     #[inline(always)]
     pub(super) fn get(&self, pos: usize, key: &[u8]) -> Option<T> {
-        if let Some((k, v)) = self.by_pos.get(pos) {
-            if same(k, key) {
-                return Some(*v);
-            }
-        }
         if let Some(s) = Sketch::of(key) {
             if let Some(Some((t, v))) = self.table.get(s.slot()) {
                 if *t == s {
                     return Some(*v);
                 }
+            }
+        }
+        if let Some((k, v)) = self.by_pos.get(pos) {
+            if same(k, key) {
+                return Some(*v);
             }
         }
         self.search(key)

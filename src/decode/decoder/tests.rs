@@ -41,6 +41,19 @@ fn pick<'a>(r: &mut Rng, of: &[&'a str]) -> &'a str {
     of[(r.next() % of.len() as u64) as usize]
 }
 
+/// Two decodings' events, of records that differ only in a field the general
+/// reading skips: equal, or with bad records (whose sizes differ), as many of
+/// them. Whether they were compared whole.
+fn equal_but_bad_sizes(a: &str, b: &str, what: &str) -> bool {
+    if a.contains("Bad") {
+        assert_eq!(a.matches("Bad").count(), b.matches("Bad").count(), "{what}");
+        false
+    } else {
+        assert_eq!(a, b, "{what}");
+        true
+    }
+}
+
 /// A history record body of the shapes wandb-core and older SDKs write, and odd
 /// ones: keys as `key` or `nested_key` (one or more elements), values short and
 /// long, non-finite, text, objects, typed fields, the step field.
@@ -150,16 +163,11 @@ fn the_fast_history_reading_equals_the_general_one() {
             "the empty field 3 sends every record the general way"
         );
         fast_taken += n;
-        if a.contains("Bad") {
-            assert_eq!(
-                a.matches("Bad").count(),
-                g.matches("Bad").count(),
-                "round {round}"
-            );
-        } else {
-            assert_eq!(a, g, "round {round}: {rows:?}");
-            compared += 1;
-        }
+        compared += usize::from(equal_but_bad_sizes(
+            &a,
+            &g,
+            &format!("round {round}: {rows:?}"),
+        ));
     }
     // Records of one-element keys only take the fast path; the others fall back.
     assert!(fast_taken > 1000, "{fast_taken}");
@@ -187,7 +195,8 @@ fn wandb_core_rows_take_the_fast_path() {
 /// A summary (field 3) or config (field 5) record payload of random items: keys of
 /// one or more elements from a small set (so paths repeat within and across
 /// records), updates and removals, values of every kind; some cut or changed.
-fn tree_payload(r: &mut Rng, num: u64) -> Vec<u8> {
+/// `forced`: read the general way.
+fn tree_payload(r: &mut Rng, num: u64, forced: bool) -> Vec<u8> {
     let parts = ["_wandb", "runtime", "m0", "a", "b/c", "é", "", "_runtime"];
     let values = [
         "0",
@@ -248,6 +257,11 @@ fn tree_payload(r: &mut Rng, num: u64) -> Vec<u8> {
         1 => body.truncate((r.next() % (body.len() as u64 + 1)) as usize),
         _ => {}
     }
+    if forced {
+        // An empty field 3, which the general reading skips and the fast one
+        // stops at: the record is read the general way.
+        body.splice(0..0, [0x1A, 0x00]);
+    }
     let mut p = vec![0x08];
     varint(num, &mut p);
     p.push(if config { 0x2A } else { 0x1A });
@@ -257,28 +271,61 @@ fn tree_payload(r: &mut Rng, num: u64) -> Vec<u8> {
 }
 
 /// Summary and config items found by their key bytes give the events that
-/// parsing and joining their paths gives.
+/// parsing and joining their paths gives, and records read by the fast field loop
+/// the events the general field reader gives.
 #[test]
 fn the_path_caches_equal_the_general_reading() {
     let mut r = Rng(0x0BAD_5EED_1234_5678);
-    let mut hits = 0;
+    let (mut hits, mut compared) = (0, 0);
     for round in 0..3000 {
-        let payloads: Vec<Vec<u8>> = (0..(1 + r.next() % 6))
-            .map(|i| tree_payload(&mut r, i + 1))
-            .collect();
-        let run = |cached: bool| {
+        let n = 1 + r.next() % 6;
+        let seed = r.next();
+        let payloads = |forced: bool| -> Vec<Vec<u8>> {
+            let mut r = Rng(seed);
+            (0..n)
+                .map(|i| tree_payload(&mut r, i + 1, forced))
+                .collect()
+        };
+        let run = |cached: bool, forced: bool| {
             let mut d = Decoder::new();
             d.no_path_cache = !cached;
-            for (i, p) in payloads.iter().enumerate() {
+            for (i, p) in payloads(forced).iter().enumerate() {
                 d.record(i as u64 * 1000, p);
             }
             let hits = d.path_hits;
             (format!("{:?}", d.take()), hits)
         };
-        let ((a, n), (g, none)) = (run(true), run(false));
+        let ((a, n), (g, none)) = (run(true, false), run(false, false));
         assert_eq!(none, 0);
         assert_eq!(a, g, "round {round}");
         hits += n;
+        // The fast field loop against the general one. The forced bodies are
+        // each one field longer: bad spans' sizes differ; compare the rest.
+        let (f, _) = run(true, true);
+        compared += usize::from(equal_but_bad_sizes(&a, &f, &format!("round {round}")));
     }
     assert!(hits > 2000, "{hits}");
+    assert!(compared > 1000, "{compared}");
+}
+
+/// The step field read directly equals its general reading, on varints of every
+/// length, cut and extended.
+#[test]
+fn the_direct_step_reading_equals_the_general_one() {
+    use super::history::{record_step_general, record_step_of};
+    let mut r = Rng(0x7777_1234_0000_0001);
+    for round in 0..20_000u64 {
+        let mut b = vec![0x08];
+        varint(r.next() >> (r.next() % 64), &mut b);
+        match round % 4 {
+            1 => b.truncate((r.next() % (b.len() as u64 + 1)) as usize),
+            2 => b.push(r.next() as u8),
+            3 => {
+                let at = (r.next() % b.len() as u64) as usize;
+                b[at] = r.next() as u8;
+            }
+            _ => {}
+        }
+        assert_eq!(record_step_of(&b), record_step_general(&b), "{b:02x?}");
+    }
 }
