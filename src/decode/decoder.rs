@@ -289,7 +289,7 @@ impl Decoder {
 
     /// One summary/config item of the common shape (one key element); None when
     /// its text is not UTF-8.
-    #[inline]
+    #[inline(always)]
     fn tree_item(
         &mut self,
         pos: usize,
