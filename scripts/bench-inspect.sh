@@ -15,6 +15,7 @@ RUNS=${2:-3}
 # shellcheck source=scripts/common.sh
 source "$(dirname "$0")/common.sh"
 
+declare -A WALL
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -31,16 +32,22 @@ bench() {
     local out=$TMP/$name
     : > "$out"
     local i rc
+    local t0 t1
     for ((i = 0; i < RUNS; i++)); do
         rc=0
-        /usr/bin/time -f '%e %U %S %M' -o "$TMP/t" "$@" > /dev/null 2> "$TMP/err" || rc=$?
+        # GNU time gives CPU and RSS; the wall time is bash's microsecond clock
+        # (time's own has 10 ms steps).
+        t0=$EPOCHREALTIME
+        /usr/bin/time -f '%U %S %M' -o "$TMP/t" "$@" > /dev/null 2> "$TMP/err" || rc=$?
+        t1=$EPOCHREALTIME
         if [[ $rc -ne 0 ]]; then
             echo "warning: $name exited $rc: $(tail -n 3 "$TMP/err")" >&2
         fi
-        tail -n 1 "$TMP/t" >> "$out"
+        echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $(tail -n 1 "$TMP/t")" >> "$out"
     done
     local wall
     wall=$(awk '{ print $1 }' "$out" | median)
+    WALL[$name]=$wall
     printf '%-34s %9s %9s %9s %10s %8s\n' "$name" "$wall" \
         "$(awk '{ print $2 }' "$out" | median)" \
         "$(awk '{ print $3 }' "$out" | median)" \
@@ -59,3 +66,7 @@ bench "leet inspect --json" "$LEET" inspect --json "$FILE"
 bench "leet inspect --summary --json" "$LEET" inspect --summary --json "$FILE"
 [[ -n "${SKIP_WANDB:-}" ]] || bench "wandb leet inspect --summary --json" "$WANDB" leet inspect --summary --json "$FILE"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+for name in "leet inspect --json" "leet inspect --summary --json"; do
+    awk -v n="$name" -v w="${WALL[$name]}" -v c="${WALL[cat]}" \
+        'BEGIN { if (c > 0) printf "%s: %.1fx the time of cat\n", n, w / c }'
+done
