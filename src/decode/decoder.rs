@@ -242,12 +242,7 @@ impl Decoder {
     fn tree_field_other(&mut self, pos: usize, update: bool, config: bool, b: &[u8]) -> bool {
         let sniffed = wire::sniff_path_item(b).filter(|_| self.path_cache_on());
         if let Some((keys, v)) = sniffed {
-            let paths = if config {
-                &self.config_paths
-            } else {
-                &self.summary_paths
-            };
-            if let Some(id) = paths.get(pos, keys) {
+            if let Some(id) = self.tree_caches(config).1.get(pos, keys) {
                 // What `wire::item` checks of this layout beyond its keys.
                 let Some(v) = wire::text(v) else {
                     return false;
@@ -268,15 +263,20 @@ impl Decoder {
         };
         let id = self.path_id(&it);
         if let Some((keys, _)) = sniffed {
-            let paths = if config {
-                &mut self.config_paths
-            } else {
-                &mut self.summary_paths
-            };
-            paths.remember(pos, keys, id);
+            self.tree_caches(config).1.remember(pos, keys, id);
         }
         self.tree_set(id, update, config, it.value);
         true
+    }
+
+    /// The key caches of summary or (`config`) config records: by key, by key bytes.
+    #[inline(always)]
+    fn tree_caches(&mut self, config: bool) -> (&mut KeyCache<u32>, &mut KeyCache<u32>) {
+        if config {
+            (&mut self.config_keys, &mut self.config_paths)
+        } else {
+            (&mut self.summary_keys, &mut self.summary_paths)
+        }
     }
 
     #[inline(always)]
@@ -298,21 +298,11 @@ impl Decoder {
         k: &[u8],
         v: wire::RawValue<'_>,
     ) -> Option<()> {
-        let cache = if config {
-            &mut self.config_keys
-        } else {
-            &mut self.summary_keys
-        };
-        let id = match cache.get(pos, k) {
+        let id = match self.tree_caches(config).0.get(pos, k) {
             Some(id) => id,
             None => {
                 let id = self.simple_path_id(k)?;
-                let cache = if config {
-                    &mut self.config_keys
-                } else {
-                    &mut self.summary_keys
-                };
-                cache.remember(pos, k, id);
+                self.tree_caches(config).0.remember(pos, k, id);
                 id
             }
         };
