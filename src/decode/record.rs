@@ -213,7 +213,8 @@ mod tests {
     /// fast reading, where it answers, answers as the general one does.
     #[test]
     fn the_fast_kind_reading_equals_the_general_one() {
-        let mut rng = crate::decode::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
+        use crate::decode::test_rng::{push_varint, Rng};
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut fast = 0;
         for round in 0..20_000 {
             let mut p = vec![0x08];
@@ -244,13 +245,5 @@ mod tests {
             assert_eq!(record_kind(&p), general, "{p:02x?}");
         }
         assert!(fast > 5_000, "{fast}");
-    }
-
-    fn push_varint(out: &mut Vec<u8>, mut v: u64) {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
     }
 }

@@ -1,4 +1,5 @@
-//! A small deterministic generator (xorshift) for the property tests.
+//! Helpers of the property tests: a small deterministic generator (xorshift) and
+//! a protobuf varint writer, for bytes prost would not write.
 
 pub(crate) struct Rng(pub u64);
 
@@ -20,4 +21,13 @@ impl Rng {
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+}
+
+/// Append `v` as a protobuf varint.
+pub(crate) fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }

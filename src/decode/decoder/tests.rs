@@ -5,22 +5,19 @@ use prost::Message as _;
 
 use super::Decoder;
 use crate::decode::pb;
-use crate::decode::test_rng::Rng;
-
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+use crate::decode::test_rng::{push_varint, Rng};
 
 /// A record payload (`num`, then the history field) around `body`.
 fn payload(num: u64, body: &[u8]) -> Vec<u8> {
+    payload_of(num, 0x12, body)
+}
+
+/// A record payload: `num`, then the body field of tag byte `tag` around `body`.
+fn payload_of(num: u64, tag: u8, body: &[u8]) -> Vec<u8> {
     let mut p = vec![0x08];
-    varint(num, &mut p);
-    p.push(0x12);
-    varint(body.len() as u64, &mut p);
+    push_varint(&mut p, num);
+    p.push(tag);
+    push_varint(&mut p, body.len() as u64);
     p.extend_from_slice(body);
     p
 }
@@ -262,12 +259,7 @@ fn tree_payload(r: &mut Rng, num: u64, forced: bool) -> Vec<u8> {
         // stops at: the record is read the general way.
         body.splice(0..0, [0x1A, 0x00]);
     }
-    let mut p = vec![0x08];
-    varint(num, &mut p);
-    p.push(if config { 0x2A } else { 0x1A });
-    varint(body.len() as u64, &mut p);
-    p.extend_from_slice(&body);
-    p
+    payload_of(num, if config { 0x2A } else { 0x1A }, &body)
 }
 
 /// Summary and config items found by their key bytes give the events that
@@ -316,7 +308,7 @@ fn the_direct_step_reading_equals_the_general_one() {
     let mut r = Rng(0x7777_1234_0000_0001);
     for round in 0..20_000u64 {
         let mut b = vec![0x08];
-        varint(r.next() >> (r.next() % 64), &mut b);
+        push_varint(&mut b, r.next() >> (r.next() % 64));
         match round % 4 {
             1 => b.truncate((r.next() % (b.len() as u64 + 1)) as usize),
             2 => b.push(r.next() as u8),

@@ -9,13 +9,7 @@ use super::*;
 
 // --- a tiny protobuf encoder, so tests can write what prost would refuse ---
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+use crate::decode::test_rng::push_varint as varint;
 
 fn bytes_field(out: &mut Vec<u8>, field: u32, b: &[u8]) {
     varint(out, u64::from(field) << 3 | 2);
