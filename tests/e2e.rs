@@ -589,6 +589,80 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
     t.assert_restored();
 }
 
+/// Every file under `dir` with its text (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            out.push((p, text));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn opening_one_run_alone_leaves_the_workspace_state_as_it_was() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("multi");
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(fixture("multi"))
+        .arg(&project)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let state = tmp.path().join("state");
+    let env = format!("XDG_STATE_HOME={} ", shell_quote(&state));
+    let run_dir = std::fs::read_dir(project.join("wandb"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-multi002"))
+        .unwrap();
+    let file = run_dir.join("run-multi002.wandb");
+    // A socket of its own each time (a server being killed may still answer).
+    let started = std::cell::Cell::new(0);
+    let alone = |spelling: &Path| {
+        started.set(started.get() + 1);
+        let name = format!("alone{}", started.get());
+        let t = Tmux::start_env(&name, &env, &[spelling.to_str().unwrap()], 120, 30);
+        t.wait_for("esc: all runs", Duration::from_secs(10));
+        t.keys(&["q"]);
+        assert_eq!(t.exit_code(), "EXIT:0");
+    };
+    // Nothing remembered: nothing is written.
+    for spelling in [&run_dir, &file] {
+        alone(spelling);
+        assert_eq!(files_under(&state), [], "after {spelling:?}");
+    }
+    // The workspace remembers two drawn runs.
+    let t = Tmux::start_env("ws", &env, &[project.to_str().unwrap()], 120, 30);
+    t.wait_for("1 drawn", Duration::from_secs(10));
+    t.keys(&["Down", "Space"]);
+    t.wait_for("2 drawn", Duration::from_secs(5));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    let before = files_under(&state);
+    assert_eq!(before.len(), 1, "{before:?}");
+    for spelling in [&run_dir, &file] {
+        alone(spelling);
+        assert_eq!(files_under(&state), before, "after {spelling:?}");
+    }
+    // And the workspace opens with them.
+    let t = Tmux::start_env("ws2", &env, &[project.to_str().unwrap()], 120, 30);
+    t.wait_for("2 drawn", Duration::from_secs(10));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
 #[test]
 fn compare_flag_draws_another_directory_s_run() {
     require_tmux!();

@@ -119,6 +119,80 @@ fn snap(name: &str, wandb: &Path, label: &str, keys: &dyn Fn(&mut Ws)) {
     }
 }
 
+/// `leet RUN-DIR` (and `leet FILE.wandb`): the first frame is the run alone, whether
+/// the directory's index comes before the run's records or after them.
+#[test]
+fn a_run_opened_alone_is_shown_alone_whatever_comes_first() {
+    let wandb = std::fs::canonicalize(fixture_wandb("multi")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let entries = scan(&wandb, cache.path());
+    let run_dir = entries[1].dir.clone();
+    let file = entries[1].file.clone().unwrap();
+    for spelling in [run_dir.clone(), file] {
+        for index_first in [true, false] {
+            let mut app = App::new(Options {
+                color: false,
+                ..Options::default()
+            });
+            app.update(Msg::Resize(120, 40));
+            // As the runtime opens it.
+            app.request_open(spelling.clone());
+            app.open_workspace(wandb.clone(), None, Some(run_dir.clone()), true);
+            let tag = app
+                .take_cmds()
+                .iter()
+                .find_map(|c| match c {
+                    Cmd::StartReader { tag, .. } => Some(*tag),
+                    _ => None,
+                })
+                .unwrap();
+            let (path, batch) = leet::source::tail::read_batch(&spelling).unwrap();
+            let mut msgs = vec![
+                Msg::Tagged(
+                    tag,
+                    Box::new(Msg::Opened {
+                        path,
+                        len: batch.file_len,
+                        modified: Some(NOW - 3600.0),
+                    }),
+                ),
+                Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+            ];
+            let index = Msg::Indexed {
+                wandb_dir: wandb.clone(),
+                entries: entries.clone(),
+            };
+            if index_first {
+                msgs.insert(0, index);
+            } else {
+                msgs.push(index);
+            }
+            for (i, m) in msgs.into_iter().enumerate() {
+                app.update(m);
+                let screen = common::screen::screen(&app, 120, 40);
+                let at = format!("{spelling:?}, index first: {index_first}, message {i}");
+                assert!(!app.in_workspace_list(), "{at}\n{screen}");
+                assert!(!screen.contains("Runs ["), "{at}\n{screen}");
+                assert!(screen.contains("esc: all runs"), "{at}\n{screen}");
+            }
+            let screen = common::screen::screen(&app, 120, 40);
+            let id = format!("({})", entries[1].run_id);
+            assert!(screen.contains(&id), "{screen}");
+        }
+    }
+}
+
+#[test]
+fn with_no_run_drawn_nothing_says_it_is_opening() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "wandb", 120, 40);
+    // The latest run is drawn; space on it lets it go.
+    ws.keys(" ");
+    let s = ws.screen(120, 40);
+    assert!(s.contains("none drawn"), "{s}");
+    assert!(!s.contains("opening"), "{s}");
+    assert!(s.contains("no run drawn"), "{s}");
+}
+
 #[test]
 fn list_with_the_latest_run_drawn() {
     snap("list", &fixture_wandb("multi"), "runs/multi/wandb", &|_| {});

@@ -531,7 +531,7 @@ fn drive(
     terminal::restore();
     // What the workspace remembers, written before leaving (the saves the worker
     // had queued may not have run).
-    if let Some((wandb_dir, state)) = app.workspace.as_deref().map(|w| (w.dir.clone(), w.saved())) {
+    if let Some((wandb_dir, state)) = app.workspace_to_save() {
         if let Some(dir) = crate::source::state::default_state_dir() {
             if let Err(e) = crate::source::state::save(&dir, &wandb_dir, &state) {
                 eprintln!(

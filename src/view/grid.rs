@@ -551,6 +551,9 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             "waiting for the first sample…"
         } else if app.source.waiting.is_some() {
             "waiting for the run to start…"
+        } else if app.in_workspace_list() && app.main_reading.is_none() {
+            // No reader runs: nothing is being opened.
+            "no run drawn: space on a run in the list draws it"
         } else if app.source.path.is_none() {
             "opening…"
         } else {

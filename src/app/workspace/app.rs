@@ -102,12 +102,23 @@ impl App {
     }
 
     fn save_workspace(&mut self) {
-        if let Some(ws) = &self.workspace {
-            self.out.push(Cmd::SaveWorkspace {
-                wandb_dir: ws.dir.clone(),
-                state: ws.saved(),
-            });
+        if let Some(ws) = self.workspace.as_deref_mut() {
+            if let Some(state) = ws.take_save() {
+                self.out.push(Cmd::SaveWorkspace {
+                    wandb_dir: ws.dir.clone(),
+                    state,
+                });
+            }
         }
+    }
+
+    /// The wandb directory and the state to write for it on quit; None when the
+    /// state file is to stay as it was (nothing changed, or the workspace was
+    /// never listed: a run opened alone).
+    #[must_use]
+    pub fn workspace_to_save(&self) -> Option<(PathBuf, WorkspaceSaved)> {
+        let ws = self.workspace.as_deref()?;
+        Some((ws.dir.clone(), ws.final_save()?))
     }
 
     /// Read the runs the workspace draws, and only those: the main run and the

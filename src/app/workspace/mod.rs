@@ -295,8 +295,12 @@ pub struct Workspace {
     /// A scan is on its way; and whether the first has come.
     pub scanning: bool,
     pub indexed: bool,
-    /// Selected keys waiting for the first index (from the state file).
-    restored: bool,
+    /// What the state file holds for this directory as far as this instance knows
+    /// (as loaded, then as last handed to the worker): a state equal to it is not
+    /// written again.
+    stored: WorkspaceSaved,
+    /// A save has been handed to the worker since the workspace opened.
+    changed: bool,
     /// The list takes focus once it is on screen (the first layout).
     pub(crate) focus_list: bool,
 }
@@ -311,6 +315,7 @@ impl Workspace {
             ..Self::default()
         };
         if let Some(s) = saved {
+            ws.stored = s.clone();
             ws.selected = s.selected;
             ws.selected.truncate(MAX_SELECTED);
             ws.selected.dedup();
@@ -318,7 +323,6 @@ impl Workspace {
             ws.filter.restore(&s.filter, s.filter_glob);
             ws.group_by = s.group_by.filter(|g| !g.is_empty());
             ws.summary_column = s.summary_column.filter(|c| !c.is_empty());
-            ws.restored = true;
         }
         ws
     }
@@ -336,17 +340,41 @@ impl Workspace {
         }
     }
 
-    /// A new index: runs merged by run id, newest first. On the first one, with no
-    /// saved selection, the latest run (`latest`: its directory) is selected.
-    /// Selected keys that name no run any more are let go. Returns whether the
-    /// selection changed.
+    /// What to write to the state file now, remembered as written: None while it
+    /// equals what the file holds, or before the first index (a run opened alone,
+    /// whose workspace was never listed, changes nothing the workspace remembers).
+    pub fn take_save(&mut self) -> Option<WorkspaceSaved> {
+        let now = self.saved();
+        if !self.indexed || now == self.stored {
+            return None;
+        }
+        self.stored.clone_from(&now);
+        self.changed = true;
+        Some(now)
+    }
+
+    /// What to write on quit (a save handed to the worker may not have run yet):
+    /// the state, once it has changed since the workspace opened.
+    #[must_use]
+    pub fn final_save(&self) -> Option<WorkspaceSaved> {
+        let now = self.saved();
+        (self.indexed && (self.changed || now != self.stored)).then_some(now)
+    }
+
+    /// A new index: runs merged by run id, newest first. On the first one, when no
+    /// selected run is left (none saved, or every saved one gone from the
+    /// directory), the latest run (`latest`: its directory) is selected. Selected
+    /// keys that name no run any more are let go. Returns whether the selection
+    /// changed.
     pub fn set_index(&mut self, entries: Vec<RunIndexEntry>, latest: Option<&Path>) -> bool {
         let cursor_key = self.cursor_run().map(|r| r.key.clone());
         self.runs = merge(entries);
         let first = !self.indexed;
         self.indexed = true;
         let before = self.selected.clone();
-        if first && !self.restored {
+        let runs = &self.runs;
+        self.selected.retain(|k| runs.iter().any(|r| &r.key == k));
+        if first && self.selected.is_empty() {
             let pick = latest
                 .and_then(|d| {
                     self.runs
@@ -358,8 +386,6 @@ impl Workspace {
                 self.selected = vec![r.key.clone()];
             }
         }
-        let runs = &self.runs;
-        self.selected.retain(|k| runs.iter().any(|r| &r.key == k));
         if self
             .pinned
             .as_ref()

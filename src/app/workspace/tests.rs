@@ -117,6 +117,58 @@ fn the_first_index_selects_the_latest_run_and_a_saved_selection_wins() {
 }
 
 #[test]
+fn a_remembered_selection_with_no_run_left_falls_back_to_the_latest_run() {
+    // Every remembered run gone (a reused wandb directory), or an empty selection
+    // saved: the latest run is drawn, never an empty workspace.
+    for selected in [vec!["gone".to_owned(), "also-gone".to_owned()], vec![]] {
+        let saved = WorkspaceSaved {
+            selected: selected.clone(),
+            pinned: selected.first().cloned(),
+            ..WorkspaceSaved::default()
+        };
+        let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved));
+        assert!(
+            w.set_index(index(), Some(Path::new("/w/wandb/run-20260101_000400-c")))
+                || selected.is_empty()
+        );
+        assert_eq!(w.selected, ["c"], "{selected:?}");
+        assert_eq!(w.pinned, None);
+        // A later index with every selected run gone leaves the choice to the user.
+        w.selected.clear();
+        w.set_index(index(), None);
+        assert!(w.selected.is_empty());
+    }
+}
+
+#[test]
+fn the_state_is_written_only_when_it_changed_and_after_the_first_index() {
+    let saved = WorkspaceSaved {
+        selected: vec!["b".into()],
+        ..WorkspaceSaved::default()
+    };
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved.clone()));
+    // Before any index (a run shown alone): nothing to write, whatever it holds.
+    w.selected.clear();
+    assert_eq!(w.take_save(), None);
+    assert_eq!(w.final_save(), None);
+    w.selected = vec!["b".into()];
+    w.set_index(index(), None);
+    assert_eq!(w.take_save(), None, "unchanged since loaded");
+    assert_eq!(w.final_save(), None);
+    w.selected.push("a".into());
+    assert_eq!(
+        w.take_save().map(|s| s.selected),
+        Some(vec!["b".into(), "a".into()])
+    );
+    assert_eq!(w.take_save(), None, "already handed over");
+    // Back to what was loaded: written again (the file holds the change).
+    w.selected.pop();
+    assert_eq!(w.take_save(), Some(saved.clone()));
+    // On quit the last state is written once anything was handed over.
+    assert_eq!(w.final_save(), Some(saved));
+}
+
+#[test]
 fn a_saved_filter_that_no_longer_parses_is_dropped() {
     let saved = WorkspaceSaved {
         filter: "name:\"open".into(),
@@ -403,6 +455,55 @@ fn enter_shows_one_run_alone_and_esc_goes_back_to_the_list() {
     assert!(app.in_workspace_list());
     assert_eq!(starts(&fx.cmds).len(), 2);
     assert_eq!(app.panels.focus, Pane::Left);
+}
+
+/// `leet RUN-DIR`: the workspace of its wandb directory with that run alone.
+fn alone(saved: Option<WorkspaceSaved>) -> App {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(
+        PathBuf::from("/w/wandb"),
+        saved,
+        Some(PathBuf::from("/w/wandb/run-20260101_000300-b")),
+        true,
+    );
+    app.take_cmds();
+    app
+}
+
+#[test]
+fn a_run_opened_alone_leaves_what_the_workspace_remembers_as_it_was() {
+    for saved in [
+        None,
+        Some(WorkspaceSaved {
+            selected: vec!["a".into(), "c".into()],
+            filter: "state:fin".into(),
+            ..WorkspaceSaved::default()
+        }),
+    ] {
+        let mut app = alone(saved.clone());
+        app.update(Msg::key(crossterm::event::KeyCode::Down));
+        let fx = app.update(Msg::char('q'));
+        assert!(fx.quit);
+        assert!(
+            !fx.cmds
+                .iter()
+                .any(|c| matches!(c, Cmd::SaveWorkspace { .. })),
+            "{saved:?}"
+        );
+        assert_eq!(app.workspace_to_save(), None, "{saved:?}");
+    }
+    // esc goes to the list: from then on the workspace is in use and saved.
+    let mut app = alone(None);
+    let fx = app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert!(app.in_workspace_list());
+    assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let (_, state) = app.workspace_to_save().expect("a state to write");
+    assert_eq!(state.selected, ["b"]);
 }
 
 #[test]
