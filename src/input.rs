@@ -47,6 +47,8 @@ enum Step {
 #[derive(Debug, Default)]
 pub struct Parser {
     buf: Vec<u8>,
+    /// An answer string was given up right after an ESC (its `\` may follow).
+    string_cut: bool,
 }
 
 impl Parser {
@@ -61,10 +63,23 @@ impl Parser {
         // A lone ESC from an earlier read, then a byte that cannot continue an escape
         // sequence: Escape was pressed, then that key (a terminal writes Alt+key,
         // ESC and the key, at once, so they come in one read).
-        if self.buf == [ESC] && bytes.first().is_some_and(|b| !matches!(b, b'[' | b'O')) {
+        // An answer string split after its ESC continues it, as `[` and `O` do.
+        let continues = |b: &[u8]| match b {
+            [b'[' | b'O' | b']', ..] => true,
+            [b'P' | b'_', c, ..] => starts_answer(*c),
+            _ => false,
+        };
+        if self.buf == [ESC] && !bytes.is_empty() && !continues(bytes) {
             out.push(key(KeyCode::Esc, KeyModifiers::NONE));
             self.buf.clear();
         }
+        // The `\` of an answer string's end whose ESC came alone and was given up
+        // with the string (a slow read): part of the answer, not a key.
+        let bytes = if std::mem::take(&mut self.string_cut) {
+            bytes.strip_prefix(b"\\").unwrap_or(bytes)
+        } else {
+            bytes
+        };
         self.buf.extend_from_slice(bytes);
         let mut at = 0;
         while at < self.buf.len() {
@@ -86,15 +101,16 @@ impl Parser {
     }
 
     /// No byte came within [`ESC_TIMEOUT`]: give up on the unfinished sequence. A
-    /// lone ESC is the Escape key, ESC `[` and ESC `O` are Alt with that key (as a
-    /// terminal sends them); anything longer was not typed and is dropped.
+    /// lone ESC is the Escape key, ESC `[`, `O`, `P` and `_` are Alt with that key
+    /// (as a terminal sends them); anything longer was not typed and is dropped.
     pub fn flush(&mut self, out: &mut Vec<Input>) {
         let ev = match self.buf.as_slice() {
             [ESC] => Some(key(KeyCode::Esc, KeyModifiers::NONE)),
-            [ESC, c @ (b'[' | b'O')] => Some(alt(char_key(char::from(*c)))),
+            [ESC, c @ (b'[' | b'O' | b'P' | b'_')] => Some(alt(char_key(char::from(*c)))),
             _ => None,
         };
         out.extend(ev);
+        self.string_cut = matches!(self.buf.as_slice(), [ESC, b']' | b'P' | b'_', .., ESC]);
         self.buf.clear();
     }
 }
@@ -181,6 +197,16 @@ fn parse_esc(buf: &[u8]) -> Step {
     match next {
         b'[' => parse_csi(buf),
         b'O' => parse_ss3(buf),
+        // A terminal's answer as a string (OSC colours, DCS version or capability
+        // answers, APC graphics answers), never typed: dropped whole. It may come
+        // after leet starts when the shell asked before (fish asks at every prompt),
+        // and read as keys it would toggle panes, and its `ESC \` end, split off
+        // by a slow read, would be a lone Escape.
+        b']' => parse_string(buf),
+        // Alt+P or Alt+_ alone, or an answer whose next byte is on its way: wait
+        // (a timeout makes it the key).
+        b'P' | b'_' if buf.len() == 2 => Step::More,
+        b'P' | b'_' if starts_answer(buf[2]) => parse_string(buf),
         // Escape pressed twice: the first is a key, the second starts again.
         ESC => Step::Done(1, Some(key(KeyCode::Esc, KeyModifiers::NONE))),
         // ESC before a key is Alt with that key (ESC ^C is ctrl+alt+c, which quits).
@@ -189,6 +215,38 @@ fn parse_esc(buf: &[u8]) -> Step {
             Step::More => Step::More,
         },
     }
+}
+
+/// Longest answer string held (a colour, a version, a capability name).
+const MAX_STRING: usize = 4096;
+
+/// A byte after `ESC P` or `ESC _` that begins a terminal's answer rather than a key
+/// typed after Alt+P or Alt+_ (DCS `1$r`, `>|`, `1+r`, `!|`; APC `G` for graphics).
+fn starts_answer(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'>' | b'!' | b'=' | b'$' | b'+' | b'G')
+}
+
+/// `ESC ] …`, `ESC P …`, `ESC _ …` up to BEL or `ESC \`: dropped. A control byte
+/// other than ESC ends it early (it is read again as a key, so ctrl+c always
+/// arrives), as does an ESC that does not begin `ESC \`; a string over
+/// [`MAX_STRING`] bytes is dropped as far as it goes.
+fn parse_string(buf: &[u8]) -> Step {
+    for (i, &b) in buf.iter().enumerate().skip(2) {
+        match b {
+            0x07 => return Step::Done(i + 1, None),
+            ESC => {
+                return match buf.get(i + 1) {
+                    None => Step::More,
+                    Some(b'\\') => Step::Done(i + 2, None),
+                    Some(_) => Step::Done(i, None),
+                }
+            }
+            0x00..=0x1f => return Step::Done(i, None),
+            _ if i >= MAX_STRING => return Step::Done(i, None),
+            _ => {}
+        }
+    }
+    Step::More
 }
 
 /// `ESC O x`: cursor and F1–F4 keys in the terminal's application mode.

@@ -534,3 +534,69 @@ fn the_reader_stops_when_told() {
     assert!(h.join().unwrap().is_ok());
     assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![ch('a')]);
 }
+
+/// Answers a terminal gives to a shell's queries (fish asks for the background
+/// colour, the version and the keyboard protocol at its prompt), arriving after
+/// leet starts: none is a key, whole or cut at any byte with a timeout between.
+#[test]
+fn terminal_answer_strings_are_not_keys_however_they_are_cut() {
+    let answers: [&[u8]; 7] = [
+        b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\",
+        b"\x1b]10;rgb:ffff/ffff/ffff\x07",
+        b"\x1bP>|tmux 3.3a\x1b\\",
+        b"\x1bP1$r0;1m\x1b\\",
+        b"\x1bP1+r544e=787465726d\x1b\\",
+        b"\x1b_Gi=1;OK\x1b\\",
+        b"\x1b[?62;22c",
+    ];
+    for a in answers {
+        assert_eq!(events(a), [], "{a:?}");
+        // Followed by a key in the same read: the key alone.
+        let mut with_q = a.to_vec();
+        with_q.push(b'q');
+        assert_eq!(events(&with_q), [ch('q')], "{a:?}");
+        for cut in 1..a.len() {
+            // Cut after its second byte or later, the first part given up after the
+            // timeout (a slow read): no Escape. (A lone ESC followed by silence is
+            // the Escape key whatever comes after it.)
+            if cut >= 2 && a[1] != b'[' {
+                let mut p = Parser::new();
+                let mut out = Vec::new();
+                p.feed(&a[..cut], &mut out);
+                p.flush(&mut out);
+                p.feed(&a[cut..], &mut out);
+                p.flush(&mut out);
+                let esc = out
+                    .iter()
+                    .any(|e| matches!(e, Input::Key(k) if k.code == KeyCode::Esc));
+                assert!(!esc, "{a:?} cut at {cut}: {out:?}");
+            }
+            // Cut within one read's wait (no timeout): nothing at all.
+            let mut p = Parser::new();
+            let mut out = Vec::new();
+            p.feed(&a[..cut], &mut out);
+            p.feed(&a[cut..], &mut out);
+            assert_eq!(out, [], "{a:?} cut at {cut} without a timeout");
+        }
+    }
+}
+
+#[test]
+fn keys_that_begin_like_an_answer_are_still_keys() {
+    // Alt+P and Alt+_ typed (ESC and the key in one read).
+    assert_eq!(events(b"\x1bP"), [alt(ch('P'))]);
+    assert_eq!(events(b"\x1b_"), [alt(ch('_'))]);
+    assert_eq!(events(b"\x1bPq"), [alt(ch('P')), ch('q')]);
+    // ctrl+c inside an unfinished answer still arrives.
+    assert_eq!(
+        events(b"\x1b]11;rgb:\x03"),
+        [k(KeyCode::Char('c'), KeyModifiers::CONTROL)]
+    );
+    // An over-long answer is dropped as far as it goes; what follows is read.
+    let mut long = b"\x1b]".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 5000));
+    let (out, p) = feed(&long);
+    assert!(out.iter().all(|e| *e == ch('x')), "{}", out.len());
+    assert!(out.len() < 5000 - MAX_STRING + 10);
+    assert!(!p.pending() || p.buf.len() < 10);
+}
