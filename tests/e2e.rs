@@ -1340,16 +1340,16 @@ fn e_names_the_smoothing_in_the_focused_chart_s_title() {
     t.wait_for("┏lr · ema 0.6━", Duration::from_secs(20));
     t.keys(&["+"]);
     t.wait_for("┏lr · ema 0.7━", Duration::from_secs(20));
-    // E: every chart's smoothing off; E again: every chart at the last chosen.
+    // E: every chart at the focused chart's smoothing; E again: every chart's off.
+    t.keys(&["E"]);
+    t.wait_for("train/loss · ema 0.7─", Duration::from_secs(20));
+    t.wait_for("┏lr · ema 0.7━", Duration::from_secs(20));
     t.keys(&["E"]);
     let t0 = Instant::now();
     while t.screen().contains(" · ema") {
         assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
         std::thread::sleep(Duration::from_millis(20));
     }
-    t.keys(&["E"]);
-    t.wait_for("train/loss · ema 0.7─", Duration::from_secs(20));
-    t.wait_for("┏lr · ema 0.7━", Duration::from_secs(20));
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();

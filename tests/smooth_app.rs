@@ -261,14 +261,10 @@ fn capital_e_smooths_every_chart_on_screen_and_then_none() {
     let tmp = tempfile::tempdir().unwrap();
     let file = synth_run(tmp.path(), 500);
     let mut app = app_on(&file);
-    // The focused chart at EMA, then E: every chart with it.
+    // The focused chart at EMA, then E: every chart with it, at the first press.
     app.update(Msg::char('e'));
     let fx = app.update(Msg::char('e'));
     settle(&mut app, fx);
-    let fx = app.update(Msg::char('E'));
-    // Already smoothed: E turns every chart's smoothing off.
-    assert!(fx.cmds.is_empty());
-    assert!(!app.smoothing.any());
     let fx = app.update(Msg::char('E'));
     let jobs = settle(&mut app, fx);
     let mut keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
@@ -280,6 +276,19 @@ fn capital_e_smooths_every_chart_on_screen_and_then_none() {
             app.smoothed_line(&app.run, k),
             SmoothedLine::Ready(_)
         ));
+    }
+    // Every chart smoothed: E turns every chart's smoothing off.
+    let fx = app.update(Msg::char('E'));
+    assert!(fx.cmds.is_empty());
+    assert!(!app.smoothing.any());
+    // And on again with the same smoothing.
+    let fx = app.update(Msg::char('E'));
+    settle(&mut app, fx);
+    for k in ["lr", "train/acc", KEY] {
+        assert_eq!(
+            app.smoothing.of(k),
+            leet::store::smooth::Smoothing::Ema(0.6)
+        );
     }
 }
 
@@ -415,7 +424,6 @@ fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
     assert_eq!(again.smoothing.of("lr"), Smoothing::None);
     assert_eq!(again.settings_config().to_toml(), text);
     // E: every chart, saved as such.
-    again.update(Msg::char('E'));
     again.update(Msg::char('E'));
     let s = again.settings();
     assert_eq!(s.smoothing_all, "ema:0.7");

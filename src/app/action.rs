@@ -362,7 +362,7 @@ impl Action {
             Action::ToggleLogX => "Toggle log x on focused chart",
             // ---- smoothing (issue 14) ----
             Action::CycleSmoothing => "Smoothing: none, TWEMA, EMA, average, Gaussian",
-            Action::ToggleSmoothingAll => "Smooth every chart (last smoothing) / none",
+            Action::ToggleSmoothingAll => "Smooth every chart like this one / none",
             Action::SmoothingUp => "Smooth the focused chart more",
             Action::SmoothingDown => "Smooth the focused chart less",
             // ---- sections (issue 14) ----

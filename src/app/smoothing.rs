@@ -213,16 +213,20 @@ impl App {
             return Effect::NONE;
         }
         if a == Action::ToggleSmoothingAll {
-            let focused = self.focused_key().map(|k| self.smoothing.of(k));
+            // One press, one meaning: every chart smoothed (with the focused chart's
+            // smoothing, else the last one chosen), unless every chart already is:
+            // then none.
+            let focused = self
+                .focused_key()
+                .map(|k| self.smoothing.of(k))
+                .filter(|s| *s != Smoothing::None);
             let st = &mut self.smoothing;
-            if st.any() {
-                if let Some(s) = focused.filter(|s| *s != Smoothing::None) {
-                    st.last = s;
-                }
-                st.all = Smoothing::None;
-            } else {
-                st.all = st.last;
+            let every =
+                st.all != Smoothing::None && st.charts.values().all(|s| *s != Smoothing::None);
+            if let Some(s) = focused {
+                st.last = s;
             }
+            st.all = if every { Smoothing::None } else { st.last };
             st.charts.clear();
             return Effect::REDRAW;
         }
