@@ -840,6 +840,48 @@ fn compared_runs_share_the_charts() {
     insta::assert_snapshot!("multi_120x40_compare", s);
 }
 
+/// `leet RUN --compare OTHER` (RUN in a wandb directory: its workspace, the run
+/// alone): a chart of a metric only one of them logged says whose line it is.
+#[test]
+fn with_compared_runs_every_chart_has_a_legend() {
+    use leet::app::Cmd;
+    let (w, h) = (120, 40);
+    let tiny = std::fs::canonicalize(common::runs_dir().join("tiny/wandb/latest-run")).unwrap();
+    let other = std::fs::canonicalize(common::runs_dir().join("multi/wandb/latest-run")).unwrap();
+    let mut app = App::new(no_color());
+    app.update(Msg::Resize(w, h));
+    app.request_open(tiny.clone());
+    app.open_workspace(
+        tiny.parent().unwrap().to_path_buf(),
+        None,
+        Some(tiny.clone()),
+        true,
+    );
+    app.request_compare(other.clone(), other.clone());
+    for cmd in app.take_cmds() {
+        let Cmd::StartReader { path, tag } = cmd else {
+            continue;
+        };
+        let (file, b) = leet::source::tail::read_batch(&path).unwrap();
+        let opened = Msg::Opened {
+            path: file,
+            len: b.file_len,
+            modified: None,
+        };
+        app.update(Msg::Tagged(tag, Box::new(opened)));
+        app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    }
+    let s = screen(&app, w, h);
+    // `lr` is tiny's alone (its legend names tiny alone); `loss` both runs'.
+    assert!(s.contains("╭lr─"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("│■tiny-run ") && !l.contains("■multi-4")),
+        "{s}"
+    );
+    assert!(s.contains("■tiny-run ■multi-4"), "{s}");
+}
+
 #[test]
 fn media_viewer() {
     let (w, h) = (80, 24);

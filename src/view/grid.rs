@@ -196,7 +196,20 @@ pub(crate) fn render_metric_chart(
             }
             legend.push((label, theme.series(d.color)));
         }
-        if app.workspace.is_some() && legend.len() < 2 {
+        // One run drawn in all: no legend needed. Several: every chart says whose
+        // lines it draws, also when only one of them logged its metric.
+        let runs_drawn = {
+            let mut keys: Vec<Option<&str>> = drawn.iter().map(|d| d.key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.len()
+                + drawn
+                    .iter()
+                    .filter(|d| d.key.is_none())
+                    .count()
+                    .saturating_sub(1)
+        };
+        if runs_drawn < 2 {
             legend.clear();
         }
         legend
