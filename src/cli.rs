@@ -64,7 +64,10 @@ pub struct Cli {
 pub struct ViewArgs {
     /// A project or wandb directory (or its latest-run): the workspace of all its
     /// runs, the latest drawn; a run directory or a .wandb file: that run alone
-    /// (esc goes to its workspace). Default: the current directory.
+    /// (esc goes to its workspace). A PATH given is the only place looked at.
+    /// Without one: the current directory's runs, else those under $WANDB_DIR (the
+    /// directory the W&B SDK writes wandb/ in, or that wandb directory itself),
+    /// else an error saying where it looked.
     pub path: Option<PathBuf>,
     /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
     #[arg(long, value_name = "PATH")]
