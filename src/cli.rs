@@ -64,7 +64,10 @@ pub struct Cli {
 pub struct ViewArgs {
     /// A project or wandb directory (or its latest-run): the workspace of all its
     /// runs, the latest drawn; a run directory or a .wandb file: that run alone
-    /// (esc goes to its workspace). Default: the current directory.
+    /// (esc goes to its workspace). A PATH given is the only place looked at.
+    /// Without one: the current directory's runs, else those under $WANDB_DIR (the
+    /// directory the W&B SDK writes wandb/ in, or that wandb directory itself),
+    /// else an error saying where it looked.
     pub path: Option<PathBuf>,
     /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
     #[arg(long, value_name = "PATH")]
@@ -240,10 +243,14 @@ pub struct ExportArgs {
     /// Output format: csv, jsonl or parquet.
     #[arg(long, default_value = "csv", value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
     pub format: crate::inspect::export::Format,
-    /// One row per point (_step,_timestamp,key,value) instead of one per step.
+    /// One row per point instead of one per step, with the columns
+    /// _step,_runtime,_timestamp,key,value (with --system: _timestamp,key,value;
+    /// with --smoothing, a smoothed column after value).
     #[arg(long)]
     pub long: bool,
-    /// Only the metrics whose key matches this regex (unanchored).
+    /// Only the metrics whose key matches this regex (unanchored). A regex that
+    /// matches none of the run's metrics is an error (exit status 2), and nothing
+    /// is written.
     #[arg(long, value_name = "REGEX")]
     pub metrics: Option<regex::Regex>,
     /// System metrics (stats records) instead of the history (_timestamp first).

@@ -215,6 +215,13 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             let mut err = Tracked::new(io::stderr());
             let result = inspect::export::run(&opts, &mut out, &mut err)
                 .and_then(|()| out.flush().map_err(Into::into));
+            // A regex that selects nothing is a usage error, as a bad regex is.
+            if let Err(e) = &result {
+                if e.is::<inspect::export::NoMetricMatched>() {
+                    let _ = writeln!(io::stderr(), "leet: {}", error_line(e));
+                    return Ok(ExitCode::from(2));
+                }
+            }
             finish(result, &out, Some(&err))
         }
         Some(cli::Command::Sample(a)) => {

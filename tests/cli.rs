@@ -616,3 +616,47 @@ fn permission_denied_is_named_once() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.matches("Permission denied").count(), 1, "{err}");
 }
+
+#[test]
+fn help_states_where_leet_looks_without_a_path() {
+    let out = leet().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let at = |s: &str| {
+        help.find(s)
+            .unwrap_or_else(|| panic!("{s:?} not in {help}"))
+    };
+    // A PATH alone, else the current directory, else $WANDB_DIR, else an error.
+    assert!(
+        at("A PATH given is the only place looked at")
+            < at("Without one: the current directory's runs")
+            && at("the current directory's runs") < at("else those under $WANDB_DIR")
+            && at("$WANDB_DIR") < at("else an error saying where it looked"),
+        "{help}"
+    );
+}
+
+#[test]
+fn no_run_here_nor_under_wandb_dir_fails_in_one_line_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-root");
+    let out = leet()
+        .current_dir(dir.path())
+        .env("WANDB_DIR", &missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no terminal setup was written");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let here = std::fs::canonicalize(dir.path()).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "leet: current directory {}: no .wandb run found (looked in: ",
+            here.display()
+        )) && err.contains(&format!(
+            "; WANDB_DIR {}: no such file or directory",
+            missing.display()
+        )),
+        "{err}"
+    );
+}

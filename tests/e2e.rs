@@ -1404,3 +1404,56 @@ fn sections_collapse_by_key_and_by_a_click_on_the_header() {
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
 }
+
+/// `leet` without a path, started in a directory without runs: the runs under
+/// `WANDB_DIR` (the directory the SDK writes `wandb/` in) are listed; with
+/// `WANDB_DIR` unset, one line says where it looked and the terminal is untouched.
+#[test]
+fn without_a_path_leet_opens_the_runs_under_wandb_dir() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    // `cp -a`: the fixture's latest-run is a symlink.
+    let root = tmp.path().join("root");
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(fixture("multi"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let env = format!(
+        "WANDB_DIR={} env -C {} ",
+        shell_quote(&root),
+        shell_quote(&empty)
+    );
+    let t = Tmux::start_env("wandbdir", &env, &[], 160, 45);
+    t.wait_for("Runs [5]", Duration::from_secs(15));
+    // The five runs, the latest drawn.
+    let (s, _) = t.wait_for("■ finished multi-4", Duration::from_secs(5));
+    for name in ["multi-3", "multi-2", "multi-1", "multi-0"] {
+        assert!(
+            s.contains(&format!("finished {name}")),
+            "{name} not listed:\n{s}"
+        );
+    }
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+    drop(t);
+
+    let env = format!("env -u WANDB_DIR -C {} ", shell_quote(&empty));
+    let t = Tmux::start_env("nowandbdir", &env, &[], 160, 45);
+    assert_eq!(t.exit_code(), "EXIT:1");
+    // The line as printed (the pane wraps it).
+    let s = t.screen().replace('\n', "");
+    assert!(
+        s.contains(&format!(
+            "leet: current directory {}: no .wandb run found",
+            std::fs::canonicalize(&empty).unwrap().display()
+        )) && s.contains("; WANDB_DIR is not set"),
+        "{s}"
+    );
+    t.assert_restored();
+}

@@ -389,3 +389,76 @@ fn a_damaged_file_exports_every_intact_record_and_reports_the_loss() {
         );
     }
 }
+
+#[test]
+fn a_metrics_regex_that_matches_nothing_is_an_error_and_writes_nothing() {
+    let file = common::wandb_file(&common::runs_dir().join("many_metrics"));
+    let all = String::from_utf8(export(&file, &[]).stdout).unwrap();
+    // The metric columns, after _step, _runtime and _timestamp.
+    let mut names = csv_fields(all.lines().next().unwrap()).split_off(3);
+    names.sort();
+    let dir = tempfile::tempdir().unwrap();
+    for (args, what) in [
+        (&["--metrics", "^no_such_key$"][..], "metric"),
+        (&["--metrics", "^no_such_key$", "--long"][..], "metric"),
+        (
+            &["--metrics", "^no_such_key$", "--system"][..],
+            "system metric",
+        ),
+    ] {
+        let out_file = dir.path().join("out.csv");
+        let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+            .arg("export")
+            .arg(&file)
+            .args(args)
+            .arg("-o")
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--metrics '^no_such_key$' matched no ")
+                && err.contains(&format!("matched no {what} in ")),
+            "{err}"
+        );
+        assert!(!out_file.exists(), "{args:?}: no file is created");
+        assert!(out.stdout.is_empty());
+        if what == "metric" {
+            // The first few of the run's metric names, in order, and how many there are.
+            let listed = format!(
+                "its {} metrics include: {}, …",
+                names.len(),
+                names[..5].join(", ")
+            );
+            assert!(err.contains(&listed), "{err} lacks {listed}");
+        }
+    }
+}
+
+#[test]
+fn long_help_names_every_column_the_long_form_writes() {
+    let help = Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(["export", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let history = common::wandb_file(&common::runs_dir().join("tiny"));
+    let system = common::wandb_file(&common::runs_dir().join("system"));
+    for (file, args) in [
+        (&history, &["--long"][..]),
+        (&system, &["--long", "--system"][..]),
+    ] {
+        let out = String::from_utf8(export(file, args).stdout).unwrap();
+        let header = out.lines().next().unwrap();
+        assert!(help.contains(header), "{header} not in: {help}");
+    }
+    let out =
+        String::from_utf8(export(&history, &["--long", "--smoothing", "ema:0.5"]).stdout).unwrap();
+    assert_eq!(
+        out.lines().next(),
+        Some("_step,_runtime,_timestamp,key,value,smoothed")
+    );
+    assert!(help.contains("a smoothed column after value"), "{help}");
+}

@@ -112,3 +112,57 @@ fn run_names_head_their_groups_in_the_runs_colours() {
     assert!(colours[0] != colours[1] && colours[1] != colours[2] && colours[0] != colours[2]);
     assert!(colours.iter().all(|c| *c != ratatui::style::Color::Reset));
 }
+
+/// Six runs drawn beside `tiny` (the five of `multi` and the first of `resumed`):
+/// seven column groups, more than fit at 120 columns.
+fn compare_six(app: &mut App) {
+    let mut others = common::compare_multi(app, 5);
+    let resumed = common::fixture_runs()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("resumed.offline-run-"))
+        .unwrap();
+    let file = common::wandb_file(&resumed.1);
+    app.request_compare(resumed.1.clone(), file.parent().unwrap().to_path_buf());
+    others.push(resumed);
+    app.take_cmds();
+    for (i, (_, dir)) in others.iter().enumerate() {
+        let (_, b) = leet::source::tail::read_batch(dir).unwrap();
+        let tag = app.compare[i].tag;
+        app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    }
+    assert_eq!(app.stats_runs().len(), 7);
+}
+
+fn shifted(app: &mut App, code: KeyCode, times: usize) {
+    for _ in 0..times {
+        app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::SHIFT)));
+    }
+}
+
+#[test]
+fn stats_table_of_seven_runs_scrolls_sideways() {
+    let (w, h) = (120, 30);
+    let seven = || {
+        let mut app = app_from("tiny", w, h);
+        compare_six(&mut app);
+        keys(&mut app, &typed("T"));
+        app
+    };
+    // One group fits: the first run's, and the title says which of the seven.
+    let app = seven();
+    insta::assert_snapshot!("tiny_120x30_stats_seven_runs", screen(&app, w, h));
+    // shift+→ three times: the same column (last) of the fourth run, in view.
+    let mut app = seven();
+    shifted(&mut app, KeyCode::Right, 3);
+    insta::assert_snapshot!("tiny_120x30_stats_seven_runs_fourth", screen(&app, w, h));
+    // Past the last run it stays there; ← then sorts by the sixth run's count,
+    // and the view follows the sort column back.
+    let mut app = seven();
+    shifted(&mut app, KeyCode::Right, 9);
+    keys(&mut app, &[KeyCode::Left]);
+    insta::assert_snapshot!("tiny_120x30_stats_seven_runs_sixth", screen(&app, w, h));
+    // backtab (shift+tab) walks back, to the metric name column at the first run.
+    keys(&mut app, &[KeyCode::BackTab; 6]);
+    assert_eq!(app.stats.sort, 0);
+    insta::assert_snapshot!("tiny_120x30_stats_seven_runs", screen(&app, w, h));
+}

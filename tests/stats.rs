@@ -381,6 +381,10 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     for (keys, what) in [
         ("r", "Reverse the sort order"),
         ("left, a, <, right, d, >", "Sort by another column"),
+        (
+            "tab, shift+right, backtab, shift+left",
+            "Same column of the next / previous run",
+        ),
         ("/", "Filter the metrics by name"),
         ("esc, T", "Close the table"),
     ] {
@@ -392,4 +396,20 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     assert!(lines
         .iter()
         .any(|l| l.0 == "T" && l.1.starts_with("Statistics table")));
+}
+
+#[test]
+fn the_sort_column_moves_a_whole_run_at_a_time() {
+    use leet::app::stats::{sort_by_other_run as other, FIELDS};
+    let n = FIELDS.len();
+    // From the metric name: the second run's last; back from the first run: the name.
+    assert_eq!(other(0, 3, true), 1 + n);
+    assert_eq!(other(0, 3, false), 0);
+    assert_eq!(other(0, 1, true), 0);
+    assert_eq!(other(1 + 5, 3, false), 0);
+    // The same field (mean) of the next or previous run, and no further than the last.
+    assert_eq!(other(1 + 5, 3, true), 1 + n + 5);
+    assert_eq!(other(1 + n + 5, 3, true), 1 + 2 * n + 5);
+    assert_eq!(other(1 + 2 * n + 5, 3, true), 1 + 2 * n + 5);
+    assert_eq!(other(1 + 2 * n + 5, 3, false), 1 + n + 5);
 }

@@ -2,8 +2,10 @@
 //! and the step of it, maximum and the step of it, mean and count, exact over the
 //! whole history (the store keeps them as points arrive, before any compaction),
 //! one column group per drawn run (the main one, then those compared with it).
-//! `←`/`→` choose the sort column, `r` reverses it, `/` filters the metrics by
-//! name (regex, or glob with tab), the arrows and page keys move the selection.
+//! `←`/`→` choose the sort column (the view scrolls sideways to keep it shown),
+//! `tab`/`shift+→` and `backtab`/`shift+←` move it to the same column of the next
+//! or previous run, `r` reverses it, `/` filters the metrics by name (regex, or
+//! glob with tab), the arrows and page keys move the selection.
 
 use super::action::Action;
 use super::filter::FilterState;
@@ -61,6 +63,24 @@ pub fn field_value(s: &Stats, field: usize) -> Option<f64> {
         _ => Some(s.count as f64),
     }
     .filter(|v| !v.is_nan())
+}
+
+/// The sort column moved to the same field of the next run (`forward`) or the
+/// previous one, of `runs` drawn. The name column counts as the first run's: from
+/// it, forward is the second run's `last`, and back from the first run is the name.
+#[must_use]
+pub fn sort_by_other_run(sort: usize, runs: usize, forward: bool) -> usize {
+    let n = FIELDS.len();
+    if sort == 0 {
+        return if forward && runs > 1 { 1 + n } else { 0 };
+    }
+    let (run, field) = ((sort - 1) / n, (sort - 1) % n);
+    match (forward, run) {
+        (true, r) if r + 1 < runs => 1 + (r + 1) * n + field,
+        (true, _) => sort,
+        (false, 0) => 0,
+        (false, r) => 1 + (r - 1) * n + field,
+    }
 }
 
 /// Rows shown at a screen of `height` lines (the status line is under the box).
@@ -176,6 +196,15 @@ impl App {
             }
             Action::FocusRight => {
                 self.stats.sort = (self.stats.sort + 1).min(columns - 1);
+                self.stats.refiltered();
+            }
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let forward = a == Action::CyclePaneFocus;
+                let sort = sort_by_other_run(self.stats.sort, 1 + self.compare.len(), forward);
+                if sort == self.stats.sort {
+                    return Effect::NONE;
+                }
+                self.stats.sort = sort;
                 self.stats.refiltered();
             }
             Action::ReverseSort => {

@@ -10,7 +10,7 @@
 //! the running average (N/2 points of that metric) and the Gaussian (3σ steps).
 //! So memory is bounded by the window, never by the file's size.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -24,6 +24,7 @@ use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::{Prep, Stream};
 use crate::store::smooth::Smoothing;
+use crate::text::{sanitize, sanitize_path};
 
 mod table;
 
@@ -40,7 +41,8 @@ const BIG_FILE: u64 = 256 << 20;
 pub struct ExportOptions {
     pub path: PathBuf,
     pub format: Format,
-    /// One row per point (`_step,_timestamp,key,value`) instead of one per step.
+    /// One row per point (`_step,_runtime,_timestamp,key,value`; `_timestamp,key,value`
+    /// for the system metrics) instead of one per step.
     pub long: bool,
     /// Only the metrics whose key this matches (unanchored, as `regex` finds).
     pub metrics: Option<Regex>,
@@ -64,11 +66,46 @@ struct Point {
     value: f64,
 }
 
-/// The selected columns, in first-seen order.
+/// The selected columns, in first-seen order, and the keys `--metrics` left out.
 #[derive(Default)]
 struct Columns {
     names: Vec<String>,
     index: FxHashMap<String, usize>,
+    /// Every key the filter did not match: named when nothing matched.
+    others: BTreeSet<String>,
+}
+
+/// Metric names a no-match error lists.
+const NAMED: usize = 5;
+
+/// `--metrics REGEX` matched none of the run's metrics: nothing is written (a bare
+/// header would read as an empty run), and the message lists a few of the names
+/// that are there.
+#[derive(Debug, thiserror::Error)]
+#[error("--metrics '{}' matched no {what} in {}; {}", sanitize(.regex), sanitize_path(.file), available(.what, .some, *.count))]
+pub struct NoMetricMatched {
+    pub regex: String,
+    pub file: PathBuf,
+    /// `metric` or `system metric`.
+    pub what: &'static str,
+    /// The first few names, in sorted order.
+    pub some: Vec<String>,
+    /// How many names the run has.
+    pub count: usize,
+}
+
+/// `its metrics: a, b` / `its 12 metrics include: a, b, c, d, e, …` / `it has none`.
+fn available(what: &str, some: &[String], count: usize) -> String {
+    let list = some
+        .iter()
+        .map(|s| sanitize(s))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match count {
+        0 => format!("it has no {what}s"),
+        n if n <= some.len() => format!("its {what}s: {list}"),
+        n => format!("its {n} {what}s include: {list}, …"),
+    }
 }
 
 /// Every point of `ev` in the selected columns, grouped by record: `f(record,
@@ -91,7 +128,11 @@ fn points_of(
             if let Some(&c) = cols.index.get(key) {
                 return Some(c);
             }
-            if !grow || filter.is_some_and(|r| !r.is_match(key)) {
+            if !grow {
+                return None;
+            }
+            if filter.is_some_and(|r| !r.is_match(key)) {
+                cols.others.insert(key.clone());
                 return None;
             }
             cols.names.push(key.clone());
@@ -254,6 +295,23 @@ pub fn run(
         });
         Ok(())
     })?;
+    if let Some(re) = filter.filter(|_| cols.names.is_empty()) {
+        return Err(NoMetricMatched {
+            regex: re.as_str().to_owned(),
+            file,
+            what: if opts.system {
+                "system metric"
+            } else {
+                "metric"
+            },
+            count: cols.others.len(),
+            some: std::mem::take(&mut cols.others)
+                .into_iter()
+                .take(NAMED)
+                .collect(),
+        }
+        .into());
+    }
     preps.resize_with(cols.names.len(), Prep::default);
     let mut smoothed = Smoothed {
         streams: preps

@@ -173,9 +173,15 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
 /// # Errors
 /// A path that leads to no run (before the terminal changes mode), terminal I/O.
 pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<ExitCode> {
-    let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
-    // Fail before touching the terminal when the path leads nowhere.
-    let opening = crate::source::resolve::opening(&path)?;
+    // Fail before touching the terminal when the path leads nowhere. Without a
+    // path: the current directory's runs, else those under WANDB_DIR.
+    let (path, opening) = match &args.path {
+        Some(p) => (p.clone(), crate::source::resolve::opening(p)?),
+        None => {
+            let env = std::env::var_os("WANDB_DIR");
+            crate::source::resolve::opening_default(std::path::Path::new("."), env.as_deref())?
+        }
+    };
     let compare = args
         .compare
         .iter()

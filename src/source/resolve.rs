@@ -1,5 +1,6 @@
 //! Finding the `.wandb` file for a path, and the runs next to it.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -25,6 +26,21 @@ pub enum SourceError {
     Io { path: PathBuf, source: io::Error },
     #[error("{}: {cause}", sanitize_path(.path))]
     BadHeader { path: PathBuf, cause: HeaderError },
+    /// `leet` without a path found no run in the current directory (`here`), nor
+    /// where `WANDB_DIR` says (`wandb_dir`: None when it is not set).
+    #[error("current directory {here}; {}", wandb_dir_tried(.wandb_dir.as_deref()))]
+    NoDefaultRun {
+        here: Box<SourceError>,
+        wandb_dir: Option<Box<SourceError>>,
+    },
+}
+
+/// The `WANDB_DIR` half of [`SourceError::NoDefaultRun`]'s message.
+fn wandb_dir_tried(e: Option<&SourceError>) -> String {
+    e.map_or_else(
+        || "WANDB_DIR is not set".to_owned(),
+        |e| format!("WANDB_DIR {e}"),
+    )
 }
 
 /// How resolution refers to a directory it could not use, for the NoRun list:
@@ -434,3 +450,41 @@ pub fn opening(path: &Path) -> Result<Opening, SourceError> {
         wandb_dir => Ok(Opening::Run { target, wandb_dir }),
     }
 }
+
+/// What `leet` with no PATH opens, as `wandb leet` finds its runs: the current
+/// directory's (`cwd`: a project, wandb or run directory), else those under
+/// `wandb_dir_env`, the value of `WANDB_DIR`. The SDK writes runs to
+/// `$WANDB_DIR/wandb/` (or `$WANDB_DIR/.wandb/`), so that is where they are looked
+/// for; `WANDB_DIR` naming the wandb directory itself works too. An empty value is
+/// no value; a relative one is taken from `cwd`.
+///
+/// The path opened (`cwd`, or `WANDB_DIR` under it) and what it opens.
+///
+/// # Errors
+/// [`SourceError::NoDefaultRun`], saying what was tried in both places.
+pub fn opening_default(
+    cwd: &Path,
+    wandb_dir_env: Option<&OsStr>,
+) -> Result<(PathBuf, Opening), SourceError> {
+    let here = match opening(cwd) {
+        Ok(o) => return Ok((cwd.to_owned(), o)),
+        Err(e) => Box::new(e),
+    };
+    let Some(dir) = wandb_dir_env.filter(|v| !v.is_empty()) else {
+        return Err(SourceError::NoDefaultRun {
+            here,
+            wandb_dir: None,
+        });
+    };
+    let path = cwd.join(dir);
+    match opening(&path) {
+        Ok(o) => Ok((path, o)),
+        Err(e) => Err(SourceError::NoDefaultRun {
+            here,
+            wandb_dir: Some(Box::new(e)),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -3,6 +3,8 @@
 //! sort column marked ▲/▼, the selected row's full values on two lines under the
 //! rows and the filter on the last line.
 
+use std::ops::Range;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -76,35 +78,19 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
     [first, format!("  min {} · max {}", pt(s.min), pt(s.max))]
 }
 
-/// Draw the table over `area`.
-#[allow(clippy::too_many_lines)]
-pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if area.width < 20 || area.height < 8 {
-        return;
-    }
-    let t = &app.stats;
-    let rows = app.stats_rows();
-    let runs = app.stats_runs();
-    let total = app.metric_keys.len();
-    let title = if t.filter.is_active() {
-        format!(" Statistics · {} of {total} metrics ", rows.len())
-    } else {
-        format!(" Statistics · {total} metrics ")
-    };
-    let inner = overlay::open(buf, area, &title, theme);
-    overlay::hint(
-        buf,
-        area,
-        " ←/→ sort · r reverse · / filter · esc close ",
-        theme,
-    );
-    let w = usize::from(inner.width);
+/// Where the columns go: each field's width, one run group's, the metric names',
+/// and the run groups drawn.
+struct Grid {
+    widths: [usize; 7],
+    group_w: usize,
+    key_w: usize,
+    /// The groups that fit, from the one that keeps the sort column's run in view.
+    shown: Range<usize>,
+}
 
-    // Every cell's text, to size the columns by their contents.
-    let text: Vec<Vec<[String; 7]>> = rows
-        .iter()
-        .map(|r| r.cells.iter().map(|c| cells(c.as_ref())).collect())
-        .collect();
+/// Size the columns by their contents (`text`: every row's cells per run) in `w`
+/// columns, with the sort column's group among those shown.
+fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, runs: usize) -> Grid {
     let widths: [usize; 7] = std::array::from_fn(|f| {
         text.iter()
             .flat_map(|r| r.iter().map(|c| c[f].width()))
@@ -124,11 +110,69 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     let key_w = key_w
         .min((w * 2 / 5).max(12))
         .min(w.saturating_sub(group_w).max(8));
-    // The groups that fit, from the one that keeps the sort column's run in view.
     let fit_groups = (w.saturating_sub(key_w) / group_w).max(1);
-    let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
+    let sort_run = sort.saturating_sub(1) / FIELDS.len();
     let first = (sort_run + 1).saturating_sub(fit_groups);
-    let shown = first..(first + fit_groups).min(runs.len());
+    Grid {
+        widths,
+        group_w,
+        key_w,
+        shown: first..(first + fit_groups).min(runs),
+    }
+}
+
+/// The table's title: the metrics counted, and which runs are drawn when not all
+/// fit (with the keys that bring the others into view).
+fn title(shown: usize, total: usize, filtered: bool, runs: &Range<usize>, of: usize) -> String {
+    let mut t = if filtered {
+        format!(" Statistics · {shown} of {total} metrics ")
+    } else {
+        format!(" Statistics · {total} metrics ")
+    };
+    if runs.len() < of {
+        let (a, b) = (runs.start + 1, runs.end);
+        if a == b {
+            t.push_str(&format!("· run {a} of {of} · shift+←/→ "));
+        } else {
+            t.push_str(&format!("· runs {a}–{b} of {of} · shift+←/→ "));
+        }
+    }
+    t
+}
+
+/// Draw the table over `area`.
+#[allow(clippy::too_many_lines)]
+pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 20 || area.height < 8 {
+        return;
+    }
+    let t = &app.stats;
+    let rows = app.stats_rows();
+    let runs = app.stats_runs();
+    let total = app.metric_keys.len();
+    // Every cell's text, to size the columns by their contents.
+    let text: Vec<Vec<[String; 7]>> = rows
+        .iter()
+        .map(|r| r.cells.iter().map(|c| cells(c.as_ref())).collect())
+        .collect();
+    // The box's inside: the area less its border.
+    let w = usize::from(area.width.saturating_sub(2));
+    let Grid {
+        widths,
+        group_w,
+        key_w,
+        shown,
+    } = grid(&text, &rows, w, t.sort, runs.len());
+    let first = shown.start;
+    let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
+    let title = title(rows.len(), total, t.filter.is_active(), &shown, runs.len());
+    let inner = overlay::open(buf, area, &title, theme);
+    overlay::hint(
+        buf,
+        area,
+        " ←/→ sort · r reverse · / filter · esc close ",
+        theme,
+    );
 
     let (x0, y0) = (inner.x, inner.y);
     let right = inner.right();

@@ -82,6 +82,9 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
                 (Mode::Stats, Action::PrevPage | Action::NextPage) => "Select a page up / down",
                 (Mode::Stats, Action::FirstPage | Action::LastPage) => "Select the first / last",
                 (Mode::Stats, Action::FocusLeft | Action::FocusRight) => "Sort by another column",
+                (Mode::Stats, Action::CyclePaneFocus | Action::CyclePaneFocusBack) => {
+                    "Same column of the next / previous run"
+                }
                 (Mode::Stats, Action::StartFilter) => "Filter the metrics by name",
                 (Mode::Stats, Action::ClearFilters) => "Clear the filter",
                 (Mode::Stats, Action::Back | Action::ToggleStats) => "Close the table",

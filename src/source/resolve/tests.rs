@@ -1,0 +1,140 @@
+//! `leet` without a path: the current directory's runs first, then `WANDB_DIR`'s
+//! (passed in, never set in the process environment), else one error naming
+//! what was tried in both places.
+#![allow(clippy::unwrap_used)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use super::{opening_default, Opening, SourceError, Target};
+
+/// A wandb directory `dir` holding one run (`run-20261130_120000-<id>`) with a
+/// `.wandb` file (resolution reads no bytes of it); the file.
+fn run_in(dir: &Path, id: &str) -> PathBuf {
+    let run = dir.join(format!("run-20261130_120000-{id}"));
+    std::fs::create_dir_all(&run).unwrap();
+    let file = run.join(format!("run-{id}.wandb"));
+    std::fs::write(&file, b"").unwrap();
+    file
+}
+
+/// The workspace opened and its latest run's file.
+fn workspace(o: Opening) -> (PathBuf, PathBuf) {
+    match o {
+        Opening::Workspace {
+            wandb_dir,
+            run: Target::File(f),
+        } => (wandb_dir, f),
+        other => panic!("not a workspace with a run: {other:?}"),
+    }
+}
+
+fn env(s: &str) -> Option<&OsStr> {
+    Some(OsStr::new(s))
+}
+
+#[test]
+fn the_current_directorys_runs_come_before_wandb_dirs() {
+    let cwd = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let here = run_in(&cwd.path().join("wandb"), "here");
+    run_in(&elsewhere.path().join("wandb"), "there");
+    let (path, o) = opening_default(cwd.path(), Some(elsewhere.path().as_os_str())).unwrap();
+    assert_eq!(path, cwd.path());
+    assert_eq!(workspace(o), (cwd.path().join("wandb"), here));
+}
+
+#[test]
+fn without_runs_here_the_sdks_wandb_dir_under_wandb_dir_is_opened() {
+    let cwd = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let file = run_in(&root.path().join("wandb"), "sdk");
+    let (path, o) = opening_default(cwd.path(), Some(root.path().as_os_str())).unwrap();
+    assert_eq!(path, root.path());
+    assert_eq!(workspace(o), (root.path().join("wandb"), file));
+}
+
+#[test]
+fn wandb_dir_may_name_the_wandb_directory_itself_or_hold_a_hidden_one() {
+    let cwd = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let wandb = root.path().join("wandb");
+    let file = run_in(&wandb, "itself");
+    let (_, o) = opening_default(cwd.path(), Some(wandb.as_os_str())).unwrap();
+    assert_eq!(workspace(o), (wandb, file));
+
+    let hidden_root = tempfile::tempdir().unwrap();
+    let file = run_in(&hidden_root.path().join(".wandb"), "hidden");
+    let (_, o) = opening_default(cwd.path(), Some(hidden_root.path().as_os_str())).unwrap();
+    assert_eq!(workspace(o), (hidden_root.path().join(".wandb"), file));
+}
+
+#[test]
+fn a_relative_wandb_dir_is_taken_from_the_current_directory() {
+    let cwd = tempfile::tempdir().unwrap();
+    let file = run_in(&cwd.path().join("out/wandb"), "rel");
+    let (path, o) = opening_default(cwd.path(), env("out")).unwrap();
+    assert_eq!(path, cwd.path().join("out"));
+    assert_eq!(workspace(o), (cwd.path().join("out/wandb"), file));
+}
+
+#[test]
+fn no_runs_and_no_wandb_dir_says_where_it_looked_and_that_wandb_dir_is_unset() {
+    let cwd = tempfile::tempdir().unwrap();
+    for unset in [None, env("")] {
+        let e = opening_default(cwd.path(), unset).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                SourceError::NoDefaultRun {
+                    wandb_dir: None,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        let wandb = cwd.path().join("wandb").display().to_string();
+        assert!(
+            msg.starts_with("current directory ")
+                && msg.contains("no .wandb run found")
+                && msg.contains(&format!("{wandb} (missing)"))
+                && msg.ends_with("; WANDB_DIR is not set"),
+            "{msg}"
+        );
+        assert_eq!(msg.lines().count(), 1);
+    }
+}
+
+#[test]
+fn no_runs_in_either_place_names_both() {
+    let cwd = tempfile::tempdir().unwrap();
+    // WANDB_DIR missing, then present without runs.
+    let missing = cwd.path().join("no-such-dir");
+    let e = opening_default(cwd.path(), Some(missing.as_os_str())).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!(
+            "; WANDB_DIR {}: no such file or directory",
+            missing.display()
+        )),
+        "{msg}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir(empty.path().join("wandb")).unwrap();
+    let e = opening_default(cwd.path(), Some(empty.path().as_os_str())).unwrap_err();
+    let msg = e.to_string();
+    let (here, there) = msg.split_once("; WANDB_DIR ").unwrap();
+    assert!(
+        here.contains(&cwd.path().join(".wandb").display().to_string()),
+        "{msg}"
+    );
+    assert!(
+        there.contains("no .wandb run found")
+            && there.contains(&format!(
+                "{} (no latest-run",
+                empty.path().join("wandb").display()
+            )),
+        "{msg}"
+    );
+}
