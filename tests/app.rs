@@ -621,7 +621,10 @@ fn media_viewer_steps_through_logged_images() {
     );
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
-    assert_eq!(a.overlay, Overlay::Media);
+    // The media pane beside the charts, focused.
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(a.areas.media.is_some());
+    assert_eq!(a.panels.focus, leet::app::panels::Pane::Media);
     let (key, item, n) = a.media_selected().unwrap();
     assert_eq!(
         (key, item.step, n),
@@ -633,8 +636,17 @@ fn media_viewer_steps_through_logged_images() {
     send(&mut a, [Msg::key(KeyCode::Left)]);
     assert_eq!(a.media_selected().unwrap().1.step, 0.0);
     assert!(a.media.image.is_some() && a.media.error.is_none());
+    // enter: full screen; the arrows step there too; esc back to the pane.
+    send(&mut a, [Msg::key(KeyCode::Enter)]);
+    assert_eq!(a.overlay, Overlay::Media);
+    send(&mut a, [Msg::key(KeyCode::Right)]);
+    assert_eq!(a.media_selected().unwrap().1.step, 10.0);
     send(&mut a, [Msg::key(KeyCode::Esc)]);
     assert_ne!(a.overlay, Overlay::Media);
+    assert!(a.areas.media.is_some());
+    // `3` again: the pane goes.
+    send(&mut a, [Msg::char('3')]);
+    assert!(a.areas.media.is_none());
 
     // A path from the file that leaves the run directory is refused, not read.
     let mut evil = a.run.media.get("img").unwrap().clone();
@@ -662,9 +674,15 @@ fn media_viewer_steps_through_logged_images() {
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");
     send(&mut a, [Msg::char('3')]);
-    assert!(a.overlay == Overlay::Media && a.media_selected().is_none());
+    assert!(a.areas.media.is_some() && a.media_selected().is_none());
+    let s = common::screen::screen(&a, 120, 40);
+    assert!(s.contains("no images logged in this run"), "{s}");
     send(&mut a, [Msg::char('3')]);
-    assert_ne!(a.overlay, Overlay::Media);
+    assert!(a.areas.media.is_none());
+    // Too small a screen for the pane beside or below the charts: full screen.
+    a.update(Msg::Resize(60, 12));
+    send(&mut a, [Msg::char('3')]);
+    assert_eq!(a.overlay, Overlay::Media);
 }
 
 #[test]

@@ -884,10 +884,23 @@ fn with_compared_runs_every_chart_has_a_legend() {
 
 #[test]
 fn media_viewer() {
-    let (w, h) = (80, 24);
-    let mut app = opened_at("many_metrics", no_color(), w, h);
-    send(&mut app, [Msg::char('3'), Msg::key(KeyCode::Left)]);
-    insta::assert_snapshot!("many_metrics_80x24_media", screen(&app, w, h));
+    // `3`: the media pane beside the charts (below them on a narrow screen), the
+    // arrows step through the images; `enter` shows one full screen, esc comes back.
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = opened_at("many_metrics", no_color(), w, h);
+        send(&mut app, [Msg::char('3'), Msg::key(KeyCode::Left)]);
+        let pane = screen(&app, w, h);
+        insta::assert_snapshot!(format!("many_metrics_{w}x{h}_media_pane"), pane);
+        assert!(pane.contains("Metrics ["), "the charts stay:\n{pane}");
+        send(&mut app, [Msg::key(KeyCode::Enter)]);
+        insta::assert_snapshot!(format!("many_metrics_{w}x{h}_media"), screen(&app, w, h));
+        send(&mut app, [Msg::key(KeyCode::Esc)]);
+        assert_eq!(screen(&app, w, h), pane);
+        // `3` again: the pane goes, the charts take its room.
+        send(&mut app, [Msg::char('3')]);
+        let s = screen(&app, w, h);
+        assert!(!s.contains("(1/2)") && !s.contains("(2/2)"), "{s}");
+    }
 }
 
 #[test]

@@ -145,7 +145,7 @@ impl App {
             | Action::ExpandAllSections => return Effect::NONE,
             // Every filter typed here (the workspace's are typed in `type_workspace`).
             Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
-            Action::ToggleMedia => self.open_media(),
+            Action::ToggleMedia => self.toggle_media(),
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
             Action::CycleRecordType => return Effect::NONE,
@@ -242,6 +242,7 @@ impl App {
             Action::Fullscreen if self.panels.focus == Pane::Procs => {
                 return self.monitor_selected();
             }
+            Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
             Action::MonitorProcess => return self.monitor_selected(),
             Action::MonitorNone => return self.monitor(None),
             Action::CycleProcessSort => {
@@ -411,6 +412,9 @@ impl App {
                 self.console.back = scroll(self.console.back.min(max), -dy, max + 1);
             }
             Pane::Procs => self.move_proc_selection(dy, None),
+            Pane::Media => {
+                self.step_media(a);
+            }
         }
     }
 
@@ -470,6 +474,9 @@ impl App {
             Pane::Procs => {
                 let step = signed(layout::list_page(self.procs_room()));
                 self.move_proc_selection(delta * step, abs.map(|a| a > 0));
+            }
+            Pane::Media => {
+                self.step_media(a);
             }
         }
     }

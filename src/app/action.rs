@@ -335,7 +335,7 @@ impl Action {
             Action::PickRun => "List the runs of this wandb directory",
             Action::OpenRun => "Open the selected run",
             Action::ToggleCompare => "Draw the selected run beside this one in every chart",
-            Action::ToggleMedia => "Media viewer: images logged with wandb.Image",
+            Action::ToggleMedia => "Media pane: images logged with wandb.Image",
             Action::CycleProcessSort => "Sort processes by CPU, memory, GPU memory (cycles)",
             Action::FilterList => "Filter the runs (query) or the processes (regex)",
             Action::ToggleSelect => "Draw the highlighted run in every chart, or stop",

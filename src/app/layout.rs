@@ -60,6 +60,8 @@ pub struct PanelFlags {
     /// The left pane is the workspace's runs list: wider (its columns: state, name,
     /// id, start, runtime, a summary value).
     pub wide_left: bool,
+    /// The media pane (`3`): beside the charts, or below them on a narrow screen.
+    pub media: bool,
 }
 
 impl Default for PanelFlags {
@@ -72,6 +74,7 @@ impl Default for PanelFlags {
             sizes: PaneSizes::default(),
             live: None,
             wide_left: false,
+            media: false,
         }
     }
 }
@@ -91,6 +94,32 @@ pub struct Areas {
     /// or beside it on a wide screen).
     pub header: Option<Rect>,
     pub procs: Option<Rect>,
+    /// The media pane, taken from the grid's room.
+    pub media: Option<Rect>,
+}
+
+/// The media pane's share of the grid's room: beside the charts from this width of
+/// the grid (2/5 of it, at least [`MIN_MEDIA_W`]), else below them from this height.
+const MEDIA_BESIDE_W: u16 = 2 * MIN_CENTER_W;
+const MIN_MEDIA_W: u16 = 30;
+const MEDIA_BELOW_H: u16 = 2 * GRID_KEEP_H + 2;
+
+/// `grid` less the media pane's room, and that room (None: off, or no room).
+fn split_media(grid: Rect, on: bool) -> (Rect, Option<Rect>) {
+    if !on || grid.is_empty() {
+        return (grid, None);
+    }
+    if grid.width >= MEDIA_BESIDE_W {
+        let mw = (grid.width * 2 / 5).max(MIN_MEDIA_W);
+        let g = Rect::new(grid.x, grid.y, grid.width - mw, grid.height);
+        return (g, Some(Rect::new(g.right(), grid.y, mw, grid.height)));
+    }
+    if grid.height >= MEDIA_BELOW_H {
+        let mh = grid.height / 2;
+        let g = Rect::new(grid.x, grid.y, grid.width, grid.height - mh);
+        return (g, Some(Rect::new(grid.x, g.bottom(), grid.width, mh)));
+    }
+    (grid, None)
 }
 
 /// Lines of the process table above its rows (its title, the column names).
@@ -199,6 +228,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
                 console: None,
                 header,
                 procs: None,
+                media: None,
             };
         }
         if let Some(r) = right.as_mut() {
@@ -212,6 +242,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
                 console: None,
                 header,
                 procs: None,
+                media: None,
             };
         }
     }
@@ -284,6 +315,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     } else {
         (center, None)
     };
+    let (grid, media) = split_media(grid, p.media && p.live.is_none());
     Areas {
         status,
         body,
@@ -293,6 +325,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         console,
         header,
         procs,
+        media,
     }
 }
 

@@ -87,9 +87,8 @@ impl App {
         Effect::REDRAW
     }
 
-    /// Open the viewer on the newest image of the first media key.
-    pub(super) fn open_media(&mut self) {
-        self.overlay = Overlay::Media;
+    /// Select the newest image of the media key chosen (the first, at first).
+    fn select_newest(&mut self) {
         self.media.key = self.media.key.min(self.run.media.len().saturating_sub(1));
         self.media.item = self
             .run
@@ -100,8 +99,57 @@ impl App {
         self.load_media();
     }
 
-    /// Keys while the media viewer is open.
+    /// `3`: the media pane beside the charts, shown on the newest image, or hidden.
+    /// A screen without room for it shows the image full screen instead.
+    pub(super) fn toggle_media(&mut self) {
+        if self.areas.media.is_some() {
+            self.panels.media = false;
+            self.relayout();
+            return;
+        }
+        self.panels.media = true;
+        self.relayout();
+        self.select_newest();
+        if self.areas.media.is_some() {
+            self.panels.focus = super::panels::Pane::Media;
+        } else {
+            self.panels.media = false;
+            self.relayout();
+            self.overlay = Overlay::Media;
+        }
+    }
+
+    /// `enter` on the media pane: the image full screen (esc comes back).
+    pub(super) fn media_fullscreen(&mut self) {
+        self.overlay = Overlay::Media;
+        self.load_media();
+    }
+
+    /// Records came: a media pane with nothing selected yet shows the newest image.
+    pub(super) fn media_follow(&mut self) {
+        let shown = self.areas.media.is_some() || self.overlay == Overlay::Media;
+        if shown && self.media.loaded.is_none() && !self.media.loading && !self.run.media.is_empty()
+        {
+            self.select_newest();
+        }
+    }
+
+    /// Keys while the full-screen media viewer is open.
     pub(super) fn act_media(&mut self, a: Action) -> Effect {
+        match a {
+            Action::Quit => Effect::QUIT,
+            Action::Back | Action::ToggleMedia => {
+                self.overlay = Overlay::None;
+                Effect::REDRAW
+            }
+            a if self.step_media(a) => Effect::REDRAW,
+            _ => Effect::NONE,
+        }
+    }
+
+    /// Move through the images (←/→, pages, home/end) and media keys (↑/↓), in the
+    /// viewer or the focused media pane; false for any other action.
+    pub(super) fn step_media(&mut self, a: Action) -> bool {
         let keys = self.run.media.len();
         let items = self
             .run
@@ -111,11 +159,6 @@ impl App {
             .map_or(0, std::collections::VecDeque::len);
         let last = |n: usize| n.saturating_sub(1);
         match a {
-            Action::Quit => return Effect::QUIT,
-            Action::Back | Action::ToggleMedia => {
-                self.overlay = Overlay::None;
-                return Effect::REDRAW;
-            }
             Action::FocusLeft | Action::PrevPage => {
                 self.media.item = self.media.item.saturating_sub(1);
             }
@@ -137,9 +180,9 @@ impl App {
                     .nth(self.media.key)
                     .map_or(0, |v| last(v.len()));
             }
-            _ => return Effect::NONE,
+            _ => return false,
         }
         self.load_media();
-        Effect::REDRAW
+        true
     }
 }

@@ -477,6 +477,7 @@ impl App {
             Msg::Waiting(dir) => self.on_waiting(dir),
             Msg::Run(batch) => {
                 self.apply_batch(batch);
+                self.media_follow();
                 Effect::REDRAW
             }
             Msg::Tick(now) => {

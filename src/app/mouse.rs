@@ -13,13 +13,14 @@ use super::panels::Pane;
 use super::{App, Effect, Overlay};
 
 impl App {
-    /// The side pane (overview, system sidebar, console) under a mouse position.
+    /// The side pane (overview, system sidebar, console, media) under a mouse position.
     fn pane_at(&self, pos: Position) -> Option<Pane> {
         [
             (self.areas.left, Pane::Left),
             (self.areas.right, Pane::Right),
             (self.areas.console, Pane::Console),
             (self.areas.procs, Pane::Procs),
+            (self.areas.media, Pane::Media),
         ]
         .into_iter()
         .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))

@@ -17,6 +17,8 @@ pub enum Pane {
     Console,
     /// The live monitor's process table.
     Procs,
+    /// The media pane (`3`).
+    Media,
 }
 
 /// A pane border the mouse can drag.
@@ -47,6 +49,8 @@ pub struct Panels {
     pub sizes: PaneSizes,
     /// The border being dragged (left button held since it was pressed on it).
     pub drag: Option<Border>,
+    /// The media pane (`3`).
+    pub media: bool,
 }
 
 impl Default for Panels {
@@ -61,6 +65,7 @@ impl Default for Panels {
             grid: true,
             sizes: PaneSizes::default(),
             drag: None,
+            media: false,
         }
     }
 }
@@ -76,6 +81,7 @@ impl Panels {
             sizes: self.sizes,
             live: None,
             wide_left: false,
+            media: self.media,
         }
     }
 }
@@ -159,6 +165,7 @@ impl App {
             Pane::Right => self.areas.right.is_some(),
             Pane::Console => self.areas.console.is_some(),
             Pane::Procs => self.areas.procs.is_some(),
+            Pane::Media => self.areas.media.is_some(),
         };
         if !visible(self.panels.focus) {
             self.panels.focus = self.visible_panes()[0];
@@ -183,6 +190,9 @@ impl App {
         let mut v = Vec::new();
         if !self.areas.grid.is_empty() {
             v.push(Pane::Grid);
+        }
+        if self.areas.media.is_some() {
+            v.push(Pane::Media);
         }
         if self.areas.left.is_some() {
             v.push(Pane::Left);

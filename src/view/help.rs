@@ -15,7 +15,7 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         .map(|l| l.0.chars().count())
         .max()
         .unwrap_or(0)
-        .min(28);
+        .min(23);
     let Some(area) = super::overlay::place(size, 80, lines.len() + 2, 10) else {
         return;
     };

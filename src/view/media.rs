@@ -1,9 +1,11 @@
-//! The media viewer overlay: the selected image drawn with half blocks (two pixels a
-//! cell, true colour), scaled to fit; luminance characters when colour is off.
+//! The media pane and its full-screen viewer: the selected image drawn with half
+//! blocks (two pixels a cell, true colour), scaled to fit; luminance characters when
+//! colour is off.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
+use ratatui::widgets::{Block, Borders, Widget};
 
 use super::fit::fit;
 use super::format;
@@ -63,12 +65,9 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
     }
 }
 
-pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if area.width < 10 || area.height < 4 {
-        return;
-    }
-    let keys = app.media_keys();
-    let title = match app.media_selected() {
+/// The selected image's title: key, step, position, caption, size.
+fn media_title(app: &App) -> String {
+    match app.media_selected() {
         Some((key, item, n)) => {
             let mut t = format!(
                 " {} · {} {} ({}/{n})",
@@ -87,19 +86,12 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
             t
         }
         None => " media ".to_owned(),
-    };
-    let inner = overlay::open(buf, area, &title, theme);
-    let hint = if keys.len() > 1 {
-        format!(
-            " ←/→ step · ↑/↓ key ({}/{}) · esc close ",
-            app.media.key + 1,
-            keys.len()
-        )
-    } else {
-        " ←/→ step · esc close ".to_owned()
-    };
-    overlay::hint(buf, area, &hint, theme);
-    let msg = if keys.is_empty() {
+    }
+}
+
+/// The image, or what stands in its place, in `inner`.
+fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
+    let msg = if app.media_keys().is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
     } else if app.media.loading {
         Some("reading the image…".to_owned())
@@ -123,6 +115,53 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         (None, Some(img)) => draw_image(buf, inner, img, app.color),
         (None, None) => {}
     }
+}
+
+/// The full-screen media viewer (`enter` on the media pane).
+pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 10 || area.height < 4 {
+        return;
+    }
+    let keys = app.media_keys();
+    let inner = overlay::open(buf, area, &media_title(app), theme);
+    let hint = if keys.len() > 1 {
+        format!(
+            " ←/→ step · ↑/↓ key ({}/{}) · esc close ",
+            app.media.key + 1,
+            keys.len()
+        )
+    } else {
+        " ←/→ step · esc close ".to_owned()
+    };
+    overlay::hint(buf, area, &hint, theme);
+    render_media_body(buf, inner, app, theme);
+}
+
+/// The media pane (`3`) beside the charts: the same image, its title on the top
+/// border; focused (`tab`), the arrows step through the images and `enter` shows it
+/// full screen.
+pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 4 || area.height < 3 {
+        return;
+    }
+    let focused = app.panels.focus == crate::app::panels::Pane::Media;
+    let mut title = media_title(app);
+    let keys = app.media_keys().len();
+    if focused && keys > 0 {
+        title.push_str(if keys > 1 {
+            "· ←/→ ↑/↓ enter "
+        } else {
+            "· ←/→ enter "
+        });
+    }
+    let block = Block::default()
+        .borders(Borders::TOP | Borders::LEFT)
+        .border_style(theme.border(focused))
+        .title(fit(&title, usize::from(area.width.saturating_sub(2))))
+        .title_style(theme.title(focused));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    render_media_body(buf, inner, app, theme);
 }
 
 #[cfg(test)]

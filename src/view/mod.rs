@@ -85,6 +85,9 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
         if let Some(r) = areas.console {
             console::render_console(buf, r, app, theme);
         }
+        if let Some(r) = areas.media {
+            media::render_media_pane(buf, r, app, theme);
+        }
         if let Some(r) = areas.header {
             header::render_header(buf, r, app, theme);
         }
