@@ -12,7 +12,7 @@ use common::screen::app_from;
 use leet::app::palette::Palette;
 use leet::app::App;
 use leet::msg::Msg;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 
@@ -36,53 +36,56 @@ fn tiny_in(palette: Palette, w: u16, h: u16) -> App {
     app
 }
 
+/// Letters naming the colours of a shot, in order of first use.
+const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+fn fg_of(c: &Cell) -> Color {
+    c.fg
+}
+
+fn bg_of(c: &Cell) -> Color {
+    c.bg
+}
+
 /// The screen's text, then its foreground and background maps: `.` the
-/// terminal's own colour, a letter per colour, in order of first use.
+/// terminal's own colour, a letter per colour, named at the end.
 fn shot(buf: &Buffer) -> String {
     let area = buf.area;
-    let mut legend: Vec<Color> = Vec::new();
-    let mut letter = |c: Color| -> char {
-        if c == Color::Reset {
-            return '.';
-        }
-        let i = legend.iter().position(|l| *l == c).unwrap_or_else(|| {
-            legend.push(c);
-            legend.len() - 1
-        });
-        char::from(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[i])
-    };
-    let mut text = String::new();
-    let mut fg = String::from("-- foreground --\n");
-    let mut bg = String::from("-- background --\n");
+    let mut out = String::new();
     for y in area.top()..area.bottom() {
         let row: String = (area.left()..area.right())
             .map(|x| buf[(x, y)].symbol())
             .collect();
-        text.push_str(row.trim_end());
-        text.push('\n');
-        for (map, pick) in [
-            (
-                &mut fg,
-                (|c: &ratatui::buffer::Cell| c.fg) as fn(&_) -> Color,
-            ),
-            (&mut bg, |c: &ratatui::buffer::Cell| c.bg),
-        ] {
-            let row: String = (area.left()..area.right())
-                .map(|x| letter(pick(&buf[(x, y)])))
-                .collect();
-            map.push_str(&row);
-            map.push('\n');
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    let mut legend: Vec<Color> = Vec::new();
+    for (title, pick) in [
+        ("foreground", fg_of as fn(&Cell) -> Color),
+        ("background", bg_of),
+    ] {
+        out.push_str(&format!("-- {title} --\n"));
+        for y in area.top()..area.bottom() {
+            for x in area.left()..area.right() {
+                let c = pick(&buf[(x, y)]);
+                if c == Color::Reset {
+                    out.push('.');
+                    continue;
+                }
+                let i = legend.iter().position(|l| *l == c).unwrap_or_else(|| {
+                    legend.push(c);
+                    legend.len() - 1
+                });
+                out.push(char::from(LETTERS[i]));
+            }
+            out.push('\n');
         }
     }
-    let names: Vec<String> = legend
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let l = char::from(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[i]);
-            format!("{l} = {c:?}")
-        })
-        .collect();
-    format!("{text}{fg}{bg}-- colours --\n{}\n", names.join("\n"))
+    out.push_str("-- colours --\n");
+    for (i, c) in legend.iter().enumerate() {
+        out.push_str(&format!("{} = {c:?}\n", char::from(LETTERS[i])));
+    }
+    out
 }
 
 #[test]
@@ -110,7 +113,7 @@ fn the_default_palette_on_a_256_colour_terminal() {
         .content
         .iter()
         .all(|c| !matches!(c.fg, Color::Rgb(..)) && !matches!(c.bg, Color::Rgb(..))));
-    let braille = |c: &ratatui::buffer::Cell| {
+    let braille = |c: &Cell| {
         c.symbol()
             .chars()
             .next()
