@@ -280,6 +280,7 @@ impl App {
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
             // ---- min–max band (issue 14) ----
             Action::ToggleBand => self.band = !self.band,
+            Action::CyclePalette => self.palette = self.palette.next(),
             // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),
             Action::ResetPaneSizes => self.reset_pane_sizes(),

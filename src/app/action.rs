@@ -112,6 +112,9 @@ pub enum Action {
     // ---- min–max band (issue 14) ----
     /// `b`: the min–max band of charts with more points than columns, or none.
     ToggleBand,
+    /// `P`: the next colour palette (default → wandb-vibe-10 → okabe-ito →
+    /// tol-bright → light).
+    CyclePalette,
     /// Unbinds a key of the defaults in a user keymap.
     None,
 }
@@ -130,7 +133,7 @@ pub const GROUPS: [&str; 8] = [
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 66] = [
+    pub const ALL: [Action; 67] = [
         Action::Help,
         Action::Quit,
         Action::Back,
@@ -202,6 +205,7 @@ impl Action {
         Action::ExpandAllSections,
         // ---- min–max band (issue 14) ----
         Action::ToggleBand,
+        Action::CyclePalette,
         Action::None,
     ];
 
@@ -280,6 +284,7 @@ impl Action {
             Action::ExpandAllSections => "expand_all_sections",
             // ---- min–max band (issue 14) ----
             Action::ToggleBand => "toggle_band",
+            Action::CyclePalette => "cycle_palette",
             Action::None => "none",
         }
     }
@@ -371,6 +376,7 @@ impl Action {
             Action::ExpandAllSections => "Expand every metric section",
             // ---- min–max band (issue 14) ----
             Action::ToggleBand => "Min–max band on dense charts (show / hide)",
+            Action::CyclePalette => "Cycle colour palette (saved in the settings)",
             Action::None => "(unbound)",
         }
     }
@@ -421,7 +427,7 @@ impl Action {
                 "Charts"
             }
             // ---- min–max band (issue 14) ----
-            Action::ToggleBand => "Charts",
+            Action::ToggleBand | Action::CyclePalette => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter
             | Action::StartOverviewFilter

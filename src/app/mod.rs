@@ -24,6 +24,7 @@ pub mod layout;
 pub mod media;
 mod mouse;
 mod overview;
+pub mod palette;
 pub mod panels;
 pub mod procs;
 pub mod query;
@@ -189,6 +190,8 @@ pub struct Options {
     pub stale_after: f64,
     /// Use colour (false under `NO_COLOR`).
     pub color: bool,
+    /// The terminal shows 24-bit colour (else RGB is drawn as the nearest of 256).
+    pub true_color: bool,
     /// Most points kept per series.
     pub max_points: usize,
 }
@@ -199,6 +202,7 @@ impl Default for Options {
             keymap: Keymap::builtin(),
             stale_after: 120.0,
             color: true,
+            true_color: true,
             max_points: crate::store::metrics::DEFAULT_SERIES_CAP,
         }
     }
@@ -215,6 +219,10 @@ pub struct App {
     pub now: f64,
     pub stale_after: f64,
     pub color: bool,
+    /// See [`Options::true_color`].
+    pub true_color: bool,
+    /// The colours drawn with (`P`, `palette` in the settings).
+    pub palette: palette::Palette,
     pub keymap: Keymap,
     /// The screen, from the last `Msg::Resize`.
     pub size: Rect,
@@ -298,6 +306,8 @@ impl App {
             now: 0.0,
             stale_after: opts.stale_after,
             color: opts.color,
+            true_color: opts.true_color,
+            palette: palette::Palette::Default,
             keymap: opts.keymap,
             size: Rect::default(),
             areas: Areas::default(),

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use super::filter::FilterState;
 use super::grid::{Guides, YScale};
 use super::layout::PaneSizes;
+use super::palette::Palette;
 use super::{App, Cmd};
 
 mod parse;
@@ -92,6 +93,8 @@ pub struct Settings {
     pub rows: Option<u16>,
     pub columns: Option<u16>,
     pub guides: Guides,
+    /// The colours (key P).
+    pub palette: Palette,
     /// The min–max band on charts with more points than columns (key b).
     pub band: bool,
     /// The left sidebar; None: automatic (the live monitor shows it on a screen
@@ -134,6 +137,7 @@ impl Settings {
             rows: None,
             columns: None,
             guides: Guides::Off,
+            palette: Palette::Default,
             band: true,
             left_sidebar: if live { None } else { Some(true) },
             right_sidebar: !live,
@@ -203,6 +207,10 @@ const HEADER: &str = "\
 #   rows, columns     grid rows and columns, 1 to 9; 0 = from the terminal size
 #                     (keys r and c, then a digit)
 #   guides            guides at the y ticks: \"off\", \"dots\" or \"lines\" (key g)
+#   palette           the colours (key P): \"default\" (the terminal's own),
+#                     \"wandb-vibe-10\" (wandb leet's), \"okabe-ito\" and
+#                     \"tol-bright\" (colour-blind safe), \"light\" (for a light
+#                     background)
 #   band              the min–max band of charts with more points than columns:
 #                     true or false (key b)
 #   left_sidebar      the overview ([): true, false or \"auto\" (live: shown from
@@ -233,6 +241,7 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "rows = {}", n(s.rows));
     let _ = writeln!(out, "columns = {}", n(s.columns));
     let _ = writeln!(out, "guides = \"{}\"", guides_name(s.guides));
+    let _ = writeln!(out, "palette = \"{}\"", s.palette);
     let _ = writeln!(out, "band = {}", s.band);
     match s.left_sidebar {
         Some(b) => {
@@ -348,6 +357,7 @@ impl App {
             rows: self.grid.rows_setting,
             columns: self.grid.cols_setting,
             guides: self.grid.guides,
+            palette: self.palette,
             band: self.band,
             left_sidebar: (!self.panels.auto_left).then_some(self.panels.left),
             right_sidebar: self.panels.right,
@@ -396,6 +406,7 @@ impl App {
         self.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
         self.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
         self.grid.guides = s.guides;
+        self.palette = s.palette;
         self.band = s.band;
         match s.left_sidebar {
             Some(b) => {

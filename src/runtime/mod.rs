@@ -158,14 +158,23 @@ pub struct Loaded {
 }
 
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
-    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let (color, true_color) = color_env();
     #[allow(clippy::cast_precision_loss)]
     Options {
         keymap,
         stale_after: args.stale_after as f64,
         color,
+        true_color,
         max_points: args.max_points,
     }
+}
+
+/// Colour at all (not under `NO_COLOR`), and 24-bit colour (`COLORTERM`).
+fn color_env() -> (bool, bool) {
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let term = std::env::var_os("COLORTERM");
+    let true_color = crate::app::palette::true_color(term.as_deref().and_then(|v| v.to_str()));
+    (color, true_color)
 }
 
 /// Run the viewer until the user quits.
@@ -256,10 +265,11 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
 pub fn run_inspector(path: &std::path::Path, keymap: Keymap) -> anyhow::Result<ExitCode> {
     let file = crate::source::resolve::resolve_file(path)?;
     RunReader::check_header(&file)?;
-    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let (color, true_color) = color_env();
     let mut app = App::new(Options {
         keymap,
         color,
+        true_color,
         ..Options::default()
     });
     app.open_inspector(file, true);

@@ -240,6 +240,7 @@ fn render_scale(buf: &mut Buffer, area: Rect, theme: Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::palette::Palette;
 
     fn cells(points: &[Point], x: (f64, f64), n: usize) -> Vec<Option<f64>> {
         let mut out = vec![Some(-1.0); n];
@@ -383,7 +384,7 @@ mod tests {
     #[test]
     fn bands_labels_scale_and_more() {
         // 16 series, 8 rows inside the border less the x labels and the scale: 6 rows.
-        let buf = draw(16, 40, 10, Theme { color: false });
+        let buf = draw(16, 40, 10, Theme::new(false, Palette::Default));
         let text: Vec<String> = (0..10).map(|y| row(&buf, y)).collect();
         assert!(text[0].contains("CPU · heatmap"), "{text:#?}");
         // Labels take the width of the longest ("cpu 15") and a space.
@@ -401,7 +402,7 @@ mod tests {
             "{text:#?}"
         );
         // In colour, a cell's colour is its value on the ramp.
-        let buf = draw(16, 40, 10, Theme { color: true });
+        let buf = draw(16, 40, 10, Theme::new(true, Palette::Default));
         let c = &buf[(20, 5)];
         assert_eq!(c.symbol(), "█");
         assert_eq!(c.fg, ramp(40.0));
@@ -412,7 +413,7 @@ mod tests {
     fn tiny_areas_do_not_panic() {
         for (w, h) in [(0, 0), (1, 1), (3, 2), (4, 3), (10, 3), (12, 4), (80, 2)] {
             for n in [0, 1, 2, 64] {
-                let _ = draw(n, w, h, Theme { color: true });
+                let _ = draw(n, w, h, Theme::new(true, Palette::Default));
             }
         }
     }

@@ -39,9 +39,17 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     render_buffer(frame.buffer_mut(), area, app);
 }
 
-/// Draw the whole screen into a buffer area.
+/// Draw the whole screen into a buffer area: in the palette chosen, its RGB
+/// colours as their nearest of the xterm 256 where the terminal has no 24-bit
+/// colour.
 pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
-    let theme = Theme { color: app.color };
+    draw(buf, area, app, Theme::new(app.color, app.palette));
+    if app.color && !app.true_color {
+        theme::xterm256::downgrade(buf, area);
+    }
+}
+
+fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }

@@ -51,18 +51,24 @@ pub(crate) fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::palette::Palette;
 
     #[test]
     fn a_long_hint_stays_inside_the_box() {
         let area = Rect::new(0, 0, 20, 4);
         let mut buf = Buffer::empty(area);
-        let inner = open(&mut buf, area, " a title ", Theme { color: false });
+        let inner = open(
+            &mut buf,
+            area,
+            " a title ",
+            Theme::new(false, Palette::Default),
+        );
         assert_eq!(inner, Rect::new(1, 1, 18, 2));
         hint(
             &mut buf,
             area,
             " enter open · space compare · esc close ",
-            Theme { color: false },
+            Theme::new(false, Palette::Default),
         );
         assert_eq!(buf[(0, 3)].symbol(), "╰");
         assert_eq!(buf[(19, 3)].symbol(), "╯");

@@ -324,6 +324,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "O", A::ExpandAllSections),
         // ---- min–max band (issue 14) ----
         (N, "b", A::ToggleBand),
+        (N, "P", A::CyclePalette),
         (F, "enter", A::FilterApply),
         (F, "esc", A::FilterCancel),
         (F, "backspace", A::FilterBackspace),
@@ -372,6 +373,7 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "-", A::SmoothingDown),
         // ---- min–max band (issue 14) ----
         (S, "b", A::ToggleBand),
+        (S, "P", A::CyclePalette),
         (R, "enter", A::OpenRun),
         (R, "space", A::ToggleCompare),
         (R, "esc", A::Back),

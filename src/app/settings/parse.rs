@@ -164,6 +164,11 @@ impl Parser<'_> {
                         }
                     }
                 }
+                "palette" => {
+                    s.palette = (self.text(name, k, v)?)
+                        .parse()
+                        .map_err(|why| self.err(name, k, why))?;
+                }
                 "left_sidebar" => {
                     s.left_sidebar = match v {
                         toml::Value::String(a) if a == "auto" => None,
@@ -213,7 +218,8 @@ impl Parser<'_> {
                         "unknown key (expected rows, columns, guides, band, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
                          console_height, collapsed_sections, y_scale, system_y_scale, \
-                         filters, smoothing_all, smoothing, x_axis_all, x_axis or log_x)"
+                         filters, smoothing_all, smoothing, x_axis_all, x_axis, log_x \
+                         or palette)"
                             .into(),
                     ))
                 }

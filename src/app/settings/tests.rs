@@ -344,3 +344,61 @@ fn y_scales_are_settings_by_key_and_stay_when_another_run_opens() {
     assert_eq!(a.grid.scales.metric("loss"), YScale::Log);
     assert_eq!(a.settings().y_scale.get("loss"), Some(&YScale::Log));
 }
+
+#[test]
+fn the_palette_is_read_and_written_by_name_and_a_bad_one_refused() {
+    for p in Palette::ALL {
+        let f = parse(&format!(
+            "[viewer]\npalette = \"{p}\"\n[live]\npalette = \"{p}\"\n"
+        ))
+        .expect("parses");
+        assert_eq!((f.viewer.palette, f.live.palette), (p, p));
+        let text = f.to_toml();
+        assert_eq!(text.matches(&format!("\npalette = \"{p}\"\n")).count(), 2);
+        assert_eq!(parse(&text).expect("reads back"), f, "{text}");
+    }
+    assert_eq!(parse("").expect("empty").viewer.palette, Palette::Default);
+    assert!(Config::default().to_toml().contains("\"okabe-ito\""));
+    let file = "/home/u/.config/leet/config.toml: ";
+    for (text, want) in [
+        (
+            "[viewer]\npalette = \"solarized\"\n",
+            "[viewer] key 'palette': unknown palette 'solarized' (expected default, \
+             wandb-vibe-10, okabe-ito, tol-bright or light)",
+        ),
+        (
+            "[live]\npalette = 2\n",
+            "[live] key 'palette': expected a string, got an integer (2)",
+        ),
+        (
+            "[viewer]\npalette = \"Okabe-Ito\"\n",
+            "[viewer] key 'palette': unknown palette 'Okabe-Ito'",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+}
+
+#[test]
+fn the_palette_comes_from_the_file_and_p_changes_and_saves_it() {
+    let mut a = app();
+    let mut file = Config::default();
+    file.viewer.palette = Palette::TolBright;
+    a.use_config(Some(PathBuf::from("/cfg/leet/config.toml")), file);
+    assert_eq!(a.palette, Palette::TolBright);
+    a.update(key('P'));
+    assert_eq!(a.palette, Palette::Light);
+    assert_eq!(a.settings().palette, Palette::Light);
+    let saved = saves(&a.update(Msg::Tick(10.0)));
+    let [(_, text, _)] = saved.as_slice() else {
+        panic!("one save at the tick: {saved:?}")
+    };
+    assert!(text.contains("\n[viewer]\n") && text.contains("\npalette = \"light\"\n"));
+    // The live monitor's table is written back as it was loaded.
+    assert_eq!(text.matches("palette = \"default\"").count(), 1, "{text}");
+    // Around to the first again.
+    a.update(key('P'));
+    assert_eq!(a.palette, Palette::Default);
+}

@@ -1,6 +1,7 @@
 //! Unit tests of the chart widget.
 
 use super::*;
+use crate::app::palette::Palette;
 use crate::app::system::Unit;
 use crate::view::format;
 use ratatui::style::{Color, Modifier};
@@ -29,7 +30,7 @@ fn screen(points: &[Point]) -> String {
         gaps: Vec::new(),
         note: None,
     };
-    render_chart(&mut buf, area, &spec, Theme { color: false });
+    render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
     buf.content()
         .iter()
         .map(ratatui::buffer::Cell::symbol)
@@ -317,7 +318,7 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         gaps: Vec::new(),
         note: None,
     };
-    render_chart(&mut buf, area, &spec, Theme { color: false });
+    render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
     buf
 }
 
@@ -566,7 +567,7 @@ fn bad_band_input_on_any_area_does_not_panic() {
                     gaps: Vec::new(),
                     note: None,
                 };
-                render_chart(&mut buf, area, &spec, Theme { color: true });
+                render_chart(&mut buf, area, &spec, Theme::new(true, Palette::Default));
             }
         }
     }
@@ -607,7 +608,7 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
         gaps: Vec::new(),
         note: None,
     };
-    render_chart(&mut buf, area, &spec, Theme { color: true });
+    render_chart(&mut buf, area, &spec, Theme::new(true, Palette::Default));
     buf
 }
 
@@ -671,7 +672,7 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             gaps: Vec::new(),
             note: None,
         };
-        render_chart(&mut buf, area, &spec, Theme { color: false });
+        render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
         buf
     };
     let plain = draw(None);
@@ -718,7 +719,7 @@ fn broken(breaks: &[(f64, f64)], gaps: Vec<(f64, f64)>) -> Vec<String> {
         note: (!gaps.is_empty()).then(|| "steps 2–8 lost".to_owned()),
         gaps,
     };
-    render_chart(&mut buf, area, &spec, Theme { color: false });
+    render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
     (0..8)
         .map(|y| (0..40).map(|x| buf[(x, y)].symbol()).collect())
         .collect()
