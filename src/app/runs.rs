@@ -326,17 +326,27 @@ impl App {
             }
         }
         for (dir, cut) in moves {
-            if main.as_deref() == Some(dir.as_path()) {
-                if self.run.stitch.rereads_for(cut) {
-                    self.restart_main();
-                }
-                self.run.stitch.cut = cut;
+            // The main run (None), or compared run i.
+            let at = if main.as_deref() == Some(dir.as_path()) {
+                None
             } else if let Some(i) = self.is_compared(&dir) {
-                if self.compare[i].run.stitch.rereads_for(cut) {
-                    self.reread_compared(i);
+                Some(i)
+            } else {
+                continue;
+            };
+            let was = self.segment_mut(at).stitch;
+            if was.rereads_for(cut) {
+                match at {
+                    None => {
+                        self.restart_main();
+                    }
+                    Some(i) => self.reread_compared(i),
                 }
-                self.compare[i].run.stitch.cut = cut;
+                // Its first row is the same: the segments before it keep their cut
+                // while it is read again.
+                self.segment_mut(at).stitch.first = was.first;
             }
+            self.segment_mut(at).stitch.cut = cut;
         }
     }
 
@@ -346,6 +356,14 @@ impl App {
             return Some(&self.run);
         }
         self.is_compared(dir).map(|i| &self.compare[i].run)
+    }
+
+    /// The main run (None), or compared run `i`.
+    fn segment_mut(&mut self, at: Option<usize>) -> &mut Run {
+        match at.and_then(|i| self.compare.get_mut(i)) {
+            Some(c) => &mut c.run,
+            None => &mut self.run,
+        }
     }
 
     /// Read compared run `i` again from its first byte, into an empty run.

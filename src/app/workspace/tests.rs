@@ -540,6 +540,8 @@ fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cu
     };
     assert_eq!(seg(&app, old).stitch.cut, Some(0.0));
     assert!(seg(&app, old).metrics.is_empty());
+    // Its first step is still known meanwhile (the cuts before it stay put).
+    assert_eq!(seg(&app, old).stitch.first, Some(0.0));
     // The stale reader's rows are dropped, the new one's charted nowhere; the
     // newer segment is whole.
     app.update(Msg::Tagged(first, Box::new(rows(0..30))));
