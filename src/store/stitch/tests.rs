@@ -49,9 +49,10 @@ fn points(run: &Run, key: &str) -> Vec<Point> {
 fn stitched(segments: &[&[f64]]) -> Vec<Point> {
     let mut runs: Vec<Run> = (0..).zip(segments).map(|(i, s)| read(i, s, None)).collect();
     let firsts: Vec<Option<f64>> = runs.iter().map(|r| r.stitch.first).collect();
-    for ((i, run), cut) in (0..).zip(&mut runs).zip(cuts(&firsts)) {
+    let each = (0..).zip(&mut runs).zip(segments).zip(cuts(&firsts));
+    for (((i, run), steps), cut) in each {
         if run.stitch.rereads_for(cut) {
-            *run = read(i, segments[i as usize], cut);
+            *run = read(i, steps, cut);
         }
         run.stitch.cut = cut;
     }
