@@ -295,3 +295,59 @@ fn at_80_columns_the_filter_prompt_help_is_never_cut() {
     }
     assert!(status.ends_with("h: help"), "{status}");
 }
+
+/// Write run `spec` into `wandb` (its directory named by its start and id).
+fn write_run(wandb: &Path, spec: &leet::decode::synth::RunSpec) {
+    use leet::decode::synth::{run_dir_name, run_file};
+    let dir = wandb.join(run_dir_name(spec.start_time, &spec.run_id, false));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("run-{}.wandb", spec.run_id));
+    std::fs::write(file, run_file(spec)).unwrap();
+}
+
+/// A run resumed from its checkpoint at step 40 with a larger learning rate (its
+/// first segment logged 0..59, the second 40..79), drawn beside another run: one
+/// line in one colour, the first segment's 40..59 given way to the second's, and
+/// the legend names the segments.
+#[test]
+fn a_run_resumed_from_a_checkpoint_reads_as_one_line_on_the_step_axis() {
+    use leet::decode::synth::RunSpec;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let run = |id: &str, name: &str, start: f64, lr: &str| RunSpec {
+        run_id: id.into(),
+        display_name: name.into(),
+        start_time: start,
+        config: vec![("lr".into(), lr.into())],
+        metrics: vec!["loss".into()],
+        ..RunSpec::default()
+    };
+    write_run(
+        &wandb,
+        &RunSpec {
+            steps: 80,
+            ..run("other001", "other", NOW - 3000.0, "0.0001")
+        },
+    );
+    write_run(
+        &wandb,
+        &RunSpec {
+            steps: 60,
+            ..run("resum002", "rewound", NOW - 2000.0, "0.001")
+        },
+    );
+    write_run(
+        &wandb,
+        &RunSpec {
+            first_step: 40,
+            steps: 40,
+            resumed: true,
+            ..run("resum002", "rewound", NOW - 1000.0, "0.01")
+        },
+    );
+    snap("rewound", &wandb, "rewound/wandb", &|ws| {
+        // The resumed run (the newest) is drawn; `other` beside it.
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+    });
+}

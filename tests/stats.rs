@@ -66,6 +66,14 @@ fn glob(pat: &str, s: &str) -> bool {
 /// Per history key, the statistics of its points: x is the row's step, or the
 /// value of the key's define_metric step metric (in the row, else the last seen).
 fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
+    let mut stats = BTreeMap::new();
+    expected_into(&mut stats, run_dir, None);
+    stats
+}
+
+/// [`expected`] of the rows of `run_dir` before step `cut` (all: None), pushed
+/// after those already in `stats` (a resumed run's earlier segments).
+fn expected_into(stats: &mut BTreeMap<String, Expect>, run_dir: &Path, cut: Option<f64>) {
     let out = Command::new(env!("CARGO_BIN_EXE_leet"))
         .args(["inspect", "--json"])
         .arg(run_dir)
@@ -78,7 +86,6 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
     );
     let mut defs: Vec<(String, String, String)> = Vec::new();
     let mut last_seen: BTreeMap<String, f64> = BTreeMap::new();
-    let mut stats: BTreeMap<String, Expect> = BTreeMap::new();
     let mut rows = 0u64;
     let text = String::from_utf8(out.stdout).unwrap();
     for line in text.lines() {
@@ -91,8 +98,15 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
             }
             Some("history") => {
                 let h = &rec["history"];
-                let step = h["step"]["num"].as_f64().unwrap_or(rows as f64);
+                // Its `_step` item, else the record's step (as the decoder takes it).
+                let step = h["item"]["_step"]
+                    .as_f64()
+                    .or_else(|| h["step"]["num"].as_f64())
+                    .unwrap_or(rows as f64);
                 rows += 1;
+                if cut.is_some_and(|c| step >= c) {
+                    continue;
+                }
                 let item = h["item"].as_object().unwrap();
                 // The row's step and times are no metrics.
                 let vals: Vec<(&String, f64)> = item
@@ -120,7 +134,6 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
             _ => {}
         }
     }
-    stats
 }
 
 fn same(a: Option<(f64, f64)>, b: Option<(f64, f64)>) -> bool {
@@ -396,6 +409,118 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     assert!(lines
         .iter()
         .any(|l| l.0 == "T" && l.1.starts_with("Statistics table")));
+}
+
+/// The workspace of `wandb` (`leet WANDB-DIR`) with every reader it asks for
+/// carried out (the whole directory read at once) and the index read at a fixed
+/// "now"; then `T`.
+fn workspace_table(wandb: &Path, max_points: usize) -> App {
+    use leet::app::Cmd;
+    use leet::source::index::{scan_with, ScanOptions};
+    let cache = tempfile::tempdir().unwrap();
+    let opts = ScanOptions {
+        now: Some(common::screen::NOW),
+        ..ScanOptions::default()
+    };
+    let scan = |d: &Path| scan_with(d, cache.path(), &opts).entries;
+    let mut app = App::new(Options {
+        color: false,
+        max_points,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 40));
+    let latest = scan(wandb).first().map(|e| e.dir.clone());
+    app.open_workspace(wandb.to_path_buf(), None, latest, false);
+    let mut queue: std::collections::VecDeque<Cmd> = app.take_cmds().into();
+    while let Some(cmd) = queue.pop_front() {
+        let msgs = match cmd {
+            Cmd::StartReader { path, tag } => {
+                let (_, b) = leet::source::tail::read_batch(&path).unwrap();
+                vec![Msg::Tagged(tag, Box::new(Msg::Run(b)))]
+            }
+            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                entries: scan(&wandb_dir),
+                wandb_dir,
+            }],
+            _ => Vec::new(),
+        };
+        for m in msgs {
+            queue.extend(app.update(m).cmds);
+        }
+    }
+    chars(&mut app, "T");
+    assert_eq!(app.overlay, Overlay::Stats);
+    app
+}
+
+/// The table has one column group, `label`, whose numbers are `want`'s.
+fn check_one_group(app: &App, label: &str, want: &BTreeMap<String, Expect>) {
+    let runs = app.stats_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].label, label);
+    let rows = app.stats_rows();
+    assert_eq!(
+        rows.iter().map(|r| r.key.as_str()).collect::<Vec<_>>(),
+        want.keys().map(String::as_str).collect::<Vec<_>>()
+    );
+    for r in &rows {
+        assert_eq!(r.cells.len(), 1);
+        check(&r.key, r.cells[0].as_ref().unwrap(), &want[&r.key]);
+    }
+}
+
+#[test]
+fn a_resumed_run_is_one_column_group_of_its_stitched_steps() {
+    // The fixture: 30 steps, then an offline restart at step 0 for 20 steps. The
+    // second segment wins from its first step: the table is its numbers alone.
+    let wandb = common::runs_dir().join("resumed/wandb");
+    let app = workspace_table(&wandb, Options::default().max_points);
+    let second = wandb.join("offline-run-20261130_175128-resum001");
+    check_one_group(&app, "resumed-run (2 segments)", &expected(&second));
+    // → past the first group's seven columns stops at its last.
+    let mut app = app;
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.stats.sort, 7);
+}
+
+#[test]
+fn a_run_resumed_from_a_checkpoint_joins_its_segments_numbers_exactly() {
+    use leet::decode::synth::{run_dir_name, run_file, RunSpec};
+    // 0..3000, then resumed from step 2000 to 4000: the first segment's steps
+    // before 2000 and the whole second, each series compacted past a 64-point cap.
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let mut dirs = Vec::new();
+    for (start, first_step, steps, lr) in [(1e9, 0, 3000, "0.001"), (1e9 + 4e3, 2000, 2000, "0.01")]
+    {
+        let spec = RunSpec {
+            run_id: "resum003".into(),
+            display_name: "rewound".into(),
+            start_time: start,
+            config: vec![("lr".into(), lr.into())],
+            first_step,
+            steps,
+            resumed: first_step > 0,
+            ..RunSpec::default()
+        };
+        let dir = wandb.join(run_dir_name(start, &spec.run_id, false));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run-resum003.wandb"), run_file(&spec)).unwrap();
+        dirs.push(dir);
+    }
+    let app = workspace_table(&wandb, 64);
+    let mut want = BTreeMap::new();
+    expected_into(&mut want, &dirs[0], Some(2000.0));
+    expected_into(&mut want, &dirs[1], None);
+    assert_eq!(want["loss"].count, 4000);
+    check_one_group(&app, "rewound (2 segments)", &want);
+    let compacted = std::iter::once(&app.run)
+        .chain(app.compare.iter().map(|c| &c.run))
+        .filter_map(|r| r.metrics.get("loss"))
+        .all(|s| s.count() > s.stored() as u64);
+    assert!(compacted, "both segments' series past their cap");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::action::Action;
 use super::{new_run, App, Cmd, Effect, Overlay, Seen, SourceState};
 use crate::msg::{Msg, RunBatch, RunEntry};
 use crate::store::metrics::{MetricStore, DEFAULT_BUDGET};
-use crate::store::Run;
+use crate::store::{stitch, Run};
 
 /// Most runs drawn beside the main one (one colour each).
 pub const MAX_COMPARED: usize = 7;
@@ -43,6 +43,8 @@ pub struct WsTag {
     /// Its group under `G` (None: not grouped).
     pub group: Option<String>,
     pub pinned: bool,
+    /// Its run directories (more than one: a resumed run, its segments stitched).
+    pub segments: usize,
 }
 
 /// Points shared by the compared runs of a workspace: each of N drawn runs keeps
@@ -187,7 +189,13 @@ impl App {
     /// Route a reader's message: the main run's, a compared run's, or a stale one.
     pub(super) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
         if tag == self.source_tag {
-            return self.step(m);
+            let batch = matches!(m, Msg::Run(_));
+            let fx = self.step(m);
+            if batch {
+                let key = self.main_tag.as_ref().map(|t| t.key.clone());
+                self.restitch(key.as_deref());
+            }
+            return fx;
         }
         let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
             return Effect::NONE;
@@ -200,6 +208,8 @@ impl App {
                 if c.ws.is_none() && !c.run.info.display_name.is_empty() {
                     c.label = crate::text::sanitize(&c.run.info.display_name);
                 }
+                let key = c.ws.as_ref().map(|t| t.key.clone());
+                self.restitch(key.as_deref());
                 self.refresh();
                 Effect::REDRAW
             }
@@ -266,16 +276,107 @@ impl App {
 
     pub(crate) fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
         let tag = self.new_tag();
-        let mut run = Run::new();
-        run.metrics = MetricStore::new(COMPARED_BUDGET, (self.max_points / 2).max(1));
         self.out.push(Cmd::StartReader { path, tag });
         self.compare.push(Compared {
             tag,
             dir,
             label,
-            run,
+            run: compared_run(COMPARED_BUDGET, self.max_points / 2),
             budget: COMPARED_BUDGET,
             ws: None,
+        });
+        self.refresh();
+    }
+
+    /// Keep the segments of the drawn resumed runs (of the run `only` when given)
+    /// from overlapping on the step axis: each is cut at the smallest first step
+    /// of the segments after it (see [`crate::store::stitch`]). Known before a
+    /// segment is read, the cut applies as its rows are folded; a segment that has
+    /// already charted rows its new cut drops (its reader came first) is read again.
+    pub(crate) fn restitch(&mut self, only: Option<&str>) {
+        let Some(ws) = self.workspace.as_deref() else {
+            return;
+        };
+        let mut keys: Vec<&str> = Vec::new();
+        let tags = self
+            .main_tag
+            .iter()
+            .chain(self.compare.iter().filter_map(|c| c.ws.as_ref()));
+        for t in tags.filter(|t| t.segments > 1) {
+            if only.is_none_or(|k| k == t.key) && !keys.contains(&t.key.as_str()) {
+                keys.push(&t.key);
+            }
+        }
+        let main = self.main_run_dir();
+        let mut moves: Vec<(PathBuf, Option<f64>)> = Vec::new();
+        for r in keys.iter().filter_map(|k| ws.run(k)) {
+            let runs: Vec<Option<&Run>> = r
+                .segments
+                .iter()
+                .map(|s| self.segment_run(&s.dir, main.as_deref()))
+                .collect();
+            let firsts: Vec<Option<f64>> = runs
+                .iter()
+                .map(|run| run.and_then(|run| run.stitch.first))
+                .collect();
+            for ((s, run), cut) in r.segments.iter().zip(&runs).zip(stitch::cuts(&firsts)) {
+                if run.is_some_and(|run| run.stitch.cut != cut) {
+                    moves.push((s.dir.clone(), cut));
+                }
+            }
+        }
+        for (dir, cut) in moves {
+            // The main run (None), or compared run i.
+            let at = if main.as_deref() == Some(dir.as_path()) {
+                None
+            } else if let Some(i) = self.is_compared(&dir) {
+                Some(i)
+            } else {
+                continue;
+            };
+            let was = self.segment_mut(at).stitch;
+            if was.rereads_for(cut) {
+                match at {
+                    None => {
+                        self.restart_main();
+                    }
+                    Some(i) => self.reread_compared(i),
+                }
+                // Its first row is the same: the segments before it keep their cut
+                // while it is read again.
+                self.segment_mut(at).stitch.first = was.first;
+            }
+            self.segment_mut(at).stitch.cut = cut;
+        }
+    }
+
+    /// The run read from segment directory `dir`: the main run or a compared one.
+    fn segment_run(&self, dir: &Path, main: Option<&Path>) -> Option<&Run> {
+        if main == Some(dir) {
+            return Some(&self.run);
+        }
+        self.is_compared(dir).map(|i| &self.compare[i].run)
+    }
+
+    /// The main run (None), or compared run `i`.
+    fn segment_mut(&mut self, at: Option<usize>) -> &mut Run {
+        match at.and_then(|i| self.compare.get_mut(i)) {
+            Some(c) => &mut c.run,
+            None => &mut self.run,
+        }
+    }
+
+    /// Read compared run `i` again from its first byte, into an empty run.
+    fn reread_compared(&mut self, i: usize) {
+        let tag = self.new_tag();
+        let cap = self.max_points / 2;
+        let c = &mut self.compare[i];
+        self.out.push(Cmd::StopReader { tag: c.tag });
+        c.tag = tag;
+        c.run = compared_run(c.budget, cap);
+        self.out.push(Cmd::StartReader {
+            path: c.dir.clone(),
+            tag,
         });
         self.refresh();
     }
@@ -380,11 +481,20 @@ impl App {
     }
 }
 
-/// Fold a reader's batch into a compared run (a restarted file starts it over).
+/// An empty compared run: a store of `budget` points, at most `series_cap` a series.
+fn compared_run(budget: usize, series_cap: usize) -> Run {
+    let mut run = Run::new();
+    run.metrics = MetricStore::new(budget, series_cap.max(1));
+    run
+}
+
+/// Fold a reader's batch into a compared run (a restarted file starts it over, its
+/// cut kept).
 fn apply_to(run: &mut Run, b: RunBatch, budget: usize, max_points: usize) {
     if b.restarted {
-        *run = Run::new();
-        run.metrics = MetricStore::new(budget, max_points.max(1));
+        let cut = run.stitch.cut;
+        *run = compared_run(budget, max_points);
+        run.stitch.cut = cut;
     }
     run.fold_batch(&b);
     run.damage.set_open(b.open);

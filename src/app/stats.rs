@@ -1,7 +1,8 @@
 //! The statistics table (`T`): every charted metric with its last value, minimum
 //! and the step of it, maximum and the step of it, mean and count, exact over the
 //! whole history (the store keeps them as points arrive, before any compaction),
-//! one column group per drawn run (the main one, then those compared with it).
+//! one column group per drawn run (the main one, then those compared with it; the
+//! segments of a resumed run are one run, their statistics joined).
 //! `←`/`→` choose the sort column (the view scrolls sideways to keep it shown),
 //! `tab`/`shift+→` and `backtab`/`shift+←` move it to the same column of the next
 //! or previous run, `r` reverses it, `/` filters the metrics by name (regex, or
@@ -11,7 +12,7 @@ use super::action::Action;
 use super::filter::FilterState;
 use super::{App, Effect, FilterTarget, Overlay};
 use crate::store::series::Stats;
-use crate::store::Run;
+use crate::store::{stitch, Run};
 
 /// The columns of one run's group, in order (after the metric name).
 pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
@@ -89,41 +90,84 @@ pub fn body_rows(height: u16) -> usize {
     usize::from(height.saturating_sub(1 + CHROME_ROWS))
 }
 
+/// One column group: its run, and the runs read for it (a resumed run's segments,
+/// in start order).
+struct Group<'a> {
+    run: StatsRun,
+    key: Option<&'a str>,
+    parts: Vec<(usize, &'a Run)>,
+}
+
 impl App {
-    /// The drawn runs, one column group each: the main run, then the compared ones
-    /// (in a workspace with their own colours, as the charts draw them).
+    /// The column groups: the main run, then the compared ones (in a workspace with
+    /// their own colours, as the charts draw them); the segments of a resumed run
+    /// join the group of the first one drawn.
+    fn stats_groups(&self) -> Vec<Group<'_>> {
+        let ws = self.workspace.as_deref();
+        let main = self.main_tag.as_ref().filter(|_| ws.is_some());
+        let main_dir = self.main_run_dir();
+        let drawn = std::iter::once((
+            main,
+            main_dir.as_deref(),
+            &self.run,
+            StatsRun {
+                label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
+                color: main.map_or(0, |t| t.color),
+            },
+        ))
+        .chain(self.compare.iter().enumerate().map(|(i, c)| {
+            let t = c.ws.as_ref().filter(|_| ws.is_some());
+            let run = StatsRun {
+                label: c.label.clone(),
+                color: t.map_or(i + 1, |t| t.color),
+            };
+            (t, Some(c.dir.as_path()), &c.run, run)
+        }));
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for (tag, dir, run, sr) in drawn {
+            let key = tag.filter(|t| t.segments > 1).map(|t| t.key.as_str());
+            // Its place among its run's segments (start order).
+            let at = key
+                .and_then(|k| ws?.run(k))
+                .and_then(|r| r.segments.iter().position(|s| Some(s.dir.as_path()) == dir))
+                .unwrap_or(0);
+            match groups.iter_mut().find(|g| key.is_some() && g.key == key) {
+                Some(g) => g.parts.push((at, run)),
+                None => groups.push(Group {
+                    run: sr,
+                    key,
+                    parts: vec![(at, run)],
+                }),
+            }
+        }
+        for g in &mut groups {
+            g.parts.sort_by_key(|p| p.0);
+        }
+        groups
+    }
+
+    /// The drawn runs, one column group each (see [`App::stats_groups`]).
     #[must_use]
     pub fn stats_runs(&self) -> Vec<StatsRun> {
-        let ws = self.workspace.is_some();
-        let main = self.main_tag.as_ref().filter(|_| ws);
-        let mut v = vec![StatsRun {
-            label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
-            color: main.map_or(0, |t| t.color),
-        }];
-        for (i, c) in self.compare.iter().enumerate() {
-            v.push(StatsRun {
-                label: c.label.clone(),
-                color: c.ws.as_ref().filter(|_| ws).map_or(i + 1, |t| t.color),
-            });
-        }
-        v
+        self.stats_groups().into_iter().map(|g| g.run).collect()
     }
 
     /// The table's rows: the charted metrics passing the filter, sorted.
     #[must_use]
     pub fn stats_rows(&self) -> Vec<StatsRow> {
-        let runs: Vec<&Run> = std::iter::once(&self.run)
-            .chain(self.compare.iter().map(|c| &c.run))
-            .collect();
+        let groups = self.stats_groups();
         let mut rows: Vec<StatsRow> = self
             .metric_keys
             .iter()
             .filter(|k| self.stats.filter.matches(k))
             .map(|k| StatsRow {
                 key: k.clone(),
-                cells: runs
+                cells: groups
                     .iter()
-                    .map(|r| r.metrics.get(k).map(crate::store::Series::stats))
+                    .map(|g| {
+                        let parts = g.parts.iter().filter_map(|(_, r)| r.metrics.get(k));
+                        stitch::stats(parts.map(crate::store::Series::stats))
+                    })
                     .collect(),
             })
             .collect();
@@ -176,7 +220,7 @@ impl App {
         let page = body_rows(self.size.height).max(1);
         let last = n.saturating_sub(1);
         let sel = self.stats.sel.min(last);
-        let columns = 1 + FIELDS.len() * (1 + self.compare.len());
+        let columns = 1 + FIELDS.len() * self.stats_groups().len();
         match a {
             Action::Quit => return Effect::QUIT,
             Action::Back | Action::ToggleStats => {
@@ -200,7 +244,7 @@ impl App {
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
                 let forward = a == Action::CyclePaneFocus;
-                let sort = sort_by_other_run(self.stats.sort, 1 + self.compare.len(), forward);
+                let sort = sort_by_other_run(self.stats.sort, self.stats_groups().len(), forward);
                 if sort == self.stats.sort {
                     return Effect::NONE;
                 }

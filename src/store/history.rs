@@ -70,9 +70,19 @@ impl Run {
         if let Some(t) = r.time {
             self.last_time = Some(self.last_time.map_or(t, |l| l.max(t)));
         }
+        // A complete row is counted here; one that a later segment of its resumed
+        // run logged again is charted nowhere.
+        let x = if r.complete {
+            let Some(x) = self.complete_row(r) else {
+                return;
+            };
+            Some(x)
+        } else {
+            None
+        };
         let defs = !self.metric_defs.is_empty();
-        if !defs && r.complete && r.others.is_empty() {
-            self.fold_plain_row(ev, r);
+        if let Some(x) = x.filter(|_| !defs && r.others.is_empty()) {
+            self.fold_plain_row(ev, r, x);
             return;
         }
         let mut row = std::mem::take(&mut self.row);
@@ -109,17 +119,10 @@ impl Run {
                 self.latest_other.insert(key.clone(), text.clone());
             }
         }
-        if !r.complete {
+        let Some(x_default) = x else {
             self.row = row;
             return;
-        }
-        self.history_rows += 1;
-        #[allow(clippy::cast_possible_truncation)]
-        if let Some(s) = r.step {
-            self.last_step = Some(s as i64);
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let x_default = r.step.unwrap_or(self.history_rows as f64 - 1.0);
+        };
         self.take_row_media(x_default);
         self.timeline.row(x_default, r.time, r.runtime);
         if defs {
@@ -152,21 +155,28 @@ impl Run {
         self.row = row;
     }
 
-    /// [`Run::fold_row`] of a complete row of numbers only, without metric
-    /// definitions: the same slots looked up in the same order (so series are
-    /// created and capped as there), then the points pushed, without the row buffer.
-    fn fold_plain_row(&mut self, ev: &Events, r: &Row) {
-        let vals = values(ev, &r.values);
-        for &(id, _) in vals {
-            self.metric_slot(ev, id);
-        }
+    /// Count a complete row: its x (its step, else its row number), or None when
+    /// the row is at or past the run's cut (see [`super::stitch::Stitch`]).
+    fn complete_row(&mut self, r: &Row) -> Option<f64> {
+        #[allow(clippy::cast_precision_loss)]
+        let x = r.step.unwrap_or(self.history_rows as f64);
         self.history_rows += 1;
         #[allow(clippy::cast_possible_truncation)]
         if let Some(s) = r.step {
             self.last_step = Some(s as i64);
         }
-        #[allow(clippy::cast_precision_loss)]
-        let x = r.step.unwrap_or(self.history_rows as f64 - 1.0);
+        self.stitch.row(x).then_some(x)
+    }
+
+    /// [`Run::fold_row`] of a complete row of numbers only, without metric
+    /// definitions, at `x` (already counted): the same slots looked up in the same
+    /// order (so series are created and capped as there), then the points pushed,
+    /// without the row buffer.
+    fn fold_plain_row(&mut self, ev: &Events, r: &Row, x: f64) {
+        let vals = values(ev, &r.values);
+        for &(id, _) in vals {
+            self.metric_slot(ev, id);
+        }
         self.take_row_media(x);
         self.timeline.row(x, r.time, r.runtime);
         for &(id, y) in vals {

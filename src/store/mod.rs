@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod run;
 pub mod series;
 pub mod smooth;
+pub mod stitch;
 pub mod timeline;
 pub(crate) mod tree;
 

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::console::{Console, Stream};
 use super::metrics::MetricStore;
+use super::stitch::Stitch;
 use crate::decode::decoder::Decoder;
 use crate::decode::event::{Event, Events, Sink};
 use crate::decode::leveldb::{Skip, SkipReason};
@@ -87,6 +88,9 @@ pub struct Run {
     pub damage: DamageReport,
     /// `_step` ranges lost to damage between history rows.
     pub breaks: Breaks,
+    /// Its rows on the step axis, and where a later segment of its resumed run
+    /// takes over (rows from there on are charted nowhere).
+    pub stitch: Stitch,
     pub counts: RecordCounts,
     pub producer: String,
     // Scratch space reused across events.

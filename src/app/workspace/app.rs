@@ -176,12 +176,13 @@ impl App {
                 key: r.key.clone(),
                 color: r.color,
                 label: if r.resumed() {
-                    format!("{} (resumed)", r.label())
+                    format!("{} ({} segments)", r.label(), r.segments.len())
                 } else {
                     r.label()
                 },
                 group: ws.group_of(r),
                 pinned: ws.pinned.as_deref() == Some(r.key.as_str()),
+                segments: r.segments.len(),
             })
         };
         let main = self.main_run_dir();
@@ -192,6 +193,8 @@ impl App {
                 c.label.clone_from(&t.label);
             }
         }
+        // The index may have told of a segment (or taken one away).
+        self.restitch(None);
     }
 
     /// Keys the workspace takes before the rest of the app (None: not one of its).

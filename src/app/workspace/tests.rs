@@ -366,7 +366,10 @@ fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
         .compare
         .iter()
         .all(|c| c.ws.as_ref().is_some_and(|t| t.key == "b")));
-    assert!(app.compare.iter().all(|c| c.label.ends_with("(resumed)")));
+    assert!(app
+        .compare
+        .iter()
+        .all(|c| c.label.ends_with("(2 segments)")));
     // Space again: those readers stop.
     let fx = app.update(Msg::char(' '));
     assert_eq!(
@@ -580,4 +583,78 @@ fn a_click_on_a_row_highlights_that_run_and_the_wheel_moves_it() {
     app.update(at(MouseEventKind::Down(MouseButton::Left), left.y + 20));
     let ws = app.workspace.as_deref().expect("ws");
     assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("b"));
+}
+
+/// A reader's batch of rows at `steps`, each logging `loss`.
+fn rows(steps: std::ops::Range<u32>) -> Msg {
+    use crate::decode::event::{Event, Events, Row};
+    let mut ev = Events {
+        keys: vec!["loss".into()],
+        ..Events::default()
+    };
+    for (at, s) in (0..).zip(steps) {
+        ev.values.push((0, f64::from(s)));
+        ev.list.push(Event::Row(Row {
+            step: Some(f64::from(s)),
+            values: at..at + 1,
+            complete: true,
+            ..Row::default()
+        }));
+    }
+    Msg::Run(crate::msg::RunBatch {
+        events: vec![ev],
+        ..crate::msg::RunBatch::default()
+    })
+}
+
+#[test]
+fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cut() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    // `b` drawn: its segments 000100 (steps 0..30) and 000300 (0..20 again).
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::char(' '));
+    let tag_of = |app: &App, dir: &str| {
+        let c = app.compare.iter().find(|c| c.dir.ends_with(dir));
+        c.map(|c| c.tag).expect("segment read")
+    };
+    let (old, new) = ("run-20260101_000100-b", "run-20260101_000300-b");
+    // The older segment's reader comes first: nothing says yet where it stops.
+    let first = tag_of(&app, old);
+    let fx = app.update(Msg::Tagged(first, Box::new(rows(0..30))));
+    assert!(starts(&fx.cmds).is_empty());
+    // The newer one starts again at 0: the older one is read again, cut at 0.
+    let fx = app.update(Msg::Tagged(tag_of(&app, new), Box::new(rows(0..20))));
+    assert_eq!(starts(&fx.cmds), [old]);
+    assert!(fx
+        .cmds
+        .iter()
+        .any(|c| matches!(c, Cmd::StopReader { tag } if *tag == first)));
+    let again = tag_of(&app, old);
+    assert_ne!(again, first);
+    let seg = |app: &App, dir: &str| {
+        let c = app.compare.iter().find(|c| c.dir.ends_with(dir));
+        c.map(|c| c.run.clone()).expect("segment read")
+    };
+    assert_eq!(seg(&app, old).stitch.cut, Some(0.0));
+    assert!(seg(&app, old).metrics.is_empty());
+    // Its first step is still known meanwhile (the cuts before it stay put).
+    assert_eq!(seg(&app, old).stitch.first, Some(0.0));
+    // The stale reader's rows are dropped, the new one's charted nowhere; the
+    // newer segment is whole.
+    app.update(Msg::Tagged(first, Box::new(rows(0..30))));
+    let fx = app.update(Msg::Tagged(again, Box::new(rows(0..30))));
+    assert!(starts(&fx.cmds).is_empty(), "read once more, no more");
+    assert!(seg(&app, old).metrics.is_empty());
+    assert_eq!(seg(&app, old).history_rows, 30);
+    let newer = seg(&app, new);
+    assert_eq!(newer.stitch.cut, None);
+    assert_eq!(newer.metrics.get("loss").map(|s| s.count()), Some(20));
+    // One column group in the statistics table, named with its segments.
+    let runs = app.stats_runs();
+    assert_eq!(runs.len(), 2, "the main run, and `b` once");
+    assert_eq!(runs[1].label, "name-b (2 segments)");
 }
