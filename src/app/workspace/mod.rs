@@ -10,6 +10,7 @@
 //! compared ones, see `runs.rs`); unselected runs hold no series.
 
 mod app;
+mod overview;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 use super::query::{self, Query, QueryError, RunFields, TextField};
 use crate::msg::{IndexState, RunIndexEntry, WorkspaceSaved};
+pub use overview::{Pinned, WsOverview};
 
 /// Most runs drawn at once (each under its own point budget, see `runs.rs`).
 pub const MAX_SELECTED: usize = 256;
@@ -299,6 +301,8 @@ pub struct Workspace {
     restored: bool,
     /// The list takes focus once it is on screen (the first layout).
     pub(crate) focus_list: bool,
+    /// The highlighted run's overview below the list.
+    pub overview: WsOverview,
 }
 
 impl Workspace {
