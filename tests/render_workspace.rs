@@ -10,7 +10,7 @@ use common::screen::{NOW, SIZES};
 use std::path::{Path, PathBuf};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Options};
+use leet::app::{App, Cmd, Options, Row};
 use leet::msg::Msg;
 use leet::source::index::{scan_with, ScanOptions};
 
@@ -220,4 +220,55 @@ fn at_80_columns_the_filter_prompt_help_is_never_cut() {
         assert!(status.contains(help), "{status}");
     }
     assert!(status.ends_with("h: help"), "{status}");
+}
+
+/// The cursor on a run that is not drawn: its overview below the list (from the
+/// index), the charts still the latest run's.
+#[test]
+fn the_highlighted_run_s_overview_below_the_list() {
+    snap(
+        "overview",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            ws.key(KeyCode::Down, 2);
+            let w = ws.app.workspace.as_deref().unwrap();
+            assert_eq!(w.selected.len(), 1);
+            assert!(!w.is_selected(&w.cursor_run().unwrap().key));
+            assert!(ws.app.compare.is_empty());
+        },
+    );
+}
+
+/// The overview of a highlighted run (from the index) lists what the run's own
+/// overview lists once it is read (enter): facts, config, environment, and the
+/// summary less W&B's `_wandb` bookkeeping (which the index leaves out).
+#[test]
+fn the_highlighted_overview_matches_the_run_s_own() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 200, 60);
+    ws.key(KeyCode::Down, 2);
+    let rows = |app: &App| {
+        let mut r = app.overview.rows.clone();
+        r.retain(|r| !matches!(r, Row::Item(k, _) if k.starts_with("_wandb.")));
+        // Titles without their counts (the run's Summary counts `_wandb.runtime`).
+        for row in &mut r {
+            if let Row::Header(h) = row {
+                h.truncate(h.find(" [").unwrap_or(h.len()));
+            }
+        }
+        r
+    };
+    let highlighted = rows(&ws.app);
+    assert!(
+        highlighted.contains(&Row::Item("Name".into(), "multi-2".into())),
+        "{highlighted:?}"
+    );
+    ws.key(KeyCode::Enter, 1);
+    assert!(!ws.app.in_workspace_list());
+    let own = rows(&ws.app);
+    assert_eq!(highlighted, own);
+    // Back on the list: the highlighted run's again.
+    ws.key(KeyCode::Esc, 1);
+    assert!(ws.app.in_workspace_list());
+    assert_eq!(rows(&ws.app), highlighted);
 }
