@@ -272,3 +272,66 @@ fn the_highlighted_overview_matches_the_run_s_own() {
     assert!(ws.app.in_workspace_list());
     assert_eq!(rows(&ws.app), highlighted);
 }
+
+/// A highlighted run's untrusted text (names, config, summary, environment, a read
+/// error) reaches the screen sanitized, at any size (the pane split included).
+#[test]
+fn a_hostile_highlighted_run_is_drawn_sanitized_at_any_size() {
+    use leet::msg::{IndexState, RunIndexEntry};
+    use serde_json::json;
+    let evil = "x\u{1b}[2J\u{7}\r\ny\u{1b}]0;title\u{7}";
+    let wandb = PathBuf::from("/w/wandb");
+    let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let entry = |id: &str, state| RunIndexEntry {
+        dir: wandb.join(format!("run-20260101_00000{id}-{id}")),
+        file: Some(wandb.join(format!("run-20260101_00000{id}-{id}/run-{id}.wandb"))),
+        run_id: format!("{id}{evil}"),
+        display_name: format!("n{id}{evil}"),
+        notes: evil.to_owned(),
+        tags: vec![evil.to_owned()],
+        host: evil.to_owned(),
+        git_commit: evil.to_owned(),
+        has_run_record: state != IndexState::Unknown,
+        state,
+        config: obj(json!({ evil: evil, "nested": { evil: [evil] } })),
+        summary: obj(json!({ evil: evil })),
+        environment: obj(json!({ evil: evil, "args": [evil] })),
+        error: Some(evil.to_owned()),
+        ..RunIndexEntry::default()
+    };
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(80, 24));
+    app.open_workspace(wandb.clone(), None, None, false);
+    let entries = vec![
+        entry("2", IndexState::Crashed),
+        entry("1", IndexState::Unknown),
+    ];
+    app.update(Msg::Indexed {
+        wandb_dir: wandb,
+        entries,
+    });
+    for cursor in 0..2 {
+        for (w, h) in [(80, 24), (200, 60), (40, 10), (41, 14), (45, 13), (60, 15)] {
+            app.update(Msg::Resize(w, h));
+            let s = common::screen::screen(&app, w, h);
+            assert!(
+                !s.chars().any(|c| c.is_control() && c != '\n'),
+                "{w}x{h} cursor {cursor}:\n{s}"
+            );
+            if (w, h) == (200, 60) {
+                let id = ["2", "1"][cursor];
+                // Its pinned rows and its facts (the overview's rows) are its own.
+                let row = |k: &str, v: &str| s.lines().any(|l| l.starts_with(k) && l.contains(v));
+                assert!(row(" ID ", &format!("{id}x⏎y")), "{s}");
+                assert!(row(" Name ", &format!("n{id}x⏎y")), "{s}");
+            }
+        }
+        // A small screen took the focus from the list: `R` gives it back.
+        app.update(Msg::Resize(80, 24));
+        app.update(Msg::char('R'));
+        app.update(Msg::key(KeyCode::Down));
+    }
+}

@@ -299,6 +299,10 @@ impl App {
     }
 
     fn show_runs_pane(&mut self) {
+        if let Some(ws) = self.workspace.as_mut() {
+            // The list itself, not the overview below it.
+            ws.overview.focus = false;
+        }
         if self.areas.left.is_none() {
             self.toggle_sidebar(false);
         }

@@ -7,7 +7,8 @@
 //! chose is saved per wandb directory (`Cmd::SaveWorkspace`).
 //!
 //! Drawing: the selected runs' segments are the runs read (the main run and the
-//! compared ones, see `runs.rs`); unselected runs hold no series.
+//! compared ones, see `runs.rs`); unselected runs hold no series. The highlighted
+//! run's overview, below the list, comes from the index (`overview.rs`).
 
 mod app;
 mod overview;
