@@ -79,7 +79,7 @@ impl WsRun {
 impl Workspace {
     /// The runs pane `left` split: the runs list on top, as tall as its rows need
     /// up to half the pane, and below it the highlighted run's overview (None when
-    /// no run is highlighted or it would get under [`OVERVIEW_MIN_H`] lines).
+    /// no run is highlighted or it would get under `OVERVIEW_MIN_H` lines).
     #[must_use]
     pub fn split(&self, left: Rect) -> (Rect, Option<Rect>) {
         let h = left.height;
