@@ -366,6 +366,9 @@ pub struct RunIndexEntry {
     pub job_type: String,
     pub tags: Vec<String>,
     pub notes: String,
+    /// The host and git commit the run record names (each cut to 256 bytes).
+    pub host: String,
+    pub git_commit: String,
     /// Start time, Unix seconds (from the run record).
     pub start_time: Option<f64>,
     /// The run record says the run resumed an earlier one.
@@ -390,6 +393,9 @@ pub struct RunIndexEntry {
     pub config: serde_json::Map<String, serde_json::Value>,
     /// The last summary, nested: every `summary` record folded, removals honoured.
     pub summary: serde_json::Map<String, serde_json::Value>,
+    /// The environment (W&B's metadata: os, python, args, GPUs), every record folded,
+    /// bounded: at most 64 keys, each value cut to about 2 KiB (`…` marks a cut).
+    pub environment: serde_json::Map<String, serde_json::Value>,
     /// Damaged spans skipped plus records that did not decode, and their bytes.
     pub damage: u64,
     pub damaged_bytes: u64,
@@ -397,7 +403,8 @@ pub struct RunIndexEntry {
     /// run still writing, or one cut off (the `crashed` fixture). Not damage.
     pub incomplete_tail_bytes: u64,
     /// Changes to config or summary keys left out because the tree already held
-    /// its most keys (10,000 each: memory stays bounded over many runs).
+    /// its most keys (10,000 each: memory stays bounded over many runs), and
+    /// environment keys past its 64.
     pub keys_dropped: u64,
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.

@@ -545,7 +545,11 @@ fn corrupt_caches_are_rebuilt_with_correct_results() {
         ("huge", huge, "too large"),
         (
             "wrong types",
-            br#"{"version":1,"wandb_dir":3,"runs":{}}"#.to_vec(),
+            format!(
+                r#"{{"version":{},"wandb_dir":3,"runs":{{}}}}"#,
+                index::cache::VERSION
+            )
+            .into_bytes(),
             "does not parse",
         ),
     ];

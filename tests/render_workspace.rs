@@ -10,7 +10,7 @@ use common::screen::{NOW, SIZES};
 use std::path::{Path, PathBuf};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Options};
+use leet::app::{App, Cmd, Options, Row};
 use leet::msg::Msg;
 use leet::source::index::{scan_with, ScanOptions};
 
@@ -350,4 +350,118 @@ fn a_run_resumed_from_a_checkpoint_reads_as_one_line_on_the_step_axis() {
         ws.key(KeyCode::Down, 1);
         ws.keys(" ");
     });
+}
+
+/// The cursor on a run that is not drawn: its overview below the list (from the
+/// index), the charts still the latest run's.
+#[test]
+fn the_highlighted_run_s_overview_below_the_list() {
+    snap(
+        "overview",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            ws.key(KeyCode::Down, 2);
+            let w = ws.app.workspace.as_deref().unwrap();
+            assert_eq!(w.selected.len(), 1);
+            assert!(!w.is_selected(&w.cursor_run().unwrap().key));
+            assert!(ws.app.compare.is_empty());
+        },
+    );
+}
+
+/// The overview of a highlighted run (from the index) lists what the run's own
+/// overview lists once it is read (enter): facts, config, environment, and the
+/// summary less W&B's `_wandb` bookkeeping (which the index leaves out).
+#[test]
+fn the_highlighted_overview_matches_the_run_s_own() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 200, 60);
+    ws.key(KeyCode::Down, 2);
+    let rows = |app: &App| {
+        let mut r = app.overview.rows.clone();
+        r.retain(|r| !matches!(r, Row::Item(k, _) if k.starts_with("_wandb.")));
+        // Titles without their counts (the run's Summary counts `_wandb.runtime`).
+        for row in &mut r {
+            if let Row::Header(h) = row {
+                h.truncate(h.find(" [").unwrap_or(h.len()));
+            }
+        }
+        r
+    };
+    let highlighted = rows(&ws.app);
+    assert!(
+        highlighted.contains(&Row::Item("Name".into(), "multi-2".into())),
+        "{highlighted:?}"
+    );
+    ws.key(KeyCode::Enter, 1);
+    assert!(!ws.app.in_workspace_list());
+    let own = rows(&ws.app);
+    assert_eq!(highlighted, own);
+    // Back on the list: the highlighted run's again.
+    ws.key(KeyCode::Esc, 1);
+    assert!(ws.app.in_workspace_list());
+    assert_eq!(rows(&ws.app), highlighted);
+}
+
+/// A highlighted run's untrusted text (names, config, summary, environment, a read
+/// error) reaches the screen sanitized, at any size (the pane split included).
+#[test]
+fn a_hostile_highlighted_run_is_drawn_sanitized_at_any_size() {
+    use leet::msg::{IndexState, RunIndexEntry};
+    use serde_json::json;
+    let evil = "x\u{1b}[2J\u{7}\r\ny\u{1b}]0;title\u{7}";
+    let wandb = PathBuf::from("/w/wandb");
+    let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let entry = |id: &str, state| RunIndexEntry {
+        dir: wandb.join(format!("run-20260101_00000{id}-{id}")),
+        file: Some(wandb.join(format!("run-20260101_00000{id}-{id}/run-{id}.wandb"))),
+        run_id: format!("{id}{evil}"),
+        display_name: format!("n{id}{evil}"),
+        notes: evil.to_owned(),
+        tags: vec![evil.to_owned()],
+        host: evil.to_owned(),
+        git_commit: evil.to_owned(),
+        has_run_record: state != IndexState::Unknown,
+        state,
+        config: obj(json!({ evil: evil, "nested": { evil: [evil] } })),
+        summary: obj(json!({ evil: evil })),
+        environment: obj(json!({ evil: evil, "args": [evil] })),
+        error: Some(evil.to_owned()),
+        ..RunIndexEntry::default()
+    };
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(80, 24));
+    app.open_workspace(wandb.clone(), None, None, false);
+    let entries = vec![
+        entry("2", IndexState::Crashed),
+        entry("1", IndexState::Unknown),
+    ];
+    app.update(Msg::Indexed {
+        wandb_dir: wandb,
+        entries,
+    });
+    for cursor in 0..2 {
+        for (w, h) in [(80, 24), (200, 60), (40, 10), (41, 14), (45, 13), (60, 15)] {
+            app.update(Msg::Resize(w, h));
+            let s = common::screen::screen(&app, w, h);
+            assert!(
+                !s.chars().any(|c| c.is_control() && c != '\n'),
+                "{w}x{h} cursor {cursor}:\n{s}"
+            );
+            if (w, h) == (200, 60) {
+                let id = ["2", "1"][cursor];
+                // Its pinned rows and its facts (the overview's rows) are its own.
+                let row = |k: &str, v: &str| s.lines().any(|l| l.starts_with(k) && l.contains(v));
+                assert!(row(" ID ", &format!("{id}x⏎y")), "{s}");
+                assert!(row(" Name ", &format!("n{id}x⏎y")), "{s}");
+            }
+        }
+        // A small screen took the focus from the list: `R` gives it back.
+        app.update(Msg::Resize(80, 24));
+        app.update(Msg::char('R'));
+        app.update(Msg::key(KeyCode::Down));
+    }
 }

@@ -206,17 +206,28 @@ impl App {
 }
 
 impl App {
-    /// The workspace's runs list under the pointer: a click highlights the row (and
-    /// focuses the list), the wheel moves the highlight.
+    /// The workspace's runs pane under the pointer: a click on the list highlights
+    /// the row (and focuses the list), the wheel moves the highlight; on the
+    /// highlighted run's overview below it, a click focuses the overview and the
+    /// wheel scrolls its active section.
     fn mouse_on_runs(&mut self, pos: Position, wheel_up: Option<bool>) -> Option<Effect> {
         if !self.in_workspace_list() || self.panels.fullscreen {
             return None;
         }
-        let area = self.areas.left.filter(|r| r.contains(pos))?;
+        let left = self.areas.left.filter(|r| r.contains(pos))?;
+        let (area, overview) = self.workspace.as_deref()?.split(left);
+        self.panels.focus = Pane::Left;
+        let on_overview = overview.is_some_and(|r| r.contains(pos));
+        if on_overview && wheel_up.is_some() {
+            let lay = self.overview_layout();
+            self.overview
+                .scroll_by(&lay, if wheel_up == Some(true) { -1 } else { 1 });
+        }
         let rows = layout::runs_list_rows(area);
         let ws = self.workspace.as_mut()?;
-        self.panels.focus = Pane::Left;
+        ws.overview.focus = on_overview;
         match wheel_up {
+            _ if on_overview => {}
             None => {
                 let row = usize::from(pos.y.saturating_sub(area.y));
                 if (2..2 + rows).contains(&row) {
@@ -229,6 +240,7 @@ impl App {
             Some(true) => ws.cursor = ws.cursor.saturating_sub(1),
             Some(false) => ws.cursor = (ws.cursor + 1).min(ws.shown.len().saturating_sub(1)),
         }
+        self.sync_overview(false);
         Some(Effect::REDRAW)
     }
 }

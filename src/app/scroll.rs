@@ -74,6 +74,10 @@ impl App {
     /// Lines the overview's facts and sections get (below its title and pinned
     /// rows: state, id, runtime when known, step when there is history).
     fn overview_room(&self) -> usize {
+        // The workspace's list: the highlighted run's overview below it.
+        if let Some(room) = self.ws_overview_room() {
+            return room;
+        }
         let fixed =
             2 + usize::from(self.run.runtime().is_some()) + usize::from(self.run.history_rows > 0);
         self.areas
@@ -106,7 +110,10 @@ impl App {
                 .map_or(1, layout::console_rows)
                 .saturating_sub(1)
                 .max(1),
-            runs_page: self.areas.left.map_or(1, layout::runs_list_rows).max(1),
+            runs_page: self
+                .runs_list_area()
+                .map_or(1, layout::runs_list_rows)
+                .max(1),
             help_max: self.help_max(),
         };
         if let Overlay::Help { scroll } = &mut self.overlay {

@@ -11,7 +11,7 @@ use super::sys_chart::render_sys_chart;
 use super::theme::Theme;
 use crate::app::layout;
 use crate::app::panels::Pane;
-use crate::app::{App, LiveState, Row};
+use crate::app::{App, LiveState, OverviewPane, Row};
 use crate::text::sanitize;
 
 fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
@@ -42,7 +42,13 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     if empty_file(app) {
         return ("empty: waiting for the first record".into(), theme.warn());
     }
-    match app.live_state() {
+    state_words(app.live_state(), theme)
+}
+
+/// A run's state in words (with how long it has been quiet), and its style.
+#[must_use]
+pub(crate) fn state_words(state: LiveState, theme: Theme) -> (String, Style) {
+    match state {
         LiveState::Finished => ("finished".into(), theme.good()),
         LiveState::Loading => ("loading…".into(), theme.warn()),
         LiveState::Unreadable => ("unreadable".into(), theme.bad()),
@@ -68,13 +74,13 @@ pub(crate) fn runtime(app: &App) -> Option<f64> {
 /// Width of the overview's key column (the key and one space): as wide as the
 /// longest key, within 8 columns and the lesser of 19 and 45% of the pane, so
 /// values stay readable.
-fn key_column(app: &App, fixed: &[(String, String, Style)], w: usize) -> usize {
+fn key_column(pane: &OverviewPane, fixed: &[(String, String, Style)], w: usize) -> usize {
     use unicode_width::UnicodeWidthStr;
     let cap = (w * 45 / 100).clamp(8, 19);
     let keys = fixed
         .iter()
         .map(|(k, _, _)| k.as_str())
-        .chain(app.overview.rows.iter().filter_map(|r| match r {
+        .chain(pane.rows.iter().filter_map(|r| match r {
             Row::Item(k, _)
             | Row::Bytes(k, _)
             | Row::Metric(k, _)
@@ -99,15 +105,6 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     }
     separator(buf, area.right() - 1, area, theme);
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
-    let focused = app.panels.focus == Pane::Left;
-    let w = inner.width;
-    buf.set_stringn(
-        inner.x,
-        inner.y,
-        "Run Overview",
-        usize::from(w),
-        theme.title(focused).patch(theme.heading()),
-    );
     let (state, style) = state_label(app, theme);
     let i = &app.run.info;
     let mut fixed: Vec<(String, String, Style)> = vec![("State".into(), state, style)];
@@ -121,9 +118,34 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     if app.run.history_rows > 0 {
         fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
     }
-    let key_w = key_column(app, &fixed, usize::from(w));
-    let note_w = app
-        .overview
+    let focused = app.panels.focus == Pane::Left;
+    render_overview(buf, inner, &app.overview, &fixed, focused, theme);
+}
+
+/// An overview pane's rows in `inner`: its title, the `fixed` rows pinned under
+/// it, then the facts and each section under its title, paged on its own (the
+/// run overview, and the workspace's highlighted run's).
+pub(crate) fn render_overview(
+    buf: &mut Buffer,
+    inner: Rect,
+    ov: &OverviewPane,
+    fixed: &[(String, String, Style)],
+    focused: bool,
+    theme: Theme,
+) {
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let w = inner.width;
+    buf.set_stringn(
+        inner.x,
+        inner.y,
+        "Run Overview",
+        usize::from(w),
+        theme.title(focused).patch(theme.heading()),
+    );
+    let key_w = key_column(ov, fixed, usize::from(w));
+    let note_w = ov
         .rows
         .iter()
         .filter_map(|r| match r {
@@ -141,7 +163,7 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         #[allow(clippy::cast_possible_truncation)]
         buf.set_stringn(inner.x + key_w as u16, y, fit(v, vw), vw, vs);
     };
-    for (k, v, s) in &fixed {
+    for (k, v, s) in fixed {
         if y >= bottom {
             return;
         }
@@ -149,8 +171,7 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         y += 1;
     }
     // The facts, then each section under its title, paged on its own.
-    let room = layout::overview_list_rows(area, fixed.len());
-    let ov = &app.overview;
+    let room = layout::overview_list_rows(inner, fixed.len());
     let lay = ov.layout(room);
     let draw = |buf: &mut Buffer, y: u16, r: &Row| match r {
         Row::Header(h) => {

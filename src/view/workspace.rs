@@ -8,6 +8,7 @@ use ratatui::style::{Modifier, Style};
 
 use super::fit::{fit, put};
 use super::format;
+use super::sidebar::{render_overview, state_words};
 use super::theme::Theme;
 use crate::app::panels::Pane;
 use crate::app::workspace::{Prompt, Workspace, WsRun};
@@ -76,6 +77,7 @@ fn columns(w: usize, value: bool) -> (bool, bool, bool, bool, bool) {
     (wide, id, start, runtime, value)
 }
 
+/// The runs pane: the list, and the highlighted run's overview below it.
 pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let Some(ws) = app.workspace.as_deref() else {
         return;
@@ -87,9 +89,49 @@ pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: T
     for y in area.y..area.bottom() {
         put(buf, area.right() - 1, y, "│", 1, theme.dim());
     }
+    let (list, overview) = ws.split(area);
+    render_list(buf, list, app, ws, theme);
+    if let (Some(o), Some(r)) = (overview, ws.cursor_run()) {
+        render_highlighted(buf, o, app, ws, r, theme);
+    }
+}
+
+/// The highlighted run's overview (the app's overview holds its rows while the
+/// list is shown), its state as the list decides it.
+fn render_highlighted(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    ws: &Workspace,
+    r: &WsRun,
+    theme: Theme,
+) {
+    let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
+    let p = r.pinned(app.now);
+    let (state, style) = match (p.state, &p.error) {
+        (Some(s), _) => state_words(s, theme),
+        (None, Some(e)) => (format!("unreadable: {}", sanitize(e)), theme.bad()),
+        (None, None) => ("no run record yet".to_owned(), theme.dim()),
+    };
+    let mut fixed = vec![
+        ("State".to_owned(), state, style),
+        ("ID".to_owned(), sanitize(&p.id), theme.text()),
+    ];
+    if let Some(t) = p.runtime {
+        fixed.push(("Runtime".into(), format::duration(t), theme.text()));
+    }
+    if let Some(s) = p.step {
+        fixed.push(("Step".into(), s.to_string(), theme.text()));
+    }
+    let focused = app.panels.focus == Pane::Left && ws.overview.focus;
+    render_overview(buf, inner, &app.overview, &fixed, focused, theme);
+}
+
+/// The runs list in `area` (the top of the pane).
+fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: Theme) {
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
     let w = usize::from(inner.width);
-    let focused = app.panels.focus == Pane::Left;
+    let focused = app.panels.focus == Pane::Left && !ws.overview.focus;
     let total = ws.runs.len();
     let mut title = if ws.filter.is_active() {
         format!("Runs [{} of {total}]", ws.shown.len())

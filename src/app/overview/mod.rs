@@ -3,6 +3,7 @@
 //! filter (`o`).
 
 use super::filter::FilterState;
+use super::workspace::WsRun;
 use super::App;
 use crate::store::Run;
 
@@ -100,45 +101,91 @@ impl Row {
 /// Each section's title and rows, in order.
 type SectionRows = Vec<(&'static str, Vec<Row>)>;
 
+/// A run's facts as the overview lists them, whoever read them (the run's reader,
+/// or the workspace's index). Untrusted: sanitized here.
+struct Facts<'a> {
+    name: &'a str,
+    project: &'a str,
+    entity: &'a str,
+    group: &'a str,
+    job_type: &'a str,
+    tags: &'a [String],
+    notes: &'a str,
+    /// RFC 3339.
+    started: Option<String>,
+    host: &'a str,
+    git: &'a str,
+}
+
+impl Facts<'_> {
+    /// The fact rows, those with a value.
+    fn rows(&self) -> Vec<Row> {
+        let mut facts = Vec::new();
+        let mut item = |k: &str, v: &str| {
+            if !v.is_empty() {
+                facts.push(Row::Item(k.to_owned(), crate::text::sanitize(v)));
+            }
+        };
+        item("Name", self.name);
+        item("Project", self.project);
+        item("Entity", self.entity);
+        item("Group", self.group);
+        item("Job type", self.job_type);
+        item("Tags", &self.tags.join(", "));
+        item("Notes", self.notes);
+        item("Started", self.started.as_deref().unwrap_or_default());
+        item("Host", self.host);
+        item("Git", self.git);
+        facts
+    }
+}
+
+/// A nested object's leaves as `(key, value)`, keys sorted naturally.
+fn flat(m: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String)> {
+    let mut flat = Vec::new();
+    crate::text::flatten_into("", m, &mut flat);
+    flat.sort_by(|a, b| crate::text::natural_cmp(&a.0, &b.0));
+    flat
+}
+
+/// A section's rows from flattened leaves (times as times).
+fn section(flat: Vec<(String, String)>) -> Vec<Row> {
+    use crate::text::sanitize;
+    flat.into_iter()
+        .map(|(k, v)| time_row(sanitize(&k), sanitize(&v)))
+        .collect()
+}
+
+/// Config leaves (W&B's `_wandb` bookkeeping left out).
+fn config_section(m: &serde_json::Map<String, serde_json::Value>) -> Vec<Row> {
+    let mut f = flat(m);
+    f.retain(|(k, _)| k != "_wandb");
+    section(f)
+}
+
 /// Overview facts and sections: run facts, then Config, Summary, Environment
 /// flattened. Live (`host`): the Summary lists the latest readings, a process's only
 /// while one is monitored (`process`).
 fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
-    use crate::text::flatten_into;
     use crate::text::{natural_cmp, sanitize};
-    let mut facts = Vec::new();
     let i = &run.info;
-    let mut item = |k: &str, v: &str| {
-        if !v.is_empty() {
-            facts.push(Row::Item(k.to_owned(), sanitize(v)));
-        }
-    };
-    item("Name", &i.display_name);
-    item("Project", &i.project);
-    item("Entity", &i.entity);
-    item("Group", &i.group);
-    item("Job type", &i.job_type);
-    item("Tags", &i.tags.join(", "));
-    item("Notes", &i.notes);
-    if let Some((s, n)) = i.start_time {
-        item(
-            "Started",
-            &crate::text::rfc3339(s, n.min(0)).unwrap_or_default(),
-        );
+    let facts = Facts {
+        name: &i.display_name,
+        project: &i.project,
+        entity: &i.entity,
+        group: &i.group,
+        job_type: &i.job_type,
+        tags: &i.tags,
+        notes: &i.notes,
+        started: i
+            .start_time
+            .and_then(|(s, n)| crate::text::rfc3339(s, n.min(0))),
+        host: &i.host,
+        git: &i.git_commit,
     }
-    item("Host", &i.host);
-    item("Git", &i.git_commit);
-    let section = |flat: Vec<(String, String)>| -> Vec<Row> {
-        flat.into_iter()
-            .map(|(k, v)| time_row(sanitize(&k), sanitize(&v)))
-            .collect()
-    };
+    .rows();
     let mut sections = Vec::new();
-    let mut flat = Vec::new();
-    flatten_into("", &run.config.to_json(), &mut flat);
-    flat.retain(|(k, _)| k != "_wandb");
-    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
-    sections.push(("Config", section(flat)));
+    sections.push(("Config", config_section(&run.config.to_json())));
     if host {
         // The latest reading of each key, in its unit (the store drops the keys of a
         // process no longer monitored; the summary would keep them).
@@ -155,20 +202,14 @@ fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
             .collect();
         sections.push(("Summary", vals));
     } else {
-        let mut flat = Vec::new();
-        flatten_into("", &run.summary.to_json(), &mut flat);
-        flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
-        sections.push(("Summary", section(flat)));
+        sections.push(("Summary", section(flat(&run.summary.to_json()))));
     }
-    let mut flat = Vec::new();
-    flatten_into("", &run.environment, &mut flat);
-    flat.sort_by(|a, b| natural_cmp(&a.0, &b.0));
     // Live: the device families the sampler could not read get a section of their
     // own, one line each (`amd  rocm-smi not found on PATH`).
-    let (gone, flat): (Vec<_>, Vec<_>) = flat
+    let (gone, kept): (Vec<_>, Vec<_>) = flat(&run.environment)
         .into_iter()
         .partition(|(k, _)| host && k.starts_with("unavailable."));
-    let mut env = section(flat);
+    let mut env = section(kept);
     if host {
         // The sampler's sizes are numbers of bytes: the view writes them in units.
         for r in &mut env {
@@ -190,6 +231,43 @@ fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
             .collect();
         sections.push(("Unavailable", notes));
     }
+    (facts, sections)
+}
+
+/// The overview of a run of the workspace from its index entries (the runs list's
+/// highlighted run, which is not read): the newest segment's facts, the first's
+/// start, config and summary over the segments, the newest's environment.
+fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
+    let l = r.latest();
+    #[allow(clippy::cast_possible_truncation)] // Unix seconds: far within i64.
+    let started = r
+        .start()
+        .and_then(|t| crate::text::rfc3339(t.floor() as i64, 0));
+    let facts = Facts {
+        name: &l.display_name,
+        project: &l.project,
+        entity: &l.entity,
+        group: &l.group,
+        job_type: &l.job_type,
+        tags: &l.tags,
+        notes: &l.notes,
+        started,
+        host: &l.host,
+        git: &l.git_commit,
+    }
+    .rows();
+    let empty = serde_json::Map::new();
+    let sections = vec![
+        (
+            "Config",
+            config_section(r.config.as_object().unwrap_or(&empty)),
+        ),
+        (
+            "Summary",
+            section(flat(r.summary.as_object().unwrap_or(&empty))),
+        ),
+        ("Environment", section(flat(&l.environment))),
+    ];
     (facts, sections)
 }
 
@@ -340,9 +418,13 @@ impl OverviewPane {
 }
 
 impl App {
-    /// The overview's facts and sections for the run (or the host) now.
+    /// The overview's facts and sections now: of the run highlighted in the
+    /// workspace's runs list while it is shown, else of the run (or the host).
     pub(super) fn overview_rows(&self) -> (Vec<Row>, SectionRows) {
-        rows(&self.run, self.is_host(), self.procs.process_keys_shown())
+        match self.overview_subject() {
+            Some(r) => index_rows(r),
+            None => rows(&self.run, self.is_host(), self.procs.process_keys_shown()),
+        }
     }
 
     pub(super) fn set_overview(&mut self, (facts, all): (Vec<Row>, SectionRows)) {

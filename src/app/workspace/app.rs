@@ -87,6 +87,7 @@ impl App {
         } else {
             self.tag_drawn();
         }
+        self.sync_overview(true);
         if changed {
             self.save_workspace();
         }
@@ -199,9 +200,21 @@ impl App {
 
     /// Keys the workspace takes before the rest of the app (None: not one of its).
     pub(crate) fn act_workspace(&mut self, a: Action) -> Option<Effect> {
+        if let Some(fx) = self.act_ws_overview(a) {
+            return Some(fx);
+        }
+        let fx = self.act_runs_list(a);
+        // The cursor may have moved, or the view changed.
+        self.sync_overview(false);
+        fx
+    }
+
+    fn act_runs_list(&mut self, a: Action) -> Option<Effect> {
         let ws = self.workspace.as_mut()?;
         let list = ws.view == WsView::List;
-        let on_list = list && self.panels.focus == Pane::Left && !self.panels.fullscreen;
+        let on_pane = list && self.panels.focus == Pane::Left && !self.panels.fullscreen;
+        // The overview part below the list has the moving keys while focused.
+        let on_list = on_pane && !ws.overview.focus;
         let err = |app: &mut App, r: Result<(), String>| {
             if let Err(e) = r {
                 app.source.error = Some(e);
@@ -238,7 +251,7 @@ impl App {
                 self.show_runs_pane();
                 return Some(Effect::REDRAW);
             }
-            Action::Fullscreen if on_list => {
+            Action::Fullscreen if on_pane => {
                 let dir = ws.cursor_run()?.latest().dir.clone();
                 ws.view = WsView::Run(dir);
                 self.panels.focus = Pane::Grid;
@@ -267,7 +280,6 @@ impl App {
                 };
                 return Some(Effect::REDRAW);
             }
-            Action::StartOverviewFilter if list => return Some(Effect::NONE),
             Action::Back
                 if !list
                     && self.charts.crosshair.is_none()
@@ -301,6 +313,10 @@ impl App {
     }
 
     fn show_runs_pane(&mut self) {
+        if let Some(ws) = self.workspace.as_mut() {
+            // The list itself, not the overview below it.
+            ws.overview.focus = false;
+        }
         if self.areas.left.is_none() {
             self.toggle_sidebar(false);
         }
@@ -336,6 +352,7 @@ impl App {
                 if self.filter_target.is_none() {
                     self.save_workspace();
                 }
+                self.sync_overview(false);
             }
             FilterTarget::Group | FilterTarget::Column => {
                 let (kind, text) = ws.prompt.as_mut()?;

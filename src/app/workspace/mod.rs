@@ -7,9 +7,11 @@
 //! chose is saved per wandb directory (`Cmd::SaveWorkspace`).
 //!
 //! Drawing: the selected runs' segments are the runs read (the main run and the
-//! compared ones, see `runs.rs`); unselected runs hold no series.
+//! compared ones, see `runs.rs`); unselected runs hold no series. The highlighted
+//! run's overview, below the list, comes from the index (`overview.rs`).
 
 mod app;
+mod overview;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use serde_json::Value;
 
 use super::query::{self, Query, QueryError, RunFields, TextField};
 use crate::msg::{IndexState, RunIndexEntry, WorkspaceSaved};
+pub use overview::{Pinned, WsOverview};
 
 /// Most runs drawn at once (each under its own point budget, see `runs.rs`).
 pub const MAX_SELECTED: usize = 256;
@@ -303,6 +306,8 @@ pub struct Workspace {
     changed: bool,
     /// The list takes focus once it is on screen (the first layout).
     pub(crate) focus_list: bool,
+    /// The highlighted run's overview below the list.
+    pub overview: WsOverview,
 }
 
 impl Workspace {

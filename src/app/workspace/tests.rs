@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::app::panels::Pane;
-use crate::app::{App, Cmd, Options};
+use crate::app::{App, Cmd, FilterTarget, LiveState, Options};
 use crate::msg::Msg;
 
 /// An index entry for run `id` in directory `dir` started at `t`.
@@ -657,4 +657,115 @@ fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cu
     let runs = app.stats_runs();
     assert_eq!(runs.len(), 2, "the main run, and `b` once");
     assert_eq!(runs[1].label, "name-b (2 segments)");
+}
+
+// ---------------------------------------------------------------------------
+// The highlighted run's overview below the list.
+
+/// The overview's (key, value) items of one section.
+fn section_items(app: &App, name: &str) -> Vec<(String, String)> {
+    let ov = &app.overview;
+    let i = ov.sections.iter().position(|s| s.name == name);
+    i.map(|i| ov.section_rows(i))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|r| match r {
+            crate::app::Row::Item(k, v) => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn moving_the_cursor_shows_that_run_s_overview_and_reads_nothing() {
+    use crossterm::event::KeyCode;
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let main = app.main_run_dir();
+    let config = |app: &App| section_items(app, "Config");
+    let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    // The latest run, `c`, highlighted: its config from the index.
+    assert_eq!(config(&app), [pair("lr", "0.001"), pair("seed", "1")]);
+    // Down to `b` (resumed: its segments' config folded), then `a`: each one's
+    // overview, and no reader started or stopped, nothing else drawn.
+    for (want, late) in [("b", true), ("a", false)] {
+        let fx = app.update(Msg::key(KeyCode::Down));
+        assert!(fx.redraw);
+        assert!(
+            !fx.cmds.iter().any(|c| matches!(
+                c,
+                Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::SaveWorkspace { .. }
+            )),
+            "{want}: {:?}",
+            fx.cmds
+        );
+        assert!(app.compare.is_empty(), "{want}");
+        assert_eq!(app.main_run_dir(), main, "{want}");
+        assert_eq!(config(&app).contains(&pair("late", "1")), late, "{want}");
+        let name = app.overview.facts().first().cloned();
+        assert_eq!(
+            name,
+            Some(crate::app::Row::Item("Name".into(), format!("name-{want}")))
+        );
+    }
+    // Its pinned rows: the state as the list decides it, the failed run's id.
+    let ws = app.workspace.as_deref().expect("ws");
+    let p = ws.cursor_run().expect("a").pinned(app.now);
+    assert_eq!((p.state, p.id.as_str()), (Some(LiveState::Failed(-1)), "a"));
+}
+
+#[test]
+fn the_overview_filter_tab_and_scroll_keys_work_on_the_highlighted_run() {
+    use crossterm::event::KeyCode;
+    let (mut app, _) = app();
+    let mut entries = index();
+    let summary: serde_json::Map<String, serde_json::Value> =
+        (0..80).map(|i| (format!("m{i:02}"), json!(i))).collect();
+    entries[0].summary = summary;
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    let summary = |app: &App| {
+        let i = app
+            .overview
+            .sections
+            .iter()
+            .position(|s| s.name == "Summary");
+        i.map(|i| app.overview.sections[i].clone())
+            .expect("summary")
+    };
+    // `tab` from the list goes into the overview's sections (Config, then
+    // Summary); `down` scrolls Summary, not the list.
+    app.update(Msg::key(KeyCode::Tab));
+    app.update(Msg::key(KeyCode::Tab));
+    let ws = app.workspace.as_deref().expect("ws");
+    assert!(ws.overview.focus);
+    assert_eq!(app.overview.sections[app.overview.active].name, "Summary");
+    app.update(Msg::key(KeyCode::Down));
+    assert_eq!(summary(&app).scroll, 1);
+    let ws = app.workspace.as_deref().expect("ws");
+    assert_eq!(ws.cursor, 0);
+    // `esc`: back to the list, whose cursor the keys move again.
+    app.update(Msg::key(KeyCode::Esc));
+    app.update(Msg::key(KeyCode::Down));
+    let ws = app.workspace.as_deref().expect("ws");
+    assert!(!ws.overview.focus);
+    assert_eq!(ws.cursor, 1);
+    app.update(Msg::key(KeyCode::Up));
+    // `o` filters the overview as typed; the filter stays as the cursor moves.
+    app.update(Msg::char('o'));
+    assert_eq!(app.filter_target, Some(FilterTarget::Overview));
+    for m in Msg::typed("m7") {
+        app.update(m);
+    }
+    app.update(Msg::key(KeyCode::Enter));
+    assert_eq!(summary(&app).len, 10);
+    assert_eq!(section_items(&app, "Config").len(), 0);
+    app.update(Msg::key(KeyCode::Down));
+    assert_eq!(summary(&app).len, 0);
+    assert_eq!(app.overview.filter.text, "m7");
 }

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 
 use crate::msg::RunIndexEntry;
 
-/// Version of the cache format; a file of any other is rebuilt.
-pub const VERSION: u32 = 1;
+/// Version of the cache format; a file of any other is rebuilt (2: entries hold
+/// the run's host, git commit and environment).
+pub const VERSION: u32 = 2;
 
 /// Largest cache file read (a hostile or runaway file is not loaded).
 pub const MAX_CACHE_BYTES: u64 = 256 << 20;

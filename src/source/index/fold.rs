@@ -113,3 +113,85 @@ impl Fold {
         ordered
     }
 }
+
+/// Most environment keys an entry keeps, and about the most bytes of each value:
+/// W&B's metadata is a few dozen keys of a few hundred bytes (8 GPUs' facts about
+/// 1.5 KiB), and every run's entry is held at once and cached.
+pub(super) const MAX_ENV_KEYS: usize = 64;
+pub(super) const MAX_ENV_VALUE_BYTES: usize = 2048;
+/// Longest run record text the index adds (a host name, a commit).
+pub(super) const MAX_FACT_BYTES: usize = 256;
+
+/// Fold one environment record into `into`: its keys win; new keys past
+/// [`MAX_ENV_KEYS`] are counted in `dropped`; each value is cut to about
+/// [`MAX_ENV_VALUE_BYTES`].
+pub(super) fn fold_env(
+    into: &mut Map<String, Value>,
+    from: &Map<String, Value>,
+    dropped: &mut u64,
+) {
+    for (k, v) in from {
+        if into.len() >= MAX_ENV_KEYS && !into.contains_key(k) {
+            *dropped += 1;
+            continue;
+        }
+        let mut budget = MAX_ENV_VALUE_BYTES;
+        into.insert(cut(k, MAX_FACT_BYTES), cap(v, &mut budget));
+    }
+}
+
+/// `s` within `max` bytes, cut at a character with `…` when longer.
+pub(super) fn cut(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let end = s
+        .char_indices()
+        .map(|(i, _)| i)
+        .take_while(|&i| i <= max.saturating_sub('…'.len_utf8()))
+        .last()
+        .unwrap_or(0);
+    format!("{}…", &s[..end])
+}
+
+/// `v` within about `budget` bytes (what is left is written back): strings cut,
+/// arrays and objects keep their first items while the budget lasts, and end
+/// with a `…` item when some were left out.
+fn cap(v: &Value, budget: &mut usize) -> Value {
+    match v {
+        Value::String(s) => {
+            let t = cut(s, (*budget).max(1));
+            *budget = budget.saturating_sub(t.len());
+            Value::String(t)
+        }
+        Value::Array(a) => {
+            let mut out = Vec::new();
+            for x in a {
+                if *budget == 0 {
+                    out.push(Value::String("…".into()));
+                    break;
+                }
+                out.push(cap(x, budget));
+            }
+            Value::Array(out)
+        }
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m {
+                if *budget == 0 {
+                    out.insert("…".into(), Value::String("…".into()));
+                    break;
+                }
+                let k = cut(k, (*budget).max(1));
+                *budget = budget.saturating_sub(k.len());
+                out.insert(k, cap(x, budget));
+            }
+            Value::Object(out)
+        }
+        // A number, a bool, null: a few bytes.
+        other => {
+            *budget = budget.saturating_sub(8);
+            other.clone()
+        }
+    }
+}

@@ -18,7 +18,9 @@
 //! --summary`): config folds the run record's config and then every `config`
 //! record; summary folds every `summary` record, a removal (or a value set to null)
 //! dropping the key and everything below it. The top-level `_wandb` key (W&B's
-//! own bookkeeping) is left out of both, as `inspect` and W&B leave it out.
+//! own bookkeeping) is left out of both, as `inspect` and W&B leave it out. The
+//! environment (W&B's metadata) is kept too, bounded (see `fold::fold_env`), for
+//! the overview of the run highlighted in the workspace.
 
 pub mod cache;
 mod fold;
@@ -241,6 +243,8 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         job_type,
         tags,
         notes,
+        host,
+        git_commit,
         start_time,
         resumed,
         has_run_record,
@@ -252,6 +256,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         last_time,
         config,
         summary,
+        environment,
         damage,
         damaged_bytes,
         incomplete_tail_bytes,
@@ -270,6 +275,8 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         && *job_type == b.job_type
         && *tags == b.tags
         && *notes == b.notes
+        && *host == b.host
+        && *git_commit == b.git_commit
         && *start_time == b.start_time
         && *resumed == b.resumed
         && *has_run_record == b.has_run_record
@@ -286,6 +293,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         && *error == b.error
         && *config == b.config
         && *summary == b.summary
+        && *environment == b.environment
 }
 
 /// A run directory to index, with its cached entry if any.
@@ -506,6 +514,8 @@ struct Acc {
     rows: u64,
     config: Fold,
     summary: Fold,
+    environment: serde_json::Map<String, serde_json::Value>,
+    env_dropped: u64,
     damage: u64,
     damaged_bytes: u64,
     tail: u64,
@@ -520,6 +530,9 @@ impl Acc {
                     self.info.merge((**r).clone());
                 }
                 Event::Exit { code, runtime } => self.exit = Some((*code, *runtime)),
+                Event::Environment(m) => {
+                    fold::fold_env(&mut self.environment, m, &mut self.env_dropped);
+                }
                 Event::Row(r) => {
                     if r.complete {
                         self.rows += 1;
@@ -561,6 +574,9 @@ impl Acc {
         e.job_type = i.job_type;
         e.tags = i.tags;
         e.notes = i.notes;
+        e.host = fold::cut(&i.host, fold::MAX_FACT_BYTES);
+        e.git_commit = fold::cut(&i.git_commit, fold::MAX_FACT_BYTES);
+        e.environment = self.environment;
         e.resumed = i.resumed;
         e.start_time = i.start_time.map(seconds);
         e.exit_code = self.exit.map(|(c, _)| c);
@@ -587,6 +603,6 @@ impl Acc {
         e.damage = self.damage;
         e.damaged_bytes = self.damaged_bytes;
         e.incomplete_tail_bytes = self.tail;
-        e.keys_dropped = self.config.dropped + self.summary.dropped;
+        e.keys_dropped = self.config.dropped + self.summary.dropped + self.env_dropped;
     }
 }

@@ -183,3 +183,43 @@ fn fold_holds_at_most_max_keys() {
     assert_eq!(f.to_json()["k0"], json!(2.0));
     assert_eq!(f.dropped, 5);
 }
+
+#[test]
+fn the_environment_is_bounded_in_keys_and_in_each_value() {
+    let mut env = serde_json::Map::new();
+    let mut dropped = 0;
+    // A usual record: kept as it is.
+    let usual = json!({"os": "Linux", "args": ["--lr", "0.1"], "cpu_count": 8,
+        "gpu_nvidia": [{"name": "H100", "memory_total": 85_899_345_920_u64}]});
+    let usual = usual.as_object().expect("object").clone();
+    fold::fold_env(&mut env, &usual, &mut dropped);
+    assert_eq!(serde_json::Value::Object(env.clone()), json!(usual));
+    // A hostile one: many keys, a huge string, a huge array, a deep object.
+    let mut hostile = serde_json::Map::new();
+    for i in 0..200 {
+        hostile.insert(format!("k{i}"), json!(i));
+    }
+    hostile.insert("os".into(), json!("é".repeat(100_000)));
+    hostile.insert("args".into(), json!(vec!["--flag"; 100_000]));
+    fold::fold_env(&mut env, &hostile, &mut dropped);
+    assert_eq!(env.len(), fold::MAX_ENV_KEYS);
+    // Keys already held take the new values, cut; new ones past the cap counted.
+    let dropped = usize::try_from(dropped).expect("count");
+    assert_eq!(dropped, 200 - (fold::MAX_ENV_KEYS - 4));
+    let os = env["os"].as_str().expect("os");
+    assert!(
+        os.len() <= fold::MAX_ENV_VALUE_BYTES && os.ends_with('…'),
+        "{}",
+        os.len()
+    );
+    let args = env["args"].as_array().expect("args");
+    assert_eq!(args.last(), Some(&json!("…")));
+    let bytes = serde_json::to_vec(&env).expect("json").len();
+    assert!(
+        bytes < fold::MAX_ENV_KEYS * (fold::MAX_ENV_VALUE_BYTES + 512),
+        "{bytes}"
+    );
+    // A cut never splits a character.
+    assert_eq!(fold::cut("aé", 4), "aé");
+    assert_eq!(fold::cut("aéé", 4), "a…");
+}
