@@ -359,8 +359,8 @@ pub(crate) struct Persist {
 }
 
 /// The status bar's note when an older file's settings were moved.
-const MOVED: &str = "settings: the y scales, smoothing, x axes, collapsed sections and \
-                     metrics/overview filters of all runs now belong to this directory";
+const MOVED: &str =
+    "settings: y scales, smoothing, x axes and filters moved into this project's settings";
 
 fn filter_setting(f: &FilterState) -> FilterSetting {
     FilterSetting {

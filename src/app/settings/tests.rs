@@ -523,7 +523,7 @@ fn an_older_file_s_settings_move_into_the_first_directory_opened() {
     // Drawn as before in this directory, and said once.
     assert_eq!(a.settings(), old.viewer);
     let note = a.settings_note().expect("a note");
-    assert!(note.starts_with("settings: the y scales"), "{note}");
+    assert!(note.starts_with("settings: y scales, smoothing"), "{note}");
     // Written back at the next tick, in the new layout.
     let s = saves(&a.update(Msg::Tick(1.0)));
     assert_eq!(s.len(), 1, "moved, not saved");
