@@ -3,9 +3,10 @@
 //! and the filters, one table for the viewer (`[viewer]`) and one for the live
 //! monitor (`[live]`). The viewer's settings that name metrics, and its metrics
 //! and overview filters, belong to the wandb directory they were set in
-//! (`[viewer.projects."<dir>"]`, see [`directory`]). Parsed and validated here (pure: the file is read in
-//! `lib.rs` before the terminal changes, written by the runtime); a bad value is
-//! an error naming the file, the key and the reason, as the key map's are.
+//! (`[viewer.projects."<dir>"]`, see `settings/directory.rs`). Parsed and
+//! validated here (pure: the file is read in `lib.rs` before the terminal
+//! changes, written by the runtime); a bad value is an error naming the file,
+//! the key and the reason, as the key map's are.
 //!
 //! The app notes when a setting changes (after the user's keys and mouse) and asks
 //! for the file to be written at the next tick (`Cmd::SaveSettings`, at most once a
@@ -165,9 +166,9 @@ pub struct Config {
     /// Whether leet writes its changes back (false: the file stays as written).
     pub save: bool,
     /// The run viewer's settings for every directory. Its per-directory ones
-    /// (see [`directory`]) are those of no directory: a file's of before they were
-    /// per directory (moved into the first directory opened), or a viewer's told
-    /// no directory.
+    /// (see `settings/directory.rs`) are those of no directory: a file's of
+    /// before they were per directory (moved into the first directory opened),
+    /// or a viewer's told no directory.
     pub viewer: Settings,
     pub live: Settings,
     /// The viewer's per-directory settings by canonical wandb directory (the rest
@@ -266,7 +267,7 @@ fn write_section(out: &mut String, name: &str, s: &Settings, part: Part) {
     let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
     // The per-directory keys: `[live]`'s, or `[viewer]`'s of no directory.
     if part == Part::All {
-        write_directory_keys(out, name, s);
+        directory::write_every_key(out, name, s);
     }
     let _ = writeln!(out, "\n[{name}.system_y_scale]");
     for (k, v) in &s.system_y_scale {
@@ -287,34 +288,6 @@ fn write_section(out: &mut String, name: &str, s: &Settings, part: Part) {
 fn filter_value(f: &FilterSetting) -> String {
     let mode = if f.glob { "glob" } else { "regex" };
     format!("{{ pattern = {}, mode = \"{mode}\" }}", quoted(&f.pattern))
-}
-
-/// Every per-directory key, defaults included (a mode's settings written whole,
-/// documented by their defaults).
-fn write_directory_keys(out: &mut String, name: &str, s: &Settings) {
-    use std::fmt::Write as _;
-    // ---- smoothing (issue 14) ----
-    let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
-    let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
-    let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
-    // ---- x axis (issue 14) ----
-    let _ = writeln!(out, "x_axis_all = {}", quoted(&s.x_axis_all));
-    let names: Vec<String> = s.log_x.iter().map(|p| quoted(p)).collect();
-    let _ = writeln!(out, "log_x = [{}]", names.join(", "));
-    let _ = writeln!(out, "\n[{name}.y_scale]");
-    for (k, v) in &s.y_scale {
-        let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
-    }
-    // ---- smoothing (issue 14) ----
-    let _ = writeln!(out, "\n[{name}.smoothing]");
-    for (k, v) in &s.smoothing {
-        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
-    }
-    // ---- x axis (issue 14) ----
-    let _ = writeln!(out, "\n[{name}.x_axis]");
-    for (k, v) in &s.x_axis {
-        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
-    }
 }
 
 impl Config {

@@ -120,6 +120,28 @@ impl Config {
     }
 }
 
+/// Every per-directory key in table `name`, defaults included (`[live]`, or
+/// `[viewer]` holding them: a mode's settings written whole, documented by their
+/// defaults).
+pub(super) fn write_every_key(out: &mut String, name: &str, s: &Settings) {
+    let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
+    let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
+    let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
+    let _ = writeln!(out, "x_axis_all = {}", quoted(&s.x_axis_all));
+    let names: Vec<String> = s.log_x.iter().map(|p| quoted(p)).collect();
+    let _ = writeln!(out, "log_x = [{}]", names.join(", "));
+    let _ = writeln!(out, "\n[{name}.y_scale]");
+    for (k, v) in &s.y_scale {
+        let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
+    }
+    for (table, map) in [("smoothing", &s.smoothing), ("x_axis", &s.x_axis)] {
+        let _ = writeln!(out, "\n[{name}.{table}]");
+        for (k, v) in map {
+            let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
+        }
+    }
+}
+
 /// A directory's table: only what differs from the defaults, so a project
 /// with one log chart takes two lines.
 pub(super) fn write_directory(out: &mut String, dir: &str, s: &Settings) {
