@@ -265,8 +265,7 @@ impl Parser<'_> {
                         "unknown key (expected rows, columns, guides, band, left_sidebar, \
                          right_sidebar, console, metrics_grid, left_width, right_width, \
                          console_height, collapsed_sections, y_scale, system_y_scale, \
-                         filters, smoothing_all, smoothing, x_axis_all, x_axis, log_x or \
-                         projects)"
+                         filters, smoothing_all, smoothing, x_axis_all, x_axis or log_x)"
                             .into(),
                     ))
                 }

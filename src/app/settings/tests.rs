@@ -451,7 +451,7 @@ fn invalid_project_tables_name_the_project_the_key_and_the_reason() {
         ),
         (
             "[live.projects.\"/p\"]\n",
-            "[live] key 'projects': unknown key",
+            "[live] key 'projects': unknown key (expected rows",
         ),
     ] {
         let msg = err(text);
