@@ -1045,7 +1045,12 @@ fn settings_survive_a_restart() {
     assert_eq!(v.guides, leet::app::grid::Guides::Dots);
     assert_eq!(v.left_sidebar, Some(false));
     assert_eq!(v.sizes.left, Some(54));
-    assert_eq!(v.filters.metrics.pattern, "loss");
+    // The metrics filter is the project's (the viewer's settings in its wandb
+    // directory, the only one with settings of its own).
+    assert_eq!(saved.projects.len(), 1);
+    let project = saved.projects.values().next().unwrap();
+    assert_eq!(project.filters.metrics.pattern, "loss");
+    assert!(v.filters.metrics.pattern.is_empty());
     let before = std::fs::read(&file).unwrap();
 
     let t = Tmux::start_env("settings2", &env, &[run], 200, 50);

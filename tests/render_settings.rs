@@ -1,5 +1,6 @@
 //! Screens of the pane settings (issue 13): the metrics grid hidden (`1`), its
-//! room given to the console, and pane borders dragged with the mouse. Snapshots
+//! room given to the console, and pane borders dragged with the mouse; the note
+//! that an older settings file's per-directory settings were moved. Snapshots
 //! at three sizes.
 #![allow(clippy::unwrap_used)]
 
@@ -8,6 +9,7 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use leet::app::settings::Config;
 use leet::msg::Msg;
 
 fn mouse(kind: MouseEventKind, x: u16, y: u16) -> Msg {
@@ -80,5 +82,26 @@ fn dragged_borders_draw_the_panes_at_their_new_sizes() {
         assert_eq!(app.areas.console.unwrap().height, console.height + 3);
         let s = screen(&app, w, h);
         insta::assert_snapshot!(format!("system_{w}x{h}_dragged"), s);
+    }
+}
+
+/// A settings file of before settings were per project (as `leet
+/// --print-config` wrote it): opened in a project, its y scales and filters are
+/// moved there, which the status bar says until a key.
+#[test]
+fn settings_moved_from_an_older_file_are_said_in_the_status_bar_until_a_key() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/settings/config_before_directories.toml");
+    let old = Config::parse(&p, &std::fs::read_to_string(&p).unwrap()).unwrap();
+    for (w, h) in SIZES {
+        let mut app = app_from("tiny", w, h);
+        app.use_config_in(None, old.clone(), std::path::Path::new("/p/a/wandb"));
+        let s = screen(&app, w, h);
+        let status = s.lines().last().unwrap();
+        assert!(status.contains("settings: y scales"), "{s}");
+        insta::assert_snapshot!(format!("tiny_{w}x{h}_settings_moved"), s);
+        app.update(Msg::char('j'));
+        let s = screen(&app, w, h);
+        assert!(!s.contains("settings: y scales"), "{s}");
     }
 }

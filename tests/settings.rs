@@ -1,14 +1,23 @@
 //! The settings file through the binary: each kind of invalid file is refused
 //! with a message naming the file, the key and the reason, exit status 2 and
 //! nothing on standard output (the terminal untouched); `--print-config` prints
-//! the effective settings as TOML that loads back.
+//! the effective settings as TOML that loads back. The viewer's per-metric
+//! settings and filters belong to the wandb directory they were set in, and a
+//! file written before they did still loads.
 #![allow(clippy::unwrap_used)]
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::screen::{app_from, screen, NOW};
+use leet::app::cmd::Cmd;
+use leet::app::grid::YScale;
 use leet::app::settings::Config;
+use leet::app::App;
+use leet::msg::Msg;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid_configs")
@@ -242,4 +251,304 @@ fn the_runtime_writes_a_save_and_never_an_older_one_over_it() {
         std::fs::read_to_string(&path).unwrap(),
         "[viewer]\nrows = 3\n"
     );
+}
+
+/// The text of the save the next tick asks for.
+fn saved_at_tick(app: &mut App) -> String {
+    app.update(Msg::Tick(NOW + 2.0))
+        .cmds
+        .into_iter()
+        .find_map(|c| match c {
+            Cmd::SaveSettings { text, .. } => Some(text),
+            _ => None,
+        })
+        .expect("saved")
+}
+
+/// The top border of the focused (thick) chart.
+fn focused_title(s: &str) -> &str {
+    s.lines()
+        .find(|l| l.contains('┏'))
+        .map(|l| l.trim_start_matches(|c| c != '┏'))
+        .unwrap_or_default()
+}
+
+/// The tiny run viewed as a run of the wandb directory `dir`, with `file`'s
+/// settings.
+fn tiny_in(dir: &str, file: Config) -> App {
+    let mut app = app_from("tiny", 120, 40);
+    let config = PathBuf::from("/cfg/leet/config.toml");
+    app.use_config_in(Some(config), file, Path::new(dir));
+    app
+}
+
+#[test]
+fn a_y_scale_set_in_project_a_does_not_apply_in_project_b() {
+    let mut a = tiny_in("/p/a/wandb", Config::default());
+    let key = a.focused_key().unwrap().to_owned();
+    a.update(Msg::char('y'));
+    assert_eq!(a.grid.scales.metric(&key), YScale::Log);
+    assert!(
+        focused_title(&screen(&a, 120, 40)).starts_with(&format!("┏{key} · log━")),
+        "{}",
+        screen(&a, 120, 40)
+    );
+    let text = saved_at_tick(&mut a);
+    let file = Config::parse(Path::new("config.toml"), &text).unwrap();
+    // Project B: the same metric, drawn linear (and so saved).
+    let b = tiny_in("/p/b/wandb", file.clone());
+    assert_eq!(b.grid.scales.metric(&key), YScale::Linear);
+    let s = screen(&b, 120, 40);
+    assert!(focused_title(&s).starts_with(&format!("┏{key}━")), "{s}");
+    assert!(b.settings().y_scale.is_empty());
+    assert_eq!(b.unsaved_settings(), None);
+    // Project A again: still on its log scale.
+    let a = tiny_in("/p/a/wandb", file);
+    assert_eq!(a.grid.scales.metric(&key), YScale::Log);
+}
+
+#[test]
+fn filters_set_in_project_a_do_not_filter_project_b() {
+    let mut a = tiny_in("/p/a/wandb", Config::default());
+    for m in [
+        Msg::char('/'),
+        Msg::char('a'),
+        Msg::char('c'),
+        Msg::char('c'),
+    ] {
+        a.update(m);
+    }
+    a.update(Msg::Key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Enter,
+    )));
+    assert!(a.charts.filter.is_active());
+    let file = Config::parse(Path::new("config.toml"), &saved_at_tick(&mut a)).unwrap();
+    let b = tiny_in("/p/b/wandb", file.clone());
+    assert!(!b.charts.filter.is_active());
+    assert!(screen(&b, 120, 40).contains("loss"));
+    let a = tiny_in("/p/a/wandb", file);
+    assert_eq!(a.charts.filter.text, "acc");
+}
+
+/// A settings file as leet wrote it before settings were per directory: printed
+/// by `leet --print-config` (commit 1235397) from a hand-written file with y
+/// scales, smoothing, x axes, log x, collapsed sections and all three filters.
+fn before_projects() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/settings/config_before_directories.toml")
+}
+
+#[test]
+fn a_settings_file_of_before_projects_still_loads_and_moves_into_the_first_project() {
+    let p = before_projects();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let old = Config::parse(&p, &text).unwrap();
+    assert_eq!(old.viewer.y_scale.get("acc"), Some(&YScale::Log));
+    assert!(old.projects.is_empty());
+    // The binary takes it (and prints it back as it was).
+    let home = tempfile::tempdir().unwrap();
+    let out = leet(
+        home.path(),
+        &[
+            "--print-config".as_ref(),
+            "--config".as_ref(),
+            p.as_os_str(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(Config::parse(Path::new("printed"), &printed).unwrap(), old);
+    // Opened in project A: drawn as before, said in the status bar (see
+    // render_settings.rs) until a key.
+    let mut a = tiny_in("/p/a/wandb", old.clone());
+    assert_eq!(a.settings(), old.viewer);
+    assert!(a.settings_note().is_some());
+    a.update(Msg::char('j'));
+    assert_eq!(a.settings_note(), None);
+    // Written back at the next tick in the new layout: the per-directory
+    // settings in A's table, the rest in [viewer], [live] as it was.
+    let text = saved_at_tick(&mut a);
+    let new = Config::parse(Path::new("config.toml"), &text).unwrap();
+    let body = text.split_once("\nsave = ").unwrap().1;
+    assert!(!body.contains("[viewer.y_scale]"), "{text}");
+    assert!(
+        body.contains("[viewer.projects.\"/p/a/wandb\".y_scale]\n\"acc\" = \"log\"\n"),
+        "{text}"
+    );
+    assert_eq!(new.live, old.live);
+    assert_eq!(new.viewer_in(Path::new("/p/a/wandb")), old.viewer);
+    // Project B: the layout and the system filter, none of A's charts' settings.
+    let b = tiny_in("/p/b/wandb", new);
+    let s = b.settings();
+    assert_eq!((s.rows, s.columns, s.band), (Some(2), Some(3), false));
+    assert_eq!(s.filters.system.pattern, "gpu");
+    assert_eq!(s.system_y_scale, old.viewer.system_y_scale);
+    assert!(s.y_scale.is_empty() && s.smoothing.is_empty() && s.x_axis.is_empty());
+    assert!(s.log_x.is_empty() && s.collapsed_sections.is_empty());
+    assert_eq!(
+        (s.smoothing_all.as_str(), s.x_axis_all.as_str()),
+        ("none", "step")
+    );
+    assert!(!b.charts.filter.is_active() && !b.overview.filter.is_active());
+    assert_eq!(b.settings_note(), None);
+}
+
+#[test]
+fn a_run_s_settings_are_its_wandb_directory_s_else_its_file_s_directory() {
+    use leet::source::resolve::opening;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let run = project_run(&root, "proj");
+    let wandb = root.join("proj/wandb");
+    for path in [
+        run.clone(),
+        run.join("run-tiny0001.wandb"),
+        wandb.clone(),
+        root.join("proj"),
+    ] {
+        let dir = leet::runtime::settings_dir(&opening(&path).unwrap());
+        assert_eq!(dir.as_deref(), Some(wandb.as_path()), "{}", path.display());
+    }
+    // Another spelling of it: the same directory.
+    let dotted = root.join("proj/wandb/../wandb/.");
+    let dir = leet::runtime::settings_dir(&opening(&dotted).unwrap());
+    assert_eq!(dir.as_deref(), Some(wandb.as_path()));
+    // A bare `.wandb` file: its directory.
+    let loose = root.join("loose");
+    std::fs::create_dir_all(&loose).unwrap();
+    std::fs::copy(run.join("run-tiny0001.wandb"), loose.join("x.wandb")).unwrap();
+    let dir = leet::runtime::settings_dir(&opening(&loose.join("x.wandb")).unwrap());
+    assert_eq!(dir.as_deref(), Some(loose.as_path()));
+}
+
+/// The tiny fixture's run copied into `<root>/<project>/wandb/`: its run
+/// directory.
+fn project_run(root: &Path, project: &str) -> PathBuf {
+    let name = "offline-run-20261130_174829-tiny0001";
+    let dst = root.join(project).join("wandb").join(name);
+    std::fs::create_dir_all(&dst).unwrap();
+    let src = tiny().join("wandb").join(name).join("run-tiny0001.wandb");
+    std::fs::copy(src, dst.join("run-tiny0001.wandb")).unwrap();
+    dst
+}
+
+/// Where tmux is missing, the test is skipped (outside CI; in CI it fails).
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "tmux is required in CI"
+    );
+    ok
+}
+
+/// leet in a detached 120×40 tmux pane of a server of its own.
+struct Pane {
+    socket: String,
+}
+
+impl Pane {
+    fn start(name: &str, home: &Path, run: &Path) -> Self {
+        let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+        let cmd = format!(
+            "XDG_CONFIG_HOME={} XDG_STATE_HOME={} XDG_CACHE_HOME={} {} {}",
+            quote(&home.join("config")),
+            quote(&home.join("state")),
+            quote(&home.join("cache")),
+            quote(Path::new(env!("CARGO_BIN_EXE_leet"))),
+            quote(run)
+        );
+        let pane = Self {
+            socket: format!("leet-settings-{name}-{}", std::process::id()),
+        };
+        pane.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "s",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            &cmd,
+        ]);
+        pane
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env_remove("TMUX")
+            .env("TERM", "xterm-256color")
+            .output()
+            .unwrap()
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "s"]).stdout).into_owned()
+    }
+
+    /// Wait (10 s at most: a stuck binary fails the test) until `done`.
+    fn wait(&self, what: &str, done: impl Fn(&Self) -> bool) {
+        let t0 = Instant::now();
+        while !done(self) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "{what}:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn quit(&self) {
+        self.tmux(&["send-keys", "-t", "s", "q"]);
+        self.wait("still running", |p| {
+            !p.tmux(&["has-session", "-t", "s"]).status.success()
+        });
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+/// Through the binary: `y` on project A's `acc`, quit; project B's `acc` is
+/// drawn linear, project A's still on its log scale.
+#[test]
+fn the_binary_keeps_a_y_scale_in_the_project_it_was_set_in() {
+    if !have_tmux() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (project_run(tmp.path(), "a"), project_run(tmp.path(), "b"));
+    let config = tmp.path().join("config/leet/config.toml");
+    let pane = Pane::start("a", tmp.path(), &a);
+    pane.wait("no acc chart", |p| {
+        focused_title(&p.screen()).starts_with("┏acc━")
+    });
+    pane.tmux(&["send-keys", "-t", "s", "y"]);
+    pane.wait("not on a log scale", |p| {
+        focused_title(&p.screen()).starts_with("┏acc · log━")
+    });
+    pane.wait("not saved", |_| {
+        std::fs::read_to_string(&config).is_ok_and(|t| t.contains("\"acc\" = \"log\""))
+    });
+    pane.quit();
+    for (run, title) in [(&b, "┏acc━"), (&a, "┏acc · log━")] {
+        let pane = Pane::start("b", tmp.path(), run);
+        pane.wait(title, |p| focused_title(&p.screen()).starts_with(title));
+        pane.quit();
+    }
 }

@@ -447,10 +447,11 @@ impl App {
     pub fn update(&mut self, msg: Msg) -> Effect {
         // Only the user's input changes settings; a tick saves what changed.
         let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
+        let key = matches!(msg, Msg::Key(_));
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
         if input {
-            self.note_settings();
+            fx.redraw |= self.note_settings(key);
         } else if tick {
             self.save_settings_due();
         }

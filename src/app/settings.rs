@@ -1,9 +1,12 @@
 //! The user's settings (`$XDG_CONFIG_HOME/leet/config.toml`, or `--config FILE`):
 //! grid rows and columns, panels and their sizes, each chart's y scale, the guides
 //! and the filters, one table for the viewer (`[viewer]`) and one for the live
-//! monitor (`[live]`). Parsed and validated here (pure: the file is read in
-//! `lib.rs` before the terminal changes, written by the runtime); a bad value is
-//! an error naming the file, the key and the reason, as the key map's are.
+//! monitor (`[live]`). The viewer's settings that name metrics, and its metrics
+//! and overview filters, belong to the wandb directory they were set in
+//! (`[viewer.projects."<dir>"]`, see `settings/directory.rs`). Parsed and
+//! validated here (pure: the file is read in `lib.rs` before the terminal
+//! changes, written by the runtime); a bad value is an error naming the file,
+//! the key and the reason, as the key map's are.
 //!
 //! The app notes when a setting changes (after the user's keys and mouse) and asks
 //! for the file to be written at the next tick (`Cmd::SaveSettings`, at most once a
@@ -18,7 +21,10 @@ use super::layout::PaneSizes;
 use super::palette::Palette;
 use super::{App, Cmd};
 
+mod directory;
 mod parse;
+
+use directory::Part;
 
 /// Largest settings file read.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -46,7 +52,7 @@ pub enum SettingsError {
     Refused { file: PathBuf, reason: String },
     #[error("{}: not valid TOML: {}", shown(.file), clean(.reason, 240))]
     Syntax { file: PathBuf, reason: String },
-    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.table, 80), clean(.key, 80), clean(.reason, 240))]
+    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.table, 200), clean(.key, 80), clean(.reason, 240))]
     Value {
         file: PathBuf,
         table: String,
@@ -163,8 +169,15 @@ impl Settings {
 pub struct Config {
     /// Whether leet writes its changes back (false: the file stays as written).
     pub save: bool,
+    /// The run viewer's settings for every directory. Its per-directory ones
+    /// (see `settings/directory.rs`) are those of no directory: a file's of
+    /// before they were per directory (moved into the first directory opened),
+    /// or a viewer's told no directory.
     pub viewer: Settings,
     pub live: Settings,
+    /// The viewer's per-directory settings by canonical wandb directory (the rest
+    /// of each `Settings` at its defaults).
+    pub projects: BTreeMap<String, Settings>,
 }
 
 impl Default for Config {
@@ -173,6 +186,7 @@ impl Default for Config {
             save: true,
             viewer: Settings::defaults(false),
             live: Settings::defaults(true),
+            projects: BTreeMap::new(),
         }
     }
 }
@@ -203,7 +217,12 @@ const HEADER: &str = "\
 # kept); `leet --print-config` prints the effective settings. With save = false
 # leet never writes it, and it stays as written.
 #
-# [viewer] is the run viewer's, [live] the live monitor's (`leet --live`):
+# [viewer] is the run viewer's, [live] the live monitor's (`leet --live`).
+# [viewer.projects.\"<dir>\"] holds what belongs to one wandb directory (its
+# canonical path; for a run outside one, the directory of its .wandb file):
+# smoothing_all, collapsed_sections, x_axis_all, log_x, y_scale, smoothing,
+# x_axis and the metrics and overview filters; [viewer] the rest, the same for
+# every run. [live] holds all of its own. The keys:
 #   rows, columns     grid rows and columns, 1 to 9; 0 = from the terminal size
 #                     (keys r and c, then a digit)
 #   guides            guides at the y ticks: \"off\", \"dots\" or \"lines\" (key g)
@@ -234,7 +253,7 @@ const HEADER: &str = "\
 #   log_x             metric charts on a log x axis: [\"loss\"] (key L)
 ";
 
-fn write_section(out: &mut String, name: &str, s: &Settings) {
+fn write_section(out: &mut String, name: &str, s: &Settings, part: Part) {
     use std::fmt::Write as _;
     let n = |v: Option<u16>| v.unwrap_or(0);
     let _ = writeln!(out, "\n[{name}]");
@@ -255,47 +274,29 @@ fn write_section(out: &mut String, name: &str, s: &Settings) {
     let _ = writeln!(out, "left_width = {}", n(s.sizes.left));
     let _ = writeln!(out, "right_width = {}", n(s.sizes.right));
     let _ = writeln!(out, "console_height = {}", n(s.sizes.console));
-    // ---- smoothing (issue 14) ----
-    let _ = writeln!(out, "smoothing_all = {}", quoted(&s.smoothing_all));
-    let names: Vec<String> = s.collapsed_sections.iter().map(|p| quoted(p)).collect();
-    let _ = writeln!(out, "collapsed_sections = [{}]", names.join(", "));
-    // ---- x axis (issue 14) ----
-    let _ = writeln!(out, "x_axis_all = {}", quoted(&s.x_axis_all));
-    let names: Vec<String> = s.log_x.iter().map(|p| quoted(p)).collect();
-    let _ = writeln!(out, "log_x = [{}]", names.join(", "));
-    for (table, map) in [
-        ("y_scale", &s.y_scale),
-        ("system_y_scale", &s.system_y_scale),
-    ] {
-        let _ = writeln!(out, "\n[{name}.{table}]");
-        for (k, v) in map {
-            let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
-        }
+    // The per-directory keys: `[live]`'s, or `[viewer]`'s of no directory.
+    if part == Part::All {
+        directory::write_every_key(out, name, s);
     }
-    // ---- smoothing (issue 14) ----
-    let _ = writeln!(out, "\n[{name}.smoothing]");
-    for (k, v) in &s.smoothing {
-        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
-    }
-    // ---- x axis (issue 14) ----
-    let _ = writeln!(out, "\n[{name}.x_axis]");
-    for (k, v) in &s.x_axis {
-        let _ = writeln!(out, "{} = {}", quoted(k), quoted(v));
+    let _ = writeln!(out, "\n[{name}.system_y_scale]");
+    for (k, v) in &s.system_y_scale {
+        let _ = writeln!(out, "{} = \"{}\"", quoted(k), scale_name(*v));
     }
     let _ = writeln!(out, "\n[{name}.filters]");
     let f = &s.filters;
-    for (key, fs) in [
-        ("metrics", &f.metrics),
-        ("overview", &f.overview),
-        ("system", &f.system),
-    ] {
-        let mode = if fs.glob { "glob" } else { "regex" };
-        let _ = writeln!(
-            out,
-            "{key} = {{ pattern = {}, mode = \"{mode}\" }}",
-            quoted(&fs.pattern)
-        );
+    let mut filters = vec![("system", &f.system)];
+    if part == Part::All {
+        filters.splice(0..0, [("metrics", &f.metrics), ("overview", &f.overview)]);
     }
+    for (key, fs) in filters {
+        let _ = writeln!(out, "{key} = {}", filter_value(fs));
+    }
+}
+
+/// A filter as the file spells it: `{ pattern = "…", mode = "regex" }`.
+fn filter_value(f: &FilterSetting) -> String {
+    let mode = if f.glob { "glob" } else { "regex" };
+    format!("{{ pattern = {}, mode = \"{mode}\" }}", quoted(&f.pattern))
 }
 
 impl Config {
@@ -305,8 +306,16 @@ impl Config {
     pub fn to_toml(&self) -> String {
         let mut out = String::from(HEADER);
         out.push_str(&format!("\nsave = {}\n", self.save));
-        write_section(&mut out, "viewer", &self.viewer);
-        write_section(&mut out, "live", &self.live);
+        let viewer = if self.viewer.has_directory_settings() {
+            Part::All
+        } else {
+            Part::Global
+        };
+        write_section(&mut out, "viewer", &self.viewer, viewer);
+        for (dir, s) in &self.projects {
+            directory::write_directory(&mut out, dir, s);
+        }
+        write_section(&mut out, "live", &self.live, Part::All);
         out
     }
 }
@@ -324,7 +333,16 @@ pub(crate) struct Persist {
     pending: bool,
     /// Count of saves asked for: the runtime writes a save only over an older one.
     generation: u64,
+    /// The viewer's wandb directory (canonical): where its per-directory
+    /// settings are kept (None: in `[viewer]` itself).
+    dir: Option<PathBuf>,
+    /// Said in the status bar until the next key: the settings were moved.
+    note: Option<&'static str>,
 }
+
+/// The status bar's note when an older file's settings were moved.
+const MOVED: &str =
+    "settings: y scales, smoothing, x axes and filters moved into this project's settings";
 
 fn filter_setting(f: &FilterState) -> FilterSetting {
     FilterSetting {
@@ -454,44 +472,79 @@ impl App {
     }
 
     /// Start from `file`'s settings for this mode, and save changes to `path`
-    /// (None, or a file saying `save = false`: never saved).
+    /// (None, or a file saying `save = false`: never saved). The viewer's
+    /// per-directory settings are `[viewer]`'s own (see [`App::use_config_in`]).
     pub fn use_config(&mut self, path: Option<PathBuf>, file: Config) {
-        let section = if self.is_host() {
-            &file.live
-        } else {
-            &file.viewer
+        self.use_config_at(path, file, None);
+    }
+
+    /// As [`App::use_config`], for a viewer of the wandb directory `dir` (its
+    /// canonical path; for a run outside one, the directory of its `.wandb`
+    /// file): the per-directory settings are that directory's. Those of a file
+    /// written before settings were per directory are moved into it when it
+    /// has none of its own, said in the status bar, and written back at the next
+    /// tick. The live monitor keeps `[live]` whatever `dir` is.
+    pub fn use_config_in(&mut self, path: Option<PathBuf>, file: Config, dir: &Path) {
+        self.use_config_at(path, file, Some(dir.to_path_buf()));
+    }
+
+    fn use_config_at(&mut self, path: Option<PathBuf>, mut file: Config, dir: Option<PathBuf>) {
+        // A relative name would not load back (nor name the same directory).
+        let dir = dir.filter(|d| !self.is_host() && d.is_absolute());
+        let loaded = file.to_toml();
+        let moved = dir.as_deref().is_some_and(|d| file.move_into(d));
+        let section = match &dir {
+            _ if self.is_host() => file.live.clone(),
+            Some(d) => file.viewer_in(d),
+            None => file.viewer.clone(),
         };
-        self.apply_settings(&section.clone());
+        self.apply_settings(&section);
         let path = path.filter(|_| file.save);
         self.settings_io = Persist {
             path,
             base: file,
             written: String::new(),
-            pending: false,
+            pending: moved,
             generation: 0,
+            dir,
+            note: moved.then_some(MOVED),
         };
-        self.settings_io.written = self.settings_config().to_toml();
+        // Moved: the file as loaded is what is on disk, so the new layout is due.
+        self.settings_io.written = if moved {
+            loaded
+        } else {
+            self.settings_config().to_toml()
+        };
     }
 
     /// The whole file as it would be written now: this mode's settings as they
-    /// are, the other mode's as loaded.
+    /// are (the viewer's per-directory ones in its directory's table), the
+    /// rest as loaded.
     #[must_use]
     pub fn settings_config(&self) -> Config {
         let mut f = self.settings_io.base.clone();
         let now = self.settings();
-        if self.is_host() {
-            f.live = now;
-        } else {
-            f.viewer = now;
+        match &self.settings_io.dir {
+            _ if self.is_host() => f.live = now,
+            Some(dir) => f.set_viewer_in(dir, now),
+            None => f.viewer = now,
         }
         f
     }
 
-    /// After the user's input: whether a setting changed since the last save.
-    pub(super) fn note_settings(&mut self) {
+    /// What the status bar says of the settings (once, until the next key).
+    #[must_use]
+    pub fn settings_note(&self) -> Option<&str> {
+        self.settings_io.note
+    }
+
+    /// After the user's input: whether a setting changed since the last save. A
+    /// key (not the mouse passing by) ends the note: whether it was shown.
+    pub(super) fn note_settings(&mut self, key: bool) -> bool {
         if self.settings_io.path.is_some() && !self.settings_io.pending {
             self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.written;
         }
+        key && self.settings_io.note.take().is_some()
     }
 
     /// At a tick: ask for a changed setting to be saved.

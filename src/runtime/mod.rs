@@ -210,7 +210,10 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
         }
     }
     let mut app = App::new(options(args, keymap));
-    app.use_config(config.path, config.file);
+    match settings_dir(&opening) {
+        Some(dir) => app.use_config_in(config.path, config.file, &dir),
+        None => app.use_config(config.path, config.file),
+    }
     let saved = |dir: &std::path::Path| {
         crate::source::state::default_state_dir()
             .and_then(|s| crate::source::state::load(&s, dir).ok().flatten())
@@ -254,6 +257,36 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     // One reader per run followed (the main one, and any compared with it), started
     // by the worker from the app's commands.
     drive(app, None, |_| {})
+}
+
+/// The directory whose settings the viewer of `opening` uses (canonical): its
+/// wandb directory, else the directory of the run's `.wandb` file (or the run
+/// directory waited on).
+#[must_use]
+pub fn settings_dir(opening: &Opening) -> Option<PathBuf> {
+    let dir = match opening {
+        Opening::Workspace { wandb_dir, .. }
+        | Opening::Run {
+            wandb_dir: Some(wandb_dir),
+            ..
+        } => wandb_dir.clone(),
+        Opening::Run {
+            target: Target::File(f),
+            wandb_dir: None,
+        } => f.parent()?.to_path_buf(),
+        Opening::Run {
+            target: Target::EmptyRunDir(d),
+            wandb_dir: None,
+        } => d.clone(),
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    std::fs::canonicalize(&dir)
+        .or_else(|_| std::path::absolute(&dir))
+        .ok()
 }
 
 /// `leet inspect PATH` on a terminal: the record browser, full screen, until the

@@ -258,6 +258,9 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             });
         }
     }
+    if let Some(note) = app.settings_note() {
+        parts.push(Part::cut(note.to_owned(), theme.key(), 2));
+    }
     if let Some(e) = &app.source.error {
         parts.push(Part::cut(format!("error: {e}"), theme.bad(), 2));
     }

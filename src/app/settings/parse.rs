@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::directory::DIRECTORY_KEYS;
 use super::{
-    Config, Filters, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE, MAX_SCALES,
-    MIN_CONSOLE, MIN_LEFT, MIN_RIGHT,
+    quoted, Config, Filters, Part, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE,
+    MAX_SCALES, MIN_CONSOLE, MIN_LEFT, MIN_RIGHT,
 };
 use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
 use crate::app::grid::{Guides, YScale};
@@ -32,8 +33,15 @@ impl Config {
         for (key, value) in &table {
             match key.as_str() {
                 "save" => cfg.save = p.boolean("top level", key, value)?,
-                "viewer" => cfg.viewer = p.section(key, value, false)?,
-                "live" => cfg.live = p.section(key, value, true)?,
+                "viewer" => {
+                    let body = p.table("top level", key, value)?;
+                    cfg.viewer = p.section(key, body, Part::All, false)?;
+                    cfg.projects = p.projects(body)?;
+                }
+                "live" => {
+                    let body = p.table("top level", key, value)?;
+                    cfg.live = p.section(key, body, Part::All, true)?;
+                }
                 _ => {
                     return Err(p.err(
                         "top level",
@@ -142,12 +150,56 @@ impl Parser<'_> {
         }
     }
 
-    fn section(&self, name: &str, v: &toml::Value, live: bool) -> Result<Settings, SettingsError> {
-        let body = self.table("top level", name, v)?;
+    /// `[viewer.projects]`: a wandb directory's table by its absolute path.
+    fn projects(&self, viewer: &toml::Table) -> Result<BTreeMap<String, Settings>, SettingsError> {
+        let Some(v) = viewer.get("projects") else {
+            return Ok(BTreeMap::new());
+        };
+        let mut out = BTreeMap::new();
+        for (dir, v) in self.table("viewer", "projects", v)? {
+            if !Path::new(dir).is_absolute() {
+                return Err(self.err(
+                    "viewer.projects",
+                    dir,
+                    "a project is named by its wandb directory's absolute path".into(),
+                ));
+            }
+            let name = format!("viewer.projects.{}", quoted(dir));
+            let body = self.table("viewer.projects", dir, v)?;
+            out.insert(
+                dir.clone(),
+                self.section(&name, body, Part::Directory, false)?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// A table of settings: `[live]`, `[viewer]` (`part` All: every key, and
+    /// `projects`), or a directory's (Directory: [`DIRECTORY_KEYS`] only).
+    fn section(
+        &self,
+        name: &str,
+        body: &toml::Table,
+        part: Part,
+        live: bool,
+    ) -> Result<Settings, SettingsError> {
         let mut s = Settings::defaults(live);
         for (key, v) in body {
             let k = key.as_str();
+            if part == Part::Directory && !DIRECTORY_KEYS.contains(&k) {
+                return Err(self.err(
+                    name,
+                    k,
+                    format!(
+                        "unknown key (expected {}; the other settings are the same for \
+                         every project, in [viewer])",
+                        DIRECTORY_KEYS.join(", ")
+                    ),
+                ));
+            }
             match k {
+                // Read by `projects`.
+                "projects" if !live => {}
                 "rows" => s.rows = self.number(name, k, v, 1, MAX_GRID, "auto")?,
                 "columns" => s.columns = self.number(name, k, v, 1, MAX_GRID, "auto")?,
                 "guides" => {
@@ -200,7 +252,7 @@ impl Parser<'_> {
                     s.system_y_scale =
                         self.scales(&format!("{name}.system_y_scale"), k, v, true)?;
                 }
-                "filters" => s.filters = self.filters(name, v)?,
+                "filters" => s.filters = self.filters(name, v, part)?,
                 // ---- smoothing (issue 14) ----
                 "smoothing_all" => s.smoothing_all = self.smoothing(name, k, v)?,
                 "smoothing" => {
@@ -365,7 +417,12 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn filters(&self, section: &str, v: &toml::Value) -> Result<Filters, SettingsError> {
+    fn filters(
+        &self,
+        section: &str,
+        v: &toml::Value,
+        part: Part,
+    ) -> Result<Filters, SettingsError> {
         let body = self.table(section, "filters", v)?;
         let table = format!("{section}.filters");
         let mut f = Filters::default();
@@ -373,7 +430,16 @@ impl Parser<'_> {
             let slot = match key.as_str() {
                 "metrics" => &mut f.metrics,
                 "overview" => &mut f.overview,
-                "system" => &mut f.system,
+                "system" if part != Part::Directory => &mut f.system,
+                "system" => {
+                    return Err(self.err(
+                        &table,
+                        key,
+                        "the system filter is the same for every project, in \
+                         [viewer.filters]"
+                            .into(),
+                    ))
+                }
                 _ => {
                     return Err(self.err(
                         &table,

@@ -402,3 +402,251 @@ fn the_palette_comes_from_the_file_and_p_changes_and_saves_it() {
     a.update(key('P'));
     assert_eq!(a.palette, Palette::Default);
 }
+
+fn dir(s: &str) -> PathBuf {
+    PathBuf::from(s)
+}
+
+/// `changed()` with its per-directory settings in `/p/a/wandb`'s table.
+fn in_projects() -> Config {
+    in_projects_at(&changed(), "/p/a/wandb")
+}
+
+#[test]
+fn a_project_table_holds_only_per_directory_settings_and_reads_back() {
+    let f = in_projects();
+    assert!(!f.viewer.has_directory_settings());
+    let text = f.to_toml();
+    assert_eq!(parse(&text).expect("parses"), f, "{text}");
+    // What names a metric, and the metrics and overview filters, in the project's
+    // table; the layout, the system charts and their filter in [viewer].
+    let body = text.split_once("\nsave = ").expect("after the header").1;
+    let (viewer, project) = body
+        .split_once("\n[viewer.projects.\"/p/a/wandb\"]\n")
+        .expect("a project table");
+    assert!(viewer.contains("\n[viewer]\nrows = 2\n"), "{text}");
+    assert!(viewer.contains("\"CPU Utilization|%\" = \"heatmap\""));
+    assert!(viewer.contains("\n[viewer.filters]\nsystem = { pattern = \"gpu\""));
+    for absent in [
+        "[viewer.y_scale]",
+        "x_axis_all",
+        "log_x",
+        "metrics = ",
+        "overview = ",
+    ] {
+        assert!(!viewer.contains(absent), "{absent}: {text}");
+    }
+    let project = project.split("\n[live]").next().expect("project");
+    assert_eq!(
+        project,
+        r#"x_axis_all = "rel"
+log_x = ["loss"]
+
+[viewer.projects."/p/a/wandb".y_scale]
+'train/loss "quoted"' = "log"
+
+[viewer.projects."/p/a/wandb".x_axis]
+"loss" = "wall"
+"val/acc" = "metric:epoch"
+
+[viewer.projects."/p/a/wandb".filters]
+metrics = { pattern = 'loss|acc\d', mode = "regex" }
+overview = { pattern = "l?_*", mode = "glob" }
+"#,
+    );
+    // The defaults: no project, no per-directory key in [viewer]; [live] whole.
+    let text = Config::default().to_toml();
+    let body = text.split_once("\nsave = ").expect("after the header").1;
+    assert!(!body.contains("[viewer.y_scale]") && !body.contains("projects"));
+    assert!(text.contains("[live.y_scale]") && text.contains("\nlog_x = []\n"));
+    // A directory's settings: [viewer]'s global ones with its own.
+    let a = f.viewer_in(&dir("/p/a/wandb"));
+    assert_eq!(a, changed().viewer);
+    let b = f.viewer_in(&dir("/p/b/wandb"));
+    assert_eq!(b, f.viewer);
+    assert!(b.y_scale.is_empty() && b.filters.metrics.pattern.is_empty());
+    assert_eq!(b.filters.system.pattern, "gpu");
+}
+
+#[test]
+fn invalid_project_tables_name_the_project_the_key_and_the_reason() {
+    for (text, want) in [
+        (
+            "[viewer.projects.\"/p\"]\nrows = 2\n",
+            "[viewer.projects.\"/p\"] key 'rows': unknown key (expected smoothing_all, \
+             collapsed_sections, x_axis_all, log_x, y_scale, smoothing, x_axis, filters; \
+             the other settings are the same for every project, in [viewer])",
+        ),
+        (
+            "[viewer.projects.wandb]\nlog_x = []\n",
+            "[viewer.projects] key 'wandb': a project is named by its wandb directory's \
+             absolute path",
+        ),
+        (
+            "[viewer]\nprojects = 1\n",
+            "[viewer] key 'projects': expected a table, got an integer (1)",
+        ),
+        (
+            "[viewer.projects]\n\"/p\" = \"log\"\n",
+            "[viewer.projects] key '/p': expected a table, got a string",
+        ),
+        (
+            "[viewer.projects.\"/p\".filters]\nsystem = { pattern = \"gpu\" }\n",
+            "[viewer.projects.\"/p\".filters] key 'system': the system filter is the same \
+             for every project, in [viewer.filters]",
+        ),
+        (
+            "[viewer.projects.\"/p\".y_scale]\n\"loss\" = \"heatmap\"\n",
+            "[viewer.projects.\"/p\".y_scale] key 'loss': unknown y scale 'heatmap'",
+        ),
+        (
+            "[viewer.projects.\"/p.v2/wandb\".smoothing]\n\"loss\" = \"ema:7\"\n",
+            "[viewer.projects.\"/p.v2/wandb\".smoothing] key 'loss': ema needs",
+        ),
+        (
+            "[viewer.projects.\"/p\".filters]\nmetrics = { pattern = \"(\" }\n",
+            "[viewer.projects.\"/p\".filters.metrics] key 'pattern': not a valid regex",
+        ),
+        (
+            "[live.projects.\"/p\"]\n",
+            "[live] key 'projects': unknown key (expected rows",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+}
+
+#[test]
+fn per_directory_settings_stay_in_their_directory() {
+    let path = dir("/cfg/leet/config.toml");
+    let mut a = app();
+    a.use_config_in(Some(path.clone()), Config::default(), &dir("/p/a/wandb"));
+    a.grid.scales.set_metric("acc", YScale::Log);
+    apply_filter(
+        &mut a.charts.filter,
+        &FilterSetting {
+            pattern: "acc".into(),
+            glob: false,
+        },
+    );
+    a.update(key('r'));
+    a.update(key('2'));
+    let s = saves(&a.update(Msg::Tick(1.0)));
+    assert_eq!(s.len(), 1);
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
+    assert!(saved.viewer.y_scale.is_empty(), "{}", s[0].1);
+    assert_eq!(saved.viewer.rows, Some(2));
+    let own = &saved.projects["/p/a/wandb"];
+    assert_eq!(own.y_scale.get("acc"), Some(&YScale::Log));
+    assert_eq!(own.filters.metrics.pattern, "acc");
+    // Another project: the layout, not the y scale nor the filter.
+    let mut b = app();
+    b.use_config_in(Some(path.clone()), saved.clone(), &dir("/p/b/wandb"));
+    assert_eq!(b.grid.scales.metric("acc"), YScale::Linear);
+    assert!(!b.charts.filter.is_active());
+    assert_eq!(b.grid.rows_setting, Some(2));
+    assert_eq!(b.settings_note(), None);
+    // Nothing changed there: nothing written, no empty table for it.
+    assert_eq!(b.unsaved_settings(), None);
+    assert_eq!(b.settings_config(), saved);
+    // Its own y scale joins the file beside A's.
+    b.grid.scales.set_metric("loss", YScale::Log);
+    let both = b.settings_config();
+    assert_eq!(both.projects["/p/a/wandb"], *own);
+    assert_eq!(
+        both.projects["/p/b/wandb"]
+            .y_scale
+            .keys()
+            .collect::<Vec<_>>(),
+        ["loss"]
+    );
+    // Back to linear: its table goes.
+    b.grid.scales.set_metric("loss", YScale::Linear);
+    assert_eq!(b.settings_config(), saved);
+    // A again: as it was left.
+    let mut again = app();
+    again.use_config_in(None, saved, &dir("/p/a/wandb"));
+    assert_eq!(again.grid.scales.metric("acc"), YScale::Log);
+    assert!(again.charts.filter.matches("acc") && !again.charts.filter.matches("lr"));
+}
+
+#[test]
+fn an_older_file_s_settings_move_into_the_first_directory_opened() {
+    let path = dir("/cfg/leet/config.toml");
+    let old = changed();
+    let old = Config { save: true, ..old };
+    let mut a = app();
+    a.use_config_in(Some(path.clone()), old.clone(), &dir("/p/a/wandb"));
+    // Drawn as before in this directory, and said once.
+    assert_eq!(a.settings(), old.viewer);
+    let note = a.settings_note().expect("a note");
+    assert!(note.starts_with("settings: y scales, smoothing"), "{note}");
+    // Written back at the next tick, in the new layout.
+    let s = saves(&a.update(Msg::Tick(1.0)));
+    assert_eq!(s.len(), 1, "moved, not saved");
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
+    assert_eq!(saved, in_projects_at(&old, "/p/a/wandb"));
+    assert!(!s[0].1.contains("[viewer.y_scale]"), "{}", s[0].1);
+    // The mouse passing by leaves the note; a key ends it (and redraws).
+    let moved = Msg::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Moved,
+        column: 3,
+        row: 3,
+        modifiers: KeyModifiers::NONE,
+    });
+    a.update(moved);
+    assert!(a.settings_note().is_some());
+    assert!(a.update(key('~')).redraw);
+    assert_eq!(a.settings_note(), None);
+    // The next directory starts from the defaults, with the same layout.
+    let mut b = app();
+    b.use_config_in(Some(path.clone()), saved, &dir("/p/b/wandb"));
+    assert_eq!(b.settings(), old.viewer.global_only());
+    assert_eq!(b.settings_note(), None);
+    // Without saving (save = false): moved for this session, the file as written.
+    let mut c = app();
+    let kept = Config {
+        save: false,
+        ..old.clone()
+    };
+    c.use_config_in(Some(path.clone()), kept, &dir("/p/c/wandb"));
+    assert_eq!(c.settings(), old.viewer);
+    assert!(c.settings_note().is_some());
+    assert!(saves(&c.update(Msg::Tick(1.0))).is_empty());
+    // A directory with a table of its own keeps it; the older settings wait in
+    // [viewer] for a directory without one.
+    let mut mixed = old.clone();
+    let mut own = Settings::defaults(false);
+    own.y_scale.insert("lr".into(), YScale::Log);
+    mixed.projects.insert("/p/d/wandb".into(), own.clone());
+    let mut d = app();
+    d.use_config_in(Some(path), mixed.clone(), &dir("/p/d/wandb"));
+    assert_eq!(d.settings(), old.viewer.global_only().with_directory(&own));
+    assert_eq!(d.settings_note(), None);
+    assert_eq!(d.unsaved_settings(), None);
+    assert_eq!(d.settings_config(), mixed);
+    // The live monitor: [live] as it is, whatever the directory.
+    let mut live = App::live(super::super::Options::default(), 60.0);
+    live.use_config_in(None, old.clone(), &dir("/p/a/wandb"));
+    assert_eq!(live.settings(), old.live);
+    assert_eq!(live.settings_config(), old);
+    // A relative name is no directory (it would not load back).
+    let mut rel = app();
+    rel.use_config_in(Some(dir("/c.toml")), old.clone(), &dir("wandb"));
+    assert_eq!(rel.settings_config(), old);
+}
+
+/// `f` with its per-directory settings moved into `dir`'s table.
+fn in_projects_at(f: &Config, dir: &str) -> Config {
+    let mut f = f.clone();
+    f.projects.insert(dir.into(), f.viewer.directory_part());
+    f.viewer = f.viewer.global_only();
+    f
+}
+
+impl Settings {
+    fn global_only(&self) -> Settings {
+        self.clone().with_directory(&Settings::defaults(false))
+    }
+}
