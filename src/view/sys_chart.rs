@@ -240,7 +240,9 @@ mod tests {
 
     #[test]
     fn a_title_names_a_unit_only_where_every_label_is_written_in_it() {
-        let values = [0.0, 0.004, 0.5, 42.0, 99.5, 640.0, 1500.0, 23_639.4, 5e6, 3e9, 7e13];
+        let values = [
+            0.0, 0.004, 0.5, 42.0, 99.5, 640.0, 1500.0, 23_639.4, 5e6, 3e9, 7e13,
+        ];
         for u in UNITS {
             let chart = SysChart {
                 title: "Chart".into(),

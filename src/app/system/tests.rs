@@ -202,7 +202,10 @@ fn a_title_carries_its_unit_but_a_count_or_a_scaled_size_none() {
         chart("Memory Available", Unit::MiB).display_title(),
         "Memory Available"
     );
-    assert_eq!(chart("Network", Unit::BytesPerSec).display_title(), "Network");
+    assert_eq!(
+        chart("Network", Unit::BytesPerSec).display_title(),
+        "Network"
+    );
     assert_eq!(
         chart("GPU Temperature", Unit::Celsius).display_title(),
         "GPU Temperature (°C)"
