@@ -58,7 +58,7 @@ fn sys_points(
     }
 }
 
-/// The chart's title with its unit (`Disk Used (GiB)`) where that fits in
+/// The chart's title with its unit (`Process CPU (%)`) where that fits in
 /// `room` columns, else without it: a process chart's command and pid name the
 /// chart better than its unit, which the corner value shows too.
 fn fitted_title(chart: &SysChart, room: usize) -> String {
