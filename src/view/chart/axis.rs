@@ -101,16 +101,19 @@ pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxi
 /// decimals in `scale` (`0.0831..0.4837` with one: `0.0..0.5`); None where the
 /// values are past what a float counts in those steps.
 fn round_out(lo: f64, hi: f64, scale: &AxisScale, decimals: usize) -> Option<(f64, f64)> {
-    let p = 10f64.powi(i32::try_from(decimals).ok()?);
-    let (a, b) = (lo / scale.div * p, hi / scale.div * p);
-    // A value already on a step stays there (0.3 / 0.1 is 2.9999999999999996).
-    let tol = |x: f64| x.abs().max(1.0) * 1e-9;
-    let (a, b) = ((a + tol(a)).floor(), (b - tol(b)).ceil());
-    if !(a.is_finite() && b.is_finite()) || b.abs().max(a.abs()) >= 2f64.powi(52) || b <= a {
+    let ten_d = 10f64.powi(i32::try_from(decimals).ok()?);
+    // In steps of the last decimal; a value already on a step stays there (0.3 / 0.1
+    // is 2.9999999999999996).
+    let slack = |steps: f64| steps.abs().max(1.0) * 1e-9;
+    let low = lo / scale.div * ten_d;
+    let high = hi / scale.div * ten_d;
+    let (low, high) = ((low + slack(low)).floor(), (high - slack(high)).ceil());
+    let counted = low.is_finite() && high.is_finite() && high.abs().max(low.abs()) < 2f64.powi(52);
+    if !counted || high <= low {
         return None;
     }
     // k / 10ᵈ, not k · 10⁻ᵈ: the decimal that a label writes.
-    Some((a / p * scale.div, b / p * scale.div))
+    Some((low / ten_d * scale.div, high / ten_d * scale.div))
 }
 /// The tick step (in display units) of `lo..hi` on rows `0..=last`: the value
 /// [`MIN_GAP`] rows cover, rounded up to 1, 2 or 5 × 10ᵏ; None where too few rows
@@ -188,21 +191,21 @@ fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool) -> YAxis {
     // Rounding out widens the range, which can call for a wider step, and that for
     // fewer decimals: rounded again until the step holds (by the second round).
     for _ in 0..3 {
-        let Some(d) = ends_decimals(hi - lo, step, &scale, top, most) else {
+        let Some(ends) = ends_decimals(hi - lo, step, &scale, top, most) else {
             break;
         };
-        match round_out(lo, hi, &scale, d) {
+        match round_out(lo, hi, &scale, ends) {
             // A log axis keeps its low end where rounding would reach zero.
-            Some((a, b)) if log && a <= 0.0 => hi = b,
-            Some(r) => (lo, hi) = r,
+            Some((low, high)) if log && low <= 0.0 => hi = high,
+            Some(range) => (lo, hi) = range,
             None => break,
         }
-        exact = Some(d);
-        let s = tick_step(lo, hi, last, &scale, most);
-        if s == step {
+        exact = Some(ends);
+        let wider = tick_step(lo, hi, last, &scale, most);
+        if wider == step {
             break;
         }
-        step = s;
+        step = wider;
     }
     let fwd = |v: f64| if log { v.log10() } else { v };
     let at = Rows {
