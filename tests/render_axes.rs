@@ -106,13 +106,14 @@ fn a_log_y_chart_ticks_at_powers_of_ten() {
 
 #[test]
 fn a_nearly_flat_series_has_consistent_labels() {
-    // system's Disk Usage barely moves (13.320% to 13.321%): the sidebar chart
-    // shows both ends with three decimals, never 13.321% beside 13.32%.
+    // system's Disk Usage barely moves (13.3200% to 13.3206%): the sidebar chart
+    // shows both ends with the same decimals, never 13.321% beside 13.32%, and
+    // as many as make them the axis's ends (13.321% would be past the top).
     // (The 200-column sidebar is the one tall enough to show it.)
     let s = shown("system", 200, 60, &[]);
-    assert!(s.contains("13.321%") && s.contains("13.320%"), "{s}");
+    assert!(s.contains("13.3206%") && s.contains("13.3200%"), "{s}");
     assert!(!s.contains(" 13.32%│"), "{s}");
-    // Disk Used: 12.104GiB to 12.105GiB, both ends told apart, once each
-    assert!(s.contains("12.105GiB") && s.contains("12.104GiB"), "{s}");
+    // Disk Used: 12.1041GiB to 12.1047GiB, both ends told apart, once each
+    assert!(s.contains("12.1047GiB") && s.contains("12.1041GiB"), "{s}");
     insta::assert_snapshot!("system_200x60_nearly_flat", s);
 }

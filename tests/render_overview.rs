@@ -249,3 +249,88 @@ fn tab_toggles_the_metrics_filter_to_glob() {
     let status = s.lines().nth(usize::from(h) - 1).unwrap();
     assert!(status.contains("/eval*1 (glob) ["), "{status}");
 }
+
+/// `crashed` (three 32 KiB blocks) with a byte of its middle block flipped, read
+/// as `common::screen::app_from` reads a fixture (the temporary directory is kept
+/// alive by the returned guard).
+fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
+    use leet::decode::leveldb::BLOCK_SIZE;
+    let src = common::runs_dir().join("crashed/wandb/latest-run");
+    let file = leet::source::resolve::resolve_file(&src).unwrap();
+    let mut data = std::fs::read(&file).unwrap();
+    data[BLOCK_SIZE + BLOCK_SIZE / 2] ^= 0xff;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-crash001.wandb");
+    std::fs::write(&path, &data).unwrap();
+    let (_, batch) = leet::source::tail::read_batch(&path).unwrap();
+    let mut app = App::new(leet::app::Options {
+        color: false,
+        ..leet::app::Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path: std::path::PathBuf::from("damaged.wandb"),
+        len: batch.file_len,
+        modified: Some(common::screen::NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(common::screen::NOW));
+    (dir, app)
+}
+
+/// The status bar cuts its damage warning to what fits (at 80 columns, the count
+/// alone); the overview lists it whole: the spans and bytes skipped, the steps
+/// lost, and each span's offset, length and reason, first of its sections.
+#[test]
+fn a_damaged_run_shows_its_damage_in_the_overview() {
+    for (w, h) in SIZES {
+        let (_dir, app) = damaged_app(w, h);
+        let d = &app.run.damage;
+        assert_eq!(d.skipped_spans, 1);
+        let span = d.skips[0];
+        let (a, b) = app.run.breaks.spans()[0];
+        let s = screen(&app, w, h);
+        let left = left_pane(&s);
+        let row = |key: &str| {
+            left.iter()
+                .find(|l| l.starts_with(key))
+                .unwrap_or_else(|| panic!("{w}x{h}: no {key}\n{s}"))
+                .clone()
+        };
+        let sections: Vec<&String> = left.iter().filter(|l| l.ends_with(']')).collect();
+        assert!(
+            sections[0].starts_with("Damage ["),
+            "{w}x{h}: {sections:?}\n{s}"
+        );
+        assert!(row("spans").ends_with(" 1 corrupt"), "{s}");
+        assert!(row("skipped").ends_with("KiB"), "{s}");
+        let steps = format!("{}–{}", a + 1.0, b - 1.0);
+        assert!(row("steps lost").ends_with(&steps), "{w}x{h}: {steps}\n{s}");
+        // 80×24 pages the section (`Damage [1-3 of 4]`): the span is on its next page.
+        if w >= 120 {
+            let at = row(&format!("at {}", span.offset));
+            let what = format!("{} B, {}", span.len, span.reason.as_str());
+            assert!(at.ends_with(&what), "{w}x{h}: {what}\n{s}");
+        }
+        insta::assert_snapshot!(format!("damaged_{w}x{h}_overview"), s);
+        if w < 120 {
+            // Focused (`tab`), the section is the active one; its next page shows the span.
+            let mut app = app;
+            send(
+                &mut app,
+                [Msg::key(KeyCode::Tab), Msg::key(KeyCode::PageDown)],
+            );
+            let s = screen(&app, w, h);
+            let left = left_pane(&s);
+            assert!(left.iter().any(|l| l.starts_with("▸ Damage [")), "{s}");
+            let at = format!("at {}", span.offset);
+            assert!(left.iter().any(|l| l.starts_with(&at)), "{at}\n{s}");
+        }
+    }
+    // A clean run has no Damage section.
+    let s = screen(&app_from("crashed", 120, 40), 120, 40);
+    assert!(
+        !left_pane(&s).iter().any(|l| l.starts_with("Damage")),
+        "{s}"
+    );
+}

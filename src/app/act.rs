@@ -398,7 +398,8 @@ impl App {
                 }
             }
             Pane::Grid => {
-                let cols = isize::try_from(self.grid.cols.max(1)).unwrap_or(1);
+                // A row of the grid as drawn (a few charts fill it in fewer columns).
+                let cols = isize::try_from(self.grid.shape(n).0).unwrap_or(1);
                 self.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {

@@ -19,6 +19,8 @@ pub(super) struct Seen {
     system_keys: usize,
     /// Run, config, summary, environment and exit records (the overview's input).
     meta_records: u64,
+    /// Spans and bytes skipped, steps lost (the overview's Damage section).
+    damage: (u64, u64, usize),
 }
 
 impl Seen {
@@ -28,6 +30,7 @@ impl Seen {
         metric_defs: usize::MAX,
         system_keys: usize::MAX,
         meta_records: u64::MAX,
+        damage: (u64::MAX, u64::MAX, usize::MAX),
     };
 }
 
@@ -56,6 +59,11 @@ impl App {
             metric_defs: self.run.metric_defs.len(),
             system_keys: self.run.system.len(),
             meta_records: meta,
+            damage: (
+                self.run.damage.skipped_spans,
+                self.run.damage.skipped_bytes,
+                self.run.breaks.spans().len(),
+            ),
         };
         if now.metric_keys != self.seen.metric_keys || now.metric_defs != self.seen.metric_defs {
             // Keys hidden by define_metric(hidden=True) are counted, and charted
@@ -89,7 +97,7 @@ impl App {
         if now.system_keys != self.seen.system_keys {
             self.regroup();
         }
-        if now.meta_records != self.seen.meta_records {
+        if now.meta_records != self.seen.meta_records || now.damage != self.seen.damage {
             self.set_overview(self.overview_rows());
         }
         self.seen = now;

@@ -185,21 +185,36 @@ impl GridState {
     }
 
     /// Columns and rows drawn for `n` shown charts: with fewer charts than a page
-    /// holds, rows grow taller (up to twice), and fewer charts than a row holds share
-    /// its whole width.
+    /// holds, the shape that fills the grid (rows as the columns need with the
+    /// columns set by `c`, as the page has with the rows set by `r`).
     #[must_use]
     pub fn shape(&self, n: usize) -> (u16, u16) {
         let (c, r) = (self.cols.max(1), self.rows.max(1));
         if n >= self.per_page() || self.rows_setting.is_some() {
             return (c, r);
         }
-        let c = if self.cols_setting.is_none() {
-            c.min(u16::try_from(n).unwrap_or(c)).max(1)
-        } else {
-            c
-        };
-        let need = u16::try_from(n.div_ceil(usize::from(c))).unwrap_or(r);
-        (c, need.max(r.div_ceil(2)).min(r))
+        let n = u16::try_from(n).unwrap_or(u16::MAX).max(1);
+        if self.cols_setting.is_some() {
+            return (c, n.div_ceil(c).min(r));
+        }
+        let fallback = (c.min(n), n.div_ceil(c.min(n)).min(r));
+        layout::fill_dims(self.body, n).unwrap_or(fallback)
+    }
+
+    /// The cell of chart `i` of the page (of `n` shown) in the grid's `body`: in
+    /// the [`GridState::shape`] for `n`, where the charts of a last row that has
+    /// fewer of them than auto columns share its whole width.
+    #[must_use]
+    pub fn cell(&self, body: Rect, n: usize, i: usize) -> Rect {
+        let (c, r) = self.shape(n);
+        let full = usize::from(c) * usize::from(r - 1);
+        let last_row = n.min(self.per_page()).saturating_sub(full);
+        if self.cols_setting.is_none() && i >= full && last_row < usize::from(c) {
+            let row = layout::grid_cell(body, 1, r, usize::from(r - 1));
+            let k = u16::try_from(last_row).unwrap_or(c);
+            return layout::grid_cell(row, k, 1, i - full);
+        }
+        layout::grid_cell(body, c, r, i)
     }
 
     #[must_use]
@@ -263,6 +278,66 @@ mod tests {
         let mut charts = group(keys.iter().copied());
         assert_eq!(charts.len(), 1, "{keys:?}");
         charts.remove(0)
+    }
+
+    /// The grid of a `w`×`h` chart area (below its header line).
+    fn grid(w: u16, h: u16, cols: Option<u16>, rows: Option<u16>) -> GridState {
+        let mut g = GridState {
+            cols_setting: cols,
+            rows_setting: rows,
+            ..GridState::default()
+        };
+        g.relayout(Rect::new(0, 0, w, h + 1));
+        g
+    }
+
+    #[test]
+    fn a_few_charts_fill_the_grid() {
+        // The grid areas of 80×24 to 200×60 screens, a tall and a low one.
+        for (w, h) in [
+            (52, 22),
+            (78, 37),
+            (108, 57),
+            (160, 43),
+            (60, 80),
+            (160, 20),
+        ] {
+            for n in 1..=4 {
+                let g = grid(w, h, None, None);
+                if n >= g.per_page() {
+                    continue;
+                }
+                let cells: Vec<Rect> = (0..n).map(|i| g.cell(g.body, n, i)).collect();
+                // The cells tile the whole area: none overlap, none is left blank.
+                let area: u32 = cells.iter().map(|c| c.area()).sum();
+                assert_eq!(area, g.body.area(), "{w}x{h}, {n}: {cells:?}");
+                for (i, a) in cells.iter().enumerate() {
+                    assert!(cells[i + 1..].iter().all(|b| !a.intersects(*b)));
+                }
+            }
+        }
+        // Three charts: one column on a tall area, one row on a low one, else the
+        // shape closest to a chart's usual proportions.
+        assert_eq!(grid(60, 80, None, None).shape(3), (1, 3));
+        assert_eq!(grid(160, 20, None, None).shape(3), (3, 1));
+        assert_eq!(grid(78, 37, None, None).shape(3), (2, 2));
+        // Two rows of two, the last chart alone in its row taking all of it.
+        let g = grid(78, 37, None, None);
+        assert_eq!(g.cell(g.body, 3, 2), Rect::new(0, 19, 78, 19));
+    }
+
+    #[test]
+    fn a_columns_or_rows_setting_still_wins() {
+        // `c2`: two columns, rows as the charts need, the last row not stretched.
+        let g = grid(108, 57, Some(2), None);
+        assert_eq!(g.shape(3), (2, 2));
+        assert_eq!(g.cell(g.body, 3, 2).width, 54);
+        // `r2`: two rows of the page's columns.
+        let g = grid(108, 57, None, Some(2));
+        assert_eq!(g.shape(3), (g.cols, 2));
+        // Both: as set.
+        let g = grid(108, 57, Some(1), Some(3));
+        assert_eq!(g.shape(2), (1, 3));
     }
 
     #[test]

@@ -354,6 +354,30 @@ pub fn grid_dims(body: Rect, cols: Option<u16>, rows: Option<u16>) -> (u16, u16)
     (c, r)
 }
 
+/// Columns and rows for `n` charts, fewer than a page of the auto grid holds, that
+/// fill `body`: of the shapes without an empty row or column, the one whose cells
+/// come closest to the auto grid's chart shape (wide or tall screens get one
+/// column or one row), none below a manual setting's smallest chart. None where
+/// no shape has room.
+#[must_use]
+pub fn fill_dims(body: Rect, n: u16) -> Option<(u16, u16)> {
+    let target = f64::from(AUTO_CHART_W) / f64::from(AUTO_CHART_H);
+    let mut best: Option<((u16, u16), f64)> = None;
+    for cols in 1..=n {
+        let rows = n.div_ceil(cols);
+        let (w, h) = (body.width / cols, body.height / rows);
+        // `cols` columns where fewer hold the rows: an empty column.
+        if n.div_ceil(rows) < cols || w < MIN_CHART_W || h < MIN_CHART_H {
+            continue;
+        }
+        let off = (f64::from(w) / f64::from(h) / target).ln().abs();
+        if best.is_none_or(|(_, b)| off < b) {
+            best = Some(((cols, rows), off));
+        }
+    }
+    best.map(|(shape, _)| shape)
+}
+
 /// The cell of chart `i` (0-based on the page) in a `cols × rows` grid.
 #[must_use]
 pub fn grid_cell(body: Rect, cols: u16, rows: u16, i: usize) -> Rect {

@@ -42,10 +42,7 @@ impl App {
             let start = self.grid.page_start();
             (0..self.grid.per_page())
                 .take_while(|i| start + i < self.charts.shown.len())
-                .map(|i| {
-                    let (c, r) = self.grid.shape(self.charts.shown.len());
-                    (start + i, layout::grid_cell(body, c, r, i))
-                })
+                .map(|i| (start + i, self.grid.cell(body, self.charts.shown.len(), i)))
                 .find(|(_, r)| r.contains(pos))
         } else {
             None

@@ -375,18 +375,23 @@ pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
 }
 
 impl SysChart {
-    /// The title as drawn: with its unit in brackets (`Process CPU (%)`, `Disk
-    /// Used (GiB)`), after the metric's name where a process chart names its
-    /// command (`Process CPU (%): python train.py (4242)`). A count has no unit,
-    /// and a name that ends in brackets already says its own (`ipu power (W)`).
+    /// The title as drawn: with its unit in brackets where every label of the
+    /// chart is written in that unit (`Process CPU (%)`), after the metric's name
+    /// where a process chart names its command (`Process CPU (%): python train.py
+    /// (4242)`). A count has no unit; neither has a chart whose labels pick a
+    /// prefix to fit the value (`Disk Used`: `120GiB`, `1.2TiB`), which a fixed unit
+    /// in the title would contradict; and a name that ends in brackets already says
+    /// its own (`ipu power (W)`).
     #[must_use]
     pub fn display_title(&self) -> String {
-        let u = self.unit.label();
         let (name, rest) = match self.title.split_once(": ") {
             Some((n, r)) => (n, Some(r)),
             None => (self.title.as_str(), None),
         };
-        if u.is_empty() || name.ends_with(')') {
+        let Some(u) = self.unit.title_unit() else {
+            return self.title.clone();
+        };
+        if name.ends_with(')') {
             return self.title.clone();
         }
         match rest {
@@ -397,12 +402,22 @@ impl SysChart {
 }
 
 impl Unit {
-    /// The unit as a title writes it in brackets (empty for a plain number).
+    /// The unit as a title writes it in brackets: only a unit that every label
+    /// writes as it is, never with a prefix. Byte sizes and rates, energy, power
+    /// and clocks are labelled `23.2GiB`, `1.2MiB/s`, `3kJ`, `1.2kW`, `1.98GHz`,
+    /// so their titles name none; a plain number has none either.
     #[must_use]
-    pub fn label(self) -> &'static str {
+    pub fn title_unit(self) -> Option<&'static str> {
         match self {
-            Unit::Bytes => "B",
-            u => u.suffix(),
+            Unit::Percent | Unit::Celsius => Some(self.suffix()),
+            Unit::Plain
+            | Unit::MiB
+            | Unit::GiB
+            | Unit::Bytes
+            | Unit::Watts
+            | Unit::Joules
+            | Unit::MHz
+            | Unit::BytesPerSec => None,
         }
     }
 

@@ -69,7 +69,10 @@ pub(crate) struct ChartSpec<'a> {
     pub note: Option<String>,
 }
 
-fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool) -> Option<(f64, f64)> {
+/// The y range of the curves: their lowest and highest values (log10 of them on a
+/// log axis), a flat line padded by a tenth of its value. The padding of a
+/// percentage stays within 0–100 % where the values do.
+fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool, unit: Unit) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     let curves = lines
@@ -97,7 +100,13 @@ fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool) -> Option<(f64, f6
         } else {
             f64::NEG_INFINITY
         };
-        return Some(((lo - pad).max(floor), hi + pad));
+        let ceiling = if unit == Unit::Percent {
+            let full: f64 = if log { 2.0 } else { 100.0 };
+            full.max(hi)
+        } else {
+            f64::INFINITY
+        };
+        return Some(((lo - pad).max(floor), (hi + pad).min(ceiling)));
     }
     Some((lo, hi))
 }
@@ -262,10 +271,12 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         u16::from((!spec.legend.is_empty() || spec.note.is_some()) && inner.height >= 5);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
-    let yr = y_range(&spec.lines, &spec.bands, spec.log_y);
+    let yr = y_range(&spec.lines, &spec.bands, spec.log_y, spec.y_unit);
     let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
         axis::y_axis(lo, hi, plot_h, spec.log_y, spec.y_unit)
     });
+    // The plot spans what the axis labels.
+    let yr = yaxis.range.or(yr);
     #[allow(clippy::cast_possible_truncation)]
     let lw = (yaxis
         .labels

@@ -95,6 +95,16 @@ fn bytes_digits(b: f64, digits: i32) -> String {
     format!("{}{}", sig(v, digits), units[i])
 }
 
+/// `v` with `digits` significant digits and no SI prefix (`1200`, not `1.2k`):
+/// the unit of a percentage or a temperature is named in its chart's title
+/// (`Process CPU (%)`), so its labels stay in that unit.
+fn unprefixed(v: f64, digits: i32) -> String {
+    if nonfinite(v).is_some() || !(1e-3..1e15).contains(&v.abs()) {
+        return with_digits(v, digits);
+    }
+    sig(v, digits)
+}
+
 /// A value in a chart's unit.
 #[must_use]
 pub fn unit(v: f64, u: Unit) -> String {
@@ -108,11 +118,11 @@ pub fn unit_digits(v: f64, u: Unit, digits: i32) -> String {
     let c = |v: f64| with_digits(v, digits);
     match u {
         Unit::Plain => c(v),
-        Unit::Percent => format!("{}%", c(v)),
+        Unit::Percent => format!("{}%", unprefixed(v, digits)),
         Unit::MiB => bytes_digits(v * 1_048_576.0, digits),
         Unit::GiB => bytes_digits(v * 1_073_741_824.0, digits),
         Unit::Bytes => bytes_digits(v, digits),
-        Unit::Celsius => format!("{}°C", c(v)),
+        Unit::Celsius => format!("{}°C", unprefixed(v, digits)),
         Unit::Watts => format!("{}W", c(v)),
         Unit::Joules if v.abs() >= 1e6 => format!("{}MJ", c(v / 1e6)),
         Unit::Joules if v.abs() >= 1e3 => format!("{}kJ", c(v / 1e3)),
@@ -163,8 +173,9 @@ impl AxisScale {
             };
         }
         let (base, prefixes): (&str, &[(f64, &str)]) = match u {
-            Unit::Percent => ("%", &SI),
-            Unit::Celsius => ("°C", &SI),
+            // Named in the title: never `1.2k%`.
+            Unit::Percent => ("%", &[(1.0, "")]),
+            Unit::Celsius => ("°C", &[(1.0, "")]),
             Unit::Watts => ("W", &SI),
             Unit::Joules => ("J", &SI),
             Unit::MHz => ("Hz", &[(1e3, "G"), (1.0, "M")]),

@@ -474,11 +474,6 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         (app.grid.cols, app.grid.rows)
     };
     let per_page = usize::from(cols) * usize::from(rows);
-    let (cols, rows) = if app.grid.cols == 0 {
-        (cols, rows)
-    } else {
-        app.grid.shape(n)
-    };
     let start = app.grid.focus / per_page * per_page;
     let end = (start + per_page).min(n);
     // ---- sections (issue 14) ----: the page of a sectioned grid, and what it shows.
@@ -587,7 +582,11 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         return;
     }
     for i in start..end {
-        let cell = layout::grid_cell(body, cols, rows, i - start);
+        let cell = if app.grid.cols == 0 {
+            layout::grid_cell(body, cols, rows, i - start)
+        } else {
+            app.grid.cell(body, n, i - start)
+        };
         render_grid_item(
             buf,
             cell,

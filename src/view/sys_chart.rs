@@ -58,7 +58,7 @@ fn sys_points(
     }
 }
 
-/// The chart's title with its unit (`Disk Used (GiB)`) where that fits in
+/// The chart's title with its unit (`Process CPU (%)`) where that fits in
 /// `room` columns, else without it: a process chart's command and pid name the
 /// chart better than its unit, which the corner value shows too.
 fn fitted_title(chart: &SysChart, room: usize) -> String {
@@ -209,4 +209,102 @@ pub(crate) fn render_sys_chart(
         note: None,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::system::{group, Unit};
+    use crate::view::format::AxisScale;
+
+    const UNITS: [Unit; 10] = [
+        Unit::Plain,
+        Unit::Percent,
+        Unit::MiB,
+        Unit::GiB,
+        Unit::Bytes,
+        Unit::Celsius,
+        Unit::Watts,
+        Unit::Joules,
+        Unit::MHz,
+        Unit::BytesPerSec,
+    ];
+
+    /// Whether `label` is a number written in `unit` as it is: no prefix between
+    /// them (`23.2GiB` is not in MiB, `1.2k%` not in %).
+    fn in_unit(label: &str, unit: &str) -> bool {
+        label
+            .strip_suffix(unit)
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    }
+
+    #[test]
+    fn a_title_names_a_unit_only_where_every_label_is_written_in_it() {
+        let values = [
+            0.0, 0.004, 0.5, 42.0, 99.5, 640.0, 1500.0, 23_639.4, 5e6, 3e9, 7e13,
+        ];
+        for u in UNITS {
+            let chart = SysChart {
+                title: "Chart".into(),
+                unit: u,
+                series: Vec::new(),
+            };
+            let title = chart.display_title();
+            let Some(named) = title
+                .strip_prefix("Chart (")
+                .and_then(|t| t.strip_suffix(')'))
+            else {
+                assert_eq!(title, "Chart", "{u:?}");
+                continue;
+            };
+            for v in values {
+                let axis = AxisScale::new(u, v);
+                for label in [format::unit(v, u), axis.label(v, 1), axis.label(v, 0)] {
+                    assert!(in_unit(&label, named), "{title}: {label}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_system_fixture_charts_say_no_unit_their_labels_contradict() {
+        // The keys of the `system` fixture, and the memory and clock ones of a GPU host.
+        let keys = [
+            "disk./.usagePercent",
+            "disk./.usageGB",
+            "disk.in",
+            "network.sent",
+            "cpu",
+            "proc.cpu.threads",
+            "proc.memory.percent",
+            "proc.memory.rssMB",
+            "proc.memory.availableMB",
+            "memory_percent",
+            "gpu.0.memoryAllocatedBytes",
+            "gpu.0.smClock",
+            "gpu.0.powerWatts",
+            "gpu.0.temp",
+        ];
+        let titles: Vec<String> = group(keys).iter().map(SysChart::display_title).collect();
+        assert_eq!(
+            titles,
+            [
+                "GPU Memory Used",
+                "GPU Temperature (°C)",
+                "GPU Power",
+                "GPU Clocks",
+                "Process CPU (%)",
+                "Process Memory",
+                "Memory (%)",
+                "Memory Available",
+                "Disk Usage (%)",
+                "Disk Used",
+                "Disk I/O",
+                "Network",
+                "Process Threads",
+            ]
+        );
+        // `Memory Available` is MiB as logged and labelled in GiB past 1024 MiB.
+        assert_eq!(format::unit(23_639.4, Unit::MiB), "23.1GiB");
+    }
 }

@@ -1,6 +1,6 @@
-//! The overview sidebar's rows: run facts, then the Config, Summary and Environment
-//! sections (live: Unavailable too), each paged on its own, through the overview
-//! filter (`o`).
+//! The overview sidebar's rows: run facts, then the Damage (of a damaged run),
+//! Config, Summary and Environment sections (live: Unavailable too), each paged on
+//! its own, through the overview filter (`o`).
 
 use super::filter::FilterState;
 use super::workspace::WsRun;
@@ -35,7 +35,7 @@ pub enum Row {
 /// far it is scrolled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
-    /// Its title: `Config`, `Summary`, `Environment`, `Unavailable`.
+    /// Its title: `Damage`, `Config`, `Summary`, `Environment`, `Unavailable`.
     pub name: &'static str,
     /// Its rows before the filter.
     pub total: usize,
@@ -57,7 +57,8 @@ pub struct OverviewPane {
     facts: Vec<Row>,
     /// Every section's rows.
     all: SectionRows,
-    /// The sections, in order: Config, Summary, Environment (live: Unavailable).
+    /// The sections, in order: (Damage,) Config, Summary, Environment (live:
+    /// Unavailable).
     pub sections: Vec<Section>,
     /// The section the paging keys move (highlighted while the pane has focus).
     pub active: usize,
@@ -163,8 +164,67 @@ fn config_section(m: &serde_json::Map<String, serde_json::Value>) -> Vec<Row> {
     section(f)
 }
 
-/// Overview facts and sections: run facts, then Config, Summary, Environment
-/// flattened. Live (`host`): the Summary lists the latest readings, a process's only
+/// Lost step ranges and skipped spans the Damage section lists, each (the first
+/// ones: its counts are of all of them).
+const DAMAGE_LISTED: usize = 20;
+
+/// The Damage section of a run read past damage (none for a clean one): the
+/// spans skipped and their bytes, the records that did not decode, the `_step`
+/// ranges lost, then the first spans (offset, length in bytes, why), as `leet
+/// inspect` reports them. The status bar's warning says the same in brief.
+fn damage_rows(run: &Run) -> Vec<Row> {
+    let d = &run.damage;
+    if d.is_clean() {
+        return Vec::new();
+    }
+    #[allow(clippy::cast_precision_loss)] // shown in binary units, 3 digits
+    let bytes = d.skipped_bytes as f64;
+    // Keys short enough for the key column of an 80-column screen.
+    let mut rows = vec![
+        Row::Item("spans".into(), format!("{} corrupt", d.skipped_spans)),
+        Row::Bytes("skipped".into(), bytes),
+    ];
+    if d.bad_records > 0 {
+        rows.push(Row::Item(
+            "records".into(),
+            format!("{} undecodable", d.bad_records),
+        ));
+    }
+    let breaks = run.breaks.spans();
+    for &(a, b) in breaks.iter().take(DAMAGE_LISTED) {
+        // A break is (last step read before, first after): the steps between are lost.
+        let (first, last) = (a + 1.0, b - 1.0);
+        let steps = if last > first {
+            format!("{first:.0}–{last:.0}")
+        } else {
+            format!("{first:.0}")
+        };
+        rows.push(Row::Item("steps lost".into(), steps));
+    }
+    if breaks.len() > DAMAGE_LISTED {
+        let more = breaks.len() - DAMAGE_LISTED;
+        rows.push(Row::Item(
+            "steps lost".into(),
+            format!("… {more} more range(s)"),
+        ));
+    }
+    // A span as a note: its offset is short, its length and reason get the line.
+    for s in d.skips.iter().take(DAMAGE_LISTED) {
+        rows.push(Row::Note(
+            format!("at {}", s.offset),
+            format!("{} B, {}", s.len, s.reason),
+        ));
+    }
+    let listed = u64::try_from(d.skips.len().min(DAMAGE_LISTED)).unwrap_or(u64::MAX);
+    if d.skipped_spans > listed {
+        let more = d.skipped_spans - listed;
+        rows.push(Row::Note("at …".into(), format!("{more} more span(s)")));
+    }
+    rows
+}
+
+/// Overview facts and sections: run facts, then Damage (where there is any), Config,
+/// Summary, Environment flattened. Live (`host`): the Summary lists the latest readings, a process's only
 /// while one is monitored (`process`).
 fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
     use crate::text::{natural_cmp, sanitize};
@@ -185,6 +245,11 @@ fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
     }
     .rows();
     let mut sections = Vec::new();
+    // First, where it is seen: what was lost to damage.
+    let damage = damage_rows(run);
+    if !damage.is_empty() {
+        sections.push(("Damage", damage));
+    }
     sections.push(("Config", config_section(&run.config.to_json())));
     if host {
         // The latest reading of each key, in its unit (the store drops the keys of a

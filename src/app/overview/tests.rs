@@ -214,3 +214,45 @@ fn time_rows_are_dates_and_match_their_raw_number() {
         [("_timestamp", 1_796_060_909.766_663_8)]
     );
 }
+
+#[test]
+fn the_damage_section_counts_everything_and_lists_the_first() {
+    use crate::decode::leveldb::{Skip, SkipReason};
+    use crate::store::Run;
+    let mut run = Run::default();
+    assert!(super::damage_rows(&run).is_empty());
+    // 25 spans, each losing the steps between the one before and 10 after.
+    for k in 0..25_u64 {
+        let step = i64::try_from(k).unwrap_or(0) * 10;
+        run.breaks.damage(Some(step));
+        run.breaks.row(Some(step + 5));
+        run.damage.add(Skip {
+            offset: 1000 * k,
+            len: 7,
+            reason: SkipReason::ZeroFilled,
+        });
+    }
+    let rows = super::damage_rows(&run);
+    let key = |r: &Row| match r {
+        Row::Item(k, _) | Row::Note(k, _) | Row::Bytes(k, _) => k.clone(),
+        _ => String::new(),
+    };
+    let count = |k: &str| rows.iter().filter(|r| key(r) == k).count();
+    assert_eq!(rows[0], Row::Item("spans".into(), "25 corrupt".into()));
+    assert_eq!(rows[1], Row::Bytes("skipped".into(), 175.0));
+    // 20 ranges and a line for the rest; 20 spans and a line for the rest.
+    assert_eq!(count("steps lost"), 21);
+    assert_eq!(rows[2], Row::Item("steps lost".into(), "1–4".into()));
+    assert_eq!(
+        rows.iter().find(|r| key(r) == "at 1000"),
+        Some(&Row::Note(
+            "at 1000".into(),
+            "7 B, zero-filled space".into()
+        ))
+    );
+    assert_eq!(
+        rows.last(),
+        Some(&Row::Note("at …".into(), "5 more span(s)".into()))
+    );
+    assert_eq!(rows.len(), 2 + 21 + 21);
+}

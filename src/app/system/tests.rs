@@ -171,13 +171,13 @@ fn keys_of_different_meaning_get_charts_of_their_own() {
                 "Process CPU Throttled (%)".to_owned(),
                 vec!["proc.cpu.throttledPercent"]
             ),
-            ("Process Memory (MiB)".to_owned(), vec!["proc.memory.rssMB"]),
+            ("Process Memory".to_owned(), vec!["proc.memory.rssMB"]),
             (
                 "Memory (%)".to_owned(),
                 vec!["memory_percent", "proc.memory.percent", "swap.used_percent"]
             ),
             ("Disk Usage (%)".to_owned(), vec!["disk./.usagePercent"]),
-            ("Disk Used (GiB)".to_owned(), vec!["disk./.usageGB"]),
+            ("Disk Used".to_owned(), vec!["disk./.usageGB"]),
         ]
     );
     assert_eq!(charts[1].series[1].label, "cpu 1");
@@ -187,19 +187,28 @@ fn keys_of_different_meaning_get_charts_of_their_own() {
 }
 
 #[test]
-fn a_title_carries_its_unit_but_a_count_none() {
+fn a_title_carries_its_unit_but_a_count_or_a_scaled_size_none() {
     let chart = |title: &str, unit| SysChart {
         title: title.to_owned(),
         unit,
         series: Vec::new(),
     };
+    // Labelled `23.2GiB`, `1.2MiB/s`: a unit in the title would contradict them.
     assert_eq!(
         chart("GPU Memory Used", Unit::Bytes).display_title(),
-        "GPU Memory Used (B)"
+        "GPU Memory Used"
+    );
+    assert_eq!(
+        chart("Memory Available", Unit::MiB).display_title(),
+        "Memory Available"
     );
     assert_eq!(
         chart("Network", Unit::BytesPerSec).display_title(),
-        "Network (B/s)"
+        "Network"
+    );
+    assert_eq!(
+        chart("GPU Temperature", Unit::Celsius).display_title(),
+        "GPU Temperature (°C)"
     );
     assert_eq!(
         chart("Load Average", Unit::Plain).display_title(),

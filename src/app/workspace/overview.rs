@@ -115,7 +115,7 @@ impl App {
             return;
         };
         let moved = ws.overview.shows != want;
-        if !moved && !(fresh && want.is_some()) {
+        if !(moved || fresh && want.is_some()) {
             return;
         }
         ws.overview.shows = want;

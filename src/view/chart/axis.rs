@@ -19,6 +19,10 @@ pub(super) struct YAxis {
     pub labels: Vec<(u16, String)>,
     /// The rows of the ticks between the ends, top down (where guides go).
     pub ticks: Vec<u16>,
+    /// The range the plot draws (log10 values on a log axis) where it is not the
+    /// one asked for: a linear axis moves its ends out to the values their labels
+    /// write, so that a label is the value on its row (`0.0`, not `0.1` for 0.0831).
+    pub range: Option<(f64, f64)>,
 }
 
 /// Maps an axis value (log10 of the value on a log axis) to its plot row, as the
@@ -86,19 +90,60 @@ pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxi
         return log_axis(at, unit);
     }
     // A log axis within a decade is ticked as the linear one of its values.
-    let (vlo, vhi) = if log {
-        (10f64.powf(lo), 10f64.powf(hi))
+    if log {
+        linear_axis(10f64.powf(lo), 10f64.powf(hi), rows, unit, true)
     } else {
-        (lo, hi)
-    };
-    let place = |v: f64| {
-        if log {
-            at.row(v.log10())
-        } else {
-            at.row(v)
-        }
-    };
-    linear_axis(vlo, vhi, at, unit, &place)
+        linear_axis(lo, hi, rows, unit, false)
+    }
+}
+
+/// `lo..hi` with its ends moved out to the nearest values written with `decimals`
+/// decimals in `scale` (`0.0831..0.4837` with one: `0.0..0.5`); None where the
+/// values are past what a float counts in those steps.
+fn round_out(lo: f64, hi: f64, scale: &AxisScale, decimals: usize) -> Option<(f64, f64)> {
+    let ten_d = 10f64.powi(i32::try_from(decimals).ok()?);
+    // In steps of the last decimal; a value already on a step stays there (0.3 / 0.1
+    // is 2.9999999999999996).
+    let slack = |steps: f64| steps.abs().max(1.0) * 1e-9;
+    let low = lo / scale.div * ten_d;
+    let high = hi / scale.div * ten_d;
+    let (low, high) = ((low + slack(low)).floor(), (high - slack(high)).ceil());
+    let counted = low.is_finite() && high.is_finite() && high.abs().max(low.abs()) < 2f64.powi(52);
+    if !counted || high <= low {
+        return None;
+    }
+    // k / 10ᵈ, not k · 10⁻ᵈ: the decimal that a label writes.
+    Some((low / ten_d * scale.div, high / ten_d * scale.div))
+}
+/// The tick step (in display units) of `lo..hi` on rows `0..=last`: the value
+/// [`MIN_GAP`] rows cover, rounded up to 1, 2 or 5 × 10ᵏ; None where too few rows
+/// or a step below what a label shows (9e15 ± 18).
+fn tick_step(lo: f64, hi: f64, last: i64, scale: &AxisScale, most: usize) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss)]
+    let raw = (hi - lo) * MIN_GAP as f64 / last.max(1) as f64 / scale.div;
+    (last >= 2 * MIN_GAP && raw.is_finite() && raw > 0.0)
+        .then(|| nice_step(raw))
+        .filter(|&s| step_decimals(s) <= most)
+}
+
+/// Decimals the ends of a `span` wide axis are rounded out to: the tick step's
+/// (without ticks, three significant digits of `top`), more where one step of the
+/// last decimal is over a quarter of the span, so that rounding out widens the axis
+/// by half its span at the most; None where even `most` decimals are too coarse.
+fn ends_decimals(
+    span: f64,
+    step: Option<f64>,
+    scale: &AxisScale,
+    top: f64,
+    most: usize,
+) -> Option<usize> {
+    let span = span / scale.div;
+    let digit = |d: usize| 10f64.powi(-i32::try_from(d).unwrap_or(0));
+    let mut d = step.map_or_else(|| sig_decimals(top, 3), step_decimals);
+    while d < most && digit(d) * 4.0 > span {
+        d += 1;
+    }
+    (digit(d) * 4.0 <= span).then_some(d)
 }
 
 /// Round ticks `step` apart strictly inside `lo..hi`, at rows [`MIN_GAP`] from the
@@ -130,28 +175,54 @@ fn linear_ticks(
     out
 }
 
-/// The linear axis of values `lo..hi`, placed by `place`.
-fn linear_axis(lo: f64, hi: f64, at: Rows, unit: Unit, place: &dyn Fn(f64) -> i64) -> YAxis {
+/// The linear axis of values `lo..hi` on `rows` rows (placed at their log10 on a
+/// log axis within a decade). Its ends move out to the nearest values its labels
+/// write with the decimals of the tick step (without ticks: three significant
+/// digits; more where one step of the last decimal is over a quarter of the range).
+fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool) -> YAxis {
     let scale = AxisScale::new(unit, lo.abs().max(hi.abs()));
-    let last = u16::try_from(at.last()).unwrap_or(0);
-    // The value MIN_GAP rows cover, rounded up to a step in display units.
-    let mut ticks = Vec::new();
+    let last = i64::from(rows) - 1;
     let top = hi.abs().max(lo.abs()) / scale.div;
-    let mut decimals = sig_decimals(top, 3);
-    let most = sig_decimals(top, MOST_DIGITS).max(decimals);
-    if at.last() >= 2 * MIN_GAP {
-        #[allow(clippy::cast_precision_loss)]
-        let raw = (hi - lo) * MIN_GAP as f64 / at.last() as f64 / scale.div;
-        let step = nice_step(raw);
-        let d = step_decimals(step);
-        // A step below what a label shows (9e15 ± 18): no ticks.
-        if raw.is_finite() && raw > 0.0 && d <= most {
-            ticks = linear_ticks(lo, hi, step * scale.div, at, place);
-            if !ticks.is_empty() {
-                decimals = d;
-            }
+    let most = sig_decimals(top, MOST_DIGITS).max(sig_decimals(top, 3));
+    let (mut lo, mut hi) = (lo, hi);
+    let mut step = tick_step(lo, hi, last, &scale, most);
+    // The decimals the ends were rounded out to (None: too flat to round).
+    let mut exact = None;
+    // Rounding out widens the range, which can call for a wider step, and that for
+    // fewer decimals: rounded again until the step holds (by the second round).
+    for _ in 0..3 {
+        let Some(ends) = ends_decimals(hi - lo, step, &scale, top, most) else {
+            break;
+        };
+        match round_out(lo, hi, &scale, ends) {
+            // A log axis keeps its low end where rounding would reach zero.
+            Some((low, high)) if log && low <= 0.0 => hi = high,
+            Some(range) => (lo, hi) = range,
+            None => break,
         }
+        exact = Some(ends);
+        let wider = tick_step(lo, hi, last, &scale, most);
+        if wider == step {
+            break;
+        }
+        step = wider;
     }
+    let fwd = |v: f64| if log { v.log10() } else { v };
+    let at = Rows {
+        lo: fwd(lo),
+        hi: fwd(hi),
+        rows,
+    };
+    let place = |v: f64| at.row(fwd(v));
+    let ticks = step.map_or_else(Vec::new, |s| {
+        linear_ticks(lo, hi, s * scale.div, at, &place)
+    });
+    let tick_decimals = step.filter(|_| !ticks.is_empty()).map(step_decimals);
+    let mut decimals = match (exact, tick_decimals) {
+        (Some(e), t) => e.max(t.unwrap_or(0)),
+        (None, Some(t)) => t,
+        (None, None) => sig_decimals(top, 3),
+    };
     let values = |d: usize| -> Vec<String> {
         std::iter::once(hi)
             .chain(ticks.iter().map(|t| t.1))
@@ -172,15 +243,20 @@ fn linear_axis(lo: f64, hi: f64, at: Rows, unit: Unit, place: &dyn Fn(f64) -> i6
         d += 1;
     }
     let labels = values(d);
+    let range = Some((at.lo, at.hi));
     if !distinct(&labels) {
         // Nearly flat: the labels cannot tell the values apart, so one says it
         // (with four digits, as a shown value).
         return YAxis {
             labels: vec![(0, scale.label(hi, sig_decimals(top, 4)))],
             ticks: Vec::new(),
+            range,
         };
     }
-    placed(&labels, &ticks, last)
+    YAxis {
+        range,
+        ..placed(&labels, &ticks, u16::try_from(last).unwrap_or(0))
+    }
 }
 
 /// Whether the number in `label` ends in a `0` after its decimal point.
@@ -433,3 +509,6 @@ pub(super) fn multiples_at(
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

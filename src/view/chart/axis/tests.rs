@@ -1,0 +1,128 @@
+//! The y axis: a label is the value on its row, and a percentage's axis stays
+//! within 0–100 % where its values do.
+
+use super::super::{y_range, Line};
+use super::*;
+use ratatui::style::Style;
+
+/// The number a plain or percent label writes.
+fn number(label: &str) -> f64 {
+    label
+        .trim_end_matches('%')
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {label}"))
+}
+
+/// `a` and `b` are one value, to float error.
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn texts(ax: &YAxis) -> Vec<&str> {
+    let mut l: Vec<&(u16, String)> = ax.labels.iter().collect();
+    l.sort_by_key(|x| x.0);
+    l.iter().map(|x| x.1.as_str()).collect()
+}
+
+#[test]
+fn every_label_is_the_value_on_its_row() {
+    let ranges = [
+        (0.0831, 0.4837),
+        (12.5, 87.5),
+        (-0.73, -0.11),
+        (0.104, 2.01),
+        (63.04, 73.41),
+        (3.9, 5.1),
+        (13.312, 13.341),
+        (0.0239, 0.999),
+        (-3.7, 12.25),
+        (1.0, 90.0),
+        (4.5, 5.5),
+        (0.0, 59.0),
+        (210.3, 990.7),
+    ];
+    for rows in [5u16, 7, 8, 13, 17, 21, 36, 56] {
+        for (lo, hi) in ranges {
+            for unit in [Unit::Plain, Unit::Percent] {
+                let ax = y_axis(lo, hi, rows, false, unit);
+                let (a, b) = ax.range.expect("a linear axis says its range");
+                let case = format!("{lo}..{hi} on {rows}: {a}..{b} {:?}", ax.labels);
+                // It covers the values, and widens their range by half at the most.
+                assert!(a <= lo && b >= hi, "{case}");
+                assert!(b - a <= 1.5 * (hi - lo) + 1e-12, "{case}");
+                let at = Rows { lo: a, hi: b, rows };
+                for (r, l) in &ax.labels {
+                    let v = number(l);
+                    match i64::from(*r) {
+                        0 => assert!(same(v, b), "top {l}: {case}"),
+                        r if r == at.last() => assert!(same(v, a), "bottom {l}: {case}"),
+                        r => assert_eq!(at.row(v), r, "tick {l}: {case}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ends_are_round_values_not_the_data_rounded() {
+    // 0.0831 at the bottom was labelled `0.1`, 0.4837 at the top `0.5`: the axis
+    // now runs from 0.0 to 0.5, and its labels say so.
+    let ax = y_axis(0.0831, 0.4837, 17, false, Unit::Plain);
+    assert_eq!(ax.range, Some((0.0, 0.5)));
+    assert_eq!(texts(&ax), ["0.5", "0.4", "0.3", "0.2", "0.1", "0.0"]);
+    // -0.73 was `-0.7`.
+    let ax = y_axis(-0.73, -0.11, 21, false, Unit::Plain);
+    assert_eq!(ax.range, Some((-0.8, -0.1)));
+    assert_eq!(texts(&ax).last(), Some(&"-0.8"));
+    // Without ticks, the ends keep three significant digits and are exact.
+    let ax = y_axis(63.04, 73.41, 6, false, Unit::Plain);
+    assert_eq!(texts(&ax), ["73.5", "63.0"]);
+    assert_eq!(ax.range, Some((63.0, 73.5)));
+}
+
+fn flat(v: f64) -> [(f64, f64); 2] {
+    [(0.0, v), (1.0, v)]
+}
+
+fn range_of(points: &[(f64, f64)], log: bool, unit: Unit) -> Option<(f64, f64)> {
+    let line = Line {
+        points,
+        style: Style::default(),
+        breaks: &[],
+    };
+    y_range(&[line], &[], log, unit)
+}
+
+#[test]
+fn a_percent_axis_ends_at_100_unless_the_values_pass_it() {
+    // A flat 100 % (every core busy) was padded to 110 %.
+    assert_eq!(
+        range_of(&flat(100.0), false, Unit::Percent),
+        Some((90.0, 100.0))
+    );
+    let ax = y_axis(90.0, 100.0, 13, false, Unit::Percent);
+    assert_eq!(texts(&ax).first(), Some(&"100%"));
+    let (_, hi) = range_of(&flat(100.0), true, Unit::Percent).expect("a range");
+    assert!(same(hi, 2.0), "{hi}");
+    // Nor below 0 %, nor past the values where they pass 100 %.
+    assert_eq!(range_of(&flat(0.0), false, Unit::Percent), Some((0.0, 1.0)));
+    assert_eq!(
+        range_of(&flat(300.0), false, Unit::Percent),
+        Some((270.0, 300.0))
+    );
+    // Other units keep their padding both ways.
+    assert_eq!(
+        range_of(&flat(100.0), false, Unit::Plain),
+        Some((90.0, 110.0))
+    );
+    // A range within 0..100 % keeps its ends within it once rounded out.
+    for rows in [5u16, 8, 13, 21, 40] {
+        for (lo, hi) in [(0.3, 99.7), (0.04, 99.96), (12.5, 99.95)] {
+            let (a, b) = y_axis(lo, hi, rows, false, Unit::Percent)
+                .range
+                .expect("a range");
+            assert!(a >= 0.0 && b <= 100.0, "{lo}..{hi} on {rows}: {a}..{b}");
+        }
+    }
+}
