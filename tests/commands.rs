@@ -147,9 +147,10 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
     assert_eq!(a.overlay, Overlay::None);
 
-    // The media viewer opens and asks for its image; the answer is an error shown.
+    // The media pane opens and asks for its image; the answer is an error shown.
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
-    assert_eq!(a.overlay, Overlay::Media);
+    assert!(a.areas.media.is_some());
+    assert_eq!(a.panels.focus, leet::app::panels::Pane::Media);
     assert!(a.media.loading);
     let Some(Cmd::LoadImage { path }) = rt.queue.back().cloned() else {
         panic!("{:?}", rt.queue);
@@ -162,6 +163,8 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     rt.settle(&mut a);
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
     assert_eq!(a.overlay, Overlay::None);
+    assert!(rt.send(&mut a, Msg::char('3')).redraw);
+    assert!(a.areas.media.is_none());
 
     // Filter, page, log scale, help: all state, no file.
     for m in [Msg::char('/')]
@@ -252,7 +255,7 @@ fn keys_are_answered_while_no_command_is() {
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
     assert_eq!(a.overlay, Overlay::None);
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
-    assert!(a.media.loading && a.overlay == Overlay::Media);
+    assert!(a.media.loading && a.areas.media.is_some());
     let s = screen(&a, 120, 40);
     assert!(s.contains("reading the image"), "{s}");
     assert!(rt.send(&mut a, key(KeyCode::Right)).redraw);
