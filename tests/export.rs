@@ -462,3 +462,178 @@ fn long_help_names_every_column_the_long_form_writes() {
     );
     assert!(help.contains("a smoothed column after value"), "{help}");
 }
+
+/// `leet ARGS` without asserting success.
+fn leet_any(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The directory's entries, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_export_over_its_own_run_is_refused_and_the_run_is_unchanged() {
+    let src = common::wandb_file(&common::runs_dir().join("tiny"));
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run-20260101_000000-tiny");
+    std::fs::create_dir(&run_dir).unwrap();
+    let run = run_dir.join("run-tiny.wandb");
+    std::fs::copy(&src, &run).unwrap();
+    let bytes = std::fs::read(&run).unwrap();
+    let link = dir.path().join("link.wandb");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let hard = dir.path().join("hard.wandb");
+    std::fs::hard_link(&run, &hard).unwrap();
+    let before = entries(&run_dir);
+    // (input, -o): the file itself, a symlink to it, a hard link, the run directory,
+    // and the run directory as input with its file as output.
+    let cases = [
+        (&run, &run),
+        (&run, &link),
+        (&link, &run),
+        (&run, &hard),
+        (&run, &run_dir),
+        (&run_dir, &run),
+    ];
+    for (input, output) in cases {
+        for format in ["csv", "parquet"] {
+            let o = leet_any(&[
+                "export".as_ref(),
+                input.as_os_str(),
+                "--format".as_ref(),
+                format.as_ref(),
+                "-o".as_ref(),
+                output.as_os_str(),
+            ]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            let what = format!("{} -o {} ({format})", input.display(), output.display());
+            assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+            assert_eq!(err.lines().count(), 1, "{what}: {err}");
+            assert!(
+                err.contains(&*output.to_string_lossy())
+                    && err.contains(&*run.to_string_lossy())
+                    && err.contains("is the run being exported"),
+                "{what}: {err}"
+            );
+            assert!(o.stdout.is_empty());
+            assert!(
+                std::fs::read(&run).unwrap() == bytes,
+                "{what}: the run changed"
+            );
+            assert_eq!(entries(&run_dir), before, "{what}");
+        }
+    }
+}
+
+#[test]
+fn an_existing_target_keeps_its_bytes_when_the_export_fails() {
+    let run = common::wandb_file(&common::runs_dir().join("tiny"));
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.csv");
+    std::fs::write(&target, b"the old export\n").unwrap();
+    let garbage = dir.path().join("run-bad.wandb");
+    std::fs::write(&garbage, b"this is not a wandb file at all").unwrap();
+    let missing = dir.path().join("missing.wandb");
+    let failing: [Vec<&std::ffi::OsStr>; 3] = [
+        vec![
+            run.as_os_str(),
+            "--metrics".as_ref(),
+            "^no_such_metric$".as_ref(),
+        ],
+        vec![garbage.as_os_str()],
+        vec![missing.as_os_str()],
+    ];
+    for args in failing {
+        let mut a: Vec<&std::ffi::OsStr> = vec!["export".as_ref()];
+        a.extend(&args);
+        a.extend(["-o".as_ref(), target.as_os_str()]);
+        let o = leet_any(&a);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            b"the old export\n",
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            entries(dir.path()),
+            ["out.csv", "run-bad.wandb"],
+            "{args:?}: no temporary file is left"
+        );
+    }
+    // A successful export replaces it.
+    export(&run, &["-o", target.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .starts_with("_step,"));
+    assert_eq!(entries(dir.path()), ["out.csv", "run-bad.wandb"]);
+}
+
+#[test]
+fn an_export_ended_by_a_signal_leaves_neither_the_target_nor_a_temporary_file() {
+    use leet::decode::synth::{file_bytes, SynthSpec};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-big.wandb");
+    let spec = SynthSpec {
+        steps: 200_000,
+        metrics: 10,
+        summaries: false,
+        ..SynthSpec::default()
+    };
+    std::fs::write(&run, file_bytes(&spec)).unwrap();
+    for (sig, name) in [
+        (libc::SIGTERM, "term"),
+        (libc::SIGINT, "int"),
+        (libc::SIGHUP, "hup"),
+    ] {
+        let target = dir.path().join(format!("out-{name}.csv"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
+            .arg("export")
+            .arg(&run)
+            .arg("-o")
+            .arg(&target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the export is seen writing its temporary file (a bounded wait:
+        // the first pass reads the whole run before it).
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let writing = std::fs::read_dir(dir.path()).unwrap().any(|e| {
+                let e = e.unwrap();
+                e.file_name().to_string_lossy().contains(".leet-tmp-")
+                    && e.metadata().is_ok_and(|m| m.len() > 0)
+            });
+            if writing {
+                break;
+            }
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{name}: the export ended before it was seen writing (a bigger run is needed)"
+            );
+            assert!(
+                Instant::now() < deadline,
+                "{name}: no temporary file was written"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let pid = i32::try_from(child.id()).unwrap();
+        // SAFETY: kill only sends a signal to our own child.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + sig), "{name}: {status:?}");
+        assert_eq!(entries(dir.path()), ["run-big.wandb"], "{name}");
+    }
+}
