@@ -637,3 +637,143 @@ fn an_export_ended_by_a_signal_leaves_neither_the_target_nor_a_temporary_file() 
         assert_eq!(entries(dir.path()), ["run-big.wandb"], "{name}");
     }
 }
+
+/// Metric names a spreadsheet would run as a formula.
+const FORMULAS: [&str; 6] = [
+    "=cmd|' /C calc'!A0",
+    "+1",
+    "-2+3",
+    "@SUM(1)",
+    "\t=1+1",
+    "\r=1+1",
+];
+
+/// A metric name that sets a terminal's title.
+const TITLE: &str = "\u{1b}]2;pwned\u{7}=title";
+
+/// A run whose history logs each of [`FORMULAS`] and [`TITLE`], with negative values.
+fn hostile_run(dir: &Path) -> std::path::PathBuf {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for step in 0..3 {
+        let mut item = vec![pb::HistoryItem {
+            key: "_step".into(),
+            value_json: step.to_string(),
+            ..Default::default()
+        }];
+        item.extend(FORMULAS.iter().chain([&TITLE]).map(|k| pb::HistoryItem {
+            key: (*k).into(),
+            value_json: format!("-{step}.5"),
+            ..Default::default()
+        }));
+        let rec = pb::Record {
+            num: step + 1,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-hostile.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+/// Split CSV text into records of fields (RFC 4180: quoted fields may hold line breaks).
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let mut records = vec![vec![String::new()]];
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let rec = records.last_mut().unwrap();
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                rec.last_mut().unwrap().push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => rec.push(String::new()),
+            ('\n', false) => records.push(vec![String::new()]),
+            (c, _) => rec.last_mut().unwrap().push(c),
+        }
+    }
+    records.retain(|r| r != &[String::new()]);
+    records
+}
+
+#[test]
+fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = hostile_run(dir.path());
+    // Wide: every hostile header cell starts with ', numbers are left alone.
+    let out = dir.path().join("wide.csv");
+    export(&file, &["-o", out.to_str().unwrap()]);
+    let wide = csv_records(&std::fs::read_to_string(&out).unwrap());
+    let header = &wide[0];
+    assert_eq!(header.len(), 3 + FORMULAS.len() + 1, "{header:?}");
+    // A file keeps the name as logged (only a terminal gets it sanitized).
+    assert!(header.contains(&TITLE.to_owned()), "{header:?}");
+    for name in FORMULAS {
+        assert!(
+            header.contains(&format!("'{name}")),
+            "{name:?} not neutralised in {header:?}"
+        );
+    }
+    for row in &wide[1..] {
+        for cell in &row[3..] {
+            let v: f64 = cell.parse().unwrap();
+            assert!(v < 0.0, "{cell}");
+        }
+    }
+    // Long: every key cell.
+    let long = csv_records(&String::from_utf8(export(&file, &["--long"]).stdout).unwrap());
+    assert_eq!(long.len(), 1 + 3 * (FORMULAS.len() + 1));
+    for row in long[1..].iter().filter(|r| r[3] != TITLE) {
+        assert!(row[3].starts_with('\''), "{row:?}");
+        assert!(FORMULAS.contains(&&row[3][1..]), "{row:?}");
+        assert!(row[4].parse::<f64>().unwrap() < 0.0, "{row:?}");
+    }
+    // Smoothed columns of a hostile name are neutralised too.
+    let sm = String::from_utf8(export(&file, &["--smoothing", "ema:0.5"]).stdout).unwrap();
+    let header = &csv_records(&sm)[0];
+    assert!(header.contains(&"'+1_smoothed".to_owned()), "{header:?}");
+}
+
+#[test]
+fn smoothing_parameters_out_of_bounds_are_usage_errors_that_state_the_range() {
+    let file = common::wandb_file(&common::runs_dir().join("tiny"));
+    for (arg, range) in [
+        ("gauss:1e-170", "from 1e-6 to 1e15"),
+        ("gauss:1e308", "from 1e-6 to 1e15"),
+        ("gauss:0", "from 1e-6 to 1e15"),
+        ("ema:1", "from 0 to 0.999"),
+        ("twema:1.5", "from 0 to 1 "),
+        ("avg:0", "from 1 to 1000000"),
+    ] {
+        let o = leet_any(&[
+            "export".as_ref(),
+            file.as_os_str(),
+            "--smoothing".as_ref(),
+            arg.as_ref(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{arg}: {err}");
+        assert!(
+            err.contains("--smoothing") && err.contains(range),
+            "{arg}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    for arg in ["gauss:1e-6", "gauss:1e15", "ema:0.999", "twema:1"] {
+        let out = String::from_utf8(export(&file, &["--smoothing", arg]).stdout).unwrap();
+        assert!(
+            !out.lines().skip(1).any(|l| l.contains("NaN")),
+            "{arg}: {out}"
+        );
+    }
+}
