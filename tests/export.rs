@@ -580,7 +580,7 @@ fn an_existing_target_keeps_its_bytes_when_the_export_fails() {
 }
 
 #[test]
-fn an_export_ended_by_a_signal_leaves_neither_the_target_nor_a_temporary_file() {
+fn an_export_ended_by_a_signal_leaves_no_partial_file_and_an_earlier_target_as_it_was() {
     use leet::decode::synth::{file_bytes, SynthSpec};
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
@@ -592,12 +592,16 @@ fn an_export_ended_by_a_signal_leaves_neither_the_target_nor_a_temporary_file() 
         ..SynthSpec::default()
     };
     std::fs::write(&run, file_bytes(&spec)).unwrap();
-    for (sig, name) in [
-        (libc::SIGTERM, "term"),
-        (libc::SIGINT, "int"),
-        (libc::SIGHUP, "hup"),
+    // SIGINT and SIGHUP find an earlier export there, which must keep its bytes.
+    for (sig, name, old) in [
+        (libc::SIGTERM, "term", None),
+        (libc::SIGINT, "int", Some(&b"an earlier export\n"[..])),
+        (libc::SIGHUP, "hup", Some(&b"another one\n"[..])),
     ] {
         let target = dir.path().join(format!("out-{name}.csv"));
+        if let Some(old) = old {
+            std::fs::write(&target, old).unwrap();
+        }
         let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
             .arg("export")
             .arg(&run)
@@ -634,6 +638,13 @@ fn an_export_ended_by_a_signal_leaves_neither_the_target_nor_a_temporary_file() 
         assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(128 + sig), "{name}: {status:?}");
+        match old {
+            Some(old) => {
+                assert_eq!(std::fs::read(&target).unwrap(), old, "{name}");
+                std::fs::remove_file(&target).unwrap();
+            }
+            None => assert!(!target.exists(), "{name}"),
+        }
         assert_eq!(entries(dir.path()), ["run-big.wandb"], "{name}");
     }
 }
