@@ -393,7 +393,8 @@ pub fn run(
             super::report_damage(&file, &damage, err)?;
             Ok(())
         }
-        Err(e) if dest != Dest::Stdout || !is_broken_pipe(&e) => Err(e),
+        // A closed pipe ends a stream quietly; a file has no reader to close it.
+        Err(e) if matches!(dest, Dest::File(_)) || !is_broken_pipe(&e) => Err(e),
         Err(_) => Ok(()),
     }
 }
