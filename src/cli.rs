@@ -256,11 +256,14 @@ pub struct ExportArgs {
     /// System metrics (stats records) instead of the history (_timestamp first).
     #[arg(long)]
     pub system: bool,
-    /// Add a smoothed column per metric: twema:P, ema:W, avg:N, gauss:SIGMA, none.
+    /// Add a smoothed column per metric: twema:P (0 to 1), ema:W (0 to 0.999), avg:N
+    /// (1 to 1000000), gauss:SIGMA (1e-6 to 1e15 steps), none.
     #[arg(long, value_name = "KIND:PARAM", default_value = "none",
           value_parser = |s: &str| s.parse::<crate::store::smooth::Smoothing>())]
     pub smoothing: crate::store::smooth::Smoothing,
-    /// Write to this file instead of stdout (`-`: stdout).
+    /// Write to this file instead of stdout (`-`: stdout). It is written beside FILE
+    /// and renamed into place when whole; a FILE that is the run itself is refused
+    /// (exit status 2).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

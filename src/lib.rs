@@ -210,14 +210,16 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 smoothing: a.smoothing,
                 output: a.output,
                 progress: io::stderr().is_terminal(),
+                stdout_terminal: io::stdout().is_terminal(),
             };
             let mut out = Tracked::new(io::BufWriter::with_capacity(1 << 16, io::stdout()));
             let mut err = Tracked::new(io::stderr());
             let result = inspect::export::run(&opts, &mut out, &mut err)
                 .and_then(|()| out.flush().map_err(Into::into));
-            // A regex that selects nothing is a usage error, as a bad regex is.
+            // A regex that selects nothing is a usage error, as a bad regex is; so
+            // is an output that is the input, or Parquet to a terminal.
             if let Err(e) = &result {
-                if e.is::<inspect::export::NoMetricMatched>() {
+                if inspect::export::is_usage_error(e) {
                     let _ = writeln!(io::stderr(), "leet: {}", error_line(e));
                     return Ok(ExitCode::from(2));
                 }

@@ -1462,3 +1462,53 @@ fn without_a_path_leet_opens_the_runs_under_wandb_dir() {
     );
     t.assert_restored();
 }
+
+/// `leet export` to the terminal: metric names that hold escape sequences (a pane
+/// title, a clear screen) reach it sanitized, so the pane's title is unchanged.
+#[test]
+fn export_to_the_terminal_leaves_the_pane_title_alone() {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use prost::Message as _;
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("run-title.wandb");
+    let mut w = Writer::new();
+    for step in 0..3 {
+        let item = [
+            ("_step", step.to_string()),
+            ("\u{1b}]2;pwned\u{7}loss", "0.5".to_owned()),
+            ("\u{1b}]0;pwned\u{1b}\\acc", "-0.5".to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| pb::HistoryItem {
+            key: k.into(),
+            value_json: v,
+            ..Default::default()
+        })
+        .collect();
+        let rec = pb::Record {
+            num: step + 1,
+            record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    let t = Tmux::shell("exporttitle", 120, 40);
+    let title = t.flag("#{pane_title}");
+    assert!(!title.contains("pwned"), "{title}");
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+    for (i, args) in ["", "--long", "--format jsonl"].into_iter().enumerate() {
+        t.line(&format!(
+            "{bin} export {} {args}; echo DONE{i}:$?",
+            shell_quote(&file)
+        ));
+        let (s, _) = t.wait_for(&format!("DONE{i}:0"), Duration::from_secs(20));
+        assert!(s.contains("loss") && s.contains("acc"), "{args}: {s}");
+        assert_eq!(t.flag("#{pane_title}"), title, "{args}: the title changed");
+    }
+}

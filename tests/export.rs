@@ -462,3 +462,329 @@ fn long_help_names_every_column_the_long_form_writes() {
     );
     assert!(help.contains("a smoothed column after value"), "{help}");
 }
+
+/// `leet ARGS` without asserting success.
+fn leet_any(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The directory's entries, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_export_over_its_own_run_is_refused_and_the_run_is_unchanged() {
+    let src = common::wandb_file(&common::runs_dir().join("tiny"));
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run-20260101_000000-tiny");
+    std::fs::create_dir(&run_dir).unwrap();
+    let run = run_dir.join("run-tiny.wandb");
+    std::fs::copy(&src, &run).unwrap();
+    let bytes = std::fs::read(&run).unwrap();
+    let link = dir.path().join("link.wandb");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let hard = dir.path().join("hard.wandb");
+    std::fs::hard_link(&run, &hard).unwrap();
+    let before = entries(&run_dir);
+    // (input, -o): the file itself, a symlink to it, a hard link, the run directory,
+    // and the run directory as input with its file as output.
+    let cases = [
+        (&run, &run),
+        (&run, &link),
+        (&link, &run),
+        (&run, &hard),
+        (&run, &run_dir),
+        (&run_dir, &run),
+    ];
+    for (input, output) in cases {
+        for format in ["csv", "parquet"] {
+            let o = leet_any(&[
+                "export".as_ref(),
+                input.as_os_str(),
+                "--format".as_ref(),
+                format.as_ref(),
+                "-o".as_ref(),
+                output.as_os_str(),
+            ]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            let what = format!("{} -o {} ({format})", input.display(), output.display());
+            assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+            assert_eq!(err.lines().count(), 1, "{what}: {err}");
+            assert!(
+                err.contains(&*output.to_string_lossy())
+                    && err.contains(&*run.to_string_lossy())
+                    && err.contains("is the run being exported"),
+                "{what}: {err}"
+            );
+            assert!(o.stdout.is_empty());
+            assert!(
+                std::fs::read(&run).unwrap() == bytes,
+                "{what}: the run changed"
+            );
+            assert_eq!(entries(&run_dir), before, "{what}");
+        }
+    }
+}
+
+#[test]
+fn an_existing_target_keeps_its_bytes_when_the_export_fails() {
+    let run = common::wandb_file(&common::runs_dir().join("tiny"));
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.csv");
+    std::fs::write(&target, b"the old export\n").unwrap();
+    let garbage = dir.path().join("run-bad.wandb");
+    std::fs::write(&garbage, b"this is not a wandb file at all").unwrap();
+    let missing = dir.path().join("missing.wandb");
+    let failing: [Vec<&std::ffi::OsStr>; 3] = [
+        vec![
+            run.as_os_str(),
+            "--metrics".as_ref(),
+            "^no_such_metric$".as_ref(),
+        ],
+        vec![garbage.as_os_str()],
+        vec![missing.as_os_str()],
+    ];
+    for args in failing {
+        let mut a: Vec<&std::ffi::OsStr> = vec!["export".as_ref()];
+        a.extend(&args);
+        a.extend(["-o".as_ref(), target.as_os_str()]);
+        let o = leet_any(&a);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            b"the old export\n",
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            entries(dir.path()),
+            ["out.csv", "run-bad.wandb"],
+            "{args:?}: no temporary file is left"
+        );
+    }
+    // A successful export replaces it.
+    export(&run, &["-o", target.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .starts_with("_step,"));
+    assert_eq!(entries(dir.path()), ["out.csv", "run-bad.wandb"]);
+}
+
+#[test]
+fn an_export_ended_by_a_signal_leaves_no_partial_file_and_an_earlier_target_as_it_was() {
+    use leet::decode::synth::{file_bytes, SynthSpec};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-big.wandb");
+    let spec = SynthSpec {
+        steps: 200_000,
+        metrics: 10,
+        summaries: false,
+        ..SynthSpec::default()
+    };
+    std::fs::write(&run, file_bytes(&spec)).unwrap();
+    // SIGINT and SIGHUP find an earlier export there, which must keep its bytes.
+    for (sig, name, old) in [
+        (libc::SIGTERM, "term", None),
+        (libc::SIGINT, "int", Some(&b"an earlier export\n"[..])),
+        (libc::SIGHUP, "hup", Some(&b"another one\n"[..])),
+    ] {
+        let target = dir.path().join(format!("out-{name}.csv"));
+        if let Some(old) = old {
+            std::fs::write(&target, old).unwrap();
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
+            .arg("export")
+            .arg(&run)
+            .arg("-o")
+            .arg(&target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the export is seen writing its temporary file (a bounded wait:
+        // the first pass reads the whole run before it).
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let writing = std::fs::read_dir(dir.path()).unwrap().any(|e| {
+                let e = e.unwrap();
+                e.file_name().to_string_lossy().contains(".leet-tmp-")
+                    && e.metadata().is_ok_and(|m| m.len() > 0)
+            });
+            if writing {
+                break;
+            }
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{name}: the export ended before it was seen writing (a bigger run is needed)"
+            );
+            assert!(
+                Instant::now() < deadline,
+                "{name}: no temporary file was written"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let pid = i32::try_from(child.id()).unwrap();
+        // SAFETY: kill only sends a signal to our own child.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + sig), "{name}: {status:?}");
+        match old {
+            Some(old) => {
+                assert_eq!(std::fs::read(&target).unwrap(), old, "{name}");
+                std::fs::remove_file(&target).unwrap();
+            }
+            None => assert!(!target.exists(), "{name}"),
+        }
+        assert_eq!(entries(dir.path()), ["run-big.wandb"], "{name}");
+    }
+}
+
+/// Metric names a spreadsheet would run as a formula.
+const FORMULAS: [&str; 6] = [
+    "=cmd|' /C calc'!A0",
+    "+1",
+    "-2+3",
+    "@SUM(1)",
+    "\t=1+1",
+    "\r=1+1",
+];
+
+/// A metric name that sets a terminal's title.
+const TITLE: &str = "\u{1b}]2;pwned\u{7}=title";
+
+/// A run whose history logs each of [`FORMULAS`] and [`TITLE`], with negative values.
+fn hostile_run(dir: &Path) -> std::path::PathBuf {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for step in 0..3 {
+        let mut item = vec![pb::HistoryItem {
+            key: "_step".into(),
+            value_json: step.to_string(),
+            ..Default::default()
+        }];
+        item.extend(FORMULAS.iter().chain([&TITLE]).map(|k| pb::HistoryItem {
+            key: (*k).into(),
+            value_json: format!("-{step}.5"),
+            ..Default::default()
+        }));
+        let rec = pb::Record {
+            num: step + 1,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-hostile.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+/// Split CSV text into records of fields (RFC 4180: quoted fields may hold line breaks).
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let mut records = vec![vec![String::new()]];
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let rec = records.last_mut().unwrap();
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                rec.last_mut().unwrap().push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => rec.push(String::new()),
+            ('\n', false) => records.push(vec![String::new()]),
+            (c, _) => rec.last_mut().unwrap().push(c),
+        }
+    }
+    records.retain(|r| r != &[String::new()]);
+    records
+}
+
+#[test]
+fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = hostile_run(dir.path());
+    // Wide: every hostile header cell starts with ', numbers are left alone.
+    let out = dir.path().join("wide.csv");
+    export(&file, &["-o", out.to_str().unwrap()]);
+    let wide = csv_records(&std::fs::read_to_string(&out).unwrap());
+    let header = &wide[0];
+    assert_eq!(header.len(), 3 + FORMULAS.len() + 1, "{header:?}");
+    // A file keeps the name as logged (only a terminal gets it sanitized).
+    assert!(header.contains(&TITLE.to_owned()), "{header:?}");
+    for name in FORMULAS {
+        assert!(
+            header.contains(&format!("'{name}")),
+            "{name:?} not neutralised in {header:?}"
+        );
+    }
+    for row in &wide[1..] {
+        for cell in &row[3..] {
+            let v: f64 = cell.parse().unwrap();
+            assert!(v < 0.0, "{cell}");
+        }
+    }
+    // Long: every key cell.
+    let long = csv_records(&String::from_utf8(export(&file, &["--long"]).stdout).unwrap());
+    assert_eq!(long.len(), 1 + 3 * (FORMULAS.len() + 1));
+    for row in long[1..].iter().filter(|r| r[3] != TITLE) {
+        assert!(row[3].starts_with('\''), "{row:?}");
+        assert!(FORMULAS.contains(&&row[3][1..]), "{row:?}");
+        assert!(row[4].parse::<f64>().unwrap() < 0.0, "{row:?}");
+    }
+    // Smoothed columns of a hostile name are neutralised too.
+    let sm = String::from_utf8(export(&file, &["--smoothing", "ema:0.5"]).stdout).unwrap();
+    let header = &csv_records(&sm)[0];
+    assert!(header.contains(&"'+1_smoothed".to_owned()), "{header:?}");
+}
+
+#[test]
+fn smoothing_parameters_out_of_bounds_are_usage_errors_that_state_the_range() {
+    let file = common::wandb_file(&common::runs_dir().join("tiny"));
+    for (arg, range) in [
+        ("gauss:1e-170", "from 1e-6 to 1e15"),
+        ("gauss:1e308", "from 1e-6 to 1e15"),
+        ("gauss:0", "from 1e-6 to 1e15"),
+        ("ema:1", "from 0 to 0.999"),
+        ("twema:1.5", "from 0 to 1 "),
+        ("avg:0", "from 1 to 1000000"),
+    ] {
+        let o = leet_any(&[
+            "export".as_ref(),
+            file.as_os_str(),
+            "--smoothing".as_ref(),
+            arg.as_ref(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{arg}: {err}");
+        assert!(
+            err.contains("--smoothing") && err.contains(range),
+            "{arg}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    for arg in ["gauss:1e-6", "gauss:1e15", "ema:0.999", "twema:1"] {
+        let out = String::from_utf8(export(&file, &["--smoothing", arg]).stdout).unwrap();
+        assert!(
+            !out.lines().skip(1).any(|l| l.contains("NaN")),
+            "{arg}: {out}"
+        );
+    }
+}

@@ -432,7 +432,7 @@ fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
     for (bad, want) in [
         (
             "[viewer.smoothing]\n\"loss\" = \"ema:7\"\n",
-            "[viewer.smoothing] key 'loss': ema needs a number from 0 to 1",
+            "[viewer.smoothing] key 'loss': ema needs a weight from 0 to 0.999",
         ),
         (
             "[viewer]\nsmoothing_all = \"wiggly:3\"\n",

@@ -10,7 +10,7 @@
 //! the running average (N/2 points of that metric) and the Gaussian (3σ steps).
 //! So memory is bounded by the window, never by the file's size.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,14 +22,21 @@ use crate::decode::event::{Event, Events};
 use crate::decode::leveldb::{Skip, SkipReason};
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
-use crate::store::smooth::stream::{Prep, Stream};
+use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
 use crate::text::{sanitize, sanitize_path};
 
+mod output;
+mod queue;
 mod table;
+#[cfg(test)]
+mod tests;
 
+pub use output::OutputIsInput;
+use output::{Dest, Staged};
+use queue::{Queue, Smoothed, Waiting};
 pub use table::Format;
-use table::{Cell, ColKind, Table};
+use table::{ColKind, Table};
 
 /// Bytes read at a time.
 const CHUNK: usize = 4 << 20;
@@ -53,6 +60,9 @@ pub struct ExportOptions {
     pub output: Option<PathBuf>,
     /// Report progress on stderr (besides for big files).
     pub progress: bool,
+    /// Standard output is a terminal: metric names written there are sanitized,
+    /// and Parquet goes there only with an explicit `-o -`.
+    pub stdout_terminal: bool,
 }
 
 /// One point of a selected series: its row's index value, time, column, value.
@@ -248,35 +258,44 @@ fn read(
     }
 }
 
-/// Run `leet export`. Damage is reported on stderr and is not an error: every
-/// intact record is exported.
-///
-/// # Errors
-/// Resolution, I/O and header errors (each names the file); write errors other
-/// than a broken pipe.
-pub fn run(
+/// `--format parquet` with no `-o` while standard output is a terminal: binary
+/// bytes would be drawn as escape sequences.
+#[derive(Debug, thiserror::Error)]
+#[error("--format parquet writes binary data and standard output is a terminal; give -o FILE (or -o - to write it there anyway)")]
+pub struct ParquetToTerminal;
+
+/// Whether `e` is a usage error (exit status 2): a `--metrics` that matches
+/// nothing, an output that is the input, Parquet to a terminal.
+#[must_use]
+pub fn is_usage_error(e: &anyhow::Error) -> bool {
+    e.is::<NoMetricMatched>() || e.is::<OutputIsInput>() || e.is::<ParquetToTerminal>()
+}
+
+/// What the first pass learnt: the columns and what smoothing needs.
+struct Scan {
+    cols: Columns,
+    preps: Vec<Prep>,
+    /// Whether the rows' x never goes back.
+    rows_forward: bool,
+}
+
+/// Pass 1: the columns, and with smoothing what each series' smoothing needs to
+/// know of the whole series (its x range, whether it is constant), and whether
+/// the rows' x ever goes back.
+fn scan(
+    file: &Path,
     opts: &ExportOptions,
-    stdout: &mut (dyn Write + Send),
+    prog: &mut Progress,
     err: &mut dyn Write,
-) -> anyhow::Result<()> {
-    let file = resolve_file(&opts.path)?;
-    let total = std::fs::metadata(&file).map_or(0, |m| m.len());
-    let mut prog = Progress {
-        on: opts.progress || total >= BIG_FILE,
-        last: None,
-        total,
-    };
+) -> anyhow::Result<Scan> {
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
-    // Pass 1: the columns, and with smoothing what each series' smoothing needs to
-    // know of the whole series (its x range, whether it is constant), and whether
-    // the rows' x ever goes back.
     let mut cols = Columns::default();
     let mut preps: Vec<Prep> = Vec::new();
     let mut rows_forward = true;
     let mut last_x = f64::NEG_INFINITY;
     let mut buf = Vec::new();
-    read(&file, "scanning", &mut prog, err, |ev| {
+    read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
             if !smooth {
                 return;
@@ -298,7 +317,7 @@ pub fn run(
     if let Some(re) = filter.filter(|_| cols.names.is_empty()) {
         return Err(NoMetricMatched {
             regex: re.as_str().to_owned(),
-            file,
+            file: file.to_path_buf(),
             what: if opts.system {
                 "system metric"
             } else {
@@ -313,16 +332,94 @@ pub fn run(
         .into());
     }
     preps.resize_with(cols.names.len(), Prep::default);
-    let mut smoothed = Smoothed {
-        streams: preps
-            .iter()
-            .map(|p| Stream::new(opts.smoothing, p))
-            .collect(),
-        ready: vec![VecDeque::new(); preps.len()],
-        base: vec![0; preps.len()],
-        pushed: vec![0; preps.len()],
-    };
+    Ok(Scan {
+        cols,
+        preps,
+        rows_forward,
+    })
+}
 
+/// Run `leet export`. Damage is reported on stderr and is not an error: every
+/// intact record is exported. A file target is written whole or not at all.
+///
+/// # Errors
+/// Resolution, I/O and header errors (each names the file); an output that is the
+/// input ([`OutputIsInput`]); Parquet to a terminal ([`ParquetToTerminal`]);
+/// write errors other than a broken pipe.
+pub fn run(
+    opts: &ExportOptions,
+    stdout: &mut (dyn Write + Send),
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let file = resolve_file(&opts.path)?;
+    // Before anything is opened for writing.
+    let dest = Dest::plan(opts.output.as_deref(), &file)?;
+    if opts.format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
+        return Err(ParquetToTerminal.into());
+    }
+    let total = std::fs::metadata(&file).map_or(0, |m| m.len());
+    let mut prog = Progress {
+        on: opts.progress || total >= BIG_FILE,
+        last: None,
+        total,
+    };
+    let scan = scan(&file, opts, &mut prog, err)?;
+    let written = match &dest {
+        Dest::Stdout => write_rows(
+            &file,
+            opts,
+            scan,
+            opts.stdout_terminal,
+            stdout,
+            &mut prog,
+            err,
+        ),
+        Dest::Stream(p) => {
+            use std::io::IsTerminal as _;
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", sanitize_path(p)))?;
+            let tty = f.is_terminal();
+            let mut out = io::BufWriter::new(f);
+            write_rows(&file, opts, scan, tty, &mut out, &mut prog, err)
+        }
+        Dest::File(target) => to_file(target, |out| {
+            write_rows(&file, opts, scan, false, out, &mut prog, err)
+        }),
+    };
+    match written {
+        Ok(damage) => {
+            super::report_damage(&file, &damage, err)?;
+            Ok(())
+        }
+        // A closed pipe ends a stream quietly; a file has no reader to close it.
+        Err(e) if matches!(dest, Dest::File(_)) || !is_broken_pipe(&e) => Err(e),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Write a file through a temporary one beside it: `f` writes, and only when it
+/// succeeds is the file synced and renamed into place; otherwise (an error, a
+/// signal) the temporary file is removed and `target` is untouched.
+fn to_file<T>(
+    target: &Path,
+    f: impl FnOnce(&mut (dyn Write + Send)) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let mut staged = Staged::create(target).map_err(|e| {
+        anyhow::anyhow!("cannot create a file beside {}: {e}", sanitize_path(target))
+    })?;
+    let v = f(staged.writer())?;
+    staged
+        .commit()
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", sanitize_path(target)))?;
+    Ok(v)
+}
+
+/// The header: the x column, the clocks (history), then the metrics (wide) or
+/// key and value (long), each with its smoothed column when smoothing.
+fn header(opts: &ExportOptions, names: &[String]) -> Vec<(String, ColKind)> {
+    let smooth = opts.smoothing != Smoothing::None;
     let x_name = if opts.system { "_timestamp" } else { "_step" };
     let mut header: Vec<(String, ColKind)> = vec![(x_name.to_owned(), ColKind::Num)];
     if !opts.system {
@@ -336,28 +433,46 @@ pub fn run(
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
-        for name in &cols.names {
+        for name in names {
             header.push((name.clone(), ColKind::Num));
             if smooth {
                 header.push((format!("{name}_smoothed"), ColKind::Num));
             }
         }
     }
-    let mut file_out;
-    let out: &mut (dyn Write + Send) = match &opts.output {
-        Some(p) if p.as_os_str() != "-" => {
-            file_out = io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
-                anyhow::anyhow!("cannot create {}: {e}", crate::text::sanitize_path(p))
-            })?);
-            &mut file_out
-        }
-        _ => stdout,
+    header
+}
+
+/// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names
+/// are [`sanitize`]d when `out` is a terminal (they come from the file).
+fn write_rows(
+    file: &Path,
+    opts: &ExportOptions,
+    scan: Scan,
+    terminal: bool,
+    out: &mut (dyn Write + Send),
+    prog: &mut Progress,
+    err: &mut dyn Write,
+) -> anyhow::Result<DamageReport> {
+    let Scan {
+        mut cols,
+        preps,
+        rows_forward,
+    } = scan;
+    let smooth = opts.smoothing != Smoothing::None;
+    let filter = opts.metrics.as_ref();
+    let mut buf = Vec::new();
+    let mut smoothed = Smoothed::new(opts.smoothing, &preps);
+    let names: Vec<String> = if terminal {
+        cols.names.iter().map(|n| sanitize(n)).collect()
+    } else {
+        cols.names.clone()
     };
+    let header = header(opts, &names);
     let mut table = Table::new(opts.format, &header, out)?;
     // `_runtime` and `_timestamp` after `_step`; none after a system sample's time.
     let time_cols = if opts.system { 0 } else { 2 };
     let first_metric = 1 + time_cols;
-    let names = cols.names.clone();
     let per = if smooth { 2 } else { 1 };
     // Rows wait here until their smoothed values are known (at once without
     // smoothing, or with TWEMA and EMA; for the window's length with the others).
@@ -367,7 +482,7 @@ pub fn run(
     let mut row = Waiting::new(header.len());
     let mut row_x: Option<Option<f64>> = None;
     let long_key_at = 1 + time_cols;
-    let result = read(&file, "exporting", &mut prog, err, |ev| {
+    let result = read(file, "exporting", prog, err, |ev| {
         let mut res = Ok(());
         points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
             if res.is_err() {
@@ -427,138 +542,14 @@ pub fn run(
         });
         res
     });
-    let finished = result.and_then(|damage| {
-        if !opts.long && row_x.is_some() {
-            queue.rows.push_back(row);
-        }
-        smoothed.finish();
-        queue.flush(&mut table, &mut smoothed, &names, long_key_at)?;
-        table.finish()?;
-        Ok(damage)
-    });
-    match finished {
-        Ok(damage) => {
-            super::report_damage(&file, &damage, err)?;
-            Ok(())
-        }
-        Err(e) if is_broken_pipe(&e) => Ok(()),
-        Err(e) => Err(e),
+    let damage = result?;
+    if !opts.long && row_x.is_some() {
+        queue.rows.push_back(row);
     }
-}
-
-/// Each selected series' streaming smoother and the values it gave that no row has
-/// taken yet: `ready[c][i]` is the value of series `c`'s point `base[c] + i`.
-struct Smoothed {
-    streams: Vec<Stream>,
-    ready: Vec<VecDeque<f64>>,
-    base: Vec<u64>,
-    pushed: Vec<u64>,
-}
-
-impl Smoothed {
-    /// Push a point of series `col`; its number in the series.
-    fn push(&mut self, col: usize, x: f64, y: f64) -> u64 {
-        let seq = self.pushed[col];
-        self.pushed[col] += 1;
-        self.streams[col].push(x, y);
-        while let Some(v) = self.streams[col].pop() {
-            self.ready[col].push_back(v);
-        }
-        seq
-    }
-
-    fn advance(&mut self, x: f64) {
-        for (st, ready) in self.streams.iter_mut().zip(&mut self.ready) {
-            st.advance(x);
-            while let Some(v) = st.pop() {
-                ready.push_back(v);
-            }
-        }
-    }
-
-    fn finish(&mut self) {
-        for (st, ready) in self.streams.iter_mut().zip(&mut self.ready) {
-            st.finish();
-            while let Some(v) = st.pop() {
-                ready.push_back(v);
-            }
-        }
-    }
-
-    /// Point `seq` of series `col`'s value, when known.
-    fn get(&self, col: usize, seq: u64) -> Option<f64> {
-        let i = usize::try_from(seq.checked_sub(self.base[col])?).ok()?;
-        self.ready[col].get(i).copied()
-    }
-
-    /// Forget the values up to point `seq` of series `col` (rows take them in order).
-    fn taken(&mut self, col: usize, seq: u64) {
-        while self.base[col] <= seq && self.ready[col].pop_front().is_some() {
-            self.base[col] += 1;
-        }
-    }
-}
-
-/// A row to write: its numbers, the key's column (long form), and the smoothed
-/// cells still waiting: (cell, series, point).
-struct Waiting {
-    nums: Vec<Option<f64>>,
-    key: Option<usize>,
-    waits: Vec<(usize, usize, u64)>,
-}
-
-impl Waiting {
-    fn new(cells: usize) -> Self {
-        Self {
-            nums: vec![None; cells],
-            key: None,
-            waits: Vec::new(),
-        }
-    }
-}
-
-/// The rows not written yet, in order.
-#[derive(Default)]
-struct Queue {
-    rows: VecDeque<Waiting>,
-}
-
-impl Queue {
-    /// Write the rows from the front whose smoothed values are all known.
-    fn flush(
-        &mut self,
-        table: &mut Table<'_>,
-        smoothed: &mut Smoothed,
-        names: &[String],
-        key_at: usize,
-    ) -> io::Result<()> {
-        while let Some(front) = self.rows.front_mut() {
-            for w in &front.waits {
-                match smoothed.get(w.1, w.2) {
-                    Some(v) => front.nums[w.0] = Some(v),
-                    None => return Ok(()),
-                }
-            }
-            let Some(r) = self.rows.pop_front() else {
-                break;
-            };
-            for w in &r.waits {
-                smoothed.taken(w.1, w.2);
-            }
-            let cells: Vec<Cell<'_>> = match r.key {
-                Some(k) => {
-                    let mut cells: Vec<Cell<'_>> =
-                        r.nums[..key_at].iter().map(|v| Cell::Num(*v)).collect();
-                    cells.push(Cell::Text(names.get(k).map_or("", String::as_str)));
-                    cells.extend(r.nums[key_at + 1..].iter().map(|v| Cell::Num(*v)));
-                    cells
-                }
-                None => r.nums.iter().map(|v| Cell::Num(*v)).collect(),
-            };
-            table.row(&cells)?;
-        }
-        Ok(())
-    }
+    smoothed.finish();
+    queue.flush(&mut table, &mut smoothed, &names, long_key_at)?;
+    table.finish()?;
+    Ok(damage)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -28,6 +28,18 @@ use std::fmt;
 /// constant without its value; 1000 is taken here.
 pub const VIEWPORT_SCALE: f64 = 1000.0;
 
+/// Largest EMA weight: at 1 the average never moves off its start (0), so every
+/// value would be 0; TensorBoard's slider stops at 0.999 too.
+pub const EMA_MAX: f64 = 0.999;
+/// Most points of a running average.
+pub const AVG_MAX: usize = 1_000_000;
+/// Gaussian σ bounds, in x units (steps; seconds with `--system`). Below the
+/// lower one no two x are told apart (a Unix time's f64 spacing is 2.4e-7 s), and
+/// far below it `2σ²` is 0 and every value NaN; above the upper one the window
+/// (3σ) passes the integers an f64 holds exactly (2^53), so it has no edge left.
+pub const SIGMA_MIN: f64 = 1e-6;
+pub const SIGMA_MAX: f64 = 1e15;
+
 /// A smoothing kind and its parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Smoothing {
@@ -35,11 +47,11 @@ pub enum Smoothing {
     None,
     /// Time-weighted EMA, parameter in [0, 1].
     Twema(f64),
-    /// TensorBoard's debiased EMA, weight in [0, 1].
+    /// TensorBoard's debiased EMA, weight in [0, 0.999].
     Ema(f64),
-    /// Centred running average of this many points (>= 1).
+    /// Centred running average of this many points (1 to 1000000).
     RunningAverage(usize),
-    /// Gaussian kernel with this standard deviation in x units (> 0).
+    /// Gaussian kernel with this standard deviation in x units (1e-6 to 1e15).
     Gaussian(f64),
 }
 
@@ -55,6 +67,15 @@ impl fmt::Display for Smoothing {
     }
 }
 
+/// A bound as an error message writes it: `0.999`, `1e-6`, `1e15`.
+fn bound(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 impl std::str::FromStr for Smoothing {
     type Err = String;
 
@@ -65,29 +86,27 @@ impl std::str::FromStr for Smoothing {
         if kind == "none" && param.is_empty() {
             return Ok(Smoothing::None);
         }
-        let float = |lo: f64, hi: f64| -> Result<f64, String> {
+        let float = |lo: f64, hi: f64, what: &str| -> Result<f64, String> {
             match param.trim().parse::<f64>() {
                 Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
                 _ => Err(format!(
-                    "{kind} needs a number from {lo} to {hi} after ':', got {param:?}"
+                    "{kind} needs {what} from {} to {} after ':', got {param:?}",
+                    bound(lo),
+                    bound(hi)
                 )),
             }
         };
         match kind.as_str() {
-            "twema" => float(0.0, 1.0).map(Smoothing::Twema),
-            "ema" => float(0.0, 1.0).map(Smoothing::Ema),
+            "twema" => float(0.0, 1.0, "a weight").map(Smoothing::Twema),
+            "ema" => float(0.0, EMA_MAX, "a weight").map(Smoothing::Ema),
             "avg" | "running" | "running-average" => match param.trim().parse::<usize>() {
-                Ok(n) if (1..=1_000_000).contains(&n) => Ok(Smoothing::RunningAverage(n)),
+                Ok(n) if (1..=AVG_MAX).contains(&n) => Ok(Smoothing::RunningAverage(n)),
                 _ => Err(format!(
-                    "avg needs a whole number of points from 1 to 1000000, got {param:?}"
+                    "avg needs a whole number of points from 1 to {AVG_MAX} after ':', got {param:?}"
                 )),
             },
-            "gauss" | "gaussian" => match float(0.0, 1e15) {
-                Ok(s) if s > 0.0 => Ok(Smoothing::Gaussian(s)),
-                _ => Err(format!(
-                    "gauss needs a standard deviation above 0, got {param:?}"
-                )),
-            },
+            "gauss" | "gaussian" => float(SIGMA_MIN, SIGMA_MAX, "a standard deviation (x units)")
+                .map(Smoothing::Gaussian),
             _ => Err(format!(
                 "unknown smoothing {kind:?} (none, twema:P, ema:W, avg:N, gauss:SIGMA)"
             )),

@@ -77,10 +77,20 @@ fn parquet_err(e: parquet::errors::ParquetError) -> io::Error {
     io::Error::other(format!("parquet: {e}"))
 }
 
-/// A CSV field, quoted when it must be (RFC 4180).
+/// A text cell (a column name, a key) as CSV writes it, inert in a spreadsheet
+/// (OWASP's CSV injection guidance): one that a spreadsheet would take as a
+/// formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) gets a
+/// leading `'` and is quoted. A cell is quoted when RFC 4180 needs it (`,`, `"`,
+/// a line break) and when it holds a `;` or a tab, which some spreadsheets split
+/// fields on, so that no part of it starts a cell of its own. Numbers are not
+/// text cells: `-0.5` stays a number.
 fn csv_field(out: &mut Vec<u8>, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula || s.contains([',', '"', '\n', '\r', ';', '\t']) {
         out.push(b'"');
+        if formula {
+            out.push(b'\'');
+        }
         out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
         out.push(b'"');
     } else {
@@ -267,4 +277,48 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
     }
     group.close().map_err(parquet_err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_cells_a_spreadsheet_would_run_are_inert_and_numbers_stay_numbers() {
+        let hostile = [
+            ("=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\""),
+            ("+1", "\"'+1\""),
+            ("-2+3", "\"'-2+3\""),
+            ("@SUM(1)", "\"'@SUM(1)\""),
+            ("\t=1", "\"'\t=1\""),
+            ("\r=1", "\"'\r=1\""),
+            ("=\"quoted\"", "\"'=\"\"quoted\"\"\""),
+            ("a;=1", "\"a;=1\""),
+            ("a,=1", "\"a,=1\""),
+            ("train/loss", "train/loss"),
+        ];
+        for (cell, want) in hostile {
+            let mut out = Vec::new();
+            csv_field(&mut out, cell);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{cell:?}");
+        }
+        let mut out = Vec::new();
+        let cols = [
+            ("_step".to_owned(), ColKind::Num),
+            ("key".to_owned(), ColKind::Text),
+            ("value".to_owned(), ColKind::Num),
+        ];
+        let mut t = Table::new(Format::Csv, &cols, &mut out).unwrap();
+        t.row(&[
+            Cell::Num(Some(-1.0)),
+            Cell::Text("-x"),
+            Cell::Num(Some(-0.5)),
+        ])
+        .unwrap();
+        t.finish().unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "_step,key,value\n-1,\"'-x\",-0.5\n"
+        );
+    }
 }

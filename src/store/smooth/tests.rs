@@ -237,3 +237,69 @@ fn smoothing_parses_kind_colon_param_and_names_bad_input() {
         assert_eq!(k.to_string().parse(), Ok(k));
     }
 }
+
+#[test]
+fn every_parameter_has_bounds_and_the_error_states_them() {
+    let ok = [
+        ("twema:0", Smoothing::Twema(0.0)),
+        ("twema:1", Smoothing::Twema(1.0)),
+        ("ema:0", Smoothing::Ema(0.0)),
+        ("ema:0.999", Smoothing::Ema(0.999)),
+        ("avg:1", Smoothing::RunningAverage(1)),
+        ("avg:1000000", Smoothing::RunningAverage(1_000_000)),
+        ("gauss:1e-6", Smoothing::Gaussian(1e-6)),
+        ("gauss:1e15", Smoothing::Gaussian(1e15)),
+    ];
+    for (text, want) in ok {
+        assert_eq!(text.parse(), Ok(want), "{text}");
+    }
+    let bad = [
+        ("twema:1.0001", "twema needs a weight from 0 to 1 after ':'"),
+        ("twema:-0.1", "twema needs a weight from 0 to 1 after ':'"),
+        ("ema:1", "ema needs a weight from 0 to 0.999 after ':'"),
+        ("ema:inf", "ema needs a weight from 0 to 0.999 after ':'"),
+        (
+            "avg:1000001",
+            "avg needs a whole number of points from 1 to 1000000",
+        ),
+        (
+            "gauss:1e-170",
+            "gauss needs a standard deviation (x units) from 1e-6 to 1e15",
+        ),
+        (
+            "gauss:9e-7",
+            "gauss needs a standard deviation (x units) from 1e-6 to 1e15",
+        ),
+        (
+            "gauss:1e308",
+            "gauss needs a standard deviation (x units) from 1e-6 to 1e15",
+        ),
+        (
+            "gauss:0",
+            "gauss needs a standard deviation (x units) from 1e-6 to 1e15",
+        ),
+        (
+            "gauss:nan",
+            "gauss needs a standard deviation (x units) from 1e-6 to 1e15",
+        ),
+    ];
+    for (text, want) in bad {
+        let e = text.parse::<Smoothing>().err().unwrap_or_default();
+        assert!(e.starts_with(want), "{text}: {e}");
+    }
+    // At the ends every finite point keeps a finite smoothed value.
+    let xs: Vec<f64> = (0..50).map(f64::from).collect();
+    let ys: Vec<f64> = xs.iter().map(|x| (x * 0.3).sin()).collect();
+    for s in [
+        Smoothing::Gaussian(1e-6),
+        Smoothing::Gaussian(1e15),
+        Smoothing::Ema(0.999),
+        Smoothing::Twema(1.0),
+    ] {
+        let out = s.apply(&xs, &ys);
+        assert!(out.iter().all(|v| v.is_finite()), "{s}: {out:?}");
+    }
+    // EMA's top weight still moves with the data (at 1 every value was 0).
+    let out = Smoothing::Ema(0.999).apply(&xs, &ys);
+    assert!(out.iter().any(|v| *v != 0.0));
+}

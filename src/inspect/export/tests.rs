@@ -1,0 +1,202 @@
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::output::{Dest, OutputIsInput};
+use super::*;
+use crate::decode::synth::{file_bytes, SynthSpec};
+
+/// A writer that fails with "no space left" once `left` bytes have gone through:
+/// a full disk part way through an export.
+struct FullAfter<'a> {
+    inner: &'a mut (dyn Write + Send),
+    left: usize,
+}
+
+impl Write for FullAfter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        let n = buf.len().min(self.left);
+        let n = self.inner.write(&buf[..n])?;
+        self.left -= n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn synth_run(dir: &Path) -> PathBuf {
+    let run = dir.join("run-x.wandb");
+    let spec = SynthSpec {
+        steps: 3000,
+        metrics: 8,
+        ..SynthSpec::default()
+    };
+    std::fs::write(&run, file_bytes(&spec)).unwrap();
+    run
+}
+
+#[test]
+fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = synth_run(dir.path());
+    let target = dir.path().join("out.csv");
+    std::fs::write(&target, b"old bytes\n").unwrap();
+    let before = entries(dir.path());
+    for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            format,
+            ..ExportOptions::default()
+        };
+        let mut prog = Progress {
+            on: false,
+            last: None,
+            total: 0,
+        };
+        let mut err = Vec::new();
+        let scan = scan(&run, &opts, &mut prog, &mut err).unwrap();
+        let mut seen_temp = false;
+        let r = to_file(&target, |out| {
+            seen_temp = entries(dir.path()).iter().any(|n| n.contains(".leet-tmp-"));
+            let mut full = FullAfter {
+                inner: out,
+                left: 100_000,
+            };
+            write_rows(&run, &opts, scan, false, &mut full, &mut prog, &mut err)
+        });
+        let e = r.err().map(|e| error_line_of(&e)).unwrap_or_default();
+        assert!(e.contains("No space left on device"), "{format:?}: {e}");
+        assert!(seen_temp, "{format:?}: the rows went to a temporary file");
+        assert_eq!(std::fs::read(&target).unwrap(), b"old bytes\n");
+        assert_eq!(entries(dir.path()), before, "{format:?}");
+    }
+    // The same writer without the failure: the target is replaced, whole.
+    let opts = ExportOptions {
+        path: run.clone(),
+        ..ExportOptions::default()
+    };
+    let whole = run_export(&opts);
+    let opts = ExportOptions {
+        output: Some(target.clone()),
+        ..opts
+    };
+    assert!(run_export(&opts).is_empty());
+    assert_eq!(std::fs::read(&target).unwrap(), whole);
+    assert_eq!(entries(dir.path()), before);
+}
+
+fn error_line_of(e: &anyhow::Error) -> String {
+    e.chain()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+/// `leet export` with these options; what it wrote to standard output.
+fn run_export(opts: &ExportOptions) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    run(opts, &mut out, &mut err).unwrap();
+    out
+}
+
+#[test]
+fn a_target_that_is_the_input_is_refused_in_every_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run-20260101_000000-abc");
+    std::fs::create_dir(&run_dir).unwrap();
+    let run = synth_run(&run_dir);
+    let link = dir.path().join("link.wandb");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let hard = dir.path().join("hard.wandb");
+    std::fs::hard_link(&run, &hard).unwrap();
+    for out in [run.clone(), link, hard, run_dir.clone()] {
+        let e = Dest::plan(Some(&out), &run).unwrap_err();
+        assert!(e.is::<OutputIsInput>(), "{}: {e}", out.display());
+        let line = e.to_string();
+        assert!(
+            line.contains(&*out.to_string_lossy()) && line.contains(&*run.to_string_lossy()),
+            "{line}"
+        );
+    }
+    // Another file, new or existing; a device; standard output.
+    let other = dir.path().join("other.csv");
+    assert_eq!(
+        Dest::plan(Some(&other), &run).unwrap(),
+        Dest::File(other.clone())
+    );
+    std::fs::write(&other, b"x").unwrap();
+    assert_eq!(Dest::plan(Some(&other), &run).unwrap(), Dest::File(other));
+    let null = Path::new("/dev/null");
+    assert_eq!(
+        Dest::plan(Some(null), &run).unwrap(),
+        Dest::Stream(null.to_path_buf())
+    );
+    assert_eq!(
+        Dest::plan(Some(Path::new("-")), &run).unwrap(),
+        Dest::Stdout
+    );
+    assert_eq!(Dest::plan(None, &run).unwrap(), Dest::Stdout);
+    // The directory holding the run directory resolves to the run too.
+    let e = Dest::plan(Some(dir.path()), &run).unwrap_err();
+    assert!(e.is::<OutputIsInput>(), "{e}");
+    // A directory holding no run is not a file to write.
+    let empty = tempfile::tempdir().unwrap();
+    let e = Dest::plan(Some(empty.path()), &run).unwrap_err();
+    assert!(e.to_string().contains("is a directory"), "{e}");
+}
+
+#[test]
+fn a_link_to_another_file_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = synth_run(dir.path());
+    let real = dir.path().join("real.csv");
+    std::fs::write(&real, b"old").unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let opts = ExportOptions {
+        path: run,
+        output: Some(link.clone()),
+        ..ExportOptions::default()
+    };
+    assert!(run_export(&opts).is_empty());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .starts_with("_step,_runtime,_timestamp,train/loss"));
+}
+
+#[test]
+fn parquet_is_not_written_to_a_terminal_without_dash_o_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    let mut opts = ExportOptions {
+        path: file,
+        format: Format::Parquet,
+        stdout_terminal: true,
+        ..ExportOptions::default()
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let e = run(&opts, &mut out, &mut err).unwrap_err();
+    assert!(is_usage_error(&e), "{e}");
+    assert!(out.is_empty());
+    opts.output = Some("-".into());
+    run(&opts, &mut out, &mut err).unwrap();
+    assert!(out.starts_with(b"PAR1"));
+}
