@@ -32,16 +32,22 @@ pub enum Cmd {
     /// Index every run directory of a wandb directory (state, names, config, last
     /// summary; cached by path, size and mtime): `Msg::Indexed`.
     ScanIndex { wandb_dir: PathBuf },
-    /// Write what the workspace of `wandb_dir` remembers to leet's state file (no
-    /// answer; a failure is not worth a message on every change).
+    /// Write what changed in the workspace of `wandb_dir` (from `base`, what this
+    /// instance last knew the state file to hold, to `state`) into leet's state
+    /// file as it is then: `Msg::WorkspaceWritten`. Numbered as `SaveSettings`.
     SaveWorkspace {
         wandb_dir: PathBuf,
+        base: WorkspaceSaved,
         state: WorkspaceSaved,
+        generation: u64,
     },
-    /// Write the settings file `path` (`text`, from `Config::to_toml`; no
-    /// answer). Saves are numbered: one older than the last written is dropped.
+    /// Write what changed in the settings (from `base`, the text this instance
+    /// last knew the file to hold, to `text`; both from `Config::to_toml`) into
+    /// the settings file `path` as it is then: `Msg::SettingsWritten`. Saves are
+    /// numbered: one older than the last written is dropped.
     SaveSettings {
         path: PathBuf,
+        base: String,
         text: String,
         generation: u64,
     },

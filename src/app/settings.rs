@@ -10,7 +10,10 @@
 //!
 //! The app notes when a setting changes (after the user's keys and mouse) and asks
 //! for the file to be written at the next tick (`Cmd::SaveSettings`, at most once a
-//! second); the runtime writes what is unsaved when the viewer quits.
+//! second); the runtime writes what is unsaved when the viewer quits. A save
+//! carries only this instance's changes, merged into the file as it is then
+//! (`settings/merge.rs`): two leets sharing the file keep each other's. A save
+//! that fails is said once in the status bar.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +25,10 @@ use super::palette::Palette;
 use super::{App, Cmd};
 
 mod directory;
+mod merge;
 mod parse;
+
+pub use merge::merged_text;
 
 use directory::Part;
 
@@ -327,8 +333,11 @@ pub(crate) struct Persist {
     path: Option<PathBuf>,
     /// The file as loaded: the other mode's section is written back as it was.
     base: Config,
-    /// The text last written (or the one the loaded settings give).
-    written: String,
+    /// The text this instance last knew the file to hold (the one the loaded
+    /// settings give, then each save's once written): its changes are from it.
+    on_disk: String,
+    /// The text of the last save asked for.
+    sent: String,
     /// A change waits for the next tick.
     pending: bool,
     /// Count of saves asked for: the runtime writes a save only over an older one.
@@ -336,8 +345,11 @@ pub(crate) struct Persist {
     /// The viewer's wandb directory (canonical): where its per-directory
     /// settings are kept (None: in `[viewer]` itself).
     dir: Option<PathBuf>,
-    /// Said in the status bar until the next key: the settings were moved.
-    note: Option<&'static str>,
+    /// Said in the status bar until the next key: the settings were moved, or
+    /// could not be saved.
+    note: Option<String>,
+    /// The last save failed (and was said: the next failures are not).
+    failing: bool,
 }
 
 /// The status bar's note when an older file's settings were moved.
@@ -503,18 +515,18 @@ impl App {
         self.settings_io = Persist {
             path,
             base: file,
-            written: String::new(),
             pending: moved,
-            generation: 0,
             dir,
-            note: moved.then_some(MOVED),
+            note: moved.then(|| MOVED.to_owned()),
+            ..Persist::default()
         };
         // Moved: the file as loaded is what is on disk, so the new layout is due.
-        self.settings_io.written = if moved {
+        self.settings_io.on_disk = if moved {
             loaded
         } else {
             self.settings_config().to_toml()
         };
+        self.settings_io.sent.clone_from(&self.settings_io.on_disk);
     }
 
     /// The whole file as it would be written now: this mode's settings as they
@@ -535,14 +547,14 @@ impl App {
     /// What the status bar says of the settings (once, until the next key).
     #[must_use]
     pub fn settings_note(&self) -> Option<&str> {
-        self.settings_io.note
+        self.settings_io.note.as_deref()
     }
 
     /// After the user's input: whether a setting changed since the last save. A
     /// key (not the mouse passing by) ends the note: whether it was shown.
     pub(super) fn note_settings(&mut self, key: bool) -> bool {
         if self.settings_io.path.is_some() && !self.settings_io.pending {
-            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.written;
+            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.sent;
         }
         key && self.settings_io.note.take().is_some()
     }
@@ -552,24 +564,60 @@ impl App {
         if !std::mem::take(&mut self.settings_io.pending) {
             return;
         }
-        if let Some((path, text, generation)) = self.unsaved_settings() {
-            self.settings_io.written.clone_from(&text);
-            self.settings_io.generation = generation;
-            self.out.push(Cmd::SaveSettings {
-                path,
-                text,
-                generation,
-            });
+        if let Some(cmd) = self.unsaved_settings() {
+            if let Cmd::SaveSettings {
+                text, generation, ..
+            } = &cmd
+            {
+                self.settings_io.sent.clone_from(text);
+                self.settings_io.generation = *generation;
+            }
+            self.out.push(cmd);
         }
     }
 
-    /// What is to be written (the file, its text and the save's number) if the
-    /// settings changed since the last save: the runtime writes it on quit.
+    /// The save to carry out (a `Cmd::SaveSettings`: this instance's changes since
+    /// the file was last known written, numbered after the last save) if the
+    /// settings changed since then: the runtime writes it on quit.
     #[must_use]
-    pub fn unsaved_settings(&self) -> Option<(PathBuf, String, u64)> {
-        let path = self.settings_io.path.clone()?;
+    pub fn unsaved_settings(&self) -> Option<Cmd> {
+        let io = &self.settings_io;
+        let path = io.path.clone()?;
         let text = self.settings_config().to_toml();
-        (text != self.settings_io.written).then(|| (path, text, self.settings_io.generation + 1))
+        (text != io.on_disk || io.sent != io.on_disk).then(|| Cmd::SaveSettings {
+            path,
+            base: io.on_disk.clone(),
+            text,
+            generation: io.generation + 1,
+        })
+    }
+
+    /// A save was carried out (`error`: it failed). The newest one written is
+    /// what the next changes are from; the first of a run of failures is said in
+    /// the status bar (the next save tries again, and the one on quit).
+    pub(super) fn on_settings_written(
+        &mut self,
+        generation: u64,
+        error: Option<String>,
+    ) -> super::Effect {
+        let io = &mut self.settings_io;
+        match error {
+            None => {
+                if generation == io.generation {
+                    io.on_disk.clone_from(&io.sent);
+                }
+                io.failing = false;
+                super::Effect::NONE
+            }
+            Some(_) if io.failing => super::Effect::NONE,
+            Some(e) => {
+                io.failing = true;
+                // Asked again at the next change: what failed is still unsaved.
+                io.sent.clone_from(&io.on_disk);
+                io.note = Some(format!("settings not saved: {}", clean(&e, 160)));
+                super::Effect::REDRAW
+            }
+        }
     }
 }
 

@@ -302,6 +302,12 @@ pub struct Workspace {
     /// (as loaded, then as last handed to the worker): a state equal to it is not
     /// written again.
     stored: WorkspaceSaved,
+    /// What the state file held when this instance last knew (as loaded, then as
+    /// each save is written): a save carries the changes from it, merged into
+    /// the file as it is then (another leet may have written it).
+    on_disk: WorkspaceSaved,
+    /// The number of the last save handed to the worker.
+    generation: u64,
     /// A save has been handed to the worker since the workspace opened.
     changed: bool,
     /// The list takes focus once it is on screen (the first layout).
@@ -321,6 +327,7 @@ impl Workspace {
         };
         if let Some(s) = saved {
             ws.stored = s.clone();
+            ws.on_disk = s.clone();
             ws.selected = s.selected;
             ws.selected.truncate(MAX_SELECTED);
             ws.selected.dedup();
