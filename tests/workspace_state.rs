@@ -92,7 +92,7 @@ fn workspace_state_round_trips_under_xdg_state_home() {
     };
     let dir = with_env(Some(&xdg), None, || {
         let dir = default_state_dir().unwrap();
-        save(&dir, &w, &state).unwrap();
+        save(&dir, &w, &WorkspaceSaved::default(), &state, (1, 1)).unwrap();
         dir
     });
     assert_eq!(dir, xdg.join("leet"));
@@ -129,5 +129,52 @@ fn workspace_state_round_trips_under_xdg_state_home() {
     let other = t.path().join("other/wandb");
     common::runs::write_workspace(&other, 1);
     assert_eq!(load(&dir, &other), Ok(None));
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    // One state file (and the lock file its saves take).
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names
+        .iter()
+        .any(|n| n.to_string_lossy().ends_with(".json.lock")));
+}
+
+#[test]
+fn two_instances_of_one_directory_merge_their_workspace_state() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path().join("project/wandb");
+    let runs = common::runs::write_workspace(&w, 4);
+    let id = |i: usize| runs[i].id.clone();
+    let dir = t.path().join("state");
+    let start = WorkspaceSaved {
+        selected: vec![id(0), id(1)],
+        filter: "loss".into(),
+        ..WorkspaceSaved::default()
+    };
+    save(&dir, &w, &WorkspaceSaved::default(), &start, (1, 1)).unwrap();
+    // Both load the same state; A selects run 2 and groups by optimizer, B
+    // deselects run 0, pins run 1 and clears the filter.
+    let mut a = start.clone();
+    a.selected.push(id(2));
+    a.group_by = Some("optimizer".into());
+    let mut b = start.clone();
+    b.selected.retain(|k| *k != id(0));
+    b.pinned = Some(id(1));
+    b.filter.clear();
+    // Each its first save (writers 2 and 3).
+    save(&dir, &w, &start, &a, (2, 1)).unwrap();
+    save(&dir, &w, &start, &b, (3, 1)).unwrap();
+    let merged = load(&dir, &w).unwrap().unwrap();
+    assert_eq!(
+        merged,
+        WorkspaceSaved {
+            selected: vec![id(1), id(2)],
+            pinned: Some(id(1)),
+            filter: String::new(),
+            filter_glob: false,
+            group_by: Some("optimizer".into()),
+            summary_column: None,
+        }
+    );
 }

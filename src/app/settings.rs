@@ -340,8 +340,10 @@ pub(crate) struct Persist {
     sent: String,
     /// A change waits for the next tick.
     pending: bool,
-    /// Count of saves asked for: the runtime writes a save only over an older one.
+    /// Count of saves asked for: the runtime writes a save only over an older one
+    /// of the same writer (this instance's settings: `writer`).
     generation: u64,
+    writer: u64,
     /// The viewer's wandb directory (canonical): where its per-directory
     /// settings are kept (None: in `[viewer]` itself).
     dir: Option<PathBuf>,
@@ -518,6 +520,7 @@ impl App {
             pending: moved,
             dir,
             note: moved.then(|| MOVED.to_owned()),
+            writer: super::cmd::writer_id(),
             ..Persist::default()
         };
         // Moved: the file as loaded is what is on disk, so the new layout is due.
@@ -588,6 +591,7 @@ impl App {
             path,
             base: io.on_disk.clone(),
             text,
+            writer: io.writer,
             generation: io.generation + 1,
         })
     }

@@ -68,12 +68,14 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             wandb_dir,
             base,
             state,
+            writer,
             generation,
         } => Msg::WorkspaceWritten {
             generation,
             error: match crate::source::state::default_state_dir() {
                 Some(dir) => {
-                    crate::source::state::save(&dir, &wandb_dir, &base, &state, generation)
+                    let order = (writer, generation);
+                    crate::source::state::save(&dir, &wandb_dir, &base, &state, order)
                         .err()
                         .map(|e| e.to_string())
                 }
@@ -84,19 +86,20 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             path,
             base,
             text,
+            writer,
             generation,
         } => Msg::SettingsWritten {
             generation,
-            error: save_settings(&path, &base, &text, generation).err(),
+            error: save_settings(&path, &base, &text, (writer, generation)).err(),
         },
     })
 }
 
 /// Lay this instance's settings changes (from `base` to `text`) over the
 /// settings file as it is now: why not, naming the file.
-fn save_settings(path: &Path, base: &str, text: &str, generation: u64) -> Result<(), String> {
+fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Result<(), String> {
     use crate::app::settings::{merged_text, MAX_CONFIG_BYTES};
-    crate::source::settings::save(path, MAX_CONFIG_BYTES, generation, |now| {
+    crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
         merged_text(path, base, text, now)
     })
     .map_err(|e| format!("{}: {e}", crate::text::sanitize_path(path)))

@@ -33,8 +33,9 @@ pub fn read(path: &Path, cap: u64, optional: bool) -> Result<Option<String>, Rea
     super::small_file::read_text(path, cap, optional, "the settings")
 }
 
-/// The newest save written by this process, by file (as named by the caller).
-static WRITTEN: Mutex<BTreeMap<PathBuf, u64>> = Mutex::new(BTreeMap::new());
+/// The newest save written by each writer of this process (an `App`), by file
+/// (as named by the caller).
+static WRITTEN: Mutex<BTreeMap<(PathBuf, u64), u64>> = Mutex::new(BTreeMap::new());
 
 /// Save the settings file `path` as `merge` makes it from the file's text as it
 /// is now (None: there is none), the file's directory created as needed. Another
@@ -49,13 +50,13 @@ static WRITTEN: Mutex<BTreeMap<PathBuf, u64>> = Mutex::new(BTreeMap::new());
 pub fn save(
     path: &Path,
     cap: u64,
-    generation: u64,
+    (writer, generation): (u64, u64),
     merge: impl FnOnce(Option<&str>) -> Result<Option<String>, String>,
 ) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    merge_save(path, generation, |target| {
+    merge_save(path, (writer, generation), |target| {
         let now = read(target, cap, true).map_err(|e| match e {
             ReadError::Io(r) | ReadError::Refused(r) => io::Error::other(r),
         })?;
@@ -67,19 +68,20 @@ pub fn save(
 /// Replace `path` with what `merge` makes of the file it names (its links
 /// followed: see [`resolve_links`]), under an exclusive lock on a file beside
 /// it ([`lock_beside`]), so another process's read-merge-write is not
-/// interleaved with this one's; written by [`write_through`]. Saves are numbered:
-/// one at or below the number last written to `path` by this process is skipped
-/// (a queued save never undoes the one written on quit).
+/// interleaved with this one's; written by [`write_through`]. Saves are numbered
+/// by writer: one at or below the number that writer last wrote to `path` is
+/// skipped (a queued save never undoes the one written on quit).
 ///
 /// # Errors
 /// A link that cannot be followed, the lock, `merge`'s, the write's.
 pub(crate) fn merge_save(
     path: &Path,
-    generation: u64,
+    (writer, generation): (u64, u64),
     merge: impl FnOnce(&Path) -> io::Result<Option<Vec<u8>>>,
 ) -> io::Result<()> {
     let mut written = WRITTEN.lock().unwrap_or_else(PoisonError::into_inner);
-    if written.get(path).is_some_and(|&last| generation <= last) {
+    let key = (path.to_owned(), writer);
+    if written.get(&key).is_some_and(|&last| generation <= last) {
         return Ok(());
     }
     let target = resolve_links(path)?;
@@ -87,7 +89,7 @@ pub(crate) fn merge_save(
     if let Some(data) = merge(&target)? {
         write_through(&target, &data)?;
     }
-    written.insert(path.to_owned(), generation);
+    written.insert(key, generation);
     Ok(())
 }
 
@@ -214,10 +216,13 @@ mod tests {
         let p = dir.path().join("sub/dir/config.toml");
         let base = 0;
         let put = |t: &'static str| move |_: Option<&str>| Ok(Some(t.to_owned()));
-        save(&p, 100, base + 2, put("new")).expect("save");
-        save(&p, 100, base + 1, put("old")).expect("save");
+        save(&p, 100, (1, base + 2), put("new")).expect("save");
+        save(&p, 100, (1, base + 1), put("old")).expect("save");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "new");
-        save(&p, 100, base + 3, put("newer")).expect("save");
+        // Another writer's numbers are its own.
+        save(&p, 100, (2, base + 1), put("other")).expect("save");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "other");
+        save(&p, 100, (1, base + 3), put("newer")).expect("save");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "newer");
     }
 }

@@ -110,6 +110,7 @@ impl App {
                     wandb_dir: ws.dir.clone(),
                     base: ws.on_disk.clone(),
                     state,
+                    writer: ws.writer,
                     generation: ws.generation,
                 });
             }
@@ -142,6 +143,7 @@ impl App {
             wandb_dir,
             base: ws.on_disk.clone(),
             state,
+            writer: ws.writer,
             generation: ws.generation + 1,
         })
     }

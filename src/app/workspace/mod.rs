@@ -306,8 +306,10 @@ pub struct Workspace {
     /// each save is written): a save carries the changes from it, merged into
     /// the file as it is then (another leet may have written it).
     on_disk: WorkspaceSaved,
-    /// The number of the last save handed to the worker.
+    /// The number of the last save handed to the worker, and whose saves they
+    /// are (numbered apart from another workspace's in the process).
     generation: u64,
+    writer: u64,
     /// A save has been handed to the worker since the workspace opened.
     changed: bool,
     /// The list takes focus once it is on screen (the first layout).
@@ -323,6 +325,7 @@ impl Workspace {
         let mut ws = Self {
             label: dir.display().to_string(),
             dir,
+            writer: crate::app::cmd::writer_id(),
             ..Self::default()
         };
         if let Some(s) = saved {

@@ -140,9 +140,9 @@ pub fn load(state_dir: &Path, wandb_dir: &Path) -> Result<Option<WorkspaceSaved>
 /// from `base` (what it loaded, or last saved) to `now`, laid over the state file
 /// as it is now ([`merged`]), so another leet's changes to the same directory
 /// stay. Read and written under a lock beside the file; lists and strings capped
-/// as [`load`] caps them, so what is saved is what is loaded. A save numbered
-/// (`generation`) at or below one written already is skipped: a queued save
-/// never undoes a later one.
+/// as [`load`] caps them, so what is saved is what is loaded. Saves are
+/// numbered by writer (an `App`): one at or below the number that writer wrote
+/// already is skipped, so a queued save never undoes a later one.
 ///
 /// # Errors
 /// The state directory is inside `wandb_dir` (leet never writes there), or it or
@@ -152,7 +152,7 @@ pub fn save(
     wandb_dir: &Path,
     base: &WorkspaceSaved,
     now: &WorkspaceSaved,
-    generation: u64,
+    order: (u64, u64),
 ) -> io::Result<()> {
     let canonical = canonical(wandb_dir);
     if resolved(state_dir).starts_with(&canonical) {
@@ -167,7 +167,7 @@ pub fn save(
     }
     create_private_dir(state_dir)?;
     let file = file_for_canonical(state_dir, &canonical);
-    merge_save(&file, generation, |_| {
+    merge_save(&file, order, |_| {
         // A file that cannot be read or parsed is replaced, as it was before
         // merging (it would not be loaded anyway).
         let on_disk = load(state_dir, wandb_dir)

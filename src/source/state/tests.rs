@@ -173,7 +173,7 @@ fn put(state_dir: &Path, wandb_dir: &Path, state: &WorkspaceSaved) -> io::Result
         .flatten()
         .unwrap_or_default();
     let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    save(state_dir, wandb_dir, &on_disk, state, generation)
+    save(state_dir, wandb_dir, &on_disk, state, (0, generation))
 }
 
 #[test]
