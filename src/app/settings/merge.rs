@@ -89,3 +89,61 @@ fn apply(now: &mut Table, before: &Table, after: &Table, leaves: bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::app::settings::FilterSetting;
+
+    fn merged(
+        base: &Config,
+        now: &Config,
+        current: Option<&str>,
+    ) -> Result<Option<Config>, String> {
+        let file = Path::new("/cfg/config.toml");
+        let text = merged_text(file, &base.to_toml(), &now.to_toml(), current)?;
+        Ok(text.map(|t| Config::parse(file, &t).unwrap()))
+    }
+
+    #[test]
+    fn a_filter_changes_whole_and_other_keys_of_its_table_stay() {
+        let base = Config::default();
+        let mut mine = base.clone();
+        mine.live.filters.system = FilterSetting {
+            pattern: "gpu*".into(),
+            glob: true,
+        };
+        // Another instance set the metrics filter (a regex) meanwhile.
+        let mut theirs = base.clone();
+        theirs.live.filters.metrics = FilterSetting {
+            pattern: "^loss$".into(),
+            glob: false,
+        };
+        let out = merged(&base, &mine, Some(&theirs.to_toml()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(out.live.filters.system, mine.live.filters.system);
+        assert_eq!(out.live.filters.metrics, theirs.live.filters.metrics);
+        // No file: the changes over the defaults.
+        let out = merged(&base, &mine, None).unwrap().unwrap();
+        assert_eq!(out.live, mine.live);
+    }
+
+    #[test]
+    fn a_file_that_says_save_false_or_does_not_parse_is_left_as_it_is() {
+        let base = Config::default();
+        let mut mine = base.clone();
+        mine.viewer.rows = Some(2);
+        let off = Config {
+            save: false,
+            ..Config::default()
+        };
+        assert_eq!(merged(&base, &mine, Some(&off.to_toml())), Ok(None));
+        let e = merged(&base, &mine, Some("[viewer\nrows = ")).unwrap_err();
+        assert!(e.contains("/cfg/config.toml: not valid TOML"), "{e}");
+        let e = merged(&base, &mine, Some("[viewer]\nrowz = 2\n")).unwrap_err();
+        assert!(e.contains("key 'rowz'"), "{e}");
+    }
+}
