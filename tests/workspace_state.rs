@@ -10,7 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use leet::msg::WorkspaceSaved;
+use leet::app::{App, Cmd, Options};
+use leet::msg::{Msg, WorkspaceSaved};
 use leet::source::state::{default_state_dir, file_for, load, save};
 
 static ENV: Mutex<()> = Mutex::new(());
@@ -177,4 +178,75 @@ fn two_instances_of_one_directory_merge_their_workspace_state() {
             summary_column: None,
         }
     );
+}
+
+/// Carry out `cmds`' state saves (under `XDG_STATE_HOME` = `xdg`) and tell `app`
+/// how each went; the other commands are not needed here.
+fn carry_out_saves(app: &mut App, cmds: Vec<Cmd>, xdg: &Path) {
+    for cmd in cmds {
+        if matches!(cmd, Cmd::SaveWorkspace { .. }) {
+            let answer = with_env(Some(xdg), None, || leet::runtime::answer(cmd)).unwrap();
+            assert!(
+                matches!(answer, Msg::WorkspaceWritten { error: None, .. }),
+                "{answer:?}"
+            );
+            app.update(answer);
+        }
+    }
+}
+
+#[test]
+fn two_apps_of_one_directory_keep_each_others_selection() {
+    use crossterm::event::KeyCode;
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path().join("project/wandb");
+    common::runs::write_workspace(&w, 4);
+    let xdg = t.path().join("xdg");
+    let opts = leet::source::index::ScanOptions::default();
+    let entries = leet::source::index::scan_with(&w, &t.path().join("cache"), &opts).entries;
+    let open = || {
+        let mut app = App::new(Options::default());
+        app.update(Msg::Resize(120, 40));
+        let saved = with_env(Some(&xdg), None, || load(&default_state_dir().unwrap(), &w));
+        app.open_workspace(w.clone(), saved.unwrap(), None, false);
+        app.take_cmds();
+        let cmds = app
+            .update(Msg::Indexed {
+                wandb_dir: w.clone(),
+                entries: entries.clone(),
+            })
+            .cmds;
+        carry_out_saves(&mut app, cmds, &xdg);
+        app
+    };
+    let (mut a, mut b) = (open(), open());
+    // A selects the second run, B the third (both keep the latest, selected
+    // when the index first came).
+    for (app, downs) in [(&mut a, 1), (&mut b, 2)] {
+        for _ in 0..downs {
+            app.update(Msg::key(KeyCode::Down));
+        }
+        let cmds = app.update(Msg::char(' ')).cmds;
+        carry_out_saves(app, cmds, &xdg);
+    }
+    let selected = |app: &App| app.workspace.as_ref().unwrap().selected.clone();
+    assert_eq!((selected(&a).len(), selected(&b).len()), (2, 2));
+    let mut both = selected(&a);
+    both.extend(
+        selected(&b)
+            .into_iter()
+            .filter(|k| !selected(&a).contains(k)),
+    );
+    assert_eq!(both.len(), 3);
+    let on_disk = || {
+        let dir = with_env(Some(&xdg), None, || default_state_dir().unwrap());
+        load(&dir, &w).unwrap().unwrap().selected
+    };
+    assert_eq!(on_disk(), both);
+    // A deselects its run and quits: B's stays.
+    let cmds = a.update(Msg::char(' ')).cmds;
+    carry_out_saves(&mut a, cmds, &xdg);
+    let quit: Vec<Cmd> = a.workspace_save_on_quit().into_iter().collect();
+    carry_out_saves(&mut a, quit, &xdg);
+    assert_eq!(on_disk(), selected(&b));
 }

@@ -602,7 +602,7 @@ impl App {
     pub(super) fn on_settings_written(
         &mut self,
         generation: u64,
-        error: Option<String>,
+        error: Option<&str>,
     ) -> super::Effect {
         let io = &mut self.settings_io;
         match error {
@@ -618,7 +618,7 @@ impl App {
                 io.failing = true;
                 // Asked again at the next change: what failed is still unsaved.
                 io.sent.clone_from(&io.on_disk);
-                io.note = Some(format!("settings not saved: {}", clean(&e, 160)));
+                io.note = Some(format!("settings not saved: {}", clean(e, 160)));
                 super::Effect::REDRAW
             }
         }

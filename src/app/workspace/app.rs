@@ -120,13 +120,9 @@ impl App {
     /// A state save was carried out: when it is the newest, what it wrote is
     /// what the next changes are from. A failed one stays unsaved: the next save
     /// (the one on quit at the latest) carries its changes again.
-    pub(crate) fn on_workspace_written(
-        &mut self,
-        generation: u64,
-        error: Option<String>,
-    ) -> Effect {
+    pub(crate) fn on_workspace_written(&mut self, generation: u64, written: bool) -> Effect {
         if let Some(ws) = self.workspace.as_deref_mut() {
-            if error.is_none() && generation == ws.generation {
+            if written && generation == ws.generation {
                 ws.on_disk = ws.stored.clone();
             }
         }
