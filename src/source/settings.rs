@@ -53,7 +53,9 @@ pub fn save(
     (writer, generation): (u64, u64),
     merge: impl FnOnce(Option<&str>) -> Result<Option<String>, String>,
 ) -> io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    // A link may name a file in a directory not made yet (dotfiles not set up).
+    let target = resolve_links(path)?;
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     merge_save(path, (writer, generation), |target| {
@@ -208,6 +210,24 @@ mod tests {
         ));
         std::fs::write(&p, "rows = 2\n").expect("write");
         assert_eq!(read(&p, 100, true), Ok(Some("rows = 2\n".into())));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_to_a_file_made_where_they_point_and_a_loop_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink("dotfiles/leet/config.toml", &link).expect("link");
+        let put = |_: Option<&str>| Ok(Some("rows = 2\n".to_owned()));
+        save(&link, 100, (7, 1), put).expect("save");
+        assert!(std::fs::symlink_metadata(&link).expect("stat").is_symlink());
+        let target = dir.path().join("dotfiles/leet/config.toml");
+        assert_eq!(std::fs::read_to_string(target).expect("read"), "rows = 2\n");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::os::unix::fs::symlink(&b, &a).expect("link");
+        std::os::unix::fs::symlink(&a, &b).expect("link");
+        let e = save(&a, 100, (7, 1), put).expect_err("a loop");
+        assert!(e.to_string().contains("too many levels"), "{e}");
     }
 
     #[test]
