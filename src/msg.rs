@@ -269,6 +269,17 @@ pub enum Msg {
     IndexUnchanged {
         wandb_dir: PathBuf,
     },
+    /// `Cmd::SaveSettings` numbered `generation` was carried out (or skipped, a
+    /// newer one written): None, or why it failed (sanitized by the app).
+    SettingsWritten {
+        generation: u64,
+        error: Option<String>,
+    },
+    /// `Cmd::SaveWorkspace` numbered `generation` was carried out, or failed.
+    WorkspaceWritten {
+        generation: u64,
+        error: Option<String>,
+    },
     /// `Cmd::ViewRecords` (and the record index's progress): what the record
     /// inspector shows.
     Records(Box<RecordsPage>),

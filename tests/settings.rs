@@ -225,32 +225,200 @@ fn a_settings_file_must_be_a_readable_regular_file() {
 
 #[test]
 fn the_runtime_writes_a_save_and_never_an_older_one_over_it() {
-    use leet::app::Cmd;
     let home = tempfile::tempdir().unwrap();
     let path = home.path().join("new/dir/config.toml");
-    let save = |text: &str, generation| {
-        leet::runtime::answer(Cmd::SaveSettings {
-            path: path.clone(),
-            text: text.into(),
-            generation,
-        })
+    let rows = |n| {
+        let mut c = Config::default();
+        c.viewer.rows = Some(n);
+        c.to_toml()
     };
-    assert!(save("[viewer]\nrows = 2\n", 1).is_none());
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "[viewer]\nrows = 2\n"
-    );
+    let base = Config::default().to_toml();
+    let save = |n, generation| {
+        let answer = leet::runtime::answer(Cmd::SaveSettings {
+            path: path.clone(),
+            base: base.clone(),
+            text: rows(n),
+            writer: 1,
+            generation,
+        });
+        assert_written(&answer.expect("an answer"), generation);
+    };
+    let on_disk = || Config::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+    save(2, 1);
+    assert_eq!(on_disk().viewer.rows, Some(2));
     // A save queued before it (the worker's, behind the one on quit): dropped.
-    assert!(save("[viewer]\nrows = 1\n", 1).is_none());
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "[viewer]\nrows = 2\n"
+    save(1, 1);
+    assert_eq!(on_disk().viewer.rows, Some(2));
+    save(3, 2);
+    assert_eq!(on_disk().viewer.rows, Some(3));
+}
+
+/// `msg` says the save numbered `generation` was written.
+fn assert_written(msg: &Msg, generation: u64) {
+    assert!(
+        matches!(msg, Msg::SettingsWritten { generation: g, error: None } if *g == generation),
+        "{msg:?}"
     );
-    assert!(save("[viewer]\nrows = 3\n", 2).is_none());
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "[viewer]\nrows = 3\n"
+}
+
+/// Carry out the save `app` asks for at its next tick, and tell it how it went.
+fn save_at_tick(app: &mut App) -> Msg {
+    let cmd = app
+        .update(Msg::Tick(NOW + 2.0))
+        .cmds
+        .into_iter()
+        .find(|c| matches!(c, Cmd::SaveSettings { .. }))
+        .expect("a save");
+    let answer = leet::runtime::answer(cmd).expect("an answer");
+    app.update(answer.clone());
+    answer
+}
+
+/// The tiny run viewed in the wandb directory `dir` with the settings file `path`
+/// as it is now.
+fn tiny_with(path: &Path, dir: &str) -> App {
+    let file = match std::fs::read_to_string(path) {
+        Ok(text) => Config::parse(path, &text).unwrap(),
+        Err(_) => Config::default(),
+    };
+    let mut app = app_from("tiny", 120, 40);
+    app.use_config_in(Some(path.to_owned()), file, Path::new(dir));
+    app
+}
+
+#[test]
+fn two_instances_changing_different_settings_keep_both() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("leet/config.toml");
+    let mut a = tiny_with(&path, "/p/wandb");
+    let mut b = tiny_with(&path, "/p/wandb");
+    let key = a.focused_key().unwrap().to_owned();
+    // A: guides and the focused chart's y scale; B: the band and the palette.
+    a.update(Msg::char('g'));
+    a.update(Msg::char('y'));
+    b.update(Msg::char('b'));
+    b.update(Msg::char('P'));
+    let (guides, palette) = (a.grid.guides, b.palette);
+    assert_written(&save_at_tick(&mut a), 1);
+    assert_written(&save_at_tick(&mut b), 1);
+    let on_disk = || {
+        let text = std::fs::read_to_string(&path).unwrap();
+        Config::parse(&path, &text).unwrap()
+    };
+    let file = on_disk();
+    assert_eq!(file.viewer.guides, guides);
+    assert_eq!(file.viewer.palette, palette);
+    assert!(!file.viewer.band);
+    let mine = file.viewer_in(Path::new("/p/wandb"));
+    assert_eq!(mine.y_scale.get(&key), Some(&YScale::Log), "{file:?}");
+    // A takes its y scale back (a removal) and B changes its guides: each
+    // change lands, the other's stay.
+    a.update(Msg::char('y'));
+    save_at_tick(&mut a);
+    b.update(Msg::char('g'));
+    b.update(Msg::char('g'));
+    save_at_tick(&mut b);
+    let file = on_disk();
+    assert!(
+        file.viewer_in(Path::new("/p/wandb")).y_scale.is_empty(),
+        "{file:?}"
     );
+    assert_eq!(file.viewer.guides, b.grid.guides);
+    assert_eq!(file.viewer.palette, palette);
+    assert!(!file.viewer.band);
+    // A third instance starts with all of it.
+    let c = tiny_with(&path, "/p/wandb");
+    assert_eq!(
+        (c.grid.guides, c.palette, c.band),
+        (b.grid.guides, palette, false)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_keeps_its_link_and_its_target_gets_the_change() {
+    let home = tempfile::tempdir().unwrap();
+    let target = home.path().join("dotfiles/leet.toml");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::write(&target, Config::default().to_toml()).unwrap();
+    let path = home.path().join("config/leet/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // Relative, as dotfile managers make them.
+    let link = Path::new("../../dotfiles/leet.toml");
+    std::os::unix::fs::symlink(link, &path).unwrap();
+    let mut a = tiny_with(&path, "/p/wandb");
+    a.update(Msg::char('g'));
+    assert_written(&save_at_tick(&mut a), 1);
+    assert!(std::fs::symlink_metadata(&path)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_link(&path).unwrap(), link);
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert_eq!(
+        Config::parse(&target, &text).unwrap().viewer.guides,
+        a.grid.guides
+    );
+    assert_ne!(a.grid.guides, Config::default().viewer.guides);
+    // No temporary file left in either directory.
+    for dir in [path.parent().unwrap(), target.parent().unwrap()] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let name = e.unwrap().file_name();
+            assert!(!name.to_string_lossy().ends_with(".tmp"), "{name:?}");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_0600_config_stays_0600() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("config.toml");
+    std::fs::write(&path, Config::default().to_toml()).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mut a = tiny_with(&path, "/p/wandb");
+    a.update(Msg::char('g'));
+    assert_written(&save_at_tick(&mut a), 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        Config::parse(&path, &text).unwrap().viewer.guides,
+        a.grid.guides
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn a_failing_save_is_said_once_in_the_status_bar() {
+    let home = tempfile::tempdir().unwrap();
+    // The settings' directory cannot be made (a file is in the way): this fails
+    // for root too, as a read-only directory would not.
+    std::fs::write(home.path().join("leet"), "").unwrap();
+    let path = home.path().join("leet/config.toml");
+    let mut a = tiny_with(&path, "/p/wandb");
+    let said = |a: &App| {
+        screen(a, 120, 40)
+            .lines()
+            .filter(|l| l.contains("settings not saved"))
+            .count()
+    };
+    a.update(Msg::char('g'));
+    assert!(matches!(
+        save_at_tick(&mut a),
+        Msg::SettingsWritten { error: Some(_), .. }
+    ));
+    assert_eq!(said(&a), 1, "{}", screen(&a, 120, 40));
+    // The next key ends the note; the next failing save is not said again.
+    a.update(Msg::char('g'));
+    assert_eq!(said(&a), 0);
+    assert!(matches!(
+        save_at_tick(&mut a),
+        Msg::SettingsWritten { error: Some(_), .. }
+    ));
+    assert_eq!(said(&a), 0, "{}", screen(&a, 120, 40));
+    // What failed is still unsaved: the quit writes it (and fails again).
+    assert!(a.unsaved_settings().is_some());
 }
 
 /// The text of the save the next tick asks for.

@@ -32,17 +32,26 @@ pub enum Cmd {
     /// Index every run directory of a wandb directory (state, names, config, last
     /// summary; cached by path, size and mtime): `Msg::Indexed`.
     ScanIndex { wandb_dir: PathBuf },
-    /// Write what the workspace of `wandb_dir` remembers to leet's state file (no
-    /// answer; a failure is not worth a message on every change).
+    /// Write what changed in the workspace of `wandb_dir` (from `base`, what this
+    /// instance last knew the state file to hold, to `state`) into leet's state
+    /// file as it is then: `Msg::WorkspaceWritten`. Numbered as `SaveSettings`.
     SaveWorkspace {
         wandb_dir: PathBuf,
+        base: WorkspaceSaved,
         state: WorkspaceSaved,
+        writer: u64,
+        generation: u64,
     },
-    /// Write the settings file `path` (`text`, from `Config::to_toml`; no
-    /// answer). Saves are numbered: one older than the last written is dropped.
+    /// Write what changed in the settings (from `base`, the text this instance
+    /// last knew the file to hold, to `text`; both from `Config::to_toml`) into
+    /// the settings file `path` as it is then: `Msg::SettingsWritten`. Saves are
+    /// numbered by `writer` (one per `App` and file: [`writer_id`]): one older
+    /// than the last that writer wrote is dropped.
     SaveSettings {
         path: PathBuf,
+        base: String,
         text: String,
+        writer: u64,
         generation: u64,
     },
     /// The record inspector: index the records of this `.wandb` file on a worker
@@ -57,6 +66,14 @@ pub enum Cmd {
     /// Smooth one metric from every point it logged (its points, or the run
     /// file's full history), on the smoothing worker: `Msg::Smoothed`.
     Smooth(SmoothJob),
+}
+
+/// A number of its own for each writer of a file (an `App`'s settings, its
+/// workspace), so that the saves of two in one process are numbered apart.
+#[must_use]
+pub fn writer_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Cmd {

@@ -524,6 +524,12 @@ impl App {
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
             Msg::Indexed { wandb_dir, entries } => self.on_indexed(&wandb_dir, entries),
             Msg::IndexUnchanged { wandb_dir } => self.on_index_unchanged(&wandb_dir),
+            Msg::SettingsWritten { generation, error } => {
+                self.on_settings_written(generation, error.as_deref())
+            }
+            Msg::WorkspaceWritten { generation, error } => {
+                self.on_workspace_written(generation, error.is_none())
+            }
             Msg::Procs(t) if self.is_host() => self.on_procs(&t),
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,

@@ -10,7 +10,10 @@
 //!
 //! The app notes when a setting changes (after the user's keys and mouse) and asks
 //! for the file to be written at the next tick (`Cmd::SaveSettings`, at most once a
-//! second); the runtime writes what is unsaved when the viewer quits.
+//! second); the runtime writes what is unsaved when the viewer quits. A save
+//! carries only this instance's changes, merged into the file as it is then
+//! (`settings/merge.rs`): two leets sharing the file keep each other's. A save
+//! that fails is said once in the status bar.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +25,11 @@ use super::palette::Palette;
 use super::{App, Cmd};
 
 mod directory;
+mod merge;
 mod parse;
+mod persist;
+
+pub use merge::merged_text;
 
 use directory::Part;
 
@@ -327,17 +334,25 @@ pub(crate) struct Persist {
     path: Option<PathBuf>,
     /// The file as loaded: the other mode's section is written back as it was.
     base: Config,
-    /// The text last written (or the one the loaded settings give).
-    written: String,
+    /// The text this instance last knew the file to hold (the one the loaded
+    /// settings give, then each save's once written): its changes are from it.
+    on_disk: String,
+    /// The text of the last save asked for.
+    sent: String,
     /// A change waits for the next tick.
     pending: bool,
-    /// Count of saves asked for: the runtime writes a save only over an older one.
+    /// Count of saves asked for: the runtime writes a save only over an older one
+    /// of the same writer (this instance's settings: `writer`).
     generation: u64,
+    writer: u64,
     /// The viewer's wandb directory (canonical): where its per-directory
     /// settings are kept (None: in `[viewer]` itself).
     dir: Option<PathBuf>,
-    /// Said in the status bar until the next key: the settings were moved.
-    note: Option<&'static str>,
+    /// Said in the status bar until the next key: the settings were moved, or
+    /// could not be saved.
+    note: Option<String>,
+    /// The last save failed (and was said: the next failures are not).
+    failing: bool,
 }
 
 /// The status bar's note when an older file's settings were moved.
@@ -503,18 +518,19 @@ impl App {
         self.settings_io = Persist {
             path,
             base: file,
-            written: String::new(),
             pending: moved,
-            generation: 0,
             dir,
-            note: moved.then_some(MOVED),
+            note: moved.then(|| MOVED.to_owned()),
+            writer: super::cmd::writer_id(),
+            ..Persist::default()
         };
         // Moved: the file as loaded is what is on disk, so the new layout is due.
-        self.settings_io.written = if moved {
+        self.settings_io.on_disk = if moved {
             loaded
         } else {
             self.settings_config().to_toml()
         };
+        self.settings_io.sent.clone_from(&self.settings_io.on_disk);
     }
 
     /// The whole file as it would be written now: this mode's settings as they
@@ -535,41 +551,16 @@ impl App {
     /// What the status bar says of the settings (once, until the next key).
     #[must_use]
     pub fn settings_note(&self) -> Option<&str> {
-        self.settings_io.note
+        self.settings_io.note.as_deref()
     }
 
     /// After the user's input: whether a setting changed since the last save. A
     /// key (not the mouse passing by) ends the note: whether it was shown.
     pub(super) fn note_settings(&mut self, key: bool) -> bool {
         if self.settings_io.path.is_some() && !self.settings_io.pending {
-            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.written;
+            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.sent;
         }
         key && self.settings_io.note.take().is_some()
-    }
-
-    /// At a tick: ask for a changed setting to be saved.
-    pub(super) fn save_settings_due(&mut self) {
-        if !std::mem::take(&mut self.settings_io.pending) {
-            return;
-        }
-        if let Some((path, text, generation)) = self.unsaved_settings() {
-            self.settings_io.written.clone_from(&text);
-            self.settings_io.generation = generation;
-            self.out.push(Cmd::SaveSettings {
-                path,
-                text,
-                generation,
-            });
-        }
-    }
-
-    /// What is to be written (the file, its text and the save's number) if the
-    /// settings changed since the last save: the runtime writes it on quit.
-    #[must_use]
-    pub fn unsaved_settings(&self) -> Option<(PathBuf, String, u64)> {
-        let path = self.settings_io.path.clone()?;
-        let text = self.settings_config().to_toml();
-        (text != self.settings_io.written).then(|| (path, text, self.settings_io.generation + 1))
     }
 }
 

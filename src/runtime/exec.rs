@@ -64,22 +64,45 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             entries: scan_index(&wandb_dir, &index_cache_dir(), None),
             wandb_dir,
         },
-        Cmd::SaveWorkspace { wandb_dir, state } => {
-            if let Some(dir) = crate::source::state::default_state_dir() {
-                let _ = crate::source::state::save(&dir, &wandb_dir, &state);
-            }
-            return None;
-        }
+        Cmd::SaveWorkspace {
+            wandb_dir,
+            base,
+            state,
+            writer,
+            generation,
+        } => Msg::WorkspaceWritten {
+            generation,
+            error: match crate::source::state::default_state_dir() {
+                Some(dir) => {
+                    let order = (writer, generation);
+                    crate::source::state::save(&dir, &wandb_dir, &base, &state, order)
+                        .err()
+                        .map(|e| e.to_string())
+                }
+                None => Some("no state directory ($XDG_STATE_HOME or $HOME)".to_owned()),
+            },
+        },
         Cmd::SaveSettings {
             path,
+            base,
             text,
+            writer,
             generation,
-        } => {
-            // A failure is said on quit, when the unsaved settings are written again.
-            let _ = crate::source::settings::save(&path, &text, generation);
-            return None;
-        }
+        } => Msg::SettingsWritten {
+            generation,
+            error: save_settings(&path, &base, &text, (writer, generation)).err(),
+        },
     })
+}
+
+/// Lay this instance's settings changes (from `base` to `text`) over the
+/// settings file as it is now: why not, naming the file.
+fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Result<(), String> {
+    use crate::app::settings::{merged_text, MAX_CONFIG_BYTES};
+    crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
+        merged_text(path, base, text, now)
+    })
+    .map_err(|e| format!("{}: {e}", crate::text::sanitize_path(path)))
 }
 
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a

@@ -578,25 +578,19 @@ fn drive(
         }
     })();
     terminal::restore();
-    // What the workspace remembers, written before leaving (the saves the worker
-    // had queued may not have run).
-    if let Some((wandb_dir, state)) = app.workspace_to_save() {
-        if let Some(dir) = crate::source::state::default_state_dir() {
-            if let Err(e) = crate::source::state::save(&dir, &wandb_dir, &state) {
-                eprintln!(
-                    "leet: cannot save the workspace state in {}: {e}",
-                    dir.display()
-                );
+    // What the workspace remembers and the settings changed since the last
+    // save, written before leaving (the saves the worker had queued may not have
+    // run: these carry their changes too).
+    let saves = [app.workspace_save_on_quit(), app.unsaved_settings()];
+    for msg in saves.into_iter().flatten().filter_map(answer) {
+        match msg {
+            Msg::WorkspaceWritten { error: Some(e), .. } => {
+                eprintln!("leet: cannot save the workspace state: {e}");
             }
-        }
-    }
-    // The settings changed since the last save (the worker's may not have run).
-    if let Some((path, text, generation)) = app.unsaved_settings() {
-        if let Err(e) = crate::source::settings::save(&path, &text, generation) {
-            eprintln!(
-                "leet: cannot save the settings to {}: {e}",
-                crate::text::sanitize_path(&path)
-            );
+            Msg::SettingsWritten { error: Some(e), .. } => {
+                eprintln!("leet: cannot save the settings: {e}");
+            }
+            _ => {}
         }
     }
     result.map(|signal| {

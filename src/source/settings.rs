@@ -1,12 +1,16 @@
 //! The settings file's bytes: read once at startup (before the terminal changes),
-//! written by the runtime when a setting changes and on quit. What the text means
-//! is `app::settings`'s business.
+//! written by the runtime when a setting changes and on quit, each time merged
+//! under a lock into the file as it is then. What the text means is
+//! `app::settings`'s business.
 
+use std::collections::BTreeMap;
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
-use super::index::cache::write_atomic;
+use crate::text::sanitize_path;
 
 /// `$XDG_CONFIG_HOME/leet/config.toml`, else `$HOME/.config/leet/config.toml`.
 #[must_use]
@@ -29,28 +33,155 @@ pub fn read(path: &Path, cap: u64, optional: bool) -> Result<Option<String>, Rea
     super::small_file::read_text(path, cap, optional, "the settings")
 }
 
-/// The number of the newest save written by this process.
-static WRITTEN: Mutex<u64> = Mutex::new(0);
+/// The newest save written by each writer of this process (an `App`), by file
+/// (as named by the caller).
+static WRITTEN: Mutex<BTreeMap<(PathBuf, u64), u64>> = Mutex::new(BTreeMap::new());
 
-/// Write `text` to `path` atomically (its directory created as needed), unless a
-/// newer save (a higher `generation`) was written already: the worker's queued
-/// save and the one on quit never put older settings over newer ones.
+/// Save the settings file `path` as `merge` makes it from the file's text as it
+/// is now (None: there is none), the file's directory created as needed. Another
+/// leet may write the file too: its text is read and written under a lock, so
+/// each one's changes are laid over the other's. `merge` answering None writes
+/// nothing (the file now says not to). See [`merge_save`] for the numbering,
+/// links and modes.
 ///
 /// # Errors
-/// I/O errors creating the directory, writing or renaming.
-pub fn save(path: &Path, text: &str, generation: u64) -> io::Result<()> {
-    let mut last = WRITTEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if generation <= *last {
-        return Ok(());
-    }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+/// The file cannot be read ([`read`]'s refusals included), `merge` refuses it,
+/// or it cannot be written.
+pub fn save(
+    path: &Path,
+    cap: u64,
+    (writer, generation): (u64, u64),
+    merge: impl FnOnce(Option<&str>) -> Result<Option<String>, String>,
+) -> io::Result<()> {
+    // A link may name a file in a directory not made yet (dotfiles not set up).
+    let target = resolve_links(path)?;
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    write_atomic(path, text.as_bytes())?;
-    *last = generation;
+    merge_save(path, (writer, generation), |target| {
+        let now = read(target, cap, true).map_err(|e| match e {
+            ReadError::Io(r) | ReadError::Refused(r) => io::Error::other(r),
+        })?;
+        let text = merge(now.as_deref()).map_err(io::Error::other)?;
+        Ok(text.map(String::into_bytes))
+    })
+}
+
+/// Replace `path` with what `merge` makes of the file it names (its links
+/// followed: see [`resolve_links`]), under an exclusive lock on a file beside
+/// it ([`lock_beside`]), so another process's read-merge-write is not
+/// interleaved with this one's; written by [`write_through`]. Saves are numbered
+/// by writer: one at or below the number that writer last wrote to `path` is
+/// skipped (a queued save never undoes the one written on quit).
+///
+/// # Errors
+/// A link that cannot be followed, the lock, `merge`'s, the write's.
+pub(crate) fn merge_save(
+    path: &Path,
+    (writer, generation): (u64, u64),
+    merge: impl FnOnce(&Path) -> io::Result<Option<Vec<u8>>>,
+) -> io::Result<()> {
+    let mut written = WRITTEN.lock().unwrap_or_else(PoisonError::into_inner);
+    let key = (path.to_owned(), writer);
+    if written.get(&key).is_some_and(|&last| generation <= last) {
+        return Ok(());
+    }
+    let target = resolve_links(path)?;
+    let _lock = lock_beside(&target)?;
+    if let Some(data) = merge(&target)? {
+        write_through(&target, &data)?;
+    }
+    written.insert(key, generation);
     Ok(())
+}
+
+/// `path` with its last component's symbolic links followed (a dotfiles link to
+/// a file elsewhere): the file a save must replace, keeping the link.
+///
+/// # Errors
+/// A link that cannot be read, or a loop of links.
+pub(crate) fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // As many links as the kernel follows before ELOOP.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        sanitize_path(path)
+    )))
+}
+
+/// An exclusive advisory lock on `<file>.lock` (created beside `file`, 0600),
+/// held until the returned file is dropped. Every leet writing `file` takes it
+/// first, so a read-merge-write is not interleaved with another's.
+///
+/// # Errors
+/// The lock file cannot be created or locked.
+pub(crate) fn lock_beside(file: &Path) -> io::Result<File> {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".lock");
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let f = opts.open(PathBuf::from(name))?;
+    #[cfg(unix)]
+    loop {
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: `f` is an open file for the whole call; flock only reads its fd.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            break;
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(f)
+}
+
+/// Replace `file` (no link: see [`resolve_links`]) with `data` atomically: a
+/// temporary file beside it, given the old file's permissions (a 0600 file stays
+/// 0600), synced, then renamed over it. A failure leaves the old file whole and
+/// no temporary file behind.
+///
+/// # Errors
+/// Creating, writing or renaming the temporary file.
+pub(crate) fn write_through(file: &Path, data: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = file.parent().unwrap_or_else(|| Path::new("."));
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
+    let old = std::fs::metadata(file).ok().map(|m| m.permissions());
+    let write = || -> io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        if let Some(mode) = old {
+            f.set_permissions(mode)?;
+        }
+        f.write_all(data)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, file)
+    };
+    let r = write();
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
 }
 
 #[cfg(test)]
@@ -81,16 +212,37 @@ mod tests {
         assert_eq!(read(&p, 100, true), Ok(Some("rows = 2\n".into())));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_to_a_file_made_where_they_point_and_a_loop_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink("dotfiles/leet/config.toml", &link).expect("link");
+        let put = |_: Option<&str>| Ok(Some("rows = 2\n".to_owned()));
+        save(&link, 100, (7, 1), put).expect("save");
+        assert!(std::fs::symlink_metadata(&link).expect("stat").is_symlink());
+        let target = dir.path().join("dotfiles/leet/config.toml");
+        assert_eq!(std::fs::read_to_string(target).expect("read"), "rows = 2\n");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::os::unix::fs::symlink(&b, &a).expect("link");
+        std::os::unix::fs::symlink(&a, &b).expect("link");
+        let e = save(&a, 100, (7, 1), put).expect_err("a loop");
+        assert!(e.to_string().contains("too many levels"), "{e}");
+    }
+
     #[test]
     fn an_older_save_never_replaces_a_newer_one() {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("sub/dir/config.toml");
-        // Other tests of this process save too: start above what they use.
-        let base = 1 << 40;
-        save(&p, "new", base + 2).expect("save");
-        save(&p, "old", base + 1).expect("save");
+        let base = 0;
+        let put = |t: &'static str| move |_: Option<&str>| Ok(Some(t.to_owned()));
+        save(&p, 100, (1, base + 2), put("new")).expect("save");
+        save(&p, 100, (1, base + 1), put("old")).expect("save");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "new");
-        save(&p, "newer", base + 3).expect("save");
+        // Another writer's numbers are its own.
+        save(&p, 100, (2, base + 1), put("other")).expect("save");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "other");
+        save(&p, 100, (1, base + 3), put("newer")).expect("save");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "newer");
     }
 }

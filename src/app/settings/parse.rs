@@ -22,15 +22,14 @@ impl Config {
     /// range, a filter pattern that does not compile: naming `file`, the table,
     /// the key and the reason.
     pub fn parse(file: &Path, text: &str) -> Result<Self, SettingsError> {
-        let table: toml::Table =
-            text.parse()
-                .map_err(|e: toml::de::Error| SettingsError::Syntax {
-                    file: file.to_owned(),
-                    reason: e.message().to_owned(),
-                })?;
+        Self::from_table(file, &parse_table(file, text)?)
+    }
+
+    /// Settings from a file's parsed TOML, checked as [`Config::parse`] checks.
+    pub(super) fn from_table(file: &Path, table: &toml::Table) -> Result<Self, SettingsError> {
         let mut cfg = Self::default();
         let p = Parser { file };
-        for (key, value) in &table {
+        for (key, value) in table {
             match key.as_str() {
                 "save" => cfg.save = p.boolean("top level", key, value)?,
                 "viewer" => {
@@ -53,6 +52,15 @@ impl Config {
         }
         Ok(cfg)
     }
+}
+
+/// A file's text as TOML.
+pub(super) fn parse_table(file: &Path, text: &str) -> Result<toml::Table, SettingsError> {
+    text.parse()
+        .map_err(|e: toml::de::Error| SettingsError::Syntax {
+            file: file.to_owned(),
+            reason: e.message().to_owned(),
+        })
 }
 
 struct Parser<'a> {

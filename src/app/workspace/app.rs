@@ -105,12 +105,43 @@ impl App {
     fn save_workspace(&mut self) {
         if let Some(ws) = self.workspace.as_deref_mut() {
             if let Some(state) = ws.take_save() {
+                ws.generation += 1;
                 self.out.push(Cmd::SaveWorkspace {
                     wandb_dir: ws.dir.clone(),
+                    base: ws.on_disk.clone(),
                     state,
+                    writer: ws.writer,
+                    generation: ws.generation,
                 });
             }
         }
+    }
+
+    /// A state save was carried out: when it is the newest, what it wrote is
+    /// what the next changes are from. A failed one stays unsaved: the next save
+    /// (the one on quit at the latest) carries its changes again.
+    pub(crate) fn on_workspace_written(&mut self, generation: u64, written: bool) -> Effect {
+        if let Some(ws) = self.workspace.as_deref_mut() {
+            if written && generation == ws.generation {
+                ws.on_disk = ws.stored.clone();
+            }
+        }
+        Effect::NONE
+    }
+
+    /// The save to carry out on quit (a `Cmd::SaveWorkspace` numbered after the
+    /// last one handed over), as [`App::workspace_to_save`] decides.
+    #[must_use]
+    pub fn workspace_save_on_quit(&self) -> Option<Cmd> {
+        let (wandb_dir, state) = self.workspace_to_save()?;
+        let ws = self.workspace.as_deref()?;
+        Some(Cmd::SaveWorkspace {
+            wandb_dir,
+            base: ws.on_disk.clone(),
+            state,
+            writer: ws.writer,
+            generation: ws.generation + 1,
+        })
     }
 
     /// The wandb directory and the state to write for it on quit; None when the

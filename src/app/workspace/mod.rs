@@ -302,6 +302,14 @@ pub struct Workspace {
     /// (as loaded, then as last handed to the worker): a state equal to it is not
     /// written again.
     stored: WorkspaceSaved,
+    /// What the state file held when this instance last knew (as loaded, then as
+    /// each save is written): a save carries the changes from it, merged into
+    /// the file as it is then (another leet may have written it).
+    on_disk: WorkspaceSaved,
+    /// The number of the last save handed to the worker, and whose saves they
+    /// are (numbered apart from another workspace's in the process).
+    generation: u64,
+    writer: u64,
     /// A save has been handed to the worker since the workspace opened.
     changed: bool,
     /// The list takes focus once it is on screen (the first layout).
@@ -317,10 +325,12 @@ impl Workspace {
         let mut ws = Self {
             label: dir.display().to_string(),
             dir,
+            writer: crate::app::cmd::writer_id(),
             ..Self::default()
         };
         if let Some(s) = saved {
             ws.stored = s.clone();
+            ws.on_disk = s.clone();
             ws.selected = s.selected;
             ws.selected.truncate(MAX_SELECTED);
             ws.selected.dedup();

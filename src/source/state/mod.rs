@@ -10,15 +10,18 @@
 //! large or does not parse is an error naming the file. Read from disk, the state
 //! is untrusted: at most [`MAX_STATE_BYTES`] are read, and lists and strings are
 //! capped ([`MAX_SELECTED`], [`MAX_TEXT_BYTES`]) before the app sees them.
-//! Written atomically (a temporary file beside it, then a rename), in a directory
-//! created private (0700 on Unix).
+//! Written atomically (a temporary file beside it, then a rename; through a
+//! link, keeping the file's mode), in a directory created private (0700 on
+//! Unix). Two leets of one directory each write only what they changed, merged
+//! under a lock into the file as it is then.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::index::cache::{fnv1a, write_atomic};
+use super::index::cache::fnv1a;
 use super::index::xdg_dir_from;
+use super::settings::merge_save;
 use crate::msg::WorkspaceSaved;
 use crate::text::{sanitize, sanitize_path};
 
@@ -133,13 +136,24 @@ pub fn load(state_dir: &Path, wandb_dir: &Path) -> Result<Option<WorkspaceSaved>
     Ok(Some(bounded(stored.state)))
 }
 
-/// Save what the workspace of `wandb_dir` remembers (lists and strings capped as
-/// [`load`] caps them, so what is saved is what is loaded).
+/// Save what this instance changed in the workspace of `wandb_dir`: the changes
+/// from `base` (what it loaded, or last saved) to `now`, laid over the state file
+/// as it is now ([`merged`]), so another leet's changes to the same directory
+/// stay. Read and written under a lock beside the file; lists and strings capped
+/// as [`load`] caps them, so what is saved is what is loaded. Saves are
+/// numbered by writer (an `App`): one at or below the number that writer wrote
+/// already is skipped, so a queued save never undoes a later one.
 ///
 /// # Errors
 /// The state directory is inside `wandb_dir` (leet never writes there), or it or
 /// the file cannot be written.
-pub fn save(state_dir: &Path, wandb_dir: &Path, state: &WorkspaceSaved) -> io::Result<()> {
+pub fn save(
+    state_dir: &Path,
+    wandb_dir: &Path,
+    base: &WorkspaceSaved,
+    now: &WorkspaceSaved,
+    order: (u64, u64),
+) -> io::Result<()> {
     let canonical = canonical(wandb_dir);
     if resolved(state_dir).starts_with(&canonical) {
         return Err(io::Error::new(
@@ -152,23 +166,69 @@ pub fn save(state_dir: &Path, wandb_dir: &Path, state: &WorkspaceSaved) -> io::R
         ));
     }
     create_private_dir(state_dir)?;
-    let mut state = bounded(state.clone());
-    let wandb_dir = canonical.to_string_lossy();
-    let data = loop {
+    let file = file_for_canonical(state_dir, &canonical);
+    merge_save(&file, order, |_| {
+        // A file that cannot be read or parsed is replaced, as it was before
+        // merging (it would not be loaded anyway).
+        let on_disk = load(state_dir, wandb_dir)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let state = bounded(merged(on_disk, base, now));
+        encode(&canonical.to_string_lossy(), state).map(Some)
+    })
+}
+
+/// The state file's bytes for `state`, within [`MAX_STATE_BYTES`].
+fn encode(wandb_dir: &str, mut state: WorkspaceSaved) -> io::Result<Vec<u8>> {
+    loop {
         let data = serde_json::to_vec(&Out {
             version: VERSION,
-            wandb_dir: &wandb_dir,
+            wandb_dir,
             state: &state,
         })
         .map_err(io::Error::other)?;
         // Keys of up to 4 KiB each could pass the read limit: drop the latest
         // selected until it fits (real run ids are 8 characters).
         if data.len() as u64 <= MAX_STATE_BYTES || state.selected.is_empty() {
-            break data;
+            return Ok(data);
         }
         state.selected.truncate(state.selected.len() * 3 / 4);
-    };
-    write_atomic(&file_for_canonical(state_dir, &canonical), &data)
+    }
+}
+
+/// `file` (the state on disk) with what changed from `base` to `now`: each value
+/// this instance changed takes its new value (the runs filter and its mode go
+/// together), the others stay as `file` has them; the selection keeps `file`'s
+/// runs, less those this instance deselected, plus those it selected (after
+/// them, in the order selected).
+#[must_use]
+pub fn merged(
+    mut file: WorkspaceSaved,
+    base: &WorkspaceSaved,
+    now: &WorkspaceSaved,
+) -> WorkspaceSaved {
+    file.selected
+        .retain(|k| now.selected.contains(k) || !base.selected.contains(k));
+    for k in &now.selected {
+        if !base.selected.contains(k) && !file.selected.contains(k) {
+            file.selected.push(k.clone());
+        }
+    }
+    if now.pinned != base.pinned {
+        file.pinned.clone_from(&now.pinned);
+    }
+    if (&now.filter, now.filter_glob) != (&base.filter, base.filter_glob) {
+        file.filter.clone_from(&now.filter);
+        file.filter_glob = now.filter_glob;
+    }
+    if now.group_by != base.group_by {
+        file.group_by.clone_from(&now.group_by);
+    }
+    if now.summary_column != base.summary_column {
+        file.summary_column.clone_from(&now.summary_column);
+    }
+    file
 }
 
 /// `path` with its longest existing ancestor canonical (it need not exist yet).

@@ -73,15 +73,15 @@ fn saves_and_loads_back() {
     let w = wandb_dir(t.path());
     let s = t.path().join("state/leet");
     assert_eq!(load(&s, &w), Ok(None), "nothing saved yet");
-    save(&s, &w, &sample()).unwrap();
+    put(&s, &w, &sample()).unwrap();
     assert_eq!(load(&s, &w), Ok(Some(sample())));
     // A second save replaces the first, and leaves no temporary file.
     let mut next = sample();
     next.selected.push("ghi789".into());
     next.pinned = None;
-    save(&s, &w, &next).unwrap();
+    put(&s, &w, &next).unwrap();
     assert_eq!(load(&s, &w), Ok(Some(next)));
-    assert_eq!(files_under(&s), vec![file_for(&s, &w)]);
+    assert_eq!(state_files(&s), vec![file_for(&s, &w)]);
     let name = file_for(&s, &w);
     let name = name.file_name().unwrap().to_string_lossy();
     assert!(
@@ -95,7 +95,7 @@ fn file_holds_version_canonical_dir_and_state() {
     let t = tempfile::tempdir().unwrap();
     let w = wandb_dir(t.path());
     let s = t.path().join("state");
-    save(&s, &w, &sample()).unwrap();
+    put(&s, &w, &sample()).unwrap();
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(file_for(&s, &w)).unwrap()).unwrap();
     assert_eq!(v["version"], 1);
@@ -118,7 +118,7 @@ fn every_spelling_of_the_directory_finds_the_same_file() {
     let s = t.path().join("state");
     let link = t.path().join("link-to-wandb");
     std::os::unix::fs::symlink(&w, &link).unwrap();
-    save(&s, &w, &sample()).unwrap();
+    put(&s, &w, &sample()).unwrap();
     let spellings = [
         w.clone(),
         PathBuf::from(format!("{}/", w.display())),
@@ -135,9 +135,9 @@ fn every_spelling_of_the_directory_finds_the_same_file() {
         assert_eq!(load(&s, p), Ok(Some(sample())), "{}", p.display());
     }
     // Saved through the symlink: still the one file.
-    save(&s, &link, &WorkspaceSaved::default()).unwrap();
+    put(&s, &link, &WorkspaceSaved::default()).unwrap();
     assert_eq!(load(&s, &w), Ok(Some(WorkspaceSaved::default())));
-    assert_eq!(files_under(&s).len(), 1);
+    assert_eq!(state_files(&s).len(), 1);
     // Another directory has its own file.
     let other = t.path().join("other/wandb");
     std::fs::create_dir_all(&other).unwrap();
@@ -157,17 +157,36 @@ fn a_relative_spelling_finds_the_same_file() {
     assert_eq!(file_for(t.path(), rel), file_for(t.path(), &w));
 }
 
+/// The files under the state directory `dir`, less the lock files saves take
+/// beside theirs.
+fn state_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = files_under(dir);
+    files.retain(|f| f.extension().is_none_or(|e| e != "lock"));
+    files
+}
+
+/// Save `state` whole: the changes from what the file holds now.
+fn put(state_dir: &Path, wandb_dir: &Path, state: &WorkspaceSaved) -> io::Result<()> {
+    static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let on_disk = load(state_dir, wandb_dir)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    save(state_dir, wandb_dir, &on_disk, state, (0, generation))
+}
+
 #[test]
 fn nothing_is_written_under_the_wandb_directory() {
     let t = tempfile::tempdir().unwrap();
     let w = wandb_dir(t.path());
     let before = files_under(&w);
-    save(&t.path().join("state"), &w, &sample()).unwrap();
+    put(&t.path().join("state"), &w, &sample()).unwrap();
     assert_eq!(files_under(&w), before);
     // A state directory inside the wandb directory (or one of its runs) is refused
     // and nothing is created there.
     for inside in [w.join(".leet"), w.join("latest-run/.leet-state")] {
-        let e = save(&inside, &w, &sample()).unwrap_err();
+        let e = put(&inside, &w, &sample()).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         assert!(e.to_string().contains("inside the wandb directory"), "{e}");
         assert!(!inside.exists(), "{}", inside.display());
@@ -182,7 +201,7 @@ fn state_directory_is_created_private() {
     let t = tempfile::tempdir().unwrap();
     let w = wandb_dir(t.path());
     let s = t.path().join("xdg/state/leet");
-    save(&s, &w, &sample()).unwrap();
+    put(&s, &w, &sample()).unwrap();
     for d in [t.path().join("xdg"), t.path().join("xdg/state"), s] {
         let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700, "{}", d.display());
@@ -214,7 +233,7 @@ fn a_corrupt_file_is_an_error_naming_it() {
         assert!(!e.contains('\u{1b}'), "{bad}: {e:?}");
     }
     // Saving over a corrupt file repairs it.
-    save(&s, &w, &sample()).unwrap();
+    put(&s, &w, &sample()).unwrap();
     assert_eq!(load(&s, &w), Ok(Some(sample())));
 }
 
@@ -321,7 +340,7 @@ fn a_hostile_file_is_bounded() {
         filter: at_cap.clone(),
         ..WorkspaceSaved::default()
     };
-    save(&s, &w, &ok).unwrap();
+    put(&s, &w, &ok).unwrap();
     assert_eq!(load(&s, &w).unwrap().unwrap().filter, at_cap);
 }
 
@@ -339,7 +358,7 @@ fn save_keeps_the_file_loadable() {
         selected: keys.clone(),
         ..sample()
     };
-    save(&s, &w, &big).unwrap();
+    put(&s, &w, &big).unwrap();
     assert!(std::fs::metadata(file_for(&s, &w)).unwrap().len() <= MAX_STATE_BYTES);
     let got = load(&s, &w).unwrap().unwrap();
     assert!(!got.selected.is_empty() && got.selected.len() < keys.len());
@@ -348,7 +367,7 @@ fn save_keeps_the_file_loadable() {
     // What save drops, load would drop too: the same caps.
     let mut capped = sample();
     capped.selected = vec!["a".into(), "a".into(), String::new(), "b".into()];
-    save(&s, &w, &capped).unwrap();
+    put(&s, &w, &capped).unwrap();
     assert_eq!(load(&s, &w).unwrap().unwrap().selected, ["a", "b"]);
 }
 
@@ -358,7 +377,7 @@ fn a_missing_wandb_directory_loads_nothing_and_saves() {
     let gone = t.path().join("not/there");
     let s = t.path().join("state");
     assert_eq!(load(&s, &gone), Ok(None));
-    save(&s, &gone, &sample()).unwrap();
+    put(&s, &gone, &sample()).unwrap();
     assert_eq!(load(&s, &gone), Ok(Some(sample())));
     assert!(!gone.exists());
 }
