@@ -18,6 +18,12 @@ use crate::text::sanitize;
 
 /// The state column: word and style (a narrow list shows only the glyph).
 fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
+    if r.reading() {
+        return ("reading…", "…", theme.dim());
+    }
+    if r.unreadable() {
+        return ("bad file", "!", theme.bad());
+    }
     match r.state() {
         IndexState::Running => ("● live", "●", theme.good()),
         IndexState::Finished => ("finished", "✓", theme.label()),
@@ -217,11 +223,16 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
                 starts.join(" · ")
             )
         } else {
-            r.latest()
+            let dir = r
+                .latest()
                 .dir
                 .file_name()
                 .map(|n| sanitize(&n.to_string_lossy()))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            match &r.latest().error {
+                Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
+                _ => dir,
+            }
         };
         put(
             buf,
@@ -359,6 +370,10 @@ pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<
         };
         let s = if ws.runs.len() == 1 { "" } else { "s" };
         parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
+        let reading = ws.runs.iter().filter(|r| r.reading()).count();
+        if reading > 0 {
+            parts.push((format!("reading {reading} more…"), theme.dim()));
+        }
     }
     match app.filter_target {
         Some(FilterTarget::Runs) => {
