@@ -92,13 +92,15 @@ impl App {
         ws.scanning = false;
         ws.age_vanished();
         let changed = ws.set_index(entries, main.as_deref());
-        if let Some(note) = ws.note.take() {
-            self.source.error = Some(note);
-        }
+        let note = ws.note.take();
         if ws.view == WsView::List {
             self.reconcile();
         } else {
             self.tag_drawn();
+        }
+        // After the readers changed (closing the main run clears its error).
+        if note.is_some() {
+            self.source.error = note;
         }
         self.sync_overview(true);
         if changed {

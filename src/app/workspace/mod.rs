@@ -492,4 +492,6 @@ impl Workspace {
 }
 
 #[cfg(test)]
+mod edge_tests;
+#[cfg(test)]
 mod tests;
