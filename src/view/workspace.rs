@@ -115,6 +115,7 @@ fn render_highlighted(
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
     let p = r.pinned(app.now);
     let (state, style) = match (p.state, &p.error) {
+        _ if r.reading() => ("reading…".to_owned(), theme.dim()),
         (Some(s), _) => state_words(s, theme),
         (None, Some(e)) => (format!("unreadable: {}", sanitize(e)), theme.bad()),
         (None, None) => ("no run record yet".to_owned(), theme.dim()),
