@@ -230,7 +230,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
                 .file_name()
                 .map(|n| sanitize(&n.to_string_lossy()))
                 .unwrap_or_default();
-            match &r.latest().error {
+            match r.read_error() {
                 Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
                 _ => dir,
             }
@@ -349,6 +349,20 @@ fn row(
     }
 }
 
+/// Most characters of a query being typed the status bar shows: its end, where
+/// the typing is, with room left for what is wrong with it.
+const DRAFT_SHOWN: usize = 60;
+
+/// The end of a long draft, `…` before it.
+fn draft_tail(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= DRAFT_SHOWN {
+        return s.to_owned();
+    }
+    let tail: String = s.chars().skip(n - (DRAFT_SHOWN - 1)).collect();
+    format!("…{tail}")
+}
+
 /// The status bar in the workspace: where, how many runs, what is drawn, and the
 /// filter or prompt being typed (with what is wrong in it, where).
 pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
@@ -364,7 +378,9 @@ pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<
         if width >= 120 || !ws.filter.is_active() {
             parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
         }
-        let drawn = if ws.selected.is_empty() {
+        let drawn = if ws.selected.is_empty() && !ws.is_complete() {
+            "indexing…".to_owned()
+        } else if ws.selected.is_empty() {
             "none drawn: space on a run".to_owned()
         } else {
             format!("{} drawn", ws.selected.len())
@@ -383,7 +399,7 @@ pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<
             parts.push((
                 format!(
                     "f {}▏[{} of {} runs]",
-                    sanitize(&f.draft),
+                    draft_tail(&sanitize(&f.draft)),
                     ws.shown.len(),
                     ws.runs.len()
                 ),

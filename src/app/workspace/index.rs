@@ -2,7 +2,7 @@
 //! first picked, drawn runs that vanish for a while remembered, replaced ones
 //! noted, partial listings shown while the scan reads big files.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde_json::Value;
@@ -129,15 +129,17 @@ impl Workspace {
     /// Note a drawn run (of `old`, the runs before this index) whose directory
     /// now holds another run id, or whose file is another or started again.
     fn note_replaced(&mut self, old: &[WsRun]) {
+        let by_dir: HashMap<&Path, &RunIndexEntry> = self
+            .runs
+            .iter()
+            .flat_map(|n| &n.segments)
+            .filter(|s| !s.reading && s.has_run_record)
+            .map(|s| (s.dir.as_path(), s))
+            .collect();
         let mut notes = Vec::new();
         for r in old.iter().filter(|r| self.is_selected(&r.key)) {
             for was in r.segments.iter().filter(|s| !s.reading) {
-                let Some(now) = self
-                    .runs
-                    .iter()
-                    .flat_map(|n| &n.segments)
-                    .find(|s| s.dir == was.dir && !s.reading && s.has_run_record)
-                else {
+                let Some(now) = by_dir.get(was.dir.as_path()) else {
                     continue;
                 };
                 let dir = was

@@ -97,6 +97,19 @@ impl WsRun {
         l.error.is_some() && !l.has_run_record
     }
 
+    /// Why its file could not be read, without the file's path (the list names
+    /// its directory).
+    #[must_use]
+    pub fn read_error(&self) -> Option<&str> {
+        let l = self.latest();
+        let e = l.error.as_deref()?;
+        let path = l.file.as_ref().map(|f| f.display().to_string());
+        Some(
+            path.and_then(|p| e.strip_prefix(p.as_str()))
+                .map_or(e, |rest| rest.trim_start_matches([':', ' '])),
+        )
+    }
+
     /// The scan is still reading its file (a placeholder of a partial index).
     #[must_use]
     pub fn reading(&self) -> bool {
@@ -275,6 +288,12 @@ impl Workspace {
             ws.summary_column = s.summary_column.filter(|c| !c.is_empty());
         }
         ws
+    }
+
+    /// Whether a whole index has come (before it, nothing is picked to draw).
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.complete
     }
 
     /// What to save.

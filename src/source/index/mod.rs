@@ -155,17 +155,22 @@ pub fn scan_progress(
     if waiting > 0 {
         progress(listing.clone());
     }
-    let mut sent = Instant::now();
-    read_jobs(jobs, opts.threads, now, |k, out| {
-        if let (Some(slot), Some(l)) = (slots.get_mut(k), listing.get_mut(k)) {
-            waiting -= usize::from(l.reading);
-            *l = out.0.clone();
-            l.state = state_at(l, now, opts.stale_after);
-            *slot = Some(out);
+    let (mut sent, mut fresh) = (Instant::now(), false);
+    read_jobs(jobs, opts.threads, now, |done| {
+        if let Some((k, out)) = done {
+            if let (Some(slot), Some(l)) = (slots.get_mut(k), listing.get_mut(k)) {
+                waiting -= usize::from(l.reading);
+                *l = out.0.clone();
+                l.state = state_at(l, now, opts.stale_after);
+                *slot = Some(out);
+                fresh = true;
+            }
         }
-        if waiting > 0 && sent.elapsed() >= PROGRESS_EVERY {
+        // Runs read since the last listing are told within a while, even when
+        // the next file takes long.
+        if fresh && waiting > 0 && sent.elapsed() >= PROGRESS_EVERY {
             progress(listing.clone());
-            sent = Instant::now();
+            (sent, fresh) = (Instant::now(), false);
         }
     });
     let (mut read, mut cached, mut moved) = (0, 0, false);
@@ -363,12 +368,12 @@ impl ReadJob {
 
 /// Read `jobs` (each with its slot number) on up to `threads` threads (None: the
 /// available parallelism), each file sequentially; `done` is called on this
-/// thread as each one is read.
+/// thread as each one is read, and with None when none was for [`PROGRESS_EVERY`].
 fn read_jobs(
     jobs: Vec<(usize, ReadJob)>,
     threads: Option<usize>,
     now: f64,
-    mut done: impl FnMut(usize, (RunIndexEntry, Outcome)),
+    mut done: impl FnMut(Option<(usize, (RunIndexEntry, Outcome))>),
 ) {
     let threads = threads
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
@@ -395,8 +400,12 @@ fn read_jobs(
             });
         }
         drop(tx);
-        for (k, out) in rx {
-            done(k, out);
+        loop {
+            match rx.recv_timeout(PROGRESS_EVERY) {
+                Ok(out) => done(Some(out)),
+                Err(mpsc::RecvTimeoutError::Timeout) => done(None),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
         }
     });
 }
