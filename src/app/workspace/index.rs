@@ -57,7 +57,7 @@ impl Workspace {
         } else {
             cursor_key
         };
-        self.cursor_to(want);
+        self.cursor_to(want.as_deref());
         self.selected != before
     }
 
@@ -68,10 +68,10 @@ impl Workspace {
         self.runs = merge(entries);
         self.indexed = true;
         self.refilter();
-        self.cursor_to(cursor_key);
+        self.cursor_to(cursor_key.as_deref());
     }
 
-    pub(super) fn cursor_to(&mut self, key: Option<String>) {
+    pub(super) fn cursor_to(&mut self, key: Option<&str>) {
         if let Some(k) = key {
             if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
                 self.cursor = i;

@@ -349,7 +349,7 @@ impl Workspace {
             .collect();
         self.evaluations = self.evaluations.saturating_add(self.runs.len());
         self.refilter_due = false;
-        self.cursor_to(key);
+        self.cursor_to(key.as_deref());
     }
 
     /// The query in force changed: filter now when the list is short, else on
