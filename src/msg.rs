@@ -265,6 +265,13 @@ pub enum Msg {
         wandb_dir: PathBuf,
         entries: Vec<RunIndexEntry>,
     },
+    /// `Cmd::ScanIndex`, while a scan still reads run files: every run directory,
+    /// newest first, those not read yet as cheap placeholders (`reading`); the
+    /// scan's `Msg::Indexed` (or `IndexUnchanged`) follows.
+    IndexProgress {
+        wandb_dir: PathBuf,
+        entries: Vec<RunIndexEntry>,
+    },
     /// `Cmd::ScanIndex`: the index is what the last `Msg::Indexed` said.
     IndexUnchanged {
         wandb_dir: PathBuf,
@@ -424,6 +431,10 @@ pub struct RunIndexEntry {
     /// a while (see `source::index`).
     #[serde(default)]
     pub read_at: f64,
+    /// A placeholder while the scan reads the file (only in `Msg::IndexProgress`):
+    /// the directory, the id its name gives, the file's size and mtime, no more.
+    #[serde(skip)]
+    pub reading: bool,
 }
 
 /// What the workspace remembers of one wandb directory between sessions (leet's

@@ -728,3 +728,55 @@ fn unchanged_holds_until_a_run_a_file_or_a_state_changes() {
     moved.history_rows += 1;
     assert!(!index::same_listing(&third[0], &moved));
 }
+
+/// A big run beside small ones: the scan lists every run before the big file is
+/// read (the small ones cached, the big one by its directory, id and size, marked
+/// as reading), and the whole index after; a scan with nothing to read lists no
+/// partial index.
+#[test]
+fn the_scan_lists_every_run_before_a_big_one_is_read() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (wandb, cache) = (tmp.path().join("wandb"), tmp.path().join("cache"));
+    four_runs(&wandb);
+    let first = scan(&wandb, &cache, now());
+    assert_eq!(first.read, 4);
+    let big = write_run(
+        &wandb,
+        "20261130_200000",
+        "big",
+        &run_bytes("big", T0, 20_000, Some(0)),
+    );
+    let size = std::fs::metadata(&big).expect("stat").len();
+    let o = ScanOptions {
+        threads: Some(1),
+        ..opts(now())
+    };
+    let mut parts: Vec<Vec<RunIndexEntry>> = Vec::new();
+    let s = index::scan_progress(&wandb, &cache, &o, None, &mut |p| parts.push(p));
+    assert_eq!(s.read, 1);
+    let listing = parts
+        .first()
+        .expect("a partial index before the big run is read");
+    assert_eq!(listing.len(), 5);
+    // Newest first: the big run, known by what is cheap to know.
+    let b = &listing[0];
+    assert!(b.reading);
+    assert_eq!(b.run_id, "big");
+    assert_eq!(b.size, size);
+    assert_eq!(b.file.as_deref(), Some(big.as_path()));
+    assert!(!b.has_run_record && b.history_rows == 0);
+    // The small runs as cached, whole.
+    for (e, id) in listing[1..].iter().zip(["live", "quiet", "fail", "fin"]) {
+        assert!(!e.reading);
+        assert_eq!(e.run_id, id);
+        assert_eq!(e.history_rows, 20);
+    }
+    // The scan's result is whole.
+    assert!(s.entries.iter().all(|e| !e.reading));
+    assert_eq!(by_id(&s, "big").history_rows, 20_000);
+    // Nothing left to read: no partial index.
+    parts.clear();
+    let again = index::scan_progress(&wandb, &cache, &o, None, &mut |p| parts.push(p));
+    assert_eq!(again.read, 0);
+    assert!(parts.is_empty());
+}

@@ -465,3 +465,109 @@ fn a_hostile_highlighted_run_is_drawn_sanitized_at_any_size() {
         app.update(Msg::key(KeyCode::Down));
     }
 }
+
+/// A copy of the `multi` fixture's wandb directory with a newest run whose file
+/// is not a `.wandb` log.
+fn multi_with_unreadable_newest() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    for e in std::fs::read_dir(fixture_wandb("multi")).unwrap() {
+        let e = e.unwrap();
+        if !e.file_type().unwrap().is_dir() {
+            continue;
+        }
+        let to = wandb.join(e.file_name());
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(e.path()).unwrap() {
+            let f = f.unwrap();
+            if f.file_type().unwrap().is_file() {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+        }
+    }
+    let junk = wandb.join("offline-run-20261201_000000-junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("run-junk.wandb"), b"<html>not a run</html>").unwrap();
+    tmp
+}
+
+/// Carry out `cmds` as the runtime would, a reader of a file that is not a run
+/// saying so as the tail reader does.
+fn drive(app: &mut App, cmds: Vec<Cmd>, cache: &Path) {
+    let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+    while let Some(cmd) = queue.pop_front() {
+        let msgs = match cmd {
+            Cmd::StartReader { path, tag } => match leet::source::tail::read_batch(&path) {
+                Ok((file, batch)) => vec![
+                    Msg::Tagged(
+                        tag,
+                        Box::new(Msg::Opened {
+                            path: file,
+                            len: batch.file_len,
+                            modified: Some(NOW - 3600.0),
+                        }),
+                    ),
+                    Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+                ],
+                Err(e) => vec![Msg::Tagged(tag, Box::new(Msg::Unreadable(e.to_string())))],
+            },
+            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                entries: scan(&wandb_dir, cache),
+                wandb_dir,
+            }],
+            _ => Vec::new(),
+        };
+        for m in msgs {
+            queue.extend(app.update(m).cmds);
+        }
+    }
+}
+
+/// An unreadable newest run is marked in the list (and says why on its detail
+/// line) and is not the run drawn first: the latest readable one is. And while
+/// the index is read in parts, a run not read yet shows as reading.
+#[test]
+fn an_unreadable_newest_run_is_marked_and_a_run_still_read_shows_reading() {
+    let tmp = multi_with_unreadable_newest();
+    let wandb = std::fs::canonicalize(tmp.path().join("wandb")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 30));
+    // As the runtime opens it: the newest run directory read at once.
+    let newest = wandb.join("offline-run-20261201_000000-junk");
+    app.open_workspace(wandb.clone(), None, Some(newest), false);
+    app.workspace.as_mut().unwrap().label = "wandb".into();
+    let cmds = app.take_cmds();
+    drive(&mut app, cmds, cache.path());
+    let cmds = app.update(Msg::Tick(NOW)).cmds;
+    drive(&mut app, cmds, cache.path());
+    let w = app.workspace.as_deref().unwrap();
+    assert_eq!(w.selected, ["multi005"]);
+    let s = common::screen::screen(&app, 120, 30);
+    assert!(s.contains("bad file"), "{s}");
+    insta::assert_snapshot!("workspace_unreadable_newest_120x30", s);
+    // The same directory listed while the newest readable run is still read.
+    let mut entries = scan(&wandb, cache.path());
+    let i = entries.iter().position(|e| e.run_id == "multi005").unwrap();
+    entries[i] = leet::msg::RunIndexEntry {
+        dir: entries[i].dir.clone(),
+        file: entries[i].file.clone(),
+        size: entries[i].size,
+        run_id: "multi005".into(),
+        reading: true,
+        ..leet::msg::RunIndexEntry::default()
+    };
+    let cmds = app
+        .update(Msg::IndexProgress {
+            wandb_dir: wandb,
+            entries,
+        })
+        .cmds;
+    drive(&mut app, cmds, cache.path());
+    let s = common::screen::screen(&app, 120, 30);
+    assert!(s.contains("reading…"), "{s}");
+    insta::assert_snapshot!("workspace_reading_while_indexed_120x30", s);
+}

@@ -494,10 +494,11 @@ impl App {
             Msg::Tick(now) => {
                 let before = self.live_state();
                 self.now = now;
-                self.workspace_tick();
+                let refiltered = self.workspace_tick();
                 let after = self.live_state();
                 Effect {
-                    redraw: before != after
+                    redraw: refiltered
+                        || before != after
                         || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_)),
                     ..Effect::NONE
                 }
@@ -523,6 +524,9 @@ impl App {
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
             Msg::Indexed { wandb_dir, entries } => self.on_indexed(&wandb_dir, entries),
+            Msg::IndexProgress { wandb_dir, entries } => {
+                self.on_index_progress(&wandb_dir, entries)
+            }
             Msg::IndexUnchanged { wandb_dir } => self.on_index_unchanged(&wandb_dir),
             Msg::SettingsWritten { generation, error } => {
                 self.on_settings_written(generation, error.as_deref())

@@ -141,7 +141,13 @@ impl Indexes {
         }
     }
 
-    fn scan(&self, wandb_dir: std::path::PathBuf) -> Msg {
+    /// The scan's answer; `progress` gets its partial listings meanwhile (see
+    /// `index::scan_progress`).
+    fn scan(
+        &self,
+        wandb_dir: std::path::PathBuf,
+        progress: &mut dyn FnMut(Vec<crate::msg::RunIndexEntry>),
+    ) -> Msg {
         use crate::source::index;
         let Ok(mut last) = self.last.lock() else {
             let entries = scan_index(&wandb_dir, &self.cache, None);
@@ -152,7 +158,15 @@ impl Indexes {
         if prior.is_some_and(|p| index::unchanged(&wandb_dir, p, &index::ScanOptions::default())) {
             return Msg::IndexUnchanged { wandb_dir };
         }
-        let entries = scan_index(&wandb_dir, &self.cache, prior.map(Vec::as_slice));
+        let opts = index::ScanOptions::default();
+        let entries = index::scan_progress(
+            &wandb_dir,
+            &self.cache,
+            &opts,
+            prior.map(Vec::as_slice),
+            progress,
+        )
+        .entries;
         let same = prior.is_some_and(|p| {
             p.len() == entries.len()
                 && p.iter()
@@ -244,7 +258,14 @@ impl Executor {
                             let (tx, indexes) = (tx.clone(), indexes.clone());
                             let _ = std::thread::Builder::new().name("leet-index".into()).spawn(
                                 move || {
-                                    let _ = tx.send(indexes.scan(wandb_dir));
+                                    // Rows show as runs are read, not after the biggest.
+                                    let dir = wandb_dir.clone();
+                                    let mut progress = |entries| {
+                                        let wandb_dir = dir.clone();
+                                        let _ = tx.send(Msg::IndexProgress { wandb_dir, entries });
+                                    };
+                                    let msg = indexes.scan(wandb_dir, &mut progress);
+                                    let _ = tx.send(msg);
                                 },
                             );
                         }
@@ -447,17 +468,20 @@ mod tests {
         };
         write("run-20260101_000000-aaa", "aaa");
         let idx = Indexes::new(tmp.path().join("cache"));
-        let first = idx.scan(wandb.clone());
+        let first = idx.scan(wandb.clone(), &mut |_| {});
         assert!(matches!(&first, Msg::Indexed { entries, .. } if entries.len() == 1));
         assert!(matches!(
-            idx.scan(wandb.clone()),
+            idx.scan(wandb.clone(), &mut |_| {}),
             Msg::IndexUnchanged { .. }
         ));
         write("run-20260102_000000-bbb", "bbb");
         assert!(matches!(
-            idx.scan(wandb.clone()),
+            idx.scan(wandb.clone(), &mut |_| {}),
             Msg::Indexed { entries, .. } if entries.len() == 2
         ));
-        assert!(matches!(idx.scan(wandb), Msg::IndexUnchanged { .. }));
+        assert!(matches!(
+            idx.scan(wandb.clone(), &mut |_| {}),
+            Msg::IndexUnchanged { .. }
+        ));
     }
 }

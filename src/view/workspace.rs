@@ -18,6 +18,12 @@ use crate::text::sanitize;
 
 /// The state column: word and style (a narrow list shows only the glyph).
 fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
+    if r.reading() {
+        return ("reading…", "…", theme.dim());
+    }
+    if r.unreadable() {
+        return ("bad file", "!", theme.bad());
+    }
     match r.state() {
         IndexState::Running => ("● live", "●", theme.good()),
         IndexState::Finished => ("finished", "✓", theme.label()),
@@ -109,6 +115,7 @@ fn render_highlighted(
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
     let p = r.pinned(app.now);
     let (state, style) = match (p.state, &p.error) {
+        _ if r.reading() => ("reading…".to_owned(), theme.dim()),
         (Some(s), _) => state_words(s, theme),
         (None, Some(e)) => (format!("unreadable: {}", sanitize(e)), theme.bad()),
         (None, None) => ("no run record yet".to_owned(), theme.dim()),
@@ -217,11 +224,16 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
                 starts.join(" · ")
             )
         } else {
-            r.latest()
+            let dir = r
+                .latest()
                 .dir
                 .file_name()
                 .map(|n| sanitize(&n.to_string_lossy()))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            match r.read_error() {
+                Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
+                _ => dir,
+            }
         };
         put(
             buf,
@@ -337,6 +349,20 @@ fn row(
     }
 }
 
+/// Most characters of a query being typed the status bar shows: its end, where
+/// the typing is, with room left for what is wrong with it.
+const DRAFT_SHOWN: usize = 60;
+
+/// The end of a long draft, `…` before it.
+fn draft_tail(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= DRAFT_SHOWN {
+        return s.to_owned();
+    }
+    let tail: String = s.chars().skip(n - (DRAFT_SHOWN - 1)).collect();
+    format!("…{tail}")
+}
+
 /// The status bar in the workspace: where, how many runs, what is drawn, and the
 /// filter or prompt being typed (with what is wrong in it, where).
 pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
@@ -352,13 +378,19 @@ pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<
         if width >= 120 || !ws.filter.is_active() {
             parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
         }
-        let drawn = if ws.selected.is_empty() {
+        let drawn = if ws.selected.is_empty() && !ws.is_complete() {
+            "indexing…".to_owned()
+        } else if ws.selected.is_empty() {
             "none drawn: space on a run".to_owned()
         } else {
             format!("{} drawn", ws.selected.len())
         };
         let s = if ws.runs.len() == 1 { "" } else { "s" };
         parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
+        let reading = ws.runs.iter().filter(|r| r.reading()).count();
+        if reading > 0 {
+            parts.push((format!("reading {reading} more…"), theme.dim()));
+        }
     }
     match app.filter_target {
         Some(FilterTarget::Runs) => {
@@ -367,7 +399,7 @@ pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<
             parts.push((
                 format!(
                     "f {}▏[{} of {} runs]",
-                    sanitize(&f.draft),
+                    draft_tail(&sanitize(&f.draft)),
                     ws.shown.len(),
                     ws.runs.len()
                 ),

@@ -68,10 +68,19 @@ impl App {
 
     /// About once a second (`Msg::Tick`): index the runs list again, so a run
     /// started (or deleted) while leet is open shows (or goes) within two seconds.
-    pub(crate) fn workspace_tick(&mut self) {
-        if self.in_workspace_list() {
-            self.scan_index();
+    pub(crate) fn workspace_tick(&mut self) -> bool {
+        if !self.in_workspace_list() {
+            return false;
         }
+        self.scan_index();
+        let refiltered = self
+            .workspace
+            .as_deref_mut()
+            .is_some_and(Workspace::refilter_if_due);
+        if refiltered {
+            self.sync_overview(false);
+        }
+        refiltered
     }
 
     /// The index came: runs merged, the selection kept in step.
@@ -81,11 +90,17 @@ impl App {
             return Effect::NONE;
         };
         ws.scanning = false;
+        ws.age_vanished();
         let changed = ws.set_index(entries, main.as_deref());
+        let note = ws.note.take();
         if ws.view == WsView::List {
             self.reconcile();
         } else {
             self.tag_drawn();
+        }
+        // After the readers changed (closing the main run clears its error).
+        if note.is_some() {
+            self.source.error = note;
         }
         self.sync_overview(true);
         if changed {
@@ -94,10 +109,27 @@ impl App {
         Effect::REDRAW
     }
 
+    /// Part of the index, while the scan reads the rest: the list shows it (runs
+    /// not read yet marked as reading); what is drawn waits for the whole index.
+    pub(crate) fn on_index_progress(
+        &mut self,
+        wandb_dir: &Path,
+        entries: Vec<RunIndexEntry>,
+    ) -> Effect {
+        let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
+            return Effect::NONE;
+        };
+        ws.set_partial_index(entries);
+        self.tag_drawn();
+        self.sync_overview(false);
+        Effect::REDRAW
+    }
+
     /// The index has not changed since the last: only the next scan is due.
     pub(crate) fn on_index_unchanged(&mut self, wandb_dir: &Path) -> Effect {
         if let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
             ws.scanning = false;
+            ws.age_vanished();
         }
         Effect::NONE
     }
@@ -364,24 +396,37 @@ impl App {
         match target {
             FilterTarget::Runs => {
                 let f = &mut ws.filter;
-                match (a, c) {
+                // Typing parses the draft (at most `MAX_PATTERN_CHARS`); the list
+                // is filtered only when the query in force changed.
+                let (changed, shown) = match (a, c) {
                     (_, Some(c)) => f.push(c),
-                    (Some(Action::FilterBackspace), _) => f.backspace(),
-                    (Some(Action::FilterClearInput), _) => f.set_draft(String::new()),
-                    (Some(Action::FilterToggleGlob), _) => f.toggle_glob(),
+                    (Some(Action::FilterBackspace), _) => (f.backspace(), true),
+                    (Some(Action::FilterClearInput), _) => (f.set_draft(String::new()), true),
+                    (Some(Action::FilterToggleGlob), _) => (f.toggle_glob(), true),
                     (Some(Action::FilterApply), _) => {
                         f.apply();
                         self.filter_target = None;
+                        ws.refilter_if_due();
+                        (false, true)
                     }
                     (Some(Action::FilterCancel), _) => {
                         f.cancel();
                         self.filter_target = None;
+                        (true, true)
                     }
                     _ => return Some(Effect::NONE),
+                };
+                if changed {
+                    ws.filter_changed();
                 }
-                ws.refilter();
                 if self.filter_target.is_none() {
+                    if changed {
+                        ws.refilter_if_due();
+                    }
                     self.save_workspace();
+                }
+                if !shown {
+                    return Some(Effect::NONE);
                 }
                 self.sync_overview(false);
             }

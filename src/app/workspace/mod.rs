@@ -11,6 +11,8 @@
 //! run's overview, below the list, comes from the index (`overview.rs`).
 
 mod app;
+mod filter;
+mod index;
 mod overview;
 
 use std::collections::BTreeMap;
@@ -18,14 +20,25 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::query::{self, Query, QueryError, RunFields, TextField};
+use super::query::{RunFields, TextField};
 use crate::msg::{IndexState, RunIndexEntry, WorkspaceSaved};
+pub use filter::RunsFilter;
 pub use overview::{Pinned, WsOverview};
 
 /// Most runs drawn at once (each under its own point budget, see `runs.rs`).
 pub const MAX_SELECTED: usize = 256;
-/// Longest text typed into a workspace prompt (a runs query, a config key).
+/// Longest text typed into a workspace prompt (a config key, a summary key).
 pub const MAX_PROMPT_CHARS: usize = 512;
+/// Longest runs query, as the metric filter's pattern (a paste arrives as one key
+/// per character).
+pub use crate::app::filter::MAX_PATTERN_CHARS;
+/// Most runs filtered again on a key press; a longer list is filtered on the next
+/// tick (and on enter), so a fast paste costs no pass over every run per key.
+pub const LIVE_FILTER_RUNS: usize = 500;
+/// Index answers (about one a second) a drawn run that vanished is remembered
+/// for: one back within them (a file empty at one pass, a directory moved away
+/// and back) is drawn again.
+pub const VANISHED_SCANS: u32 = 300;
 
 /// One run of the workspace: one run directory, or several sharing a run id.
 #[derive(Debug, Clone, Default)]
@@ -74,6 +87,33 @@ impl WsRun {
     #[must_use]
     pub fn state(&self) -> IndexState {
         self.latest().state
+    }
+
+    /// Its file could not be read at all (a bad header, not a `.wandb` file,
+    /// permission denied): never the run drawn first.
+    #[must_use]
+    pub fn unreadable(&self) -> bool {
+        let l = self.latest();
+        l.error.is_some() && !l.has_run_record
+    }
+
+    /// Why its file could not be read, without the file's path (the list names
+    /// its directory).
+    #[must_use]
+    pub fn read_error(&self) -> Option<&str> {
+        let l = self.latest();
+        let e = l.error.as_deref()?;
+        let path = l.file.as_ref().map(|f| f.display().to_string());
+        Some(
+            path.and_then(|p| e.strip_prefix(p.as_str()))
+                .map_or(e, |rest| rest.trim_start_matches([':', ' '])),
+        )
+    }
+
+    /// The scan is still reading its file (a placeholder of a partial index).
+    #[must_use]
+    pub fn reading(&self) -> bool {
+        self.latest().reading
     }
 
     /// Start of the first segment (Unix s).
@@ -150,107 +190,6 @@ impl RunFields for WsRun {
     }
 }
 
-/// The runs filter: the query in force and the one being typed.
-#[derive(Debug, Clone, Default)]
-pub struct RunsFilter {
-    /// Text of the query in force ("" = every run).
-    pub text: String,
-    query: Option<Query>,
-    /// Glob (else regex) patterns; Tab toggles it while typing.
-    pub glob: bool,
-    pub draft: String,
-    pub editing: bool,
-    /// Why the draft does not parse (what, and where).
-    pub error: Option<QueryError>,
-    saved: (String, Option<Query>, bool),
-}
-
-impl RunsFilter {
-    fn mode(&self) -> query::Mode {
-        if self.glob {
-            query::Mode::Glob
-        } else {
-            query::Mode::Regex
-        }
-    }
-
-    #[must_use]
-    pub fn is_active(&self) -> bool {
-        self.query.as_ref().is_some_and(|q| !q.is_empty())
-    }
-
-    #[must_use]
-    pub fn matches(&self, run: &WsRun) -> bool {
-        self.query.as_ref().is_none_or(|q| q.matches(run))
-    }
-
-    pub fn start(&mut self) {
-        self.saved = (self.text.clone(), self.query.clone(), self.glob);
-        self.draft = self.text.clone();
-        self.editing = true;
-        self.error = None;
-    }
-
-    /// Set the draft and apply it when it parses (live, as typed).
-    pub fn set_draft(&mut self, s: String) {
-        self.draft = s;
-        match query::parse(&self.draft, self.mode()) {
-            Ok(q) => {
-                self.text = self.draft.clone();
-                self.query = Some(q);
-                self.error = None;
-            }
-            Err(e) => self.error = Some(e),
-        }
-    }
-
-    pub fn push(&mut self, c: char) {
-        if self.draft.chars().count() < MAX_PROMPT_CHARS {
-            let mut d = std::mem::take(&mut self.draft);
-            d.push(c);
-            self.set_draft(d);
-        }
-    }
-
-    pub fn backspace(&mut self) {
-        let mut d = std::mem::take(&mut self.draft);
-        d.pop();
-        self.set_draft(d);
-    }
-
-    pub fn toggle_glob(&mut self) {
-        self.glob = !self.glob;
-        let d = std::mem::take(&mut self.draft);
-        self.set_draft(d);
-    }
-
-    /// Keep what is in force (a draft that does not parse is dropped).
-    pub fn apply(&mut self) {
-        self.editing = false;
-        self.error = None;
-        self.draft.clear();
-    }
-
-    pub fn cancel(&mut self) {
-        let (t, q, g) = std::mem::take(&mut self.saved);
-        self.text = t;
-        self.query = q;
-        self.glob = g;
-        self.apply();
-    }
-
-    /// Put a saved query in force (a saved one that no longer parses is dropped).
-    fn restore(&mut self, text: &str, glob: bool) {
-        self.glob = glob;
-        self.set_draft(text.to_owned());
-        if self.error.is_some() {
-            self.text.clear();
-            self.query = None;
-        }
-        self.apply();
-    }
-}
-
 /// A one-line text prompt of the workspace (`G`, `v`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prompt {
@@ -258,6 +197,15 @@ pub enum Prompt {
     Group,
     /// The summary key shown per run.
     Column,
+}
+
+/// A drawn run gone from the index: its key, whether it was pinned, and for how
+/// many index answers it has been gone.
+#[derive(Debug, Clone)]
+struct Vanished {
+    key: String,
+    pinned: bool,
+    scans: u32,
 }
 
 /// What the workspace shows.
@@ -295,9 +243,19 @@ pub struct Workspace {
     /// The prompt being typed (`G`, `v`) and its text.
     pub prompt: Option<(Prompt, String)>,
     pub view: WsView,
-    /// A scan is on its way; and whether the first has come.
+    /// A scan is on its way; whether a listing has come (a partial one too), and
+    /// whether a whole index has (the first picks the run drawn first).
     pub scanning: bool,
     pub indexed: bool,
+    complete: bool,
+    /// Drawn runs gone from the index, remembered for [`VANISHED_SCANS`] answers.
+    vanished: Vec<Vanished>,
+    /// What the status bar is to say once (a drawn run replaced in its directory).
+    pub(crate) note: Option<String>,
+    /// The filter changed while the list was too long to filter on the key.
+    refilter_due: bool,
+    /// Runs the filter has been evaluated on (a cost bound tests can read).
+    pub evaluations: usize,
     /// What the state file holds for this directory as far as this instance knows
     /// (as loaded, then as last handed to the worker): a state equal to it is not
     /// written again.
@@ -342,12 +300,28 @@ impl Workspace {
         ws
     }
 
+    /// Whether a whole index has come (before it, nothing is picked to draw).
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
     /// What to save.
     #[must_use]
     pub fn saved(&self) -> WorkspaceSaved {
+        // A run gone for a while stays remembered: it may come back.
+        let mut selected = self.selected.clone();
+        selected.extend(self.vanished.iter().map(|v| v.key.clone()));
+        selected.truncate(MAX_SELECTED);
+        let pinned = self.pinned.clone().or_else(|| {
+            self.vanished
+                .iter()
+                .find(|v| v.pinned)
+                .map(|v| v.key.clone())
+        });
         WorkspaceSaved {
-            selected: self.selected.clone(),
-            pinned: self.pinned.clone(),
+            selected,
+            pinned,
             filter: self.filter.text.clone(),
             filter_glob: self.filter.glob,
             group_by: self.group_by.clone(),
@@ -376,54 +350,6 @@ impl Workspace {
         (self.indexed && (self.changed || now != self.stored)).then_some(now)
     }
 
-    /// A new index: runs merged by run id, newest first. On the first one, when no
-    /// selected run is left (none saved, or every saved one gone from the
-    /// directory), the latest run (`latest`: its directory) is selected. Selected
-    /// keys that name no run any more are let go. Returns whether the selection
-    /// changed.
-    pub fn set_index(&mut self, entries: Vec<RunIndexEntry>, latest: Option<&Path>) -> bool {
-        let cursor_key = self.cursor_run().map(|r| r.key.clone());
-        self.runs = merge(entries);
-        let first = !self.indexed;
-        self.indexed = true;
-        let before = self.selected.clone();
-        let runs = &self.runs;
-        self.selected.retain(|k| runs.iter().any(|r| &r.key == k));
-        if first && self.selected.is_empty() {
-            let pick = latest
-                .and_then(|d| {
-                    self.runs
-                        .iter()
-                        .find(|r| r.segments.iter().any(|s| s.dir == d))
-                })
-                .or_else(|| self.runs.first());
-            if let Some(r) = pick {
-                self.selected = vec![r.key.clone()];
-            }
-        }
-        if self
-            .pinned
-            .as_ref()
-            .is_some_and(|p| !self.selected.contains(p))
-        {
-            self.pinned = None;
-        }
-        self.refilter();
-        // The cursor stays on its run; the first time, on the first selected one.
-        let want = if first {
-            self.selected.first().cloned()
-        } else {
-            cursor_key
-        };
-        if let Some(k) = want {
-            if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
-                self.cursor = i;
-            }
-        }
-        self.clamp_cursor();
-        self.selected != before
-    }
-
     /// Apply the filter again (the cursor stays on its run when it still shows).
     pub fn refilter(&mut self) {
         let key = self.cursor_run().map(|r| r.key.clone());
@@ -431,12 +357,28 @@ impl Workspace {
         self.shown = (0..self.runs.len())
             .filter(|&i| f.matches(&self.runs[i]))
             .collect();
-        if let Some(k) = key {
-            if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
-                self.cursor = i;
-            }
+        self.evaluations = self.evaluations.saturating_add(self.runs.len());
+        self.refilter_due = false;
+        self.cursor_to(key.as_deref());
+    }
+
+    /// The query in force changed: filter now when the list is short, else on
+    /// the next tick (or enter).
+    pub fn filter_changed(&mut self) {
+        if self.runs.len() <= LIVE_FILTER_RUNS {
+            self.refilter();
+        } else {
+            self.refilter_due = true;
         }
-        self.clamp_cursor();
+    }
+
+    /// A tick: a filter change held back is applied. Returns whether it was.
+    pub fn refilter_if_due(&mut self) -> bool {
+        let due = self.refilter_due;
+        if due {
+            self.refilter();
+        }
+        due
     }
 
     fn clamp_cursor(&mut self) {
@@ -578,56 +520,7 @@ impl Workspace {
     }
 }
 
-/// Index entries (newest first) merged by run id into workspace runs, newest
-/// first; colours by position oldest first.
-fn merge(entries: Vec<RunIndexEntry>) -> Vec<WsRun> {
-    let mut runs: Vec<WsRun> = Vec::new();
-    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
-    let mut rank: BTreeMap<String, usize> = BTreeMap::new();
-    // Oldest first, so segments come in order.
-    for (n, e) in entries.into_iter().rev().enumerate() {
-        let dir_name = e
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let key = if e.run_id.is_empty() {
-            dir_name.clone()
-        } else {
-            e.run_id.clone()
-        };
-        rank.insert(key.clone(), n);
-        let i = *by_key.entry(key.clone()).or_insert_with(|| {
-            runs.push(WsRun {
-                key,
-                config: Value::Object(serde_json::Map::new()),
-                summary: Value::Object(serde_json::Map::new()),
-                ..WsRun::default()
-            });
-            runs.len() - 1
-        });
-        let r = &mut runs[i];
-        fold_into(&mut r.config, &e.config);
-        fold_into(&mut r.summary, &e.summary);
-        r.dir_name = dir_name;
-        r.segments.push(e);
-    }
-    for (i, r) in runs.iter_mut().enumerate() {
-        r.color = i;
-    }
-    // Newest first, in the scan's order (the directory names' start times) of each
-    // run's newest segment.
-    runs.sort_by_key(|r| std::cmp::Reverse(rank.get(&r.key).copied().unwrap_or(0)));
-    runs
-}
-
-fn fold_into(into: &mut Value, from: &serde_json::Map<String, Value>) {
-    if let Value::Object(m) = into {
-        for (k, v) in from {
-            m.insert(k.clone(), v.clone());
-        }
-    }
-}
-
+#[cfg(test)]
+mod edge_tests;
 #[cfg(test)]
 mod tests;

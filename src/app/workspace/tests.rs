@@ -8,7 +8,7 @@ use crate::app::{App, Cmd, FilterTarget, LiveState, Options};
 use crate::msg::Msg;
 
 /// An index entry for run `id` in directory `dir` started at `t`.
-fn entry(dir: &str, id: &str, t: f64, state: IndexState) -> RunIndexEntry {
+pub(super) fn entry(dir: &str, id: &str, t: f64, state: IndexState) -> RunIndexEntry {
     RunIndexEntry {
         dir: PathBuf::from(format!("/w/wandb/{dir}")),
         file: Some(PathBuf::from(format!("/w/wandb/{dir}/run-{id}.wandb"))),
@@ -30,7 +30,7 @@ fn with_config(mut e: RunIndexEntry, cfg: serde_json::Value) -> RunIndexEntry {
 
 /// Newest first, as the index gives them; `r2` resumed `r1`'s id... no: `b` has
 /// two segments.
-fn index() -> Vec<RunIndexEntry> {
+pub(super) fn index() -> Vec<RunIndexEntry> {
     vec![
         with_config(
             entry("run-20260101_000400-c", "c", 400.0, IndexState::Running),
@@ -306,7 +306,7 @@ fn wandb_value_wrappers_are_looked_through() {
 // ---------------------------------------------------------------------------
 // The app with a workspace: commands out for keys and index answers.
 
-fn app() -> (App, Vec<Cmd>) {
+pub(super) fn app() -> (App, Vec<Cmd>) {
     let mut app = App::new(Options::default());
     app.update(Msg::Resize(120, 40));
     app.open_workspace(
@@ -319,7 +319,7 @@ fn app() -> (App, Vec<Cmd>) {
     (app, cmds)
 }
 
-fn starts(cmds: &[Cmd]) -> Vec<String> {
+pub(super) fn starts(cmds: &[Cmd]) -> Vec<String> {
     cmds.iter()
         .filter_map(|c| match c {
             Cmd::StartReader { path, .. } => Some(

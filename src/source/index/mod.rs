@@ -24,15 +24,15 @@
 
 pub mod cache;
 mod fold;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use self::fold::Fold;
+use self::scan::{check_one, read_jobs, Check, Outcome, ReadJob};
 use super::reader::RunReader;
 use super::resolve::run_dirs;
 use crate::decode::event::{Event, Events, Timestamp};
@@ -101,6 +101,25 @@ pub fn scan_after(
     opts: &ScanOptions,
     prior: Option<&[RunIndexEntry]>,
 ) -> Scan {
+    scan_progress(wandb_dir, cache_dir, opts, prior, &mut |_| {})
+}
+
+/// Least time between two partial listings a scan hands to `progress`.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// [`scan_after`], telling `progress` what it has while run files are still
+/// being read, so a list can show before a big file is done: first, when some
+/// run has nothing known of it yet, every run directory (cached entries as they
+/// are, the rest as placeholders marked `reading`), then the same with the runs
+/// read since, at most every [`PROGRESS_EVERY`] while placeholders remain.
+#[must_use]
+pub fn scan_progress(
+    wandb_dir: &Path,
+    cache_dir: &Path,
+    opts: &ScanOptions,
+    prior: Option<&[RunIndexEntry]>,
+    progress: &mut dyn FnMut(Vec<RunIndexEntry>),
+) -> Scan {
     let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
     let cache_file = cache::file_for(cache_dir, &canonical);
     let (mut old, cache_rejected) = match prior {
@@ -112,50 +131,52 @@ pub fn scan_after(
         },
     };
     let now = opts.now.unwrap_or_else(unix_now);
-    let jobs: Vec<Mutex<Option<Job>>> = run_dirs(&canonical)
-        .into_iter()
-        .rev()
-        .map(|dir| {
-            let prior = old.remove(&dir);
-            Mutex::new(Some((dir, prior)))
-        })
-        .collect();
-    // Each run checked (a stat or two) and, when its cache entry is stale, read:
-    // all in parallel, each file read sequentially.
-    let threads = opts
-        .threads
-        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-        .unwrap_or(1)
-        .clamp(1, jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(jobs.len()));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(k) else {
-                    break;
-                };
-                let Some((dir, prior)) = job.lock().ok().and_then(|mut j| j.take()) else {
-                    continue;
-                };
-                let out = index_one(dir, prior, now);
-                if let Ok(mut d) = done.lock() {
-                    d.push((k, out));
-                }
-            });
-        }
-    });
+    // Each run checked (a stat or two): what is cached is done, the rest is read.
     let mut slots: Vec<Option<(RunIndexEntry, Outcome)>> = Vec::new();
-    slots.resize_with(jobs.len(), || None);
-    for (k, out) in done.into_inner().unwrap_or_default() {
-        if let Some(slot) = slots.get_mut(k) {
-            *slot = Some(out);
+    let mut listing: Vec<RunIndexEntry> = Vec::new();
+    let mut jobs: Vec<(usize, ReadJob)> = Vec::new();
+    for (k, dir) in run_dirs(&canonical).into_iter().rev().enumerate() {
+        let prior = old.remove(&dir);
+        match check_one(dir, prior, now) {
+            Check::Done(e, o) => {
+                listing.push(e.clone());
+                slots.push(Some((e, o)));
+            }
+            Check::Read(job) => {
+                listing.push(job.placeholder());
+                slots.push(None);
+                jobs.push((k, job));
+            }
         }
     }
+    for e in &mut listing {
+        e.state = state_at(e, now, opts.stale_after);
+    }
+    let mut waiting = listing.iter().filter(|e| e.reading).count();
+    if waiting > 0 {
+        progress(listing.clone());
+    }
+    let (mut sent, mut fresh) = (Instant::now(), false);
+    read_jobs(jobs, opts.threads, now, |done| {
+        if let Some((k, out)) = done {
+            if let (Some(slot), Some(l)) = (slots.get_mut(k), listing.get_mut(k)) {
+                waiting -= usize::from(l.reading);
+                *l = out.0.clone();
+                l.state = state_at(l, now, opts.stale_after);
+                *slot = Some(out);
+                fresh = true;
+            }
+        }
+        // Runs read since the last listing are told within a while, even when
+        // the next file takes long.
+        if fresh && waiting > 0 && sent.elapsed() >= PROGRESS_EVERY {
+            progress(listing.clone());
+            (sent, fresh) = (Instant::now(), false);
+        }
+    });
     let (mut read, mut cached, mut moved) = (0, 0, false);
     let mut entries = Vec::with_capacity(slots.len());
-    for (slot, job) in slots.into_iter().zip(jobs) {
+    for (slot, placeholder) in slots.into_iter().zip(listing) {
         match slot {
             Some((e, o)) => {
                 read += usize::from(o == Outcome::Read);
@@ -164,15 +185,11 @@ pub fn scan_after(
                 entries.push(e);
             }
             // A reader thread died (it never should): the run is listed anyway.
-            None => {
-                if let Some((dir, _)) = job.into_inner().ok().flatten() {
-                    entries.push(RunIndexEntry {
-                        dir,
-                        error: Some("not read (internal error)".into()),
-                        ..RunIndexEntry::default()
-                    });
-                }
-            }
+            None => entries.push(RunIndexEntry {
+                dir: placeholder.dir,
+                error: Some("not read (internal error)".into()),
+                ..RunIndexEntry::default()
+            }),
         }
     }
     for e in &mut entries {
@@ -263,6 +280,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         keys_dropped,
         error,
         read_at: _,
+        reading,
     } = a;
     *dir == b.dir
         && *file == b.file
@@ -291,78 +309,10 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         && *incomplete_tail_bytes == b.incomplete_tail_bytes
         && *keys_dropped == b.keys_dropped
         && *error == b.error
+        && *reading == b.reading
         && *config == b.config
         && *summary == b.summary
         && *environment == b.environment
-}
-
-/// A run directory to index, with its cached entry if any.
-type Job = (PathBuf, Option<RunIndexEntry>);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Cached,
-    /// Cached, and its directory's mtime changed: the cache needs writing.
-    CachedMoved,
-    Read,
-    NoFile,
-}
-
-/// One run directory: its cached entry while its file's size and mtime match,
-/// else its file read.
-fn index_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) -> (RunIndexEntry, Outcome) {
-    let (_, dir_mtime_ns) = stat(&dir);
-    // The directory unchanged: its file is the one cached (one stat to check it).
-    let file = match &prior {
-        Some(e) if e.dir_mtime_ns == dir_mtime_ns && e.file.is_some() => e.file.clone(),
-        _ => super::resolve::wandb_in_dir(&dir),
-    };
-    let Some(file) = file else {
-        let e = RunIndexEntry {
-            dir,
-            dir_mtime_ns,
-            ..RunIndexEntry::default()
-        };
-        return (e, Outcome::NoFile);
-    };
-    let (size, mtime_ns) = stat(&file);
-    match prior {
-        Some(mut e)
-            if e.file.as_ref() == Some(&file)
-                && e.size == size
-                && e.mtime_ns == mtime_ns
-                && (size, mtime_ns) != (0, 0) =>
-        {
-            let moved = e.dir_mtime_ns != dir_mtime_ns;
-            e.dir_mtime_ns = dir_mtime_ns;
-            return (
-                e,
-                if moved {
-                    Outcome::CachedMoved
-                } else {
-                    Outcome::Cached
-                },
-            );
-        }
-        // A run still writing grows at every scan: its file is read again at most
-        // every `reread_after` (longer for bigger files), so a 1 GB live run costs
-        // the index a read a minute, not one a second. Meanwhile its entry keeps
-        // what was read, with the new mtime (it shows as alive).
-        Some(mut e)
-            if e.file.as_ref() == Some(&file)
-                && size >= e.size
-                && now - e.read_at < reread_after(size) =>
-        {
-            e.mtime_ns = mtime_ns;
-            e.dir_mtime_ns = dir_mtime_ns;
-            return (e, Outcome::Cached);
-        }
-        _ => {}
-    }
-    let mut e = read_run(&dir, &file, size, mtime_ns);
-    e.dir_mtime_ns = dir_mtime_ns;
-    e.read_at = now;
-    (e, Outcome::Read)
 }
 
 /// Seconds before a grown file is read again: 20 s per 100 MB, at most a minute

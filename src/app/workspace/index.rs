@@ -1,0 +1,221 @@
+//! The index as it comes into the workspace: runs merged by run id, the run drawn
+//! first picked, drawn runs that vanish for a while remembered, replaced ones
+//! noted, partial listings shown while the scan reads big files.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Vanished, Workspace, WsRun, MAX_SELECTED, VANISHED_SCANS};
+use crate::msg::RunIndexEntry;
+
+impl Workspace {
+    /// A new index: runs merged by run id, newest first. On the first one, when no
+    /// selected run is left (none saved, or every saved one gone from the
+    /// directory), the latest run (`latest`: its directory) is selected, or the
+    /// newest one that can be read when that one cannot. Selected keys that name
+    /// no run any more are let go, and drawn again should they come back within
+    /// [`VANISHED_SCANS`] answers; a drawn run whose directory now holds another
+    /// run, or whose file started again, is noted (`note`). Returns whether the
+    /// selection changed.
+    pub fn set_index(&mut self, entries: Vec<RunIndexEntry>, latest: Option<&Path>) -> bool {
+        let cursor_key = self.cursor_run().map(|r| r.key.clone());
+        let old = std::mem::replace(&mut self.runs, merge(entries));
+        let first = !self.complete;
+        self.complete = true;
+        self.indexed = true;
+        let before = self.selected.clone();
+        if !first {
+            self.note_replaced(&old);
+        }
+        self.keep_vanished(first);
+        if first && self.selected.is_empty() {
+            let dir_run = latest.and_then(|d| {
+                self.runs
+                    .iter()
+                    .find(|r| r.segments.iter().any(|s| s.dir == d))
+            });
+            let pick = dir_run
+                .filter(|r| !r.unreadable())
+                .or_else(|| self.runs.iter().find(|r| !r.unreadable()));
+            if let Some(r) = pick {
+                self.selected = vec![r.key.clone()];
+            }
+        }
+        if self
+            .pinned
+            .as_ref()
+            .is_some_and(|p| !self.selected.contains(p))
+        {
+            self.pinned = None;
+        }
+        self.refilter();
+        // The cursor stays on its run; the first time, on the first selected one.
+        let want = if first {
+            self.selected.first().cloned()
+        } else {
+            cursor_key
+        };
+        self.cursor_to(want.as_deref());
+        self.selected != before
+    }
+
+    /// A partial index (the scan still reads some files): the list shows it, the
+    /// selection waits for the whole index.
+    pub fn set_partial_index(&mut self, entries: Vec<RunIndexEntry>) {
+        let cursor_key = self.cursor_run().map(|r| r.key.clone());
+        self.runs = merge(entries);
+        self.indexed = true;
+        self.refilter();
+        self.cursor_to(cursor_key.as_deref());
+    }
+
+    pub(super) fn cursor_to(&mut self, key: Option<&str>) {
+        if let Some(k) = key {
+            if let Some(i) = self.shown.iter().position(|&i| self.runs[i].key == k) {
+                self.cursor = i;
+            }
+        }
+        self.clamp_cursor();
+    }
+
+    /// Selected keys gone from the index remembered (not on the first: a run
+    /// deleted since the last session is let go), remembered ones back selected.
+    fn keep_vanished(&mut self, first: bool) {
+        let runs = &self.runs;
+        let present = |k: &str| runs.iter().any(|r| r.key == k);
+        let (kept, gone): (Vec<String>, Vec<String>) =
+            self.selected.drain(..).partition(|k| present(k));
+        self.selected = kept;
+        if !first {
+            for key in gone {
+                let pinned = self.pinned.as_deref() == Some(key.as_str());
+                self.vanished.push(Vanished {
+                    key,
+                    pinned,
+                    scans: 0,
+                });
+            }
+        }
+        let mut back = Vec::new();
+        self.vanished.retain(|v| {
+            if present(&v.key) {
+                back.push((v.key.clone(), v.pinned));
+                false
+            } else {
+                true
+            }
+        });
+        for (key, pinned) in back {
+            if self.selected.len() < MAX_SELECTED && !self.selected.contains(&key) {
+                if pinned && self.pinned.is_none() {
+                    self.pinned = Some(key.clone());
+                }
+                self.selected.push(key);
+            }
+        }
+    }
+
+    /// One more index answer: vanished runs remembered past [`VANISHED_SCANS`]
+    /// are let go.
+    pub(crate) fn age_vanished(&mut self) {
+        for v in &mut self.vanished {
+            v.scans += 1;
+        }
+        self.vanished.retain(|v| v.scans <= VANISHED_SCANS);
+    }
+
+    /// Note a drawn run (of `old`, the runs before this index) whose directory
+    /// now holds another run id, or whose file is another or started again.
+    fn note_replaced(&mut self, old: &[WsRun]) {
+        let by_dir: HashMap<&Path, &RunIndexEntry> = self
+            .runs
+            .iter()
+            .flat_map(|n| &n.segments)
+            .filter(|s| !s.reading && s.has_run_record)
+            .map(|s| (s.dir.as_path(), s))
+            .collect();
+        let mut notes = Vec::new();
+        for r in old.iter().filter(|r| self.is_selected(&r.key)) {
+            for was in r.segments.iter().filter(|s| !s.reading) {
+                let Some(now) = by_dir.get(was.dir.as_path()) else {
+                    continue;
+                };
+                let dir = was
+                    .dir
+                    .file_name()
+                    .map(|n| crate::text::sanitize(&n.to_string_lossy()))
+                    .unwrap_or_default();
+                if !was.run_id.is_empty() && now.run_id != was.run_id {
+                    notes.push(format!(
+                        "{dir} now holds run {} (was {})",
+                        crate::text::sanitize(&now.run_id),
+                        crate::text::sanitize(&was.run_id)
+                    ));
+                } else if now.file != was.file || now.size < was.size {
+                    notes.push(format!("{dir}: its run file started again"));
+                }
+            }
+        }
+        if let Some(n) = notes.first() {
+            let more = notes.len() - 1;
+            self.note = Some(if more > 0 {
+                format!("{n} (and {more} more)")
+            } else {
+                n.clone()
+            });
+        }
+    }
+}
+
+/// Index entries (newest first) merged by run id into workspace runs, newest
+/// first; colours by position oldest first.
+fn merge(entries: Vec<RunIndexEntry>) -> Vec<WsRun> {
+    let mut runs: Vec<WsRun> = Vec::new();
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rank: BTreeMap<String, usize> = BTreeMap::new();
+    // Oldest first, so segments come in order.
+    for (n, e) in entries.into_iter().rev().enumerate() {
+        let dir_name = e
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let key = if e.run_id.is_empty() {
+            dir_name.clone()
+        } else {
+            e.run_id.clone()
+        };
+        rank.insert(key.clone(), n);
+        let i = *by_key.entry(key.clone()).or_insert_with(|| {
+            runs.push(WsRun {
+                key,
+                config: Value::Object(serde_json::Map::new()),
+                summary: Value::Object(serde_json::Map::new()),
+                ..WsRun::default()
+            });
+            runs.len() - 1
+        });
+        let r = &mut runs[i];
+        fold_into(&mut r.config, &e.config);
+        fold_into(&mut r.summary, &e.summary);
+        r.dir_name = dir_name;
+        r.segments.push(e);
+    }
+    for (i, r) in runs.iter_mut().enumerate() {
+        r.color = i;
+    }
+    // Newest first, in the scan's order (the directory names' start times) of each
+    // run's newest segment.
+    runs.sort_by_key(|r| std::cmp::Reverse(rank.get(&r.key).copied().unwrap_or(0)));
+    runs
+}
+
+fn fold_into(into: &mut Value, from: &serde_json::Map<String, Value>) {
+    if let Value::Object(m) = into {
+        for (k, v) in from {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+}
