@@ -1,5 +1,6 @@
-//! The live monitor's process table against `ps`, for processes this test starts, and
-//! the sampler's monitored process tree switched at run time.
+//! The live monitor's process table against `ps`, for processes this test starts, a
+//! busy child's CPU among other busy processes, and the sampler's monitored process tree
+//! switched at run time.
 //!
 //! `ps` (procps) is needed: without it the `ps` comparison is skipped with a message,
 //! except under `CI=true`, where that is a failure.
