@@ -16,21 +16,29 @@ use leet::source::sampler::{ProcScanner, Sampler, SamplerOptions};
 /// processes of its own, which would starve the other's child on a 2-core host.
 static CPU_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Kills and reaps its child when dropped (also when an assertion fails).
+/// Kills its child's process group and reaps the child when dropped (also when an
+/// assertion fails): a shell's background children go too.
 struct Kid(Child);
 
 impl Drop for Kid {
     fn drop(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.0.id()) {
+            // SAFETY: kill has no memory preconditions; the group is the child's own
+            // (`process_group(0)` at spawn).
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
 }
 
 fn spawn(program: &str, args: &[&str]) -> Kid {
+    use std::os::unix::process::CommandExt as _;
     Kid(Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
+        .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("start {program}: {e}")))
 }
