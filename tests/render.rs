@@ -388,8 +388,8 @@ fn live_monitor_from_fixed_samples() {
 /// What the runtime says after `Cmd::Monitor { pid: Some(4242) }` (or `--pid 4242`).
 const TRAIN: Option<(u32, &str)> = Some((4242, "python train.py --epochs 10"));
 
-/// A monitored process: its charts come first, titled with its command (shortened
-/// at a word to the cell) and pid; the table marks it.
+/// A monitored process: its charts come first, titled with its name (the script
+/// its interpreter runs, shortened to the cell) and pid; the table marks it.
 #[test]
 fn live_monitor_with_a_monitored_process() {
     for (w, h) in [(80, 24), (200, 60)] {
@@ -401,14 +401,13 @@ fn live_monitor_with_a_monitored_process() {
         assert!(!s.contains("no process monitored"), "{s}");
         insta::assert_snapshot!(format!("live_{w}x{h}_monitored"), s);
     }
-    // In one column of charts the whole command shows (`c1`).
+    // In one column of charts the whole name shows (`c1`), and the table's title
+    // names it too.
     let mut app = live_host(200, 60, 1, TRAIN);
     send(&mut app, [Msg::char('c'), Msg::char('1')]);
     let s = screen(&app, 200, 60);
-    assert!(
-        s.contains("Process CPU (%): python train.py --epochs 10 (4242)"),
-        "{s}"
-    );
+    assert!(s.contains("Process CPU (%): train.py (4242)"), "{s}");
+    assert!(s.contains("· ▶ 4242 train.py"), "{s}");
 }
 
 /// Without a monitored process there are no process charts, and the status bar says

@@ -1,5 +1,6 @@
-//! The live monitor's process table against `ps`, for processes this test starts, and
-//! the sampler's monitored process tree switched at run time.
+//! The live monitor's process table against `ps`, for processes this test starts, a
+//! busy child's CPU among other busy processes, and the sampler's monitored process tree
+//! switched at run time.
 //!
 //! `ps` (procps) is needed: without it the `ps` comparison is skipped with a message,
 //! except under `CI=true`, where that is a failure.
@@ -7,24 +8,37 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use leet::msg::{ProcRow, ProcTable};
+use leet::app::{App, Options};
+use leet::msg::{Msg, ProcRow, ProcTable};
 use leet::source::sampler::{ProcScanner, Sampler, SamplerOptions};
 
-/// Kills and reaps its child when dropped (also when an assertion fails).
+/// Held by the tests that measure a busy child's CPU: one of them starts busy
+/// processes of its own, which would starve the other's child on a 2-core host.
+static CPU_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Kills its child's process group and reaps the child when dropped (also when an
+/// assertion fails): a shell's background children go too.
 struct Kid(Child);
 
 impl Drop for Kid {
     fn drop(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.0.id()) {
+            // SAFETY: kill has no memory preconditions; the group is the child's own
+            // (`process_group(0)` at spawn).
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
 }
 
 fn spawn(program: &str, args: &[&str]) -> Kid {
+    use std::os::unix::process::CommandExt as _;
     Kid(Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
+        .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("start {program}: {e}")))
 }
@@ -114,6 +128,9 @@ fn the_process_table_agrees_with_ps() {
     if !have_ps() {
         return;
     }
+    let _cpu = CPU_TESTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let sleeper = spawn("sleep", &["600"]);
     let busy = spawn("sh", &["-c", "while :; do :; done"]);
     wait_for(sleeper.0.id(), 1, "sleep");
@@ -194,6 +211,72 @@ fn the_process_table_agrees_with_ps() {
     for p in parked {
         p.thread().unpark();
         let _ = p.join();
+    }
+}
+
+/// CPU ticks (utime + stime) `pid` has used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_ascii_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    f.iter().sum()
+}
+
+/// A busy child among other busy processes (more than this host's 2 cores' worth) and
+/// idle ones: from the second scan on, every table shows the busy child's CPU, also
+/// when scans follow each other at once, as the scanning thread's do after a scan that
+/// ran past its interval (load, or the first scan reading every command line); and the
+/// app sorts it above the idle children.
+#[test]
+fn a_busy_child_shows_its_cpu_from_the_second_scan_on_under_load() {
+    // Generous: 2 shared cores, tests running in parallel.
+    const FLOOR: f64 = 3.0;
+    let _cpu = CPU_TESTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let busy = spawn("sh", &["-c", "while :; do :; done"]);
+    let _others: Vec<Kid> = (0..3)
+        .map(|_| spawn("sh", &["-c", "while :; do :; done"]))
+        .collect();
+    let idle: Vec<Kid> = (0..2).map(|_| spawn("sleep", &["600"])).collect();
+    for k in &idle {
+        wait_for(k.0.id(), 1, "sleep");
+    }
+    // Until the busy child has run a while (its first figure is its average so far).
+    let t = Instant::now();
+    while cpu_ticks(busy.0.id()) < 10 && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut scanner = ProcScanner::new();
+    let mut tables = vec![scanner.scan()];
+    for _ in 0..5 {
+        tables.push(scanner.scan());
+    }
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_secs(1));
+        tables.push(scanner.scan());
+    }
+    for (i, t) in tables.iter().enumerate().skip(1) {
+        let cpu = row(t, busy.0.id()).cpu;
+        assert!(cpu > FLOOR, "scan {}: busy child at {cpu:.1} %", i + 1);
+    }
+    let last = tables.pop().unwrap_or_default();
+    let mut app = App::live(Options::default(), 60.0);
+    app.update(Msg::Resize(120, 40));
+    app.update(Msg::Procs(last));
+    let at = |pid: u32| app.procs.rows.iter().position(|r| r.pid == pid);
+    let busy_at = at(busy.0.id()).expect("busy child in the table");
+    for k in &idle {
+        let idle_at = at(k.0.id()).expect("idle child in the table");
+        assert!(
+            busy_at < idle_at,
+            "busy at row {busy_at}, idle at {idle_at}"
+        );
     }
 }
 

@@ -3,12 +3,15 @@
 //! with a selected row that stays on its process across scans; and the monitored
 //! process (`Msg::Monitoring`), which `enter` on a row changes (`Cmd::Monitor`).
 
+mod name;
+
 use super::filter::FilterState;
 use super::panels::Pane;
 use super::{layout, system, App, Cmd, Effect};
 use crate::msg::{ProcRow, ProcTable};
 use crate::store::metrics::MetricStore;
 use crate::text::sanitize;
+pub(crate) use name::process_name;
 
 /// The most processes kept from one scan (a host with more shows its top ones by
 /// the sort in force): bounds memory and the per-scan sort.
@@ -77,7 +80,8 @@ pub struct ProcsPane {
     pub sel: usize,
     /// First row shown.
     pub scroll: usize,
-    /// The monitored process tree's root: pid and sanitized command line.
+    /// The monitored process tree's root: pid and the name it goes by in titles
+    /// ([`process_name`]: the script an interpreter runs, else the program).
     pub monitored: Option<(u32, String)>,
     /// Whether the runtime said which process it monitors (`Msg::Monitoring`). Until
     /// it does, the process keys that arrive are charted as they come, untitled.
@@ -200,7 +204,7 @@ impl App {
     /// The runtime says which process tree feeds the process metrics. A different
     /// process than before clears the process series, so no chart mixes two.
     pub(super) fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
-        let m = m.map(|(pid, cmd)| (pid, sanitize(&cmd)));
+        let m = m.map(|(pid, cmd)| (pid, process_name(&cmd)));
         let changed = self.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
         self.procs.monitored = m;
         self.procs.told = true;

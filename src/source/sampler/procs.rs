@@ -1,20 +1,30 @@
 //! The live monitor's process table: one scan of every process in `/proc`, as
-//! [`ProcTable`] rows (pid, parent, user, CPU % of one core since the previous scan,
+//! [`ProcTable`] rows (pid, parent, user, CPU % of one core since the previous reading,
 //! resident memory, GPU memory where NVML reports it, threads, command line).
 //!
 //! Cost: a scan lists `/proc` and reads each process's `stat`, through a descriptor
 //! kept open and read again with one `pread` (at most [`max_kept`] of them; the rest
 //! are opened for the one reading). The kernel's rendering of `stat` is most of a
-//! scan's cost, so a process that used no CPU over its last [`IDLE_AFTER`] readings is
-//! read only every [`IDLE_EVERY`] scans (its row meanwhile: 0 % CPU, memory and threads
-//! as last read); one that wakes up shows its CPU within that many scans, averaged over
-//! the time since its previous reading. Most processes of a host are idle, so most
-//! scans read a quarter of them. A process's `status` (its user) and `cmdline` are
-//! read once, when it is first seen, and again only when its `comm` changes (an
-//! `exec`): a pid that is reused is a new process (its start time differs). User names
-//! come from `/etc/passwd`, read once (again at most once a minute for a uid it does
-//! not name). A process that vanishes mid-scan, or whose files cannot be read, is left
-//! out of that scan; nothing here panics.
+//! scan's cost, so a process that used no CPU for [`IDLE_AFTER`] is read only every
+//! [`IDLE_EVERY`] scans (its row meanwhile: 0 % CPU, memory and threads as last read);
+//! one that wakes up shows its CPU within that many scans, averaged over the time since
+//! its previous reading. Most processes of a host are idle, so most scans read a
+//! quarter of them.
+//!
+//! CPU % is the counter's growth over the time between two readings of that process,
+//! each timed when its `stat` was read, not when the scan began: a scan slowed by load
+//! (the first one reads every process's `status` and `cmdline`) is followed at once by
+//! the next, and a process read late in the one and early in the other was read twice
+//! within milliseconds. Such a window (under [`MIN_WINDOW`]) is too short to tell a
+//! busy process from an idle one (the counter moves in 10 ms ticks): it neither makes a
+//! figure nor counts towards idleness, and the row keeps the last figure.
+//!
+//! A process's `status` (its user) and `cmdline` are read once, when it is first seen,
+//! and again only when its `comm` changes (an `exec`): a pid that is reused is a new
+//! process (its start time differs). User names come from `/etc/passwd`, read once
+//! (again at most once a minute for a uid it does not name). A process that vanishes
+//! mid-scan, or whose files cannot be read, is left out of that scan; nothing here
+//! panics.
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -34,11 +44,15 @@ pub(crate) const MAX_PROCS: usize = 1 << 16;
 const MAX_KEPT: usize = 4096;
 /// Longest `/etc/passwd` read.
 const MAX_PASSWD: u64 = 4 << 20;
-/// Reads of a process's `stat` with no CPU used in between after which it counts as
+/// Time with no CPU used (its counter unchanged) after which a process counts as
 /// idle...
-const IDLE_AFTER: u32 = 3;
+const IDLE_AFTER: Duration = Duration::from_secs(3);
 /// ...and is read only every this many scans (staggered by pid), until it uses CPU.
 const IDLE_EVERY: u64 = 4;
+/// Shortest time between two readings that makes a CPU figure: ten of the counter's
+/// ticks (`USER_HZ` is 100 on Linux), so one tick is at most 10 % of a core. The
+/// shortest sampling interval (100 ms) makes such windows.
+const MIN_WINDOW: Duration = Duration::from_millis(100);
 /// Least time between two readings of `/etc/passwd` for a uid it did not name.
 const PASSWD_RETRY: Duration = Duration::from_secs(60);
 
@@ -98,9 +112,14 @@ struct Known {
     stat: Option<ProcFile>,
     /// The scan it was last seen in.
     seen: u64,
-    /// When its `stat` was last read, and how many reads in a row found no new CPU.
+    /// When `cpu_ticks` was read: the start of the next CPU window.
     read_at: Instant,
-    idle_reads: u32,
+    /// The last reading that found its counter grown (or the first reading).
+    active_at: Instant,
+    /// No CPU used for [`IDLE_AFTER`] as of its last reading.
+    idle: bool,
+    /// The last CPU figure (% of one core).
+    cpu: f64,
     /// From its last `stat`: parent, resident bytes, threads.
     ppid: u32,
     rss: u64,
@@ -176,12 +195,19 @@ impl ProcScanner {
 
     /// One scan of every process.
     pub fn scan(&mut self) -> ProcTable {
-        self.scan_at(Instant::now())
+        self.scan_with(Instant::now)
     }
 
-    /// A scan as if made at `now` (CPU % is over the time since each process's previous
-    /// reading).
+    /// A scan as if every reading were made at `now` (CPU % is over the time since each
+    /// process's previous reading).
+    #[cfg(test)]
     pub(crate) fn scan_at(&mut self, now: Instant) -> ProcTable {
+        self.scan_with(|| now)
+    }
+
+    /// A scan that times each reading with `clock` (called as each `stat`, and the
+    /// uptime, has been read).
+    pub(crate) fn scan_with(&mut self, mut clock: impl FnMut() -> Instant) -> ProcTable {
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
@@ -190,7 +216,8 @@ impl ProcScanner {
             .uptime
             .read(&mut self.buf)
             .ok()
-            .and_then(|()| super::cpu::parse_uptime(&self.buf));
+            .and_then(|()| super::cpu::parse_uptime(&self.buf))
+            .map(|up| (up, clock()));
         self.list_pids();
         let gpu_map = self.gpu.as_ref().map(|g| g.snapshot()).unwrap_or_default();
         let mut rows = Vec::with_capacity(self.pids.len());
@@ -199,13 +226,13 @@ impl ProcScanner {
             let pid = self.pids[i];
             if let Some(k) = self.known.get_mut(&pid) {
                 // An idle process: its row as last read, most scans (see `IDLE_EVERY`).
-                if k.idle_reads >= IDLE_AFTER && (round + u64::from(pid)) % IDLE_EVERY != 0 {
+                if k.idle && (round + u64::from(pid)) % IDLE_EVERY != 0 {
                     k.seen = round;
                     rows.push(ProcRow {
                         pid,
                         ppid: k.ppid,
                         user: k.user.clone(),
-                        cpu: 0.0,
+                        cpu: k.cpu,
                         rss: k.rss,
                         gpu_memory: gpu_map.get(&pid).copied(),
                         threads: k.threads,
@@ -214,7 +241,7 @@ impl ProcScanner {
                     continue;
                 }
             }
-            if let Some(mut row) = self.read_process(pid, now, uptime) {
+            if let Some(mut row) = self.read_process(pid, &mut clock, uptime) {
                 row.gpu_memory = gpu_map.get(&pid).copied();
                 rows.push(row);
             }
@@ -249,8 +276,14 @@ impl ProcScanner {
         }
     }
 
-    /// One process's row; None when it vanished or its `stat` cannot be read.
-    fn read_process(&mut self, pid: u32, now: Instant, uptime: Option<f64>) -> Option<ProcRow> {
+    /// One process's row; None when it vanished or its `stat` cannot be read. `uptime`:
+    /// the host's, and when it was read.
+    fn read_process(
+        &mut self,
+        pid: u32,
+        clock: &mut impl FnMut() -> Instant,
+        uptime: Option<(f64, Instant)>,
+    ) -> Option<ProcRow> {
         self.stat_reads += 1;
         // Its stat: through the kept file of a known process, else opened now (kept
         // when there is room).
@@ -273,6 +306,7 @@ impl ProcScanner {
         if !read {
             return None;
         }
+        let at = clock();
         let stat = procfs::parse_stat(pid, &self.buf)?;
         let comm = parse_comm(&self.buf)?;
         let row = |k: &Known, cpu: f64| ProcRow {
@@ -291,19 +325,9 @@ impl ProcScanner {
             .get_mut(&pid)
             .filter(|k| k.start_ticks == stat.start_ticks)
         {
-            // Over the time since its own last reading (an idle process is not read
-            // at every scan).
-            let secs = now.duration_since(k.read_at).as_secs_f64();
-            let used = stat.cpu_ticks.saturating_sub(k.cpu_ticks);
-            let cpu = if secs > 0.0 {
-                used as f64 / self.ticks_per_sec / secs * 100.0
-            } else {
-                0.0
-            };
-            k.idle_reads = if used == 0 { k.idle_reads + 1 } else { 0 };
-            k.cpu_ticks = stat.cpu_ticks;
+            k.measure(stat.cpu_ticks, at, self.ticks_per_sec);
+            let cpu = k.cpu;
             k.seen = round;
-            k.read_at = now;
             (k.ppid, k.rss, k.threads) = (
                 stat.ppid,
                 stat.rss_pages.saturating_mul(self.page_size),
@@ -332,9 +356,13 @@ impl ProcScanner {
             }
             return Some(row(k, cpu));
         }
-        // A new process (or a reused pid): lifetime average CPU, as `ps` shows.
+        // A new process (or a reused pid): lifetime average CPU, as `ps` shows, with
+        // the host's uptime as of this reading.
         let cpu = uptime
-            .map(|up| up - stat.start_ticks as f64 / self.ticks_per_sec)
+            .map(|(up, up_at)| {
+                up + at.saturating_duration_since(up_at).as_secs_f64()
+                    - stat.start_ticks as f64 / self.ticks_per_sec
+            })
             .filter(|&age| age > 0.0)
             .map_or(0.0, |age| {
                 stat.cpu_ticks as f64 / self.ticks_per_sec / age * 100.0
@@ -364,8 +392,10 @@ impl ProcScanner {
             command,
             stat: file,
             seen: round,
-            read_at: now,
-            idle_reads: 0,
+            read_at: at,
+            active_at: at,
+            idle: false,
+            cpu,
             ppid: stat.ppid,
             rss: stat.rss_pages.saturating_mul(self.page_size),
             threads: u32::try_from(stat.threads).unwrap_or(u32::MAX),
@@ -399,6 +429,30 @@ impl ProcScanner {
             },
         );
         (user, read_command(&dir, comm))
+    }
+}
+
+impl Known {
+    /// Take a reading of the CPU counter made at `at`: a figure over the window since
+    /// the previous one when it is at least [`MIN_WINDOW`] long (a shorter one keeps
+    /// the window open and the last figure), and whether the process is idle.
+    // Tick counts stay far below 2^52: exact as f64.
+    #[allow(clippy::cast_precision_loss)]
+    fn measure(&mut self, cpu_ticks: u64, at: Instant, ticks_per_sec: f64) {
+        if cpu_ticks != self.cpu_ticks {
+            self.active_at = at;
+        }
+        self.idle = cpu_ticks == self.cpu_ticks
+            && at.saturating_duration_since(self.active_at) >= IDLE_AFTER;
+        let window = at.saturating_duration_since(self.read_at);
+        if window < MIN_WINDOW {
+            return;
+        }
+        // A counter that went backwards (never on Linux; a hostile fake) used none.
+        let used = cpu_ticks.saturating_sub(self.cpu_ticks);
+        self.cpu = used as f64 / ticks_per_sec / window.as_secs_f64() * 100.0;
+        self.cpu_ticks = cpu_ticks;
+        self.read_at = at;
     }
 }
 

@@ -146,6 +146,80 @@ fn cpu_is_percent_of_one_core_since_the_previous_scan() {
     assert_eq!(row(&t, 10).cpu, 0.0);
 }
 
+/// What the scanning thread does after a scan that took longer than the interval (the
+/// first one reads every process's `status` and `cmdline`, and load slows it): the next
+/// scan starts at once, so a process is read again within milliseconds, before its
+/// counter (10 ms ticks) has moved, busy or not. Such readings are no evidence of
+/// idleness: the busy process keeps its figure, and is read and shown at every scan
+/// once a real interval has passed.
+#[test]
+fn readings_close_together_neither_zero_nor_idle_a_busy_process() {
+    let f = FakeProc::new();
+    // 50 s of CPU since 900 s after boot, uptime 1000 s: 50 % of a core.
+    let start = 900 * f.tps;
+    let mut ticks = 50 * f.tps;
+    for pid in 10..14 {
+        f.process(pid, 1, "busy", Some(0), b"busy\0", ticks, start);
+    }
+    let mut s = f.scanner(None);
+    let t0 = Instant::now();
+    let first = s.scan_at(t0);
+    assert!(
+        (row(&first, 10).cpu - 50.0).abs() < 1e-6,
+        "{:?}",
+        first.rows
+    );
+    for ms in [2, 4, 6, 8, 10] {
+        let t = s.scan_at(t0 + Duration::from_millis(ms));
+        for r in &t.rows {
+            assert!((r.cpu - 50.0).abs() < 1e-6, "{ms} ms later: {r:?}");
+        }
+    }
+    // Then a scan a second: half a second of CPU each time, 50 % at every scan (every
+    // pid, so every stagger of the idle reading is covered).
+    for n in 1..=2 * IDLE_EVERY {
+        ticks += f.tps / 2;
+        for pid in 10..14 {
+            f.stat(pid, 1, "busy", ticks, start);
+        }
+        let t = s.scan_at(t0 + Duration::from_secs(n));
+        for r in &t.rows {
+            assert!((r.cpu - 50.0).abs() < 1e-6, "{n} s later: {r:?}");
+        }
+    }
+}
+
+/// CPU % is over the time between the process's own two readings: a scan slowed
+/// between the start and the reading (here 0.9 s) does not stretch the window of the
+/// next one, made right after.
+#[test]
+fn cpu_is_over_the_time_between_a_process_own_readings() {
+    let f = FakeProc::new();
+    let start = 900 * f.tps;
+    f.process(10, 1, "busy", Some(0), b"busy\0", 50 * f.tps, start);
+    let mut s = f.scanner(None);
+    let t0 = Instant::now();
+    // First scan: uptime read at t0, the process at t0 + 0.9 s (its age then is
+    // 100.9 s: the lifetime average uses the uptime as of its reading).
+    let mut times = [t0, t0 + Duration::from_millis(900)].into_iter();
+    let first = s.scan_with(|| times.next().unwrap_or(t0));
+    let want = 50.0 / 100.9 * 100.0;
+    assert!(
+        (row(&first, 10).cpu - want).abs() < 1e-6,
+        "{:?}",
+        first.rows
+    );
+    // Second scan right after, read at t0 + 1.1 s: 0.1 s of CPU in those 0.2 s.
+    f.stat(10, 1, "busy", 50 * f.tps + f.tps / 10, start);
+    let mut times = [
+        t0 + Duration::from_secs(1),
+        t0 + Duration::from_millis(1100),
+    ]
+    .into_iter();
+    let t = s.scan_with(|| times.next().unwrap_or(t0));
+    assert!((row(&t, 10).cpu - 50.0).abs() < 1e-6, "{:?}", t.rows);
+}
+
 #[test]
 fn a_reused_pid_is_a_new_process_and_an_exec_a_new_command() {
     let f = FakeProc::new();
@@ -223,13 +297,14 @@ fn kept_files_are_bounded_and_the_rest_read_one_shot() {
     }
     let mut s = f.scanner(None);
     s.set_max_kept(4);
-    assert_eq!(s.scan().rows.len(), 10);
+    let t0 = Instant::now();
+    assert_eq!(s.scan_at(t0).rows.len(), 10);
     assert_eq!(s.kept_files(), 4);
     // Every process is still read afresh, kept or not.
     for pid in 100..110 {
         f.stat(pid, 1, "w", 7, 1);
     }
-    let t = s.scan();
+    let t = s.scan_at(t0 + Duration::from_secs(1));
     assert_eq!(t.rows.len(), 10);
     assert_eq!(s.kept_files(), 4);
     assert!(t.rows.iter().all(|r| r.cpu > 0.0), "{:?}", t.rows);
@@ -259,13 +334,15 @@ fn idle_processes_are_read_less_often_and_wake_up_with_their_average() {
     let t0 = Instant::now();
     let at = |n: u64| t0 + Duration::from_secs(n);
     let mut busy_ticks = 0;
-    // Reads 1 to 4: every process each scan (new, then IDLE_AFTER idle readings).
-    for n in 0..=u64::from(IDLE_AFTER) {
+    // Reads 1 to 4, a second apart: every process each scan (new, then no CPU for
+    // IDLE_AFTER).
+    let idle_after = IDLE_AFTER.as_secs();
+    for n in 0..=idle_after {
         busy_ticks += f.tps;
         f.stat(300, 1, "busy", busy_ticks, 1);
         assert_eq!(s.scan_at(at(n)).rows.len(), 41);
     }
-    assert_eq!(s.stat_reads, 41 * (u64::from(IDLE_AFTER) + 1));
+    assert_eq!(s.stat_reads, 41 * (idle_after + 1));
     // From then on an idle process is read every IDLE_EVERY scans, the busy one at
     // every scan; every row is there, idle ones at 0 %, their memory as last read.
     let before = s.stat_reads;
