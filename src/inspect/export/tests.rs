@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 use std::io::{self, Write};
 use std::path::Path;
 

@@ -81,15 +81,14 @@ pub(super) fn read_jobs(
         for _ in 0..threads {
             let tx = tx.clone();
             let (jobs, next) = (&jobs, &next);
-            s.spawn(move || loop {
-                let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let Some((k, job)) = job.lock().ok().and_then(|mut j| j.take()) else {
-                    continue;
-                };
-                if tx.send((k, job.read(now))).is_err() {
-                    break;
+            s.spawn(move || {
+                while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let Some((k, job)) = job.lock().ok().and_then(|mut j| j.take()) else {
+                        continue;
+                    };
+                    if tx.send((k, job.read(now))).is_err() {
+                        break;
+                    }
                 }
             });
         }
