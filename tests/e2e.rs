@@ -1467,33 +1467,62 @@ fn without_a_path_leet_opens_the_runs_under_wandb_dir() {
 
 /// Inotify instances taken until the kernel refuses more (`EMFILE`: the user's
 /// `fs.inotify.max_user_instances`), as an IDE or file watcher of the same user
-/// takes them; closed on drop. None where the refusal is not that limit.
-struct InotifyTaken(Vec<i32>);
+/// takes them, and any that another process frees meanwhile taken too (every 5 ms,
+/// on a thread); all closed on drop. None where the refusal is not that limit.
+struct InotifyTaken {
+    fds: std::sync::Arc<std::sync::Mutex<Vec<i32>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Inotify instances until one is refused: the fds and the error.
+fn take_inotify(fds: &mut Vec<i32>) -> std::io::Error {
+    loop {
+        // SAFETY: a plain system call; every fd it returns is closed by the caller.
+        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
+        if fd < 0 {
+            return std::io::Error::last_os_error();
+        }
+        fds.push(fd);
+    }
+}
 
 impl InotifyTaken {
     fn take() -> Option<Self> {
         let mut fds = Vec::new();
-        let err = loop {
-            // SAFETY: a plain system call; every fd it returns is closed on drop.
-            let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
-            if fd < 0 {
-                break std::io::Error::last_os_error();
-            }
-            fds.push(fd);
-        };
-        let held = Self(fds);
+        let err = take_inotify(&mut fds);
         // EMFILE from a full fd table would leave other processes theirs: only the
         // user's limit counts (then a plain file still opens).
         let fd_table_has_room = std::fs::File::open("/dev/null").is_ok();
+        let fds = std::sync::Arc::new(std::sync::Mutex::new(fds));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (f, s) = (fds.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                take_inotify(&mut f.lock().unwrap());
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        let held = Self {
+            fds,
+            stop,
+            thread: Some(thread),
+        };
         (err.raw_os_error() == Some(libc::EMFILE) && fd_table_has_room).then_some(held)
     }
 }
 
 impl Drop for InotifyTaken {
     fn drop(&mut self) {
-        for &fd in &self.0 {
-            // SAFETY: fds this struct opened and nothing else closes.
-            unsafe { libc::close(fd) };
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        if let Ok(fds) = self.fds.lock() {
+            for &fd in fds.iter() {
+                // SAFETY: fds this struct opened and nothing else closes.
+                unsafe { libc::close(fd) };
+            }
         }
     }
 }
@@ -1608,4 +1637,20 @@ fn many_drawn_runs_keep_few_threads_and_one_inotify_instance() {
     assert!(inotify <= 1, "{inotify} inotify instances");
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+/// Not a test: writes a generated workspace for `scripts/bench-workspace-keys.sh`
+/// (`LEET_E2E_WRITE_WORKSPACE=DIR`, `LEET_E2E_RUNS=N` runs into `DIR/wandb`);
+/// without the variable it does nothing.
+#[test]
+#[ignore = "started by scripts/bench-workspace-keys.sh"]
+fn write_generated_workspace() {
+    let Some(dir) = std::env::var_os("LEET_E2E_WRITE_WORKSPACE") else {
+        return;
+    };
+    let n = std::env::var("LEET_E2E_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(250);
+    common::runs::write_workspace(&PathBuf::from(dir).join("wandb"), n);
 }

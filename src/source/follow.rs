@@ -29,6 +29,9 @@ const SAFETY_TICK: Duration = Duration::from_secs(2);
 const RETRY: Duration = Duration::from_secs(1);
 /// Longest sleep, so stopped readers leave the table soon.
 const LONGEST_WAIT: Duration = Duration::from_secs(1);
+/// A poll due within a quarter of its interval (at most this) is made now: the
+/// files' ticks come in a few bursts a second, not one wake-up per file.
+const SLACK: Duration = Duration::from_millis(250);
 
 /// What the follow thread is told.
 enum Ctl {
@@ -109,6 +112,37 @@ struct Reading {
     told_unreadable: Option<String>,
     /// The last poll stopped before the end of the file.
     more: bool,
+    /// The file as the last poll left it: a tick that finds it the same reads
+    /// nothing (one `stat`).
+    seen: Option<Stat>,
+}
+
+/// What tells a file changed: its identity, length and modification time.
+#[derive(PartialEq, Eq, Clone, Copy)]
+struct Stat {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stat {
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt as _;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Some(Self {
+            dev,
+            ino,
+            len: m.len(),
+            modified: m.modified().ok(),
+        })
+    }
 }
 
 struct Entry {
@@ -117,18 +151,24 @@ struct Entry {
     phase: Phase,
     /// The directory watched for it, if a watch could be had.
     watched: Option<PathBuf>,
-    /// When it is polled next, with no event.
+    /// When it is polled next, with no event, and how much earlier will do.
     due: Instant,
+    slack: Duration,
     /// An event named its directory.
     woken: bool,
 }
 
 impl Entry {
+    fn schedule(&mut self, after: Duration) {
+        self.due = Instant::now() + after;
+        self.slack = (after / 4).min(SLACK);
+    }
+
     fn ready(&self, now: Instant) -> bool {
         match &self.phase {
             Phase::Loading => false,
             Phase::Reading(r) if r.more => true,
-            _ => self.woken || now >= self.due,
+            _ => self.woken || now + self.slack >= self.due,
         }
     }
 }
@@ -178,7 +218,7 @@ impl Table {
                 self.entries
                     .values()
                     .filter(|e| !matches!(e.phase, Phase::Loading))
-                    .map(|e| e.due.saturating_duration_since(now))
+                    .map(|e| e.due.saturating_duration_since(now + e.slack))
                     .min()
                     .unwrap_or(LONGEST_WAIT)
                     .min(LONGEST_WAIT)
@@ -219,6 +259,7 @@ impl Table {
                     phase: Phase::Waiting { told: false },
                     watched: None,
                     due: Instant::now(),
+                    slack: Duration::ZERO,
                     woken: false,
                 };
                 self.entries.insert(id, entry);
@@ -258,8 +299,8 @@ impl Table {
             let Some(mut e) = self.entries.remove(&id) else {
                 continue;
             };
-            e.woken = false;
             let keep = !e.out.stopped() && self.advance(id, &mut e);
+            e.woken = false;
             if keep {
                 self.entries.insert(id, e);
             } else {
@@ -286,9 +327,16 @@ impl Table {
             }
             Phase::Loading => true,
             Phase::Reading(r) => {
+                // A tick that finds the file as it was reads nothing.
+                let stat = Stat::of(&r.file);
+                if !e.woken && !r.more && stat.is_some() && stat == r.seen {
+                    e.schedule(self.interval(e));
+                    return true;
+                }
+                r.seen = stat;
                 let keep = read(r, &e.out);
                 if let Some(after) = keep {
-                    e.due = Instant::now() + after.unwrap_or_else(|| self.interval(e));
+                    e.schedule(after.unwrap_or_else(|| self.interval(e)));
                 }
                 keep.is_some()
             }
@@ -305,7 +353,7 @@ impl Table {
                 }
                 e.phase = Phase::Waiting { told: true };
                 self.watch(e, &d);
-                e.due = Instant::now() + self.interval(e);
+                e.schedule(self.interval(e));
                 return true;
             }
             Err(err) => {
@@ -393,7 +441,7 @@ impl Table {
             Some(reader) => {
                 let file = reader.path().to_owned();
                 e.phase = Phase::Reading(Box::new(Reading::new(file, *reader)));
-                e.due = Instant::now();
+                e.schedule(Duration::ZERO);
             }
             // Stopped or the loop gone: let go at the next step.
             None => {
@@ -502,6 +550,7 @@ impl Reading {
             told_gone: false,
             told_unreadable: None,
             more: true,
+            seen: None,
         }
     }
 }
@@ -553,6 +602,8 @@ fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
             if !out.send(Msg::SourceError(e.to_string())) {
                 return None;
             }
+            // Tried again on the next tick even if the file looks the same.
+            r.seen = None;
             Some(Some(RETRY))
         }
     }
