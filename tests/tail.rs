@@ -9,7 +9,8 @@ use leet::app::{App, Options};
 use leet::decode::leveldb::Writer;
 use leet::decode::pb;
 use leet::msg::Msg;
-use leet::source::tail::{spawn_tail, TailOptions};
+use leet::source::follow::spawn_tail;
+use leet::source::tail::TailOptions;
 use prost::Message as _;
 
 fn history(i: i64) -> Vec<u8> {
@@ -410,7 +411,7 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
     for chunk in [BLOCK_SIZE, BLOCK_SIZE + 1000, 3 * BLOCK_SIZE - 7, 2 << 20] {
         let (tx, rx) = mpsc::sync_channel(4);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        leet::source::tail::spawn_tail_tagged(
+        leet::source::follow::spawn_tail_tagged(
             path.clone(),
             tx,
             TailOptions {
@@ -613,7 +614,7 @@ fn a_file_with_a_bad_header_says_what_is_wrong_instead_of_loading() {
             .unwrap();
         let (tx, rx) = mpsc::sync_channel(4);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        leet::source::tail::spawn_tail_tagged(
+        leet::source::follow::spawn_tail_tagged(
             path,
             tx,
             TailOptions {

@@ -20,13 +20,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::msg::Msg;
-use crate::source::file::{resolve, ParallelOptions, RunReader, SourceError, Target};
-use crate::source::tail::{first_load, mtime, poll_batch, unix_now, Out, TailOptions};
+use crate::source::file::{resolve, ParallelOptions, RunReader, Target};
+use crate::source::tail::{first_load, mtime, read, Out, Reading, Stat, TailOptions};
 
 /// How often a watched file is polled anyway (an event missed costs this much).
 const SAFETY_TICK: Duration = Duration::from_secs(2);
-/// How long a file that could not be read waits before it is tried again.
-const RETRY: Duration = Duration::from_secs(1);
 /// Longest sleep, so stopped readers leave the table soon.
 const LONGEST_WAIT: Duration = Duration::from_secs(1);
 /// A poll due within a quarter of its interval (at most this) is made now: the
@@ -81,6 +79,25 @@ impl Drop for Follower {
     }
 }
 
+/// Follow a user path (file or directory) on a thread of its own (tests, benches;
+/// the viewer follows every run on one thread: [`Follower`]).
+pub fn spawn_tail(path: PathBuf, tx: SyncSender<Msg>, opts: TailOptions) -> JoinHandle<()> {
+    let out = Out::new(tx, None, Arc::new(AtomicBool::new(false)));
+    spawn_one(path, out, opts)
+}
+
+/// [`spawn_tail`] whose messages come as `Msg::Tagged(tag, ..)` and whose thread
+/// ends once `stop` is set.
+pub fn spawn_tail_tagged(
+    path: PathBuf,
+    tx: SyncSender<Msg>,
+    opts: TailOptions,
+    tag: u64,
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<()> {
+    spawn_one(path, Out::new(tx, Some(tag), stop), opts)
+}
+
 /// A follow thread for one path alone, which ends when that path is let go.
 pub(super) fn spawn_one(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
     let (ctl, rx) = mpsc::channel();
@@ -101,48 +118,6 @@ enum Phase {
     /// Its first load is on the loader thread.
     Loading,
     Reading(Box<Reading>),
-}
-
-struct Reading {
-    file: PathBuf,
-    reader: RunReader,
-    /// The first read reached the end: what comes later is growth.
-    loaded: bool,
-    told_gone: bool,
-    told_unreadable: Option<String>,
-    /// The last poll stopped before the end of the file.
-    more: bool,
-    /// The file as the last poll left it: a tick that finds it the same reads
-    /// nothing (one `stat`).
-    seen: Option<Stat>,
-}
-
-/// What tells a file changed: its identity, length and modification time.
-#[derive(PartialEq, Eq, Clone, Copy)]
-struct Stat {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-}
-
-impl Stat {
-    fn of(path: &Path) -> Option<Self> {
-        let m = std::fs::metadata(path).ok()?;
-        #[cfg(unix)]
-        let (dev, ino) = {
-            use std::os::unix::fs::MetadataExt as _;
-            (m.dev(), m.ino())
-        };
-        #[cfg(not(unix))]
-        let (dev, ino) = (0, 0);
-        Some(Self {
-            dev,
-            ino,
-            len: m.len(),
-            modified: m.modified().ok(),
-        })
-    }
 }
 
 struct Entry {
@@ -537,74 +512,6 @@ fn load(
                 }
                 Err(_) => Some(reader),
             }
-        }
-    }
-}
-
-impl Reading {
-    fn new(file: PathBuf, reader: RunReader) -> Self {
-        Self {
-            file,
-            reader,
-            loaded: false,
-            told_gone: false,
-            told_unreadable: None,
-            more: true,
-            seen: None,
-        }
-    }
-}
-
-/// One poll of a followed file, its news sent. None when the loop is gone or the
-/// reader stopped; else how soon to poll again, if sooner than the usual interval.
-fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
-    // A deleted file keeps what was read on screen, with a word about it; if the
-    // path comes back, the reader notices the new file and starts over.
-    let gone = !r.file.exists();
-    if gone && !r.told_gone {
-        let msg = format!("file deleted, showing what was read: {}", r.file.display());
-        if !out.send(Msg::SourceError(msg)) {
-            return None;
-        }
-    }
-    r.told_gone = gone;
-    r.more = false;
-    match poll_batch(&mut r.reader) {
-        Ok((mut b, changed)) => {
-            r.told_unreadable = None;
-            r.more = b.read_to < b.file_len;
-            if changed {
-                if r.loaded && b.read_to > 0 {
-                    b.grew_at = Some(unix_now());
-                }
-                if !out.send(Msg::Run(b)) {
-                    return None;
-                }
-            }
-            if !r.more {
-                r.loaded = true;
-            }
-            Some(None)
-        }
-        // A wrong header: said once; the file is read again only if it changes
-        // (rewritten in place or replaced), which the poll notices.
-        Err(e @ SourceError::BadHeader { .. }) => {
-            let text = e.to_string();
-            if r.told_unreadable.as_ref() != Some(&text) {
-                if !out.send(Msg::Unreadable(text.clone())) {
-                    return None;
-                }
-                r.told_unreadable = Some(text);
-            }
-            Some(Some(RETRY))
-        }
-        Err(e) => {
-            if !out.send(Msg::SourceError(e.to_string())) {
-                return None;
-            }
-            // Tried again on the next tick even if the file looks the same.
-            r.seen = None;
-            Some(Some(RETRY))
         }
     }
 }

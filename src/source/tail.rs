@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::msg::{Msg, RunBatch};
 use crate::source::file::{resolve_file, ParallelOptions, RunReader, SourceError};
+
+/// How long a file that could not be read waits before it is tried again.
+const RETRY: Duration = Duration::from_secs(1);
 
 /// How the tail reads.
 #[derive(Debug, Clone, Copy)]
@@ -154,21 +156,113 @@ impl Out {
     }
 }
 
-/// Follow a user path (file or directory) on a thread of its own (tests, benches;
-/// the viewer follows every run on one thread: [`super::follow::Follower`]).
-pub fn spawn_tail(path: PathBuf, tx: SyncSender<Msg>, opts: TailOptions) -> JoinHandle<()> {
-    let out = Out::new(tx, None, Arc::new(AtomicBool::new(false)));
-    super::follow::spawn_one(path, out, opts)
+/// A followed file being read, and what was said about it.
+pub(super) struct Reading {
+    pub(super) file: PathBuf,
+    pub(super) reader: RunReader,
+    /// The first read reached the end: what comes later is growth.
+    pub(super) loaded: bool,
+    pub(super) told_gone: bool,
+    pub(super) told_unreadable: Option<String>,
+    /// The last poll stopped before the end of the file.
+    pub(super) more: bool,
+    /// The file as the last poll left it: a tick that finds it the same reads
+    /// nothing (one `stat`).
+    pub(super) seen: Option<Stat>,
 }
 
-/// [`spawn_tail`] whose messages come as `Msg::Tagged(tag, ..)` and whose thread
-/// ends once `stop` is set.
-pub fn spawn_tail_tagged(
-    path: PathBuf,
-    tx: SyncSender<Msg>,
-    opts: TailOptions,
-    tag: u64,
-    stop: Arc<AtomicBool>,
-) -> JoinHandle<()> {
-    super::follow::spawn_one(path, Out::new(tx, Some(tag), stop), opts)
+/// What tells a file changed: its identity, length and modification time.
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub(super) struct Stat {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stat {
+    pub(super) fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt as _;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Some(Self {
+            dev,
+            ino,
+            len: m.len(),
+            modified: m.modified().ok(),
+        })
+    }
+}
+
+impl Reading {
+    pub(super) fn new(file: PathBuf, reader: RunReader) -> Self {
+        Self {
+            file,
+            reader,
+            loaded: false,
+            told_gone: false,
+            told_unreadable: None,
+            more: true,
+            seen: None,
+        }
+    }
+}
+
+/// One poll of a followed file, its news sent. None when the loop is gone or the
+/// reader stopped; else how soon to poll again, if sooner than the usual interval.
+pub(super) fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
+    // A deleted file keeps what was read on screen, with a word about it; if the
+    // path comes back, the reader notices the new file and starts over.
+    let gone = !r.file.exists();
+    if gone && !r.told_gone {
+        let msg = format!("file deleted, showing what was read: {}", r.file.display());
+        if !out.send(Msg::SourceError(msg)) {
+            return None;
+        }
+    }
+    r.told_gone = gone;
+    r.more = false;
+    match poll_batch(&mut r.reader) {
+        Ok((mut b, changed)) => {
+            r.told_unreadable = None;
+            r.more = b.read_to < b.file_len;
+            if changed {
+                if r.loaded && b.read_to > 0 {
+                    b.grew_at = Some(unix_now());
+                }
+                if !out.send(Msg::Run(b)) {
+                    return None;
+                }
+            }
+            if !r.more {
+                r.loaded = true;
+            }
+            Some(None)
+        }
+        // A wrong header: said once; the file is read again only if it changes
+        // (rewritten in place or replaced), which the poll notices.
+        Err(e @ SourceError::BadHeader { .. }) => {
+            let text = e.to_string();
+            if r.told_unreadable.as_ref() != Some(&text) {
+                if !out.send(Msg::Unreadable(text.clone())) {
+                    return None;
+                }
+                r.told_unreadable = Some(text);
+            }
+            Some(Some(RETRY))
+        }
+        Err(e) => {
+            if !out.send(Msg::SourceError(e.to_string())) {
+                return None;
+            }
+            // Tried again on the next tick even if the file looks the same.
+            r.seen = None;
+            Some(Some(RETRY))
+        }
+    }
 }
