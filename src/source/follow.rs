@@ -19,6 +19,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use notify::Watcher as _;
+
 use crate::msg::Msg;
 use crate::source::file::{resolve, ParallelOptions, RunReader, Target};
 use crate::source::tail::{first_load, mtime, read, Out, Reading, Stat, TailOptions};
@@ -99,7 +101,7 @@ pub fn spawn_tail_tagged(
 }
 
 /// A follow thread for one path alone, which ends when that path is let go.
-pub(super) fn spawn_one(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
+fn spawn_one(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
     let (ctl, rx) = mpsc::channel();
     let _ = ctl.send(Ctl::Add(Box::new(Job { path, out })));
     let table = Table::new(opts, ctl, true);
@@ -445,7 +447,6 @@ impl Table {
         let Watch::On(w) = &mut self.watcher else {
             return;
         };
-        use notify::Watcher as _;
         if w.watch(dir, notify::RecursiveMode::NonRecursive).is_ok() {
             self.dirs.insert(dir.to_owned(), 1);
             e.watched = Some(dir.to_owned());
@@ -461,7 +462,6 @@ impl Table {
         if *n == 0 {
             self.dirs.remove(&dir);
             if let Watch::On(w) = &mut self.watcher {
-                use notify::Watcher as _;
                 let _ = w.unwatch(&dir);
             }
         }
