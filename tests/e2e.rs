@@ -1518,3 +1518,202 @@ fn export_to_the_terminal_leaves_the_pane_title_alone() {
         assert_eq!(t.flag("#{pane_title}"), title, "{args}: the title changed");
     }
 }
+
+// ---- following: no file watch to be had, and many runs drawn ----
+
+/// Inotify instances taken until the kernel refuses more (`EMFILE`: the user's
+/// `fs.inotify.max_user_instances`), as an IDE or file watcher of the same user
+/// takes them, and any that another process frees meanwhile taken too (every 5 ms,
+/// on a thread); all closed on drop. None where the refusal is not that limit.
+struct InotifyTaken {
+    fds: std::sync::Arc<std::sync::Mutex<Vec<i32>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Inotify instances until one is refused: the fds and the error.
+fn take_inotify(fds: &mut Vec<i32>) -> std::io::Error {
+    loop {
+        // SAFETY: a plain system call; every fd it returns is closed by the caller.
+        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
+        if fd < 0 {
+            return std::io::Error::last_os_error();
+        }
+        fds.push(fd);
+    }
+}
+
+impl InotifyTaken {
+    fn take() -> Option<Self> {
+        let mut fds = Vec::new();
+        let err = take_inotify(&mut fds);
+        // EMFILE from a full fd table would leave other processes theirs: only the
+        // user's limit counts (then a plain file still opens).
+        let fd_table_has_room = std::fs::File::open("/dev/null").is_ok();
+        let fds = std::sync::Arc::new(std::sync::Mutex::new(fds));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (f, s) = (fds.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                take_inotify(&mut f.lock().unwrap());
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        let held = Self {
+            fds,
+            stop,
+            thread: Some(thread),
+        };
+        (err.raw_os_error() == Some(libc::EMFILE) && fd_table_has_room).then_some(held)
+    }
+}
+
+impl Drop for InotifyTaken {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        if let Ok(fds) = self.fds.lock() {
+            for &fd in fds.iter() {
+                // SAFETY: fds this struct opened and nothing else closes.
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
+}
+
+/// CPU time (user + system) a process has used, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (in parentheses; it may hold spaces):
+    // the state is field 3, utime field 14, stime field 15.
+    let rest: Vec<&str> = s[s.rfind(')').unwrap() + 1..].split_whitespace().collect();
+    rest[11].parse::<u64>().unwrap() + rest[12].parse::<u64>().unwrap()
+}
+
+/// Inotify instances a process holds.
+fn inotify_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().contains("inotify"))
+        })
+        .count()
+}
+
+/// With every inotify instance of the user taken by another program, a finished
+/// run idles at under 1 % of a core (CPU time over 10 s, not a wall-clock bound),
+/// and a growing run still shows its new steps (polled instead).
+#[test]
+fn a_run_followed_without_a_file_watch_idles_and_still_grows() {
+    require_tmux!();
+    let Some(taken) = InotifyTaken::take() else {
+        eprintln!("SKIPPED: inotify instances are not limited per user here");
+        return;
+    };
+    let t = Tmux::start(
+        "nowatch",
+        &[&fixture("tiny").join("wandb/latest-run")],
+        120,
+        40,
+    );
+    t.wait_for("finished", Duration::from_secs(10));
+    let pid: u32 = t.viewer_pid().parse().unwrap();
+    assert_eq!(inotify_fds(pid), 0, "the instances were not all taken");
+    std::thread::sleep(Duration::from_secs(1));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    let used = cpu_ticks(pid) - before;
+    // SAFETY: sysconf has no preconditions.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap();
+    eprintln!("idle CPU over 10 s: {used} ticks of {hz}/s");
+    // 1 % of one core for 10 s is 0.1 s of CPU time.
+    assert!(
+        used * 10 <= hz,
+        "{used} ticks ({hz}/s) in 10 s: over 1 % of a core"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    drop(t);
+
+    let bytes = std::fs::read(common::wandb_file(
+        &fixture("tiny").join("wandb/latest-run"),
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-grow.wandb");
+    let cut = bytes.len() / 2 + 7;
+    std::fs::write(&run, &bytes[..cut]).unwrap();
+    let t = Tmux::start("nowatchgrow", &[&run], 120, 40);
+    let (s, _) = t.wait_for("step ", Duration::from_secs(10));
+    assert!(!s.contains("step 49"), "{s}");
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&run).unwrap();
+        f.write_all(&bytes[cut..]).unwrap();
+    }
+    t.wait_for("step 49", Duration::from_secs(10));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    drop(taken);
+}
+
+/// 250 runs drawn at once (all selected in the saved workspace) are followed by a
+/// few threads and one inotify instance, not one of each per run.
+#[test]
+fn many_drawn_runs_keep_few_threads_and_one_inotify_instance() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let proj = tmp.path().join("proj");
+    let wandb = proj.join("wandb");
+    // 251 directories, 250 runs: the resumed run has two.
+    let runs = common::runs::write_workspace(&wandb, 251);
+    let mut ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 250);
+    let state = tmp.path().join("state");
+    let saved = leet::msg::WorkspaceSaved {
+        selected: ids,
+        ..Default::default()
+    };
+    leet::source::state::save(
+        &state.join("leet"),
+        &wandb,
+        &leet::msg::WorkspaceSaved::default(),
+        &saved,
+        (1, 1),
+    )
+    .unwrap();
+    let env = format!("XDG_STATE_HOME={} ", shell_quote(&state));
+    let t = Tmux::start_env("manydrawn", &env, &[proj.to_str().unwrap()], 200, 50);
+    t.wait_for("250 drawn", Duration::from_secs(60));
+    let pid: u32 = t.viewer_pid().parse().unwrap();
+    // Every run's reader started and read its file by now (they stay, following).
+    std::thread::sleep(Duration::from_secs(3));
+    let threads = threads_of(pid);
+    let inotify = inotify_fds(pid);
+    eprintln!("250 drawn: {threads} threads, {inotify} inotify instances");
+    assert!(threads <= 16, "{threads} threads");
+    assert!(inotify <= 1, "{inotify} inotify instances");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
+/// Not a test: writes a generated workspace for `scripts/bench-workspace-keys.sh`
+/// (`LEET_E2E_WRITE_WORKSPACE=DIR`, `LEET_E2E_RUNS=N` runs into `DIR/wandb`);
+/// without the variable it does nothing.
+#[test]
+#[ignore = "started by scripts/bench-workspace-keys.sh"]
+fn write_generated_workspace() {
+    let Some(dir) = std::env::var_os("LEET_E2E_WRITE_WORKSPACE") else {
+        return;
+    };
+    let n = std::env::var("LEET_E2E_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(250);
+    common::runs::write_workspace(&PathBuf::from(dir).join("wandb"), n);
+}

@@ -300,7 +300,7 @@ fn the_first_batch_is_sent_before_the_whole_file_is_decoded() {
     assert!(bytes.len() > 8 << 20, "{}", bytes.len());
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let handle = leet::source::tail::spawn_tail_tagged(
+    let handle = leet::source::follow::spawn_tail_tagged(
         path.clone(),
         tx,
         leet::source::tail::TailOptions::default(),

@@ -9,7 +9,8 @@ use leet::app::{App, Options};
 use leet::decode::leveldb::Writer;
 use leet::decode::pb;
 use leet::msg::Msg;
-use leet::source::tail::{spawn_tail, TailOptions};
+use leet::source::follow::spawn_tail;
+use leet::source::tail::TailOptions;
 use prost::Message as _;
 
 fn history(i: i64) -> Vec<u8> {
@@ -410,7 +411,7 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
     for chunk in [BLOCK_SIZE, BLOCK_SIZE + 1000, 3 * BLOCK_SIZE - 7, 2 << 20] {
         let (tx, rx) = mpsc::sync_channel(4);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        leet::source::tail::spawn_tail_tagged(
+        leet::source::follow::spawn_tail_tagged(
             path.clone(),
             tx,
             TailOptions {
@@ -613,7 +614,7 @@ fn a_file_with_a_bad_header_says_what_is_wrong_instead_of_loading() {
             .unwrap();
         let (tx, rx) = mpsc::sync_channel(4);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        leet::source::tail::spawn_tail_tagged(
+        leet::source::follow::spawn_tail_tagged(
             path,
             tx,
             TailOptions {
@@ -697,4 +698,134 @@ fn a_file_shorter_than_the_header_is_waited_on_while_it_may_still_grow() {
     }));
     app.update(Msg::Tick(now + 60.0));
     assert_eq!(app.unreadable(), None);
+}
+
+/// The threads of this process named `name`.
+fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .count()
+}
+
+/// One follow thread for many runs: each gets its own tagged messages; a file
+/// appended to is read on from where it was (the new steps as growth), a file
+/// appearing in a waited-on run directory is picked up, a missing path is an error,
+/// and a stopped run sends nothing more. No thread per run.
+#[test]
+fn one_follower_reads_many_runs_each_under_its_tag() {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::new();
+    for i in 0..100 {
+        w.append(&history(i));
+    }
+    let full = w.bytes().to_vec();
+    let (tx, rx) = mpsc::sync_channel(64);
+    let follower = leet::source::follow::Follower::spawn(TailOptions {
+        chunk: 1 << 20,
+        poll: Duration::from_millis(50),
+    });
+    let mut stops = HashMap::new();
+    let mut follow = |tag: u64, path: std::path::PathBuf| {
+        let stop = Arc::new(AtomicBool::new(false));
+        stops.insert(tag, stop.clone());
+        follower.follow(path, tx.clone(), tag, stop);
+    };
+    // Tags 0..40: whole files; 40: half a file that grows; 41: a run directory
+    // with no file yet; 42: a path that does not exist.
+    for tag in 0..40 {
+        let p = dir.path().join(format!("run-{tag}.wandb"));
+        std::fs::write(&p, &full).unwrap();
+        follow(tag, p);
+    }
+    let half = history_len(&full, 50);
+    let growing = dir.path().join("grow/run-grow.wandb");
+    std::fs::create_dir(dir.path().join("grow")).unwrap();
+    std::fs::write(&growing, &full[..half]).unwrap();
+    follow(40, growing.clone());
+    let waited = dir.path().join("run-20261130_000000-wait0001");
+    std::fs::create_dir(&waited).unwrap();
+    follow(41, waited.clone());
+    follow(42, dir.path().join("missing"));
+
+    let mut read_to: HashMap<u64, u64> = HashMap::new();
+    let mut grew = false;
+    let mut waiting = false;
+    let mut error = false;
+    let mut appended = false;
+    let mut copied = false;
+    let done = |r: &HashMap<u64, u64>, grew: bool| {
+        (0..40).all(|t| r.get(&t) == Some(&(full.len() as u64)))
+            && r.get(&41) == Some(&(full.len() as u64))
+            && grew
+    };
+    while !(done(&read_to, grew) && waiting && error) {
+        let Msg::Tagged(tag, m) = rx.recv_timeout(Duration::from_secs(20)).unwrap() else {
+            panic!("untagged message")
+        };
+        match *m {
+            Msg::Run(b) => {
+                if tag == 40 && b.read_to == full.len() as u64 {
+                    assert!(appended, "read past what was written");
+                    assert!(b.grew_at.is_some(), "the appended steps are growth");
+                    grew = true;
+                }
+                read_to.insert(tag, b.read_to);
+            }
+            Msg::Waiting(d) => {
+                assert_eq!((tag, d), (41, waited.clone()));
+                waiting = true;
+            }
+            Msg::SourceError(_) => {
+                assert_eq!(tag, 42);
+                error = true;
+            }
+            Msg::Opened { .. } => {}
+            m => panic!("{tag}: {m:?}"),
+        }
+        if !appended && read_to.get(&40) == Some(&(half as u64)) {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&growing)
+                .unwrap();
+            f.write_all(&full[half..]).unwrap();
+            appended = true;
+        }
+        if waiting && !copied {
+            std::fs::write(waited.join("run-wait0001.wandb"), &full).unwrap();
+            copied = true;
+        }
+    }
+    // A stopped run: appended to, it sends nothing (the others' messages may come).
+    stops[&0].store(true, Ordering::Relaxed);
+    {
+        use std::io::Write as _;
+        let p = dir.path().join("run-0.wandb");
+        let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+        f.write_all(&full[leet::decode::leveldb::FILE_HEADER.len()..])
+            .unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    while let Ok(m) = rx.try_recv() {
+        assert!(!matches!(m, Msg::Tagged(0, _)), "a stopped run sent {m:?}");
+    }
+    // One follow thread for the 43 (other tests' `spawn_tail` threads have other
+    // names; a thread it started is named by itself once running, long before now).
+    assert_eq!(threads_named("leet-follow"), 1);
+}
+
+/// Where the record of step `n` starts (the file cut there ends between records).
+fn history_len(full: &[u8], n: i64) -> usize {
+    let mut w = Writer::new();
+    for i in 0..n {
+        w.append(&history(i));
+    }
+    assert!(full.starts_with(w.bytes()));
+    w.bytes().len()
 }

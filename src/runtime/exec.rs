@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use crate::app::Cmd;
 use crate::msg::{Image, Msg, RunEntry};
+use crate::source::follow::Follower;
 use crate::source::sampler::MonitorHandle;
-use crate::source::tail::{self, TailOptions};
+use crate::source::tail::TailOptions;
 
 // ---- smoothing (issue 14) ----
 mod smooth;
@@ -215,6 +216,8 @@ impl Executor {
                 // One stop flag per reader started; each stops when the app lets
                 // its run go, and the app drops what it had queued.
                 let mut stops: HashMap<u64, Arc<AtomicBool>> = HashMap::new();
+                // Every run is followed on one thread, however many are drawn.
+                let follower = Follower::spawn(TailOptions::default());
                 let indexes = Indexes::new(index_cache_dir());
                 // The record inspector's worker (one file at a time).
                 let mut records: Option<crate::source::records::Handle> = None;
@@ -238,13 +241,7 @@ impl Executor {
                         Cmd::StartReader { path, tag } => {
                             let stop = Arc::new(AtomicBool::new(false));
                             stops.insert(tag, stop.clone());
-                            tail::spawn_tail_tagged(
-                                path,
-                                tx.clone(),
-                                TailOptions::default(),
-                                tag,
-                                stop,
-                            );
+                            follower.follow(path, tx.clone(), tag, stop);
                         }
                         Cmd::StopReader { tag } => {
                             if let Some(stop) = stops.remove(&tag) {

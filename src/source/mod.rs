@@ -1,6 +1,7 @@
 //! Where data comes from: `.wandb` files (read and followed, decoded into events on
 //! the reading thread), the live host.
 pub mod file;
+pub mod follow;
 pub mod index;
 pub mod parallel;
 pub mod reader;

@@ -1,25 +1,27 @@
-//! Following a run file: a thread that finds the `.wandb` file (waiting for it to
-//! appear), reads what is appended (notify events, with a polling fallback) and
-//! sends what it decoded as `Msg::Run` batches of events; the loop folds them into
-//! the store, its one writer. A big file's first read is decoded on all cores
-//! ([`super::parallel`]), its first range handed on first.
+//! Reading a followed run file into messages: one poll as a `Msg::Run` batch of
+//! decoded events (the loop folds them into the store, its one writer), a big
+//! file's first read decoded on all cores ([`super::parallel`]), its first range
+//! handed on first. Who polls when is [`super::follow`]'s.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, SyncSender};
+use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::msg::{Msg, RunBatch};
-use crate::source::file::{resolve, resolve_file, ParallelOptions, RunReader, SourceError, Target};
+use crate::source::file::{resolve_file, ParallelOptions, RunReader, SourceError};
+
+/// How long a file that could not be read waits before it is tried again.
+const RETRY: Duration = Duration::from_secs(1);
 
 /// How the tail reads.
 #[derive(Debug, Clone, Copy)]
 pub struct TailOptions {
     /// Most bytes per batch (a big file loads in steps, drawing in between).
     pub chunk: usize,
-    /// Polling interval when no file-system event arrives.
+    /// Polling interval of a file with no file-system watch (the system gave
+    /// none); a watched file is polled on a slow tick as well.
     pub poll: Duration,
 }
 
@@ -27,7 +29,7 @@ impl Default for TailOptions {
     fn default() -> Self {
         Self {
             chunk: 2 << 20,
-            poll: Duration::from_millis(250),
+            poll: Duration::from_millis(500),
         }
     }
 }
@@ -40,7 +42,7 @@ pub fn unix_now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-fn mtime(path: &Path) -> Option<f64> {
+pub(super) fn mtime(path: &Path) -> Option<f64> {
     let m = std::fs::metadata(path).ok()?.modified().ok()?;
     Some(m.duration_since(UNIX_EPOCH).ok()?.as_secs_f64())
 }
@@ -70,7 +72,7 @@ pub fn poll_batch(reader: &mut RunReader) -> Result<(RunBatch, bool), SourceErro
 ///
 /// # Errors
 /// As [`RunReader::load_parallel`].
-fn first_load(
+pub(super) fn first_load(
     reader: &mut RunReader,
     tx: &Out,
     opts: &ParallelOptions,
@@ -123,21 +125,26 @@ pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
     }
 }
 
-/// Where a tail thread sends: the loop's channel, optionally tagged with the source
+/// Where a reader sends: the loop's channel, optionally tagged with the source
 /// number, until its stop flag is set.
-struct Out {
+#[derive(Clone)]
+pub(super) struct Out {
     tx: SyncSender<Msg>,
     tag: Option<u64>,
     stop: Arc<AtomicBool>,
 }
 
 impl Out {
-    fn stopped(&self) -> bool {
+    pub(super) fn new(tx: SyncSender<Msg>, tag: Option<u64>, stop: Arc<AtomicBool>) -> Self {
+        Self { tx, tag, stop }
+    }
+
+    pub(super) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
 
     /// Send; false when the loop is gone or this reader was stopped.
-    fn send(&self, m: Msg) -> bool {
+    pub(super) fn send(&self, m: Msg) -> bool {
         if self.stopped() {
             return false;
         }
@@ -149,173 +156,113 @@ impl Out {
     }
 }
 
-/// Spawn the tail thread for a user path (file or directory).
-pub fn spawn_tail(path: PathBuf, tx: SyncSender<Msg>, opts: TailOptions) -> JoinHandle<()> {
-    spawn(
-        path,
-        Out {
-            tx,
-            tag: None,
-            stop: Arc::new(AtomicBool::new(false)),
-        },
-        opts,
-    )
+/// A followed file being read, and what was said about it.
+pub(super) struct Reading {
+    pub(super) file: PathBuf,
+    pub(super) reader: RunReader,
+    /// The first read reached the end: what comes later is growth.
+    pub(super) loaded: bool,
+    pub(super) told_gone: bool,
+    pub(super) told_unreadable: Option<String>,
+    /// The last poll stopped before the end of the file.
+    pub(super) more: bool,
+    /// The file as the last poll left it: a tick that finds it the same reads
+    /// nothing (one `stat`).
+    pub(super) seen: Option<Stat>,
 }
 
-/// Spawn a tail thread whose messages come as `Msg::Tagged(tag, ..)` and which ends
-/// once `stop` is set (the user opened another run).
-pub fn spawn_tail_tagged(
-    path: PathBuf,
-    tx: SyncSender<Msg>,
-    opts: TailOptions,
-    tag: u64,
-    stop: Arc<AtomicBool>,
-) -> JoinHandle<()> {
-    spawn(
-        path,
-        Out {
-            tx,
-            tag: Some(tag),
-            stop,
-        },
-        opts,
-    )
+/// What tells a file changed: its identity, length and modification time.
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub(super) struct Stat {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
 }
 
-fn spawn(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("leet-tail".into())
-        .spawn(move || tail(&path, &out, opts))
-        .unwrap_or_else(|_| std::thread::spawn(|| {}))
-}
-
-fn tail(path: &Path, tx: &Out, opts: TailOptions) {
-    let mut told_waiting = false;
-    let file = loop {
-        match resolve(path) {
-            Ok(Target::File(f)) => break f,
-            Ok(Target::EmptyRunDir(d)) => {
-                if !told_waiting {
-                    if !tx.send(Msg::Waiting(d)) {
-                        return;
-                    }
-                    told_waiting = true;
-                }
-                if tx.stopped() {
-                    return;
-                }
-                std::thread::sleep(opts.poll);
-            }
-            Err(e) => {
-                let _ = tx.send(Msg::SourceError(e.to_string()));
-                return;
-            }
-        }
-    };
-    let mut reader = match RunReader::open(&file) {
-        Ok(r) => r.with_chunk(opts.chunk),
-        Err(e) => {
-            let _ = tx.send(Msg::SourceError(e.to_string()));
-            return;
-        }
-    };
-    let len = reader.file_len().unwrap_or(0);
-    if !tx.send(Msg::Opened {
-        path: file.clone(),
-        len,
-        modified: mtime(&file),
-    }) {
-        return;
-    }
-    // File-system events wake the poll early; without them the poll interval rules.
-    let (ntx, nrx) = mpsc::channel::<()>();
-    let _watcher = {
-        use notify::Watcher as _;
-        let w = notify::recommended_watcher(move |_res: notify::Result<notify::Event>| {
-            let _ = ntx.send(());
-        });
-        w.ok().and_then(|mut w| {
-            let dir = file.parent().unwrap_or(Path::new("."));
-            w.watch(dir, notify::RecursiveMode::NonRecursive)
-                .ok()
-                .map(|()| w)
+impl Stat {
+    pub(super) fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt as _;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Some(Self {
+            dev,
+            ino,
+            len: m.len(),
+            modified: m.modified().ok(),
         })
-    };
-    let parallel = ParallelOptions {
-        range: opts.chunk,
-        ..ParallelOptions::default()
-    };
-    if let Ok(true) = reader.wants_parallel(&parallel) {
-        match first_load(&mut reader, tx, &parallel) {
-            Ok(true) => {}
-            Ok(false) => return,
-            // Said by the polls below, which read the file again from its start.
-            Err(_) => {
-                if let Ok(r) = RunReader::open(&file) {
-                    reader = r.with_chunk(opts.chunk);
-                    // What was handed on is void: the first poll says so.
-                    reader.restart_pending = true;
-                }
-            }
+    }
+}
+
+impl Reading {
+    pub(super) fn new(file: PathBuf, reader: RunReader) -> Self {
+        Self {
+            file,
+            reader,
+            loaded: false,
+            told_gone: false,
+            told_unreadable: None,
+            more: true,
+            seen: None,
         }
     }
-    let mut loaded = false;
-    let mut told_gone = false;
-    let mut told_unreadable: Option<String> = None;
-    loop {
-        if tx.stopped() {
-            return;
+}
+
+/// One poll of a followed file, its news sent. None when the loop is gone or the
+/// reader stopped; else how soon to poll again, if sooner than the usual interval.
+pub(super) fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
+    // A deleted file keeps what was read on screen, with a word about it; if the
+    // path comes back, the reader notices the new file and starts over.
+    let gone = !r.file.exists();
+    if gone && !r.told_gone {
+        let msg = format!("file deleted, showing what was read: {}", r.file.display());
+        if !out.send(Msg::SourceError(msg)) {
+            return None;
         }
-        // A deleted file keeps what was read on screen, with a word about it; if the
-        // path comes back, the reader notices the new file and starts over.
-        let gone = !file.exists();
-        if gone && !told_gone {
-            let msg = format!("file deleted, showing what was read: {}", file.display());
-            if !tx.send(Msg::SourceError(msg)) {
-                return;
+    }
+    r.told_gone = gone;
+    r.more = false;
+    match poll_batch(&mut r.reader) {
+        Ok((mut b, changed)) => {
+            r.told_unreadable = None;
+            r.more = b.read_to < b.file_len;
+            if changed {
+                if r.loaded && b.read_to > 0 {
+                    b.grew_at = Some(unix_now());
+                }
+                if !out.send(Msg::Run(b)) {
+                    return None;
+                }
             }
+            if !r.more {
+                r.loaded = true;
+            }
+            Some(None)
         }
-        told_gone = gone;
-        match poll_batch(&mut reader) {
-            Ok((mut b, changed)) => {
-                told_unreadable = None;
-                let more = b.read_to < b.file_len;
-                if changed {
-                    if loaded && b.read_to > 0 {
-                        b.grew_at = Some(unix_now());
-                    }
-                    if !tx.send(Msg::Run(b)) {
-                        return;
-                    }
+        // A wrong header: said once; the file is read again only if it changes
+        // (rewritten in place or replaced), which the poll notices.
+        Err(e @ SourceError::BadHeader { .. }) => {
+            let text = e.to_string();
+            if r.told_unreadable.as_ref() != Some(&text) {
+                if !out.send(Msg::Unreadable(text.clone())) {
+                    return None;
                 }
-                if !more {
-                    loaded = true;
-                }
-                if more {
-                    continue;
-                }
+                r.told_unreadable = Some(text);
             }
-            // A wrong header: said once; the file is read again only if it changes
-            // (rewritten in place or replaced), which the poll notices.
-            Err(e @ SourceError::BadHeader { .. }) => {
-                let text = e.to_string();
-                if told_unreadable.as_ref() != Some(&text) {
-                    if !tx.send(Msg::Unreadable(text.clone())) {
-                        return;
-                    }
-                    told_unreadable = Some(text);
-                }
-                std::thread::sleep(Duration::from_secs(1));
-            }
-            Err(e) => {
-                if !tx.send(Msg::SourceError(e.to_string())) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_secs(1));
-            }
+            Some(Some(RETRY))
         }
-        if nrx.recv_timeout(opts.poll).is_ok() {
-            while nrx.try_recv().is_ok() {}
+        Err(e) => {
+            if !out.send(Msg::SourceError(e.to_string())) {
+                return None;
+            }
+            // Tried again on the next tick even if the file looks the same.
+            r.seen = None;
+            Some(Some(RETRY))
         }
     }
 }
