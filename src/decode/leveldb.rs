@@ -97,6 +97,8 @@ pub enum SkipReason {
     ZeroFilled,
     /// A reassembled record longer than [`MAX_RECORD_LEN`].
     RecordTooLarge,
+    /// A record whose number was read before: a duplicated part of the file.
+    Duplicate,
     /// Framing was intact but the protobuf payload did not decode.
     BadRecord,
 }
@@ -112,6 +114,7 @@ impl SkipReason {
             SkipReason::BadChunkOrder => "bad chunk order",
             SkipReason::ZeroFilled => "zero-filled space",
             SkipReason::RecordTooLarge => "record too large",
+            SkipReason::Duplicate => "duplicated record",
             SkipReason::BadRecord => "undecodable record",
         }
     }
@@ -205,29 +208,45 @@ impl SkipRun {
     }
 }
 
-fn block_end(abs: u64) -> u64 {
-    (abs / BLOCK_SIZE as u64 + 1) * BLOCK_SIZE as u64
-}
-
 /// Reads the framing incrementally, from input handed in pieces as a file grows.
 ///
 /// The same bytes give the same frames however they are cut into calls to
 /// [`Scanner::scan`]: a frame is handed on only once no later byte can change it.
-/// Damage carries over from one call to the next. A chunk that sends the reader on
-/// to the next block also skips the bytes of that block that have not arrived yet,
-/// as they arrive; and a damaged span is held open ([`Scanner::open_skip`]) while the
-/// bytes after it may still extend it. So spans never overlap, never cover bytes past
-/// the input, and damage read in many pieces is one span, as in a one-shot read.
+/// Damage carries over from one call to the next. After damage the reader looks for
+/// the next FULL or FIRST chunk whose checksum holds at every byte offset (bytes cut
+/// out or put in move the chunks after them off the 32 KiB grid) and reads on from
+/// there, chunk by chunk; a damaged span is held open ([`Scanner::open_skip`]) while
+/// the bytes after it may still extend it. So spans never overlap, never cover bytes
+/// past the input, and damage read in many pieces is one span, as in a one-shot read.
+/// A record whose number was read before (a duplicated part of the file) is dropped
+/// and reported as a span of [`SkipReason::Duplicate`].
 #[derive(Debug, Clone, Default)]
 pub struct Scanner {
     /// Absolute offset of the first byte the next call expects.
     base: u64,
-    /// Recovery in progress: the bytes up to this absolute offset (the end of a
-    /// damaged block) are skipped when they arrive, as part of `open`.
-    skip_to: Option<(u64, SkipReason)>,
+    /// Recovery in progress: no chunk starts before `base`; the search for one goes
+    /// on from there, extending `open`.
+    resync: Option<SkipReason>,
     /// The last damaged span, not handed on yet: the input ends inside it, or only
     /// chunks that may still turn out damaged follow it.
     open: Option<Skip>,
+    /// Where blocks start, modulo [`BLOCK_SIZE`]: 0 as written; damage that cut or
+    /// inserted bytes shifts it. Learnt again from a FIRST/MIDDLE chunk (they end at
+    /// a block end) or from padding.
+    grid: u64,
+    /// Since a resynchronisation, until the grid is learnt again: no trailer rule,
+    /// and a chunk may sit anywhere its checksum holds.
+    lost_grid: bool,
+    /// Numbers of the records handed on.
+    nums: Nums,
+}
+
+/// A state of the reader that a record in progress may change and that is put
+/// back when the record is scanned again from its start.
+#[derive(Clone, Copy)]
+struct Grid {
+    grid: u64,
+    lost: bool,
 }
 
 impl Scanner {
@@ -238,7 +257,7 @@ impl Scanner {
     }
 
     /// A scanner that starts at `base`: 0 (the header is checked), or the offset of a
-    /// chunk boundary.
+    /// chunk boundary on the 32 KiB grid.
     #[must_use]
     pub fn at(base: u64) -> Self {
         Self {
@@ -262,12 +281,30 @@ impl Scanner {
         self.open
     }
 
-    /// Whether the scanner stands at `offset` carrying nothing over (no damaged
-    /// span open, no block being skipped): a fresh [`Scanner::at`] there would read
-    /// what follows the same way.
+    /// Whether the scanner stands at `offset` on the 32 KiB grid carrying no damage
+    /// over (no span open, no search going on): a fresh [`Scanner::at`] there reads
+    /// what follows the same way, except for records read before
+    /// ([`Scanner::continues`]).
     #[must_use]
     pub fn is_clean_at(&self, offset: u64) -> bool {
-        self.base == offset && self.open.is_none() && self.skip_to.is_none()
+        self.base == offset
+            && self.open.is_none()
+            && self.resync.is_none()
+            && !self.lost_grid
+            && self.grid == 0
+    }
+
+    /// Take over the record numbers `earlier` has seen, when `self` (a fresh
+    /// scanner started where `earlier` stands clean) read none of them: then
+    /// `self` dropped exactly the duplicates `earlier` continued would have. False
+    /// (nothing changed) when it read one again.
+    pub fn continues(&mut self, earlier: &Scanner) -> bool {
+        if self.nums.meets(&earlier.nums) {
+            return false;
+        }
+        let mine = std::mem::replace(&mut self.nums, earlier.nums.clone());
+        self.nums.extend(&mine);
+        true
     }
 
     /// The input is complete: hand on the open span, if any.
@@ -284,7 +321,35 @@ impl Scanner {
     /// # Errors
     /// Only the file header can fail (at base 0); damage after it is reported
     /// through [`Frame::Skip`] and never stops the scan.
-    pub fn scan<'a, F>(&mut self, data: &'a [u8], mut emit: F) -> Result<ScanEnd, HeaderError>
+    pub fn scan<'a, F>(&mut self, data: &'a [u8], emit: F) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        self.scan_input(data, false, emit)
+    }
+
+    /// [`Scanner::scan`] of the last bytes there are, then [`Scanner::finish`]: a
+    /// header whose payload would run past the end is not waited for, so the search
+    /// after damage goes on to the end.
+    ///
+    /// # Errors
+    /// As [`Scanner::scan`].
+    pub fn scan_last<'a, F>(&mut self, data: &'a [u8], mut emit: F) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        let end = self.scan_input(data, true, &mut emit)?;
+        self.finish(&mut emit);
+        Ok(end)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn scan_input<'a, F>(
+        &mut self,
+        data: &'a [u8],
+        eof: bool,
+        mut emit: F,
+    ) -> Result<ScanEnd, HeaderError>
     where
         F: FnMut(Frame<'a>),
     {
@@ -315,28 +380,51 @@ impl Scanner {
         let mut skips = SkipRun {
             cur: self.open.take(),
         };
-        let mut skip_to = self.skip_to.take();
-        if let Some((to, reason)) = skip_to {
-            // The rest of a damaged block, as far as it has arrived.
-            pos = rel(to.max(base));
-            skips.add(base, abs(pos), reason, &mut emit);
-            if abs(pos) >= to {
-                skip_to = None;
+        let mut grid = Grid {
+            grid: self.grid,
+            lost: self.lost_grid,
+        };
+        let mut resync = self.resync.take();
+        if let Some(reason) = resync {
+            // The search goes on where the last call left it.
+            match resync::find_chunk(data, pos, eof, crc_of) {
+                resync::Search::At(p) => {
+                    skips.add(base, abs(p), reason, &mut emit);
+                    grid.lost = true;
+                    pos = p;
+                    resync = None;
+                }
+                resync::Search::Stall(p) => {
+                    skips.add(base, abs(p), reason, &mut emit);
+                    pos = p;
+                }
+                resync::Search::Nothing => {
+                    skips.add(base, abs(end), reason, &mut emit);
+                    pos = end;
+                }
             }
         }
-        let mut pending: Option<Pending> = None;
+        let mut pending: Option<(Pending, Grid)> = None;
+        // Just past the last chunk read (or where this call began): after damage the
+        // search starts here, so a chunk that begins inside what looked like padding
+        // is found.
+        let mut last_good = pos;
 
-        while skip_to.is_none() {
+        while resync.is_none() {
             let a = abs(pos);
-            let in_block = (a % BLOCK_SIZE as u64) as usize;
+            let in_block = (a.wrapping_sub(grid.grid) % BLOCK_SIZE as u64) as usize;
             let left = BLOCK_SIZE - in_block;
-            if left < CHUNK_HEADER_LEN {
-                // Block trailer: 0..=6 padding bytes, never a chunk.
+            if left < CHUNK_HEADER_LEN && !grid.lost {
+                // Block trailer: 0..=6 zero bytes, never a chunk. Other bytes there
+                // mean the grid has moved: a chunk may start here.
                 if pos + left > end {
                     break;
                 }
-                pos += left;
-                continue;
+                if data[pos..pos + left].iter().all(|&b| b == 0) {
+                    pos += left;
+                    continue;
+                }
+                grid.lost = true;
             }
             if pos + CHUNK_HEADER_LEN > end {
                 break;
@@ -345,137 +433,199 @@ impl Scanner {
             let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
             let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
             let kind = h[6];
-            let next_block = block_end(a);
+            let fits = grid.lost || in_block + CHUNK_HEADER_LEN + len <= BLOCK_SIZE;
 
-            // Drop the record in progress (if any) and skip to the next block: the
-            // span ends where the input does, and the bytes of this block that have
-            // not arrived are skipped by the next calls. Returns where to go on.
-            let corrupt = |pending: &mut Option<Pending>,
-                           skips: &mut SkipRun,
-                           skip_to: &mut Option<(u64, SkipReason)>,
-                           reason,
-                           emit: &mut F| {
-                let from = pending.take().map_or(a, |p| p.start);
-                skips.add(from, next_block.min(abs(end)), reason, emit);
-                if next_block > abs(end) {
-                    *skip_to = Some((next_block, reason));
-                }
-                rel(next_block)
-            };
-
-            if stored == 0 && len == 0 && kind == 0 {
+            let damage = if stored == 0 && len == 0 && kind == 0 {
                 // Zero-filled space. If zeros run to the end of what we have, the writer
                 // may not have filled it yet: wait rather than report damage.
-                if next_block > abs(end)
+                if (grid.lost || a + left as u64 > abs(end))
                     && pending.is_none()
                     && data[pos..end].iter().all(|&b| b == 0)
                 {
                     break;
                 }
-                pos = corrupt(
-                    &mut pending,
-                    &mut skips,
-                    &mut skip_to,
-                    SkipReason::ZeroFilled,
-                    &mut emit,
-                );
+                Some(SkipReason::ZeroFilled)
+            } else if len > BLOCK_SIZE - CHUNK_HEADER_LEN {
+                Some(SkipReason::ChunkTooLong)
+            } else if pos + CHUNK_HEADER_LEN + len > end {
+                if eof && !fits {
+                    Some(SkipReason::ChunkTooLong)
+                } else {
+                    break;
+                }
+            } else if crc_of(&data[pos + 6..pos + CHUNK_HEADER_LEN + len]) != stored {
+                Some(if fits {
+                    SkipReason::Checksum
+                } else {
+                    SkipReason::ChunkTooLong
+                })
+            } else {
+                // The checksum holds: a chunk that does not fit the grid is one of
+                // bytes shifted by damage before it.
+                grid.lost |= !fits;
+                None
+            };
+            if let Some(reason) = damage {
+                let search = resync::find_chunk(data, last_good, eof, crc_of);
+                let dropped = pending.as_ref().map(|(p, _)| p.start);
+                match search {
+                    resync::Search::Stall(q)
+                        if dropped.is_none()
+                            && q <= pos + 6
+                            && data[pos..q].iter().all(|&b| b == 0) =>
+                    {
+                        // Not decided yet, and maybe padding: decide it next time, from
+                        // the same state.
+                        pos = last_good;
+                        break;
+                    }
+                    resync::Search::At(p)
+                        if dropped.is_none()
+                            && p > pos
+                            && p <= pos + 6
+                            && data[pos..p].iter().all(|&b| b == 0) =>
+                    {
+                        // Padding before a block start on a grid that has moved.
+                        grid = Grid {
+                            grid: abs(p) % BLOCK_SIZE as u64,
+                            lost: false,
+                        };
+                        pos = p;
+                    }
+                    resync::Search::At(p) => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(p), reason, &mut emit);
+                        grid.lost = true;
+                        pos = p;
+                    }
+                    resync::Search::Stall(q) => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(q), reason, &mut emit);
+                        resync = Some(reason);
+                        pos = q;
+                    }
+                    resync::Search::Nothing => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(end), reason, &mut emit);
+                        resync = Some(reason);
+                        pos = end;
+                    }
+                }
+                last_good = pos;
                 continue;
-            }
-            if in_block + CHUNK_HEADER_LEN + len > BLOCK_SIZE {
-                // Known from the header alone, whether or not the rest of the block
-                // has arrived.
-                pos = corrupt(
-                    &mut pending,
-                    &mut skips,
-                    &mut skip_to,
-                    SkipReason::ChunkTooLong,
-                    &mut emit,
-                );
-                continue;
-            }
-            if pos + CHUNK_HEADER_LEN + len > end {
-                break;
             }
             let chunk_end = pos + CHUNK_HEADER_LEN + len;
-            if crc_of(&data[pos + 6..chunk_end]) != stored {
-                pos = corrupt(
-                    &mut pending,
-                    &mut skips,
-                    &mut skip_to,
-                    SkipReason::Checksum,
-                    &mut emit,
-                );
-                continue;
-            }
+            last_good = chunk_end;
             if !(FULL..=LAST).contains(&kind) {
                 // An intact chunk (its checksum holds) of a type the format does not have:
                 // drop just it and the record it interrupts, and read on from the next chunk,
                 // as LevelDB's reader does. The rest of the block is fine.
-                let from = pending.take().map_or(a, |p| p.start);
+                let from = pending.take().map_or(a, |(p, _)| p.start);
                 skips.add(from, abs(chunk_end), SkipReason::BadChunkType, &mut emit);
                 pos = chunk_end;
                 continue;
             }
-            let payload = &data[pos + CHUNK_HEADER_LEN..chunk_end];
-            match kind {
-                FULL | FIRST => {
-                    if let Some(p) = pending.take() {
+            if kind == FIRST || kind == MIDDLE {
+                // They fill their block to its end.
+                let at_pending = grid;
+                grid = Grid {
+                    grid: abs(chunk_end) % BLOCK_SIZE as u64,
+                    lost: false,
+                };
+                if kind == FIRST {
+                    if let Some((p, _)) = pending.take() {
                         skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
                     }
-                    if kind == FULL {
-                        skips.flush(&mut emit);
-                        emit(Frame::Record {
-                            offset: a,
-                            payload: Cow::Borrowed(payload),
-                        });
-                    } else {
-                        pending = Some(Pending {
+                    pending = Some((
+                        Pending {
                             start: a,
-                            buf: payload.to_vec(),
-                        });
-                    }
+                            buf: data[pos + CHUNK_HEADER_LEN..chunk_end].to_vec(),
+                        },
+                        at_pending,
+                    ));
+                    pos = chunk_end;
+                    continue;
                 }
-                _ => match &mut pending {
+            }
+            let payload = &data[pos + CHUNK_HEADER_LEN..chunk_end];
+            if kind == FULL {
+                if let Some((p, _)) = pending.take() {
+                    skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
+                }
+                self.hand_on(
+                    a,
+                    abs(chunk_end),
+                    Cow::Borrowed(payload),
+                    &mut skips,
+                    &mut emit,
+                );
+            } else {
+                match &mut pending {
                     None => skips.add(a, abs(chunk_end), SkipReason::BadChunkOrder, &mut emit),
-                    Some(p) => {
-                        if p.buf.len() + len > MAX_RECORD_LEN {
-                            // Too large: drop it now and report the span. Its later
-                            // MIDDLE/LAST chunks are orphans and extend the same skip, and
-                            // nothing before this point is kept for a resume, so neither
-                            // memory nor re-scanning grows with a never-ending chain.
-                            let start = p.start;
-                            pending = None;
-                            skips.add(start, abs(chunk_end), SkipReason::RecordTooLarge, &mut emit);
-                        } else {
-                            p.buf.extend_from_slice(payload);
-                            if kind == LAST {
-                                if let Some(p) = pending.take() {
-                                    skips.flush(&mut emit);
-                                    emit(Frame::Record {
-                                        offset: p.start,
-                                        payload: Cow::Owned(p.buf),
-                                    });
-                                }
+                    Some((p, _)) if p.buf.len() + len > MAX_RECORD_LEN => {
+                        // Too large: drop it now and report the span. Its later
+                        // MIDDLE/LAST chunks are orphans and extend the same skip, and
+                        // nothing before this point is kept for a resume, so neither
+                        // memory nor re-scanning grows with a never-ending chain.
+                        let start = p.start;
+                        pending = None;
+                        skips.add(start, abs(chunk_end), SkipReason::RecordTooLarge, &mut emit);
+                    }
+                    Some((p, _)) => {
+                        p.buf.extend_from_slice(payload);
+                        if kind == LAST {
+                            if let Some((p, _)) = pending.take() {
+                                self.hand_on(
+                                    p.start,
+                                    abs(chunk_end),
+                                    Cow::Owned(p.buf),
+                                    &mut skips,
+                                    &mut emit,
+                                );
                             }
                         }
                     }
-                },
+                }
             }
             pos = chunk_end;
         }
         // A record still being assembled is scanned again from its start next time;
         // nothing after its start has been handed on or changed any state.
         let consumed = match &pending {
-            Some(p) => rel(p.start),
+            Some((p, at_start)) => {
+                grid = *at_start;
+                rel(p.start)
+            }
             None => pos,
         };
+        self.grid = grid.grid;
+        self.lost_grid = grid.lost;
         self.open = skips.cur;
-        self.skip_to = skip_to;
+        self.resync = resync;
         self.base += consumed as u64;
         Ok(ScanEnd {
             consumed,
             pending: end - consumed,
         })
+    }
+
+    /// A complete record: handed on, unless its number was read before.
+    fn hand_on<'a, F: FnMut(Frame<'a>)>(
+        &mut self,
+        offset: u64,
+        end: u64,
+        payload: Cow<'a, [u8]>,
+        skips: &mut SkipRun,
+        emit: &mut F,
+    ) {
+        if let Some(n) = resync::record_num(&payload) {
+            if !self.nums.insert(n) {
+                skips.add(offset, end, SkipReason::Duplicate, emit);
+                return;
+            }
+        }
+        skips.flush(emit);
+        emit(Frame::Record { offset, payload });
     }
 }
 
@@ -524,75 +674,13 @@ pub fn scan<'a, F>(data: &'a [u8], base: u64, mut emit: F) -> Result<ScanEnd, He
 where
     F: FnMut(Frame<'a>),
 {
-    let mut s = Scanner::at(base);
-    let end = s.scan(data, &mut emit)?;
-    s.finish(&mut emit);
-    Ok(end)
+    Scanner::at(base).scan_last(data, &mut emit)
 }
 
-/// Writes records in the same framing (header, chunking across blocks, zero padding,
-/// checksums) as wandb-core. Used by tests, benchmarks and the demo generator.
-#[derive(Debug, Default)]
-pub struct Writer {
-    out: Vec<u8>,
-}
-
-impl Writer {
-    /// A writer whose output starts with the W&B file header.
-    #[must_use]
-    pub fn new() -> Self {
-        Self {
-            out: FILE_HEADER.to_vec(),
-        }
-    }
-
-    /// Append one record's payload, split into chunks as the reference writer does.
-    pub fn append(&mut self, mut payload: &[u8]) {
-        let mut first = true;
-        loop {
-            let left = BLOCK_SIZE - self.out.len() % BLOCK_SIZE;
-            if left < CHUNK_HEADER_LEN {
-                self.out.resize(self.out.len() + left, 0);
-                continue;
-            }
-            let room = left - CHUNK_HEADER_LEN;
-            let n = payload.len().min(room);
-            let last = n == payload.len();
-            let kind = match (first, last) {
-                (true, true) => FULL,
-                (true, false) => FIRST,
-                (false, false) => MIDDLE,
-                (false, true) => LAST,
-            };
-            let (chunk, rest) = payload.split_at(n);
-            let mut h = crc32fast::Hasher::new();
-            h.update(&[kind]);
-            h.update(chunk);
-            self.out.extend_from_slice(&h.finalize().to_le_bytes());
-            self.out
-                .extend_from_slice(&u16::try_from(n).unwrap_or(u16::MAX).to_le_bytes());
-            self.out.push(kind);
-            self.out.extend_from_slice(chunk);
-            payload = rest;
-            first = false;
-            if last {
-                return;
-            }
-        }
-    }
-
-    /// Bytes written so far.
-    #[must_use]
-    pub fn bytes(&self) -> &[u8] {
-        &self.out
-    }
-
-    /// Take the bytes written so far.
-    #[must_use]
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.out
-    }
-}
-
+mod resync;
 #[cfg(test)]
 mod tests;
+mod writer;
+
+use resync::Nums;
+pub use writer::Writer;
