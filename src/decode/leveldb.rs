@@ -448,7 +448,13 @@ impl Scanner {
             } else if len > BLOCK_SIZE - CHUNK_HEADER_LEN {
                 Some(SkipReason::ChunkTooLong)
             } else if pos + CHUNK_HEADER_LEN + len > end {
-                if eof && !fits {
+                // At the end of a complete file a chunk running past it is a cut
+                // tail, unless a chunk follows (then its header is damaged).
+                if eof
+                    && (!fits
+                        || resync::find_chunk(data, pos + 1, true, crc_of)
+                            != resync::Search::Nothing)
+                {
                     Some(SkipReason::ChunkTooLong)
                 } else {
                     break;
