@@ -353,12 +353,6 @@ enum Edit {
 }
 
 impl Edit {
-    fn at(&self) -> usize {
-        match self {
-            Edit::Cut { at, .. } | Edit::Insert { at, .. } => *at,
-        }
-    }
-
     /// Whether the record whose bytes are [s, e) is changed.
     fn touches(&self, s: usize, e: usize) -> bool {
         match self {
@@ -438,28 +432,48 @@ fn check_resync(name: &str, data: &[u8], edits: &[Edit], pieces: Option<&[usize]
     let ends = record_ends(data);
     let damaged = apply(data, edits);
     let (got, skips) = records(&damaged);
-    let case = || format!("{name}: {:?}", edits.iter().map(|e| match e {
-        Edit::Cut { at, len } => format!("cut {at}+{len}"),
-        Edit::Insert { at, bytes } => format!("insert {at}+{}", bytes.len()),
-    }).collect::<Vec<_>>());
+    let case = || {
+        format!(
+            "{name}: {:?}",
+            edits
+                .iter()
+                .map(|e| match e {
+                    Edit::Cut { at, len } => format!("cut {at}+{len}"),
+                    Edit::Insert { at, bytes } => format!("insert {at}+{}", bytes.len()),
+                })
+                .collect::<Vec<_>>()
+        )
+    };
     let originals: std::collections::HashSet<&[u8]> =
         all.iter().map(|(_, p)| p.as_slice()).collect();
     let read: std::collections::HashSet<&[u8]> = got.iter().map(|(_, p)| p.as_slice()).collect();
     assert_eq!(read.len(), got.len(), "{}: a record read twice", case());
     for (off, p) in &got {
-        assert!(originals.contains(p.as_slice()), "{}: a record at {off} that the file does not have", case());
+        assert!(
+            originals.contains(p.as_slice()),
+            "{}: a record at {off} that the file does not have",
+            case()
+        );
     }
     for ((s, p), &e) in all.iter().zip(&ends) {
         let s = usize::try_from(*s).unwrap();
         if !edits.iter().any(|ed| ed.touches(s, e)) {
-            assert!(read.contains(p.as_slice()), "{}: intact record at {s}..{e} lost; skips {skips:?}", case());
+            assert!(
+                read.contains(p.as_slice()),
+                "{}: intact record at {s}..{e} lost; skips {skips:?}",
+                case()
+            );
         }
     }
     if let Some(cuts) = pieces {
         let mut s = leet::decode::leveldb::Scanner::new();
         let (mut recs, mut spans) = (Vec::new(), Vec::new());
         let mut from = 0;
-        for &c in cuts.iter().filter(|&&c| c < damaged.len()).chain(&[damaged.len()]) {
+        for &c in cuts
+            .iter()
+            .filter(|&&c| c < damaged.len())
+            .chain(&[damaged.len()])
+        {
             let last = c == damaged.len();
             let base = usize::try_from(s.base()).unwrap();
             let input = &damaged[base..c.max(base)];
@@ -467,18 +481,31 @@ fn check_resync(name: &str, data: &[u8], edits: &[Edit], pieces: Option<&[usize]
                 Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
                 Frame::Skip(k) => spans.push(k),
             };
-            if last { s.scan_last(input, &mut emit) } else { s.scan(input, &mut emit) }.unwrap();
+            if last {
+                s.scan_last(input, &mut emit)
+            } else {
+                s.scan(input, &mut emit)
+            }
+            .unwrap();
             from = c;
         }
         assert_eq!(from, damaged.len());
-        assert_eq!((recs, spans), (got, skips), "{}: read in pieces at {cuts:?}", case());
+        assert_eq!(
+            (recs, spans),
+            (got, skips),
+            "{}: read in pieces at {cuts:?}",
+            case()
+        );
     }
 }
 
 /// Cases per fixture and kind: a few hundred in all by default; set
 /// `LEET_RESYNC_CASES` for a longer sweep.
 fn resync_cases() -> usize {
-    std::env::var("LEET_RESYNC_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(12)
+    std::env::var("LEET_RESYNC_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12)
 }
 
 #[test]
@@ -503,3 +530,60 @@ fn bytes_cut_inserted_or_duplicated_anywhere_lose_only_the_records_they_touch() 
     assert!(cases >= 300, "{cases} cases");
 }
 
+/// `inspect --summary --json` of a file with bytes cut out of its middle and a part
+/// of it copied in: the damage lists the resynchronised span (where reading went on)
+/// and the duplicated records dropped, and the summary is the whole run's.
+#[test]
+fn inspect_summary_lists_the_resynchronised_spans_and_the_duplicates() {
+    let file = small_fixture_files()
+        .into_iter()
+        .max_by_key(|f| std::fs::metadata(f).unwrap().len())
+        .unwrap();
+    let data = std::fs::read(&file).unwrap();
+    let (all, _) = records(&data);
+    let ends = record_ends(&data);
+    // Cut from inside record 10 to inside record 12; copy records 20..=21 in
+    // after record 40.
+    let cut = Edit::Cut {
+        at: ends[10] - 5,
+        len: ends[12] - 3 - (ends[10] - 5),
+    };
+    let copy = Edit::Insert {
+        at: ends[40],
+        bytes: data[ends[19]..ends[21]].to_vec(),
+    };
+    let damaged = apply(&data, &[cut, copy]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-cut.wandb");
+    std::fs::write(&path, &damaged).unwrap();
+    let opts = leet::inspect::InspectOptions {
+        path: path.clone(),
+        json: true,
+        summary: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::run(&opts, &mut out, &mut err).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let c = &v["corruption"];
+    let spans = c["spans"].as_array().unwrap();
+    // The damaged record 10 and the cut-into record 12 (record 11 is gone).
+    let first = &spans[0];
+    assert_eq!(first["offset"], ends[9] as u64, "{c}");
+    let resumed = (ends[12] - (ends[12] - 3 - (ends[10] - 5))) as u64;
+    assert_eq!(first["resynchronised_at"], resumed, "{c}");
+    assert_eq!(first["reason"], "checksum mismatch", "{c}");
+    // The two copied records, read again after record 40 and dropped.
+    let dup = spans
+        .iter()
+        .find(|s| s["reason"] == "duplicated record")
+        .unwrap();
+    assert_eq!(dup["len"], (ends[21] - ends[19]) as u64, "{c}");
+    assert_eq!(c["duplicate_bytes"], (ends[21] - ends[19]) as u64, "{c}");
+    assert_eq!(c["skipped_spans"], 2, "{c}");
+    let text = String::from_utf8(err).unwrap();
+    assert!(text.contains("resynchronised after"), "{text}");
+    // Every record but 10..=12 was read, once.
+    let (got, _) = records(&damaged);
+    assert_eq!(got.len(), all.len() - 3);
+}

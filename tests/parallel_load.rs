@@ -432,7 +432,10 @@ fn shifted_bytes_and_duplicated_parts_read_the_same_in_parallel() {
         }
         std::fs::write(&path, &d).unwrap();
         let seq = sequential(&path);
-        assert!(!seq.damage.is_clean(), "case {i}: the case should be damaged");
+        assert!(
+            !seq.damage.is_clean(),
+            "case {i}: the case should be damaged"
+        );
         check_all_ways(&format!("shifted {i}"), &path);
     }
 }

@@ -120,6 +120,16 @@ impl SkipReason {
     }
 }
 
+impl SkipReason {
+    /// Whether the reader searched for the framing again after such a span (at any
+    /// byte offset): all framing damage, not a record that did not decode or was
+    /// read before.
+    #[must_use]
+    pub fn resynchronises(self) -> bool {
+        !matches!(self, SkipReason::BadRecord | SkipReason::Duplicate)
+    }
+}
+
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
