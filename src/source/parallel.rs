@@ -515,7 +515,11 @@ impl RunReader {
         }
         self.read_to = len;
         let open = scanner.open_skip();
-        let pending = len - scanner.base();
+        let pending = if scanner.searching() {
+            0
+        } else {
+            len - scanner.base()
+        };
         self.scanner = scanner;
         Ok(Poll {
             bytes: len,

@@ -118,10 +118,18 @@ impl Scanner {
 
     /// The damaged span at the end of the input so far, not yet handed on because more
     /// bytes may extend it: part of the damage "so far" on a live file. Its length
-    /// never reaches past the input.
+    /// never reaches past the input. While the search for the next chunk waits for
+    /// more bytes it reaches the end of the input, and may end sooner once they come.
     #[must_use]
     pub fn open_skip(&self) -> Option<Skip> {
         self.open
+    }
+
+    /// Bytes from [`Scanner::base`] on that belong to no record in progress: the
+    /// search for the next chunk after damage is waiting for more bytes.
+    #[must_use]
+    pub fn searching(&self) -> bool {
+        self.resync.is_some()
     }
 
     /// Whether the scanner stands at `offset` on the 32 KiB grid carrying no damage
@@ -219,9 +227,13 @@ impl Scanner {
                 Err(e) => return Err(e),
             }
         }
-        let mut skips = SkipRun {
-            cur: self.open.take(),
-        };
+        let mut open = self.open.take();
+        if let (Some(o), Some(_)) = (&mut open, self.resync) {
+            // Shown up to the end of the last input; it goes on from where the
+            // search stands.
+            o.len = base - o.offset;
+        }
+        let mut skips = SkipRun { cur: open };
         let mut grid = Grid {
             grid: self.grid,
             lost: self.lost_grid,
@@ -451,6 +463,18 @@ impl Scanner {
         self.open = skips.cur;
         self.resync = resync;
         self.base += consumed as u64;
+        if resync.is_some() {
+            // The bytes the search has not decided yet are damage so far, not a
+            // record in progress: the open span covers them (it may end sooner
+            // once they are decided).
+            if let Some(o) = &mut self.open {
+                o.len = abs(end) - o.offset;
+            }
+            return Ok(ScanEnd {
+                consumed,
+                pending: 0,
+            });
+        }
         Ok(ScanEnd {
             consumed,
             pending: end - consumed,
