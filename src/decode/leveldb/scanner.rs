@@ -31,7 +31,11 @@ impl SkipRun {
             return;
         }
         if let Some(cur) = &mut self.cur {
-            if cur.end() == offset {
+            // Records read twice are a span of their own, so the report counts them
+            // apart from the damage next to them.
+            let same_kind =
+                (cur.reason == SkipReason::Duplicate) == (reason == SkipReason::Duplicate);
+            if cur.end() == offset && same_kind {
                 cur.len = end - cur.offset;
                 return;
             }
