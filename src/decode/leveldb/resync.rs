@@ -59,6 +59,7 @@ pub(super) fn find_chunk(
 
 /// A record's number (`Record.num`, field 1, the first one wandb-core writes):
 /// None when the payload does not start with it, or it is 0 (unset).
+#[inline]
 pub(super) fn record_num(payload: &[u8]) -> Option<u64> {
     let rest = payload.strip_prefix(&[0x08])?;
     let mut n = 0u64;
@@ -71,28 +72,34 @@ pub(super) fn record_num(payload: &[u8]) -> Option<u64> {
     None
 }
 
-/// The record numbers seen, as sorted, disjoint, non-adjacent inclusive ranges. A
-/// file read in order numbers its records 1, 2, 3, …: one range, extended in
-/// place.
+/// The record numbers seen, as sorted, disjoint ranges. A file read in order
+/// numbers its records increasingly (with gaps where the writer left records out):
+/// one range, extended in place. Damage starts a new range, so a part of the file
+/// copied from later and read first does not cover the records between.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Nums {
     spans: Vec<(u64, u64)>,
+    /// The first range began after damage.
+    opened_broken: bool,
 }
 
 impl Nums {
-    /// Add `n`; false when it was there already (a record read twice).
-    pub(super) fn insert(&mut self, n: u64) -> bool {
+    /// Add `n`, read after damage (`broken`) or right after the last record; false
+    /// when it was seen already (a record read twice).
+    #[inline]
+    pub(super) fn insert(&mut self, n: u64, broken: bool) -> bool {
         match self.spans.last_mut() {
-            Some(last) if last.1.checked_add(1) == Some(n) => {
-                last.1 = n;
-                return true;
-            }
             Some(last) if n > last.1 => {
-                self.spans.push((n, n));
+                if broken {
+                    self.spans.push((n, n));
+                } else {
+                    last.1 = n;
+                }
                 return true;
             }
             None => {
                 self.spans.push((n, n));
+                self.opened_broken = broken;
                 return true;
             }
             Some(_) => {}
@@ -102,52 +109,36 @@ impl Nums {
         if self.spans.get(i).is_some_and(|&(lo, _)| lo <= n) {
             return false;
         }
-        let joins_prev = i > 0 && self.spans[i - 1].1 + 1 == n;
-        let joins_next = self.spans.get(i).is_some_and(|&(lo, _)| n + 1 == lo);
-        match (joins_prev, joins_next) {
-            (true, true) => {
-                self.spans[i - 1].1 = self.spans[i].1;
-                self.spans.remove(i);
-            }
-            (true, false) => self.spans[i - 1].1 = n,
-            (false, true) => self.spans[i].0 = n,
-            (false, false) => self.spans.insert(i, (n, n)),
-        }
+        self.spans.insert(i, (n, n));
         true
     }
 
-    /// Whether a number is in both.
-    pub(super) fn meets(&self, other: &Nums) -> bool {
-        other.spans.iter().any(|&(lo, hi)| {
-            let i = self.spans.partition_point(|&(_, h)| h < lo);
-            self.spans.get(i).is_some_and(|&(l, _)| l <= hi)
-        })
-    }
-
-    /// Add every number of `other`.
-    pub(super) fn extend(&mut self, other: &Nums) {
-        let fits_after = match (self.spans.last(), other.spans.first()) {
-            (Some(&(_, hi)), Some(&(lo, _))) => lo > hi,
-            _ => true,
+    /// `earlier`'s numbers then these, as one reading of both parts in a row
+    /// would have them, when every number here is above `earlier`'s (then a
+    /// reading of this part alone dropped exactly what one after `earlier`
+    /// would); false otherwise, and nothing changes.
+    pub(super) fn follow(&mut self, earlier: &Nums) -> bool {
+        let Some(&(_, hi)) = earlier.spans.last() else {
+            return true;
         };
-        let merged: Vec<(u64, u64)> = if fits_after {
-            // A later part of the file: its numbers follow (the usual case).
-            let mut m = std::mem::take(&mut self.spans);
-            m.extend_from_slice(&other.spans);
-            m
-        } else {
-            let mut m = [self.spans.as_slice(), other.spans.as_slice()].concat();
-            m.sort_unstable();
-            m
+        let Some(&(lo, _)) = self.spans.first() else {
+            self.clone_from(earlier);
+            return true;
         };
-        let mut out: Vec<(u64, u64)> = Vec::with_capacity(merged.len());
-        for (lo, hi) in merged {
-            match out.last_mut() {
-                Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
-                _ => out.push((lo, hi)),
+        if lo <= hi {
+            return false;
+        }
+        let mut merged = earlier.spans.clone();
+        let mut mine = self.spans.iter().copied();
+        if !self.opened_broken {
+            if let (Some(last), Some((_, first_hi))) = (merged.last_mut(), mine.next()) {
+                last.1 = first_hi;
             }
         }
-        self.spans = out;
+        merged.extend(mine);
+        self.spans = merged;
+        self.opened_broken = earlier.opened_broken;
+        true
     }
 }
 
@@ -158,20 +149,30 @@ mod tests {
     #[test]
     fn numbers_in_any_order_are_each_new_once() {
         let mut s = Nums::default();
-        for n in [1, 2, 3, 7, 5, 6, 4, 10] {
-            assert!(s.insert(n), "{n}");
+        for n in [1, 2, 3, 7] {
+            assert!(s.insert(n, false), "{n}");
         }
-        for n in [1, 4, 5, 7, 10] {
-            assert!(!s.insert(n), "{n}");
+        // Gaps in order are one range; after damage a new one starts.
+        assert_eq!(s.spans, [(1, 7)]);
+        assert!(s.insert(20, true));
+        assert!(s.insert(21, false));
+        assert!(s.insert(10, true));
+        for n in [1, 4, 7, 10, 20, 21] {
+            assert!(!s.insert(n, true), "{n}");
         }
-        assert_eq!(s.spans, [(1, 7), (10, 10)]);
-        let mut t = Nums::default();
-        t.insert(8);
-        t.insert(9);
-        assert!(!s.meets(&t));
-        s.extend(&t);
-        assert_eq!(s.spans, [(1, 10)]);
-        assert!(s.meets(&t));
+        assert_eq!(s.spans, [(1, 7), (10, 10), (20, 21)]);
+        let mut later = Nums::default();
+        later.insert(30, false);
+        later.insert(31, false);
+        let mut after_damage = later.clone();
+        assert!(later.follow(&s));
+        assert_eq!(later.spans, [(1, 7), (10, 10), (20, 31)]);
+        after_damage.opened_broken = true;
+        assert!(after_damage.follow(&s));
+        assert_eq!(after_damage.spans, [(1, 7), (10, 10), (20, 21), (30, 31)]);
+        let mut overlapping = Nums::default();
+        overlapping.insert(21, false);
+        assert!(!overlapping.follow(&s));
     }
 
     #[test]

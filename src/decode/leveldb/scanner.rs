@@ -150,16 +150,11 @@ impl Scanner {
     }
 
     /// Take over the record numbers `earlier` has seen, when `self` (a fresh
-    /// scanner started where `earlier` stands clean) read none of them: then
+    /// scanner started where `earlier` stands clean) read only higher ones: then
     /// `self` dropped exactly the duplicates `earlier` continued would have. False
-    /// (nothing changed) when it read one again.
+    /// (nothing changed) otherwise.
     pub fn continues(&mut self, earlier: &Scanner) -> bool {
-        if self.nums.meets(&earlier.nums) {
-            return false;
-        }
-        let mine = std::mem::replace(&mut self.nums, earlier.nums.clone());
-        self.nums.extend(&mine);
-        true
+        self.nums.follow(&earlier.nums)
     }
 
     /// The input is complete: hand on the open span, if any.
@@ -486,6 +481,7 @@ impl Scanner {
     }
 
     /// A complete record: handed on, unless its number was read before.
+    #[inline]
     fn hand_on<'a, F: FnMut(Frame<'a>)>(
         &mut self,
         offset: u64,
@@ -495,7 +491,8 @@ impl Scanner {
         emit: &mut F,
     ) {
         if let Some(n) = resync::record_num(&payload) {
-            if !self.nums.insert(n) {
+            // A span not handed on yet is damage since the last record.
+            if !self.nums.insert(n, skips.cur.is_some()) {
                 skips.add(offset, end, SkipReason::Duplicate, emit);
                 return;
             }
