@@ -47,12 +47,19 @@ pub fn damage_json(d: &DamageReport) -> Value {
     let spans: Vec<Value> = d
         .skips
         .iter()
-        .map(|s| serde_json::json!({"offset": s.offset, "len": s.len, "reason": s.reason.as_str()}))
+        .map(|s| {
+            // Where reading went on: the next chunk found after the damage (the end
+            // of the file when the damage runs to it).
+            let resync = s.reason.resynchronises().then(|| s.end());
+            serde_json::json!({"offset": s.offset, "len": s.len, "reason": s.reason.as_str(),
+                "resynchronised_at": resync})
+        })
         .collect();
     serde_json::json!({
         "skipped_spans": d.skipped_spans,
         "skipped_bytes": d.skipped_bytes,
         "bad_records": d.bad_records,
+        "duplicate_bytes": d.duplicate_bytes,
         "incomplete_tail_bytes": d.incomplete_tail,
         "spans": spans,
     })
@@ -239,11 +246,23 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
             d.bad_records
         )?;
         for s in d.skips.iter().take(10) {
-            writeln!(
-                err,
-                "  at offset {}: {} bytes, {}",
-                s.offset, s.len, s.reason
-            )?;
+            if s.reason.resynchronises() {
+                writeln!(
+                    err,
+                    "  at offset {}: {} bytes, {}; resynchronised after {} bytes, at offset {}",
+                    s.offset,
+                    s.len,
+                    s.reason,
+                    s.len,
+                    s.end()
+                )?;
+            } else {
+                writeln!(
+                    err,
+                    "  at offset {}: {} bytes, {}",
+                    s.offset, s.len, s.reason
+                )?;
+            }
         }
     }
     if d.incomplete_tail > 0 {

@@ -342,3 +342,248 @@ fn a_truncated_or_replaced_file_is_read_again_from_the_start() {
     assert!(reader.poll(&mut third).unwrap().restarted);
     assert!(third.counts.total > 0);
 }
+
+/// One change to a file, at an offset of the original.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Bytes [at, at + len) cut out.
+    Cut { at: usize, len: usize },
+    /// Bytes put in before `at`: random ones, or a copy of the file's own.
+    Insert { at: usize, bytes: Vec<u8> },
+}
+
+impl Edit {
+    /// Whether the record whose bytes are [s, e) is changed.
+    fn touches(&self, s: usize, e: usize) -> bool {
+        match self {
+            Edit::Cut { at, len } => s < at + len && *at < e,
+            Edit::Insert { at, .. } => s < *at && *at < e,
+        }
+    }
+}
+
+/// A length that is not a multiple of 32 KiB (those keep the block grid).
+fn shift_len(rng: &mut rand::rngs::StdRng, max: usize) -> usize {
+    loop {
+        let n = rng.random_range(1..=max.max(1));
+        if n % BLOCK_SIZE != 0 {
+            return n;
+        }
+    }
+}
+
+/// 1 to 3 edits at random offsets of `data`, in file order, none overlapping; kind
+/// 0 cuts, 1 inserts random bytes, 2 inserts a copy of another part of the file.
+fn random_edits(rng: &mut rand::rngs::StdRng, data: &[u8], kind: usize) -> Vec<Edit> {
+    let n = rng.random_range(1..=3usize);
+    let mut ats: Vec<usize> = (0..n).map(|_| rng.random_range(8..data.len())).collect();
+    ats.sort_unstable();
+    ats.dedup();
+    let mut edits = Vec::new();
+    for (i, &at) in ats.iter().enumerate() {
+        let room = ats.get(i + 1).unwrap_or(&data.len()) - at;
+        let max = rng.random_range(1..=40_000usize);
+        edits.push(match kind {
+            0 => Edit::Cut {
+                at,
+                len: shift_len(rng, room.min(max)).min(room),
+            },
+            1 => {
+                let len = shift_len(rng, max);
+                Edit::Insert {
+                    at,
+                    bytes: (0..len).map(|_| rng.random()).collect(),
+                }
+            }
+            _ => {
+                let len = shift_len(rng, max.min(data.len() - 8));
+                let from = rng.random_range(7..=data.len() - len);
+                Edit::Insert {
+                    at,
+                    bytes: data[from..from + len].to_vec(),
+                }
+            }
+        });
+    }
+    edits
+}
+
+fn apply(data: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut out = data.to_vec();
+    // From the last one back, so each offset is still the original's.
+    for e in edits.iter().rev() {
+        match e {
+            Edit::Cut { at, len } => {
+                out.drain(*at..*at + *len);
+            }
+            Edit::Insert { at, bytes } => {
+                out.splice(*at..*at, bytes.iter().copied());
+            }
+        }
+    }
+    out
+}
+
+/// Every record whose bytes no edit touches is read, byte for byte; every record
+/// read is one of the file's (none glued from the chunks of two); none is read
+/// twice; the reader fed the same bytes in pieces agrees.
+fn check_resync(name: &str, data: &[u8], edits: &[Edit], pieces: Option<&[usize]>) {
+    let (all, _) = records(data);
+    let ends = record_ends(data);
+    let damaged = apply(data, edits);
+    let (got, skips) = records(&damaged);
+    let case = || {
+        format!(
+            "{name}: {:?}",
+            edits
+                .iter()
+                .map(|e| match e {
+                    Edit::Cut { at, len } => format!("cut {at}+{len}"),
+                    Edit::Insert { at, bytes } => format!("insert {at}+{}", bytes.len()),
+                })
+                .collect::<Vec<_>>()
+        )
+    };
+    let originals: std::collections::HashSet<&[u8]> =
+        all.iter().map(|(_, p)| p.as_slice()).collect();
+    let read: std::collections::HashSet<&[u8]> = got.iter().map(|(_, p)| p.as_slice()).collect();
+    assert_eq!(read.len(), got.len(), "{}: a record read twice", case());
+    for (off, p) in &got {
+        assert!(
+            originals.contains(p.as_slice()),
+            "{}: a record at {off} that the file does not have",
+            case()
+        );
+    }
+    for ((s, p), &e) in all.iter().zip(&ends) {
+        let s = usize::try_from(*s).unwrap();
+        if !edits.iter().any(|ed| ed.touches(s, e)) {
+            assert!(
+                read.contains(p.as_slice()),
+                "{}: intact record at {s}..{e} lost; skips {skips:?}",
+                case()
+            );
+        }
+    }
+    if let Some(cuts) = pieces {
+        let mut s = leet::decode::leveldb::Scanner::new();
+        let (mut recs, mut spans) = (Vec::new(), Vec::new());
+        let mut from = 0;
+        for &c in cuts
+            .iter()
+            .filter(|&&c| c < damaged.len())
+            .chain(&[damaged.len()])
+        {
+            let last = c == damaged.len();
+            let base = usize::try_from(s.base()).unwrap();
+            let input = &damaged[base..c.max(base)];
+            let mut emit = |f: Frame<'_>| match f {
+                Frame::Record { offset, payload } => recs.push((offset, payload.into_owned())),
+                Frame::Skip(k) => spans.push(k),
+            };
+            if last {
+                s.scan_last(input, &mut emit)
+            } else {
+                s.scan(input, &mut emit)
+            }
+            .unwrap();
+            from = c;
+        }
+        assert_eq!(from, damaged.len());
+        assert_eq!(
+            (recs, spans),
+            (got, skips),
+            "{}: read in pieces at {cuts:?}",
+            case()
+        );
+    }
+}
+
+/// Cases per fixture and kind: a few hundred in all by default; set
+/// `LEET_RESYNC_CASES` for a longer sweep.
+fn resync_cases() -> usize {
+    std::env::var("LEET_RESYNC_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12)
+}
+
+#[test]
+fn bytes_cut_inserted_or_duplicated_anywhere_lose_only_the_records_they_touch() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(26);
+    let mut cases = 0;
+    for file in small_fixture_files() {
+        let data = std::fs::read(&file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        for kind in 0..3 {
+            for i in 0..resync_cases() {
+                let edits = random_edits(&mut rng, &data, kind);
+                let len = apply(&data, &edits).len();
+                let pieces: Vec<usize> = (0..4).map(|_| rng.random_range(0..=len)).collect();
+                let mut pieces = pieces;
+                pieces.sort_unstable();
+                check_resync(&name, &data, &edits, (i % 3 == 0).then_some(&pieces[..]));
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 300, "{cases} cases");
+}
+
+/// `inspect --summary --json` of a file with bytes cut out of its middle and a part
+/// of it copied in: the damage lists the resynchronised span (where reading went on)
+/// and the duplicated records dropped, and the summary is the whole run's.
+#[test]
+fn inspect_summary_lists_the_resynchronised_spans_and_the_duplicates() {
+    let file = small_fixture_files()
+        .into_iter()
+        .max_by_key(|f| std::fs::metadata(f).unwrap().len())
+        .unwrap();
+    let data = std::fs::read(&file).unwrap();
+    let (all, _) = records(&data);
+    let ends = record_ends(&data);
+    // Cut from inside record 10 to inside record 12; copy records 20..=21 in
+    // after record 40.
+    let cut = Edit::Cut {
+        at: ends[10] - 5,
+        len: ends[12] - 3 - (ends[10] - 5),
+    };
+    let copy = Edit::Insert {
+        at: ends[40],
+        bytes: data[ends[19]..ends[21]].to_vec(),
+    };
+    let damaged = apply(&data, &[cut, copy]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-cut.wandb");
+    std::fs::write(&path, &damaged).unwrap();
+    let opts = leet::inspect::InspectOptions {
+        path: path.clone(),
+        json: true,
+        summary: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::run(&opts, &mut out, &mut err).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let c = &v["corruption"];
+    let spans = c["spans"].as_array().unwrap();
+    // The damaged record 10 and the cut-into record 12 (record 11 is gone).
+    let first = &spans[0];
+    assert_eq!(first["offset"], ends[9] as u64, "{c}");
+    let resumed = (ends[12] - (ends[12] - 3 - (ends[10] - 5))) as u64;
+    assert_eq!(first["resynchronised_at"], resumed, "{c}");
+    assert_eq!(first["reason"], "checksum mismatch", "{c}");
+    // The two copied records, read again after record 40 and dropped.
+    let dup = spans
+        .iter()
+        .find(|s| s["reason"] == "duplicated record")
+        .unwrap();
+    assert_eq!(dup["len"], (ends[21] - ends[19]) as u64, "{c}");
+    assert_eq!(c["duplicate_bytes"], (ends[21] - ends[19]) as u64, "{c}");
+    assert_eq!(c["skipped_spans"], 2, "{c}");
+    let text = String::from_utf8(err).unwrap();
+    assert!(text.contains("resynchronised after"), "{text}");
+    // Every record but 10..=12 was read, once.
+    let (got, _) = records(&damaged);
+    assert_eq!(got.len(), all.len() - 3);
+}

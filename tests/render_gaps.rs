@@ -1,7 +1,7 @@
 //! Gaps are gaps: steps lost to a damaged span are not bridged by a line, and the
 //! skipped span is marked on the x axis. The damaged run is the `crashed` fixture
-//! (251 history rows over three 32 KiB blocks) with a byte of its middle block
-//! flipped: the reader skips what that block held and resumes at the next.
+//! (251 history rows over three 32 KiB blocks) with 3000 bytes of its middle block
+//! flipped: the reader skips the records they held and resumes at the next chunk.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -12,14 +12,16 @@ use leet::app::{App, Options};
 use leet::decode::leveldb::BLOCK_SIZE;
 use leet::msg::Msg;
 
-/// A copy of `crashed`'s run file with one byte of its middle block flipped, in a
+/// A copy of `crashed`'s run file with bytes of its middle block flipped, in a
 /// fresh directory (kept alive by the returned guard).
 fn damaged_copy() -> (tempfile::TempDir, std::path::PathBuf) {
     let src = common::runs_dir().join("crashed/wandb/latest-run");
     let file = leet::source::resolve::resolve_file(&src).unwrap();
     let mut data = std::fs::read(&file).unwrap();
     assert!(data.len() > 2 * BLOCK_SIZE, "crashed spans three blocks");
-    data[BLOCK_SIZE + BLOCK_SIZE / 2] ^= 0xff;
+    for b in &mut data[BLOCK_SIZE + BLOCK_SIZE / 2..][..3000] {
+        *b ^= 0xff;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run-crash001.wandb");
     std::fs::write(&path, &data).unwrap();

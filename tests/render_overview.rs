@@ -250,7 +250,7 @@ fn tab_toggles_the_metrics_filter_to_glob() {
     assert!(status.contains("/eval*1 (glob) ["), "{status}");
 }
 
-/// `crashed` (three 32 KiB blocks) with a byte of its middle block flipped, read
+/// `crashed` (three 32 KiB blocks) with 3000 bytes of its middle block flipped, read
 /// as `common::screen::app_from` reads a fixture (the temporary directory is kept
 /// alive by the returned guard).
 fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
@@ -258,7 +258,9 @@ fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
     let src = common::runs_dir().join("crashed/wandb/latest-run");
     let file = leet::source::resolve::resolve_file(&src).unwrap();
     let mut data = std::fs::read(&file).unwrap();
-    data[BLOCK_SIZE + BLOCK_SIZE / 2] ^= 0xff;
+    for b in &mut data[BLOCK_SIZE + BLOCK_SIZE / 2..][..3000] {
+        *b ^= 0xff;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run-crash001.wandb");
     std::fs::write(&path, &data).unwrap();

@@ -101,16 +101,15 @@ fn print_in(
                     }
                 }
             };
-            let end =
-                scanner
-                    .scan(&data[..], &mut emit)
-                    .map_err(|cause| SourceError::BadHeader {
-                        path: file.to_owned(),
-                        cause,
-                    })?;
-            if n == 0 {
-                scanner.finish(&mut emit);
-            }
+            let scanned = if n == 0 {
+                scanner.scan_last(&data[..], &mut emit)
+            } else {
+                scanner.scan(&data[..], &mut emit)
+            };
+            let end = scanned.map_err(|cause| SourceError::BadHeader {
+                path: file.to_owned(),
+                cause,
+            })?;
             let pending = end.pending;
             if let Some(e) = failed.or_else(|| sink.submit(batch).err()) {
                 return quiet_broken_pipe(e);

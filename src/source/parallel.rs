@@ -141,6 +141,18 @@ fn scan_into(
     })
 }
 
+/// [`scan_into`] of the last bytes of the file.
+fn scan_last_into(
+    scanner: &mut Scanner,
+    data: &[u8],
+    d: &mut Decoder,
+) -> Result<leveldb::ScanEnd, leveldb::HeaderError> {
+    scanner.scan_last(data, |fr| match fr {
+        Frame::Record { offset, payload } => d.record(offset, &payload),
+        Frame::Skip(s) => d.skip(s),
+    })
+}
+
 /// Bytes a worker reads at a time: two blocks, so what it decodes is still in the
 /// core's cache from the copy (one read of a whole range would copy it out to
 /// memory and read it back from there).
@@ -397,8 +409,11 @@ impl RunReader {
                     state = Some(part.scanner);
                     continue;
                 };
+                let mut part = part;
                 let x = prev.base();
                 // The seam: from where the range before stopped to where this one began.
+                // The worker's reading stands when the seam ends clean at its start and
+                // it read no record the file had before (a duplicate it kept).
                 let stitched = match part.start {
                     Some(s) if s >= x => {
                         let mut seam = prev.clone();
@@ -409,7 +424,7 @@ impl RunReader {
                             Err(e) => return Err(io_err(&path)(e)),
                         };
                         scan_into(&mut seam, &data, &mut d).map_err(header_err)?;
-                        seam.is_clean_at(s).then(|| d.take())
+                        (seam.is_clean_at(s) && part.scanner.continues(&seam)).then(|| d.take())
                     }
                     _ => None,
                 };
@@ -465,8 +480,7 @@ impl RunReader {
                 ..Poll::default()
             });
         };
-        let base = scanner.base();
-        self.buf = match read_range(&self.file, base, len) {
+        self.buf = match read_range(&self.file, scanner.base(), len) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
                 self.scanner = Scanner::new();
@@ -482,12 +496,11 @@ impl RunReader {
         };
         let more = self.file_len()? > len;
         if self.finishing && !more {
+            // The end: what the ranges left (a search after damage that waited for
+            // more bytes, a record cut off) is read as the last bytes there are.
             let mut d = proto.clone();
-            scanner.finish(|fr| {
-                if let Frame::Skip(s) = fr {
-                    d.skip(s);
-                }
-            });
+            let end = scan_last_into(&mut scanner, &self.buf, &mut d).map_err(header_err)?;
+            self.buf.drain(..end.consumed);
             self.finishing = false;
             let ev = d.take();
             if !ev.is_empty() {
@@ -502,11 +515,16 @@ impl RunReader {
         }
         self.read_to = len;
         let open = scanner.open_skip();
+        let pending = if scanner.searching() {
+            0
+        } else {
+            len - scanner.base()
+        };
         self.scanner = scanner;
         Ok(Poll {
             bytes: len,
             records: 0,
-            pending: len - base,
+            pending,
             more,
             restarted: false,
             open,

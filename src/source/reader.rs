@@ -209,17 +209,17 @@ impl RunReader {
             }
             f(fr);
         };
-        let end =
-            self.scanner
-                .scan(&self.buf, &mut count)
-                .map_err(|cause| SourceError::BadHeader {
-                    path: self.path.clone(),
-                    cause,
-                })?;
-        if self.finishing && !poll.more {
-            self.scanner.finish(&mut count);
+        let last = self.finishing && !poll.more;
+        let scanned = if last {
             self.finishing = false;
-        }
+            self.scanner.scan_last(&self.buf, &mut count)
+        } else {
+            self.scanner.scan(&self.buf, &mut count)
+        };
+        let end = scanned.map_err(|cause| SourceError::BadHeader {
+            path: self.path.clone(),
+            cause,
+        })?;
         self.buf.drain(..end.consumed);
         poll.records = records;
         poll.pending = end.pending as u64;

@@ -1,6 +1,6 @@
 //! The damage report of a run: what was skipped, and how the file ends.
 
-use crate::decode::leveldb::Skip;
+use crate::decode::leveldb::{Skip, SkipReason};
 
 /// What was lost to damage, and how the file ends.
 ///
@@ -15,6 +15,9 @@ pub struct DamageReport {
     pub skipped_bytes: u64,
     /// Records whose framing was intact but whose protobuf did not decode.
     pub bad_records: u64,
+    /// Bytes of records read before (a duplicated part of the file), dropped;
+    /// counted in `skipped_bytes` too.
+    pub duplicate_bytes: u64,
     /// Bytes at the end of the file that form an incomplete record.
     pub incomplete_tail: u64,
     /// The span still open at the end of what was read (counted above).
@@ -44,6 +47,9 @@ impl DamageReport {
     fn count(&mut self, s: Skip) {
         self.skipped_spans += 1;
         self.skipped_bytes += s.len;
+        if s.reason == SkipReason::Duplicate {
+            self.duplicate_bytes += s.len;
+        }
         if self.skips.len() < Self::KEEP {
             self.skips.push(s);
         }
@@ -53,6 +59,9 @@ impl DamageReport {
         if let Some(o) = self.open.take() {
             self.skipped_spans -= 1;
             self.skipped_bytes -= o.len;
+            if o.reason == SkipReason::Duplicate {
+                self.duplicate_bytes -= o.len;
+            }
             // Spans never overlap, so only the open one itself can equal it.
             if let Some(i) = self.skips.iter().rposition(|k| *k == o) {
                 self.skips.remove(i);
@@ -147,8 +156,6 @@ mod tests {
         b.row(Some(40));
         assert_eq!(b.spans(), [(20.0, 57.0)]);
     }
-    use crate::decode::leveldb::SkipReason;
-
     fn span(offset: u64, len: u64) -> Skip {
         Skip {
             offset,

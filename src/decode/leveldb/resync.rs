@@ -1,0 +1,185 @@
+//! Finding the framing again after damage, and the record numbers that tell a
+//! record read twice.
+//!
+//! Bytes cut out of a file or put into it (not a multiple of 32 KiB) move every
+//! chunk after them off the 32 KiB grid, so the next block start is in the middle
+//! of a chunk and no record after the damage would be read from there. The reader
+//! instead tries every byte offset for a chunk header whose checksum holds.
+
+use super::{BLOCK_SIZE, CHUNK_HEADER_LEN, FIRST, FULL};
+
+/// Where [`find_chunk`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Search {
+    /// A FULL or FIRST chunk whose checksum holds starts here.
+    At(usize),
+    /// What starts here cannot be decided before more bytes arrive; nothing
+    /// before it is a chunk.
+    Stall(usize),
+    /// No chunk starts in the input (it is complete).
+    Nothing,
+}
+
+/// The first offset at or after `from` where a FULL or FIRST chunk with a valid
+/// checksum starts. A record may only begin with one of those, so a MIDDLE/LAST
+/// found first would be an orphan anyway: skipping it here keeps a record from
+/// being glued together from the chunks of two. `eof`: the input is complete, so a
+/// header whose payload would run past its end is not a chunk.
+pub(super) fn find_chunk(
+    data: &[u8],
+    from: usize,
+    eof: bool,
+    crc_of: impl Fn(&[u8]) -> u32,
+) -> Search {
+    let end = data.len();
+    let mut p = from;
+    while p + CHUNK_HEADER_LEN <= end {
+        let h = &data[p..p + CHUNK_HEADER_LEN];
+        if h[6] == FULL || h[6] == FIRST {
+            let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+            if len <= BLOCK_SIZE - CHUNK_HEADER_LEN {
+                let e = p + CHUNK_HEADER_LEN + len;
+                if e > end {
+                    if !eof {
+                        return Search::Stall(p);
+                    }
+                } else if crc_of(&data[p + 6..e]) == u32::from_le_bytes([h[0], h[1], h[2], h[3]]) {
+                    return Search::At(p);
+                }
+            }
+        }
+        p += 1;
+    }
+    if eof {
+        Search::Nothing
+    } else {
+        Search::Stall(p.max(from))
+    }
+}
+
+/// A record's number (`Record.num`, field 1, the first one wandb-core writes):
+/// None when the payload does not start with it, or it is 0 (unset).
+#[inline]
+pub(super) fn record_num(payload: &[u8]) -> Option<u64> {
+    let rest = payload.strip_prefix(&[0x08])?;
+    let mut n = 0u64;
+    for (i, &b) in rest.iter().take(10).enumerate() {
+        n |= u64::from(b & 0x7F) << (7 * i);
+        if b < 0x80 {
+            return (n > 0).then_some(n);
+        }
+    }
+    None
+}
+
+/// The record numbers seen, as sorted, disjoint ranges. A file read in order
+/// numbers its records increasingly (with gaps where the writer left records out):
+/// one range, extended in place. Damage starts a new range, so a part of the file
+/// copied from later and read first does not cover the records between.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Nums {
+    spans: Vec<(u64, u64)>,
+    /// The first range began after damage.
+    opened_broken: bool,
+}
+
+impl Nums {
+    /// Add `n`, read after damage (`broken`) or right after the last record; false
+    /// when it was seen already (a record read twice).
+    #[inline]
+    pub(super) fn insert(&mut self, n: u64, broken: bool) -> bool {
+        match self.spans.last_mut() {
+            Some(last) if n > last.1 => {
+                if broken {
+                    self.spans.push((n, n));
+                } else {
+                    last.1 = n;
+                }
+                return true;
+            }
+            None => {
+                self.spans.push((n, n));
+                self.opened_broken = broken;
+                return true;
+            }
+            Some(_) => {}
+        }
+        // A number lower than the highest seen: records from earlier in the run.
+        let i = self.spans.partition_point(|&(_, hi)| hi < n);
+        if self.spans.get(i).is_some_and(|&(lo, _)| lo <= n) {
+            return false;
+        }
+        self.spans.insert(i, (n, n));
+        true
+    }
+
+    /// `earlier`'s numbers then these, as one reading of both parts in a row
+    /// would have them, when every number here is above `earlier`'s (then a
+    /// reading of this part alone dropped exactly what one after `earlier`
+    /// would); false otherwise, and nothing changes.
+    pub(super) fn follow(&mut self, earlier: &Nums) -> bool {
+        let Some(&(_, hi)) = earlier.spans.last() else {
+            return true;
+        };
+        let Some(&(lo, _)) = self.spans.first() else {
+            self.clone_from(earlier);
+            return true;
+        };
+        if lo <= hi {
+            return false;
+        }
+        let mut merged = earlier.spans.clone();
+        let mut mine = self.spans.iter().copied();
+        if !self.opened_broken {
+            if let (Some(last), Some((_, first_hi))) = (merged.last_mut(), mine.next()) {
+                last.1 = first_hi;
+            }
+        }
+        merged.extend(mine);
+        self.spans = merged;
+        self.opened_broken = earlier.opened_broken;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_any_order_are_each_new_once() {
+        let mut s = Nums::default();
+        for n in [1, 2, 3, 7] {
+            assert!(s.insert(n, false), "{n}");
+        }
+        // Gaps in order are one range; after damage a new one starts.
+        assert_eq!(s.spans, [(1, 7)]);
+        assert!(s.insert(20, true));
+        assert!(s.insert(21, false));
+        assert!(s.insert(10, true));
+        for n in [1, 4, 7, 10, 20, 21] {
+            assert!(!s.insert(n, true), "{n}");
+        }
+        assert_eq!(s.spans, [(1, 7), (10, 10), (20, 21)]);
+        let mut later = Nums::default();
+        later.insert(30, false);
+        later.insert(31, false);
+        let mut after_damage = later.clone();
+        assert!(later.follow(&s));
+        assert_eq!(later.spans, [(1, 7), (10, 10), (20, 31)]);
+        after_damage.opened_broken = true;
+        assert!(after_damage.follow(&s));
+        assert_eq!(after_damage.spans, [(1, 7), (10, 10), (20, 21), (30, 31)]);
+        let mut overlapping = Nums::default();
+        overlapping.insert(21, false);
+        assert!(!overlapping.follow(&s));
+    }
+
+    #[test]
+    fn a_record_number_is_read_only_from_the_first_field() {
+        assert_eq!(record_num(&[0x08, 0x96, 0x01, 0x12]), Some(150));
+        assert_eq!(record_num(&[0x08, 0x00]), None);
+        assert_eq!(record_num(&[0x12, 0x01]), None);
+        assert_eq!(record_num(&[0x08, 0x80]), None);
+    }
+}

@@ -1,0 +1,503 @@
+//! The incremental reader of the framing: records and damaged spans from bytes
+//! handed in as a file grows.
+
+use std::borrow::Cow;
+
+use super::resync::{self, Nums};
+use super::{
+    check_header, Frame, HeaderError, ScanEnd, Skip, SkipReason, BLOCK_SIZE, CHUNK_HEADER_LEN,
+    FILE_HEADER, FIRST, FULL, LAST, MAX_RECORD_LEN, MIDDLE,
+};
+
+struct Pending {
+    start: u64,
+    buf: Vec<u8>,
+}
+
+/// Accumulates adjacent skipped spans into one.
+struct SkipRun {
+    cur: Option<Skip>,
+}
+
+impl SkipRun {
+    fn add<'a, F: FnMut(Frame<'a>)>(
+        &mut self,
+        offset: u64,
+        end: u64,
+        reason: SkipReason,
+        emit: &mut F,
+    ) {
+        if end <= offset {
+            return;
+        }
+        if let Some(cur) = &mut self.cur {
+            // Records read twice are a span of their own, so the report counts them
+            // apart from the damage next to them.
+            let same_kind =
+                (cur.reason == SkipReason::Duplicate) == (reason == SkipReason::Duplicate);
+            if cur.end() == offset && same_kind {
+                cur.len = end - cur.offset;
+                return;
+            }
+        }
+        self.flush(emit);
+        self.cur = Some(Skip {
+            offset,
+            len: end - offset,
+            reason,
+        });
+    }
+
+    fn flush<'a, F: FnMut(Frame<'a>)>(&mut self, emit: &mut F) {
+        if let Some(s) = self.cur.take() {
+            emit(Frame::Skip(s));
+        }
+    }
+}
+
+/// Reads the framing incrementally, from input handed in pieces as a file grows.
+///
+/// The same bytes give the same frames however they are cut into calls to
+/// [`Scanner::scan`]: a frame is handed on only once no later byte can change it.
+/// Damage carries over from one call to the next. After damage the reader looks for
+/// the next FULL or FIRST chunk whose checksum holds at every byte offset (bytes cut
+/// out or put in move the chunks after them off the 32 KiB grid) and reads on from
+/// there, chunk by chunk; a damaged span is held open ([`Scanner::open_skip`]) while
+/// the bytes after it may still extend it. So spans never overlap, never cover bytes
+/// past the input, and damage read in many pieces is one span, as in a one-shot read.
+/// A record whose number was read before (a duplicated part of the file) is dropped
+/// and reported as a span of [`SkipReason::Duplicate`].
+#[derive(Debug, Clone, Default)]
+pub struct Scanner {
+    /// Absolute offset of the first byte the next call expects.
+    base: u64,
+    /// Recovery in progress: no chunk starts before `base`; the search for one goes
+    /// on from there, extending `open`.
+    resync: Option<SkipReason>,
+    /// The last damaged span, not handed on yet: the input ends inside it, or only
+    /// chunks that may still turn out damaged follow it.
+    open: Option<Skip>,
+    /// Where blocks start, modulo [`BLOCK_SIZE`]: 0 as written; damage that cut or
+    /// inserted bytes shifts it. Learnt again from a FIRST/MIDDLE chunk (they end at
+    /// a block end) or from padding.
+    grid: u64,
+    /// Since a resynchronisation, until the grid is learnt again: no trailer rule,
+    /// and a chunk may sit anywhere its checksum holds.
+    lost_grid: bool,
+    /// Numbers of the records handed on.
+    nums: Nums,
+}
+
+/// A state of the reader that a record in progress may change and that is put
+/// back when the record is scanned again from its start.
+#[derive(Clone, Copy)]
+struct Grid {
+    grid: u64,
+    lost: bool,
+}
+
+impl Scanner {
+    /// A scanner for a file read from its start (the header is checked first).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A scanner that starts at `base`: 0 (the header is checked), or the offset of a
+    /// chunk boundary on the 32 KiB grid.
+    #[must_use]
+    pub fn at(base: u64) -> Self {
+        Self {
+            base,
+            ..Self::default()
+        }
+    }
+
+    /// Absolute offset of the first byte the next [`Scanner::scan`] expects: its input
+    /// starts with the bytes an earlier scan did not consume.
+    #[must_use]
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The damaged span at the end of the input so far, not yet handed on because more
+    /// bytes may extend it: part of the damage "so far" on a live file. Its length
+    /// never reaches past the input. While the search for the next chunk waits for
+    /// more bytes it reaches the end of the input, and may end sooner once they come.
+    #[must_use]
+    pub fn open_skip(&self) -> Option<Skip> {
+        self.open
+    }
+
+    /// Bytes from [`Scanner::base`] on that belong to no record in progress: the
+    /// search for the next chunk after damage is waiting for more bytes.
+    #[must_use]
+    pub fn searching(&self) -> bool {
+        self.resync.is_some()
+    }
+
+    /// Whether the scanner stands at `offset` on the 32 KiB grid carrying no damage
+    /// over (no span open, no search going on): a fresh [`Scanner::at`] there reads
+    /// what follows the same way, except for records read before
+    /// ([`Scanner::continues`]).
+    #[must_use]
+    pub fn is_clean_at(&self, offset: u64) -> bool {
+        self.base == offset
+            && self.open.is_none()
+            && self.resync.is_none()
+            && !self.lost_grid
+            && self.grid == 0
+    }
+
+    /// Take over the record numbers `earlier` has seen, when `self` (a fresh
+    /// scanner started where `earlier` stands clean) read only higher ones: then
+    /// `self` dropped exactly the duplicates `earlier` continued would have. False
+    /// (nothing changed) otherwise.
+    pub fn continues(&mut self, earlier: &Scanner) -> bool {
+        self.nums.follow(&earlier.nums)
+    }
+
+    /// The input is complete: hand on the open span, if any.
+    pub fn finish<'a, F: FnMut(Frame<'a>)>(&mut self, mut emit: F) {
+        if let Some(s) = self.open.take() {
+            emit(Frame::Skip(s));
+        }
+    }
+
+    /// Scan `data`, whose first byte is at [`Scanner::base`]: the bytes the last call
+    /// did not consume, then whatever has been appended since. Every complete record
+    /// and every finished damaged span is passed to `emit` in file order.
+    ///
+    /// # Errors
+    /// Only the file header can fail (at base 0); damage after it is reported
+    /// through [`Frame::Skip`] and never stops the scan.
+    pub fn scan<'a, F>(&mut self, data: &'a [u8], emit: F) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        self.scan_input(data, false, emit)
+    }
+
+    /// [`Scanner::scan`] of the last bytes there are, then [`Scanner::finish`]: a
+    /// header whose payload would run past the end is not waited for, so the search
+    /// after damage goes on to the end.
+    ///
+    /// # Errors
+    /// As [`Scanner::scan`].
+    pub fn scan_last<'a, F>(&mut self, data: &'a [u8], mut emit: F) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        let end = self.scan_input(data, true, &mut emit)?;
+        self.finish(&mut emit);
+        Ok(end)
+    }
+
+    fn scan_input<'a, F>(
+        &mut self,
+        data: &'a [u8],
+        eof: bool,
+        mut emit: F,
+    ) -> Result<ScanEnd, HeaderError>
+    where
+        F: FnMut(Frame<'a>),
+    {
+        let base = self.base;
+        let end = data.len();
+        let abs = |p: usize| base + p as u64;
+        let rel = |a: u64| usize::try_from(a - base).map_or(end, |p| p.min(end));
+        let mut pos: usize = 0;
+        // Made once per call: `crc32fast::hash` detects the CPU's features each time.
+        let crc = crc32fast::Hasher::new();
+        let crc_of = |b: &[u8]| {
+            let mut h = crc.clone();
+            h.update(b);
+            h.finalize()
+        };
+        if base == 0 {
+            match check_header(data) {
+                Ok(()) => pos = FILE_HEADER.len(),
+                Err(HeaderError::TooShort) => {
+                    return Ok(ScanEnd {
+                        consumed: 0,
+                        pending: end,
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let mut open = self.open.take();
+        if let (Some(o), Some(_)) = (&mut open, self.resync) {
+            // Shown up to the end of the last input; it goes on from where the
+            // search stands.
+            o.len = base - o.offset;
+        }
+        let mut skips = SkipRun { cur: open };
+        let mut grid = Grid {
+            grid: self.grid,
+            lost: self.lost_grid,
+        };
+        let mut resync = self.resync.take();
+        if let Some(reason) = resync {
+            // The search goes on where the last call left it.
+            match resync::find_chunk(data, pos, eof, crc_of) {
+                resync::Search::At(p) => {
+                    skips.add(base, abs(p), reason, &mut emit);
+                    grid.lost = true;
+                    pos = p;
+                    resync = None;
+                }
+                resync::Search::Stall(p) => {
+                    skips.add(base, abs(p), reason, &mut emit);
+                    pos = p;
+                }
+                resync::Search::Nothing => {
+                    skips.add(base, abs(end), reason, &mut emit);
+                    pos = end;
+                }
+            }
+        }
+        let mut pending: Option<(Pending, Grid)> = None;
+        // Just past the last chunk read (or where this call began): after damage the
+        // search starts here, so a chunk that begins inside what looked like padding
+        // is found.
+        let mut last_good = pos;
+
+        while resync.is_none() {
+            let a = abs(pos);
+            let in_block = (a.wrapping_sub(grid.grid) % BLOCK_SIZE as u64) as usize;
+            let left = BLOCK_SIZE - in_block;
+            if left < CHUNK_HEADER_LEN && !grid.lost {
+                // Block trailer: 0..=6 zero bytes, never a chunk. Other bytes there
+                // mean the grid has moved: a chunk may start here.
+                if pos + left > end {
+                    break;
+                }
+                if data[pos..pos + left].iter().all(|&b| b == 0) {
+                    pos += left;
+                    continue;
+                }
+                grid.lost = true;
+            }
+            if pos + CHUNK_HEADER_LEN > end {
+                break;
+            }
+            let h = &data[pos..pos + CHUNK_HEADER_LEN];
+            let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+            let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+            let kind = h[6];
+            let fits = grid.lost || in_block + CHUNK_HEADER_LEN + len <= BLOCK_SIZE;
+
+            let damage = if stored == 0 && len == 0 && kind == 0 {
+                // Zero-filled space. If zeros run to the end of what we have, the writer
+                // may not have filled it yet: wait rather than report damage.
+                if (grid.lost || a + left as u64 > abs(end))
+                    && pending.is_none()
+                    && data[pos..end].iter().all(|&b| b == 0)
+                {
+                    break;
+                }
+                Some(SkipReason::ZeroFilled)
+            } else if len > BLOCK_SIZE - CHUNK_HEADER_LEN {
+                Some(SkipReason::ChunkTooLong)
+            } else if pos + CHUNK_HEADER_LEN + len > end {
+                // At the end of a complete file a chunk running past it is a cut
+                // tail, unless a chunk follows (then its header is damaged).
+                if eof
+                    && (!fits
+                        || resync::find_chunk(data, pos + 1, true, crc_of)
+                            != resync::Search::Nothing)
+                {
+                    Some(SkipReason::ChunkTooLong)
+                } else {
+                    break;
+                }
+            } else if crc_of(&data[pos + 6..pos + CHUNK_HEADER_LEN + len]) != stored {
+                Some(if fits {
+                    SkipReason::Checksum
+                } else {
+                    SkipReason::ChunkTooLong
+                })
+            } else {
+                // The checksum holds: a chunk that does not fit the grid is one of
+                // bytes shifted by damage before it.
+                grid.lost |= !fits;
+                None
+            };
+            if let Some(reason) = damage {
+                let search = resync::find_chunk(data, last_good, eof, crc_of);
+                let dropped = pending.as_ref().map(|(p, _)| p.start);
+                match search {
+                    resync::Search::Stall(q)
+                        if dropped.is_none()
+                            && q <= pos + 6
+                            && data[pos..q].iter().all(|&b| b == 0) =>
+                    {
+                        // Not decided yet, and maybe padding: decide it next time, from
+                        // the same state.
+                        pos = last_good;
+                        break;
+                    }
+                    resync::Search::At(p)
+                        if dropped.is_none()
+                            && p > pos
+                            && p <= pos + 6
+                            && data[pos..p].iter().all(|&b| b == 0) =>
+                    {
+                        // Padding before a block start on a grid that has moved.
+                        grid = Grid {
+                            grid: abs(p) % BLOCK_SIZE as u64,
+                            lost: false,
+                        };
+                        pos = p;
+                    }
+                    resync::Search::At(p) => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(p), reason, &mut emit);
+                        grid.lost = true;
+                        pos = p;
+                    }
+                    resync::Search::Stall(q) => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(q), reason, &mut emit);
+                        resync = Some(reason);
+                        pos = q;
+                    }
+                    resync::Search::Nothing => {
+                        pending = None;
+                        skips.add(dropped.unwrap_or(a), abs(end), reason, &mut emit);
+                        resync = Some(reason);
+                        pos = end;
+                    }
+                }
+                last_good = pos;
+                continue;
+            }
+            let chunk_end = pos + CHUNK_HEADER_LEN + len;
+            last_good = chunk_end;
+            if !(FULL..=LAST).contains(&kind) {
+                // An intact chunk (its checksum holds) of a type the format does not have:
+                // drop just it and the record it interrupts, and read on from the next chunk,
+                // as LevelDB's reader does. The rest of the block is fine.
+                let from = pending.take().map_or(a, |(p, _)| p.start);
+                skips.add(from, abs(chunk_end), SkipReason::BadChunkType, &mut emit);
+                pos = chunk_end;
+                continue;
+            }
+            if kind == FIRST || kind == MIDDLE {
+                // They fill their block to its end.
+                let at_pending = grid;
+                grid = Grid {
+                    grid: abs(chunk_end) % BLOCK_SIZE as u64,
+                    lost: false,
+                };
+                if kind == FIRST {
+                    if let Some((p, _)) = pending.take() {
+                        skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
+                    }
+                    pending = Some((
+                        Pending {
+                            start: a,
+                            buf: data[pos + CHUNK_HEADER_LEN..chunk_end].to_vec(),
+                        },
+                        at_pending,
+                    ));
+                    pos = chunk_end;
+                    continue;
+                }
+            }
+            let payload = &data[pos + CHUNK_HEADER_LEN..chunk_end];
+            if kind == FULL {
+                if let Some((p, _)) = pending.take() {
+                    skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
+                }
+                self.hand_on(
+                    a,
+                    abs(chunk_end),
+                    Cow::Borrowed(payload),
+                    &mut skips,
+                    &mut emit,
+                );
+            } else {
+                match &mut pending {
+                    None => skips.add(a, abs(chunk_end), SkipReason::BadChunkOrder, &mut emit),
+                    Some((p, _)) if p.buf.len() + len > MAX_RECORD_LEN => {
+                        // Too large: drop it now and report the span. Its later
+                        // MIDDLE/LAST chunks are orphans and extend the same skip, and
+                        // nothing before this point is kept for a resume, so neither
+                        // memory nor re-scanning grows with a never-ending chain.
+                        let start = p.start;
+                        pending = None;
+                        skips.add(start, abs(chunk_end), SkipReason::RecordTooLarge, &mut emit);
+                    }
+                    Some((p, _)) => {
+                        p.buf.extend_from_slice(payload);
+                        if kind == LAST {
+                            if let Some((p, _)) = pending.take() {
+                                self.hand_on(
+                                    p.start,
+                                    abs(chunk_end),
+                                    Cow::Owned(p.buf),
+                                    &mut skips,
+                                    &mut emit,
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            pos = chunk_end;
+        }
+        // A record still being assembled is scanned again from its start next time;
+        // nothing after its start has been handed on or changed any state.
+        let consumed = match &pending {
+            Some((p, at_start)) => {
+                grid = *at_start;
+                rel(p.start)
+            }
+            None => pos,
+        };
+        self.grid = grid.grid;
+        self.lost_grid = grid.lost;
+        self.open = skips.cur;
+        self.resync = resync;
+        self.base += consumed as u64;
+        if resync.is_some() {
+            // The bytes the search has not decided yet are damage so far, not a
+            // record in progress: the open span covers them (it may end sooner
+            // once they are decided).
+            if let Some(o) = &mut self.open {
+                o.len = abs(end) - o.offset;
+            }
+            return Ok(ScanEnd {
+                consumed,
+                pending: 0,
+            });
+        }
+        Ok(ScanEnd {
+            consumed,
+            pending: end - consumed,
+        })
+    }
+
+    /// A complete record: handed on, unless its number was read before.
+    #[inline]
+    fn hand_on<'a, F: FnMut(Frame<'a>)>(
+        &mut self,
+        offset: u64,
+        end: u64,
+        payload: Cow<'a, [u8]>,
+        skips: &mut SkipRun,
+        emit: &mut F,
+    ) {
+        if let Some(n) = resync::record_num(&payload) {
+            // A span not handed on yet is damage since the last record.
+            if !self.nums.insert(n, skips.cur.is_some()) {
+                skips.add(offset, end, SkipReason::Duplicate, emit);
+                return;
+            }
+        }
+        skips.flush(emit);
+        emit(Frame::Record { offset, payload });
+    }
+}
