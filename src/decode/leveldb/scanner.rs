@@ -481,7 +481,7 @@ impl Scanner {
     }
 
     /// A complete record: handed on, unless its number was read before.
-    #[inline]
+    #[inline(always)]
     fn hand_on<'a, F: FnMut(Frame<'a>)>(
         &mut self,
         offset: u64,
