@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::text::sanitize_path;
@@ -158,30 +157,7 @@ pub(crate) fn lock_beside(file: &Path) -> io::Result<File> {
 /// # Errors
 /// Creating, writing or renaming the temporary file.
 pub(crate) fn write_through(file: &Path, data: &[u8]) -> io::Result<()> {
-    use std::io::Write as _;
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = file.parent().unwrap_or_else(|| Path::new("."));
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
-    let old = std::fs::metadata(file).ok().map(|m| m.permissions());
-    let write = || -> io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        if let Some(mode) = old {
-            f.set_permissions(mode)?;
-        }
-        f.write_all(data)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, file)
-    };
-    let r = write();
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
+    super::index::cache::write_atomic(file, data)
 }
 
 #[cfg(test)]

@@ -143,9 +143,9 @@ pub fn store(file: &Path, canonical: &Path, entries: &[RunIndexEntry]) -> io::Re
 }
 
 /// Write `data` to `file` atomically: a temporary file beside it (a name unique
-/// per process and call, so two writers never share one), synced, then renamed
-/// over `file`; the temporary file is removed on failure. Also writes the
-/// workspace state files (`source::state`).
+/// per process and call, so two writers never share one), given the old file's
+/// permissions, synced, then renamed over `file`; the temporary file is removed on
+/// failure. Also writes the workspace state and settings files.
 ///
 /// # Errors
 /// I/O errors writing or renaming.
@@ -158,8 +158,13 @@ pub(crate) fn write_atomic(file: &Path, data: &[u8]) -> io::Result<()> {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
+    // The file's permissions stay (a 0600 settings or state file stays 0600).
+    let old = std::fs::metadata(file).ok().map(|m| m.permissions());
     let write = || -> io::Result<()> {
         let mut f = File::create(&tmp)?;
+        if let Some(mode) = old {
+            f.set_permissions(mode)?;
+        }
         f.write_all(data)?;
         f.sync_all()?;
         std::fs::rename(&tmp, file)
