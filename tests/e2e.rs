@@ -15,24 +15,11 @@ struct Tmux {
 /// Skip the test where tmux is missing (outside CI; in CI `have_tmux` fails instead).
 macro_rules! require_tmux {
     () => {
-        if !have_tmux() {
+        if !common::have_tmux() {
             eprintln!("SKIPPED: tmux is not installed (CI installs it via .ci/run)");
             return;
         }
     };
-}
-
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    // CI installs tmux (.ci/run): there a missing tmux is a failure, not a skip.
-    assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "tmux is required in CI"
-    );
-    ok
 }
 
 impl Tmux {

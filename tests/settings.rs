@@ -604,19 +604,6 @@ fn project_run(root: &Path, project: &str) -> PathBuf {
     dst
 }
 
-/// Where tmux is missing, the test is skipped (outside CI; in CI it fails).
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "tmux is required in CI"
-    );
-    ok
-}
-
 /// leet in a detached 120×40 tmux pane of a server of its own.
 struct Pane {
     socket: String,
@@ -695,7 +682,7 @@ impl Drop for Pane {
 /// drawn linear, project A's still on its log scale.
 #[test]
 fn the_binary_keeps_a_y_scale_in_the_project_it_was_set_in() {
-    if !have_tmux() {
+    if !common::have_tmux() {
         eprintln!("SKIPPED: tmux is not installed");
         return;
     }

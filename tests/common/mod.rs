@@ -9,6 +9,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// Whether tmux can be run: a test that needs it is skipped where it is missing,
+/// except in CI (`CI` set), where a missing tmux is a failure.
+pub fn have_tmux() -> bool {
+    let ok = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "tmux is required in CI"
+    );
+    ok
+}
+
 /// `tests/fixtures/runs` (real runs written by wandb 0.31.0, copied from shared/).
 pub fn runs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
