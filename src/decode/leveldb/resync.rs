@@ -59,14 +59,29 @@ pub(super) fn find_chunk(
 
 /// A record's number (`Record.num`, field 1, the first one wandb-core writes):
 /// None when the payload does not start with it, or it is 0 (unset).
-#[inline]
+#[inline(always)]
 pub(super) fn record_num(payload: &[u8]) -> Option<u64> {
-    let rest = payload.strip_prefix(&[0x08])?;
+    // Read once per record, so the one- to three-byte numbers of any run up to two
+    // million records are read without a loop.
+    let n = match *payload {
+        [0x08, b0, ..] if b0 < 0x80 => u64::from(b0),
+        [0x08, b0, b1, ..] if b1 < 0x80 => u64::from(b0 & 0x7F) | u64::from(b1) << 7,
+        [0x08, b0, b1, b2, ..] if b2 < 0x80 => {
+            u64::from(b0 & 0x7F) | u64::from(b1 & 0x7F) << 7 | u64::from(b2) << 14
+        }
+        [0x08, ..] => record_num_long(&payload[1..])?,
+        _ => return None,
+    };
+    (n > 0).then_some(n)
+}
+
+#[cold]
+fn record_num_long(rest: &[u8]) -> Option<u64> {
     let mut n = 0u64;
     for (i, &b) in rest.iter().take(10).enumerate() {
         n |= u64::from(b & 0x7F) << (7 * i);
         if b < 0x80 {
-            return (n > 0).then_some(n);
+            return Some(n);
         }
     }
     None
@@ -86,8 +101,21 @@ pub(super) struct Nums {
 impl Nums {
     /// Add `n`, read after damage (`broken`) or right after the last record; false
     /// when it was seen already (a record read twice).
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, n: u64, broken: bool) -> bool {
+        // The common case, a file read in order: the last range grows.
+        if let Some(last) = self.spans.last_mut() {
+            if n > last.1 && !broken {
+                last.1 = n;
+                return true;
+            }
+        }
+        self.insert_rare(n, broken)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_rare(&mut self, n: u64, broken: bool) -> bool {
         match self.spans.last_mut() {
             Some(last) if n > last.1 => {
                 if broken {
@@ -181,5 +209,31 @@ mod tests {
         assert_eq!(record_num(&[0x08, 0x00]), None);
         assert_eq!(record_num(&[0x12, 0x01]), None);
         assert_eq!(record_num(&[0x08, 0x80]), None);
+        // Every length of varint, against a plain reading of it.
+        for n in [
+            1u64,
+            127,
+            128,
+            16_383,
+            16_384,
+            2_097_151,
+            2_097_152,
+            1 << 35,
+            u64::MAX,
+        ] {
+            let mut b = vec![0x08];
+            let mut v = n;
+            while v >= 0x80 {
+                b.push(u8::try_from(v & 0x7F).unwrap() | 0x80);
+                v >>= 7;
+            }
+            b.push(u8::try_from(v).unwrap());
+            assert_eq!(record_num(&b), Some(n), "{n}");
+            b.push(0x12);
+            assert_eq!(record_num(&b), Some(n), "{n} followed by a field");
+        }
+        // Zero in a longer encoding is still unset; a varint cut short is none.
+        assert_eq!(record_num(&[0x08, 0x80, 0x80, 0x00]), None);
+        assert_eq!(record_num(&[0x08, 0x80, 0x80]), None);
     }
 }
