@@ -12,7 +12,7 @@
 //! text < decode < msg < source < store < inspect | app < input | terminal < view < cli < runtime
 pub mod app;
 pub mod cli;
-pub mod decode;
+pub use leet_format as decode;
 pub(crate) mod input;
 pub mod inspect;
 pub mod msg;
@@ -20,7 +20,7 @@ pub mod runtime;
 pub mod source;
 pub mod store;
 pub mod terminal;
-pub mod text;
+pub use leet_text as text;
 pub mod view;
 
 use std::io::{self, Write};

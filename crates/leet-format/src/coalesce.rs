@@ -183,7 +183,7 @@ pub(crate) fn metric_def(m: pb::MetricRecord) -> MetricDef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// Values of every kind and length set in random order: each key's value
     /// handed on is the last one set, whole, whichever way it was held.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::pb;
 use super::value;
 use super::wire;
-use crate::decode::record::{record_kind, record_type_name};
+use crate::record::{record_kind, record_type_name};
 
 fn pool() -> Option<&'static DescriptorPool> {
     static POOL: OnceLock<Option<DescriptorPool>> = OnceLock::new();
@@ -84,7 +84,7 @@ fn is_bad_timestamp(m: &DynamicMessage) -> bool {
         .get_field_by_name("nanos")
         .and_then(|v| v.as_i32())
         .unwrap_or(0);
-    crate::text::rfc3339(secs, nanos).is_none()
+    leet_text::rfc3339(secs, nanos).is_none()
 }
 
 /// A typed message as a JSON object.

@@ -13,7 +13,7 @@
 use super::json::record_json;
 use super::value;
 use super::wire::{Field, Fields, ItemValue};
-use crate::decode::record::record_kind;
+use crate::record::record_kind;
 use item::{raw_item, RawItem, RawValue, Reader};
 
 mod item;

@@ -8,7 +8,8 @@ pub mod leveldb;
 pub mod pb;
 pub mod record;
 pub mod synth;
-#[cfg(test)]
-pub(crate) mod test_rng;
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod test_rng;
 pub mod value;
 pub mod wire;

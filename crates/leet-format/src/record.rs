@@ -213,7 +213,7 @@ mod tests {
     /// fast reading, where it answers, answers as the general one does.
     #[test]
     fn the_fast_kind_reading_equals_the_general_one() {
-        use crate::decode::test_rng::{push_varint, Rng};
+        use crate::test_rng::{push_varint, Rng};
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut fast = 0;
         for round in 0..20_000 {

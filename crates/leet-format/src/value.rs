@@ -240,7 +240,7 @@ fn quote_non_finite(s: &str) -> String {
 /// Set `v` at `path` in a JSON object tree, making the objects on the way (a
 /// scalar in the way is replaced by an object): how a summary or config tree is
 /// shown as JSON, by the store and by the run index.
-pub(crate) fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
+pub fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
     let Some((head, rest)) = path.split_first() else {
         return;
     };
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn the_word_reading_equals_the_bytewise_one() {
         let alphabet = b"0123456789.-+e /:\x00\xff9";
-        let mut rng = crate::decode::test_rng::Rng(0x2545_F491_4F6C_DD1D);
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
         let mut rnd = || rng.next();
         let check = |v: &[u8]| {
             for pad in [0usize, 1, 5, 7, 8, 9, 16, 40] {

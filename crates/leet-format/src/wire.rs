@@ -429,7 +429,7 @@ mod tests {
     /// reader alone does: random bytes, and messages of short and long fields.
     #[test]
     fn the_inline_field_cases_equal_the_general_reading() {
-        let mut rng = crate::decode::test_rng::Rng(0x0DDB_1A5E_5BAD_5EED);
+        let mut rng = crate::test_rng::Rng(0x0DDB_1A5E_5BAD_5EED);
         let mut rnd = || rng.next();
         for round in 0..20_000 {
             let mut b = Vec::new();
@@ -519,7 +519,7 @@ mod tests {
     /// shapes, typed values, repeated fields, and random damage to all of them.
     #[test]
     fn the_fast_item_readers_agree_with_the_full_one() {
-        use crate::decode::pb;
+        use crate::pb;
         use prost::Message as _;
         let mut shapes: Vec<Vec<u8>> = Vec::new();
         for key in ["", "loss", "a.b"] {

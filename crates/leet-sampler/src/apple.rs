@@ -62,7 +62,7 @@ use serde_json::Value;
 
 use super::child::{self, find_on_path, is_executable, preview, problems_result, Backoff, Stream};
 use super::{Collector, GpuInfo, SamplerError};
-use crate::text::sanitize;
+use leet_text::sanitize;
 
 /// Lines kept between two samples (macmon writes one per interval).
 pub(crate) const MAX_LINES: usize = 64;

@@ -470,7 +470,7 @@ impl Backoff {
 /// The first `max_chars` characters of an untrusted line, sanitized for an error
 /// message.
 pub(crate) fn preview(line: &str, max_chars: usize) -> String {
-    crate::text::sanitize(&line.chars().take(max_chars).collect::<String>())
+    leet_text::sanitize(&line.chars().take(max_chars).collect::<String>())
 }
 
 /// `Ok` without problems, else one [`SamplerError::Command`] of `program` naming them

@@ -110,8 +110,8 @@ pub fn run_sample_command(
         let _ = writeln!(
             stderr,
             "{}: not available: {}",
-            crate::text::sanitize(family),
-            crate::text::sanitize(why)
+            leet_text::sanitize(family),
+            leet_text::sanitize(why)
         );
     }
     drop(stderr);
@@ -127,8 +127,8 @@ pub fn run_sample_command(
                 let _ = writeln!(
                     stderr,
                     "{}: error: {}",
-                    crate::text::sanitize(family),
-                    crate::text::sanitize(e)
+                    leet_text::sanitize(family),
+                    leet_text::sanitize(e)
                 );
             }
         }

@@ -309,7 +309,7 @@ fn describe(error_string: Option<ErrorStringFn>, rc: DcgmReturn) -> String {
             }
         })
         .unwrap_or_default();
-    let text: String = crate::text::sanitize(&text).chars().take(120).collect();
+    let text: String = leet_text::sanitize(&text).chars().take(120).collect();
     if text.is_empty() {
         format!("DCGM error {rc}")
     } else {

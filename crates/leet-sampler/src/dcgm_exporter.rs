@@ -209,7 +209,7 @@ fn parse_query_api(body: &str) -> Result<Vec<OwnedSeries>, String> {
             .get("error")
             .and_then(|e| e.as_str())
             .unwrap_or("no status");
-        let why: String = crate::text::sanitize(why).chars().take(200).collect();
+        let why: String = leet_text::sanitize(why).chars().take(200).collect();
         return Err(format!("query api: {why}"));
     }
     let data = v.get("data").ok_or("query api: no data")?;
@@ -335,7 +335,7 @@ fn exporter_gpus(series: &[OwnedSeries]) -> Vec<GpuInfo> {
             continue;
         }
         let (info, fb) = gpus.entry(index).or_default();
-        let clean = |s: &str| crate::text::sanitize(s).chars().take(MAX_LABEL).collect();
+        let clean = |s: &str| leet_text::sanitize(s).chars().take(MAX_LABEL).collect();
         if info.name.is_empty() {
             if let Some(m) = label(labels, "modelName") {
                 info.name = clean(m);
@@ -446,7 +446,7 @@ mod tests {
     fn gpu_info_from_the_recorded_l4_labels() {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/devices/openmetrics-dcgm-exporter-l4.txt"
+            "/../../tests/fixtures/devices/openmetrics-dcgm-exporter-l4.txt"
         ))
         .expect("fixture");
         let gpus = exporter_gpus(&parse_body(&text).expect("parse"));

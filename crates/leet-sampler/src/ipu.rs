@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 use super::child::{self, find_on_path, preview, problems_result};
 use super::procfs::SharedTree;
 use super::{Collector, Detect, GpuInfo, SamplerError};
-use crate::text::sanitize;
+use leet_text::sanitize;
 
 /// Largest `gc-info` output read (one device's attributes are ~2 KiB).
 pub(crate) const MAX_OUTPUT: usize = 256 * 1024;

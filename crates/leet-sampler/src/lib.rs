@@ -65,7 +65,7 @@ pub use openmetrics::{
 pub use command::{run_sample_command, sample_to_json, write_json_line};
 use detect::Detect;
 pub use monitor::MonitorHandle;
-pub use procs::ProcScanner;
+pub use procs::{ProcRow, ProcScanner, ProcTable};
 pub use worker::{deadline_for, spawn_sampler, Sampler, Ticker};
 
 #[derive(Debug, thiserror::Error)]

@@ -34,7 +34,36 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::procfs::{self, ProcFile};
-use crate::msg::{ProcRow, ProcTable};
+
+/// One process of the host, a row of the live monitor's process table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcRow {
+    pub pid: u32,
+    pub ppid: u32,
+    /// User name, or the numeric uid when it has none. Untrusted text.
+    pub user: String,
+    /// CPU use since the previous scan, percent of one core (a busy 4-thread
+    /// process can show 400).
+    pub cpu: f64,
+    /// Resident memory, bytes.
+    pub rss: u64,
+    /// GPU memory this process uses over all GPUs, bytes, where NVML reports
+    /// per-process usage; `None` when nothing reports it.
+    pub gpu_memory: Option<u64>,
+    pub threads: u32,
+    /// Command line, arguments joined by spaces (`[comm]` when it has none, as for
+    /// kernel threads). Untrusted text: the view sanitizes it before drawing.
+    pub command: String,
+}
+
+/// One scan of the host's processes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcTable {
+    /// Unix seconds.
+    pub timestamp: f64,
+    /// Every process seen, in no particular order (the app sorts and filters).
+    pub rows: Vec<ProcRow>,
+}
 
 /// Longest command line kept, in bytes (the rest is cut).
 pub(crate) const MAX_COMMAND: usize = 4096;

@@ -334,7 +334,7 @@ impl Api {
                 ok.then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
             })
             .unwrap_or_default();
-        let text: String = crate::text::sanitize(&text).chars().take(160).collect();
+        let text: String = leet_text::sanitize(&text).chars().take(160).collect();
         if text.is_empty() {
             format!("status {rc}")
         } else {
@@ -350,7 +350,7 @@ fn c_string(buf: &[c_char]) -> String {
         .take_while(|c| **c != 0)
         .map(|c| *c as u8)
         .collect();
-    crate::text::sanitize(&String::from_utf8_lossy(&bytes))
+    leet_text::sanitize(&String::from_utf8_lossy(&bytes))
 }
 
 #[cfg(test)]

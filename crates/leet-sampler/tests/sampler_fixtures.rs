@@ -1,6 +1,6 @@
 //! Parser tests against real tool outputs in `tests/fixtures/devices/` (see its README).
 
-use leet::source::sampler::{
+use leet_sampler::{
     amd_gpu_info, amd_metrics, openmetrics_values, parse_exposition, parse_rocm_smi_json,
     parse_rocm_smi_text, rocm_driver_version, KeyIndex, MetricKind,
 };
@@ -8,7 +8,7 @@ use regex::Regex;
 
 fn fixture(name: &str) -> String {
     let path = format!(
-        "{}/tests/fixtures/devices/{name}",
+        "{}/../../tests/fixtures/devices/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))

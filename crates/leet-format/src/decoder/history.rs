@@ -3,9 +3,9 @@
 
 use super::keys::as_u32;
 use super::{Decoder, Special};
-use crate::decode::event::{Event, Row};
-use crate::decode::value;
-use crate::decode::wire::{self, Field, Fields, ItemValue};
+use crate::event::{Event, Row};
+use crate::value;
+use crate::wire::{self, Field, Fields, ItemValue};
 
 impl Decoder {
     /// What the history key at `pos` of a row means; None when it is new and not

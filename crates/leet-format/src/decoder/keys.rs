@@ -1,8 +1,8 @@
 //! Small helpers of the decoder's per-item work: the positional key caches, key
 //! comparison, `null` detection, key paths.
 
-use crate::decode::event::MAX_DEPTH;
-use crate::decode::wire::Item;
+use crate::event::MAX_DEPTH;
+use crate::wire::Item;
 
 /// A record's keys by position, and the short ones also by their bytes: rows
 /// written in a fixed order find a key by one comparison at its position; rows

@@ -4,8 +4,8 @@
 use prost::Message as _;
 
 use super::Decoder;
-use crate::decode::pb;
-use crate::decode::test_rng::{push_varint, Rng};
+use crate::pb;
+use crate::test_rng::{push_varint, Rng};
 
 /// A record payload (`num`, then the history field) around `body`.
 fn payload(num: u64, body: &[u8]) -> Vec<u8> {
@@ -175,14 +175,14 @@ fn the_fast_history_reading_equals_the_general_one() {
 /// fast path.
 #[test]
 fn wandb_core_rows_take_the_fast_path() {
-    let spec = crate::decode::synth::SynthSpec {
+    let spec = crate::synth::SynthSpec {
         steps: 500,
         metrics: 12,
         ..Default::default()
     };
     let mut d = Decoder::new();
     let mut n = 0;
-    crate::decode::synth::records(&spec, |p| {
+    crate::synth::records(&spec, |p| {
         d.record(n, p);
         n += 1;
     });

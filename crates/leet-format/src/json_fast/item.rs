@@ -1,9 +1,9 @@
 //! One item message read straight from the wire, its strings left as checked
 //! UTF-8 bytes: the input of the direct JSON writer.
 
-use crate::decode::wire::{Field, ItemValue};
+use crate::wire::{Field, ItemValue};
 
-/// The fields of one message, read as [`crate::decode::wire::Fields`] reads them (the same
+/// The fields of one message, read as [`crate::wire::Fields`] reads them (the same
 /// fields, the same errors), inlined into the loops here: `Err` at malformed input.
 pub(super) struct Reader<'a> {
     buf: &'a [u8],
@@ -73,7 +73,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// An item as [`crate::decode::wire::item`] reads it (the same fields, the same failures: bad
+/// An item as [`crate::wire::item`] reads it (the same fields, the same failures: bad
 /// framing, a string field that is not UTF-8), with its strings left as bytes.
 pub(super) struct RawItem<'a> {
     pub(super) key: &'a [u8],
@@ -100,7 +100,7 @@ fn utf8(b: &[u8]) -> Option<&[u8]> {
 }
 
 /// Parse an item message (field numbers shared by every item type); None where
-/// [`crate::decode::wire::item`] fails, and for more than [`NESTED`] nested key elements.
+/// [`crate::wire::item`] fails, and for more than [`NESTED`] nested key elements.
 pub(super) fn raw_item(b: &[u8]) -> Option<RawItem<'_>> {
     let mut it = RawItem {
         key: b"",

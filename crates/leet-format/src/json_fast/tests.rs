@@ -9,7 +9,7 @@ use super::*;
 
 // --- a tiny protobuf encoder, so tests can write what prost would refuse ---
 
-use crate::decode::test_rng::push_varint as varint;
+use crate::test_rng::push_varint as varint;
 
 fn bytes_field(out: &mut Vec<u8>, field: u32, b: &[u8]) {
     varint(out, u64::from(field) << 3 | 2);
@@ -548,10 +548,10 @@ fn random_records_match_the_general_path() {
 #[test]
 fn other_record_types_go_the_general_way() {
     use prost::Message as _;
-    let rec = crate::decode::pb::Record {
+    let rec = crate::pb::Record {
         num: 9,
-        record_type: Some(crate::decode::pb::record::RecordType::Exit(
-            crate::decode::pb::RunExitRecord {
+        record_type: Some(crate::pb::record::RecordType::Exit(
+            crate::pb::RunExitRecord {
                 exit_code: 0,
                 runtime: 3,
                 ..Default::default()

@@ -459,7 +459,7 @@ pub fn run_file(spec: &RunSpec) -> Vec<u8> {
 #[must_use]
 pub fn run_dir_name(start_time: f64, run_id: &str, offline: bool) -> String {
     #[allow(clippy::cast_possible_truncation)]
-    let t = crate::text::rfc3339(start_time.floor() as i64, 0).unwrap_or_default();
+    let t = leet_text::rfc3339(start_time.floor() as i64, 0).unwrap_or_default();
     // "YYYY-MM-DDTHH:MM:SSZ" → "YYYYMMDD_HHMMSS".
     let digits: String = t.chars().filter(char::is_ascii_digit).collect();
     let (date, time) = digits.split_at(digits.len().min(8));

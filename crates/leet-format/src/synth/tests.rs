@@ -1,7 +1,7 @@
 use super::*;
-use crate::decode::decoder::Decoder;
-use crate::decode::event::{Event, Events, Scalar, TreeOp};
-use crate::decode::leveldb::{scan, Frame};
+use crate::decoder::Decoder;
+use crate::event::{Event, Events, Scalar, TreeOp};
+use crate::leveldb::{scan, Frame};
 
 #[test]
 fn synthetic_file_reads_back() {

@@ -7,7 +7,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::{CORE_MEMORY_FIELDS, HOST_MEMORY_FIELDS, MAX_CORES};
-use crate::source::sampler::GpuInfo;
+use crate::GpuInfo;
 
 // ---------------------------------------------------------------------------------------
 // The report, as far as the keys need it. Every number is read leniently: a value of
@@ -191,7 +191,7 @@ fn add(total: &mut Option<f64>, v: Num) {
 }
 
 pub(super) fn clip(s: &str, max_chars: usize) -> String {
-    let clean = crate::text::sanitize(s);
+    let clean = leet_text::sanitize(s);
     match clean.char_indices().nth(max_chars) {
         Some((i, _)) => format!("{}…", &clean[..i]),
         None => clean,

@@ -11,7 +11,7 @@ use super::{
     ConfigFile, DRAIN_AFTER_EXIT, EXIT_POLL, HEALTHY_RUN, MAX_EVENTS, MAX_LINES, MAX_LINE_BYTES,
     SUPERVISE_EVERY,
 };
-use crate::source::sampler::child::{Backoff, Stream, Taken};
+use crate::child::{Backoff, Stream, Taken};
 
 // ---------------------------------------------------------------------------------------
 // The child, shared by the supervisor thread and the collector.

@@ -309,11 +309,8 @@ fn gpu_memory_per_process_is_published_summed_over_gpus() {
             .sum()
     };
     assert_eq!(calls(&c), 0);
-    let mut scanner = crate::source::sampler::procs::ProcScanner::with_root(
-        "/nonexistent",
-        "/nonexistent",
-        Some(map.clone()),
-    );
+    let mut scanner =
+        crate::procs::ProcScanner::with_root("/nonexistent", "/nonexistent", Some(map.clone()));
     assert!(scanner.scan().rows.is_empty());
     c.sample(&mut out).expect("sample");
     assert_eq!(calls(&c), 2);

@@ -180,7 +180,7 @@ fn assert_same_mapping(scrapes: &[String], cap: usize, filter: Option<&Regex>) {
 
 fn device_fixture(name: &str) -> String {
     let path = format!(
-        "{}/tests/fixtures/devices/{name}",
+        "{}/../../tests/fixtures/devices/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))

@@ -406,7 +406,7 @@ fn hostile_command_lines_are_bounded_valid_text() {
         "kept as data for the view: {c:?}"
     );
     // What the view draws has no control character left.
-    let shown = crate::text::sanitize(c);
+    let shown = leet_text::sanitize(c);
     assert!(!shown.chars().any(char::is_control), "{shown:?}");
     assert_eq!(row(&t, 51).command.len(), MAX_COMMAND);
     assert_eq!(row(&t, 52).command, "[x) (y]");

@@ -82,7 +82,7 @@ pub fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
         let port: u16 = part.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
             format!(
                 "TPU_RUNTIME_METRICS_PORTS: '{}' is not a port number",
-                crate::text::sanitize(part)
+                leet_text::sanitize(part)
             )
         })?;
         if !ports.contains(&port) {
@@ -174,7 +174,7 @@ impl Port {
     fn label(&self) -> String {
         match self.addr {
             Some(a) => a.to_string(),
-            None => format!("{}:{}", crate::text::sanitize(&self.host), self.port),
+            None => format!("{}:{}", leet_text::sanitize(&self.host), self.port),
         }
     }
 
@@ -211,7 +211,7 @@ fn unsupported(code: tonic::Code) -> bool {
 }
 
 fn status_text(s: &tonic::Status) -> String {
-    let mut msg: String = crate::text::sanitize(s.message())
+    let mut msg: String = leet_text::sanitize(s.message())
         .chars()
         .take(MAX_ERROR_CHARS)
         .collect();
@@ -224,7 +224,7 @@ fn status_text(s: &tonic::Status) -> String {
         if depth >= 8 {
             break;
         }
-        let t: String = crate::text::sanitize(&e.to_string())
+        let t: String = leet_text::sanitize(&e.to_string())
             .chars()
             .take(MAX_ERROR_CHARS)
             .collect();
@@ -266,9 +266,9 @@ fn literal_addr(host: &str, port: u16) -> Option<SocketAddr> {
 async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
     tokio::net::lookup_host((host, port))
         .await
-        .map_err(|e| format!("cannot resolve '{}': {e}", crate::text::sanitize(host)))?
+        .map_err(|e| format!("cannot resolve '{}': {e}", leet_text::sanitize(host)))?
         .next()
-        .ok_or_else(|| format!("'{}' has no address", crate::text::sanitize(host)))
+        .ok_or_else(|| format!("'{}' has no address", leet_text::sanitize(host)))
 }
 
 fn connect(addr: SocketAddr, timeout: Duration) -> Result<Client, String> {

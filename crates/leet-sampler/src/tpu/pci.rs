@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::source::sampler::GpuInfo;
+use crate::GpuInfo;
 
 /// Google's PCI vendor id.
 pub(crate) const GOOGLE_VENDOR: &str = "0x1ae0";
@@ -158,7 +158,7 @@ pub(crate) fn scan_pci(root: &Path) -> Result<Vec<Chip>, String> {
                 address: name,
                 generation,
             }),
-            None => other_google.push(crate::text::sanitize(&device)),
+            None => other_google.push(leet_text::sanitize(&device)),
         }
     }
     if chips.is_empty() {
