@@ -195,7 +195,7 @@ impl AmdCollector {
     /// nothing AMD-specific is loaded on other hosts; then `librocm_smi64.so` (see
     /// [`RocmSmi`]); failing that, `rocm-smi` on `$PATH` whose first run lists a card.
     /// The error says which step failed (both, when library and CLI fail).
-    pub fn detect() -> Result<Self, String> {
+    pub(crate) fn detect() -> Result<Self, String> {
         let initstate = super::sysfs_root().join("module/amdgpu/initstate");
         let live = std::fs::read_to_string(&initstate).is_ok_and(|s| s.contains("live"));
         if !live {
@@ -238,7 +238,7 @@ impl AmdCollector {
         })
     }
 
-    pub fn gpu_info(&self) -> Vec<GpuInfo> {
+    pub(crate) fn gpu_info(&self) -> Vec<GpuInfo> {
         self.info.clone()
     }
 }

@@ -187,7 +187,7 @@ fn cluster(v: &Value, name: &str) -> (Option<f64>, Option<f64>) {
 
 /// Map one `macmon pipe` JSON line to W&B keys (see the module doc). An error when the
 /// line is not JSON, not an object, or has none of macmon's fields.
-pub fn macmon_metrics(line: &str) -> Result<Vec<(String, f64)>, String> {
+pub(crate) fn macmon_metrics(line: &str) -> Result<Vec<(String, f64)>, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
     if !v.is_object() {
         return Err("not a JSON object".to_string());
@@ -246,7 +246,7 @@ pub fn macmon_metrics(line: &str) -> Result<Vec<(String, f64)>, String> {
 }
 
 /// Static facts of a probe line: the `soc` block (`--soc-info`) and memory totals.
-pub fn macmon_static(line: &str) -> (Vec<GpuInfo>, Vec<(String, String)>) {
+pub(crate) fn macmon_static(line: &str) -> (Vec<GpuInfo>, Vec<(String, String)>) {
     let Ok(v) = serde_json::from_str::<Value>(line) else {
         return (Vec::new(), Vec::new());
     };

@@ -107,7 +107,7 @@ pub(crate) fn throttled_percent(prev: (u64, u64), now: (u64, u64)) -> Option<f64
 }
 
 impl CpuCollector {
-    pub fn new(tree: SharedTree) -> Self {
+    pub(crate) fn new(tree: SharedTree) -> Self {
         Self {
             tree,
             capacity: 1.0,

@@ -50,7 +50,7 @@ impl GpuClaims {
 }
 
 /// The library loaded when `$LEET_DCGM_LIB` is not set (the soname of DCGM 4).
-pub const DEFAULT_LIB: &str = "libdcgm.so.4";
+pub(crate) const DEFAULT_LIB: &str = "libdcgm.so.4";
 /// Where the reference connects: nv-hostengine's default port on this host.
 const HOSTENGINE: &str = "localhost:5555";
 

@@ -118,7 +118,7 @@ pub(crate) struct DiskCollector {
 }
 
 impl DiskCollector {
-    pub fn new(paths: &[PathBuf]) -> Self {
+    pub(crate) fn new(paths: &[PathBuf]) -> Self {
         let mut buf = String::new();
         let stats = procfs::read_into(Path::new("/proc/diskstats"), &mut buf)
             .map(|()| parse_diskstats(&buf))

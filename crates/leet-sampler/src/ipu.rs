@@ -61,7 +61,7 @@ pub(crate) fn sample_budget(interval: Duration) -> Duration {
 }
 
 /// (attribute, unit of the key) of the time-varying attributes.
-pub const METRICS: [(&str, &str); 7] = [
+pub(crate) const METRICS: [(&str, &str); 7] = [
     ("average board temp", "C"),
     ("average die temp", "C"),
     ("clock", "MHz"),
@@ -87,11 +87,11 @@ const STATIC: [&str; 12] = [
     "numa node",
 ];
 
-pub type Attributes = BTreeMap<String, String>;
+pub(crate) type Attributes = BTreeMap<String, String>;
 
 /// Parse `gc-info -i` output: `key: value` lines (indented, after `Device Info:`). The
 /// first value of a key wins; lines without `: ` are skipped.
-pub fn parse_device_info(text: &str) -> Attributes {
+pub(crate) fn parse_device_info(text: &str) -> Attributes {
     let mut a = Attributes::new();
     for line in text.lines() {
         let Some((k, v)) = line.split_once(": ") else {
@@ -128,7 +128,7 @@ pub(crate) fn parse_sampled_attributes(text: &str) -> Attributes {
 /// Single-IPU device ids of `gc-info --list-devices` (`-+- Id: [3], target: [PCIe]`);
 /// multi-IPU devices (`target: [Multi IPU]`) and their members (` |--- Id:`) are not
 /// devices of their own.
-pub fn parse_device_list(text: &str) -> Vec<u32> {
+pub(crate) fn parse_device_list(text: &str) -> Vec<u32> {
     let mut ids = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.trim_start().strip_prefix("-+- Id: [") else {
@@ -151,7 +151,7 @@ pub fn parse_device_list(text: &str) -> Vec<u32> {
 
 /// A value as gc-info prints it (`17.8 C`, `1300MHz`, `0.00%`, `N/A`), converted to
 /// `unit`. `Ok(None)` for `N/A` and other non-numbers; `Err` for an unknown unit.
-pub fn parse_quantity(value: &str, unit: &str) -> Result<Option<f64>, String> {
+pub(crate) fn parse_quantity(value: &str, unit: &str) -> Result<Option<f64>, String> {
     let v = value.trim();
     let split = v
         .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
@@ -180,7 +180,7 @@ pub fn parse_quantity(value: &str, unit: &str) -> Result<Option<f64>, String> {
 }
 
 /// The sampled keys of one device's attributes; unknown units go to `problems`.
-pub fn ipu_metrics(
+pub(crate) fn ipu_metrics(
     id: &str,
     a: &Attributes,
     out: &mut Vec<(String, f64)>,
@@ -207,7 +207,7 @@ fn device_id(a: &Attributes, asked: u32) -> String {
 }
 
 /// Static facts and the overview's description of one device.
-pub fn ipu_static(asked: u32, a: &Attributes) -> (GpuInfo, Vec<(String, String)>) {
+pub(crate) fn ipu_static(asked: u32, a: &Attributes) -> (GpuInfo, Vec<(String, String)>) {
     let id = device_id(a, asked);
     let facts = STATIC
         .iter()

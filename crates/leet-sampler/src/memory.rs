@@ -103,7 +103,7 @@ pub(crate) struct MemoryCollector {
 }
 
 impl MemoryCollector {
-    pub fn new(tree: SharedTree) -> Self {
+    pub(crate) fn new(tree: SharedTree) -> Self {
         Self {
             tree,
             cgroup: CgroupLimits::default(),

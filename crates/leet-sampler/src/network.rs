@@ -48,7 +48,7 @@ pub(crate) struct NetworkCollector {
 }
 
 impl NetworkCollector {
-    pub fn new() -> Result<Self, SamplerError> {
+    pub(crate) fn new() -> Result<Self, SamplerError> {
         let mut buf = String::with_capacity(4096);
         procfs::read_into(Path::new("/proc/net/dev"), &mut buf)?;
         let base = parse_net_dev(&buf);

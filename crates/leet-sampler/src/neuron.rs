@@ -284,7 +284,7 @@ pub(crate) struct NeuronCollector {
 
 impl NeuronCollector {
     /// Detect (see the module doc) and start the supervisor, which starts the child.
-    pub fn detect(opts: &SamplerOptions) -> Result<Self, String> {
+    pub(crate) fn detect(opts: &SamplerOptions) -> Result<Self, String> {
         let program =
             find_monitor().ok_or("neuron-monitor not found on PATH or /opt/aws/neuron/bin")?;
         let root = super::sysfs_root();

@@ -18,7 +18,8 @@ use regex::Regex;
 use super::{http, Collector, SamplerError};
 
 mod keys;
-pub use keys::{KeyIndex, MAX_SERIES};
+pub use keys::KeyIndex;
+pub(crate) use keys::MAX_SERIES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
@@ -401,7 +402,7 @@ pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 
 /// How long an endpoint that failed is left alone before it is tried again.
-pub const RETRY_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 pub(crate) struct OpenMetricsCollector {
     url: String,
@@ -418,7 +419,7 @@ impl OpenMetricsCollector {
     /// A collector for `url`; nothing is fetched yet (the first scrape is part of the
     /// first sample, so an endpoint that never answers cannot delay startup). Fails only
     /// on a URL it cannot scrape.
-    pub fn new(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, String> {
+    pub(crate) fn new(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, String> {
         http::parse_url(url)?;
         Ok(Self {
             url: url.to_string(),

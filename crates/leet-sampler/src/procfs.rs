@@ -269,7 +269,7 @@ pub(crate) struct ProcessTree {
 pub(crate) type SharedTree = Arc<Mutex<ProcessTree>>;
 
 impl ProcessTree {
-    pub fn new(root: u32) -> Self {
+    pub(crate) fn new(root: u32) -> Self {
         Self {
             root: Some(root),
             procs: Vec::new(),
@@ -281,7 +281,7 @@ impl ProcessTree {
     }
 
     /// A tree whose root is `root` (or none), with that root's cgroup limits.
-    pub fn detect(root: Option<u32>) -> Self {
+    pub(crate) fn detect(root: Option<u32>) -> Self {
         let mut t = Self::new(0);
         t.set_root(root);
         t.generation = 0;
@@ -290,7 +290,7 @@ impl ProcessTree {
 
     /// Monitor `root` (or none) from now on: its cgroup limits replace the previous
     /// root's, and nothing is known of it until the next refresh.
-    pub fn set_root(&mut self, root: Option<u32>) {
+    pub(crate) fn set_root(&mut self, root: Option<u32>) {
         self.root = root;
         self.procs.clear();
         self.error = None;
@@ -298,7 +298,7 @@ impl ProcessTree {
         self.generation += 1;
     }
 
-    pub fn pids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn pids(&self) -> impl Iterator<Item = u32> + '_ {
         self.procs.iter().map(|p| p.pid)
     }
 }
@@ -330,7 +330,7 @@ pub(crate) struct TreeWalker {
 }
 
 impl TreeWalker {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let tid = std::process::id();
         let has_children_files = Path::new(&format!("/proc/{tid}/task/{tid}/children")).exists();
         Self {
@@ -377,7 +377,7 @@ impl TreeWalker {
     }
 
     /// Re-read `tree` in place.
-    pub fn refresh(&mut self, tree: &mut ProcessTree) {
+    pub(crate) fn refresh(&mut self, tree: &mut ProcessTree) {
         tree.procs.clear();
         tree.read_at = Instant::now();
         if tree.generation != self.generation {

@@ -118,7 +118,7 @@ fn symbol<T: Copy>(lib: &libloading::Library, name: &str) -> Option<T> {
 
 impl RocmSmi {
     /// Load, `rsmi_init(0)`, count devices. The error says which step failed.
-    pub fn load() -> Result<Self, String> {
+    pub(crate) fn load() -> Result<Self, String> {
         let candidates: Vec<String> = match std::env::var("LEET_ROCM_SMI_LIB") {
             Ok(p) => vec![p],
             Err(_) => DEFAULT_LIBS.iter().map(|s| (*s).to_string()).collect(),
@@ -182,7 +182,7 @@ impl RocmSmi {
     }
 
     /// Name, VRAM total and driver version of each device.
-    pub fn gpu_info(&self) -> Vec<GpuInfo> {
+    pub(crate) fn gpu_info(&self) -> Vec<GpuInfo> {
         let driver = self
             .api
             .version
@@ -222,7 +222,7 @@ impl RocmSmi {
     }
 
     /// Append every device's `gpu.N.*` values.
-    pub fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
+    pub(crate) fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
         let api = &self.api;
         for d in &mut self.devices {
             let i = d.index;

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 
 /// Most distinct series (metric + label set) kept per endpoint. Samples of further
 /// label sets are dropped, and the collector reports it once.
-pub const MAX_SERIES: usize = 10_000;
+pub(crate) const MAX_SERIES: usize = 10_000;
 
 /// Successful scrapes a label set may be missing from before its index is forgotten
 /// (and may be given to a new label set of the same metric).
-pub const FORGET_AFTER: u64 = 2;
+pub(super) const FORGET_AFTER: u64 = 2;
 
 #[derive(Debug)]
 struct Slot {

@@ -16,7 +16,7 @@ pub(crate) struct CgroupLimits {
 }
 
 impl CgroupLimits {
-    pub fn detect(pid: u32) -> Self {
+    pub(crate) fn detect(pid: u32) -> Self {
         let Some(dir) = cgroup2_dir(pid) else {
             return Self::default();
         };
@@ -34,7 +34,7 @@ impl CgroupLimits {
     }
 
     /// `memory.current` of the leaf cgroup, when a memory limit exists.
-    pub fn memory_current(&self, buf: &mut String) -> Option<u64> {
+    pub(crate) fn memory_current(&self, buf: &mut String) -> Option<u64> {
         self.memory_max?;
         let dir = self.dir.as_ref()?;
         read_into(&dir.join("memory.current"), buf).ok()?;
@@ -43,7 +43,7 @@ impl CgroupLimits {
 
     /// `nr_periods` and `nr_throttled` from the leaf cgroup's `cpu.stat` (present when
     /// the cpu controller is enabled for it).
-    pub fn cpu_throttling(&self, buf: &mut String) -> Option<(u64, u64)> {
+    pub(crate) fn cpu_throttling(&self, buf: &mut String) -> Option<(u64, u64)> {
         read_into(&self.dir.as_ref()?.join("cpu.stat"), buf).ok()?;
         Some((
             flat_keyed(buf, "nr_periods")?,
@@ -53,7 +53,7 @@ impl CgroupLimits {
 
     /// `oom_kill` from the leaf cgroup's `memory.events`: processes the kernel's OOM
     /// killer ended in this cgroup.
-    pub fn oom_kills(&self, buf: &mut String) -> Option<u64> {
+    pub(crate) fn oom_kills(&self, buf: &mut String) -> Option<u64> {
         read_into(&self.dir.as_ref()?.join("memory.events"), buf).ok()?;
         flat_keyed(buf, "oom_kill")
     }

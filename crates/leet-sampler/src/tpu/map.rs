@@ -11,18 +11,18 @@ use super::proto::distribution::bucket_options::Options;
 
 /// Keys a sample may hold per distribution base, and labels per base: a runtime that
 /// reports thousands of buffer sizes cannot blow up the sample.
-pub const MAX_LABELS_PER_BASE: usize = 64;
+pub(super) const MAX_LABELS_PER_BASE: usize = 64;
 /// Longest sanitised label kept (longer ones are cut).
-pub const MAX_LABEL_LEN: usize = 64;
+pub(super) const MAX_LABEL_LEN: usize = 64;
 /// Highest device index accepted from the runtime (a host has at most 8 chips, 16
 /// devices).
-pub const MAX_DEVICE: i64 = 255;
+pub(super) const MAX_DEVICE: i64 = 255;
 /// Buckets read from one distribution (more are ignored).
-pub const MAX_BUCKETS: usize = 4096;
+pub(super) const MAX_BUCKETS: usize = 4096;
 
 /// How one runtime metric is turned into keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(super) enum Shape {
     /// Per-device gauge → `tpu.N.<suffix>`.
     Device(&'static str),
     /// Per-chip duty cycle → `tpu.N.dutyCycle`, fanned out to each device of a chip on
@@ -39,7 +39,7 @@ pub enum Shape {
 
 /// One runtime metric leet asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spec {
+pub(super) struct Spec {
     /// The name libtpu serves it under (tpu-info's `MetricName`).
     pub name: &'static str,
     pub shape: Shape,
@@ -47,10 +47,10 @@ pub struct Spec {
 
 /// TensorCore utilisation has no fixed runtime name; it is found in
 /// `ListSupportedMetrics` (see [`find_tensorcore_utilization`]).
-pub const TENSORCORE_UTILIZATION: Shape = Shape::Device("tensorcoreUtilization");
+pub(super) const TENSORCORE_UTILIZATION: Shape = Shape::Device("tensorcoreUtilization");
 
 /// Every runtime metric with a fixed name, as tpu-info names them.
-pub const SPECS: &[Spec] = &[
+pub(super) const SPECS: &[Spec] = &[
     Spec {
         name: "tpu.runtime.tensorcore.dutycycle.percent",
         shape: Shape::DutyCycle,
@@ -142,7 +142,7 @@ pub const SPECS: &[Spec] = &[
 
 /// The TensorCore utilisation metric among the names `ListSupportedMetrics` gave: one
 /// whose name has `tensorcore` and `util` but is not the duty cycle (W&B's rule).
-pub fn find_tensorcore_utilization(names: &[String]) -> Option<&str> {
+pub(super) fn find_tensorcore_utilization(names: &[String]) -> Option<&str> {
     names
         .iter()
         .map(String::as_str)
@@ -156,7 +156,7 @@ pub fn find_tensorcore_utilization(names: &[String]) -> Option<&str> {
 /// Spec §8 label sanitising: lowercase, `+` → `_plus_`, `%` → `pct`, each run of other
 /// characters → `_`, `_` trimmed from both ends, `unknown` when nothing is left. Cut to
 /// [`MAX_LABEL_LEN`] bytes (the result is ASCII).
-pub fn sanitize_label(label: &str) -> String {
+pub(super) fn sanitize_label(label: &str) -> String {
     let lower = label
         .trim()
         .to_lowercase()
@@ -213,7 +213,7 @@ fn kv<'a>(list: &'a [proto::Attribute], key: &str) -> Option<&'a proto::AttrValu
 /// Device index of a per-device metric: the attribute's `int_attr` (`device-id`, as
 /// libtpu and tpu-info use it), or a `device_ordinal` / `device-id` entry of a
 /// key-value list (an int, or a string of digits).
-pub fn device_of(m: &proto::Metric) -> Option<i64> {
+pub(super) fn device_of(m: &proto::Metric) -> Option<i64> {
     let value = m.attribute.as_ref()?.value.as_ref()?;
     let id = match value.attr.as_ref()? {
         proto::attr_value::Attr::IntAttr(i) => Some(*i),
@@ -235,7 +235,7 @@ pub fn device_of(m: &proto::Metric) -> Option<i64> {
 /// string attribute; in a key-value list `buffer-size` (the megascale latencies, as
 /// tpu-info reads them), else `<core_type>-<device_ordinal>` (the HLO metrics, the
 /// form libtpu's SDK prints, e.g. `tensor_core-0`), else the values joined by `-`.
-pub fn label_of(m: &proto::Metric) -> Option<String> {
+pub(super) fn label_of(m: &proto::Metric) -> Option<String> {
     let value = m.attribute.as_ref()?.value.as_ref()?;
     let raw = match value.attr.as_ref()? {
         proto::attr_value::Attr::StringAttr(s) if !s.trim().is_empty() => s.clone(),
@@ -267,7 +267,7 @@ pub fn label_of(m: &proto::Metric) -> Option<String> {
 
 /// Numeric value of a gauge (double, int, or bool as 0/1); `None` for strings and
 /// non-finite numbers.
-pub fn gauge_of(m: &proto::Metric) -> Option<f64> {
+pub(super) fn gauge_of(m: &proto::Metric) -> Option<f64> {
     let proto::metric::Measure::Gauge(g) = m.measure.as_ref()? else {
         return None;
     };
@@ -282,12 +282,12 @@ pub fn gauge_of(m: &proto::Metric) -> Option<f64> {
 
 /// The statistics of one distribution: `(name, value)` with name in mean, p50, p90,
 /// p95, p999.
-pub type Stats = Vec<(&'static str, f64)>;
+pub(super) type Stats = Vec<(&'static str, f64)>;
 
 const QUANTILES: [(&str, f64); 4] = [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p999", 0.999)];
 
 /// Stats of a runtime summary: mean = sum / count, quantiles as served.
-pub fn summary_stats(s: &proto::Summary) -> Stats {
+pub(super) fn summary_stats(s: &proto::Summary) -> Stats {
     let mut out = Vec::with_capacity(5);
     if s.sample_count > 0 {
         out.push(("mean", s.sample_sum / s.sample_count as f64));
@@ -309,7 +309,7 @@ pub fn summary_stats(s: &proto::Summary) -> Stats {
 /// Bucket boundaries of a distribution (Cloud Monitoring layout: bucket 0 is below
 /// `bounds[0]`, bucket i is `[bounds[i-1], bounds[i])`, the last is at or above the
 /// last bound). `None` without (or with a broken) layout.
-pub fn bucket_bounds(d: &proto::Distribution) -> Option<Vec<f64>> {
+pub(super) fn bucket_bounds(d: &proto::Distribution) -> Option<Vec<f64>> {
     let bounds: Vec<f64> = match d.bucket_options.as_ref()?.options.as_ref()? {
         Options::ExponentialBuckets(e) => {
             let n = usize::try_from(e.num_finite_buckets).ok()?.min(MAX_BUCKETS);
@@ -339,7 +339,7 @@ pub fn bucket_bounds(d: &proto::Distribution) -> Option<Vec<f64>> {
 /// `q × count` and interpolate linearly inside it. The underflow bucket starts at the
 /// distribution's `min` (or 0), the overflow bucket ends at its `max`; the result is
 /// kept within `[min, max]` when the runtime filled those in.
-pub fn bucket_quantile(d: &proto::Distribution, bounds: &[f64], q: f64) -> Option<f64> {
+pub(super) fn bucket_quantile(d: &proto::Distribution, bounds: &[f64], q: f64) -> Option<f64> {
     let counts: Vec<f64> = d
         .bucket_counts
         .iter()
@@ -380,7 +380,7 @@ pub fn bucket_quantile(d: &proto::Distribution, bounds: &[f64], q: f64) -> Optio
 }
 
 /// Stats of a bucketed distribution: the runtime's mean and the four quantiles.
-pub fn distribution_stats(d: &proto::Distribution) -> Stats {
+pub(super) fn distribution_stats(d: &proto::Distribution) -> Stats {
     let mut out = Vec::with_capacity(5);
     if d.count <= 0 {
         return out;
@@ -453,14 +453,14 @@ fn dist_by_label(metric: &proto::TpuMetric) -> BTreeMap<Option<String>, Stats> {
 
 /// Chip layout the runtime's per-chip values are spread over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fanout {
+pub(super) struct Fanout {
     /// Devices each per-chip duty cycle is copied to (2 on v2/v3, else 1).
     pub duty_cycle: i64,
 }
 
 /// The sample being built from one or more ports.
 #[derive(Debug, Default)]
-pub struct Merged {
+pub(super) struct Merged {
     /// (device, metric suffix) → value.
     device: BTreeMap<(i64, &'static str), f64>,
     /// Full key → value (distributions, labelled gauges).
@@ -473,7 +473,7 @@ pub struct Merged {
 impl Merged {
     /// Fold the response of `shape`'s metric from one port in. Values already present
     /// (from an earlier port) are kept.
-    pub fn add(&mut self, shape: Shape, metric: &proto::TpuMetric, fanout: Fanout) {
+    pub(super) fn add(&mut self, shape: Shape, metric: &proto::TpuMetric, fanout: Fanout) {
         match shape {
             Shape::Device(suffix) => {
                 for m in &metric.metrics {
@@ -545,14 +545,14 @@ impl Merged {
     }
 
     /// True when nothing was folded in.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.device.is_empty() && self.other.is_empty()
     }
 
     /// Write the keys: per device in device order, then the rest in key order. Adds
     /// `tpu.N.memoryUsageBytes` (= `hbmCapacityUsage`) and `tpu.N.memoryUsage`
     /// (usage / total × 100, when the total is positive).
-    pub fn finish(self, out: &mut Vec<(String, f64)>) {
+    pub(super) fn finish(self, out: &mut Vec<(String, f64)>) {
         let mut last_dev = None;
         let flush = |dev: i64, out: &mut Vec<(String, f64)>, device: &BTreeMap<_, f64>| {
             let usage = device.get(&(dev, "hbmCapacityUsage")).copied();

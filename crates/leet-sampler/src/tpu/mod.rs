@@ -65,15 +65,15 @@ use proto::runtime_metric_service_client::RuntimeMetricServiceClient;
 use {pci::generation, std::path::Path};
 
 /// libtpu's default metrics port.
-pub const DEFAULT_PORT: u16 = 8431;
+pub(crate) const DEFAULT_PORT: u16 = 8431;
 /// Largest gRPC response accepted (real ones are a few KiB; at most 16 are in flight
 /// per port).
-pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 1 << 20;
 /// Longest text of a server's error message shown.
 const MAX_ERROR_CHARS: usize = 160;
 
 /// Ports of `TPU_RUNTIME_METRICS_PORTS` (`None` or blank: 8431). Duplicates are dropped.
-pub fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
+pub(crate) fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
     let Some(v) = value.filter(|v| !v.trim().is_empty()) else {
         return Ok(vec![DEFAULT_PORT]);
     };
@@ -98,7 +98,7 @@ pub fn parse_ports(value: Option<&str>) -> Result<Vec<u16>, String> {
 /// Deadline for one sample of every port: 40 % of the interval, within 50 ms..2 s, so
 /// that a reading, errors included, is back before the sampler's own deadline (half
 /// the interval) and lands in the sample it was asked for.
-pub fn sample_timeout(interval: Duration) -> Duration {
+pub(crate) fn sample_timeout(interval: Duration) -> Duration {
     (interval * 2 / 5).clamp(Duration::from_millis(50), Duration::from_secs(2))
 }
 
@@ -380,7 +380,7 @@ async fn fetch(
 }
 
 /// libtpu runtime metrics of the TPUs found on the PCI bus.
-pub struct TpuCollector {
+pub(crate) struct TpuCollector {
     chips: Vec<Chip>,
     fanout: Fanout,
     runtime: tokio::runtime::Runtime,
@@ -391,7 +391,7 @@ pub struct TpuCollector {
 impl TpuCollector {
     /// Scan the PCI bus (`LEET_SYSFS_ROOT`) and read `LEET_TPU_METRICS_HOST` and
     /// `TPU_RUNTIME_METRICS_PORTS`. Connects to nothing yet.
-    pub fn detect(interval: Duration) -> Result<Self, String> {
+    pub(crate) fn detect(interval: Duration) -> Result<Self, String> {
         let chips = scan_pci(&super::sysfs_root())?;
         let ports = parse_ports(std::env::var("TPU_RUNTIME_METRICS_PORTS").ok().as_deref())?;
         let host = std::env::var("LEET_TPU_METRICS_HOST")
@@ -403,7 +403,7 @@ impl TpuCollector {
     }
 
     /// A collector for `chips`, reading `host` on `ports`.
-    pub fn new(
+    pub(crate) fn new(
         chips: Vec<Chip>,
         host: &str,
         ports: &[u16],
