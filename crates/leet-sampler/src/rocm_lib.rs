@@ -25,11 +25,14 @@
 //!
 //! Signatures and enum values are copied from ROCm/rocm_smi_lib
 //! `include/rocm_smi/rocm_smi.h` (MIT; read at commit a1295714f2f6eefa5c55bf5779d17d163ed0e3d0).
+//! The calls themselves are made in [`ffi`], the one place with `unsafe` code.
 
-use std::ffi::{c_char, CStr};
-use std::mem::ManuallyDrop;
+use std::ffi::c_char;
 
 use super::{GpuInfo, SamplerError};
+
+mod ffi;
+use ffi::Api;
 
 type Status = u32;
 const RSMI_STATUS_SUCCESS: Status = 0;
@@ -44,20 +47,6 @@ const RSMI_TEMP_TYPE_MEMORY: u32 = 2;
 const RSMI_TEMP_CURRENT: u32 = 0;
 /// `rsmi_sw_component_t`
 const RSMI_SW_COMP_DRIVER: u32 = 0;
-
-type InitFn = unsafe extern "C" fn(u64) -> Status;
-type NumDevicesFn = unsafe extern "C" fn(*mut u32) -> Status;
-type PercentFn = unsafe extern "C" fn(u32, *mut u32) -> Status;
-type MemoryFn = unsafe extern "C" fn(u32, u32, *mut u64) -> Status;
-type TempFn = unsafe extern "C" fn(u32, u32, u32, *mut i64) -> Status;
-/// `rsmi_dev_power_get(dv_ind, uint64_t *power, RSMI_POWER_TYPE *type)`
-type PowerFn = unsafe extern "C" fn(u32, *mut u64, *mut u32) -> Status;
-/// `rsmi_dev_power_ave_get` / `rsmi_dev_power_cap_get(dv_ind, sensor_ind, uint64_t *)`
-type SensorFn = unsafe extern "C" fn(u32, u32, *mut u64) -> Status;
-type EnergyFn = unsafe extern "C" fn(u32, *mut u64, *mut f32, *mut u64) -> Status;
-type NameFn = unsafe extern "C" fn(u32, *mut c_char, usize) -> Status;
-type VersionFn = unsafe extern "C" fn(u32, *mut c_char, u32) -> Status;
-type StatusStringFn = unsafe extern "C" fn(Status, *mut *const c_char) -> Status;
 
 /// The library files tried when `$LEET_ROCM_SMI_LIB` is not set.
 const DEFAULT_LIBS: [&str; 4] = [
@@ -82,24 +71,6 @@ enum Read {
 }
 const READS: usize = Read::Energy as usize + 1;
 
-struct Api {
-    busy: Option<PercentFn>,
-    memory_busy: Option<PercentFn>,
-    mem_overdrive: Option<PercentFn>,
-    memory_usage: Option<MemoryFn>,
-    memory_total: Option<MemoryFn>,
-    temp: Option<TempFn>,
-    power: Option<PowerFn>,
-    power_ave: Option<SensorFn>,
-    power_cap: Option<SensorFn>,
-    energy: Option<EnergyFn>,
-    name: Option<NameFn>,
-    version: Option<VersionFn>,
-    status_string: Option<StatusStringFn>,
-    /// Keeps the entry points valid; never unloaded (its init may start threads).
-    _lib: ManuallyDrop<libloading::Library>,
-}
-
 struct Device {
     index: u32,
     available: [bool; READS],
@@ -109,11 +80,6 @@ struct Device {
 pub(crate) struct RocmSmi {
     api: Api,
     devices: Vec<Device>,
-}
-
-fn symbol<T: Copy>(lib: &libloading::Library, name: &str) -> Option<T> {
-    // SAFETY: T is the fn-pointer type rocm_smi.h gives the symbol `name`.
-    unsafe { lib.get::<T>(name.as_bytes()) }.ok().map(|s| *s)
 }
 
 impl RocmSmi {
@@ -126,46 +92,27 @@ impl RocmSmi {
         let mut first_err = None;
         let mut loaded = None;
         for path in &candidates {
-            // SAFETY: loading runs the library's initialisers; librocm_smi64's are benign.
-            match unsafe { libloading::Library::new(path) } {
+            match ffi::open(path) {
                 Ok(lib) => {
-                    loaded = Some((path.clone(), lib));
+                    loaded = Some(lib);
                     break;
                 }
                 Err(e) => {
-                    first_err.get_or_insert(format!("cannot load {path}: {e}"));
+                    first_err.get_or_insert(e);
                 }
             }
         }
-        let Some((path, lib)) = loaded else {
+        let Some(lib) = loaded else {
             return Err(first_err.unwrap_or_else(|| "no librocm_smi64.so to load".to_string()));
         };
-        let init: InitFn = symbol(&lib, "rsmi_init").ok_or(format!("{path} has no rsmi_init"))?;
-        let num: NumDevicesFn = symbol(&lib, "rsmi_num_monitor_devices")
-            .ok_or(format!("{path} has no rsmi_num_monitor_devices"))?;
-        let api = Api {
-            busy: symbol(&lib, "rsmi_dev_busy_percent_get"),
-            memory_busy: symbol(&lib, "rsmi_dev_memory_busy_percent_get"),
-            mem_overdrive: symbol(&lib, "rsmi_dev_mem_overdrive_level_get"),
-            memory_usage: symbol(&lib, "rsmi_dev_memory_usage_get"),
-            memory_total: symbol(&lib, "rsmi_dev_memory_total_get"),
-            temp: symbol(&lib, "rsmi_dev_temp_metric_get"),
-            power: symbol(&lib, "rsmi_dev_power_get"),
-            power_ave: symbol(&lib, "rsmi_dev_power_ave_get"),
-            power_cap: symbol(&lib, "rsmi_dev_power_cap_get"),
-            energy: symbol(&lib, "rsmi_dev_energy_count_get"),
-            name: symbol(&lib, "rsmi_dev_name_get"),
-            version: symbol(&lib, "rsmi_version_str_get"),
-            status_string: symbol(&lib, "rsmi_status_string"),
-            _lib: ManuallyDrop::new(lib),
-        };
-        // SAFETY: rocm_smi.h signatures; the out-pointer is a live local.
-        let rc = unsafe { init(0) };
+        let path = lib.path().to_owned();
+        let api = lib.api()?;
+        let rc = api.init();
         if rc != RSMI_STATUS_SUCCESS {
             return Err(format!("rsmi_init: {}", api.describe(rc)));
         }
         let mut count = 0u32;
-        let rc = unsafe { num(&mut count) };
+        let rc = api.num_devices(&mut count);
         if rc != RSMI_STATUS_SUCCESS {
             return Err(format!("rsmi_num_monitor_devices: {}", api.describe(rc)));
         }
@@ -183,40 +130,37 @@ impl RocmSmi {
 
     /// Name, VRAM total and driver version of each device.
     pub(crate) fn gpu_info(&self) -> Vec<GpuInfo> {
-        let driver = self
-            .api
-            .version
-            .and_then(|f| {
-                let mut buf = [0 as c_char; 256];
-                // SAFETY: the buffer and its length match.
-                let rc = unsafe { f(RSMI_SW_COMP_DRIVER, buf.as_mut_ptr(), buf.len() as u32) };
-                (rc == RSMI_STATUS_SUCCESS).then(|| c_string(&buf))
-            })
-            .unwrap_or_default();
+        let ok = Some(RSMI_STATUS_SUCCESS);
+        let mut buf = [0 as c_char; 256];
+        let driver = if self.api.version(RSMI_SW_COMP_DRIVER, &mut buf) == ok {
+            c_string(&buf)
+        } else {
+            String::new()
+        };
         self.devices
             .iter()
-            .map(|d| GpuInfo {
-                name: self
+            .map(|d| {
+                let mut buf = [0 as c_char; 256];
+                let name = if self.api.name(d.index, &mut buf) == ok {
+                    c_string(&buf)
+                } else {
+                    String::new()
+                };
+                let mut total = 0u64;
+                let memory_total = if self
                     .api
-                    .name
-                    .and_then(|f| {
-                        let mut buf = [0 as c_char; 256];
-                        // SAFETY: the buffer and its length match.
-                        let rc = unsafe { f(d.index, buf.as_mut_ptr(), buf.len()) };
-                        (rc == RSMI_STATUS_SUCCESS).then(|| c_string(&buf))
-                    })
-                    .unwrap_or_default(),
-                memory_total: self
-                    .api
-                    .memory_total
-                    .and_then(|f| {
-                        let mut total = 0u64;
-                        // SAFETY: rocm_smi.h signature; live out-pointer.
-                        let rc = unsafe { f(d.index, RSMI_MEM_TYPE_VRAM, &mut total) };
-                        (rc == RSMI_STATUS_SUCCESS).then_some(total)
-                    })
-                    .unwrap_or(0),
-                driver: driver.clone(),
+                    .memory_total(d.index, RSMI_MEM_TYPE_VRAM, &mut total)
+                    == ok
+                {
+                    total
+                } else {
+                    0
+                };
+                GpuInfo {
+                    name,
+                    memory_total,
+                    driver: driver.clone(),
+                }
             })
             .collect()
     }
@@ -245,72 +189,46 @@ impl RocmSmi {
                 }
             };
             let key = |name: &str| format!("gpu.{i}.{name}");
-            // SAFETY (every call): rocm_smi.h signatures; out-pointers are live locals.
             let mut busy = 0u32;
-            if read(Read::Busy, &mut || {
-                api.busy.map(|f| unsafe { f(i, &mut busy) })
-            }) {
+            if read(Read::Busy, &mut || api.busy(i, &mut busy)) {
                 out.push((key("gpu"), f64::from(busy)));
             }
             let (mut used, mut total) = (0u64, 0u64);
             if read(Read::Vram, &mut || {
-                let u = api.memory_usage?;
-                let t = api.memory_total?;
-                let rc = unsafe { u(i, RSMI_MEM_TYPE_VRAM, &mut used) };
-                if rc != RSMI_STATUS_SUCCESS {
-                    return Some(rc);
-                }
-                Some(unsafe { t(i, RSMI_MEM_TYPE_VRAM, &mut total) })
+                api.memory_used_and_total(i, RSMI_MEM_TYPE_VRAM, &mut used, &mut total)
             }) && total > 0
             {
                 out.push((key("memoryAllocated"), used as f64 / total as f64 * 100.0));
             }
             let mut mem_busy = 0u32;
-            if read(Read::MemoryBusy, &mut || {
-                api.memory_busy.map(|f| unsafe { f(i, &mut mem_busy) })
-            }) {
+            if read(Read::MemoryBusy, &mut || api.memory_busy(i, &mut mem_busy)) {
                 out.push((key("memoryReadWriteActivity"), f64::from(mem_busy)));
             }
             let mut od = 0u32;
-            if read(Read::MemoryOverDrive, &mut || {
-                api.mem_overdrive.map(|f| unsafe { f(i, &mut od) })
-            }) {
+            if read(Read::MemoryOverDrive, &mut || api.mem_overdrive(i, &mut od)) {
                 out.push((key("memoryOverDrive"), f64::from(od)));
             }
             let mut milli_c = 0i64;
             if read(Read::Temp, &mut || {
-                api.temp.map(|f| unsafe {
-                    f(i, RSMI_TEMP_TYPE_MEMORY, RSMI_TEMP_CURRENT, &mut milli_c)
-                })
+                api.temp(i, RSMI_TEMP_TYPE_MEMORY, RSMI_TEMP_CURRENT, &mut milli_c)
             }) {
                 out.push((key("temp"), milli_c as f64 / 1000.0));
             }
             let mut micro_w = 0u64;
-            let power = read(Read::Power, &mut || {
-                if let Some(f) = api.power {
-                    let mut kind = 0u32;
-                    Some(unsafe { f(i, &mut micro_w, &mut kind) })
-                } else {
-                    api.power_ave.map(|f| unsafe { f(i, 0, &mut micro_w) })
-                }
-            })
-            .then(|| micro_w as f64 / 1e6);
+            let power =
+                read(Read::Power, &mut || api.power(i, &mut micro_w)).then(|| micro_w as f64 / 1e6);
             if let Some(w) = power {
                 out.push((key("powerWatts"), w));
             }
             let mut cap_uw = 0u64;
             if let Some(w) = power {
-                if read(Read::PowerCap, &mut || {
-                    api.power_cap.map(|f| unsafe { f(i, 0, &mut cap_uw) })
-                }) && cap_uw > 0
-                {
+                if read(Read::PowerCap, &mut || api.power_cap(i, 0, &mut cap_uw)) && cap_uw > 0 {
                     out.push((key("powerPercent"), w / (cap_uw as f64 / 1e6) * 100.0));
                 }
             }
             let (mut counter, mut resolution, mut ts) = (0u64, 0f32, 0u64);
             if read(Read::Energy, &mut || {
-                api.energy
-                    .map(|f| unsafe { f(i, &mut counter, &mut resolution, &mut ts) })
+                api.energy(i, &mut counter, &mut resolution, &mut ts)
             }) {
                 let joules = counter as f64 * f64::from(resolution) / 1e6;
                 if joules.is_finite() {
@@ -324,16 +242,7 @@ impl RocmSmi {
 
 impl Api {
     fn describe(&self, rc: Status) -> String {
-        let text = self
-            .status_string
-            .and_then(|f| {
-                let mut p: *const c_char = std::ptr::null();
-                // SAFETY: rsmi_status_string stores a static string's address in p.
-                let ok = unsafe { f(rc, &mut p) } == RSMI_STATUS_SUCCESS && !p.is_null();
-                // SAFETY: non-NULL: a NUL-terminated string owned by the library.
-                ok.then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-            })
-            .unwrap_or_default();
+        let text = self.status_string(rc).unwrap_or_default();
         let text: String = leet_text::sanitize(&text).chars().take(160).collect();
         if text.is_empty() {
             format!("status {rc}")
