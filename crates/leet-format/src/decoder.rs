@@ -69,6 +69,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// A decoder that keeps every value.
     #[must_use]
     pub fn new() -> Self {
         Self::default()

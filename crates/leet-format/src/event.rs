@@ -21,21 +21,37 @@ pub type Timestamp = (i64, i32);
 /// Run-level facts from `run` records (later records merge their non-empty fields).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunInfo {
+    /// The run's id (the `run-<id>.wandb` part of the file name).
     pub run_id: String,
+    /// The W&B entity (user or team).
     pub entity: String,
+    /// The W&B project.
     pub project: String,
+    /// The run's display name.
     pub display_name: String,
+    /// The run's notes.
     pub notes: String,
+    /// The run's tags.
     pub tags: Vec<String>,
+    /// The run group.
     pub group: String,
+    /// The job type.
     pub job_type: String,
+    /// The host the run ran on.
     pub host: String,
+    /// The sweep the run belongs to.
     pub sweep_id: String,
+    /// When the run started.
     pub start_time: Option<Timestamp>,
+    /// The first step of this segment (a resumed run continues an earlier one).
     pub starting_step: i64,
+    /// Whether this segment resumes an earlier run.
     pub resumed: bool,
+    /// Seconds the run had run before this segment.
     pub runtime: i32,
+    /// The git remote URL of the code.
     pub git_remote: String,
+    /// The git commit of the code.
     pub git_commit: String,
 }
 
@@ -77,9 +93,13 @@ impl RunInfo {
 /// A `define_metric` declaration.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricDef {
+    /// The metric it declares, by name.
     pub name: String,
+    /// Or the metrics it declares, by a name pattern (`glob_name`).
     pub glob: String,
+    /// The metric to plot it against instead of the step.
     pub step_metric: String,
+    /// Hidden from the UI.
     pub hidden: bool,
     /// Summary modes asked for (`min`, `max`, `mean`, `best`, `last`, ...).
     pub summary: Vec<&'static str>,
@@ -91,11 +111,17 @@ pub struct MetricDef {
 /// demand.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
+    /// JSON text, not parsed yet.
     Json(String),
+    /// JSON `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A floating-point number.
     Number(f64),
+    /// A string.
     Text(String),
 }
 
@@ -155,6 +181,7 @@ impl From<ItemValue<'_>> for Scalar {
 pub struct TreePath {
     /// The elements joined with [`PATH_SEP`]: the path's identity.
     pub joined: String,
+    /// The elements.
     pub parts: Vec<String>,
 }
 
@@ -211,32 +238,46 @@ pub struct Row {
 /// What one record (or a damaged span) tells the run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// A history row.
     Row(Row),
     /// A system metrics sample; values index [`Events::values`].
     Stats {
+        /// When it was sampled.
         time: Option<Timestamp>,
+        /// The sample's (key index, value) pairs.
         values: Range<u32>,
     },
     /// Console output (`output_raw`, or the older line-wise `output` when `legacy`).
     Console {
+        /// Standard output (else standard error).
         stdout: bool,
+        /// When it was written.
         time: Option<Timestamp>,
+        /// The text as written (untrusted: sanitize it before showing it).
         text: String,
+        /// From an `output` record (else `output_raw`).
         legacy: bool,
     },
+    /// A run record's facts.
     Run(Box<RunInfo>),
+    /// The run ended.
     Exit {
+        /// The process's exit code.
         code: i32,
+        /// Seconds the run ran.
         runtime: i32,
     },
     /// An environment record, as protobuf-JSON fields.
     Environment(Map<String, Value>),
+    /// A `define_metric` declaration.
     Metric(MetricDef),
     /// The header record's producer.
     Producer(String),
     /// A framed record whose protobuf did not decode.
     Bad {
+        /// File offset of the record.
         offset: u64,
+        /// Length of its payload, bytes.
         len: u64,
     },
     /// A damaged span the framing skipped.
@@ -248,6 +289,7 @@ pub enum Event {
 pub struct Tally {
     /// By [`RecordType::index`].
     pub by_kind: [u64; RecordType::ALL.len()],
+    /// Records counted.
     pub total: u64,
     /// Number of the last record counted.
     pub last_num: Option<i64>,
@@ -268,6 +310,7 @@ pub struct Events {
     pub keys: Vec<String>,
     /// Summary and config paths, by index.
     pub paths: Vec<TreePath>,
+    /// The events, in file order.
     pub list: Vec<Event>,
     /// (key index, value) of every row and stats sample.
     pub values: Vec<(u32, f64)>,
@@ -276,6 +319,7 @@ pub struct Events {
     pub summary: Vec<TreeOp>,
     /// The batch's config changes, coalesced likewise.
     pub config: Vec<TreeOp>,
+    /// The records of each kind in the batch.
     pub tally: Tally,
 }
 

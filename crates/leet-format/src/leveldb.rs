@@ -160,7 +160,12 @@ impl Skip {
 pub enum Frame<'a> {
     /// One complete record. `offset` is the absolute offset of its first chunk header.
     /// The payload borrows from the input when the record is a single FULL chunk.
-    Record { offset: u64, payload: Cow<'a, [u8]> },
+    Record {
+        /// Absolute offset of the record's first chunk header.
+        offset: u64,
+        /// The record's bytes: one protobuf `Record`.
+        payload: Cow<'a, [u8]>,
+    },
     /// A damaged span that was skipped.
     Skip(Skip),
 }

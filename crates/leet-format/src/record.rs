@@ -9,28 +9,51 @@ use super::wire::{Field, Fields};
 pub enum RecordType {
     /// No oneof field set (or one this reader does not know).
     Unknown = 0,
+    /// A row of logged values (`wandb.log`).
     History = 2,
+    /// Changes to the run summary.
     Summary = 3,
+    /// Console output, line by line (older writers).
     Output = 4,
+    /// Changes to the run config.
     Config = 5,
+    /// Files saved with the run.
     Files = 6,
+    /// A system metrics sample.
     Stats = 7,
+    /// An artifact logged.
     Artifact = 8,
+    /// A TensorBoard log synced.
     Tbrecord = 9,
+    /// An alert raised.
     Alert = 10,
+    /// The SDK's telemetry.
     Telemetry = 11,
+    /// A `define_metric` declaration.
     Metric = 12,
+    /// Console output as written.
     OutputRaw = 13,
+    /// The run's facts (id, project, name, start time, ...).
     Run = 17,
+    /// The run ended, with its exit code.
     Exit = 18,
+    /// The last record of a finished run.
     Final = 20,
+    /// The first record: the writer's version.
     Header = 21,
+    /// Marks the end of the records.
     Footer = 22,
+    /// The run is about to be preempted.
     Preempting = 23,
+    /// `noop_link_artifact`: a marker with no body.
     NoopLinkArtifact = 24,
+    /// An artifact used as input.
     UseArtifact = 25,
+    /// The environment the run ran in.
     Environment = 26,
+    /// A line of log output (`output_logger`).
     OutputLogger = 27,
+    /// A request to the writing process.
     Request = 100,
 }
 

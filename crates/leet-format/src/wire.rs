@@ -12,13 +12,18 @@ const I32: u8 = 5;
 /// One field of a message: its number and raw value.
 #[derive(Debug, Clone, Copy)]
 pub enum Field<'a> {
+    /// A varint (wire type 0).
     Varint(u32, u64),
+    /// Eight bytes (wire type 1).
     Fixed64(u32, u64),
+    /// Length-delimited bytes (wire type 2).
     Bytes(u32, &'a [u8]),
+    /// Four bytes (wire type 5).
     Fixed32(u32, u32),
 }
 
 impl Field<'_> {
+    /// The field number.
     pub fn number(&self) -> u32 {
         match *self {
             Field::Varint(n, _)
@@ -32,10 +37,12 @@ impl Field<'_> {
 /// Iterates the fields of one message. Stops (and sets `error`) at malformed input.
 pub struct Fields<'a> {
     buf: &'a [u8],
+    /// Set when iteration stopped at malformed input.
     pub error: bool,
 }
 
 impl<'a> Fields<'a> {
+    /// The fields of the message in `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
         Self { buf, error: false }
     }
@@ -152,20 +159,28 @@ pub fn timestamp(b: &[u8]) -> Option<(i64, i32)> {
 /// The value of an item: the 0.31 typed oneof when set, else `value_json`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ItemValue<'a> {
+    /// JSON text (`value_json`).
     Json(&'a str),
+    /// JSON `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A floating-point number.
     Number(f64),
+    /// A string.
     Text(&'a str),
 }
 
 /// One history/summary/config/stats item, borrowed from the record payload.
 #[derive(Debug, Clone)]
 pub struct Item<'a> {
+    /// The item's key.
     pub key: &'a str,
     /// `nested_key` elements (up to a handful are kept inline).
     pub nested: smallvec_lite::Path<'a>,
+    /// Its value.
     pub value: ItemValue<'a>,
 }
 
@@ -230,11 +245,17 @@ pub fn item(b: &[u8]) -> Option<Item<'_>> {
 /// An item value as raw bytes: text not yet checked for UTF-8.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RawValue<'a> {
+    /// JSON text (`value_json`).
     Json(&'a [u8]),
+    /// JSON `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A floating-point number.
     Number(f64),
+    /// A string.
     Text(&'a [u8]),
 }
 
@@ -391,6 +412,7 @@ fn short_ascii(b: &[u8]) -> bool {
 pub mod smallvec_lite {
     const INLINE: usize = 4;
 
+    /// Key path elements: a handful inline, more on the heap.
     #[derive(Debug, Clone, Default)]
     pub struct Path<'a> {
         inline: [&'a str; INLINE],
@@ -399,6 +421,7 @@ pub mod smallvec_lite {
     }
 
     impl<'a> Path<'a> {
+        /// Append an element.
         pub fn push(&mut self, s: &'a str) {
             if self.len < INLINE && self.spill.is_empty() {
                 self.inline[self.len] = s;
@@ -411,6 +434,7 @@ pub mod smallvec_lite {
             }
         }
 
+        /// The elements, in order.
         pub fn as_slice(&self) -> &[&'a str] {
             if self.spill.is_empty() {
                 &self.inline[..self.len]

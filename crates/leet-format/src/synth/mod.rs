@@ -10,8 +10,11 @@ use super::pb;
 /// What to generate.
 #[derive(Debug, Clone)]
 pub struct SynthSpec {
+    /// The run id.
     pub run_id: String,
+    /// History rows written.
     pub steps: u64,
+    /// Metrics in each row.
     pub metrics: usize,
     /// Write the two summary records wandb-core writes per step.
     pub summaries: bool,
@@ -207,8 +210,11 @@ pub fn file_bytes(spec: &SynthSpec) -> Vec<u8> {
 /// multi-run workspace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSpec {
+    /// The run id.
     pub run_id: String,
+    /// The run's display name.
     pub display_name: String,
+    /// The W&B project.
     pub project: String,
     /// Unix seconds.
     pub start_time: f64,
@@ -229,7 +235,9 @@ pub struct RunSpec {
     pub exit_code: Option<i32>,
     /// The run record's `resumed` flag (a later segment of the same run id).
     pub resumed: bool,
+    /// The run's tags.
     pub tags: Vec<String>,
+    /// The run's notes.
     pub notes: String,
     /// Seconds between two rows (`_runtime`, `_timestamp`).
     pub step_seconds: f64,
