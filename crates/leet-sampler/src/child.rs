@@ -247,9 +247,13 @@ struct Lines {
 /// What [`Stream::take`] hands over.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Taken {
+    /// The lines kept since the last take, oldest first.
     pub lines: Vec<String>,
+    /// Lines dropped because the consumer did not keep up.
     pub dropped: u64,
+    /// Lines longer than the cap, skipped whole.
     pub oversized: u64,
+    /// The child closed its stdout.
     pub closed: bool,
 }
 
@@ -339,6 +343,7 @@ impl Stream {
         self.child.try_wait().ok().flatten()
     }
 
+    /// The program the child runs.
     pub fn program(&self) -> &str {
         &self.program
     }

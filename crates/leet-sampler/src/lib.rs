@@ -68,24 +68,49 @@ pub use monitor::MonitorHandle;
 pub use procs::{ProcRow, ProcScanner, ProcTable};
 pub use worker::{deadline_for, spawn_sampler, Sampler, Ticker};
 
+/// Why a collector could not read (part of) a sample.
 #[derive(Debug, thiserror::Error)]
 pub enum SamplerError {
+    /// A file could not be read.
     #[error("read '{path}': {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The reason.
         #[source]
         source: std::io::Error,
     },
+    /// A file or a tool's output did not parse.
     #[error("parse {what}: {detail}")]
-    Parse { what: String, detail: String },
+    Parse {
+        /// What was parsed.
+        what: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The monitored process could not be read.
     #[error("monitored process: {0}")]
     Process(String),
+    /// A GPU library call failed.
     #[error("gpu: {0}")]
     Gpu(String),
+    /// A tool could not be run or failed.
     #[error("run '{cmd}': {detail}")]
-    Command { cmd: String, detail: String },
+    Command {
+        /// The tool.
+        cmd: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// An HTTP endpoint could not be scraped.
     #[error("scrape '{url}': {detail}")]
-    Http { url: String, detail: String },
+    Http {
+        /// The endpoint.
+        url: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A thread panicked while holding the shared process tree.
     #[error("shared process tree lock poisoned")]
     Poisoned,
 }
@@ -99,6 +124,10 @@ pub enum SamplerError {
 pub trait Collector: Send {
     /// "cpu", "memory", "disk", "network", "nvidia", "amd", "openmetrics".
     fn name(&self) -> &'static str;
+    /// Append this family's readings now to `out`.
+    ///
+    /// # Errors
+    /// What kept some or all of its keys out of this sample.
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError>;
     /// Static description of the accelerators this collector reads, for [`HostInfo`].
     fn gpus(&self) -> Vec<GpuInfo> {
@@ -116,6 +145,7 @@ pub trait Collector: Send {
 pub struct Sample {
     /// Unix seconds.
     pub timestamp: f64,
+    /// (W&B key, value) of every reading.
     pub values: Vec<(String, f64)>,
     /// (family, error) for collectors that failed this time (their other keys may
     /// still be present), and for those that gave no reading in time: "late" (asked
@@ -125,11 +155,13 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The value of `key`, if the sample has it.
     pub fn get(&self, key: &str) -> Option<f64> {
         self.values.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
     }
 }
 
+/// What to sample, and how often.
 #[derive(Debug, Clone)]
 pub struct SamplerOptions {
     /// Process whose tree feeds `cpu`, `proc.*` and `gpu.process.*`; without one, see
@@ -143,6 +175,7 @@ pub struct SamplerOptions {
     pub disk_paths: Vec<PathBuf>,
     /// (name, url) OpenMetrics endpoints.
     pub openmetrics: Vec<(String, String)>,
+    /// Keep only the OpenMetrics metrics whose names it matches.
     pub openmetrics_filter: Option<Regex>,
     /// Sampling interval; each source's deadline is [`deadline_for`] it.
     pub interval: Duration,
@@ -170,25 +203,35 @@ impl Default for SamplerOptions {
     }
 }
 
+/// One accelerator, as its collector describes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct GpuInfo {
+    /// The device's name (untrusted text).
     pub name: String,
     /// Bytes.
     pub memory_total: u64,
+    /// The driver's version.
     pub driver: String,
 }
 
+/// Static facts about the host, read once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct HostInfo {
+    /// The CPU's model name.
     pub cpu_model: String,
+    /// Physical cores.
     pub cpu_count: usize,
+    /// Logical CPUs.
     pub cpu_count_logical: usize,
     /// Bytes.
     pub memory_total: u64,
+    /// Every accelerator found.
     pub gpus: Vec<GpuInfo>,
     /// Every collector's [`Collector::static_info`].
     pub static_info: Vec<(String, String)>,
+    /// The operating system's name and version.
     pub os: String,
+    /// The host's name.
     pub hostname: String,
 }
 

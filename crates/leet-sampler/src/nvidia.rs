@@ -30,27 +30,40 @@ impl std::fmt::Display for GpuError {
     }
 }
 
+/// Which clock [`GpuDevice::clock_mhz`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClockKind {
+    /// The streaming multiprocessors' clock.
     Sm,
+    /// The memory clock.
     Memory,
+    /// The graphics clock.
     Graphics,
 }
 
 /// One GPU. Units are NVML's: %, bytes, °C, mW, MHz.
+///
+/// Every method's error is the backend's reason for not answering.
 pub trait GpuDevice {
+    /// The device's name.
     fn name(&self) -> Result<String, GpuError>;
     /// (gpu %, memory-controller %)
     fn utilization(&self) -> Result<(u32, u32), GpuError>;
     /// (used bytes, total bytes)
     fn memory_info(&self) -> Result<(u64, u64), GpuError>;
+    /// GPU core temperature, °C.
     fn temperature(&self) -> Result<u32, GpuError>;
+    /// Power drawn, mW.
     fn power_usage_mw(&self) -> Result<u32, GpuError>;
+    /// The power limit in force, mW.
     fn enforced_power_limit_mw(&self) -> Result<u32, GpuError>;
+    /// The current frequency of clock `kind`, MHz.
     fn clock_mhz(&self, kind: ClockKind) -> Result<u32, GpuError>;
     /// Volatile ECC error count (corrected or uncorrected).
     fn ecc_errors(&self, corrected: bool) -> Result<u64, GpuError>;
+    /// Fan speed, % of its maximum.
     fn fan_speed(&self) -> Result<u32, GpuError>;
+    /// Video encoder use, %.
     fn encoder_utilization(&self) -> Result<u32, GpuError>;
     /// Energy used since the driver was loaded, in mJ.
     fn energy_mj(&self) -> Result<u64, GpuError>;
@@ -62,6 +75,7 @@ pub trait GpuDevice {
 /// A process on a GPU, as NVML lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuProcess {
+    /// Its process id.
     pub pid: u32,
     /// GPU memory it uses on this device, bytes; `None` where NVML cannot tell (no
     /// permission, some MIG and Windows WDDM setups).
@@ -89,9 +103,16 @@ pub const GPM_METRICS: [(&str, bool); 12] = [
 /// failed), in NVML's units (% or MiB/s).
 pub type GpmValues = [Option<f64>; GPM_METRICS.len()];
 
+/// A GPU library (NVML, or a fake in tests): the devices and their readings.
 pub trait GpuBackend: Send {
+    /// How many devices it sees.
     fn device_count(&self) -> u32;
+    /// Device `index` (0-based, NVML's order).
+    ///
+    /// # Errors
+    /// The backend's reason for not opening it.
     fn device(&self, index: u32) -> Result<Box<dyn GpuDevice + '_>, GpuError>;
+    /// The driver's version, if it tells.
     fn driver_version(&self) -> Option<String>;
     /// Takes a GPM snapshot of device `index` and returns the metrics since the previous
     /// call's snapshot (None on the first call). An error means GPM is unusable on it
@@ -356,6 +377,8 @@ const PROCESS_KEYS: [&str; 8] = [
     "powerPercent",
 ];
 
+/// The NVIDIA family: every device of a [`GpuBackend`] under `gpu.N.*` keys, and the
+/// monitored processes' use under `gpu.process.N.*`.
 pub struct NvidiaCollector<B: GpuBackend> {
     backend: B,
     devices: Vec<DeviceState>,
@@ -413,6 +436,7 @@ impl<B: GpuBackend> NvidiaCollector<B> {
         c
     }
 
+    /// Name, memory and driver of each device.
     pub fn gpu_info(&self) -> Vec<GpuInfo> {
         let driver = self.backend.driver_version();
         (0..self.backend.device_count())

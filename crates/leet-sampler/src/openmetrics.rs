@@ -21,12 +21,18 @@ mod keys;
 pub use keys::KeyIndex;
 pub(crate) use keys::MAX_SERIES;
 
+/// A metric family's type, from its `# TYPE` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
+    /// `counter`.
     Counter,
+    /// `gauge`.
     Gauge,
+    /// `untyped` or `unknown`, or no `# TYPE` line.
     Untyped,
+    /// `histogram`.
     Histogram,
+    /// `summary`.
     Summary,
     /// OpenMetrics 1.0 types (`info`, `stateset`, `gaugehistogram`) and anything else.
     Other,
@@ -45,20 +51,25 @@ impl MetricKind {
     }
 }
 
+/// One sample line of an exposition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricSample {
     /// The sample's own name (e.g. `http_requests_total`, `rpc_seconds_bucket`).
     pub name: String,
     /// The family it belongs to, from `# TYPE` (same as `name` when undeclared).
     pub family: String,
+    /// The family's type.
     pub kind: MetricKind,
     /// Labels in the order written, values unescaped.
     pub labels: Vec<(String, String)>,
+    /// The sample's value.
     pub value: f64,
 }
 
+/// A parsed Prometheus text / OpenMetrics page.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Exposition {
+    /// The samples, in the order written.
     pub samples: Vec<MetricSample>,
     /// (1-based line number, reason) for lines that could not be parsed.
     pub errors: Vec<(usize, String)>,
@@ -398,7 +409,9 @@ fn split_series(line: &str) -> Option<(&str, usize)> {
     None
 }
 
+/// How long one scrape of an endpoint may take.
 pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest response body read; a longer one is an error.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 
 /// How long an endpoint that failed is left alone before it is tried again.

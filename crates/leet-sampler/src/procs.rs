@@ -38,7 +38,9 @@ use super::procfs::{self, ProcFile};
 /// One process of the host, a row of the live monitor's process table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProcRow {
+    /// Process id.
     pub pid: u32,
+    /// Parent's process id.
     pub ppid: u32,
     /// User name, or the numeric uid when it has none. Untrusted text.
     pub user: String,
@@ -50,6 +52,7 @@ pub struct ProcRow {
     /// GPU memory this process uses over all GPUs, bytes, where NVML reports
     /// per-process usage; `None` when nothing reports it.
     pub gpu_memory: Option<u64>,
+    /// Threads it runs.
     pub threads: u32,
     /// Command line, arguments joined by spaces (`[comm]` when it has none, as for
     /// kernel threads). Untrusted text: the view sanitizes it before drawing.

@@ -78,6 +78,8 @@ struct Worker {
     pending: Option<Pending>,
 }
 
+/// Every collector on its own worker thread, read together at each tick (see the
+/// crate's documentation for the deadlines).
 pub struct Sampler {
     workers: Vec<Worker>,
     events: Receiver<Event>,

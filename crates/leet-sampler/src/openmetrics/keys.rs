@@ -57,6 +57,7 @@ pub struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// An empty index for `endpoint`'s series, capped at [`MAX_SERIES`].
     pub fn new(endpoint: &str) -> Self {
         Self::with_cap(endpoint, MAX_SERIES)
     }
@@ -82,6 +83,7 @@ impl KeyIndex {
         self.total
     }
 
+    /// Whether it holds no label set.
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }
