@@ -1,6 +1,6 @@
 //! The keys of one endpoint's series: per-metric label-set indices that stay with their
-//! label sets, forgotten after [`FORGET_AFTER`] scrapes without them, at most
-//! [`MAX_SERIES`] of them.
+//! label sets, forgotten after `FORGET_AFTER` scrapes without them, at most
+//! `MAX_SERIES` of them.
 
 use std::collections::HashMap;
 
@@ -29,9 +29,9 @@ struct PerMetric {
 }
 
 /// Assigns the per-metric label-set indices and builds keys. An index stays with its
-/// label set while that set keeps appearing; a set missing from [`FORGET_AFTER`]
+/// label set while that set keeps appearing; a set missing from `FORGET_AFTER`
 /// scrapes in a row is forgotten and its index reused, so label churn (a label value
-/// that changes on every scrape) costs bounded memory, and at most [`MAX_SERIES`]
+/// that changes on every scrape) costs bounded memory, and at most `MAX_SERIES`
 /// series are kept.
 #[derive(Debug)]
 pub struct KeyIndex {
@@ -57,7 +57,7 @@ pub struct KeyIndex {
 }
 
 impl KeyIndex {
-    /// An empty index for `endpoint`'s series, capped at [`MAX_SERIES`].
+    /// An empty index for `endpoint`'s series, capped at `MAX_SERIES`.
     pub fn new(endpoint: &str) -> Self {
         Self::with_cap(endpoint, MAX_SERIES)
     }
@@ -95,7 +95,7 @@ impl KeyIndex {
         self.cut = 0;
     }
 
-    /// End a scrape: forget the label sets missing from the last [`FORGET_AFTER`]
+    /// End a scrape: forget the label sets missing from the last `FORGET_AFTER`
     /// scrapes. Returns the samples the cap dropped in this scrape.
     pub fn end_scrape(&mut self) -> usize {
         let oldest = self.scrape.saturating_sub(FORGET_AFTER - 1);
