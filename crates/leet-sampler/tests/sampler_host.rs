@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::sampler::{self, serve};
 
-use leet::source::sampler::{spawn_sampler, Sampler, SamplerOptions};
+use leet_sampler::{spawn_sampler, Sampler, SamplerOptions};
 use regex::Regex;
 
 fn sampler() -> Sampler {
@@ -488,7 +488,7 @@ fn spawned_sampler_ticks_and_stops() {
 #[test]
 fn sample_command_writes_json_lines() {
     let mut out = Vec::new();
-    leet::source::sampler::run_sample_command(
+    leet_sampler::run_sample_command(
         SamplerOptions {
             // Each source has half the interval to answer: 200 ms leaves room on
             // a machine busy with a parallel test run (at 50 ms the memory
