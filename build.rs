@@ -1,31 +1,15 @@
-//! Compiles the protos with pure-Rust tools (protox + prost-build, tonic-prost-build for
-//! the gRPC service), so building leet never needs a system `protoc`.
-//!
-//! * `proto/wandb_record.proto`: the run-log records. The descriptor set is also kept in
-//!   OUT_DIR for prost-reflect, which `leet inspect --json` uses to print any record.
-//! * `proto/tpu_metric_service.proto`: libtpu's runtime metrics service. The client goes
-//!   to `OUT_DIR/tpu.monitoring.runtime.rs` (the TPU sampler); a server for the same
-//!   service goes to `OUT_DIR/tpu_server/` for the fake runtime of `tests/sampler_tpu.rs`
-//!   (only a test compiles it, so the library needs no server code).
-
-use prost::Message as _;
+//! Compiles the server half of libtpu's runtime metrics service
+//! (`crates/leet-sampler/proto/tpu_metric_service.proto`, whose client the TPU sampler
+//! builds in its own crate) with pure-Rust tools (protox + tonic-prost-build), so
+//! building leet never needs a system `protoc`. It goes to `OUT_DIR/tpu_server/` for
+//! the fake runtime of `tests/sampler_tpu.rs` and `examples/fake_tpu_runtime.rs` (only
+//! they compile it, so the library holds no server code).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("cargo:rerun-if-changed=proto/wandb_record.proto");
-    println!("cargo:rerun-if-changed=proto/tpu_metric_service.proto");
-    let fds = protox::compile(["wandb_record.proto"], ["proto"])?;
+    let proto = "crates/leet-sampler/proto";
+    println!("cargo:rerun-if-changed={proto}/tpu_metric_service.proto");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
-    std::fs::write(out.join("wandb_record.fds.bin"), fds.encode_to_vec())?;
-    prost_build::Config::new()
-        .enable_type_names()
-        .compile_fds(fds)?;
-
-    let tpu = protox::compile(["tpu_metric_service.proto"], ["proto"])?;
-    tonic_prost_build::configure()
-        .build_server(false)
-        .build_transport(false)
-        .emit_rerun_if_changed(false)
-        .compile_fds(tpu.clone())?;
+    let tpu = protox::compile(["tpu_metric_service.proto"], [proto])?;
     let server_dir = out.join("tpu_server");
     std::fs::create_dir_all(&server_dir)?;
     tonic_prost_build::configure()

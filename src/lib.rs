@@ -1,5 +1,9 @@
 //! leet: a terminal viewer for W&B `.wandb` run logs and a live host sampler.
 //!
+//! Below this crate, in `crates/`: `leet-text` (sanitised text), `leet-format` (the
+//! `.wandb` framing, decoding and schema; here as `decode`) and `leet-sampler` (host
+//! and accelerator metrics; here as `source::sampler`). Cargo keeps them below.
+//!
 //! Data flows one way: `source` (files, host) reads bytes and `decode` turns them
 //! into events on reader threads → `store` folds events into the run model (capped
 //! series) → `app` (state; `update` does no I/O, it asks for it with commands) →
@@ -9,10 +13,10 @@
 //! by `|` are siblings and do not use each other), and no files use each other in a
 //! cycle. `tests/layers.rs` reads the source and keeps this order:
 //!
-//! text < decode < msg < source < store < inspect | app < input | terminal < view < cli < runtime
+//! msg < source < store < inspect | app < input | terminal < view < cli < runtime
 pub mod app;
 pub mod cli;
-pub mod decode;
+pub use leet_format as decode;
 pub(crate) mod input;
 pub mod inspect;
 pub mod msg;
@@ -20,7 +24,7 @@ pub mod runtime;
 pub mod source;
 pub mod store;
 pub mod terminal;
-pub mod text;
+pub use leet_text as text;
 pub mod view;
 
 use std::io::{self, Write};

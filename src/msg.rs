@@ -8,6 +8,9 @@ use crate::decode::event::Events;
 use crate::decode::leveldb::Skip;
 use crate::decode::record::RecordType;
 
+/// The process table is the sampler's type: it scans the processes.
+pub use leet_sampler::{ProcRow, ProcTable};
+
 /// What the tail thread read from the run file, decoded into events on its own
 /// thread, for the loop to fold into the run (the store's one writer).
 #[derive(Debug, Clone, Default)]
@@ -43,36 +46,6 @@ pub struct Sample {
     pub timestamp: f64,
     /// W&B system metric keys (`cpu`, `gpu.0.gpu`, ...) and values.
     pub values: Vec<(String, f64)>,
-}
-
-/// One process of the host, a row of the live monitor's process table.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProcRow {
-    pub pid: u32,
-    pub ppid: u32,
-    /// User name, or the numeric uid when it has none. Untrusted text.
-    pub user: String,
-    /// CPU use since the previous scan, percent of one core (a busy 4-thread
-    /// process can show 400).
-    pub cpu: f64,
-    /// Resident memory, bytes.
-    pub rss: u64,
-    /// GPU memory this process uses over all GPUs, bytes, where NVML reports
-    /// per-process usage; `None` when nothing reports it.
-    pub gpu_memory: Option<u64>,
-    pub threads: u32,
-    /// Command line, arguments joined by spaces (`[comm]` when it has none, as for
-    /// kernel threads). Untrusted text: the view sanitizes it before drawing.
-    pub command: String,
-}
-
-/// One scan of the host's processes (`Msg::Procs`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProcTable {
-    /// Unix seconds.
-    pub timestamp: f64,
-    /// Every process seen, in no particular order (the app sorts and filters).
-    pub rows: Vec<ProcRow>,
 }
 
 /// A run directory next to the one shown (the run picker's rows): what

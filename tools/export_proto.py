@@ -1,8 +1,8 @@
-"""Write proto/wandb_record.proto from the descriptors shipped in the wandb wheel.
+"""Write crates/leet-format/proto/wandb_record.proto from the descriptors shipped in the wandb wheel.
 
 Keeps only the messages reachable from `Record` (minus `Request`, which is never
 stored in a .wandb file), so the schema we compile is exactly what a reader needs.
-Usage: python tools/export_proto.py > proto/wandb_record.proto   (needs `pip install wandb`)
+Usage: python tools/export_proto.py > crates/leet-format/proto/wandb_record.proto   (needs `pip install wandb`)
 """
 import sys
 from google.protobuf import descriptor as D

@@ -7,7 +7,7 @@ pub mod parallel;
 pub mod reader;
 pub mod records;
 pub mod resolve;
-pub mod sampler;
+pub use leet_sampler as sampler;
 pub mod settings;
 pub mod small_file;
 pub mod state;
