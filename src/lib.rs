@@ -10,7 +10,6 @@
 //! cycle. `tests/layers.rs` reads the source and keeps this order:
 //!
 //! text < decode < msg < source < store < inspect | app < input | terminal < view < cli < runtime
-pub mod app;
 pub mod cli;
 pub mod decode;
 pub(crate) mod input;
@@ -21,7 +20,7 @@ pub mod source;
 pub mod store;
 pub mod terminal;
 pub mod text;
-pub mod view;
+pub mod ui;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -176,7 +175,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Inspect(a)) => {
             // On a terminal, with no output option: the record browser.
             if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
-                let keymap = match app::keymap::Keymap::load(None, app::keymap::config_home()) {
+                let keymap = match ui::keymap::Keymap::load(None, ui::keymap::config_home()) {
                     Ok(k) => k,
                     Err(e) => {
                         let _ = writeln!(io::stderr(), "leet: {e}");
@@ -236,7 +235,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         None => {
             let v = cli.view;
             let keymap =
-                match app::keymap::Keymap::load(v.keymap.as_deref(), app::keymap::config_home()) {
+                match ui::keymap::Keymap::load(v.keymap.as_deref(), ui::keymap::config_home()) {
                     Ok(k) => k,
                     Err(e) => {
                         // The error's Display sanitizes what it quotes.
@@ -284,9 +283,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
 /// a bad value its table, key and reason.
 fn load_config(
     explicit: Option<&std::path::Path>,
-) -> Result<runtime::Loaded, app::settings::SettingsError> {
-    use app::settings::{Config, SettingsError, MAX_CONFIG_BYTES};
+) -> Result<runtime::Loaded, ui::settings::SettingsError> {
     use source::settings::ReadError;
+    use ui::settings::{Config, SettingsError, MAX_CONFIG_BYTES};
     let Some(path) = explicit
         .map(std::path::Path::to_path_buf)
         .or_else(source::settings::default_path)

@@ -12,9 +12,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Effect, Options, Overlay};
 use leet::msg::{Msg, RunEntry};
 use leet::runtime::{answer, Executor};
+use leet::ui::{App, Cmd, Effect, Options, Overlay};
 
 const MANY: &str = "offline-run-20261130_174932-many0001";
 const MULTI4: &str = "offline-run-20261130_175139-multi004";
@@ -150,7 +150,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     // The media pane opens and asks for its image; the answer is an error shown.
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
     assert!(a.areas.media.is_some());
-    assert_eq!(a.panels.focus, leet::app::panels::Pane::Media);
+    assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
     assert!(a.media.loading);
     let Some(Cmd::LoadImage { path }) = rt.queue.back().cloned() else {
         panic!("{:?}", rt.queue);
@@ -183,7 +183,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     rt.send(&mut a, key(KeyCode::End));
     assert_eq!(a.grid.page(), pages - 1);
     rt.send(&mut a, Msg::char('y'));
-    let log = leet::app::grid::YScale::Log;
+    let log = leet::ui::charts::grid::YScale::Log;
     assert_eq!(a.grid.scales.metric(a.focused_key().unwrap()), log);
     assert!(rt.send(&mut a, Msg::char('h')).redraw);
     assert!(matches!(a.overlay, Overlay::Help { .. }));
@@ -287,7 +287,7 @@ fn keys_are_answered_while_no_command_is() {
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer().clone();
     let mut s = String::new();
     for y in 0..h {

@@ -167,7 +167,7 @@ impl App {
                 let fixed = t.chars().count() + 2 + pid_s.chars().count();
                 let budget = room.saturating_sub(fixed);
                 c.title = if budget >= 6 {
-                    let cmd = super::procs::short_command(cmd, budget);
+                    let cmd = crate::ui::host::procs::short_command(cmd, budget);
                     format!("{t}: {cmd}{pid_s}")
                 } else if t.chars().count() + pid_s.chars().count() <= room {
                     // Too narrow for any of the command: the pid names it.

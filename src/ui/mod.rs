@@ -12,34 +12,30 @@
 
 mod act;
 pub mod action;
+pub mod charts;
 pub mod cmd;
-pub mod crosshair;
+pub mod console;
 mod derive;
 pub mod filter;
-pub mod grid;
-pub(crate) mod host;
+pub mod host;
 pub mod inspector;
 pub mod keymap;
 pub mod layout;
-pub mod media;
 mod mouse;
+pub mod overlay;
 mod overview;
 pub mod palette;
 pub mod panels;
-pub mod procs;
 pub mod query;
-pub mod runs;
+pub mod render;
 mod scroll;
-pub mod sections;
 pub mod settings;
 mod source;
-// ---- smoothing (issue 14) ----
-pub mod smoothing;
-pub mod stats;
+mod status;
 pub mod system;
+mod theme;
+pub mod widget;
 pub mod workspace;
-// ---- x axis (issue 14) ----
-pub mod xaxis;
 
 use std::collections::BTreeMap;
 
@@ -48,18 +44,21 @@ use ratatui::layout::Rect;
 use crate::msg::{Msg, RunEntry};
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
+use charts::grid::GridState;
+use charts::{crosshair, smoothing, xaxis};
 pub use cmd::Cmd;
 use derive::Seen;
 use filter::FilterState;
-use grid::GridState;
+use host::procs;
 use keymap::{Keymap, Mode};
 use layout::Areas;
+use overlay::{media, stats};
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
-pub use runs::{Compared, WsTag};
 pub use scroll::Limits;
 pub use source::{LiveState, SourceState, LIVE_WINDOW};
 use system::SysChart;
+pub use workspace::runs::{Compared, WsTag};
 
 /// Most points one live series keeps (its ring over the window).
 pub(crate) const LIVE_SERIES_CAP: usize = 4096;

@@ -34,8 +34,8 @@ impl App {
         } else if self.grid.sectioned() {
             // ---- sections (issue 14) ----
             match self.section_slot_at(pos)? {
-                (r, super::sections::Slot::Chart(i)) => Some((i, r)),
-                (_, super::sections::Slot::Header { .. }) => None,
+                (r, crate::ui::charts::sections::Slot::Chart(i)) => Some((i, r)),
+                (_, crate::ui::charts::sections::Slot::Header { .. }) => None,
             }
         } else if self.areas.grid.contains(pos) {
             let body = layout::grid_body(self.areas.grid);
@@ -59,7 +59,8 @@ impl App {
         let Some((i, rect)) = self.chart_at(pos) else {
             return Effect::NONE;
         };
-        self.grid.set_item(super::sections::Item::Chart(i));
+        self.grid
+            .set_item(crate::ui::charts::sections::Item::Chart(i));
         self.panels.focus = Pane::Grid;
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::REDRAW;
@@ -124,7 +125,7 @@ impl App {
             return fx;
         }
         // ---- sections (issue 14) ----: a click on a header toggles it.
-        if let (None, Some((_, super::sections::Slot::Header { sec, .. }))) =
+        if let (None, Some((_, crate::ui::charts::sections::Slot::Header { sec, .. }))) =
             (zoom_in, self.section_slot_at(pos))
         {
             return self.click_section(sec);
@@ -134,7 +135,8 @@ impl App {
         match zoom_in {
             None => {
                 if let Some((i, _)) = hit {
-                    self.grid.set_item(super::sections::Item::Chart(i));
+                    self.grid
+                        .set_item(crate::ui::charts::sections::Item::Chart(i));
                     self.panels.focus = Pane::Grid;
                 } else if self.areas.procs.is_some_and(|r| r.contains(pos)) {
                     // A click on a row selects it (the same rows the view draws).
@@ -163,7 +165,8 @@ impl App {
                     self.panels.focus = old;
                     return Effect::REDRAW;
                 };
-                self.grid.set_item(super::sections::Item::Chart(i));
+                self.grid
+                    .set_item(crate::ui::charts::sections::Item::Chart(i));
                 let key = self.metric_keys[self.charts.shown[i]].clone();
                 let Some((fx0, fx1)) = self
                     .run

@@ -1,37 +1,14 @@
 //! Pure rendering: `render(frame, &App)` reads the state and draws; it never
 //! mutates anything, reads the clock or the environment.
 
-mod band;
-mod chart;
-mod console;
-mod fit;
-pub mod format;
-mod grid;
-mod group;
-mod header;
-mod heatmap;
-mod help;
-mod inspector;
-mod media;
-mod overlay;
-mod procs;
-mod runs;
-mod sidebar;
-mod stats;
-mod status;
-mod sys_chart;
-mod theme;
-mod workspace;
-// ---- x axis (issue 14) ----
-mod xaxis;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 
-use crate::app::layout;
-use crate::app::{App, Overlay};
-use theme::Theme;
+use super::theme::{self, Theme};
+use super::widget::fit;
+use super::{charts, console, host, inspector, overlay, overview, status, workspace};
+use super::{layout, App, Overlay};
 
 /// Draw the whole screen.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
@@ -66,7 +43,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     // The record inspector has the whole screen.
     if app.overlay == Overlay::Inspector {
-        inspector::render_inspector(buf, area, app, theme);
+        inspector::view::render_inspector(buf, area, app, theme);
         return;
     }
     // The areas the app laid out for its size (and hit-tests the mouse against);
@@ -77,39 +54,39 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         layout::areas(area, app.panel_flags())
     };
     if app.panels.fullscreen {
-        grid::render_fullscreen(buf, areas.body, app, theme);
+        charts::grid::view::render_fullscreen(buf, areas.body, app, theme);
     } else {
-        grid::render_grid(buf, areas.grid, app, theme);
+        charts::grid::view::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
             if app.in_workspace_list() {
-                workspace::render_runs_pane(buf, r, app, theme);
+                workspace::view::render_runs_pane(buf, r, app, theme);
             } else {
-                sidebar::render_left(buf, r, app, theme);
+                overview::view::render_left(buf, r, app, theme);
             }
         }
         if let Some(r) = areas.right {
-            sidebar::render_right(buf, r, app, theme);
+            overview::view::render_right(buf, r, app, theme);
         }
         if let Some(r) = areas.console {
-            console::render_console(buf, r, app, theme);
+            console::view::render_console(buf, r, app, theme);
         }
         if let Some(r) = areas.media {
-            media::render_media_pane(buf, r, app, theme);
+            overlay::media::view::render_media_pane(buf, r, app, theme);
         }
         if let Some(r) = areas.header {
-            header::render_header(buf, r, app, theme);
+            host::view::render_header(buf, r, app, theme);
         }
         if let Some(r) = areas.procs {
-            procs::render_procs(buf, r, app, theme);
+            host::procs::view::render_procs(buf, r, app, theme);
         }
     }
     status::render_status(buf, areas.status, app, theme);
     let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
     match app.overlay {
-        Overlay::Runs => runs::render_runs(buf, overlay, app, theme),
-        Overlay::Media => media::render_media(buf, overlay, app, theme),
-        Overlay::Help { .. } => help::render_help(buf, overlay, app, theme),
-        Overlay::Stats => stats::render_stats(buf, overlay, app, theme),
+        Overlay::Runs => workspace::runs::view::render_runs(buf, overlay, app, theme),
+        Overlay::Media => overlay::media::view::render_media(buf, overlay, app, theme),
+        Overlay::Help { .. } => overlay::help::render_help(buf, overlay, app, theme),
+        Overlay::Stats => overlay::stats::view::render_stats(buf, overlay, app, theme),
         Overlay::None | Overlay::Inspector => {}
     }
 }

@@ -19,10 +19,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::filter::FilterState;
-use super::grid::{Guides, YScale};
 use super::layout::PaneSizes;
 use super::palette::Palette;
 use super::{App, Cmd};
+use crate::ui::charts::grid::{Guides, YScale};
 
 mod directory;
 mod merge;

@@ -11,14 +11,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::fit::{fit, width};
-use super::format;
-use super::sidebar::state_label;
 use super::theme::Theme;
-use crate::app::action::Action;
-use crate::app::keymap::Mode;
-use crate::app::{App, FilterTarget, Pending};
 use crate::text::sanitize;
+use crate::ui::action::Action;
+use crate::ui::keymap::Mode;
+use crate::ui::overview::view::state_label;
+use crate::ui::widget::fit::{fit, width};
+use crate::ui::widget::format;
+use crate::ui::{App, FilterTarget, Pending};
 
 pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
@@ -30,7 +30,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
-        super::workspace::status_parts(app, area.width, theme, &mut ws);
+        crate::ui::workspace::view::status_parts(app, area.width, theme, &mut ws);
         parts.extend(workspace_parts(ws, theme));
     }
     let (state, style) = state_label(app, theme);
@@ -125,7 +125,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if app.overview.filter.is_active() {
         let times = app.overview.filtered_times();
         if let Some((k, t)) = times.first() {
-            ocount.push_str(&format!(" {k} = {}", crate::app::Row::raw_time(*t)));
+            ocount.push_str(&format!(" {k} = {}", crate::ui::Row::raw_time(*t)));
             if times.len() > 1 {
                 ocount.push_str(&format!(" (+{} more)", times.len() - 1));
             }
@@ -272,7 +272,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             .map(|k| k.to_string())
     };
     let mut hint = String::from(" ");
-    if app.workspace.is_some() && !ws_list && app.panels.focus == crate::app::panels::Pane::Grid {
+    if app.workspace.is_some() && !ws_list && app.panels.focus == crate::ui::panels::Pane::Grid {
         if let Some(k) = key_of(Action::Back) {
             hint.push_str(&format!("{k}: all runs · "));
         }
@@ -290,7 +290,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
 }
 
 /// ` (glob)` after a filter in force that is a glob (a regex goes unmarked).
-fn glob_mark(f: &crate::app::filter::FilterState) -> &'static str {
+fn glob_mark(f: &crate::ui::filter::FilterState) -> &'static str {
     if f.glob {
         " (glob)"
     } else {
@@ -354,8 +354,7 @@ fn workspace_parts(ws: Vec<(String, Style)>, theme: Theme) -> Vec<Part> {
 /// The name of the focused chart, when the grid has the focus.
 fn focused_chart(app: &App) -> Option<String> {
     // A table or browser in front hides the grid: no chart is in view to name.
-    if app.panels.focus != crate::app::panels::Pane::Grid
-        || app.overlay != crate::app::Overlay::None
+    if app.panels.focus != crate::ui::panels::Pane::Grid || app.overlay != crate::ui::Overlay::None
     {
         return None;
     }

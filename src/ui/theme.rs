@@ -5,7 +5,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-use crate::app::palette::Palette;
+use crate::ui::palette::Palette;
 
 pub(crate) mod xterm256;
 

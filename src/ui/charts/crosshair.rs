@@ -4,7 +4,7 @@
 //! or a right-button drag puts it under the pointer (as `wandb leet` does). The view
 //! shows x and each drawn series' value at its point nearest to x.
 
-use super::App;
+use crate::ui::App;
 
 /// Where the crosshair is.
 #[derive(Debug, Clone, Copy, PartialEq)]

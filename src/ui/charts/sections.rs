@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use ratatui::layout::Rect;
 
-use super::layout;
+use crate::ui::layout;
 
 /// The root section's path: no key prefix is empty.
 pub const ROOT: &str = "";

@@ -13,12 +13,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::action::Action;
-use super::{App, Cmd, Effect};
 use crate::msg::{SmoothJob, Smoothed};
 use crate::store::series::Series;
 use crate::store::smooth::Smoothing;
 use crate::store::Run;
+use crate::ui::action::Action;
+use crate::ui::{App, Cmd, Effect};
 
 /// Each kind's parameter when `e` turns it on: W&B's default smoothing (TWEMA
 /// 0.6), TensorBoard's common EMA weight, a 10-point average, σ of 5 x units.
@@ -208,7 +208,7 @@ impl SmoothState {
 impl App {
     /// `e`, `E`, `+`/`=`, `-`: the focused chart's smoothing kind or parameter, or
     /// every chart's.
-    pub(super) fn act_smoothing(&mut self, a: Action) -> Effect {
+    pub(in crate::ui) fn act_smoothing(&mut self, a: Action) -> Effect {
         if self.is_host() {
             return Effect::NONE;
         }
@@ -284,7 +284,7 @@ impl App {
 
     /// Ask for the smoothed series the charts on screen lack, or that their
     /// runs have outgrown (rate limited); after every update that redraws.
-    pub(super) fn request_smoothing(&mut self) {
+    pub(in crate::ui) fn request_smoothing(&mut self) {
         if self.is_host() || !self.smoothing.any() {
             return;
         }
@@ -371,7 +371,7 @@ impl App {
     }
 
     /// `Msg::Smoothed`: keep the smoothed series (unless its chart has moved on).
-    pub(super) fn on_smoothed(&mut self, r: Smoothed) -> Effect {
+    pub(in crate::ui) fn on_smoothed(&mut self, r: Smoothed) -> Effect {
         let ck = CacheKey {
             path: r.job.path,
             key: r.job.key,

@@ -6,13 +6,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Widget};
 
-use super::format;
-use super::theme::Theme;
-use crate::app::layout;
-use crate::app::panels::Pane;
-use crate::app::App;
 use crate::store::console::Stream;
 use crate::text::{sanitize, wrap, wrapped_rows};
+use crate::ui::layout;
+use crate::ui::panels::Pane;
+use crate::ui::theme::Theme;
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// Rows `take` of line `line`'s wrapped rows, from row `skip`.
 struct Slice {

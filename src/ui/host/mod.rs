@@ -3,6 +3,9 @@
 //! numbers in base units (bytes, bytes/s, %, °C, W): the view formats them. Rebuilt
 //! after each sample; a reading that is missing stays `None` (drawn as `–`).
 
+pub mod procs;
+pub(crate) mod view;
+
 use serde_json::{Map, Value};
 
 use crate::store::metrics::MetricStore;

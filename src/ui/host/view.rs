@@ -6,13 +6,13 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::fit::{fit, put, width};
-use super::format;
-use super::theme::Theme;
-use crate::app::host::{DeviceRow, Meter};
-use crate::app::layout;
-use crate::app::App;
 use crate::text::sanitize;
+use crate::ui::host::{DeviceRow, Meter};
+use crate::ui::layout;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put, width};
+use crate::ui::widget::format;
+use crate::ui::App;
 
 const DASH: &str = "–";
 /// Columns of a meter's label and of its value text.

@@ -4,6 +4,8 @@
 //! worker (`source::records`), asked with `Cmd::ViewRecords` and answering with
 //! `Msg::Records`, so an update never waits on the file.
 
+pub(crate) mod view;
+
 use std::path::PathBuf;
 
 use ratatui::layout::Rect;

@@ -8,13 +8,13 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
-use super::fit::{fit, put};
-use super::format;
-use super::theme::Theme;
-use crate::app::inspector::{areas, Focus, Inspector};
-use crate::app::{App, FilterTarget};
 use crate::msg::{kind_name, RecordRow};
 use crate::text::{sanitize, sanitize_path};
+use crate::ui::inspector::{areas, Focus, Inspector};
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::{App, FilterTarget};
 
 /// Digits of `n` (at least `min`).
 fn digits(n: u64, min: usize) -> usize {

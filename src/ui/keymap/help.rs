@@ -2,7 +2,7 @@
 //! the app bounds the overlay's scroll by their count.
 
 use super::{Keymap, Mode};
-use crate::app::action::{Action, GROUPS};
+use crate::ui::action::{Action, GROUPS};
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]

@@ -3,9 +3,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::theme::Theme;
-use crate::app::keymap::help_lines;
-use crate::app::{App, Overlay};
+use crate::ui::keymap::help_lines;
+use crate::ui::theme::Theme;
+use crate::ui::{App, Overlay};
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.keymap, app.is_host());
@@ -16,10 +16,10 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         .max()
         .unwrap_or(0)
         .min(23);
-    let Some(area) = super::overlay::place(size, 80, lines.len() + 2, 10) else {
+    let Some(area) = crate::ui::overlay::place(size, 80, lines.len() + 2, 10) else {
         return;
     };
-    let inner = super::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
+    let inner = crate::ui::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);
     // Kept within `app.limits.help_max` (the same count) by the app.
@@ -37,7 +37,7 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
             buf.set_stringn(
                 inner.x + 3,
                 y,
-                super::fit::fit(k, key_w),
+                crate::ui::widget::fit::fit(k, key_w),
                 key_w,
                 theme.key(),
             );
@@ -53,6 +53,6 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         } else {
             " ↑ (up/pgup) "
         };
-        super::overlay::hint(buf, area, more, theme);
+        crate::ui::overlay::hint(buf, area, more, theme);
     }
 }

@@ -1,19 +1,23 @@
 //! The boxes drawn over the screen (help, run picker, media viewer): cleared, with a
 //! rounded border, a title on top and a key hint on the bottom border.
 
+pub(crate) mod help;
+pub mod media;
+pub mod stats;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
-use super::fit::fit;
 use super::theme::Theme;
+use crate::ui::widget::fit::fit;
 
 /// Where a box of at most `w` columns and `rows` lines of content goes: centred,
 /// with a cell of margin; None when the screen is too small for `min_w` columns.
 #[must_use]
 pub(crate) fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect> {
     let h = u16::try_from(rows.saturating_add(2)).unwrap_or(u16::MAX);
-    let area = crate::app::layout::centered(
+    let area = crate::ui::layout::centered(
         size,
         w.min(size.width.saturating_sub(2)),
         h.min(size.height.saturating_sub(2)),
@@ -51,7 +55,7 @@ pub(crate) fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::palette::Palette;
+    use crate::ui::palette::Palette;
 
     #[test]
     fn a_long_hint_stays_inside_the_box() {

@@ -10,6 +10,7 @@ use crate::store::Run;
 mod sections;
 #[cfg(test)]
 mod tests;
+pub(crate) mod view;
 
 pub use sections::OverviewLayout;
 

@@ -5,14 +5,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::fit::{fit, fit_words};
-use super::format;
-use super::sys_chart::render_sys_chart;
-use super::theme::Theme;
-use crate::app::layout;
-use crate::app::panels::Pane;
-use crate::app::{App, LiveState, OverviewPane, Row};
 use crate::text::sanitize;
+use crate::ui::layout;
+use crate::ui::panels::Pane;
+use crate::ui::system::view::render_sys_chart;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, fit_words};
+use crate::ui::widget::format;
+use crate::ui::{App, LiveState, OverviewPane, Row};
 
 fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
     for y in area.y..area.bottom() {
@@ -149,7 +149,7 @@ pub(crate) fn render_overview(
         .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Note(k, _) => Some(super::fit::width(k).into()),
+            Row::Note(k, _) => Some(crate::ui::widget::fit::width(k).into()),
             _ => None,
         })
         .max()

@@ -95,7 +95,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::app::settings::FilterSetting;
+    use crate::ui::settings::FilterSetting;
 
     fn merged(
         base: &Config,

@@ -9,10 +9,10 @@ use super::{
     quoted, Config, Filters, Part, Settings, SettingsError, MAX_GRID, MAX_KEY_BYTES, MAX_PANE,
     MAX_SCALES, MIN_CONSOLE, MIN_LEFT, MIN_RIGHT,
 };
-use crate::app::filter::{FilterState, MAX_PATTERN_CHARS};
-use crate::app::grid::{Guides, YScale};
-use crate::app::xaxis::XAxis;
 use crate::store::smooth::Smoothing;
+use crate::ui::charts::grid::{Guides, YScale};
+use crate::ui::charts::xaxis::XAxis;
+use crate::ui::filter::{FilterState, MAX_PATTERN_CHARS};
 
 impl Config {
     /// Settings from a file's text: what it gives laid over the defaults.

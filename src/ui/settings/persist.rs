@@ -47,7 +47,7 @@ impl App {
         &mut self,
         generation: u64,
         error: Option<&str>,
-    ) -> crate::app::Effect {
+    ) -> crate::ui::Effect {
         let io = &mut self.settings_io;
         match error {
             None => {
@@ -55,15 +55,15 @@ impl App {
                     io.on_disk.clone_from(&io.sent);
                 }
                 io.failing = false;
-                crate::app::Effect::NONE
+                crate::ui::Effect::NONE
             }
-            Some(_) if io.failing => crate::app::Effect::NONE,
+            Some(_) if io.failing => crate::ui::Effect::NONE,
             Some(e) => {
                 io.failing = true;
                 // Asked again at the next change: what failed is still unsaved.
                 io.sent.clone_from(&io.on_disk);
                 io.note = Some(format!("settings not saved: {}", clean(e, 160)));
-                crate::app::Effect::REDRAW
+                crate::ui::Effect::REDRAW
             }
         }
     }

@@ -241,7 +241,7 @@ fn the_state_gives_the_settings_and_the_settings_the_state() {
     assert!(a.overview.filter.matches("lr_max") && !a.overview.filter.matches("lr"));
     // The x axis: every chart by relative time, `val/acc` by `epoch`, `loss` by
     // wall time on a log x.
-    use crate::app::xaxis::XAxis;
+    use crate::ui::charts::xaxis::XAxis;
     assert_eq!(*a.xaxis.of("lr"), XAxis::Relative);
     assert_eq!(*a.xaxis.of("val/acc"), XAxis::Metric("epoch".into()));
     assert_eq!(*a.xaxis.of("loss"), XAxis::Wall);

@@ -1,6 +1,8 @@
 //! System metric keys grouped into charts by family (GPU utilization of all GPUs in
 //! one chart, ...). A key that no family claims gets a chart of its own.
 
+pub(crate) mod view;
+
 /// How a chart's values are formatted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {

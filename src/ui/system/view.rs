@@ -4,17 +4,17 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::band::MinMax;
-use super::chart::{render_chart, ChartSpec, Line, XTicks};
-use super::fit::width as text_width;
-use super::format;
-use super::heatmap::{render_heatmap, HeatSpec};
-use super::theme::Theme;
-use crate::app::grid::YScale;
-use crate::app::system::SysChart;
-use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
+use crate::ui::charts::grid::YScale;
+use crate::ui::system::SysChart;
+use crate::ui::theme::Theme;
+use crate::ui::widget::band::MinMax;
+use crate::ui::widget::chart::{render_chart, ChartSpec, Line, XTicks};
+use crate::ui::widget::fit::width as text_width;
+use crate::ui::widget::format;
+use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
+use crate::ui::{App, Subject};
 
 /// Downsampled points of a system series (rates for counters), bounded by `width`.
 fn sys_points(
@@ -214,8 +214,8 @@ pub(crate) fn render_sys_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::system::{group, Unit};
-    use crate::view::format::AxisScale;
+    use crate::ui::system::{group, Unit};
+    use crate::ui::widget::format::AxisScale;
 
     const UNITS: [Unit; 10] = [
         Unit::Plain,

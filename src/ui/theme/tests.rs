@@ -88,12 +88,12 @@ fn without_colour_no_palette_gives_a_colour() {
 
 /// The `tiny` fixture's run on a `w`×`h` screen in colour, with the first
 /// `compared` runs of `multi` drawn beside it.
-fn app(palette: Palette, true_color: bool, compared: usize, w: u16, h: u16) -> crate::app::App {
+fn app(palette: Palette, true_color: bool, compared: usize, w: u16, h: u16) -> crate::ui::App {
     use crate::msg::Msg;
     let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
-    let mut app = crate::app::App::new(crate::app::Options {
+    let mut app = crate::ui::App::new(crate::ui::Options {
         true_color,
-        ..crate::app::Options::default()
+        ..crate::ui::Options::default()
     });
     app.update(Msg::Resize(w, h));
     let (file, batch) =
@@ -124,10 +124,10 @@ fn app(palette: Palette, true_color: bool, compared: usize, w: u16, h: u16) -> c
     app
 }
 
-fn draw(app: &crate::app::App, w: u16, h: u16) -> Buffer {
+fn draw(app: &crate::ui::App, w: u16, h: u16) -> Buffer {
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    crate::view::render_buffer(&mut buf, area, app);
+    crate::ui::render::render_buffer(&mut buf, area, app);
     buf
 }
 

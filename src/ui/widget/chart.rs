@@ -8,10 +8,10 @@ use ratatui::style::Style;
 use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
 use super::fit::{fit, put, width};
-use super::theme::Theme;
-use crate::app::grid::Guides;
-use crate::app::system::Unit;
 use crate::store::series::Point;
+use crate::ui::charts::grid::Guides;
+use crate::ui::system::Unit;
+use crate::ui::theme::Theme;
 use gaps::{crosses, draw_gap_marks, gap_columns};
 use raster::Raster;
 

@@ -1,6 +1,6 @@
 //! Number, size and time formatting for labels.
 
-use crate::app::system::Unit;
+use crate::ui::system::Unit;
 
 /// `x` with `sig` significant digits, trailing zeros trimmed.
 fn sig(x: f64, sig: i32) -> String {
@@ -250,7 +250,7 @@ pub(crate) fn reading(key: &str, v: f64) -> String {
     if !v.is_finite() {
         return value(v);
     }
-    match crate::app::system::key_unit(key) {
+    match crate::ui::system::key_unit(key) {
         Unit::Percent => format!("{v:.1}%"),
         Unit::Plain if key == "uptime" => uptime(v),
         Unit::Plain if key.starts_with("load.") => format!("{v:.2}"),

@@ -13,8 +13,8 @@ use ratatui::style::{Color, Style};
 
 use super::chart::{frame, x_labels};
 use super::fit::{fit, put, width};
-use super::theme::Theme;
 use crate::store::series::Point;
+use crate::ui::theme::Theme;
 
 /// Everything needed to draw one heatmap.
 pub(crate) struct HeatSpec<'a> {
@@ -240,7 +240,7 @@ fn render_scale(buf: &mut Buffer, area: Rect, theme: Theme) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::palette::Palette;
+    use crate::ui::palette::Palette;
 
     fn cells(points: &[Point], x: (f64, f64), n: usize) -> Vec<Option<f64>> {
         let mut out = vec![Some(-1.0); n];

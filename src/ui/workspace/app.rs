@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{Prompt, Workspace, WsView, MAX_PROMPT_CHARS};
-use crate::app::action::Action;
-use crate::app::panels::Pane;
-use crate::app::runs::WsTag;
-use crate::app::{App, Cmd, Effect, FilterTarget};
 use crate::msg::{RunIndexEntry, WorkspaceSaved};
+use crate::ui::action::Action;
+use crate::ui::panels::Pane;
+use crate::ui::workspace::runs::WsTag;
+use crate::ui::{App, Cmd, Effect, FilterTarget};
 
 impl App {
     /// Open the workspace of `wandb_dir` with what was saved for it. `main`: the
@@ -348,7 +348,7 @@ impl App {
                     && self.charts.crosshair.is_none()
                     && !self.panels.fullscreen
                     && self.panels.focus == Pane::Grid
-                    && matches!(self.overlay, crate::app::Overlay::None) =>
+                    && matches!(self.overlay, crate::ui::Overlay::None) =>
             {
                 // From one run alone back to the list, on that run.
                 let back = match &ws.view {

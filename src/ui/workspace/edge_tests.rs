@@ -7,8 +7,8 @@ use crossterm::event::KeyCode;
 
 use super::tests::{app, entry, index, starts};
 use super::*;
-use crate::app::{App, Cmd};
 use crate::msg::Msg;
+use crate::ui::{App, Cmd};
 
 fn indexed(app: &mut App, entries: Vec<RunIndexEntry>) -> Vec<Cmd> {
     app.update(Msg::Indexed {
@@ -204,7 +204,7 @@ fn filtering(n: usize) -> App {
         .collect();
     indexed(&mut app, entries);
     app.update(Msg::char('f'));
-    assert_eq!(app.filter_target, Some(crate::app::FilterTarget::Runs));
+    assert_eq!(app.filter_target, Some(crate::ui::FilterTarget::Runs));
     app
 }
 

@@ -2,7 +2,7 @@
 //! [`MAX_PATTERN_CHARS`] as the metric filter is.
 
 use super::{WsRun, MAX_PATTERN_CHARS};
-use crate::app::query::{self, Query, QueryError};
+use crate::ui::query::{self, Query, QueryError};
 
 /// The runs filter: the query in force and the one being typed.
 #[derive(Debug, Clone, Default)]

@@ -14,6 +14,8 @@ mod app;
 mod filter;
 mod index;
 mod overview;
+pub mod runs;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +33,7 @@ pub const MAX_SELECTED: usize = 256;
 pub const MAX_PROMPT_CHARS: usize = 512;
 /// Longest runs query, as the metric filter's pattern (a paste arrives as one key
 /// per character).
-pub use crate::app::filter::MAX_PATTERN_CHARS;
+pub use crate::ui::filter::MAX_PATTERN_CHARS;
 /// Most runs filtered again on a key press; a longer list is filtered on the next
 /// tick (and on enter), so a fast paste costs no pass over every run per key.
 pub const LIVE_FILTER_RUNS: usize = 500;
@@ -283,7 +285,7 @@ impl Workspace {
         let mut ws = Self {
             label: dir.display().to_string(),
             dir,
-            writer: crate::app::cmd::writer_id(),
+            writer: crate::ui::cmd::writer_id(),
             ..Self::default()
         };
         if let Some(s) = saved {

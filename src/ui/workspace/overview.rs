@@ -8,11 +8,11 @@
 use ratatui::layout::Rect;
 
 use super::{Workspace, WsRun, WsView};
-use crate::app::action::Action;
-use crate::app::layout;
-use crate::app::panels::Pane;
-use crate::app::{App, Effect, LiveState, LIVE_WINDOW};
 use crate::msg::IndexState;
+use crate::ui::action::Action;
+use crate::ui::layout;
+use crate::ui::panels::Pane;
+use crate::ui::{App, Effect, LiveState, LIVE_WINDOW};
 
 /// Lines the runs list keeps at least (title, column names, three rows, the
 /// detail line), and the fewest the overview below it is drawn in (its title,

@@ -3,9 +3,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::*;
-use crate::app::panels::Pane;
-use crate::app::{App, Cmd, FilterTarget, LiveState, Options};
 use crate::msg::Msg;
+use crate::ui::panels::Pane;
+use crate::ui::{App, Cmd, FilterTarget, LiveState, Options};
 
 /// An index entry for run `id` in directory `dir` started at `t`.
 pub(super) fn entry(dir: &str, id: &str, t: f64, state: IndexState) -> RunIndexEntry {
@@ -670,7 +670,7 @@ fn section_items(app: &App, name: &str) -> Vec<(String, String)> {
         .unwrap_or_default()
         .iter()
         .filter_map(|r| match r {
-            crate::app::Row::Item(k, v) => Some((k.clone(), v.clone())),
+            crate::ui::Row::Item(k, v) => Some((k.clone(), v.clone())),
             _ => None,
         })
         .collect()
@@ -708,7 +708,7 @@ fn moving_the_cursor_shows_that_run_s_overview_and_reads_nothing() {
         let name = app.overview.facts().first().cloned();
         assert_eq!(
             name,
-            Some(crate::app::Row::Item("Name".into(), format!("name-{want}")))
+            Some(crate::ui::Row::Item("Name".into(), format!("name-{want}")))
         );
     }
     // Its pinned rows: the state as the list decides it, the failed run's id.

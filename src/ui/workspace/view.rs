@@ -6,15 +6,15 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use super::fit::{fit, put};
-use super::format;
-use super::sidebar::{render_overview, state_words};
-use super::theme::Theme;
-use crate::app::panels::Pane;
-use crate::app::workspace::{Prompt, Workspace, WsRun};
-use crate::app::{App, FilterTarget};
 use crate::msg::IndexState;
 use crate::text::sanitize;
+use crate::ui::overview::view::{render_overview, state_words};
+use crate::ui::panels::Pane;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::workspace::{Prompt, Workspace, WsRun};
+use crate::ui::{App, FilterTarget};
 
 /// The state column: word and style (a narrow list shows only the glyph).
 fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
@@ -208,7 +208,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
         head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
     }
     put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
-    let rows = crate::app::layout::runs_list_rows(inner);
+    let rows = crate::ui::layout::runs_list_rows(inner);
     // The highlighted run's details on the last line: its directory, or a resumed
     // run's segments with each one's start.
     if let Some(r) = ws.cursor_run() {

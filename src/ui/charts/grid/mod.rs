@@ -3,12 +3,14 @@
 //! Also each chart's y scale (`y`: linear → log → heatmap), kept here in the app so
 //! it survives paging, filtering and redraws.
 
+pub(crate) mod view;
+
 use std::collections::BTreeMap;
 
 use ratatui::layout::Rect;
 
-use crate::app::layout;
-use crate::app::system::{SysChart, Unit};
+use crate::ui::layout;
+use crate::ui::system::{SysChart, Unit};
 
 /// How a chart draws its values (`y` cycles through the ones a chart offers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -168,7 +170,7 @@ pub struct GridState {
     /// The chart area below the grid's header line (from the last layout).
     pub body: Rect,
     /// The charts' sections by name prefix, which are collapsed, a focused header.
-    pub sections: crate::app::sections::Sections,
+    pub sections: crate::ui::charts::sections::Sections,
 }
 
 impl GridState {
@@ -272,7 +274,7 @@ impl GridState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::system::{group, SysChart};
+    use crate::ui::system::{group, SysChart};
 
     fn chart(keys: &[&str]) -> SysChart {
         let mut charts = group(keys.iter().copied());

@@ -5,18 +5,18 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::band::MinMax;
-use super::chart::{render_chart, Band, ChartSpec, Line, XTicks};
-use super::fit::{put, word_wrap};
-use super::format;
-use super::group::{group_stats, GroupStats};
-use super::sys_chart::render_sys_chart;
-use super::theme::Theme;
-use crate::app::layout;
-use crate::app::system::Unit;
-use crate::app::{App, Subject};
 use crate::store::series::Point;
 use crate::text::sanitize;
+use crate::ui::charts::group::{group_stats, GroupStats};
+use crate::ui::layout;
+use crate::ui::system::view::render_sys_chart;
+use crate::ui::system::Unit;
+use crate::ui::theme::Theme;
+use crate::ui::widget::band::MinMax;
+use crate::ui::widget::chart::{render_chart, Band, ChartSpec, Line, XTicks};
+use crate::ui::widget::fit::{put, word_wrap};
+use crate::ui::widget::format;
+use crate::ui::{App, Subject};
 
 // ---- smoothing (issue 14) ----
 mod smooth;
@@ -85,7 +85,7 @@ pub(crate) fn render_metric_chart(
         .map(|c| c.x);
     let runs: Vec<&crate::store::Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
     let zoom = app.charts.zoom.get(key).copied();
-    let mapped = super::xaxis::map_chart(app, key, &runs, zoom, px, cross_x);
+    let mapped = crate::ui::charts::xaxis::view::map_chart(app, key, &runs, zoom, px, cross_x);
     let (pts, (x0, x1)) = match mapped.as_ref() {
         Some(m) => (m.pts.clone(), m.x),
         None => (pts, (x0, x1)),
@@ -94,7 +94,7 @@ pub(crate) fn render_metric_chart(
         .as_ref()
         .and_then(|m| m.name.as_deref())
         .unwrap_or(xname);
-    let log = app.grid.scales.metric(key) == crate::app::grid::YScale::Log;
+    let log = app.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
     let title = sanitize(key);
     let mut flags = String::new();
     if log {
@@ -141,7 +141,7 @@ pub(crate) fn render_metric_chart(
             (all.len() == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
             first.last().map(|p| p.1),
             usize::from(area.width.saturating_sub(6))
-                .saturating_sub(super::fit::width(&title).into()),
+                .saturating_sub(crate::ui::widget::fit::width(&title).into()),
         ),
         None => corner,
     };
@@ -151,7 +151,7 @@ pub(crate) fn render_metric_chart(
     // In another x (or log x) the smoothed series is mapped as the raw ones are.
     let map_x = |run: &crate::store::Run, s: &crate::store::series::Series| {
         let m = mapped.as_ref()?;
-        super::xaxis::map_points(app, key, run, s, zoom, m, px)
+        crate::ui::charts::xaxis::view::map_points(app, key, run, s, zoom, m, px)
     };
     let smoothing = smooth::of_chart(
         app,
@@ -308,7 +308,7 @@ pub(crate) fn render_metric_chart(
     };
     render_chart(buf, area, &spec, theme);
     if focused {
-        super::xaxis::render_picker(buf, area, app, key, theme);
+        crate::ui::charts::xaxis::view::render_picker(buf, area, app, key, theme);
     }
 }
 
@@ -487,7 +487,7 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         }
         None => (start, end, start / per_page, n.div_ceil(per_page)),
     };
-    let focused_pane = app.panels.focus == crate::app::panels::Pane::Grid;
+    let focused_pane = app.panels.focus == crate::ui::panels::Pane::Grid;
     let mut header = if n == 0 {
         "Metrics [0]".to_owned()
     } else if start >= end {
@@ -505,8 +505,8 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         let key = app
             .keymap
             .keys_for(
-                crate::app::keymap::Mode::Normal,
-                crate::app::action::Action::ToggleHidden,
+                crate::ui::keymap::Mode::Normal,
+                crate::ui::action::Action::ToggleHidden,
             )
             .next()
             .map(|k| k.to_string());

@@ -4,10 +4,10 @@
 use ratatui::layout::{Position, Rect};
 
 use super::{place, Item, Slot, Tree};
-use crate::app::action::Action;
-use crate::app::grid::GridState;
-use crate::app::panels::Pane;
-use crate::app::{App, Effect};
+use crate::ui::action::Action;
+use crate::ui::charts::grid::GridState;
+use crate::ui::panels::Pane;
+use crate::ui::{App, Effect};
 
 /// The page of a sectioned grid in view.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! page by page; kept in view when sections collapse or the filter changes.
 
 use super::{pages, Item, Page, Row, ROOT_LABEL};
-use crate::app::grid::GridState;
+use crate::ui::charts::grid::GridState;
 
 impl GridState {
     /// Whether the grid is drawn in sections (some key has a section).

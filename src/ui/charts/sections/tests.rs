@@ -1,5 +1,5 @@
 use super::*;
-use crate::app::grid::GridState;
+use crate::ui::charts::grid::GridState;
 
 fn keys(ks: &[&str]) -> Vec<String> {
     ks.iter().map(|k| (*k).to_owned()).collect()

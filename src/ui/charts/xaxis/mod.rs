@@ -7,13 +7,15 @@
 //! Zoom and the crosshair stay in the chart's own x (its series' x): the view maps
 //! them, as it maps the points, to the x chosen here.
 
+pub(crate) mod view;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::action::Action;
-use super::keymap::{Key, Mode};
-use super::{App, Effect};
+use crate::ui::action::Action;
+use crate::ui::keymap::{Key, Mode};
+use crate::ui::{App, Effect};
 
 /// Longest filter the metric picker takes.
 const MAX_FILTER_CHARS: usize = 200;

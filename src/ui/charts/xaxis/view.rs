@@ -12,16 +12,16 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::chart::XTicks;
-use super::fit::{fit, put};
-use super::format;
-use super::theme::Theme;
-use crate::app::xaxis::XAxis;
-use crate::app::App;
 use crate::store::series::{Point, Series};
 use crate::store::timeline::Table;
 use crate::store::Run;
 use crate::text::sanitize;
+use crate::ui::charts::xaxis::XAxis;
+use crate::ui::theme::Theme;
+use crate::ui::widget::chart::XTicks;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// A chart's points in its chosen x.
 pub(crate) struct Mapped {
@@ -431,7 +431,7 @@ pub(crate) fn render_picker(buf: &mut Buffer, area: Rect, app: &App, key: &str, 
         return;
     }
     let r = Rect::new(area.x + 2, area.y + 1, w, h);
-    let inner = super::overlay::open(buf, r, " x axis: metric ", theme);
+    let inner = crate::ui::overlay::open(buf, r, " x axis: metric ", theme);
     let iw = usize::from(inner.width);
     put(
         buf,
@@ -477,7 +477,7 @@ pub(crate) fn render_picker(buf: &mut Buffer, area: Rect, app: &App, key: &str, 
             style,
         );
     }
-    super::overlay::hint(buf, r, " enter pick · esc default ", theme);
+    crate::ui::overlay::hint(buf, r, " enter pick · esc default ", theme);
 }
 
 #[cfg(test)]

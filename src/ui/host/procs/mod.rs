@@ -4,13 +4,14 @@
 //! process (`Msg::Monitoring`), which `enter` on a row changes (`Cmd::Monitor`).
 
 mod name;
+pub(crate) mod view;
 
-use super::filter::FilterState;
-use super::panels::Pane;
-use super::{layout, system, App, Cmd, Effect};
 use crate::msg::{ProcRow, ProcTable};
 use crate::store::metrics::MetricStore;
 use crate::text::sanitize;
+use crate::ui::filter::FilterState;
+use crate::ui::panels::Pane;
+use crate::ui::{layout, system, App, Cmd, Effect};
 pub(crate) use name::process_name;
 
 /// The most processes kept from one scan (a host with more shows its top ones by
@@ -117,7 +118,7 @@ impl ProcsPane {
     }
 
     /// Filter and sort `all` into `rows`, keeping the selection on the same pid.
-    pub(super) fn rebuild(&mut self) {
+    pub(in crate::ui) fn rebuild(&mut self) {
         let keep = self.selected().map(|r| r.pid);
         let f = &self.filter;
         let mut rows: Vec<ShownRow> = self
@@ -137,7 +138,7 @@ impl ProcsPane {
     }
 
     /// Take a scan.
-    pub(super) fn set_table(&mut self, t: &ProcTable) {
+    pub(in crate::ui) fn set_table(&mut self, t: &ProcTable) {
         let mut all: Vec<ShownRow> = t.rows.iter().map(ShownRow::new).collect();
         if all.len() > MAX_ROWS {
             all.sort_by(|a, b| self.order(a, b));
@@ -150,7 +151,7 @@ impl ProcsPane {
 
     /// Keep the selection within `room` table rows (below the table's header):
     /// scroll so that it shows.
-    pub(super) fn follow(&mut self, room: usize) {
+    pub(in crate::ui) fn follow(&mut self, room: usize) {
         let room = room.max(1);
         let max = self.rows.len().saturating_sub(room);
         if self.sel < self.scroll {
@@ -190,11 +191,11 @@ pub(crate) fn short_command(cmd: &str, max: usize) -> String {
 
 impl App {
     /// Rows of the table below its header line.
-    pub(super) fn procs_room(&self) -> usize {
+    pub(in crate::ui) fn procs_room(&self) -> usize {
         self.areas.procs.map_or(1, layout::procs_rows)
     }
 
-    pub(super) fn on_procs(&mut self, t: &ProcTable) -> Effect {
+    pub(in crate::ui) fn on_procs(&mut self, t: &ProcTable) -> Effect {
         self.procs.set_table(t);
         let room = self.procs_room();
         self.procs.follow(room);
@@ -203,7 +204,7 @@ impl App {
 
     /// The runtime says which process tree feeds the process metrics. A different
     /// process than before clears the process series, so no chart mixes two.
-    pub(super) fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+    pub(in crate::ui) fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
         let m = m.map(|(pid, cmd)| (pid, process_name(&cmd)));
         let changed = self.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
         self.procs.monitored = m;
@@ -229,10 +230,10 @@ impl App {
         }
         let Self { run, subject, .. } = self;
         let window = match subject {
-            super::Subject::Host { window } => *window,
-            super::Subject::Run => return,
+            crate::ui::Subject::Host { window } => *window,
+            crate::ui::Subject::Run => return,
         };
-        let mut fresh = MetricStore::windowed(super::LIVE_SERIES_CAP, window);
+        let mut fresh = MetricStore::windowed(crate::ui::LIVE_SERIES_CAP, window);
         for (k, s) in run.system.iter() {
             if system::is_process_key(k) {
                 continue;
@@ -246,7 +247,7 @@ impl App {
     }
 
     /// Ask the runtime to monitor the selected process (`None`: the none).
-    pub(super) fn monitor(&mut self, pid: Option<u32>) -> Effect {
+    pub(in crate::ui) fn monitor(&mut self, pid: Option<u32>) -> Effect {
         if !self.is_host() {
             return Effect::NONE;
         }
@@ -254,7 +255,7 @@ impl App {
         Effect::REDRAW
     }
 
-    pub(super) fn monitor_selected(&mut self) -> Effect {
+    pub(in crate::ui) fn monitor_selected(&mut self) -> Effect {
         match self.procs.selected().map(|r| r.pid) {
             Some(pid) => self.monitor(Some(pid)),
             None => Effect::NONE,
@@ -262,7 +263,7 @@ impl App {
     }
 
     /// Up/down/page keys with the table focused.
-    pub(super) fn move_proc_selection(&mut self, delta: isize, abs: Option<bool>) {
+    pub(in crate::ui) fn move_proc_selection(&mut self, delta: isize, abs: Option<bool>) {
         let n = self.procs.rows.len();
         self.procs.sel = match abs {
             Some(false) => 0,
@@ -278,7 +279,7 @@ impl App {
     }
 
     /// A click on the table: the row under it is selected.
-    pub(super) fn click_proc(&mut self, row_y: u16) {
+    pub(in crate::ui) fn click_proc(&mut self, row_y: u16) {
         let Some(area) = self.areas.procs else {
             return;
         };

@@ -7,14 +7,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::fit::{fit, put, width};
-use super::format;
-use super::theme::Theme;
-use crate::app::layout;
-use crate::app::panels::Pane;
-use crate::app::procs::{ProcSort, ShownRow};
-use crate::app::App;
 use crate::text::sanitize;
+use crate::ui::host::procs::{ProcSort, ShownRow};
+use crate::ui::layout;
+use crate::ui::panels::Pane;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put, width};
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// A column: name, width, right-aligned, the sort it marks.
 struct Col {

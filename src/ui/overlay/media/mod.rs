@@ -2,11 +2,13 @@
 //! the run's `files/` directory. Selecting one asks the runtime to read and decode
 //! it (`Cmd::LoadImage`, never per frame); the image comes back as a message.
 
+pub(crate) mod view;
+
 use std::path::{Path, PathBuf};
 
-use super::action::Action;
-use super::{App, Cmd, Effect, Overlay};
 pub use crate::msg::Image;
+use crate::ui::action::Action;
+use crate::ui::{App, Cmd, Effect, Overlay};
 
 /// Which image is selected, and what loading it gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,7 +41,7 @@ impl App {
     }
 
     /// Ask for the selected image if it is not the one loaded.
-    pub(super) fn load_media(&mut self) {
+    pub(in crate::ui) fn load_media(&mut self) {
         let Some(run_dir) = self.source.file.as_deref().and_then(Path::parent) else {
             return;
         };
@@ -75,7 +77,7 @@ impl App {
     }
 
     /// An image was read: shown if it is still the one selected.
-    pub(super) fn on_image(&mut self, path: &Path, image: Result<Image, String>) -> Effect {
+    pub(in crate::ui) fn on_image(&mut self, path: &Path, image: Result<Image, String>) -> Effect {
         if self.media.loaded.as_deref() != Some(path) {
             return Effect::NONE;
         }
@@ -101,7 +103,7 @@ impl App {
 
     /// `3`: the media pane beside the charts, shown on the newest image, or hidden.
     /// A screen without room for it shows the image full screen instead.
-    pub(super) fn toggle_media(&mut self) {
+    pub(in crate::ui) fn toggle_media(&mut self) {
         if self.areas.media.is_some() {
             self.panels.media = false;
             self.relayout();
@@ -111,7 +113,7 @@ impl App {
         self.relayout();
         self.select_newest();
         if self.areas.media.is_some() {
-            self.panels.focus = super::panels::Pane::Media;
+            self.panels.focus = crate::ui::panels::Pane::Media;
         } else {
             self.panels.media = false;
             self.relayout();
@@ -120,13 +122,13 @@ impl App {
     }
 
     /// `enter` on the media pane: the image full screen (esc comes back).
-    pub(super) fn media_fullscreen(&mut self) {
+    pub(in crate::ui) fn media_fullscreen(&mut self) {
         self.overlay = Overlay::Media;
         self.load_media();
     }
 
     /// Records came: a media pane with nothing selected yet shows the newest image.
-    pub(super) fn media_follow(&mut self) {
+    pub(in crate::ui) fn media_follow(&mut self) {
         let shown = self.areas.media.is_some() || self.overlay == Overlay::Media;
         if shown && self.media.loaded.is_none() && !self.media.loading && !self.run.media.is_empty()
         {
@@ -135,7 +137,7 @@ impl App {
     }
 
     /// Keys while the full-screen media viewer is open.
-    pub(super) fn act_media(&mut self, a: Action) -> Effect {
+    pub(in crate::ui) fn act_media(&mut self, a: Action) -> Effect {
         match a {
             Action::Quit => Effect::QUIT,
             Action::Back | Action::ToggleMedia => {
@@ -149,7 +151,7 @@ impl App {
 
     /// Move through the images (←/→, pages, home/end) and media keys (↑/↓), in the
     /// viewer or the focused media pane; false for any other action.
-    pub(super) fn step_media(&mut self, a: Action) -> bool {
+    pub(in crate::ui) fn step_media(&mut self, a: Action) -> bool {
         let keys = self.run.media.len();
         let items = self
             .run

@@ -7,13 +7,13 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::widgets::{Block, Borders, Widget};
 
-use super::fit::fit;
-use super::format;
-use super::overlay;
-use super::theme::Theme;
-use crate::app::media::Image;
-use crate::app::App;
 use crate::text::sanitize;
+use crate::ui::overlay;
+use crate::ui::overlay::media::Image;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::fit;
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// Characters from dark to light, for `NO_COLOR`.
 const RAMP: &[u8] = b" .:-=+*#%@";
@@ -144,7 +144,7 @@ pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: 
     if area.width < 4 || area.height < 3 {
         return;
     }
-    let focused = app.panels.focus == crate::app::panels::Pane::Media;
+    let focused = app.panels.focus == crate::ui::panels::Pane::Media;
     let mut title = media_title(app);
     let keys = app.media_keys().len();
     if focused && keys > 0 {

@@ -8,11 +8,13 @@
 //! or previous run, `r` reverses it, `/` filters the metrics by name (regex, or
 //! glob with tab), the arrows and page keys move the selection.
 
-use super::action::Action;
-use super::filter::FilterState;
-use super::{App, Effect, FilterTarget, Overlay};
+pub(crate) mod view;
+
 use crate::store::series::Stats;
 use crate::store::{stitch, Run};
+use crate::ui::action::Action;
+use crate::ui::filter::FilterState;
+use crate::ui::{App, Effect, FilterTarget, Overlay};
 
 /// The columns of one run's group, in order (after the metric name).
 pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
@@ -204,7 +206,7 @@ impl App {
     }
 
     /// `T`: open the table (a run's metrics; the live monitor has none).
-    pub(super) fn open_stats(&mut self) -> Effect {
+    pub(in crate::ui) fn open_stats(&mut self) -> Effect {
         if self.is_host() {
             return Effect::NONE;
         }
@@ -215,7 +217,7 @@ impl App {
     }
 
     /// A key while the table is open.
-    pub(super) fn act_stats(&mut self, a: Action) -> Effect {
+    pub(in crate::ui) fn act_stats(&mut self, a: Action) -> Effect {
         let n = self.stats_rows().len();
         let page = body_rows(self.size.height).max(1);
         let last = n.saturating_sub(1);
@@ -282,7 +284,7 @@ impl StatsTable {
     }
 
     /// A changed filter or order starts again from the first row.
-    pub(super) fn refiltered(&mut self) {
+    pub(in crate::ui) fn refiltered(&mut self) {
         self.sel = 0;
         self.top = 0;
     }

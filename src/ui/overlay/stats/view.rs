@@ -10,14 +10,14 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use unicode_width::UnicodeWidthStr;
 
-use super::fit::{fit, put};
-use super::format;
-use super::overlay;
-use super::theme::Theme;
-use crate::app::stats::{StatsRow, FIELDS};
-use crate::app::App;
 use crate::store::series::Stats;
 use crate::text::sanitize;
+use crate::ui::overlay;
+use crate::ui::overlay::stats::{StatsRow, FIELDS};
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// Widest a number column grows (6 significant digits, a sign, an exponent).
 const MAX_CELL: usize = 11;

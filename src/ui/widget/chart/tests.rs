@@ -1,9 +1,9 @@
 //! Unit tests of the chart widget.
 
 use super::*;
-use crate::app::palette::Palette;
-use crate::app::system::Unit;
-use crate::view::format;
+use crate::ui::palette::Palette;
+use crate::ui::system::Unit;
+use crate::ui::widget::format;
 use ratatui::style::{Color, Modifier};
 
 fn screen(points: &[Point]) -> String {

@@ -3,13 +3,15 @@
 //! the loop side; readers are numbered by tag, and a message from a reader the app no
 //! longer follows is dropped.
 
+pub(crate) mod view;
+
 use std::path::{Path, PathBuf};
 
-use super::action::Action;
-use super::{new_run, App, Cmd, Effect, Overlay, Seen, SourceState};
 use crate::msg::{Msg, RunBatch, RunEntry};
 use crate::store::metrics::{MetricStore, DEFAULT_BUDGET};
 use crate::store::{stitch, Run};
+use crate::ui::action::Action;
+use crate::ui::{new_run, App, Cmd, Effect, Overlay, Seen, SourceState};
 
 /// Most runs drawn beside the main one (one colour each).
 pub const MAX_COMPARED: usize = 7;
@@ -128,7 +130,7 @@ impl App {
     /// `R`: open the picker and ask for the runs next to the main one (read anew, so
     /// the list is current); the keys pressed before the list comes wait for it.
     /// Compared runs whose directory has gone are let go.
-    pub(super) fn open_picker(&mut self) -> Effect {
+    pub(in crate::ui) fn open_picker(&mut self) -> Effect {
         let Some(dir) = self.main_dir().map(Path::to_path_buf) else {
             return Effect::NONE;
         };
@@ -145,7 +147,7 @@ impl App {
     /// The picker's list came: shown with the main run selected, then the keys
     /// that waited for it are applied. A list of another run's neighbours (the
     /// user has opened another run since) is dropped.
-    pub(super) fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<RunEntry>) -> Effect {
+    pub(in crate::ui) fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<RunEntry>) -> Effect {
         if self.main_dir() != Some(run_dir) {
             return Effect::NONE;
         }
@@ -165,7 +167,7 @@ impl App {
     }
 
     /// Compared runs whose directory is gone are let go.
-    pub(super) fn on_dirs_checked(&mut self, gone: &[PathBuf]) -> Effect {
+    pub(in crate::ui) fn on_dirs_checked(&mut self, gone: &[PathBuf]) -> Effect {
         let drop: Vec<usize> = (0..self.compare.len())
             .filter(|&i| gone.contains(&self.compare[i].dir))
             .collect();
@@ -187,7 +189,7 @@ impl App {
     }
 
     /// Route a reader's message: the main run's, a compared run's, or a stale one.
-    pub(super) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
+    pub(in crate::ui) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
         if tag == self.source_tag {
             let batch = matches!(m, Msg::Run(_));
             let fx = self.step(m);
@@ -430,7 +432,7 @@ impl App {
     }
 
     /// Keys while the run picker is open.
-    pub(super) fn act_runs(&mut self, a: Action) -> Effect {
+    pub(in crate::ui) fn act_runs(&mut self, a: Action) -> Effect {
         if let Some(waiting) = &mut self.runs_waiting {
             // Until the list comes, keys wait for it; quitting or closing the picker
             // does not.
@@ -469,7 +471,7 @@ impl App {
                     self.open_run(dir, false);
                     if let Some(ws) = &mut self.workspace {
                         // The run view's esc goes back to the workspace from this run.
-                        ws.view = super::workspace::WsView::Run(
+                        ws.view = crate::ui::workspace::WsView::Run(
                             self.main_reading.clone().unwrap_or_default(),
                         );
                     }

@@ -4,12 +4,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
-use super::fit::fit;
-use super::format;
-use super::overlay;
-use super::theme::Theme;
-use crate::app::App;
 use crate::text::sanitize;
+use crate::ui::overlay;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::fit;
+use crate::ui::widget::format;
+use crate::ui::App;
 
 /// One picker row: marker, run directory, name, size, age.
 fn row(app: &App, i: usize, w: usize) -> String {

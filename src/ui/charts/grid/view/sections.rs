@@ -4,12 +4,12 @@
 
 use ratatui::buffer::Buffer;
 
-use super::super::fit::{fit, put};
-use super::super::theme::Theme;
 use super::render_grid_item;
-use crate::app::sections::{Item, Slot, View};
-use crate::app::App;
 use crate::text::sanitize;
+use crate::ui::charts::sections::{Item, Slot, View};
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::App;
 
 /// Draw the headers and charts of the page `v`.
 pub(super) fn render_page(buf: &mut Buffer, app: &App, v: &View, pane: bool, theme: Theme) {

@@ -7,11 +7,11 @@
 
 use ratatui::style::Modifier;
 
-use super::super::chart::Line;
-use crate::app::smoothing::{label, SmoothedLine};
-use crate::app::App;
 use crate::store::series::{Point, Series};
 use crate::store::Run;
+use crate::ui::charts::smoothing::{label, SmoothedLine};
+use crate::ui::widget::chart::Line;
+use crate::ui::App;
 
 /// One chart's smoothing: per drawn series (in the chart's order) its smoothed
 /// points to draw, and what the title says.

@@ -2,11 +2,11 @@
 //! the un-zoomed values at the same x, and the smoothing of every point there.
 
 use super::*;
-use crate::app::{Cmd, Options};
 use crate::decode::synth::{self, SynthSpec};
 use crate::msg::{Msg, Smoothed};
 use crate::store::series::Series;
 use crate::store::smooth::Smoothing;
+use crate::ui::{Cmd, Options};
 
 const KEY: &str = "train/loss";
 
