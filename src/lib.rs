@@ -2,14 +2,17 @@
 //!
 //! Data flows one way: `source` (files, host) reads bytes and `decode` turns them
 //! into events on reader threads → `store` folds events into the run model (capped
-//! series) → `app` (state; `update` does no I/O, it asks for it with commands) →
-//! `view` (pure render); `runtime` wires them and executes the commands.
+//! series) → `ui` (state; `update` does no I/O, it asks for it with commands; and
+//! the pure render, `ui::render`); `runtime` wires them and executes the commands.
+//! `ui` is split by feature (`charts`, `overview`, `system`, `console`, `host`,
+//! `workspace`, `inspector`, `overlay`), with the app-free drawing in `ui::widget`;
+//! ARCHITECTURE.md says where things live.
 //!
 //! Layers, lowest first; a file uses only modules of lower layers (modules joined
 //! by `|` are siblings and do not use each other), and no files use each other in a
 //! cycle. `tests/layers.rs` reads the source and keeps this order:
 //!
-//! text < decode < msg < source < store < inspect | app < input | terminal < view < cli < runtime
+//! text < decode < msg < source < store < inspect | ui < input | terminal < cli < runtime
 pub mod cli;
 pub mod decode;
 pub(crate) mod input;
