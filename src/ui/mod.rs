@@ -1,7 +1,7 @@
 //! Application state and `update`: every `Msg` goes through [`App::update`], which
 //! changes state and returns an [`Effect`]: whether to redraw or quit, and the
 //! [`Cmd`]s the runtime is to carry out (start a reader, list runs, load an image).
-//! It never does I/O. Rendering reads the state (`view::render`).
+//! It never does I/O. Rendering reads the state (`ui::render`).
 //!
 //! The state is split by concern: the run and where it comes from ([`SourceState`],
 //! `source.rs`), what is being looked at ([`Subject`]), the overlay in front

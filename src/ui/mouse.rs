@@ -29,7 +29,7 @@ impl App {
     /// The chart under `pos`: its index in the shown charts and its area.
     fn chart_at(&self, pos: Position) -> Option<(usize, ratatui::layout::Rect)> {
         if self.panels.fullscreen {
-            // The chart drawn over the whole body (see `view::render_buffer`).
+            // The chart drawn over the whole body (see `ui::render::render_buffer`).
             Some((self.grid.focus, self.areas.body))
         } else if self.grid.sectioned() {
             // ---- sections (issue 14) ----

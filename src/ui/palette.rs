@@ -1,6 +1,6 @@
 //! The colour palette chosen (`palette` in the settings file, `P` on screen) and
 //! how many colours the terminal shows. The palette is a name here; its colours
-//! are the view's (`view::theme`), matched exhaustively, so a new palette cannot
+//! are the view's (`ui::theme`), matched exhaustively, so a new palette cannot
 //! be left without them.
 
 use std::fmt;

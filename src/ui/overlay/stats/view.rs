@@ -243,7 +243,7 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     }
 
     // The rows: the selection kept in view at this height.
-    // As many as `app::stats::body_rows` says for this screen.
+    // As many as `ui::overlay::stats::body_rows` says for this screen.
     let body = usize::from(inner.height.saturating_sub(5));
     let sel = t.sel.min(rows.len().saturating_sub(1));
     let mut top = t.top.min(sel);
