@@ -428,9 +428,9 @@ fn every_command_kind_is_carried_out_by_the_worker() {
 
 #[test]
 fn app_sources_name_no_file_system_call() {
-    // `update` and everything it calls live in src/app; the one file there that
+    // `update` and everything it calls live in src/ui; the one file there that
     // reads (the user's key map, once at startup from lib.rs) is left out.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui");
     let allowed = root.join("keymap/file.rs");
     let mut files = Vec::new();
     let mut dirs = vec![root];
@@ -456,7 +456,7 @@ fn app_sources_name_no_file_system_call() {
     }
     assert!(
         hits.is_empty(),
-        "file system calls in src/app:\n{}",
+        "file system calls in src/ui:\n{}",
         hits.join("\n")
     );
     // The scan finds what it looks for.
