@@ -16,7 +16,7 @@ pub const WINDOW_SECS: (f64, f64) = (10.0, 86_400.0);
 /// among series anyway; more than this is no use on any screen).
 pub const MAX_POINTS: u64 = 1 << 20;
 /// Most `--compare` runs (as many as the run picker draws).
-pub const MAX_COMPARE: usize = crate::app::runs::MAX_COMPARED;
+pub const MAX_COMPARE: usize = crate::ui::workspace::runs::MAX_COMPARED;
 
 /// A number of seconds, finite and within `lo..=hi`.
 fn parse_secs(s: &str, lo: f64, hi: f64) -> Result<f64, String> {

@@ -6,15 +6,17 @@
 //!
 //! Data flows one way: `source` (files, host) reads bytes and `decode` turns them
 //! into events on reader threads → `store` folds events into the run model (capped
-//! series) → `app` (state; `update` does no I/O, it asks for it with commands) →
-//! `view` (pure render); `runtime` wires them and executes the commands.
+//! series) → `ui` (state; `update` does no I/O, it asks for it with commands; and
+//! the pure render, `ui::render`); `runtime` wires them and executes the commands.
+//! `ui` is split by feature (`charts`, `overview`, `system`, `console`, `host`,
+//! `workspace`, `inspector`, `overlay`), with the app-free drawing in `ui::widget`;
+//! ARCHITECTURE.md says where things live.
 //!
 //! Layers, lowest first; a file uses only modules of lower layers (modules joined
 //! by `|` are siblings and do not use each other), and no files use each other in a
 //! cycle. `tests/layers.rs` reads the source and keeps this order:
 //!
-//! msg < source < store < inspect | app < input | terminal < view < cli < runtime
-pub mod app;
+//! msg < source < store < inspect | ui < input | terminal < cli < runtime
 pub mod cli;
 pub use leet_format as decode;
 pub(crate) mod input;
@@ -25,7 +27,7 @@ pub mod source;
 pub mod store;
 pub mod terminal;
 pub use leet_text as text;
-pub mod view;
+pub mod ui;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -180,7 +182,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Inspect(a)) => {
             // On a terminal, with no output option: the record browser.
             if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
-                let keymap = match app::keymap::Keymap::load(None, app::keymap::config_home()) {
+                let keymap = match ui::keymap::Keymap::load(None, ui::keymap::config_home()) {
                     Ok(k) => k,
                     Err(e) => {
                         let _ = writeln!(io::stderr(), "leet: {e}");
@@ -240,7 +242,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         None => {
             let v = cli.view;
             let keymap =
-                match app::keymap::Keymap::load(v.keymap.as_deref(), app::keymap::config_home()) {
+                match ui::keymap::Keymap::load(v.keymap.as_deref(), ui::keymap::config_home()) {
                     Ok(k) => k,
                     Err(e) => {
                         // The error's Display sanitizes what it quotes.
@@ -288,9 +290,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
 /// a bad value its table, key and reason.
 fn load_config(
     explicit: Option<&std::path::Path>,
-) -> Result<runtime::Loaded, app::settings::SettingsError> {
-    use app::settings::{Config, SettingsError, MAX_CONFIG_BYTES};
+) -> Result<runtime::Loaded, ui::settings::SettingsError> {
     use source::settings::ReadError;
+    use ui::settings::{Config, SettingsError, MAX_CONFIG_BYTES};
     let Some(path) = explicit
         .map(std::path::Path::to_path_buf)
         .or_else(source::settings::default_path)

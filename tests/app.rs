@@ -5,8 +5,8 @@
 mod common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::app::{App, Cmd, LiveState, Options, Overlay};
 use leet::msg::{Msg, RunBatch, Sample};
+use leet::ui::{App, Cmd, LiveState, Options, Overlay};
 
 fn app(fixture: &str) -> App {
     let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
@@ -105,9 +105,9 @@ fn quiet_run_becomes_possibly_crashed_and_revives() {
 fn mouse_click_focuses_and_wheel_zooms_x() {
     let mut a = app("tiny");
     assert_eq!(a.grid.focus, 0);
-    let body = leet::app::layout::grid_body(a.areas.grid);
+    let body = leet::ui::layout::grid_body(a.areas.grid);
     let (c, r) = a.grid.shape(a.charts.shown.len());
-    let cell = leet::app::layout::grid_cell(body, c, r, 1);
+    let cell = leet::ui::layout::grid_cell(body, c, r, 1);
     let at = |kind| {
         Msg::Mouse(MouseEvent {
             kind,
@@ -378,7 +378,7 @@ fn compared_runs_get_their_own_readers_and_lines() {
 
 #[test]
 fn overview_keys_in_natural_order() {
-    use leet::app::Row;
+    use leet::ui::Row;
     let a = app("many_metrics");
     let bins: Vec<&str> = a
         .overview
@@ -396,7 +396,7 @@ fn overview_keys_in_natural_order() {
 
 /// The overview's Environment section: header and keys.
 fn environment_keys(a: &App) -> (String, Vec<String>) {
-    use leet::app::Row;
+    use leet::ui::Row;
     let at = a
         .overview
         .rows
@@ -473,7 +473,7 @@ fn environment_as_wandb_shows_it() {
     );
     let a = app("tiny");
     let started = a.overview.rows.iter().find_map(|r| match r {
-        leet::app::Row::Item(k, v) if k == "startedAt" => Some(v.as_str()),
+        leet::ui::Row::Item(k, v) if k == "startedAt" => Some(v.as_str()),
         _ => None,
     });
     assert_eq!(started, Some("2026-11-30T17:48:29.120325Z"));
@@ -516,7 +516,7 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
 
 #[test]
 fn overview_filter_keeps_matching_rows_under_their_sections() {
-    use leet::app::Row;
+    use leet::ui::Row;
     let mut a = app("many_metrics");
     let all = a.overview.rows.len();
     send(&mut a, [Msg::char('o')]);
@@ -580,7 +580,7 @@ fn slash_in_the_focused_console_filters_its_lines() {
     let total = a.console_view().len();
     let charts = a.charts.shown.len();
     send(&mut a, [Msg::char('4')]);
-    assert_eq!(a.panels.focus, leet::app::panels::Pane::Console);
+    assert_eq!(a.panels.focus, leet::ui::panels::Pane::Console);
     send(&mut a, [Msg::char('/')]);
     send(&mut a, Msg::typed("STEP 2[0-4]$"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
@@ -624,7 +624,7 @@ fn media_viewer_steps_through_logged_images() {
     // The media pane beside the charts, focused.
     assert_eq!(a.overlay, Overlay::None);
     assert!(a.areas.media.is_some());
-    assert_eq!(a.panels.focus, leet::app::panels::Pane::Media);
+    assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
     let (key, item, n) = a.media_selected().unwrap();
     assert_eq!(
         (key, item.step, n),
@@ -773,7 +773,7 @@ fn compare_flag_draws_a_run_from_another_directory() {
 
 #[test]
 fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
-    use leet::app::Row;
+    use leet::ui::Row;
     use serde_json::json;
     let mut a = App::live(Options::default(), 60.0);
     a.update(Msg::Resize(160, 40));
@@ -807,7 +807,7 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
     );
     // The view writes them in binary units.
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 40)).unwrap();
-    t.draw(|f| leet::view::render(f, &a)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, &a)).unwrap();
     let screen: String = t
         .backend()
         .buffer()
@@ -816,7 +816,7 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         .map(ratatui::buffer::Cell::symbol)
         .collect();
     for b in [17_179_869_184.0, 150_754_820_096.0] {
-        let shown = leet::view::format::bytes(b);
+        let shown = leet::ui::widget::format::bytes(b);
         assert!(screen.contains(&shown), "{shown} not in {screen}");
     }
     assert!(!screen.contains("17179869184"), "{screen}");
@@ -895,7 +895,7 @@ fn scan(n: u32, shift: u32) -> leet::msg::ProcTable {
 /// Focus the process table with tab, as a user does.
 fn focus_procs(a: &mut App) {
     for _ in 0..5 {
-        if a.panels.focus == leet::app::panels::Pane::Procs {
+        if a.panels.focus == leet::ui::panels::Pane::Procs {
             return;
         }
         send(a, [Msg::key(KeyCode::Tab)]);
@@ -905,7 +905,7 @@ fn focus_procs(a: &mut App) {
 
 #[test]
 fn process_table_sorts_by_cpu_then_memory_then_gpu_memory() {
-    use leet::app::procs::ProcSort;
+    use leet::ui::host::procs::ProcSort;
     let mut a = live_with_procs();
     assert_eq!(a.procs.sort, ProcSort::Cpu);
     let cpu: Vec<f64> = a.procs.rows.iter().map(|r| r.cpu).collect();
@@ -963,7 +963,7 @@ fn process_selection_scrolls_within_bounds() {
     let mut a = live_with_procs();
     focus_procs(&mut a);
     let area = a.areas.procs.unwrap();
-    let room = leet::app::layout::procs_rows(area);
+    let room = leet::ui::layout::procs_rows(area);
     assert!(
         room < 30,
         "the table must scroll at this size ({room} rows)"
@@ -987,7 +987,7 @@ fn process_selection_scrolls_within_bounds() {
     assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
     // A taller table scrolls back so that its last row is on its last line.
     send(&mut a, [Msg::Resize(120, 60)]);
-    let room = leet::app::layout::procs_rows(a.areas.procs.unwrap());
+    let room = leet::ui::layout::procs_rows(a.areas.procs.unwrap());
     assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
     // A smaller scan clamps both.
     send(&mut a, [Msg::Procs(scan(4, 0))]);
@@ -1025,7 +1025,7 @@ fn enter_on_a_row_monitors_it_and_u_monitors_none() {
     assert_eq!(fx.cmds, [Cmd::Monitor { pid: None }]);
     // `m` monitors the selected row from any pane.
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert_eq!(a.panels.focus, leet::app::panels::Pane::Grid);
+    assert_eq!(a.panels.focus, leet::ui::panels::Pane::Grid);
     let fx = a.update(Msg::char('m'));
     assert_eq!(fx.cmds, [Cmd::Monitor { pid: Some(pid) }]);
 }
@@ -1034,7 +1034,7 @@ fn enter_on_a_row_monitors_it_and_u_monitors_none() {
 fn a_click_on_a_row_selects_it() {
     let mut a = live_with_procs();
     let area = a.areas.procs.unwrap();
-    let y = area.y + leet::app::layout::PROCS_HEAD + 3;
+    let y = area.y + leet::ui::layout::PROCS_HEAD + 3;
     send(
         &mut a,
         [Msg::Mouse(MouseEvent {
@@ -1044,7 +1044,7 @@ fn a_click_on_a_row_selects_it() {
             modifiers: KeyModifiers::NONE,
         })],
     );
-    assert_eq!(a.panels.focus, leet::app::panels::Pane::Procs);
+    assert_eq!(a.panels.focus, leet::ui::panels::Pane::Procs);
     assert_eq!(a.procs.sel, 3);
     // Enter then monitors that row.
     let pid = a.procs.rows[3].pid;
@@ -1109,7 +1109,7 @@ fn process_charts_follow_the_monitored_process() {
         a.overview
             .rows
             .iter()
-            .any(|r| matches!(r, leet::app::Row::Metric(k, _) if k == key))
+            .any(|r| matches!(r, leet::ui::Row::Metric(k, _) if k == key))
     };
     assert!(!listed(&a, "cpu") && listed(&a, "gpu.0.gpu"));
     // Another process: its charts start empty, never mixed with the first one's.
@@ -1129,7 +1129,7 @@ fn process_charts_follow_the_monitored_process() {
 
 #[test]
 fn process_keys_are_remappable() {
-    let mut km = leet::app::keymap::Keymap::builtin();
+    let mut km = leet::ui::keymap::Keymap::builtin();
     km.overlay(
         std::path::Path::new("keymap.toml"),
         "[normal]\n\"x\" = \"cycle_process_sort\"\n\"S\" = \"none\"\n\"F5\" = \"monitor_none\"\n",
@@ -1145,9 +1145,9 @@ fn process_keys_are_remappable() {
     a.update(Msg::Resize(120, 40));
     a.update(Msg::Procs(scan(5, 0)));
     send(&mut a, [Msg::char('S')]);
-    assert_eq!(a.procs.sort, leet::app::procs::ProcSort::Cpu);
+    assert_eq!(a.procs.sort, leet::ui::host::procs::ProcSort::Cpu);
     send(&mut a, [Msg::char('x')]);
-    assert_eq!(a.procs.sort, leet::app::procs::ProcSort::Memory);
+    assert_eq!(a.procs.sort, leet::ui::host::procs::ProcSort::Memory);
     assert_eq!(
         a.update(Msg::key(KeyCode::F(5))).cmds,
         [Cmd::Monitor { pid: None }]
@@ -1169,9 +1169,9 @@ fn the_viewer_ignores_process_messages_and_keys() {
 #[test]
 fn a_huge_scan_keeps_the_top_rows_only() {
     let mut a = live_with_procs();
-    let n = u32::try_from(leet::app::procs::MAX_ROWS).unwrap() * 2;
+    let n = u32::try_from(leet::ui::host::procs::MAX_ROWS).unwrap() * 2;
     a.update(Msg::Procs(scan(n, 0)));
-    assert_eq!(a.procs.rows.len(), leet::app::procs::MAX_ROWS);
+    assert_eq!(a.procs.rows.len(), leet::ui::host::procs::MAX_ROWS);
     assert_eq!(a.procs.rows[0].cpu, 30.0);
 }
 
@@ -1219,7 +1219,7 @@ fn hidden_metrics_are_counted_and_h_shows_them() {
     let n = a.metric_keys.len();
     let title = |a: &App| {
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).unwrap();
-        t.draw(|f| leet::view::render(f, a)).unwrap();
+        t.draw(|f| leet::ui::render::render(f, a)).unwrap();
         let buf = t.backend().buffer().clone();
         (0..200u16)
             .map(|x| buf[(x, 0)].symbol().to_owned())
@@ -1301,7 +1301,7 @@ fn drag(a: &mut App, from: (u16, u16), to: &[(u16, u16)]) {
 
 #[test]
 fn one_hides_the_metrics_grid_and_the_other_panes_take_its_room() {
-    use leet::app::panels::Pane;
+    use leet::ui::panels::Pane;
     let mut a = app("system");
     let (left, right) = (a.areas.left.unwrap(), a.areas.right.unwrap());
     assert!(!a.areas.grid.is_empty());
@@ -1387,12 +1387,12 @@ fn pane_borders_drag_within_limits_and_zero_resets_them() {
     // `0`: every pane at its default size again.
     send(&mut a, [Msg::char('4'), Msg::char('0')]);
     assert_eq!(a.areas, fresh);
-    assert_eq!(a.panels.sizes, leet::app::layout::PaneSizes::default());
+    assert_eq!(a.panels.sizes, leet::ui::layout::PaneSizes::default());
 }
 
 #[test]
 fn only_a_press_on_a_border_drags_and_it_is_a_click_too() {
-    use leet::app::panels::{Border, Pane};
+    use leet::ui::panels::{Border, Pane};
     let mut a = app("system");
     let fresh = a.areas;
     let left = fresh.left.unwrap();
@@ -1532,7 +1532,7 @@ fn tab_toggles_glob_in_every_filter() {
 /// Environment) before the focus moves on; `backtab` comes back to the last one.
 #[test]
 fn tab_visits_the_overview_sections_before_the_next_pane() {
-    use leet::app::panels::Pane;
+    use leet::ui::panels::Pane;
     let mut a = app("many_metrics");
     let names = |a: &App| a.overview.sections[a.overview.active].name;
     while a.panels.focus != Pane::Left {
@@ -1558,7 +1558,7 @@ fn tab_visits_the_overview_sections_before_the_next_pane() {
 /// visited).
 #[test]
 fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
-    use leet::app::panels::Pane;
+    use leet::ui::panels::Pane;
     let mut a = app("many_metrics");
     let wandb = common::runs_dir().join("multi").join("wandb");
     a.open_workspace(wandb, None, None, false);

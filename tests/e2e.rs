@@ -986,10 +986,10 @@ fn help_scrolls_back_after_end() {
 // ---- settings ----
 
 /// The settings of `config_home`'s `leet/config.toml`, parsed.
-fn saved_settings(config_home: &Path) -> leet::app::settings::Config {
+fn saved_settings(config_home: &Path) -> leet::ui::settings::Config {
     let p = config_home.join("leet/config.toml");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    leet::app::settings::Config::parse(&p, &text).unwrap()
+    leet::ui::settings::Config::parse(&p, &text).unwrap()
 }
 
 /// Grid rows, a dragged overview width, the overview hidden, guides and the
@@ -1035,7 +1035,7 @@ fn settings_survive_a_restart() {
     let saved = saved_settings(&home);
     let v = &saved.viewer;
     assert_eq!(v.rows, Some(2));
-    assert_eq!(v.guides, leet::app::grid::Guides::Dots);
+    assert_eq!(v.guides, leet::ui::charts::grid::Guides::Dots);
     assert_eq!(v.left_sidebar, Some(false));
     assert_eq!(v.sizes.left, Some(54));
     // The metrics filter is the project's (the viewer's settings in its wandb

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, LiveState, Options, Overlay};
 use leet::msg::{IndexState, Msg};
+use leet::ui::{App, LiveState, Options, Overlay};
 
 /// The viewer on `path`, with no controlling terminal (its own session) and
 /// stdout a pipe: whatever it says before it would set up the terminal, it says
@@ -193,7 +193,7 @@ fn inspect_and_the_viewer_agree_on_the_state_at_the_same_moment() {
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")

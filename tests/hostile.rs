@@ -2,11 +2,11 @@
 //! summary, metric keys and console output never reach the terminal.
 #![allow(clippy::unwrap_used)]
 
-use leet::app::{App, Options};
 use leet::decode::leveldb::Writer;
 use leet::decode::pb;
 use leet::msg::{Msg, RunBatch};
-use leet::view;
+use leet::ui::render;
+use leet::ui::{App, Options};
 use prost::Message as _;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -136,7 +136,7 @@ fn escape_sequences_in_file_text_never_reach_the_screen() {
             app.update(k);
         }
         let mut t = Terminal::new(TestBackend::new(160, 50)).unwrap();
-        t.draw(|f| view::render(f, &app)).unwrap();
+        t.draw(|f| render::render(f, &app)).unwrap();
         let buf = t.backend().buffer().clone();
         assert_clean(&buf);
         let text: String = buf

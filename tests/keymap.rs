@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crossterm::event::KeyCode;
-use leet::app::action::Action;
-use leet::app::keymap::{Key, Keymap, Mode, DEFAULT_TOML};
+use leet::ui::action::Action;
+use leet::ui::keymap::{Key, Keymap, Mode, DEFAULT_TOML};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid_keymaps")

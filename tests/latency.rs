@@ -1,5 +1,5 @@
 //! Append-to-screen latency through the real path: bytes appended to a file →
-//! tail thread (notify) → `Msg::Run` → `App::update` → `view::render` (TestBackend).
+//! tail thread (notify) → `Msg::Run` → `App::update` → `ui::render::render` (TestBackend).
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -8,13 +8,13 @@ use std::io::Write as _;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use leet::app::{App, Options};
 use leet::decode::leveldb::Frame;
 use leet::msg::Msg;
 use leet::source::file::RunReader;
 use leet::source::follow::spawn_tail;
 use leet::source::tail::TailOptions;
-use leet::view;
+use leet::ui::render;
+use leet::ui::{App, Options};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -72,7 +72,7 @@ fn append_to_screen_latency() {
                 break;
             }
         }
-        term.draw(|f| view::render(f, &app)).unwrap();
+        term.draw(|f| render::render(f, &app)).unwrap();
         lat.push(t.elapsed());
         from = to;
     }

@@ -5,7 +5,7 @@
 //! module's root file (`a/mod.rs`, or `a.rs` with an `a/` directory) declares,
 //! re-exports and composes its own submodules; its references down to them are
 //! structure, not uses, so children may use what their parent defines. Cycles
-//! among siblings (`view/charts.rs` ↔ `view/sidebar.rs`), and across modules, are
+//! among siblings (`ui/status.rs` ↔ `ui/overview/view.rs`), and across modules, are
 //! what the test finds.
 //!
 //! The order is written once more, for people, at the top of `src/lib.rs`; the two
@@ -24,12 +24,38 @@ const LAYERS: &[&[&str]] = &[
     &["msg"],
     &["source"],
     &["store"],
-    &["inspect", "app"],
+    &["inspect", "ui"],
     &["input", "terminal"],
-    &["view"],
     &["cli"],
     &["runtime"],
 ];
+
+/// Inside `ui`, the app-free drawing (`ui/widget/`) may use only itself and these
+/// leaves of `ui` (the colours), never the app state (`ui/mod.rs`) or a feature
+/// folder: features draw with widgets, not the other way round.
+const WIDGET: &str = "ui/widget/";
+const WIDGET_MAY_USE: &[&str] = &["ui/theme.rs", "ui/palette.rs"];
+
+/// Uses from the widgets of a feature's types that are older than the rule: the
+/// unit of a system metric (`Unit`, and a key's unit for formatting) and the
+/// chart guides setting. Moving those types into `ui/widget` empties this list.
+const WIDGET_KNOWN: &[(&str, &str)] = &[
+    ("ui/widget/chart.rs", "ui/charts/grid/mod.rs"),
+    ("ui/widget/chart.rs", "ui/system/mod.rs"),
+    ("ui/widget/chart/axis.rs", "ui/system/mod.rs"),
+    ("ui/widget/chart/tests.rs", "ui/system/mod.rs"),
+    ("ui/widget/format.rs", "ui/system/mod.rs"),
+];
+
+/// Whether `from` (a file under `ui/widget/`) may use `to`.
+fn widget_may_use(from: &Path, to: &Path) -> bool {
+    let (f, t) = (from.to_string_lossy(), to.to_string_lossy());
+    !f.starts_with(WIDGET)
+        || !t.starts_with("ui/")
+        || t.starts_with(WIDGET)
+        || WIDGET_MAY_USE.contains(&t.as_ref())
+        || WIDGET_KNOWN.contains(&(f.as_ref(), t.as_ref()))
+}
 
 fn rank(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
@@ -479,6 +505,15 @@ impl Crate {
                 }
             }
         }
+        for (from, to) in &edges {
+            if !widget_may_use(from, to) {
+                out.push(format!(
+                    "src/{} uses src/{}: ui/widget draws without the app and may not use its state or a feature folder",
+                    from.display(),
+                    to.display()
+                ));
+            }
+        }
         for cycle in cycles(&edges) {
             let names: Vec<String> = cycle
                 .iter()
@@ -608,30 +643,30 @@ fn lib_rs_states_the_same_order() {
 
 #[test]
 fn an_import_against_the_order_is_found() {
-    // `store` (layer 5) using `app` (layer 6), and a sibling use (`app` → `inspect`).
+    // `store` (layer 5) using `ui` (layer 6), and a sibling use (`ui` → `inspect`).
     let k = Crate::from_memory(&[
         (
             "lib.rs",
-            "pub mod app; pub mod store; pub mod inspect; pub mod msg;",
+            "pub mod ui; pub mod store; pub mod inspect; pub mod msg;",
         ),
         ("store/mod.rs", "pub mod run;"),
         (
             "store/run.rs",
-            "use crate::app::App;\nfn f() { crate::msg::note(\"crate::app::x\"); }",
+            "use crate::ui::App;\nfn f() { crate::msg::note(\"crate::ui::x\"); }",
         ),
         (
-            "app/mod.rs",
+            "ui/mod.rs",
             "use crate::{store::run::Run, inspect::{self, rfc3339}};",
         ),
-        ("inspect.rs", "// use crate::app::App;\nfn g() {}"),
+        ("inspect.rs", "// use crate::ui::App;\nfn g() {}"),
         ("msg.rs", ""),
     ]);
     let v = k.violations();
     assert_eq!(v.len(), 3, "{v:#?}");
-    assert!(v[0].contains("src/app/mod.rs uses src/inspect.rs") && v[0].contains("sibling"));
-    assert!(v[1].contains("src/store/run.rs uses src/app/mod.rs") && v[1].contains("above"));
-    // app uses store (allowed) and store uses app: also a cycle.
-    assert!(v[2].contains("cycle: src/app/mod.rs -> src/store/run.rs"));
+    assert!(v[0].contains("src/store/run.rs uses src/ui/mod.rs") && v[0].contains("above"));
+    assert!(v[1].contains("src/ui/mod.rs uses src/inspect.rs") && v[1].contains("sibling"));
+    // ui uses store (allowed) and store uses ui: also a cycle.
+    assert!(v[2].contains("cycle: src/store/run.rs -> src/ui/mod.rs"));
     // The text in the string and the comment are not references.
     assert!(!v.iter().any(|l| l.contains("src/inspect.rs uses")));
 }
@@ -639,60 +674,54 @@ fn an_import_against_the_order_is_found() {
 #[test]
 fn a_cycle_between_files_is_found_also_inside_a_module() {
     let k = Crate::from_memory(&[
-        ("lib.rs", "pub mod view;"),
+        ("lib.rs", "pub mod ui;"),
         (
-            "view/mod.rs",
+            "ui/mod.rs",
             "pub mod charts;\npub mod sidebar;\npub mod theme;",
         ),
         (
-            "view/charts.rs",
+            "ui/charts.rs",
             "use super::sidebar::width;\nuse super::theme::Theme;",
         ),
-        (
-            "view/sidebar.rs",
-            "pub fn width() { super::charts::draw(); }",
-        ),
-        ("view/theme.rs", "pub struct Theme;"),
+        ("ui/sidebar.rs", "pub fn width() { super::charts::draw(); }"),
+        ("ui/theme.rs", "pub struct Theme;"),
     ]);
     let v = k.violations();
     assert_eq!(v.len(), 1, "{v:#?}");
-    assert!(v[0].contains("cycle") && v[0].contains("src/view/charts.rs"));
-    assert!(v[0].contains("src/view/sidebar.rs") && !v[0].contains("theme"));
+    assert!(v[0].contains("cycle") && v[0].contains("src/ui/charts.rs"));
+    assert!(v[0].contains("src/ui/sidebar.rs") && !v[0].contains("theme"));
 }
 
 #[test]
 fn a_parent_composing_its_children_is_structure_but_siblings_in_a_cycle_are_not() {
     let ok = Crate::from_memory(&[
-        ("lib.rs", "pub mod app;"),
+        ("lib.rs", "pub mod ui;"),
         (
-            "app/mod.rs",
+            "ui/mod.rs",
             "mod grid;\npub struct App { g: grid::GridState }\nfn f() { grid::layout(); }",
         ),
         (
-            "app/grid.rs",
+            "ui/grid.rs",
             "use super::App;\npub struct GridState;\npub fn layout() {}",
         ),
     ]);
     assert_eq!(ok.violations(), Vec::<String>::new());
     // Two children using each other (through paths from the parent or directly).
     let bad = Crate::from_memory(&[
-        ("lib.rs", "pub mod app;"),
-        ("app/mod.rs", "mod grid;\nmod media;\npub struct App;"),
+        ("lib.rs", "pub mod ui;"),
+        ("ui/mod.rs", "mod grid;\nmod media;\npub struct App;"),
         (
-            "app/grid.rs",
+            "ui/grid.rs",
             "use super::media::Media;\npub struct GridState;",
         ),
         (
-            "app/media.rs",
+            "ui/media.rs",
             "use super::{App, grid::GridState};\npub struct Media;",
         ),
     ]);
     let v = bad.violations();
     assert_eq!(v.len(), 1, "{v:#?}");
-    assert!(
-        v[0].contains("src/app/grid.rs -> src/app/media.rs"),
-        "{v:#?}"
-    );
+    assert!(v[0].contains("src/ui/grid.rs -> src/ui/media.rs"), "{v:#?}");
 }
 
 #[test]
@@ -717,4 +746,27 @@ fn a_cycle_through_a_deeper_module_is_found() {
     let v = k.violations();
     assert_eq!(v.len(), 1, "{v:#?}");
     assert!(v[0].contains("src/source/sampler/amd.rs -> src/source/sampler/child.rs"));
+}
+
+#[test]
+fn a_widget_using_the_app_or_a_feature_is_found() {
+    let k = Crate::from_memory(&[
+        ("lib.rs", "pub mod ui;"),
+        (
+            "ui/mod.rs",
+            "pub mod charts;\nmod theme;\npub mod widget;\npub struct App;",
+        ),
+        ("ui/theme.rs", "pub struct Theme;"),
+        ("ui/charts/mod.rs", "pub struct ChartState;"),
+        ("ui/widget/mod.rs", "pub mod band;\npub mod chart;"),
+        ("ui/widget/band.rs", "pub struct MinMax;"),
+        (
+            "ui/widget/chart.rs",
+            "use super::band::MinMax;\nuse crate::ui::theme::Theme;\nuse crate::ui::App;\nfn f(_: crate::ui::charts::ChartState) {}",
+        ),
+    ]);
+    let v = k.violations();
+    assert_eq!(v.len(), 2, "{v:#?}");
+    assert!(v[0].contains("src/ui/widget/chart.rs uses src/ui/charts/mod.rs"));
+    assert!(v[1].contains("src/ui/widget/chart.rs uses src/ui/mod.rs"));
 }

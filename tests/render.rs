@@ -7,9 +7,9 @@ mod common;
 use common::screen::{app_from, screen, NOW, SIZES};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Options};
 use leet::msg::Msg;
-use leet::view;
+use leet::ui::render;
+use leet::ui::{App, Options};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -43,7 +43,7 @@ fn no_color() -> Options {
 /// Apply messages as the runtime does: the commands that ask for something (list
 /// the runs, load an image) are answered at once by the real executor and the
 /// answers applied; the reader starts and stops are returned.
-fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<leet::app::Cmd> {
+fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) -> Vec<leet::ui::Cmd> {
     let mut readers = Vec::new();
     for m in msgs {
         let mut queue: std::collections::VecDeque<_> = app.update(m).cmds.into();
@@ -129,7 +129,7 @@ fn tiny_areas_do_not_panic() {
         (40, 10),
     ] {
         let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| view::render(f, &app)).unwrap();
+        t.draw(|f| render::render(f, &app)).unwrap();
     }
     let mut app = app_from("many_metrics", 1, 1);
     for m in [
@@ -141,7 +141,7 @@ fn tiny_areas_do_not_panic() {
         app.update(m);
         for (w, h) in [(0, 0), (1, 1), (10, 3), (45, 11)] {
             let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-            t.draw(|f| view::render(f, &app)).unwrap();
+            t.draw(|f| render::render(f, &app)).unwrap();
         }
     }
 }
@@ -555,7 +555,7 @@ fn live_scan_cost() {
     let scan = start.elapsed() / rounds;
     let start = std::time::Instant::now();
     for _ in 0..rounds {
-        t.draw(|f| view::render(f, &app)).unwrap();
+        t.draw(|f| render::render(f, &app)).unwrap();
     }
     let frame = start.elapsed() / rounds;
     println!("{n} processes: scan update {scan:?}, 200x60 frame {frame:?}");
@@ -601,7 +601,7 @@ fn hostile_process_text_never_reaches_the_terminal() {
     }));
     app.update(Msg::Monitoring(Some((31337, evil.to_owned()))));
     let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
-    t.draw(|f| view::render(f, &app)).unwrap();
+    t.draw(|f| render::render(f, &app)).unwrap();
     let buf = t.backend().buffer().clone();
     let mut all = String::new();
     for cell in buf.content() {
@@ -812,7 +812,7 @@ fn overview_end_reaches_the_last_row() {
 
 #[test]
 fn compared_runs_share_the_charts() {
-    use leet::app::Cmd;
+    use leet::ui::Cmd;
     let (w, h) = (120, 40);
     let mut app = opened_at("multi", no_color(), w, h);
     let readers = send(
@@ -843,7 +843,7 @@ fn compared_runs_share_the_charts() {
 /// alone): a chart of a metric only one of them logged says whose line it is.
 #[test]
 fn with_compared_runs_every_chart_has_a_legend() {
-    use leet::app::Cmd;
+    use leet::ui::Cmd;
     let (w, h) = (120, 40);
     let tiny = std::fs::canonicalize(common::runs_dir().join("tiny/wandb/latest-run")).unwrap();
     let other = std::fs::canonicalize(common::runs_dir().join("multi/wandb/latest-run")).unwrap();
@@ -904,7 +904,7 @@ fn media_viewer() {
 
 #[test]
 fn status_hints_name_the_remapped_keys() {
-    let mut keymap = leet::app::keymap::Keymap::builtin();
+    let mut keymap = leet::ui::keymap::Keymap::builtin();
     keymap
         .overlay(
             std::path::Path::new("user.toml"),
@@ -1052,7 +1052,7 @@ fn live_small_sizes_do_not_panic() {
             send(&mut app, [Msg::key(KeyCode::End), Msg::char('[')]);
             for (fw, fh) in [(w, h), (1, 1), (0, 0), (39, 9)] {
                 let mut t = Terminal::new(TestBackend::new(fw, fh)).unwrap();
-                t.draw(|f| view::render(f, &app)).unwrap();
+                t.draw(|f| render::render(f, &app)).unwrap();
             }
         }
     }

@@ -9,10 +9,10 @@ mod common;
 
 use common::screen::{screen, NOW, SIZES};
 use crossterm::event::KeyCode;
-use leet::app::{App, Options};
 use leet::decode::leveldb::{scan, Frame, Writer};
 use leet::decode::pb;
 use leet::msg::{Msg, RunBatch};
+use leet::ui::{App, Options};
 use prost::Message as _;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -132,7 +132,7 @@ fn noisy(steps: u64, color: bool, w: u16, h: u16) -> App {
 
 fn buffer(app: &App, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     t.backend().buffer().clone()
 }
 
@@ -282,7 +282,7 @@ fn the_band_setting_is_saved_and_printed() {
     assert!(!app.settings().band);
     let text = app.settings_config().to_toml();
     assert!(text.contains("\nband = false\n"), "{text}");
-    let back = leet::app::settings::Config::parse(std::path::Path::new("c.toml"), &text).unwrap();
+    let back = leet::ui::settings::Config::parse(std::path::Path::new("c.toml"), &text).unwrap();
     assert!(!back.viewer.band);
     let mut fresh = noisy(60, false, 80, 24);
     fresh.apply_settings(&back.viewer);

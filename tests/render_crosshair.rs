@@ -8,8 +8,8 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::App;
 
 fn keys(app: &mut App, keys: &[Msg]) {
     for k in keys {
@@ -57,10 +57,13 @@ fn crosshair_by_key_steps_point_by_point_and_shows_the_recorded_value() {
             x = s.step_from(x, false).unwrap();
         }
         assert_eq!(c.x, x);
-        let want = leet::view::format::value(recorded("tiny", &key, c.x));
+        let want = leet::ui::widget::format::value(recorded("tiny", &key, c.x));
         let shot = screen(&app, w, h);
         assert!(
-            shot.contains(&format!("x={} · {want}", leet::view::format::value(c.x))),
+            shot.contains(&format!(
+                "x={} · {want}",
+                leet::ui::widget::format::value(c.x)
+            )),
             "{key} at {}: {want} not shown\n{shot}",
             c.x
         );
@@ -81,7 +84,7 @@ fn synced_crosshair_is_on_every_visible_chart_and_esc_hides_it() {
         let shot = screen(&app, w, h);
         // Both charts of the run show their value at that x.
         for key in ["acc", "loss"] {
-            let want = leet::view::format::value(recorded(
+            let want = leet::ui::widget::format::value(recorded(
                 "multi.offline-run-20261130_175142-multi005",
                 key,
                 c.x,
@@ -102,8 +105,8 @@ fn synced_crosshair_is_on_every_visible_chart_and_esc_hides_it() {
 fn a_right_click_puts_the_crosshair_under_the_pointer_and_a_drag_moves_it() {
     let mut app = app_from("tiny", 120, 40);
     let grid = app.areas.grid;
-    let body = leet::app::layout::grid_body(grid);
-    let cell = leet::app::layout::grid_cell(body, app.grid.cols, app.grid.rows, 0);
+    let body = leet::ui::layout::grid_body(grid);
+    let cell = leet::ui::layout::grid_cell(body, app.grid.cols, app.grid.rows, 0);
     let at = |kind, col: u16| {
         Msg::Mouse(MouseEvent {
             kind,

@@ -8,9 +8,9 @@ mod common;
 
 use common::screen::{screen, NOW, SIZES};
 use crossterm::event::KeyCode;
-use leet::app::{App, Options};
 use leet::decode::leveldb::BLOCK_SIZE;
 use leet::msg::Msg;
+use leet::ui::{App, Options};
 
 /// A copy of `crashed`'s run file with bytes of its middle block flipped, in a
 /// fresh directory (kept alive by the returned guard).

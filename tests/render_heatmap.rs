@@ -5,10 +5,10 @@
 
 mod common;
 
-use leet::app::grid::YScale;
-use leet::app::{App, Options};
 use leet::msg::{Msg, Sample};
-use leet::view;
+use leet::ui::charts::grid::YScale;
+use leet::ui::render;
+use leet::ui::{App, Options};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
@@ -19,7 +19,7 @@ const NOW: f64 = 1_796_063_000.0;
 
 fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::render(f, app)).unwrap();
+    t.draw(|f| render::render(f, app)).unwrap();
     t.backend().buffer().clone()
 }
 
@@ -280,7 +280,7 @@ fn full_screen_y_cycles_the_chart_shown() {
 
 #[test]
 fn an_old_keymap_binding_toggle_log_y_still_loads_and_works() {
-    let mut km = leet::app::keymap::Keymap::builtin();
+    let mut km = leet::ui::keymap::Keymap::builtin();
     km.overlay(
         std::path::Path::new("old.toml"),
         "[normal]\n\"y\" = \"none\"\n\"Y\" = \"toggle_log_y\"\n",
@@ -332,12 +332,12 @@ fn viewer_system_sidebar_heatmap() {
     // Focus the system sidebar (grid → overview and its sections → system), scroll
     // Memory to its top.
     for _ in 0..8 {
-        if app.panels.focus == leet::app::panels::Pane::Right {
+        if app.panels.focus == leet::ui::panels::Pane::Right {
             break;
         }
         app.update(Msg::key(crossterm::event::KeyCode::Tab));
     }
-    assert_eq!(app.panels.focus, leet::app::panels::Pane::Right);
+    assert_eq!(app.panels.focus, leet::ui::panels::Pane::Right);
     let memory = chart(&app, "Memory");
     while app.system.shown.get(app.system.scroll) != Some(&memory) {
         let before = app.system.scroll;

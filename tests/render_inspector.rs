@@ -8,8 +8,8 @@ mod common;
 use common::screen::{screen, SIZES};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Effect, Options};
 use leet::msg::Msg;
+use leet::ui::{App, Cmd, Effect, Options};
 
 /// Apply `msg`, answering every view the app asks for, as the runtime would.
 fn send(app: &mut App, msg: Msg) {
@@ -120,11 +120,11 @@ fn i_asks_for_the_runs_records_and_esc_ends_the_worker() {
     );
     let v = asked(&fx.cmds);
     assert_eq!((v.from, v.selected, v.len), (0, 0, 36));
-    assert_eq!(app.overlay, leet::app::Overlay::Inspector);
+    assert_eq!(app.overlay, leet::ui::Overlay::Inspector);
     let fx = app.update(Msg::key(KeyCode::Esc));
     assert_eq!(fx.cmds, vec![Cmd::CloseRecords]);
     assert!(!fx.quit);
-    assert_eq!(app.overlay, leet::app::Overlay::None);
+    assert_eq!(app.overlay, leet::ui::Overlay::None);
     assert!(app.inspector.is_none());
 }
 

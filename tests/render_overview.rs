@@ -10,8 +10,8 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::KeyCode;
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::App;
 
 fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) {
     for m in msgs {
@@ -265,9 +265,9 @@ fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
     let path = dir.path().join("run-crash001.wandb");
     std::fs::write(&path, &data).unwrap();
     let (_, batch) = leet::source::tail::read_batch(&path).unwrap();
-    let mut app = App::new(leet::app::Options {
+    let mut app = App::new(leet::ui::Options {
         color: false,
-        ..leet::app::Options::default()
+        ..leet::ui::Options::default()
     });
     app.update(Msg::Resize(w, h));
     app.update(Msg::Opened {

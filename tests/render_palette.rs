@@ -9,9 +9,9 @@ mod common;
 
 use common::screen::app_from;
 
-use leet::app::palette::Palette;
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::palette::Palette;
+use leet::ui::App;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::style::Color;
@@ -19,7 +19,7 @@ use ratatui::style::Color;
 fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    leet::view::render_buffer(&mut buf, area, app);
+    leet::ui::render::render_buffer(&mut buf, area, app);
     buf
 }
 
@@ -145,7 +145,7 @@ fn p_cycles_the_palette_in_the_grid_and_full_screen_and_help_lists_it() {
     assert!(app.panels.fullscreen);
     app.update(Msg::char('P'));
     assert_eq!(app.palette, Palette::WandbVibe10);
-    let help = leet::app::keymap::help_lines(&app.keymap, false);
+    let help = leet::ui::keymap::help_lines(&app.keymap, false);
     assert!(
         help.iter()
             .any(|(k, d)| k == "P" && d.starts_with("Cycle colour palette")),

@@ -6,8 +6,8 @@ mod common;
 
 use common::screen::{app_from, screen, SIZES};
 
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::App;
 
 fn send(app: &mut App, msgs: impl IntoIterator<Item = Msg>) {
     for m in msgs {
@@ -138,7 +138,7 @@ fn the_filter_works_within_sections() {
     let s = screen(&app, w, h);
     assert!(s.contains("▾ eval (1)") && s.contains("▾ train (1)"), "{s}");
     assert!(!s.contains("grad (") && !s.contains("Charts ("), "{s}");
-    app.act(leet::app::action::Action::ClearFilters);
+    app.act(leet::ui::action::Action::ClearFilters);
     let s = screen(&app, w, h);
     assert!(
         s.contains("▸ Charts (19)") && s.contains("▾ eval (37)"),
@@ -150,7 +150,7 @@ fn the_filter_works_within_sections() {
 /// and laid over a new viewer of the run; a bad value is refused naming the key.
 #[test]
 fn collapsed_sections_are_saved_and_come_back() {
-    use leet::app::settings::Config;
+    use leet::ui::settings::Config;
     let (w, h) = (120, 40);
     let mut app = app_from("many_metrics", w, h);
     app.update(Msg::char('Z'));

@@ -9,8 +9,8 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::app::settings::Config;
 use leet::msg::Msg;
+use leet::ui::settings::Config;
 
 fn mouse(kind: MouseEventKind, x: u16, y: u16) -> Msg {
     Msg::Mouse(MouseEvent {

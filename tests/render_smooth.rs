@@ -7,9 +7,9 @@ mod common;
 
 use common::screen::{app_from, screen, NOW, SIZES};
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Effect, Options};
 use leet::msg::Msg;
 use leet::runtime::answer;
+use leet::ui::{App, Cmd, Effect, Options};
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
@@ -95,7 +95,7 @@ fn colour_app(w: u16, h: u16) -> App {
 /// The braille cells drawn in `colour`: (plain, dim) counts.
 fn braille(app: &App, w: u16, h: u16, colour: Color) -> (usize, usize) {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer();
     let (mut plain, mut dim) = (0, 0);
     for y in 0..h {
@@ -142,7 +142,7 @@ fn the_raw_line_is_faint_under_the_smoothed_line_in_the_series_colour() {
 /// The columns holding a plain (not dim) braille cell in `colour`.
 fn plain_columns(app: &App, w: u16, h: u16, colour: Color) -> usize {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer();
     (0..w)
         .filter(|&x| {

@@ -9,8 +9,8 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::App;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -95,7 +95,7 @@ fn run_names_head_their_groups_in_the_runs_colours() {
     compare_two(&mut app);
     keys(&mut app, &typed("T"));
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, &app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, &app)).unwrap();
     let buf = t.backend().buffer().clone();
     // The group names' line: the first cell of each label.
     let labels: Vec<String> = app.stats_runs().into_iter().map(|r| r.label).collect();

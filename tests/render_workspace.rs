@@ -10,9 +10,9 @@ use common::screen::{NOW, SIZES};
 use std::path::{Path, PathBuf};
 
 use crossterm::event::KeyCode;
-use leet::app::{App, Cmd, Options, Row};
 use leet::msg::Msg;
 use leet::source::index::{scan_with, ScanOptions};
+use leet::ui::{App, Cmd, Options, Row};
 
 struct Ws {
     app: App,

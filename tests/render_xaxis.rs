@@ -9,8 +9,8 @@ mod common;
 use common::screen::{app_from, screen, SIZES};
 
 use crossterm::event::KeyCode;
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::App;
 
 fn press(app: &mut App, keys: &str) {
     for c in keys.chars() {
@@ -250,9 +250,9 @@ fn a_long_run_draws_in_another_x_in_bounded_time() {
     .unwrap();
     let (_, batch) = leet::source::tail::read_batch(dir.path()).unwrap();
     let (w, h) = (200, 60);
-    let mut app = leet::app::App::new(leet::app::Options {
+    let mut app = leet::ui::App::new(leet::ui::Options {
         color: false,
-        ..leet::app::Options::default()
+        ..leet::ui::Options::default()
     });
     app.update(Msg::Resize(w, h));
     app.update(Msg::Run(batch));
@@ -339,9 +339,9 @@ fn the_picker_filters_moves_picks_and_cancels() {
 /// come back at the next start; `X` as `x_axis_all`.
 #[test]
 fn the_x_choice_and_log_x_are_saved_and_come_back() {
-    use leet::app::cmd::Cmd;
-    use leet::app::settings::Config;
-    use leet::app::xaxis::XAxis;
+    use leet::ui::charts::xaxis::XAxis;
+    use leet::ui::cmd::Cmd;
+    use leet::ui::settings::Config;
     let (w, h) = (120, 40);
     let mut app = app_from("custom_step", w, h);
     let config = std::path::PathBuf::from("/cfg/leet/config.toml");

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use common::sampler::{self, fds, proc_status};
 
-use leet::app::{App, Options};
 use leet::msg::{Msg, Sample};
 use leet::source::sampler::{Collector, GpuInfo, Sampler, SamplerError};
+use leet::ui::{App, Options};
 
 const BIN: &str = env!("CARGO_BIN_EXE_leet");
 

@@ -8,9 +8,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use leet::app::{App, Options};
 use leet::msg::{Msg, ProcRow, ProcTable};
 use leet::source::sampler::{ProcScanner, Sampler, SamplerOptions};
+use leet::ui::{App, Options};
 
 /// Held by the tests that measure a busy child's CPU: one of them starts busy
 /// processes of its own, which would starve the other's child on a 2-core host.

@@ -13,11 +13,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::screen::{app_from, screen, NOW};
-use leet::app::cmd::Cmd;
-use leet::app::grid::YScale;
-use leet::app::settings::Config;
-use leet::app::App;
 use leet::msg::Msg;
+use leet::ui::charts::grid::YScale;
+use leet::ui::cmd::Cmd;
+use leet::ui::settings::Config;
+use leet::ui::App;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid_configs")

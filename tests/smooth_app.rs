@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use leet::app::smoothing::SmoothedLine;
-use leet::app::{App, Cmd, Effect, Options};
 use leet::decode::synth::{self, SynthSpec};
 use leet::msg::Msg;
 use leet::runtime::answer;
 use leet::store::metrics::DEFAULT_SERIES_CAP;
 use leet::store::smooth::VIEWPORT_SCALE;
+use leet::ui::charts::smoothing::SmoothedLine;
+use leet::ui::{App, Cmd, Effect, Options};
 
 const KEY: &str = "train/loss";
 
@@ -392,8 +392,8 @@ fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
 
 #[test]
 fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
-    use leet::app::settings::Config;
     use leet::store::smooth::Smoothing;
+    use leet::ui::settings::Config;
     let tmp = tempfile::tempdir().unwrap();
     let file = synth_run(tmp.path(), 200);
     let config = tmp.path().join("config.toml");

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::process::Command;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use leet::app::{App, Options, Overlay};
 use leet::msg::Msg;
 use leet::store::series::Stats;
+use leet::ui::{App, Options, Overlay};
 use serde_json::Value;
 
 /// Statistics of one key, as the test computes them.
@@ -302,11 +302,11 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     // The selection moves and keeps in view.
     key(&mut app, KeyCode::End);
     assert_eq!(app.stats.sel, n - 1);
-    assert!(app.stats.top + leet::app::stats::body_rows(40) > app.stats.sel);
+    assert!(app.stats.top + leet::ui::overlay::stats::body_rows(40) > app.stats.sel);
     key(&mut app, KeyCode::Home);
     assert_eq!((app.stats.sel, app.stats.top), (0, 0));
     key(&mut app, KeyCode::PageDown);
-    assert_eq!(app.stats.sel, leet::app::stats::body_rows(40));
+    assert_eq!(app.stats.sel, leet::ui::overlay::stats::body_rows(40));
     // `/` filters by name, live; tab makes it a glob; enter keeps it; esc closes.
     chars(&mut app, "/");
     chars(&mut app, "^eval/");
@@ -381,8 +381,8 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     live.update(Msg::Resize(120, 40));
     chars(&mut live, "T");
     assert_eq!(live.overlay, Overlay::None);
-    let km = leet::app::keymap::Keymap::builtin();
-    let lines = leet::app::keymap::help_lines(&km, false);
+    let km = leet::ui::keymap::Keymap::builtin();
+    let lines = leet::ui::keymap::help_lines(&km, false);
     let at = lines
         .iter()
         .position(|l| l.0.is_empty() && l.1 == "Statistics table")
@@ -415,8 +415,8 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
 /// carried out (the whole directory read at once) and the index read at a fixed
 /// "now"; then `T`.
 fn workspace_table(wandb: &Path, max_points: usize) -> App {
-    use leet::app::Cmd;
     use leet::source::index::{scan_with, ScanOptions};
+    use leet::ui::Cmd;
     let cache = tempfile::tempdir().unwrap();
     let opts = ScanOptions {
         now: Some(common::screen::NOW),
@@ -525,7 +525,7 @@ fn a_run_resumed_from_a_checkpoint_joins_its_segments_numbers_exactly() {
 
 #[test]
 fn the_sort_column_moves_a_whole_run_at_a_time() {
-    use leet::app::stats::{sort_by_other_run as other, FIELDS};
+    use leet::ui::overlay::stats::{sort_by_other_run as other, FIELDS};
     let n = FIELDS.len();
     // From the metric name: the second run's last; back from the first run: the name.
     assert_eq!(other(0, 3, true), 1 + n);

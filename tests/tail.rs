@@ -5,12 +5,12 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use leet::app::{App, Options};
 use leet::decode::leveldb::Writer;
 use leet::decode::pb;
 use leet::msg::Msg;
 use leet::source::follow::spawn_tail;
 use leet::source::tail::TailOptions;
+use leet::ui::{App, Options};
 use prost::Message as _;
 
 fn history(i: i64) -> Vec<u8> {
@@ -75,7 +75,7 @@ fn big_file_loads_in_batches_with_progress() {
             ));
             // An old file without its exit record read yet is loading, not "crashed?".
             app.update(Msg::Tick(leet::source::tail::unix_now() + 1e6));
-            assert_eq!(app.live_state(), leet::app::LiveState::Loading);
+            assert_eq!(app.live_state(), leet::ui::LiveState::Loading);
         }
     }
     let (read, total, loading) = first_progress.unwrap();
@@ -588,7 +588,7 @@ fn inspect_follow_of_a_file_written_in_pieces_equals_inspect_of_the_whole_file()
 /// The screen as text (no colour).
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
@@ -661,7 +661,7 @@ fn a_file_with_a_bad_header_says_what_is_wrong_instead_of_loading() {
         app.update(Msg::Tick(leet::source::tail::unix_now()));
         let why = app.unreadable().unwrap_or_default();
         assert!(why.contains(name) && why.contains(cause), "{name}: {why:?}");
-        assert_eq!(app.live_state(), leet::app::LiveState::Unreadable, "{name}");
+        assert_eq!(app.live_state(), leet::ui::LiveState::Unreadable, "{name}");
         assert!(!app.source.loading(), "{name}");
         let s = screen(&app, 100, 30);
         assert!(!s.contains("loading"), "{name}: {s}");

@@ -10,9 +10,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use leet::app::{App, Cmd, Options};
 use leet::msg::{Msg, WorkspaceSaved};
 use leet::source::state::{default_state_dir, file_for, load, save};
+use leet::ui::{App, Cmd, Options};
 
 static ENV: Mutex<()> = Mutex::new(());
 

@@ -2,9 +2,9 @@
 //! each had 1M points pushed through the real store.
 
 use criterion::{criterion_group, Criterion};
-use leet::app::{App, Options};
 use leet::msg::{Msg, RunBatch};
-use leet::view;
+use leet::ui::render;
+use leet::ui::{App, Options};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -56,7 +56,7 @@ fn full_frame(c: &mut Criterion) {
     let mut g = c.benchmark_group("render");
     g.bench_function("full_frame_200x60_12x1M", |b| {
         b.iter(|| {
-            term.draw(|f| view::render(f, &app))
+            term.draw(|f| render::render(f, &app))
                 .unwrap_or_else(|e| panic!("{e}"));
         });
     });

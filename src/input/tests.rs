@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
-use crate::app::keymap::Key;
+use crate::ui::keymap::Key;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;

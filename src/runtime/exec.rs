@@ -10,11 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::Arc;
 
-use crate::app::Cmd;
 use crate::msg::{Image, Msg, RunEntry};
 use crate::source::follow::Follower;
 use crate::source::sampler::MonitorHandle;
 use crate::source::tail::TailOptions;
+use crate::ui::Cmd;
 
 // ---- smoothing (issue 14) ----
 mod smooth;
@@ -99,7 +99,7 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
 /// Lay this instance's settings changes (from `base` to `text`) over the
 /// settings file as it is now: why not, naming the file.
 fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Result<(), String> {
-    use crate::app::settings::{merged_text, MAX_CONFIG_BYTES};
+    use crate::ui::settings::{merged_text, MAX_CONFIG_BYTES};
     crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
         merged_text(path, base, text, now)
     })

@@ -15,9 +15,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::app::keymap::Keymap;
-use crate::app::settings::Config;
-use crate::app::{App, Options};
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
 use crate::msg::{Msg, Sample};
@@ -26,7 +23,10 @@ use crate::source::resolve::Opening;
 use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
 use crate::terminal;
-use crate::view;
+use crate::ui::keymap::Keymap;
+use crate::ui::render;
+use crate::ui::settings::Config;
+use crate::ui::{App, Options};
 
 /// Longest the loop applies queued messages before drawing (keeps a big load
 /// drawing progress).
@@ -173,7 +173,7 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
 fn color_env() -> (bool, bool) {
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let term = std::env::var_os("COLORTERM");
-    let true_color = crate::app::palette::true_color(term.as_deref().and_then(|v| v.to_str()));
+    let true_color = crate::ui::palette::true_color(term.as_deref().and_then(|v| v.to_str()));
     (color, true_color)
 }
 
@@ -602,7 +602,7 @@ fn drive(
 
 fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
     let _frame = terminal::draw_lock();
-    term.draw(|f| view::render(f, app))?;
+    term.draw(|f| render::render(f, app))?;
     Ok(())
 }
 

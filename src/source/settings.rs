@@ -1,7 +1,7 @@
 //! The settings file's bytes: read once at startup (before the terminal changes),
 //! written by the runtime when a setting changes and on quit, each time merged
 //! under a lock into the file as it is then. What the text means is
-//! `app::settings`'s business.
+//! `ui::settings`'s business.
 
 use std::collections::BTreeMap;
 use std::fs::File;

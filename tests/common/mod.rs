@@ -124,7 +124,7 @@ pub fn json_number(v: &Value) -> Option<f64> {
 
 /// Draw the first `n` runs of the `multi` fixture beside the app's run (asked for:
 /// the caller answers the reader commands); their (name, directory).
-pub fn compare_multi(app: &mut leet::app::App, n: usize) -> Vec<(String, PathBuf)> {
+pub fn compare_multi(app: &mut leet::ui::App, n: usize) -> Vec<(String, PathBuf)> {
     let others: Vec<_> = fixture_runs()
         .into_iter()
         .filter(|(name, _)| name.starts_with("multi.offline-run-"))

@@ -2,8 +2,8 @@
 //! "now", and the whole screen rendered with TestBackend as text.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use leet::app::{App, Options};
 use leet::msg::Msg;
+use leet::ui::{App, Options};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -36,7 +36,7 @@ pub fn app_from(fixture: &str, w: u16, h: u16) -> App {
 /// The screen as text, one line per row, trailing spaces trimmed.
 pub fn screen(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| leet::view::render(f, app)).unwrap();
+    t.draw(|f| leet::ui::render::render(f, app)).unwrap();
     let buf = t.backend().buffer().clone();
     let mut s = String::new();
     for y in 0..h {

@@ -1,0 +1,367 @@
+//! The live monitor's header: the host's latest readings gathered into meters
+//! (CPU, memory, swap, disks, network, disk I/O) and one row per accelerator, as
+//! numbers in base units (bytes, bytes/s, %, °C, W): the view formats them. Rebuilt
+//! after each sample; a reading that is missing stays `None` (drawn as `–`).
+
+pub mod procs;
+pub(crate) mod view;
+
+use serde_json::{Map, Value};
+
+use crate::store::metrics::MetricStore;
+
+const MIB: f64 = 1_048_576.0;
+const GIB: f64 = 1_073_741_824.0;
+
+/// A used/total meter.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Meter {
+    pub percent: Option<f64>,
+    /// Bytes.
+    pub used: Option<f64>,
+    pub total: Option<f64>,
+}
+
+/// One accelerator's compact row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct DeviceRow {
+    /// `gpu0`, `tpu1`, `trn0`, `ipu0`.
+    pub label: String,
+    /// Utilisation, %.
+    pub util: Option<f64>,
+    /// Memory used and total, bytes.
+    pub mem_used: Option<f64>,
+    pub mem_total: Option<f64>,
+    pub temp: Option<f64>,
+    pub power: Option<f64>,
+    pub power_limit: Option<f64>,
+}
+
+/// The header's facts and meters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct HostHeader {
+    pub os: String,
+    pub cpu_model: String,
+    /// Logical CPUs (else physical).
+    pub cpu_count: Option<u64>,
+    /// Seconds since boot.
+    pub uptime: Option<f64>,
+    /// 1, 5 and 15 minute load averages.
+    pub load: [Option<f64>; 3],
+    /// Host CPU: the mean of the per-core percentages.
+    pub cpu: Option<f64>,
+    pub memory: Meter,
+    pub swap: Meter,
+    /// (path, used %, used bytes), in key order.
+    pub disks: Vec<(String, Option<f64>, Option<f64>)>,
+    /// Network receive and send rates, bytes/s.
+    pub net: (Option<f64>, Option<f64>),
+    /// Disk read and write rates, bytes/s.
+    pub io: (Option<f64>, Option<f64>),
+    pub devices: Vec<DeviceRow>,
+}
+
+impl HostHeader {
+    /// Meters drawn as bars: CPU, memory, swap, each disk, network, disk I/O.
+    #[must_use]
+    pub(crate) fn bars(&self) -> usize {
+        5 + self.disks.len()
+    }
+}
+
+/// The latest value of `key`.
+fn last(store: &MetricStore, key: &str) -> Option<f64> {
+    store
+        .get(key)?
+        .last()
+        .map(|p| p.1)
+        .filter(|v| v.is_finite())
+}
+
+/// The rate of a cumulative counter over its last two readings, per second, times
+/// `scale`; `None` before two readings or after a counter reset.
+fn rate(store: &MetricStore, key: &str, scale: f64) -> Option<f64> {
+    let pts = store.get(key)?.points();
+    let [.., (t0, v0), (t1, v1)] = pts else {
+        return None;
+    };
+    let (dt, dv) = (t1 - t0, v1 - v0);
+    (dt > 0.0 && dv >= 0.0 && dv.is_finite()).then(|| dv / dt * scale)
+}
+
+/// A size in the environment: a number of bytes, or text such as `64GiB`.
+fn env_bytes(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => {
+            let s = s.trim();
+            let split = s
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(s.len());
+            let (num, unit) = s.split_at(split);
+            let n: f64 = num.parse().ok()?;
+            let mult = match unit.trim().to_ascii_lowercase().as_str() {
+                "" | "b" => 1.0,
+                "kib" | "kb" | "k" => 1024.0,
+                "mib" | "mb" | "m" => MIB,
+                "gib" | "gb" | "g" => GIB,
+                "tib" | "tb" | "t" => GIB * 1024.0,
+                _ => return None,
+            };
+            Some(n * mult)
+        }
+        _ => None,
+    }
+}
+
+fn env_path<'a>(env: &'a Map<String, Value>, a: &str, b: &str) -> Option<&'a Value> {
+    env.get(a)
+        .and_then(|v| v.get(b))
+        .or_else(|| env.get(&format!("{a}.{b}")))
+}
+
+/// Device families with per-device keys `<prefix>.N.<metric>`: the metric names of
+/// utilisation, memory used and total (with the factor to bytes), temperature, power
+/// and power limit.
+struct Family {
+    prefix: &'static str,
+    label: &'static str,
+    util: &'static [&'static str],
+    mem_used: &'static [(&'static str, f64)],
+    mem_total: &'static [(&'static str, f64)],
+    temp: &'static [&'static str],
+    power: &'static [&'static str],
+    limit: &'static [&'static str],
+}
+
+/// NVIDIA, AMD and Apple GPUs share `gpu.N.*` (spec §4, §6, §7); TPU §8,
+/// Trainium §9, Graphcore IPU.
+const FAMILIES: [Family; 4] = [
+    Family {
+        prefix: "gpu",
+        label: "gpu",
+        util: &["gpu"],
+        mem_used: &[("memoryAllocatedBytes", 1.0), ("memoryUsed", MIB)],
+        // dcgm-exporter's FB_TOTAL, MiB (NVML's total is in the environment).
+        mem_total: &[("memoryTotal", MIB)],
+        temp: &["temp"],
+        power: &["powerWatts"],
+        limit: &["enforcedPowerLimitWatts"],
+    },
+    Family {
+        prefix: "tpu",
+        label: "tpu",
+        util: &["tensorcoreUtilization", "dutyCycle"],
+        mem_used: &[("hbmCapacityUsage", 1.0)],
+        mem_total: &[("hbmCapacityTotal", 1.0)],
+        temp: &[],
+        power: &[],
+        limit: &[],
+    },
+    Family {
+        prefix: "trn",
+        label: "trn",
+        util: &["neuroncore_utilization"],
+        mem_used: &[],
+        mem_total: &[],
+        temp: &[],
+        power: &[],
+        limit: &[],
+    },
+    Family {
+        prefix: "ipu",
+        label: "ipu",
+        util: &["ipu utilisation (%)"],
+        mem_used: &[],
+        mem_total: &[],
+        temp: &["board temp (C)"],
+        power: &["ipu power (W)"],
+        limit: &[],
+    },
+];
+
+/// The device index of a `<prefix>.N.<metric>` key.
+fn device_index(key: &str, prefix: &str) -> Option<u32> {
+    let rest = key.strip_prefix(prefix)?.strip_prefix('.')?;
+    let (idx, metric) = rest.split_once('.')?;
+    if metric.is_empty() || idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    idx.parse().ok()
+}
+
+fn devices(store: &MetricStore, env: &Map<String, Value>) -> Vec<DeviceRow> {
+    let mut out = Vec::new();
+    for fam in &FAMILIES {
+        let mut idx: Vec<u32> = store
+            .keys()
+            .iter()
+            .filter_map(|k| device_index(k, fam.prefix))
+            .collect();
+        idx.sort_unstable();
+        idx.dedup();
+        for n in idx {
+            let get = |names: &[&str]| {
+                names
+                    .iter()
+                    .find_map(|m| last(store, &format!("{}.{n}.{m}", fam.prefix)))
+            };
+            let bytes = |names: &[(&str, f64)]| {
+                names.iter().find_map(|(m, f)| {
+                    last(store, &format!("{}.{n}.{m}", fam.prefix)).map(|v| v * f)
+                })
+            };
+            let mut row = DeviceRow {
+                label: format!("{}{n}", fam.label),
+                util: get(fam.util),
+                mem_used: bytes(fam.mem_used),
+                mem_total: bytes(fam.mem_total),
+                temp: get(fam.temp),
+                power: get(fam.power),
+                power_limit: get(fam.limit),
+            };
+            if fam.prefix == "gpu" {
+                // NVML's total memory is in the environment; else from used and %.
+                let pct = last(store, &format!("gpu.{n}.memoryAllocated"));
+                row.mem_total = row
+                    .mem_total
+                    .or_else(|| env_bytes(env_path(env, &format!("gpu.{n}"), "memory")))
+                    .or_else(|| {
+                        let (u, p) = (row.mem_used?, pct?);
+                        (p > 0.0).then(|| u * 100.0 / p)
+                    });
+                if row.mem_used.is_none() {
+                    row.mem_used = pct.zip(row.mem_total).map(|(p, t)| p / 100.0 * t);
+                }
+            }
+            // A row with no reading at all (a key of some other metric) is kept: the
+            // device exists, its values show as `–`.
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The header for the store's latest readings and the host's environment.
+#[must_use]
+pub(crate) fn header(store: &MetricStore, env: &Map<String, Value>) -> HostHeader {
+    let text = |a: &str, b: Option<&str>| {
+        let v = match b {
+            Some(b) => env_path(env, a, b),
+            None => env.get(a),
+        };
+        v.and_then(Value::as_str).unwrap_or_default().to_owned()
+    };
+    let cpu_count = ["count_logical", "count"]
+        .iter()
+        .find_map(|k| env_path(env, "cpu", k).and_then(Value::as_u64));
+    let mut cores = (0.0, 0u32);
+    let mut disks = Vec::new();
+    for k in store.keys() {
+        if let Some(v) = k
+            .strip_prefix("cpu.")
+            .and_then(|r| r.strip_suffix(".cpu_percent"))
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|_| last(store, k))
+        {
+            cores = (cores.0 + v, cores.1 + 1);
+        }
+        if let Some(path) = k
+            .strip_prefix("disk.")
+            .and_then(|r| r.strip_suffix(".usagePercent"))
+        {
+            let gb = last(store, &format!("disk.{path}.usageGB"));
+            disks.push((path.to_owned(), last(store, k), gb.map(|g| g * GIB)));
+        }
+    }
+    let mem_total = env_bytes(env_path(env, "memory", "total"));
+    let avail = last(store, "proc.memory.availableMB").map(|m| m * MIB);
+    let mem_used = last(store, "memory.used").or_else(|| Some(mem_total? - avail?));
+    let memory = Meter {
+        percent: last(store, "memory_percent"),
+        used: mem_used.map(|u| u.max(0.0)),
+        total: mem_total,
+    };
+    let swap = Meter {
+        percent: last(store, "swap.used_percent"),
+        used: last(store, "swap.used"),
+        total: last(store, "swap.total"),
+    };
+    HostHeader {
+        os: text("os", None),
+        cpu_model: text("cpu", Some("model")),
+        cpu_count,
+        uptime: last(store, "uptime"),
+        load: [
+            last(store, "load.1m"),
+            last(store, "load.5m"),
+            last(store, "load.15m"),
+        ],
+        cpu: (cores.1 > 0).then(|| cores.0 / f64::from(cores.1)),
+        memory,
+        swap,
+        disks,
+        net: (
+            rate(store, "network.recv", 1.0),
+            rate(store, "network.sent", 1.0),
+        ),
+        io: (rate(store, "disk.in", MIB), rate(store, "disk.out", MIB)),
+        devices: devices(store, env),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn meters_from_readings_and_missing_keys() {
+        let mut s = MetricStore::windowed(64, 100.0);
+        let env: Map<String, Value> =
+            json!({"memory": {"total": "64GiB"}, "gpu.0": {"memory": 1000.0}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+        // Nothing sampled yet: every meter is missing, nothing panics.
+        let h = header(&s, &env);
+        assert_eq!((h.cpu, h.memory.used, h.net), (None, None, (None, None)));
+        assert_eq!(h.memory.total, Some(64.0 * GIB));
+        for (t, k) in [(0.0, 0.0), (2.0, 1.0)] {
+            s.push("cpu.0.cpu_percent", t, 10.0 + k * 10.0);
+            s.push("cpu.1.cpu_percent", t, 30.0);
+            s.push("network.recv", t, k * 4e6);
+            s.push("disk.out", t, k * 2.0);
+            s.push("proc.memory.availableMB", t, 1024.0);
+            s.push("gpu.0.memoryAllocated", t, 25.0);
+            s.push("disk./data.usagePercent", t, 50.0);
+        }
+        let h = header(&s, &env);
+        assert_eq!(h.cpu, Some(25.0));
+        assert_eq!(h.net, (Some(2e6), None));
+        assert_eq!(h.io, (None, Some(MIB)));
+        assert_eq!(h.memory.used, Some(63.0 * GIB));
+        assert_eq!(h.disks, vec![("/data".to_owned(), Some(50.0), None)]);
+        assert_eq!(h.devices.len(), 1);
+        assert_eq!(h.devices[0].mem_total, Some(1000.0));
+        assert_eq!(h.devices[0].mem_used, Some(250.0));
+        assert_eq!(h.bars(), 6);
+        // dcgm-exporter's frame-buffer sizes are MiB.
+        s.push("gpu.1.memoryUsed", 2.0, 1024.0);
+        s.push("gpu.1.memoryTotal", 2.0, 4096.0);
+        let h = header(&s, &env);
+        assert_eq!(h.devices[1].mem_used, Some(GIB));
+        assert_eq!(h.devices[1].mem_total, Some(4.0 * GIB));
+        // A counter that went back (a restarted sampler) has no rate.
+        s.push("network.recv", 3.0, 0.0);
+        assert_eq!(header(&s, &env).net.0, None);
+    }
+
+    #[test]
+    fn env_sizes_in_text_or_bytes() {
+        assert_eq!(env_bytes(Some(&json!("141GiB"))), Some(141.0 * GIB));
+        assert_eq!(env_bytes(Some(&json!(2048))), Some(2048.0));
+        assert_eq!(env_bytes(Some(&json!("lots"))), None);
+        assert_eq!(env_bytes(None), None);
+    }
+}

@@ -1,0 +1,58 @@
+//! Help overlay, generated from the live key map.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::ui::keymap::help_lines;
+use crate::ui::theme::Theme;
+use crate::ui::{App, Overlay};
+
+pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
+    let lines = help_lines(&app.keymap, app.is_host());
+    let key_w = lines
+        .iter()
+        .filter(|l| !l.0.is_empty())
+        .map(|l| l.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(23);
+    let Some(area) = crate::ui::overlay::place(size, 80, lines.len() + 2, 10) else {
+        return;
+    };
+    let inner = crate::ui::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
+    let rows = usize::from(inner.height);
+    let max_scroll = lines.len().saturating_sub(rows);
+    // Kept within `app.limits.help_max` (the same count) by the app.
+    let scroll = match app.overlay {
+        Overlay::Help { scroll } => scroll.min(max_scroll),
+        _ => 0,
+    };
+    for (i, (k, d)) in lines.iter().skip(scroll).take(rows).enumerate() {
+        #[allow(clippy::cast_possible_truncation)]
+        let y = inner.y + i as u16;
+        let w = usize::from(inner.width.saturating_sub(2));
+        if k.is_empty() {
+            buf.set_stringn(inner.x + 1, y, d, w, theme.heading());
+        } else {
+            buf.set_stringn(
+                inner.x + 3,
+                y,
+                crate::ui::widget::fit::fit(k, key_w),
+                key_w,
+                theme.key(),
+            );
+            #[allow(clippy::cast_possible_truncation)]
+            let x = inner.x + 3 + key_w as u16 + 2;
+            let rest = usize::from(inner.right().saturating_sub(x));
+            buf.set_stringn(x, y, d, rest, theme.text());
+        }
+    }
+    if max_scroll > 0 {
+        let more = if scroll < max_scroll {
+            " ↓ more (down/pgdown) "
+        } else {
+            " ↑ (up/pgup) "
+        };
+        crate::ui::overlay::hint(buf, area, more, theme);
+    }
+}

@@ -1,0 +1,291 @@
+//! The statistics table (`T`): every charted metric with its last value, minimum
+//! and the step of it, maximum and the step of it, mean and count, exact over the
+//! whole history (the store keeps them as points arrive, before any compaction),
+//! one column group per drawn run (the main one, then those compared with it; the
+//! segments of a resumed run are one run, their statistics joined).
+//! `←`/`→` choose the sort column (the view scrolls sideways to keep it shown),
+//! `tab`/`shift+→` and `backtab`/`shift+←` move it to the same column of the next
+//! or previous run, `r` reverses it, `/` filters the metrics by name (regex, or
+//! glob with tab), the arrows and page keys move the selection.
+
+pub(crate) mod view;
+
+use crate::store::series::Stats;
+use crate::store::{stitch, Run};
+use crate::ui::action::Action;
+use crate::ui::filter::FilterState;
+use crate::ui::{App, Effect, FilterTarget, Overlay};
+
+/// The columns of one run's group, in order (after the metric name).
+pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
+
+/// Lines of the table's box that are not rows: the border (2), the run names and
+/// the column titles (2), the selected row's full values (2) and the filter (1).
+pub const CHROME_ROWS: u16 = 7;
+
+/// The table's state.
+#[derive(Debug, Clone, Default)]
+pub struct StatsTable {
+    /// Sort column: 0 the metric name, then `1 + run * FIELDS.len() + field`.
+    pub sort: usize,
+    /// Descending instead of ascending (rows without a value stay last).
+    pub reverse: bool,
+    /// The selected row (of the filtered, sorted rows).
+    pub sel: usize,
+    /// The first row shown.
+    pub top: usize,
+    /// Filter of the metric names (`/`).
+    pub filter: FilterState,
+}
+
+/// One row: a metric and its statistics in each drawn run (None: not logged there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatsRow {
+    pub key: String,
+    pub cells: Vec<Option<Stats>>,
+}
+
+/// A column group's run: its legend text and colour index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsRun {
+    pub label: String,
+    pub color: usize,
+}
+
+/// The value a field column sorts by (None or NaN: sorted last).
+#[must_use]
+pub fn field_value(s: &Stats, field: usize) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss)]
+    match field {
+        0 => s.last.map(|p| p.1),
+        1 => s.min.map(|p| p.1),
+        2 => s.min.map(|p| p.0),
+        3 => s.max.map(|p| p.1),
+        4 => s.max.map(|p| p.0),
+        5 => s.mean,
+        _ => Some(s.count as f64),
+    }
+    .filter(|v| !v.is_nan())
+}
+
+/// The sort column moved to the same field of the next run (`forward`) or the
+/// previous one, of `runs` drawn. The name column counts as the first run's: from
+/// it, forward is the second run's `last`, and back from the first run is the name.
+#[must_use]
+pub fn sort_by_other_run(sort: usize, runs: usize, forward: bool) -> usize {
+    let n = FIELDS.len();
+    if sort == 0 {
+        return if forward && runs > 1 { 1 + n } else { 0 };
+    }
+    let (run, field) = ((sort - 1) / n, (sort - 1) % n);
+    match (forward, run) {
+        (true, r) if r + 1 < runs => 1 + (r + 1) * n + field,
+        (true, _) => sort,
+        (false, 0) => 0,
+        (false, r) => 1 + (r - 1) * n + field,
+    }
+}
+
+/// Rows shown at a screen of `height` lines (the status line is under the box).
+#[must_use]
+pub fn body_rows(height: u16) -> usize {
+    usize::from(height.saturating_sub(1 + CHROME_ROWS))
+}
+
+/// One column group: its run, and the runs read for it (a resumed run's segments,
+/// in start order).
+struct Group<'a> {
+    run: StatsRun,
+    key: Option<&'a str>,
+    parts: Vec<(usize, &'a Run)>,
+}
+
+impl App {
+    /// The column groups: the main run, then the compared ones (in a workspace with
+    /// their own colours, as the charts draw them); the segments of a resumed run
+    /// join the group of the first one drawn.
+    fn stats_groups(&self) -> Vec<Group<'_>> {
+        let ws = self.workspace.as_deref();
+        let main = self.main_tag.as_ref().filter(|_| ws.is_some());
+        let main_dir = self.main_run_dir();
+        let drawn = std::iter::once((
+            main,
+            main_dir.as_deref(),
+            &self.run,
+            StatsRun {
+                label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
+                color: main.map_or(0, |t| t.color),
+            },
+        ))
+        .chain(self.compare.iter().enumerate().map(|(i, c)| {
+            let t = c.ws.as_ref().filter(|_| ws.is_some());
+            let run = StatsRun {
+                label: c.label.clone(),
+                color: t.map_or(i + 1, |t| t.color),
+            };
+            (t, Some(c.dir.as_path()), &c.run, run)
+        }));
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for (tag, dir, run, sr) in drawn {
+            let key = tag.filter(|t| t.segments > 1).map(|t| t.key.as_str());
+            // Its place among its run's segments (start order).
+            let at = key
+                .and_then(|k| ws?.run(k))
+                .and_then(|r| r.segments.iter().position(|s| Some(s.dir.as_path()) == dir))
+                .unwrap_or(0);
+            match groups.iter_mut().find(|g| key.is_some() && g.key == key) {
+                Some(g) => g.parts.push((at, run)),
+                None => groups.push(Group {
+                    run: sr,
+                    key,
+                    parts: vec![(at, run)],
+                }),
+            }
+        }
+        for g in &mut groups {
+            g.parts.sort_by_key(|p| p.0);
+        }
+        groups
+    }
+
+    /// The drawn runs, one column group each (see [`App::stats_groups`]).
+    #[must_use]
+    pub fn stats_runs(&self) -> Vec<StatsRun> {
+        self.stats_groups().into_iter().map(|g| g.run).collect()
+    }
+
+    /// The table's rows: the charted metrics passing the filter, sorted.
+    #[must_use]
+    pub fn stats_rows(&self) -> Vec<StatsRow> {
+        let groups = self.stats_groups();
+        let mut rows: Vec<StatsRow> = self
+            .metric_keys
+            .iter()
+            .filter(|k| self.stats.filter.matches(k))
+            .map(|k| StatsRow {
+                key: k.clone(),
+                cells: groups
+                    .iter()
+                    .map(|g| {
+                        let parts = g.parts.iter().filter_map(|(_, r)| r.metrics.get(k));
+                        stitch::stats(parts.map(crate::store::Series::stats))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let t = &self.stats;
+        if t.sort == 0 {
+            if t.reverse {
+                rows.reverse();
+            }
+            return rows;
+        }
+        let (run, field) = ((t.sort - 1) / FIELDS.len(), (t.sort - 1) % FIELDS.len());
+        let val = |r: &StatsRow| {
+            r.cells
+                .get(run)
+                .copied()
+                .flatten()
+                .and_then(|s| field_value(&s, field))
+        };
+        // Stable: equal values keep the names' order.
+        rows.sort_by(|a, b| match (val(a), val(b)) {
+            (Some(x), Some(y)) if t.reverse => y.total_cmp(&x),
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        rows
+    }
+
+    /// `[shown/all]` metrics of the table (the status line's filter count).
+    #[must_use]
+    pub fn stats_count(&self) -> String {
+        format!("[{}/{}]", self.stats_rows().len(), self.metric_keys.len())
+    }
+
+    /// `T`: open the table (a run's metrics; the live monitor has none).
+    pub(in crate::ui) fn open_stats(&mut self) -> Effect {
+        if self.is_host() {
+            return Effect::NONE;
+        }
+        self.overlay = Overlay::Stats;
+        self.stats.sel = 0;
+        self.stats.top = 0;
+        Effect::REDRAW
+    }
+
+    /// A key while the table is open.
+    pub(in crate::ui) fn act_stats(&mut self, a: Action) -> Effect {
+        let n = self.stats_rows().len();
+        let page = body_rows(self.size.height).max(1);
+        let last = n.saturating_sub(1);
+        let sel = self.stats.sel.min(last);
+        let columns = 1 + FIELDS.len() * self.stats_groups().len();
+        match a {
+            Action::Quit => return Effect::QUIT,
+            Action::Back | Action::ToggleStats => {
+                self.overlay = Overlay::None;
+                return Effect::REDRAW;
+            }
+            Action::FocusUp => self.stats.sel = sel.saturating_sub(1),
+            Action::FocusDown => self.stats.sel = (sel + 1).min(last),
+            Action::PrevPage => self.stats.sel = sel.saturating_sub(page),
+            Action::NextPage => self.stats.sel = (sel + page).min(last),
+            Action::FirstPage => self.stats.sel = 0,
+            Action::LastPage => self.stats.sel = last,
+            // A new order shows its top (the largest first, sorted descending).
+            Action::FocusLeft => {
+                self.stats.sort = self.stats.sort.saturating_sub(1);
+                self.stats.refiltered();
+            }
+            Action::FocusRight => {
+                self.stats.sort = (self.stats.sort + 1).min(columns - 1);
+                self.stats.refiltered();
+            }
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let forward = a == Action::CyclePaneFocus;
+                let sort = sort_by_other_run(self.stats.sort, self.stats_groups().len(), forward);
+                if sort == self.stats.sort {
+                    return Effect::NONE;
+                }
+                self.stats.sort = sort;
+                self.stats.refiltered();
+            }
+            Action::ReverseSort => {
+                self.stats.reverse = !self.stats.reverse;
+                self.stats.refiltered();
+            }
+            Action::StartFilter => {
+                self.stats.filter.start();
+                self.filter_target = Some(FilterTarget::Stats);
+            }
+            Action::ClearFilters => {
+                self.stats.filter.clear();
+                self.stats.sel = 0;
+            }
+            _ => return Effect::NONE,
+        }
+        self.stats.follow(page);
+        Effect::REDRAW
+    }
+}
+
+impl StatsTable {
+    /// Scroll so the selected row is among the `page` rows shown.
+    pub fn follow(&mut self, page: usize) {
+        let page = page.max(1);
+        if self.sel < self.top {
+            self.top = self.sel;
+        } else if self.sel >= self.top + page {
+            self.top = self.sel + 1 - page;
+        }
+    }
+
+    /// A changed filter or order starts again from the first row.
+    pub(in crate::ui) fn refiltered(&mut self) {
+        self.sel = 0;
+        self.top = 0;
+    }
+}

@@ -1,0 +1,321 @@
+//! The statistics table (`T`): a box over the whole screen, one row per metric and
+//! one column group per drawn run (headed by the run's name in its colour), the
+//! sort column marked ▲/▼, the selected row's full values on two lines under the
+//! rows and the filter on the last line.
+
+use std::ops::Range;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use unicode_width::UnicodeWidthStr;
+
+use crate::store::series::Stats;
+use crate::text::sanitize;
+use crate::ui::overlay;
+use crate::ui::overlay::stats::{StatsRow, FIELDS};
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::App;
+
+/// Widest a number column grows (6 significant digits, a sign, an exponent).
+const MAX_CELL: usize = 11;
+
+/// A y value: 6 significant digits.
+fn num(v: f64) -> String {
+    format::compact_digits(v, 6)
+}
+
+/// A step: the integer it almost always is, else 6 significant digits.
+fn step(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        let i = x as i64;
+        i.to_string()
+    } else {
+        num(x)
+    }
+}
+
+/// The seven cells of one run's statistics (empty where it did not log the key).
+/// A count with NaN or ±inf among its points is marked `*`.
+fn cells(s: Option<&Stats>) -> [String; 7] {
+    let Some(s) = s else {
+        return Default::default();
+    };
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    let mark = if s.non_finite > 0 { "*" } else { "" };
+    [
+        opt(s.last.map(|p| num(p.1))),
+        opt(s.min.map(|p| num(p.1))),
+        opt(s.min.map(|p| step(p.0))),
+        opt(s.max.map(|p| num(p.1))),
+        opt(s.max.map(|p| step(p.0))),
+        opt(s.mean.map(num)),
+        format!("{}{mark}", s.count),
+    ]
+}
+
+/// The selected row's full values in the sort column's run (the main run when
+/// sorted by name), on two lines.
+fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
+    let key = sanitize(&row.key);
+    let Some(s) = row.cells.get(run).copied().flatten() else {
+        return [format!("{key} · {label}: not logged"), String::new()];
+    };
+    let full = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| v.to_string());
+    let pt = |p: Option<(f64, f64)>| p.map_or_else(|| "-".into(), |p| format!("{} @ {}", p.1, p.0));
+    let mut first = format!(
+        "{key} · {label}: last {} · mean {} · count {}",
+        full(s.last.map(|p| p.1)),
+        full(s.mean),
+        s.count,
+    );
+    if s.non_finite > 0 {
+        first.push_str(&format!(" ({} NaN/inf)", s.non_finite));
+    }
+    [first, format!("  min {} · max {}", pt(s.min), pt(s.max))]
+}
+
+/// Where the columns go: each field's width, one run group's, the metric names',
+/// and the run groups drawn.
+struct Grid {
+    widths: [usize; 7],
+    group_w: usize,
+    key_w: usize,
+    /// The groups that fit, from the one that keeps the sort column's run in view.
+    shown: Range<usize>,
+}
+
+/// Size the columns by their contents (`text`: every row's cells per run) in `w`
+/// columns, with the sort column's group among those shown.
+fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, runs: usize) -> Grid {
+    let widths: [usize; 7] = std::array::from_fn(|f| {
+        text.iter()
+            .flat_map(|r| r.iter().map(|c| c[f].width()))
+            .chain([FIELDS[f].width() + 1])
+            .max()
+            .unwrap_or(5)
+            .min(MAX_CELL)
+    });
+    let group_w: usize = widths.iter().map(|c| c + 1).sum::<usize>() + 1;
+    let key_w = rows
+        .iter()
+        .map(|r| sanitize(&r.key).width())
+        .chain(["metric".width()])
+        .max()
+        .unwrap_or(6)
+        + 2;
+    let key_w = key_w
+        .min((w * 2 / 5).max(12))
+        .min(w.saturating_sub(group_w).max(8));
+    let fit_groups = (w.saturating_sub(key_w) / group_w).max(1);
+    let sort_run = sort.saturating_sub(1) / FIELDS.len();
+    let first = (sort_run + 1).saturating_sub(fit_groups);
+    Grid {
+        widths,
+        group_w,
+        key_w,
+        shown: first..(first + fit_groups).min(runs),
+    }
+}
+
+/// The table's title: the metrics counted, and which runs are drawn when not all
+/// fit (with the keys that bring the others into view).
+fn title(shown: usize, total: usize, filtered: bool, runs: &Range<usize>, of: usize) -> String {
+    let mut t = if filtered {
+        format!(" Statistics · {shown} of {total} metrics ")
+    } else {
+        format!(" Statistics · {total} metrics ")
+    };
+    if runs.len() < of {
+        let (a, b) = (runs.start + 1, runs.end);
+        if a == b {
+            t.push_str(&format!("· run {a} of {of} · shift+←/→ "));
+        } else {
+            t.push_str(&format!("· runs {a}–{b} of {of} · shift+←/→ "));
+        }
+    }
+    t
+}
+
+/// Draw the table over `area`.
+#[allow(clippy::too_many_lines)]
+pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width < 20 || area.height < 8 {
+        return;
+    }
+    let t = &app.stats;
+    let rows = app.stats_rows();
+    let runs = app.stats_runs();
+    let total = app.metric_keys.len();
+    // Every cell's text, to size the columns by their contents.
+    let text: Vec<Vec<[String; 7]>> = rows
+        .iter()
+        .map(|r| r.cells.iter().map(|c| cells(c.as_ref())).collect())
+        .collect();
+    // The box's inside: the area less its border.
+    let w = usize::from(area.width.saturating_sub(2));
+    let Grid {
+        widths,
+        group_w,
+        key_w,
+        shown,
+    } = grid(&text, &rows, w, t.sort, runs.len());
+    let first = shown.start;
+    let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
+    let title = title(rows.len(), total, t.filter.is_active(), &shown, runs.len());
+    let inner = overlay::open(buf, area, &title, theme);
+    overlay::hint(
+        buf,
+        area,
+        " ←/→ sort · r reverse · / filter · esc close ",
+        theme,
+    );
+
+    let (x0, y0) = (inner.x, inner.y);
+    let right = inner.right();
+    let col_x = |g: usize, f: usize| -> u16 {
+        let off =
+            key_w + (g - first) * group_w + 1 + widths[..f].iter().map(|c| c + 1).sum::<usize>();
+        x0.saturating_add(u16::try_from(off).unwrap_or(u16::MAX))
+    };
+    let room = |x: u16| right.saturating_sub(x);
+    // Run names over their groups, and the column titles.
+    if first > 0 {
+        put(
+            buf,
+            x0,
+            y0,
+            &format!("◀ {first} more"),
+            room(x0),
+            theme.dim(),
+        );
+    }
+    for g in shown.clone() {
+        let x = col_x(g, 0);
+        let label = fit(&sanitize(&runs[g].label), group_w.saturating_sub(2));
+        put(
+            buf,
+            x,
+            y0,
+            &label,
+            room(x),
+            theme.series(runs[g].color).add_modifier(Modifier::BOLD),
+        );
+    }
+    if shown.end < runs.len() {
+        let more = format!("{} more ▶", runs.len() - shown.end);
+        let x = right.saturating_sub(u16::try_from(more.width()).unwrap_or(0));
+        put(buf, x, y0, &more, room(x), theme.dim());
+    }
+    let arrow = if t.reverse { "▼" } else { "▲" };
+    let head = |sorted: bool, s: &str| {
+        if sorted {
+            format!("{s}{arrow}")
+        } else {
+            s.to_owned()
+        }
+    };
+    let hstyle = |sorted: bool| {
+        if sorted {
+            theme.heading()
+        } else {
+            theme.label()
+        }
+    };
+    put(
+        buf,
+        x0,
+        y0 + 1,
+        &head(t.sort == 0, " metric"),
+        room(x0),
+        hstyle(t.sort == 0),
+    );
+    for g in shown.clone() {
+        for (f, name) in FIELDS.iter().enumerate() {
+            let sorted = t.sort == 1 + g * FIELDS.len() + f;
+            let s = head(sorted, name);
+            let x = col_x(g, f) + u16::try_from(widths[f].saturating_sub(s.width())).unwrap_or(0);
+            put(buf, x, y0 + 1, &s, room(x), hstyle(sorted));
+        }
+    }
+
+    // The rows: the selection kept in view at this height.
+    // As many as `ui::overlay::stats::body_rows` says for this screen.
+    let body = usize::from(inner.height.saturating_sub(5));
+    let sel = t.sel.min(rows.len().saturating_sub(1));
+    let mut top = t.top.min(sel);
+    if sel >= top + body {
+        top = sel + 1 - body;
+    }
+    for (line, i) in (top..rows.len()).take(body).enumerate() {
+        let y = y0 + 2 + u16::try_from(line).unwrap_or(0);
+        let picked = i == sel;
+        let base = if picked {
+            theme.text().add_modifier(Modifier::REVERSED)
+        } else if i % 2 == 1 {
+            theme.zebra()
+        } else {
+            Style::new()
+        };
+        buf.set_style(Rect::new(x0, y, inner.width, 1), base);
+        let mark = if picked { "›" } else { " " };
+        let key = fit(&sanitize(&rows[i].key), key_w.saturating_sub(2));
+        put(
+            buf,
+            x0,
+            y,
+            &format!("{mark}{key}"),
+            room(x0).min(u16::try_from(key_w).unwrap_or(0)),
+            base,
+        );
+        for g in shown.clone() {
+            for (f, s) in text[i][g].iter().enumerate() {
+                let x =
+                    col_x(g, f) + u16::try_from(widths[f].saturating_sub(s.width())).unwrap_or(0);
+                put(buf, x, y, &fit(s, widths[f]), room(x), base);
+            }
+        }
+    }
+    if rows.is_empty() {
+        let msg = if total == 0 {
+            "no metrics logged"
+        } else {
+            "no metric matches the filter"
+        };
+        put(buf, x0 + 1, y0 + 2, msg, room(x0 + 1), theme.dim());
+    }
+
+    // The selected row's full values, and the filter.
+    let yd = inner.bottom().saturating_sub(3);
+    if let Some(r) = rows.get(sel) {
+        let run = if t.sort == 0 { 0 } else { sort_run };
+        let label = runs
+            .get(run)
+            .map_or_else(String::new, |r| sanitize(&r.label));
+        for (dy, l) in (0..).zip(detail(r, run, &label)) {
+            put(buf, x0, yd + dy, &fit(&l, w), inner.width, theme.text());
+        }
+    }
+    let yf = inner.bottom().saturating_sub(1);
+    let f = &t.filter;
+    let mode = if f.glob { "glob" } else { "regex" };
+    let line = if f.editing {
+        match &f.error {
+            Some(e) => format!("/{}▌  ({mode}) {}", sanitize(&f.draft), sanitize(e)),
+            None => format!("/{}▌  ({mode}, tab toggles)", sanitize(&f.draft)),
+        }
+    } else if f.is_active() {
+        format!("filter: {} ({mode}) · ctrl+l clears", sanitize(&f.text))
+    } else {
+        "/ filters the metrics by name".to_owned()
+    };
+    let style = if f.editing {
+        theme.input()
+    } else {
+        theme.dim()
+    };
+    put(buf, x0, yf, &fit(&line, w), inner.width, style);
+}

@@ -1,0 +1,92 @@
+//! Pure rendering: `render(frame, &App)` reads the state and draws; it never
+//! mutates anything, reads the clock or the environment.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+use super::theme::{self, Theme};
+use super::widget::fit;
+use super::{charts, console, host, inspector, overlay, overview, status, workspace};
+use super::{layout, App, Overlay};
+
+/// Draw the whole screen.
+pub fn render(frame: &mut Frame<'_>, app: &App) {
+    let area = frame.area();
+    render_buffer(frame.buffer_mut(), area, app);
+}
+
+/// Draw the whole screen into a buffer area: in the palette chosen, its RGB
+/// colours as their nearest of the xterm 256 where the terminal has no 24-bit
+/// colour.
+pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
+    draw(buf, area, app, Theme::new(app.color, app.palette));
+    if app.color && !app.true_color {
+        theme::xterm256::downgrade(buf, area);
+    }
+}
+
+fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    if layout::too_small(area) {
+        let msg = fit::fit("terminal too small", usize::from(area.width));
+        buf.set_stringn(
+            area.x,
+            area.y + area.height / 2,
+            msg,
+            usize::from(area.width),
+            theme.warn(),
+        );
+        return;
+    }
+    // The record inspector has the whole screen.
+    if app.overlay == Overlay::Inspector {
+        inspector::view::render_inspector(buf, area, app, theme);
+        return;
+    }
+    // The areas the app laid out for its size (and hit-tests the mouse against);
+    // a frame of a size it has not been told of yet is laid out for itself.
+    let areas = if area == app.size {
+        app.areas
+    } else {
+        layout::areas(area, app.panel_flags())
+    };
+    if app.panels.fullscreen {
+        charts::grid::view::render_fullscreen(buf, areas.body, app, theme);
+    } else {
+        charts::grid::view::render_grid(buf, areas.grid, app, theme);
+        if let Some(r) = areas.left {
+            if app.in_workspace_list() {
+                workspace::view::render_runs_pane(buf, r, app, theme);
+            } else {
+                overview::view::render_left(buf, r, app, theme);
+            }
+        }
+        if let Some(r) = areas.right {
+            overview::view::render_right(buf, r, app, theme);
+        }
+        if let Some(r) = areas.console {
+            console::view::render_console(buf, r, app, theme);
+        }
+        if let Some(r) = areas.media {
+            overlay::media::view::render_media_pane(buf, r, app, theme);
+        }
+        if let Some(r) = areas.header {
+            host::view::render_header(buf, r, app, theme);
+        }
+        if let Some(r) = areas.procs {
+            host::procs::view::render_procs(buf, r, app, theme);
+        }
+    }
+    status::render_status(buf, areas.status, app, theme);
+    let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
+    match app.overlay {
+        Overlay::Runs => workspace::runs::view::render_runs(buf, overlay, app, theme),
+        Overlay::Media => overlay::media::view::render_media(buf, overlay, app, theme),
+        Overlay::Help { .. } => overlay::help::render_help(buf, overlay, app, theme),
+        Overlay::Stats => overlay::stats::view::render_stats(buf, overlay, app, theme),
+        Overlay::None | Overlay::Inspector => {}
+    }
+}

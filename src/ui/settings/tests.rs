@@ -1,0 +1,664 @@
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+use crate::msg::Msg;
+
+fn parse(text: &str) -> Result<Config, SettingsError> {
+    Config::parse(Path::new("/home/u/.config/leet/config.toml"), text)
+}
+
+fn err(text: &str) -> String {
+    match parse(text) {
+        Ok(c) => panic!("accepted: {c:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn changed() -> Config {
+    let mut f = Config::default();
+    let v = &mut f.viewer;
+    v.rows = Some(2);
+    v.columns = Some(3);
+    v.guides = Guides::Lines;
+    v.band = false;
+    v.left_sidebar = Some(false);
+    v.console = true;
+    v.metrics_grid = false;
+    v.sizes = PaneSizes {
+        left: Some(40),
+        right: None,
+        console: Some(12),
+    };
+    v.y_scale
+        .insert("train/loss \"quoted\"".into(), YScale::Log);
+    v.system_y_scale
+        .insert("CPU Utilization|%".into(), YScale::Heatmap);
+    v.filters.metrics.pattern = r"loss|acc\d".into();
+    v.filters.system.pattern = "gpu".into();
+    v.filters.overview = FilterSetting {
+        pattern: "l?_*".into(),
+        glob: true,
+    };
+    v.x_axis_all = "rel".into();
+    v.x_axis.insert("val/acc".into(), "metric:epoch".into());
+    v.x_axis.insert("loss".into(), "wall".into());
+    v.log_x = vec!["loss".into()];
+    f.live.left_sidebar = Some(true);
+    f.live.rows = Some(1);
+    f.save = false;
+    f
+}
+
+#[test]
+fn the_written_file_reads_back_to_the_same_settings() {
+    for f in [Config::default(), changed()] {
+        let text = f.to_toml();
+        assert_eq!(parse(&text).expect("parses"), f, "{text}");
+    }
+    // An empty file is the defaults; the live monitor's left sidebar is automatic.
+    let d = parse("").expect("empty");
+    assert_eq!(d, Config::default());
+    assert_eq!(d.live.left_sidebar, None);
+    assert!(!d.live.right_sidebar);
+    assert_eq!(d.viewer.left_sidebar, Some(true));
+    // A hand-written file gives only what it changes.
+    let f = parse("[viewer]\nrows = 4\n[live.filters]\nsystem = { pattern = \"cpu\" }\n")
+        .expect("parses");
+    assert_eq!(f.viewer.rows, Some(4));
+    assert_eq!(f.viewer.columns, None);
+    assert_eq!(f.live.filters.system.pattern, "cpu");
+    // Documented in itself.
+    let text = Config::default().to_toml();
+    assert!(text.starts_with("# leet settings"), "{text}");
+    assert!(
+        text.contains("metrics (/), overview (o), system (\\)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn invalid_settings_name_file_table_key_and_reason() {
+    let file = "/home/u/.config/leet/config.toml: ";
+    for (text, want) in [
+        // unknown keys
+        (
+            "colour = true\n",
+            "[top level] key 'colour': unknown key (expected save, viewer or live)",
+        ),
+        ("[viewer]\nrowz = 2\n", "[viewer] key 'rowz': unknown key"),
+        (
+            "[live.filters]\nconsole = { pattern = \"x\" }\n",
+            "[live.filters] key 'console': unknown filter (expected metrics, overview or system)",
+        ),
+        (
+            "[viewer.filters.metrics]\npatern = \"x\"\n",
+            "[viewer.filters.metrics] key 'patern': unknown key (expected pattern or mode)",
+        ),
+        // wrong types
+        (
+            "[viewer]\nrows = \"2\"\n",
+            "[viewer] key 'rows': expected an integer, got a string (\"2\")",
+        ),
+        (
+            "[viewer]\nconsole = 1\n",
+            "[viewer] key 'console': expected true or false, got an integer (1)",
+        ),
+        (
+            "viewer = 3\n",
+            "[top level] key 'viewer': expected a table, got an integer (3)",
+        ),
+        (
+            "[viewer]\nleft_sidebar = \"yes\"\n",
+            "[viewer] key 'left_sidebar': expected true, false or \"auto\", got \"yes\"",
+        ),
+        (
+            "[viewer.filters]\nmetrics = { pattern = 3 }\n",
+            "[viewer.filters.metrics] key 'pattern': expected a string, got an integer (3)",
+        ),
+        // out of range
+        (
+            "[viewer]\nrows = 12\n",
+            "[viewer] key 'rows': must be 0 (auto) or 1 to 9, got 12",
+        ),
+        (
+            "[live]\ncolumns = -1\n",
+            "[live] key 'columns': must be 0 (auto) or 1 to 9, got -1",
+        ),
+        (
+            "[viewer]\nleft_width = 3\n",
+            "[viewer] key 'left_width': must be 0 (default) or 28 to 500, got 3",
+        ),
+        (
+            "[viewer]\nconsole_height = 100000\n",
+            "[viewer] key 'console_height': must be 0 (default) or 5 to 500, got 100000",
+        ),
+        (
+            "[live]\nband = \"on\"\n",
+            "[live] key 'band': expected true or false, got a string (\"on\")",
+        ),
+        (
+            "[viewer]\nguides = \"stripes\"\n",
+            "[viewer] key 'guides': unknown guides 'stripes' (expected off, dots or lines)",
+        ),
+        (
+            "[viewer]\nx_axis_all = \"time\"\n",
+            "[viewer] key 'x_axis_all': unknown x axis 'time' (expected step, rel, wall or metric:NAME)",
+        ),
+        (
+            "[viewer.x_axis]\n\"loss\" = \"metric:\"\n",
+            "[viewer.x_axis] key 'loss': unknown x axis 'metric:' (expected step, rel, wall or metric:NAME)",
+        ),
+        (
+            "[viewer]\nlog_x = \"loss\"\n",
+            "[viewer] key 'log_x': expected a list of names, got a string",
+        ),
+        (
+            "[viewer.y_scale]\n\"loss\" = \"heatmap\"\n",
+            "[viewer.y_scale] key 'loss': unknown y scale 'heatmap' (expected linear or log; the heatmap is for system charts)",
+        ),
+        (
+            "[live.system_y_scale]\n\"CPU\" = \"log\"\n",
+            "[live.system_y_scale] key 'CPU': a system chart is named \"<title>|<unit>\"",
+        ),
+        // bad filters
+        (
+            "[viewer.filters]\nmetrics = { pattern = \"loss(\" }\n",
+            "[viewer.filters.metrics] key 'pattern': not a valid regex: unclosed group",
+        ),
+        (
+            "[viewer.filters]\noverview = { pattern = \"lr\", mode = \"fuzzy\" }\n",
+            "[viewer.filters.overview] key 'mode': unknown mode 'fuzzy' (expected regex or glob)",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+    let long = format!(
+        "[viewer.filters]\nsystem = {{ pattern = \"{}\" }}\n",
+        "a".repeat(300)
+    );
+    assert!(err(&long).contains("key 'pattern': longer than 256 characters"));
+    assert!(err("[viewer\nrows = 2\n").contains("config.toml: not valid TOML: "));
+}
+
+#[test]
+fn quoted_text_in_messages_is_sanitized_and_cut() {
+    let msg = err("[viewer]\n\"\\u001b[2Jrows\\u0007\" = 1\n");
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(msg.contains("key 'rows': unknown key"), "{msg}");
+    let e = Config::parse(
+        Path::new("/tmp/\x1b]0;x\x07c.toml"),
+        &format!("[viewer]\n\"{}\" = 1\n", "k".repeat(1000)),
+    )
+    .expect_err("unknown key");
+    let msg = e.to_string();
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(msg.len() < 600, "{}", msg.len());
+    assert!(msg.contains("k…'"), "{msg}");
+}
+
+fn key(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn app() -> App {
+    let mut a = App::new(super::super::Options::default());
+    a.update(Msg::Resize(160, 48));
+    a
+}
+
+fn saves(fx: &super::super::Effect) -> Vec<(PathBuf, String, u64)> {
+    fx.cmds
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::SaveSettings {
+                path,
+                text,
+                generation,
+                ..
+            } => Some((path.clone(), text.clone(), *generation)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_state_gives_the_settings_and_the_settings_the_state() {
+    let f = changed();
+    let mut a = app();
+    a.apply_settings(&f.viewer);
+    assert_eq!(a.settings(), f.viewer);
+    assert_eq!(a.grid.rows_setting, Some(2));
+    assert!(!a.panels.left && a.panels.console && !a.panels.grid);
+    assert_eq!(a.grid.scales.metric("train/loss \"quoted\""), YScale::Log);
+    assert!(a.charts.filter.matches("val/acc1") && !a.charts.filter.matches("lr"));
+    assert!(!a.charts.filter.editing);
+    // The overview filter is W&B's glob: `?` one character, `*` any run.
+    assert!(a.overview.filter.glob && !a.charts.filter.glob);
+    assert!(a.overview.filter.matches("lr_max") && !a.overview.filter.matches("lr"));
+    // The x axis: every chart by relative time, `val/acc` by `epoch`, `loss` by
+    // wall time on a log x.
+    use crate::ui::charts::xaxis::XAxis;
+    assert_eq!(*a.xaxis.of("lr"), XAxis::Relative);
+    assert_eq!(*a.xaxis.of("val/acc"), XAxis::Metric("epoch".into()));
+    assert_eq!(*a.xaxis.of("loss"), XAxis::Wall);
+    assert!(a.xaxis.log_x("loss") && !a.xaxis.log_x("lr"));
+    // And back to the defaults.
+    a.apply_settings(&Settings::defaults(false));
+    assert_eq!(a.settings(), Settings::defaults(false));
+    assert!(!a.charts.filter.is_active());
+    assert!(!a.overview.filter.glob);
+}
+
+#[test]
+fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
+    let path = PathBuf::from("/cfg/leet/config.toml");
+    let mut a = app();
+    let mut file = Config::default();
+    file.live.rows = Some(3);
+    a.use_config(Some(path.clone()), file);
+    // Nothing changed: nothing to save.
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    // `r 2` then `g`: no write until the tick, then one, holding both.
+    for m in [key('r'), key('2'), key('g')] {
+        assert!(saves(&a.update(m)).is_empty());
+    }
+    assert!(a.unsaved_settings().is_some());
+    let s = saves(&a.update(Msg::Tick(2.0)));
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].0, path);
+    assert_eq!(s[0].2, 1);
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
+    assert_eq!(saved.viewer.rows, Some(2));
+    assert_eq!(saved.viewer.guides, Guides::Dots);
+    // The live monitor's settings are written back as loaded.
+    assert_eq!(saved.live.rows, Some(3));
+    assert!(saves(&a.update(Msg::Tick(3.0))).is_empty());
+    // Until the worker says it is written, a quit would write it again.
+    assert!(a.unsaved_settings().is_some());
+    a.update(Msg::SettingsWritten {
+        generation: 1,
+        error: None,
+    });
+    assert_eq!(a.unsaved_settings(), None);
+    // Changed and changed back before the tick: nothing to write.
+    a.update(key('g'));
+    a.update(key('g'));
+    a.update(key('g'));
+    assert_eq!(a.grid.guides, Guides::Dots);
+    assert!(saves(&a.update(Msg::Tick(4.0))).is_empty());
+    // Unsaved at quit: numbered after the last save.
+    a.update(key('['));
+    let Some(Cmd::SaveSettings {
+        text, generation, ..
+    }) = a.unsaved_settings()
+    else {
+        panic!("unsaved");
+    };
+    assert_eq!(generation, 2);
+    assert_eq!(
+        Config::parse(&path, &text)
+            .expect("parses")
+            .viewer
+            .left_sidebar,
+        Some(false)
+    );
+}
+
+#[test]
+fn without_a_file_or_with_save_false_nothing_is_saved() {
+    let mut a = app();
+    a.update(key('g'));
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    let mut a = app();
+    let file = Config {
+        save: false,
+        ..Config::default()
+    };
+    a.use_config(Some(PathBuf::from("/cfg/config.toml")), file);
+    a.update(key('g'));
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+}
+
+#[test]
+fn the_live_monitor_uses_its_own_table() {
+    let mut file = Config::default();
+    file.live.left_sidebar = Some(false);
+    file.live.rows = Some(2);
+    file.viewer.rows = Some(4);
+    let mut a = App::live(super::super::Options::default(), 60.0);
+    a.use_config(Some(PathBuf::from("/c.toml")), file.clone());
+    a.update(Msg::Resize(200, 50));
+    assert_eq!(a.grid.rows_setting, Some(2));
+    assert!(!a.panels.left && !a.panels.auto_left);
+    assert!(a.areas.left.is_none());
+    assert_eq!(a.settings_config(), file);
+    // "auto": shown on a wide screen, as without settings.
+    file.live.left_sidebar = None;
+    let mut a = App::live(super::super::Options::default(), 60.0);
+    a.use_config(None, file);
+    a.update(Msg::Resize(200, 50));
+    assert!(a.panels.auto_left && a.areas.left.is_some());
+}
+
+#[test]
+fn y_scales_are_settings_by_key_and_stay_when_another_run_opens() {
+    let mut a = app();
+    a.grid.scales.set_metric("loss", YScale::Log);
+    a.open_run(PathBuf::from("/runs/other"), false);
+    // Before: every chart went back to linear, and the next save dropped them.
+    assert_eq!(a.grid.scales.metric("loss"), YScale::Log);
+    assert_eq!(a.settings().y_scale.get("loss"), Some(&YScale::Log));
+}
+
+#[test]
+fn the_palette_is_read_and_written_by_name_and_a_bad_one_refused() {
+    for p in Palette::ALL {
+        let f = parse(&format!(
+            "[viewer]\npalette = \"{p}\"\n[live]\npalette = \"{p}\"\n"
+        ))
+        .expect("parses");
+        assert_eq!((f.viewer.palette, f.live.palette), (p, p));
+        let text = f.to_toml();
+        assert_eq!(text.matches(&format!("\npalette = \"{p}\"\n")).count(), 2);
+        assert_eq!(parse(&text).expect("reads back"), f, "{text}");
+    }
+    assert_eq!(parse("").expect("empty").viewer.palette, Palette::Default);
+    assert!(Config::default().to_toml().contains("\"okabe-ito\""));
+    let file = "/home/u/.config/leet/config.toml: ";
+    for (text, want) in [
+        (
+            "[viewer]\npalette = \"solarized\"\n",
+            "[viewer] key 'palette': unknown palette 'solarized' (expected default, \
+             wandb-vibe-10, okabe-ito, tol-bright or light)",
+        ),
+        (
+            "[live]\npalette = 2\n",
+            "[live] key 'palette': expected a string, got an integer (2)",
+        ),
+        (
+            "[viewer]\npalette = \"Okabe-Ito\"\n",
+            "[viewer] key 'palette': unknown palette 'Okabe-Ito'",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+}
+
+#[test]
+fn the_palette_comes_from_the_file_and_p_changes_and_saves_it() {
+    let mut a = app();
+    let mut file = Config::default();
+    file.viewer.palette = Palette::TolBright;
+    a.use_config(Some(PathBuf::from("/cfg/leet/config.toml")), file);
+    assert_eq!(a.palette, Palette::TolBright);
+    a.update(key('P'));
+    assert_eq!(a.palette, Palette::Light);
+    assert_eq!(a.settings().palette, Palette::Light);
+    let saved = saves(&a.update(Msg::Tick(10.0)));
+    let [(_, text, _)] = saved.as_slice() else {
+        panic!("one save at the tick: {saved:?}")
+    };
+    assert!(text.contains("\n[viewer]\n") && text.contains("\npalette = \"light\"\n"));
+    // The live monitor's table is written back as it was loaded.
+    assert_eq!(text.matches("palette = \"default\"").count(), 1, "{text}");
+    // Around to the first again.
+    a.update(key('P'));
+    assert_eq!(a.palette, Palette::Default);
+}
+
+fn dir(s: &str) -> PathBuf {
+    PathBuf::from(s)
+}
+
+/// `changed()` with its per-directory settings in `/p/a/wandb`'s table.
+fn in_projects() -> Config {
+    in_projects_at(&changed(), "/p/a/wandb")
+}
+
+#[test]
+fn a_project_table_holds_only_per_directory_settings_and_reads_back() {
+    let f = in_projects();
+    assert!(!f.viewer.has_directory_settings());
+    let text = f.to_toml();
+    assert_eq!(parse(&text).expect("parses"), f, "{text}");
+    // What names a metric, and the metrics and overview filters, in the project's
+    // table; the layout, the system charts and their filter in [viewer].
+    let body = text.split_once("\nsave = ").expect("after the header").1;
+    let (viewer, project) = body
+        .split_once("\n[viewer.projects.\"/p/a/wandb\"]\n")
+        .expect("a project table");
+    assert!(viewer.contains("\n[viewer]\nrows = 2\n"), "{text}");
+    assert!(viewer.contains("\"CPU Utilization|%\" = \"heatmap\""));
+    assert!(viewer.contains("\n[viewer.filters]\nsystem = { pattern = \"gpu\""));
+    for absent in [
+        "[viewer.y_scale]",
+        "x_axis_all",
+        "log_x",
+        "metrics = ",
+        "overview = ",
+    ] {
+        assert!(!viewer.contains(absent), "{absent}: {text}");
+    }
+    let project = project.split("\n[live]").next().expect("project");
+    assert_eq!(
+        project,
+        r#"x_axis_all = "rel"
+log_x = ["loss"]
+
+[viewer.projects."/p/a/wandb".y_scale]
+'train/loss "quoted"' = "log"
+
+[viewer.projects."/p/a/wandb".x_axis]
+"loss" = "wall"
+"val/acc" = "metric:epoch"
+
+[viewer.projects."/p/a/wandb".filters]
+metrics = { pattern = 'loss|acc\d', mode = "regex" }
+overview = { pattern = "l?_*", mode = "glob" }
+"#,
+    );
+    // The defaults: no project, no per-directory key in [viewer]; [live] whole.
+    let text = Config::default().to_toml();
+    let body = text.split_once("\nsave = ").expect("after the header").1;
+    assert!(!body.contains("[viewer.y_scale]") && !body.contains("projects"));
+    assert!(text.contains("[live.y_scale]") && text.contains("\nlog_x = []\n"));
+    // A directory's settings: [viewer]'s global ones with its own.
+    let a = f.viewer_in(&dir("/p/a/wandb"));
+    assert_eq!(a, changed().viewer);
+    let b = f.viewer_in(&dir("/p/b/wandb"));
+    assert_eq!(b, f.viewer);
+    assert!(b.y_scale.is_empty() && b.filters.metrics.pattern.is_empty());
+    assert_eq!(b.filters.system.pattern, "gpu");
+}
+
+#[test]
+fn invalid_project_tables_name_the_project_the_key_and_the_reason() {
+    for (text, want) in [
+        (
+            "[viewer.projects.\"/p\"]\nrows = 2\n",
+            "[viewer.projects.\"/p\"] key 'rows': unknown key (expected smoothing_all, \
+             collapsed_sections, x_axis_all, log_x, y_scale, smoothing, x_axis, filters; \
+             the other settings are the same for every project, in [viewer])",
+        ),
+        (
+            "[viewer.projects.wandb]\nlog_x = []\n",
+            "[viewer.projects] key 'wandb': a project is named by its wandb directory's \
+             absolute path",
+        ),
+        (
+            "[viewer]\nprojects = 1\n",
+            "[viewer] key 'projects': expected a table, got an integer (1)",
+        ),
+        (
+            "[viewer.projects]\n\"/p\" = \"log\"\n",
+            "[viewer.projects] key '/p': expected a table, got a string",
+        ),
+        (
+            "[viewer.projects.\"/p\".filters]\nsystem = { pattern = \"gpu\" }\n",
+            "[viewer.projects.\"/p\".filters] key 'system': the system filter is the same \
+             for every project, in [viewer.filters]",
+        ),
+        (
+            "[viewer.projects.\"/p\".y_scale]\n\"loss\" = \"heatmap\"\n",
+            "[viewer.projects.\"/p\".y_scale] key 'loss': unknown y scale 'heatmap'",
+        ),
+        (
+            "[viewer.projects.\"/p.v2/wandb\".smoothing]\n\"loss\" = \"ema:7\"\n",
+            "[viewer.projects.\"/p.v2/wandb\".smoothing] key 'loss': ema needs",
+        ),
+        (
+            "[viewer.projects.\"/p\".filters]\nmetrics = { pattern = \"(\" }\n",
+            "[viewer.projects.\"/p\".filters.metrics] key 'pattern': not a valid regex",
+        ),
+        (
+            "[live.projects.\"/p\"]\n",
+            "[live] key 'projects': unknown key (expected rows",
+        ),
+    ] {
+        let msg = err(text);
+        assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
+    }
+}
+
+#[test]
+fn per_directory_settings_stay_in_their_directory() {
+    let path = dir("/cfg/leet/config.toml");
+    let mut a = app();
+    a.use_config_in(Some(path.clone()), Config::default(), &dir("/p/a/wandb"));
+    a.grid.scales.set_metric("acc", YScale::Log);
+    apply_filter(
+        &mut a.charts.filter,
+        &FilterSetting {
+            pattern: "acc".into(),
+            glob: false,
+        },
+    );
+    a.update(key('r'));
+    a.update(key('2'));
+    let s = saves(&a.update(Msg::Tick(1.0)));
+    assert_eq!(s.len(), 1);
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
+    assert!(saved.viewer.y_scale.is_empty(), "{}", s[0].1);
+    assert_eq!(saved.viewer.rows, Some(2));
+    let own = &saved.projects["/p/a/wandb"];
+    assert_eq!(own.y_scale.get("acc"), Some(&YScale::Log));
+    assert_eq!(own.filters.metrics.pattern, "acc");
+    // Another project: the layout, not the y scale nor the filter.
+    let mut b = app();
+    b.use_config_in(Some(path.clone()), saved.clone(), &dir("/p/b/wandb"));
+    assert_eq!(b.grid.scales.metric("acc"), YScale::Linear);
+    assert!(!b.charts.filter.is_active());
+    assert_eq!(b.grid.rows_setting, Some(2));
+    assert_eq!(b.settings_note(), None);
+    // Nothing changed there: nothing written, no empty table for it.
+    assert_eq!(b.unsaved_settings(), None);
+    assert_eq!(b.settings_config(), saved);
+    // Its own y scale joins the file beside A's.
+    b.grid.scales.set_metric("loss", YScale::Log);
+    let both = b.settings_config();
+    assert_eq!(both.projects["/p/a/wandb"], *own);
+    assert_eq!(
+        both.projects["/p/b/wandb"]
+            .y_scale
+            .keys()
+            .collect::<Vec<_>>(),
+        ["loss"]
+    );
+    // Back to linear: its table goes.
+    b.grid.scales.set_metric("loss", YScale::Linear);
+    assert_eq!(b.settings_config(), saved);
+    // A again: as it was left.
+    let mut again = app();
+    again.use_config_in(None, saved, &dir("/p/a/wandb"));
+    assert_eq!(again.grid.scales.metric("acc"), YScale::Log);
+    assert!(again.charts.filter.matches("acc") && !again.charts.filter.matches("lr"));
+}
+
+#[test]
+fn an_older_file_s_settings_move_into_the_first_directory_opened() {
+    let path = dir("/cfg/leet/config.toml");
+    let old = changed();
+    let old = Config { save: true, ..old };
+    let mut a = app();
+    a.use_config_in(Some(path.clone()), old.clone(), &dir("/p/a/wandb"));
+    // Drawn as before in this directory, and said once.
+    assert_eq!(a.settings(), old.viewer);
+    let note = a.settings_note().expect("a note");
+    assert!(note.starts_with("settings: y scales, smoothing"), "{note}");
+    // Written back at the next tick, in the new layout.
+    let s = saves(&a.update(Msg::Tick(1.0)));
+    assert_eq!(s.len(), 1, "moved, not saved");
+    let saved = Config::parse(&path, &s[0].1).expect("parses");
+    assert_eq!(saved, in_projects_at(&old, "/p/a/wandb"));
+    assert!(!s[0].1.contains("[viewer.y_scale]"), "{}", s[0].1);
+    // The mouse passing by leaves the note; a key ends it (and redraws).
+    let moved = Msg::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Moved,
+        column: 3,
+        row: 3,
+        modifiers: KeyModifiers::NONE,
+    });
+    a.update(moved);
+    assert!(a.settings_note().is_some());
+    assert!(a.update(key('~')).redraw);
+    assert_eq!(a.settings_note(), None);
+    // The next directory starts from the defaults, with the same layout.
+    let mut b = app();
+    b.use_config_in(Some(path.clone()), saved, &dir("/p/b/wandb"));
+    assert_eq!(b.settings(), old.viewer.global_only());
+    assert_eq!(b.settings_note(), None);
+    // Without saving (save = false): moved for this session, the file as written.
+    let mut c = app();
+    let kept = Config {
+        save: false,
+        ..old.clone()
+    };
+    c.use_config_in(Some(path.clone()), kept, &dir("/p/c/wandb"));
+    assert_eq!(c.settings(), old.viewer);
+    assert!(c.settings_note().is_some());
+    assert!(saves(&c.update(Msg::Tick(1.0))).is_empty());
+    // A directory with a table of its own keeps it; the older settings wait in
+    // [viewer] for a directory without one.
+    let mut mixed = old.clone();
+    let mut own = Settings::defaults(false);
+    own.y_scale.insert("lr".into(), YScale::Log);
+    mixed.projects.insert("/p/d/wandb".into(), own.clone());
+    let mut d = app();
+    d.use_config_in(Some(path), mixed.clone(), &dir("/p/d/wandb"));
+    assert_eq!(d.settings(), old.viewer.global_only().with_directory(&own));
+    assert_eq!(d.settings_note(), None);
+    assert_eq!(d.unsaved_settings(), None);
+    assert_eq!(d.settings_config(), mixed);
+    // The live monitor: [live] as it is, whatever the directory.
+    let mut live = App::live(super::super::Options::default(), 60.0);
+    live.use_config_in(None, old.clone(), &dir("/p/a/wandb"));
+    assert_eq!(live.settings(), old.live);
+    assert_eq!(live.settings_config(), old);
+    // A relative name is no directory (it would not load back).
+    let mut rel = app();
+    rel.use_config_in(Some(dir("/c.toml")), old.clone(), &dir("wandb"));
+    assert_eq!(rel.settings_config(), old);
+}
+
+/// `f` with its per-directory settings moved into `dir`'s table.
+fn in_projects_at(f: &Config, dir: &str) -> Config {
+    let mut f = f.clone();
+    f.projects.insert(dir.into(), f.viewer.directory_part());
+    f.viewer = f.viewer.global_only();
+    f
+}
+
+impl Settings {
+    fn global_only(&self) -> Settings {
+        self.clone().with_directory(&Settings::defaults(false))
+    }
+}

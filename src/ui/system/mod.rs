@@ -1,0 +1,445 @@
+//! System metric keys grouped into charts by family (GPU utilization of all GPUs in
+//! one chart, ...). A key that no family claims gets a chart of its own.
+
+pub(crate) mod view;
+
+/// How a chart's values are formatted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Plain,
+    Percent,
+    /// Mebibytes.
+    MiB,
+    /// Gibibytes.
+    GiB,
+    Bytes,
+    Celsius,
+    Watts,
+    Joules,
+    MHz,
+    BytesPerSec,
+}
+
+/// One line of a system chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysSeries {
+    /// The W&B key in the run's system store.
+    pub key: String,
+    /// Legend text.
+    pub label: String,
+    /// A cumulative counter drawn as a rate: Δvalue/Δt × this factor (to B/s).
+    pub rate: Option<f64>,
+}
+
+/// One chart of the right sidebar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysChart {
+    pub title: String,
+    pub unit: Unit,
+    pub series: Vec<SysSeries>,
+}
+
+const MIB: f64 = 1_048_576.0;
+
+/// (family title, unit) in display order. A title says what W&B measures (spec
+/// `system-metrics.md` §3–4), and keys of different meaning share a chart only
+/// where their legend says which is which: the process's CPU, each core's and the
+/// throttled share are three charts; `Memory (%)` draws the system's, the
+/// process's and swap's, labelled so. The unit is added when the chart is drawn
+/// ([`SysChart::display_title`]).
+const FAMILIES: [(&str, Unit); 23] = [
+    ("GPU Utilization", Unit::Percent),
+    ("GPU Memory Allocated", Unit::Percent),
+    ("GPU Memory Used", Unit::Bytes),
+    ("GPU Memory Access", Unit::Percent),
+    ("GPU Temperature", Unit::Celsius),
+    ("GPU Power", Unit::Watts),
+    ("GPU Power of Limit", Unit::Percent),
+    ("GPU Clocks", Unit::MHz),
+    ("Process CPU", Unit::Percent),
+    ("CPU Core", Unit::Percent),
+    ("Process CPU Throttled", Unit::Percent),
+    ("Process Memory", Unit::MiB),
+    ("Memory", Unit::Percent),
+    ("Memory Available", Unit::MiB),
+    ("Disk Usage", Unit::Percent),
+    ("Disk Used", Unit::GiB),
+    ("Disk I/O", Unit::BytesPerSec),
+    ("Network", Unit::BytesPerSec),
+    ("Process Threads", Unit::Plain),
+    ("TCP Retransmits", Unit::Plain),
+    ("OOM Kills", Unit::Plain),
+    ("Swap", Unit::Bytes),
+    ("Load Average", Unit::Plain),
+];
+
+/// Family index, legend label and rate factor of a key.
+fn classify(key: &str) -> Option<(usize, String, Option<f64>)> {
+    if let Some(rest) = key.strip_prefix("gpu.") {
+        let (idx, metric) = rest.split_once('.')?;
+        if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let gpu = format!("gpu {idx}");
+        let fam = match metric {
+            "gpu" => 0,
+            "memoryAllocated" => 1,
+            "memoryAllocatedBytes" => 2,
+            "memory" => 3,
+            "temp" => 4,
+            "powerWatts" => 5,
+            "powerPercent" => 6,
+            "smClock" => return Some((7, format!("{gpu} sm"), None)),
+            "memoryClock" => return Some((7, format!("{gpu} mem"), None)),
+            "graphicsClock" => return Some((7, format!("{gpu} gfx"), None)),
+            _ => return None,
+        };
+        return Some((fam, gpu, None));
+    }
+    match key {
+        "cpu" => return Some((8, "process".into(), None)),
+        "proc.cpu.throttledPercent" => return Some((10, "throttled".into(), None)),
+        "proc.memory.rssMB" => return Some((11, "rss".into(), None)),
+        "proc.memory.percent" => return Some((12, "process".into(), None)),
+        "memory_percent" => return Some((12, "system".into(), None)),
+        "proc.memory.availableMB" => return Some((13, "available".into(), None)),
+        "swap.used_percent" => return Some((12, "swap".into(), None)),
+        "disk.in" => return Some((16, "read".into(), Some(MIB))),
+        "disk.out" => return Some((16, "write".into(), Some(MIB))),
+        "network.sent" => return Some((17, "sent".into(), Some(1.0))),
+        "network.recv" => return Some((17, "recv".into(), Some(1.0))),
+        "proc.cpu.threads" => return Some((18, "threads".into(), None)),
+        "network.tcpRetransmits" => return Some((19, "retransmits".into(), None)),
+        "proc.memory.oomKills" => return Some((20, "oom kills".into(), None)),
+        "swap.used" => return Some((21, "used".into(), None)),
+        "swap.total" => return Some((21, "total".into(), None)),
+        "load.1m" => return Some((22, "1m".into(), None)),
+        "load.5m" => return Some((22, "5m".into(), None)),
+        "load.15m" => return Some((22, "15m".into(), None)),
+        _ => {}
+    }
+    if let Some(n) = key
+        .strip_prefix("cpu.")
+        .and_then(|r| r.strip_suffix(".cpu_percent"))
+    {
+        return Some((9, format!("cpu {n}"), None));
+    }
+    if let Some(rest) = key.strip_prefix("disk.") {
+        if let Some(path) = rest.strip_suffix(".usagePercent") {
+            return Some((14, path.to_owned(), None));
+        }
+        if let Some(path) = rest.strip_suffix(".usageGB") {
+            return Some((15, path.to_owned(), None));
+        }
+        if let Some(dev) = rest.strip_suffix(".in") {
+            return Some((16, format!("{dev} read"), Some(MIB)));
+        }
+        if let Some(dev) = rest.strip_suffix(".out") {
+            return Some((16, format!("{dev} write"), Some(MIB)));
+        }
+    }
+    None
+}
+
+/// A device family whose per-device keys `<prefix>.N.<metric>` (and
+/// `<prefix>.process.N.<metric>`) outside the fixed families share one chart per metric:
+/// eight GPUs do not make eight charts of each metric.
+struct Device {
+    /// Key prefix before the device index.
+    prefix: &'static str,
+    /// Chart title before the metric name ("GPU smActive").
+    title: &'static str,
+    /// Legend label before the device index ("gpu 0").
+    label: &'static str,
+    /// Unit of a metric known to this family, before the generic inference.
+    unit: fn(&str) -> Option<Unit>,
+}
+
+/// Every accelerator family with per-device keys (spec §4–9). A new one is one line.
+const DEVICES: &[Device] = &[
+    Device {
+        prefix: "gpu",
+        title: "GPU",
+        label: "gpu",
+        unit: gpu_unit,
+    },
+    Device {
+        prefix: "tpu",
+        title: "TPU",
+        label: "tpu",
+        unit: |_| None,
+    },
+    Device {
+        prefix: "trn",
+        title: "NeuronCore",
+        label: "core",
+        unit: |_| None,
+    },
+    Device {
+        prefix: "ipu",
+        title: "IPU",
+        label: "ipu",
+        unit: |_| None,
+    },
+];
+
+/// Units of the NVIDIA/AMD metrics whose names the generic rules would misread.
+fn gpu_unit(metric: &str) -> Option<Unit> {
+    Some(match metric {
+        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
+        | "encoderUtilization" => Unit::Percent,
+        "memoryAllocatedBytes" => Unit::Bytes,
+        "enforcedPowerLimitWatts" => Unit::Watts,
+        // PCIe and NVLink throughput (`pcieTxBytes`, ...) are rates.
+        m if m.ends_with("Bytes") => Unit::BytesPerSec,
+        m if m.ends_with("Active") || m == "smOccupancy" => Unit::Percent,
+        _ => return None,
+    })
+}
+
+/// The unit a metric's name implies: utilisation, duty cycle and percentages are
+/// Percent; temperatures °C; power W; energy J; clocks and frequencies MHz; byte
+/// counts and memory usage Bytes; anything else Plain. Names written with a unit in
+/// brackets (`ipu utilisation (%)`, `board temp (C)`) are read the same way.
+fn infer_unit(metric: &str) -> Unit {
+    let m = metric.to_ascii_lowercase();
+    let has = |w: &str| m.contains(w);
+    if m.ends_with("(%)")
+        || has("percent")
+        || m.ends_with("pct")
+        || has("utiliz")
+        || has("utilis")
+        || has("dutycycle")
+        || has("duty_cycle")
+    {
+        Unit::Percent
+    } else if has("temp") || m.ends_with("(c)") {
+        Unit::Celsius
+    } else if has("joule") || has("energy") {
+        Unit::Joules
+    } else if has("power") || has("watts") || m.ends_with("(w)") {
+        Unit::Watts
+    } else if m.ends_with("clock") || has("freq") || m.ends_with("(mhz)") {
+        Unit::MHz
+    } else if m.ends_with("bytes")
+        || has("memory_usage")
+        || has("memoryusage")
+        || has("hbmcapacity")
+        || m.ends_with("(b)")
+    {
+        Unit::Bytes
+    } else {
+        Unit::Plain
+    }
+}
+
+/// A per-device key outside the fixed families (`gpu.N.smActive`, `gpu.process.N.gpu`,
+/// `tpu.N.dutyCycle`, `trn.N.neuroncore_utilization`, ...): the chart title and unit
+/// for its metric, and the legend label.
+fn device_metric(key: &str) -> Option<(String, Unit, String)> {
+    let (prefix, rest) = key.split_once('.')?;
+    let dev = DEVICES.iter().find(|d| d.prefix == prefix)?;
+    let (process, rest) = match rest.strip_prefix("process.") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let (idx, metric) = rest.split_once('.')?;
+    if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) || metric.is_empty() {
+        return None;
+    }
+    let unit = (dev.unit)(metric).unwrap_or_else(|| infer_unit(metric));
+    let title = if process {
+        format!("{} Process {metric}", dev.title)
+    } else {
+        format!("{} {metric}", dev.title)
+    };
+    Some((title, unit, format!("{} {idx}", dev.label)))
+}
+
+/// Group keys (first-seen order) into charts: families first, then per-device metrics
+/// (one chart per metric), then one chart per unclaimed key. Linear in the number of
+/// keys (a hash map finds a metric's chart).
+#[must_use]
+pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
+    use std::collections::HashMap;
+    let mut fams: Vec<Vec<SysSeries>> = vec![Vec::new(); FAMILIES.len()];
+    let mut dev: Vec<SysChart> = Vec::new();
+    let mut dev_at: HashMap<String, usize> = HashMap::new();
+    let mut rest = Vec::new();
+    for key in keys {
+        if let Some((f, label, rate)) = classify(key) {
+            fams[f].push(SysSeries {
+                key: key.to_owned(),
+                label,
+                rate,
+            });
+            continue;
+        }
+        if let Some((title, unit, label)) = device_metric(key) {
+            let series = SysSeries {
+                key: key.to_owned(),
+                label,
+                rate: None,
+            };
+            match dev_at.get(&title) {
+                Some(&i) => dev[i].series.push(series),
+                None => {
+                    dev_at.insert(title.clone(), dev.len());
+                    dev.push(SysChart {
+                        title,
+                        unit,
+                        series: vec![series],
+                    });
+                }
+            }
+            continue;
+        }
+        rest.push(SysChart {
+            title: key.to_owned(),
+            // `trn.host_total_memory_usage` is bytes, `cpu.pcpu_freq` MHz, `ane.power` W.
+            unit: infer_unit(key),
+            series: vec![SysSeries {
+                key: key.to_owned(),
+                label: key.to_owned(),
+                rate: None,
+            }],
+        });
+    }
+    let mut out: Vec<SysChart> = FAMILIES
+        .iter()
+        .zip(fams)
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(&(title, unit), series)| SysChart {
+            title: title.to_owned(),
+            unit,
+            series,
+        })
+        .collect();
+    out.extend(dev);
+    out.extend(rest);
+    out
+}
+
+/// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
+/// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
+/// monitor charts these only while a process is monitored.
+#[must_use]
+pub(crate) fn is_process_key(key: &str) -> bool {
+    key == "cpu"
+        || (key.starts_with("proc.") && key != "proc.memory.availableMB")
+        || key.starts_with("gpu.process.")
+}
+
+/// The unit of a key's value as sampled (cumulative counters in their own unit:
+/// `disk.in` MiB, `network.sent` bytes), for the live overview.
+#[must_use]
+pub(crate) fn key_unit(key: &str) -> Unit {
+    match key {
+        "disk.in" | "disk.out" => return Unit::MiB,
+        "network.sent" | "network.recv" => return Unit::Bytes,
+        "swap.used" | "swap.total" | "memory.used" => return Unit::Bytes,
+        "load.1m" | "load.5m" | "load.15m" | "uptime" => return Unit::Plain,
+        _ => {}
+    }
+    if let Some((f, _, rate)) = classify(key) {
+        return match rate {
+            Some(_) if key.starts_with("network.") => Unit::Bytes,
+            Some(_) => Unit::MiB,
+            None => FAMILIES[f].1,
+        };
+    }
+    if let Some((_, unit, _)) = device_metric(key) {
+        return unit;
+    }
+    infer_unit(key)
+}
+
+/// One id per chart, for the live grid (focus, filter): the title, with the unit
+/// where two charts share a title ("Disk Usage %" and "Disk Usage GiB"). Linear in
+/// the number of charts.
+#[must_use]
+pub fn chart_ids(charts: &[SysChart]) -> Vec<String> {
+    use std::collections::HashMap;
+    let mut count: HashMap<&str, usize> = HashMap::with_capacity(charts.len());
+    for c in charts {
+        *count.entry(c.title.as_str()).or_default() += 1;
+    }
+    charts
+        .iter()
+        .map(|c| {
+            if count.get(c.title.as_str()).copied().unwrap_or(0) > 1 {
+                format!("{} {}", c.title, c.unit.suffix())
+            } else {
+                c.title.clone()
+            }
+        })
+        .collect()
+}
+
+impl SysChart {
+    /// The title as drawn: with its unit in brackets where every label of the
+    /// chart is written in that unit (`Process CPU (%)`), after the metric's name
+    /// where a process chart names its command (`Process CPU (%): python train.py
+    /// (4242)`). A count has no unit; neither has a chart whose labels pick a
+    /// prefix to fit the value (`Disk Used`: `120GiB`, `1.2TiB`), which a fixed unit
+    /// in the title would contradict; and a name that ends in brackets already says
+    /// its own (`ipu power (W)`).
+    #[must_use]
+    pub fn display_title(&self) -> String {
+        let (name, rest) = match self.title.split_once(": ") {
+            Some((n, r)) => (n, Some(r)),
+            None => (self.title.as_str(), None),
+        };
+        let Some(u) = self.unit.title_unit() else {
+            return self.title.clone();
+        };
+        if name.ends_with(')') {
+            return self.title.clone();
+        }
+        match rest {
+            Some(r) => format!("{name} ({u}): {r}"),
+            None => format!("{name} ({u})"),
+        }
+    }
+}
+
+impl Unit {
+    /// The unit as a title writes it in brackets: only a unit that every label
+    /// writes as it is, never with a prefix. Byte sizes and rates, energy, power
+    /// and clocks are labelled `23.2GiB`, `1.2MiB/s`, `3kJ`, `1.2kW`, `1.98GHz`,
+    /// so their titles name none; a plain number has none either.
+    #[must_use]
+    pub fn title_unit(self) -> Option<&'static str> {
+        match self {
+            Unit::Percent | Unit::Celsius => Some(self.suffix()),
+            Unit::Plain
+            | Unit::MiB
+            | Unit::GiB
+            | Unit::Bytes
+            | Unit::Watts
+            | Unit::Joules
+            | Unit::MHz
+            | Unit::BytesPerSec => None,
+        }
+    }
+
+    /// A short name of the unit.
+    #[must_use]
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Unit::Plain => "",
+            Unit::Percent => "%",
+            Unit::MiB => "MiB",
+            Unit::GiB => "GiB",
+            Unit::Bytes => "bytes",
+            Unit::Celsius => "°C",
+            Unit::Watts => "W",
+            Unit::Joules => "J",
+            Unit::MHz => "MHz",
+            Unit::BytesPerSec => "B/s",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,310 @@
+//! One system chart (a grouped metric: every GPU's utilisation, ...): in the
+//! system sidebar, and as a grid item in the live host monitor.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::store::series::Point;
+use crate::text::sanitize;
+use crate::ui::charts::grid::YScale;
+use crate::ui::system::SysChart;
+use crate::ui::theme::Theme;
+use crate::ui::widget::band::MinMax;
+use crate::ui::widget::chart::{render_chart, ChartSpec, Line, XTicks};
+use crate::ui::widget::fit::width as text_width;
+use crate::ui::widget::format;
+use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
+use crate::ui::{App, Subject};
+
+/// Downsampled points of a system series (rates for counters), bounded by `width`.
+fn sys_points(
+    app: &App,
+    key: &str,
+    rate: Option<f64>,
+    x: (f64, f64),
+    width: usize,
+    out: &mut Vec<Point>,
+) {
+    out.clear();
+    let Some(s) = app.run.system.get(key) else {
+        return;
+    };
+    let mut raw = Vec::with_capacity(width * 2 + 4);
+    s.downsample(x.0, x.1, width, &mut raw);
+    let Some(factor) = rate else {
+        *out = raw;
+        return;
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let min_dx = (x.1 - x.0) / width.max(1) as f64;
+    let mut anchor: Option<Point> = None;
+    for &(px, py) in &raw {
+        if !py.is_finite() {
+            anchor = None;
+            out.push((px, f64::NAN));
+            continue;
+        }
+        match anchor {
+            None => anchor = Some((px, py)),
+            Some((ax, ay)) => {
+                let dx = px - ax;
+                if dx > 0.0 && dx >= min_dx {
+                    let r = (py - ay) / dx * factor;
+                    out.push((px, if r >= 0.0 { r } else { f64::NAN }));
+                    anchor = Some((px, py));
+                }
+            }
+        }
+    }
+}
+
+/// The chart's title with its unit (`Process CPU (%)`) where that fits in
+/// `room` columns, else without it: a process chart's command and pid name the
+/// chart better than its unit, which the corner value shows too.
+fn fitted_title(chart: &SysChart, room: usize) -> String {
+    let full = sanitize(&chart.display_title());
+    if usize::from(text_width(&full)) <= room {
+        full
+    } else {
+        sanitize(&chart.title)
+    }
+}
+
+/// One system chart.
+pub(crate) fn render_sys_chart(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    chart: &SysChart,
+    focused: bool,
+    theme: Theme,
+) {
+    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &chart.series {
+        if let Some((a, b)) = app
+            .run
+            .system
+            .get(&s.key)
+            .and_then(crate::store::Series::x_bounds)
+        {
+            x = (x.0.min(a), x.1.max(b));
+        }
+    }
+    if x.0 > x.1 {
+        x = (0.0, 0.0);
+    }
+    // Live: the window that follows the newest sample, as the metric charts do.
+    if let Subject::Host { window: w } = app.subject {
+        let end = app.run.last_time.unwrap_or(x.1);
+        x = ((end - w).max(x.0.min(end)), end);
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let t0 = app
+        .run
+        .info
+        .start_time
+        .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
+    let live = app.is_host();
+    #[allow(clippy::cast_possible_truncation)]
+    let fmt_x = move |v: f64| {
+        if live {
+            format::time_of_day(v.floor() as i64)
+        } else {
+            format::clock(v - t0)
+        }
+    };
+    let scale = app.grid.scales.system(chart);
+    // Room for the title on the top border (the corner value takes up to 10).
+    let room = usize::from(area.width.saturating_sub(2));
+    if scale == YScale::Heatmap {
+        let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
+        let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
+        let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
+            Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
+            None => out.clear(),
+        };
+        let spec = HeatSpec {
+            title: &title,
+            focused,
+            x,
+            fmt_x: &fmt_x,
+            labels: &labels,
+            points: &points,
+        };
+        render_heatmap(buf, area, &spec, theme);
+        return;
+    }
+    let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
+    let mut pts: Vec<Vec<Point>> = Vec::with_capacity(chart.series.len());
+    for s in &chart.series {
+        let mut v = Vec::new();
+        sys_points(app, &s.key, s.rate, x, width, &mut v);
+        pts.push(v);
+    }
+    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
+    let unit = chart.unit;
+    let multi = chart.series.len() > 1;
+    // ---- min–max band (issue 14): of the series charted as read (not rates) ----
+    let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
+        .filter(|(_, s)| s.rate.is_none())
+        .filter_map(|(i, s)| app.run.system.get(&s.key).map(|r| (i, r)))
+        .collect();
+    let minmax = MinMax::of(app.band, &read, x, width, |_| &[]);
+    let lines: Vec<Line<'_>> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Line {
+            points: minmax.line(i).unwrap_or(p),
+            style: theme.series(i),
+            breaks: &[],
+        })
+        .collect();
+    let legend = if multi {
+        chart
+            .series
+            .iter()
+            .zip(&pts)
+            .enumerate()
+            .map(|(i, (s, p))| {
+                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
+                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let corner = if multi {
+        None
+    } else {
+        pts.first().and_then(last).map(|v| format::unit(v, unit))
+    };
+    let log = scale == YScale::Log;
+    let corner_w = corner
+        .as_ref()
+        .map_or(0, |c| usize::from(text_width(c)) + 3);
+    let title = fitted_title(
+        chart,
+        room.saturating_sub(corner_w + if log { 6 } else { 0 }),
+    );
+    let title = if log {
+        format!("{title} · log")
+    } else {
+        title
+    };
+    let spec = ChartSpec {
+        title: &title,
+        corner,
+        lines,
+        bands: minmax.bands(|i| theme.series(i)),
+        cursor: None,
+        x,
+        log_y: log,
+        focused,
+        fmt_x: &fmt_x,
+        x_ticks: XTicks::Round,
+        y_unit: unit,
+        guides: app.grid.guides,
+        legend,
+        gaps: Vec::new(),
+        note: None,
+    };
+    render_chart(buf, area, &spec, theme);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::system::{group, Unit};
+    use crate::ui::widget::format::AxisScale;
+
+    const UNITS: [Unit; 10] = [
+        Unit::Plain,
+        Unit::Percent,
+        Unit::MiB,
+        Unit::GiB,
+        Unit::Bytes,
+        Unit::Celsius,
+        Unit::Watts,
+        Unit::Joules,
+        Unit::MHz,
+        Unit::BytesPerSec,
+    ];
+
+    /// Whether `label` is a number written in `unit` as it is: no prefix between
+    /// them (`23.2GiB` is not in MiB, `1.2k%` not in %).
+    fn in_unit(label: &str, unit: &str) -> bool {
+        label
+            .strip_suffix(unit)
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    }
+
+    #[test]
+    fn a_title_names_a_unit_only_where_every_label_is_written_in_it() {
+        let values = [
+            0.0, 0.004, 0.5, 42.0, 99.5, 640.0, 1500.0, 23_639.4, 5e6, 3e9, 7e13,
+        ];
+        for u in UNITS {
+            let chart = SysChart {
+                title: "Chart".into(),
+                unit: u,
+                series: Vec::new(),
+            };
+            let title = chart.display_title();
+            let Some(named) = title
+                .strip_prefix("Chart (")
+                .and_then(|t| t.strip_suffix(')'))
+            else {
+                assert_eq!(title, "Chart", "{u:?}");
+                continue;
+            };
+            for v in values {
+                let axis = AxisScale::new(u, v);
+                for label in [format::unit(v, u), axis.label(v, 1), axis.label(v, 0)] {
+                    assert!(in_unit(&label, named), "{title}: {label}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_system_fixture_charts_say_no_unit_their_labels_contradict() {
+        // The keys of the `system` fixture, and the memory and clock ones of a GPU host.
+        let keys = [
+            "disk./.usagePercent",
+            "disk./.usageGB",
+            "disk.in",
+            "network.sent",
+            "cpu",
+            "proc.cpu.threads",
+            "proc.memory.percent",
+            "proc.memory.rssMB",
+            "proc.memory.availableMB",
+            "memory_percent",
+            "gpu.0.memoryAllocatedBytes",
+            "gpu.0.smClock",
+            "gpu.0.powerWatts",
+            "gpu.0.temp",
+        ];
+        let titles: Vec<String> = group(keys).iter().map(SysChart::display_title).collect();
+        assert_eq!(
+            titles,
+            [
+                "GPU Memory Used",
+                "GPU Temperature (°C)",
+                "GPU Power",
+                "GPU Clocks",
+                "Process CPU (%)",
+                "Process Memory",
+                "Memory (%)",
+                "Memory Available",
+                "Disk Usage (%)",
+                "Disk Used",
+                "Disk I/O",
+                "Network",
+                "Process Threads",
+            ]
+        );
+        // `Memory Available` is MiB as logged and labelled in GiB past 1024 MiB.
+        assert_eq!(format::unit(23_639.4, Unit::MiB), "23.1GiB");
+    }
+}

@@ -1,0 +1,466 @@
+//! The workspace's runs list (the left pane, `[`) and its status bar: per run its
+//! mark (drawn ■ in its colour, pinned ▲), state, name, id, start, runtime and the
+//! chosen summary value; zebra rows; the filter as typed, with its error.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+use crate::msg::IndexState;
+use crate::text::sanitize;
+use crate::ui::overview::view::{render_overview, state_words};
+use crate::ui::panels::Pane;
+use crate::ui::theme::Theme;
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::workspace::{Prompt, Workspace, WsRun};
+use crate::ui::{App, FilterTarget};
+
+/// The state column: word and style (a narrow list shows only the glyph).
+fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
+    if r.reading() {
+        return ("reading…", "…", theme.dim());
+    }
+    if r.unreadable() {
+        return ("bad file", "!", theme.bad());
+    }
+    match r.state() {
+        IndexState::Running => ("● live", "●", theme.good()),
+        IndexState::Finished => ("finished", "✓", theme.label()),
+        IndexState::Failed => ("failed", "✗", theme.bad()),
+        IndexState::Crashed => ("crashed?", "?", theme.warn()),
+        IndexState::Unknown => ("…", "…", theme.dim()),
+    }
+}
+
+/// `MM-DD HH:MM` (UTC) of Unix seconds.
+#[allow(clippy::cast_possible_truncation)]
+fn start_text(t: Option<f64>) -> String {
+    t.and_then(|t| crate::text::rfc3339(t.floor() as i64, 0))
+        .and_then(|s| s.get(5..16).map(|s| s.replace('T', " ")))
+        .unwrap_or_default()
+}
+
+/// `MM-DD HH:MM:SS` (UTC) of Unix seconds.
+#[allow(clippy::cast_possible_truncation)]
+fn start_secs(t: Option<f64>) -> String {
+    t.and_then(|t| crate::text::rfc3339(t.floor() as i64, 0))
+        .and_then(|s| s.get(5..19).map(|s| s.replace('T', " ")))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// A summary value as the list shows it.
+fn value_text(v: Option<&serde_json::Value>) -> String {
+    match v {
+        Some(serde_json::Value::Number(n)) => n.as_f64().map(format::value).unwrap_or_default(),
+        Some(serde_json::Value::String(s)) => sanitize(s),
+        Some(serde_json::Value::Bool(b)) => b.to_string(),
+        Some(serde_json::Value::Null) | None => "–".to_owned(),
+        Some(v) => sanitize(&v.to_string()),
+    }
+}
+
+/// Columns that fit in `w` cells: (state wide, id, start, runtime, value).
+fn columns(w: usize, value: bool) -> (bool, bool, bool, bool, bool) {
+    // mark 2 + state 9 + name ≥ 12, then value 10, runtime 8, start 12, id 9.
+    let mut left = w.saturating_sub(2 + 12);
+    let mut take = |n: usize| {
+        if left >= n {
+            left -= n;
+            true
+        } else {
+            false
+        }
+    };
+    let wide = take(9) || {
+        take(2);
+        false
+    };
+    let value = value && take(11);
+    let runtime = take(9);
+    let start = take(12);
+    let id = take(10);
+    (wide, id, start, runtime, value)
+}
+
+/// The runs pane: the list, and the highlighted run's overview below it.
+pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    let Some(ws) = app.workspace.as_deref() else {
+        return;
+    };
+    if area.width < 6 || area.height < 2 {
+        return;
+    }
+    // The separator on the right, as the overview's.
+    for y in area.y..area.bottom() {
+        put(buf, area.right() - 1, y, "│", 1, theme.dim());
+    }
+    let (list, overview) = ws.split(area);
+    render_list(buf, list, app, ws, theme);
+    if let (Some(o), Some(r)) = (overview, ws.cursor_run()) {
+        render_highlighted(buf, o, app, ws, r, theme);
+    }
+}
+
+/// The highlighted run's overview (the app's overview holds its rows while the
+/// list is shown), its state as the list decides it.
+fn render_highlighted(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    ws: &Workspace,
+    r: &WsRun,
+    theme: Theme,
+) {
+    let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
+    let p = r.pinned(app.now);
+    let (state, style) = match (p.state, &p.error) {
+        _ if r.reading() => ("reading…".to_owned(), theme.dim()),
+        (Some(s), _) => state_words(s, theme),
+        (None, Some(e)) => (format!("unreadable: {}", sanitize(e)), theme.bad()),
+        (None, None) => ("no run record yet".to_owned(), theme.dim()),
+    };
+    let mut fixed = vec![
+        ("State".to_owned(), state, style),
+        ("ID".to_owned(), sanitize(&p.id), theme.text()),
+    ];
+    if let Some(t) = p.runtime {
+        fixed.push(("Runtime".into(), format::duration(t), theme.text()));
+    }
+    if let Some(s) = p.step {
+        fixed.push(("Step".into(), s.to_string(), theme.text()));
+    }
+    let focused = app.panels.focus == Pane::Left && ws.overview.focus;
+    render_overview(buf, inner, &app.overview, &fixed, focused, theme);
+}
+
+/// The runs list in `area` (the top of the pane).
+fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: Theme) {
+    let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
+    let w = usize::from(inner.width);
+    let focused = app.panels.focus == Pane::Left && !ws.overview.focus;
+    let total = ws.runs.len();
+    let mut title = if ws.filter.is_active() {
+        format!("Runs [{} of {total}]", ws.shown.len())
+    } else {
+        format!("Runs [{total}]")
+    };
+    if !ws.selected.is_empty() {
+        title.push_str(&format!(" · {} drawn", ws.selected.len()));
+    }
+    if let Some(g) = &ws.group_by {
+        title.push_str(&format!(" · by {}", sanitize(g)));
+    }
+    put(
+        buf,
+        inner.x,
+        inner.y,
+        &title,
+        inner.width,
+        theme.title(focused).patch(theme.heading()),
+    );
+    if !ws.indexed {
+        put(
+            buf,
+            inner.x + 1,
+            inner.y + 1,
+            "reading the runs…",
+            inner.width,
+            theme.dim(),
+        );
+        return;
+    }
+    if ws.shown.is_empty() {
+        let msg = if total == 0 {
+            "no runs in this directory yet"
+        } else {
+            "no run matches the filter"
+        };
+        put(buf, inner.x + 1, inner.y + 2, msg, inner.width, theme.dim());
+        return;
+    }
+    let col = ws.summary_column.as_deref();
+    let (wide, id, start, runtime, value) = columns(w, col.is_some());
+    let fixed = 2
+        + if wide { 9 } else { 2 }
+        + if value { 11 } else { 0 }
+        + if runtime { 9 } else { 0 }
+        + if start { 12 } else { 0 }
+        + if id { 10 } else { 0 };
+    let name_w = w.saturating_sub(fixed).max(1);
+    // Column header.
+    let mut head = format!(
+        "  {:<sw$}{:<name_w$}",
+        if wide { "state" } else { "" },
+        "name",
+        sw = if wide { 9 } else { 2 }
+    );
+    if id {
+        head.push_str(&format!(" {:<9}", "id"));
+    }
+    if start {
+        head.push_str(&format!(" {:<11}", "start (UTC)"));
+    }
+    if runtime {
+        head.push_str(&format!(" {:>8}", "runtime"));
+    }
+    if value {
+        head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
+    }
+    put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
+    let rows = crate::ui::layout::runs_list_rows(inner);
+    // The highlighted run's details on the last line: its directory, or a resumed
+    // run's segments with each one's start.
+    if let Some(r) = ws.cursor_run() {
+        let text = if r.resumed() {
+            let starts: Vec<String> = r
+                .segments
+                .iter()
+                .map(|s| start_secs(s.start_time))
+                .collect();
+            format!(
+                "↻ {} segments, started {}",
+                r.segments.len(),
+                starts.join(" · ")
+            )
+        } else {
+            let dir = r
+                .latest()
+                .dir
+                .file_name()
+                .map(|n| sanitize(&n.to_string_lossy()))
+                .unwrap_or_default();
+            match r.read_error() {
+                Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
+                _ => dir,
+            }
+        };
+        put(
+            buf,
+            inner.x,
+            inner.bottom() - 1,
+            &text,
+            inner.width,
+            theme.dim(),
+        );
+    }
+    for (n, &i) in ws.shown.iter().enumerate().skip(ws.scroll).take(rows) {
+        let r = &ws.runs[i];
+        #[allow(clippy::cast_possible_truncation)]
+        let y = inner.y + 2 + (n - ws.scroll) as u16;
+        let cursor = n == ws.cursor;
+        let base = if cursor && focused {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else if cursor {
+            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        } else if n % 2 == 1 {
+            theme.zebra()
+        } else {
+            Style::new()
+        };
+        buf.set_style(Rect::new(inner.x, y, inner.width, 1), base);
+        row(
+            buf,
+            inner.x,
+            y,
+            w,
+            ws,
+            r,
+            base,
+            theme,
+            (wide, id, start, runtime, value),
+            name_w,
+            col,
+        );
+    }
+}
+
+/// One run's row at (x, y).
+#[allow(clippy::too_many_arguments)]
+fn row(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    w: usize,
+    ws: &Workspace,
+    r: &WsRun,
+    base: Style,
+    theme: Theme,
+    (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
+    name_w: usize,
+    col: Option<&str>,
+) {
+    let max = u16::try_from(w).unwrap_or(u16::MAX);
+    let end = x + max;
+    let mut at = x;
+    let mut put_s = |at: &mut u16, s: &str, style: Style| {
+        if *at < end {
+            *at += put(buf, *at, y, s, end - *at, base.patch(style));
+        }
+    };
+    let selected = ws.is_selected(&r.key);
+    let pinned = ws.pinned.as_deref() == Some(r.key.as_str());
+    let mark = if pinned {
+        "▲ "
+    } else if selected {
+        "■ "
+    } else {
+        "  "
+    };
+    put_s(&mut at, mark, theme.series(r.color));
+    let (word, glyph, style) = state(r, theme);
+    if wide {
+        put_s(&mut at, &format!("{word:<9}"), style);
+    } else {
+        put_s(&mut at, &format!("{glyph} "), style);
+    }
+    let mut name = r.label();
+    if r.resumed() {
+        name.push_str(&format!(" ↻{}", r.segments.len()));
+    }
+    let name_style = if selected {
+        theme.series(r.color)
+    } else {
+        theme.text()
+    };
+    put_s(
+        &mut at,
+        &format!("{:<name_w$}", fit(&name, name_w)),
+        name_style,
+    );
+    if id {
+        let i = sanitize(&r.latest().run_id);
+        put_s(&mut at, &format!(" {:<9}", fit(&i, 9)), theme.dim());
+    }
+    if start {
+        put_s(
+            &mut at,
+            &format!(" {:<11}", start_text(r.start())),
+            theme.label(),
+        );
+    }
+    if runtime {
+        let t = r.runtime().map(format::duration).unwrap_or_default();
+        put_s(&mut at, &format!(" {:>8}", fit(&t, 8)), theme.label());
+    }
+    if value {
+        let v = value_text(col.and_then(|c| r.summary_value(c)));
+        put_s(&mut at, &format!(" {:>10}", fit(&v, 10)), theme.text());
+    }
+}
+
+/// Most characters of a query being typed the status bar shows: its end, where
+/// the typing is, with room left for what is wrong with it.
+const DRAFT_SHOWN: usize = 60;
+
+/// The end of a long draft, `…` before it.
+fn draft_tail(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= DRAFT_SHOWN {
+        return s.to_owned();
+    }
+    let tail: String = s.chars().skip(n - (DRAFT_SHOWN - 1)).collect();
+    format!("…{tail}")
+}
+
+/// The status bar in the workspace: where, how many runs, what is drawn, and the
+/// filter or prompt being typed (with what is wrong in it, where).
+pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
+    let Some(ws) = app.workspace.as_deref() else {
+        return;
+    };
+    parts.push((
+        " workspace ".to_owned(),
+        theme.key().add_modifier(Modifier::REVERSED),
+    ));
+    // While typing, the prompt and what is wrong with it get the room.
+    if app.filter_target.is_none() {
+        if width >= 120 || !ws.filter.is_active() {
+            parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
+        }
+        let drawn = if ws.selected.is_empty() && !ws.is_complete() {
+            "indexing…".to_owned()
+        } else if ws.selected.is_empty() {
+            "none drawn: space on a run".to_owned()
+        } else {
+            format!("{} drawn", ws.selected.len())
+        };
+        let s = if ws.runs.len() == 1 { "" } else { "s" };
+        parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
+        let reading = ws.runs.iter().filter(|r| r.reading()).count();
+        if reading > 0 {
+            parts.push((format!("reading {reading} more…"), theme.dim()));
+        }
+    }
+    match app.filter_target {
+        Some(FilterTarget::Runs) => {
+            let f = &ws.filter;
+            let mode = if f.glob { "glob" } else { "regex" };
+            parts.push((
+                format!(
+                    "f {}▏[{} of {} runs]",
+                    draft_tail(&sanitize(&f.draft)),
+                    ws.shown.len(),
+                    ws.runs.len()
+                ),
+                theme.input(),
+            ));
+            if let Some(e) = &f.error {
+                let detail = e
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(": {}", sanitize(d)))
+                    .unwrap_or_default();
+                parts.push((
+                    format!("✗ {} at column {}{detail}", sanitize(&e.message), e.at + 1),
+                    theme.bad(),
+                ));
+            } else {
+                parts.push((
+                    format!(
+                        "tab: {mode} → {} · enter keep · esc restore",
+                        if f.glob { "regex" } else { "glob" }
+                    ),
+                    theme.dim(),
+                ));
+            }
+        }
+        Some(FilterTarget::Group | FilterTarget::Column) => {
+            if let Some((kind, text)) = &ws.prompt {
+                let label = match kind {
+                    Prompt::Group => "group by config key",
+                    Prompt::Column => "summary value",
+                };
+                parts.push((format!("{label}: {}▏", sanitize(text)), theme.input()));
+                let hint = match kind {
+                    Prompt::Group => {
+                        let keys = ws.differing_config_keys();
+                        if keys.is_empty() {
+                            "enter keep (empty: no groups) · esc".to_owned()
+                        } else {
+                            format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
+                        }
+                    }
+                    Prompt::Column => "e.g. val/loss · empty: none · enter keep · esc".to_owned(),
+                };
+                parts.push((hint, theme.dim()));
+            }
+        }
+        _ => {
+            if ws.filter.is_active() {
+                parts.push((
+                    format!(
+                        "f {} [{} of {} runs]",
+                        sanitize(&ws.filter.text),
+                        ws.shown.len(),
+                        ws.runs.len()
+                    ),
+                    theme.key(),
+                ));
+            }
+            if let Some(p) = ws.pinned.as_deref().and_then(|p| ws.run(p)) {
+                parts.push((format!("▲ {}", p.label()), theme.series(p.color)));
+            }
+        }
+    }
+}
