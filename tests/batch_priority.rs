@@ -15,12 +15,13 @@ use leet::source::file::{ParallelOptions, RunReader};
 fn nice_of_threads() -> Vec<i64> {
     std::fs::read_dir("/proc/self/task")
         .unwrap()
-        .map(|t| {
-            let stat = std::fs::read_to_string(t.unwrap().path().join("stat")).unwrap();
+        .filter_map(|t| {
+            // A thread that exits between the listing and this read is gone: skip it.
+            let stat = std::fs::read_to_string(t.ok()?.path().join("stat")).ok()?;
             // Fields after the command name (which may hold spaces): state is the
             // 3rd field of the line, nice the 19th.
             let rest = &stat[stat.rfind(')').unwrap() + 2..];
-            rest.split(' ').nth(16).unwrap().parse().unwrap()
+            Some(rest.split(' ').nth(16).unwrap().parse().unwrap())
         })
         .collect()
 }
@@ -72,6 +73,18 @@ fn one_shot_reads_keep_their_workers_at_the_callers_priority() {
         "the viewer's workers should run below the loop: {:?}",
         w.seen
     );
+
+    // The first load's workers have been joined, but a joined thread can stay listed
+    // in /proc for a moment after it wakes its joiner: wait until they are gone.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while nice_of_threads().iter().any(|&n| n != own) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the viewer's niced workers never went away: {:?}",
+            nice_of_threads()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 
     // A one-shot read: the same file, workers at the caller's priority.
     let mut w = Watch::default();
