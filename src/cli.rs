@@ -144,6 +144,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
     Sample(SampleArgs),
+    /// Serve the sampled metrics to Prometheus over HTTP (GET /metrics).
+    Serve(ServeArgs),
 }
 
 /// Options of the host sampler, shared by `leet --live` and `leet sample`.
@@ -201,6 +203,16 @@ pub struct SampleArgs {
     /// Stop after this many samples (default: run until interrupted).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to serve /metrics on. The default is loopback only; any other address
+    /// (0.0.0.0:9837 for every interface) must be given.
+    #[arg(long, value_name = "HOST:PORT", default_value = crate::serve::DEFAULT_LISTEN)]
+    pub listen: String,
     #[command(flatten)]
     pub sampler: SamplerArgs,
 }

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["msg"],
     &["source"],
     &["store"],
-    &["inspect", "app"],
+    &["inspect", "app", "serve"],
     &["input", "terminal"],
     &["view"],
     &["cli"],
