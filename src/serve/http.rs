@@ -4,8 +4,11 @@
 //! Bounds, so that a slow, flooding or hostile client costs bounded memory and never
 //! touches the sampler (which runs on its own thread and only swaps a pointer here):
 //! at most [`MAX_CONNECTIONS`] open connections (more are closed as soon as they are
-//! accepted), request heads within [`MAX_HEAD_BYTES`] and [`HEADER_READ_TIMEOUT`],
-//! a connection with no new request for [`IDLE_TIMEOUT`] closed, no request bodies.
+//! accepted), request heads within [`MAX_HEAD_BYTES`] and [`HEADER_READ_TIMEOUT`]
+//! (hyper runs that timer from the end of one response to the end of the next head,
+//! so it also closes a keep-alive connection left idle that long), a connection that
+//! stops reading what it asked for closed [`IDLE_TIMEOUT`] after its last request,
+//! no request bodies.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -26,7 +29,9 @@ use super::expose::{Page, OPENMETRICS_TYPE, TEXT_TYPE};
 pub const MAX_CONNECTIONS: usize = 64;
 /// Time a client has to send a whole request head.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// A connection that sends no request for this long is closed.
+/// A connection is closed this long after its last request (one that sends no new
+/// request is closed sooner, by [`HEADER_READ_TIMEOUT`]; this bounds one that never
+/// reads its response).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Largest request head read (hyper's read buffer); a longer one is refused.
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
@@ -109,8 +114,8 @@ async fn accept_loop(listener: std::net::TcpListener, latest: Arc<Latest>) -> an
     }
 }
 
-/// One connection, keep-alive allowed, until the client closes it, an error, or
-/// [`IDLE_TIMEOUT`] without a request.
+/// One connection, keep-alive allowed, until the client closes it, an error, a
+/// timeout of hyper's, or [`IDLE_TIMEOUT`] after the last request.
 async fn serve_connection(stream: tokio::net::TcpStream, latest: Arc<Latest>) {
     let _ = stream.set_nodelay(true);
     let start = tokio::time::Instant::now();
