@@ -155,8 +155,8 @@ pub struct SamplerArgs {
     #[arg(long, default_value = "1s", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
-    /// (default: leet itself for `leet sample`; none for --live, where a process is
-    /// picked from the process table).
+    /// (default: leet itself for `leet sample` and `leet serve`; none for --live, where
+    /// a process is picked from the process table).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(i32::MAX)))]
     pub pid: Option<u32>,
     /// Path for disk.<path>.usage* (repeatable; default /).

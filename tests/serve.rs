@@ -234,6 +234,20 @@ fn the_default_address_is_loopback() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(line.contains("127.0.0.1:9837"), "{line}");
+    // An address that is none: an error naming it, no panic.
+    for bad in ["nonsense", "127.0.0.1:99999", "127.0.0.1", ":"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+            .args(["serve", "--listen", bad])
+            .stdin(Stdio::null())
+            .output()
+            .expect("leet serve");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        assert!(
+            err.contains(bad) && !err.contains("panicked"),
+            "{bad}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -316,10 +316,10 @@ pub fn to_key(metric: &str, labels: &[(String, String)]) -> Option<String> {
             .map(|(_, v)| v.as_str())
     };
     if metric.starts_with(OTHER_PREFIX) {
-        return (labels.len() == 1)
-            .then(|| get(KEY_LABEL))
-            .flatten()
-            .map(str::to_string);
+        if labels.len() != 1 {
+            return None;
+        }
+        return get(KEY_LABEL).map(str::to_string);
     }
     let node = get(NODE_LABEL).filter(|n| !n.is_empty());
     for (rule, compiled) in RULES.iter().zip(COMPILED.iter()) {
