@@ -148,7 +148,7 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
-/// Options of the host sampler, shared by `leet --live` and `leet sample`.
+/// Options of the host sampler, shared by `leet --live`, `leet sample` and `leet serve`.
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m (100ms to 24h).
