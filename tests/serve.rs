@@ -3,7 +3,8 @@
 //! exposition parses and every key `leet sample --json` prints for the same host
 //! comes back through the inverse mapping; content negotiation; refused requests;
 //! hostile clients (1,000 idle connections, a slowloris, a 1 MiB header, garbage);
-//! the default address; `promtool check metrics`.
+//! the default address; `promtool check metrics`; a real Prometheus (Debian's package)
+//! scraping it stores every series and reads the OpenMetrics types.
 #![cfg(target_os = "linux")]
 
 #[path = "serve/client.rs"]
@@ -401,4 +402,121 @@ fn hostile_clients_cost_bounded_memory_and_leave_nothing_behind() {
         (client::fds(pid) <= base_fds).then_some(())
     });
     assert!(serve.stderr().contains("listening on"));
+}
+
+/// A Prometheus server, killed and reaped when dropped.
+struct Prometheus(std::process::Child);
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `(name, labels)` of every series the Prometheus at `addr` holds for the job
+/// `leet`, its own target labels left out.
+fn series_in_prometheus(
+    addr: std::net::SocketAddr,
+) -> Option<Vec<(String, Vec<(String, String)>)>> {
+    // {job="leet"}
+    let r = get(addr, "/api/v1/query?query=%7Bjob%3D%22leet%22%7D", &[]).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&r.body).ok()?;
+    let result = v.get("data")?.get("result")?.as_array()?;
+    let mut out = Vec::new();
+    for s in result {
+        let metric = s.get("metric")?.as_object()?;
+        let name = metric.get("__name__")?.as_str()?.to_string();
+        let labels = (metric.iter())
+            .filter(|(k, _)| !matches!(k.as_str(), "__name__" | "job" | "instance"))
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect();
+        out.push((name, labels));
+    }
+    Some(out)
+}
+
+#[test]
+fn prometheus_ingests_every_series() {
+    let has = Command::new("prometheus")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "prometheus (Debian package prometheus) is required in CI"
+        );
+        eprintln!("SKIPPED: no prometheus (apt-get install prometheus)");
+        return;
+    }
+    let endpoint = format!("fake={}", client::fake_endpoint(NODE_PAGE));
+    let serve = Serve::start(&["--interval", "500ms", "--openmetrics", &endpoint], &[]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: leet\n    \
+             static_configs:\n      - targets: [\"{}\"]\n",
+            serve.addr
+        ),
+    )
+    .expect("config");
+    // A free port for its web API (released just before Prometheus binds it).
+    let web = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port");
+    let _prometheus = Prometheus(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={web}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn prometheus"),
+    );
+    // Every series of a page, as Prometheus stored it (it asks for OpenMetrics).
+    let want = keys_of(&serve.scrape_after(2.0));
+    let mut families = BTreeSet::new();
+    wait_for("Prometheus to hold every series of the page", || {
+        let mut got = BTreeSet::new();
+        for (name, labels) in series_in_prometheus(web)? {
+            if name.starts_with("leet_family") || name.starts_with("leet_sample") {
+                families.insert(name);
+                continue;
+            }
+            if let Some(key) = names::to_key(&name, &labels) {
+                got.insert(key);
+            } else if name.starts_with("leet_") {
+                panic!("no key for {name} {labels:?}");
+            }
+        }
+        want.is_subset(&got).then_some(())
+    });
+    for f in [
+        "leet_family_info",
+        "leet_samples_total",
+        "leet_sample_timestamp_seconds",
+    ] {
+        assert!(families.contains(f), "{f} not in Prometheus: {families:?}");
+    }
+    // Prometheus asked for OpenMetrics and got it: the family's type is `info`, which
+    // only that format has.
+    let meta = wait_for("Prometheus's metadata", || {
+        let r = get(web, "/api/v1/metadata", &[]).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&r.body).ok()?;
+        let data = v.get("data")?.as_object()?;
+        data.contains_key("leet_samples").then(|| data.clone())
+    });
+    let kind = |family: &str| meta.get(family)?.get(0)?.get("type")?.as_str();
+    assert_eq!(kind("leet_family"), Some("info"), "{meta:?}");
+    assert_eq!(kind("leet_samples"), Some("counter"), "{meta:?}");
 }

@@ -157,15 +157,34 @@ fn parse_response(buf: &[u8]) -> Option<Response> {
     let head = std::str::from_utf8(&buf[..end]).ok()?;
     let mut lines = head.split("\r\n");
     let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers = lines
+    let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
+    let chunked = (headers.iter()).any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let raw = &buf[end + 4..];
+    let body = if chunked { dechunk(raw)? } else { raw.to_vec() };
     Some(Response {
         status,
         headers,
-        body: String::from_utf8_lossy(&buf[end + 4..]).into_owned(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     })
+}
+
+/// A chunked body's data.
+fn dechunk(mut raw: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let eol = raw.windows(2).position(|w| w == b"\r\n")?;
+        let size = std::str::from_utf8(&raw[..eol]).ok()?;
+        let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
+        if size == 0 {
+            return Some(out);
+        }
+        let data = raw.get(eol + 2..eol + 2 + size)?;
+        out.extend_from_slice(data);
+        raw = raw.get(eol + 4 + size..)?;
+    }
 }
 
 /// tests/nvml_stub.c built as `libnvidia-ml.so.1` in a temporary directory (two GPUs,
