@@ -414,11 +414,12 @@ impl Drop for Prometheus {
     }
 }
 
+/// A series' name and labels.
+type Series = (String, Vec<(String, String)>);
+
 /// The `(name, labels)` of every series the Prometheus at `addr` holds for the job
 /// `leet`, its own target labels left out.
-fn series_in_prometheus(
-    addr: std::net::SocketAddr,
-) -> Option<Vec<(String, Vec<(String, String)>)>> {
+fn series_in_prometheus(addr: std::net::SocketAddr) -> Option<Vec<Series>> {
     // {job="leet"}
     let r = get(addr, "/api/v1/query?query=%7Bjob%3D%22leet%22%7D", &[]).ok()?;
     let v: serde_json::Value = serde_json::from_str(&r.body).ok()?;
