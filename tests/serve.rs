@@ -1,5 +1,6 @@
 //! `leet serve`, the real binary on 127.0.0.1 (an ephemeral port), its sampler on the
-//! repository's fakes (the NVML stub's two GPUs, a fake OpenMetrics endpoint): the
+//! repository's fakes (the NVML stub's two GPUs, fake OpenMetrics and dcgm-exporter
+//! endpoints, the latter giving keys W&B's `/l:<node>` suffix): the
 //! exposition parses and every key `leet sample --json` prints for the same host
 //! comes back through the inverse mapping; content negotiation; refused requests;
 //! hostile clients (1,000 idle connections, a slowloris, a 1 MiB header, garbage);
@@ -24,6 +25,19 @@ const NODE_PAGE: &str = "# TYPE node_load1 gauge\nnode_load1 0.5\n\
 # TYPE node_cpu_seconds_total counter\n\
 node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 100\n\
 node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 7\n";
+
+/// A dcgm-exporter page as Prometheus relabels it (a `node` label per host), so that
+/// keys carry W&B's `/l:<node>` suffix.
+const DCGM_PAGE: &str = "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n\
+DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",node=\"gpu-node-3\"} 45\n\
+# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n\
+DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",node=\"gpu-node-3\"} 70.5\n\
+# TYPE DCGM_FI_DEV_FB_USED gauge\n\
+DCGM_FI_DEV_FB_USED{gpu=\"0\",node=\"gpu-node-3\"} 1024\n\
+# TYPE DCGM_FI_DEV_FB_FREE gauge\n\
+DCGM_FI_DEV_FB_FREE{gpu=\"0\",node=\"gpu-node-3\"} 3072\n\
+# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n\
+DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",node=\"gpu-node-3\"} 123456\n";
 
 /// Every line of a text page is a comment or a well-formed sample line, and the
 /// repository's own parser reads it without an error.
@@ -82,6 +96,7 @@ fn every_key_of_leet_sample_comes_back_from_the_exposition() {
     );
     let pid = target.0.id().to_string();
     let endpoint = format!("fake={}", client::fake_endpoint(NODE_PAGE));
+    let dcgm = client::fake_endpoint(DCGM_PAGE);
     let lib = stub.path().to_str().expect("utf-8 path").to_string();
     let env = [("LD_LIBRARY_PATH", lib.as_str()), ("NVML_STUB_PID", &pid)];
     let args = [
@@ -91,6 +106,8 @@ fn every_key_of_leet_sample_comes_back_from_the_exposition() {
         &pid,
         "--openmetrics",
         &endpoint,
+        "--dcgm-exporter",
+        &dcgm,
     ];
 
     let mut sample = Command::new(env!("CARGO_BIN_EXE_leet"));
@@ -114,6 +131,7 @@ fn every_key_of_leet_sample_comes_back_from_the_exposition() {
         "gpu.process.1.gpu",
         "cpu",
         "openmetrics.fake.node_load1.0",
+        "gpu.0.powerWatts/l:gpu-node-3",
     ] {
         assert!(want.contains(k), "leet sample lacks {k}: {want:?}");
     }
@@ -132,6 +150,9 @@ fn every_key_of_leet_sample_comes_back_from_the_exposition() {
         "{page}"
     );
     assert!(page.contains("leet_process_gpu_utilization_ratio{gpu=\"1\"}"));
+    assert!(page.contains("leet_gpu_power_watts{gpu=\"0\",node=\"gpu-node-3\"} 70.5\n"));
+    assert!(page
+        .contains("leet_gpu_framebuffer_used_bytes{gpu=\"0\",node=\"gpu-node-3\"} 1073741824\n"));
     assert!(page.contains("leet_family_info{family=\"nvidia\",available=\"1\"} 1\n"));
     assert!(
         page.contains("leet_family_info{family=\"amd\",available=\"0\",reason=\""),
