@@ -144,17 +144,19 @@ pub enum Command {
     Export(ExportArgs),
     /// Sample host and accelerator metrics (W&B system-metric keys), no TUI.
     Sample(SampleArgs),
+    /// Serve the sampled metrics to Prometheus over HTTP (GET /metrics).
+    Serve(ServeArgs),
 }
 
-/// Options of the host sampler, shared by `leet --live` and `leet sample`.
+/// Options of the host sampler, shared by `leet --live`, `leet sample` and `leet serve`.
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m (100ms to 24h).
     #[arg(long, default_value = "1s", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
-    /// (default: leet itself for `leet sample`; none for --live, where a process is
-    /// picked from the process table).
+    /// (default: leet itself for `leet sample` and `leet serve`; none for --live, where
+    /// a process is picked from the process table).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(i32::MAX)))]
     pub pid: Option<u32>,
     /// Path for disk.<path>.usage* (repeatable; default /).
@@ -201,6 +203,16 @@ pub struct SampleArgs {
     /// Stop after this many samples (default: run until interrupted).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to serve /metrics on. The default is loopback only; any other address
+    /// (0.0.0.0:9837 for every interface) must be given.
+    #[arg(long, value_name = "HOST:PORT", default_value = crate::serve::DEFAULT_LISTEN)]
+    pub listen: String,
     #[command(flatten)]
     pub sampler: SamplerArgs,
 }

@@ -16,13 +16,14 @@
 //! by `|` are siblings and do not use each other), and no files use each other in a
 //! cycle. `tests/layers.rs` reads the source and keeps this order:
 //!
-//! msg < source < store < inspect | ui < input | terminal < cli < runtime
+//! msg < source < store < inspect | ui | serve < input | terminal < cli < runtime
 pub mod cli;
 pub use leet_format as decode;
 pub(crate) mod input;
 pub mod inspect;
 pub mod msg;
 pub mod runtime;
+pub mod serve;
 pub mod source;
 pub mod store;
 pub mod terminal;
@@ -238,6 +239,13 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 source::sampler::run_sample_command(a.sampler.options(), a.count, a.json, &mut out)
                     .and_then(|()| out.flush().map_err(Into::into));
             finish::<_, io::Stderr>(result, &out, None)
+        }
+        Some(cli::Command::Serve(a)) => {
+            serve::run(serve::ServeOptions {
+                listen: a.listen,
+                sampler: a.sampler.options(),
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
         None => {
             let v = cli.view;

@@ -24,7 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &["msg"],
     &["source"],
     &["store"],
-    &["inspect", "ui"],
+    &["inspect", "ui", "serve"],
     &["input", "terminal"],
     &["cli"],
     &["runtime"],
