@@ -683,7 +683,6 @@ impl Drop for Pane {
 #[test]
 fn the_binary_keeps_a_y_scale_in_the_project_it_was_set_in() {
     if !common::have_tmux() {
-        eprintln!("SKIPPED: tmux is not installed");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
