@@ -4,6 +4,8 @@
 pub mod runs;
 pub mod sampler;
 pub mod screen;
+#[path = "../support/tier.rs"]
+pub mod tier;
 pub mod tool;
 
 use std::path::{Path, PathBuf};

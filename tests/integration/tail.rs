@@ -324,7 +324,7 @@ fn every_cut_of_a_small_damaged_fixture_followed_in_random_pieces_equals_one_sho
             !frames.frames.1.is_empty() || frames.pending > 0,
             "{what}: the damage shows"
         );
-        for cut in 0..=data.len() {
+        for cut in common::tier::positions(data.len()) {
             // The run's damage report on every 50th cut, the framing on all.
             if cut % 50 == 0 {
                 check_follow(&what, &data, &with_run, cut, true, &mut rng);
