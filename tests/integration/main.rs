@@ -4,7 +4,8 @@
 //!
 //! Kept apart, in binaries of their own: `e2e` (the built binary in tmux, long),
 //! `batch_priority` (looks at every thread of its process), `workspace_state` (sets
-//! process-wide environment variables), `layers`, and the sampler's tests.
+//! process-wide environment variables), `layers` (cheap; being reshaped by the crate
+//! split), and the sampler's tests (moving into the sampler's crate).
 
 #[path = "../common/mod.rs"]
 mod common;
