@@ -12,6 +12,9 @@ use leet::msg::{Msg, ProcRow, ProcTable};
 use leet::source::sampler::{ProcScanner, Sampler, SamplerOptions};
 use leet::ui::{App, Options};
 
+#[path = "common/tool.rs"]
+mod tool;
+
 /// Held by the tests that measure a busy child's CPU: one of them starts busy
 /// processes of its own, which would starve the other's child on a 2-core host.
 static CPU_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -43,26 +46,12 @@ fn spawn(program: &str, args: &[&str]) -> Kid {
         .unwrap_or_else(|e| panic!("start {program}: {e}")))
 }
 
-fn have(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Whether `ps` is there; a failure under `CI=true` where it is not.
 fn have_ps() -> bool {
-    let ok = have("ps", "--version") || have("ps", "-p1");
-    assert!(
-        ok || std::env::var("CI").map_or(true, |v| v != "true"),
-        "ps (procps) is required in CI"
-    );
-    if !ok {
-        eprintln!("SKIPPED: ps is not installed");
-    }
-    ok
+    tool::need(
+        "ps (procps)",
+        tool::runs("ps", &["--version"]) || tool::runs("ps", &["-p1"]),
+    )
 }
 
 /// (threads, %CPU, command line) of `pid` as `ps` reports them.
@@ -137,7 +126,7 @@ fn the_process_table_agrees_with_ps() {
     wait_for(busy.0.id(), 1, "sh");
     // Several threads: python3 with four sleeping threads where it is installed,
     // otherwise this test process with four threads of its own parked.
-    let python = have("python3", "--version").then(|| {
+    let python = tool::runs("python3", &["--version"]).then(|| {
         let kid = spawn(
             "python3",
             &[

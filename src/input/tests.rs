@@ -469,7 +469,6 @@ fn the_reader_gives_up_on_an_unfinished_sequence_after_the_timeout() {
     assert_eq!(ev, plain(KeyCode::Esc));
     let waited = at - t0;
     assert!(waited >= timeout, "Esc after {waited:?}");
-    assert!(waited < Duration::from_secs(5), "Esc after {waited:?}");
     // A stray mouse prefix: nothing, then the next key is read.
     write.write_all(b"\x1b[<").unwrap();
     std::thread::sleep(timeout * 4);

@@ -170,7 +170,6 @@ mod tests {
         // 5,000 ever longer patterns (about 15 s in a release build).
         let mut f = FilterState::default();
         f.start();
-        let started = std::time::Instant::now();
         for _ in 0..2_500 {
             f.push('a');
             f.push('b');
@@ -181,8 +180,6 @@ mod tests {
         assert!(!f.matches("ab"));
         let err = f.error.clone().unwrap_or_default();
         assert!(err.contains("longer than 256 characters"), "{err}");
-        // Generous bound (2 loaded cores, debug build): the capped pattern costs little.
-        assert!(started.elapsed() < std::time::Duration::from_secs(20));
         // Backspace makes room again and clears the message.
         f.backspace();
         assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS - 1);

@@ -4,23 +4,18 @@
 pub mod runs;
 pub mod sampler;
 pub mod screen;
+// Not every test binary that includes `common` uses the tiers.
+#[allow(unused_imports)]
+pub use leet::decode::tier;
+pub mod tool;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// Whether tmux can be run: a test that needs it is skipped where it is missing,
-/// except in CI (`CI` set), where a missing tmux is a failure.
+/// Whether tmux can be run: see [`tool::need`].
 pub fn have_tmux() -> bool {
-    let ok = std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "tmux is required in CI"
-    );
-    ok
+    tool::have_tool("tmux", &["-V"])
 }
 
 /// `tests/fixtures/runs` (real runs written by wandb 0.31.0, copied from shared/).

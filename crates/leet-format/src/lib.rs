@@ -12,5 +12,8 @@ pub mod synth;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod test_rng;
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod tier;
 pub mod value;
 pub mod wire;

@@ -260,9 +260,14 @@ pub fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
 }
 
 #[cfg(test)]
+use crate::tier;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    use super::tier;
 
     #[test]
     fn numbers() {
@@ -364,7 +369,7 @@ mod tests {
                 short_decimal(v).map(f64::to_bits)
             );
         };
-        for _ in 0..300_000 {
+        for _ in 0..tier::size(20_000, 300_000) {
             let r = rnd();
             let len = (r % 19) as usize;
             let mut v = Vec::with_capacity(len);

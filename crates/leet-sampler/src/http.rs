@@ -287,14 +287,12 @@ mod tests {
                 }
             }
         });
-        let t = Instant::now();
+        // The whole body takes 15 s: a stretched deadline would end in success.
         let r = get(
             &format!("http://{addr}/metrics"),
             Duration::from_millis(500),
             1024,
         );
-        let took = t.elapsed();
         assert!(r.is_err_and(|e| e.contains("timed out")));
-        assert!(took < Duration::from_millis(1500), "{took:?}");
     }
 }

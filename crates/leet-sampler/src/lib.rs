@@ -26,6 +26,7 @@
 mod amd;
 mod apple;
 pub mod child;
+pub mod clock;
 mod command;
 mod cpu;
 mod dcgm;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::clock::{Clock, SystemClock};
 use super::detect::DETECTORS;
 use super::monitor::MonitorHandle;
 use super::procfs::{ProcessTree, SharedTree, TreeWalker};
@@ -79,8 +80,9 @@ struct Worker {
 }
 
 /// Every collector on its own worker thread, read together at each tick (see the
-/// crate's documentation for the deadlines).
-pub struct Sampler {
+/// crate's documentation for the deadlines), on the clock `C` (the system's, or a
+/// manual one in tests).
+pub struct Sampler<C: Clock = SystemClock> {
     workers: Vec<Worker>,
     events: Receiver<Event>,
     unavailable: Vec<(String, String)>,
@@ -90,6 +92,7 @@ pub struct Sampler {
     gpu_memory: Arc<GpuMemory>,
     deadline: Duration,
     seq: u64,
+    clock: C,
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -190,7 +193,7 @@ impl Sampler {
             });
             detections.push((family, d));
         }
-        let mut s = Self::start(detections, tree, deadline_for(opts.interval));
+        let mut s = Self::start(detections, tree, deadline_for(opts.interval), SystemClock);
         s.gpu_memory = gpu_memory;
         s.needs_tree = s.workers.iter().any(|w| {
             matches!(w.family.as_str(), "cpu" | "memory" | "nvidia")
@@ -202,6 +205,14 @@ impl Sampler {
     /// Build a sampler from given collectors (tests, custom sources); the per-source
     /// deadline is that of a 1 s interval.
     pub fn with_collectors(collectors: Vec<Box<dyn Collector>>) -> Self {
+        Self::with_collectors_on(collectors, SystemClock)
+    }
+}
+
+impl<C: Clock> Sampler<C> {
+    /// [`Sampler::with_collectors`] on another clock: a sample's deadline is kept on
+    /// `clock` (the detection still waits on the system's).
+    pub fn with_collectors_on(collectors: Vec<Box<dyn Collector>>, clock: C) -> Self {
         let detections = collectors
             .into_iter()
             .map(|c| {
@@ -211,7 +222,12 @@ impl Sampler {
             })
             .collect();
         let tree = Arc::new(Mutex::new(ProcessTree::new(std::process::id())));
-        Self::start(detections, tree, deadline_for(Duration::from_secs(1)))
+        Self::start(
+            detections,
+            tree,
+            deadline_for(Duration::from_secs(1)),
+            clock,
+        )
     }
 
     /// A handle that switches the monitored process tree from any thread (the
@@ -243,7 +259,12 @@ impl Sampler {
 
     /// Spawn one worker per detection and wait up to [`DETECT_WAIT`] for the detections
     /// (an OpenMetrics endpoint's only checks its URL).
-    fn start(detections: Vec<(String, Detection)>, tree: SharedTree, deadline: Duration) -> Self {
+    fn start(
+        detections: Vec<(String, Detection)>,
+        tree: SharedTree,
+        deadline: Duration,
+        clock: C,
+    ) -> Self {
         let (tx, events) = mpsc::channel();
         let mut workers = Vec::with_capacity(detections.len());
         let mut unavailable = Vec::new();
@@ -286,6 +307,7 @@ impl Sampler {
             gpu_memory: Arc::default(),
             deadline,
             seq: 0,
+            clock,
         };
         let until = Instant::now() + DETECT_WAIT;
         while wait_for
@@ -371,7 +393,7 @@ impl Sampler {
     /// Each family contributes its newest reading since the last sample (one that came
     /// after its own sample's deadline counts for this one), or is reported late/busy.
     pub fn sample(&mut self) -> Sample {
-        let start = Instant::now();
+        let start = self.clock.now();
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
@@ -403,11 +425,7 @@ impl Sampler {
             .iter()
             .any(|w| matches!(w.state, State::Busy { seq: s, .. } if s == seq))
         {
-            let now = Instant::now();
-            if now >= until {
-                break;
-            }
-            match self.events.recv_timeout(until - now) {
+            match self.clock.recv_until(&self.events, until) {
                 Ok(ev) => self.apply(ev),
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
             }
@@ -427,7 +445,10 @@ impl Sampler {
                 } else {
                     format!(
                         "busy: the reading asked for {:.1} s ago has not finished; skipped",
-                        since.elapsed().as_secs_f64()
+                        self.clock
+                            .now()
+                            .saturating_duration_since(since)
+                            .as_secs_f64()
                     )
                 };
                 errors.push((w.family.clone(), why));
@@ -472,28 +493,34 @@ impl Sampler {
 
 /// Absolute-deadline ticker: tick k is due at start + k × interval, so sampling time
 /// does not accumulate as drift. Deadlines missed entirely are skipped.
-pub struct Ticker {
+pub struct Ticker<C: Clock = SystemClock> {
     next: Instant,
     interval: Duration,
+    clock: C,
 }
 
 impl Ticker {
     /// The first tick is due now.
     pub fn new(interval: Duration) -> Self {
+        Self::with_clock(interval, SystemClock)
+    }
+}
+
+impl<C: Clock> Ticker<C> {
+    /// A ticker on `clock`; the first tick is due now.
+    pub fn with_clock(interval: Duration, clock: C) -> Self {
         Self {
-            next: Instant::now(),
+            next: clock.now(),
             interval: interval.max(Duration::from_millis(1)),
+            clock,
         }
     }
 
     /// Sleep until the next deadline, then advance it.
     pub fn wait(&mut self) {
-        let now = Instant::now();
-        if self.next > now {
-            std::thread::sleep(self.next - now);
-        }
+        self.clock.sleep_until(self.next);
         self.next += self.interval;
-        let now = Instant::now();
+        let now = self.clock.now();
         if self.next < now {
             // Fell behind by more than one interval: skip the missed deadlines.
             let behind = (now - self.next).as_nanos() / self.interval.as_nanos() + 1;
@@ -529,22 +556,4 @@ pub fn spawn_sampler(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticker_does_not_drift() {
-        let mut t = Ticker::new(Duration::from_millis(20));
-        let start = Instant::now();
-        for _ in 0..10 {
-            t.wait();
-            std::thread::sleep(Duration::from_millis(8)); // simulated sampling work
-        }
-        // ticks due at 0, 20, ..., 180 ms, so ~188 ms; with drift it would be >= 280 ms
-        let e = start.elapsed();
-        assert!(
-            e >= Duration::from_millis(188) && e < Duration::from_millis(260),
-            "{e:?}"
-        );
-    }
-}
+mod tests;

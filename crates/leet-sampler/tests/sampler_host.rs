@@ -476,13 +476,9 @@ fn spawned_sampler_ticks_and_stops() {
     handle.join().expect("sampler thread");
     let ts: Vec<f64> = rx.try_iter().collect();
     assert_eq!(ts.len(), 4);
-    for w in ts.windows(2) {
-        let gap = w[1] - w[0];
-        assert!(gap > 0.05 && gap < 0.3, "gap {gap}");
-    }
-    // absolute deadlines: 3 intervals after the first sample, not 3 × (interval + work)
-    let span = ts[3] - ts[0];
-    assert!((0.25..0.4).contains(&span), "span {span}");
+    // Absolute deadlines (no drift) are tested on a manual clock (sampler::worker).
+    eprintln!("sample times {ts:?}");
+    assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
 }
 
 #[test]

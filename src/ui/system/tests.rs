@@ -239,17 +239,14 @@ fn grouping_100k_keys_is_linear() {
     // A key named like a family's title: both charts' ids carry their unit.
     keys.push("cpu".into());
     keys.push("Process CPU".into());
-    let t = std::time::Instant::now();
+    // A debug build takes up to ~3 s; the quadratic version took minutes (the speed
+    // itself belongs in a benchmark).
     let charts = group(keys.iter().map(String::as_str));
     let ids = chart_ids(&charts);
-    let took = t.elapsed();
     assert_eq!(charts.len(), 1 + 1_000 + 100_001);
     assert_eq!(ids.len(), charts.len());
     assert_eq!(ids[0], "Process CPU %");
     assert_eq!(ids.last().map(String::as_str), Some("Process CPU "));
     assert_eq!(ids[1], "GPU metric0");
     assert_eq!(charts[1].series.len(), 100);
-    // A debug build on a loaded 2-core machine takes up to ~3 s; the quadratic
-    // version took minutes, so the bound only has to tell the two apart.
-    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
 }

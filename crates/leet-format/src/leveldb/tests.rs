@@ -1,6 +1,8 @@
 //! Unit tests of the framing reader.
 use super::*;
 
+use crate::tier;
+
 type Scanned = (Vec<(u64, Vec<u8>)>, Vec<Skip>, ScanEnd);
 
 fn collect(data: &[u8], base: u64) -> Scanned {
@@ -67,7 +69,7 @@ fn a_chunk_too_long_for_its_block_is_the_same_damage_at_every_cut() {
     );
     let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
     assert_eq!(got, payloads[1..].iter().collect::<Vec<_>>());
-    for cut in 0..=data.len() {
+    for cut in tier::positions(data.len()) {
         assert_eq!(
             in_pieces(&data, &[cut]),
             (recs.clone(), skips.clone()),
@@ -203,7 +205,7 @@ fn every_cut_yields_the_complete_prefix() {
         w.append(p);
         ends.push(w.bytes().len());
     }
-    for cut in 0..=data.len() {
+    for cut in tier::positions(data.len()) {
         let (recs, skips, end) = collect(&data[..cut], 0);
         assert!(skips.is_empty(), "cut {cut}: {skips:?}");
         let want = ends.iter().filter(|&&e| e <= cut).count();

@@ -1,0 +1,441 @@
+//! The reader's events, folded, give the run the record-by-record fold gives; and a
+//! first load decoded in parallel (block ranges on several threads, stitched at the
+//! seams) gives the same run as a sequential read, byte for byte in its damage,
+//! whatever the damage and wherever it sits relative to the seams.
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
+
+use crate::common;
+
+use std::path::Path;
+
+use leet::decode::leveldb::{scan, Frame, Writer, BLOCK_SIZE};
+use leet::decode::pb;
+use leet::decode::synth::{file_bytes, SynthSpec};
+use leet::source::file::{ParallelOptions, RunReader};
+use leet::store::Run;
+use prost::Message as _;
+use rand::{Rng, SeedableRng};
+
+/// Everything a run shows, as text (floats by their bits).
+fn fingerprint(run: &Run) -> String {
+    let series = |m: &leet::store::MetricStore| {
+        m.iter()
+            .map(|(k, s)| {
+                let pts: Vec<(u64, u64)> = s
+                    .points()
+                    .iter()
+                    .map(|(x, y)| (x.to_bits(), y.to_bits()))
+                    .collect();
+                format!("{k}={}:{pts:?}", s.count())
+            })
+            .collect::<Vec<_>>()
+    };
+    format!(
+        "info {:?}\nconfig {}\nsummary {}\nenv {:?}\nmetrics {:?}\nother {:?}\ndefs {:?}\n\
+         media {:?} {:?}\nsystem {:?}\nconsole {:?}\nexit {:?} {:?}\nstep {:?} time {:?} rows {}\n\
+         damage {:?}\ncounts {:?}\nproducer {}",
+        run.info,
+        serde_json::Value::Object(run.config.to_json()),
+        serde_json::Value::Object(run.summary.to_json()),
+        run.environment,
+        series(&run.metrics),
+        run.latest_other,
+        run.metric_defs,
+        run.media_prefixes,
+        run.media,
+        series(&run.system),
+        run.console,
+        run.exit_code,
+        run.exit_runtime,
+        run.last_step,
+        run.last_time.map(f64::to_bits),
+        run.history_rows,
+        run.damage,
+        run.counts,
+        run.producer,
+    )
+}
+
+/// Each record folded on its own, in file order (one batch per record: nothing
+/// coalesced), from a one-shot scan.
+fn record_by_record(data: &[u8]) -> Run {
+    let mut run = Run::new();
+    let end = scan(data, 0, |f| match f {
+        Frame::Record { offset, payload } => run.apply(offset, &payload),
+        Frame::Skip(s) => run.skip(s),
+    })
+    .unwrap();
+    run.damage.incomplete_tail = end.pending as u64;
+    run
+}
+
+/// A sequential read, one block per poll.
+fn sequential(path: &Path) -> Run {
+    let mut reader = RunReader::open(path).unwrap().with_chunk(BLOCK_SIZE);
+    reader.finish();
+    let mut run = Run::new();
+    reader.read_all(&mut run).unwrap();
+    run
+}
+
+/// A parallel first load cut into ranges of `blocks` blocks, on `threads` threads;
+/// then the polls after it (which find nothing new).
+fn parallel(path: &Path, blocks: usize, threads: usize) -> (Run, usize) {
+    let opts = ParallelOptions {
+        threads,
+        min_len: 0,
+        ..ParallelOptions::default()
+    }
+    .with_range(blocks * BLOCK_SIZE);
+    let mut reader = RunReader::open(path).unwrap().with_chunk(BLOCK_SIZE);
+    reader.finish();
+    let mut run = Run::new();
+    let mut batches = 0;
+    let p = reader
+        .load_parallel(&opts, |ev, _| {
+            batches += 1;
+            run.fold(&ev);
+        })
+        .unwrap();
+    run.damage.incomplete_tail = p.pending;
+    run.damage.set_open(p.open);
+    assert!(!p.restarted);
+    // The reader stands where a sequential read would: the next polls add nothing.
+    let before = fingerprint(&run);
+    reader.read_all(&mut run).unwrap();
+    assert_eq!(
+        fingerprint(&run),
+        before,
+        "{}: a poll after the load changed the run",
+        path.display()
+    );
+    (run, batches)
+}
+
+fn check_all_ways(name: &str, path: &Path) {
+    let data = std::fs::read(path).unwrap();
+    let want = fingerprint(&sequential(path));
+    let one = fingerprint(&record_by_record(&data));
+    assert_eq!(one, want, "{name}: record by record vs sequential");
+    // Ranges of 1 to 3 blocks read in one piece; 5 and 8 blocks in several
+    // pieces of two blocks (a record or damage can run across pieces, and a record
+    // longer than a piece can cover a range's first piece); 64 blocks is the
+    // default range.
+    for (blocks, threads) in [(1, 3), (2, 2), (3, 4), (5, 2), (8, 3), (64, 2)] {
+        let (run, _) = parallel(path, blocks, threads);
+        let got = fingerprint(&run);
+        if got != want {
+            let (a, b): (Vec<_>, Vec<_>) = (got.lines().collect(), want.lines().collect());
+            let diff = a.iter().zip(&b).find(|(x, y)| x != y);
+            panic!("{name}: parallel {blocks} blocks x {threads} threads differs: {diff:?}");
+        }
+    }
+}
+
+#[test]
+fn every_fixture_reads_the_same_record_by_record_sequentially_and_in_parallel() {
+    for (name, dir) in common::fixture_runs() {
+        check_all_ways(&name, &common::wandb_file(&dir));
+    }
+}
+
+fn synth_file(dir: &Path, name: &str, spec: &SynthSpec) -> (std::path::PathBuf, Vec<u8>) {
+    let bytes = file_bytes(spec);
+    let path = dir.join(name);
+    std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
+}
+
+#[test]
+fn synthetic_runs_read_the_same_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SynthSpec {
+        steps: 3000,
+        stats_every: 7,
+        ..SynthSpec::default()
+    };
+    let (path, _) = synth_file(dir.path(), "synth.wandb", &spec);
+    check_all_ways("synth", &path);
+    let (path, _) = synth_file(
+        dir.path(),
+        "nosummary.wandb",
+        &SynthSpec {
+            steps: 2000,
+            summaries: false,
+            finished: false,
+            ..SynthSpec::default()
+        },
+    );
+    check_all_ways("synth without summaries", &path);
+}
+
+/// Damage at, just before and just after block boundaries (the seams of a parallel
+/// load cut into one-block ranges), zero-filled blocks, and cuts mid-record.
+#[test]
+fn damage_at_the_seams_is_reported_exactly_as_a_sequential_read_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SynthSpec {
+        steps: 1500,
+        stats_every: 5,
+        ..SynthSpec::default()
+    };
+    let clean = file_bytes(&spec);
+    assert!(clean.len() > 8 * BLOCK_SIZE);
+    let path = dir.path().join("damaged.wandb");
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for k in [1, 2, 5] {
+        let seam = k * BLOCK_SIZE;
+        for (what, at, len) in [
+            ("header at the seam", seam, 3),
+            ("bytes before the seam", seam - 9, 5),
+            ("bytes after the seam", seam + 20, 4),
+            ("across the seam", seam - 3, 10),
+        ] {
+            let mut d = clean.clone();
+            for b in &mut d[at..at + len] {
+                *b ^= 0x5A;
+            }
+            cases.push((format!("{what} {k}"), d));
+        }
+        let mut d = clean.clone();
+        d[seam..seam + BLOCK_SIZE].fill(0);
+        cases.push((format!("zero block {k}"), d));
+        let mut d = clean.clone();
+        d[seam - BLOCK_SIZE / 2..seam + BLOCK_SIZE / 2].fill(0);
+        cases.push((format!("zeros across seam {k}"), d));
+        cases.push((format!("cut before seam {k}"), clean[..seam - 11].to_vec()));
+        cases.push((format!("cut at seam {k}"), clean[..seam].to_vec()));
+        cases.push((format!("cut after seam {k}"), clean[..seam + 13].to_vec()));
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+    for i in 0..12 {
+        let mut d = clean.clone();
+        for _ in 0..rng.random_range(1..6) {
+            let at = rng.random_range(7..d.len());
+            d[at] ^= rng.random_range(1..=255u8);
+        }
+        if i % 3 == 0 {
+            let cut = rng.random_range(7..d.len());
+            d.truncate(cut);
+        }
+        cases.push((format!("random {i}"), d));
+    }
+    for (name, bytes) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        let seq = sequential(&path);
+        if !name.starts_with("cut") && !name.starts_with("random") {
+            assert!(!seq.damage.is_clean(), "{name}: the case should be damaged");
+        }
+        check_all_ways(&name, &path);
+    }
+}
+
+/// A record longer than a range: it spans one seam, or several (whole ranges with
+/// no record starting in them).
+#[test]
+fn records_spanning_seams_are_stitched() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::new();
+    let rec = |num: i64, r: pb::record::RecordType| {
+        pb::Record {
+            num,
+            record_type: Some(r),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    let mut expected = Vec::new();
+    for i in 0..40i64 {
+        // Lines of 100 bytes to 120 KiB: some end in the block they start in, some
+        // cross one boundary, some cross three.
+        let n = if i % 5 == 4 {
+            120 << 10
+        } else {
+            100 + (i as usize * 4099) % 40_000
+        };
+        let text: String = (0..n).map(|j| char::from(b'a' + (j % 26) as u8)).collect();
+        expected.push(text.clone());
+        w.append(&rec(
+            i + 1,
+            pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
+                line: text,
+                ..Default::default()
+            }),
+        ));
+    }
+    let path = dir.path().join("long.wandb");
+    std::fs::write(&path, w.bytes()).unwrap();
+    check_all_ways("long records", &path);
+    let (run, batches) = parallel(&path, 1, 2);
+    assert!(batches > 20, "{batches} batches");
+    assert_eq!(run.counts.total, 40);
+    assert!(run.damage.is_clean(), "{:?}", run.damage);
+    // Every line reached the console (kept there cut to its line limit).
+    let shown: String = run
+        .console
+        .lines()
+        .iter()
+        .map(|l| l.text.clone())
+        .chain(run.console.unfinished().map(|l| l.text))
+        .collect();
+    for text in &expected {
+        assert!(shown.contains(&text[..50]), "a line is missing");
+    }
+}
+
+/// The first batch goes out before the rest of the file is decoded: with the loop
+/// not taking batches, the reader has handed on one range and waits.
+#[test]
+fn the_first_batch_is_sent_before_the_whole_file_is_decoded() {
+    use leet::msg::Msg;
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) = synth_file(
+        dir.path(),
+        "big.wandb",
+        &SynthSpec {
+            steps: 60_000,
+            ..SynthSpec::default()
+        },
+    );
+    assert!(bytes.len() > 8 << 20, "{}", bytes.len());
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let handle = leet::source::follow::spawn_tail_tagged(
+        path.clone(),
+        tx,
+        leet::source::tail::TailOptions::default(),
+        7,
+        stop.clone(),
+    );
+    let next = || match rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap() {
+        Msg::Tagged(7, m) => *m,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(next(), Msg::Opened { .. }));
+    let Msg::Run(first) = next() else {
+        panic!("no batch")
+    };
+    assert_eq!(first.file_len, bytes.len() as u64);
+    assert!(
+        first.read_to <= 1 << 20,
+        "first batch covers {} of {} bytes",
+        first.read_to,
+        first.file_len
+    );
+    let mut run = Run::new();
+    run.fold_batch(&first);
+    assert!(run.history_rows > 1000, "the first batch draws a chart");
+    assert!(run.history_rows < 60_000);
+    // The rest follows, and adds up to the whole run.
+    let mut last = first.read_to;
+    while last < bytes.len() as u64 {
+        let Msg::Run(b) = next() else {
+            panic!("not a batch")
+        };
+        assert!(b.read_to >= last);
+        last = b.read_to;
+        run.fold_batch(&b);
+        run.damage.set_open(b.open);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    drop(rx);
+    handle.join().unwrap();
+    assert_eq!(run.history_rows, 60_000);
+    assert_eq!(fingerprint(&run), fingerprint(&sequential(&path)));
+}
+
+/// A file that shrinks during its first load: no panic, and the next poll starts
+/// over from the file as it is now.
+#[test]
+fn a_file_shrinking_under_the_first_load_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) = synth_file(
+        dir.path(),
+        "shrink.wandb",
+        &SynthSpec {
+            steps: 20_000,
+            ..SynthSpec::default()
+        },
+    );
+    let opts = ParallelOptions {
+        threads: 2,
+        min_len: 0,
+        ..ParallelOptions::default()
+    }
+    .with_range(4 * BLOCK_SIZE);
+    let mut reader = RunReader::open(&path).unwrap();
+    reader.finish();
+    let mut first = true;
+    let p = reader
+        .load_parallel(&opts, |_, _| {
+            if first {
+                first = false;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_len(bytes.len() as u64 / 10)
+                    .unwrap();
+            }
+        })
+        .unwrap();
+    assert!(p.more);
+    let mut run = Run::new();
+    let p = reader.poll(&mut run).unwrap();
+    assert!(p.restarted, "the next poll says the file started over");
+    reader.read_all(&mut run).unwrap();
+    assert_eq!(
+        fingerprint(&run),
+        fingerprint(&record_by_record(&bytes[..bytes.len() / 10]))
+    );
+}
+
+/// Bytes cut out, random bytes put in, and parts of the file copied into it, at
+/// random offsets and of lengths that are not multiples of 32 KiB: every record
+/// after them is off the block grid (and a copied record comes twice), so the
+/// workers' block-aligned starts find nothing and the seams are read again from
+/// the exact state. The result is still the sequential read's, byte for byte.
+#[test]
+fn shifted_bytes_and_duplicated_parts_read_the_same_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = file_bytes(&SynthSpec {
+        steps: 1500,
+        stats_every: 5,
+        ..SynthSpec::default()
+    });
+    let path = dir.path().join("shifted.wandb");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(26);
+    for i in 0..9 {
+        let mut d = clean.clone();
+        for _ in 0..rng.random_range(1..=3) {
+            let at = rng.random_range(7..d.len());
+            let len = loop {
+                let n = rng.random_range(1..3 * BLOCK_SIZE);
+                if n % BLOCK_SIZE != 0 {
+                    break n.min(d.len() - at);
+                }
+            };
+            match i % 3 {
+                0 => {
+                    d.drain(at..at + len);
+                }
+                1 => {
+                    let junk: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+                    d.splice(at..at, junk);
+                }
+                _ => {
+                    let from = rng.random_range(7..d.len() - len);
+                    let copy = d[from..from + len].to_vec();
+                    d.splice(at..at, copy);
+                }
+            }
+        }
+        std::fs::write(&path, &d).unwrap();
+        let seq = sequential(&path);
+        assert!(
+            !seq.damage.is_clean(),
+            "case {i}: the case should be damaged"
+        );
+        check_all_ways(&format!("shifted {i}"), &path);
+    }
+}

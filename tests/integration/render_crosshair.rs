@@ -1,0 +1,129 @@
+//! The crosshair: reading values off the charts, by key (`C`, `←`/`→`), synced
+//! across the visible charts, and by mouse (right click or drag). Snapshots at three
+//! sizes, and the values it shows checked against the fixture's records.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use common::screen::{app_from, screen, SIZES};
+
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use leet::msg::Msg;
+use leet::ui::App;
+
+fn keys(app: &mut App, keys: &[Msg]) {
+    for k in keys {
+        app.update(k.clone());
+    }
+}
+
+/// The value a fixture's history logs for `key` at step `step`.
+fn recorded(fixture: &str, key: &str, step: f64) -> f64 {
+    let text = std::fs::read_to_string(common::runs_dir().join(format!("{fixture}.records.jsonl")))
+        .unwrap();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let item = &v["history"]["item"];
+        if item["_step"].as_f64() == Some(step) {
+            if let Some(y) = item[key].as_f64() {
+                return y;
+            }
+        }
+    }
+    panic!("{fixture}: no {key} at step {step}");
+}
+
+#[test]
+fn crosshair_by_key_steps_point_by_point_and_shows_the_recorded_value() {
+    for (w, h) in SIZES {
+        let mut app = app_from("tiny", w, h);
+        keys(
+            &mut app,
+            &[
+                Msg::char('C'),
+                Msg::key(KeyCode::Left),
+                Msg::key(KeyCode::Left),
+                Msg::key(KeyCode::Left),
+            ],
+        );
+        let c = app.charts.crosshair.unwrap();
+        assert!(!c.synced);
+        let key = app.focused_key().unwrap().to_owned();
+        // Three points back from the last one.
+        let last = app.run.metrics.get(&key).unwrap().last().unwrap().0;
+        let s = app.run.metrics.get(&key).unwrap();
+        let mut x = last;
+        for _ in 0..3 {
+            x = s.step_from(x, false).unwrap();
+        }
+        assert_eq!(c.x, x);
+        let want = leet::ui::widget::format::value(recorded("tiny", &key, c.x));
+        let shot = screen(&app, w, h);
+        assert!(
+            shot.contains(&format!(
+                "x={} · {want}",
+                leet::ui::widget::format::value(c.x)
+            )),
+            "{key} at {}: {want} not shown\n{shot}",
+            c.x
+        );
+        insta::assert_snapshot!(format!("crosshair_key_{w}x{h}"), shot);
+    }
+}
+
+#[test]
+fn synced_crosshair_is_on_every_visible_chart_and_esc_hides_it() {
+    for (w, h) in SIZES {
+        let mut app = app_from("multi", w, h);
+        keys(
+            &mut app,
+            &[Msg::char('C'), Msg::char('C'), Msg::key(KeyCode::Left)],
+        );
+        let c = app.charts.crosshair.unwrap();
+        assert!(c.synced);
+        let shot = screen(&app, w, h);
+        // Both charts of the run show their value at that x.
+        for key in ["acc", "loss"] {
+            let want = leet::ui::widget::format::value(recorded(
+                "multi.offline-run-20261130_175142-multi005",
+                key,
+                c.x,
+            ));
+            assert!(shot.contains(&want), "{key}: {want}\n{shot}");
+        }
+        insta::assert_snapshot!(format!("crosshair_synced_{w}x{h}"), shot);
+        // C again: off. Esc also hides it (before leaving full screen or focus).
+        app.update(Msg::char('C'));
+        assert!(app.charts.crosshair.is_none());
+        app.update(Msg::char('C'));
+        app.update(Msg::key(KeyCode::Esc));
+        assert!(app.charts.crosshair.is_none());
+    }
+}
+
+#[test]
+fn a_right_click_puts_the_crosshair_under_the_pointer_and_a_drag_moves_it() {
+    let mut app = app_from("tiny", 120, 40);
+    let grid = app.areas.grid;
+    let body = leet::ui::layout::grid_body(grid);
+    let cell = leet::ui::layout::grid_cell(body, app.grid.cols, app.grid.rows, 0);
+    let at = |kind, col: u16| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: col,
+            row: cell.y + cell.height / 2,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // The left edge: the first point; the right edge: the last.
+    app.update(at(MouseEventKind::Down(MouseButton::Right), cell.x + 1));
+    let key = app.focused_key().unwrap().to_owned();
+    let s = app.run.metrics.get(&key).unwrap();
+    assert_eq!(app.charts.crosshair.map(|c| c.x), s.first().map(|p| p.0));
+    app.update(at(
+        MouseEventKind::Drag(MouseButton::Right),
+        cell.right() - 1,
+    ));
+    let s = app.run.metrics.get(&key).unwrap();
+    assert_eq!(app.charts.crosshair.map(|c| c.x), s.last().map(|p| p.0));
+}

@@ -1,0 +1,573 @@
+//! Whole-screen snapshots of the workspace (TestBackend + insta) on real SDK runs
+//! and generated sweeps, driven through key messages; every reader the app asks
+//! for is carried out by reading the run directory, as the runtime's reader does.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use common::screen::{NOW, SIZES};
+
+use std::path::{Path, PathBuf};
+
+use crossterm::event::KeyCode;
+use leet::msg::Msg;
+use leet::source::index::{scan_with, ScanOptions};
+use leet::ui::{App, Cmd, Options, Row};
+
+struct Ws {
+    app: App,
+    wandb: PathBuf,
+    cache: tempfile::TempDir,
+}
+
+impl Ws {
+    /// The workspace of `wandb` at `w`×`h`, its index read (at the fixed "now"),
+    /// and the readers it starts carried out.
+    fn open(wandb: &Path, label: &str, w: u16, h: u16) -> Self {
+        let wandb = std::fs::canonicalize(wandb).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let mut app = App::new(Options {
+            color: false,
+            ..Options::default()
+        });
+        app.update(Msg::Resize(w, h));
+        let latest = scan(&wandb, cache.path()).first().map(|e| e.dir.clone());
+        app.open_workspace(wandb.clone(), None, latest, false);
+        app.workspace.as_mut().unwrap().label = label.to_owned();
+        let mut ws = Self { app, wandb, cache };
+        let cmds = ws.app.take_cmds();
+        ws.run(cmds);
+        ws.send([Msg::Tick(NOW)]);
+        ws
+    }
+
+    /// Carry out commands: readers read their whole directory at once, the index
+    /// is scanned at the fixed "now", saves are dropped.
+    fn run(&mut self, cmds: Vec<Cmd>) {
+        let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+        while let Some(cmd) = queue.pop_front() {
+            let msgs = match cmd {
+                Cmd::StartReader { path, tag } => {
+                    let (file, batch) = leet::source::tail::read_batch(&path).unwrap();
+                    vec![
+                        Msg::Tagged(
+                            tag,
+                            Box::new(Msg::Opened {
+                                path: file,
+                                len: batch.file_len,
+                                modified: Some(NOW - 3600.0),
+                            }),
+                        ),
+                        Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+                    ]
+                }
+                Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                    entries: scan(&wandb_dir, self.cache.path()),
+                    wandb_dir,
+                }],
+                Cmd::StopReader { .. } | Cmd::SaveWorkspace { .. } => Vec::new(),
+                cmd => leet::runtime::answer(cmd).into_iter().collect(),
+            };
+            for m in msgs {
+                queue.extend(self.app.update(m).cmds);
+            }
+        }
+    }
+
+    fn send(&mut self, msgs: impl IntoIterator<Item = Msg>) {
+        for m in msgs {
+            let cmds = self.app.update(m).cmds;
+            self.run(cmds);
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        for c in keys.chars() {
+            self.send([Msg::char(c)]);
+        }
+    }
+
+    fn key(&mut self, code: KeyCode, n: usize) {
+        for _ in 0..n {
+            self.send([Msg::key(code)]);
+        }
+    }
+
+    fn screen(&self, w: u16, h: u16) -> String {
+        common::screen::screen(&self.app, w, h)
+    }
+}
+
+fn scan(wandb: &Path, cache: &Path) -> Vec<leet::msg::RunIndexEntry> {
+    let opts = ScanOptions {
+        now: Some(NOW),
+        ..ScanOptions::default()
+    };
+    scan_with(wandb, cache, &opts).entries
+}
+
+fn fixture_wandb(name: &str) -> PathBuf {
+    common::runs_dir().join(name).join("wandb")
+}
+
+fn snap(name: &str, wandb: &Path, label: &str, keys: &dyn Fn(&mut Ws)) {
+    for (w, h) in SIZES {
+        let mut ws = Ws::open(wandb, label, w, h);
+        keys(&mut ws);
+        let _ = &ws.wandb;
+        insta::assert_snapshot!(format!("workspace_{name}_{w}x{h}"), ws.screen(w, h));
+    }
+}
+
+/// `leet RUN-DIR` (and `leet FILE.wandb`): the first frame is the run alone, whether
+/// the directory's index comes before the run's records or after them.
+#[test]
+fn a_run_opened_alone_is_shown_alone_whatever_comes_first() {
+    let wandb = std::fs::canonicalize(fixture_wandb("multi")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let entries = scan(&wandb, cache.path());
+    let run_dir = entries[1].dir.clone();
+    let file = entries[1].file.clone().unwrap();
+    for spelling in [run_dir.clone(), file] {
+        for index_first in [true, false] {
+            let mut app = App::new(Options {
+                color: false,
+                ..Options::default()
+            });
+            app.update(Msg::Resize(120, 40));
+            // As the runtime opens it.
+            app.request_open(spelling.clone());
+            app.open_workspace(wandb.clone(), None, Some(run_dir.clone()), true);
+            let tag = app
+                .take_cmds()
+                .iter()
+                .find_map(|c| match c {
+                    Cmd::StartReader { tag, .. } => Some(*tag),
+                    _ => None,
+                })
+                .unwrap();
+            let (path, batch) = leet::source::tail::read_batch(&spelling).unwrap();
+            let mut msgs = vec![
+                Msg::Tagged(
+                    tag,
+                    Box::new(Msg::Opened {
+                        path,
+                        len: batch.file_len,
+                        modified: Some(NOW - 3600.0),
+                    }),
+                ),
+                Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+            ];
+            let index = Msg::Indexed {
+                wandb_dir: wandb.clone(),
+                entries: entries.clone(),
+            };
+            if index_first {
+                msgs.insert(0, index);
+            } else {
+                msgs.push(index);
+            }
+            for (i, m) in msgs.into_iter().enumerate() {
+                app.update(m);
+                let screen = common::screen::screen(&app, 120, 40);
+                let at = format!("{spelling:?}, index first: {index_first}, message {i}");
+                assert!(!app.in_workspace_list(), "{at}\n{screen}");
+                assert!(!screen.contains("Runs ["), "{at}\n{screen}");
+                assert!(screen.contains("esc: all runs"), "{at}\n{screen}");
+            }
+            let screen = common::screen::screen(&app, 120, 40);
+            let id = format!("({})", entries[1].run_id);
+            assert!(screen.contains(&id), "{screen}");
+        }
+    }
+}
+
+#[test]
+fn with_no_run_drawn_nothing_says_it_is_opening() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "wandb", 120, 40);
+    // The latest run is drawn; space on it lets it go.
+    ws.keys(" ");
+    let s = ws.screen(120, 40);
+    assert!(s.contains("none drawn"), "{s}");
+    assert!(!s.contains("opening"), "{s}");
+    assert!(s.contains("no run drawn"), "{s}");
+}
+
+#[test]
+fn list_with_the_latest_run_drawn() {
+    snap("list", &fixture_wandb("multi"), "runs/multi/wandb", &|_| {});
+}
+
+#[test]
+fn filtered_list() {
+    snap(
+        "filtered",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            ws.keys("f");
+            ws.keys("cfg.lr<=1e-3 state:fin");
+            ws.key(KeyCode::Enter, 1);
+        },
+    );
+}
+
+#[test]
+fn three_runs_overlaid_with_one_pinned() {
+    snap(
+        "pinned",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            // The latest is drawn; two more, the second of them pinned.
+            ws.key(KeyCode::Down, 1);
+            ws.keys(" ");
+            ws.key(KeyCode::Down, 1);
+            ws.keys("p");
+            // The summary value column.
+            ws.keys("v");
+            ws.keys("loss");
+            ws.key(KeyCode::Enter, 1);
+        },
+    );
+}
+
+#[test]
+fn a_resumed_run_is_one_entry_drawn_in_one_colour() {
+    snap(
+        "resumed",
+        &fixture_wandb("resumed"),
+        "runs/resumed/wandb",
+        &|_| {},
+    );
+}
+
+#[test]
+fn a_bad_query_says_what_is_wrong_and_where_while_typing() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 120, 40);
+    ws.keys("f");
+    ws.keys("cfg.lr>= | name:\"x");
+    let s = ws.screen(120, 40);
+    let status = s.lines().nth(39).unwrap();
+    assert!(status.contains("✗ unclosed quote at column 17"), "{status}");
+    // Fixed, it applies as typed.
+    ws.key(KeyCode::Backspace, 10);
+    ws.keys("1e-3");
+    let s = ws.screen(120, 40);
+    assert!(s.contains("Runs [3 of 5]"), "{s}");
+    assert!(s.lines().nth(39).unwrap().contains("[3 of 5 runs]"), "{s}");
+}
+
+#[test]
+fn a_sweep_grouped_by_lr_draws_each_group_s_mean_and_band() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 12, NOW);
+    snap("grouped", &wandb, "sweep/wandb", &|ws| {
+        // Every run drawn (the newest already is), grouped by lr: 4 groups of 3
+        // seeds (the resumed run's segments count once).
+        let n = ws.app.workspace.as_ref().unwrap().runs.len();
+        for _ in 1..n {
+            ws.key(KeyCode::Down, 1);
+            ws.keys(" ");
+        }
+        ws.keys("G");
+        ws.keys("lr");
+        ws.key(KeyCode::Enter, 1);
+        ws.key(KeyCode::Home, 1);
+    });
+}
+
+/// At 80 columns, typing a runs filter: the prompt and its help text (whole or not
+/// at all, never cut) and the `h: help` hint.
+#[test]
+fn at_80_columns_the_filter_prompt_help_is_never_cut() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 80, 24);
+    ws.keys("f");
+    ws.keys("cfg.lr");
+    let s = ws.screen(80, 24);
+    let status = s.lines().nth(23).unwrap();
+    assert!(status.contains("f cfg.lr▏"), "{status}");
+    let help = "tab: regex → glob · enter keep · esc restore";
+    // Any piece of the help text shown is the whole of it.
+    if status.contains("tab:") || status.contains("esc") {
+        assert!(status.contains(help), "{status}");
+    }
+    assert!(status.ends_with("h: help"), "{status}");
+}
+
+/// Write run `spec` into `wandb` (its directory named by its start and id).
+fn write_run(wandb: &Path, spec: &leet::decode::synth::RunSpec) {
+    use leet::decode::synth::{run_dir_name, run_file};
+    let dir = wandb.join(run_dir_name(spec.start_time, &spec.run_id, false));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("run-{}.wandb", spec.run_id));
+    std::fs::write(file, run_file(spec)).unwrap();
+}
+
+/// A run resumed from its checkpoint at step 40 with a larger learning rate (its
+/// first segment logged 0..59, the second 40..79), drawn beside another run: one
+/// line in one colour, the first segment's 40..59 given way to the second's, and
+/// the legend names the segments.
+#[test]
+fn a_run_resumed_from_a_checkpoint_reads_as_one_line_on_the_step_axis() {
+    use leet::decode::synth::RunSpec;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let run = |id: &str, name: &str, start: f64, lr: &str| RunSpec {
+        run_id: id.into(),
+        display_name: name.into(),
+        start_time: start,
+        config: vec![("lr".into(), lr.into())],
+        metrics: vec!["loss".into()],
+        ..RunSpec::default()
+    };
+    write_run(
+        &wandb,
+        &RunSpec {
+            steps: 80,
+            ..run("other001", "other", NOW - 3000.0, "0.0001")
+        },
+    );
+    write_run(
+        &wandb,
+        &RunSpec {
+            steps: 60,
+            ..run("resum002", "rewound", NOW - 2000.0, "0.001")
+        },
+    );
+    write_run(
+        &wandb,
+        &RunSpec {
+            first_step: 40,
+            steps: 40,
+            resumed: true,
+            ..run("resum002", "rewound", NOW - 1000.0, "0.01")
+        },
+    );
+    snap("rewound", &wandb, "rewound/wandb", &|ws| {
+        // The resumed run (the newest) is drawn; `other` beside it.
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+    });
+}
+
+/// The cursor on a run that is not drawn: its overview below the list (from the
+/// index), the charts still the latest run's.
+#[test]
+fn the_highlighted_run_s_overview_below_the_list() {
+    snap(
+        "overview",
+        &fixture_wandb("multi"),
+        "runs/multi/wandb",
+        &|ws| {
+            ws.key(KeyCode::Down, 2);
+            let w = ws.app.workspace.as_deref().unwrap();
+            assert_eq!(w.selected.len(), 1);
+            assert!(!w.is_selected(&w.cursor_run().unwrap().key));
+            assert!(ws.app.compare.is_empty());
+        },
+    );
+}
+
+/// The overview of a highlighted run (from the index) lists what the run's own
+/// overview lists once it is read (enter): facts, config, environment, and the
+/// summary less W&B's `_wandb` bookkeeping (which the index leaves out).
+#[test]
+fn the_highlighted_overview_matches_the_run_s_own() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 200, 60);
+    ws.key(KeyCode::Down, 2);
+    let rows = |app: &App| {
+        let mut r = app.overview.rows.clone();
+        r.retain(|r| !matches!(r, Row::Item(k, _) if k.starts_with("_wandb.")));
+        // Titles without their counts (the run's Summary counts `_wandb.runtime`).
+        for row in &mut r {
+            if let Row::Header(h) = row {
+                h.truncate(h.find(" [").unwrap_or(h.len()));
+            }
+        }
+        r
+    };
+    let highlighted = rows(&ws.app);
+    assert!(
+        highlighted.contains(&Row::Item("Name".into(), "multi-2".into())),
+        "{highlighted:?}"
+    );
+    ws.key(KeyCode::Enter, 1);
+    assert!(!ws.app.in_workspace_list());
+    let own = rows(&ws.app);
+    assert_eq!(highlighted, own);
+    // Back on the list: the highlighted run's again.
+    ws.key(KeyCode::Esc, 1);
+    assert!(ws.app.in_workspace_list());
+    assert_eq!(rows(&ws.app), highlighted);
+}
+
+/// A highlighted run's untrusted text (names, config, summary, environment, a read
+/// error) reaches the screen sanitized, at any size (the pane split included).
+#[test]
+fn a_hostile_highlighted_run_is_drawn_sanitized_at_any_size() {
+    use leet::msg::{IndexState, RunIndexEntry};
+    use serde_json::json;
+    let evil = "x\u{1b}[2J\u{7}\r\ny\u{1b}]0;title\u{7}";
+    let wandb = PathBuf::from("/w/wandb");
+    let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let entry = |id: &str, state| RunIndexEntry {
+        dir: wandb.join(format!("run-20260101_00000{id}-{id}")),
+        file: Some(wandb.join(format!("run-20260101_00000{id}-{id}/run-{id}.wandb"))),
+        run_id: format!("{id}{evil}"),
+        display_name: format!("n{id}{evil}"),
+        notes: evil.to_owned(),
+        tags: vec![evil.to_owned()],
+        host: evil.to_owned(),
+        git_commit: evil.to_owned(),
+        has_run_record: state != IndexState::Unknown,
+        state,
+        config: obj(json!({ evil: evil, "nested": { evil: [evil] } })),
+        summary: obj(json!({ evil: evil })),
+        environment: obj(json!({ evil: evil, "args": [evil] })),
+        error: Some(evil.to_owned()),
+        ..RunIndexEntry::default()
+    };
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(80, 24));
+    app.open_workspace(wandb.clone(), None, None, false);
+    let entries = vec![
+        entry("2", IndexState::Crashed),
+        entry("1", IndexState::Unknown),
+    ];
+    app.update(Msg::Indexed {
+        wandb_dir: wandb,
+        entries,
+    });
+    for cursor in 0..2 {
+        for (w, h) in [(80, 24), (200, 60), (40, 10), (41, 14), (45, 13), (60, 15)] {
+            app.update(Msg::Resize(w, h));
+            let s = common::screen::screen(&app, w, h);
+            assert!(
+                !s.chars().any(|c| c.is_control() && c != '\n'),
+                "{w}x{h} cursor {cursor}:\n{s}"
+            );
+            if (w, h) == (200, 60) {
+                let id = ["2", "1"][cursor];
+                // Its pinned rows and its facts (the overview's rows) are its own.
+                let row = |k: &str, v: &str| s.lines().any(|l| l.starts_with(k) && l.contains(v));
+                assert!(row(" ID ", &format!("{id}x⏎y")), "{s}");
+                assert!(row(" Name ", &format!("n{id}x⏎y")), "{s}");
+            }
+        }
+        // A small screen took the focus from the list: `R` gives it back.
+        app.update(Msg::Resize(80, 24));
+        app.update(Msg::char('R'));
+        app.update(Msg::key(KeyCode::Down));
+    }
+}
+
+/// A copy of the `multi` fixture's wandb directory with a newest run whose file
+/// is not a `.wandb` log.
+fn multi_with_unreadable_newest() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    for e in std::fs::read_dir(fixture_wandb("multi")).unwrap() {
+        let e = e.unwrap();
+        if !e.file_type().unwrap().is_dir() {
+            continue;
+        }
+        let to = wandb.join(e.file_name());
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(e.path()).unwrap() {
+            let f = f.unwrap();
+            if f.file_type().unwrap().is_file() {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+        }
+    }
+    let junk = wandb.join("offline-run-20261201_000000-junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("run-junk.wandb"), b"<html>not a run</html>").unwrap();
+    tmp
+}
+
+/// Carry out `cmds` as the runtime would, a reader of a file that is not a run
+/// saying so as the tail reader does.
+fn drive(app: &mut App, cmds: Vec<Cmd>, cache: &Path) {
+    let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+    while let Some(cmd) = queue.pop_front() {
+        let msgs = match cmd {
+            Cmd::StartReader { path, tag } => match leet::source::tail::read_batch(&path) {
+                Ok((file, batch)) => vec![
+                    Msg::Tagged(
+                        tag,
+                        Box::new(Msg::Opened {
+                            path: file,
+                            len: batch.file_len,
+                            modified: Some(NOW - 3600.0),
+                        }),
+                    ),
+                    Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+                ],
+                Err(e) => vec![Msg::Tagged(tag, Box::new(Msg::Unreadable(e.to_string())))],
+            },
+            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                entries: scan(&wandb_dir, cache),
+                wandb_dir,
+            }],
+            _ => Vec::new(),
+        };
+        for m in msgs {
+            queue.extend(app.update(m).cmds);
+        }
+    }
+}
+
+/// An unreadable newest run is marked in the list (and says why on its detail
+/// line) and is not the run drawn first: the latest readable one is. And while
+/// the index is read in parts, a run not read yet shows as reading.
+#[test]
+fn an_unreadable_newest_run_is_marked_and_a_run_still_read_shows_reading() {
+    let tmp = multi_with_unreadable_newest();
+    let wandb = std::fs::canonicalize(tmp.path().join("wandb")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 30));
+    // As the runtime opens it: the newest run directory read at once.
+    let newest = wandb.join("offline-run-20261201_000000-junk");
+    app.open_workspace(wandb.clone(), None, Some(newest), false);
+    app.workspace.as_mut().unwrap().label = "wandb".into();
+    let cmds = app.take_cmds();
+    drive(&mut app, cmds, cache.path());
+    let cmds = app.update(Msg::Tick(NOW)).cmds;
+    drive(&mut app, cmds, cache.path());
+    let w = app.workspace.as_deref().unwrap();
+    assert_eq!(w.selected, ["multi005"]);
+    let s = common::screen::screen(&app, 120, 30);
+    assert!(s.contains("bad file"), "{s}");
+    insta::assert_snapshot!("workspace_unreadable_newest_120x30", s);
+    // The same directory listed while the newest readable run is still read.
+    let mut entries = scan(&wandb, cache.path());
+    let i = entries.iter().position(|e| e.run_id == "multi005").unwrap();
+    entries[i] = leet::msg::RunIndexEntry {
+        dir: entries[i].dir.clone(),
+        file: entries[i].file.clone(),
+        size: entries[i].size,
+        run_id: "multi005".into(),
+        reading: true,
+        ..leet::msg::RunIndexEntry::default()
+    };
+    let cmds = app
+        .update(Msg::IndexProgress {
+            wandb_dir: wandb,
+            entries,
+        })
+        .cmds;
+    drive(&mut app, cmds, cache.path());
+    let s = common::screen::screen(&app, 120, 30);
+    assert!(s.contains("reading…"), "{s}");
+    insta::assert_snapshot!("workspace_reading_while_indexed_120x30", s);
+}

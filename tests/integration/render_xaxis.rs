@@ -1,0 +1,375 @@
+//! X axis snapshots (issue 14): the same chart by step, relative time, wall time,
+//! an `epoch` metric and log x, driven through keys (`x` cycles the focused chart's
+//! x, the picker takes a typed filter and enter, `X` gives every chart the focused
+//! one's x, `L` toggles log x).
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use common::screen::{app_from, screen, SIZES};
+
+use crossterm::event::KeyCode;
+use leet::msg::Msg;
+use leet::ui::App;
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        app.update(Msg::char(c));
+    }
+}
+
+/// `fixture` at `w`×`h` with the chart of `key` focused.
+fn focused_on(fixture: &str, key: &str, w: u16, h: u16) -> App {
+    let mut app = app_from(fixture, w, h);
+    focus(&mut app, key);
+    app
+}
+
+/// Focus `key`'s chart: focus walks the grid's items in order (section headers
+/// too), right, and down where a row ends.
+fn focus(app: &mut App, key: &str) {
+    for _ in 0..200 {
+        if app.focused_key() == Some(key) {
+            break;
+        }
+        let before = (app.focused_key().map(str::to_owned), app.grid.page());
+        app.update(Msg::char('d'));
+        if (app.focused_key().map(str::to_owned), app.grid.page()) == before {
+            app.update(Msg::char('s'));
+        }
+    }
+    assert_eq!(app.focused_key(), Some(key));
+}
+
+/// The top border line of the focused (thick) chart.
+fn focused_title(s: &str) -> String {
+    s.lines()
+        .flat_map(|l| l.split('┏').skip(1))
+        .next()
+        .map(|t| t.split('┓').next().unwrap_or("").to_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn custom_step_train_loss_by_step_relative_wall_and_epoch() {
+    for (w, h) in SIZES {
+        let mut app = focused_on("custom_step", "train/loss", w, h);
+        let by_step = screen(&app, w, h);
+        assert!(!focused_title(&by_step).contains("x="), "{by_step}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_step"), by_step);
+
+        press(&mut app, "x");
+        let rel = screen(&app, w, h);
+        assert!(focused_title(&rel).contains("x=rel"), "{rel}");
+        // train/loss's _runtime runs 0.379s … 0.398s: seconds with the decimals
+        // that tell them apart.
+        assert!(rel.contains("0.379s") && rel.contains("0.398s"), "{rel}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_relative"), rel);
+
+        press(&mut app, "x");
+        let wall = screen(&app, w, h);
+        assert!(focused_title(&wall).contains("x=wall"), "{wall}");
+        // The last row's _timestamp, 17:51:18.602 UTC.
+        assert!(wall.contains("17:51:18.602"), "{wall}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_wall"), wall);
+
+        press(&mut app, "x");
+        let picker = screen(&app, w, h);
+        assert!(picker.contains("x axis: metric"), "{picker}");
+        press(&mut app, "epo");
+        let typed = screen(&app, w, h);
+        assert!(typed.contains("▶ epoch"), "{typed}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_picker"), typed);
+        app.update(Msg::key(KeyCode::Enter));
+        let epoch = screen(&app, w, h);
+        assert!(focused_title(&epoch).contains("x=epoch"), "{epoch}");
+        // train/loss is logged on odd steps (and 100, 200), epoch on even ones up
+        // to step 22: each odd step's epoch is interpolated between its
+        // neighbours' (step 1 at 0.5, the axis' start); steps 23, 100 and 200 come
+        // after the last epoch, have no x, and are counted in the corner.
+        // (Where the chart is wide enough: the title keeps its room first.)
+        let t = focused_title(&epoch);
+        assert!(t.contains("3 no x") || t.chars().count() < 40, "{epoch}");
+        assert!(epoch.contains("└0.5 "), "{epoch}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_epoch"), epoch);
+
+        // And back to the default.
+        press(&mut app, "x");
+        assert_eq!(screen(&app, w, h), by_step);
+    }
+}
+
+#[test]
+fn custom_step_train_loss_on_log_x() {
+    for (w, h) in SIZES {
+        let mut app = focused_on("custom_step", "train/loss", w, h);
+        press(&mut app, "L");
+        let s = screen(&app, w, h);
+        let title = focused_title(&s);
+        assert!(title.contains("logx"), "{s}");
+        // Logged from step 1: nothing left out; the ends are its first and last steps.
+        assert!(!title.contains("x≤0"), "{s}");
+        insta::assert_snapshot!(format!("custom_step_{w}x{h}_x_log"), s);
+        press(&mut app, "L");
+        assert!(!focused_title(&screen(&app, w, h)).contains("logx"));
+    }
+    // `epoch` is logged from step 0, which has no log: one point left out, counted.
+    let mut app = focused_on("custom_step", "epoch", 120, 40);
+    press(&mut app, "L");
+    let s = screen(&app, 120, 40);
+    assert!(focused_title(&s).contains("1 x≤0"), "{s}");
+}
+
+/// The titles of every chart on the screen (thin and thick borders).
+fn titles(s: &str) -> Vec<String> {
+    s.lines()
+        .flat_map(|l| {
+            l.split(['╭', '┏'])
+                .skip(1)
+                .map(|t| t.split(['─', '━']).next().unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `X` gives every chart the focused chart's x: many_metrics against its
+/// `epoch_float`, picked by typing part of its name; then `x` on one chart moves
+/// that chart only.
+#[test]
+fn many_metrics_every_chart_against_epoch_float() {
+    for (w, h) in SIZES {
+        let mut app = app_from("many_metrics", w, h);
+        press(&mut app, "xxx");
+        press(&mut app, "epoch_f");
+        app.update(Msg::key(KeyCode::Enter));
+        press(&mut app, "X");
+        let s = screen(&app, w, h);
+        let t = titles(&s);
+        assert!(t.len() >= 2, "{s}");
+        // Each title says it (cut where the chart is narrow: `x=epoc…`, `x…`).
+        for title in &t {
+            let cut = title.ends_with('…') && title.contains(" · x");
+            assert!(title.contains("x=epoch_float") || cut, "{title:?}\n{s}");
+        }
+        insta::assert_snapshot!(format!("many_metrics_{w}x{h}_x_epoch_float_all"), s);
+        // x on the focused chart: back to its default; the others keep theirs.
+        press(&mut app, "x");
+        let s = screen(&app, w, h);
+        assert!(!focused_title(&s).contains("x="), "{s}");
+        let others = titles(&s).iter().filter(|t| t.contains(" · x")).count();
+        assert_eq!(others, t.len() - 1, "{s}");
+    }
+}
+
+/// The crosshair reads in the chosen x: on train/loss by wall time it stands at
+/// the last point (step 200), and the corner says that row's `_timestamp`
+/// (17:51:18.6020572 UTC, truncated to the axis' decimals) and its value; `←`
+/// steps to the point before (step 100, logged at 17:51:18.5998018), and by
+/// relative time the same point reads as its `_runtime` (0.394837677 s).
+#[test]
+fn the_crosshair_corner_reads_the_chosen_x() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    // Full screen: room for the whole corner.
+    app.update(Msg::key(KeyCode::Enter));
+    press(&mut app, "xxC");
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=17:51:18.602 · 0.1"), "{s}");
+    app.update(Msg::key(KeyCode::Left));
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=17:51:18.599 · 0.4"), "{s}");
+    // The cursor's dim column at that time (13/16 of the way from step 1's time).
+    insta::assert_snapshot!("custom_step_120x40_x_wall_crosshair", s);
+    // Through the picker (esc: back to the default), then relative time.
+    press(&mut app, "x");
+    app.update(Msg::key(KeyCode::Esc));
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=100 · 0.4"), "{s}");
+    press(&mut app, "x");
+    let s = screen(&app, w, h);
+    assert!(focused_title(&s).contains("x=0.395s · 0.4"), "{s}");
+    assert!(app.charts.crosshair.is_some());
+}
+
+/// The wheel zooms a chart drawn by relative time: its x range narrows (the zoom
+/// is kept in steps, the chart maps it), and `z` resets it.
+#[test]
+fn the_wheel_zooms_a_chart_in_its_chosen_x() {
+    use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    press(&mut app, "x");
+    let before = screen(&app, w, h);
+    // The focused chart's top left corner on the screen (sections put headers
+    // between the rows of charts).
+    let (cx, cy) = before
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| {
+            let at = l.find("┏train/loss")?;
+            Some((l[..at].chars().count(), y))
+        })
+        .expect("the focused chart is on screen");
+    let (cx, cy) = (u16::try_from(cx).unwrap(), u16::try_from(cy).unwrap());
+    for _ in 0..3 {
+        app.update(Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: cx + 6,
+            row: cy + 4,
+            modifiers: KeyModifiers::NONE,
+        }));
+    }
+    let zoomed = screen(&app, w, h);
+    let t = focused_title(&zoomed);
+    assert!(t.contains("x=rel zoom"), "{zoomed}");
+    // Zoomed in about the left edge: the axis ends well before 0.398s.
+    assert!(before.contains("0.398s"), "{before}");
+    assert!(!zoomed.contains("0.398s"), "{zoomed}");
+    press(&mut app, "z");
+    assert_eq!(screen(&app, w, h), before);
+}
+
+/// A frame's cost in another x is bounded by the series cap, not by the run: a
+/// 300k-step run (past the cap, so its series are compacted) draws by wall time and
+/// on log x within a generous bound, and the frame holds no more points than the
+/// chart has columns for. Prints the times (debug build, loaded machine).
+#[test]
+fn a_long_run_draws_in_another_x_in_bounded_time() {
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = leet::decode::synth::SynthSpec {
+        steps: 300_000,
+        metrics: 4,
+        summaries: false,
+        ..Default::default()
+    };
+    std::fs::write(
+        dir.path().join("run-synth001.wandb"),
+        leet::decode::synth::file_bytes(&spec),
+    )
+    .unwrap();
+    let (_, batch) = leet::source::tail::read_batch(dir.path()).unwrap();
+    let (w, h) = (200, 60);
+    let mut app = leet::ui::App::new(leet::ui::Options {
+        color: false,
+        ..leet::ui::Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Run(batch));
+    let series = app.run.metrics.get("train/loss").unwrap();
+    assert_eq!(series.count(), 300_000);
+    assert!(series.stored() <= 16 * 1024);
+    assert!(app.run.timeline.wall.stored() <= 16 * 1024);
+    let frame = |app: &App| {
+        let t = Instant::now();
+        let s = screen(app, w, h);
+        (t.elapsed(), s)
+    };
+    let (by_step, _) = frame(&app);
+    press(&mut app, "xxX");
+    let (wall, s) = frame(&app);
+    assert!(focused_title(&s).contains("x=wall"), "{s}");
+    press(&mut app, "L");
+    let (log, s) = frame(&app);
+    assert!(focused_title(&s).contains("logx"), "{s}");
+    eprintln!("200x60 frame, 300k steps: by step {by_step:?}, wall (all charts) {wall:?}, + log x {log:?}");
+}
+
+/// A chart a `define_metric` steps by `epoch` (val/acc): its default x stays
+/// `x=epoch`; by relative time it is drawn from its values by `_step` (kept beside
+/// its epoch series), every one of its 12 points placed.
+#[test]
+fn a_step_metric_chart_by_relative_time() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "val/acc", w, h);
+    assert!(focused_title(&screen(&app, w, h)).contains("x=epoch"));
+    assert_eq!(
+        app.run.timeline.by_step.get("val/acc").map(|s| s.count()),
+        app.run.metrics.get("val/acc").map(|s| s.count())
+    );
+    press(&mut app, "x");
+    let s = screen(&app, w, h);
+    let t = focused_title(&s);
+    assert!(t.contains("val/acc · x=rel"), "{s}");
+    assert!(!t.contains("no x") && !s.contains("no data"), "{s}");
+    // Its first point is step 0's (_runtime 0.378425519 s), its last step 22's.
+    assert!(s.contains("└0.378s"), "{s}");
+}
+
+/// The metric picker: lists the run's other metrics, filters as typed (backspace
+/// undoes), up/down move, enter with nothing matching keeps it open, esc closes it
+/// with the chart back on its default x; a picked metric is the chart's x.
+#[test]
+fn the_picker_filters_moves_picks_and_cancels() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "train/loss", w, h);
+    press(&mut app, "xxx");
+    let p = app.xaxis.picker.as_ref().unwrap();
+    assert_eq!(p.key, "train/loss");
+    assert!(p.options.iter().all(|o| o != "train/loss"));
+    assert!(p.options.contains(&"epoch".to_owned()));
+    press(&mut app, "zzz");
+    assert!(screen(&app, w, h).contains("no metric matches"));
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.xaxis.picker.is_some());
+    for _ in 0..3 {
+        app.update(Msg::key(KeyCode::Backspace));
+    }
+    press(&mut app, "val/");
+    app.update(Msg::key(KeyCode::Down));
+    let s = screen(&app, w, h);
+    assert!(s.contains("▶ val/loss"), "{s}");
+    app.update(Msg::key(KeyCode::Up));
+    assert!(screen(&app, w, h).contains("▶ val/acc"));
+    app.update(Msg::key(KeyCode::Esc));
+    assert!(app.xaxis.picker.is_none());
+    assert!(!focused_title(&screen(&app, w, h)).contains("x="));
+    // Picked: val/acc's value at each step (it is logged on even steps).
+    press(&mut app, "xxx");
+    press(&mut app, "val/acc");
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.xaxis.picker.is_none());
+    assert!(focused_title(&screen(&app, w, h)).contains("x=val/acc"));
+}
+
+/// `x` and `L` are kept in the settings file (`[viewer.x_axis]`, `log_x`) and
+/// come back at the next start; `X` as `x_axis_all`.
+#[test]
+fn the_x_choice_and_log_x_are_saved_and_come_back() {
+    use leet::ui::charts::xaxis::XAxis;
+    use leet::ui::cmd::Cmd;
+    use leet::ui::settings::Config;
+    let (w, h) = (120, 40);
+    let mut app = app_from("custom_step", w, h);
+    let config = std::path::PathBuf::from("/cfg/leet/config.toml");
+    app.use_config(Some(config.clone()), Config::default());
+    focus(&mut app, "train/loss");
+    press(&mut app, "xxL");
+    let fx = app.update(Msg::Tick(common::screen::NOW + 2.0));
+    let text = fx
+        .cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::SaveSettings { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("saved");
+    assert!(
+        text.contains("[viewer.x_axis]\n\"train/loss\" = \"wall\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("log_x = [\"train/loss\"]\n"), "{text}");
+    assert!(text.contains("x_axis_all = \"step\"\n"), "{text}");
+    let cfg = Config::parse(&config, &text).unwrap();
+    let mut again = app_from("custom_step", w, h);
+    again.use_config(None, cfg);
+    assert_eq!(*again.xaxis.of("train/loss"), XAxis::Wall);
+    assert!(again.xaxis.log_x("train/loss"));
+    assert_eq!(*again.xaxis.of("train/extra"), XAxis::Default);
+    let s = screen(&again, w, h);
+    assert!(s.contains("train/loss · x=wall logx"), "{s}");
+    // X: every chart gets the focused chart's x, saved as x_axis_all.
+    let mut all = focused_on("custom_step", "train/loss", w, h);
+    press(&mut all, "xX");
+    assert_eq!(all.settings().x_axis_all, "rel");
+}
