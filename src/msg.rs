@@ -290,7 +290,6 @@ pub enum Msg {
     /// `Cmd::ViewRecords` (and the record index's progress): what the record
     /// inspector shows.
     Records(Box<RecordsPage>),
-    // ---- smoothing (issue 14) ----
     /// `Cmd::Smooth`: one metric smoothed from every logged point.
     Smoothed(Box<Smoothed>),
 }
@@ -458,7 +457,7 @@ pub struct WorkspaceSaved {
 }
 
 // ---------------------------------------------------------------------------
-// ---- smoothing (issue 14) ----
+// Smoothing: the job a `Cmd::Smooth` carries and the answer it brings back.
 
 /// One metric to smooth from every point it logged (`Cmd::Smooth`).
 #[derive(Debug, Clone)]

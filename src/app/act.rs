@@ -33,7 +33,7 @@ impl App {
                 return Effect::REDRAW;
             }
         }
-        // ---- x axis (issue 14): the metric picker takes the keys while open ----
+        // The x axis's metric picker takes the keys while open.
         if self.xaxis.picker.is_some() {
             return self.picker_key(&key);
         }
@@ -125,7 +125,6 @@ impl App {
                 return fx;
             }
         }
-        // ---- sections (issue 14) ----
         if let Some(fx) = self.act_sections(a) {
             return fx;
         }
@@ -268,20 +267,16 @@ impl App {
                 self.panels.fullscreen = true;
             }
             Action::CycleYScale => return self.cycle_y_scale(),
-            // ---- x axis (issue 14) ----
             Action::CycleXAxis => return self.cycle_x_axis(),
             Action::XAxisToAll => return self.x_axis_to_all(),
             Action::ToggleLogX => return self.toggle_log_x(),
-            // ---- smoothing (issue 14) ----
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
             | Action::SmoothingDown => return self.act_smoothing(a),
             Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
-            // ---- min–max band (issue 14) ----
             Action::ToggleBand => self.band = !self.band,
             Action::CyclePalette => self.palette = self.palette.next(),
-            // ---- settings (issue 13) ----
             Action::ToggleGrid => self.toggle_grid(),
             Action::ResetPaneSizes => self.reset_pane_sizes(),
             Action::SetColumns => self.pending = Some(Pending::Columns),

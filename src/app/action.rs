@@ -71,12 +71,10 @@ pub enum Action {
     /// `alt+r`: read the run again from the start of its file (as `wandb leet`'s
     /// restart), keeping the panes and settings.
     Restart,
-    // ---- settings (issue 13) ----
     /// `1`: hide the metrics grid (the other panes take its room), or show it.
     ToggleGrid,
     /// `0`: every pane back to its default size.
     ResetPaneSizes,
-    // ---- statistics table (issue 14) ----
     /// `T`: the statistics table of every metric, or close it.
     ToggleStats,
     /// In the statistics table: reverse the sort order.
@@ -85,14 +83,12 @@ pub enum Action {
     InspectRecords,
     /// Record inspector: show only the next record type (cycles back to all).
     CycleRecordType,
-    // ---- x axis (issue 14) ----
     /// `x`: the focused chart's x: default → relative time → wall time → a metric.
     CycleXAxis,
     /// `X`: every chart's x becomes the focused chart's.
     XAxisToAll,
     /// `L`: log x on the focused chart (thinned in log space), or linear.
     ToggleLogX,
-    // ---- smoothing (issue 14) ----
     /// `e`: the focused chart's smoothing, none → TWEMA → EMA → running average →
     /// Gaussian → none.
     CycleSmoothing,
@@ -102,14 +98,12 @@ pub enum Action {
     SmoothingUp,
     /// `-`: the focused chart's smoothing parameter one step down.
     SmoothingDown,
-    // ---- sections (issue 14) ----
     /// Collapse or expand the focused section (a chart's own section).
     ToggleSection,
     /// Collapse every section of the metrics grid.
     CollapseAllSections,
     /// Expand every section of the metrics grid.
     ExpandAllSections,
-    // ---- min–max band (issue 14) ----
     /// `b`: the min–max band of charts with more points than columns, or none.
     ToggleBand,
     /// `P`: the next colour palette (default → wandb-vibe-10 → okabe-ito →
@@ -182,28 +176,22 @@ impl Action {
         Action::CycleCrosshair,
         Action::ToggleHidden,
         Action::Restart,
-        // ---- settings (issue 13) ----
         Action::ToggleGrid,
         Action::ResetPaneSizes,
-        // ---- statistics table (issue 14) ----
         Action::ToggleStats,
         Action::ReverseSort,
         Action::InspectRecords,
         Action::CycleRecordType,
-        // ---- x axis (issue 14) ----
         Action::CycleXAxis,
         Action::XAxisToAll,
         Action::ToggleLogX,
-        // ---- smoothing (issue 14) ----
         Action::CycleSmoothing,
         Action::ToggleSmoothingAll,
         Action::SmoothingUp,
         Action::SmoothingDown,
-        // ---- sections (issue 14) ----
         Action::ToggleSection,
         Action::CollapseAllSections,
         Action::ExpandAllSections,
-        // ---- min–max band (issue 14) ----
         Action::ToggleBand,
         Action::CyclePalette,
         Action::None,
@@ -261,28 +249,22 @@ impl Action {
             Action::Restart => "restart",
             Action::MonitorProcess => "monitor_process",
             Action::MonitorNone => "monitor_none",
-            // ---- settings (issue 13) ----
             Action::ToggleGrid => "toggle_metrics_grid",
             Action::ResetPaneSizes => "reset_pane_sizes",
-            // ---- statistics table (issue 14) ----
             Action::ToggleStats => "toggle_stats",
             Action::ReverseSort => "reverse_sort",
             Action::InspectRecords => "inspect_records",
             Action::CycleRecordType => "cycle_record_type",
-            // ---- x axis (issue 14) ----
             Action::CycleXAxis => "cycle_x_axis",
             Action::XAxisToAll => "x_axis_to_all",
             Action::ToggleLogX => "toggle_log_x",
-            // ---- smoothing (issue 14) ----
             Action::CycleSmoothing => "cycle_smoothing",
             Action::ToggleSmoothingAll => "toggle_smoothing_all",
             Action::SmoothingUp => "smoothing_up",
             Action::SmoothingDown => "smoothing_down",
-            // ---- sections (issue 14) ----
             Action::ToggleSection => "toggle_section",
             Action::CollapseAllSections => "collapse_all_sections",
             Action::ExpandAllSections => "expand_all_sections",
-            // ---- min–max band (issue 14) ----
             Action::ToggleBand => "toggle_band",
             Action::CyclePalette => "cycle_palette",
             Action::None => "none",
@@ -353,28 +335,22 @@ impl Action {
             Action::Restart => "Read the run again from the start of its file",
             Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
             Action::MonitorNone => "Monitor no process (host charts only)",
-            // ---- settings (issue 13) ----
             Action::ToggleGrid => "Toggle metrics grid",
             Action::ResetPaneSizes => "Reset pane sizes to defaults",
-            // ---- statistics table (issue 14) ----
             Action::ToggleStats => "Statistics table: last, min, max, mean, count",
             Action::ReverseSort => "Reverse the sort order",
             Action::InspectRecords => "Record inspector: every record, its full body",
             Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
-            // ---- x axis (issue 14) ----
             Action::CycleXAxis => "Cycle x of focused chart: step/time/wall/metric",
             Action::XAxisToAll => "Give every chart the focused chart's x",
             Action::ToggleLogX => "Toggle log x on focused chart",
-            // ---- smoothing (issue 14) ----
             Action::CycleSmoothing => "Smoothing: none, TWEMA, EMA, average, Gaussian",
             Action::ToggleSmoothingAll => "Smooth every chart like this one / none",
             Action::SmoothingUp => "Smooth the focused chart more",
             Action::SmoothingDown => "Smooth the focused chart less",
-            // ---- sections (issue 14) ----
             Action::ToggleSection => "Collapse / expand the focused section",
             Action::CollapseAllSections => "Collapse every metric section",
             Action::ExpandAllSections => "Expand every metric section",
-            // ---- min–max band (issue 14) ----
             Action::ToggleBand => "Min–max band on dense charts (show / hide)",
             Action::CyclePalette => "Cycle colour palette (saved in the settings)",
             Action::None => "(unbound)",
@@ -415,18 +391,14 @@ impl Action {
             | Action::ResetZoom
             | Action::CycleCrosshair
             | Action::ToggleHidden => "Charts",
-            // ---- x axis (issue 14) ----
             Action::CycleXAxis | Action::XAxisToAll | Action::ToggleLogX => "Charts",
-            // ---- smoothing (issue 14) ----
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
             | Action::SmoothingDown => "Charts",
-            // ---- sections (issue 14) ----
             Action::ToggleSection | Action::CollapseAllSections | Action::ExpandAllSections => {
                 "Charts"
             }
-            // ---- min–max band (issue 14) ----
             Action::ToggleBand | Action::CyclePalette => "Charts",
             Action::StartFilter
             | Action::StartSystemFilter

@@ -32,13 +32,11 @@ pub mod runs;
 mod scroll;
 pub mod sections;
 pub mod settings;
-mod source;
-// ---- smoothing (issue 14) ----
 pub mod smoothing;
+mod source;
 pub mod stats;
 pub mod system;
 pub mod workspace;
-// ---- x axis (issue 14) ----
 pub mod xaxis;
 
 use std::collections::BTreeMap;
@@ -290,7 +288,6 @@ pub struct App {
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
-    // ---- smoothing (issue 14) ----
     /// Each chart's smoothing, and the smoothed series.
     pub smoothing: smoothing::SmoothState,
 }
@@ -345,7 +342,6 @@ impl App {
             band: true,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
-            // ---- smoothing (issue 14) ----
             smoothing: smoothing::SmoothState::default(),
         };
         app.refresh();
@@ -459,7 +455,6 @@ impl App {
         if fx.redraw {
             self.update_limits();
         }
-        // ---- smoothing (issue 14) ----
         if fx.redraw || tick {
             self.request_smoothing();
         }
@@ -538,7 +533,6 @@ impl App {
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
-            // ---- smoothing (issue 14) ----
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
     }

@@ -32,7 +32,6 @@ impl App {
             // The chart drawn over the whole body (see `view::render_buffer`).
             Some((self.grid.focus, self.areas.body))
         } else if self.grid.sectioned() {
-            // ---- sections (issue 14) ----
             match self.section_slot_at(pos)? {
                 (r, super::sections::Slot::Chart(i)) => Some((i, r)),
                 (_, super::sections::Slot::Header { .. }) => None,
@@ -123,7 +122,7 @@ impl App {
         if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
             return fx;
         }
-        // ---- sections (issue 14) ----: a click on a header toggles it.
+        // A click on a section header toggles the section.
         if let (None, Some((_, super::sections::Slot::Header { sec, .. }))) =
             (zoom_in, self.section_slot_at(pos))
         {

@@ -16,7 +16,6 @@ use crate::source::follow::Follower;
 use crate::source::sampler::MonitorHandle;
 use crate::source::tail::TailOptions;
 
-// ---- smoothing (issue 14) ----
 mod smooth;
 
 /// Largest PNG file read, and most decoded bytes (a hostile file cannot make the
@@ -34,7 +33,6 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
         // The record inspector's worker is the [`Executor`]'s too.
         Cmd::OpenRecords { .. } | Cmd::ViewRecords(_) | Cmd::CloseRecords => return None,
-        // ---- smoothing (issue 14) ----
         Cmd::Smooth(job) => return smooth::smooth_all(vec![job]).pop(),
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
@@ -221,7 +219,6 @@ impl Executor {
                 let indexes = Indexes::new(index_cache_dir());
                 // The record inspector's worker (one file at a time).
                 let mut records: Option<crate::source::records::Handle> = None;
-                // ---- smoothing (issue 14) ----
                 let smoother = smooth::spawn(tx.clone());
                 for cmd in rx {
                     match cmd {
@@ -234,7 +231,6 @@ impl Executor {
                             }
                         }
                         Cmd::CloseRecords => records = None,
-                        // ---- smoothing (issue 14) ----
                         Cmd::Smooth(job) => {
                             let _ = smoother.send(job);
                         }

@@ -22,7 +22,6 @@ mod status;
 mod sys_chart;
 mod theme;
 mod workspace;
-// ---- x axis (issue 14) ----
 mod xaxis;
 
 use ratatui::buffer::Buffer;

@@ -77,7 +77,6 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
                 (Mode::Media, Action::FirstPage) => "First image",
                 (Mode::Media, Action::LastPage) => "Last image",
                 (Mode::Media, Action::Back | Action::ToggleMedia) => "Close the viewer",
-                // ---- statistics table (issue 14) ----
                 (Mode::Stats, Action::FocusUp | Action::FocusDown) => "Select a metric",
                 (Mode::Stats, Action::PrevPage | Action::NextPage) => "Select a page up / down",
                 (Mode::Stats, Action::FirstPage | Action::LastPage) => "Select the first / last",

@@ -261,7 +261,6 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "2", A::ToggleRightSidebar),
         (N, "3", A::ToggleMedia),
         (N, "4", A::ToggleConsole),
-        // ---- settings (issue 13) ----
         (N, "1", A::ToggleGrid),
         (N, "0", A::ResetPaneSizes),
         (N, "tab", A::CyclePaneFocus),
@@ -305,24 +304,19 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (N, "p", A::PinRun),
         (N, "G", A::GroupRuns),
         (N, "v", A::ChooseColumn),
-        // ---- statistics table (issue 14) ----
         (N, "T", A::ToggleStats),
         (N, "i", A::InspectRecords),
-        // ---- x axis (issue 14) ----
         (N, "x", A::CycleXAxis),
         (N, "X", A::XAxisToAll),
         (N, "L", A::ToggleLogX),
-        // ---- smoothing (issue 14) ----
         (N, "e", A::CycleSmoothing),
         (N, "E", A::ToggleSmoothingAll),
         (N, "+", A::SmoothingUp),
         (N, "=", A::SmoothingUp),
         (N, "-", A::SmoothingDown),
-        // ---- sections (issue 14) ----
         (N, "Z", A::ToggleSection),
         (N, "M", A::CollapseAllSections),
         (N, "O", A::ExpandAllSections),
-        // ---- min–max band (issue 14) ----
         (N, "b", A::ToggleBand),
         (N, "P", A::CyclePalette),
         (F, "enter", A::FilterApply),
@@ -354,7 +348,6 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "g", A::CycleGuides),
         (S, "z", A::ResetZoom),
         (S, "C", A::CycleCrosshair),
-        // ---- x axis (issue 14) ----
         (S, "x", A::CycleXAxis),
         (S, "L", A::ToggleLogX),
         (S, "left", A::FocusLeft),
@@ -365,13 +358,11 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (S, "pgup", A::FocusLeft),
         (S, "n", A::FocusRight),
         (S, "pgdown", A::FocusRight),
-        // ---- smoothing (issue 14) ----
         (S, "e", A::CycleSmoothing),
         (S, "E", A::ToggleSmoothingAll),
         (S, "+", A::SmoothingUp),
         (S, "=", A::SmoothingUp),
         (S, "-", A::SmoothingDown),
-        // ---- min–max band (issue 14) ----
         (S, "b", A::ToggleBand),
         (S, "P", A::CyclePalette),
         (R, "enter", A::OpenRun),
@@ -404,7 +395,6 @@ const BUILTIN: &[(Mode, &str, Action)] = {
         (M, "s", A::FocusDown),
         (M, "home", A::FirstPage),
         (M, "end", A::LastPage),
-        // ---- statistics table (issue 14) ----
         (T, "esc", A::Back),
         (T, "T", A::ToggleStats),
         (T, "q", A::Quit),
