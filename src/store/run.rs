@@ -20,7 +20,7 @@ use crate::msg::RunBatch;
 pub use super::damage::{Breaks, DamageReport};
 pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
-pub use crate::decode::event::{MetricDef, RunInfo, Timestamp, MAX_DEPTH};
+pub use crate::decode::event::{glob_match, MetricDef, RunInfo, Timestamp, MAX_DEPTH};
 
 /// Run state, from the exit record (or its absence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,11 +254,7 @@ impl Run {
     /// may show those: `H`).
     #[must_use]
     pub fn hidden_by_define(&self, key: &str) -> bool {
-        self.metric_defs.iter().any(|d| {
-            d.hidden
-                && ((!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key)))
-        })
+        self.metric_defs.iter().any(|d| d.hidden && d.matches(key))
     }
 
     /// The x-axis name of a history key (`_step` unless define_metric chose another).
@@ -267,10 +263,7 @@ impl Run {
         self.metric_defs
             .iter()
             .rev()
-            .find(|d| {
-                (!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
-            })
+            .find(|d| d.matches(key))
             .map(|d| d.step_metric.as_str())
             .filter(|s| !s.is_empty())
             .unwrap_or("_step")
@@ -317,31 +310,6 @@ impl Sink for Run {
         self.damage.incomplete_tail = pending;
         self.damage.set_open(open);
     }
-}
-
-/// `*` wildcard match, as W&B's metric globs use.
-#[must_use]
-pub fn glob_match(pattern: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == s;
-    }
-    let mut rest = s;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            let Some(r) = rest.strip_prefix(part) else {
-                return false;
-            };
-            rest = r;
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else if let Some(pos) = rest.find(part) {
-            rest = &rest[pos + part.len()..];
-        } else {
-            return false;
-        }
-    }
-    true
 }
 
 #[cfg(test)]
