@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::Arc;
 
 use crate::app::Cmd;
-use crate::msg::{Image, Msg, RunEntry};
+use crate::msg::{Image, Msg};
 use crate::source::follow::Follower;
 use crate::source::sampler::MonitorHandle;
 use crate::source::tail::TailOptions;
@@ -39,17 +39,7 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             wandb_dir,
         },
         Cmd::ListRuns { run_dir } => Msg::RunsListed {
-            runs: crate::source::file::runs_next_to(&run_dir)
-                .into_iter()
-                .map(|r| RunEntry {
-                    dir: r.dir,
-                    file: r.file,
-                    name: r.name,
-                    id: r.id,
-                    size: r.size,
-                    modified: r.modified,
-                })
-                .collect(),
+            runs: crate::source::file::runs_next_to(&run_dir),
             run_dir,
         },
         Cmd::LoadImage { path } => Msg::ImageLoaded {
