@@ -22,30 +22,6 @@ pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
 pub use crate::decode::event::{glob_match, MetricDef, RunInfo, Timestamp, MAX_DEPTH};
 
-/// Run state, from the exit record (or its absence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunState {
-    /// Neither a run record nor an exit record (yet): a file just created, or one
-    /// whose start was lost.
-    Unknown,
-    /// No exit record (yet): live, or crashed without one.
-    Running,
-    Finished,
-    Failed,
-}
-
-impl RunState {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunState::Unknown => "unknown",
-            RunState::Running => "running",
-            RunState::Finished => "finished",
-            RunState::Failed => "failed",
-        }
-    }
-}
-
 /// How many records of each type were read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordCounts {
@@ -112,17 +88,6 @@ impl Run {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// State from the exit record.
-    #[must_use]
-    pub fn state(&self) -> RunState {
-        match self.exit_code {
-            None if !self.counts.by_type.contains_key("run") => RunState::Unknown,
-            None => RunState::Running,
-            Some(0) => RunState::Finished,
-            Some(_) => RunState::Failed,
-        }
     }
 
     /// Record a skipped span.

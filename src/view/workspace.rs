@@ -13,7 +13,7 @@ use super::theme::Theme;
 use crate::app::panels::Pane;
 use crate::app::workspace::{Prompt, Workspace, WsRun};
 use crate::app::{App, FilterTarget};
-use crate::msg::IndexState;
+use crate::msg::RunStatus;
 use crate::text::sanitize;
 
 /// The state column: word and style (a narrow list shows only the glyph).
@@ -25,11 +25,11 @@ fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
         return ("bad file", "!", theme.bad());
     }
     match r.state() {
-        IndexState::Running => ("● live", "●", theme.good()),
-        IndexState::Finished => ("finished", "✓", theme.label()),
-        IndexState::Failed => ("failed", "✗", theme.bad()),
-        IndexState::Crashed => ("crashed?", "?", theme.warn()),
-        IndexState::Unknown => ("…", "…", theme.dim()),
+        RunStatus::Running => ("● live", "●", theme.good()),
+        RunStatus::Finished => ("finished", "✓", theme.label()),
+        RunStatus::Failed => ("failed", "✗", theme.bad()),
+        RunStatus::Crashed => ("crashed?", "?", theme.warn()),
+        RunStatus::Unknown => ("…", "…", theme.dim()),
     }
 }
 
