@@ -71,7 +71,7 @@ impl App {
         self.filter_target = Some(FilterTarget::Procs);
     }
 
-    fn with_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
+    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
         match self.filter_target {
             // A changed filter starts again from its first match, as a search does.
             Some(FilterTarget::Metrics) => {

@@ -27,6 +27,7 @@ mod overview;
 pub mod palette;
 pub mod panels;
 pub mod procs;
+pub mod prompt;
 pub mod query;
 pub mod runs;
 mod scroll;
