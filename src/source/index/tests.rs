@@ -97,7 +97,7 @@ fn entry(exit: Option<i32>, mtime: f64, last: Option<f64>) -> RunIndexEntry {
 }
 
 #[test]
-fn state_mirrors_live_state() {
+fn state_at_decides_from_the_entrys_exit_start_and_quiet() {
     let now = 10_000.0;
     assert_eq!(
         state_at(&entry(Some(0), 0.0, None), now, 120.0),
