@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::decode::json::record_json;
 use crate::decode::json_fast::{self, Written};
 use crate::decode::leveldb::Frame;
-use crate::msg::{IndexState, RunIndexEntry};
+use crate::msg::{RunIndexEntry, RunStatus};
 use crate::source::file::{resolve_file, RunReader};
 use crate::source::index;
 use crate::store::run::DamageReport;
@@ -75,7 +75,7 @@ fn without_wandb(mut m: Map<String, Value>) -> Value {
 /// ([`index::state_at`], quiet for longer than leet's `--stale-after` default →
 /// crashed), so `inspect --summary` and the viewer agree.
 #[must_use]
-pub fn state_at(file: &Path, run: &Run, now: f64) -> (IndexState, Option<f64>) {
+pub fn state_at(file: &Path, run: &Run, now: f64) -> (RunStatus, Option<f64>) {
     let mtime_ns = std::fs::metadata(file)
         .and_then(|m| m.modified())
         .ok()
@@ -90,18 +90,18 @@ pub fn state_at(file: &Path, run: &Run, now: f64) -> (IndexState, Option<f64>) {
         ..RunIndexEntry::default()
     };
     let state = index::state_at(&entry, now, index::STALE_AFTER);
-    let quiet = matches!(state, IndexState::Running | IndexState::Crashed)
+    let quiet = matches!(state, RunStatus::Running | RunStatus::Crashed)
         .then(|| index::quiet_at(mtime_ns, run.last_time, now).max(0.0));
     (state, quiet)
 }
 
 /// The state as the text summary shows it, in the viewer's words (its status
 /// bar's `crashed? (no exit record, quiet 1h 00m)`).
-fn state_text(state: IndexState, quiet: Option<f64>) -> String {
+fn state_text(state: RunStatus, quiet: Option<f64>) -> String {
     let quiet = quiet.map(crate::text::duration).unwrap_or_default();
     match state {
-        IndexState::Crashed => format!("crashed? (no exit record, quiet {quiet})"),
-        IndexState::Running => format!("running (quiet {quiet})"),
+        RunStatus::Crashed => format!("crashed? (no exit record, quiet {quiet})"),
+        RunStatus::Running => format!("running (quiet {quiet})"),
         s => s.as_str().to_owned(),
     }
 }

@@ -263,7 +263,6 @@ pub enum Msg {
     /// `Cmd::ViewRecords` (and the record index's progress): what the record
     /// inspector shows.
     Records(Box<RecordsPage>),
-    // ---- smoothing (issue 14) ----
     /// `Cmd::Smooth`: one metric smoothed from every logged point.
     Smoothed(Box<Smoothed>),
 }
@@ -301,10 +300,11 @@ impl Msg {
 // ---------------------------------------------------------------------------
 // The workspace's run index (`source::index`): one entry per run directory.
 
-/// A run's state as the index decides it (see `source::index` for the rule).
+/// A run's state, decided by [`RunStatus::decide`] for the viewer, the workspace's
+/// index and `leet inspect` alike.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum IndexState {
+pub enum RunStatus {
     /// No exit record, and the run showed a sign of life within the stale limit.
     Running,
     /// Exit record with code 0.
@@ -319,16 +319,43 @@ pub enum IndexState {
     Unknown,
 }
 
-impl IndexState {
+/// The index's name for [`RunStatus`] (kept: integration tests and callers use it).
+pub type IndexState = RunStatus;
+
+impl RunStatus {
+    /// The one rule: an exit record → finished (code 0) or failed (any other code);
+    /// no exit record and nothing `started` (no run record, no file) → unknown;
+    /// else running while `quiet` (seconds since the last sign of life; None: no
+    /// clue yet) is under `stale_after`, crashed past it.
+    #[must_use]
+    pub fn decide(
+        exit_code: Option<i32>,
+        started: bool,
+        quiet: Option<f64>,
+        stale_after: f64,
+    ) -> RunStatus {
+        match exit_code {
+            Some(0) => RunStatus::Finished,
+            Some(_) => RunStatus::Failed,
+            None if !started => RunStatus::Unknown,
+            // Not under the limit (a NaN time too) is past it.
+            None => match quiet {
+                Some(q) if q < stale_after => RunStatus::Running,
+                Some(_) => RunStatus::Crashed,
+                None => RunStatus::Running,
+            },
+        }
+    }
+
     /// Stable lowercase name (the runs filter's `state:` values).
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            IndexState::Running => "running",
-            IndexState::Finished => "finished",
-            IndexState::Failed => "failed",
-            IndexState::Crashed => "crashed",
-            IndexState::Unknown => "unknown",
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Failed => "failed",
+            RunStatus::Crashed => "crashed",
+            RunStatus::Unknown => "unknown",
         }
     }
 }
@@ -370,7 +397,7 @@ pub struct RunIndexEntry {
     pub exit_code: Option<i32>,
     /// Decided at scan time from `exit_code`, `has_run_record`, `mtime_ns` and
     /// `last_time` (so a cached entry of a quiet run turns crashed as time passes).
-    pub state: IndexState,
+    pub state: RunStatus,
     /// Seconds: the exit record's runtime, else summary `_runtime`, else the last
     /// record's time less the start time.
     pub runtime: Option<f64>,
@@ -431,7 +458,7 @@ pub struct WorkspaceSaved {
 }
 
 // ---------------------------------------------------------------------------
-// ---- smoothing (issue 14) ----
+// Smoothing: the job a `Cmd::Smooth` carries and the answer it brings back.
 
 /// One metric to smooth from every point it logged (`Cmd::Smooth`).
 #[derive(Debug, Clone)]
@@ -481,4 +508,26 @@ pub struct Smoothed {
     pub count: u64,
     /// Seconds the work took (reading the file included).
     pub secs: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunStatus;
+
+    #[test]
+    fn run_status_is_decided_by_exit_then_start_then_quiet() {
+        let decide = RunStatus::decide;
+        assert_eq!(
+            decide(Some(0), false, Some(1e9), 120.0),
+            RunStatus::Finished
+        );
+        assert_eq!(decide(Some(-9), true, None, 120.0), RunStatus::Failed);
+        assert_eq!(decide(None, false, Some(0.0), 120.0), RunStatus::Unknown);
+        assert_eq!(decide(None, true, None, 120.0), RunStatus::Running);
+        assert_eq!(decide(None, true, Some(119.9), 120.0), RunStatus::Running);
+        // The stale limit itself is past it.
+        assert_eq!(decide(None, true, Some(120.0), 120.0), RunStatus::Crashed);
+        // A clock behind the file's mtime is no sign of a crash.
+        assert_eq!(decide(None, true, Some(-5.0), 120.0), RunStatus::Running);
+    }
 }

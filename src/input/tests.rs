@@ -209,7 +209,7 @@ fn a_lone_escape_is_the_escape_key_once_nothing_follows() {
 
 #[test]
 fn a_stray_mouse_prefix_does_not_hold_later_keys() {
-    // The reproduction: `ESC [ <` (and `ESC [ M`), then keys.
+    // The reported reproduction: `ESC [ <` (and `ESC [ M`), then keys.
     for stray in [
         &b"\x1b[<"[..],
         b"\x1b[M",

@@ -10,13 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::Arc;
 
-use crate::msg::{Image, Msg, RunEntry};
+use crate::msg::{Image, Msg};
 use crate::source::follow::Follower;
 use crate::source::sampler::MonitorHandle;
 use crate::source::tail::TailOptions;
 use crate::ui::Cmd;
 
-// ---- smoothing (issue 14) ----
 mod smooth;
 
 /// Largest PNG file read, and most decoded bytes (a hostile file cannot make the
@@ -34,24 +33,13 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::StartReader { .. } | Cmd::StopReader { .. } | Cmd::Monitor { .. } => return None,
         // The record inspector's worker is the [`Executor`]'s too.
         Cmd::OpenRecords { .. } | Cmd::ViewRecords(_) | Cmd::CloseRecords => return None,
-        // ---- smoothing (issue 14) ----
         Cmd::Smooth(job) => return smooth::smooth_all(vec![job]).pop(),
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
             count: crate::source::file::run_dirs(&wandb_dir).len(),
             wandb_dir,
         },
         Cmd::ListRuns { run_dir } => Msg::RunsListed {
-            runs: crate::source::file::runs_next_to(&run_dir)
-                .into_iter()
-                .map(|r| RunEntry {
-                    dir: r.dir,
-                    file: r.file,
-                    name: r.name,
-                    id: r.id,
-                    size: r.size,
-                    modified: r.modified,
-                })
-                .collect(),
+            runs: crate::source::file::runs_next_to(&run_dir),
             run_dir,
         },
         Cmd::LoadImage { path } => Msg::ImageLoaded {
@@ -221,7 +209,6 @@ impl Executor {
                 let indexes = Indexes::new(index_cache_dir());
                 // The record inspector's worker (one file at a time).
                 let mut records: Option<crate::source::records::Handle> = None;
-                // ---- smoothing (issue 14) ----
                 let smoother = smooth::spawn(tx.clone());
                 for cmd in rx {
                     match cmd {
@@ -234,7 +221,6 @@ impl Executor {
                             }
                         }
                         Cmd::CloseRecords => records = None,
-                        // ---- smoothing (issue 14) ----
                         Cmd::Smooth(job) => {
                             let _ = smoother.send(job);
                         }

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use crate::decode::decoder::Decoder;
 use crate::decode::event::{Event, RunInfo};
 use crate::decode::leveldb::{self, Frame, HeaderError};
+pub use crate::msg::RunEntry;
 use crate::text::{sanitize, sanitize_path};
 
 /// Why a path did not lead to a `.wandb` file, or the file could not be read.
@@ -129,21 +130,6 @@ fn run_dir_sort_key(name: &str, dir: &Path) -> (String, SystemTime, String) {
         .and_then(|m| m.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH);
     (stamp, modified, rest.to_owned())
-}
-
-/// One run next to the one shown, for the run picker.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunEntry {
-    /// The run directory.
-    pub dir: PathBuf,
-    /// Its `.wandb` file, if it has one yet.
-    pub file: Option<PathBuf>,
-    /// Display name and run id from the file's run record (empty if not read).
-    pub name: String,
-    pub id: String,
-    /// Size and modification time (Unix s) of the `.wandb` file.
-    pub size: u64,
-    pub modified: Option<f64>,
 }
 
 /// The wandb directory holding the run of `file` (`wandb/<run-dir>/run-x.wandb`),

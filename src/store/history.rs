@@ -2,7 +2,7 @@
 //! row names into its media lists.
 
 use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
-use super::run::{glob_match, Run};
+use super::run::Run;
 use crate::decode::event::{Events, Row, Timestamp};
 
 const NONE: usize = usize::MAX;
@@ -56,10 +56,7 @@ impl Run {
             .metric_defs
             .iter()
             .rev()
-            .find(|d| {
-                (!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
-            })
+            .find(|d| d.matches(key))
             .map(|d| d.step_metric.clone())
             .filter(|s| !s.is_empty());
         self.step_metric_of.insert(key.to_owned(), found.clone());

@@ -15,5 +15,5 @@ pub(crate) mod tree;
 
 pub use load::load;
 pub use metrics::MetricStore;
-pub use run::{Run, RunState};
+pub use run::Run;
 pub use series::Series;

@@ -20,31 +20,7 @@ use crate::msg::RunBatch;
 pub use super::damage::{Breaks, DamageReport};
 pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
-pub use crate::decode::event::{MetricDef, RunInfo, Timestamp, MAX_DEPTH};
-
-/// Run state, from the exit record (or its absence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunState {
-    /// Neither a run record nor an exit record (yet): a file just created, or one
-    /// whose start was lost.
-    Unknown,
-    /// No exit record (yet): live, or crashed without one.
-    Running,
-    Finished,
-    Failed,
-}
-
-impl RunState {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunState::Unknown => "unknown",
-            RunState::Running => "running",
-            RunState::Finished => "finished",
-            RunState::Failed => "failed",
-        }
-    }
-}
+pub use crate::decode::event::{glob_match, MetricDef, RunInfo, Timestamp, MAX_DEPTH};
 
 /// How many records of each type were read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -112,17 +88,6 @@ impl Run {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// State from the exit record.
-    #[must_use]
-    pub fn state(&self) -> RunState {
-        match self.exit_code {
-            None if !self.counts.by_type.contains_key("run") => RunState::Unknown,
-            None => RunState::Running,
-            Some(0) => RunState::Finished,
-            Some(_) => RunState::Failed,
-        }
     }
 
     /// Record a skipped span.
@@ -254,11 +219,7 @@ impl Run {
     /// may show those: `H`).
     #[must_use]
     pub fn hidden_by_define(&self, key: &str) -> bool {
-        self.metric_defs.iter().any(|d| {
-            d.hidden
-                && ((!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key)))
-        })
+        self.metric_defs.iter().any(|d| d.hidden && d.matches(key))
     }
 
     /// The x-axis name of a history key (`_step` unless define_metric chose another).
@@ -267,10 +228,7 @@ impl Run {
         self.metric_defs
             .iter()
             .rev()
-            .find(|d| {
-                (!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
-            })
+            .find(|d| d.matches(key))
             .map(|d| d.step_metric.as_str())
             .filter(|s| !s.is_empty())
             .unwrap_or("_step")
@@ -317,31 +275,6 @@ impl Sink for Run {
         self.damage.incomplete_tail = pending;
         self.damage.set_open(open);
     }
-}
-
-/// `*` wildcard match, as W&B's metric globs use.
-#[must_use]
-pub fn glob_match(pattern: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == s;
-    }
-    let mut rest = s;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            let Some(r) = rest.strip_prefix(part) else {
-                return false;
-            };
-            rest = r;
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else if let Some(pos) = rest.find(part) {
-            rest = &rest[pos + part.len()..];
-        } else {
-            return false;
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -447,7 +447,7 @@ fn push_pair(out: &mut Vec<Point>, lo: Point, hi: Point) {
     }
 }
 
-// ---- smoothing (issue 14) ----
+// What smoothing reads.
 impl Series {
     /// Every point the series keeps: the held points, then the min/max pair of the
     /// group still being gathered (in x order), so a copy reaches the last point.

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::Action;
+use super::action::{Action, Handler};
 use super::filter::FilterState;
 use super::keymap::{Key, Mode};
 use super::layout;
@@ -33,7 +33,7 @@ impl App {
                 return Effect::REDRAW;
             }
         }
-        // ---- x axis (issue 14): the metric picker takes the keys while open ----
+        // The x axis's metric picker takes the keys while open.
         if self.xaxis.picker.is_some() {
             return self.picker_key(&key);
         }
@@ -71,7 +71,7 @@ impl App {
         self.filter_target = Some(FilterTarget::Procs);
     }
 
-    fn with_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
+    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
         match self.filter_target {
             // A changed filter starts again from its first match, as a search does.
             Some(FilterTarget::Metrics) => {
@@ -125,30 +125,33 @@ impl App {
                 return fx;
             }
         }
-        // ---- sections (issue 14) ----
         if let Some(fx) = self.act_sections(a) {
             return fx;
         }
-        let n = self.charts.shown.len();
+        match a.handler() {
+            Handler::General => self.act_general(a),
+            Handler::Inert => Effect::NONE,
+            Handler::Panels => self.act_panels(a),
+            Handler::Motion => self.act_motion(a),
+            Handler::Charts => self.act_charts(a),
+            Handler::Procs => self.act_procs(a),
+            Handler::Filter => self.act_filter(a),
+        }
+    }
+
+    fn act_general(&mut self, a: Action) -> Effect {
         match a {
-            Action::Quit => return Effect::QUIT,
-            Action::None
-            | Action::OpenRun
-            | Action::ToggleCompare
-            | Action::ToggleSelect
-            | Action::PinRun
-            | Action::GroupRuns
-            | Action::ChooseColumn
-            | Action::ReverseSort
-            | Action::ToggleSection
-            | Action::CollapseAllSections
-            | Action::ExpandAllSections => return Effect::NONE,
-            // Every filter typed here (the workspace's are typed in `type_workspace`).
-            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
+            Action::Quit => Effect::QUIT,
+            Action::Restart if !self.is_host() && self.restart_main() => Effect::REDRAW,
+            _ => Effect::NONE,
+        }
+    }
+
+    fn act_panels(&mut self, a: Action) -> Effect {
+        match a {
             Action::ToggleMedia => self.toggle_media(),
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
-            Action::CycleRecordType => return Effect::NONE,
             Action::PickRun => return self.open_picker(),
             Action::Help => {
                 self.overlay = match self.overlay {
@@ -179,31 +182,44 @@ impl App {
                 }
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
-                let forward = a == Action::CyclePaneFocus;
-                // In the overview, tab visits its sections before the next pane.
-                if self.panels.focus == Pane::Left
-                    && !self.panels.fullscreen
-                    && self.areas.left.is_some()
-                    && !self.in_workspace_list()
-                    && self.overview.step_section(forward)
-                {
-                    return Effect::REDRAW;
-                }
-                let panes = self.visible_panes();
-                let i = panes
-                    .iter()
-                    .position(|&p| p == self.panels.focus)
-                    .unwrap_or(0);
-                let j = if forward {
-                    (i + 1) % panes.len()
-                } else {
-                    (i + panes.len() - 1) % panes.len()
-                };
-                self.panels.focus = panes[j];
-                if panes[j] == Pane::Left {
-                    self.overview.enter(forward);
-                }
+                return self.cycle_pane_focus(a == Action::CyclePaneFocus);
             }
+            Action::ToggleGrid => self.toggle_grid(),
+            Action::ResetPaneSizes => self.reset_pane_sizes(),
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn cycle_pane_focus(&mut self, forward: bool) -> Effect {
+        // In the overview, tab visits its sections before the next pane.
+        if self.panels.focus == Pane::Left
+            && !self.panels.fullscreen
+            && self.areas.left.is_some()
+            && !self.in_workspace_list()
+            && self.overview.step_section(forward)
+        {
+            return Effect::REDRAW;
+        }
+        let panes = self.visible_panes();
+        let i = panes
+            .iter()
+            .position(|&p| p == self.panels.focus)
+            .unwrap_or(0);
+        let j = if forward {
+            (i + 1) % panes.len()
+        } else {
+            (i + panes.len() - 1) % panes.len()
+        };
+        self.panels.focus = panes[j];
+        if panes[j] == Pane::Left {
+            self.overview.enter(forward);
+        }
+        Effect::REDRAW
+    }
+
+    fn act_motion(&mut self, a: Action) -> Effect {
+        match a {
             // With the crosshair on, left/right move it along the focused chart.
             Action::FocusLeft | Action::FocusRight
                 if self.charts.crosshair.is_some()
@@ -216,11 +232,16 @@ impl App {
             Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
                 self.move_focus(a);
             }
-            Action::Restart => {
-                if self.is_host() || !self.restart_main() {
-                    return Effect::NONE;
-                }
+            Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
+                self.page(a);
             }
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_charts(&mut self, a: Action) -> Effect {
+        match a {
             Action::ToggleHidden => {
                 if self.is_host() || (self.charts.hidden == 0 && !self.charts.show_hidden) {
                     return Effect::NONE;
@@ -234,15 +255,43 @@ impl App {
                 }
                 self.cycle_crosshair();
             }
-            Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
-                self.page(a);
-            }
             // With the process table focused, enter monitors the selected process
             // and `/` filters the table.
             Action::Fullscreen if self.panels.focus == Pane::Procs => {
                 return self.monitor_selected();
             }
             Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
+            Action::Fullscreen => {
+                if self.charts.shown.is_empty() {
+                    return Effect::NONE;
+                }
+                self.panels.fullscreen = true;
+            }
+            Action::CycleYScale => return self.cycle_y_scale(),
+            Action::CycleXAxis => return self.cycle_x_axis(),
+            Action::XAxisToAll => return self.x_axis_to_all(),
+            Action::ToggleLogX => return self.toggle_log_x(),
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => return self.act_smoothing(a),
+            Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
+            Action::ToggleBand => self.band = !self.band,
+            Action::CyclePalette => self.palette = self.palette.next(),
+            Action::SetColumns => self.pending = Some(Pending::Columns),
+            Action::SetRows => self.pending = Some(Pending::Rows),
+            Action::ResetZoom => {
+                if let Some(k) = self.focused_key().map(str::to_owned) {
+                    self.charts.zoom.remove(&k);
+                }
+            }
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_procs(&mut self, a: Action) -> Effect {
+        match a {
             Action::MonitorProcess => return self.monitor_selected(),
             Action::MonitorNone => return self.monitor(None),
             Action::CycleProcessSort => {
@@ -254,43 +303,22 @@ impl App {
                 let room = self.procs_room();
                 self.procs.follow(room);
             }
-            Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
             Action::FilterList => {
                 if !self.is_host() {
                     return Effect::NONE;
                 }
                 self.start_proc_filter();
             }
-            Action::Fullscreen => {
-                if n == 0 {
-                    return Effect::NONE;
-                }
-                self.panels.fullscreen = true;
-            }
-            Action::CycleYScale => return self.cycle_y_scale(),
-            // ---- x axis (issue 14) ----
-            Action::CycleXAxis => return self.cycle_x_axis(),
-            Action::XAxisToAll => return self.x_axis_to_all(),
-            Action::ToggleLogX => return self.toggle_log_x(),
-            // ---- smoothing (issue 14) ----
-            Action::CycleSmoothing
-            | Action::ToggleSmoothingAll
-            | Action::SmoothingUp
-            | Action::SmoothingDown => return self.act_smoothing(a),
-            Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
-            // ---- min–max band (issue 14) ----
-            Action::ToggleBand => self.band = !self.band,
-            Action::CyclePalette => self.palette = self.palette.next(),
-            // ---- settings (issue 13) ----
-            Action::ToggleGrid => self.toggle_grid(),
-            Action::ResetPaneSizes => self.reset_pane_sizes(),
-            Action::SetColumns => self.pending = Some(Pending::Columns),
-            Action::SetRows => self.pending = Some(Pending::Rows),
-            Action::ResetZoom => {
-                if let Some(k) = self.focused_key().map(str::to_owned) {
-                    self.charts.zoom.remove(&k);
-                }
-            }
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_filter(&mut self, a: Action) -> Effect {
+        match a {
+            // Every filter typed here (the workspace's are typed in `type_workspace`).
+            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
+            Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
             // With the console focused, `/` filters its lines (as wandb leet does).
             Action::StartFilter if self.panels.focus == Pane::Console => {
                 self.console.filter.start();
@@ -311,18 +339,7 @@ impl App {
                     self.toggle_sidebar(false);
                 }
             }
-            Action::ClearFilters => {
-                self.charts.filter.clear();
-                self.system.filter.clear();
-                self.overview.filter.clear();
-                self.console.filter.clear();
-                self.procs.filter.clear();
-                self.procs.rebuild();
-                let keep = self.focused_key().map(str::to_owned);
-                self.refilter_metrics(keep.as_deref());
-                self.refilter_system();
-                self.refilter_overview();
-            }
+            Action::ClearFilters => self.clear_filters(),
             Action::ClearOverviewFilter => {
                 self.overview.filter.clear();
                 self.refilter_overview();
@@ -342,8 +359,22 @@ impl App {
             }
             Action::FilterBackspace => self.with_filter(FilterState::backspace),
             Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
+            _ => return Effect::NONE,
         }
         Effect::REDRAW
+    }
+
+    fn clear_filters(&mut self) {
+        self.charts.filter.clear();
+        self.system.filter.clear();
+        self.overview.filter.clear();
+        self.console.filter.clear();
+        self.procs.filter.clear();
+        self.procs.rebuild();
+        let keep = self.focused_key().map(str::to_owned);
+        self.refilter_metrics(keep.as_deref());
+        self.refilter_system();
+        self.refilter_overview();
     }
 
     /// `y`: the focused chart's next y scale. With the system sidebar focused, its

@@ -1,123 +1,7 @@
-//! `Action`: what a key can be bound to. The names are public API (keymap.toml):
-//! rename by adding an alias, never by dropping a name.
-
-/// A command the user can bind to a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Action {
-    Quit,
-    Help,
-    Back,
-    ToggleLeftSidebar,
-    ToggleRightSidebar,
-    ToggleConsole,
-    CyclePaneFocus,
-    CyclePaneFocusBack,
-    FocusUp,
-    FocusDown,
-    FocusLeft,
-    FocusRight,
-    NextPage,
-    PrevPage,
-    FirstPage,
-    LastPage,
-    Fullscreen,
-    /// `y`: linear → log → heatmap (percentage charts of several series).
-    CycleYScale,
-    /// `g`: guides at the y ticks, off → dots → lines.
-    CycleGuides,
-    SetColumns,
-    SetRows,
-    ResetZoom,
-    StartFilter,
-    StartSystemFilter,
-    StartOverviewFilter,
-    ClearFilters,
-    /// Clear the overview filter only (`ctrl+o`, as `wandb leet`).
-    ClearOverviewFilter,
-    /// Clear the system filter only (`ctrl+\\`, as `wandb leet`).
-    ClearSystemFilter,
-    FilterApply,
-    FilterCancel,
-    FilterBackspace,
-    FilterClearInput,
-    PickRun,
-    OpenRun,
-    ToggleCompare,
-    ToggleMedia,
-    /// Live monitor: sort the process table by the next column (CPU, memory, GPU
-    /// memory).
-    CycleProcessSort,
-    /// Filter the list: the workspace's runs (query language), the live monitor's
-    /// process table (regex).
-    FilterList,
-    /// Live monitor: monitor the selected process (what `enter` does on the table).
-    MonitorProcess,
-    /// Live monitor: monitor no process (host charts only).
-    MonitorNone,
-    /// Workspace: draw the highlighted run in every chart, or stop drawing it.
-    ToggleSelect,
-    /// Workspace: pin the highlighted run (drawn on top), or unpin it.
-    PinRun,
-    /// Workspace: group the selected runs by a config key (mean and min–max band).
-    GroupRuns,
-    /// Workspace: the summary value shown per run in the list.
-    ChooseColumn,
-    /// While typing a filter (any of them): regex ↔ glob patterns.
-    FilterToggleGlob,
-    /// The crosshair: off → focused chart → every visible chart → off.
-    CycleCrosshair,
-    /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
-    ToggleHidden,
-    /// `alt+r`: read the run again from the start of its file (as `wandb leet`'s
-    /// restart), keeping the panes and settings.
-    Restart,
-    // ---- settings (issue 13) ----
-    /// `1`: hide the metrics grid (the other panes take its room), or show it.
-    ToggleGrid,
-    /// `0`: every pane back to its default size.
-    ResetPaneSizes,
-    // ---- statistics table (issue 14) ----
-    /// `T`: the statistics table of every metric, or close it.
-    ToggleStats,
-    /// In the statistics table: reverse the sort order.
-    ReverseSort,
-    /// The record inspector: open it over the run, or close it.
-    InspectRecords,
-    /// Record inspector: show only the next record type (cycles back to all).
-    CycleRecordType,
-    // ---- x axis (issue 14) ----
-    /// `x`: the focused chart's x: default → relative time → wall time → a metric.
-    CycleXAxis,
-    /// `X`: every chart's x becomes the focused chart's.
-    XAxisToAll,
-    /// `L`: log x on the focused chart (thinned in log space), or linear.
-    ToggleLogX,
-    // ---- smoothing (issue 14) ----
-    /// `e`: the focused chart's smoothing, none → TWEMA → EMA → running average →
-    /// Gaussian → none.
-    CycleSmoothing,
-    /// `E`: smooth every chart (with the last smoothing chosen), or none.
-    ToggleSmoothingAll,
-    /// `+`/`=`: the focused chart's smoothing parameter one step up.
-    SmoothingUp,
-    /// `-`: the focused chart's smoothing parameter one step down.
-    SmoothingDown,
-    // ---- sections (issue 14) ----
-    /// Collapse or expand the focused section (a chart's own section).
-    ToggleSection,
-    /// Collapse every section of the metrics grid.
-    CollapseAllSections,
-    /// Expand every section of the metrics grid.
-    ExpandAllSections,
-    // ---- min–max band (issue 14) ----
-    /// `b`: the min–max band of charts with more points than columns, or none.
-    ToggleBand,
-    /// `P`: the next colour palette (default → wandb-vibe-10 → okabe-ito →
-    /// tol-bright → light).
-    CyclePalette,
-    /// Unbinds a key of the defaults in a user keymap.
-    None,
-}
+//! `Action`: what a key can be bound to, in one table: a row per action gives its
+//! keymap.toml name, its help group, the handler `App::act` sends it to, its line
+//! in the help overlay and its default keys per mode. The names are public API
+//! (keymap.toml): rename by adding an alias, never by dropping a name.
 
 /// Groups of the help overlay, in display order.
 pub const GROUPS: [&str; 8] = [
@@ -131,164 +15,291 @@ pub const GROUPS: [&str; 8] = [
     "Processes",
 ];
 
-impl Action {
-    /// Every action, in help order.
-    pub const ALL: [Action; 67] = [
-        Action::Help,
-        Action::Quit,
-        Action::Back,
-        Action::ToggleLeftSidebar,
-        Action::ToggleRightSidebar,
-        Action::ToggleConsole,
-        Action::CyclePaneFocus,
-        Action::CyclePaneFocusBack,
-        Action::FocusUp,
-        Action::FocusDown,
-        Action::FocusLeft,
-        Action::FocusRight,
-        Action::NextPage,
-        Action::PrevPage,
-        Action::FirstPage,
-        Action::LastPage,
-        Action::Fullscreen,
-        Action::CycleYScale,
-        Action::CycleGuides,
-        Action::SetColumns,
-        Action::SetRows,
-        Action::ResetZoom,
-        Action::StartFilter,
-        Action::StartSystemFilter,
-        Action::StartOverviewFilter,
-        Action::ClearFilters,
-        Action::ClearOverviewFilter,
-        Action::ClearSystemFilter,
-        Action::FilterApply,
-        Action::FilterCancel,
-        Action::FilterBackspace,
-        Action::FilterClearInput,
-        Action::PickRun,
-        Action::OpenRun,
-        Action::ToggleCompare,
-        Action::ToggleMedia,
-        Action::CycleProcessSort,
-        Action::FilterList,
-        Action::MonitorProcess,
-        Action::MonitorNone,
-        Action::ToggleSelect,
-        Action::PinRun,
-        Action::GroupRuns,
-        Action::ChooseColumn,
-        Action::FilterToggleGlob,
-        Action::CycleCrosshair,
-        Action::ToggleHidden,
-        Action::Restart,
-        // ---- settings (issue 13) ----
-        Action::ToggleGrid,
-        Action::ResetPaneSizes,
-        // ---- statistics table (issue 14) ----
-        Action::ToggleStats,
-        Action::ReverseSort,
-        Action::InspectRecords,
-        Action::CycleRecordType,
-        // ---- x axis (issue 14) ----
-        Action::CycleXAxis,
-        Action::XAxisToAll,
-        Action::ToggleLogX,
-        // ---- smoothing (issue 14) ----
-        Action::CycleSmoothing,
-        Action::ToggleSmoothingAll,
-        Action::SmoothingUp,
-        Action::SmoothingDown,
-        // ---- sections (issue 14) ----
-        Action::ToggleSection,
-        Action::CollapseAllSections,
-        Action::ExpandAllSections,
-        // ---- min–max band (issue 14) ----
-        Action::ToggleBand,
-        Action::CyclePalette,
-        Action::None,
-    ];
+/// Which of `App::act`'s handlers performs an action (the overlays and the
+/// workspace take theirs first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handler {
+    /// Quit, restart.
+    General,
+    /// Nothing outside the overlay or the part that owns it.
+    Inert,
+    /// Panes, overlays, focus between panes.
+    Panels,
+    /// Moving the focus or a scroll position, paging.
+    Motion,
+    /// What the charts show.
+    Charts,
+    /// The live monitor's process table.
+    Procs,
+    /// Starting, typing and clearing the filters.
+    Filter,
+}
 
-    /// The keymap.toml spelling.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Help => "help",
-            Action::Back => "back",
-            Action::ToggleLeftSidebar => "toggle_left_sidebar",
-            Action::ToggleRightSidebar => "toggle_right_sidebar",
-            Action::ToggleConsole => "toggle_console",
-            Action::CyclePaneFocus => "cycle_pane_focus",
-            Action::CyclePaneFocusBack => "cycle_pane_focus_back",
-            Action::FocusUp => "focus_up",
-            Action::FocusDown => "focus_down",
-            Action::FocusLeft => "focus_left",
-            Action::FocusRight => "focus_right",
-            Action::NextPage => "next_page",
-            Action::PrevPage => "prev_page",
-            Action::FirstPage => "first_page",
-            Action::LastPage => "last_page",
-            Action::Fullscreen => "fullscreen",
-            Action::CycleYScale => "cycle_y_scale",
-            Action::CycleGuides => "cycle_guides",
-            Action::SetColumns => "set_columns",
-            Action::SetRows => "set_rows",
-            Action::ResetZoom => "reset_zoom",
-            Action::StartFilter => "start_filter",
-            Action::StartSystemFilter => "start_system_filter",
-            Action::StartOverviewFilter => "start_overview_filter",
-            Action::ClearFilters => "clear_filters",
-            Action::ClearOverviewFilter => "clear_overview_filter",
-            Action::ClearSystemFilter => "clear_system_filter",
-            Action::FilterApply => "filter_apply",
-            Action::FilterCancel => "filter_cancel",
-            Action::FilterBackspace => "filter_backspace",
-            Action::FilterClearInput => "filter_clear_input",
-            Action::PickRun => "pick_run",
-            Action::OpenRun => "open_run",
-            Action::ToggleCompare => "toggle_compare",
-            Action::ToggleMedia => "toggle_media",
-            Action::CycleProcessSort => "cycle_process_sort",
-            Action::FilterList => "filter_list",
-            Action::ToggleSelect => "toggle_select",
-            Action::PinRun => "pin_run",
-            Action::GroupRuns => "group_runs",
-            Action::ChooseColumn => "choose_summary_column",
-            Action::FilterToggleGlob => "filter_toggle_glob",
-            Action::CycleCrosshair => "cycle_crosshair",
-            Action::ToggleHidden => "toggle_hidden_metrics",
-            Action::Restart => "restart",
-            Action::MonitorProcess => "monitor_process",
-            Action::MonitorNone => "monitor_none",
-            // ---- settings (issue 13) ----
-            Action::ToggleGrid => "toggle_metrics_grid",
-            Action::ResetPaneSizes => "reset_pane_sizes",
-            // ---- statistics table (issue 14) ----
-            Action::ToggleStats => "toggle_stats",
-            Action::ReverseSort => "reverse_sort",
-            Action::InspectRecords => "inspect_records",
-            Action::CycleRecordType => "cycle_record_type",
-            // ---- x axis (issue 14) ----
-            Action::CycleXAxis => "cycle_x_axis",
-            Action::XAxisToAll => "x_axis_to_all",
-            Action::ToggleLogX => "toggle_log_x",
-            // ---- smoothing (issue 14) ----
-            Action::CycleSmoothing => "cycle_smoothing",
-            Action::ToggleSmoothingAll => "toggle_smoothing_all",
-            Action::SmoothingUp => "smoothing_up",
-            Action::SmoothingDown => "smoothing_down",
-            // ---- sections (issue 14) ----
-            Action::ToggleSection => "toggle_section",
-            Action::CollapseAllSections => "collapse_all_sections",
-            Action::ExpandAllSections => "expand_all_sections",
-            // ---- min–max band (issue 14) ----
-            Action::ToggleBand => "toggle_band",
-            Action::CyclePalette => "cycle_palette",
-            Action::None => "none",
+/// The table: `Variant = "name", HelpGroup, Handler, "help line", [mode "key"…, …];`
+/// in help order. It generates the enum and its accessors, so a new action is one
+/// row (and its keys in keymap.toml, which a test holds equal to the row's).
+macro_rules! actions {
+    ($(
+        $(#[$doc:meta])*
+        $v:ident = $name:literal, $group:ident, $handler:ident, $desc:literal,
+        [$($mode:ident $($key:literal)+),*];
+    )*) => {
+        /// A command the user can bind to a key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Action {
+            $($(#[$doc])* $v,)*
         }
-    }
 
+        impl Action {
+            /// Every action, in help order.
+            pub const ALL: [Action; [$(stringify!($v)),*].len()] = [$(Action::$v),*];
+
+            /// The keymap.toml spelling.
+            #[must_use]
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Action::$v => $name,)*
+                }
+            }
+
+            /// One line for the help overlay.
+            #[must_use]
+            pub fn describe(self) -> &'static str {
+                match self {
+                    $(Action::$v => $desc,)*
+                }
+            }
+
+            /// Help group.
+            #[must_use]
+            pub fn group(self) -> &'static str {
+                match self {
+                    $(Action::$v => stringify!($group),)*
+                }
+            }
+
+            /// The handler of `App::act` that performs it.
+            #[must_use]
+            pub fn handler(self) -> Handler {
+                match self {
+                    $(Action::$v => Handler::$handler,)*
+                }
+            }
+
+            /// Default keys, per keymap.toml mode name, in keymap.toml spelling.
+            #[must_use]
+            pub fn default_keys(self) -> &'static [(&'static str, &'static [&'static str])] {
+                match self {
+                    $(Action::$v => &[$((stringify!($mode), &[$($key),+])),*],)*
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    Help = "help", General, Panels, "Toggle this help screen",
+        [normal "h" "?", help "h" "?", fullscreen "h" "?"];
+    Quit = "quit", General, General, "Quit",
+        [normal "q" "ctrl+c", filter "ctrl+c", help "q" "ctrl+c", fullscreen "q" "ctrl+c",
+         runs "q" "ctrl+c", media "q" "ctrl+c", stats "q" "ctrl+c", inspector "q" "ctrl+c"];
+    Back = "back", General, Panels, "Close overlay, leave full screen, unfocus pane",
+        [normal "esc", help "esc", fullscreen "esc" "enter", runs "esc" "R", media "esc",
+         stats "esc", inspector "esc"];
+    ToggleLeftSidebar = "toggle_left_sidebar", Panels, Panels,
+        "Toggle left sidebar with run overview",
+        [normal "["];
+    ToggleRightSidebar = "toggle_right_sidebar", Panels, Panels,
+        "Toggle right sidebar with system metrics",
+        [normal "]" "2"];
+    ToggleConsole = "toggle_console", Panels, Panels, "Toggle console logs pane",
+        [normal "4"];
+    CyclePaneFocus = "cycle_pane_focus", Panels, Panels,
+        "Focus next pane (overview: next section first)",
+        [normal "tab", stats "tab" "shift+right", inspector "tab"];
+    CyclePaneFocusBack = "cycle_pane_focus_back", Panels, Panels,
+        "Focus previous pane (overview: section first)",
+        [normal "backtab", stats "backtab" "shift+left", inspector "backtab"];
+    FocusUp = "focus_up", Navigation, Motion, "Move focus up / scroll up",
+        [normal "up" "w", help "up" "w", runs "up" "w" "k", media "up" "w", stats "up" "w" "k",
+         inspector "up" "w" "k"];
+    FocusDown = "focus_down", Navigation, Motion, "Move focus down / scroll down",
+        [normal "down" "s", help "down" "s", runs "down" "s" "j", media "down" "s",
+         stats "down" "s" "j", inspector "down" "s" "j"];
+    FocusLeft = "focus_left", Navigation, Motion, "Move focus left / previous chart",
+        [normal "left" "a", fullscreen "left" "a" "N" "pgup", media "left" "a",
+         stats "left" "a" "<"];
+    FocusRight = "focus_right", Navigation, Motion, "Move focus right / next chart",
+        [normal "right" "d", fullscreen "right" "d" "n" "pgdown", media "right" "d",
+         stats "right" "d" ">"];
+    NextPage = "next_page", Navigation, Motion, "Next page",
+        [normal "n" "pgdown", help "pgdown", runs "pgdown", stats "pgdown", inspector "pgdown" "n"];
+    PrevPage = "prev_page", Navigation, Motion, "Previous page",
+        [normal "N" "pgup", help "pgup", runs "pgup", stats "pgup", inspector "pgup" "N"];
+    FirstPage = "first_page", Navigation, Motion, "First page / top",
+        [normal "home", help "home", runs "home", media "home", stats "home", inspector "home"];
+    LastPage = "last_page", Navigation, Motion, "Last page / bottom",
+        [normal "end", help "end", runs "end", media "end", stats "end", inspector "end"];
+    Fullscreen = "fullscreen", Charts, Charts, "Show focused chart full screen",
+        [normal "enter"];
+    /// `y`: linear → log → heatmap (percentage charts of several series).
+    CycleYScale = "cycle_y_scale", Charts, Charts, "Cycle y: linear, log, heatmap on focused chart",
+        [normal "y", fullscreen "y"];
+    /// `g`: guides at the y ticks, off → dots → lines.
+    CycleGuides = "cycle_guides", Charts, Charts, "Cycle chart guides (off / dots / horizontal)",
+        [normal "g", fullscreen "g"];
+    SetColumns = "set_columns", Charts, Charts, "Then a digit: grid columns (0 = auto)",
+        [normal "c"];
+    SetRows = "set_rows", Charts, Charts, "Then a digit: grid rows (0 = auto)",
+        [normal "r"];
+    ResetZoom = "reset_zoom", Charts, Charts, "Reset x zoom of focused chart (wheel zooms)",
+        [normal "z", fullscreen "z"];
+    StartFilter = "start_filter", Filter, Filter,
+        "Filter metric charts (console lines when focused)",
+        [normal "/", stats "/", inspector "/"];
+    StartSystemFilter = "start_system_filter", Filter, Filter, "Filter system charts",
+        [normal "\\"];
+    StartOverviewFilter = "start_overview_filter", Filter, Filter,
+        "Filter the overview (config, summary, environment)",
+        [normal "o"];
+    ClearFilters = "clear_filters", Filter, Filter, "Clear filters",
+        [normal "ctrl+l", stats "ctrl+l", inspector "ctrl+l"];
+    /// Clear the overview filter only (`ctrl+o`, as `wandb leet`).
+    ClearOverviewFilter = "clear_overview_filter", Filter, Filter, "Clear the overview filter",
+        [normal "ctrl+o"];
+    /// Clear the system filter only (`ctrl+\\`, as `wandb leet`).
+    ClearSystemFilter = "clear_system_filter", Filter, Filter, "Clear the system filter",
+        [normal "ctrl+\\" "ctrl+4"];
+    FilterApply = "filter_apply", Filter, Filter, "Keep the filter",
+        [filter "enter"];
+    FilterCancel = "filter_cancel", Filter, Filter, "Restore the previous filter",
+        [filter "esc"];
+    FilterBackspace = "filter_backspace", Filter, Filter, "Delete a character",
+        [filter "backspace"];
+    FilterClearInput = "filter_clear_input", Filter, Filter, "Clear the input",
+        [filter "ctrl+u"];
+    PickRun = "pick_run", Runs, Panels, "List the runs of this wandb directory",
+        [normal "R"];
+    OpenRun = "open_run", Runs, Inert, "Open the selected run",
+        [runs "enter"];
+    ToggleCompare = "toggle_compare", Runs, Inert,
+        "Draw the selected run beside this one in every chart",
+        [runs "space"];
+    ToggleMedia = "toggle_media", Panels, Panels, "Media pane: images logged with wandb.Image",
+        [normal "3", media "3"];
+    /// Live monitor: sort the process table by the next column (CPU, memory, GPU
+    /// memory).
+    CycleProcessSort = "cycle_process_sort", Processes, Procs,
+        "Sort processes by CPU, memory, GPU memory (cycles)",
+        [normal "S"];
+    /// Filter the list: the workspace's runs (query language), the live monitor's
+    /// process table (regex).
+    FilterList = "filter_list", Processes, Procs,
+        "Filter the runs (query) or the processes (regex)",
+        [normal "f"];
+    /// Live monitor: monitor the selected process (what `enter` does on the table).
+    MonitorProcess = "monitor_process", Processes, Procs,
+        "Chart the selected process tree (enter on the table)",
+        [normal "m"];
+    /// Live monitor: monitor no process (host charts only).
+    MonitorNone = "monitor_none", Processes, Procs, "Monitor no process (host charts only)",
+        [normal "u"];
+    /// Workspace: draw the highlighted run in every chart, or stop drawing it.
+    ToggleSelect = "toggle_select", Workspace, Inert,
+        "Draw the highlighted run in every chart, or stop",
+        [normal "space"];
+    /// Workspace: pin the highlighted run (drawn on top), or unpin it.
+    PinRun = "pin_run", Workspace, Inert, "Pin the highlighted run on top of the others",
+        [normal "p"];
+    /// Workspace: group the selected runs by a config key (mean and min–max band).
+    GroupRuns = "group_runs", Workspace, Inert, "Group drawn runs by config key: mean + band",
+        [normal "G"];
+    /// Workspace: the summary value shown per run in the list.
+    ChooseColumn = "choose_summary_column", Workspace, Inert,
+        "Choose the summary value shown per run",
+        [normal "v"];
+    /// While typing a filter (any of them): regex ↔ glob patterns.
+    FilterToggleGlob = "filter_toggle_glob", Filter, Filter,
+        "While typing any filter: toggle regex / glob",
+        [filter "tab"];
+    /// The crosshair: off → focused chart → every visible chart → off.
+    CycleCrosshair = "cycle_crosshair", Charts, Charts,
+        "Crosshair on focused / all charts (←/→ move it)",
+        [normal "C", fullscreen "C"];
+    /// Chart the metrics `define_metric(hidden=True)` hides, or hide them again.
+    ToggleHidden = "toggle_hidden_metrics", Charts, Charts,
+        "Show / hide metrics define_metric hides",
+        [normal "H"];
+    /// `alt+r`: read the run again from the start of its file (as `wandb leet`'s
+    /// restart), keeping the panes and settings.
+    Restart = "restart", General, General, "Read the run again from the start of its file",
+        [normal "alt+r"];
+    /// `1`: hide the metrics grid (the other panes take its room), or show it.
+    ToggleGrid = "toggle_metrics_grid", Panels, Panels, "Toggle metrics grid",
+        [normal "1"];
+    /// `0`: every pane back to its default size.
+    ResetPaneSizes = "reset_pane_sizes", Panels, Panels, "Reset pane sizes to defaults",
+        [normal "0"];
+    /// `T`: the statistics table of every metric, or close it.
+    ToggleStats = "toggle_stats", Panels, Panels, "Statistics table: last, min, max, mean, count",
+        [normal "T", stats "T"];
+    /// In the statistics table: reverse the sort order.
+    ReverseSort = "reverse_sort", Panels, Inert, "Reverse the sort order",
+        [stats "r"];
+    /// The record inspector: open it over the run, or close it.
+    InspectRecords = "inspect_records", Panels, Panels,
+        "Record inspector: every record, its full body",
+        [normal "i", inspector "i"];
+    /// Record inspector: show only the next record type (cycles back to all).
+    CycleRecordType = "cycle_record_type", Panels, Inert,
+        "Show one record type (cycles; all again at the end)",
+        [inspector "t"];
+    /// `x`: the focused chart's x: default → relative time → wall time → a metric.
+    CycleXAxis = "cycle_x_axis", Charts, Charts, "Cycle x of focused chart: step/time/wall/metric",
+        [normal "x", fullscreen "x"];
+    /// `X`: every chart's x becomes the focused chart's.
+    XAxisToAll = "x_axis_to_all", Charts, Charts, "Give every chart the focused chart's x",
+        [normal "X"];
+    /// `L`: log x on the focused chart (thinned in log space), or linear.
+    ToggleLogX = "toggle_log_x", Charts, Charts, "Toggle log x on focused chart",
+        [normal "L", fullscreen "L"];
+    /// `e`: the focused chart's smoothing, none → TWEMA → EMA → running average →
+    /// Gaussian → none.
+    CycleSmoothing = "cycle_smoothing", Charts, Charts,
+        "Smoothing: none, TWEMA, EMA, average, Gaussian",
+        [normal "e", fullscreen "e"];
+    /// `E`: smooth every chart (with the last smoothing chosen), or none.
+    ToggleSmoothingAll = "toggle_smoothing_all", Charts, Charts,
+        "Smooth every chart like this one / none",
+        [normal "E", fullscreen "E"];
+    /// `+`/`=`: the focused chart's smoothing parameter one step up.
+    SmoothingUp = "smoothing_up", Charts, Charts, "Smooth the focused chart more",
+        [normal "+" "=", fullscreen "+" "="];
+    /// `-`: the focused chart's smoothing parameter one step down.
+    SmoothingDown = "smoothing_down", Charts, Charts, "Smooth the focused chart less",
+        [normal "-", fullscreen "-"];
+    /// Collapse or expand the focused section (a chart's own section).
+    ToggleSection = "toggle_section", Charts, Inert, "Collapse / expand the focused section",
+        [normal "Z"];
+    /// Collapse every section of the metrics grid.
+    CollapseAllSections = "collapse_all_sections", Charts, Inert, "Collapse every metric section",
+        [normal "M"];
+    /// Expand every section of the metrics grid.
+    ExpandAllSections = "expand_all_sections", Charts, Inert, "Expand every metric section",
+        [normal "O"];
+    /// `b`: the min–max band of charts with more points than columns, or none.
+    ToggleBand = "toggle_band", Charts, Charts, "Min–max band on dense charts (show / hide)",
+        [normal "b", fullscreen "b"];
+    /// `P`: the next colour palette (default → wandb-vibe-10 → okabe-ito →
+    /// tol-bright → light).
+    CyclePalette = "cycle_palette", Charts, Charts, "Cycle colour palette (saved in the settings)",
+        [normal "P", fullscreen "P"];
+    /// Unbinds a key of the defaults in a user keymap.
+    None = "none", General, Inert, "(unbound)",
+        [];
+}
+
+impl Action {
     /// Parse a keymap.toml action name (or an old name kept as an alias).
     #[must_use]
     pub fn from_name(s: &str) -> Option<Action> {
@@ -298,155 +309,6 @@ impl Action {
             // Before the workspace's runs filter shared the key.
             "start_process_filter" => Some(Action::FilterList),
             _ => Action::ALL.into_iter().find(|a| a.name() == s),
-        }
-    }
-
-    /// One line for the help overlay.
-    #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            Action::Quit => "Quit",
-            Action::Help => "Toggle this help screen",
-            Action::Back => "Close overlay, leave full screen, unfocus pane",
-            Action::ToggleLeftSidebar => "Toggle left sidebar with run overview",
-            Action::ToggleRightSidebar => "Toggle right sidebar with system metrics",
-            Action::ToggleConsole => "Toggle console logs pane",
-            Action::CyclePaneFocus => "Focus next pane (overview: next section first)",
-            Action::CyclePaneFocusBack => "Focus previous pane (overview: section first)",
-            Action::FocusUp => "Move focus up / scroll up",
-            Action::FocusDown => "Move focus down / scroll down",
-            Action::FocusLeft => "Move focus left / previous chart",
-            Action::FocusRight => "Move focus right / next chart",
-            Action::NextPage => "Next page",
-            Action::PrevPage => "Previous page",
-            Action::FirstPage => "First page / top",
-            Action::LastPage => "Last page / bottom",
-            Action::Fullscreen => "Show focused chart full screen",
-            Action::CycleYScale => "Cycle y: linear, log, heatmap on focused chart",
-            Action::CycleGuides => "Cycle chart guides (off / dots / horizontal)",
-            Action::SetColumns => "Then a digit: grid columns (0 = auto)",
-            Action::SetRows => "Then a digit: grid rows (0 = auto)",
-            Action::ResetZoom => "Reset x zoom of focused chart (wheel zooms)",
-            Action::StartFilter => "Filter metric charts (console lines when focused)",
-            Action::StartSystemFilter => "Filter system charts",
-            Action::StartOverviewFilter => "Filter the overview (config, summary, environment)",
-            Action::ClearFilters => "Clear filters",
-            Action::ClearOverviewFilter => "Clear the overview filter",
-            Action::ClearSystemFilter => "Clear the system filter",
-            Action::FilterApply => "Keep the filter",
-            Action::FilterCancel => "Restore the previous filter",
-            Action::FilterBackspace => "Delete a character",
-            Action::FilterClearInput => "Clear the input",
-            Action::PickRun => "List the runs of this wandb directory",
-            Action::OpenRun => "Open the selected run",
-            Action::ToggleCompare => "Draw the selected run beside this one in every chart",
-            Action::ToggleMedia => "Media pane: images logged with wandb.Image",
-            Action::CycleProcessSort => "Sort processes by CPU, memory, GPU memory (cycles)",
-            Action::FilterList => "Filter the runs (query) or the processes (regex)",
-            Action::ToggleSelect => "Draw the highlighted run in every chart, or stop",
-            Action::PinRun => "Pin the highlighted run on top of the others",
-            Action::GroupRuns => "Group drawn runs by config key: mean + band",
-            Action::ChooseColumn => "Choose the summary value shown per run",
-            Action::FilterToggleGlob => "While typing any filter: toggle regex / glob",
-            Action::CycleCrosshair => "Crosshair on focused / all charts (←/→ move it)",
-            Action::ToggleHidden => "Show / hide metrics define_metric hides",
-            Action::Restart => "Read the run again from the start of its file",
-            Action::MonitorProcess => "Chart the selected process tree (enter on the table)",
-            Action::MonitorNone => "Monitor no process (host charts only)",
-            // ---- settings (issue 13) ----
-            Action::ToggleGrid => "Toggle metrics grid",
-            Action::ResetPaneSizes => "Reset pane sizes to defaults",
-            // ---- statistics table (issue 14) ----
-            Action::ToggleStats => "Statistics table: last, min, max, mean, count",
-            Action::ReverseSort => "Reverse the sort order",
-            Action::InspectRecords => "Record inspector: every record, its full body",
-            Action::CycleRecordType => "Show one record type (cycles; all again at the end)",
-            // ---- x axis (issue 14) ----
-            Action::CycleXAxis => "Cycle x of focused chart: step/time/wall/metric",
-            Action::XAxisToAll => "Give every chart the focused chart's x",
-            Action::ToggleLogX => "Toggle log x on focused chart",
-            // ---- smoothing (issue 14) ----
-            Action::CycleSmoothing => "Smoothing: none, TWEMA, EMA, average, Gaussian",
-            Action::ToggleSmoothingAll => "Smooth every chart like this one / none",
-            Action::SmoothingUp => "Smooth the focused chart more",
-            Action::SmoothingDown => "Smooth the focused chart less",
-            // ---- sections (issue 14) ----
-            Action::ToggleSection => "Collapse / expand the focused section",
-            Action::CollapseAllSections => "Collapse every metric section",
-            Action::ExpandAllSections => "Expand every metric section",
-            // ---- min–max band (issue 14) ----
-            Action::ToggleBand => "Min–max band on dense charts (show / hide)",
-            Action::CyclePalette => "Cycle colour palette (saved in the settings)",
-            Action::None => "(unbound)",
-        }
-    }
-
-    /// Help group.
-    #[must_use]
-    pub fn group(self) -> &'static str {
-        match self {
-            Action::Quit | Action::Help | Action::Back | Action::Restart | Action::None => {
-                "General"
-            }
-            Action::ToggleLeftSidebar
-            | Action::ToggleRightSidebar
-            | Action::ToggleConsole
-            | Action::ToggleMedia
-            | Action::CyclePaneFocus
-            | Action::CyclePaneFocusBack
-            | Action::ToggleGrid
-            | Action::ResetPaneSizes
-            | Action::ToggleStats
-            | Action::ReverseSort => "Panels",
-            Action::InspectRecords | Action::CycleRecordType => "Panels",
-            Action::FocusUp
-            | Action::FocusDown
-            | Action::FocusLeft
-            | Action::FocusRight
-            | Action::NextPage
-            | Action::PrevPage
-            | Action::FirstPage
-            | Action::LastPage => "Navigation",
-            Action::Fullscreen
-            | Action::CycleYScale
-            | Action::CycleGuides
-            | Action::SetColumns
-            | Action::SetRows
-            | Action::ResetZoom
-            | Action::CycleCrosshair
-            | Action::ToggleHidden => "Charts",
-            // ---- x axis (issue 14) ----
-            Action::CycleXAxis | Action::XAxisToAll | Action::ToggleLogX => "Charts",
-            // ---- smoothing (issue 14) ----
-            Action::CycleSmoothing
-            | Action::ToggleSmoothingAll
-            | Action::SmoothingUp
-            | Action::SmoothingDown => "Charts",
-            // ---- sections (issue 14) ----
-            Action::ToggleSection | Action::CollapseAllSections | Action::ExpandAllSections => {
-                "Charts"
-            }
-            // ---- min–max band (issue 14) ----
-            Action::ToggleBand | Action::CyclePalette => "Charts",
-            Action::StartFilter
-            | Action::StartSystemFilter
-            | Action::StartOverviewFilter
-            | Action::ClearFilters
-            | Action::ClearOverviewFilter
-            | Action::ClearSystemFilter
-            | Action::FilterApply
-            | Action::FilterCancel
-            | Action::FilterBackspace
-            | Action::FilterClearInput
-            | Action::FilterToggleGlob => "Filter",
-            Action::ToggleSelect | Action::PinRun | Action::GroupRuns | Action::ChooseColumn => {
-                "Workspace"
-            }
-            Action::PickRun | Action::OpenRun | Action::ToggleCompare => "Runs",
-            Action::CycleProcessSort
-            | Action::FilterList
-            | Action::MonitorProcess
-            | Action::MonitorNone => "Processes",
         }
     }
 }
@@ -463,5 +325,12 @@ mod tests {
         assert_eq!(Action::CycleYScale.name(), "cycle_y_scale");
         assert_eq!(Action::from_name("toggle_log_y"), Some(Action::CycleYScale));
         assert_eq!(Action::from_name("toggle_log"), None);
+    }
+
+    #[test]
+    fn every_group_is_shown_in_help() {
+        for a in Action::ALL {
+            assert!(GROUPS.contains(&a.group()), "{}: {}", a.name(), a.group());
+        }
     }
 }

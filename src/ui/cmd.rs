@@ -62,7 +62,6 @@ pub enum Cmd {
     ViewRecords(RecordsView),
     /// The record inspector is closed: its worker ends.
     CloseRecords,
-    // ---- smoothing (issue 14) ----
     /// Smooth one metric from every point it logged (its points, or the run
     /// file's full history), on the smoothing worker: `Msg::Smoothed`.
     Smooth(SmoothJob),

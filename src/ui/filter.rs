@@ -7,80 +7,32 @@
 
 use regex::RegexBuilder;
 
+use super::prompt::{Pattern, Prompt};
 use super::query::{self, Matcher};
 
-/// The longest pattern accepted, in characters. Every typed character compiles the
-/// whole pattern again, so without a cap a long paste (each pasted character arrives
-/// as a key) costs time quadratic in its length: 5,000 characters kept the viewer
-/// busy for about 15 s, deaf to `q`.
-pub const MAX_PATTERN_CHARS: usize = 256;
+pub use super::prompt::MAX_PATTERN_CHARS;
 
 /// One filter's state.
-#[derive(Debug, Clone, Default)]
-pub struct FilterState {
-    /// Text of the pattern in force ("" = no filter).
-    pub text: String,
-    /// The pattern in force, compiled.
-    matcher: Option<Matcher>,
-    /// Glob patterns instead of regexes (`Tab` while typing toggles it).
-    pub glob: bool,
-    /// What is being typed.
-    pub draft: String,
-    pub editing: bool,
-    /// Why the draft does not compile.
-    pub error: Option<String>,
-    saved: (String, Option<Matcher>, bool),
-}
+pub type FilterState = Prompt<Matcher>;
 
-impl FilterState {
-    /// Whether a pattern is in force.
-    #[must_use]
-    pub fn is_active(&self) -> bool {
-        self.matcher.is_some()
-    }
+impl Pattern for Matcher {
+    type Error = String;
 
-    /// Whether `s` passes (everything passes with no pattern).
-    #[must_use]
-    pub fn matches(&self, s: &str) -> bool {
-        self.matcher.as_ref().is_none_or(|r| r.is_match(s))
-    }
-
-    /// Begin editing, starting from the pattern in force.
-    pub fn start(&mut self) {
-        self.saved = (self.text.clone(), self.matcher.clone(), self.glob);
-        self.draft = self.text.clone();
-        self.editing = true;
-        self.error = None;
-    }
-
-    /// Replace the draft and apply it if it compiles.
-    pub fn set_draft(&mut self, s: String) {
-        self.draft = s;
-        if self.draft.is_empty() {
-            self.text.clear();
-            self.matcher = None;
-            self.error = None;
-            return;
+    /// An empty draft is no filter; a glob always compiles; a regex is
+    /// case-insensitive, its error the engine's last line.
+    fn compile(draft: &str, glob: bool) -> Result<Option<Self>, String> {
+        if draft.is_empty() {
+            return Ok(None);
         }
-        if self.glob {
-            // A glob always compiles.
-            if let Ok(m) = query::matcher(&self.draft, query::Mode::Glob) {
-                self.text = self.draft.clone();
-                self.matcher = Some(m);
-                self.error = None;
-            }
-            return;
+        if glob {
+            return query::matcher(draft, query::Mode::Glob).map(Some);
         }
-        match RegexBuilder::new(&self.draft)
+        match RegexBuilder::new(draft)
             .case_insensitive(true)
             .size_limit(1 << 20)
             .build()
         {
-            Ok(r) => {
-                self.text = self.draft.clone();
-                self.matcher = Some(Matcher::Regex(r));
-                self.error = None;
-            }
+            Ok(r) => Ok(Some(Matcher::Regex(r))),
             Err(e) => {
                 let msg = e.to_string();
                 let line = msg
@@ -91,72 +43,31 @@ impl FilterState {
                     .trim()
                     .trim_start_matches("error: ")
                     .to_owned();
-                self.error = Some(line);
+                Err(line)
             }
         }
     }
 
-    /// Add a typed character; beyond [`MAX_PATTERN_CHARS`] it is dropped and the
-    /// error says so (the pattern in force stays).
-    pub fn push(&mut self, c: char) {
-        if self.draft.chars().count() >= MAX_PATTERN_CHARS {
-            self.error = Some(format!(
-                "pattern longer than {MAX_PATTERN_CHARS} characters; further input ignored"
-            ));
-            return;
-        }
-        let mut d = std::mem::take(&mut self.draft);
-        d.push(c);
-        self.set_draft(d);
+    fn too_long() -> String {
+        format!("pattern longer than {MAX_PATTERN_CHARS} characters; further input ignored")
     }
 
-    /// `Tab` while typing: regex ↔ glob; the draft applies again in the new mode.
-    pub fn toggle_glob(&mut self) {
-        self.glob = !self.glob;
-        let d = std::mem::take(&mut self.draft);
-        self.set_draft(d);
+    fn is_too_long(e: &String) -> bool {
+        *e == Self::too_long()
     }
+}
 
-    /// The mode's name, for prompts.
+impl FilterState {
+    /// Whether a pattern is in force.
     #[must_use]
-    pub fn mode_name(&self) -> &'static str {
-        if self.glob {
-            "glob"
-        } else {
-            "regex"
-        }
+    pub fn is_active(&self) -> bool {
+        self.compiled.is_some()
     }
 
-    pub fn backspace(&mut self) {
-        let mut d = std::mem::take(&mut self.draft);
-        d.pop();
-        self.set_draft(d);
-    }
-
-    /// Enter: keep what is in force.
-    pub fn apply(&mut self) {
-        self.editing = false;
-        self.error = None;
-        self.draft.clear();
-    }
-
-    /// Esc: back to the pattern in force before editing.
-    pub fn cancel(&mut self) {
-        let (t, r, g) = std::mem::take(&mut self.saved);
-        self.text = t;
-        self.matcher = r;
-        self.glob = g;
-        self.editing = false;
-        self.error = None;
-        self.draft.clear();
-    }
-
-    /// No pattern in force; the mode stays what the user chose.
-    pub fn clear(&mut self) {
-        *self = Self {
-            glob: self.glob,
-            ..Self::default()
-        };
+    /// Whether `s` passes (everything passes with no pattern).
+    #[must_use]
+    pub fn matches(&self, s: &str) -> bool {
+        self.compiled.as_ref().is_none_or(|r| r.is_match(s))
     }
 }
 

@@ -26,6 +26,7 @@ pub mod overlay;
 mod overview;
 pub mod palette;
 pub mod panels;
+pub mod prompt;
 pub mod query;
 pub mod render;
 mod scroll;
@@ -289,7 +290,6 @@ pub struct App {
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
-    // ---- smoothing (issue 14) ----
     /// Each chart's smoothing, and the smoothed series.
     pub smoothing: smoothing::SmoothState,
 }
@@ -344,7 +344,6 @@ impl App {
             band: true,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
-            // ---- smoothing (issue 14) ----
             smoothing: smoothing::SmoothState::default(),
         };
         app.refresh();
@@ -458,7 +457,6 @@ impl App {
         if fx.redraw {
             self.update_limits();
         }
-        // ---- smoothing (issue 14) ----
         if fx.redraw || tick {
             self.request_smoothing();
         }
@@ -537,7 +535,6 @@ impl App {
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
-            // ---- smoothing (issue 14) ----
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
     }

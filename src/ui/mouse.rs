@@ -32,7 +32,6 @@ impl App {
             // The chart drawn over the whole body (see `ui::render::render_buffer`).
             Some((self.grid.focus, self.areas.body))
         } else if self.grid.sectioned() {
-            // ---- sections (issue 14) ----
             match self.section_slot_at(pos)? {
                 (r, crate::ui::charts::sections::Slot::Chart(i)) => Some((i, r)),
                 (_, crate::ui::charts::sections::Slot::Header { .. }) => None,
@@ -124,7 +123,7 @@ impl App {
         if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
             return fx;
         }
-        // ---- sections (issue 14) ----: a click on a header toggles it.
+        // A click on a section header toggles the section.
         if let (None, Some((_, crate::ui::charts::sections::Slot::Header { sec, .. }))) =
             (zoom_in, self.section_slot_at(pos))
         {

@@ -124,13 +124,11 @@ pub struct Settings {
     /// System charts' y scale by `"<title>|<unit>"` (linear, log or heatmap).
     pub system_y_scale: BTreeMap<String, YScale>,
     pub filters: Filters,
-    // ---- smoothing (issue 14) ----
     /// Every metric chart's smoothing (`E`), as `leet export --smoothing` spells
     /// it: `none`, `twema:0.6`, `ema:0.6`, `avg:10`, `gauss:5`.
     pub smoothing_all: String,
     /// Metric charts' own smoothing by metric key (`e`, `+`, `-`), spelled so.
     pub smoothing: BTreeMap<String, String>,
-    // ---- x axis (issue 14) ----
     /// The x of the charts without their own (`X`): `step`, `rel`, `wall`,
     /// `metric:NAME`.
     pub x_axis_all: String,
@@ -138,7 +136,7 @@ pub struct Settings {
     pub x_axis: BTreeMap<String, String>,
     /// Metric charts on a log x axis (`L`).
     pub log_x: Vec<String>,
-    /// ---- sections (issue 14) ----: collapsed metric sections, by prefix.
+    /// Collapsed metric sections, by prefix.
     pub collapsed_sections: Vec<String>,
 }
 
@@ -160,7 +158,6 @@ impl Settings {
             y_scale: BTreeMap::new(),
             system_y_scale: BTreeMap::new(),
             filters: Filters::default(),
-            // ---- smoothing (issue 14) ----
             smoothing_all: "none".to_owned(),
             smoothing: BTreeMap::new(),
             x_axis_all: "step".to_owned(),
@@ -404,7 +401,6 @@ impl App {
                 overview: filter_setting(&self.overview.filter),
                 system: filter_setting(&self.system.filter),
             },
-            // ---- smoothing (issue 14) ----
             smoothing_all: self.smoothing.all.to_string(),
             smoothing: self
                 .smoothing
@@ -414,7 +410,6 @@ impl App {
                 .take(MAX_SCALES)
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
-            // ---- x axis (issue 14) ----
             x_axis_all: self.xaxis.all.to_string(),
             x_axis: (self.xaxis.per_chart.iter())
                 .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
@@ -460,7 +455,7 @@ impl App {
         for (k, v) in &s.system_y_scale {
             self.grid.scales.set_system_named(k, *v);
         }
-        // ---- smoothing (issue 14): checked when parsed ----
+        // Smoothing: checked when parsed.
         self.smoothing.restore(
             s.smoothing_all.parse().unwrap_or_default(),
             s.smoothing
@@ -468,7 +463,7 @@ impl App {
                 .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
                 .collect(),
         );
-        // ---- x axis (issue 14): checked when parsed ----
+        // X axis: checked when parsed.
         self.xaxis.restore(
             s.x_axis_all.parse().unwrap_or_default(),
             (s.x_axis.iter())

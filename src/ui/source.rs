@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{new_run, App, Cmd, Effect, Seen};
-use crate::msg::{RunBatch, Sample};
+use crate::msg::{RunBatch, RunStatus, Sample};
 
 /// Where the run's records come from, as far as the screen cares.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -59,6 +59,25 @@ pub enum LiveState {
 
 /// Seconds of quiet after which a growing file stops showing as live.
 pub const LIVE_WINDOW: f64 = 5.0;
+
+impl LiveState {
+    /// A [`RunStatus`] in the viewer's words: `quiet` (seconds, None: no clue yet)
+    /// splits running into live and quiet. None for an unknown run.
+    #[must_use]
+    pub fn of(status: RunStatus, exit_code: Option<i32>, quiet: Option<f64>) -> Option<Self> {
+        Some(match status {
+            RunStatus::Finished => LiveState::Finished,
+            RunStatus::Failed => LiveState::Failed(exit_code.unwrap_or(-1)),
+            RunStatus::Running => match quiet {
+                Some(q) if q < LIVE_WINDOW => LiveState::Live,
+                Some(q) => LiveState::Running(q),
+                None => LiveState::Live,
+            },
+            RunStatus::Crashed => LiveState::MaybeCrashed(quiet.unwrap_or(0.0)),
+            RunStatus::Unknown => return None,
+        })
+    }
+}
 
 impl App {
     /// The reader found the run file.
@@ -115,19 +134,22 @@ impl App {
         if self.unreadable().is_some() {
             return LiveState::Unreadable;
         }
-        match self.run.exit_code {
-            Some(0) => LiveState::Finished,
-            Some(c) => LiveState::Failed(c),
-            // The exit record is usually the last one: don't call a run crashed (or
-            // quiet) before the whole file has been read once.
-            None if self.source.loading() => LiveState::Loading,
-            None => match self.quiet() {
-                None => LiveState::Live,
-                Some(q) if q < LIVE_WINDOW => LiveState::Live,
-                Some(q) if q < self.stale_after => LiveState::Running(q),
-                Some(q) => LiveState::MaybeCrashed(q),
-            },
+        // The exit record is usually the last one: don't call a run crashed (or
+        // quiet) before the whole file has been read once.
+        if self.run.exit_code.is_none() && self.source.loading() {
+            return LiveState::Loading;
         }
+        let quiet = self.quiet();
+        // The viewer judges the file it follows: one without a run record yet is a
+        // run being written, never unknown. A run within the live window is live
+        // whatever the stale limit.
+        let status = RunStatus::decide(
+            self.run.exit_code,
+            true,
+            quiet,
+            self.stale_after.max(LIVE_WINDOW),
+        );
+        LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live)
     }
 
     /// Seconds since the run last showed a sign of life (None: no clue yet).

@@ -358,7 +358,7 @@ fn focused_chart(app: &App) -> Option<String> {
     {
         return None;
     }
-    // ---- sections (issue 14) ----: a focused header names its section.
+    // A focused section header names its section.
     if let Some(name) = app.grid.focused_header_name() {
         return Some(format!("section {}", sanitize(name)));
     }

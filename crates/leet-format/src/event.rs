@@ -107,6 +107,41 @@ pub struct MetricDef {
     pub goal: i32,
 }
 
+impl MetricDef {
+    /// Whether this definition covers the history key `key`: by its exact name, or
+    /// by its glob.
+    #[must_use]
+    pub fn matches(&self, key: &str) -> bool {
+        (!self.name.is_empty() && self.name == key)
+            || (!self.glob.is_empty() && glob_match(&self.glob, key))
+    }
+}
+
+/// `*` wildcard match, as W&B's metric globs use.
+#[must_use]
+pub fn glob_match(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let mut rest = s;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else if let Some(pos) = rest.find(part) {
+            rest = &rest[pos + part.len()..];
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 /// A summary/config value held in its cheapest form; JSON text is parsed only on
 /// demand.
 #[derive(Debug, Clone, PartialEq)]

@@ -19,7 +19,6 @@ use rustc_hash::FxHashMap;
 use crate::decode::event::{Event, Events, MetricDef};
 use crate::msg::{Msg, SmoothJob, Smoothed};
 use crate::source::file::{resolve_file, RunReader};
-use crate::store::run::glob_match;
 use crate::store::series::Series;
 use crate::store::smooth::Smoothing;
 
@@ -189,10 +188,7 @@ impl<'a> History<'a> {
     fn step_metric(defs: &[MetricDef], key: &str) -> Option<String> {
         defs.iter()
             .rev()
-            .find(|d| {
-                (!d.name.is_empty() && d.name == key)
-                    || (!d.glob.is_empty() && glob_match(&d.glob, key))
-            })
+            .find(|d| d.matches(key))
             .map(|d| d.step_metric.clone())
             .filter(|s| !s.is_empty())
     }

@@ -3,8 +3,8 @@
 //! and the last summary), read off the loop thread in parallel and cached by path,
 //! size and modification time (see [`cache`]).
 //!
-//! State, as `store::Run::state` and the app's `live_state` decide it for one run
-//! (mirrored here: the source layer cannot import either):
+//! State, decided by `msg::RunStatus::decide` (as the app's `live_state` decides it
+//! for the run it shows):
 //! - an exit record → finished (code 0) or failed (any other code);
 //! - no exit record and no run record → unknown (a file just created);
 //! - else running when the run showed a sign of life within `stale_after` seconds
@@ -36,7 +36,7 @@ use self::scan::{check_one, read_jobs, Check, Outcome, ReadJob};
 use super::reader::RunReader;
 use super::resolve::run_dirs;
 use crate::decode::event::{Event, Events, Timestamp};
-use crate::msg::{IndexState, RunIndexEntry};
+use crate::msg::{RunIndexEntry, RunStatus};
 
 /// Seconds of quiet after which a run without an exit record counts as crashed
 /// (leet's `--stale-after` default).
@@ -339,19 +339,10 @@ pub fn quiet_at(mtime_ns: u64, last_time: Option<f64>, now: f64) -> f64 {
 
 /// The state of `e` at `now` (see the module doc).
 #[must_use]
-pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> IndexState {
-    match e.exit_code {
-        Some(0) => IndexState::Finished,
-        Some(_) => IndexState::Failed,
-        None if !e.has_run_record || e.file.is_none() => IndexState::Unknown,
-        None => {
-            if quiet_at(e.mtime_ns, e.last_time, now) < stale_after {
-                IndexState::Running
-            } else {
-                IndexState::Crashed
-            }
-        }
-    }
+pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> RunStatus {
+    let started = e.has_run_record && e.file.is_some();
+    let quiet = quiet_at(e.mtime_ns, e.last_time, now);
+    RunStatus::decide(e.exit_code, started, Some(quiet), stale_after)
 }
 
 /// The default cache directory: `$XDG_CACHE_HOME/leet` (an absolute path, as the

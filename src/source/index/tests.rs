@@ -97,39 +97,39 @@ fn entry(exit: Option<i32>, mtime: f64, last: Option<f64>) -> RunIndexEntry {
 }
 
 #[test]
-fn state_mirrors_live_state() {
+fn state_at_decides_from_the_entrys_exit_start_and_quiet() {
     let now = 10_000.0;
     assert_eq!(
         state_at(&entry(Some(0), 0.0, None), now, 120.0),
-        IndexState::Finished
+        RunStatus::Finished
     );
     assert_eq!(
         state_at(&entry(Some(-9), 0.0, None), now, 120.0),
-        IndexState::Failed
+        RunStatus::Failed
     );
     // No exit: running within the stale limit of the file's mtime.
     assert_eq!(
         state_at(&entry(None, now - 119.0, None), now, 120.0),
-        IndexState::Running
+        RunStatus::Running
     );
     assert_eq!(
         state_at(&entry(None, now - 121.0, None), now, 120.0),
-        IndexState::Crashed
+        RunStatus::Crashed
     );
     // A fresh mtime (a copy) with old records: the records say when it went quiet.
     assert_eq!(
         state_at(&entry(None, now, Some(now - 500.0)), now, 120.0),
-        IndexState::Crashed
+        RunStatus::Crashed
     );
     // The stale limit is the caller's.
     assert_eq!(
         state_at(&entry(None, now, Some(now - 500.0)), now, 600.0),
-        IndexState::Running
+        RunStatus::Running
     );
     // Nothing read yet: unknown.
     let mut e = entry(None, now, None);
     e.has_run_record = false;
-    assert_eq!(state_at(&e, now, 120.0), IndexState::Unknown);
+    assert_eq!(state_at(&e, now, 120.0), RunStatus::Unknown);
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! Statistics of a group of runs' series (runs that differ only by, say, `seed`):
 //! per x-bucket the mean over the members and the min–max envelope, drawn as a
 //! line with a faint band around it.
-// Until the workspace's `G` (issue 12) calls it, only the tests do.
 
 use crate::store::series::Point;
 

@@ -1,4 +1,4 @@
-//! Smoothing of the metric charts (issue 14): each chart's kind and parameter
+//! Smoothing of the metric charts: each chart's kind and parameter
 //! (`e` cycles the focused chart's kind, `+`/`-` step its parameter, `E` smooths
 //! every chart or none), and the smoothed series themselves.
 //!

@@ -299,7 +299,7 @@ impl App {
     }
 
     /// Typing into the text filter: the filter changed (or not).
-    pub(super) fn with_records_filter(&mut self, f: impl FnOnce(&mut FilterState)) {
+    pub(super) fn with_records_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
         let Some(i) = self.inspector.as_deref_mut() else {
             return;
         };

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -243,219 +244,6 @@ pub struct Keymap {
     modes: [Vec<(Key, Action)>; 8],
 }
 
-/// The built-in defaults, as data (keymap.toml must say the same; a test checks).
-const BUILTIN: &[(Mode, &str, Action)] = {
-    use Action as A;
-    use Mode::Stats as T;
-    use Mode::{
-        Filter as F, Fullscreen as S, Help as H, Inspector as I, Media as M, Normal as N, Runs as R,
-    };
-    &[
-        (N, "h", A::Help),
-        (N, "?", A::Help),
-        (N, "q", A::Quit),
-        (N, "ctrl+c", A::Quit),
-        (N, "esc", A::Back),
-        (N, "[", A::ToggleLeftSidebar),
-        (N, "]", A::ToggleRightSidebar),
-        (N, "2", A::ToggleRightSidebar),
-        (N, "3", A::ToggleMedia),
-        (N, "4", A::ToggleConsole),
-        // ---- settings (issue 13) ----
-        (N, "1", A::ToggleGrid),
-        (N, "0", A::ResetPaneSizes),
-        (N, "tab", A::CyclePaneFocus),
-        (N, "backtab", A::CyclePaneFocusBack),
-        (N, "up", A::FocusUp),
-        (N, "w", A::FocusUp),
-        (N, "down", A::FocusDown),
-        (N, "s", A::FocusDown),
-        (N, "left", A::FocusLeft),
-        (N, "a", A::FocusLeft),
-        (N, "right", A::FocusRight),
-        (N, "d", A::FocusRight),
-        (N, "n", A::NextPage),
-        (N, "pgdown", A::NextPage),
-        (N, "N", A::PrevPage),
-        (N, "pgup", A::PrevPage),
-        (N, "home", A::FirstPage),
-        (N, "end", A::LastPage),
-        (N, "enter", A::Fullscreen),
-        (N, "y", A::CycleYScale),
-        (N, "g", A::CycleGuides),
-        (N, "c", A::SetColumns),
-        (N, "r", A::SetRows),
-        (N, "z", A::ResetZoom),
-        (N, "C", A::CycleCrosshair),
-        (N, "H", A::ToggleHidden),
-        (N, "alt+r", A::Restart),
-        (N, "/", A::StartFilter),
-        (N, "\\", A::StartSystemFilter),
-        (N, "o", A::StartOverviewFilter),
-        (N, "ctrl+l", A::ClearFilters),
-        (N, "ctrl+o", A::ClearOverviewFilter),
-        (N, "ctrl+\\", A::ClearSystemFilter),
-        (N, "ctrl+4", A::ClearSystemFilter),
-        (N, "R", A::PickRun),
-        (N, "S", A::CycleProcessSort),
-        (N, "m", A::MonitorProcess),
-        (N, "u", A::MonitorNone),
-        (N, "f", A::FilterList),
-        (N, "space", A::ToggleSelect),
-        (N, "p", A::PinRun),
-        (N, "G", A::GroupRuns),
-        (N, "v", A::ChooseColumn),
-        // ---- statistics table (issue 14) ----
-        (N, "T", A::ToggleStats),
-        (N, "i", A::InspectRecords),
-        // ---- x axis (issue 14) ----
-        (N, "x", A::CycleXAxis),
-        (N, "X", A::XAxisToAll),
-        (N, "L", A::ToggleLogX),
-        // ---- smoothing (issue 14) ----
-        (N, "e", A::CycleSmoothing),
-        (N, "E", A::ToggleSmoothingAll),
-        (N, "+", A::SmoothingUp),
-        (N, "=", A::SmoothingUp),
-        (N, "-", A::SmoothingDown),
-        // ---- sections (issue 14) ----
-        (N, "Z", A::ToggleSection),
-        (N, "M", A::CollapseAllSections),
-        (N, "O", A::ExpandAllSections),
-        // ---- min–max band (issue 14) ----
-        (N, "b", A::ToggleBand),
-        (N, "P", A::CyclePalette),
-        (F, "enter", A::FilterApply),
-        (F, "esc", A::FilterCancel),
-        (F, "backspace", A::FilterBackspace),
-        (F, "ctrl+u", A::FilterClearInput),
-        (F, "tab", A::FilterToggleGlob),
-        (F, "ctrl+c", A::Quit),
-        (H, "h", A::Help),
-        (H, "?", A::Help),
-        (H, "esc", A::Back),
-        (H, "q", A::Quit),
-        (H, "ctrl+c", A::Quit),
-        (H, "up", A::FocusUp),
-        (H, "w", A::FocusUp),
-        (H, "down", A::FocusDown),
-        (H, "s", A::FocusDown),
-        (H, "pgup", A::PrevPage),
-        (H, "pgdown", A::NextPage),
-        (H, "home", A::FirstPage),
-        (H, "end", A::LastPage),
-        (S, "esc", A::Back),
-        (S, "enter", A::Back),
-        (S, "h", A::Help),
-        (S, "?", A::Help),
-        (S, "q", A::Quit),
-        (S, "ctrl+c", A::Quit),
-        (S, "y", A::CycleYScale),
-        (S, "g", A::CycleGuides),
-        (S, "z", A::ResetZoom),
-        (S, "C", A::CycleCrosshair),
-        // ---- x axis (issue 14) ----
-        (S, "x", A::CycleXAxis),
-        (S, "L", A::ToggleLogX),
-        (S, "left", A::FocusLeft),
-        (S, "a", A::FocusLeft),
-        (S, "right", A::FocusRight),
-        (S, "d", A::FocusRight),
-        (S, "N", A::FocusLeft),
-        (S, "pgup", A::FocusLeft),
-        (S, "n", A::FocusRight),
-        (S, "pgdown", A::FocusRight),
-        // ---- smoothing (issue 14) ----
-        (S, "e", A::CycleSmoothing),
-        (S, "E", A::ToggleSmoothingAll),
-        (S, "+", A::SmoothingUp),
-        (S, "=", A::SmoothingUp),
-        (S, "-", A::SmoothingDown),
-        // ---- min–max band (issue 14) ----
-        (S, "b", A::ToggleBand),
-        (S, "P", A::CyclePalette),
-        (R, "enter", A::OpenRun),
-        (R, "space", A::ToggleCompare),
-        (R, "esc", A::Back),
-        (R, "R", A::Back),
-        (R, "q", A::Quit),
-        (R, "ctrl+c", A::Quit),
-        (R, "up", A::FocusUp),
-        (R, "w", A::FocusUp),
-        (R, "k", A::FocusUp),
-        (R, "down", A::FocusDown),
-        (R, "s", A::FocusDown),
-        (R, "j", A::FocusDown),
-        (R, "pgup", A::PrevPage),
-        (R, "pgdown", A::NextPage),
-        (R, "home", A::FirstPage),
-        (R, "end", A::LastPage),
-        (M, "esc", A::Back),
-        (M, "3", A::ToggleMedia),
-        (M, "q", A::Quit),
-        (M, "ctrl+c", A::Quit),
-        (M, "left", A::FocusLeft),
-        (M, "a", A::FocusLeft),
-        (M, "right", A::FocusRight),
-        (M, "d", A::FocusRight),
-        (M, "up", A::FocusUp),
-        (M, "w", A::FocusUp),
-        (M, "down", A::FocusDown),
-        (M, "s", A::FocusDown),
-        (M, "home", A::FirstPage),
-        (M, "end", A::LastPage),
-        // ---- statistics table (issue 14) ----
-        (T, "esc", A::Back),
-        (T, "T", A::ToggleStats),
-        (T, "q", A::Quit),
-        (T, "ctrl+c", A::Quit),
-        (T, "up", A::FocusUp),
-        (T, "w", A::FocusUp),
-        (T, "k", A::FocusUp),
-        (T, "down", A::FocusDown),
-        (T, "s", A::FocusDown),
-        (T, "j", A::FocusDown),
-        (T, "pgup", A::PrevPage),
-        (T, "pgdown", A::NextPage),
-        (T, "home", A::FirstPage),
-        (T, "end", A::LastPage),
-        (T, "left", A::FocusLeft),
-        (T, "a", A::FocusLeft),
-        (T, "<", A::FocusLeft),
-        (T, "right", A::FocusRight),
-        (T, "d", A::FocusRight),
-        (T, ">", A::FocusRight),
-        (T, "tab", A::CyclePaneFocus),
-        (T, "shift+right", A::CyclePaneFocus),
-        (T, "backtab", A::CyclePaneFocusBack),
-        (T, "shift+left", A::CyclePaneFocusBack),
-        (T, "r", A::ReverseSort),
-        (T, "/", A::StartFilter),
-        (T, "ctrl+l", A::ClearFilters),
-        (I, "esc", A::Back),
-        (I, "i", A::InspectRecords),
-        (I, "q", A::Quit),
-        (I, "ctrl+c", A::Quit),
-        (I, "up", A::FocusUp),
-        (I, "w", A::FocusUp),
-        (I, "k", A::FocusUp),
-        (I, "down", A::FocusDown),
-        (I, "s", A::FocusDown),
-        (I, "j", A::FocusDown),
-        (I, "pgup", A::PrevPage),
-        (I, "N", A::PrevPage),
-        (I, "pgdown", A::NextPage),
-        (I, "n", A::NextPage),
-        (I, "home", A::FirstPage),
-        (I, "end", A::LastPage),
-        (I, "tab", A::CyclePaneFocus),
-        (I, "backtab", A::CyclePaneFocusBack),
-        (I, "/", A::StartFilter),
-        (I, "t", A::CycleRecordType),
-        (I, "ctrl+l", A::ClearFilters),
-    ]
-};
-
 impl Default for Keymap {
     fn default() -> Self {
         Self::builtin()
@@ -463,15 +251,35 @@ impl Default for Keymap {
 }
 
 impl Keymap {
-    /// The built-in defaults.
+    /// The built-in defaults: the action table's keys, in keymap.toml's order.
     #[must_use]
     pub fn builtin() -> Self {
+        static DEFAULTS: OnceLock<Keymap> = OnceLock::new();
+        DEFAULTS
+            .get_or_init(|| {
+                let mut k = Self::from_table();
+                // keymap.toml binds the same keys (`default_keys_are_keymap_toml`);
+                // laid over, it orders them as written, as `--print-keymap` prints
+                // them. Were it to fail, the table's map stands.
+                let _ = k.overlay(Path::new("keymap.toml"), DEFAULT_TOML);
+                k
+            })
+            .clone()
+    }
+
+    /// Every action's default keys from the action table, in table order.
+    fn from_table() -> Self {
         let mut k = Keymap {
             modes: Default::default(),
         };
-        for &(mode, key, action) in BUILTIN {
-            if let Ok(key) = Key::parse(key) {
-                k.modes[mode.index()].push((key, action));
+        for action in Action::ALL {
+            for &(mode_name, keys) in action.default_keys() {
+                let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
+                    continue;
+                };
+                for key in keys.iter().filter_map(|k| Key::parse(k).ok()) {
+                    k.modes[mode.index()].push((key, action));
+                }
             }
         }
         k
@@ -612,9 +420,38 @@ mod tests {
         assert_eq!(Key::parse("+"), Ok(Key::char('+')));
         assert_eq!(Key::parse("ctrl++"), Ok(Key::ctrl('+')));
         assert!(Key::parse("nope").is_err());
-        for (_, k, _) in BUILTIN {
-            let key = Key::parse(k).expect("builtin key");
-            assert_eq!(Key::parse(&key.to_string()), Ok(key), "{k}");
+    }
+
+    /// The one check between the action table and keymap.toml: per mode, the same
+    /// keys bound to the same actions, every key of the table parses and prints
+    /// back to itself, and every mode named is a mode.
+    #[test]
+    fn default_keys_are_keymap_toml() {
+        for a in Action::ALL {
+            for &(mode, keys) in a.default_keys() {
+                assert!(Mode::ALL.iter().any(|m| m.name() == mode), "{mode}");
+                for k in keys {
+                    let key = Key::parse(k).expect("a table key");
+                    assert_eq!(Key::parse(&key.to_string()), Ok(key), "{k}");
+                }
+            }
         }
+        let mut file = Keymap {
+            modes: Default::default(),
+        };
+        file.overlay(Path::new("keymap.toml"), DEFAULT_TOML)
+            .expect("keymap.toml parses");
+        let table = Keymap::from_table();
+        for mode in Mode::ALL {
+            let sorted = |k: &Keymap| {
+                let mut v: Vec<String> = (k.bindings(mode).iter())
+                    .map(|(key, a)| format!("{key} = {}", a.name()))
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(sorted(&table), sorted(&file), "[{}]", mode.name());
+        }
+        assert_eq!(Keymap::builtin(), file);
     }
 }

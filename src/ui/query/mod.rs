@@ -168,8 +168,9 @@ pub(crate) enum Field {
     SummaryPath(String),
 }
 
+/// A compiled text pattern: what a filter (and a query term) matches with.
 #[derive(Clone, Debug)]
-pub(crate) enum Matcher {
+pub enum Matcher {
     /// Lower-cased substring (empty matches everything).
     Substr(String),
     Regex(Regex),

@@ -261,12 +261,10 @@ impl Parser<'_> {
                         self.scales(&format!("{name}.system_y_scale"), k, v, true)?;
                 }
                 "filters" => s.filters = self.filters(name, v, part)?,
-                // ---- smoothing (issue 14) ----
                 "smoothing_all" => s.smoothing_all = self.smoothing(name, k, v)?,
                 "smoothing" => {
                     s.smoothing = self.charts(name, k, v, |p, t, c, v| p.smoothing(t, c, v))?;
                 }
-                // ---- x axis (issue 14) ----
                 "x_axis_all" => s.x_axis_all = self.x_axis(name, k, v)?,
                 "x_axis" => s.x_axis = self.charts(name, k, v, |p, t, c, v| p.x_axis(t, c, v))?,
                 "log_x" => s.log_x = self.names(name, k, v)?,
@@ -288,7 +286,6 @@ impl Parser<'_> {
         Ok(s)
     }
 
-    // ---- smoothing (issue 14) ----
     /// A smoothing as `leet export --smoothing` takes it, written back in its
     /// canonical spelling.
     fn smoothing(&self, table: &str, key: &str, v: &toml::Value) -> Result<String, SettingsError> {

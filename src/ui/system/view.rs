@@ -144,7 +144,7 @@ pub(crate) fn render_sys_chart(
     let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
     let unit = chart.unit;
     let multi = chart.series.len() > 1;
-    // ---- min–max band (issue 14): of the series charted as read (not rates) ----
+    // The min–max band: of the series charted as read (not rates).
     let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
         .filter(|(_, s)| s.rate.is_none())
         .filter_map(|(i, s)| app.run.system.get(&s.key).map(|r| (i, r)))

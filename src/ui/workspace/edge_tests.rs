@@ -170,7 +170,7 @@ fn an_unreadable_newest_run_is_marked_and_the_latest_readable_one_drawn_first() 
         run_id: String::new(),
         display_name: String::new(),
         has_run_record: false,
-        state: IndexState::Unknown,
+        state: RunStatus::Unknown,
         error: Some("not a .wandb file (bad header)".into()),
         ..entries[0].clone()
     };
@@ -198,7 +198,7 @@ fn filtering(n: usize) -> App {
                 &format!("run-20260101_{i:06}-r{i}"),
                 &format!("r{i}"),
                 i as f64,
-                IndexState::Finished,
+                RunStatus::Finished,
             )
         })
         .collect();

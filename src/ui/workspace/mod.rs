@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::query::{RunFields, TextField};
-use crate::msg::{IndexState, RunIndexEntry, WorkspaceSaved};
+use crate::msg::{RunIndexEntry, RunStatus, WorkspaceSaved};
 pub use filter::RunsFilter;
 pub use overview::{Pinned, WsOverview};
 
@@ -87,7 +87,7 @@ impl WsRun {
     }
 
     #[must_use]
-    pub fn state(&self) -> IndexState {
+    pub fn state(&self) -> RunStatus {
         self.latest().state
     }
 

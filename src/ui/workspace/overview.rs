@@ -8,11 +8,10 @@
 use ratatui::layout::Rect;
 
 use super::{Workspace, WsRun, WsView};
-use crate::msg::IndexState;
 use crate::ui::action::Action;
 use crate::ui::layout;
 use crate::ui::panels::Pane;
-use crate::ui::{App, Effect, LiveState, LIVE_WINDOW};
+use crate::ui::{App, Effect, LiveState};
 
 /// Lines the runs list keeps at least (title, column names, three rows, the
 /// detail line), and the fewest the overview below it is drawn in (its title,
@@ -57,15 +56,8 @@ impl WsRun {
     #[must_use]
     pub fn pinned(&self, now: f64) -> Pinned {
         let l = self.latest();
-        let quiet = || crate::source::index::quiet_at(l.mtime_ns, l.last_time, now).max(0.0);
-        let state = match self.state() {
-            IndexState::Finished => Some(LiveState::Finished),
-            IndexState::Failed => Some(LiveState::Failed(l.exit_code.unwrap_or(-1))),
-            IndexState::Running if quiet() < LIVE_WINDOW => Some(LiveState::Live),
-            IndexState::Running => Some(LiveState::Running(quiet())),
-            IndexState::Crashed => Some(LiveState::MaybeCrashed(quiet())),
-            IndexState::Unknown => None,
-        };
+        let quiet = crate::source::index::quiet_at(l.mtime_ns, l.last_time, now).max(0.0);
+        let state = LiveState::of(self.state(), l.exit_code, Some(quiet));
         Pinned {
             state,
             error: l.error.clone(),

@@ -8,7 +8,7 @@ use crate::ui::panels::Pane;
 use crate::ui::{App, Cmd, FilterTarget, LiveState, Options};
 
 /// An index entry for run `id` in directory `dir` started at `t`.
-pub(super) fn entry(dir: &str, id: &str, t: f64, state: IndexState) -> RunIndexEntry {
+pub(super) fn entry(dir: &str, id: &str, t: f64, state: RunStatus) -> RunIndexEntry {
     RunIndexEntry {
         dir: PathBuf::from(format!("/w/wandb/{dir}")),
         file: Some(PathBuf::from(format!("/w/wandb/{dir}/run-{id}.wandb"))),
@@ -33,19 +33,19 @@ fn with_config(mut e: RunIndexEntry, cfg: serde_json::Value) -> RunIndexEntry {
 pub(super) fn index() -> Vec<RunIndexEntry> {
     vec![
         with_config(
-            entry("run-20260101_000400-c", "c", 400.0, IndexState::Running),
+            entry("run-20260101_000400-c", "c", 400.0, RunStatus::Running),
             json!({"lr": 0.001, "seed": 1}),
         ),
         with_config(
-            entry("run-20260101_000300-b", "b", 300.0, IndexState::Finished),
+            entry("run-20260101_000300-b", "b", 300.0, RunStatus::Finished),
             json!({"lr": 0.01, "seed": 0, "late": 1}),
         ),
         with_config(
-            entry("run-20260101_000200-a", "a", 200.0, IndexState::Failed),
+            entry("run-20260101_000200-a", "a", 200.0, RunStatus::Failed),
             json!({"lr": 0.001, "seed": 0}),
         ),
         with_config(
-            entry("run-20260101_000100-b", "b", 100.0, IndexState::Crashed),
+            entry("run-20260101_000100-b", "b", 100.0, RunStatus::Crashed),
             json!({"lr": 0.01, "seed": 0}),
         ),
     ]
@@ -73,7 +73,7 @@ fn runs_sharing_an_id_are_one_entry_with_its_segments_newest_first() {
         b.segments[0].dir,
         Path::new("/w/wandb/run-20260101_000100-b")
     );
-    assert_eq!(b.state(), IndexState::Finished);
+    assert_eq!(b.state(), RunStatus::Finished);
     assert_eq!(b.start(), Some(100.0));
     // Config folded in order: the newer segment's keys win, later keys are kept.
     assert_eq!(b.config_value("late"), Some(&json!(1)));
@@ -521,7 +521,7 @@ fn fifty_drawn_runs_share_one_point_budget() {
                 &format!("run-20260101_{:06}-r{i}", i),
                 &format!("r{i}"),
                 f64::from(i),
-                IndexState::Finished,
+                RunStatus::Finished,
             )
         })
         .collect();

@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use crate::msg::IndexState;
+use crate::msg::RunStatus;
 use crate::text::sanitize;
 use crate::ui::overview::view::{render_overview, state_words};
 use crate::ui::panels::Pane;
@@ -25,11 +25,11 @@ fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
         return ("bad file", "!", theme.bad());
     }
     match r.state() {
-        IndexState::Running => ("● live", "●", theme.good()),
-        IndexState::Finished => ("finished", "✓", theme.label()),
-        IndexState::Failed => ("failed", "✗", theme.bad()),
-        IndexState::Crashed => ("crashed?", "?", theme.warn()),
-        IndexState::Unknown => ("…", "…", theme.dim()),
+        RunStatus::Running => ("● live", "●", theme.good()),
+        RunStatus::Finished => ("finished", "✓", theme.label()),
+        RunStatus::Failed => ("failed", "✗", theme.bad()),
+        RunStatus::Crashed => ("crashed?", "?", theme.warn()),
+        RunStatus::Unknown => ("…", "…", theme.dim()),
     }
 }
 

@@ -18,7 +18,6 @@ use crate::ui::widget::fit::{put, word_wrap};
 use crate::ui::widget::format;
 use crate::ui::{App, Subject};
 
-// ---- smoothing (issue 14) ----
 mod smooth;
 
 /// The metric chart of `key` in `area`.
@@ -77,7 +76,7 @@ pub(crate) fn render_metric_chart(
             pts
         })
         .collect();
-    // ---- x axis (issue 14): another x or log x maps the points (None: as drawn) ----
+    // Another x or log x maps the points (None: as drawn).
     let cross_x = app
         .charts
         .crosshair
@@ -147,7 +146,7 @@ pub(crate) fn render_metric_chart(
     };
     // Grouped (`G` in the workspace): per group its mean line and min–max band.
     let groups = groups_of(&drawn, &all, &pts, (x0, x1), px);
-    // ---- smoothing (issue 14): not of a group's mean ----
+    // Smoothing: not of a group's mean.
     // In another x (or log x) the smoothed series is mapped as the raw ones are.
     let map_x = |run: &crate::store::Run, s: &crate::store::series::Series| {
         let m = mapped.as_ref()?;
@@ -241,8 +240,8 @@ pub(crate) fn render_metric_chart(
     };
     let note = gap_note(&lost, &missing, (x0, x1));
     let gaps: Vec<(f64, f64)> = lost.iter().chain(&missing).copied().collect();
-    // ---- min–max band (issue 14): in the series' own x only (a chart mapped to
-    // another x is thinned there instead) ----
+    // The min–max band: in the series' own x only (a chart mapped to another x
+    // is thinned there instead).
     let minmax = MinMax::of(
         app.band && groups.is_none() && mapped.is_none(),
         &all,
@@ -270,7 +269,7 @@ pub(crate) fn render_metric_chart(
                 .collect(),
         ),
         None => (
-            // ---- smoothing (issue 14): raw lines faint under the smoothed ----
+            // Smoothing: raw lines faint under the smoothed.
             smoothing.lines(
                 all.iter()
                     .zip(&pts)
@@ -476,7 +475,7 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     let per_page = usize::from(cols) * usize::from(rows);
     let start = app.grid.focus / per_page * per_page;
     let end = (start + per_page).min(n);
-    // ---- sections (issue 14) ----: the page of a sectioned grid, and what it shows.
+    // The page of a sectioned grid, and what it shows.
     let paged = (app.grid.cols > 0)
         .then(|| app.grid.section_view(layout::grid_body(area)))
         .flatten();

@@ -1,4 +1,4 @@
-//! The x axis of each metric chart (issue 14): `x` cycles the focused chart's x
+//! The x axis of each metric chart: `x` cycles the focused chart's x
 //! through its default (`_step`, or the `define_metric` step metric the run
 //! declares for it) → relative time → wall time → a numeric metric picked from a
 //! small filterable list → the default again; `X` gives every chart the focused

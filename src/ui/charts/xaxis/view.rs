@@ -1,4 +1,4 @@
-//! A metric chart against another x (issue 14): relative time, wall time, a
+//! A metric chart against another x: relative time, wall time, a
 //! metric's value, and log x. Each run's held points are mapped through that run's
 //! time line (or the metric's series), interpolated, then thinned to the chart's
 //! columns in the chosen x, so that log x gives the first decade as many columns

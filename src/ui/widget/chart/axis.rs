@@ -410,8 +410,6 @@ fn log_candidates(
     out
 }
 
-// ---- x axis (issue 14) ----
-
 /// How a chart's x axis is ticked: round numbers, round durations (seconds: a
 /// relative time, or a Unix time whose ticks fall on round times of day), or
 /// decades (the axis is log10 of the value).

@@ -163,7 +163,7 @@ fn every_label_of_an_axis_has_the_same_decimals() {
         let d: Vec<usize> = l.iter().map(|x| decimals(&x.1)).collect();
         assert!(d.windows(2).all(|w| w[0] == w[1]), "{lo}..{hi}: {l:?}");
     }
-    // the pair from the issue: 13.321% / 13.32% reads 13.321% / 13.320%
+    // the pair once reported wrong: 13.321% / 13.32% reads 13.321% / 13.320%
     assert_eq!(
         texts(&labels(13.32, 13.321, 6, false, Unit::Percent)),
         ["13.321%", "13.320%"]

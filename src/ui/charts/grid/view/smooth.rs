@@ -1,4 +1,4 @@
-//! A smoothed metric chart's lines (issue 14): per drawn run, the smoothed line
+//! A smoothed metric chart's lines: per drawn run, the smoothed line
 //! in the run's colour over its raw line drawn faint (DIM). The smoothed points
 //! are those the app keeps (computed from every point logged), downsampled to
 //! the chart's x range like any series: zooming picks among the same values,
