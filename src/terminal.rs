@@ -102,7 +102,7 @@ pub fn restore() {
 /// being drawn is finished first; the loop draws nothing after.
 pub fn exit_now(code: i32) -> ! {
     let _g = lock_briefly();
-    crate::source::sampler::child::kill_all();
+    crate::source::sampler::child::close();
     leave_modes();
     std::process::exit(code)
 }

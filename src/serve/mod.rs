@@ -60,7 +60,7 @@ fn exit_on_signals() -> std::io::Result<()> {
         .name("leet-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                child::kill_all();
+                child::close();
                 std::process::exit(128 + sig);
             }
         })?;

@@ -21,6 +21,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -30,9 +31,18 @@ use super::SamplerError;
 /// Process groups of the children alive now.
 static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// The process is ending ([`close`]): no child may start, and one started in the
+/// meantime is killed at once. Without it a worker could start a child after the last
+/// [`kill_all`] and leave it running once leet has exited.
+static CLOSING: AtomicBool = AtomicBool::new(false);
+
 fn register(pgid: i32) {
     if let Ok(mut live) = LIVE.lock() {
         live.push(pgid);
+    }
+    // Checked after registering: either `close` saw this group, or this sees `close`.
+    if CLOSING.load(Ordering::SeqCst) {
+        kill_group(pgid);
     }
 }
 
@@ -46,15 +56,30 @@ fn unregister(pgid: i32) {
 /// any thread (the panic hook and the signal thread included). The children are reaped
 /// by their owners, or by init once leet has exited.
 pub fn kill_all() {
-    // Never block here: a panic while the lock is held must not deadlock the hook.
-    let groups = match LIVE.try_lock() {
-        Ok(live) => live.clone(),
-        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().clone(),
-        Err(std::sync::TryLockError::WouldBlock) => return,
+    // Never block here: a panic while the lock is held must not deadlock the hook. The
+    // lock is only ever held for a push or a retain, so a short wait for it is enough.
+    let mut tries = 0;
+    let groups = loop {
+        match LIVE.try_lock() {
+            Ok(live) => break live.clone(),
+            Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner().clone(),
+            Err(std::sync::TryLockError::WouldBlock) if tries < 10_000 => {
+                tries += 1;
+                std::thread::yield_now();
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        }
     };
     for pgid in groups {
         kill_group(pgid);
     }
+}
+
+/// The process is about to exit: [`kill_all`], and from now on every child that starts
+/// is killed at once (a worker thread may still be starting one).
+pub fn close() {
+    CLOSING.store(true, Ordering::SeqCst);
+    kill_all();
 }
 
 /// Number of children alive now (for tests and the overview).
