@@ -10,6 +10,8 @@
 
 #[path = "serve/client.rs"]
 mod client;
+#[path = "common/tool.rs"]
+mod tool;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -275,18 +277,7 @@ fn the_default_address_is_loopback() {
 
 #[test]
 fn promtool_accepts_the_exposition() {
-    let has = Command::new("promtool")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "promtool (Debian package prometheus) is required in CI"
-        );
-        eprintln!("SKIPPED: no promtool (apt-get install prometheus)");
+    if !tool::have_tool("promtool", &["--version"]) {
         return;
     }
     let Some(stub) = client::nvml_stub() else {
@@ -460,18 +451,7 @@ fn series_in_prometheus(addr: std::net::SocketAddr) -> Option<Vec<Series>> {
 
 #[test]
 fn prometheus_ingests_every_series() {
-    let has = Command::new("prometheus")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "prometheus (Debian package prometheus) is required in CI"
-        );
-        eprintln!("SKIPPED: no prometheus (apt-get install prometheus)");
+    if !tool::have_tool("prometheus", &["--version"]) {
         return;
     }
     let endpoint = format!("fake={}", client::fake_endpoint(NODE_PAGE));
