@@ -7,7 +7,7 @@
 # The suite is built first (not timed), so the runs time the tests, not the build.
 #
 # usage: scripts/loaded-suite.sh [CARGO TEST ARGS...]
-#   e.g. scripts/loaded-suite.sh                     (the whole suite)
+#   e.g. scripts/loaded-suite.sh                     (the whole suite: --workspace)
 #        scripts/loaded-suite.sh --test integration render_status::
 #   env: RUNS=5, BUSY=2 (busy processes), LOG_DIR (default: a temporary directory)
 set -euo pipefail
@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 BUSY=${BUSY:-2}
 LOG_DIR=${LOG_DIR:-$(mktemp -d)}
+# With no arguments, the whole suite: every crate of the workspace.
+if [ $# -eq 0 ]; then
+    set -- --workspace
+fi
 
 cargo test --locked --no-run "$@" >"$LOG_DIR/build.log" 2>&1 || {
     echo "build failed: $LOG_DIR/build.log" >&2
