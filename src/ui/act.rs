@@ -99,7 +99,9 @@ impl App {
             }
             Some(FilterTarget::Stats) => {
                 f(&mut self.stats.filter);
-                self.stats.refiltered();
+                if let Overlay::Stats(c) = &mut self.overlay {
+                    c.refiltered();
+                }
             }
             Some(FilterTarget::Records) => self.with_records_filter(f),
             // Typed through `type_workspace`.
@@ -110,15 +112,15 @@ impl App {
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
         // Typing into its filter goes through the filter's actions below.
-        if self.overlay == Overlay::Inspector && self.filter_target.is_none() {
+        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
             return self.act_inspector(a);
         }
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
             // Its filter's keys are every filter's (below).
-            Overlay::Stats if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats | Overlay::Inspector => {}
+            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {

@@ -129,8 +129,9 @@ pub enum Subject {
     Host { window: f64 },
 }
 
-/// The overlay in front of the panes (at most one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The overlay in front of the panes (at most one), holding its own state: a
+/// closed overlay holds nothing.
+#[derive(Debug, Clone, Default)]
 pub enum Overlay {
     #[default]
     None,
@@ -140,10 +141,10 @@ pub enum Overlay {
     Runs,
     /// The media viewer (`3`).
     Media,
-    /// The statistics table (`T`).
-    Stats,
+    /// The statistics table (`T`): its selection and scroll.
+    Stats(stats::StatsCursor),
     /// The record inspector (`i`), full screen.
-    Inspector,
+    Inspector(Box<inspector::Inspector>),
 }
 
 /// The metrics grid's charts: which pass the filter, and per-chart view settings.
@@ -270,10 +271,8 @@ pub struct App {
     pub compare: Vec<Compared>,
     /// The media viewer (`3`).
     pub media: media::MediaState,
-    /// The statistics table (`T`).
+    /// The statistics table's order and filter (`T`).
     pub stats: stats::StatsTable,
-    /// The record inspector (`i`), while open.
-    pub inspector: Option<Box<inspector::Inspector>>,
     /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
     pub xaxis: xaxis::XAxisState,
     /// The workspace of the wandb directory (None: a run outside one, the live
@@ -336,7 +335,6 @@ impl App {
             compare: Vec::new(),
             media: media::MediaState::default(),
             stats: stats::StatsTable::default(),
-            inspector: None,
             xaxis: xaxis::XAxisState::default(),
             workspace: None,
             main_tag: None,
@@ -419,8 +417,8 @@ impl App {
         match self.overlay {
             Overlay::Runs => Mode::Runs,
             Overlay::Media => Mode::Media,
-            Overlay::Stats => Mode::Stats,
-            Overlay::Inspector => Mode::Inspector,
+            Overlay::Stats(_) => Mode::Stats,
+            Overlay::Inspector(_) => Mode::Inspector,
             Overlay::Help { .. } => Mode::Help,
             Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
             Overlay::None => Mode::Normal,
@@ -468,7 +466,7 @@ impl App {
         match msg {
             Msg::Key(k) => self.on_key(k),
             // The inspector is keys only: the panes under it take no clicks.
-            Msg::Mouse(_) if self.overlay == Overlay::Inspector => Effect::NONE,
+            Msg::Mouse(_) if matches!(self.overlay, Overlay::Inspector(_)) => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);

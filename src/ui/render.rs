@@ -42,7 +42,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         return;
     }
     // The record inspector has the whole screen.
-    if app.overlay == Overlay::Inspector {
+    if matches!(app.overlay, Overlay::Inspector(_)) {
         inspector::view::render_inspector(buf, area, app, theme);
         return;
     }
@@ -86,7 +86,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         Overlay::Runs => workspace::runs::view::render_runs(buf, overlay, app, theme),
         Overlay::Media => overlay::media::view::render_media(buf, overlay, app, theme),
         Overlay::Help { .. } => overlay::help::render_help(buf, overlay, app, theme),
-        Overlay::Stats => overlay::stats::view::render_stats(buf, overlay, app, theme),
-        Overlay::None | Overlay::Inspector => {}
+        Overlay::Stats(_) => overlay::stats::view::render_stats(buf, overlay, app, theme),
+        Overlay::None | Overlay::Inspector(_) => {}
     }
 }

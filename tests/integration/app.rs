@@ -267,12 +267,12 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     assert_eq!(a.source.runs_here, 5);
 
     send(&mut a, [Msg::char('R')]);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert_eq!(a.runs.len(), 5);
     assert_eq!(a.runs_sel, 0, "the run shown is selected");
     // Enter on the run shown just closes the picker.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(!matches!(a.overlay, Overlay::Runs));
     assert!(readers(&mut a).is_empty());
 
     send(
@@ -303,7 +303,7 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     assert!(!a.metric_keys.is_empty());
     // Esc closes the picker without opening anything.
     send(&mut a, [Msg::char('R'), Msg::key(KeyCode::Esc)]);
-    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(!matches!(a.overlay, Overlay::Runs));
     assert!(readers(&mut a).is_empty());
 }
 
@@ -622,7 +622,7 @@ fn media_viewer_steps_through_logged_images() {
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
     // The media pane beside the charts, focused.
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     assert!(a.areas.media.is_some());
     assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
     let (key, item, n) = a.media_selected().unwrap();
@@ -638,11 +638,11 @@ fn media_viewer_steps_through_logged_images() {
     assert!(a.media.image.is_some() && a.media.error.is_none());
     // enter: full screen; the arrows step there too; esc back to the pane.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.overlay, Overlay::Media);
+    assert!(matches!(a.overlay, Overlay::Media));
     send(&mut a, [Msg::key(KeyCode::Right)]);
     assert_eq!(a.media_selected().unwrap().1.step, 10.0);
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert_ne!(a.overlay, Overlay::Media);
+    assert!(!matches!(a.overlay, Overlay::Media));
     assert!(a.areas.media.is_some());
     // `3` again: the pane goes.
     send(&mut a, [Msg::char('3')]);
@@ -682,7 +682,7 @@ fn media_viewer_on_a_run_without_images_says_so() {
     // Too small a screen for the pane beside or below the charts: full screen.
     a.update(Msg::Resize(60, 12));
     send(&mut a, [Msg::char('3')]);
-    assert_eq!(a.overlay, Overlay::Media);
+    assert!(matches!(a.overlay, Overlay::Media));
 }
 
 #[test]
@@ -708,7 +708,7 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
     send(&mut a, [Msg::Waiting(empty.clone())]);
     assert_eq!(a.source.runs_here, 3);
     send(&mut a, [Msg::char('R')]);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert_eq!(a.runs.len(), 3);
     assert_eq!(
         a.runs[a.runs_sel].dir, empty,

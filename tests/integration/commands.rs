@@ -127,7 +127,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
 
     // R opens the picker at once; its list is asked for, and keys wait for it.
     assert!(rt.send(&mut a, Msg::char('R')).redraw);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert_eq!(
         rt.queue.back(),
         Some(&Cmd::ListRuns {
@@ -139,7 +139,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     // The directory is gone: the list is empty, and the waiting key applied to it.
     assert!(a.runs.is_empty() && a.runs_sel == 0);
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
 
     // The media pane opens and asks for its image; the answer is an error shown.
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
@@ -156,7 +156,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     assert!(rt.send(&mut a, key(KeyCode::Left)).redraw);
     rt.settle(&mut a);
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
     assert!(a.areas.media.is_none());
 
@@ -182,9 +182,9 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     assert!(rt.send(&mut a, Msg::char('h')).redraw);
     assert!(matches!(a.overlay, Overlay::Help { .. }));
     rt.send(&mut a, key(KeyCode::Down));
-    assert_eq!(a.overlay, Overlay::Help { scroll: 1 });
+    assert!(matches!(a.overlay, Overlay::Help { scroll: 1 }));
     rt.send(&mut a, key(KeyCode::Esc));
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
 
     // Switch runs: the picker's list comes (made up: the other run, also gone);
     // Enter stops this run's reader and starts one on the other.
@@ -193,7 +193,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     let other = wandb.join(MULTI4);
     rt.send(&mut a, key(KeyCode::Down));
     rt.send(&mut a, key(KeyCode::Enter));
-    assert_eq!(a.overlay, Overlay::Runs, "keys wait for the list");
+    assert!(matches!(a.overlay, Overlay::Runs), "keys wait for the list");
     let listed = |dir: &Path| RunEntry {
         dir: dir.to_path_buf(),
         ..RunEntry::default()
@@ -205,7 +205,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
             runs: vec![listed(&run_dir), listed(&other)],
         },
     );
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     let tail: Vec<Cmd> = rt.log.iter().rev().take(2).rev().cloned().collect();
     let [Cmd::StopReader { tag: 0 }, Cmd::StartReader { path, tag }] = tail.as_slice() else {
         panic!("{:?}", rt.log);
@@ -241,13 +241,13 @@ fn keys_are_answered_while_no_command_is() {
     );
     rt.send(&mut a, Msg::Run(batch));
     assert!(rt.send(&mut a, Msg::char('R')).redraw);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert!(
         !rt.send(&mut a, key(KeyCode::Down)).redraw,
         "waits for the list"
     );
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
     assert!(a.media.loading && a.areas.media.is_some());
     let s = screen(&a, 120, 40);

@@ -272,7 +272,7 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
     let mut app = load(&dir, Options::default().max_points);
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::Stats);
+    assert!(matches!(app.overlay, Overlay::Stats(_)));
     let n = app.stats_rows().len();
     assert!(n > 100, "{n} rows");
     // Sorted by name at first.
@@ -301,29 +301,34 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     assert_eq!(desc.first(), asc.last());
     // The selection moves and keeps in view.
     key(&mut app, KeyCode::End);
-    assert_eq!(app.stats.sel, n - 1);
-    assert!(app.stats.top + leet::ui::overlay::stats::body_rows(40) > app.stats.sel);
+    assert_eq!(app.stats_cursor().sel, n - 1);
+    assert!(
+        app.stats_cursor().top + leet::ui::overlay::stats::body_rows(40) > app.stats_cursor().sel
+    );
     key(&mut app, KeyCode::Home);
-    assert_eq!((app.stats.sel, app.stats.top), (0, 0));
+    assert_eq!((app.stats_cursor().sel, app.stats_cursor().top), (0, 0));
     key(&mut app, KeyCode::PageDown);
-    assert_eq!(app.stats.sel, leet::ui::overlay::stats::body_rows(40));
+    assert_eq!(
+        app.stats_cursor().sel,
+        leet::ui::overlay::stats::body_rows(40)
+    );
     // `/` filters by name, live; tab makes it a glob; enter keeps it; esc closes.
     chars(&mut app, "/");
     chars(&mut app, "^eval/");
     let rows = app.stats_rows();
     assert!(!rows.is_empty() && rows.len() < n);
     assert!(rows.iter().all(|r| r.key.starts_with("eval/")));
-    assert_eq!(app.stats.sel, 0);
+    assert_eq!(app.stats_cursor().sel, 0);
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.stats.filter.text, "^eval/");
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.overlay, Overlay::None);
+    assert!(matches!(app.overlay, Overlay::None));
     // The metric charts' filter was not touched.
     assert!(!app.charts.filter.is_active());
     chars(&mut app, "T");
     assert_eq!(app.stats_rows().len(), rows.len(), "the filter stays");
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::None);
+    assert!(matches!(app.overlay, Overlay::None));
 }
 
 #[test]
@@ -380,7 +385,7 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     let mut live = App::live(Options::default(), 60.0);
     live.update(Msg::Resize(120, 40));
     chars(&mut live, "T");
-    assert_eq!(live.overlay, Overlay::None);
+    assert!(matches!(live.overlay, Overlay::None));
     let km = leet::ui::keymap::Keymap::builtin();
     let lines = leet::ui::keymap::help_lines(&km, false);
     let at = lines
@@ -449,7 +454,7 @@ fn workspace_table(wandb: &Path, max_points: usize) -> App {
         }
     }
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::Stats);
+    assert!(matches!(app.overlay, Overlay::Stats(_)));
     app
 }
 

@@ -129,7 +129,7 @@ impl App {
 
     /// Records came: a media pane with nothing selected yet shows the newest image.
     pub(in crate::ui) fn media_follow(&mut self) {
-        let shown = self.areas.media.is_some() || self.overlay == Overlay::Media;
+        let shown = self.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
         if shown && self.media.loaded.is_none() && !self.media.loading && !self.run.media.is_empty()
         {
             self.select_newest();

@@ -23,19 +23,24 @@ pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "
 /// the column titles (2), the selected row's full values (2) and the filter (1).
 pub const CHROME_ROWS: u16 = 7;
 
-/// The table's state.
+/// The table's choices, kept while it is closed.
 #[derive(Debug, Clone, Default)]
 pub struct StatsTable {
     /// Sort column: 0 the metric name, then `1 + run * FIELDS.len() + field`.
     pub sort: usize,
     /// Descending instead of ascending (rows without a value stay last).
     pub reverse: bool,
+    /// Filter of the metric names (`/`).
+    pub filter: FilterState,
+}
+
+/// Where the open table is (`Overlay::Stats`); opening starts at the top.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatsCursor {
     /// The selected row (of the filtered, sorted rows).
     pub sel: usize,
     /// The first row shown.
     pub top: usize,
-    /// Filter of the metric names (`/`).
-    pub filter: FilterState,
 }
 
 /// One row: a metric and its statistics in each drawn run (None: not logged there).
@@ -210,10 +215,17 @@ impl App {
         if self.is_host() {
             return Effect::NONE;
         }
-        self.overlay = Overlay::Stats;
-        self.stats.sel = 0;
-        self.stats.top = 0;
+        self.overlay = Overlay::Stats(StatsCursor::default());
         Effect::REDRAW
+    }
+
+    /// The open table's selection and scroll (the top, when closed).
+    #[must_use]
+    pub fn stats_cursor(&self) -> StatsCursor {
+        match self.overlay {
+            Overlay::Stats(c) => c,
+            _ => StatsCursor::default(),
+        }
     }
 
     /// A key while the table is open.
@@ -221,7 +233,8 @@ impl App {
         let n = self.stats_rows().len();
         let page = body_rows(self.size.height).max(1);
         let last = n.saturating_sub(1);
-        let sel = self.stats.sel.min(last);
+        let mut cur = self.stats_cursor();
+        let sel = cur.sel.min(last);
         let columns = 1 + FIELDS.len() * self.stats_groups().len();
         match a {
             Action::Quit => return Effect::QUIT,
@@ -229,20 +242,20 @@ impl App {
                 self.overlay = Overlay::None;
                 return Effect::REDRAW;
             }
-            Action::FocusUp => self.stats.sel = sel.saturating_sub(1),
-            Action::FocusDown => self.stats.sel = (sel + 1).min(last),
-            Action::PrevPage => self.stats.sel = sel.saturating_sub(page),
-            Action::NextPage => self.stats.sel = (sel + page).min(last),
-            Action::FirstPage => self.stats.sel = 0,
-            Action::LastPage => self.stats.sel = last,
+            Action::FocusUp => cur.sel = sel.saturating_sub(1),
+            Action::FocusDown => cur.sel = (sel + 1).min(last),
+            Action::PrevPage => cur.sel = sel.saturating_sub(page),
+            Action::NextPage => cur.sel = (sel + page).min(last),
+            Action::FirstPage => cur.sel = 0,
+            Action::LastPage => cur.sel = last,
             // A new order shows its top (the largest first, sorted descending).
             Action::FocusLeft => {
                 self.stats.sort = self.stats.sort.saturating_sub(1);
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::FocusRight => {
                 self.stats.sort = (self.stats.sort + 1).min(columns - 1);
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
                 let forward = a == Action::CyclePaneFocus;
@@ -251,11 +264,11 @@ impl App {
                     return Effect::NONE;
                 }
                 self.stats.sort = sort;
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::ReverseSort => {
                 self.stats.reverse = !self.stats.reverse;
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::StartFilter => {
                 self.stats.filter.start();
@@ -263,16 +276,17 @@ impl App {
             }
             Action::ClearFilters => {
                 self.stats.filter.clear();
-                self.stats.sel = 0;
+                cur.sel = 0;
             }
             _ => return Effect::NONE,
         }
-        self.stats.follow(page);
+        cur.follow(page);
+        self.overlay = Overlay::Stats(cur);
         Effect::REDRAW
     }
 }
 
-impl StatsTable {
+impl StatsCursor {
     /// Scroll so the selected row is among the `page` rows shown.
     pub fn follow(&mut self, page: usize) {
         let page = page.max(1);
