@@ -20,8 +20,13 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
 /// colours as their nearest of the xterm 256 where the terminal has no 24-bit
 /// colour.
 pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
-    draw(buf, area, app, Theme::new(app.color, app.palette));
-    if app.color && !app.true_color {
+    draw(
+        buf,
+        area,
+        app,
+        Theme::new(app.screen.color, app.screen.palette),
+    );
+    if app.screen.color && !app.screen.true_color {
         theme::xterm256::downgrade(buf, area);
     }
 }
@@ -48,8 +53,8 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     // The areas the app laid out for its size (and hit-tests the mouse against);
     // a frame of a size it has not been told of yet is laid out for itself.
-    let areas = if area == app.size {
-        app.areas
+    let areas = if area == app.screen.size {
+        app.screen.areas
     } else {
         layout::areas(area, app.panel_flags())
     };

@@ -190,13 +190,20 @@ fn load(dir: &Path, max_points: usize) -> App {
 fn check_run(name: &str, dir: &Path, max_points: usize) -> usize {
     let want = expected(dir);
     let app = load(dir, max_points);
-    let keys: Vec<&str> = app.run.metrics.keys().iter().map(String::as_str).collect();
+    let keys: Vec<&str> = app
+        .shown
+        .run
+        .metrics
+        .keys()
+        .iter()
+        .map(String::as_str)
+        .collect();
     let want_keys: Vec<&str> = want.keys().map(String::as_str).collect();
     let mut sorted = keys.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, want_keys, "{name}: history keys");
     let mut over_cap = 0;
-    for (k, s) in app.run.metrics.iter() {
+    for (k, s) in app.shown.run.metrics.iter() {
         check(&format!("{name} {k} (store)"), &s.stats(), &want[k]);
         if s.count() > s.stored() as u64 {
             over_cap += 1;
@@ -204,7 +211,7 @@ fn check_run(name: &str, dir: &Path, max_points: usize) -> usize {
     }
     let rows = app.stats_rows();
     let row_keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
-    let charted: Vec<&str> = app.metric_keys.iter().map(String::as_str).collect();
+    let charted: Vec<&str> = app.charts.metric_keys.iter().map(String::as_str).collect();
     assert_eq!(
         row_keys, charted,
         "{name}: a row per charted metric, by name"
@@ -340,7 +347,7 @@ fn compared_runs_get_a_column_group_each_with_their_own_stats() {
     let _ = cmds;
     for (i, (_, dir)) in others.iter().enumerate() {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
-        let tag = app.compare[i].tag;
+        let tag = app.runs.compare[i].tag;
         app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
     }
     chars(&mut app, "T");
@@ -521,8 +528,8 @@ fn a_run_resumed_from_a_checkpoint_joins_its_segments_numbers_exactly() {
     expected_into(&mut want, &dirs[1], None);
     assert_eq!(want["loss"].count, 4000);
     check_one_group(&app, "rewound (2 segments)", &want);
-    let compacted = std::iter::once(&app.run)
-        .chain(app.compare.iter().map(|c| &c.run))
+    let compacted = std::iter::once(&app.shown.run)
+        .chain(app.runs.compare.iter().map(|c| &c.run))
         .filter_map(|r| r.metrics.get("loss"))
         .all(|s| s.count() > s.stored() as u64);
     assert!(compacted, "both segments' series past their cap");

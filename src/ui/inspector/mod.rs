@@ -191,7 +191,7 @@ impl App {
 
     /// Send the view in force.
     pub(super) fn ask_records(&mut self) {
-        let rows = Inspector::list_rows(self.size);
+        let rows = Inspector::list_rows(self.screen.size);
         if let Some(i) = self.inspector_mut() {
             i.gen += 1;
             let v = i.view(rows);
@@ -204,7 +204,7 @@ impl App {
         if self.inspector().is_some() {
             return self.close_inspector();
         }
-        let Some(file) = self.source.file.clone() else {
+        let Some(file) = self.shown.source.file.clone() else {
             return Effect::NONE;
         };
         self.open_inspector(file, false);
@@ -232,8 +232,8 @@ impl App {
 
     /// A key action while the inspector is in front.
     pub(super) fn act_inspector(&mut self, a: Action) -> Effect {
-        let rows = Inspector::list_rows(self.size) as u64;
-        let body_rows = Inspector::body_rows(self.size);
+        let rows = Inspector::list_rows(self.screen.size) as u64;
+        let body_rows = Inspector::body_rows(self.screen.size);
         let Some(i) = self.inspector_mut() else {
             self.overlay = Overlay::None;
             return Effect::REDRAW;

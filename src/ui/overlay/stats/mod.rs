@@ -110,19 +110,19 @@ impl App {
     /// their own colours, as the charts draw them); the segments of a resumed run
     /// join the group of the first one drawn.
     fn stats_groups(&self) -> Vec<Group<'_>> {
-        let ws = self.workspace.as_deref();
-        let main = self.main_tag.as_ref().filter(|_| ws.is_some());
+        let ws = self.runs.workspace.as_deref();
+        let main = self.runs.main_tag.as_ref().filter(|_| ws.is_some());
         let main_dir = self.main_run_dir();
         let drawn = std::iter::once((
             main,
             main_dir.as_deref(),
-            &self.run,
+            &self.shown.run,
             StatsRun {
                 label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
                 color: main.map_or(0, |t| t.color),
             },
         ))
-        .chain(self.compare.iter().enumerate().map(|(i, c)| {
+        .chain(self.runs.compare.iter().enumerate().map(|(i, c)| {
             let t = c.ws.as_ref().filter(|_| ws.is_some());
             let run = StatsRun {
                 label: c.label.clone(),
@@ -164,6 +164,7 @@ impl App {
     pub fn stats_rows(&self) -> Vec<StatsRow> {
         let groups = self.stats_groups();
         let mut rows: Vec<StatsRow> = self
+            .charts
             .metric_keys
             .iter()
             .filter(|k| self.stats.filter.matches(k))
@@ -207,7 +208,11 @@ impl App {
     /// `[shown/all]` metrics of the table (the status line's filter count).
     #[must_use]
     pub fn stats_count(&self) -> String {
-        format!("[{}/{}]", self.stats_rows().len(), self.metric_keys.len())
+        format!(
+            "[{}/{}]",
+            self.stats_rows().len(),
+            self.charts.metric_keys.len()
+        )
     }
 
     /// `T`: open the table (a run's metrics; the live monitor has none).
@@ -231,7 +236,7 @@ impl App {
     /// A key while the table is open.
     pub(in crate::ui) fn act_stats(&mut self, a: Action) -> Effect {
         let n = self.stats_rows().len();
-        let page = body_rows(self.size.height).max(1);
+        let page = body_rows(self.screen.size.height).max(1);
         let last = n.saturating_sub(1);
         let mut cur = self.stats_cursor();
         let sel = cur.sel.min(last);

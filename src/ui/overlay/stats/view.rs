@@ -150,7 +150,7 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     let c = app.stats_cursor();
     let rows = app.stats_rows();
     let runs = app.stats_runs();
-    let total = app.metric_keys.len();
+    let total = app.charts.metric_keys.len();
     // Every cell's text, to size the columns by their contents.
     let text: Vec<Vec<[String; 7]>> = rows
         .iter()
