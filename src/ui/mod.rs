@@ -7,7 +7,7 @@
 //! and what is being looked at ([`Shown`], `source.rs`), the screen and the layout
 //! computed on resize and panel changes ([`layout::Screen`]), which the view draws
 //! with and the mouse hit-tests against, the charts ([`charts::Charts`]), the side
-//! panes ([`panels::Panes`]), the live monitor's ([`host::Host`]), the runs beside
+//! panes ([`Panes`]), the live monitor's ([`host::Host`]), the runs beside
 //! the one shown ([`workspace::runs::Runs`]), and the overlay in front
 //! ([`Overlay`]), which holds its own state.
 
@@ -162,6 +162,16 @@ pub struct ConsolePane {
     pub back: usize,
 }
 
+/// The side panes' own state (whether each is shown is [`Panels`]').
+#[derive(Debug, Clone, Default)]
+pub struct Panes {
+    pub overview: OverviewPane,
+    pub system: SystemPane,
+    pub console: ConsolePane,
+    /// The media pane and viewer (`3`): the image selected and loaded.
+    pub media: overlay::media::MediaState,
+}
+
 /// Options an App starts with.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -198,7 +208,7 @@ pub struct App {
     /// The metric grid, the system charts, and how each chart is drawn.
     pub charts: charts::Charts,
     /// The side panes' own state: overview, system, console, media.
-    pub panes: panels::Panes,
+    pub panes: Panes,
     /// Live: the header's readings and the process table.
     pub host: host::Host,
     /// The runs next to the one shown: the picker, the workspace, compared runs.
@@ -245,7 +255,7 @@ impl App {
                 band: true,
                 ..charts::Charts::default()
             },
-            panes: panels::Panes::default(),
+            panes: Panes::default(),
             host: host::Host {
                 overview_at: (f64::NEG_INFINITY, 0),
                 ..host::Host::default()

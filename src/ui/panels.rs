@@ -284,13 +284,3 @@ impl App {
         }
     }
 }
-
-/// The side panes' own state (whether each is shown is [`Panels`]').
-#[derive(Debug, Clone, Default)]
-pub struct Panes {
-    pub overview: super::OverviewPane,
-    pub system: super::SystemPane,
-    pub console: super::ConsolePane,
-    /// The media pane and viewer (`3`): the image selected and loaded.
-    pub media: super::overlay::media::MediaState,
-}
