@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use crate::text::sanitize;
 use crate::ui::layout;
 use crate::ui::panels::Pane;
+use crate::ui::system;
 use crate::ui::system::view::render_sys_chart;
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{fit, fit_words};
@@ -189,7 +190,7 @@ pub(crate) fn render_overview(
         }
         Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
-        Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
+        Row::Metric(k, v) => row(buf, y, k, &system::reading(k, *v), theme.text()),
         // Its raw number is on the filter row (the status bar) while filtering.
         Row::Time(k, t) => row(buf, y, k, &Row::date(*t), theme.text()),
         Row::Note(k, v) => {
