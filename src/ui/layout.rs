@@ -616,22 +616,3 @@ mod tests {
         assert_eq!(list_page(1), 1);
     }
 }
-
-/// The terminal as the app draws on it: its size, the panes' areas and scroll
-/// limits for it, the colours and the keys.
-#[derive(Debug, Clone)]
-pub struct Screen {
-    /// The screen, from the last `Msg::Resize`.
-    pub size: Rect,
-    /// The panes' areas for `size` and the panels shown (computed on resize and
-    /// when panels toggle; drawn with and hit-tested against).
-    pub areas: Areas,
-    /// How far each pane can scroll and how far a page key moves it, for `areas`.
-    pub limits: crate::ui::Limits,
-    pub color: bool,
-    /// See [`crate::ui::Options::true_color`].
-    pub true_color: bool,
-    /// The colours drawn with (`P`, `palette` in the settings).
-    pub palette: crate::ui::palette::Palette,
-    pub keymap: crate::ui::keymap::Keymap,
-}

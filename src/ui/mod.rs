@@ -5,7 +5,7 @@
 //!
 //! `App` routes; the state is its features': the run shown, where it comes from
 //! and what is being looked at ([`Shown`], `source.rs`), the screen and the layout
-//! computed on resize and panel changes ([`layout::Screen`]), which the view draws
+//! computed on resize and panel changes ([`render::Screen`]), which the view draws
 //! with and the mouse hit-tests against, the charts ([`charts::Charts`]), the side
 //! panes ([`Panes`]), the live monitor's ([`host::Host`]), the runs beside
 //! the one shown ([`workspace::runs::Runs`]), and the overlay in front
@@ -204,7 +204,7 @@ pub struct App {
     /// The run shown, where its records come from, and what is being looked at.
     pub shown: source::Shown,
     /// The terminal: its size, the panes' areas and scroll limits, colours, keys.
-    pub screen: layout::Screen,
+    pub screen: render::Screen,
     /// The metric grid, the system charts, and how each chart is drawn.
     pub charts: charts::Charts,
     /// The side panes' own state: overview, system, console, media.
@@ -242,7 +242,7 @@ impl App {
                 last_tag: 0,
                 main_reading: None,
             },
-            screen: layout::Screen {
+            screen: render::Screen {
                 size: Rect::default(),
                 areas: Areas::default(),
                 limits: Limits::default(),
