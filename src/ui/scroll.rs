@@ -1,5 +1,5 @@
 //! Scroll limits of the scrollable panes, from the same layout math the view draws
-//! with, kept in state (`App::limits`) so a key never scrolls past what the screen
+//! with, kept in state (`Screen::limits`) so a key never scrolls past what the screen
 //! can show.
 
 use super::layout;
