@@ -36,17 +36,6 @@ const LAYERS: &[&[&str]] = &[
 const WIDGET: &str = "ui/widget/";
 const WIDGET_MAY_USE: &[&str] = &["ui/theme.rs", "ui/palette.rs"];
 
-/// Uses from the widgets of a feature's types that are older than the rule: the
-/// unit of a system metric (`Unit`, and a key's unit for formatting) and the
-/// chart guides setting. Moving those types into `ui/widget` empties this list.
-const WIDGET_KNOWN: &[(&str, &str)] = &[
-    ("ui/widget/chart.rs", "ui/charts/grid/mod.rs"),
-    ("ui/widget/chart.rs", "ui/system/mod.rs"),
-    ("ui/widget/chart/axis.rs", "ui/system/mod.rs"),
-    ("ui/widget/chart/tests.rs", "ui/system/mod.rs"),
-    ("ui/widget/format.rs", "ui/system/mod.rs"),
-];
-
 /// Whether `from` (a file under `ui/widget/`) may use `to`.
 fn widget_may_use(from: &Path, to: &Path) -> bool {
     let (f, t) = (from.to_string_lossy(), to.to_string_lossy());
@@ -54,7 +43,6 @@ fn widget_may_use(from: &Path, to: &Path) -> bool {
         || !t.starts_with("ui/")
         || t.starts_with(WIDGET)
         || WIDGET_MAY_USE.contains(&t.as_ref())
-        || WIDGET_KNOWN.contains(&(f.as_ref(), t.as_ref()))
 }
 
 fn rank(module: &str) -> Option<usize> {

@@ -258,7 +258,7 @@ fn a_busy_child_shows_its_cpu_from_the_second_scan_on_under_load() {
     let mut app = App::live(Options::default(), 60.0);
     app.update(Msg::Resize(120, 40));
     app.update(Msg::Procs(last));
-    let at = |pid: u32| app.procs.rows.iter().position(|r| r.pid == pid);
+    let at = |pid: u32| app.host.procs.rows.iter().position(|r| r.pid == pid);
     let busy_at = at(busy.0.id()).expect("busy child in the table");
     for k in &idle {
         let idle_at = at(k.0.id()).expect("idle child in the table");

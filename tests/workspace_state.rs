@@ -229,7 +229,7 @@ fn two_apps_of_one_directory_keep_each_others_selection() {
         let cmds = app.update(Msg::char(' ')).cmds;
         carry_out_saves(app, cmds, &xdg);
     }
-    let selected = |app: &App| app.workspace.as_ref().unwrap().selected.clone();
+    let selected = |app: &App| app.runs.workspace.as_ref().unwrap().selected.clone();
     assert_eq!((selected(&a).len(), selected(&b).len()), (2, 2));
     let mut both = selected(&a);
     both.extend(

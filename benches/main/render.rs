@@ -22,7 +22,7 @@ pub fn big_app(n: u32) -> App {
             let x = f64::from(i);
             let y = (x / 5000.0 + f64::from(k)).sin() * (1.0 + x / 1e6)
                 + if i % 100_003 == 0 { f64::NAN } else { 0.0 };
-            app.run.metrics.push(&key, x, y);
+            app.shown.run.metrics.push(&key, x, y);
         }
     }
     for (key, scale) in [
@@ -35,14 +35,15 @@ pub fn big_app(n: u32) -> App {
     ] {
         for i in 0..100_000u32 {
             let t = 1.8e9 + f64::from(i);
-            app.run
+            app.shown
+                .run
                 .system
                 .push(key, t, f64::from(i) * scale % 100.0 + 1.0);
         }
     }
-    app.run.info.display_name = "bench-run".into();
-    app.run.info.run_id = "bench001".into();
-    app.run.info.project = "leet-bench".into();
+    app.shown.run.info.display_name = "bench-run".into();
+    app.shown.run.info.run_id = "bench001".into();
+    app.shown.run.info.project = "leet-bench".into();
     app.update(Msg::Run(RunBatch::default()));
     app.update(Msg::Tick(1.8e9 + 100_000.0));
     app
@@ -51,7 +52,11 @@ pub fn big_app(n: u32) -> App {
 fn full_frame(c: &mut Criterion) {
     let app = big_app(1_000_000);
     assert_eq!(app.charts.shown.len(), 12);
-    assert_eq!(app.grid.per_page(), 12, "12 charts on the first page");
+    assert_eq!(
+        app.charts.grid.per_page(),
+        12,
+        "12 charts on the first page"
+    );
     let mut term = Terminal::new(TestBackend::new(200, 60)).unwrap_or_else(|e| panic!("{e}"));
     let mut g = c.benchmark_group("render");
     g.bench_function("full_frame_200x60_12x1M", |b| {

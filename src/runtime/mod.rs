@@ -77,7 +77,7 @@ impl DrawTimes {
         let Some(path) = &self.path else {
             return;
         };
-        let src = &app.source;
+        let src = &app.shown.source;
         let mut lines = String::new();
         let secs = STARTED.get_or_init(Instant::now).elapsed().as_secs_f64();
         if !self.first && src.read_to > 0 {
@@ -327,7 +327,7 @@ fn name_workspace(app: &mut App, wandb_dir: &std::path::Path) {
             .unwrap_or_default(),
         _ => wandb_dir.display().to_string(),
     };
-    if let Some(ws) = app.workspace.as_mut() {
+    if let Some(ws) = app.runs.workspace.as_mut() {
         ws.label = label;
     }
 }
@@ -559,7 +559,7 @@ fn drive(
                 let now = Instant::now();
                 let at = if repaint || answered_input {
                     now
-                } else if app.source.loading() && drew_records {
+                } else if app.shown.source.loading() && drew_records {
                     last_draw + LOAD_FRAME
                 } else if app.is_host() {
                     now + COALESCE
@@ -573,7 +573,7 @@ fn drive(
                 times.drawn(&app);
                 due = None;
                 last_draw = Instant::now();
-                drew_records = app.source.read_to > 0;
+                drew_records = app.shown.source.read_to > 0;
             }
         }
     })();

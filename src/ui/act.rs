@@ -19,26 +19,26 @@ impl App {
         if key.is_ctrl_c() {
             return Effect::QUIT;
         }
-        if let Some(p) = self.pending.take() {
+        if let Some(p) = self.charts.pending.take() {
             if let (KeyCode::Char(d @ '0'..='9'), true) = (key.code, key.mods.is_empty()) {
                 let n = u16::try_from(d.to_digit(10).unwrap_or(0)).unwrap_or(0);
                 let v = (n > 0).then_some(n);
                 match p {
-                    Pending::Columns => self.grid.cols_setting = v,
-                    Pending::Rows => self.grid.rows_setting = v,
+                    Pending::Columns => self.charts.grid.cols_setting = v,
+                    Pending::Rows => self.charts.grid.rows_setting = v,
                 }
-                let focus = self.grid.focus;
+                let focus = self.charts.grid.focus;
                 self.relayout();
-                self.grid.focus = focus;
+                self.charts.grid.focus = focus;
                 return Effect::REDRAW;
             }
         }
         // The x axis's metric picker takes the keys while open.
-        if self.xaxis.picker.is_some() {
+        if self.charts.xaxis.picker.is_some() {
             return self.picker_key(&key);
         }
         let mode = self.mode();
-        match self.keymap.action(mode, &key) {
+        match self.screen.keymap.action(mode, &key) {
             Some(a) => {
                 if mode == Mode::Filter {
                     if let Some(fx) = self.type_workspace(Some(a), None) {
@@ -67,7 +67,7 @@ impl App {
     }
 
     fn start_proc_filter(&mut self) {
-        self.procs.filter.start();
+        self.host.procs.filter.start();
         self.filter_target = Some(FilterTarget::Procs);
     }
 
@@ -79,27 +79,29 @@ impl App {
                 self.refilter_metrics(None);
             }
             Some(FilterTarget::System) => {
-                f(&mut self.system.filter);
-                self.system.scroll = 0;
+                f(&mut self.panes.system.filter);
+                self.panes.system.scroll = 0;
                 self.refilter_system();
             }
             Some(FilterTarget::Overview) => {
-                f(&mut self.overview.filter);
+                f(&mut self.panes.overview.filter);
                 self.refilter_overview();
             }
             Some(FilterTarget::Console) => {
-                f(&mut self.console.filter);
-                self.console.back = 0;
+                f(&mut self.panes.console.filter);
+                self.panes.console.back = 0;
             }
             Some(FilterTarget::Procs) => {
-                f(&mut self.procs.filter);
-                self.procs.sel = 0;
-                self.procs.scroll = 0;
-                self.procs.rebuild();
+                f(&mut self.host.procs.filter);
+                self.host.procs.sel = 0;
+                self.host.procs.scroll = 0;
+                self.host.procs.rebuild();
             }
             Some(FilterTarget::Stats) => {
                 f(&mut self.stats.filter);
-                self.stats.refiltered();
+                if let Overlay::Stats(c) = &mut self.overlay {
+                    c.refiltered();
+                }
             }
             Some(FilterTarget::Records) => self.with_records_filter(f),
             // Typed through `type_workspace`.
@@ -110,15 +112,15 @@ impl App {
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
         // Typing into its filter goes through the filter's actions below.
-        if self.overlay == Overlay::Inspector && self.filter_target.is_none() {
+        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
             return self.act_inspector(a);
         }
         match self.overlay {
             Overlay::Runs => return self.act_runs(a),
             Overlay::Media => return self.act_media(a),
             // Its filter's keys are every filter's (below).
-            Overlay::Stats if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats | Overlay::Inspector => {}
+            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
@@ -177,7 +179,7 @@ impl App {
             Action::ToggleConsole => {
                 self.panels.console = !self.panels.console;
                 self.relayout();
-                if self.panels.console && self.areas.console.is_some() {
+                if self.panels.console && self.screen.areas.console.is_some() {
                     self.panels.focus = Pane::Console;
                 }
             }
@@ -195,9 +197,9 @@ impl App {
         // In the overview, tab visits its sections before the next pane.
         if self.panels.focus == Pane::Left
             && !self.panels.fullscreen
-            && self.areas.left.is_some()
+            && self.screen.areas.left.is_some()
             && !self.in_workspace_list()
-            && self.overview.step_section(forward)
+            && self.panes.overview.step_section(forward)
         {
             return Effect::REDRAW;
         }
@@ -213,7 +215,7 @@ impl App {
         };
         self.panels.focus = panes[j];
         if panes[j] == Pane::Left {
-            self.overview.enter(forward);
+            self.panes.overview.enter(forward);
         }
         Effect::REDRAW
     }
@@ -275,11 +277,11 @@ impl App {
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
             | Action::SmoothingDown => return self.act_smoothing(a),
-            Action::CycleGuides => self.grid.guides = self.grid.guides.next(),
-            Action::ToggleBand => self.band = !self.band,
-            Action::CyclePalette => self.palette = self.palette.next(),
-            Action::SetColumns => self.pending = Some(Pending::Columns),
-            Action::SetRows => self.pending = Some(Pending::Rows),
+            Action::CycleGuides => self.charts.grid.guides = self.charts.grid.guides.next(),
+            Action::ToggleBand => self.charts.band = !self.charts.band,
+            Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
+            Action::SetColumns => self.charts.pending = Some(Pending::Columns),
+            Action::SetRows => self.charts.pending = Some(Pending::Rows),
             Action::ResetZoom => {
                 if let Some(k) = self.focused_key().map(str::to_owned) {
                     self.charts.zoom.remove(&k);
@@ -298,10 +300,10 @@ impl App {
                 if !self.is_host() {
                     return Effect::NONE;
                 }
-                self.procs.sort = self.procs.sort.next();
-                self.procs.rebuild();
+                self.host.procs.sort = self.host.procs.sort.next();
+                self.host.procs.rebuild();
                 let room = self.procs_room();
-                self.procs.follow(room);
+                self.host.procs.follow(room);
             }
             Action::FilterList => {
                 if !self.is_host() {
@@ -321,7 +323,7 @@ impl App {
             Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
             // With the console focused, `/` filters its lines (as wandb leet does).
             Action::StartFilter if self.panels.focus == Pane::Console => {
-                self.console.filter.start();
+                self.panes.console.filter.start();
                 self.filter_target = Some(FilterTarget::Console);
             }
             Action::StartFilter => {
@@ -329,24 +331,24 @@ impl App {
                 self.filter_target = Some(FilterTarget::Metrics);
             }
             Action::StartSystemFilter => {
-                self.system.filter.start();
+                self.panes.system.filter.start();
                 self.filter_target = Some(FilterTarget::System);
             }
             Action::StartOverviewFilter => {
-                self.overview.filter.start();
+                self.panes.overview.filter.start();
                 self.filter_target = Some(FilterTarget::Overview);
-                if self.areas.left.is_none() {
+                if self.screen.areas.left.is_none() {
                     self.toggle_sidebar(false);
                 }
             }
             Action::ClearFilters => self.clear_filters(),
             Action::ClearOverviewFilter => {
-                self.overview.filter.clear();
+                self.panes.overview.filter.clear();
                 self.refilter_overview();
             }
             Action::ClearSystemFilter => {
-                self.system.filter.clear();
-                self.system.scroll = 0;
+                self.panes.system.filter.clear();
+                self.panes.system.scroll = 0;
                 self.refilter_system();
             }
             Action::FilterApply => {
@@ -366,11 +368,11 @@ impl App {
 
     fn clear_filters(&mut self) {
         self.charts.filter.clear();
-        self.system.filter.clear();
-        self.overview.filter.clear();
-        self.console.filter.clear();
-        self.procs.filter.clear();
-        self.procs.rebuild();
+        self.panes.system.filter.clear();
+        self.panes.overview.filter.clear();
+        self.panes.console.filter.clear();
+        self.host.procs.filter.clear();
+        self.host.procs.rebuild();
         let keep = self.focused_key().map(str::to_owned);
         self.refilter_metrics(keep.as_deref());
         self.refilter_system();
@@ -382,20 +384,20 @@ impl App {
     /// otherwise the focused metric chart.
     fn cycle_y_scale(&mut self) -> Effect {
         let sys = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
-            self.system.shown.get(self.system.scroll)
+            self.panes.system.shown.get(self.panes.system.scroll)
         } else if self.is_host() {
-            self.charts.shown.get(self.grid.focus)
+            self.charts.shown.get(self.charts.grid.focus)
         } else {
             let Some(k) = self.focused_key().map(str::to_owned) else {
                 return Effect::NONE;
             };
-            self.grid.scales.cycle_metric(&k);
+            self.charts.grid.scales.cycle_metric(&k);
             return Effect::REDRAW;
         };
-        let Some(chart) = sys.and_then(|&i| self.sys_charts.get(i)) else {
+        let Some(chart) = sys.and_then(|&i| self.charts.sys.get(i)) else {
             return Effect::NONE;
         };
-        self.grid.scales.cycle_system(chart);
+        self.charts.grid.scales.cycle_system(chart);
         Effect::REDRAW
     }
 
@@ -408,41 +410,44 @@ impl App {
             _ => (1, 0),
         };
         if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = scroll.saturating_add_signed(dy).min(self.limits.help_max);
+            *scroll = scroll
+                .saturating_add_signed(dy)
+                .min(self.screen.limits.help_max);
             return;
         }
         if self.panels.fullscreen {
-            if self.grid.sectioned() {
+            if self.charts.grid.sectioned() {
                 // Charts in view, in section order.
-                self.grid.section_step(dx + dy, true);
+                self.charts.grid.section_step(dx + dy, true);
             } else {
-                self.grid.step(dx + dy, n);
+                self.charts.grid.step(dx + dy, n);
             }
             return;
         }
         match self.panels.focus {
-            Pane::Grid if self.grid.sectioned() => {
+            Pane::Grid if self.charts.grid.sectioned() => {
                 if dy == 0 {
-                    self.grid.section_step(dx, false);
+                    self.charts.grid.section_step(dx, false);
                 } else {
-                    self.grid.section_vertical(dy);
+                    self.charts.grid.section_vertical(dy);
                 }
             }
             Pane::Grid => {
                 // A row of the grid as drawn (a few charts fill it in fewer columns).
-                let cols = isize::try_from(self.grid.shape(n).0).unwrap_or(1);
-                self.grid.step(dx + dy * cols, n);
+                let cols = isize::try_from(self.charts.grid.shape(n).0).unwrap_or(1);
+                self.charts.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
                 let lay = self.overview_layout();
-                self.overview.scroll_by(&lay, dy);
+                self.panes.overview.scroll_by(&lay, dy);
             }
             Pane::Right => {
-                self.system.scroll = scroll(self.system.scroll, dy, self.system.shown.len());
+                self.panes.system.scroll =
+                    scroll(self.panes.system.scroll, dy, self.panes.system.shown.len());
             }
             Pane::Console => {
-                let max = self.limits.console_max;
-                self.console.back = scroll(self.console.back.min(max), -dy, max + 1);
+                let max = self.screen.limits.console_max;
+                self.panes.console.back = scroll(self.panes.console.back.min(max), -dy, max + 1);
             }
             Pane::Procs => self.move_proc_selection(dy, None),
             Pane::Media => {
@@ -462,7 +467,7 @@ impl App {
         };
         if let Overlay::Help { scroll } = &mut self.overlay {
             // Bounded by the overlay's real last offset, so `end` then `up` moves.
-            let max = self.limits.help_max;
+            let max = self.screen.limits.help_max;
             *scroll = match abs {
                 Some(0) => 0,
                 Some(_) => max,
@@ -471,34 +476,37 @@ impl App {
             return;
         }
         match self.panels.focus {
-            Pane::Grid if self.grid.sectioned() => {
-                let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
-                self.grid.section_goto_page(p);
+            Pane::Grid if self.charts.grid.sectioned() => {
+                let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));
+                self.charts.grid.section_goto_page(p);
             }
             Pane::Grid => {
-                let p = abs.unwrap_or_else(|| self.grid.page().saturating_add_signed(delta));
-                self.grid.goto_page(p, n);
+                let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));
+                self.charts.grid.goto_page(p, n);
             }
             Pane::Left => {
                 let lay = self.overview_layout();
                 match abs {
-                    Some(a) => self.overview.scroll_to(&lay, a > 0),
-                    None => self.overview.page_by(&lay, delta),
+                    Some(a) => self.panes.overview.scroll_to(&lay, a > 0),
+                    None => self.panes.overview.page_by(&lay, delta),
                 }
             }
             Pane::Right => {
-                let len = self.system.shown.len();
-                let step = self.limits.system_page;
-                self.system.scroll = match abs {
+                let len = self.panes.system.shown.len();
+                let step = self.screen.limits.system_page;
+                self.panes.system.scroll = match abs {
                     Some(0) => 0,
                     Some(_) => len.saturating_sub(step),
-                    None => scroll(self.system.scroll, delta * signed(step), len),
+                    None => scroll(self.panes.system.scroll, delta * signed(step), len),
                 };
             }
             Pane::Console => {
-                let (max, step) = (self.limits.console_max, self.limits.console_page);
-                let at = self.console.back.min(max);
-                self.console.back = match abs {
+                let (max, step) = (
+                    self.screen.limits.console_max,
+                    self.screen.limits.console_page,
+                );
+                let at = self.panes.console.back.min(max);
+                self.panes.console.back = match abs {
                     Some(0) => max,
                     Some(_) => 0,
                     None => scroll(at, -delta * signed(step), max + 1),

@@ -38,34 +38,37 @@ impl App {
     /// Recompute derived lists when their inputs changed.
     /// Derive the metric keys again (what is charted changed, not the run).
     pub(super) fn rederive_metrics(&mut self) {
-        self.seen.metric_keys = usize::MAX;
+        self.shown.seen.metric_keys = usize::MAX;
         self.refresh();
     }
 
     pub(super) fn refresh(&mut self) {
         let meta = ["run", "config", "summary", "environment", "exit"]
             .iter()
-            .filter_map(|k| self.run.counts.by_type.get(k))
+            .filter_map(|k| self.shown.run.counts.by_type.get(k))
             .sum::<u64>();
         // Compared runs count in the metric keys' signature (their keys are charted
         // too), with their number so removing one is noticed.
         let compared: usize = self
+            .runs
             .compare
             .iter()
             .map(|c| c.run.metrics.len() + c.run.metric_defs.len() + 1)
             .sum();
         let now = Seen {
-            metric_keys: self.run.metrics.len() + compared,
-            metric_defs: self.run.metric_defs.len(),
-            system_keys: self.run.system.len(),
+            metric_keys: self.shown.run.metrics.len() + compared,
+            metric_defs: self.shown.run.metric_defs.len(),
+            system_keys: self.shown.run.system.len(),
             meta_records: meta,
             damage: (
-                self.run.damage.skipped_spans,
-                self.run.damage.skipped_bytes,
-                self.run.breaks.spans().len(),
+                self.shown.run.damage.skipped_spans,
+                self.shown.run.damage.skipped_bytes,
+                self.shown.run.breaks.spans().len(),
             ),
         };
-        if now.metric_keys != self.seen.metric_keys || now.metric_defs != self.seen.metric_defs {
+        if now.metric_keys != self.shown.seen.metric_keys
+            || now.metric_defs != self.shown.seen.metric_defs
+        {
             // Keys hidden by define_metric(hidden=True) are counted, and charted
             // only when the user asks (`H`); internal and media keys never are.
             let show = self.charts.show_hidden;
@@ -84,23 +87,24 @@ impl App {
                 }
                 v
             };
-            let mut keys: BTreeSet<String> = visible(&self.run).into_iter().collect();
-            for c in &self.compare {
+            let mut keys: BTreeSet<String> = visible(&self.shown.run).into_iter().collect();
+            for c in &self.runs.compare {
                 keys.extend(visible(&c.run));
             }
             self.charts.hidden = hidden.len();
             let keys: Vec<String> = keys.into_iter().collect();
             let focused = self.focused_key().map(str::to_owned);
-            self.metric_keys = keys;
+            self.charts.metric_keys = keys;
             self.refilter_metrics(focused.as_deref());
         }
-        if now.system_keys != self.seen.system_keys {
+        if now.system_keys != self.shown.seen.system_keys {
             self.regroup();
         }
-        if now.meta_records != self.seen.meta_records || now.damage != self.seen.damage {
+        if now.meta_records != self.shown.seen.meta_records || now.damage != self.shown.seen.damage
+        {
             self.set_overview(self.overview_rows());
         }
-        self.seen = now;
+        self.shown.seen = now;
     }
 
     /// Group the system keys into charts again (new keys, or in the live monitor
@@ -108,24 +112,24 @@ impl App {
     pub(super) fn regroup(&mut self) {
         // What the charts are grouped from now (a cleared process's keys coming
         // back must regroup again).
-        self.seen.system_keys = self.run.system.len();
-        let was_empty = self.sys_charts.is_empty();
-        self.sys_charts = if self.is_host() {
+        self.shown.seen.system_keys = self.shown.run.system.len();
+        let was_empty = self.charts.sys.is_empty();
+        self.charts.sys = if self.is_host() {
             self.live_charts()
         } else {
-            system::group(self.run.system.keys().iter().map(String::as_str))
+            system::group(self.shown.run.system.keys().iter().map(String::as_str))
         };
         self.refilter_system();
-        if was_empty != self.sys_charts.is_empty() {
+        if was_empty != self.charts.sys.is_empty() {
             self.relayout();
         }
         if self.is_host() {
             // Live: the grid's items are the system charts, one id each. Charts
             // appear over the first samples; focus on the first stays on the first.
-            let focused = (self.grid.focus > 0)
+            let focused = (self.charts.grid.focus > 0)
                 .then(|| self.focused_key().map(str::to_owned))
                 .flatten();
-            self.metric_keys = system::chart_ids(&self.sys_charts);
+            self.charts.metric_keys = system::chart_ids(&self.charts.sys);
             self.refilter_metrics(focused.as_deref());
         }
     }
@@ -134,8 +138,8 @@ impl App {
     /// first (the job the user picked), titled with its command and pid; then the
     /// host's.
     fn live_charts(&self) -> Vec<system::SysChart> {
-        let keys = self.run.system.keys();
-        if !self.procs.told {
+        let keys = self.shown.run.system.keys();
+        if !self.host.procs.told {
             // Not told which process the keys describe: grouped as they come.
             let keys = keys.iter().filter(|k| k.as_str() != "uptime");
             return system::group(keys.map(String::as_str));
@@ -145,12 +149,12 @@ impl App {
             .iter()
             .filter(|k| !system::is_process_key(k) && k.as_str() != "uptime");
         let mut charts = Vec::new();
-        if let Some((pid, cmd)) = &self.procs.monitored {
+        if let Some((pid, cmd)) = &self.host.procs.monitored {
             let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
             // Room for a title in one grid cell: its borders and the corner value
             // (`571MiB`, `22.82GiB`) take up to 13 columns. The command is
             // shortened at a word so the pid stays in view.
-            let cell_w = self.areas.grid.width / self.grid.cols.max(1);
+            let cell_w = self.screen.areas.grid.width / self.charts.grid.cols.max(1);
             let room = usize::from(cell_w.saturating_sub(13));
             for mut c in system::group(proc_keys.map(String::as_str)) {
                 // The process's share of memory (the host's `Memory` chart's line).
@@ -188,6 +192,7 @@ impl App {
         let f = &self.charts.filter;
         let live = self.is_host();
         self.charts.shown = self
+            .charts
             .metric_keys
             .iter()
             .enumerate()
@@ -195,21 +200,22 @@ impl App {
                 f.matches(k)
                     || (live
                         && self
-                            .sys_charts
+                            .charts
+                            .sys
                             .get(*i)
                             .is_some_and(|c| c.series.iter().any(|s| f.matches(&s.key))))
             })
             .map(|(i, _)| i)
             .collect();
-        self.grid.focus = keep
+        self.charts.grid.focus = keep
             .and_then(|k| {
                 self.charts
                     .shown
                     .iter()
-                    .position(|&i| self.metric_keys[i] == k)
+                    .position(|&i| self.charts.metric_keys[i] == k)
             })
             .unwrap_or(0);
-        self.grid.clamp(self.charts.shown.len());
+        self.charts.grid.clamp(self.charts.shown.len());
         self.sections_refiltered(keep.is_some());
         if self.charts.shown.is_empty() {
             self.panels.fullscreen = false;
@@ -217,17 +223,19 @@ impl App {
     }
 
     pub(super) fn refilter_system(&mut self) {
-        let f = &self.system.filter;
-        self.system.shown = self
-            .sys_charts
+        let f = &self.panes.system.filter;
+        self.panes.system.shown = self
+            .charts
+            .sys
             .iter()
             .enumerate()
             .filter(|(_, c)| f.matches(&c.title) || c.series.iter().any(|s| f.matches(&s.key)))
             .map(|(i, _)| i)
             .collect();
-        self.system.scroll = self
+        self.panes.system.scroll = self
+            .panes
             .system
             .scroll
-            .min(self.system.shown.len().saturating_sub(1));
+            .min(self.panes.system.shown.len().saturating_sub(1));
     }
 }

@@ -3,12 +3,13 @@
 //! [`Cmd`]s the runtime is to carry out (start a reader, list runs, load an image).
 //! It never does I/O. Rendering reads the state (`ui::render`).
 //!
-//! The state is split by concern: the run and where it comes from ([`SourceState`],
-//! `source.rs`), what is being looked at ([`Subject`]), the overlay in front
-//! ([`Overlay`]), each pane's own state ([`ChartsPane`], [`OverviewPane`],
-//! [`SystemPane`], [`ConsolePane`]), and the layout computed on resize and panel
-//! changes ([`layout::Areas`], [`Limits`]), which the view draws with and the mouse
-//! hit-tests against.
+//! `App` routes; the state is its features': the run shown, where it comes from
+//! and what is being looked at ([`Shown`], `source.rs`), the screen and the layout
+//! computed on resize and panel changes ([`render::Screen`]), which the view draws
+//! with and the mouse hit-tests against, the charts ([`charts::Charts`]), the side
+//! panes ([`Panes`]), the live monitor's ([`host::Host`]), the runs beside
+//! the one shown ([`workspace::runs::Runs`]), and the overlay in front
+//! ([`Overlay`]), which holds its own state.
 
 mod act;
 pub mod action;
@@ -38,27 +39,21 @@ mod theme;
 pub mod widget;
 pub mod workspace;
 
-use std::collections::BTreeMap;
-
 use ratatui::layout::Rect;
 
-use crate::msg::{Msg, RunEntry};
+use crate::msg::Msg;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
-use charts::grid::GridState;
-use charts::{crosshair, smoothing, xaxis};
 pub use cmd::Cmd;
 use derive::Seen;
 use filter::FilterState;
-use host::procs;
 use keymap::{Keymap, Mode};
 use layout::Areas;
-use overlay::{media, stats};
+use overlay::stats;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use scroll::Limits;
-pub use source::{LiveState, SourceState, LIVE_WINDOW};
-use system::SysChart;
+pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
 pub use workspace::runs::{Compared, WsTag};
 
 /// Most points one live series keeps (its ring over the window).
@@ -129,8 +124,9 @@ pub enum Subject {
     Host { window: f64 },
 }
 
-/// The overlay in front of the panes (at most one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The overlay in front of the panes (at most one), holding its own state: a
+/// closed overlay holds nothing.
+#[derive(Debug, Clone, Default)]
 pub enum Overlay {
     #[default]
     None,
@@ -140,32 +136,16 @@ pub enum Overlay {
     Runs,
     /// The media viewer (`3`).
     Media,
-    /// The statistics table (`T`).
-    Stats,
+    /// The statistics table (`T`): its selection and scroll.
+    Stats(stats::StatsCursor),
     /// The record inspector (`i`), full screen.
-    Inspector,
-}
-
-/// The metrics grid's charts: which pass the filter, and per-chart view settings.
-#[derive(Debug, Clone, Default)]
-pub struct ChartsPane {
-    /// Indices into `App::metric_keys` passing the filter.
-    pub shown: Vec<usize>,
-    pub filter: FilterState,
-    /// Charts (by key) zoomed to an x-range.
-    pub zoom: BTreeMap<String, (f64, f64)>,
-    /// The crosshair (`C`, right click), None when off.
-    pub crosshair: Option<crosshair::Crosshair>,
-    /// Keys hidden by `define_metric(hidden=True)`: how many, and whether they are
-    /// charted anyway (`H`).
-    pub hidden: usize,
-    pub show_hidden: bool,
+    Inspector(Box<inspector::Inspector>),
 }
 
 /// The system sidebar (`]`): the run's system charts.
 #[derive(Debug, Clone, Default)]
 pub struct SystemPane {
-    /// Indices into `App::sys_charts` passing the filter.
+    /// Indices into `Charts::sys` passing the filter.
     pub shown: Vec<usize>,
     /// Filter of the charts (`\`).
     pub filter: FilterState,
@@ -180,6 +160,16 @@ pub struct ConsolePane {
     pub filter: FilterState,
     /// Lines scrolled back from the end (0 = following the tail).
     pub back: usize,
+}
+
+/// The side panes' own state (whether each is shown is [`Panels`]').
+#[derive(Debug, Clone, Default)]
+pub struct Panes {
+    pub overview: OverviewPane,
+    pub system: SystemPane,
+    pub console: ConsolePane,
+    /// The media pane and viewer (`3`): the image selected and loaded.
+    pub media: overlay::media::MediaState,
 }
 
 /// Options an App starts with.
@@ -208,90 +198,31 @@ impl Default for Options {
     }
 }
 
-/// The whole state of the viewer.
+/// The whole state of the viewer: a router over each feature's own state.
 #[derive(Debug, Clone)]
 pub struct App {
-    /// The run: metric series + system series + overview + console.
-    pub run: Run,
-    pub source: SourceState,
-    pub subject: Subject,
-    /// Wall clock (Unix s), from `Msg::Tick`.
-    pub now: f64,
-    pub stale_after: f64,
-    pub color: bool,
-    /// See [`Options::true_color`].
-    pub true_color: bool,
-    /// The colours drawn with (`P`, `palette` in the settings).
-    pub palette: palette::Palette,
-    pub keymap: Keymap,
-    /// The screen, from the last `Msg::Resize`.
-    pub size: Rect,
-    /// The panes' areas for `size` and the panels shown (computed on resize and
-    /// when panels toggle; drawn with and hit-tested against).
-    pub areas: Areas,
-    /// How far each pane can scroll and how far a page key moves it, for `areas`.
-    pub limits: Limits,
-    pub grid: GridState,
-    pub panels: Panels,
+    /// The run shown, where its records come from, and what is being looked at.
+    pub shown: source::Shown,
+    /// The terminal: its size, the panes' areas and scroll limits, colours, keys.
+    pub screen: render::Screen,
+    /// The metric grid, the system charts, and how each chart is drawn.
+    pub charts: charts::Charts,
+    /// The side panes' own state: overview, system, console, media.
+    pub panes: Panes,
+    /// Live: the header's readings and the process table.
+    pub host: host::Host,
+    /// The runs next to the one shown: the picker, the workspace, compared runs.
+    pub runs: workspace::runs::Runs,
     pub overlay: Overlay,
-    pub filter_target: Option<FilterTarget>,
-    pub pending: Option<Pending>,
-    /// History keys to chart (hidden ones omitted), sorted; in the live monitor, one
-    /// id per grouped system chart.
-    pub metric_keys: Vec<String>,
-    pub charts: ChartsPane,
-    pub sys_charts: Vec<SysChart>,
-    pub overview: OverviewPane,
-    pub system: SystemPane,
-    pub console: ConsolePane,
-    /// Live host monitor: samples received.
-    pub samples: u64,
-    /// Live: the header's readings (from the latest samples).
-    pub(crate) host: host::HostHeader,
-    /// Live: the process table and the monitored process.
-    pub procs: procs::ProcsPane,
-    /// Live: (sample time, system key count) of the last overview rebuild.
-    overview_at: (f64, usize),
-    /// Most points per series (kept to rebuild the run when its file restarts).
-    max_points: usize,
-    /// What the derived lists were last computed from.
-    seen: Seen,
-    /// The run picker's list and selection.
-    pub runs: Vec<RunEntry>,
-    pub runs_sel: usize,
-    /// The picker's list is being read: its keys wait for it (in order).
-    runs_waiting: Option<Vec<action::Action>>,
-    /// Number of the reader whose messages are shown; `Msg::Tagged` from others
-    /// (a run the user has left) are dropped.
-    pub source_tag: u64,
-    /// The last reader tag handed out.
-    last_tag: u64,
-    /// Runs drawn beside the main one in every chart (picked with space in `R`).
-    pub compare: Vec<Compared>,
-    /// The media viewer (`3`).
-    pub media: media::MediaState,
-    /// The statistics table (`T`).
+    pub panels: Panels,
+    /// The statistics table's order and filter (`T`).
     pub stats: stats::StatsTable,
-    /// The record inspector (`i`), while open.
-    pub inspector: Option<Box<inspector::Inspector>>,
-    /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
-    pub xaxis: xaxis::XAxisState,
-    /// The workspace of the wandb directory (None: a run outside one, the live
-    /// monitor).
-    pub workspace: Option<Box<workspace::Workspace>>,
-    /// The main run as the workspace sees it.
-    pub main_tag: Option<WsTag>,
-    /// The run directory the main reader was started on.
-    pub(crate) main_reading: Option<std::path::PathBuf>,
-    /// The min–max band on charts with more points than columns (`b`).
-    pub band: bool,
+    pub filter_target: Option<FilterTarget>,
     /// Where the settings are saved, and what was last written.
     settings_io: settings::Persist,
     /// Commands made by the update in progress (or by a request before the loop
     /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
     out: Vec<Cmd>,
-    /// Each chart's smoothing, and the smoothed series.
-    pub smoothing: smoothing::SmoothState,
 }
 
 impl App {
@@ -299,52 +230,43 @@ impl App {
     #[must_use]
     pub fn new(opts: Options) -> Self {
         let mut app = Self {
-            run: new_run(opts.max_points),
-            source: SourceState::default(),
-            subject: Subject::Run,
-            now: 0.0,
-            stale_after: opts.stale_after,
-            color: opts.color,
-            true_color: opts.true_color,
-            palette: palette::Palette::Default,
-            keymap: opts.keymap,
-            size: Rect::default(),
-            areas: Areas::default(),
-            limits: Limits::default(),
-            grid: GridState::default(),
-            panels: Panels::default(),
+            shown: source::Shown {
+                run: new_run(opts.max_points),
+                source: SourceState::default(),
+                subject: Subject::Run,
+                now: 0.0,
+                stale_after: opts.stale_after,
+                max_points: opts.max_points,
+                seen: Seen::NEVER,
+                tag: 0,
+                last_tag: 0,
+                main_reading: None,
+            },
+            screen: render::Screen {
+                size: Rect::default(),
+                areas: Areas::default(),
+                limits: Limits::default(),
+                color: opts.color,
+                true_color: opts.true_color,
+                palette: palette::Palette::Default,
+                keymap: opts.keymap,
+            },
+            charts: charts::Charts {
+                band: true,
+                ..charts::Charts::default()
+            },
+            panes: Panes::default(),
+            host: host::Host {
+                overview_at: (f64::NEG_INFINITY, 0),
+                ..host::Host::default()
+            },
+            runs: workspace::runs::Runs::default(),
             overlay: Overlay::None,
-            filter_target: None,
-            pending: None,
-            metric_keys: Vec::new(),
-            charts: ChartsPane::default(),
-            sys_charts: Vec::new(),
-            overview: OverviewPane::default(),
-            system: SystemPane::default(),
-            console: ConsolePane::default(),
-            samples: 0,
-            host: host::HostHeader::default(),
-            procs: procs::ProcsPane::default(),
-            overview_at: (f64::NEG_INFINITY, 0),
-            max_points: opts.max_points,
-            seen: Seen::NEVER,
-            runs: Vec::new(),
-            runs_sel: 0,
-            runs_waiting: None,
-            source_tag: 0,
-            last_tag: 0,
-            compare: Vec::new(),
-            media: media::MediaState::default(),
+            panels: Panels::default(),
             stats: stats::StatsTable::default(),
-            inspector: None,
-            xaxis: xaxis::XAxisState::default(),
-            workspace: None,
-            main_tag: None,
-            main_reading: None,
-            band: true,
+            filter_target: None,
             settings_io: settings::Persist::default(),
             out: Vec::new(),
-            smoothing: smoothing::SmoothState::default(),
         };
         app.refresh();
         app
@@ -357,8 +279,8 @@ impl App {
         let mut app = Self::new(opts);
         // Samples go to the system store, a ring over the window; the main grid
         // draws its grouped charts (all GPUs' utilisation in one chart, ...).
-        app.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
-        app.subject = Subject::Host { window };
+        app.shown.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
+        app.shown.subject = Subject::Host { window };
         // The grid shows the grouped system charts, so the sidebar would repeat it;
         // the overview shows where the screen has room for it (the header has the
         // host's facts), until `[` says otherwise.
@@ -370,7 +292,7 @@ impl App {
     /// Whether this is the live host monitor.
     #[must_use]
     pub fn is_host(&self) -> bool {
-        matches!(self.subject, Subject::Host { .. })
+        matches!(self.shown.subject, Subject::Host { .. })
     }
 
     /// Describe the monitored host (live mode): its name, and facts shown in the
@@ -382,12 +304,12 @@ impl App {
         environment: serde_json::Map<String, serde_json::Value>,
         config: serde_json::Map<String, serde_json::Value>,
     ) {
-        self.run.info.display_name = hostname.to_owned();
-        self.run.info.host = hostname.to_owned();
-        self.run.info.project = "live host monitor".to_owned();
-        self.run.environment = environment;
+        self.shown.run.info.display_name = hostname.to_owned();
+        self.shown.run.info.host = hostname.to_owned();
+        self.shown.run.info.project = "live host monitor".to_owned();
+        self.shown.run.environment = environment;
         for (k, v) in &config {
-            self.run.config.set_json(k, &v.to_string());
+            self.shown.run.config.set_json(k, &v.to_string());
         }
         self.set_overview(self.overview_rows());
         self.update_host();
@@ -397,7 +319,7 @@ impl App {
     /// changed (a disk or a GPU appeared).
     pub(crate) fn update_host(&mut self) {
         let before = self.panel_flags();
-        self.host = host::header(&self.run.system, &self.run.environment);
+        self.host.header = host::header(&self.shown.run.system, &self.shown.run.environment);
         if self.panel_flags() != before {
             self.relayout();
         }
@@ -419,8 +341,8 @@ impl App {
         match self.overlay {
             Overlay::Runs => Mode::Runs,
             Overlay::Media => Mode::Media,
-            Overlay::Stats => Mode::Stats,
-            Overlay::Inspector => Mode::Inspector,
+            Overlay::Stats(_) => Mode::Stats,
+            Overlay::Inspector(_) => Mode::Inspector,
             Overlay::Help { .. } => Mode::Help,
             Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
             Overlay::None => Mode::Normal,
@@ -431,13 +353,13 @@ impl App {
     #[must_use]
     pub fn focused_key(&self) -> Option<&str> {
         // A focused section header names no chart.
-        if self.grid.sections.header.is_some() {
+        if self.charts.grid.sections.header.is_some() {
             return None;
         }
         self.charts
             .shown
-            .get(self.grid.focus)
-            .map(|&i| self.metric_keys[i].as_str())
+            .get(self.charts.grid.focus)
+            .map(|&i| self.charts.metric_keys[i].as_str())
     }
 
     /// Apply one message: the new state is in `self`; what the loop is to do (and
@@ -468,10 +390,10 @@ impl App {
         match msg {
             Msg::Key(k) => self.on_key(k),
             // The inspector is keys only: the panes under it take no clicks.
-            Msg::Mouse(_) if self.overlay == Overlay::Inspector => Effect::NONE,
+            Msg::Mouse(_) if matches!(self.overlay, Overlay::Inspector(_)) => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
-                self.size = Rect::new(0, 0, w, h);
+                self.screen.size = Rect::new(0, 0, w, h);
                 self.relayout();
                 // The inspector's list holds another number of rows.
                 self.ask_records();
@@ -490,7 +412,7 @@ impl App {
             }
             Msg::Tick(now) => {
                 let before = self.live_state();
-                self.now = now;
+                self.shown.now = now;
                 let refiltered = self.workspace_tick();
                 let after = self.live_state();
                 Effect {
@@ -501,11 +423,11 @@ impl App {
                 }
             }
             Msg::SourceError(e) => {
-                self.source.error = Some(crate::text::sanitize(&e));
+                self.shown.source.error = Some(crate::text::sanitize(&e));
                 Effect::REDRAW
             }
             Msg::Unreadable(e) => {
-                self.source.unreadable = Some(crate::text::sanitize(&e));
+                self.shown.source.unreadable = Some(crate::text::sanitize(&e));
                 Effect::REDRAW
             }
             Msg::Sample(s) => {

@@ -16,11 +16,11 @@ impl App {
     /// The side pane (overview, system sidebar, console, media) under a mouse position.
     fn pane_at(&self, pos: Position) -> Option<Pane> {
         [
-            (self.areas.left, Pane::Left),
-            (self.areas.right, Pane::Right),
-            (self.areas.console, Pane::Console),
-            (self.areas.procs, Pane::Procs),
-            (self.areas.media, Pane::Media),
+            (self.screen.areas.left, Pane::Left),
+            (self.screen.areas.right, Pane::Right),
+            (self.screen.areas.console, Pane::Console),
+            (self.screen.areas.procs, Pane::Procs),
+            (self.screen.areas.media, Pane::Media),
         ]
         .into_iter()
         .find_map(|(area, pane)| area.is_some_and(|r| r.contains(pos)).then_some(pane))
@@ -30,18 +30,23 @@ impl App {
     fn chart_at(&self, pos: Position) -> Option<(usize, ratatui::layout::Rect)> {
         if self.panels.fullscreen {
             // The chart drawn over the whole body (see `ui::render::render_buffer`).
-            Some((self.grid.focus, self.areas.body))
-        } else if self.grid.sectioned() {
+            Some((self.charts.grid.focus, self.screen.areas.body))
+        } else if self.charts.grid.sectioned() {
             match self.section_slot_at(pos)? {
                 (r, crate::ui::charts::sections::Slot::Chart(i)) => Some((i, r)),
                 (_, crate::ui::charts::sections::Slot::Header { .. }) => None,
             }
-        } else if self.areas.grid.contains(pos) {
-            let body = layout::grid_body(self.areas.grid);
-            let start = self.grid.page_start();
-            (0..self.grid.per_page())
+        } else if self.screen.areas.grid.contains(pos) {
+            let body = layout::grid_body(self.screen.areas.grid);
+            let start = self.charts.grid.page_start();
+            (0..self.charts.grid.per_page())
                 .take_while(|i| start + i < self.charts.shown.len())
-                .map(|i| (start + i, self.grid.cell(body, self.charts.shown.len(), i)))
+                .map(|i| {
+                    (
+                        start + i,
+                        self.charts.grid.cell(body, self.charts.shown.len(), i),
+                    )
+                })
                 .find(|(_, r)| r.contains(pos))
         } else {
             None
@@ -58,15 +63,16 @@ impl App {
         let Some((i, rect)) = self.chart_at(pos) else {
             return Effect::NONE;
         };
-        self.grid
+        self.charts
+            .grid
             .set_item(crate::ui::charts::sections::Item::Chart(i));
         self.panels.focus = Pane::Grid;
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::REDRAW;
         };
         // The x range the chart draws: its zoom, else every drawn run's.
-        let full = std::iter::once(&self.run)
-            .chain(self.compare.iter().map(|c| &c.run))
+        let full = std::iter::once(&self.shown.run)
+            .chain(self.runs.compare.iter().map(|c| &c.run))
             .filter_map(|r| r.metrics.get(&key).and_then(crate::store::Series::x_bounds))
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
         let Some((x0, x1)) = self.charts.zoom.get(&key).copied().or(full) else {
@@ -134,10 +140,11 @@ impl App {
         match zoom_in {
             None => {
                 if let Some((i, _)) = hit {
-                    self.grid
+                    self.charts
+                        .grid
                         .set_item(crate::ui::charts::sections::Item::Chart(i));
                     self.panels.focus = Pane::Grid;
-                } else if self.areas.procs.is_some_and(|r| r.contains(pos)) {
+                } else if self.screen.areas.procs.is_some_and(|r| r.contains(pos)) {
                     // A click on a row selects it (the same rows the view draws).
                     self.click_proc(pos.y);
                 } else if let Some(p) = self.pane_at(pos) {
@@ -164,10 +171,12 @@ impl App {
                     self.panels.focus = old;
                     return Effect::REDRAW;
                 };
-                self.grid
+                self.charts
+                    .grid
                     .set_item(crate::ui::charts::sections::Item::Chart(i));
-                let key = self.metric_keys[self.charts.shown[i]].clone();
+                let key = self.charts.metric_keys[self.charts.shown[i]].clone();
                 let Some((fx0, fx1)) = self
+                    .shown
                     .run
                     .metrics
                     .get(&key)
@@ -213,17 +222,18 @@ impl App {
         if !self.in_workspace_list() || self.panels.fullscreen {
             return None;
         }
-        let left = self.areas.left.filter(|r| r.contains(pos))?;
-        let (area, overview) = self.workspace.as_deref()?.split(left);
+        let left = self.screen.areas.left.filter(|r| r.contains(pos))?;
+        let (area, overview) = self.runs.workspace.as_deref()?.split(left);
         self.panels.focus = Pane::Left;
         let on_overview = overview.is_some_and(|r| r.contains(pos));
         if on_overview && wheel_up.is_some() {
             let lay = self.overview_layout();
-            self.overview
+            self.panes
+                .overview
                 .scroll_by(&lay, if wheel_up == Some(true) { -1 } else { 1 });
         }
         let rows = layout::runs_list_rows(area);
-        let ws = self.workspace.as_mut()?;
+        let ws = self.runs.workspace.as_mut()?;
         ws.overview.focus = on_overview;
         match wheel_up {
             _ if on_overview => {}

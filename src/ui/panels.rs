@@ -1,6 +1,6 @@
 //! Panel visibility (`[` `]` `4`, the grid `1`), pane sizes (dragged with the
 //! mouse, `0` resets them), full screen, pane focus (Tab), and the layout they
-//! give: computed here on resize and panel changes, stored in `App::areas`.
+//! give: computed here on resize and panel changes, stored in `Screen::areas`.
 
 use ratatui::layout::Position;
 
@@ -92,15 +92,15 @@ impl App {
     #[must_use]
     pub fn panel_flags(&self) -> layout::PanelFlags {
         let mut f = self.panels.flags();
-        f.right &= !self.sys_charts.is_empty();
+        f.right &= !self.charts.sys.is_empty();
         f.wide_left = self.in_workspace_list();
         if self.is_host() {
             if self.panels.auto_left {
-                f.left = self.size.width >= layout::LIVE_AUTO_LEFT_W;
+                f.left = self.screen.size.width >= layout::LIVE_AUTO_LEFT_W;
             }
-            let h = &self.host;
+            let h = &self.host.header;
             f.live = Some(layout::header_lines(
-                self.size.width,
+                self.screen.size.width,
                 h.bars(),
                 h.devices.len(),
             ));
@@ -115,7 +115,7 @@ impl App {
         if !right && self.panels.auto_left {
             // From now on the user decides.
             self.panels.auto_left = false;
-            self.panels.left = self.areas.left.is_some();
+            self.panels.left = self.screen.areas.left.is_some();
         }
         let shown = |a: &layout::Areas| {
             if right {
@@ -124,7 +124,7 @@ impl App {
                 a.left.is_some()
             }
         };
-        if shown(&self.areas) {
+        if shown(&self.screen.areas) {
             if right {
                 self.panels.right = false;
             } else {
@@ -137,14 +137,14 @@ impl App {
                 self.panels.left = true;
             }
             let flags = self.panel_flags();
-            if !shown(&layout::areas(self.size, flags)) {
+            if !shown(&layout::areas(self.screen.size, flags)) {
                 let mut alone = flags;
                 if right {
                     alone.left = false;
                 } else {
                     alone.right = false;
                 }
-                if shown(&layout::areas(self.size, alone)) {
+                if shown(&layout::areas(self.screen.size, alone)) {
                     if right {
                         self.panels.left = false;
                     } else {
@@ -157,29 +157,29 @@ impl App {
     }
 
     pub(super) fn relayout(&mut self) {
-        self.areas = layout::areas(self.size, self.panel_flags());
-        self.grid.relayout(self.areas.grid);
+        self.screen.areas = layout::areas(self.screen.size, self.panel_flags());
+        self.charts.grid.relayout(self.screen.areas.grid);
         let visible = |p: Pane| match p {
-            Pane::Grid => !self.areas.grid.is_empty(),
-            Pane::Left => self.areas.left.is_some(),
-            Pane::Right => self.areas.right.is_some(),
-            Pane::Console => self.areas.console.is_some(),
-            Pane::Procs => self.areas.procs.is_some(),
-            Pane::Media => self.areas.media.is_some(),
+            Pane::Grid => !self.screen.areas.grid.is_empty(),
+            Pane::Left => self.screen.areas.left.is_some(),
+            Pane::Right => self.screen.areas.right.is_some(),
+            Pane::Console => self.screen.areas.console.is_some(),
+            Pane::Procs => self.screen.areas.procs.is_some(),
+            Pane::Media => self.screen.areas.media.is_some(),
         };
         if !visible(self.panels.focus) {
             self.panels.focus = self.visible_panes()[0];
         }
-        if self.areas.left.is_some() {
-            if let Some(ws) = self.workspace.as_mut().filter(|w| w.focus_list) {
+        if self.screen.areas.left.is_some() {
+            if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.focus_list) {
                 ws.focus_list = false;
                 self.panels.focus = Pane::Left;
             }
         }
         // The process table's selection stays in view at the new height.
         let room = self.procs_room();
-        self.procs.follow(room);
-        if self.is_host() && self.procs.monitored.is_some() {
+        self.host.procs.follow(room);
+        if self.is_host() && self.host.procs.monitored.is_some() {
             // The process charts' titles are shortened to the new cell width (this
             // lays out again only if the charts appear or vanish, which they do not).
             self.regroup();
@@ -188,22 +188,22 @@ impl App {
 
     pub(super) fn visible_panes(&self) -> Vec<Pane> {
         let mut v = Vec::new();
-        if !self.areas.grid.is_empty() {
+        if !self.screen.areas.grid.is_empty() {
             v.push(Pane::Grid);
         }
-        if self.areas.media.is_some() {
+        if self.screen.areas.media.is_some() {
             v.push(Pane::Media);
         }
-        if self.areas.left.is_some() {
+        if self.screen.areas.left.is_some() {
             v.push(Pane::Left);
         }
-        if self.areas.right.is_some() {
+        if self.screen.areas.right.is_some() {
             v.push(Pane::Right);
         }
-        if self.areas.console.is_some() {
+        if self.screen.areas.console.is_some() {
             v.push(Pane::Console);
         }
-        if self.areas.procs.is_some() {
+        if self.screen.areas.procs.is_some() {
             v.push(Pane::Procs);
         }
         if v.is_empty() {
@@ -233,10 +233,10 @@ impl App {
     /// sidebar's first, the console's top line (with the grid beside them: a
     /// sidebar that fills the grid's room has no border to drag).
     pub(super) fn border_at(&self, pos: Position) -> Option<Border> {
-        if self.panels.fullscreen || self.areas.grid.is_empty() {
+        if self.panels.fullscreen || self.screen.areas.grid.is_empty() {
             return None;
         }
-        let a = &self.areas;
+        let a = &self.screen.areas;
         if a.left
             .is_some_and(|r| r.contains(pos) && pos.x + 1 == r.right())
         {
@@ -254,7 +254,7 @@ impl App {
     /// Drag border `b` to `pos`: the pane's new size, clamped by the layout, and
     /// kept as laid out.
     pub(super) fn drag_border(&mut self, b: Border, pos: Position) {
-        let a = self.areas;
+        let a = self.screen.areas;
         match b {
             Border::Left => {
                 if let Some(r) = a.left {
@@ -276,9 +276,11 @@ impl App {
         // What the layout made of it (a drag past a limit stops at the limit).
         let s = &mut self.panels.sizes;
         match b {
-            Border::Left => s.left = self.areas.left.map(|r| r.width).or(s.left),
-            Border::Right => s.right = self.areas.right.map(|r| r.width).or(s.right),
-            Border::Console => s.console = self.areas.console.map(|r| r.height).or(s.console),
+            Border::Left => s.left = self.screen.areas.left.map(|r| r.width).or(s.left),
+            Border::Right => s.right = self.screen.areas.right.map(|r| r.width).or(s.right),
+            Border::Console => {
+                s.console = self.screen.areas.console.map(|r| r.height).or(s.console)
+            }
         }
     }
 }

@@ -20,8 +20,13 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
 /// colours as their nearest of the xterm 256 where the terminal has no 24-bit
 /// colour.
 pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
-    draw(buf, area, app, Theme::new(app.color, app.palette));
-    if app.color && !app.true_color {
+    draw(
+        buf,
+        area,
+        app,
+        Theme::new(app.screen.color, app.screen.palette),
+    );
+    if app.screen.color && !app.screen.true_color {
         theme::xterm256::downgrade(buf, area);
     }
 }
@@ -42,14 +47,14 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         return;
     }
     // The record inspector has the whole screen.
-    if app.overlay == Overlay::Inspector {
+    if matches!(app.overlay, Overlay::Inspector(_)) {
         inspector::view::render_inspector(buf, area, app, theme);
         return;
     }
     // The areas the app laid out for its size (and hit-tests the mouse against);
     // a frame of a size it has not been told of yet is laid out for itself.
-    let areas = if area == app.size {
-        app.areas
+    let areas = if area == app.screen.size {
+        app.screen.areas
     } else {
         layout::areas(area, app.panel_flags())
     };
@@ -86,7 +91,26 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         Overlay::Runs => workspace::runs::view::render_runs(buf, overlay, app, theme),
         Overlay::Media => overlay::media::view::render_media(buf, overlay, app, theme),
         Overlay::Help { .. } => overlay::help::render_help(buf, overlay, app, theme),
-        Overlay::Stats => overlay::stats::view::render_stats(buf, overlay, app, theme),
-        Overlay::None | Overlay::Inspector => {}
+        Overlay::Stats(_) => overlay::stats::view::render_stats(buf, overlay, app, theme),
+        Overlay::None | Overlay::Inspector(_) => {}
     }
+}
+
+/// The terminal as the app draws on it: its size, the panes' areas and scroll
+/// limits for it, the colours and the keys.
+#[derive(Debug, Clone)]
+pub struct Screen {
+    /// The screen, from the last `Msg::Resize`.
+    pub size: Rect,
+    /// The panes' areas for `size` and the panels shown (computed on resize and
+    /// when panels toggle; drawn with and hit-tested against).
+    pub areas: layout::Areas,
+    /// How far each pane can scroll and how far a page key moves it, for `areas`.
+    pub limits: crate::ui::Limits,
+    pub color: bool,
+    /// See [`crate::ui::Options::true_color`].
+    pub true_color: bool,
+    /// The colours drawn with (`P`, `palette` in the settings).
+    pub palette: crate::ui::palette::Palette,
+    pub keymap: crate::ui::keymap::Keymap,
 }

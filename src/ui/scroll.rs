@@ -1,5 +1,5 @@
 //! Scroll limits of the scrollable panes, from the same layout math the view draws
-//! with, kept in state (`App::limits`) so a key never scrolls past what the screen
+//! with, kept in state (`Screen::limits`) so a key never scrolls past what the screen
 //! can show.
 
 use super::layout;
@@ -78,9 +78,11 @@ impl App {
         if let Some(room) = self.ws_overview_room() {
             return room;
         }
-        let fixed =
-            2 + usize::from(self.run.runtime().is_some()) + usize::from(self.run.history_rows > 0);
-        self.areas
+        let fixed = 2
+            + usize::from(self.shown.run.runtime().is_some())
+            + usize::from(self.shown.run.history_rows > 0);
+        self.screen
+            .areas
             .left
             .map_or(0, |r| layout::overview_list_rows(r, fixed))
     }
@@ -92,19 +94,20 @@ impl App {
         if !matches!(self.overlay, Overlay::Help { .. }) {
             return 0;
         }
-        let lines = super::keymap::help_lines(&self.keymap, self.is_host()).len();
-        let screen = usize::from(self.size.height.saturating_sub(1).saturating_sub(2));
+        let lines = super::keymap::help_lines(&self.screen.keymap, self.is_host()).len();
+        let screen = usize::from(self.screen.size.height.saturating_sub(1).saturating_sub(2));
         let rows = (lines + 4).min(screen).saturating_sub(2);
         lines.saturating_sub(rows)
     }
 
     /// Recompute [`Limits`] for the areas and contents now.
     pub(super) fn update_limits(&mut self) {
-        self.limits = Limits {
+        self.screen.limits = Limits {
             overview_room: self.overview_room(),
-            system_page: self.areas.right.map_or(1, layout::sys_per_page),
+            system_page: self.screen.areas.right.map_or(1, layout::sys_per_page),
             console_max: self.console_max_back(),
             console_page: self
+                .screen
                 .areas
                 .console
                 .map_or(1, layout::console_rows)
@@ -117,11 +120,11 @@ impl App {
             help_max: self.help_max(),
         };
         if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = (*scroll).min(self.limits.help_max);
+            *scroll = (*scroll).min(self.screen.limits.help_max);
         }
         // The runs list keeps its highlighted row in view.
-        let rows = self.limits.runs_page;
-        if let Some(ws) = &mut self.workspace {
+        let rows = self.screen.limits.runs_page;
+        if let Some(ws) = &mut self.runs.workspace {
             if ws.cursor < ws.scroll {
                 ws.scroll = ws.cursor;
             } else if ws.cursor >= ws.scroll + rows {
@@ -134,9 +137,9 @@ impl App {
     /// The console lines the pane shows (see [`ConsoleView`]).
     #[must_use]
     pub fn console_view(&self) -> ConsoleView<'_> {
-        let finished = self.run.console.lines();
-        let unfinished: Vec<Line> = self.run.console.unfinished().collect();
-        let f = &self.console.filter;
+        let finished = self.shown.run.console.lines();
+        let unfinished: Vec<Line> = self.shown.run.console.unfinished().collect();
+        let f = &self.panes.console.filter;
         let shown = f.is_active().then(|| {
             finished
                 .iter()
@@ -155,7 +158,7 @@ impl App {
 
     /// How many lines back the console can scroll (0 while it is not shown).
     fn console_max_back(&self) -> usize {
-        let Some(area) = self.areas.console else {
+        let Some(area) = self.screen.areas.console else {
             return 0;
         };
         let view = self.console_view();

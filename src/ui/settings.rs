@@ -384,25 +384,26 @@ impl App {
                 .collect()
         };
         Settings {
-            rows: self.grid.rows_setting,
-            columns: self.grid.cols_setting,
-            guides: self.grid.guides,
-            palette: self.palette,
-            band: self.band,
+            rows: self.charts.grid.rows_setting,
+            columns: self.charts.grid.cols_setting,
+            guides: self.charts.grid.guides,
+            palette: self.screen.palette,
+            band: self.charts.band,
             left_sidebar: (!self.panels.auto_left).then_some(self.panels.left),
             right_sidebar: self.panels.right,
             console: self.panels.console,
             metrics_grid: self.panels.grid,
             sizes: self.panels.sizes,
-            y_scale: bounded(self.grid.scales.metric_entries()),
-            system_y_scale: bounded(self.grid.scales.system_entries()),
+            y_scale: bounded(self.charts.grid.scales.metric_entries()),
+            system_y_scale: bounded(self.charts.grid.scales.system_entries()),
             filters: Filters {
                 metrics: filter_setting(&self.charts.filter),
-                overview: filter_setting(&self.overview.filter),
-                system: filter_setting(&self.system.filter),
+                overview: filter_setting(&self.panes.overview.filter),
+                system: filter_setting(&self.panes.system.filter),
             },
-            smoothing_all: self.smoothing.all.to_string(),
+            smoothing_all: self.charts.smoothing.all.to_string(),
             smoothing: self
+                .charts
                 .smoothing
                 .charts
                 .iter()
@@ -410,18 +411,18 @@ impl App {
                 .take(MAX_SCALES)
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
-            x_axis_all: self.xaxis.all.to_string(),
-            x_axis: (self.xaxis.per_chart.iter())
+            x_axis_all: self.charts.xaxis.all.to_string(),
+            x_axis: (self.charts.xaxis.per_chart.iter())
                 .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
                 .take(MAX_SCALES)
                 .map(|(k, v)| (k.clone(), v.to_string()))
                 .collect(),
-            log_x: (self.xaxis.log.iter())
+            log_x: (self.charts.xaxis.log.iter())
                 .filter(|k| k.len() <= MAX_KEY_BYTES)
                 .take(MAX_SCALES)
                 .cloned()
                 .collect(),
-            collapsed_sections: (self.grid.sections.collapsed.iter())
+            collapsed_sections: (self.charts.grid.sections.collapsed.iter())
                 .filter(|p| p.len() <= MAX_KEY_BYTES)
                 .take(MAX_SCALES)
                 .cloned()
@@ -431,11 +432,11 @@ impl App {
 
     /// Lay settings over the state (at start, before the first frame).
     pub fn apply_settings(&mut self, s: &Settings) {
-        self.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
-        self.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
-        self.grid.guides = s.guides;
-        self.palette = s.palette;
-        self.band = s.band;
+        self.charts.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
+        self.charts.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
+        self.charts.grid.guides = s.guides;
+        self.screen.palette = s.palette;
+        self.charts.band = s.band;
         match s.left_sidebar {
             Some(b) => {
                 self.panels.left = b;
@@ -448,15 +449,15 @@ impl App {
         self.panels.console = s.console;
         self.panels.grid = s.metrics_grid;
         self.panels.sizes = s.sizes;
-        self.grid.scales.clear();
+        self.charts.grid.scales.clear();
         for (k, v) in &s.y_scale {
-            self.grid.scales.set_metric(k, *v);
+            self.charts.grid.scales.set_metric(k, *v);
         }
         for (k, v) in &s.system_y_scale {
-            self.grid.scales.set_system_named(k, *v);
+            self.charts.grid.scales.set_system_named(k, *v);
         }
         // Smoothing: checked when parsed.
-        self.smoothing.restore(
+        self.charts.smoothing.restore(
             s.smoothing_all.parse().unwrap_or_default(),
             s.smoothing
                 .iter()
@@ -464,7 +465,7 @@ impl App {
                 .collect(),
         );
         // X axis: checked when parsed.
-        self.xaxis.restore(
+        self.charts.xaxis.restore(
             s.x_axis_all.parse().unwrap_or_default(),
             (s.x_axis.iter())
                 .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
@@ -472,9 +473,9 @@ impl App {
             s.log_x.iter().cloned().collect(),
         );
         apply_filter(&mut self.charts.filter, &s.filters.metrics);
-        apply_filter(&mut self.overview.filter, &s.filters.overview);
-        apply_filter(&mut self.system.filter, &s.filters.system);
-        self.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
+        apply_filter(&mut self.panes.overview.filter, &s.filters.overview);
+        apply_filter(&mut self.panes.system.filter, &s.filters.system);
+        self.charts.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
         self.refilter_metrics(None);
         self.refilter_overview();
         self.refilter_system();

@@ -82,27 +82,27 @@ impl LiveState {
 impl App {
     /// The reader found the run file.
     pub(super) fn on_opened(&mut self, path: PathBuf, len: u64, modified: Option<f64>) -> Effect {
-        self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
+        self.shown.source.path = Some(crate::text::sanitize(&path.display().to_string()));
         self.ask_run_count(&path);
-        self.source.file = Some(path);
-        self.source.waiting = None;
-        self.source.file_len = len;
-        self.source.last_growth = modified;
+        self.shown.source.file = Some(path);
+        self.shown.source.waiting = None;
+        self.shown.source.file_len = len;
+        self.shown.source.last_growth = modified;
         Effect::REDRAW
     }
 
     /// The reader waits for a `.wandb` file in `dir`.
     pub(super) fn on_waiting(&mut self, dir: PathBuf) -> Effect {
-        self.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
+        self.shown.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
         self.ask_run_count(&dir.join("x.wandb"));
-        self.source.waiting_dir = Some(dir);
+        self.shown.source.waiting_dir = Some(dir);
         Effect::REDRAW
     }
 
     /// Ask how many runs share the wandb directory of the run file `file` (the
     /// status bar's `R: 5 runs`); 1 until the answer comes, or when it sits in none.
     fn ask_run_count(&mut self, file: &Path) {
-        self.source.runs_here = 1;
+        self.shown.source.runs_here = 1;
         if let Some(wandb_dir) = crate::source::file::wandb_dir_of(file) {
             self.out.push(Cmd::CountRuns { wandb_dir });
         }
@@ -110,7 +110,7 @@ impl App {
 
     /// The wandb directory of the main run, if it sits in one.
     fn main_wandb_dir(&self) -> Option<PathBuf> {
-        let file = match (&self.source.file, &self.source.waiting_dir) {
+        let file = match (&self.shown.source.file, &self.shown.source.waiting_dir) {
             (Some(f), _) => f.clone(),
             (None, Some(d)) => d.join("x.wandb"),
             (None, None) => return None,
@@ -124,7 +124,7 @@ impl App {
         if self.main_wandb_dir().as_deref() != Some(wandb_dir) {
             return Effect::NONE;
         }
-        self.source.runs_here = count.max(1);
+        self.shown.source.runs_here = count.max(1);
         Effect::REDRAW
     }
 
@@ -136,7 +136,7 @@ impl App {
         }
         // The exit record is usually the last one: don't call a run crashed (or
         // quiet) before the whole file has been read once.
-        if self.run.exit_code.is_none() && self.source.loading() {
+        if self.shown.run.exit_code.is_none() && self.shown.source.loading() {
             return LiveState::Loading;
         }
         let quiet = self.quiet();
@@ -144,23 +144,25 @@ impl App {
         // run being written, never unknown. A run within the live window is live
         // whatever the stale limit.
         let status = RunStatus::decide(
-            self.run.exit_code,
+            self.shown.run.exit_code,
             true,
             quiet,
-            self.stale_after.max(LIVE_WINDOW),
+            self.shown.stale_after.max(LIVE_WINDOW),
         );
-        LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live)
+        LiveState::of(status, self.shown.run.exit_code, quiet).unwrap_or(LiveState::Live)
     }
 
     /// Seconds since the run last showed a sign of life (None: no clue yet).
     fn quiet(&self) -> Option<f64> {
         // Until the file grows, its mtime may be a copy's (cp, git clone): the newest
         // record's own time says better when the run went quiet.
-        let last = match self.source.last_growth {
-            Some(m) if !self.source.grew => Some(self.run.last_time.map_or(m, |r| r.min(m))),
+        let last = match self.shown.source.last_growth {
+            Some(m) if !self.shown.source.grew => {
+                Some(self.shown.run.last_time.map_or(m, |r| r.min(m)))
+            }
             other => other,
         };
-        last.map(|t| (self.now - t).max(0.0))
+        last.map(|t| (self.shown.now - t).max(0.0))
     }
 
     /// Why the run file cannot be shown, naming it: a wrong W&B header, or a file
@@ -169,20 +171,20 @@ impl App {
     /// log, as for wandb's reader (EOF, where 1 to 6 bytes are "unexpected EOF").
     #[must_use]
     pub fn unreadable(&self) -> Option<String> {
-        if let Some(e) = &self.source.unreadable {
+        if let Some(e) = &self.shown.source.unreadable {
             return Some(e.clone());
         }
-        let path = self.source.path.as_ref()?;
+        let path = self.shown.source.path.as_ref()?;
         let header = crate::decode::leveldb::FILE_HEADER.len() as u64;
-        let short = self.source.waiting.is_none()
-            && !self.source.loading()
-            && (1..header).contains(&self.source.file_len)
-            && self.run.counts.total == 0;
+        let short = self.shown.source.waiting.is_none()
+            && !self.shown.source.loading()
+            && (1..header).contains(&self.shown.source.file_len)
+            && self.shown.run.counts.total == 0;
         (short && self.quiet().is_some_and(|q| q >= LIVE_WINDOW)).then(|| {
             format!(
                 "{path}: {} ({} bytes) and it is not growing",
                 crate::decode::leveldb::HeaderError::TooShort,
-                self.source.file_len
+                self.shown.source.file_len
             )
         })
     }
@@ -190,55 +192,57 @@ impl App {
     pub(super) fn apply_batch(&mut self, b: RunBatch) {
         if b.restarted {
             // The file was truncated or replaced: start the run over, same store limits.
-            self.run = new_run(self.max_points);
+            self.shown.run = new_run(self.shown.max_points);
             self.charts.zoom.clear();
-            self.seen = Seen::NEVER;
+            self.shown.seen = Seen::NEVER;
         }
-        self.run.fold_batch(&b);
-        self.run.damage.set_open(b.open);
-        self.run.damage.incomplete_tail = b.pending;
+        self.shown.run.fold_batch(&b);
+        self.shown.run.damage.set_open(b.open);
+        self.shown.run.damage.incomplete_tail = b.pending;
         // A batch comes only from a file whose header reads.
-        self.source.unreadable = None;
-        self.source.read_to = b.read_to;
-        self.source.file_len = self.source.file_len.max(b.file_len).max(b.read_to);
+        self.shown.source.unreadable = None;
+        self.shown.source.read_to = b.read_to;
+        self.shown.source.file_len = self.shown.source.file_len.max(b.file_len).max(b.read_to);
         if b.read_to == b.file_len {
-            self.source.file_len = b.file_len;
+            self.shown.source.file_len = b.file_len;
         }
         if let Some(t) = b.grew_at {
-            self.source.grew = true;
-            self.source.last_growth = Some(self.source.last_growth.map_or(t, |l| l.max(t)));
+            self.shown.source.grew = true;
+            self.shown.source.last_growth =
+                Some(self.shown.source.last_growth.map_or(t, |l| l.max(t)));
         }
         let any_record = !b.records.is_empty()
             || b.events
                 .iter()
                 .any(crate::decode::event::Events::has_records);
         if any_record || b.grew_at.is_some() {
-            self.source.error = None;
+            self.shown.source.error = None;
         }
         self.refresh();
     }
 
     pub(super) fn apply_sample(&mut self, s: &Sample) {
         for (k, v) in &s.values {
-            self.run.system.push(k, s.timestamp, *v);
+            self.shown.run.system.push(k, s.timestamp, *v);
         }
         if self.is_host() {
             for (k, v) in &s.values {
-                self.run.summary.set_number(k, *v);
+                self.shown.run.summary.set_number(k, *v);
             }
-            self.source.last_growth = Some(s.timestamp);
-            self.samples += 1;
+            self.shown.source.last_growth = Some(s.timestamp);
+            self.host.samples += 1;
             // The overview lists every key's latest value (sorted): with many keys
             // that is most of a sample's cost, so with a short interval it is rebuilt
             // once a second of samples, and whenever keys are added.
-            let at = (s.timestamp, self.run.system.len());
-            if at.0 - self.overview_at.0 >= 1.0 || at.1 != self.overview_at.1 {
-                self.overview_at = at;
+            let at = (s.timestamp, self.shown.run.system.len());
+            if at.0 - self.host.overview_at.0 >= 1.0 || at.1 != self.host.overview_at.1 {
+                self.host.overview_at = at;
                 self.set_overview(self.overview_rows());
             }
         }
-        self.run.last_time = Some(
-            self.run
+        self.shown.run.last_time = Some(
+            self.shown
+                .run
                 .last_time
                 .map_or(s.timestamp, |l| l.max(s.timestamp)),
         );
@@ -247,4 +251,28 @@ impl App {
             self.update_host();
         }
     }
+}
+
+/// The run shown: its model, where its records come from, what is being looked
+/// at, and the reader whose messages are taken.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The run: metric series + system series + overview + console.
+    pub run: crate::store::Run,
+    pub source: SourceState,
+    pub subject: super::Subject,
+    /// Wall clock (Unix s), from `Msg::Tick`.
+    pub now: f64,
+    pub stale_after: f64,
+    /// Most points per series (kept to rebuild the run when its file restarts).
+    pub(in crate::ui) max_points: usize,
+    /// What the derived lists were last computed from.
+    pub(in crate::ui) seen: Seen,
+    /// Number of the reader whose messages are shown; `Msg::Tagged` from others
+    /// (a run the user has left) are dropped.
+    pub tag: u64,
+    /// The last reader tag handed out.
+    pub(in crate::ui) last_tag: u64,
+    /// The run directory the main reader was started on.
+    pub(crate) main_reading: Option<PathBuf>,
 }

@@ -47,7 +47,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             None => parts.push(Part::whole(format!(" {state} "), style, 0)),
         }
     }
-    let i = &app.run.info;
+    let i = &app.shown.run.info;
     let name = match (i.display_name.is_empty(), i.run_id.is_empty()) {
         (false, false) => format!("{} ({})", sanitize(&i.display_name), sanitize(&i.run_id)),
         (false, true) => sanitize(&i.display_name),
@@ -57,9 +57,9 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if !name.is_empty() && !ws_list {
         parts.push(Part::cut(name, theme.text(), 9));
     }
-    if app.run.history_rows > 0 && !ws_list {
+    if app.shown.run.history_rows > 0 && !ws_list {
         parts.push(Part::whole(
-            format!("step {}", app.run.step()),
+            format!("step {}", app.shown.run.step()),
             theme.label(),
             1,
         ));
@@ -68,15 +68,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         parts.push(Part::cut(format!("▸ {chart}"), theme.key(), 5));
     }
     if app.is_host() {
-        let s = if app.samples == 1 { "" } else { "s" };
+        let s = if app.host.samples == 1 { "" } else { "s" };
         // The live monitor's step: as whole as the viewer's.
         parts.push(Part::whole(
-            format!("{} sample{s}", app.samples),
+            format!("{} sample{s}", app.host.samples),
             theme.label(),
             1,
         ));
     }
-    if app.is_host() && !app.procs.process_keys_shown() {
+    if app.is_host() && !app.host.procs.process_keys_shown() {
         // The process charts are hidden until a process is picked: say how.
         let text = if area.width >= 110 {
             "no process monitored — enter on a process to follow it"
@@ -85,16 +85,16 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         };
         parts.push(Part::whole(text.to_owned(), theme.warn(), 4));
     }
-    if let Some(d) = &app.source.waiting {
+    if let Some(d) = &app.shown.source.waiting {
         parts.push(Part::cut(
             format!("waiting for a .wandb file in {d}"),
             theme.warn(),
             2,
         ));
     }
-    if app.source.loading() {
+    if app.shown.source.loading() {
         #[allow(clippy::cast_precision_loss)]
-        let pct = app.source.read_to as f64 * 100.0 / app.source.file_len.max(1) as f64;
+        let pct = app.shown.source.read_to as f64 * 100.0 / app.shown.source.file_len.max(1) as f64;
         #[allow(clippy::cast_precision_loss)]
         parts.push(Part::whole(format!("loading {pct:.0}%"), theme.warn(), 2));
         #[allow(clippy::cast_precision_loss)]
@@ -103,16 +103,24 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             ..Part::whole(
                 format!(
                     " {}/{}",
-                    format::bytes(app.source.read_to as f64),
-                    format::bytes(app.source.file_len as f64)
+                    format::bytes(app.shown.source.read_to as f64),
+                    format::bytes(app.shown.source.file_len as f64)
                 ),
                 theme.warn(),
                 6,
             )
         });
     }
-    let mcount = format!("[{}/{}]", app.charts.shown.len(), app.metric_keys.len());
-    let scount = format!("[{}/{}]", app.system.shown.len(), app.sys_charts.len());
+    let mcount = format!(
+        "[{}/{}]",
+        app.charts.shown.len(),
+        app.charts.metric_keys.len()
+    );
+    let scount = format!(
+        "[{}/{}]",
+        app.panes.system.shown.len(),
+        app.charts.sys.len()
+    );
     let ccount = if app.filter_target == Some(FilterTarget::Console) {
         let v = app.console_view();
         format!("[{}/{} lines]", v.len(), v.total())
@@ -121,9 +129,9 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     };
     // Per section, as `wandb leet` counts them (only while typed or in force).
     // With the raw number of a time that matches (the sidebar shows it as a date).
-    let mut ocount = format!("[{}]", app.overview.filter_counts());
-    if app.overview.filter.is_active() {
-        let times = app.overview.filtered_times();
+    let mut ocount = format!("[{}]", app.panes.overview.filter_counts());
+    if app.panes.overview.filter.is_active() {
+        let times = app.panes.overview.filtered_times();
         if let Some((k, t)) = times.first() {
             ocount.push_str(&format!(" {k} = {}", crate::ui::Row::raw_time(*t)));
             if times.len() > 1 {
@@ -131,7 +139,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             }
         }
     }
-    let pcount = format!("[{} processes]", app.procs.rows.len());
+    let pcount = format!("[{} processes]", app.host.procs.rows.len());
     let typing = app.filter_target.filter(|t| {
         !matches!(
             t,
@@ -142,11 +150,11 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         Some(t) => {
             let (f, sigil, count) = match t {
                 FilterTarget::Metrics => (&app.charts.filter, '/', &mcount),
-                FilterTarget::System => (&app.system.filter, '\\', &scount),
-                FilterTarget::Overview => (&app.overview.filter, 'o', &ocount),
-                FilterTarget::Console => (&app.console.filter, '/', &ccount),
+                FilterTarget::System => (&app.panes.system.filter, '\\', &scount),
+                FilterTarget::Overview => (&app.panes.overview.filter, 'o', &ocount),
+                FilterTarget::Console => (&app.panes.console.filter, '/', &ccount),
                 FilterTarget::Stats => (&app.stats.filter, '/', &app.stats_count()),
-                _ => (&app.procs.filter, '/', &pcount),
+                _ => (&app.host.procs.filter, '/', &pcount),
             };
             let prompt = if t == FilterTarget::Overview {
                 format!(
@@ -186,34 +194,34 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                     3,
                 ));
             }
-            if app.system.filter.is_active() {
+            if app.panes.system.filter.is_active() {
                 parts.push(Part::cut(
                     format!(
                         "\\{}{} {scount}",
-                        sanitize(&app.system.filter.text),
-                        glob_mark(&app.system.filter)
+                        sanitize(&app.panes.system.filter.text),
+                        glob_mark(&app.panes.system.filter)
                     ),
                     theme.key(),
                     3,
                 ));
             }
-            if app.overview.filter.is_active() {
+            if app.panes.overview.filter.is_active() {
                 parts.push(Part::cut(
                     format!(
                         "overview: {}{} {ocount}",
-                        sanitize(&app.overview.filter.text),
-                        glob_mark(&app.overview.filter)
+                        sanitize(&app.panes.overview.filter.text),
+                        glob_mark(&app.panes.overview.filter)
                     ),
                     theme.key(),
                     3,
                 ));
             }
-            if app.procs.filter.is_active() {
+            if app.host.procs.filter.is_active() {
                 parts.push(Part::cut(
                     format!(
                         "processes /{}{} {pcount}",
-                        sanitize(&app.procs.filter.text),
-                        glob_mark(&app.procs.filter)
+                        sanitize(&app.host.procs.filter.text),
+                        glob_mark(&app.host.procs.filter)
                     ),
                     theme.key(),
                     3,
@@ -221,7 +229,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             }
         }
     }
-    match app.pending {
+    match app.charts.pending {
         Some(Pending::Columns) => parts.push(Part::whole(
             "columns: press 1-9 (0 = auto)".into(),
             theme.key(),
@@ -234,7 +242,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         )),
         None => {}
     }
-    let d = &app.run.damage;
+    let d = &app.shown.run.damage;
     if !d.is_clean() {
         // Whole: how many spans; then how much, then the steps lost, as room allows.
         parts.push(Part::whole(
@@ -251,7 +259,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 6,
             )
         });
-        if let Some(lost) = steps_lost(app.run.breaks.spans()) {
+        if let Some(lost) = steps_lost(app.shown.run.breaks.spans()) {
             parts.push(Part {
                 glue: true,
                 ..Part::whole(format!(", {lost}"), theme.warn(), 8)
@@ -261,25 +269,27 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if let Some(note) = app.settings_note() {
         parts.push(Part::cut(note.to_owned(), theme.key(), 2));
     }
-    if let Some(e) = &app.source.error {
+    if let Some(e) = &app.shown.source.error {
         parts.push(Part::cut(format!("error: {e}"), theme.bad(), 2));
     }
     // Hints name the keys the live key map binds (a remapped key shows as such).
     let key_of = |a: Action| {
-        app.keymap
+        app.screen
+            .keymap
             .keys_for(Mode::Normal, a)
             .next()
             .map(|k| k.to_string())
     };
     let mut hint = String::from(" ");
-    if app.workspace.is_some() && !ws_list && app.panels.focus == crate::ui::panels::Pane::Grid {
+    if app.runs.workspace.is_some() && !ws_list && app.panels.focus == crate::ui::panels::Pane::Grid
+    {
         if let Some(k) = key_of(Action::Back) {
             hint.push_str(&format!("{k}: all runs · "));
         }
     }
-    if app.source.runs_here > 1 && !ws_list {
+    if app.shown.source.runs_here > 1 && !ws_list {
         if let Some(k) = key_of(Action::PickRun) {
-            hint.push_str(&format!("{k}: {} runs · ", app.source.runs_here));
+            hint.push_str(&format!("{k}: {} runs · ", app.shown.source.runs_here));
         }
     }
     if let Some(k) = key_of(Action::Help) {
@@ -354,19 +364,20 @@ fn workspace_parts(ws: Vec<(String, Style)>, theme: Theme) -> Vec<Part> {
 /// The name of the focused chart, when the grid has the focus.
 fn focused_chart(app: &App) -> Option<String> {
     // A table or browser in front hides the grid: no chart is in view to name.
-    if app.panels.focus != crate::ui::panels::Pane::Grid || app.overlay != crate::ui::Overlay::None
+    if app.panels.focus != crate::ui::panels::Pane::Grid
+        || !matches!(app.overlay, crate::ui::Overlay::None)
     {
         return None;
     }
     // A focused section header names its section.
-    if let Some(name) = app.grid.focused_header_name() {
+    if let Some(name) = app.charts.grid.focused_header_name() {
         return Some(format!("section {}", sanitize(name)));
     }
-    let &i = app.charts.shown.get(app.grid.focus)?;
+    let &i = app.charts.shown.get(app.charts.grid.focus)?;
     if app.is_host() {
-        app.sys_charts.get(i).map(|c| sanitize(&c.display_title()))
+        app.charts.sys.get(i).map(|c| sanitize(&c.display_title()))
     } else {
-        app.metric_keys.get(i).map(|k| sanitize(k))
+        app.charts.metric_keys.get(i).map(|k| sanitize(k))
     }
 }
 

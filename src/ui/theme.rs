@@ -1,4 +1,4 @@
-//! Colours and styles in one place: the active palette's (`app.palette`); with
+//! Colours and styles in one place: the active palette's (`app.screen.palette`); with
 //! `color == false` (NO_COLOR) only bold, reverse and dim are used. Where the
 //! terminal has no 24-bit colour, `render` maps the RGB colours of each frame to
 //! their nearest of the xterm 256 ([`xterm256`]).

@@ -104,9 +104,9 @@ fn quiet_run_becomes_possibly_crashed_and_revives() {
 #[test]
 fn mouse_click_focuses_and_wheel_zooms_x() {
     let mut a = app("tiny");
-    assert_eq!(a.grid.focus, 0);
-    let body = leet::ui::layout::grid_body(a.areas.grid);
-    let (c, r) = a.grid.shape(a.charts.shown.len());
+    assert_eq!(a.charts.grid.focus, 0);
+    let body = leet::ui::layout::grid_body(a.screen.areas.grid);
+    let (c, r) = a.charts.grid.shape(a.charts.shown.len());
     let cell = leet::ui::layout::grid_cell(body, c, r, 1);
     let at = |kind| {
         Msg::Mouse(MouseEvent {
@@ -117,7 +117,7 @@ fn mouse_click_focuses_and_wheel_zooms_x() {
         })
     };
     a.update(at(MouseEventKind::Down(MouseButton::Left)));
-    assert_eq!(a.grid.focus, 1);
+    assert_eq!(a.charts.grid.focus, 1);
     let key = a.focused_key().unwrap().to_owned();
     a.update(at(MouseEventKind::ScrollUp));
     let (x0, x1) = a.charts.zoom[&key];
@@ -144,13 +144,13 @@ fn samples_feed_system_charts() {
             ],
         }));
     }
-    let titles: Vec<&str> = a.sys_charts.iter().map(|c| c.title.as_str()).collect();
+    let titles: Vec<&str> = a.charts.sys.iter().map(|c| c.title.as_str()).collect();
     assert_eq!(titles, ["GPU Utilization", "Process CPU", "Network"]);
-    assert_eq!(a.sys_charts[0].series.len(), 2);
+    assert_eq!(a.charts.sys[0].series.len(), 2);
     send(&mut a, [Msg::char('\\')]);
     send(&mut a, Msg::typed("gpu"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.system.shown.len(), 1);
+    assert_eq!(a.panes.system.shown.len(), 1);
 }
 
 #[test]
@@ -165,18 +165,25 @@ fn columns_and_rows_prefix_keys() {
             Msg::char('3'),
         ],
     );
-    assert_eq!((a.grid.cols, a.grid.rows), (2, 3));
+    assert_eq!((a.charts.grid.cols, a.charts.grid.rows), (2, 3));
     send(&mut a, [Msg::char('n')]);
-    assert_eq!(a.grid.focus, 6);
+    assert_eq!(a.charts.grid.focus, 6);
     send(&mut a, [Msg::key(KeyCode::End)]);
-    assert_eq!(a.grid.page(), a.grid.pages(a.charts.shown.len()) - 1);
+    assert_eq!(
+        a.charts.grid.page(),
+        a.charts.grid.pages(a.charts.shown.len()) - 1
+    );
     send(
         &mut a,
         [Msg::key(KeyCode::Home), Msg::char('c'), Msg::char('0')],
     );
-    assert!(a.grid.cols_setting.is_none());
+    assert!(a.charts.grid.cols_setting.is_none());
     // Hidden metrics (define_metric hidden) are not charted.
-    assert!(a.metric_keys.iter().all(|k| !a.run.is_hidden(k)));
+    assert!(a
+        .charts
+        .metric_keys
+        .iter()
+        .all(|k| !a.shown.run.is_hidden(k)));
 }
 
 #[test]
@@ -186,13 +193,13 @@ fn a_restarted_file_starts_the_run_over() {
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(120, 40));
     a.update(Msg::Run(batch.clone()));
-    let rows = a.run.history_rows;
+    let rows = a.shown.run.history_rows;
     a.update(Msg::Run(RunBatch {
         restarted: true,
         ..batch
     }));
-    assert_eq!(a.run.history_rows, rows, "records were applied twice");
-    assert_eq!(a.run.counts.total, 180);
+    assert_eq!(a.shown.run.history_rows, rows, "records were applied twice");
+    assert_eq!(a.shown.run.counts.total, 180);
 }
 
 #[test]
@@ -200,45 +207,45 @@ fn sidebar_keys_always_act_and_empty_system_sidebar_gives_way() {
     // 80 columns: no room for both sidebars, so the system one starts hidden.
     let mut a = app("system");
     a.update(Msg::Resize(80, 24));
-    assert!(a.areas.left.is_some() && a.areas.right.is_none());
+    assert!(a.screen.areas.left.is_some() && a.screen.areas.right.is_none());
     // `]` shows it; the overview gives way rather than the key doing nothing.
     send(&mut a, [Msg::char(']')]);
-    assert!(a.areas.right.is_some() && a.areas.left.is_none());
+    assert!(a.screen.areas.right.is_some() && a.screen.areas.left.is_none());
     // `[` brings the overview back and the system sidebar gives way.
     send(&mut a, [Msg::char('[')]);
-    assert!(a.areas.left.is_some() && a.areas.right.is_none());
+    assert!(a.screen.areas.left.is_some() && a.screen.areas.right.is_none());
     // Pressed on a visible sidebar, the key hides it.
     send(&mut a, [Msg::char('[')]);
-    assert!(a.areas.left.is_none());
+    assert!(a.screen.areas.left.is_none());
 
     // A run without system metrics gets no empty right sidebar, and `]` does not
     // hide the overview for a sidebar that could show nothing.
     let mut t = app("tiny");
-    assert!(t.sys_charts.is_empty());
-    assert!(t.areas.right.is_none() && t.areas.left.is_some());
+    assert!(t.charts.sys.is_empty());
+    assert!(t.screen.areas.right.is_none() && t.screen.areas.left.is_some());
     send(&mut t, [Msg::char(']'), Msg::char(']')]);
-    assert!(t.areas.left.is_some());
+    assert!(t.screen.areas.left.is_some());
 }
 
 #[test]
 fn a_typed_filter_starts_from_the_first_page() {
     let mut a = app("many_metrics");
     send(&mut a, [Msg::char('n'), Msg::char('n'), Msg::char('n')]);
-    assert!(a.grid.page() > 0);
+    assert!(a.charts.grid.page() > 0);
     send(&mut a, [Msg::char('/')]);
     send(&mut a, Msg::typed("eval"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.grid.focus, 0);
-    assert_eq!(a.grid.page(), 0);
+    assert_eq!(a.charts.grid.focus, 0);
+    assert_eq!(a.charts.grid.page(), 0);
 
     // The system filter goes back to the first system chart too.
     let mut s = app("system");
-    s.system.scroll = 3;
+    s.panes.system.scroll = 3;
     send(&mut s, [Msg::char('\\')]);
     send(&mut s, Msg::typed("mem"));
     send(&mut s, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(s.system.scroll, 0);
-    assert!(s.system.shown.len() >= 2);
+    assert_eq!(s.panes.system.scroll, 0);
+    assert!(s.panes.system.shown.len() >= 2);
 }
 
 #[test]
@@ -263,16 +270,16 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
     };
     send(&mut a, [Msg::Tagged(0, Box::new(opened(file.clone())))]);
     send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
-    assert_eq!(a.run.info.run_id, "multi005");
-    assert_eq!(a.source.runs_here, 5);
+    assert_eq!(a.shown.run.info.run_id, "multi005");
+    assert_eq!(a.shown.source.runs_here, 5);
 
     send(&mut a, [Msg::char('R')]);
-    assert_eq!(a.overlay, Overlay::Runs);
-    assert_eq!(a.runs.len(), 5);
-    assert_eq!(a.runs_sel, 0, "the run shown is selected");
+    assert!(matches!(a.overlay, Overlay::Runs));
+    assert_eq!(a.runs.list.len(), 5);
+    assert_eq!(a.runs.sel, 0, "the run shown is selected");
     // Enter on the run shown just closes the picker.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(!matches!(a.overlay, Overlay::Runs));
     assert!(readers(&mut a).is_empty());
 
     send(
@@ -292,18 +299,18 @@ fn run_picker_opens_another_run_and_drops_the_old_readers_messages() {
         "{dir:?}"
     );
     let tag = *tag;
-    assert!(a.metric_keys.is_empty() && a.run.info.run_id.is_empty());
+    assert!(a.charts.metric_keys.is_empty() && a.shown.run.info.run_id.is_empty());
     // What the old reader had queued is dropped; the new reader's messages apply.
     send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch)))]);
-    assert!(a.run.info.run_id.is_empty());
+    assert!(a.shown.run.info.run_id.is_empty());
     let (file4, batch4) = leet::source::tail::read_batch(dir).unwrap();
     send(&mut a, [Msg::Tagged(tag, Box::new(opened(file4)))]);
     send(&mut a, [Msg::Tagged(tag, Box::new(Msg::Run(batch4)))]);
-    assert_eq!(a.run.info.run_id, "multi004");
-    assert!(!a.metric_keys.is_empty());
+    assert_eq!(a.shown.run.info.run_id, "multi004");
+    assert!(!a.charts.metric_keys.is_empty());
     // Esc closes the picker without opening anything.
     send(&mut a, [Msg::char('R'), Msg::key(KeyCode::Esc)]);
-    assert_ne!(a.overlay, Overlay::Runs);
+    assert!(!matches!(a.overlay, Overlay::Runs));
     assert!(readers(&mut a).is_empty());
 }
 
@@ -323,7 +330,7 @@ fn compared_runs_get_their_own_readers_and_lines() {
         }],
     );
     a.update(Msg::Run(batch));
-    let keys = a.metric_keys.clone();
+    let keys = a.charts.metric_keys.clone();
     // Space on the second and third runs: two readers start, with new tags.
     send(
         &mut a,
@@ -345,27 +352,28 @@ fn compared_runs_get_their_own_readers_and_lines() {
         .collect();
     assert_eq!(starts.len(), 2);
     assert_ne!(starts[0].1, starts[1].1);
-    assert_eq!(a.compare.len(), 2);
+    assert_eq!(a.runs.compare.len(), 2);
     // Space on the run shown does nothing.
     send(&mut a, [Msg::key(KeyCode::Home), Msg::char(' ')]);
-    assert_eq!(a.compare.len(), 2);
+    assert_eq!(a.runs.compare.len(), 2);
     for (dir, tag) in &starts {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
         send(&mut a, [Msg::Tagged(*tag, Box::new(Msg::Run(b)))]);
     }
-    assert_eq!(a.compare[0].label, "multi-3");
-    assert_eq!(a.compare[1].label, "multi-2");
+    assert_eq!(a.runs.compare[0].label, "multi-3");
+    assert_eq!(a.runs.compare[1].label, "multi-2");
     assert!(a
+        .runs
         .compare
         .iter()
         .all(|c| c.run.metrics.get("loss").is_some()));
-    assert_eq!(a.metric_keys, keys, "same keys, more lines");
+    assert_eq!(a.charts.metric_keys, keys, "same keys, more lines");
     // The main run is untouched by the compared runs' records.
-    assert_eq!(a.run.info.run_id, "multi005");
+    assert_eq!(a.shown.run.info.run_id, "multi005");
     // Space again stops the reader and removes the lines.
     send(&mut a, [Msg::key(KeyCode::Down), Msg::char(' ')]);
     assert_eq!(readers(&mut a), [Cmd::StopReader { tag: starts[0].1 }]);
-    assert_eq!(a.compare.len(), 1);
+    assert_eq!(a.runs.compare.len(), 1);
     // Opening a compared run makes it the main one and stops drawing it twice.
     send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Enter)]);
     let cmds = readers(&mut a);
@@ -373,7 +381,7 @@ fn compared_runs_get_their_own_readers_and_lines() {
         cmds.contains(&Cmd::StopReader { tag: starts[1].1 }),
         "{cmds:?}"
     );
-    assert!(a.compare.is_empty());
+    assert!(a.runs.compare.is_empty());
 }
 
 #[test]
@@ -381,6 +389,7 @@ fn overview_keys_in_natural_order() {
     use leet::ui::Row;
     let a = app("many_metrics");
     let bins: Vec<&str> = a
+        .panes
         .overview
         .rows
         .iter()
@@ -398,15 +407,16 @@ fn overview_keys_in_natural_order() {
 fn environment_keys(a: &App) -> (String, Vec<String>) {
     use leet::ui::Row;
     let at = a
+        .panes
         .overview
         .rows
         .iter()
         .position(|r| matches!(r, Row::Header(h) if h.starts_with("Environment")))
         .unwrap();
-    let Row::Header(h) = &a.overview.rows[at] else {
+    let Row::Header(h) = &a.panes.overview.rows[at] else {
         unreachable!()
     };
-    let keys = a.overview.rows[at + 1..]
+    let keys = a.panes.overview.rows[at + 1..]
         .iter()
         .map_while(|r| match r {
             Row::Item(k, _)
@@ -472,7 +482,7 @@ fn environment_as_wandb_shows_it() {
         ("Environment [23]".to_owned(), system)
     );
     let a = app("tiny");
-    let started = a.overview.rows.iter().find_map(|r| match r {
+    let started = a.panes.overview.rows.iter().find_map(|r| match r {
         leet::ui::Row::Item(k, v) if k == "startedAt" => Some(v.as_str()),
         _ => None,
     });
@@ -485,10 +495,10 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
     let (file, batch) = leet::source::tail::read_batch(&dir).unwrap();
     let mut a = App::new(Options::default());
     a.update(Msg::Run(batch));
-    let last = a.run.last_time.unwrap();
+    let last = a.shown.run.last_time.unwrap();
     // The copy's mtime is "now"; its newest record is an hour older.
     let now = last + 3600.0;
-    let len = a.source.read_to;
+    let len = a.shown.source.read_to;
     send(
         &mut a,
         [Msg::Opened {
@@ -506,8 +516,8 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
     // Once the file grows, growth is what counts.
     a.update(Msg::Run(RunBatch {
         grew_at: Some(now + 2.0),
-        read_to: a.source.read_to,
-        file_len: a.source.file_len,
+        read_to: a.shown.source.read_to,
+        file_len: a.shown.source.file_len,
         ..RunBatch::default()
     }));
     a.update(Msg::Tick(now + 3.0));
@@ -518,11 +528,12 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
 fn overview_filter_keeps_matching_rows_under_their_sections() {
     use leet::ui::Row;
     let mut a = app("many_metrics");
-    let all = a.overview.rows.len();
+    let all = a.panes.overview.rows.len();
     send(&mut a, [Msg::char('o')]);
     send(&mut a, Msg::typed("hist.bins\\[1"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     let items: Vec<&str> = a
+        .panes
         .overview
         .rows
         .iter()
@@ -540,6 +551,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         "{items:?}"
     );
     let headers: Vec<&str> = a
+        .panes
         .overview
         .rows
         .iter()
@@ -566,12 +578,13 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
     send(&mut a, Msg::typed("leet-fixtures"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(a
+        .panes
         .overview
         .rows
         .iter()
         .any(|r| matches!(r, Row::Item(k, _) if k == "Project")));
     send(&mut a, [Msg::ctrl('l')]);
-    assert_eq!(a.overview.rows.len(), all);
+    assert_eq!(a.panes.overview.rows.len(), all);
 }
 
 #[test]
@@ -622,8 +635,8 @@ fn media_viewer_steps_through_logged_images() {
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
     // The media pane beside the charts, focused.
-    assert_eq!(a.overlay, Overlay::None);
-    assert!(a.areas.media.is_some());
+    assert!(matches!(a.overlay, Overlay::None));
+    assert!(a.screen.areas.media.is_some());
     assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
     let (key, item, n) = a.media_selected().unwrap();
     assert_eq!(
@@ -631,31 +644,32 @@ fn media_viewer_steps_through_logged_images() {
         ("img", 10.0, 2),
         "opens on the newest image"
     );
-    let img = a.media.image.as_ref().expect("decoded");
+    let img = a.panes.media.image.as_ref().expect("decoded");
     assert_eq!((img.width, img.height), (16, 16));
     send(&mut a, [Msg::key(KeyCode::Left)]);
     assert_eq!(a.media_selected().unwrap().1.step, 0.0);
-    assert!(a.media.image.is_some() && a.media.error.is_none());
+    assert!(a.panes.media.image.is_some() && a.panes.media.error.is_none());
     // enter: full screen; the arrows step there too; esc back to the pane.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.overlay, Overlay::Media);
+    assert!(matches!(a.overlay, Overlay::Media));
     send(&mut a, [Msg::key(KeyCode::Right)]);
     assert_eq!(a.media_selected().unwrap().1.step, 10.0);
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert_ne!(a.overlay, Overlay::Media);
-    assert!(a.areas.media.is_some());
+    assert!(!matches!(a.overlay, Overlay::Media));
+    assert!(a.screen.areas.media.is_some());
     // `3` again: the pane goes.
     send(&mut a, [Msg::char('3')]);
-    assert!(a.areas.media.is_none());
+    assert!(a.screen.areas.media.is_none());
 
     // A path from the file that leaves the run directory is refused, not read.
-    let mut evil = a.run.media.get("img").unwrap().clone();
+    let mut evil = a.shown.run.media.get("img").unwrap().clone();
     evil[0].path = "../../../../etc/passwd".into();
     evil[1].path = "/etc/passwd".into();
-    a.run.media.insert("img".into(), evil);
+    a.shown.run.media.insert("img".into(), evil);
     send(&mut a, [Msg::char('3')]);
-    assert!(a.media.image.is_none());
+    assert!(a.panes.media.image.is_none());
     assert!(a
+        .panes
         .media
         .error
         .as_deref()
@@ -663,6 +677,7 @@ fn media_viewer_steps_through_logged_images() {
         .contains("leaves the run directory"));
     send(&mut a, [Msg::key(KeyCode::Left)]);
     assert!(a
+        .panes
         .media
         .error
         .as_deref()
@@ -674,15 +689,15 @@ fn media_viewer_steps_through_logged_images() {
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");
     send(&mut a, [Msg::char('3')]);
-    assert!(a.areas.media.is_some() && a.media_selected().is_none());
+    assert!(a.screen.areas.media.is_some() && a.media_selected().is_none());
     let s = common::screen::screen(&a, 120, 40);
     assert!(s.contains("no images logged in this run"), "{s}");
     send(&mut a, [Msg::char('3')]);
-    assert!(a.areas.media.is_none());
+    assert!(a.screen.areas.media.is_none());
     // Too small a screen for the pane beside or below the charts: full screen.
     a.update(Msg::Resize(60, 12));
     send(&mut a, [Msg::char('3')]);
-    assert_eq!(a.overlay, Overlay::Media);
+    assert!(matches!(a.overlay, Overlay::Media));
 }
 
 #[test]
@@ -706,12 +721,12 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(160, 40));
     send(&mut a, [Msg::Waiting(empty.clone())]);
-    assert_eq!(a.source.runs_here, 3);
+    assert_eq!(a.shown.source.runs_here, 3);
     send(&mut a, [Msg::char('R')]);
-    assert_eq!(a.overlay, Overlay::Runs);
-    assert_eq!(a.runs.len(), 3);
+    assert!(matches!(a.overlay, Overlay::Runs));
+    assert_eq!(a.runs.list.len(), 3);
     assert_eq!(
-        a.runs[a.runs_sel].dir, empty,
+        a.runs.list[a.runs.sel].dir, empty,
         "the run waited on is selected"
     );
 
@@ -728,7 +743,7 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
     let [Cmd::StartReader { path, tag }] = cmds.as_slice() else {
         panic!("{cmds:?}");
     };
-    assert_eq!(a.compare.len(), 1);
+    assert_eq!(a.runs.compare.len(), 1);
     std::fs::remove_dir_all(path).unwrap();
     send(
         &mut a,
@@ -737,9 +752,10 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
             Box::new(Msg::SourceError("file deleted".into())),
         )],
     );
-    assert!(a.compare.is_empty());
+    assert!(a.runs.compare.is_empty());
     assert_eq!(readers(&mut a), [Cmd::StopReader { tag: *tag }]);
     assert!(a
+        .shown
         .source
         .error
         .as_deref()
@@ -764,10 +780,13 @@ fn compare_flag_draws_a_run_from_another_directory() {
     assert_eq!(path, &other);
     let (_, b) = leet::source::tail::read_batch(&other).unwrap();
     send(&mut a, [Msg::Tagged(*tag, Box::new(Msg::Run(b)))]);
-    assert_eq!(a.compare[0].label, "multi-4");
+    assert_eq!(a.runs.compare[0].label, "multi-4");
     // tiny and multi share `loss` and `acc`: both runs have a line in those charts.
     for key in ["loss", "acc"] {
-        assert!(a.run.metrics.get(key).is_some() && a.compare[0].run.metrics.get(key).is_some());
+        assert!(
+            a.shown.run.metrics.get(key).is_some()
+                && a.runs.compare[0].run.metrics.get(key).is_some()
+        );
     }
 }
 
@@ -786,10 +805,11 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
     a.set_host("testhost", env, serde_json::Map::new());
     // The model keeps the number the sampler gave.
     assert_eq!(
-        a.run.environment["memory"]["total"],
+        a.shown.run.environment["memory"]["total"],
         json!(17_179_869_184_u64)
     );
     let bytes: Vec<(&str, f64)> = a
+        .panes
         .overview
         .rows
         .iter()
@@ -825,6 +845,7 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
     send(&mut a, Msg::typed("memory"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     let n = a
+        .panes
         .overview
         .rows
         .iter()
@@ -838,15 +859,18 @@ fn the_wheel_zooms_a_full_screen_chart_about_the_pointer() {
     // Full screen, the chart covers the whole body (left of where the grid sits
     // with its sidebars): the zoom's anchor is where the pointer is on that chart.
     let mut a = app("tiny");
-    assert!(a.areas.left.is_some(), "the overview takes the left");
+    assert!(a.screen.areas.left.is_some(), "the overview takes the left");
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(a.panels.fullscreen);
     let key = a.focused_key().unwrap().to_owned();
-    let (fx0, fx1) = a.run.metrics.get(&key).unwrap().x_bounds().unwrap();
-    let body = a.areas.body;
+    let (fx0, fx1) = a.shown.run.metrics.get(&key).unwrap().x_bounds().unwrap();
+    let body = a.screen.areas.body;
     assert_eq!((body.x, body.width, body.height), (0, 200, 49));
     let column = body.x + 20;
-    assert!(column < a.areas.grid.x, "a column left of the grid's area");
+    assert!(
+        column < a.screen.areas.grid.x,
+        "a column left of the grid's area"
+    );
     a.update(Msg::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
         column,
@@ -907,24 +931,24 @@ fn focus_procs(a: &mut App) {
 fn process_table_sorts_by_cpu_then_memory_then_gpu_memory() {
     use leet::ui::host::procs::ProcSort;
     let mut a = live_with_procs();
-    assert_eq!(a.procs.sort, ProcSort::Cpu);
-    let cpu: Vec<f64> = a.procs.rows.iter().map(|r| r.cpu).collect();
+    assert_eq!(a.host.procs.sort, ProcSort::Cpu);
+    let cpu: Vec<f64> = a.host.procs.rows.iter().map(|r| r.cpu).collect();
     assert!(cpu.windows(2).all(|w| w[0] >= w[1]), "{cpu:?}");
-    assert_eq!(a.procs.rows.len(), 30);
+    assert_eq!(a.host.procs.rows.len(), 30);
     send(&mut a, [Msg::char('S')]);
-    assert_eq!(a.procs.sort, ProcSort::Memory);
-    let rss: Vec<u64> = a.procs.rows.iter().map(|r| r.rss).collect();
+    assert_eq!(a.host.procs.sort, ProcSort::Memory);
+    let rss: Vec<u64> = a.host.procs.rows.iter().map(|r| r.rss).collect();
     assert!(rss.windows(2).all(|w| w[0] >= w[1]), "{rss:?}");
     send(&mut a, [Msg::char('S')]);
-    assert_eq!(a.procs.sort, ProcSort::GpuMemory);
-    let gpu: Vec<Option<u64>> = a.procs.rows.iter().map(|r| r.gpu_memory).collect();
+    assert_eq!(a.host.procs.sort, ProcSort::GpuMemory);
+    let gpu: Vec<Option<u64>> = a.host.procs.rows.iter().map(|r| r.gpu_memory).collect();
     // Largest first, the processes without GPU memory last.
     assert_eq!(gpu[0], Some(27 << 20));
     assert!(gpu.windows(2).all(|w| w[0] >= w[1]), "{gpu:?}");
     assert_eq!(gpu.iter().filter(|g| g.is_some()).count(), 10);
     assert!(gpu[10..].iter().all(Option::is_none));
     send(&mut a, [Msg::char('S')]);
-    assert_eq!(a.procs.sort, ProcSort::Cpu);
+    assert_eq!(a.host.procs.sort, ProcSort::Cpu);
 }
 
 #[test]
@@ -934,64 +958,71 @@ fn process_filter_matches_command_user_or_pid() {
     send(&mut a, [Msg::char('f')]);
     send(&mut a, Msg::typed("user3"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
-    assert_eq!(a.procs.rows.len(), 6);
-    assert!(a.procs.rows.iter().all(|r| r.user == "user3"));
+    assert_eq!(a.host.procs.rows.len(), 6);
+    assert!(a.host.procs.rows.iter().all(|r| r.user == "user3"));
     // `/` with the table focused filters the table, not the charts.
     focus_procs(&mut a);
     send(&mut a, [Msg::char('/'), Msg::ctrl('u')]);
     send(&mut a, Msg::typed("^job-1[0-2] "));
-    assert_eq!(a.procs.rows.len(), 3, "live while typing");
+    assert_eq!(a.host.procs.rows.len(), 3, "live while typing");
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(!a.charts.filter.is_active());
     // By pid.
     send(&mut a, [Msg::char('/'), Msg::ctrl('u')]);
     send(&mut a, Msg::typed("^105$"));
-    assert_eq!(a.procs.rows.len(), 1);
-    assert_eq!(a.procs.rows[0].pid, 105);
+    assert_eq!(a.host.procs.rows.len(), 1);
+    assert_eq!(a.host.procs.rows[0].pid, 105);
     // An invalid pattern keeps the last valid match set; esc restores the old one.
     send(&mut a, Msg::typed("("));
-    assert_eq!(a.procs.rows.len(), 1);
+    assert_eq!(a.host.procs.rows.len(), 1);
     send(&mut a, [Msg::key(KeyCode::Esc)]);
-    assert_eq!(a.procs.rows.len(), 3);
+    assert_eq!(a.host.procs.rows.len(), 3);
     // ctrl+l clears it with the others.
     send(&mut a, [Msg::ctrl('l')]);
-    assert_eq!(a.procs.rows.len(), 30);
+    assert_eq!(a.host.procs.rows.len(), 30);
 }
 
 #[test]
 fn process_selection_scrolls_within_bounds() {
     let mut a = live_with_procs();
     focus_procs(&mut a);
-    let area = a.areas.procs.unwrap();
+    let area = a.screen.areas.procs.unwrap();
     let room = leet::ui::layout::procs_rows(area);
     assert!(
         room < 30,
         "the table must scroll at this size ({room} rows)"
     );
-    let visible = |a: &App| a.procs.scroll <= a.procs.sel && a.procs.sel < a.procs.scroll + room;
+    let visible = |a: &App| {
+        a.host.procs.scroll <= a.host.procs.sel && a.host.procs.sel < a.host.procs.scroll + room
+    };
     for _ in 0..100 {
         send(&mut a, [Msg::key(KeyCode::Down)]);
-        assert!(visible(&a), "sel {} scroll {}", a.procs.sel, a.procs.scroll);
+        assert!(
+            visible(&a),
+            "sel {} scroll {}",
+            a.host.procs.sel,
+            a.host.procs.scroll
+        );
     }
-    assert_eq!(a.procs.sel, 29);
-    assert_eq!(a.procs.scroll, 30 - room);
+    assert_eq!(a.host.procs.sel, 29);
+    assert_eq!(a.host.procs.scroll, 30 - room);
     for _ in 0..3 {
         send(&mut a, [Msg::key(KeyCode::PageUp)]);
         assert!(visible(&a));
     }
     send(&mut a, [Msg::key(KeyCode::Home)]);
-    assert_eq!((a.procs.sel, a.procs.scroll), (0, 0));
+    assert_eq!((a.host.procs.sel, a.host.procs.scroll), (0, 0));
     send(&mut a, [Msg::key(KeyCode::Up)]);
-    assert_eq!((a.procs.sel, a.procs.scroll), (0, 0));
+    assert_eq!((a.host.procs.sel, a.host.procs.scroll), (0, 0));
     send(&mut a, [Msg::key(KeyCode::End)]);
-    assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
+    assert_eq!((a.host.procs.sel, a.host.procs.scroll), (29, 30 - room));
     // A taller table scrolls back so that its last row is on its last line.
     send(&mut a, [Msg::Resize(120, 60)]);
-    let room = leet::ui::layout::procs_rows(a.areas.procs.unwrap());
-    assert_eq!((a.procs.sel, a.procs.scroll), (29, 30 - room));
+    let room = leet::ui::layout::procs_rows(a.screen.areas.procs.unwrap());
+    assert_eq!((a.host.procs.sel, a.host.procs.scroll), (29, 30 - room));
     // A smaller scan clamps both.
     send(&mut a, [Msg::Procs(scan(4, 0))]);
-    assert!(a.procs.sel < 4 && a.procs.scroll == 0);
+    assert!(a.host.procs.sel < 4 && a.host.procs.scroll == 0);
 }
 
 #[test]
@@ -999,12 +1030,12 @@ fn the_selection_stays_on_its_process_across_scans() {
     let mut a = live_with_procs();
     focus_procs(&mut a);
     send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Down)]);
-    let pid = a.procs.selected().unwrap().pid;
+    let pid = a.host.procs.selected().unwrap().pid;
     // The next scan reorders every row.
     send(&mut a, [Msg::Procs(scan(30, 11))]);
-    assert_eq!(a.procs.selected().unwrap().pid, pid);
+    assert_eq!(a.host.procs.selected().unwrap().pid, pid);
     assert_ne!(
-        a.procs.sel, 2,
+        a.host.procs.sel, 2,
         "the row moved and the selection followed it"
     );
 }
@@ -1017,7 +1048,7 @@ fn enter_on_a_row_monitors_it_and_u_monitors_none() {
     send(&mut a, [Msg::key(KeyCode::Esc)]);
     focus_procs(&mut a);
     send(&mut a, [Msg::key(KeyCode::Down), Msg::key(KeyCode::Down)]);
-    let pid = a.procs.rows[2].pid;
+    let pid = a.host.procs.rows[2].pid;
     let fx = a.update(Msg::key(KeyCode::Enter));
     assert_eq!(fx.cmds, [Cmd::Monitor { pid: Some(pid) }]);
     assert!(!a.panels.fullscreen);
@@ -1033,7 +1064,7 @@ fn enter_on_a_row_monitors_it_and_u_monitors_none() {
 #[test]
 fn a_click_on_a_row_selects_it() {
     let mut a = live_with_procs();
-    let area = a.areas.procs.unwrap();
+    let area = a.screen.areas.procs.unwrap();
     let y = area.y + leet::ui::layout::PROCS_HEAD + 3;
     send(
         &mut a,
@@ -1045,9 +1076,9 @@ fn a_click_on_a_row_selects_it() {
         })],
     );
     assert_eq!(a.panels.focus, leet::ui::panels::Pane::Procs);
-    assert_eq!(a.procs.sel, 3);
+    assert_eq!(a.host.procs.sel, 3);
     // Enter then monitors that row.
-    let pid = a.procs.rows[3].pid;
+    let pid = a.host.procs.rows[3].pid;
     assert_eq!(
         a.update(Msg::key(KeyCode::Enter)).cmds,
         [Cmd::Monitor { pid: Some(pid) }]
@@ -1077,7 +1108,7 @@ fn process_charts_follow_the_monitored_process() {
         sample_with_process_keys(&mut a, 1000.0 + f64::from(i));
     }
     let titles =
-        |a: &App| -> Vec<String> { a.sys_charts.iter().map(|c| c.title.clone()).collect() };
+        |a: &App| -> Vec<String> { a.charts.sys.iter().map(|c| c.title.clone()).collect() };
     let t = titles(&a);
     // Named by the script the interpreter runs.
     assert!(
@@ -1094,11 +1125,11 @@ fn process_charts_follow_the_monitored_process() {
     assert!(!t.iter().any(|t| t.starts_with("Process")), "{t:?}");
     assert_eq!(t, ["GPU Utilization", "Memory Available"]);
     assert!(
-        a.run.system.get("cpu").is_none(),
+        a.shown.run.system.get("cpu").is_none(),
         "the old process's values are gone"
     );
     assert_eq!(
-        a.run.system.get("gpu.0.gpu").unwrap().count(),
+        a.shown.run.system.get("gpu.0.gpu").unwrap().count(),
         5,
         "host values stay"
     );
@@ -1106,7 +1137,8 @@ fn process_charts_follow_the_monitored_process() {
     sample_with_process_keys(&mut a, 1006.0);
     assert_eq!(titles(&a), ["GPU Utilization", "Memory Available"]);
     let listed = |a: &App, key: &str| {
-        a.overview
+        a.panes
+            .overview
             .rows
             .iter()
             .any(|r| matches!(r, leet::ui::Row::Metric(k, _) if k == key))
@@ -1115,16 +1147,16 @@ fn process_charts_follow_the_monitored_process() {
     // Another process: its charts start empty, never mixed with the first one's.
     a.update(Msg::Monitoring(Some((7, "sleep 100".into()))));
     sample_with_process_keys(&mut a, 1010.0);
-    assert_eq!(a.run.system.get("cpu").unwrap().count(), 1);
+    assert_eq!(a.shown.run.system.get("cpu").unwrap().count(), 1);
     assert!(titles(&a).contains(&"Process CPU: sleep (7)".to_owned()));
     assert!(listed(&a, "cpu"));
     // Switching straight from one process to another clears too.
     a.update(Msg::Monitoring(Some((8, "other".into()))));
-    assert!(a.run.system.get("cpu").is_none());
+    assert!(a.shown.run.system.get("cpu").is_none());
     // The same process again keeps its values.
     sample_with_process_keys(&mut a, 1011.0);
     a.update(Msg::Monitoring(Some((8, "other".into()))));
-    assert_eq!(a.run.system.get("cpu").unwrap().count(), 1);
+    assert_eq!(a.shown.run.system.get("cpu").unwrap().count(), 1);
 }
 
 #[test]
@@ -1145,9 +1177,9 @@ fn process_keys_are_remappable() {
     a.update(Msg::Resize(120, 40));
     a.update(Msg::Procs(scan(5, 0)));
     send(&mut a, [Msg::char('S')]);
-    assert_eq!(a.procs.sort, leet::ui::host::procs::ProcSort::Cpu);
+    assert_eq!(a.host.procs.sort, leet::ui::host::procs::ProcSort::Cpu);
     send(&mut a, [Msg::char('x')]);
-    assert_eq!(a.procs.sort, leet::ui::host::procs::ProcSort::Memory);
+    assert_eq!(a.host.procs.sort, leet::ui::host::procs::ProcSort::Memory);
     assert_eq!(
         a.update(Msg::key(KeyCode::F(5))).cmds,
         [Cmd::Monitor { pid: None }]
@@ -1159,11 +1191,11 @@ fn the_viewer_ignores_process_messages_and_keys() {
     let mut a = app("tiny");
     let fx = a.update(Msg::Procs(scan(5, 0)));
     assert!(!fx.redraw);
-    assert!(a.procs.rows.is_empty());
+    assert!(a.host.procs.rows.is_empty());
     assert!(!a.update(Msg::Monitoring(Some((1, "x".into())))).redraw);
     assert!(a.update(Msg::char('u')).cmds.is_empty());
     assert!(a.update(Msg::char('m')).cmds.is_empty());
-    assert!(a.areas.procs.is_none() && a.areas.header.is_none());
+    assert!(a.screen.areas.procs.is_none() && a.screen.areas.header.is_none());
 }
 
 #[test]
@@ -1171,8 +1203,8 @@ fn a_huge_scan_keeps_the_top_rows_only() {
     let mut a = live_with_procs();
     let n = u32::try_from(leet::ui::host::procs::MAX_ROWS).unwrap() * 2;
     a.update(Msg::Procs(scan(n, 0)));
-    assert_eq!(a.procs.rows.len(), leet::ui::host::procs::MAX_ROWS);
-    assert_eq!(a.procs.rows[0].cpu, 30.0);
+    assert_eq!(a.host.procs.rows.len(), leet::ui::host::procs::MAX_ROWS);
+    assert_eq!(a.host.procs.rows[0].cpu, 30.0);
 }
 
 /// In a cell too narrow for the title and the pid, the title is the chart's name
@@ -1186,9 +1218,10 @@ fn a_narrow_process_chart_drops_the_pid_rather_than_cut_it() {
     }
     for cols in ['1', '4', '8'] {
         send(&mut a, [Msg::char('c'), Msg::char(cols)]);
-        let cell = a.areas.grid.width / a.grid.cols.max(1);
+        let cell = a.screen.areas.grid.width / a.charts.grid.cols.max(1);
         for c in a
-            .sys_charts
+            .charts
+            .sys
             .iter()
             .filter(|c| c.title.starts_with("Process"))
         {
@@ -1212,11 +1245,11 @@ fn hidden_metrics_are_counted_and_h_shows_them() {
     let mut a = app("custom_step");
     assert_eq!(a.charts.hidden, 1);
     assert!(
-        !a.metric_keys.iter().any(|k| k == "hidden_metric"),
+        !a.charts.metric_keys.iter().any(|k| k == "hidden_metric"),
         "{:?}",
-        a.metric_keys
+        a.charts.metric_keys
     );
-    let n = a.metric_keys.len();
+    let n = a.charts.metric_keys.len();
     let title = |a: &App| {
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).unwrap();
         t.draw(|f| leet::ui::render::render(f, a)).unwrap();
@@ -1227,15 +1260,15 @@ fn hidden_metrics_are_counted_and_h_shows_them() {
     };
     assert!(title(&a).contains("· 1 hidden (H shows)"), "{}", title(&a));
     a.update(Msg::char('H'));
-    assert!(a.metric_keys.iter().any(|k| k == "hidden_metric"));
-    assert_eq!(a.metric_keys.len(), n + 1);
+    assert!(a.charts.metric_keys.iter().any(|k| k == "hidden_metric"));
+    assert_eq!(a.charts.metric_keys.len(), n + 1);
     assert!(
         title(&a).contains("· 1 hidden shown (H hides)"),
         "{}",
         title(&a)
     );
     a.update(Msg::char('H'));
-    assert_eq!(a.metric_keys.len(), n);
+    assert_eq!(a.charts.metric_keys.len(), n);
     // A run with none: the key does nothing, the title says nothing.
     let mut t = app("tiny");
     assert_eq!(t.charts.hidden, 0);
@@ -1259,16 +1292,16 @@ fn ctrl_o_and_ctrl_backslash_clear_one_filter_each() {
     typed(&mut a, 'o', "cpu");
     typed(&mut a, '\\', "gpu");
     typed(&mut a, '/', "loss");
-    assert!(a.overview.filter.is_active() && a.system.filter.is_active());
+    assert!(a.panes.overview.filter.is_active() && a.panes.system.filter.is_active());
     a.update(Msg::ctrl('o'));
-    assert!(!a.overview.filter.is_active());
-    assert!(a.system.filter.is_active() && a.charts.filter.is_active());
+    assert!(!a.panes.overview.filter.is_active());
+    assert!(a.panes.system.filter.is_active() && a.charts.filter.is_active());
     a.update(Msg::ctrl('4'));
-    assert!(!a.system.filter.is_active());
+    assert!(!a.panes.system.filter.is_active());
     assert!(a.charts.filter.is_active());
     typed(&mut a, '\\', "gpu");
     a.update(Msg::ctrl('\\'));
-    assert!(!a.system.filter.is_active());
+    assert!(!a.panes.system.filter.is_active());
 }
 
 // ---- settings (issue 13): `1`, `0`, pane borders dragged with the mouse ----
@@ -1303,15 +1336,15 @@ fn drag(a: &mut App, from: (u16, u16), to: &[(u16, u16)]) {
 fn one_hides_the_metrics_grid_and_the_other_panes_take_its_room() {
     use leet::ui::panels::Pane;
     let mut a = app("system");
-    let (left, right) = (a.areas.left.unwrap(), a.areas.right.unwrap());
-    assert!(!a.areas.grid.is_empty());
+    let (left, right) = (a.screen.areas.left.unwrap(), a.screen.areas.right.unwrap());
+    assert!(!a.screen.areas.grid.is_empty());
     send(&mut a, [Msg::char('1')]);
     assert!(!a.panels.grid);
-    assert!(a.areas.grid.is_empty());
+    assert!(a.screen.areas.grid.is_empty());
     // The overview takes the grid's columns; the system sidebar keeps its own.
-    let wide = a.areas.left.unwrap();
+    let wide = a.screen.areas.left.unwrap();
     assert_eq!(wide.width, 200 - right.width);
-    assert_eq!(a.areas.right, Some(right));
+    assert_eq!(a.screen.areas.right, Some(right));
     // Focus leaves the hidden grid, and Tab never lands on it.
     assert_ne!(a.panels.focus, Pane::Grid);
     for _ in 0..4 {
@@ -1320,73 +1353,76 @@ fn one_hides_the_metrics_grid_and_the_other_panes_take_its_room() {
     }
     // With the console shown, the console takes it.
     send(&mut a, [Msg::char('4')]);
-    let console = a.areas.console.unwrap();
-    assert_eq!(a.areas.left, Some(left));
+    let console = a.screen.areas.console.unwrap();
+    assert_eq!(a.screen.areas.left, Some(left));
     assert_eq!(console.x, left.right());
     assert_eq!(console.width, 200 - left.width - right.width);
     assert_eq!(console.height, 49);
     // Without the overview, the right sidebar takes the room.
     send(&mut a, [Msg::char('4'), Msg::char('[')]);
-    assert_eq!(a.areas.left, None);
-    assert_eq!(a.areas.right.unwrap().width, 200);
+    assert_eq!(a.screen.areas.left, None);
+    assert_eq!(a.screen.areas.right.unwrap().width, 200);
     // With no other pane the grid shows anyway.
     send(&mut a, [Msg::char(']')]);
-    assert!(!a.panels.grid && !a.areas.grid.is_empty());
+    assert!(!a.panels.grid && !a.screen.areas.grid.is_empty());
     assert_eq!(a.panels.focus, Pane::Grid);
     // `1` again: the grid is back, focused, at its size.
     send(&mut a, [Msg::char('['), Msg::char(']'), Msg::char('1')]);
     assert!(a.panels.grid);
-    assert_eq!((a.areas.left, a.areas.right), (Some(left), Some(right)));
+    assert_eq!(
+        (a.screen.areas.left, a.screen.areas.right),
+        (Some(left), Some(right))
+    );
     assert_eq!(a.panels.focus, Pane::Grid);
 }
 
 #[test]
 fn pane_borders_drag_within_limits_and_zero_resets_them() {
     let mut a = app("system");
-    let fresh = a.areas;
+    let fresh = a.screen.areas;
     let (left, right) = (fresh.left.unwrap(), fresh.right.unwrap());
     // The overview's right edge, dragged 10 columns right, step by step.
     let edge = left.right() - 1;
     drag(&mut a, (edge, 20), &[(edge + 3, 21), (edge + 10, 22)]);
-    assert_eq!(a.areas.left.unwrap().width, left.width + 10);
+    assert_eq!(a.screen.areas.left.unwrap().width, left.width + 10);
     assert_eq!(a.panels.sizes.left, Some(left.width + 10));
-    assert_eq!(a.areas.grid.x, left.right() + 10);
+    assert_eq!(a.screen.areas.grid.x, left.right() + 10);
     // Moving the mouse after the button is up drags nothing.
     a.update(left_mouse(MouseEventKind::Drag(MouseButton::Left), 100, 22));
-    assert_eq!(a.areas.left.unwrap().width, left.width + 10);
+    assert_eq!(a.screen.areas.left.unwrap().width, left.width + 10);
     // Far right: the charts keep 40 columns and the system sidebar stays.
-    let edge = a.areas.left.unwrap().right() - 1;
+    let edge = a.screen.areas.left.unwrap().right() - 1;
     drag(&mut a, (edge, 5), &[(199, 5)]);
-    assert_eq!(a.areas.grid.width, 40);
-    assert_eq!(a.areas.right, Some(right));
+    assert_eq!(a.screen.areas.grid.width, 40);
+    assert_eq!(a.screen.areas.right, Some(right));
     // Far left: no narrower than its minimum (28).
-    let edge = a.areas.left.unwrap().right() - 1;
+    let edge = a.screen.areas.left.unwrap().right() - 1;
     drag(&mut a, (edge, 5), &[(0, 5)]);
-    assert_eq!(a.areas.left.unwrap().width, 28);
+    assert_eq!(a.screen.areas.left.unwrap().width, 28);
     // The system sidebar's left edge, dragged 6 columns left.
     drag(&mut a, (right.x, 30), &[(right.x - 6, 30)]);
-    assert_eq!(a.areas.right.unwrap().width, right.width + 6);
-    assert_eq!(a.areas.right.unwrap().right(), 200);
+    assert_eq!(a.screen.areas.right.unwrap().width, right.width + 6);
+    assert_eq!(a.screen.areas.right.unwrap().right(), 200);
     // The console's top edge: up 5 lines, then as far up as it goes (the grid
     // keeps its header and a row of charts), then down to its minimum.
     send(&mut a, [Msg::char('4')]);
-    let console = a.areas.console.unwrap();
+    let console = a.screen.areas.console.unwrap();
     drag(
         &mut a,
         (console.x + 5, console.y),
         &[(console.x + 5, console.y - 5)],
     );
-    assert_eq!(a.areas.console.unwrap().height, console.height + 5);
-    assert_eq!(a.areas.console.unwrap().bottom(), console.bottom());
-    let top = a.areas.console.unwrap().y;
+    assert_eq!(a.screen.areas.console.unwrap().height, console.height + 5);
+    assert_eq!(a.screen.areas.console.unwrap().bottom(), console.bottom());
+    let top = a.screen.areas.console.unwrap().y;
     drag(&mut a, (console.x + 5, top), &[(console.x + 5, 0)]);
-    assert_eq!(a.areas.grid.height, 7);
-    let top = a.areas.console.unwrap().y;
+    assert_eq!(a.screen.areas.grid.height, 7);
+    let top = a.screen.areas.console.unwrap().y;
     drag(&mut a, (console.x + 5, top), &[(console.x + 5, 49)]);
-    assert_eq!(a.areas.console.unwrap().height, 5);
+    assert_eq!(a.screen.areas.console.unwrap().height, 5);
     // `0`: every pane at its default size again.
     send(&mut a, [Msg::char('4'), Msg::char('0')]);
-    assert_eq!(a.areas, fresh);
+    assert_eq!(a.screen.areas, fresh);
     assert_eq!(a.panels.sizes, leet::ui::layout::PaneSizes::default());
 }
 
@@ -1394,16 +1430,16 @@ fn pane_borders_drag_within_limits_and_zero_resets_them() {
 fn only_a_press_on_a_border_drags_and_it_is_a_click_too() {
     use leet::ui::panels::{Border, Pane};
     let mut a = app("system");
-    let fresh = a.areas;
+    let fresh = a.screen.areas;
     let left = fresh.left.unwrap();
     // Inside the overview, not on its edge: a click (focus), no drag.
     drag(&mut a, (left.x + 3, 10), &[(left.x + 20, 10)]);
-    assert_eq!(a.areas, fresh);
+    assert_eq!(a.screen.areas, fresh);
     assert_eq!(a.panels.focus, Pane::Left);
     // On a chart: focus, no drag.
-    let g = a.areas.grid;
+    let g = a.screen.areas.grid;
     drag(&mut a, (g.x + 5, g.y + 3), &[(g.x + 30, g.y + 3)]);
-    assert_eq!(a.areas, fresh);
+    assert_eq!(a.screen.areas, fresh);
     assert_eq!(a.panels.focus, Pane::Grid);
     // On the edge: the pane is focused as by a click, and the drag is under way.
     a.update(left_mouse(
@@ -1418,24 +1454,24 @@ fn only_a_press_on_a_border_drags_and_it_is_a_click_too() {
     // With help in front, the borders do not move.
     send(&mut a, [Msg::char('?')]);
     drag(&mut a, (left.right() - 1, 10), &[(left.right() + 9, 10)]);
-    assert_eq!(a.areas, fresh);
+    assert_eq!(a.screen.areas, fresh);
 }
 
 #[test]
 fn dragged_sizes_fit_a_smaller_screen_and_come_back_on_a_larger_one() {
     let mut a = app("system");
-    let left = a.areas.left.unwrap();
+    let left = a.screen.areas.left.unwrap();
     let edge = left.right() - 1;
     drag(&mut a, (edge, 5), &[(edge + 30, 5)]);
-    let wide = a.areas.left.unwrap().width;
+    let wide = a.screen.areas.left.unwrap().width;
     assert_eq!(wide, left.width + 30);
     // 100 columns: the charts keep 40, the left sidebar gives way.
     a.update(Msg::Resize(100, 30));
-    let l = a.areas.left.map_or(0, |r| r.width);
-    assert!(a.areas.grid.width >= 40, "{:?}", a.areas);
+    let l = a.screen.areas.left.map_or(0, |r| r.width);
+    assert!(a.screen.areas.grid.width >= 40, "{:?}", a.screen.areas);
     assert!(l <= 60, "{l}");
     a.update(Msg::Resize(200, 50));
-    assert_eq!(a.areas.left.unwrap().width, wide);
+    assert_eq!(a.screen.areas.left.unwrap().width, wide);
 }
 
 #[test]
@@ -1443,11 +1479,11 @@ fn in_the_live_monitor_the_process_table_takes_the_hidden_grid_s_room() {
     for (w, beside) in [(160, false), (320, true)] {
         let mut a = App::live(Options::default(), 60.0);
         a.update(Msg::Resize(w, 50));
-        let (grid, procs) = (a.areas.grid, a.areas.procs.unwrap());
-        assert_eq!(procs.y > grid.y, !beside, "{w}: {:?}", a.areas);
+        let (grid, procs) = (a.screen.areas.grid, a.screen.areas.procs.unwrap());
+        assert_eq!(procs.y > grid.y, !beside, "{w}: {:?}", a.screen.areas);
         send(&mut a, [Msg::char('1')]);
-        assert!(a.areas.grid.is_empty());
-        let all = a.areas.procs.unwrap();
+        assert!(a.screen.areas.grid.is_empty());
+        let all = a.screen.areas.procs.unwrap();
         // The grid's cells and the table's, together.
         assert_eq!(
             (all.x, all.y, u32::from(all.width) * u32::from(all.height)),
@@ -1460,7 +1496,10 @@ fn in_the_live_monitor_the_process_table_takes_the_hidden_grid_s_room() {
             "{w}"
         );
         send(&mut a, [Msg::char('1')]);
-        assert_eq!((a.areas.grid, a.areas.procs), (grid, Some(procs)));
+        assert_eq!(
+            (a.screen.areas.grid, a.screen.areas.procs),
+            (grid, Some(procs))
+        );
     }
 }
 
@@ -1483,7 +1522,7 @@ fn tab_toggles_glob_in_every_filter() {
         .charts
         .shown
         .iter()
-        .map(|&i| a.metric_keys[i].as_str())
+        .map(|&i| a.charts.metric_keys[i].as_str())
         .collect();
     assert!(!keys.is_empty() && regex != keys.len(), "{regex} {keys:?}");
     assert!(
@@ -1496,36 +1535,37 @@ fn tab_toggles_glob_in_every_filter() {
 
     // System: `gpu.?.temp`-like one-character wildcard.
     let mut s = app("system");
-    let all = s.system.shown.len();
+    let all = s.panes.system.shown.len();
     send(&mut s, [Msg::char('\\')]);
     send(&mut s, [Msg::key(KeyCode::Tab)]);
     send(&mut s, Msg::typed("c?u"));
-    assert!(s.system.filter.glob);
-    let shown = s.system.shown.len();
+    assert!(s.panes.system.filter.glob);
+    let shown = s.panes.system.shown.len();
     assert!(shown > 0 && shown < all, "{shown} of {all}");
 
     // Overview: `hist.bins[1` is a regex error, a fine glob.
     let mut o = app("many_metrics");
     send(&mut o, [Msg::char('o')]);
     send(&mut o, Msg::typed("hist.bins[1"));
-    assert!(o.overview.filter.error.is_some());
+    assert!(o.panes.overview.filter.error.is_some());
     send(&mut o, [Msg::key(KeyCode::Tab)]);
-    assert_eq!(o.overview.filter.error, None);
+    assert_eq!(o.panes.overview.filter.error, None);
     let summary = o
+        .panes
         .overview
         .sections
         .iter()
         .find(|s| s.name == "Summary")
         .unwrap();
     // hist.bins[1], hist.bins[10] ... hist.bins[19].
-    assert_eq!(summary.len, 11, "{:?}", o.overview.filter_counts());
+    assert_eq!(summary.len, 11, "{:?}", o.panes.overview.filter_counts());
 
     // Console: the same key in its filter.
     let mut c = app("crashed");
     send(&mut c, [Msg::char('4')]);
     send(&mut c, [Msg::char('/')]);
     send(&mut c, [Msg::key(KeyCode::Tab)]);
-    assert!(c.console.filter.glob);
+    assert!(c.panes.console.filter.glob);
 }
 
 /// `tab` in the focused overview visits its sections (Config, Summary,
@@ -1534,7 +1574,7 @@ fn tab_toggles_glob_in_every_filter() {
 fn tab_visits_the_overview_sections_before_the_next_pane() {
     use leet::ui::panels::Pane;
     let mut a = app("many_metrics");
-    let names = |a: &App| a.overview.sections[a.overview.active].name;
+    let names = |a: &App| a.panes.overview.sections[a.panes.overview.active].name;
     while a.panels.focus != Pane::Left {
         send(&mut a, [Msg::key(KeyCode::Tab)]);
     }
@@ -1543,8 +1583,8 @@ fn tab_visits_the_overview_sections_before_the_next_pane() {
     assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Summary"));
     // Paging moves the active section only.
     send(&mut a, [Msg::key(KeyCode::PageDown)]);
-    assert!(a.overview.sections[1].scroll > 0);
-    assert_eq!(a.overview.sections[2].scroll, 0);
+    assert!(a.panes.overview.sections[1].scroll > 0);
+    assert_eq!(a.panes.overview.sections[2].scroll, 0);
     send(&mut a, [Msg::key(KeyCode::Tab)]);
     assert_eq!((a.panels.focus, names(&a)), (Pane::Left, "Environment"));
     send(&mut a, [Msg::key(KeyCode::Tab)]);
@@ -1563,7 +1603,7 @@ fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
     let wandb = common::runs_dir().join("multi").join("wandb");
     a.open_workspace(wandb, None, None, false);
     assert!(a.in_workspace_list());
-    assert!(a.overview.sections.iter().all(|s| s.len > 0));
+    assert!(a.panes.overview.sections.iter().all(|s| s.len > 0));
     for _ in 0..6 {
         if a.panels.focus == Pane::Left {
             break;
@@ -1571,27 +1611,27 @@ fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
         send(&mut a, [Msg::key(KeyCode::Tab)]);
     }
     assert_eq!(a.panels.focus, Pane::Left);
-    let active = a.overview.active;
+    let active = a.panes.overview.active;
     send(&mut a, [Msg::key(KeyCode::Tab)]);
     assert_ne!(a.panels.focus, Pane::Left);
-    assert_eq!(a.overview.active, active);
+    assert_eq!(a.panes.overview.active, active);
 }
 
 /// The live monitor's process filter (`f`) toggles to a glob with `tab` too.
 #[test]
 fn tab_toggles_glob_in_the_process_filter() {
     let mut a = live_with_procs();
-    let all = a.procs.rows.len();
+    let all = a.host.procs.rows.len();
     send(&mut a, [Msg::char('f'), Msg::key(KeyCode::Tab)]);
-    assert!(a.procs.filter.glob);
+    assert!(a.host.procs.filter.glob);
     // `job-1?` is `job-1` and one more character, unanchored: job-1 (its space),
     // job-10 ... job-19; as a regex it is "job-" and an optional "1": every job.
     send(&mut a, Msg::typed("job-1?"));
-    let shown = a.procs.rows.len();
+    let shown = a.host.procs.rows.len();
     assert_eq!(shown, 11, "{shown} of {all}");
     send(&mut a, [Msg::key(KeyCode::Tab)]);
-    assert_eq!(a.procs.rows.len(), all);
-    assert!(!a.procs.filter.glob);
+    assert_eq!(a.host.procs.rows.len(), all);
+    assert!(!a.host.procs.filter.glob);
 }
 
 // ---- alt+r: restart (wandb leet's key) ----
@@ -1616,8 +1656,8 @@ fn alt_r_reads_the_run_again_from_its_file_and_keeps_the_view() {
     send(&mut a, [Msg::Tagged(0, Box::new(opened.clone()))]);
     send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
     send(&mut a, [Msg::char('4'), Msg::char('g')]);
-    let (console, guides) = (a.panels.console, a.grid.guides);
-    assert!(console && !a.metric_keys.is_empty());
+    let (console, guides) = (a.panels.console, a.charts.grid.guides);
+    assert!(console && !a.charts.metric_keys.is_empty());
     readers(&mut a);
 
     let alt_r = Msg::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::ALT));
@@ -1629,16 +1669,16 @@ fn alt_r_reads_the_run_again_from_its_file_and_keeps_the_view() {
     assert_eq!(path, &file);
     let tag = *tag;
     assert!(
-        a.run.info.run_id.is_empty(),
+        a.shown.run.info.run_id.is_empty(),
         "the run is read again from nothing"
     );
     // The old reader's queued messages are dropped; the new reader's apply.
     send(&mut a, [Msg::Tagged(0, Box::new(Msg::Run(batch.clone())))]);
-    assert!(a.run.info.run_id.is_empty());
+    assert!(a.shown.run.info.run_id.is_empty());
     send(&mut a, [Msg::Tagged(tag, Box::new(opened))]);
     send(&mut a, [Msg::Tagged(tag, Box::new(Msg::Run(batch)))]);
-    assert_eq!(a.run.info.run_id, "many0001");
-    assert_eq!((a.panels.console, a.grid.guides), (console, guides));
+    assert_eq!(a.shown.run.info.run_id, "many0001");
+    assert_eq!((a.panels.console, a.charts.grid.guides), (console, guides));
 }
 
 /// In the live monitor there is no run to read again: `alt+r` does nothing.

@@ -118,16 +118,16 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
         }]
     );
     rt.settle(&mut a);
-    assert_eq!(a.source.runs_here, 2);
+    assert_eq!(a.shown.source.runs_here, 2);
     let charts = a.charts.shown.len();
-    assert!(charts > 4 && !a.run.media.is_empty());
+    assert!(charts > 4 && !a.shown.run.media.is_empty());
 
     // The whole wandb directory goes away after the start.
     std::fs::remove_dir_all(&wandb).unwrap();
 
     // R opens the picker at once; its list is asked for, and keys wait for it.
     assert!(rt.send(&mut a, Msg::char('R')).redraw);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert_eq!(
         rt.queue.back(),
         Some(&Cmd::ListRuns {
@@ -137,28 +137,28 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     rt.send(&mut a, key(KeyCode::Down));
     rt.settle(&mut a);
     // The directory is gone: the list is empty, and the waiting key applied to it.
-    assert!(a.runs.is_empty() && a.runs_sel == 0);
+    assert!(a.runs.list.is_empty() && a.runs.sel == 0);
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
 
     // The media pane opens and asks for its image; the answer is an error shown.
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
-    assert!(a.areas.media.is_some());
+    assert!(a.screen.areas.media.is_some());
     assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
-    assert!(a.media.loading);
+    assert!(a.panes.media.loading);
     let Some(Cmd::LoadImage { path }) = rt.queue.back().cloned() else {
         panic!("{:?}", rt.queue);
     };
     assert!(path.starts_with(run_dir.join("files")), "{path:?}");
     rt.settle(&mut a);
-    assert!(!a.media.loading && a.media.image.is_none());
-    assert!(a.media.error.is_some());
+    assert!(!a.panes.media.loading && a.panes.media.image.is_none());
+    assert!(a.panes.media.error.is_some());
     assert!(rt.send(&mut a, key(KeyCode::Left)).redraw);
     rt.settle(&mut a);
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
-    assert!(a.areas.media.is_none());
+    assert!(a.screen.areas.media.is_none());
 
     // Filter, page, log scale, help: all state, no file.
     for m in [Msg::char('/')]
@@ -172,19 +172,19 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     assert!(filtered > 0 && filtered < charts, "{filtered} of {charts}");
     rt.send(&mut a, Msg::ctrl('l'));
     assert_eq!(a.charts.shown.len(), charts);
-    let pages = a.grid.pages(charts);
+    let pages = a.charts.grid.pages(charts);
     assert!(pages > 1, "{pages} pages");
     rt.send(&mut a, key(KeyCode::End));
-    assert_eq!(a.grid.page(), pages - 1);
+    assert_eq!(a.charts.grid.page(), pages - 1);
     rt.send(&mut a, Msg::char('y'));
     let log = leet::ui::charts::grid::YScale::Log;
-    assert_eq!(a.grid.scales.metric(a.focused_key().unwrap()), log);
+    assert_eq!(a.charts.grid.scales.metric(a.focused_key().unwrap()), log);
     assert!(rt.send(&mut a, Msg::char('h')).redraw);
     assert!(matches!(a.overlay, Overlay::Help { .. }));
     rt.send(&mut a, key(KeyCode::Down));
-    assert_eq!(a.overlay, Overlay::Help { scroll: 1 });
+    assert!(matches!(a.overlay, Overlay::Help { scroll: 1 }));
     rt.send(&mut a, key(KeyCode::Esc));
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
 
     // Switch runs: the picker's list comes (made up: the other run, also gone);
     // Enter stops this run's reader and starts one on the other.
@@ -193,7 +193,7 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
     let other = wandb.join(MULTI4);
     rt.send(&mut a, key(KeyCode::Down));
     rt.send(&mut a, key(KeyCode::Enter));
-    assert_eq!(a.overlay, Overlay::Runs, "keys wait for the list");
+    assert!(matches!(a.overlay, Overlay::Runs), "keys wait for the list");
     let listed = |dir: &Path| RunEntry {
         dir: dir.to_path_buf(),
         ..RunEntry::default()
@@ -205,19 +205,19 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
             runs: vec![listed(&run_dir), listed(&other)],
         },
     );
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     let tail: Vec<Cmd> = rt.log.iter().rev().take(2).rev().cloned().collect();
     let [Cmd::StopReader { tag: 0 }, Cmd::StartReader { path, tag }] = tail.as_slice() else {
         panic!("{:?}", rt.log);
     };
     assert_eq!(path, &other);
-    assert!(a.metric_keys.is_empty(), "the new run starts empty");
+    assert!(a.charts.metric_keys.is_empty(), "the new run starts empty");
     // Its reader finds nothing there; the app says so and goes on.
     rt.send(
         &mut a,
         Msg::Tagged(*tag, Box::new(Msg::SourceError("no such directory".into()))),
     );
-    assert!(a.source.error.is_some());
+    assert!(a.shown.source.error.is_some());
     rt.settle(&mut a);
     assert!(rt.send(&mut a, Msg::char('q')).quit);
 }
@@ -241,15 +241,15 @@ fn keys_are_answered_while_no_command_is() {
     );
     rt.send(&mut a, Msg::Run(batch));
     assert!(rt.send(&mut a, Msg::char('R')).redraw);
-    assert_eq!(a.overlay, Overlay::Runs);
+    assert!(matches!(a.overlay, Overlay::Runs));
     assert!(
         !rt.send(&mut a, key(KeyCode::Down)).redraw,
         "waits for the list"
     );
     assert!(rt.send(&mut a, key(KeyCode::Esc)).redraw);
-    assert_eq!(a.overlay, Overlay::None);
+    assert!(matches!(a.overlay, Overlay::None));
     assert!(rt.send(&mut a, Msg::char('3')).redraw);
-    assert!(a.media.loading && a.areas.media.is_some());
+    assert!(a.panes.media.loading && a.screen.areas.media.is_some());
     let s = screen(&a, 120, 40);
     assert!(s.contains("reading the image"), "{s}");
     assert!(rt.send(&mut a, key(KeyCode::Right)).redraw);
@@ -263,7 +263,7 @@ fn keys_are_answered_while_no_command_is() {
             _ => None,
         })
         .unwrap();
-    if a.media.loaded.as_deref() != Some(first.as_path()) {
+    if a.panes.media.loaded.as_deref() != Some(first.as_path()) {
         assert!(
             !rt.send(
                 &mut a,
@@ -274,7 +274,7 @@ fn keys_are_answered_while_no_command_is() {
             )
             .redraw
         );
-        assert!(a.media.error.is_none());
+        assert!(a.panes.media.error.is_none());
     }
     assert!(rt.send(&mut a, Msg::char('q')).quit);
 }

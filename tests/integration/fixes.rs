@@ -213,7 +213,7 @@ fn help_end_then_up_or_pgup_scrolls_back_at_once() {
         let mut app = App::new(Options::default());
         app.update(Msg::Resize(w, h));
         app.update(Msg::char('h'));
-        let max = app.limits.help_max;
+        let max = app.screen.limits.help_max;
         assert!(max > 0, "the help is longer than {h} rows");
         app.update(Msg::key(KeyCode::End));
         assert_eq!(help_scroll(&app), max, "end: the last line on the last row");
@@ -251,7 +251,7 @@ fn help_scroll_follows_a_resize() {
     let small = help_scroll(&app);
     // Taller: fewer lines are hidden, and the offset shrinks with them.
     app.update(Msg::Resize(80, 60));
-    let tall = app.limits.help_max;
+    let tall = app.screen.limits.help_max;
     assert!(tall < small, "{tall} < {small}");
     assert_eq!(help_scroll(&app), tall);
     app.update(Msg::key(KeyCode::Up));

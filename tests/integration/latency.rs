@@ -44,7 +44,7 @@ fn append_to_screen_latency() {
     let mut term = Terminal::new(TestBackend::new(200, 60)).unwrap();
     // Initial load.
     let t0 = Instant::now();
-    while app.source.read_to < first as u64 {
+    while app.shown.source.read_to < first as u64 {
         let m = rx.recv_timeout(Duration::from_secs(5)).unwrap();
         app.update(m);
     }
@@ -68,7 +68,7 @@ fn append_to_screen_latency() {
         loop {
             let m = rx.recv_timeout(Duration::from_secs(2)).unwrap();
             app.update(m);
-            if app.source.read_to >= to as u64 {
+            if app.shown.source.read_to >= to as u64 {
                 break;
             }
         }

@@ -466,9 +466,9 @@ fn live_monitor_with_eight_gpus() {
 fn live_overview_formats_readings_and_lists_unavailable_families() {
     // At 80 columns the overview starts hidden: `[` shows it.
     let mut app = live_host(80, 24, 1, None);
-    assert!(app.areas.left.is_none());
+    assert!(app.screen.areas.left.is_none());
     send(&mut app, [Msg::char('[')]);
-    assert!(app.areas.left.is_some());
+    assert!(app.screen.areas.left.is_some());
     let s = screen(&app, 80, 24);
     insta::assert_snapshot!("live_80x24_overview", s);
     // At 200 it shows at start; scrolled to its end (Environment, Unavailable).
@@ -672,16 +672,16 @@ fn run_picker() {
     for (w, h) in SIZES {
         let mut app = opened_at("multi", no_color(), w, h);
         send(&mut app, [Msg::char('R'), Msg::key(KeyCode::Down)]);
-        assert_eq!(app.runs.len(), 5);
+        assert_eq!(app.runs.list.len(), 5);
         // Paths and file times differ per checkout: make them fixed for the snapshot.
         let rel = |p: &std::path::Path| std::path::Path::new("wandb").join(p.file_name().unwrap());
-        for (i, r) in app.runs.iter_mut().enumerate() {
+        for (i, r) in app.runs.list.iter_mut().enumerate() {
             r.dir = rel(&r.dir);
             r.modified = Some(NOW - 600.0 * (i as f64 + 1.0));
         }
-        let cur = app.source.file.take().unwrap();
-        app.source.file = Some(rel(cur.parent().unwrap()).join(cur.file_name().unwrap()));
-        app.source.path = Some("multi.wandb".into());
+        let cur = app.shown.source.file.take().unwrap();
+        app.shown.source.file = Some(rel(cur.parent().unwrap()).join(cur.file_name().unwrap()));
+        app.shown.source.path = Some("multi.wandb".into());
         insta::assert_snapshot!(format!("multi_{w}x{h}_run_picker"), screen(&app, w, h));
     }
 }

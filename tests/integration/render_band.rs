@@ -197,13 +197,13 @@ fn a_noisy_chart_has_a_band_around_its_line_and_b_hides_it() {
     );
     // b: no band; the line zigzags through each column's min and max instead.
     app.update(Msg::key(KeyCode::Char('b')));
-    assert!(!app.band);
+    assert!(!app.charts.band);
     let d = dots(&buffer(&app, w, h));
     assert!(d.iter().all(|c| !c.2), "a band cell left after b");
     assert!(d.len() > 200, "{} line cells", d.len());
     // And back.
     app.update(Msg::key(KeyCode::Char('b')));
-    assert!(app.band);
+    assert!(app.charts.band);
     assert!(dots(&buffer(&app, w, h)).iter().any(|c| c.2));
 }
 
@@ -214,7 +214,7 @@ fn b_hides_the_band_in_the_grid_too_and_every_chart_had_one() {
     let before = dots(&buffer(&app, w, h));
     // Both charts (acc left, loss right of it) have band cells.
     let dim_x: Vec<u16> = before.iter().filter(|c| c.2).map(|c| c.0).collect();
-    let grid = app.areas.grid;
+    let grid = app.screen.areas.grid;
     let mid = grid.x + grid.width / 2;
     assert!(dim_x.iter().any(|&x| x < mid) && dim_x.iter().any(|&x| x >= mid));
     app.update(Msg::key(KeyCode::Char('b')));
@@ -232,11 +232,11 @@ fn a_spike_of_one_point_in_100k_stays_visible() {
     };
     let mut app = run_app(100_000, &metrics, true, w, h);
     app.update(Msg::key(KeyCode::Enter));
-    let series = app.run.metrics.get("spiky").unwrap();
+    let series = app.shown.run.metrics.get("spiky").unwrap();
     assert_eq!(series.count(), 100_000);
     assert!(series.stored() < 100_000, "compacted");
     for band in [true, false] {
-        app.band = band;
+        app.charts.band = band;
         let d = dots(&buffer(&app, w, h));
         // The spike sets the y range: the highest dots are over the spike's x (54%
         // across the dots), and only there, far above the noise.
@@ -286,7 +286,7 @@ fn the_band_setting_is_saved_and_printed() {
     assert!(!back.viewer.band);
     let mut fresh = noisy(60, false, 80, 24);
     fresh.apply_settings(&back.viewer);
-    assert!(!fresh.band);
+    assert!(!fresh.charts.band);
 }
 
 #[test]

@@ -50,8 +50,8 @@ fn crosshair_by_key_steps_point_by_point_and_shows_the_recorded_value() {
         assert!(!c.synced);
         let key = app.focused_key().unwrap().to_owned();
         // Three points back from the last one.
-        let last = app.run.metrics.get(&key).unwrap().last().unwrap().0;
-        let s = app.run.metrics.get(&key).unwrap();
+        let last = app.shown.run.metrics.get(&key).unwrap().last().unwrap().0;
+        let s = app.shown.run.metrics.get(&key).unwrap();
         let mut x = last;
         for _ in 0..3 {
             x = s.step_from(x, false).unwrap();
@@ -104,9 +104,9 @@ fn synced_crosshair_is_on_every_visible_chart_and_esc_hides_it() {
 #[test]
 fn a_right_click_puts_the_crosshair_under_the_pointer_and_a_drag_moves_it() {
     let mut app = app_from("tiny", 120, 40);
-    let grid = app.areas.grid;
+    let grid = app.screen.areas.grid;
     let body = leet::ui::layout::grid_body(grid);
-    let cell = leet::ui::layout::grid_cell(body, app.grid.cols, app.grid.rows, 0);
+    let cell = leet::ui::layout::grid_cell(body, app.charts.grid.cols, app.charts.grid.rows, 0);
     let at = |kind, col: u16| {
         Msg::Mouse(MouseEvent {
             kind,
@@ -118,12 +118,12 @@ fn a_right_click_puts_the_crosshair_under_the_pointer_and_a_drag_moves_it() {
     // The left edge: the first point; the right edge: the last.
     app.update(at(MouseEventKind::Down(MouseButton::Right), cell.x + 1));
     let key = app.focused_key().unwrap().to_owned();
-    let s = app.run.metrics.get(&key).unwrap();
+    let s = app.shown.run.metrics.get(&key).unwrap();
     assert_eq!(app.charts.crosshair.map(|c| c.x), s.first().map(|p| p.0));
     app.update(at(
         MouseEventKind::Drag(MouseButton::Right),
         cell.right() - 1,
     ));
-    let s = app.run.metrics.get(&key).unwrap();
+    let s = app.shown.run.metrics.get(&key).unwrap();
     assert_eq!(app.charts.crosshair.map(|c| c.x), s.last().map(|p| p.0));
 }

@@ -50,20 +50,20 @@ fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
 #[test]
 fn damage_between_rows_is_a_break_over_the_steps_lost() {
     let (_dir, app) = damaged_app(120, 40);
-    assert!(!app.run.damage.is_clean());
-    let breaks = app.run.breaks.spans();
+    assert!(!app.shown.run.damage.is_clean());
+    let breaks = app.shown.run.breaks.spans();
     assert_eq!(breaks.len(), 1, "{breaks:?}");
     let (a, b) = breaks[0];
     // The break is between two steps that were read, and the steps in between
     // were not.
-    let loss = app.run.metrics.get("loss").unwrap();
+    let loss = app.shown.run.metrics.get("loss").unwrap();
     let xs: Vec<f64> = loss.points().iter().map(|p| p.0).collect();
     assert!(xs.contains(&a) && xs.contains(&b), "{a} {b}");
     assert!(b > a + 1.0, "{a} {b}");
     assert!(!xs.iter().any(|&x| x > a && x < b), "{xs:?}");
     // The clean file has none.
     let clean = common::screen::app_from("crashed", 120, 40);
-    assert!(clean.run.breaks.spans().is_empty());
+    assert!(clean.shown.run.breaks.spans().is_empty());
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn a_damaged_run_with_its_gap_marked() {
         // The loss chart full screen (the crashed run's first chart).
         app.update(Msg::key(KeyCode::Enter));
         let s = screen(&app, w, h);
-        let (a, b) = app.run.breaks.spans()[0];
+        let (a, b) = app.shown.run.breaks.spans()[0];
         let note = format!("steps {}–{} lost", a + 1.0, b - 1.0);
         assert!(s.contains(&note), "{w}x{h}: {note}\n{s}");
         assert!(s.contains('╳'), "{w}x{h}\n{s}");

@@ -101,25 +101,32 @@ fn live(w: u16, h: u16, color: bool) -> App {
 
 /// Index of the system chart titled `title`.
 fn chart(app: &App, title: &str) -> usize {
-    app.sys_charts
+    app.charts
+        .sys
         .iter()
         .position(|c| c.title == title)
         .unwrap_or_else(|| panic!("no chart {title}"))
 }
 
 fn scale(app: &App, title: &str) -> YScale {
-    app.grid.scales.system(&app.sys_charts[chart(app, title)])
+    app.charts
+        .grid
+        .scales
+        .system(&app.charts.sys[chart(app, title)])
 }
 
 /// The live app with GPU Utilization and CPU both switched to heatmap with `y`.
 fn live_heatmaps(w: u16, h: u16, color: bool) -> App {
     let mut app = live(w, h, color);
-    assert_eq!(app.metric_keys, ["GPU Utilization", "CPU Core", "Memory"]);
-    assert_eq!(app.grid.focus, 0);
+    assert_eq!(
+        app.charts.metric_keys,
+        ["GPU Utilization", "CPU Core", "Memory"]
+    );
+    assert_eq!(app.charts.grid.focus, 0);
     keys(&mut app, "yy");
     // `d`: focus the next chart (CPU).
     keys(&mut app, "dyy");
-    assert_eq!(app.grid.focus, 1);
+    assert_eq!(app.charts.grid.focus, 1);
     assert_eq!(scale(&app, "GPU Utilization"), YScale::Heatmap);
     assert_eq!(scale(&app, "CPU Core"), YScale::Heatmap);
     app
@@ -245,7 +252,7 @@ fn y_cycles_linear_log_heatmap_only_where_a_heatmap_is_offered() {
     );
     // Memory: a percentage of one series: linear ↔ log.
     keys(&mut app, "dd");
-    assert_eq!(app.grid.focus, 2);
+    assert_eq!(app.charts.grid.focus, 2);
     let mut seen = vec![(scale(&app, "Memory"), title_of(&app, "Memory (%)"))];
     for _ in 0..2 {
         keys(&mut app, "y");
@@ -339,10 +346,10 @@ fn viewer_system_sidebar_heatmap() {
     }
     assert_eq!(app.panels.focus, leet::ui::panels::Pane::Right);
     let memory = chart(&app, "Memory");
-    while app.system.shown.get(app.system.scroll) != Some(&memory) {
-        let before = app.system.scroll;
+    while app.panes.system.shown.get(app.panes.system.scroll) != Some(&memory) {
+        let before = app.panes.system.scroll;
         keys(&mut app, "s");
-        assert_ne!(app.system.scroll, before, "Memory not reachable");
+        assert_ne!(app.panes.system.scroll, before, "Memory not reachable");
     }
     // CPU (the process's, one series) is not at the top any more: untouched by `y`.
     keys(&mut app, "yy");

@@ -287,10 +287,10 @@ fn damaged_app(w: u16, h: u16) -> (tempfile::TempDir, App) {
 fn a_damaged_run_shows_its_damage_in_the_overview() {
     for (w, h) in SIZES {
         let (_dir, app) = damaged_app(w, h);
-        let d = &app.run.damage;
+        let d = &app.shown.run.damage;
         assert_eq!(d.skipped_spans, 1);
         let span = d.skips[0];
-        let (a, b) = app.run.breaks.spans()[0];
+        let (a, b) = app.shown.run.breaks.spans()[0];
         let s = screen(&app, w, h);
         let left = left_pane(&s);
         let row = |key: &str| {

@@ -26,9 +26,9 @@ fn draw(app: &App, w: u16, h: u16) -> Buffer {
 /// The `tiny` run in colour, in `palette` (reached by pressing `P`).
 fn tiny_in(palette: Palette, w: u16, h: u16) -> App {
     let mut app = app_from("tiny", w, h);
-    app.color = true;
+    app.screen.color = true;
     let mut presses = 0;
-    while app.palette != palette {
+    while app.screen.palette != palette {
         app.update(Msg::char('P'));
         presses += 1;
         assert!(presses < Palette::ALL.len(), "P never reaches {palette}");
@@ -103,11 +103,11 @@ fn snapshots_of_each_palette() {
 fn the_default_palette_on_a_256_colour_terminal() {
     // The 16 colours as they are; the status bar's RGB as its nearest index.
     let mut app = tiny_in(Palette::Default, 80, 24);
-    app.true_color = false;
+    app.screen.true_color = false;
     insta::assert_snapshot!("tiny_80x24_palette_default_256", shot(&draw(&app, 80, 24)));
     // Okabe–Ito: every colour an index, the run's line its orange's (178).
     let mut app = tiny_in(Palette::OkabeIto, 80, 24);
-    app.true_color = false;
+    app.screen.true_color = false;
     let buf = draw(&app, 80, 24);
     assert!(buf
         .content
@@ -132,20 +132,20 @@ fn the_default_palette_on_a_256_colour_terminal() {
 #[test]
 fn p_cycles_the_palette_in_the_grid_and_full_screen_and_help_lists_it() {
     let mut app = tiny_in(Palette::Default, 120, 40);
-    let mut seen = vec![app.palette];
+    let mut seen = vec![app.screen.palette];
     for _ in 1..Palette::ALL.len() {
         app.update(Msg::char('P'));
-        seen.push(app.palette);
+        seen.push(app.screen.palette);
     }
     assert_eq!(seen, Palette::ALL);
     app.update(Msg::char('P'));
-    assert_eq!(app.palette, Palette::Default);
+    assert_eq!(app.screen.palette, Palette::Default);
     // Full screen: the same key.
     app.update(Msg::key(crossterm::event::KeyCode::Enter));
     assert!(app.panels.fullscreen);
     app.update(Msg::char('P'));
-    assert_eq!(app.palette, Palette::WandbVibe10);
-    let help = leet::ui::keymap::help_lines(&app.keymap, false);
+    assert_eq!(app.screen.palette, Palette::WandbVibe10);
+    let help = leet::ui::keymap::help_lines(&app.screen.keymap, false);
     assert!(
         help.iter()
             .any(|(k, d)| k == "P" && d.starts_with("Cycle colour palette")),

@@ -48,7 +48,7 @@ fn dragged_borders_draw_the_panes_at_their_new_sizes() {
     for (w, h) in SIZES {
         let mut app = app_from("system", w, h);
         app.update(Msg::char('4'));
-        let left = app.areas.left.unwrap();
+        let left = app.screen.areas.left.unwrap();
         // The overview 8 columns wider, then the console 3 lines taller.
         let edge = left.right() - 1;
         for m in [
@@ -58,8 +58,8 @@ fn dragged_borders_draw_the_panes_at_their_new_sizes() {
         ] {
             app.update(m);
         }
-        assert_eq!(app.areas.left.unwrap().width, left.width + 8);
-        let console = app.areas.console.unwrap();
+        assert_eq!(app.screen.areas.left.unwrap().width, left.width + 8);
+        let console = app.screen.areas.console.unwrap();
         for m in [
             mouse(
                 MouseEventKind::Down(MouseButton::Left),
@@ -79,7 +79,7 @@ fn dragged_borders_draw_the_panes_at_their_new_sizes() {
         ] {
             app.update(m);
         }
-        assert_eq!(app.areas.console.unwrap().height, console.height + 3);
+        assert_eq!(app.screen.areas.console.unwrap().height, console.height + 3);
         let s = screen(&app, w, h);
         insta::assert_snapshot!(format!("system_{w}x{h}_dragged"), s);
     }

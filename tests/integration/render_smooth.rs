@@ -16,11 +16,11 @@ use ratatui::Terminal;
 
 /// Focus chart `key`.
 fn focus(app: &mut App, key: &str) {
-    app.grid.focus = app
+    app.charts.grid.focus = app
         .charts
         .shown
         .iter()
-        .position(|&i| app.metric_keys[i] == key)
+        .position(|&i| app.charts.metric_keys[i] == key)
         .unwrap();
 }
 
@@ -127,7 +127,7 @@ fn the_raw_line_is_faint_under_the_smoothed_line_in_the_series_colour() {
     // Gaussian σ 5 over 50 noisy points: both lines, the raw one dim.
     press(&mut app, &vec![Msg::char('e'); 4]);
     assert!(matches!(
-        app.smoothing.of("loss"),
+        app.charts.smoothing.of("loss"),
         leet::store::smooth::Smoothing::Gaussian(_)
     ));
     let (plain, dim) = braille(&app, w, h, Color::Cyan);

@@ -30,7 +30,7 @@ fn compare_two(app: &mut App) {
     app.take_cmds();
     for (i, (_, dir)) in others.iter().enumerate() {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
-        let tag = app.compare[i].tag;
+        let tag = app.runs.compare[i].tag;
         app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
     }
 }
@@ -91,7 +91,7 @@ fn stats_table_of_compared_runs() {
 fn run_names_head_their_groups_in_the_runs_colours() {
     let (w, h) = (200, 40);
     let mut app = app_from("tiny", w, h);
-    app.color = true;
+    app.screen.color = true;
     compare_two(&mut app);
     keys(&mut app, &typed("T"));
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -127,7 +127,7 @@ fn compare_six(app: &mut App) {
     app.take_cmds();
     for (i, (_, dir)) in others.iter().enumerate() {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
-        let tag = app.compare[i].tag;
+        let tag = app.runs.compare[i].tag;
         app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
     }
     assert_eq!(app.stats_runs().len(), 7);

@@ -33,7 +33,7 @@ impl Ws {
         app.update(Msg::Resize(w, h));
         let latest = scan(&wandb, cache.path()).first().map(|e| e.dir.clone());
         app.open_workspace(wandb.clone(), None, latest, false);
-        app.workspace.as_mut().unwrap().label = label.to_owned();
+        app.runs.workspace.as_mut().unwrap().label = label.to_owned();
         let mut ws = Self { app, wandb, cache };
         let cmds = ws.app.take_cmds();
         ws.run(cmds);
@@ -266,7 +266,7 @@ fn a_sweep_grouped_by_lr_draws_each_group_s_mean_and_band() {
     snap("grouped", &wandb, "sweep/wandb", &|ws| {
         // Every run drawn (the newest already is), grouped by lr: 4 groups of 3
         // seeds (the resumed run's segments count once).
-        let n = ws.app.workspace.as_ref().unwrap().runs.len();
+        let n = ws.app.runs.workspace.as_ref().unwrap().runs.len();
         for _ in 1..n {
             ws.key(KeyCode::Down, 1);
             ws.keys(" ");
@@ -362,10 +362,10 @@ fn the_highlighted_run_s_overview_below_the_list() {
         "runs/multi/wandb",
         &|ws| {
             ws.key(KeyCode::Down, 2);
-            let w = ws.app.workspace.as_deref().unwrap();
+            let w = ws.app.runs.workspace.as_deref().unwrap();
             assert_eq!(w.selected.len(), 1);
             assert!(!w.is_selected(&w.cursor_run().unwrap().key));
-            assert!(ws.app.compare.is_empty());
+            assert!(ws.app.runs.compare.is_empty());
         },
     );
 }
@@ -378,7 +378,7 @@ fn the_highlighted_overview_matches_the_run_s_own() {
     let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 200, 60);
     ws.key(KeyCode::Down, 2);
     let rows = |app: &App| {
-        let mut r = app.overview.rows.clone();
+        let mut r = app.panes.overview.rows.clone();
         r.retain(|r| !matches!(r, Row::Item(k, _) if k.starts_with("_wandb.")));
         // Titles without their counts (the run's Summary counts `_wandb.runtime`).
         for row in &mut r {
@@ -539,12 +539,12 @@ fn an_unreadable_newest_run_is_marked_and_a_run_still_read_shows_reading() {
     // As the runtime opens it: the newest run directory read at once.
     let newest = wandb.join("offline-run-20261201_000000-junk");
     app.open_workspace(wandb.clone(), None, Some(newest), false);
-    app.workspace.as_mut().unwrap().label = "wandb".into();
+    app.runs.workspace.as_mut().unwrap().label = "wandb".into();
     let cmds = app.take_cmds();
     drive(&mut app, cmds, cache.path());
     let cmds = app.update(Msg::Tick(NOW)).cmds;
     drive(&mut app, cmds, cache.path());
-    let w = app.workspace.as_deref().unwrap();
+    let w = app.runs.workspace.as_deref().unwrap();
     assert_eq!(w.selected, ["multi005"]);
     let s = common::screen::screen(&app, 120, 30);
     assert!(s.contains("bad file"), "{s}");

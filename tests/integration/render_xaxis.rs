@@ -32,9 +32,9 @@ fn focus(app: &mut App, key: &str) {
         if app.focused_key() == Some(key) {
             break;
         }
-        let before = (app.focused_key().map(str::to_owned), app.grid.page());
+        let before = (app.focused_key().map(str::to_owned), app.charts.grid.page());
         app.update(Msg::char('d'));
-        if (app.focused_key().map(str::to_owned), app.grid.page()) == before {
+        if (app.focused_key().map(str::to_owned), app.charts.grid.page()) == before {
             app.update(Msg::char('s'));
         }
     }
@@ -256,10 +256,10 @@ fn a_long_run_draws_in_another_x_in_bounded_time() {
     });
     app.update(Msg::Resize(w, h));
     app.update(Msg::Run(batch));
-    let series = app.run.metrics.get("train/loss").unwrap();
+    let series = app.shown.run.metrics.get("train/loss").unwrap();
     assert_eq!(series.count(), 300_000);
     assert!(series.stored() <= 16 * 1024);
-    assert!(app.run.timeline.wall.stored() <= 16 * 1024);
+    assert!(app.shown.run.timeline.wall.stored() <= 16 * 1024);
     let frame = |app: &App| {
         let t = Instant::now();
         let s = screen(app, w, h);
@@ -284,8 +284,13 @@ fn a_step_metric_chart_by_relative_time() {
     let mut app = focused_on("custom_step", "val/acc", w, h);
     assert!(focused_title(&screen(&app, w, h)).contains("x=epoch"));
     assert_eq!(
-        app.run.timeline.by_step.get("val/acc").map(|s| s.count()),
-        app.run.metrics.get("val/acc").map(|s| s.count())
+        app.shown
+            .run
+            .timeline
+            .by_step
+            .get("val/acc")
+            .map(|s| s.count()),
+        app.shown.run.metrics.get("val/acc").map(|s| s.count())
     );
     press(&mut app, "x");
     let s = screen(&app, w, h);
@@ -304,14 +309,14 @@ fn the_picker_filters_moves_picks_and_cancels() {
     let (w, h) = (120, 40);
     let mut app = focused_on("custom_step", "train/loss", w, h);
     press(&mut app, "xxx");
-    let p = app.xaxis.picker.as_ref().unwrap();
+    let p = app.charts.xaxis.picker.as_ref().unwrap();
     assert_eq!(p.key, "train/loss");
     assert!(p.options.iter().all(|o| o != "train/loss"));
     assert!(p.options.contains(&"epoch".to_owned()));
     press(&mut app, "zzz");
     assert!(screen(&app, w, h).contains("no metric matches"));
     app.update(Msg::key(KeyCode::Enter));
-    assert!(app.xaxis.picker.is_some());
+    assert!(app.charts.xaxis.picker.is_some());
     for _ in 0..3 {
         app.update(Msg::key(KeyCode::Backspace));
     }
@@ -322,13 +327,13 @@ fn the_picker_filters_moves_picks_and_cancels() {
     app.update(Msg::key(KeyCode::Up));
     assert!(screen(&app, w, h).contains("▶ val/acc"));
     app.update(Msg::key(KeyCode::Esc));
-    assert!(app.xaxis.picker.is_none());
+    assert!(app.charts.xaxis.picker.is_none());
     assert!(!focused_title(&screen(&app, w, h)).contains("x="));
     // Picked: val/acc's value at each step (it is logged on even steps).
     press(&mut app, "xxx");
     press(&mut app, "val/acc");
     app.update(Msg::key(KeyCode::Enter));
-    assert!(app.xaxis.picker.is_none());
+    assert!(app.charts.xaxis.picker.is_none());
     assert!(focused_title(&screen(&app, w, h)).contains("x=val/acc"));
 }
 
@@ -363,9 +368,9 @@ fn the_x_choice_and_log_x_are_saved_and_come_back() {
     let cfg = Config::parse(&config, &text).unwrap();
     let mut again = app_from("custom_step", w, h);
     again.use_config(None, cfg);
-    assert_eq!(*again.xaxis.of("train/loss"), XAxis::Wall);
-    assert!(again.xaxis.log_x("train/loss"));
-    assert_eq!(*again.xaxis.of("train/extra"), XAxis::Default);
+    assert_eq!(*again.charts.xaxis.of("train/loss"), XAxis::Wall);
+    assert!(again.charts.xaxis.log_x("train/loss"));
+    assert_eq!(*again.charts.xaxis.of("train/extra"), XAxis::Default);
     let s = screen(&again, w, h);
     assert!(s.contains("train/loss · x=wall logx"), "{s}");
     // X: every chart gets the focused chart's x, saved as x_axis_all.

@@ -298,7 +298,7 @@ fn two_instances_changing_different_settings_keep_both() {
     a.update(Msg::char('y'));
     b.update(Msg::char('b'));
     b.update(Msg::char('P'));
-    let (guides, palette) = (a.grid.guides, b.palette);
+    let (guides, palette) = (a.charts.grid.guides, b.screen.palette);
     assert_written(&save_at_tick(&mut a), 1);
     assert_written(&save_at_tick(&mut b), 1);
     let on_disk = || {
@@ -323,14 +323,14 @@ fn two_instances_changing_different_settings_keep_both() {
         file.viewer_in(Path::new("/p/wandb")).y_scale.is_empty(),
         "{file:?}"
     );
-    assert_eq!(file.viewer.guides, b.grid.guides);
+    assert_eq!(file.viewer.guides, b.charts.grid.guides);
     assert_eq!(file.viewer.palette, palette);
     assert!(!file.viewer.band);
     // A third instance starts with all of it.
     let c = tiny_with(&path, "/p/wandb");
     assert_eq!(
-        (c.grid.guides, c.palette, c.band),
-        (b.grid.guides, palette, false)
+        (c.charts.grid.guides, c.screen.palette, c.charts.band),
+        (b.charts.grid.guides, palette, false)
     );
 }
 
@@ -357,9 +357,9 @@ fn a_symlinked_config_keeps_its_link_and_its_target_gets_the_change() {
     let text = std::fs::read_to_string(&target).unwrap();
     assert_eq!(
         Config::parse(&target, &text).unwrap().viewer.guides,
-        a.grid.guides
+        a.charts.grid.guides
     );
-    assert_ne!(a.grid.guides, Config::default().viewer.guides);
+    assert_ne!(a.charts.grid.guides, Config::default().viewer.guides);
     // No temporary file left in either directory.
     for dir in [path.parent().unwrap(), target.parent().unwrap()] {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -383,7 +383,7 @@ fn a_0600_config_stays_0600() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         Config::parse(&path, &text).unwrap().viewer.guides,
-        a.grid.guides
+        a.charts.grid.guides
     );
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -455,7 +455,7 @@ fn a_y_scale_set_in_project_a_does_not_apply_in_project_b() {
     let mut a = tiny_in("/p/a/wandb", Config::default());
     let key = a.focused_key().unwrap().to_owned();
     a.update(Msg::char('y'));
-    assert_eq!(a.grid.scales.metric(&key), YScale::Log);
+    assert_eq!(a.charts.grid.scales.metric(&key), YScale::Log);
     assert!(
         focused_title(&screen(&a, 120, 40)).starts_with(&format!("┏{key} · log━")),
         "{}",
@@ -465,14 +465,14 @@ fn a_y_scale_set_in_project_a_does_not_apply_in_project_b() {
     let file = Config::parse(Path::new("config.toml"), &text).unwrap();
     // Project B: the same metric, drawn linear (and so saved).
     let b = tiny_in("/p/b/wandb", file.clone());
-    assert_eq!(b.grid.scales.metric(&key), YScale::Linear);
+    assert_eq!(b.charts.grid.scales.metric(&key), YScale::Linear);
     let s = screen(&b, 120, 40);
     assert!(focused_title(&s).starts_with(&format!("┏{key}━")), "{s}");
     assert!(b.settings().y_scale.is_empty());
     assert_eq!(b.unsaved_settings(), None);
     // Project A again: still on its log scale.
     let a = tiny_in("/p/a/wandb", file);
-    assert_eq!(a.grid.scales.metric(&key), YScale::Log);
+    assert_eq!(a.charts.grid.scales.metric(&key), YScale::Log);
 }
 
 #[test]
@@ -561,7 +561,7 @@ fn a_settings_file_of_before_projects_still_loads_and_moves_into_the_first_proje
         (s.smoothing_all.as_str(), s.x_axis_all.as_str()),
         ("none", "step")
     );
-    assert!(!b.charts.filter.is_active() && !b.overview.filter.is_active());
+    assert!(!b.charts.filter.is_active() && !b.panes.overview.filter.is_active());
     assert_eq!(b.settings_note(), None);
 }
 

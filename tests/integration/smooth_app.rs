@@ -48,11 +48,11 @@ fn app_on(file: &Path) -> App {
 
 /// Focus the `train/loss` chart.
 fn focus_key(app: &mut App) {
-    app.grid.focus = app
+    app.charts.grid.focus = app
         .charts
         .shown
         .iter()
-        .position(|&i| app.metric_keys[i] == KEY)
+        .position(|&i| app.charts.metric_keys[i] == KEY)
         .unwrap();
 }
 
@@ -154,7 +154,7 @@ fn close(a: f64, b: f64) -> bool {
 /// The app's smoothed series of the focused chart, checked point by point against
 /// the reference (x = step = index); how many points it keeps.
 fn check_against(app: &App, reference: &[f64]) -> usize {
-    let SmoothedLine::Ready(s) = app.smoothed_line(&app.run, KEY) else {
+    let SmoothedLine::Ready(s) = app.smoothed_line(&app.shown.run, KEY) else {
         panic!("not smoothed");
     };
     assert_eq!(s.stored(), s.count() as usize);
@@ -175,7 +175,7 @@ fn each_kind_on_a_run_past_the_cap_equals_its_reference_from_every_point() {
     let steps = 3 * DEFAULT_SERIES_CAP as u64 + 123;
     let file = synth_run(tmp.path(), steps);
     let mut app = app_on(&file);
-    let raw = app.run.metrics.get(KEY).unwrap();
+    let raw = app.shown.run.metrics.get(KEY).unwrap();
     // The store keeps min/max pairs, not every point.
     assert_eq!(raw.count(), steps);
     assert!(raw.stored() < raw.count() as usize);
@@ -191,7 +191,7 @@ fn each_kind_on_a_run_past_the_cap_equals_its_reference_from_every_point() {
         // answer comes.
         let fx = app.update(Msg::char('e'));
         assert!(matches!(
-            app.smoothed_line(&app.run, KEY),
+            app.smoothed_line(&app.shown.run, KEY),
             SmoothedLine::Pending
         ));
         let jobs = settle(&mut app, fx);
@@ -208,7 +208,7 @@ fn each_kind_on_a_run_past_the_cap_equals_its_reference_from_every_point() {
     let fx = app.update(Msg::char('e'));
     assert!(settle(&mut app, fx).is_empty());
     assert!(matches!(
-        app.smoothed_line(&app.run, KEY),
+        app.smoothed_line(&app.shown.run, KEY),
         SmoothedLine::Off
     ));
 }
@@ -243,7 +243,7 @@ fn a_series_holding_every_point_is_smoothed_from_its_points_and_plus_minus_step(
         settle(&mut app, fx);
     }
     assert_eq!(
-        app.smoothing.of(KEY),
+        app.charts.smoothing.of(KEY),
         leet::store::smooth::Smoothing::Twema(0.99)
     );
     assert!(!app.update(Msg::char('+')).redraw);
@@ -251,7 +251,7 @@ fn a_series_holding_every_point_is_smoothed_from_its_points_and_plus_minus_step(
         app.update(Msg::char('-'));
     }
     assert_eq!(
-        app.smoothing.of(KEY),
+        app.charts.smoothing.of(KEY),
         leet::store::smooth::Smoothing::Twema(0.1)
     );
 }
@@ -273,20 +273,20 @@ fn capital_e_smooths_every_chart_on_screen_and_then_none() {
     assert!(jobs.iter().all(|j| j.smoothing == "ema:0.6"));
     for k in ["lr", "train/acc", KEY] {
         assert!(matches!(
-            app.smoothed_line(&app.run, k),
+            app.smoothed_line(&app.shown.run, k),
             SmoothedLine::Ready(_)
         ));
     }
     // Every chart smoothed: E turns every chart's smoothing off.
     let fx = app.update(Msg::char('E'));
     assert!(fx.cmds.is_empty());
-    assert!(!app.smoothing.any());
+    assert!(!app.charts.smoothing.any());
     // And on again with the same smoothing.
     let fx = app.update(Msg::char('E'));
     settle(&mut app, fx);
     for k in ["lr", "train/acc", KEY] {
         assert_eq!(
-            app.smoothing.of(k),
+            app.charts.smoothing.of(k),
             leet::store::smooth::Smoothing::Ema(0.6)
         );
     }
@@ -301,7 +301,7 @@ fn a_growing_run_is_smoothed_again_at_most_about_once_a_second() {
     assert_eq!(settle(&mut app, fx).len(), 1);
     // More rows arrive (the same steps again: the series grows).
     let more = || leet::source::tail::read_batch(&file).unwrap().1;
-    let t0 = app.now;
+    let t0 = app.shown.now;
     let fx = app.update(Msg::Run(more()));
     let jobs = settle(&mut app, fx);
     assert!(jobs.is_empty(), "asked again at once: {jobs:?}");
@@ -313,7 +313,7 @@ fn a_growing_run_is_smoothed_again_at_most_about_once_a_second() {
     let jobs = settle(&mut app, fx);
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].points.as_ref().map(Vec::len), Some(900));
-    let SmoothedLine::Ready(s) = app.smoothed_line(&app.run, KEY) else {
+    let SmoothedLine::Ready(s) = app.smoothed_line(&app.shown.run, KEY) else {
         panic!("not smoothed");
     };
     assert_eq!(s.count(), 900);
@@ -333,13 +333,13 @@ fn a_run_file_gone_says_why_on_the_status_line_and_draws_the_raw_line() {
     let jobs = settle(&mut app, fx);
     assert_eq!(jobs.len(), 1);
     assert!(matches!(
-        app.smoothed_line(&app.run, KEY),
+        app.smoothed_line(&app.shown.run, KEY),
         SmoothedLine::Failed
     ));
-    let err = app.source.error.clone().unwrap();
+    let err = app.shown.source.error.clone().unwrap();
     assert!(err.contains("cannot smooth train/loss"), "{err}");
     // Not asked again until the series changes.
-    let fx = app.update(Msg::Tick(app.now + 5.0));
+    let fx = app.update(Msg::Tick(app.shown.now + 5.0));
     assert!(settle(&mut app, fx).is_empty());
 }
 
@@ -360,7 +360,7 @@ fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
     let (_, batch) = leet::source::tail::read_batch(&other).unwrap();
     app.update(Msg::Tagged(tag, Box::new(Msg::Run(batch))));
     // A compared run keeps half a main run's points: its store is compacted.
-    let theirs = app.compare[0].run.metrics.get(KEY).unwrap();
+    let theirs = app.runs.compare[0].run.metrics.get(KEY).unwrap();
     assert!(theirs.stored() < theirs.count() as usize);
     let fx = app.update(Msg::char('e'));
     let mut jobs = settle(&mut app, fx);
@@ -377,7 +377,7 @@ fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
     );
     let (xs, ys) = every_point(steps);
     let reference = ref_twema(&xs, &ys, 0.6);
-    let SmoothedLine::Ready(s) = app.smoothed_line(&app.compare[0].run, KEY) else {
+    let SmoothedLine::Ready(s) = app.smoothed_line(&app.runs.compare[0].run, KEY) else {
         panic!("compared run not smoothed");
     };
     assert!(s.stored() > 1000);
@@ -403,7 +403,7 @@ fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
     for k in ['e', 'e', '+'] {
         app.update(Msg::char(k));
     }
-    let fx = app.update(Msg::Tick(app.now + 2.0));
+    let fx = app.update(Msg::Tick(app.shown.now + 2.0));
     let text = fx
         .cmds
         .iter()
@@ -420,8 +420,8 @@ fn each_chart_s_smoothing_is_saved_in_the_settings_and_comes_back() {
     let cfg = Config::parse(&config, &text).unwrap();
     let mut again = app_on(&file);
     again.use_config(None, cfg.clone());
-    assert_eq!(again.smoothing.of(KEY), Smoothing::Ema(0.7));
-    assert_eq!(again.smoothing.of("lr"), Smoothing::None);
+    assert_eq!(again.charts.smoothing.of(KEY), Smoothing::Ema(0.7));
+    assert_eq!(again.charts.smoothing.of("lr"), Smoothing::None);
     assert_eq!(again.settings_config().to_toml(), text);
     // E: every chart, saved as such.
     again.update(Msg::char('E'));
@@ -459,7 +459,7 @@ fn the_smoothed_series_kept_stay_bounded_however_many_are_asked_for() {
     let mut asked = 0;
     // Every chart through every kind and every parameter step.
     for chart in 0..3 {
-        app.grid.focus = chart;
+        app.charts.grid.focus = chart;
         for _ in 0..4 {
             let fx = app.update(Msg::char('e'));
             asked += settle(&mut app, fx).len();
@@ -470,10 +470,14 @@ fn the_smoothed_series_kept_stay_bounded_however_many_are_asked_for() {
         }
     }
     assert!(asked > 100, "{asked}");
-    assert!(app.smoothing.cached() <= 64, "{}", app.smoothing.cached());
+    assert!(
+        app.charts.smoothing.cached() <= 64,
+        "{}",
+        app.charts.smoothing.cached()
+    );
     // The one drawn now is among them.
     assert!(matches!(
-        app.smoothed_line(&app.run, &app.metric_keys[app.charts.shown[2]]),
+        app.smoothed_line(&app.shown.run, &app.charts.metric_keys[app.charts.shown[2]]),
         SmoothedLine::Ready(_)
     ));
 }

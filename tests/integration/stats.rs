@@ -190,13 +190,20 @@ fn load(dir: &Path, max_points: usize) -> App {
 fn check_run(name: &str, dir: &Path, max_points: usize) -> usize {
     let want = expected(dir);
     let app = load(dir, max_points);
-    let keys: Vec<&str> = app.run.metrics.keys().iter().map(String::as_str).collect();
+    let keys: Vec<&str> = app
+        .shown
+        .run
+        .metrics
+        .keys()
+        .iter()
+        .map(String::as_str)
+        .collect();
     let want_keys: Vec<&str> = want.keys().map(String::as_str).collect();
     let mut sorted = keys.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, want_keys, "{name}: history keys");
     let mut over_cap = 0;
-    for (k, s) in app.run.metrics.iter() {
+    for (k, s) in app.shown.run.metrics.iter() {
         check(&format!("{name} {k} (store)"), &s.stats(), &want[k]);
         if s.count() > s.stored() as u64 {
             over_cap += 1;
@@ -204,7 +211,7 @@ fn check_run(name: &str, dir: &Path, max_points: usize) -> usize {
     }
     let rows = app.stats_rows();
     let row_keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
-    let charted: Vec<&str> = app.metric_keys.iter().map(String::as_str).collect();
+    let charted: Vec<&str> = app.charts.metric_keys.iter().map(String::as_str).collect();
     assert_eq!(
         row_keys, charted,
         "{name}: a row per charted metric, by name"
@@ -272,7 +279,7 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
     let mut app = load(&dir, Options::default().max_points);
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::Stats);
+    assert!(matches!(app.overlay, Overlay::Stats(_)));
     let n = app.stats_rows().len();
     assert!(n > 100, "{n} rows");
     // Sorted by name at first.
@@ -301,29 +308,34 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     assert_eq!(desc.first(), asc.last());
     // The selection moves and keeps in view.
     key(&mut app, KeyCode::End);
-    assert_eq!(app.stats.sel, n - 1);
-    assert!(app.stats.top + leet::ui::overlay::stats::body_rows(40) > app.stats.sel);
+    assert_eq!(app.stats_cursor().sel, n - 1);
+    assert!(
+        app.stats_cursor().top + leet::ui::overlay::stats::body_rows(40) > app.stats_cursor().sel
+    );
     key(&mut app, KeyCode::Home);
-    assert_eq!((app.stats.sel, app.stats.top), (0, 0));
+    assert_eq!((app.stats_cursor().sel, app.stats_cursor().top), (0, 0));
     key(&mut app, KeyCode::PageDown);
-    assert_eq!(app.stats.sel, leet::ui::overlay::stats::body_rows(40));
+    assert_eq!(
+        app.stats_cursor().sel,
+        leet::ui::overlay::stats::body_rows(40)
+    );
     // `/` filters by name, live; tab makes it a glob; enter keeps it; esc closes.
     chars(&mut app, "/");
     chars(&mut app, "^eval/");
     let rows = app.stats_rows();
     assert!(!rows.is_empty() && rows.len() < n);
     assert!(rows.iter().all(|r| r.key.starts_with("eval/")));
-    assert_eq!(app.stats.sel, 0);
+    assert_eq!(app.stats_cursor().sel, 0);
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.stats.filter.text, "^eval/");
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.overlay, Overlay::None);
+    assert!(matches!(app.overlay, Overlay::None));
     // The metric charts' filter was not touched.
     assert!(!app.charts.filter.is_active());
     chars(&mut app, "T");
     assert_eq!(app.stats_rows().len(), rows.len(), "the filter stays");
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::None);
+    assert!(matches!(app.overlay, Overlay::None));
 }
 
 #[test]
@@ -335,7 +347,7 @@ fn compared_runs_get_a_column_group_each_with_their_own_stats() {
     let _ = cmds;
     for (i, (_, dir)) in others.iter().enumerate() {
         let (_, b) = leet::source::tail::read_batch(dir).unwrap();
-        let tag = app.compare[i].tag;
+        let tag = app.runs.compare[i].tag;
         app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
     }
     chars(&mut app, "T");
@@ -380,7 +392,7 @@ fn the_live_monitor_has_no_table_and_the_help_lists_its_keys() {
     let mut live = App::live(Options::default(), 60.0);
     live.update(Msg::Resize(120, 40));
     chars(&mut live, "T");
-    assert_eq!(live.overlay, Overlay::None);
+    assert!(matches!(live.overlay, Overlay::None));
     let km = leet::ui::keymap::Keymap::builtin();
     let lines = leet::ui::keymap::help_lines(&km, false);
     let at = lines
@@ -449,7 +461,7 @@ fn workspace_table(wandb: &Path, max_points: usize) -> App {
         }
     }
     chars(&mut app, "T");
-    assert_eq!(app.overlay, Overlay::Stats);
+    assert!(matches!(app.overlay, Overlay::Stats(_)));
     app
 }
 
@@ -516,8 +528,8 @@ fn a_run_resumed_from_a_checkpoint_joins_its_segments_numbers_exactly() {
     expected_into(&mut want, &dirs[1], None);
     assert_eq!(want["loss"].count, 4000);
     check_one_group(&app, "rewound (2 segments)", &want);
-    let compacted = std::iter::once(&app.run)
-        .chain(app.compare.iter().map(|c| &c.run))
+    let compacted = std::iter::once(&app.shown.run)
+        .chain(app.runs.compare.iter().map(|c| &c.run))
         .filter_map(|r| r.metrics.get("loss"))
         .all(|s| s.count() > s.stored() as u64);
     assert!(compacted, "both segments' series past their cap");

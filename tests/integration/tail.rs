@@ -61,7 +61,7 @@ fn big_file_loads_in_batches_with_progress() {
     let mut app = App::new(Options::default());
     let mut batches = 0;
     let mut first_progress = None;
-    while app.source.read_to < len || batches == 0 {
+    while app.shown.source.read_to < len || batches == 0 {
         let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         if matches!(m, Msg::Run(_)) {
             batches += 1;
@@ -69,9 +69,9 @@ fn big_file_loads_in_batches_with_progress() {
         app.update(m);
         if batches == 1 && first_progress.is_none() {
             first_progress = Some((
-                app.source.read_to,
-                app.source.file_len,
-                app.source.loading(),
+                app.shown.source.read_to,
+                app.shown.source.file_len,
+                app.shown.source.loading(),
             ));
             // An old file without its exit record read yet is loading, not "crashed?".
             app.update(Msg::Tick(leet::source::tail::unix_now() + 1e6));
@@ -81,10 +81,10 @@ fn big_file_loads_in_batches_with_progress() {
     let (read, total, loading) = first_progress.unwrap();
     assert!(loading && read < total && total == len, "{read}/{total}");
     assert!(batches >= 3, "{batches}");
-    assert!(!app.source.loading());
-    assert_eq!(app.run.history_rows, u64::try_from(n).unwrap());
-    assert_eq!(app.run.step(), n - 1);
-    assert_eq!(app.run.counts.total, u64::try_from(n).unwrap());
+    assert!(!app.shown.source.loading());
+    assert_eq!(app.shown.run.history_rows, u64::try_from(n).unwrap());
+    assert_eq!(app.shown.run.step(), n - 1);
+    assert_eq!(app.shown.run.counts.total, u64::try_from(n).unwrap());
 }
 
 // ---------------------------------------------------------------------------------
@@ -440,7 +440,7 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
         );
         let mut app = App::new(Options::default());
         let mut batches = 0;
-        while app.source.read_to < len || app.source.file_len == 0 {
+        while app.shown.source.read_to < len || app.shown.source.file_len == 0 {
             let m = rx.recv_timeout(Duration::from_secs(20)).unwrap();
             let Msg::Tagged(_, m) = m else { continue };
             if matches!(*m, Msg::Run(_)) {
@@ -453,9 +453,9 @@ fn the_tui_reports_the_damage_of_a_one_shot_read_whatever_the_read_size() {
             batches > 1 || chunk > data.len(),
             "chunk {chunk}: {batches}"
         );
-        let got = leet::inspect::damage_json(&app.run.damage);
+        let got = leet::inspect::damage_json(&app.shown.run.damage);
         assert_eq!(got, want, "chunk {chunk}, {batches} batches");
-        assert_eq!(app.run.counts, whole.counts, "chunk {chunk}");
+        assert_eq!(app.shown.run.counts, whole.counts, "chunk {chunk}");
     }
 }
 
@@ -662,7 +662,7 @@ fn a_file_with_a_bad_header_says_what_is_wrong_instead_of_loading() {
         let why = app.unreadable().unwrap_or_default();
         assert!(why.contains(name) && why.contains(cause), "{name}: {why:?}");
         assert_eq!(app.live_state(), leet::ui::LiveState::Unreadable, "{name}");
-        assert!(!app.source.loading(), "{name}");
+        assert!(!app.shown.source.loading(), "{name}");
         let s = screen(&app, 100, 30);
         assert!(!s.contains("loading"), "{name}: {s}");
         // The main area (right of the overview), its rows joined.

@@ -20,8 +20,8 @@ impl App {
     /// compared run's).
     fn focused_series(&self) -> Option<&crate::store::Series> {
         let key = self.focused_key()?;
-        std::iter::once(&self.run)
-            .chain(self.compare.iter().map(|c| &c.run))
+        std::iter::once(&self.shown.run)
+            .chain(self.runs.compare.iter().map(|c| &c.run))
             .filter_map(|r| r.metrics.get(key))
             .find(|s| !s.is_empty())
     }

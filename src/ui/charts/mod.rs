@@ -9,3 +9,41 @@ pub(crate) mod group;
 pub mod sections;
 pub mod smoothing;
 pub mod xaxis;
+
+use std::collections::BTreeMap;
+
+use crate::ui::filter::FilterState;
+use crate::ui::system::SysChart;
+use crate::ui::Pending;
+
+/// The metrics grid's charts: which pass the filter, per-chart view settings, and
+/// the system charts.
+#[derive(Debug, Clone, Default)]
+pub struct Charts {
+    /// Indices into `metric_keys` passing the filter.
+    pub shown: Vec<usize>,
+    pub filter: FilterState,
+    /// Charts (by key) zoomed to an x-range.
+    pub zoom: BTreeMap<String, (f64, f64)>,
+    /// The crosshair (`C`, right click), None when off.
+    pub crosshair: Option<crosshair::Crosshair>,
+    /// Keys hidden by `define_metric(hidden=True)`: how many, and whether they are
+    /// charted anyway (`H`).
+    pub hidden: usize,
+    pub show_hidden: bool,
+    /// Paging and y scales of the grid.
+    pub grid: grid::GridState,
+    /// A prefix key waiting for its digit.
+    pub pending: Option<Pending>,
+    /// History keys to chart (hidden ones omitted), sorted; in the live monitor, one
+    /// id per grouped system chart.
+    pub metric_keys: Vec<String>,
+    /// The run's system charts (the sidebar's, the live monitor's grid).
+    pub sys: Vec<SysChart>,
+    /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
+    pub xaxis: xaxis::XAxisState,
+    /// Each chart's smoothing, and the smoothed series.
+    pub smoothing: smoothing::SmoothState,
+    /// The min–max band on charts with more points than columns (`b`).
+    pub band: bool,
+}

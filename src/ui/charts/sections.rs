@@ -13,7 +13,7 @@
 //!
 //! Order: within a section its own charts first (in key order), then its
 //! sub-sections (by name); the shown charts are kept in that order, so a section's
-//! charts (and its sub-sections') are one run of positions in `ChartsPane::shown`.
+//! charts (and its sub-sections') are one run of positions in `Charts::shown`.
 //!
 //! Paging: a page is filled with header lines and rows of `cols` charts in that
 //! order, at most `rows` chart rows; a page that starts inside a section repeats
@@ -45,7 +45,7 @@ pub struct Section {
     pub parent: Option<usize>,
     /// Shown charts in it and in its sub-sections.
     pub count: usize,
-    /// Its own shown charts: positions in `ChartsPane::shown`.
+    /// Its own shown charts: positions in `Charts::shown`.
     pub charts: Range<usize>,
     /// Index of its last sub-section (itself when it has none): a section's
     /// sub-sections follow it in the list.

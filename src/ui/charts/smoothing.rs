@@ -218,9 +218,9 @@ impl App {
             // then none.
             let focused = self
                 .focused_key()
-                .map(|k| self.smoothing.of(k))
+                .map(|k| self.charts.smoothing.of(k))
                 .filter(|s| *s != Smoothing::None);
-            let st = &mut self.smoothing;
+            let st = &mut self.charts.smoothing;
             let every =
                 st.all != Smoothing::None && st.charts.values().all(|s| *s != Smoothing::None);
             if let Some(s) = focused {
@@ -233,7 +233,7 @@ impl App {
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::NONE;
         };
-        let now = self.smoothing.of(&key);
+        let now = self.charts.smoothing.of(&key);
         let s = match a {
             Action::CycleSmoothing => next_kind(now),
             Action::SmoothingUp => step_param(now, true),
@@ -242,17 +242,18 @@ impl App {
         if s == now {
             return Effect::NONE;
         }
-        self.smoothing.set(&key, s);
+        self.charts.smoothing.set(&key, s);
         Effect::REDRAW
     }
 
     /// The file a drawn run was read from: the main run's, or a compared run's
     /// directory.
     fn file_of(&self, run: &Run) -> Option<&Path> {
-        if std::ptr::eq(run, &self.run) {
-            return self.source.file.as_deref();
+        if std::ptr::eq(run, &self.shown.run) {
+            return self.shown.source.file.as_deref();
         }
-        self.compare
+        self.runs
+            .compare
             .iter()
             .find(|c| std::ptr::eq(run, &c.run))
             .map(|c| c.dir.as_path())
@@ -261,7 +262,7 @@ impl App {
     /// What chart `key` draws of `run`'s smoothed series.
     #[must_use]
     pub fn smoothed_line(&self, run: &Run, key: &str) -> SmoothedLine<'_> {
-        let s = self.smoothing.of(key);
+        let s = self.charts.smoothing.of(key);
         if s == Smoothing::None || self.is_host() {
             return SmoothedLine::Off;
         }
@@ -273,7 +274,7 @@ impl App {
             key: key.to_owned(),
             spec: s.to_string(),
         };
-        match self.smoothing.cache.get(&ck) {
+        match self.charts.smoothing.cache.get(&ck) {
             Some(Entry {
                 series: Some(s), ..
             }) => SmoothedLine::Ready(s),
@@ -285,17 +286,17 @@ impl App {
     /// Ask for the smoothed series the charts on screen lack, or that their
     /// runs have outgrown (rate limited); after every update that redraws.
     pub(in crate::ui) fn request_smoothing(&mut self) {
-        if self.is_host() || !self.smoothing.any() {
+        if self.is_host() || !self.charts.smoothing.any() {
             return;
         }
         let n = self.charts.shown.len();
         let on_screen = if self.panels.fullscreen {
-            self.grid.focus..(self.grid.focus + 1).min(n)
-        } else if self.areas.grid.height == 0 {
+            self.charts.grid.focus..(self.charts.grid.focus + 1).min(n)
+        } else if self.screen.areas.grid.height == 0 {
             0..0
         } else {
-            let start = self.grid.page_start();
-            start..(start + self.grid.per_page()).min(n)
+            let start = self.charts.grid.page_start();
+            start..(start + self.charts.grid.per_page()).min(n)
         };
         let mut jobs = Vec::new();
         for i in on_screen {
@@ -303,15 +304,16 @@ impl App {
                 .charts
                 .shown
                 .get(i)
-                .and_then(|&k| self.metric_keys.get(k))
+                .and_then(|&k| self.charts.metric_keys.get(k))
             else {
                 continue;
             };
-            let s = self.smoothing.of(key);
+            let s = self.charts.smoothing.of(key);
             if s == Smoothing::None {
                 continue;
             }
-            let runs = std::iter::once(&self.run).chain(self.compare.iter().map(|c| &c.run));
+            let runs =
+                std::iter::once(&self.shown.run).chain(self.runs.compare.iter().map(|c| &c.run));
             for run in runs {
                 let (Some(series), Some(path)) = (run.metrics.get(key), self.file_of(run)) else {
                     continue;
@@ -319,8 +321,8 @@ impl App {
                 jobs.push((path.to_owned(), key.clone(), s, series));
             }
         }
-        let (now, cap) = (self.now, self.max_points);
-        let st = &mut self.smoothing;
+        let (now, cap) = (self.shown.now, self.shown.max_points);
+        let st = &mut self.charts.smoothing;
         for (path, key, s, series) in jobs {
             st.stamp += 1;
             let stamp = st.stamp;
@@ -377,7 +379,7 @@ impl App {
             key: r.job.key,
             spec: r.job.smoothing,
         };
-        let Some(e) = self.smoothing.cache.get_mut(&ck) else {
+        let Some(e) = self.charts.smoothing.cache.get_mut(&ck) else {
             return Effect::NONE;
         };
         e.in_flight = None;
@@ -393,7 +395,7 @@ impl App {
             }
             Err(why) => {
                 e.failed = true;
-                self.source.error = Some(crate::text::sanitize(&format!(
+                self.shown.source.error = Some(crate::text::sanitize(&format!(
                     "cannot smooth {}: {why}",
                     ck.key
                 )));

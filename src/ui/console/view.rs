@@ -36,12 +36,12 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
     let tw = layout::console_text_width(area);
     let height = |i: usize| wrapped_rows(&text_at(i), tw);
     // The limit the app keeps for its console area (the one keys scroll against).
-    let max_back = if app.areas.console == Some(area) {
-        app.limits.console_max
+    let max_back = if app.screen.areas.console == Some(area) {
+        app.screen.limits.console_max
     } else {
         layout::console_max_back(total, rows, (0..total).map(height))
     };
-    let back = app.console.back.min(max_back);
+    let back = app.panes.console.back.min(max_back);
 
     // Which rows of which lines show, top to bottom, and how many lines are hidden
     // above them.
@@ -103,11 +103,11 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
     } else {
         format!("Console Logs [{total} lines]")
     };
-    if app.console.filter.is_active() {
+    if app.panes.console.filter.is_active() {
         title.push_str(&format!(
             " filtered from {} by /{}",
             view.total(),
-            sanitize(&app.console.filter.text)
+            sanitize(&app.panes.console.filter.text)
         ));
     }
     let block = Block::default()

@@ -365,3 +365,16 @@ mod tests {
         assert_eq!(env_bytes(None), None);
     }
 }
+
+/// The live host monitor's own state.
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    /// The header's readings (from the latest samples).
+    pub(crate) header: HostHeader,
+    /// The process table and the monitored process.
+    pub procs: procs::ProcsPane,
+    /// Samples received.
+    pub samples: u64,
+    /// (sample time, system key count) of the last overview rebuild.
+    pub(in crate::ui) overview_at: (f64, usize),
+}

@@ -58,7 +58,7 @@ fn meter(label: &str, m: &Meter) -> Bar {
 }
 
 fn bars(app: &App) -> Vec<Bar> {
-    let h = &app.host;
+    let h = &app.host.header;
     let mut out = vec![
         Bar {
             label: "CPU".into(),
@@ -93,8 +93,8 @@ fn bars(app: &App) -> Vec<Bar> {
 }
 
 fn facts(app: &App) -> String {
-    let h = &app.host;
-    let mut parts = vec![sanitize(&app.run.info.host)];
+    let h = &app.host.header;
+    let mut parts = vec![sanitize(&app.shown.run.info.host)];
     if !h.os.is_empty() {
         parts.push(sanitize(&h.os));
     }
@@ -227,7 +227,7 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         }
         draw_bar(buf, cell(i), y, cell_w.saturating_sub(2), b, theme);
     }
-    let devs = &app.host.devices;
+    let devs = &app.host.header.devices;
     for (i, d) in devs.iter().enumerate() {
         if i % usize::from(cols) == 0 {
             y += 1;

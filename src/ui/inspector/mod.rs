@@ -156,20 +156,34 @@ impl App {
     /// quits). The commands are handed out by the next update or `take_cmds`.
     pub fn open_inspector(&mut self, path: PathBuf, standalone: bool) {
         self.out.push(Cmd::OpenRecords { path: path.clone() });
-        self.inspector = Some(Box::new(Inspector {
+        self.overlay = Overlay::Inspector(Box::new(Inspector {
             path,
             standalone,
             ..Inspector::default()
         }));
-        self.overlay = Overlay::Inspector;
         self.ask_records();
     }
 
+    /// The record inspector, while open.
+    #[must_use]
+    pub fn inspector(&self) -> Option<&Inspector> {
+        match &self.overlay {
+            Overlay::Inspector(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    fn inspector_mut(&mut self) -> Option<&mut Inspector> {
+        match &mut self.overlay {
+            Overlay::Inspector(i) => Some(i),
+            _ => None,
+        }
+    }
+
     fn close_inspector(&mut self) -> Effect {
-        if self.inspector.as_ref().is_some_and(|i| i.standalone) {
+        if self.inspector().is_some_and(|i| i.standalone) {
             return Effect::QUIT;
         }
-        self.inspector = None;
         self.overlay = Overlay::None;
         self.out.push(Cmd::CloseRecords);
         Effect::REDRAW
@@ -177,8 +191,8 @@ impl App {
 
     /// Send the view in force.
     pub(super) fn ask_records(&mut self) {
-        let rows = Inspector::list_rows(self.size);
-        if let Some(i) = self.inspector.as_deref_mut() {
+        let rows = Inspector::list_rows(self.screen.size);
+        if let Some(i) = self.inspector_mut() {
             i.gen += 1;
             let v = i.view(rows);
             self.out.push(Cmd::ViewRecords(v));
@@ -187,10 +201,10 @@ impl App {
 
     /// `i` in the viewer: the inspector on the run's file.
     pub(super) fn toggle_inspector(&mut self) -> Effect {
-        if self.inspector.is_some() {
+        if self.inspector().is_some() {
             return self.close_inspector();
         }
-        let Some(file) = self.source.file.clone() else {
+        let Some(file) = self.shown.source.file.clone() else {
             return Effect::NONE;
         };
         self.open_inspector(file, false);
@@ -199,7 +213,7 @@ impl App {
 
     /// An answer of the records worker.
     pub(super) fn on_records(&mut self, page: RecordsPage) -> Effect {
-        let Some(i) = self.inspector.as_deref_mut() else {
+        let Some(i) = self.inspector_mut() else {
             return Effect::NONE;
         };
         // Positions are the answer's only when it answers the last request (keys
@@ -218,9 +232,9 @@ impl App {
 
     /// A key action while the inspector is in front.
     pub(super) fn act_inspector(&mut self, a: Action) -> Effect {
-        let rows = Inspector::list_rows(self.size) as u64;
-        let body_rows = Inspector::body_rows(self.size);
-        let Some(i) = self.inspector.as_deref_mut() else {
+        let rows = Inspector::list_rows(self.screen.size) as u64;
+        let body_rows = Inspector::body_rows(self.screen.size);
+        let Some(i) = self.inspector_mut() else {
             self.overlay = Overlay::None;
             return Effect::REDRAW;
         };
@@ -300,7 +314,7 @@ impl App {
 
     /// Typing into the text filter: the filter changed (or not).
     pub(super) fn with_records_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
-        let Some(i) = self.inspector.as_deref_mut() else {
+        let Some(i) = self.inspector_mut() else {
             return;
         };
         let before = i.filter.text.clone();

@@ -91,7 +91,7 @@ fn progress(i: &Inspector) -> String {
 
 /// Draw the inspector over the whole screen.
 pub(crate) fn render_inspector(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    let Some(i) = app.inspector.as_deref() else {
+    let Some(i) = app.inspector() else {
         return;
     };
     Clear.render(area, buf);

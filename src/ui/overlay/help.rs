@@ -8,7 +8,7 @@ use crate::ui::theme::Theme;
 use crate::ui::{App, Overlay};
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
-    let lines = help_lines(&app.keymap, app.is_host());
+    let lines = help_lines(&app.screen.keymap, app.is_host());
     let key_w = lines
         .iter()
         .filter(|l| !l.0.is_empty())
@@ -22,7 +22,7 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
     let inner = crate::ui::overlay::open(buf, area, " leet · keys (from the live key map) ", theme);
     let rows = usize::from(inner.height);
     let max_scroll = lines.len().saturating_sub(rows);
-    // Kept within `app.limits.help_max` (the same count) by the app.
+    // Kept within `app.screen.limits.help_max` (the same count) by the app.
     let scroll = match app.overlay {
         Overlay::Help { scroll } => scroll.min(max_scroll),
         _ => 0,

@@ -489,23 +489,27 @@ impl App {
     pub(super) fn overview_rows(&self) -> (Vec<Row>, SectionRows) {
         match self.overview_subject() {
             Some(r) => index_rows(r),
-            None => rows(&self.run, self.is_host(), self.procs.process_keys_shown()),
+            None => rows(
+                &self.shown.run,
+                self.is_host(),
+                self.host.procs.process_keys_shown(),
+            ),
         }
     }
 
     pub(super) fn set_overview(&mut self, (facts, all): (Vec<Row>, SectionRows)) {
-        self.overview.set(facts, all);
+        self.panes.overview.set(facts, all);
     }
 
     /// After the overview filter changed: every section from its top, the one with
     /// the most matches active.
     pub(super) fn refilter_overview(&mut self) {
-        self.overview.refilter(true);
+        self.panes.overview.refilter(true);
     }
 
     /// How the overview's rows share the pane now (see [`OverviewLayout`]).
     #[must_use]
     pub fn overview_layout(&self) -> OverviewLayout {
-        self.overview.layout(self.limits.overview_room)
+        self.panes.overview.layout(self.screen.limits.overview_room)
     }
 }

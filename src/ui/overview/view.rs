@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use crate::text::sanitize;
 use crate::ui::layout;
 use crate::ui::panels::Pane;
+use crate::ui::system;
 use crate::ui::system::view::render_sys_chart;
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{fit, fit_words};
@@ -23,10 +24,10 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
 /// The run file is there but holds no byte yet (a run that has not written its
 /// first record): a log that is empty, not a crashed run, however long it stays so.
 fn empty_file(app: &App) -> bool {
-    app.source.file.is_some()
-        && app.source.file_len == 0
-        && app.run.counts.total == 0
-        && app.run.exit_code.is_none()
+    app.shown.source.file.is_some()
+        && app.shown.source.file_len == 0
+        && app.shown.run.counts.total == 0
+        && app.shown.run.exit_code.is_none()
         && app.unreadable().is_none()
 }
 
@@ -68,7 +69,7 @@ pub(crate) fn state_words(state: LiveState, theme: Theme) -> (String, Style) {
 /// Runtime in seconds: from the exit record, else the data's time span.
 #[must_use]
 pub(crate) fn runtime(app: &App) -> Option<f64> {
-    app.run.runtime()
+    app.shown.run.runtime()
 }
 
 /// Width of the overview's key column (the key and one space): as wide as the
@@ -106,7 +107,7 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     separator(buf, area.right() - 1, area, theme);
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
     let (state, style) = state_label(app, theme);
-    let i = &app.run.info;
+    let i = &app.shown.run.info;
     let mut fixed: Vec<(String, String, Style)> = vec![("State".into(), state, style)];
     // An empty file has no run record yet: no blank ID row.
     if !(empty_file(app) && i.run_id.is_empty()) {
@@ -115,11 +116,15 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     if let Some(r) = runtime(app) {
         fixed.push(("Runtime".into(), format::duration(r), theme.text()));
     }
-    if app.run.history_rows > 0 {
-        fixed.push(("Step".into(), app.run.step().to_string(), theme.text()));
+    if app.shown.run.history_rows > 0 {
+        fixed.push((
+            "Step".into(),
+            app.shown.run.step().to_string(),
+            theme.text(),
+        ));
     }
     let focused = app.panels.focus == Pane::Left;
-    render_overview(buf, inner, &app.overview, &fixed, focused, theme);
+    render_overview(buf, inner, &app.panes.overview, &fixed, focused, theme);
 }
 
 /// An overview pane's rows in `inner`: its title, the `fixed` rows pinned under
@@ -185,7 +190,7 @@ pub(crate) fn render_overview(
         }
         Row::Item(k, v) => row(buf, y, k, v, theme.text()),
         Row::Bytes(k, b) => row(buf, y, k, &format::bytes(*b), theme.text()),
-        Row::Metric(k, v) => row(buf, y, k, &format::reading(k, *v), theme.text()),
+        Row::Metric(k, v) => row(buf, y, k, &system::reading(k, *v), theme.text()),
         // Its raw number is on the filter row (the status bar) while filtering.
         Row::Time(k, t) => row(buf, y, k, &Row::date(*t), theme.text()),
         Row::Note(k, v) => {
@@ -246,21 +251,21 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     }
     separator(buf, area.x, area, theme);
     let focused = app.panels.focus == Pane::Right;
-    let n = app.system.shown.len();
-    let per = if app.areas.right == Some(area) {
-        app.limits.system_page
+    let n = app.panes.system.shown.len();
+    let per = if app.screen.areas.right == Some(area) {
+        app.screen.limits.system_page
     } else {
         layout::sys_per_page(area)
     };
-    let start = app.system.scroll.min(n.saturating_sub(1));
+    let start = app.panes.system.scroll.min(n.saturating_sub(1));
     let end = (start + per).min(n);
     let mut header = if n == 0 {
         "System Metrics".to_owned()
     } else {
         format!("System Metrics [{}-{end} of {n}]", start + 1)
     };
-    if app.system.filter.is_active() {
-        header.push_str(&format!(" \\{}", sanitize(&app.system.filter.text)));
+    if app.panes.system.filter.is_active() {
+        header.push_str(&format!(" \\{}", sanitize(&app.panes.system.filter.text)));
     }
     let w = usize::from(area.width.saturating_sub(2));
     buf.set_stringn(
@@ -271,7 +276,7 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         theme.title(focused).patch(theme.heading()),
     );
     if n == 0 {
-        let msg = if app.sys_charts.is_empty() {
+        let msg = if app.charts.sys.is_empty() {
             "no system metrics"
         } else {
             "no chart matches the filter"
@@ -281,11 +286,11 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         }
         return;
     }
-    for (slot, &ci) in app.system.shown[start..end].iter().enumerate() {
+    for (slot, &ci) in app.panes.system.shown[start..end].iter().enumerate() {
         let cell = layout::sys_cell(area, slot).intersection(area);
         if cell.height < 3 {
             break;
         }
-        render_sys_chart(buf, cell, app, &app.sys_charts[ci], false, theme);
+        render_sys_chart(buf, cell, app, &app.charts.sys[ci], false, theme);
     }
 }

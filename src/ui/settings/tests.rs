@@ -231,26 +231,29 @@ fn the_state_gives_the_settings_and_the_settings_the_state() {
     let mut a = app();
     a.apply_settings(&f.viewer);
     assert_eq!(a.settings(), f.viewer);
-    assert_eq!(a.grid.rows_setting, Some(2));
+    assert_eq!(a.charts.grid.rows_setting, Some(2));
     assert!(!a.panels.left && a.panels.console && !a.panels.grid);
-    assert_eq!(a.grid.scales.metric("train/loss \"quoted\""), YScale::Log);
+    assert_eq!(
+        a.charts.grid.scales.metric("train/loss \"quoted\""),
+        YScale::Log
+    );
     assert!(a.charts.filter.matches("val/acc1") && !a.charts.filter.matches("lr"));
     assert!(!a.charts.filter.editing);
     // The overview filter is W&B's glob: `?` one character, `*` any run.
-    assert!(a.overview.filter.glob && !a.charts.filter.glob);
-    assert!(a.overview.filter.matches("lr_max") && !a.overview.filter.matches("lr"));
+    assert!(a.panes.overview.filter.glob && !a.charts.filter.glob);
+    assert!(a.panes.overview.filter.matches("lr_max") && !a.panes.overview.filter.matches("lr"));
     // The x axis: every chart by relative time, `val/acc` by `epoch`, `loss` by
     // wall time on a log x.
     use crate::ui::charts::xaxis::XAxis;
-    assert_eq!(*a.xaxis.of("lr"), XAxis::Relative);
-    assert_eq!(*a.xaxis.of("val/acc"), XAxis::Metric("epoch".into()));
-    assert_eq!(*a.xaxis.of("loss"), XAxis::Wall);
-    assert!(a.xaxis.log_x("loss") && !a.xaxis.log_x("lr"));
+    assert_eq!(*a.charts.xaxis.of("lr"), XAxis::Relative);
+    assert_eq!(*a.charts.xaxis.of("val/acc"), XAxis::Metric("epoch".into()));
+    assert_eq!(*a.charts.xaxis.of("loss"), XAxis::Wall);
+    assert!(a.charts.xaxis.log_x("loss") && !a.charts.xaxis.log_x("lr"));
     // And back to the defaults.
     a.apply_settings(&Settings::defaults(false));
     assert_eq!(a.settings(), Settings::defaults(false));
     assert!(!a.charts.filter.is_active());
-    assert!(!a.overview.filter.glob);
+    assert!(!a.panes.overview.filter.glob);
 }
 
 #[test]
@@ -289,7 +292,7 @@ fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
     a.update(key('g'));
     a.update(key('g'));
     a.update(key('g'));
-    assert_eq!(a.grid.guides, Guides::Dots);
+    assert_eq!(a.charts.grid.guides, Guides::Dots);
     assert!(saves(&a.update(Msg::Tick(4.0))).is_empty());
     // Unsaved at quit: numbered after the last save.
     a.update(key('['));
@@ -335,25 +338,25 @@ fn the_live_monitor_uses_its_own_table() {
     let mut a = App::live(super::super::Options::default(), 60.0);
     a.use_config(Some(PathBuf::from("/c.toml")), file.clone());
     a.update(Msg::Resize(200, 50));
-    assert_eq!(a.grid.rows_setting, Some(2));
+    assert_eq!(a.charts.grid.rows_setting, Some(2));
     assert!(!a.panels.left && !a.panels.auto_left);
-    assert!(a.areas.left.is_none());
+    assert!(a.screen.areas.left.is_none());
     assert_eq!(a.settings_config(), file);
     // "auto": shown on a wide screen, as without settings.
     file.live.left_sidebar = None;
     let mut a = App::live(super::super::Options::default(), 60.0);
     a.use_config(None, file);
     a.update(Msg::Resize(200, 50));
-    assert!(a.panels.auto_left && a.areas.left.is_some());
+    assert!(a.panels.auto_left && a.screen.areas.left.is_some());
 }
 
 #[test]
 fn y_scales_are_settings_by_key_and_stay_when_another_run_opens() {
     let mut a = app();
-    a.grid.scales.set_metric("loss", YScale::Log);
+    a.charts.grid.scales.set_metric("loss", YScale::Log);
     a.open_run(PathBuf::from("/runs/other"), false);
     // Before: every chart went back to linear, and the next save dropped them.
-    assert_eq!(a.grid.scales.metric("loss"), YScale::Log);
+    assert_eq!(a.charts.grid.scales.metric("loss"), YScale::Log);
     assert_eq!(a.settings().y_scale.get("loss"), Some(&YScale::Log));
 }
 
@@ -399,9 +402,9 @@ fn the_palette_comes_from_the_file_and_p_changes_and_saves_it() {
     let mut file = Config::default();
     file.viewer.palette = Palette::TolBright;
     a.use_config(Some(PathBuf::from("/cfg/leet/config.toml")), file);
-    assert_eq!(a.palette, Palette::TolBright);
+    assert_eq!(a.screen.palette, Palette::TolBright);
     a.update(key('P'));
-    assert_eq!(a.palette, Palette::Light);
+    assert_eq!(a.screen.palette, Palette::Light);
     assert_eq!(a.settings().palette, Palette::Light);
     let saved = saves(&a.update(Msg::Tick(10.0)));
     let [(_, text, _)] = saved.as_slice() else {
@@ -412,7 +415,7 @@ fn the_palette_comes_from_the_file_and_p_changes_and_saves_it() {
     assert_eq!(text.matches("palette = \"default\"").count(), 1, "{text}");
     // Around to the first again.
     a.update(key('P'));
-    assert_eq!(a.palette, Palette::Default);
+    assert_eq!(a.screen.palette, Palette::Default);
 }
 
 fn dir(s: &str) -> PathBuf {
@@ -534,7 +537,7 @@ fn per_directory_settings_stay_in_their_directory() {
     let path = dir("/cfg/leet/config.toml");
     let mut a = app();
     a.use_config_in(Some(path.clone()), Config::default(), &dir("/p/a/wandb"));
-    a.grid.scales.set_metric("acc", YScale::Log);
+    a.charts.grid.scales.set_metric("acc", YScale::Log);
     apply_filter(
         &mut a.charts.filter,
         &FilterSetting {
@@ -555,15 +558,15 @@ fn per_directory_settings_stay_in_their_directory() {
     // Another project: the layout, not the y scale nor the filter.
     let mut b = app();
     b.use_config_in(Some(path.clone()), saved.clone(), &dir("/p/b/wandb"));
-    assert_eq!(b.grid.scales.metric("acc"), YScale::Linear);
+    assert_eq!(b.charts.grid.scales.metric("acc"), YScale::Linear);
     assert!(!b.charts.filter.is_active());
-    assert_eq!(b.grid.rows_setting, Some(2));
+    assert_eq!(b.charts.grid.rows_setting, Some(2));
     assert_eq!(b.settings_note(), None);
     // Nothing changed there: nothing written, no empty table for it.
     assert_eq!(b.unsaved_settings(), None);
     assert_eq!(b.settings_config(), saved);
     // Its own y scale joins the file beside A's.
-    b.grid.scales.set_metric("loss", YScale::Log);
+    b.charts.grid.scales.set_metric("loss", YScale::Log);
     let both = b.settings_config();
     assert_eq!(both.projects["/p/a/wandb"], *own);
     assert_eq!(
@@ -574,12 +577,12 @@ fn per_directory_settings_stay_in_their_directory() {
         ["loss"]
     );
     // Back to linear: its table goes.
-    b.grid.scales.set_metric("loss", YScale::Linear);
+    b.charts.grid.scales.set_metric("loss", YScale::Linear);
     assert_eq!(b.settings_config(), saved);
     // A again: as it was left.
     let mut again = app();
     again.use_config_in(None, saved, &dir("/p/a/wandb"));
-    assert_eq!(again.grid.scales.metric("acc"), YScale::Log);
+    assert_eq!(again.charts.grid.scales.metric("acc"), YScale::Log);
     assert!(again.charts.filter.matches("acc") && !again.charts.filter.matches("lr"));
 }
 

@@ -3,22 +3,8 @@
 
 pub(crate) mod view;
 
-/// How a chart's values are formatted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    Plain,
-    Percent,
-    /// Mebibytes.
-    MiB,
-    /// Gibibytes.
-    GiB,
-    Bytes,
-    Celsius,
-    Watts,
-    Joules,
-    MHz,
-    BytesPerSec,
-}
+use crate::ui::widget::format;
+pub use crate::ui::widget::unit::Unit;
 
 /// One line of a system chart.
 #[derive(Debug, Clone, PartialEq)]
@@ -354,6 +340,21 @@ pub(crate) fn key_unit(key: &str) -> Unit {
     infer_unit(key)
 }
 
+/// A live reading of `key` in its unit: percentages with one decimal, sizes in
+/// binary units, °C, W, load averages with two decimals, uptime as `3d 04:12`.
+#[must_use]
+pub(crate) fn reading(key: &str, v: f64) -> String {
+    if !v.is_finite() {
+        return format::value(v);
+    }
+    match key_unit(key) {
+        Unit::Percent => format!("{v:.1}%"),
+        Unit::Plain if key == "uptime" => format::uptime(v),
+        Unit::Plain if key.starts_with("load.") => format!("{v:.2}"),
+        u => format::unit(v, u),
+    }
+}
+
 /// One id per chart, for the live grid (focus, filter): the title, with the unit
 /// where two charts share a title ("Disk Usage %" and "Disk Usage GiB"). Linear in
 /// the number of charts.
@@ -399,44 +400,6 @@ impl SysChart {
         match rest {
             Some(r) => format!("{name} ({u}): {r}"),
             None => format!("{name} ({u})"),
-        }
-    }
-}
-
-impl Unit {
-    /// The unit as a title writes it in brackets: only a unit that every label
-    /// writes as it is, never with a prefix. Byte sizes and rates, energy, power
-    /// and clocks are labelled `23.2GiB`, `1.2MiB/s`, `3kJ`, `1.2kW`, `1.98GHz`,
-    /// so their titles name none; a plain number has none either.
-    #[must_use]
-    pub fn title_unit(self) -> Option<&'static str> {
-        match self {
-            Unit::Percent | Unit::Celsius => Some(self.suffix()),
-            Unit::Plain
-            | Unit::MiB
-            | Unit::GiB
-            | Unit::Bytes
-            | Unit::Watts
-            | Unit::Joules
-            | Unit::MHz
-            | Unit::BytesPerSec => None,
-        }
-    }
-
-    /// A short name of the unit.
-    #[must_use]
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Unit::Plain => "",
-            Unit::Percent => "%",
-            Unit::MiB => "MiB",
-            Unit::GiB => "GiB",
-            Unit::Bytes => "bytes",
-            Unit::Celsius => "°C",
-            Unit::Watts => "W",
-            Unit::Joules => "J",
-            Unit::MHz => "MHz",
-            Unit::BytesPerSec => "B/s",
         }
     }
 }

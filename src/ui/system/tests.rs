@@ -250,3 +250,26 @@ fn grouping_100k_keys_is_linear() {
     assert_eq!(ids[1], "GPU metric0");
     assert_eq!(charts[1].series.len(), 100);
 }
+
+#[test]
+fn live_readings_in_their_units() {
+    assert_eq!(
+        reading("proc.memory.availableMB", 23_639.414_062_5),
+        "23.1GiB"
+    );
+    assert_eq!(reading("cpu.3.cpu_percent", 28.394_153), "28.4%");
+    assert_eq!(reading("memory_percent", 5.0), "5.0%");
+    assert_eq!(reading("network.recv", 177_000_000.0), "169MiB");
+    assert_eq!(reading("gpu.0.temp", 69.666), "69.7°C");
+    assert_eq!(reading("gpu.0.powerWatts", 372.04), "372W");
+    assert_eq!(reading("disk./.usageGB", 120.25), "120GiB");
+    assert_eq!(
+        reading("uptime", 3.0 * 86_400.0 + 4.0 * 3600.0 + 12.0 * 60.0 + 5.0),
+        "3d 04:12"
+    );
+    assert_eq!(reading("uptime", 600.0), "00:10");
+    assert_eq!(reading("load.1m", 1.234), "1.23");
+    assert_eq!(reading("swap.used", 2_147_483_648.0), "2GiB");
+    assert_eq!(reading("cpu", f64::NAN), "NaN");
+    assert_eq!(crate::ui::widget::format::bytes_short(1_536.0), "1.5K");
+}

@@ -26,7 +26,7 @@ fn sys_points(
     out: &mut Vec<Point>,
 ) {
     out.clear();
-    let Some(s) = app.run.system.get(key) else {
+    let Some(s) = app.shown.run.system.get(key) else {
         return;
     };
     let mut raw = Vec::with_capacity(width * 2 + 4);
@@ -82,6 +82,7 @@ pub(crate) fn render_sys_chart(
     let mut x = (f64::INFINITY, f64::NEG_INFINITY);
     for s in &chart.series {
         if let Some((a, b)) = app
+            .shown
             .run
             .system
             .get(&s.key)
@@ -94,12 +95,13 @@ pub(crate) fn render_sys_chart(
         x = (0.0, 0.0);
     }
     // Live: the window that follows the newest sample, as the metric charts do.
-    if let Subject::Host { window: w } = app.subject {
-        let end = app.run.last_time.unwrap_or(x.1);
+    if let Subject::Host { window: w } = app.shown.subject {
+        let end = app.shown.run.last_time.unwrap_or(x.1);
         x = ((end - w).max(x.0.min(end)), end);
     }
     #[allow(clippy::cast_precision_loss)]
     let t0 = app
+        .shown
         .run
         .info
         .start_time
@@ -113,7 +115,7 @@ pub(crate) fn render_sys_chart(
             format::clock(v - t0)
         }
     };
-    let scale = app.grid.scales.system(chart);
+    let scale = app.charts.grid.scales.system(chart);
     // Room for the title on the top border (the corner value takes up to 10).
     let room = usize::from(area.width.saturating_sub(2));
     if scale == YScale::Heatmap {
@@ -147,9 +149,9 @@ pub(crate) fn render_sys_chart(
     // The min–max band: of the series charted as read (not rates).
     let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
         .filter(|(_, s)| s.rate.is_none())
-        .filter_map(|(i, s)| app.run.system.get(&s.key).map(|r| (i, r)))
+        .filter_map(|(i, s)| app.shown.run.system.get(&s.key).map(|r| (i, r)))
         .collect();
-    let minmax = MinMax::of(app.band, &read, x, width, |_| &[]);
+    let minmax = MinMax::of(app.charts.band, &read, x, width, |_| &[]);
     let lines: Vec<Line<'_>> = pts
         .iter()
         .enumerate()
@@ -203,7 +205,7 @@ pub(crate) fn render_sys_chart(
         fmt_x: &fmt_x,
         x_ticks: XTicks::Round,
         y_unit: unit,
-        guides: app.grid.guides,
+        guides: app.charts.grid.guides,
         legend,
         gaps: Vec::new(),
         note: None,

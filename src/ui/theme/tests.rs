@@ -113,12 +113,12 @@ fn app(palette: Palette, true_color: bool, compared: usize, w: u16, h: u16) -> c
     for dir in others.into_iter().take(compared) {
         app.request_compare(dir.clone(), dir.clone());
         let (_, batch) = crate::source::tail::read_batch(&dir).expect("multi run");
-        let tag = app.compare.last().expect("compared").tag;
+        let tag = app.runs.compare.last().expect("compared").tag;
         app.update(Msg::Tagged(tag, Box::new(Msg::Run(batch))));
     }
     app.take_cmds();
     // Through the key, as a user picks it.
-    while app.palette != palette {
+    while app.screen.palette != palette {
         app.update(Msg::char('P'));
     }
     app
@@ -200,7 +200,7 @@ fn no_color_draws_no_colour_in_any_palette() {
     for p in Palette::ALL {
         for true_color in [true, false] {
             let mut a = app(p, true_color, 2, 120, 40);
-            a.color = false;
+            a.screen.color = false;
             let buf = draw(&a, 120, 40);
             assert!(
                 buf.content

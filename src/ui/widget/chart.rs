@@ -8,9 +8,9 @@ use ratatui::style::Style;
 use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
 use super::fit::{fit, put, width};
+use super::guides::Guides;
+use super::unit::Unit;
 use crate::store::series::Point;
-use crate::ui::charts::grid::Guides;
-use crate::ui::system::Unit;
 use crate::ui::theme::Theme;
 use gaps::{crosses, draw_gap_marks, gap_columns};
 use raster::Raster;

@@ -1,6 +1,6 @@
 //! Number, size and time formatting for labels.
 
-use crate::ui::system::Unit;
+use super::unit::Unit;
 
 /// `x` with `sig` significant digits, trailing zeros trimmed.
 fn sig(x: f64, sig: i32) -> String {
@@ -243,21 +243,6 @@ pub(crate) fn uptime(secs: f64) -> String {
     }
 }
 
-/// A live reading of `key` in its unit: percentages with one decimal, sizes in
-/// binary units, °C, W, load averages with two decimals, uptime as `3d 04:12`.
-#[must_use]
-pub(crate) fn reading(key: &str, v: f64) -> String {
-    if !v.is_finite() {
-        return value(v);
-    }
-    match crate::ui::system::key_unit(key) {
-        Unit::Percent => format!("{v:.1}%"),
-        Unit::Plain if key == "uptime" => uptime(v),
-        Unit::Plain if key.starts_with("load.") => format!("{v:.2}"),
-        u => unit(v, u),
-    }
-}
-
 /// Bytes in binary units without the `iB` (`29.4G`), for the narrow header.
 #[must_use]
 pub(crate) fn bytes_short(b: f64) -> String {
@@ -319,28 +304,5 @@ mod tests {
         assert_eq!(unit(12.0, Unit::Joules), "12J");
         assert_eq!(duration(187.0), "3m 07s");
         assert_eq!(clock(75.0), "1:15");
-    }
-
-    #[test]
-    fn live_readings_in_their_units() {
-        assert_eq!(
-            reading("proc.memory.availableMB", 23_639.414_062_5),
-            "23.1GiB"
-        );
-        assert_eq!(reading("cpu.3.cpu_percent", 28.394_153), "28.4%");
-        assert_eq!(reading("memory_percent", 5.0), "5.0%");
-        assert_eq!(reading("network.recv", 177_000_000.0), "169MiB");
-        assert_eq!(reading("gpu.0.temp", 69.666), "69.7°C");
-        assert_eq!(reading("gpu.0.powerWatts", 372.04), "372W");
-        assert_eq!(reading("disk./.usageGB", 120.25), "120GiB");
-        assert_eq!(
-            reading("uptime", 3.0 * 86_400.0 + 4.0 * 3600.0 + 12.0 * 60.0 + 5.0),
-            "3d 04:12"
-        );
-        assert_eq!(reading("uptime", 600.0), "00:10");
-        assert_eq!(reading("load.1m", 1.234), "1.23");
-        assert_eq!(reading("swap.used", 2_147_483_648.0), "2GiB");
-        assert_eq!(reading("cpu", f64::NAN), "NaN");
-        assert_eq!(bytes_short(1_536.0), "1.5K");
     }
 }

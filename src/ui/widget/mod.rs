@@ -6,4 +6,6 @@ pub(crate) mod band;
 pub(crate) mod chart;
 pub(crate) mod fit;
 pub mod format;
+pub mod guides;
 pub(crate) mod heatmap;
+pub mod unit;

@@ -26,7 +26,7 @@ impl App {
         match (&main, alone) {
             (Some(dir), true) => {
                 ws.view = WsView::Run(dir.clone());
-                self.main_reading = Some(dir.clone());
+                self.shown.main_reading = Some(dir.clone());
             }
             _ => {
                 ws.view = WsView::List;
@@ -35,7 +35,7 @@ impl App {
             }
         }
         let list = ws.view == WsView::List;
-        self.workspace = Some(Box::new(ws));
+        self.runs.workspace = Some(Box::new(ws));
         if let Some(dir) = main {
             if !alone {
                 self.open_run(dir, true);
@@ -50,13 +50,14 @@ impl App {
     /// Whether the workspace's runs list is what is shown (not one run alone).
     #[must_use]
     pub fn in_workspace_list(&self) -> bool {
-        self.workspace
+        self.runs
+            .workspace
             .as_ref()
             .is_some_and(|w| w.view == WsView::List)
     }
 
     fn scan_index(&mut self) {
-        if let Some(ws) = &mut self.workspace {
+        if let Some(ws) = &mut self.runs.workspace {
             if !ws.scanning {
                 ws.scanning = true;
                 self.out.push(Cmd::ScanIndex {
@@ -74,6 +75,7 @@ impl App {
         }
         self.scan_index();
         let refiltered = self
+            .runs
             .workspace
             .as_deref_mut()
             .is_some_and(Workspace::refilter_if_due);
@@ -86,7 +88,7 @@ impl App {
     /// The index came: runs merged, the selection kept in step.
     pub(crate) fn on_indexed(&mut self, wandb_dir: &Path, entries: Vec<RunIndexEntry>) -> Effect {
         let main = self.main_run_dir();
-        let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
+        let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
             return Effect::NONE;
         };
         ws.scanning = false;
@@ -100,7 +102,7 @@ impl App {
         }
         // After the readers changed (closing the main run clears its error).
         if note.is_some() {
-            self.source.error = note;
+            self.shown.source.error = note;
         }
         self.sync_overview(true);
         if changed {
@@ -116,7 +118,7 @@ impl App {
         wandb_dir: &Path,
         entries: Vec<RunIndexEntry>,
     ) -> Effect {
-        let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
+        let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
             return Effect::NONE;
         };
         ws.set_partial_index(entries);
@@ -127,7 +129,7 @@ impl App {
 
     /// The index has not changed since the last: only the next scan is due.
     pub(crate) fn on_index_unchanged(&mut self, wandb_dir: &Path) -> Effect {
-        if let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
+        if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
             ws.scanning = false;
             ws.age_vanished();
         }
@@ -135,7 +137,7 @@ impl App {
     }
 
     fn save_workspace(&mut self) {
-        if let Some(ws) = self.workspace.as_deref_mut() {
+        if let Some(ws) = self.runs.workspace.as_deref_mut() {
             if let Some(state) = ws.take_save() {
                 ws.generation += 1;
                 self.out.push(Cmd::SaveWorkspace {
@@ -153,7 +155,7 @@ impl App {
     /// what the next changes are from. A failed one stays unsaved: the next save
     /// (the one on quit at the latest) carries its changes again.
     pub(crate) fn on_workspace_written(&mut self, generation: u64, written: bool) -> Effect {
-        if let Some(ws) = self.workspace.as_deref_mut() {
+        if let Some(ws) = self.runs.workspace.as_deref_mut() {
             if written && generation == ws.generation {
                 ws.on_disk = ws.stored.clone();
             }
@@ -166,7 +168,7 @@ impl App {
     #[must_use]
     pub fn workspace_save_on_quit(&self) -> Option<Cmd> {
         let (wandb_dir, state) = self.workspace_to_save()?;
-        let ws = self.workspace.as_deref()?;
+        let ws = self.runs.workspace.as_deref()?;
         Some(Cmd::SaveWorkspace {
             wandb_dir,
             base: ws.on_disk.clone(),
@@ -181,7 +183,7 @@ impl App {
     /// never listed: a run opened alone).
     #[must_use]
     pub fn workspace_to_save(&self) -> Option<(PathBuf, WorkspaceSaved)> {
-        let ws = self.workspace.as_deref()?;
+        let ws = self.runs.workspace.as_deref()?;
         Some((ws.dir.clone(), ws.final_save()?))
     }
 
@@ -190,7 +192,7 @@ impl App {
     pub(crate) fn reconcile(&mut self) {
         // Until the index comes, what is read stays (the latest run, or the run
         // shown alone).
-        let Some(ws) = self.workspace.as_deref().filter(|w| w.indexed) else {
+        let Some(ws) = self.runs.workspace.as_deref().filter(|w| w.indexed) else {
             return;
         };
         let main = self.main_run_dir();
@@ -205,11 +207,11 @@ impl App {
             .filter(|d| primary.as_ref() != Some(d))
             .collect();
         let mut i = 0;
-        while i < self.compare.len() {
-            if others.contains(&self.compare[i].dir) {
+        while i < self.runs.compare.len() {
+            if others.contains(&self.runs.compare[i].dir) {
                 i += 1;
             } else {
-                let c = self.compare.remove(i);
+                let c = self.runs.compare.remove(i);
                 self.out.push(Cmd::StopReader { tag: c.tag });
             }
         }
@@ -219,7 +221,7 @@ impl App {
             }
         }
         // Drawing order: the wanted order (the pinned run last, on top).
-        self.compare.sort_by_key(|c| {
+        self.runs.compare.sort_by_key(|c| {
             others
                 .iter()
                 .position(|d| *d == c.dir)
@@ -232,7 +234,7 @@ impl App {
 
     /// Colour, legend text, group and pin of every run drawn, from the workspace.
     pub(crate) fn tag_drawn(&mut self) {
-        let Some(ws) = &self.workspace else {
+        let Some(ws) = &self.runs.workspace else {
             return;
         };
         let tag = |dir: &Path| {
@@ -250,8 +252,8 @@ impl App {
             })
         };
         let main = self.main_run_dir();
-        self.main_tag = main.as_deref().and_then(tag);
-        for c in &mut self.compare {
+        self.runs.main_tag = main.as_deref().and_then(tag);
+        for c in &mut self.runs.compare {
             c.ws = tag(&c.dir);
             if let Some(t) = &c.ws {
                 c.label.clone_from(&t.label);
@@ -273,14 +275,14 @@ impl App {
     }
 
     fn act_runs_list(&mut self, a: Action) -> Option<Effect> {
-        let ws = self.workspace.as_mut()?;
+        let ws = self.runs.workspace.as_mut()?;
         let list = ws.view == WsView::List;
         let on_pane = list && self.panels.focus == Pane::Left && !self.panels.fullscreen;
         // The overview part below the list has the moving keys while focused.
         let on_list = on_pane && !ws.overview.focus;
         let err = |app: &mut App, r: Result<(), String>| {
             if let Err(e) = r {
-                app.source.error = Some(e);
+                app.shown.source.error = Some(e);
             }
         };
         match a {
@@ -333,7 +335,7 @@ impl App {
             Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage
                 if on_list =>
             {
-                let page = self.limits.runs_page.max(1);
+                let page = self.screen.limits.runs_page.max(1);
                 let last = ws.shown.len().saturating_sub(1);
                 ws.cursor = match a {
                     Action::NextPage => (ws.cursor + page).min(last),
@@ -376,14 +378,14 @@ impl App {
     }
 
     fn show_runs_pane(&mut self) {
-        if let Some(ws) = self.workspace.as_mut() {
+        if let Some(ws) = self.runs.workspace.as_mut() {
             // The list itself, not the overview below it.
             ws.overview.focus = false;
         }
-        if self.areas.left.is_none() {
+        if self.screen.areas.left.is_none() {
             self.toggle_sidebar(false);
         }
-        if self.areas.left.is_some() {
+        if self.screen.areas.left.is_some() {
             self.panels.focus = Pane::Left;
         }
     }
@@ -392,7 +394,7 @@ impl App {
     /// filter being typed is not the workspace's.
     pub(crate) fn type_workspace(&mut self, a: Option<Action>, c: Option<char>) -> Option<Effect> {
         let target = self.filter_target?;
-        let ws = self.workspace.as_mut()?;
+        let ws = self.runs.workspace.as_mut()?;
         match target {
             FilterTarget::Runs => {
                 let f = &mut ws.filter;

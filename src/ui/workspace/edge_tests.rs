@@ -19,7 +19,7 @@ fn indexed(app: &mut App, entries: Vec<RunIndexEntry>) -> Vec<Cmd> {
 }
 
 fn ws(app: &App) -> &Workspace {
-    app.workspace.as_deref().expect("workspace")
+    app.runs.workspace.as_deref().expect("workspace")
 }
 
 fn stops(cmds: &[Cmd]) -> usize {
@@ -132,19 +132,19 @@ fn a_drawn_run_replaced_in_its_directory_is_noted_once() {
     let (mut app, _) = app();
     indexed(&mut app, index());
     assert_eq!(ws(&app).selected, ["c"]);
-    assert_eq!(app.source.error, None);
+    assert_eq!(app.shown.source.error, None);
     // c's directory now holds another run.
     let mut other = index();
     other[0].run_id = "d".into();
     indexed(&mut app, other.clone());
-    let note = app.source.error.take().expect("noted");
+    let note = app.shown.source.error.take().expect("noted");
     assert!(
         note.contains("run-20260101_000400-c now holds run d (was c)"),
         "{note}"
     );
     // The next index says nothing more.
     indexed(&mut app, other);
-    assert_eq!(app.source.error, None);
+    assert_eq!(app.shown.source.error, None);
     // A drawn run whose file started again (smaller than it was) is noted too.
     app.update(Msg::key(KeyCode::Home));
     app.update(Msg::char(' '));
@@ -153,10 +153,10 @@ fn a_drawn_run_replaced_in_its_directory_is_noted_once() {
     big[0].size = 1 << 20;
     indexed(&mut app, big.clone());
     assert!(ws(&app).is_selected("d"));
-    app.source.error = None;
+    app.shown.source.error = None;
     big[0].size = 100;
     indexed(&mut app, big);
-    let note = app.source.error.take().expect("noted");
+    let note = app.shown.source.error.take().expect("noted");
     assert!(note.contains("its run file started again"), "{note}");
 }
 

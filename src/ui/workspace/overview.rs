@@ -92,7 +92,8 @@ impl App {
     /// one while the runs list is shown.
     #[must_use]
     pub(crate) fn overview_subject(&self) -> Option<&WsRun> {
-        self.workspace
+        self.runs
+            .workspace
             .as_deref()
             .filter(|w| w.view == WsView::List)
             .and_then(Workspace::cursor_run)
@@ -103,7 +104,7 @@ impl App {
     /// may have changed it. Reads nothing: the index has it all.
     pub(crate) fn sync_overview(&mut self, fresh: bool) {
         let want = self.overview_subject().map(|r| r.key.clone());
-        let Some(ws) = self.workspace.as_deref_mut() else {
+        let Some(ws) = self.runs.workspace.as_deref_mut() else {
             return;
         };
         let moved = ws.overview.shows != want;
@@ -113,15 +114,15 @@ impl App {
         ws.overview.shows = want;
         self.set_overview(self.overview_rows());
         if moved {
-            self.overview.home();
+            self.panes.overview.home();
         }
     }
 
     /// The runs list's part of the left pane (None: no left pane).
     #[must_use]
     pub(crate) fn runs_list_area(&self) -> Option<Rect> {
-        let ws = self.workspace.as_deref()?;
-        self.areas.left.map(|l| ws.split(l).0)
+        let ws = self.runs.workspace.as_deref()?;
+        self.screen.areas.left.map(|l| ws.split(l).0)
     }
 
     /// Lines the highlighted run's overview gives its facts and sections (None:
@@ -129,16 +130,18 @@ impl App {
     #[must_use]
     pub(crate) fn ws_overview_room(&self) -> Option<usize> {
         let ws = self
+            .runs
             .workspace
             .as_deref()
             .filter(|w| w.view == WsView::List)?;
         let room = self
+            .screen
             .areas
             .left
             .and_then(|l| ws.split(l).1)
             .zip(ws.cursor_run())
             .map_or(0, |(r, run)| {
-                layout::overview_list_rows(r, run.pinned(self.now).lines())
+                layout::overview_list_rows(r, run.pinned(self.shown.now).lines())
             });
         Some(room)
     }
@@ -151,7 +154,7 @@ impl App {
     pub(crate) fn act_ws_overview(&mut self, a: Action) -> Option<Effect> {
         let on_left = self.panels.focus == Pane::Left && !self.panels.fullscreen;
         let has_room = self.ws_overview_room().is_some_and(|r| r > 0);
-        let ws = self.workspace.as_deref_mut()?;
+        let ws = self.runs.workspace.as_deref_mut()?;
         if ws.view != WsView::List {
             return None;
         }
@@ -167,16 +170,16 @@ impl App {
                 None
             }
             Action::CyclePaneFocus if !ws.overview.focus => {
-                let any = self.overview.sections.iter().any(|s| s.len > 0);
+                let any = self.panes.overview.sections.iter().any(|s| s.len > 0);
                 if !(has_room && any) {
                     return None;
                 }
                 ws.overview.focus = true;
-                self.overview.enter(true);
+                self.panes.overview.enter(true);
                 Some(Effect::REDRAW)
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack if ws.overview.focus => {
-                if self.overview.step_section(forward) {
+                if self.panes.overview.step_section(forward) {
                     return Some(Effect::REDRAW);
                 }
                 ws.overview.focus = false;

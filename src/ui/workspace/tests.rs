@@ -361,12 +361,14 @@ fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
     let mut s = starts(&fx.cmds);
     s.sort();
     assert_eq!(s, ["run-20260101_000100-b", "run-20260101_000300-b"]);
-    assert_eq!(app.compare.len(), 2);
+    assert_eq!(app.runs.compare.len(), 2);
     assert!(app
+        .runs
         .compare
         .iter()
         .all(|c| c.ws.as_ref().is_some_and(|t| t.key == "b")));
     assert!(app
+        .runs
         .compare
         .iter()
         .all(|c| c.label.ends_with("(2 segments)")));
@@ -379,7 +381,7 @@ fn the_index_keeps_the_latest_run_and_space_reads_another_beside_it() {
             .count(),
         2
     );
-    assert!(app.compare.is_empty());
+    assert!(app.runs.compare.is_empty());
 }
 
 #[test]
@@ -392,11 +394,11 @@ fn unselecting_the_main_run_reads_another_selected_one_as_main() {
     app.update(Msg::key(crossterm::event::KeyCode::Down));
     app.update(Msg::key(crossterm::event::KeyCode::Down));
     app.update(Msg::char(' ')); // a
-    assert_eq!(app.compare.len(), 1);
+    assert_eq!(app.runs.compare.len(), 1);
     app.update(Msg::key(crossterm::event::KeyCode::Home));
     let fx = app.update(Msg::char(' ')); // c off
     assert_eq!(starts(&fx.cmds), ["run-20260101_000200-a"]);
-    assert!(app.compare.is_empty());
+    assert!(app.runs.compare.is_empty());
     // Nothing selected: no run is read.
     app.update(Msg::key(crossterm::event::KeyCode::Down));
     app.update(Msg::key(crossterm::event::KeyCode::Down));
@@ -428,7 +430,7 @@ fn the_index_is_asked_for_again_each_tick_one_scan_at_a_time() {
         wandb_dir: PathBuf::from("/w/wandb"),
         entries: less,
     });
-    let ws = app.workspace.as_deref().expect("workspace");
+    let ws = app.runs.workspace.as_deref().expect("workspace");
     assert_eq!(ws.runs.len(), 2);
     assert!(ws.selected.is_empty());
     // Another directory's index is not this one's.
@@ -452,7 +454,7 @@ fn enter_shows_one_run_alone_and_esc_goes_back_to_the_list() {
     let fx = app.update(Msg::key(crossterm::event::KeyCode::Enter));
     assert!(!app.in_workspace_list());
     // Alone: the other run's readers stop; the main run (c) stays.
-    assert!(app.compare.is_empty());
+    assert!(app.runs.compare.is_empty());
     assert!(starts(&fx.cmds).is_empty());
     let fx = app.update(Msg::key(crossterm::event::KeyCode::Esc));
     assert!(app.in_workspace_list());
@@ -534,13 +536,16 @@ fn fifty_drawn_runs_share_one_point_budget() {
         app.update(Msg::key(crossterm::event::KeyCode::Down));
         app.update(Msg::char(' '));
     }
-    assert_eq!(app.workspace.as_deref().map(|w| w.selected.len()), Some(50));
-    assert_eq!(app.compare.len(), 49);
+    assert_eq!(
+        app.runs.workspace.as_deref().map(|w| w.selected.len()),
+        Some(50)
+    );
+    assert_eq!(app.runs.compare.len(), 49);
     // Each compared run's store is capped at its share, so that together they stay
     // within one run's budget (two filled well past their share show it).
     let budget = crate::store::metrics::DEFAULT_BUDGET;
     let share = budget / 49;
-    for c in app.compare.iter_mut().take(2) {
+    for c in app.runs.compare.iter_mut().take(2) {
         for k in 0..100 {
             for s in 0..4000 {
                 c.run.metrics.push(&format!("m{k}"), f64::from(s), 1.0);
@@ -563,7 +568,7 @@ fn a_click_on_a_row_highlights_that_run_and_the_wheel_moves_it() {
         wandb_dir: PathBuf::from("/w/wandb"),
         entries: index(),
     });
-    let left = app.areas.left.expect("runs pane");
+    let left = app.screen.areas.left.expect("runs pane");
     let at = |kind, row: u16| {
         Msg::Mouse(MouseEvent {
             kind,
@@ -574,14 +579,14 @@ fn a_click_on_a_row_highlights_that_run_and_the_wheel_moves_it() {
     };
     // Title, column header, then the rows: the third row is `a`.
     app.update(at(MouseEventKind::Down(MouseButton::Left), left.y + 4));
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("a"));
     app.update(at(MouseEventKind::ScrollUp, left.y + 4));
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("b"));
     // Below the rows: nothing changes.
     app.update(at(MouseEventKind::Down(MouseButton::Left), left.y + 20));
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert_eq!(ws.cursor_run().map(|r| r.key.as_str()), Some("b"));
 }
 
@@ -618,7 +623,7 @@ fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cu
     app.update(Msg::key(crossterm::event::KeyCode::Down));
     app.update(Msg::char(' '));
     let tag_of = |app: &App, dir: &str| {
-        let c = app.compare.iter().find(|c| c.dir.ends_with(dir));
+        let c = app.runs.compare.iter().find(|c| c.dir.ends_with(dir));
         c.map(|c| c.tag).expect("segment read")
     };
     let (old, new) = ("run-20260101_000100-b", "run-20260101_000300-b");
@@ -636,7 +641,7 @@ fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cu
     let again = tag_of(&app, old);
     assert_ne!(again, first);
     let seg = |app: &App, dir: &str| {
-        let c = app.compare.iter().find(|c| c.dir.ends_with(dir));
+        let c = app.runs.compare.iter().find(|c| c.dir.ends_with(dir));
         c.map(|c| c.run.clone()).expect("segment read")
     };
     assert_eq!(seg(&app, old).stitch.cut, Some(0.0));
@@ -664,7 +669,7 @@ fn a_resumed_segment_read_before_the_later_one_rewound_is_read_again_with_its_cu
 
 /// The overview's (key, value) items of one section.
 fn section_items(app: &App, name: &str) -> Vec<(String, String)> {
-    let ov = &app.overview;
+    let ov = &app.panes.overview;
     let i = ov.sections.iter().position(|s| s.name == name);
     i.map(|i| ov.section_rows(i))
         .unwrap_or_default()
@@ -702,18 +707,18 @@ fn moving_the_cursor_shows_that_run_s_overview_and_reads_nothing() {
             "{want}: {:?}",
             fx.cmds
         );
-        assert!(app.compare.is_empty(), "{want}");
+        assert!(app.runs.compare.is_empty(), "{want}");
         assert_eq!(app.main_run_dir(), main, "{want}");
         assert_eq!(config(&app).contains(&pair("late", "1")), late, "{want}");
-        let name = app.overview.facts().first().cloned();
+        let name = app.panes.overview.facts().first().cloned();
         assert_eq!(
             name,
             Some(crate::ui::Row::Item("Name".into(), format!("name-{want}")))
         );
     }
     // Its pinned rows: the state as the list decides it, the failed run's id.
-    let ws = app.workspace.as_deref().expect("ws");
-    let p = ws.cursor_run().expect("a").pinned(app.now);
+    let ws = app.runs.workspace.as_deref().expect("ws");
+    let p = ws.cursor_run().expect("a").pinned(app.shown.now);
     assert_eq!((p.state, p.id.as_str()), (Some(LiveState::Failed(-1)), "a"));
 }
 
@@ -731,28 +736,32 @@ fn the_overview_filter_tab_and_scroll_keys_work_on_the_highlighted_run() {
     });
     let summary = |app: &App| {
         let i = app
+            .panes
             .overview
             .sections
             .iter()
             .position(|s| s.name == "Summary");
-        i.map(|i| app.overview.sections[i].clone())
+        i.map(|i| app.panes.overview.sections[i].clone())
             .expect("summary")
     };
     // `tab` from the list goes into the overview's sections (Config, then
     // Summary); `down` scrolls Summary, not the list.
     app.update(Msg::key(KeyCode::Tab));
     app.update(Msg::key(KeyCode::Tab));
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert!(ws.overview.focus);
-    assert_eq!(app.overview.sections[app.overview.active].name, "Summary");
+    assert_eq!(
+        app.panes.overview.sections[app.panes.overview.active].name,
+        "Summary"
+    );
     app.update(Msg::key(KeyCode::Down));
     assert_eq!(summary(&app).scroll, 1);
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert_eq!(ws.cursor, 0);
     // `esc`: back to the list, whose cursor the keys move again.
     app.update(Msg::key(KeyCode::Esc));
     app.update(Msg::key(KeyCode::Down));
-    let ws = app.workspace.as_deref().expect("ws");
+    let ws = app.runs.workspace.as_deref().expect("ws");
     assert!(!ws.overview.focus);
     assert_eq!(ws.cursor, 1);
     app.update(Msg::key(KeyCode::Up));
@@ -767,5 +776,5 @@ fn the_overview_filter_tab_and_scroll_keys_work_on_the_highlighted_run() {
     assert_eq!(section_items(&app, "Config").len(), 0);
     app.update(Msg::key(KeyCode::Down));
     assert_eq!(summary(&app).len, 0);
-    assert_eq!(app.overview.filter.text, "m7");
+    assert_eq!(app.panes.overview.filter.text, "m7");
 }

@@ -85,7 +85,7 @@ fn columns(w: usize, value: bool) -> (bool, bool, bool, bool, bool) {
 
 /// The runs pane: the list, and the highlighted run's overview below it.
 pub(crate) fn render_runs_pane(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    let Some(ws) = app.workspace.as_deref() else {
+    let Some(ws) = app.runs.workspace.as_deref() else {
         return;
     };
     if area.width < 6 || area.height < 2 {
@@ -113,7 +113,7 @@ fn render_highlighted(
     theme: Theme,
 ) {
     let inner = Rect::new(area.x + 1, area.y, area.width - 2, area.height);
-    let p = r.pinned(app.now);
+    let p = r.pinned(app.shown.now);
     let (state, style) = match (p.state, &p.error) {
         _ if r.reading() => ("reading…".to_owned(), theme.dim()),
         (Some(s), _) => state_words(s, theme),
@@ -131,7 +131,7 @@ fn render_highlighted(
         fixed.push(("Step".into(), s.to_string(), theme.text()));
     }
     let focused = app.panels.focus == Pane::Left && ws.overview.focus;
-    render_overview(buf, inner, &app.overview, &fixed, focused, theme);
+    render_overview(buf, inner, &app.panes.overview, &fixed, focused, theme);
 }
 
 /// The runs list in `area` (the top of the pane).
@@ -366,7 +366,7 @@ fn draft_tail(s: &str) -> String {
 /// The status bar in the workspace: where, how many runs, what is drawn, and the
 /// filter or prompt being typed (with what is wrong in it, where).
 pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
-    let Some(ws) = app.workspace.as_deref() else {
+    let Some(ws) = app.runs.workspace.as_deref() else {
         return;
     };
     parts.push((

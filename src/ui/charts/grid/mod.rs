@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 
 use crate::ui::layout;
 use crate::ui::system::{SysChart, Unit};
+pub use crate::ui::widget::guides::Guides;
 
 /// How a chart draws its values (`y` cycles through the ones a chart offers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,29 +32,6 @@ impl YScale {
             YScale::Linear => YScale::Log,
             YScale::Log if heatmap => YScale::Heatmap,
             YScale::Log | YScale::Heatmap => YScale::Linear,
-        }
-    }
-}
-
-/// Horizontal guides at the y ticks (`g` cycles off → dots → lines).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Guides {
-    #[default]
-    Off,
-    /// A dotted row (`·`) at each tick.
-    Dots,
-    /// A light line (`─`) at each tick.
-    Lines,
-}
-
-impl Guides {
-    /// The next setting: off → dots → lines → off.
-    #[must_use]
-    pub fn next(self) -> Guides {
-        match self {
-            Guides::Off => Guides::Dots,
-            Guides::Dots => Guides::Lines,
-            Guides::Lines => Guides::Off,
         }
     }
 }

@@ -58,10 +58,10 @@ pub(crate) fn render_metric_chart(
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
         .unwrap_or((0.0, 0.0));
     // Live: a sliding window that follows the newest sample.
-    let full = match app.subject {
+    let full = match app.shown.subject {
         Subject::Host { window: w } => {
             // Until the window fills, the data spans the whole chart.
-            let end = app.run.last_time.unwrap_or(full.1);
+            let end = app.shown.run.last_time.unwrap_or(full.1);
             ((end - w).max(full.0.min(end)), end)
         }
         Subject::Run => full,
@@ -93,7 +93,7 @@ pub(crate) fn render_metric_chart(
         .as_ref()
         .and_then(|m| m.name.as_deref())
         .unwrap_or(xname);
-    let log = app.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
+    let log = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
     let title = sanitize(key);
     let mut flags = String::new();
     if log {
@@ -166,7 +166,7 @@ pub(crate) fn render_metric_chart(
             .iter()
             .map(|g| (format!("{} ({})", g.label, g.runs), theme.series(g.color)))
             .collect()
-    } else if app.workspace.is_none() && app.compare.is_empty() {
+    } else if app.runs.workspace.is_none() && app.runs.compare.is_empty() {
         Vec::new()
     } else {
         // One entry per run (the segments of a resumed run share one).
@@ -243,7 +243,7 @@ pub(crate) fn render_metric_chart(
     // The min–max band: in the series' own x only (a chart mapped to another x
     // is thinned there instead).
     let minmax = MinMax::of(
-        app.band && groups.is_none() && mapped.is_none(),
+        app.charts.band && groups.is_none() && mapped.is_none(),
         &all,
         (x0, x1),
         px,
@@ -300,7 +300,7 @@ pub(crate) fn render_metric_chart(
         fmt_x: if app.is_host() { &clock_x } else { &fmt_x },
         x_ticks: mapped.as_ref().map_or(XTicks::Round, |m| m.ticks),
         y_unit: Unit::Plain,
-        guides: app.grid.guides,
+        guides: app.charts.grid.guides,
         legend,
         gaps,
         note,
@@ -429,19 +429,23 @@ fn groups_of(
 /// The runs drawn, bottom first: the main run and the compared ones, in a
 /// workspace with their own colours and the pinned run last (on top).
 fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
-    let mut v: Vec<Drawn<'_>> = Vec::with_capacity(1 + app.compare.len());
-    let main = app.main_tag.as_ref().filter(|_| app.workspace.is_some());
+    let mut v: Vec<Drawn<'_>> = Vec::with_capacity(1 + app.runs.compare.len());
+    let main = app
+        .runs
+        .main_tag
+        .as_ref()
+        .filter(|_| app.runs.workspace.is_some());
     let grouped = app.in_workspace_list();
     v.push(Drawn {
-        run: &app.run,
+        run: &app.shown.run,
         color: main.map_or(0, |t| t.color),
         label: main.map_or_else(|| app.run_label(), |t| t.label.clone()),
         pinned: main.is_some_and(|t| t.pinned),
         key: main.map(|t| t.key.as_str()),
         group: main.and_then(|t| t.group.as_deref()).filter(|_| grouped),
     });
-    for (i, c) in app.compare.iter().enumerate() {
-        let t = c.ws.as_ref().filter(|_| app.workspace.is_some());
+    for (i, c) in app.runs.compare.iter().enumerate() {
+        let t = c.ws.as_ref().filter(|_| app.runs.workspace.is_some());
         v.push(Drawn {
             run: &c.run,
             color: t.map_or(i + 1, |t| t.color),
@@ -462,22 +466,22 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         return;
     }
     let n = app.charts.shown.len();
-    let total = app.metric_keys.len();
-    let (cols, rows) = if app.grid.cols == 0 {
+    let total = app.charts.metric_keys.len();
+    let (cols, rows) = if app.charts.grid.cols == 0 {
         layout::grid_dims(
             layout::grid_body(area),
-            app.grid.cols_setting,
-            app.grid.rows_setting,
+            app.charts.grid.cols_setting,
+            app.charts.grid.rows_setting,
         )
     } else {
-        (app.grid.cols, app.grid.rows)
+        (app.charts.grid.cols, app.charts.grid.rows)
     };
     let per_page = usize::from(cols) * usize::from(rows);
-    let start = app.grid.focus / per_page * per_page;
+    let start = app.charts.grid.focus / per_page * per_page;
     let end = (start + per_page).min(n);
     // The page of a sectioned grid, and what it shows.
-    let paged = (app.grid.cols > 0)
-        .then(|| app.grid.section_view(layout::grid_body(area)))
+    let paged = (app.charts.grid.cols > 0)
+        .then(|| app.charts.grid.section_view(layout::grid_body(area)))
         .flatten();
     let (start, end, page, pages) = match &paged {
         Some(v) => {
@@ -502,6 +506,7 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     }
     if app.charts.hidden > 0 {
         let key = app
+            .screen
             .keymap
             .keys_for(
                 crate::ui::keymap::Mode::Normal,
@@ -556,12 +561,12 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             "no chart matches the filter"
         } else if app.is_host() {
             "waiting for the first sample…"
-        } else if app.source.waiting.is_some() {
+        } else if app.shown.source.waiting.is_some() {
             "waiting for the run to start…"
-        } else if app.in_workspace_list() && app.main_reading.is_none() {
+        } else if app.in_workspace_list() && app.shown.main_reading.is_none() {
             // No reader runs: nothing is being opened.
             "no run drawn: space on a run in the list draws it"
-        } else if app.source.path.is_none() {
+        } else if app.shown.source.path.is_none() {
             "opening…"
         } else {
             "no history metrics yet"
@@ -581,17 +586,17 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         return;
     }
     for i in start..end {
-        let cell = if app.grid.cols == 0 {
+        let cell = if app.charts.grid.cols == 0 {
             layout::grid_cell(body, cols, rows, i - start)
         } else {
-            app.grid.cell(body, n, i - start)
+            app.charts.grid.cell(body, n, i - start)
         };
         render_grid_item(
             buf,
             cell,
             app,
             app.charts.shown[i],
-            focused_pane && i == app.grid.focus,
+            focused_pane && i == app.charts.grid.focus,
             theme,
         );
     }
@@ -608,17 +613,17 @@ fn render_grid_item(
     theme: Theme,
 ) {
     if app.is_host() {
-        if let Some(chart) = app.sys_charts.get(i) {
+        if let Some(chart) = app.charts.sys.get(i) {
             render_sys_chart(buf, area, app, chart, focused, theme);
         }
-    } else if let Some(key) = app.metric_keys.get(i) {
+    } else if let Some(key) = app.charts.metric_keys.get(i) {
         render_metric_chart(buf, area, app, key, focused, theme);
     }
 }
 
 /// The focused grid item full screen.
 pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    if let Some(&i) = app.charts.shown.get(app.grid.focus) {
+    if let Some(&i) = app.charts.shown.get(app.charts.grid.focus) {
         render_grid_item(buf, area, app, i, true, theme);
     }
 }

@@ -57,34 +57,34 @@ impl App {
     /// the shown charts in their order, the focus on the same chart (`keep`) or the
     /// first, a focused header kept while its section is there.
     pub(crate) fn sections_refiltered(&mut self, keep: bool) {
-        let s = &self.grid.sections;
+        let s = &self.charts.grid.sections;
         let header = s
             .header
             .and_then(|h| s.tree.sections.get(h))
             .map(|sec| sec.path.clone());
-        let focused = self.charts.shown.get(self.grid.focus).copied();
+        let focused = self.charts.shown.get(self.charts.grid.focus).copied();
         let (tree, order) = if self.is_host() {
             (Tree::default(), std::mem::take(&mut self.charts.shown))
         } else {
-            Tree::build(&self.metric_keys, &self.charts.shown)
+            Tree::build(&self.charts.metric_keys, &self.charts.shown)
         };
-        self.grid.focus = focused
+        self.charts.grid.focus = focused
             .filter(|_| keep)
             .and_then(|m| order.iter().position(|&x| x == m))
             .unwrap_or(0);
         self.charts.shown = order;
-        self.grid.sections.header =
+        self.charts.grid.sections.header =
             header.and_then(|p| tree.sections.iter().position(|s| s.path == p));
-        self.grid.sections.tree = tree;
-        self.grid.settle_sections(self.charts.shown.len());
+        self.charts.grid.sections.tree = tree;
+        self.charts.grid.settle_sections(self.charts.shown.len());
     }
 
     /// The header or chart of the grid's page under `pos` (sectioned grid only).
     pub(crate) fn section_slot_at(&self, pos: Position) -> Option<(Rect, Slot)> {
-        if self.panels.fullscreen || !self.areas.grid.contains(pos) {
+        if self.panels.fullscreen || !self.screen.areas.grid.contains(pos) {
             return None;
         }
-        let view = self.grid.section_view(self.grid.body)?;
+        let view = self.charts.grid.section_view(self.charts.grid.body)?;
         view.slots.into_iter().find(|(r, _)| r.contains(pos))
     }
 
@@ -92,9 +92,9 @@ impl App {
     /// expands (a repeated header's too).
     pub(crate) fn click_section(&mut self, sec: usize) -> Effect {
         self.panels.focus = Pane::Grid;
-        self.grid.set_item(Item::Header(sec));
-        self.grid.sections.toggle(sec);
-        self.grid.settle_sections(self.charts.shown.len());
+        self.charts.grid.set_item(Item::Header(sec));
+        self.charts.grid.sections.toggle(sec);
+        self.charts.grid.settle_sections(self.charts.shown.len());
         Effect::REDRAW
     }
 
@@ -103,18 +103,20 @@ impl App {
         let n = self.charts.shown.len();
         let grid = self.panels.focus == Pane::Grid && !self.panels.fullscreen;
         match a {
-            _ if !self.grid.sectioned() => None,
-            Action::Fullscreen if grid && self.grid.sections.header.is_some() => {
-                self.grid.toggle_focused_section(n);
+            _ if !self.charts.grid.sectioned() => None,
+            Action::Fullscreen if grid && self.charts.grid.sections.header.is_some() => {
+                self.charts.grid.toggle_focused_section(n);
                 Some(Effect::REDRAW)
             }
             Action::ToggleSection if grid => {
-                self.grid.toggle_focused_section(n);
+                self.charts.grid.toggle_focused_section(n);
                 Some(Effect::REDRAW)
             }
             Action::CollapseAllSections | Action::ExpandAllSections => {
                 self.panels.fullscreen = false;
-                self.grid.collapse_all(a == Action::CollapseAllSections, n);
+                self.charts
+                    .grid
+                    .collapse_all(a == Action::CollapseAllSections, n);
                 Some(Effect::REDRAW)
             }
             _ => None,

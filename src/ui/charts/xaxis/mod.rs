@@ -147,7 +147,7 @@ impl App {
     /// Set `key`'s x; its zoom (in the old x) goes.
     fn set_x_axis(&mut self, key: &str, x: XAxis) {
         self.charts.zoom.remove(key);
-        self.xaxis.per_chart.insert(key.to_owned(), x);
+        self.charts.xaxis.per_chart.insert(key.to_owned(), x);
     }
 
     /// `x`: the focused chart's next x (wall time opens the metric picker).
@@ -158,11 +158,12 @@ impl App {
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::NONE;
         };
-        let next = match self.xaxis.of(&key) {
+        let next = match self.charts.xaxis.of(&key) {
             XAxis::Default => XAxis::Relative,
             XAxis::Relative => XAxis::Wall,
             XAxis::Wall => {
                 let options: Vec<String> = self
+                    .shown
                     .run
                     .metrics
                     .keys()
@@ -173,7 +174,7 @@ impl App {
                 if !options.is_empty() {
                     let mut options = options;
                     options.sort();
-                    self.xaxis.picker = Some(Picker {
+                    self.charts.xaxis.picker = Some(Picker {
                         key,
                         options,
                         ..Picker::default()
@@ -196,18 +197,19 @@ impl App {
         let Some(key) = self.focused_key() else {
             return Effect::NONE;
         };
-        let x = self.xaxis.of(key).clone();
+        let x = self.charts.xaxis.of(key).clone();
         let changed: Vec<String> = self
+            .charts
             .metric_keys
             .iter()
-            .filter(|k| *self.xaxis.of(k) != x)
+            .filter(|k| *self.charts.xaxis.of(k) != x)
             .cloned()
             .collect();
         for k in changed {
             self.charts.zoom.remove(&k);
         }
-        self.xaxis.per_chart.clear();
-        self.xaxis.all = x;
+        self.charts.xaxis.per_chart.clear();
+        self.charts.xaxis.all = x;
         Effect::REDRAW
     }
 
@@ -219,8 +221,8 @@ impl App {
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::NONE;
         };
-        if !self.xaxis.log.remove(&key) {
-            self.xaxis.log.insert(key.clone());
+        if !self.charts.xaxis.log.remove(&key) {
+            self.charts.xaxis.log.insert(key.clone());
         }
         self.charts.zoom.remove(&key);
         Effect::REDRAW
@@ -232,26 +234,26 @@ impl App {
     pub(crate) fn picker_key(&mut self, key: &Key) -> Effect {
         // Its chart is no longer the focused one (the list changed under it): closed.
         let focused = self.focused_key().map(str::to_owned);
-        let Some(p) = self.xaxis.picker.as_mut() else {
+        let Some(p) = self.charts.xaxis.picker.as_mut() else {
             return Effect::NONE;
         };
         if focused.as_deref() != Some(p.key.as_str()) {
-            self.xaxis.picker = None;
+            self.charts.xaxis.picker = None;
             return Effect::REDRAW;
         }
         let n = p.matches().len();
-        match self.keymap.action(Mode::Filter, key) {
+        match self.screen.keymap.action(Mode::Filter, key) {
             Some(Action::FilterApply) => {
                 let chosen = p.matches().get(p.sel).map(|s| (*s).to_owned());
                 let chart = p.key.clone();
                 if let Some(m) = chosen {
-                    self.xaxis.picker = None;
+                    self.charts.xaxis.picker = None;
                     self.set_x_axis(&chart, XAxis::Metric(m));
                 }
             }
             Some(Action::FilterCancel) => {
                 let chart = p.key.clone();
-                self.xaxis.picker = None;
+                self.charts.xaxis.picker = None;
                 self.set_x_axis(&chart, XAxis::Default);
             }
             Some(Action::FilterBackspace) => {

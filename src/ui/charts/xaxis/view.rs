@@ -126,8 +126,8 @@ pub(crate) fn map_chart(
     px: usize,
     cross: Option<f64>,
 ) -> Option<Mapped> {
-    let x = app.xaxis.of(key);
-    let log = app.xaxis.log_x(key);
+    let x = app.charts.xaxis.of(key);
+    let log = app.charts.xaxis.log_x(key);
     if *x == XAxis::Default && !log || app.is_host() {
         return None;
     }
@@ -209,7 +209,7 @@ pub(crate) fn map_points(
     m: &Mapped,
     px: usize,
 ) -> Option<Vec<Point>> {
-    let x = app.xaxis.of(key);
+    let x = app.charts.xaxis.of(key);
     if *x != XAxis::Default && run.x_axis_of(key) != "_step" {
         return None;
     }
@@ -420,7 +420,7 @@ fn month_day(days: i64) -> (i64, i64) {
 /// The metric picker over the focused chart `area`: the filter typed, then the
 /// matching metrics with the highlighted one marked.
 pub(crate) fn render_picker(buf: &mut Buffer, area: Rect, app: &App, key: &str, theme: Theme) {
-    let Some(p) = app.xaxis.picker.as_ref().filter(|p| p.key == key) else {
+    let Some(p) = app.charts.xaxis.picker.as_ref().filter(|p| p.key == key) else {
         return;
     };
     let w = area.width.saturating_sub(4).min(40);

@@ -192,13 +192,13 @@ pub(crate) fn short_command(cmd: &str, max: usize) -> String {
 impl App {
     /// Rows of the table below its header line.
     pub(in crate::ui) fn procs_room(&self) -> usize {
-        self.areas.procs.map_or(1, layout::procs_rows)
+        self.screen.areas.procs.map_or(1, layout::procs_rows)
     }
 
     pub(in crate::ui) fn on_procs(&mut self, t: &ProcTable) -> Effect {
-        self.procs.set_table(t);
+        self.host.procs.set_table(t);
         let room = self.procs_room();
-        self.procs.follow(room);
+        self.host.procs.follow(room);
         Effect::REDRAW
     }
 
@@ -206,9 +206,9 @@ impl App {
     /// process than before clears the process series, so no chart mixes two.
     pub(in crate::ui) fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
         let m = m.map(|(pid, cmd)| (pid, process_name(&cmd)));
-        let changed = self.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
-        self.procs.monitored = m;
-        self.procs.told = true;
+        let changed = self.host.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
+        self.host.procs.monitored = m;
+        self.host.procs.told = true;
         if changed {
             self.clear_process_series();
             self.set_overview(self.overview_rows());
@@ -220,6 +220,7 @@ impl App {
     /// Drop every process series from the live store (host series keep their points).
     fn clear_process_series(&mut self) {
         if !self
+            .shown
             .run
             .system
             .keys()
@@ -228,7 +229,7 @@ impl App {
         {
             return;
         }
-        let Self { run, subject, .. } = self;
+        let crate::ui::source::Shown { run, subject, .. } = &mut self.shown;
         let window = match subject {
             crate::ui::Subject::Host { window } => *window,
             crate::ui::Subject::Run => return,
@@ -256,7 +257,7 @@ impl App {
     }
 
     pub(in crate::ui) fn monitor_selected(&mut self) -> Effect {
-        match self.procs.selected().map(|r| r.pid) {
+        match self.host.procs.selected().map(|r| r.pid) {
             Some(pid) => self.monitor(Some(pid)),
             None => Effect::NONE,
         }
@@ -264,32 +265,33 @@ impl App {
 
     /// Up/down/page keys with the table focused.
     pub(in crate::ui) fn move_proc_selection(&mut self, delta: isize, abs: Option<bool>) {
-        let n = self.procs.rows.len();
-        self.procs.sel = match abs {
+        let n = self.host.procs.rows.len();
+        self.host.procs.sel = match abs {
             Some(false) => 0,
             Some(true) => n.saturating_sub(1),
             None => self
+                .host
                 .procs
                 .sel
                 .saturating_add_signed(delta)
                 .min(n.saturating_sub(1)),
         };
         let room = self.procs_room();
-        self.procs.follow(room);
+        self.host.procs.follow(room);
     }
 
     /// A click on the table: the row under it is selected.
     pub(in crate::ui) fn click_proc(&mut self, row_y: u16) {
-        let Some(area) = self.areas.procs else {
+        let Some(area) = self.screen.areas.procs else {
             return;
         };
         let first = area.y + layout::PROCS_HEAD;
         if row_y < first {
             return;
         }
-        let i = self.procs.scroll + usize::from(row_y - first);
-        if i < self.procs.rows.len() {
-            self.procs.sel = i;
+        let i = self.host.procs.scroll + usize::from(row_y - first);
+        if i < self.host.procs.rows.len() {
+            self.host.procs.sel = i;
         }
         self.panels.focus = Pane::Procs;
     }

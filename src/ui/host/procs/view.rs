@@ -91,7 +91,7 @@ pub(crate) fn render_procs(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if area.width < 20 || area.height < layout::PROCS_HEAD {
         return;
     }
-    let p = &app.procs;
+    let p = &app.host.procs;
     let focused = app.panels.focus == Pane::Procs;
     let sort = match p.sort {
         ProcSort::Cpu => "CPU",

@@ -29,27 +29,27 @@ impl App {
     /// Media keys of the run, in order.
     #[must_use]
     pub fn media_keys(&self) -> Vec<&str> {
-        self.run.media.keys().map(String::as_str).collect()
+        self.shown.run.media.keys().map(String::as_str).collect()
     }
 
     /// The selected media key's name and image record.
     #[must_use]
     pub fn media_selected(&self) -> Option<(&str, &crate::store::run::MediaItem, usize)> {
-        let (key, items) = self.run.media.iter().nth(self.media.key)?;
-        let item = items.get(self.media.item)?;
+        let (key, items) = self.shown.run.media.iter().nth(self.panes.media.key)?;
+        let item = items.get(self.panes.media.item)?;
         Some((key.as_str(), item, items.len()))
     }
 
     /// Ask for the selected image if it is not the one loaded.
     pub(in crate::ui) fn load_media(&mut self) {
-        let Some(run_dir) = self.source.file.as_deref().and_then(Path::parent) else {
+        let Some(run_dir) = self.shown.source.file.as_deref().and_then(Path::parent) else {
             return;
         };
         let Some((_, item, _)) = self.media_selected() else {
-            self.media.loaded = None;
-            self.media.loading = false;
-            self.media.image = None;
-            self.media.error = None;
+            self.panes.media.loaded = None;
+            self.panes.media.loading = false;
+            self.panes.media.image = None;
+            self.panes.media.error = None;
             return;
         };
         // Paths come from the file: stay inside the run's files/ directory.
@@ -59,44 +59,49 @@ impl App {
                 .components()
                 .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            self.media.loaded = None;
-            self.media.loading = false;
-            self.media.image = None;
-            self.media.error = Some("path leaves the run directory".into());
+            self.panes.media.loaded = None;
+            self.panes.media.loading = false;
+            self.panes.media.image = None;
+            self.panes.media.error = Some("path leaves the run directory".into());
             return;
         }
         let path = run_dir.join("files").join(rel);
-        if self.media.loaded.as_deref() == Some(path.as_path()) {
+        if self.panes.media.loaded.as_deref() == Some(path.as_path()) {
             return;
         }
-        self.media.image = None;
-        self.media.error = None;
-        self.media.loading = true;
-        self.media.loaded = Some(path.clone());
+        self.panes.media.image = None;
+        self.panes.media.error = None;
+        self.panes.media.loading = true;
+        self.panes.media.loaded = Some(path.clone());
         self.out.push(Cmd::LoadImage { path });
     }
 
     /// An image was read: shown if it is still the one selected.
     pub(in crate::ui) fn on_image(&mut self, path: &Path, image: Result<Image, String>) -> Effect {
-        if self.media.loaded.as_deref() != Some(path) {
+        if self.panes.media.loaded.as_deref() != Some(path) {
             return Effect::NONE;
         }
-        self.media.loading = false;
+        self.panes.media.loading = false;
         match image {
-            Ok(img) => self.media.image = Some(img),
-            Err(e) => self.media.error = Some(crate::text::sanitize(&e)),
+            Ok(img) => self.panes.media.image = Some(img),
+            Err(e) => self.panes.media.error = Some(crate::text::sanitize(&e)),
         }
         Effect::REDRAW
     }
 
     /// Select the newest image of the media key chosen (the first, at first).
     fn select_newest(&mut self) {
-        self.media.key = self.media.key.min(self.run.media.len().saturating_sub(1));
-        self.media.item = self
+        self.panes.media.key = self
+            .panes
+            .media
+            .key
+            .min(self.shown.run.media.len().saturating_sub(1));
+        self.panes.media.item = self
+            .shown
             .run
             .media
             .values()
-            .nth(self.media.key)
+            .nth(self.panes.media.key)
             .map_or(0, |v| v.len().saturating_sub(1));
         self.load_media();
     }
@@ -104,7 +109,7 @@ impl App {
     /// `3`: the media pane beside the charts, shown on the newest image, or hidden.
     /// A screen without room for it shows the image full screen instead.
     pub(in crate::ui) fn toggle_media(&mut self) {
-        if self.areas.media.is_some() {
+        if self.screen.areas.media.is_some() {
             self.panels.media = false;
             self.relayout();
             return;
@@ -112,7 +117,7 @@ impl App {
         self.panels.media = true;
         self.relayout();
         self.select_newest();
-        if self.areas.media.is_some() {
+        if self.screen.areas.media.is_some() {
             self.panels.focus = crate::ui::panels::Pane::Media;
         } else {
             self.panels.media = false;
@@ -129,8 +134,11 @@ impl App {
 
     /// Records came: a media pane with nothing selected yet shows the newest image.
     pub(in crate::ui) fn media_follow(&mut self) {
-        let shown = self.areas.media.is_some() || self.overlay == Overlay::Media;
-        if shown && self.media.loaded.is_none() && !self.media.loading && !self.run.media.is_empty()
+        let shown = self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
+        if shown
+            && self.panes.media.loaded.is_none()
+            && !self.panes.media.loading
+            && !self.shown.run.media.is_empty()
         {
             self.select_newest();
         }
@@ -152,34 +160,36 @@ impl App {
     /// Move through the images (←/→, pages, home/end) and media keys (↑/↓), in the
     /// viewer or the focused media pane; false for any other action.
     pub(in crate::ui) fn step_media(&mut self, a: Action) -> bool {
-        let keys = self.run.media.len();
+        let keys = self.shown.run.media.len();
         let items = self
+            .shown
             .run
             .media
             .values()
-            .nth(self.media.key)
+            .nth(self.panes.media.key)
             .map_or(0, std::collections::VecDeque::len);
         let last = |n: usize| n.saturating_sub(1);
         match a {
             Action::FocusLeft | Action::PrevPage => {
-                self.media.item = self.media.item.saturating_sub(1);
+                self.panes.media.item = self.panes.media.item.saturating_sub(1);
             }
             Action::FocusRight | Action::NextPage => {
-                self.media.item = (self.media.item + 1).min(last(items));
+                self.panes.media.item = (self.panes.media.item + 1).min(last(items));
             }
-            Action::FirstPage => self.media.item = 0,
-            Action::LastPage => self.media.item = last(items),
+            Action::FirstPage => self.panes.media.item = 0,
+            Action::LastPage => self.panes.media.item = last(items),
             Action::FocusUp | Action::FocusDown => {
-                self.media.key = if a == Action::FocusUp {
-                    self.media.key.saturating_sub(1)
+                self.panes.media.key = if a == Action::FocusUp {
+                    self.panes.media.key.saturating_sub(1)
                 } else {
-                    (self.media.key + 1).min(last(keys))
+                    (self.panes.media.key + 1).min(last(keys))
                 };
-                self.media.item = self
+                self.panes.media.item = self
+                    .shown
                     .run
                     .media
                     .values()
-                    .nth(self.media.key)
+                    .nth(self.panes.media.key)
                     .map_or(0, |v| last(v.len()));
             }
             _ => return false,

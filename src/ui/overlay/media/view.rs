@@ -72,14 +72,14 @@ fn media_title(app: &App) -> String {
             let mut t = format!(
                 " {} · {} {} ({}/{n})",
                 sanitize(key),
-                sanitize(app.run.x_axis_of(key)),
+                sanitize(app.shown.run.x_axis_of(key)),
                 format::value(item.step),
-                app.media.item + 1
+                app.panes.media.item + 1
             );
             if !item.caption.is_empty() {
                 t.push_str(&format!(" · {}", sanitize(&item.caption)));
             }
-            if let Some(img) = &app.media.image {
+            if let Some(img) = &app.panes.media.image {
                 t.push_str(&format!(" · {}×{}", img.width, img.height));
             }
             t.push(' ');
@@ -93,16 +93,16 @@ fn media_title(app: &App) -> String {
 fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
     let msg = if app.media_keys().is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
-    } else if app.media.loading {
+    } else if app.panes.media.loading {
         Some("reading the image…".to_owned())
-    } else if let Some(e) = &app.media.error {
+    } else if let Some(e) = &app.panes.media.error {
         Some(format!("cannot show this image: {e}"))
-    } else if app.media.image.is_none() {
+    } else if app.panes.media.image.is_none() {
         Some("image not loaded (the run's files/ directory is not next to it)".to_owned())
     } else {
         None
     };
-    match (msg, &app.media.image) {
+    match (msg, &app.panes.media.image) {
         (Some(m), _) => {
             buf.set_stringn(
                 inner.x + 1,
@@ -112,7 +112,7 @@ fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
                 theme.dim(),
             );
         }
-        (None, Some(img)) => draw_image(buf, inner, img, app.color),
+        (None, Some(img)) => draw_image(buf, inner, img, app.screen.color),
         (None, None) => {}
     }
 }
@@ -127,7 +127,7 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     let hint = if keys.len() > 1 {
         format!(
             " ←/→ step · ↑/↓ key ({}/{}) · esc close ",
-            app.media.key + 1,
+            app.panes.media.key + 1,
             keys.len()
         )
     } else {

@@ -23,19 +23,24 @@ pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "
 /// the column titles (2), the selected row's full values (2) and the filter (1).
 pub const CHROME_ROWS: u16 = 7;
 
-/// The table's state.
+/// The table's choices, kept while it is closed.
 #[derive(Debug, Clone, Default)]
 pub struct StatsTable {
     /// Sort column: 0 the metric name, then `1 + run * FIELDS.len() + field`.
     pub sort: usize,
     /// Descending instead of ascending (rows without a value stay last).
     pub reverse: bool,
+    /// Filter of the metric names (`/`).
+    pub filter: FilterState,
+}
+
+/// Where the open table is (`Overlay::Stats`); opening starts at the top.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatsCursor {
     /// The selected row (of the filtered, sorted rows).
     pub sel: usize,
     /// The first row shown.
     pub top: usize,
-    /// Filter of the metric names (`/`).
-    pub filter: FilterState,
 }
 
 /// One row: a metric and its statistics in each drawn run (None: not logged there).
@@ -105,19 +110,19 @@ impl App {
     /// their own colours, as the charts draw them); the segments of a resumed run
     /// join the group of the first one drawn.
     fn stats_groups(&self) -> Vec<Group<'_>> {
-        let ws = self.workspace.as_deref();
-        let main = self.main_tag.as_ref().filter(|_| ws.is_some());
+        let ws = self.runs.workspace.as_deref();
+        let main = self.runs.main_tag.as_ref().filter(|_| ws.is_some());
         let main_dir = self.main_run_dir();
         let drawn = std::iter::once((
             main,
             main_dir.as_deref(),
-            &self.run,
+            &self.shown.run,
             StatsRun {
                 label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
                 color: main.map_or(0, |t| t.color),
             },
         ))
-        .chain(self.compare.iter().enumerate().map(|(i, c)| {
+        .chain(self.runs.compare.iter().enumerate().map(|(i, c)| {
             let t = c.ws.as_ref().filter(|_| ws.is_some());
             let run = StatsRun {
                 label: c.label.clone(),
@@ -159,6 +164,7 @@ impl App {
     pub fn stats_rows(&self) -> Vec<StatsRow> {
         let groups = self.stats_groups();
         let mut rows: Vec<StatsRow> = self
+            .charts
             .metric_keys
             .iter()
             .filter(|k| self.stats.filter.matches(k))
@@ -202,7 +208,11 @@ impl App {
     /// `[shown/all]` metrics of the table (the status line's filter count).
     #[must_use]
     pub fn stats_count(&self) -> String {
-        format!("[{}/{}]", self.stats_rows().len(), self.metric_keys.len())
+        format!(
+            "[{}/{}]",
+            self.stats_rows().len(),
+            self.charts.metric_keys.len()
+        )
     }
 
     /// `T`: open the table (a run's metrics; the live monitor has none).
@@ -210,18 +220,26 @@ impl App {
         if self.is_host() {
             return Effect::NONE;
         }
-        self.overlay = Overlay::Stats;
-        self.stats.sel = 0;
-        self.stats.top = 0;
+        self.overlay = Overlay::Stats(StatsCursor::default());
         Effect::REDRAW
+    }
+
+    /// The open table's selection and scroll (the top, when closed).
+    #[must_use]
+    pub fn stats_cursor(&self) -> StatsCursor {
+        match self.overlay {
+            Overlay::Stats(c) => c,
+            _ => StatsCursor::default(),
+        }
     }
 
     /// A key while the table is open.
     pub(in crate::ui) fn act_stats(&mut self, a: Action) -> Effect {
         let n = self.stats_rows().len();
-        let page = body_rows(self.size.height).max(1);
+        let page = body_rows(self.screen.size.height).max(1);
         let last = n.saturating_sub(1);
-        let sel = self.stats.sel.min(last);
+        let mut cur = self.stats_cursor();
+        let sel = cur.sel.min(last);
         let columns = 1 + FIELDS.len() * self.stats_groups().len();
         match a {
             Action::Quit => return Effect::QUIT,
@@ -229,20 +247,20 @@ impl App {
                 self.overlay = Overlay::None;
                 return Effect::REDRAW;
             }
-            Action::FocusUp => self.stats.sel = sel.saturating_sub(1),
-            Action::FocusDown => self.stats.sel = (sel + 1).min(last),
-            Action::PrevPage => self.stats.sel = sel.saturating_sub(page),
-            Action::NextPage => self.stats.sel = (sel + page).min(last),
-            Action::FirstPage => self.stats.sel = 0,
-            Action::LastPage => self.stats.sel = last,
+            Action::FocusUp => cur.sel = sel.saturating_sub(1),
+            Action::FocusDown => cur.sel = (sel + 1).min(last),
+            Action::PrevPage => cur.sel = sel.saturating_sub(page),
+            Action::NextPage => cur.sel = (sel + page).min(last),
+            Action::FirstPage => cur.sel = 0,
+            Action::LastPage => cur.sel = last,
             // A new order shows its top (the largest first, sorted descending).
             Action::FocusLeft => {
                 self.stats.sort = self.stats.sort.saturating_sub(1);
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::FocusRight => {
                 self.stats.sort = (self.stats.sort + 1).min(columns - 1);
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
                 let forward = a == Action::CyclePaneFocus;
@@ -251,11 +269,11 @@ impl App {
                     return Effect::NONE;
                 }
                 self.stats.sort = sort;
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::ReverseSort => {
                 self.stats.reverse = !self.stats.reverse;
-                self.stats.refiltered();
+                cur.refiltered();
             }
             Action::StartFilter => {
                 self.stats.filter.start();
@@ -263,16 +281,17 @@ impl App {
             }
             Action::ClearFilters => {
                 self.stats.filter.clear();
-                self.stats.sel = 0;
+                cur.sel = 0;
             }
             _ => return Effect::NONE,
         }
-        self.stats.follow(page);
+        cur.follow(page);
+        self.overlay = Overlay::Stats(cur);
         Effect::REDRAW
     }
 }
 
-impl StatsTable {
+impl StatsCursor {
     /// Scroll so the selected row is among the `page` rows shown.
     pub fn follow(&mut self, page: usize) {
         let page = page.max(1);

@@ -147,9 +147,10 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         return;
     }
     let t = &app.stats;
+    let c = app.stats_cursor();
     let rows = app.stats_rows();
     let runs = app.stats_runs();
-    let total = app.metric_keys.len();
+    let total = app.charts.metric_keys.len();
     // Every cell's text, to size the columns by their contents.
     let text: Vec<Vec<[String; 7]>> = rows
         .iter()
@@ -245,8 +246,8 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     // The rows: the selection kept in view at this height.
     // As many as `ui::overlay::stats::body_rows` says for this screen.
     let body = usize::from(inner.height.saturating_sub(5));
-    let sel = t.sel.min(rows.len().saturating_sub(1));
-    let mut top = t.top.min(sel);
+    let sel = c.sel.min(rows.len().saturating_sub(1));
+    let mut top = c.top.min(sel);
     if sel >= top + body {
         top = sel + 1 - body;
     }

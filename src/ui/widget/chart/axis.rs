@@ -1,8 +1,8 @@
 //! The y axis: its top and bottom labels, and round ticks between them where the
 //! rows allow, every label written with the same scale and decimals.
 
-use crate::ui::system::Unit;
 use crate::ui::widget::format::{self, AxisScale};
+use crate::ui::widget::unit::Unit;
 
 /// Rows from one label to the next, at the least.
 pub(super) const MIN_GAP: i64 = 3;

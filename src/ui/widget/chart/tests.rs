@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::ui::palette::Palette;
-use crate::ui::system::Unit;
 use crate::ui::widget::format;
+use crate::ui::widget::unit::Unit;
 use ratatui::style::{Color, Modifier};
 
 fn screen(points: &[Point]) -> String {

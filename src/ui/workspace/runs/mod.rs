@@ -60,28 +60,30 @@ impl App {
     pub fn request_open(&mut self, path: PathBuf) {
         self.out.push(Cmd::StartReader {
             path,
-            tag: self.source_tag,
+            tag: self.shown.tag,
         });
     }
 
     fn new_tag(&mut self) -> u64 {
-        self.last_tag = self.last_tag.max(self.source_tag) + 1;
-        self.last_tag
+        self.shown.last_tag = self.shown.last_tag.max(self.shown.tag) + 1;
+        self.shown.last_tag
     }
 
     /// The main run's directory: its file's, or the one waited on.
     fn main_dir(&self) -> Option<&Path> {
-        self.source
+        self.shown
+            .source
             .file
             .as_deref()
             .and_then(Path::parent)
-            .or(self.source.waiting_dir.as_deref())
+            .or(self.shown.source.waiting_dir.as_deref())
     }
 
     /// The run directory the main reader was started on (as the workspace spells
     /// it), else the main run's directory.
     pub(crate) fn main_run_dir(&self) -> Option<PathBuf> {
-        self.main_reading
+        self.shown
+            .main_reading
             .clone()
             .or_else(|| self.main_dir().map(Path::to_path_buf))
     }
@@ -90,13 +92,19 @@ impl App {
     /// (or the directory it waits on), keeping panes and settings; false with no
     /// main run.
     pub(crate) fn restart_main(&mut self) -> bool {
-        let Some(path) = self.source.file.clone().or_else(|| self.main_run_dir()) else {
+        let Some(path) = self
+            .shown
+            .source
+            .file
+            .clone()
+            .or_else(|| self.main_run_dir())
+        else {
             return false;
         };
         // The run as the workspace spells it stays what it was.
-        let reading = self.main_reading.clone();
+        let reading = self.shown.main_reading.clone();
         self.open_run(path, true);
-        self.main_reading = reading;
+        self.shown.main_reading = reading;
         true
     }
 
@@ -104,22 +112,22 @@ impl App {
     /// run selected).
     pub(crate) fn close_main(&mut self) {
         self.out.push(Cmd::StopReader {
-            tag: self.source_tag,
+            tag: self.shown.tag,
         });
-        self.source_tag = self.new_tag();
-        self.main_reading = None;
-        self.main_tag = None;
-        self.run = new_run(self.max_points);
-        self.source = SourceState::default();
-        self.seen = Seen::NEVER;
+        self.shown.tag = self.new_tag();
+        self.shown.main_reading = None;
+        self.runs.main_tag = None;
+        self.shown.run = new_run(self.shown.max_points);
+        self.shown.source = SourceState::default();
+        self.shown.seen = Seen::NEVER;
         self.refresh();
     }
 
     /// Share the workspace's point budget among the compared runs.
     pub(crate) fn share_budget(&mut self) {
-        let n = self.compare.len().max(1);
+        let n = self.runs.compare.len().max(1);
         let per = (WORKSPACE_BUDGET / n).min(COMPARED_BUDGET);
-        for c in &mut self.compare {
+        for c in &mut self.runs.compare {
             if c.budget != per {
                 c.budget = per;
                 c.run.metrics.set_budget(per);
@@ -135,11 +143,11 @@ impl App {
             return Effect::NONE;
         };
         self.out.push(Cmd::ListRuns { run_dir: dir });
-        if !self.compare.is_empty() {
-            let dirs = self.compare.iter().map(|c| c.dir.clone()).collect();
+        if !self.runs.compare.is_empty() {
+            let dirs = self.runs.compare.iter().map(|c| c.dir.clone()).collect();
             self.out.push(Cmd::CheckDirs { dirs });
         }
-        self.runs_waiting = Some(Vec::new());
+        self.runs.waiting = Some(Vec::new());
         self.overlay = Overlay::Runs;
         Effect::REDRAW
     }
@@ -151,13 +159,18 @@ impl App {
         if self.main_dir() != Some(run_dir) {
             return Effect::NONE;
         }
-        self.runs = runs;
-        self.source.runs_here = self.runs.len().max(1);
-        let Some(waiting) = self.runs_waiting.take() else {
+        self.runs.list = runs;
+        self.shown.source.runs_here = self.runs.list.len().max(1);
+        let Some(waiting) = self.runs.waiting.take() else {
             // The picker was closed meanwhile: the count still holds.
             return Effect::REDRAW;
         };
-        self.runs_sel = self.runs.iter().position(|r| r.dir == run_dir).unwrap_or(0);
+        self.runs.sel = self
+            .runs
+            .list
+            .iter()
+            .position(|r| r.dir == run_dir)
+            .unwrap_or(0);
         let mut fx = Effect::REDRAW;
         for a in waiting {
             let more = self.act(a);
@@ -168,8 +181,8 @@ impl App {
 
     /// Compared runs whose directory is gone are let go.
     pub(in crate::ui) fn on_dirs_checked(&mut self, gone: &[PathBuf]) -> Effect {
-        let drop: Vec<usize> = (0..self.compare.len())
-            .filter(|&i| gone.contains(&self.compare[i].dir))
+        let drop: Vec<usize> = (0..self.runs.compare.len())
+            .filter(|&i| gone.contains(&self.runs.compare[i].dir))
             .collect();
         if drop.is_empty() {
             return Effect::NONE;
@@ -182,31 +195,36 @@ impl App {
 
     /// Stop drawing compared run `i` (and stop its reader), saying why.
     fn drop_compared(&mut self, i: usize, why: &str) {
-        let c = self.compare.remove(i);
+        let c = self.runs.compare.remove(i);
         self.out.push(Cmd::StopReader { tag: c.tag });
-        self.source.error = Some(format!("compared run {} removed: {why}", c.label));
+        self.shown.source.error = Some(format!("compared run {} removed: {why}", c.label));
         self.refresh();
     }
 
     /// Route a reader's message: the main run's, a compared run's, or a stale one.
     pub(in crate::ui) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
-        if tag == self.source_tag {
+        if tag == self.shown.tag {
             let batch = matches!(m, Msg::Run(_));
             let fx = self.step(m);
             if batch {
-                let key = self.main_tag.as_ref().map(|t| t.key.clone());
+                let key = self.runs.main_tag.as_ref().map(|t| t.key.clone());
                 self.restitch(key.as_deref());
             }
             return fx;
         }
-        let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
+        let Some(i) = self.runs.compare.iter().position(|c| c.tag == tag) else {
             return Effect::NONE;
         };
         match m {
             Msg::Run(b) => {
-                let budget = self.compare[i].budget;
-                apply_to(&mut self.compare[i].run, b, budget, self.max_points / 2);
-                let c = &mut self.compare[i];
+                let budget = self.runs.compare[i].budget;
+                apply_to(
+                    &mut self.runs.compare[i].run,
+                    b,
+                    budget,
+                    self.shown.max_points / 2,
+                );
+                let c = &mut self.runs.compare[i];
                 if c.ws.is_none() && !c.run.info.display_name.is_empty() {
                     c.label = crate::text::sanitize(&c.run.info.display_name);
                 }
@@ -218,7 +236,7 @@ impl App {
             // Its file was deleted (or cannot be read): if its directory is gone
             // too, nothing more will come, and the picker can no longer list it.
             Msg::SourceError(_) => {
-                let dirs = vec![self.compare[i].dir.clone()];
+                let dirs = vec![self.runs.compare[i].dir.clone()];
                 self.out.push(Cmd::CheckDirs { dirs });
                 Effect::NONE
             }
@@ -232,22 +250,22 @@ impl App {
     /// zoom and scroll positions stay.
     pub(crate) fn open_run(&mut self, dir: PathBuf, keep_view: bool) {
         // A run already compared becomes the main run: stop drawing it twice.
-        if let Some(i) = self.compare.iter().position(|c| c.dir == dir) {
-            let c = self.compare.remove(i);
+        if let Some(i) = self.runs.compare.iter().position(|c| c.dir == dir) {
+            let c = self.runs.compare.remove(i);
             self.out.push(Cmd::StopReader { tag: c.tag });
         }
         self.out.push(Cmd::StopReader {
-            tag: self.source_tag,
+            tag: self.shown.tag,
         });
-        self.source_tag = self.new_tag();
+        self.shown.tag = self.new_tag();
         self.out.push(Cmd::StartReader {
             path: dir.clone(),
-            tag: self.source_tag,
+            tag: self.shown.tag,
         });
-        self.main_reading = Some(dir);
-        self.run = new_run(self.max_points);
-        self.source = SourceState::default();
-        self.seen = Seen::NEVER;
+        self.shown.main_reading = Some(dir);
+        self.shown.run = new_run(self.shown.max_points);
+        self.shown.source = SourceState::default();
+        self.shown.seen = Seen::NEVER;
         if keep_view {
             self.refresh();
             return;
@@ -255,18 +273,18 @@ impl App {
         // The y scales stay: they are settings by metric key (a `loss` drawn on a
         // log scale is drawn so in every run, and saved so).
         self.charts.zoom.clear();
-        self.grid.focus = 0;
+        self.charts.grid.focus = 0;
         self.panels.fullscreen = false;
-        self.overview.home();
-        self.system.scroll = 0;
-        self.console.back = 0;
+        self.panes.overview.home();
+        self.panes.system.scroll = 0;
+        self.panes.console.back = 0;
         self.refresh();
     }
 
     /// Draw the run at `path` (any run: `--compare`) beside the main one; `dir` is
     /// its run directory. Ignored past [`MAX_COMPARED`] or when already drawn.
     pub fn request_compare(&mut self, path: PathBuf, dir: PathBuf) {
-        if self.compare.len() >= MAX_COMPARED || self.is_compared(&dir).is_some() {
+        if self.runs.compare.len() >= MAX_COMPARED || self.is_compared(&dir).is_some() {
             return;
         }
         let label = dir
@@ -279,11 +297,11 @@ impl App {
     pub(crate) fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
         let tag = self.new_tag();
         self.out.push(Cmd::StartReader { path, tag });
-        self.compare.push(Compared {
+        self.runs.compare.push(Compared {
             tag,
             dir,
             label,
-            run: compared_run(COMPARED_BUDGET, self.max_points / 2),
+            run: compared_run(COMPARED_BUDGET, self.shown.max_points / 2),
             budget: COMPARED_BUDGET,
             ws: None,
         });
@@ -296,14 +314,15 @@ impl App {
     /// segment is read, the cut applies as its rows are folded; a segment that has
     /// already charted rows its new cut drops (its reader came first) is read again.
     pub(crate) fn restitch(&mut self, only: Option<&str>) {
-        let Some(ws) = self.workspace.as_deref() else {
+        let Some(ws) = self.runs.workspace.as_deref() else {
             return;
         };
         let mut keys: Vec<&str> = Vec::new();
         let tags = self
+            .runs
             .main_tag
             .iter()
-            .chain(self.compare.iter().filter_map(|c| c.ws.as_ref()));
+            .chain(self.runs.compare.iter().filter_map(|c| c.ws.as_ref()));
         for t in tags.filter(|t| t.segments > 1) {
             if only.is_none_or(|k| k == t.key) && !keys.contains(&t.key.as_str()) {
                 keys.push(&t.key);
@@ -355,24 +374,24 @@ impl App {
     /// The run read from segment directory `dir`: the main run or a compared one.
     fn segment_run(&self, dir: &Path, main: Option<&Path>) -> Option<&Run> {
         if main == Some(dir) {
-            return Some(&self.run);
+            return Some(&self.shown.run);
         }
-        self.is_compared(dir).map(|i| &self.compare[i].run)
+        self.is_compared(dir).map(|i| &self.runs.compare[i].run)
     }
 
     /// The main run (None), or compared run `i`.
     fn segment_mut(&mut self, at: Option<usize>) -> &mut Run {
-        match at.and_then(|i| self.compare.get_mut(i)) {
+        match at.and_then(|i| self.runs.compare.get_mut(i)) {
             Some(c) => &mut c.run,
-            None => &mut self.run,
+            None => &mut self.shown.run,
         }
     }
 
     /// Read compared run `i` again from its first byte, into an empty run.
     fn reread_compared(&mut self, i: usize) {
         let tag = self.new_tag();
-        let cap = self.max_points / 2;
-        let c = &mut self.compare[i];
+        let cap = self.shown.max_points / 2;
+        let c = &mut self.runs.compare[i];
         self.out.push(Cmd::StopReader { tag: c.tag });
         c.tag = tag;
         c.run = compared_run(c.budget, cap);
@@ -385,17 +404,17 @@ impl App {
 
     /// Draw the selected run beside the main one, or stop drawing it.
     fn toggle_compare(&mut self) {
-        let Some(entry) = self.runs.get(self.runs_sel) else {
+        let Some(entry) = self.runs.list.get(self.runs.sel) else {
             return;
         };
         if self.main_dir() == Some(entry.dir.as_path()) {
             return;
         }
-        if let Some(i) = self.compare.iter().position(|c| c.dir == entry.dir) {
-            let c = self.compare.remove(i);
+        if let Some(i) = self.runs.compare.iter().position(|c| c.dir == entry.dir) {
+            let c = self.runs.compare.remove(i);
             self.out.push(Cmd::StopReader { tag: c.tag });
-        } else if self.compare.len() >= MAX_COMPARED {
-            self.source.error = Some(format!(
+        } else if self.runs.compare.len() >= MAX_COMPARED {
+            self.shown.source.error = Some(format!(
                 "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
             ));
         } else {
@@ -416,7 +435,7 @@ impl App {
     /// The main run's legend text: its name, else its id.
     #[must_use]
     pub fn run_label(&self) -> String {
-        let i = &self.run.info;
+        let i = &self.shown.run.info;
         let name = if i.display_name.is_empty() {
             &i.run_id
         } else {
@@ -428,18 +447,18 @@ impl App {
     /// Whether the run in `dir` is drawn beside the main one.
     #[must_use]
     pub fn is_compared(&self, dir: &Path) -> Option<usize> {
-        self.compare.iter().position(|c| c.dir == dir)
+        self.runs.compare.iter().position(|c| c.dir == dir)
     }
 
     /// Keys while the run picker is open.
     pub(in crate::ui) fn act_runs(&mut self, a: Action) -> Effect {
-        if let Some(waiting) = &mut self.runs_waiting {
+        if let Some(waiting) = &mut self.runs.waiting {
             // Until the list comes, keys wait for it; quitting or closing the picker
             // does not.
             match a {
                 Action::Quit => return Effect::QUIT,
                 Action::Back | Action::PickRun => {
-                    self.runs_waiting = None;
+                    self.runs.waiting = None;
                     self.overlay = Overlay::None;
                     return Effect::REDRAW;
                 }
@@ -449,30 +468,30 @@ impl App {
                 }
             }
         }
-        let n = self.runs.len();
+        let n = self.runs.list.len();
         let page = 10;
         match a {
             Action::Quit => return Effect::QUIT,
             Action::Back | Action::PickRun => self.overlay = Overlay::None,
-            Action::FocusUp => self.runs_sel = self.runs_sel.saturating_sub(1),
-            Action::FocusDown => self.runs_sel = (self.runs_sel + 1).min(n.saturating_sub(1)),
-            Action::PrevPage => self.runs_sel = self.runs_sel.saturating_sub(page),
-            Action::NextPage => self.runs_sel = (self.runs_sel + page).min(n.saturating_sub(1)),
-            Action::FirstPage => self.runs_sel = 0,
-            Action::LastPage => self.runs_sel = n.saturating_sub(1),
+            Action::FocusUp => self.runs.sel = self.runs.sel.saturating_sub(1),
+            Action::FocusDown => self.runs.sel = (self.runs.sel + 1).min(n.saturating_sub(1)),
+            Action::PrevPage => self.runs.sel = self.runs.sel.saturating_sub(page),
+            Action::NextPage => self.runs.sel = (self.runs.sel + page).min(n.saturating_sub(1)),
+            Action::FirstPage => self.runs.sel = 0,
+            Action::LastPage => self.runs.sel = n.saturating_sub(1),
             Action::ToggleCompare => self.toggle_compare(),
             Action::OpenRun => {
-                let Some(entry) = self.runs.get(self.runs_sel) else {
+                let Some(entry) = self.runs.list.get(self.runs.sel) else {
                     return Effect::NONE;
                 };
                 self.overlay = Overlay::None;
                 if self.main_dir() != Some(entry.dir.as_path()) {
                     let dir = entry.dir.clone();
                     self.open_run(dir, false);
-                    if let Some(ws) = &mut self.workspace {
+                    if let Some(ws) = &mut self.runs.workspace {
                         // The run view's esc goes back to the workspace from this run.
                         ws.view = crate::ui::workspace::WsView::Run(
-                            self.main_reading.clone().unwrap_or_default(),
+                            self.shown.main_reading.clone().unwrap_or_default(),
                         );
                     }
                 }
@@ -500,4 +519,22 @@ fn apply_to(run: &mut Run, b: RunBatch, budget: usize, max_points: usize) {
     }
     run.fold_batch(&b);
     run.damage.set_open(b.open);
+}
+
+/// The runs next to the one shown: the picker's list, the workspace, the runs
+/// compared with it.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    /// The run picker's list and selection.
+    pub list: Vec<RunEntry>,
+    pub sel: usize,
+    /// The picker's list is being read: its keys wait for it (in order).
+    pub(in crate::ui) waiting: Option<Vec<Action>>,
+    /// Runs drawn beside the main one in every chart (picked with space in `R`).
+    pub compare: Vec<Compared>,
+    /// The workspace of the wandb directory (None: a run outside one, the live
+    /// monitor).
+    pub workspace: Option<Box<crate::ui::workspace::Workspace>>,
+    /// The main run as the workspace sees it.
+    pub main_tag: Option<WsTag>,
 }

@@ -13,9 +13,14 @@ use crate::ui::App;
 
 /// One picker row: marker, run directory, name, size, age.
 fn row(app: &App, i: usize, w: usize) -> String {
-    let r = &app.runs[i];
-    let current =
-        app.source.file.as_deref().and_then(std::path::Path::parent) == Some(r.dir.as_path());
+    let r = &app.runs.list[i];
+    let current = app
+        .shown
+        .source
+        .file
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        == Some(r.dir.as_path());
     // The directory name without its constant prefix: start time and run id.
     let dir = r
         .dir
@@ -34,8 +39,8 @@ fn row(app: &App, i: usize, w: usize) -> String {
     };
     let age = r
         .modified
-        .filter(|_| app.now > 0.0)
-        .map(|m| format!("{} ago", format::duration((app.now - m).max(0.0))))
+        .filter(|_| app.shown.now > 0.0)
+        .map(|m| format!("{} ago", format::duration((app.shown.now - m).max(0.0))))
         .unwrap_or_default();
     let tail = format!("{size:>10}  {age:>10}");
     let marker = if current {
@@ -57,19 +62,20 @@ fn row(app: &App, i: usize, w: usize) -> String {
 }
 
 pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
-    let Some(area) = overlay::place(size, 100, app.runs.len().max(1), 20) else {
+    let Some(area) = overlay::place(size, 100, app.runs.list.len().max(1), 20) else {
         return;
     };
     let dir = app
         .runs
+        .list
         .first()
         .and_then(|r| r.dir.parent())
         .map(|d| sanitize(&d.display().to_string()))
         .unwrap_or_default();
-    let title = format!(" runs in {dir} [{}] ", app.runs.len());
+    let title = format!(" runs in {dir} [{}] ", app.runs.list.len());
     let inner = overlay::open(buf, area, &title, theme);
     let w = usize::from(inner.width.saturating_sub(2));
-    if app.runs.is_empty() {
+    if app.runs.list.is_empty() {
         buf.set_stringn(
             inner.x + 1,
             inner.y,
@@ -82,20 +88,21 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
     let rows = usize::from(inner.height);
     // Keep the selection on screen, a few rows from the edge when it can be.
     let start = app
-        .runs_sel
+        .runs
+        .sel
         .saturating_sub(rows.saturating_sub(1))
-        .min(app.runs.len().saturating_sub(rows));
-    for (slot, i) in (start..app.runs.len()).take(rows).enumerate() {
+        .min(app.runs.list.len().saturating_sub(rows));
+    for (slot, i) in (start..app.runs.list.len()).take(rows).enumerate() {
         #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + slot as u16;
-        let style = if i == app.runs_sel {
+        let style = if i == app.runs.sel {
             theme.text().add_modifier(Modifier::REVERSED)
         } else {
             theme.text()
         };
         buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
         // A compared run's marker in the colour of its lines.
-        if let Some(c) = app.is_compared(&app.runs[i].dir) {
+        if let Some(c) = app.is_compared(&app.runs.list[i].dir) {
             buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
         }
     }

@@ -13,7 +13,7 @@ use crate::ui::App;
 
 /// Draw the headers and charts of the page `v`.
 pub(super) fn render_page(buf: &mut Buffer, app: &App, v: &View, pane: bool, theme: Theme) {
-    let focus = app.grid.item();
+    let focus = app.charts.grid.item();
     for &(rect, slot) in &v.slots {
         match slot {
             Slot::Chart(pos) => {
@@ -28,7 +28,7 @@ pub(super) fn render_page(buf: &mut Buffer, app: &App, v: &View, pane: bool, the
                 let on = pane && !cont && focus == Item::Header(sec);
                 let w = rect.width.saturating_sub(1);
                 let label = fit(
-                    &sanitize(&app.grid.sections.label(sec, cont)),
+                    &sanitize(&app.charts.grid.sections.label(sec, cont)),
                     usize::from(w),
                 );
                 let style = if on {

@@ -38,7 +38,7 @@ pub(super) fn of_chart<'r>(
     map: Option<MapX<'_>>,
     grouped: bool,
 ) -> ChartSmoothing {
-    let name = label(app.smoothing.of(key)).filter(|_| !grouped);
+    let name = label(app.charts.smoothing.of(key)).filter(|_| !grouped);
     let Some(name) = name else {
         return ChartSmoothing {
             pts: Vec::new(),

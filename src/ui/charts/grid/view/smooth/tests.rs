@@ -35,17 +35,17 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
         modified: None,
     });
     app.update(Msg::Run(batch));
-    app.grid.focus = app
+    app.charts.grid.focus = app
         .charts
         .shown
         .iter()
-        .position(|&i| app.metric_keys[i] == KEY)
+        .position(|&i| app.charts.metric_keys[i] == KEY)
         .expect("chart");
     // `e` twice: EMA 0.6. The answer as the runtime makes it: the smoothing of
     // every point, kept as a capped series keeps points.
     app.update(Msg::char('e'));
     let fx = app.update(Msg::char('e'));
-    assert_eq!(app.smoothing.of(KEY), Smoothing::Ema(0.6));
+    assert_eq!(app.charts.smoothing.of(KEY), Smoothing::Ema(0.6));
     let Some(Cmd::Smooth(job)) = fx.cmds.into_iter().find(|c| matches!(c, Cmd::Smooth(_))) else {
         panic!("no job");
     };
@@ -68,7 +68,7 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
     let whole = of_chart(
         &app,
         KEY,
-        std::iter::once(&app.run),
+        std::iter::once(&app.shown.run),
         ((0.0, 39_999.0), px),
         None,
         false,
@@ -78,12 +78,12 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
     for (a, b) in [(10_000.0, 10_400.0), (0.0, 150.0), (39_000.0, 39_999.0)] {
         app.charts.zoom.insert(KEY.to_owned(), (a, b));
         // A zoom asks for nothing: the smoothed series is the same.
-        let fx = app.update(Msg::Tick(app.now + 5.0));
+        let fx = app.update(Msg::Tick(app.shown.now + 5.0));
         assert!(!fx.cmds.iter().any(|c| matches!(c, Cmd::Smooth(_))));
         let zoomed = of_chart(
             &app,
             KEY,
-            std::iter::once(&app.run),
+            std::iter::once(&app.shown.run),
             ((a, b), px),
             None,
             false,
