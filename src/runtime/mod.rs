@@ -480,9 +480,10 @@ fn drive(
         draw(&mut term, &app)?;
         times.drawn(&app);
         // For the end-to-end test of the panic hook (terminal restored, message shown).
-        if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
-            panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
-        }
+        assert!(
+            std::env::var_os("LEET_DEBUG_PANIC").is_none(),
+            "LEET_DEBUG_PANIC is set: panicking after the first frame"
+        );
         // For the end-to-end test of a quit while the loop is busy: it takes no
         // more messages, as if stuck in long work.
         if std::env::var_os("LEET_DEBUG_STALL").is_some() {

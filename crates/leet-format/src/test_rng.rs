@@ -4,6 +4,10 @@
 pub struct Rng(pub u64);
 
 impl Rng {
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a generator that never ends, not an Iterator"
+    )]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;

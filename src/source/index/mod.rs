@@ -28,6 +28,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -126,8 +127,8 @@ pub fn scan_progress(
         Some(p) => (p.iter().map(|e| (e.dir.clone(), e.clone())).collect(), None),
         None => match cache::load(&cache_file, &canonical) {
             Ok(c) => (c, None),
-            Err(cache::LoadError::Missing) => (Default::default(), None),
-            Err(e) => (Default::default(), Some(e.to_string())),
+            Err(cache::LoadError::Missing) => (HashMap::default(), None),
+            Err(e) => (HashMap::default(), Some(e.to_string())),
         },
     };
     let now = opts.now.unwrap_or_else(unix_now);

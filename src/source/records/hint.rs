@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn hints_put_the_step_first_and_cut_long_text() {
         let v = serde_json::json!({"num": 9, "type": "history", "history": {"item": {
-            "loss": 0.123456, "_runtime": 1.5, "_step": 3, "acc": 1e-5}}});
+            "loss": 0.123_456, "_runtime": 1.5, "_step": 3, "acc": 1e-5}}});
         assert_eq!(hint_of(&v), "_step=3 acc=1.000e-5 loss=0.1235 _runtime=1.5");
         let v = serde_json::json!({"type": "output_raw", "output_raw": {
             "line": "\n\x1b[31mred\x1b[0m text\nmore", "output_type": "STDERR"}});

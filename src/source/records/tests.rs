@@ -225,7 +225,7 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
     std::fs::write(&path, &src[..cut]).unwrap();
     let mut all = 0;
     scan(&src, 0, |f| {
-        all += u64::from(matches!(f, Frame::Record { .. }))
+        all += u64::from(matches!(f, Frame::Record { .. }));
     })
     .unwrap();
     let (tx, rx) = mpsc::sync_channel(64);

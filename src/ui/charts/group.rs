@@ -278,6 +278,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::manual_midpoint,
+        reason = "the expected value, written as it is worked out"
+    )]
     fn degenerate_ranges_and_bucket_counts() {
         let a: &[Point] = &[(5.0, 1.0), (5.0, 3.0), (6.0, 10.0)];
         let b: &[Point] = &[(5.0, 5.0)];
@@ -337,6 +341,10 @@ mod tests {
     use crate::decode::test_rng::Rng;
 
     #[test]
+    #[allow(
+        clippy::range_plus_one,
+        reason = "1 to 5 members, as the generator reads"
+    )]
     fn lo_mean_hi_are_ordered_and_share_x_everywhere() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for case in 0..300 {

@@ -92,6 +92,10 @@ fn by_step<'a>(run: &'a Run, key: &str) -> Option<&'a Series> {
 }
 
 /// How `run`'s steps map to `x` (None: they do not: no time, no such metric).
+#[allow(
+    clippy::if_not_else,
+    reason = "the run's own runtime first, the fallback after"
+)]
 fn map_of(run: &Run, x: &XAxis) -> Option<Map> {
     Some(match x {
         XAxis::Default => Map::Same,

@@ -56,6 +56,7 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
                 let lum = |p: (u8, u8, u8)| {
                     0.2126 * f64::from(p.0) + 0.7152 * f64::from(p.1) + 0.0722 * f64::from(p.2)
                 };
+                #[allow(clippy::manual_midpoint, reason = "lums are at most 255: no overflow")]
                 let l = (lum(top) + lum(bottom)) / 2.0 / 255.0;
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let i = ((l * (RAMP.len() - 1) as f64).round() as usize).min(RAMP.len() - 1);
