@@ -44,7 +44,6 @@ pub fn parse_window(s: &str) -> Result<f64, String> {
 ///
 /// # Errors
 /// Not a number, or out of bounds (NaN, infinite, negative, too long).
-#[allow(clippy::cast_precision_loss)]
 pub fn parse_idle_timeout(s: &str) -> Result<Duration, String> {
     parse_secs(s, 0.0, MAX_WAIT_SECS as f64).map(Duration::from_secs_f64)
 }

@@ -159,7 +159,6 @@ pub struct Loaded {
 
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
     let (color, true_color) = color_env();
-    #[allow(clippy::cast_precision_loss)]
     Options {
         keymap,
         stale_after: args.stale_after as f64,

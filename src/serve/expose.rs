@@ -126,7 +126,6 @@ fn group<'a>(
         "Time of the sample these series come from (Unix seconds)",
         vec![(Vec::new(), timestamp)],
     );
-    #[allow(clippy::cast_precision_loss)]
     let samples = ctx.samples as f64;
     meta(
         "leet_samples_total",

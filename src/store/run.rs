@@ -241,7 +241,6 @@ impl Run {
         if let Some(r) = self.exit_runtime {
             return Some(f64::from(r));
         }
-        #[allow(clippy::cast_precision_loss)]
         let start = self
             .info
             .start_time
@@ -260,7 +259,6 @@ impl Run {
     /// [`Run::step`], or None when the file has said nothing about steps yet.
     #[must_use]
     pub fn known_step(&self) -> Option<i64> {
-        #[allow(clippy::cast_possible_truncation)]
         self.last_step
             .or(self.summary.number("_step").map(|s| s as i64))
     }

@@ -1,6 +1,6 @@
 //! Damaged, truncated and growing files: no panic, every intact record read, the loss
 //! reported.
-#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
+#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

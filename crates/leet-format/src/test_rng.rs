@@ -16,7 +16,6 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    #[allow(clippy::cast_precision_loss)]
     pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }

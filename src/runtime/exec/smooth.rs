@@ -230,7 +230,6 @@ impl<'a> History<'a> {
             .get(r.values.start as usize..r.values.end as usize)
             .unwrap_or_default();
         self.rows += 1;
-        #[allow(clippy::cast_precision_loss)]
         let x_default = r.step.unwrap_or(self.rows as f64 - 1.0);
         let defs = !self.defs.is_empty();
         if defs {

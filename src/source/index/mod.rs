@@ -319,7 +319,6 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
 /// Seconds before a grown file is read again: 20 s per 100 MB, at most a minute
 /// (files under 5 MB at every scan).
 fn reread_after(size: u64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let mb = size as f64 / 1e6;
     if mb < 5.0 {
         0.0
@@ -333,7 +332,6 @@ fn reread_after(size: u64) -> f64 {
 /// that is older (see the module doc). `leet inspect --summary` decides with it too.
 #[must_use]
 pub fn quiet_at(mtime_ns: u64, last_time: Option<f64>, now: f64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let mtime = mtime_ns as f64 / 1e9;
     now - last_time.map_or(mtime, |t| t.min(mtime))
 }
@@ -397,9 +395,7 @@ fn stat(file: &Path) -> (u64, u64) {
 }
 
 fn seconds((s, n): Timestamp) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
-    let v = s as f64 + f64::from(n) / 1e9;
-    v
+    s as f64 + f64::from(n) / 1e9
 }
 
 /// Read one run file from its start with the sequential reader. `size` and
@@ -536,7 +532,6 @@ impl Acc {
             .map(|(_, r)| f64::from(r))
             .or(summary_runtime)
             .or_else(|| Some(self.last_time? - e.start_time?).filter(|r| *r >= 0.0));
-        #[allow(clippy::cast_possible_truncation)]
         {
             e.last_step = self.last_step.filter(|s| s.is_finite()).map(|s| s as i64);
         }

@@ -85,7 +85,6 @@ fn fold_keeps_first_seen_top_level_order_and_latest_value_wins() {
 }
 
 fn entry(exit: Option<i32>, mtime: f64, last: Option<f64>) -> RunIndexEntry {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     RunIndexEntry {
         file: Some("run-x.wandb".into()),
         has_run_record: true,

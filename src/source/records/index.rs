@@ -86,7 +86,6 @@ impl Index {
         while (self.hi.len() as u64) < offset >> 32 {
             self.hi.push(row);
         }
-        #[allow(clippy::cast_possible_truncation)]
         self.lo.push(offset as u32);
         self.kinds.push(kind);
         if self.counts.is_empty() {

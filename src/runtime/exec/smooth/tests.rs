@@ -59,7 +59,6 @@ fn defined_file() -> Vec<u8> {
                 },
             ));
         }
-        #[allow(clippy::cast_precision_loss)]
         let f = i as f64;
         items.push(item(
             "loss",
