@@ -465,6 +465,7 @@ fn live_app_takes_100k_keys_per_sample_in_near_linear_time() {
             .collect();
         a.update(Msg::Sample(Sample {
             timestamp: 1000.0 + f64::from(i),
+            errors: Vec::new(),
             values,
         }));
     }

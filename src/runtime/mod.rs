@@ -17,7 +17,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
-use crate::msg::{Msg, Sample};
+use crate::msg::Msg;
 use crate::source::file::{resolve, RunReader, Target};
 use crate::source::resolve::Opening;
 use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
@@ -444,11 +444,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
             for (family, e) in &s.errors {
                 let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
             }
-            tx.send(Msg::Sample(Sample {
-                timestamp: s.timestamp,
-                values: s.values,
-            }))
-            .is_ok()
+            tx.send(Msg::Sample(s)).is_ok()
         });
     })
 }

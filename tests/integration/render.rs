@@ -360,6 +360,7 @@ fn live_host_with(
         }
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
+            errors: Vec::new(),
             values,
         }));
     }
@@ -989,6 +990,7 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
         values.push(("trn.host_total_memory_usage".to_owned(), 2e9));
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
+            errors: Vec::new(),
             values,
         }));
     }

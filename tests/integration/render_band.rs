@@ -351,6 +351,7 @@ fn live_system_charts_get_the_band_and_b_hides_it() {
         let t = NOW - 600.0 + f64::from(i);
         app.update(Msg::Sample(Sample {
             timestamp: t,
+            errors: Vec::new(),
             values: vec![("memory_percent".into(), 50.0 + 10.0 * noise(u64::from(i)))],
         }));
     }
