@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use crate::source::sampler::{self, SamplerOptions};
+use leet_sampler::{self as sampler, SamplerOptions};
 
 /// Longest `--stale-after`, `--idle-timeout` (30 days).
 pub const MAX_WAIT_SECS: u64 = 30 * 24 * 3600;

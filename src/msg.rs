@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 
-use crate::decode::event::Events;
-use crate::decode::leveldb::Skip;
-use crate::decode::record::RecordType;
+use leet_format::event::Events;
+use leet_format::leveldb::Skip;
+use leet_format::record::RecordType;
 
 /// One reading of host metrics (from the live sampler) is the sampler's type too.
 pub use leet_sampler::Sample;

@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::decode::event::{Event, Events};
-use crate::decode::leveldb::{Skip, SkipReason};
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
-use crate::text::{sanitize, sanitize_path};
+use leet_format::event::{Event, Events};
+use leet_format::leveldb::{Skip, SkipReason};
+use leet_text::{sanitize, sanitize_path};
 
 mod output;
 mod queue;

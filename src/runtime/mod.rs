@@ -20,13 +20,13 @@ use crate::input::{self, Input};
 use crate::msg::Msg;
 use crate::source::file::{resolve, RunReader, Target};
 use crate::source::resolve::Opening;
-use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
 use crate::terminal;
 use crate::ui::keymap::Keymap;
 use crate::ui::render;
 use crate::ui::settings::Config;
 use crate::ui::{App, Options};
+use leet_sampler::{self as sampler, MonitorHandle, ProcScanner, Sampler};
 
 /// Longest the loop applies queued messages before drawing (keeps a big load
 /// drawing progress).
@@ -607,7 +607,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {
-        use crate::source::sampler::Sampler;
+        use leet_sampler::Sampler;
         let sampler = Sampler::with_collectors(Vec::new());
         let handle = sampler.monitor_handle();
         let mut scanner = sampler.proc_scanner();

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::names::{self, Kind, Mapped};
-use crate::source::sampler::Sample;
+use leet_sampler::Sample;
 
 /// Content type of the Prometheus text format.
 pub const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -234,7 +234,7 @@ pub fn format_value(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::sampler::parse_exposition;
+    use leet_sampler::parse_exposition;
 
     fn sample() -> Sample {
         Sample {

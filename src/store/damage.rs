@@ -1,6 +1,6 @@
 //! The damage report of a run: what was skipped, and how the file ends.
 
-use crate::decode::leveldb::{Skip, SkipReason};
+use leet_format::leveldb::{Skip, SkipReason};
 
 /// What was lost to damage, and how the file ends.
 ///

@@ -3,7 +3,7 @@
 
 use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
 use super::run::Run;
-use crate::decode::event::{Events, Row, Timestamp};
+use leet_format::event::{Events, Row, Timestamp};
 
 const NONE: usize = usize::MAX;
 

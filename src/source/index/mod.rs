@@ -36,8 +36,8 @@ use self::fold::Fold;
 use self::scan::{check_one, read_jobs, Check, Outcome, ReadJob};
 use super::reader::RunReader;
 use super::resolve::run_dirs;
-use crate::decode::event::{Event, Events, Timestamp};
 use crate::msg::{RunIndexEntry, RunStatus};
+use leet_format::event::{Event, Events, Timestamp};
 
 /// Seconds of quiet after which a run without an exit record counts as crashed
 /// (leet's `--stale-after` default).
@@ -444,7 +444,7 @@ fn read_run(dir: &Path, file: &Path, size: u64, mtime_ns: u64) -> RunIndexEntry 
 /// What the reader's events tell the index, folded.
 #[derive(Default)]
 struct Acc {
-    info: crate::decode::event::RunInfo,
+    info: leet_format::event::RunInfo,
     has_run: bool,
     exit: Option<(i32, i32)>,
     last_step: Option<f64>,

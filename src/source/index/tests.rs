@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::fold::Fold;
 use super::*;
-use crate::decode::event::{Scalar, TreeOp, TreePath, PATH_SEP};
+use leet_format::event::{Scalar, TreeOp, TreePath, PATH_SEP};
 
 fn path(p: &str) -> TreePath {
     let parts: Vec<String> = p.split('.').map(str::to_owned).collect();

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use super::index::{Chunked, Index};
 use super::*;
-use crate::decode::leveldb::{scan, Skip, BLOCK_SIZE};
-use crate::decode::synth::{file_bytes, SynthSpec};
+use leet_format::leveldb::{scan, Skip, BLOCK_SIZE};
+use leet_format::synth::{file_bytes, SynthSpec};
 
 fn fixture(name: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
