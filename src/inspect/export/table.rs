@@ -280,7 +280,6 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)]
 use std::io::{self, Write};
 use std::path::Path;
 

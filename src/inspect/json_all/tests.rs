@@ -1,7 +1,6 @@
 //! The parallel one-shot listing against the one-record-at-a-time reference, for
 //! chunk and batch sizes small enough that records, blocks and damage straddle
 //! every boundary.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 

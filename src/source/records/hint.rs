@@ -221,7 +221,6 @@ pub(crate) fn kind_of(payload: &[u8]) -> u8 {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)]
 
 use std::io::Write as _;
 use std::path::PathBuf;

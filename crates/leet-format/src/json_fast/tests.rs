@@ -1,6 +1,5 @@
 //! The direct writer against the general path it replaces: every case must print
 //! the same bytes (or be left to the general path).
-#![allow(clippy::unwrap_used)]
 
 use rand::rngs::StdRng;
 use rand::{Rng as _, SeedableRng as _};
