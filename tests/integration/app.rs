@@ -1,6 +1,5 @@
 //! App state transitions driven by messages: filter editing, liveness, mouse,
 //! samples, prefix keys.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

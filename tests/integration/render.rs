@@ -1,6 +1,5 @@
 //! Whole-screen snapshots (TestBackend + insta), each driven through key messages
 //! so the key map → action → state path is covered.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! from each column's min to its max; `b` hides the bands (and the line zigzags
 //! through the extremes again); a chart with fewer points than columns has none.
 //! The runs are made by hand: one history record per step.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

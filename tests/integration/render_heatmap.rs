@@ -1,7 +1,6 @@
 //! The heatmap mode of percentage charts of several series (`y`: linear → log →
 //! heatmap), in the live monitor's grid and in the viewer's system sidebar: whole
 //! screens from fixed samples (no clock, no host), driven by key messages.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! point logged (not from the store's capped points) and equals a reference
 //! transcription of each kind's documented formula, computed here from every
 //! point of the synthetic run.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
