@@ -2,7 +2,7 @@
 //! behind (issue 8, "The sampler"). Fakes of the real interfaces only: HTTP servers on
 //! 127.0.0.1, fake `rocm-smi` executables on `PATH` with a fake sysfs tree
 //! (`LEET_SYSFS_ROOT`), and the real binary in a pseudo-terminal for `--live`.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 
