@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use crate::source::sampler::{self, SamplerOptions};
+use leet_sampler::{self as sampler, SamplerOptions};
 
 /// Longest `--stale-after`, `--idle-timeout` (30 days).
 pub const MAX_WAIT_SECS: u64 = 30 * 24 * 3600;
@@ -44,7 +44,6 @@ pub fn parse_window(s: &str) -> Result<f64, String> {
 ///
 /// # Errors
 /// Not a number, or out of bounds (NaN, infinite, negative, too long).
-#[allow(clippy::cast_precision_loss)]
 pub fn parse_idle_timeout(s: &str) -> Result<Duration, String> {
     parse_secs(s, 0.0, MAX_WAIT_SECS as f64).map(Duration::from_secs_f64)
 }

@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::decode::json::record_json;
-use crate::decode::json_fast::{self, Written};
-use crate::decode::leveldb::Frame;
 use crate::msg::{RunIndexEntry, RunStatus};
 use crate::source::file::{resolve_file, RunReader};
 use crate::source::index;
 use crate::store::run::DamageReport;
 use crate::store::Run;
-use crate::text::{flatten_into, rfc3339};
+use leet_format::json::record_json;
+use leet_format::json_fast::{self, Written};
+use leet_format::leveldb::Frame;
+use leet_text::{flatten_into, rfc3339};
 
 pub mod export;
 mod json_all;
@@ -98,7 +98,7 @@ pub fn state_at(file: &Path, run: &Run, now: f64) -> (RunStatus, Option<f64>) {
 /// The state as the text summary shows it, in the viewer's words (its status
 /// bar's `crashed? (no exit record, quiet 1h 00m)`).
 fn state_text(state: RunStatus, quiet: Option<f64>) -> String {
-    let quiet = quiet.map(crate::text::duration).unwrap_or_default();
+    let quiet = quiet.map(leet_text::duration).unwrap_or_default();
     match state {
         RunStatus::Crashed => format!("crashed? (no exit record, quiet {quiet})"),
         RunStatus::Running => format!("running (quiet {quiet})"),
@@ -170,7 +170,7 @@ pub fn summary_json_at(file: &Path, run: &Run, now: f64) -> Value {
 }
 
 fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result<()> {
-    use crate::text::sanitize as clean;
+    use leet_text::sanitize as clean;
     let now = unix_now();
     let v = summary_json_at(file, run, now);
     let i = &run.info;
@@ -230,13 +230,13 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
         } else {
             ""
         };
-        writeln!(out, "  {prefix}{}", crate::text::sanitize(text))?;
+        writeln!(out, "  {prefix}{}", leet_text::sanitize(text))?;
     }
     Ok(())
 }
 
 fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
-    let shown = crate::text::sanitize_path(file);
+    let shown = leet_text::sanitize_path(file);
     if d.skipped_spans > 0 {
         writeln!(
             err,
@@ -338,7 +338,7 @@ fn run_with(
     let mut finishing = false;
     let mut line = Vec::with_capacity(4096);
     // File names can hold escape sequences: shown sanitized on stderr.
-    let shown = crate::text::sanitize_path(&file);
+    let shown = leet_text::sanitize_path(&file);
     loop {
         let mut write_err: Option<io::Error> = None;
         let p = reader.poll_frames(|fr| {
@@ -444,7 +444,7 @@ fn print_record(
         write!(
             line,
             "#{num:<6} {kind:<12} @{offset:<10} {}",
-            crate::text::sanitize(&body)
+            leet_text::sanitize(&body)
         )?;
     }
     line.push(b'\n');

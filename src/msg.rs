@@ -4,10 +4,12 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 
-use crate::decode::event::Events;
-use crate::decode::leveldb::Skip;
-use crate::decode::record::RecordType;
+use leet_format::event::Events;
+use leet_format::leveldb::Skip;
+use leet_format::record::RecordType;
 
+/// One reading of host metrics (from the live sampler) is the sampler's type too.
+pub use leet_sampler::Sample;
 /// The process table is the sampler's type: it scans the processes.
 pub use leet_sampler::{ProcRow, ProcTable};
 
@@ -37,15 +39,6 @@ pub struct RunBatch {
     /// The file was truncated or replaced: everything read before is void and the
     /// records start again from the file's beginning.
     pub restarted: bool,
-}
-
-/// One reading of host metrics (from the live sampler).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sample {
-    /// Unix seconds.
-    pub timestamp: f64,
-    /// W&B system metric keys (`cpu`, `gpu.0.gpu`, ...) and values.
-    pub values: Vec<(String, f64)>,
 }
 
 /// A run directory next to the one shown (the run picker's rows): what

@@ -94,7 +94,7 @@ fn leave_modes() {
 /// child processes. Safe to call twice, and from any thread.
 pub fn restore() {
     let _g = lock_briefly();
-    crate::source::sampler::child::kill_all();
+    leet_sampler::child::kill_all();
     leave_modes();
 }
 
@@ -102,7 +102,7 @@ pub fn restore() {
 /// being drawn is finished first; the loop draws nothing after.
 pub fn exit_now(code: i32) -> ! {
     let _g = lock_briefly();
-    crate::source::sampler::child::close();
+    leet_sampler::child::close();
     leave_modes();
     std::process::exit(code)
 }

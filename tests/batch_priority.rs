@@ -4,7 +4,7 @@
 //! starved by every other process. Its own test binary: no other test's workers
 //! are alive while the threads are looked at.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 use leet::decode::event::{Events, Sink};
 use leet::decode::leveldb::Skip;

@@ -371,8 +371,7 @@ fn a_restarted_host_engine_is_reported_once_and_reconnected_after_the_back_off()
         .iter()
         .skip(2)
         .position(|k| *k)
-        .map(|p| p + 2)
-        .unwrap_or_else(|| panic!("never reconnected: {}", run.stderr));
+        .map_or_else(|| panic!("never reconnected: {}", run.stderr), |p| p + 2);
     // not before the back-off (3 s = 10 samples at 300 ms; sampling can only be slower)
     assert!(back >= 9, "reconnected at sample {back}");
     assert!(with_keys[back..].iter().all(|k| *k), "{with_keys:?}");

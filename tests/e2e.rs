@@ -1,5 +1,5 @@
 //! End to end: the real binary in a real terminal (tmux), driven by keys.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 

@@ -5,7 +5,7 @@
 //! for the host families, RSS stays under [`RSS_CAP_KB`], errors are reported, and no
 //! fake outlives leet (also after SIGTERM). Without macmon: one line of reason.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 

@@ -7,7 +7,7 @@
 //! samples stay on time, RSS under [`RSS_CAP_KB`], errors are reported, and no fake
 //! outlives leet (also after SIGTERM). Without gc-info: one line of reason.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! behind (issue 8, "The sampler"). Fakes of the real interfaces only: HTTP servers on
 //! 127.0.0.1, fake `rocm-smi` executables on `PATH` with a fake sysfs tree
 //! (`LEET_SYSFS_ROOT`), and the real binary in a pseudo-terminal for `--live`.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 
@@ -465,6 +465,7 @@ fn live_app_takes_100k_keys_per_sample_in_near_linear_time() {
             .collect();
         a.update(Msg::Sample(Sample {
             timestamp: 1000.0 + f64::from(i),
+            errors: Vec::new(),
             values,
         }));
     }

@@ -347,7 +347,7 @@ fn flood_size() -> usize {
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes one rlimit into `lim`, which outlives the call.
-    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut lim) } == 0 {
         usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)
     } else {
         1024

@@ -3,7 +3,7 @@
 //! variables are process-wide: only this test binary sets them, and its tests take
 //! one lock while they do.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test")]
 
 mod common;
 

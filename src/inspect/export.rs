@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::decode::event::{Event, Events};
-use crate::decode::leveldb::{Skip, SkipReason};
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
-use crate::text::{sanitize, sanitize_path};
+use leet_format::event::{Event, Events};
+use leet_format::leveldb::{Skip, SkipReason};
+use leet_text::{sanitize, sanitize_path};
 
 mod output;
 mod queue;
@@ -155,7 +155,6 @@ fn points_of(
             Event::Row(r) if !system && r.complete => (r.step, r.runtime, r.time, &r.values),
             Event::Stats { time, values } if system => {
                 let t = time.map(|(s, n)| {
-                    #[allow(clippy::cast_precision_loss)]
                     let s = s as f64;
                     s + f64::from(n) / 1e9
                 });
@@ -211,7 +210,6 @@ impl Progress {
 
 /// `560MiB`, `1.2GiB`.
 fn bytes(n: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
     let f = n as f64;
     match n {
         0..1024 => format!("{n}B"),

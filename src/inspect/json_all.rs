@@ -18,11 +18,11 @@ use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use crate::decode::json_fast::{self, Written};
-use crate::decode::leveldb::{Frame, Scanner, Skip};
 use crate::source::file::SourceError;
 use crate::store::run::DamageReport;
 use crate::store::Run;
+use leet_format::json_fast::{self, Written};
+use leet_format::leveldb::{Frame, Scanner, Skip};
 
 /// Bytes read from the file at a time.
 const CHUNK: usize = 4 << 20;
@@ -71,7 +71,7 @@ fn print_in(
             spare_chunks: Vec::new(),
             out,
             err,
-            shown: crate::text::sanitize_path(file),
+            shown: leet_text::sanitize_path(file),
             run: Run::new(),
         };
         let mut scanner = Scanner::new();

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use crate::msg::{Image, Msg};
 use crate::source::follow::Follower;
-use crate::source::sampler::MonitorHandle;
 use crate::source::tail::TailOptions;
 use crate::ui::Cmd;
+use leet_sampler::MonitorHandle;
 
 mod smooth;
 
@@ -91,7 +91,7 @@ fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Resu
     crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
         merged_text(path, base, text, now)
     })
-    .map_err(|e| format!("{}: {e}", crate::text::sanitize_path(path)))
+    .map_err(|e| format!("{}: {e}", leet_text::sanitize_path(path)))
 }
 
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
@@ -348,7 +348,7 @@ mod tests {
 
     #[test]
     fn monitor_switches_the_samplers_tree_and_answers() {
-        use crate::source::sampler::Sampler;
+        use leet_sampler::Sampler;
         use std::time::Duration;
         let mut sampler = Sampler::with_collectors(Vec::new());
         let handle = sampler.monitor_handle();
@@ -438,14 +438,14 @@ mod tests {
         let write = |name: &str, id: &str| {
             let d = wandb.join(name);
             std::fs::create_dir_all(&d).expect("mkdir");
-            let spec = crate::decode::synth::SynthSpec {
+            let spec = leet_format::synth::SynthSpec {
                 run_id: id.into(),
                 steps: 5,
                 ..Default::default()
             };
             std::fs::write(
                 d.join(format!("run-{id}.wandb")),
-                crate::decode::synth::file_bytes(&spec),
+                leet_format::synth::file_bytes(&spec),
             )
             .expect("write");
         };

@@ -17,16 +17,16 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::cli::ViewArgs;
 use crate::input::{self, Input};
-use crate::msg::{Msg, Sample};
+use crate::msg::Msg;
 use crate::source::file::{resolve, RunReader, Target};
 use crate::source::resolve::Opening;
-use crate::source::sampler::{self, MonitorHandle, ProcScanner, Sampler};
 use crate::source::tail;
 use crate::terminal;
 use crate::ui::keymap::Keymap;
 use crate::ui::render;
 use crate::ui::settings::Config;
 use crate::ui::{App, Options};
+use leet_sampler::{self as sampler, MonitorHandle, ProcScanner, Sampler};
 
 /// Longest the loop applies queued messages before drawing (keeps a big load
 /// drawing progress).
@@ -159,7 +159,6 @@ pub struct Loaded {
 
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
     let (color, true_color) = color_env();
-    #[allow(clippy::cast_precision_loss)]
     Options {
         keymap,
         stale_after: args.stale_after as f64,
@@ -445,11 +444,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
             for (family, e) in &s.errors {
                 let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
             }
-            tx.send(Msg::Sample(Sample {
-                timestamp: s.timestamp,
-                values: s.values,
-            }))
-            .is_ok()
+            tx.send(Msg::Sample(s)).is_ok()
         });
     })
 }
@@ -480,9 +475,10 @@ fn drive(
         draw(&mut term, &app)?;
         times.drawn(&app);
         // For the end-to-end test of the panic hook (terminal restored, message shown).
-        if std::env::var_os("LEET_DEBUG_PANIC").is_some() {
-            panic!("LEET_DEBUG_PANIC is set: panicking after the first frame");
-        }
+        assert!(
+            std::env::var_os("LEET_DEBUG_PANIC").is_none(),
+            "LEET_DEBUG_PANIC is set: panicking after the first frame"
+        );
         // For the end-to-end test of a quit while the loop is busy: it takes no
         // more messages, as if stuck in long work.
         if std::env::var_os("LEET_DEBUG_STALL").is_some() {
@@ -611,7 +607,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {
-        use crate::source::sampler::Sampler;
+        use leet_sampler::Sampler;
         let sampler = Sampler::with_collectors(Vec::new());
         let handle = sampler.monitor_handle();
         let mut scanner = sampler.proc_scanner();

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use bytes::Bytes;
 
 use super::names::{self, Kind, Mapped};
-use crate::source::sampler::Sample;
+use leet_sampler::Sample;
 
 /// Content type of the Prometheus text format.
 pub const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -126,7 +126,6 @@ fn group<'a>(
         "Time of the sample these series come from (Unix seconds)",
         vec![(Vec::new(), timestamp)],
     );
-    #[allow(clippy::cast_precision_loss)]
     let samples = ctx.samples as f64;
     meta(
         "leet_samples_total",
@@ -235,7 +234,7 @@ pub fn format_value(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::sampler::parse_exposition;
+    use leet_sampler::parse_exposition;
 
     fn sample() -> Sample {
         Sample {

@@ -91,14 +91,11 @@ async fn accept_loop(listener: std::net::TcpListener, latest: Arc<Latest>) -> an
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let open = Arc::new(AtomicUsize::new(0));
     loop {
-        let stream = match listener.accept().await {
-            Ok((s, _)) => s,
-            Err(_) => {
-                // Out of descriptors or a connection reset before it was accepted:
-                // wait a little instead of spinning, and go on.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
+        let Ok((stream, _)) = listener.accept().await else {
+            // Out of descriptors or a connection reset before it was accepted:
+            // wait a little instead of spinning, and go on.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
         };
         if open.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
             open.fetch_sub(1, Ordering::Relaxed);

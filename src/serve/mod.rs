@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use crate::source::sampler::{child, Sampler, SamplerOptions, Ticker};
+use leet_sampler::{child, Sampler, SamplerOptions, Ticker};
 
 /// Port `leet serve` listens on unless told otherwise (not among the allocations of
 /// Prometheus's default port allocations wiki page).
@@ -83,8 +83,8 @@ fn spawn_sampling(opts: SamplerOptions, latest: Arc<http::Latest>) -> std::io::R
                     let _ = writeln!(
                         stderr,
                         "{}: not available: {}",
-                        crate::text::sanitize(family),
-                        crate::text::sanitize(why)
+                        leet_text::sanitize(family),
+                        leet_text::sanitize(why)
                     );
                 }
             }

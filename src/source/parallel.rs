@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex};
 
 use super::reader::{Poll, RunReader};
 use super::resolve::{io_err, SourceError};
-use crate::decode::decoder::Decoder;
-use crate::decode::event::{Events, Sink};
-use crate::decode::leveldb::{self, Frame, Scanner, Skip, BLOCK_SIZE};
+use leet_format::decoder::Decoder;
+use leet_format::event::{Events, Sink};
+use leet_format::leveldb::{self, Frame, Scanner, Skip, BLOCK_SIZE};
 
 /// How a first load is cut.
 #[derive(Debug, Clone, Copy)]

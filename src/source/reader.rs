@@ -7,9 +7,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::resolve::{io_err, SourceError};
-use crate::decode::decoder::Decoder;
-use crate::decode::event::{Events, Sink};
-use crate::decode::leveldb::{self, Frame, Scanner, Skip};
+use leet_format::decoder::Decoder;
+use leet_format::event::{Events, Sink};
+use leet_format::leveldb::{self, Frame, Scanner, Skip};
 
 /// Reads a `.wandb` file incrementally.
 #[derive(Debug)]

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 
 use regex::bytes::{Regex, RegexBuilder};
 
-use crate::decode::json_fast;
-use crate::decode::leveldb::{Frame, Scanner, MAX_RECORD_LEN};
 use crate::msg::{Msg, RecordRow, RecordsPage, RecordsView, KIND_SKIP};
 use index::{Chunked, Index, Seq};
+use leet_format::json_fast;
+use leet_format::leveldb::{Frame, Scanner, MAX_RECORD_LEN};
 
 /// How often an idle worker looks for growth.
 const POLL: Duration = Duration::from_millis(250);
@@ -155,7 +155,7 @@ impl Records {
             Ok(f) => (Some(f), None),
             Err(e) => (
                 None,
-                Some(format!("{}: {e}", crate::text::sanitize_path(path))),
+                Some(format!("{}: {e}", leet_text::sanitize_path(path))),
             ),
         };
         let mut r = Self {
@@ -309,7 +309,7 @@ impl Records {
                 Frame::Skip(s) => ix.push_skip(s.offset, s.len, s.reason),
             });
             if let Err(e) = r {
-                self.error = Some(format!("{}: {e}", crate::text::sanitize_path(&self.path)));
+                self.error = Some(format!("{}: {e}", leet_text::sanitize_path(&self.path)));
             } else if self.index.is_full() {
                 self.error = Some(format!(
                     "more than {} records: the rest are not listed",

@@ -6,11 +6,11 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::decode::decoder::Decoder;
-use crate::decode::event::{Event, RunInfo};
-use crate::decode::leveldb::{self, Frame, HeaderError};
 pub use crate::msg::RunEntry;
-use crate::text::{sanitize, sanitize_path};
+use leet_format::decoder::Decoder;
+use leet_format::event::{Event, RunInfo};
+use leet_format::leveldb::{self, Frame, HeaderError};
+use leet_text::{sanitize, sanitize_path};
 
 /// Why a path did not lead to a `.wandb` file, or the file could not be read.
 #[derive(Debug, thiserror::Error)]

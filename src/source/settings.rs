@@ -9,7 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::text::sanitize_path;
+use leet_text::sanitize_path;
 
 /// `$XDG_CONFIG_HOME/leet/config.toml`, else `$HOME/.config/leet/config.toml`.
 #[must_use]

@@ -1,6 +1,6 @@
 //! The damage report of a run: what was skipped, and how the file ends.
 
-use crate::decode::leveldb::{Skip, SkipReason};
+use leet_format::leveldb::{Skip, SkipReason};
 
 /// What was lost to damage, and how the file ends.
 ///
@@ -117,7 +117,6 @@ impl Breaks {
         };
         if let (Some(a), Some(b)) = (before, step) {
             if b > a.saturating_add(1) && self.spans.len() < Self::KEEP {
-                #[allow(clippy::cast_precision_loss)]
                 self.spans.push((a as f64, b as f64));
             }
         }

@@ -3,7 +3,7 @@
 
 use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
 use super::run::Run;
-use crate::decode::event::{Events, Row, Timestamp};
+use leet_format::event::{Events, Row, Timestamp};
 
 const NONE: usize = usize::MAX;
 
@@ -155,10 +155,8 @@ impl Run {
     /// Count a complete row: its x (its step, else its row number), or None when
     /// the row is at or past the run's cut (see [`super::stitch::Stitch`]).
     fn complete_row(&mut self, r: &Row) -> Option<f64> {
-        #[allow(clippy::cast_precision_loss)]
         let x = r.step.unwrap_or(self.history_rows as f64);
         self.history_rows += 1;
-        #[allow(clippy::cast_possible_truncation)]
         if let Some(s) = r.step {
             self.last_step = Some(s as i64);
         }
@@ -222,7 +220,6 @@ impl Run {
         time: Option<Timestamp>,
         r: &std::ops::Range<u32>,
     ) {
-        #[allow(clippy::cast_precision_loss)]
         let x = time.map_or_else(
             || self.last_time.unwrap_or(0.0),
             |(s, n)| s as f64 + f64::from(n) * 1e-9,

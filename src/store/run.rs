@@ -1,7 +1,7 @@
 //! The run model: every event of a `.wandb` file folded, in file order, into one run
 //! (info, config, summary, environment, metric series, system series, console, state
 //! and a report of the damage that was skipped). Decoding happens before, in the
-//! reader ([`crate::decode::decoder`]); folding parses nothing.
+//! reader ([`leet_format::decoder`]); folding parses nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,16 +11,16 @@ use serde_json::{Map, Value};
 use super::console::{Console, Stream};
 use super::metrics::MetricStore;
 use super::stitch::Stitch;
-use crate::decode::decoder::Decoder;
-use crate::decode::event::{Event, Events, Sink};
-use crate::decode::leveldb::{Skip, SkipReason};
-use crate::decode::record::RecordType;
 use crate::msg::RunBatch;
+use leet_format::decoder::Decoder;
+use leet_format::event::{Event, Events, Sink};
+use leet_format::leveldb::{Skip, SkipReason};
+use leet_format::record::RecordType;
 
 pub use super::damage::{Breaks, DamageReport};
 pub use super::media::{MediaItem, MediaList, MEDIA_PER_KEY};
 pub use super::tree::Tree;
-pub use crate::decode::event::{glob_match, MetricDef, RunInfo, Timestamp, MAX_DEPTH};
+pub use leet_format::event::{glob_match, MetricDef, RunInfo, Timestamp, MAX_DEPTH};
 
 /// How many records of each type were read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -241,7 +241,6 @@ impl Run {
         if let Some(r) = self.exit_runtime {
             return Some(f64::from(r));
         }
-        #[allow(clippy::cast_precision_loss)]
         let start = self
             .info
             .start_time
@@ -260,7 +259,6 @@ impl Run {
     /// [`Run::step`], or None when the file has said nothing about steps yet.
     #[must_use]
     pub fn known_step(&self) -> Option<i64> {
-        #[allow(clippy::cast_possible_truncation)]
         self.last_step
             .or(self.summary.number("_step").map(|s| s as i64))
     }

@@ -300,7 +300,6 @@ impl Series {
     /// drop none of them).
     #[must_use]
     pub fn stats(&self) -> Stats {
-        #[allow(clippy::cast_precision_loss)]
         let mean = (self.finite > 0).then(|| self.sum / self.finite as f64);
         let some = self.finite > 0;
         Stats {
@@ -404,7 +403,6 @@ impl Series {
         };
         let mut cur: Option<(i64, Point, Point, usize)> = None; // bucket, lo, hi, first index in out
         for p in all {
-            #[allow(clippy::cast_possible_truncation)]
             let bucket = ((p.0 - x0) * scale).floor() as i64;
             if p.1.is_nan() {
                 if let Some((_, lo, hi, _)) = cur.take() {

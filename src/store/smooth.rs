@@ -220,7 +220,6 @@ fn running_average(ys: &[f64], k: usize) -> Vec<f64> {
     for (j, &i) in idx.iter().enumerate() {
         let a = j.saturating_sub(before);
         let b = (j + after + 1).min(idx.len());
-        #[allow(clippy::cast_precision_loss)]
         {
             out[i] = (prefix[b] - prefix[a]) / (b - a) as f64;
         }

@@ -94,7 +94,6 @@ pub fn stats(parts: impl IntoIterator<Item = Stats>) -> Option<Stats> {
 /// `a` then `b`.
 fn join(a: Stats, b: Stats) -> Stats {
     // The mean's terms: the number of finite points.
-    #[allow(clippy::cast_precision_loss)]
     let finite = |s: &Stats| (s.count - s.non_finite) as f64;
     let mean = match (a.mean, b.mean) {
         (Some(x), Some(y)) => Some((x * finite(&a) + y * finite(&b)) / (finite(&a) + finite(&b))),

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
-use crate::decode::decoder::capped_path;
-use crate::decode::event::{join_path, Scalar, TreeOp, TreePath, PATH_SEP};
-use crate::decode::wire;
+use leet_format::decoder::capped_path;
+use leet_format::event::{join_path, Scalar, TreeOp, TreePath, PATH_SEP};
+use leet_format::wire;
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -165,7 +165,7 @@ impl Tree {
         order.sort_by_key(|e| e.seq);
         let mut root = Map::new();
         for e in order {
-            crate::decode::value::insert_path(&mut root, &e.path, e.raw.to_json());
+            leet_format::value::insert_path(&mut root, &e.path, e.raw.to_json());
         }
         // Restore first-seen key order at the top level for stable output.
         let mut ordered = Map::new();

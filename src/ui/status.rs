@@ -93,11 +93,8 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         ));
     }
     if app.shown.source.loading() {
-        #[allow(clippy::cast_precision_loss)]
         let pct = app.shown.source.read_to as f64 * 100.0 / app.shown.source.file_len.max(1) as f64;
-        #[allow(clippy::cast_precision_loss)]
         parts.push(Part::whole(format!("loading {pct:.0}%"), theme.warn(), 2));
-        #[allow(clippy::cast_precision_loss)]
         parts.push(Part {
             glue: true,
             ..Part::whole(
@@ -250,7 +247,6 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             theme.warn(),
             1,
         ));
-        #[allow(clippy::cast_precision_loss)]
         parts.push(Part {
             glue: true,
             ..Part::whole(

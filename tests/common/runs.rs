@@ -112,7 +112,6 @@ pub fn write_workspace_at(wandb_dir: &Path, n: usize, now: f64) -> Vec<Generated
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         // The newest (running) run's last row is now; the others start earlier.
-        #[allow(clippy::cast_precision_loss)]
         let start = now - STEPS as f64 - SPACING * (n - 1 - i) as f64;
         let mut state = state_of(i, n);
         let (mut first_step, mut resumed, mut like) = (0, false, i);

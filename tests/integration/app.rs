@@ -1,6 +1,5 @@
 //! App state transitions driven by messages: filter editing, liveness, mouse,
 //! samples, prefix keys.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 
@@ -136,6 +135,7 @@ fn samples_feed_system_charts() {
     for i in 0..10 {
         a.update(Msg::Sample(Sample {
             timestamp: 1000.0 + f64::from(i),
+            errors: Vec::new(),
             values: vec![
                 ("cpu".into(), 10.0),
                 ("gpu.0.gpu".into(), 50.0),
@@ -1088,6 +1088,7 @@ fn a_click_on_a_row_selects_it() {
 fn sample_with_process_keys(a: &mut App, t: f64) {
     a.update(Msg::Sample(Sample {
         timestamp: t,
+        errors: Vec::new(),
         values: vec![
             ("cpu".into(), 10.0),
             ("proc.memory.rssMB".into(), 100.0),

@@ -1,6 +1,5 @@
 //! The `leet` binary's non-interactive commands: exit codes, errors naming the file,
 //! damaged files, `--follow`.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! carries out off the loop thread: `App::update` touches no file system, so it
 //! answers every key even when the run's directory is gone, and the real executor
 //! does each kind of command against real directories.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Damaged, truncated and growing files: no panic, every intact record read, the loss
 //! reported.
-#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use crate::common;
 

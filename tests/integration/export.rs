@@ -2,7 +2,6 @@
 //! history values `leet inspect --json` prints; smoothed columns are the smoothing
 //! module's; `--metrics` and `--system` select; a damaged file exports every intact
 //! record and says what was lost.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! `.wandb` log is refused before the terminal changes; `inspect --summary` and the
 //! viewer call a quiet run without an exit record the same; the help overlay's
 //! scroll stays within its lines.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

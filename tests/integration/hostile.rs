@@ -1,6 +1,5 @@
 //! Text from files is untrusted: escape and control sequences in run names, config,
 //! summary, metric keys and console output never reach the terminal.
-#![allow(clippy::unwrap_used)]
 
 use leet::decode::leveldb::Writer;
 use leet::decode::pb;

@@ -57,9 +57,7 @@ fn rfc3339_secs(e: &Value) -> f64 {
     let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + dd - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    #[allow(clippy::cast_precision_loss)]
-    let secs = days as f64 * 86400.0 + t[0] * 3600.0 + t[1] * 60.0 + t[2];
-    secs
+    days as f64 * 86400.0 + t[0] * 3600.0 + t[1] * 60.0 + t[2]
 }
 
 /// JSON equality where numbers compare by value (Python writes `1.0` where W&B's
@@ -266,7 +264,6 @@ fn run_bytes(id: &str, t0: f64, steps: u64, exit: Option<i32>) -> Vec<u8> {
             display_name: format!("{id}-name"),
             tags: vec!["a".into(), "b".into()],
             notes: "some notes".into(),
-            #[allow(clippy::cast_possible_truncation)]
             start_time: Some(prost_types::Timestamp {
                 seconds: t0 as i64,
                 nanos: 0,
@@ -279,7 +276,6 @@ fn run_bytes(id: &str, t0: f64, steps: u64, exit: Option<i32>) -> Vec<u8> {
         }),
     ));
     for s in 0..steps {
-        #[allow(clippy::cast_precision_loss)]
         let t = t0 + s as f64;
         let loss = format!("{}", 1.0 / (s as f64 + 1.0));
         w.append(&rec(

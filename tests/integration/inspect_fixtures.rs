@@ -1,5 +1,4 @@
 //! `leet inspect` against what W&B's own `wandb leet inspect` reads from each fixture.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! The shipped keymap.toml equals the built-in defaults; each kind of invalid user
 //! keymap fails with a message naming the file, the key and the reason.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,5 @@
 //! Append-to-screen latency through the real path: bytes appended to a file →
 //! tail thread (notify) → `Msg::Run` → `App::update` → `ui::render::render` (TestBackend).
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

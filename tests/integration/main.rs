@@ -6,6 +6,10 @@
 //! `batch_priority` (looks at every thread of its process), `workspace_state` (sets
 //! process-wide environment variables), `layers` (cheap; being reshaped by the crate
 //! split), and the sampler's tests (moving into the sampler's crate).
+#![allow(
+    clippy::unwrap_used,
+    reason = "the tests' helpers unwrap too: a failed unwrap there is a failed test"
+)]
 
 #[path = "../common/mod.rs"]
 mod common;

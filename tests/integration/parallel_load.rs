@@ -2,7 +2,6 @@
 //! first load decoded in parallel (block ranges on several threads, stitched at the
 //! seams) gives the same run as a sequential read, byte for byte in its damage,
 //! whatever the damage and wherever it sits relative to the seams.
-#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use crate::common;
 

@@ -1,5 +1,4 @@
 //! Path resolution shared by every command.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,5 @@
 //! Whole-screen snapshots (TestBackend + insta), each driven through key messages
 //! so the key map → action → state path is covered.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 
@@ -360,6 +359,7 @@ fn live_host_with(
         }
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
+            errors: Vec::new(),
             values,
         }));
     }
@@ -989,6 +989,7 @@ fn live_monitor_groups_each_accelerator_metric_across_devices() {
         values.push(("trn.host_total_memory_usage".to_owned(), 2e9));
         app.update(Msg::Sample(Sample {
             timestamp: t0 + x,
+            errors: Vec::new(),
             values,
         }));
     }

@@ -1,6 +1,5 @@
 //! Y axis snapshots: round ticks on a tall chart, the guides `g` cycles (off →
 //! dots → lines), a log-y chart and a nearly flat series, driven through keys.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

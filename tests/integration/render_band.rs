@@ -3,7 +3,6 @@
 //! from each column's min to its max; `b` hides the bands (and the line zigzags
 //! through the extremes again); a chart with fewer points than columns has none.
 //! The runs are made by hand: one history record per step.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 
@@ -20,7 +19,6 @@ use ratatui::style::Modifier;
 use ratatui::Terminal;
 
 /// Uniform in [-1, 1), a pure function of `i` (splitmix64).
-#[allow(clippy::cast_precision_loss)]
 fn noise(i: u64) -> f64 {
     let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -51,7 +49,6 @@ fn run_app(
         wr.append(&rec.encode_to_vec());
     };
     let start = NOW - 7200.0;
-    #[allow(clippy::cast_possible_truncation)]
     emit(T::Run(pb::RunRecord {
         run_id: "band0001".into(),
         project: "leet-band".into(),
@@ -68,7 +65,6 @@ fn run_app(
         ..Default::default()
     };
     for step in 0..steps {
-        #[allow(clippy::cast_precision_loss)]
         let t = start + step as f64 * 0.05;
         let mut items = vec![
             item("_step", step.to_string()),
@@ -110,13 +106,11 @@ fn run_app(
 }
 
 /// A loss that falls from 2 towards 0.5 with ±0.4 of noise.
-#[allow(clippy::cast_precision_loss)]
 fn loss(step: u64) -> f64 {
     0.5 + 1.5 * (-(step as f64) / 1500.0).exp() + 0.4 * noise(step)
 }
 
 /// A noisy run of `steps` rows: `loss`, and `acc` rising with less noise.
-#[allow(clippy::cast_precision_loss)]
 fn noisy(steps: u64, color: bool, w: u16, h: u16) -> App {
     let metrics = |s: u64| {
         vec![
@@ -225,7 +219,6 @@ fn b_hides_the_band_in_the_grid_too_and_every_chart_had_one() {
 fn a_spike_of_one_point_in_100k_stays_visible() {
     let (w, h) = (120, 40);
     let spike_at = 54_321;
-    #[allow(clippy::cast_precision_loss)]
     let metrics = move |s: u64| {
         let y = if s == spike_at { 1000.0 } else { noise(s) };
         vec![("spiky", y)]
@@ -357,6 +350,7 @@ fn live_system_charts_get_the_band_and_b_hides_it() {
         let t = NOW - 600.0 + f64::from(i);
         app.update(Msg::Sample(Sample {
             timestamp: t,
+            errors: Vec::new(),
             values: vec![("memory_percent".into(), 50.0 + 10.0 * noise(u64::from(i)))],
         }));
     }

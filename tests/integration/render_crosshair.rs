@@ -1,7 +1,6 @@
 //! The crosshair: reading values off the charts, by key (`C`, `←`/`→`), synced
 //! across the visible charts, and by mouse (right click or drag). Snapshots at three
 //! sizes, and the values it shows checked against the fixture's records.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! skipped span is marked on the x axis. The damaged run is the `crashed` fixture
 //! (251 history rows over three 32 KiB blocks) with 3000 bytes of its middle block
 //! flipped: the reader skips the records they held and resumes at the next chunk.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

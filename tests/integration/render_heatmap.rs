@@ -1,7 +1,6 @@
 //! The heatmap mode of percentage charts of several series (`y`: linear → log →
 //! heatmap), in the live monitor's grid and in the viewer's system sidebar: whole
 //! screens from fixed samples (no clock, no host), driven by key messages.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 
@@ -92,6 +91,7 @@ fn live(w: u16, h: u16, color: bool) -> App {
         values.push(("memory_percent".to_owned(), 40.0 + f64::from(i) / 10.0));
         app.update(Msg::Sample(Sample {
             timestamp: t0 + f64::from(i),
+            errors: Vec::new(),
             values,
         }));
     }
@@ -305,6 +305,7 @@ fn an_old_keymap_binding_toggle_log_y_still_loads_and_works() {
     for i in 0..5u32 {
         app.update(Msg::Sample(Sample {
             timestamp: NOW + f64::from(i),
+            errors: Vec::new(),
             values: vec![
                 ("cpu.0.cpu_percent".to_owned(), 10.0),
                 ("cpu.1.cpu_percent".to_owned(), 90.0),

@@ -1,7 +1,6 @@
 //! The record inspector's screens (list and body) at every size, on real SDK runs:
 //! the app asks with `Cmd::ViewRecords`, the records worker's own code answers
 //! (`source::records::page_of`, read to the end), and keys drive it as a user would.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -3,7 +3,6 @@
 //! overview filter with per-section counts; times as dates; every filter's
 //! regex ↔ glob toggle in its prompt. Whole screens on the SDK fixtures, at every
 //! size, driven through key messages.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

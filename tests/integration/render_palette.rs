@@ -3,7 +3,6 @@
 //! foreground and background (a letter per colour, named below the maps), since
 //! a text snapshot alone shows none. Also: where the terminal has no 24-bit
 //! colour, and the settings file's `palette` through the binary.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,6 +1,5 @@
 //! Metric sections by name prefix (issue 14): `many_metrics` grouped, with a
 //! section collapsed, and filtered, at every size; read through the key map.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -2,7 +2,6 @@
 //! room given to the console, and pane borders dragged with the mouse; the note
 //! that an older settings file's per-directory settings were moved. Snapshots
 //! at three sizes.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Screens of a smoothed chart (issue 14): the smoothed line in the series'
 //! colour over the raw line drawn faint, the kind and parameter in the title,
 //! `smoothing…` while it is computed.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

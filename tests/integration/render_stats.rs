@@ -2,7 +2,6 @@
 //! max, @step, mean and count; sorted by a column; filtered by name; with two
 //! compared runs, one column group each headed by the run's name. Whole screens on
 //! the SDK fixtures, at every size, driven through key messages.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

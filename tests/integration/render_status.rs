@@ -1,7 +1,6 @@
 //! The status bar at 80 columns: state, step and the damage warning whole, the
 //! focused chart named, help texts whole or not at all; lower-priority parts (the
 //! run's name first) go to make room.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

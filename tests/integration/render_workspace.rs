@@ -1,7 +1,6 @@
 //! Whole-screen snapshots of the workspace (TestBackend + insta) on real SDK runs
 //! and generated sweeps, driven through key messages; every reader the app asks
 //! for is carried out by reading the run directory, as the runtime's reader does.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

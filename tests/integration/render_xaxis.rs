@@ -2,7 +2,6 @@
 //! an `epoch` metric and log x, driven through keys (`x` cycles the focused chart's
 //! x, the picker takes a typed filter and enter, `X` gives every chart the focused
 //! one's x, `L` toggles log x).
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

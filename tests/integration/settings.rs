@@ -4,7 +4,6 @@
 //! the effective settings as TOML that loads back. The viewer's per-metric
 //! settings and filters belong to the wandb directory they were set in, and a
 //! file written before they did still loads.
-#![allow(clippy::unwrap_used)]
 
 use crate::common;
 

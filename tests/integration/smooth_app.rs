@@ -3,7 +3,6 @@
 //! point logged (not from the store's capped points) and equals a reference
 //! transcription of each kind's documented formula, computed here from every
 //! point of the synthetic run.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
@@ -72,7 +71,6 @@ fn settle(app: &mut App, fx: Effect) -> Vec<leet::msg::SmoothJob> {
 
 /// Every point of the metric, as logged: (step, value).
 fn every_point(steps: u64) -> (Vec<f64>, Vec<f64>) {
-    #[allow(clippy::cast_precision_loss)]
     let xs = (0..steps).map(|s| s as f64).collect();
     let ys = (0..steps).map(|s| synth::metric_value(0, s)).collect();
     (xs, ys)
@@ -117,7 +115,6 @@ fn ref_avg(ys: &[f64], k: usize) -> Vec<f64> {
         .map(|i| {
             let a = i.saturating_sub(k / 2);
             let b = (i + (k - 1) / 2).min(ys.len() - 1);
-            #[allow(clippy::cast_precision_loss)]
             let n = (b - a + 1) as f64;
             ys[a..=b].iter().sum::<f64>() / n
         })
@@ -159,7 +156,6 @@ fn check_against(app: &App, reference: &[f64]) -> usize {
     };
     assert_eq!(s.stored(), s.count() as usize);
     for &(x, v) in s.points() {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let want = reference[x as usize];
         assert!(close(v, want), "at step {x}: {v} != reference {want}");
     }
@@ -382,7 +378,6 @@ fn a_compared_run_past_its_cap_is_smoothed_from_its_own_file() {
     };
     assert!(s.stored() > 1000);
     for &(x, v) in s.points() {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let want = reference[x as usize];
         assert!(close(v, want), "at step {x}: {v} != reference {want}");
     }

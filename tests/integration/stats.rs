@@ -3,7 +3,6 @@
 //! `leet inspect --json`'s history records, equal those the store holds and those
 //! of the table's rows; also past the per-series point cap, where the charts hold
 //! a decimated series but the statistics stay exact.
-#![allow(clippy::unwrap_used, clippy::float_cmp, clippy::cast_precision_loss)]
 
 use crate::common;
 

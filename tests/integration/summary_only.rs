@@ -2,7 +2,6 @@
 //! (`RunReader::without_series`): it must print exactly what the full read prints,
 //! and find exactly the same damage, on every fixture and on damaged and cut files,
 //! read sequentially or in parallel.
-#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 
 use crate::common;
 

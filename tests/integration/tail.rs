@@ -1,6 +1,5 @@
 //! The tail thread: a big file arrives in several batches (so the first frame is
 //! drawn while the rest loads), with progress; nothing is read twice.
-#![allow(clippy::unwrap_used)]
 
 use std::sync::mpsc;
 use std::time::Duration;

@@ -3,8 +3,6 @@
 //! `leet inspect --summary`, every run with its state, config, summary, steps and
 //! no damage.
 
-#![allow(clippy::unwrap_used)]
-
 use crate::common;
 
 use std::path::Path;

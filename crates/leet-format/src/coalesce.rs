@@ -197,7 +197,7 @@ mod tests {
         let mut c = Coalescer::default();
         for _ in 0..500 {
             let mut want = std::collections::BTreeMap::new();
-            for _ in 0..(1 + r.below(30)) {
+            for _ in 0..=r.below(30) {
                 let id = r.below(8) as u32;
                 let t = &texts[r.below(texts.len() as u64) as usize];
                 let v = match r.below(5) {

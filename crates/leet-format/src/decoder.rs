@@ -281,6 +281,10 @@ impl Decoder {
     }
 
     #[inline(always)]
+    #[allow(
+        clippy::unused_self,
+        reason = "only the tests' build reads a switch on self"
+    )]
     fn path_cache_on(&self) -> bool {
         #[cfg(test)]
         return !self.no_path_cache;

@@ -190,7 +190,6 @@ impl Scalar {
     pub fn number(&self) -> Option<f64> {
         match self {
             Scalar::Json(s) => value::json_number(s),
-            #[allow(clippy::cast_precision_loss)]
             Scalar::Int(i) => Some(*i as f64),
             Scalar::Number(f) => Some(*f),
             _ => None,

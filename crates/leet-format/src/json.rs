@@ -219,7 +219,6 @@ fn history_json(body: &[u8]) -> Option<Value> {
         .and_then(|it| value::number(it.value));
     let mut m = Map::new();
     m.insert("item".into(), items_object(items.into_iter()));
-    #[allow(clippy::cast_possible_truncation)]
     let step = step.or(row_step.map(|s| s as i64));
     if let Some(s) = step {
         m.insert("step".into(), serde_json::json!({ "num": s }));

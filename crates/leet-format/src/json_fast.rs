@@ -118,7 +118,6 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
         return None;
     }
     out.push(b'}');
-    #[allow(clippy::cast_possible_truncation)]
     let step = step.or(row_step.flatten().map(|s| s as i64));
     if let Some(s) = step {
         out.extend_from_slice(b",\"step\":{\"num\":");

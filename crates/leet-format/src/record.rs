@@ -178,7 +178,6 @@ fn record_kind_fast(payload: &[u8]) -> Option<(i64, u32, &[u8])> {
         return None;
     }
     let (len, body) = short_varint(rest)?;
-    #[allow(clippy::cast_possible_wrap)]
     (body.len() as u64 == len).then_some((num as i64, field, body))
 }
 
@@ -202,7 +201,6 @@ fn record_kind_general(payload: &[u8]) -> Option<(i64, u32, &[u8])> {
     let mut f = Fields::new(payload);
     for field in f.by_ref() {
         match field {
-            #[allow(clippy::cast_possible_wrap)]
             Field::Varint(1, v) => num = v as i64,
             Field::Bytes(n, b) if is_body_field(n) => kind = Some((n, b)),
             _ => {}

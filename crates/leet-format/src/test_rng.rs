@@ -4,6 +4,10 @@
 pub struct Rng(pub u64);
 
 impl Rng {
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a generator that never ends, not an Iterator"
+    )]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
@@ -12,7 +16,6 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    #[allow(clippy::cast_precision_loss)]
     pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }

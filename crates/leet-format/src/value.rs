@@ -11,7 +11,6 @@ use super::wire::ItemValue;
 pub fn number(v: ItemValue<'_>) -> Option<f64> {
     match v {
         ItemValue::Number(f) => Some(f),
-        #[allow(clippy::cast_precision_loss)]
         ItemValue::Int(i) => Some(i as f64),
         ItemValue::Json(s) => json_number(s),
         ItemValue::Null | ItemValue::Bool(_) | ItemValue::Text(_) => None,
@@ -76,7 +75,6 @@ pub fn short_decimal(b: &[u8]) -> Option<f64> {
         return None;
     }
     let scale = frac.map_or(0, |i| digits.len() - i - 1);
-    #[allow(clippy::cast_precision_loss)]
     let v = m as f64 / POW10[scale];
     Some(if neg { -v } else { v })
 }
@@ -150,7 +148,6 @@ fn word_digits(x: u64, len: usize) -> Option<f64> {
     let m = ((x & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32))
         + ((x >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32)))
         >> 32;
-    #[allow(clippy::cast_precision_loss)]
     Some(m as f64 / POW10[scale])
 }
 

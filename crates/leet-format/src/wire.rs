@@ -224,7 +224,7 @@ pub fn item(b: &[u8]) -> Option<Item<'_>> {
             Field::Varint(3, _) => typed = Some(ItemValue::Null),
             Field::Varint(4, v) => typed = Some(ItemValue::Bool(v != 0)),
             Field::Varint(5, v) => {
-                typed = Some(ItemValue::Int(((v >> 1) as i64) ^ -((v & 1) as i64)))
+                typed = Some(ItemValue::Int(((v >> 1) as i64) ^ -((v & 1) as i64)));
             }
             Field::Fixed64(6, v) => typed = Some(ItemValue::Number(f64::from_bits(v))),
             Field::Bytes(7, v) => typed = Some(ItemValue::Text(str_of(v)?)),

@@ -216,11 +216,12 @@ impl Api {
     /// Connect to the host engine at `address`, create the field group of the supported
     /// wanted fields and watch it on every GPU every `interval`.
     fn open(&self, address: &str, interval: Duration) -> Result<Session, String> {
-        // SAFETY (every call below): the signatures are dcgm_agent.h's; pointers are to
-        // live locals of the declared types and sizes.
+        // The signatures are dcgm_agent.h's, and the library stays loaded (`_lib` is
+        // never dropped); every pointer below is to a live local of the declared type.
         let addr = CString::new(address).map_err(|e| e.to_string())?;
         let mut handle: Handle = 0;
-        let rc = unsafe { (self.connect)(addr.as_ptr(), &mut handle) };
+        // SAFETY: `addr` is NUL-terminated; dcgmConnect writes one handle to `handle`.
+        let rc = unsafe { (self.connect)(addr.as_ptr(), &raw mut handle) };
         if rc != DCGM_ST_OK {
             return Err(format!(
                 "{} (is nv-hostengine running?)",
@@ -230,7 +231,9 @@ impl Api {
 
         let mut ids: [c_uint; DCGM_MAX_NUM_DEVICES] = [0; DCGM_MAX_NUM_DEVICES];
         let mut count: c_int = 0;
-        let rc = unsafe { (self.get_all_devices)(handle, ids.as_mut_ptr(), &mut count) };
+        // SAFETY: dcgmGetAllDevices writes at most DCGM_MAX_NUM_DEVICES ids (the
+        // array's length) and their count.
+        let rc = unsafe { (self.get_all_devices)(handle, ids.as_mut_ptr(), &raw mut count) };
         if rc != DCGM_ST_OK {
             return Err(self.err("dcgmGetAllDevices", rc));
         }
@@ -253,7 +256,9 @@ impl Api {
                 field_ids: [0; DCGM_PROF_MAX_FIELD_IDS_PER_GROUP_V2],
             }; DCGM_PROF_MAX_NUM_GROUPS_V2],
         };
-        let rc = unsafe { (self.prof_supported)(handle, &mut groups) };
+        // SAFETY: `groups` is the version-3 struct its `version` field names, laid out
+        // as dcgm_structs.h declares it (#[repr(C)]).
+        let rc = unsafe { (self.prof_supported)(handle, &raw mut groups) };
         if rc != DCGM_ST_OK {
             return Err(self.err("dcgmProfGetSupportedMetricGroups", rc));
         }
@@ -272,8 +277,16 @@ impl Api {
             CString::new(format!("leet-prof-{}", std::process::id())).map_err(|e| e.to_string())?;
         let mut field_group: Handle = 0;
         let n = c_int::try_from(fields.len()).unwrap_or(0);
+        // SAFETY: `fields` holds at least `n` ids (its length, or 0 where that would not
+        // fit a c_int); `name` is NUL-terminated; one handle is written to `field_group`.
         let rc = unsafe {
-            (self.field_group_create)(handle, n, fields.as_ptr(), name.as_ptr(), &mut field_group)
+            (self.field_group_create)(
+                handle,
+                n,
+                fields.as_ptr(),
+                name.as_ptr(),
+                &raw mut field_group,
+            )
         };
         if rc != DCGM_ST_OK {
             return Err(self.err("dcgmFieldGroupCreate", rc));
@@ -282,6 +295,7 @@ impl Api {
         let every_us = i64::try_from(interval.as_micros())
             .unwrap_or(i64::MAX)
             .clamp(100_000, 3_600_000_000);
+        // SAFETY: plain values only; `field_group` was created on this `handle` above.
         let rc = unsafe {
             (self.watch_fields)(handle, DCGM_GROUP_ALL_GPUS, field_group, every_us, 0.0, 2)
         };

@@ -435,7 +435,10 @@ mod tests {
         let out = map(text);
         let get = |k: &str| out.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
         assert_eq!(get("gpu.0.memoryAllocated"), Some(25.0));
-        assert_eq!(get("gpu.0.memoryAllocatedBytes"), Some(1024.0 * 1048576.0));
+        assert_eq!(
+            get("gpu.0.memoryAllocatedBytes"),
+            Some(1024.0 * 1_048_576.0)
+        );
         assert_eq!(get("gpu.0.memoryTotal"), Some(4096.0));
         assert_eq!(get("gpu.1.memoryAllocated"), Some(20.0));
         assert_eq!(get("gpu.1.memoryFree"), Some(300.0));

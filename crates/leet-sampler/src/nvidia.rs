@@ -444,7 +444,7 @@ impl<B: GpuBackend> NvidiaCollector<B> {
                 let d = self.backend.device(i).ok()?;
                 Some(GpuInfo {
                     name: d.name().unwrap_or_default(),
-                    memory_total: d.memory_info().map(|(_, t)| t).unwrap_or(0),
+                    memory_total: d.memory_info().map_or(0, |(_, t)| t),
                     driver: driver.clone().unwrap_or_default(),
                 })
             })

@@ -148,7 +148,11 @@ fn is_pseudo_fs(f: &File) -> bool {
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: a valid descriptor and a pointer to a statfs we own.
     let rc = unsafe { libc::fstatfs(f.as_raw_fd(), &raw mut st) };
-    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    #[allow(
+        clippy::useless_conversion,
+        clippy::unnecessary_cast,
+        reason = "f_type is i64 on some targets, a 32-bit integer on others"
+    )]
     let magic = st.f_type as i64;
     rc == 0 && PSEUDO_FS.contains(&magic)
 }

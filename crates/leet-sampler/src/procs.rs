@@ -469,7 +469,6 @@ impl Known {
     /// the previous one when it is at least [`MIN_WINDOW`] long (a shorter one keeps
     /// the window open and the last figure), and whether the process is idle.
     // Tick counts stay far below 2^52: exact as f64.
-    #[allow(clippy::cast_precision_loss)]
     fn measure(&mut self, cpu_ticks: u64, at: Instant, ticks_per_sec: f64) {
         if cpu_ticks != self.cpu_ticks {
             self.active_at = at;

@@ -184,7 +184,7 @@ fn node_exporter_exposition() {
     assert_eq!(get(&out, "openmetrics.node.node_load1.0"), Some(0.21));
     assert_eq!(
         get(&out, "openmetrics.node.node_boot_time_seconds.0"),
-        Some(1.418183276e9)
+        Some(1.418_183_276e9)
     );
     assert!(!out
         .iter()

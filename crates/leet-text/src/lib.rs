@@ -155,7 +155,6 @@ pub fn duration(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
         return "?".into();
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let s = secs.round() as u64;
     match s {
         0..60 => format!("{s}s"),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::source::resolve::resolve_file;
-use crate::text::sanitize_path;
+use leet_text::sanitize_path;
 
 /// `-o` names the run being exported (the same file, through any link, or a
 /// directory whose run is that file).

@@ -195,7 +195,7 @@ impl<'w> Table<'w> {
                 for (name, c) in names.iter().zip(cells) {
                     match c {
                         Cell::Num(Some(v)) => {
-                            m.insert(name.clone(), crate::decode::value::float(*v));
+                            m.insert(name.clone(), leet_format::value::float(*v));
                         }
                         Cell::Num(None) => {}
                         Cell::Text(s) => {
@@ -280,7 +280,6 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

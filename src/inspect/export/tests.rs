@@ -1,10 +1,9 @@
-#![allow(clippy::unwrap_used)]
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::output::{Dest, OutputIsInput};
 use super::*;
-use crate::decode::synth::{file_bytes, SynthSpec};
+use leet_format::synth::{file_bytes, SynthSpec};
 
 /// A writer that fails with "no space left" once `left` bytes have gone through:
 /// a full disk part way through an export.

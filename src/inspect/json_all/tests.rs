@@ -1,14 +1,13 @@
 //! The parallel one-shot listing against the one-record-at-a-time reference, for
 //! chunk and batch sizes small enough that records, blocks and damage straddle
 //! every boundary.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 
 use super::print_in;
-use crate::decode::leveldb::Writer;
-use crate::decode::synth::{file_bytes, SynthSpec};
 use crate::inspect::{run_reference, InspectOptions};
+use leet_format::leveldb::Writer;
+use leet_format::synth::{file_bytes, SynthSpec};
 
 /// stdout and stderr of the reference, and of `print_in` with each size pair, must
 /// be equal; returns the reference's stderr.
@@ -118,7 +117,7 @@ fn damaged_and_cut_files_print_as_the_reference_prints_them() {
 fn undecodable_records_are_reported_as_the_reference_reports_them() {
     let mut w = Writer::new();
     let mut num = 0;
-    crate::decode::synth::records(
+    leet_format::synth::records(
         &SynthSpec {
             steps: 300,
             ..SynthSpec::default()

@@ -16,11 +16,11 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
-use crate::decode::event::{Event, Events, MetricDef};
 use crate::msg::{Msg, SmoothJob, Smoothed};
 use crate::source::file::{resolve_file, RunReader};
 use crate::store::series::Series;
 use crate::store::smooth::Smoothing;
+use leet_format::event::{Event, Events, MetricDef};
 
 /// Bytes read at a time.
 const CHUNK: usize = 4 << 20;
@@ -224,13 +224,12 @@ impl<'a> History<'a> {
         }
     }
 
-    fn row(&mut self, ev: &Events, r: &crate::decode::event::Row, of: &[Vec<usize>]) {
+    fn row(&mut self, ev: &Events, r: &leet_format::event::Row, of: &[Vec<usize>]) {
         let vals = ev
             .values
             .get(r.values.start as usize..r.values.end as usize)
             .unwrap_or_default();
         self.rows += 1;
-        #[allow(clippy::cast_precision_loss)]
         let x_default = r.step.unwrap_or(self.rows as f64 - 1.0);
         let defs = !self.defs.is_empty();
         if defs {

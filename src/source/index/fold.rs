@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::decode::event::{Scalar, TreeOp, TreePath, PATH_SEP};
+use leet_format::event::{Scalar, TreeOp, TreePath, PATH_SEP};
 
 #[derive(Debug)]
 struct Slot {
@@ -99,7 +99,7 @@ impl Fold {
         live.sort_by_key(|s| s.seq);
         let mut root = Map::new();
         for s in &live {
-            crate::decode::value::insert_path(&mut root, &s.parts, s.value.to_json());
+            leet_format::value::insert_path(&mut root, &s.parts, s.value.to_json());
         }
         live.sort_by_key(|s| s.first);
         let mut ordered = Map::new();

@@ -28,6 +28,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -35,8 +36,8 @@ use self::fold::Fold;
 use self::scan::{check_one, read_jobs, Check, Outcome, ReadJob};
 use super::reader::RunReader;
 use super::resolve::run_dirs;
-use crate::decode::event::{Event, Events, Timestamp};
 use crate::msg::{RunIndexEntry, RunStatus};
+use leet_format::event::{Event, Events, Timestamp};
 
 /// Seconds of quiet after which a run without an exit record counts as crashed
 /// (leet's `--stale-after` default).
@@ -126,8 +127,8 @@ pub fn scan_progress(
         Some(p) => (p.iter().map(|e| (e.dir.clone(), e.clone())).collect(), None),
         None => match cache::load(&cache_file, &canonical) {
             Ok(c) => (c, None),
-            Err(cache::LoadError::Missing) => (Default::default(), None),
-            Err(e) => (Default::default(), Some(e.to_string())),
+            Err(cache::LoadError::Missing) => (HashMap::default(), None),
+            Err(e) => (HashMap::default(), Some(e.to_string())),
         },
     };
     let now = opts.now.unwrap_or_else(unix_now);
@@ -318,7 +319,6 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
 /// Seconds before a grown file is read again: 20 s per 100 MB, at most a minute
 /// (files under 5 MB at every scan).
 fn reread_after(size: u64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let mb = size as f64 / 1e6;
     if mb < 5.0 {
         0.0
@@ -332,7 +332,6 @@ fn reread_after(size: u64) -> f64 {
 /// that is older (see the module doc). `leet inspect --summary` decides with it too.
 #[must_use]
 pub fn quiet_at(mtime_ns: u64, last_time: Option<f64>, now: f64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let mtime = mtime_ns as f64 / 1e9;
     now - last_time.map_or(mtime, |t| t.min(mtime))
 }
@@ -396,9 +395,7 @@ fn stat(file: &Path) -> (u64, u64) {
 }
 
 fn seconds((s, n): Timestamp) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
-    let v = s as f64 + f64::from(n) / 1e9;
-    v
+    s as f64 + f64::from(n) / 1e9
 }
 
 /// Read one run file from its start with the sequential reader. `size` and
@@ -447,7 +444,7 @@ fn read_run(dir: &Path, file: &Path, size: u64, mtime_ns: u64) -> RunIndexEntry 
 /// What the reader's events tell the index, folded.
 #[derive(Default)]
 struct Acc {
-    info: crate::decode::event::RunInfo,
+    info: leet_format::event::RunInfo,
     has_run: bool,
     exit: Option<(i32, i32)>,
     last_step: Option<f64>,
@@ -535,7 +532,6 @@ impl Acc {
             .map(|(_, r)| f64::from(r))
             .or(summary_runtime)
             .or_else(|| Some(self.last_time? - e.start_time?).filter(|r| *r >= 0.0));
-        #[allow(clippy::cast_possible_truncation)]
         {
             e.last_step = self.last_step.filter(|s| s.is_finite()).map(|s| s as i64);
         }

@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::fold::Fold;
 use super::*;
-use crate::decode::event::{Scalar, TreeOp, TreePath, PATH_SEP};
+use leet_format::event::{Scalar, TreeOp, TreePath, PATH_SEP};
 
 fn path(p: &str) -> TreePath {
     let parts: Vec<String> = p.split('.').map(str::to_owned).collect();
@@ -85,7 +85,6 @@ fn fold_keeps_first_seen_top_level_order_and_latest_value_wins() {
 }
 
 fn entry(exit: Option<i32>, mtime: f64, last: Option<f64>) -> RunIndexEntry {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     RunIndexEntry {
         file: Some("run-x.wandb".into()),
         has_run_record: true,

@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::decode::json::record_json;
-use crate::decode::leveldb::SkipReason;
-use crate::decode::record::RecordType;
-use crate::text::{flatten_into, sanitize};
+use leet_format::json::record_json;
+use leet_format::leveldb::SkipReason;
+use leet_format::record::RecordType;
+use leet_text::{flatten_into, sanitize};
 
 /// Longest hint kept, in characters (the widest list is narrower).
 const HINT_CHARS: usize = 240;
@@ -215,13 +215,12 @@ pub(crate) fn skip_body(offset: u64, skip: Option<(u64, SkipReason)>) -> Vec<Str
 /// The kind byte of a record payload: its [`RecordType::index`], or
 /// [`crate::msg::KIND_BAD`] when its fields do not parse.
 pub(crate) fn kind_of(payload: &[u8]) -> u8 {
-    crate::decode::record::record_kind(payload).map_or(crate::msg::KIND_BAD, |(_, k, _)| {
+    leet_format::record::record_kind(payload).map_or(crate::msg::KIND_BAD, |(_, k, _)| {
         u8::try_from(RecordType::from_field(k).index()).unwrap_or(0)
     })
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -243,7 +242,7 @@ mod tests {
     #[test]
     fn hints_put_the_step_first_and_cut_long_text() {
         let v = serde_json::json!({"num": 9, "type": "history", "history": {"item": {
-            "loss": 0.123456, "_runtime": 1.5, "_step": 3, "acc": 1e-5}}});
+            "loss": 0.123_456, "_runtime": 1.5, "_step": 3, "acc": 1e-5}}});
         assert_eq!(hint_of(&v), "_step=3 acc=1.000e-5 loss=0.1235 _runtime=1.5");
         let v = serde_json::json!({"type": "output_raw", "output_raw": {
             "line": "\n\x1b[31mred\x1b[0m text\nmore", "output_type": "STDERR"}});

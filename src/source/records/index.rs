@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt as _;
 
-use crate::decode::leveldb::{Frame, HeaderError, Scanner, SkipReason};
+use leet_format::leveldb::{Frame, HeaderError, Scanner, SkipReason};
 
 /// Rows per chunk of a [`Chunked`] vector.
 const CHUNK: usize = 1 << 16;
@@ -86,7 +86,6 @@ impl Index {
         while (self.hi.len() as u64) < offset >> 32 {
             self.hi.push(row);
         }
-        #[allow(clippy::cast_possible_truncation)]
         self.lo.push(offset as u32);
         self.kinds.push(kind);
         if self.counts.is_empty() {
@@ -158,7 +157,7 @@ impl Seq {
 
     /// The damaged span at the end of what was read, held open (see
     /// [`Scanner::open_skip`]).
-    pub(crate) fn open_skip(&self) -> Option<crate::decode::leveldb::Skip> {
+    pub(crate) fn open_skip(&self) -> Option<leet_format::leveldb::Skip> {
         self.scanner.open_skip()
     }
 

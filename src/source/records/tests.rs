@@ -1,13 +1,11 @@
-#![allow(clippy::unwrap_used)]
-
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::index::{Chunked, Index};
 use super::*;
-use crate::decode::leveldb::{scan, Skip, BLOCK_SIZE};
-use crate::decode::synth::{file_bytes, SynthSpec};
+use leet_format::leveldb::{scan, Skip, BLOCK_SIZE};
+use leet_format::synth::{file_bytes, SynthSpec};
 
 fn fixture(name: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -225,7 +223,7 @@ fn the_worker_follows_a_growing_file_and_a_new_filter_replaces_the_old() {
     std::fs::write(&path, &src[..cut]).unwrap();
     let mut all = 0;
     scan(&src, 0, |f| {
-        all += u64::from(matches!(f, Frame::Record { .. }))
+        all += u64::from(matches!(f, Frame::Record { .. }));
     })
     .unwrap();
     let (tx, rx) = mpsc::sync_channel(64);

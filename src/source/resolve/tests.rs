@@ -1,7 +1,6 @@
 //! `leet` without a path: the current directory's runs first, then `WANDB_DIR`'s
 //! (passed in, never set in the process environment), else one error naming
 //! what was tried in both places.
-#![allow(clippy::unwrap_used)]
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -23,7 +23,7 @@ use super::index::cache::fnv1a;
 use super::index::xdg_dir_from;
 use super::settings::merge_save;
 use crate::msg::WorkspaceSaved;
-use crate::text::{sanitize, sanitize_path};
+use leet_text::{sanitize, sanitize_path};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! Unit tests of the run model.
 use super::*;
-use crate::decode::wire::{self, ItemValue};
+use leet_format::wire::{self, ItemValue};
 
 #[test]
 fn globs() {
@@ -14,14 +14,14 @@ fn globs() {
 #[test]
 fn a_null_summary_value_removes_the_key_but_config_keeps_nulls() {
     use prost::Message as _;
-    let item = |key: &str, v: &str| crate::decode::pb::SummaryItem {
+    let item = |key: &str, v: &str| leet_format::pb::SummaryItem {
         key: key.into(),
         value_json: v.into(),
         ..Default::default()
     };
-    let summary = |items: Vec<crate::decode::pb::SummaryItem>| crate::decode::pb::Record {
-        record_type: Some(crate::decode::pb::record::RecordType::Summary(
-            crate::decode::pb::SummaryRecord {
+    let summary = |items: Vec<leet_format::pb::SummaryItem>| leet_format::pb::Record {
+        record_type: Some(leet_format::pb::record::RecordType::Summary(
+            leet_format::pb::SummaryRecord {
                 update: items,
                 ..Default::default()
             },
@@ -38,10 +38,10 @@ fn a_null_summary_value_removes_the_key_but_config_keeps_nulls() {
         Value::Object(run.summary.to_json()),
         serde_json::json!({"keep": 2})
     );
-    let config = crate::decode::pb::Record {
-        record_type: Some(crate::decode::pb::record::RecordType::Config(
-            crate::decode::pb::ConfigRecord {
-                update: vec![crate::decode::pb::ConfigItem {
+    let config = leet_format::pb::Record {
+        record_type: Some(leet_format::pb::record::RecordType::Config(
+            leet_format::pb::ConfigRecord {
+                update: vec![leet_format::pb::ConfigItem {
                     key: "opt".into(),
                     value_json: "null".into(),
                     ..Default::default()
@@ -70,8 +70,8 @@ fn logged_images_are_listed_per_key_with_their_step() {
         .expect("wandb file");
     let data = std::fs::read(file).expect("read");
     let mut run = Run::new();
-    crate::decode::leveldb::scan(&data, 0, |fr| {
-        if let crate::decode::leveldb::Frame::Record { offset, payload } = fr {
+    leet_format::leveldb::scan(&data, 0, |fr| {
+        if let leet_format::leveldb::Frame::Record { offset, payload } = fr {
             run.apply(offset, &payload);
         }
     })

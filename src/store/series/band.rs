@@ -69,9 +69,7 @@ struct Column {
 pub(crate) fn column_of(x0: f64, x1: f64, n: usize) -> impl Fn(f64) -> usize {
     // Halves keep the span finite for ranges near ±f64::MAX.
     let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
-    #[allow(clippy::cast_precision_loss)]
     let nf = n as f64;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     move |x: f64| -> usize {
         if span > 0.0 {
             // `as` saturates.
@@ -126,7 +124,6 @@ impl Series {
             }
             out.points += 1;
             c.n += 1;
-            #[allow(clippy::cast_precision_loss)]
             let k = c.n as f64;
             c.x += px / k - c.x / k;
             c.y += py / k - c.y / k;
@@ -185,7 +182,6 @@ mod tests {
             .into_iter()
             .enumerate()
         {
-            #[allow(clippy::cast_precision_loss)]
             s.push(x as f64, y);
         }
         let b = band(&s, 0.0, 8.0, 4);

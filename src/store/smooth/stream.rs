@@ -288,7 +288,6 @@ impl Stream {
                 let b = b.min(n);
                 let a = j.saturating_sub(*before);
                 let at = |i: u64| prefix.get(usize::try_from(i - base).ok()?).copied();
-                #[allow(clippy::cast_precision_loss)]
                 Some((at(b)? - at(a)?) / (b - a) as f64)
             }
             State::Gaussian {
@@ -412,9 +411,7 @@ mod tests {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            #[allow(clippy::cast_precision_loss)]
-            let r = (seed >> 11) as f64 / (1u64 << 53) as f64;
-            r
+            (seed >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut xs = Vec::new();
         let mut ys = Vec::new();

@@ -16,11 +16,9 @@ fn series() -> (Vec<f64>, Vec<f64>) {
     let mut ys = Vec::with_capacity(N);
     for i in 0..N {
         s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        #[allow(clippy::cast_precision_loss)]
         let r = (s >> 11) as f64 / (1u64 << 53) as f64;
         x += 1.0 + f64::from(u8::from(i % 7 == 0)) * 3.0;
         xs.push(x);
-        #[allow(clippy::cast_precision_loss)]
         let y = (i as f64 / 5000.0).sin() + r - 0.5;
         ys.push(match i % 9973 {
             17 => f64::NAN,
@@ -136,7 +134,6 @@ fn running_average_is_the_mean_of_the_window_of_n_points_around_each_point() {
                 let lo = j.saturating_sub(k / 2);
                 let hi = (j + (k - 1) / 2).min(fy.len() - 1);
                 let w = &fy[lo..=hi];
-                #[allow(clippy::cast_precision_loss)]
                 (j, w.iter().sum::<f64>() / w.len() as f64)
             })
             .collect();

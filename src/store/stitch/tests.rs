@@ -1,9 +1,9 @@
 //! Unit tests of the stitching rule, through the run model's folding.
 
 use super::*;
-use crate::decode::event::{Event, Events, Row};
 use crate::store::series::{Point, Series};
 use crate::store::Run;
+use leet_format::event::{Event, Events, Row};
 
 /// Segment `seg`'s rows at `steps`: `loss` = 1000 × seg + step, and `acc` every
 /// other row.

@@ -87,7 +87,6 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
     let bucket = crate::store::series::column_of(x0, x1, n);
     // A bucket's centre, for its gap marker (halves as `column_of` takes them).
     let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
-    #[allow(clippy::cast_precision_loss)]
     let nf = n as f64;
     let mut acc = vec![Acc::default(); n];
     let mut cells = vec![Cell::default(); n];
@@ -109,7 +108,6 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
             c.n += 1;
             // Running means, divided before they are subtracted: no sum or
             // difference of large values overflows.
-            #[allow(clippy::cast_precision_loss)]
             let k = c.n as f64;
             c.x += px / k - c.x / k;
             c.y += py / k - c.y / k;
@@ -131,10 +129,8 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
             let y = c.y.max(c.lo).min(c.hi);
             a.members += 1;
             a.points += c.n;
-            #[allow(clippy::cast_precision_loss)]
             let w = c.n as f64 / a.points as f64;
             a.x += c.x * w - a.x * w;
-            #[allow(clippy::cast_precision_loss)]
             let k = a.members as f64;
             a.mean += y / k - a.mean / k;
             a.lo = a.lo.min(y);
@@ -151,7 +147,6 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
     for (b, a) in acc.iter().enumerate() {
         if a.members == 0 {
             if a.gap && gap_at.is_none() && !out.mean.is_empty() {
-                #[allow(clippy::cast_precision_loss)]
                 let centre = (h0 + span * ((b as f64 + 0.5) / nf)) * 2.0;
                 gap_at = Some(centre);
             }
@@ -278,6 +273,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::manual_midpoint,
+        reason = "the expected value, written as it is worked out"
+    )]
     fn degenerate_ranges_and_bucket_counts() {
         let a: &[Point] = &[(5.0, 1.0), (5.0, 3.0), (6.0, 10.0)];
         let b: &[Point] = &[(5.0, 5.0)];
@@ -337,6 +336,10 @@ mod tests {
     use crate::decode::test_rng::Rng;
 
     #[test]
+    #[allow(
+        clippy::range_plus_one,
+        reason = "1 to 5 members, as the generator reads"
+    )]
     fn lo_mean_hi_are_ordered_and_share_x_everywhere() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for case in 0..300 {
@@ -362,7 +365,6 @@ mod tests {
                 })
                 .collect();
             let refs: Vec<&[Point]> = members.iter().map(Vec::as_slice).collect();
-            #[allow(clippy::cast_possible_truncation)]
             let buckets = (rng.next() % 64) as usize;
             let s = group_stats(&refs, (0.0, 100.0), buckets);
             assert_eq!(s.mean.len(), s.lo.len(), "case {case}");

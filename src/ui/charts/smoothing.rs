@@ -248,6 +248,10 @@ impl App {
 
     /// The file a drawn run was read from: the main run's, or a compared run's
     /// directory.
+    #[allow(
+        clippy::borrow_as_ptr,
+        reason = "ptr::eq compares addresses; nothing is read"
+    )]
     fn file_of(&self, run: &Run) -> Option<&Path> {
         if std::ptr::eq(run, &self.shown.run) {
             return self.shown.source.file.as_deref();

@@ -143,13 +143,11 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
     let mut cx = x + LABEL_W as u16;
     if bar_w >= 3 {
         put(buf, cx, y, "▕", 1, theme.dim());
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let n = b
             .fill
             .map_or(0, |f| (f.clamp(0.0, 1.0) * bar_w as f64).round() as usize);
         let fill: String = "█".repeat(n);
         let rest: String = "·".repeat(bar_w - n);
-        #[allow(clippy::cast_possible_truncation)]
         {
             // Green, yellow from 70 %, red from 90 % (as htop and btop colour them).
             let style = match b.fill {

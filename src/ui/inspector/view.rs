@@ -26,7 +26,6 @@ fn percent(part: u64, whole: u64) -> u64 {
     if whole == 0 || part >= whole {
         return 100;
     }
-    #[allow(clippy::cast_possible_truncation)]
     let p = (u128::from(part) * 100 / u128::from(whole)) as u64;
     p.min(99)
 }
@@ -200,7 +199,6 @@ fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
         .take(usize::from(inner.height))
         .enumerate()
     {
-        #[allow(clippy::cast_possible_truncation)]
         put(
             buf,
             inner.x,
@@ -222,7 +220,6 @@ fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
             i.body.len()
         );
         let hint = fit(&hint, usize::from(area.width - 4));
-        #[allow(clippy::cast_possible_truncation)]
         let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);
         put(
             buf,

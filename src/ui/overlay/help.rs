@@ -28,7 +28,6 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         _ => 0,
     };
     for (i, (k, d)) in lines.iter().skip(scroll).take(rows).enumerate() {
-        #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + i as u16;
         let w = usize::from(inner.width.saturating_sub(2));
         if k.is_empty() {
@@ -41,7 +40,6 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
                 key_w,
                 theme.key(),
             );
-            #[allow(clippy::cast_possible_truncation)]
             let x = inner.x + 3 + key_w as u16 + 2;
             let rest = usize::from(inner.right().saturating_sub(x));
             buf.set_stringn(x, y, d, rest, theme.text());

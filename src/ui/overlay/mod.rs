@@ -46,7 +46,6 @@ pub(crate) fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
     }
     let room = usize::from(area.width - 4);
     let text = fit(hint, room);
-    #[allow(clippy::cast_possible_truncation)]
     let w = text.chars().count() as u16;
     let x = area.right().saturating_sub(w + 2);
     buf.set_stringn(x, area.bottom() - 1, &text, room, theme.dim());

@@ -89,7 +89,6 @@ impl Row {
     /// The date of a time row's Unix seconds, to the second (`2026-11-30T17:48:29Z`).
     #[must_use]
     pub fn date(secs: f64) -> String {
-        #[allow(clippy::cast_possible_truncation)]
         crate::text::rfc3339(secs.floor() as i64, 0).unwrap_or_default()
     }
 
@@ -178,7 +177,6 @@ fn damage_rows(run: &Run) -> Vec<Row> {
     if d.is_clean() {
         return Vec::new();
     }
-    #[allow(clippy::cast_precision_loss)] // shown in binary units, 3 digits
     let bytes = d.skipped_bytes as f64;
     // Keys short enough for the key column of an 80-column screen.
     let mut rows = vec![
@@ -305,7 +303,6 @@ fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
 /// start, config and summary over the segments, the newest's environment.
 fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
     let l = r.latest();
-    #[allow(clippy::cast_possible_truncation)] // Unix seconds: far within i64.
     let started = r
         .start()
         .and_then(|t| crate::text::rfc3339(t.floor() as i64, 0));

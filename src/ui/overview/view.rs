@@ -165,7 +165,6 @@ pub(crate) fn render_overview(
         let k = fit(k, key_w.saturating_sub(1));
         buf.set_stringn(inner.x, y, &k, key_w, theme.label());
         let vw = usize::from(w).saturating_sub(key_w);
-        #[allow(clippy::cast_possible_truncation)]
         buf.set_stringn(inner.x + key_w as u16, y, fit(v, vw), vw, vs);
     };
     for (k, v, s) in fixed {
@@ -199,7 +198,6 @@ pub(crate) fn render_overview(
             let k = fit(k, kw.saturating_sub(1));
             buf.set_stringn(inner.x, y, &k, kw, theme.label());
             let vw = usize::from(w).saturating_sub(kw);
-            #[allow(clippy::cast_possible_truncation)]
             buf.set_stringn(inner.x + kw as u16, y, fit_words(v, vw), vw, theme.warn());
         }
     };

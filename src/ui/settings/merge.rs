@@ -92,8 +92,6 @@ fn apply(now: &mut Table, before: &Table, after: &Table, leaves: bool) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
-
     use super::*;
     use crate::ui::settings::FilterSetting;
 

@@ -35,7 +35,6 @@ fn sys_points(
         *out = raw;
         return;
     };
-    #[allow(clippy::cast_precision_loss)]
     let min_dx = (x.1 - x.0) / width.max(1) as f64;
     let mut anchor: Option<Point> = None;
     for &(px, py) in &raw {
@@ -99,7 +98,6 @@ pub(crate) fn render_sys_chart(
         let end = app.shown.run.last_time.unwrap_or(x.1);
         x = ((end - w).max(x.0.min(end)), end);
     }
-    #[allow(clippy::cast_precision_loss)]
     let t0 = app
         .shown
         .run
@@ -107,7 +105,6 @@ pub(crate) fn render_sys_chart(
         .start_time
         .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
     let live = app.is_host();
-    #[allow(clippy::cast_possible_truncation)]
     let fmt_x = move |v: f64| {
         if live {
             format::time_of_day(v.floor() as i64)

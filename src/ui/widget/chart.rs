@@ -125,7 +125,6 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
     if most == 0 || !span.is_finite() || span <= 0.0 {
         return Vec::new();
     }
-    #[allow(clippy::cast_precision_loss)]
     let raw = span / (most + 1) as f64;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0]
@@ -186,7 +185,6 @@ pub(super) fn frame(
     );
     if corner_w > 0 {
         let c = fit(corner, corner_w - 2);
-        #[allow(clippy::cast_possible_truncation)]
         let cw = c.chars().count() as u16;
         let x = area.right() - 2 - cw;
         put(buf, x, area.y, &c, cw, theme.text());
@@ -237,7 +235,6 @@ fn x_labels_around(
             let t = fmt_x(v);
             let tw = width(&t);
             let f = (v - x.0) / (x.1 - x.0);
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
             let start = c.saturating_sub(tw / 2);
             let clear = !avoid
@@ -277,7 +274,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     });
     // The plot spans what the axis labels.
     let yr = yaxis.range.or(yr);
-    #[allow(clippy::cast_possible_truncation)]
     let lw = (yaxis
         .labels
         .iter()
@@ -387,7 +383,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     let ph = usize::from(plot.height) * 4;
     let mut raster = Raster::new(usize::from(plot.width), usize::from(plot.height));
     let (x0, x1) = spec.x;
-    #[allow(clippy::cast_precision_loss)]
     let (fw, fh) = ((pw - 1) as f64, (ph - 1) as f64);
     let sx = if x1 > x0 { fw / (x1 - x0) } else { 0.0 };
     let sy = if y1 > y0 { fh / (y1 - y0) } else { 0.0 };
@@ -399,7 +394,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         mid: fw / 2.0,
         log: spec.log_y,
     };
-    #[allow(clippy::cast_possible_truncation)]
     let to_px =
         |x: f64, y: f64| -> (i64, i64) { (to.px(x).round() as i64, to.py(y).round() as i64) };
     // Colour indices: the lines' styles, then the bands'.
@@ -441,7 +435,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     raster.draw(buf, plot, &styles);
     draw_guides(buf, plot, &raster, &yaxis.ticks, spec.guides, theme);
     if let Some(cx) = spec.cursor.filter(|&c| c >= x0.min(x1) && c <= x0.max(x1)) {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let col = (to.px(cx) / 2.0).round().max(0.0) as u16;
         if col < plot.width {
             for y in plot.y..plot.bottom() {
@@ -567,12 +560,10 @@ fn shade_segment(raster: &mut Raster, a: (f64, f64, f64), b: (f64, f64, f64), to
     let b = if b.0 > x1 { at(x1) } else { b };
     let (pa, pb) = (to.px(a.0), to.px(b.0));
     let last = i64::try_from(raster.dot_columns()).unwrap_or(i64::MAX) - 1;
-    #[allow(clippy::cast_possible_truncation)]
     let mut column = |col: i64, lo: f64, hi: f64| {
         let (top, bottom) = (to.py(hi).round() as i64, to.py(lo).round() as i64);
         raster.shade_column(col, top, bottom, c);
     };
-    #[allow(clippy::cast_possible_truncation)]
     let (ca, cb) = ((pa.round() as i64).max(0), (pb.round() as i64).min(last));
     if ca >= cb {
         // Both ends in one column: it holds both.
@@ -582,7 +573,6 @@ fn shade_segment(raster: &mut Raster, a: (f64, f64, f64), b: (f64, f64, f64), to
     }
     // Clipped to the plot, so at most one pass over its columns.
     for col in ca..=cb {
-        #[allow(clippy::cast_precision_loss)]
         let t = ((col as f64 - pa) / (pb - pa)).clamp(0.0, 1.0);
         column(col, a.1 + (b.1 - a.1) * t, a.2 + (b.2 - a.2) * t);
     }

@@ -5,7 +5,6 @@ use super::unit::Unit;
 /// `x` with `sig` significant digits, trailing zeros trimmed.
 fn sig(x: f64, sig: i32) -> String {
     let a = x.abs();
-    #[allow(clippy::cast_possible_truncation)]
     let mag = a.log10().floor() as i32;
     let d = usize::try_from((sig - 1 - mag).clamp(0, 9)).unwrap_or(0);
     let s = format!("{x:.d$}");
@@ -182,7 +181,6 @@ impl AxisScale {
             _ => ("", &SI),
         };
         if u != Unit::MHz && (a >= 1e15 || (a > 0.0 && a < 1e-3)) {
-            #[allow(clippy::cast_possible_truncation)]
             let e = a.log10().floor() as i32;
             return AxisScale {
                 div: 10f64.powi(e),
@@ -233,7 +231,6 @@ pub(crate) fn uptime(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
         return "?".into();
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let m = (secs / 60.0).floor() as u64;
     let (d, h, m) = (m / 1440, m % 1440 / 60, m % 60);
     if d > 0 {
@@ -264,7 +261,6 @@ pub fn clock(secs: f64) -> String {
         return compact(secs);
     }
     let neg = secs < 0.0;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let s = secs.abs().round() as u64;
     let sign = if neg { "-" } else { "" };
     if s >= 3600 {

@@ -50,9 +50,7 @@ const SHADES: [&str; 4] = ["░", "▒", "▓", "█"];
 pub(crate) fn ramp(v: f64) -> Color {
     let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 100.0) };
     let f = v / 100.0 * 8.0;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let i = (f.floor() as usize).min(7);
-    #[allow(clippy::cast_precision_loss)]
     let t = f - i as f64;
     let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
     let mix = |p: u8, q: u8| {
@@ -70,7 +68,6 @@ fn cell(v: f64, theme: Theme) -> (&'static str, Style) {
         let c = ramp(v);
         ("█", Style::new().fg(c).bg(c))
     } else {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let q = ((v.clamp(0.0, 100.0) / 25.0).floor() as usize).min(3);
         (SHADES[q], Style::new())
     }
@@ -88,7 +85,6 @@ pub(crate) fn buckets(points: &[Point], x: (f64, f64), out: &mut [Option<f64>]) 
     if cols == 0 {
         return;
     }
-    #[allow(clippy::cast_precision_loss)]
     let scale = if x.1 > x.0 {
         cols as f64 / (x.1 - x.0)
     } else {
@@ -109,7 +105,6 @@ pub(crate) fn buckets(points: &[Point], x: (f64, f64), out: &mut [Option<f64>]) 
         let c = if px > x.1 {
             cols
         } else if scale > 0.0 {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let c = ((px - x.0) * scale).floor() as usize;
             c.min(cols - 1)
         } else {
@@ -360,7 +355,6 @@ mod tests {
         let points = |i: usize, _cols: usize, out: &mut Vec<Point>| {
             out.clear();
             if i != 1 {
-                #[allow(clippy::cast_precision_loss)]
                 let v = i as f64 * 10.0;
                 out.extend([(0.0, v), (10.0, v)]);
             }

@@ -190,7 +190,6 @@ fn an_unreadable_newest_run_is_marked_and_the_latest_readable_one_drawn_first() 
 /// A workspace of `n` runs with the list shown and the runs filter being typed.
 fn filtering(n: usize) -> App {
     let (mut app, _) = app();
-    #[allow(clippy::cast_precision_loss)]
     let entries = (0..n)
         .rev()
         .map(|i| {

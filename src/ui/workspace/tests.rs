@@ -512,6 +512,10 @@ fn a_run_opened_alone_leaves_what_the_workspace_remembers_as_it_was() {
 }
 
 #[test]
+#[allow(
+    clippy::uninlined_format_args,
+    reason = "the pad width beside the name reads plainer"
+)]
 fn fifty_drawn_runs_share_one_point_budget() {
     let mut app = App::new(Options::default());
     app.update(Msg::Resize(120, 40));

@@ -34,7 +34,6 @@ fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
 }
 
 /// `MM-DD HH:MM` (UTC) of Unix seconds.
-#[allow(clippy::cast_possible_truncation)]
 fn start_text(t: Option<f64>) -> String {
     t.and_then(|t| crate::text::rfc3339(t.floor() as i64, 0))
         .and_then(|s| s.get(5..16).map(|s| s.replace('T', " ")))
@@ -42,7 +41,6 @@ fn start_text(t: Option<f64>) -> String {
 }
 
 /// `MM-DD HH:MM:SS` (UTC) of Unix seconds.
-#[allow(clippy::cast_possible_truncation)]
 fn start_secs(t: Option<f64>) -> String {
     t.and_then(|t| crate::text::rfc3339(t.floor() as i64, 0))
         .and_then(|s| s.get(5..19).map(|s| s.replace('T', " ")))
@@ -246,7 +244,6 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     }
     for (n, &i) in ws.shown.iter().enumerate().skip(ws.scroll).take(rows) {
         let r = &ws.runs[i];
-        #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + 2 + (n - ws.scroll) as u16;
         let cursor = n == ws.cursor;
         let base = if cursor && focused {

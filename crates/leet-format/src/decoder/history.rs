@@ -133,7 +133,6 @@ impl Decoder {
     /// Push the row whose values start at `start`; whether it is complete.
     fn finish_row(&mut self, mut row: Row, record_step: Option<i64>, start: usize) -> bool {
         if row.step.is_none() {
-            #[allow(clippy::cast_precision_loss)]
             {
                 row.step = record_step.map(|s| s as f64);
             }
@@ -175,7 +174,6 @@ impl Decoder {
             wire::RawValue::Text(b) => (None, ItemValue::Text(wire::text(b)?)),
             wire::RawValue::Null => (None, ItemValue::Null),
             wire::RawValue::Bool(x) => (None, ItemValue::Bool(x)),
-            #[allow(clippy::cast_precision_loss)]
             wire::RawValue::Int(i) => (Some(i as f64), ItemValue::Int(i)),
             wire::RawValue::Number(f) => (Some(f), ItemValue::Number(f)),
         };
@@ -225,7 +223,6 @@ pub(super) fn record_step_of(b: &[u8]) -> Option<i64> {
                     .iter()
                     .rev()
                     .fold(0u64, |acc, &x| acc << 7 | u64::from(x & 0x7f));
-                #[allow(clippy::cast_possible_wrap)]
                 return Some(v as i64);
             }
         }
@@ -237,7 +234,6 @@ pub(super) fn record_step_general(b: &[u8]) -> Option<i64> {
     let mut step = None;
     for g in Fields::new(b) {
         if let Field::Varint(1, v) = g {
-            #[allow(clippy::cast_possible_wrap)]
             {
                 step = Some(v as i64);
             }

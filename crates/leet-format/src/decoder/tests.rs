@@ -123,7 +123,7 @@ fn the_fast_history_reading_equals_the_general_one() {
     let (mut fast_taken, mut compared) = (0, 0);
     for round in 0..4000 {
         let mut rows = Vec::new();
-        for _ in 0..(1 + r.next() % 4) {
+        for _ in 0..=r.next() % 4 {
             let mut b = body(&mut r);
             match round % 3 {
                 1 if !b.is_empty() => {

@@ -1,6 +1,5 @@
 //! The direct writer against the general path it replaces: every case must print
 //! the same bytes (or be left to the general path).
-#![allow(clippy::unwrap_used)]
 
 use rand::rngs::StdRng;
 use rand::{Rng as _, SeedableRng as _};
@@ -581,7 +580,7 @@ fn long_float_literals_read_as_serde_json_reads_them() {
         // fall between doubles.
         let ts = 1.7e9 + rng.random::<f64>() * 1e8;
         literals.push(format!("{ts}"));
-        literals.push(format!("{:.7}", ts));
+        literals.push(format!("{ts:.7}"));
         let digits: String = (0..rng.random_range(16..26))
             .map(|_| char::from(b'0' + rng.random_range(0..10)))
             .collect();

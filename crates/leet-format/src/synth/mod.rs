@@ -75,7 +75,6 @@ pub fn metric_name(i: usize) -> String {
 
 /// The value of metric `i` at `step` (deterministic, rounded to 6 digits).
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn metric_value(i: usize, step: u64) -> f64 {
     let s = step as f64;
     let v = match i {
@@ -119,7 +118,6 @@ pub fn records(spec: &SynthSpec, mut out: impl FnMut(&[u8])) {
         }),
     ));
     let names: Vec<String> = (0..spec.metrics).map(metric_name).collect();
-    #[allow(clippy::cast_precision_loss)]
     for step in 0..spec.steps {
         let t = 1_796_000_000.0 + step as f64 * 0.01;
         let runtime = step as f64 * 0.01;
@@ -282,7 +280,6 @@ impl RunSpec {
 }
 
 /// Uniform in [-1, 1], a pure function of its inputs (splitmix64).
-#[allow(clippy::cast_precision_loss)]
 fn noise(seed: u64, metric: &str, step: u64) -> f64 {
     let mut z = seed
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -300,7 +297,6 @@ fn noise(seed: u64, metric: &str, step: u64) -> f64 {
 /// one a little higher and noisier). The larger the `lr`, the faster (rate
 /// ∝ √(lr / 1e-3)); the seed adds a few percent of noise and shifts the floor.
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn curve(metric: &str, step: u64, lr: f64, seed: u64) -> f64 {
     let s = step as f64;
     let rate = 0.01 * (lr.max(1e-9) / 1e-3).sqrt();
@@ -339,7 +335,6 @@ fn config_items(pairs: &[(String, String)]) -> Vec<pb::ConfigItem> {
 }
 
 fn timestamp(t: f64) -> prost_types::Timestamp {
-    #[allow(clippy::cast_possible_truncation)]
     prost_types::Timestamp {
         seconds: t.floor() as i64,
         nanos: ((t - t.floor()) * 1e9) as i32,
@@ -352,7 +347,6 @@ fn timestamp(t: f64) -> prost_types::Timestamp {
 /// summary records (`_wandb.runtime` and `_runtime`, then the row's values) and
 /// the history record (`_step`, `_runtime`, `_timestamp`, the metrics); then the
 /// late config record, the summary removals, and the exit record.
-#[allow(clippy::cast_precision_loss)]
 pub fn run_records(spec: &RunSpec, mut out: impl FnMut(&[u8])) {
     use pb::record::RecordType as T;
     let mut num = 0i64;
@@ -398,7 +392,6 @@ pub fn run_records(spec: &RunSpec, mut out: impl FnMut(&[u8])) {
         for m in &spec.metrics {
             items.push(item(m, format!("{}", curve(m, step, lr, spec.seed))));
         }
-        #[allow(clippy::cast_possible_truncation)]
         let secs = (runtime as i64).to_string();
         emit(T::Summary(pb::SummaryRecord {
             update: vec![
@@ -444,7 +437,6 @@ pub fn run_records(spec: &RunSpec, mut out: impl FnMut(&[u8])) {
         }));
     }
     if let Some(code) = spec.exit_code {
-        #[allow(clippy::cast_possible_truncation)]
         emit(T::Exit(pb::RunExitRecord {
             exit_code: code,
             runtime: runtime.ceil() as i32,
@@ -466,7 +458,6 @@ pub fn run_file(spec: &RunSpec) -> Vec<u8> {
 /// `offline-` before it when `offline`.
 #[must_use]
 pub fn run_dir_name(start_time: f64, run_id: &str, offline: bool) -> String {
-    #[allow(clippy::cast_possible_truncation)]
     let t = leet_text::rfc3339(start_time.floor() as i64, 0).unwrap_or_default();
     // "YYYY-MM-DDTHH:MM:SSZ" → "YYYYMMDD_HHMMSS".
     let digits: String = t.chars().filter(char::is_ascii_digit).collect();

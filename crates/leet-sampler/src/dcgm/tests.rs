@@ -1,5 +1,9 @@
 use super::*;
 
+#[allow(
+    clippy::large_types_passed_by_value,
+    reason = "a test's values, built to be moved into the struct"
+)]
 fn field(field_type: u16, status: c_int, value: FieldValueUnion) -> FieldValueV1 {
     FieldValueV1 {
         version: 0,
@@ -34,7 +38,7 @@ fn blank_failed_and_other_typed_values_are_dropped() {
         value_of(&field(DCGM_FT_DOUBLE, DCGM_ST_NO_DATA, d(0.5))),
         None
     );
-    assert_eq!(value_of(&field(b's' as u16, 0, i(1))), None);
+    assert_eq!(value_of(&field(u16::from(b's'), 0, i(1))), None);
 }
 
 #[test]

@@ -28,11 +28,9 @@ impl<'de> Deserialize<'de> for Num {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
                 Ok(Num(v.is_finite().then_some(v)))
             }
-            #[allow(clippy::cast_precision_loss)]
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
                 Ok(Num(Some(v as f64)))
             }
-            #[allow(clippy::cast_precision_loss)]
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
                 Ok(Num(Some(v as f64)))
             }

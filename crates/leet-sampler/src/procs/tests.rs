@@ -38,7 +38,10 @@ impl FakeProc {
     }
 
     /// A process: `ticks` of CPU (utime, stime 0), started `start` ticks after boot.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per field of the fake /proc entry, named at each call"
+    )]
     fn process(
         &self,
         pid: u32,

@@ -109,37 +109,43 @@ pub(super) struct Api {
     _lib: ManuallyDrop<libloading::Library>,
 }
 
-// SAFETY (every call below): the signatures are rocm_smi.h's; out-pointers come from
-// `&mut` arguments, so they are live and of the type the C side writes; a buffer is
-// passed with its own length.
+// Every call below is through a pointer of rocm_smi.h's signature for its symbol, into a
+// library that stays loaded (`_lib` is never dropped); out-pointers come from `&mut`
+// arguments or locals, so they are live and of the type the C side writes.
 impl Api {
     /// `rsmi_init(0)`.
     pub(super) fn init(&self) -> Status {
+        // SAFETY: no pointers; flags 0 is the default initialisation.
         unsafe { (self.init)(0) }
     }
 
     /// `rsmi_num_monitor_devices`: its status and the count.
     pub(super) fn num_devices(&self, count: &mut u32) -> Status {
+        // SAFETY: `count` is a live u32 the call writes.
         unsafe { (self.num_devices)(count) }
     }
 
     /// `rsmi_dev_busy_percent_get`, %.
     pub(super) fn busy(&self, dev: u32, percent: &mut u32) -> Option<Status> {
+        // SAFETY: `percent` is a live u32 the call writes.
         self.busy.map(|f| unsafe { f(dev, percent) })
     }
 
     /// `rsmi_dev_memory_busy_percent_get`, %.
     pub(super) fn memory_busy(&self, dev: u32, percent: &mut u32) -> Option<Status> {
+        // SAFETY: `percent` is a live u32 the call writes.
         self.memory_busy.map(|f| unsafe { f(dev, percent) })
     }
 
     /// `rsmi_dev_mem_overdrive_level_get`, %.
     pub(super) fn mem_overdrive(&self, dev: u32, percent: &mut u32) -> Option<Status> {
+        // SAFETY: `percent` is a live u32 the call writes.
         self.mem_overdrive.map(|f| unsafe { f(dev, percent) })
     }
 
     /// `rsmi_dev_memory_total_get` of memory type `kind`, bytes.
     pub(super) fn memory_total(&self, dev: u32, kind: u32, total: &mut u64) -> Option<Status> {
+        // SAFETY: `total` is a live u64 the call writes.
         self.memory_total.map(|f| unsafe { f(dev, kind, total) })
     }
 
@@ -154,10 +160,12 @@ impl Api {
     ) -> Option<Status> {
         let u = self.memory_usage?;
         let t = self.memory_total?;
+        // SAFETY: `used` is a live u64 the call writes.
         let rc = unsafe { u(dev, kind, used) };
         if rc != RSMI_STATUS_SUCCESS {
             return Some(rc);
         }
+        // SAFETY: `total` is a live u64 the call writes.
         Some(unsafe { t(dev, kind, total) })
     }
 
@@ -169,6 +177,7 @@ impl Api {
         metric: u32,
         milli_c: &mut i64,
     ) -> Option<Status> {
+        // SAFETY: `milli_c` is a live i64 the call writes.
         self.temp
             .map(|f| unsafe { f(dev, sensor, metric, milli_c) })
     }
@@ -178,14 +187,17 @@ impl Api {
     pub(super) fn power(&self, dev: u32, micro_w: &mut u64) -> Option<Status> {
         if let Some(f) = self.power {
             let mut kind = 0u32;
-            Some(unsafe { f(dev, micro_w, &mut kind) })
+            // SAFETY: `micro_w` and `kind` are a live u64 and u32 the call writes.
+            Some(unsafe { f(dev, micro_w, &raw mut kind) })
         } else {
+            // SAFETY: `micro_w` is a live u64 the call writes.
             self.power_ave.map(|f| unsafe { f(dev, 0, micro_w) })
         }
     }
 
     /// `rsmi_dev_power_cap_get` of `sensor`, µW.
     pub(super) fn power_cap(&self, dev: u32, sensor: u32, micro_w: &mut u64) -> Option<Status> {
+        // SAFETY: `micro_w` is a live u64 the call writes.
         self.power_cap.map(|f| unsafe { f(dev, sensor, micro_w) })
     }
 
@@ -197,12 +209,14 @@ impl Api {
         resolution: &mut f32,
         timestamp: &mut u64,
     ) -> Option<Status> {
+        // SAFETY: the three are a live u64, f32 and u64 the call writes.
         self.energy
             .map(|f| unsafe { f(dev, counter, resolution, timestamp) })
     }
 
     /// `rsmi_dev_name_get` into `buf` (NUL-terminated when it fits).
     pub(super) fn name(&self, dev: u32, buf: &mut [c_char]) -> Option<Status> {
+        // SAFETY: the call writes at most `buf.len()` bytes into `buf`.
         self.name
             .map(|f| unsafe { f(dev, buf.as_mut_ptr(), buf.len()) })
     }
@@ -210,6 +224,7 @@ impl Api {
     /// `rsmi_version_str_get` of software `component` into `buf`.
     pub(super) fn version(&self, component: u32, buf: &mut [c_char]) -> Option<Status> {
         let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+        // SAFETY: the call writes at most `len` bytes, no more than `buf.len()`, into `buf`.
         self.version
             .map(|f| unsafe { f(component, buf.as_mut_ptr(), len) })
     }
@@ -219,7 +234,7 @@ impl Api {
         self.status_string.and_then(|f| {
             let mut p: *const c_char = std::ptr::null();
             // SAFETY: rsmi_status_string stores a static string's address in p.
-            let ok = unsafe { f(rc, &mut p) } == RSMI_STATUS_SUCCESS && !p.is_null();
+            let ok = unsafe { f(rc, &raw mut p) } == RSMI_STATUS_SUCCESS && !p.is_null();
             // SAFETY: non-NULL: a NUL-terminated string owned by the library.
             ok.then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
         })

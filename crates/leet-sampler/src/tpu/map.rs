@@ -497,7 +497,7 @@ impl Merged {
             }
             Shape::Dist { base, unit } => {
                 for (label, stats) in dist_by_label(metric) {
-                    if !self.take_label(base, &label) {
+                    if !self.take_label(base, label.as_deref()) {
                         continue;
                     }
                     let prefix = match &label {
@@ -515,7 +515,7 @@ impl Merged {
                 for m in &metric.metrics {
                     let Some(v) = gauge_of(m) else { continue };
                     let label = label_of(m);
-                    if !self.take_label(base, &label) {
+                    if !self.take_label(base, label.as_deref()) {
                         continue;
                     }
                     let key = match label {
@@ -530,8 +530,8 @@ impl Merged {
 
     /// Whether `label` of `base` may be written: seen before, or a new one within
     /// [`MAX_LABELS_PER_BASE`].
-    fn take_label(&mut self, base: &'static str, label: &Option<String>) -> bool {
-        let id = (base, label.clone());
+    fn take_label(&mut self, base: &'static str, label: Option<&str>) -> bool {
+        let id = (base, label.map(str::to_owned));
         if self.labels.contains(&id) {
             return true;
         }

@@ -2,8 +2,8 @@
 //! worker's answers are the smoothing of every point, kept bounded.
 
 use super::*;
-use crate::decode::leveldb::Writer;
-use crate::decode::pb;
+use leet_format::leveldb::Writer;
+use leet_format::pb;
 use prost::Message as _;
 
 fn rec(num: i64, r: pb::record::RecordType) -> Vec<u8> {
@@ -59,7 +59,6 @@ fn defined_file() -> Vec<u8> {
                 },
             ));
         }
-        #[allow(clippy::cast_precision_loss)]
         let f = i as f64;
         items.push(item(
             "loss",

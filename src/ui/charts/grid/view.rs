@@ -629,7 +629,6 @@ pub(crate) fn render_fullscreen(buf: &mut Buffer, area: Rect, app: &App, theme: 
 }
 
 /// Unix seconds as a UTC time of day (live charts).
-#[allow(clippy::cast_possible_truncation)]
 fn clock_x(v: f64) -> String {
     format::time_of_day(v.floor() as i64)
 }

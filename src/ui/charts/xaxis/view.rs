@@ -92,6 +92,10 @@ fn by_step<'a>(run: &'a Run, key: &str) -> Option<&'a Series> {
 }
 
 /// How `run`'s steps map to `x` (None: they do not: no time, no such metric).
+#[allow(
+    clippy::if_not_else,
+    reason = "the run's own runtime first, the fallback after"
+)]
 fn map_of(run: &Run, x: &XAxis) -> Option<Map> {
     Some(match x {
         XAxis::Default => Map::Same,
@@ -101,7 +105,6 @@ fn map_of(run: &Run, x: &XAxis) -> Option<Map> {
                 Map::Table(Table::of(&run.timeline.runtime))
             } else {
                 let wall = Table::of(&run.timeline.wall);
-                #[allow(clippy::cast_precision_loss)]
                 let start = run
                     .info
                     .start_time
@@ -306,7 +309,6 @@ pub(crate) fn thin(points: &[Point], x: (f64, f64), width: usize) -> Vec<Point> 
             out.push(p);
             continue;
         }
-        #[allow(clippy::cast_possible_truncation)]
         let col = ((p.0 - x.0) * scale).floor() as i64;
         match &mut cur {
             Some((c, lo, hi, lo_first)) if *c == col => {
@@ -351,7 +353,6 @@ pub(crate) fn rel_time(secs: f64, span: f64) -> String {
         };
         return format!("{sign}{t}s");
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let s = a.round() as u64;
     let body = match s {
         0..=59 => format!("{s}s"),
@@ -382,7 +383,6 @@ pub(crate) fn wall_time(t: f64, range: (f64, f64)) -> String {
         return format::compact(t);
     }
     let day = |v: f64| (v / 86_400.0).floor();
-    #[allow(clippy::cast_possible_truncation)]
     let secs = t.floor() as i64;
     if day(range.0) != day(range.1) {
         let (m, d) = month_day(secs.div_euclid(86_400));
@@ -394,12 +394,10 @@ pub(crate) fn wall_time(t: f64, range: (f64, f64)) -> String {
         // Truncated to the decimals shown, as a clock is.
         let d = decimals(span).max(1);
         let p = 10i64.pow(u32::try_from(d).unwrap_or(1));
-        #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
         let units = (t * p as f64).floor() as i64;
         let (s, f) = (units.div_euclid(p), units.rem_euclid(p));
         return format!("{}.{f:0d$}", format::time_of_day(s));
     }
-    #[allow(clippy::cast_possible_truncation)]
     format::time_of_day(t.round() as i64)
 }
 

@@ -106,9 +106,7 @@ impl ProcsPane {
     fn order(&self, a: &ShownRow, b: &ShownRow) -> std::cmp::Ordering {
         let key = |r: &ShownRow| match self.sort {
             ProcSort::Cpu => (r.cpu, r.rss as f64),
-            #[allow(clippy::cast_precision_loss)]
             ProcSort::Memory => (r.rss as f64, r.cpu),
-            #[allow(clippy::cast_precision_loss)]
             ProcSort::GpuMemory => (r.gpu_memory.map_or(-1.0, |g| g as f64), r.rss as f64),
         };
         let (ka, kb) = (key(a), key(b));

@@ -47,7 +47,6 @@ fn columns(w: u16) -> Vec<Col> {
 }
 
 fn cells(r: &ShownRow, narrow: bool) -> Vec<String> {
-    #[allow(clippy::cast_precision_loss)]
     let mut v = vec![
         r.pid.to_string(),
         r.user.clone(),

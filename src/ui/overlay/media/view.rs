@@ -26,14 +26,12 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
     let (w, h) = (f64::from(img.width), f64::from(img.height));
     // A cell holds one pixel across and two down.
     let scale = (f64::from(area.width) / w).min(f64::from(area.height) * 2.0 / h);
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let (cw, ch) = (
         ((w * scale).floor() as u16).clamp(1, area.width),
         ((h * scale / 2.0).floor() as u16).clamp(1, area.height),
     );
     let x0 = area.x + (area.width - cw) / 2;
     let y0 = area.y + (area.height - ch) / 2;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let px = |cx: u16, sub: u16| {
         let x = ((f64::from(cx) + 0.5) / scale) as u32;
         let y = ((f64::from(sub) + 0.5) / scale) as u32;
@@ -56,8 +54,8 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
                 let lum = |p: (u8, u8, u8)| {
                     0.2126 * f64::from(p.0) + 0.7152 * f64::from(p.1) + 0.0722 * f64::from(p.2)
                 };
+                #[allow(clippy::manual_midpoint, reason = "lums are at most 255: no overflow")]
                 let l = (lum(top) + lum(bottom)) / 2.0 / 255.0;
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let i = ((l * (RAMP.len() - 1) as f64).round() as usize).min(RAMP.len() - 1);
                 cell.set_char(char::from(RAMP[i]));
             }

@@ -60,7 +60,6 @@ pub struct StatsRun {
 /// The value a field column sorts by (None or NaN: sorted last).
 #[must_use]
 pub fn field_value(s: &Stats, field: usize) -> Option<f64> {
-    #[allow(clippy::cast_precision_loss)]
     match field {
         0 => s.last.map(|p| p.1),
         1 => s.min.map(|p| p.1),

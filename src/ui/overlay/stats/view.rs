@@ -30,7 +30,6 @@ fn num(v: f64) -> String {
 /// A step: the integer it almost always is, else 6 significant digits.
 fn step(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
-        #[allow(clippy::cast_possible_truncation)]
         let i = x as i64;
         i.to_string()
     } else {
@@ -141,7 +140,6 @@ fn title(shown: usize, total: usize, filtered: bool, runs: &Range<usize>, of: us
 }
 
 /// Draw the table over `area`.
-#[allow(clippy::too_many_lines)]
 pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width < 20 || area.height < 8 {
         return;

@@ -37,7 +37,6 @@ struct Rows {
 impl Rows {
     fn row(self, v: f64) -> i64 {
         let dots = f64::from(self.rows) * 4.0 - 1.0;
-        #[allow(clippy::cast_possible_truncation)]
         let py = ((self.hi - v) * dots / (self.hi - self.lo)).round() as i64;
         py.div_euclid(4)
     }
@@ -64,7 +63,6 @@ pub(super) fn nice_step(raw: f64) -> f64 {
 
 /// Decimals a step of 1, 2 or 5 × 10ᵏ needs (0 for k ≥ 0).
 fn step_decimals(step: f64) -> usize {
-    #[allow(clippy::cast_possible_truncation)]
     let k = (step.log10() + 1e-9).floor() as i64;
     usize::try_from(-k).unwrap_or(0)
 }
@@ -74,7 +72,6 @@ fn sig_decimals(v: f64, sig: usize) -> usize {
     if v == 0.0 || !v.is_finite() {
         return 0;
     }
-    #[allow(clippy::cast_possible_truncation)]
     let mag = v.abs().log10().floor() as i64;
     usize::try_from(i64::try_from(sig).unwrap_or(3) - 1 - mag).unwrap_or(0)
 }
@@ -119,7 +116,6 @@ fn round_out(lo: f64, hi: f64, scale: &AxisScale, decimals: usize) -> Option<(f6
 /// [`MIN_GAP`] rows cover, rounded up to 1, 2 or 5 × 10ᵏ; None where too few rows
 /// or a step below what a label shows (9e15 ± 18).
 fn tick_step(lo: f64, hi: f64, last: i64, scale: &AxisScale, most: usize) -> Option<f64> {
-    #[allow(clippy::cast_precision_loss)]
     let raw = (hi - lo) * MIN_GAP as f64 / last.max(1) as f64 / scale.div;
     (last >= 2 * MIN_GAP && raw.is_finite() && raw > 0.0)
         .then(|| nice_step(raw))
@@ -272,7 +268,6 @@ fn ends_in_zero(label: &str) -> bool {
 /// ... decade where rows are few), and at 2× and 5× where the rows allow.
 fn log_axis(at: Rows, unit: Unit) -> YAxis {
     let (lo, hi) = (at.lo, at.hi);
-    #[allow(clippy::cast_precision_loss)]
     let raw = (hi - lo) * MIN_GAP as f64 / at.last().max(1) as f64;
     let step = nice_step(raw).max(1.0);
     let mut ticks: Vec<(i64, f64)> = Vec::new();
@@ -396,7 +391,6 @@ fn log_candidates(
         if k * step > hi {
             break;
         }
-        #[allow(clippy::cast_possible_truncation)]
         let p = 10f64.powi((k * step) as i32);
         for &m in set {
             let v = m * p;
@@ -454,7 +448,6 @@ pub(super) fn x_ticks(kind: XTicks, lo: f64, hi: f64, most: usize) -> Option<Vec
     if most == 0 || !span.is_finite() || span <= 0.0 {
         return Some(Vec::new());
     }
-    #[allow(clippy::cast_precision_loss)]
     let raw = span / (most + 1) as f64;
     match kind {
         XTicks::Round => None,

@@ -21,7 +21,6 @@ pub(super) fn gap_columns(gaps: &[(f64, f64)], x: (f64, f64), width: u16) -> Vec
         return Vec::new();
     }
     let last = f64::from(width - 1);
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let col = |v: f64| ((v - x0) / (x1 - x0) * last).round().clamp(0.0, last) as u16;
     gaps.iter()
         .filter(|&&(a, b)| b > a && b >= x0 && a <= x1)

@@ -114,7 +114,6 @@ impl Raster {
                     continue;
                 }
                 let ch = char::from_u32(0x2800 + u32::from(self.bits[i])).unwrap_or(' ');
-                #[allow(clippy::cast_possible_truncation)]
                 let pos = (area.x + cx as u16, area.y + cy as u16);
                 if let Some(cell) = buf.cell_mut(pos) {
                     cell.set_char(ch);

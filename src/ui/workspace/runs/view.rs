@@ -93,7 +93,6 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         .saturating_sub(rows.saturating_sub(1))
         .min(app.runs.list.len().saturating_sub(rows));
     for (slot, i) in (start..app.runs.list.len()).take(rows).enumerate() {
-        #[allow(clippy::cast_possible_truncation)]
         let y = inner.y + slot as u16;
         let style = if i == app.runs.sel {
             theme.text().add_modifier(Modifier::REVERSED)

@@ -49,7 +49,6 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
     let Some(Cmd::Smooth(job)) = fx.cmds.into_iter().find(|c| matches!(c, Cmd::Smooth(_))) else {
         panic!("no job");
     };
-    #[allow(clippy::cast_precision_loss)]
     let xs: Vec<f64> = (0..steps).map(|s| s as f64).collect();
     let ys: Vec<f64> = (0..steps).map(|s| synth::metric_value(0, s)).collect();
     let every = Smoothing::Ema(0.6).apply(&xs, &ys);
@@ -91,7 +90,6 @@ fn zooming_leaves_the_smoothed_values_unchanged() {
         let z = zoomed.points(0).expect("drawn");
         assert!(z.len() > 20, "{a}..{b}: {}", z.len());
         for &(x, v) in z {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let at = x as usize;
             assert!(close(v, every[at]), "zoomed {x}: {v} != {}", every[at]);
             if let Some(&(_, u)) = full.iter().find(|p| p.0 == x) {
