@@ -279,7 +279,7 @@ impl App {
             Border::Left => s.left = self.screen.areas.left.map(|r| r.width).or(s.left),
             Border::Right => s.right = self.screen.areas.right.map(|r| r.width).or(s.right),
             Border::Console => {
-                s.console = self.screen.areas.console.map(|r| r.height).or(s.console)
+                s.console = self.screen.areas.console.map(|r| r.height).or(s.console);
             }
         }
     }
