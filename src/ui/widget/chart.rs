@@ -72,7 +72,12 @@ pub(crate) struct ChartSpec<'a> {
 /// The y range of the curves: their lowest and highest values (log10 of them on a
 /// log axis), a flat line padded by a tenth of its value. The padding of a
 /// percentage stays within 0–100 % where the values do.
-fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool, unit: Unit) -> Option<(f64, f64)> {
+pub(crate) fn y_range(
+    lines: &[Line<'_>],
+    bands: &[Band<'_>],
+    log: bool,
+    unit: Unit,
+) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     let curves = lines

@@ -9,8 +9,8 @@ use ratatui::style::Modifier;
 
 use crate::store::series::{Point, Series};
 use crate::store::Run;
+use crate::ui::charts::model::ModelLine;
 use crate::ui::charts::smoothing::{label, SmoothedLine};
-use crate::ui::widget::chart::Line;
 use crate::ui::App;
 
 /// One chart's smoothing: per drawn series (in the chart's order) its smoothed
@@ -92,15 +92,16 @@ impl ChartSmoothing {
 
     /// The chart's lines: each smoothed series' raw line faint beneath, then
     /// the smoothed lines in the series' styles on top (last drawn wins a cell).
-    pub(crate) fn lines<'a>(&'a self, raw: Vec<Line<'a>>) -> Vec<Line<'a>> {
+    pub(crate) fn lines(self, raw: Vec<ModelLine<'_>>) -> Vec<ModelLine<'_>> {
         if self.pts.iter().all(Option::is_none) {
             return raw;
         }
         let mut top = Vec::new();
         let mut out = Vec::with_capacity(raw.len() * 2);
-        for (i, mut line) in raw.into_iter().enumerate() {
-            if let Some(Some(p)) = self.pts.get(i) {
-                top.push(Line {
+        let mut pts = self.pts.into_iter();
+        for mut line in raw {
+            if let Some(Some(p)) = pts.next() {
+                top.push(ModelLine {
                     points: p,
                     style: line.style,
                     breaks: line.breaks,
