@@ -108,16 +108,7 @@ impl<'a> ChartModel<'a> {
             None => (pts, (x0, x1)),
         };
         let title = title_of(app, key, xname, mapped.as_ref());
-        // The crosshair (on this chart when it is focused, on every chart when synced):
-        // x, and each series' value at its point nearest to x.
-        let cross = app
-            .charts
-            .crosshair
-            .filter(|c| (c.synced || focused) && !app.is_host());
-        let at: Vec<Option<Point>> = match cross {
-            Some(c) => all.iter().map(|(_, s)| s.nearest(c.x)).collect(),
-            None => Vec::new(),
-        };
+        let (cross, at) = crosshair_at(app, focused, &all);
         let corner = corner_of(
             cross,
             &at,
@@ -128,20 +119,8 @@ impl<'a> ChartModel<'a> {
         );
         // Grouped (`G` in the workspace): per group its mean line and min–max band.
         let groups = groups_of(&drawn, &all, &pts, x, px);
-        // Smoothing: not of a group's mean.
-        // In another x (or log x) the smoothed series is mapped as the raw ones are.
-        let map_x = |run: &Run, s: &Series| {
-            let m = mapped.as_ref()?;
-            map_points(app, key, run, s, zoom, m, px)
-        };
-        let smoothing = smooth::of_chart(
-            app,
-            key,
-            runs.iter().copied(),
-            (x, px),
-            mapped.is_some().then_some(&map_x as smooth::MapX<'_>),
-            groups.is_some(),
-        );
+        let grouped = groups.is_some();
+        let smoothing = smoothing_of(app, key, &runs, (mapped.as_ref(), zoom), (x, px), grouped);
         let title = smoothing.title(title);
         let legend = legend_of(
             app,
@@ -165,27 +144,14 @@ impl<'a> ChartModel<'a> {
         let (lines, bands) = match groups {
             Some(groups) => group_lines(groups, theme),
             None => {
-                let style = |i: usize| theme.series(drawn[i].color);
-                let raw = all
-                    .iter()
-                    .zip(pts)
-                    .map(|(&(i, _), p)| ModelLine {
-                        points: minmax.line(i).map_or(p, <[Point]>::to_vec),
-                        style: style(i),
-                        breaks: breaks(&drawn, i, on_step),
-                    })
-                    .collect();
+                let raw = series_lines(&drawn, &all, pts, (&minmax, on_step), theme);
                 // Smoothing: raw lines faint under the smoothed.
-                (smoothing.lines(raw), owned_bands(minmax.bands(style)))
+                let bands = minmax.bands(|i| theme.series(drawn[i].color));
+                (smoothing.lines(raw), owned_bands(bands))
             }
         };
         let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
-        let x_ticks = mapped.as_ref().map_or(XTicks::Round, |m| m.ticks);
-        let x_labels = match mapped {
-            _ if app.is_host() => XLabels::Clock,
-            Some(m) => XLabels::Mapped(m),
-            None => XLabels::Compact,
-        };
+        let (x_ticks, x_labels) = x_labels_of(app, mapped);
         Some(Self {
             title,
             corner,
@@ -258,6 +224,80 @@ impl<'a> ChartModel<'a> {
             note: self.note.clone(),
         }
     }
+}
+
+/// The crosshair (on this chart when it is `focused`, on every chart when
+/// synced; never live): its x, and each series' point nearest to x.
+fn crosshair_at(
+    app: &App,
+    focused: bool,
+    all: &[(usize, &Series)],
+) -> (Option<Crosshair>, Vec<Option<Point>>) {
+    let cross = app
+        .charts
+        .crosshair
+        .filter(|c| (c.synced || focused) && !app.is_host());
+    let at: Vec<Option<Point>> = match cross {
+        Some(c) => all.iter().map(|(_, s)| s.nearest(c.x)).collect(),
+        None => Vec::new(),
+    };
+    (cross, at)
+}
+
+/// The smoothing of `key`'s chart of `runs` over `x` in `px` dot columns: not
+/// of a group's mean (`grouped`). In another x (or log x, `mapped`) the smoothed
+/// series is mapped as the raw ones are.
+fn smoothing_of(
+    app: &App,
+    key: &str,
+    runs: &[&Run],
+    (mapped, zoom): (Option<&Mapped>, Option<(f64, f64)>),
+    (x, px): ((f64, f64), usize),
+    grouped: bool,
+) -> smooth::ChartSmoothing {
+    let map_x = |run: &Run, s: &Series| {
+        let m = mapped?;
+        map_points(app, key, run, s, zoom, m, px)
+    };
+    smooth::of_chart(
+        app,
+        key,
+        runs.iter().copied(),
+        (x, px),
+        mapped.is_some().then_some(&map_x as smooth::MapX<'_>),
+        grouped,
+    )
+}
+
+/// Where a chart's x ticks go and how its x values are written: the live
+/// monitor's as times of day, a mapped chart's in its x, else as numbers.
+fn x_labels_of(app: &App, mapped: Option<Mapped>) -> (XTicks, XLabels) {
+    let ticks = mapped.as_ref().map_or(XTicks::Round, |m| m.ticks);
+    let labels = match mapped {
+        _ if app.is_host() => XLabels::Clock,
+        Some(m) => XLabels::Mapped(m),
+        None => XLabels::Compact,
+    };
+    (ticks, labels)
+}
+
+/// Each series' line (its min–max band's means where it has one), in its run's
+/// colour, not drawn across its run's breaks.
+fn series_lines<'a>(
+    drawn: &[Drawn<'a>],
+    all: &[(usize, &Series)],
+    pts: Vec<Vec<Point>>,
+    (minmax, on_step): (&MinMax, bool),
+    theme: Theme,
+) -> Vec<ModelLine<'a>> {
+    all.iter()
+        .zip(pts)
+        .map(|(&(i, _), p)| ModelLine {
+            points: minmax.line(i).map_or(p, <[Point]>::to_vec),
+            style: theme.series(drawn[i].color),
+            breaks: breaks(drawn, i, on_step),
+        })
+        .collect()
 }
 
 /// The x name of `key`'s chart (the first drawn run's) and the drawn series that
