@@ -64,6 +64,46 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         None => (start, end, start / per_page, n.div_ceil(per_page)),
     };
     let focused_pane = app.panels.focus == crate::ui::panels::Pane::Grid;
+    let header = grid_header(app, (start, end), (page, pages));
+    put(
+        buf,
+        area.x + 1,
+        area.y,
+        &header,
+        area.width.saturating_sub(1),
+        theme.heading(),
+    );
+    let body = layout::grid_body(area);
+    if n == 0 {
+        render_no_charts(buf, body, app, total, theme);
+        return;
+    }
+    if let Some(v) = &paged {
+        sections::render_page(buf, app, v, focused_pane, theme);
+        return;
+    }
+    for i in start..end {
+        let cell = if app.charts.grid.cols == 0 {
+            layout::grid_cell(body, cols, rows, i - start)
+        } else {
+            app.charts.grid.cell(body, n, i - start)
+        };
+        render_grid_item(
+            buf,
+            cell,
+            app,
+            app.charts.shown[i],
+            focused_pane && i == app.charts.grid.focus,
+            theme,
+        );
+    }
+}
+
+/// The grid's header line: which charts of how many it shows, the filter, the
+/// hidden charts and the key that shows or hides them, the page.
+fn grid_header(app: &App, (start, end): (usize, usize), (page, pages): (usize, usize)) -> String {
+    let n = app.charts.shown.len();
+    let total = app.charts.metric_keys.len();
     let mut header = if n == 0 {
         "Metrics [0]".to_owned()
     } else if start >= end {
@@ -100,16 +140,13 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     if pages > 1 {
         header.push_str(&format!("  page {}/{pages}", page + 1));
     }
-    put(
-        buf,
-        area.x + 1,
-        area.y,
-        &header,
-        area.width.saturating_sub(1),
-        theme.heading(),
-    );
-    let body = layout::grid_body(area);
-    if n == 0 && total == 0 {
+    header
+}
+
+/// What the body says when no chart is shown: why the run cannot be read, or
+/// what is awaited.
+fn render_no_charts(buf: &mut Buffer, body: Rect, app: &App, total: usize, theme: Theme) {
+    if total == 0 {
         if let Some(why) = app.unreadable() {
             // Already sanitized; wrapped so the cause is never cut off.
             let w = usize::from(body.width.saturating_sub(4)).max(1);
@@ -129,50 +166,28 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
             return;
         }
     }
-    if n == 0 {
-        let msg = if total > 0 {
-            "no chart matches the filter"
-        } else if app.is_host() {
-            "waiting for the first sample…"
-        } else if app.shown.source.waiting.is_some() {
-            "waiting for the run to start…"
-        } else if app.in_workspace_list() && app.shown.main_reading.is_none() {
-            // No reader runs: nothing is being opened.
-            "no run drawn: space on a run in the list draws it"
-        } else if app.shown.source.path.is_none() {
-            "opening…"
-        } else {
-            "no history metrics yet"
-        };
-        put(
-            buf,
-            body.x + 2,
-            body.y + body.height / 2,
-            msg,
-            body.width.saturating_sub(2),
-            theme.dim(),
-        );
-        return;
-    }
-    if let Some(v) = &paged {
-        sections::render_page(buf, app, v, focused_pane, theme);
-        return;
-    }
-    for i in start..end {
-        let cell = if app.charts.grid.cols == 0 {
-            layout::grid_cell(body, cols, rows, i - start)
-        } else {
-            app.charts.grid.cell(body, n, i - start)
-        };
-        render_grid_item(
-            buf,
-            cell,
-            app,
-            app.charts.shown[i],
-            focused_pane && i == app.charts.grid.focus,
-            theme,
-        );
-    }
+    let msg = if total > 0 {
+        "no chart matches the filter"
+    } else if app.is_host() {
+        "waiting for the first sample…"
+    } else if app.shown.source.waiting.is_some() {
+        "waiting for the run to start…"
+    } else if app.in_workspace_list() && app.shown.main_reading.is_none() {
+        // No reader runs: nothing is being opened.
+        "no run drawn: space on a run in the list draws it"
+    } else if app.shown.source.path.is_none() {
+        "opening…"
+    } else {
+        "no history metrics yet"
+    };
+    put(
+        buf,
+        body.x + 2,
+        body.y + body.height / 2,
+        msg,
+        body.width.saturating_sub(2),
+        theme.dim(),
+    );
 }
 
 /// Grid item `i` (an index into `metric_keys`): a metric chart, or in the live
