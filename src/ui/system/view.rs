@@ -98,21 +98,7 @@ pub(crate) fn render_sys_chart(
     // Room for the title on the top border (the corner value takes up to 10).
     let room = usize::from(area.width.saturating_sub(2));
     if scale == YScale::Heatmap {
-        let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
-        let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
-        let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
-            Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
-            None => out.clear(),
-        };
-        let spec = HeatSpec {
-            title: &title,
-            focused,
-            x,
-            fmt_x: &fmt_x,
-            labels: &labels,
-            points: &points,
-        };
-        render_heatmap(buf, area, &spec, theme);
+        render_sys_heatmap(buf, (area, room), (app, chart), (x, &fmt_x), focused, theme);
         return;
     }
     let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
@@ -170,6 +156,33 @@ pub(crate) fn render_sys_chart(
         note: None,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+/// `chart` as a heatmap in `area` (its title fitted in `room`): a row per
+/// series, over `x` (written by `fmt_x`).
+fn render_sys_heatmap(
+    buf: &mut Buffer,
+    (area, room): (Rect, usize),
+    (app, chart): (&App, &SysChart),
+    (x, fmt_x): ((f64, f64), &dyn Fn(f64) -> String),
+    focused: bool,
+    theme: Theme,
+) {
+    let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
+    let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
+    let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
+        Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
+        None => out.clear(),
+    };
+    let spec = HeatSpec {
+        title: &title,
+        focused,
+        x,
+        fmt_x,
+        labels: &labels,
+        points: &points,
+    };
+    render_heatmap(buf, area, &spec, theme);
 }
 
 /// The x range of `chart`'s series; live, the window that follows the newest
