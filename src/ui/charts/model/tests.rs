@@ -71,7 +71,7 @@ fn zoom_log_and_the_crosshair_are_decided_in_the_model() {
     // In log y the range is of the values' log10; the line keeps the values.
     let (lo, hi) = m.y_range().expect("a range");
     assert!(lo <= 20f64.log10() && hi >= 50f64.log10(), "{lo} {hi}");
-    assert!(m.lines[0].points.iter().any(|&p| p == (3.0, 30.0)));
+    assert!(m.lines[0].points.contains(&(3.0, 30.0)));
     // Unfocused and not synced: no crosshair on this chart.
     let m = ChartModel::build(&app, KEY, 40, false, theme()).expect("a chart");
     assert_eq!(m.cursor, None);
