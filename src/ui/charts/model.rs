@@ -13,7 +13,7 @@ use crate::ui::charts::xaxis::view::{map_chart, map_points, Mapped};
 use crate::ui::system::Unit;
 use crate::ui::theme::Theme;
 use crate::ui::widget::band::MinMax;
-use crate::ui::widget::chart::{Band, ChartSpec, Line, XTicks};
+use crate::ui::widget::chart::{y_range, Band, ChartSpec, Line, XTicks};
 use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
 use crate::ui::{App, Subject};
@@ -60,6 +60,9 @@ pub(crate) struct ChartModel<'a> {
     /// The crosshair's x, in the chart's x.
     pub cursor: Option<f64>,
     pub x: (f64, f64),
+    /// The y range of the lines and bands (log10 of the values on a log axis),
+    /// before the axis rounds it to its ticks; None when no value is finite.
+    pub y: Option<(f64, f64)>,
     pub log_y: bool,
     pub x_labels: XLabels,
     pub x_ticks: XTicks,
@@ -152,14 +155,16 @@ impl<'a> ChartModel<'a> {
         };
         let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let (x_ticks, x_labels) = x_labels_of(app, mapped);
+        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
         Some(Self {
+            y: y_of(&lines, &bands, log_y),
             title,
             corner,
             lines,
             bands,
             cursor,
             x,
-            log_y: app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log,
+            log_y,
             x_labels,
             x_ticks,
             guides: app.charts.grid.guides,
@@ -179,13 +184,28 @@ impl<'a> ChartModel<'a> {
         }
     }
 
-    /// The y range of the lines and bands (as the widget computes it, before it
-    /// rounds it to its axis ticks); None when no value is finite. (Tests: the
-    /// widget computes it from the same lines when it draws.)
-    #[cfg(test)]
-    pub(crate) fn y_range(&self) -> Option<(f64, f64)> {
-        let spec = self.spec(&format::compact);
-        crate::ui::widget::chart::y_range(&spec.lines, &spec.bands, self.log_y, spec.y_unit)
+    /// The widget's lines of `lines`, borrowed.
+    fn widget_lines<'l>(lines: &'l [ModelLine<'_>]) -> Vec<Line<'l>> {
+        lines
+            .iter()
+            .map(|l| Line {
+                points: &l.points,
+                style: l.style,
+                breaks: l.breaks,
+            })
+            .collect()
+    }
+
+    /// The widget's bands of `bands`, borrowed.
+    fn widget_bands(bands: &[ModelBand]) -> Vec<Band<'_>> {
+        bands
+            .iter()
+            .map(|b| Band {
+                lo: &b.lo,
+                hi: &b.hi,
+                style: b.style,
+            })
+            .collect()
     }
 
     /// The widget's description of the chart, its x values written by `fmt_x`.
@@ -193,24 +213,8 @@ impl<'a> ChartModel<'a> {
         ChartSpec {
             title: &self.title,
             corner: self.corner.clone(),
-            lines: self
-                .lines
-                .iter()
-                .map(|l| Line {
-                    points: &l.points,
-                    style: l.style,
-                    breaks: l.breaks,
-                })
-                .collect(),
-            bands: self
-                .bands
-                .iter()
-                .map(|b| Band {
-                    lo: &b.lo,
-                    hi: &b.hi,
-                    style: b.style,
-                })
-                .collect(),
+            lines: Self::widget_lines(&self.lines),
+            bands: Self::widget_bands(&self.bands),
             cursor: self.cursor,
             x: self.x,
             log_y: self.log_y,
@@ -298,6 +302,16 @@ fn series_lines<'a>(
             breaks: breaks(drawn, i, on_step),
         })
         .collect()
+}
+
+/// The y range of `lines` and `bands` (log10 of the values when `log`), as the
+/// chart widget finds it.
+fn y_of(lines: &[ModelLine<'_>], bands: &[ModelBand], log: bool) -> Option<(f64, f64)> {
+    let (lines, bands) = (
+        ChartModel::widget_lines(lines),
+        ChartModel::widget_bands(bands),
+    );
+    y_range(&lines, &bands, log, Unit::Plain)
 }
 
 /// The x name of `key`'s chart (the first drawn run's) and the drawn series that

@@ -256,6 +256,19 @@ fn x_labels_around(
 
 /// Draw one chart into `area` (border included).
 pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+    let yr = y_range(&spec.lines, &spec.bands, spec.log_y, spec.y_unit);
+    render_chart_over(buf, area, spec, yr, theme);
+}
+
+/// [`render_chart`] over the y range `yr` of its curves (as [`y_range`] finds
+/// it; None: no finite value), decided by the caller.
+pub(crate) fn render_chart_over(
+    buf: &mut Buffer,
+    area: Rect,
+    spec: &ChartSpec<'_>,
+    yr: Option<(f64, f64)>,
+    theme: Theme,
+) {
     if area.width < 3 || area.height < 2 {
         return;
     }
@@ -274,7 +287,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         u16::from((!spec.legend.is_empty() || spec.note.is_some()) && inner.height >= 5);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
-    let yr = y_range(&spec.lines, &spec.bands, spec.log_y, spec.y_unit);
     let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
         axis::y_axis(lo, hi, plot_h, spec.log_y, spec.y_unit)
     });

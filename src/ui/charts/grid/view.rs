@@ -9,7 +9,7 @@ use crate::ui::charts::model::ChartModel;
 use crate::ui::layout;
 use crate::ui::system::view::render_sys_chart;
 use crate::ui::theme::Theme;
-use crate::ui::widget::chart::render_chart;
+use crate::ui::widget::chart::render_chart_over;
 use crate::ui::widget::fit::{put, word_wrap};
 use crate::ui::App;
 
@@ -26,7 +26,7 @@ pub(crate) fn render_metric_chart(
         return;
     };
     let fmt_x = |v: f64| model.x_label(v);
-    render_chart(buf, area, &model.spec(&fmt_x), theme);
+    render_chart_over(buf, area, &model.spec(&fmt_x), model.y, theme);
     if focused {
         crate::ui::charts::xaxis::view::render_picker(buf, area, app, key, theme);
     }

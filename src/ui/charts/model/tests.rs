@@ -37,7 +37,7 @@ fn a_run_is_drawn_as_one_line_over_its_steps() {
     // One run: no legend; the corner is its last value.
     assert!(m.legend.is_empty());
     assert_eq!(m.corner.as_deref(), Some(format::value(90.0).as_str()));
-    assert_eq!(m.y_range(), Some((0.0, 90.0)));
+    assert_eq!(m.y, Some((0.0, 90.0)));
     assert_eq!(m.x_label(4.0), format::compact(4.0));
     // A key no run logged draws nothing.
     assert!(ChartModel::build(&app, "nope", 40, false, theme()).is_none());
@@ -69,7 +69,7 @@ fn zoom_log_and_the_crosshair_are_decided_in_the_model() {
         ))
     );
     // In log y the range is of the values' log10; the line keeps the values.
-    let (lo, hi) = m.y_range().expect("a range");
+    let (lo, hi) = m.y.expect("a range");
     assert!(lo <= 20f64.log10() && hi >= 50f64.log10(), "{lo} {hi}");
     assert!(m.lines[0].points.contains(&(3.0, 30.0)));
     // Unfocused and not synced: no crosshair on this chart.
