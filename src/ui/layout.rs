@@ -180,38 +180,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         .map(|_| Rect::new(size.x, size.y, size.width, head_h));
     let size = Rect::new(size.x, size.y + head_h, size.width, size.height - head_h);
     let body_h = body_h - head_h;
-    // The overview gets about a third of the width (its key column and values both
-    // need room), the system sidebar about a quarter.
-    // Dragged sizes leave the centre its minimum, and the right sidebar room for
-    // the left one's minimum (the left one narrows first, below).
-    let lw = match (p.left, p.sizes.left) {
-        (false, _) => 0,
-        (true, Some(u)) => u.clamp(MIN_LEFT_W, w.saturating_sub(MIN_CENTER_W).max(MIN_LEFT_W)),
-        (true, None) => {
-            let max = if p.wide_left { MAX_RUNS_W } else { MAX_LEFT_W };
-            (w / 3).clamp(MIN_LEFT_W, max)
-        }
-    };
-    let mut rw = match (p.right, p.sizes.right) {
-        (false, _) => 0,
-        (true, Some(u)) => {
-            let room = w.saturating_sub(MIN_CENTER_W + if p.left { MIN_LEFT_W } else { 0 });
-            u.clamp(MIN_RIGHT_W, room.max(MIN_RIGHT_W))
-        }
-        (true, None) => (w * 24 / 100).clamp(MIN_RIGHT_W, 50),
-    };
-    let mut lw2 = lw;
-    if lw2 > 0 && w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
-        // Narrow the overview towards its minimum before giving up the system sidebar.
-        lw2 = w.saturating_sub(rw + MIN_CENTER_W).clamp(MIN_LEFT_W, lw2);
-    }
-    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
-        rw = 0;
-        lw2 = lw;
-    }
-    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
-        lw2 = 0;
-    }
+    let (lw2, rw) = side_widths(w, p);
     let center = Rect::new(size.x + lw2, size.y, w - lw2 - rw, body_h);
     let mut left = (lw2 > 0).then(|| Rect::new(size.x, size.y, lw2, body_h));
     let mut right = (rw > 0).then(|| Rect::new(size.x + w - rw, size.y, rw, body_h));
@@ -246,7 +215,63 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
             };
         }
     }
-    let (center, mut procs) = match p.live {
+    let (center, mut procs) = split_procs(center, p);
+    let (grid, console) = split_console(center, procs.as_mut(), p);
+    let (grid, media) = split_media(grid, p.media && p.live.is_none());
+    Areas {
+        status,
+        body,
+        left,
+        right,
+        grid,
+        console,
+        header,
+        procs,
+        media,
+    }
+}
+
+/// The widths of the left and right sidebars in a screen `w` wide (0: not shown).
+/// The overview gets about a third of the width (its key column and values both
+/// need room), the system sidebar about a quarter.
+/// Dragged sizes leave the centre its minimum, and the right sidebar room for
+/// the left one's minimum (the left one narrows first).
+fn side_widths(w: u16, p: PanelFlags) -> (u16, u16) {
+    let lw = match (p.left, p.sizes.left) {
+        (false, _) => 0,
+        (true, Some(u)) => u.clamp(MIN_LEFT_W, w.saturating_sub(MIN_CENTER_W).max(MIN_LEFT_W)),
+        (true, None) => {
+            let max = if p.wide_left { MAX_RUNS_W } else { MAX_LEFT_W };
+            (w / 3).clamp(MIN_LEFT_W, max)
+        }
+    };
+    let mut rw = match (p.right, p.sizes.right) {
+        (false, _) => 0,
+        (true, Some(u)) => {
+            let room = w.saturating_sub(MIN_CENTER_W + if p.left { MIN_LEFT_W } else { 0 });
+            u.clamp(MIN_RIGHT_W, room.max(MIN_RIGHT_W))
+        }
+        (true, None) => (w * 24 / 100).clamp(MIN_RIGHT_W, 50),
+    };
+    let mut lw2 = lw;
+    if lw2 > 0 && w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        // Narrow the overview towards its minimum before giving up the system sidebar.
+        lw2 = w.saturating_sub(rw + MIN_CENTER_W).clamp(MIN_LEFT_W, lw2);
+    }
+    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        rw = 0;
+        lw2 = lw;
+    }
+    if w.saturating_sub(lw2 + rw) < MIN_CENTER_W {
+        lw2 = 0;
+    }
+    (lw2, rw)
+}
+
+/// The live monitor's process table, beside the centre when it is wide enough,
+/// else below it; the centre's rest.
+fn split_procs(center: Rect, p: PanelFlags) -> (Rect, Option<Rect>) {
+    match p.live {
         None => (center, None),
         Some(_) if center.width >= PROCS_BESIDE_W => {
             let pw = (center.width * 2 / 5).min(100);
@@ -272,11 +297,16 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
                 )),
             )
         }
-    };
-    let (grid, console) = if !p.grid && (p.console || procs.is_some()) && center.height > 0 {
+    }
+}
+
+/// The centre split between the grid and the console (or the process table,
+/// when the grid is hidden).
+fn split_console(center: Rect, procs: Option<&mut Rect>, p: PanelFlags) -> (Rect, Option<Rect>) {
+    if !p.grid && (p.console || procs.is_some()) && center.height > 0 {
         // The grid's room goes to the console, or to the process table beside or
         // below it.
-        match procs.as_mut() {
+        match procs {
             Some(pr) if !p.console => {
                 *pr = Rect::new(
                     pr.x.min(center.x),
@@ -314,18 +344,6 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         )
     } else {
         (center, None)
-    };
-    let (grid, media) = split_media(grid, p.media && p.live.is_none());
-    Areas {
-        status,
-        body,
-        left,
-        right,
-        grid,
-        console,
-        header,
-        procs,
-        media,
     }
 }
 

@@ -5,7 +5,7 @@
 //! the view draws.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::Position;
+use ratatui::layout::{Position, Rect};
 
 use super::action::Action;
 use super::layout;
@@ -156,60 +156,68 @@ impl App {
             }
             Some(zin) => {
                 let Some((i, rect)) = hit else {
-                    // Wheel elsewhere scrolls that pane.
-                    let dy = if zin { -1 } else { 1 };
-                    let old = self.panels.focus;
-                    let Some(p) = self.pane_at(pos) else {
-                        return Effect::NONE;
-                    };
-                    self.panels.focus = p;
-                    self.move_focus(if dy < 0 {
-                        Action::FocusUp
-                    } else {
-                        Action::FocusDown
-                    });
-                    self.panels.focus = old;
-                    return Effect::REDRAW;
+                    return self.wheel_pane(pos, zin);
                 };
-                self.charts
-                    .grid
-                    .set_item(crate::ui::charts::sections::Item::Chart(i));
-                let key = self.charts.metric_keys[self.charts.shown[i]].clone();
-                let Some((fx0, fx1)) = self
-                    .shown
-                    .run
-                    .metrics
-                    .get(&key)
-                    .and_then(crate::store::Series::x_bounds)
-                else {
-                    return Effect::REDRAW;
-                };
-                let (x0, x1) = self.charts.zoom.get(&key).copied().unwrap_or((fx0, fx1));
-                let frac = if rect.width > 2 {
-                    (f64::from(m.column.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2))
-                        .clamp(0.0, 1.0)
-                } else {
-                    0.5
-                };
-                let at = x0 + (x1 - x0) * frac;
-                let k = if zin { 0.7 } else { 1.0 / 0.7 };
-                let mut nx0 = at - (at - x0) * k;
-                let mut nx1 = at + (x1 - at) * k;
-                if nx1 - nx0 < 1e-9 * (fx1 - fx0).abs().max(1e-300)
-                    || nx1 - nx0 < 1.0 && fx1 - fx0 >= 2.0
-                {
-                    return Effect::REDRAW;
-                }
-                nx0 = nx0.max(fx0);
-                nx1 = nx1.min(fx1);
-                if nx0 <= fx0 && nx1 >= fx1 {
-                    self.charts.zoom.remove(&key);
-                } else {
-                    self.charts.zoom.insert(key, (nx0, nx1));
-                }
-                Effect::REDRAW
+                self.wheel_zoom(i, rect, m.column, zin)
             }
         }
+    }
+
+    /// The wheel over a pane that is no chart: scrolls that pane.
+    fn wheel_pane(&mut self, pos: Position, zin: bool) -> Effect {
+        let dy = if zin { -1 } else { 1 };
+        let old = self.panels.focus;
+        let Some(p) = self.pane_at(pos) else {
+            return Effect::NONE;
+        };
+        self.panels.focus = p;
+        self.move_focus(if dy < 0 {
+            Action::FocusUp
+        } else {
+            Action::FocusDown
+        });
+        self.panels.focus = old;
+        Effect::REDRAW
+    }
+
+    /// The wheel over chart `i` (in `rect`) at `column`: zooms in (`zin`) or
+    /// out around the x under the pointer, within the chart's data.
+    fn wheel_zoom(&mut self, i: usize, rect: Rect, column: u16, zin: bool) -> Effect {
+        self.charts
+            .grid
+            .set_item(crate::ui::charts::sections::Item::Chart(i));
+        let key = self.charts.metric_keys[self.charts.shown[i]].clone();
+        let Some((fx0, fx1)) = self
+            .shown
+            .run
+            .metrics
+            .get(&key)
+            .and_then(crate::store::Series::x_bounds)
+        else {
+            return Effect::REDRAW;
+        };
+        let (x0, x1) = self.charts.zoom.get(&key).copied().unwrap_or((fx0, fx1));
+        let frac = if rect.width > 2 {
+            (f64::from(column.saturating_sub(rect.x + 1)) / f64::from(rect.width - 2))
+                .clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
+        let at = x0 + (x1 - x0) * frac;
+        let k = if zin { 0.7 } else { 1.0 / 0.7 };
+        let mut nx0 = at - (at - x0) * k;
+        let mut nx1 = at + (x1 - at) * k;
+        if nx1 - nx0 < 1e-9 * (fx1 - fx0).abs().max(1e-300) || nx1 - nx0 < 1.0 && fx1 - fx0 >= 2.0 {
+            return Effect::REDRAW;
+        }
+        nx0 = nx0.max(fx0);
+        nx1 = nx1.min(fx1);
+        if nx0 <= fx0 && nx1 >= fx1 {
+            self.charts.zoom.remove(&key);
+        } else {
+            self.charts.zoom.insert(key, (nx0, nx1));
+        }
+        Effect::REDRAW
     }
 }
 

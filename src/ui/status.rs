@@ -27,10 +27,21 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     buf.set_style(area, theme.status_bar());
     let mut parts: Vec<Part> = Vec::new();
     let ws_list = app.in_workspace_list();
+    run_parts(app, ws_list, area.width, theme, &mut parts);
+    progress_parts(app, area.width, theme, &mut parts);
+    filter_parts(app, area.width, theme, &mut parts);
+    notice_parts(app, theme, &mut parts);
+    let hint = hint(app, ws_list);
+    draw_parts(buf, area, parts, hint, theme);
+}
+
+/// The run's parts: the workspace's (in its list), else the state, the run's
+/// name and its step.
+fn run_parts(app: &App, ws_list: bool, width: u16, theme: Theme, parts: &mut Vec<Part>) {
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
-        crate::ui::workspace::view::status_parts(app, area.width, theme, &mut ws);
+        crate::ui::workspace::view::status_parts(app, width, theme, &mut ws);
         parts.extend(workspace_parts(ws, theme));
     }
     let (state, style) = state_label(app, theme);
@@ -64,6 +75,11 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             1,
         ));
     }
+}
+
+/// What is shown and read: the focused chart, the live monitor's samples and
+/// its process, the file awaited, the loading progress.
+fn progress_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<Part>) {
     if let Some(chart) = focused_chart(app) {
         parts.push(Part::cut(format!("▸ {chart}"), theme.key(), 5));
     }
@@ -78,7 +94,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     }
     if app.is_host() && !app.host.procs.process_keys_shown() {
         // The process charts are hidden until a process is picked: say how.
-        let text = if area.width >= 110 {
+        let text = if width >= 110 {
             "no process monitored — enter on a process to follow it"
         } else {
             "no process monitored (enter on one)"
@@ -108,124 +124,183 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             )
         });
     }
-    let mcount = format!(
-        "[{}/{}]",
-        app.charts.shown.len(),
-        app.charts.metric_keys.len()
-    );
-    let scount = format!(
-        "[{}/{}]",
-        app.panes.system.shown.len(),
-        app.charts.sys.len()
-    );
-    let ccount = if app.filter_target == Some(FilterTarget::Console) {
-        let v = app.console_view();
-        format!("[{}/{} lines]", v.len(), v.total())
-    } else {
-        String::new()
-    };
-    // Per section, as `wandb leet` counts them (only while typed or in force).
-    // With the raw number of a time that matches (the sidebar shows it as a date).
-    let mut ocount = format!("[{}]", app.panes.overview.filter_counts());
-    if app.panes.overview.filter.is_active() {
-        let times = app.panes.overview.filtered_times();
-        if let Some((k, t)) = times.first() {
-            ocount.push_str(&format!(" {k} = {}", crate::ui::Row::raw_time(*t)));
-            if times.len() > 1 {
-                ocount.push_str(&format!(" (+{} more)", times.len() - 1));
+}
+
+/// The match counts of each filter: metrics, system, console, overview, processes.
+struct Counts {
+    mcount: String,
+    scount: String,
+    ccount: String,
+    ocount: String,
+    pcount: String,
+}
+
+impl Counts {
+    fn of(app: &App) -> Self {
+        let mcount = format!(
+            "[{}/{}]",
+            app.charts.shown.len(),
+            app.charts.metric_keys.len()
+        );
+        let scount = format!(
+            "[{}/{}]",
+            app.panes.system.shown.len(),
+            app.charts.sys.len()
+        );
+        let ccount = if app.filter_target == Some(FilterTarget::Console) {
+            let v = app.console_view();
+            format!("[{}/{} lines]", v.len(), v.total())
+        } else {
+            String::new()
+        };
+        // Per section, as `wandb leet` counts them (only while typed or in force).
+        // With the raw number of a time that matches (the sidebar shows it as a date).
+        let mut ocount = format!("[{}]", app.panes.overview.filter_counts());
+        if app.panes.overview.filter.is_active() {
+            let times = app.panes.overview.filtered_times();
+            if let Some((k, t)) = times.first() {
+                ocount.push_str(&format!(" {k} = {}", crate::ui::Row::raw_time(*t)));
+                if times.len() > 1 {
+                    ocount.push_str(&format!(" (+{} more)", times.len() - 1));
+                }
             }
         }
+        let pcount = format!("[{} processes]", app.host.procs.rows.len());
+        Self {
+            mcount,
+            scount,
+            ccount,
+            ocount,
+            pcount,
+        }
     }
-    let pcount = format!("[{} processes]", app.host.procs.rows.len());
+}
+
+/// The filter being typed (its prompt, then its error or its keys), or the
+/// filters in force with their match counts.
+fn filter_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<Part>) {
+    let counts = Counts::of(app);
+    let Counts {
+        mcount,
+        scount,
+        ccount,
+        ocount,
+        pcount,
+    } = &counts;
     let typing = app.filter_target.filter(|t| {
         !matches!(
             t,
             FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column
         )
     });
-    match typing {
-        Some(t) => {
-            let (f, sigil, count) = match t {
-                FilterTarget::Metrics => (&app.charts.filter, '/', &mcount),
-                FilterTarget::System => (&app.panes.system.filter, '\\', &scount),
-                FilterTarget::Overview => (&app.panes.overview.filter, 'o', &ocount),
-                FilterTarget::Console => (&app.panes.console.filter, '/', &ccount),
-                FilterTarget::Stats => (&app.stats.filter, '/', &app.stats_count()),
-                _ => (&app.host.procs.filter, '/', &pcount),
-            };
-            let prompt = if t == FilterTarget::Overview {
-                format!(
-                    "Overview filter ({}): {}▏ {count}",
-                    f.mode_name(),
-                    sanitize(&f.draft)
-                )
-            } else {
-                format!("{sigil}{}▏{count}", sanitize(&f.draft))
-            };
-            parts.push(Part::cut(prompt, theme.input(), 1));
-            if let Some(e) = &f.error {
-                parts.push(Part::cut(format!("✗ {}", sanitize(e)), theme.bad(), 2));
-            } else {
-                let other = if f.glob { "regex" } else { "glob" };
-                // Narrow: the short form, so the hint is shown whole, not dropped.
-                let hint = if area.width < 100 {
-                    format!("tab: {other} · enter keep · esc restore")
-                } else {
-                    format!(
-                        "tab: {} → {other} · enter keep · esc restore",
-                        f.mode_name()
-                    )
-                };
-                parts.push(Part::whole(hint, theme.dim(), 3));
-            }
-        }
-        None => {
-            if app.charts.filter.is_active() {
-                parts.push(Part::cut(
-                    format!(
-                        "/{}{} {mcount}",
-                        sanitize(&app.charts.filter.text),
-                        glob_mark(&app.charts.filter)
-                    ),
-                    theme.key(),
-                    3,
-                ));
-            }
-            if app.panes.system.filter.is_active() {
-                parts.push(Part::cut(
-                    format!(
-                        "\\{}{} {scount}",
-                        sanitize(&app.panes.system.filter.text),
-                        glob_mark(&app.panes.system.filter)
-                    ),
-                    theme.key(),
-                    3,
-                ));
-            }
-            if app.panes.overview.filter.is_active() {
-                parts.push(Part::cut(
-                    format!(
-                        "overview: {}{} {ocount}",
-                        sanitize(&app.panes.overview.filter.text),
-                        glob_mark(&app.panes.overview.filter)
-                    ),
-                    theme.key(),
-                    3,
-                ));
-            }
-            if app.host.procs.filter.is_active() {
-                parts.push(Part::cut(
-                    format!(
-                        "processes /{}{} {pcount}",
-                        sanitize(&app.host.procs.filter.text),
-                        glob_mark(&app.host.procs.filter)
-                    ),
-                    theme.key(),
-                    3,
-                ));
-            }
-        }
+    let Some(t) = typing else {
+        filters_in_force(app, &counts, theme, parts);
+        return;
+    };
+    let (f, sigil, count) = match t {
+        FilterTarget::Metrics => (&app.charts.filter, '/', mcount),
+        FilterTarget::System => (&app.panes.system.filter, '\\', scount),
+        FilterTarget::Overview => (&app.panes.overview.filter, 'o', ocount),
+        FilterTarget::Console => (&app.panes.console.filter, '/', ccount),
+        FilterTarget::Stats => (&app.stats.filter, '/', &app.stats_count()),
+        _ => (&app.host.procs.filter, '/', pcount),
+    };
+    typing_parts((t, f, sigil, count), width, theme, parts);
+}
+
+/// The filter being typed: its prompt (`sigil`, the draft, the `count`), then
+/// its error or the keys that switch, keep or restore it.
+fn typing_parts(
+    (t, f, sigil, count): (FilterTarget, &crate::ui::filter::FilterState, char, &str),
+    width: u16,
+    theme: Theme,
+    parts: &mut Vec<Part>,
+) {
+    let prompt = if t == FilterTarget::Overview {
+        format!(
+            "Overview filter ({}): {}▏ {count}",
+            f.mode_name(),
+            sanitize(&f.draft)
+        )
+    } else {
+        format!("{sigil}{}▏{count}", sanitize(&f.draft))
+    };
+    parts.push(Part::cut(prompt, theme.input(), 1));
+    if let Some(e) = &f.error {
+        parts.push(Part::cut(format!("✗ {}", sanitize(e)), theme.bad(), 2));
+    } else {
+        let other = if f.glob { "regex" } else { "glob" };
+        // Narrow: the short form, so the hint is shown whole, not dropped.
+        let hint = if width < 100 {
+            format!("tab: {other} · enter keep · esc restore")
+        } else {
+            format!(
+                "tab: {} → {other} · enter keep · esc restore",
+                f.mode_name()
+            )
+        };
+        parts.push(Part::whole(hint, theme.dim(), 3));
     }
+}
+
+/// The filters in force, each with its match count.
+fn filters_in_force(app: &App, counts: &Counts, theme: Theme, parts: &mut Vec<Part>) {
+    let Counts {
+        mcount,
+        scount,
+        ocount,
+        pcount,
+        ..
+    } = counts;
+    if app.charts.filter.is_active() {
+        parts.push(Part::cut(
+            format!(
+                "/{}{} {mcount}",
+                sanitize(&app.charts.filter.text),
+                glob_mark(&app.charts.filter)
+            ),
+            theme.key(),
+            3,
+        ));
+    }
+    if app.panes.system.filter.is_active() {
+        parts.push(Part::cut(
+            format!(
+                "\\{}{} {scount}",
+                sanitize(&app.panes.system.filter.text),
+                glob_mark(&app.panes.system.filter)
+            ),
+            theme.key(),
+            3,
+        ));
+    }
+    if app.panes.overview.filter.is_active() {
+        parts.push(Part::cut(
+            format!(
+                "overview: {}{} {ocount}",
+                sanitize(&app.panes.overview.filter.text),
+                glob_mark(&app.panes.overview.filter)
+            ),
+            theme.key(),
+            3,
+        ));
+    }
+    if app.host.procs.filter.is_active() {
+        parts.push(Part::cut(
+            format!(
+                "processes /{}{} {pcount}",
+                sanitize(&app.host.procs.filter.text),
+                glob_mark(&app.host.procs.filter)
+            ),
+            theme.key(),
+            3,
+        ));
+    }
+}
+
+/// A prefix key waiting for its digit, the damage, the settings' note, the
+/// last error.
+fn notice_parts(app: &App, theme: Theme, parts: &mut Vec<Part>) {
     match app.charts.pending {
         Some(Pending::Columns) => parts.push(Part::whole(
             "columns: press 1-9 (0 = auto)".into(),
@@ -268,6 +343,10 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if let Some(e) = &app.shown.source.error {
         parts.push(Part::cut(format!("error: {e}"), theme.bad(), 2));
     }
+}
+
+/// The help hint: the keys to all runs, to the other runs here, to help.
+fn hint(app: &App, ws_list: bool) -> Option<String> {
     // Hints name the keys the live key map binds (a remapped key shows as such).
     let key_of = |a: Action| {
         app.screen
@@ -291,8 +370,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if let Some(k) = key_of(Action::Help) {
         hint.push_str(&format!("{k}: help "));
     }
-    let hint = (hint.len() > 1).then_some(hint);
-    draw_parts(buf, area, parts, hint, theme);
+    (hint.len() > 1).then_some(hint)
 }
 
 /// ` (glob)` after a filter in force that is a glob (a regex goes unmarked).

@@ -6,6 +6,7 @@
 pub mod crosshair;
 pub mod grid;
 pub(crate) mod group;
+pub(crate) mod model;
 pub mod sections;
 pub mod smoothing;
 pub mod xaxis;

@@ -43,56 +43,7 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
     };
     let back = app.panes.console.back.min(max_back);
 
-    // Which rows of which lines show, top to bottom, and how many lines are hidden
-    // above them.
-    let mut slices: Vec<Slice> = Vec::new();
-    let mut above = 0;
-    if back >= max_back {
-        // From the oldest line down (everything fits, or scrolled all the way back).
-        let mut left = rows;
-        for i in 0..total {
-            if left == 0 {
-                break;
-            }
-            let take = height(i).min(left);
-            slices.push(Slice {
-                line: i,
-                skip: 0,
-                take,
-            });
-            left -= take;
-        }
-    } else {
-        // From the newest shown line up; older lines exist above, so the top row
-        // says how many.
-        let mut left = if rows > 1 { rows - 1 } else { rows };
-        let end = total - back;
-        above = end;
-        for i in (0..end).rev() {
-            if left == 0 {
-                break;
-            }
-            let h = height(i);
-            let take = h.min(left);
-            // Scrolled back to a line taller than the pane: show its start (time and
-            // first words); at the tail, its end (the latest output) matters more.
-            let skip = if back > 0 && i + 1 == end {
-                0
-            } else {
-                h - take
-            };
-            slices.push(Slice {
-                line: i,
-                skip,
-                take,
-            });
-            left -= take;
-            if take == h {
-                above = i;
-            }
-        }
-        slices.reverse();
-    }
+    let (slices, above) = slices(total, rows, (back, max_back), height);
     let first = slices.first().map_or(0, |s| s.line);
     let mut title = if back > 0 {
         format!(
@@ -147,4 +98,64 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
             y += 1;
         }
     }
+}
+
+/// Which rows of which lines show, top to bottom, and how many lines are hidden
+/// above them: `total` lines of `height(i)` rows each in `rows` rows, scrolled
+/// `back` lines of at most `max_back`.
+fn slices(
+    total: usize,
+    rows: usize,
+    (back, max_back): (usize, usize),
+    height: impl Fn(usize) -> usize,
+) -> (Vec<Slice>, usize) {
+    let mut slices: Vec<Slice> = Vec::new();
+    let mut above = 0;
+    if back >= max_back {
+        // From the oldest line down (everything fits, or scrolled all the way back).
+        let mut left = rows;
+        for i in 0..total {
+            if left == 0 {
+                break;
+            }
+            let take = height(i).min(left);
+            slices.push(Slice {
+                line: i,
+                skip: 0,
+                take,
+            });
+            left -= take;
+        }
+    } else {
+        // From the newest shown line up; older lines exist above, so the top row
+        // says how many.
+        let mut left = if rows > 1 { rows - 1 } else { rows };
+        let end = total - back;
+        above = end;
+        for i in (0..end).rev() {
+            if left == 0 {
+                break;
+            }
+            let h = height(i);
+            let take = h.min(left);
+            // Scrolled back to a line taller than the pane: show its start (time and
+            // first words); at the tail, its end (the latest output) matters more.
+            let skip = if back > 0 && i + 1 == end {
+                0
+            } else {
+                h - take
+            };
+            slices.push(Slice {
+                line: i,
+                skip,
+                take,
+            });
+            left -= take;
+            if take == h {
+                above = i;
+            }
+        }
+        slices.reverse();
+    }
+    (slices, above)
 }

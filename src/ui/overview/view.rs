@@ -7,6 +7,7 @@ use ratatui::style::Style;
 
 use crate::text::sanitize;
 use crate::ui::layout;
+use crate::ui::overview::OverviewLayout;
 use crate::ui::panels::Pane;
 use crate::ui::system;
 use crate::ui::system::view::render_sys_chart;
@@ -150,15 +151,7 @@ pub(crate) fn render_overview(
         theme.title(focused).patch(theme.heading()),
     );
     let key_w = key_column(ov, fixed, usize::from(w));
-    let note_w = ov
-        .rows
-        .iter()
-        .filter_map(|r| match r {
-            Row::Note(k, _) => Some(crate::ui::widget::fit::width(k).into()),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0usize);
+    let note_w = note_width(ov);
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
@@ -213,23 +206,7 @@ pub(crate) fn render_overview(
             continue;
         }
         let active = focused && i == ov.active;
-        let title = if active {
-            format!("▸ {}", ov.title(i, &lay))
-        } else {
-            ov.title(i, &lay)
-        };
-        let style = if active {
-            theme.title(true).patch(theme.heading())
-        } else {
-            theme.heading()
-        };
-        buf.set_stringn(
-            inner.x,
-            y,
-            fit(&title, usize::from(w)),
-            usize::from(w),
-            style,
-        );
+        section_title(buf, (inner, y), (ov, i, &lay), active, theme);
         y += 1;
         let (first, shown) = ov.window(i, &lay);
         for r in ov.section_rows(i).iter().skip(first).take(shown) {
@@ -240,6 +217,46 @@ pub(crate) fn render_overview(
             y += 1;
         }
     }
+}
+
+/// The width of the widest key of the overview's notes.
+fn note_width(ov: &OverviewPane) -> usize {
+    ov.rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Note(k, _) => Some(crate::ui::widget::fit::width(k).into()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0usize)
+}
+
+/// Section `i`'s title on row `y` of `inner` (marked when it is the `active` one).
+fn section_title(
+    buf: &mut Buffer,
+    (inner, y): (Rect, u16),
+    (ov, i, lay): (&OverviewPane, usize, &OverviewLayout),
+    active: bool,
+    theme: Theme,
+) {
+    let w = inner.width;
+    let title = if active {
+        format!("▸ {}", ov.title(i, lay))
+    } else {
+        ov.title(i, lay)
+    };
+    let style = if active {
+        theme.title(true).patch(theme.heading())
+    } else {
+        theme.heading()
+    };
+    buf.set_stringn(
+        inner.x,
+        y,
+        fit(&title, usize::from(w)),
+        usize::from(w),
+        style,
+    );
 }
 
 /// The system metrics sidebar.

@@ -210,38 +210,13 @@ impl Parser<'_> {
                 "projects" if !live => {}
                 "rows" => s.rows = self.number(name, k, v, 1, MAX_GRID, "auto")?,
                 "columns" => s.columns = self.number(name, k, v, 1, MAX_GRID, "auto")?,
-                "guides" => {
-                    s.guides = match self.text(name, k, v)? {
-                        "off" => Guides::Off,
-                        "dots" => Guides::Dots,
-                        "lines" => Guides::Lines,
-                        other => {
-                            return Err(self.err(
-                                name,
-                                k,
-                                format!("unknown guides '{other}' (expected off, dots or lines)"),
-                            ))
-                        }
-                    }
-                }
+                "guides" => s.guides = self.guides(name, k, v)?,
                 "palette" => {
                     s.palette = (self.text(name, k, v)?)
                         .parse()
                         .map_err(|why| self.err(name, k, why))?;
                 }
-                "left_sidebar" => {
-                    s.left_sidebar = match v {
-                        toml::Value::String(a) if a == "auto" => None,
-                        toml::Value::Boolean(b) => Some(*b),
-                        _ => {
-                            return Err(self.err(
-                                name,
-                                k,
-                                format!("expected true, false or \"auto\", got {v}"),
-                            ))
-                        }
-                    }
-                }
+                "left_sidebar" => s.left_sidebar = self.left_sidebar(name, k, v)?,
                 "band" => s.band = self.boolean(name, k, v)?,
                 "right_sidebar" => s.right_sidebar = self.boolean(name, k, v)?,
                 "console" => s.console = self.boolean(name, k, v)?,
@@ -284,6 +259,42 @@ impl Parser<'_> {
             }
         }
         Ok(s)
+    }
+
+    /// `guides`: off, dots or lines.
+    fn guides(&self, name: &str, k: &str, v: &toml::Value) -> Result<Guides, SettingsError> {
+        Ok(match self.text(name, k, v)? {
+            "off" => Guides::Off,
+            "dots" => Guides::Dots,
+            "lines" => Guides::Lines,
+            other => {
+                return Err(self.err(
+                    name,
+                    k,
+                    format!("unknown guides '{other}' (expected off, dots or lines)"),
+                ))
+            }
+        })
+    }
+
+    /// `left_sidebar`: true, false or "auto" (None).
+    fn left_sidebar(
+        &self,
+        name: &str,
+        k: &str,
+        v: &toml::Value,
+    ) -> Result<Option<bool>, SettingsError> {
+        Ok(match v {
+            toml::Value::String(a) if a == "auto" => None,
+            toml::Value::Boolean(b) => Some(*b),
+            _ => {
+                return Err(self.err(
+                    name,
+                    k,
+                    format!("expected true, false or \"auto\", got {v}"),
+                ))
+            }
+        })
     }
 
     /// A smoothing as `leet export --smoothing` takes it, written back in its

@@ -3,6 +3,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 
 use crate::store::series::Point;
 use crate::text::sanitize;
@@ -78,26 +79,7 @@ pub(crate) fn render_sys_chart(
     focused: bool,
     theme: Theme,
 ) {
-    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
-    for s in &chart.series {
-        if let Some((a, b)) = app
-            .shown
-            .run
-            .system
-            .get(&s.key)
-            .and_then(crate::store::Series::x_bounds)
-        {
-            x = (x.0.min(a), x.1.max(b));
-        }
-    }
-    if x.0 > x.1 {
-        x = (0.0, 0.0);
-    }
-    // Live: the window that follows the newest sample, as the metric charts do.
-    if let Subject::Host { window: w } = app.shown.subject {
-        let end = app.shown.run.last_time.unwrap_or(x.1);
-        x = ((end - w).max(x.0.min(end)), end);
-    }
+    let x = sys_x(app, chart);
     let t0 = app
         .shown
         .run
@@ -116,21 +98,7 @@ pub(crate) fn render_sys_chart(
     // Room for the title on the top border (the corner value takes up to 10).
     let room = usize::from(area.width.saturating_sub(2));
     if scale == YScale::Heatmap {
-        let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
-        let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
-        let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
-            Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
-            None => out.clear(),
-        };
-        let spec = HeatSpec {
-            title: &title,
-            focused,
-            x,
-            fmt_x: &fmt_x,
-            labels: &labels,
-            points: &points,
-        };
-        render_heatmap(buf, area, &spec, theme);
+        render_sys_heatmap(buf, (area, room), (app, chart), (x, &fmt_x), focused, theme);
         return;
     }
     let width = usize::from(area.width.saturating_sub(4)).max(1) * 2;
@@ -140,9 +108,7 @@ pub(crate) fn render_sys_chart(
         sys_points(app, &s.key, s.rate, x, width, &mut v);
         pts.push(v);
     }
-    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
     let unit = chart.unit;
-    let multi = chart.series.len() > 1;
     // The min–max band: of the series charted as read (not rates).
     let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
         .filter(|(_, s)| s.rate.is_none())
@@ -158,25 +124,7 @@ pub(crate) fn render_sys_chart(
             breaks: &[],
         })
         .collect();
-    let legend = if multi {
-        chart
-            .series
-            .iter()
-            .zip(&pts)
-            .enumerate()
-            .map(|(i, (s, p))| {
-                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
-                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let corner = if multi {
-        None
-    } else {
-        pts.first().and_then(last).map(|v| format::unit(v, unit))
-    };
+    let (legend, corner) = legend_and_corner(chart, &pts, theme);
     let log = scale == YScale::Log;
     let corner_w = corner
         .as_ref()
@@ -208,6 +156,90 @@ pub(crate) fn render_sys_chart(
         note: None,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+/// `chart` as a heatmap in `area` (its title fitted in `room`): a row per
+/// series, over `x` (written by `fmt_x`).
+fn render_sys_heatmap(
+    buf: &mut Buffer,
+    (area, room): (Rect, usize),
+    (app, chart): (&App, &SysChart),
+    (x, fmt_x): ((f64, f64), &dyn Fn(f64) -> String),
+    focused: bool,
+    theme: Theme,
+) {
+    let title = format!("{} · heatmap", fitted_title(chart, room.saturating_sub(10)));
+    let labels: Vec<String> = chart.series.iter().map(|s| sanitize(&s.label)).collect();
+    let points = |i: usize, cols: usize, out: &mut Vec<Point>| match chart.series.get(i) {
+        Some(s) => sys_points(app, &s.key, s.rate, x, cols, out),
+        None => out.clear(),
+    };
+    let spec = HeatSpec {
+        title: &title,
+        focused,
+        x,
+        fmt_x,
+        labels: &labels,
+        points: &points,
+    };
+    render_heatmap(buf, area, &spec, theme);
+}
+
+/// The x range of `chart`'s series; live, the window that follows the newest
+/// sample, as the metric charts do.
+fn sys_x(app: &App, chart: &SysChart) -> (f64, f64) {
+    let mut x = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &chart.series {
+        if let Some((a, b)) = app
+            .shown
+            .run
+            .system
+            .get(&s.key)
+            .and_then(crate::store::Series::x_bounds)
+        {
+            x = (x.0.min(a), x.1.max(b));
+        }
+    }
+    if x.0 > x.1 {
+        x = (0.0, 0.0);
+    }
+    if let Subject::Host { window: w } = app.shown.subject {
+        let end = app.shown.run.last_time.unwrap_or(x.1);
+        x = ((end - w).max(x.0.min(end)), end);
+    }
+    x
+}
+
+/// The legend (each series' label and last value) of a chart of several series,
+/// else the corner (its one series' last value).
+fn legend_and_corner(
+    chart: &SysChart,
+    pts: &[Vec<Point>],
+    theme: Theme,
+) -> (Vec<(String, Style)>, Option<String>) {
+    let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
+    let unit = chart.unit;
+    let multi = chart.series.len() > 1;
+    let legend = if multi {
+        chart
+            .series
+            .iter()
+            .zip(pts)
+            .enumerate()
+            .map(|(i, (s, p))| {
+                let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
+                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let corner = if multi {
+        None
+    } else {
+        pts.first().and_then(last).map(|v| format::unit(v, unit))
+    };
+    (legend, corner)
 }
 
 #[cfg(test)]

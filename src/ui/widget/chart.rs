@@ -12,12 +12,13 @@ use super::guides::Guides;
 use super::unit::Unit;
 use crate::store::series::Point;
 use crate::ui::theme::Theme;
-use gaps::{crosses, draw_gap_marks, gap_columns};
+use gaps::{draw_gap_marks, gap_columns};
 use raster::Raster;
 
 mod axis;
 mod gaps;
 pub(crate) use axis::XTicks;
+mod plot;
 mod raster;
 
 /// One line of a chart: points in data coordinates (NaN/Inf = gap).
@@ -72,7 +73,12 @@ pub(crate) struct ChartSpec<'a> {
 /// The y range of the curves: their lowest and highest values (log10 of them on a
 /// log axis), a flat line padded by a tenth of its value. The padding of a
 /// percentage stays within 0–100 % where the values do.
-fn y_range(lines: &[Line<'_>], bands: &[Band<'_>], log: bool, unit: Unit) -> Option<(f64, f64)> {
+pub(crate) fn y_range(
+    lines: &[Line<'_>],
+    bands: &[Band<'_>],
+    log: bool,
+    unit: Unit,
+) -> Option<(f64, f64)> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     let curves = lines
@@ -250,6 +256,19 @@ fn x_labels_around(
 
 /// Draw one chart into `area` (border included).
 pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, theme: Theme) {
+    let yr = y_range(&spec.lines, &spec.bands, spec.log_y, spec.y_unit);
+    render_chart_over(buf, area, spec, yr, theme);
+}
+
+/// [`render_chart`] over the y range `yr` of its curves (as [`y_range`] finds
+/// it; None: no finite value), decided by the caller.
+pub(crate) fn render_chart_over(
+    buf: &mut Buffer,
+    area: Rect,
+    spec: &ChartSpec<'_>,
+    yr: Option<(f64, f64)>,
+    theme: Theme,
+) {
     if area.width < 3 || area.height < 2 {
         return;
     }
@@ -268,7 +287,6 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
         u16::from((!spec.legend.is_empty() || spec.note.is_some()) && inner.height >= 5);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
-    let yr = y_range(&spec.lines, &spec.bands, spec.log_y, spec.y_unit);
     let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
         axis::y_axis(lo, hi, plot_h, spec.log_y, spec.y_unit)
     });
@@ -291,79 +309,18 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     );
     // Axis and y labels.
     if axis == 1 {
-        for r in 0..plot_h {
-            let ch = if r == plot_h - 1 && xlabel_rows == 0 {
-                "└"
-            } else {
-                "│"
-            };
-            put(buf, inner.x + lw, inner.y + r, ch, 1, theme.dim());
-        }
-        for (r, label) in &yaxis.labels {
-            if *r >= plot_h {
-                continue;
-            }
-            let t = fit(label, usize::from(lw));
-            put(
-                buf,
-                inner.x + lw - width(&t),
-                inner.y + r,
-                &t,
-                lw,
-                theme.label(),
-            );
-        }
+        draw_y_axis(buf, (inner, lw, plot_h), xlabel_rows == 0, &yaxis, theme);
     }
     // X labels, and the marks of the gaps on their row.
     if xlabel_rows == 1 {
-        let y = inner.y + plot_h;
-        if axis == 1 {
-            put(buf, inner.x + lw, y, "└", 1, theme.dim());
-        }
-        let marks = gap_columns(&spec.gaps, spec.x, plot.width);
-        let abs: Vec<(u16, u16)> = marks
-            .iter()
-            .map(|&(a, b, _)| (plot.x + a, plot.x + b))
-            .collect();
-        let fmt = (spec.fmt_x, spec.x_ticks);
-        x_labels_around(buf, plot, y, spec.x, fmt, &abs, theme);
-        draw_gap_marks(buf, plot.x, y, &marks, theme);
+        draw_x_row(buf, spec, (inner, lw, axis == 1), plot, theme);
     }
     // Legend.
     if legend_rows == 1 {
-        let y = inner.y + plot_h + xlabel_rows;
-        let mut x = inner.x;
-        for (label, style) in &spec.legend {
-            if x >= inner.right() {
-                break;
-            }
-            let w = put(buf, x, y, "■", inner.right() - x, *style);
-            x += w;
-            let w = put(
-                buf,
-                x,
-                y,
-                label,
-                inner.right().saturating_sub(x),
-                theme.label(),
-            );
-            x += w + 1;
-        }
-        if let Some(note) = &spec.note {
-            if x < inner.right() {
-                put(
-                    buf,
-                    x,
-                    y,
-                    &format!("╳ {note}"),
-                    inner.right() - x,
-                    theme.warn(),
-                );
-            }
-        }
+        draw_legend(buf, spec, inner, inner.y + plot_h + xlabel_rows, theme);
     }
     // The lines.
-    let Some((y0, y1)) = yr else {
+    let Some(y) = yr else {
         if plot.height > 0 && plot.width > 6 {
             put(
                 buf,
@@ -379,61 +336,10 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
     if plot.width == 0 || plot.height == 0 {
         return;
     }
-    let pw = usize::from(plot.width) * 2;
-    let ph = usize::from(plot.height) * 4;
-    let mut raster = Raster::new(usize::from(plot.width), usize::from(plot.height));
-    let (x0, x1) = spec.x;
-    let (fw, fh) = ((pw - 1) as f64, (ph - 1) as f64);
-    let sx = if x1 > x0 { fw / (x1 - x0) } else { 0.0 };
-    let sy = if y1 > y0 { fh / (y1 - y0) } else { 0.0 };
-    let to = Map {
-        x: (x0, x1),
-        y1,
-        sx,
-        sy,
-        mid: fw / 2.0,
-        log: spec.log_y,
-    };
-    let to_px =
-        |x: f64, y: f64| -> (i64, i64) { (to.px(x).round() as i64, to.py(y).round() as i64) };
-    // Colour indices: the lines' styles, then the bands'.
-    let mut styles: Vec<Style> = spec.lines.iter().map(|l| l.style).collect();
-    for band in &spec.bands {
-        let c = u16::try_from(styles.len()).unwrap_or(u16::MAX);
-        styles.push(band.style);
-        shade_band(&mut raster, band, &to, c);
-    }
-    for (li, line) in spec.lines.iter().enumerate() {
-        let c = u16::try_from(li).unwrap_or(u16::MAX);
-        let mut prev: Option<Point> = None;
-        for &(x, y) in line.points {
-            let y = if spec.log_y { log_y(y) } else { y };
-            if !y.is_finite() || !x.is_finite() {
-                prev = None;
-                continue;
-            }
-            // Across a break: the point starts afresh, as after a gap.
-            if prev.is_some_and(|p| crosses(line.breaks, p.0, x)) {
-                prev = None;
-            }
-            match prev {
-                Some(p) => {
-                    if let Some((a, b)) = clip_x(p, (x, y), x0, x1) {
-                        raster.line(to_px(a.0, a.1), to_px(b.0, b.1), c);
-                    }
-                }
-                None => {
-                    if x >= x0 && x <= x1 {
-                        let (px, py) = to_px(x, y);
-                        raster.dot(px, py, c);
-                    }
-                }
-            }
-            prev = Some((x, y));
-        }
-    }
+    let (raster, to, styles) = plot::rasterize(spec, plot, y);
     raster.draw(buf, plot, &styles);
     draw_guides(buf, plot, &raster, &yaxis.ticks, spec.guides, theme);
+    let (x0, x1) = spec.x;
     if let Some(cx) = spec.cursor.filter(|&c| c >= x0.min(x1) && c <= x0.max(x1)) {
         let col = (to.px(cx) / 2.0).round().max(0.0) as u16;
         if col < plot.width {
@@ -443,6 +349,95 @@ pub(crate) fn render_chart(buf: &mut Buffer, area: Rect, spec: &ChartSpec<'_>, t
                     cell.set_symbol("│").set_style(theme.dim());
                 }
             }
+        }
+    }
+}
+
+/// The y axis line left of the plot (`plot_h` rows, its foot a corner when no
+/// x labels row follows), and the y labels in the `lw` columns before it.
+fn draw_y_axis(
+    buf: &mut Buffer,
+    (inner, lw, plot_h): (Rect, u16, u16),
+    corner: bool,
+    yaxis: &axis::YAxis,
+    theme: Theme,
+) {
+    for r in 0..plot_h {
+        let ch = if r == plot_h - 1 && corner {
+            "└"
+        } else {
+            "│"
+        };
+        put(buf, inner.x + lw, inner.y + r, ch, 1, theme.dim());
+    }
+    for (r, label) in &yaxis.labels {
+        if *r >= plot_h {
+            continue;
+        }
+        let t = fit(label, usize::from(lw));
+        put(
+            buf,
+            inner.x + lw - width(&t),
+            inner.y + r,
+            &t,
+            lw,
+            theme.label(),
+        );
+    }
+}
+
+/// The x labels under `plot` (the axis' corner before them, when it has an
+/// axis), and the marks of the gaps on their row.
+fn draw_x_row(
+    buf: &mut Buffer,
+    spec: &ChartSpec<'_>,
+    (inner, lw, axis): (Rect, u16, bool),
+    plot: Rect,
+    theme: Theme,
+) {
+    let y = plot.bottom();
+    if axis {
+        put(buf, inner.x + lw, y, "└", 1, theme.dim());
+    }
+    let marks = gap_columns(&spec.gaps, spec.x, plot.width);
+    let abs: Vec<(u16, u16)> = marks
+        .iter()
+        .map(|&(a, b, _)| (plot.x + a, plot.x + b))
+        .collect();
+    let fmt = (spec.fmt_x, spec.x_ticks);
+    x_labels_around(buf, plot, y, spec.x, fmt, &abs, theme);
+    draw_gap_marks(buf, plot.x, y, &marks, theme);
+}
+
+/// The legend's entries on row `y` of `inner`, then the note on the gaps.
+fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, inner: Rect, y: u16, theme: Theme) {
+    let mut x = inner.x;
+    for (label, style) in &spec.legend {
+        if x >= inner.right() {
+            break;
+        }
+        let w = put(buf, x, y, "■", inner.right() - x, *style);
+        x += w;
+        let w = put(
+            buf,
+            x,
+            y,
+            label,
+            inner.right().saturating_sub(x),
+            theme.label(),
+        );
+        x += w + 1;
+    }
+    if let Some(note) = &spec.note {
+        if x < inner.right() {
+            put(
+                buf,
+                x,
+                y,
+                &format!("╳ {note}"),
+                inner.right() - x,
+                theme.warn(),
+            );
         }
     }
 }
@@ -483,117 +478,6 @@ fn draw_guides(
             }
         }
     }
-}
-
-/// Data to dot coordinates, unrounded: x from the left, y from the top.
-struct Map {
-    x: (f64, f64),
-    y1: f64,
-    sx: f64,
-    sy: f64,
-    /// The dot column of every x when the x range is one value.
-    mid: f64,
-    log: bool,
-}
-
-impl Map {
-    fn px(&self, x: f64) -> f64 {
-        if self.x.1 > self.x.0 {
-            (x - self.x.0) * self.sx
-        } else {
-            self.mid
-        }
-    }
-
-    fn py(&self, y: f64) -> f64 {
-        (self.y1 - y) * self.sy
-    }
-
-    /// Band point `i` as (x, low, high) in plot values, or `None` for a gap.
-    fn band_point(&self, band: &Band<'_>, i: usize) -> Option<(f64, f64, f64)> {
-        let (x, a) = *band.lo.get(i)?;
-        let (_, b) = *band.hi.get(i)?;
-        let (a, b) = if self.log {
-            (log_y(a), log_y(b))
-        } else {
-            (a, b)
-        };
-        (x.is_finite() && a.is_finite() && b.is_finite()).then(|| (x, a.min(b), a.max(b)))
-    }
-}
-
-/// Shade the dots between a band's curves: per dot column between consecutive
-/// points, from the interpolated high value down to the low one; a point between
-/// two gaps shades its own column.
-fn shade_band(raster: &mut Raster, band: &Band<'_>, to: &Map, c: u16) {
-    let n = band.lo.len().min(band.hi.len());
-    let mut prev = None;
-    for i in 0..n {
-        let cur = to.band_point(band, i);
-        match (prev, cur) {
-            (Some(a), Some(b)) => shade_segment(raster, a, b, to, c),
-            (None, Some(b)) if to.band_point(band, i + 1).is_none() => {
-                shade_segment(raster, b, b, to, c);
-            }
-            _ => {}
-        }
-        prev = cur;
-    }
-}
-
-/// Shade between two band points (x, low, high), clipped to the plot's x range.
-fn shade_segment(raster: &mut Raster, a: (f64, f64, f64), b: (f64, f64, f64), to: &Map, c: u16) {
-    let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-    let (x0, x1) = to.x;
-    if b.0 < x0 || a.0 > x1 {
-        return;
-    }
-    let at = |x: f64| {
-        let t = if b.0 > a.0 {
-            (x - a.0) / (b.0 - a.0)
-        } else {
-            0.0
-        };
-        (x, a.1 + (b.1 - a.1) * t, a.2 + (b.2 - a.2) * t)
-    };
-    let a = if a.0 < x0 { at(x0) } else { a };
-    let b = if b.0 > x1 { at(x1) } else { b };
-    let (pa, pb) = (to.px(a.0), to.px(b.0));
-    let last = i64::try_from(raster.dot_columns()).unwrap_or(i64::MAX) - 1;
-    let mut column = |col: i64, lo: f64, hi: f64| {
-        let (top, bottom) = (to.py(hi).round() as i64, to.py(lo).round() as i64);
-        raster.shade_column(col, top, bottom, c);
-    };
-    let (ca, cb) = ((pa.round() as i64).max(0), (pb.round() as i64).min(last));
-    if ca >= cb {
-        // Both ends in one column: it holds both.
-        column(ca.min(last), a.1, a.2);
-        column(ca.min(last), b.1, b.2);
-        return;
-    }
-    // Clipped to the plot, so at most one pass over its columns.
-    for col in ca..=cb {
-        let t = ((col as f64 - pa) / (pb - pa)).clamp(0.0, 1.0);
-        column(col, a.1 + (b.1 - a.1) * t, a.2 + (b.2 - a.2) * t);
-    }
-}
-
-/// Clip a segment to x in [x0, x1].
-fn clip_x(a: Point, b: Point, x0: f64, x1: f64) -> Option<(Point, Point)> {
-    let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-    if b.0 < x0 || a.0 > x1 {
-        return None;
-    }
-    let at = |x: f64| {
-        if b.0 > a.0 {
-            (x, a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0))
-        } else {
-            (x, a.1)
-        }
-    };
-    let a2 = if a.0 < x0 { at(x0) } else { a };
-    let b2 = if b.0 > x1 { at(x1) } else { b };
-    Some((a2, b2))
 }
 
 #[cfg(test)]

@@ -352,28 +352,33 @@ impl App {
                     && self.panels.focus == Pane::Grid
                     && matches!(self.overlay, crate::ui::Overlay::None) =>
             {
-                // From one run alone back to the list, on that run.
-                let back = match &ws.view {
-                    WsView::Run(d) => ws.run_of_dir(d).map(|r| r.key.clone()),
-                    WsView::List => None,
-                };
-                ws.view = WsView::List;
-                if let Some(k) = back {
-                    if let Some(i) = ws.shown.iter().position(|&i| ws.runs[i].key == k) {
-                        ws.cursor = i;
-                    }
-                }
-                self.panels.left = true;
-                ws.focus_list = true;
-                self.reconcile();
-                self.scan_index();
-                self.relayout();
-                return Some(Effect::REDRAW);
+                return self.back_to_list();
             }
             _ => return None,
         }
         self.reconcile();
         self.save_workspace();
+        Some(Effect::REDRAW)
+    }
+
+    /// From one run alone back to the workspace's list, on that run.
+    fn back_to_list(&mut self) -> Option<Effect> {
+        let ws = self.runs.workspace.as_mut()?;
+        let back = match &ws.view {
+            WsView::Run(d) => ws.run_of_dir(d).map(|r| r.key.clone()),
+            WsView::List => None,
+        };
+        ws.view = WsView::List;
+        if let Some(k) = back {
+            if let Some(i) = ws.shown.iter().position(|&i| ws.runs[i].key == k) {
+                ws.cursor = i;
+            }
+        }
+        self.panels.left = true;
+        ws.focus_list = true;
+        self.reconcile();
+        self.scan_index();
+        self.relayout();
         Some(Effect::REDRAW)
     }
 

@@ -138,17 +138,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     let w = usize::from(inner.width);
     let focused = app.panels.focus == Pane::Left && !ws.overview.focus;
     let total = ws.runs.len();
-    let mut title = if ws.filter.is_active() {
-        format!("Runs [{} of {total}]", ws.shown.len())
-    } else {
-        format!("Runs [{total}]")
-    };
-    if !ws.selected.is_empty() {
-        title.push_str(&format!(" · {} drawn", ws.selected.len()));
-    }
-    if let Some(g) = &ws.group_by {
-        title.push_str(&format!(" · by {}", sanitize(g)));
-    }
+    let title = list_title(ws);
     put(
         buf,
         inner.x,
@@ -187,52 +177,13 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
         + if id { 10 } else { 0 };
     let name_w = w.saturating_sub(fixed).max(1);
     // Column header.
-    let mut head = format!(
-        "  {:<sw$}{:<name_w$}",
-        if wide { "state" } else { "" },
-        "name",
-        sw = if wide { 9 } else { 2 }
-    );
-    if id {
-        head.push_str(&format!(" {:<9}", "id"));
-    }
-    if start {
-        head.push_str(&format!(" {:<11}", "start (UTC)"));
-    }
-    if runtime {
-        head.push_str(&format!(" {:>8}", "runtime"));
-    }
-    if value {
-        head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
-    }
+    let head = list_head((wide, id, start, runtime, value), name_w, col);
     put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
     let rows = crate::ui::layout::runs_list_rows(inner);
     // The highlighted run's details on the last line: its directory, or a resumed
     // run's segments with each one's start.
     if let Some(r) = ws.cursor_run() {
-        let text = if r.resumed() {
-            let starts: Vec<String> = r
-                .segments
-                .iter()
-                .map(|s| start_secs(s.start_time))
-                .collect();
-            format!(
-                "↻ {} segments, started {}",
-                r.segments.len(),
-                starts.join(" · ")
-            )
-        } else {
-            let dir = r
-                .latest()
-                .dir
-                .file_name()
-                .map(|n| sanitize(&n.to_string_lossy()))
-                .unwrap_or_default();
-            match r.read_error() {
-                Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
-                _ => dir,
-            }
-        };
+        let text = run_detail(r);
         put(
             buf,
             inner.x,
@@ -269,6 +220,80 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             name_w,
             col,
         );
+    }
+}
+
+/// The runs list's title: how many runs (of how many, filtered), how many
+/// drawn, what they are grouped by.
+fn list_title(ws: &Workspace) -> String {
+    let total = ws.runs.len();
+    let mut title = if ws.filter.is_active() {
+        format!("Runs [{} of {total}]", ws.shown.len())
+    } else {
+        format!("Runs [{total}]")
+    };
+    if !ws.selected.is_empty() {
+        title.push_str(&format!(" · {} drawn", ws.selected.len()));
+    }
+    if let Some(g) = &ws.group_by {
+        title.push_str(&format!(" · by {}", sanitize(g)));
+    }
+    title
+}
+
+/// The runs list's column header: the columns that fit (`cols`: wide state, id,
+/// start, runtime, value), the name `name_w` wide, the value column `col`.
+fn list_head(
+    (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
+    name_w: usize,
+    col: Option<&str>,
+) -> String {
+    let mut head = format!(
+        "  {:<sw$}{:<name_w$}",
+        if wide { "state" } else { "" },
+        "name",
+        sw = if wide { 9 } else { 2 }
+    );
+    if id {
+        head.push_str(&format!(" {:<9}", "id"));
+    }
+    if start {
+        head.push_str(&format!(" {:<11}", "start (UTC)"));
+    }
+    if runtime {
+        head.push_str(&format!(" {:>8}", "runtime"));
+    }
+    if value {
+        head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
+    }
+    head
+}
+
+/// The highlighted run's details: its directory (and why it is unreadable), or
+/// a resumed run's segments with each one's start.
+fn run_detail(r: &WsRun) -> String {
+    if r.resumed() {
+        let starts: Vec<String> = r
+            .segments
+            .iter()
+            .map(|s| start_secs(s.start_time))
+            .collect();
+        format!(
+            "↻ {} segments, started {}",
+            r.segments.len(),
+            starts.join(" · ")
+        )
+    } else {
+        let dir = r
+            .latest()
+            .dir
+            .file_name()
+            .map(|n| sanitize(&n.to_string_lossy()))
+            .unwrap_or_default();
+        match r.read_error() {
+            Some(e) if r.unreadable() => format!("unreadable: {} · {dir}", sanitize(e)),
+            _ => dir,
+        }
     }
 }
 

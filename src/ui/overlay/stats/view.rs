@@ -156,13 +156,8 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         .collect();
     // The box's inside: the area less its border.
     let w = usize::from(area.width.saturating_sub(2));
-    let Grid {
-        widths,
-        group_w,
-        key_w,
-        shown,
-    } = grid(&text, &rows, w, t.sort, runs.len());
-    let first = shown.start;
+    let grid = grid(&text, &rows, w, t.sort, runs.len());
+    let shown = grid.shown.clone();
     let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
     let title = title(rows.len(), total, t.filter.is_active(), &shown, runs.len());
     let inner = overlay::open(buf, area, &title, theme);
@@ -175,11 +170,81 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
 
     let (x0, y0) = (inner.x, inner.y);
     let right = inner.right();
-    let col_x = |g: usize, f: usize| -> u16 {
-        let off =
-            key_w + (g - first) * group_w + 1 + widths[..f].iter().map(|c| c + 1).sum::<usize>();
-        x0.saturating_add(u16::try_from(off).unwrap_or(u16::MAX))
-    };
+    let room = |x: u16| right.saturating_sub(x);
+    let cols = Cols { grid: &grid, x0 };
+    draw_heads(buf, (inner, &cols), (t, &runs), theme);
+
+    // The rows: the selection kept in view at this height.
+    // As many as `ui::overlay::stats::body_rows` says for this screen.
+    let sel = draw_rows(buf, (inner, &cols), (c, &rows, &text), theme);
+    if rows.is_empty() {
+        let msg = if total == 0 {
+            "no metrics logged"
+        } else {
+            "no metric matches the filter"
+        };
+        put(buf, x0 + 1, y0 + 2, msg, room(x0 + 1), theme.dim());
+    }
+
+    // The selected row's full values, and the filter.
+    let yd = inner.bottom().saturating_sub(3);
+    if let Some(r) = rows.get(sel) {
+        let run = if t.sort == 0 { 0 } else { sort_run };
+        let label = runs
+            .get(run)
+            .map_or_else(String::new, |r| sanitize(&r.label));
+        for (dy, l) in (0..).zip(detail(r, run, &label)) {
+            put(buf, x0, yd + dy, &fit(&l, w), inner.width, theme.text());
+        }
+    }
+    draw_filter(buf, (inner, w), &t.filter, theme);
+}
+
+/// Where the columns go: the grid's sizes, from `x0`.
+struct Cols<'g> {
+    grid: &'g Grid,
+    x0: u16,
+}
+
+impl Cols<'_> {
+    /// The x of field `f` of run group `g`.
+    fn x(&self, g: usize, f: usize) -> u16 {
+        let &Grid {
+            widths,
+            group_w,
+            key_w,
+            ref shown,
+        } = self.grid;
+        let off = key_w
+            + (g - shown.start) * group_w
+            + 1
+            + widths[..f].iter().map(|c| c + 1).sum::<usize>();
+        self.x0
+            .saturating_add(u16::try_from(off).unwrap_or(u16::MAX))
+    }
+}
+
+/// Run names over their groups, and the column titles (the sort column's
+/// marked).
+fn draw_heads(
+    buf: &mut Buffer,
+    (inner, cols): (Rect, &Cols<'_>),
+    (t, runs): (
+        &crate::ui::overlay::stats::StatsTable,
+        &[crate::ui::overlay::stats::StatsRun],
+    ),
+    theme: Theme,
+) {
+    let &Grid {
+        widths,
+        group_w,
+        ref shown,
+        ..
+    } = cols.grid;
+    let (x0, y0) = (inner.x, inner.y);
+    let right = inner.right();
+    let first = shown.start;
+    let col_x = |g: usize, f: usize| cols.x(g, f);
     let room = |x: u16| right.saturating_sub(x);
     // Run names over their groups, and the column titles.
     if first > 0 {
@@ -240,9 +305,30 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
             put(buf, x, y0 + 1, &s, room(x), hstyle(sorted));
         }
     }
+}
 
-    // The rows: the selection kept in view at this height.
-    // As many as `ui::overlay::stats::body_rows` says for this screen.
+/// The rows: the selection kept in view at this height. As many as
+/// `ui::overlay::stats::body_rows` says for this screen. The row selected.
+fn draw_rows(
+    buf: &mut Buffer,
+    (inner, cols): (Rect, &Cols<'_>),
+    (c, rows, text): (
+        crate::ui::overlay::stats::StatsCursor,
+        &[StatsRow],
+        &[Vec<[String; 7]>],
+    ),
+    theme: Theme,
+) -> usize {
+    let &Grid {
+        widths,
+        key_w,
+        ref shown,
+        ..
+    } = cols.grid;
+    let (x0, y0) = (inner.x, inner.y);
+    let right = inner.right();
+    let room = |x: u16| right.saturating_sub(x);
+    let col_x = |g: usize, f: usize| cols.x(g, f);
     let body = usize::from(inner.height.saturating_sub(5));
     let sel = c.sel.min(rows.len().saturating_sub(1));
     let mut top = c.top.min(sel);
@@ -278,28 +364,18 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
             }
         }
     }
-    if rows.is_empty() {
-        let msg = if total == 0 {
-            "no metrics logged"
-        } else {
-            "no metric matches the filter"
-        };
-        put(buf, x0 + 1, y0 + 2, msg, room(x0 + 1), theme.dim());
-    }
+    sel
+}
 
-    // The selected row's full values, and the filter.
-    let yd = inner.bottom().saturating_sub(3);
-    if let Some(r) = rows.get(sel) {
-        let run = if t.sort == 0 { 0 } else { sort_run };
-        let label = runs
-            .get(run)
-            .map_or_else(String::new, |r| sanitize(&r.label));
-        for (dy, l) in (0..).zip(detail(r, run, &label)) {
-            put(buf, x0, yd + dy, &fit(&l, w), inner.width, theme.text());
-        }
-    }
+/// The filter, on the last line of `inner`.
+fn draw_filter(
+    buf: &mut Buffer,
+    (inner, w): (Rect, usize),
+    f: &crate::ui::filter::FilterState,
+    theme: Theme,
+) {
+    let x0 = inner.x;
     let yf = inner.bottom().saturating_sub(1);
-    let f = &t.filter;
     let mode = if f.glob { "glob" } else { "regex" };
     let line = if f.editing {
         match &f.error {

@@ -9,13 +9,13 @@ use ratatui::style::Modifier;
 
 use crate::store::series::{Point, Series};
 use crate::store::Run;
+use crate::ui::charts::model::ModelLine;
 use crate::ui::charts::smoothing::{label, SmoothedLine};
-use crate::ui::widget::chart::Line;
 use crate::ui::App;
 
 /// One chart's smoothing: per drawn series (in the chart's order) its smoothed
 /// points to draw, and what the title says.
-pub(super) struct ChartSmoothing {
+pub(crate) struct ChartSmoothing {
     /// None: the series is drawn raw (not smoothed, or not computed yet).
     pts: Vec<Option<Vec<Point>>>,
     /// ` · ema 0.6`, ` · ema 0.6 smoothing…` (empty: not smoothed).
@@ -24,13 +24,13 @@ pub(super) struct ChartSmoothing {
 
 /// A chart drawn in another x than its series' own (`x`, log x): a smoothed
 /// series' points in the chart's x, or None where they do not map there.
-pub(super) type MapX<'m> = &'m dyn Fn(&Run, &Series) -> Option<Vec<Point>>;
+pub(crate) type MapX<'m> = &'m dyn Fn(&Run, &Series) -> Option<Vec<Point>>;
 
 /// The smoothing of chart `key`, whose series are those of `runs` (in drawn
 /// order), drawn over x range `x` in `px` dot columns (or through `map` when the
 /// chart is in another x); none for a chart of `grouped` runs (it draws each
 /// group's mean and band, not the runs' lines).
-pub(super) fn of_chart<'r>(
+pub(crate) fn of_chart<'r>(
     app: &App,
     key: &str,
     runs: impl Iterator<Item = &'r Run>,
@@ -82,7 +82,7 @@ pub(super) fn of_chart<'r>(
 
 impl ChartSmoothing {
     /// The chart's title with the smoothing named.
-    pub(super) fn title(&self, title: String) -> String {
+    pub(crate) fn title(&self, title: String) -> String {
         if self.suffix.is_empty() {
             title
         } else {
@@ -92,15 +92,16 @@ impl ChartSmoothing {
 
     /// The chart's lines: each smoothed series' raw line faint beneath, then
     /// the smoothed lines in the series' styles on top (last drawn wins a cell).
-    pub(super) fn lines<'a>(&'a self, raw: Vec<Line<'a>>) -> Vec<Line<'a>> {
+    pub(crate) fn lines(self, raw: Vec<ModelLine<'_>>) -> Vec<ModelLine<'_>> {
         if self.pts.iter().all(Option::is_none) {
             return raw;
         }
         let mut top = Vec::new();
         let mut out = Vec::with_capacity(raw.len() * 2);
-        for (i, mut line) in raw.into_iter().enumerate() {
-            if let Some(Some(p)) = self.pts.get(i) {
-                top.push(Line {
+        let mut pts = self.pts.into_iter();
+        for mut line in raw {
+            if let Some(Some(p)) = pts.next() {
+                top.push(ModelLine {
                     points: p,
                     style: line.style,
                     breaks: line.breaks,
@@ -115,7 +116,7 @@ impl ChartSmoothing {
 
     /// The smoothed points drawn of series `i` (tests).
     #[cfg(test)]
-    pub(super) fn points(&self, i: usize) -> Option<&[Point]> {
+    pub(crate) fn points(&self, i: usize) -> Option<&[Point]> {
         self.pts.get(i).and_then(Option::as_deref)
     }
 }

@@ -1,0 +1,561 @@
+//! A metric chart's view-model: what one chart draws (its lines with their
+//! mapped and smoothed points, bands, x range, title, corner, legend and gaps),
+//! decided from the state, where it can be tested without a screen. Drawing
+//! (`grid::view`) only hands it to the chart widget.
+
+use ratatui::style::{Modifier, Style};
+
+use crate::store::series::{Point, Series};
+use crate::store::Run;
+use crate::text::sanitize;
+use crate::ui::charts::crosshair::Crosshair;
+use crate::ui::charts::xaxis::view::{map_chart, map_points, Mapped};
+use crate::ui::system::Unit;
+use crate::ui::theme::Theme;
+use crate::ui::widget::band::MinMax;
+use crate::ui::widget::chart::{y_range, Band, ChartSpec, Line, XTicks};
+use crate::ui::widget::format;
+use crate::ui::widget::guides::Guides;
+use crate::ui::{App, Subject};
+use gaps::{gap_note, resume_gaps};
+use runs::{drawn_runs, groups_of, Drawn, Group};
+
+pub(crate) mod gaps;
+mod runs;
+pub(crate) mod smooth;
+
+/// One line of a chart: its points in the chart's x (NaN/Inf = gap).
+pub(crate) struct ModelLine<'a> {
+    pub points: Vec<Point>,
+    pub style: Style,
+    /// x ranges whose points were lost: no segment is drawn across one.
+    pub breaks: &'a [(f64, f64)],
+}
+
+/// A shaded area between two curves, beneath the lines.
+pub(crate) struct ModelBand {
+    pub lo: Vec<Point>,
+    pub hi: Vec<Point>,
+    pub style: Style,
+}
+
+/// How a chart writes its x values.
+pub(crate) enum XLabels {
+    /// Compact numbers: the series' own x.
+    Compact,
+    /// The time of day: the live monitor's sliding window.
+    Clock,
+    /// In the x the chart is mapped to (another metric, time, log x).
+    Mapped(Mapped),
+}
+
+/// What one metric chart draws.
+pub(crate) struct ChartModel<'a> {
+    pub title: String,
+    /// The top right of the border: the last value, or the crosshair's readout.
+    pub corner: Option<String>,
+    /// Bottom first (the last drawn wins a cell).
+    pub lines: Vec<ModelLine<'a>>,
+    pub bands: Vec<ModelBand>,
+    /// The crosshair's x, in the chart's x.
+    pub cursor: Option<f64>,
+    pub x: (f64, f64),
+    /// The y range of the lines and bands (log10 of the values on a log axis),
+    /// before the axis rounds it to its ticks; None when no value is finite.
+    pub y: Option<(f64, f64)>,
+    pub log_y: bool,
+    pub x_labels: XLabels,
+    pub x_ticks: XTicks,
+    pub guides: Guides,
+    pub legend: Vec<(String, Style)>,
+    /// Skipped x ranges, marked on the x axis, and the note naming them.
+    pub gaps: Vec<(f64, f64)>,
+    pub note: Option<String>,
+    pub focused: bool,
+}
+
+/// The drawn series of a chart: per series its run's index in the drawn runs.
+type Charted<'a> = Vec<(usize, &'a Series)>;
+
+impl<'a> ChartModel<'a> {
+    /// The chart of `key`, `width` cells wide (border included); None when no
+    /// drawn run logged `key`.
+    pub(crate) fn build(
+        app: &'a App,
+        key: &str,
+        width: u16,
+        focused: bool,
+        theme: Theme,
+    ) -> Option<Self> {
+        // The main run's series, then those of the runs compared with it (colour i + 1;
+        // in a workspace each run's own colour, the pinned run last, on top), if they
+        // chart the key against the same x (a run that steps `val` by `epoch` does not
+        // share an axis with one that steps it by `_step`).
+        let drawn = drawn_runs(app);
+        let (xname, all) = series_of(&drawn, key)?;
+        let &(_, first) = all.first()?;
+        let zoom = app.charts.zoom.get(key).copied();
+        let (x0, x1) = zoom.unwrap_or_else(|| full_x(app, &all));
+        let px = usize::from(width.saturating_sub(4)).max(1) * 2;
+        let pts = downsample(&all, (x0, x1), px);
+        // Another x or log x maps the points (None: as drawn).
+        let cross_x = app
+            .charts
+            .crosshair
+            .filter(|c| c.synced || focused)
+            .map(|c| c.x);
+        let runs: Vec<&Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
+        let mapped = map_chart(app, key, &runs, zoom, px, cross_x);
+        let (pts, x) = match mapped.as_ref() {
+            Some(m) => (m.pts.clone(), m.x),
+            None => (pts, (x0, x1)),
+        };
+        let title = title_of(app, key, xname, mapped.as_ref());
+        let (cross, at) = crosshair_at(app, focused, &all);
+        let corner = corner_of(
+            cross,
+            &at,
+            all.len(),
+            first,
+            mapped.as_ref(),
+            (width, &title),
+        );
+        // Grouped (`G` in the workspace): per group its mean line and min–max band.
+        let groups = groups_of(&drawn, &all, &pts, x, px);
+        let grouped = groups.is_some();
+        let smoothing = smoothing_of(app, key, &runs, (mapped.as_ref(), zoom), (x, px), grouped);
+        let title = smoothing.title(title);
+        let legend = legend_of(
+            app,
+            &drawn,
+            &all,
+            groups.as_deref(),
+            cross.map(|_| &at[..]),
+            theme,
+        );
+        let on_step = xname == "_step" && mapped.is_none();
+        let (gaps, note) = gaps_of(&drawn, &all, on_step, x);
+        // The min–max band: in the series' own x only (a chart mapped to another x
+        // is thinned there instead).
+        let minmax = MinMax::of(
+            app.charts.band && groups.is_none() && mapped.is_none(),
+            &all,
+            x,
+            px,
+            |i| breaks(&drawn, i, on_step),
+        );
+        let (lines, bands) = match groups {
+            Some(groups) => group_lines(groups, theme),
+            None => {
+                let raw = series_lines(&drawn, &all, pts, (&minmax, on_step), theme);
+                // Smoothing: raw lines faint under the smoothed.
+                let bands = minmax.bands(|i| theme.series(drawn[i].color));
+                (smoothing.lines(raw), owned_bands(bands))
+            }
+        };
+        let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
+        let (x_ticks, x_labels) = x_labels_of(app, mapped);
+        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
+        Some(Self {
+            y: y_of(&lines, &bands, log_y),
+            title,
+            corner,
+            lines,
+            bands,
+            cursor,
+            x,
+            log_y,
+            x_labels,
+            x_ticks,
+            guides: app.charts.grid.guides,
+            legend,
+            gaps,
+            note,
+            focused,
+        })
+    }
+
+    /// An x value as the chart's labels write it.
+    pub(crate) fn x_label(&self, v: f64) -> String {
+        match &self.x_labels {
+            XLabels::Compact => format::compact(v),
+            XLabels::Clock => format::time_of_day(v.floor() as i64),
+            XLabels::Mapped(m) => m.label(v),
+        }
+    }
+
+    /// The widget's lines of `lines`, borrowed.
+    fn widget_lines<'l>(lines: &'l [ModelLine<'_>]) -> Vec<Line<'l>> {
+        lines
+            .iter()
+            .map(|l| Line {
+                points: &l.points,
+                style: l.style,
+                breaks: l.breaks,
+            })
+            .collect()
+    }
+
+    /// The widget's bands of `bands`, borrowed.
+    fn widget_bands(bands: &[ModelBand]) -> Vec<Band<'_>> {
+        bands
+            .iter()
+            .map(|b| Band {
+                lo: &b.lo,
+                hi: &b.hi,
+                style: b.style,
+            })
+            .collect()
+    }
+
+    /// The widget's description of the chart, its x values written by `fmt_x`.
+    pub(crate) fn spec<'s>(&'s self, fmt_x: &'s dyn Fn(f64) -> String) -> ChartSpec<'s> {
+        ChartSpec {
+            title: &self.title,
+            corner: self.corner.clone(),
+            lines: Self::widget_lines(&self.lines),
+            bands: Self::widget_bands(&self.bands),
+            cursor: self.cursor,
+            x: self.x,
+            log_y: self.log_y,
+            focused: self.focused,
+            fmt_x,
+            x_ticks: self.x_ticks,
+            y_unit: Unit::Plain,
+            guides: self.guides,
+            legend: self.legend.clone(),
+            gaps: self.gaps.clone(),
+            note: self.note.clone(),
+        }
+    }
+}
+
+/// The crosshair (on this chart when it is `focused`, on every chart when
+/// synced; never live): its x, and each series' point nearest to x.
+fn crosshair_at(
+    app: &App,
+    focused: bool,
+    all: &[(usize, &Series)],
+) -> (Option<Crosshair>, Vec<Option<Point>>) {
+    let cross = app
+        .charts
+        .crosshair
+        .filter(|c| (c.synced || focused) && !app.is_host());
+    let at: Vec<Option<Point>> = match cross {
+        Some(c) => all.iter().map(|(_, s)| s.nearest(c.x)).collect(),
+        None => Vec::new(),
+    };
+    (cross, at)
+}
+
+/// The smoothing of `key`'s chart of `runs` over `x` in `px` dot columns: not
+/// of a group's mean (`grouped`). In another x (or log x, `mapped`) the smoothed
+/// series is mapped as the raw ones are.
+fn smoothing_of(
+    app: &App,
+    key: &str,
+    runs: &[&Run],
+    (mapped, zoom): (Option<&Mapped>, Option<(f64, f64)>),
+    (x, px): ((f64, f64), usize),
+    grouped: bool,
+) -> smooth::ChartSmoothing {
+    let map_x = |run: &Run, s: &Series| {
+        let m = mapped?;
+        map_points(app, key, run, s, zoom, m, px)
+    };
+    smooth::of_chart(
+        app,
+        key,
+        runs.iter().copied(),
+        (x, px),
+        mapped.is_some().then_some(&map_x as smooth::MapX<'_>),
+        grouped,
+    )
+}
+
+/// Where a chart's x ticks go and how its x values are written: the live
+/// monitor's as times of day, a mapped chart's in its x, else as numbers.
+fn x_labels_of(app: &App, mapped: Option<Mapped>) -> (XTicks, XLabels) {
+    let ticks = mapped.as_ref().map_or(XTicks::Round, |m| m.ticks);
+    let labels = match mapped {
+        _ if app.is_host() => XLabels::Clock,
+        Some(m) => XLabels::Mapped(m),
+        None => XLabels::Compact,
+    };
+    (ticks, labels)
+}
+
+/// Each series' line (its min–max band's means where it has one), in its run's
+/// colour, not drawn across its run's breaks.
+fn series_lines<'a>(
+    drawn: &[Drawn<'a>],
+    all: &[(usize, &Series)],
+    pts: Vec<Vec<Point>>,
+    (minmax, on_step): (&MinMax, bool),
+    theme: Theme,
+) -> Vec<ModelLine<'a>> {
+    all.iter()
+        .zip(pts)
+        .map(|(&(i, _), p)| ModelLine {
+            points: minmax.line(i).map_or(p, <[Point]>::to_vec),
+            style: theme.series(drawn[i].color),
+            breaks: breaks(drawn, i, on_step),
+        })
+        .collect()
+}
+
+/// The y range of `lines` and `bands` (log10 of the values when `log`), as the
+/// chart widget finds it.
+fn y_of(lines: &[ModelLine<'_>], bands: &[ModelBand], log: bool) -> Option<(f64, f64)> {
+    let (lines, bands) = (
+        ChartModel::widget_lines(lines),
+        ChartModel::widget_bands(bands),
+    );
+    y_range(&lines, &bands, log, Unit::Plain)
+}
+
+/// The x name of `key`'s chart (the first drawn run's) and the drawn series that
+/// chart `key` against it.
+fn series_of<'a>(drawn: &[Drawn<'a>], key: &str) -> Option<(&'a str, Charted<'a>)> {
+    let with_key: Vec<(usize, &'a Run)> = drawn
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.run.metrics.get(key).is_some())
+        .map(|(i, d)| (i, d.run))
+        .collect();
+    let &(_, first_run) = with_key.first()?;
+    let xname = first_run.x_axis_of(key);
+    let all = with_key
+        .iter()
+        .filter(|(_, r)| r.x_axis_of(key) == xname)
+        .filter_map(|&(i, r)| r.metrics.get(key).map(|s| (i, s)))
+        .collect();
+    Some((xname, all))
+}
+
+/// The x range of the series `all`, unzoomed; live, a sliding window that
+/// follows the newest sample.
+fn full_x(app: &App, all: &[(usize, &Series)]) -> (f64, f64) {
+    let full = all
+        .iter()
+        .filter_map(|(_, s)| s.x_bounds())
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .unwrap_or((0.0, 0.0));
+    match app.shown.subject {
+        Subject::Host { window: w } => {
+            // Until the window fills, the data spans the whole chart.
+            let end = app.shown.run.last_time.unwrap_or(full.1);
+            ((end - w).max(full.0.min(end)), end)
+        }
+        Subject::Run => full,
+    }
+}
+
+/// Each series' points over `x`, downsampled to `px` dot columns.
+fn downsample(all: &[(usize, &Series)], x: (f64, f64), px: usize) -> Vec<Vec<Point>> {
+    all.iter()
+        .map(|(_, s)| {
+            let mut pts = Vec::with_capacity(px * 2 + 4);
+            s.downsample(x.0, x.1, px, &mut pts);
+            pts
+        })
+        .collect()
+}
+
+/// The chart's title: its key, the x it is drawn against (unless `_step`) and
+/// its flags (log y, log x, zoomed).
+fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> String {
+    let shown_x = mapped.and_then(|m| m.name.as_deref()).unwrap_or(xname);
+    let log = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
+    let title = sanitize(key);
+    let mut flags = String::new();
+    if log {
+        flags.push_str(" log");
+    }
+    if mapped.is_some_and(|m| m.log) {
+        flags.push_str(" logx");
+    }
+    if app.charts.zoom.contains_key(key) {
+        flags.push_str(" zoom");
+    }
+    if flags.is_empty() && shown_x == "_step" {
+        title
+    } else if shown_x == "_step" {
+        format!("{title} ·{flags}")
+    } else {
+        format!("{title} · x={}{flags}", sanitize(shown_x))
+    }
+}
+
+/// The corner's text: the crosshair's x (and the one series' value `at` it), else
+/// the first series' last value; in a mapped chart as the mapping writes it, in
+/// the room the title (of a chart `width` wide) leaves.
+fn corner_of(
+    cross: Option<Crosshair>,
+    at: &[Option<Point>],
+    n: usize,
+    first: &Series,
+    mapped: Option<&Mapped>,
+    (width, title): (u16, &str),
+) -> Option<String> {
+    if let Some(m) = mapped {
+        return m.corner(
+            cross.is_some(),
+            (n == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
+            first.last().map(|p| p.1),
+            usize::from(width.saturating_sub(6))
+                .saturating_sub(crate::ui::widget::fit::width(title).into()),
+        );
+    }
+    match cross {
+        Some(c) if n == 1 => Some(format!(
+            "x={} · {}",
+            format::value(c.x),
+            at.first()
+                .copied()
+                .flatten()
+                .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+        )),
+        Some(c) => Some(format!("x={}", format::value(c.x))),
+        None => first.last().map(|(_, y)| format::value(y)),
+    }
+}
+
+/// The legend: each group, or each run (with its value at the crosshair, `at`)
+/// when the chart draws several; else none.
+fn legend_of(
+    app: &App,
+    drawn: &[Drawn<'_>],
+    all: &[(usize, &Series)],
+    groups: Option<&[Group]>,
+    at: Option<&[Option<Point>]>,
+    theme: Theme,
+) -> Vec<(String, Style)> {
+    if let Some(groups) = groups {
+        return groups
+            .iter()
+            .map(|g| (format!("{} ({})", g.label, g.runs), theme.series(g.color)))
+            .collect();
+    }
+    if app.runs.workspace.is_none() && app.runs.compare.is_empty() {
+        return Vec::new();
+    }
+    // One entry per run (the segments of a resumed run share one).
+    let mut legend: Vec<(String, Style)> = Vec::new();
+    let mut keys: Vec<Option<&str>> = Vec::new();
+    for &(i, _) in all {
+        let d = &drawn[i];
+        if d.key.is_some() && keys.contains(&d.key) {
+            continue;
+        }
+        keys.push(d.key);
+        let mut label = if d.pinned {
+            format!("▲{}", d.label)
+        } else {
+            d.label.clone()
+        };
+        if let Some(at) = at {
+            let v = all
+                .iter()
+                .position(|&(j, _)| j == i)
+                .and_then(|k| at.get(k).copied().flatten());
+            label.push_str(&format!(
+                " {}",
+                v.map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+            ));
+        }
+        legend.push((label, theme.series(d.color)));
+    }
+    // One run drawn in all: no legend needed. Several: every chart says whose
+    // lines it draws, also when only one of them logged its metric.
+    if runs_drawn(drawn) < 2 {
+        legend.clear();
+    }
+    legend
+}
+
+/// How many runs are drawn (a resumed run's segments count once).
+fn runs_drawn(drawn: &[Drawn<'_>]) -> usize {
+    let mut keys: Vec<Option<&str>> = drawn.iter().map(|d| d.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
+        + drawn
+            .iter()
+            .filter(|d| d.key.is_none())
+            .count()
+            .saturating_sub(1)
+}
+
+/// The steps lost to damage in drawn run `i` (its line is not drawn across
+/// them), on a chart over `_step` in its own x; none on another.
+fn breaks<'a>(drawn: &[Drawn<'a>], i: usize, on_step: bool) -> &'a [(f64, f64)] {
+    if on_step {
+        drawn[i].run.breaks.spans()
+    } else {
+        &[]
+    }
+}
+
+/// Steps lost to damage (each run's own breaks: its line is not drawn across
+/// them) and steps between a resumed run's segments (drawn as separate lines
+/// already): both marked on the x axis, and the note on the first inside `x`.
+/// Breaks are `_step` ranges.
+fn gaps_of(
+    drawn: &[Drawn<'_>],
+    all: &[(usize, &Series)],
+    on_step: bool,
+    x: (f64, f64),
+) -> (Vec<(f64, f64)>, Option<String>) {
+    let lost: Vec<(f64, f64)> = all
+        .iter()
+        .flat_map(|&(i, _)| breaks(drawn, i, on_step))
+        .copied()
+        .collect();
+    let missing = if on_step {
+        let spans: Vec<(Option<&str>, (f64, f64))> = all
+            .iter()
+            .filter_map(|&(i, s)| Some((drawn[i].key, s.x_bounds()?)))
+            .collect();
+        resume_gaps(&spans)
+    } else {
+        Vec::new()
+    };
+    let note = gap_note(&lost, &missing, x);
+    (lost.iter().chain(&missing).copied().collect(), note)
+}
+
+/// Each group's mean line, and its min–max band faint beneath.
+fn group_lines<'a>(groups: Vec<Group>, theme: Theme) -> (Vec<ModelLine<'a>>, Vec<ModelBand>) {
+    let mut lines = Vec::with_capacity(groups.len());
+    let mut bands = Vec::with_capacity(groups.len());
+    for g in groups {
+        let style = theme.series(g.color);
+        lines.push(ModelLine {
+            points: g.stats.mean,
+            style,
+            breaks: &[],
+        });
+        bands.push(ModelBand {
+            lo: g.stats.lo,
+            hi: g.stats.hi,
+            style: style.add_modifier(Modifier::DIM),
+        });
+    }
+    (lines, bands)
+}
+
+/// The widget's bands, owned.
+fn owned_bands(bands: Vec<Band<'_>>) -> Vec<ModelBand> {
+    bands
+        .into_iter()
+        .map(|b| ModelBand {
+            lo: b.lo.to_vec(),
+            hi: b.hi.to_vec(),
+            style: b.style,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,100 @@
+//! The runs a metric chart draws, and their groups.
+
+use crate::store::series::Point;
+use crate::ui::charts::group::{group_stats, GroupStats};
+use crate::ui::App;
+
+/// A run drawn in the metric charts, as the chart needs it.
+pub(crate) struct Drawn<'a> {
+    pub run: &'a crate::store::Run,
+    pub color: usize,
+    pub label: String,
+    pub pinned: bool,
+    /// The workspace run it belongs to.
+    pub key: Option<&'a str>,
+    /// Its group (`G`), in the workspace's list.
+    pub group: Option<&'a str>,
+}
+
+/// One group of runs in a chart: its legend text, colour, number of runs (a
+/// resumed run's segments count once) and statistics.
+pub(crate) struct Group {
+    pub label: String,
+    pub color: usize,
+    pub runs: usize,
+    pub stats: GroupStats,
+}
+
+/// The groups of the drawn series `all` (with their points `pts`), when the
+/// workspace groups runs; in order of first appearance, coloured as their first run.
+pub(crate) fn groups_of(
+    drawn: &[Drawn<'_>],
+    all: &[(usize, &crate::store::series::Series)],
+    pts: &[Vec<Point>],
+    x: (f64, f64),
+    buckets: usize,
+) -> Option<Vec<Group>> {
+    // Per group: its label, colour, members' points and runs (by workspace key).
+    type Members<'p> = (&'p str, usize, Vec<&'p [Point]>, Vec<Option<&'p str>>);
+    let mut order: Vec<Members<'_>> = Vec::new();
+    for (&(i, _), p) in all.iter().zip(pts) {
+        let d = &drawn[i];
+        let g = d.group?;
+        let at = match order.iter().position(|o| o.0 == g) {
+            Some(at) => at,
+            None => {
+                order.push((g, d.color, Vec::new(), Vec::new()));
+                order.len() - 1
+            }
+        };
+        let o = &mut order[at];
+        o.2.push(p);
+        if !o.3.contains(&d.key) {
+            o.3.push(d.key);
+        }
+    }
+    Some(
+        order
+            .into_iter()
+            .map(|(label, color, members, keys)| Group {
+                label: label.to_owned(),
+                color,
+                runs: keys.len(),
+                stats: group_stats(&members, x, buckets),
+            })
+            .collect(),
+    )
+}
+
+/// The runs drawn, bottom first: the main run and the compared ones, in a
+/// workspace with their own colours and the pinned run last (on top).
+pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
+    let mut v: Vec<Drawn<'_>> = Vec::with_capacity(1 + app.runs.compare.len());
+    let main = app
+        .runs
+        .main_tag
+        .as_ref()
+        .filter(|_| app.runs.workspace.is_some());
+    let grouped = app.in_workspace_list();
+    v.push(Drawn {
+        run: &app.shown.run,
+        color: main.map_or(0, |t| t.color),
+        label: main.map_or_else(|| app.run_label(), |t| t.label.clone()),
+        pinned: main.is_some_and(|t| t.pinned),
+        key: main.map(|t| t.key.as_str()),
+        group: main.and_then(|t| t.group.as_deref()).filter(|_| grouped),
+    });
+    for (i, c) in app.runs.compare.iter().enumerate() {
+        let t = c.ws.as_ref().filter(|_| app.runs.workspace.is_some());
+        v.push(Drawn {
+            run: &c.run,
+            color: t.map_or(i + 1, |t| t.color),
+            label: c.label.clone(),
+            pinned: t.is_some_and(|t| t.pinned),
+            key: t.map(|t| t.key.as_str()),
+            group: t.and_then(|t| t.group.as_deref()).filter(|_| grouped),
+        });
+    }
+    v.sort_by_key(|d| d.pinned);
+    v
+}
