@@ -10,8 +10,7 @@
 
 #[path = "serve/client.rs"]
 mod client;
-#[path = "common/tool.rs"]
-mod tool;
+mod common;
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -20,6 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use client::{get, request, wait_for, Serve};
+use common::{sampler, tool};
 use leet::serve::names;
 use leet::source::sampler::parse_exposition;
 
@@ -363,11 +363,11 @@ fn hostile_clients_cost_bounded_memory_and_leave_nothing_behind() {
     let ts0 = client::value_of(&before, "leet_sample_timestamp_seconds").expect("timestamp");
     // The scrape's connection is closed by now once the count stops changing.
     let base_fds = wait_for("a steady descriptor count", || {
-        let a = client::fds(pid);
+        let a = sampler::fds(pid);
         std::thread::sleep(Duration::from_millis(300));
-        (client::fds(pid) == a).then_some(a)
+        (sampler::fds(pid) == a).then_some(a)
     });
-    let base_rss = client::rss_kb(pid).expect("VmRSS");
+    let base_rss = sampler::rss_kb(pid).expect("VmRSS");
 
     // A 1 MiB header: refused (431), or the connection closed while it is sent.
     let big = format!(
@@ -388,7 +388,7 @@ fn hostile_clients_cost_bounded_memory_and_leave_nothing_behind() {
         .filter_map(|_| TcpStream::connect(addr).ok())
         .collect();
     assert!(idle.len() >= 100, "only {} connections", idle.len());
-    let peak = client::rss_kb(pid).expect("VmRSS");
+    let peak = sampler::rss_kb(pid).expect("VmRSS");
     assert!(
         peak < base_rss + 32 * 1024,
         "VmRSS grew from {base_rss} kB to {peak} kB under {} idle connections",
@@ -411,7 +411,7 @@ fn hostile_clients_cost_bounded_memory_and_leave_nothing_behind() {
         (client::value_of(&r.body, "leet_sample_timestamp_seconds")? > ts1).then_some(())
     });
     wait_for("the descriptors to return to their baseline", || {
-        (client::fds(pid) <= base_fds).then_some(())
+        (sampler::fds(pid) <= base_fds).then_some(())
     });
     assert!(serve.stderr().contains("listening on"));
 }

@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -191,22 +191,8 @@ fn dechunk(mut raw: &[u8]) -> Option<Vec<u8>> {
 /// fixed values); None (skipped, with a message) without a C compiler, except under
 /// `CI=true`, where that fails.
 pub fn nvml_stub() -> Option<tempfile::TempDir> {
-    if !super::tool::have_tool("cc", &["--version"]) {
-        return None;
-    }
     let dir = tempfile::tempdir().expect("tempdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvml_stub.c");
-    let out = Command::new("cc")
-        .args(["-shared", "-fPIC", "-std=c11", "-o"])
-        .arg(dir.path().join("libnvidia-ml.so.1"))
-        .arg(&src)
-        .output()
-        .expect("run cc");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::common::sampler::build_c_stub("nvml_stub.c", &dir.path().join("libnvidia-ml.so.1"))?;
     Some(dir)
 }
 
@@ -230,18 +216,4 @@ pub fn fake_endpoint(page: &'static str) -> String {
         }
     });
     format!("http://{addr}/metrics")
-}
-
-/// Open file descriptors of `pid`.
-pub fn fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
-}
-
-/// VmRSS of `pid`, kB.
-pub fn rss_kb(pid: u32) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
