@@ -229,7 +229,8 @@ impl App {
                     && !self.is_host()
                     && matches!(self.overlay, Overlay::None) =>
             {
-                self.step_crosshair(a == Action::FocusRight);
+                let runs = super::drawn_runs(&self.shown.run, &self.runs);
+                self.charts.step_crosshair(&runs, a == Action::FocusRight);
             }
             Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
                 self.move_focus(a);
@@ -255,7 +256,8 @@ impl App {
                 if self.is_host() {
                     return Effect::NONE;
                 }
-                self.cycle_crosshair();
+                let runs = super::drawn_runs(&self.shown.run, &self.runs);
+                self.charts.cycle_crosshair(&runs);
             }
             // With the process table focused, enter monitors the selected process
             // and `/` filters the table.

@@ -220,9 +220,40 @@ pub struct App {
     pub filter_target: Option<FilterTarget>,
     /// Where the settings are saved, and what was last written.
     settings_io: settings::Persist,
-    /// Commands made by the update in progress (or by a request before the loop
-    /// starts), handed out with its `Effect` (or by [`App::take_cmds`]).
-    out: Vec<Cmd>,
+    /// What the features asked for during the update in progress (or a request
+    /// before the loop starts): commands handed out with its `Effect` (or by
+    /// [`App::take_cmds`]), and the work [`App::settle`] does.
+    asks: Asks,
+}
+
+/// What a feature asks of the router beyond changing its own state: commands for
+/// the runtime, and the work that spans features (laying the screen out again,
+/// rebuilding the lists derived from the run), which the router does once the
+/// feature returns ([`App::settle`]). A feature gets it as `&mut Asks` with what
+/// else it may see, never the whole `App`.
+#[derive(Debug, Clone, Default)]
+pub struct Asks {
+    cmds: Vec<Cmd>,
+    relayout: bool,
+    refresh: bool,
+}
+
+impl Asks {
+    /// Ask the runtime for `cmd` (its answer comes back as a `Msg`).
+    pub fn cmd(&mut self, cmd: Cmd) {
+        self.cmds.push(cmd);
+    }
+
+    /// Ask for the screen to be laid out again (a pane appeared, the grid changed).
+    pub fn relayout(&mut self) {
+        self.relayout = true;
+    }
+
+    /// Ask for the lists derived from the run (chart keys, overview rows) to be
+    /// rebuilt.
+    pub fn refresh(&mut self) {
+        self.refresh = true;
+    }
 }
 
 impl App {
@@ -266,7 +297,7 @@ impl App {
             stats: stats::StatsTable::default(),
             filter_target: None,
             settings_io: settings::Persist::default(),
-            out: Vec::new(),
+            asks: Asks::default(),
         };
         app.refresh();
         app
@@ -328,7 +359,19 @@ impl App {
     /// Commands asked for outside an update ([`App::request_open`],
     /// [`App::request_compare`]), for the runtime to carry out before the loop starts.
     pub fn take_cmds(&mut self) -> Vec<Cmd> {
-        std::mem::take(&mut self.out)
+        self.settle();
+        std::mem::take(&mut self.asks.cmds)
+    }
+
+    /// Do what the features asked of the router: the derived lists rebuilt, then
+    /// the layout (which depends on them).
+    pub(crate) fn settle(&mut self) {
+        if std::mem::take(&mut self.asks.refresh) {
+            self.refresh();
+        }
+        if std::mem::take(&mut self.asks.relayout) {
+            self.relayout();
+        }
     }
 
     /// The key-map mode in force: typing into a filter, else the overlay's, else
@@ -352,14 +395,7 @@ impl App {
     /// The focused metric key.
     #[must_use]
     pub fn focused_key(&self) -> Option<&str> {
-        // A focused section header names no chart.
-        if self.charts.grid.sections.header.is_some() {
-            return None;
-        }
-        self.charts
-            .shown
-            .get(self.charts.grid.focus)
-            .map(|&i| self.charts.metric_keys[i].as_str())
+        self.charts.focused_key()
     }
 
     /// Apply one message: the new state is in `self`; what the loop is to do (and
@@ -370,6 +406,7 @@ impl App {
         let key = matches!(msg, Msg::Key(_));
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
+        self.settle();
         if input {
             fx.redraw |= self.note_settings(key);
         } else if tick {
@@ -382,7 +419,8 @@ impl App {
         if fx.redraw || tick {
             self.request_smoothing();
         }
-        fx.cmds.append(&mut self.out);
+        self.settle();
+        fx.cmds.append(&mut self.asks.cmds);
         fx
     }
 
@@ -460,6 +498,14 @@ impl App {
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
     }
+}
+
+/// The main run, then the compared runs: the runs a metric chart draws (a
+/// context features take instead of the `App`).
+pub(crate) fn drawn_runs<'a>(main: &'a Run, runs: &'a workspace::runs::Runs) -> Vec<&'a Run> {
+    std::iter::once(main)
+        .chain(runs.compare.iter().map(|c| &c.run))
+        .collect()
 }
 
 /// An empty run with the viewer's store limits.

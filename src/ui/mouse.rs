@@ -71,8 +71,9 @@ impl App {
             return Effect::REDRAW;
         };
         // The x range the chart draws: its zoom, else every drawn run's.
-        let full = std::iter::once(&self.shown.run)
-            .chain(self.runs.compare.iter().map(|c| &c.run))
+        let runs = super::drawn_runs(&self.shown.run, &self.runs);
+        let full = runs
+            .iter()
             .filter_map(|r| r.metrics.get(&key).and_then(crate::store::Series::x_bounds))
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
         let Some((x0, x1)) = self.charts.zoom.get(&key).copied().or(full) else {
@@ -84,7 +85,7 @@ impl App {
         } else {
             0.5
         };
-        self.point_crosshair(x0 + (x1 - x0) * frac);
+        self.charts.point_crosshair(&runs, x0 + (x1 - x0) * frac);
         Effect::REDRAW
     }
 

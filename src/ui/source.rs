@@ -104,7 +104,7 @@ impl App {
     fn ask_run_count(&mut self, file: &Path) {
         self.shown.source.runs_here = 1;
         if let Some(wandb_dir) = crate::source::file::wandb_dir_of(file) {
-            self.out.push(Cmd::CountRuns { wandb_dir });
+            self.asks.cmd(Cmd::CountRuns { wandb_dir });
         }
     }
 

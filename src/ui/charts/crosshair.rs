@@ -4,7 +4,8 @@
 //! or a right-button drag puts it under the pointer (as `wandb leet` does). The view
 //! shows x and each drawn series' value at its point nearest to x.
 
-use crate::ui::App;
+use super::Charts;
+use crate::store::{Run, Series};
 
 /// Where the crosshair is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -15,24 +16,25 @@ pub struct Crosshair {
     pub synced: bool,
 }
 
-impl App {
+/// The crosshair's keys and clicks change the charts' state; what they see
+/// besides is `runs`, the runs drawn (the main run first, then compared ones).
+impl Charts {
     /// The focused metric chart's first series with points (the main run's, else a
     /// compared run's).
-    fn focused_series(&self) -> Option<&crate::store::Series> {
+    fn focused_series<'r>(&self, runs: &[&'r Run]) -> Option<&'r Series> {
         let key = self.focused_key()?;
-        std::iter::once(&self.shown.run)
-            .chain(self.runs.compare.iter().map(|c| &c.run))
+        runs.iter()
             .filter_map(|r| r.metrics.get(key))
             .find(|s| !s.is_empty())
     }
 
     /// `C`: off → on the focused chart (at its last point) → synced → off.
-    pub(crate) fn cycle_crosshair(&mut self) {
-        self.charts.crosshair = match self.charts.crosshair {
+    pub(crate) fn cycle_crosshair(&mut self, runs: &[&Run]) {
+        self.crosshair = match self.crosshair {
             None => self
-                .focused_series()
+                .focused_series(runs)
                 .and_then(|s| {
-                    let x = self.charts.zoom.get(self.focused_key().unwrap_or_default());
+                    let x = self.zoom.get(self.focused_key().unwrap_or_default());
                     // Inside the zoomed range, else at the newest point.
                     let at = x.map_or_else(|| s.last().map(|p| p.0), |&(_, x1)| Some(x1));
                     at.and_then(|x| s.nearest(x))
@@ -47,11 +49,11 @@ impl App {
     }
 
     /// `←`/`→` with the crosshair on: to the previous / next logged point.
-    pub(crate) fn step_crosshair(&mut self, forward: bool) {
-        let Some(c) = self.charts.crosshair else {
+    pub(crate) fn step_crosshair(&mut self, runs: &[&Run], forward: bool) {
+        let Some(c) = self.crosshair else {
             return;
         };
-        let next = self.focused_series().and_then(|s| {
+        let next = self.focused_series(runs).and_then(|s| {
             // From the focused chart's own point nearest to x (a synced crosshair
             // may stand between this chart's points).
             let here = s.nearest(c.x).map_or(c.x, |p| p.0);
@@ -62,18 +64,18 @@ impl App {
             };
             moved.or(Some(here))
         });
-        if let (Some(x), Some(ch)) = (next, self.charts.crosshair.as_mut()) {
+        if let (Some(x), Some(ch)) = (next, self.crosshair.as_mut()) {
             ch.x = x;
         }
     }
 
     /// A right click or drag at `frac` (0 = left edge, 1 = right edge) of the
     /// focused chart's x range: the crosshair at the point nearest there.
-    pub(crate) fn point_crosshair(&mut self, x: f64) {
-        let Some(p) = self.focused_series().and_then(|s| s.nearest(x)) else {
+    pub(crate) fn point_crosshair(&mut self, runs: &[&Run], x: f64) {
+        let Some(p) = self.focused_series(runs).and_then(|s| s.nearest(x)) else {
             return;
         };
-        let synced = self.charts.crosshair.is_some_and(|c| c.synced);
-        self.charts.crosshair = Some(Crosshair { x: p.0, synced });
+        let synced = self.crosshair.is_some_and(|c| c.synced);
+        self.crosshair = Some(Crosshair { x: p.0, synced });
     }
 }

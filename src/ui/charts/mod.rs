@@ -48,3 +48,17 @@ pub struct Charts {
     /// The min–max band on charts with more points than columns (`b`).
     pub band: bool,
 }
+
+impl Charts {
+    /// The focused metric chart's key (none while a section header has focus).
+    #[must_use]
+    pub fn focused_key(&self) -> Option<&str> {
+        if self.grid.sections.header.is_some() {
+            return None;
+        }
+        self.shown
+            .get(self.grid.focus)
+            .and_then(|&i| self.metric_keys.get(i))
+            .map(String::as_str)
+    }
+}

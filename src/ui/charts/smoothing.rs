@@ -354,7 +354,7 @@ impl App {
             e.reflects = count;
             // A series that holds every point logged is smoothed from its points.
             let whole = usize::try_from(count).is_ok_and(|c| c == series.stored());
-            self.out.push(Cmd::Smooth(SmoothJob {
+            self.asks.cmd(Cmd::Smooth(SmoothJob {
                 path: ck.path,
                 key: ck.key,
                 smoothing: ck.spec,

@@ -155,7 +155,7 @@ impl App {
     /// Open the inspector on `path` (`standalone`: `leet inspect`, where going back
     /// quits). The commands are handed out by the next update or `take_cmds`.
     pub fn open_inspector(&mut self, path: PathBuf, standalone: bool) {
-        self.out.push(Cmd::OpenRecords { path: path.clone() });
+        self.asks.cmd(Cmd::OpenRecords { path: path.clone() });
         self.overlay = Overlay::Inspector(Box::new(Inspector {
             path,
             standalone,
@@ -185,7 +185,7 @@ impl App {
             return Effect::QUIT;
         }
         self.overlay = Overlay::None;
-        self.out.push(Cmd::CloseRecords);
+        self.asks.cmd(Cmd::CloseRecords);
         Effect::REDRAW
     }
 
@@ -195,7 +195,7 @@ impl App {
         if let Some(i) = self.inspector_mut() {
             i.gen += 1;
             let v = i.view(rows);
-            self.out.push(Cmd::ViewRecords(v));
+            self.asks.cmd(Cmd::ViewRecords(v));
         }
     }
 

@@ -19,7 +19,7 @@ impl App {
                 self.settings_io.sent.clone_from(text);
                 self.settings_io.generation = *generation;
             }
-            self.out.push(cmd);
+            self.asks.cmd(cmd);
         }
     }
 

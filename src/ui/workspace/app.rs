@@ -60,7 +60,7 @@ impl App {
         if let Some(ws) = &mut self.runs.workspace {
             if !ws.scanning {
                 ws.scanning = true;
-                self.out.push(Cmd::ScanIndex {
+                self.asks.cmd(Cmd::ScanIndex {
                     wandb_dir: ws.dir.clone(),
                 });
             }
@@ -140,7 +140,7 @@ impl App {
         if let Some(ws) = self.runs.workspace.as_deref_mut() {
             if let Some(state) = ws.take_save() {
                 ws.generation += 1;
-                self.out.push(Cmd::SaveWorkspace {
+                self.asks.cmd(Cmd::SaveWorkspace {
                     wandb_dir: ws.dir.clone(),
                     base: ws.on_disk.clone(),
                     state,
@@ -212,7 +212,7 @@ impl App {
                 i += 1;
             } else {
                 let c = self.runs.compare.remove(i);
-                self.out.push(Cmd::StopReader { tag: c.tag });
+                self.asks.cmd(Cmd::StopReader { tag: c.tag });
             }
         }
         for d in &others {

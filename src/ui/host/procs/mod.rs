@@ -250,7 +250,7 @@ impl App {
         if !self.is_host() {
             return Effect::NONE;
         }
-        self.out.push(Cmd::Monitor { pid });
+        self.asks.cmd(Cmd::Monitor { pid });
         Effect::REDRAW
     }
 

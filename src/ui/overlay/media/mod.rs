@@ -73,7 +73,7 @@ impl App {
         self.panes.media.error = None;
         self.panes.media.loading = true;
         self.panes.media.loaded = Some(path.clone());
-        self.out.push(Cmd::LoadImage { path });
+        self.asks.cmd(Cmd::LoadImage { path });
     }
 
     /// An image was read: shown if it is still the one selected.

@@ -58,7 +58,7 @@ impl App {
     /// Ask the runtime to start the main reader on a user path (see
     /// [`App::take_cmds`]).
     pub fn request_open(&mut self, path: PathBuf) {
-        self.out.push(Cmd::StartReader {
+        self.asks.cmd(Cmd::StartReader {
             path,
             tag: self.shown.tag,
         });
@@ -111,7 +111,7 @@ impl App {
     /// No main run: its reader stopped, an empty run shown (a workspace with no
     /// run selected).
     pub(crate) fn close_main(&mut self) {
-        self.out.push(Cmd::StopReader {
+        self.asks.cmd(Cmd::StopReader {
             tag: self.shown.tag,
         });
         self.shown.tag = self.new_tag();
@@ -142,10 +142,10 @@ impl App {
         let Some(dir) = self.main_dir().map(Path::to_path_buf) else {
             return Effect::NONE;
         };
-        self.out.push(Cmd::ListRuns { run_dir: dir });
+        self.asks.cmd(Cmd::ListRuns { run_dir: dir });
         if !self.runs.compare.is_empty() {
             let dirs = self.runs.compare.iter().map(|c| c.dir.clone()).collect();
-            self.out.push(Cmd::CheckDirs { dirs });
+            self.asks.cmd(Cmd::CheckDirs { dirs });
         }
         self.runs.waiting = Some(Vec::new());
         self.overlay = Overlay::Runs;
@@ -196,7 +196,7 @@ impl App {
     /// Stop drawing compared run `i` (and stop its reader), saying why.
     fn drop_compared(&mut self, i: usize, why: &str) {
         let c = self.runs.compare.remove(i);
-        self.out.push(Cmd::StopReader { tag: c.tag });
+        self.asks.cmd(Cmd::StopReader { tag: c.tag });
         self.shown.source.error = Some(format!("compared run {} removed: {why}", c.label));
         self.refresh();
     }
@@ -237,7 +237,7 @@ impl App {
             // too, nothing more will come, and the picker can no longer list it.
             Msg::SourceError(_) => {
                 let dirs = vec![self.runs.compare[i].dir.clone()];
-                self.out.push(Cmd::CheckDirs { dirs });
+                self.asks.cmd(Cmd::CheckDirs { dirs });
                 Effect::NONE
             }
             _ => Effect::NONE,
@@ -252,13 +252,13 @@ impl App {
         // A run already compared becomes the main run: stop drawing it twice.
         if let Some(i) = self.runs.compare.iter().position(|c| c.dir == dir) {
             let c = self.runs.compare.remove(i);
-            self.out.push(Cmd::StopReader { tag: c.tag });
+            self.asks.cmd(Cmd::StopReader { tag: c.tag });
         }
-        self.out.push(Cmd::StopReader {
+        self.asks.cmd(Cmd::StopReader {
             tag: self.shown.tag,
         });
         self.shown.tag = self.new_tag();
-        self.out.push(Cmd::StartReader {
+        self.asks.cmd(Cmd::StartReader {
             path: dir.clone(),
             tag: self.shown.tag,
         });
@@ -296,7 +296,7 @@ impl App {
 
     pub(crate) fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
         let tag = self.new_tag();
-        self.out.push(Cmd::StartReader { path, tag });
+        self.asks.cmd(Cmd::StartReader { path, tag });
         self.runs.compare.push(Compared {
             tag,
             dir,
@@ -392,10 +392,10 @@ impl App {
         let tag = self.new_tag();
         let cap = self.shown.max_points / 2;
         let c = &mut self.runs.compare[i];
-        self.out.push(Cmd::StopReader { tag: c.tag });
+        self.asks.cmd(Cmd::StopReader { tag: c.tag });
         c.tag = tag;
         c.run = compared_run(c.budget, cap);
-        self.out.push(Cmd::StartReader {
+        self.asks.cmd(Cmd::StartReader {
             path: c.dir.clone(),
             tag,
         });
@@ -412,7 +412,7 @@ impl App {
         }
         if let Some(i) = self.runs.compare.iter().position(|c| c.dir == entry.dir) {
             let c = self.runs.compare.remove(i);
-            self.out.push(Cmd::StopReader { tag: c.tag });
+            self.asks.cmd(Cmd::StopReader { tag: c.tag });
         } else if self.runs.compare.len() >= MAX_COMPARED {
             self.shown.source.error = Some(format!(
                 "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
