@@ -577,7 +577,7 @@ fn drive(
     // What the workspace remembers and the settings changed since the last
     // save, written before leaving (the saves the worker had queued may not have
     // run: these carry their changes too).
-    let saves = [app.workspace_save_on_quit(), app.unsaved_settings()];
+    let saves = [app.runs.workspace_save_on_quit(), app.unsaved_settings()];
     for msg in saves.into_iter().flatten().filter_map(answer) {
         match msg {
             Msg::WorkspaceWritten { error: Some(e), .. } => {

@@ -41,7 +41,7 @@ impl App {
         match self.screen.keymap.action(mode, &key) {
             Some(a) => {
                 if mode == Mode::Filter {
-                    if let Some(fx) = self.type_workspace(Some(a), None) {
+                    if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, Some(a), None)) {
                         return fx;
                     }
                 }
@@ -53,7 +53,7 @@ impl App {
                         .mods
                         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
                     {
-                        if let Some(fx) = self.type_workspace(None, Some(c)) {
+                        if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(c))) {
                             return fx;
                         }
                         self.with_filter(|f| f.push(c));
@@ -116,14 +116,15 @@ impl App {
             return self.act_inspector(a);
         }
         match self.overlay {
-            Overlay::Runs => return self.act_runs(a),
+            Overlay::Runs => return self.ws(|r, cx| r.act_picker(cx, a)),
             Overlay::Media => return self.act_media(a),
             // Its filter's keys are every filter's (below).
             Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
             Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
         }
         if matches!(self.overlay, Overlay::None) {
-            if let Some(fx) = self.act_workspace(a) {
+            let crosshair = self.charts.crosshair.is_some();
+            if let Some(fx) = self.ws(|r, cx| r.act_workspace(cx, a, crosshair)) {
                 return fx;
             }
         }
@@ -144,7 +145,9 @@ impl App {
     fn act_general(&mut self, a: Action) -> Effect {
         match a {
             Action::Quit => Effect::QUIT,
-            Action::Restart if !self.is_host() && self.restart_main() => Effect::REDRAW,
+            Action::Restart if !self.is_host() && self.ws(|r, cx| r.restart_main(cx)) => {
+                Effect::REDRAW
+            }
             _ => Effect::NONE,
         }
     }
@@ -154,7 +157,7 @@ impl App {
             Action::ToggleMedia => self.toggle_media(),
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
-            Action::PickRun => return self.open_picker(),
+            Action::PickRun => return self.ws(|r, cx| r.open_picker(cx)),
             Action::Help => {
                 self.overlay = match self.overlay {
                     Overlay::Help { .. } => Overlay::None,
@@ -198,7 +201,7 @@ impl App {
         if self.panels.focus == Pane::Left
             && !self.panels.fullscreen
             && self.screen.areas.left.is_some()
-            && !self.in_workspace_list()
+            && !self.runs.in_workspace_list()
             && self.panes.overview.step_section(forward)
         {
             return Effect::REDRAW;

@@ -39,6 +39,8 @@ mod theme;
 pub mod widget;
 pub mod workspace;
 
+use std::path::{Path, PathBuf};
+
 use ratatui::layout::Rect;
 
 use crate::msg::Msg;
@@ -54,6 +56,8 @@ pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use scroll::Limits;
 pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
+use workspace::cx::{Then, WsCx};
+use workspace::runs::Tagged;
 pub use workspace::runs::{Compared, WsTag};
 
 /// Most points one live series keeps (its ring over the window).
@@ -451,7 +455,7 @@ impl App {
             Msg::Tick(now) => {
                 let before = self.live_state();
                 self.shown.now = now;
-                let refiltered = self.workspace_tick();
+                let refiltered = self.ws(|r, cx| r.workspace_tick(cx));
                 let after = self.live_state();
                 Effect {
                     redraw: refiltered
@@ -479,17 +483,19 @@ impl App {
             Msg::RunsCounted { wandb_dir, count } => self.on_runs_counted(&wandb_dir, count),
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
-            Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
-            Msg::Indexed { wandb_dir, entries } => self.on_indexed(&wandb_dir, entries),
-            Msg::IndexProgress { wandb_dir, entries } => {
-                self.on_index_progress(&wandb_dir, entries)
+            Msg::DirsChecked { gone } => self.ws(|r, cx| r.on_dirs_checked(cx, &gone)),
+            Msg::Indexed { wandb_dir, entries } => {
+                self.ws(|r, cx| r.on_indexed(cx, &wandb_dir, entries))
             }
-            Msg::IndexUnchanged { wandb_dir } => self.on_index_unchanged(&wandb_dir),
+            Msg::IndexProgress { wandb_dir, entries } => {
+                self.ws(|r, cx| r.on_index_progress(cx, &wandb_dir, entries))
+            }
+            Msg::IndexUnchanged { wandb_dir } => self.runs.on_index_unchanged(&wandb_dir),
             Msg::SettingsWritten { generation, error } => {
                 self.on_settings_written(generation, error.as_deref())
             }
             Msg::WorkspaceWritten { generation, error } => {
-                self.on_workspace_written(generation, error.is_none())
+                self.runs.on_workspace_written(generation, error.is_none())
             }
             Msg::Procs(t) if self.is_host() => self.on_procs(&t),
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
@@ -497,6 +503,109 @@ impl App {
             Msg::Records(page) => self.on_records(*page),
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
+    }
+
+    /// Open the workspace of `wandb_dir` (see [`workspace::runs::Runs::open_workspace`]).
+    pub fn open_workspace(
+        &mut self,
+        wandb_dir: PathBuf,
+        saved: Option<crate::msg::WorkspaceSaved>,
+        main: Option<PathBuf>,
+        alone: bool,
+    ) {
+        self.ws(|r, cx| r.open_workspace(cx, wandb_dir, saved, main, alone));
+        self.settle();
+    }
+
+    /// Ask the runtime to start the main reader on a user path (see
+    /// [`App::take_cmds`]).
+    pub fn request_open(&mut self, path: PathBuf) {
+        self.asks.cmd(self.shown.start_reader(path));
+    }
+
+    /// Draw the run at `path` beside the main one (see
+    /// [`workspace::runs::Runs::request_compare`]).
+    pub fn request_compare(&mut self, path: PathBuf, dir: PathBuf) {
+        self.ws(|r, cx| r.request_compare(cx, path, dir));
+        self.settle();
+    }
+
+    /// Run one of the runs' methods with what it may see and change, then do what
+    /// it left for the router.
+    fn ws<R>(&mut self, f: impl FnOnce(&mut workspace::runs::Runs, &mut WsCx) -> R) -> R {
+        let mut cx = WsCx {
+            shown: &mut self.shown,
+            panels: &mut self.panels,
+            screen: &self.screen,
+            filter_target: &mut self.filter_target,
+            overview: &mut self.panes.overview,
+            asks: &mut self.asks,
+            then: Then::default(),
+        };
+        let out = f(&mut self.runs, &mut cx);
+        let then = cx.then;
+        if then.fresh_view {
+            self.charts.zoom.clear();
+            self.charts.grid.focus = 0;
+            self.panels.fullscreen = false;
+            self.panes.overview.home();
+            self.panes.system.scroll = 0;
+            self.panes.console.back = 0;
+        }
+        if let Some(open) = then.picker {
+            self.overlay = if open { Overlay::Runs } else { Overlay::None };
+        }
+        if then.show_runs_pane {
+            if self.screen.areas.left.is_none() {
+                self.toggle_sidebar(false);
+            }
+            if self.screen.areas.left.is_some() {
+                self.panels.focus = panels::Pane::Left;
+            }
+        }
+        if let Some(fresh) = then.overview {
+            self.sync_overview(fresh);
+        }
+        out
+    }
+
+    /// Keep the overview on its subject (see
+    /// [`workspace::runs::Runs::follow_overview`]).
+    pub(crate) fn sync_overview(&mut self, fresh: bool) {
+        if let Some(moved) = self.runs.follow_overview(fresh) {
+            self.set_overview(self.overview_rows());
+            if moved {
+                self.panes.overview.home();
+            }
+        }
+    }
+
+    /// A reader's message: the main run's applied as the router's own (then its
+    /// segments cut again after a batch), a compared run's by the runs.
+    fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
+        match self.ws(|r, cx| r.on_tagged(cx, tag, m)) {
+            Tagged::Done(fx) => fx,
+            Tagged::Main(m) => {
+                let batch = matches!(m, Msg::Run(_));
+                let fx = self.step(m);
+                if batch {
+                    self.ws(|r, cx| r.restitch_main(cx));
+                }
+                fx
+            }
+        }
+    }
+
+    /// The picker's list came: the keys that waited for it are applied.
+    fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<crate::msg::RunEntry>) -> Effect {
+        let Some(waiting) = self.runs.on_runs_listed(&mut self.shown, run_dir, runs) else {
+            return Effect::NONE;
+        };
+        let mut fx = Effect::REDRAW;
+        for a in waiting {
+            fx.quit |= self.act(a).quit;
+        }
+        fx
     }
 }
 

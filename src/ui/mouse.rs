@@ -228,7 +228,7 @@ impl App {
     /// highlighted run's overview below it, a click focuses the overview and the
     /// wheel scrolls its active section.
     fn mouse_on_runs(&mut self, pos: Position, wheel_up: Option<bool>) -> Option<Effect> {
-        if !self.in_workspace_list() || self.panels.fullscreen {
+        if !self.runs.in_workspace_list() || self.panels.fullscreen {
             return None;
         }
         let left = self.screen.areas.left.filter(|r| r.contains(pos))?;

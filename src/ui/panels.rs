@@ -93,7 +93,7 @@ impl App {
     pub fn panel_flags(&self) -> layout::PanelFlags {
         let mut f = self.panels.flags();
         f.right &= !self.charts.sys.is_empty();
-        f.wide_left = self.in_workspace_list();
+        f.wide_left = self.runs.in_workspace_list();
         if self.is_host() {
             if self.panels.auto_left {
                 f.left = self.screen.size.width >= layout::LIVE_AUTO_LEFT_W;

@@ -63,7 +63,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         charts::grid::view::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
-            if app.in_workspace_list() {
+            if app.runs.in_workspace_list() {
                 workspace::view::render_runs_pane(buf, r, app, theme);
             } else {
                 overview::view::render_left(buf, r, app, theme);

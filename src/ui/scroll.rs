@@ -75,7 +75,10 @@ impl App {
     /// rows: state, id, runtime when known, step when there is history).
     fn overview_room(&self) -> usize {
         // The workspace's list: the highlighted run's overview below it.
-        if let Some(room) = self.ws_overview_room() {
+        if let Some(room) = self
+            .runs
+            .overview_room(self.screen.areas.left, self.shown.now)
+        {
             return room;
         }
         let fixed = 2
@@ -114,7 +117,8 @@ impl App {
                 .saturating_sub(1)
                 .max(1),
             runs_page: self
-                .runs_list_area()
+                .runs
+                .list_area(self.screen.areas.left)
                 .map_or(1, layout::runs_list_rows)
                 .max(1),
             help_max: self.help_max(),

@@ -26,7 +26,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     }
     buf.set_style(area, theme.status_bar());
     let mut parts: Vec<Part> = Vec::new();
-    let ws_list = app.in_workspace_list();
+    let ws_list = app.runs.in_workspace_list();
     run_parts(app, ws_list, area.width, theme, &mut parts);
     progress_parts(app, area.width, theme, &mut parts);
     filter_parts(app, area.width, theme, &mut parts);

@@ -1603,7 +1603,7 @@ fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
     let mut a = app("many_metrics");
     let wandb = common::runs_dir().join("multi").join("wandb");
     a.open_workspace(wandb, None, None, false);
-    assert!(a.in_workspace_list());
+    assert!(a.runs.in_workspace_list());
     assert!(a.panes.overview.sections.iter().all(|s| s.len > 0));
     for _ in 0..6 {
         if a.panels.focus == Pane::Left {

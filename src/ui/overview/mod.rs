@@ -484,7 +484,7 @@ impl App {
     /// The overview's facts and sections now: of the run highlighted in the
     /// workspace's runs list while it is shown, else of the run (or the host).
     pub(super) fn overview_rows(&self) -> (Vec<Row>, SectionRows) {
-        match self.overview_subject() {
+        match self.runs.overview_subject() {
             Some(r) => index_rows(r),
             None => rows(
                 &self.shown.run,

@@ -181,7 +181,7 @@ fn an_unreadable_newest_run_is_marked_and_the_latest_readable_one_drawn_first() 
     assert!(!w.run("b").expect("b").unreadable());
     assert_eq!(w.selected, ["b"]);
     assert_eq!(
-        app.main_run_dir(),
+        app.shown.main_run_dir(),
         Some(PathBuf::from("/w/wandb/run-20260101_000300-b"))
     );
     assert!(stops(&cmds) > 0 || starts(&cmds).contains(&"run-20260101_000300-b".to_owned()));

@@ -338,7 +338,7 @@ fn opening_reads_the_latest_run_at_once_and_asks_for_the_index() {
     let (app, cmds) = app();
     assert_eq!(starts(&cmds), ["run-20260101_000400-c"]);
     assert!(cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
-    assert!(app.in_workspace_list());
+    assert!(app.runs.in_workspace_list());
     assert_eq!(app.panels.focus, Pane::Left);
 }
 
@@ -405,7 +405,7 @@ fn unselecting_the_main_run_reads_another_selected_one_as_main() {
     let fx = app.update(Msg::char(' ')); // a off
     assert!(starts(&fx.cmds).is_empty());
     assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::StopReader { .. })));
-    assert_eq!(app.main_run_dir(), None);
+    assert_eq!(app.shown.main_run_dir(), None);
 }
 
 #[test]
@@ -452,12 +452,12 @@ fn enter_shows_one_run_alone_and_esc_goes_back_to_the_list() {
     app.update(Msg::char(' ')); // b drawn beside c
     app.update(Msg::key(crossterm::event::KeyCode::Up));
     let fx = app.update(Msg::key(crossterm::event::KeyCode::Enter));
-    assert!(!app.in_workspace_list());
+    assert!(!app.runs.in_workspace_list());
     // Alone: the other run's readers stop; the main run (c) stays.
     assert!(app.runs.compare.is_empty());
     assert!(starts(&fx.cmds).is_empty());
     let fx = app.update(Msg::key(crossterm::event::KeyCode::Esc));
-    assert!(app.in_workspace_list());
+    assert!(app.runs.in_workspace_list());
     assert_eq!(starts(&fx.cmds).len(), 2);
     assert_eq!(app.panels.focus, Pane::Left);
 }
@@ -496,18 +496,18 @@ fn a_run_opened_alone_leaves_what_the_workspace_remembers_as_it_was() {
                 .any(|c| matches!(c, Cmd::SaveWorkspace { .. })),
             "{saved:?}"
         );
-        assert_eq!(app.workspace_to_save(), None, "{saved:?}");
+        assert_eq!(app.runs.workspace_to_save(), None, "{saved:?}");
     }
     // esc goes to the list: from then on the workspace is in use and saved.
     let mut app = alone(None);
     let fx = app.update(Msg::key(crossterm::event::KeyCode::Esc));
-    assert!(app.in_workspace_list());
+    assert!(app.runs.in_workspace_list());
     assert!(fx.cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
     app.update(Msg::Indexed {
         wandb_dir: PathBuf::from("/w/wandb"),
         entries: index(),
     });
-    let (_, state) = app.workspace_to_save().expect("a state to write");
+    let (_, state) = app.runs.workspace_to_save().expect("a state to write");
     assert_eq!(state.selected, ["b"]);
 }
 
@@ -693,7 +693,7 @@ fn moving_the_cursor_shows_that_run_s_overview_and_reads_nothing() {
         wandb_dir: PathBuf::from("/w/wandb"),
         entries: index(),
     });
-    let main = app.main_run_dir();
+    let main = app.shown.main_run_dir();
     let config = |app: &App| section_items(app, "Config");
     let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
     // The latest run, `c`, highlighted: its config from the index.
@@ -712,7 +712,7 @@ fn moving_the_cursor_shows_that_run_s_overview_and_reads_nothing() {
             fx.cmds
         );
         assert!(app.runs.compare.is_empty(), "{want}");
-        assert_eq!(app.main_run_dir(), main, "{want}");
+        assert_eq!(app.shown.main_run_dir(), main, "{want}");
         assert_eq!(config(&app).contains(&pair("late", "1")), late, "{want}");
         let name = app.panes.overview.facts().first().cloned();
         assert_eq!(

@@ -111,13 +111,13 @@ impl App {
     fn stats_groups(&self) -> Vec<Group<'_>> {
         let ws = self.runs.workspace.as_deref();
         let main = self.runs.main_tag.as_ref().filter(|_| ws.is_some());
-        let main_dir = self.main_run_dir();
+        let main_dir = self.shown.main_run_dir();
         let drawn = std::iter::once((
             main,
             main_dir.as_deref(),
             &self.shown.run,
             StatsRun {
-                label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
+                label: main.map_or_else(|| self.shown.run_label(), |t| t.label.clone()),
                 color: main.map_or(0, |t| t.color),
             },
         ))
