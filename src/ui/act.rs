@@ -145,7 +145,9 @@ impl App {
     fn act_general(&mut self, a: Action) -> Effect {
         match a {
             Action::Quit => Effect::QUIT,
-            Action::Restart if !self.is_host() && self.ws(|r, cx| r.restart_main(cx)) => {
+            Action::Restart
+                if !self.is_host() && self.ws(super::workspace::runs::Runs::restart_main) =>
+            {
                 Effect::REDRAW
             }
             _ => Effect::NONE,
@@ -157,7 +159,7 @@ impl App {
             Action::ToggleMedia => self.toggle_media(),
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
-            Action::PickRun => return self.ws(|r, cx| r.open_picker(cx)),
+            Action::PickRun => return self.ws(super::workspace::runs::Runs::open_picker),
             Action::Help => {
                 self.overlay = match self.overlay {
                     Overlay::Help { .. } => Overlay::None,

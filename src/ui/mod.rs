@@ -57,8 +57,8 @@ use panels::Panels;
 pub use scroll::Limits;
 pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
 use workspace::cx::{Then, WsCx};
-use workspace::runs::Tagged;
 pub use workspace::runs::{Compared, WsTag};
+use workspace::runs::{Runs, Tagged};
 
 /// Most points one live series keeps (its ring over the window).
 pub(crate) const LIVE_SERIES_CAP: usize = 4096;
@@ -455,7 +455,7 @@ impl App {
             Msg::Tick(now) => {
                 let before = self.live_state();
                 self.shown.now = now;
-                let refiltered = self.ws(|r, cx| r.workspace_tick(cx));
+                let refiltered = self.ws(Runs::workspace_tick);
                 let after = self.live_state();
                 Effect {
                     redraw: refiltered
@@ -479,7 +479,7 @@ impl App {
             Msg::Signal(_) => Effect::QUIT,
             // The runtime owns the terminal and handles these before the app.
             Msg::Suspend | Msg::Continued => Effect::NONE,
-            Msg::Tagged(tag, m) => self.on_tagged(tag, *m),
+            Msg::Tagged(tag, m) => self.on_tagged(tag, m),
             Msg::RunsCounted { wandb_dir, count } => self.on_runs_counted(&wandb_dir, count),
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
@@ -532,7 +532,7 @@ impl App {
 
     /// Run one of the runs' methods with what it may see and change, then do what
     /// it left for the router.
-    fn ws<R>(&mut self, f: impl FnOnce(&mut workspace::runs::Runs, &mut WsCx) -> R) -> R {
+    fn ws<R>(&mut self, f: impl FnOnce(&mut Runs, &mut WsCx) -> R) -> R {
         let mut cx = WsCx {
             shown: &mut self.shown,
             panels: &mut self.panels,
@@ -582,14 +582,14 @@ impl App {
 
     /// A reader's message: the main run's applied as the router's own (then its
     /// segments cut again after a batch), a compared run's by the runs.
-    fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
+    fn on_tagged(&mut self, tag: u64, m: Box<Msg>) -> Effect {
         match self.ws(|r, cx| r.on_tagged(cx, tag, m)) {
             Tagged::Done(fx) => fx,
             Tagged::Main(m) => {
-                let batch = matches!(m, Msg::Run(_));
-                let fx = self.step(m);
+                let batch = matches!(*m, Msg::Run(_));
+                let fx = self.step(*m);
                 if batch {
-                    self.ws(|r, cx| r.restitch_main(cx));
+                    self.ws(Runs::restitch_main);
                 }
                 fx
             }

@@ -136,14 +136,14 @@ impl Runs {
 
     /// Route a reader's message: the main run's goes back to the router, a
     /// compared run's is applied here, a stale one dropped.
-    pub(crate) fn on_tagged(&mut self, cx: &mut WsCx, tag: u64, m: Msg) -> Tagged {
+    pub(crate) fn on_tagged(&mut self, cx: &mut WsCx, tag: u64, m: Box<Msg>) -> Tagged {
         if tag == cx.shown.tag {
             return Tagged::Main(m);
         }
         let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
             return Tagged::Done(Effect::NONE);
         };
-        Tagged::Done(match m {
+        Tagged::Done(match *m {
             Msg::Run(b) => {
                 let budget = self.compare[i].budget;
                 apply_to(&mut self.compare[i].run, b, budget, cx.shown.max_points / 2);
@@ -292,7 +292,7 @@ impl Runs {
 #[derive(Debug)]
 pub(crate) enum Tagged {
     /// The main run's: the router applies it as its own.
-    Main(Msg),
+    Main(Box<Msg>),
     /// Applied (or dropped): what the loop is to do.
     Done(Effect),
 }
