@@ -41,7 +41,9 @@ fn run_parts(app: &App, ws_list: bool, width: u16, theme: Theme, parts: &mut Vec
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
-        crate::ui::workspace::view::status_parts(app, width, theme, &mut ws);
+        if let Some(w) = app.runs.workspace.as_deref() {
+            w.status_parts(app.filter_target, width, theme, &mut ws);
+        }
         parts.extend(workspace_parts(ws, theme));
     }
     let (state, style) = state_label(app, theme);
