@@ -604,6 +604,8 @@ impl App {
         let mut fx = Effect::REDRAW;
         for a in waiting {
             fx.quit |= self.act(a).quit;
+            // Each as if pressed now: the next sees what this one changed.
+            self.settle();
         }
         fx
     }

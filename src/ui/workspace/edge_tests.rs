@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyCode;
 
-use super::tests::{app, entry, index, starts};
+use super::app_tests::{app, starts};
+use super::tests::{entry, index};
 use super::*;
 use crate::msg::Msg;
 use crate::ui::{App, Cmd};

@@ -525,6 +525,8 @@ impl Workspace {
 }
 
 #[cfg(test)]
+mod app_tests;
+#[cfg(test)]
 mod edge_tests;
 #[cfg(test)]
 mod tests;
