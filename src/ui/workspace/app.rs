@@ -1,5 +1,6 @@
-//! The workspace's side of the app: opening it, the index as it comes, keeping the
-//! runs read in step with the selection, the keys of the runs list and its prompts.
+//! The workspace's side of the runs: opening it, the index as it comes, keeping
+//! the runs read in step with the selection, and saving what the user chose (its
+//! keys are `keys.rs`').
 
 use std::path::{Path, PathBuf};
 
