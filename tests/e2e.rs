@@ -65,7 +65,11 @@ impl Tmux {
     /// A detached tmux server of its own (socket named after the test) running `cmd`
     /// in a `w`×`h` pane.
     fn session(name: &str, dir: tempfile::TempDir, w: u16, h: u16, cmd: &[&str]) -> Self {
-        let socket = format!("leet-e2e-{name}-{}", std::process::id());
+        // Named after the test, and unique within the process: two tests that
+        // chose the same name never share (and kill) one server.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("leet-e2e-{name}-{}-{n}", std::process::id());
         let t = Self { socket, dir };
         let (w, h) = (w.to_string(), h.to_string());
         let mut args = vec!["new-session", "-d", "-s", "s", "-x", &w, "-y", &h];
