@@ -127,7 +127,7 @@ impl App {
                 return fx;
             }
         }
-        if let Some(fx) = self.act_sections(a) {
+        if let Some(fx) = self.charts.act_sections(&mut self.panels, a) {
             return fx;
         }
         match a.handler() {
@@ -262,7 +262,10 @@ impl App {
             // With the process table focused, enter monitors the selected process
             // and `/` filters the table.
             Action::Fullscreen if self.panels.focus == Pane::Procs => {
-                return self.monitor_selected();
+                return self
+                    .host
+                    .procs
+                    .monitor_selected(self.is_host(), &mut self.asks);
             }
             Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
             Action::Fullscreen => {
@@ -296,16 +299,24 @@ impl App {
 
     fn act_procs(&mut self, a: Action) -> Effect {
         match a {
-            Action::MonitorProcess => return self.monitor_selected(),
-            Action::MonitorNone => return self.monitor(None),
+            Action::MonitorProcess => {
+                return self
+                    .host
+                    .procs
+                    .monitor_selected(self.is_host(), &mut self.asks)
+            }
+            Action::MonitorNone => {
+                return super::host::procs::ProcsPane::monitor(self.is_host(), &mut self.asks, None)
+            }
             Action::CycleProcessSort => {
                 if !self.is_host() {
                     return Effect::NONE;
                 }
                 self.host.procs.sort = self.host.procs.sort.next();
                 self.host.procs.rebuild();
-                let room = self.procs_room();
-                self.host.procs.follow(room);
+                self.host
+                    .procs
+                    .follow(super::host::procs::room(self.screen.areas.procs));
             }
             Action::FilterList => {
                 if !self.is_host() {
@@ -451,7 +462,10 @@ impl App {
                 let max = self.screen.limits.console_max;
                 self.panes.console.back = scroll(self.panes.console.back.min(max), -dy, max + 1);
             }
-            Pane::Procs => self.move_proc_selection(dy, None),
+            Pane::Procs => self
+                .host
+                .procs
+                .move_selection(dy, None, self.screen.areas.procs),
             Pane::Media => {
                 self.step_media(a);
             }
@@ -515,8 +529,14 @@ impl App {
                 };
             }
             Pane::Procs => {
-                let step = signed(layout::list_page(self.procs_room()));
-                self.move_proc_selection(delta * step, abs.map(|a| a > 0));
+                let step = signed(layout::list_page(super::host::procs::room(
+                    self.screen.areas.procs,
+                )));
+                self.host.procs.move_selection(
+                    delta * step,
+                    abs.map(|a| a > 0),
+                    self.screen.areas.procs,
+                );
             }
             Pane::Media => {
                 self.step_media(a);

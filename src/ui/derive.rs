@@ -216,7 +216,8 @@ impl App {
             })
             .unwrap_or(0);
         self.charts.grid.clamp(self.charts.shown.len());
-        self.sections_refiltered(keep.is_some());
+        let host = self.is_host();
+        self.charts.sections_refiltered(host, keep.is_some());
         if self.charts.shown.is_empty() {
             self.panels.fullscreen = false;
         }

@@ -491,12 +491,30 @@ impl App {
             Msg::WorkspaceWritten { generation, error } => {
                 self.on_workspace_written(generation, error.is_none())
             }
-            Msg::Procs(t) if self.is_host() => self.on_procs(&t),
+            Msg::Procs(t) if self.is_host() => {
+                self.host.procs.on_table(&t, self.screen.areas.procs)
+            }
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
+    }
+}
+
+/// Routing to the charts, the panes and the live monitor where a message or a
+/// key changes several of them.
+impl App {
+    /// `Msg::Monitoring`: the runtime says which process tree feeds the process
+    /// metrics. Another process than before clears the process series (no chart
+    /// mixes two) and the overview's facts; the charts are grouped again.
+    fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+        if self.host.procs.set_monitored(m) {
+            host::procs::clear_process_series(&mut self.shown);
+            self.set_overview(self.overview_rows());
+        }
+        self.regroup();
+        Effect::REDRAW
     }
 }
 
