@@ -85,7 +85,7 @@ impl App {
             }
             Some(FilterTarget::Overview) => {
                 f(&mut self.panes.overview.filter);
-                self.refilter_overview();
+                self.panes.overview.refilter(true);
             }
             Some(FilterTarget::Console) => {
                 f(&mut self.panes.console.filter);
@@ -357,7 +357,7 @@ impl App {
             Action::ClearFilters => self.clear_filters(),
             Action::ClearOverviewFilter => {
                 self.panes.overview.filter.clear();
-                self.refilter_overview();
+                self.panes.overview.refilter(true);
             }
             Action::ClearSystemFilter => {
                 self.panes.system.filter.clear();
@@ -389,7 +389,7 @@ impl App {
         let keep = self.focused_key().map(str::to_owned);
         self.refilter_metrics(keep.as_deref());
         self.refilter_system();
-        self.refilter_overview();
+        self.panes.overview.refilter(true);
     }
 
     /// `y`: the focused chart's next y scale. With the system sidebar focused, its
@@ -451,7 +451,7 @@ impl App {
                 self.charts.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
-                let lay = self.overview_layout();
+                let lay = self.panes.overview.layout(self.screen.limits.overview_room);
                 self.panes.overview.scroll_by(&lay, dy);
             }
             Pane::Right => {
@@ -501,7 +501,7 @@ impl App {
                 self.charts.grid.goto_page(p, n);
             }
             Pane::Left => {
-                let lay = self.overview_layout();
+                let lay = self.panes.overview.layout(self.screen.limits.overview_room);
                 match abs {
                     Some(a) => self.panes.overview.scroll_to(&lay, a > 0),
                     None => self.panes.overview.page_by(&lay, delta),

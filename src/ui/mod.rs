@@ -505,6 +505,21 @@ impl App {
 /// Routing to the charts, the panes and the live monitor where a message or a
 /// key changes several of them.
 impl App {
+    /// The overview's facts and sections now: of the run highlighted in the
+    /// workspace's runs list while it is shown, else of the run (or the host).
+    pub(crate) fn overview_rows(&self) -> (Vec<Row>, overview::SectionRows) {
+        overview::rows_of(
+            self.overview_subject(),
+            &self.shown.run,
+            self.is_host(),
+            self.host.procs.process_keys_shown(),
+        )
+    }
+
+    pub(crate) fn set_overview(&mut self, (facts, all): (Vec<Row>, overview::SectionRows)) {
+        self.panes.overview.set(facts, all);
+    }
+
     /// `Msg::Monitoring`: the runtime says which process tree feeds the process
     /// metrics. Another process than before clears the process series (no chart
     /// mixes two) and the overview's facts; the charts are grouped again.

@@ -243,7 +243,7 @@ impl App {
         self.panels.focus = Pane::Left;
         let on_overview = overview.is_some_and(|r| r.contains(pos));
         if on_overview && wheel_up.is_some() {
-            let lay = self.overview_layout();
+            let lay = self.panes.overview.layout(self.screen.limits.overview_room);
             self.panes
                 .overview
                 .scroll_by(&lay, if wheel_up == Some(true) { -1 } else { 1 });

@@ -477,7 +477,7 @@ impl App {
         apply_filter(&mut self.panes.system.filter, &s.filters.system);
         self.charts.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
         self.refilter_metrics(None);
-        self.refilter_overview();
+        self.panes.overview.refilter(true);
         self.refilter_system();
         self.relayout();
     }
