@@ -281,7 +281,7 @@ impl App {
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
-            | Action::SmoothingDown => return self.act_smoothing(a),
+            | Action::SmoothingDown => return self.charts.act_smoothing(self.is_host(), a),
             Action::CycleGuides => self.charts.grid.guides = self.charts.grid.guides.next(),
             Action::ToggleBand => self.charts.band = !self.charts.band,
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),

@@ -497,7 +497,7 @@ impl App {
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
-            Msg::Smoothed(r) => self.on_smoothed(*r),
+            Msg::Smoothed(r) => self.charts.on_smoothed(*r, &mut self.shown.source.error),
         }
     }
 }
@@ -514,6 +514,32 @@ impl App {
             self.is_host(),
             self.host.procs.process_keys_shown(),
         )
+    }
+
+    /// The smoothing of the drawn runs: what the charts see of them.
+    fn smooth_cx(&self) -> charts::smoothing::SmoothCx<'_> {
+        charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        }
+    }
+
+    /// What chart `key` draws of `run`'s smoothed series (`run` the main run or a
+    /// compared one).
+    #[must_use]
+    pub fn smoothed_line(&self, run: &Run, key: &str) -> charts::smoothing::SmoothedLine<'_> {
+        self.charts.smoothed_line(&self.smooth_cx(), run, key)
+    }
+
+    /// Ask for the smoothed series the charts on screen lack (see
+    /// [`charts::Charts::request_smoothing`]).
+    fn request_smoothing(&mut self) {
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        let on = (&self.panels, self.screen.areas.grid);
+        self.charts.request_smoothing(&cx, on, &mut self.asks);
     }
 
     pub(crate) fn set_overview(&mut self, (facts, all): (Vec<Row>, overview::SectionRows)) {
