@@ -45,8 +45,8 @@ use crate::msg::Msg;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
 pub use cmd::Cmd;
+pub use console::ConsolePane;
 use derive::Seen;
-use filter::FilterState;
 use keymap::{Keymap, Mode};
 use layout::Areas;
 use overlay::stats;
@@ -54,6 +54,7 @@ pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use scroll::Limits;
 pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
+pub use system::SystemPane;
 pub use workspace::runs::{Compared, WsTag};
 
 /// Most points one live series keeps (its ring over the window).
@@ -140,26 +141,6 @@ pub enum Overlay {
     Stats(stats::StatsCursor),
     /// The record inspector (`i`), full screen.
     Inspector(Box<inspector::Inspector>),
-}
-
-/// The system sidebar (`]`): the run's system charts.
-#[derive(Debug, Clone, Default)]
-pub struct SystemPane {
-    /// Indices into `Charts::sys` passing the filter.
-    pub shown: Vec<usize>,
-    /// Filter of the charts (`\`).
-    pub filter: FilterState,
-    /// First chart shown.
-    pub scroll: usize,
-}
-
-/// The console pane (`4`).
-#[derive(Debug, Clone, Default)]
-pub struct ConsolePane {
-    /// Filter of the lines (`/` while the console has focus).
-    pub filter: FilterState,
-    /// Lines scrolled back from the end (0 = following the tail).
-    pub back: usize,
 }
 
 /// The side panes' own state (whether each is shown is [`Panels`]').

@@ -3,8 +3,20 @@
 
 pub(crate) mod view;
 
+use crate::ui::filter::FilterState;
 use crate::ui::widget::format;
 pub use crate::ui::widget::unit::Unit;
+
+/// The system sidebar (`]`): the run's system charts.
+#[derive(Debug, Clone, Default)]
+pub struct SystemPane {
+    /// Indices into `Charts::sys` passing the filter.
+    pub shown: Vec<usize>,
+    /// Filter of the charts (`\`).
+    pub filter: FilterState,
+    /// First chart shown.
+    pub scroll: usize,
+}
 
 /// One line of a system chart.
 #[derive(Debug, Clone, PartialEq)]
