@@ -76,12 +76,12 @@ impl App {
             // A changed filter starts again from its first match, as a search does.
             Some(FilterTarget::Metrics) => {
                 f(&mut self.charts.filter);
-                self.refilter_metrics(None);
+                self.charts.refilter(self.is_host(), None, &mut self.panels);
             }
             Some(FilterTarget::System) => {
                 f(&mut self.panes.system.filter);
                 self.panes.system.scroll = 0;
-                self.refilter_system();
+                self.panes.system.refilter(&self.charts.sys);
             }
             Some(FilterTarget::Overview) => {
                 f(&mut self.panes.overview.filter);
@@ -362,7 +362,7 @@ impl App {
             Action::ClearSystemFilter => {
                 self.panes.system.filter.clear();
                 self.panes.system.scroll = 0;
-                self.refilter_system();
+                self.panes.system.refilter(&self.charts.sys);
             }
             Action::FilterApply => {
                 self.with_filter(FilterState::apply);
@@ -387,8 +387,9 @@ impl App {
         self.host.procs.filter.clear();
         self.host.procs.rebuild();
         let keep = self.focused_key().map(str::to_owned);
-        self.refilter_metrics(keep.as_deref());
-        self.refilter_system();
+        self.charts
+            .refilter(self.is_host(), keep.as_deref(), &mut self.panels);
+        self.panes.system.refilter(&self.charts.sys);
         self.panes.overview.refilter(true);
     }
 

@@ -523,6 +523,46 @@ impl App {
         self.charts.request_smoothing(&cx, on, &mut self.asks);
     }
 
+    /// The lists derived from the run, rebuilt where what they come from changed
+    /// (see [`derive::DeriveCx::refresh`]): the chart keys, then the system charts,
+    /// then the overview's rows.
+    pub(crate) fn refresh(&mut self) {
+        let due = self.derive_cx().refresh();
+        if due.regroup {
+            self.regroup();
+        }
+        if due.overview {
+            self.set_overview(self.overview_rows());
+        }
+    }
+
+    /// Derive the chart keys again (what is charted changed, not the run).
+    pub(super) fn rederive_metrics(&mut self) {
+        self.shown.seen.forget_metric_keys();
+        self.refresh();
+    }
+
+    /// Group the system keys into charts again, laid out again when they
+    /// appeared or went; live, the grid's items follow them.
+    pub(crate) fn regroup(&mut self) {
+        if self.derive_cx().group_system() {
+            self.relayout();
+        }
+        self.derive_cx().rekey_live();
+    }
+
+    fn derive_cx(&mut self) -> derive::DeriveCx<'_> {
+        derive::DeriveCx {
+            shown: &mut self.shown,
+            compare: &self.runs.compare,
+            charts: &mut self.charts,
+            system: &mut self.panes.system,
+            procs: &self.host.procs,
+            panels: &mut self.panels,
+            grid_width: self.screen.areas.grid.width,
+        }
+    }
+
     pub(crate) fn set_overview(&mut self, (facts, all): (Vec<Row>, overview::SectionRows)) {
         self.panes.overview.set(facts, all);
     }
