@@ -9,6 +9,7 @@ pub(crate) mod group;
 pub(crate) mod model;
 pub mod sections;
 pub mod smoothing;
+pub(crate) mod status;
 pub mod xaxis;
 
 use std::collections::BTreeMap;

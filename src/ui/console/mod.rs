@@ -5,6 +5,8 @@
 pub(crate) mod view;
 
 use crate::ui::filter::FilterState;
+use crate::ui::scroll::ConsoleView;
+use crate::ui::status::FilterStatus;
 
 /// The console pane (`4`).
 #[derive(Debug, Clone, Default)]
@@ -13,4 +15,17 @@ pub struct ConsolePane {
     pub filter: FilterState,
     /// Lines scrolled back from the end (0 = following the tail).
     pub back: usize,
+}
+
+impl ConsolePane {
+    /// The lines' filter, with how many of the lines the pane shows (`view`)
+    /// pass it: the status bar's while it is typed.
+    pub(crate) fn filter_status(&self, view: &ConsoleView<'_>) -> FilterStatus<'_> {
+        FilterStatus {
+            filter: &self.filter,
+            sigil: '/',
+            label: "/",
+            count: format!("[{}/{} lines]", view.len(), view.total()),
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! after each sample; a reading that is missing stays `None` (drawn as `–`).
 
 pub mod procs;
+pub(crate) mod status;
 pub(crate) mod view;
 
 use serde_json::{Map, Value};

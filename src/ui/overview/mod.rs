@@ -3,6 +3,7 @@
 //! its own, through the overview filter (`o`).
 
 use super::filter::FilterState;
+use super::status::FilterStatus;
 use super::workspace::WsRun;
 use crate::store::Run;
 
@@ -466,6 +467,28 @@ impl OverviewPane {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The overview's filter (`o`), with its match counts per section (only while
+    /// typed or in force) and the raw number of a time that matches (the sidebar
+    /// shows it as a date).
+    pub(crate) fn filter_status(&self) -> FilterStatus<'_> {
+        let mut count = format!("[{}]", self.filter_counts());
+        if self.filter.is_active() {
+            let times = self.filtered_times();
+            if let Some((k, t)) = times.first() {
+                count.push_str(&format!(" {k} = {}", Row::raw_time(*t)));
+                if times.len() > 1 {
+                    count.push_str(&format!(" (+{} more)", times.len() - 1));
+                }
+            }
+        }
+        FilterStatus {
+            filter: &self.filter,
+            sigil: 'o',
+            label: "overview: ",
+            count,
+        }
     }
 
     /// Per-section match counts for the filter prompt, as `wandb leet` writes them

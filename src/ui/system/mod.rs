@@ -4,6 +4,7 @@
 pub(crate) mod view;
 
 use crate::ui::filter::FilterState;
+use crate::ui::status::FilterStatus;
 use crate::ui::widget::format;
 pub use crate::ui::widget::unit::Unit;
 
@@ -16,6 +17,18 @@ pub struct SystemPane {
     pub filter: FilterState,
     /// First chart shown.
     pub scroll: usize,
+}
+
+impl SystemPane {
+    /// The charts' filter (`\`), with how many of the `all` system charts pass it.
+    pub(crate) fn filter_status(&self, all: usize) -> FilterStatus<'_> {
+        FilterStatus {
+            filter: &self.filter,
+            sigil: '\\',
+            label: "\\",
+            count: format!("[{}/{all}]", self.shown.len()),
+        }
+    }
 }
 
 /// One line of a system chart.
