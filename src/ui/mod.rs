@@ -497,19 +497,15 @@ impl App {
         )
     }
 
-    /// The smoothing of the drawn runs: what the charts see of them.
-    fn smooth_cx(&self) -> charts::smoothing::SmoothCx<'_> {
-        charts::smoothing::SmoothCx {
-            shown: &self.shown,
-            compare: &self.runs.compare,
-        }
-    }
-
     /// What chart `key` draws of `run`'s smoothed series (`run` the main run or a
     /// compared one).
     #[must_use]
     pub fn smoothed_line(&self, run: &Run, key: &str) -> charts::smoothing::SmoothedLine<'_> {
-        self.charts.smoothed_line(&self.smooth_cx(), run, key)
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        self.charts.smoothed_line(&cx, run, key)
     }
 
     /// Ask for the smoothed series the charts on screen lack (see
