@@ -306,7 +306,7 @@ impl App {
                     .monitor_selected(self.is_host(), &mut self.asks)
             }
             Action::MonitorNone => {
-                return super::host::procs::ProcsPane::monitor(self.is_host(), &mut self.asks, None)
+                return super::host::procs::monitor(self.is_host(), &mut self.asks, None)
             }
             Action::CycleProcessSort => {
                 if !self.is_host() {

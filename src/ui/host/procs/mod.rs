@@ -226,6 +226,16 @@ pub(crate) fn clear_process_series(shown: &mut Shown) {
     run.system = fresh;
 }
 
+/// Ask the runtime to monitor process `pid` (`None`: none), in the live monitor
+/// (`host`) only.
+pub(in crate::ui) fn monitor(host: bool, asks: &mut Asks, pid: Option<u32>) -> Effect {
+    if !host {
+        return Effect::NONE;
+    }
+    asks.cmd(Cmd::Monitor { pid });
+    Effect::REDRAW
+}
+
 /// The table's messages, keys and clicks: what it sees besides its own state is
 /// the area it is drawn in, whether this is the live monitor (`host`), and the
 /// panels (a click focuses it); what it asks for is the process to monitor.
@@ -248,20 +258,10 @@ impl ProcsPane {
         changed
     }
 
-    /// Ask the runtime to monitor process `pid` (`None`: none), in the live
-    /// monitor only.
-    pub(in crate::ui) fn monitor(host: bool, asks: &mut Asks, pid: Option<u32>) -> Effect {
-        if !host {
-            return Effect::NONE;
-        }
-        asks.cmd(Cmd::Monitor { pid });
-        Effect::REDRAW
-    }
-
     /// Ask the runtime to monitor the selected process.
     pub(in crate::ui) fn monitor_selected(&self, host: bool, asks: &mut Asks) -> Effect {
         match self.selected().map(|r| r.pid) {
-            Some(pid) => Self::monitor(host, asks, Some(pid)),
+            Some(pid) => monitor(host, asks, Some(pid)),
             None => Effect::NONE,
         }
     }
