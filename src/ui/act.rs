@@ -314,9 +314,7 @@ impl App {
                 }
                 self.host.procs.sort = self.host.procs.sort.next();
                 self.host.procs.rebuild();
-                self.host
-                    .procs
-                    .follow(super::host::procs::room(self.screen.areas.procs));
+                self.host.procs.keep_in_view(self.screen.areas.procs);
             }
             Action::FilterList => {
                 if !self.is_host() {

@@ -27,6 +27,9 @@ use crate::ui::source::{Shown, SourceState};
 use crate::ui::widget::fit::{fit, width};
 use crate::ui::widget::format;
 use crate::ui::{App, FilterTarget, Overlay};
+use part::{FilterStatus, Part};
+
+pub(crate) mod part;
 
 pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
@@ -122,18 +125,6 @@ fn source_parts(source: &SourceState, theme: Theme, parts: &mut Vec<Part>) {
             )
         });
     }
-}
-
-/// A filter as the status bar shows it, as the feature it filters describes it:
-/// typed (after its sigil) or in force (after its label), with its match count.
-pub(crate) struct FilterStatus<'a> {
-    pub filter: &'a FilterState,
-    /// Before the draft being typed: `/`, `\`, `o`.
-    pub sigil: char,
-    /// Before the text in force: `/`, `overview: `, `processes /`.
-    pub label: &'static str,
-    /// How much passes it: `[3/40]`, `[12 processes]`.
-    pub count: String,
 }
 
 /// The filter being typed (its prompt, then its error or its keys), or the
@@ -293,41 +284,6 @@ const HINT_PRIO: u8 = 3;
 
 /// The narrowest a part is cut to (`…` included); narrower, it goes.
 const MIN_CUT: usize = 10;
-
-/// One part of the bar.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Part {
-    text: String,
-    style: Style,
-    /// 0 stays whatever the width; higher goes first.
-    prio: u8,
-    /// May be cut to fit (a name, an error); else shown whole or not at all.
-    cut: bool,
-    /// Continues the part before it, with no bar between (its detail): goes with
-    /// it, and before it (a higher `prio`).
-    glue: bool,
-}
-
-impl Part {
-    /// A part shown whole or not at all; `prio` 0 stays, higher goes first.
-    pub(crate) fn whole(text: String, style: Style, prio: u8) -> Self {
-        Self {
-            text,
-            style,
-            prio,
-            cut: false,
-            glue: false,
-        }
-    }
-
-    /// A part that may be cut to fit (a name, an error).
-    pub(crate) fn cut(text: String, style: Style, prio: u8) -> Self {
-        Self {
-            cut: true,
-            ..Self::whole(text, style, prio)
-        }
-    }
-}
 
 /// The workspace's parts: where (whole), its help text (dim: whole or gone),
 /// the rest cut to fit.

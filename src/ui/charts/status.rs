@@ -3,7 +3,7 @@
 
 use super::Charts;
 use crate::text::sanitize;
-use crate::ui::status::{FilterStatus, Part};
+use crate::ui::status::part::{FilterStatus, Part};
 use crate::ui::theme::Theme;
 use crate::ui::Pending;
 

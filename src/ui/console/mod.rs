@@ -6,7 +6,7 @@ pub(crate) mod view;
 
 use crate::ui::filter::FilterState;
 use crate::ui::scroll::ConsoleView;
-use crate::ui::status::FilterStatus;
+use crate::ui::status::part::FilterStatus;
 
 /// The console pane (`4`).
 #[derive(Debug, Clone, Default)]

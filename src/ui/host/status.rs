@@ -3,7 +3,7 @@
 
 use super::procs::ProcsPane;
 use super::Host;
-use crate::ui::status::{FilterStatus, Part};
+use crate::ui::status::part::{FilterStatus, Part};
 use crate::ui::theme::Theme;
 
 impl Host {

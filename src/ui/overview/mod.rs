@@ -3,7 +3,7 @@
 //! its own, through the overview filter (`o`).
 
 use super::filter::FilterState;
-use super::status::FilterStatus;
+use super::status::part::FilterStatus;
 use super::workspace::WsRun;
 use crate::store::Run;
 

@@ -4,7 +4,7 @@
 pub(crate) mod view;
 
 use crate::ui::filter::FilterState;
-use crate::ui::status::FilterStatus;
+use crate::ui::status::part::FilterStatus;
 use crate::ui::widget::format;
 pub use crate::ui::widget::unit::Unit;
 

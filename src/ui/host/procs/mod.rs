@@ -243,8 +243,13 @@ impl ProcsPane {
     /// `Msg::Procs`: a scan, the selection kept in view of the table in `area`.
     pub(in crate::ui) fn on_table(&mut self, t: &ProcTable, area: Option<Rect>) -> Effect {
         self.set_table(t);
-        self.follow(room(area));
+        self.keep_in_view(area);
         Effect::REDRAW
+    }
+
+    /// Scroll so that the selection shows in the table drawn in `area`.
+    pub(in crate::ui) fn keep_in_view(&mut self, area: Option<Rect>) {
+        self.follow(room(area));
     }
 
     /// The runtime says which process tree feeds the process metrics; true when
@@ -282,7 +287,7 @@ impl ProcsPane {
                 .saturating_add_signed(delta)
                 .min(n.saturating_sub(1)),
         };
-        self.follow(room(area));
+        self.keep_in_view(area);
     }
 
     /// A click at row `row_y` of the table drawn in `area`: the row under it is
