@@ -142,8 +142,7 @@ impl DeriveCx<'_> {
         let focused = self.charts.focused_key().map(str::to_owned);
         self.charts.metric_keys = keys;
         let host = self.host();
-        self.charts
-            .refilter(host, focused.as_deref(), &mut *self.panels);
+        self.charts.refilter(host, focused.as_deref(), self.panels);
     }
 
     /// Group the system keys into charts again (new keys, or in the live monitor
@@ -173,8 +172,7 @@ impl DeriveCx<'_> {
             .then(|| self.charts.focused_key().map(str::to_owned))
             .flatten();
         self.charts.metric_keys = system::chart_ids(&self.charts.sys);
-        self.charts
-            .refilter(true, focused.as_deref(), &mut *self.panels);
+        self.charts.refilter(true, focused.as_deref(), self.panels);
     }
 
     /// The live monitor's charts: while a process is monitored, the process tree's
