@@ -282,3 +282,56 @@ impl SystemPane {
         self.scroll = self.scroll.min(self.shown.len().saturating_sub(1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::{App, Options};
+
+    #[test]
+    fn refresh_says_what_is_due_only_when_its_inputs_changed() {
+        let mut app = App::new(Options::default());
+        assert_eq!(app.derive_cx().refresh(), Due::default());
+        app.shown.run.system.push("system.cpu", 1.0, 5.0);
+        assert_eq!(
+            app.derive_cx().refresh(),
+            Due {
+                regroup: true,
+                overview: false
+            }
+        );
+        assert_eq!(app.derive_cx().refresh(), Due::default());
+        app.shown.run.counts.by_type.insert("config", 1);
+        assert_eq!(
+            app.derive_cx().refresh(),
+            Due {
+                regroup: false,
+                overview: true
+            }
+        );
+    }
+
+    #[test]
+    fn new_metric_keys_are_charted_and_hidden_ones_counted() {
+        let mut app = App::new(Options::default());
+        app.shown.run.metrics.push("loss", 1.0, 0.5);
+        app.shown.run.metrics.push("_runtime", 1.0, 3.0);
+        app.derive_cx().refresh();
+        assert_eq!(app.charts.metric_keys, ["loss"]);
+        assert_eq!(app.charts.shown, [0]);
+    }
+
+    #[test]
+    fn a_process_chart_title_keeps_the_pid_before_the_command() {
+        let cmd = "python train.py --config big.yaml";
+        assert_eq!(
+            process_title("CPU Utilization", 42, cmd, 48),
+            "Process CPU Utilization: python train.py… (42)"
+        );
+        assert_eq!(process_title("Memory", 42, cmd, 26), "Process Memory (42)");
+        assert_eq!(
+            process_title("GPU Process Memory", 42, cmd, 10),
+            "Process GPU Memory"
+        );
+    }
+}
