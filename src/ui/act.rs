@@ -76,16 +76,16 @@ impl App {
             // A changed filter starts again from its first match, as a search does.
             Some(FilterTarget::Metrics) => {
                 f(&mut self.charts.filter);
-                self.refilter_metrics(None);
+                self.charts.refilter(self.is_host(), None, &mut self.panels);
             }
             Some(FilterTarget::System) => {
                 f(&mut self.panes.system.filter);
                 self.panes.system.scroll = 0;
-                self.refilter_system();
+                self.panes.system.refilter(&self.charts.sys);
             }
             Some(FilterTarget::Overview) => {
                 f(&mut self.panes.overview.filter);
-                self.refilter_overview();
+                self.panes.overview.refilter(true);
             }
             Some(FilterTarget::Console) => {
                 f(&mut self.panes.console.filter);
@@ -128,7 +128,7 @@ impl App {
                 return fx;
             }
         }
-        if let Some(fx) = self.act_sections(a) {
+        if let Some(fx) = self.charts.act_sections(&mut self.panels, a) {
             return fx;
         }
         match a.handler() {
@@ -267,7 +267,10 @@ impl App {
             // With the process table focused, enter monitors the selected process
             // and `/` filters the table.
             Action::Fullscreen if self.panels.focus == Pane::Procs => {
-                return self.monitor_selected();
+                return self
+                    .host
+                    .procs
+                    .monitor_selected(self.is_host(), &mut self.asks);
             }
             Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
             Action::Fullscreen => {
@@ -283,7 +286,7 @@ impl App {
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
-            | Action::SmoothingDown => return self.act_smoothing(a),
+            | Action::SmoothingDown => return self.charts.act_smoothing(self.is_host(), a),
             Action::CycleGuides => self.charts.grid.guides = self.charts.grid.guides.next(),
             Action::ToggleBand => self.charts.band = !self.charts.band,
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
@@ -301,16 +304,22 @@ impl App {
 
     fn act_procs(&mut self, a: Action) -> Effect {
         match a {
-            Action::MonitorProcess => return self.monitor_selected(),
-            Action::MonitorNone => return self.monitor(None),
+            Action::MonitorProcess => {
+                return self
+                    .host
+                    .procs
+                    .monitor_selected(self.is_host(), &mut self.asks)
+            }
+            Action::MonitorNone => {
+                return super::host::procs::monitor(self.is_host(), &mut self.asks, None)
+            }
             Action::CycleProcessSort => {
                 if !self.is_host() {
                     return Effect::NONE;
                 }
                 self.host.procs.sort = self.host.procs.sort.next();
                 self.host.procs.rebuild();
-                let room = self.procs_room();
-                self.host.procs.follow(room);
+                self.host.procs.keep_in_view(self.screen.areas.procs);
             }
             Action::FilterList => {
                 if !self.is_host() {
@@ -351,12 +360,12 @@ impl App {
             Action::ClearFilters => self.clear_filters(),
             Action::ClearOverviewFilter => {
                 self.panes.overview.filter.clear();
-                self.refilter_overview();
+                self.panes.overview.refilter(true);
             }
             Action::ClearSystemFilter => {
                 self.panes.system.filter.clear();
                 self.panes.system.scroll = 0;
-                self.refilter_system();
+                self.panes.system.refilter(&self.charts.sys);
             }
             Action::FilterApply => {
                 self.with_filter(FilterState::apply);
@@ -381,9 +390,10 @@ impl App {
         self.host.procs.filter.clear();
         self.host.procs.rebuild();
         let keep = self.focused_key().map(str::to_owned);
-        self.refilter_metrics(keep.as_deref());
-        self.refilter_system();
-        self.refilter_overview();
+        self.charts
+            .refilter(self.is_host(), keep.as_deref(), &mut self.panels);
+        self.panes.system.refilter(&self.charts.sys);
+        self.panes.overview.refilter(true);
     }
 
     /// `y`: the focused chart's next y scale. With the system sidebar focused, its
@@ -445,7 +455,7 @@ impl App {
                 self.charts.grid.step(dx + dy * cols, n);
             }
             Pane::Left => {
-                let lay = self.overview_layout();
+                let lay = self.panes.overview.layout(self.screen.limits.overview_room);
                 self.panes.overview.scroll_by(&lay, dy);
             }
             Pane::Right => {
@@ -456,7 +466,10 @@ impl App {
                 let max = self.screen.limits.console_max;
                 self.panes.console.back = scroll(self.panes.console.back.min(max), -dy, max + 1);
             }
-            Pane::Procs => self.move_proc_selection(dy, None),
+            Pane::Procs => self
+                .host
+                .procs
+                .move_selection(dy, None, self.screen.areas.procs),
             Pane::Media => {
                 self.step_media(a);
             }
@@ -492,7 +505,7 @@ impl App {
                 self.charts.grid.goto_page(p, n);
             }
             Pane::Left => {
-                let lay = self.overview_layout();
+                let lay = self.panes.overview.layout(self.screen.limits.overview_room);
                 match abs {
                     Some(a) => self.panes.overview.scroll_to(&lay, a > 0),
                     None => self.panes.overview.page_by(&lay, delta),
@@ -520,8 +533,14 @@ impl App {
                 };
             }
             Pane::Procs => {
-                let step = signed(layout::list_page(self.procs_room()));
-                self.move_proc_selection(delta * step, abs.map(|a| a > 0));
+                let step = signed(layout::list_page(super::host::procs::room(
+                    self.screen.areas.procs,
+                )));
+                self.host.procs.move_selection(
+                    delta * step,
+                    abs.map(|a| a > 0),
+                    self.screen.areas.procs,
+                );
             }
             Pane::Media => {
                 self.step_media(a);

@@ -47,8 +47,8 @@ use crate::msg::Msg;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
 pub use cmd::Cmd;
+pub use console::ConsolePane;
 use derive::Seen;
-use filter::FilterState;
 use keymap::{Keymap, Mode};
 use layout::Areas;
 use overlay::stats;
@@ -57,6 +57,7 @@ use panels::Panels;
 pub use scroll::Limits;
 pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
 use workspace::cx::{Then, WsCx};
+pub use system::SystemPane;
 pub use workspace::runs::{Compared, WsTag};
 use workspace::runs::{Runs, Tagged};
 
@@ -144,26 +145,6 @@ pub enum Overlay {
     Stats(stats::StatsCursor),
     /// The record inspector (`i`), full screen.
     Inspector(Box<inspector::Inspector>),
-}
-
-/// The system sidebar (`]`): the run's system charts.
-#[derive(Debug, Clone, Default)]
-pub struct SystemPane {
-    /// Indices into `Charts::sys` passing the filter.
-    pub shown: Vec<usize>,
-    /// Filter of the charts (`\`).
-    pub filter: FilterState,
-    /// First chart shown.
-    pub scroll: usize,
-}
-
-/// The console pane (`4`).
-#[derive(Debug, Clone, Default)]
-pub struct ConsolePane {
-    /// Filter of the lines (`/` while the console has focus).
-    pub filter: FilterState,
-    /// Lines scrolled back from the end (0 = following the tail).
-    pub back: usize,
 }
 
 /// The side panes' own state (whether each is shown is [`Panels`]').
@@ -497,11 +478,13 @@ impl App {
             Msg::WorkspaceWritten { generation, error } => {
                 self.runs.on_workspace_written(generation, error.is_none())
             }
-            Msg::Procs(t) if self.is_host() => self.on_procs(&t),
+            Msg::Procs(t) if self.is_host() => {
+                self.host.procs.on_table(&t, self.screen.areas.procs)
+            }
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
             Msg::Records(page) => self.on_records(*page),
-            Msg::Smoothed(r) => self.on_smoothed(*r),
+            Msg::Smoothed(r) => self.charts.on_smoothed(*r, &mut self.shown.source.error),
         }
     }
 
@@ -608,6 +591,99 @@ impl App {
             self.settle();
         }
         fx
+    }
+}
+
+/// Routing to the charts, the panes and the live monitor where a message or a
+/// key changes several of them.
+impl App {
+    /// The overview's facts and sections now: of the run highlighted in the
+    /// workspace's runs list while it is shown, else of the run (or the host).
+    pub(crate) fn overview_rows(&self) -> (Vec<Row>, overview::SectionRows) {
+        overview::rows_of(
+            self.runs.overview_subject(),
+            &self.shown.run,
+            self.is_host(),
+            self.host.procs.process_keys_shown(),
+        )
+    }
+
+    /// What chart `key` draws of `run`'s smoothed series (`run` the main run or a
+    /// compared one).
+    #[must_use]
+    pub fn smoothed_line(&self, run: &Run, key: &str) -> charts::smoothing::SmoothedLine<'_> {
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        self.charts.smoothed_line(&cx, run, key)
+    }
+
+    /// Ask for the smoothed series the charts on screen lack (see
+    /// [`charts::Charts::request_smoothing`]).
+    fn request_smoothing(&mut self) {
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        let on = (&self.panels, self.screen.areas.grid);
+        self.charts.request_smoothing(&cx, on, &mut self.asks);
+    }
+
+    /// The lists derived from the run, rebuilt where what they come from changed
+    /// (see [`derive::DeriveCx::refresh`]): the chart keys, then the system charts,
+    /// then the overview's rows.
+    pub(crate) fn refresh(&mut self) {
+        let due = self.derive_cx().refresh();
+        if due.regroup {
+            self.regroup();
+        }
+        if due.overview {
+            self.set_overview(self.overview_rows());
+        }
+    }
+
+    /// Derive the chart keys again (what is charted changed, not the run).
+    pub(super) fn rederive_metrics(&mut self) {
+        self.shown.seen.forget_metric_keys();
+        self.refresh();
+    }
+
+    /// Group the system keys into charts again, laid out again when they
+    /// appeared or went; live, the grid's items follow them.
+    pub(crate) fn regroup(&mut self) {
+        if self.derive_cx().group_system() {
+            self.relayout();
+        }
+        self.derive_cx().rekey_live();
+    }
+
+    fn derive_cx(&mut self) -> derive::DeriveCx<'_> {
+        derive::DeriveCx {
+            shown: &mut self.shown,
+            compare: &self.runs.compare,
+            charts: &mut self.charts,
+            system: &mut self.panes.system,
+            procs: &self.host.procs,
+            panels: &mut self.panels,
+            grid_width: self.screen.areas.grid.width,
+        }
+    }
+
+    pub(crate) fn set_overview(&mut self, (facts, all): (Vec<Row>, overview::SectionRows)) {
+        self.panes.overview.set(facts, all);
+    }
+
+    /// `Msg::Monitoring`: the runtime says which process tree feeds the process
+    /// metrics. Another process than before clears the process series (no chart
+    /// mixes two) and the overview's facts; the charts are grouped again.
+    fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+        if self.host.procs.set_monitored(m) {
+            host::procs::clear_process_series(&mut self.shown);
+            self.set_overview(self.overview_rows());
+        }
+        self.regroup();
+        Effect::REDRAW
     }
 }
 

@@ -32,7 +32,10 @@ impl App {
             // The chart drawn over the whole body (see `ui::render::render_buffer`).
             Some((self.charts.grid.focus, self.screen.areas.body))
         } else if self.charts.grid.sectioned() {
-            match self.section_slot_at(pos)? {
+            match self
+                .charts
+                .section_slot_at(&self.panels, self.screen.areas.grid, pos)?
+            {
                 (r, crate::ui::charts::sections::Slot::Chart(i)) => Some((i, r)),
                 (_, crate::ui::charts::sections::Slot::Header { .. }) => None,
             }
@@ -131,10 +134,12 @@ impl App {
             return fx;
         }
         // A click on a section header toggles the section.
-        if let (None, Some((_, crate::ui::charts::sections::Slot::Header { sec, .. }))) =
-            (zoom_in, self.section_slot_at(pos))
-        {
-            return self.click_section(sec);
+        if let (None, Some((_, crate::ui::charts::sections::Slot::Header { sec, .. }))) = (
+            zoom_in,
+            self.charts
+                .section_slot_at(&self.panels, self.screen.areas.grid, pos),
+        ) {
+            return self.charts.click_section(&mut self.panels, sec);
         }
         // Which chart is under the pointer?
         let hit = self.chart_at(pos);
@@ -147,7 +152,9 @@ impl App {
                     self.panels.focus = Pane::Grid;
                 } else if self.screen.areas.procs.is_some_and(|r| r.contains(pos)) {
                     // A click on a row selects it (the same rows the view draws).
-                    self.click_proc(pos.y);
+                    self.host
+                        .procs
+                        .click(self.screen.areas.procs, pos.y, &mut self.panels);
                 } else if let Some(p) = self.pane_at(pos) {
                     self.panels.focus = p;
                 } else {
@@ -236,7 +243,7 @@ impl App {
         self.panels.focus = Pane::Left;
         let on_overview = overview.is_some_and(|r| r.contains(pos));
         if on_overview && wheel_up.is_some() {
-            let lay = self.overview_layout();
+            let lay = self.panes.overview.layout(self.screen.limits.overview_room);
             self.panes
                 .overview
                 .scroll_by(&lay, if wheel_up == Some(true) { -1 } else { 1 });

@@ -177,8 +177,7 @@ impl App {
             }
         }
         // The process table's selection stays in view at the new height.
-        let room = self.procs_room();
-        self.host.procs.follow(room);
+        self.host.procs.keep_in_view(self.screen.areas.procs);
         if self.is_host() && self.host.procs.monitored.is_some() {
             // The process charts' titles are shortened to the new cell width (this
             // lays out again only if the charts appear or vanish, which they do not).

@@ -55,7 +55,7 @@ impl ConsoleView<'_> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Lines of the overview below its title and pinned rows, which its facts and
-    /// sections share ([`App::overview_layout`]).
+    /// sections share ([`OverviewPane::layout`](crate::ui::OverviewPane::layout)).
     pub overview_room: usize,
     /// System charts on one page of the sidebar.
     pub system_page: usize,

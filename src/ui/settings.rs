@@ -476,9 +476,9 @@ impl App {
         apply_filter(&mut self.panes.overview.filter, &s.filters.overview);
         apply_filter(&mut self.panes.system.filter, &s.filters.system);
         self.charts.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
-        self.refilter_metrics(None);
-        self.refilter_overview();
-        self.refilter_system();
+        self.charts.refilter(self.is_host(), None, &mut self.panels);
+        self.panes.overview.refilter(true);
+        self.panes.system.refilter(&self.charts.sys);
         self.relayout();
     }
 
