@@ -365,9 +365,11 @@ impl InspectArgs {
 pub struct ExportArgs {
     /// A .wandb file, run directory, wandb or project directory (default: .).
     pub path: Option<PathBuf>,
-    /// Output format: csv, jsonl or parquet.
-    #[arg(long, default_value = "csv", value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
-    pub format: crate::inspect::export::Format,
+    /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
+    /// .csv, .jsonl or .json, .parquet or .pq; else csv). A format that FILE's
+    /// extension contradicts is an error (exit status 2).
+    #[arg(long, value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
+    pub format: Option<crate::inspect::export::Format>,
     /// One row per point instead of one per step, with the columns
     /// _step,_runtime,_timestamp,key,value (with --system: _timestamp,key,value;
     /// with --smoothing, a smoothed column after value).

@@ -626,7 +626,7 @@ fn help_states_where_leet_looks_without_a_path() {
 }
 
 #[test]
-fn no_run_here_nor_under_wandb_dir_fails_in_one_line_naming_both() {
+fn no_run_here_nor_under_wandb_dir_fails_naming_both_then_what_to_do_next() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-root");
     let out = leet()
@@ -637,7 +637,15 @@ fn no_run_here_nor_under_wandb_dir_fails_in_one_line_naming_both() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty(), "no terminal setup was written");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
+    // The error on one line, what to do next on the second.
+    assert_eq!(err.lines().count(), 2, "{err}");
+    let next = err.lines().nth(1).unwrap();
+    assert!(
+        next.starts_with("leet: to go on, point leet at a run")
+            && next.contains("WANDB_DIR")
+            && next.contains("`leet --live`"),
+        "{err}"
+    );
     let here = std::fs::canonicalize(dir.path()).unwrap();
     assert!(
         err.starts_with(&format!(

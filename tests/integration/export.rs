@@ -146,6 +146,8 @@ fn from_parquet(path: &Path) -> Rows {
                 .get_column_iter()
                 .filter_map(|(k, f)| match f {
                     Field::Double(v) => Some((k.clone(), *v)),
+                    // A column of integers (`_step`, a counter) is INT64.
+                    Field::Long(v) => Some((k.clone(), *v as f64)),
                     Field::Null => None,
                     other => panic!("{k}: {other:?}"),
                 })
