@@ -178,8 +178,7 @@ pub enum Command {
     Sample(SampleArgs),
     /// Serve the sampled metrics to Prometheus over HTTP (GET /metrics).
     Serve(ServeArgs),
-    /// Print a shell completion script (e.g. `leet completions bash >
-    /// ~/.local/share/bash-completion/completions/leet`).
+    /// Print a shell completion script for bash, zsh or fish (README: Install).
     Completions {
         #[arg(value_enum)]
         shell: Shell,

@@ -252,12 +252,13 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest sampling interval accepted (one day).
 pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
 
-/// Parse an interval like `1s`, `500ms`, `2m`, `1h`, `0.5` (seconds), between
-/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`].
+/// Parse an interval like `1s`, `500ms`, `2m`, `1m30s`, `0.5` (seconds), between
+/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`]: the duration syntax of every leet flag
+/// ([`leet_text::duration`]).
 ///
 /// # Errors
-/// Text that is not a number with an optional unit, or a value outside the bounds
-/// (NaN, infinite, negative, zero, too short or too long).
+/// Text that is not a duration, or a value outside the bounds (zero, too short or
+/// too long); never a panic.
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
     leet_text::duration::parse_within(s, MIN_INTERVAL, MAX_INTERVAL)
 }
