@@ -162,7 +162,7 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
     Options {
         keymap,
         stale_after: args.stale_after as f64,
-        color,
+        color: color && !args.no_color,
         true_color,
         max_points: args.max_points,
     }

@@ -8,7 +8,6 @@ use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use leet::msg::Msg;
@@ -73,7 +72,7 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
 /// [`expected`] of the rows of `run_dir` before step `cut` (all: None), pushed
 /// after those already in `stats` (a resumed run's earlier segments).
 fn expected_into(stats: &mut BTreeMap<String, Expect>, run_dir: &Path, cut: Option<f64>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = crate::common::isolated::leet()
         .args(["inspect", "--json"])
         .arg(run_dir)
         .output()
