@@ -33,9 +33,9 @@ impl App {
                 return Effect::REDRAW;
             }
         }
-        // The x axis's metric picker takes the keys while open.
-        if self.charts.xaxis.picker.is_some() {
-            return self.picker_key(&key);
+        // An overlay typed into (the x axis's metric picker) takes the keys.
+        if let Some(fx) = self.key_overlay(&key) {
+            return fx;
         }
         let mode = self.mode();
         match self.screen.keymap.action(mode, &key) {
@@ -103,7 +103,11 @@ impl App {
                     c.refiltered();
                 }
             }
-            Some(FilterTarget::Records) => self.with_records_filter(f),
+            Some(FilterTarget::Records) => {
+                if let Some(i) = self.overlay.inspector_mut() {
+                    i.with_filter(f, self.screen.size, &mut self.asks);
+                }
+            }
             // Typed through `type_workspace`.
             Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
@@ -111,16 +115,8 @@ impl App {
 
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
-        // Typing into its filter goes through the filter's actions below.
-        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
-            return self.act_inspector(a);
-        }
-        match self.overlay {
-            Overlay::Runs => return self.act_runs(a),
-            Overlay::Media => return self.act_media(a),
-            // Its filter's keys are every filter's (below).
-            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
+        if let Some(fx) = self.act_overlay(a) {
+            return fx;
         }
         if matches!(self.overlay, Overlay::None) {
             if let Some(fx) = self.act_workspace(a) {
@@ -273,8 +269,8 @@ impl App {
             }
             Action::CycleYScale => return self.cycle_y_scale(),
             Action::CycleXAxis => return self.cycle_x_axis(),
-            Action::XAxisToAll => return self.x_axis_to_all(),
-            Action::ToggleLogX => return self.toggle_log_x(),
+            Action::XAxisToAll => return self.charts.x_axis_to_all(self.is_host()),
+            Action::ToggleLogX => return self.charts.toggle_log_x(self.is_host()),
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp

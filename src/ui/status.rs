@@ -438,9 +438,7 @@ fn workspace_parts(ws: Vec<(String, Style)>, theme: Theme) -> Vec<Part> {
 /// The name of the focused chart, when the grid has the focus.
 fn focused_chart(app: &App) -> Option<String> {
     // A table or browser in front hides the grid: no chart is in view to name.
-    if app.panels.focus != crate::ui::panels::Pane::Grid
-        || !matches!(app.overlay, crate::ui::Overlay::None)
-    {
+    if app.panels.focus != crate::ui::panels::Pane::Grid || app.overlay.covers() {
         return None;
     }
     // A focused section header names its section.

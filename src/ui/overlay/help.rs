@@ -3,9 +3,23 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::ui::action::Action;
 use crate::ui::keymap::help_lines;
 use crate::ui::theme::Theme;
 use crate::ui::{App, Overlay};
+
+/// Its keys' lines in the help.
+pub(crate) const HELP: &[(&[Action], &str)] = &[
+    (
+        &[Action::FocusUp, Action::PrevPage, Action::FirstPage],
+        "Scroll up",
+    ),
+    (
+        &[Action::FocusDown, Action::NextPage, Action::LastPage],
+        "Scroll down",
+    ),
+    (&[Action::Back, Action::Help], "Close help"),
+];
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.screen.keymap, app.is_host());

@@ -1,5 +1,14 @@
-//! The boxes drawn over the screen (help, run picker, media viewer): cleared, with a
-//! rounded border, a title on top and a key hint on the bottom border.
+//! The overlays: what is drawn in front of the panes (help, run picker, media
+//! viewer, statistics table, record inspector, the x axis's metric picker), at
+//! most one at a time, each holding its own state (a closed overlay holds nothing).
+//!
+//! [`overlays!`] lists them once: the `Overlay` variant and its state, and the
+//! keys it reads (its keymap.toml section, which is its key-map mode, or the
+//! filter's). Drawing and the keys go through the one `match` each below
+//! ([`Overlay::render`]) and in the router (`App::act_overlay`).
+//!
+//! The boxes most of them are drawn in: cleared, with a rounded border, a title on
+//! top and a key hint on the bottom border.
 
 pub(crate) mod help;
 pub mod media;
@@ -9,8 +18,205 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
+use super::action::Action;
+use super::charts::xaxis;
+use super::inspector::{self, Inspector};
+use super::keymap::Mode;
 use super::theme::Theme;
+use super::{App, Effect};
 use crate::ui::widget::fit::fit;
+
+/// The keys an overlay reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Keys {
+    /// Its own keymap.toml section (its key-map mode).
+    Own(Section),
+    /// The filter's (`[filter]`): it is typed into.
+    Filter,
+}
+
+/// An overlay's keymap.toml section: its name, its heading in the help overlay,
+/// and the help's line for each action that means something particular there
+/// (the others show their own line).
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub help: &'static [(&'static [Action], &'static str)],
+}
+
+/// The overlays, one row each: `Variant(State) => keys;` with keys either
+/// `("section", "Help heading", HELP_LINES)` or `filter`. It generates `Overlay`
+/// and `Kind` (the variants without their state, the key-map modes are made of).
+macro_rules! overlays {
+    ($(
+        $(#[$doc:meta])*
+        $v:ident $(($t:ty))? $({ $($f:ident : $ft:ty),* })? => $keys:tt;
+    )*) => {
+        /// The overlay in front of the panes (at most one), holding its own state:
+        /// a closed overlay holds nothing.
+        #[derive(Debug, Clone, Default)]
+        pub enum Overlay {
+            #[default]
+            None,
+            $($(#[$doc])* $v $(($t))? $({ $($f: $ft),* })?,)*
+        }
+
+        /// Which overlay, without its state.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Kind {
+            $($v,)*
+        }
+
+        impl Kind {
+            /// Every overlay, in the order the help lists their keys.
+            pub const ALL: [Kind; [$(stringify!($v)),*].len()] = [$(Kind::$v),*];
+
+            /// The keys it reads.
+            #[must_use]
+            pub const fn keys(self) -> Keys {
+                match self {
+                    $(Kind::$v => overlays!(@keys $keys),)*
+                }
+            }
+        }
+
+        impl Overlay {
+            /// Which overlay is in front (None: none).
+            #[must_use]
+            pub fn kind(&self) -> Option<Kind> {
+                match self {
+                    Overlay::None => None,
+                    $(Overlay::$v { .. } => Some(Kind::$v),)*
+                }
+            }
+        }
+    };
+    (@keys filter) => { Keys::Filter };
+    (@keys ($name:literal, $title:literal, $help:expr)) => {
+        Keys::Own(Section { name: $name, title: $title, help: $help })
+    };
+}
+
+overlays! {
+    /// The run picker (`R`).
+    Runs => ("runs", "Run picker", RUNS_HELP);
+    /// The media viewer (`3`).
+    Media => ("media", "Media viewer", media::HELP);
+    /// The statistics table (`T`): its selection and scroll.
+    Stats(stats::StatsCursor) => ("stats", "Statistics table", stats::HELP);
+    /// The record inspector (`i`), full screen.
+    Inspector(Box<Inspector>) => ("inspector", "Record inspector", inspector::HELP);
+    /// Key help, scrolled this many lines.
+    Help { scroll: usize } => ("help", "This help", help::HELP);
+    /// The x axis's metric picker (`x` after wall time), over its chart.
+    XAxis(xaxis::Picker) => filter;
+}
+
+/// The run picker's lines in the help (its keys are the workspace's, `ui/workspace/runs`).
+const RUNS_HELP: &[(&[Action], &str)] = &[
+    (
+        &[Action::FocusUp, Action::PrevPage, Action::FirstPage],
+        "Select an earlier row",
+    ),
+    (
+        &[Action::FocusDown, Action::NextPage, Action::LastPage],
+        "Select a later row",
+    ),
+    (&[Action::Back], "Close the picker"),
+];
+
+/// What a key did to the overlay in front, for the router to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It stays (changed in place, or not); the loop does this.
+    Stay(Effect),
+    /// It closes: the panes under it are shown again.
+    Close,
+}
+
+impl Kind {
+    /// Its key-map mode: its own section's, else the filter's.
+    #[must_use]
+    pub const fn mode(self) -> Mode {
+        match self.keys() {
+            Keys::Own(_) => Mode::Overlay(self),
+            Keys::Filter => Mode::Filter,
+        }
+    }
+}
+
+impl Overlay {
+    /// The key-map mode of the overlay in front (None: none is).
+    #[must_use]
+    pub fn mode(&self) -> Option<Mode> {
+        self.kind().map(Kind::mode)
+    }
+
+    /// Whether it has the whole screen: the panes are not drawn under it and take
+    /// no clicks.
+    #[must_use]
+    pub fn full_screen(&self) -> bool {
+        matches!(self, Overlay::Inspector(_))
+    }
+
+    /// Whether it hides the panes (the metric picker sits inside its chart).
+    #[must_use]
+    pub fn covers(&self) -> bool {
+        !matches!(self, Overlay::None | Overlay::XAxis(_))
+    }
+
+    /// The record inspector, while open.
+    #[must_use]
+    pub fn inspector(&self) -> Option<&Inspector> {
+        match self {
+            Overlay::Inspector(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The record inspector, while open, to change.
+    pub fn inspector_mut(&mut self) -> Option<&mut Inspector> {
+        match self {
+            Overlay::Inspector(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The statistics table's selection and scroll (the top, when closed).
+    #[must_use]
+    pub fn stats_cursor(&self) -> stats::StatsCursor {
+        match self {
+            Overlay::Stats(c) => *c,
+            _ => stats::StatsCursor::default(),
+        }
+    }
+
+    /// The metric picker, while open.
+    #[must_use]
+    pub fn picker(&self) -> Option<&xaxis::Picker> {
+        match self {
+            Overlay::XAxis(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Draw it in front of the screen `area` drawn (the boxes leave the status
+    /// line shown).
+    pub(crate) fn render(&self, buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+        let boxed = Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1));
+        match self {
+            Overlay::None => {}
+            Overlay::Runs => super::workspace::runs::view::render_runs(buf, boxed, app, theme),
+            Overlay::Media => media::view::render_media(buf, boxed, app, theme),
+            Overlay::Stats(_) => stats::view::render_stats(buf, boxed, app, theme),
+            Overlay::Inspector(_) => inspector::view::render_inspector(buf, area, app, theme),
+            Overlay::Help { .. } => help::render_help(buf, boxed, app, theme),
+            // Drawn by the focused chart's drawing, the one that knows where it is.
+            Overlay::XAxis(_) => {}
+        }
+    }
+}
 
 /// Where a box of at most `w` columns and `rows` lines of content goes: centred,
 /// with a cell of margin; None when the screen is too small for `min_w` columns.
