@@ -151,16 +151,10 @@ impl App {
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
             Action::PickRun => return self.open_picker(),
-            Action::Help => {
-                self.overlay = match self.overlay {
-                    Overlay::Help { .. } => Overlay::None,
-                    _ => Overlay::Help { scroll: 0 },
-                };
-            }
+            // Open: the help closes itself (`ui/overlay/help.rs`).
+            Action::Help => self.overlay = Overlay::Help { scroll: 0 },
             Action::Back => {
-                if matches!(self.overlay, Overlay::Help { .. }) {
-                    self.overlay = Overlay::None;
-                } else if self.charts.crosshair.is_some() {
+                if self.charts.crosshair.is_some() {
                     self.charts.crosshair = None;
                 } else if self.panels.fullscreen {
                     self.panels.fullscreen = false;
@@ -407,12 +401,6 @@ impl App {
             Action::FocusLeft => (-1, 0),
             _ => (1, 0),
         };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = scroll
-                .saturating_add_signed(dy)
-                .min(self.screen.limits.help_max);
-            return;
-        }
         if self.panels.fullscreen {
             if self.charts.grid.sectioned() {
                 // Charts in view, in section order.
@@ -463,16 +451,6 @@ impl App {
             Action::FirstPage => (0, Some(0)),
             _ => (0, Some(big)),
         };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            // Bounded by the overlay's real last offset, so `end` then `up` moves.
-            let max = self.screen.limits.help_max;
-            *scroll = match abs {
-                Some(0) => 0,
-                Some(_) => max,
-                None => scroll.saturating_add_signed(delta * 10).min(max),
-            };
-            return;
-        }
         match self.panels.focus {
             Pane::Grid if self.charts.grid.sectioned() => {
                 let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));

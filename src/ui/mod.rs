@@ -50,6 +50,7 @@ use derive::Seen;
 use filter::FilterState;
 use keymap::{Keymap, Mode};
 use layout::Areas;
+use overlay::help;
 use overlay::media::MediaCx;
 use overlay::stats;
 pub use overlay::Overlay;
@@ -432,10 +433,7 @@ impl App {
                 // A media pane or viewer with nothing selected yet shows the newest.
                 let shown =
                     self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
-                let cx = &mut MediaCx {
-                    shown: &self.shown,
-                    asks: &mut self.asks,
-                };
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
                 self.panes.media.follow(shown, cx);
                 Effect::REDRAW
             }
@@ -502,23 +500,19 @@ impl App {
         let typing = self.filter_target.is_some();
         let size = self.screen.size;
         let out = match &mut self.overlay {
+            Overlay::Help { scroll } => help::act(scroll, a, self.screen.limits.help_max)?,
             Overlay::Runs => return Some(self.act_runs(a)),
             Overlay::Media => {
-                let cx = &mut MediaCx {
-                    shown: &self.shown,
-                    asks: &mut self.asks,
-                };
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
                 self.panes.media.act(a, cx)
             }
             Overlay::Stats(_) if !typing => self.act_stats(a),
             Overlay::Inspector(i) if !typing => {
                 i.act(a, size, &mut self.filter_target, &mut self.asks)
             }
-            Overlay::None
-            | Overlay::Help { .. }
-            | Overlay::Stats(_)
-            | Overlay::Inspector(_)
-            | Overlay::XAxis(_) => return None,
+            Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) | Overlay::XAxis(_) => {
+                return None
+            }
         };
         Some(self.apply(out))
     }
@@ -634,10 +628,7 @@ impl App {
         if !self.panels.media {
             return;
         }
-        let cx = &mut MediaCx {
-            shown: &self.shown,
-            asks: &mut self.asks,
-        };
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
         self.panes.media.select_newest(cx);
         if self.screen.areas.media.is_some() {
             self.panels.focus = panels::Pane::Media;
@@ -651,19 +642,13 @@ impl App {
     /// `enter` on the media pane: the image in the viewer (esc comes back).
     pub(crate) fn media_fullscreen(&mut self) {
         self.overlay = Overlay::Media;
-        let cx = &mut MediaCx {
-            shown: &self.shown,
-            asks: &mut self.asks,
-        };
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
         self.panes.media.load(cx);
     }
 
     /// Move through the media pane's images (false: not a key of it).
     pub(crate) fn step_media(&mut self, a: Action) -> bool {
-        let cx = &mut MediaCx {
-            shown: &self.shown,
-            asks: &mut self.asks,
-        };
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
         self.panes.media.step(a, cx)
     }
 }

@@ -46,6 +46,12 @@ pub(crate) struct MediaCx<'a> {
     pub asks: &'a mut Asks,
 }
 
+impl<'a> MediaCx<'a> {
+    pub fn new(shown: &'a Shown, asks: &'a mut Asks) -> Self {
+        Self { shown, asks }
+    }
+}
+
 impl MediaState {
     /// Media keys of `run`, in order.
     #[must_use]
