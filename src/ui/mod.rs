@@ -50,7 +50,6 @@ use derive::Seen;
 use filter::FilterState;
 use keymap::{Keymap, Mode};
 use layout::Areas;
-use overlay::help;
 use overlay::media::MediaCx;
 use overlay::stats;
 pub use overlay::Overlay;
@@ -494,25 +493,27 @@ impl App {
 /// The overlays' routing: each arm hands the overlay in front what it may see and
 /// change, and applies what it returns.
 impl App {
-    /// The overlay in front takes the action (None: it lets it through). The
-    /// table's and the inspector's filters are typed with every filter's keys.
+    /// The overlay in front takes the action (None: it lets it through): those
+    /// that see more than every overlay's context here, the others in
+    /// [`Overlay::act`]. The table's filter is typed with every filter's keys.
     pub(crate) fn act_overlay(&mut self, a: Action) -> Option<Effect> {
         let typing = self.filter_target.is_some();
-        let size = self.screen.size;
         let out = match &mut self.overlay {
-            Overlay::Help { scroll } => help::act(scroll, a, self.screen.limits.help_max)?,
             Overlay::Runs => return Some(self.act_runs(a)),
             Overlay::Media => {
                 let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
                 self.panes.media.act(a, cx)
             }
             Overlay::Stats(_) if !typing => self.act_stats(a),
-            Overlay::Inspector(i) if !typing => {
-                i.act(a, size, &mut self.filter_target, &mut self.asks)
-            }
-            Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) | Overlay::XAxis(_) => {
-                return None
-            }
+            o => o.act(
+                a,
+                overlay::OverlayCx {
+                    size: self.screen.size,
+                    help_max: self.screen.limits.help_max,
+                    filter_target: &mut self.filter_target,
+                    asks: &mut self.asks,
+                },
+            )?,
         };
         Some(self.apply(out))
     }

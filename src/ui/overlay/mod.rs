@@ -23,7 +23,7 @@ use super::charts::xaxis;
 use super::inspector::{self, Inspector};
 use super::keymap::Mode;
 use super::theme::Theme;
-use super::{App, Effect};
+use super::{App, Asks, Effect, FilterTarget};
 use crate::ui::widget::fit::fit;
 
 /// The keys an overlay reads.
@@ -135,6 +135,15 @@ pub(crate) enum Outcome {
     Close,
 }
 
+/// What every overlay may see and ask for: the screen's size, how far the help
+/// scrolls, the filter being typed into (`/` starts one), and the runtime.
+pub(crate) struct OverlayCx<'a> {
+    pub size: Rect,
+    pub help_max: usize,
+    pub filter_target: &'a mut Option<FilterTarget>,
+    pub asks: &'a mut Asks,
+}
+
 impl Kind {
     /// Its key-map mode: its own section's, else the filter's.
     #[must_use]
@@ -198,6 +207,25 @@ impl Overlay {
         match self {
             Overlay::XAxis(p) => Some(p),
             _ => None,
+        }
+    }
+
+    /// A key action for the overlay in front: what it did, or None where it lets
+    /// the action through. The ones that see more than `cx` (the run picker, the
+    /// media viewer, the statistics table, the metric picker) are routed by the
+    /// router (`App::act_overlay`, `App::key_overlay`). The inspector's filter is
+    /// typed with every filter's keys.
+    pub(crate) fn act(&mut self, a: Action, cx: OverlayCx<'_>) -> Option<Outcome> {
+        let typing = cx.filter_target.is_some();
+        match self {
+            Overlay::Help { scroll } => help::act(scroll, a, cx.help_max),
+            Overlay::Inspector(i) if !typing => Some(i.act(a, cx.size, cx.filter_target, cx.asks)),
+            Overlay::None
+            | Overlay::Runs
+            | Overlay::Media
+            | Overlay::Stats(_)
+            | Overlay::Inspector(_)
+            | Overlay::XAxis(_) => None,
         }
     }
 
