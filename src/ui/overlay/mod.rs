@@ -290,6 +290,56 @@ mod tests {
     use super::*;
     use crate::ui::palette::Palette;
 
+    /// An overlay's row is all the key map needs: each section of its own is a
+    /// mode of that name (one table each), and one typed into reads the filter's.
+    #[test]
+    fn each_overlay_row_gives_its_key_map_mode() {
+        let names: Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
+        for k in Kind::ALL {
+            match k.keys() {
+                Keys::Own(s) => {
+                    assert_eq!(k.mode(), Mode::Overlay(k));
+                    assert_eq!(
+                        names.iter().filter(|n| **n == s.name).count(),
+                        1,
+                        "{}",
+                        s.name
+                    );
+                }
+                Keys::Filter => assert_eq!(k.mode(), Mode::Filter),
+            }
+        }
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        let picker = Overlay::XAxis(xaxis::Picker::default());
+        assert_eq!(picker.mode(), Some(Mode::Filter));
+        assert!(!picker.covers() && Overlay::Help { scroll: 0 }.covers());
+        assert_eq!(Overlay::None.mode(), None);
+    }
+
+    /// The help scrolls within its last offset (so `end` then `up` moves), closes
+    /// on its own keys, and lets quit through.
+    #[test]
+    fn the_help_scrolls_within_its_bound_and_closes() {
+        let mut scroll = 0;
+        let redraw = Some(Outcome::Stay(Effect::REDRAW));
+        assert_eq!(help::act(&mut scroll, Action::LastPage, 12), redraw);
+        assert_eq!(scroll, 12);
+        assert_eq!(help::act(&mut scroll, Action::FocusUp, 12), redraw);
+        assert_eq!(scroll, 11);
+        help::act(&mut scroll, Action::NextPage, 12);
+        assert_eq!(scroll, 12);
+        help::act(&mut scroll, Action::PrevPage, 12);
+        assert_eq!(scroll, 2);
+        assert_eq!(
+            help::act(&mut scroll, Action::Back, 12),
+            Some(Outcome::Close)
+        );
+        assert_eq!(help::act(&mut scroll, Action::Quit, 12), None);
+    }
+
     #[test]
     fn a_long_hint_stays_inside_the_box() {
         let area = Rect::new(0, 0, 20, 4);
