@@ -520,10 +520,10 @@ impl App {
 
     /// An overlay typed into (the metric picker) takes the keys themselves.
     pub(crate) fn key_overlay(&mut self, key: &keymap::Key) -> Option<Effect> {
-        let out = match &mut self.overlay {
-            Overlay::XAxis(p) => p.on_key(key, &mut self.charts, &self.screen.keymap),
-            _ => return None,
+        let Overlay::XAxis(p) = &mut self.overlay else {
+            return None;
         };
+        let out = p.on_key(key, &mut self.charts, &self.screen.keymap);
         Some(self.apply(out))
     }
 

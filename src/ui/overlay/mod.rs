@@ -234,14 +234,14 @@ impl Overlay {
     pub(crate) fn render(&self, buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         let boxed = Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1));
         match self {
-            Overlay::None => {}
+            // The metric picker is drawn by the focused chart's drawing, the one
+            // that knows where it is.
+            Overlay::None | Overlay::XAxis(_) => {}
             Overlay::Runs => super::workspace::runs::view::render_runs(buf, boxed, app, theme),
             Overlay::Media => media::view::render_media(buf, boxed, app, theme),
             Overlay::Stats(_) => stats::view::render_stats(buf, boxed, app, theme),
             Overlay::Inspector(_) => inspector::view::render_inspector(buf, area, app, theme),
             Overlay::Help { .. } => help::render_help(buf, boxed, app, theme),
-            // Drawn by the focused chart's drawing, the one that knows where it is.
-            Overlay::XAxis(_) => {}
         }
     }
 }
