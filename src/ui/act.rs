@@ -33,9 +33,9 @@ impl App {
                 return Effect::REDRAW;
             }
         }
-        // The x axis's metric picker takes the keys while open.
-        if self.charts.xaxis.picker.is_some() {
-            return self.picker_key(&key);
+        // An overlay typed into (the x axis's metric picker) takes the keys.
+        if let Some(fx) = self.key_overlay(&key) {
+            return fx;
         }
         let mode = self.mode();
         match self.screen.keymap.action(mode, &key) {
@@ -103,7 +103,11 @@ impl App {
                     c.refiltered();
                 }
             }
-            Some(FilterTarget::Records) => self.with_records_filter(f),
+            Some(FilterTarget::Records) => {
+                if let Some(i) = self.overlay.inspector_mut() {
+                    i.with_filter(f, self.screen.size, &mut self.asks);
+                }
+            }
             // Typed through `type_workspace`.
             Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
         }
@@ -111,16 +115,8 @@ impl App {
 
     /// Perform an action (what a key is bound to).
     pub fn act(&mut self, a: Action) -> Effect {
-        // Typing into its filter goes through the filter's actions below.
-        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
-            return self.act_inspector(a);
-        }
-        match self.overlay {
-            Overlay::Runs => return self.ws(|r, cx| r.act_picker(cx, a)),
-            Overlay::Media => return self.act_media(a),
-            // Its filter's keys are every filter's (below).
-            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
+        if let Some(fx) = self.act_overlay(a) {
+            return fx;
         }
         if matches!(self.overlay, Overlay::None) {
             let crosshair = self.charts.crosshair.is_some();
@@ -160,16 +156,10 @@ impl App {
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
             Action::PickRun => return self.ws(super::workspace::runs::Runs::open_picker),
-            Action::Help => {
-                self.overlay = match self.overlay {
-                    Overlay::Help { .. } => Overlay::None,
-                    _ => Overlay::Help { scroll: 0 },
-                };
-            }
+            // Open: the help closes itself (`ui/overlay/help.rs`).
+            Action::Help => self.overlay = Overlay::Help { scroll: 0 },
             Action::Back => {
-                if matches!(self.overlay, Overlay::Help { .. }) {
-                    self.overlay = Overlay::None;
-                } else if self.charts.crosshair.is_some() {
+                if self.charts.crosshair.is_some() {
                     self.charts.crosshair = None;
                 } else if self.panels.fullscreen {
                     self.panels.fullscreen = false;
@@ -281,8 +271,8 @@ impl App {
             }
             Action::CycleYScale => return self.cycle_y_scale(),
             Action::CycleXAxis => return self.cycle_x_axis(),
-            Action::XAxisToAll => return self.x_axis_to_all(),
-            Action::ToggleLogX => return self.toggle_log_x(),
+            Action::XAxisToAll => return self.charts.x_axis_to_all(self.is_host()),
+            Action::ToggleLogX => return self.charts.toggle_log_x(self.is_host()),
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
@@ -426,12 +416,6 @@ impl App {
             Action::FocusLeft => (-1, 0),
             _ => (1, 0),
         };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = scroll
-                .saturating_add_signed(dy)
-                .min(self.screen.limits.help_max);
-            return;
-        }
         if self.panels.fullscreen {
             if self.charts.grid.sectioned() {
                 // Charts in view, in section order.
@@ -485,16 +469,6 @@ impl App {
             Action::FirstPage => (0, Some(0)),
             _ => (0, Some(big)),
         };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            // Bounded by the overlay's real last offset, so `end` then `up` moves.
-            let max = self.screen.limits.help_max;
-            *scroll = match abs {
-                Some(0) => 0,
-                Some(_) => max,
-                None => scroll.saturating_add_signed(delta * 10).min(max),
-            };
-            return;
-        }
         match self.panels.focus {
             Pane::Grid if self.charts.grid.sectioned() => {
                 let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));

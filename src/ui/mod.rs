@@ -46,12 +46,15 @@ use ratatui::layout::Rect;
 use crate::msg::Msg;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
+use action::Action;
 pub use cmd::Cmd;
 pub use console::ConsolePane;
 use derive::Seen;
 use keymap::{Keymap, Mode};
 use layout::Areas;
+use overlay::media::MediaCx;
 use overlay::stats;
+pub use overlay::Overlay;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use scroll::Limits;
@@ -127,24 +130,6 @@ pub enum Subject {
     /// The live host monitor: the sampler's readings, charted over the last
     /// `window` seconds; the grid's items are the grouped system charts.
     Host { window: f64 },
-}
-
-/// The overlay in front of the panes (at most one), holding its own state: a
-/// closed overlay holds nothing.
-#[derive(Debug, Clone, Default)]
-pub enum Overlay {
-    #[default]
-    None,
-    /// Key help, scrolled this many lines.
-    Help { scroll: usize },
-    /// The run picker (`R`).
-    Runs,
-    /// The media viewer (`3`).
-    Media,
-    /// The statistics table (`T`): its selection and scroll.
-    Stats(stats::StatsCursor),
-    /// The record inspector (`i`), full screen.
-    Inspector(Box<inspector::Inspector>),
 }
 
 /// The side panes' own state (whether each is shown is [`Panels`]').
@@ -366,14 +351,10 @@ impl App {
         if self.filter_target.is_some() {
             return Mode::Filter;
         }
-        match self.overlay {
-            Overlay::Runs => Mode::Runs,
-            Overlay::Media => Mode::Media,
-            Overlay::Stats(_) => Mode::Stats,
-            Overlay::Inspector(_) => Mode::Inspector,
-            Overlay::Help { .. } => Mode::Help,
-            Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
-            Overlay::None => Mode::Normal,
+        match self.overlay.mode() {
+            Some(m) => m,
+            None if self.panels.fullscreen => Mode::Fullscreen,
+            None => Mode::Normal,
         }
     }
 
@@ -412,14 +393,17 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
-            // The inspector is keys only: the panes under it take no clicks.
-            Msg::Mouse(_) if matches!(self.overlay, Overlay::Inspector(_)) => Effect::NONE,
+            // A full-screen overlay (the inspector) is keys only: the panes under
+            // it take no clicks.
+            Msg::Mouse(_) if self.overlay.full_screen() => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
                 self.screen.size = Rect::new(0, 0, w, h);
                 self.relayout();
                 // The inspector's list holds another number of rows.
-                self.ask_records();
+                if let Some(i) = self.overlay.inspector_mut() {
+                    i.ask(self.screen.size, &mut self.asks);
+                }
                 Effect::REDRAW
             }
             Msg::Opened {
@@ -430,7 +414,11 @@ impl App {
             Msg::Waiting(dir) => self.on_waiting(dir),
             Msg::Run(batch) => {
                 self.apply_batch(batch);
-                self.media_follow();
+                // A media pane or viewer with nothing selected yet shows the newest.
+                let shown =
+                    self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                self.panes.media.follow(shown, cx);
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
@@ -463,7 +451,7 @@ impl App {
             Msg::Tagged(tag, m) => self.on_tagged(tag, m),
             Msg::RunsCounted { wandb_dir, count } => self.on_runs_counted(&wandb_dir, count),
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
-            Msg::ImageLoaded { path, image } => self.on_image(&path, image),
+            Msg::ImageLoaded { path, image } => self.panes.media.on_image(&path, image),
             Msg::DirsChecked { gone } => self.ws(|r, cx| r.on_dirs_checked(cx, &gone)),
             Msg::Indexed { wandb_dir, entries } => {
                 self.ws(|r, cx| r.on_indexed(cx, &wandb_dir, entries))
@@ -483,7 +471,9 @@ impl App {
             }
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
-            Msg::Records(page) => self.on_records(*page),
+            Msg::Records(page) => {
+                (self.overlay.inspector_mut()).map_or(Effect::NONE, |i| i.on_records(*page))
+            }
             Msg::Smoothed(r) => self.charts.on_smoothed(*r, &mut self.shown.source.error),
         }
     }
@@ -684,6 +674,170 @@ impl App {
         }
         self.regroup();
         Effect::REDRAW
+    }
+}
+
+/// The overlays' routing: each arm hands the overlay in front what it may see and
+/// change, and applies what it returns.
+impl App {
+    /// The overlay in front takes the action (None: it lets it through): those
+    /// that see more than every overlay's context here, the others in
+    /// [`Overlay::act`]. The table's filter is typed with every filter's keys.
+    pub(crate) fn act_overlay(&mut self, a: Action) -> Option<Effect> {
+        let typing = self.filter_target.is_some();
+        let out = match &mut self.overlay {
+            Overlay::Runs => return Some(self.ws(|r, cx| r.act_picker(cx, a))),
+            Overlay::Media => {
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                self.panes.media.act(a, cx)
+            }
+            Overlay::Stats(_) if !typing => self.act_stats(a),
+            o => o.act(
+                a,
+                overlay::OverlayCx {
+                    size: self.screen.size,
+                    help_max: self.screen.limits.help_max,
+                    filter_target: &mut self.filter_target,
+                    asks: &mut self.asks,
+                },
+            )?,
+        };
+        Some(self.apply(out))
+    }
+
+    /// An overlay typed into (the metric picker) takes the keys themselves.
+    pub(crate) fn key_overlay(&mut self, key: &keymap::Key) -> Option<Effect> {
+        let Overlay::XAxis(p) = &mut self.overlay else {
+            return None;
+        };
+        let out = p.on_key(key, &mut self.charts, &self.screen.keymap);
+        Some(self.apply(out))
+    }
+
+    fn apply(&mut self, out: overlay::Outcome) -> Effect {
+        match out {
+            overlay::Outcome::Stay(fx) => fx,
+            overlay::Outcome::Close => {
+                self.overlay = Overlay::None;
+                Effect::REDRAW
+            }
+        }
+    }
+
+    /// Open the inspector on `path` (`standalone`: `leet inspect`, where going back
+    /// quits). The commands are handed out by the next update or `take_cmds`.
+    pub fn open_inspector(&mut self, path: std::path::PathBuf, standalone: bool) {
+        let i = inspector::Inspector::open(path, standalone, self.screen.size, &mut self.asks);
+        self.overlay = Overlay::Inspector(Box::new(i));
+    }
+
+    /// `i` in the viewer: the inspector on the run's file, or closed.
+    pub(crate) fn toggle_inspector(&mut self) -> Effect {
+        if let Some(i) = self.overlay.inspector() {
+            let out = i.close(&mut self.asks);
+            return self.apply(out);
+        }
+        let Some(file) = self.shown.source.file.clone() else {
+            return Effect::NONE;
+        };
+        self.open_inspector(file, false);
+        Effect::REDRAW
+    }
+
+    /// `T`: open the statistics table (a run's metrics; the live monitor has none).
+    pub(crate) fn open_stats(&mut self) -> Effect {
+        if self.is_host() {
+            return Effect::NONE;
+        }
+        self.overlay = Overlay::Stats(stats::StatsCursor::default());
+        Effect::REDRAW
+    }
+
+    fn act_stats(&mut self, a: Action) -> overlay::Outcome {
+        let (rows, runs) = (self.stats_rows().len(), self.stats_runs().len());
+        let Overlay::Stats(cur) = &mut self.overlay else {
+            return overlay::Outcome::Stay(Effect::NONE);
+        };
+        let cx = stats::StatsCx {
+            table: &mut self.stats,
+            rows,
+            runs,
+            height: self.screen.size.height,
+            filter_target: &mut self.filter_target,
+        };
+        cur.act(a, cx)
+    }
+
+    /// The runs the statistics table reads.
+    fn stats_drawn(&self) -> stats::Drawn<'_> {
+        stats::Drawn {
+            main: &self.shown.run,
+            label: self.shown.run_label(),
+            dir: self.shown.main_run_dir(),
+            runs: &self.runs,
+        }
+    }
+
+    /// The statistics table's rows: the charted metrics passing its filter, sorted.
+    #[must_use]
+    pub fn stats_rows(&self) -> Vec<stats::StatsRow> {
+        self.stats
+            .rows(&self.stats_drawn(), &self.charts.metric_keys)
+    }
+
+    /// The statistics table's column groups (a resumed run's segments are one).
+    #[must_use]
+    pub fn stats_runs(&self) -> Vec<stats::StatsRun> {
+        self.stats_drawn().runs()
+    }
+
+    /// `[shown/all]` metrics of the statistics table.
+    #[must_use]
+    pub fn stats_count(&self) -> String {
+        self.stats
+            .count(&self.stats_drawn(), &self.charts.metric_keys)
+    }
+
+    /// `x`: the focused chart's next x; after wall time, the metric picker.
+    pub(crate) fn cycle_x_axis(&mut self) -> Effect {
+        let host = self.is_host();
+        let (fx, picker) = self.charts.cycle_x_axis(host, &self.shown.run);
+        if let Some(p) = picker {
+            self.overlay = Overlay::XAxis(p);
+        }
+        fx
+    }
+
+    /// `3`: the media pane beside the charts, shown on the newest image, or hidden.
+    /// A screen without room for it shows the image in the viewer instead.
+    pub(crate) fn toggle_media(&mut self) {
+        self.panels.media = self.screen.areas.media.is_none();
+        self.relayout();
+        if !self.panels.media {
+            return;
+        }
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.select_newest(cx);
+        if self.screen.areas.media.is_some() {
+            self.panels.focus = panels::Pane::Media;
+        } else {
+            self.panels.media = false;
+            self.relayout();
+            self.overlay = Overlay::Media;
+        }
+    }
+
+    /// `enter` on the media pane: the image in the viewer (esc comes back).
+    pub(crate) fn media_fullscreen(&mut self) {
+        self.overlay = Overlay::Media;
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.load(cx);
+    }
+
+    /// Move through the media pane's images (false: not a key of it).
+    pub(crate) fn step_media(&mut self, a: Action) -> bool {
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.step(a, cx)
     }
 }
 

@@ -59,8 +59,7 @@ impl App {
     /// A right click or right-button drag on a metric chart: it takes focus and the
     /// crosshair stands at the point nearest the pointer's x.
     fn mouse_crosshair(&mut self, pos: Position) -> Effect {
-        if self.is_host() || !matches!(self.overlay, Overlay::None) || self.filter_target.is_some()
-        {
+        if self.is_host() || self.overlay.covers() || self.filter_target.is_some() {
             return Effect::NONE;
         }
         let Some((i, rect)) = self.chart_at(pos) else {
@@ -116,7 +115,7 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 // A press on a border may start a drag; it is a click too.
-                let free = matches!(self.overlay, Overlay::None) && self.filter_target.is_none();
+                let free = !self.overlay.covers() && self.filter_target.is_none();
                 self.panels.drag = self.border_at(pos).filter(|_| free);
             }
             _ => {}

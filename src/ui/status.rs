@@ -26,7 +26,7 @@ use crate::ui::panels::Pane;
 use crate::ui::source::{Shown, SourceState};
 use crate::ui::widget::fit::{fit, width};
 use crate::ui::widget::format;
-use crate::ui::{App, FilterTarget, Overlay};
+use crate::ui::{App, FilterTarget};
 use part::{FilterStatus, Part};
 
 pub(crate) mod part;
@@ -49,7 +49,7 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         run_parts(app, theme, &mut parts);
     }
     // A table or browser in front hides the grid: no chart is in view to name.
-    if app.panels.focus == Pane::Grid && matches!(app.overlay, Overlay::None) {
+    if app.panels.focus == Pane::Grid && !app.overlay.covers() {
         parts.extend(app.charts.focus_part(app.is_host(), theme));
     }
     if app.is_host() {

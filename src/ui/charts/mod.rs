@@ -43,7 +43,7 @@ pub struct Charts {
     pub metric_keys: Vec<String>,
     /// The run's system charts (the sidebar's, the live monitor's grid).
     pub sys: Vec<SysChart>,
-    /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
+    /// Each metric chart's x axis and log-x (`x`, `X`, `L`).
     pub xaxis: xaxis::XAxisState,
     /// Each chart's smoothing, and the smoothed series.
     pub smoothing: smoothing::SmoothState,
