@@ -4,6 +4,7 @@ pub mod file;
 pub mod follow;
 pub mod index;
 pub mod parallel;
+pub mod prometheus;
 pub mod reader;
 pub mod records;
 pub mod resolve;
