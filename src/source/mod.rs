@@ -2,6 +2,7 @@
 //! the reading thread), the live host.
 pub mod file;
 pub mod follow;
+pub mod http;
 pub mod index;
 pub mod parallel;
 pub mod prometheus;
