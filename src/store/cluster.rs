@@ -82,6 +82,9 @@ pub struct HeatRow {
 #[derive(Debug, Clone)]
 pub struct ClusterModel {
     server: String,
+    /// Between two points of a series.
+    step: Duration,
+    /// Between two refreshes.
     interval: Duration,
     window: Duration,
     hosts: BTreeMap<String, Host>,
@@ -187,6 +190,7 @@ impl ClusterModel {
     pub fn new(window: Duration) -> Self {
         Self {
             server: String::new(),
+            step: DEFAULT_INTERVAL,
             interval: DEFAULT_INTERVAL,
             window,
             hosts: BTreeMap::new(),
@@ -202,6 +206,10 @@ impl ClusterModel {
 
     pub fn interval(&self) -> Duration {
         self.interval
+    }
+
+    pub fn step(&self) -> Duration {
+        self.step
     }
 
     pub fn window(&self) -> Duration {
@@ -230,9 +238,9 @@ impl ClusterModel {
         self.hosts.get(name)
     }
 
-    /// Points each ring keeps: the window at the interval, and a little room.
+    /// Points each ring keeps: the window at the step, and a little room.
     fn capacity(&self) -> usize {
-        let n = self.window.as_secs_f64() / self.interval.as_secs_f64().max(0.001);
+        let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
         (n.ceil() as usize).saturating_add(4)
     }
 
@@ -248,10 +256,12 @@ impl ClusterModel {
         match update {
             ClusterUpdate::Started {
                 server,
+                step,
                 interval,
                 window,
             } => {
                 self.server = server;
+                self.step = step.max(Duration::from_millis(1));
                 self.interval = interval.max(Duration::from_millis(1));
                 self.window = window;
             }
@@ -295,7 +305,7 @@ impl ClusterModel {
                 let power = h.gpu_latest("powerWatts");
                 HeaderRow {
                     host: name.clone(),
-                    state: h.state(now, self.interval),
+                    state: h.state(now, self.interval.max(self.step)),
                     cpu: h.latest("cpu"),
                     memory: h.latest("memory_percent"),
                     gpus: util.len(),

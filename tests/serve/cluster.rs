@@ -198,8 +198,11 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
             .iter()
             .all(|k| keys("node-a").contains(*k))
     });
-    // The interval came from the server's configuration.
-    assert_eq!(model.interval(), Duration::from_secs(1));
+    // The step and interval came from the server's configuration.
+    assert_eq!(
+        (model.step(), model.interval()),
+        (Duration::from_secs(1), Duration::from_secs(1))
+    );
     assert_eq!(model.server(), url);
     let row = |m: &ClusterModel, h: &str| {
         m.header(now())

@@ -10,7 +10,7 @@ use super::api::{Client, PromError};
 use super::fetch::{fetch, Batch, Plan};
 use super::matchers::Matchers;
 
-/// The interval when neither `--interval` nor the server says one (Prometheus's own
+/// The scrape interval assumed where the server does not say one (Prometheus's own
 /// default scrape interval is 1 m; 15 s is what clusters run and W&B samples at).
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 
@@ -23,16 +23,18 @@ pub struct DriverOptions {
     pub matchers: Matchers,
     /// How far back the screen shows.
     pub window: Duration,
-    /// `--interval`; None: the server's scrape interval.
+    /// How often to refresh (`--interval`); None: at the scrape interval.
     pub interval: Option<Duration>,
 }
 
 /// What the refresh thread reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClusterUpdate {
-    /// Sent first: the refresh interval (also the step) and the window.
+    /// Sent first: the step of the series (the scrape interval, or coarser for a
+    /// long window), the refresh interval and the window.
     Started {
         server: String,
+        step: Duration,
         interval: Duration,
         window: Duration,
     },
@@ -48,10 +50,12 @@ fn now_secs() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// The interval: `--interval`, else the server's scrape interval, else the default.
-pub fn choose_interval(client: &Client, asked: Option<Duration>) -> Duration {
-    asked
-        .or_else(|| client.scrape_interval().ok().flatten())
+/// The scrape interval the server is configured with, else the default.
+pub fn scrape_interval(client: &Client) -> Duration {
+    client
+        .scrape_interval()
+        .ok()
+        .flatten()
         .filter(|d| !d.is_zero())
         .unwrap_or(DEFAULT_INTERVAL)
 }
@@ -81,10 +85,12 @@ pub fn step_for(interval: Duration, window: Duration) -> Duration {
 
 /// Refresh until `send` says the receiver is gone.
 pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
-    let interval = choose_interval(client, opts.interval);
-    let step = step_for(interval, opts.window);
+    let scrape = scrape_interval(client);
+    let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
+    let step = step_for(scrape, opts.window);
     if !send(ClusterUpdate::Started {
         server: client.server().to_string(),
+        step,
         interval,
         window: opts.window,
     }) {
@@ -92,7 +98,7 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
     }
     let plan = Plan {
         matchers: opts.matchers.clone(),
-        scrape: interval,
+        scrape,
     };
     let mut last_end = None;
     loop {

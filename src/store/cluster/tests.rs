@@ -37,6 +37,7 @@ fn model() -> ClusterModel {
     let mut m = ClusterModel::new(Duration::from_secs(60));
     m.apply(ClusterUpdate::Started {
         server: "http://prom".into(),
+        step: Duration::from_secs(15),
         interval: Duration::from_secs(15),
         window: Duration::from_secs(60),
     });
