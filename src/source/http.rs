@@ -119,10 +119,10 @@ fn base64(input: &[u8]) -> String {
         let n = chunk
             .iter()
             .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
+                out.push(char::from(ABC[((n >> (18 - 6 * i)) & 63) as usize]));
             } else {
                 out.push('=');
             }

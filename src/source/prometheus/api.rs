@@ -63,19 +63,29 @@ struct Envelope<T> {
     error: Option<String>,
 }
 
+/// A query's `data`, borrowing the sample values from the body: an hour of 512
+/// GPUs is millions of points, and a `String` (or a `serde_json::Value`) each
+/// would multiply the memory the answer takes while it is read.
 #[derive(Deserialize)]
-struct QueryData {
+struct QueryData<'a> {
     #[serde(rename = "resultType")]
-    result_type: String,
-    result: serde_json::Value,
+    result_type: &'a str,
+    #[serde(borrow)]
+    result: Vec<RawSeries<'a>>,
 }
 
 #[derive(Deserialize)]
-struct RawSeries {
+struct RawSeries<'a> {
     metric: Labels,
-    value: Option<(f64, String)>,
-    values: Option<Vec<(f64, String)>>,
+    #[serde(borrow)]
+    value: Option<RawPoint<'a>>,
+    #[serde(borrow)]
+    values: Option<Vec<RawPoint<'a>>>,
 }
+
+/// `[<unix seconds>, "<value>"]`.
+#[derive(Deserialize)]
+struct RawPoint<'a>(f64, &'a str);
 
 #[derive(Deserialize)]
 struct ConfigData {
@@ -125,9 +135,16 @@ impl Client {
         path: &str,
         query: &[(&str, &str)],
     ) -> Result<T, PromError> {
-        let Answer { status, body } = self.http.get(&format!("/api/v1/{path}"), query)?;
+        let answer = self.http.get(&format!("/api/v1/{path}"), query)?;
+        self.data(&answer)
+    }
+
+    /// The `data` of an answer's envelope (borrowing from its body where `T` does).
+    fn data<'a, T: serde::Deserialize<'a>>(&self, answer: &'a Answer) -> Result<T, PromError> {
+        let Answer { status, body } = answer;
+        let status = *status;
         let server = || self.server().to_string();
-        let env: Envelope<T> = match serde_json::from_str(&body) {
+        let env: Envelope<T> = match serde_json::from_str(body) {
             Ok(env) => env,
             Err(e) if (200..300).contains(&status) => {
                 return Err(PromError::Garbage {
@@ -139,7 +156,7 @@ impl Client {
                 return Err(PromError::Status {
                     server: server(),
                     status,
-                    excerpt: excerpt(&body),
+                    excerpt: excerpt(body),
                 })
             }
         };
@@ -157,30 +174,28 @@ impl Client {
         }
     }
 
-    /// The series of a query's `data`, of `want` ("vector" or "matrix").
-    fn series_of(&self, data: QueryData, want: &str) -> Result<Vec<Series>, PromError> {
+    /// The series of a query's answer, of `want` ("vector" or "matrix"). A scalar
+    /// or string result does not read as series: an error either way.
+    fn series_of(&self, answer: &Answer, want: &str) -> Result<Vec<Series>, PromError> {
+        let data: QueryData = self.data(answer)?;
         if data.result_type != want {
             return Err(PromError::Garbage {
                 server: self.server().to_string(),
                 why: format!(
                     "a {} where a {want} was asked for",
-                    excerpt(&data.result_type)
+                    excerpt(data.result_type)
                 ),
             });
         }
-        let raw: Vec<RawSeries> =
-            serde_json::from_value(data.result).map_err(|e| PromError::Garbage {
-                server: self.server().to_string(),
-                why: excerpt(&e.to_string()),
-            })?;
-        Ok(raw
+        Ok(data
+            .result
             .into_iter()
             .map(|r| {
                 let points = r
                     .value
                     .into_iter()
                     .chain(r.values.into_iter().flatten())
-                    .filter_map(|(t, v)| Some((t, value(&v)?)))
+                    .filter_map(|RawPoint(t, v)| Some((t, value(v)?)))
                     .collect();
                 Series {
                     labels: r.metric,
@@ -197,8 +212,8 @@ impl Client {
         if let Some(t) = &at {
             q.push(("time", t));
         }
-        let data: QueryData = self.call("query", &q)?;
-        self.series_of(data, "vector")
+        let answer = self.http.get("/api/v1/query", &q)?;
+        self.series_of(&answer, "vector")
     }
 
     /// `/api/v1/query_range`: `promql` evaluated every `step` from `start` to `end`.
@@ -217,8 +232,8 @@ impl Client {
             ("end", end.as_str()),
             ("step", step.as_str()),
         ];
-        let data: QueryData = self.call("query_range", &q)?;
-        self.series_of(data, "matrix")
+        let answer = self.http.get("/api/v1/query_range", &q)?;
+        self.series_of(&answer, "matrix")
     }
 
     /// `/api/v1/series`: the label sets of the series any of `matchers` selects.

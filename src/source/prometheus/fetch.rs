@@ -103,5 +103,129 @@ pub fn fetch(
             });
         }
     }
+    derive_dcgm(&mut batch.series);
     Ok(batch)
+}
+
+/// The points of `a` and `b` at the same times, combined by `f`.
+fn zip_points(a: &[(f64, f64)], b: &[(f64, f64)], f: impl Fn(f64, f64) -> f64) -> Vec<(f64, f64)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len().min(b.len())));
+    while let (Some(&(ta, va)), Some(&(tb, vb))) = (a.get(i), b.get(j)) {
+        if ta < tb {
+            i += 1;
+        } else if tb < ta {
+            j += 1;
+        } else {
+            out.push((ta, f(va, vb)));
+            i += 1;
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The keys the sampler adds to dcgm-exporter's (`dcgm_exporter.rs`), from the
+/// fields read: `memoryAllocatedBytes` (frame buffer used, MiB → bytes),
+/// `memoryAllocated` (used / total, or used / (used + free), in %) and
+/// `energyJoules` (the total energy, mJ → J).
+pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
+    use std::collections::BTreeMap;
+    type Fields<'a> = BTreeMap<&'a str, &'a [(f64, f64)]>;
+    let mut gpus: BTreeMap<(&str, &str), Fields> = BTreeMap::new();
+    for s in series.iter().filter(|s| s.exporter == Exporter::Dcgm) {
+        let Some((prefix, field)) = s.key.rsplit_once('.') else {
+            continue;
+        };
+        if matches!(
+            field,
+            "memoryUsed" | "memoryFree" | "memoryTotal" | "totalEnergyConsumption"
+        ) {
+            let fields = gpus.entry((s.host.as_str(), prefix)).or_default();
+            fields.insert(field, &s.points);
+        }
+    }
+    let mut derived = Vec::new();
+    for ((host, prefix), f) in &gpus {
+        let mut add = |field: &str, points: Vec<(f64, f64)>| {
+            derived.push(HostSeries {
+                host: (*host).to_string(),
+                exporter: Exporter::Dcgm,
+                key: format!("{prefix}.{field}"),
+                points,
+                since_first: false,
+            });
+        };
+        if let Some(used) = f.get("memoryUsed") {
+            add(
+                "memoryAllocatedBytes",
+                used.iter().map(|&(t, v)| (t, v * 1_048_576.0)).collect(),
+            );
+            let pct = |u: f64, total: f64| {
+                if total > 0.0 {
+                    u / total * 100.0
+                } else {
+                    f64::NAN
+                }
+            };
+            if let Some(total) = f.get("memoryTotal") {
+                add("memoryAllocated", zip_points(used, total, pct));
+            } else if let Some(free) = f.get("memoryFree") {
+                add(
+                    "memoryAllocated",
+                    zip_points(used, free, |u, fr| pct(u, u + fr)),
+                );
+            }
+        }
+        if let Some(energy) = f.get("totalEnergyConsumption") {
+            add(
+                "energyJoules",
+                energy.iter().map(|&(t, v)| (t, v / 1000.0)).collect(),
+            );
+        }
+    }
+    series.extend(derived);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(key: &str, points: &[(f64, f64)]) -> HostSeries {
+        HostSeries {
+            host: "h".into(),
+            exporter: Exporter::Dcgm,
+            key: key.into(),
+            points: points.to_vec(),
+            since_first: false,
+        }
+    }
+
+    #[test]
+    fn the_sampler_s_derived_dcgm_keys() {
+        let mut v = vec![
+            s("gpu.0.memoryUsed", &[(1.0, 1024.0), (2.0, 2048.0)]),
+            s("gpu.0.memoryFree", &[(2.0, 2048.0), (3.0, 0.0)]),
+            s("gpu.0.totalEnergyConsumption", &[(1.0, 5000.0)]),
+            s("gpu.1.memoryUsed", &[(1.0, 10.0)]),
+            s("gpu.1.memoryTotal", &[(1.0, 40.0)]),
+        ];
+        derive_dcgm(&mut v);
+        let got: Vec<(&str, &[(f64, f64)])> = v[5..]
+            .iter()
+            .map(|s| (s.key.as_str(), s.points.as_slice()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "gpu.0.memoryAllocatedBytes",
+                    &[(1.0, 1_073_741_824.0), (2.0, 2_147_483_648.0)][..]
+                ),
+                ("gpu.0.memoryAllocated", &[(2.0, 50.0)][..]),
+                ("gpu.0.energyJoules", &[(1.0, 5.0)][..]),
+                ("gpu.1.memoryAllocatedBytes", &[(1.0, 10_485_760.0)][..]),
+                ("gpu.1.memoryAllocated", &[(1.0, 25.0)][..]),
+            ]
+        );
+    }
 }

@@ -157,8 +157,8 @@ impl Matchers {
         self.0.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Matcher> {
-        self.0.iter()
+    pub fn as_slice(&self) -> &[Matcher] {
+        &self.0
     }
 
     /// The selector `metric{<these>,<extra>}` (`metric` may be empty; `extra` is the

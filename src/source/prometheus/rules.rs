@@ -93,10 +93,10 @@ pub const RULES: &[Rule] = &[
     counted(Fixed("network.sent"), r#"sum by (instance) (node_network_transmit_bytes_total{$M,device!="lo"})"#),
     counted(Fixed("network.recv"), r#"sum by (instance) (node_network_receive_bytes_total{$M,device!="lo"})"#),
     // dcgm-exporter.
+    // dcgm-exporter; the keys the sampler derives from its frame-buffer and energy
+    // fields are derived from this answer too (`fetch::derive_dcgm`), not asked for
+    // again: each would cost the server another pass over every GPU's series.
     r(Dcgm, DcgmField, r#"{$M,__name__=~"DCGM_FI_.+"}"#),
-    r(Dcgm, Labelled("gpu.{}.memoryAllocated", "gpu"), r"100 * DCGM_FI_DEV_FB_USED{$M} / (DCGM_FI_DEV_FB_USED{$M} + DCGM_FI_DEV_FB_FREE{$M})"),
-    r(Dcgm, Labelled("gpu.{}.memoryAllocatedBytes", "gpu"), r"DCGM_FI_DEV_FB_USED{$M} * 1048576"),
-    r(Dcgm, Labelled("gpu.{}.energyJoules", "gpu"), r"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{$M} / 1000"),
 ];
 
 /// The query whose answer tells a host up or down.
@@ -106,7 +106,7 @@ pub fn up_query(m: &Matchers) -> String {
 
 /// The rule's PromQL with the matchers and the rate range filled in.
 pub fn fill(promql: &str, m: &Matchers, rate: Duration) -> String {
-    let user: Vec<String> = m.iter().map(ToString::to_string).collect();
+    let user: Vec<String> = m.as_slice().iter().map(ToString::to_string).collect();
     let user = user.join(",");
     let text = if user.is_empty() {
         promql.replace("{$M,", "{").replace("$M", "")
