@@ -92,6 +92,18 @@ struct ConfigData {
     yaml: String,
 }
 
+#[derive(Deserialize)]
+struct TargetsData {
+    #[serde(rename = "activeTargets", default)]
+    active: Vec<Target>,
+}
+
+#[derive(Deserialize)]
+struct Target {
+    #[serde(rename = "scrapeInterval")]
+    scrape_interval: Option<String>,
+}
+
 /// The longest server text kept in an error.
 const EXCERPT: usize = 200;
 
@@ -270,10 +282,20 @@ impl Client {
     }
 
     /// The global `scrape_interval` of the server's configuration
-    /// (`/api/v1/status/config`), where it exposes one.
+    /// (`/api/v1/status/config`), else the shortest of its active targets'
+    /// (`/api/v1/targets`: servers that hide their configuration may list them).
     pub fn scrape_interval(&self) -> Result<Option<Duration>, PromError> {
-        let data: ConfigData = self.call("status/config", &[])?;
-        Ok(global_scrape_interval(&data.yaml))
+        let config = self.call::<ConfigData>("status/config", &[]);
+        if let Some(d) = config.ok().and_then(|c| global_scrape_interval(&c.yaml)) {
+            return Ok(Some(d));
+        }
+        let targets: TargetsData = self.call("targets", &[("state", "active")])?;
+        Ok(targets
+            .active
+            .iter()
+            .filter_map(|t| parse_duration(t.scrape_interval.as_deref()?))
+            .filter(|d| !d.is_zero())
+            .min())
     }
 }
 

@@ -208,6 +208,23 @@ fn series_labels_and_config() {
 }
 
 #[test]
+fn the_scrape_interval_from_the_targets_where_the_config_is_hidden() {
+    let body = r#"{"status":"success","data":{"activeTargets":[{"scrapeInterval":"30s"},{"scrapeInterval":"10s"},{}],"droppedTargets":[]}}"#;
+    let (url, rx) = fake(Reply::Answer(200, body.into()));
+    assert_eq!(
+        client(&url).scrape_interval().expect("targets"),
+        Some(Duration::from_secs(10))
+    );
+    let first = rx.recv().expect("request");
+    assert!(first.starts_with("GET /api/v1/status/config "), "{first}");
+    let second = rx.recv().expect("request");
+    assert!(
+        second.starts_with("GET /api/v1/targets?state=active "),
+        "{second}"
+    );
+}
+
+#[test]
 fn durations() {
     assert_eq!(parse_duration("15s"), Some(Duration::from_secs(15)));
     assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
