@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use leet::source::http::HttpOptions;
 use leet::source::prometheus::fetch::{fetch, Plan};
 use leet::source::prometheus::{driver, Client, ClusterUpdate, DriverOptions, Matchers};
-use leet::store::cluster::{ClusterModel, HostState};
+use leet::store::cluster::{ClusterModel, HeaderRow, HostState};
 
 use super::client::{self, get, wait_for, Serve};
 use super::{tool, Prometheus};
@@ -125,14 +125,23 @@ fn first_down(web: std::net::SocketAddr, instance: &str, since: f64) -> Option<f
         .map(|(t, _)| t)
 }
 
-#[test]
-fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
+/// The scraped processes and pages, and the Prometheus scraping them.
+struct Cluster {
+    plain: Serve,
+    web: std::net::SocketAddr,
+    /// The keys `leet sample` prints on the host with GPUs.
+    want: BTreeSet<String>,
+    _gpus: Serve,
+    _prometheus: Prometheus,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+/// None (skipped) without Prometheus or a C compiler, except under `CI=true`.
+fn start_cluster() -> Option<Cluster> {
     if !tool::have_tool("prometheus", &["--version"]) {
-        return;
+        return None;
     }
-    let Some(stub) = client::nvml_stub() else {
-        return;
-    };
+    let stub = client::nvml_stub()?;
     let lib = stub.path().to_str().expect("utf-8 path").to_string();
     let gpu_env = [("LD_LIBRARY_PATH", lib.as_str())];
     let none_env = [
@@ -143,7 +152,7 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
     let want = sample_keys(&args, &gpu_env);
     assert!(want.contains("gpu.1.powerWatts"), "{want:?}");
     let gpus = Serve::start(&args, &gpu_env);
-    let mut plain = Serve::start(&args, &none_env);
+    let plain = Serve::start(&args, &none_env);
     let node = host_port(&client::fake_endpoint(fixture(
         "openmetrics-node-exporter-e2e-linux.txt",
     )));
@@ -153,7 +162,7 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
     let dir = tempfile::tempdir().expect("tempdir");
     let leet_targets =
         target(&gpus.addr.to_string(), "gpu-2") + &target(&plain.addr.to_string(), "cpu-only");
-    let (_prometheus, web) = start_prometheus(
+    let (prometheus, web) = start_prometheus(
         dir.path(),
         &[
             ("leet", leet_targets),
@@ -161,64 +170,46 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
             ("dcgm", target(&dcgm, "node-a:9400")),
         ],
     );
-    let url = format!("http://{web}");
-    let opts = HttpOptions::default();
-    let client = Client::new(&url, opts).expect("client");
-    wait_for("Prometheus to answer", || client.query("up", None).ok());
+    Some(Cluster {
+        plain,
+        web,
+        want,
+        _gpus: gpus,
+        _prometheus: prometheus,
+        _dirs: (stub, dir),
+    })
+}
 
-    let (tx, rx) = mpsc::channel();
-    let options = DriverOptions {
-        matchers: Matchers::default(),
-        window: Duration::from_secs(60),
-        interval: None,
-    };
-    driver::spawn(client.clone(), options, move |u| tx.send(u).is_ok()).expect("thread");
-    let mut model = ClusterModel::default();
-    let hosts = ["cpu-only", "gpu-2", "node-a"];
-    fold_until(&rx, &mut model, "every key of every host", |m| {
-        let names: Vec<&str> = m.hosts().map(|(h, _)| h).collect();
-        let keys = |h: &str| -> BTreeSet<String> {
-            m.host(h)
-                .map(|h| h.keys().map(str::to_string).collect())
-                .unwrap_or_default()
-        };
-        names == hosts
-            && want.is_subset(&keys("gpu-2"))
-            && [
-                "cpu",
-                "cpu.0.cpu_percent",
-                "load.1m",
-                "swap.total",
-                "disk.in",
-                "gpu.0.gpu",
-                "gpu.0.powerWatts",
-                "gpu.0.memoryAllocated",
-                "gpu.0.energyJoules",
-            ]
-            .iter()
-            .all(|k| keys("node-a").contains(*k))
-    });
-    // The step and interval came from the server's configuration.
+const HOSTS: [&str; 3] = ["cpu-only", "gpu-2", "node-a"];
+
+/// Keys of node-exporter's and dcgm-exporter's pages, as mapped.
+const EXPORTER_KEYS: &[&str] = &[
+    "cpu",
+    "cpu.0.cpu_percent",
+    "load.1m",
+    "swap.total",
+    "disk.in",
+    "gpu.0.gpu",
+    "gpu.0.powerWatts",
+    "gpu.0.memoryAllocated",
+    "gpu.0.energyJoules",
+];
+
+fn row(m: &ClusterModel, host: &str) -> HeaderRow {
+    (m.header(now()).into_iter())
+        .find(|r| r.host == host)
+        .expect("row")
+}
+
+/// The header rows and the heatmap of the three hosts.
+fn assert_rows(model: &ClusterModel) {
     assert_eq!(
-        (model.step(), model.interval()),
-        (Duration::from_secs(1), Duration::from_secs(1))
-    );
-    assert_eq!(model.server(), url);
-    let row = |m: &ClusterModel, h: &str| {
-        m.header(now())
-            .into_iter()
-            .find(|r| r.host == h)
-            .expect("row")
-    };
-    assert_eq!(
-        (row(&model, "gpu-2").gpus, row(&model, "cpu-only").gpus),
+        (row(model, "gpu-2").gpus, row(model, "cpu-only").gpus),
         (2, 0)
     );
-    let dcgm_row = row(&model, "node-a");
+    let dcgm_row = row(model, "node-a");
     assert_eq!((dcgm_row.gpus, dcgm_row.power), (1, Some(16.365)));
-    let heat: Vec<(String, u32)> = model
-        .heatmap(now(), 10)
-        .into_iter()
+    let heat: Vec<(String, u32)> = (model.heatmap(now(), 10).into_iter())
         .map(|r| (r.host, r.gpu))
         .collect();
     assert_eq!(
@@ -229,28 +220,64 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
             ("node-a".into(), 0)
         ]
     );
-    for h in hosts {
-        assert_eq!(row(&model, h).state, HostState::Up, "{h}");
+    for h in HOSTS {
+        assert_eq!(row(model, h).state, HostState::Up, "{h}");
     }
+}
 
-    // --match narrows every query.
+/// `--match` narrows every query: one host's series only, and no rule refused.
+fn assert_match_narrows(client: &Client) {
     let only_leet = Plan {
         matchers: Matchers::parse(&[r#"job="leet", instance=~"gpu-.*""#]).expect("matchers"),
         scrape: Duration::from_secs(1),
     };
     let t = now().floor();
-    let batch = fetch(&client, &only_leet, t - 10.0, t, Duration::from_secs(1)).expect("fetch");
+    let batch = fetch(client, &only_leet, t - 10.0, t, Duration::from_secs(1)).expect("fetch");
     let seen: BTreeSet<&str> = batch.series.iter().map(|s| s.host.as_str()).collect();
     assert_eq!(seen, BTreeSet::from(["gpu-2"]));
     assert!(batch.refused.is_empty(), "{:?}", batch.refused);
+}
+
+#[test]
+fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
+    let Some(mut cluster) = start_cluster() else {
+        return;
+    };
+    let url = format!("http://{}", cluster.web);
+    let client = Client::new(&url, HttpOptions::default()).expect("client");
+    wait_for("Prometheus to answer", || client.query("up", None).ok());
+    let (tx, rx) = mpsc::channel();
+    let options = DriverOptions {
+        matchers: Matchers::default(),
+        window: Duration::from_secs(60),
+        interval: None,
+    };
+    driver::spawn(client.clone(), options, move |u| tx.send(u).is_ok()).expect("thread");
+    let mut model = ClusterModel::default();
+    fold_until(&rx, &mut model, "every key of every host", |m| {
+        let keys = |h: &str| -> BTreeSet<String> {
+            (m.host(h).into_iter())
+                .flat_map(|h| h.keys().map(str::to_string))
+                .collect()
+        };
+        m.hosts().map(|(h, _)| h).eq(HOSTS)
+            && cluster.want.is_subset(&keys("gpu-2"))
+            && EXPORTER_KEYS.iter().all(|k| keys("node-a").contains(*k))
+    });
+    // The step and interval came from the server's configuration.
+    let second = Duration::from_secs(1);
+    assert_eq!((model.step(), model.interval()), (second, second));
+    assert_eq!(model.server(), url);
+    assert_rows(&model);
+    assert_match_narrows(&client);
 
     // A killed exporter: its first failed scrape within two scrape intervals, and the
     // model shows it down.
     let killed_at = now();
-    let _ = plain.child.kill();
-    let _ = plain.child.wait();
+    let _ = cluster.plain.child.kill();
+    let _ = cluster.plain.child.wait();
     let down = wait_for("a failed scrape of the killed exporter", || {
-        first_down(web, "cpu-only", killed_at)
+        first_down(cluster.web, "cpu-only", killed_at)
     });
     assert!(
         down - killed_at <= 2.0,
@@ -258,9 +285,7 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
         down - killed_at
     );
     fold_until(&rx, &mut model, "the killed exporter down", |m| {
-        m.header(now())
-            .iter()
-            .any(|r| r.host == "cpu-only" && r.state == HostState::Down)
+        row(m, "cpu-only").state == HostState::Down
     });
     assert_eq!(row(&model, "gpu-2").state, HostState::Up);
 }
