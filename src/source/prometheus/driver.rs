@@ -135,6 +135,7 @@ pub fn spawn(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::http::{HttpError, HttpOptions};
 
     #[test]
     fn the_first_range_is_the_window_and_later_ones_overlap_one_step() {
@@ -148,5 +149,43 @@ mod tests {
             step_for(Duration::from_secs(1), Duration::from_secs(86_400 * 7)),
             Duration::from_secs(61)
         );
+    }
+
+    #[test]
+    fn a_server_that_is_down_is_reported_and_asked_again() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("port")
+            .port();
+        let server = format!("http://127.0.0.1:{port}");
+        let client = Client::new(&server, HttpOptions::default()).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: Some(Duration::from_millis(10)),
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        assert_eq!(
+            rx.recv().expect("started"),
+            ClusterUpdate::Started {
+                server: server.clone(),
+                step: DEFAULT_INTERVAL,
+                interval: Duration::from_millis(10),
+                window: Duration::from_secs(60),
+            }
+        );
+        for _ in 0..2 {
+            let ClusterUpdate::Failed { error, .. } = rx.recv().expect("failed") else {
+                panic!("a refresh of a server that is down");
+            };
+            let refused = PromError::Http(HttpError::Refused {
+                server: server.clone(),
+            });
+            assert_eq!(error, refused);
+        }
+        // The receiver gone, the thread ends at its next report.
+        drop(rx);
+        thread.join().expect("thread ends");
     }
 }
