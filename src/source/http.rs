@@ -94,7 +94,7 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
+        let hex = |c: u8| char::from(c).to_digit(16);
         if b[i] == b'%' {
             if let (Some(h), Some(l)) = (
                 b.get(i + 1).copied().and_then(hex),
