@@ -352,4 +352,4 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

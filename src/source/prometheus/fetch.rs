@@ -189,6 +189,7 @@ pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::prometheus::api::tests::{client, fake, fake_by, Reply};
 
     fn s(key: &str, points: &[(f64, f64)]) -> HostSeries {
         HostSeries {
@@ -227,5 +228,76 @@ mod tests {
                 ("gpu.1.memoryAllocated", &[(1.0, 25.0)][..]),
             ]
         );
+    }
+
+    const UP: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+        {"metric":{"__name__":"up","instance":"n1:9100","job":"node"},"values":[[10,"1"],[11,"0"]]}]}}"#;
+    const LOAD: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+        {"metric":{"__name__":"node_load1","instance":"n1:9100"},"values":[[10,"2.5"]]},
+        {"metric":{"__name__":"node_load1"},"values":[[10,"9"]]}]}}"#;
+    const REFUSED: &str = r#"{"status":"error","errorType":"execution","error":"query processing would load too many samples"}"#;
+    const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
+
+    fn plan() -> Plan {
+        Plan {
+            matchers: Matchers::default(),
+            scrape: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn each_rule_is_asked_and_a_refused_one_is_named() {
+        let (url, rx) = fake_by(|head| {
+            let line = head.lines().next().unwrap_or_default().to_string();
+            if line.contains("query=up%7B%7D") {
+                Reply::Answer(200, UP.into())
+            } else if line.contains("query=node_load1%7B%7D") {
+                Reply::Answer(200, LOAD.into())
+            } else if line.contains("node_load5") {
+                Reply::Answer(422, REFUSED.into())
+            } else {
+                Reply::Answer(200, EMPTY.into())
+            }
+        });
+        let batch =
+            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect("batch");
+        assert_eq!(
+            batch.up,
+            [HostUp {
+                host: "n1".into(),
+                points: vec![(10.0, true), (11.0, false)]
+            }]
+        );
+        // The series without a host label is left out.
+        assert_eq!(
+            batch.series,
+            [HostSeries {
+                host: "n1".into(),
+                exporter: Exporter::Node,
+                key: "load.1m".into(),
+                points: vec![(10.0, 2.5)],
+                since_first: false,
+            }]
+        );
+        assert_eq!(batch.refused.len(), 1, "{:?}", batch.refused);
+        assert!(
+            batch.refused[0].contains("too many samples"),
+            "{:?}",
+            batch.refused
+        );
+        // `up`, then every rule once.
+        assert_eq!(rx.try_iter().count(), 1 + RULES.len());
+    }
+
+    #[test]
+    fn a_server_error_ends_the_refresh_at_once() {
+        let (url, rx) = fake(Reply::Answer(503, "overloaded".into()));
+        let err =
+            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect_err("503");
+        assert!(
+            matches!(err, PromError::Status { status: 503, .. }),
+            "{err:?}"
+        );
+        assert_eq!(rx.try_iter().count(), 1);
     }
 }

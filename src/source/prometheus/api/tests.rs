@@ -11,7 +11,7 @@ use super::*;
 
 /// What the fake server does with each request.
 #[derive(Clone)]
-enum Reply {
+pub(crate) enum Reply {
     Answer(u16, String),
     /// Holds the connection open without a byte of answer.
     Silent,
@@ -19,7 +19,14 @@ enum Reply {
 
 /// A server answering every request with `reply`; the request lines it got come
 /// through the receiver.
-fn fake(reply: Reply) -> (String, mpsc::Receiver<String>) {
+pub(crate) fn fake(reply: Reply) -> (String, mpsc::Receiver<String>) {
+    fake_by(move |_| reply.clone())
+}
+
+/// A server answering each request as `reply` says for its head.
+pub(crate) fn fake_by(
+    reply: impl Fn(&str) -> Reply + Send + 'static,
+) -> (String, mpsc::Receiver<String>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (tx, rx) = mpsc::channel();
@@ -30,8 +37,9 @@ fn fake(reply: Reply) -> (String, mpsc::Receiver<String>) {
             let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
             let n = s.read(&mut buf).unwrap_or(0);
             let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+            let answer = reply(&head);
             let _ = tx.send(head);
-            match &reply {
+            match &answer {
                 Reply::Answer(status, body) => {
                     let _ = write!(
                         s,
@@ -47,7 +55,7 @@ fn fake(reply: Reply) -> (String, mpsc::Receiver<String>) {
     (format!("http://127.0.0.1:{}", addr.port()), rx)
 }
 
-fn client(url: &str) -> Client {
+pub(crate) fn client(url: &str) -> Client {
     let opts = HttpOptions {
         connect: Duration::from_secs(2),
         total: Duration::from_secs(1),
