@@ -278,10 +278,14 @@ impl ClusterModel {
             let Some(last) = up.points.last().copied() else {
                 continue;
             };
+            // A host scraped by several jobs (node-exporter and dcgm-exporter on one
+            // node) is down when any of them is: part of its data has stopped.
             if let Some(h) = self.host_mut(up.host) {
-                if h.up.is_none_or(|(t, _)| last.0 >= t) {
-                    h.up = Some(last);
-                }
+                h.up = match h.up {
+                    Some((t, up)) if t == last.0 => Some((t, up && last.1)),
+                    Some((t, _)) if t > last.0 => h.up,
+                    _ => Some(last),
+                };
             }
         }
         // Leet series first, so a host's other exporters are known to be ignored.

@@ -182,6 +182,21 @@ fn states_header_and_heatmap() {
 }
 
 #[test]
+fn a_host_is_down_when_any_of_its_exporters_is() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![],
+        &[("a", true), ("a", false), ("b", true), ("b", true)],
+    ));
+    let states: Vec<HostState> = m.header(30.0).iter().map(|r| r.state).collect();
+    assert_eq!(states, [HostState::Down, HostState::Up]);
+    // A newer answer decides alone.
+    m.apply(batch(45.0, vec![], &[("a", true)]));
+    assert_eq!(m.header(45.0)[0].state, HostState::Up);
+}
+
+#[test]
 fn a_failure_keeps_what_was_read_and_says_so() {
     let mut m = model();
     m.apply(batch(
