@@ -10,6 +10,8 @@
 
 #[path = "serve/client.rs"]
 mod client;
+#[path = "serve/cluster.rs"]
+mod cluster;
 mod common;
 
 use std::collections::BTreeSet;

@@ -64,6 +64,7 @@ pub use openmetrics::{
 };
 
 pub use command::{run_sample_command, sample_to_json, write_json_line};
+pub use dcgm_exporter::dcgm_field;
 use detect::Detect;
 pub use monitor::MonitorHandle;
 pub use procs::{ProcRow, ProcScanner, ProcTable};

@@ -350,6 +350,40 @@ pub fn to_key(metric: &str, labels: &[(String, String)]) -> Option<String> {
     None
 }
 
+/// Every label name the table gives a series: the patterns' placeholders, `node`
+/// and `key`.
+static LABEL_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut out = vec![NODE_LABEL, KEY_LABEL];
+    for rule in RULES {
+        for part in parts(rule.key) {
+            if let Err((name, _)) = part {
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+});
+
+/// The W&B key of a series as a server stored it (with target labels such as `job`
+/// and `instance` beside the table's own), and the factor from its value to the
+/// series' unit: its [`Mapped::scale`] (a value divided by it is the W&B value).
+#[must_use]
+pub fn key_of_stored<'a>(
+    metric: &str,
+    labels: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Option<(String, f64)> {
+    let own: Vec<(String, String)> = labels
+        .into_iter()
+        .filter(|(k, _)| LABEL_NAMES.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let key = to_key(metric, &own)?;
+    let scale = to_series(&key).scale;
+    Some((key, scale))
+}
+
 /// Longest generic series name kept from a key (the key itself is the label).
 const MAX_NAME: usize = 120;
 
