@@ -53,7 +53,7 @@ use overlay::stats;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::Panels;
 pub use scroll::Limits;
-pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
+pub use source::{LiveState, Shown, SourceState, Subject, LIVE_WINDOW};
 pub use workspace::runs::{Compared, WsTag};
 
 /// Most points one live series keeps (its ring over the window).
@@ -112,16 +112,6 @@ pub enum FilterTarget {
 pub enum Pending {
     Columns,
     Rows,
-}
-
-/// What the viewer shows.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Subject {
-    /// A run read from its `.wandb` file.
-    Run,
-    /// The live host monitor: the sampler's readings, charted over the last
-    /// `window` seconds; the grid's items are the grouped system charts.
-    Host { window: f64 },
 }
 
 /// The overlay in front of the panes (at most one), holding its own state: a
@@ -441,18 +431,21 @@ impl App {
                 path,
                 len,
                 modified,
-            } => self.on_opened(path, len, modified),
-            Msg::Waiting(dir) => self.on_waiting(dir),
+            } => self.shown.on_opened(path, len, modified, &mut self.asks),
+            Msg::Waiting(dir) => self.shown.on_waiting(dir, &mut self.asks),
             Msg::Run(batch) => {
-                self.apply_batch(batch);
+                if self.shown.apply_batch(&batch) {
+                    self.charts.zoom.clear();
+                }
+                self.refresh();
                 self.media_follow();
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
-                let before = self.live_state();
+                let before = self.shown.live_state();
                 self.shown.now = now;
                 let refiltered = self.workspace_tick();
-                let after = self.live_state();
+                let after = self.shown.live_state();
                 Effect {
                     redraw: refiltered
                         || before != after
@@ -469,14 +462,14 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Sample(s) => {
-                self.apply_sample(&s);
+                self.on_sample(&s);
                 Effect::REDRAW
             }
             Msg::Signal(_) => Effect::QUIT,
             // The runtime owns the terminal and handles these before the app.
             Msg::Suspend | Msg::Continued => Effect::NONE,
             Msg::Tagged(tag, m) => self.on_tagged(tag, *m),
-            Msg::RunsCounted { wandb_dir, count } => self.on_runs_counted(&wandb_dir, count),
+            Msg::RunsCounted { wandb_dir, count } => self.shown.on_runs_counted(&wandb_dir, count),
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.on_image(&path, image),
             Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
@@ -497,6 +490,41 @@ impl App {
             Msg::Records(page) => self.on_records(*page),
             Msg::Smoothed(r) => self.on_smoothed(*r),
         }
+    }
+}
+
+impl App {
+    /// A host sample: the run takes it; the live monitor's overview lists every
+    /// key's latest value (sorted), which with many keys is most of a sample's
+    /// cost, so with a short interval it is rebuilt once a second of samples, and
+    /// whenever keys are added.
+    fn on_sample(&mut self, s: &crate::msg::Sample) {
+        let host = self.is_host();
+        self.shown.apply_sample(s, host);
+        if host {
+            self.host.samples += 1;
+            let at = (s.timestamp, self.shown.run.system.len());
+            if at.0 - self.host.overview_at.0 >= 1.0 || at.1 != self.host.overview_at.1 {
+                self.host.overview_at = at;
+                self.set_overview(self.overview_rows());
+            }
+        }
+        self.refresh();
+        if host {
+            self.update_host();
+        }
+    }
+
+    /// Liveness for the status bar (see [`Shown::live_state`]).
+    #[must_use]
+    pub fn live_state(&self) -> LiveState {
+        self.shown.live_state()
+    }
+
+    /// Why the run file cannot be shown (see [`Shown::unreadable`]).
+    #[must_use]
+    pub fn unreadable(&self) -> Option<String> {
+        self.shown.unreadable()
     }
 }
 
