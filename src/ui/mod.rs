@@ -39,6 +39,8 @@ mod theme;
 pub mod widget;
 pub mod workspace;
 
+use std::path::{Path, PathBuf};
+
 use ratatui::layout::Rect;
 
 use crate::msg::Msg;
@@ -397,10 +399,8 @@ impl App {
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
         self.settle();
-        if input {
-            fx.redraw |= self.note_settings(key);
-        } else if tick {
-            self.save_settings_due();
+        if input || tick {
+            fx.redraw |= self.keep_settings(key, tick);
         }
         // Scroll limits follow the areas and the contents, which most messages change.
         if fx.redraw {
@@ -479,7 +479,7 @@ impl App {
             }
             Msg::IndexUnchanged { wandb_dir } => self.on_index_unchanged(&wandb_dir),
             Msg::SettingsWritten { generation, error } => {
-                self.on_settings_written(generation, error.as_deref())
+                self.settings_io.on_written(generation, error.as_deref())
             }
             Msg::WorkspaceWritten { generation, error } => {
                 self.on_workspace_written(generation, error.is_none())
@@ -525,6 +525,102 @@ impl App {
     #[must_use]
     pub fn unreadable(&self) -> Option<String> {
         self.shown.unreadable()
+    }
+}
+
+/// The settings: the saved parts of the state, and the saver.
+impl App {
+    /// The settings of this mode as they are now.
+    #[must_use]
+    pub fn settings(&self) -> settings::Settings {
+        settings::Settings::of(&settings::Saved {
+            charts: &self.charts,
+            panels: &self.panels,
+            panes: &self.panes,
+            palette: self.screen.palette,
+        })
+    }
+
+    /// Lay settings over the state (at start, before the first frame).
+    pub fn apply_settings(&mut self, s: &settings::Settings) {
+        let host = self.is_host();
+        s.apply(settings::SavedMut {
+            charts: &mut self.charts,
+            panels: &mut self.panels,
+            panes: &mut self.panes,
+            palette: &mut self.screen.palette,
+            host,
+        });
+        self.refilter_metrics(None);
+        self.refilter_overview();
+        self.refilter_system();
+        self.relayout();
+    }
+
+    /// Start from `file`'s settings for this mode, and save changes to `path`
+    /// (None, or a file saying `save = false`: never saved). The viewer's
+    /// per-directory settings are `[viewer]`'s own (see [`App::use_config_in`]).
+    pub fn use_config(&mut self, path: Option<PathBuf>, file: settings::Config) {
+        self.use_config_at(path, file, None);
+    }
+
+    /// As [`App::use_config`], for a viewer of the wandb directory `dir` (its
+    /// canonical path; for a run outside one, the directory of its `.wandb`
+    /// file): the per-directory settings are that directory's (see
+    /// `settings::Persist::load`). The live monitor keeps `[live]`.
+    pub fn use_config_in(&mut self, path: Option<PathBuf>, file: settings::Config, dir: &Path) {
+        self.use_config_at(path, file, Some(dir.to_path_buf()));
+    }
+
+    fn use_config_at(
+        &mut self,
+        path: Option<PathBuf>,
+        file: settings::Config,
+        dir: Option<PathBuf>,
+    ) {
+        let (io, section) = settings::Persist::load(path, file, dir, self.is_host());
+        self.apply_settings(&section);
+        self.settings_io = io;
+        self.settings_io.applied(self.settings(), self.is_host());
+    }
+
+    /// The whole file as it would be written now (see `settings::Persist::config`).
+    #[must_use]
+    pub fn settings_config(&self) -> settings::Config {
+        self.settings_io.config(self.settings(), self.is_host())
+    }
+
+    /// What the status bar says of the settings (once, until the next key).
+    #[must_use]
+    pub fn settings_note(&self) -> Option<&str> {
+        self.settings_io.note()
+    }
+
+    /// The save the runtime is to carry out on quit, if the settings changed
+    /// since the file was last known written.
+    #[must_use]
+    pub fn unsaved_settings(&self) -> Option<Cmd> {
+        self.settings_io.unsaved(self.settings(), self.is_host())
+    }
+
+    /// After the user's input, note whether a setting changed (a `key` ends the
+    /// status bar's note: whether it was shown); at a `tick`, ask for a changed
+    /// one to be saved. The settings now are built only when needed.
+    fn keep_settings(&mut self, key: bool, tick: bool) -> bool {
+        let host = self.is_host();
+        let now = settings::Saved {
+            charts: &self.charts,
+            panels: &self.panels,
+            panes: &self.panes,
+            palette: self.screen.palette,
+        };
+        let now = || settings::Settings::of(&now);
+        if tick {
+            self.settings_io.save_due(host, now, &mut self.asks);
+            false
+        } else {
+            self.settings_io.noted(key, host, now)
+        }
     }
 }
 
