@@ -46,14 +46,24 @@ use ratatui::layout::Rect;
 use crate::msg::Msg;
 use crate::store::metrics::MetricStore;
 use crate::store::Run;
+use act::Motion;
+use action::{Action, Handler};
+pub use charts::grid::Pending;
+use charts::grid::YTarget;
+use charts::sections::{Item, Slot};
 pub use cmd::Cmd;
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use derive::Seen;
 use filter::FilterState;
-use keymap::{Keymap, Mode};
+pub use filter::FilterTarget;
+use keymap::{Key, Keymap, Mode};
 use layout::Areas;
 use overlay::stats;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
-use panels::Panels;
+use panels::{Pane, Panels};
+use ratatui::layout::Position;
 pub use scroll::Limits;
 pub use source::{LiveState, Shown, SourceState, Subject, LIVE_WINDOW};
 pub use workspace::runs::{Compared, WsTag};
@@ -86,34 +96,6 @@ impl Effect {
         quit: true,
         cmds: Vec::new(),
     };
-}
-
-/// Which filter the user is typing into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FilterTarget {
-    Metrics,
-    System,
-    Overview,
-    Console,
-    /// The live monitor's process table.
-    Procs,
-    /// The workspace's runs filter (`f`).
-    Runs,
-    /// The workspace's group-by prompt (`G`).
-    Group,
-    /// The workspace's summary-column prompt (`v`).
-    Column,
-    /// The statistics table's metric filter (`/` in `T`).
-    Stats,
-    /// The record inspector's text filter (`/` there).
-    Records,
-}
-
-/// A prefix key waiting for its digit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pending {
-    Columns,
-    Rows,
 }
 
 /// The overlay in front of the panes (at most one), holding its own state: a
@@ -621,6 +603,570 @@ impl App {
         } else {
             self.settings_io.noted(key, host, now)
         }
+    }
+}
+
+/// Keys: the router finds the action for the mode in force and hands it to the
+/// feature that owns it.
+impl App {
+    fn on_key(&mut self, ev: KeyEvent) -> Effect {
+        if ev.kind == KeyEventKind::Release {
+            return Effect::NONE;
+        }
+        let key = Key::from_event(&ev);
+        if key.is_ctrl_c() {
+            return Effect::QUIT;
+        }
+        if let Some(p) = self.charts.pending.take() {
+            if let (KeyCode::Char(d @ '0'..='9'), true) = (key.code, key.mods.is_empty()) {
+                self.charts.grid.set_dims(p, d);
+                let focus = self.charts.grid.focus;
+                self.relayout();
+                self.charts.grid.focus = focus;
+                return Effect::REDRAW;
+            }
+        }
+        // The x axis's metric picker takes the keys while open.
+        if self.charts.xaxis.picker.is_some() {
+            return self.picker_key(&key);
+        }
+        let mode = self.mode();
+        match self.screen.keymap.action(mode, &key) {
+            Some(a) => {
+                if mode == Mode::Filter {
+                    if let Some(fx) = self.type_workspace(Some(a), None) {
+                        return fx;
+                    }
+                }
+                self.act(a)
+            }
+            None if mode == Mode::Filter => {
+                let KeyCode::Char(c) = key.code else {
+                    return Effect::NONE;
+                };
+                if key
+                    .mods
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                {
+                    return Effect::NONE;
+                }
+                if let Some(fx) = self.type_workspace(None, Some(c)) {
+                    return fx;
+                }
+                self.with_filter(|f| f.push(c));
+                Effect::REDRAW
+            }
+            None => Effect::NONE,
+        }
+    }
+
+    /// Perform an action (what a key is bound to).
+    pub fn act(&mut self, a: Action) -> Effect {
+        // Typing into its filter goes through the filter's actions below.
+        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
+            return self.act_inspector(a);
+        }
+        match self.overlay {
+            Overlay::Runs => return self.act_runs(a),
+            Overlay::Media => return self.act_media(a),
+            // Its filter's keys are every filter's (below).
+            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
+            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
+        }
+        if matches!(self.overlay, Overlay::None) {
+            if let Some(fx) = self.act_workspace(a) {
+                return fx;
+            }
+        }
+        if let Some(fx) = self.act_sections(a) {
+            return fx;
+        }
+        match a.handler() {
+            Handler::General => match a {
+                Action::Quit => Effect::QUIT,
+                Action::Restart if !self.is_host() && self.restart_main() => Effect::REDRAW,
+                _ => Effect::NONE,
+            },
+            Handler::Inert => Effect::NONE,
+            Handler::Panels => self.act_panels(a),
+            Handler::Motion => self.act_motion(a),
+            Handler::Charts => self.act_charts(a),
+            Handler::Procs => self.act_procs(a),
+            Handler::Filter => self.act_filter(a),
+        }
+    }
+
+    fn act_panels(&mut self, a: Action) -> Effect {
+        let then = match a {
+            Action::ToggleStats => return self.open_stats(),
+            Action::InspectRecords => return self.toggle_inspector(),
+            Action::PickRun => return self.open_picker(),
+            Action::ToggleMedia => {
+                self.toggle_media();
+                None
+            }
+            Action::Help => {
+                self.overlay = match self.overlay {
+                    Overlay::Help { .. } => Overlay::None,
+                    _ => Overlay::Help { scroll: 0 },
+                };
+                None
+            }
+            Action::Back if matches!(self.overlay, Overlay::Help { .. }) => {
+                self.overlay = Overlay::None;
+                None
+            }
+            Action::Back if self.charts.crosshair.is_some() => {
+                self.charts.crosshair = None;
+                None
+            }
+            Action::Back if self.panels.back() => None,
+            Action::ToggleLeftSidebar | Action::ToggleRightSidebar => {
+                self.toggle_sidebar(a == Action::ToggleRightSidebar);
+                None
+            }
+            Action::ToggleConsole => self.panels.toggle_console(&mut self.asks),
+            Action::ToggleGrid => self.panels.toggle_grid(&mut self.asks),
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let in_list = self.in_workspace_list();
+                let forward = a == Action::CyclePaneFocus;
+                let (areas, overview) = (&self.screen.areas, &mut self.panes.overview);
+                self.panels.cycle_focus(forward, areas, overview, in_list);
+                None
+            }
+            Action::ResetPaneSizes => {
+                self.panels.reset_sizes(&mut self.asks);
+                None
+            }
+            _ => return Effect::NONE,
+        };
+        if then.is_some() {
+            // The pane shown again takes focus once it is laid out.
+            self.settle();
+            self.panels.focus_if_shown(then, &self.screen.areas);
+        }
+        Effect::REDRAW
+    }
+
+    /// The motion keys, handed to the pane in focus (the help overlay's scroll
+    /// while it is open; the charts in order while one is full screen).
+    fn act_motion(&mut self, a: Action) -> Effect {
+        let Some(m) = Motion::of(a) else {
+            return Effect::NONE;
+        };
+        let step = matches!(m, Motion::Step { dy: 0, .. });
+        // With the crosshair on, left/right move it along the focused chart.
+        if step
+            && self.charts.crosshair.is_some()
+            && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
+            && !self.is_host()
+            && matches!(self.overlay, Overlay::None)
+        {
+            let runs = drawn_runs(&self.shown.run, &self.runs);
+            self.charts.step_crosshair(&runs, a == Action::FocusRight);
+        } else {
+            self.motion(m, a);
+        }
+        Effect::REDRAW
+    }
+
+    fn motion(&mut self, m: Motion, a: Action) {
+        let lim = self.screen.limits;
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = m.help(*scroll, lim.help_max);
+            return;
+        }
+        let full = self.panels.fullscreen && matches!(m, Motion::Step { .. });
+        let n = self.charts.shown.len();
+        match self.panels.focus {
+            _ if full => self.charts.grid.motion(m, n, true),
+            Pane::Grid => self.charts.grid.motion(m, n, false),
+            Pane::Left => {
+                let lay = self.overview_layout();
+                m.overview(&mut self.panes.overview, &lay);
+            }
+            Pane::Right => {
+                let sys = &mut self.panes.system;
+                sys.scroll = m.system(sys.scroll, sys.shown.len(), lim.system_page);
+            }
+            Pane::Console => {
+                let back = self.panes.console.back;
+                self.panes.console.back = m.console(back, lim.console_max, lim.console_page);
+            }
+            Pane::Procs => {
+                let (d, to) = m.procs(self.procs_room());
+                self.move_proc_selection(d, to);
+            }
+            Pane::Media => {
+                self.step_media(a);
+            }
+        }
+    }
+
+    fn act_charts(&mut self, a: Action) -> Effect {
+        let host = self.is_host();
+        match a {
+            Action::ToggleHidden if !host && self.charts.toggle_hidden() => self.rederive_metrics(),
+            Action::CycleCrosshair if !host => {
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.cycle_crosshair(&runs);
+            }
+            // With the process table focused, enter monitors the selected process.
+            Action::Fullscreen if self.panels.focus == Pane::Procs => {
+                return self.monitor_selected();
+            }
+            Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
+            Action::Fullscreen if !self.charts.shown.is_empty() => self.panels.fullscreen = true,
+            Action::CycleYScale => {
+                // With the system sidebar focused, its top chart.
+                let on = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
+                    let sys = &self.panes.system;
+                    YTarget::Sidebar(sys.shown.get(sys.scroll).copied())
+                } else {
+                    YTarget::Grid { host }
+                };
+                if !self.charts.cycle_y_scale(on) {
+                    return Effect::NONE;
+                }
+            }
+            Action::CycleXAxis => return self.cycle_x_axis(),
+            Action::XAxisToAll => return self.x_axis_to_all(),
+            Action::ToggleLogX => return self.toggle_log_x(),
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => return self.act_smoothing(a),
+            Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
+            _ if self.charts.act_grid(a) => {}
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_procs(&mut self, a: Action) -> Effect {
+        match a {
+            Action::MonitorProcess => return self.monitor_selected(),
+            Action::MonitorNone => return self.monitor(None),
+            Action::CycleProcessSort if self.is_host() => {
+                self.host.procs.sort = self.host.procs.sort.next();
+                self.host.procs.rebuild();
+                let room = self.procs_room();
+                self.host.procs.follow(room);
+            }
+            Action::FilterList if self.is_host() => self.start_filter(FilterTarget::Procs),
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_filter(&mut self, a: Action) -> Effect {
+        match a {
+            // Every filter typed here (the workspace's are typed in `type_workspace`).
+            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
+            Action::StartFilter if self.panels.focus == Pane::Procs => {
+                self.start_filter(FilterTarget::Procs);
+            }
+            // With the console focused, `/` filters its lines (as wandb leet does).
+            Action::StartFilter if self.panels.focus == Pane::Console => {
+                self.start_filter(FilterTarget::Console);
+            }
+            Action::StartFilter => self.start_filter(FilterTarget::Metrics),
+            Action::StartSystemFilter => self.start_filter(FilterTarget::System),
+            Action::StartOverviewFilter => {
+                self.start_filter(FilterTarget::Overview);
+                if self.screen.areas.left.is_none() {
+                    self.toggle_sidebar(false);
+                }
+            }
+            Action::ClearFilters => self.clear_filters(),
+            Action::ClearOverviewFilter => {
+                self.panes.overview.filter.clear();
+                self.refilter_overview();
+            }
+            Action::ClearSystemFilter => {
+                self.panes.system.filter.clear();
+                self.panes.system.scroll = 0;
+                self.refilter_system();
+            }
+            Action::FilterApply | Action::FilterCancel => {
+                self.with_filter(if a == Action::FilterApply {
+                    FilterState::apply
+                } else {
+                    FilterState::cancel
+                });
+                self.filter_target = None;
+            }
+            Action::FilterBackspace => self.with_filter(FilterState::backspace),
+            Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    /// The filter typed into as `t` (None: one typed elsewhere).
+    fn filter_of(&mut self, t: FilterTarget) -> Option<&mut FilterState> {
+        Some(match t {
+            FilterTarget::Metrics => &mut self.charts.filter,
+            FilterTarget::System => &mut self.panes.system.filter,
+            FilterTarget::Overview => &mut self.panes.overview.filter,
+            FilterTarget::Console => &mut self.panes.console.filter,
+            FilterTarget::Procs => &mut self.host.procs.filter,
+            FilterTarget::Stats => &mut self.stats.filter,
+            // The inspector's is in its overlay; the workspace's prompts are
+            // typed through `type_workspace`.
+            FilterTarget::Records
+            | FilterTarget::Runs
+            | FilterTarget::Group
+            | FilterTarget::Column => return None,
+        })
+    }
+
+    fn start_filter(&mut self, t: FilterTarget) {
+        if let Some(f) = self.filter_of(t) {
+            f.start();
+        }
+        self.filter_target = Some(t);
+    }
+
+    /// Hand an edit to the filter being typed into; the list it filters follows.
+    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
+        let Some(t) = self.filter_target else {
+            return;
+        };
+        if t == FilterTarget::Records {
+            return self.with_records_filter(f);
+        }
+        let Some(filter) = self.filter_of(t) else {
+            return;
+        };
+        f(filter);
+        // A changed filter starts again from its first match, as a search does.
+        match t {
+            FilterTarget::Metrics => self.refilter_metrics(None),
+            FilterTarget::System => {
+                self.panes.system.scroll = 0;
+                self.refilter_system();
+            }
+            FilterTarget::Overview => self.refilter_overview(),
+            FilterTarget::Console => self.panes.console.back = 0,
+            FilterTarget::Procs => {
+                self.host.procs.sel = 0;
+                self.host.procs.scroll = 0;
+                self.host.procs.rebuild();
+            }
+            FilterTarget::Stats => {
+                if let Overlay::Stats(c) = &mut self.overlay {
+                    c.refiltered();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Every filter cleared, each list rebuilt (the focused chart kept).
+    fn clear_filters(&mut self) {
+        self.charts.filter.clear();
+        self.panes.system.filter.clear();
+        self.panes.overview.filter.clear();
+        self.panes.console.filter.clear();
+        self.host.procs.filter.clear();
+        self.host.procs.rebuild();
+        let keep = self.focused_key().map(str::to_owned);
+        self.refilter_metrics(keep.as_deref());
+        self.refilter_system();
+        self.refilter_overview();
+    }
+}
+
+/// The mouse: the router finds what is under the pointer ([`mouse::Hits`]) and
+/// hands the press, drag or wheel to its feature.
+impl App {
+    fn on_mouse(&mut self, m: MouseEvent) -> Effect {
+        let pos = Position::new(m.column, m.row);
+        let free = matches!(self.overlay, Overlay::None) && self.filter_target.is_none();
+        let zoom_in = match m.kind {
+            MouseEventKind::Down(MouseButton::Right) | MouseEventKind::Drag(MouseButton::Right) => {
+                // The crosshair under the pointer, on a metric chart.
+                let hit = self.hits().chart_at(pos, self.section_slot_at(pos));
+                let Some((i, rect)) = hit.filter(|_| free && !self.is_host()) else {
+                    return Effect::NONE;
+                };
+                self.panels.focus = Pane::Grid;
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.crosshair_at(&runs, i, rect, pos.x);
+                return Effect::REDRAW;
+            }
+            MouseEventKind::Drag(MouseButton::Left) => {
+                let Some(b) = self.panels.drag else {
+                    return Effect::NONE;
+                };
+                self.panels
+                    .drag_border(b, pos, &self.screen.areas, &mut self.asks);
+                self.settle();
+                self.panels.dragged(b, &self.screen.areas);
+                return Effect::REDRAW;
+            }
+            MouseEventKind::Up(_) => {
+                self.panels.drag = None;
+                return Effect::NONE;
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                // A press on a border may start a drag; it is a click too.
+                let border = self.panels.border_at(&self.screen.areas, pos);
+                self.panels.drag = border.filter(|_| free);
+                None
+            }
+            MouseEventKind::ScrollUp => Some(true),
+            MouseEventKind::ScrollDown => Some(false),
+            _ => return Effect::NONE,
+        };
+        if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
+            return Effect::NONE;
+        }
+        if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
+            return fx;
+        }
+        let slot = self.section_slot_at(pos);
+        // A click on a section header toggles the section.
+        if let (None, Some((_, Slot::Header { sec, .. }))) = (zoom_in, slot) {
+            return self.click_section(sec);
+        }
+        let hits = self.hits();
+        match (zoom_in, hits.chart_at(pos, slot), hits.pane_at(pos)) {
+            (None, Some((i, _)), _) => {
+                self.charts.grid.set_item(Item::Chart(i));
+                self.panels.focus = Pane::Grid;
+            }
+            // A click on a row selects it (the same rows the view draws).
+            (None, None, Some(Pane::Procs)) => self.click_proc(pos.y),
+            (None, None, Some(p)) => self.panels.focus = p,
+            (Some(zin), Some((i, rect)), _) => {
+                self.charts.wheel_zoom(&self.shown.run, i, rect, pos.x, zin);
+            }
+            // The wheel over a pane that is no chart scrolls that pane.
+            (Some(zin), None, Some(p)) => {
+                let old = std::mem::replace(&mut self.panels.focus, p);
+                let (a, dy) = if zin {
+                    (Action::FocusUp, -1)
+                } else {
+                    (Action::FocusDown, 1)
+                };
+                self.motion(Motion::Step { dx: 0, dy }, a);
+                self.panels.focus = old;
+            }
+            (_, None, None) => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn hits(&self) -> mouse::Hits<'_> {
+        mouse::Hits {
+            areas: &self.screen.areas,
+            grid: &self.charts.grid,
+            n: self.charts.shown.len(),
+            fullscreen: self.panels.fullscreen,
+        }
+    }
+
+    /// The workspace's runs pane under the pointer: the list takes the click or
+    /// the wheel; on the highlighted run's overview below it, a click focuses
+    /// the overview and the wheel scrolls its active section.
+    fn mouse_on_runs(&mut self, pos: Position, wheel_up: Option<bool>) -> Option<Effect> {
+        if !self.in_workspace_list() || self.panels.fullscreen {
+            return None;
+        }
+        let left = self.screen.areas.left.filter(|r| r.contains(pos))?;
+        let (area, overview) = self.runs.workspace.as_deref()?.split(left);
+        self.panels.focus = Pane::Left;
+        let on_overview = overview.is_some_and(|r| r.contains(pos));
+        if let (true, Some(up)) = (on_overview, wheel_up) {
+            let lay = self.overview_layout();
+            self.panes.overview.scroll_by(&lay, if up { -1 } else { 1 });
+        }
+        self.runs
+            .workspace
+            .as_mut()?
+            .mouse(pos, area, on_overview, wheel_up);
+        self.sync_overview(false);
+        Some(Effect::REDRAW)
+    }
+}
+
+/// The layout: the router lays the screen out again when a feature asks (and on
+/// resize), and keeps the scroll limits for what is drawn.
+impl App {
+    /// What the layout takes from outside the panels.
+    fn around(&self) -> panels::Around {
+        let h = &self.host.header;
+        panels::Around {
+            size: self.screen.size,
+            no_system: self.charts.sys.is_empty(),
+            wide_left: self.in_workspace_list(),
+            live: self
+                .is_host()
+                .then(|| layout::header_lines(self.screen.size.width, h.bars(), h.devices.len())),
+        }
+    }
+
+    /// The panels to lay out (see `Panels::flags_in`).
+    #[must_use]
+    pub fn panel_flags(&self) -> layout::PanelFlags {
+        self.panels.flags_in(self.around())
+    }
+
+    /// `[` / `]` (see `Panels::toggle_sidebar`), laid out at once.
+    pub(crate) fn toggle_sidebar(&mut self, right: bool) {
+        let at = self.around();
+        self.panels
+            .toggle_sidebar(right, &self.screen.areas, at, &mut self.asks);
+        self.settle();
+    }
+
+    pub(crate) fn relayout(&mut self) {
+        self.screen.areas = layout::areas(self.screen.size, self.panel_flags());
+        self.charts.grid.relayout(self.screen.areas.grid);
+        self.panels.refocus(&self.screen.areas);
+        if self.screen.areas.left.is_some() {
+            if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.focus_list) {
+                ws.focus_list = false;
+                self.panels.focus = Pane::Left;
+            }
+        }
+        // The process table's selection stays in view at the new height.
+        let room = self.procs_room();
+        self.host.procs.follow(room);
+        if self.is_host() && self.host.procs.monitored.is_some() {
+            // The process charts' titles are shortened to the new cell width (this
+            // lays out again only if the charts appear or vanish, which they do not).
+            self.regroup();
+        }
+    }
+
+    /// Recompute the scroll limits for the areas and contents now; the help's
+    /// scroll and the runs list's highlight stay within them.
+    fn update_limits(&mut self) {
+        let help = matches!(self.overlay, Overlay::Help { .. })
+            .then(|| keymap::help_lines(&self.screen.keymap, self.is_host()).len());
+        let contents = scroll::Contents {
+            run: &self.shown.run,
+            console: self.screen.areas.console.map(|_| self.console_view()),
+            ws_overview_room: self.ws_overview_room(),
+            runs_list: self.runs_list_area(),
+            help_lines: help,
+        };
+        self.screen.limits = Limits::of(self.screen.size, &self.screen.areas, &contents);
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = (*scroll).min(self.screen.limits.help_max);
+        }
+        if let Some(ws) = &mut self.runs.workspace {
+            ws.follow_cursor(self.screen.limits.runs_page);
+        }
+    }
+
+    /// The console lines the pane shows (see [`scroll::ConsoleView`]).
+    #[must_use]
+    pub fn console_view(&self) -> scroll::ConsoleView<'_> {
+        scroll::ConsoleView::new(&self.shown.run.console, &self.panes.console.filter)
     }
 }
 
