@@ -44,7 +44,6 @@ use std::path::{Path, PathBuf};
 use ratatui::layout::Rect;
 
 use crate::msg::Msg;
-use crate::store::metrics::MetricStore;
 use crate::store::Run;
 use act::Motion;
 use action::{Action, Handler};
@@ -65,6 +64,7 @@ pub use overview::{OverviewLayout, OverviewPane, Row, Section};
 use panels::{Pane, Panels};
 use ratatui::layout::Position;
 pub use scroll::Limits;
+use source::new_run;
 pub use source::{LiveState, Shown, SourceState, Subject, LIVE_WINDOW};
 pub use workspace::runs::{Compared, WsTag};
 
@@ -235,18 +235,7 @@ impl App {
     #[must_use]
     pub fn new(opts: Options) -> Self {
         let mut app = Self {
-            shown: source::Shown {
-                run: new_run(opts.max_points),
-                source: SourceState::default(),
-                subject: Subject::Run,
-                now: 0.0,
-                stale_after: opts.stale_after,
-                max_points: opts.max_points,
-                seen: Seen::NEVER,
-                tag: 0,
-                last_tag: 0,
-                main_reading: None,
-            },
+            shown: source::Shown::new(opts.max_points, opts.stale_after),
             screen: render::Screen {
                 size: Rect::default(),
                 areas: Areas::default(),
@@ -282,10 +271,7 @@ impl App {
     #[must_use]
     pub fn live(opts: Options, window: f64) -> Self {
         let mut app = Self::new(opts);
-        // Samples go to the system store, a ring over the window; the main grid
-        // draws its grouped charts (all GPUs' utilisation in one chart, ...).
-        app.shown.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
-        app.shown.subject = Subject::Host { window };
+        app.shown.watch_host(window);
         // The grid shows the grouped system charts, so the sidebar would repeat it;
         // the overview shows where the screen has room for it (the header has the
         // host's facts), until `[` says otherwise.
@@ -309,13 +295,7 @@ impl App {
         environment: serde_json::Map<String, serde_json::Value>,
         config: serde_json::Map<String, serde_json::Value>,
     ) {
-        self.shown.run.info.display_name = hostname.to_owned();
-        self.shown.run.info.host = hostname.to_owned();
-        self.shown.run.info.project = "live host monitor".to_owned();
-        self.shown.run.environment = environment;
-        for (k, v) in &config {
-            self.shown.run.config.set_json(k, &v.to_string());
-        }
+        self.shown.describe_host(hostname, environment, &config);
         self.set_overview(self.overview_rows());
         self.update_host();
     }
@@ -424,25 +404,15 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
-                let before = self.shown.live_state();
-                self.shown.now = now;
+                let live = self.shown.tick(now);
                 let refiltered = self.workspace_tick();
-                let after = self.shown.live_state();
                 Effect {
-                    redraw: refiltered
-                        || before != after
-                        || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_)),
+                    redraw: refiltered || live,
                     ..Effect::NONE
                 }
             }
-            Msg::SourceError(e) => {
-                self.shown.source.error = Some(crate::text::sanitize(&e));
-                Effect::REDRAW
-            }
-            Msg::Unreadable(e) => {
-                self.shown.source.unreadable = Some(crate::text::sanitize(&e));
-                Effect::REDRAW
-            }
+            Msg::SourceError(e) => self.shown.on_error(&e, false),
+            Msg::Unreadable(e) => self.shown.on_error(&e, true),
             Msg::Sample(s) => {
                 self.on_sample(&s);
                 Effect::REDRAW
@@ -617,14 +587,12 @@ impl App {
         if key.is_ctrl_c() {
             return Effect::QUIT;
         }
-        if let Some(p) = self.charts.pending.take() {
-            if let (KeyCode::Char(d @ '0'..='9'), true) = (key.code, key.mods.is_empty()) {
-                self.charts.grid.set_dims(p, d);
-                let focus = self.charts.grid.focus;
-                self.relayout();
-                self.charts.grid.focus = focus;
-                return Effect::REDRAW;
-            }
+        if self.charts.take_digit(&key) {
+            // The grid's new shape, its focus kept.
+            let focus = self.charts.grid.focus;
+            self.relayout();
+            self.charts.grid.focus = focus;
+            return Effect::REDRAW;
         }
         // The x axis's metric picker takes the keys while open.
         if self.charts.xaxis.picker.is_some() {
@@ -1176,11 +1144,4 @@ pub(crate) fn drawn_runs<'a>(main: &'a Run, runs: &'a workspace::runs::Runs) -> 
     std::iter::once(main)
         .chain(runs.compare.iter().map(|c| &c.run))
         .collect()
-}
-
-/// An empty run with the viewer's store limits.
-fn new_run(max_points: usize) -> Run {
-    let mut run = Run::new();
-    run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, max_points);
-    run
 }

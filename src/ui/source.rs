@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{new_run, Asks, Cmd, Effect, Seen};
+use super::{Asks, Cmd, Effect, Seen};
 use crate::msg::{RunBatch, RunStatus, Sample};
+use crate::store::metrics::MetricStore;
+use crate::store::Run;
 
 /// Where the run's records come from, as far as the screen cares.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -82,6 +84,68 @@ impl LiveState {
 /// The reader's messages change the run shown and where it comes from; what they
 /// ask of the runtime (how many runs share its directory) goes to `asks`.
 impl Shown {
+    /// An empty run shown, its series holding at most `max_points` points; a
+    /// run quiet for `stale_after` seconds may have crashed.
+    pub(super) fn new(max_points: usize, stale_after: f64) -> Self {
+        Shown {
+            run: new_run(max_points),
+            source: SourceState::default(),
+            subject: Subject::Run,
+            now: 0.0,
+            stale_after,
+            max_points,
+            seen: Seen::NEVER,
+            tag: 0,
+            last_tag: 0,
+            main_reading: None,
+        }
+    }
+
+    /// The live host monitor: the sampler's readings go to the system store, a
+    /// ring over the last `window` seconds; the main grid draws its grouped
+    /// charts (all GPUs' utilisation in one chart, ...).
+    pub(super) fn watch_host(&mut self, window: f64) {
+        self.run.system = MetricStore::windowed(super::LIVE_SERIES_CAP, window);
+        self.subject = Subject::Host { window };
+    }
+
+    /// The monitored host as the run: its name, its facts (the overview's
+    /// Environment) and the sampler's options (its Config).
+    pub(super) fn describe_host(
+        &mut self,
+        hostname: &str,
+        environment: serde_json::Map<String, serde_json::Value>,
+        config: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        self.run.info.display_name = hostname.to_owned();
+        self.run.info.host = hostname.to_owned();
+        self.run.info.project = "live host monitor".to_owned();
+        self.run.environment = environment;
+        for (k, v) in config {
+            self.run.config.set_json(k, &v.to_string());
+        }
+    }
+
+    /// A tick of the wall clock (Unix s): whether the status bar's liveness
+    /// changed, or counts quiet seconds.
+    pub(super) fn tick(&mut self, now: f64) -> bool {
+        let before = self.live_state();
+        self.now = now;
+        let after = self.live_state();
+        before != after || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_))
+    }
+
+    /// The reader failed (`unreadable`: the file is no `.wandb` log) with `e`.
+    pub(super) fn on_error(&mut self, e: &str, unreadable: bool) -> Effect {
+        let e = Some(crate::text::sanitize(e));
+        if unreadable {
+            self.source.unreadable = e;
+        } else {
+            self.source.error = e;
+        }
+        Effect::REDRAW
+    }
+
     /// The reader found the run file.
     pub(super) fn on_opened(
         &mut self,
@@ -280,4 +344,11 @@ pub enum Subject {
     /// The live host monitor: the sampler's readings, charted over the last
     /// `window` seconds; the grid's items are the grouped system charts.
     Host { window: f64 },
+}
+
+/// An empty run with the viewer's store limits.
+pub(super) fn new_run(max_points: usize) -> Run {
+    let mut run = Run::new();
+    run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, max_points);
+    run
 }

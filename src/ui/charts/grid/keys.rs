@@ -3,10 +3,13 @@
 //! hidden metrics (`H`) and the zoom reset. They change the charts' state only;
 //! what they need to know besides comes as arguments.
 
+use crossterm::event::KeyCode;
+
 use super::GridState;
 use crate::ui::act::Motion;
 use crate::ui::action::Action;
 use crate::ui::charts::Charts;
+use crate::ui::keymap::Key;
 
 /// A prefix key waiting for its digit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +82,21 @@ impl GridState {
 }
 
 impl Charts {
+    /// A key after `c`/`r`: a digit sets the grid's columns or rows (the caller
+    /// lays it out again); whether it was one. Any key ends the wait.
+    pub(crate) fn take_digit(&mut self, key: &Key) -> bool {
+        let Some(p) = self.pending.take() else {
+            return false;
+        };
+        match (key.code, key.mods.is_empty()) {
+            (KeyCode::Char(d @ '0'..='9'), true) => {
+                self.grid.set_dims(p, d);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// `y`: the next y scale of the chart `on`; whether there was one.
     pub(crate) fn cycle_y_scale(&mut self, on: YTarget) -> bool {
         let sys = match on {
