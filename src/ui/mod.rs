@@ -55,8 +55,8 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use derive::Seen;
-use filter::FilterState;
 pub use filter::FilterTarget;
+use filter::{FilterState, Refilter};
 use keymap::{Key, Keymap, Mode};
 use layout::Areas;
 use overlay::stats;
@@ -871,26 +871,20 @@ impl App {
         Effect::REDRAW
     }
 
-    /// The filter typed into as `t` (None: one typed elsewhere).
-    fn filter_of(&mut self, t: FilterTarget) -> Option<&mut FilterState> {
-        Some(match t {
-            FilterTarget::Metrics => &mut self.charts.filter,
-            FilterTarget::System => &mut self.panes.system.filter,
-            FilterTarget::Overview => &mut self.panes.overview.filter,
-            FilterTarget::Console => &mut self.panes.console.filter,
-            FilterTarget::Procs => &mut self.host.procs.filter,
-            FilterTarget::Stats => &mut self.stats.filter,
-            // The inspector's is in its overlay; the workspace's prompts are
-            // typed through `type_workspace`.
-            FilterTarget::Records
-            | FilterTarget::Runs
-            | FilterTarget::Group
-            | FilterTarget::Column => return None,
-        })
+    /// The filters typed into on this screen, lent to an edit.
+    fn filters(&mut self) -> filter::Filters<'_> {
+        filter::Filters {
+            metrics: &mut self.charts.filter,
+            system: &mut self.panes.system,
+            overview: &mut self.panes.overview.filter,
+            console: &mut self.panes.console,
+            procs: &mut self.host.procs,
+            stats: &mut self.stats.filter,
+        }
     }
 
     fn start_filter(&mut self, t: FilterTarget) {
-        if let Some(f) = self.filter_of(t) {
+        if let Some(f) = self.filters().get(t) {
             f.start();
         }
         self.filter_target = Some(t);
@@ -902,43 +896,25 @@ impl App {
             return;
         };
         if t == FilterTarget::Records {
-            return self.with_records_filter(f);
-        }
-        let Some(filter) = self.filter_of(t) else {
+            self.with_records_filter(f);
             return;
-        };
-        f(filter);
-        // A changed filter starts again from its first match, as a search does.
-        match t {
-            FilterTarget::Metrics => self.refilter_metrics(None),
-            FilterTarget::System => {
-                self.panes.system.scroll = 0;
-                self.refilter_system();
-            }
-            FilterTarget::Overview => self.refilter_overview(),
-            FilterTarget::Console => self.panes.console.back = 0,
-            FilterTarget::Procs => {
-                self.host.procs.sel = 0;
-                self.host.procs.scroll = 0;
-                self.host.procs.rebuild();
-            }
-            FilterTarget::Stats => {
+        }
+        match self.filters().edit(t, f) {
+            Refilter::Metrics => self.refilter_metrics(None),
+            Refilter::System => self.refilter_system(),
+            Refilter::Overview => self.refilter_overview(),
+            Refilter::Stats => {
                 if let Overlay::Stats(c) = &mut self.overlay {
                     c.refiltered();
                 }
             }
-            _ => {}
+            Refilter::Done => {}
         }
     }
 
     /// Every filter cleared, each list rebuilt (the focused chart kept).
     fn clear_filters(&mut self) {
-        self.charts.filter.clear();
-        self.panes.system.filter.clear();
-        self.panes.overview.filter.clear();
-        self.panes.console.filter.clear();
-        self.host.procs.filter.clear();
-        self.host.procs.rebuild();
+        self.filters().clear_all();
         let keep = self.focused_key().map(str::to_owned);
         self.refilter_metrics(keep.as_deref());
         self.refilter_system();
