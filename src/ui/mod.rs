@@ -10,6 +10,13 @@
 //! panes ([`Panes`]), the live monitor's ([`host::Host`]), the runs beside
 //! the one shown ([`workspace::runs::Runs`]), and the overlay in front
 //! ([`Overlay`]), which holds its own state.
+//!
+//! The router hands each message to the feature that owns it: a key is looked
+//! up for the mode in force and its action handed on (`on_key`, `act`); a mouse
+//! event goes to what is under the pointer (`on_mouse`, hit tests in
+//! `mouse.rs`); a typed character to the filter in focus (`with_filter`). A
+//! feature's methods take what they may see and ask of the router ([`Asks`]),
+//! which the router does once they return ([`App::settle`]).
 
 mod act;
 pub mod action;
@@ -722,9 +729,8 @@ impl App {
         let Some(m) = Motion::of(a) else {
             return Effect::NONE;
         };
-        let step = matches!(m, Motion::Step { dy: 0, .. });
         // With the crosshair on, left/right move it along the focused chart.
-        if step
+        if matches!(a, Action::FocusLeft | Action::FocusRight)
             && self.charts.crosshair.is_some()
             && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
             && !self.is_host()
