@@ -10,9 +10,7 @@ use regex::RegexBuilder;
 use super::prompt::{Pattern, Prompt};
 use super::query::{self, Matcher};
 
-use super::host::procs::ProcsPane;
 pub use super::prompt::MAX_PATTERN_CHARS;
-use super::{ConsolePane, SystemPane};
 
 /// One filter's state.
 pub type FilterState = Prompt<Matcher>;
@@ -92,92 +90,6 @@ pub enum FilterTarget {
     Stats,
     /// The record inspector's text filter (`/` there).
     Records,
-}
-
-/// The filters typed into on the router's screen (the inspector's is in its
-/// overlay; the workspace's prompts are typed through `type_workspace`), lent
-/// with what each keeps beside its pattern: the position it scrolls back to.
-pub(crate) struct Filters<'a> {
-    pub metrics: &'a mut FilterState,
-    pub system: &'a mut SystemPane,
-    pub overview: &'a mut FilterState,
-    pub console: &'a mut ConsolePane,
-    pub procs: &'a mut ProcsPane,
-    pub stats: &'a mut FilterState,
-}
-
-/// The list a filter's change leaves to be rebuilt by its feature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refilter {
-    Metrics,
-    System,
-    Overview,
-    /// The statistics table's rows (its cursor starts over).
-    Stats,
-    /// None, or the one the filter's own pane rebuilt.
-    Done,
-}
-
-impl Filters<'_> {
-    /// The filter typed into as `t` (None: one typed elsewhere).
-    pub(crate) fn get(&mut self, t: FilterTarget) -> Option<&mut FilterState> {
-        Some(match t {
-            FilterTarget::Metrics => self.metrics,
-            FilterTarget::System => &mut self.system.filter,
-            FilterTarget::Overview => self.overview,
-            FilterTarget::Console => &mut self.console.filter,
-            FilterTarget::Procs => &mut self.procs.filter,
-            FilterTarget::Stats => self.stats,
-            FilterTarget::Records
-            | FilterTarget::Runs
-            | FilterTarget::Group
-            | FilterTarget::Column => return None,
-        })
-    }
-
-    /// Edit the filter `t` with `f`: a changed filter starts again from its
-    /// first match, as a search does; the list left to rebuild.
-    pub(crate) fn edit<R>(
-        mut self,
-        t: FilterTarget,
-        f: impl FnOnce(&mut FilterState) -> R,
-    ) -> Refilter {
-        let Some(filter) = self.get(t) else {
-            return Refilter::Done;
-        };
-        f(filter);
-        match t {
-            FilterTarget::Metrics => Refilter::Metrics,
-            FilterTarget::System => {
-                self.system.scroll = 0;
-                Refilter::System
-            }
-            FilterTarget::Overview => Refilter::Overview,
-            FilterTarget::Console => {
-                self.console.back = 0;
-                Refilter::Done
-            }
-            FilterTarget::Procs => {
-                self.procs.sel = 0;
-                self.procs.scroll = 0;
-                self.procs.rebuild();
-                Refilter::Done
-            }
-            FilterTarget::Stats => Refilter::Stats,
-            _ => Refilter::Done,
-        }
-    }
-
-    /// Every filter cleared (the process table rebuilt); the router
-    /// rebuilds the other lists.
-    pub(crate) fn clear_all(self) {
-        self.metrics.clear();
-        self.system.filter.clear();
-        self.overview.clear();
-        self.console.filter.clear();
-        self.procs.filter.clear();
-        self.procs.rebuild();
-    }
 }
 
 #[cfg(test)]

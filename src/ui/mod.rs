@@ -52,7 +52,7 @@ use ratatui::layout::Rect;
 
 use crate::msg::Msg;
 use crate::store::Run;
-use act::Motion;
+use act::{Motion, Refilter};
 use action::{Action, Handler};
 pub use charts::grid::Pending;
 use charts::grid::YTarget;
@@ -62,8 +62,8 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use derive::Seen;
+use filter::FilterState;
 pub use filter::FilterTarget;
-use filter::{FilterState, Refilter};
 use keymap::{Key, Keymap, Mode};
 use layout::Areas;
 use overlay::stats;
@@ -878,8 +878,8 @@ impl App {
     }
 
     /// The filters typed into on this screen, lent to an edit.
-    fn filters(&mut self) -> filter::Filters<'_> {
-        filter::Filters {
+    fn filters(&mut self) -> act::Filters<'_> {
+        act::Filters {
             metrics: &mut self.charts.filter,
             system: &mut self.panes.system,
             overview: &mut self.panes.overview.filter,
