@@ -853,14 +853,14 @@ impl App {
                 }
             }
             Action::ClearFilters => self.clear_filters(),
-            Action::ClearOverviewFilter => {
-                self.panes.overview.filter.clear();
-                self.refilter_overview();
-            }
-            Action::ClearSystemFilter => {
-                self.panes.system.filter.clear();
-                self.panes.system.scroll = 0;
-                self.refilter_system();
+            Action::ClearOverviewFilter | Action::ClearSystemFilter => {
+                let t = if a == Action::ClearSystemFilter {
+                    FilterTarget::System
+                } else {
+                    FilterTarget::Overview
+                };
+                let r = self.filters().edit(t, FilterState::clear);
+                self.refilter(r);
             }
             Action::FilterApply | Action::FilterCancel => {
                 self.with_filter(if a == Action::FilterApply {
@@ -905,7 +905,13 @@ impl App {
             self.with_records_filter(f);
             return;
         }
-        match self.filters().edit(t, f) {
+        let r = self.filters().edit(t, f);
+        self.refilter(r);
+    }
+
+    /// The list a filter's change left to rebuild, rebuilt by its feature.
+    fn refilter(&mut self, r: Refilter) {
+        match r {
             Refilter::Metrics => self.refilter_metrics(None),
             Refilter::System => self.refilter_system(),
             Refilter::Overview => self.refilter_overview(),
@@ -962,8 +968,7 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 // A press on a border may start a drag; it is a click too.
-                let border = self.panels.border_at(&self.screen.areas, pos);
-                self.panels.drag = border.filter(|_| free);
+                self.panels.press(&self.screen.areas, pos, free);
                 None
             }
             MouseEventKind::ScrollUp => Some(true),

@@ -285,10 +285,16 @@ impl Panels {
         asks.relayout();
     }
 
+    /// The left button pressed at `pos`: on a border of the panes in `a`, a
+    /// drag starts (only with nothing in front of the panes: `free`).
+    pub(crate) fn press(&mut self, a: &Areas, pos: Position, free: bool) {
+        self.drag = self.border_at(a, pos).filter(|_| free);
+    }
+
     /// The border under `pos` in `a`: the left sidebar's last column, the right
     /// sidebar's first, the console's top line (with the grid beside them: a
     /// sidebar that fills the grid's room has no border to drag).
-    pub(crate) fn border_at(&self, a: &Areas, pos: Position) -> Option<Border> {
+    fn border_at(&self, a: &Areas, pos: Position) -> Option<Border> {
         if self.fullscreen || a.grid.is_empty() {
             return None;
         }
