@@ -205,3 +205,48 @@ pub(super) fn scroll(pos: usize, d: isize, len: usize) -> usize {
 fn signed(n: usize) -> isize {
     isize::try_from(n).unwrap_or(isize::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn motion(a: Action) -> Motion {
+        Motion::of(a).unwrap()
+    }
+
+    #[test]
+    fn the_console_scrolls_back_from_its_newest_line() {
+        let (max, page) = (50, 10);
+        // Up is back in time, down towards the newest line (0 lines back).
+        assert_eq!(motion(Action::FocusUp).console(0, max, page), 1);
+        assert_eq!(motion(Action::FocusDown).console(0, max, page), 0);
+        assert_eq!(motion(Action::FocusUp).console(max, max, page), max);
+        // The first page is the oldest line's, the last the newest's.
+        assert_eq!(motion(Action::FirstPage).console(7, max, page), max);
+        assert_eq!(motion(Action::LastPage).console(7, max, page), 0);
+        assert_eq!(motion(Action::PrevPage).console(7, max, page), 17);
+        assert_eq!(motion(Action::NextPage).console(7, max, page), 0);
+        // A position past the limit (the console shrank) counts from the limit.
+        assert_eq!(motion(Action::FocusDown).console(80, max, page), max - 1);
+    }
+
+    #[test]
+    fn help_and_the_system_sidebar_stay_within_their_limits() {
+        assert_eq!(motion(Action::FocusDown).help(4, 4), 4);
+        assert_eq!(motion(Action::NextPage).help(0, 25), 10);
+        assert_eq!(motion(Action::LastPage).help(0, 25), 25);
+        assert_eq!(motion(Action::FirstPage).help(9, 25), 0);
+        // 12 charts, 5 on a page: the last page starts at the 8th.
+        assert_eq!(motion(Action::LastPage).system(0, 12, 5), 7);
+        assert_eq!(motion(Action::NextPage).system(9, 12, 5), 11);
+        assert_eq!(motion(Action::FocusUp).system(0, 12, 5), 0);
+        // A page of the process table moves by its list's page.
+        let (d, to) = motion(Action::PrevPage).procs(8);
+        assert_eq!(
+            (d, to),
+            (-isize::try_from(layout::list_page(8)).unwrap(), None)
+        );
+        assert_eq!(motion(Action::LastPage).procs(8).1, Some(true));
+        assert_eq!(Motion::of(Action::Quit), None);
+    }
+}

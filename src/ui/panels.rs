@@ -348,3 +348,56 @@ impl Panels {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(width: u16) -> Around {
+        Around {
+            size: Rect::new(0, 0, width, 40),
+            no_system: false,
+            wide_left: false,
+            live: None,
+        }
+    }
+
+    #[test]
+    fn a_sidebar_shown_where_there_is_no_room_for_both_makes_the_other_give_way() {
+        let at = at(80);
+        let mut p = Panels::default();
+        let now = layout::areas(at.size, p.flags_in(at));
+        // 80 columns: the overview, no system sidebar.
+        assert!(now.left.is_some() && now.right.is_none());
+        let mut asks = Asks::default();
+        p.toggle_sidebar(true, &now, at, &mut asks);
+        assert!(p.right && !p.left && asks.relayout);
+        let after = layout::areas(at.size, p.flags_in(at));
+        assert!(after.right.is_some() && after.left.is_none());
+        // And back: `]` hides what is shown.
+        p.toggle_sidebar(true, &after, at, &mut asks);
+        assert!(!p.right && !p.left);
+    }
+
+    #[test]
+    fn the_focus_leaves_a_pane_that_is_not_laid_out() {
+        let at = at(120);
+        let mut p = Panels {
+            focus: Pane::Console,
+            ..Panels::default()
+        };
+        p.refocus(&layout::areas(at.size, p.flags_in(at)));
+        assert_eq!(p.focus, Pane::Grid);
+        // The console toggled on takes focus once laid out.
+        let mut asks = Asks::default();
+        let then = p.toggle_console(&mut asks);
+        p.focus_if_shown(then, &layout::areas(at.size, p.flags_in(at)));
+        assert_eq!(p.focus, Pane::Console);
+        // The right sidebar of a run without system charts is not laid out.
+        let bare = Around {
+            no_system: true,
+            ..at
+        };
+        assert!(layout::areas(bare.size, p.flags_in(bare)).right.is_none());
+    }
+}
