@@ -27,17 +27,13 @@ pub(crate) const HELP: &[(&[Action], &str)] = &[
 /// the keys it lets through (quit).
 pub(crate) fn act(scroll: &mut usize, a: Action, max: usize) -> Option<Outcome> {
     // Bounded by the overlay's real last offset, so `end` then `up` moves.
-    *scroll = match a {
-        Action::FocusUp => scroll.saturating_sub(1).min(max),
-        Action::FocusDown => scroll.saturating_add(1).min(max),
-        Action::FocusLeft | Action::FocusRight => (*scroll).min(max),
-        Action::PrevPage => scroll.saturating_sub(10).min(max),
-        Action::NextPage => scroll.saturating_add(10).min(max),
-        Action::FirstPage => 0,
-        Action::LastPage => max,
-        Action::Back | Action::Help => return Some(Outcome::Close),
-        _ => return None,
-    };
+    if let Some(m) = crate::ui::act::Motion::of(a) {
+        *scroll = m.help(*scroll, max);
+    } else if matches!(a, Action::Back | Action::Help) {
+        return Some(Outcome::Close);
+    } else {
+        return None;
+    }
     Some(Outcome::Stay(Effect::REDRAW))
 }
 

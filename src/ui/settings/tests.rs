@@ -2,8 +2,10 @@ use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::saved::apply_filter;
 use super::*;
 use crate::msg::Msg;
+use crate::ui::{App, Cmd};
 
 fn parse(text: &str) -> Result<Config, SettingsError> {
     Config::parse(Path::new("/home/u/.config/leet/config.toml"), text)
