@@ -1277,7 +1277,8 @@ fn i_opens_the_inspector_over_the_run_and_esc_goes_back() {
     require_tmux!();
     let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
     let t = Tmux::start("inspecti", &[&run], 120, 30);
-    t.wait_for("Run Overview", Duration::from_secs(10));
+    // The run read (its file known), not only the first frame drawn.
+    t.wait_for("step 49", Duration::from_secs(10));
     t.keys(&["i"]);
     let (s, _) = t.wait_for("Records 1/", Duration::from_secs(10));
     assert!(s.contains("esc back"), "{s}");
