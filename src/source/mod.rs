@@ -6,6 +6,7 @@ pub mod index;
 pub mod parallel;
 pub mod reader;
 pub mod records;
+pub mod remote;
 pub mod resolve;
 pub use leet_sampler as sampler;
 pub mod settings;
