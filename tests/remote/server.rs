@@ -1,0 +1,172 @@
+//! A fake W&B server on 127.0.0.1: answers the GraphQL queries leet sends
+//! (matched on their operation name) with the shapes of W&B's API, and serves
+//! history files at signed-looking URLs. It can refuse (401, 404, 500), answer
+//! nothing for a while, cut a file in the middle, or serve any bytes as a file.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// How the server misbehaves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Ok,
+    /// Every request answered with this status.
+    Status(u16),
+    /// The run query answers `run: null`.
+    NoRun,
+    /// Nothing is answered for this long.
+    Slow(Duration),
+    /// A file's `Content-Length` is sent whole but only half its bytes.
+    CutFile,
+}
+
+/// What the server holds and what it saw.
+#[derive(Debug)]
+pub struct State {
+    pub mode: Mode,
+    /// The run object of the run query.
+    pub run: Value,
+    pub files: Vec<Vec<u8>>,
+    /// Live rows (objects with `_step`) the history query serves.
+    pub live: Vec<Value>,
+    /// Every request's head and body.
+    pub seen: Vec<String>,
+}
+
+pub struct Fake {
+    pub addr: String,
+    pub state: Arc<Mutex<State>>,
+}
+
+impl Fake {
+    pub fn start(run: Value, files: Vec<Vec<u8>>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = format!("http://{}", listener.local_addr().expect("addr"));
+        let state = Arc::new(Mutex::new(State {
+            mode: Mode::Ok,
+            run,
+            files,
+            live: Vec::new(),
+            seen: Vec::new(),
+        }));
+        let st = Arc::clone(&state);
+        let base = addr.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let st = Arc::clone(&st);
+                let base = base.clone();
+                std::thread::spawn(move || {
+                    let _ = serve(conn, &st, &base);
+                });
+            }
+        });
+        Self { addr, state }
+    }
+
+    pub fn set_mode(&self, m: Mode) {
+        self.state.lock().expect("lock").mode = m;
+    }
+
+    pub fn seen(&self) -> String {
+        self.state.lock().expect("lock").seen.join("\n")
+    }
+}
+
+fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> {
+    let mut r = BufReader::new(conn.try_clone()?);
+    let mut head = String::new();
+    let mut len = 0usize;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; len];
+    r.read_exact(&mut body)?;
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let mode = {
+        let mut s = st.lock().expect("lock");
+        s.seen.push(format!("{head}{body}"));
+        s.mode.clone()
+    };
+    let mut out = conn;
+    match mode {
+        Mode::Status(code) => return reply(&mut out, code, b"{\"errors\":[{\"message\":\"no\"}]}"),
+        Mode::Slow(d) => std::thread::sleep(d),
+        _ => {}
+    }
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+    if let Some(i) = path.strip_prefix("/files/") {
+        let i: usize = i
+            .split(['.', '?'])
+            .next()
+            .unwrap_or("")
+            .parse()
+            .unwrap_or(usize::MAX);
+        let file = st.lock().expect("lock").files.get(i).cloned();
+        let Some(file) = file else {
+            return reply(&mut out, 404, b"");
+        };
+        if mode == Mode::CutFile {
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                file.len()
+            )?;
+            return out.write_all(&file[..file.len() / 2]);
+        }
+        return reply(&mut out, 200, &file);
+    }
+    let q: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let answer = graphql(&q, st, base, &mode);
+    reply(&mut out, 200, answer.to_string().as_bytes())
+}
+
+fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
+    let s = st.lock().expect("lock");
+    let vars = &q["variables"];
+    let run = match q["operationName"].as_str() {
+        _ if *mode == Mode::NoRun => Value::Null,
+        Some("LeetRun") => s.run.clone(),
+        Some("RunParquetHistory") => json!({ "parquetHistory": {
+            "parquetUrls": (0..s.files.len())
+                .map(|i| format!("{base}/files/{i}.parquet?X-Goog-Signature=sig"))
+                .collect::<Vec<_>>(),
+            "liveData": s.live.iter().map(|r| json!({"_step": r["_step"]})).collect::<Vec<_>>(),
+        }}),
+        Some("HistoryPage") => {
+            let lo = vars["minStep"].as_i64().unwrap_or(0);
+            let hi = vars["maxStep"].as_i64().unwrap_or(0);
+            let rows: Vec<Value> = s
+                .live
+                .iter()
+                .filter(|r| r["_step"].as_i64().is_some_and(|x| x >= lo && x < hi))
+                .map(|r| Value::String(r.to_string()))
+                .collect();
+            json!({ "history": rows })
+        }
+        _ => return json!({"errors": [{"message": "unknown operation"}]}),
+    };
+    json!({"data": {"project": {"run": run}}})
+}
+
+fn reply(out: &mut TcpStream, code: u16, body: &[u8]) -> std::io::Result<()> {
+    write!(
+        out,
+        "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    out.write_all(body)
+}
