@@ -100,6 +100,7 @@ fn opts(cache: Option<Cache>) -> Options {
         },
         cache,
         summary_only: false,
+        framing: false,
     }
 }
 
@@ -294,4 +295,110 @@ fn a_set_cancel_flag_stops_an_open() {
     )
     .err();
     assert!(matches!(e, Some(RemoteError::Cancelled)), "{e:?}");
+}
+
+/// `leet ARGS` with the key in its environment and its caches under `home`.
+fn leet(home: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(args)
+        .env("WANDB_API_KEY", KEY)
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("WANDB_BASE_URL")
+        .env_remove("NETRC")
+        .output()
+        .expect("leet")
+}
+
+#[test]
+fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("many_metrics");
+    let local = leet(
+        tmp.path(),
+        &[
+            "inspect",
+            "--summary",
+            "--json",
+            file.to_str().expect("utf8"),
+        ],
+    );
+    let local: Value = serde_json::from_slice(&local.stdout).expect("local json");
+    let mut run = run_object("finished");
+    run["config"] = json!(local["config"].to_string());
+    run["summaryMetrics"] = json!(local["summary"].to_string());
+    let fake = Fake::start(run, vec![parquet_of(&file, tmp.path())]);
+    let url = format!(
+        "{}/{}/{}/runs/{}",
+        fake.addr,
+        local["entity"]
+            .as_str()
+            .filter(|e| !e.is_empty())
+            .unwrap_or("ent"),
+        local["project"].as_str().expect("project"),
+        local["run_id"].as_str().expect("id")
+    );
+    let out = leet(tmp.path(), &["inspect", "--summary", "--json", &url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let remote: Value = serde_json::from_slice(&out.stdout).expect("remote json");
+    for k in [
+        "config",
+        "summary",
+        "step",
+        "state",
+        "exit_code",
+        "run_id",
+        "project",
+    ] {
+        assert_eq!(local[k], remote[k], "{k}");
+    }
+    let (a, b) = (tmp.path().join("a.csv"), tmp.path().join("b.csv"));
+    let ok = leet(
+        tmp.path(),
+        &[
+            "export",
+            file.to_str().expect("utf8"),
+            "-o",
+            a.to_str().expect("utf8"),
+        ],
+    );
+    assert!(ok.status.success());
+    let ok = leet(
+        tmp.path(),
+        &["export", &url, "-o", b.to_str().expect("utf8")],
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
+    assert!(a.len() > 100);
+    assert!(a == b, "the CSV of the URL differs from the file's");
+    // Nothing leet wrote holds the key: the run files, the cache, its messages.
+    let mut stack = vec![tmp.path().join("cache")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).expect("dir").flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                let b = std::fs::read(e.path()).expect("read");
+                assert!(
+                    !String::from_utf8_lossy(&b).contains(KEY),
+                    "{}",
+                    e.path().display()
+                );
+            }
+        }
+    }
+    assert!(!err.contains(KEY));
+    fake.set_mode(Mode::Status(401));
+    let out = leet(tmp.path(), &["inspect", "--summary", "--json", &url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("refused the API key") && !err.contains(KEY),
+        "{err}"
+    );
 }

@@ -39,20 +39,8 @@ impl Cache {
         Some(base.join("leet").join("remote"))
     }
 
-    /// The folder of a run: its server, entity, project and id, with anything but
-    /// letters, digits, `.` and `-` as `_`.
     fn entry(&self, url: &RemoteUrl) -> PathBuf {
-        let name: String = format!("{}_{}", url.netloc(), url.path())
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.dir.join(name)
+        self.dir.join(entry_name(url))
     }
 
     /// The run's files when they were cached at `version`.
@@ -121,6 +109,21 @@ impl Cache {
             }
         }
     }
+}
+
+/// The name of a run's folder: its server, entity, project and id, with anything
+/// but letters, digits, `.` and `-` as `_`.
+pub fn entry_name(url: &RemoteUrl) -> String {
+    format!("{}_{}", url.netloc(), url.path())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn size_of_dir(p: &Path) -> u64 {

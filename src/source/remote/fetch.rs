@@ -27,6 +27,8 @@ pub struct Options {
     pub cache: Option<Cache>,
     /// Decode without the series (a run only summarised).
     pub summary_only: bool,
+    /// Also frame the records as a `.wandb` file ([`RemoteRun::framed`]).
+    pub framing: bool,
 }
 
 /// Where an open stands, for a progress line.
@@ -89,10 +91,11 @@ pub fn open(
     let mut run = RemoteRun {
         client,
         url: url.clone(),
-        writer: if opts.summary_only {
-            Writer::without_series()
-        } else {
-            Writer::new()
+        writer: match (opts.summary_only, opts.framing) {
+            (true, false) => Writer::without_series(),
+            (true, true) => Writer::without_series().framing(),
+            (false, false) => Writer::new(),
+            (false, true) => Writer::new().framing(),
         },
         meta,
         last_step: None,
@@ -163,6 +166,11 @@ fn history_files(
 }
 
 impl RemoteRun {
+    /// The run's `.wandb` bytes framed since the last call, when framing.
+    pub fn framed(&mut self) -> &[u8] {
+        self.writer.framed()
+    }
+
     fn note_steps(&mut self, rows: &[HistoryRow]) {
         for row in rows {
             let step = row

@@ -11,6 +11,7 @@ pub mod client;
 pub mod fetch;
 pub mod history;
 pub mod info;
+pub mod local;
 pub mod records;
 pub mod url;
 

@@ -5,6 +5,7 @@
 
 use leet_format::decoder::Decoder;
 use leet_format::event::Events;
+use leet_format::leveldb;
 use leet_format::pb;
 use leet_format::pb::record::RecordType as T;
 use prost::Message as _;
@@ -18,6 +19,10 @@ use super::info::RunMeta;
 pub struct Writer {
     decoder: Decoder,
     num: i64,
+    /// The same records framed as a `.wandb` file, when asked for.
+    frames: Option<leveldb::Writer>,
+    /// Bytes of `frames` already handed out.
+    framed_out: usize,
 }
 
 impl Writer {
@@ -30,8 +35,25 @@ impl Writer {
     pub fn without_series() -> Self {
         Self {
             decoder: Decoder::without_series(),
-            num: 0,
+            ..Self::default()
         }
+    }
+
+    /// Also frame every record as a `.wandb` file ([`Writer::framed`]).
+    #[must_use]
+    pub fn framing(mut self) -> Self {
+        self.frames = Some(leveldb::Writer::new());
+        self
+    }
+
+    /// The file's bytes framed since the last call (the W&B header first).
+    pub fn framed(&mut self) -> &[u8] {
+        let Some(f) = &self.frames else {
+            return &[];
+        };
+        let from = self.framed_out;
+        self.framed_out = f.bytes().len();
+        &f.bytes()[from..]
     }
 
     fn emit(&mut self, r: T) {
@@ -42,6 +64,9 @@ impl Writer {
             ..Default::default()
         }
         .encode_to_vec();
+        if let Some(f) = &mut self.frames {
+            f.append(&payload);
+        }
         // The offset names a record in damage reports; a record's number serves.
         self.decoder
             .record(u64::try_from(self.num).unwrap_or(0), &payload);
