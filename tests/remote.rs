@@ -328,6 +328,16 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
     run["config"] = json!(local["config"].to_string());
     run["summaryMetrics"] = json!(local["summary"].to_string());
     let fake = Fake::start(run, vec![parquet_of(&file, tmp.path())]);
+    fake.state.lock().expect("lock").console = local["console"]
+        .as_array()
+        .expect("console")
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let level = if l["stream"] == "stderr" { "error" } else { "info" };
+            json!({"number": i, "timestamp": l["time"], "level": level, "label": "", "line": l["line"]})
+        })
+        .collect();
     let url = format!(
         "{}/{}/{}/runs/{}",
         fake.addr,

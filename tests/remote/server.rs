@@ -33,6 +33,8 @@ pub struct State {
     pub files: Vec<Vec<u8>>,
     /// Live rows (objects with `_step`) the history query serves.
     pub live: Vec<Value>,
+    /// Console lines (`logLines` nodes) the console query serves.
+    pub console: Vec<Value>,
     /// Every request's head and body.
     pub seen: Vec<String>,
 }
@@ -51,6 +53,7 @@ impl Fake {
             run,
             files,
             live: Vec::new(),
+            console: Vec::new(),
             seen: Vec::new(),
         }));
         let st = Arc::clone(&state);
@@ -156,6 +159,14 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
                 .map(|r| Value::String(r.to_string()))
                 .collect();
             json!({ "history": rows })
+        }
+        Some("RunConsoleLogTail") => {
+            let last = usize::try_from(vars["last"].as_i64().unwrap_or(0)).unwrap_or(0);
+            let cut = s.console.len().saturating_sub(last);
+            json!({
+                "logLineCount": s.console.len(),
+                "logLines": { "edges": s.console[cut..].iter().map(|n| json!({"node": n})).collect::<Vec<_>>() },
+            })
         }
         _ => return json!({"errors": [{"message": "unknown operation"}]}),
     };

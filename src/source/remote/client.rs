@@ -81,7 +81,7 @@ impl Client {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json");
         if let Some(k) = &self.key {
-            req = req.header("Authorization", &k.header());
+            req = req.header("Authorization", k.header());
         }
         let resp = req
             .send(body.to_string().as_bytes())
@@ -125,7 +125,7 @@ impl Client {
     ) -> Result<Vec<u8>, RemoteError> {
         let mut req = self.agent.get(url);
         if let Some(k) = self.key.as_ref().filter(|_| same_origin(&self.api, url)) {
-            req = req.header("Authorization", &k.header());
+            req = req.header("Authorization", k.header());
         }
         let resp = req.call().map_err(|e| transport(url, &e))?;
         let mut resp = check_status(url, resp)?;

@@ -18,6 +18,8 @@ use super::RemoteError;
 
 /// Live rows asked for at a time.
 const PAGE: i64 = 10_000;
+/// Console lines asked for (the tail).
+const CONSOLE_LINES: i64 = 10_000;
 
 /// How to open a run.
 #[derive(Debug, Clone, Default)]
@@ -79,10 +81,7 @@ pub fn open(
         });
     };
     if url.run.is_none() {
-        return Err(RemoteError::BadUrl(format!(
-            "{} (a project: give a run's URL)",
-            url.shown()
-        )));
+        return Err(RemoteError::Project(url.shown()));
     }
     let client = Client::new(&url.api, Some(key), opts.timeouts);
     progress(Progress::Info);
@@ -116,6 +115,11 @@ pub fn open(
     }
     progress(Progress::Live);
     batches.extend(run.live(cancel)?);
+    // The console is a nicety: a server that does not give it still gives the run.
+    if let Ok(lines) = info::console_tail(&run.client, url, CONSOLE_LINES) {
+        run.writer.console(&lines);
+        batches.push(run.writer.take());
+    }
     if !run.meta.running() {
         run.writer.exit(&run.meta);
         batches.push(run.writer.take());

@@ -32,6 +32,27 @@ pub const HISTORY_QUERY: &str = "query HistoryPage($entity: String!, $project: S
   }
 }";
 
+/// The last lines of the run's console, as wandb-core asks for them.
+pub const CONSOLE_QUERY: &str =
+    "query RunConsoleLogTail($entity: String!, $project: String!, $runName: String!, $last: Int!) {
+  project(name: $project, entityName: $entity) {
+    run(name: $runName) {
+      logLineCount
+      logLines(last: $last) { edges { node { number timestamp level label line } } }
+    }
+  }
+}";
+
+/// One console line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConsoleLine {
+    pub line: String,
+    /// Written to standard error (the line's `level` is `error`).
+    pub stderr: bool,
+    /// The line's `timestamp` as given.
+    pub time: String,
+}
+
 /// What the run query tells.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunMeta {
@@ -225,4 +246,32 @@ pub fn history_page(
             }),
         })
         .collect()
+}
+
+/// The last `last` lines of the run's console, oldest first.
+///
+/// # Errors
+/// As [`run_meta`].
+pub fn console_tail(
+    c: &Client,
+    url: &RemoteUrl,
+    last: i64,
+) -> Result<Vec<ConsoleLine>, RemoteError> {
+    let mut v = vars(url, "runName");
+    v.insert("last".into(), last.into());
+    let data = c.graphql("RunConsoleLogTail", CONSOLE_QUERY, Value::Object(v))?;
+    let edges = run_of(&data, url)?
+        .pointer("/logLines/edges")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(edges
+        .iter()
+        .filter_map(|e| e.get("node"))
+        .map(|n| ConsoleLine {
+            line: text(n, "line"),
+            stderr: text(n, "level").eq_ignore_ascii_case("error"),
+            time: text(n, "timestamp"),
+        })
+        .collect())
 }

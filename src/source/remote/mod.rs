@@ -25,6 +25,9 @@ pub enum RemoteError {
     /// Not a URL of a W&B run or project.
     #[error("'{0}': not a W&B URL (https://HOST/ENTITY/PROJECT/runs/RUN_ID)")]
     BadUrl(String),
+    /// A project's URL where a run's is needed.
+    #[error("{0}: a project; give a run's URL (https://HOST/ENTITY/PROJECT/runs/RUN_ID)")]
+    Project(String),
     /// No key in `WANDB_API_KEY` nor in the netrc file for the API host.
     #[error("no API key for {host}: set WANDB_API_KEY or run `wandb login --host {api}`")]
     NoKey { host: String, api: String },

@@ -12,7 +12,7 @@ use prost::Message as _;
 use serde_json::{Map, Value};
 
 use super::history::HistoryRow;
-use super::info::RunMeta;
+use super::info::{ConsoleLine, RunMeta};
 
 /// Turns server answers into events, numbering the records it makes.
 #[derive(Debug, Default)]
@@ -96,8 +96,8 @@ impl Writer {
             run_group: m.group.clone(),
             job_type: m.job_type.clone(),
             sweep_id: m.sweep.clone(),
-            start_time: rfc3339_seconds(&m.created_at)
-                .map(|seconds| prost_types::Timestamp { seconds, nanos: 0 }),
+            start_time: rfc3339(&m.created_at)
+                .map(|(seconds, nanos)| prost_types::Timestamp { seconds, nanos }),
             config: Some(config),
             ..Default::default()
         }));
@@ -140,6 +140,23 @@ impl Writer {
                 .collect();
             self.emit(T::History(pb::HistoryRecord {
                 item,
+                ..Default::default()
+            }));
+        }
+    }
+
+    /// An output record per console line.
+    pub fn console(&mut self, lines: &[ConsoleLine]) {
+        for l in lines {
+            self.emit(T::Output(pb::OutputRecord {
+                output_type: if l.stderr {
+                    pb::output_record::OutputType::Stderr
+                } else {
+                    pb::output_record::OutputType::Stdout
+                } as i32,
+                timestamp: rfc3339(&l.time)
+                    .map(|(seconds, nanos)| prost_types::Timestamp { seconds, nanos }),
+                line: l.line.clone(),
                 ..Default::default()
             }));
         }
@@ -189,9 +206,10 @@ fn json_number_text(v: &Value) -> String {
     v.to_string()
 }
 
-/// Seconds since the epoch of an RFC 3339 time (`2024-05-01T12:00:00Z`, the
-/// fraction and offset optional; no offset is UTC, as the API writes it).
-pub fn rfc3339_seconds(s: &str) -> Option<i64> {
+/// Seconds and nanoseconds since the epoch of an RFC 3339 time
+/// (`2024-05-01T12:00:00.5Z`, the fraction and offset optional; no offset is UTC,
+/// as the API writes it).
+pub fn rfc3339(s: &str) -> Option<(i64, i32)> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
     if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') {
@@ -203,8 +221,13 @@ pub fn rfc3339_seconds(s: &str) -> Option<i64> {
         return None;
     }
     let mut rest = &s[19..];
+    let mut nanos = 0i32;
     if let Some(r) = rest.strip_prefix('.') {
         rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
+        let digits = &r[..r.len() - rest.len()];
+        for (i, d) in digits.bytes().take(9).enumerate() {
+            nanos += i32::from(d - b'0') * 10i32.pow(8 - i as u32);
+        }
     }
     let offset = match rest.as_bytes() {
         [] | [b'Z' | b'z'] => 0,
@@ -226,7 +249,7 @@ pub fn rfc3339_seconds(s: &str) -> Option<i64> {
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
+    Some((days * 86_400 + h * 3600 + mi * 60 + sec - offset, nanos))
 }
 
 #[cfg(test)]
@@ -235,11 +258,15 @@ mod tests {
 
     #[test]
     fn rfc3339_times_of_the_api() {
-        assert_eq!(rfc3339_seconds("1970-01-01T00:00:00"), Some(0));
-        assert_eq!(rfc3339_seconds("2024-03-01T12:30:15Z"), Some(1_709_296_215));
+        assert_eq!(rfc3339("1970-01-01T00:00:00"), Some((0, 0)));
+        assert_eq!(rfc3339("2024-03-01T12:30:15Z"), Some((1_709_296_215, 0)));
         assert_eq!(
-            rfc3339_seconds("2024-03-01T12:30:15.25+01:00"),
-            Some(1_709_292_615)
+            rfc3339("2024-03-01T12:30:15.25+01:00"),
+            Some((1_709_292_615, 250_000_000))
+        );
+        assert_eq!(
+            rfc3339("1970-01-01T00:00:00.123456789123Z"),
+            Some((0, 123_456_789))
         );
         for bad in [
             "",
@@ -248,7 +275,7 @@ mod tests {
             "2024-01-01T00:00:00junk",
             "ééééééééééééééééééééé",
         ] {
-            assert_eq!(rfc3339_seconds(bad), None, "{bad}");
+            assert_eq!(rfc3339(bad), None, "{bad}");
         }
     }
 
