@@ -2,10 +2,14 @@
 //! the same run read from its `.wandb` file and from the server (its history
 //! exported as W&B's Parquet layout) gives the same history values for every
 //! key; each failure gives its one line; the key appears in no message and no
-//! cache file; live rows are followed; a set cancel flag stops an open.
+//! cache file; live rows are followed; a set cancel flag stops an open; `leet
+//! URL` shows the run in a terminal and follows it while it runs.
 
+mod common;
 #[path = "remote/server.rs"]
 mod server;
+#[path = "remote/viewer.rs"]
+mod viewer;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -411,4 +415,22 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
         err.contains("refused the API key") && !err.contains(KEY),
         "{err}"
     );
+}
+
+#[test]
+fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let pane = viewer::Pane::start("follow", tmp.path(), KEY, &url);
+    let limit = Duration::from_secs(60);
+    pane.wait_for("Metrics [1-3 of 3]", limit);
+    // A new metric logged on the server after the open: the next poll brings it.
+    fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
+    pane.wait_for("late_metric", limit);
+    assert!(!pane.screen().contains(KEY));
 }
