@@ -434,3 +434,56 @@ fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
     pane.wait_for("late_metric", limit);
     assert!(!pane.screen().contains(KEY));
 }
+
+#[test]
+fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let evil = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+    fake.set_mode(Mode::GraphqlError(format!("boom {evil}")));
+    let msg = open(&fake, &opts(None)).err().expect("error").to_string();
+    assert!(
+        msg.contains("boom") && !msg.contains('\u{1b}') && !msg.contains('\u{7}'),
+        "{msg:?}"
+    );
+    fake.set_mode(Mode::AllRows);
+    let runs = [
+        json!("a string"),
+        json!([1, 2]),
+        json!({"config": 5, "summaryMetrics": "[1,2]", "tags": "nope", "historyLineCount": -1, "state": 7}),
+        json!({"config": "{not json", "summaryMetrics": {"x": {"y": [1, {"z": null}]}}, "createdAt": "9999-99-99T99:99:99Z"}),
+        json!({"displayName": evil, "state": "finished", "summaryMetrics": format!("{{\"k{evil}\": 1}}")}),
+    ];
+    let lives = [
+        vec![json!("str"), json!({"_step": "x"})],
+        vec![
+            json!({"_step": 1e300, "a": {"b": [1]}}),
+            json!({"_step": -5, "loss": "NaN"}),
+        ],
+        vec![
+            json!({"_step": 100_000, "loss": 1}),
+            json!({"_step": 100_000, "loss": 2}),
+        ],
+    ];
+    for run in &runs {
+        for live in &lives {
+            {
+                let mut s = fake.state.lock().expect("lock");
+                s.run = run.clone();
+                s.live = live.clone();
+            }
+            let cancel = AtomicBool::new(false);
+            let opened = fetch::open(&url_of(&fake), &opts(None), &cancel, &mut |_| {});
+            // A second look (the follow loop's) from wherever the first ended.
+            let polled = opened.and_then(|(mut run, b)| run.poll(&cancel).map(|_| b));
+            match polled {
+                Ok(b) => assert!(!b.is_empty(), "{run} {live:?}"),
+                Err(e) => {
+                    let m = e.to_string();
+                    assert!(!m.contains('\u{1b}') && !m.contains('\n'), "{m:?}");
+                }
+            }
+        }
+    }
+}

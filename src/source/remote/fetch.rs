@@ -192,8 +192,14 @@ impl RemoteRun {
         let mut out = Vec::new();
         loop {
             check(cancel)?;
-            let from = self.last_step.map_or(0, |s| s + 1);
-            let rows = info::history_page(&self.client, &self.url, from, from + PAGE, PAGE)?;
+            let from = self.last_step.map_or(0, |s| s.saturating_add(1));
+            let rows = info::history_page(
+                &self.client,
+                &self.url,
+                from,
+                from.saturating_add(PAGE),
+                PAGE,
+            )?;
             if rows.is_empty() {
                 return Ok(out);
             }
