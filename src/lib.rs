@@ -181,7 +181,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     tune_allocator();
     match cli.command {
         Some(cli::Command::Inspect(mut a)) => {
-            a.path = match remote_as_local(a.path) {
+            a.path = match remote_as_local(a.path, false) {
                 Ok(p) => p,
                 Err(code) => return Ok(code),
             };
@@ -212,7 +212,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         }
         Some(cli::Command::Export(mut a)) => {
             use std::io::IsTerminal as _;
-            a.path = match remote_as_local(a.path) {
+            a.path = match remote_as_local(a.path, false) {
                 Ok(p) => p,
                 Err(code) => return Ok(code),
             };
@@ -257,12 +257,12 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         }
         None => {
             let mut v = cli.view;
-            v.path = match remote_as_local(v.path) {
+            v.path = match remote_as_local(v.path, true) {
                 Ok(p) => p,
                 Err(code) => return Ok(code),
             };
             for c in &mut v.compare {
-                match remote_as_local(Some(std::mem::take(c))) {
+                match remote_as_local(Some(std::mem::take(c)), false) {
                     Ok(p) => *c = p.unwrap_or_default(),
                     Err(code) => return Ok(code),
                 }
@@ -310,15 +310,17 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
 
 /// A run's URL (`https://HOST/ENTITY/PROJECT/runs/ID`) downloaded and written as
 /// a local `.wandb` file (`source::remote::local`), progress on stderr; any other
-/// path as it is. On failure the one line is printed and the exit status given.
+/// path as it is; a project's URL its workspace where `projects`. On failure the
+/// one line is printed and the exit status given.
 fn remote_as_local(
     path: Option<std::path::PathBuf>,
+    projects: bool,
 ) -> Result<Option<std::path::PathBuf>, ExitCode> {
     let Some(path) = path else {
         return Ok(None);
     };
     let mut err = io::stderr();
-    source::remote::local::local_path(&path, &mut |p| {
+    source::remote::local::local_path(&path, projects, &mut |p| {
         if let Some(line) = source::remote::local::progress_line(p) {
             let _ = writeln!(err, "leet: {line}");
         }

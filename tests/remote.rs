@@ -487,3 +487,51 @@ fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn leet_project_url_shows_its_runs_in_the_workspace() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(Value::Null, vec![parquet_of(&file, tmp.path())]);
+    let names = ["alpha", "bravo", "charlie", "delta", "echo"];
+    fake.state.lock().expect("lock").runs = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut r = run_object("finished");
+            r["name"] = json!(format!("id{i}"));
+            r["displayName"] = json!(format!("run-{n}"));
+            r["createdAt"] = json!(format!("2026-11-30T17:4{}:00Z", 9 - i));
+            r
+        })
+        .collect();
+    let pane = viewer::Pane::start(
+        "project",
+        tmp.path(),
+        KEY,
+        &format!("{}/ent/proj", fake.addr),
+    );
+    let limit = Duration::from_secs(60);
+    let mut screen = String::new();
+    for n in names {
+        screen = pane.wait_for(&format!("run-{n}"), limit);
+    }
+    assert!(!screen.contains(KEY));
+    // Every run was asked for: its history is fetched in the background.
+    let t0 = std::time::Instant::now();
+    while names.len()
+        > fake
+            .seen()
+            .matches("\"operationName\":\"RunParquetHistory\"")
+            .count()
+    {
+        assert!(
+            t0.elapsed() < limit,
+            "not every run's history was asked for"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -37,6 +37,9 @@ pub struct State {
     pub files: Vec<Vec<u8>>,
     /// Live rows (objects with `_step`) the history query serves.
     pub live: Vec<Value>,
+    /// A project's runs (newest first) the runs query serves; when there are
+    /// some, the run query answers the one named.
+    pub runs: Vec<Value>,
     /// Console lines (`logLines` nodes) the console query serves.
     pub console: Vec<Value>,
     /// Every request's head and body.
@@ -58,6 +61,7 @@ impl Fake {
             files,
             live: Vec::new(),
             console: Vec::new(),
+            runs: Vec::new(),
             seen: Vec::new(),
         }));
         let st = Arc::clone(&state);
@@ -149,6 +153,32 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
     let vars = &q["variables"];
     let run = match q["operationName"].as_str() {
         _ if *mode == Mode::NoRun => Value::Null,
+        Some("Runs") => {
+            // One page of two at a time, so the client follows the cursor.
+            let from: usize = vars["cursor"]
+                .as_str()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(0);
+            let page: Vec<Value> = s
+                .runs
+                .iter()
+                .skip(from)
+                .take(2)
+                .enumerate()
+                .map(|(i, r)| json!({"node": r, "cursor": (from + i + 1).to_string()}))
+                .collect();
+            let end = from + page.len();
+            return json!({"data": {"project": {"runs": {
+                "edges": page,
+                "pageInfo": {"endCursor": end.to_string(), "hasNextPage": end < s.runs.len()},
+            }}}});
+        }
+        Some("LeetRun") if !s.runs.is_empty() => s
+            .runs
+            .iter()
+            .find(|r| r["name"] == vars["name"])
+            .cloned()
+            .unwrap_or(Value::Null),
         Some("LeetRun") => s.run.clone(),
         Some("RunParquetHistory") => json!({ "parquetHistory": {
             "parquetUrls": (0..s.files.len())

@@ -3,7 +3,10 @@
 //! and a cancel flag), the live rows after them, and, while it runs, polling for
 //! more. Everything comes out as the file reader's events.
 
+use std::io::Write as _;
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use leet_format::event::Events;
 
@@ -16,6 +19,8 @@ use super::records::Writer;
 use super::url::RemoteUrl;
 use super::RemoteError;
 
+/// How often a running run is asked for new rows.
+pub const POLL_EVERY: Duration = Duration::from_secs(5);
 /// Live rows asked for at a time.
 const PAGE: i64 = 10_000;
 /// Console lines asked for (the tail).
@@ -247,5 +252,29 @@ impl RemoteRun {
             out.push(self.writer.take());
         }
         Ok(out)
+    }
+
+    /// Append what the server has new for a running run until it ends (or the file
+    /// cannot be written). A failed poll is tried again at the next: a server that
+    /// is down for a while loses no rows, since each poll asks from the last step.
+    pub fn follow(&mut self, file: &Path) {
+        let never = AtomicBool::new(false);
+        while self.meta.running() {
+            std::thread::sleep(POLL_EVERY);
+            if self.poll(&never).is_err() {
+                continue;
+            }
+            let bytes = self.framed();
+            if bytes.is_empty() {
+                continue;
+            }
+            let ok = std::fs::OpenOptions::new()
+                .append(true)
+                .open(file)
+                .and_then(|mut f| f.write_all(bytes));
+            if ok.is_err() {
+                return;
+            }
+        }
     }
 }

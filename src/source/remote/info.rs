@@ -95,7 +95,7 @@ fn run_of<'a>(data: &'a Value, url: &RemoteUrl) -> Result<&'a Value, RemoteError
         .ok_or_else(|| RemoteError::NotFound { url: url.shown() })
 }
 
-fn vars(url: &RemoteUrl, run_key: &str) -> Map<String, Value> {
+pub(crate) fn vars(url: &RemoteUrl, run_key: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("entity".into(), url.entity.clone().into());
     m.insert("project".into(), url.project.clone().into());
@@ -128,7 +128,12 @@ fn text(r: &Value, k: &str) -> String {
 /// [`RemoteError::NotFound`] when the project or run is null; the client's errors.
 pub fn run_meta(c: &Client, url: &RemoteUrl) -> Result<RunMeta, RemoteError> {
     let data = c.graphql("LeetRun", RUN_QUERY, Value::Object(vars(url, "name")))?;
-    let r = run_of(&data, url)?;
+    Ok(meta_of(run_of(&data, url)?))
+}
+
+/// A run object's facts (the fields of `RunFragment`; a missing or mistyped one
+/// is empty).
+pub(crate) fn meta_of(r: &Value) -> RunMeta {
     let config = object(r.get("config"))
         .into_iter()
         .map(|(k, v)| match v {
@@ -138,7 +143,7 @@ pub fn run_meta(c: &Client, url: &RemoteUrl) -> Result<RunMeta, RemoteError> {
             v => (k, v),
         })
         .collect();
-    Ok(RunMeta {
+    RunMeta {
         name: text(r, "name"),
         display_name: text(r, "displayName"),
         state: text(r, "state"),
@@ -165,7 +170,7 @@ pub fn run_meta(c: &Client, url: &RemoteUrl) -> Result<RunMeta, RemoteError> {
         job_type: text(r, "jobType"),
         sweep: text(r, "sweepName"),
         commit: text(r, "commit"),
-    })
+    }
 }
 
 /// The run's history files and the first step only the live rows hold.

@@ -5,19 +5,15 @@
 //! it reads a run being written. The files live beside the download cache, in
 //! `leet/remote-runs/`, one per run, replaced at each open.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use super::auth::find_key;
 use super::cache::{entry_name, Cache, DEFAULT_LIMIT};
-use super::fetch::{self, Options, Progress, RemoteRun};
+use super::fetch::{self, Options, Progress};
+use super::project;
 use super::url::RemoteUrl;
 use super::{is_url, RemoteError};
-
-/// How often a running run is asked for new rows.
-pub const POLL_EVERY: Duration = Duration::from_secs(5);
 
 /// The environment, with `WANDB_API_KEY` as it was at the first look: it is
 /// taken out of the process's environment then (see [`local_path`]), and a second
@@ -32,11 +28,17 @@ fn env(k: &str) -> Option<String> {
 
 /// `path` itself when it is not a URL; else the run at that URL, downloaded (or
 /// from the cache) and written as a `.wandb` file, whose path is returned, and
-/// followed while it runs. `progress` hears how the download goes.
+/// followed while it runs. A project's URL, where `projects` allows it, is its
+/// workspace ([`project::workspace`]). `progress` hears how the download goes.
 ///
 /// # Errors
-/// What opening the run on the server gives ([`fetch::open`]); writing the file.
-pub fn local_path(path: &Path, progress: &mut dyn FnMut(Progress)) -> Result<PathBuf, RemoteError> {
+/// What opening the run on the server gives ([`fetch::open`]); writing the file;
+/// [`RemoteError::Project`] for a project's URL where a run is needed.
+pub fn local_path(
+    path: &Path,
+    projects: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<PathBuf, RemoteError> {
     let Some(text) = path.to_str().filter(|s| is_url(s)) else {
         return Ok(path.to_owned());
     };
@@ -55,13 +57,16 @@ pub fn local_path(path: &Path, progress: &mut dyn FnMut(Progress)) -> Result<Pat
         // there), before any thread of leet's starts.
         std::env::remove_var("WANDB_API_KEY");
     }
-    let (mut run, _) = fetch::open(&url, &opts, &AtomicBool::new(false), progress)?;
-    let dir = cache_dir
+    let root = cache_dir
         .as_deref()
         .and_then(Path::parent)
         .map_or_else(std::env::temp_dir, Path::to_path_buf)
-        .join("remote-runs")
-        .join(entry_name(&url));
+        .join("remote-runs");
+    if url.run.is_none() && projects {
+        return project::workspace(&url, &opts, &root);
+    }
+    let (mut run, _) = fetch::open(&url, &opts, &AtomicBool::new(false), progress)?;
+    let dir = root.join(entry_name(&url));
     let file = dir.join(format!("run-{}.wandb", entry_name(&url)));
     let io = |e: std::io::Error| RemoteError::protocol(&dir.display().to_string(), e);
     std::fs::create_dir_all(&dir).map_err(io)?;
@@ -70,33 +75,9 @@ pub fn local_path(path: &Path, progress: &mut dyn FnMut(Progress)) -> Result<Pat
     std::fs::rename(&tmp, &file).map_err(io)?;
     if run.meta.running() {
         let f = file.clone();
-        std::thread::spawn(move || follow(&mut run, &f));
+        std::thread::spawn(move || run.follow(&f));
     }
     Ok(file)
-}
-
-/// Append what the server has new for a running run until it ends (or the file
-/// cannot be written). A failed poll is tried again at the next: a server that
-/// is down for a while loses no rows, since each poll asks from the last step.
-fn follow(run: &mut RemoteRun, file: &Path) {
-    let never = AtomicBool::new(false);
-    while run.meta.running() {
-        std::thread::sleep(POLL_EVERY);
-        if run.poll(&never).is_err() {
-            continue;
-        }
-        let bytes = run.framed();
-        if bytes.is_empty() {
-            continue;
-        }
-        let ok = std::fs::OpenOptions::new()
-            .append(true)
-            .open(file)
-            .and_then(|mut f| f.write_all(bytes));
-        if ok.is_err() {
-            return;
-        }
-    }
 }
 
 /// A progress line for stderr.

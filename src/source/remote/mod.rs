@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod history;
 pub mod info;
 pub mod local;
+pub mod project;
 pub mod records;
 pub mod url;
 
