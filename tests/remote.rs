@@ -3,7 +3,8 @@
 //! exported as W&B's Parquet layout) gives the same history values for every
 //! key; each failure gives its one line; the key appears in no message and no
 //! cache file; live rows are followed; a set cancel flag stops an open; `leet
-//! URL` shows the run in a terminal and follows it while it runs.
+//! URL` shows the run in a terminal and follows it while it runs, a project URL
+//! its runs in the workspace, `--compare URL` the run beside a local one.
 
 mod common;
 #[path = "remote/server.rs"]
@@ -426,7 +427,7 @@ fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
     let file = fixture("tiny");
     let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
     let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
-    let pane = viewer::Pane::start("follow", tmp.path(), KEY, &url);
+    let pane = viewer::Pane::start("follow", tmp.path(), KEY, &[&url]);
     let limit = Duration::from_secs(60);
     pane.wait_for("Metrics [1-3 of 3]", limit);
     // A new metric logged on the server after the open: the next poll brings it.
@@ -512,7 +513,7 @@ fn leet_project_url_shows_its_runs_in_the_workspace() {
         "project",
         tmp.path(),
         KEY,
-        &format!("{}/ent/proj", fake.addr),
+        &[&format!("{}/ent/proj", fake.addr)],
     );
     let limit = Duration::from_secs(60);
     let mut screen = String::new();
@@ -534,4 +535,22 @@ fn leet_project_url_shows_its_runs_in_the_workspace() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn a_remote_run_is_compared_beside_a_local_one() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let mut run = run_object("finished");
+    run["displayName"] = json!("from-the-server");
+    let fake = Fake::start(run, vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let local = fixture("custom_step");
+    let args = [local.to_str().expect("utf8"), "--compare", &url];
+    let pane = viewer::Pane::start("compare", tmp.path(), KEY, &args);
+    let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
+    assert!(!screen.contains(KEY));
 }

@@ -10,21 +10,21 @@ pub struct Pane {
 }
 
 impl Pane {
-    /// `leet URL` in a `w`×`h` pane, with the key and the caches under `home`.
-    pub fn start(name: &str, home: &Path, key: &str, url: &str) -> Self {
+    /// `leet ARGS` in a 160×50 pane, with the key and the caches under `home`.
+    pub fn start(name: &str, home: &Path, key: &str, args: &[&str]) -> Self {
         let p = Self {
             socket: format!("leet-remote-{name}-{}", std::process::id()),
         };
         let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
         let cmd = format!(
-            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {u}; sleep 30",
+            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {a}; sleep 30",
             h = q(&home.display().to_string()),
             c = q(&home.join("cache").display().to_string()),
             g = q(&home.join("config").display().to_string()),
             st = q(&home.join("state").display().to_string()),
             k = q(key),
             bin = q(env!("CARGO_BIN_EXE_leet")),
-            u = q(url),
+            a = args.iter().map(|a| q(a)).collect::<Vec<_>>().join(" "),
         );
         p.tmux(&[
             "new-session",
