@@ -554,3 +554,73 @@ fn a_remote_run_is_compared_beside_a_local_one() {
     let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
     assert!(!screen.contains(KEY));
 }
+
+/// Every system metric sample: key → (time in seconds, value), in order.
+#[derive(Default)]
+struct Stats(BTreeMap<String, Vec<(f64, f64)>>);
+
+impl Sink for Stats {
+    fn fold(&mut self, ev: &Events) {
+        for e in &ev.list {
+            if let Event::Stats { time, values } = e {
+                let t = time.map_or(f64::NAN, |(s, n)| s as f64 + f64::from(n) / 1e9);
+                for (k, v) in &ev.values[values.start as usize..values.end as usize] {
+                    self.0
+                        .entry(ev.keys[*k as usize].clone())
+                        .or_default()
+                        .push((t, *v));
+                }
+            }
+        }
+    }
+    fn at_end(&mut self, _: u64, _: Option<Skip>) {}
+}
+
+#[test]
+fn system_metrics_from_the_events_stream_are_the_files_stats() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("system");
+    let mut local = Stats::default();
+    leet::source::reader::RunReader::open(&file)
+        .expect("open")
+        .read_all_parallel(&mut local)
+        .expect("read");
+    assert!(!local.0.is_empty());
+    // The server's rows: one per sample time, keys with `system.` before them.
+    let mut rows: BTreeMap<u64, serde_json::Map<String, Value>> = BTreeMap::new();
+    for (k, pts) in &local.0 {
+        for (t, v) in pts {
+            let row = rows.entry(t.to_bits()).or_default();
+            row.insert("_timestamp".into(), json!(t));
+            row.insert(format!("system.{k}"), json!(v));
+        }
+    }
+    let mut rows: Vec<(f64, Value)> = rows
+        .into_iter()
+        .map(|(t, r)| (f64::from_bits(t), Value::Object(r)))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    fake.state.lock().expect("lock").events = rows.into_iter().map(|r| r.1).collect();
+    let (_, batches) = fetch::open(
+        &url_of(&fake),
+        &opts(None),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("open");
+    let mut remote = Stats::default();
+    batches.iter().for_each(|b| remote.fold(b));
+    assert_eq!(
+        local.0.keys().collect::<Vec<_>>(),
+        remote.0.keys().collect::<Vec<_>>()
+    );
+    for (k, pts) in &local.0 {
+        let got = &remote.0[k];
+        assert_eq!(pts.len(), got.len(), "{k}");
+        for (a, b) in pts.iter().zip(got) {
+            assert!((a.0 - b.0).abs() < 1e-6, "{k}: time {} vs {}", a.0, b.0);
+            assert_eq!(a.1.to_bits(), b.1.to_bits(), "{k}");
+        }
+    }
+}

@@ -37,6 +37,8 @@ pub struct State {
     pub files: Vec<Vec<u8>>,
     /// Live rows (objects with `_step`) the history query serves.
     pub live: Vec<Value>,
+    /// Rows of the `events` stream (system metrics) the events query serves.
+    pub events: Vec<Value>,
     /// A project's runs (newest first) the runs query serves; when there are
     /// some, the run query answers the one named.
     pub runs: Vec<Value>,
@@ -62,6 +64,7 @@ impl Fake {
             live: Vec::new(),
             console: Vec::new(),
             runs: Vec::new(),
+            events: Vec::new(),
             seen: Vec::new(),
         }));
         let st = Arc::clone(&state);
@@ -198,6 +201,9 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
                 .map(|r| Value::String(r.to_string()))
                 .collect();
             json!({ "history": rows })
+        }
+        Some("RunFullHistory") => {
+            json!({ "events": s.events.iter().map(|r| Value::String(r.to_string())).collect::<Vec<_>>() })
         }
         Some("RunConsoleLogTail") => {
             let last = usize::try_from(vars["last"].as_i64().unwrap_or(0)).unwrap_or(0);

@@ -23,6 +23,8 @@ use super::RemoteError;
 pub const POLL_EVERY: Duration = Duration::from_secs(5);
 /// Live rows asked for at a time.
 const PAGE: i64 = 10_000;
+/// System metric rows asked for (the server samples them down to this).
+const SYSTEM_SAMPLES: i64 = 10_000;
 /// Console lines asked for (the tail).
 const CONSOLE_LINES: i64 = 10_000;
 
@@ -120,11 +122,15 @@ pub fn open(
     }
     progress(Progress::Live);
     batches.extend(run.live(cancel)?);
-    // The console is a nicety: a server that does not give it still gives the run.
+    // The console and the system metrics are niceties: a server that does not
+    // give them still gives the run.
     if let Ok(lines) = info::console_tail(&run.client, url, CONSOLE_LINES) {
         run.writer.console(&lines);
-        batches.push(run.writer.take());
     }
+    if let Ok(rows) = info::events(&run.client, url, SYSTEM_SAMPLES) {
+        run.writer.stats(&rows);
+    }
+    batches.push(run.writer.take());
     if !run.meta.running() {
         run.writer.exit(&run.meta);
         batches.push(run.writer.take());

@@ -43,6 +43,13 @@ pub const CONSOLE_QUERY: &str =
   }
 }";
 
+/// The run's system metrics (the `events` stream), sampled by the server: the
+/// Python API's `RunFullHistory` with `events` for `history`.
+pub const EVENTS_QUERY: &str =
+    "query RunFullHistory($project: String!, $entity: String!, $name: String!, $samples: Int) {
+  project(name: $project, entityName: $entity) { run(name: $name) { events(samples: $samples) } }
+}";
+
 /// One console line.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConsoleLine {
@@ -277,6 +284,36 @@ pub fn console_tail(
             line: text(n, "line"),
             stderr: text(n, "level").eq_ignore_ascii_case("error"),
             time: text(n, "timestamp"),
+        })
+        .collect())
+}
+
+/// Up to `samples` rows of the run's system metrics, as objects.
+///
+/// # Errors
+/// As [`run_meta`].
+pub fn events(
+    c: &Client,
+    url: &RemoteUrl,
+    samples: i64,
+) -> Result<Vec<Map<String, Value>>, RemoteError> {
+    let mut v = vars(url, "name");
+    v.insert("samples".into(), samples.into());
+    let data = c.graphql("RunFullHistory", EVENTS_QUERY, Value::Object(v))?;
+    let rows = run_of(&data, url)?
+        .get("events")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rows
+        .iter()
+        .filter_map(|r| match r {
+            Value::Object(m) => Some(m.clone()),
+            Value::String(s) => match serde_json::from_str(s) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            },
+            _ => None,
         })
         .collect())
 }

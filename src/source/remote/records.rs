@@ -162,6 +162,31 @@ impl Writer {
         }
     }
 
+    /// A stats record per row of the `events` stream: its keys without the
+    /// `system.` the server puts before them (a `.wandb` file's stats keys are
+    /// `cpu`, `gpu.0.gpu`), its time `_timestamp`.
+    pub fn stats(&mut self, rows: &[Map<String, Value>]) {
+        for r in rows {
+            let t = r.get("_timestamp").and_then(Value::as_f64);
+            let item = r
+                .iter()
+                .filter(|(k, v)| !k.starts_with('_') && !v.is_null())
+                .map(|(k, v)| pb::StatsItem {
+                    key: k.strip_prefix("system.").unwrap_or(k).to_owned(),
+                    value_json: v.to_string(),
+                })
+                .collect();
+            self.emit(T::Stats(pb::StatsRecord {
+                timestamp: t.filter(|t| t.is_finite()).map(|t| prost_types::Timestamp {
+                    seconds: t.floor() as i64,
+                    nanos: ((t - t.floor()) * 1e9) as i32,
+                }),
+                item,
+                ..Default::default()
+            }));
+        }
+    }
+
     /// The live rows of the history query, as JSON objects.
     pub fn json_rows(&mut self, rows: &[Map<String, Value>]) {
         self.rows(rows.iter().map(|r| {
