@@ -9,6 +9,10 @@
 mod common;
 #[path = "remote/server.rs"]
 mod server;
+#[path = "remote/streams.rs"]
+mod streams;
+#[path = "remote/terminal.rs"]
+mod terminal;
 #[path = "remote/viewer.rs"]
 mod viewer;
 
@@ -419,24 +423,6 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
 }
 
 #[test]
-fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
-    if !common::have_tmux() {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
-    let pane = viewer::Pane::start("follow", tmp.path(), KEY, &[&url]);
-    let limit = Duration::from_secs(60);
-    pane.wait_for("Metrics [1-3 of 3]", limit);
-    // A new metric logged on the server after the open: the next poll brings it.
-    fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
-    pane.wait_for("late_metric", limit);
-    assert!(!pane.screen().contains(KEY));
-}
-
-#[test]
 fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
     let tmp = tempfile::tempdir().expect("tmp");
     let file = fixture("tiny");
@@ -485,142 +471,6 @@ fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
                     assert!(!m.contains('\u{1b}') && !m.contains('\n'), "{m:?}");
                 }
             }
-        }
-    }
-}
-
-#[test]
-fn leet_project_url_shows_its_runs_in_the_workspace() {
-    if !common::have_tmux() {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(Value::Null, vec![parquet_of(&file, tmp.path())]);
-    let names = ["alpha", "bravo", "charlie", "delta", "echo"];
-    fake.state.lock().expect("lock").runs = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let mut r = run_object("finished");
-            r["name"] = json!(format!("id{i}"));
-            r["displayName"] = json!(format!("run-{n}"));
-            r["createdAt"] = json!(format!("2026-11-30T17:4{}:00Z", 9 - i));
-            r
-        })
-        .collect();
-    let pane = viewer::Pane::start(
-        "project",
-        tmp.path(),
-        KEY,
-        &[&format!("{}/ent/proj", fake.addr)],
-    );
-    let limit = Duration::from_secs(60);
-    let mut screen = String::new();
-    for n in names {
-        screen = pane.wait_for(&format!("run-{n}"), limit);
-    }
-    assert!(!screen.contains(KEY));
-    // Every run was asked for: its history is fetched in the background.
-    let t0 = std::time::Instant::now();
-    while names.len()
-        > fake
-            .seen()
-            .matches("\"operationName\":\"RunParquetHistory\"")
-            .count()
-    {
-        assert!(
-            t0.elapsed() < limit,
-            "not every run's history was asked for"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-#[test]
-fn a_remote_run_is_compared_beside_a_local_one() {
-    if !common::have_tmux() {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let mut run = run_object("finished");
-    run["displayName"] = json!("from-the-server");
-    let fake = Fake::start(run, vec![parquet_of(&file, tmp.path())]);
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
-    let local = fixture("custom_step");
-    let args = [local.to_str().expect("utf8"), "--compare", &url];
-    let pane = viewer::Pane::start("compare", tmp.path(), KEY, &args);
-    let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
-    assert!(!screen.contains(KEY));
-}
-
-/// Every system metric sample: key → (time in seconds, value), in order.
-#[derive(Default)]
-struct Stats(BTreeMap<String, Vec<(f64, f64)>>);
-
-impl Sink for Stats {
-    fn fold(&mut self, ev: &Events) {
-        for e in &ev.list {
-            if let Event::Stats { time, values } = e {
-                let t = time.map_or(f64::NAN, |(s, n)| s as f64 + f64::from(n) / 1e9);
-                for (k, v) in &ev.values[values.start as usize..values.end as usize] {
-                    self.0
-                        .entry(ev.keys[*k as usize].clone())
-                        .or_default()
-                        .push((t, *v));
-                }
-            }
-        }
-    }
-    fn at_end(&mut self, _: u64, _: Option<Skip>) {}
-}
-
-#[test]
-fn system_metrics_from_the_events_stream_are_the_files_stats() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("system");
-    let mut local = Stats::default();
-    leet::source::reader::RunReader::open(&file)
-        .expect("open")
-        .read_all_parallel(&mut local)
-        .expect("read");
-    assert!(!local.0.is_empty());
-    // The server's rows: one per sample time, keys with `system.` before them.
-    let mut rows: BTreeMap<u64, serde_json::Map<String, Value>> = BTreeMap::new();
-    for (k, pts) in &local.0 {
-        for (t, v) in pts {
-            let row = rows.entry(t.to_bits()).or_default();
-            row.insert("_timestamp".into(), json!(t));
-            row.insert(format!("system.{k}"), json!(v));
-        }
-    }
-    let mut rows: Vec<(f64, Value)> = rows
-        .into_iter()
-        .map(|(t, r)| (f64::from_bits(t), Value::Object(r)))
-        .collect();
-    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
-    fake.state.lock().expect("lock").events = rows.into_iter().map(|r| r.1).collect();
-    let (_, batches) = fetch::open(
-        &url_of(&fake),
-        &opts(None),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("open");
-    let mut remote = Stats::default();
-    batches.iter().for_each(|b| remote.fold(b));
-    assert_eq!(
-        local.0.keys().collect::<Vec<_>>(),
-        remote.0.keys().collect::<Vec<_>>()
-    );
-    for (k, pts) in &local.0 {
-        let got = &remote.0[k];
-        assert_eq!(pts.len(), got.len(), "{k}");
-        for (a, b) in pts.iter().zip(got) {
-            assert!((a.0 - b.0).abs() < 1e-6, "{k}: time {} vs {}", a.0, b.0);
-            assert_eq!(a.1.to_bits(), b.1.to_bits(), "{k}");
         }
     }
 }

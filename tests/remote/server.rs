@@ -37,6 +37,8 @@ pub struct State {
     pub files: Vec<Vec<u8>>,
     /// Live rows (objects with `_step`) the history query serves.
     pub live: Vec<Value>,
+    /// The run's `wandb-metadata.json`, when it has one.
+    pub metadata: Option<Vec<u8>>,
     /// Rows of the `events` stream (system metrics) the events query serves.
     pub events: Vec<Value>,
     /// A project's runs (newest first) the runs query serves; when there are
@@ -65,6 +67,7 @@ impl Fake {
             console: Vec::new(),
             runs: Vec::new(),
             events: Vec::new(),
+            metadata: None,
             seen: Vec::new(),
         }));
         let st = Arc::clone(&state);
@@ -122,6 +125,15 @@ fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> 
         _ => {}
     }
     let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+    if path.starts_with("/meta/") {
+        let meta = st
+            .lock()
+            .expect("lock")
+            .metadata
+            .clone()
+            .unwrap_or_default();
+        return reply(&mut out, 200, &meta);
+    }
     if let Some(i) = path.strip_prefix("/files/") {
         let i: usize = i
             .split(['.', '?'])
@@ -201,6 +213,14 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
                 .map(|r| Value::String(r.to_string()))
                 .collect();
             json!({ "history": rows })
+        }
+        Some("RunFiles") => {
+            let edges: Vec<Value> = s
+                .metadata
+                .iter()
+                .map(|_| json!({"node": {"name": "wandb-metadata.json", "directUrl": format!("{base}/meta/wandb-metadata.json"), "sizeBytes": 1}}))
+                .collect();
+            json!({ "files": { "edges": edges } })
         }
         Some("RunFullHistory") => {
             json!({ "events": s.events.iter().map(|r| Value::String(r.to_string())).collect::<Vec<_>>() })

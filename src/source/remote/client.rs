@@ -110,17 +110,19 @@ impl Client {
         }
     }
 
-    /// Download `url` into memory, calling `progress` as bytes arrive and giving
-    /// up when `cancel` is set. The key goes only to the API's own host: signed
+    /// Download `url` into memory (at most `limit` bytes), calling `progress` as
+    /// bytes arrive and giving up when `cancel` is set. The key goes only to the API's own host: signed
     /// URLs of a storage bucket carry their own authorization.
     ///
     /// # Errors
     /// As [`Client::graphql`]; a body shorter than its `Content-Length` is
-    /// [`RemoteError::Protocol`]; [`RemoteError::Cancelled`] when cancelled.
+    /// [`RemoteError::Protocol`], and so is one over `limit`;
+    /// [`RemoteError::Cancelled`] when cancelled.
     pub fn download(
         &self,
         url: &str,
         cancel: &AtomicBool,
+        limit: u64,
         progress: Progress<'_>,
     ) -> Result<Vec<u8>, RemoteError> {
         let mut req = self.agent.get(url);
@@ -142,6 +144,12 @@ impl Client {
                 break;
             }
             out.extend_from_slice(&buf[..n]);
+            if out.len() as u64 > limit {
+                return Err(RemoteError::protocol(
+                    url,
+                    format!("larger than {limit} bytes"),
+                ));
+            }
             progress(out.len() as u64, total);
         }
         if total.is_some_and(|t| t != out.len() as u64) {

@@ -130,6 +130,11 @@ pub fn open(
     if let Ok(rows) = info::events(&run.client, url, SYSTEM_SAMPLES) {
         run.writer.stats(&rows);
     }
+    if let Ok(Some(u)) = info::file_url(&run.client, url, "wandb-metadata.json") {
+        if let Ok(b) = run.client.download(&u, cancel, 16 << 20, &mut |_, _| {}) {
+            run.writer.environment(&b);
+        }
+    }
     batches.push(run.writer.take());
     if !run.meta.running() {
         run.writer.exit(&run.meta);
@@ -171,7 +176,7 @@ fn history_files(
                 total,
             });
         };
-        files.push(client.download(u, cancel, &mut report)?);
+        files.push(client.download(u, cancel, u64::MAX, &mut report)?);
     }
     if let Some(c) = cache {
         // A cache that cannot be written costs the next open a download, no more.

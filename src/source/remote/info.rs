@@ -50,6 +50,13 @@ pub const EVENTS_QUERY: &str =
   project(name: $project, entityName: $entity) { run(name: $name) { events(samples: $samples) } }
 }";
 
+/// The run's files of these names: the Python API's `RunFiles`, fewer fields.
+pub const FILES_QUERY: &str = "query RunFiles($project: String!, $entity: String!, $name: String!, $fileNames: [String] = []) {
+  project(name: $project, entityName: $entity) {
+    run(name: $name) { files(names: $fileNames) { edges { node { name directUrl sizeBytes } } } }
+  }
+}";
+
 /// One console line.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConsoleLine {
@@ -316,4 +323,25 @@ pub fn events(
             _ => None,
         })
         .collect())
+}
+
+/// The download URL of the run's file `name`, if the server has it.
+///
+/// # Errors
+/// As [`run_meta`].
+pub fn file_url(c: &Client, url: &RemoteUrl, name: &str) -> Result<Option<String>, RemoteError> {
+    let mut v = vars(url, "name");
+    v.insert("fileNames".into(), serde_json::json!([name]));
+    let data = c.graphql("RunFiles", FILES_QUERY, Value::Object(v))?;
+    let edges = run_of(&data, url)?
+        .pointer("/files/edges")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(edges
+        .iter()
+        .filter_map(|e| e.get("node"))
+        .find(|n| n.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|n| n.get("directUrl").and_then(Value::as_str))
+        .map(str::to_owned))
 }

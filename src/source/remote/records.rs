@@ -187,6 +187,33 @@ impl Writer {
         }
     }
 
+    /// The environment record that `wandb-metadata.json` (the record as protobuf
+    /// JSON, as wandb-core writes it) holds; unknown fields are left out, and
+    /// text that is not such JSON gives none.
+    pub fn environment(&mut self, metadata: &[u8]) {
+        static POOL: std::sync::OnceLock<Option<prost_reflect::DescriptorPool>> =
+            std::sync::OnceLock::new();
+        let pool = POOL
+            .get_or_init(|| prost_reflect::DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).ok());
+        let Some(desc) = pool
+            .as_ref()
+            .and_then(|p| p.get_message_by_name("wandb_internal.EnvironmentRecord"))
+        else {
+            return;
+        };
+        let Ok(json) = serde_json::from_slice::<Value>(metadata) else {
+            return;
+        };
+        let opts = prost_reflect::DeserializeOptions::new().deny_unknown_fields(false);
+        let Ok(msg) = prost_reflect::DynamicMessage::deserialize_with_options(desc, json, &opts)
+        else {
+            return;
+        };
+        if let Ok(env) = pb::EnvironmentRecord::decode(msg.encode_to_vec().as_slice()) {
+            self.emit(T::Environment(env));
+        }
+    }
+
     /// The live rows of the history query, as JSON objects.
     pub fn json_rows(&mut self, rows: &[Map<String, Value>]) {
         self.rows(rows.iter().map(|r| {
