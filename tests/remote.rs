@@ -13,6 +13,8 @@ mod server;
 mod streams;
 #[path = "remote/terminal.rs"]
 mod terminal;
+#[path = "remote/tls.rs"]
+mod tls;
 #[path = "remote/viewer.rs"]
 mod viewer;
 
@@ -110,6 +112,7 @@ fn opts(cache: Option<Cache>) -> Options {
         cache,
         summary_only: false,
         framing: false,
+        ca_file: None,
     }
 }
 

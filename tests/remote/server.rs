@@ -4,7 +4,7 @@
 //! nothing for a while, cut a file in the middle, or serve any bytes as a file.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -57,8 +57,39 @@ pub struct Fake {
 
 impl Fake {
     pub fn start(run: Value, files: Vec<Vec<u8>>) -> Self {
+        Self::start_with(run, files, None)
+    }
+
+    /// The same server over HTTPS, its certificate (for 127.0.0.1) issued by the
+    /// test CA `tests/fixtures/tls/ca.pem`.
+    pub fn start_tls(run: Value, files: Vec<Vec<u8>>) -> Self {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(dir.join("server.pem"))
+                .expect("server.pem")
+                .collect::<Result<_, _>>()
+                .expect("certs");
+        let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).expect("server.key");
+        // ring, the provider ureq is built with here (aws-lc-rs would need a C
+        // toolchain and nasm); rustls deprecates it for lacking post-quantum key
+        // exchange, which a test server does not need.
+        #[allow(deprecated)]
+        let provider = rustls::crypto::ring::default_provider();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .expect("config");
+        Self::start_with(run, files, Some(Arc::new(config)))
+    }
+
+    fn start_with(run: Value, files: Vec<Vec<u8>>, tls: Option<Arc<rustls::ServerConfig>>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = format!("http://{}", listener.local_addr().expect("addr"));
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let addr = format!("{scheme}://{}", listener.local_addr().expect("addr"));
         let state = Arc::new(Mutex::new(State {
             mode: Mode::Ok,
             run,
@@ -76,8 +107,19 @@ impl Fake {
             for conn in listener.incoming().flatten() {
                 let st = Arc::clone(&st);
                 let base = base.clone();
+                let tls = tls.clone();
                 std::thread::spawn(move || {
-                    let _ = serve(conn, &st, &base);
+                    let _ = match tls {
+                        None => serve(conn, &st, &base),
+                        Some(cfg) => rustls::ServerConnection::new(cfg)
+                            .map_err(std::io::Error::other)
+                            .and_then(|c| {
+                                let mut s = rustls::StreamOwned::new(c, conn);
+                                serve(&mut s, &st, &base)?;
+                                s.conn.send_close_notify();
+                                s.flush()
+                            }),
+                    };
                 });
             }
         });
@@ -93,8 +135,8 @@ impl Fake {
     }
 }
 
-fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> {
-    let mut r = BufReader::new(conn.try_clone()?);
+fn serve<S: Read + Write>(conn: S, st: &Mutex<State>, base: &str) -> std::io::Result<()> {
+    let mut r = BufReader::new(conn);
     let mut head = String::new();
     let mut len = 0usize;
     loop {
@@ -118,9 +160,9 @@ fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> 
         s.seen.push(format!("{head}{body}"));
         s.mode.clone()
     };
-    let mut out = conn;
+    let out = r.get_mut();
     match mode {
-        Mode::Status(code) => return reply(&mut out, code, b"{\"errors\":[{\"message\":\"no\"}]}"),
+        Mode::Status(code) => return reply(out, code, b"{\"errors\":[{\"message\":\"no\"}]}"),
         Mode::Slow(d) => std::thread::sleep(d),
         _ => {}
     }
@@ -132,7 +174,7 @@ fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> 
             .metadata
             .clone()
             .unwrap_or_default();
-        return reply(&mut out, 200, &meta);
+        return reply(out, 200, &meta);
     }
     if let Some(i) = path.strip_prefix("/files/") {
         let i: usize = i
@@ -143,7 +185,7 @@ fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> 
             .unwrap_or(usize::MAX);
         let file = st.lock().expect("lock").files.get(i).cloned();
         let Some(file) = file else {
-            return reply(&mut out, 404, b"");
+            return reply(out, 404, b"");
         };
         if mode == Mode::CutFile {
             write!(
@@ -153,11 +195,11 @@ fn serve(conn: TcpStream, st: &Mutex<State>, base: &str) -> std::io::Result<()> 
             )?;
             return out.write_all(&file[..file.len() / 2]);
         }
-        return reply(&mut out, 200, &file);
+        return reply(out, 200, &file);
     }
     let q: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     let answer = graphql(&q, st, base, &mode);
-    reply(&mut out, 200, answer.to_string().as_bytes())
+    reply(out, 200, answer.to_string().as_bytes())
 }
 
 fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
@@ -238,7 +280,7 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
     json!({"data": {"project": {"run": run}}})
 }
 
-fn reply(out: &mut TcpStream, code: u16, body: &[u8]) -> std::io::Result<()> {
+fn reply(out: &mut impl Write, code: u16, body: &[u8]) -> std::io::Result<()> {
     write!(
         out,
         "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",

@@ -3,10 +3,13 @@
 //! to check: the key (401), the run (404), the host (timeouts).
 
 use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use ureq::tls::{parse_pem, Certificate, PemItem, RootCerts, TlsConfig};
 
 use super::auth::ApiKey;
 use super::{shown, RemoteError};
@@ -46,20 +49,33 @@ pub struct Client {
 pub type Progress<'a> = &'a mut dyn FnMut(u64, Option<u64>);
 
 impl Client {
-    /// A client of the API at `api` (`scheme://host[:port]`), sending `key`.
-    pub fn new(api: &str, key: Option<ApiKey>, timeouts: Timeouts) -> Self {
-        let config = ureq::Agent::config_builder()
+    /// A client of the API at `api` (`scheme://host[:port]`), sending `key`,
+    /// trusting the CA certificates of `ca_file` (PEM) instead of the public roots
+    /// when given (`SSL_CERT_FILE` or `REQUESTS_CA_BUNDLE`, as W&B's tools read them).
+    ///
+    /// # Errors
+    /// [`RemoteError::Certificates`] when `ca_file` cannot be read or holds none.
+    pub fn new(
+        api: &str,
+        key: Option<ApiKey>,
+        timeouts: Timeouts,
+        ca_file: Option<&Path>,
+    ) -> Result<Self, RemoteError> {
+        let mut config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(timeouts.connect))
             .timeout_recv_response(Some(timeouts.read))
             .timeout_per_read(Some(timeouts.read))
-            .user_agent(concat!("leet/", env!("CARGO_PKG_VERSION")))
-            .build();
-        Self {
+            .user_agent(concat!("leet/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = ca_file {
+            let roots = RootCerts::Specific(Arc::new(certificates(path)?));
+            config = config.tls_config(TlsConfig::builder().root_certs(roots).build());
+        }
+        Ok(Self {
             api: api.trim_end_matches('/').to_owned(),
             key,
-            agent: config.into(),
-        }
+            agent: config.build().into(),
+        })
     }
 
     /// The API's base URL.
@@ -157,6 +173,25 @@ impl Client {
         }
         Ok(out)
     }
+}
+
+/// The certificates of a PEM file.
+fn certificates(path: &Path) -> Result<Vec<Certificate<'static>>, RemoteError> {
+    let bad = |cause: String| RemoteError::Certificates {
+        file: leet_text::sanitize_path(path),
+        cause: leet_text::sanitize(&cause),
+    };
+    let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let certs: Vec<Certificate<'static>> = parse_pem(&pem)
+        .filter_map(|item| match item {
+            Ok(PemItem::Certificate(c)) => Some(c),
+            _ => None,
+        })
+        .collect();
+    if certs.is_empty() {
+        return Err(bad("no PEM certificate in it".to_owned()));
+    }
+    Ok(certs)
 }
 
 fn same_origin(api: &str, url: &str) -> bool {

@@ -38,6 +38,8 @@ pub struct Options {
     pub summary_only: bool,
     /// Also frame the records as a `.wandb` file ([`RemoteRun::framed`]).
     pub framing: bool,
+    /// CA certificates (PEM) to trust instead of the public roots.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// Where an open stands, for a progress line.
@@ -90,7 +92,7 @@ pub fn open(
     if url.run.is_none() {
         return Err(RemoteError::Project(url.shown()));
     }
-    let client = Client::new(&url.api, Some(key), opts.timeouts);
+    let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
     progress(Progress::Info);
     let meta = info::run_meta(&client, url)?;
     let files = history_files(&client, url, &meta, opts.cache.as_ref(), cancel, progress)?;

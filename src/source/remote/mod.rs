@@ -51,6 +51,9 @@ pub enum RemoteError {
     /// file that is not Parquet, a download cut short).
     #[error("{url}: {cause}")]
     Protocol { url: String, cause: String },
+    /// The CA file to trust cannot be read or holds no certificate.
+    #[error("{file}: no CA certificates to trust ({cause})")]
+    Certificates { file: String, cause: String },
     /// The caller set the cancel flag.
     #[error("cancelled")]
     Cancelled,

@@ -86,7 +86,7 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         host: leet_text::sanitize(url.netloc()),
         api: leet_text::sanitize(&url.api),
     })?;
-    let client = Client::new(&url.api, Some(key), opts.timeouts);
+    let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
     let runs = list_runs(&client, url, MAX_RUNS)?;
     let wandb = root.join(entry_name(url)).join("wandb");
     let io = |e: std::io::Error| RemoteError::protocol(&wandb.display().to_string(), e);
