@@ -268,7 +268,14 @@ fn live_rows_after_the_files_are_read_and_followed() {
         .filter_map(|p| p.0)
         .map(f64::from_bits)
         .fold(0.0, f64::max) as i64;
-    fake.state.lock().expect("lock").live = vec![json!({"_step": last + 1, "loss": 0.125})];
+    {
+        let mut s = fake.state.lock().expect("lock");
+        s.live = vec![json!({"_step": last + 1, "loss": 0.125})];
+        s.console = vec![
+            json!({"number": 0, "timestamp": "2026-11-30T17:48:29Z", "level": "info", "label": "", "line": "first"}),
+        ];
+        s.events = vec![json!({"_timestamp": 100.0, "system.cpu": 1.0})];
+    }
     let url = url_of(&fake);
     let cancel = AtomicBool::new(false);
     let (mut run, batches) = fetch::open(&url, &opts(None), &cancel, &mut |_| {}).expect("open");
@@ -283,9 +290,42 @@ fn live_rows_after_the_files_are_read_and_followed() {
         let mut s = fake.state.lock().expect("lock");
         s.live.push(json!({"_step": last + 2, "loss": 0.0625}));
         s.run["state"] = json!("finished");
+        s.console.push(json!({"number": 1, "timestamp": "2026-11-30T17:48:30Z", "level": "error", "label": "", "line": "second"}));
+        s.events
+            .push(json!({"_timestamp": 105.0, "system.cpu": 2.0}));
     }
     let more = run.poll(&cancel).expect("poll");
     more.iter().for_each(|b| p.fold(b));
+    // Only what is new: the second console line and the second sample.
+    let lines: Vec<&str> = more
+        .iter()
+        .flat_map(|b| &b.list)
+        .filter_map(|e| match e {
+            Event::Console {
+                text,
+                stdout: false,
+                ..
+            } => Some(text.as_str()),
+            Event::Console { .. } => Some("(stdout)"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines, ["second"]);
+    let cpu: Vec<f64> = more
+        .iter()
+        .flat_map(|b| b.list.iter().map(move |e| (b, e)))
+        .filter_map(|(b, e)| match e {
+            Event::Stats { values, .. } => Some(
+                b.values[values.start as usize..values.end as usize]
+                    .iter()
+                    .map(|v| v.1)
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(cpu, [2.0]);
     assert_eq!(p.0["loss"].last().map(|x| x.1), Some(0.0625f64.to_bits()));
     assert!(more.iter().any(|b| b
         .list

@@ -70,6 +70,10 @@ pub struct RemoteRun {
     pub meta: RunMeta,
     /// The largest `_step` read so far.
     pub last_step: Option<i64>,
+    /// The number of the last console line read.
+    console_seen: Option<i64>,
+    /// The `_timestamp` of the last system metrics row read.
+    stats_seen: Option<f64>,
 }
 
 /// Open the run at `url`: its events so far, in batches.
@@ -107,6 +111,8 @@ pub fn open(
         },
         meta,
         last_step: None,
+        console_seen: None,
+        stats_seen: None,
     };
     run.writer.meta(url, &run.meta);
     let mut batches = vec![run.writer.take()];
@@ -126,12 +132,7 @@ pub fn open(
     batches.extend(run.live(cancel)?);
     // The console and the system metrics are niceties: a server that does not
     // give them still gives the run.
-    if let Ok(lines) = info::console_tail(&run.client, url, CONSOLE_LINES) {
-        run.writer.console(&lines);
-    }
-    if let Ok(rows) = info::events(&run.client, url, SYSTEM_SAMPLES) {
-        run.writer.stats(&rows);
-    }
+    run.console_and_stats();
     if let Ok(Some(u)) = info::file_url(&run.client, url, "wandb-metadata.json") {
         if let Ok(b) = run.client.download(&u, cancel, 16 << 20, &mut |_, _| {}) {
             run.writer.environment(&b);
@@ -188,6 +189,33 @@ fn history_files(
 }
 
 impl RemoteRun {
+    /// The console lines and system metrics rows not read yet: those after the
+    /// last line number and sample time read. They are niceties: a server that
+    /// does not give them still gives the run.
+    fn console_and_stats(&mut self) {
+        if let Ok(lines) = info::console_tail(&self.client, &self.url, CONSOLE_LINES) {
+            let seen = self.console_seen;
+            let new: Vec<_> = lines
+                .into_iter()
+                .filter(|l| seen.is_none() || l.number.is_some_and(|n| Some(n) > seen))
+                .collect();
+            self.console_seen = new.iter().filter_map(|l| l.number).max().or(seen);
+            self.writer.console(&new);
+        }
+        if let Ok(rows) = info::events(&self.client, &self.url, SYSTEM_SAMPLES) {
+            let seen = self.stats_seen;
+            let time = |r: &serde_json::Map<String, serde_json::Value>| {
+                r.get("_timestamp").and_then(serde_json::Value::as_f64)
+            };
+            let new: Vec<_> = rows
+                .into_iter()
+                .filter(|r| seen.is_none() || time(r).is_some_and(|t| Some(t) > seen))
+                .collect();
+            self.stats_seen = new.iter().filter_map(time).reduce(f64::max).or(seen);
+            self.writer.stats(&new);
+        }
+    }
+
     /// The run's `.wandb` bytes framed since the last call, when framing.
     pub fn framed(&mut self) -> &[u8] {
         self.writer.framed()
@@ -255,6 +283,11 @@ impl RemoteRun {
             .into_iter()
             .filter(|e| !e.is_empty())
             .collect();
+        self.console_and_stats();
+        let more = self.writer.take();
+        if !more.is_empty() {
+            out.push(more);
+        }
         let meta = info::run_meta(&self.client, &self.url)?;
         if meta.version() != self.meta.version() {
             self.writer.summary(&meta.summary);

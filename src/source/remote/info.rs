@@ -60,6 +60,8 @@ pub const FILES_QUERY: &str = "query RunFiles($project: String!, $entity: String
 /// One console line.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConsoleLine {
+    /// The line's number in the run's console (None when not given).
+    pub number: Option<i64>,
     pub line: String,
     /// Written to standard error (the line's `level` is `error`).
     pub stderr: bool,
@@ -288,6 +290,7 @@ pub fn console_tail(
         .iter()
         .filter_map(|e| e.get("node"))
         .map(|n| ConsoleLine {
+            number: n.get("number").and_then(Value::as_i64),
             line: text(n, "line"),
             stderr: text(n, "level").eq_ignore_ascii_case("error"),
             time: text(n, "timestamp"),
