@@ -309,7 +309,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// A run's URL (`https://HOST/ENTITY/PROJECT/runs/ID`) downloaded and written as
-/// a local `.wandb` file (`source::remote::local`), progress on stderr; any other
+/// a local `.wandb` file (`runtime::remote`), progress on stderr; any other
 /// path as it is; a project's URL its workspace where `projects`. On failure the
 /// one line is printed and the exit status given.
 fn remote_as_local(
@@ -319,17 +319,12 @@ fn remote_as_local(
     let Some(path) = path else {
         return Ok(None);
     };
-    let mut err = io::stderr();
-    source::remote::local::local_path(&path, projects, &mut |p| {
-        if let Some(line) = source::remote::local::progress_line(p) {
-            let _ = writeln!(err, "leet: {line}");
-        }
-    })
-    .map(Some)
-    .map_err(|e| {
-        let _ = writeln!(io::stderr(), "leet: {e}");
-        ExitCode::from(1)
-    })
+    runtime::remote::local_path(&path, projects)
+        .map(Some)
+        .map_err(|e| {
+            let _ = writeln!(io::stderr(), "leet: {e}");
+            ExitCode::from(1)
+        })
 }
 
 /// The settings: `explicit` (from `--config`, must exist), else the default file

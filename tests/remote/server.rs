@@ -22,6 +22,8 @@ pub enum Mode {
     Slow(Duration),
     /// A file's `Content-Length` is sent whole but only half its bytes.
     CutFile,
+    /// History files are sent only after this long (the queries at once).
+    SlowFiles(Duration),
     /// The history query answers every live row, whatever range was asked.
     AllRows,
     /// Every query answered with this GraphQL error message and no data.
@@ -175,6 +177,9 @@ fn serve<S: Read + Write>(conn: S, st: &Mutex<State>, base: &str) -> std::io::Re
             .clone()
             .unwrap_or_default();
         return reply(out, 200, &meta);
+    }
+    if let (Some(_), Mode::SlowFiles(d)) = (path.strip_prefix("/files/"), &mode) {
+        std::thread::sleep(*d);
     }
     if let Some(i) = path.strip_prefix("/files/") {
         let i: usize = i

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::server::Fake;
+use super::server::{Fake, Mode};
 use super::{common, fixture, parquet_of, run_object, viewer, KEY};
 
 #[test]
@@ -90,4 +90,23 @@ fn a_remote_run_is_compared_beside_a_local_one() {
     let pane = viewer::Pane::start("compare", tmp.path(), KEY, &args);
     let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
     assert!(!screen.contains(KEY));
+}
+
+#[test]
+fn q_cancels_a_download_before_the_screen_opens() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let pane = viewer::Pane::start("cancel", tmp.path(), KEY, &[&url]);
+    let limit = Duration::from_secs(60);
+    pane.wait_for("q or esc cancels", limit);
+    pane.keys("q");
+    let screen = pane.wait_for("EXIT:", limit);
+    assert!(screen.contains("leet: cancelled"), "{screen}");
+    assert!(screen.contains("EXIT:1"), "{screen}");
 }

@@ -17,7 +17,7 @@ impl Pane {
         };
         let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
         let cmd = format!(
-            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {a}; sleep 30",
+            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {a}; echo EXIT:$?; sleep 30",
             h = q(&home.display().to_string()),
             c = q(&home.join("cache").display().to_string()),
             g = q(&home.join("config").display().to_string()),
@@ -51,6 +51,10 @@ impl Pane {
             .output()
             .expect("tmux");
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn keys(&self, keys: &str) {
+        self.tmux(&["send-keys", "-t", "s", keys]);
     }
 
     pub fn screen(&self) -> String {

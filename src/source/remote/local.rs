@@ -28,7 +28,7 @@ fn env(k: &str) -> Option<String> {
 
 /// `path` itself when it is not a URL; else the run at that URL, downloaded (or
 /// from the cache) and written as a `.wandb` file, whose path is returned, and
-/// followed while it runs. A project's URL, where `projects` allows it, is its
+/// followed while it runs; the download stops when `cancel` is set. A project's URL, where `projects` allows it, is its
 /// workspace ([`project::workspace`]). `progress` hears how the download goes.
 ///
 /// # Errors
@@ -37,6 +37,7 @@ fn env(k: &str) -> Option<String> {
 pub fn local_path(
     path: &Path,
     projects: bool,
+    cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<PathBuf, RemoteError> {
     let Some(text) = path.to_str().filter(|s| is_url(s)) else {
@@ -58,7 +59,8 @@ pub fn local_path(
     if std::env::var_os("WANDB_API_KEY").is_some() {
         // Held by the client from here on: the programs leet starts (samplers,
         // tools) do not inherit it. This is the first URL opened (the variable is
-        // there), before any thread of leet's starts.
+        // there), before the viewer's threads start; the one other thread then,
+        // waiting for a key that cancels, reads no environment.
         std::env::remove_var("WANDB_API_KEY");
     }
     let root = cache_dir
@@ -69,7 +71,7 @@ pub fn local_path(
     if url.run.is_none() && projects {
         return project::workspace(&url, &opts, &root);
     }
-    let (mut run, _) = fetch::open(&url, &opts, &AtomicBool::new(false), progress)?;
+    let (mut run, _) = fetch::open(&url, &opts, cancel, progress)?;
     let dir = root.join(entry_name(&url));
     let file = dir.join(format!("run-{}.wandb", entry_name(&url)));
     let io = |e: std::io::Error| RemoteError::protocol(&dir.display().to_string(), e);
