@@ -7,6 +7,7 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use leet_sampler::{self as sampler, SamplerOptions};
+use leet_text::duration;
 
 /// Longest `--stale-after`, `--idle-timeout` (30 days).
 pub const MAX_WAIT_SECS: u64 = 30 * 24 * 3600;
@@ -18,39 +19,67 @@ pub const MAX_POINTS: u64 = 1 << 20;
 /// Most `--compare` runs (as many as the run picker draws).
 pub const MAX_COMPARE: usize = crate::ui::workspace::runs::MAX_COMPARED;
 
-/// A number of seconds, finite and within `lo..=hi`.
-fn parse_secs(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| "expected a number of seconds".to_owned())?;
-    if v.is_finite() && (lo..=hi).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("must be between {lo} and {hi} seconds"))
-    }
-}
-
-/// `--window SECS`.
+/// `--window DURATION`, in seconds.
 ///
 /// # Errors
-/// Not a number, or outside [`WINDOW_SECS`].
+/// Not a duration, or outside [`WINDOW_SECS`].
 pub fn parse_window(s: &str) -> Result<f64, String> {
-    parse_secs(s, WINDOW_SECS.0, WINDOW_SECS.1)
+    let (lo, hi) = WINDOW_SECS;
+    duration::parse_within(s, Duration::from_secs_f64(lo), Duration::from_secs_f64(hi))
+        .map(|d| d.as_secs_f64())
 }
 
-/// `--idle-timeout SECS`: 0 (stop at the first poll without growth) up to
+/// `--idle-timeout DURATION`: 0 (stop at the first poll without growth) up to
 /// [`MAX_WAIT_SECS`].
 ///
 /// # Errors
-/// Not a number, or out of bounds (NaN, infinite, negative, too long).
+/// Not a duration, or out of bounds.
 pub fn parse_idle_timeout(s: &str) -> Result<Duration, String> {
-    parse_secs(s, 0.0, MAX_WAIT_SECS as f64).map(Duration::from_secs_f64)
+    duration::parse_within(s, Duration::ZERO, Duration::from_secs(MAX_WAIT_SECS))
 }
+
+/// `--stale-after DURATION`, in whole seconds (a fraction is dropped): 1 s up to
+/// [`MAX_WAIT_SECS`].
+///
+/// # Errors
+/// Not a duration, or out of bounds.
+pub fn parse_stale_after(s: &str) -> Result<u64, String> {
+    duration::parse_within(
+        s,
+        Duration::from_secs(1),
+        Duration::from_secs(MAX_WAIT_SECS),
+    )
+    .map(|d| d.as_secs())
+}
+
+/// What `leet --version` prints: the version and the commit built from (`-dirty`
+/// when the tree had changes; `unknown` when built outside git).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("LEET_GIT_COMMIT"),
+    ")"
+);
+
+/// The end of `leet --help`: a few examples and the first keys to know.
+const AFTER_HELP: &str = "\
+Examples:
+  leet                          the runs of ./wandb (or $WANDB_DIR), the latest drawn
+  leet wandb/run-20250101_120000-abc123
+                                one run
+  leet --compare ../other/wandb/latest-run wandb/latest-run
+                                two runs in every chart
+  leet --live --window 10m      this host's CPU, memory, disks, network, GPUs
+  leet export -o run.parquet wandb/latest-run
+                                a run's history as Parquet (from the extension)
+
+Keys to start with: h (or ?) help with every key, q quit, / filter the charts,
+R pick a run, n / N next and previous page.";
 
 /// leet: a fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
 #[derive(Debug, Parser)]
-#[command(name = "leet", version, args_conflicts_with_subcommands = true)]
+#[command(name = "leet", version = VERSION, args_conflicts_with_subcommands = true,
+          after_help = AFTER_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -82,10 +111,9 @@ pub struct ViewArgs {
     /// Print the effective settings (as TOML, which loads back) and exit.
     #[arg(long)]
     pub print_config: bool,
-    /// Seconds without growth after which a run with no exit record is shown as
-    /// possibly crashed.
-    #[arg(long, default_value_t = 120, value_name = "SECS",
-          value_parser = clap::value_parser!(u64).range(1..=MAX_WAIT_SECS))]
+    /// How long without growth before a run with no exit record is shown as
+    /// possibly crashed (e.g. 90s, 10m, 2h; a plain number is seconds; 1s to 30d).
+    #[arg(long, default_value = "2m", value_name = "DURATION", value_parser = parse_stale_after)]
     pub stale_after: u64,
     /// Most points kept per metric series (memory bound; 64 to 1048576).
     #[arg(long, default_value_t = crate::store::metrics::DEFAULT_SERIES_CAP, value_name = "N",
@@ -101,9 +129,13 @@ pub struct ViewArgs {
     /// main grid, over a sliding time window.
     #[arg(long, conflicts_with_all = ["path", "compare"])]
     pub live: bool,
-    /// With --live: seconds of history each chart shows (10 to 86400).
-    #[arg(long, default_value_t = 300.0, value_name = "SECS", value_parser = parse_window)]
+    /// With --live: how much history each chart shows (e.g. 5m, 1h30m; a plain
+    /// number is seconds; 10s to 24h).
+    #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_window)]
     pub window: f64,
+    /// Draw without colour, as the NO_COLOR environment variable asks.
+    #[arg(long)]
+    pub no_color: bool,
     #[command(flatten)]
     pub sampler: SamplerArgs,
 }
@@ -126,9 +158,10 @@ impl Cli {
         }
         if v.live && v.window < 2.0 * v.sampler.interval.as_secs_f64() {
             return fail(format!(
-                "--window {} s holds less than two samples at --interval {:?}; \
+                "--window {} holds less than two samples at --interval {}; \
                  use a window of at least twice the interval",
-                v.window, v.sampler.interval
+                duration::format(Duration::from_secs_f64(v.window)),
+                duration::format(v.sampler.interval)
             ));
         }
         Ok(())
@@ -145,13 +178,92 @@ pub enum Command {
     Sample(SampleArgs),
     /// Serve the sampled metrics to Prometheus over HTTP (GET /metrics).
     Serve(ServeArgs),
+    /// Print a shell completion script for bash, zsh or fish (README: Install).
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff), e.g. `leet man | man -l -`.
+    Man,
+}
+
+/// The shells `leet completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// Write `shell`'s completion script for the whole command line to `out`.
+///
+/// # Errors
+/// Only `out`'s write errors.
+pub fn write_completions(shell: Shell, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap::CommandFactory as _;
+    use clap_complete::{generate, shells};
+    let mut cmd = Cli::command();
+    // Generated into a buffer: `generate` panics where `out` fails.
+    let mut buf = Vec::new();
+    match shell {
+        Shell::Bash => generate(shells::Bash, &mut cmd, "leet", &mut buf),
+        Shell::Zsh => generate(shells::Zsh, &mut cmd, "leet", &mut buf),
+        Shell::Fish => generate(shells::Fish, &mut cmd, "leet", &mut buf),
+    }
+    out.write_all(&buf)
+}
+
+/// Write the man page (roff) to `out`: leet(1), with a section per subcommand.
+///
+/// # Errors
+/// Only `out`'s write errors.
+pub fn write_man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use clap::CommandFactory as _;
+    let cmd = Cli::command();
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        let name = sub.get_name();
+        writeln!(out, ".SH \"LEET {}\"", name.to_uppercase())?;
+        let sub = sub.clone().bin_name(format!("leet {name}"));
+        let sub_man = clap_mangen::Man::new(sub);
+        sub_man.render_synopsis_section(out)?;
+        sub_man.render_description_section(out)?;
+        sub_man.render_options_section(out)?;
+    }
+    man.render_extra_section(out)?;
+    man.render_version_section(out)
+}
+
+/// What to do next, for an error that `leet` (the viewer) ends with: where no run
+/// was found, the ways to point it at one or to watch the host instead.
+#[must_use]
+pub fn next_step(e: &anyhow::Error) -> Option<&'static str> {
+    use crate::source::file::SourceError;
+    match e.downcast_ref::<SourceError>()? {
+        SourceError::NoRun { .. } | SourceError::NoDefaultRun { .. } => Some(
+            "leet: to go on, point leet at a run: `leet path/to/wandb/run-…` (a run directory \
+             or its .wandb file), `leet path/to/project` (a wandb directory or the directory \
+             holding it: every run in it), or set WANDB_DIR; or watch this host with \
+             `leet --live`",
+        ),
+        _ => None,
+    }
 }
 
 /// Options of the host sampler, shared by `leet --live`, `leet sample` and `leet serve`.
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
-    /// Sampling interval, e.g. 1s, 500ms, 2m (100ms to 24h).
-    #[arg(long, default_value = "1s", value_parser = sampler::parse_interval)]
+    /// Sampling interval, e.g. 1s, 500ms, 2m, 1m30s (a plain number is seconds;
+    /// 100ms to 24h).
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
     /// (default: leet itself for `leet sample` and `leet serve`; none for --live, where
@@ -229,8 +341,9 @@ pub struct InspectArgs {
     /// Keep printing records as the file grows, until the exit record.
     #[arg(long, short = 'f')]
     pub follow: bool,
-    /// With --follow: stop after this many seconds without growth (0 to 2592000).
-    #[arg(long, value_name = "SECS", value_parser = parse_idle_timeout)]
+    /// With --follow: stop after this long without growth (e.g. 90s, 10m, 2h; a
+    /// plain number is seconds; 0s to 30d).
+    #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout)]
     pub idle_timeout: Option<Duration>,
     /// Print the records as text even on a terminal (where, without an output
     /// option, `leet inspect` opens the record browser; printing is what it does
@@ -251,9 +364,11 @@ impl InspectArgs {
 pub struct ExportArgs {
     /// A .wandb file, run directory, wandb or project directory (default: .).
     pub path: Option<PathBuf>,
-    /// Output format: csv, jsonl or parquet.
-    #[arg(long, default_value = "csv", value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
-    pub format: crate::inspect::export::Format,
+    /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
+    /// .csv, .jsonl or .json, .parquet or .pq; else csv). A format that FILE's
+    /// extension contradicts is an error (exit status 2).
+    #[arg(long, value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
+    pub format: Option<crate::inspect::export::Format>,
     /// One row per point instead of one per step, with the columns
     /// _step,_runtime,_timestamp,key,value (with --system: _timestamp,key,value;
     /// with --smoothing, a smoothed column after value).

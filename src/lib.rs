@@ -248,6 +248,20 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                     .and_then(|()| out.flush().map_err(Into::into));
             finish::<_, io::Stderr>(result, &out, None)
         }
+        Some(cli::Command::Completions { shell }) => {
+            let mut out = Tracked::new(io::stdout().lock());
+            let result = cli::write_completions(shell, &mut out)
+                .and_then(|()| out.flush())
+                .map_err(Into::into);
+            finish::<_, io::Stderr>(result, &out, None)
+        }
+        Some(cli::Command::Man) => {
+            let mut out = Tracked::new(io::stdout().lock());
+            let result = cli::write_man(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(Into::into);
+            finish::<_, io::Stderr>(result, &out, None)
+        }
         Some(cli::Command::Serve(a)) => {
             serve::run(serve::ServeOptions {
                 listen: a.listen,

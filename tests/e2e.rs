@@ -32,19 +32,18 @@ impl Tmux {
     }
 
     /// `env` is a shell prefix such as `VAR=1 ` (empty for none).
-    /// `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` are fresh
+    /// `HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME` are fresh
     /// directories unless `env` names them: the user's settings and what other
     /// tests' workspaces saved never change a test's screen.
     fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let exit = dir.path().join("exit");
         let mut config = String::new();
-        for (var, sub) in [
-            ("XDG_CONFIG_HOME", "config"),
-            ("XDG_STATE_HOME", "state"),
-            ("XDG_CACHE_HOME", "cache"),
-        ] {
-            if !env.contains(&format!("{var}=")) {
+        for (var, sub) in common::isolated::VARS {
+            let named = env
+                .split_whitespace()
+                .any(|w| w.starts_with(&format!("{var}=")));
+            if !named {
                 config.push_str(&format!("{var}={} ", shell_quote(&dir.path().join(sub))));
             }
         }
@@ -65,7 +64,11 @@ impl Tmux {
     /// A detached tmux server of its own (socket named after the test) running `cmd`
     /// in a `w`×`h` pane.
     fn session(name: &str, dir: tempfile::TempDir, w: u16, h: u16, cmd: &[&str]) -> Self {
-        let socket = format!("leet-e2e-{name}-{}", std::process::id());
+        // Named after the test, and unique within the process: two tests that
+        // chose the same name never share (and kill) one server.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = format!("leet-e2e-{name}-{}-{n}", std::process::id());
         let t = Self { socket, dir };
         let (w, h) = (w.to_string(), h.to_string());
         let mut args = vec!["new-session", "-d", "-s", "s", "-x", &w, "-y", &h];
@@ -134,7 +137,19 @@ impl Tmux {
     /// An interactive shell with job control (`sh -i`), for ctrl+z and `fg`.
     fn shell(name: &str, w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let t = Self::session(name, dir, w, h, &["env", "-u", "ENV", "PS1=$ ", "sh", "-i"]);
+        // The leet started from this shell gets fresh directories too.
+        let vars: Vec<String> = common::isolated::VARS
+            .iter()
+            .map(|(var, sub)| {
+                let d = dir.path().join(sub);
+                std::fs::create_dir_all(&d).unwrap();
+                format!("{var}={}", d.display())
+            })
+            .collect();
+        let mut cmd = vec!["env", "-u", "ENV", "PS1=$ "];
+        cmd.extend(vars.iter().map(String::as_str));
+        cmd.extend(["sh", "-i"]);
+        let t = Self::session(name, dir, w, h, &cmd);
         t.wait_for("$", Duration::from_secs(10));
         t
     }

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,8 +19,6 @@ use common::sampler::{self, fds, proc_status};
 use leet::msg::{Msg, Sample};
 use leet::source::sampler::{Collector, GpuInfo, Sampler, SamplerError};
 use leet::ui::{App, Options};
-
-const BIN: &str = env!("CARGO_BIN_EXE_leet");
 
 // ---------------------------------------------------------------------------------
 // Fake endpoints (127.0.0.1 only)
@@ -72,7 +70,7 @@ struct SampleRun {
 
 impl SampleRun {
     fn start(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = common::isolated::leet();
         cmd.arg("sample")
             .arg("--json")
             .args(args)
@@ -617,7 +615,7 @@ impl Pty {
         // SAFETY: both fds were just opened and are owned here.
         let (master, slave) =
             unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-        let mut cmd = Command::new(BIN);
+        let mut cmd = common::isolated::leet();
         cmd.args(args)
             .env("TERM", "xterm-256color")
             .stdin(Stdio::from(slave.try_clone().unwrap()))

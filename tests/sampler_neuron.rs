@@ -117,7 +117,7 @@ impl Fake {
 
     /// `leet sample --json --interval 300ms ARGS` with the fake in place.
     fn leet(&self, mode: &str, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_leet"));
+        let mut c = common::isolated::leet();
         c.args(["sample", "--json", "--interval", "300ms"])
             .args(args)
             .env("PATH", sampler::path_with(&self.path().join("bin")))

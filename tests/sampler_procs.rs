@@ -12,6 +12,8 @@ use leet::msg::{Msg, ProcRow, ProcTable};
 use leet::source::sampler::{ProcScanner, Sampler, SamplerOptions};
 use leet::ui::{App, Options};
 
+#[path = "common/isolated.rs"]
+mod isolated;
 #[path = "common/tool.rs"]
 mod tool;
 
@@ -368,7 +370,7 @@ fn the_monitored_tree_follows_its_root() {
 
 #[test]
 fn leet_sample_json_has_the_host_keys_and_monitors_itself() {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = isolated::leet()
         .args(["sample", "--json", "--count", "2", "--interval", "200ms"])
         .output()
         .expect("leet sample");

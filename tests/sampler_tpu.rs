@@ -12,19 +12,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "common/isolated.rs"]
+mod isolated;
 #[path = "support/tpu_fake.rs"]
 mod tpu_fake;
 
 use tpu_fake::{fake_pci, served, Fake, Runtime, Served};
-
-const BIN: &str = env!("CARGO_BIN_EXE_leet");
 
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -229,7 +229,7 @@ fn expected(fx: &Value, devices_per_chip_duty: i64) -> BTreeMap<String, f64> {
 
 fn leet(root: &Path, ports: &[u16], host: Option<&str>, count: u32) -> Child {
     let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
-    let mut cmd = Command::new(BIN);
+    let mut cmd = isolated::leet();
     cmd.args([
         "sample",
         "--json",

@@ -10,6 +10,8 @@
 
 #[path = "serve/client.rs"]
 mod client;
+#[path = "serve/cluster.rs"]
+mod cluster;
 mod common;
 
 use std::collections::BTreeSet;
@@ -112,7 +114,7 @@ fn every_key_of_leet_sample_comes_back_from_the_exposition() {
         &dcgm,
     ];
 
-    let mut sample = Command::new(env!("CARGO_BIN_EXE_leet"));
+    let mut sample = common::isolated::leet();
     sample
         .args(["sample", "--json", "--count", "4"])
         .args(args)
@@ -234,7 +236,7 @@ fn openmetrics_when_asked_and_refusals() {
 
 #[test]
 fn the_default_address_is_loopback() {
-    let help = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let help = common::isolated::leet()
         .args(["serve", "--help"])
         .output()
         .expect("help");
@@ -243,7 +245,7 @@ fn the_default_address_is_loopback() {
     // Without --listen: 127.0.0.1:9837 (or, where that port is taken, an error naming it).
     let dir = tempfile::tempdir().expect("tempdir");
     let err = dir.path().join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let mut child = common::isolated::leet()
         .arg("serve")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -261,7 +263,7 @@ fn the_default_address_is_loopback() {
     assert!(line.contains("127.0.0.1:9837"), "{line}");
     // An address that is none: an error naming it, no panic.
     for bad in ["nonsense", "127.0.0.1:99999", "127.0.0.1", ":"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+        let out = common::isolated::leet()
             .args(["serve", "--listen", bad])
             .stdin(Stdio::null())
             .output()

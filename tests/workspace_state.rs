@@ -246,7 +246,7 @@ fn two_apps_of_one_directory_keep_each_others_selection() {
     // A deselects its run and quits: B's stays.
     let cmds = a.update(Msg::char(' ')).cmds;
     carry_out_saves(&mut a, cmds, &xdg);
-    let quit: Vec<Cmd> = a.workspace_save_on_quit().into_iter().collect();
+    let quit: Vec<Cmd> = a.runs.workspace_save_on_quit().into_iter().collect();
     carry_out_saves(&mut a, quit, &xdg);
     assert_eq!(on_disk(), selected(&b));
 }

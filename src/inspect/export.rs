@@ -35,8 +35,8 @@ mod tests;
 pub use output::OutputIsInput;
 use output::{Dest, Staged};
 use queue::{Queue, Smoothed, Waiting};
-pub use table::Format;
-use table::{ColKind, Table};
+use table::{is_integer, ColKind, Table};
+pub use table::{Format, FormatMismatch};
 
 /// Bytes read at a time.
 const CHUNK: usize = 4 << 20;
@@ -47,7 +47,8 @@ const BIG_FILE: u64 = 256 << 20;
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
     pub path: PathBuf,
-    pub format: Format,
+    /// `--format` (None: from the output's extension, else CSV; see [`Format::pick`]).
+    pub format: Option<Format>,
     /// One row per point (`_step,_runtime,_timestamp,key,value`; `_timestamp,key,value`
     /// for the system metrics) instead of one per step.
     pub long: bool,
@@ -263,10 +264,14 @@ fn read(
 pub struct ParquetToTerminal;
 
 /// Whether `e` is a usage error (exit status 2): a `--metrics` that matches
-/// nothing, an output that is the input, Parquet to a terminal.
+/// nothing, an output that is the input, Parquet to a terminal, a `--format`
+/// that the output's extension contradicts.
 #[must_use]
 pub fn is_usage_error(e: &anyhow::Error) -> bool {
-    e.is::<NoMetricMatched>() || e.is::<OutputIsInput>() || e.is::<ParquetToTerminal>()
+    e.is::<NoMetricMatched>()
+        || e.is::<OutputIsInput>()
+        || e.is::<ParquetToTerminal>()
+        || e.is::<FormatMismatch>()
 }
 
 /// What the first pass learnt: the columns and what smoothing needs.
@@ -275,6 +280,10 @@ struct Scan {
     preps: Vec<Prep>,
     /// Whether the rows' x never goes back.
     rows_forward: bool,
+    /// Per column, whether every value is an integer (Parquet writes it as INT64).
+    ints: Vec<bool>,
+    /// Whether every row's x is an integer (the history's `_step`, as it should be).
+    x_int: bool,
 }
 
 /// Pass 1: the columns, and with smoothing what each series' smoothing needs to
@@ -293,8 +302,17 @@ fn scan(
     let mut rows_forward = true;
     let mut last_x = f64::NEG_INFINITY;
     let mut buf = Vec::new();
+    let mut not_int: Vec<bool> = Vec::new();
+    let mut x_int = true;
     read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
+            for p in pts.iter() {
+                if not_int.len() <= p.col {
+                    not_int.resize(p.col + 1, false);
+                }
+                not_int[p.col] |= !is_integer(p.value);
+                x_int &= p.x.is_none_or(is_integer);
+            }
             if !smooth {
                 return;
             }
@@ -330,10 +348,13 @@ fn scan(
         .into());
     }
     preps.resize_with(cols.names.len(), Prep::default);
+    not_int.resize(cols.names.len(), false);
     Ok(Scan {
         cols,
         preps,
         rows_forward,
+        ints: not_int.into_iter().map(|n| !n).collect(),
+        x_int,
     })
 }
 
@@ -349,10 +370,16 @@ pub fn run(
     stdout: &mut (dyn Write + Send),
     err: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    let output = opts.output.as_deref().filter(|p| *p != Path::new("-"));
+    let format = Format::pick(opts.format, output)?;
+    let opts = &ExportOptions {
+        format: Some(format),
+        ..opts.clone()
+    };
     let file = resolve_file(&opts.path)?;
     // Before anything is opened for writing.
     let dest = Dest::plan(opts.output.as_deref(), &file)?;
-    if opts.format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
+    if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
     }
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
@@ -415,24 +442,36 @@ fn to_file<T>(
 }
 
 /// The header: the x column, the clocks (history), then the metrics (wide) or
-/// key and value (long), each with its smoothed column when smoothing.
-fn header(opts: &ExportOptions, names: &[String]) -> Vec<(String, ColKind)> {
+/// key and value (long), each with its smoothed column when smoothing. A column
+/// of integers (`ints`, `x_int`) is [`ColKind::Int`]; in the long form `value` is
+/// when every metric's is.
+fn header(
+    opts: &ExportOptions,
+    names: &[String],
+    ints: &[bool],
+    x_int: bool,
+) -> Vec<(String, ColKind)> {
     let smooth = opts.smoothing != Smoothing::None;
-    let x_name = if opts.system { "_timestamp" } else { "_step" };
-    let mut header: Vec<(String, ColKind)> = vec![(x_name.to_owned(), ColKind::Num)];
+    let kind = |int: bool| if int { ColKind::Int } else { ColKind::Num };
+    let (x_name, x_kind) = if opts.system {
+        ("_timestamp", ColKind::Num)
+    } else {
+        ("_step", kind(x_int))
+    };
+    let mut header: Vec<(String, ColKind)> = vec![(x_name.to_owned(), x_kind)];
     if !opts.system {
         header.push(("_runtime".to_owned(), ColKind::Num));
         header.push(("_timestamp".to_owned(), ColKind::Num));
     }
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
-        header.push(("value".to_owned(), ColKind::Num));
+        header.push(("value".to_owned(), kind(ints.iter().all(|&i| i))));
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
-        for name in names {
-            header.push((name.clone(), ColKind::Num));
+        for (name, &int) in names.iter().zip(ints) {
+            header.push((name.clone(), kind(int)));
             if smooth {
                 header.push((format!("{name}_smoothed"), ColKind::Num));
             }
@@ -456,6 +495,8 @@ fn write_rows(
         mut cols,
         preps,
         rows_forward,
+        ints,
+        x_int,
     } = scan;
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
@@ -466,8 +507,8 @@ fn write_rows(
     } else {
         cols.names.clone()
     };
-    let header = header(opts, &names);
-    let mut table = Table::new(opts.format, &header, out)?;
+    let header = header(opts, &names, &ints, x_int);
+    let mut table = Table::new(opts.format.unwrap_or_default(), &header, out)?;
     // `_runtime` and `_timestamp` after `_step`; none after a system sample's time.
     let time_cols = if opts.system { 0 } else { 2 };
     let first_metric = 1 + time_cols;

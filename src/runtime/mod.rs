@@ -163,7 +163,7 @@ fn options(args: &ViewArgs, keymap: Keymap) -> Options {
     Options {
         keymap,
         stale_after: args.stale_after as f64,
-        color,
+        color: color && !args.no_color,
         true_color,
         max_points: args.max_points,
     }
@@ -578,7 +578,7 @@ fn drive(
     // What the workspace remembers and the settings changed since the last
     // save, written before leaving (the saves the worker had queued may not have
     // run: these carry their changes too).
-    let saves = [app.workspace_save_on_quit(), app.unsaved_settings()];
+    let saves = [app.runs.workspace_save_on_quit(), app.unsaved_settings()];
     for msg in saves.into_iter().flatten().filter_map(answer) {
         match msg {
             Msg::WorkspaceWritten { error: Some(e), .. } => {

@@ -8,7 +8,8 @@
 
 pub mod expose;
 pub mod http;
-pub mod names;
+/// The mapping table lives below `serve`, where the Prometheus client reads it too.
+pub use crate::source::prometheus::names;
 
 use std::io::Write as _;
 use std::net::{TcpListener, ToSocketAddrs};

@@ -2,8 +2,10 @@
 //! the reading thread), the live host.
 pub mod file;
 pub mod follow;
+pub mod http;
 pub mod index;
 pub mod parallel;
+pub mod prometheus;
 pub mod reader;
 pub mod records;
 pub mod remote;

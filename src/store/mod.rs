@@ -1,5 +1,6 @@
 //! Retention and folding: series with a memory cap, console lines, and the run
 //! model, folded from the events the readers decode. Knows no terminal.
+pub mod cluster;
 pub mod console;
 pub(crate) mod damage;
 pub(crate) mod history;

@@ -1,534 +1,252 @@
-//! Keys and actions: a key press is looked up in the key map for the mode in force,
-//! and the action it is bound to changes the state.
+//! What the keys the router hands on mean to the panes: a motion key to the pane
+//! it moves (an arrow steps, a page key pages or goes to either end: the router
+//! hands the [`Motion`] to the pane in focus, the grid's is in
+//! `charts/grid/keys.rs`; the side panes' scroll positions are worked out here
+//! from their limits), and an edit to the filter typed into ([`Filters`]).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-
-use super::action::{Action, Handler};
-use super::filter::FilterState;
-use super::keymap::{Key, Mode};
+use super::action::Action;
+use super::filter::{FilterState, FilterTarget};
+use super::host::procs::ProcsPane;
 use super::layout;
-use super::panels::Pane;
-use super::{App, Effect, FilterTarget, Overlay, Pending};
+use super::overview::{OverviewLayout, OverviewPane};
+use super::{ConsolePane, SystemPane};
 
-impl App {
-    pub(super) fn on_key(&mut self, ev: KeyEvent) -> Effect {
-        if ev.kind == KeyEventKind::Release {
-            return Effect::NONE;
-        }
-        let key = Key::from_event(&ev);
-        if key.is_ctrl_c() {
-            return Effect::QUIT;
-        }
-        if let Some(p) = self.charts.pending.take() {
-            if let (KeyCode::Char(d @ '0'..='9'), true) = (key.code, key.mods.is_empty()) {
-                let n = u16::try_from(d.to_digit(10).unwrap_or(0)).unwrap_or(0);
-                let v = (n > 0).then_some(n);
-                match p {
-                    Pending::Columns => self.charts.grid.cols_setting = v,
-                    Pending::Rows => self.charts.grid.rows_setting = v,
-                }
-                let focus = self.charts.grid.focus;
-                self.relayout();
-                self.charts.grid.focus = focus;
-                return Effect::REDRAW;
-            }
-        }
-        // The x axis's metric picker takes the keys while open.
-        if self.charts.xaxis.picker.is_some() {
-            return self.picker_key(&key);
-        }
-        let mode = self.mode();
-        match self.screen.keymap.action(mode, &key) {
-            Some(a) => {
-                if mode == Mode::Filter {
-                    if let Some(fx) = self.type_workspace(Some(a), None) {
-                        return fx;
-                    }
-                }
-                self.act(a)
-            }
-            None if mode == Mode::Filter => {
-                if let KeyCode::Char(c) = key.code {
-                    if !key
-                        .mods
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-                    {
-                        if let Some(fx) = self.type_workspace(None, Some(c)) {
-                            return fx;
-                        }
-                        self.with_filter(|f| f.push(c));
-                        return Effect::REDRAW;
-                    }
-                }
-                Effect::NONE
-            }
-            None => Effect::NONE,
-        }
-    }
+/// A motion key, as the panes take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Motion {
+    /// An arrow: one step right/down (positive) or left/up.
+    Step { dx: isize, dy: isize },
+    /// A page key: `delta` pages on, or (`to`) to the first (`Some(false)`) or
+    /// last (`Some(true)`) page.
+    Page { delta: isize, to: Option<bool> },
+}
 
-    fn start_proc_filter(&mut self) {
-        self.host.procs.filter.start();
-        self.filter_target = Some(FilterTarget::Procs);
-    }
-
-    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
-        match self.filter_target {
-            // A changed filter starts again from its first match, as a search does.
-            Some(FilterTarget::Metrics) => {
-                f(&mut self.charts.filter);
-                self.refilter_metrics(None);
-            }
-            Some(FilterTarget::System) => {
-                f(&mut self.panes.system.filter);
-                self.panes.system.scroll = 0;
-                self.refilter_system();
-            }
-            Some(FilterTarget::Overview) => {
-                f(&mut self.panes.overview.filter);
-                self.refilter_overview();
-            }
-            Some(FilterTarget::Console) => {
-                f(&mut self.panes.console.filter);
-                self.panes.console.back = 0;
-            }
-            Some(FilterTarget::Procs) => {
-                f(&mut self.host.procs.filter);
-                self.host.procs.sel = 0;
-                self.host.procs.scroll = 0;
-                self.host.procs.rebuild();
-            }
-            Some(FilterTarget::Stats) => {
-                f(&mut self.stats.filter);
-                if let Overlay::Stats(c) = &mut self.overlay {
-                    c.refiltered();
-                }
-            }
-            Some(FilterTarget::Records) => self.with_records_filter(f),
-            // Typed through `type_workspace`.
-            Some(FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column) | None => {}
-        }
-    }
-
-    /// Perform an action (what a key is bound to).
-    pub fn act(&mut self, a: Action) -> Effect {
-        // Typing into its filter goes through the filter's actions below.
-        if matches!(self.overlay, Overlay::Inspector(_)) && self.filter_target.is_none() {
-            return self.act_inspector(a);
-        }
-        match self.overlay {
-            Overlay::Runs => return self.act_runs(a),
-            Overlay::Media => return self.act_media(a),
-            // Its filter's keys are every filter's (below).
-            Overlay::Stats(_) if self.filter_target.is_none() => return self.act_stats(a),
-            Overlay::Help { .. } | Overlay::None | Overlay::Stats(_) | Overlay::Inspector(_) => {}
-        }
-        if matches!(self.overlay, Overlay::None) {
-            if let Some(fx) = self.act_workspace(a) {
-                return fx;
-            }
-        }
-        if let Some(fx) = self.act_sections(a) {
-            return fx;
-        }
-        match a.handler() {
-            Handler::General => self.act_general(a),
-            Handler::Inert => Effect::NONE,
-            Handler::Panels => self.act_panels(a),
-            Handler::Motion => self.act_motion(a),
-            Handler::Charts => self.act_charts(a),
-            Handler::Procs => self.act_procs(a),
-            Handler::Filter => self.act_filter(a),
-        }
-    }
-
-    fn act_general(&mut self, a: Action) -> Effect {
-        match a {
-            Action::Quit => Effect::QUIT,
-            Action::Restart if !self.is_host() && self.restart_main() => Effect::REDRAW,
-            _ => Effect::NONE,
-        }
-    }
-
-    fn act_panels(&mut self, a: Action) -> Effect {
-        match a {
-            Action::ToggleMedia => self.toggle_media(),
-            Action::ToggleStats => return self.open_stats(),
-            Action::InspectRecords => return self.toggle_inspector(),
-            Action::PickRun => return self.open_picker(),
-            Action::Help => {
-                self.overlay = match self.overlay {
-                    Overlay::Help { .. } => Overlay::None,
-                    _ => Overlay::Help { scroll: 0 },
-                };
-            }
-            Action::Back => {
-                if matches!(self.overlay, Overlay::Help { .. }) {
-                    self.overlay = Overlay::None;
-                } else if self.charts.crosshair.is_some() {
-                    self.charts.crosshair = None;
-                } else if self.panels.fullscreen {
-                    self.panels.fullscreen = false;
-                } else if self.panels.focus != Pane::Grid {
-                    self.panels.focus = Pane::Grid;
-                } else {
-                    return Effect::NONE;
-                }
-            }
-            Action::ToggleLeftSidebar => self.toggle_sidebar(false),
-            Action::ToggleRightSidebar => self.toggle_sidebar(true),
-            Action::ToggleConsole => {
-                self.panels.console = !self.panels.console;
-                self.relayout();
-                if self.panels.console && self.screen.areas.console.is_some() {
-                    self.panels.focus = Pane::Console;
-                }
-            }
-            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
-                return self.cycle_pane_focus(a == Action::CyclePaneFocus);
-            }
-            Action::ToggleGrid => self.toggle_grid(),
-            Action::ResetPaneSizes => self.reset_pane_sizes(),
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
-    }
-
-    fn cycle_pane_focus(&mut self, forward: bool) -> Effect {
-        // In the overview, tab visits its sections before the next pane.
-        if self.panels.focus == Pane::Left
-            && !self.panels.fullscreen
-            && self.screen.areas.left.is_some()
-            && !self.in_workspace_list()
-            && self.panes.overview.step_section(forward)
-        {
-            return Effect::REDRAW;
-        }
-        let panes = self.visible_panes();
-        let i = panes
-            .iter()
-            .position(|&p| p == self.panels.focus)
-            .unwrap_or(0);
-        let j = if forward {
-            (i + 1) % panes.len()
-        } else {
-            (i + panes.len() - 1) % panes.len()
-        };
-        self.panels.focus = panes[j];
-        if panes[j] == Pane::Left {
-            self.panes.overview.enter(forward);
-        }
-        Effect::REDRAW
-    }
-
-    fn act_motion(&mut self, a: Action) -> Effect {
-        match a {
-            // With the crosshair on, left/right move it along the focused chart.
-            Action::FocusLeft | Action::FocusRight
-                if self.charts.crosshair.is_some()
-                    && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
-                    && !self.is_host()
-                    && matches!(self.overlay, Overlay::None) =>
-            {
-                let runs = super::drawn_runs(&self.shown.run, &self.runs);
-                self.charts.step_crosshair(&runs, a == Action::FocusRight);
-            }
-            Action::FocusUp | Action::FocusDown | Action::FocusLeft | Action::FocusRight => {
-                self.move_focus(a);
-            }
-            Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage => {
-                self.page(a);
-            }
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
-    }
-
-    fn act_charts(&mut self, a: Action) -> Effect {
-        match a {
-            Action::ToggleHidden => {
-                if self.is_host() || (self.charts.hidden == 0 && !self.charts.show_hidden) {
-                    return Effect::NONE;
-                }
-                self.charts.show_hidden = !self.charts.show_hidden;
-                self.rederive_metrics();
-            }
-            Action::CycleCrosshair => {
-                if self.is_host() {
-                    return Effect::NONE;
-                }
-                let runs = super::drawn_runs(&self.shown.run, &self.runs);
-                self.charts.cycle_crosshair(&runs);
-            }
-            // With the process table focused, enter monitors the selected process
-            // and `/` filters the table.
-            Action::Fullscreen if self.panels.focus == Pane::Procs => {
-                return self.monitor_selected();
-            }
-            Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
-            Action::Fullscreen => {
-                if self.charts.shown.is_empty() {
-                    return Effect::NONE;
-                }
-                self.panels.fullscreen = true;
-            }
-            Action::CycleYScale => return self.cycle_y_scale(),
-            Action::CycleXAxis => return self.cycle_x_axis(),
-            Action::XAxisToAll => return self.x_axis_to_all(),
-            Action::ToggleLogX => return self.toggle_log_x(),
-            Action::CycleSmoothing
-            | Action::ToggleSmoothingAll
-            | Action::SmoothingUp
-            | Action::SmoothingDown => return self.act_smoothing(a),
-            Action::CycleGuides => self.charts.grid.guides = self.charts.grid.guides.next(),
-            Action::ToggleBand => self.charts.band = !self.charts.band,
-            Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
-            Action::SetColumns => self.charts.pending = Some(Pending::Columns),
-            Action::SetRows => self.charts.pending = Some(Pending::Rows),
-            Action::ResetZoom => {
-                if let Some(k) = self.focused_key().map(str::to_owned) {
-                    self.charts.zoom.remove(&k);
-                }
-            }
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
-    }
-
-    fn act_procs(&mut self, a: Action) -> Effect {
-        match a {
-            Action::MonitorProcess => return self.monitor_selected(),
-            Action::MonitorNone => return self.monitor(None),
-            Action::CycleProcessSort => {
-                if !self.is_host() {
-                    return Effect::NONE;
-                }
-                self.host.procs.sort = self.host.procs.sort.next();
-                self.host.procs.rebuild();
-                let room = self.procs_room();
-                self.host.procs.follow(room);
-            }
-            Action::FilterList => {
-                if !self.is_host() {
-                    return Effect::NONE;
-                }
-                self.start_proc_filter();
-            }
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
-    }
-
-    fn act_filter(&mut self, a: Action) -> Effect {
-        match a {
-            // Every filter typed here (the workspace's are typed in `type_workspace`).
-            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
-            Action::StartFilter if self.panels.focus == Pane::Procs => self.start_proc_filter(),
-            // With the console focused, `/` filters its lines (as wandb leet does).
-            Action::StartFilter if self.panels.focus == Pane::Console => {
-                self.panes.console.filter.start();
-                self.filter_target = Some(FilterTarget::Console);
-            }
-            Action::StartFilter => {
-                self.charts.filter.start();
-                self.filter_target = Some(FilterTarget::Metrics);
-            }
-            Action::StartSystemFilter => {
-                self.panes.system.filter.start();
-                self.filter_target = Some(FilterTarget::System);
-            }
-            Action::StartOverviewFilter => {
-                self.panes.overview.filter.start();
-                self.filter_target = Some(FilterTarget::Overview);
-                if self.screen.areas.left.is_none() {
-                    self.toggle_sidebar(false);
-                }
-            }
-            Action::ClearFilters => self.clear_filters(),
-            Action::ClearOverviewFilter => {
-                self.panes.overview.filter.clear();
-                self.refilter_overview();
-            }
-            Action::ClearSystemFilter => {
-                self.panes.system.filter.clear();
-                self.panes.system.scroll = 0;
-                self.refilter_system();
-            }
-            Action::FilterApply => {
-                self.with_filter(FilterState::apply);
-                self.filter_target = None;
-            }
-            Action::FilterCancel => {
-                self.with_filter(FilterState::cancel);
-                self.filter_target = None;
-            }
-            Action::FilterBackspace => self.with_filter(FilterState::backspace),
-            Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
-            _ => return Effect::NONE,
-        }
-        Effect::REDRAW
-    }
-
-    fn clear_filters(&mut self) {
-        self.charts.filter.clear();
-        self.panes.system.filter.clear();
-        self.panes.overview.filter.clear();
-        self.panes.console.filter.clear();
-        self.host.procs.filter.clear();
-        self.host.procs.rebuild();
-        let keep = self.focused_key().map(str::to_owned);
-        self.refilter_metrics(keep.as_deref());
-        self.refilter_system();
-        self.refilter_overview();
-    }
-
-    /// `y`: the focused chart's next y scale. With the system sidebar focused, its
-    /// top chart; in the live monitor, the focused grid chart (a system chart);
-    /// otherwise the focused metric chart.
-    fn cycle_y_scale(&mut self) -> Effect {
-        let sys = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
-            self.panes.system.shown.get(self.panes.system.scroll)
-        } else if self.is_host() {
-            self.charts.shown.get(self.charts.grid.focus)
-        } else {
-            let Some(k) = self.focused_key().map(str::to_owned) else {
-                return Effect::NONE;
-            };
-            self.charts.grid.scales.cycle_metric(&k);
-            return Effect::REDRAW;
-        };
-        let Some(chart) = sys.and_then(|&i| self.charts.sys.get(i)) else {
-            return Effect::NONE;
-        };
-        self.charts.grid.scales.cycle_system(chart);
-        Effect::REDRAW
-    }
-
-    pub(super) fn move_focus(&mut self, a: Action) {
-        let n = self.charts.shown.len();
-        let (dx, dy): (isize, isize) = match a {
+impl Motion {
+    /// The motion an action is (None: not a motion key).
+    pub(crate) fn of(a: Action) -> Option<Motion> {
+        let (dx, dy) = match a {
             Action::FocusUp => (0, -1),
             Action::FocusDown => (0, 1),
             Action::FocusLeft => (-1, 0),
-            _ => (1, 0),
+            Action::FocusRight => (1, 0),
+            Action::NextPage => return Some(Motion::Page { delta: 1, to: None }),
+            Action::PrevPage => {
+                return Some(Motion::Page {
+                    delta: -1,
+                    to: None,
+                })
+            }
+            Action::FirstPage => {
+                return Some(Motion::Page {
+                    delta: 0,
+                    to: Some(false),
+                })
+            }
+            Action::LastPage => {
+                return Some(Motion::Page {
+                    delta: 0,
+                    to: Some(true),
+                })
+            }
+            _ => return None,
         };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = scroll
-                .saturating_add_signed(dy)
-                .min(self.screen.limits.help_max);
-            return;
-        }
-        if self.panels.fullscreen {
-            if self.charts.grid.sectioned() {
-                // Charts in view, in section order.
-                self.charts.grid.section_step(dx + dy, true);
-            } else {
-                self.charts.grid.step(dx + dy, n);
-            }
-            return;
-        }
-        match self.panels.focus {
-            Pane::Grid if self.charts.grid.sectioned() => {
-                if dy == 0 {
-                    self.charts.grid.section_step(dx, false);
-                } else {
-                    self.charts.grid.section_vertical(dy);
-                }
-            }
-            Pane::Grid => {
-                // A row of the grid as drawn (a few charts fill it in fewer columns).
-                let cols = isize::try_from(self.charts.grid.shape(n).0).unwrap_or(1);
-                self.charts.grid.step(dx + dy * cols, n);
-            }
-            Pane::Left => {
-                let lay = self.overview_layout();
-                self.panes.overview.scroll_by(&lay, dy);
-            }
-            Pane::Right => {
-                self.panes.system.scroll =
-                    scroll(self.panes.system.scroll, dy, self.panes.system.shown.len());
-            }
-            Pane::Console => {
-                let max = self.screen.limits.console_max;
-                self.panes.console.back = scroll(self.panes.console.back.min(max), -dy, max + 1);
-            }
-            Pane::Procs => self.move_proc_selection(dy, None),
-            Pane::Media => {
-                self.step_media(a);
-            }
+        Some(Motion::Step { dx, dy })
+    }
+
+    /// The help overlay's scroll, bounded by its real last offset (so `end`
+    /// then `up` moves); a page is ten lines.
+    pub(crate) fn help(self, scroll: usize, max: usize) -> usize {
+        match self {
+            Motion::Step { dy, .. } => scroll.saturating_add_signed(dy).min(max),
+            Motion::Page {
+                to: Some(false), ..
+            } => 0,
+            Motion::Page { to: Some(true), .. } => max,
+            Motion::Page { delta, to: None } => scroll.saturating_add_signed(delta * 10).min(max),
         }
     }
 
-    fn page(&mut self, a: Action) {
-        let n = self.charts.shown.len();
-        let big = usize::MAX / 4;
-        let (delta, abs): (isize, Option<usize>) = match a {
-            Action::NextPage => (1, None),
-            Action::PrevPage => (-1, None),
-            Action::FirstPage => (0, Some(0)),
-            _ => (0, Some(big)),
-        };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            // Bounded by the overlay's real last offset, so `end` then `up` moves.
-            let max = self.screen.limits.help_max;
-            *scroll = match abs {
-                Some(0) => 0,
-                Some(_) => max,
-                None => scroll.saturating_add_signed(delta * 10).min(max),
-            };
-            return;
+    /// The overview's scroll (its layout: `lay`).
+    pub(crate) fn overview(self, pane: &mut OverviewPane, lay: &OverviewLayout) {
+        match self {
+            Motion::Step { dy, .. } => pane.scroll_by(lay, dy),
+            Motion::Page { to: Some(end), .. } => pane.scroll_to(lay, end),
+            Motion::Page { delta, to: None } => pane.page_by(lay, delta),
         }
-        match self.panels.focus {
-            Pane::Grid if self.charts.grid.sectioned() => {
-                let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));
-                self.charts.grid.section_goto_page(p);
-            }
-            Pane::Grid => {
-                let p = abs.unwrap_or_else(|| self.charts.grid.page().saturating_add_signed(delta));
-                self.charts.grid.goto_page(p, n);
-            }
-            Pane::Left => {
-                let lay = self.overview_layout();
-                match abs {
-                    Some(a) => self.panes.overview.scroll_to(&lay, a > 0),
-                    None => self.panes.overview.page_by(&lay, delta),
-                }
-            }
-            Pane::Right => {
-                let len = self.panes.system.shown.len();
-                let step = self.screen.limits.system_page;
-                self.panes.system.scroll = match abs {
-                    Some(0) => 0,
-                    Some(_) => len.saturating_sub(step),
-                    None => scroll(self.panes.system.scroll, delta * signed(step), len),
-                };
-            }
-            Pane::Console => {
-                let (max, step) = (
-                    self.screen.limits.console_max,
-                    self.screen.limits.console_page,
-                );
-                let at = self.panes.console.back.min(max);
-                self.panes.console.back = match abs {
-                    Some(0) => max,
-                    Some(_) => 0,
-                    None => scroll(at, -delta * signed(step), max + 1),
-                };
-            }
-            Pane::Procs => {
-                let step = signed(layout::list_page(self.procs_room()));
-                self.move_proc_selection(delta * step, abs.map(|a| a > 0));
-            }
-            Pane::Media => {
-                self.step_media(a);
-            }
+    }
+
+    /// The system sidebar's first chart, of `len` charts, `page` on a page.
+    pub(crate) fn system(self, first: usize, len: usize, page: usize) -> usize {
+        match self {
+            Motion::Step { dy, .. } => scroll(first, dy, len),
+            Motion::Page {
+                to: Some(false), ..
+            } => 0,
+            Motion::Page { to: Some(true), .. } => len.saturating_sub(page),
+            Motion::Page { delta, to: None } => scroll(first, delta * signed(page), len),
+        }
+    }
+
+    /// The console's lines back from the end, at most `max`, `page` lines a page
+    /// (down is towards the end).
+    pub(crate) fn console(self, back: usize, max: usize, page: usize) -> usize {
+        let at = back.min(max);
+        match self {
+            Motion::Step { dy, .. } => scroll(at, -dy, max + 1),
+            Motion::Page {
+                to: Some(false), ..
+            } => max,
+            Motion::Page { to: Some(true), .. } => 0,
+            Motion::Page { delta, to: None } => scroll(at, -delta * signed(page), max + 1),
+        }
+    }
+
+    /// The process table's selection move, in `room` rows: by how many rows, or
+    /// to the first or last.
+    pub(crate) fn procs(self, room: usize) -> (isize, Option<bool>) {
+        match self {
+            Motion::Step { dy, .. } => (dy, None),
+            Motion::Page { delta, to } => (delta * signed(layout::list_page(room)), to),
         }
     }
 }
 
+/// The filters typed into on the router's screen (the inspector's is in its
+/// overlay; the workspace's prompts are typed through `type_workspace`), lent
+/// with what each keeps beside its pattern: the position it scrolls back to.
+pub(crate) struct Filters<'a> {
+    pub metrics: &'a mut FilterState,
+    pub system: &'a mut SystemPane,
+    pub overview: &'a mut FilterState,
+    pub console: &'a mut ConsolePane,
+    pub procs: &'a mut ProcsPane,
+    pub stats: &'a mut FilterState,
+}
+
+/// The list a filter's change leaves to be rebuilt by its feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refilter {
+    Metrics,
+    System,
+    Overview,
+    /// The statistics table's rows (its cursor starts over).
+    Stats,
+    /// None, or the one the filter's own pane rebuilt.
+    Done,
+}
+
+impl Filters<'_> {
+    /// The filter typed into as `t` (None: one typed elsewhere).
+    pub(crate) fn get(&mut self, t: FilterTarget) -> Option<&mut FilterState> {
+        Some(match t {
+            FilterTarget::Metrics => self.metrics,
+            FilterTarget::System => &mut self.system.filter,
+            FilterTarget::Overview => self.overview,
+            FilterTarget::Console => &mut self.console.filter,
+            FilterTarget::Procs => &mut self.procs.filter,
+            FilterTarget::Stats => self.stats,
+            FilterTarget::Records
+            | FilterTarget::Runs
+            | FilterTarget::Group
+            | FilterTarget::Column => return None,
+        })
+    }
+
+    /// Edit the filter `t` with `f`: a changed filter starts again from its
+    /// first match, as a search does; the list left to rebuild.
+    pub(crate) fn edit<R>(
+        mut self,
+        t: FilterTarget,
+        f: impl FnOnce(&mut FilterState) -> R,
+    ) -> Refilter {
+        let Some(filter) = self.get(t) else {
+            return Refilter::Done;
+        };
+        f(filter);
+        match t {
+            FilterTarget::Metrics => Refilter::Metrics,
+            FilterTarget::System => {
+                self.system.scroll = 0;
+                Refilter::System
+            }
+            FilterTarget::Overview => Refilter::Overview,
+            FilterTarget::Console => {
+                self.console.back = 0;
+                Refilter::Done
+            }
+            FilterTarget::Procs => {
+                self.procs.sel = 0;
+                self.procs.scroll = 0;
+                self.procs.rebuild();
+                Refilter::Done
+            }
+            FilterTarget::Stats => Refilter::Stats,
+            _ => Refilter::Done,
+        }
+    }
+
+    /// Every filter cleared (the process table rebuilt); the router
+    /// rebuilds the other lists.
+    pub(crate) fn clear_all(self) {
+        self.metrics.clear();
+        self.system.filter.clear();
+        self.overview.clear();
+        self.console.filter.clear();
+        self.procs.filter.clear();
+        self.procs.rebuild();
+    }
+}
+
+/// `pos` moved by `d`, within `len` positions.
 pub(super) fn scroll(pos: usize, d: isize, len: usize) -> usize {
     pos.saturating_add_signed(d).min(len.saturating_sub(1))
 }
 
 fn signed(n: usize) -> isize {
     isize::try_from(n).unwrap_or(isize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn motion(a: Action) -> Motion {
+        Motion::of(a).unwrap()
+    }
+
+    #[test]
+    fn the_console_scrolls_back_from_its_newest_line() {
+        let (max, page) = (50, 10);
+        // Up is back in time, down towards the newest line (0 lines back).
+        assert_eq!(motion(Action::FocusUp).console(0, max, page), 1);
+        assert_eq!(motion(Action::FocusDown).console(0, max, page), 0);
+        assert_eq!(motion(Action::FocusUp).console(max, max, page), max);
+        // The first page is the oldest line's, the last the newest's.
+        assert_eq!(motion(Action::FirstPage).console(7, max, page), max);
+        assert_eq!(motion(Action::LastPage).console(7, max, page), 0);
+        assert_eq!(motion(Action::PrevPage).console(7, max, page), 17);
+        assert_eq!(motion(Action::NextPage).console(7, max, page), 0);
+        // A position past the limit (the console shrank) counts from the limit.
+        assert_eq!(motion(Action::FocusDown).console(80, max, page), max - 1);
+    }
+
+    #[test]
+    fn help_and_the_system_sidebar_stay_within_their_limits() {
+        assert_eq!(motion(Action::FocusDown).help(4, 4), 4);
+        assert_eq!(motion(Action::NextPage).help(0, 25), 10);
+        assert_eq!(motion(Action::LastPage).help(0, 25), 25);
+        assert_eq!(motion(Action::FirstPage).help(9, 25), 0);
+        // 12 charts, 5 on a page: the last page starts at the 8th.
+        assert_eq!(motion(Action::LastPage).system(0, 12, 5), 7);
+        assert_eq!(motion(Action::NextPage).system(9, 12, 5), 11);
+        assert_eq!(motion(Action::FocusUp).system(0, 12, 5), 0);
+        // A page of the process table moves by its list's page.
+        let (d, to) = motion(Action::PrevPage).procs(8);
+        assert_eq!(
+            (d, to),
+            (-isize::try_from(layout::list_page(8)).unwrap(), None)
+        );
+        assert_eq!(motion(Action::LastPage).procs(8).1, Some(true));
+        assert_eq!(Motion::of(Action::Quit), None);
+    }
 }

@@ -1,9 +1,17 @@
 //! Lists derived from the run (chart keys, system charts, overview rows), rebuilt
-//! when what they come from changed.
+//! when what they come from changed: a function of the parts of the state they
+//! read and write ([`DeriveCx`]), which the router (`App::refresh`) builds and
+//! finishes (the layout, the overview's rows).
 
 use std::collections::BTreeSet;
 
-use super::{system, App};
+use super::charts::Charts;
+use super::host::procs::ProcsPane;
+use super::panels::Panels;
+use super::source::Shown;
+use super::system::{self, SysChart, SystemPane};
+use super::workspace::runs::Compared;
+use super::Subject;
 use crate::store::Run;
 
 /// What the derived lists were computed from: counts that change whenever their
@@ -32,114 +40,147 @@ impl Seen {
         meta_records: u64::MAX,
         damage: (u64::MAX, u64::MAX, usize::MAX),
     };
+
+    /// Forget the metric keys' inputs, so that they are derived again (what is
+    /// charted changed, not the run).
+    pub(super) fn forget_metric_keys(&mut self) {
+        self.metric_keys = usize::MAX;
+    }
 }
 
-impl App {
-    /// Recompute derived lists when their inputs changed.
-    /// Derive the metric keys again (what is charted changed, not the run).
-    pub(super) fn rederive_metrics(&mut self) {
-        self.shown.seen.metric_keys = usize::MAX;
-        self.refresh();
+/// What else is due after the chart keys were derived: the router groups the
+/// system charts again ([`DeriveCx::group_system`], which may need a layout) and
+/// rebuilds the overview's rows (which depend on the workspace's cursor).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Due {
+    pub regroup: bool,
+    pub overview: bool,
+}
+
+/// What the derived lists are rebuilt from and into: the run shown (what they
+/// were computed from is kept in it), the compared runs, the charts, the system
+/// sidebar, the monitored process (live charts' titles), the panels (full screen
+/// ends when no chart is left) and the grid's width (room for a title).
+pub(super) struct DeriveCx<'a> {
+    pub shown: &'a mut Shown,
+    pub compare: &'a [Compared],
+    pub charts: &'a mut Charts,
+    pub system: &'a mut SystemPane,
+    pub procs: &'a ProcsPane,
+    pub panels: &'a mut Panels,
+    pub grid_width: u16,
+}
+
+impl DeriveCx<'_> {
+    fn host(&self) -> bool {
+        matches!(self.shown.subject, Subject::Host { .. })
     }
 
-    pub(super) fn refresh(&mut self) {
+    /// Derive the chart keys again when their inputs changed; say what else is
+    /// due (the system charts, the overview), and note what it all comes from.
+    pub(super) fn refresh(&mut self) -> Due {
+        let run = &self.shown.run;
         let meta = ["run", "config", "summary", "environment", "exit"]
             .iter()
-            .filter_map(|k| self.shown.run.counts.by_type.get(k))
+            .filter_map(|k| run.counts.by_type.get(k))
             .sum::<u64>();
         // Compared runs count in the metric keys' signature (their keys are charted
         // too), with their number so removing one is noticed.
         let compared: usize = self
-            .runs
             .compare
             .iter()
             .map(|c| c.run.metrics.len() + c.run.metric_defs.len() + 1)
             .sum();
         let now = Seen {
-            metric_keys: self.shown.run.metrics.len() + compared,
-            metric_defs: self.shown.run.metric_defs.len(),
-            system_keys: self.shown.run.system.len(),
+            metric_keys: run.metrics.len() + compared,
+            metric_defs: run.metric_defs.len(),
+            system_keys: run.system.len(),
             meta_records: meta,
             damage: (
-                self.shown.run.damage.skipped_spans,
-                self.shown.run.damage.skipped_bytes,
-                self.shown.run.breaks.spans().len(),
+                run.damage.skipped_spans,
+                run.damage.skipped_bytes,
+                run.breaks.spans().len(),
             ),
         };
-        if now.metric_keys != self.shown.seen.metric_keys
-            || now.metric_defs != self.shown.seen.metric_defs
-        {
-            // Keys hidden by define_metric(hidden=True) are counted, and charted
-            // only when the user asks (`H`); internal and media keys never are.
-            let show = self.charts.show_hidden;
-            let mut hidden: BTreeSet<String> = BTreeSet::new();
-            let mut visible = |r: &Run| {
-                let mut v = Vec::new();
-                for k in r.metrics.keys() {
-                    if r.hidden_by_define(k) {
-                        hidden.insert(k.clone());
-                        if show && !k.starts_with('_') {
-                            v.push(k.clone());
-                        }
-                    } else if !r.is_hidden(k) {
-                        v.push(k.clone());
-                    }
-                }
-                v
-            };
-            let mut keys: BTreeSet<String> = visible(&self.shown.run).into_iter().collect();
-            for c in &self.runs.compare {
-                keys.extend(visible(&c.run));
-            }
-            self.charts.hidden = hidden.len();
-            let keys: Vec<String> = keys.into_iter().collect();
-            let focused = self.focused_key().map(str::to_owned);
-            self.charts.metric_keys = keys;
-            self.refilter_metrics(focused.as_deref());
-        }
-        if now.system_keys != self.shown.seen.system_keys {
-            self.regroup();
-        }
-        if now.meta_records != self.shown.seen.meta_records || now.damage != self.shown.seen.damage
-        {
-            self.set_overview(self.overview_rows());
+        let seen = self.shown.seen;
+        if now.metric_keys != seen.metric_keys || now.metric_defs != seen.metric_defs {
+            self.derive_metric_keys();
         }
         self.shown.seen = now;
+        Due {
+            regroup: now.system_keys != seen.system_keys,
+            overview: now.meta_records != seen.meta_records || now.damage != seen.damage,
+        }
+    }
+
+    /// The chart keys of the main run and the compared ones. Keys hidden by
+    /// define_metric(hidden=True) are counted, and charted only when the user
+    /// asks (`H`); internal and media keys never are.
+    fn derive_metric_keys(&mut self) {
+        let show = self.charts.show_hidden;
+        let mut hidden: BTreeSet<String> = BTreeSet::new();
+        let mut visible = |r: &Run| {
+            let mut v = Vec::new();
+            for k in r.metrics.keys() {
+                if r.hidden_by_define(k) {
+                    hidden.insert(k.clone());
+                    if show && !k.starts_with('_') {
+                        v.push(k.clone());
+                    }
+                } else if !r.is_hidden(k) {
+                    v.push(k.clone());
+                }
+            }
+            v
+        };
+        let mut keys: BTreeSet<String> = visible(&self.shown.run).into_iter().collect();
+        for c in self.compare {
+            keys.extend(visible(&c.run));
+        }
+        self.charts.hidden = hidden.len();
+        let keys: Vec<String> = keys.into_iter().collect();
+        let focused = self.charts.focused_key().map(str::to_owned);
+        self.charts.metric_keys = keys;
+        let host = self.host();
+        self.charts.refilter(host, focused.as_deref(), self.panels);
     }
 
     /// Group the system keys into charts again (new keys, or in the live monitor
-    /// another monitored process).
-    pub(super) fn regroup(&mut self) {
+    /// another monitored process); true when the charts appeared or went (the
+    /// screen is to be laid out again, before [`DeriveCx::rekey_live`]).
+    pub(super) fn group_system(&mut self) -> bool {
         // What the charts are grouped from now (a cleared process's keys coming
         // back must regroup again).
         self.shown.seen.system_keys = self.shown.run.system.len();
         let was_empty = self.charts.sys.is_empty();
-        self.charts.sys = if self.is_host() {
+        self.charts.sys = if self.host() {
             self.live_charts()
         } else {
             system::group(self.shown.run.system.keys().iter().map(String::as_str))
         };
-        self.refilter_system();
-        if was_empty != self.charts.sys.is_empty() {
-            self.relayout();
+        self.system.refilter(&self.charts.sys);
+        was_empty != self.charts.sys.is_empty()
+    }
+
+    /// Live: the grid's items are the system charts, one id each. Charts appear
+    /// over the first samples; focus on the first stays on the first.
+    pub(super) fn rekey_live(&mut self) {
+        if !self.host() {
+            return;
         }
-        if self.is_host() {
-            // Live: the grid's items are the system charts, one id each. Charts
-            // appear over the first samples; focus on the first stays on the first.
-            let focused = (self.charts.grid.focus > 0)
-                .then(|| self.focused_key().map(str::to_owned))
-                .flatten();
-            self.charts.metric_keys = system::chart_ids(&self.charts.sys);
-            self.refilter_metrics(focused.as_deref());
-        }
+        let focused = (self.charts.grid.focus > 0)
+            .then(|| self.charts.focused_key().map(str::to_owned))
+            .flatten();
+        self.charts.metric_keys = system::chart_ids(&self.charts.sys);
+        self.charts.refilter(true, focused.as_deref(), self.panels);
     }
 
     /// The live monitor's charts: while a process is monitored, the process tree's
     /// first (the job the user picked), titled with its command and pid; then the
     /// host's.
-    fn live_charts(&self) -> Vec<system::SysChart> {
+    fn live_charts(&self) -> Vec<SysChart> {
         let keys = self.shown.run.system.keys();
-        if !self.host.procs.told {
+        if !self.procs.told {
             // Not told which process the keys describe: grouped as they come.
             let keys = keys.iter().filter(|k| k.as_str() != "uptime");
             return system::group(keys.map(String::as_str));
@@ -149,93 +190,148 @@ impl App {
             .iter()
             .filter(|k| !system::is_process_key(k) && k.as_str() != "uptime");
         let mut charts = Vec::new();
-        if let Some((pid, cmd)) = &self.host.procs.monitored {
+        if let Some((pid, cmd)) = &self.procs.monitored {
             let proc_keys = keys.iter().filter(|k| system::is_process_key(k));
             // Room for a title in one grid cell: its borders and the corner value
             // (`571MiB`, `22.82GiB`) take up to 13 columns. The command is
             // shortened at a word so the pid stays in view.
-            let cell_w = self.screen.areas.grid.width / self.charts.grid.cols.max(1);
+            let cell_w = self.grid_width / self.charts.grid.cols.max(1);
             let room = usize::from(cell_w.saturating_sub(13));
             for mut c in system::group(proc_keys.map(String::as_str)) {
-                // The process's share of memory (the host's `Memory` chart's line).
-                let t = if c.title == "Memory" {
-                    "Process Memory".to_owned()
-                } else if c.title.starts_with("Process ") {
-                    c.title.clone()
-                } else if let Some(m) = c.title.strip_prefix("GPU Process ") {
-                    format!("Process GPU {m}")
-                } else {
-                    format!("Process {}", c.title)
-                };
-                let pid_s = format!(" ({pid})");
-                let fixed = t.chars().count() + 2 + pid_s.chars().count();
-                let budget = room.saturating_sub(fixed);
-                c.title = if budget >= 6 {
-                    let cmd = crate::ui::host::procs::short_command(cmd, budget);
-                    format!("{t}: {cmd}{pid_s}")
-                } else if t.chars().count() + pid_s.chars().count() <= room {
-                    // Too narrow for any of the command: the pid names it.
-                    format!("{t}{pid_s}")
-                } else {
-                    // Too narrow for the pid too (a cut pid would name another
-                    // process): the process table's header names the process.
-                    t
-                };
+                c.title = process_title(&c.title, *pid, cmd, room);
                 charts.push(c);
             }
         }
         charts.extend(system::group(host.map(String::as_str)));
         charts
     }
+}
 
-    pub(super) fn refilter_metrics(&mut self, keep: Option<&str>) {
-        let f = &self.charts.filter;
-        let live = self.is_host();
-        self.charts.shown = self
-            .charts
+/// A process chart's title (`title` its family's) in `room` columns: with the
+/// command shortened and the pid where they fit.
+fn process_title(title: &str, pid: u32, cmd: &str, room: usize) -> String {
+    // The process's share of memory (the host's `Memory` chart's line).
+    let t = if title == "Memory" {
+        "Process Memory".to_owned()
+    } else if title.starts_with("Process ") {
+        title.to_owned()
+    } else if let Some(m) = title.strip_prefix("GPU Process ") {
+        format!("Process GPU {m}")
+    } else {
+        format!("Process {title}")
+    };
+    let pid_s = format!(" ({pid})");
+    let fixed = t.chars().count() + 2 + pid_s.chars().count();
+    let budget = room.saturating_sub(fixed);
+    if budget >= 6 {
+        let cmd = crate::ui::host::procs::short_command(cmd, budget);
+        format!("{t}: {cmd}{pid_s}")
+    } else if t.chars().count() + pid_s.chars().count() <= room {
+        // Too narrow for any of the command: the pid names it.
+        format!("{t}{pid_s}")
+    } else {
+        // Too narrow for the pid too (a cut pid would name another
+        // process): the process table's header names the process.
+        t
+    }
+}
+
+/// The filters of the charts and of the system sidebar, applied again.
+impl Charts {
+    /// The shown charts through the filter again (in the live monitor, `host`, a
+    /// chart also passes by one of its series' keys), the focus on `keep` if it is
+    /// still shown; full screen ends when no chart is left.
+    pub(crate) fn refilter(&mut self, host: bool, keep: Option<&str>, panels: &mut Panels) {
+        let f = &self.filter;
+        self.shown = self
             .metric_keys
             .iter()
             .enumerate()
             .filter(|(i, k)| {
                 f.matches(k)
-                    || (live
+                    || (host
                         && self
-                            .charts
                             .sys
                             .get(*i)
                             .is_some_and(|c| c.series.iter().any(|s| f.matches(&s.key))))
             })
             .map(|(i, _)| i)
             .collect();
-        self.charts.grid.focus = keep
-            .and_then(|k| {
-                self.charts
-                    .shown
-                    .iter()
-                    .position(|&i| self.charts.metric_keys[i] == k)
-            })
+        self.grid.focus = keep
+            .and_then(|k| self.shown.iter().position(|&i| self.metric_keys[i] == k))
             .unwrap_or(0);
-        self.charts.grid.clamp(self.charts.shown.len());
-        self.sections_refiltered(keep.is_some());
-        if self.charts.shown.is_empty() {
-            self.panels.fullscreen = false;
+        self.grid.clamp(self.shown.len());
+        self.sections_refiltered(host, keep.is_some());
+        if self.shown.is_empty() {
+            panels.fullscreen = false;
         }
     }
+}
 
-    pub(super) fn refilter_system(&mut self) {
-        let f = &self.panes.system.filter;
-        self.panes.system.shown = self
-            .charts
-            .sys
+impl SystemPane {
+    /// The system charts (`sys`) through the sidebar's filter again, the scroll
+    /// kept within them.
+    pub(crate) fn refilter(&mut self, sys: &[SysChart]) {
+        let f = &self.filter;
+        self.shown = sys
             .iter()
             .enumerate()
             .filter(|(_, c)| f.matches(&c.title) || c.series.iter().any(|s| f.matches(&s.key)))
             .map(|(i, _)| i)
             .collect();
-        self.panes.system.scroll = self
-            .panes
-            .system
-            .scroll
-            .min(self.panes.system.shown.len().saturating_sub(1));
+        self.scroll = self.scroll.min(self.shown.len().saturating_sub(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::{App, Options};
+
+    #[test]
+    fn refresh_says_what_is_due_only_when_its_inputs_changed() {
+        let mut app = App::new(Options::default());
+        assert_eq!(app.derive_cx().refresh(), Due::default());
+        app.shown.run.system.push("system.cpu", 1.0, 5.0);
+        assert_eq!(
+            app.derive_cx().refresh(),
+            Due {
+                regroup: true,
+                overview: false
+            }
+        );
+        assert_eq!(app.derive_cx().refresh(), Due::default());
+        app.shown.run.counts.by_type.insert("config", 1);
+        assert_eq!(
+            app.derive_cx().refresh(),
+            Due {
+                regroup: false,
+                overview: true
+            }
+        );
+    }
+
+    #[test]
+    fn new_metric_keys_are_charted_and_hidden_ones_counted() {
+        let mut app = App::new(Options::default());
+        app.shown.run.metrics.push("loss", 1.0, 0.5);
+        app.shown.run.metrics.push("_runtime", 1.0, 3.0);
+        app.derive_cx().refresh();
+        assert_eq!(app.charts.metric_keys, ["loss"]);
+        assert_eq!(app.charts.shown, [0]);
+    }
+
+    #[test]
+    fn a_process_chart_title_keeps_the_pid_before_the_command() {
+        let cmd = "python train.py --config big.yaml";
+        assert_eq!(
+            process_title("CPU Utilization", 42, cmd, 48),
+            "Process CPU Utilization: python train.py… (42)"
+        );
+        assert_eq!(process_title("Memory", 42, cmd, 26), "Process Memory (42)");
+        assert_eq!(
+            process_title("GPU Process Memory", 42, cmd, 10),
+            "Process GPU Memory"
+        );
     }
 }

@@ -71,6 +71,27 @@ impl FilterState {
     }
 }
 
+/// Which filter the user is typing into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterTarget {
+    Metrics,
+    System,
+    Overview,
+    Console,
+    /// The live monitor's process table.
+    Procs,
+    /// The workspace's runs filter (`f`).
+    Runs,
+    /// The workspace's group-by prompt (`G`).
+    Group,
+    /// The workspace's summary-column prompt (`v`).
+    Column,
+    /// The statistics table's metric filter (`/` in `T`).
+    Stats,
+    /// The record inspector's text filter (`/` there).
+    Records,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

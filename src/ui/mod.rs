@@ -10,6 +10,13 @@
 //! panes ([`Panes`]), the live monitor's ([`host::Host`]), the runs beside
 //! the one shown ([`workspace::runs::Runs`]), and the overlay in front
 //! ([`Overlay`]), which holds its own state.
+//!
+//! The router hands each message to the feature that owns it: a key is looked
+//! up for the mode in force and its action handed on (`on_key`, `act`); a mouse
+//! event goes to what is under the pointer (`on_mouse`, hit tests in
+//! `mouse.rs`); a typed character to the filter in focus (`with_filter`). A
+//! feature's methods take what they may see and ask of the router ([`Asks`]),
+//! which the router does once they return ([`App::settle`]).
 
 mod act;
 pub mod action;
@@ -39,22 +46,40 @@ mod theme;
 pub mod widget;
 pub mod workspace;
 
+use std::path::{Path, PathBuf};
+
 use ratatui::layout::Rect;
 
 use crate::msg::Msg;
-use crate::store::metrics::MetricStore;
 use crate::store::Run;
+use act::{Motion, Refilter};
+use action::{Action, Handler};
+pub use charts::grid::Pending;
+use charts::grid::YTarget;
+use charts::sections::{Item, Slot};
 pub use cmd::Cmd;
+pub use console::ConsolePane;
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use derive::Seen;
 use filter::FilterState;
-use keymap::{Keymap, Mode};
+pub use filter::FilterTarget;
+use keymap::{Key, Keymap, Mode};
 use layout::Areas;
+use overlay::media::MediaCx;
 use overlay::stats;
+pub use overlay::Overlay;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
-use panels::Panels;
+use panels::{Pane, Panels};
+use ratatui::layout::Position;
 pub use scroll::Limits;
-pub use source::{LiveState, Shown, SourceState, LIVE_WINDOW};
+use source::new_run;
+pub use source::{LiveState, Shown, SourceState, Subject, LIVE_WINDOW};
+pub use system::SystemPane;
+use workspace::cx::{Then, WsCx};
 pub use workspace::runs::{Compared, WsTag};
+use workspace::runs::{Runs, Tagged};
 
 /// Most points one live series keeps (its ring over the window).
 pub(crate) const LIVE_SERIES_CAP: usize = 4096;
@@ -84,82 +109,6 @@ impl Effect {
         quit: true,
         cmds: Vec::new(),
     };
-}
-
-/// Which filter the user is typing into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FilterTarget {
-    Metrics,
-    System,
-    Overview,
-    Console,
-    /// The live monitor's process table.
-    Procs,
-    /// The workspace's runs filter (`f`).
-    Runs,
-    /// The workspace's group-by prompt (`G`).
-    Group,
-    /// The workspace's summary-column prompt (`v`).
-    Column,
-    /// The statistics table's metric filter (`/` in `T`).
-    Stats,
-    /// The record inspector's text filter (`/` there).
-    Records,
-}
-
-/// A prefix key waiting for its digit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pending {
-    Columns,
-    Rows,
-}
-
-/// What the viewer shows.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Subject {
-    /// A run read from its `.wandb` file.
-    Run,
-    /// The live host monitor: the sampler's readings, charted over the last
-    /// `window` seconds; the grid's items are the grouped system charts.
-    Host { window: f64 },
-}
-
-/// The overlay in front of the panes (at most one), holding its own state: a
-/// closed overlay holds nothing.
-#[derive(Debug, Clone, Default)]
-pub enum Overlay {
-    #[default]
-    None,
-    /// Key help, scrolled this many lines.
-    Help { scroll: usize },
-    /// The run picker (`R`).
-    Runs,
-    /// The media viewer (`3`).
-    Media,
-    /// The statistics table (`T`): its selection and scroll.
-    Stats(stats::StatsCursor),
-    /// The record inspector (`i`), full screen.
-    Inspector(Box<inspector::Inspector>),
-}
-
-/// The system sidebar (`]`): the run's system charts.
-#[derive(Debug, Clone, Default)]
-pub struct SystemPane {
-    /// Indices into `Charts::sys` passing the filter.
-    pub shown: Vec<usize>,
-    /// Filter of the charts (`\`).
-    pub filter: FilterState,
-    /// First chart shown.
-    pub scroll: usize,
-}
-
-/// The console pane (`4`).
-#[derive(Debug, Clone, Default)]
-pub struct ConsolePane {
-    /// Filter of the lines (`/` while the console has focus).
-    pub filter: FilterState,
-    /// Lines scrolled back from the end (0 = following the tail).
-    pub back: usize,
 }
 
 /// The side panes' own state (whether each is shown is [`Panels`]').
@@ -261,18 +210,7 @@ impl App {
     #[must_use]
     pub fn new(opts: Options) -> Self {
         let mut app = Self {
-            shown: source::Shown {
-                run: new_run(opts.max_points),
-                source: SourceState::default(),
-                subject: Subject::Run,
-                now: 0.0,
-                stale_after: opts.stale_after,
-                max_points: opts.max_points,
-                seen: Seen::NEVER,
-                tag: 0,
-                last_tag: 0,
-                main_reading: None,
-            },
+            shown: source::Shown::new(opts.max_points, opts.stale_after),
             screen: render::Screen {
                 size: Rect::default(),
                 areas: Areas::default(),
@@ -308,10 +246,7 @@ impl App {
     #[must_use]
     pub fn live(opts: Options, window: f64) -> Self {
         let mut app = Self::new(opts);
-        // Samples go to the system store, a ring over the window; the main grid
-        // draws its grouped charts (all GPUs' utilisation in one chart, ...).
-        app.shown.run.system = MetricStore::windowed(LIVE_SERIES_CAP, window);
-        app.shown.subject = Subject::Host { window };
+        app.shown.watch_host(window);
         // The grid shows the grouped system charts, so the sidebar would repeat it;
         // the overview shows where the screen has room for it (the header has the
         // host's facts), until `[` says otherwise.
@@ -335,13 +270,7 @@ impl App {
         environment: serde_json::Map<String, serde_json::Value>,
         config: serde_json::Map<String, serde_json::Value>,
     ) {
-        self.shown.run.info.display_name = hostname.to_owned();
-        self.shown.run.info.host = hostname.to_owned();
-        self.shown.run.info.project = "live host monitor".to_owned();
-        self.shown.run.environment = environment;
-        for (k, v) in &config {
-            self.shown.run.config.set_json(k, &v.to_string());
-        }
+        self.shown.describe_host(hostname, environment, &config);
         self.set_overview(self.overview_rows());
         self.update_host();
     }
@@ -381,14 +310,10 @@ impl App {
         if self.filter_target.is_some() {
             return Mode::Filter;
         }
-        match self.overlay {
-            Overlay::Runs => Mode::Runs,
-            Overlay::Media => Mode::Media,
-            Overlay::Stats(_) => Mode::Stats,
-            Overlay::Inspector(_) => Mode::Inspector,
-            Overlay::Help { .. } => Mode::Help,
-            Overlay::None if self.panels.fullscreen => Mode::Fullscreen,
-            Overlay::None => Mode::Normal,
+        match self.overlay.mode() {
+            Some(m) => m,
+            None if self.panels.fullscreen => Mode::Fullscreen,
+            None => Mode::Normal,
         }
     }
 
@@ -407,10 +332,8 @@ impl App {
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
         self.settle();
-        if input {
-            fx.redraw |= self.note_settings(key);
-        } else if tick {
-            self.save_settings_due();
+        if input || tick {
+            fx.redraw |= self.keep_settings(key, tick);
         }
         // Scroll limits follow the areas and the contents, which most messages change.
         if fx.redraw {
@@ -427,76 +350,1116 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
-            // The inspector is keys only: the panes under it take no clicks.
-            Msg::Mouse(_) if matches!(self.overlay, Overlay::Inspector(_)) => Effect::NONE,
+            // A full-screen overlay (the inspector) is keys only: the panes under
+            // it take no clicks.
+            Msg::Mouse(_) if self.overlay.full_screen() => Effect::NONE,
             Msg::Mouse(m) => self.on_mouse(m),
             Msg::Resize(w, h) => {
                 self.screen.size = Rect::new(0, 0, w, h);
                 self.relayout();
                 // The inspector's list holds another number of rows.
-                self.ask_records();
+                if let Some(i) = self.overlay.inspector_mut() {
+                    i.ask(self.screen.size, &mut self.asks);
+                }
                 Effect::REDRAW
             }
             Msg::Opened {
                 path,
                 len,
                 modified,
-            } => self.on_opened(path, len, modified),
-            Msg::Waiting(dir) => self.on_waiting(dir),
+            } => self.shown.on_opened(path, len, modified, &mut self.asks),
+            Msg::Waiting(dir) => self.shown.on_waiting(dir, &mut self.asks),
             Msg::Run(batch) => {
-                self.apply_batch(batch);
-                self.media_follow();
+                if self.shown.apply_batch(&batch) {
+                    self.charts.zoom.clear();
+                }
+                self.refresh();
+                // A media pane or viewer with nothing selected yet shows the newest.
+                let shown =
+                    self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                self.panes.media.follow(shown, cx);
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
-                let before = self.live_state();
-                self.shown.now = now;
-                let refiltered = self.workspace_tick();
-                let after = self.live_state();
+                let live = self.shown.tick(now);
+                let refiltered = self.ws(Runs::workspace_tick);
                 Effect {
-                    redraw: refiltered
-                        || before != after
-                        || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_)),
+                    redraw: refiltered || live,
                     ..Effect::NONE
                 }
             }
-            Msg::SourceError(e) => {
-                self.shown.source.error = Some(crate::text::sanitize(&e));
-                Effect::REDRAW
-            }
-            Msg::Unreadable(e) => {
-                self.shown.source.unreadable = Some(crate::text::sanitize(&e));
-                Effect::REDRAW
-            }
+            Msg::SourceError(e) => self.shown.on_error(&e, false),
+            Msg::Unreadable(e) => self.shown.on_error(&e, true),
             Msg::Sample(s) => {
-                self.apply_sample(&s);
+                self.on_sample(&s);
                 Effect::REDRAW
             }
             Msg::Signal(_) => Effect::QUIT,
             // The runtime owns the terminal and handles these before the app.
             Msg::Suspend | Msg::Continued => Effect::NONE,
-            Msg::Tagged(tag, m) => self.on_tagged(tag, *m),
-            Msg::RunsCounted { wandb_dir, count } => self.on_runs_counted(&wandb_dir, count),
+            Msg::Tagged(tag, m) => self.on_tagged(tag, m),
+            Msg::RunsCounted { wandb_dir, count } => self.shown.on_runs_counted(&wandb_dir, count),
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
-            Msg::ImageLoaded { path, image } => self.on_image(&path, image),
-            Msg::DirsChecked { gone } => self.on_dirs_checked(&gone),
-            Msg::Indexed { wandb_dir, entries } => self.on_indexed(&wandb_dir, entries),
-            Msg::IndexProgress { wandb_dir, entries } => {
-                self.on_index_progress(&wandb_dir, entries)
+            Msg::ImageLoaded { path, image } => self.panes.media.on_image(&path, image),
+            Msg::DirsChecked { gone } => self.ws(|r, cx| r.on_dirs_checked(cx, &gone)),
+            Msg::Indexed { wandb_dir, entries } => {
+                self.ws(|r, cx| r.on_indexed(cx, &wandb_dir, entries))
             }
-            Msg::IndexUnchanged { wandb_dir } => self.on_index_unchanged(&wandb_dir),
+            Msg::IndexProgress { wandb_dir, entries } => {
+                self.ws(|r, cx| r.on_index_progress(cx, &wandb_dir, entries))
+            }
+            Msg::IndexUnchanged { wandb_dir } => self.runs.on_index_unchanged(&wandb_dir),
             Msg::SettingsWritten { generation, error } => {
-                self.on_settings_written(generation, error.as_deref())
+                self.settings_io.on_written(generation, error.as_deref())
             }
             Msg::WorkspaceWritten { generation, error } => {
-                self.on_workspace_written(generation, error.is_none())
+                self.runs.on_workspace_written(generation, error.is_none())
             }
-            Msg::Procs(t) if self.is_host() => self.on_procs(&t),
+            Msg::Procs(t) if self.is_host() => {
+                self.host.procs.on_table(&t, self.screen.areas.procs)
+            }
             Msg::Monitoring(m) if self.is_host() => self.on_monitoring(m),
             Msg::Procs(_) | Msg::Monitoring(_) => Effect::NONE,
-            Msg::Records(page) => self.on_records(*page),
-            Msg::Smoothed(r) => self.on_smoothed(*r),
+            Msg::Records(page) => {
+                (self.overlay.inspector_mut()).map_or(Effect::NONE, |i| i.on_records(*page))
+            }
+            Msg::Smoothed(r) => self.charts.on_smoothed(*r, &mut self.shown.source.error),
         }
+    }
+
+    /// Open the workspace of `wandb_dir` (see [`workspace::runs::Runs::open_workspace`]).
+    pub fn open_workspace(
+        &mut self,
+        wandb_dir: PathBuf,
+        saved: Option<crate::msg::WorkspaceSaved>,
+        main: Option<PathBuf>,
+        alone: bool,
+    ) {
+        self.ws(|r, cx| r.open_workspace(cx, wandb_dir, saved, main, alone));
+        self.settle();
+    }
+
+    /// Ask the runtime to start the main reader on a user path (see
+    /// [`App::take_cmds`]).
+    pub fn request_open(&mut self, path: PathBuf) {
+        self.asks.cmd(self.shown.start_reader(path));
+    }
+
+    /// Draw the run at `path` beside the main one (see
+    /// [`workspace::runs::Runs::request_compare`]).
+    pub fn request_compare(&mut self, path: PathBuf, dir: PathBuf) {
+        self.ws(|r, cx| r.request_compare(cx, path, dir));
+        self.settle();
+    }
+
+    /// Run one of the runs' methods with what it may see and change, then do what
+    /// it left for the router.
+    fn ws<R>(&mut self, f: impl FnOnce(&mut Runs, &mut WsCx) -> R) -> R {
+        let mut cx = WsCx {
+            shown: &mut self.shown,
+            panels: &mut self.panels,
+            screen: &self.screen,
+            filter_target: &mut self.filter_target,
+            overview: &mut self.panes.overview,
+            asks: &mut self.asks,
+            then: Then::default(),
+        };
+        let out = f(&mut self.runs, &mut cx);
+        let then = cx.then;
+        if then.fresh_view {
+            self.charts.zoom.clear();
+            self.charts.grid.focus = 0;
+            self.panels.fullscreen = false;
+            self.panes.overview.home();
+            self.panes.system.scroll = 0;
+            self.panes.console.back = 0;
+        }
+        if let Some(open) = then.picker {
+            self.overlay = if open { Overlay::Runs } else { Overlay::None };
+        }
+        if then.show_runs_pane {
+            if self.screen.areas.left.is_none() {
+                self.toggle_sidebar(false);
+            }
+            if self.screen.areas.left.is_some() {
+                self.panels.focus = panels::Pane::Left;
+            }
+        }
+        if let Some(fresh) = then.overview {
+            self.sync_overview(fresh);
+        }
+        out
+    }
+
+    /// Keep the overview on its subject (see
+    /// [`workspace::runs::Runs::follow_overview`]).
+    pub(crate) fn sync_overview(&mut self, fresh: bool) {
+        if let Some(moved) = self.runs.follow_overview(fresh) {
+            self.set_overview(self.overview_rows());
+            if moved {
+                self.panes.overview.home();
+            }
+        }
+    }
+
+    /// A reader's message: the main run's applied as the router's own (then its
+    /// segments cut again after a batch), a compared run's by the runs.
+    fn on_tagged(&mut self, tag: u64, m: Box<Msg>) -> Effect {
+        match self.ws(|r, cx| r.on_tagged(cx, tag, m)) {
+            Tagged::Done(fx) => fx,
+            Tagged::Main(m) => {
+                let batch = matches!(*m, Msg::Run(_));
+                let fx = self.step(*m);
+                if batch {
+                    self.ws(Runs::restitch_main);
+                }
+                fx
+            }
+        }
+    }
+
+    /// The picker's list came: the keys that waited for it are applied.
+    fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<crate::msg::RunEntry>) -> Effect {
+        let Some(waiting) = self.runs.on_runs_listed(&mut self.shown, run_dir, runs) else {
+            return Effect::NONE;
+        };
+        let mut fx = Effect::REDRAW;
+        for a in waiting {
+            fx.quit |= self.act(a).quit;
+            // Each as if pressed now: the next sees what this one changed.
+            self.settle();
+        }
+        fx
+    }
+}
+
+/// Routing to the charts, the panes and the live monitor where a message or a
+/// key changes several of them.
+impl App {
+    /// The overview's facts and sections now: of the run highlighted in the
+    /// workspace's runs list while it is shown, else of the run (or the host).
+    pub(crate) fn overview_rows(&self) -> (Vec<Row>, overview::SectionRows) {
+        overview::rows_of(
+            self.runs.overview_subject(),
+            &self.shown.run,
+            self.is_host(),
+            self.host.procs.process_keys_shown(),
+        )
+    }
+
+    /// What chart `key` draws of `run`'s smoothed series (`run` the main run or a
+    /// compared one).
+    #[must_use]
+    pub fn smoothed_line(&self, run: &Run, key: &str) -> charts::smoothing::SmoothedLine<'_> {
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        self.charts.smoothed_line(&cx, run, key)
+    }
+
+    /// Ask for the smoothed series the charts on screen lack (see
+    /// [`charts::Charts::request_smoothing`]).
+    fn request_smoothing(&mut self) {
+        let cx = charts::smoothing::SmoothCx {
+            shown: &self.shown,
+            compare: &self.runs.compare,
+        };
+        let on = (&self.panels, self.screen.areas.grid);
+        self.charts.request_smoothing(&cx, on, &mut self.asks);
+    }
+
+    /// The lists derived from the run, rebuilt where what they come from changed
+    /// (see [`derive::DeriveCx::refresh`]): the chart keys, then the system charts,
+    /// then the overview's rows.
+    pub(crate) fn refresh(&mut self) {
+        let due = self.derive_cx().refresh();
+        if due.regroup {
+            self.regroup();
+        }
+        if due.overview {
+            self.set_overview(self.overview_rows());
+        }
+    }
+
+    /// Derive the chart keys again (what is charted changed, not the run).
+    pub(super) fn rederive_metrics(&mut self) {
+        self.shown.seen.forget_metric_keys();
+        self.refresh();
+    }
+
+    /// Group the system keys into charts again, laid out again when they
+    /// appeared or went; live, the grid's items follow them.
+    pub(crate) fn regroup(&mut self) {
+        if self.derive_cx().group_system() {
+            self.relayout();
+        }
+        self.derive_cx().rekey_live();
+    }
+
+    fn derive_cx(&mut self) -> derive::DeriveCx<'_> {
+        derive::DeriveCx {
+            shown: &mut self.shown,
+            compare: &self.runs.compare,
+            charts: &mut self.charts,
+            system: &mut self.panes.system,
+            procs: &self.host.procs,
+            panels: &mut self.panels,
+            grid_width: self.screen.areas.grid.width,
+        }
+    }
+
+    pub(crate) fn set_overview(&mut self, (facts, all): (Vec<Row>, overview::SectionRows)) {
+        self.panes.overview.set(facts, all);
+    }
+
+    /// `Msg::Monitoring`: the runtime says which process tree feeds the process
+    /// metrics. Another process than before clears the process series (no chart
+    /// mixes two) and the overview's facts; the charts are grouped again.
+    fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+        if self.host.procs.set_monitored(m) {
+            host::procs::clear_process_series(&mut self.shown);
+            self.set_overview(self.overview_rows());
+        }
+        self.regroup();
+        Effect::REDRAW
+    }
+}
+
+/// The overlays' routing: each arm hands the overlay in front what it may see and
+/// change, and applies what it returns.
+impl App {
+    /// The overlay in front takes the action (None: it lets it through): those
+    /// that see more than every overlay's context here, the others in
+    /// [`Overlay::act`]. The table's filter is typed with every filter's keys.
+    pub(crate) fn act_overlay(&mut self, a: Action) -> Option<Effect> {
+        let typing = self.filter_target.is_some();
+        let out = match &mut self.overlay {
+            Overlay::Runs => return Some(self.ws(|r, cx| r.act_picker(cx, a))),
+            Overlay::Media => {
+                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                self.panes.media.act(a, cx)
+            }
+            Overlay::Stats(_) if !typing => self.act_stats(a),
+            o => o.act(
+                a,
+                overlay::OverlayCx {
+                    size: self.screen.size,
+                    help_max: self.screen.limits.help_max,
+                    filter_target: &mut self.filter_target,
+                    asks: &mut self.asks,
+                },
+            )?,
+        };
+        Some(self.apply(out))
+    }
+
+    /// An overlay typed into (the metric picker) takes the keys themselves.
+    pub(crate) fn key_overlay(&mut self, key: &keymap::Key) -> Option<Effect> {
+        let Overlay::XAxis(p) = &mut self.overlay else {
+            return None;
+        };
+        let out = p.on_key(key, &mut self.charts, &self.screen.keymap);
+        Some(self.apply(out))
+    }
+
+    fn apply(&mut self, out: overlay::Outcome) -> Effect {
+        match out {
+            overlay::Outcome::Stay(fx) => fx,
+            overlay::Outcome::Close => {
+                self.overlay = Overlay::None;
+                Effect::REDRAW
+            }
+        }
+    }
+
+    /// Open the inspector on `path` (`standalone`: `leet inspect`, where going back
+    /// quits). The commands are handed out by the next update or `take_cmds`.
+    pub fn open_inspector(&mut self, path: std::path::PathBuf, standalone: bool) {
+        let i = inspector::Inspector::open(path, standalone, self.screen.size, &mut self.asks);
+        self.overlay = Overlay::Inspector(Box::new(i));
+    }
+
+    /// `i` in the viewer: the inspector on the run's file, or closed.
+    pub(crate) fn toggle_inspector(&mut self) -> Effect {
+        if let Some(i) = self.overlay.inspector() {
+            let out = i.close(&mut self.asks);
+            return self.apply(out);
+        }
+        let Some(file) = self.shown.source.file.clone() else {
+            return Effect::NONE;
+        };
+        self.open_inspector(file, false);
+        Effect::REDRAW
+    }
+
+    /// `T`: open the statistics table (a run's metrics; the live monitor has none).
+    pub(crate) fn open_stats(&mut self) -> Effect {
+        if self.is_host() {
+            return Effect::NONE;
+        }
+        self.overlay = Overlay::Stats(stats::StatsCursor::default());
+        Effect::REDRAW
+    }
+
+    fn act_stats(&mut self, a: Action) -> overlay::Outcome {
+        let (rows, runs) = (self.stats_rows().len(), self.stats_runs().len());
+        let Overlay::Stats(cur) = &mut self.overlay else {
+            return overlay::Outcome::Stay(Effect::NONE);
+        };
+        let cx = stats::StatsCx {
+            table: &mut self.stats,
+            rows,
+            runs,
+            height: self.screen.size.height,
+            filter_target: &mut self.filter_target,
+        };
+        cur.act(a, cx)
+    }
+
+    /// The runs the statistics table reads.
+    fn stats_drawn(&self) -> stats::Drawn<'_> {
+        stats::Drawn {
+            main: &self.shown.run,
+            label: self.shown.run_label(),
+            dir: self.shown.main_run_dir(),
+            runs: &self.runs,
+        }
+    }
+
+    /// The statistics table's rows: the charted metrics passing its filter, sorted.
+    #[must_use]
+    pub fn stats_rows(&self) -> Vec<stats::StatsRow> {
+        self.stats
+            .rows(&self.stats_drawn(), &self.charts.metric_keys)
+    }
+
+    /// The statistics table's column groups (a resumed run's segments are one).
+    #[must_use]
+    pub fn stats_runs(&self) -> Vec<stats::StatsRun> {
+        self.stats_drawn().runs()
+    }
+
+    /// `[shown/all]` metrics of the statistics table.
+    #[must_use]
+    pub fn stats_count(&self) -> String {
+        self.stats
+            .count(&self.stats_drawn(), &self.charts.metric_keys)
+    }
+
+    /// `x`: the focused chart's next x; after wall time, the metric picker.
+    pub(crate) fn cycle_x_axis(&mut self) -> Effect {
+        let host = self.is_host();
+        let (fx, picker) = self.charts.cycle_x_axis(host, &self.shown.run);
+        if let Some(p) = picker {
+            self.overlay = Overlay::XAxis(p);
+        }
+        fx
+    }
+
+    /// `3`: the media pane beside the charts, shown on the newest image, or hidden.
+    /// A screen without room for it shows the image in the viewer instead.
+    pub(crate) fn toggle_media(&mut self) {
+        self.panels.media = self.screen.areas.media.is_none();
+        self.relayout();
+        if !self.panels.media {
+            return;
+        }
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.select_newest(cx);
+        if self.screen.areas.media.is_some() {
+            self.panels.focus = panels::Pane::Media;
+        } else {
+            self.panels.media = false;
+            self.relayout();
+            self.overlay = Overlay::Media;
+        }
+    }
+
+    /// `enter` on the media pane: the image in the viewer (esc comes back).
+    pub(crate) fn media_fullscreen(&mut self) {
+        self.overlay = Overlay::Media;
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.load(cx);
+    }
+
+    /// Move through the media pane's images (false: not a key of it).
+    pub(crate) fn step_media(&mut self, a: Action) -> bool {
+        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        self.panes.media.step(a, cx)
+    }
+}
+
+impl App {
+    /// A host sample: the run takes it; the live monitor's overview lists every
+    /// key's latest value (sorted), which with many keys is most of a sample's
+    /// cost, so with a short interval it is rebuilt once a second of samples, and
+    /// whenever keys are added.
+    fn on_sample(&mut self, s: &crate::msg::Sample) {
+        let host = self.is_host();
+        self.shown.apply_sample(s, host);
+        if host {
+            self.host.samples += 1;
+            let at = (s.timestamp, self.shown.run.system.len());
+            if at.0 - self.host.overview_at.0 >= 1.0 || at.1 != self.host.overview_at.1 {
+                self.host.overview_at = at;
+                self.set_overview(self.overview_rows());
+            }
+        }
+        self.refresh();
+        if host {
+            self.update_host();
+        }
+    }
+
+    /// Liveness for the status bar (see [`Shown::live_state`]).
+    #[must_use]
+    pub fn live_state(&self) -> LiveState {
+        self.shown.live_state()
+    }
+
+    /// Why the run file cannot be shown (see [`Shown::unreadable`]).
+    #[must_use]
+    pub fn unreadable(&self) -> Option<String> {
+        self.shown.unreadable()
+    }
+}
+
+/// The settings: the saved parts of the state, and the saver.
+impl App {
+    /// The settings of this mode as they are now.
+    #[must_use]
+    pub fn settings(&self) -> settings::Settings {
+        settings::Settings::of(&settings::Saved {
+            charts: &self.charts,
+            panels: &self.panels,
+            panes: &self.panes,
+            palette: self.screen.palette,
+        })
+    }
+
+    /// Lay settings over the state (at start, before the first frame).
+    pub fn apply_settings(&mut self, s: &settings::Settings) {
+        let host = self.is_host();
+        s.apply(settings::SavedMut {
+            charts: &mut self.charts,
+            panels: &mut self.panels,
+            panes: &mut self.panes,
+            palette: &mut self.screen.palette,
+            host,
+        });
+        self.charts.refilter(host, None, &mut self.panels);
+        self.panes.overview.refilter(true);
+        self.panes.system.refilter(&self.charts.sys);
+        self.relayout();
+    }
+
+    /// Start from `file`'s settings for this mode, and save changes to `path`
+    /// (None, or a file saying `save = false`: never saved). The viewer's
+    /// per-directory settings are `[viewer]`'s own (see [`App::use_config_in`]).
+    pub fn use_config(&mut self, path: Option<PathBuf>, file: settings::Config) {
+        self.use_config_at(path, file, None);
+    }
+
+    /// As [`App::use_config`], for a viewer of the wandb directory `dir` (its
+    /// canonical path; for a run outside one, the directory of its `.wandb`
+    /// file): the per-directory settings are that directory's (see
+    /// `settings::Persist::load`). The live monitor keeps `[live]`.
+    pub fn use_config_in(&mut self, path: Option<PathBuf>, file: settings::Config, dir: &Path) {
+        self.use_config_at(path, file, Some(dir.to_path_buf()));
+    }
+
+    fn use_config_at(
+        &mut self,
+        path: Option<PathBuf>,
+        file: settings::Config,
+        dir: Option<PathBuf>,
+    ) {
+        let (io, section) = settings::Persist::load(path, file, dir, self.is_host());
+        self.apply_settings(&section);
+        self.settings_io = io;
+        self.settings_io.applied(self.settings(), self.is_host());
+    }
+
+    /// The whole file as it would be written now (see `settings::Persist::config`).
+    #[must_use]
+    pub fn settings_config(&self) -> settings::Config {
+        self.settings_io.config(self.settings(), self.is_host())
+    }
+
+    /// What the status bar says of the settings (once, until the next key).
+    #[must_use]
+    pub fn settings_note(&self) -> Option<&str> {
+        self.settings_io.note()
+    }
+
+    /// The save the runtime is to carry out on quit, if the settings changed
+    /// since the file was last known written.
+    #[must_use]
+    pub fn unsaved_settings(&self) -> Option<Cmd> {
+        self.settings_io.unsaved(self.settings(), self.is_host())
+    }
+
+    /// After the user's input, note whether a setting changed (a `key` ends the
+    /// status bar's note: whether it was shown); at a `tick`, ask for a changed
+    /// one to be saved. The settings now are built only when needed.
+    fn keep_settings(&mut self, key: bool, tick: bool) -> bool {
+        let host = self.is_host();
+        let now = settings::Saved {
+            charts: &self.charts,
+            panels: &self.panels,
+            panes: &self.panes,
+            palette: self.screen.palette,
+        };
+        let now = || settings::Settings::of(&now);
+        if tick {
+            self.settings_io.save_due(host, now, &mut self.asks);
+            false
+        } else {
+            self.settings_io.noted(key, host, now)
+        }
+    }
+}
+
+/// Keys: the router finds the action for the mode in force and hands it to the
+/// feature that owns it.
+impl App {
+    fn on_key(&mut self, ev: KeyEvent) -> Effect {
+        if ev.kind == KeyEventKind::Release {
+            return Effect::NONE;
+        }
+        let key = Key::from_event(&ev);
+        if key.is_ctrl_c() {
+            return Effect::QUIT;
+        }
+        if self.charts.take_digit(&key) {
+            // The grid's new shape, its focus kept.
+            let focus = self.charts.grid.focus;
+            self.relayout();
+            self.charts.grid.focus = focus;
+            return Effect::REDRAW;
+        }
+        // An overlay typed into (the x axis's metric picker) takes the keys.
+        if let Some(fx) = self.key_overlay(&key) {
+            return fx;
+        }
+        let mode = self.mode();
+        match self.screen.keymap.action(mode, &key) {
+            Some(a) => {
+                if mode == Mode::Filter {
+                    if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, Some(a), None)) {
+                        return fx;
+                    }
+                }
+                self.act(a)
+            }
+            None if mode == Mode::Filter => {
+                let KeyCode::Char(c) = key.code else {
+                    return Effect::NONE;
+                };
+                if key
+                    .mods
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                {
+                    return Effect::NONE;
+                }
+                if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(c))) {
+                    return fx;
+                }
+                self.with_filter(|f| f.push(c));
+                Effect::REDRAW
+            }
+            None => Effect::NONE,
+        }
+    }
+
+    /// Perform an action (what a key is bound to).
+    pub fn act(&mut self, a: Action) -> Effect {
+        if let Some(fx) = self.act_overlay(a) {
+            return fx;
+        }
+        if matches!(self.overlay, Overlay::None) {
+            let crosshair = self.charts.crosshair.is_some();
+            if let Some(fx) = self.ws(|r, cx| r.act_workspace(cx, a, crosshair)) {
+                return fx;
+            }
+        }
+        if let Some(fx) = self.charts.act_sections(&mut self.panels, a) {
+            return fx;
+        }
+        match a.handler() {
+            Handler::General => match a {
+                Action::Quit => Effect::QUIT,
+                Action::Restart if !self.is_host() && self.ws(Runs::restart_main) => Effect::REDRAW,
+                _ => Effect::NONE,
+            },
+            Handler::Inert => Effect::NONE,
+            Handler::Panels => self.act_panels(a),
+            Handler::Motion => self.act_motion(a),
+            Handler::Charts => self.act_charts(a),
+            Handler::Procs => self.act_procs(a),
+            Handler::Filter => self.act_filter(a),
+        }
+    }
+
+    fn act_panels(&mut self, a: Action) -> Effect {
+        let then = match a {
+            Action::ToggleStats => return self.open_stats(),
+            Action::InspectRecords => return self.toggle_inspector(),
+            Action::PickRun => return self.ws(Runs::open_picker),
+            Action::ToggleMedia => {
+                self.toggle_media();
+                None
+            }
+            // Open: the help closes itself (`ui/overlay/help.rs`).
+            Action::Help => {
+                self.overlay = Overlay::Help { scroll: 0 };
+                None
+            }
+            Action::Back if self.charts.crosshair.is_some() => {
+                self.charts.crosshair = None;
+                None
+            }
+            Action::Back if self.panels.back() => None,
+            Action::ToggleLeftSidebar | Action::ToggleRightSidebar => {
+                self.toggle_sidebar(a == Action::ToggleRightSidebar);
+                None
+            }
+            Action::ToggleConsole => self.panels.toggle_console(&mut self.asks),
+            Action::ToggleGrid => self.panels.toggle_grid(&mut self.asks),
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let in_list = self.runs.in_workspace_list();
+                let forward = a == Action::CyclePaneFocus;
+                let (areas, overview) = (&self.screen.areas, &mut self.panes.overview);
+                self.panels.cycle_focus(forward, areas, overview, in_list);
+                None
+            }
+            Action::ResetPaneSizes => {
+                self.panels.reset_sizes(&mut self.asks);
+                None
+            }
+            _ => return Effect::NONE,
+        };
+        if then.is_some() {
+            // The pane shown again takes focus once it is laid out.
+            self.settle();
+            self.panels.focus_if_shown(then, &self.screen.areas);
+        }
+        Effect::REDRAW
+    }
+
+    /// The motion keys, handed to the pane in focus (the help overlay's scroll
+    /// while it is open; the charts in order while one is full screen).
+    fn act_motion(&mut self, a: Action) -> Effect {
+        let Some(m) = Motion::of(a) else {
+            return Effect::NONE;
+        };
+        // With the crosshair on, left/right move it along the focused chart.
+        if matches!(a, Action::FocusLeft | Action::FocusRight)
+            && self.charts.crosshair.is_some()
+            && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
+            && !self.is_host()
+            && matches!(self.overlay, Overlay::None)
+        {
+            let runs = drawn_runs(&self.shown.run, &self.runs);
+            self.charts.step_crosshair(&runs, a == Action::FocusRight);
+        } else {
+            self.motion(m, a);
+        }
+        Effect::REDRAW
+    }
+
+    fn motion(&mut self, m: Motion, a: Action) {
+        let lim = self.screen.limits;
+        let full = self.panels.fullscreen && matches!(m, Motion::Step { .. });
+        let n = self.charts.shown.len();
+        match self.panels.focus {
+            _ if full => self.charts.grid.motion(m, n, true),
+            Pane::Grid => self.charts.grid.motion(m, n, false),
+            Pane::Left => {
+                let lay = self.panes.overview.layout(lim.overview_room);
+                m.overview(&mut self.panes.overview, &lay);
+            }
+            Pane::Right => {
+                let sys = &mut self.panes.system;
+                sys.scroll = m.system(sys.scroll, sys.shown.len(), lim.system_page);
+            }
+            Pane::Console => {
+                let back = self.panes.console.back;
+                self.panes.console.back = m.console(back, lim.console_max, lim.console_page);
+            }
+            Pane::Procs => {
+                let area = self.screen.areas.procs;
+                let (d, to) = m.procs(host::procs::room(area));
+                self.host.procs.move_selection(d, to, area);
+            }
+            Pane::Media => {
+                self.step_media(a);
+            }
+        }
+    }
+
+    fn act_charts(&mut self, a: Action) -> Effect {
+        let host = self.is_host();
+        match a {
+            Action::ToggleHidden if !host && self.charts.toggle_hidden() => self.rederive_metrics(),
+            Action::CycleCrosshair if !host => {
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.cycle_crosshair(&runs);
+            }
+            // With the process table focused, enter monitors the selected process.
+            Action::Fullscreen if self.panels.focus == Pane::Procs => {
+                return self.host.procs.monitor_selected(host, &mut self.asks);
+            }
+            Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
+            Action::Fullscreen if !self.charts.shown.is_empty() => self.panels.fullscreen = true,
+            Action::CycleYScale => {
+                // With the system sidebar focused, its top chart.
+                let on = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
+                    let sys = &self.panes.system;
+                    YTarget::Sidebar(sys.shown.get(sys.scroll).copied())
+                } else {
+                    YTarget::Grid { host }
+                };
+                if !self.charts.cycle_y_scale(on) {
+                    return Effect::NONE;
+                }
+            }
+            Action::CycleXAxis => return self.cycle_x_axis(),
+            Action::XAxisToAll => return self.charts.x_axis_to_all(host),
+            Action::ToggleLogX => return self.charts.toggle_log_x(host),
+            Action::CycleSmoothing
+            | Action::ToggleSmoothingAll
+            | Action::SmoothingUp
+            | Action::SmoothingDown => return self.charts.act_smoothing(host, a),
+            Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
+            _ if self.charts.act_grid(a) => {}
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_procs(&mut self, a: Action) -> Effect {
+        match a {
+            Action::MonitorProcess => {
+                return self
+                    .host
+                    .procs
+                    .monitor_selected(self.is_host(), &mut self.asks)
+            }
+            Action::MonitorNone => return host::procs::monitor(self.is_host(), &mut self.asks, None),
+            Action::CycleProcessSort if self.is_host() => {
+                self.host.procs.sort = self.host.procs.sort.next();
+                self.host.procs.rebuild();
+                self.host.procs.keep_in_view(self.screen.areas.procs);
+            }
+            Action::FilterList if self.is_host() => self.start_filter(FilterTarget::Procs),
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    fn act_filter(&mut self, a: Action) -> Effect {
+        match a {
+            // Every filter typed here (the workspace's are typed in `type_workspace`).
+            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
+            Action::StartFilter if self.panels.focus == Pane::Procs => {
+                self.start_filter(FilterTarget::Procs);
+            }
+            // With the console focused, `/` filters its lines (as wandb leet does).
+            Action::StartFilter if self.panels.focus == Pane::Console => {
+                self.start_filter(FilterTarget::Console);
+            }
+            Action::StartFilter => self.start_filter(FilterTarget::Metrics),
+            Action::StartSystemFilter => self.start_filter(FilterTarget::System),
+            Action::StartOverviewFilter => {
+                self.start_filter(FilterTarget::Overview);
+                if self.screen.areas.left.is_none() {
+                    self.toggle_sidebar(false);
+                }
+            }
+            Action::ClearFilters => self.clear_filters(),
+            Action::ClearOverviewFilter | Action::ClearSystemFilter => {
+                let t = if a == Action::ClearSystemFilter {
+                    FilterTarget::System
+                } else {
+                    FilterTarget::Overview
+                };
+                let r = self.filters().edit(t, FilterState::clear);
+                self.refilter(r);
+            }
+            Action::FilterApply | Action::FilterCancel => {
+                self.with_filter(if a == Action::FilterApply {
+                    FilterState::apply
+                } else {
+                    FilterState::cancel
+                });
+                self.filter_target = None;
+            }
+            Action::FilterBackspace => self.with_filter(FilterState::backspace),
+            Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
+            _ => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    /// The filters typed into on this screen, lent to an edit.
+    fn filters(&mut self) -> act::Filters<'_> {
+        act::Filters {
+            metrics: &mut self.charts.filter,
+            system: &mut self.panes.system,
+            overview: &mut self.panes.overview.filter,
+            console: &mut self.panes.console,
+            procs: &mut self.host.procs,
+            stats: &mut self.stats.filter,
+        }
+    }
+
+    fn start_filter(&mut self, t: FilterTarget) {
+        if let Some(f) = self.filters().get(t) {
+            f.start();
+        }
+        self.filter_target = Some(t);
+    }
+
+    /// Hand an edit to the filter being typed into; the list it filters follows.
+    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
+        let Some(t) = self.filter_target else {
+            return;
+        };
+        if t == FilterTarget::Records {
+            if let Some(i) = self.overlay.inspector_mut() {
+                i.with_filter(f, self.screen.size, &mut self.asks);
+            }
+            return;
+        }
+        let r = self.filters().edit(t, f);
+        self.refilter(r);
+    }
+
+    /// The list a filter's change left to rebuild, rebuilt by its feature.
+    fn refilter(&mut self, r: Refilter) {
+        match r {
+            Refilter::Metrics => self.charts.refilter(self.is_host(), None, &mut self.panels),
+            Refilter::System => self.panes.system.refilter(&self.charts.sys),
+            Refilter::Overview => self.panes.overview.refilter(true),
+            Refilter::Stats => {
+                if let Overlay::Stats(c) = &mut self.overlay {
+                    c.refiltered();
+                }
+            }
+            Refilter::Done => {}
+        }
+    }
+
+    /// Every filter cleared, each list rebuilt (the focused chart kept).
+    fn clear_filters(&mut self) {
+        self.filters().clear_all();
+        let keep = self.focused_key().map(str::to_owned);
+        self.charts
+            .refilter(self.is_host(), keep.as_deref(), &mut self.panels);
+        self.panes.system.refilter(&self.charts.sys);
+        self.panes.overview.refilter(true);
+    }
+}
+
+/// The mouse: the router finds what is under the pointer ([`mouse::Hits`]) and
+/// hands the press, drag or wheel to its feature.
+impl App {
+    fn on_mouse(&mut self, m: MouseEvent) -> Effect {
+        let pos = Position::new(m.column, m.row);
+        let free = !self.overlay.covers() && self.filter_target.is_none();
+        let zoom_in = match m.kind {
+            MouseEventKind::Down(MouseButton::Right) | MouseEventKind::Drag(MouseButton::Right) => {
+                // The crosshair under the pointer, on a metric chart.
+                let hit = self.hits().chart_at(pos, self.slot_at(pos));
+                let Some((i, rect)) = hit.filter(|_| free && !self.is_host()) else {
+                    return Effect::NONE;
+                };
+                self.panels.focus = Pane::Grid;
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.crosshair_at(&runs, i, rect, pos.x);
+                return Effect::REDRAW;
+            }
+            MouseEventKind::Drag(MouseButton::Left) => {
+                let Some(b) = self.panels.drag else {
+                    return Effect::NONE;
+                };
+                self.panels
+                    .drag_border(b, pos, &self.screen.areas, &mut self.asks);
+                self.settle();
+                self.panels.dragged(b, &self.screen.areas);
+                return Effect::REDRAW;
+            }
+            MouseEventKind::Up(_) => {
+                self.panels.drag = None;
+                return Effect::NONE;
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                // A press on a border may start a drag; it is a click too.
+                self.panels.press(&self.screen.areas, pos, free);
+                None
+            }
+            MouseEventKind::ScrollUp => Some(true),
+            MouseEventKind::ScrollDown => Some(false),
+            _ => return Effect::NONE,
+        };
+        if matches!(self.overlay, Overlay::Help { .. }) || self.filter_target.is_some() {
+            return Effect::NONE;
+        }
+        if let Some(fx) = self.mouse_on_runs(pos, zoom_in) {
+            return fx;
+        }
+        let slot = self.slot_at(pos);
+        // A click on a section header toggles the section.
+        if let (None, Some((_, Slot::Header { sec, .. }))) = (zoom_in, slot) {
+            return self.charts.click_section(&mut self.panels, sec);
+        }
+        let hits = self.hits();
+        match (zoom_in, hits.chart_at(pos, slot), hits.pane_at(pos)) {
+            (None, Some((i, _)), _) => {
+                self.charts.grid.set_item(Item::Chart(i));
+                self.panels.focus = Pane::Grid;
+            }
+            // A click on a row selects it (the same rows the view draws).
+            (None, None, Some(Pane::Procs)) => {
+                self.host
+                    .procs
+                    .click(self.screen.areas.procs, pos.y, &mut self.panels);
+            }
+            (None, None, Some(p)) => self.panels.focus = p,
+            (Some(zin), Some((i, rect)), _) => {
+                self.charts.wheel_zoom(&self.shown.run, i, rect, pos.x, zin);
+            }
+            // The wheel over a pane that is no chart scrolls that pane.
+            (Some(zin), None, Some(p)) => {
+                let old = std::mem::replace(&mut self.panels.focus, p);
+                let (a, dy) = if zin {
+                    (Action::FocusUp, -1)
+                } else {
+                    (Action::FocusDown, 1)
+                };
+                self.motion(Motion::Step { dx: 0, dy }, a);
+                self.panels.focus = old;
+            }
+            (_, None, None) => return Effect::NONE,
+        }
+        Effect::REDRAW
+    }
+
+    /// The chart or section header under `pos` in a sectioned grid.
+    fn slot_at(&self, pos: Position) -> Option<(Rect, Slot)> {
+        (self.charts).section_slot_at(&self.panels, self.screen.areas.grid, pos)
+    }
+
+    fn hits(&self) -> mouse::Hits<'_> {
+        mouse::Hits {
+            areas: &self.screen.areas,
+            grid: &self.charts.grid,
+            n: self.charts.shown.len(),
+            fullscreen: self.panels.fullscreen,
+        }
+    }
+
+    /// The workspace's runs pane under the pointer: the list takes the click or
+    /// the wheel; on the highlighted run's overview below it, a click focuses
+    /// the overview and the wheel scrolls its active section.
+    fn mouse_on_runs(&mut self, pos: Position, wheel_up: Option<bool>) -> Option<Effect> {
+        if !self.runs.in_workspace_list() || self.panels.fullscreen {
+            return None;
+        }
+        let left = self.screen.areas.left.filter(|r| r.contains(pos))?;
+        let (area, overview) = self.runs.workspace.as_deref()?.split(left);
+        self.panels.focus = Pane::Left;
+        let on_overview = overview.is_some_and(|r| r.contains(pos));
+        if let (true, Some(up)) = (on_overview, wheel_up) {
+            let lay = self.panes.overview.layout(self.screen.limits.overview_room);
+            self.panes.overview.scroll_by(&lay, if up { -1 } else { 1 });
+        }
+        self.runs
+            .workspace
+            .as_mut()?
+            .mouse(pos, area, on_overview, wheel_up);
+        self.sync_overview(false);
+        Some(Effect::REDRAW)
+    }
+}
+
+/// The layout: the router lays the screen out again when a feature asks (and on
+/// resize), and keeps the scroll limits for what is drawn.
+impl App {
+    /// What the layout takes from outside the panels.
+    fn around(&self) -> panels::Around {
+        let h = &self.host.header;
+        panels::Around {
+            size: self.screen.size,
+            no_system: self.charts.sys.is_empty(),
+            wide_left: self.runs.in_workspace_list(),
+            live: self
+                .is_host()
+                .then(|| layout::header_lines(self.screen.size.width, h.bars(), h.devices.len())),
+        }
+    }
+
+    /// The panels to lay out (see `Panels::flags_in`).
+    #[must_use]
+    pub fn panel_flags(&self) -> layout::PanelFlags {
+        self.panels.flags_in(self.around())
+    }
+
+    /// `[` / `]` (see `Panels::toggle_sidebar`), laid out at once.
+    pub(crate) fn toggle_sidebar(&mut self, right: bool) {
+        let at = self.around();
+        self.panels
+            .toggle_sidebar(right, &self.screen.areas, at, &mut self.asks);
+        self.settle();
+    }
+
+    pub(crate) fn relayout(&mut self) {
+        self.screen.areas = layout::areas(self.screen.size, self.panel_flags());
+        self.charts.grid.relayout(self.screen.areas.grid);
+        self.panels.refocus(&self.screen.areas);
+        if self.screen.areas.left.is_some() {
+            if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.focus_list) {
+                ws.focus_list = false;
+                self.panels.focus = Pane::Left;
+            }
+        }
+        // The process table's selection stays in view at the new height.
+        self.host.procs.keep_in_view(self.screen.areas.procs);
+        if self.is_host() && self.host.procs.monitored.is_some() {
+            // The process charts' titles are shortened to the new cell width (this
+            // lays out again only if the charts appear or vanish, which they do not).
+            self.regroup();
+        }
+    }
+
+    /// Recompute the scroll limits for the areas and contents now; the help's
+    /// scroll and the runs list's highlight stay within them.
+    fn update_limits(&mut self) {
+        let help = matches!(self.overlay, Overlay::Help { .. })
+            .then(|| keymap::help_lines(&self.screen.keymap, self.is_host()).len());
+        let contents = scroll::Contents {
+            run: &self.shown.run,
+            console: self.screen.areas.console.map(|_| self.console_view()),
+            ws_overview_room: (self.runs).overview_room(self.screen.areas.left, self.shown.now),
+            runs_list: self.runs.list_area(self.screen.areas.left),
+            help_lines: help,
+        };
+        self.screen.limits = Limits::of(self.screen.size, &self.screen.areas, &contents);
+        if let Overlay::Help { scroll } = &mut self.overlay {
+            *scroll = (*scroll).min(self.screen.limits.help_max);
+        }
+        if let Some(ws) = &mut self.runs.workspace {
+            ws.follow_cursor(self.screen.limits.runs_page);
+        }
+    }
+
+    /// The console lines the pane shows (see [`scroll::ConsoleView`]).
+    #[must_use]
+    pub fn console_view(&self) -> scroll::ConsoleView<'_> {
+        scroll::ConsoleView::new(&self.shown.run.console, &self.panes.console.filter)
     }
 }
 
@@ -506,11 +1469,4 @@ pub(crate) fn drawn_runs<'a>(main: &'a Run, runs: &'a workspace::runs::Runs) -> 
     std::iter::once(main)
         .chain(runs.compare.iter().map(|c| &c.run))
         .collect()
-}
-
-/// An empty run with the viewer's store limits.
-fn new_run(max_points: usize) -> Run {
-    let mut run = Run::new();
-    run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, max_points);
-    run
 }

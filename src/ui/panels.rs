@@ -2,10 +2,10 @@
 //! mouse, `0` resets them), full screen, pane focus (Tab), and the layout they
 //! give: computed here on resize and panel changes, stored in `Screen::areas`.
 
-use ratatui::layout::Position;
+use ratatui::layout::{Position, Rect};
 
-use super::layout::{self, PaneSizes, PanelFlags};
-use super::App;
+use super::layout::{self, Areas, PaneSizes, PanelFlags};
+use super::{Asks, OverviewPane};
 
 /// A pane that can hold focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,157 +86,218 @@ impl Panels {
     }
 }
 
-impl App {
-    /// The panels to lay out: the user's choice, less a system sidebar with nothing to
-    /// show (a run without system metrics gives its width to the charts).
+/// What the layout takes from outside the panels: the screen, whether the run
+/// has system charts, whether the workspace's runs list is in the left pane, and
+/// the live monitor's header lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Around {
+    pub size: Rect,
+    /// No system charts: the system sidebar gives its width to the charts.
+    pub no_system: bool,
+    /// The workspace's runs list is in the left pane (it may be wider).
+    pub wide_left: bool,
+    /// Live: the header's height in lines.
+    pub live: Option<u16>,
+}
+
+/// The panes shown in `a`, in focus order (the grid alone on a screen too
+/// small for any).
+pub(crate) fn visible_panes(a: &Areas) -> Vec<Pane> {
+    let mut v = Vec::new();
+    if !a.grid.is_empty() {
+        v.push(Pane::Grid);
+    }
+    if a.media.is_some() {
+        v.push(Pane::Media);
+    }
+    if a.left.is_some() {
+        v.push(Pane::Left);
+    }
+    if a.right.is_some() {
+        v.push(Pane::Right);
+    }
+    if a.console.is_some() {
+        v.push(Pane::Console);
+    }
+    if a.procs.is_some() {
+        v.push(Pane::Procs);
+    }
+    if v.is_empty() {
+        // Too small a screen: nothing is laid out.
+        v.push(Pane::Grid);
+    }
+    v
+}
+
+/// The panels' keys and drags change the panels; what they see besides is the
+/// areas laid out now and what the layout takes from outside ([`Around`]). Each
+/// change asks the router to lay out again; what it needs of the new layout it
+/// computes with the same function.
+impl Panels {
+    /// The panels to lay out: the user's choice, less a system sidebar with
+    /// nothing to show; in the live monitor, an automatic overview where the
+    /// screen is wide enough, and the header.
     #[must_use]
-    pub fn panel_flags(&self) -> layout::PanelFlags {
-        let mut f = self.panels.flags();
-        f.right &= !self.charts.sys.is_empty();
-        f.wide_left = self.in_workspace_list();
-        if self.is_host() {
-            if self.panels.auto_left {
-                f.left = self.screen.size.width >= layout::LIVE_AUTO_LEFT_W;
+    pub(crate) fn flags_in(&self, at: Around) -> PanelFlags {
+        let mut f = self.flags();
+        f.right &= !at.no_system;
+        f.wide_left = at.wide_left;
+        if let Some(lines) = at.live {
+            if self.auto_left {
+                f.left = at.size.width >= layout::LIVE_AUTO_LEFT_W;
             }
-            let h = &self.host.header;
-            f.live = Some(layout::header_lines(
-                self.screen.size.width,
-                h.bars(),
-                h.devices.len(),
-            ));
+            f.live = Some(lines);
         }
         f
     }
 
-    /// `[` / `]`: hide the sidebar if it is on screen, otherwise show it; when the
-    /// terminal has no room for both sidebars, the other one gives way, so the key
-    /// always does what it says.
-    pub(super) fn toggle_sidebar(&mut self, right: bool) {
-        if !right && self.panels.auto_left {
+    /// `[` / `]`: hide the sidebar if it is on screen (in `now`), otherwise show
+    /// it; when the terminal has no room for both sidebars, the other one gives
+    /// way, so the key always does what it says.
+    pub(crate) fn toggle_sidebar(&mut self, right: bool, now: &Areas, at: Around, asks: &mut Asks) {
+        if !right && self.auto_left {
             // From now on the user decides.
-            self.panels.auto_left = false;
-            self.panels.left = self.screen.areas.left.is_some();
+            self.auto_left = false;
+            self.left = now.left.is_some();
         }
-        let shown = |a: &layout::Areas| {
+        let shown = |a: &Areas| {
             if right {
                 a.right.is_some()
             } else {
                 a.left.is_some()
             }
         };
-        if shown(&self.screen.areas) {
-            if right {
-                self.panels.right = false;
-            } else {
-                self.panels.left = false;
-            }
+        if shown(now) {
+            *self.side(right) = false;
         } else {
-            if right {
-                self.panels.right = true;
-            } else {
-                self.panels.left = true;
-            }
-            let flags = self.panel_flags();
-            if !shown(&layout::areas(self.screen.size, flags)) {
+            *self.side(right) = true;
+            let flags = self.flags_in(at);
+            if !shown(&layout::areas(at.size, flags)) {
                 let mut alone = flags;
                 if right {
                     alone.left = false;
                 } else {
                     alone.right = false;
                 }
-                if shown(&layout::areas(self.screen.size, alone)) {
-                    if right {
-                        self.panels.left = false;
-                    } else {
-                        self.panels.right = false;
-                    }
+                if shown(&layout::areas(at.size, alone)) {
+                    *self.side(!right) = false;
                 }
             }
         }
-        self.relayout();
+        asks.relayout();
     }
 
-    pub(super) fn relayout(&mut self) {
-        self.screen.areas = layout::areas(self.screen.size, self.panel_flags());
-        self.charts.grid.relayout(self.screen.areas.grid);
-        let visible = |p: Pane| match p {
-            Pane::Grid => !self.screen.areas.grid.is_empty(),
-            Pane::Left => self.screen.areas.left.is_some(),
-            Pane::Right => self.screen.areas.right.is_some(),
-            Pane::Console => self.screen.areas.console.is_some(),
-            Pane::Procs => self.screen.areas.procs.is_some(),
-            Pane::Media => self.screen.areas.media.is_some(),
+    fn side(&mut self, right: bool) -> &mut bool {
+        if right {
+            &mut self.right
+        } else {
+            &mut self.left
+        }
+    }
+
+    /// The focus moves off a pane that is not laid out in `a`.
+    pub(crate) fn refocus(&mut self, a: &Areas) {
+        let visible = match self.focus {
+            Pane::Grid => !a.grid.is_empty(),
+            Pane::Left => a.left.is_some(),
+            Pane::Right => a.right.is_some(),
+            Pane::Console => a.console.is_some(),
+            Pane::Procs => a.procs.is_some(),
+            Pane::Media => a.media.is_some(),
         };
-        if !visible(self.panels.focus) {
-            self.panels.focus = self.visible_panes()[0];
-        }
-        if self.screen.areas.left.is_some() {
-            if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.focus_list) {
-                ws.focus_list = false;
-                self.panels.focus = Pane::Left;
-            }
-        }
-        // The process table's selection stays in view at the new height.
-        let room = self.procs_room();
-        self.host.procs.follow(room);
-        if self.is_host() && self.host.procs.monitored.is_some() {
-            // The process charts' titles are shortened to the new cell width (this
-            // lays out again only if the charts appear or vanish, which they do not).
-            self.regroup();
+        if !visible {
+            self.focus = visible_panes(a)[0];
         }
     }
 
-    pub(super) fn visible_panes(&self) -> Vec<Pane> {
-        let mut v = Vec::new();
-        if !self.screen.areas.grid.is_empty() {
-            v.push(Pane::Grid);
-        }
-        if self.screen.areas.media.is_some() {
-            v.push(Pane::Media);
-        }
-        if self.screen.areas.left.is_some() {
-            v.push(Pane::Left);
-        }
-        if self.screen.areas.right.is_some() {
-            v.push(Pane::Right);
-        }
-        if self.screen.areas.console.is_some() {
-            v.push(Pane::Console);
-        }
-        if self.screen.areas.procs.is_some() {
-            v.push(Pane::Procs);
-        }
-        if v.is_empty() {
-            // Too small a screen: nothing is laid out.
-            v.push(Pane::Grid);
-        }
-        v
+    /// `4`: show the console or hide it; the pane to focus once laid out (the
+    /// console shown again, where it gets room: [`Panels::focus_if_shown`]).
+    pub(crate) fn toggle_console(&mut self, asks: &mut Asks) -> Option<Pane> {
+        self.console = !self.console;
+        asks.relayout();
+        self.console.then_some(Pane::Console)
     }
 
-    /// `1`: hide the metrics grid (the other panes take its room), or show it.
-    pub(super) fn toggle_grid(&mut self) {
-        self.panels.grid = !self.panels.grid;
-        self.relayout();
-        if self.panels.grid {
-            self.panels.focus = Pane::Grid;
+    /// `1`: hide the metrics grid (the other panes take its room), or show it;
+    /// the pane to focus once laid out (the grid shown again).
+    pub(crate) fn toggle_grid(&mut self, asks: &mut Asks) -> Option<Pane> {
+        self.grid = !self.grid;
+        asks.relayout();
+        self.grid.then_some(Pane::Grid)
+    }
+
+    /// After a toggle was laid out in `a`: focus `p` if it is shown (the grid
+    /// also where nothing is: it is the focus then).
+    pub(crate) fn focus_if_shown(&mut self, p: Option<Pane>, a: &Areas) {
+        if let Some(p) = p.filter(|p| visible_panes(a).contains(p)) {
+            self.focus = p;
+        }
+    }
+
+    /// Escape, after the overlays and the crosshair: out of full screen, else
+    /// the focus back to the grid; whether it did either.
+    pub(crate) fn back(&mut self) -> bool {
+        if self.fullscreen {
+            self.fullscreen = false;
+        } else if self.focus != Pane::Grid {
+            self.focus = Pane::Grid;
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Tab (`forward`) or back-tab: the next pane shown in `a`. In the overview
+    /// (not the workspace's runs list: `in_list`), tab visits its sections
+    /// before the next pane.
+    pub(crate) fn cycle_focus(
+        &mut self,
+        forward: bool,
+        a: &Areas,
+        overview: &mut OverviewPane,
+        in_list: bool,
+    ) {
+        if self.focus == Pane::Left
+            && !self.fullscreen
+            && a.left.is_some()
+            && !in_list
+            && overview.step_section(forward)
+        {
+            return;
+        }
+        let panes = visible_panes(a);
+        let i = panes.iter().position(|&p| p == self.focus).unwrap_or(0);
+        let j = if forward {
+            (i + 1) % panes.len()
+        } else {
+            (i + panes.len() - 1) % panes.len()
+        };
+        self.focus = panes[j];
+        if panes[j] == Pane::Left {
+            overview.enter(forward);
         }
     }
 
     /// `0`: every pane back to its default size.
-    pub(super) fn reset_pane_sizes(&mut self) {
-        self.panels.sizes = PaneSizes::default();
-        self.panels.drag = None;
-        self.relayout();
+    pub(crate) fn reset_sizes(&mut self, asks: &mut Asks) {
+        self.sizes = PaneSizes::default();
+        self.drag = None;
+        asks.relayout();
     }
 
-    /// The border under `pos`: the left sidebar's last column, the right
+    /// The left button pressed at `pos`: on a border of the panes in `a`, a
+    /// drag starts (only with nothing in front of the panes: `free`).
+    pub(crate) fn press(&mut self, a: &Areas, pos: Position, free: bool) {
+        self.drag = self.border_at(a, pos).filter(|_| free);
+    }
+
+    /// The border under `pos` in `a`: the left sidebar's last column, the right
     /// sidebar's first, the console's top line (with the grid beside them: a
     /// sidebar that fills the grid's room has no border to drag).
-    pub(super) fn border_at(&self, pos: Position) -> Option<Border> {
-        if self.panels.fullscreen || self.screen.areas.grid.is_empty() {
+    fn border_at(&self, a: &Areas, pos: Position) -> Option<Border> {
+        if self.fullscreen || a.grid.is_empty() {
             return None;
         }
-        let a = &self.screen.areas;
         if a.left
             .is_some_and(|r| r.contains(pos) && pos.x + 1 == r.right())
         {
@@ -251,36 +312,92 @@ impl App {
         None
     }
 
-    /// Drag border `b` to `pos`: the pane's new size, clamped by the layout, and
-    /// kept as laid out.
-    pub(super) fn drag_border(&mut self, b: Border, pos: Position) {
-        let a = self.screen.areas;
+    /// Drag border `b` (of the panes in `a`) to `pos`: the pane's new size,
+    /// clamped by the layout ([`Panels::dragged`] once laid out).
+    pub(crate) fn drag_border(&mut self, b: Border, pos: Position, a: &Areas, asks: &mut Asks) {
         match b {
             Border::Left => {
                 if let Some(r) = a.left {
-                    self.panels.sizes.left = Some((pos.x + 1).saturating_sub(r.x).max(1));
+                    self.sizes.left = Some((pos.x + 1).saturating_sub(r.x).max(1));
                 }
             }
             Border::Right => {
                 if let Some(r) = a.right {
-                    self.panels.sizes.right = Some(r.right().saturating_sub(pos.x).max(1));
+                    self.sizes.right = Some(r.right().saturating_sub(pos.x).max(1));
                 }
             }
             Border::Console => {
                 if let Some(r) = a.console {
-                    self.panels.sizes.console = Some(r.bottom().saturating_sub(pos.y).max(1));
+                    self.sizes.console = Some(r.bottom().saturating_sub(pos.y).max(1));
                 }
             }
         }
-        self.relayout();
-        // What the layout made of it (a drag past a limit stops at the limit).
-        let s = &mut self.panels.sizes;
+        asks.relayout();
+    }
+
+    /// What the layout (`a`) made of a drag of border `b` is kept (a drag past a
+    /// limit stops at the limit).
+    pub(crate) fn dragged(&mut self, b: Border, a: &Areas) {
+        let s = &mut self.sizes;
         match b {
-            Border::Left => s.left = self.screen.areas.left.map(|r| r.width).or(s.left),
-            Border::Right => s.right = self.screen.areas.right.map(|r| r.width).or(s.right),
+            Border::Left => s.left = a.left.map(|r| r.width).or(s.left),
+            Border::Right => s.right = a.right.map(|r| r.width).or(s.right),
             Border::Console => {
-                s.console = self.screen.areas.console.map(|r| r.height).or(s.console);
+                s.console = a.console.map(|r| r.height).or(s.console);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(width: u16) -> Around {
+        Around {
+            size: Rect::new(0, 0, width, 40),
+            no_system: false,
+            wide_left: false,
+            live: None,
+        }
+    }
+
+    #[test]
+    fn a_sidebar_shown_where_there_is_no_room_for_both_makes_the_other_give_way() {
+        let at = at(80);
+        let mut p = Panels::default();
+        let now = layout::areas(at.size, p.flags_in(at));
+        // 80 columns: the overview, no system sidebar.
+        assert!(now.left.is_some() && now.right.is_none());
+        let mut asks = Asks::default();
+        p.toggle_sidebar(true, &now, at, &mut asks);
+        assert!(p.right && !p.left && asks.relayout);
+        let after = layout::areas(at.size, p.flags_in(at));
+        assert!(after.right.is_some() && after.left.is_none());
+        // And back: `]` hides what is shown.
+        p.toggle_sidebar(true, &after, at, &mut asks);
+        assert!(!p.right && !p.left);
+    }
+
+    #[test]
+    fn the_focus_leaves_a_pane_that_is_not_laid_out() {
+        let at = at(120);
+        let mut p = Panels {
+            focus: Pane::Console,
+            ..Panels::default()
+        };
+        p.refocus(&layout::areas(at.size, p.flags_in(at)));
+        assert_eq!(p.focus, Pane::Grid);
+        // The console toggled on takes focus once laid out.
+        let mut asks = Asks::default();
+        let then = p.toggle_console(&mut asks);
+        p.focus_if_shown(then, &layout::areas(at.size, p.flags_in(at)));
+        assert_eq!(p.focus, Pane::Console);
+        // The right sidebar of a run without system charts is not laid out.
+        let bare = Around {
+            no_system: true,
+            ..at
+        };
+        assert!(layout::areas(bare.size, p.flags_in(bare)).right.is_none());
     }
 }

@@ -7,8 +7,8 @@ use ratatui::Frame;
 
 use super::theme::{self, Theme};
 use super::widget::fit;
-use super::{charts, console, host, inspector, overlay, overview, status, workspace};
-use super::{layout, App, Overlay};
+use super::{charts, console, host, overlay, overview, status, workspace};
+use super::{layout, App};
 
 /// Draw the whole screen.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
@@ -46,9 +46,9 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         );
         return;
     }
-    // The record inspector has the whole screen.
-    if matches!(app.overlay, Overlay::Inspector(_)) {
-        inspector::view::render_inspector(buf, area, app, theme);
+    // A full-screen overlay (the record inspector) has the whole screen.
+    if app.overlay.full_screen() {
+        app.overlay.render(buf, area, app, theme);
         return;
     }
     // The areas the app laid out for its size (and hit-tests the mouse against);
@@ -63,7 +63,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         charts::grid::view::render_grid(buf, areas.grid, app, theme);
         if let Some(r) = areas.left {
-            if app.in_workspace_list() {
+            if app.runs.in_workspace_list() {
                 workspace::view::render_runs_pane(buf, r, app, theme);
             } else {
                 overview::view::render_left(buf, r, app, theme);
@@ -86,14 +86,7 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
         }
     }
     status::render_status(buf, areas.status, app, theme);
-    let overlay = Rect::new(area.x, area.y, area.width, area.height - 1);
-    match app.overlay {
-        Overlay::Runs => workspace::runs::view::render_runs(buf, overlay, app, theme),
-        Overlay::Media => overlay::media::view::render_media(buf, overlay, app, theme),
-        Overlay::Help { .. } => overlay::help::render_help(buf, overlay, app, theme),
-        Overlay::Stats(_) => overlay::stats::view::render_stats(buf, overlay, app, theme),
-        Overlay::None | Overlay::Inspector(_) => {}
-    }
+    app.overlay.render(buf, area, app, theme);
 }
 
 /// The terminal as the app draws on it: its size, the panes' areas and scroll

@@ -2,9 +2,13 @@
 //! with, kept in state (`Screen::limits`) so a key never scrolls past what the screen
 //! can show.
 
-use super::layout;
-use super::{App, Overlay};
-use crate::store::console::Line;
+use ratatui::layout::Rect;
+
+use super::filter::FilterState;
+use super::layout::{self, Areas};
+use super::workspace::Workspace;
+use crate::store::console::{Console, Line};
+use crate::store::Run;
 use crate::text;
 
 /// The console lines the pane shows: finished lines, then the unfinished ones, through
@@ -55,7 +59,7 @@ impl ConsoleView<'_> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Lines of the overview below its title and pinned rows, which its facts and
-    /// sections share ([`App::overview_layout`]).
+    /// sections share (`App::overview_layout`).
     pub overview_room: usize,
     /// System charts on one page of the sidebar.
     pub system_page: usize,
@@ -70,82 +74,82 @@ pub struct Limits {
     pub help_max: usize,
 }
 
-impl App {
-    /// Lines the overview's facts and sections get (below its title and pinned
-    /// rows: state, id, runtime when known, step when there is history).
-    fn overview_room(&self) -> usize {
-        // The workspace's list: the highlighted run's overview below it.
-        if let Some(room) = self.ws_overview_room() {
-            return room;
-        }
-        let fixed = 2
-            + usize::from(self.shown.run.runtime().is_some())
-            + usize::from(self.shown.run.history_rows > 0);
-        self.screen
-            .areas
-            .left
-            .map_or(0, |r| layout::overview_list_rows(r, fixed))
-    }
+/// What the limits are worked out from besides the areas.
+pub(crate) struct Contents<'a> {
+    pub run: &'a Run,
+    /// The console lines shown (None: the console is not).
+    pub console: Option<ConsoleView<'a>>,
+    /// The workspace's highlighted run's overview room (see
+    /// [`Limits::overview_room`]) while its list is shown.
+    pub ws_overview_room: Option<usize>,
+    /// The workspace's runs list, where it is shown.
+    pub runs_list: Option<Rect>,
+    /// The help overlay's lines (None: it is closed).
+    pub help_lines: Option<usize>,
+}
 
-    /// The help overlay's largest scroll offset: its lines less the rows its box
-    /// gets (as the view places it: above the status line, centred with a cell of
-    /// margin, its border and a line of padding each side). 0 while it is closed.
-    fn help_max(&self) -> usize {
-        if !matches!(self.overlay, Overlay::Help { .. }) {
-            return 0;
-        }
-        let lines = super::keymap::help_lines(&self.screen.keymap, self.is_host()).len();
-        let screen = usize::from(self.screen.size.height.saturating_sub(1).saturating_sub(2));
-        let rows = (lines + 4).min(screen).saturating_sub(2);
-        lines.saturating_sub(rows)
-    }
-
-    /// Recompute [`Limits`] for the areas and contents now.
-    pub(super) fn update_limits(&mut self) {
-        self.screen.limits = Limits {
-            overview_room: self.overview_room(),
-            system_page: self.screen.areas.right.map_or(1, layout::sys_per_page),
-            console_max: self.console_max_back(),
-            console_page: self
-                .screen
-                .areas
+impl Limits {
+    /// The limits for a screen of `size` laid out in `areas`, with `c`.
+    pub(crate) fn of(size: Rect, areas: &Areas, c: &Contents<'_>) -> Limits {
+        Limits {
+            overview_room: c
+                .ws_overview_room
+                .unwrap_or_else(|| overview_room(c.run, areas)),
+            system_page: areas.right.map_or(1, layout::sys_per_page),
+            console_max: match (areas.console, &c.console) {
+                (Some(area), Some(view)) => console_max_back(view, area),
+                _ => 0,
+            },
+            console_page: areas
                 .console
                 .map_or(1, layout::console_rows)
                 .saturating_sub(1)
                 .max(1),
-            runs_page: self
-                .runs_list_area()
-                .map_or(1, layout::runs_list_rows)
-                .max(1),
-            help_max: self.help_max(),
-        };
-        if let Overlay::Help { scroll } = &mut self.overlay {
-            *scroll = (*scroll).min(self.screen.limits.help_max);
-        }
-        // The runs list keeps its highlighted row in view.
-        let rows = self.screen.limits.runs_page;
-        if let Some(ws) = &mut self.runs.workspace {
-            if ws.cursor < ws.scroll {
-                ws.scroll = ws.cursor;
-            } else if ws.cursor >= ws.scroll + rows {
-                ws.scroll = ws.cursor + 1 - rows;
-            }
-            ws.scroll = ws.scroll.min(ws.shown.len().saturating_sub(rows));
+            runs_page: c.runs_list.map_or(1, layout::runs_list_rows).max(1),
+            help_max: c.help_lines.map_or(0, |lines| help_max(lines, size)),
         }
     }
+}
 
-    /// The console lines the pane shows (see [`ConsoleView`]).
-    #[must_use]
-    pub fn console_view(&self) -> ConsoleView<'_> {
-        let finished = self.shown.run.console.lines();
-        let unfinished: Vec<Line> = self.shown.run.console.unfinished().collect();
-        let f = &self.panes.console.filter;
-        let shown = f.is_active().then(|| {
+/// Lines the overview's facts and sections get (below its title and pinned
+/// rows: state, id, runtime when known, step when there is history).
+fn overview_room(run: &Run, areas: &Areas) -> usize {
+    let fixed = 2 + usize::from(run.runtime().is_some()) + usize::from(run.history_rows > 0);
+    areas
+        .left
+        .map_or(0, |r| layout::overview_list_rows(r, fixed))
+}
+
+/// The help overlay's largest scroll offset: its `lines` less the rows its box
+/// gets (as the view places it: above the status line, centred with a cell of
+/// margin, its border and a line of padding each side).
+fn help_max(lines: usize, size: Rect) -> usize {
+    let screen = usize::from(size.height.saturating_sub(1).saturating_sub(2));
+    let rows = (lines + 4).min(screen).saturating_sub(2);
+    lines.saturating_sub(rows)
+}
+
+/// How many lines back the console shown in `area` can scroll.
+fn console_max_back(view: &ConsoleView<'_>, area: Rect) -> usize {
+    let tw = layout::console_text_width(area);
+    let heights = (0..view.len()).map(|i| {
+        view.get(i)
+            .map_or(1, |l| text::wrapped_rows(&text::sanitize(&l.text), tw))
+    });
+    layout::console_max_back(view.len(), layout::console_rows(area), heights)
+}
+
+impl<'a> ConsoleView<'a> {
+    /// The lines of `console` that pass `filter`.
+    pub(crate) fn new(console: &'a Console, filter: &FilterState) -> Self {
+        let finished = console.lines();
+        let unfinished: Vec<Line> = console.unfinished().collect();
+        let shown = filter.is_active().then(|| {
             finished
                 .iter()
                 .chain(&unfinished)
                 .enumerate()
-                .filter(|(_, l)| f.matches(&text::sanitize(&l.text)))
+                .filter(|(_, l)| filter.matches(&text::sanitize(&l.text)))
                 .map(|(i, _)| i)
                 .collect()
         });
@@ -155,18 +159,16 @@ impl App {
             shown,
         }
     }
+}
 
-    /// How many lines back the console can scroll (0 while it is not shown).
-    fn console_max_back(&self) -> usize {
-        let Some(area) = self.screen.areas.console else {
-            return 0;
-        };
-        let view = self.console_view();
-        let tw = layout::console_text_width(area);
-        let heights = (0..view.len()).map(|i| {
-            view.get(i)
-                .map_or(1, |l| text::wrapped_rows(&text::sanitize(&l.text), tw))
-        });
-        layout::console_max_back(view.len(), layout::console_rows(area), heights)
+impl Workspace {
+    /// The runs list keeps its highlighted row in view in `rows` rows.
+    pub(crate) fn follow_cursor(&mut self, rows: usize) {
+        if self.cursor < self.scroll {
+            self.scroll = self.cursor;
+        } else if self.cursor >= self.scroll + rows {
+            self.scroll = self.cursor + 1 - rows;
+        }
+        self.scroll = self.scroll.min(self.shown.len().saturating_sub(rows));
     }
 }

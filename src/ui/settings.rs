@@ -18,18 +18,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::filter::FilterState;
 use super::layout::PaneSizes;
 use super::palette::Palette;
-use super::{App, Cmd};
 use crate::ui::charts::grid::{Guides, YScale};
 
 mod directory;
 mod merge;
 mod parse;
 mod persist;
+mod saved;
 
 pub use merge::merged_text;
+pub(crate) use saved::{Saved, SavedMut};
 
 use directory::Part;
 
@@ -355,210 +355,6 @@ pub(crate) struct Persist {
 /// The status bar's note when an older file's settings were moved.
 const MOVED: &str =
     "settings: y scales, smoothing, x axes and filters moved into this project's settings";
-
-fn filter_setting(f: &FilterState) -> FilterSetting {
-    FilterSetting {
-        pattern: f.text.clone(),
-        glob: f.glob,
-    }
-}
-
-fn apply_filter(f: &mut FilterState, s: &FilterSetting) {
-    f.glob = s.glob;
-    if s.pattern.is_empty() {
-        f.clear();
-    } else {
-        f.set_draft(s.pattern.clone());
-        f.apply();
-    }
-}
-
-impl App {
-    /// The settings of this mode as they are now.
-    #[must_use]
-    pub fn settings(&self) -> Settings {
-        let bounded = |m: BTreeMap<String, YScale>| {
-            m.into_iter()
-                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
-                .take(MAX_SCALES)
-                .collect()
-        };
-        Settings {
-            rows: self.charts.grid.rows_setting,
-            columns: self.charts.grid.cols_setting,
-            guides: self.charts.grid.guides,
-            palette: self.screen.palette,
-            band: self.charts.band,
-            left_sidebar: (!self.panels.auto_left).then_some(self.panels.left),
-            right_sidebar: self.panels.right,
-            console: self.panels.console,
-            metrics_grid: self.panels.grid,
-            sizes: self.panels.sizes,
-            y_scale: bounded(self.charts.grid.scales.metric_entries()),
-            system_y_scale: bounded(self.charts.grid.scales.system_entries()),
-            filters: Filters {
-                metrics: filter_setting(&self.charts.filter),
-                overview: filter_setting(&self.panes.overview.filter),
-                system: filter_setting(&self.panes.system.filter),
-            },
-            smoothing_all: self.charts.smoothing.all.to_string(),
-            smoothing: self
-                .charts
-                .smoothing
-                .charts
-                .iter()
-                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
-                .take(MAX_SCALES)
-                .map(|(k, v)| (k.clone(), v.to_string()))
-                .collect(),
-            x_axis_all: self.charts.xaxis.all.to_string(),
-            x_axis: (self.charts.xaxis.per_chart.iter())
-                .filter(|(k, _)| k.len() <= MAX_KEY_BYTES)
-                .take(MAX_SCALES)
-                .map(|(k, v)| (k.clone(), v.to_string()))
-                .collect(),
-            log_x: (self.charts.xaxis.log.iter())
-                .filter(|k| k.len() <= MAX_KEY_BYTES)
-                .take(MAX_SCALES)
-                .cloned()
-                .collect(),
-            collapsed_sections: (self.charts.grid.sections.collapsed.iter())
-                .filter(|p| p.len() <= MAX_KEY_BYTES)
-                .take(MAX_SCALES)
-                .cloned()
-                .collect(),
-        }
-    }
-
-    /// Lay settings over the state (at start, before the first frame).
-    pub fn apply_settings(&mut self, s: &Settings) {
-        self.charts.grid.rows_setting = s.rows.map(|n| n.clamp(1, MAX_GRID));
-        self.charts.grid.cols_setting = s.columns.map(|n| n.clamp(1, MAX_GRID));
-        self.charts.grid.guides = s.guides;
-        self.screen.palette = s.palette;
-        self.charts.band = s.band;
-        match s.left_sidebar {
-            Some(b) => {
-                self.panels.left = b;
-                self.panels.auto_left = false;
-            }
-            None if self.is_host() => self.panels.auto_left = true,
-            None => self.panels.left = true,
-        }
-        self.panels.right = s.right_sidebar;
-        self.panels.console = s.console;
-        self.panels.grid = s.metrics_grid;
-        self.panels.sizes = s.sizes;
-        self.charts.grid.scales.clear();
-        for (k, v) in &s.y_scale {
-            self.charts.grid.scales.set_metric(k, *v);
-        }
-        for (k, v) in &s.system_y_scale {
-            self.charts.grid.scales.set_system_named(k, *v);
-        }
-        // Smoothing: checked when parsed.
-        self.charts.smoothing.restore(
-            s.smoothing_all.parse().unwrap_or_default(),
-            s.smoothing
-                .iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
-                .collect(),
-        );
-        // X axis: checked when parsed.
-        self.charts.xaxis.restore(
-            s.x_axis_all.parse().unwrap_or_default(),
-            (s.x_axis.iter())
-                .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
-                .collect(),
-            s.log_x.iter().cloned().collect(),
-        );
-        apply_filter(&mut self.charts.filter, &s.filters.metrics);
-        apply_filter(&mut self.panes.overview.filter, &s.filters.overview);
-        apply_filter(&mut self.panes.system.filter, &s.filters.system);
-        self.charts.grid.sections.collapsed = s.collapsed_sections.iter().cloned().collect();
-        self.refilter_metrics(None);
-        self.refilter_overview();
-        self.refilter_system();
-        self.relayout();
-    }
-
-    /// Start from `file`'s settings for this mode, and save changes to `path`
-    /// (None, or a file saying `save = false`: never saved). The viewer's
-    /// per-directory settings are `[viewer]`'s own (see [`App::use_config_in`]).
-    pub fn use_config(&mut self, path: Option<PathBuf>, file: Config) {
-        self.use_config_at(path, file, None);
-    }
-
-    /// As [`App::use_config`], for a viewer of the wandb directory `dir` (its
-    /// canonical path; for a run outside one, the directory of its `.wandb`
-    /// file): the per-directory settings are that directory's. Those of a file
-    /// written before settings were per directory are moved into it when it
-    /// has none of its own, said in the status bar, and written back at the next
-    /// tick. The live monitor keeps `[live]` whatever `dir` is.
-    pub fn use_config_in(&mut self, path: Option<PathBuf>, file: Config, dir: &Path) {
-        self.use_config_at(path, file, Some(dir.to_path_buf()));
-    }
-
-    fn use_config_at(&mut self, path: Option<PathBuf>, mut file: Config, dir: Option<PathBuf>) {
-        // A relative name would not load back (nor name the same directory).
-        let dir = dir.filter(|d| !self.is_host() && d.is_absolute());
-        let loaded = file.to_toml();
-        let moved = dir.as_deref().is_some_and(|d| file.move_into(d));
-        let section = match &dir {
-            _ if self.is_host() => file.live.clone(),
-            Some(d) => file.viewer_in(d),
-            None => file.viewer.clone(),
-        };
-        self.apply_settings(&section);
-        let path = path.filter(|_| file.save);
-        self.settings_io = Persist {
-            path,
-            base: file,
-            pending: moved,
-            dir,
-            note: moved.then(|| MOVED.to_owned()),
-            writer: super::cmd::writer_id(),
-            ..Persist::default()
-        };
-        // Moved: the file as loaded is what is on disk, so the new layout is due.
-        self.settings_io.on_disk = if moved {
-            loaded
-        } else {
-            self.settings_config().to_toml()
-        };
-        self.settings_io.sent.clone_from(&self.settings_io.on_disk);
-    }
-
-    /// The whole file as it would be written now: this mode's settings as they
-    /// are (the viewer's per-directory ones in its directory's table), the
-    /// rest as loaded.
-    #[must_use]
-    pub fn settings_config(&self) -> Config {
-        let mut f = self.settings_io.base.clone();
-        let now = self.settings();
-        match &self.settings_io.dir {
-            _ if self.is_host() => f.live = now,
-            Some(dir) => f.set_viewer_in(dir, now),
-            None => f.viewer = now,
-        }
-        f
-    }
-
-    /// What the status bar says of the settings (once, until the next key).
-    #[must_use]
-    pub fn settings_note(&self) -> Option<&str> {
-        self.settings_io.note.as_deref()
-    }
-
-    /// After the user's input: whether a setting changed since the last save. A
-    /// key (not the mouse passing by) ends the note: whether it was shown.
-    pub(super) fn note_settings(&mut self, key: bool) -> bool {
-        if self.settings_io.path.is_some() && !self.settings_io.pending {
-            self.settings_io.pending = self.settings_config().to_toml() != self.settings_io.sent;
-        }
-        key && self.settings_io.note.take().is_some()
-    }
-}
 
 #[cfg(test)]
 mod tests;

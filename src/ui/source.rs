@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{new_run, App, Cmd, Effect, Seen};
+use super::{Asks, Cmd, Effect, Seen};
 use crate::msg::{RunBatch, RunStatus, Sample};
+use crate::store::metrics::MetricStore;
+use crate::store::Run;
 
 /// Where the run's records come from, as far as the screen cares.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,7 +55,7 @@ pub enum LiveState {
     Running(f64),
     /// No exit record and quiet for longer than the stale limit.
     MaybeCrashed(f64),
-    /// The file is not a `.wandb` log that can be read (see [`App::unreadable`]).
+    /// The file is not a `.wandb` log that can be read (see [`Shown::unreadable`]).
     Unreadable,
 }
 
@@ -79,38 +81,108 @@ impl LiveState {
     }
 }
 
-impl App {
+/// The reader's messages change the run shown and where it comes from; what they
+/// ask of the runtime (how many runs share its directory) goes to `asks`.
+impl Shown {
+    /// An empty run shown, its series holding at most `max_points` points; a
+    /// run quiet for `stale_after` seconds may have crashed.
+    pub(super) fn new(max_points: usize, stale_after: f64) -> Self {
+        Shown {
+            run: new_run(max_points),
+            source: SourceState::default(),
+            subject: Subject::Run,
+            now: 0.0,
+            stale_after,
+            max_points,
+            seen: Seen::NEVER,
+            tag: 0,
+            last_tag: 0,
+            main_reading: None,
+        }
+    }
+
+    /// The live host monitor: the sampler's readings go to the system store, a
+    /// ring over the last `window` seconds; the main grid draws its grouped
+    /// charts (all GPUs' utilisation in one chart, ...).
+    pub(super) fn watch_host(&mut self, window: f64) {
+        self.run.system = MetricStore::windowed(super::LIVE_SERIES_CAP, window);
+        self.subject = Subject::Host { window };
+    }
+
+    /// The monitored host as the run: its name, its facts (the overview's
+    /// Environment) and the sampler's options (its Config).
+    pub(super) fn describe_host(
+        &mut self,
+        hostname: &str,
+        environment: serde_json::Map<String, serde_json::Value>,
+        config: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        self.run.info.display_name = hostname.to_owned();
+        self.run.info.host = hostname.to_owned();
+        self.run.info.project = "live host monitor".to_owned();
+        self.run.environment = environment;
+        for (k, v) in config {
+            self.run.config.set_json(k, &v.to_string());
+        }
+    }
+
+    /// A tick of the wall clock (Unix s): whether the status bar's liveness
+    /// changed, or counts quiet seconds.
+    pub(super) fn tick(&mut self, now: f64) -> bool {
+        let before = self.live_state();
+        self.now = now;
+        let after = self.live_state();
+        before != after || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_))
+    }
+
+    /// The reader failed (`unreadable`: the file is no `.wandb` log) with `e`.
+    pub(super) fn on_error(&mut self, e: &str, unreadable: bool) -> Effect {
+        let e = Some(crate::text::sanitize(e));
+        if unreadable {
+            self.source.unreadable = e;
+        } else {
+            self.source.error = e;
+        }
+        Effect::REDRAW
+    }
+
     /// The reader found the run file.
-    pub(super) fn on_opened(&mut self, path: PathBuf, len: u64, modified: Option<f64>) -> Effect {
-        self.shown.source.path = Some(crate::text::sanitize(&path.display().to_string()));
-        self.ask_run_count(&path);
-        self.shown.source.file = Some(path);
-        self.shown.source.waiting = None;
-        self.shown.source.file_len = len;
-        self.shown.source.last_growth = modified;
+    pub(super) fn on_opened(
+        &mut self,
+        path: PathBuf,
+        len: u64,
+        modified: Option<f64>,
+        asks: &mut Asks,
+    ) -> Effect {
+        self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
+        self.ask_run_count(&path, asks);
+        self.source.file = Some(path);
+        self.source.waiting = None;
+        self.source.file_len = len;
+        self.source.last_growth = modified;
         Effect::REDRAW
     }
 
     /// The reader waits for a `.wandb` file in `dir`.
-    pub(super) fn on_waiting(&mut self, dir: PathBuf) -> Effect {
-        self.shown.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
-        self.ask_run_count(&dir.join("x.wandb"));
-        self.shown.source.waiting_dir = Some(dir);
+    pub(super) fn on_waiting(&mut self, dir: PathBuf, asks: &mut Asks) -> Effect {
+        self.source.waiting = Some(crate::text::sanitize(&dir.display().to_string()));
+        self.ask_run_count(&dir.join("x.wandb"), asks);
+        self.source.waiting_dir = Some(dir);
         Effect::REDRAW
     }
 
     /// Ask how many runs share the wandb directory of the run file `file` (the
     /// status bar's `R: 5 runs`); 1 until the answer comes, or when it sits in none.
-    fn ask_run_count(&mut self, file: &Path) {
-        self.shown.source.runs_here = 1;
+    fn ask_run_count(&mut self, file: &Path, asks: &mut Asks) {
+        self.source.runs_here = 1;
         if let Some(wandb_dir) = crate::source::file::wandb_dir_of(file) {
-            self.asks.cmd(Cmd::CountRuns { wandb_dir });
+            asks.cmd(Cmd::CountRuns { wandb_dir });
         }
     }
 
     /// The wandb directory of the main run, if it sits in one.
     fn main_wandb_dir(&self) -> Option<PathBuf> {
-        let file = match (&self.shown.source.file, &self.shown.source.waiting_dir) {
+        let file = match (&self.source.file, &self.source.waiting_dir) {
             (Some(f), _) => f.clone(),
             (None, Some(d)) => d.join("x.wandb"),
             (None, None) => return None,
@@ -124,7 +196,7 @@ impl App {
         if self.main_wandb_dir().as_deref() != Some(wandb_dir) {
             return Effect::NONE;
         }
-        self.shown.source.runs_here = count.max(1);
+        self.source.runs_here = count.max(1);
         Effect::REDRAW
     }
 
@@ -136,7 +208,7 @@ impl App {
         }
         // The exit record is usually the last one: don't call a run crashed (or
         // quiet) before the whole file has been read once.
-        if self.shown.run.exit_code.is_none() && self.shown.source.loading() {
+        if self.run.exit_code.is_none() && self.source.loading() {
             return LiveState::Loading;
         }
         let quiet = self.quiet();
@@ -144,25 +216,23 @@ impl App {
         // run being written, never unknown. A run within the live window is live
         // whatever the stale limit.
         let status = RunStatus::decide(
-            self.shown.run.exit_code,
+            self.run.exit_code,
             true,
             quiet,
-            self.shown.stale_after.max(LIVE_WINDOW),
+            self.stale_after.max(LIVE_WINDOW),
         );
-        LiveState::of(status, self.shown.run.exit_code, quiet).unwrap_or(LiveState::Live)
+        LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live)
     }
 
     /// Seconds since the run last showed a sign of life (None: no clue yet).
     fn quiet(&self) -> Option<f64> {
         // Until the file grows, its mtime may be a copy's (cp, git clone): the newest
         // record's own time says better when the run went quiet.
-        let last = match self.shown.source.last_growth {
-            Some(m) if !self.shown.source.grew => {
-                Some(self.shown.run.last_time.map_or(m, |r| r.min(m)))
-            }
+        let last = match self.source.last_growth {
+            Some(m) if !self.source.grew => Some(self.run.last_time.map_or(m, |r| r.min(m))),
             other => other,
         };
-        last.map(|t| (self.shown.now - t).max(0.0))
+        last.map(|t| (self.now - t).max(0.0))
     }
 
     /// Why the run file cannot be shown, naming it: a wrong W&B header, or a file
@@ -171,85 +241,74 @@ impl App {
     /// log, as for wandb's reader (EOF, where 1 to 6 bytes are "unexpected EOF").
     #[must_use]
     pub fn unreadable(&self) -> Option<String> {
-        if let Some(e) = &self.shown.source.unreadable {
+        if let Some(e) = &self.source.unreadable {
             return Some(e.clone());
         }
-        let path = self.shown.source.path.as_ref()?;
+        let path = self.source.path.as_ref()?;
         let header = crate::decode::leveldb::FILE_HEADER.len() as u64;
-        let short = self.shown.source.waiting.is_none()
-            && !self.shown.source.loading()
-            && (1..header).contains(&self.shown.source.file_len)
-            && self.shown.run.counts.total == 0;
+        let short = self.source.waiting.is_none()
+            && !self.source.loading()
+            && (1..header).contains(&self.source.file_len)
+            && self.run.counts.total == 0;
         (short && self.quiet().is_some_and(|q| q >= LIVE_WINDOW)).then(|| {
             format!(
                 "{path}: {} ({} bytes) and it is not growing",
                 crate::decode::leveldb::HeaderError::TooShort,
-                self.shown.source.file_len
+                self.source.file_len
             )
         })
     }
 
-    pub(super) fn apply_batch(&mut self, b: RunBatch) {
+    /// A batch of the reader's records folded into the run; whether the run
+    /// started over (its file was truncated or replaced), which drops what was
+    /// kept of the old one elsewhere (the charts' zoom).
+    pub(super) fn apply_batch(&mut self, b: &RunBatch) -> bool {
         if b.restarted {
-            // The file was truncated or replaced: start the run over, same store limits.
-            self.shown.run = new_run(self.shown.max_points);
-            self.charts.zoom.clear();
-            self.shown.seen = Seen::NEVER;
+            // Same store limits.
+            self.run = new_run(self.max_points);
+            self.seen = Seen::NEVER;
         }
-        self.shown.run.fold_batch(&b);
-        self.shown.run.damage.set_open(b.open);
-        self.shown.run.damage.incomplete_tail = b.pending;
+        self.run.fold_batch(b);
+        self.run.damage.set_open(b.open);
+        self.run.damage.incomplete_tail = b.pending;
         // A batch comes only from a file whose header reads.
-        self.shown.source.unreadable = None;
-        self.shown.source.read_to = b.read_to;
-        self.shown.source.file_len = self.shown.source.file_len.max(b.file_len).max(b.read_to);
+        self.source.unreadable = None;
+        self.source.read_to = b.read_to;
+        self.source.file_len = self.source.file_len.max(b.file_len).max(b.read_to);
         if b.read_to == b.file_len {
-            self.shown.source.file_len = b.file_len;
+            self.source.file_len = b.file_len;
         }
         if let Some(t) = b.grew_at {
-            self.shown.source.grew = true;
-            self.shown.source.last_growth =
-                Some(self.shown.source.last_growth.map_or(t, |l| l.max(t)));
+            self.source.grew = true;
+            self.source.last_growth = Some(self.source.last_growth.map_or(t, |l| l.max(t)));
         }
         let any_record = !b.records.is_empty()
             || b.events
                 .iter()
                 .any(crate::decode::event::Events::has_records);
         if any_record || b.grew_at.is_some() {
-            self.shown.source.error = None;
+            self.source.error = None;
         }
-        self.refresh();
+        b.restarted
     }
 
-    pub(super) fn apply_sample(&mut self, s: &Sample) {
+    /// A host sample: into the system store and the run's latest time; in the
+    /// live monitor (`host`) also the summary, and the sign of life.
+    pub(super) fn apply_sample(&mut self, s: &Sample, host: bool) {
         for (k, v) in &s.values {
-            self.shown.run.system.push(k, s.timestamp, *v);
+            self.run.system.push(k, s.timestamp, *v);
         }
-        if self.is_host() {
+        if host {
             for (k, v) in &s.values {
-                self.shown.run.summary.set_number(k, *v);
+                self.run.summary.set_number(k, *v);
             }
-            self.shown.source.last_growth = Some(s.timestamp);
-            self.host.samples += 1;
-            // The overview lists every key's latest value (sorted): with many keys
-            // that is most of a sample's cost, so with a short interval it is rebuilt
-            // once a second of samples, and whenever keys are added.
-            let at = (s.timestamp, self.shown.run.system.len());
-            if at.0 - self.host.overview_at.0 >= 1.0 || at.1 != self.host.overview_at.1 {
-                self.host.overview_at = at;
-                self.set_overview(self.overview_rows());
-            }
+            self.source.last_growth = Some(s.timestamp);
         }
-        self.shown.run.last_time = Some(
-            self.shown
-                .run
+        self.run.last_time = Some(
+            self.run
                 .last_time
                 .map_or(s.timestamp, |l| l.max(s.timestamp)),
         );
-        self.refresh();
-        if self.is_host() {
-            self.update_host();
-        }
     }
 }
 
@@ -260,7 +319,7 @@ pub struct Shown {
     /// The run: metric series + system series + overview + console.
     pub run: crate::store::Run,
     pub source: SourceState,
-    pub subject: super::Subject,
+    pub subject: Subject,
     /// Wall clock (Unix s), from `Msg::Tick`.
     pub now: f64,
     pub stale_after: f64,
@@ -275,4 +334,21 @@ pub struct Shown {
     pub(in crate::ui) last_tag: u64,
     /// The run directory the main reader was started on.
     pub(crate) main_reading: Option<PathBuf>,
+}
+
+/// What the viewer shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Subject {
+    /// A run read from its `.wandb` file.
+    Run,
+    /// The live host monitor: the sampler's readings, charted over the last
+    /// `window` seconds; the grid's items are the grouped system charts.
+    Host { window: f64 },
+}
+
+/// An empty run with the viewer's store limits.
+pub(super) fn new_run(max_points: usize) -> Run {
+    let mut run = Run::new();
+    run.metrics = MetricStore::new(crate::store::metrics::DEFAULT_BUDGET, max_points);
+    run
 }

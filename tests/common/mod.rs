@@ -1,6 +1,7 @@
 //! Shared helpers for integration tests: fixture paths and JSON comparison.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod isolated;
 pub mod runs;
 pub mod sampler;
 pub mod screen;

@@ -44,7 +44,7 @@ where
     K: AsRef<OsStr>,
     V: AsRef<OsStr>,
 {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
+    let mut cmd = super::isolated::leet();
     cmd.arg("sample").args(args).stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);

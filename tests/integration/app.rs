@@ -638,7 +638,7 @@ fn media_viewer_steps_through_logged_images() {
     assert!(matches!(a.overlay, Overlay::None));
     assert!(a.screen.areas.media.is_some());
     assert_eq!(a.panels.focus, leet::ui::panels::Pane::Media);
-    let (key, item, n) = a.media_selected().unwrap();
+    let (key, item, n) = a.panes.media.selected(&a.shown.run).unwrap();
     assert_eq!(
         (key, item.step, n),
         ("img", 10.0, 2),
@@ -647,13 +647,13 @@ fn media_viewer_steps_through_logged_images() {
     let img = a.panes.media.image.as_ref().expect("decoded");
     assert_eq!((img.width, img.height), (16, 16));
     send(&mut a, [Msg::key(KeyCode::Left)]);
-    assert_eq!(a.media_selected().unwrap().1.step, 0.0);
+    assert_eq!(a.panes.media.selected(&a.shown.run).unwrap().1.step, 0.0);
     assert!(a.panes.media.image.is_some() && a.panes.media.error.is_none());
     // enter: full screen; the arrows step there too; esc back to the pane.
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     assert!(matches!(a.overlay, Overlay::Media));
     send(&mut a, [Msg::key(KeyCode::Right)]);
-    assert_eq!(a.media_selected().unwrap().1.step, 10.0);
+    assert_eq!(a.panes.media.selected(&a.shown.run).unwrap().1.step, 10.0);
     send(&mut a, [Msg::key(KeyCode::Esc)]);
     assert!(!matches!(a.overlay, Overlay::Media));
     assert!(a.screen.areas.media.is_some());
@@ -689,7 +689,7 @@ fn media_viewer_steps_through_logged_images() {
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");
     send(&mut a, [Msg::char('3')]);
-    assert!(a.screen.areas.media.is_some() && a.media_selected().is_none());
+    assert!(a.screen.areas.media.is_some() && a.panes.media.selected(&a.shown.run).is_none());
     let s = common::screen::screen(&a, 120, 40);
     assert!(s.contains("no images logged in this run"), "{s}");
     send(&mut a, [Msg::char('3')]);
@@ -1603,7 +1603,7 @@ fn tab_in_the_workspace_list_skips_the_hidden_overview_sections() {
     let mut a = app("many_metrics");
     let wandb = common::runs_dir().join("multi").join("wandb");
     a.open_workspace(wandb, None, None, false);
-    assert!(a.in_workspace_list());
+    assert!(a.runs.in_workspace_list());
     assert!(a.panes.overview.sections.iter().all(|s| s.len > 0));
     for _ in 0..6 {
         if a.panels.focus == Pane::Left {

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use leet::store::smooth::Smoothing;
 use serde_json::Value;
@@ -16,10 +16,7 @@ use serde_json::Value;
 type Rows = Vec<(Option<f64>, BTreeMap<String, f64>)>;
 
 fn leet(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = crate::common::isolated::leet().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "leet {args:?}: {}",
@@ -149,6 +146,8 @@ fn from_parquet(path: &Path) -> Rows {
                 .get_column_iter()
                 .filter_map(|(k, f)| match f {
                     Field::Double(v) => Some((k.clone(), *v)),
+                    // A column of integers (`_step`, a counter) is INT64.
+                    Field::Long(v) => Some((k.clone(), *v as f64)),
                     Field::Null => None,
                     other => panic!("{k}: {other:?}"),
                 })
@@ -321,7 +320,7 @@ fn metrics_regex_selects_the_columns() {
         .collect();
     assert_eq!(got, want);
     // A bad regex is a usage error naming the flag.
-    let bad = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let bad = crate::common::isolated::leet()
         .args(["export", file.to_str().unwrap(), "--metrics", "("])
         .output()
         .unwrap();
@@ -406,7 +405,7 @@ fn a_metrics_regex_that_matches_nothing_is_an_error_and_writes_nothing() {
         ),
     ] {
         let out_file = dir.path().join("out.csv");
-        let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+        let out = crate::common::isolated::leet()
             .arg("export")
             .arg(&file)
             .args(args)
@@ -438,7 +437,7 @@ fn a_metrics_regex_that_matches_nothing_is_an_error_and_writes_nothing() {
 
 #[test]
 fn long_help_names_every_column_the_long_form_writes() {
-    let help = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let help = crate::common::isolated::leet()
         .args(["export", "--help"])
         .output()
         .unwrap();
@@ -464,10 +463,7 @@ fn long_help_names_every_column_the_long_form_writes() {
 
 /// `leet ARGS` without asserting success.
 fn leet_any(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leet"))
-        .args(args)
-        .output()
-        .unwrap()
+    crate::common::isolated::leet().args(args).output().unwrap()
 }
 
 /// The directory's entries, sorted.
@@ -601,7 +597,7 @@ fn an_export_ended_by_a_signal_leaves_no_partial_file_and_an_earlier_target_as_i
         if let Some(old) = old {
             std::fs::write(&target, old).unwrap();
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
+        let mut child = crate::common::isolated::leet()
             .arg("export")
             .arg(&run)
             .arg("-o")

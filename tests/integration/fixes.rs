@@ -7,7 +7,7 @@ use crate::common;
 
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crossterm::event::KeyCode;
 use leet::msg::{IndexState, Msg};
@@ -17,7 +17,7 @@ use leet::ui::{App, LiveState, Options, Overlay};
 /// stdout a pipe: whatever it says before it would set up the terminal, it says
 /// on stderr; past that point it fails to open `/dev/tty`.
 fn viewer(path: &Path) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
+    let mut cmd = crate::common::isolated::leet();
     cmd.arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -98,7 +98,7 @@ fn an_empty_file_or_a_header_being_written_is_not_refused() {
 
 /// `leet inspect ARGS…` on `path`: exit status, stdout.
 fn inspect(args: &[&str], path: &Path) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = crate::common::isolated::leet()
         .arg("inspect")
         .args(args)
         .arg(path)

@@ -133,7 +133,7 @@ fn invalid_keymaps_name_file_key_and_reason() {
 
 #[test]
 fn binary_refuses_invalid_keymap_with_status_2_before_touching_the_terminal() {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = crate::common::isolated::leet()
         .arg("--keymap")
         .arg(dir().join("unknown_action.toml"))
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/tiny"))
@@ -152,7 +152,7 @@ fn binary_refuses_invalid_keymap_with_status_2_before_touching_the_terminal() {
 fn print_keymap_prints_the_effective_map() {
     let user = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(user.path(), "[normal]\n\"j\" = \"focus_down\"\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = crate::common::isolated::leet()
         .arg("--print-keymap")
         .arg("--keymap")
         .arg(user.path())
@@ -171,7 +171,7 @@ fn print_keymap_prints_the_effective_map() {
 }
 
 fn leet() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_leet"))
+    crate::common::isolated::leet()
 }
 
 /// `leet args` with a deadline (a key map that blocks or grows forever is a

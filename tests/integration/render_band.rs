@@ -306,7 +306,7 @@ fn snapshots_of_a_noisy_chart_full_screen_with_and_without_the_band() {
 fn print_config_shows_the_band_setting() {
     let home = tempfile::tempdir().unwrap();
     let print = |args: &[&std::ffi::OsStr]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+        let out = crate::common::isolated::leet()
             .arg("--print-config")
             .args(args)
             .env("XDG_CONFIG_HOME", home.path())

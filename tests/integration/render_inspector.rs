@@ -19,7 +19,7 @@ fn send(app: &mut App, msg: Msg) {
         let mut next = Vec::new();
         for c in cmds {
             if let Cmd::ViewRecords(v) = c {
-                let path = app.inspector().unwrap().path.clone();
+                let path = app.overlay.inspector().unwrap().path.clone();
                 let page = leet::source::records::page_of(&path, v).unwrap();
                 next.extend(app.update(Msg::Records(Box::new(page))).cmds);
             }
@@ -124,7 +124,7 @@ fn i_asks_for_the_runs_records_and_esc_ends_the_worker() {
     assert_eq!(fx.cmds, vec![Cmd::CloseRecords]);
     assert!(!fx.quit);
     assert!(matches!(app.overlay, leet::ui::Overlay::None));
-    assert!(app.inspector().is_none());
+    assert!(app.overlay.inspector().is_none());
 }
 
 /// Keys move the selection at once; an answer to an older request does not move
@@ -132,22 +132,22 @@ fn i_asks_for_the_runs_records_and_esc_ends_the_worker() {
 #[test]
 fn an_answer_to_an_older_request_does_not_move_the_selection_back() {
     let mut app = inspector("crashed", 120, 40);
-    let gen0 = app.inspector().unwrap().gen;
+    let gen0 = app.overlay.inspector().unwrap().gen;
     let v1 = asked(&app.update(Msg::key(KeyCode::Down)).cmds);
     let v2 = asked(&app.update(Msg::key(KeyCode::Down)).cmds);
     assert_eq!((v1.gen, v1.selected), (gen0 + 1, 1));
     assert_eq!((v2.gen, v2.selected), (gen0 + 2, 2));
-    let path = app.inspector().unwrap().path.clone();
+    let path = app.overlay.inspector().unwrap().path.clone();
     let old = leet::source::records::page_of(&path, v1).unwrap();
     app.update(Msg::Records(Box::new(old)));
-    assert_eq!(app.inspector().unwrap().selected, 2);
+    assert_eq!(app.overlay.inspector().unwrap().selected, 2);
     // `end` follows: the answer puts the selection on the last record.
     let v3 = asked(&app.update(Msg::key(KeyCode::End)).cmds);
     assert!(v3.follow);
     let page = leet::source::records::page_of(&path, v3).unwrap();
     let total = page.total;
     app.update(Msg::Records(Box::new(page)));
-    let i = app.inspector().unwrap();
+    let i = app.overlay.inspector().unwrap();
     assert_eq!(i.selected, total - 1);
     // The crashed run's last record (it has no exit record).
     let last = format!("\"num\": {total},");
@@ -163,16 +163,16 @@ fn esc_stops_a_running_filter_then_quits_leet_inspect() {
     app.update(Msg::char('x'));
     app.update(Msg::key(KeyCode::Enter));
     // The worker's answer so far: a quarter of the rows checked.
-    let mut page = app.inspector().unwrap().page.clone();
-    page.gen = app.inspector().unwrap().gen;
+    let mut page = app.overlay.inspector().unwrap().page.clone();
+    page.gen = app.overlay.inspector().unwrap().gen;
     page.checked = page.indexed / 4;
     app.update(Msg::Records(Box::new(page)));
-    assert!(app.inspector().unwrap().filtering());
+    assert!(app.overlay.inspector().unwrap().filtering());
     let fx = app.update(Msg::key(KeyCode::Esc));
     assert!(!fx.quit);
     let v = asked(&fx.cmds);
     assert_eq!(v.text, "", "the filter is dropped");
-    assert!(!app.inspector().unwrap().filter.is_active());
+    assert!(!app.overlay.inspector().unwrap().filter.is_active());
     let fx = app.update(Msg::key(KeyCode::Esc));
     assert!(fx.quit, "leet inspect: esc leaves");
 }
@@ -188,7 +188,7 @@ fn a_new_filter_shows_reading_until_its_answer() {
     assert!(s.contains("reading…"), "{s}");
     assert!(s.contains("type=history: 0 matches (checked 0%)"), "{s}");
     let v = asked(&fx.cmds);
-    let path = app.inspector().unwrap().path.clone();
+    let path = app.overlay.inspector().unwrap().path.clone();
     let page = leet::source::records::page_of(&path, v).unwrap();
     app.update(Msg::Records(Box::new(page)));
     let s = screen(&app, w, h);

@@ -159,7 +159,7 @@ fn leet_with(config: &str, args: &[&str]) -> std::process::Output {
     let file = home.path().join("palette.toml");
     std::fs::write(&file, config).unwrap();
     let tiny = common::runs_dir().join("tiny");
-    std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+    crate::common::isolated::leet()
         .arg("--config")
         .arg(&file)
         .args(args)

@@ -170,7 +170,7 @@ fn a_run_opened_alone_is_shown_alone_whatever_comes_first() {
                 app.update(m);
                 let screen = common::screen::screen(&app, 120, 40);
                 let at = format!("{spelling:?}, index first: {index_first}, message {i}");
-                assert!(!app.in_workspace_list(), "{at}\n{screen}");
+                assert!(!app.runs.in_workspace_list(), "{at}\n{screen}");
                 assert!(!screen.contains("Runs ["), "{at}\n{screen}");
                 assert!(screen.contains("esc: all runs"), "{at}\n{screen}");
             }
@@ -393,12 +393,12 @@ fn the_highlighted_overview_matches_the_run_s_own() {
         "{highlighted:?}"
     );
     ws.key(KeyCode::Enter, 1);
-    assert!(!ws.app.in_workspace_list());
+    assert!(!ws.app.runs.in_workspace_list());
     let own = rows(&ws.app);
     assert_eq!(highlighted, own);
     // Back on the list: the highlighted run's again.
     ws.key(KeyCode::Esc, 1);
-    assert!(ws.app.in_workspace_list());
+    assert!(ws.app.runs.in_workspace_list());
     assert_eq!(rows(&ws.app), highlighted);
 }
 

@@ -308,14 +308,14 @@ fn the_picker_filters_moves_picks_and_cancels() {
     let (w, h) = (120, 40);
     let mut app = focused_on("custom_step", "train/loss", w, h);
     press(&mut app, "xxx");
-    let p = app.charts.xaxis.picker.as_ref().unwrap();
+    let p = app.overlay.picker().unwrap();
     assert_eq!(p.key, "train/loss");
     assert!(p.options.iter().all(|o| o != "train/loss"));
     assert!(p.options.contains(&"epoch".to_owned()));
     press(&mut app, "zzz");
     assert!(screen(&app, w, h).contains("no metric matches"));
     app.update(Msg::key(KeyCode::Enter));
-    assert!(app.charts.xaxis.picker.is_some());
+    assert!(app.overlay.picker().is_some());
     for _ in 0..3 {
         app.update(Msg::key(KeyCode::Backspace));
     }
@@ -326,13 +326,13 @@ fn the_picker_filters_moves_picks_and_cancels() {
     app.update(Msg::key(KeyCode::Up));
     assert!(screen(&app, w, h).contains("▶ val/acc"));
     app.update(Msg::key(KeyCode::Esc));
-    assert!(app.charts.xaxis.picker.is_none());
+    assert!(app.overlay.picker().is_none());
     assert!(!focused_title(&screen(&app, w, h)).contains("x="));
     // Picked: val/acc's value at each step (it is logged on even steps).
     press(&mut app, "xxx");
     press(&mut app, "val/acc");
     app.update(Msg::key(KeyCode::Enter));
-    assert!(app.charts.xaxis.picker.is_none());
+    assert!(app.overlay.picker().is_none());
     assert!(focused_title(&screen(&app, w, h)).contains("x=val/acc"));
 }
 

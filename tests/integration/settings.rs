@@ -29,7 +29,7 @@ fn tiny() -> PathBuf {
 /// `leet` with `XDG_CONFIG_HOME` at `home`, with a deadline (a settings file
 /// that blocks is a failure, not a stuck test).
 fn leet(home: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let mut child = crate::common::isolated::leet()
         .args(args)
         .env("XDG_CONFIG_HOME", home)
         .stdin(Stdio::null())
@@ -612,7 +612,8 @@ impl Pane {
     fn start(name: &str, home: &Path, run: &Path) -> Self {
         let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
         let cmd = format!(
-            "XDG_CONFIG_HOME={} XDG_STATE_HOME={} XDG_CACHE_HOME={} {} {}",
+            "HOME={} XDG_CONFIG_HOME={} XDG_STATE_HOME={} XDG_CACHE_HOME={} {} {}",
+            quote(&home.join("home")),
             quote(&home.join("config")),
             quote(&home.join("state")),
             quote(&home.join("cache")),

@@ -8,7 +8,6 @@ use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use leet::msg::Msg;
@@ -73,7 +72,7 @@ fn expected(run_dir: &Path) -> BTreeMap<String, Expect> {
 /// [`expected`] of the rows of `run_dir` before step `cut` (all: None), pushed
 /// after those already in `stats` (a resumed run's earlier segments).
 fn expected_into(stats: &mut BTreeMap<String, Expect>, run_dir: &Path, cut: Option<f64>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+    let out = crate::common::isolated::leet()
         .args(["inspect", "--json"])
         .arg(run_dir)
         .output()
@@ -307,15 +306,22 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     assert_eq!(desc.first(), asc.last());
     // The selection moves and keeps in view.
     key(&mut app, KeyCode::End);
-    assert_eq!(app.stats_cursor().sel, n - 1);
+    assert_eq!(app.overlay.stats_cursor().sel, n - 1);
     assert!(
-        app.stats_cursor().top + leet::ui::overlay::stats::body_rows(40) > app.stats_cursor().sel
+        app.overlay.stats_cursor().top + leet::ui::overlay::stats::body_rows(40)
+            > app.overlay.stats_cursor().sel
     );
     key(&mut app, KeyCode::Home);
-    assert_eq!((app.stats_cursor().sel, app.stats_cursor().top), (0, 0));
+    assert_eq!(
+        (
+            app.overlay.stats_cursor().sel,
+            app.overlay.stats_cursor().top
+        ),
+        (0, 0)
+    );
     key(&mut app, KeyCode::PageDown);
     assert_eq!(
-        app.stats_cursor().sel,
+        app.overlay.stats_cursor().sel,
         leet::ui::overlay::stats::body_rows(40)
     );
     // `/` filters by name, live; tab makes it a glob; enter keeps it; esc closes.
@@ -324,7 +330,7 @@ fn keys_open_sort_reverse_filter_scroll_and_close_the_table() {
     let rows = app.stats_rows();
     assert!(!rows.is_empty() && rows.len() < n);
     assert!(rows.iter().all(|r| r.key.starts_with("eval/")));
-    assert_eq!(app.stats_cursor().sel, 0);
+    assert_eq!(app.overlay.stats_cursor().sel, 0);
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.stats.filter.text, "^eval/");
     key(&mut app, KeyCode::Esc);

@@ -482,7 +482,7 @@ fn damage_lines(stderr: &str) -> (Vec<SpanLine>, Option<(u64, u64)>) {
 }
 
 fn leet() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+    crate::common::isolated::leet()
 }
 
 #[test]

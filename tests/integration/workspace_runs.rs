@@ -6,7 +6,6 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::runs::{add_run, state_of, write_workspace, GeneratedRun, LRS, STEPS};
 use leet::decode::synth::curve;
@@ -154,7 +153,7 @@ fn a_generated_run_inspects_with_no_damage() {
     let w = t.path().join("wandb");
     let runs = write_workspace(&w, 8);
     for r in [&runs[6], &runs[7]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+        let out = crate::common::isolated::leet()
             .args(["inspect", "--summary", "--json"])
             .arg(&r.file)
             .output()

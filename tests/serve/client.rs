@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a condition waited for may take before the test fails (a bound on
@@ -44,7 +44,7 @@ impl Serve {
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let stderr = dir.path().join("stderr");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_leet"));
+        let mut cmd = crate::common::isolated::leet();
         cmd.args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())

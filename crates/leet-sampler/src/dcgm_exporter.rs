@@ -76,6 +76,16 @@ const FIELDS: &[Field] = &[
     f("DCGM_FI_PROF_NVLINK_RX_BYTES", "nvlinkRxBytes", 1.0),
 ];
 
+/// The W&B key suffix and value factor of a dcgm-exporter series name
+/// (`DCGM_FI_DEV_GPU_UTIL` → `("gpu", 1.0)`), by the table above; other readers of
+/// dcgm-exporter's series (the Prometheus cluster view) map them by it too.
+pub fn dcgm_field(name: &str) -> Option<(&'static str, f64)> {
+    FIELDS
+        .iter()
+        .find(|f| f.dcgm == name)
+        .map(|f| (f.key, f.scale))
+}
+
 /// One DCGM series as read from either response form.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Series<'a> {

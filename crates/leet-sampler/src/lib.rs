@@ -64,6 +64,7 @@ pub use openmetrics::{
 };
 
 pub use command::{run_sample_command, sample_to_json, write_json_line};
+pub use dcgm_exporter::dcgm_field;
 use detect::Detect;
 pub use monitor::MonitorHandle;
 pub use procs::{ProcRow, ProcScanner, ProcTable};
@@ -252,36 +253,15 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest sampling interval accepted (one day).
 pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
 
-/// Parse an interval like `1s`, `500ms`, `2m`, `1h`, `0.5` (seconds), between
-/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`].
+/// Parse an interval like `1s`, `500ms`, `2m`, `1m30s`, `0.5` (seconds), between
+/// [`MIN_INTERVAL`] and [`MAX_INTERVAL`]: the duration syntax of every leet flag
+/// ([`leet_text::duration`]).
 ///
 /// # Errors
-/// Text that is not a number with an optional unit, or a value outside the bounds
-/// (NaN, infinite, negative, zero, too short or too long).
+/// Text that is not a duration, or a value outside the bounds (zero, too short or
+/// too long); never a panic.
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    // Unit → milliseconds.
-    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1e3)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60e3)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600e3)
-    } else {
-        (s, 1e3)
-    };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        "expected a number with an optional unit ms, s, m or h (e.g. 500ms, 2s, 1m)".to_owned()
-    })?;
-    let ms = v * scale;
-    let (lo, hi) = (MIN_INTERVAL.as_millis(), MAX_INTERVAL.as_millis());
-    if !(ms.is_finite() && (lo as f64..=hi as f64).contains(&ms)) {
-        return Err(format!("an interval must be between {lo}ms and 24h"));
-    }
-    // In range, so the nanoseconds fit a u64 (at most 8.64e13).
-    Ok(Duration::from_nanos((ms * 1e6).round() as u64))
+    leet_text::duration::parse_within(s, MIN_INTERVAL, MAX_INTERVAL)
 }
 
 /// Parse an OpenMetrics endpoint argument `NAME=URL`.

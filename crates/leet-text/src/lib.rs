@@ -2,6 +2,8 @@
 //! before anything reaches the terminal. Also the plain text forms shared by every
 //! layer: RFC 3339 times and `a.b.c = value` rows of a JSON object.
 
+pub mod duration;
+
 use serde_json::{Map, Value};
 
 /// Remove ANSI/VT escape sequences (CSI, OSC and other string sequences, two-byte

@@ -1,12 +1,14 @@
 //! The export's writers: rows of numbers (and, in the long form, a key) as CSV,
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
-//! number of cells.
+//! number of cells. Parquet columns are typed (a column whose every value is an
+//! integer is INT64, other numbers DOUBLE) and zstd-compressed.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::sync::Arc;
 
-use parquet::basic::{ConvertedType, Repetition, Type as PhysicalType};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
+use parquet::basic::{Compression, ConvertedType, Repetition, Type as PhysicalType, ZstdLevel};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
@@ -33,11 +35,75 @@ impl std::str::FromStr for Format {
     }
 }
 
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::Parquet => "parquet",
+        }
+    }
+
+    /// The format a file name's extension says (`.csv`, `.jsonl` or `.json`,
+    /// `.parquet` or `.pq`; any case), None for another or none.
+    pub fn of_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "pq" => Some(Format::Parquet),
+            "json" | "ndjson" => Some(Format::Jsonl),
+            e => e.parse().ok(),
+        }
+    }
+
+    /// The format to write: `--format` where given, else the output's extension,
+    /// else CSV. A `--format` that another format's extension contradicts is an
+    /// error (`-o run.parquet --format csv` would write CSV into a `.parquet`).
+    ///
+    /// # Errors
+    /// [`FormatMismatch`], naming both.
+    pub fn pick(given: Option<Self>, output: Option<&Path>) -> Result<Self, FormatMismatch> {
+        let by_ext = output.and_then(Self::of_path);
+        match (given, by_ext) {
+            (Some(g), Some(e)) if g != e => Err(FormatMismatch {
+                format: g,
+                output: output.map(Path::to_path_buf).unwrap_or_default(),
+                by_extension: e,
+            }),
+            (Some(f), _) | (None, Some(f)) => Ok(f),
+            (None, None) => Ok(Format::Csv),
+        }
+    }
+}
+
+/// `--format` says one format and the output's extension another.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--format {} but the output {} is named as {} by its extension; give one of them, or make them agree",
+    .format.name(),
+    leet_text::sanitize_path(.output),
+    .by_extension.name()
+)]
+pub struct FormatMismatch {
+    pub format: Format,
+    pub output: std::path::PathBuf,
+    pub by_extension: Format,
+}
+
 /// A column's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ColKind {
     Num,
+    /// Numbers that are all integers (`_step`, counters): INT64 in Parquet,
+    /// written as [`ColKind::Num`] elsewhere.
+    Int,
     Text,
+}
+
+/// Whether `v` is an integer an f64 holds exactly, so that INT64 keeps it as it is.
+pub(super) fn is_integer(v: f64) -> bool {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    v.fract() == 0.0 && v.abs() <= EXACT
 }
 
 /// One cell: a number (None: missing) or text.
@@ -52,6 +118,7 @@ const GROUP_CELLS: usize = 1 << 20;
 
 enum Buf {
     Num(Vec<f64>, Vec<i16>),
+    Int(Vec<i64>, Vec<i16>),
     Text(Vec<ByteArray>, Vec<i16>),
 }
 
@@ -134,6 +201,7 @@ impl<'w> Table<'w> {
                             ColKind::Num => {
                                 Type::primitive_type_builder(name, PhysicalType::DOUBLE)
                             }
+                            ColKind::Int => Type::primitive_type_builder(name, PhysicalType::INT64),
                             ColKind::Text => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
@@ -151,6 +219,7 @@ impl<'w> Table<'w> {
                     .map_err(parquet_err)?;
                 let props = WriterProperties::builder()
                     .set_created_by(format!("leet {}", env!("CARGO_PKG_VERSION")))
+                    .set_compression(Compression::ZSTD(ZstdLevel::default()))
                     .build();
                 let writer = SerializedFileWriter::new(out, Arc::new(schema), Arc::new(props))
                     .map_err(parquet_err)?;
@@ -158,6 +227,7 @@ impl<'w> Table<'w> {
                     .iter()
                     .map(|(_, k)| match k {
                         ColKind::Num => Buf::Num(Vec::new(), Vec::new()),
+                        ColKind::Int => Buf::Int(Vec::new(), Vec::new()),
                         ColKind::Text => Buf::Text(Vec::new(), Vec::new()),
                     })
                     .collect();
@@ -214,11 +284,24 @@ impl<'w> Table<'w> {
                             v.push(*x);
                             d.push(1);
                         }
+                        (Buf::Int(v, d), Cell::Num(Some(x))) => {
+                            // The first pass saw only integers here; a value the
+                            // second pass finds otherwise came with the file growing
+                            // in between, and is not cut to fit.
+                            if !is_integer(*x) {
+                                return Err(io::Error::other(
+                                    "a column of integers got a fraction: the run grew \
+                                     while it was exported; export it again",
+                                ));
+                            }
+                            v.push(*x as i64);
+                            d.push(1);
+                        }
                         (Buf::Text(v, d), Cell::Text(s)) => {
                             v.push(ByteArray::from(*s));
                             d.push(1);
                         }
-                        (Buf::Num(_, d) | Buf::Text(_, d), _) => d.push(0),
+                        (Buf::Num(_, d) | Buf::Int(_, d) | Buf::Text(_, d), _) => d.push(0),
                     }
                 }
                 *rows += 1;
@@ -258,6 +341,13 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
         match bufs.get_mut(i) {
             Some(Buf::Num(v, d)) => {
                 col.typed::<DoubleType>()
+                    .write_batch(v, Some(d), None)
+                    .map_err(parquet_err)?;
+                v.clear();
+                d.clear();
+            }
+            Some(Buf::Int(v, d)) => {
+                col.typed::<Int64Type>()
                     .write_batch(v, Some(d), None)
                     .map_err(parquet_err)?;
                 v.clear();

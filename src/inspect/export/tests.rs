@@ -57,7 +57,7 @@ fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
     for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
         let opts = ExportOptions {
             path: run.clone(),
-            format,
+            format: Some(format),
             ..ExportOptions::default()
         };
         let mut prog = Progress {
@@ -187,7 +187,7 @@ fn parquet_is_not_written_to_a_terminal_without_dash_o_dash() {
     let file = synth_run(dir.path());
     let mut opts = ExportOptions {
         path: file,
-        format: Format::Parquet,
+        format: Some(Format::Parquet),
         stdout_terminal: true,
         ..ExportOptions::default()
     };

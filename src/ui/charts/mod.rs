@@ -1,7 +1,8 @@
 //! The metric charts: the grid of charts and its paging (`grid`), the sections
 //! they are grouped in (`sections`), each chart's x axis (`xaxis`) and smoothing
-//! (`smoothing`), the crosshair, a group of runs' statistics (`group`), and the
-//! drawing of the grid and its charts (`grid::view`).
+//! (`smoothing`), the crosshair, a group of runs' statistics (`group`), the
+//! drawing of the grid and its charts (`grid::view`), and the charts' parts of
+//! the status bar (`status`).
 
 pub mod crosshair;
 pub mod grid;
@@ -9,6 +10,7 @@ pub(crate) mod group;
 pub(crate) mod model;
 pub mod sections;
 pub mod smoothing;
+pub(crate) mod status;
 pub mod xaxis;
 
 use std::collections::BTreeMap;
@@ -41,7 +43,7 @@ pub struct Charts {
     pub metric_keys: Vec<String>,
     /// The run's system charts (the sidebar's, the live monitor's grid).
     pub sys: Vec<SysChart>,
-    /// Each metric chart's x axis and log-x (`x`, `X`, `L`), and the metric picker.
+    /// Each metric chart's x axis and log-x (`x`, `X`, `L`).
     pub xaxis: xaxis::XAxisState,
     /// Each chart's smoothing, and the smoothed series.
     pub smoothing: smoothing::SmoothState,

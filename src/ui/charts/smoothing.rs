@@ -11,14 +11,21 @@
 //! when its last smoothing took long), and only while its chart is on screen.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use ratatui::layout::Rect;
 
 use crate::msg::{SmoothJob, Smoothed};
 use crate::store::series::Series;
 use crate::store::smooth::Smoothing;
 use crate::store::Run;
 use crate::ui::action::Action;
-use crate::ui::{App, Cmd, Effect};
+use crate::ui::charts::Charts;
+use crate::ui::panels::Panels;
+use crate::ui::source::Shown;
+use crate::ui::workspace::runs::Compared;
+use crate::ui::{Asks, Cmd, Effect, Subject};
 
 /// Each kind's parameter when `e` turns it on: W&B's default smoothing (TWEMA
 /// 0.6), TensorBoard's common EMA weight, a 10-point average, σ of 5 x units.
@@ -198,6 +205,21 @@ impl SmoothState {
         self.charts = charts;
     }
 
+    /// Bounded: the least recently drawn go.
+    fn evict(&mut self) {
+        while self.cache.len() > MAX_ENTRIES {
+            let Some(oldest) = self
+                .cache
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.cache.remove(&oldest);
+        }
+    }
+
     /// Smoothed series kept (tests: the cache stays bounded).
     #[must_use]
     pub fn cached(&self) -> usize {
@@ -205,45 +227,18 @@ impl SmoothState {
     }
 }
 
-impl App {
-    /// `e`, `E`, `+`/`=`, `-`: the focused chart's smoothing kind or parameter, or
-    /// every chart's.
-    pub(in crate::ui) fn act_smoothing(&mut self, a: Action) -> Effect {
-        if self.is_host() {
-            return Effect::NONE;
-        }
-        if a == Action::ToggleSmoothingAll {
-            // One press, one meaning: every chart smoothed (with the focused chart's
-            // smoothing, else the last one chosen), unless every chart already is:
-            // then none.
-            let focused = self
-                .focused_key()
-                .map(|k| self.charts.smoothing.of(k))
-                .filter(|s| *s != Smoothing::None);
-            let st = &mut self.charts.smoothing;
-            let every =
-                st.all != Smoothing::None && st.charts.values().all(|s| *s != Smoothing::None);
-            if let Some(s) = focused {
-                st.last = s;
-            }
-            st.all = if every { Smoothing::None } else { st.last };
-            st.charts.clear();
-            return Effect::REDRAW;
-        }
-        let Some(key) = self.focused_key().map(str::to_owned) else {
-            return Effect::NONE;
-        };
-        let now = self.charts.smoothing.of(&key);
-        let s = match a {
-            Action::CycleSmoothing => next_kind(now),
-            Action::SmoothingUp => step_param(now, true),
-            _ => step_param(now, false),
-        };
-        if s == now {
-            return Effect::NONE;
-        }
-        self.charts.smoothing.set(&key, s);
-        Effect::REDRAW
+/// What smoothing sees besides the charts: the run shown (its file, the clock,
+/// the point cap, whether it is the live monitor) and the compared runs, which
+/// are drawn too.
+#[derive(Clone, Copy)]
+pub(crate) struct SmoothCx<'a> {
+    pub shown: &'a Shown,
+    pub compare: &'a [Compared],
+}
+
+impl SmoothCx<'_> {
+    fn host(&self) -> bool {
+        matches!(self.shown.subject, Subject::Host { .. })
     }
 
     /// The file a drawn run was read from: the main run's, or a compared run's
@@ -256,21 +251,68 @@ impl App {
         if std::ptr::eq(run, &self.shown.run) {
             return self.shown.source.file.as_deref();
         }
-        self.runs
-            .compare
+        self.compare
             .iter()
             .find(|c| std::ptr::eq(run, &c.run))
             .map(|c| c.dir.as_path())
     }
 
-    /// What chart `key` draws of `run`'s smoothed series.
+    /// The runs drawn: the main run, then the compared ones.
+    fn runs(&self) -> impl Iterator<Item = &Run> {
+        std::iter::once(&self.shown.run).chain(self.compare.iter().map(|c| &c.run))
+    }
+}
+
+/// Smoothing's keys, requests and answers on the charts' state.
+impl Charts {
+    /// `e`, `E`, `+`/`=`, `-`: the focused chart's smoothing kind or parameter, or
+    /// every chart's (none in the live monitor, `host`).
+    pub(in crate::ui) fn act_smoothing(&mut self, host: bool, a: Action) -> Effect {
+        if host {
+            return Effect::NONE;
+        }
+        if a == Action::ToggleSmoothingAll {
+            // One press, one meaning: every chart smoothed (with the focused chart's
+            // smoothing, else the last one chosen), unless every chart already is:
+            // then none.
+            let focused = self
+                .focused_key()
+                .map(|k| self.smoothing.of(k))
+                .filter(|s| *s != Smoothing::None);
+            let st = &mut self.smoothing;
+            let every =
+                st.all != Smoothing::None && st.charts.values().all(|s| *s != Smoothing::None);
+            if let Some(s) = focused {
+                st.last = s;
+            }
+            st.all = if every { Smoothing::None } else { st.last };
+            st.charts.clear();
+            return Effect::REDRAW;
+        }
+        let Some(key) = self.focused_key().map(str::to_owned) else {
+            return Effect::NONE;
+        };
+        let now = self.smoothing.of(&key);
+        let s = match a {
+            Action::CycleSmoothing => next_kind(now),
+            Action::SmoothingUp => step_param(now, true),
+            _ => step_param(now, false),
+        };
+        if s == now {
+            return Effect::NONE;
+        }
+        self.smoothing.set(&key, s);
+        Effect::REDRAW
+    }
+
+    /// What chart `key` draws of `run`'s smoothed series (`run` one of `cx`'s).
     #[must_use]
-    pub fn smoothed_line(&self, run: &Run, key: &str) -> SmoothedLine<'_> {
-        let s = self.charts.smoothing.of(key);
-        if s == Smoothing::None || self.is_host() {
+    pub(crate) fn smoothed_line(&self, cx: &SmoothCx, run: &Run, key: &str) -> SmoothedLine<'_> {
+        let s = self.smoothing.of(key);
+        if s == Smoothing::None || cx.host() {
             return SmoothedLine::Off;
         }
-        let Some(path) = self.file_of(run) else {
+        let Some(path) = cx.file_of(run) else {
             return SmoothedLine::Failed;
         };
         let ck = CacheKey {
@@ -278,7 +320,7 @@ impl App {
             key: key.to_owned(),
             spec: s.to_string(),
         };
-        match self.charts.smoothing.cache.get(&ck) {
+        match self.smoothing.cache.get(&ck) {
             Some(Entry {
                 series: Some(s), ..
             }) => SmoothedLine::Ready(s),
@@ -287,46 +329,50 @@ impl App {
         }
     }
 
-    /// Ask for the smoothed series the charts on screen lack, or that their
-    /// runs have outgrown (rate limited); after every update that redraws.
-    pub(in crate::ui) fn request_smoothing(&mut self) {
-        if self.is_host() || !self.charts.smoothing.any() {
-            return;
-        }
-        let n = self.charts.shown.len();
-        let on_screen = if self.panels.fullscreen {
-            self.charts.grid.focus..(self.charts.grid.focus + 1).min(n)
-        } else if self.screen.areas.grid.height == 0 {
+    /// The shown charts on screen (positions in `shown`): the focused one full
+    /// screen, else the grid's page (none while the grid, drawn in `grid`, has
+    /// no room).
+    fn on_screen(&self, panels: &Panels, grid: Rect) -> Range<usize> {
+        let n = self.shown.len();
+        if panels.fullscreen {
+            self.grid.focus..(self.grid.focus + 1).min(n)
+        } else if grid.height == 0 {
             0..0
         } else {
-            let start = self.charts.grid.page_start();
-            start..(start + self.charts.grid.per_page()).min(n)
-        };
+            let start = self.grid.page_start();
+            start..(start + self.grid.per_page()).min(n)
+        }
+    }
+
+    /// Ask for the smoothed series the charts on screen lack, or that their
+    /// runs have outgrown (rate limited); after every update that redraws.
+    pub(in crate::ui) fn request_smoothing(
+        &mut self,
+        cx: &SmoothCx,
+        (panels, grid): (&Panels, Rect),
+        asks: &mut Asks,
+    ) {
+        if cx.host() || !self.smoothing.any() {
+            return;
+        }
         let mut jobs = Vec::new();
-        for i in on_screen {
-            let Some(key) = self
-                .charts
-                .shown
-                .get(i)
-                .and_then(|&k| self.charts.metric_keys.get(k))
-            else {
+        for i in self.on_screen(panels, grid) {
+            let Some(key) = self.shown.get(i).and_then(|&k| self.metric_keys.get(k)) else {
                 continue;
             };
-            let s = self.charts.smoothing.of(key);
+            let s = self.smoothing.of(key);
             if s == Smoothing::None {
                 continue;
             }
-            let runs =
-                std::iter::once(&self.shown.run).chain(self.runs.compare.iter().map(|c| &c.run));
-            for run in runs {
-                let (Some(series), Some(path)) = (run.metrics.get(key), self.file_of(run)) else {
+            for run in cx.runs() {
+                let (Some(series), Some(path)) = (run.metrics.get(key), cx.file_of(run)) else {
                     continue;
                 };
                 jobs.push((path.to_owned(), key.clone(), s, series));
             }
         }
-        let (now, cap) = (self.shown.now, self.shown.max_points);
-        let st = &mut self.charts.smoothing;
+        let (now, cap) = (cx.shown.now, cx.shown.max_points);
+        let st = &mut self.smoothing;
         for (path, key, s, series) in jobs {
             st.stamp += 1;
             let stamp = st.stamp;
@@ -354,7 +400,7 @@ impl App {
             e.reflects = count;
             // A series that holds every point logged is smoothed from its points.
             let whole = usize::try_from(count).is_ok_and(|c| c == series.stored());
-            self.asks.cmd(Cmd::Smooth(SmoothJob {
+            asks.cmd(Cmd::Smooth(SmoothJob {
                 path: ck.path,
                 key: ck.key,
                 smoothing: ck.spec,
@@ -362,28 +408,18 @@ impl App {
                 points: whole.then(|| series.points().to_vec()),
             }));
         }
-        // Bounded: the least recently drawn go.
-        while st.cache.len() > MAX_ENTRIES {
-            let Some(oldest) = st
-                .cache
-                .iter()
-                .min_by_key(|(_, e)| e.used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            st.cache.remove(&oldest);
-        }
+        st.evict();
     }
 
-    /// `Msg::Smoothed`: keep the smoothed series (unless its chart has moved on).
-    pub(in crate::ui) fn on_smoothed(&mut self, r: Smoothed) -> Effect {
+    /// `Msg::Smoothed`: keep the smoothed series (unless its chart has moved on);
+    /// a failure is told in `error` (the status line's).
+    pub(in crate::ui) fn on_smoothed(&mut self, r: Smoothed, error: &mut Option<String>) -> Effect {
         let ck = CacheKey {
             path: r.job.path,
             key: r.job.key,
             spec: r.job.smoothing,
         };
-        let Some(e) = self.charts.smoothing.cache.get_mut(&ck) else {
+        let Some(e) = self.smoothing.cache.get_mut(&ck) else {
             return Effect::NONE;
         };
         e.in_flight = None;
@@ -399,7 +435,7 @@ impl App {
             }
             Err(why) => {
                 e.failed = true;
-                self.shown.source.error = Some(crate::text::sanitize(&format!(
+                *error = Some(crate::text::sanitize(&format!(
                     "cannot smooth {}: {why}",
                     ck.key
                 )));

@@ -2,8 +2,10 @@
 //! (CPU, memory, swap, disks, network, disk I/O) and one row per accelerator, as
 //! numbers in base units (bytes, bytes/s, %, °C, W): the view formats them. Rebuilt
 //! after each sample; a reading that is missing stays `None` (drawn as `–`).
+//! The process table is `procs`; the monitor's parts of the status bar, `status`.
 
 pub mod procs;
+pub(crate) mod status;
 pub(crate) mod view;
 
 use serde_json::{Map, Value};

@@ -12,8 +12,35 @@ use ratatui::layout::Rect;
 
 use super::action::Action;
 use super::filter::FilterState;
-use super::{App, Cmd, Effect, FilterTarget, Overlay};
+use super::overlay::Outcome;
+use super::{Asks, Cmd, Effect, FilterTarget};
 use crate::msg::{RecordsPage, RecordsView};
+
+/// Its keys' lines in the help.
+pub(crate) const HELP: &[(&[Action], &str)] = &[
+    (
+        &[Action::FocusUp, Action::PrevPage, Action::FirstPage],
+        "Earlier record (body pane: scroll up)",
+    ),
+    (
+        &[Action::FocusDown, Action::NextPage],
+        "Later record (body pane: scroll down)",
+    ),
+    (&[Action::LastPage], "Last record, following the file"),
+    (
+        &[Action::CyclePaneFocus, Action::CyclePaneFocusBack],
+        "Switch between the list and the body",
+    ),
+    (
+        &[Action::StartFilter],
+        "Filter records by regex (JSON text)",
+    ),
+    (&[Action::ClearFilters], "Clear the type and text filters"),
+    (
+        &[Action::Back, Action::InspectRecords],
+        "Close the inspector (a running filter: stop it)",
+    ),
+];
 
 /// Which pane the movement keys move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -151,177 +178,156 @@ impl Inspector {
     }
 }
 
-impl App {
-    /// Open the inspector on `path` (`standalone`: `leet inspect`, where going back
-    /// quits). The commands are handed out by the next update or `take_cmds`.
-    pub fn open_inspector(&mut self, path: PathBuf, standalone: bool) {
-        self.asks.cmd(Cmd::OpenRecords { path: path.clone() });
-        self.overlay = Overlay::Inspector(Box::new(Inspector {
+impl Inspector {
+    /// The inspector on `path` (`standalone`: `leet inspect`, where going back
+    /// quits), its file opened and its first rows asked for (on a screen of
+    /// `size`).
+    pub(crate) fn open(path: PathBuf, standalone: bool, size: Rect, asks: &mut Asks) -> Self {
+        asks.cmd(Cmd::OpenRecords { path: path.clone() });
+        let mut i = Inspector {
             path,
             standalone,
             ..Inspector::default()
-        }));
-        self.ask_records();
-    }
-
-    /// The record inspector, while open.
-    #[must_use]
-    pub fn inspector(&self) -> Option<&Inspector> {
-        match &self.overlay {
-            Overlay::Inspector(i) => Some(i),
-            _ => None,
-        }
-    }
-
-    fn inspector_mut(&mut self) -> Option<&mut Inspector> {
-        match &mut self.overlay {
-            Overlay::Inspector(i) => Some(i),
-            _ => None,
-        }
-    }
-
-    fn close_inspector(&mut self) -> Effect {
-        if self.inspector().is_some_and(|i| i.standalone) {
-            return Effect::QUIT;
-        }
-        self.overlay = Overlay::None;
-        self.asks.cmd(Cmd::CloseRecords);
-        Effect::REDRAW
-    }
-
-    /// Send the view in force.
-    pub(super) fn ask_records(&mut self) {
-        let rows = Inspector::list_rows(self.screen.size);
-        if let Some(i) = self.inspector_mut() {
-            i.gen += 1;
-            let v = i.view(rows);
-            self.asks.cmd(Cmd::ViewRecords(v));
-        }
-    }
-
-    /// `i` in the viewer: the inspector on the run's file.
-    pub(super) fn toggle_inspector(&mut self) -> Effect {
-        if self.inspector().is_some() {
-            return self.close_inspector();
-        }
-        let Some(file) = self.shown.source.file.clone() else {
-            return Effect::NONE;
         };
-        self.open_inspector(file, false);
-        Effect::REDRAW
+        i.ask(size, asks);
+        i
+    }
+
+    /// Going back: closed (the file let go), or quit when standalone.
+    pub(crate) fn close(&self, asks: &mut Asks) -> Outcome {
+        if self.standalone {
+            return Outcome::Stay(Effect::QUIT);
+        }
+        asks.cmd(Cmd::CloseRecords);
+        Outcome::Close
+    }
+
+    /// Ask for the view in force, on a screen of `size`.
+    pub(crate) fn ask(&mut self, size: Rect, asks: &mut Asks) {
+        let rows = Inspector::list_rows(size);
+        self.gen += 1;
+        asks.cmd(Cmd::ViewRecords(self.view(rows)));
     }
 
     /// An answer of the records worker.
-    pub(super) fn on_records(&mut self, page: RecordsPage) -> Effect {
-        let Some(i) = self.inspector_mut() else {
-            return Effect::NONE;
-        };
+    pub(crate) fn on_records(&mut self, page: RecordsPage) -> Effect {
         // Positions are the answer's only when it answers the last request (keys
         // pressed since moved them on) or the file is followed.
-        if page.gen == i.gen {
-            i.from = page.from;
-            i.selected = page.selected;
+        if page.gen == self.gen {
+            self.from = page.from;
+            self.selected = page.selected;
         }
         if let Some(body) = page.body.clone() {
-            i.body = body;
-            i.body_scroll = 0;
+            self.body = body;
+            self.body_scroll = 0;
         }
-        i.page = RecordsPage { body: None, ..page };
+        self.page = RecordsPage { body: None, ..page };
         Effect::REDRAW
     }
 
-    /// A key action while the inspector is in front.
-    pub(super) fn act_inspector(&mut self, a: Action) -> Effect {
-        let rows = Inspector::list_rows(self.screen.size) as u64;
-        let body_rows = Inspector::body_rows(self.screen.size);
-        let Some(i) = self.inspector_mut() else {
-            self.overlay = Overlay::None;
-            return Effect::REDRAW;
-        };
-        let body_max = i.body.len().saturating_sub(body_rows);
-        let in_body = i.focus == Focus::Body;
-        match a {
-            Action::Quit => return Effect::QUIT,
-            Action::Back | Action::InspectRecords => {
-                // A text filter still reading the file: esc stops it (drops it).
-                if a == Action::Back && i.filter.is_active() && i.filtering() {
-                    i.filter.clear();
-                    i.refiltered();
-                } else {
-                    return self.close_inspector();
-                }
-            }
-            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
-                i.focus = if in_body { Focus::List } else { Focus::Body };
-                return Effect::REDRAW;
-            }
-            Action::FocusUp | Action::FocusDown | Action::PrevPage | Action::NextPage
-                if in_body =>
-            {
+    /// Movement in the body pane (when it has the focus): scrolled, or None for
+    /// any other action.
+    fn scroll_body(&mut self, a: Action, body_rows: usize) -> Option<Outcome> {
+        let body_max = self.body.len().saturating_sub(body_rows);
+        self.body_scroll = match a {
+            Action::FocusUp | Action::FocusDown | Action::PrevPage | Action::NextPage => {
                 let step = if matches!(a, Action::FocusUp | Action::FocusDown) {
                     1
                 } else {
                     body_rows.saturating_sub(1).max(1)
                 };
-                i.body_scroll = if matches!(a, Action::FocusUp | Action::PrevPage) {
-                    i.body_scroll.saturating_sub(step)
+                if matches!(a, Action::FocusUp | Action::PrevPage) {
+                    self.body_scroll.saturating_sub(step)
                 } else {
-                    (i.body_scroll + step).min(body_max)
+                    (self.body_scroll + step).min(body_max)
+                }
+            }
+            Action::FirstPage => 0,
+            Action::LastPage => body_max,
+            _ => return None,
+        };
+        Some(Outcome::Stay(Effect::REDRAW))
+    }
+
+    /// A key action while the inspector is in front (on a screen of `size`; `/`
+    /// sets `filter_target` to its text filter).
+    pub(crate) fn act(
+        &mut self,
+        a: Action,
+        size: Rect,
+        filter_target: &mut Option<FilterTarget>,
+        asks: &mut Asks,
+    ) -> Outcome {
+        let rows = Inspector::list_rows(size) as u64;
+        if self.focus == Focus::Body {
+            if let Some(out) = self.scroll_body(a, Inspector::body_rows(size)) {
+                return out;
+            }
+        }
+        match a {
+            Action::Quit => return Outcome::Stay(Effect::QUIT),
+            Action::Back | Action::InspectRecords => {
+                // A text filter still reading the file: esc stops it (drops it).
+                if a == Action::Back && self.filter.is_active() && self.filtering() {
+                    self.filter.clear();
+                    self.refiltered();
+                } else {
+                    return self.close(asks);
+                }
+            }
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                self.focus = match self.focus {
+                    Focus::Body => Focus::List,
+                    Focus::List => Focus::Body,
                 };
-                return Effect::REDRAW;
+                return Outcome::Stay(Effect::REDRAW);
             }
-            Action::FirstPage if in_body => {
-                i.body_scroll = 0;
-                return Effect::REDRAW;
-            }
-            Action::LastPage if in_body => {
-                i.body_scroll = body_max;
-                return Effect::REDRAW;
-            }
-            Action::FocusUp => i.select(i.selected.saturating_sub(1), rows),
-            Action::FocusDown => i.select(i.selected + 1, rows),
-            Action::PrevPage => i.select(i.selected.saturating_sub(rows), rows),
-            Action::NextPage => i.select(i.selected + rows, rows),
-            Action::FirstPage => i.select(0, rows),
+            Action::FocusUp => self.select(self.selected.saturating_sub(1), rows),
+            Action::FocusDown => self.select(self.selected + 1, rows),
+            Action::PrevPage => self.select(self.selected.saturating_sub(rows), rows),
+            Action::NextPage => self.select(self.selected + rows, rows),
+            Action::FirstPage => self.select(0, rows),
             Action::LastPage => {
-                i.follow = true;
-                i.selected = i.last();
-                i.from = i.page.total.saturating_sub(rows);
+                self.follow = true;
+                self.selected = self.last();
+                self.from = self.page.total.saturating_sub(rows);
             }
             Action::CycleRecordType => {
-                let kinds: Vec<u8> = i.page.kinds.iter().map(|k| k.0).collect();
-                i.kind = match i.kind {
+                let kinds: Vec<u8> = self.page.kinds.iter().map(|k| k.0).collect();
+                self.kind = match self.kind {
                     None => kinds.first().copied(),
                     Some(k) => kinds.iter().copied().find(|&n| n > k),
                 };
-                i.refiltered();
+                self.refiltered();
             }
             Action::ClearFilters => {
-                i.kind = None;
-                i.filter.clear();
-                i.refiltered();
+                self.kind = None;
+                self.filter.clear();
+                self.refiltered();
             }
             Action::StartFilter => {
-                i.filter.start();
-                self.filter_target = Some(FilterTarget::Records);
-                return Effect::REDRAW;
+                self.filter.start();
+                *filter_target = Some(FilterTarget::Records);
+                return Outcome::Stay(Effect::REDRAW);
             }
-            _ => return Effect::NONE,
+            _ => return Outcome::Stay(Effect::NONE),
         }
-        self.ask_records();
-        Effect::REDRAW
+        self.ask(size, asks);
+        Outcome::Stay(Effect::REDRAW)
     }
 
-    /// Typing into the text filter: the filter changed (or not).
-    pub(super) fn with_records_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
-        let Some(i) = self.inspector_mut() else {
-            return;
-        };
-        let before = i.filter.text.clone();
-        f(&mut i.filter);
-        if i.filter.text != before {
-            i.refiltered();
-            self.ask_records();
+    /// Typing into the text filter: the rows asked for again if it changed.
+    pub(crate) fn with_filter<R>(
+        &mut self,
+        f: impl FnOnce(&mut FilterState) -> R,
+        size: Rect,
+        asks: &mut Asks,
+    ) {
+        let before = self.filter.text.clone();
+        f(&mut self.filter);
+        if self.filter.text != before {
+            self.refiltered();
+            self.ask(size, asks);
         }
     }
 }

@@ -90,7 +90,7 @@ fn progress(i: &Inspector) -> String {
 
 /// Draw the inspector over the whole screen.
 pub(crate) fn render_inspector(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
-    let Some(i) = app.inspector() else {
+    let Some(i) = app.overlay.inspector() else {
         return;
     };
     Clear.render(area, buf);

@@ -3,6 +3,7 @@
 
 use super::{Keymap, Mode};
 use crate::ui::action::{Action, GROUPS};
+use crate::ui::overlay::Keys;
 
 /// Help lines: (keys, description) rows and group headings (keys empty).
 #[must_use]
@@ -39,15 +40,16 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
             out.extend(rows);
         }
     }
-    // Full-screen and help modes: only what differs from normal.
-    for (mode, title) in [
-        (Mode::Fullscreen, "Full-screen chart"),
-        (Mode::Runs, "Run picker"),
-        (Mode::Media, "Media viewer"),
-        (Mode::Stats, "Statistics table"),
-        (Mode::Inspector, "Record inspector"),
-        (Mode::Help, "This help"),
-    ] {
+    // Full screen and the overlays (their sections' headings, in the overlays'
+    // order): only what differs from normal.
+    let overlays = Mode::ALL.into_iter().filter_map(|m| match m {
+        Mode::Overlay(k) => match k.keys() {
+            Keys::Own(s) => Some((m, s.title)),
+            Keys::Filter => None,
+        },
+        _ => None,
+    });
+    for (mode, title) in std::iter::once((Mode::Fullscreen, "Full-screen chart")).chain(overlays) {
         let mut rows: Vec<(String, String)> = Vec::new();
         for a in Action::ALL {
             let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
@@ -75,54 +77,21 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
 }
 
 /// An action's line in the help of a mode other than normal, where it means
-/// something more particular than its help line.
+/// something more particular than its help line (an overlay's are in its row of
+/// `overlays!`).
 fn in_mode(mode: Mode, a: Action) -> &'static str {
-    match (mode, a) {
-        (Mode::Fullscreen, Action::FocusLeft) => "Previous chart",
-        (Mode::Fullscreen, Action::FocusRight) => "Next chart",
-        (Mode::Fullscreen, Action::Back) => "Back to the grid",
-        (Mode::Help, Action::FocusUp | Action::PrevPage | Action::FirstPage) => "Scroll up",
-        (Mode::Help, Action::FocusDown | Action::NextPage | Action::LastPage) => "Scroll down",
-        (Mode::Help, Action::Back | Action::Help) => "Close help",
-        (Mode::Runs, Action::FocusUp | Action::PrevPage | Action::FirstPage) => {
-            "Select an earlier row"
-        }
-        (Mode::Runs, Action::FocusDown | Action::NextPage | Action::LastPage) => {
-            "Select a later row"
-        }
-        (Mode::Runs, Action::Back) => "Close the picker",
-        (Mode::Media, Action::FocusLeft) => "Previous image (earlier step)",
-        (Mode::Media, Action::FocusRight) => "Next image (later step)",
-        (Mode::Media, Action::FocusUp) => "Previous media key",
-        (Mode::Media, Action::FocusDown) => "Next media key",
-        (Mode::Media, Action::FirstPage) => "First image",
-        (Mode::Media, Action::LastPage) => "Last image",
-        (Mode::Media, Action::Back | Action::ToggleMedia) => "Close the viewer",
-        (Mode::Stats, Action::FocusUp | Action::FocusDown) => "Select a metric",
-        (Mode::Stats, Action::PrevPage | Action::NextPage) => "Select a page up / down",
-        (Mode::Stats, Action::FirstPage | Action::LastPage) => "Select the first / last",
-        (Mode::Stats, Action::FocusLeft | Action::FocusRight) => "Sort by another column",
-        (Mode::Stats, Action::CyclePaneFocus | Action::CyclePaneFocusBack) => {
-            "Same column of the next / previous run"
-        }
-        (Mode::Stats, Action::StartFilter) => "Filter the metrics by name",
-        (Mode::Stats, Action::ClearFilters) => "Clear the filter",
-        (Mode::Stats, Action::Back | Action::ToggleStats) => "Close the table",
-        (Mode::Inspector, Action::FocusUp | Action::PrevPage | Action::FirstPage) => {
-            "Earlier record (body pane: scroll up)"
-        }
-        (Mode::Inspector, Action::FocusDown | Action::NextPage) => {
-            "Later record (body pane: scroll down)"
-        }
-        (Mode::Inspector, Action::LastPage) => "Last record, following the file",
-        (Mode::Inspector, Action::CyclePaneFocus | Action::CyclePaneFocusBack) => {
-            "Switch between the list and the body"
-        }
-        (Mode::Inspector, Action::StartFilter) => "Filter records by regex (JSON text)",
-        (Mode::Inspector, Action::ClearFilters) => "Clear the type and text filters",
-        (Mode::Inspector, Action::Back | Action::InspectRecords) => {
-            "Close the inspector (a running filter: stop it)"
-        }
-        _ => a.describe(),
-    }
+    let particular = match mode {
+        Mode::Fullscreen => match a {
+            Action::FocusLeft => Some("Previous chart"),
+            Action::FocusRight => Some("Next chart"),
+            Action::Back => Some("Back to the grid"),
+            _ => None,
+        },
+        Mode::Overlay(k) => match k.keys() {
+            Keys::Own(s) => s.help.iter().find(|r| r.0.contains(&a)).map(|r| r.1),
+            Keys::Filter => None,
+        },
+        Mode::Normal | Mode::Filter => None,
+    };
+    particular.unwrap_or_else(|| a.describe())
 }

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
+use super::overlay::{Keys, Kind};
 
 mod error;
 mod file;
@@ -24,60 +25,65 @@ pub use file::{config_home, read_config, MAX_KEYMAP_BYTES};
 /// The shipped default key map (also its documentation).
 pub const DEFAULT_TOML: &str = include_str!("../../../keymap.toml");
 
-/// Key-map modes: each has its own table.
+/// Key-map modes: each has its own table (keymap.toml section). An overlay's
+/// mode comes from its row in `overlays!` (`ui/overlay/mod.rs`), not from a list
+/// here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
     Normal,
     Filter,
-    Help,
     Fullscreen,
-    /// The run picker.
-    Runs,
-    /// The media viewer.
-    Media,
-    /// The statistics table.
-    Stats,
-    /// The record inspector (`i`, `leet inspect` on a terminal).
-    Inspector,
+    /// An overlay with a section of its own.
+    Overlay(Kind),
 }
 
 impl Mode {
-    pub const ALL: [Mode; 8] = [
-        Mode::Normal,
-        Mode::Filter,
-        Mode::Help,
-        Mode::Fullscreen,
-        Mode::Runs,
-        Mode::Media,
-        Mode::Stats,
-        Mode::Inspector,
-    ];
+    /// The modes with a table: normal, filter, full screen, then each overlay's
+    /// section in the overlays' order.
+    pub const ALL: [Mode; Mode::COUNT] = {
+        let mut all = [Mode::Normal; Mode::COUNT];
+        all[1] = Mode::Filter;
+        all[2] = Mode::Fullscreen;
+        let (mut i, mut n) = (0, 3);
+        while i < Kind::ALL.len() {
+            if let Keys::Own(_) = Kind::ALL[i].keys() {
+                all[n] = Mode::Overlay(Kind::ALL[i]);
+                n += 1;
+            }
+            i += 1;
+        }
+        all
+    };
 
+    const COUNT: usize = {
+        let (mut i, mut n) = (0, 3);
+        while i < Kind::ALL.len() {
+            if let Keys::Own(_) = Kind::ALL[i].keys() {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    };
+
+    /// Its keymap.toml section.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Mode::Normal => "normal",
             Mode::Filter => "filter",
-            Mode::Help => "help",
             Mode::Fullscreen => "fullscreen",
-            Mode::Runs => "runs",
-            Mode::Media => "media",
-            Mode::Stats => "stats",
-            Mode::Inspector => "inspector",
+            Mode::Overlay(k) => match k.keys() {
+                Keys::Own(s) => s.name,
+                Keys::Filter => "filter",
+            },
         }
     }
 
-    fn index(self) -> usize {
-        match self {
-            Mode::Normal => 0,
-            Mode::Filter => 1,
-            Mode::Help => 2,
-            Mode::Fullscreen => 3,
-            Mode::Runs => 4,
-            Mode::Media => 5,
-            Mode::Stats => 6,
-            Mode::Inspector => 7,
-        }
+    /// Its table's place in the key map (None: an overlay typed into the filter,
+    /// which reads the filter's).
+    fn index(self) -> Option<usize> {
+        Mode::ALL.iter().position(|&m| m == self)
     }
 }
 
@@ -241,7 +247,7 @@ impl fmt::Display for Key {
 /// Key → action, per mode, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
-    modes: [Vec<(Key, Action)>; 8],
+    modes: [Vec<(Key, Action)>; Mode::COUNT],
 }
 
 impl Default for Keymap {
@@ -277,8 +283,11 @@ impl Keymap {
                 let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
                     continue;
                 };
+                let Some(i) = mode.index() else {
+                    continue;
+                };
                 for key in keys.iter().filter_map(|k| Key::parse(k).ok()) {
-                    k.modes[mode.index()].push((key, action));
+                    k.modes[i].push((key, action));
                 }
             }
         }
@@ -288,7 +297,7 @@ impl Keymap {
     /// The action of `key` in `mode`.
     #[must_use]
     pub fn action(&self, mode: Mode, key: &Key) -> Option<Action> {
-        self.modes[mode.index()]
+        self.bindings(mode)
             .iter()
             .find(|(k, _)| k == key)
             .map(|&(_, a)| a)
@@ -297,12 +306,12 @@ impl Keymap {
     /// Bindings of one mode, in order.
     #[must_use]
     pub fn bindings(&self, mode: Mode) -> &[(Key, Action)] {
-        &self.modes[mode.index()]
+        mode.index().map_or(&[], |i| &self.modes[i])
     }
 
     /// Keys bound to `action` in `mode`.
     pub fn keys_for(&self, mode: Mode, action: Action) -> impl Iterator<Item = Key> + '_ {
-        self.modes[mode.index()]
+        self.bindings(mode)
             .iter()
             .filter(move |(_, a)| *a == action)
             .map(|&(k, _)| k)
@@ -372,7 +381,10 @@ impl Keymap {
             for (i, (key, _)) in seen.iter().enumerate() {
                 last.insert(*key, i);
             }
-            let list = &mut staged.modes[mode.index()];
+            let Some(i) = mode.index() else {
+                continue;
+            };
+            let list = &mut staged.modes[i];
             list.retain(|(k, _)| !last.contains_key(k));
             for (i, (key, action)) in seen.into_iter().enumerate() {
                 if action != Action::None && last.get(&key) == Some(&i) {

@@ -3,9 +3,39 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::ui::action::Action;
 use crate::ui::keymap::help_lines;
+use crate::ui::overlay::Outcome;
 use crate::ui::theme::Theme;
-use crate::ui::{App, Overlay};
+use crate::ui::{App, Effect, Overlay};
+
+/// Its keys' lines in the help.
+pub(crate) const HELP: &[(&[Action], &str)] = &[
+    (
+        &[Action::FocusUp, Action::PrevPage, Action::FirstPage],
+        "Scroll up",
+    ),
+    (
+        &[Action::FocusDown, Action::NextPage, Action::LastPage],
+        "Scroll down",
+    ),
+    (&[Action::Back, Action::Help], "Close help"),
+];
+
+/// A key while the help is open, scrolled `scroll` lines of at most `max` (the
+/// app's `help_max`, the count the drawing shows): moved or closed, or None for
+/// the keys it lets through (quit).
+pub(crate) fn act(scroll: &mut usize, a: Action, max: usize) -> Option<Outcome> {
+    // Bounded by the overlay's real last offset, so `end` then `up` moves.
+    if let Some(m) = crate::ui::act::Motion::of(a) {
+        *scroll = m.help(*scroll, max);
+    } else if matches!(a, Action::Back | Action::Help) {
+        return Some(Outcome::Close);
+    } else {
+        return None;
+    }
+    Some(Outcome::Stay(Effect::REDRAW))
+}
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines(&app.screen.keymap, app.is_host());

@@ -1,16 +1,60 @@
-//! The boxes drawn over the screen (help, run picker, media viewer): cleared, with a
-//! rounded border, a title on top and a key hint on the bottom border.
+//! The overlays: what is drawn in front of the panes (help, run picker, media
+//! viewer, statistics table, record inspector, the x axis's metric picker), at
+//! most one at a time, each holding its own state (a closed overlay holds nothing).
+//!
+//! `front.rs` lists them once (`overlays!`): the `Overlay` variant and its state,
+//! and the keys it reads (its keymap.toml section, which is its key-map mode, or
+//! the filter's); its keys and drawing go through one `match` each there
+//! ([`Overlay::act`], [`Overlay::render`]) or, for those that see more, in the
+//! router (`App::act_overlay`). This file holds what the overlays and the key map
+//! share without a cycle: the keys' description, what a key did, and the boxes
+//! most overlays are drawn in: cleared, with a rounded border, a title on top and
+//! a key hint on the bottom border.
 
+mod front;
 pub(crate) mod help;
 pub mod media;
 pub mod stats;
+
+pub(crate) use front::OverlayCx;
+pub use front::{Kind, Overlay};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
+use super::action::Action;
 use super::theme::Theme;
+use super::Effect;
 use crate::ui::widget::fit::fit;
+
+/// The keys an overlay reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Keys {
+    /// Its own keymap.toml section (its key-map mode).
+    Own(Section),
+    /// The filter's (`[filter]`): it is typed into.
+    Filter,
+}
+
+/// An overlay's keymap.toml section: its name, its heading in the help overlay,
+/// and the help's line for each action that means something particular there
+/// (the others show their own line).
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub help: &'static [(&'static [Action], &'static str)],
+}
+
+/// What a key did to the overlay in front, for the router to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It stays (changed in place, or not); the loop does this.
+    Stay(Effect),
+    /// It closes: the panes under it are shown again.
+    Close,
+}
 
 /// Where a box of at most `w` columns and `rows` lines of content goes: centred,
 /// with a cell of margin; None when the screen is too small for `min_w` columns.

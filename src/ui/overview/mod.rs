@@ -3,8 +3,8 @@
 //! its own, through the overview filter (`o`).
 
 use super::filter::FilterState;
+use super::status::part::FilterStatus;
 use super::workspace::WsRun;
-use super::App;
 use crate::store::Run;
 
 mod sections;
@@ -100,7 +100,7 @@ impl Row {
 }
 
 /// Each section's title and rows, in order.
-type SectionRows = Vec<(&'static str, Vec<Row>)>;
+pub(crate) type SectionRows = Vec<(&'static str, Vec<Row>)>;
 
 /// A run's facts as the overview lists them, whoever read them (the run's reader,
 /// or the workspace's index). Untrusted: sanitized here.
@@ -220,6 +220,21 @@ fn damage_rows(run: &Run) -> Vec<Row> {
         rows.push(Row::Note("at …".into(), format!("{more} more span(s)")));
     }
     rows
+}
+
+/// The overview's facts and sections of `subject`, the run highlighted in the
+/// workspace's runs list while that is shown, else of the run read (or the host:
+/// `host`, with the process's readings while `process`).
+pub(crate) fn rows_of(
+    subject: Option<&WsRun>,
+    run: &Run,
+    host: bool,
+    process: bool,
+) -> (Vec<Row>, SectionRows) {
+    match subject {
+        Some(r) => index_rows(r),
+        None => rows(run, host, process),
+    }
 }
 
 /// Overview facts and sections: run facts, then Damage (where there is any), Config,
@@ -358,7 +373,7 @@ fn passes(f: &FilterState, r: &Row) -> bool {
 impl OverviewPane {
     /// Replace the run's rows, keeping each section's scroll (clamped by the view and
     /// the keys) and the active section.
-    fn set(&mut self, facts: Vec<Row>, all: SectionRows) {
+    pub(crate) fn set(&mut self, facts: Vec<Row>, all: SectionRows) {
         self.facts = facts;
         self.all = all;
         self.refilter(false);
@@ -454,6 +469,28 @@ impl OverviewPane {
             .collect()
     }
 
+    /// The overview's filter (`o`), with its match counts per section (only while
+    /// typed or in force) and the raw number of a time that matches (the sidebar
+    /// shows it as a date).
+    pub(crate) fn filter_status(&self) -> FilterStatus<'_> {
+        let mut count = format!("[{}]", self.filter_counts());
+        if self.filter.is_active() {
+            let times = self.filtered_times();
+            if let Some((k, t)) = times.first() {
+                count.push_str(&format!(" {k} = {}", Row::raw_time(*t)));
+                if times.len() > 1 {
+                    count.push_str(&format!(" (+{} more)", times.len() - 1));
+                }
+            }
+        }
+        FilterStatus {
+            filter: &self.filter,
+            sigil: 'o',
+            label: "overview: ",
+            count,
+        }
+    }
+
     /// Per-section match counts for the filter prompt, as `wandb leet` writes them
     /// (`Config: 3, Summary: 1`; sections without a match left out; `Environment`
     /// as `Env`), or `no matches`.
@@ -477,36 +514,5 @@ impl OverviewPane {
         } else {
             parts.join(", ")
         }
-    }
-}
-
-impl App {
-    /// The overview's facts and sections now: of the run highlighted in the
-    /// workspace's runs list while it is shown, else of the run (or the host).
-    pub(super) fn overview_rows(&self) -> (Vec<Row>, SectionRows) {
-        match self.overview_subject() {
-            Some(r) => index_rows(r),
-            None => rows(
-                &self.shown.run,
-                self.is_host(),
-                self.host.procs.process_keys_shown(),
-            ),
-        }
-    }
-
-    pub(super) fn set_overview(&mut self, (facts, all): (Vec<Row>, SectionRows)) {
-        self.panes.overview.set(facts, all);
-    }
-
-    /// After the overview filter changed: every section from its top, the one with
-    /// the most matches active.
-    pub(super) fn refilter_overview(&mut self) {
-        self.panes.overview.refilter(true);
-    }
-
-    /// How the overview's rows share the pane now (see [`OverviewLayout`]).
-    #[must_use]
-    pub fn overview_layout(&self) -> OverviewLayout {
-        self.panes.overview.layout(self.screen.limits.overview_room)
     }
 }

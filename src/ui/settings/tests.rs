@@ -2,8 +2,10 @@ use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::saved::apply_filter;
 use super::*;
 use crate::msg::Msg;
+use crate::ui::{App, Cmd};
 
 fn parse(text: &str) -> Result<Config, SettingsError> {
     Config::parse(Path::new("/home/u/.config/leet/config.toml"), text)
@@ -354,7 +356,7 @@ fn the_live_monitor_uses_its_own_table() {
 fn y_scales_are_settings_by_key_and_stay_when_another_run_opens() {
     let mut a = app();
     a.charts.grid.scales.set_metric("loss", YScale::Log);
-    a.open_run(PathBuf::from("/runs/other"), false);
+    a.ws(|r, cx| r.open_run(cx, PathBuf::from("/runs/other"), false));
     // Before: every chart went back to linear, and the next save dropped them.
     assert_eq!(a.charts.grid.scales.metric("loss"), YScale::Log);
     assert_eq!(a.settings().y_scale.get("loss"), Some(&YScale::Log));

@@ -3,8 +3,33 @@
 
 pub(crate) mod view;
 
+use crate::ui::filter::FilterState;
+use crate::ui::status::part::FilterStatus;
 use crate::ui::widget::format;
 pub use crate::ui::widget::unit::Unit;
+
+/// The system sidebar (`]`): the run's system charts.
+#[derive(Debug, Clone, Default)]
+pub struct SystemPane {
+    /// Indices into `Charts::sys` passing the filter.
+    pub shown: Vec<usize>,
+    /// Filter of the charts (`\`).
+    pub filter: FilterState,
+    /// First chart shown.
+    pub scroll: usize,
+}
+
+impl SystemPane {
+    /// The charts' filter (`\`), with how many of the `all` system charts pass it.
+    pub(crate) fn filter_status(&self, all: usize) -> FilterStatus<'_> {
+        FilterStatus {
+            filter: &self.filter,
+            sigil: '\\',
+            label: "\\",
+            count: format!("[{}/{all}]", self.shown.len()),
+        }
+    }
+}
 
 /// One line of a system chart.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,22 +1,52 @@
-//! The workspace's side of the app: opening it, the index as it comes, keeping the
-//! runs read in step with the selection, the keys of the runs list and its prompts.
+//! The workspace's side of the runs: opening it, the index as it comes, keeping
+//! the runs read in step with the selection, and saving what the user chose (its
+//! keys are `keys.rs`').
 
 use std::path::{Path, PathBuf};
 
-use super::{Prompt, Workspace, WsView, MAX_PROMPT_CHARS};
+use super::cx::WsCx;
+use super::runs::Runs;
+use super::{Workspace, WsView};
 use crate::msg::{RunIndexEntry, WorkspaceSaved};
-use crate::ui::action::Action;
-use crate::ui::panels::Pane;
 use crate::ui::workspace::runs::WsTag;
-use crate::ui::{App, Cmd, Effect, FilterTarget};
+use crate::ui::{Asks, Cmd, Effect};
 
-impl App {
+impl Workspace {
+    /// Ask for the index unless a scan is on its way.
+    fn scan(&mut self, asks: &mut Asks) {
+        if !self.scanning {
+            self.scanning = true;
+            asks.cmd(Cmd::ScanIndex {
+                wandb_dir: self.dir.clone(),
+            });
+        }
+    }
+
+    /// Hand what changed to the state file's worker.
+    fn save(&mut self, asks: &mut Asks) {
+        if let Some(state) = self.take_save() {
+            self.generation += 1;
+            asks.cmd(Cmd::SaveWorkspace {
+                wandb_dir: self.dir.clone(),
+                base: self.on_disk.clone(),
+                state,
+                writer: self.writer,
+                generation: self.generation,
+            });
+        }
+    }
+}
+
+/// The workspace's side of the runs: what they may see and change besides is in
+/// `cx` (see [`WsCx`]).
+impl Runs {
     /// Open the workspace of `wandb_dir` with what was saved for it. `main`: the
     /// run directory to read first (the latest run, drawn while the index is
     /// read). `alone`: the single-run view of `main` (`leet RUN-DIR`), whose esc
     /// goes to the list; else the list (`leet` in a project or wandb directory).
-    pub fn open_workspace(
+    pub(crate) fn open_workspace(
         &mut self,
+        cx: &mut WsCx,
         wandb_dir: PathBuf,
         saved: Option<WorkspaceSaved>,
         main: Option<PathBuf>,
@@ -26,69 +56,67 @@ impl App {
         match (&main, alone) {
             (Some(dir), true) => {
                 ws.view = WsView::Run(dir.clone());
-                self.shown.main_reading = Some(dir.clone());
+                cx.shown.main_reading = Some(dir.clone());
             }
             _ => {
                 ws.view = WsView::List;
                 ws.focus_list = true;
-                self.panels.left = true;
+                cx.panels.left = true;
             }
         }
         let list = ws.view == WsView::List;
-        self.runs.workspace = Some(Box::new(ws));
+        self.workspace = Some(Box::new(ws));
         if let Some(dir) = main {
             if !alone {
-                self.open_run(dir, true);
+                self.open_run(cx, dir, true);
             }
         }
         if list {
-            self.scan_index();
+            self.scan_index(cx.asks);
         }
-        self.relayout();
+        cx.asks.relayout();
     }
 
     /// Whether the workspace's runs list is what is shown (not one run alone).
     #[must_use]
     pub fn in_workspace_list(&self) -> bool {
-        self.runs
-            .workspace
+        self.workspace
             .as_ref()
             .is_some_and(|w| w.view == WsView::List)
     }
 
-    fn scan_index(&mut self) {
-        if let Some(ws) = &mut self.runs.workspace {
-            if !ws.scanning {
-                ws.scanning = true;
-                self.asks.cmd(Cmd::ScanIndex {
-                    wandb_dir: ws.dir.clone(),
-                });
-            }
+    pub(super) fn scan_index(&mut self, asks: &mut Asks) {
+        if let Some(ws) = &mut self.workspace {
+            ws.scan(asks);
         }
     }
 
     /// About once a second (`Msg::Tick`): index the runs list again, so a run
     /// started (or deleted) while leet is open shows (or goes) within two seconds.
-    pub(crate) fn workspace_tick(&mut self) -> bool {
+    pub(crate) fn workspace_tick(&mut self, cx: &mut WsCx) -> bool {
         if !self.in_workspace_list() {
             return false;
         }
-        self.scan_index();
+        self.scan_index(cx.asks);
         let refiltered = self
-            .runs
             .workspace
             .as_deref_mut()
             .is_some_and(Workspace::refilter_if_due);
         if refiltered {
-            self.sync_overview(false);
+            cx.then.sync_overview(false);
         }
         refiltered
     }
 
     /// The index came: runs merged, the selection kept in step.
-    pub(crate) fn on_indexed(&mut self, wandb_dir: &Path, entries: Vec<RunIndexEntry>) -> Effect {
-        let main = self.main_run_dir();
-        let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
+    pub(crate) fn on_indexed(
+        &mut self,
+        cx: &mut WsCx,
+        wandb_dir: &Path,
+        entries: Vec<RunIndexEntry>,
+    ) -> Effect {
+        let main = cx.shown.main_run_dir();
+        let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
             return Effect::NONE;
         };
         ws.scanning = false;
@@ -96,17 +124,17 @@ impl App {
         let changed = ws.set_index(entries, main.as_deref());
         let note = ws.note.take();
         if ws.view == WsView::List {
-            self.reconcile();
+            self.reconcile(cx);
         } else {
-            self.tag_drawn();
+            self.tag_drawn(cx);
         }
         // After the readers changed (closing the main run clears its error).
         if note.is_some() {
-            self.shown.source.error = note;
+            cx.shown.source.error = note;
         }
-        self.sync_overview(true);
+        cx.then.sync_overview(true);
         if changed {
-            self.save_workspace();
+            self.save_workspace(cx.asks);
         }
         Effect::REDRAW
     }
@@ -115,39 +143,31 @@ impl App {
     /// not read yet marked as reading); what is drawn waits for the whole index.
     pub(crate) fn on_index_progress(
         &mut self,
+        cx: &mut WsCx,
         wandb_dir: &Path,
         entries: Vec<RunIndexEntry>,
     ) -> Effect {
-        let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
+        let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) else {
             return Effect::NONE;
         };
         ws.set_partial_index(entries);
-        self.tag_drawn();
-        self.sync_overview(false);
+        self.tag_drawn(cx);
+        cx.then.sync_overview(false);
         Effect::REDRAW
     }
 
     /// The index has not changed since the last: only the next scan is due.
     pub(crate) fn on_index_unchanged(&mut self, wandb_dir: &Path) -> Effect {
-        if let Some(ws) = self.runs.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
+        if let Some(ws) = self.workspace.as_mut().filter(|w| w.dir == wandb_dir) {
             ws.scanning = false;
             ws.age_vanished();
         }
         Effect::NONE
     }
 
-    fn save_workspace(&mut self) {
-        if let Some(ws) = self.runs.workspace.as_deref_mut() {
-            if let Some(state) = ws.take_save() {
-                ws.generation += 1;
-                self.asks.cmd(Cmd::SaveWorkspace {
-                    wandb_dir: ws.dir.clone(),
-                    base: ws.on_disk.clone(),
-                    state,
-                    writer: ws.writer,
-                    generation: ws.generation,
-                });
-            }
+    pub(super) fn save_workspace(&mut self, asks: &mut Asks) {
+        if let Some(ws) = self.workspace.as_deref_mut() {
+            ws.save(asks);
         }
     }
 
@@ -155,7 +175,7 @@ impl App {
     /// what the next changes are from. A failed one stays unsaved: the next save
     /// (the one on quit at the latest) carries its changes again.
     pub(crate) fn on_workspace_written(&mut self, generation: u64, written: bool) -> Effect {
-        if let Some(ws) = self.runs.workspace.as_deref_mut() {
+        if let Some(ws) = self.workspace.as_deref_mut() {
             if written && generation == ws.generation {
                 ws.on_disk = ws.stored.clone();
             }
@@ -164,11 +184,11 @@ impl App {
     }
 
     /// The save to carry out on quit (a `Cmd::SaveWorkspace` numbered after the
-    /// last one handed over), as [`App::workspace_to_save`] decides.
+    /// last one handed over), as [`Runs::workspace_to_save`] decides.
     #[must_use]
     pub fn workspace_save_on_quit(&self) -> Option<Cmd> {
         let (wandb_dir, state) = self.workspace_to_save()?;
-        let ws = self.runs.workspace.as_deref()?;
+        let ws = self.workspace.as_deref()?;
         Some(Cmd::SaveWorkspace {
             wandb_dir,
             base: ws.on_disk.clone(),
@@ -183,23 +203,23 @@ impl App {
     /// never listed: a run opened alone).
     #[must_use]
     pub fn workspace_to_save(&self) -> Option<(PathBuf, WorkspaceSaved)> {
-        let ws = self.runs.workspace.as_deref()?;
+        let ws = self.workspace.as_deref()?;
         Some((ws.dir.clone(), ws.final_save()?))
     }
 
     /// Read the runs the workspace draws, and only those: the main run and the
     /// compared ones follow `Workspace::wanted`.
-    pub(crate) fn reconcile(&mut self) {
+    pub(crate) fn reconcile(&mut self, cx: &mut WsCx) {
         // Until the index comes, what is read stays (the latest run, or the run
         // shown alone).
-        let Some(ws) = self.runs.workspace.as_deref().filter(|w| w.indexed) else {
+        let Some(ws) = self.workspace.as_deref().filter(|w| w.indexed) else {
             return;
         };
-        let main = self.main_run_dir();
+        let main = cx.shown.main_run_dir();
         let (dirs, primary) = ws.wanted(main.as_deref());
         match &primary {
-            None if main.is_some() => self.close_main(),
-            Some(p) if main.as_deref() != Some(p.as_path()) => self.open_run(p.clone(), false),
+            None if main.is_some() => self.close_main(cx),
+            Some(p) if main.as_deref() != Some(p.as_path()) => self.open_run(cx, p.clone(), false),
             _ => {}
         }
         let others: Vec<PathBuf> = dirs
@@ -207,34 +227,34 @@ impl App {
             .filter(|d| primary.as_ref() != Some(d))
             .collect();
         let mut i = 0;
-        while i < self.runs.compare.len() {
-            if others.contains(&self.runs.compare[i].dir) {
+        while i < self.compare.len() {
+            if others.contains(&self.compare[i].dir) {
                 i += 1;
             } else {
-                let c = self.runs.compare.remove(i);
-                self.asks.cmd(Cmd::StopReader { tag: c.tag });
+                let c = self.compare.remove(i);
+                cx.asks.cmd(Cmd::StopReader { tag: c.tag });
             }
         }
         for d in &others {
             if self.is_compared(d).is_none() {
-                self.start_compare(d.clone(), d.clone(), String::new());
+                self.start_compare(cx, d.clone(), d.clone(), String::new());
             }
         }
         // Drawing order: the wanted order (the pinned run last, on top).
-        self.runs.compare.sort_by_key(|c| {
+        self.compare.sort_by_key(|c| {
             others
                 .iter()
                 .position(|d| *d == c.dir)
                 .unwrap_or(usize::MAX)
         });
         self.share_budget();
-        self.tag_drawn();
-        self.refresh();
+        self.tag_drawn(cx);
+        cx.asks.refresh();
     }
 
     /// Colour, legend text, group and pin of every run drawn, from the workspace.
-    pub(crate) fn tag_drawn(&mut self) {
-        let Some(ws) = &self.runs.workspace else {
+    pub(crate) fn tag_drawn(&mut self, cx: &mut WsCx) {
+        let Some(ws) = &self.workspace else {
             return;
         };
         let tag = |dir: &Path| {
@@ -251,225 +271,15 @@ impl App {
                 segments: r.segments.len(),
             })
         };
-        let main = self.main_run_dir();
-        self.runs.main_tag = main.as_deref().and_then(tag);
-        for c in &mut self.runs.compare {
+        let main = cx.shown.main_run_dir();
+        self.main_tag = main.as_deref().and_then(tag);
+        for c in &mut self.compare {
             c.ws = tag(&c.dir);
             if let Some(t) = &c.ws {
                 c.label.clone_from(&t.label);
             }
         }
         // The index may have told of a segment (or taken one away).
-        self.restitch(None);
-    }
-
-    /// Keys the workspace takes before the rest of the app (None: not one of its).
-    pub(crate) fn act_workspace(&mut self, a: Action) -> Option<Effect> {
-        if let Some(fx) = self.act_ws_overview(a) {
-            return Some(fx);
-        }
-        let fx = self.act_runs_list(a);
-        // The cursor may have moved, or the view changed.
-        self.sync_overview(false);
-        fx
-    }
-
-    fn act_runs_list(&mut self, a: Action) -> Option<Effect> {
-        let ws = self.runs.workspace.as_mut()?;
-        let list = ws.view == WsView::List;
-        let on_pane = list && self.panels.focus == Pane::Left && !self.panels.fullscreen;
-        // The overview part below the list has the moving keys while focused.
-        let on_list = on_pane && !ws.overview.focus;
-        let err = |app: &mut App, r: Result<(), String>| {
-            if let Err(e) = r {
-                app.shown.source.error = Some(e);
-            }
-        };
-        match a {
-            Action::ToggleSelect if list => {
-                let r = ws.toggle_cursor();
-                err(self, r);
-            }
-            Action::PinRun if list => {
-                let r = ws.pin_cursor();
-                err(self, r);
-            }
-            Action::FilterList if list => {
-                ws.filter.start();
-                self.filter_target = Some(FilterTarget::Runs);
-                self.show_runs_pane();
-                return Some(Effect::REDRAW);
-            }
-            Action::GroupRuns if list => {
-                let text = ws.group_by.clone().unwrap_or_default();
-                ws.prompt = Some((Prompt::Group, text));
-                self.filter_target = Some(FilterTarget::Group);
-                return Some(Effect::REDRAW);
-            }
-            Action::ChooseColumn if list => {
-                let text = ws.summary_column.clone().unwrap_or_default();
-                ws.prompt = Some((Prompt::Column, text));
-                self.filter_target = Some(FilterTarget::Column);
-                return Some(Effect::REDRAW);
-            }
-            Action::PickRun if list => {
-                self.show_runs_pane();
-                return Some(Effect::REDRAW);
-            }
-            Action::Fullscreen if on_pane => {
-                let dir = ws.cursor_run()?.latest().dir.clone();
-                ws.view = WsView::Run(dir);
-                self.panels.focus = Pane::Grid;
-                self.reconcile();
-                self.relayout();
-                return Some(Effect::REDRAW);
-            }
-            Action::FocusUp | Action::FocusDown if on_list => {
-                let d: isize = if a == Action::FocusUp { -1 } else { 1 };
-                ws.cursor = ws
-                    .cursor
-                    .saturating_add_signed(d)
-                    .min(ws.shown.len().saturating_sub(1));
-                return Some(Effect::REDRAW);
-            }
-            Action::NextPage | Action::PrevPage | Action::FirstPage | Action::LastPage
-                if on_list =>
-            {
-                let page = self.screen.limits.runs_page.max(1);
-                let last = ws.shown.len().saturating_sub(1);
-                ws.cursor = match a {
-                    Action::NextPage => (ws.cursor + page).min(last),
-                    Action::PrevPage => ws.cursor.saturating_sub(page),
-                    Action::FirstPage => 0,
-                    _ => last,
-                };
-                return Some(Effect::REDRAW);
-            }
-            Action::Back
-                if !list
-                    && self.charts.crosshair.is_none()
-                    && !self.panels.fullscreen
-                    && self.panels.focus == Pane::Grid
-                    && matches!(self.overlay, crate::ui::Overlay::None) =>
-            {
-                return self.back_to_list();
-            }
-            _ => return None,
-        }
-        self.reconcile();
-        self.save_workspace();
-        Some(Effect::REDRAW)
-    }
-
-    /// From one run alone back to the workspace's list, on that run.
-    fn back_to_list(&mut self) -> Option<Effect> {
-        let ws = self.runs.workspace.as_mut()?;
-        let back = match &ws.view {
-            WsView::Run(d) => ws.run_of_dir(d).map(|r| r.key.clone()),
-            WsView::List => None,
-        };
-        ws.view = WsView::List;
-        if let Some(k) = back {
-            if let Some(i) = ws.shown.iter().position(|&i| ws.runs[i].key == k) {
-                ws.cursor = i;
-            }
-        }
-        self.panels.left = true;
-        ws.focus_list = true;
-        self.reconcile();
-        self.scan_index();
-        self.relayout();
-        Some(Effect::REDRAW)
-    }
-
-    fn show_runs_pane(&mut self) {
-        if let Some(ws) = self.runs.workspace.as_mut() {
-            // The list itself, not the overview below it.
-            ws.overview.focus = false;
-        }
-        if self.screen.areas.left.is_none() {
-            self.toggle_sidebar(false);
-        }
-        if self.screen.areas.left.is_some() {
-            self.panels.focus = Pane::Left;
-        }
-    }
-
-    /// Typing into a workspace prompt (the runs filter, `G`, `v`). None: the
-    /// filter being typed is not the workspace's.
-    pub(crate) fn type_workspace(&mut self, a: Option<Action>, c: Option<char>) -> Option<Effect> {
-        let target = self.filter_target?;
-        let ws = self.runs.workspace.as_mut()?;
-        match target {
-            FilterTarget::Runs => {
-                let f = &mut ws.filter;
-                // Typing parses the draft (at most `MAX_PATTERN_CHARS`); the list
-                // is filtered only when the query in force changed.
-                let (changed, shown) = match (a, c) {
-                    (_, Some(c)) => f.push(c),
-                    (Some(Action::FilterBackspace), _) => (f.backspace(), true),
-                    (Some(Action::FilterClearInput), _) => (f.set_draft(String::new()), true),
-                    (Some(Action::FilterToggleGlob), _) => (f.toggle_glob(), true),
-                    (Some(Action::FilterApply), _) => {
-                        f.apply();
-                        self.filter_target = None;
-                        ws.refilter_if_due();
-                        (false, true)
-                    }
-                    (Some(Action::FilterCancel), _) => {
-                        f.cancel();
-                        self.filter_target = None;
-                        (true, true)
-                    }
-                    _ => return Some(Effect::NONE),
-                };
-                if changed {
-                    ws.filter_changed();
-                }
-                if self.filter_target.is_none() {
-                    if changed {
-                        ws.refilter_if_due();
-                    }
-                    self.save_workspace();
-                }
-                if !shown {
-                    return Some(Effect::NONE);
-                }
-                self.sync_overview(false);
-            }
-            FilterTarget::Group | FilterTarget::Column => {
-                let (kind, text) = ws.prompt.as_mut()?;
-                let kind = *kind;
-                match (a, c) {
-                    (_, Some(c)) => {
-                        if text.chars().count() < MAX_PROMPT_CHARS {
-                            text.push(c);
-                        }
-                    }
-                    (Some(Action::FilterBackspace), _) => {
-                        text.pop();
-                    }
-                    (Some(Action::FilterClearInput), _) => text.clear(),
-                    (Some(Action::FilterApply), _) => {
-                        let v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
-                        match kind {
-                            Prompt::Group => ws.group_by = v,
-                            Prompt::Column => ws.summary_column = v,
-                        }
-                        ws.prompt = None;
-                        self.filter_target = None;
-                        self.tag_drawn();
-                        self.save_workspace();
-                    }
-                    (Some(Action::FilterCancel), _) => {
-                        ws.prompt = None;
-                        self.filter_target = None;
-                    }
-                    _ => return Some(Effect::NONE),
-                }
-            }
-            _ => return None,
-        }
-        Some(Effect::REDRAW)
+        self.restitch(cx, None);
     }
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyCode;
 
-use super::tests::{app, entry, index, starts};
+use super::app_tests::{app, starts};
+use super::tests::{entry, index};
 use super::*;
 use crate::msg::Msg;
 use crate::ui::{App, Cmd};
@@ -181,7 +182,7 @@ fn an_unreadable_newest_run_is_marked_and_the_latest_readable_one_drawn_first() 
     assert!(!w.run("b").expect("b").unreadable());
     assert_eq!(w.selected, ["b"]);
     assert_eq!(
-        app.main_run_dir(),
+        app.shown.main_run_dir(),
         Some(PathBuf::from("/w/wandb/run-20260101_000300-b"))
     );
     assert!(stops(&cmds) > 0 || starts(&cmds).contains(&"run-20260101_000300-b".to_owned()));

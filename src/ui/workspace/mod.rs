@@ -11,8 +11,10 @@
 //! run's overview, below the list, comes from the index (`overview.rs`).
 
 mod app;
+pub(crate) mod cx;
 mod filter;
 mod index;
+mod keys;
 mod overview;
 pub mod runs;
 pub(crate) mod view;
@@ -522,6 +524,8 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod app_tests;
 #[cfg(test)]
 mod edge_tests;
 #[cfg(test)]

@@ -7,11 +7,13 @@
 
 use ratatui::layout::Rect;
 
+use super::cx::WsCx;
+use super::runs::Runs;
 use super::{Workspace, WsRun, WsView};
 use crate::ui::action::Action;
 use crate::ui::layout;
 use crate::ui::panels::Pane;
-use crate::ui::{App, Effect, LiveState};
+use crate::ui::{Effect, LiveState};
 
 /// Lines the runs list keeps at least (title, column names, three rows, the
 /// detail line), and the fewest the overview below it is drawn in (its title,
@@ -87,61 +89,55 @@ impl Workspace {
     }
 }
 
-impl App {
+/// The overview part of the runs pane, as the runs see it: what it shows, where
+/// it is drawn, and its keys (with the overview pane's state in `cx`).
+impl Runs {
     /// The run whose overview is shown instead of the run read: the highlighted
     /// one while the runs list is shown.
     #[must_use]
     pub(crate) fn overview_subject(&self) -> Option<&WsRun> {
-        self.runs
-            .workspace
+        self.workspace
             .as_deref()
             .filter(|w| w.view == WsView::List)
             .and_then(Workspace::cursor_run)
     }
 
-    /// Keep the overview on its subject: rebuilt when that is another run (each
-    /// section from its top again, the filter kept) or, `fresh`, when the index
-    /// may have changed it. Reads nothing: the index has it all.
-    pub(crate) fn sync_overview(&mut self, fresh: bool) {
+    /// Keep the overview on its subject: Some(moved) when the router is to
+    /// rebuild it, because that is another run (`moved`: each section from its top
+    /// again, the filter kept) or, `fresh`, because the index may have changed
+    /// it. Reads nothing: the index has it all.
+    pub(crate) fn follow_overview(&mut self, fresh: bool) -> Option<bool> {
         let want = self.overview_subject().map(|r| r.key.clone());
-        let Some(ws) = self.runs.workspace.as_deref_mut() else {
-            return;
-        };
+        let ws = self.workspace.as_deref_mut()?;
         let moved = ws.overview.shows != want;
         if !(moved || fresh && want.is_some()) {
-            return;
+            return None;
         }
         ws.overview.shows = want;
-        self.set_overview(self.overview_rows());
-        if moved {
-            self.panes.overview.home();
-        }
+        Some(moved)
     }
 
-    /// The runs list's part of the left pane (None: no left pane).
+    /// The runs list's part of the left pane `left` (None: no left pane).
     #[must_use]
-    pub(crate) fn runs_list_area(&self) -> Option<Rect> {
-        let ws = self.runs.workspace.as_deref()?;
-        self.screen.areas.left.map(|l| ws.split(l).0)
+    pub(crate) fn list_area(&self, left: Option<Rect>) -> Option<Rect> {
+        let ws = self.workspace.as_deref()?;
+        left.map(|l| ws.split(l).0)
     }
 
-    /// Lines the highlighted run's overview gives its facts and sections (None:
-    /// the runs list is not shown; 0: no room for the overview).
+    /// Lines the highlighted run's overview gives its facts and sections in the
+    /// left pane `left` at `now` (None: the runs list is not shown; 0: no room for
+    /// the overview).
     #[must_use]
-    pub(crate) fn ws_overview_room(&self) -> Option<usize> {
+    pub(crate) fn overview_room(&self, left: Option<Rect>, now: f64) -> Option<usize> {
         let ws = self
-            .runs
             .workspace
             .as_deref()
             .filter(|w| w.view == WsView::List)?;
-        let room = self
-            .screen
-            .areas
-            .left
+        let room = left
             .and_then(|l| ws.split(l).1)
             .zip(ws.cursor_run())
             .map_or(0, |(r, run)| {
-                layout::overview_list_rows(r, run.pinned(self.shown.now).lines())
+                layout::overview_list_rows(r, run.pinned(now).lines())
             });
         Some(room)
     }
@@ -151,10 +147,12 @@ impl App {
     /// `backtab` goes back through them to the list; `esc` goes to the list.
     /// Moving and paging keys fall through to the overview's own (they scroll its
     /// active section) while it has the focus.
-    pub(crate) fn act_ws_overview(&mut self, a: Action) -> Option<Effect> {
-        let on_left = self.panels.focus == Pane::Left && !self.panels.fullscreen;
-        let has_room = self.ws_overview_room().is_some_and(|r| r > 0);
-        let ws = self.runs.workspace.as_deref_mut()?;
+    pub(crate) fn act_ws_overview(&mut self, cx: &mut WsCx, a: Action) -> Option<Effect> {
+        let on_left = cx.panels.focus == Pane::Left && !cx.panels.fullscreen;
+        let has_room = self
+            .overview_room(cx.screen.areas.left, cx.shown.now)
+            .is_some_and(|r| r > 0);
+        let ws = self.workspace.as_deref_mut()?;
         if ws.view != WsView::List {
             return None;
         }
@@ -170,16 +168,16 @@ impl App {
                 None
             }
             Action::CyclePaneFocus if !ws.overview.focus => {
-                let any = self.panes.overview.sections.iter().any(|s| s.len > 0);
+                let any = cx.overview.sections.iter().any(|s| s.len > 0);
                 if !(has_room && any) {
                     return None;
                 }
                 ws.overview.focus = true;
-                self.panes.overview.enter(true);
+                cx.overview.enter(true);
                 Some(Effect::REDRAW)
             }
             Action::CyclePaneFocus | Action::CyclePaneFocusBack if ws.overview.focus => {
-                if self.panes.overview.step_section(forward) {
+                if cx.overview.step_section(forward) {
                     return Some(Effect::REDRAW);
                 }
                 ws.overview.focus = false;

@@ -385,103 +385,112 @@ fn draft_tail(s: &str) -> String {
     format!("…{tail}")
 }
 
-/// The status bar in the workspace: where, how many runs, what is drawn, and the
-/// filter or prompt being typed (with what is wrong in it, where).
-pub(crate) fn status_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<(String, Style)>) {
-    let Some(ws) = app.runs.workspace.as_deref() else {
-        return;
-    };
-    parts.push((
-        " workspace ".to_owned(),
-        theme.key().add_modifier(Modifier::REVERSED),
-    ));
-    // While typing, the prompt and what is wrong with it get the room.
-    if app.filter_target.is_none() {
-        if width >= 120 || !ws.filter.is_active() {
-            parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
-        }
-        let drawn = if ws.selected.is_empty() && !ws.is_complete() {
-            "indexing…".to_owned()
-        } else if ws.selected.is_empty() {
-            "none drawn: space on a run".to_owned()
-        } else {
-            format!("{} drawn", ws.selected.len())
-        };
-        let s = if ws.runs.len() == 1 { "" } else { "s" };
-        parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
-        let reading = ws.runs.iter().filter(|r| r.reading()).count();
-        if reading > 0 {
-            parts.push((format!("reading {reading} more…"), theme.dim()));
-        }
-    }
-    match app.filter_target {
-        Some(FilterTarget::Runs) => {
-            let f = &ws.filter;
-            let mode = if f.glob { "glob" } else { "regex" };
-            parts.push((
-                format!(
-                    "f {}▏[{} of {} runs]",
-                    draft_tail(&sanitize(&f.draft)),
-                    ws.shown.len(),
-                    ws.runs.len()
-                ),
-                theme.input(),
-            ));
-            if let Some(e) = &f.error {
-                let detail = e
-                    .detail
-                    .as_deref()
-                    .map(|d| format!(": {}", sanitize(d)))
-                    .unwrap_or_default();
-                parts.push((
-                    format!("✗ {} at column {}{detail}", sanitize(&e.message), e.at + 1),
-                    theme.bad(),
-                ));
+/// The workspace's parts of the status bar.
+impl Workspace {
+    /// Where, how many runs, what is drawn, and the filter or prompt being typed
+    /// (`typing`, with what is wrong in it, where), in a bar `width` wide.
+    pub(crate) fn status_parts(
+        &self,
+        typing: Option<FilterTarget>,
+        width: u16,
+        theme: Theme,
+        parts: &mut Vec<(String, Style)>,
+    ) {
+        let ws = self;
+        parts.push((
+            " workspace ".to_owned(),
+            theme.key().add_modifier(Modifier::REVERSED),
+        ));
+        // While typing, the prompt and what is wrong with it get the room.
+        if typing.is_none() {
+            if width >= 120 || !ws.filter.is_active() {
+                parts.push((format!("wandb dir: {}", sanitize(&ws.label)), theme.text()));
+            }
+            let drawn = if ws.selected.is_empty() && !ws.is_complete() {
+                "indexing…".to_owned()
+            } else if ws.selected.is_empty() {
+                "none drawn: space on a run".to_owned()
             } else {
-                parts.push((
-                    format!(
-                        "tab: {mode} → {} · enter keep · esc restore",
-                        if f.glob { "regex" } else { "glob" }
-                    ),
-                    theme.dim(),
-                ));
+                format!("{} drawn", ws.selected.len())
+            };
+            let s = if ws.runs.len() == 1 { "" } else { "s" };
+            parts.push((format!("{} run{s} · {drawn}", ws.runs.len()), theme.label()));
+            let reading = ws.runs.iter().filter(|r| r.reading()).count();
+            if reading > 0 {
+                parts.push((format!("reading {reading} more…"), theme.dim()));
             }
         }
-        Some(FilterTarget::Group | FilterTarget::Column) => {
-            if let Some((kind, text)) = &ws.prompt {
-                let label = match kind {
-                    Prompt::Group => "group by config key",
-                    Prompt::Column => "summary value",
-                };
-                parts.push((format!("{label}: {}▏", sanitize(text)), theme.input()));
-                let hint = match kind {
-                    Prompt::Group => {
-                        let keys = ws.differing_config_keys();
-                        if keys.is_empty() {
-                            "enter keep (empty: no groups) · esc".to_owned()
-                        } else {
-                            format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
-                        }
-                    }
-                    Prompt::Column => "e.g. val/loss · empty: none · enter keep · esc".to_owned(),
-                };
-                parts.push((hint, theme.dim()));
-            }
-        }
-        _ => {
-            if ws.filter.is_active() {
+        match typing {
+            Some(FilterTarget::Runs) => {
+                let f = &ws.filter;
+                let mode = if f.glob { "glob" } else { "regex" };
                 parts.push((
                     format!(
-                        "f {} [{} of {} runs]",
-                        sanitize(&ws.filter.text),
+                        "f {}▏[{} of {} runs]",
+                        draft_tail(&sanitize(&f.draft)),
                         ws.shown.len(),
                         ws.runs.len()
                     ),
-                    theme.key(),
+                    theme.input(),
                 ));
+                if let Some(e) = &f.error {
+                    let detail = e
+                        .detail
+                        .as_deref()
+                        .map(|d| format!(": {}", sanitize(d)))
+                        .unwrap_or_default();
+                    parts.push((
+                        format!("✗ {} at column {}{detail}", sanitize(&e.message), e.at + 1),
+                        theme.bad(),
+                    ));
+                } else {
+                    parts.push((
+                        format!(
+                            "tab: {mode} → {} · enter keep · esc restore",
+                            if f.glob { "regex" } else { "glob" }
+                        ),
+                        theme.dim(),
+                    ));
+                }
             }
-            if let Some(p) = ws.pinned.as_deref().and_then(|p| ws.run(p)) {
-                parts.push((format!("▲ {}", p.label()), theme.series(p.color)));
+            Some(FilterTarget::Group | FilterTarget::Column) => {
+                if let Some((kind, text)) = &ws.prompt {
+                    let label = match kind {
+                        Prompt::Group => "group by config key",
+                        Prompt::Column => "summary value",
+                    };
+                    parts.push((format!("{label}: {}▏", sanitize(text)), theme.input()));
+                    let hint = match kind {
+                        Prompt::Group => {
+                            let keys = ws.differing_config_keys();
+                            if keys.is_empty() {
+                                "enter keep (empty: no groups) · esc".to_owned()
+                            } else {
+                                format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
+                            }
+                        }
+                        Prompt::Column => {
+                            "e.g. val/loss · empty: none · enter keep · esc".to_owned()
+                        }
+                    };
+                    parts.push((hint, theme.dim()));
+                }
+            }
+            _ => {
+                if ws.filter.is_active() {
+                    parts.push((
+                        format!(
+                            "f {} [{} of {} runs]",
+                            sanitize(&ws.filter.text),
+                            ws.shown.len(),
+                            ws.runs.len()
+                        ),
+                        theme.key(),
+                    ));
+                }
+                if let Some(p) = ws.pinned.as_deref().and_then(|p| ws.run(p)) {
+                    parts.push((format!("▲ {}", p.label()), theme.series(p.color)));
+                }
             }
         }
     }

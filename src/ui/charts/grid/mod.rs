@@ -3,6 +3,7 @@
 //! Also each chart's y scale (`y`: linear → log → heatmap), kept here in the app so
 //! it survives paging, filtering and redraws.
 
+mod keys;
 pub(crate) mod view;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,8 @@ use ratatui::layout::Rect;
 use crate::ui::layout;
 use crate::ui::system::{SysChart, Unit};
 pub use crate::ui::widget::guides::Guides;
+pub use keys::Pending;
+pub(crate) use keys::YTarget;
 
 /// How a chart draws its values (`y` cycles through the ones a chart offers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

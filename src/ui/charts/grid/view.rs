@@ -172,7 +172,7 @@ fn render_no_charts(buf: &mut Buffer, body: Rect, app: &App, total: usize, theme
         "waiting for the first sample…"
     } else if app.shown.source.waiting.is_some() {
         "waiting for the run to start…"
-    } else if app.in_workspace_list() && app.shown.main_reading.is_none() {
+    } else if app.runs.in_workspace_list() && app.shown.main_reading.is_none() {
         // No reader runs: nothing is being opened.
         "no run drawn: space on a run in the list draws it"
     } else if app.shown.source.path.is_none() {

@@ -75,11 +75,11 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
         .main_tag
         .as_ref()
         .filter(|_| app.runs.workspace.is_some());
-    let grouped = app.in_workspace_list();
+    let grouped = app.runs.in_workspace_list();
     v.push(Drawn {
         run: &app.shown.run,
         color: main.map_or(0, |t| t.color),
-        label: main.map_or_else(|| app.run_label(), |t| t.label.clone()),
+        label: main.map_or_else(|| app.shown.run_label(), |t| t.label.clone()),
         pinned: main.is_some_and(|t| t.pinned),
         key: main.map(|t| t.key.as_str()),
         group: main.and_then(|t| t.group.as_deref()).filter(|_| grouped),

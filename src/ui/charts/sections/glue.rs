@@ -6,8 +6,9 @@ use ratatui::layout::{Position, Rect};
 use super::{place, Item, Slot, Tree};
 use crate::ui::action::Action;
 use crate::ui::charts::grid::GridState;
-use crate::ui::panels::Pane;
-use crate::ui::{App, Effect};
+use crate::ui::charts::Charts;
+use crate::ui::panels::{Pane, Panels};
+use crate::ui::Effect;
 
 /// The page of a sectioned grid in view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,71 +53,78 @@ impl GridState {
     }
 }
 
-impl App {
-    /// The shown charts changed (filter, keys): sections again from every key,
-    /// the shown charts in their order, the focus on the same chart (`keep`) or the
-    /// first, a focused header kept while its section is there.
-    pub(crate) fn sections_refiltered(&mut self, keep: bool) {
-        let s = &self.charts.grid.sections;
+/// The sections' part of the charts: what they see besides is the panels (the
+/// focus, full screen) and, for the mouse, the grid's area.
+impl Charts {
+    /// The shown charts changed (filter, keys): sections again from every key
+    /// (none in the live monitor, `host`), the shown charts in their order, the
+    /// focus on the same chart (`keep`) or the first, a focused header kept while
+    /// its section is there.
+    pub(crate) fn sections_refiltered(&mut self, host: bool, keep: bool) {
+        let s = &self.grid.sections;
         let header = s
             .header
             .and_then(|h| s.tree.sections.get(h))
             .map(|sec| sec.path.clone());
-        let focused = self.charts.shown.get(self.charts.grid.focus).copied();
-        let (tree, order) = if self.is_host() {
-            (Tree::default(), std::mem::take(&mut self.charts.shown))
+        let focused = self.shown.get(self.grid.focus).copied();
+        let (tree, order) = if host {
+            (Tree::default(), std::mem::take(&mut self.shown))
         } else {
-            Tree::build(&self.charts.metric_keys, &self.charts.shown)
+            Tree::build(&self.metric_keys, &self.shown)
         };
-        self.charts.grid.focus = focused
+        self.grid.focus = focused
             .filter(|_| keep)
             .and_then(|m| order.iter().position(|&x| x == m))
             .unwrap_or(0);
-        self.charts.shown = order;
-        self.charts.grid.sections.header =
+        self.shown = order;
+        self.grid.sections.header =
             header.and_then(|p| tree.sections.iter().position(|s| s.path == p));
-        self.charts.grid.sections.tree = tree;
-        self.charts.grid.settle_sections(self.charts.shown.len());
+        self.grid.sections.tree = tree;
+        self.grid.settle_sections(self.shown.len());
     }
 
-    /// The header or chart of the grid's page under `pos` (sectioned grid only).
-    pub(crate) fn section_slot_at(&self, pos: Position) -> Option<(Rect, Slot)> {
-        if self.panels.fullscreen || !self.screen.areas.grid.contains(pos) {
+    /// The header or chart of the grid's page under `pos` (sectioned grid only),
+    /// the grid drawn in `grid`.
+    pub(crate) fn section_slot_at(
+        &self,
+        panels: &Panels,
+        grid: Rect,
+        pos: Position,
+    ) -> Option<(Rect, Slot)> {
+        if panels.fullscreen || !grid.contains(pos) {
             return None;
         }
-        let view = self.charts.grid.section_view(self.charts.grid.body)?;
+        let view = self.grid.section_view(self.grid.body)?;
         view.slots.into_iter().find(|(r, _)| r.contains(pos))
     }
 
     /// A click on a header: it takes the focus, and its section collapses or
     /// expands (a repeated header's too).
-    pub(crate) fn click_section(&mut self, sec: usize) -> Effect {
-        self.panels.focus = Pane::Grid;
-        self.charts.grid.set_item(Item::Header(sec));
-        self.charts.grid.sections.toggle(sec);
-        self.charts.grid.settle_sections(self.charts.shown.len());
+    pub(crate) fn click_section(&mut self, panels: &mut Panels, sec: usize) -> Effect {
+        panels.focus = Pane::Grid;
+        self.grid.set_item(Item::Header(sec));
+        self.grid.sections.toggle(sec);
+        self.grid.settle_sections(self.shown.len());
         Effect::REDRAW
     }
 
     /// The section keys (and enter on a header); None: not one of them here.
-    pub(crate) fn act_sections(&mut self, a: Action) -> Option<Effect> {
-        let n = self.charts.shown.len();
-        let grid = self.panels.focus == Pane::Grid && !self.panels.fullscreen;
+    pub(crate) fn act_sections(&mut self, panels: &mut Panels, a: Action) -> Option<Effect> {
+        let n = self.shown.len();
+        let grid = panels.focus == Pane::Grid && !panels.fullscreen;
         match a {
-            _ if !self.charts.grid.sectioned() => None,
-            Action::Fullscreen if grid && self.charts.grid.sections.header.is_some() => {
-                self.charts.grid.toggle_focused_section(n);
+            _ if !self.grid.sectioned() => None,
+            Action::Fullscreen if grid && self.grid.sections.header.is_some() => {
+                self.grid.toggle_focused_section(n);
                 Some(Effect::REDRAW)
             }
             Action::ToggleSection if grid => {
-                self.charts.grid.toggle_focused_section(n);
+                self.grid.toggle_focused_section(n);
                 Some(Effect::REDRAW)
             }
             Action::CollapseAllSections | Action::ExpandAllSections => {
-                self.panels.fullscreen = false;
-                self.charts
-                    .grid
-                    .collapse_all(a == Action::CollapseAllSections, n);
+                panels.fullscreen = false;
+                self.grid.collapse_all(a == Action::CollapseAllSections, n);
                 Some(Effect::REDRAW)
             }
             _ => None,

@@ -13,9 +13,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
+use crate::store::Run;
 use crate::ui::action::Action;
-use crate::ui::keymap::{Key, Mode};
-use crate::ui::{App, Effect};
+use crate::ui::charts::Charts;
+use crate::ui::keymap::{Key, Keymap, Mode};
+use crate::ui::overlay::Outcome;
+use crate::ui::Effect;
 
 /// Longest filter the metric picker takes.
 const MAX_FILTER_CHARS: usize = 200;
@@ -78,8 +81,9 @@ impl XAxis {
     }
 }
 
-/// The metric picker (`x` after wall time): the chart it is for, the candidates,
-/// the filter typed and the highlighted row (of the matching candidates).
+/// The metric picker (`x` after wall time; `Overlay::XAxis` while open): the chart
+/// it is for, the candidates, the filter typed and the highlighted row (of the
+/// matching candidates).
 #[derive(Debug, Clone, Default)]
 pub struct Picker {
     pub key: String,
@@ -110,8 +114,6 @@ pub struct XAxisState {
     pub all: XAxis,
     /// Charts on a log x axis.
     pub log: BTreeSet<String>,
-    /// The metric picker, while open.
-    pub picker: Option<Picker>,
 }
 
 impl XAxisState {
@@ -127,7 +129,7 @@ impl XAxisState {
         self.log.contains(key)
     }
 
-    /// Take the saved choices (the picker closed).
+    /// Take the saved choices.
     pub fn restore(
         &mut self,
         all: XAxis,
@@ -138,150 +140,137 @@ impl XAxisState {
             per_chart,
             all,
             log,
-            picker: None,
         };
     }
 }
 
-impl App {
+impl Charts {
     /// Set `key`'s x; its zoom (in the old x) goes.
     fn set_x_axis(&mut self, key: &str, x: XAxis) {
-        self.charts.zoom.remove(key);
-        self.charts.xaxis.per_chart.insert(key.to_owned(), x);
+        self.zoom.remove(key);
+        self.xaxis.per_chart.insert(key.to_owned(), x);
     }
 
-    /// `x`: the focused chart's next x (wall time opens the metric picker).
-    pub(crate) fn cycle_x_axis(&mut self) -> Effect {
-        if self.is_host() {
-            return Effect::NONE;
+    /// `x`: the focused chart's next x. After wall time comes the metric picker
+    /// over `run`'s other metrics, for the router to open (the chart's x stays
+    /// until a metric is picked).
+    pub(crate) fn cycle_x_axis(&mut self, host: bool, run: &Run) -> (Effect, Option<Picker>) {
+        if host {
+            return (Effect::NONE, None);
         }
         let Some(key) = self.focused_key().map(str::to_owned) else {
-            return Effect::NONE;
+            return (Effect::NONE, None);
         };
-        let next = match self.charts.xaxis.of(&key) {
+        let next = match self.xaxis.of(&key) {
             XAxis::Default => XAxis::Relative,
             XAxis::Relative => XAxis::Wall,
             XAxis::Wall => {
-                let options: Vec<String> = self
-                    .shown
-                    .run
-                    .metrics
-                    .keys()
-                    .iter()
+                let mut options: Vec<String> = (run.metrics.keys().iter())
                     .filter(|k| **k != key)
                     .cloned()
                     .collect();
                 if !options.is_empty() {
-                    let mut options = options;
                     options.sort();
-                    self.charts.xaxis.picker = Some(Picker {
+                    let picker = Picker {
                         key,
                         options,
                         ..Picker::default()
-                    });
-                    return Effect::REDRAW;
+                    };
+                    return (Effect::REDRAW, Some(picker));
                 }
                 XAxis::Default
             }
             XAxis::Metric(_) => XAxis::Default,
         };
         self.set_x_axis(&key, next);
-        Effect::REDRAW
+        (Effect::REDRAW, None)
     }
 
     /// `X`: every chart's x becomes the focused chart's.
-    pub(crate) fn x_axis_to_all(&mut self) -> Effect {
-        if self.is_host() {
+    pub(crate) fn x_axis_to_all(&mut self, host: bool) -> Effect {
+        if host {
             return Effect::NONE;
         }
         let Some(key) = self.focused_key() else {
             return Effect::NONE;
         };
-        let x = self.charts.xaxis.of(key).clone();
-        let changed: Vec<String> = self
-            .charts
-            .metric_keys
-            .iter()
-            .filter(|k| *self.charts.xaxis.of(k) != x)
+        let x = self.xaxis.of(key).clone();
+        let changed: Vec<String> = (self.metric_keys.iter())
+            .filter(|k| *self.xaxis.of(k) != x)
             .cloned()
             .collect();
         for k in changed {
-            self.charts.zoom.remove(&k);
+            self.zoom.remove(&k);
         }
-        self.charts.xaxis.per_chart.clear();
-        self.charts.xaxis.all = x;
+        self.xaxis.per_chart.clear();
+        self.xaxis.all = x;
         Effect::REDRAW
     }
 
     /// `L`: log x on the focused chart, or linear again.
-    pub(crate) fn toggle_log_x(&mut self) -> Effect {
-        if self.is_host() {
+    pub(crate) fn toggle_log_x(&mut self, host: bool) -> Effect {
+        if host {
             return Effect::NONE;
         }
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return Effect::NONE;
         };
-        if !self.charts.xaxis.log.remove(&key) {
-            self.charts.xaxis.log.insert(key.clone());
+        if !self.xaxis.log.remove(&key) {
+            self.xaxis.log.insert(key.clone());
         }
-        self.charts.zoom.remove(&key);
+        self.zoom.remove(&key);
         Effect::REDRAW
     }
+}
 
-    /// A key while the metric picker is open: typing filters, up/down move,
-    /// the filter's apply (enter) picks, its cancel (esc) closes it and the chart
-    /// goes back to its default x (the step after the metric's in the cycle).
-    pub(crate) fn picker_key(&mut self, key: &Key) -> Effect {
+impl Picker {
+    /// A key while the picker is open (`Overlay::XAxis`): typing filters, up/down
+    /// move, the filter's apply (enter) picks, its cancel (esc) closes it and the
+    /// chart goes back to its default x (the step after the metric's in the cycle).
+    pub(crate) fn on_key(&mut self, key: &Key, charts: &mut Charts, keymap: &Keymap) -> Outcome {
         // Its chart is no longer the focused one (the list changed under it): closed.
-        let focused = self.focused_key().map(str::to_owned);
-        let Some(p) = self.charts.xaxis.picker.as_mut() else {
-            return Effect::NONE;
-        };
-        if focused.as_deref() != Some(p.key.as_str()) {
-            self.charts.xaxis.picker = None;
-            return Effect::REDRAW;
+        if charts.focused_key() != Some(self.key.as_str()) {
+            return Outcome::Close;
         }
-        let n = p.matches().len();
-        match self.screen.keymap.action(Mode::Filter, key) {
+        let n = self.matches().len();
+        match keymap.action(Mode::Filter, key) {
             Some(Action::FilterApply) => {
-                let chosen = p.matches().get(p.sel).map(|s| (*s).to_owned());
-                let chart = p.key.clone();
-                if let Some(m) = chosen {
-                    self.charts.xaxis.picker = None;
-                    self.set_x_axis(&chart, XAxis::Metric(m));
-                }
+                let Some(m) = self.matches().get(self.sel).map(|s| (*s).to_owned()) else {
+                    return Outcome::Stay(Effect::REDRAW);
+                };
+                charts.set_x_axis(&self.key, XAxis::Metric(m));
+                return Outcome::Close;
             }
             Some(Action::FilterCancel) => {
-                let chart = p.key.clone();
-                self.charts.xaxis.picker = None;
-                self.set_x_axis(&chart, XAxis::Default);
+                charts.set_x_axis(&self.key, XAxis::Default);
+                return Outcome::Close;
             }
             Some(Action::FilterBackspace) => {
-                p.filter.pop();
-                p.sel = 0;
+                self.filter.pop();
+                self.sel = 0;
             }
             Some(Action::FilterClearInput) => {
-                p.filter.clear();
-                p.sel = 0;
+                self.filter.clear();
+                self.sel = 0;
             }
-            Some(Action::Quit) => return Effect::QUIT,
+            Some(Action::Quit) => return Outcome::Stay(Effect::QUIT),
             _ => match key.code {
-                KeyCode::Up => p.sel = p.sel.saturating_sub(1),
-                KeyCode::Down => p.sel = (p.sel + 1).min(n.saturating_sub(1)),
+                KeyCode::Up => self.sel = self.sel.saturating_sub(1),
+                KeyCode::Down => self.sel = (self.sel + 1).min(n.saturating_sub(1)),
                 KeyCode::Char(c)
                     if !key
                         .mods
                         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
                         && !c.is_control()
-                        && p.filter.chars().count() < MAX_FILTER_CHARS =>
+                        && self.filter.chars().count() < MAX_FILTER_CHARS =>
                 {
-                    p.filter.push(c);
-                    p.sel = 0;
+                    self.filter.push(c);
+                    self.sel = 0;
                 }
-                _ => return Effect::NONE,
+                _ => return Outcome::Stay(Effect::NONE),
             },
         }
-        Effect::REDRAW
+        Outcome::Stay(Effect::REDRAW)
     }
 }
 

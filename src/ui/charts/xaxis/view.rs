@@ -418,7 +418,7 @@ fn month_day(days: i64) -> (i64, i64) {
 /// The metric picker over the focused chart `area`: the filter typed, then the
 /// matching metrics with the highlighted one marked.
 pub(crate) fn render_picker(buf: &mut Buffer, area: Rect, app: &App, key: &str, theme: Theme) {
-    let Some(p) = app.charts.xaxis.picker.as_ref().filter(|p| p.key == key) else {
+    let Some(p) = app.overlay.picker().filter(|p| p.key == key) else {
         return;
     };
     let w = area.width.saturating_sub(4).min(40);

@@ -6,12 +6,15 @@
 mod name;
 pub(crate) mod view;
 
+use ratatui::layout::Rect;
+
 use crate::msg::{ProcRow, ProcTable};
 use crate::store::metrics::MetricStore;
 use crate::text::sanitize;
 use crate::ui::filter::FilterState;
-use crate::ui::panels::Pane;
-use crate::ui::{layout, system, App, Cmd, Effect};
+use crate::ui::panels::{Pane, Panels};
+use crate::ui::source::Shown;
+use crate::ui::{layout, system, Asks, Cmd, Effect, Subject};
 pub(crate) use name::process_name;
 
 /// The most processes kept from one scan (a host with more shows its top ones by
@@ -187,111 +190,121 @@ pub(crate) fn short_command(cmd: &str, max: usize) -> String {
     out
 }
 
-impl App {
-    /// Rows of the table below its header line.
-    pub(in crate::ui) fn procs_room(&self) -> usize {
-        self.screen.areas.procs.map_or(1, layout::procs_rows)
-    }
+/// Rows of the table drawn in `area` below its header line (1 without a table).
+#[must_use]
+pub(crate) fn room(area: Option<Rect>) -> usize {
+    area.map_or(1, layout::procs_rows)
+}
 
-    pub(in crate::ui) fn on_procs(&mut self, t: &ProcTable) -> Effect {
-        self.host.procs.set_table(t);
-        let room = self.procs_room();
-        self.host.procs.follow(room);
+/// Drop every process series from the live store of `shown` (host series keep
+/// their points); a run read from a file has none to drop.
+pub(crate) fn clear_process_series(shown: &mut Shown) {
+    if !shown
+        .run
+        .system
+        .keys()
+        .iter()
+        .any(|k| system::is_process_key(k))
+    {
+        return;
+    }
+    let Shown { run, subject, .. } = shown;
+    let window = match subject {
+        Subject::Host { window } => *window,
+        Subject::Run => return,
+    };
+    let mut fresh = MetricStore::windowed(crate::ui::LIVE_SERIES_CAP, window);
+    for (k, s) in run.system.iter() {
+        if system::is_process_key(k) {
+            continue;
+        }
+        let i = fresh.slot(k);
+        for &(x, y) in s.points() {
+            fresh.push_at(i, x, y);
+        }
+    }
+    run.system = fresh;
+}
+
+/// Ask the runtime to monitor process `pid` (`None`: none), in the live monitor
+/// (`host`) only.
+pub(in crate::ui) fn monitor(host: bool, asks: &mut Asks, pid: Option<u32>) -> Effect {
+    if !host {
+        return Effect::NONE;
+    }
+    asks.cmd(Cmd::Monitor { pid });
+    Effect::REDRAW
+}
+
+/// The table's messages, keys and clicks: what it sees besides its own state is
+/// the area it is drawn in, whether this is the live monitor (`host`), and the
+/// panels (a click focuses it); what it asks for is the process to monitor.
+impl ProcsPane {
+    /// `Msg::Procs`: a scan, the selection kept in view of the table in `area`.
+    pub(in crate::ui) fn on_table(&mut self, t: &ProcTable, area: Option<Rect>) -> Effect {
+        self.set_table(t);
+        self.keep_in_view(area);
         Effect::REDRAW
     }
 
-    /// The runtime says which process tree feeds the process metrics. A different
-    /// process than before clears the process series, so no chart mixes two.
-    pub(in crate::ui) fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+    /// Scroll so that the selection shows in the table drawn in `area`.
+    pub(in crate::ui) fn keep_in_view(&mut self, area: Option<Rect>) {
+        self.follow(room(area));
+    }
+
+    /// The runtime says which process tree feeds the process metrics; true when
+    /// that is a different process than before (whose series are to be cleared,
+    /// so no chart mixes two).
+    pub(in crate::ui) fn set_monitored(&mut self, m: Option<(u32, String)>) -> bool {
         let m = m.map(|(pid, cmd)| (pid, process_name(&cmd)));
-        let changed = self.host.procs.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
-        self.host.procs.monitored = m;
-        self.host.procs.told = true;
-        if changed {
-            self.clear_process_series();
-            self.set_overview(self.overview_rows());
-        }
-        self.regroup();
-        Effect::REDRAW
+        let changed = self.monitored.as_ref().map(|p| p.0) != m.as_ref().map(|p| p.0);
+        self.monitored = m;
+        self.told = true;
+        changed
     }
 
-    /// Drop every process series from the live store (host series keep their points).
-    fn clear_process_series(&mut self) {
-        if !self
-            .shown
-            .run
-            .system
-            .keys()
-            .iter()
-            .any(|k| system::is_process_key(k))
-        {
-            return;
-        }
-        let crate::ui::source::Shown { run, subject, .. } = &mut self.shown;
-        let window = match subject {
-            crate::ui::Subject::Host { window } => *window,
-            crate::ui::Subject::Run => return,
-        };
-        let mut fresh = MetricStore::windowed(crate::ui::LIVE_SERIES_CAP, window);
-        for (k, s) in run.system.iter() {
-            if system::is_process_key(k) {
-                continue;
-            }
-            let i = fresh.slot(k);
-            for &(x, y) in s.points() {
-                fresh.push_at(i, x, y);
-            }
-        }
-        run.system = fresh;
-    }
-
-    /// Ask the runtime to monitor the selected process (`None`: the none).
-    pub(in crate::ui) fn monitor(&mut self, pid: Option<u32>) -> Effect {
-        if !self.is_host() {
-            return Effect::NONE;
-        }
-        self.asks.cmd(Cmd::Monitor { pid });
-        Effect::REDRAW
-    }
-
-    pub(in crate::ui) fn monitor_selected(&mut self) -> Effect {
-        match self.host.procs.selected().map(|r| r.pid) {
-            Some(pid) => self.monitor(Some(pid)),
+    /// Ask the runtime to monitor the selected process.
+    pub(in crate::ui) fn monitor_selected(&self, host: bool, asks: &mut Asks) -> Effect {
+        match self.selected().map(|r| r.pid) {
+            Some(pid) => monitor(host, asks, Some(pid)),
             None => Effect::NONE,
         }
     }
 
-    /// Up/down/page keys with the table focused.
-    pub(in crate::ui) fn move_proc_selection(&mut self, delta: isize, abs: Option<bool>) {
-        let n = self.host.procs.rows.len();
-        self.host.procs.sel = match abs {
+    /// Up/down/page keys with the table (drawn in `area`) focused.
+    pub(in crate::ui) fn move_selection(
+        &mut self,
+        delta: isize,
+        abs: Option<bool>,
+        area: Option<Rect>,
+    ) {
+        let n = self.rows.len();
+        self.sel = match abs {
             Some(false) => 0,
             Some(true) => n.saturating_sub(1),
             None => self
-                .host
-                .procs
                 .sel
                 .saturating_add_signed(delta)
                 .min(n.saturating_sub(1)),
         };
-        let room = self.procs_room();
-        self.host.procs.follow(room);
+        self.keep_in_view(area);
     }
 
-    /// A click on the table: the row under it is selected.
-    pub(in crate::ui) fn click_proc(&mut self, row_y: u16) {
-        let Some(area) = self.screen.areas.procs else {
+    /// A click at row `row_y` of the table drawn in `area`: the row under it is
+    /// selected, and the table takes the focus.
+    pub(in crate::ui) fn click(&mut self, area: Option<Rect>, row_y: u16, panels: &mut Panels) {
+        let Some(area) = area else {
             return;
         };
         let first = area.y + layout::PROCS_HEAD;
         if row_y < first {
             return;
         }
-        let i = self.host.procs.scroll + usize::from(row_y - first);
-        if i < self.host.procs.rows.len() {
-            self.host.procs.sel = i;
+        let i = self.scroll + usize::from(row_y - first);
+        if i < self.rows.len() {
+            self.sel = i;
         }
-        self.panels.focus = Pane::Procs;
+        panels.focus = Pane::Procs;
     }
 }
 

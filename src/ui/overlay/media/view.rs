@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::text::sanitize;
 use crate::ui::overlay;
-use crate::ui::overlay::media::Image;
+use crate::ui::overlay::media::{Image, MediaState};
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::fit;
 use crate::ui::widget::format;
@@ -65,7 +65,7 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
 
 /// The selected image's title: key, step, position, caption, size.
 fn media_title(app: &App) -> String {
-    match app.media_selected() {
+    match app.panes.media.selected(&app.shown.run) {
         Some((key, item, n)) => {
             let mut t = format!(
                 " {} · {} {} ({}/{n})",
@@ -89,7 +89,7 @@ fn media_title(app: &App) -> String {
 
 /// The image, or what stands in its place, in `inner`.
 fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
-    let msg = if app.media_keys().is_empty() {
+    let msg = if MediaState::keys(&app.shown.run).is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
     } else if app.panes.media.loading {
         Some("reading the image…".to_owned())
@@ -120,7 +120,7 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if area.width < 10 || area.height < 4 {
         return;
     }
-    let keys = app.media_keys();
+    let keys = MediaState::keys(&app.shown.run);
     let inner = overlay::open(buf, area, &media_title(app), theme);
     let hint = if keys.len() > 1 {
         format!(
@@ -144,7 +144,7 @@ pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: 
     }
     let focused = app.panels.focus == crate::ui::panels::Pane::Media;
     let mut title = media_title(app);
-    let keys = app.media_keys().len();
+    let keys = MediaState::keys(&app.shown.run).len();
     if focused && keys > 0 {
         title.push_str(if keys > 1 {
             "· ←/→ ↑/↓ enter "

@@ -10,11 +10,39 @@
 
 pub(crate) mod view;
 
+use std::path::PathBuf;
+
 use crate::store::series::Stats;
 use crate::store::{stitch, Run};
 use crate::ui::action::Action;
 use crate::ui::filter::FilterState;
-use crate::ui::{App, Effect, FilterTarget, Overlay};
+use crate::ui::overlay::Outcome;
+use crate::ui::workspace::runs::Runs;
+use crate::ui::{Effect, FilterTarget};
+
+/// Its keys' lines in the help.
+pub(crate) const HELP: &[(&[Action], &str)] = &[
+    (&[Action::FocusUp, Action::FocusDown], "Select a metric"),
+    (
+        &[Action::PrevPage, Action::NextPage],
+        "Select a page up / down",
+    ),
+    (
+        &[Action::FirstPage, Action::LastPage],
+        "Select the first / last",
+    ),
+    (
+        &[Action::FocusLeft, Action::FocusRight],
+        "Sort by another column",
+    ),
+    (
+        &[Action::CyclePaneFocus, Action::CyclePaneFocusBack],
+        "Same column of the next / previous run",
+    ),
+    (&[Action::StartFilter], "Filter the metrics by name"),
+    (&[Action::ClearFilters], "Clear the filter"),
+    (&[Action::Back, Action::ToggleStats], "Close the table"),
+];
 
 /// The columns of one run's group, in order (after the metric name).
 pub const FIELDS: [&str; 7] = ["last", "min", "@step", "max", "@step", "mean", "count"];
@@ -104,20 +132,29 @@ struct Group<'a> {
     parts: Vec<(usize, &'a Run)>,
 }
 
-impl App {
+/// What the table sees: the runs drawn (the main one, then the compared ones).
+pub struct Drawn<'a> {
+    pub main: &'a Run,
+    /// The main run's name, outside a workspace.
+    pub label: String,
+    /// The main run's directory.
+    pub dir: Option<PathBuf>,
+    pub runs: &'a Runs,
+}
+
+impl Drawn<'_> {
     /// The column groups: the main run, then the compared ones (in a workspace with
     /// their own colours, as the charts draw them); the segments of a resumed run
     /// join the group of the first one drawn.
-    fn stats_groups(&self) -> Vec<Group<'_>> {
+    fn groups(&self) -> Vec<Group<'_>> {
         let ws = self.runs.workspace.as_deref();
         let main = self.runs.main_tag.as_ref().filter(|_| ws.is_some());
-        let main_dir = self.main_run_dir();
         let drawn = std::iter::once((
             main,
-            main_dir.as_deref(),
-            &self.shown.run,
+            self.dir.as_deref(),
+            self.main,
             StatsRun {
-                label: main.map_or_else(|| self.run_label(), |t| t.label.clone()),
+                label: main.map_or_else(|| self.label.clone(), |t| t.label.clone()),
                 color: main.map_or(0, |t| t.color),
             },
         ))
@@ -152,21 +189,33 @@ impl App {
         groups
     }
 
-    /// The drawn runs, one column group each (see [`App::stats_groups`]).
+    /// The drawn runs, one column group each (see [`Drawn::groups`]).
     #[must_use]
-    pub fn stats_runs(&self) -> Vec<StatsRun> {
-        self.stats_groups().into_iter().map(|g| g.run).collect()
+    pub fn runs(&self) -> Vec<StatsRun> {
+        self.groups().into_iter().map(|g| g.run).collect()
     }
+}
 
-    /// The table's rows: the charted metrics passing the filter, sorted.
+/// What the table's keys see and change beyond its cursor.
+pub(crate) struct StatsCx<'a> {
+    pub table: &'a mut StatsTable,
+    /// Rows passing the filter, and column groups (runs).
+    pub rows: usize,
+    pub runs: usize,
+    /// The screen's height.
+    pub height: u16,
+    /// Set to the table's filter when `/` starts typing into it.
+    pub filter_target: &'a mut Option<FilterTarget>,
+}
+
+impl StatsTable {
+    /// The table's rows: the charted metrics (`keys`) passing the filter, sorted.
     #[must_use]
-    pub fn stats_rows(&self) -> Vec<StatsRow> {
-        let groups = self.stats_groups();
-        let mut rows: Vec<StatsRow> = self
-            .charts
-            .metric_keys
+    pub fn rows(&self, drawn: &Drawn<'_>, keys: &[String]) -> Vec<StatsRow> {
+        let groups = drawn.groups();
+        let mut rows: Vec<StatsRow> = keys
             .iter()
-            .filter(|k| self.stats.filter.matches(k))
+            .filter(|k| self.filter.matches(k))
             .map(|k| StatsRow {
                 key: k.clone(),
                 cells: groups
@@ -178,14 +227,16 @@ impl App {
                     .collect(),
             })
             .collect();
-        let t = &self.stats;
-        if t.sort == 0 {
-            if t.reverse {
+        if self.sort == 0 {
+            if self.reverse {
                 rows.reverse();
             }
             return rows;
         }
-        let (run, field) = ((t.sort - 1) / FIELDS.len(), (t.sort - 1) % FIELDS.len());
+        let (run, field) = (
+            (self.sort - 1) / FIELDS.len(),
+            (self.sort - 1) % FIELDS.len(),
+        );
         let val = |r: &StatsRow| {
             r.cells
                 .get(run)
@@ -195,7 +246,7 @@ impl App {
         };
         // Stable: equal values keep the names' order.
         rows.sort_by(|a, b| match (val(a), val(b)) {
-            (Some(x), Some(y)) if t.reverse => y.total_cmp(&x),
+            (Some(x), Some(y)) if self.reverse => y.total_cmp(&x),
             (Some(x), Some(y)) => x.total_cmp(&y),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -206,91 +257,64 @@ impl App {
 
     /// `[shown/all]` metrics of the table (the status line's filter count).
     #[must_use]
-    pub fn stats_count(&self) -> String {
-        format!(
-            "[{}/{}]",
-            self.stats_rows().len(),
-            self.charts.metric_keys.len()
-        )
-    }
-
-    /// `T`: open the table (a run's metrics; the live monitor has none).
-    pub(in crate::ui) fn open_stats(&mut self) -> Effect {
-        if self.is_host() {
-            return Effect::NONE;
-        }
-        self.overlay = Overlay::Stats(StatsCursor::default());
-        Effect::REDRAW
-    }
-
-    /// The open table's selection and scroll (the top, when closed).
-    #[must_use]
-    pub fn stats_cursor(&self) -> StatsCursor {
-        match self.overlay {
-            Overlay::Stats(c) => c,
-            _ => StatsCursor::default(),
-        }
-    }
-
-    /// A key while the table is open.
-    pub(in crate::ui) fn act_stats(&mut self, a: Action) -> Effect {
-        let n = self.stats_rows().len();
-        let page = body_rows(self.screen.size.height).max(1);
-        let last = n.saturating_sub(1);
-        let mut cur = self.stats_cursor();
-        let sel = cur.sel.min(last);
-        let columns = 1 + FIELDS.len() * self.stats_groups().len();
-        match a {
-            Action::Quit => return Effect::QUIT,
-            Action::Back | Action::ToggleStats => {
-                self.overlay = Overlay::None;
-                return Effect::REDRAW;
-            }
-            Action::FocusUp => cur.sel = sel.saturating_sub(1),
-            Action::FocusDown => cur.sel = (sel + 1).min(last),
-            Action::PrevPage => cur.sel = sel.saturating_sub(page),
-            Action::NextPage => cur.sel = (sel + page).min(last),
-            Action::FirstPage => cur.sel = 0,
-            Action::LastPage => cur.sel = last,
-            // A new order shows its top (the largest first, sorted descending).
-            Action::FocusLeft => {
-                self.stats.sort = self.stats.sort.saturating_sub(1);
-                cur.refiltered();
-            }
-            Action::FocusRight => {
-                self.stats.sort = (self.stats.sort + 1).min(columns - 1);
-                cur.refiltered();
-            }
-            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
-                let forward = a == Action::CyclePaneFocus;
-                let sort = sort_by_other_run(self.stats.sort, self.stats_groups().len(), forward);
-                if sort == self.stats.sort {
-                    return Effect::NONE;
-                }
-                self.stats.sort = sort;
-                cur.refiltered();
-            }
-            Action::ReverseSort => {
-                self.stats.reverse = !self.stats.reverse;
-                cur.refiltered();
-            }
-            Action::StartFilter => {
-                self.stats.filter.start();
-                self.filter_target = Some(FilterTarget::Stats);
-            }
-            Action::ClearFilters => {
-                self.stats.filter.clear();
-                cur.sel = 0;
-            }
-            _ => return Effect::NONE,
-        }
-        cur.follow(page);
-        self.overlay = Overlay::Stats(cur);
-        Effect::REDRAW
+    pub fn count(&self, drawn: &Drawn<'_>, keys: &[String]) -> String {
+        format!("[{}/{}]", self.rows(drawn, keys).len(), keys.len())
     }
 }
 
 impl StatsCursor {
+    /// A key while the table is open.
+    pub(crate) fn act(&mut self, a: Action, cx: StatsCx<'_>) -> Outcome {
+        let page = body_rows(cx.height).max(1);
+        let last = cx.rows.saturating_sub(1);
+        let sel = self.sel.min(last);
+        let columns = 1 + FIELDS.len() * cx.runs;
+        let t = cx.table;
+        match a {
+            Action::Quit => return Outcome::Stay(Effect::QUIT),
+            Action::Back | Action::ToggleStats => return Outcome::Close,
+            Action::FocusUp => self.sel = sel.saturating_sub(1),
+            Action::FocusDown => self.sel = (sel + 1).min(last),
+            Action::PrevPage => self.sel = sel.saturating_sub(page),
+            Action::NextPage => self.sel = (sel + page).min(last),
+            Action::FirstPage => self.sel = 0,
+            Action::LastPage => self.sel = last,
+            // A new order shows its top (the largest first, sorted descending).
+            Action::FocusLeft => {
+                t.sort = t.sort.saturating_sub(1);
+                self.refiltered();
+            }
+            Action::FocusRight => {
+                t.sort = (t.sort + 1).min(columns - 1);
+                self.refiltered();
+            }
+            Action::CyclePaneFocus | Action::CyclePaneFocusBack => {
+                let forward = a == Action::CyclePaneFocus;
+                let sort = sort_by_other_run(t.sort, cx.runs, forward);
+                if sort == t.sort {
+                    return Outcome::Stay(Effect::NONE);
+                }
+                t.sort = sort;
+                self.refiltered();
+            }
+            Action::ReverseSort => {
+                t.reverse = !t.reverse;
+                self.refiltered();
+            }
+            Action::StartFilter => {
+                t.filter.start();
+                *cx.filter_target = Some(FilterTarget::Stats);
+            }
+            Action::ClearFilters => {
+                t.filter.clear();
+                self.sel = 0;
+            }
+            _ => return Outcome::Stay(Effect::NONE),
+        }
+        self.follow(page);
+        Outcome::Stay(Effect::REDRAW)
+    }
+
     /// Scroll so the selected row is among the `page` rows shown.
     pub fn follow(&mut self, page: usize) {
         let page = page.max(1);

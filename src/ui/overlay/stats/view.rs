@@ -145,7 +145,7 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         return;
     }
     let t = &app.stats;
-    let c = app.stats_cursor();
+    let c = app.overlay.stats_cursor();
     let rows = app.stats_rows();
     let runs = app.stats_runs();
     let total = app.charts.metric_keys.len();

@@ -3,15 +3,18 @@
 //! the loop side; readers are numbered by tag, and a message from a reader the app no
 //! longer follows is dropped.
 
+mod main;
+mod stitch;
 pub(crate) mod view;
 
 use std::path::{Path, PathBuf};
 
 use crate::msg::{Msg, RunBatch, RunEntry};
 use crate::store::metrics::{MetricStore, DEFAULT_BUDGET};
-use crate::store::{stitch, Run};
+use crate::store::Run;
 use crate::ui::action::Action;
-use crate::ui::{new_run, App, Cmd, Effect, Overlay, Seen, SourceState};
+use crate::ui::workspace::cx::WsCx;
+use crate::ui::{Cmd, Effect, Shown};
 
 /// Most runs drawn beside the main one (one colour each).
 pub const MAX_COMPARED: usize = 7;
@@ -54,80 +57,14 @@ pub struct WsTag {
 /// take no more memory than a few.
 const WORKSPACE_BUDGET: usize = DEFAULT_BUDGET;
 
-impl App {
-    /// Ask the runtime to start the main reader on a user path (see
-    /// [`App::take_cmds`]).
-    pub fn request_open(&mut self, path: PathBuf) {
-        self.asks.cmd(Cmd::StartReader {
-            path,
-            tag: self.shown.tag,
-        });
-    }
-
-    fn new_tag(&mut self) -> u64 {
-        self.shown.last_tag = self.shown.last_tag.max(self.shown.tag) + 1;
-        self.shown.last_tag
-    }
-
-    /// The main run's directory: its file's, or the one waited on.
-    fn main_dir(&self) -> Option<&Path> {
-        self.shown
-            .source
-            .file
-            .as_deref()
-            .and_then(Path::parent)
-            .or(self.shown.source.waiting_dir.as_deref())
-    }
-
-    /// The run directory the main reader was started on (as the workspace spells
-    /// it), else the main run's directory.
-    pub(crate) fn main_run_dir(&self) -> Option<PathBuf> {
-        self.shown
-            .main_reading
-            .clone()
-            .or_else(|| self.main_dir().map(Path::to_path_buf))
-    }
-
-    /// `alt+r`: the main run read again from the first byte of the file it reads
-    /// (or the directory it waits on), keeping panes and settings; false with no
-    /// main run.
-    pub(crate) fn restart_main(&mut self) -> bool {
-        let Some(path) = self
-            .shown
-            .source
-            .file
-            .clone()
-            .or_else(|| self.main_run_dir())
-        else {
-            return false;
-        };
-        // The run as the workspace spells it stays what it was.
-        let reading = self.shown.main_reading.clone();
-        self.open_run(path, true);
-        self.shown.main_reading = reading;
-        true
-    }
-
-    /// No main run: its reader stopped, an empty run shown (a workspace with no
-    /// run selected).
-    pub(crate) fn close_main(&mut self) {
-        self.asks.cmd(Cmd::StopReader {
-            tag: self.shown.tag,
-        });
-        self.shown.tag = self.new_tag();
-        self.shown.main_reading = None;
-        self.runs.main_tag = None;
-        self.shown.run = new_run(self.shown.max_points);
-        self.shown.source = SourceState::default();
-        self.shown.seen = Seen::NEVER;
-        self.refresh();
-    }
-
+/// The picker's and the compared runs' keys and messages see the run shown and
+/// the panes through `cx` (see [`WsCx`]).
+impl Runs {
     /// Share the workspace's point budget among the compared runs.
     pub(crate) fn share_budget(&mut self) {
-        let n = self.runs.compare.len().max(1);
+        let n = self.compare.len().max(1);
         let per = (WORKSPACE_BUDGET / n).min(COMPARED_BUDGET);
-        for c in &mut self.runs.compare {
+        for c in &mut self.compare {
             if c.budget != per {
                 c.budget = per;
                 c.run.metrics.set_budget(per);
@@ -138,283 +75,144 @@ impl App {
     /// `R`: open the picker and ask for the runs next to the main one (read anew, so
     /// the list is current); the keys pressed before the list comes wait for it.
     /// Compared runs whose directory has gone are let go.
-    pub(in crate::ui) fn open_picker(&mut self) -> Effect {
-        let Some(dir) = self.main_dir().map(Path::to_path_buf) else {
+    pub(crate) fn open_picker(&mut self, cx: &mut WsCx) -> Effect {
+        let Some(dir) = cx.shown.main_dir().map(Path::to_path_buf) else {
             return Effect::NONE;
         };
-        self.asks.cmd(Cmd::ListRuns { run_dir: dir });
-        if !self.runs.compare.is_empty() {
-            let dirs = self.runs.compare.iter().map(|c| c.dir.clone()).collect();
-            self.asks.cmd(Cmd::CheckDirs { dirs });
+        cx.asks.cmd(Cmd::ListRuns { run_dir: dir });
+        if !self.compare.is_empty() {
+            let dirs = self.compare.iter().map(|c| c.dir.clone()).collect();
+            cx.asks.cmd(Cmd::CheckDirs { dirs });
         }
-        self.runs.waiting = Some(Vec::new());
-        self.overlay = Overlay::Runs;
+        self.waiting = Some(Vec::new());
+        cx.then.picker = Some(true);
         Effect::REDRAW
     }
 
-    /// The picker's list came: shown with the main run selected, then the keys
-    /// that waited for it are applied. A list of another run's neighbours (the
-    /// user has opened another run since) is dropped.
-    pub(in crate::ui) fn on_runs_listed(&mut self, run_dir: &Path, runs: Vec<RunEntry>) -> Effect {
-        if self.main_dir() != Some(run_dir) {
-            return Effect::NONE;
+    /// The picker's list came: shown with the main run selected; returns the keys
+    /// that waited for it, for the router to apply (None: nothing to redraw). A
+    /// list of another run's neighbours (the user has opened another run since)
+    /// is dropped.
+    pub(crate) fn on_runs_listed(
+        &mut self,
+        shown: &mut Shown,
+        run_dir: &Path,
+        runs: Vec<RunEntry>,
+    ) -> Option<Vec<Action>> {
+        if shown.main_dir() != Some(run_dir) {
+            return None;
         }
-        self.runs.list = runs;
-        self.shown.source.runs_here = self.runs.list.len().max(1);
-        let Some(waiting) = self.runs.waiting.take() else {
+        self.list = runs;
+        shown.source.runs_here = self.list.len().max(1);
+        let Some(waiting) = self.waiting.take() else {
             // The picker was closed meanwhile: the count still holds.
-            return Effect::REDRAW;
+            return Some(Vec::new());
         };
-        self.runs.sel = self
-            .runs
-            .list
-            .iter()
-            .position(|r| r.dir == run_dir)
-            .unwrap_or(0);
-        let mut fx = Effect::REDRAW;
-        for a in waiting {
-            let more = self.act(a);
-            fx.quit |= more.quit;
-        }
-        fx
+        self.sel = self.list.iter().position(|r| r.dir == run_dir).unwrap_or(0);
+        Some(waiting)
     }
 
     /// Compared runs whose directory is gone are let go.
-    pub(in crate::ui) fn on_dirs_checked(&mut self, gone: &[PathBuf]) -> Effect {
-        let drop: Vec<usize> = (0..self.runs.compare.len())
-            .filter(|&i| gone.contains(&self.runs.compare[i].dir))
+    pub(crate) fn on_dirs_checked(&mut self, cx: &mut WsCx, gone: &[PathBuf]) -> Effect {
+        let drop: Vec<usize> = (0..self.compare.len())
+            .filter(|&i| gone.contains(&self.compare[i].dir))
             .collect();
         if drop.is_empty() {
             return Effect::NONE;
         }
         for i in drop.into_iter().rev() {
-            self.drop_compared(i, "its directory is gone");
+            self.drop_compared(cx, i, "its directory is gone");
         }
         Effect::REDRAW
     }
 
     /// Stop drawing compared run `i` (and stop its reader), saying why.
-    fn drop_compared(&mut self, i: usize, why: &str) {
-        let c = self.runs.compare.remove(i);
-        self.asks.cmd(Cmd::StopReader { tag: c.tag });
-        self.shown.source.error = Some(format!("compared run {} removed: {why}", c.label));
-        self.refresh();
+    fn drop_compared(&mut self, cx: &mut WsCx, i: usize, why: &str) {
+        let c = self.compare.remove(i);
+        cx.asks.cmd(Cmd::StopReader { tag: c.tag });
+        cx.shown.source.error = Some(format!("compared run {} removed: {why}", c.label));
+        cx.asks.refresh();
     }
 
-    /// Route a reader's message: the main run's, a compared run's, or a stale one.
-    pub(in crate::ui) fn on_tagged(&mut self, tag: u64, m: Msg) -> Effect {
-        if tag == self.shown.tag {
-            let batch = matches!(m, Msg::Run(_));
-            let fx = self.step(m);
-            if batch {
-                let key = self.runs.main_tag.as_ref().map(|t| t.key.clone());
-                self.restitch(key.as_deref());
-            }
-            return fx;
+    /// Route a reader's message: the main run's goes back to the router, a
+    /// compared run's is applied here, a stale one dropped.
+    pub(crate) fn on_tagged(&mut self, cx: &mut WsCx, tag: u64, m: Box<Msg>) -> Tagged {
+        if tag == cx.shown.tag {
+            return Tagged::Main(m);
         }
-        let Some(i) = self.runs.compare.iter().position(|c| c.tag == tag) else {
-            return Effect::NONE;
+        let Some(i) = self.compare.iter().position(|c| c.tag == tag) else {
+            return Tagged::Done(Effect::NONE);
         };
-        match m {
+        Tagged::Done(match *m {
             Msg::Run(b) => {
-                let budget = self.runs.compare[i].budget;
-                apply_to(
-                    &mut self.runs.compare[i].run,
-                    b,
-                    budget,
-                    self.shown.max_points / 2,
-                );
-                let c = &mut self.runs.compare[i];
+                let budget = self.compare[i].budget;
+                apply_to(&mut self.compare[i].run, b, budget, cx.shown.max_points / 2);
+                let c = &mut self.compare[i];
                 if c.ws.is_none() && !c.run.info.display_name.is_empty() {
                     c.label = crate::text::sanitize(&c.run.info.display_name);
                 }
                 let key = c.ws.as_ref().map(|t| t.key.clone());
-                self.restitch(key.as_deref());
-                self.refresh();
+                self.restitch(cx, key.as_deref());
+                cx.asks.refresh();
                 Effect::REDRAW
             }
             // Its file was deleted (or cannot be read): if its directory is gone
             // too, nothing more will come, and the picker can no longer list it.
             Msg::SourceError(_) => {
-                let dirs = vec![self.runs.compare[i].dir.clone()];
-                self.asks.cmd(Cmd::CheckDirs { dirs });
+                let dirs = vec![self.compare[i].dir.clone()];
+                cx.asks.cmd(Cmd::CheckDirs { dirs });
                 Effect::NONE
             }
             _ => Effect::NONE,
-        }
-    }
-
-    /// Make the run in `dir` the main one: an empty run with the same panels,
-    /// filters, y scales and store limits, waiting for its new reader's messages. With
-    /// `keep_view` (the workspace changing which drawn run is the main one) focus,
-    /// zoom and scroll positions stay.
-    pub(crate) fn open_run(&mut self, dir: PathBuf, keep_view: bool) {
-        // A run already compared becomes the main run: stop drawing it twice.
-        if let Some(i) = self.runs.compare.iter().position(|c| c.dir == dir) {
-            let c = self.runs.compare.remove(i);
-            self.asks.cmd(Cmd::StopReader { tag: c.tag });
-        }
-        self.asks.cmd(Cmd::StopReader {
-            tag: self.shown.tag,
-        });
-        self.shown.tag = self.new_tag();
-        self.asks.cmd(Cmd::StartReader {
-            path: dir.clone(),
-            tag: self.shown.tag,
-        });
-        self.shown.main_reading = Some(dir);
-        self.shown.run = new_run(self.shown.max_points);
-        self.shown.source = SourceState::default();
-        self.shown.seen = Seen::NEVER;
-        if keep_view {
-            self.refresh();
-            return;
-        }
-        // The y scales stay: they are settings by metric key (a `loss` drawn on a
-        // log scale is drawn so in every run, and saved so).
-        self.charts.zoom.clear();
-        self.charts.grid.focus = 0;
-        self.panels.fullscreen = false;
-        self.panes.overview.home();
-        self.panes.system.scroll = 0;
-        self.panes.console.back = 0;
-        self.refresh();
+        })
     }
 
     /// Draw the run at `path` (any run: `--compare`) beside the main one; `dir` is
     /// its run directory. Ignored past [`MAX_COMPARED`] or when already drawn.
-    pub fn request_compare(&mut self, path: PathBuf, dir: PathBuf) {
-        if self.runs.compare.len() >= MAX_COMPARED || self.is_compared(&dir).is_some() {
+    pub(crate) fn request_compare(&mut self, cx: &mut WsCx, path: PathBuf, dir: PathBuf) {
+        if self.compare.len() >= MAX_COMPARED || self.is_compared(&dir).is_some() {
             return;
         }
         let label = dir
             .file_name()
             .map(|n| crate::text::sanitize(&n.to_string_lossy()))
             .unwrap_or_default();
-        self.start_compare(path, dir, label);
+        self.start_compare(cx, path, dir, label);
     }
 
-    pub(crate) fn start_compare(&mut self, path: PathBuf, dir: PathBuf, label: String) {
-        let tag = self.new_tag();
-        self.asks.cmd(Cmd::StartReader { path, tag });
-        self.runs.compare.push(Compared {
+    pub(crate) fn start_compare(
+        &mut self,
+        cx: &mut WsCx,
+        path: PathBuf,
+        dir: PathBuf,
+        label: String,
+    ) {
+        let tag = cx.shown.new_tag();
+        cx.asks.cmd(Cmd::StartReader { path, tag });
+        self.compare.push(Compared {
             tag,
             dir,
             label,
-            run: compared_run(COMPARED_BUDGET, self.shown.max_points / 2),
+            run: compared_run(COMPARED_BUDGET, cx.shown.max_points / 2),
             budget: COMPARED_BUDGET,
             ws: None,
         });
-        self.refresh();
-    }
-
-    /// Keep the segments of the drawn resumed runs (of the run `only` when given)
-    /// from overlapping on the step axis: each is cut at the smallest first step
-    /// of the segments after it (see [`crate::store::stitch`]). Known before a
-    /// segment is read, the cut applies as its rows are folded; a segment that has
-    /// already charted rows its new cut drops (its reader came first) is read again.
-    pub(crate) fn restitch(&mut self, only: Option<&str>) {
-        let Some(ws) = self.runs.workspace.as_deref() else {
-            return;
-        };
-        let mut keys: Vec<&str> = Vec::new();
-        let tags = self
-            .runs
-            .main_tag
-            .iter()
-            .chain(self.runs.compare.iter().filter_map(|c| c.ws.as_ref()));
-        for t in tags.filter(|t| t.segments > 1) {
-            if only.is_none_or(|k| k == t.key) && !keys.contains(&t.key.as_str()) {
-                keys.push(&t.key);
-            }
-        }
-        let main = self.main_run_dir();
-        let mut moves: Vec<(PathBuf, Option<f64>)> = Vec::new();
-        for r in keys.iter().filter_map(|k| ws.run(k)) {
-            let runs: Vec<Option<&Run>> = r
-                .segments
-                .iter()
-                .map(|s| self.segment_run(&s.dir, main.as_deref()))
-                .collect();
-            let firsts: Vec<Option<f64>> = runs
-                .iter()
-                .map(|run| run.and_then(|run| run.stitch.first))
-                .collect();
-            for ((s, run), cut) in r.segments.iter().zip(&runs).zip(stitch::cuts(&firsts)) {
-                if run.is_some_and(|run| run.stitch.cut != cut) {
-                    moves.push((s.dir.clone(), cut));
-                }
-            }
-        }
-        for (dir, cut) in moves {
-            // The main run (None), or compared run i.
-            let at = if main.as_deref() == Some(dir.as_path()) {
-                None
-            } else if let Some(i) = self.is_compared(&dir) {
-                Some(i)
-            } else {
-                continue;
-            };
-            let was = self.segment_mut(at).stitch;
-            if was.rereads_for(cut) {
-                match at {
-                    None => {
-                        self.restart_main();
-                    }
-                    Some(i) => self.reread_compared(i),
-                }
-                // Its first row is the same: the segments before it keep their cut
-                // while it is read again.
-                self.segment_mut(at).stitch.first = was.first;
-            }
-            self.segment_mut(at).stitch.cut = cut;
-        }
-    }
-
-    /// The run read from segment directory `dir`: the main run or a compared one.
-    fn segment_run(&self, dir: &Path, main: Option<&Path>) -> Option<&Run> {
-        if main == Some(dir) {
-            return Some(&self.shown.run);
-        }
-        self.is_compared(dir).map(|i| &self.runs.compare[i].run)
-    }
-
-    /// The main run (None), or compared run `i`.
-    fn segment_mut(&mut self, at: Option<usize>) -> &mut Run {
-        match at.and_then(|i| self.runs.compare.get_mut(i)) {
-            Some(c) => &mut c.run,
-            None => &mut self.shown.run,
-        }
-    }
-
-    /// Read compared run `i` again from its first byte, into an empty run.
-    fn reread_compared(&mut self, i: usize) {
-        let tag = self.new_tag();
-        let cap = self.shown.max_points / 2;
-        let c = &mut self.runs.compare[i];
-        self.asks.cmd(Cmd::StopReader { tag: c.tag });
-        c.tag = tag;
-        c.run = compared_run(c.budget, cap);
-        self.asks.cmd(Cmd::StartReader {
-            path: c.dir.clone(),
-            tag,
-        });
-        self.refresh();
+        cx.asks.refresh();
     }
 
     /// Draw the selected run beside the main one, or stop drawing it.
-    fn toggle_compare(&mut self) {
-        let Some(entry) = self.runs.list.get(self.runs.sel) else {
+    fn toggle_compare(&mut self, cx: &mut WsCx) {
+        let Some(entry) = self.list.get(self.sel) else {
             return;
         };
-        if self.main_dir() == Some(entry.dir.as_path()) {
+        if cx.shown.main_dir() == Some(entry.dir.as_path()) {
             return;
         }
-        if let Some(i) = self.runs.compare.iter().position(|c| c.dir == entry.dir) {
-            let c = self.runs.compare.remove(i);
-            self.asks.cmd(Cmd::StopReader { tag: c.tag });
-        } else if self.runs.compare.len() >= MAX_COMPARED {
-            self.shown.source.error = Some(format!(
+        if let Some(i) = self.compare.iter().position(|c| c.dir == entry.dir) {
+            let c = self.compare.remove(i);
+            cx.asks.cmd(Cmd::StopReader { tag: c.tag });
+        } else if self.compare.len() >= MAX_COMPARED {
+            cx.shown.source.error = Some(format!(
                 "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
             ));
         } else {
@@ -426,40 +224,28 @@ impl App {
             } else {
                 crate::text::sanitize(&entry.name)
             };
-            self.start_compare(dir.clone(), dir, label);
+            self.start_compare(cx, dir.clone(), dir, label);
             return;
         }
-        self.refresh();
-    }
-
-    /// The main run's legend text: its name, else its id.
-    #[must_use]
-    pub fn run_label(&self) -> String {
-        let i = &self.shown.run.info;
-        let name = if i.display_name.is_empty() {
-            &i.run_id
-        } else {
-            &i.display_name
-        };
-        crate::text::sanitize(name)
+        cx.asks.refresh();
     }
 
     /// Whether the run in `dir` is drawn beside the main one.
     #[must_use]
     pub fn is_compared(&self, dir: &Path) -> Option<usize> {
-        self.runs.compare.iter().position(|c| c.dir == dir)
+        self.compare.iter().position(|c| c.dir == dir)
     }
 
     /// Keys while the run picker is open.
-    pub(in crate::ui) fn act_runs(&mut self, a: Action) -> Effect {
-        if let Some(waiting) = &mut self.runs.waiting {
+    pub(crate) fn act_picker(&mut self, cx: &mut WsCx, a: Action) -> Effect {
+        if let Some(waiting) = &mut self.waiting {
             // Until the list comes, keys wait for it; quitting or closing the picker
             // does not.
             match a {
                 Action::Quit => return Effect::QUIT,
                 Action::Back | Action::PickRun => {
-                    self.runs.waiting = None;
-                    self.overlay = Overlay::None;
+                    self.waiting = None;
+                    cx.then.picker = Some(false);
                     return Effect::REDRAW;
                 }
                 _ => {
@@ -468,30 +254,30 @@ impl App {
                 }
             }
         }
-        let n = self.runs.list.len();
+        let n = self.list.len();
         let page = 10;
         match a {
             Action::Quit => return Effect::QUIT,
-            Action::Back | Action::PickRun => self.overlay = Overlay::None,
-            Action::FocusUp => self.runs.sel = self.runs.sel.saturating_sub(1),
-            Action::FocusDown => self.runs.sel = (self.runs.sel + 1).min(n.saturating_sub(1)),
-            Action::PrevPage => self.runs.sel = self.runs.sel.saturating_sub(page),
-            Action::NextPage => self.runs.sel = (self.runs.sel + page).min(n.saturating_sub(1)),
-            Action::FirstPage => self.runs.sel = 0,
-            Action::LastPage => self.runs.sel = n.saturating_sub(1),
-            Action::ToggleCompare => self.toggle_compare(),
+            Action::Back | Action::PickRun => cx.then.picker = Some(false),
+            Action::FocusUp => self.sel = self.sel.saturating_sub(1),
+            Action::FocusDown => self.sel = (self.sel + 1).min(n.saturating_sub(1)),
+            Action::PrevPage => self.sel = self.sel.saturating_sub(page),
+            Action::NextPage => self.sel = (self.sel + page).min(n.saturating_sub(1)),
+            Action::FirstPage => self.sel = 0,
+            Action::LastPage => self.sel = n.saturating_sub(1),
+            Action::ToggleCompare => self.toggle_compare(cx),
             Action::OpenRun => {
-                let Some(entry) = self.runs.list.get(self.runs.sel) else {
+                let Some(entry) = self.list.get(self.sel) else {
                     return Effect::NONE;
                 };
-                self.overlay = Overlay::None;
-                if self.main_dir() != Some(entry.dir.as_path()) {
+                cx.then.picker = Some(false);
+                if cx.shown.main_dir() != Some(entry.dir.as_path()) {
                     let dir = entry.dir.clone();
-                    self.open_run(dir, false);
-                    if let Some(ws) = &mut self.runs.workspace {
+                    self.open_run(cx, dir, false);
+                    if let Some(ws) = &mut self.workspace {
                         // The run view's esc goes back to the workspace from this run.
                         ws.view = crate::ui::workspace::WsView::Run(
-                            self.shown.main_reading.clone().unwrap_or_default(),
+                            cx.shown.main_reading.clone().unwrap_or_default(),
                         );
                     }
                 }
@@ -500,6 +286,15 @@ impl App {
         }
         Effect::REDRAW
     }
+}
+
+/// A reader's message as the runs route it.
+#[derive(Debug)]
+pub(crate) enum Tagged {
+    /// The main run's: the router applies it as its own.
+    Main(Box<Msg>),
+    /// Applied (or dropped): what the loop is to do.
+    Done(Effect),
 }
 
 /// An empty compared run: a store of `budget` points, at most `series_cap` a series.

@@ -45,7 +45,7 @@ fn row(app: &App, i: usize, w: usize) -> String {
     let tail = format!("{size:>10}  {age:>10}");
     let marker = if current {
         "● "
-    } else if app.is_compared(&r.dir).is_some() {
+    } else if app.runs.is_compared(&r.dir).is_some() {
         "■ "
     } else {
         "  "
@@ -101,7 +101,7 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         };
         buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
         // A compared run's marker in the colour of its lines.
-        if let Some(c) = app.is_compared(&app.runs.list[i].dir) {
+        if let Some(c) = app.runs.is_compared(&app.runs.list[i].dir) {
             buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
         }
     }

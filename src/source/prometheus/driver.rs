@@ -1,0 +1,191 @@
+//! The refresh thread: one thread, one request in flight. The first refresh reads
+//! the whole window; each later one only what is newer than the last answer it got,
+//! from one step before it (the model drops the repeated points). A failed refresh
+//! is reported and the next one asks again from the same point, so a slow or down
+//! server leaves a gap in nothing but time.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::api::{Client, PromError};
+use super::fetch::{fetch, Batch, Plan};
+use super::matchers::Matchers;
+
+/// The scrape interval assumed where the server does not say one (Prometheus's own
+/// default scrape interval is 1 m; 15 s is what clusters run and W&B samples at).
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+
+/// Points one range query may ask per series (Prometheus refuses more than 11,000).
+const MAX_POINTS: f64 = 10_000.0;
+
+/// What the cluster screen reads with.
+#[derive(Debug, Clone)]
+pub struct DriverOptions {
+    pub matchers: Matchers,
+    /// How far back the screen shows.
+    pub window: Duration,
+    /// How often to refresh (`--interval`); None: at the scrape interval.
+    pub interval: Option<Duration>,
+}
+
+/// What the refresh thread reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClusterUpdate {
+    /// Sent first: the step of the series (the scrape interval, or coarser for a
+    /// long window), the refresh interval and the window.
+    Started {
+        server: String,
+        step: Duration,
+        interval: Duration,
+        window: Duration,
+    },
+    /// One refresh's answers.
+    Fetched(Box<Batch>),
+    /// A refresh that got nothing; `at` is when (unix seconds).
+    Failed { error: PromError, at: f64 },
+}
+
+fn now_secs() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The scrape interval the server is configured with, else the default.
+pub fn scrape_interval(client: &Client) -> Duration {
+    client
+        .scrape_interval()
+        .ok()
+        .flatten()
+        .filter(|d| !d.is_zero())
+        .unwrap_or(DEFAULT_INTERVAL)
+}
+
+/// The range the next refresh reads, given the end of the last answer: its start
+/// and end, aligned to `step` so that every refresh evaluates at the same instants.
+pub fn next_range(now: f64, last_end: Option<f64>, window: Duration, step: Duration) -> (f64, f64) {
+    let s = step.as_secs_f64().max(0.001);
+    let end = (now / s).floor() * s;
+    let start = match last_end {
+        Some(last) => (last - s).max(end - window.as_secs_f64()),
+        None => end - (window.as_secs_f64() / s).floor() * s,
+    };
+    (start.min(end), end)
+}
+
+/// The step for a window: the interval, or coarser where the window would need more
+/// points than a query may ask.
+pub fn step_for(interval: Duration, window: Duration) -> Duration {
+    let least = window.as_secs_f64() / MAX_POINTS;
+    if interval.as_secs_f64() >= least {
+        interval
+    } else {
+        Duration::from_secs_f64(least.ceil())
+    }
+}
+
+/// Refresh until `send` says the receiver is gone.
+pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
+    let scrape = scrape_interval(client);
+    let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
+    let step = step_for(scrape, opts.window);
+    if !send(ClusterUpdate::Started {
+        server: client.server().to_string(),
+        step,
+        interval,
+        window: opts.window,
+    }) {
+        return;
+    }
+    let plan = Plan {
+        matchers: opts.matchers.clone(),
+        scrape,
+    };
+    let mut last_end = None;
+    loop {
+        let began = std::time::Instant::now();
+        let (start, end) = next_range(now_secs(), last_end, opts.window, step);
+        let update = match fetch(client, &plan, start, end, step) {
+            Ok(batch) => {
+                last_end = Some(end);
+                ClusterUpdate::Fetched(Box::new(batch))
+            }
+            Err(error) => ClusterUpdate::Failed {
+                error,
+                at: now_secs(),
+            },
+        };
+        if !send(update) {
+            return;
+        }
+        std::thread::sleep(interval.saturating_sub(began.elapsed()));
+    }
+}
+
+/// [`run`] on its own thread, named `leet-prometheus`.
+pub fn spawn(
+    client: Client,
+    opts: DriverOptions,
+    send: impl FnMut(ClusterUpdate) -> bool + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("leet-prometheus".into())
+        .spawn(move || run(&client, &opts, send))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::http::{HttpError, HttpOptions};
+
+    #[test]
+    fn the_first_range_is_the_window_and_later_ones_overlap_one_step() {
+        let (w, s) = (Duration::from_secs(60), Duration::from_secs(15));
+        assert_eq!(next_range(1000.0, None, w, s), (930.0, 990.0));
+        assert_eq!(next_range(1007.0, Some(990.0), w, s), (975.0, 1005.0));
+        // Long after the last answer: never more than the window.
+        assert_eq!(next_range(5000.0, Some(990.0), w, s), (4935.0, 4995.0));
+        assert_eq!(step_for(s, Duration::from_secs(3600)), s);
+        assert_eq!(
+            step_for(Duration::from_secs(1), Duration::from_secs(86_400 * 7)),
+            Duration::from_secs(61)
+        );
+    }
+
+    #[test]
+    fn a_server_that_is_down_is_reported_and_asked_again() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("port")
+            .port();
+        let server = format!("http://127.0.0.1:{port}");
+        let client = Client::new(&server, HttpOptions::default()).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: Some(Duration::from_millis(10)),
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        assert_eq!(
+            rx.recv().expect("started"),
+            ClusterUpdate::Started {
+                server: server.clone(),
+                step: DEFAULT_INTERVAL,
+                interval: Duration::from_millis(10),
+                window: Duration::from_secs(60),
+            }
+        );
+        for _ in 0..2 {
+            let ClusterUpdate::Failed { error, .. } = rx.recv().expect("failed") else {
+                panic!("a refresh of a server that is down");
+            };
+            let refused = PromError::Http(HttpError::Refused {
+                server: server.clone(),
+            });
+            assert_eq!(error, refused);
+        }
+        // The receiver gone, the thread ends at its next report.
+        drop(rx);
+        thread.join().expect("thread ends");
+    }
+}

@@ -1,0 +1,303 @@
+//! One refresh of the cluster: every rule as a range query over `[start, end]`, the
+//! answers turned into per-host W&B-keyed series ([`Batch`]), which the cluster
+//! model (`store::cluster`) folds in.
+
+use std::time::Duration;
+
+use super::api::{Client, PromError};
+use super::matchers::Matchers;
+use super::rules::{self, Exporter, RULES};
+
+/// One host's series of one key, values in the key's unit, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSeries {
+    pub host: String,
+    pub exporter: Exporter,
+    pub key: String,
+    pub points: Vec<(f64, f64)>,
+    /// Shown relative to the first point the model keeps (see [`rules::Rule`]).
+    pub since_first: bool,
+}
+
+/// A host's `up` over the range: (time, scraped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostUp {
+    pub host: String,
+    pub points: Vec<(f64, bool)>,
+}
+
+/// What one refresh read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    pub start: f64,
+    pub end: f64,
+    pub step: Duration,
+    pub series: Vec<HostSeries>,
+    pub up: Vec<HostUp>,
+    /// Rules the server refused (an unknown function, a limit), each named; the
+    /// other rules' answers are in the batch.
+    pub refused: Vec<String>,
+}
+
+/// What a refresh asks: the matchers, the scrape interval (for `rate`'s range).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub matchers: Matchers,
+    pub scrape: Duration,
+}
+
+/// Whether an error is the server's (down, slow, refusing): the refresh stops at
+/// once rather than wait out every rule's timeout.
+fn is_transport(e: &PromError) -> bool {
+    matches!(e, PromError::Http(_) | PromError::Status { .. })
+}
+
+/// Read `[start, end]` every `step`.
+pub fn fetch(
+    client: &Client,
+    plan: &Plan,
+    start: f64,
+    end: f64,
+    step: Duration,
+) -> Result<Batch, PromError> {
+    let rate = rules::rate_range(plan.scrape, step);
+    let mut batch = Batch {
+        start,
+        end,
+        step,
+        series: Vec::new(),
+        up: Vec::new(),
+        refused: Vec::new(),
+    };
+    let up = client.query_range(&rules::up_query(&plan.matchers), start, end, step)?;
+    for s in up {
+        let Some(host) = rules::host_of(&s.labels) else {
+            continue;
+        };
+        let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
+        batch.up.push(HostUp { host, points });
+    }
+    for rule in RULES {
+        let q = rules::fill(rule.promql, &plan.matchers, rate);
+        let answer = match client.query_range(&q, start, end, step) {
+            Ok(a) => a,
+            Err(e) if is_transport(&e) => return Err(e),
+            Err(e) => {
+                batch.refused.push(e.to_string());
+                continue;
+            }
+        };
+        for s in answer {
+            let (Some(host), Some((key, unit))) =
+                (rules::host_of(&s.labels), rules::key_of(rule.keying, &s))
+            else {
+                continue;
+            };
+            let points = s.points.iter().map(|&(t, v)| (t, unit.apply(v))).collect();
+            batch.series.push(HostSeries {
+                host,
+                exporter: rule.exporter,
+                key,
+                points,
+                since_first: rule.since_first,
+            });
+        }
+    }
+    derive_dcgm(&mut batch.series);
+    Ok(batch)
+}
+
+/// The points of `a` and `b` at the same times, combined by `f`.
+fn zip_points(a: &[(f64, f64)], b: &[(f64, f64)], f: impl Fn(f64, f64) -> f64) -> Vec<(f64, f64)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len().min(b.len())));
+    while let (Some(&(ta, va)), Some(&(tb, vb))) = (a.get(i), b.get(j)) {
+        if ta < tb {
+            i += 1;
+        } else if tb < ta {
+            j += 1;
+        } else {
+            out.push((ta, f(va, vb)));
+            i += 1;
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The keys the sampler adds to dcgm-exporter's (`dcgm_exporter.rs`), from the
+/// fields read: `memoryAllocatedBytes` (frame buffer used, MiB → bytes),
+/// `memoryAllocated` (used / total, or used / (used + free), in %) and
+/// `energyJoules` (the total energy, mJ → J).
+pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
+    use std::collections::BTreeMap;
+    type Fields<'a> = BTreeMap<&'a str, &'a [(f64, f64)]>;
+    let mut gpus: BTreeMap<(&str, &str), Fields> = BTreeMap::new();
+    for s in series.iter().filter(|s| s.exporter == Exporter::Dcgm) {
+        let Some((prefix, field)) = s.key.rsplit_once('.') else {
+            continue;
+        };
+        if matches!(
+            field,
+            "memoryUsed" | "memoryFree" | "memoryTotal" | "totalEnergyConsumption"
+        ) {
+            let fields = gpus.entry((s.host.as_str(), prefix)).or_default();
+            fields.insert(field, &s.points);
+        }
+    }
+    let mut derived = Vec::new();
+    for ((host, prefix), f) in &gpus {
+        let mut add = |field: &str, points: Vec<(f64, f64)>| {
+            derived.push(HostSeries {
+                host: (*host).to_string(),
+                exporter: Exporter::Dcgm,
+                key: format!("{prefix}.{field}"),
+                points,
+                since_first: false,
+            });
+        };
+        if let Some(used) = f.get("memoryUsed") {
+            add(
+                "memoryAllocatedBytes",
+                used.iter().map(|&(t, v)| (t, v * 1_048_576.0)).collect(),
+            );
+            let pct = |u: f64, total: f64| {
+                if total > 0.0 {
+                    u / total * 100.0
+                } else {
+                    f64::NAN
+                }
+            };
+            if let Some(total) = f.get("memoryTotal") {
+                add("memoryAllocated", zip_points(used, total, pct));
+            } else if let Some(free) = f.get("memoryFree") {
+                add(
+                    "memoryAllocated",
+                    zip_points(used, free, |u, fr| pct(u, u + fr)),
+                );
+            }
+        }
+        if let Some(energy) = f.get("totalEnergyConsumption") {
+            add(
+                "energyJoules",
+                energy.iter().map(|&(t, v)| (t, v / 1000.0)).collect(),
+            );
+        }
+    }
+    series.extend(derived);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::prometheus::api::tests::{client, fake, fake_by, Reply};
+
+    fn s(key: &str, points: &[(f64, f64)]) -> HostSeries {
+        HostSeries {
+            host: "h".into(),
+            exporter: Exporter::Dcgm,
+            key: key.into(),
+            points: points.to_vec(),
+            since_first: false,
+        }
+    }
+
+    #[test]
+    fn the_sampler_s_derived_dcgm_keys() {
+        let mut v = vec![
+            s("gpu.0.memoryUsed", &[(1.0, 1024.0), (2.0, 2048.0)]),
+            s("gpu.0.memoryFree", &[(2.0, 2048.0), (3.0, 0.0)]),
+            s("gpu.0.totalEnergyConsumption", &[(1.0, 5000.0)]),
+            s("gpu.1.memoryUsed", &[(1.0, 10.0)]),
+            s("gpu.1.memoryTotal", &[(1.0, 40.0)]),
+        ];
+        derive_dcgm(&mut v);
+        let got: Vec<(&str, &[(f64, f64)])> = v[5..]
+            .iter()
+            .map(|s| (s.key.as_str(), s.points.as_slice()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "gpu.0.memoryAllocatedBytes",
+                    &[(1.0, 1_073_741_824.0), (2.0, 2_147_483_648.0)][..]
+                ),
+                ("gpu.0.memoryAllocated", &[(2.0, 50.0)][..]),
+                ("gpu.0.energyJoules", &[(1.0, 5.0)][..]),
+                ("gpu.1.memoryAllocatedBytes", &[(1.0, 10_485_760.0)][..]),
+                ("gpu.1.memoryAllocated", &[(1.0, 25.0)][..]),
+            ]
+        );
+    }
+
+    const UP: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+        {"metric":{"__name__":"up","instance":"n1:9100","job":"node"},"values":[[10,"1"],[11,"0"]]}]}}"#;
+    const LOAD: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+        {"metric":{"__name__":"node_load1","instance":"n1:9100"},"values":[[10,"2.5"]]},
+        {"metric":{"__name__":"node_load1"},"values":[[10,"9"]]}]}}"#;
+    const REFUSED: &str = r#"{"status":"error","errorType":"execution","error":"query processing would load too many samples"}"#;
+    const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
+
+    fn plan() -> Plan {
+        Plan {
+            matchers: Matchers::default(),
+            scrape: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn each_rule_is_asked_and_a_refused_one_is_named() {
+        let (url, rx) = fake_by(|head| {
+            let line = head.lines().next().unwrap_or_default().to_string();
+            if line.contains("query=up%7B%7D") {
+                Reply::Answer(200, UP.into())
+            } else if line.contains("query=node_load1%7B%7D") {
+                Reply::Answer(200, LOAD.into())
+            } else if line.contains("node_load5") {
+                Reply::Answer(422, REFUSED.into())
+            } else {
+                Reply::Answer(200, EMPTY.into())
+            }
+        });
+        let batch =
+            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect("batch");
+        assert_eq!(
+            batch.up,
+            [HostUp {
+                host: "n1".into(),
+                points: vec![(10.0, true), (11.0, false)]
+            }]
+        );
+        // The series without a host label is left out.
+        assert_eq!(
+            batch.series,
+            [HostSeries {
+                host: "n1".into(),
+                exporter: Exporter::Node,
+                key: "load.1m".into(),
+                points: vec![(10.0, 2.5)],
+                since_first: false,
+            }]
+        );
+        assert_eq!(batch.refused.len(), 1, "{:?}", batch.refused);
+        assert!(
+            batch.refused[0].contains("too many samples"),
+            "{:?}",
+            batch.refused
+        );
+        // `up`, then every rule once.
+        assert_eq!(rx.try_iter().count(), 1 + RULES.len());
+    }
+
+    #[test]
+    fn a_server_error_ends_the_refresh_at_once() {
+        let (url, rx) = fake(Reply::Answer(503, "overloaded".into()));
+        let err =
+            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect_err("503");
+        assert!(
+            matches!(err, PromError::Status { status: 503, .. }),
+            "{err:?}"
+        );
+        assert_eq!(rx.try_iter().count(), 1);
+    }
+}

@@ -1,0 +1,363 @@
+//! The cluster model: what the Prometheus refresh thread has read, per host. Each
+//! host has its state (up, down or stale), its W&B-keyed series (windowed rings, as
+//! the live store's system metrics), and from them the header row and the GPU
+//! heatmap's rows. One writer (the loop thread) folds [`ClusterUpdate`]s in; a
+//! failed refresh changes nothing but the error shown.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::source::prometheus::driver::DEFAULT_INTERVAL;
+use crate::source::prometheus::fetch::{Batch, HostSeries};
+use crate::source::prometheus::rules::Exporter;
+use crate::source::prometheus::ClusterUpdate;
+use crate::store::series::Series;
+
+/// Hosts kept at most; more (a matcher that selects a whole fleet) are dropped, so
+/// the model's memory is bounded whatever the server holds.
+pub const MAX_HOSTS: usize = 4096;
+/// Series kept per host at most.
+pub const MAX_KEYS: usize = 2048;
+/// Intervals without a newer sample after which an up host counts as stale.
+const STALE_AFTER: f64 = 3.0;
+
+/// A host as the header shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostState {
+    Up,
+    /// Its last scrape failed (`up` is 0).
+    Down,
+    /// Scraped, but its newest sample is older than a few intervals.
+    Stale,
+}
+
+/// One W&B key's series on one host.
+#[derive(Debug, Clone)]
+struct KeySeries {
+    exporter: Exporter,
+    /// The first value read, for the keys shown as an amount since then.
+    base: Option<f64>,
+    since_first: bool,
+    points: Series,
+}
+
+/// One host.
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    /// The newest `up` point: (time, scraped).
+    up: Option<(f64, bool)>,
+    /// The newest sample time of any of its series.
+    newest: Option<f64>,
+    /// Read from `leet serve`: other exporters' series are ignored for it.
+    leet: bool,
+    series: BTreeMap<String, KeySeries>,
+}
+
+/// The header row of one host: the latest values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderRow {
+    pub host: String,
+    pub state: HostState,
+    pub cpu: Option<f64>,
+    pub memory: Option<f64>,
+    pub gpus: usize,
+    pub gpu_mean: Option<f64>,
+    pub gpu_min: Option<f64>,
+    /// Mean GPU memory allocated, %.
+    pub gpu_memory: Option<f64>,
+    /// GPU power, summed, W.
+    pub power: Option<f64>,
+}
+
+/// One row of the GPU utilisation heatmap: `host:gpu` and one cell per bucket (the
+/// mean utilisation in it, None where nothing was read).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatRow {
+    pub host: String,
+    pub gpu: u32,
+    pub cells: Vec<Option<f64>>,
+}
+
+/// Everything the cluster screen draws from.
+#[derive(Debug, Clone)]
+pub struct ClusterModel {
+    server: String,
+    /// Between two points of a series.
+    step: Duration,
+    /// Between two refreshes.
+    interval: Duration,
+    window: Duration,
+    hosts: BTreeMap<String, Host>,
+    /// The last failure and when; cleared by the next good refresh.
+    error: Option<(String, f64)>,
+    /// The end of the newest good refresh.
+    last_ok: Option<f64>,
+    /// Rules the server refused in the last refresh.
+    refused: Vec<String>,
+}
+
+impl Default for ClusterModel {
+    fn default() -> Self {
+        Self::new(Duration::from_secs(3600))
+    }
+}
+
+/// `gpu.<N>.<field>`: N and the field.
+pub fn gpu_key(key: &str) -> Option<(u32, &str)> {
+    let rest = key.strip_prefix("gpu.")?;
+    let (n, field) = rest.split_once('.')?;
+    Some((n.parse().ok()?, field))
+}
+
+impl KeySeries {
+    fn latest(&self) -> Option<f64> {
+        let (_, y) = self.points.last()?;
+        y.is_finite().then_some(y)
+    }
+}
+
+impl Host {
+    pub fn state(&self, now: f64, interval: Duration) -> HostState {
+        if self.up.is_some_and(|(_, up)| !up) {
+            return HostState::Down;
+        }
+        let fresh = self.up.map(|(t, _)| t);
+        let newest = self.newest.into_iter().chain(fresh).max_by(f64::total_cmp);
+        match newest {
+            Some(t) if now - t <= STALE_AFTER * interval.as_secs_f64() => HostState::Up,
+            _ => HostState::Stale,
+        }
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.series.keys().map(String::as_str)
+    }
+
+    pub fn series(&self, key: &str) -> Option<&Series> {
+        self.series.get(key).map(|s| &s.points)
+    }
+
+    fn latest(&self, key: &str) -> Option<f64> {
+        self.series.get(key)?.latest()
+    }
+
+    /// The latest value of `field` of every GPU.
+    fn gpu_latest(&self, field: &str) -> Vec<f64> {
+        (self.series.iter())
+            .filter(|(k, _)| gpu_key(k).is_some_and(|(_, f)| f == field))
+            .filter_map(|(_, s)| s.latest())
+            .collect()
+    }
+
+    fn fold(&mut self, s: HostSeries, cap: usize, window: f64) {
+        if s.exporter == Exporter::Leet && !self.leet {
+            self.leet = true;
+            self.series.retain(|_, v| v.exporter == Exporter::Leet);
+        }
+        if self.leet && s.exporter != Exporter::Leet {
+            return;
+        }
+        if !self.series.contains_key(&s.key) && self.series.len() >= MAX_KEYS {
+            return;
+        }
+        let entry = self.series.entry(s.key).or_insert_with(|| KeySeries {
+            exporter: s.exporter,
+            base: None,
+            since_first: s.since_first,
+            points: Series::windowed(cap, window),
+        });
+        for (t, v) in s.points {
+            // The overlap with the last refresh, and anything out of order.
+            if entry.points.last().is_some_and(|(lt, _)| t <= lt) {
+                continue;
+            }
+            let v = if entry.since_first && v.is_finite() {
+                v - *entry.base.get_or_insert(v)
+            } else {
+                v
+            };
+            entry.points.push(t, v);
+            self.newest = Some(self.newest.map_or(t, |n| n.max(t)));
+        }
+    }
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+impl ClusterModel {
+    pub fn new(window: Duration) -> Self {
+        Self {
+            server: String::new(),
+            step: DEFAULT_INTERVAL,
+            interval: DEFAULT_INTERVAL,
+            window,
+            hosts: BTreeMap::new(),
+            error: None,
+            last_ok: None,
+            refused: Vec::new(),
+        }
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    pub fn step(&self) -> Duration {
+        self.step
+    }
+
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
+    /// The last refresh's failure (sanitised) and when, while no later one worked.
+    pub fn error(&self) -> Option<(&str, f64)> {
+        self.error.as_ref().map(|(e, t)| (e.as_str(), *t))
+    }
+
+    pub fn refused(&self) -> &[String] {
+        &self.refused
+    }
+
+    /// The end of the newest good refresh.
+    pub fn last_ok(&self) -> Option<f64> {
+        self.last_ok
+    }
+
+    pub fn hosts(&self) -> impl Iterator<Item = (&str, &Host)> {
+        self.hosts.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn host(&self, name: &str) -> Option<&Host> {
+        self.hosts.get(name)
+    }
+
+    /// Points each ring keeps: the window at the step, and a little room.
+    fn capacity(&self) -> usize {
+        let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
+        (n.ceil() as usize).saturating_add(4)
+    }
+
+    fn host_mut(&mut self, name: String) -> Option<&mut Host> {
+        if !self.hosts.contains_key(&name) && self.hosts.len() >= MAX_HOSTS {
+            return None;
+        }
+        Some(self.hosts.entry(name).or_default())
+    }
+
+    /// Fold one report of the refresh thread in.
+    pub fn apply(&mut self, update: ClusterUpdate) {
+        match update {
+            ClusterUpdate::Started {
+                server,
+                step,
+                interval,
+                window,
+            } => {
+                self.server = server;
+                self.step = step.max(Duration::from_millis(1));
+                self.interval = interval.max(Duration::from_millis(1));
+                self.window = window;
+            }
+            ClusterUpdate::Fetched(batch) => self.fold(*batch),
+            ClusterUpdate::Failed { error, at } => {
+                self.error = Some((error.to_string(), at));
+            }
+        }
+    }
+
+    fn fold(&mut self, batch: Batch) {
+        let (cap, window) = (self.capacity(), self.window.as_secs_f64());
+        for up in batch.up {
+            let Some(last) = up.points.last().copied() else {
+                continue;
+            };
+            // A host scraped by several jobs (node-exporter and dcgm-exporter on one
+            // node) is down when any of them is: part of its data has stopped.
+            if let Some(h) = self.host_mut(up.host) {
+                h.up = match h.up {
+                    Some((t, up)) if t == last.0 => Some((t, up && last.1)),
+                    Some((t, _)) if t > last.0 => h.up,
+                    _ => Some(last),
+                };
+            }
+        }
+        // Leet series first, so a host's other exporters are known to be ignored.
+        let mut series = batch.series;
+        series.sort_by_key(|s| s.exporter);
+        for s in series {
+            if let Some(h) = self.host_mut(s.host.clone()) {
+                h.fold(s, cap, window);
+            }
+        }
+        self.error = None;
+        self.refused = batch.refused;
+        self.last_ok = Some(self.last_ok.map_or(batch.end, |t| t.max(batch.end)));
+    }
+
+    /// One header row per host, in host order.
+    pub fn header(&self, now: f64) -> Vec<HeaderRow> {
+        (self.hosts.iter())
+            .map(|(name, h)| {
+                let util = h.gpu_latest("gpu");
+                let power = h.gpu_latest("powerWatts");
+                HeaderRow {
+                    host: name.clone(),
+                    state: h.state(now, self.interval.max(self.step)),
+                    cpu: h.latest("cpu"),
+                    memory: h.latest("memory_percent"),
+                    gpus: util.len(),
+                    gpu_mean: mean(&util),
+                    gpu_min: util.iter().copied().min_by(f64::total_cmp),
+                    gpu_memory: mean(&h.gpu_latest("memoryAllocated")),
+                    power: (!power.is_empty()).then(|| power.iter().sum()),
+                }
+            })
+            .collect()
+    }
+
+    /// Every GPU's utilisation over `[now - window, now]` in `buckets` columns.
+    pub fn heatmap(&self, now: f64, buckets: usize) -> Vec<HeatRow> {
+        let span = self.window.as_secs_f64();
+        let (t0, width) = (now - span, span / buckets.max(1) as f64);
+        let mut rows = Vec::new();
+        for (name, h) in &self.hosts {
+            let mut gpus: Vec<(u32, &Series)> = (h.series.iter())
+                .filter_map(|(k, s)| match gpu_key(k) {
+                    Some((n, "gpu")) => Some((n, &s.points)),
+                    _ => None,
+                })
+                .collect();
+            gpus.sort_by_key(|(n, _)| *n);
+            for (gpu, series) in gpus {
+                let mut sums = vec![(0.0, 0u32); buckets];
+                for &(t, v) in series.points() {
+                    let at = ((t - t0) / width).floor();
+                    if v.is_finite() && at >= 0.0 && (at as usize) < buckets {
+                        let cell = &mut sums[at as usize];
+                        *cell = (cell.0 + v, cell.1 + 1);
+                    }
+                }
+                let cells = sums
+                    .into_iter()
+                    .map(|(s, n)| (n > 0).then(|| s / f64::from(n)))
+                    .collect();
+                rows.push(HeatRow {
+                    host: name.clone(),
+                    gpu,
+                    cells,
+                });
+            }
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests;

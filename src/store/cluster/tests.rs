@@ -1,0 +1,232 @@
+//! The model from hand-made refreshes: overlap dropped, leet's series preferred,
+//! states, the header row, the heatmap, a failure that keeps what was read.
+
+use super::*;
+use crate::source::http::HttpError;
+use crate::source::prometheus::fetch::HostUp;
+use crate::source::prometheus::PromError;
+
+fn s(host: &str, exporter: Exporter, key: &str, points: &[(f64, f64)]) -> HostSeries {
+    HostSeries {
+        host: host.into(),
+        exporter,
+        key: key.into(),
+        points: points.to_vec(),
+        since_first: key == "disk.in",
+    }
+}
+
+fn batch(end: f64, series: Vec<HostSeries>, up: &[(&str, bool)]) -> ClusterUpdate {
+    ClusterUpdate::Fetched(Box::new(Batch {
+        start: end - 60.0,
+        end,
+        step: Duration::from_secs(15),
+        series,
+        up: up
+            .iter()
+            .map(|(h, u)| HostUp {
+                host: (*h).into(),
+                points: vec![(end, *u)],
+            })
+            .collect(),
+        refused: vec![],
+    }))
+}
+
+fn model() -> ClusterModel {
+    let mut m = ClusterModel::new(Duration::from_secs(60));
+    m.apply(ClusterUpdate::Started {
+        server: "http://prom".into(),
+        step: Duration::from_secs(15),
+        interval: Duration::from_secs(15),
+        window: Duration::from_secs(60),
+    });
+    m
+}
+
+#[test]
+fn refreshes_overlap_by_a_step_and_are_deduplicated() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![s(
+            "a",
+            Exporter::Node,
+            "cpu",
+            &[(0.0, 1.0), (15.0, 2.0), (30.0, 3.0)],
+        )],
+        &[("a", true)],
+    ));
+    m.apply(batch(
+        45.0,
+        vec![s("a", Exporter::Node, "cpu", &[(30.0, 9.0), (45.0, 4.0)])],
+        &[("a", true)],
+    ));
+    let pts = m
+        .host("a")
+        .and_then(|h| h.series("cpu"))
+        .expect("cpu")
+        .points()
+        .to_vec();
+    assert_eq!(pts, [(0.0, 1.0), (15.0, 2.0), (30.0, 3.0), (45.0, 4.0)]);
+    assert_eq!(m.last_ok(), Some(45.0));
+}
+
+#[test]
+fn a_host_with_leet_serve_is_read_from_it_alone() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![
+            s("a", Exporter::Node, "cpu", &[(30.0, 50.0)]),
+            s("a", Exporter::Leet, "gpu.0.gpu", &[(30.0, 10.0)]),
+            s("b", Exporter::Node, "cpu", &[(30.0, 70.0)]),
+            s("b", Exporter::Dcgm, "gpu.0.gpu", &[(30.0, 80.0)]),
+        ],
+        &[],
+    ));
+    let a: Vec<&str> = m.host("a").expect("a").keys().collect();
+    assert_eq!(a, ["gpu.0.gpu"]);
+    let b: Vec<&str> = m.host("b").expect("b").keys().collect();
+    assert_eq!(b, ["cpu", "gpu.0.gpu"]);
+}
+
+#[test]
+fn counters_count_from_the_first_point() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![s(
+            "a",
+            Exporter::Node,
+            "disk.in",
+            &[(15.0, 100.0), (30.0, 104.0)],
+        )],
+        &[],
+    ));
+    let pts = m
+        .host("a")
+        .and_then(|h| h.series("disk.in"))
+        .expect("disk.in")
+        .points()
+        .to_vec();
+    assert_eq!(pts, [(15.0, 0.0), (30.0, 4.0)]);
+}
+
+#[test]
+fn states_header_and_heatmap() {
+    let mut m = model();
+    let gpus = |host: &str, u: [f64; 2]| {
+        vec![
+            s(
+                host,
+                Exporter::Leet,
+                "gpu.0.gpu",
+                &[(0.0, u[0]), (30.0, u[0])],
+            ),
+            s(
+                host,
+                Exporter::Leet,
+                "gpu.1.gpu",
+                &[(0.0, u[1]), (30.0, u[1])],
+            ),
+            s(host, Exporter::Leet, "gpu.0.powerWatts", &[(30.0, 100.0)]),
+            s(host, Exporter::Leet, "gpu.1.powerWatts", &[(30.0, 150.0)]),
+            s(
+                host,
+                Exporter::Leet,
+                "gpu.0.memoryAllocated",
+                &[(30.0, 20.0)],
+            ),
+            s(
+                host,
+                Exporter::Leet,
+                "gpu.1.memoryAllocated",
+                &[(30.0, 40.0)],
+            ),
+            s(host, Exporter::Leet, "gpu.process.0.gpu", &[(30.0, 1.0)]),
+            s(host, Exporter::Leet, "memory_percent", &[(30.0, 33.0)]),
+        ]
+    };
+    let mut all = gpus("a", [90.0, 10.0]);
+    all.extend(gpus("b", [50.0, 50.0]));
+    m.apply(batch(30.0, all, &[("a", true), ("b", false), ("c", true)]));
+    let rows = m.header(40.0);
+    assert_eq!(rows.len(), 3);
+    let a = &rows[0];
+    assert_eq!((a.host.as_str(), a.state, a.gpus), ("a", HostState::Up, 2));
+    assert_eq!(
+        (a.gpu_mean, a.gpu_min, a.gpu_memory, a.power),
+        (Some(50.0), Some(10.0), Some(30.0), Some(250.0))
+    );
+    assert_eq!((a.memory, a.cpu), (Some(33.0), None));
+    assert_eq!(rows[1].state, HostState::Down);
+    // c: up, with no series; then nothing newer for longer than three intervals.
+    assert_eq!(rows[2].state, HostState::Up);
+    assert_eq!(m.header(30.0 + 46.0)[2].state, HostState::Stale);
+
+    let heat = m.heatmap(60.0, 4);
+    let cells: Vec<(&str, u32, Vec<Option<f64>>)> = heat
+        .iter()
+        .map(|r| (r.host.as_str(), r.gpu, r.cells.clone()))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("a", 0, vec![Some(90.0), None, Some(90.0), None]),
+            ("a", 1, vec![Some(10.0), None, Some(10.0), None]),
+            ("b", 0, vec![Some(50.0), None, Some(50.0), None]),
+            ("b", 1, vec![Some(50.0), None, Some(50.0), None]),
+        ]
+    );
+}
+
+#[test]
+fn a_host_is_down_when_any_of_its_exporters_is() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![],
+        &[("a", true), ("a", false), ("b", true), ("b", true)],
+    ));
+    let states: Vec<HostState> = m.header(30.0).iter().map(|r| r.state).collect();
+    assert_eq!(states, [HostState::Down, HostState::Up]);
+    // A newer answer decides alone.
+    m.apply(batch(45.0, vec![], &[("a", true)]));
+    assert_eq!(m.header(45.0)[0].state, HostState::Up);
+}
+
+#[test]
+fn a_failure_keeps_what_was_read_and_says_so() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![s("a", Exporter::Node, "cpu", &[(30.0, 5.0)])],
+        &[("a", true)],
+    ));
+    m.apply(ClusterUpdate::Failed {
+        error: PromError::Http(HttpError::Refused {
+            server: "http://prom".into(),
+        }),
+        at: 45.0,
+    });
+    assert_eq!(m.error(), Some(("http://prom: connection refused", 45.0)));
+    assert_eq!(m.header(45.0)[0].cpu, Some(5.0));
+    m.apply(batch(60.0, vec![], &[("a", true)]));
+    assert_eq!(m.error(), None);
+}
+
+#[test]
+fn hosts_and_keys_are_bounded() {
+    let mut m = model();
+    let many: Vec<HostSeries> = (0..MAX_HOSTS + 10)
+        .map(|i| s(&format!("h{i}"), Exporter::Node, "cpu", &[(30.0, 1.0)]))
+        .collect();
+    m.apply(batch(30.0, many, &[]));
+    assert_eq!(m.hosts().count(), MAX_HOSTS);
+    let keys: Vec<HostSeries> = (0..MAX_KEYS + 10)
+        .map(|i| s("h0", Exporter::Node, &format!("k{i}"), &[(30.0, 1.0)]))
+        .collect();
+    m.apply(batch(45.0, keys, &[]));
+    assert_eq!(m.host("h0").expect("h0").keys().count(), MAX_KEYS);
+}

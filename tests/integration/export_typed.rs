@@ -1,0 +1,187 @@
+//! `leet export` to Parquet: the format from `-o`'s extension (a `--format` that
+//! contradicts it is an error naming both), typed columns (`_step` and metrics
+//! whose every value is an integer INT64, other numbers DOUBLE), zstd-compressed;
+//! read back with the `parquet` crate.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use parquet::basic::{Compression, Type as PhysicalType};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::Field;
+
+/// A run of 4 steps logging `epoch` (integers), `loss` (fractions) and `mixed`
+/// (integers, then a fraction at step 3).
+fn typed_run(dir: &Path) -> PathBuf {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for step in 0..4_i64 {
+        let mixed = if step == 3 {
+            "2.5".to_owned()
+        } else {
+            step.to_string()
+        };
+        let item = [
+            ("_step", step.to_string()),
+            ("epoch", (step / 2).to_string()),
+            ("loss", format!("{}.25", 4 - step)),
+            ("mixed", mixed),
+        ]
+        .into_iter()
+        .map(|(k, v)| pb::HistoryItem {
+            key: k.into(),
+            value_json: v,
+            ..Default::default()
+        })
+        .collect();
+        let rec = pb::Record {
+            num: step + 1,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-typed.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+fn export(args: &[&str]) -> Output {
+    crate::common::isolated::leet()
+        .arg("export")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Each column's name, physical type and compression (of the first row group).
+fn columns(path: &Path) -> Vec<(String, PhysicalType, Compression)> {
+    let r = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let md = r.metadata();
+    let schema = md.file_metadata().schema_descr();
+    (0..schema.num_columns())
+        .map(|i| {
+            let c = schema.column(i);
+            let chunk = md.row_group(0).column(i);
+            (c.name().to_owned(), c.physical_type(), chunk.compression())
+        })
+        .collect()
+}
+
+/// Every row's cells as text (`Field`'s debug form tells INT64 from DOUBLE).
+fn rows(path: &Path) -> Vec<Vec<(String, String)>> {
+    let r = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    r.get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            row.unwrap()
+                .get_column_iter()
+                .map(|(k, f)| {
+                    let v = match f {
+                        Field::Long(v) => format!("i{v}"),
+                        Field::Double(v) => format!("d{v}"),
+                        Field::Null => "null".to_owned(),
+                        other => format!("{other:?}"),
+                    };
+                    (k.clone(), v)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn parquet_from_the_extension_typed_and_zstd_compressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = typed_run(dir.path());
+    let out = dir.path().join("run.parquet");
+    let o = export(&["-o", out.to_str().unwrap(), run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(&std::fs::read(&out).unwrap()[..4], b"PAR1");
+    let zstd = |c: &Compression| matches!(c, Compression::ZSTD(_));
+    let cols = columns(&out);
+    let types: Vec<(&str, PhysicalType)> = cols.iter().map(|(n, t, _)| (n.as_str(), *t)).collect();
+    assert_eq!(
+        types,
+        [
+            ("_step", PhysicalType::INT64),
+            ("_runtime", PhysicalType::DOUBLE),
+            ("_timestamp", PhysicalType::DOUBLE),
+            ("epoch", PhysicalType::INT64),
+            ("loss", PhysicalType::DOUBLE),
+            ("mixed", PhysicalType::DOUBLE),
+        ]
+    );
+    assert!(cols.iter().all(|(_, _, c)| zstd(c)), "{cols:?}");
+    let got = rows(&out);
+    assert_eq!(got.len(), 4);
+    let cell = |row: usize, name: &str| {
+        got[row]
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    assert_eq!(cell(3, "_step"), "i3");
+    assert_eq!(cell(3, "epoch"), "i1");
+    assert_eq!(cell(3, "loss"), "d1.25");
+    assert_eq!(cell(2, "mixed"), "d2");
+    assert_eq!(cell(3, "mixed"), "d2.5");
+
+    // The long form: `value` is DOUBLE where any metric has fractions.
+    let long = dir.path().join("long.PQ");
+    let o = export(&[
+        "--long",
+        "-o",
+        long.to_str().unwrap(),
+        run.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cols = columns(&long);
+    let value = cols.iter().find(|(n, _, _)| n == "value").unwrap();
+    assert_eq!(value.1, PhysicalType::DOUBLE);
+    let key = cols.iter().find(|(n, _, _)| n == "key").unwrap();
+    assert_eq!(key.1, PhysicalType::BYTE_ARRAY);
+    assert!(cols.iter().all(|(_, _, c)| zstd(c)), "{cols:?}");
+}
+
+#[test]
+fn the_extension_picks_the_format_and_a_contradicting_format_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = typed_run(dir.path());
+    let run = run.to_str().unwrap();
+    // .jsonl: JSON lines without --format.
+    let jsonl = dir.path().join("h.jsonl");
+    let o = export(&["-o", jsonl.to_str().unwrap(), run]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    assert_eq!(text.lines().count(), 4);
+    assert!(text.lines().all(|l| l.starts_with('{')), "{text}");
+    // An extension of no format: CSV, as before.
+    let other = dir.path().join("h.txt");
+    let o = export(&["-o", other.to_str().unwrap(), run]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(&other)
+        .unwrap()
+        .starts_with("_step,_runtime,_timestamp,epoch,loss,mixed\n"));
+    // --format that agrees with the extension: fine.
+    let pq = dir.path().join("agree.parquet");
+    let o = export(&["--format", "parquet", "-o", pq.to_str().unwrap(), run]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // --format against the extension: a usage error naming both, nothing written.
+    let bad = dir.path().join("run.parquet");
+    let o = export(&["--format", "csv", "-o", bad.to_str().unwrap(), run]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--format csv") && err.contains("run.parquet") && err.contains("parquet by"),
+        "{err}"
+    );
+    assert!(!bad.exists(), "nothing is written");
+}

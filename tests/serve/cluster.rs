@@ -1,0 +1,291 @@
+//! The cluster view's data from a real Prometheus (Debian's package) scraping, every
+//! second: two `leet serve` processes on the NVML stub (one with its two GPUs, one
+//! whose NVML fails to start: no GPU), and a recorded node-exporter page and a
+//! recorded dcgm-exporter page (tests/fixtures/devices, provenance in its README)
+//! served on 127.0.0.1, both relabelled to one host. Read back through the client,
+//! the rules and the refresh thread into the cluster model: every key `leet sample`
+//! prints comes back under its own name, the hosts are listed, the exporters' series
+//! are mapped, `--match` narrows, and a killed exporter is down within two scrapes.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use leet::source::http::HttpOptions;
+use leet::source::prometheus::fetch::{fetch, Plan};
+use leet::source::prometheus::{driver, Client, ClusterUpdate, DriverOptions, Matchers};
+use leet::store::cluster::{ClusterModel, HeaderRow, HostState};
+
+use super::client::{self, get, wait_for, Serve};
+use super::{tool, Prometheus};
+
+/// A recorded page of tests/fixtures/devices, for the life of the test process.
+fn fixture(name: &str) -> &'static str {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/devices")
+        .join(name);
+    let page = std::fs::read_to_string(&path).expect("fixture");
+    Box::leak(page.into_boxed_str())
+}
+
+/// The keys `leet sample --json` prints with `args` and `env` (its first sample left
+/// out: process CPU needs two readings).
+fn sample_keys(args: &[&str], env: &[(&str, &str)]) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(["sample", "--json", "--count", "3"])
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("leet sample");
+    assert!(out.status.success());
+    let mut keys = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json line");
+        let obj = v.as_object().expect("object");
+        keys.extend(obj.keys().filter(|k| *k != "timestamp").cloned());
+    }
+    keys
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+}
+
+/// A static target with its `instance` label.
+fn target(addr: &str, instance: &str) -> String {
+    format!("      - targets: [\"{addr}\"]\n        labels: {{instance: \"{instance}\"}}\n")
+}
+
+/// `host:port` of a fake endpoint's URL.
+fn host_port(url: &str) -> String {
+    url.trim_start_matches("http://")
+        .trim_end_matches("/metrics")
+        .to_string()
+}
+
+fn start_prometheus(dir: &Path, jobs: &[(&str, String)]) -> (Prometheus, std::net::SocketAddr) {
+    let mut config = String::from("global:\n  scrape_interval: 1s\nscrape_configs:\n");
+    for (job, targets) in jobs {
+        config.push_str(&format!(
+            "  - job_name: {job}\n    static_configs:\n{targets}"
+        ));
+    }
+    let file = dir.join("prometheus.yml");
+    std::fs::write(&file, config).expect("config");
+    let web = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port");
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", file.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address={web}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn prometheus");
+    (Prometheus(child), web)
+}
+
+/// Reports of the refresh thread folded into `model` until `done` holds.
+fn fold_until(
+    rx: &mpsc::Receiver<ClusterUpdate>,
+    model: &mut ClusterModel,
+    what: &str,
+    mut done: impl FnMut(&ClusterModel) -> bool,
+) {
+    wait_for(what, || {
+        while let Ok(u) = rx.try_recv() {
+            model.apply(u);
+        }
+        done(model).then_some(())
+    });
+}
+
+/// The time of the first `up == 0` sample of `instance` at or after `since`.
+fn first_down(web: std::net::SocketAddr, instance: &str, since: f64) -> Option<f64> {
+    // up{instance="…"}[1m], percent-encoded.
+    let path = format!("/api/v1/query?query=up%7Binstance%3D%22{instance}%22%7D%5B1m%5D");
+    let r = get(web, &path, &[]).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&r.body).ok()?;
+    let series = v.get("data")?.get("result")?.as_array()?.first()?.clone();
+    (series.get("values")?.as_array()?.iter())
+        .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_str()?.to_string())))
+        .find(|(t, v)| *t >= since && v == "0")
+        .map(|(t, _)| t)
+}
+
+/// The scraped processes and pages, and the Prometheus scraping them.
+struct Cluster {
+    plain: Serve,
+    web: std::net::SocketAddr,
+    /// The keys `leet sample` prints on the host with GPUs.
+    want: BTreeSet<String>,
+    _gpus: Serve,
+    _prometheus: Prometheus,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+/// None (skipped) without Prometheus or a C compiler, except under `CI=true`.
+fn start_cluster() -> Option<Cluster> {
+    if !tool::have_tool("prometheus", &["--version"]) {
+        return None;
+    }
+    let stub = client::nvml_stub()?;
+    let lib = stub.path().to_str().expect("utf-8 path").to_string();
+    let gpu_env = [("LD_LIBRARY_PATH", lib.as_str())];
+    let none_env = [
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("NVML_STUB_FAIL_INIT", "1"),
+    ];
+    let args = ["--interval", "500ms"];
+    let want = sample_keys(&args, &gpu_env);
+    assert!(want.contains("gpu.1.powerWatts"), "{want:?}");
+    let gpus = Serve::start(&args, &gpu_env);
+    let plain = Serve::start(&args, &none_env);
+    let node = host_port(&client::fake_endpoint(fixture(
+        "openmetrics-node-exporter-e2e-linux.txt",
+    )));
+    let dcgm = host_port(&client::fake_endpoint(fixture(
+        "openmetrics-dcgm-exporter-l4.txt",
+    )));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let leet_targets =
+        target(&gpus.addr.to_string(), "gpu-2") + &target(&plain.addr.to_string(), "cpu-only");
+    let (prometheus, web) = start_prometheus(
+        dir.path(),
+        &[
+            ("leet", leet_targets),
+            ("node", target(&node, "node-a:9100")),
+            ("dcgm", target(&dcgm, "node-a:9400")),
+        ],
+    );
+    Some(Cluster {
+        plain,
+        web,
+        want,
+        _gpus: gpus,
+        _prometheus: prometheus,
+        _dirs: (stub, dir),
+    })
+}
+
+const HOSTS: [&str; 3] = ["cpu-only", "gpu-2", "node-a"];
+
+/// Keys of node-exporter's and dcgm-exporter's pages, as mapped.
+const EXPORTER_KEYS: &[&str] = &[
+    "cpu",
+    "cpu.0.cpu_percent",
+    "load.1m",
+    "swap.total",
+    "disk.in",
+    "gpu.0.gpu",
+    "gpu.0.powerWatts",
+    "gpu.0.memoryAllocated",
+    "gpu.0.energyJoules",
+];
+
+fn row(m: &ClusterModel, host: &str) -> HeaderRow {
+    (m.header(now()).into_iter())
+        .find(|r| r.host == host)
+        .expect("row")
+}
+
+/// The header rows and the heatmap of the three hosts.
+fn assert_rows(model: &ClusterModel) {
+    assert_eq!(
+        (row(model, "gpu-2").gpus, row(model, "cpu-only").gpus),
+        (2, 0)
+    );
+    let dcgm_row = row(model, "node-a");
+    assert_eq!((dcgm_row.gpus, dcgm_row.power), (1, Some(16.365)));
+    let heat: Vec<(String, u32)> = (model.heatmap(now(), 10).into_iter())
+        .map(|r| (r.host, r.gpu))
+        .collect();
+    assert_eq!(
+        heat,
+        [
+            ("gpu-2".into(), 0),
+            ("gpu-2".into(), 1),
+            ("node-a".into(), 0)
+        ]
+    );
+    for h in HOSTS {
+        assert_eq!(row(model, h).state, HostState::Up, "{h}");
+    }
+}
+
+/// `--match` narrows every query: one host's series only, and no rule refused.
+fn assert_match_narrows(client: &Client) {
+    let only_leet = Plan {
+        matchers: Matchers::parse(&[r#"job="leet", instance=~"gpu-.*""#]).expect("matchers"),
+        scrape: Duration::from_secs(1),
+    };
+    let t = now().floor();
+    let batch = fetch(client, &only_leet, t - 10.0, t, Duration::from_secs(1)).expect("fetch");
+    let seen: BTreeSet<&str> = batch.series.iter().map(|s| s.host.as_str()).collect();
+    assert_eq!(seen, BTreeSet::from(["gpu-2"]));
+    assert!(batch.refused.is_empty(), "{:?}", batch.refused);
+}
+
+#[test]
+fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
+    let Some(mut cluster) = start_cluster() else {
+        return;
+    };
+    let url = format!("http://{}", cluster.web);
+    let client = Client::new(&url, HttpOptions::default()).expect("client");
+    wait_for("Prometheus to answer", || client.query("up", None).ok());
+    let (tx, rx) = mpsc::channel();
+    let options = DriverOptions {
+        matchers: Matchers::default(),
+        window: Duration::from_secs(60),
+        interval: None,
+    };
+    driver::spawn(client.clone(), options, move |u| tx.send(u).is_ok()).expect("thread");
+    let mut model = ClusterModel::default();
+    fold_until(&rx, &mut model, "every key of every host", |m| {
+        let keys = |h: &str| -> BTreeSet<String> {
+            (m.host(h).into_iter())
+                .flat_map(|h| h.keys().map(str::to_string))
+                .collect()
+        };
+        m.hosts().map(|(h, _)| h).eq(HOSTS)
+            && cluster.want.is_subset(&keys("gpu-2"))
+            && EXPORTER_KEYS.iter().all(|k| keys("node-a").contains(*k))
+    });
+    // The step and interval came from the server's configuration.
+    let second = Duration::from_secs(1);
+    assert_eq!((model.step(), model.interval()), (second, second));
+    assert_eq!(model.server(), url);
+    assert_rows(&model);
+    assert_match_narrows(&client);
+
+    // A killed exporter: its first failed scrape within two scrape intervals, and the
+    // model shows it down.
+    let killed_at = now();
+    let _ = cluster.plain.child.kill();
+    let _ = cluster.plain.child.wait();
+    let down = wait_for("a failed scrape of the killed exporter", || {
+        first_down(cluster.web, "cpu-only", killed_at)
+    });
+    assert!(
+        down - killed_at <= 2.0,
+        "first failed scrape {:.3} s after the kill",
+        down - killed_at
+    );
+    fold_until(&rx, &mut model, "the killed exporter down", |m| {
+        row(m, "cpu-only").state == HostState::Down
+    });
+    assert_eq!(row(&model, "gpu-2").state, HostState::Up);
+}
