@@ -180,7 +180,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     runtime::mark_start();
     tune_allocator();
     match cli.command {
-        Some(cli::Command::Inspect(a)) => {
+        Some(cli::Command::Inspect(mut a)) => {
+            a.path = match remote_as_local(a.path, false) {
+                Ok(p) => p,
+                Err(code) => return Ok(code),
+            };
             // On a terminal, with no output option: the record browser.
             if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
                 let keymap = match ui::keymap::Keymap::load(None, ui::keymap::config_home()) {
@@ -206,8 +210,12 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 .and_then(|()| out.flush().map_err(Into::into));
             finish(result, &out, Some(&err))
         }
-        Some(cli::Command::Export(a)) => {
+        Some(cli::Command::Export(mut a)) => {
             use std::io::IsTerminal as _;
+            a.path = match remote_as_local(a.path, false) {
+                Ok(p) => p,
+                Err(code) => return Ok(code),
+            };
             let opts = inspect::export::ExportOptions {
                 path: a.path.unwrap_or_else(|| ".".into()),
                 format: a.format,
@@ -262,7 +270,17 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            let v = cli.view;
+            let mut v = cli.view;
+            v.path = match remote_as_local(v.path, true) {
+                Ok(p) => p,
+                Err(code) => return Ok(code),
+            };
+            for c in &mut v.compare {
+                match remote_as_local(Some(std::mem::take(c)), false) {
+                    Ok(p) => *c = p.unwrap_or_default(),
+                    Err(code) => return Ok(code),
+                }
+            }
             let keymap =
                 match ui::keymap::Keymap::load(v.keymap.as_deref(), ui::keymap::config_home()) {
                     Ok(k) => k,
@@ -302,6 +320,25 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             }
         }
     }
+}
+
+/// A run's URL (`https://HOST/ENTITY/PROJECT/runs/ID`) downloaded and written as
+/// a local `.wandb` file (`runtime::remote`), progress on stderr; any other
+/// path as it is; a project's URL its workspace where `projects`. On failure the
+/// one line is printed and the exit status given.
+fn remote_as_local(
+    path: Option<std::path::PathBuf>,
+    projects: bool,
+) -> Result<Option<std::path::PathBuf>, ExitCode> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    runtime::remote::local_path(&path, projects)
+        .map(Some)
+        .map_err(|e| {
+            let _ = writeln!(io::stderr(), "leet: {e}");
+            ExitCode::from(1)
+        })
 }
 
 /// The settings: `explicit` (from `--config`, must exist), else the default file

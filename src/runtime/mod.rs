@@ -3,6 +3,7 @@
 //! batch. The app's commands go to the worker (`exec`), never run on this thread.
 
 mod exec;
+pub mod remote;
 
 pub use exec::{answer, monitor, Executor};
 

@@ -8,6 +8,7 @@ pub mod parallel;
 pub mod prometheus;
 pub mod reader;
 pub mod records;
+pub mod remote;
 pub mod resolve;
 pub use leet_sampler as sampler;
 pub mod settings;

@@ -1,0 +1,154 @@
+//! Opening a run's URL before the screen opens: the download (`source::remote`)
+//! on a thread, its progress on one line of the terminal, and `q`, `esc` or
+//! ctrl-c read meanwhile to cancel it. Without a terminal on both standard input
+//! and standard error, progress lines are printed and ctrl-c ends the program.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use crate::source::remote::fetch::Progress;
+use crate::source::remote::{is_url, local, RemoteError};
+
+/// `path` as a local path: a URL's run (or, where `projects`, a project's
+/// workspace) downloaded and written as local files (see
+/// `source::remote::local`); any other path as it is.
+///
+/// # Errors
+/// The server's, or [`RemoteError::Cancelled`] when the user cancelled.
+pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
+    if !path.to_str().is_some_and(is_url) {
+        return Ok(path.to_owned());
+    }
+    let cancel = AtomicBool::new(false);
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !interactive || crossterm::terminal::enable_raw_mode().is_err() {
+        let mut err = std::io::stderr();
+        return local::local_path(path, projects, &cancel, &mut |p| {
+            if let Some(line) = local::progress_line(p) {
+                let _ = writeln!(err, "leet: {line}");
+            }
+        });
+    }
+    // A thread of its own, not joined on cancel: a server that stalls in the
+    // middle of a read would hold a join for its timeout; the program ends instead.
+    let (tx, rx) = mpsc::channel();
+    let flag = Arc::new(cancel);
+    let worker = {
+        let (path, flag) = (path.to_owned(), Arc::clone(&flag));
+        std::thread::spawn(move || {
+            local::local_path(&path, projects, &flag, &mut |p| {
+                let _ = tx.send(p);
+            })
+        })
+    };
+    let mut result = None;
+    while result.is_none() {
+        if worker.is_finished() {
+            result = Some(worker.join().unwrap_or(Err(RemoteError::Cancelled)));
+            break;
+        }
+        if let Some(p) = rx.try_iter().last() {
+            let _ = write!(std::io::stderr(), "\r\x1b[2K{}", status(p));
+        }
+        if cancel_pressed(Duration::from_millis(100)) {
+            flag.store(true, Ordering::Relaxed);
+            result = Some(Err(RemoteError::Cancelled));
+        }
+    }
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = write!(std::io::stderr(), "\r\x1b[2K");
+    result.unwrap_or(Err(RemoteError::Cancelled))
+}
+
+/// The progress line (in leet's words, without the key or a URL's query).
+fn status(p: Progress) -> String {
+    let what = match p {
+        Progress::Info => "asking the server for the run".to_owned(),
+        Progress::Download {
+            file,
+            files,
+            bytes,
+            total,
+        } => {
+            let total = total.map_or(String::new(), |t| format!(" of {}", size(t)));
+            format!(
+                "downloading history file {} of {files}: {}{total}",
+                file + 1,
+                size(bytes)
+            )
+        }
+        Progress::Cached { files } => format!("{files} history files from the cache"),
+        Progress::Live => "asking for the newest rows".to_owned(),
+    };
+    format!("leet: {what} (q or esc cancels)")
+}
+
+/// Bytes as people read them: `512 B`, `3.4 MB`.
+fn size(b: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if b < 1000 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 1000.0 && unit + 1 < UNITS.len() {
+        v /= 1000.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// Whether `q`, `esc` or ctrl-c was typed within `wait` (the terminal is raw).
+#[cfg(unix)]
+fn cancel_pressed(wait: Duration) -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+    // SAFETY: one valid pollfd, its count 1.
+    if unsafe { libc::poll(&raw mut fd, 1, ms) } <= 0 || fd.revents & libc::POLLIN == 0 {
+        return false;
+    }
+    let mut buf = [0u8; 64];
+    // SAFETY: reads at most buf.len() bytes into buf, which outlives the call.
+    let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+    let Ok(n) = usize::try_from(n) else {
+        return false;
+    };
+    let keys = &buf[..n];
+    // A lone ESC is the key; ESC followed by more is a sequence (an arrow key).
+    keys == [0x1b] || keys.iter().any(|&b| matches!(b, b'q' | b'Q' | 0x03))
+}
+
+#[cfg(not(unix))]
+fn cancel_pressed(wait: Duration) -> bool {
+    std::thread::sleep(wait);
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_reads_in_bytes_and_files() {
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(1_500), "1.5 kB");
+        assert_eq!(size(12_300_000), "12.3 MB");
+        let p = Progress::Download {
+            file: 0,
+            files: 3,
+            bytes: 2_000_000,
+            total: Some(4_000_000),
+        };
+        assert_eq!(
+            status(p),
+            "leet: downloading history file 1 of 3: 2.0 MB of 4.0 MB (q or esc cancels)"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Downloaded history files, kept under `$XDG_CACHE_HOME/leet/remote/` (else
+//! `~/.cache/leet/remote/`): one folder per server and run, holding the files and
+//! the run's version (state, last heartbeat, rows) they were downloaded at. An
+//! entry is used only while the run's version is the same; a new one is written
+//! into a temporary folder and renamed into place, so a reader never sees half of
+//! one; the oldest entries go when the cache is over its size. Only what the server
+//! sent is kept: never the key.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::url::RemoteUrl;
+
+/// Default bound on the cache's size.
+pub const DEFAULT_LIMIT: u64 = 2 << 30;
+
+const VERSION: &str = "version";
+
+/// The cache folder.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+    limit: u64,
+}
+
+impl Cache {
+    /// A cache in `dir`, kept under `limit` bytes.
+    pub fn new(dir: PathBuf, limit: u64) -> Self {
+        Self { dir, limit }
+    }
+
+    /// The default folder, from `env` (an environment lookup).
+    pub fn default_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        let base = env("XDG_CACHE_HOME")
+            .filter(|d| Path::new(d).is_absolute())
+            .map(PathBuf::from)
+            .or_else(|| env("HOME").map(|h| Path::new(&h).join(".cache")))?;
+        Some(base.join("leet").join("remote"))
+    }
+
+    fn entry(&self, url: &RemoteUrl) -> PathBuf {
+        self.dir.join(entry_name(url))
+    }
+
+    /// The run's files when they were cached at `version`.
+    pub fn get(&self, url: &RemoteUrl, version: &str) -> Option<Vec<Vec<u8>>> {
+        let dir = self.entry(url);
+        if fs::read_to_string(dir.join(VERSION)).ok()? != version {
+            return None;
+        }
+        let mut files = Vec::new();
+        for i in 0.. {
+            match fs::read(dir.join(format!("{i}.parquet"))) {
+                Ok(b) => files.push(b),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => break,
+                Err(_) => return None,
+            }
+        }
+        // Touched, so eviction takes the least recently used.
+        let _ = fs::write(dir.join(VERSION), version);
+        Some(files)
+    }
+
+    /// Keep the run's files at `version`, replacing what was kept of it.
+    ///
+    /// # Errors
+    /// Creating, writing or renaming in the cache folder.
+    pub fn put(&self, url: &RemoteUrl, version: &str, files: &[Vec<u8>]) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        let dir = self.entry(url);
+        let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir(&tmp)?;
+        for (i, f) in files.iter().enumerate() {
+            fs::write(tmp.join(format!("{i}.parquet")), f)?;
+        }
+        fs::write(tmp.join(VERSION), version)?;
+        let _ = fs::remove_dir_all(&dir);
+        fs::rename(&tmp, &dir)?;
+        self.evict();
+        Ok(())
+    }
+
+    /// Remove the least recently used entries while the cache is over its limit.
+    fn evict(&self) {
+        let Ok(rd) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| {
+                let p = e.path();
+                let used = fs::metadata(p.join(VERSION))
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                (used, size_of_dir(&p), p)
+            })
+            .collect();
+        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, size, p) in entries {
+            if total <= self.limit {
+                break;
+            }
+            if fs::remove_dir_all(&p).is_ok() {
+                total = total.saturating_sub(size);
+            }
+        }
+    }
+}
+
+/// The name of a run's folder: its server, entity, project and id, with anything
+/// but letters, digits, `.` and `-` as `_`.
+pub fn entry_name(url: &RemoteUrl) -> String {
+    format!("{}_{}", url.netloc(), url.path())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn size_of_dir(p: &Path) -> u64 {
+    fs::read_dir(p).map_or(0, |rd| {
+        rd.flatten()
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(run: &str) -> RemoteUrl {
+        RemoteUrl::parse(&format!("http://127.0.0.1:9/e/p/runs/{run}"), None).expect("url")
+    }
+
+    #[test]
+    fn an_entry_is_used_only_at_its_version() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let c = Cache::new(tmp.path().join("c"), 1 << 20);
+        assert_eq!(c.get(&url("a"), "v1"), None);
+        c.put(&url("a"), "v1", &[b"one".to_vec(), b"two".to_vec()])
+            .expect("put");
+        assert_eq!(
+            c.get(&url("a"), "v1"),
+            Some(vec![b"one".to_vec(), b"two".to_vec()])
+        );
+        assert_eq!(c.get(&url("a"), "v2"), None);
+        c.put(&url("a"), "v2", &[b"new".to_vec()]).expect("put");
+        assert_eq!(c.get(&url("a"), "v2"), Some(vec![b"new".to_vec()]));
+    }
+
+    #[test]
+    fn the_oldest_entries_go_when_over_the_limit() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let c = Cache::new(tmp.path().to_owned(), 250);
+        c.put(&url("old"), "v", &[vec![1; 100]]).expect("put");
+        // Distinct modification times, without waiting on the clock.
+        let past = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000);
+        fs::File::options()
+            .write(true)
+            .open(c.entry(&url("old")).join(VERSION))
+            .and_then(|f| f.set_modified(past))
+            .expect("mtime");
+        c.put(&url("mid"), "v", &[vec![2; 100]]).expect("put");
+        c.put(&url("new"), "v", &[vec![3; 100]]).expect("put");
+        assert_eq!(c.get(&url("old"), "v"), None);
+        assert!(c.get(&url("mid"), "v").is_some());
+        assert!(c.get(&url("new"), "v").is_some());
+    }
+
+    #[test]
+    fn the_folder_follows_xdg_then_home() {
+        let env = |k: &str| match k {
+            "XDG_CACHE_HOME" => Some("/x".to_owned()),
+            "HOME" => Some("/h".to_owned()),
+            _ => None,
+        };
+        assert_eq!(
+            Cache::default_dir(&env),
+            Some(PathBuf::from("/x/leet/remote"))
+        );
+        let env = |k: &str| (k == "HOME").then(|| "/h".to_owned());
+        assert_eq!(
+            Cache::default_dir(&env),
+            Some(PathBuf::from("/h/.cache/leet/remote"))
+        );
+    }
+}

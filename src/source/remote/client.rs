@@ -1,0 +1,265 @@
+//! The HTTP side: GraphQL queries (POST `/graphql`) and downloads, over ureq
+//! (rustls), with timeouts, each failure mapped to the one line that says what
+//! to check: the key (401), the run (404), the host (timeouts).
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use ureq::tls::{parse_pem, Certificate, PemItem, RootCerts, TlsConfig};
+
+use super::auth::ApiKey;
+use super::{shown, RemoteError};
+
+/// Largest GraphQL answer read (a run's config and summary can be large, not this).
+const MAX_ANSWER: u64 = 256 << 20;
+/// Bytes read between looks at the cancel flag.
+const READ_CHUNK: usize = 64 << 10;
+
+/// How long to wait for the host.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// To connect.
+    pub connect: Duration,
+    /// For an answer to start, and between the pieces of a body.
+    pub read: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            read: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A client of one server's API.
+#[derive(Debug, Clone)]
+pub struct Client {
+    api: String,
+    key: Option<ApiKey>,
+    agent: ureq::Agent,
+}
+
+/// Progress of a download: bytes so far and the total when the server said it.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, Option<u64>);
+
+impl Client {
+    /// A client of the API at `api` (`scheme://host[:port]`), sending `key`,
+    /// trusting the CA certificates of `ca_file` (PEM) instead of the public roots
+    /// when given (`SSL_CERT_FILE` or `REQUESTS_CA_BUNDLE`, as W&B's tools read them).
+    ///
+    /// # Errors
+    /// [`RemoteError::Certificates`] when `ca_file` cannot be read or holds none.
+    pub fn new(
+        api: &str,
+        key: Option<ApiKey>,
+        timeouts: Timeouts,
+        ca_file: Option<&Path>,
+    ) -> Result<Self, RemoteError> {
+        let mut config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(timeouts.connect))
+            .timeout_recv_response(Some(timeouts.read))
+            .timeout_per_read(Some(timeouts.read))
+            .user_agent(concat!("leet/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = ca_file {
+            let roots = RootCerts::Specific(Arc::new(certificates(path)?));
+            config = config.tls_config(TlsConfig::builder().root_certs(roots).build());
+        }
+        Ok(Self {
+            api: api.trim_end_matches('/').to_owned(),
+            key,
+            agent: config.build().into(),
+        })
+    }
+
+    /// The API's base URL.
+    pub fn api(&self) -> &str {
+        &self.api
+    }
+
+    /// Send the query `op` (its operation name) with `vars`; the answer's `data`.
+    ///
+    /// # Errors
+    /// Each [`RemoteError`] as its status or failure says; GraphQL `errors` with
+    /// no data, or a body that is not JSON, are [`RemoteError::Protocol`].
+    pub fn graphql(&self, op: &str, query: &str, vars: Value) -> Result<Value, RemoteError> {
+        let url = format!("{}/graphql", self.api);
+        let body = serde_json::json!({ "operationName": op, "query": query, "variables": vars });
+        let mut req = self
+            .agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json");
+        if let Some(k) = &self.key {
+            req = req.header("Authorization", k.header());
+        }
+        let resp = req
+            .send(body.to_string().as_bytes())
+            .map_err(|e| transport(&url, &e))?;
+        let mut resp = check_status(&url, resp)?;
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER)
+            .read_to_string()
+            .map_err(|e| transport(&url, &e))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| RemoteError::protocol(&url, format!("the answer is not JSON: {e}")))?;
+        match v.get("data") {
+            Some(d) if !d.is_null() => Ok(d.clone()),
+            _ => {
+                let msg = v
+                    .pointer("/errors/0/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no data in the answer");
+                if msg.contains("not found") {
+                    return Err(RemoteError::NotFound { url: shown(&url) });
+                }
+                Err(RemoteError::protocol(&url, format!("GraphQL error: {msg}")))
+            }
+        }
+    }
+
+    /// Download `url` into memory (at most `limit` bytes), calling `progress` as
+    /// bytes arrive and giving up when `cancel` is set. The key goes only to the API's own host: signed
+    /// URLs of a storage bucket carry their own authorization.
+    ///
+    /// # Errors
+    /// As [`Client::graphql`]; a body shorter than its `Content-Length` is
+    /// [`RemoteError::Protocol`], and so is one over `limit`;
+    /// [`RemoteError::Cancelled`] when cancelled.
+    pub fn download(
+        &self,
+        url: &str,
+        cancel: &AtomicBool,
+        limit: u64,
+        progress: Progress<'_>,
+    ) -> Result<Vec<u8>, RemoteError> {
+        let mut req = self.agent.get(url);
+        if let Some(k) = self.key.as_ref().filter(|_| same_origin(&self.api, url)) {
+            req = req.header("Authorization", k.header());
+        }
+        let resp = req.call().map_err(|e| transport(url, &e))?;
+        let mut resp = check_status(url, resp)?;
+        let total = resp.body().content_length();
+        let mut reader = resp.body_mut().with_config().limit(u64::MAX).reader();
+        let mut out = Vec::with_capacity(total.unwrap_or(0).min(1 << 30) as usize);
+        let mut buf = vec![0u8; READ_CHUNK];
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(RemoteError::Cancelled);
+            }
+            let n = reader.read(&mut buf).map_err(|e| io_error(url, &e))?;
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+            if out.len() as u64 > limit {
+                return Err(RemoteError::protocol(
+                    url,
+                    format!("larger than {limit} bytes"),
+                ));
+            }
+            progress(out.len() as u64, total);
+        }
+        if total.is_some_and(|t| t != out.len() as u64) {
+            return Err(RemoteError::protocol(url, "the download was cut short"));
+        }
+        Ok(out)
+    }
+}
+
+/// The certificates of a PEM file.
+fn certificates(path: &Path) -> Result<Vec<Certificate<'static>>, RemoteError> {
+    let bad = |cause: String| RemoteError::Certificates {
+        file: leet_text::sanitize_path(path),
+        cause: leet_text::sanitize(&cause),
+    };
+    let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let certs: Vec<Certificate<'static>> = parse_pem(&pem)
+        .filter_map(|item| match item {
+            Ok(PemItem::Certificate(c)) => Some(c),
+            _ => None,
+        })
+        .collect();
+    if certs.is_empty() {
+        return Err(bad("no PEM certificate in it".to_owned()));
+    }
+    Ok(certs)
+}
+
+fn same_origin(api: &str, url: &str) -> bool {
+    url.strip_prefix(api)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+fn check_status(
+    url: &str,
+    resp: ureq::http::Response<ureq::Body>,
+) -> Result<ureq::http::Response<ureq::Body>, RemoteError> {
+    let status = resp.status().as_u16();
+    match status {
+        200..=299 => Ok(resp),
+        401 | 403 => Err(RemoteError::Unauthorized {
+            url: shown(url),
+            status,
+        }),
+        404 => Err(RemoteError::NotFound { url: shown(url) }),
+        408 | 504 => Err(RemoteError::Timeout { url: shown(url) }),
+        _ => Err(RemoteError::Status {
+            url: shown(url),
+            status,
+        }),
+    }
+}
+
+fn transport(url: &str, e: &ureq::Error) -> RemoteError {
+    match e {
+        ureq::Error::Timeout(_) => RemoteError::Timeout { url: shown(url) },
+        ureq::Error::Io(io) => io_error(url, io),
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => RemoteError::Unreachable {
+            url: shown(url),
+            cause: leet_text::sanitize(&e.to_string()),
+        },
+        _ => RemoteError::protocol(url, e),
+    }
+}
+
+fn io_error(url: &str, e: &std::io::Error) -> RemoteError {
+    use std::io::ErrorKind as K;
+    if let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
+        return transport(url, inner);
+    }
+    match e.kind() {
+        K::TimedOut | K::WouldBlock => RemoteError::Timeout { url: shown(url) },
+        K::ConnectionRefused | K::NotFound => RemoteError::Unreachable {
+            url: shown(url),
+            cause: leet_text::sanitize(&e.to_string()),
+        },
+        K::UnexpectedEof | K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe => {
+            RemoteError::protocol(url, "the connection was cut in the middle of the answer")
+        }
+        _ => RemoteError::protocol(url, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_goes_only_to_the_api_host() {
+        assert!(same_origin("http://h:1", "http://h:1/files/x"));
+        assert!(!same_origin("http://h:1", "http://h:12/files/x"));
+        assert!(!same_origin(
+            "https://api.wandb.ai",
+            "https://storage.example/x"
+        ));
+    }
+}

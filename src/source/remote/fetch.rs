@@ -1,0 +1,326 @@
+//! Opening a run on a server: its facts, its history files (from the cache when
+//! the run has not changed since they were kept, else downloaded with progress
+//! and a cancel flag), the live rows after them, and, while it runs, polling for
+//! more. Everything comes out as the file reader's events.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use leet_format::event::Events;
+
+use super::auth::ApiKey;
+use super::cache::Cache;
+use super::client::{Client, Timeouts};
+use super::history::{self, HistoryRow};
+use super::info::{self, RunMeta};
+use super::records::Writer;
+use super::url::RemoteUrl;
+use super::RemoteError;
+
+/// How often a running run is asked for new rows.
+pub const POLL_EVERY: Duration = Duration::from_secs(5);
+/// Live rows asked for at a time.
+const PAGE: i64 = 10_000;
+/// System metric rows asked for (the server samples them down to this).
+const SYSTEM_SAMPLES: i64 = 10_000;
+/// Console lines asked for (the tail).
+const CONSOLE_LINES: i64 = 10_000;
+
+/// How to open a run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub key: Option<ApiKey>,
+    pub timeouts: Timeouts,
+    pub cache: Option<Cache>,
+    /// Decode without the series (a run only summarised).
+    pub summary_only: bool,
+    /// Also frame the records as a `.wandb` file ([`RemoteRun::framed`]).
+    pub framing: bool,
+    /// CA certificates (PEM) to trust instead of the public roots.
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+/// Where an open stands, for a progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Asking for the run's facts.
+    Info,
+    /// Downloading history file `file` (from 0) of `files`: `bytes` of `total`.
+    Download {
+        file: usize,
+        files: usize,
+        bytes: u64,
+        total: Option<u64>,
+    },
+    /// The history files came from the cache.
+    Cached { files: usize },
+    /// Asking for the live rows.
+    Live,
+}
+
+/// A run being read from a server.
+#[derive(Debug)]
+pub struct RemoteRun {
+    client: Client,
+    url: RemoteUrl,
+    writer: Writer,
+    /// The run's facts as last asked.
+    pub meta: RunMeta,
+    /// The largest `_step` read so far.
+    pub last_step: Option<i64>,
+    /// The number of the last console line read.
+    console_seen: Option<i64>,
+    /// The `_timestamp` of the last system metrics row read.
+    stats_seen: Option<f64>,
+}
+
+/// Open the run at `url`: its events so far, in batches.
+///
+/// # Errors
+/// [`RemoteError::NoKey`] without a key; what the server's answers give;
+/// [`RemoteError::Cancelled`] once `cancel` is set.
+pub fn open(
+    url: &RemoteUrl,
+    opts: &Options,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(RemoteRun, Vec<Events>), RemoteError> {
+    let Some(key) = opts.key.clone() else {
+        return Err(RemoteError::NoKey {
+            host: leet_text::sanitize(url.netloc()),
+            api: leet_text::sanitize(&url.api),
+        });
+    };
+    if url.run.is_none() {
+        return Err(RemoteError::Project(url.shown()));
+    }
+    let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
+    progress(Progress::Info);
+    let meta = info::run_meta(&client, url)?;
+    let files = history_files(&client, url, &meta, opts.cache.as_ref(), cancel, progress)?;
+    let mut run = RemoteRun {
+        client,
+        url: url.clone(),
+        writer: match (opts.summary_only, opts.framing) {
+            (true, false) => Writer::without_series(),
+            (true, true) => Writer::without_series().framing(),
+            (false, false) => Writer::new(),
+            (false, true) => Writer::new().framing(),
+        },
+        meta,
+        last_step: None,
+        console_seen: None,
+        stats_seen: None,
+    };
+    run.writer.meta(url, &run.meta);
+    let mut batches = vec![run.writer.take()];
+    for (i, f) in files.into_iter().enumerate() {
+        check(cancel)?;
+        let rows = history::read_rows(f).map_err(|e| {
+            RemoteError::protocol(
+                &url.shown(),
+                format!("history file {}: not a readable Parquet file: {e}", i + 1),
+            )
+        })?;
+        run.note_steps(&rows);
+        run.writer.rows(rows);
+        batches.push(run.writer.take());
+    }
+    progress(Progress::Live);
+    batches.extend(run.live(cancel)?);
+    // The console and the system metrics are niceties: a server that does not
+    // give them still gives the run.
+    run.console_and_stats();
+    if let Ok(Some(u)) = info::file_url(&run.client, url, "wandb-metadata.json") {
+        if let Ok(b) = run.client.download(&u, cancel, 16 << 20, &mut |_, _| {}) {
+            run.writer.environment(&b);
+        }
+    }
+    batches.push(run.writer.take());
+    if !run.meta.running() {
+        run.writer.exit(&run.meta);
+        batches.push(run.writer.take());
+    }
+    Ok((run, batches))
+}
+
+fn check(cancel: &AtomicBool) -> Result<(), RemoteError> {
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(RemoteError::Cancelled);
+    }
+    Ok(())
+}
+
+fn history_files(
+    client: &Client,
+    url: &RemoteUrl,
+    meta: &RunMeta,
+    cache: Option<&Cache>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<Vec<u8>>, RemoteError> {
+    let version = meta.version();
+    if let Some(files) = cache.and_then(|c| c.get(url, &version)) {
+        progress(Progress::Cached { files: files.len() });
+        return Ok(files);
+    }
+    let list = info::history_files(client, url)?;
+    let n = list.urls.len();
+    let mut files = Vec::with_capacity(n);
+    for (i, u) in list.urls.iter().enumerate() {
+        check(cancel)?;
+        let mut report = |bytes, total| {
+            progress(Progress::Download {
+                file: i,
+                files: n,
+                bytes,
+                total,
+            });
+        };
+        files.push(client.download(u, cancel, u64::MAX, &mut report)?);
+    }
+    if let Some(c) = cache {
+        // A cache that cannot be written costs the next open a download, no more.
+        let _ = c.put(url, &version, &files);
+    }
+    Ok(files)
+}
+
+impl RemoteRun {
+    /// The console lines and system metrics rows not read yet: those after the
+    /// last line number and sample time read. They are niceties: a server that
+    /// does not give them still gives the run.
+    fn console_and_stats(&mut self) {
+        if let Ok(lines) = info::console_tail(&self.client, &self.url, CONSOLE_LINES) {
+            let seen = self.console_seen;
+            let new: Vec<_> = lines
+                .into_iter()
+                .filter(|l| seen.is_none() || l.number.is_some_and(|n| Some(n) > seen))
+                .collect();
+            self.console_seen = new.iter().filter_map(|l| l.number).max().or(seen);
+            self.writer.console(&new);
+        }
+        if let Ok(rows) = info::events(&self.client, &self.url, SYSTEM_SAMPLES) {
+            let seen = self.stats_seen;
+            let time = |r: &serde_json::Map<String, serde_json::Value>| {
+                r.get("_timestamp").and_then(serde_json::Value::as_f64)
+            };
+            let new: Vec<_> = rows
+                .into_iter()
+                .filter(|r| seen.is_none() || time(r).is_some_and(|t| Some(t) > seen))
+                .collect();
+            self.stats_seen = new.iter().filter_map(time).reduce(f64::max).or(seen);
+            self.writer.stats(&new);
+        }
+    }
+
+    /// The run's `.wandb` bytes framed since the last call, when framing.
+    pub fn framed(&mut self) -> &[u8] {
+        self.writer.framed()
+    }
+
+    fn note_steps(&mut self, rows: &[HistoryRow]) {
+        for row in rows {
+            let step = row
+                .iter()
+                .find(|(p, _)| p.len() == 1 && p[0] == "_step")
+                .and_then(|(_, v)| v.parse::<f64>().ok());
+            if let Some(s) = step {
+                self.last_step = Some(self.last_step.map_or(s as i64, |l| l.max(s as i64)));
+            }
+        }
+    }
+
+    /// The live rows after the last step read, a page at a time.
+    fn live(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
+        let mut out = Vec::new();
+        loop {
+            check(cancel)?;
+            let from = self.last_step.map_or(0, |s| s.saturating_add(1));
+            let rows = info::history_page(
+                &self.client,
+                &self.url,
+                from,
+                from.saturating_add(PAGE),
+                PAGE,
+            )?;
+            if rows.is_empty() {
+                return Ok(out);
+            }
+            let before = self.last_step;
+            let rows: Vec<_> = rows
+                .into_iter()
+                .filter(|r| {
+                    r.get("_step")
+                        .and_then(serde_json::Value::as_f64)
+                        .is_some_and(|s| s as i64 >= from)
+                })
+                .collect();
+            for r in &rows {
+                if let Some(s) = r.get("_step").and_then(serde_json::Value::as_f64) {
+                    self.last_step = Some(self.last_step.map_or(s as i64, |l| l.max(s as i64)));
+                }
+            }
+            self.writer.json_rows(&rows);
+            out.push(self.writer.take());
+            // A server that answers rows it was not asked for would loop forever.
+            if self.last_step == before || (rows.len() as i64) < PAGE {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// One look for what changed since the last: new live rows, and when the run
+    /// has ended, its summary and exit. Empty when nothing changed.
+    ///
+    /// # Errors
+    /// What the server's answers give.
+    pub fn poll(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
+        let mut out: Vec<Events> = self
+            .live(cancel)?
+            .into_iter()
+            .filter(|e| !e.is_empty())
+            .collect();
+        self.console_and_stats();
+        let more = self.writer.take();
+        if !more.is_empty() {
+            out.push(more);
+        }
+        let meta = info::run_meta(&self.client, &self.url)?;
+        if meta.version() != self.meta.version() {
+            self.writer.summary(&meta.summary);
+            if !meta.running() {
+                self.writer.exit(&meta);
+            }
+            self.meta = meta;
+            out.push(self.writer.take());
+        }
+        Ok(out)
+    }
+
+    /// Append what the server has new for a running run until it ends (or the file
+    /// cannot be written). A failed poll is tried again at the next: a server that
+    /// is down for a while loses no rows, since each poll asks from the last step.
+    pub fn follow(&mut self, file: &Path) {
+        let never = AtomicBool::new(false);
+        while self.meta.running() {
+            std::thread::sleep(POLL_EVERY);
+            if self.poll(&never).is_err() {
+                continue;
+            }
+            let bytes = self.framed();
+            if bytes.is_empty() {
+                continue;
+            }
+            let ok = std::fs::OpenOptions::new()
+                .append(true)
+                .open(file)
+                .and_then(|mut f| f.write_all(bytes));
+            if ok.is_err() {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! A history Parquet file, as W&B's exporter lays it out (wandb-core's
+//! `runhistoryreader`): one row per history row, one column per history key
+//! (`_step`, `_timestamp`, `_runtime` among them); a nested key is a group column
+//! whose fields are its parts. Each row comes out as (key path, value as JSON),
+//! nulls (a key the row did not log) left out.
+
+use bytes::Bytes;
+use parquet::file::reader::FileReader;
+use parquet::file::serialized_reader::SerializedFileReader;
+use parquet::record::{Field, Row};
+use serde_json::Value;
+
+/// One history row: each logged key's path and its value as JSON text.
+pub type HistoryRow = Vec<(Vec<String>, String)>;
+
+/// Read every row of a history file.
+///
+/// # Errors
+/// The Parquet reader's message (not Parquet, cut short, a codec not built in).
+pub fn read_rows(bytes: Vec<u8>) -> Result<Vec<HistoryRow>, String> {
+    let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let iter = reader.get_row_iter(None).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for row in iter {
+        let row = row.map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        flatten(&row, &mut Vec::new(), &mut out);
+        rows.push(out);
+    }
+    Ok(rows)
+}
+
+fn flatten(row: &Row, path: &mut Vec<String>, out: &mut HistoryRow) {
+    for (name, field) in row.get_column_iter() {
+        path.push(name.clone());
+        match field {
+            Field::Null => {}
+            Field::Group(g) => flatten(g, path, out),
+            f => out.push((path.clone(), json_text(f))),
+        }
+        path.pop();
+    }
+}
+
+/// A value as W&B writes it in a history item: numbers as JSON numbers (NaN and
+/// the infinities as W&B spells them), anything else as its JSON.
+fn json_text(f: &Field) -> String {
+    let number = match f {
+        Field::Float(x) => Some(f64::from(*x)),
+        Field::Double(x) => Some(*x),
+        _ => None,
+    };
+    match number {
+        Some(x) if x.is_nan() => "NaN".to_owned(),
+        Some(x) if x.is_infinite() => if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
+        Some(x) => Value::from(x).to_string(),
+        None => json(f).to_string(),
+    }
+}
+
+fn json(f: &Field) -> Value {
+    match f {
+        Field::Null => Value::Null,
+        Field::Bool(b) => Value::Bool(*b),
+        Field::Byte(x) => Value::from(*x),
+        Field::Short(x) => Value::from(*x),
+        Field::Int(x) => Value::from(*x),
+        Field::Long(x) => Value::from(*x),
+        Field::UByte(x) => Value::from(*x),
+        Field::UShort(x) => Value::from(*x),
+        Field::UInt(x) => Value::from(*x),
+        Field::ULong(x) => Value::from(*x),
+        Field::Float(x) => Value::from(f64::from(*x)),
+        Field::Double(x) => Value::from(*x),
+        Field::Str(s) => Value::String(s.clone()),
+        Field::Group(r) => Value::Object(
+            r.get_column_iter()
+                .map(|(k, v)| (k.clone(), json(v)))
+                .collect(),
+        ),
+        Field::ListInternal(l) => Value::Array(l.elements().iter().map(json).collect()),
+        // Dates, times, decimals, bytes, maps: as the Parquet crate prints them.
+        other => Value::String(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_that_are_not_parquet_are_an_error_not_a_panic() {
+        for b in [
+            Vec::new(),
+            b"PAR1".to_vec(),
+            b"PAR1garbagePAR1".to_vec(),
+            vec![0; 100],
+        ] {
+            assert!(read_rows(b).is_err());
+        }
+    }
+
+    #[test]
+    fn numbers_keep_w_and_b_spelling() {
+        assert_eq!(json_text(&Field::Double(f64::NAN)), "NaN");
+        assert_eq!(json_text(&Field::Double(f64::NEG_INFINITY)), "-Infinity");
+        assert_eq!(json_text(&Field::Double(0.5)), "0.5");
+        assert_eq!(json_text(&Field::Long(7)), "7");
+        assert_eq!(json_text(&Field::Str("a\"b".into())), "\"a\\\"b\"");
+    }
+}

@@ -1,0 +1,112 @@
+//! The real binary in a terminal (tmux): `leet URL` of a run, of a project, and
+//! `--compare URL`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::server::{Fake, Mode};
+use super::{common, fixture, parquet_of, run_object, viewer, KEY};
+
+#[test]
+fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let pane = viewer::Pane::start("follow", tmp.path(), KEY, &[&url]);
+    let limit = Duration::from_secs(60);
+    pane.wait_for("Metrics [1-3 of 3]", limit);
+    // A new metric logged on the server after the open: the next poll brings it.
+    fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
+    pane.wait_for("late_metric", limit);
+    assert!(!pane.screen().contains(KEY));
+}
+
+#[test]
+fn leet_project_url_shows_its_runs_in_the_workspace() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(Value::Null, vec![parquet_of(&file, tmp.path())]);
+    let names = ["alpha", "bravo", "charlie", "delta", "echo"];
+    fake.state.lock().expect("lock").runs = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut r = run_object("finished");
+            r["name"] = json!(format!("id{i}"));
+            r["displayName"] = json!(format!("run-{n}"));
+            r["createdAt"] = json!(format!("2026-11-30T17:4{}:00Z", 9 - i));
+            r
+        })
+        .collect();
+    let pane = viewer::Pane::start(
+        "project",
+        tmp.path(),
+        KEY,
+        &[&format!("{}/ent/proj", fake.addr)],
+    );
+    let limit = Duration::from_secs(60);
+    let mut screen = String::new();
+    for n in names {
+        screen = pane.wait_for(&format!("run-{n}"), limit);
+    }
+    assert!(!screen.contains(KEY));
+    // Every run was asked for: its history is fetched in the background.
+    let t0 = std::time::Instant::now();
+    while names.len()
+        > fake
+            .seen()
+            .matches("\"operationName\":\"RunParquetHistory\"")
+            .count()
+    {
+        assert!(
+            t0.elapsed() < limit,
+            "not every run's history was asked for"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_remote_run_is_compared_beside_a_local_one() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let mut run = run_object("finished");
+    run["displayName"] = json!("from-the-server");
+    let fake = Fake::start(run, vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let local = fixture("custom_step");
+    let args = [local.to_str().expect("utf8"), "--compare", &url];
+    let pane = viewer::Pane::start("compare", tmp.path(), KEY, &args);
+    let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
+    assert!(!screen.contains(KEY));
+}
+
+#[test]
+fn q_cancels_a_download_before_the_screen_opens() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let pane = viewer::Pane::start("cancel", tmp.path(), KEY, &[&url]);
+    let limit = Duration::from_secs(60);
+    pane.wait_for("q or esc cancels", limit);
+    pane.keys("q");
+    let screen = pane.wait_for("EXIT:", limit);
+    assert!(screen.contains("leet: cancelled"), "{screen}");
+    assert!(screen.contains("EXIT:1"), "{screen}");
+}
