@@ -79,7 +79,7 @@ fn parquet_of(file: &Path, dir: &Path) -> Vec<u8> {
     let out = dir.join("history.parquet");
     let opts = leet::inspect::export::ExportOptions {
         path: file.to_owned(),
-        format: leet::inspect::export::Format::Parquet,
+        format: Some(leet::inspect::export::Format::Parquet),
         output: Some(out.clone()),
         ..Default::default()
     };
