@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 BUSY=${BUSY:-2}
 LOG_DIR=${LOG_DIR:-$(mktemp -d)}
+mkdir -p "$LOG_DIR"
 # With no arguments, the whole suite: every crate of the workspace.
 if [ $# -eq 0 ]; then
     set -- --workspace
