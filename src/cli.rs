@@ -76,7 +76,7 @@ Examples:
 Keys to start with: h (or ?) help with every key, q quit, / filter the charts,
 R pick a run, n / N next and previous page.";
 
-/// leet: a fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
+/// A fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
 #[derive(Debug, Parser)]
 #[command(name = "leet", version = VERSION, args_conflicts_with_subcommands = true,
           after_help = AFTER_HELP)]
@@ -136,6 +136,10 @@ pub struct ViewArgs {
     /// Draw without colour, as the NO_COLOR environment variable asks.
     #[arg(long)]
     pub no_color: bool,
+    /// Leave the mouse to the terminal: its own selection and copy work (over SSH
+    /// too), and leet takes no clicks, drags or wheel; every action has its key.
+    #[arg(long)]
+    pub no_mouse: bool,
     #[command(flatten)]
     pub sampler: SamplerArgs,
 }

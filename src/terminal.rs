@@ -28,6 +28,15 @@ pub const QUIT_GRACE: Duration = Duration::from_millis(150);
 
 static ENTERED: AtomicBool = AtomicBool::new(false);
 
+/// Whether leet takes the mouse (false: `--no-mouse`, the terminal keeps it).
+static MOUSE: AtomicBool = AtomicBool::new(true);
+
+/// Take the mouse (clicks, drags, wheel) when the terminal is entered, or leave it
+/// to the terminal's own selection (`--no-mouse`). Call before [`enter`].
+pub fn capture_mouse(on: bool) {
+    MOUSE.store(on, Ordering::SeqCst);
+}
+
 /// Held while a frame is drawn and while the terminal is left, so an exit from
 /// another thread never cuts a frame or a restore in half.
 static TERM: Mutex<()> = Mutex::new(());
@@ -73,7 +82,11 @@ pub fn enter() -> io::Result<Tui> {
 fn apply_modes() -> io::Result<()> {
     ENTERED.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
+    execute!(io::stdout(), EnterAlternateScreen, Hide)?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    }
+    Ok(())
 }
 
 /// Back to the terminal as it was: mouse capture off, main screen, cursor shown,

@@ -1741,3 +1741,20 @@ fn write_generated_workspace() {
         .unwrap_or(250);
     common::runs::write_workspace(&PathBuf::from(dir).join("wandb"), n);
 }
+
+/// `--no-mouse` leaves the mouse to the terminal (its own selection and copy);
+/// by default leet takes it.
+#[test]
+fn no_mouse_leaves_the_mouse_to_the_terminal() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let run = run.to_str().unwrap();
+    for (args, want) in [(vec![run], "1"), (vec!["--no-mouse", run], "0")] {
+        let t = Tmux::start_args("nomouse", &args, 120, 30);
+        t.wait_for("step 49", Duration::from_secs(10));
+        assert_eq!(t.flag("#{mouse_any_flag}"), want, "{args:?}");
+        t.keys(&["q"]);
+        assert_eq!(t.exit_code(), "EXIT:0");
+        t.assert_restored();
+    }
+}

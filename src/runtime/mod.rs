@@ -158,7 +158,10 @@ pub struct Loaded {
     pub file: Config,
 }
 
+/// The app's options from the flags (and the terminal's mouse mode, set before it
+/// is entered).
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
+    terminal::capture_mouse(!args.no_mouse);
     let (color, true_color) = color_env();
     Options {
         keymap,

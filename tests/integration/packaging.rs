@@ -186,4 +186,6 @@ fn every_duration_flag_takes_the_one_syntax() {
     assert_eq!(v.sampler.interval, Duration::from_secs(1));
     assert!(!v.no_color);
     assert!(parse(&["--no-color"]).view.no_color);
+    assert!(!v.no_mouse);
+    assert!(parse(&["--no-mouse"]).view.no_mouse);
 }
