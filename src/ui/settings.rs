@@ -57,15 +57,27 @@ pub enum SettingsError {
     Io { file: PathBuf, reason: String },
     #[error("{}: {}", shown(.file), clean(.reason, 240))]
     Refused { file: PathBuf, reason: String },
-    #[error("{}: not valid TOML: {}", shown(.file), clean(.reason, 240))]
-    Syntax { file: PathBuf, reason: String },
-    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.table, 200), clean(.key, 80), clean(.reason, 240))]
+    #[error("{}{}: not valid TOML: {}", shown(.file), place(*.at), crate::text::sanitize(.reason))]
+    Syntax {
+        file: PathBuf,
+        /// Line and column (from 1) of the error.
+        at: Option<(usize, usize)>,
+        reason: String,
+    },
+    #[error("{}{}: [{}] key '{}': {}", shown(.file), place(*.at), crate::text::sanitize(.table), clean(.key, 80), crate::text::sanitize(.reason))]
     Value {
         file: PathBuf,
+        /// Line and column (from 1) of the key in the file.
+        at: Option<(usize, usize)>,
         table: String,
         key: String,
         reason: String,
     },
+}
+
+/// `:LINE:COLUMN`, as compilers and editors read a place in a file ("" unknown).
+fn place(at: Option<(usize, usize)>) -> String {
+    at.map_or_else(String::new, |(l, c)| format!(":{l}:{c}"))
 }
 
 fn shown(p: &Path) -> String {
@@ -217,9 +229,9 @@ fn quoted(s: &str) -> String {
 }
 
 const HEADER: &str = "\
-# leet settings. leet writes this file when a setting changes (comments are not
-# kept); `leet --print-config` prints the effective settings. With save = false
-# leet never writes it, and it stays as written.
+# leet settings. leet writes this file when a setting changes, changing only
+# those keys: your comments and order are kept. `leet --print-config` prints the
+# effective settings. With save = false leet never writes it.
 #
 # [viewer] is the run viewer's, [live] the live monitor's (`leet --live`).
 # [viewer.projects.\"<dir>\"] holds what belongs to one wandb directory (its

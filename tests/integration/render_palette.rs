@@ -189,7 +189,7 @@ fn the_settings_file_names_the_palette_and_a_bad_one_exits_2() {
         assert!(
             err.starts_with("leet: ")
                 && err.contains(
-                    "palette.toml: [viewer] key 'palette': unknown palette 'neon' \
+                    "palette.toml:2:1: [viewer] key 'palette': unknown palette 'neon' \
                      (expected default, wandb-vibe-10, okabe-ito, tol-bright or light)"
                 ),
             "{err}"

@@ -83,7 +83,16 @@ fn invalid_settings_name_file_key_and_reason() {
         let p = dir().join(file);
         let text = std::fs::read_to_string(&p).unwrap();
         let msg = Config::parse(&p, &text).unwrap_err().to_string();
-        assert!(msg.starts_with(&format!("{}: ", p.display())), "{msg}");
+        // `FILE:LINE:COLUMN: …`, where the file says what is refused.
+        let at = msg.strip_prefix(&format!("{}:", p.display())).expect(&msg);
+        let mut parts = at.splitn(3, ':');
+        let line = parts.next().and_then(|l| l.parse::<usize>().ok());
+        let col = parts.next().and_then(|c| c.parse::<usize>().ok());
+        assert!(
+            line.is_some_and(|l| l <= text.lines().count().max(1)),
+            "{msg}"
+        );
+        assert!(col.is_some_and(|c| c >= 1), "{msg}");
         assert!(msg.contains(want), "{file}: {msg}");
     }
 }
@@ -106,7 +115,7 @@ fn the_binary_refuses_invalid_settings_with_status_2_before_touching_the_termina
             let err = String::from_utf8(out.stderr).unwrap();
             assert_eq!(err.lines().count(), 1, "{err}");
             assert!(
-                err.starts_with(&format!("leet: {}: ", p.display())) && err.contains(want),
+                err.starts_with(&format!("leet: {}:", p.display())) && err.contains(want),
                 "{file}: {err}"
             );
         }
@@ -119,7 +128,7 @@ fn the_binary_refuses_invalid_settings_with_status_2_before_touching_the_termina
         assert!(out.stdout.is_empty());
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(
-            err.contains("leet/config.toml: ") && err.contains(want),
+            err.contains("leet/config.toml:") && err.contains(want),
             "{err}"
         );
         // Left as written.
@@ -697,7 +706,8 @@ fn the_binary_keeps_a_y_scale_in_the_project_it_was_set_in() {
         focused_title(&p.screen()).starts_with("┏acc · log━")
     });
     pane.wait("not saved", |_| {
-        std::fs::read_to_string(&config).is_ok_and(|t| t.contains("\"acc\" = \"log\""))
+        std::fs::read_to_string(&config)
+            .is_ok_and(|t| t.contains("\"acc\" = \"log\"") || t.contains("\nacc = \"log\""))
     });
     pane.quit();
     for (run, title) in [(&b, "┏acc━"), (&a, "┏acc · log━")] {

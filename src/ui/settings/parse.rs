@@ -22,7 +22,7 @@ impl Config {
     /// range, a filter pattern that does not compile: naming `file`, the table,
     /// the key and the reason.
     pub fn parse(file: &Path, text: &str) -> Result<Self, SettingsError> {
-        Self::from_table(file, &parse_table(file, text)?)
+        Self::from_table(file, &parse_table(file, text)?).map_err(|e| e.located(text))
     }
 
     /// Settings from a file's parsed TOML, checked as [`Config::parse`] checks.
@@ -59,8 +59,41 @@ pub(super) fn parse_table(file: &Path, text: &str) -> Result<toml::Table, Settin
     text.parse()
         .map_err(|e: toml::de::Error| SettingsError::Syntax {
             file: file.to_owned(),
-            reason: e.message().to_owned(),
+            at: e.span().map(|r| line_col(text, r.start)),
+            reason: e.message().trim_end().to_owned(),
         })
+}
+
+impl SettingsError {
+    /// The error with the line and column of its key in `text` (the file it was
+    /// read from), where the key is found there.
+    pub(super) fn located(mut self, text: &str) -> Self {
+        if let SettingsError::Value { table, key, at, .. } = &mut self {
+            *at = key_offset(text, table, key).map(|o| line_col(text, o));
+        }
+        self
+    }
+}
+
+/// Where `key` of `table` (as the messages name it: a dotted TOML path, or "top
+/// level") is written in `text`.
+fn key_offset(text: &str, table: &str, key: &str) -> Option<usize> {
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let mut t: &dyn toml_edit::TableLike = doc.as_table();
+    if table != "top level" {
+        for k in toml_edit::Key::parse(table).ok()? {
+            t = t.get(k.get())?.as_table_like()?;
+        }
+    }
+    Some(t.key(key)?.span()?.start)
+}
+
+/// Line and column (from 1, in characters) of the byte `offset` of `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
 }
 
 struct Parser<'a> {
@@ -84,6 +117,7 @@ impl Parser<'_> {
     fn err(&self, table: &str, key: &str, reason: String) -> SettingsError {
         SettingsError::Value {
             file: self.file.to_owned(),
+            at: None,
             table: table.to_owned(),
             key: key.to_owned(),
             reason,

@@ -11,6 +11,38 @@ fn parse(text: &str) -> Result<Config, SettingsError> {
     Config::parse(Path::new("/home/u/.config/leet/config.toml"), text)
 }
 
+/// `msg` is `file:LINE:COL: …` where LINE and COL are where the key it names
+/// is written in `text` (quoted or bare).
+fn assert_at_key(text: &str, msg: &str, file: &str) {
+    let file = file.trim_end_matches(": ");
+    let rest = msg
+        .strip_prefix(file)
+        .expect(msg)
+        .strip_prefix(':')
+        .expect(msg);
+    let mut it = rest.splitn(3, ':');
+    let line: usize = it.next().unwrap().parse().expect(msg);
+    let col: usize = it.next().unwrap().parse().expect(msg);
+    let key = msg
+        .split(" key '")
+        .nth(1)
+        .expect(msg)
+        .split('\'')
+        .next()
+        .unwrap();
+    let at: String = text
+        .lines()
+        .nth(line - 1)
+        .expect(msg)
+        .chars()
+        .skip(col - 1)
+        .collect();
+    assert!(
+        at.trim_start_matches('"').starts_with(key),
+        "{msg}: at {at:?}"
+    );
+}
+
 fn err(text: &str) -> String {
     match parse(text) {
         Ok(c) => panic!("accepted: {c:?}"),
@@ -175,7 +207,7 @@ fn invalid_settings_name_file_table_key_and_reason() {
         ),
     ] {
         let msg = err(text);
-        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert_at_key(text, &msg, file);
         assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
     }
     let long = format!(
@@ -183,7 +215,8 @@ fn invalid_settings_name_file_table_key_and_reason() {
         "a".repeat(300)
     );
     assert!(err(&long).contains("key 'pattern': longer than 256 characters"));
-    assert!(err("[viewer\nrows = 2\n").contains("config.toml: not valid TOML: "));
+    let msg = err("[viewer\nrows = 2\n");
+    assert!(msg.contains("config.toml:1:8: not valid TOML: "), "{msg}");
 }
 
 #[test]
@@ -393,7 +426,7 @@ fn the_palette_is_read_and_written_by_name_and_a_bad_one_refused() {
         ),
     ] {
         let msg = err(text);
-        assert!(msg.starts_with(file), "{text}: {msg}");
+        assert_at_key(text, &msg, file);
         assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
     }
 }
@@ -666,4 +699,73 @@ impl Settings {
     fn global_only(&self) -> Settings {
         self.clone().with_directory(&Settings::defaults(false))
     }
+}
+
+/// `assets/config.schema.json` (for editors) names exactly the keys the parser
+/// reads, in every table, and its defaults are what a file without them gives.
+#[test]
+fn the_published_schema_names_every_key_the_parser_reads() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../assets/config.schema.json")).unwrap();
+    let props = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let keys =
+        |t: &toml::Table| -> std::collections::BTreeSet<String> { t.keys().cloned().collect() };
+    // A file with every table written: directory settings in the viewer and a project.
+    let mut cfg = Config::default();
+    cfg.viewer.y_scale.insert("loss".into(), YScale::Log);
+    let mut project = Settings::defaults(false);
+    project.smoothing_all = "ema:0.6".into();
+    project.collapsed_sections = vec!["train".into()];
+    project.x_axis_all = "wall".into();
+    project.log_x = vec!["loss".into()];
+    project.y_scale.insert("loss".into(), YScale::Log);
+    project.smoothing.insert("loss".into(), "avg:10".into());
+    project.x_axis.insert("loss".into(), "rel".into());
+    project.filters.metrics.pattern = "loss".into();
+    project.filters.overview.pattern = "lr".into();
+    cfg.projects.insert("/data/wandb".into(), project);
+    let text = cfg.to_toml();
+    assert_eq!(parse(&text).unwrap(), cfg);
+    let file: toml::Table = text.parse().unwrap();
+    assert_eq!(keys(&file), props(&schema));
+    for mode in ["viewer", "live"] {
+        let t = file[mode].as_table().unwrap();
+        let s = &schema["properties"][mode];
+        assert_eq!(keys(t), props(s), "[{mode}]");
+        let filters = t["filters"].as_table().unwrap();
+        assert_eq!(
+            keys(filters),
+            props(&s["properties"]["filters"]),
+            "[{mode}.filters]"
+        );
+        // The schema's defaults are the parser's.
+        let mut defaults = toml::Table::new();
+        for (k, v) in s["properties"].as_object().unwrap() {
+            if let Some(d) = v.get("default") {
+                defaults.insert(k.clone(), serde_json::from_value(d.clone()).unwrap());
+            }
+        }
+        let mut wrapped = toml::Table::new();
+        wrapped.insert(mode.into(), toml::Value::Table(defaults));
+        let read = parse(&toml::to_string(&wrapped).unwrap()).unwrap();
+        let want = Config::default();
+        let (got, want) = if mode == "viewer" {
+            (read.viewer, want.viewer)
+        } else {
+            (read.live, want.live)
+        };
+        assert_eq!(got, want, "[{mode}] defaults");
+    }
+    let projects = &file["viewer"]["projects"].as_table().unwrap()["/data/wandb"];
+    let entry = &schema["properties"]["viewer"]["properties"]["projects"]["additionalProperties"];
+    assert_eq!(keys(projects.as_table().unwrap()), props(entry));
+    let filters = projects["filters"].as_table().unwrap();
+    assert_eq!(keys(filters), props(&entry["properties"]["filters"]));
 }
