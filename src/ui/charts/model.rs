@@ -13,7 +13,7 @@ use crate::ui::charts::xaxis::view::{map_chart, map_points, Mapped};
 use crate::ui::system::Unit;
 use crate::ui::theme::Theme;
 use crate::ui::widget::band::MinMax;
-use crate::ui::widget::chart::{y_range, Band, ChartSpec, Line, XTicks};
+use crate::ui::widget::chart::{mark_of, y_range, Band, ChartSpec, Line, XTicks};
 use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
 use crate::ui::{App, Subject};
@@ -30,6 +30,9 @@ pub(crate) struct ModelLine<'a> {
     pub style: Style,
     /// x ranges whose points were lost: no segment is drawn across one.
     pub breaks: &'a [(f64, f64)],
+    /// Drawn without colour beside other runs: the run's letter, at the line's
+    /// newest point and in the legend.
+    pub mark: Option<char>,
 }
 
 /// A shaded area between two curves, beneath the lines.
@@ -144,10 +147,12 @@ impl<'a> ChartModel<'a> {
             px,
             |i| breaks(&drawn, i, on_step),
         );
+        // Without colour, several runs (or groups) are told apart by letters.
+        let marked = !theme.color && !legend.is_empty();
         let (lines, bands) = match groups {
-            Some(groups) => group_lines(groups, theme),
+            Some(groups) => group_lines(groups, theme, marked),
             None => {
-                let raw = series_lines(&drawn, &all, pts, (&minmax, on_step), theme);
+                let raw = series_lines(&drawn, &all, pts, (&minmax, on_step), (theme, marked));
                 // Smoothing: raw lines faint under the smoothed.
                 let bands = minmax.bands(|i| theme.series(drawn[i].color));
                 (smoothing.lines(raw), owned_bands(bands))
@@ -192,6 +197,7 @@ impl<'a> ChartModel<'a> {
                 points: &l.points,
                 style: l.style,
                 breaks: l.breaks,
+                mark: l.mark,
             })
             .collect()
     }
@@ -292,14 +298,21 @@ fn series_lines<'a>(
     all: &[(usize, &Series)],
     pts: Vec<Vec<Point>>,
     (minmax, on_step): (&MinMax, bool),
-    theme: Theme,
+    (theme, marked): (Theme, bool),
 ) -> Vec<ModelLine<'a>> {
+    // A resumed run's segments are one run: its letter on the last one only.
+    let last_of_run = |n: usize| {
+        let key = drawn[all[n].0].key;
+        key.is_none() || !all[n + 1..].iter().any(|&(j, _)| drawn[j].key == key)
+    };
     all.iter()
         .zip(pts)
-        .map(|(&(i, _), p)| ModelLine {
+        .enumerate()
+        .map(|(n, (&(i, _), p))| ModelLine {
             points: minmax.line(i).map_or(p, <[Point]>::to_vec),
             style: theme.series(drawn[i].color),
             breaks: breaks(drawn, i, on_step),
+            mark: (marked && last_of_run(n)).then(|| letter_of(drawn, i)),
         })
         .collect()
 }
@@ -434,7 +447,14 @@ fn legend_of(
     if let Some(groups) = groups {
         return groups
             .iter()
-            .map(|g| (format!("{} ({})", g.label, g.runs), theme.series(g.color)))
+            .enumerate()
+            .map(|(n, g)| {
+                let label = format!("{} ({})", g.label, g.runs);
+                (
+                    marked_label(label, mark_of(n), theme),
+                    theme.series(g.color),
+                )
+            })
             .collect();
     }
     if app.runs.workspace.is_none() && app.runs.compare.is_empty() {
@@ -464,7 +484,8 @@ fn legend_of(
                 v.map_or_else(|| "–".to_owned(), |p| format::value(p.1))
             ));
         }
-        legend.push((label, theme.series(d.color)));
+        let letter = letter_of(drawn, i);
+        legend.push((marked_label(label, letter, theme), theme.series(d.color)));
     }
     // One run drawn in all: no legend needed. Several: every chart says whose
     // lines it draws, also when only one of them logged its metric.
@@ -472,6 +493,34 @@ fn legend_of(
         legend.clear();
     }
     legend
+}
+
+/// A legend entry's label: without colour, after its run's letter (the one
+/// drawn at its line's newest point).
+fn marked_label(label: String, letter: char, theme: Theme) -> String {
+    if theme.color {
+        label
+    } else {
+        format!("{letter} {label}")
+    }
+}
+
+/// The letter of drawn run `i`: `A` for the first run drawn (the main one), `B`
+/// for the next, … the same in every chart (a resumed run's segments are one
+/// run).
+fn letter_of(drawn: &[Drawn<'_>], i: usize) -> char {
+    let mut runs: Vec<Option<&str>> = Vec::new();
+    for d in &drawn[..=i.min(drawn.len().saturating_sub(1))] {
+        if d.key.is_none() || !runs.contains(&d.key) {
+            runs.push(d.key);
+        }
+    }
+    let key = drawn.get(i).and_then(|d| d.key);
+    let n = match key {
+        Some(_) => runs.iter().position(|k| *k == key),
+        None => None,
+    };
+    mark_of(n.unwrap_or(runs.len().saturating_sub(1)))
 }
 
 /// How many runs are drawn (a resumed run's segments count once).
@@ -526,15 +575,20 @@ fn gaps_of(
 }
 
 /// Each group's mean line, and its min–max band faint beneath.
-fn group_lines<'a>(groups: Vec<Group>, theme: Theme) -> (Vec<ModelLine<'a>>, Vec<ModelBand>) {
+fn group_lines<'a>(
+    groups: Vec<Group>,
+    theme: Theme,
+    marked: bool,
+) -> (Vec<ModelLine<'a>>, Vec<ModelBand>) {
     let mut lines = Vec::with_capacity(groups.len());
     let mut bands = Vec::with_capacity(groups.len());
-    for g in groups {
+    for (n, g) in groups.into_iter().enumerate() {
         let style = theme.series(g.color);
         lines.push(ModelLine {
             points: g.stats.mean,
             style,
             breaks: &[],
+            mark: marked.then(|| mark_of(n)),
         });
         bands.push(ModelBand {
             lo: g.stats.lo,

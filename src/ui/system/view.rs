@@ -122,6 +122,7 @@ pub(crate) fn render_sys_chart(
             points: minmax.line(i).unwrap_or(p),
             style: theme.series(i),
             breaks: &[],
+            mark: None,
         })
         .collect();
     let (legend, corner) = legend_and_corner(chart, &pts, theme);

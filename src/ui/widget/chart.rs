@@ -4,7 +4,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, BorderType, Borders, Widget};
 
 use super::fit::{fit, put, width};
@@ -28,6 +28,9 @@ pub(crate) struct Line<'a> {
     /// x ranges (last x before, first x after) whose points were lost: no
     /// segment is drawn across one; the points either side stay.
     pub breaks: &'a [(f64, f64)],
+    /// A letter drawn at the line's newest point in the plot: lines told apart
+    /// without colour (the legend names the letters).
+    pub mark: Option<char>,
 }
 
 /// A shaded area between two curves (a group's min–max envelope), drawn beneath
@@ -339,6 +342,7 @@ pub(crate) fn render_chart_over(
     let (raster, to, styles) = plot::rasterize(spec, plot, y);
     raster.draw(buf, plot, &styles);
     draw_guides(buf, plot, &raster, &yaxis.ticks, spec.guides, theme);
+    draw_marks(buf, spec, plot, &to);
     let (x0, x1) = spec.x;
     if let Some(cx) = spec.cursor.filter(|&c| c >= x0.min(x1) && c <= x0.max(x1)) {
         let col = (to.px(cx) / 2.0).round().max(0.0) as u16;
@@ -409,15 +413,55 @@ fn draw_x_row(
     draw_gap_marks(buf, plot.x, y, &marks, theme);
 }
 
-/// The legend's entries on row `y` of `inner`, then the note on the gaps.
+/// The `n`th series' letter: `A`, `B`, … (after `Z`, `A` again).
+pub(crate) fn mark_of(n: usize) -> char {
+    char::from(b'A' + (n % 26) as u8)
+}
+
+/// Each marked line's letter at its newest point inside the plot, bold in the
+/// line's style; lines ending in one cell have their letters stacked in the rows
+/// nearest it, so none hides another.
+fn draw_marks(buf: &mut Buffer, spec: &ChartSpec<'_>, plot: Rect, to: &plot::Map) {
+    let (w, h) = (f64::from(plot.width) * 2.0, f64::from(plot.height) * 4.0);
+    let mut used: Vec<(u16, u16)> = Vec::new();
+    for line in &spec.lines {
+        let Some(mark) = line.mark else {
+            continue;
+        };
+        let newest = (line.points.iter().rev())
+            .filter_map(|&p| to.dot(p))
+            .find(|&(x, y)| (0.0..w).contains(&x) && (0.0..h).contains(&y));
+        let Some((x, y)) = newest else {
+            continue;
+        };
+        let (col, row) = ((x / 2.0) as u16, (y / 4.0) as u16);
+        let free = (0..plot.height)
+            .flat_map(|d| [row.checked_sub(d), row.checked_add(d)])
+            .flatten()
+            .find(|&r| r < plot.height && !used.contains(&(col, r)));
+        if let Some(r) = free {
+            used.push((col, r));
+            if let Some(cell) = buf.cell_mut((plot.x + col, plot.y + r)) {
+                cell.set_char(mark)
+                    .set_style(line.style.add_modifier(Modifier::BOLD));
+            }
+        }
+    }
+}
+
+/// The legend's entries on row `y` of `inner`, then the note on the gaps. Each
+/// after a swatch of its colour, except where the lines are marked with letters
+/// (drawn without colour): then its label starts with its letter.
 fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, inner: Rect, y: u16, theme: Theme) {
+    let swatch = !spec.lines.iter().any(|l| l.mark.is_some());
     let mut x = inner.x;
     for (label, style) in &spec.legend {
         if x >= inner.right() {
             break;
         }
-        let w = put(buf, x, y, "■", inner.right() - x, *style);
-        x += w;
+        if swatch {
+            x += put(buf, x, y, "■", inner.right() - x, *style);
+        }
         let w = put(
             buf,
             x,

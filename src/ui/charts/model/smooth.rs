@@ -105,6 +105,7 @@ impl ChartSmoothing {
                     points: p,
                     style: line.style,
                     breaks: line.breaks,
+                    mark: line.mark.take(),
                 });
                 line.style = line.style.add_modifier(Modifier::DIM);
             }

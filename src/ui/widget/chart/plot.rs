@@ -96,6 +96,13 @@ impl Map {
         (self.y1 - y) * self.sy
     }
 
+    /// A data point in dot coordinates (x from the left, y from the top), on a
+    /// log axis by its log; None where it is not finite.
+    pub(super) fn dot(&self, (x, y): Point) -> Option<(f64, f64)> {
+        let y = if self.log { log_y(y) } else { y };
+        (x.is_finite() && y.is_finite()).then(|| (self.px(x), self.py(y)))
+    }
+
     /// Band point `i` as (x, low, high) in plot values, or `None` for a gap.
     fn band_point(&self, band: &Band<'_>, i: usize) -> Option<(f64, f64, f64)> {
         let (x, a) = *band.lo.get(i)?;

@@ -16,6 +16,7 @@ fn screen(points: &[Point]) -> String {
             points,
             style: Style::default(),
             breaks: &[],
+            mark: None,
         }],
         bands: Vec::new(),
         cursor: None,
@@ -59,6 +60,7 @@ fn a_flat_non_negative_line_keeps_a_zero_floor() {
         points: pts,
         style: Style::default(),
         breaks: &[],
+        mark: None,
     };
     assert_eq!(
         y_range(&[line(&[(0.0, 0.0), (1.0, 0.0)])], &[], false, Unit::Plain),
@@ -211,6 +213,7 @@ fn a_nearly_flat_series_shows_one_label_not_duplicates() {
         points: &[(0.0, 5.0), (1.0, 5.0)],
         style: Style::default(),
         breaks: &[],
+        mark: None,
     }];
     let (lo, hi) = y_range(&line, &[], false, Unit::Plain).expect("a range");
     assert_eq!(
@@ -385,6 +388,7 @@ fn a_line_over_a_band_keeps_its_colour_and_its_shape() {
             points: line,
             style: line_style,
             breaks: &[],
+            mark: None,
         }],
         vec![band(lo, hi, band_style)],
         (0.0, 1.0),
@@ -440,6 +444,7 @@ fn the_y_range_covers_the_bands() {
         points,
         style: Style::default(),
         breaks: &[],
+        mark: None,
     }];
     let (lo, hi): (&[Point], &[Point]) = (&[(0.0, 0.5), (1.0, 0.0)], &[(0.0, 4.0), (1.0, 5.0)]);
     let bands = [band(lo, hi, Style::default())];
@@ -529,6 +534,7 @@ fn band_points_in_any_order_or_past_the_range_shade_the_same_dots() {
                 points: pin,
                 style: s,
                 breaks: &[],
+                mark: None,
             }],
             bands,
             (0.0, 1.0),
@@ -601,6 +607,7 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
             points,
             style: Style::new().fg(Color::Red),
             breaks: &[],
+            mark: None,
         }],
         bands: Vec::new(),
         cursor: None,
@@ -665,6 +672,7 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
                 points: pts,
                 style: Style::default(),
                 breaks: &[],
+                mark: None,
             }],
             bands: Vec::new(),
             cursor,
@@ -712,6 +720,7 @@ fn broken(breaks: &[(f64, f64)], gaps: Vec<(f64, f64)>) -> Vec<String> {
             points: &pts,
             style: Style::default(),
             breaks,
+            mark: None,
         }],
         bands: Vec::new(),
         cursor: None,
@@ -783,4 +792,72 @@ fn gap_columns_cover_the_skipped_columns_or_one_when_adjacent() {
     // Outside the range, or empty: none.
     assert!(gap_columns(&[(20.0, 30.0)], (0.0, 10.0), 11).is_empty());
     assert!(gap_columns(&[(2.0, 6.0)], (5.0, 5.0), 11).is_empty());
+}
+
+/// Without colour, marked lines carry their letters at their newest points (two
+/// ending in one cell stacked, neither hidden) and the legend names the letters
+/// with no swatch; unmarked, the legend keeps its swatches.
+#[test]
+fn marked_lines_are_told_apart_by_letters_without_colour() {
+    let a: [Point; 3] = [(0.0, 0.0), (5.0, 1.0), (10.0, 2.0)];
+    let b: [Point; 3] = [(0.0, 2.0), (5.0, 1.5), (10.0, 2.0)];
+    let c: [Point; 2] = [(0.0, 1.0), (4.0, 1.0)];
+    let draw = |marked: bool| {
+        let area = Rect::new(0, 0, 40, 12);
+        let mut buf = Buffer::empty(area);
+        let line = |points: &'static [Point], n: usize| Line {
+            points,
+            style: Style::default(),
+            breaks: &[],
+            mark: marked.then(|| mark_of(n)),
+        };
+        let leak = |p: &[Point]| -> &'static [Point] { Box::leak(p.to_vec().into_boxed_slice()) };
+        let spec = ChartSpec {
+            title: "loss",
+            corner: None,
+            lines: vec![line(leak(&a), 0), line(leak(&b), 1), line(leak(&c), 2)],
+            bands: Vec::new(),
+            cursor: None,
+            x: (0.0, 10.0),
+            log_y: false,
+            focused: false,
+            fmt_x: &format::compact,
+            x_ticks: XTicks::Round,
+            y_unit: Unit::Plain,
+            guides: Guides::Off,
+            legend: ["A one", "B two", "C three"]
+                .iter()
+                .map(|l| ((*l).to_owned(), Style::default()))
+                .collect(),
+            gaps: Vec::new(),
+            note: None,
+        };
+        render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let rows = draw(true);
+    let text = rows.join("\n");
+    // A and B end at x = 10, y = 2: one cell, so one of them moved a row.
+    let right: Vec<char> = rows
+        .iter()
+        .filter_map(|r| r.chars().rev().nth(1))
+        .filter(char::is_ascii_uppercase)
+        .collect();
+    assert!(right.contains(&'A') && right.contains(&'B'), "{text}");
+    // C ends mid-chart, at x = 4.
+    assert!(
+        rows.iter().any(|r| r.contains('C') && !r.ends_with("C│")),
+        "{text}"
+    );
+    assert!(text.contains("A one B two C three"), "{text}");
+    assert!(!text.contains('■'), "{text}");
+    let plain = draw(false).join("\n");
+    assert!(plain.contains("■A one ■B two"), "{plain}");
+    assert!(!plain.lines().take(9).any(|r| r.contains("A│")), "{plain}");
 }

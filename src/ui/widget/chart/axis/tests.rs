@@ -90,6 +90,7 @@ fn range_of(points: &[(f64, f64)], log: bool, unit: Unit) -> Option<(f64, f64)> 
         points,
         style: Style::default(),
         breaks: &[],
+        mark: None,
     };
     y_range(&[line], &[], log, unit)
 }
