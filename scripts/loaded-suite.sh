@@ -46,7 +46,7 @@ failed=0
 for i in $(seq "$RUNS"); do
     log="$LOG_DIR/run-$i.log"
     start=$(date +%s.%N)
-    if cargo test --locked "$@" >"$log" 2>&1; then
+    if cargo test --locked --no-fail-fast "$@" >"$log" 2>&1; then
         result=pass
     else
         result=FAIL

@@ -1129,7 +1129,7 @@ fn an_invalid_settings_file_is_refused_before_the_terminal_changes() {
     assert!(
         said[0].starts_with("leet: ")
             && said[0].contains(
-                "leet/config.toml: [viewer] key 'rows': must be 0 (auto) or 1 to 9, got 12"
+                "leet/config.toml:3:1: [viewer] key 'rows': must be 0 (auto) or 1 to 9, got 12"
             ),
         "{s}"
     );
