@@ -1148,7 +1148,9 @@ impl App {
                     .procs
                     .monitor_selected(self.is_host(), &mut self.asks)
             }
-            Action::MonitorNone => return host::procs::monitor(self.is_host(), &mut self.asks, None),
+            Action::MonitorNone => {
+                return host::procs::monitor(self.is_host(), &mut self.asks, None)
+            }
             Action::CycleProcessSort if self.is_host() => {
                 self.host.procs.sort = self.host.procs.sort.next();
                 self.host.procs.rebuild();
