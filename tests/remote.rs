@@ -391,6 +391,23 @@ fn live_rows_after_a_gap_wider_than_a_page_are_read() {
     assert_eq!(steps(&p), [25_000, 250_000, 400_000]);
 }
 
+/// A project the server lists no run of is one line saying so, not the viewer's
+/// "no run found" about a directory the user never named.
+#[test]
+fn a_project_without_runs_is_one_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(Value::Null, Vec::new());
+    let url = format!("{}/ent/proj", fake.addr);
+    let out = leet(tmp.path(), &[&url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("leet: {url}: the project has no runs"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_set_cancel_flag_stops_an_open() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -495,6 +512,19 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
     let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
     assert!(a.len() > 100);
     assert!(a == b, "the CSV of the URL differs from the file's");
+    // Parquet too (the format from the extension).
+    let (a, b) = (tmp.path().join("a.parquet"), tmp.path().join("b.parquet"));
+    for (from, to) in [(file.to_str().expect("utf8"), &a), (url.as_str(), &b)] {
+        let out = leet(
+            tmp.path(),
+            &["export", from, "-o", to.to_str().expect("utf8")],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains(KEY), "{err}");
+    }
+    let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
+    assert!(a.starts_with(b"PAR1") && a.len() > 100);
+    assert!(a == b, "the Parquet of the URL differs from the file's");
     // Nothing leet wrote holds the key: the run files, the cache, its messages.
     let mut stack = vec![tmp.path().join("cache")];
     while let Some(d) = stack.pop() {
