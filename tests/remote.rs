@@ -336,6 +336,78 @@ fn live_rows_after_the_files_are_read_and_followed() {
     assert_eq!(run.last_step, Some(last + 2));
 }
 
+/// Steps the program gives itself can jump by more than a page of the history
+/// query: the rows after such a gap are read at the open and followed after it,
+/// as far as the summary's `_step` says the run has gone.
+#[test]
+fn live_rows_after_a_gap_wider_than_a_page_are_read() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let set_live = |steps: &[i64]| {
+        let mut s = fake.state.lock().expect("lock");
+        s.live = steps
+            .iter()
+            .map(|st| json!({"_step": st, "loss": *st as f64}))
+            .collect();
+        let last = steps.last().copied().unwrap_or(0);
+        s.run["summaryMetrics"] = json!(format!("{{\"loss\": {last}, \"_step\": {last}}}"));
+        s.run["historyLineCount"] = json!(5 + steps.len());
+    };
+    set_live(&[25_000, 250_000]);
+    let cancel = AtomicBool::new(false);
+    let (mut run, batches) =
+        fetch::open(&url_of(&fake), &opts(None), &cancel, &mut |_| {}).expect("open");
+    let mut p = Points::default();
+    for b in &batches {
+        p.fold(b);
+    }
+    let steps = |p: &Points| -> Vec<i64> {
+        p.0["loss"]
+            .iter()
+            .filter_map(|x| x.0)
+            .map(|b| f64::from_bits(b) as i64)
+            .filter(|s| *s > 1000)
+            .collect()
+    };
+    assert_eq!(steps(&p), [25_000, 250_000]);
+    assert_eq!(run.last_step, Some(250_000));
+    // Nothing new: no window is asked for twice.
+    let asked = fake
+        .seen()
+        .matches("\"operationName\":\"HistoryPage\"")
+        .count();
+    assert!(run.poll(&cancel).expect("poll").is_empty());
+    assert_eq!(
+        fake.seen()
+            .matches("\"operationName\":\"HistoryPage\"")
+            .count(),
+        asked + 1
+    );
+    set_live(&[25_000, 250_000, 400_000]);
+    for b in run.poll(&cancel).expect("poll") {
+        p.fold(&b);
+    }
+    assert_eq!(steps(&p), [25_000, 250_000, 400_000]);
+}
+
+/// A project the server lists no run of is one line saying so, not the viewer's
+/// "no run found" about a directory the user never named.
+#[test]
+fn a_project_without_runs_is_one_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(Value::Null, Vec::new());
+    let url = format!("{}/ent/proj", fake.addr);
+    let out = leet(tmp.path(), &[&url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("leet: {url}: the project has no runs"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_set_cancel_flag_stops_an_open() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -440,6 +512,19 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
     let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
     assert!(a.len() > 100);
     assert!(a == b, "the CSV of the URL differs from the file's");
+    // Parquet too (the format from the extension).
+    let (a, b) = (tmp.path().join("a.parquet"), tmp.path().join("b.parquet"));
+    for (from, to) in [(file.to_str().expect("utf8"), &a), (url.as_str(), &b)] {
+        let out = leet(
+            tmp.path(),
+            &["export", from, "-o", to.to_str().expect("utf8")],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains(KEY), "{err}");
+    }
+    let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
+    assert!(a.starts_with(b"PAR1") && a.len() > 100);
+    assert!(a == b, "the Parquet of the URL differs from the file's");
     // Nothing leet wrote holds the key: the run files, the cache, its messages.
     let mut stack = vec![tmp.path().join("cache")];
     while let Some(d) = stack.pop() {
@@ -518,4 +603,59 @@ fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
             }
         }
     }
+}
+
+/// The programs leet starts inherit its environment: once a URL is opened, the
+/// key is not in it (nor in leet's arguments, where it never goes). Run in a
+/// process of its own, `key_probe`, so no other test's thread sees the
+/// environment change.
+#[test]
+fn the_key_is_not_in_the_environment_children_inherit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("env");
+    let probe = std::process::Command::new(std::env::current_exe().expect("exe"))
+        .args(["--ignored", "--exact", "key_probe", "--test-threads", "1"])
+        .env("WANDB_API_KEY", KEY)
+        .env("LEET_KEY_PROBE_OUT", &out)
+        .env("HOME", tmp.path())
+        .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+        .env_remove("WANDB_BASE_URL")
+        .env_remove("NETRC")
+        .output()
+        .expect("probe");
+    let log = String::from_utf8_lossy(&probe.stdout);
+    assert!(probe.status.success() && log.contains("1 passed"), "{log}");
+    let env = std::fs::read_to_string(&out).expect("the child's environment");
+    assert!(env.contains("LEET_KEY_PROBE_OUT="), "{env}");
+    assert!(
+        !env.contains(KEY) && !env.contains("WANDB_API_KEY"),
+        "{env}"
+    );
+}
+
+#[test]
+#[ignore = "run by the_key_is_not_in_the_environment_children_inherit, in a process of its own"]
+fn key_probe() {
+    let out = std::env::var_os("LEET_KEY_PROBE_OUT").expect("LEET_KEY_PROBE_OUT");
+    assert_eq!(std::env::var("WANDB_API_KEY").as_deref(), Ok(KEY));
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(
+        run_object("finished"),
+        vec![parquet_of(&fixture("tiny"), tmp.path())],
+    );
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let file = leet::source::remote::local::local_path(
+        Path::new(&url),
+        false,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("open");
+    assert!(file.is_file());
+    assert!(fake
+        .seen()
+        .to_ascii_lowercase()
+        .contains("authorization: basic "));
+    let env = std::process::Command::new("env").output().expect("env");
+    std::fs::write(out, env.stdout).expect("write");
 }

@@ -255,8 +255,23 @@ fn down_empty_and_absent_endpoints_are_reported_in_one_line() {
         lines_starting(&run.stderr, "dcgm-exporter: "),
         ["dcgm-exporter: not available: not enabled (--dcgm-exporter URL)"]
     );
-    let run = leet_sample(&["--dcgm-exporter", "https://example.invalid/metrics"], 1);
+    let run = leet_sample(&["--dcgm-exporter", "ftp://example.invalid/metrics"], 1);
     let errors = lines_starting(&run.stderr, "dcgm-exporter: not available: ");
     assert_eq!(errors.len(), 1, "{}", run.stderr);
-    assert!(errors[0].contains("only http://"), "{}", errors[0]);
+    assert!(
+        errors[0].contains("only http:// and https://"),
+        "{}",
+        errors[0]
+    );
+    // HTTPS is scraped (tls.rs in the sampler's tests has a server): a host that
+    // does not resolve is one error line, retried, not a refusal of the URL.
+    let url = "https://example.invalid/metrics";
+    let run = leet_sample(&["--dcgm-exporter", url], 1);
+    let errors = lines_starting(&run.stderr, "dcgm-exporter: ");
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert!(
+        errors[0].starts_with(&format!("dcgm-exporter: error: scrape '{url}': ")),
+        "{}",
+        errors[0]
+    );
 }

@@ -4,7 +4,9 @@
 //!
 //! `http://user:pass@host/` sends HTTP basic auth; `http://token@host/` (no `:`)
 //! sends `Authorization: Bearer token`. The server's name in errors and in
-//! [`Endpoint::server`] is the URL without its userinfo.
+//! [`Endpoint::server`] is the URL without its userinfo. HTTPS trusts the CA file of
+//! `SSL_CERT_FILE` when set, as the sampler's scrapes and remote runs do
+//! ([`leet_sampler::tls`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -182,7 +184,17 @@ impl Endpoint {
     /// An endpoint for `url` (`http(s)://[userinfo@]host[:port][/path]`).
     pub fn new(url: &str, opts: HttpOptions) -> Result<Self, HttpError> {
         let (base, auth) = split_url(url.trim())?;
+        // The roots every HTTPS client of leet trusts (the sampler's scrapes, remote runs).
+        let ca_file = leet_sampler::tls::ca_file_from_env();
+        let tls = leet_sampler::tls::config(ca_file.as_deref()).map_err(|why| {
+            let file = ca_file.as_deref().map(leet_text::sanitize_path);
+            HttpError::Failed {
+                server: base.clone(),
+                why: format!("CA file {}: {why}", file.unwrap_or_default()),
+            }
+        })?;
         let agent = ureq::Agent::config_builder()
+            .tls_config(tls)
             .timeout_connect(Some(opts.connect))
             .timeout_global(Some(opts.total))
             .http_status_as_error(false)

@@ -20,6 +20,11 @@ fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
     let pane = viewer::Pane::start("follow", tmp.path(), KEY, &[&url]);
     let limit = Duration::from_secs(60);
     pane.wait_for("Metrics [1-3 of 3]", limit);
+    // The key is in the environment the pane's shell gave leet, not in leet's
+    // arguments, which anyone on the host can list.
+    let argv = pane.children_argv();
+    assert!(argv.iter().any(|a| a.contains(&url)), "{argv:?}");
+    assert!(!argv.iter().any(|a| a.contains(KEY)), "{argv:?}");
     // A new metric logged on the server after the open: the next poll brings it.
     fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
     pane.wait_for("late_metric", limit);
@@ -89,6 +94,13 @@ fn a_remote_run_is_compared_beside_a_local_one() {
     let args = [local.to_str().expect("utf8"), "--compare", &url];
     let pane = viewer::Pane::start("compare", tmp.path(), KEY, &args);
     let screen = pane.wait_for("from-the-server", Duration::from_secs(60));
+    assert!(!screen.contains(KEY));
+    drop(pane);
+    // And the other way round: the remote run, the local one beside it.
+    let args = [url.as_str(), "--compare", local.to_str().expect("utf8")];
+    let pane = viewer::Pane::start("compare-back", tmp.path(), KEY, &args);
+    let screen = pane.wait_for("custom-step-run", Duration::from_secs(60));
+    assert!(screen.contains("from-the-server"), "{screen}");
     assert!(!screen.contains(KEY));
 }
 

@@ -93,3 +93,60 @@ fn leet_reads_the_ca_file_from_ssl_cert_file() {
     let out = run(None);
     assert!(!out.status.success());
 }
+
+/// The sampler's scrapes go through the same client: an OpenMetrics endpoint over
+/// HTTPS is read when `SSL_CERT_FILE` trusts its CA, and one error line says why not
+/// when nothing does.
+#[test]
+fn an_openmetrics_endpoint_over_https_is_scraped_with_the_ca_of_ssl_cert_file() {
+    let fake = Fake::start_tls(run_object("finished"), Vec::new());
+    fake.state.lock().expect("lock").metadata = Some(b"# TYPE up gauge\nup 1\n".to_vec());
+    let endpoint = format!("tls={}/meta/metrics", fake.addr);
+    let sample = |ca: Option<&Path>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_leet"));
+        c.args([
+            "sample",
+            "--json",
+            "--count",
+            "1",
+            "--openmetrics",
+            &endpoint,
+        ])
+        .env_remove("SSL_CERT_FILE")
+        .env_remove("REQUESTS_CA_BUNDLE")
+        .stdin(std::process::Stdio::null());
+        if let Some(ca) = ca {
+            c.env("SSL_CERT_FILE", ca);
+        }
+        let out = c.output().expect("leet sample");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(str::to_owned);
+        let v: serde_json::Value = serde_json::from_str(&line.expect("one sample")).expect("json");
+        (v, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (v, stderr) = sample(Some(&ca()));
+    assert_eq!(
+        v["openmetrics.tls.up.0"].as_f64(),
+        Some(1.0),
+        "{v}\n{stderr}"
+    );
+    let (v, stderr) = sample(None);
+    assert!(v.get("openmetrics.tls.up.0").is_none(), "{v}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("openmetrics:tls: error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].to_lowercase().contains("certificate"),
+        "{}",
+        errors[0]
+    );
+}

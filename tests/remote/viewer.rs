@@ -76,6 +76,26 @@ impl Pane {
     }
 }
 
+impl Pane {
+    /// The argument lists of the pane's shell's children (leet, while it runs):
+    /// what a process list shows of them.
+    pub fn children_argv(&self) -> Vec<String> {
+        let shell = self.tmux(&["list-panes", "-t", "s", "-F", "#{pane_pid}"]);
+        let shell = shell.trim();
+        let children = std::fs::read_dir(format!("/proc/{shell}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .collect::<String>();
+        children
+            .split_whitespace()
+            .filter_map(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .collect()
+    }
+}
+
 impl Drop for Pane {
     fn drop(&mut self) {
         self.tmux(&["kill-server"]);

@@ -23,7 +23,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::openmetrics::{parse_exposition, MetricKind, MAX_RESPONSE_BYTES};
-use super::{http, Collector, GpuInfo, SamplerError, SamplerOptions};
+use super::scrape::Scraper;
+use super::{Collector, GpuInfo, SamplerError, SamplerOptions};
 
 /// How a DCGM field is written: key suffix and the factor applied to its value.
 struct Field {
@@ -263,6 +264,7 @@ const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 pub(crate) struct DcgmExporterCollector {
     url: String,
+    scraper: Scraper,
     retry_at: Option<Instant>,
     /// The failure of the scrape at detection, reported by the first sample.
     pending: Option<SamplerError>,
@@ -278,9 +280,9 @@ pub(crate) fn detect(opts: &SamplerOptions) -> Result<Box<dyn Collector>, String
         .dcgm_exporter
         .as_deref()
         .ok_or("not enabled (--dcgm-exporter URL)")?;
-    http::parse_url(url)?;
     let mut c = DcgmExporterCollector {
         url: url.to_string(),
+        scraper: Scraper::new(url, SCRAPE_TIMEOUT)?,
         retry_at: None,
         pending: None,
         info: Vec::new(),
@@ -304,7 +306,7 @@ impl DcgmExporterCollector {
             url: self.url.clone(),
             detail,
         };
-        let body = http::get(&self.url, SCRAPE_TIMEOUT, MAX_RESPONSE_BYTES).map_err(http_err)?;
+        let body = self.scraper.get(MAX_RESPONSE_BYTES).map_err(http_err)?;
         let series =
             parse_body(&String::from_utf8_lossy(&body)).map_err(|detail| SamplerError::Parse {
                 what: format!("dcgm-exporter response from {}", self.url),

@@ -33,7 +33,6 @@ mod dcgm;
 mod dcgm_exporter;
 mod detect;
 mod disk;
-mod http;
 mod ipu;
 mod memory;
 mod monitor;
@@ -44,6 +43,8 @@ mod openmetrics;
 mod procfs;
 mod procs;
 mod rocm_lib;
+mod scrape;
+pub mod tls;
 mod tpu;
 mod worker;
 

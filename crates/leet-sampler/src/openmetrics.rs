@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use super::{http, Collector, SamplerError};
+use super::scrape::Scraper;
+use super::{Collector, SamplerError};
 
 mod keys;
 pub use keys::KeyIndex;
@@ -419,6 +420,7 @@ pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 pub(crate) struct OpenMetricsCollector {
     url: String,
+    scraper: Scraper,
     index: KeyIndex,
     filter: Option<Regex>,
     /// While failing: when to try again (a down endpoint is not scraped, and reported,
@@ -433,9 +435,9 @@ impl OpenMetricsCollector {
     /// first sample, so an endpoint that never answers cannot delay startup). Fails only
     /// on a URL it cannot scrape.
     pub(crate) fn new(name: &str, url: &str, filter: Option<Regex>) -> Result<Self, String> {
-        http::parse_url(url)?;
         Ok(Self {
             url: url.to_string(),
+            scraper: Scraper::new(url, SCRAPE_TIMEOUT)?,
             index: KeyIndex::new(name),
             filter,
             retry_at: None,
@@ -445,12 +447,13 @@ impl OpenMetricsCollector {
 
     /// Fetch and map one exposition; the number of samples the cap dropped.
     fn scrape(&mut self, out: &mut Vec<(String, f64)>) -> Result<usize, SamplerError> {
-        let body = http::get(&self.url, SCRAPE_TIMEOUT, MAX_RESPONSE_BYTES).map_err(|detail| {
-            SamplerError::Http {
+        let body = self
+            .scraper
+            .get(MAX_RESPONSE_BYTES)
+            .map_err(|detail| SamplerError::Http {
                 url: self.url.clone(),
                 detail: format!("{detail} (retrying every {} s)", RETRY_AFTER.as_secs()),
-            }
-        })?;
+            })?;
         let text = String::from_utf8_lossy(&body);
         Ok(openmetrics_values_of_text(
             &text,

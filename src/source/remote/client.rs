@@ -5,11 +5,9 @@
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use ureq::tls::{parse_pem, Certificate, PemItem, RootCerts, TlsConfig};
 
 use super::auth::ApiKey;
 use super::{shown, RemoteError};
@@ -68,8 +66,13 @@ impl Client {
             .timeout_per_read(Some(timeouts.read))
             .user_agent(concat!("leet/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = ca_file {
-            let roots = RootCerts::Specific(Arc::new(certificates(path)?));
-            config = config.tls_config(TlsConfig::builder().root_certs(roots).build());
+            let tls = leet_sampler::tls::config(Some(path)).map_err(|cause| {
+                RemoteError::Certificates {
+                    file: leet_text::sanitize_path(path),
+                    cause,
+                }
+            })?;
+            config = config.tls_config(tls);
         }
         Ok(Self {
             api: api.trim_end_matches('/').to_owned(),
@@ -173,25 +176,6 @@ impl Client {
         }
         Ok(out)
     }
-}
-
-/// The certificates of a PEM file.
-fn certificates(path: &Path) -> Result<Vec<Certificate<'static>>, RemoteError> {
-    let bad = |cause: String| RemoteError::Certificates {
-        file: leet_text::sanitize_path(path),
-        cause: leet_text::sanitize(&cause),
-    };
-    let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let certs: Vec<Certificate<'static>> = parse_pem(&pem)
-        .filter_map(|item| match item {
-            Ok(PemItem::Certificate(c)) => Some(c),
-            _ => None,
-        })
-        .collect();
-    if certs.is_empty() {
-        return Err(bad("no PEM certificate in it".to_owned()));
-    }
-    Ok(certs)
 }
 
 fn same_origin(api: &str, url: &str) -> bool {

@@ -23,6 +23,9 @@ use super::RemoteError;
 pub const POLL_EVERY: Duration = Duration::from_secs(5);
 /// Live rows asked for at a time.
 const PAGE: i64 = 10_000;
+/// Empty pages of steps walked over in one look (a gap of a million steps); a
+/// wider gap is walked on at the next look.
+const MAX_EMPTY_PAGES: u32 = 100;
 /// System metric rows asked for (the server samples them down to this).
 const SYSTEM_SAMPLES: i64 = 10_000;
 /// Console lines asked for (the tail).
@@ -70,6 +73,8 @@ pub struct RemoteRun {
     pub meta: RunMeta,
     /// The largest `_step` read so far.
     pub last_step: Option<i64>,
+    /// The steps below this were all asked for (gaps in the steps walked over).
+    scanned_to: i64,
     /// The number of the last console line read.
     console_seen: Option<i64>,
     /// The `_timestamp` of the last system metrics row read.
@@ -111,6 +116,7 @@ pub fn open(
         },
         meta,
         last_step: None,
+        scanned_to: 0,
         console_seen: None,
         stats_seen: None,
     };
@@ -236,9 +242,24 @@ impl RemoteRun {
     /// The live rows after the last step read, a page at a time.
     fn live(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
         let mut out = Vec::new();
+        // The run's last step as its summary says: windows below it that hold no
+        // row are a gap in the steps (a step given by the program can jump by
+        // more than a page), not the end; W&B's `scan_history` also walks the
+        // windows up to the last step. Steps only grow, so a window wholly below
+        // the last step gets no row later and is not asked again.
+        let last = self
+            .meta
+            .summary
+            .get("_step")
+            .and_then(serde_json::Value::as_f64)
+            .map(|s| s as i64);
+        let mut skipped = 0;
         loop {
             check(cancel)?;
-            let from = self.last_step.map_or(0, |s| s.saturating_add(1));
+            let from = self
+                .last_step
+                .map_or(0, |s| s.saturating_add(1))
+                .max(self.scanned_to);
             let rows = info::history_page(
                 &self.client,
                 &self.url,
@@ -247,6 +268,12 @@ impl RemoteRun {
                 PAGE,
             )?;
             if rows.is_empty() {
+                let gap = last.is_some_and(|l| l >= from.saturating_add(PAGE));
+                if gap && skipped < MAX_EMPTY_PAGES {
+                    skipped += 1;
+                    self.scanned_to = from.saturating_add(PAGE);
+                    continue;
+                }
                 return Ok(out);
             }
             let before = self.last_step;
@@ -266,7 +293,10 @@ impl RemoteRun {
             self.writer.json_rows(&rows);
             out.push(self.writer.take());
             // A server that answers rows it was not asked for would loop forever.
-            if self.last_step == before || (rows.len() as i64) < PAGE {
+            // A window not full is the end unless the summary has later steps
+            // (rows a step or more apart).
+            let later = last.is_some_and(|l| Some(l) > self.last_step);
+            if self.last_step == before || ((rows.len() as i64) < PAGE && !later) {
                 return Ok(out);
             }
         }
@@ -278,17 +308,18 @@ impl RemoteRun {
     /// # Errors
     /// What the server's answers give.
     pub fn poll(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
-        let mut out: Vec<Events> = self
-            .live(cancel)?
-            .into_iter()
-            .filter(|e| !e.is_empty())
-            .collect();
+        // The run asked for first: its summary's last step tells the live rows'
+        // walk how far the steps go (`live`).
+        let meta = info::run_meta(&self.client, &self.url)?;
+        let before = std::mem::replace(&mut self.meta.summary, meta.summary.clone());
+        let rows = self.live(cancel);
+        self.meta.summary = before;
+        let mut out: Vec<Events> = rows?.into_iter().filter(|e| !e.is_empty()).collect();
         self.console_and_stats();
         let more = self.writer.take();
         if !more.is_empty() {
             out.push(more);
         }
-        let meta = info::run_meta(&self.client, &self.url)?;
         if meta.version() != self.meta.version() {
             self.writer.summary(&meta.summary);
             if !meta.running() {

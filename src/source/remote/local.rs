@@ -50,10 +50,7 @@ pub fn local_path(
         cache: cache_dir.clone().map(|d| Cache::new(d, DEFAULT_LIMIT)),
         summary_only: true,
         framing: true,
-        ca_file: env("SSL_CERT_FILE")
-            .or_else(|| env("REQUESTS_CA_BUNDLE"))
-            .filter(|f| !f.is_empty())
-            .map(PathBuf::from),
+        ca_file: leet_sampler::tls::ca_file_from_env(),
         ..Options::default()
     };
     if std::env::var_os("WANDB_API_KEY").is_some() {

@@ -38,6 +38,10 @@ pub enum RemoteError {
     /// 404, or an answer with no such project or run.
     #[error("{url}: the run was not found on the server")]
     NotFound { url: String },
+    /// A project's URL, and the server lists no run of it (or none leet can name
+    /// as a file).
+    #[error("{url}: the project has no runs")]
+    NoRuns { url: String },
     /// The host did not connect or answer in time.
     #[error("{url}: the host did not answer in time")]
     Timeout { url: String },

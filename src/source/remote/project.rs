@@ -87,14 +87,21 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         api: leet_text::sanitize(&url.api),
     })?;
     let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
-    let runs = list_runs(&client, url, MAX_RUNS)?;
+    let runs: Vec<_> = list_runs(&client, url, MAX_RUNS)?
+        .into_iter()
+        .filter(|m| safe_name(&m.name))
+        .collect();
+    if runs.is_empty() {
+        // An empty workspace would only say that no run file was found, and where.
+        return Err(RemoteError::NoRuns { url: url.shown() });
+    }
     let wandb = root.join(entry_name(url)).join("wandb");
     let io = |e: std::io::Error| RemoteError::protocol(&wandb.display().to_string(), e);
     // Each open lays the workspace anew: runs deleted on the server go too.
     let _ = std::fs::remove_dir_all(&wandb);
     std::fs::create_dir_all(&wandb).map_err(io)?;
     let mut files = Vec::new();
-    for m in runs.iter().filter(|m| safe_name(&m.name)) {
+    for m in &runs {
         let run_url = RemoteUrl {
             run: Some(m.name.clone()),
             ..url.clone()

@@ -34,8 +34,9 @@ fn an_endpoint_down_at_start_is_retried_and_picked_up() {
 
 #[test]
 fn a_bad_url_is_refused_without_io() {
-    let e = OpenMetricsCollector::new("x", "https://127.0.0.1/", None).err();
-    assert!(e.is_some_and(|e| e.contains("only http://")));
+    let e = OpenMetricsCollector::new("x", "ftp://127.0.0.1/", None).err();
+    assert!(e.is_some_and(|e| e.contains("only http:// and https://")));
+    assert!(OpenMetricsCollector::new("x", "https://127.0.0.1/", None).is_ok());
 }
 
 fn exposition_of(sets: impl Iterator<Item = String>) -> Exposition {
