@@ -315,13 +315,26 @@ fn neuron_errors(stderr: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Host families are sampled whatever the fake does.
+/// Host families are sampled whatever the fake does. A family that misses its
+/// deadline is left out of that one sample (a sample is never late), which a
+/// loaded machine may cause now and then whatever the fake does; a flood that
+/// held the host families up would empty most samples, so most must have them.
 fn assert_host_keys_each_sample(samples: &[Value]) {
-    for (i, s) in samples.iter().enumerate() {
-        assert!(s.get("memory_percent").is_some(), "sample {i}: {s}");
-        if i > 0 {
-            assert!(s.get("cpu").is_some(), "sample {i}: {s}");
-        }
+    let with = |key: &str| {
+        samples
+            .iter()
+            .skip(1)
+            .filter(|s| s.get(key).is_some())
+            .count()
+    };
+    let most = samples.len().saturating_sub(1).div_ceil(2);
+    for key in ["memory_percent", "cpu"] {
+        assert!(
+            with(key) >= most,
+            "{key} in {} of {} samples: {samples:?}",
+            with(key),
+            samples.len() - 1
+        );
     }
 }
 

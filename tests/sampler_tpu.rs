@@ -463,14 +463,20 @@ fn a_runtime_that_stops_answering_costs_no_time_threads_or_memory() {
         answered.contains(&Some(served_usage)),
         "{answered:?} vs {served_usage}"
     );
-    // After it hung: no TPU keys, host families every time (on time: the deadline
-    // and the ticker are tested on a manual clock, sampler::worker).
-    for (i, (_, v)) in lines.iter().enumerate().skip(4) {
-        assert!(tpu_keys(v).is_empty(), "sample {i} has tpu keys: {v}");
-        assert!(v.get("cpu").is_some(), "sample {i} lacks cpu: {v}");
+    // After it hung: no TPU keys, and the host families go on (on time: the
+    // deadline and the ticker are tested on a manual clock, sampler::worker). A
+    // family that misses its deadline on a loaded machine is left out of that one
+    // sample, whatever the TPU does; a hung TPU holding them up would empty most.
+    let after: Vec<&Value> = lines.iter().skip(4).map(|(_, v)| v).collect();
+    for (i, v) in after.iter().enumerate() {
+        assert!(tpu_keys(v).is_empty(), "sample {} has tpu keys: {v}", i + 4);
+    }
+    for key in ["cpu", "memory_percent"] {
+        let with = after.iter().filter(|v| v.get(key).is_some()).count();
         assert!(
-            v.get("memory_percent").is_some(),
-            "sample {i} lacks memory_percent"
+            2 * with >= after.len(),
+            "{key} in {with} of {}: {after:?}",
+            after.len()
         );
     }
     let ts: Vec<f64> = lines
