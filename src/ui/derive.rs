@@ -154,9 +154,12 @@ impl DeriveCx<'_> {
         self.shown.seen.system_keys = self.shown.run.system.len();
         let was_empty = self.charts.sys.is_empty();
         self.charts.sys = if self.host() {
+            self.system.nodes_left_out = 0;
             self.live_charts()
         } else {
-            system::group(self.shown.run.system.keys().iter().map(String::as_str))
+            let g = system::group_nodes(self.shown.run.system.keys().iter().map(String::as_str));
+            self.system.nodes_left_out = g.nodes_left_out;
+            g.charts
         };
         self.system.refilter(&self.charts.sys);
         was_empty != self.charts.sys.is_empty()
@@ -278,6 +281,9 @@ impl SystemPane {
             .enumerate()
             .filter(|(_, c)| f.matches(&c.title) || c.series.iter().any(|s| f.matches(&s.key)))
             .map(|(i, _)| i)
+            .collect();
+        self.picked = (self.shown.iter())
+            .map(|&i| system::picked_nodes(&sys[i], f))
             .collect();
         self.scroll = self.scroll.min(self.shown.len().saturating_sub(1));
     }
