@@ -13,7 +13,10 @@ fn main() -> anyhow::Result<()> {
     let name = run_dir_name(spec.start_time, &spec.run_id, true);
     let run = wandb.join(&name);
     std::fs::create_dir_all(&run)?;
-    std::fs::write(run.join(format!("run-{}.wandb", spec.run_id)), nodes_file(&spec))?;
+    std::fs::write(
+        run.join(format!("run-{}.wandb", spec.run_id)),
+        nodes_file(&spec),
+    )?;
     let latest = wandb.join("latest-run");
     if latest.symlink_metadata().is_ok() {
         std::fs::remove_file(&latest)?;

@@ -129,7 +129,12 @@ fn multinode_heatmap_has_a_row_per_node_and_gpu() {
     ];
     send(&mut app, keys);
     let s = screen(&app, w, h);
-    for row in ["node-0:gpu 0", "node-0:gpu 1", "node-1:gpu 0", "node-1:gpu 1"] {
+    for row in [
+        "node-0:gpu 0",
+        "node-0:gpu 1",
+        "node-1:gpu 0",
+        "node-1:gpu 1",
+    ] {
         assert!(s.contains(row), "{row}: {s}");
     }
     insta::assert_snapshot!("multinode_200x60_heatmap", s);

@@ -45,7 +45,10 @@ impl SystemPane {
             Some(Some(only)) => Cow::Owned(SysChart {
                 title: c.title.clone(),
                 unit: c.unit,
-                series: only.iter().filter_map(|&s| c.series.get(s).cloned()).collect(),
+                series: only
+                    .iter()
+                    .filter_map(|&s| c.series.get(s).cloned())
+                    .collect(),
             }),
             _ => Cow::Borrowed(c),
         })

@@ -276,9 +276,15 @@ fn live_readings_in_their_units() {
 
 #[test]
 fn split_node_takes_the_last_non_empty_label() {
-    assert_eq!(split_node("gpu.0.gpu/l:node-1"), ("gpu.0.gpu", Some("node-1")));
+    assert_eq!(
+        split_node("gpu.0.gpu/l:node-1"),
+        ("gpu.0.gpu", Some("node-1"))
+    );
     assert_eq!(split_node("cpu/l:a/b"), ("cpu", Some("a/b")));
-    assert_eq!(split_node("gpu.0.gpu/l:n/l:x"), ("gpu.0.gpu/l:n", Some("x")));
+    assert_eq!(
+        split_node("gpu.0.gpu/l:n/l:x"),
+        ("gpu.0.gpu/l:n", Some("x"))
+    );
     assert_eq!(split_node("gpu.0.gpu/l:"), ("gpu.0.gpu/l:", None));
     assert_eq!(split_node("cpu"), ("cpu", None));
 }
@@ -321,7 +327,12 @@ fn each_node_is_a_series_of_the_same_chart() {
         [
             (
                 "GPU Utilization",
-                vec!["node-0:gpu 0", "node-0:gpu 1", "node-1:gpu 0", "node-1:gpu 1"]
+                vec![
+                    "node-0:gpu 0",
+                    "node-0:gpu 1",
+                    "node-1:gpu 0",
+                    "node-1:gpu 1"
+                ]
             ),
             ("Process CPU", vec!["node-0:process", "node-1:process"]),
             ("Network", vec!["node-1:sent"]),
@@ -340,7 +351,10 @@ fn keys_without_a_label_group_as_before_beside_labelled_ones() {
     let plain = ["gpu.0.gpu", "cpu", "weird.key", "gpu.0.gpu/l:"];
     assert_eq!(group_nodes(plain).charts, group(plain));
     let titles: Vec<String> = group(plain).into_iter().map(|c| c.title).collect();
-    assert_eq!(titles, ["GPU Utilization", "Process CPU", "GPU gpu/l:", "weird.key"]);
+    assert_eq!(
+        titles,
+        ["GPU Utilization", "Process CPU", "GPU gpu/l:", "weird.key"]
+    );
     let mixed = group(["gpu.0.gpu", "gpu.0.gpu/l:n1"]);
     let labels: Vec<&str> = mixed[0].series.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["gpu 0", "n1:gpu 0"]);

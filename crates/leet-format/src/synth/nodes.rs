@@ -46,7 +46,10 @@ fn node_items(spec: &NodesSpec, n: usize, t: usize) -> Vec<pb::StatsItem> {
         ("memory_percent".into(), 20.0 + ts * 0.2 + 3.0 * n as f64),
         ("network.recv".into(), ts * 1.5e6 * (n + 1) as f64),
         ("network.sent".into(), ts * 1.0e6 * (n + 1) as f64),
-        ("proc.memory.rssMB".into(), 900.0 + ts * 4.0 + 100.0 * n as f64),
+        (
+            "proc.memory.rssMB".into(),
+            900.0 + ts * 4.0 + 100.0 * n as f64,
+        ),
     ];
     for g in 0..spec.gpus {
         let idle = n + 1 == spec.labels.len() && g + 1 == spec.gpus;
@@ -56,7 +59,10 @@ fn node_items(spec: &NodesSpec, n: usize, t: usize) -> Vec<pb::StatsItem> {
             85.0 + 10.0 * (ts / 3.0 + g as f64).sin()
         };
         items.push((format!("gpu.{g}.gpu"), util));
-        items.push((format!("gpu.{g}.memoryAllocated"), if idle { 1.0 } else { 60.0 + ts * 0.5 }));
+        items.push((
+            format!("gpu.{g}.memoryAllocated"),
+            if idle { 1.0 } else { 60.0 + ts * 0.5 },
+        ));
         items.push((format!("gpu.{g}.powerWatts"), 70.0 + util * 2.5));
         items.push((format!("gpu.{g}.temp"), 35.0 + util * 0.3));
     }
