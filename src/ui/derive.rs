@@ -318,6 +318,32 @@ mod tests {
     }
 
     #[test]
+    fn nodes_past_the_bound_are_said_in_the_sidebar_header() {
+        let mut app = App::new(Options::default());
+        app.update(crate::msg::Msg::Resize(200, 60));
+        for n in 0..system::MAX_NODES + 6 {
+            app.shown
+                .run
+                .system
+                .push(&format!("cpu/l:node-{n}"), 1.0, 5.0);
+        }
+        app.refresh();
+        assert_eq!(app.panes.system.nodes_left_out, 6);
+        assert_eq!(app.charts.sys[0].series.len(), system::MAX_NODES);
+        let area = ratatui::layout::Rect::new(0, 0, 200, 60);
+        let mut buf = ratatui::buffer::Buffer::empty(area);
+        crate::ui::render::render_buffer(&mut buf, area, &app);
+        let rows: Vec<String> = (0..area.height)
+            .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect();
+        assert!(
+            rows.iter().any(|r| r.contains("+6 nodes not drawn")),
+            "{}",
+            rows.join("\n")
+        );
+    }
+
+    #[test]
     fn new_metric_keys_are_charted_and_hidden_ones_counted() {
         let mut app = App::new(Options::default());
         app.shown.run.metrics.push("loss", 1.0, 0.5);
