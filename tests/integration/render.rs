@@ -96,6 +96,19 @@ fn multinode_app(w: u16, h: u16) -> App {
 }
 
 #[test]
+fn the_multinode_fixture_is_what_its_generator_writes() {
+    let spec = leet::decode::synth::NodesSpec::default();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multinode/wandb/offline-run-20261130_173320-mnode001")
+        .join(format!("run-{}.wandb", spec.run_id));
+    let want = leet::decode::synth::nodes_file(&spec);
+    assert!(
+        std::fs::read(&file).unwrap() == want,
+        "regenerate with `cargo run --example multinode -- tests/fixtures/multinode`"
+    );
+}
+
+#[test]
 fn multinode_system_sidebar_draws_each_node() {
     for (w, h) in [(120, 40), (200, 60)] {
         let mut app = multinode_app(w, h);

@@ -3,7 +3,7 @@
 //! carry the suffix `/l:<label>` (spec `system-metrics.md` §2,
 //! `wandb-file-format.md` §9), next to the primary node's history.
 
-use super::{item, record, timestamp, Writer};
+use super::{item, record, summary_item, timestamp, Writer};
 use crate::pb;
 
 /// What to generate.
@@ -77,8 +77,8 @@ fn node_items(spec: &NodesSpec, n: usize, t: usize) -> Vec<pb::StatsItem> {
 }
 
 /// Call `out` with each record payload in file order: header, run record, then
-/// each second the history row (`loss`) and one stats record per node, then the
-/// exit record.
+/// each second the two summary records and the history row (`loss`) as
+/// wandb-core writes them, and one stats record per node; then the exit record.
 pub fn nodes_records(spec: &NodesSpec, mut out: impl FnMut(&[u8])) {
     use pb::record::RecordType as T;
     let mut num = 0i64;
@@ -103,13 +103,32 @@ pub fn nodes_records(spec: &NodesSpec, mut out: impl FnMut(&[u8])) {
     for t in 0..spec.samples {
         let at = spec.start_time + t as f64 + 1.0;
         let loss = 2.0 * (-(t as f64) / 10.0).exp();
-        emit(T::History(pb::HistoryRecord {
-            item: vec![
-                item("_step", t.to_string()),
-                item("_runtime", format!("{}", t + 1)),
-                item("_timestamp", format!("{at}")),
-                item("loss", format!("{}", (loss * 1e6).round() / 1e6)),
+        let row = vec![
+            item("_step", t.to_string()),
+            item("_runtime", format!("{}", t + 1)),
+            item("_timestamp", format!("{at}")),
+            item("loss", format!("{}", (loss * 1e6).round() / 1e6)),
+        ];
+        // wandb-core's two summary records before each row: the runtime, then the row.
+        emit(T::Summary(pb::SummaryRecord {
+            update: vec![
+                pb::SummaryItem {
+                    nested_key: vec!["_wandb".into(), "runtime".into()],
+                    value_json: format!("{}", t + 1),
+                    ..Default::default()
+                },
+                summary_item("_runtime", format!("{}", t + 1)),
             ],
+            ..Default::default()
+        }));
+        emit(T::Summary(pb::SummaryRecord {
+            update: (row.iter())
+                .map(|h| summary_item(&h.nested_key[0], h.value_json.clone()))
+                .collect(),
+            ..Default::default()
+        }));
+        emit(T::History(pb::HistoryRecord {
+            item: row,
             ..Default::default()
         }));
         for n in 0..spec.labels.len() {
