@@ -154,9 +154,12 @@ impl DeriveCx<'_> {
         self.shown.seen.system_keys = self.shown.run.system.len();
         let was_empty = self.charts.sys.is_empty();
         self.charts.sys = if self.host() {
+            self.system.nodes_left_out = 0;
             self.live_charts()
         } else {
-            system::group(self.shown.run.system.keys().iter().map(String::as_str))
+            let g = system::group_nodes(self.shown.run.system.keys().iter().map(String::as_str));
+            self.system.nodes_left_out = g.nodes_left_out;
+            g.charts
         };
         self.system.refilter(&self.charts.sys);
         was_empty != self.charts.sys.is_empty()
@@ -279,6 +282,9 @@ impl SystemPane {
             .filter(|(_, c)| f.matches(&c.title) || c.series.iter().any(|s| f.matches(&s.key)))
             .map(|(i, _)| i)
             .collect();
+        self.picked = (self.shown.iter())
+            .map(|&i| system::picked_nodes(&sys[i], f))
+            .collect();
         self.scroll = self.scroll.min(self.shown.len().saturating_sub(1));
     }
 }
@@ -308,6 +314,32 @@ mod tests {
                 regroup: false,
                 overview: true
             }
+        );
+    }
+
+    #[test]
+    fn nodes_past_the_bound_are_said_in_the_sidebar_header() {
+        let mut app = App::new(Options::default());
+        app.update(crate::msg::Msg::Resize(200, 60));
+        for n in 0..system::MAX_NODES + 6 {
+            app.shown
+                .run
+                .system
+                .push(&format!("cpu/l:node-{n}"), 1.0, 5.0);
+        }
+        app.refresh();
+        assert_eq!(app.panes.system.nodes_left_out, 6);
+        assert_eq!(app.charts.sys[0].series.len(), system::MAX_NODES);
+        let area = ratatui::layout::Rect::new(0, 0, 200, 60);
+        let mut buf = ratatui::buffer::Buffer::empty(area);
+        crate::ui::render::render_buffer(&mut buf, area, &app);
+        let rows: Vec<String> = (0..area.height)
+            .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect();
+        assert!(
+            rows.iter().any(|r| r.contains("+6 nodes not drawn")),
+            "{}",
+            rows.join("\n")
         );
     }
 

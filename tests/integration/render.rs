@@ -77,6 +77,82 @@ fn system_right_sidebar() {
     snap("right_sidebar", "system", &|| vec![Msg::char('[')]);
 }
 
+/// The multi-node fixture (`tests/fixtures/multinode`, README there) opened as
+/// `multinode.wandb`, without colour, at `w`×`h`.
+fn multinode_app(w: u16, h: u16) -> App {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multinode/wandb/latest-run");
+    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
+    let mut app = App::new(no_color());
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path: std::path::PathBuf::from("multinode.wandb"),
+        len: batch.file_len,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(NOW));
+    app
+}
+
+#[test]
+fn the_multinode_fixture_is_what_its_generator_writes() {
+    let spec = leet::decode::synth::NodesSpec::default();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multinode/wandb/offline-run-20261130_173320-mnode001")
+        .join(format!("run-{}.wandb", spec.run_id));
+    let want = leet::decode::synth::nodes_file(&spec);
+    assert!(
+        std::fs::read(&file).unwrap() == want,
+        "regenerate with `cargo run --example multinode -- tests/fixtures/multinode`"
+    );
+}
+
+#[test]
+fn multinode_system_sidebar_draws_each_node() {
+    for (w, h) in [(120, 40), (200, 60)] {
+        let mut app = multinode_app(w, h);
+        send(&mut app, [Msg::char('[')]);
+        let s = screen(&app, w, h);
+        assert!(s.contains("■node-0:gpu 0"), "{s}");
+        insta::assert_snapshot!(format!("multinode_{w}x{h}_nodes"), s);
+        // The sidebar's filter naming a node draws that node's series only.
+        let keys: Vec<Msg> = std::iter::once(Msg::char('\\'))
+            .chain(Msg::typed("node-1"))
+            .chain([Msg::key(KeyCode::Enter)])
+            .collect();
+        send(&mut app, keys);
+        let s = screen(&app, w, h);
+        assert!(s.contains("■node-1:gpu 0") && !s.contains("node-0:"), "{s}");
+        insta::assert_snapshot!(format!("multinode_{w}x{h}_node_1"), s);
+    }
+}
+
+#[test]
+fn multinode_heatmap_has_a_row_per_node_and_gpu() {
+    // Wide enough for the heatmap's labels (a third of the chart).
+    let (w, h) = (200, 60);
+    let mut app = multinode_app(w, h);
+    // The system sidebar focused, its top chart (GPU utilisation) as a heatmap.
+    let keys = [
+        Msg::char('['),
+        Msg::key(KeyCode::Tab),
+        Msg::char('y'),
+        Msg::char('y'),
+    ];
+    send(&mut app, keys);
+    let s = screen(&app, w, h);
+    for row in [
+        "node-0:gpu 0",
+        "node-0:gpu 1",
+        "node-1:gpu 0",
+        "node-1:gpu 1",
+    ] {
+        assert!(s.contains(row), "{row}: {s}");
+    }
+    insta::assert_snapshot!("multinode_200x60_heatmap", s);
+}
+
 #[test]
 fn filter_typed() {
     snap("filter_loss", "many_metrics", &|| {

@@ -282,6 +282,11 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if app.panes.system.filter.is_active() {
         header.push_str(&format!(" \\{}", sanitize(&app.panes.system.filter.text)));
     }
+    let left_out = app.panes.system.nodes_left_out;
+    if left_out > 0 {
+        let s = if left_out == 1 { "" } else { "s" };
+        header.push_str(&format!(" +{left_out} node{s} not drawn"));
+    }
     let w = usize::from(area.width.saturating_sub(2));
     buf.set_stringn(
         area.x + 2,
@@ -301,11 +306,13 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         }
         return;
     }
-    for (slot, &ci) in app.panes.system.shown[start..end].iter().enumerate() {
+    for (slot, i) in (start..end).enumerate() {
         let cell = layout::sys_cell(area, slot).intersection(area);
         if cell.height < 3 {
             break;
         }
-        render_sys_chart(buf, cell, app, &app.charts.sys[ci], false, theme);
+        if let Some(chart) = app.panes.system.chart(&app.charts.sys, i) {
+            render_sys_chart(buf, cell, app, &chart, false, theme);
+        }
     }
 }

@@ -3,6 +3,8 @@
 
 pub(crate) mod view;
 
+use std::borrow::Cow;
+
 use crate::ui::filter::FilterState;
 use crate::ui::status::part::FilterStatus;
 use crate::ui::widget::format;
@@ -17,6 +19,11 @@ pub struct SystemPane {
     pub filter: FilterState,
     /// First chart shown.
     pub scroll: usize,
+    /// Index for index with `shown`: the series drawn where the filter names
+    /// nodes of a multi-node run (`node-1`), None for all of them.
+    pub picked: Vec<Option<Vec<usize>>>,
+    /// Node labels past [`MAX_NODES`], whose keys are in no chart.
+    pub nodes_left_out: usize,
 }
 
 impl SystemPane {
@@ -29,6 +36,36 @@ impl SystemPane {
             count: format!("[{}/{all}]", self.shown.len()),
         }
     }
+
+    /// The `i`-th shown chart of `sys` as drawn: only the picked nodes' series
+    /// where the filter names nodes.
+    pub(crate) fn chart<'a>(&self, sys: &'a [SysChart], i: usize) -> Option<Cow<'a, SysChart>> {
+        let c = sys.get(*self.shown.get(i)?)?;
+        Some(match self.picked.get(i) {
+            Some(Some(only)) => Cow::Owned(SysChart {
+                title: c.title.clone(),
+                unit: c.unit,
+                series: only
+                    .iter()
+                    .filter_map(|&s| c.series.get(s).cloned())
+                    .collect(),
+            }),
+            _ => Cow::Borrowed(c),
+        })
+    }
+}
+
+/// The series of `chart` whose node label passes `filter`, or None where none
+/// does (the filter is not about nodes there: every series is drawn).
+pub(crate) fn picked_nodes(chart: &SysChart, filter: &FilterState) -> Option<Vec<usize>> {
+    if !filter.is_active() {
+        return None;
+    }
+    let only: Vec<usize> = (chart.series.iter().enumerate())
+        .filter(|(_, s)| split_node(&s.key).1.is_some_and(|n| filter.matches(n)))
+        .map(|(i, _)| i)
+        .collect();
+    (!only.is_empty()).then_some(only)
 }
 
 /// One line of a system chart.
@@ -267,29 +304,96 @@ fn device_metric(key: &str) -> Option<(String, Unit, String)> {
     Some((title, unit, format!("{} {idx}", dev.label)))
 }
 
+/// Most distinct node labels (`/l:<label>`) drawn; the keys of the others are
+/// counted ([`Grouped::nodes_left_out`]), not drawn, so a hostile run cannot make
+/// thousands of series.
+pub const MAX_NODES: usize = 64;
+
+/// Longest node label drawn, in characters (labels are untrusted text).
+const NODE_LABEL_CHARS: usize = 24;
+
+/// A key without its W&B shared-mode suffix `/l:<label>` (`x_label`, one per node
+/// of a multi-node run), and the label. An empty label is no label.
+#[must_use]
+pub fn split_node(key: &str) -> (&str, Option<&str>) {
+    match key.rfind("/l:") {
+        Some(at) if at + 3 < key.len() => (&key[..at], Some(&key[at + 3..])),
+        _ => (key, None),
+    }
+}
+
+/// A node label as drawn: sanitised and cut to [`NODE_LABEL_CHARS`].
+#[must_use]
+pub fn node_name(label: &str) -> String {
+    let clean = crate::text::sanitize(label);
+    if clean.chars().count() <= NODE_LABEL_CHARS {
+        return clean;
+    }
+    let mut cut: String = clean.chars().take(NODE_LABEL_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The system charts of a set of keys, and how many node labels were past
+/// [`MAX_NODES`] (their keys are in no chart).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grouped {
+    pub charts: Vec<SysChart>,
+    pub nodes_left_out: usize,
+}
+
 /// Group keys (first-seen order) into charts: families first, then per-device metrics
 /// (one chart per metric), then one chart per unclaimed key. Linear in the number of
 /// keys (a hash map finds a metric's chart).
 #[must_use]
 pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
-    use std::collections::HashMap;
+    group_nodes(keys).charts
+}
+
+/// [`group`], with the nodes of a multi-node run told apart: a key with a
+/// `/l:<label>` suffix joins the chart of the same key without it, as one more
+/// series whose legend names the node (`node-1:gpu 0`), so each chart has one
+/// series per node (per node:GPU). Keys without a label are grouped as by
+/// [`group`] alone.
+#[must_use]
+pub fn group_nodes<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouped {
+    use std::collections::{HashMap, HashSet};
     let mut fams: Vec<Vec<SysSeries>> = vec![Vec::new(); FAMILIES.len()];
     let mut dev: Vec<SysChart> = Vec::new();
     let mut dev_at: HashMap<String, usize> = HashMap::new();
-    let mut rest = Vec::new();
+    let mut rest: Vec<SysChart> = Vec::new();
+    let mut rest_at: HashMap<&str, usize> = HashMap::new();
+    // Node labels as written, to their names as drawn; and those left out.
+    let mut nodes: HashMap<&str, String> = HashMap::new();
+    let mut left_out: HashSet<&str> = HashSet::new();
     for key in keys {
-        if let Some((f, label, rate)) = classify(key) {
+        let (base, label) = split_node(key);
+        let node = match label {
+            None => None,
+            Some(l) if nodes.len() < MAX_NODES || nodes.contains_key(l) => {
+                Some(nodes.entry(l).or_insert_with(|| node_name(l)).as_str())
+            }
+            Some(l) => {
+                left_out.insert(l);
+                continue;
+            }
+        };
+        let named = |label: String| match node {
+            Some(n) => format!("{n}:{label}"),
+            None => label,
+        };
+        if let Some((f, label, rate)) = classify(base) {
             fams[f].push(SysSeries {
                 key: key.to_owned(),
-                label,
+                label: named(label),
                 rate,
             });
             continue;
         }
-        if let Some((title, unit, label)) = device_metric(key) {
+        if let Some((title, unit, label)) = device_metric(base) {
             let series = SysSeries {
                 key: key.to_owned(),
-                label,
+                label: named(label),
                 rate: None,
             };
             match dev_at.get(&title) {
@@ -305,16 +409,23 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
             }
             continue;
         }
-        rest.push(SysChart {
-            title: key.to_owned(),
-            // `trn.host_total_memory_usage` is bytes, `cpu.pcpu_freq` MHz, `ane.power` W.
-            unit: infer_unit(key),
-            series: vec![SysSeries {
-                key: key.to_owned(),
-                label: key.to_owned(),
-                rate: None,
-            }],
-        });
+        let series = SysSeries {
+            key: key.to_owned(),
+            label: node.map_or_else(|| base.to_owned(), str::to_owned),
+            rate: None,
+        };
+        match rest_at.get(base) {
+            Some(&i) => rest[i].series.push(series),
+            None => {
+                rest_at.insert(base, rest.len());
+                rest.push(SysChart {
+                    title: base.to_owned(),
+                    // `trn.host_total_memory_usage` is bytes, `cpu.pcpu_freq` MHz, `ane.power` W.
+                    unit: infer_unit(base),
+                    series: vec![series],
+                });
+            }
+        }
     }
     let mut out: Vec<SysChart> = FAMILIES
         .iter()
@@ -328,7 +439,10 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
         .collect();
     out.extend(dev);
     out.extend(rest);
-    out
+    Grouped {
+        charts: out,
+        nodes_left_out: left_out.len(),
+    }
 }
 
 /// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
@@ -336,6 +450,7 @@ pub fn group<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SysChart> {
 /// monitor charts these only while a process is monitored.
 #[must_use]
 pub(crate) fn is_process_key(key: &str) -> bool {
+    let key = split_node(key).0;
     key == "cpu"
         || (key.starts_with("proc.") && key != "proc.memory.availableMB")
         || key.starts_with("gpu.process.")
@@ -345,6 +460,7 @@ pub(crate) fn is_process_key(key: &str) -> bool {
 /// `disk.in` MiB, `network.sent` bytes), for the live overview.
 #[must_use]
 pub(crate) fn key_unit(key: &str) -> Unit {
+    let key = split_node(key).0;
     match key {
         "disk.in" | "disk.out" => return Unit::MiB,
         "network.sent" | "network.recv" => return Unit::Bytes,

@@ -273,3 +273,124 @@ fn live_readings_in_their_units() {
     assert_eq!(reading("cpu", f64::NAN), "NaN");
     assert_eq!(crate::ui::widget::format::bytes_short(1_536.0), "1.5K");
 }
+
+#[test]
+fn split_node_takes_the_last_non_empty_label() {
+    assert_eq!(
+        split_node("gpu.0.gpu/l:node-1"),
+        ("gpu.0.gpu", Some("node-1"))
+    );
+    assert_eq!(split_node("cpu/l:a/b"), ("cpu", Some("a/b")));
+    assert_eq!(
+        split_node("gpu.0.gpu/l:n/l:x"),
+        ("gpu.0.gpu/l:n", Some("x"))
+    );
+    assert_eq!(split_node("gpu.0.gpu/l:"), ("gpu.0.gpu/l:", None));
+    assert_eq!(split_node("cpu"), ("cpu", None));
+}
+
+#[test]
+fn node_names_are_sanitised_and_bounded() {
+    assert_eq!(node_name("node-1"), "node-1");
+    let bad = node_name("n\x1b[31mred\x07");
+    assert!(!bad.chars().any(char::is_control), "{bad:?}");
+    let long = node_name(&"x".repeat(500));
+    assert_eq!(long.chars().count(), NODE_LABEL_CHARS);
+    assert!(long.ends_with('…'));
+}
+
+#[test]
+fn each_node_is_a_series_of_the_same_chart() {
+    let keys = [
+        "gpu.0.gpu/l:node-0",
+        "gpu.1.gpu/l:node-0",
+        "cpu/l:node-0",
+        "gpu.0.smActive/l:node-0",
+        "custom.thing/l:node-0",
+        "gpu.0.gpu/l:node-1",
+        "gpu.1.gpu/l:node-1",
+        "cpu/l:node-1",
+        "gpu.0.smActive/l:node-1",
+        "custom.thing/l:node-1",
+        "network.sent/l:node-1",
+    ];
+    let g = group_nodes(keys);
+    assert_eq!(g.nodes_left_out, 0);
+    let summary: Vec<(&str, Vec<&str>)> = (g.charts.iter())
+        .map(|c| {
+            let labels = c.series.iter().map(|s| s.label.as_str()).collect();
+            (c.title.as_str(), labels)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "GPU Utilization",
+                vec![
+                    "node-0:gpu 0",
+                    "node-0:gpu 1",
+                    "node-1:gpu 0",
+                    "node-1:gpu 1"
+                ]
+            ),
+            ("Process CPU", vec!["node-0:process", "node-1:process"]),
+            ("Network", vec!["node-1:sent"]),
+            ("GPU smActive", vec!["node-0:gpu 0", "node-1:gpu 0"]),
+            ("custom.thing", vec!["node-0", "node-1"]),
+        ]
+    );
+    // The series read the keys as stored, with their labels; counters stay rates.
+    assert_eq!(g.charts[0].series[2].key, "gpu.0.gpu/l:node-1");
+    assert_eq!(g.charts[2].series[0].rate, Some(1.0));
+    assert_eq!(g.charts[3].unit, Unit::Percent);
+}
+
+#[test]
+fn keys_without_a_label_group_as_before_beside_labelled_ones() {
+    let plain = ["gpu.0.gpu", "cpu", "weird.key", "gpu.0.gpu/l:"];
+    assert_eq!(group_nodes(plain).charts, group(plain));
+    let titles: Vec<String> = group(plain).into_iter().map(|c| c.title).collect();
+    assert_eq!(
+        titles,
+        ["GPU Utilization", "Process CPU", "GPU gpu/l:", "weird.key"]
+    );
+    let mixed = group(["gpu.0.gpu", "gpu.0.gpu/l:n1"]);
+    let labels: Vec<&str> = mixed[0].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["gpu 0", "n1:gpu 0"]);
+}
+
+#[test]
+fn labels_past_the_bound_are_counted_not_drawn() {
+    let keys: Vec<String> = (0..MAX_NODES + 5)
+        .flat_map(|n| [format!("cpu/l:n{n}"), format!("gpu.0.gpu/l:n{n}")])
+        .collect();
+    let g = group_nodes(keys.iter().map(String::as_str));
+    assert_eq!(g.nodes_left_out, 5);
+    assert_eq!(g.charts.len(), 2);
+    assert!(g.charts.iter().all(|c| c.series.len() == MAX_NODES));
+    // A hostile label reaches the legend sanitised.
+    let g = group_nodes(["cpu/l:\x1b]0;evil\x07"]);
+    assert!(!g.charts[0].series[0].label.chars().any(char::is_control));
+}
+
+#[test]
+fn the_filter_picks_nodes_only_where_it_names_one() {
+    let charts = group(["gpu.0.gpu/l:node-0", "gpu.0.gpu/l:node-1", "gpu.0.gpu"]);
+    let mut f = FilterState::default();
+    assert_eq!(picked_nodes(&charts[0], &f), None);
+    f.set_draft("node-1".into());
+    assert_eq!(picked_nodes(&charts[0], &f), Some(vec![1]));
+    f.set_draft("GPU".into());
+    assert_eq!(picked_nodes(&charts[0], &f), None);
+    let mut pane = SystemPane {
+        filter: f,
+        ..SystemPane::default()
+    };
+    pane.filter.set_draft("node-0".into());
+    pane.refilter(&charts);
+    assert_eq!(pane.shown, [0]);
+    let drawn = pane.chart(&charts, 0).unwrap();
+    assert_eq!(drawn.series.len(), 1);
+    assert_eq!(drawn.series[0].key, "gpu.0.gpu/l:node-0");
+}

@@ -4,6 +4,9 @@
 
 use prost::Message as _;
 
+mod nodes;
+pub use nodes::{nodes_file, nodes_records, NodesSpec};
+
 use super::leveldb::Writer;
 use super::pb;
 
