@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::source::http::base64;
+
 /// A W&B API key. `Debug` and `Display` do not show it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
@@ -91,27 +93,6 @@ pub fn netrc_password(text: &str, machine: &str) -> Option<String> {
         }
     }
     found.or(default)
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ABC[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
