@@ -329,7 +329,12 @@ fn busy_child_cpu_is_reported() {
     let ticks_per_sec = 100.0; // USER_HZ, fixed for /proc on Linux
     let capacity = cpu_capacity(s.host_info().cpu_count);
     let expected = (t1 - t0) / ticks_per_sec / (w1 - w0).as_secs_f64() / capacity * 100.0;
-    assert!(cpu > 1.0, "a spinning child shows up: {cpu}");
+    // On a loaded machine the child may get little CPU: it shows up where it had
+    // some, and the reading is what /proc says it had.
+    assert!(
+        expected <= 2.0 || cpu > 1.0,
+        "a spinning child shows up: {cpu} ({expected})"
+    );
     assert!(
         (cpu - expected).abs() < 5.0 + expected * 0.2,
         "cpu {cpu} vs independently measured {expected}"
@@ -529,13 +534,15 @@ fn oversized_response_is_rejected() {
         openmetrics: vec![("big".to_string(), url)],
         ..SamplerOptions::default()
     });
-    // Endpoints are not probed at start: the first sample reports it.
-    let why = s
-        .sample()
-        .errors
-        .iter()
-        .find(|(f, _)| f == "openmetrics:big")
-        .map(|(_, w)| w.clone());
+    // Endpoints are not probed at start: the first sample reports it, or, where
+    // reading the body missed that sample's deadline (a loaded machine), the next.
+    let why = (0..20).find_map(|_| {
+        s.sample()
+            .errors
+            .iter()
+            .find(|(f, w)| f == "openmetrics:big" && !w.starts_with("late:"))
+            .map(|(_, w)| w.clone())
+    });
     assert!(
         why.as_ref()
             .is_some_and(|w| w.contains("larger than 4194304 bytes")),
