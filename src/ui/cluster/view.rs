@@ -72,7 +72,7 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
         area.width,
         body_h.saturating_sub(table_h),
     );
-    let heat_rows = heat_order(&c.model, &rows, c.now, usize::from(area.width));
+    let heat_rows = heat_rows(c, usize::from(area.width));
     let heat_h = u16::try_from(heat_rows.len() + 4)
         .unwrap_or(u16::MAX)
         .min(rest.height / 2);
@@ -237,18 +237,14 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
 
 /// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
 /// order, over `buckets` columns of the window.
-fn heat_order(
-    model: &ClusterModel,
-    rows: &[HeaderRow],
-    now: f64,
-    buckets: usize,
-) -> Vec<(String, Vec<Option<f64>>)> {
+pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<(String, Vec<Option<f64>>)> {
+    let rows = c.rows();
     let mut by_host: BTreeMap<String, Vec<(u32, Vec<Option<f64>>)>> = BTreeMap::new();
-    for h in model.heatmap(now, buckets) {
+    for h in c.model.heatmap(c.now, buckets) {
         by_host.entry(h.host).or_default().push((h.gpu, h.cells));
     }
     let mut out = Vec::new();
-    for r in rows {
+    for r in &rows {
         for (gpu, cells) in by_host.remove(&r.host).unwrap_or_default() {
             out.push((format!("{}:{gpu}", sanitize(&r.host)), cells));
         }
