@@ -158,7 +158,7 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         .max()
         .unwrap_or(4))
     .clamp(4, 40) as u16
-        + 2;
+        + 3;
     let mark = |s: SortBy| {
         if c.sort == s {
             if c.reverse {
@@ -424,8 +424,14 @@ fn render_metric(
                 .collect(),
         ),
     };
+    // The legend needs room a short chart lacks: the title says what a band is.
+    let title = if banded {
+        format!("{title} · mean, min–max of {} hosts", rows.len())
+    } else {
+        title.to_owned()
+    };
     let spec = ChartSpec {
-        title,
+        title: &title,
         corner: None,
         lines: chart_lines,
         bands,
