@@ -207,9 +207,7 @@ fn an_unreachable_host_says_so() {
         .expect("a")
         .port();
     let url = RemoteUrl::parse(&format!("http://127.0.0.1:{port}/e/p/runs/r"), None).expect("url");
-    let e = fetch::open(&url, &opts(None), &AtomicBool::new(false), &mut |_| {})
-        .err()
-        .expect("err");
+    let e = fetch::open(&url, &opts(None), &AtomicBool::new(false), &mut |_| {}).expect_err("err");
     assert!(
         matches!(
             e,
@@ -280,7 +278,9 @@ fn live_rows_after_the_files_are_read_and_followed() {
     let cancel = AtomicBool::new(false);
     let (mut run, batches) = fetch::open(&url, &opts(None), &cancel, &mut |_| {}).expect("open");
     let mut p = Points::default();
-    batches.iter().for_each(|b| p.fold(b));
+    for b in &batches {
+        p.fold(b);
+    }
     assert_eq!(
         p.0["loss"].last(),
         Some(&(Some(((last + 1) as f64).to_bits()), 0.125f64.to_bits()))
@@ -295,7 +295,9 @@ fn live_rows_after_the_files_are_read_and_followed() {
             .push(json!({"_timestamp": 105.0, "system.cpu": 2.0}));
     }
     let more = run.poll(&cancel).expect("poll");
-    more.iter().for_each(|b| p.fold(b));
+    for b in &more {
+        p.fold(b);
+    }
     // Only what is new: the second console line and the second sample.
     let lines: Vec<&str> = more
         .iter()

@@ -68,7 +68,9 @@ fn system_metrics_from_the_events_stream_are_the_files_stats() {
     )
     .expect("open");
     let mut remote = Stats::default();
-    batches.iter().for_each(|b| remote.fold(b));
+    for b in &batches {
+        remote.fold(b);
+    }
     assert_eq!(
         local.0.keys().collect::<Vec<_>>(),
         remote.0.keys().collect::<Vec<_>>()
@@ -118,7 +120,9 @@ fn the_environment_comes_from_wandb_metadata_json() {
         )
         .expect("open");
         let mut env = Env::default();
-        batches.iter().for_each(|b| env.fold(b));
+        for b in &batches {
+            env.fold(b);
+        }
         env.0
     };
     assert!(open_env().is_empty(), "no metadata file, no environment");

@@ -19,7 +19,9 @@ fn ca() -> PathBuf {
 fn open_with(fake: &Fake, o: &Options) -> Result<Points, RemoteError> {
     let (_, batches) = fetch::open(&url_of(fake), o, &AtomicBool::new(false), &mut |_| {})?;
     let mut p = Points::default();
-    batches.iter().for_each(|b| p.fold(b));
+    for b in &batches {
+        p.fold(b);
+    }
     Ok(p)
 }
 

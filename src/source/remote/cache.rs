@@ -99,7 +99,7 @@ impl Cache {
             })
             .collect();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by_key(|a| a.0);
         for (_, size, p) in entries {
             if total <= self.limit {
                 break;

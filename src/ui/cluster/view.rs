@@ -235,30 +235,27 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
     }
 }
 
+/// A heatmap row: its label and one cell per bucket.
+type HeatRow = (String, Vec<Option<f64>>);
+
 /// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
 /// order, over `buckets` columns of the window.
-pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<(String, Vec<Option<f64>>)> {
+pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<HeatRow> {
     let rows = c.rows();
-    let mut by_host: BTreeMap<String, Vec<(u32, Vec<Option<f64>>)>> = BTreeMap::new();
+    let mut by_host: BTreeMap<String, Vec<crate::store::cluster::HeatRow>> = BTreeMap::new();
     for h in c.model.heatmap(c.now, buckets) {
-        by_host.entry(h.host).or_default().push((h.gpu, h.cells));
+        by_host.entry(h.host.clone()).or_default().push(h);
     }
     let mut out = Vec::new();
     for r in &rows {
-        for (gpu, cells) in by_host.remove(&r.host).unwrap_or_default() {
-            out.push((format!("{}:{gpu}", sanitize(&r.host)), cells));
+        for h in by_host.remove(&r.host).unwrap_or_default() {
+            out.push((format!("{}:{}", sanitize(&r.host), h.gpu), h.cells));
         }
     }
     out
 }
 
-fn render_heat(
-    buf: &mut Buffer,
-    area: Rect,
-    c: &ClusterScreen,
-    rows: &[(String, Vec<Option<f64>>)],
-    theme: Theme,
-) {
+fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow], theme: Theme) {
     if area.height < 3 {
         return;
     }
