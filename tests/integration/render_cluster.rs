@@ -159,7 +159,7 @@ fn a_host_opened_is_its_live_screen() {
     let mut app = cluster(3, 120, 40);
     app.update(Msg::key(KeyCode::Enter));
     let s = screen(&app, 120, 40);
-    assert!(s.contains("node-0"), "{s}");
+    assert!(s.contains("node-0") && s.contains("esc: every host"), "{s}");
     insta::assert_snapshot!("cluster_120x40_host_opened", s);
 }
 
