@@ -135,5 +135,43 @@ fn main() -> anyhow::Result<()> {
     if failures > 0 {
         println!("failed refreshes:   {failures}");
     }
+    let (frame, cpu_frame) = frame_cost(url, model, now);
+    println!(
+        "cluster screen:     {:>8.1} ms per 200x60 frame, {:.1} ms CPU (the table, heatmap and charts drawn)",
+        frame * 1000.0,
+        cpu_frame * 1000.0
+    );
     Ok(())
+}
+
+/// The cluster screen drawn from `model` at 200x60: wall and CPU seconds per frame,
+/// over a few frames.
+fn frame_cost(url: &str, model: ClusterModel, now: f64) -> (f64, f64) {
+    use leet::msg::Msg;
+    use leet::ui::{render, App, Options};
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    const FRAMES: u32 = 10;
+    let window = model.window();
+    let mut app = App::live(
+        Options {
+            color: false,
+            ..Options::default()
+        },
+        window.as_secs_f64(),
+    );
+    app.open_cluster(url, window);
+    if let Some(c) = app.host.cluster.as_mut() {
+        c.model = model;
+        c.now = now;
+    }
+    app.update(Msg::Resize(200, 60));
+    let area = Rect::new(0, 0, 200, 60);
+    let mut buf = Buffer::empty(area);
+    let (t0, c0) = (Instant::now(), cpu_seconds());
+    for _ in 0..FRAMES {
+        render::render_buffer(&mut buf, area, &app);
+    }
+    let n = f64::from(FRAMES);
+    (t0.elapsed().as_secs_f64() / n, (cpu_seconds() - c0) / n)
 }

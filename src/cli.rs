@@ -52,6 +52,28 @@ pub fn parse_stale_after(s: &str) -> Result<u64, String> {
     .map(|d| d.as_secs())
 }
 
+/// `--prometheus URL`: an http(s) URL a client can be made for.
+///
+/// # Errors
+/// The URL, and why it is not one.
+pub fn parse_prometheus_url(s: &str) -> Result<String, String> {
+    use crate::source::http::HttpOptions;
+    crate::source::prometheus::Client::new(s, HttpOptions::default())
+        .map(|_| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+/// `--match MATCHERS`: PromQL label matchers (checked here, parsed again with the
+/// others when the screen starts).
+///
+/// # Errors
+/// The matcher, and why it does not parse.
+pub fn parse_matcher(s: &str) -> Result<String, String> {
+    crate::source::prometheus::Matchers::parse(&[s])
+        .map(|_| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
 /// What `leet --version` prints: the version and the commit built from (`-dirty`
 /// when the tree had changes; `unknown` when built outside git).
 pub const VERSION: &str = concat!(
@@ -129,6 +151,23 @@ pub struct ViewArgs {
     /// main grid, over a sliding time window.
     #[arg(long, conflicts_with_all = ["path", "compare"])]
     pub live: bool,
+    /// With --live: every host of a cluster from this Prometheus server (or any
+    /// server with its HTTP API: Thanos, Mimir, VictoriaMetrics), instead of this
+    /// host: series of `leet serve`, node-exporter and dcgm-exporter, one header row
+    /// per host, a GPU heatmap and per-metric charts. --interval is then how often
+    /// it is read (default: the server's scrape interval).
+    #[arg(long, value_name = "URL", requires = "live", value_parser = parse_prometheus_url)]
+    pub prometheus: Option<String>,
+    /// With --prometheus: label matchers choosing the jobs and hosts, as in PromQL
+    /// (`job="train"`, `instance=~"node-[0-7].*"`; repeatable, each may hold
+    /// several, comma-separated).
+    #[arg(long = "match", value_name = "MATCHERS", requires = "prometheus",
+          value_parser = parse_matcher)]
+    pub matchers: Vec<String>,
+    /// Whether --interval was given (else the cluster screen reads at the server's
+    /// scrape interval); set by [`Cli::parse_args`].
+    #[arg(skip)]
+    pub interval_given: bool,
     /// With --live: how much history each chart shows (e.g. 5m, 1h30m; a plain
     /// number is seconds; 10s to 24h).
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_window)]
@@ -145,6 +184,24 @@ pub struct ViewArgs {
 }
 
 impl Cli {
+    /// Parse the command line `args` (the program's name first), noting which
+    /// defaults the user overrode.
+    ///
+    /// # Errors
+    /// A usage error, as clap reports it.
+    pub fn parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        let matches = Self::command().try_get_matches_from(args)?;
+        let mut cli = Self::from_arg_matches(&matches)?;
+        cli.view.interval_given = cli.command.is_none()
+            && matches.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
+        Ok(cli)
+    }
+
     /// Checks that span several options (clap checks each value alone).
     ///
     /// # Errors
@@ -160,7 +217,10 @@ impl Cli {
                 v.compare.len()
             ));
         }
-        if v.live && v.window < 2.0 * v.sampler.interval.as_secs_f64() {
+        if v.live
+            && (v.prometheus.is_none() || v.interval_given)
+            && v.window < 2.0 * v.sampler.interval.as_secs_f64()
+        {
             return fail(format!(
                 "--window {} holds less than two samples at --interval {}; \
                  use a window of at least twice the interval",
@@ -266,7 +326,8 @@ pub fn next_step(e: &anyhow::Error) -> Option<&'static str> {
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m, 1m30s (a plain number is seconds;
-    /// 100ms to 24h).
+    /// 100ms to 24h). With --live --prometheus: how often the server is read
+    /// (default: its scrape interval).
     #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*

@@ -313,7 +313,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                     .map_err(Into::into);
                 return finish::<_, io::Stderr>(result, &out, None);
             }
-            if v.live {
+            if let (true, Some(url)) = (v.live, v.prometheus.as_deref()) {
+                runtime::run_cluster(&v, url, keymap, config)
+            } else if v.live {
                 runtime::run_live(&v, keymap, config)
             } else {
                 runtime::run(&v, keymap, config)

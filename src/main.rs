@@ -1,10 +1,10 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = match leet::cli::Cli::try_parse().and_then(|c| c.validate().map(|()| c)) {
+    let cli = match leet::cli::Cli::parse_args(std::env::args_os())
+        .and_then(|c| c.validate().map(|()| c))
+    {
         Ok(c) => c,
         Err(e) => return leet::usage_error(&e),
     };

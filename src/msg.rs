@@ -1,5 +1,7 @@
 //! `Msg`: everything the event loop can receive. Variants state facts.
 
+pub mod cluster;
+
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
@@ -258,6 +260,9 @@ pub enum Msg {
     Records(Box<RecordsPage>),
     /// `Cmd::Smooth`: one metric smoothed from every logged point.
     Smoothed(Box<Smoothed>),
+    /// The cluster screen's refresh thread: what one refresh of the Prometheus
+    /// server read, or why it read nothing.
+    Cluster(Box<cluster::ClusterUpdate>),
 }
 
 impl Msg {

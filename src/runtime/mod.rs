@@ -453,6 +453,38 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
     })
 }
 
+/// `leet --live --prometheus URL`: the cluster screen, every host the server holds
+/// (those `--match` chooses), read by the refresh thread.
+///
+/// # Errors
+/// A URL or matcher that does not parse (clap checked both before), terminal I/O.
+pub fn run_cluster(
+    args: &ViewArgs,
+    url: &str,
+    keymap: Keymap,
+    settings: Loaded,
+) -> anyhow::Result<ExitCode> {
+    use crate::source::http::HttpOptions;
+    use crate::source::prometheus::{driver, Client, DriverOptions, Matchers};
+    let client = Client::new(url, HttpOptions::default())?;
+    let opts = DriverOptions {
+        matchers: Matchers::parse(&args.matchers)?,
+        window: Duration::from_secs_f64(args.window),
+        interval: args.interval_given.then_some(args.sampler.interval),
+    };
+    let mut app = App::live(options(args, keymap), args.window.max(1.0));
+    app.use_config(settings.path, settings.file);
+    app.open_cluster(client.server(), opts.window);
+    drive(app, None, move |tx| {
+        // The loop's channel is bounded: a busy loop holds back the refresh
+        // thread (which then reads from where it stopped, skipping nothing). The
+        // thread ends at its next report once the loop's receiver is gone.
+        let _ = driver::spawn(client, opts, move |u| {
+            tx.send(Msg::Cluster(Box::new(u))).is_ok()
+        });
+    })
+}
+
 /// Enter the terminal, start the common producers (input, ticker, signals) and the
 /// given ones, and run the loop until quit. The commands the app returns go to the
 /// worker ([`Executor`]; with `monitor`, it switches the live sampler's process tree). After a quit signal the exit code is 128 + its number, as

@@ -32,20 +32,7 @@ impl Default for HttpOptions {
     }
 }
 
-/// Why a request got no usable answer. Every text in it is sanitised.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HttpError {
-    #[error("'{url}': not a usable http(s) URL: {why}")]
-    BadUrl { url: String, why: String },
-    #[error("{server}: connection refused")]
-    Refused { server: String },
-    #[error("{server}: no answer within {secs} s")]
-    Timeout { server: String, secs: u64 },
-    #[error("{server}: answer larger than {limit} bytes")]
-    TooLarge { server: String, limit: u64 },
-    #[error("{server}: {why}")]
-    Failed { server: String, why: String },
-}
+pub use crate::msg::cluster::HttpError;
 
 /// Credentials from a URL's userinfo. Debug shows neither part.
 #[derive(Clone, PartialEq, Eq)]

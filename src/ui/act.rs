@@ -146,6 +146,7 @@ impl Filters<'_> {
             FilterTarget::Procs => &mut self.procs.filter,
             FilterTarget::Stats => self.stats,
             FilterTarget::Records
+            | FilterTarget::Hosts
             | FilterTarget::Runs
             | FilterTarget::Group
             | FilterTarget::Column => return None,

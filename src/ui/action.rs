@@ -99,10 +99,11 @@ macro_rules! actions {
 
 actions! {
     Help = "help", General, Panels, "Toggle this help screen",
-        [normal "h" "?", help "h" "?", fullscreen "h" "?"];
+        [normal "h" "?", help "h" "?", fullscreen "h" "?", cluster "h" "?"];
     Quit = "quit", General, General, "Quit",
         [normal "q" "ctrl+c", filter "ctrl+c", help "q" "ctrl+c", fullscreen "q" "ctrl+c",
-         runs "q" "ctrl+c", media "q" "ctrl+c", stats "q" "ctrl+c", inspector "q" "ctrl+c"];
+         runs "q" "ctrl+c", media "q" "ctrl+c", stats "q" "ctrl+c", inspector "q" "ctrl+c",
+         cluster "q" "ctrl+c"];
     Back = "back", General, Panels, "Close overlay, leave full screen, unfocus pane",
         [normal "esc", help "esc", fullscreen "esc" "enter", runs "esc" "R", media "esc",
          stats "esc", inspector "esc"];
@@ -122,10 +123,10 @@ actions! {
         [normal "backtab", stats "backtab" "shift+left", inspector "backtab"];
     FocusUp = "focus_up", Navigation, Motion, "Move focus up / scroll up",
         [normal "up" "w", help "up" "w", runs "up" "w" "k", media "up" "w", stats "up" "w" "k",
-         inspector "up" "w" "k"];
+         inspector "up" "w" "k", cluster "up" "w" "k"];
     FocusDown = "focus_down", Navigation, Motion, "Move focus down / scroll down",
         [normal "down" "s", help "down" "s", runs "down" "s" "j", media "down" "s",
-         stats "down" "s" "j", inspector "down" "s" "j"];
+         stats "down" "s" "j", inspector "down" "s" "j", cluster "down" "s" "j"];
     FocusLeft = "focus_left", Navigation, Motion, "Move focus left / previous chart",
         [normal "left" "a", fullscreen "left" "a" "N" "pgup", media "left" "a",
          stats "left" "a" "<"];
@@ -137,9 +138,11 @@ actions! {
     PrevPage = "prev_page", Navigation, Motion, "Previous page",
         [normal "N" "pgup", help "pgup", runs "pgup", stats "pgup", inspector "pgup" "N"];
     FirstPage = "first_page", Navigation, Motion, "First page / top",
-        [normal "home", help "home", runs "home", media "home", stats "home", inspector "home"];
+        [normal "home", help "home", runs "home", media "home", stats "home", inspector "home",
+         cluster "home"];
     LastPage = "last_page", Navigation, Motion, "Last page / bottom",
-        [normal "end", help "end", runs "end", media "end", stats "end", inspector "end"];
+        [normal "end", help "end", runs "end", media "end", stats "end", inspector "end",
+         cluster "end"];
     Fullscreen = "fullscreen", Charts, Charts, "Show focused chart full screen",
         [normal "enter"];
     /// `y`: linear → log → heatmap (percentage charts of several series).
@@ -156,14 +159,14 @@ actions! {
         [normal "z", fullscreen "z"];
     StartFilter = "start_filter", Filter, Filter,
         "Filter metric charts (console lines when focused)",
-        [normal "/", stats "/", inspector "/"];
+        [normal "/", stats "/", inspector "/", cluster "/"];
     StartSystemFilter = "start_system_filter", Filter, Filter, "Filter system charts",
         [normal "\\"];
     StartOverviewFilter = "start_overview_filter", Filter, Filter,
         "Filter the overview (config, summary, environment)",
         [normal "o"];
     ClearFilters = "clear_filters", Filter, Filter, "Clear filters",
-        [normal "ctrl+l", stats "ctrl+l", inspector "ctrl+l"];
+        [normal "ctrl+l", stats "ctrl+l", inspector "ctrl+l", cluster "ctrl+l"];
     /// Clear the overview filter only (`ctrl+o`, as `wandb leet`).
     ClearOverviewFilter = "clear_overview_filter", Filter, Filter, "Clear the overview filter",
         [normal "ctrl+o"];
@@ -191,7 +194,7 @@ actions! {
     /// memory).
     CycleProcessSort = "cycle_process_sort", Processes, Procs,
         "Sort processes by CPU, memory, GPU memory (cycles)",
-        [normal "S"];
+        [normal "S", cluster "S"];
     /// Filter the list: the workspace's runs (query language), the live monitor's
     /// process table (regex).
     FilterList = "filter_list", Processes, Procs,
@@ -245,7 +248,10 @@ actions! {
         [normal "T", stats "T"];
     /// In the statistics table: reverse the sort order.
     ReverseSort = "reverse_sort", Panels, Inert, "Reverse the sort order",
-        [stats "r"];
+        [stats "r", cluster "r"];
+    /// The cluster screen: the selected host's own live screen (`esc` comes back).
+    OpenHost = "open_host", Panels, Inert, "Open the selected host's live screen",
+        [cluster "enter"];
     /// The record inspector: open it over the run, or close it.
     InspectRecords = "inspect_records", Panels, Panels,
         "Record inspector: every record, its full body",

@@ -90,6 +90,8 @@ pub enum FilterTarget {
     Stats,
     /// The record inspector's text filter (`/` there).
     Records,
+    /// The cluster screen's host filter (`/` there).
+    Hosts,
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 mod act;
 pub mod action;
 pub mod charts;
+pub mod cluster;
 pub mod cmd;
 pub mod console;
 mod derive;
@@ -385,7 +386,11 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
-                let live = self.shown.tick(now);
+                let mut live = self.shown.tick(now);
+                if let Some(c) = self.host.cluster.as_mut() {
+                    c.now = now;
+                    live |= c.opened.is_none();
+                }
                 let refiltered = self.ws(Runs::workspace_tick);
                 Effect {
                     redraw: refiltered || live,
@@ -428,6 +433,7 @@ impl App {
                 (self.overlay.inspector_mut()).map_or(Effect::NONE, |i| i.on_records(*page))
             }
             Msg::Smoothed(r) => self.charts.on_smoothed(*r, &mut self.shown.source.error),
+            Msg::Cluster(u) => self.on_cluster(*u),
         }
     }
 
@@ -479,7 +485,7 @@ impl App {
             self.panes.console.back = 0;
         }
         if let Some(open) = then.picker {
-            self.overlay = if open { Overlay::Runs } else { Overlay::None };
+            self.overlay = if open { Overlay::Runs } else { self.beneath() };
         }
         if then.show_runs_pane {
             if self.screen.areas.left.is_none() {
@@ -630,6 +636,85 @@ impl App {
     }
 }
 
+/// The cluster screen's routing: its state is the live monitor's
+/// (`host.cluster`); a host opened is drawn by the live monitor from the run
+/// shown, which [`cluster::fill_run`] keeps filled from the cluster's model.
+impl App {
+    /// Show the cluster screen of `server`, over `window`.
+    pub fn open_cluster(&mut self, server: &str, window: std::time::Duration) {
+        self.host.cluster = Some(Box::new(cluster::ClusterScreen::new(server, window)));
+        self.overlay = Overlay::Cluster;
+    }
+
+    /// The overlay left when the one in front closes: the cluster screen while
+    /// it is shown (no host opened), else none.
+    fn beneath(&self) -> Overlay {
+        match &self.host.cluster {
+            Some(c) if c.opened.is_none() => Overlay::Cluster,
+            _ => Overlay::None,
+        }
+    }
+
+    fn on_cluster(&mut self, u: crate::msg::cluster::ClusterUpdate) -> Effect {
+        let Some(c) = self.host.cluster.as_mut() else {
+            return Effect::NONE;
+        };
+        if c.apply(u) {
+            if let Some(name) = c.opened.clone() {
+                cluster::fill_run(&mut self.shown, &c.model, &name);
+                self.refresh();
+                self.update_host();
+            }
+        }
+        Effect::REDRAW
+    }
+
+    fn act_cluster(&mut self, a: Action) -> Option<Effect> {
+        let c = self.host.cluster.as_mut()?;
+        match c.act(a, &mut self.filter_target) {
+            cluster::Outcome::Stay(fx) => Some(fx),
+            cluster::Outcome::Pass => None,
+            cluster::Outcome::Open(name) => {
+                self.open_cluster_host(&name);
+                Some(Effect::REDRAW)
+            }
+        }
+    }
+
+    /// `enter` on a host: its own live screen, from a fresh run filled with its
+    /// series.
+    fn open_cluster_host(&mut self, name: &str) {
+        let Some(c) = self.host.cluster.as_mut() else {
+            return;
+        };
+        c.opened = Some(name.to_owned());
+        let window = c.model.window().as_secs_f64();
+        self.shown.run = source::new_run(self.shown.max_points);
+        self.shown.watch_host(window);
+        cluster::fill_run(&mut self.shown, &c.model, name);
+        let mut config = serde_json::Map::new();
+        config.insert("server".into(), c.model.server().into());
+        self.overlay = Overlay::None;
+        self.set_host(name, serde_json::Map::new(), config);
+        self.charts.grid.focus = 0;
+        self.refresh();
+        self.relayout();
+    }
+
+    /// `esc` on a host opened from the cluster screen: back to the cluster
+    /// screen. Whether one was open.
+    fn close_cluster_host(&mut self) -> bool {
+        match self.host.cluster.as_mut() {
+            Some(c) if c.opened.is_some() => {
+                c.opened = None;
+                self.overlay = Overlay::Cluster;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 /// The overlays' routing: each arm hands the overlay in front what it may see and
 /// change, and applies what it returns.
 impl App {
@@ -645,6 +730,7 @@ impl App {
                 self.panes.media.act(a, cx)
             }
             Overlay::Stats(_) if !typing => self.act_stats(a),
+            Overlay::Cluster if !typing => return self.act_cluster(a),
             o => o.act(
                 a,
                 overlay::OverlayCx {
@@ -671,7 +757,7 @@ impl App {
         match out {
             overlay::Outcome::Stay(fx) => fx,
             overlay::Outcome::Close => {
-                self.overlay = Overlay::None;
+                self.overlay = self.beneath();
                 Effect::REDRAW
             }
         }
@@ -1025,6 +1111,7 @@ impl App {
                 None
             }
             Action::Back if self.panels.back() => None,
+            Action::Back if self.close_cluster_host() => None,
             Action::ToggleLeftSidebar | Action::ToggleRightSidebar => {
                 self.toggle_sidebar(a == Action::ToggleRightSidebar);
                 None
@@ -1233,6 +1320,12 @@ impl App {
         let Some(t) = self.filter_target else {
             return;
         };
+        if t == FilterTarget::Hosts {
+            if let Some(c) = self.host.cluster.as_mut() {
+                f(&mut c.filter);
+            }
+            return;
+        }
         if t == FilterTarget::Records {
             if let Some(i) = self.overlay.inspector_mut() {
                 i.with_filter(f, self.screen.size, &mut self.asks);

@@ -7,7 +7,7 @@ use ratatui::Frame;
 
 use super::theme::{self, Theme};
 use super::widget::fit;
-use super::{charts, console, host, overlay, overview, status, workspace};
+use super::{charts, cluster, console, host, overlay, overview, status, workspace};
 use super::{layout, App};
 
 /// Draw the whole screen.
@@ -48,6 +48,17 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     }
     // A full-screen overlay (the record inspector) has the whole screen.
     if app.overlay.full_screen() {
+        app.overlay.render(buf, area, app, theme);
+        return;
+    }
+    // The cluster screen stays beneath another overlay (the help) opened over it.
+    if app
+        .host
+        .cluster
+        .as_ref()
+        .is_some_and(|c| c.opened.is_none())
+    {
+        cluster::view::render_cluster(buf, area, app, theme);
         app.overlay.render(buf, area, app, theme);
         return;
     }

@@ -265,6 +265,12 @@ impl Theme {
         }
     }
 
+    /// How many series colours the palette has before they repeat.
+    #[must_use]
+    pub fn series_colors(self) -> usize {
+        self.colors.series.len()
+    }
+
     #[must_use]
     pub fn series(self, i: usize) -> Style {
         let s = self.colors.series;

@@ -8,6 +8,7 @@ pub mod screen;
 // Not every test binary that includes `common` uses the tiers.
 #[allow(unused_imports)]
 pub use leet::decode::tier;
+pub mod tmux;
 pub mod tool;
 
 use std::path::{Path, PathBuf};

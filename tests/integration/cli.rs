@@ -658,3 +658,34 @@ fn no_run_here_nor_under_wandb_dir_fails_naming_both_then_what_to_do_next() {
         "{err}"
     );
 }
+
+/// `--prometheus` and `--match` are checked before the terminal changes: a URL or a
+/// matcher that does not parse is a usage error naming it and why; `--match`
+/// without `--prometheus`, and `--prometheus` without `--live`, too.
+#[test]
+fn a_bad_prometheus_url_or_matcher_is_a_usage_error_naming_it() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--live", "--prometheus", "ftp://prom:9090"],
+            "'ftp://prom:9090': not a usable http(s) URL",
+        ),
+        (
+            &[
+                "--live",
+                "--prometheus",
+                "http://prom:9090",
+                "--match",
+                "job=~\"(\"",
+            ],
+            "--match 'job=~\"(\"'",
+        ),
+        (&["--live", "--match", "job=\"x\""], "--prometheus"),
+        (&["--prometheus", "http://prom:9090"], "--live"),
+    ];
+    for (args, want) in cases {
+        let out = leet().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -32,6 +32,7 @@ mod paths;
 mod render;
 mod render_axes;
 mod render_band;
+mod render_cluster;
 mod render_crosshair;
 mod render_gaps;
 mod render_heatmap;

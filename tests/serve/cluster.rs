@@ -19,6 +19,7 @@ use leet::source::prometheus::{driver, Client, ClusterUpdate, DriverOptions, Mat
 use leet::store::cluster::{ClusterModel, HeaderRow, HostState};
 
 use super::client::{self, get, wait_for, Serve};
+use super::common::{self, tmux::Tmux};
 use super::{tool, Prometheus};
 
 /// A recorded page of tests/fixtures/devices, for the life of the test process.
@@ -288,4 +289,62 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
         row(m, "cpu-only").state == HostState::Down
     });
     assert_eq!(row(&model, "gpu-2").state, HostState::Up);
+}
+
+/// Whether `screen` has a header row of `host` in `state` (the table's rows hold
+/// the host's name and its state; the heatmap's labels are `host:gpu`).
+fn shows(screen: &str, host: &str, state: &str) -> bool {
+    screen.lines().any(|l| {
+        let mut words = l.split_whitespace().skip_while(|w| *w == "›");
+        words.next() == Some(host) && words.next() == Some(state)
+    })
+}
+
+/// `leet --live --prometheus URL` in a real terminal over the same Prometheus: the
+/// cluster screen lists every host up, and an exporter killed mid-test is shown
+/// down (Prometheus notes the failed scrape within two scrape intervals, the other
+/// test checks; here the screen is waited on).
+#[test]
+fn the_cluster_screen_lists_every_host_and_shows_a_killed_exporter_down() {
+    if !common::have_tmux() {
+        return;
+    }
+    let Some(mut cluster) = start_cluster() else {
+        return;
+    };
+    let url = format!("http://{}", cluster.web);
+    // The screen reads at the scrape interval the server reports once its
+    // configuration is loaded (before then, the 15 s default).
+    let client = Client::new(&url, HttpOptions::default()).expect("client");
+    wait_for("Prometheus's scrape interval", || {
+        client.scrape_interval().ok().flatten()
+    });
+    let args = ["--live", "--prometheus", url.as_str(), "--window", "1m"];
+    let t = Tmux::start_args("cluster", &args, 160, 45);
+    let deadline = Duration::from_secs(60);
+    // The GPUs' heatmap rows come with the hosts' first series.
+    let gpus = ["gpu-2:0", "gpu-2:1", "node-a:0"];
+    let (s, ()) = t.wait_until("every host up with its GPUs", deadline, |s| {
+        let hosts = HOSTS.iter().all(|h| shows(s, h, "up"));
+        (hosts && gpus.iter().all(|g| s.contains(g))).then_some(())
+    });
+    assert!(s.contains("3 hosts: 3 up"), "{s}");
+    let killed = std::time::Instant::now();
+    let _ = cluster.plain.child.kill();
+    let _ = cluster.plain.child.wait();
+    let (s, ()) = t.wait_until("the killed exporter down", deadline, |s| {
+        shows(s, "cpu-only", "down").then_some(())
+    });
+    // Reported, not bounded: a loaded machine may take longer.
+    eprintln!(
+        "down on screen {:.1} s after the kill",
+        killed.elapsed().as_secs_f64()
+    );
+    assert!(s.contains("every 1s"), "{s}");
+    assert!(shows(&s, "gpu-2", "up"), "{s}");
+    // The screen, for `--nocapture` (the README's capture).
+    eprintln!("{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
 }

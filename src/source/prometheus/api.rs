@@ -11,28 +11,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::source::http::{Answer, Endpoint, HttpError, HttpOptions};
+use crate::source::http::{Answer, Endpoint, HttpOptions};
 
-/// Why a call gave no data. Texts from the server are sanitised and cut short.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PromError {
-    #[error(transparent)]
-    Http(#[from] HttpError),
-    #[error("{server}: {kind}: {error}")]
-    Api {
-        server: String,
-        kind: String,
-        error: String,
-    },
-    #[error("{server}: HTTP {status}: {excerpt}")]
-    Status {
-        server: String,
-        status: u16,
-        excerpt: String,
-    },
-    #[error("{server}: not a Prometheus API answer: {why}")]
-    Garbage { server: String, why: String },
-}
+pub use crate::msg::cluster::PromError;
 
 /// A series' labels (`__name__` among them where the query kept it).
 pub type Labels = BTreeMap<String, String>;

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::api::{Client, PromError};
-use super::fetch::{fetch, Batch, Plan};
+use super::api::Client;
+use super::fetch::{fetch, Plan};
 use super::matchers::Matchers;
 
 /// The scrape interval assumed where the server does not say one (Prometheus's own
@@ -27,22 +27,7 @@ pub struct DriverOptions {
     pub interval: Option<Duration>,
 }
 
-/// What the refresh thread reports.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ClusterUpdate {
-    /// Sent first: the step of the series (the scrape interval, or coarser for a
-    /// long window), the refresh interval and the window.
-    Started {
-        server: String,
-        step: Duration,
-        interval: Duration,
-        window: Duration,
-    },
-    /// One refresh's answers.
-    Fetched(Box<Batch>),
-    /// A refresh that got nothing; `at` is when (unix seconds).
-    Failed { error: PromError, at: f64 },
-}
+pub use crate::msg::cluster::ClusterUpdate;
 
 fn now_secs() -> f64 {
     SystemTime::now()
@@ -136,6 +121,7 @@ pub fn spawn(
 mod tests {
     use super::*;
     use crate::source::http::{HttpError, HttpOptions};
+    use crate::source::prometheus::PromError;
 
     #[test]
     fn the_first_range_is_the_window_and_later_ones_overlap_one_step() {

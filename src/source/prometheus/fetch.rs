@@ -8,36 +8,7 @@ use super::api::{Client, PromError};
 use super::matchers::Matchers;
 use super::rules::{self, Exporter, RULES};
 
-/// One host's series of one key, values in the key's unit, oldest first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostSeries {
-    pub host: String,
-    pub exporter: Exporter,
-    pub key: String,
-    pub points: Vec<(f64, f64)>,
-    /// Shown relative to the first point the model keeps (see [`rules::Rule`]).
-    pub since_first: bool,
-}
-
-/// A host's `up` over the range: (time, scraped).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostUp {
-    pub host: String,
-    pub points: Vec<(f64, bool)>,
-}
-
-/// What one refresh read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Batch {
-    pub start: f64,
-    pub end: f64,
-    pub step: Duration,
-    pub series: Vec<HostSeries>,
-    pub up: Vec<HostUp>,
-    /// Rules the server refused (an unknown function, a limit), each named; the
-    /// other rules' answers are in the batch.
-    pub refused: Vec<String>,
-}
+pub use crate::msg::cluster::{Batch, HostSeries, HostUp};
 
 /// What a refresh asks: the matchers, the scrape interval (for `rate`'s range).
 #[derive(Debug, Clone)]

@@ -16,14 +16,7 @@ use super::api::{Labels, Series};
 use super::matchers::Matchers;
 use super::names;
 
-/// Which exporter a rule reads. A host with `leet serve` series is read from them
-/// alone; the others fill in for hosts that run none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Exporter {
-    Leet,
-    Node,
-    Dcgm,
-}
+pub use crate::msg::cluster::Exporter;
 
 /// How an answer's series becomes a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -379,4 +379,7 @@ pub struct Host {
     pub samples: u64,
     /// (sample time, system key count) of the last overview rebuild.
     pub(in crate::ui) overview_at: (f64, usize),
+    /// The cluster screen (`--prometheus`): every host's model, and the host
+    /// whose own screen is shown in place of this host's.
+    pub cluster: Option<Box<crate::ui::cluster::ClusterScreen>>,
 }

@@ -11,6 +11,16 @@ impl Host {
     /// and how to pick a process while the process charts are hidden, in a bar
     /// `width` columns wide.
     pub(crate) fn status_parts(&self, width: u16, theme: Theme) -> Vec<Part> {
+        // A host opened from the cluster screen: its data is the server's, not
+        // this host's samples, and it has no process table.
+        if let Some(c) = self.cluster.as_deref().filter(|c| c.opened.is_some()) {
+            let server = crate::text::sanitize(c.model.server());
+            return vec![Part::whole(
+                format!("from {server} · esc: every host"),
+                theme.label(),
+                1,
+            )];
+        }
         let s = if self.samples == 1 { "" } else { "s" };
         let mut parts = vec![Part::whole(
             format!("{} sample{s}", self.samples),

@@ -79,6 +79,10 @@ overlays! {
     Help { scroll: usize } => ("help", "This help", help::HELP);
     /// The x axis's metric picker (`x` after wall time), over its chart.
     XAxis(xaxis::Picker) => filter;
+    /// The cluster screen (`--prometheus`), full screen; its state is the live
+    /// monitor's (`host::Host::cluster`), kept while a host is opened or another
+    /// overlay is in front.
+    Cluster => ("cluster", "Cluster screen", crate::ui::cluster::HELP);
 }
 
 /// The run picker's lines in the help (its keys are the workspace's, `ui/workspace/runs`).
@@ -125,7 +129,7 @@ impl Overlay {
     /// no clicks.
     #[must_use]
     pub fn full_screen(&self) -> bool {
-        matches!(self, Overlay::Inspector(_))
+        matches!(self, Overlay::Inspector(_) | Overlay::Cluster)
     }
 
     /// Whether it hides the panes (the metric picker sits inside its chart).
@@ -184,7 +188,8 @@ impl Overlay {
             | Overlay::Media
             | Overlay::Stats(_)
             | Overlay::Inspector(_)
-            | Overlay::XAxis(_) => None,
+            | Overlay::XAxis(_)
+            | Overlay::Cluster => None,
         }
     }
 
@@ -201,6 +206,7 @@ impl Overlay {
             Overlay::Stats(_) => stats::view::render_stats(buf, boxed, app, theme),
             Overlay::Inspector(_) => inspector::view::render_inspector(buf, area, app, theme),
             Overlay::Help { .. } => help::render_help(buf, boxed, app, theme),
+            Overlay::Cluster => crate::ui::cluster::view::render_cluster(buf, area, app, theme),
         }
     }
 }

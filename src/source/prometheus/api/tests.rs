@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::*;
+use crate::source::http::HttpError;
 
 /// What the fake server does with each request.
 #[derive(Clone)]

@@ -1,0 +1,522 @@
+//! The cluster screen drawn: a title line, the header table (one row per host),
+//! the heatmap of every GPU's utilisation (one row per host:GPU, in the table's
+//! order), charts per metric (one line per host, or the hosts' mean with their
+//! min–max band when they outnumber the palette's colours) and the status line
+//! (the last refresh, or why the server gave nothing and since when).
+
+use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+
+use super::{ClusterScreen, SortBy};
+use crate::store::cluster::{gpu_key, ClusterModel, HeaderRow, HostState};
+use crate::store::series::Point;
+use crate::text::sanitize;
+use crate::ui::theme::Theme;
+use crate::ui::widget::chart::{mark_of, render_chart, Band, ChartSpec, Line, XTicks};
+use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::format;
+use crate::ui::widget::guides::Guides;
+use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
+use crate::ui::widget::unit::Unit;
+use crate::ui::App;
+
+/// What one chart of the cluster draws per host.
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    /// A host-wide key.
+    Key(&'static str),
+    /// The mean over the host's GPUs of `gpu.N.<field>`.
+    GpuMean(&'static str),
+    /// The sum over the host's GPUs of `gpu.N.<field>`.
+    GpuSum(&'static str),
+}
+
+/// The charts, in order: title, what each host contributes, unit.
+const CHARTS: [(&str, Metric, Unit); 4] = [
+    ("CPU", Metric::Key("cpu"), Unit::Percent),
+    ("Memory", Metric::Key("memory_percent"), Unit::Percent),
+    (
+        "GPU utilisation (mean)",
+        Metric::GpuMean("gpu"),
+        Unit::Percent,
+    ),
+    ("GPU power", Metric::GpuSum("powerWatts"), Unit::Watts),
+];
+
+/// Draw the cluster screen into `area`.
+pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
+    let Some(c) = app.host.cluster.as_deref() else {
+        return;
+    };
+    if area.width < 10 || area.height < 4 {
+        return;
+    }
+    let rows = c.rows();
+    let title = Rect::new(area.x, area.y, area.width, 1);
+    let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
+    render_title(buf, title, c, &rows, theme);
+    render_status(buf, status, app, c, theme);
+    let body_h = area.height - 2;
+    let table_h = u16::try_from(rows.len() + 1)
+        .unwrap_or(u16::MAX)
+        .min((body_h * 2 / 5).max(3))
+        .min(body_h);
+    let table = Rect::new(area.x, area.y + 1, area.width, table_h);
+    render_table(buf, table, c, &rows, theme);
+    let rest = Rect::new(
+        area.x,
+        table.bottom(),
+        area.width,
+        body_h.saturating_sub(table_h),
+    );
+    let heat_rows = heat_rows(c, usize::from(area.width));
+    let heat_h = u16::try_from(heat_rows.len() + 4)
+        .unwrap_or(u16::MAX)
+        .min(rest.height / 2);
+    let heat = Rect::new(rest.x, rest.y, rest.width, heat_h);
+    render_heat(buf, heat, c, &heat_rows, theme);
+    let charts = Rect::new(
+        rest.x,
+        heat.bottom(),
+        rest.width,
+        rest.height.saturating_sub(heat_h),
+    );
+    render_charts(buf, charts, c, &rows, theme);
+}
+
+fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
+    let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
+    let order = if c.reverse { "▲" } else { "▼" };
+    let text = format!(
+        " leet cluster · {} · {} hosts: {} up, {} down, {} stale · sort {} {order} · window {}",
+        sanitize(c.model.server()),
+        rows.len(),
+        count(HostState::Up),
+        count(HostState::Down),
+        count(HostState::Stale),
+        c.sort.name(),
+        leet_text::duration::format(c.model.window()),
+    );
+    put(
+        buf,
+        area.x,
+        area.y,
+        &fit(&text, usize::from(area.width)),
+        area.width,
+        theme.heading(),
+    );
+}
+
+/// A percentage, a number of watts, or `–`.
+fn cell(v: Option<f64>, unit: &str) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| "–".to_owned(), |v| format!("{v:.0}{unit}"))
+}
+
+/// The table's columns after the host: heading, width, the sort it stands for.
+const COLUMNS: [(&str, u16, SortBy); 7] = [
+    ("STATE", 7, SortBy::State),
+    ("CPU", 6, SortBy::Cpu),
+    ("MEM", 6, SortBy::Memory),
+    ("GPU MEAN", 9, SortBy::GpuMean),
+    ("GPU MIN", 8, SortBy::GpuMin),
+    ("GPU MEM", 8, SortBy::GpuMemory),
+    ("POWER", 8, SortBy::Power),
+];
+
+fn row_cells(r: &HeaderRow) -> [String; 7] {
+    let state = match r.state {
+        HostState::Up => "up",
+        HostState::Down => "down",
+        HostState::Stale => "stale",
+    };
+    [
+        state.to_owned(),
+        cell(r.cpu, "%"),
+        cell(r.memory, "%"),
+        if r.gpus == 0 {
+            "–".to_owned()
+        } else {
+            format!("{}×{}", cell(r.gpu_mean, "%"), r.gpus)
+        },
+        cell(r.gpu_min, "%"),
+        cell(r.gpu_memory, "%"),
+        cell(r.power, " W"),
+    ]
+}
+
+fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let host_w = (rows
+        .iter()
+        .map(|r| r.host.chars().count())
+        .max()
+        .unwrap_or(4))
+    .clamp(4, 40) as u16
+        + 3;
+    let mark = |s: SortBy| {
+        if c.sort == s {
+            if c.reverse {
+                "▲"
+            } else {
+                "▼"
+            }
+        } else {
+            ""
+        }
+    };
+    let mut x = area.x
+        + put(
+            buf,
+            area.x,
+            area.y,
+            &format!("  HOST{}", mark(SortBy::Host)),
+            host_w,
+            theme.label(),
+        );
+    x = x.max(area.x + host_w);
+    for (name, w, s) in COLUMNS {
+        let w = w.min(area.right().saturating_sub(x));
+        put(
+            buf,
+            x,
+            area.y,
+            &format!("{name}{}", mark(s)),
+            w,
+            theme.label(),
+        );
+        x += w;
+    }
+    let shown = usize::from(area.height - 1);
+    let at = c.selected_index(rows).unwrap_or(0);
+    let first = at.saturating_sub(shown.saturating_sub(1));
+    for (i, r) in rows.iter().enumerate().skip(first).take(shown) {
+        let y = area.y + 1 + u16::try_from(i - first).unwrap_or(0);
+        let selected = i == at;
+        let base = if selected {
+            theme.text().add_modifier(Modifier::REVERSED)
+        } else {
+            theme.text()
+        };
+        if selected {
+            buf.set_style(Rect::new(area.x, y, area.width, 1), base);
+        }
+        let host = format!("{} {}", if selected { "›" } else { " " }, sanitize(&r.host));
+        put(
+            buf,
+            area.x,
+            y,
+            &fit(&host, usize::from(host_w - 1)),
+            host_w - 1,
+            base,
+        );
+        let mut x = area.x + host_w;
+        for (i, (text, (_, w, _))) in row_cells(r).iter().zip(COLUMNS).enumerate() {
+            let w = w.min(area.right().saturating_sub(x));
+            let style = match (i, r.state) {
+                (0, HostState::Up) => theme.good(),
+                (0, HostState::Down) => theme.bad(),
+                (0, HostState::Stale) => theme.warn(),
+                _ => base,
+            };
+            let style = if selected {
+                style.add_modifier(Modifier::REVERSED)
+            } else {
+                style
+            };
+            put(buf, x, y, text, w, style);
+            x += w;
+        }
+    }
+}
+
+/// A heatmap row: its label and one cell per bucket.
+type HeatRow = (String, Vec<Option<f64>>);
+
+/// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
+/// order, over `buckets` columns of the window.
+pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<HeatRow> {
+    let rows = c.rows();
+    let mut by_host: BTreeMap<String, Vec<crate::store::cluster::HeatRow>> = BTreeMap::new();
+    for h in c.model.heatmap(c.now, buckets) {
+        by_host.entry(h.host.clone()).or_default().push(h);
+    }
+    let mut out = Vec::new();
+    for r in &rows {
+        for h in by_host.remove(&r.host).unwrap_or_default() {
+            out.push((format!("{}:{}", sanitize(&r.host), h.gpu), h.cells));
+        }
+    }
+    out
+}
+
+fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow], theme: Theme) {
+    if area.height < 3 {
+        return;
+    }
+    let span = c.model.window().as_secs_f64();
+    let x = (c.now - span, c.now);
+    let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
+    let points = |i: usize, _cols: usize, out: &mut Vec<Point>| {
+        out.clear();
+        let Some((_, cells)) = rows.get(i) else {
+            return;
+        };
+        let w = span / cells.len().max(1) as f64;
+        for (j, v) in cells.iter().enumerate() {
+            if let Some(v) = v {
+                out.push((x.0 + (j as f64 + 0.5) * w, *v));
+            }
+        }
+    };
+    let fmt_x = |v: f64| format::time_of_day(v.floor() as i64);
+    let title = format!("GPU utilisation · {} GPUs", rows.len());
+    let spec = HeatSpec {
+        title: &title,
+        focused: false,
+        x,
+        fmt_x: &fmt_x,
+        labels: &labels,
+        points: &points,
+    };
+    render_heatmap(buf, area, &spec, theme);
+}
+
+/// Host `name`'s points of `metric` (a GPU field's mean or sum over its GPUs at
+/// each time).
+fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
+    let Some(h) = model.host(name) else {
+        return Vec::new();
+    };
+    let (field, mean) = match metric {
+        Metric::Key(k) => return h.series(k).map(|s| s.points().to_vec()).unwrap_or_default(),
+        Metric::GpuMean(f) => (f, true),
+        Metric::GpuSum(f) => (f, false),
+    };
+    let mut at: BTreeMap<i64, (f64, f64, u32)> = BTreeMap::new();
+    for key in h
+        .keys()
+        .filter(|k| gpu_key(k).is_some_and(|(_, f)| f == field))
+    {
+        for &(t, v) in h.series(key).map(|s| s.points()).unwrap_or_default() {
+            if v.is_finite() {
+                let e = at.entry((t * 1000.0).round() as i64).or_insert((t, 0.0, 0));
+                e.1 += v;
+                e.2 += 1;
+            }
+        }
+    }
+    (at.into_values())
+        .map(|(t, s, n)| (t, if mean { s / f64::from(n) } else { s }))
+        .collect()
+}
+
+/// Across hosts, at each time: (lowest, highest, mean).
+fn envelope(lines: &[Vec<Point>]) -> (Vec<Point>, Vec<Point>, Vec<Point>) {
+    let mut at: BTreeMap<i64, (f64, f64, f64, f64, u32)> = BTreeMap::new();
+    for &(t, v) in lines.iter().flatten() {
+        let e = (at.entry((t * 1000.0).round() as i64)).or_insert((
+            t,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            0,
+        ));
+        e.1 = e.1.min(v);
+        e.2 = e.2.max(v);
+        e.3 += v;
+        e.4 += 1;
+    }
+    let (mut lo, mut hi, mut mid) = (Vec::new(), Vec::new(), Vec::new());
+    for (t, l, h, s, n) in at.into_values() {
+        lo.push((t, l));
+        hi.push((t, h));
+        mid.push((t, s / f64::from(n)));
+    }
+    (lo, hi, mid)
+}
+
+fn render_charts(
+    buf: &mut Buffer,
+    area: Rect,
+    c: &ClusterScreen,
+    rows: &[HeaderRow],
+    theme: Theme,
+) {
+    if area.height < 4 || area.width < 10 {
+        return;
+    }
+    let cols = if area.width >= 100 { 2 } else { 1 };
+    let per_row = u16::try_from(CHARTS.len().div_ceil(cols)).unwrap_or(1);
+    let h = (area.height / per_row).max(4);
+    let w = area.width / u16::try_from(cols).unwrap_or(1);
+    for (i, (title, metric, unit)) in CHARTS.into_iter().enumerate() {
+        let (r, col) = (i / cols, i % cols);
+        let y = area.y + u16::try_from(r).unwrap_or(0) * h;
+        if y + h > area.bottom() {
+            break;
+        }
+        let x = area.x + u16::try_from(col).unwrap_or(0) * w;
+        let lines: Vec<Vec<Point>> = rows
+            .iter()
+            .map(|row| host_points(&c.model, &row.host, metric))
+            .collect();
+        render_metric(
+            buf,
+            Rect::new(x, y, w, h),
+            (title, unit),
+            c,
+            (rows, &lines),
+            theme,
+        );
+    }
+}
+
+fn render_metric(
+    buf: &mut Buffer,
+    area: Rect,
+    (title, unit): (&str, Unit),
+    c: &ClusterScreen,
+    (rows, lines): (&[HeaderRow], &[Vec<Point>]),
+    theme: Theme,
+) {
+    let span = c.model.window().as_secs_f64();
+    let x = (c.now - span, c.now);
+    let fmt_x = |v: f64| format::time_of_day(v.floor() as i64);
+    let banded = rows.len() > theme.series_colors();
+    let envelope = banded.then(|| envelope(lines));
+    let (chart_lines, bands, legend) = match &envelope {
+        Some((lo, hi, mid)) => (
+            vec![Line {
+                points: mid,
+                style: theme.series(0),
+                breaks: &[],
+                mark: None,
+            }],
+            vec![Band {
+                lo,
+                hi,
+                style: theme.series(0).add_modifier(Modifier::DIM),
+            }],
+            vec![(
+                format!("mean of {} hosts, min–max band", rows.len()),
+                theme.series(0),
+            )],
+        ),
+        None => (
+            (lines.iter().enumerate())
+                .map(|(i, p)| Line {
+                    points: p,
+                    style: theme.series(i),
+                    breaks: &[],
+                    // Without colour, each host's line ends in its letter.
+                    mark: (!theme.color && lines.len() > 1).then(|| mark_of(i)),
+                })
+                .collect(),
+            Vec::new(),
+            (rows.iter().enumerate())
+                .map(|(i, r)| {
+                    let host = sanitize(&r.host);
+                    let label = if theme.color || lines.len() < 2 {
+                        host
+                    } else {
+                        format!("{} {host}", mark_of(i))
+                    };
+                    (label, theme.series(i))
+                })
+                .collect(),
+        ),
+    };
+    // The legend needs room a short chart lacks: the title says what a band is.
+    let title = if banded {
+        format!("{title} · mean, min–max of {} hosts", rows.len())
+    } else {
+        title.to_owned()
+    };
+    let spec = ChartSpec {
+        title: &title,
+        corner: None,
+        lines: chart_lines,
+        bands,
+        cursor: None,
+        x,
+        log_y: false,
+        focused: false,
+        fmt_x: &fmt_x,
+        x_ticks: XTicks::Round,
+        y_unit: unit,
+        guides: Guides::default(),
+        legend,
+        gaps: Vec::new(),
+        note: None,
+    };
+    render_chart(buf, area, &spec, theme);
+}
+
+/// The status line: the host filter being typed, else what the server said last.
+fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, theme: Theme) {
+    buf.set_style(area, theme.status_bar());
+    let typing = app.filter_target == Some(crate::ui::FilterTarget::Hosts);
+    let (text, style) = if typing {
+        let err = c
+            .filter
+            .error
+            .as_deref()
+            .map(|e| format!("  ({e})"))
+            .unwrap_or_default();
+        (format!(" hosts /{}{err}", c.filter.draft), theme.input())
+    } else if let Some((error, at)) = c.model.error() {
+        let since = c.model.last_ok().map_or_else(
+            || "nothing read yet".to_owned(),
+            |t| {
+                format!(
+                    "showing what was read by {}",
+                    format::time_of_day(t.floor() as i64)
+                )
+            },
+        );
+        (
+            format!(
+                " prometheus failing since {}: {} · {since}",
+                format::time_of_day(at.floor() as i64),
+                sanitize(error)
+            ),
+            theme.bad(),
+        )
+    } else {
+        let last = c.model.last_ok().map_or_else(
+            || "waiting for the first answer".to_owned(),
+            |t| format!("read at {}", format::time_of_day(t.floor() as i64)),
+        );
+        let refused = match c.model.refused().len() {
+            0 => String::new(),
+            n => format!(" · {n} queries refused"),
+        };
+        let filter = if c.filter.is_active() {
+            format!(" · hosts /{}", c.filter.text)
+        } else {
+            String::new()
+        };
+        (
+            format!(
+                " {last} · every {}{refused}{filter} · enter host · / filter · S sort · h help · q quit",
+                leet_text::duration::format(c.model.interval())
+            ),
+            theme.status_bar(),
+        )
+    };
+    let style: Style = style;
+    put(
+        buf,
+        area.x,
+        area.y,
+        &fit(&text, usize::from(area.width)),
+        area.width,
+        style,
+    );
+}

@@ -1,0 +1,172 @@
+//! The cluster screen (`leet --live --prometheus URL`) drawn from a fixed refresh
+//! (no server, no clock): hosts up, down and stale, sorted, filtered, a server that
+//! fails, the help over it, more hosts than colours, and tiny areas.
+
+use std::time::Duration;
+
+use crate::common;
+
+use common::screen::{screen, NOW, SIZES};
+use crossterm::event::KeyCode;
+use leet::msg::cluster::{
+    Batch, ClusterUpdate, Exporter, HostSeries, HostUp, HttpError, PromError,
+};
+use leet::msg::Msg;
+use leet::ui::{App, Options};
+
+const STEP: f64 = 15.0;
+const WINDOW: Duration = Duration::from_secs(300);
+
+/// A series of `host` over the window: `f(i)` at each of its 20 steps.
+fn series(host: &str, key: &str, f: impl Fn(f64) -> f64) -> HostSeries {
+    HostSeries {
+        host: host.into(),
+        exporter: Exporter::Leet,
+        key: key.into(),
+        points: (0..20)
+            .map(|i| (NOW - STEP * f64::from(19 - i), f(f64::from(i))))
+            .collect(),
+        since_first: false,
+    }
+}
+
+/// `n` hosts `node-0`…: each with CPU, memory and two GPUs; node-1's second GPU
+/// idle, the last host down.
+fn refresh(n: usize) -> ClusterUpdate {
+    let mut all = Vec::new();
+    let mut up = Vec::new();
+    for h in 0..n {
+        let name = format!("node-{h}");
+        let k = h as f64;
+        all.push(series(&name, "cpu", |i| 20.0 + 3.0 * k + i));
+        all.push(series(&name, "memory_percent", |_| 30.0 + 5.0 * k));
+        all.push(series(&name, "gpu.0.gpu", |i| (50.0 + 2.5 * i).min(100.0)));
+        let idle = h == 1;
+        all.push(series(&name, "gpu.1.gpu", move |i| {
+            if idle {
+                0.0
+            } else {
+                90.0 - i
+            }
+        }));
+        all.push(series(&name, "gpu.0.memoryAllocated", |_| 60.0));
+        all.push(series(&name, "gpu.0.powerWatts", |i| 200.0 + 5.0 * i));
+        all.push(series(&name, "gpu.1.powerWatts", |_| 150.0));
+        up.push(HostUp {
+            host: name,
+            points: vec![(NOW, h + 1 != n)],
+        });
+    }
+    ClusterUpdate::Fetched(Box::new(Batch {
+        start: NOW - 300.0,
+        end: NOW,
+        step: Duration::from_secs(15),
+        series: all,
+        up,
+        refused: vec![],
+    }))
+}
+
+fn cluster(n: usize, w: u16, h: u16) -> App {
+    let mut app = App::live(
+        Options {
+            color: false,
+            ..Options::default()
+        },
+        WINDOW.as_secs_f64(),
+    );
+    app.open_cluster("http://prom.example:9090", WINDOW);
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Started {
+        server: "http://prom.example:9090".into(),
+        step: Duration::from_secs(15),
+        interval: Duration::from_secs(15),
+        window: WINDOW,
+    })));
+    app.update(Msg::Cluster(Box::new(refresh(n))));
+    app.update(Msg::Tick(NOW + 1.0));
+    app
+}
+
+#[test]
+fn cluster_screen_lists_every_host_with_its_gpus() {
+    for (w, h) in SIZES {
+        let app = cluster(3, w, h);
+        let s = screen(&app, w, h);
+        for host in ["node-0", "node-1", "node-2"] {
+            assert!(s.contains(host), "{s}");
+        }
+        assert!(s.contains("down"), "{s}");
+        insta::assert_snapshot!(format!("cluster_{w}x{h}_three_hosts"), s);
+    }
+}
+
+#[test]
+fn cluster_screen_sorted_by_gpu_min_puts_the_idle_gpu_first() {
+    let mut app = cluster(3, 120, 40);
+    for _ in 0..5 {
+        app.update(Msg::char('S'));
+    }
+    app.update(Msg::key(KeyCode::Down));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("sort gpu min"), "{s}");
+    insta::assert_snapshot!("cluster_120x40_sorted_gpu_min", s);
+}
+
+#[test]
+fn cluster_screen_with_more_hosts_than_colours_draws_a_band() {
+    let app = cluster(12, 120, 40);
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("min–max of 12 hosts"), "{s}");
+    insta::assert_snapshot!("cluster_120x40_twelve_hosts", s);
+}
+
+#[test]
+fn cluster_screen_says_when_the_server_fails_and_keeps_the_hosts() {
+    let mut app = cluster(3, 120, 40);
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Failed {
+        error: PromError::Http(HttpError::Refused {
+            server: "http://prom.example:9090".into(),
+        }),
+        at: NOW + 30.0,
+    })));
+    // A minute without a newer point: the up hosts are stale.
+    app.update(Msg::Tick(NOW + 60.0));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("connection refused"), "{s}");
+    assert!(s.contains("stale"), "{s}");
+    insta::assert_snapshot!("cluster_120x40_server_down", s);
+}
+
+#[test]
+fn cluster_screen_filtered_and_with_help_over_it() {
+    let mut app = cluster(3, 80, 24);
+    for m in std::iter::once(Msg::char('/')).chain(Msg::typed("node-[01]")) {
+        app.update(m);
+    }
+    let s = screen(&app, 80, 24);
+    assert!(!s.contains("node-2"), "{s}");
+    insta::assert_snapshot!("cluster_80x24_filter_typed", s);
+    app.update(Msg::key(KeyCode::Enter));
+    app.update(Msg::char('h'));
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("keys (from the live key map)"), "{s}");
+    insta::assert_snapshot!("cluster_80x24_help", s);
+}
+
+#[test]
+fn a_host_opened_is_its_live_screen() {
+    let mut app = cluster(3, 120, 40);
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("node-0") && s.contains("esc: every host"), "{s}");
+    insta::assert_snapshot!("cluster_120x40_host_opened", s);
+}
+
+#[test]
+fn cluster_screen_draws_on_tiny_areas() {
+    for (w, h) in [(0, 0), (1, 1), (10, 3), (20, 5), (40, 8)] {
+        let app = cluster(3, w, h);
+        let _ = screen(&app, w, h);
+    }
+}
