@@ -41,7 +41,7 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
     let t0 = Instant::now();
     while t.screen().contains("System Metrics") {
         assert!(
-            t0.elapsed() < Duration::from_secs(5),
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
             "right sidebar still shown"
         );
         std::thread::sleep(Duration::from_millis(10));
@@ -216,7 +216,10 @@ fn mouse_wheel_zooms_in_both_mouse_encodings() {
     t.keys(&["z"]);
     let t0 = Instant::now();
     while t.screen().contains("zoom") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "zoom not reset");
+        assert!(
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
+            "zoom not reset"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     t.bytes(&[0x1b, b'[', b'M', 64 + 32, 50 + 32, 8 + 32]);
@@ -240,7 +243,7 @@ fn resize_redraws_at_the_new_size() {
             break;
         }
         assert!(
-            t0.elapsed() < Duration::from_secs(5),
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
             "not redrawn at 70x20:\n{s}"
         );
         std::thread::sleep(Duration::from_millis(10));
@@ -260,7 +263,7 @@ fn sigtstp_leaves_the_terminal_and_sigcont_redraws() {
     let t0 = Instant::now();
     while !process_state(&pid).starts_with('T') {
         assert!(
-            t0.elapsed() < Duration::from_secs(5),
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
             "not stopped: {}",
             process_state(&pid)
         );
@@ -374,7 +377,10 @@ fn run_picker_switches_runs_in_a_wandb_directory() {
     // Escape closes the picker (once no sequence follows it); then `q` quits.
     let t0 = Instant::now();
     while t.screen().contains("runs in ") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "picker still open");
+        assert!(
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
+            "picker still open"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     t.keys(&["q"]);
@@ -537,7 +543,7 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
     let t0 = Instant::now();
     while threads_of(pid) < 7 {
         assert!(
-            t0.elapsed() < Duration::from_secs(10),
+            t0.elapsed() < Duration::from_secs(10) * common::tmux::SLACK,
             "threads not started"
         );
         std::thread::sleep(Duration::from_millis(20));
@@ -569,7 +575,7 @@ fn live_monitor_follows_the_process_selected_in_the_table() {
             break;
         }
         assert!(
-            t0.elapsed() < Duration::from_secs(10),
+            t0.elapsed() < Duration::from_secs(10) * common::tmux::SLACK,
             "proc.cpu.threads is {got:?}, want {want} (pid {pid}); screen:\n{s}"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -829,7 +835,7 @@ fn settings_survive_a_restart() {
     let t0 = Instant::now();
     while !std::fs::read_to_string(&file).is_ok_and(|s| s.contains("left_sidebar = false")) {
         assert!(
-            t0.elapsed() < Duration::from_secs(10),
+            t0.elapsed() < Duration::from_secs(10) * common::tmux::SLACK,
             "not saved while running"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -864,7 +870,11 @@ fn settings_survive_a_restart() {
     t.keys(&["["]);
     let t0 = Instant::now();
     while t.screen().contains("Run Overview") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        assert!(
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
+            "{}",
+            t.screen()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     t.keys(&["q"]);
@@ -986,7 +996,11 @@ fn statistics_table_opens_sorts_filters_and_closes() {
     t.keys(&["Escape"]);
     let t0 = Instant::now();
     while t.screen().contains("Statistics ·") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        assert!(
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
+            "{}",
+            t.screen()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -1153,7 +1167,11 @@ fn e_names_the_smoothing_in_the_focused_chart_s_title() {
     t.keys(&["E"]);
     let t0 = Instant::now();
     while t.screen().contains(" · ema") {
-        assert!(t0.elapsed() < Duration::from_secs(5), "{}", t.screen());
+        assert!(
+            t0.elapsed() < Duration::from_secs(5) * common::tmux::SLACK,
+            "{}",
+            t.screen()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     t.keys(&["q"]);

@@ -5,6 +5,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// Each wait's deadline times this: a deadline only ends a test that is failing
+/// anyway, so it is generous, and a loaded machine (a parallel build, `nice`)
+/// never fails a test that works.
+pub const SLACK: u32 = 4;
+
 pub struct Tmux {
     pub socket: String,
     pub dir: tempfile::TempDir,
@@ -95,7 +100,7 @@ impl Tmux {
                 return (s, t0.elapsed());
             }
             assert!(
-                t0.elapsed() < timeout,
+                t0.elapsed() < timeout * SLACK,
                 "timed out waiting for {what:?}; screen:\n{s}"
             );
             std::thread::sleep(Duration::from_millis(10));
@@ -116,7 +121,7 @@ impl Tmux {
                 return (s, x);
             }
             assert!(
-                t0.elapsed() < timeout,
+                t0.elapsed() < timeout * SLACK,
                 "timed out waiting for {what}; screen:\n{s}"
             );
             std::thread::sleep(Duration::from_millis(10));
@@ -171,7 +176,7 @@ impl Tmux {
                 return;
             }
             assert!(
-                t0.elapsed() < timeout,
+                t0.elapsed() < timeout * SLACK,
                 "{f} is {got:?}, want {want:?}; screen:\n{}",
                 self.screen()
             );
@@ -191,7 +196,7 @@ impl Tmux {
                 return child;
             }
             assert!(
-                t0.elapsed() < Duration::from_secs(5),
+                t0.elapsed() < Duration::from_secs(5) * SLACK,
                 "viewer process not found"
             );
             std::thread::sleep(Duration::from_millis(20));
@@ -212,7 +217,7 @@ impl Tmux {
     pub fn exit_code(&self) -> String {
         let p = self.dir.path().join("exit");
         let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_secs(5) {
+        while t0.elapsed() < Duration::from_secs(5) * SLACK {
             if let Ok(s) = std::fs::read_to_string(&p) {
                 if !s.is_empty() {
                     return s.trim().to_owned();
