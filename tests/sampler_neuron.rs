@@ -613,13 +613,9 @@ fn floods_cost_bounded_memory() {
                 "{mode}: {errors:?}"
             );
         }
-        // A report gets through: for `fat`, on a loaded machine the last periods may
-        // pass with every line dropped, so the newest sample that has one counts.
-        let with_report = if error.is_some() {
-            r.samples.last()
-        } else {
-            r.samples.iter().rev().find(|s| !trn_keys(s).is_empty())
-        };
+        // A report gets through: on a loaded machine the last periods may pass with
+        // every line dropped or late, so the newest sample that has one counts.
+        let with_report = r.samples.iter().rev().find(|s| !trn_keys(s).is_empty());
         assert_values(with_report.expect("a sample with a report"), &want);
         assert_host_keys_each_sample(&r.samples);
     }
