@@ -419,7 +419,9 @@ impl Series {
         let span: &[Point] = if self.monotonic {
             let a = self.pts.partition_point(|p| p.0 < x0);
             let b = self.pts.partition_point(|p| p.0 <= x1);
-            &self.pts[a.saturating_sub(1)..(b + 1).min(self.pts.len())]
+            // A reversed range (b < a) spans nothing rather than panicking.
+            let a = a.saturating_sub(1);
+            &self.pts[a..(b + 1).min(self.pts.len()).max(a)]
         } else {
             &self.pts
         };

@@ -3,6 +3,9 @@
 
 use super::{Point, Series};
 
+#[cfg(test)]
+mod reference;
+
 /// More columns than a terminal has braille dot columns only costs memory.
 const MAX_COLUMNS: usize = 2 * u16::MAX as usize;
 

@@ -241,6 +241,77 @@ mod tests {
         assert!(m.line(0).is_none() && m.bands(|_| Style::default()).is_empty());
     }
 
+    /// The same bits (NaN equal to NaN).
+    fn same(a: &[Point], b: &[Point]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(p, q)| p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits())
+    }
+
+    /// What a chart draws of `s` computed afresh: its band's means where it is
+    /// denser than the columns, else its downsampled points.
+    fn fresh(s: &Series, x: (f64, f64), cols: usize) -> (Vec<Point>, bool) {
+        let mut b = ColumnBand::default();
+        s.column_band(x.0, x.1, cols, &mut b);
+        if b.is_dense(cols) {
+            return (b.mid, true);
+        }
+        let mut line = Vec::new();
+        s.downsample(x.0, x.1, cols, &mut line);
+        (line, false)
+    }
+
+    /// What the chart draws through the memo.
+    fn kept(memo: &ViewMemo, s: &Series, x: (f64, f64), cols: usize) -> (Vec<Point>, bool) {
+        let m = MinMax::of((true, memo), &[(0, s)], x, cols, |_| &[]);
+        match m.line(0) {
+            Some(l) => (l.to_vec(), true),
+            None => (memo.line(s, x, cols), false),
+        }
+    }
+
+    #[test]
+    fn kept_views_are_those_computed_afresh_until_the_series_changes() {
+        let memo = ViewMemo::default();
+        let mut s = Series::new(256);
+        let mut other = Series::new(256);
+        let x = (0.0, 999.0);
+        for i in 0..2000u32 {
+            let y = if i % 97 == 0 { f64::NAN } else { f64::from(i % 13) };
+            s.push(f64::from(i % 1000), y);
+            other.push(f64::from(i % 1000), -y);
+            if i % 250 == 0 {
+                // Asked twice: the second comes from the memo, and equals.
+                for cols in [1, 40, 5000] {
+                    for _ in 0..2 {
+                        let (a, b) = (kept(&memo, &s, x, cols), fresh(&s, x, cols));
+                        assert!(a.1 == b.1 && same(&a.0, &b.0), "{i} {cols}");
+                    }
+                }
+            }
+        }
+        let before = kept(&memo, &s, x, 40);
+        assert!(before.1 && same(&before.0, &fresh(&s, x, 40).0));
+        // Another series of the same length and a copy: their own views.
+        assert!(same(&kept(&memo, &other, x, 40).0, &fresh(&other, x, 40).0));
+        let mut copy = s.clone();
+        assert_ne!(copy.version().0, s.version().0);
+        copy.push(1000.0, 1e6);
+        assert!(same(&kept(&memo, &copy, x, 40).0, &fresh(&copy, x, 40).0));
+        // A lower cap compacts without a push: a new view.
+        s.set_cap(64);
+        let after = kept(&memo, &s, x, 40);
+        assert!(same(&after.0, &fresh(&s, x, 40).0));
+        assert!(!same(&after.0, &before.0));
+        // Bounded: past the cap the oldest views go.
+        for k in 0..300u32 {
+            let _ = memo.line(&s, (0.0, f64::from(k + 1)), 10);
+        }
+        let held = memo.held.lock().map(|h| h.views.len()).unwrap_or_default();
+        assert_eq!(held, MEMO_CAP);
+    }
+
     #[test]
     fn a_break_splits_the_band() {
         let mut s = Series::new(10_000);
