@@ -225,7 +225,13 @@ mod tests {
         let (dense, sparse) = (noisy(1000), noisy(50));
         let all = [(0, &dense), (1, &sparse)];
         // Columns of about ten points, 0 to 4 twice: a mean about 2.
-        let m = MinMax::of((true, &ViewMemo::default()), &all, (0.0, 1000.0), 100, |_| &[]);
+        let m = MinMax::of(
+            (true, &ViewMemo::default()),
+            &all,
+            (0.0, 1000.0),
+            100,
+            |_| &[],
+        );
         assert_eq!(m.line(0).map(<[Point]>::len), Some(100));
         assert!(m
             .line(0)
@@ -237,7 +243,13 @@ mod tests {
         assert!(bands[0].lo.iter().all(|p| p.1 == 0.0));
         assert!(bands[0].hi.iter().all(|p| p.1 == 4.0));
         // Off: none.
-        let m = MinMax::of((false, &ViewMemo::default()), &all, (0.0, 1000.0), 100, |_| &[]);
+        let m = MinMax::of(
+            (false, &ViewMemo::default()),
+            &all,
+            (0.0, 1000.0),
+            100,
+            |_| &[],
+        );
         assert!(m.line(0).is_none() && m.bands(|_| Style::default()).is_empty());
     }
 
@@ -278,7 +290,11 @@ mod tests {
         let mut other = Series::new(256);
         let x = (0.0, 999.0);
         for i in 0..2000u32 {
-            let y = if i % 97 == 0 { f64::NAN } else { f64::from(i % 13) };
+            let y = if i % 97 == 0 {
+                f64::NAN
+            } else {
+                f64::from(i % 13)
+            };
             s.push(f64::from(i % 1000), y);
             other.push(f64::from(i % 1000), -y);
             if i % 250 == 0 {
@@ -320,13 +336,25 @@ mod tests {
             s.push(f64::from(i), f64::from(i % 3));
         }
         let breaks = [(399.0, 600.0)];
-        let m = MinMax::of((true, &ViewMemo::default()), &[(0, &s)], (0.0, 999.0), 50, |_| &breaks);
+        let m = MinMax::of(
+            (true, &ViewMemo::default()),
+            &[(0, &s)],
+            (0.0, 999.0),
+            50,
+            |_| &breaks,
+        );
         let line = m.line(0).expect("banded");
         let gaps: Vec<f64> = line.iter().filter(|p| p.1.is_nan()).map(|p| p.0).collect();
         assert_eq!(gaps.len(), 1, "{line:?}");
         assert!(gaps[0] < 399.0, "{gaps:?}");
         // Without the break, the columns either side are joined.
-        let m = MinMax::of((true, &ViewMemo::default()), &[(0, &s)], (0.0, 999.0), 50, |_| &[]);
+        let m = MinMax::of(
+            (true, &ViewMemo::default()),
+            &[(0, &s)],
+            (0.0, 999.0),
+            50,
+            |_| &[],
+        );
         assert!(m.line(0).is_some_and(|l| l.iter().all(|p| p.1.is_finite())));
     }
 }

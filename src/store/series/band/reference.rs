@@ -213,7 +213,11 @@ fn the_band_and_the_line_equal_those_of_the_floor_on_random_series() {
         s.column_band(x0, x1, cols, &mut band);
         let old = column_band_floor(&s, x0, x1, cols);
         assert_eq!(band.points, old.points, "case {case}");
-        for (new, old) in [(&band.lo, &old.lo), (&band.hi, &old.hi), (&band.mid, &old.mid)] {
+        for (new, old) in [
+            (&band.lo, &old.lo),
+            (&band.hi, &old.hi),
+            (&band.mid, &old.mid),
+        ] {
             assert!(same(new, old), "case {case}: {new:?} != {old:?}");
         }
         let mut line = Vec::new();
@@ -236,7 +240,7 @@ fn the_floor_by_truncation_is_the_floor_everywhere() {
         -1e-300,
         9.3e18,
         -9.3e18,
-        -9.223_372_036_854_775_808e18,
+        -9.223_372_036_854_776e18,
         f64::MAX,
         -f64::MAX,
         f64::INFINITY,
@@ -247,7 +251,12 @@ fn the_floor_by_truncation_is_the_floor_everywhere() {
     for v in edges.into_iter().chain(random) {
         assert_eq!(super::super::floor_i64(v), v.floor() as i64, "{v}");
     }
-    for (x0, x1, n) in [(0.0, 1.0, 7), (-5.0, 3.0, 100), (-f64::MAX, f64::MAX, 3), (2.0, 2.0, 1)] {
+    for (x0, x1, n) in [
+        (0.0, 1.0, 7),
+        (-5.0, 3.0, 100),
+        (-f64::MAX, f64::MAX, 3),
+        (2.0, 2.0, 1),
+    ] {
         let (new, old) = (super::column_of(x0, x1, n), column_of_floor(x0, x1, n));
         for _ in 0..10_000 {
             let x = x0 - 1.0 + (x1 - x0 + 2.0) * rng.unit();
