@@ -59,8 +59,17 @@ fn full_frame(c: &mut Criterion) {
     );
     let mut term = Terminal::new(TestBackend::new(200, 60)).unwrap_or_else(|e| panic!("{e}"));
     let mut g = c.benchmark_group("render");
+    // Unchanged charts: their views come from the charts' memo.
     g.bench_function("full_frame_200x60_12x1M", |b| {
         b.iter(|| {
+            term.draw(|f| render::render(f, &app))
+                .unwrap_or_else(|e| panic!("{e}"));
+        });
+    });
+    // Every chart computed afresh, as when each series changed since the last frame.
+    g.bench_function("full_frame_200x60_12x1M_uncached", |b| {
+        b.iter(|| {
+            app.charts.forget_views();
             term.draw(|f| render::render(f, &app))
                 .unwrap_or_else(|e| panic!("{e}"));
         });

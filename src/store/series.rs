@@ -10,12 +10,32 @@
 //! A series can instead be a *window* (live system metrics): points older than
 //! `last_x - window` are dropped, a true ring over time.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 mod band;
 pub(crate) use band::column_of;
 pub use band::ColumnBand;
 
 /// One drawn point: (x, y). NaN y marks a gap.
 pub type Point = (f64, f64);
+
+/// Which series (or which copy of one) this is, so a view computed from one is
+/// never taken for another's of the same length: a copy gets a stamp of its own.
+#[derive(Debug)]
+struct Stamp(u64);
+
+impl Stamp {
+    fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Clone for Stamp {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Group {
@@ -48,6 +68,7 @@ pub struct Series {
     x_min: f64,
     x_max: f64,
     monotonic: bool,
+    stamp: Stamp,
 }
 
 /// Exact statistics of a series over every point pushed to it.
@@ -92,6 +113,7 @@ impl Series {
             x_min: f64::INFINITY,
             x_max: f64::NEG_INFINITY,
             monotonic: true,
+            stamp: Stamp::new(),
         }
     }
 
@@ -267,6 +289,13 @@ impl Series {
         self.count
     }
 
+    /// Changes whenever what the series holds may have: a push counts, a lower
+    /// cap compacts, and each series (and each copy of one) has its own stamp.
+    #[must_use]
+    pub fn version(&self) -> (u64, u64, usize) {
+        (self.stamp.0, self.count, self.pts.len())
+    }
+
     /// Points held in memory.
     #[must_use]
     pub fn stored(&self) -> usize {
@@ -390,7 +419,9 @@ impl Series {
         let span: &[Point] = if self.monotonic {
             let a = self.pts.partition_point(|p| p.0 < x0);
             let b = self.pts.partition_point(|p| p.0 <= x1);
-            &self.pts[a.saturating_sub(1)..(b + 1).min(self.pts.len())]
+            // A reversed range (b < a) spans nothing rather than panicking.
+            let a = a.saturating_sub(1);
+            &self.pts[a..(b + 1).min(self.pts.len()).max(a)]
         } else {
             &self.pts
         };
@@ -403,7 +434,7 @@ impl Series {
         };
         let mut cur: Option<(i64, Point, Point, usize)> = None; // bucket, lo, hi, first index in out
         for p in all {
-            let bucket = ((p.0 - x0) * scale).floor() as i64;
+            let bucket = floor_i64((p.0 - x0) * scale);
             if p.1.is_nan() {
                 if let Some((_, lo, hi, _)) = cur.take() {
                     push_pair(out, lo, hi);
@@ -434,6 +465,19 @@ impl Series {
         if !self.monotonic {
             out.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
+    }
+}
+
+/// `v.floor() as i64` without a libm call per point (the build targets
+/// x86-64 without SSE4.1's rounding instruction): `as` truncates towards zero
+/// and saturates, so a negative fraction steps down one.
+#[inline]
+fn floor_i64(v: f64) -> i64 {
+    let t = v as i64;
+    if (t as f64) > v {
+        t.saturating_sub(1)
+    } else {
+        t
     }
 }
 

@@ -3,6 +3,9 @@
 
 use super::{Point, Series};
 
+#[cfg(test)]
+mod reference;
+
 /// More columns than a terminal has braille dot columns only costs memory.
 const MAX_COLUMNS: usize = 2 * u16::MAX as usize;
 
@@ -72,8 +75,9 @@ pub(crate) fn column_of(x0: f64, x1: f64, n: usize) -> impl Fn(f64) -> usize {
     let nf = n as f64;
     move |x: f64| -> usize {
         if span > 0.0 {
-            // `as` saturates.
-            (((x * 0.5 - h0) / span * nf).floor() as usize).min(n.saturating_sub(1))
+            // `as` saturates (a negative or NaN index is 0) and truncates, which
+            // for the non-negative is `floor()` without a libm call per point.
+            (((x * 0.5 - h0) / span * nf) as usize).min(n.saturating_sub(1))
         } else {
             0
         }

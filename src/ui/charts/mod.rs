@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use crate::ui::filter::FilterState;
 use crate::ui::system::SysChart;
+use crate::ui::widget::band::ViewMemo;
 use crate::ui::Pending;
 
 /// The metrics grid's charts: which pass the filter, per-chart view settings, and
@@ -49,9 +50,17 @@ pub struct Charts {
     pub smoothing: smoothing::SmoothState,
     /// The min–max band on charts with more points than columns (`b`).
     pub band: bool,
+    /// The series' bands and lines drawn lately, kept while they are unchanged.
+    pub(crate) views: ViewMemo,
 }
 
 impl Charts {
+    /// Forget the views kept from earlier frames: the next one computes every
+    /// chart afresh (what a frame costs when every series changed).
+    pub fn forget_views(&self) {
+        self.views.clear();
+    }
+
     /// The focused metric chart's key (none while a section header has focus).
     #[must_use]
     pub fn focused_key(&self) -> Option<&str> {

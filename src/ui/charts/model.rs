@@ -100,7 +100,6 @@ impl<'a> ChartModel<'a> {
         let zoom = app.charts.zoom.get(key).copied();
         let (x0, x1) = zoom.unwrap_or_else(|| full_x(app, &all));
         let px = usize::from(width.saturating_sub(4)).max(1) * 2;
-        let pts = downsample(&all, (x0, x1), px);
         // Another x or log x maps the points (None: as drawn).
         let cross_x = app
             .charts
@@ -109,9 +108,26 @@ impl<'a> ChartModel<'a> {
             .map(|c| c.x);
         let runs: Vec<&Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
         let mapped = map_chart(app, key, &runs, zoom, px, cross_x);
-        let (pts, x) = match mapped.as_ref() {
-            Some(m) => (m.pts.clone(), m.x),
-            None => (pts, (x0, x1)),
+        let x = mapped.as_ref().map_or((x0, x1), |m| m.x);
+        let on_step = xname == "_step" && mapped.is_none();
+        // The min–max band: in the series' own x only (a chart mapped to another x
+        // is thinned there instead), not under a group's (`groups_of` groups when
+        // every series has one).
+        let grouped_runs = all.iter().all(|&(i, _)| drawn[i].group.is_some());
+        let minmax = MinMax::of(
+            (
+                app.charts.band && !grouped_runs && mapped.is_none(),
+                &app.charts.views,
+            ),
+            &all,
+            x,
+            px,
+            |i| breaks(&drawn, i, on_step),
+        );
+        // A series with a band is drawn as its means: it needs no second walk.
+        let pts = match mapped.as_ref() {
+            Some(m) => m.pts.clone(),
+            None => downsample(app, &all, (x, px), &minmax),
         };
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all);
@@ -136,17 +152,7 @@ impl<'a> ChartModel<'a> {
             cross.map(|_| &at[..]),
             theme,
         );
-        let on_step = xname == "_step" && mapped.is_none();
         let (gaps, note) = gaps_of(&drawn, &all, on_step, x);
-        // The min–max band: in the series' own x only (a chart mapped to another x
-        // is thinned there instead).
-        let minmax = MinMax::of(
-            app.charts.band && groups.is_none() && mapped.is_none(),
-            &all,
-            x,
-            px,
-            |i| breaks(&drawn, i, on_step),
-        );
         // Without colour, several runs (or groups) are told apart by letters.
         let marked = !theme.color && !legend.is_empty();
         let (lines, bands) = match groups {
@@ -364,13 +370,18 @@ fn full_x(app: &App, all: &[(usize, &Series)]) -> (f64, f64) {
     }
 }
 
-/// Each series' points over `x`, downsampled to `px` dot columns.
-fn downsample(all: &[(usize, &Series)], x: (f64, f64), px: usize) -> Vec<Vec<Point>> {
+/// Each series' points over `x`, downsampled to `px` dot columns; none for a
+/// series drawn as its band's means.
+fn downsample(
+    app: &App,
+    all: &[(usize, &Series)],
+    (x, px): ((f64, f64), usize),
+    minmax: &MinMax,
+) -> Vec<Vec<Point>> {
     all.iter()
-        .map(|(_, s)| {
-            let mut pts = Vec::with_capacity(px * 2 + 4);
-            s.downsample(x.0, x.1, px, &mut pts);
-            pts
+        .map(|&(i, s)| match minmax.line(i) {
+            Some(_) => Vec::new(),
+            None => app.charts.views.line(s, x, px),
         })
         .collect()
 }

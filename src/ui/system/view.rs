@@ -114,7 +114,13 @@ pub(crate) fn render_sys_chart(
         .filter(|(_, s)| s.rate.is_none())
         .filter_map(|(i, s)| app.shown.run.system.get(&s.key).map(|r| (i, r)))
         .collect();
-    let minmax = MinMax::of(app.charts.band, &read, x, width, |_| &[]);
+    let minmax = MinMax::of(
+        (app.charts.band, &app.charts.views),
+        &read,
+        x,
+        width,
+        |_| &[],
+    );
     let lines: Vec<Line<'_>> = pts
         .iter()
         .enumerate()
