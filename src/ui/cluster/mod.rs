@@ -106,7 +106,7 @@ impl SortBy {
     }
 
     /// `a` before `b` in this column's natural order (a missing value last
-    /// either way; ties by host name).
+    /// either way; ties by host name, its numbers as numbers).
     fn compare(self, a: &HeaderRow, b: &HeaderRow) -> Ordering {
         let rank = |s: HostState| match s {
             HostState::Down => 0,
@@ -127,7 +127,9 @@ impl SortBy {
                 }
             }
         };
-        by.then_with(|| a.host.cmp(&b.host))
+        // Names in natural order: node-2 before node-10.
+        by.then_with(|| crate::text::natural_cmp(&a.host, &b.host))
+            .then_with(|| a.host.cmp(&b.host))
     }
 }
 

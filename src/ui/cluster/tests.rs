@@ -219,3 +219,26 @@ fn a_failing_server_keeps_what_was_read_and_says_so() {
     assert_eq!(hosts(c), ["b"]);
     assert!(app.charts.filter.draft.is_empty());
 }
+
+#[test]
+fn host_names_sort_with_their_numbers_as_numbers() {
+    let mut c = ClusterScreen::new("http://prom:9090", Duration::from_secs(300));
+    let names = ["node-10", "node-2", "node-1", "gpu-box"];
+    let up = names
+        .iter()
+        .map(|h| HostUp {
+            host: (*h).into(),
+            points: vec![(END, true)],
+        })
+        .collect();
+    c.apply(ClusterUpdate::Fetched(Box::new(Batch {
+        start: END - 60.0,
+        end: END,
+        step: Duration::from_secs(15),
+        series: names.iter().map(|h| s(h, "cpu", 10.0)).collect(),
+        up,
+        refused: vec![],
+    })));
+    c.now = END + 1.0;
+    assert_eq!(hosts(&c), ["gpu-box", "node-1", "node-2", "node-10"]);
+}
