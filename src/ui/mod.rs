@@ -1093,17 +1093,18 @@ impl App {
     }
 
     fn act_panels(&mut self, a: Action) -> Effect {
+        // An overlay that opens on its own first state (`Overlay::opened_by`);
+        // it closes itself.
+        if let Some(o) = Overlay::opened_by(a) {
+            self.overlay = o;
+            return Effect::REDRAW;
+        }
         let then = match a {
             Action::ToggleStats => return self.open_stats(),
             Action::InspectRecords => return self.toggle_inspector(),
             Action::PickRun => return self.ws(Runs::open_picker),
             Action::ToggleMedia => {
                 self.toggle_media();
-                None
-            }
-            // Open: the help closes itself (`ui/overlay/help.rs`).
-            Action::Help => {
-                self.overlay = Overlay::Help { scroll: 0 };
                 None
             }
             Action::Back if self.charts.crosshair.is_some() => {

@@ -85,6 +85,21 @@ overlays! {
     Cluster => ("cluster", "Cluster screen", crate::ui::cluster::HELP);
 }
 
+impl Overlay {
+    /// The overlay action `a` opens on nothing but its own first state (None: it
+    /// opens none, or one that needs more than its state to open, which the
+    /// router opens: the inspector, the statistics table, the media viewer, the
+    /// run picker, the x axis's picker). An overlay added here opens without a
+    /// line in the router.
+    #[must_use]
+    pub(crate) fn opened_by(a: Action) -> Option<Overlay> {
+        match a {
+            Action::Help => Some(Overlay::Help { scroll: 0 }),
+            _ => None,
+        }
+    }
+}
+
 /// The run picker's lines in the help (its keys are the workspace's, `ui/workspace/runs`).
 const RUNS_HELP: &[(&[Action], &str)] = &[
     (
