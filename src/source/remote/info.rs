@@ -111,6 +111,19 @@ fn run_of<'a>(data: &'a Value, url: &RemoteUrl) -> Result<&'a Value, RemoteError
         .ok_or_else(|| RemoteError::NotFound { url: url.shown() })
 }
 
+/// The list at `pointer` in the run of a query's answer (none where the server
+/// left it out).
+fn run_list<'a>(
+    data: &'a Value,
+    url: &RemoteUrl,
+    pointer: &str,
+) -> Result<&'a [Value], RemoteError> {
+    Ok(run_of(data, url)?
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice))
+}
+
 pub(crate) fn vars(url: &RemoteUrl, run_key: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("entity".into(), url.entity.clone().into());
@@ -246,11 +259,7 @@ pub fn history_page(
     v.insert("maxStep".into(), to.into());
     v.insert("pageSize".into(), page.into());
     let data = c.graphql("HistoryPage", HISTORY_QUERY, Value::Object(v))?;
-    let rows = run_of(&data, url)?
-        .get("history")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let rows = run_list(&data, url, "/history")?;
     rows.iter()
         .map(|r| match r {
             Value::Object(m) => Ok(m.clone()),
@@ -281,11 +290,7 @@ pub fn console_tail(
     let mut v = vars(url, "runName");
     v.insert("last".into(), last.into());
     let data = c.graphql("RunConsoleLogTail", CONSOLE_QUERY, Value::Object(v))?;
-    let edges = run_of(&data, url)?
-        .pointer("/logLines/edges")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let edges = run_list(&data, url, "/logLines/edges")?;
     Ok(edges
         .iter()
         .filter_map(|e| e.get("node"))
@@ -310,11 +315,7 @@ pub fn events(
     let mut v = vars(url, "name");
     v.insert("samples".into(), samples.into());
     let data = c.graphql("RunFullHistory", EVENTS_QUERY, Value::Object(v))?;
-    let rows = run_of(&data, url)?
-        .get("events")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let rows = run_list(&data, url, "/events")?;
     Ok(rows
         .iter()
         .filter_map(|r| match r {
@@ -336,11 +337,7 @@ pub fn file_url(c: &Client, url: &RemoteUrl, name: &str) -> Result<Option<String
     let mut v = vars(url, "name");
     v.insert("fileNames".into(), serde_json::json!([name]));
     let data = c.graphql("RunFiles", FILES_QUERY, Value::Object(v))?;
-    let edges = run_of(&data, url)?
-        .pointer("/files/edges")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let edges = run_list(&data, url, "/files/edges")?;
     Ok(edges
         .iter()
         .filter_map(|e| e.get("node"))
