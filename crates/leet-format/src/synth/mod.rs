@@ -56,6 +56,17 @@ fn summary_item(key: &str, value_json: String) -> pb::SummaryItem {
     }
 }
 
+/// The header record every synthetic run starts with (its producer named).
+fn header() -> pb::HeaderRecord {
+    pb::HeaderRecord {
+        version_info: Some(pb::VersionInfo {
+            producer: "leet-synth".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
 fn record(num: i64, r: pb::record::RecordType) -> Vec<u8> {
     pb::Record {
         num,
@@ -97,16 +108,7 @@ pub fn records(spec: &SynthSpec, mut out: impl FnMut(&[u8])) {
         num
     };
     use pb::record::RecordType as T;
-    out(&record(
-        next(),
-        T::Header(pb::HeaderRecord {
-            version_info: Some(pb::VersionInfo {
-                producer: "leet-synth".into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-    ));
+    out(&record(next(), T::Header(header())));
     out(&record(
         next(),
         T::Run(pb::RunRecord {
@@ -357,13 +359,7 @@ pub fn run_records(spec: &RunSpec, mut out: impl FnMut(&[u8])) {
         num += 1;
         out(&record(num, r));
     };
-    emit(T::Header(pb::HeaderRecord {
-        version_info: Some(pb::VersionInfo {
-            producer: "leet-synth".into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }));
+    emit(T::Header(header()));
     let mut config = vec![("_wandb".to_owned(), "{}".to_owned())];
     config.extend(spec.config.iter().cloned());
     emit(T::Run(pb::RunRecord {

@@ -3,7 +3,7 @@
 //! carry the suffix `/l:<label>` (spec `system-metrics.md` §2,
 //! `wandb-file-format.md` §9), next to the primary node's history.
 
-use super::{item, record, summary_item, timestamp, Writer};
+use super::{header, item, record, summary_item, timestamp, Writer};
 use crate::pb;
 
 /// What to generate.
@@ -86,13 +86,7 @@ pub fn nodes_records(spec: &NodesSpec, mut out: impl FnMut(&[u8])) {
         num += 1;
         out(&record(num, r));
     };
-    emit(T::Header(pb::HeaderRecord {
-        version_info: Some(pb::VersionInfo {
-            producer: "leet-synth".into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }));
+    emit(T::Header(header()));
     emit(T::Run(pb::RunRecord {
         run_id: spec.run_id.clone(),
         project: "leet-fixtures".into(),
