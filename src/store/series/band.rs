@@ -57,7 +57,9 @@ impl ColumnBand {
 #[derive(Clone, Copy, Default)]
 struct Column {
     n: usize,
-    /// Running means of x and y (divided before they are added: no overflow).
+    /// Sums of x and y: their means are divided out once, at the end (a running
+    /// mean costs two divisions per point, most of a frame's band). A sum that
+    /// overflows (values near ±f64::MAX) is recomputed as a running mean.
     x: f64,
     y: f64,
     lo: f64,
@@ -128,14 +130,25 @@ impl Series {
             }
             out.points += 1;
             c.n += 1;
-            let k = c.n as f64;
-            c.x += px / k - c.x / k;
-            c.y += py / k - c.y / k;
+            c.x += px;
+            c.y += py;
             (c.lo, c.hi) = if c.n == 1 {
                 (py, py)
             } else {
                 (c.lo.min(py), c.hi.max(py))
             };
+        }
+        let mut overflowed = false;
+        for c in &mut acc {
+            if c.n > 0 {
+                let k = c.n as f64;
+                (c.x, c.y) = (c.x / k, c.y / k);
+                overflowed |= !(c.x.is_finite() && c.y.is_finite());
+            }
+        }
+        if overflowed {
+            let tail: Vec<Point> = self.group.iter().flat_map(|g| [g.lo, g.hi]).collect();
+            running_means(span_pts, &tail, (x0, x1), &column, &mut acc);
         }
         for c in &acc {
             let x = c.x.max(x0).min(x1);
@@ -151,6 +164,40 @@ impl Series {
                 _ => {}
             }
         }
+    }
+}
+
+/// The means of the columns whose sums overflowed, recomputed as running means
+/// (each point divided before it is added, so no partial sum leaves the range of
+/// the values). Only values near ±f64::MAX get here.
+fn running_means(
+    pts: &[Point],
+    tail: &[Point],
+    (x0, x1): (f64, f64),
+    column: &impl Fn(f64) -> usize,
+    acc: &mut [Column],
+) {
+    let redo: Vec<bool> = acc
+        .iter()
+        .map(|c| c.n > 0 && !(c.x.is_finite() && c.y.is_finite()))
+        .collect();
+    let mut seen = vec![0usize; acc.len()];
+    for &(px, py) in pts.iter().chain(tail) {
+        if !(px >= x0 && px <= x1) || !py.is_finite() {
+            continue;
+        }
+        let i = column(px);
+        if !redo[i] {
+            continue;
+        }
+        let c = &mut acc[i];
+        if seen[i] == 0 {
+            (c.x, c.y) = (0.0, 0.0);
+        }
+        seen[i] += 1;
+        let k = seen[i] as f64;
+        c.x += px / k - c.x / k;
+        c.y += py / k - c.y / k;
     }
 }
 
@@ -176,6 +223,40 @@ mod tests {
 
     fn ys(p: &[Point]) -> Vec<f64> {
         p.iter().map(|p| p.1).collect()
+    }
+
+    #[test]
+    fn means_of_values_near_the_largest_float_do_not_overflow() {
+        let mut s = Series::new(1000);
+        let big = f64::MAX * 0.75;
+        // Column 0: two huge values of one sign (their sum overflows); column 1:
+        // huge of both signs; column 2: ordinary values, summed as usual.
+        for (x, y) in [
+            (0.0, big),
+            (1.0, big * 0.5),
+            (2.0, -big),
+            (3.0, big),
+            (4.0, 1.0),
+            (5.0, 2.0),
+        ] {
+            s.push(x, y);
+        }
+        let b = band(&s, 0.0, 6.0, 3);
+        assert_eq!(ys(&b.mid), [big * 0.75, 0.0, 1.5]);
+        let xs: Vec<f64> = b.mid.iter().map(|p| p.0).collect();
+        assert_eq!(xs, [0.5, 2.5, 4.5]);
+        // x near the largest float too.
+        let mut s = Series::new(1000);
+        let x = f64::MAX * 0.9;
+        s.push(x * 0.99, 1.0);
+        s.push(x, 3.0);
+        let b = band(&s, x * 0.98, x, 1);
+        assert!(
+            b.mid[0].0.is_finite() && b.mid[0].0 > x * 0.98,
+            "{:?}",
+            b.mid
+        );
+        assert_eq!(ys(&b.mid), [2.0]);
     }
 
     #[test]
