@@ -25,6 +25,7 @@ mod hostile;
 mod index;
 mod inspect_fixtures;
 mod keymap;
+mod nodes;
 mod latency;
 mod packaging;
 mod parallel_load;
