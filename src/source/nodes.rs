@@ -154,7 +154,8 @@ fn peek(file: &Path) -> Peek {
 
 /// The newest time of the rows, samples and console writes of a batch (Unix s).
 fn newest_time(ev: &Events) -> Option<f64> {
-    let ts = |t: &Option<leet_format::event::Timestamp>| t.map(|(s, n)| s as f64 + f64::from(n) * 1e-9);
+    let ts =
+        |t: &Option<leet_format::event::Timestamp>| t.map(|(s, n)| s as f64 + f64::from(n) * 1e-9);
     ev.list
         .iter()
         .filter_map(|e| match e {
@@ -269,9 +270,7 @@ fn node_files(found: Vec<(PathBuf, Peek)>) -> Vec<NodeFile> {
     let primary = found
         .iter()
         .position(|(_, p)| p.environment)
-        .or_else(|| {
-            (0..found.len()).max_by_key(|&i| (size(&found[i].0), std::cmp::Reverse(i)))
-        })
+        .or_else(|| (0..found.len()).max_by_key(|&i| (size(&found[i].0), std::cmp::Reverse(i))))
         .unwrap_or(0);
     found
         .into_iter()
@@ -356,7 +355,8 @@ impl NodeView {
                             if label_of(&ev.keys[k as usize]).is_some() {
                                 k
                             } else {
-                                let key = format!("{}{LABEL_MARK}{}", ev.keys[k as usize], self.label);
+                                let key =
+                                    format!("{}{LABEL_MARK}{}", ev.keys[k as usize], self.label);
                                 ev.keys.push(key);
                                 (ev.keys.len() - 1) as u32
                             }
@@ -472,7 +472,9 @@ fn open_all(nodes: &[NodeFile], opts: TailOptions) -> Vec<Node> {
     nodes
         .iter()
         .map(|n| Node {
-            reader: RunReader::open(&n.file).ok().map(|r| r.with_chunk(opts.chunk)),
+            reader: RunReader::open(&n.file)
+                .ok()
+                .map(|r| r.with_chunk(opts.chunk)),
             view: NodeView::new(n),
         })
         .collect()

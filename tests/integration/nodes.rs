@@ -142,7 +142,12 @@ fn the_node_directories_list_as_one_run() {
     let cmds = app.update(Msg::Tick(SDK_NOW)).cmds;
     carry_out(&mut app, cache.path(), cmds);
     let ws = app.runs.workspace.as_ref().unwrap();
-    assert_eq!(ws.runs.len(), 1, "{:?}", ws.runs.iter().map(|r| &r.key).collect::<Vec<_>>());
+    assert_eq!(
+        ws.runs.len(),
+        1,
+        "{:?}",
+        ws.runs.iter().map(|r| &r.key).collect::<Vec<_>>()
+    );
     let r = &ws.runs[0];
     assert_eq!(r.node_count(), 3);
     assert!(!r.resumed());

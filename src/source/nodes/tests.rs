@@ -11,7 +11,10 @@ fn span(start: f64, end: Option<f64>) -> Span {
 
 #[test]
 fn overlapping_spans_are_nodes() {
-    assert!(are_nodes(&[span(100.0, Some(160.0)), span(100.4, Some(158.0))]));
+    assert!(are_nodes(&[
+        span(100.0, Some(160.0)),
+        span(100.4, Some(158.0))
+    ]));
     // Started in any order, each while another still ran.
     assert!(are_nodes(&[
         span(130.0, Some(170.0)),
@@ -23,8 +26,14 @@ fn overlapping_spans_are_nodes() {
 #[test]
 fn one_after_another_are_segments() {
     // A resumed segment starts after the one before it ended.
-    assert!(!are_nodes(&[span(100.0, Some(130.0)), span(131.0, Some(160.0))]));
-    assert!(!are_nodes(&[span(100.0, Some(130.0)), span(130.0, Some(160.0))]));
+    assert!(!are_nodes(&[
+        span(100.0, Some(130.0)),
+        span(131.0, Some(160.0))
+    ]));
+    assert!(!are_nodes(&[
+        span(100.0, Some(130.0)),
+        span(130.0, Some(160.0))
+    ]));
     // A third that starts after both ended breaks the group.
     assert!(!are_nodes(&[
         span(100.0, Some(130.0)),
@@ -52,13 +61,31 @@ fn a_resumed_record_or_an_unknown_start_is_never_a_node() {
 
 #[test]
 fn run_directory_names_that_may_hold_an_id() {
-    assert!(dir_may_hold("offline-run-20261206_150716-nodes001", "nodes001"));
-    assert!(dir_may_hold("offline-run-20261206_150716-nodes001-2", "nodes001"));
+    assert!(dir_may_hold(
+        "offline-run-20261206_150716-nodes001",
+        "nodes001"
+    ));
+    assert!(dir_may_hold(
+        "offline-run-20261206_150716-nodes001-2",
+        "nodes001"
+    ));
     assert!(dir_may_hold("run-20261206_150716-abc", "abc"));
-    assert!(!dir_may_hold("offline-run-20261206_150716-xnodes001", "nodes001"));
-    assert!(!dir_may_hold("offline-run-20261206_150716-nodes001-x", "nodes001"));
-    assert!(!dir_may_hold("offline-run-20261206_150716-other", "nodes001"));
-    assert_eq!(id_of_file(Path::new("a/run-nodes001.wandb")).as_deref(), Some("nodes001"));
+    assert!(!dir_may_hold(
+        "offline-run-20261206_150716-xnodes001",
+        "nodes001"
+    ));
+    assert!(!dir_may_hold(
+        "offline-run-20261206_150716-nodes001-x",
+        "nodes001"
+    ));
+    assert!(!dir_may_hold(
+        "offline-run-20261206_150716-other",
+        "nodes001"
+    ));
+    assert_eq!(
+        id_of_file(Path::new("a/run-nodes001.wandb")).as_deref(),
+        Some("nodes001")
+    );
     assert_eq!(id_of_file(Path::new("a/x.wandb")), None);
 }
 

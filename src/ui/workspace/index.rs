@@ -33,9 +33,7 @@ impl Workspace {
         }
         self.keep_vanished(first);
         if first && self.selected.is_empty() {
-            let dir_run = latest.and_then(|d| {
-                self.runs.iter().find(|r| r.holds(d))
-            });
+            let dir_run = latest.and_then(|d| self.runs.iter().find(|r| r.holds(d)));
             let pick = dir_run
                 .filter(|r| !r.unreadable())
                 .or_else(|| self.runs.iter().find(|r| !r.unreadable()));

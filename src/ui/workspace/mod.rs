@@ -91,7 +91,10 @@ impl WsRun {
     /// Whether `dir` is one of its run directories (a segment or a node).
     #[must_use]
     pub fn holds(&self, dir: &Path) -> bool {
-        self.segments.iter().chain(&self.nodes).any(|s| s.dir == dir)
+        self.segments
+            .iter()
+            .chain(&self.nodes)
+            .any(|s| s.dir == dir)
     }
 
     /// Its name as a legend gives it: with its segments or its nodes counted.
