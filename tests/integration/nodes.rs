@@ -154,6 +154,7 @@ fn the_node_directories_list_as_one_run() {
     let s = screen(&app, 200, 60);
     assert!(s.contains("ddp-nodes (3 nodes)"), "{s}");
     assert!(!s.contains("segments"), "{s}");
+    assert!(s.contains("3 nodes: offline-run-"), "{s}");
     // The run drawn is the whole group: every node's system series.
     let run = &app.shown.run;
     for n in 0..3 {
@@ -180,6 +181,9 @@ fn the_merged_runs_system_sidebar_draws_every_node() {
     });
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(SDK_NOW));
+    // The overview names the nodes.
+    let s = screen(&app, w, h);
+    assert!(s.contains("3: node-0 · node-1"), "{s}");
     // The overview hidden: the system sidebar's charts.
     app.update(Msg::char('['));
     let s = screen(&app, w, h);
