@@ -427,8 +427,9 @@ impl NodeView {
             held.push('\n');
         }
         let whole = match held.rfind('\n') {
+            // Never more than MAX_PARTIAL held: a longer line goes on as it is.
+            _ if held.len() > MAX_PARTIAL => held.len(),
             Some(i) => i + 1,
-            None if held.len() > MAX_PARTIAL => held.len(),
             None => return None,
         };
         let rest = held.split_off(whole);

@@ -216,3 +216,13 @@ fn only_the_primary_speaks_for_the_run() {
     assert_eq!(primary.list.len(), 2);
     assert_eq!(primary.summary.len(), 1);
 }
+
+#[test]
+fn a_line_without_end_is_held_no_longer_than_the_bound() {
+    let mut n = node("a", true);
+    let mut ev = Events::default();
+    ev.list.push(console(&"x".repeat(MAX_PARTIAL + 1)));
+    let text = console_text(&n.view(ev));
+    assert_eq!(text.len(), MAX_PARTIAL + 1 + "[a] ".len());
+    assert!(n.partial.iter().all(String::is_empty));
+}
