@@ -1556,3 +1556,24 @@ fn no_mouse_leaves_the_mouse_to_the_terminal() {
         t.assert_restored();
     }
 }
+
+/// One node's run directory of a distributed run opens its sibling nodes with it:
+/// every node's system series and console lines (`tests/fixtures/multinode-sdk`).
+#[test]
+fn one_nodes_directory_opens_every_node() {
+    require_tmux!();
+    let node_1 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multinode-sdk/wandb/offline-run-20261206_151018-nodes001");
+    let t = Tmux::start("nodes", &[&node_1], 200, 50);
+    t.wait_for("System Metrics", Duration::from_secs(10));
+    // The overview hidden, the console shown.
+    t.keys(&["[", "4"]);
+    let (s, _) = t.wait_for("[node-0] node 0 up", Duration::from_secs(10));
+    for label in ["node-0:", "node-1:", "node-2:"] {
+        assert!(s.contains(label), "{label}:\n{s}");
+    }
+    assert!(s.contains("[node-2] node 2 up"), "{s}");
+    assert!(s.contains("step 23"), "the primary's history:\n{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}

@@ -54,6 +54,7 @@ struct Job {
 /// The process's follow thread: [`Follower::follow`] adds a run to it.
 pub struct Follower {
     ctl: Sender<Ctl>,
+    opts: TailOptions,
 }
 
 impl Follower {
@@ -65,12 +66,18 @@ impl Follower {
         let _ = std::thread::Builder::new()
             .name("leet-follow".into())
             .spawn(move || table.run(&rx));
-        Self { ctl }
+        Self { ctl, opts }
     }
 
     /// Follow `path`; its messages come as `Msg::Tagged(tag, ..)` until `stop` is set.
+    /// One node of a distributed run is followed with its sibling nodes, as one
+    /// run, on a thread of their own ([`super::nodes`]).
     pub fn follow(&self, path: PathBuf, tx: SyncSender<Msg>, tag: u64, stop: Arc<AtomicBool>) {
         let out = Out::new(tx, Some(tag), stop);
+        if let Some(nodes) = super::nodes::group_for_path(&path) {
+            let _ = super::nodes::spawn(nodes, out, self.opts);
+            return;
+        }
         let _ = self.ctl.send(Ctl::Add(Box::new(Job { path, out })));
     }
 }
@@ -102,6 +109,9 @@ pub fn spawn_tail_tagged(
 
 /// A follow thread for one path alone, which ends when that path is let go.
 fn spawn_one(path: PathBuf, out: Out, opts: TailOptions) -> JoinHandle<()> {
+    if let Some(nodes) = super::nodes::group_for_path(&path) {
+        return super::nodes::spawn(nodes, out, opts);
+    }
     let (ctl, rx) = mpsc::channel();
     let _ = ctl.send(Ctl::Add(Box::new(Job { path, out })));
     let table = Table::new(opts, ctl, true);

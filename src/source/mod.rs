@@ -4,6 +4,7 @@ pub mod file;
 pub mod follow;
 pub mod http;
 pub mod index;
+pub mod nodes;
 pub mod parallel;
 pub mod prometheus;
 pub mod reader;

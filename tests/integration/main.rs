@@ -26,6 +26,7 @@ mod index;
 mod inspect_fixtures;
 mod keymap;
 mod latency;
+mod nodes;
 mod packaging;
 mod parallel_load;
 mod paths;

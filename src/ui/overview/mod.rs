@@ -116,6 +116,8 @@ struct Facts<'a> {
     started: Option<String>,
     host: &'a str,
     git: &'a str,
+    /// The nodes that wrote it, when several did (`3: node-0 · node-1 · node-2`).
+    nodes: String,
 }
 
 impl Facts<'_> {
@@ -136,9 +138,35 @@ impl Facts<'_> {
         item("Notes", self.notes);
         item("Started", self.started.as_deref().unwrap_or_default());
         item("Host", self.host);
+        item("Nodes", &self.nodes);
         item("Git", self.git);
         facts
     }
+}
+
+/// Most node labels the overview names; the others are counted.
+const NODES_NAMED: usize = 8;
+
+/// The nodes whose system keys the run holds (their `/l:` labels), when there are
+/// several: how many, and the first few by name.
+fn node_labels(run: &Run) -> String {
+    let labels: std::collections::BTreeSet<&str> = run
+        .system
+        .keys()
+        .iter()
+        .filter_map(|k| crate::source::nodes::label_of(k))
+        .collect();
+    if labels.len() < 2 {
+        return String::new();
+    }
+    let named: Vec<&str> = labels.iter().copied().take(NODES_NAMED).collect();
+    let more = labels.len() - named.len();
+    let tail = if more > 0 {
+        format!(" · +{more}")
+    } else {
+        String::new()
+    };
+    format!("{}: {}{tail}", labels.len(), named.join(" · "))
 }
 
 /// A nested object's leaves as `(key, value)`, keys sorted naturally.
@@ -256,6 +284,7 @@ fn rows(run: &Run, host: bool, process: bool) -> (Vec<Row>, SectionRows) {
             .and_then(|(s, n)| crate::text::rfc3339(s, n.min(0))),
         host: &i.host,
         git: &i.git_commit,
+        nodes: node_labels(run),
     }
     .rows();
     let mut sections = Vec::new();
@@ -332,6 +361,10 @@ fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
         started,
         host: &l.host,
         git: &l.git_commit,
+        nodes: match r.node_count() {
+            0 => String::new(),
+            n => n.to_string(),
+        },
     }
     .rows();
     let empty = serde_json::Map::new();

@@ -261,11 +261,7 @@ impl Runs {
             ws.run_of_dir(dir).map(|r| WsTag {
                 key: r.key.clone(),
                 color: r.color,
-                label: if r.resumed() {
-                    format!("{} ({} segments)", r.label(), r.segments.len())
-                } else {
-                    r.label()
-                },
+                label: r.legend_label(),
                 group: ws.group_of(r),
                 pinned: ws.pinned.as_deref() == Some(r.key.as_str()),
                 segments: r.segments.len(),

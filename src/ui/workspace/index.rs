@@ -2,6 +2,7 @@
 //! first picked, drawn runs that vanish for a while remembered, replaced ones
 //! noted, partial listings shown while the scan reads big files.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use serde_json::Value;
 
 use super::{Vanished, Workspace, WsRun, MAX_SELECTED, VANISHED_SCANS};
 use crate::msg::RunIndexEntry;
+use crate::source::nodes::{are_nodes, Span};
 
 impl Workspace {
     /// A new index: runs merged by run id, newest first. On the first one, when no
@@ -31,11 +33,7 @@ impl Workspace {
         }
         self.keep_vanished(first);
         if first && self.selected.is_empty() {
-            let dir_run = latest.and_then(|d| {
-                self.runs
-                    .iter()
-                    .find(|r| r.segments.iter().any(|s| s.dir == d))
-            });
+            let dir_run = latest.and_then(|d| self.runs.iter().find(|r| r.holds(d)));
             let pick = dir_run
                 .filter(|r| !r.unreadable())
                 .or_else(|| self.runs.iter().find(|r| !r.unreadable()));
@@ -205,11 +203,49 @@ fn merge(entries: Vec<RunIndexEntry>) -> Vec<WsRun> {
     }
     for (i, r) in runs.iter_mut().enumerate() {
         r.color = i;
+        split_nodes(r);
     }
     // Newest first, in the scan's order (the directory names' start times) of each
     // run's newest segment.
     runs.sort_by_key(|r| std::cmp::Reverse(rank.get(&r.key).copied().unwrap_or(0)));
     runs
+}
+
+/// A run whose directories are the nodes of one distributed run (written at the
+/// same time, see [`crate::source::nodes::are_nodes`]), not a resumed run's
+/// segments: its primary node (the one that wrote the environment, else the most
+/// history) is its one segment, whose config and summary are the run's; the
+/// others are its `nodes`, read with it.
+fn split_nodes(r: &mut WsRun) {
+    let spans: Vec<Span> = r
+        .segments
+        .iter()
+        .map(|e| Span {
+            start: e.start_time,
+            end: match (e.last_time, e.start_time.zip(e.runtime)) {
+                (Some(l), Some((s, t))) => Some(l.max(s + t)),
+                (l, st) => l.or(st.map(|(s, t)| s + t)),
+            },
+            resumed: e.resumed,
+        })
+        .collect();
+    if !are_nodes(&spans) {
+        return;
+    }
+    let primary = r
+        .segments
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, e)| (!e.environment.is_empty(), e.history_rows, Reverse(*i)))
+        .map_or(0, |(i, _)| i);
+    let p = r.segments.remove(primary);
+    r.nodes = std::mem::take(&mut r.segments);
+    r.config = Value::Object(p.config.clone());
+    r.summary = Value::Object(p.summary.clone());
+    if let Some(n) = p.dir.file_name() {
+        r.dir_name = n.to_string_lossy().into_owned();
+    }
+    r.segments.push(p);
 }
 
 fn fold_into(into: &mut Value, from: &serde_json::Map<String, Value>) {

@@ -49,8 +49,12 @@ pub const VANISHED_SCANS: u32 = 300;
 pub struct WsRun {
     /// The run id, else the directory name: what selection, pins and colours key on.
     pub key: String,
-    /// Its run directories, oldest first (more than one: a resumed run).
+    /// Its run directories, oldest first (more than one: a resumed run). Of a
+    /// distributed run, its primary node's alone.
     pub segments: Vec<RunIndexEntry>,
+    /// A distributed run's other nodes (same run id, written at the same time:
+    /// [`crate::source::nodes::are_nodes`]); reading the primary reads them too.
+    pub nodes: Vec<RunIndexEntry>,
     /// Config and summary over the segments, each folded in order.
     pub config: Value,
     pub summary: Value,
@@ -72,6 +76,37 @@ impl WsRun {
     #[must_use]
     pub fn resumed(&self) -> bool {
         self.segments.len() > 1
+    }
+
+    /// How many nodes wrote it (0: one process, not a distributed run).
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        if self.nodes.is_empty() {
+            0
+        } else {
+            self.nodes.len() + 1
+        }
+    }
+
+    /// Whether `dir` is one of its run directories (a segment or a node).
+    #[must_use]
+    pub fn holds(&self, dir: &Path) -> bool {
+        self.segments
+            .iter()
+            .chain(&self.nodes)
+            .any(|s| s.dir == dir)
+    }
+
+    /// Its name as a legend gives it: with its segments or its nodes counted.
+    #[must_use]
+    pub fn legend_label(&self) -> String {
+        if self.resumed() {
+            format!("{} ({} segments)", self.label(), self.segments.len())
+        } else if self.node_count() > 0 {
+            format!("{} ({} nodes)", self.label(), self.node_count())
+        } else {
+            self.label()
+        }
     }
 
     /// Display name, else id, else directory name.
@@ -487,9 +522,7 @@ impl Workspace {
     /// The run a run directory belongs to.
     #[must_use]
     pub fn run_of_dir(&self, dir: &Path) -> Option<&WsRun> {
-        self.runs
-            .iter()
-            .find(|r| r.segments.iter().any(|s| s.dir == dir))
+        self.runs.iter().find(|r| r.holds(dir))
     }
 
     /// The group of a run under `group_by` (its config value as text; `–` when it

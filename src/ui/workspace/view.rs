@@ -272,7 +272,16 @@ fn list_head(
 /// The highlighted run's details: its directory (and why it is unreadable), or
 /// a resumed run's segments with each one's start.
 fn run_detail(r: &WsRun) -> String {
-    if r.resumed() {
+    if r.node_count() > 0 {
+        let dirs: Vec<String> = r
+            .segments
+            .iter()
+            .chain(&r.nodes)
+            .filter_map(|s| s.dir.file_name())
+            .map(|n| sanitize(&n.to_string_lossy()))
+            .collect();
+        format!("{} nodes: {}", r.node_count(), dirs.join(" · "))
+    } else if r.resumed() {
         let starts: Vec<String> = r
             .segments
             .iter()
@@ -339,6 +348,8 @@ fn row(
     let mut name = r.label();
     if r.resumed() {
         name.push_str(&format!(" ↻{}", r.segments.len()));
+    } else if r.node_count() > 0 {
+        name.push_str(&format!(" ({} nodes)", r.node_count()));
     }
     let name_style = if selected {
         theme.series(r.color)

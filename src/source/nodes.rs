@@ -1,0 +1,600 @@
+//! The nodes of one distributed run read as one run.
+//!
+//! Each node of a W&B run in shared mode writes its own `.wandb` file, in its own
+//! run directory, with the same run id; on a shared filesystem they sit side by
+//! side in one wandb directory. Run directories that share a run id are also the
+//! segments of a resumed run, which must be stitched on the step axis instead.
+//! [`are_nodes`] tells them apart: nodes write *at the same time*, a resumed
+//! segment starts after the one before it ended and its run record says
+//! `resumed`.
+//!
+//! A group of nodes is read by one thread ([`spawn`]): a reader per node (one file
+//! handle each, at most [`MAX_NODES`]), each node's events made the run's by a
+//! [`NodeView`] (system keys without a `/l:` label get the node's; console lines
+//! prefixed with it; only the primary node's summary, config and run facts), all
+//! sent as one run's batches.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use leet_format::decoder::Decoder;
+use leet_format::event::{Event, Events};
+use leet_format::leveldb::{self, Frame};
+
+use super::file::{is_run_dir_name, resolve, wandb_dir_of, RunReader, Target};
+use super::resolve::wandb_in_dir;
+use super::tail::{mtime, Out, TailOptions};
+use crate::msg::{Msg, RunBatch};
+
+/// Most nodes read together; the others of a larger group are not read.
+pub const MAX_NODES: usize = 256;
+
+/// Bytes read from the start of each node's file to learn its facts.
+const PEEK_BYTES: u64 = 64 << 10;
+
+/// Longest console line held back waiting for its end (a node's partial line is
+/// held so another node's text never joins it).
+const MAX_PARTIAL: usize = 16 << 10;
+
+/// The W&B suffix of a system key written by one node of a shared run.
+pub const LABEL_MARK: &str = "/l:";
+
+/// Where a run file sits in time, as far as telling nodes from segments goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Span {
+    /// Start (Unix s), from the run record.
+    pub start: Option<f64>,
+    /// The last sign of the file's run (Unix s): its newest record's time, or its
+    /// start plus its runtime; None when nothing says.
+    pub end: Option<f64>,
+    /// The run record says it resumed an earlier run.
+    pub resumed: bool,
+}
+
+/// Whether run files that share a run id are the nodes of one distributed run
+/// (else they are the segments of a resumed run): two or more, none of them
+/// resumed, every start known, and each (in start order) starting before the ones
+/// before it ended, so they ran at the same time. A file whose end is unknown
+/// ends at its start.
+#[must_use]
+pub fn are_nodes(spans: &[Span]) -> bool {
+    if spans.len() < 2 || spans.iter().any(|s| s.resumed || s.start.is_none()) {
+        return false;
+    }
+    let mut by_start: Vec<(f64, f64)> = spans
+        .iter()
+        .filter_map(|s| s.start.map(|a| (a, s.end.unwrap_or(a).max(a))))
+        .collect();
+    by_start.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut end = by_start[0].1;
+    for &(start, e) in &by_start[1..] {
+        if start >= end {
+            return false;
+        }
+        end = end.max(e);
+    }
+    true
+}
+
+/// One node's file and what is known of it before it is read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeFile {
+    pub file: PathBuf,
+    /// Its label until its system keys name one: its host where the hosts of the
+    /// group differ, else its run directory's name.
+    pub label: String,
+    /// The node whose summary, config and run facts are the run's.
+    pub primary: bool,
+}
+
+/// What a node's first bytes say.
+#[derive(Debug, Clone, Default)]
+struct Peek {
+    run_id: String,
+    span: Span,
+    host: String,
+    /// It wrote an environment record (only the primary node writes metadata).
+    environment: bool,
+    /// The label of its first labelled system key.
+    label: Option<String>,
+}
+
+fn peek(file: &Path) -> Peek {
+    let mut data = Vec::new();
+    let Ok(f) = File::open(file) else {
+        return Peek::default();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    if f.take(PEEK_BYTES).read_to_end(&mut data).is_err() {
+        return Peek::default();
+    }
+    let mut p = Peek::default();
+    let mut decoder = Decoder::new();
+    let _ = leveldb::scan(&data, 0, |fr| {
+        if let Frame::Record { offset, payload } = fr {
+            decoder.record(offset, &payload);
+        }
+    });
+    let ev = decoder.take();
+    for e in &ev.list {
+        match e {
+            Event::Run(r) => {
+                if p.run_id.is_empty() {
+                    p.run_id.clone_from(&r.run_id);
+                }
+                if p.host.is_empty() {
+                    p.host.clone_from(&r.host);
+                }
+                if let Some((s, n)) = r.start_time {
+                    p.span.start = p.span.start.or(Some(s as f64 + f64::from(n) * 1e-9));
+                }
+                p.span.resumed |= r.resumed;
+            }
+            Event::Environment(_) => p.environment = true,
+            Event::Stats { values, .. } if p.label.is_none() => {
+                p.label = ev.values[values.start as usize..values.end as usize]
+                    .iter()
+                    .find_map(|&(k, _)| label_of(&ev.keys[k as usize]).map(str::to_owned));
+            }
+            _ => {}
+        }
+    }
+    // Its run's last sign: the newest time its records tell (a file's mtime
+    // says when it was copied, not when its run wrote it).
+    p.span.end = if len <= PEEK_BYTES {
+        newest_time(&ev)
+    } else {
+        tail_time(file, len).or_else(|| newest_time(&ev))
+    };
+    p
+}
+
+/// The newest time of the rows, samples and console writes of a batch (Unix s).
+fn newest_time(ev: &Events) -> Option<f64> {
+    let ts =
+        |t: &Option<leet_format::event::Timestamp>| t.map(|(s, n)| s as f64 + f64::from(n) * 1e-9);
+    ev.list
+        .iter()
+        .filter_map(|e| match e {
+            Event::Row(r) => r.time,
+            Event::Stats { time, .. } | Event::Console { time, .. } => ts(time),
+            _ => None,
+        })
+        .reduce(f64::max)
+}
+
+/// The newest time of the records in the last [`PEEK_BYTES`] of a file `len`
+/// bytes long, read from a block boundary.
+fn tail_time(file: &Path, len: u64) -> Option<f64> {
+    use std::io::{Seek, SeekFrom};
+    let block = leveldb::BLOCK_SIZE as u64;
+    let from = (len.saturating_sub(PEEK_BYTES) / block) * block;
+    let mut f = File::open(file).ok()?;
+    f.seek(SeekFrom::Start(from)).ok()?;
+    let mut data = Vec::new();
+    f.take(len - from).read_to_end(&mut data).ok()?;
+    let mut decoder = Decoder::new();
+    let _ = leveldb::Scanner::at(from).scan_last(&data, |fr| {
+        if let Frame::Record { offset, payload } = fr {
+            decoder.record(offset, &payload);
+        }
+    });
+    newest_time(&decoder.take())
+}
+
+/// The `/l:` label of a system key.
+#[must_use]
+pub fn label_of(key: &str) -> Option<&str> {
+    key.rfind(LABEL_MARK)
+        .map(|i| &key[i + LABEL_MARK.len()..])
+        .filter(|l| !l.is_empty())
+}
+
+/// The run id of a run file's name (`run-<id>.wandb`).
+fn id_of_file(file: &Path) -> Option<String> {
+    let name = file.file_name()?.to_str()?;
+    let id = name.strip_prefix("run-")?.strip_suffix(".wandb")?;
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// Whether run directory `name` may hold run `id`: `…-<id>`, or `…-<id>-<n>`
+/// (the SDK's name for a second directory started in the same second).
+fn dir_may_hold(name: &str, id: &str) -> bool {
+    let tail = |s: &str| s.strip_suffix(id).is_some_and(|r| r.ends_with('-'));
+    tail(name)
+        || name.rsplit_once('-').is_some_and(|(head, n)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && tail(head)
+        })
+}
+
+/// The node files of the distributed run `file` belongs to (`file`'s among
+/// them), in run-directory order; None when it is not one node of several. Only
+/// the directories whose names carry its run id are peeked.
+#[must_use]
+pub fn group_of(file: &Path) -> Option<Vec<NodeFile>> {
+    let id = id_of_file(file)?;
+    let wandb_dir = wandb_dir_of(file)?;
+    // Names first: a wandb directory of a thousand runs costs one listing, and
+    // only the directories named for this run are looked into.
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&wandb_dir)
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            is_run_dir_name(&name) && dir_may_hold(&name, &id)
+        })
+        .map(|e| e.path())
+        .collect();
+    if dirs.len() < 2 {
+        return None;
+    }
+    dirs.sort();
+    let mut found: Vec<(PathBuf, Peek)> = Vec::new();
+    for dir in dirs {
+        let Some(f) = wandb_in_dir(&dir) else {
+            continue;
+        };
+        let p = peek(&f);
+        if p.run_id == id {
+            found.push((f, p));
+        }
+        if found.len() == MAX_NODES {
+            break;
+        }
+    }
+    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+    if !are_nodes(&spans) || !found.iter().any(|(f, _)| same_file(f, file)) {
+        return None;
+    }
+    Some(node_files(found))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || std::fs::canonicalize(a)
+            .ok()
+            .is_some_and(|x| std::fs::canonicalize(b).ok() == Some(x))
+}
+
+/// Labels and the primary: the node with an environment record (else the largest
+/// file; else the first).
+fn node_files(found: Vec<(PathBuf, Peek)>) -> Vec<NodeFile> {
+    let hosts: std::collections::HashSet<&str> =
+        found.iter().map(|(_, p)| p.host.as_str()).collect();
+    let distinct_hosts = hosts.len() == found.len() && !hosts.contains("");
+    let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
+    let primary = found
+        .iter()
+        .position(|(_, p)| p.environment)
+        .or_else(|| (0..found.len()).max_by_key(|&i| (size(&found[i].0), std::cmp::Reverse(i))))
+        .unwrap_or(0);
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (file, p))| {
+            let dir_name = || {
+                file.parent()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            };
+            let label = p.label.unwrap_or_else(|| {
+                if distinct_hosts {
+                    p.host.clone()
+                } else {
+                    dir_name()
+                }
+            });
+            NodeFile {
+                file,
+                label,
+                primary: i == primary,
+            }
+        })
+        .collect()
+}
+
+/// The node group a followed path (a run directory or file) opens, if it is one
+/// node of several.
+#[must_use]
+pub fn group_for_path(path: &Path) -> Option<Vec<NodeFile>> {
+    match resolve(path) {
+        Ok(Target::File(f)) => group_of(&f),
+        _ => None,
+    }
+}
+
+/// One node's events made the run's.
+#[derive(Debug, Clone, Default)]
+pub struct NodeView {
+    label: String,
+    /// The label came from the node's own keys (else it was guessed).
+    learned: bool,
+    primary: bool,
+    /// Console text after the last line end, per stream (stdout, stderr).
+    partial: [String; 2],
+}
+
+impl NodeView {
+    #[must_use]
+    pub fn new(n: &NodeFile) -> Self {
+        Self {
+            label: n.label.clone(),
+            learned: false,
+            primary: n.primary,
+            partial: [String::new(), String::new()],
+        }
+    }
+
+    /// The node's label as it stands.
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Make a batch of this node's events the run's: system keys without a label
+    /// take the node's, console text comes in whole lines each prefixed with the
+    /// node's label, and a node other than the primary keeps its history rows,
+    /// system samples, console and damage but says nothing of the run's summary,
+    /// config, facts or end.
+    pub fn view(&mut self, mut ev: Events) -> Events {
+        self.learn(&ev);
+        let mut renamed: HashMap<u32, u32> = HashMap::new();
+        let list = std::mem::take(&mut ev.list);
+        let mut out = Vec::with_capacity(list.len());
+        for e in list {
+            match e {
+                Event::Stats { time, values } => {
+                    for i in values.start..values.end {
+                        let k = ev.values[i as usize].0;
+                        let to = *renamed.entry(k).or_insert_with(|| {
+                            if label_of(&ev.keys[k as usize]).is_some() {
+                                k
+                            } else {
+                                let key =
+                                    format!("{}{LABEL_MARK}{}", ev.keys[k as usize], self.label);
+                                ev.keys.push(key);
+                                (ev.keys.len() - 1) as u32
+                            }
+                        });
+                        ev.values[i as usize].0 = to;
+                    }
+                    out.push(Event::Stats { time, values });
+                }
+                Event::Console {
+                    stdout,
+                    time,
+                    text,
+                    legacy,
+                } => {
+                    if let Some(text) = self.lines(stdout, &text, legacy) {
+                        out.push(Event::Console {
+                            stdout,
+                            time,
+                            text,
+                            legacy: true,
+                        });
+                    }
+                }
+                Event::Run(_)
+                | Event::Exit { .. }
+                | Event::Environment(_)
+                | Event::Producer(_)
+                | Event::Metric(_)
+                    if !self.primary => {}
+                e => out.push(e),
+            }
+        }
+        ev.list = out;
+        if !self.primary {
+            ev.summary.clear();
+            ev.config.clear();
+        }
+        ev
+    }
+
+    /// The label of the node's first labelled system key, once.
+    fn learn(&mut self, ev: &Events) {
+        if self.learned {
+            return;
+        }
+        for e in &ev.list {
+            if let Event::Stats { values, .. } = e {
+                let found = ev.values[values.start as usize..values.end as usize]
+                    .iter()
+                    .find_map(|&(k, _)| label_of(&ev.keys[k as usize]));
+                if let Some(l) = found {
+                    l.clone_into(&mut self.label);
+                    self.learned = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `text` (a raw write, or one `legacy` line) as whole prefixed lines; the
+    /// rest held until its line ends (or grows past [`MAX_PARTIAL`]). None when
+    /// no line is whole yet.
+    fn lines(&mut self, stdout: bool, text: &str, legacy: bool) -> Option<String> {
+        let prefix = format!("[{}] ", leet_text::sanitize(&self.label));
+        let held = &mut self.partial[usize::from(!stdout)];
+        held.push_str(text);
+        if legacy && !held.ends_with('\n') {
+            held.push('\n');
+        }
+        let whole = match held.rfind('\n') {
+            // Never more than MAX_PARTIAL held: a longer line goes on as it is.
+            _ if held.len() > MAX_PARTIAL => held.len(),
+            Some(i) => i + 1,
+            None => return None,
+        };
+        let rest = held.split_off(whole);
+        let done = std::mem::replace(held, rest);
+        let mut out = String::with_capacity(done.len() + prefix.len() * 2);
+        for line in done.split_inclusive('\n') {
+            out.push_str(&prefix);
+            // A carriage return starts the line again (a progress bar): the
+            // prefix again after it.
+            let mut parts = line.split('\r').peekable();
+            while let Some(p) = parts.next() {
+                out.push_str(p);
+                if parts.peek().is_some() {
+                    out.push('\r');
+                    if parts.peek().is_some_and(|n| *n != "\n" && !n.is_empty()) {
+                        out.push_str(&prefix);
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Follow a group of nodes as one run on a thread of its own, which ends when
+/// `out` is stopped or the loop is gone.
+pub(super) fn spawn(nodes: Vec<NodeFile>, out: Out, opts: TailOptions) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("leet-nodes".into())
+        .spawn(move || follow(&nodes, &out, opts))
+        .unwrap_or_else(|_| std::thread::spawn(|| {}))
+}
+
+/// Each node's reader and view.
+struct Node {
+    reader: Option<RunReader>,
+    view: NodeView,
+}
+
+fn open_all(nodes: &[NodeFile], opts: TailOptions) -> Vec<Node> {
+    nodes
+        .iter()
+        .map(|n| Node {
+            reader: RunReader::open(&n.file)
+                .ok()
+                .map(|r| r.with_chunk(opts.chunk)),
+            view: NodeView::new(n),
+        })
+        .collect()
+}
+
+fn follow(nodes: &[NodeFile], out: &Out, opts: TailOptions) {
+    let mut readers = open_all(nodes, opts);
+    let Some(primary) = nodes.iter().find(|n| n.primary).or(nodes.first()) else {
+        return;
+    };
+    let len: u64 = readers
+        .iter()
+        .filter_map(|n| n.reader.as_ref()?.file_len().ok())
+        .sum();
+    let opened = Msg::Opened {
+        path: primary.file.clone(),
+        len,
+        modified: mtime(&primary.file),
+    };
+    if !out.send(opened) {
+        return;
+    }
+    let mut restarted = false;
+    // The first read reached the end: what comes later is growth.
+    let mut loaded = false;
+    while !out.stopped() {
+        match poll_all(&mut readers, restarted) {
+            Polled::Restart => {
+                readers = open_all(nodes, opts);
+                restarted = true;
+                loaded = false;
+            }
+            Polled::Batch(mut b, more) => {
+                restarted = false;
+                if loaded && b.read_to > 0 {
+                    b.grew_at = Some(super::tail::unix_now());
+                }
+                loaded |= !more;
+                if !out.send(Msg::Run(b)) {
+                    return;
+                }
+                if !more {
+                    std::thread::sleep(opts.poll);
+                }
+            }
+            Polled::Nothing => std::thread::sleep(opts.poll),
+        }
+    }
+}
+
+enum Polled {
+    /// A node's file started again: every node is read again from its start.
+    Restart,
+    /// A batch, and whether some node has more to read now.
+    Batch(RunBatch, bool),
+    Nothing,
+}
+
+/// One poll of every node, as one batch: each node's events in turn, the bytes
+/// read and the lengths summed over the nodes (the primary's damaged span held
+/// open, the others' counted when closed).
+fn poll_all(nodes: &mut [Node], restarted: bool) -> Polled {
+    let mut b = RunBatch {
+        restarted,
+        ..RunBatch::default()
+    };
+    let mut changed = restarted;
+    let mut more = false;
+    for n in nodes.iter_mut() {
+        let Some(reader) = n.reader.as_mut() else {
+            continue;
+        };
+        if let Ok((ev, p)) = reader.poll_events() {
+            if p.restarted {
+                return Polled::Restart;
+            }
+            changed |= p.bytes > 0 || !ev.is_empty();
+            more |= p.more;
+            if !ev.is_empty() {
+                b.events.push(n.view.view(ev));
+            }
+            b.pending += p.pending;
+            if n.view.primary {
+                b.open = p.open;
+            }
+        }
+        b.read_to += reader.offset();
+        b.file_len += reader.file_len().unwrap_or_else(|_| reader.offset());
+    }
+    if changed {
+        Polled::Batch(b, more)
+    } else {
+        Polled::Nothing
+    }
+}
+
+/// Read a node group whole into one batch (tests, `inspect`): the node files read
+/// and the batch. None when `path` is not one node of several.
+#[must_use]
+pub fn read_group(path: &Path) -> Option<(Vec<NodeFile>, RunBatch)> {
+    let nodes = group_for_path(path)?;
+    let mut readers = open_all(&nodes, TailOptions::default());
+    let mut all = RunBatch::default();
+    loop {
+        match poll_all(&mut readers, false) {
+            Polled::Batch(b, more) => {
+                all.events.extend(b.events);
+                all.read_to = b.read_to;
+                all.file_len = b.file_len;
+                all.pending = b.pending;
+                all.open = b.open;
+                if !more {
+                    return Some((nodes, all));
+                }
+            }
+            Polled::Restart | Polled::Nothing => return Some((nodes, all)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,194 @@
+//! One distributed run's per-node directories (`tests/fixtures/multinode-sdk`,
+//! written by the `wandb` SDK: README there) read together as one run, and the
+//! resumed run's segments still apart.
+
+use crate::common;
+
+use common::screen::screen;
+
+use std::path::{Path, PathBuf};
+
+use leet::msg::Msg;
+use leet::source::index::{scan_with, ScanOptions};
+use leet::source::nodes::{group_for_path, read_group};
+use leet::store::Run;
+use leet::ui::{App, Cmd, Options};
+
+/// When the SDK fixture's nodes wrote (Unix s), plus an hour: its fixed "now".
+const SDK_NOW: f64 = 1_796_573_418.0;
+
+fn sdk_wandb() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multinode-sdk/wandb")
+}
+
+/// The fixture's run directories, in name order.
+fn node_dirs() -> Vec<PathBuf> {
+    leet::source::file::run_dirs(&sdk_wandb())
+}
+
+fn merged_run(path: &Path) -> Run {
+    let (_, batch) = read_group(path).expect("a node of several");
+    let mut run = Run::new();
+    run.fold_batch(&batch);
+    run
+}
+
+#[test]
+fn each_node_opens_the_whole_group() {
+    let dirs = node_dirs();
+    assert_eq!(dirs.len(), 3);
+    let mut groups = Vec::new();
+    for d in &dirs {
+        let file = leet::source::file::resolve_file(d).unwrap();
+        for p in [d.clone(), file] {
+            let g = group_for_path(&p).expect("a node of three");
+            groups.push(g.iter().map(|n| n.file.clone()).collect::<Vec<_>>());
+            assert_eq!(g.iter().filter(|n| n.primary).count(), 1);
+        }
+    }
+    assert!(groups.windows(2).all(|w| w[0] == w[1]), "{groups:?}");
+    assert_eq!(groups[0].len(), 3);
+}
+
+#[test]
+fn the_sdk_nodes_read_as_one_run_with_every_nodes_series() {
+    let run = merged_run(&sdk_wandb().join("latest-run"));
+    // Only the primary logged history: 24 steps.
+    assert_eq!(run.history_rows, 24);
+    assert_eq!(run.last_step, Some(23));
+    for n in 0..3 {
+        let key = format!("memory_percent/l:node-{n}");
+        let points = run.system.get(&key).map_or(0, leet::store::Series::count);
+        assert!(points > 0, "{key}: no points");
+    }
+    // The run's facts and summary are the primary's.
+    assert_eq!(run.info.display_name, "ddp-nodes");
+    assert!(run.summary.number("train/loss").is_some());
+    // Every node's console, each line prefixed with its label.
+    let text: Vec<String> = run.console.lines().iter().map(|l| l.text.clone()).collect();
+    for n in 0..3 {
+        let up = format!("[node-{n}] node {n} up");
+        assert!(text.iter().any(|l| l == &up), "{up}: {text:?}");
+    }
+}
+
+#[test]
+fn a_resumed_runs_segments_are_not_nodes() {
+    let wandb = common::runs_dir().join("resumed/wandb");
+    for d in leet::source::file::run_dirs(&wandb) {
+        assert!(group_for_path(&d).is_none(), "{}", d.display());
+    }
+    // A run alone is no group either.
+    assert!(group_for_path(&common::runs_dir().join("tiny/wandb/latest-run")).is_none());
+}
+
+fn scan(wandb: &Path, cache: &Path) -> Vec<leet::msg::RunIndexEntry> {
+    let opts = ScanOptions {
+        now: Some(SDK_NOW),
+        ..ScanOptions::default()
+    };
+    scan_with(wandb, cache, &opts).entries
+}
+
+/// The app after `cmds`, readers reading their group whole (as the runtime's
+/// reader does), the index scanned at the fixed "now".
+fn carry_out(app: &mut App, cache: &Path, cmds: Vec<Cmd>) {
+    let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+    while let Some(cmd) = queue.pop_front() {
+        let msgs = match cmd {
+            Cmd::StartReader { path, tag } => {
+                let (file, batch) = match read_group(&path) {
+                    Some((nodes, b)) => (nodes[0].file.clone(), b),
+                    None => leet::source::tail::read_batch(&path).unwrap(),
+                };
+                vec![
+                    Msg::Tagged(
+                        tag,
+                        Box::new(Msg::Opened {
+                            path: file,
+                            len: batch.file_len,
+                            modified: Some(SDK_NOW - 3600.0),
+                        }),
+                    ),
+                    Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+                ]
+            }
+            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                entries: scan(&wandb_dir, cache),
+                wandb_dir,
+            }],
+            Cmd::StopReader { .. } | Cmd::SaveWorkspace { .. } => Vec::new(),
+            cmd => leet::runtime::answer(cmd).into_iter().collect(),
+        };
+        for m in msgs {
+            queue.extend(app.update(m).cmds);
+        }
+    }
+}
+
+#[test]
+fn the_node_directories_list_as_one_run() {
+    let wandb = std::fs::canonicalize(sdk_wandb()).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(200, 60));
+    let latest = std::fs::canonicalize(wandb.join("latest-run")).ok();
+    app.open_workspace(wandb.clone(), None, latest, false);
+    let cmds = app.take_cmds();
+    carry_out(&mut app, cache.path(), cmds);
+    let cmds = app.update(Msg::Tick(SDK_NOW)).cmds;
+    carry_out(&mut app, cache.path(), cmds);
+    let ws = app.runs.workspace.as_ref().unwrap();
+    assert_eq!(
+        ws.runs.len(),
+        1,
+        "{:?}",
+        ws.runs.iter().map(|r| &r.key).collect::<Vec<_>>()
+    );
+    let r = &ws.runs[0];
+    assert_eq!(r.node_count(), 3);
+    assert!(!r.resumed());
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("ddp-nodes (3 nodes)"), "{s}");
+    assert!(!s.contains("segments"), "{s}");
+    assert!(s.contains("3 nodes: offline-run-"), "{s}");
+    // The run drawn is the whole group: every node's system series.
+    let run = &app.shown.run;
+    for n in 0..3 {
+        let key = format!("memory_percent/l:node-{n}");
+        assert!(run.system.get(&key).is_some_and(|s| s.count() > 0), "{key}");
+    }
+    assert_eq!(run.history_rows, 24);
+}
+
+/// The merged run's system sidebar: one series per node in each chart.
+#[test]
+fn the_merged_runs_system_sidebar_draws_every_node() {
+    let (w, h) = (200, 60);
+    let (_, batch) = read_group(&sdk_wandb().join("latest-run")).unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path: PathBuf::from("multinode-sdk.wandb"),
+        len: batch.file_len,
+        modified: Some(SDK_NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(SDK_NOW));
+    // The overview names the nodes.
+    let s = screen(&app, w, h);
+    assert!(s.contains("3: node-0 · node-1"), "{s}");
+    // The overview hidden: the system sidebar's charts.
+    app.update(Msg::char('['));
+    let s = screen(&app, w, h);
+    for n in 0..3 {
+        assert!(s.contains(&format!("node-{n}")), "node-{n}: {s}");
+    }
+    insta::assert_snapshot!("nodes_sdk_200x60_system", s);
+}
