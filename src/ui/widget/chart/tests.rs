@@ -28,6 +28,7 @@ fn screen(points: &[Point]) -> String {
         y_unit: Unit::Percent,
         guides: Guides::Off,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -325,6 +326,7 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         y_unit: Unit::Plain,
         guides: Guides::Off,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -577,6 +579,7 @@ fn bad_band_input_on_any_area_does_not_panic() {
                     y_unit: Unit::Plain,
                     guides: Guides::Off,
                     legend: Vec::new(),
+                    legend_rows: 1,
                     gaps: Vec::new(),
                     note: None,
                 };
@@ -619,6 +622,7 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
         y_unit: Unit::Percent,
         guides,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -684,6 +688,7 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             y_unit: Unit::Plain,
             guides: Guides::Off,
             legend: Vec::new(),
+            legend_rows: 1,
             gaps: Vec::new(),
             note: None,
         };
@@ -733,6 +738,7 @@ fn broken(breaks: &[(f64, f64)], gaps: Vec<(f64, f64)>) -> Vec<String> {
         guides: Guides::Off,
         legend: Vec::new(),
         note: (!gaps.is_empty()).then(|| "steps 2–8 lost".to_owned()),
+        legend_rows: 1,
         gaps,
     };
     render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
@@ -829,6 +835,7 @@ fn marked_lines_are_told_apart_by_letters_without_colour() {
                 .iter()
                 .map(|l| ((*l).to_owned(), Style::default()))
                 .collect(),
+            legend_rows: 1,
             gaps: Vec::new(),
             note: None,
         };
