@@ -161,7 +161,7 @@ actions! {
         "Filter metric charts (console lines when focused)",
         [normal "/", stats "/", inspector "/", cluster "/"];
     StartSystemFilter = "start_system_filter", Filter, Filter,
-        "Filter system charts (and nodes, in a multi-node run)",
+        "Filter system charts and nodes (multi-node runs)",
         [normal "\\"];
     StartOverviewFilter = "start_overview_filter", Filter, Filter,
         "Filter the overview (config, summary, environment)",

@@ -323,7 +323,8 @@ fn shows(screen: &str, host: &str, state: &str) -> bool {
 fn heat_cells<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
     screen.lines().find_map(|l| {
         let rest = l.trim_start_matches('│').strip_prefix(label)?;
-        rest.starts_with(' ').then(|| rest.trim().trim_end_matches('│').trim_end())
+        rest.starts_with(' ')
+            .then(|| rest.trim().trim_end_matches('│').trim_end())
     })
 }
 

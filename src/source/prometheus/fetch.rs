@@ -33,7 +33,13 @@ type RuleAnswer = Result<Vec<HostSeries>, PromError>;
 
 /// Rule `rule`'s answer over `[start, end]`, turned into per-host series (the
 /// parsing and the unit conversion happen on the thread that asked).
-fn ask(client: &Client, rule: &rules::Rule, q: &str, range: (f64, f64), step: Duration) -> RuleAnswer {
+fn ask(
+    client: &Client,
+    rule: &rules::Rule,
+    q: &str,
+    range: (f64, f64),
+    step: Duration,
+) -> RuleAnswer {
     let answer = client.query_range(q, range.0, range.1, step)?;
     Ok(answer
         .into_iter()
@@ -59,7 +65,12 @@ fn ask(client: &Client, rule: &rules::Rule, q: &str, range: (f64, f64), step: Du
 
 /// Every rule asked, at most [`PARALLEL`] at once, the answers in rule order. Once
 /// one gets a transport error no further rule is asked (the refresh fails anyway).
-fn ask_all(client: &Client, plan: &Plan, range: (f64, f64), step: Duration) -> Vec<Option<RuleAnswer>> {
+fn ask_all(
+    client: &Client,
+    plan: &Plan,
+    range: (f64, f64),
+    step: Duration,
+) -> Vec<Option<RuleAnswer>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let rate = rules::rate_range(plan.scrape, step);
     let queries: Vec<String> = RULES
@@ -132,7 +143,10 @@ pub fn fetch(
         let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
         batch.up.push(HostUp { host, points });
     }
-    for answer in ask_all(client, plan, (start, end), step).into_iter().flatten() {
+    for answer in ask_all(client, plan, (start, end), step)
+        .into_iter()
+        .flatten()
+    {
         match answer {
             Ok(series) => batch.series.extend(series),
             Err(e) if is_transport(&e) => return Err(e),

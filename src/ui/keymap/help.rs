@@ -36,7 +36,11 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if on == HelpFor::Cluster {
         section(&mut out, "Cluster screen", mode_rows(km, CLUSTER));
-        section(&mut out, "Typing the host filter", group_rows(km, "Filter", true));
+        section(
+            &mut out,
+            "Typing the host filter",
+            group_rows(km, "Filter", true),
+        );
         out.push((String::new(), "Always".to_owned()));
         out.push(("ctrl+c".into(), "Quits, in every mode".into()));
         return out;
@@ -144,4 +148,51 @@ fn in_mode(mode: Mode, a: Action) -> &'static str {
         Mode::Normal | Mode::Filter => None,
     };
     particular.unwrap_or_else(|| a.describe())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headings(on: HelpFor) -> Vec<String> {
+        (help_lines_for(&Keymap::builtin(), on).into_iter())
+            .filter(|(k, _)| k.is_empty())
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    #[test]
+    fn the_cluster_screen_s_keys_only_where_there_is_one() {
+        for on in [HelpFor::Run, HelpFor::Live] {
+            assert!(
+                !headings(on).contains(&"Cluster screen".to_owned()),
+                "{on:?}"
+            );
+        }
+        assert!(!headings(HelpFor::Run).contains(&"Processes".to_owned()));
+        // On the cluster screen: its keys first, the host filter's, nothing else.
+        assert_eq!(
+            headings(HelpFor::Cluster),
+            ["Cluster screen", "Typing the host filter", "Always"]
+        );
+        let lines = help_lines_for(&Keymap::builtin(), HelpFor::Cluster);
+        assert!(
+            lines.contains(&(
+                "enter".into(),
+                "Open the host's own live screen (esc comes back)".into()
+            )),
+            "{lines:?}"
+        );
+        // A host opened from it: the live monitor's keys, the cluster screen's after.
+        let host = headings(HelpFor::ClusterHost);
+        assert_eq!(host.first().map(String::as_str), Some("General"));
+        assert!(host.contains(&"Cluster screen".to_owned()), "{host:?}");
+    }
+
+    #[test]
+    fn the_system_filter_line_says_it_filters_nodes() {
+        let lines = help_lines(&Keymap::builtin(), false);
+        let line = lines.iter().find(|(k, _)| k == "\\").expect("the \\ line");
+        assert!(line.1.contains("nodes"), "{line:?}");
+    }
 }

@@ -221,7 +221,7 @@ fn sys_x(app: &App, chart: &SysChart) -> (f64, f64) {
 
 /// Rows the legend of a multi-node run's chart may take: wrapped rather than cut
 /// in a narrow sidebar.
-const LEGEND_ROWS: u16 = 3;
+const LEGEND_ROWS: u16 = 2;
 
 /// The legend (each series' label and last value) of a chart of several series,
 /// else the corner (its one series' last value). Of a multi-node run's, a node is
@@ -249,7 +249,9 @@ fn legend_and_corner(
                 let label = match node {
                     Some(n) if prev == Some(n) => {
                         let named = format!("{}:", node_name(n));
-                        label.strip_prefix(&named).map_or(label.clone(), str::to_owned)
+                        label
+                            .strip_prefix(&named)
+                            .map_or(label.clone(), str::to_owned)
                     }
                     _ => label,
                 };

@@ -323,7 +323,12 @@ pub(crate) fn render_chart_over(
     }
     // Legend.
     if legend_rows > 0 {
-        let rows = Rect::new(inner.x, inner.y + plot_h + xlabel_rows, inner.width, legend_rows);
+        let rows = Rect::new(
+            inner.x,
+            inner.y + plot_h + xlabel_rows,
+            inner.width,
+            legend_rows,
+        );
         draw_legend(buf, spec, rows, theme);
     }
     // The lines.
@@ -485,7 +490,9 @@ fn legend_height(spec: &ChartSpec<'_>, inner: Rect) -> u16 {
         return 1;
     }
     let area = Rect::new(inner.x, 0, inner.width, most);
-    legend_places(spec, area).last().map_or(1, |&(_, row)| row + 1)
+    legend_places(spec, area)
+        .last()
+        .map_or(1, |&(_, row)| row + 1)
 }
 
 /// The legend's entries in `area` (its rows below the x labels), then the note on
@@ -499,7 +506,14 @@ fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, area: Rect, theme: Theme)
         if swatch {
             x += put(buf, x, y, "■", area.right() - x, *style);
         }
-        let w = put(buf, x, y, label, area.right().saturating_sub(x), theme.label());
+        let w = put(
+            buf,
+            x,
+            y,
+            label,
+            area.right().saturating_sub(x),
+            theme.label(),
+        );
         x += w + 1;
     }
     if let Some(note) = &spec.note {

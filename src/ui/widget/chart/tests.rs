@@ -868,3 +868,61 @@ fn marked_lines_are_told_apart_by_letters_without_colour() {
     assert!(plain.contains("■A one ■B two"), "{plain}");
     assert!(!plain.lines().take(9).any(|r| r.contains("A│")), "{plain}");
 }
+
+/// A chart of three lines with `legend` at 24×`h`, its rows as text.
+fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
+    let area = Rect::new(0, 0, 24, h);
+    let mut buf = Buffer::empty(area);
+    let pts: &[Point] = &[(0.0, 1.0), (1.0, 2.0)];
+    let spec = ChartSpec {
+        title: "gpu",
+        corner: None,
+        lines: (0..legend.len())
+            .map(|_| Line {
+                points: pts,
+                style: Style::default(),
+                breaks: &[],
+                mark: None,
+            })
+            .collect(),
+        bands: Vec::new(),
+        cursor: None,
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        x_ticks: XTicks::Round,
+        y_unit: Unit::Percent,
+        guides: Guides::Off,
+        legend: (legend.iter())
+            .map(|l| ((*l).to_owned(), Style::default()))
+            .collect(),
+        legend_rows: rows,
+        gaps: Vec::new(),
+        note: None,
+    };
+    render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
+    (0..h)
+        .map(|y| (0..24).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+#[test]
+fn a_legend_allowed_rows_wraps_whole_entries_and_keeps_the_plot_three_rows() {
+    let legend = ["node-0:gpu 0 82%", "gpu 1 75%", "node-1:gpu 0 9%"];
+    // One row: cut at the edge, as ever.
+    let one = with_legend(&legend, 1, 10);
+    assert_eq!(one[8], "│■node-0:gpu 0 82% ■gpu│");
+    // Three allowed: an entry that does not fit starts the next row.
+    let three = with_legend(&legend, 3, 10);
+    assert_eq!(three[6], "│■node-0:gpu 0 82%     │", "{three:#?}");
+    assert_eq!(three[7], "│■gpu 1 75%            │", "{three:#?}");
+    assert_eq!(three[8], "│■node-1:gpu 0 9%      │", "{three:#?}");
+    // A low chart: the plot keeps three rows, the last legend row is cut.
+    let low = with_legend(&legend, 3, 8);
+    assert_eq!(low[5], "│■node-0:gpu 0 82%     │", "{low:#?}");
+    assert_eq!(low[6], "│■gpu 1 75% ■node-1:gpu│", "{low:#?}");
+    // What fits on one row stays on one.
+    let short = with_legend(&["a 1%", "b 2%"], 3, 10);
+    assert_eq!(short[8], "│■a 1% ■b 2%           │", "{short:#?}");
+}
