@@ -12,7 +12,10 @@
 # usage: scripts/cluster-scale.sh [HOSTS] [GPUS] [WINDOW_S] [STEP_S] [SPAN_S] [INTERVAL_S]
 #   (defaults: 64 8 3600 15 60 5). PROFILE=release builds the probe optimised (the
 #   figures to quote); PROBE=path uses a probe already built. Needs prometheus and
-#   promtool (Debian: apt-get install prometheus).
+#   promtool (Debian: apt-get install prometheus). PROBE may list several probes,
+#   colon-separated (a build before a change and one after), and ROUNDS=N runs them
+#   in turn N times against the same server, `uptime` printed beside each run, so
+#   that a shared machine's load falls on both alike.
 set -euo pipefail
 
 HOSTS=${1:-64}
@@ -113,5 +116,10 @@ for _ in $(seq 300); do
 done
 curl -fs "http://127.0.0.1:$PORT/-/ready" > /dev/null || { cat "$TMP/prometheus.log" >&2; exit 1; }
 
-echo "probe: $PROBE against Prometheus $(prometheus --version 2>&1 | head -1 | cut -d' ' -f3) on 127.0.0.1:$PORT"
-"$PROBE" "http://127.0.0.1:$PORT" "$WINDOW_S" "$INTERVAL_S" "$SPAN_S"
+IFS=: read -r -a PROBES <<< "$PROBE"
+for round in $(seq "${ROUNDS:-1}"); do
+    for probe in "${PROBES[@]}"; do
+        echo "probe (round $round): $probe against Prometheus $(prometheus --version 2>&1 | head -1 | cut -d' ' -f3) on 127.0.0.1:$PORT; $(uptime)"
+        "$probe" "http://127.0.0.1:$PORT" "$WINDOW_S" "$INTERVAL_S" "$SPAN_S"
+    done
+done

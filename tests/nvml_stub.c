@@ -12,6 +12,9 @@
  *   NVML_STUB_FAIL_INIT=1  nvmlInit_v2 fails with NVML_ERROR_DRIVER_NOT_LOADED.
  *   NVML_STUB_PID=<pid>    reported as a compute process on GPU 1.
  *   NVML_STUB_LOG=<path>   one line "<symbol> <device index or -1>" appended per call.
+ *   NVML_STUB_UTIL_FILE=<path>  "<gpu 0 %> <gpu 1 %>", read at every utilisation call,
+ *                          so a test can make a GPU busy or idle while it runs; a
+ *                          file missing or not two numbers 0-100 leaves the fixed ones.
  *
  * Build: cc -std=c11 -shared -fPIC -o libnvidia-ml.so.1 nvml_stub.c
  */
@@ -287,6 +290,15 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
                                            nvmlUtilization_t *utilization) {
     DEVICE_CALL("nvmlDeviceGetUtilizationRates", utilization);
     utilization->gpu = d->util_gpu;
+    const char *path = getenv("NVML_STUB_UTIL_FILE");
+    FILE *f = (path && *path) ? fopen(path, "r") : NULL;
+    if (f) {
+        unsigned int u[DEVICE_COUNT];
+        if (fscanf(f, "%u %u", &u[0], &u[1]) == 2 && u[0] <= 100 && u[1] <= 100) {
+            utilization->gpu = u[d->index];
+        }
+        fclose(f);
+    }
     utilization->memory = d->util_memory;
     return NVML_SUCCESS;
 }

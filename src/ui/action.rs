@@ -160,7 +160,8 @@ actions! {
     StartFilter = "start_filter", Filter, Filter,
         "Filter metric charts (console lines when focused)",
         [normal "/", stats "/", inspector "/", cluster "/"];
-    StartSystemFilter = "start_system_filter", Filter, Filter, "Filter system charts",
+    StartSystemFilter = "start_system_filter", Filter, Filter,
+        "Filter system charts and nodes (multi-node runs)",
         [normal "\\"];
     StartOverviewFilter = "start_overview_filter", Filter, Filter,
         "Filter the overview (config, summary, environment)",

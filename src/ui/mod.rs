@@ -265,6 +265,17 @@ impl App {
         matches!(self.shown.subject, Subject::Host { .. })
     }
 
+    /// What the help lists: on the cluster screen its own keys; on a host opened
+    /// from it the live monitor's, then the cluster screen's; elsewhere none of them.
+    pub(crate) fn help_for(&self) -> keymap::HelpFor {
+        match &self.host.cluster {
+            Some(c) if c.opened.is_none() => keymap::HelpFor::Cluster,
+            Some(_) => keymap::HelpFor::ClusterHost,
+            None if self.is_host() => keymap::HelpFor::Live,
+            None => keymap::HelpFor::Run,
+        }
+    }
+
     /// Describe the monitored host (live mode): its name, and facts shown in the
     /// overview's Environment section (CPU, memory, GPUs, OS, unavailable families;
     /// sizes as numbers of bytes) and Config section (sampler options).
@@ -1538,7 +1549,7 @@ impl App {
     /// scroll and the runs list's highlight stay within them.
     fn update_limits(&mut self) {
         let help = matches!(self.overlay, Overlay::Help { .. })
-            .then(|| keymap::help_lines(&self.screen.keymap, self.is_host()).len());
+            .then(|| keymap::help_lines_for(&self.screen.keymap, self.help_for()).len());
         let contents = scroll::Contents {
             run: &self.shown.run,
             console: self.screen.areas.console.map(|_| self.console_view()),

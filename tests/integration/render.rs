@@ -115,6 +115,12 @@ fn multinode_system_sidebar_draws_each_node() {
         send(&mut app, [Msg::char('[')]);
         let s = screen(&app, w, h);
         assert!(s.contains("■node-0:gpu 0"), "{s}");
+        if w == 200 {
+            // A sidebar of 47 columns: the legend wraps to a row per node, each
+            // node named once, so every entry is whole.
+            assert!(s.contains("■node-0:gpu 0 82.6% ■gpu 1 75.5% "), "{s}");
+            assert!(s.contains("■node-1:gpu 0 82.6% ■gpu 1 0% "), "{s}");
+        }
         insta::assert_snapshot!(format!("multinode_{w}x{h}_nodes"), s);
         // The sidebar's filter naming a node draws that node's series only.
         let keys: Vec<Msg> = std::iter::once(Msg::char('\\'))

@@ -8,7 +8,7 @@
 //! are mapped, `--match` narrows, and a killed exporter is down within two scrapes.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -132,9 +132,19 @@ struct Cluster {
     web: std::net::SocketAddr,
     /// The keys `leet sample` prints on the host with GPUs.
     want: BTreeSet<String>,
+    /// The file `gpu-2`'s NVML stub reads its GPUs' utilisation from.
+    util: PathBuf,
     _gpus: Serve,
     _prometheus: Prometheus,
     _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+/// The utilisation (%) the NVML stub reports for its two GPUs from now on: the
+/// file it reads at each sample, replaced whole (a sample never reads half of it).
+fn set_utilisation(file: &Path, gpus: [u8; 2]) {
+    let tmp = file.with_extension("tmp");
+    std::fs::write(&tmp, format!("{} {}\n", gpus[0], gpus[1])).expect("utilisation file");
+    std::fs::rename(&tmp, file).expect("utilisation file");
 }
 
 /// None (skipped) without Prometheus or a C compiler, except under `CI=true`.
@@ -144,7 +154,14 @@ fn start_cluster() -> Option<Cluster> {
     }
     let stub = client::nvml_stub()?;
     let lib = stub.path().to_str().expect("utf-8 path").to_string();
-    let gpu_env = [("LD_LIBRARY_PATH", lib.as_str())];
+    // Both GPUs of `gpu-2` idle until a test makes one busy ([`set_utilisation`]).
+    let util = stub.path().join("util");
+    set_utilisation(&util, [0, 0]);
+    let util = util.to_str().expect("utf-8 path").to_string();
+    let gpu_env = [
+        ("LD_LIBRARY_PATH", lib.as_str()),
+        ("NVML_STUB_UTIL_FILE", util.as_str()),
+    ];
     let none_env = [
         ("LD_LIBRARY_PATH", lib.as_str()),
         ("NVML_STUB_FAIL_INIT", "1"),
@@ -175,6 +192,7 @@ fn start_cluster() -> Option<Cluster> {
         plain,
         web,
         want,
+        util: PathBuf::from(util),
         _gpus: gpus,
         _prometheus: prometheus,
         _dirs: (stub, dir),
@@ -300,8 +318,29 @@ fn shows(screen: &str, host: &str, state: &str) -> bool {
     })
 }
 
+/// The heatmap cells of `label`'s row (`gpu-2:0`), without colour: a shade per
+/// quarter of utilisation (`░` below 25 %, `█` from 75 %).
+fn heat_cells<'a>(screen: &'a str, label: &str) -> Option<&'a str> {
+    screen.lines().find_map(|l| {
+        let rest = l.trim_start_matches('│').strip_prefix(label)?;
+        rest.starts_with(' ')
+            .then(|| rest.trim().trim_end_matches('│').trim_end())
+    })
+}
+
+/// A row whose newest cell is busy (the last shade drawn is `█`).
+fn busy_now(cells: &str) -> bool {
+    cells.ends_with('█')
+}
+
+/// A row that never showed more than a quarter's utilisation.
+fn idle_all_along(cells: &str) -> bool {
+    !cells.is_empty() && cells.chars().all(|c| c == '░' || c == ' ')
+}
+
 /// `leet --live --prometheus URL` in a real terminal over the same Prometheus: the
-/// cluster screen lists every host up, and an exporter killed mid-test is shown
+/// cluster screen lists every host up; one GPU of `gpu-2` made busy mid-test shows
+/// in its own heatmap row and in no other; and an exporter killed mid-test is shown
 /// down (Prometheus notes the failed scrape within two scrape intervals, the other
 /// test checks; here the screen is waited on).
 #[test]
@@ -320,7 +359,8 @@ fn the_cluster_screen_lists_every_host_and_shows_a_killed_exporter_down() {
         client.scrape_interval().ok().flatten()
     });
     let args = ["--live", "--prometheus", url.as_str(), "--window", "1m"];
-    let t = Tmux::start_args("cluster", &args, 160, 45);
+    // Without colour, so that the heatmap's shades are text a capture reads.
+    let t = Tmux::start_env("cluster", "NO_COLOR=1 ", &args, 160, 45);
     let deadline = Duration::from_secs(60);
     // The GPUs' heatmap rows come with the hosts' first series.
     let gpus = ["gpu-2:0", "gpu-2:1", "node-a:0"];
@@ -329,6 +369,21 @@ fn the_cluster_screen_lists_every_host_and_shows_a_killed_exporter_down() {
         (hosts && gpus.iter().all(|g| s.contains(g))).then_some(())
     });
     assert!(s.contains("3 hosts: 3 up"), "{s}");
+    let (s, ()) = t.wait_until("every GPU's heatmap row idle", deadline, |s| {
+        gpus.iter()
+            .all(|g| heat_cells(s, g).is_some_and(idle_all_along))
+            .then_some(())
+    });
+    for g in gpus {
+        assert!(heat_cells(&s, g).is_some_and(|c| !busy_now(c)), "{g}: {s}");
+    }
+    set_utilisation(&cluster.util, [100, 0]);
+    let (s, ()) = t.wait_until("gpu-2:0's heatmap row busy", deadline, |s| {
+        heat_cells(s, "gpu-2:0").is_some_and(busy_now).then_some(())
+    });
+    for g in ["gpu-2:1", "node-a:0"] {
+        assert!(heat_cells(&s, g).is_some_and(idle_all_along), "{g}: {s}");
+    }
     let killed = std::time::Instant::now();
     let _ = cluster.plain.child.kill();
     let _ = cluster.plain.child.wait();

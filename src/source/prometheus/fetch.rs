@@ -23,7 +23,103 @@ fn is_transport(e: &PromError) -> bool {
     matches!(e, PromError::Http(_) | PromError::Status { .. })
 }
 
-/// Read `[start, end]` every `step`.
+/// Range queries in flight at once. The rules are independent, so the server
+/// evaluates several while this side parses the answers already in: bounded, so a
+/// refresh costs the server (and this process) a few connections, never one per rule.
+pub const PARALLEL: usize = 4;
+
+/// One rule's answer as series of W&B keys, or the error it got.
+type RuleAnswer = Result<Vec<HostSeries>, PromError>;
+
+/// Rule `rule`'s answer over `[start, end]`, turned into per-host series (the
+/// parsing and the unit conversion happen on the thread that asked).
+fn ask(
+    client: &Client,
+    rule: &rules::Rule,
+    q: &str,
+    range: (f64, f64),
+    step: Duration,
+) -> RuleAnswer {
+    let answer = client.query_range(q, range.0, range.1, step)?;
+    Ok(answer
+        .into_iter()
+        .filter_map(|s| {
+            let host = rules::host_of(&s.labels)?;
+            let (key, unit) = rules::key_of(rule.keying, &s)?;
+            let mut points = s.points;
+            if unit != rules::Unit::SAME {
+                for p in &mut points {
+                    p.1 = unit.apply(p.1);
+                }
+            }
+            Some(HostSeries {
+                host,
+                exporter: rule.exporter,
+                key,
+                points,
+                since_first: rule.since_first,
+            })
+        })
+        .collect())
+}
+
+/// Every rule asked, at most [`PARALLEL`] at once, the answers in rule order. Once
+/// one gets a transport error no further rule is asked (the refresh fails anyway).
+fn ask_all(
+    client: &Client,
+    plan: &Plan,
+    range: (f64, f64),
+    step: Duration,
+) -> Vec<Option<RuleAnswer>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let rate = rules::rate_range(plan.scrape, step);
+    let queries: Vec<String> = RULES
+        .iter()
+        .map(|r| rules::fill(r.promql, &plan.matchers, rate))
+        .collect();
+    let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let worker = || {
+        let mut got = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let (Some(rule), Some(q)) = (RULES.get(i), queries.get(i)) else {
+                break;
+            };
+            if failed.load(Ordering::Relaxed) {
+                break;
+            }
+            let answer = ask(client, rule, q, range, step);
+            if answer.as_ref().is_err_and(is_transport) {
+                failed.store(true, Ordering::Relaxed);
+            }
+            got.push((i, answer));
+        }
+        got
+    };
+    let mut answers: Vec<Option<RuleAnswer>> = RULES.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..PARALLEL.min(RULES.len()))
+            .filter_map(|n| {
+                std::thread::Builder::new()
+                    .name(format!("leet-prometheus-{n}"))
+                    .spawn_scoped(scope, worker)
+                    .ok()
+            })
+            .collect();
+        // This thread asks too: with no helper started, the rules are asked in turn.
+        let mine = worker();
+        let theirs = helpers.into_iter().filter_map(|h| h.join().ok());
+        for (i, answer) in std::iter::once(mine).chain(theirs).flatten() {
+            if let Some(slot) = answers.get_mut(i) {
+                *slot = Some(answer);
+            }
+        }
+    });
+    answers
+}
+
+/// Read `[start, end]` every `step`: `up` first (a server that is down costs one
+/// request), then every rule, [`PARALLEL`] at a time.
 pub fn fetch(
     client: &Client,
     plan: &Plan,
@@ -31,7 +127,6 @@ pub fn fetch(
     end: f64,
     step: Duration,
 ) -> Result<Batch, PromError> {
-    let rate = rules::rate_range(plan.scrape, step);
     let mut batch = Batch {
         start,
         end,
@@ -48,30 +143,14 @@ pub fn fetch(
         let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
         batch.up.push(HostUp { host, points });
     }
-    for rule in RULES {
-        let q = rules::fill(rule.promql, &plan.matchers, rate);
-        let answer = match client.query_range(&q, start, end, step) {
-            Ok(a) => a,
+    for answer in ask_all(client, plan, (start, end), step)
+        .into_iter()
+        .flatten()
+    {
+        match answer {
+            Ok(series) => batch.series.extend(series),
             Err(e) if is_transport(&e) => return Err(e),
-            Err(e) => {
-                batch.refused.push(e.to_string());
-                continue;
-            }
-        };
-        for s in answer {
-            let (Some(host), Some((key, unit))) =
-                (rules::host_of(&s.labels), rules::key_of(rule.keying, &s))
-            else {
-                continue;
-            };
-            let points = s.points.iter().map(|&(t, v)| (t, unit.apply(v))).collect();
-            batch.series.push(HostSeries {
-                host,
-                exporter: rule.exporter,
-                key,
-                points,
-                since_first: rule.since_first,
-            });
+            Err(e) => batch.refused.push(e.to_string()),
         }
     }
     derive_dcgm(&mut batch.series);

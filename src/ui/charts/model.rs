@@ -236,6 +236,7 @@ impl<'a> ChartModel<'a> {
             y_unit: Unit::Plain,
             guides: self.guides,
             legend: self.legend.clone(),
+            legend_rows: 1,
             gaps: self.gaps.clone(),
             note: self.note.clone(),
         }

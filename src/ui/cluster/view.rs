@@ -452,6 +452,7 @@ fn render_metric(
         y_unit: unit,
         guides: Guides::default(),
         legend,
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };

@@ -3,46 +3,60 @@
 
 use super::{Keymap, Mode};
 use crate::ui::action::{Action, GROUPS};
-use crate::ui::overlay::Keys;
+use crate::ui::overlay::{Keys, Kind};
 
-/// Help lines: (keys, description) rows and group headings (keys empty).
+/// What the help is opened over: which sections it lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpFor {
+    /// A run: no process table, no cluster screen.
+    Run,
+    /// The live monitor of this host.
+    Live,
+    /// The cluster screen (`--prometheus`): its own keys, and those of the host
+    /// filter while it is typed; nothing of the panes it does not have.
+    Cluster,
+    /// A host opened from the cluster screen: the live monitor's keys, then the
+    /// cluster screen's (`esc` goes back to it).
+    ClusterHost,
+}
+
+/// The cluster screen's section of the key map.
+const CLUSTER: Mode = Mode::Overlay(Kind::Cluster);
+
+/// Help lines of a run (`live` false) or of the live monitor, without the
+/// cluster screen's: (keys, description) rows and group headings (keys empty).
 #[must_use]
 pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
+    help_lines_for(km, if live { HelpFor::Live } else { HelpFor::Run })
+}
+
+/// Help lines for what the help is opened over.
+#[must_use]
+pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    if on == HelpFor::Cluster {
+        section(&mut out, "Cluster screen", mode_rows(km, CLUSTER));
+        section(
+            &mut out,
+            "Typing the host filter",
+            group_rows(km, "Filter", true),
+        );
+        out.push((String::new(), "Always".to_owned()));
+        out.push(("ctrl+c".into(), "Quits, in every mode".into()));
+        return out;
+    }
     for group in GROUPS {
         // The process table is the live monitor's alone.
-        if group == "Processes" && !live {
+        if group == "Processes" && on == HelpFor::Run {
             continue;
         }
-        let mut rows = Vec::new();
-        for a in Action::ALL {
-            if a.group() != group || a == Action::None {
-                continue;
-            }
-            let mode = if group == "Filter"
-                && a != Action::StartFilter
-                && a != Action::StartSystemFilter
-                && a != Action::StartOverviewFilter
-                && a != Action::ClearFilters
-            {
-                Mode::Filter
-            } else {
-                Mode::Normal
-            };
-            let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
-            if keys.is_empty() {
-                continue;
-            }
-            rows.push((keys.join(", "), a.describe().to_owned()));
-        }
-        if !rows.is_empty() {
-            out.push((String::new(), group.to_owned()));
-            out.extend(rows);
-        }
+        section(&mut out, group, group_rows(km, group, false));
     }
     // Full screen and the overlays (their sections' headings, in the overlays'
-    // order): only what differs from normal.
+    // order): only what differs from normal. The cluster screen's only where
+    // there is one.
     let overlays = Mode::ALL.into_iter().filter_map(|m| match m {
+        CLUSTER if on != HelpFor::ClusterHost => None,
         Mode::Overlay(k) => match k.keys() {
             Keys::Own(s) => Some((m, s.title)),
             Keys::Filter => None,
@@ -50,30 +64,70 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
         _ => None,
     });
     for (mode, title) in std::iter::once((Mode::Fullscreen, "Full-screen chart")).chain(overlays) {
-        let mut rows: Vec<(String, String)> = Vec::new();
-        for a in Action::ALL {
-            let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
-            if keys.is_empty() {
-                continue;
-            }
-            let desc = in_mode(mode, a);
-            if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
-                r.0.push_str(", ");
-                r.0.push_str(&keys.join(", "));
-            } else {
-                rows.push((keys.join(", "), desc.to_owned()));
-            }
-        }
-        if !rows.is_empty() {
-            out.push((String::new(), title.to_owned()));
-            out.extend(rows);
-        }
+        section(&mut out, title, mode_rows(km, mode));
     }
     out.push((String::new(), "Mouse".to_owned()));
     out.push(("click".into(), "Focus a chart or pane".into()));
     out.push(("wheel".into(), "Zoom the chart's x-range (z resets)".into()));
     out.push(("ctrl+c".into(), "Always quits, in every mode".into()));
     out
+}
+
+/// `rows` under the heading `title`, where there are any.
+fn section(out: &mut Vec<(String, String)>, title: &str, rows: Vec<(String, String)>) {
+    if !rows.is_empty() {
+        out.push((String::new(), title.to_owned()));
+        out.extend(rows);
+    }
+}
+
+/// The rows of a group's actions: those that start or clear a filter with their
+/// normal keys, the others of the Filter group (keys while typing) with the filter
+/// mode's; `typing_only` keeps only the latter.
+fn group_rows(km: &Keymap, group: &str, typing_only: bool) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for a in Action::ALL {
+        if a.group() != group || a == Action::None {
+            continue;
+        }
+        let typing = group == "Filter"
+            && !matches!(
+                a,
+                Action::StartFilter
+                    | Action::StartSystemFilter
+                    | Action::StartOverviewFilter
+                    | Action::ClearFilters
+            );
+        if typing_only && !typing {
+            continue;
+        }
+        let mode = if typing { Mode::Filter } else { Mode::Normal };
+        let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
+        if !keys.is_empty() {
+            rows.push((keys.join(", "), a.describe().to_owned()));
+        }
+    }
+    rows
+}
+
+/// The rows of a mode other than normal: each action's keys there, the actions
+/// that mean the same there on one row.
+fn mode_rows(km: &Keymap, mode: Mode) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for a in Action::ALL {
+        let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
+        if keys.is_empty() {
+            continue;
+        }
+        let desc = in_mode(mode, a);
+        if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
+            r.0.push_str(", ");
+            r.0.push_str(&keys.join(", "));
+        } else {
+            rows.push((keys.join(", "), desc.to_owned()));
+        }
+    }
+    rows
 }
 
 /// An action's line in the help of a mode other than normal, where it means
@@ -94,4 +148,51 @@ fn in_mode(mode: Mode, a: Action) -> &'static str {
         Mode::Normal | Mode::Filter => None,
     };
     particular.unwrap_or_else(|| a.describe())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headings(on: HelpFor) -> Vec<String> {
+        (help_lines_for(&Keymap::builtin(), on).into_iter())
+            .filter(|(k, _)| k.is_empty())
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    #[test]
+    fn the_cluster_screen_s_keys_only_where_there_is_one() {
+        for on in [HelpFor::Run, HelpFor::Live] {
+            assert!(
+                !headings(on).contains(&"Cluster screen".to_owned()),
+                "{on:?}"
+            );
+        }
+        assert!(!headings(HelpFor::Run).contains(&"Processes".to_owned()));
+        // On the cluster screen: its keys first, the host filter's, nothing else.
+        assert_eq!(
+            headings(HelpFor::Cluster),
+            ["Cluster screen", "Typing the host filter", "Always"]
+        );
+        let lines = help_lines_for(&Keymap::builtin(), HelpFor::Cluster);
+        assert!(
+            lines.contains(&(
+                "enter".into(),
+                "Open the host's own live screen (esc comes back)".into()
+            )),
+            "{lines:?}"
+        );
+        // A host opened from it: the live monitor's keys, the cluster screen's after.
+        let host = headings(HelpFor::ClusterHost);
+        assert_eq!(host.first().map(String::as_str), Some("General"));
+        assert!(host.contains(&"Cluster screen".to_owned()), "{host:?}");
+    }
+
+    #[test]
+    fn the_system_filter_line_says_it_filters_nodes() {
+        let lines = help_lines(&Keymap::builtin(), false);
+        let line = lines.iter().find(|(k, _)| k == "\\").expect("the \\ line");
+        assert!(line.1.contains("nodes"), "{line:?}");
+    }
 }

@@ -17,7 +17,7 @@ mod error;
 mod file;
 mod help;
 
-pub use help::help_lines;
+pub use help::{help_lines, help_lines_for, HelpFor};
 
 pub use error::KeymapError;
 pub use file::{config_home, read_config, MAX_KEYMAP_BYTES};

@@ -4,7 +4,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::ui::action::Action;
-use crate::ui::keymap::help_lines;
+use crate::ui::keymap::help_lines_for;
 use crate::ui::overlay::Outcome;
 use crate::ui::theme::Theme;
 use crate::ui::{App, Effect, Overlay};
@@ -38,7 +38,7 @@ pub(crate) fn act(scroll: &mut usize, a: Action, max: usize) -> Option<Outcome> 
 }
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
-    let lines = help_lines(&app.screen.keymap, app.is_host());
+    let lines = help_lines_for(&app.screen.keymap, app.help_for());
     let key_w = lines
         .iter()
         .filter(|l| !l.0.is_empty())

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use crate::store::series::Point;
 use crate::text::sanitize;
 use crate::ui::charts::grid::YScale;
-use crate::ui::system::SysChart;
+use crate::ui::system::{node_name, split_node, SysChart};
 use crate::ui::theme::Theme;
 use crate::ui::widget::band::MinMax;
 use crate::ui::widget::chart::{render_chart, ChartSpec, Line, XTicks};
@@ -132,6 +132,7 @@ pub(crate) fn render_sys_chart(
         })
         .collect();
     let (legend, corner) = legend_and_corner(chart, &pts, theme);
+    let nodes = chart.series.iter().any(|s| split_node(&s.key).1.is_some());
     let log = scale == YScale::Log;
     let corner_w = corner
         .as_ref()
@@ -159,6 +160,7 @@ pub(crate) fn render_sys_chart(
         y_unit: unit,
         guides: app.charts.grid.guides,
         legend,
+        legend_rows: if nodes { LEGEND_ROWS } else { 1 },
         gaps: Vec::new(),
         note: None,
     };
@@ -217,8 +219,14 @@ fn sys_x(app: &App, chart: &SysChart) -> (f64, f64) {
     x
 }
 
+/// Rows the legend of a multi-node run's chart may take: wrapped rather than cut
+/// in a narrow sidebar.
+const LEGEND_ROWS: u16 = 2;
+
 /// The legend (each series' label and last value) of a chart of several series,
-/// else the corner (its one series' last value).
+/// else the corner (its one series' last value). Of a multi-node run's, a node is
+/// named once, by its first entry (`node-1:gpu 0`); the entries after it of the
+/// same node say only what differs (`gpu 1`), so they fit a narrow sidebar.
 fn legend_and_corner(
     chart: &SysChart,
     pts: &[Vec<Point>],
@@ -227,6 +235,7 @@ fn legend_and_corner(
     let last = |p: &Vec<Point>| p.iter().rev().find(|q| q.1.is_finite()).map(|q| q.1);
     let unit = chart.unit;
     let multi = chart.series.len() > 1;
+    let mut prev: Option<&str> = None;
     let legend = if multi {
         chart
             .series
@@ -235,7 +244,19 @@ fn legend_and_corner(
             .enumerate()
             .map(|(i, (s, p))| {
                 let v = last(p).map_or(String::new(), |v| format!(" {}", format::unit(v, unit)));
-                (format!("{}{v}", sanitize(&s.label)), theme.series(i))
+                let node = split_node(&s.key).1;
+                let label = sanitize(&s.label);
+                let label = match node {
+                    Some(n) if prev == Some(n) => {
+                        let named = format!("{}:", node_name(n));
+                        label
+                            .strip_prefix(&named)
+                            .map_or(label.clone(), str::to_owned)
+                    }
+                    _ => label,
+                };
+                prev = node;
+                (format!("{label}{v}"), theme.series(i))
             })
             .collect()
     } else {

@@ -65,6 +65,10 @@ pub(crate) struct ChartSpec<'a> {
     pub guides: Guides,
     /// Legend entries (label, style), drawn below the x labels when non-empty.
     pub legend: Vec<(String, Style)>,
+    /// Rows the legend may take: 1 cuts the entries past the chart's width; more
+    /// wraps an entry that does not fit onto the next row (while the plot keeps
+    /// three rows), and cuts only past the last.
+    pub legend_rows: u16,
     /// Skipped x ranges (lost to damage, or between a resumed run's segments):
     /// marked on the x axis row, `┄┄╳┄┄` over the columns they skip.
     pub gaps: Vec<(f64, f64)>,
@@ -286,8 +290,7 @@ pub(crate) fn render_chart_over(
     if inner.width < 2 || inner.height < 1 {
         return;
     }
-    let legend_rows =
-        u16::from((!spec.legend.is_empty() || spec.note.is_some()) && inner.height >= 5);
+    let legend_rows = legend_height(spec, inner);
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
     let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
@@ -319,8 +322,14 @@ pub(crate) fn render_chart_over(
         draw_x_row(buf, spec, (inner, lw, axis == 1), plot, theme);
     }
     // Legend.
-    if legend_rows == 1 {
-        draw_legend(buf, spec, inner, inner.y + plot_h + xlabel_rows, theme);
+    if legend_rows > 0 {
+        let rows = Rect::new(
+            inner.x,
+            inner.y + plot_h + xlabel_rows,
+            inner.width,
+            legend_rows,
+        );
+        draw_legend(buf, spec, rows, theme);
     }
     // The lines.
     let Some(y) = yr else {
@@ -449,37 +458,72 @@ fn draw_marks(buf: &mut Buffer, spec: &ChartSpec<'_>, plot: Rect, to: &plot::Map
     }
 }
 
-/// The legend's entries on row `y` of `inner`, then the note on the gaps. Each
-/// after a swatch of its colour, except where the lines are marked with letters
-/// (drawn without colour): then its label starts with its letter.
-fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, inner: Rect, y: u16, theme: Theme) {
-    let swatch = !spec.lines.iter().any(|l| l.mark.is_some());
-    let mut x = inner.x;
-    for (label, style) in &spec.legend {
-        if x >= inner.right() {
+/// Where each legend entry goes in `area`: (x, row), an entry that does not fit
+/// what is left of its row starting the next one while there is one. Entries past
+/// the last row are left out; the last row's are cut at its edge.
+fn legend_places(spec: &ChartSpec<'_>, area: Rect) -> Vec<(u16, u16)> {
+    use unicode_width::UnicodeWidthStr;
+    let swatch = u16::from(!spec.lines.iter().any(|l| l.mark.is_some()));
+    let (mut x, mut row, mut out) = (area.x, 0, Vec::new());
+    for (label, _) in &spec.legend {
+        let w = swatch.saturating_add(u16::try_from(label.width()).unwrap_or(u16::MAX));
+        if x > area.x && x.saturating_add(w) > area.right() && row + 1 < area.height {
+            (x, row) = (area.x, row + 1);
+        }
+        if x >= area.right() {
             break;
         }
+        out.push((x, row));
+        x = x.saturating_add(w).saturating_add(1);
+    }
+    out
+}
+
+/// Rows the legend takes in `inner`: none in a chart too low for it; else the rows
+/// its entries need, at most `spec.legend_rows`, leaving the plot three rows.
+fn legend_height(spec: &ChartSpec<'_>, inner: Rect) -> u16 {
+    if (spec.legend.is_empty() && spec.note.is_none()) || inner.height < 5 {
+        return 0;
+    }
+    let most = spec.legend_rows.min(inner.height - 4).max(1);
+    if most == 1 {
+        return 1;
+    }
+    let area = Rect::new(inner.x, 0, inner.width, most);
+    legend_places(spec, area)
+        .last()
+        .map_or(1, |&(_, row)| row + 1)
+}
+
+/// The legend's entries in `area` (its rows below the x labels), then the note on
+/// the gaps. Each after a swatch of its colour, except where the lines are marked
+/// with letters (drawn without colour): then its label starts with its letter.
+fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, area: Rect, theme: Theme) {
+    let swatch = !spec.lines.iter().any(|l| l.mark.is_some());
+    let (mut x, mut y) = (area.x, area.y);
+    for ((label, style), (at, row)) in spec.legend.iter().zip(legend_places(spec, area)) {
+        (x, y) = (at, area.y + row);
         if swatch {
-            x += put(buf, x, y, "■", inner.right() - x, *style);
+            x += put(buf, x, y, "■", area.right() - x, *style);
         }
         let w = put(
             buf,
             x,
             y,
             label,
-            inner.right().saturating_sub(x),
+            area.right().saturating_sub(x),
             theme.label(),
         );
         x += w + 1;
     }
     if let Some(note) = &spec.note {
-        if x < inner.right() {
+        if x < area.right() {
             put(
                 buf,
                 x,
                 y,
                 &format!("╳ {note}"),
-                inner.right() - x,
+                area.right() - x,
                 theme.warn(),
             );
         }

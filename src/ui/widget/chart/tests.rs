@@ -28,6 +28,7 @@ fn screen(points: &[Point]) -> String {
         y_unit: Unit::Percent,
         guides: Guides::Off,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -325,6 +326,7 @@ fn draw(lines: Vec<Line<'_>>, bands: Vec<Band<'_>>, x: (f64, f64), log_y: bool) 
         y_unit: Unit::Plain,
         guides: Guides::Off,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -577,6 +579,7 @@ fn bad_band_input_on_any_area_does_not_panic() {
                     y_unit: Unit::Plain,
                     guides: Guides::Off,
                     legend: Vec::new(),
+                    legend_rows: 1,
                     gaps: Vec::new(),
                     note: None,
                 };
@@ -619,6 +622,7 @@ fn guided(points: &[Point], guides: Guides) -> Buffer {
         y_unit: Unit::Percent,
         guides,
         legend: Vec::new(),
+        legend_rows: 1,
         gaps: Vec::new(),
         note: None,
     };
@@ -684,6 +688,7 @@ fn the_crosshair_is_a_dim_column_where_no_data_is() {
             y_unit: Unit::Plain,
             guides: Guides::Off,
             legend: Vec::new(),
+            legend_rows: 1,
             gaps: Vec::new(),
             note: None,
         };
@@ -733,6 +738,7 @@ fn broken(breaks: &[(f64, f64)], gaps: Vec<(f64, f64)>) -> Vec<String> {
         guides: Guides::Off,
         legend: Vec::new(),
         note: (!gaps.is_empty()).then(|| "steps 2–8 lost".to_owned()),
+        legend_rows: 1,
         gaps,
     };
     render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
@@ -829,6 +835,7 @@ fn marked_lines_are_told_apart_by_letters_without_colour() {
                 .iter()
                 .map(|l| ((*l).to_owned(), Style::default()))
                 .collect(),
+            legend_rows: 1,
             gaps: Vec::new(),
             note: None,
         };
@@ -860,4 +867,62 @@ fn marked_lines_are_told_apart_by_letters_without_colour() {
     let plain = draw(false).join("\n");
     assert!(plain.contains("■A one ■B two"), "{plain}");
     assert!(!plain.lines().take(9).any(|r| r.contains("A│")), "{plain}");
+}
+
+/// A chart of three lines with `legend` at 24×`h`, its rows as text.
+fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
+    let area = Rect::new(0, 0, 24, h);
+    let mut buf = Buffer::empty(area);
+    let pts: &[Point] = &[(0.0, 1.0), (1.0, 2.0)];
+    let spec = ChartSpec {
+        title: "gpu",
+        corner: None,
+        lines: (0..legend.len())
+            .map(|_| Line {
+                points: pts,
+                style: Style::default(),
+                breaks: &[],
+                mark: None,
+            })
+            .collect(),
+        bands: Vec::new(),
+        cursor: None,
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        x_ticks: XTicks::Round,
+        y_unit: Unit::Percent,
+        guides: Guides::Off,
+        legend: (legend.iter())
+            .map(|l| ((*l).to_owned(), Style::default()))
+            .collect(),
+        legend_rows: rows,
+        gaps: Vec::new(),
+        note: None,
+    };
+    render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
+    (0..h)
+        .map(|y| (0..24).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+#[test]
+fn a_legend_allowed_rows_wraps_whole_entries_and_keeps_the_plot_three_rows() {
+    let legend = ["node-0:gpu 0 82%", "gpu 1 75%", "node-1:gpu 0 9%"];
+    // One row: cut at the edge, as ever.
+    let one = with_legend(&legend, 1, 10);
+    assert_eq!(one[8], "│■node-0:gpu 0 82% ■gpu│");
+    // Three allowed: an entry that does not fit starts the next row.
+    let three = with_legend(&legend, 3, 10);
+    assert_eq!(three[6], "│■node-0:gpu 0 82%     │", "{three:#?}");
+    assert_eq!(three[7], "│■gpu 1 75%            │", "{three:#?}");
+    assert_eq!(three[8], "│■node-1:gpu 0 9%      │", "{three:#?}");
+    // A low chart: the plot keeps three rows, the last legend row is cut.
+    let low = with_legend(&legend, 3, 8);
+    assert_eq!(low[5], "│■node-0:gpu 0 82%     │", "{low:#?}");
+    assert_eq!(low[6], "│■gpu 1 75% ■node-1:gpu│", "{low:#?}");
+    // What fits on one row stays on one.
+    let short = with_legend(&["a 1%", "b 2%"], 3, 10);
+    assert_eq!(short[8], "│■a 1% ■b 2%           │", "{short:#?}");
 }
