@@ -73,6 +73,7 @@ fn main() -> anyhow::Result<()> {
     let mut refreshes = 0u32;
     let mut cpu0 = 0.0;
     let mut failures = 0u32;
+    let (mut fetches, mut screen) = (0u32, Duration::ZERO);
     while first.is_none_or(|(_, at): (Duration, Instant)| at.elapsed() < span) {
         let Ok(update) = rx.recv_timeout(Duration::from_secs(1)) else {
             continue;
@@ -83,13 +84,17 @@ fn main() -> anyhow::Result<()> {
             failures += 1;
         }
         model.apply(update);
+        // The first answer is the screen's own keys (a full cluster screen); the
+        // second, the rest over the same window (every key of every host).
         if fetched {
-            match first {
-                None => {
+            fetches += 1;
+            match fetches {
+                1 => screen = started.elapsed(),
+                2 => {
                     first = Some((started.elapsed(), Instant::now()));
                     cpu0 = cpu_seconds();
                 }
-                Some(_) => refreshes += 1,
+                _ => refreshes += 1,
             }
         }
     }
@@ -113,7 +118,11 @@ fn main() -> anyhow::Result<()> {
         heat.len()
     );
     println!(
-        "first full model:   {:>8.3} s      (target: 1 s)",
+        "first full screen:  {:>8.3} s      (target: 1 s; the screen's keys: CPU, memory, each GPU's utilisation, power, memory)",
+        screen.as_secs_f64()
+    );
+    println!(
+        "first full model:   {:>8.3} s      (every key of every host)",
         first.as_secs_f64()
     );
     let per = if refreshes > 0 {

@@ -6,7 +6,8 @@
 # served by Prometheus on 127.0.0.1 (a free port). examples/cluster_probe.rs then
 # reads it with the refresh thread and the cluster model, refreshing every
 # INTERVAL_S seconds for SPAN_S seconds, and prints the time to the first full
-# model, its CPU per refresh and RSS beside the targets (issue 28: first screen 1 s,
+# screen (the screen's own keys, asked first), to the full model (every key), its
+# CPU per refresh and RSS beside the targets (issue 28: first screen 1 s,
 # 2 % of one core refreshing every 5 s, 100 MB).
 #
 # usage: scripts/cluster-scale.sh [HOSTS] [GPUS] [WINDOW_S] [STEP_S] [SPAN_S] [INTERVAL_S]

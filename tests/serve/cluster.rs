@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use leet::source::http::HttpOptions;
 use leet::source::prometheus::fetch::{fetch, Plan};
+use leet::source::prometheus::rules::Part;
 use leet::source::prometheus::{driver, Client, ClusterUpdate, DriverOptions, Matchers};
 use leet::store::cluster::{ClusterModel, HeaderRow, HostState};
 
@@ -251,7 +252,14 @@ fn assert_match_narrows(client: &Client) {
         scrape: Duration::from_secs(1),
     };
     let t = now().floor();
-    let batch = fetch(client, &only_leet, t - 10.0, t, Duration::from_secs(1)).expect("fetch");
+    let batch = fetch(
+        client,
+        &only_leet,
+        Part::All,
+        (t - 10.0, t),
+        Duration::from_secs(1),
+    )
+    .expect("fetch");
     let seen: BTreeSet<&str> = batch.series.iter().map(|s| s.host.as_str()).collect();
     assert_eq!(seen, BTreeSet::from(["gpu-2"]));
     assert!(batch.refused.is_empty(), "{:?}", batch.refused);

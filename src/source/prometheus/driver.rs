@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::api::Client;
 use super::fetch::{fetch, Plan};
 use super::matchers::Matchers;
+use super::rules::Part;
 
 /// The scrape interval assumed where the server does not say one (Prometheus's own
 /// default scrape interval is 1 m; 15 s is what clusters run and W&B samples at).
@@ -85,22 +86,46 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
         matchers: opts.matchers.clone(),
         scrape,
     };
-    let mut last_end = None;
+    // Where the screen's rules and the rest have been read to. Until both have
+    // read the window they are asked apart, the screen's first (see [`Part`]).
+    let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
     loop {
         let began = std::time::Instant::now();
-        let (start, end) = next_range(now_secs(), last_end, opts.window, step);
-        let update = match fetch(client, &plan, start, end, step) {
-            Ok(batch) => {
-                last_end = Some(end);
-                ClusterUpdate::Fetched(Box::new(batch))
-            }
-            Err(error) => ClusterUpdate::Failed {
-                error,
-                at: now_secs(),
-            },
+        let now = now_secs();
+        let parts: &[Part] = if screen_end.is_some() && screen_end == rest_end {
+            &[Part::All]
+        } else {
+            &[Part::Screen, Part::Rest]
         };
-        if !send(update) {
-            return;
+        for &part in parts {
+            let read_to = if part == Part::Rest {
+                rest_end
+            } else {
+                screen_end
+            };
+            let range = next_range(now, read_to, opts.window, step);
+            let update = match fetch(client, &plan, part, range, step) {
+                Ok(batch) => {
+                    if part != Part::Rest {
+                        screen_end = Some(range.1);
+                    }
+                    if part != Part::Screen {
+                        rest_end = Some(range.1);
+                    }
+                    ClusterUpdate::Fetched(Box::new(batch))
+                }
+                Err(error) => ClusterUpdate::Failed {
+                    error,
+                    at: now_secs(),
+                },
+            };
+            let failed = matches!(update, ClusterUpdate::Failed { .. });
+            if !send(update) {
+                return;
+            }
+            if failed {
+                break;
+            }
         }
         std::thread::sleep(interval.saturating_sub(began.elapsed()));
     }
@@ -134,6 +159,67 @@ mod tests {
         assert_eq!(
             step_for(Duration::from_secs(1), Duration::from_secs(86_400 * 7)),
             Duration::from_secs(61)
+        );
+    }
+
+    #[test]
+    fn the_first_refresh_sends_the_screen_s_keys_then_the_rest_and_later_ones_all() {
+        use crate::source::prometheus::api::tests::{fake_by, Reply};
+        const UP: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"__name__":"up","instance":"n1:9100"},"values":[[10,"1"]]}]}}"#;
+        const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
+        let (url, heads) = fake_by(|head| {
+            let line = head.lines().next().unwrap_or_default();
+            Reply::Answer(
+                200,
+                if line.contains("query=up") { UP } else { EMPTY }.into(),
+            )
+        });
+        let client = Client::new(&url, HttpOptions::default()).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: Some(Duration::from_millis(10)),
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        assert!(matches!(rx.recv(), Ok(ClusterUpdate::Started { .. })));
+        let mut ranges = Vec::new();
+        let mut has_up = Vec::new();
+        for _ in 0..3 {
+            let Ok(ClusterUpdate::Fetched(b)) = rx.recv() else {
+                panic!("a refresh of a server that answers");
+            };
+            ranges.push((b.start, b.end));
+            has_up.push(!b.up.is_empty());
+        }
+        drop(rx);
+        thread.join().expect("thread ends");
+        // The screen's part (with `up`), the rest over the same window (without),
+        // then everything at once from where both stopped.
+        assert_eq!(has_up, [true, false, true]);
+        assert_eq!(ranges[0], ranges[1]);
+        assert!(ranges[2].0 >= ranges[0].1 - DEFAULT_INTERVAL.as_secs_f64());
+        let asked: Vec<String> = heads
+            .try_iter()
+            .filter(|h| h.contains("query_range"))
+            .collect();
+        let (screen, rest) = (
+            crate::source::prometheus::rules::part(Part::Screen).len(),
+            crate::source::prometheus::rules::part(Part::Rest).len(),
+        );
+        let all = crate::source::prometheus::rules::RULES.len();
+        assert!(
+            asked.len() >= 1 + screen + rest + 1 + all,
+            "{}",
+            asked.len()
+        );
+        // The DCGM fields the screen draws are asked in the first part; the others
+        // only in the second.
+        let first: String = asked[..=screen].concat();
+        assert!(
+            first.contains("GPU_UTIL") && !first.contains("%21~"),
+            "{first}"
         );
     }
 

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use super::api::{Client, PromError};
 use super::matchers::Matchers;
-use super::rules::{self, Exporter, RULES};
+#[cfg(test)]
+use super::rules::RULES;
+use super::rules::{self, Exporter, Part};
 
 pub use crate::msg::cluster::{Batch, HostSeries, HostUp};
 
@@ -63,26 +65,28 @@ fn ask(
         .collect())
 }
 
-/// Every rule asked, at most [`PARALLEL`] at once, the answers in rule order. Once
-/// one gets a transport error no further rule is asked (the refresh fails anyway).
+/// Every rule of `part` asked, at most [`PARALLEL`] at once, the answers in rule
+/// order. Once one gets a transport error no further rule is asked (the refresh
+/// fails anyway).
 fn ask_all(
     client: &Client,
     plan: &Plan,
+    part: Part,
     range: (f64, f64),
     step: Duration,
 ) -> Vec<Option<RuleAnswer>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let rate = rules::rate_range(plan.scrape, step);
-    let queries: Vec<String> = RULES
-        .iter()
-        .map(|r| rules::fill(r.promql, &plan.matchers, rate))
+    let asked: Vec<(rules::Rule, String)> = rules::part(part)
+        .into_iter()
+        .map(|(rule, promql)| (rule, rules::fill(&promql, &plan.matchers, rate)))
         .collect();
     let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
     let worker = || {
         let mut got = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let (Some(rule), Some(q)) = (RULES.get(i), queries.get(i)) else {
+            let Some((rule, q)) = asked.get(i) else {
                 break;
             };
             if failed.load(Ordering::Relaxed) {
@@ -96,9 +100,9 @@ fn ask_all(
         }
         got
     };
-    let mut answers: Vec<Option<RuleAnswer>> = RULES.iter().map(|_| None).collect();
+    let mut answers: Vec<Option<RuleAnswer>> = asked.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..PARALLEL.min(RULES.len()))
+        let helpers: Vec<_> = (1..PARALLEL.min(asked.len()))
             .filter_map(|n| {
                 std::thread::Builder::new()
                     .name(format!("leet-prometheus-{n}"))
@@ -119,12 +123,13 @@ fn ask_all(
 }
 
 /// Read `[start, end]` every `step`: `up` first (a server that is down costs one
-/// request), then every rule, [`PARALLEL`] at a time.
+/// request; not for [`Part::Rest`], whose screen part read it), then the rules of
+/// `part`, [`PARALLEL`] at a time.
 pub fn fetch(
     client: &Client,
     plan: &Plan,
-    start: f64,
-    end: f64,
+    part: Part,
+    (start, end): (f64, f64),
     step: Duration,
 ) -> Result<Batch, PromError> {
     let mut batch = Batch {
@@ -135,15 +140,17 @@ pub fn fetch(
         up: Vec::new(),
         refused: Vec::new(),
     };
-    let up = client.query_range(&rules::up_query(&plan.matchers), start, end, step)?;
-    for s in up {
-        let Some(host) = rules::host_of(&s.labels) else {
-            continue;
-        };
-        let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
-        batch.up.push(HostUp { host, points });
+    if part != Part::Rest {
+        let up = client.query_range(&rules::up_query(&plan.matchers), start, end, step)?;
+        for s in up {
+            let Some(host) = rules::host_of(&s.labels) else {
+                continue;
+            };
+            let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
+            batch.up.push(HostUp { host, points });
+        }
     }
-    for answer in ask_all(client, plan, (start, end), step)
+    for answer in ask_all(client, plan, part, (start, end), step)
         .into_iter()
         .flatten()
     {
@@ -309,8 +316,14 @@ mod tests {
                 Reply::Answer(200, EMPTY.into())
             }
         });
-        let batch =
-            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect("batch");
+        let batch = fetch(
+            &client(&url),
+            &plan(),
+            Part::All,
+            (10.0, 11.0),
+            Duration::from_secs(1),
+        )
+        .expect("batch");
         assert_eq!(
             batch.up,
             [HostUp {
@@ -342,8 +355,14 @@ mod tests {
     #[test]
     fn a_server_error_ends_the_refresh_at_once() {
         let (url, rx) = fake(Reply::Answer(503, "overloaded".into()));
-        let err =
-            fetch(&client(&url), &plan(), 10.0, 11.0, Duration::from_secs(1)).expect_err("503");
+        let err = fetch(
+            &client(&url),
+            &plan(),
+            Part::All,
+            (10.0, 11.0),
+            Duration::from_secs(1),
+        )
+        .expect_err("503");
         assert!(
             matches!(err, PromError::Status { status: 503, .. }),
             "{err:?}"

@@ -92,6 +92,70 @@ pub const RULES: &[Rule] = &[
     r(Dcgm, DcgmField, r#"{$M,__name__=~"DCGM_FI_.+"}"#),
 ];
 
+/// Which rules a refresh asks. The first refresh asks the cluster screen's own keys
+/// first (its header, heatmap and charts: CPU, memory, each GPU's utilisation,
+/// power and memory) and sends them on, then the rest: the screen is whole after a
+/// fraction of the data (on a 512-GPU cluster the other dcgm-exporter fields and the
+/// per-core CPU rates are most of it). Later refreshes ask everything at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Screen,
+    Rest,
+    All,
+}
+
+/// The W&B keys the cluster screen draws (one GPU stands for every GPU).
+pub const SCREEN_KEYS: [&str; 5] = [
+    "cpu",
+    "memory_percent",
+    "gpu.0.gpu",
+    "gpu.0.powerWatts",
+    "gpu.0.memoryAllocated",
+];
+
+/// The dcgm-exporter fields behind [`SCREEN_KEYS`] (memory from the frame buffer's
+/// used, free and total: `fetch::derive_dcgm`).
+const SCREEN_DCGM: &str = "DCGM_FI_DEV_(GPU_UTIL|POWER_USAGE|FB_USED|FB_FREE|FB_TOTAL)";
+
+/// `leet serve`'s names for [`SCREEN_KEYS`], as one regex alternation.
+fn screen_leet_names() -> String {
+    let mut names: Vec<String> = SCREEN_KEYS
+        .iter()
+        .map(|k| names::to_series(k).metric.into_owned())
+        .collect();
+    names.dedup();
+    format!("({})", names.join("|"))
+}
+
+/// The rules `part` asks, each with its PromQL (`$M` and `$R` still to fill): a
+/// rule over many names (every `leet_…` series, every `DCGM_FI_…` field) is split by
+/// name between the screen's part and the rest.
+#[must_use]
+pub fn part(part: Part) -> Vec<(Rule, String)> {
+    let leet = screen_leet_names();
+    let mut out = Vec::with_capacity(RULES.len());
+    for rule in RULES {
+        let promql = match (rule.keying, part) {
+            (_, Part::All) => rule.promql.to_string(),
+            (Keying::Leet, Part::Screen) => format!(r#"{{$M,__name__=~"{leet}"}}"#),
+            (Keying::Leet, Part::Rest) => {
+                format!(r#"{{$M,__name__=~"leet_.+",__name__!~"{leet}"}}"#)
+            }
+            (Keying::DcgmField, Part::Screen) => format!(r#"{{$M,__name__=~"{SCREEN_DCGM}"}}"#),
+            (Keying::DcgmField, Part::Rest) => {
+                format!(r#"{{$M,__name__=~"DCGM_FI_.+",__name__!~"{SCREEN_DCGM}"}}"#)
+            }
+            (Keying::Fixed(key), p) if (p == Part::Screen) == SCREEN_KEYS.contains(&key) => {
+                rule.promql.to_string()
+            }
+            (Keying::Labelled(..), Part::Rest) => rule.promql.to_string(),
+            _ => continue,
+        };
+        out.push((*rule, promql));
+    }
+    out
+}
+
 /// The query whose answer tells a host up or down.
 pub fn up_query(m: &Matchers) -> String {
     fill("up{$M}", m, Duration::from_secs(60))
@@ -202,6 +266,59 @@ mod tests {
                 .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
                 .collect(),
             points: vec![],
+        }
+    }
+
+    #[test]
+    fn the_screen_s_part_and_the_rest_ask_every_rule_between_them() {
+        let all = part(Part::All);
+        assert_eq!(all.len(), RULES.len());
+        let (screen, rest) = (part(Part::Screen), part(Part::Rest));
+        // The rules over many names are in both parts, split by name; each other
+        // rule in one part.
+        let wide = RULES
+            .iter()
+            .filter(|r| matches!(r.keying, Keying::Leet | Keying::DcgmField))
+            .count();
+        assert_eq!(screen.len() + rest.len(), RULES.len() + wide);
+        let keys = |p: &[(Rule, String)]| -> Vec<&str> {
+            p.iter()
+                .filter_map(|(r, _)| match r.keying {
+                    Keying::Fixed(k) => Some(k),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(keys(&screen), ["cpu", "memory_percent"]);
+        assert!(!keys(&rest).contains(&"cpu") && keys(&rest).contains(&"load.1m"));
+        let leet = &screen
+            .iter()
+            .find(|(r, _)| r.keying == Keying::Leet)
+            .expect("leet")
+            .1;
+        for name in ["leet_process_cpu_ratio", "leet_memory_used_ratio"] {
+            assert!(leet.contains(name), "{leet}");
+        }
+        for key in SCREEN_KEYS {
+            let name = names::to_series(key).metric;
+            assert!(leet.contains(name.as_ref()), "{key}: {name} not in {leet}");
+        }
+        let dcgm_rest = &rest
+            .iter()
+            .find(|(r, _)| r.keying == Keying::DcgmField)
+            .expect("dcgm")
+            .1;
+        assert!(
+            dcgm_rest.contains(r#"__name__!~"DCGM_FI_DEV_(GPU_UTIL"#),
+            "{dcgm_rest}"
+        );
+        // Each still takes the matchers.
+        let m = Matchers::parse(&[r#"job="train""#.to_string()]).expect("matchers");
+        for (_, q) in screen.iter().chain(&rest) {
+            assert!(
+                fill(q, &m, Duration::from_secs(60)).contains(r#"job="train""#),
+                "{q}"
+            );
         }
     }
 

@@ -183,7 +183,7 @@ fn running_means(
         .collect();
     let mut seen = vec![0usize; acc.len()];
     for &(px, py) in pts.iter().chain(tail) {
-        if !(px >= x0 && px <= x1) || !py.is_finite() {
+        if !(px >= x0 && px <= x1 && py.is_finite()) {
             continue;
         }
         let i = column(px);
