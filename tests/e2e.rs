@@ -1577,3 +1577,84 @@ fn one_nodes_directory_opens_every_node() {
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
 }
+
+/// CPU time of every thread of `pid` over `secs` seconds, as a share of one core
+/// (from `/proc/PID/stat`: the process's own utime and stime, all threads).
+fn idle_share(pid: u32, secs: u64) -> f64 {
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(secs));
+    let used = cpu_ticks(pid) - before;
+    // SAFETY: sysconf has no preconditions.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap();
+    used as f64 / (hz * secs) as f64
+}
+
+/// A workspace of 300 runs started warm (its index from the cache a first start
+/// wrote, as a user's second start is), listed and left alone, idles: its CPU over
+/// 10 s stays far under a spinning thread's (the bound, a fifth of a core, is
+/// generous: a spin costs a whole core, an idle workspace well under 1 %). Then
+/// again with seven runs drawn (selected in the saved workspace).
+#[test]
+fn a_warm_workspace_left_alone_idles() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let proj = tmp.path().join("proj");
+    let wandb = proj.join("wandb");
+    let runs = common::runs::write_workspace(&wandb, 300);
+    let mut ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let total = ids.len();
+    let state = tmp.path().join("state");
+    let cache = tmp.path().join("cache");
+    let env = format!(
+        "XDG_STATE_HOME={} XDG_CACHE_HOME={} ",
+        shell_quote(&state),
+        shell_quote(&cache)
+    );
+    // The first start fills the index cache.
+    let t = Tmux::start_env("idlecold", &env, &[proj.to_str().unwrap()], 160, 45);
+    t.wait_for(&format!("Runs [{total}]"), Duration::from_secs(30));
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    drop(t);
+    for (name, drawn) in [("idlewarm", 0), ("idledrawn", 7)] {
+        if drawn > 0 {
+            let saved = leet::msg::WorkspaceSaved {
+                selected: ids[..drawn].to_vec(),
+                ..Default::default()
+            };
+            let dir = state.join("leet");
+            let _ = std::fs::remove_dir_all(&dir);
+            leet::source::state::save(
+                &dir,
+                &wandb,
+                &leet::msg::WorkspaceSaved::default(),
+                &saved,
+                (1, 1),
+            )
+            .unwrap();
+        }
+        let t = Tmux::start_env(name, &env, &[proj.to_str().unwrap()], 160, 45);
+        t.wait_for(&format!("Runs [{total}]"), Duration::from_secs(30));
+        if drawn > 0 {
+            t.wait_for(&format!("{drawn} drawn"), Duration::from_secs(30));
+        }
+        let pid: u32 = t.viewer_pid().parse().unwrap();
+        // Past the start: the readers have read their files, the first scans are done.
+        std::thread::sleep(Duration::from_secs(2));
+        let share = idle_share(pid, 10);
+        eprintln!(
+            "{name}: idle CPU over 10 s: {:.3} % of a core",
+            share * 100.0
+        );
+        assert!(
+            share < 0.2,
+            "{name}: {:.1} % of a core while idle:\n{}",
+            share * 100.0,
+            t.screen()
+        );
+        t.keys(&["q"]);
+        assert_eq!(t.exit_code(), "EXIT:0");
+    }
+}

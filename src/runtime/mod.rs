@@ -44,6 +44,13 @@ const LOAD_FRAME: Duration = Duration::from_millis(150);
 /// come a few ms apart, and each used to cost a frame of its own).
 const COALESCE: Duration = Duration::from_millis(25);
 
+/// While a followed run keeps growing, frames owed to its appends come at most
+/// this often: an append after a quiet spell is drawn at once (within a frame of
+/// the write), but a run written at 50 steps a second costs 20 frames a second,
+/// not 50, each showing every step read until then. Keys, mouse and resizes are
+/// answered at once.
+const FOLLOW_FRAME: Duration = Duration::from_millis(50);
+
 /// When the program started ([`mark_start`]; else the first call).
 static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
 
@@ -568,7 +575,7 @@ fn drive(
                         }
                         // The user's own input is answered on screen at once, not
                         // after the rest of the drain budget.
-                        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
+                        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
                         let fx = app.update(msg);
                         dirty |= fx.redraw;
                         exec.run(fx.cmds);
@@ -595,6 +602,8 @@ fn drive(
                     last_draw + LOAD_FRAME
                 } else if app.is_host() {
                     now + COALESCE
+                } else if drew_records {
+                    (last_draw + FOLLOW_FRAME).max(now)
                 } else {
                     now
                 };

@@ -230,7 +230,10 @@ pub(super) fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
     match poll_batch(&mut r.reader) {
         Ok((mut b, changed)) => {
             r.told_unreadable = None;
-            r.more = b.read_to < b.file_len;
+            // Polled again at once only after a poll that moved on: a file whose
+            // length says more than a read gives (a file system that reports
+            // it so) is polled on the usual tick, never in a busy loop.
+            r.more = changed && b.read_to < b.file_len;
             if changed {
                 if r.loaded && b.read_to > 0 {
                     b.grew_at = Some(unix_now());
