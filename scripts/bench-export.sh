@@ -38,7 +38,7 @@ if [[ -z "$file" ]]; then
         "$TARGET/release/examples/synth" "$file" 4000000 10 --no-summary
     fi
 fi
-size=$(stat -c %s "$file")
+size=$(stat -L -c %s "$file")
 echo "file: $file ($((size / 1048576)) MiB), leet: $LEET, median of $RUNS"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -106,10 +106,7 @@ fn made_runs(dir: &Path) -> Vec<(String, PathBuf)> {
         ..SynthSpec::default()
     });
     let odd = crate::summary_only::odd_rows_file();
-    let many = std::fs::read(common::wandb_file(
-        &common::runs_dir().join("many_metrics"),
-    ))
-    .unwrap();
+    let many = std::fs::read(common::wandb_file(&common::runs_dir().join("many_metrics"))).unwrap();
     let mut cases: Vec<(String, Vec<u8>)> = vec![
         ("synth".into(), synth.clone()),
         ("odd".into(), odd.clone()),
@@ -303,7 +300,10 @@ fn special_values_round_trip_exactly_in_csv_and_parquet() {
                 other => panic!("{name}: {other:?}"),
             };
             let w = want[(i + step) % want.len()];
-            assert!(same(got, w), "parquet {name} step {step}: {got:e} for {w:e}");
+            assert!(
+                same(got, w),
+                "parquet {name} step {step}: {got:e} for {w:e}"
+            );
             seen += 1;
         }
     }

@@ -2,7 +2,12 @@
 //! shortest digits that read back to the same double, never an exponent; `NaN`,
 //! `inf`, `-inf`, `-0`), made from Żmij's shortest digits, several times faster
 //! than going through `fmt`. Integers of up to 15 digits skip the float
-//! algorithm altogether.
+//! algorithm altogether. Where two shortest texts are equally close to the
+//! double, Żmij takes the even last digit and `fmt` the higher one (2^-25 is
+//! `…95312` to one, `…95313` to the other); such a tie needs 16 or more digits,
+//! so a text of 15 or more digits ending in an even one goes through `fmt`.
+
+use std::io::Write as _;
 
 /// Append `v` as `{v}` writes it.
 #[inline]
@@ -20,7 +25,10 @@ pub(super) fn write_f64(out: &mut Vec<u8>, v: f64) {
         return;
     }
     let mut buf = zmij::Buffer::new();
-    positional(out, buf.format_finite(v).as_bytes());
+    if !positional(out, buf.format_finite(v).as_bytes()) {
+        // Writing to a Vec cannot fail.
+        let _ = write!(out, "{v}");
+    }
 }
 
 #[cold]
@@ -50,7 +58,9 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
 
 /// Żmij's text of a finite double (`-1.5`, `1e-7`, `1.0`, `1.2345e21`) written
 /// without an exponent, as `{}` writes it: the same digits, the point moved.
-fn positional(out: &mut Vec<u8>, s: &[u8]) {
+/// False, with nothing written, where the digits may be a tie `{}` breaks the
+/// other way.
+fn positional(out: &mut Vec<u8>, s: &[u8]) -> bool {
     let (neg, s) = match s.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, s),
@@ -78,12 +88,15 @@ fn positional(out: &mut Vec<u8>, s: &[u8]) {
     while let [rest @ .., b'0'] = d {
         d = rest;
     }
+    if d.len() >= 15 && d.last().is_some_and(|c| c % 2 == 0) {
+        return false;
+    }
     if neg {
         out.push(b'-');
     }
     if d.is_empty() {
         out.push(b'0');
-        return;
+        return true;
     }
     let len = i64::try_from(d.len()).unwrap_or(0);
     if point <= 0 {
@@ -99,6 +112,7 @@ fn positional(out: &mut Vec<u8>, s: &[u8]) {
         out.push(b'.');
         out.extend_from_slice(&d[p..]);
     }
+    true
 }
 
 fn parse_exp(s: &[u8]) -> i64 {
