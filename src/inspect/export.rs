@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_file, RunReader};
+use crate::source::file::{resolve_file, ParallelOptions, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -26,6 +26,7 @@ use leet_format::event::{Event, Events};
 use leet_format::leveldb::{Skip, SkipReason};
 use leet_text::{sanitize, sanitize_path};
 
+mod num;
 mod output;
 mod queue;
 mod table;
@@ -220,7 +221,28 @@ fn bytes(n: u64) -> String {
     }
 }
 
-/// Read the whole file, handing on each batch; the damage found.
+/// Count the damage a batch holds.
+fn tally(ev: &Events, damage: &mut DamageReport) {
+    for e in &ev.list {
+        match e {
+            Event::Bad { offset, len } => {
+                damage.bad_records += 1;
+                damage.add(Skip {
+                    offset: *offset,
+                    len: *len,
+                    reason: SkipReason::BadRecord,
+                });
+            }
+            Event::Skip(s) => damage.add(*s),
+            _ => {}
+        }
+    }
+}
+
+/// Read the whole file, handing on each batch in file order; the damage found.
+/// A big file is decoded on every core ([`RunReader::load_parallel`], the
+/// batches the same as a sequential read's), `f` running on this thread while
+/// the workers decode what comes next.
 fn read(
     file: &Path,
     label: &str,
@@ -231,22 +253,29 @@ fn read(
     let mut reader = RunReader::open(file)?.with_chunk(CHUNK);
     reader.finish();
     let mut damage = DamageReport::default();
+    let par = ParallelOptions {
+        below_loop: false,
+        ..ParallelOptions::default()
+    };
+    if reader.wants_parallel(&par)? {
+        let mut res = Ok(());
+        let p = reader.load_parallel(&par, |ev, at| {
+            if res.is_ok() {
+                tally(&ev, &mut damage);
+                res = f(&ev);
+                prog.tick(label, at.read_to, err);
+            }
+        })?;
+        res?;
+        damage.incomplete_tail = p.pending;
+        damage.set_open(p.open);
+        if !p.more {
+            return Ok(damage);
+        }
+    }
     loop {
         let (ev, p) = reader.poll_events()?;
-        for e in &ev.list {
-            match e {
-                Event::Bad { offset, len } => {
-                    damage.bad_records += 1;
-                    damage.add(Skip {
-                        offset: *offset,
-                        len: *len,
-                        reason: SkipReason::BadRecord,
-                    });
-                }
-                Event::Skip(s) => damage.add(*s),
-                _ => {}
-            }
-        }
+        tally(&ev, &mut damage);
         f(&ev)?;
         damage.incomplete_tail = p.pending;
         damage.set_open(p.open);

@@ -19,6 +19,7 @@ mod cli;
 mod commands;
 mod damage;
 mod export;
+mod export_golden;
 mod export_typed;
 mod fixes;
 mod hostile;

@@ -159,7 +159,7 @@ fn patched(mut bytes: Vec<u8>, from: &[u8], to: &[u8]) -> Vec<u8> {
 /// Rows of every shape the decoder reads: nested keys, text and JSON values, a NaN
 /// step, keys in a new order each row, a key and a value that are not UTF-8 (bad
 /// records), summaries set and removed, console lines, stats, a metric definition.
-fn odd_rows_file() -> Vec<u8> {
+pub(crate) fn odd_rows_file() -> Vec<u8> {
     use pb::record::RecordType as T;
     let mut w = Writer::new();
     w.append(&rec(

@@ -165,11 +165,11 @@ fn csv_field(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// A number as CSV writes it: the shortest text that reads back the same f64;
-/// `NaN`, `inf`, `-inf` for the non-finite.
+/// A number as CSV writes it: the shortest text that reads back the same f64,
+/// without an exponent (as `{}` writes it); `NaN`, `inf`, `-inf` for the
+/// non-finite.
 fn csv_num(out: &mut Vec<u8>, v: f64) {
-    // Writing to a Vec cannot fail.
-    let _ = write!(out, "{v}");
+    super::num::write_f64(out, v);
 }
 
 impl<'w> Table<'w> {
