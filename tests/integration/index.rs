@@ -686,6 +686,37 @@ fn a_big_growing_run_is_read_again_only_after_a_while() {
     assert_eq!(by_id(&s, "small").state, IndexState::Finished);
 }
 
+/// A finished run is looked at once in `DONE_RECHECK_S` seconds, a share of them
+/// each second: its rewrite shows within that time, and not at every second.
+#[test]
+fn a_rewritten_finished_run_shows_within_the_recheck_time() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wandb = tmp.path().join("wandb");
+    let files = four_runs(&wandb);
+    let cache = tmp.path().join("cache");
+    let t = now().floor();
+    let first = scan(&wandb, &cache, t).entries;
+    let done: Vec<usize> = (first.iter().enumerate())
+        .filter(|(_, e)| e.exit_code.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!done.is_empty(), "{first:?}");
+    // The newest finished run's file, rewritten with more steps.
+    let i = done[0];
+    let file = first[i].file.clone().expect("file");
+    assert!(files.contains(&file));
+    let id = first[i].run_id.clone();
+    std::fs::write(&file, run_bytes(&id, T0, 40, Some(0))).expect("rewrite");
+    let recheck = index::DONE_RECHECK_S;
+    let seen: Vec<u64> = (0..recheck)
+        .filter(|k| !index::unchanged(&wandb, &first, &opts(t + *k as f64)))
+        .collect();
+    assert_eq!(seen.len(), 1, "looked at once in {recheck} s: {seen:?}");
+    // And the scan it asks for reads it.
+    let second = scan(&wandb, &cache, t + seen[0] as f64).entries;
+    assert_ne!(second[i].size, first[i].size);
+}
+
 /// The workspace's once-a-second check: nothing on disk changed and no state due
 /// to change means the last scan's entries stand; any change says otherwise.
 #[test]

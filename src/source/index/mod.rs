@@ -212,12 +212,21 @@ pub fn scan_progress(
     }
 }
 
+/// A run whose exit record was read is done writing: its directory and file are
+/// looked at again by [`unchanged`] once in this many seconds, a different share of
+/// the done runs each second, so an idle workspace of 1,000 finished runs costs a
+/// directory listing and a few dozen stats a second rather than two thousand (a
+/// rewritten finished run still shows within this time; new and removed runs, and
+/// runs still writing, within a second).
+pub const DONE_RECHECK_S: u64 = 30;
+
 /// Whether a scan of `wandb_dir` now would give `prior` again, the entries of the
 /// last scan (newest first), as far as the workspace cares: the same run
 /// directories, none of them or their files changed (a big file still writing,
-/// within its wait before it is read again, counts as unchanged), and no state due
-/// to change with time (a quiet run turning crashed). A `read_dir` and a stat or two
-/// per run: cheap enough for every second.
+/// within its wait before it is read again, counts as unchanged; a finished run
+/// is looked at once in [`DONE_RECHECK_S`]), and no state due to change with time
+/// (a quiet run turning crashed). A `read_dir` and a stat or two per run still
+/// writing: cheap enough for every second.
 #[must_use]
 pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) -> bool {
     let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
@@ -226,7 +235,13 @@ pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) 
         return false;
     }
     let now = opts.now.unwrap_or_else(unix_now);
-    dirs.iter().rev().zip(prior).all(|(d, e)| {
+    // Whole seconds since the epoch pick this second's share of the done runs.
+    let second = now.max(0.0) as u64;
+    dirs.iter().rev().zip(prior).enumerate().all(|(i, (d, e))| {
+        let done = e.exit_code.is_some() && e.file.is_some();
+        if done && (second + i as u64) % DONE_RECHECK_S != 0 {
+            return *d == e.dir && state_at(e, now, opts.stale_after) == e.state;
+        }
         let file_same = match &e.file {
             Some(f) => {
                 let (size, mtime_ns) = stat(f);
