@@ -104,32 +104,62 @@ pub(crate) fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
 /// the start time; ties broken by modification time).
 #[must_use]
 pub fn run_dirs(wandb_dir: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<((String, SystemTime, String), PathBuf)> = std::fs::read_dir(wandb_dir)
+    // The entry's own type (no stat; a symlink is followed), so listing a wandb
+    // directory of 1,000 runs, which the workspace does every second, costs a
+    // directory read, not a thousand stats.
+    let mut dirs: Vec<(String, String, PathBuf)> = std::fs::read_dir(wandb_dir)
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
+            if !is_run_dir_name(&name) {
+                return None;
+            }
             let p = e.path();
-            (is_run_dir_name(&name) && p.is_dir()).then(|| (run_dir_sort_key(&name, &p), p))
+            let is_dir = match e.file_type() {
+                Ok(t) if t.is_dir() => true,
+                Ok(t) if !t.is_symlink() => false,
+                _ => p.is_dir(),
+            };
+            is_dir.then(|| {
+                let (stamp, rest) = run_dir_sort_key(&name);
+                (stamp, rest, p)
+            })
         })
         .collect();
     dirs.sort();
-    dirs.into_iter().map(|(_, p)| p).collect()
+    // Runs started in the same second (a sweep) by when the directory last
+    // changed, then by name: a stat only for those.
+    let mut out = Vec::with_capacity(dirs.len());
+    for group in dirs.chunk_by(|a, b| a.0 == b.0) {
+        if group.len() == 1 {
+            out.push(group[0].2.clone());
+            continue;
+        }
+        let mut g: Vec<(SystemTime, &String, &PathBuf)> = group
+            .iter()
+            .map(|(_, rest, p)| {
+                let modified = std::fs::metadata(p)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                (modified, rest, p)
+            })
+            .collect();
+        g.sort();
+        out.extend(g.into_iter().map(|(_, _, p)| p.clone()));
+    }
+    out
 }
 
 /// offline-run-YYYYMMDD_HHMMSS-id and run-YYYYMMDD_HHMMSS-id sort by the time in
-/// their name; runs started in the same second (a sweep) by when the directory
-/// last changed, then by name.
-fn run_dir_sort_key(name: &str, dir: &Path) -> (String, SystemTime, String) {
+/// their name (the stamp), then by the rest of the name.
+fn run_dir_sort_key(name: &str) -> (String, String) {
     let rest = name
         .trim_start_matches("offline-")
         .trim_start_matches("run-");
     let stamp = rest.get(..15).unwrap_or(rest).to_owned();
-    let modified = std::fs::metadata(dir)
-        .and_then(|m| m.modified())
-        .unwrap_or(SystemTime::UNIX_EPOCH);
-    (stamp, modified, rest.to_owned())
+    (stamp, rest.to_owned())
 }
 
 /// The wandb directory holding the run of `file` (`wandb/<run-dir>/run-x.wandb`),
