@@ -717,6 +717,28 @@ fn a_rewritten_finished_run_shows_within_the_recheck_time() {
     assert_ne!(second[i].size, first[i].size);
 }
 
+/// A run quiet past the stale limit ("crashed?") is looked at once in
+/// `QUIET_RECHECK_S` seconds: one that comes back to life shows within it.
+#[test]
+fn a_crashed_run_that_grows_shows_within_its_recheck_time() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wandb = tmp.path().join("wandb");
+    four_runs(&wandb);
+    let cache = tmp.path().join("cache");
+    let t = now().floor();
+    let first = scan(&wandb, &cache, t).entries;
+    let i = (first.iter())
+        .position(|e| e.state == IndexState::Crashed)
+        .expect("a crashed run");
+    let file = first[i].file.clone().expect("file");
+    std::fs::write(&file, run_bytes("quiet", T0, 40, None)).expect("grow");
+    let recheck = index::QUIET_RECHECK_S;
+    let seen: Vec<u64> = (0..recheck)
+        .filter(|k| !index::unchanged(&wandb, &first, &opts(t + *k as f64)))
+        .collect();
+    assert_eq!(seen.len(), 1, "looked at once in {recheck} s: {seen:?}");
+}
+
 /// The workspace's once-a-second check: nothing on disk changed and no state due
 /// to change means the last scan's entries stand; any change says otherwise.
 #[test]

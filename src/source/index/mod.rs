@@ -220,6 +220,10 @@ pub fn scan_progress(
 /// runs still writing, within a second).
 pub const DONE_RECHECK_S: u64 = 30;
 
+/// A run quiet past the stale limit without an exit record ("crashed?") is looked
+/// at once in this many seconds: one that comes back to life shows within it.
+pub const QUIET_RECHECK_S: u64 = 5;
+
 /// Whether a scan of `wandb_dir` now would give `prior` again, the entries of the
 /// last scan (newest first), as far as the workspace cares: the same run
 /// directories, none of them or their files changed (a big file still writing,
@@ -238,9 +242,16 @@ pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) 
     // Whole seconds since the epoch pick this second's share of the done runs.
     let second = now.max(0.0) as u64;
     dirs.iter().rev().zip(prior).enumerate().all(|(i, (d, e))| {
-        let done = e.exit_code.is_some() && e.file.is_some();
-        if done && (second + i as u64) % DONE_RECHECK_S != 0 {
-            return *d == e.dir && state_at(e, now, opts.stale_after) == e.state;
+        let same_dir = d.as_os_str() == e.dir.as_os_str();
+        let every = if e.exit_code.is_some() && e.file.is_some() {
+            DONE_RECHECK_S
+        } else if e.state == RunStatus::Crashed {
+            QUIET_RECHECK_S
+        } else {
+            1
+        };
+        if (second + i as u64) % every != 0 {
+            return same_dir && state_at(e, now, opts.stale_after) == e.state;
         }
         let file_same = match &e.file {
             Some(f) => {
@@ -250,7 +261,7 @@ pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) 
             }
             None => true,
         };
-        *d == e.dir
+        same_dir
             && stat(d).1 == e.dir_mtime_ns
             && file_same
             && state_at(e, now, opts.stale_after) == e.state
