@@ -111,7 +111,9 @@ fn scan_index(
     crate::source::index::scan_after(wandb_dir, cache, &opts, prior).entries
 }
 
-type Last = HashMap<std::path::PathBuf, Vec<crate::msg::RunIndexEntry>>;
+/// Each directory's last entries, and its own modification time read just before
+/// they were listed (0: unknown).
+type Last = HashMap<std::path::PathBuf, (Vec<crate::msg::RunIndexEntry>, u64)>;
 
 /// The index scans of a session: each directory's last entries kept, so the next
 /// scan starts from them (a `stat` or two per run, no cache file parsed), and an
@@ -142,12 +144,20 @@ impl Indexes {
             let entries = scan_index(&wandb_dir, &self.cache, None);
             return Msg::Indexed { wandb_dir, entries };
         };
-        let prior = last.get(&wandb_dir);
+        // Read before the listing: an entry added after it moves it again.
+        let mtime = index::dir_mtime_ns(&wandb_dir);
+        let (prior, listed) = match last.get(&wandb_dir) {
+            Some((p, at)) => (Some(p), *at != 0 && *at == mtime),
+            None => (None, false),
+        };
         // Nothing changed on disk: no entry is copied or compared.
-        if prior.is_some_and(|p| index::unchanged(&wandb_dir, p, &index::ScanOptions::default())) {
+        let opts = index::ScanOptions::default();
+        if prior.is_some_and(|p| index::unchanged_listed(&wandb_dir, p, &opts, listed)) {
+            if let Some(entry) = last.get_mut(&wandb_dir) {
+                entry.1 = mtime;
+            }
             return Msg::IndexUnchanged { wandb_dir };
         }
-        let opts = index::ScanOptions::default();
         let entries = index::scan_progress(
             &wandb_dir,
             &self.cache,
@@ -162,7 +172,7 @@ impl Indexes {
                     .zip(&entries)
                     .all(|(a, b)| index::same_listing(a, b))
         });
-        last.insert(wandb_dir.clone(), entries.clone());
+        last.insert(wandb_dir.clone(), (entries.clone(), mtime));
         if same {
             return Msg::IndexUnchanged { wandb_dir };
         }

@@ -739,6 +739,40 @@ fn a_crashed_run_that_grows_shows_within_its_recheck_time() {
     assert_eq!(seen.len(), 1, "looked at once in {recheck} s: {seen:?}");
 }
 
+/// The wandb directory's own modification time moves when a run directory is added
+/// or removed: while it stands still the check takes the run directories from the
+/// last scan (no listing), and still sees a run's file change.
+#[test]
+fn the_listing_is_skipped_while_the_wandb_directory_stands_still() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wandb = tmp.path().join("wandb");
+    let files = four_runs(&wandb);
+    let cache = tmp.path().join("cache");
+    let t = now();
+    let before = index::dir_mtime_ns(&wandb);
+    assert_ne!(before, 0);
+    let first = scan(&wandb, &cache, t).entries;
+    assert!(index::unchanged_listed(&wandb, &first, &opts(t), true));
+    // The live run (looked at every second) writes: seen without a listing.
+    std::fs::write(&files[3], run_bytes("live", t - 5.0, 40, None)).expect("grow");
+    assert!(!index::unchanged_listed(&wandb, &first, &opts(t), true));
+    assert_eq!(
+        index::dir_mtime_ns(&wandb),
+        before,
+        "a file written in a run"
+    );
+    let second = scan(&wandb, &cache, t).entries;
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write_run(
+        &wandb,
+        "20261130_100009",
+        "added",
+        &run_bytes("added", T0, 5, Some(0)),
+    );
+    assert_ne!(index::dir_mtime_ns(&wandb), before, "a run directory added");
+    assert!(!index::unchanged_listed(&wandb, &second, &opts(t), false));
+}
+
 /// The workspace's once-a-second check: nothing on disk changed and no state due
 /// to change means the last scan's entries stand; any change says otherwise.
 #[test]

@@ -233,8 +233,25 @@ pub const QUIET_RECHECK_S: u64 = 5;
 /// writing: cheap enough for every second.
 #[must_use]
 pub fn unchanged(wandb_dir: &Path, prior: &[RunIndexEntry], opts: &ScanOptions) -> bool {
-    let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
-    let dirs = run_dirs(&canonical);
+    unchanged_listed(wandb_dir, prior, opts, false)
+}
+
+/// [`unchanged`]; `listed`: the caller knows the wandb directory lists the same
+/// entries as when `prior` was scanned (its modification time has not moved since),
+/// so its run directories are `prior`'s and it is not read again.
+#[must_use]
+pub fn unchanged_listed(
+    wandb_dir: &Path,
+    prior: &[RunIndexEntry],
+    opts: &ScanOptions,
+    listed: bool,
+) -> bool {
+    let dirs: Vec<PathBuf> = if listed {
+        prior.iter().rev().map(|e| e.dir.clone()).collect()
+    } else {
+        let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
+        run_dirs(&canonical)
+    };
     if dirs.len() != prior.len() {
         return false;
     }
@@ -409,6 +426,13 @@ fn unix_now() -> f64 {
 }
 
 /// Size and mtime (ns since the epoch; 0 when unknown) of a file.
+/// A directory's modification time (ns since the epoch; 0 when it cannot be read):
+/// it moves when an entry is added, removed or renamed.
+#[must_use]
+pub fn dir_mtime_ns(dir: &Path) -> u64 {
+    stat(dir).1
+}
+
 fn stat(file: &Path) -> (u64, u64) {
     std::fs::metadata(file).map_or((0, 0), |m| {
         let ns = m
