@@ -43,6 +43,19 @@ pub struct RunBatch {
     pub restarted: bool,
 }
 
+impl RunBatch {
+    /// `b`'s events appended to this batch's, and its position in the file (how
+    /// far it read, the file's length, what is pending or open at its end) taken:
+    /// batches read one after another, as one.
+    pub fn absorb(&mut self, b: RunBatch) {
+        self.events.extend(b.events);
+        self.read_to = b.read_to;
+        self.file_len = b.file_len;
+        self.pending = b.pending;
+        self.open = b.open;
+    }
+}
+
 /// A run directory next to the one shown (the run picker's rows): what
 /// `Cmd::ListRuns` found.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -582,11 +582,7 @@ pub fn read_group(path: &Path) -> Option<(Vec<NodeFile>, RunBatch)> {
     loop {
         match poll_all(&mut readers, false) {
             Polled::Batch(b, more) => {
-                all.events.extend(b.events);
-                all.read_to = b.read_to;
-                all.file_len = b.file_len;
-                all.pending = b.pending;
-                all.open = b.open;
+                all.absorb(b);
                 if !more {
                     return Some((nodes, all));
                 }

@@ -114,11 +114,7 @@ pub fn read_batch(path: &Path) -> Result<(PathBuf, RunBatch), SourceError> {
     loop {
         let (b, _) = poll_batch(&mut reader)?;
         let more = b.read_to < b.file_len;
-        all.events.extend(b.events);
-        all.read_to = b.read_to;
-        all.file_len = b.file_len;
-        all.pending = b.pending;
-        all.open = b.open;
+        all.absorb(b);
         if !more {
             return Ok((file, all));
         }
