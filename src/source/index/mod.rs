@@ -246,19 +246,19 @@ pub fn unchanged_listed(
     opts: &ScanOptions,
     listed: bool,
 ) -> bool {
-    let dirs: Vec<PathBuf> = if listed {
-        prior.iter().rev().map(|e| e.dir.clone()).collect()
-    } else {
+    // Oldest first, as listed; `prior` is newest first. Not listed: `prior`'s own.
+    let listing: Option<Vec<PathBuf>> = (!listed).then(|| {
         let canonical = std::fs::canonicalize(wandb_dir).unwrap_or_else(|_| wandb_dir.to_owned());
         run_dirs(&canonical)
-    };
-    if dirs.len() != prior.len() {
+    });
+    if listing.as_ref().is_some_and(|l| l.len() != prior.len()) {
         return false;
     }
     let now = opts.now.unwrap_or_else(unix_now);
     // Whole seconds since the epoch pick this second's share of the done runs.
     let second = now.max(0.0) as u64;
-    dirs.iter().rev().zip(prior).enumerate().all(|(i, (d, e))| {
+    prior.iter().enumerate().all(|(i, e)| {
+        let d: &Path = listing.as_ref().map_or(&e.dir, |l| &l[l.len() - 1 - i]);
         let same_dir = d.as_os_str() == e.dir.as_os_str();
         let every = if e.exit_code.is_some() && e.file.is_some() {
             DONE_RECHECK_S
