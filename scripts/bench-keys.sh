@@ -6,11 +6,13 @@
 # or gone). tmux's own delivery and the ~3 ms capture are part of the figure, so it
 # is an upper bound on the program's answer. Presses that were answered after the
 # load had finished are not counted. The program is restarted until PRESSES presses
-# were timed during loads.
+# were timed during loads. With LOADED=1 the presses are timed after the load
+# instead (the status bar no longer says "loading"): the answer on a finished run.
 #
 # usage: scripts/bench-keys.sh FILE [PRESSES]
 #   env: SKIP_BUILD=1, LEET=/path/to/leet, COLS=200, ROWS=50, TIMEOUT_S=60,
-#        WITH_WANDB=1 (also time `wandb leet run FILE`, whose status says "Loading")
+#        WITH_WANDB=1 (also time `wandb leet run FILE`, whose status says "Loading"),
+#        LOADED=1 (time the presses after the load)
 set -euo pipefail
 
 FILE=${1:?usage: bench-keys.sh FILE [PRESSES]}
@@ -30,6 +32,7 @@ WANDB = os.environ["WANDB"]
 COLS = int(os.environ.get("COLS", 200))
 ROWS = int(os.environ.get("ROWS", 50))
 TIMEOUT_S = float(os.environ.get("TIMEOUT_S", 60))
+LOADED = os.environ.get("LOADED") == "1"
 SOCK = f"bench-keys-{os.getpid()}"
 TMUX = ["tmux", "-L", SOCK, "-f", "/dev/null"]
 
@@ -65,10 +68,20 @@ def one_load(argv, loading_word, want):
         sys.exit(f"no first frame within {TIMEOUT_S} s")
     shown = True
     late = 0
-    while len(out) < want and time.monotonic() - t0 < TIMEOUT_S:
+    if LOADED:
+        while loading_word in capture():
+            if time.monotonic() - t0 > TIMEOUT_S:
+                tmux("kill-server", check=False)
+                sys.exit(f"the load did not end within {TIMEOUT_S} s")
+            time.sleep(0.01)
+        # Pressed a little apart, as a user would, not back to back.
+        time.sleep(0.2)
+    while len(out) < want and time.monotonic() - t0 < TIMEOUT_S + (3 * want if LOADED else 0):
         s = capture()
-        if loading_word not in s:
+        if not LOADED and loading_word not in s:
             break
+        if LOADED:
+            time.sleep(0.02)
         t_send = time.monotonic()
         tmux("send-keys", "[")
         while True:
@@ -80,7 +93,7 @@ def one_load(argv, loading_word, want):
                 tmux("kill-server", check=False)
                 sys.exit("a key press was not answered within 5 s")
         shown = not shown
-        if loading_word in s:
+        if LOADED or loading_word in s:
             out.append((now - t_send) * 1000)
         else:
             late += 1
@@ -95,7 +108,7 @@ def run(name, argv, loading_word):
         got, secs, late = one_load(argv, loading_word, PRESSES - len(lat))
         loads += 1
         lat += got
-        print(f"{name}: load {loads}: {len(got)} presses timed while loading "
+        print(f"{name}: load {loads}: {len(got)} presses timed {'after' if LOADED else 'while'} loading "
               f"({late} answered after the load), {secs:.2f} s", flush=True)
     if not lat:
         print(f"{name}: no press could be timed while loading (the load ends first)")

@@ -33,6 +33,12 @@ const LONGEST_WAIT: Duration = Duration::from_secs(1);
 /// files' ticks come in a few bursts a second, not one wake-up per file.
 const SLACK: Duration = Duration::from_millis(250);
 
+/// A file that handed news on less than this ago waits out the rest before it is
+/// read again: a writer's steps that come faster are read (and drawn) together,
+/// a batch or two a frame rather than one per write. A write after a quieter
+/// spell is read at once.
+const NEWS_GAP: Duration = Duration::from_millis(40);
+
 /// What the follow thread is told.
 enum Ctl {
     /// Follow a path (a file or a run directory).
@@ -319,6 +325,15 @@ impl Table {
                 if !e.woken && !r.more && stat.is_some() && stat == r.seen {
                     e.schedule(self.interval(e));
                     return true;
+                }
+                // Woken too soon after the last news: polled when the gap is over,
+                // where the file's growth (its stat) tells it to read.
+                if let Some(at) = r.news_at.map(|t| t + NEWS_GAP) {
+                    if !r.more && Instant::now() < at {
+                        e.due = at;
+                        e.slack = Duration::ZERO;
+                        return true;
+                    }
                 }
                 r.seen = stat;
                 let keep = read(r, &e.out);

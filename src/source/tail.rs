@@ -165,6 +165,8 @@ pub(super) struct Reading {
     /// The file as the last poll left it: a tick that finds it the same reads
     /// nothing (one `stat`).
     pub(super) seen: Option<Stat>,
+    /// When a poll last handed news on (see `follow::NEWS_GAP`).
+    pub(super) news_at: Option<std::time::Instant>,
 }
 
 /// What tells a file changed: its identity, length and modification time.
@@ -205,6 +207,7 @@ impl Reading {
             told_unreadable: None,
             more: true,
             seen: None,
+            news_at: None,
         }
     }
 }
@@ -237,6 +240,7 @@ pub(super) fn read(r: &mut Reading, out: &Out) -> Option<Option<Duration>> {
                 if !out.send(Msg::Run(b)) {
                     return None;
                 }
+                r.news_at = Some(std::time::Instant::now());
             }
             if !r.more {
                 r.loaded = true;

@@ -25,8 +25,13 @@ pub(super) struct Seen {
     metric_defs: usize,
     /// System metric keys.
     system_keys: usize,
-    /// Run, config, summary, environment and exit records (the overview's input).
+    /// Run, config, environment and exit records (the overview's input).
     meta_records: u64,
+    /// Summary records shown in the overview.
+    summary_records: u64,
+    /// The run's growth (Unix ms, `SourceState::last_growth`) when the overview
+    /// was last rebuilt; `i64::MIN`: not while growing.
+    overview_at_ms: i64,
     /// Spans and bytes skipped, steps lost (the overview's Damage section).
     damage: (u64, u64, usize),
 }
@@ -38,6 +43,8 @@ impl Seen {
         metric_defs: usize::MAX,
         system_keys: usize::MAX,
         meta_records: u64::MAX,
+        summary_records: u64::MAX,
+        overview_at_ms: i64::MIN,
         damage: (u64::MAX, u64::MAX, usize::MAX),
     };
 
@@ -46,7 +53,18 @@ impl Seen {
     pub(super) fn forget_metric_keys(&mut self) {
         self.metric_keys = usize::MAX;
     }
+
+    /// Whether a summary change of `run` is held back from the overview.
+    pub(super) fn summary_held(&self, run: &Run) -> bool {
+        let summary = run.counts.by_type.get("summary").copied().unwrap_or(0);
+        self.summary_records != u64::MAX && summary != self.summary_records
+    }
 }
+
+/// While a run grows, a change of its summary alone (a new one every step of a
+/// fast writer) rebuilds the overview at most this often, in the growth's time;
+/// the next tick shows one held back. Anything else in it is shown at once.
+const SUMMARY_GAP_MS: i64 = 250;
 
 /// What else is due after the chart keys were derived: the router groups the
 /// system charts again ([`DeriveCx::group_system`], which may need a layout) and
@@ -78,12 +96,14 @@ impl DeriveCx<'_> {
 
     /// Derive the chart keys again when their inputs changed; say what else is
     /// due (the system charts, the overview), and note what it all comes from.
-    pub(super) fn refresh(&mut self) -> Due {
+    /// `settle`: a summary change held back (see [`SUMMARY_GAP_MS`]) is due now.
+    pub(super) fn refresh(&mut self, settle: bool) -> Due {
         let run = &self.shown.run;
-        let meta = ["run", "config", "summary", "environment", "exit"]
+        let meta = ["run", "config", "environment", "exit"]
             .iter()
             .filter_map(|k| run.counts.by_type.get(k))
             .sum::<u64>();
+        let summary = run.counts.by_type.get("summary").copied().unwrap_or(0);
         // Compared runs count in the metric keys' signature (their keys are charted
         // too), with their number so removing one is noticed.
         let compared: usize = self
@@ -91,25 +111,45 @@ impl DeriveCx<'_> {
             .iter()
             .map(|c| c.run.metrics.len() + c.run.metric_defs.len() + 1)
             .sum();
-        let now = Seen {
+        #[allow(clippy::cast_possible_truncation)]
+        let grown_ms = self.shown.source.last_growth.map(|t| (t * 1e3) as i64);
+        let seen = self.shown.seen;
+        let mut now = Seen {
             metric_keys: run.metrics.len() + compared,
             metric_defs: run.metric_defs.len(),
             system_keys: run.system.len(),
             meta_records: meta,
+            summary_records: summary,
+            overview_at_ms: seen.overview_at_ms,
             damage: (
                 run.damage.skipped_spans,
                 run.damage.skipped_bytes,
                 run.breaks.spans().len(),
             ),
         };
-        let seen = self.shown.seen;
+        let others = now.meta_records != seen.meta_records || now.damage != seen.damage;
+        let mut overview = others || now.summary_records != seen.summary_records;
+        if overview && !others && !settle {
+            let held = grown_ms.is_some_and(|t| {
+                seen.overview_at_ms != i64::MIN
+                    && t.saturating_sub(seen.overview_at_ms) < SUMMARY_GAP_MS
+            });
+            if held {
+                // Still to show: seen as before.
+                now.summary_records = seen.summary_records;
+                overview = false;
+            }
+        }
+        if overview {
+            now.overview_at_ms = grown_ms.unwrap_or(i64::MIN);
+        }
         if now.metric_keys != seen.metric_keys || now.metric_defs != seen.metric_defs {
             self.derive_metric_keys();
         }
         self.shown.seen = now;
         Due {
             regroup: now.system_keys != seen.system_keys,
-            overview: now.meta_records != seen.meta_records || now.damage != seen.damage,
+            overview,
         }
     }
 
@@ -297,24 +337,79 @@ mod tests {
     #[test]
     fn refresh_says_what_is_due_only_when_its_inputs_changed() {
         let mut app = App::new(Options::default());
-        assert_eq!(app.derive_cx().refresh(), Due::default());
+        assert_eq!(app.derive_cx().refresh(false), Due::default());
         app.shown.run.system.push("system.cpu", 1.0, 5.0);
         assert_eq!(
-            app.derive_cx().refresh(),
+            app.derive_cx().refresh(false),
             Due {
                 regroup: true,
                 overview: false
             }
         );
-        assert_eq!(app.derive_cx().refresh(), Due::default());
+        assert_eq!(app.derive_cx().refresh(false), Due::default());
         app.shown.run.counts.by_type.insert("config", 1);
         assert_eq!(
-            app.derive_cx().refresh(),
+            app.derive_cx().refresh(false),
             Due {
                 regroup: false,
                 overview: true
             }
         );
+    }
+
+    /// The summary's value for `key` as the overview shows it.
+    fn summary_shown(app: &App, key: &str) -> Option<f64> {
+        (0..4)
+            .flat_map(|i| app.panes.overview.section_rows(i))
+            .find_map(|r| match r {
+                crate::ui::overview::Row::Item(k, v) if k == key => v.parse().ok(),
+                _ => None,
+            })
+    }
+
+    /// A summary record more: `loss` = `v`, the run grown at `at` (None: not growing).
+    fn summary_record(app: &mut App, v: f64, at: Option<f64>) {
+        let run = &mut app.shown.run;
+        *run.counts.by_type.entry("summary").or_insert(0) += 1;
+        run.summary.set_number("loss", v);
+        app.shown.source.last_growth = at;
+        app.refresh();
+    }
+
+    #[test]
+    fn a_growing_run_s_summary_alone_is_shown_again_at_most_every_quarter_second() {
+        let mut app = App::new(Options::default());
+        // Not growing (a file read whole): every change at once.
+        summary_record(&mut app, 1.0, None);
+        assert_eq!(summary_shown(&app, "loss"), Some(1.0));
+        summary_record(&mut app, 2.0, None);
+        assert_eq!(summary_shown(&app, "loss"), Some(2.0));
+        // Growing: the first change at once, the next ones within the gap held.
+        summary_record(&mut app, 3.0, Some(1000.0));
+        assert_eq!(summary_shown(&app, "loss"), Some(3.0));
+        summary_record(&mut app, 4.0, Some(1000.1));
+        summary_record(&mut app, 5.0, Some(1000.2));
+        assert_eq!(summary_shown(&app, "loss"), Some(3.0));
+        assert!(app.shown.seen.summary_held(&app.shown.run));
+        // The gap over (in the growth's time): shown.
+        summary_record(&mut app, 6.0, Some(1000.3));
+        assert_eq!(summary_shown(&app, "loss"), Some(6.0));
+        // Held, then the writer stops: the next tick shows it, and redraws.
+        summary_record(&mut app, 7.0, Some(1000.35));
+        assert_eq!(summary_shown(&app, "loss"), Some(6.0));
+        assert!(app.update(crate::msg::Msg::Tick(2000.0)).redraw);
+        assert_eq!(summary_shown(&app, "loss"), Some(7.0));
+        assert!(!app.shown.seen.summary_held(&app.shown.run));
+        // Anything else in the overview (a config record) is shown at once, a
+        // summary held (the tick's rebuild was 50 ms before) with it.
+        summary_record(&mut app, 8.0, Some(1000.4));
+        assert_eq!(summary_shown(&app, "loss"), Some(7.0));
+        app.shown.run.summary.set_number("loss", 9.0);
+        *app.shown.run.counts.by_type.entry("summary").or_insert(0) += 1;
+        app.shown.run.counts.by_type.insert("config", 1);
+        app.shown.source.last_growth = Some(1000.45);
+        app.refresh();
+        assert_eq!(summary_shown(&app, "loss"), Some(9.0));
     }
 
     #[test]
@@ -348,7 +443,7 @@ mod tests {
         let mut app = App::new(Options::default());
         app.shown.run.metrics.push("loss", 1.0, 0.5);
         app.shown.run.metrics.push("_runtime", 1.0, 3.0);
-        app.derive_cx().refresh();
+        app.derive_cx().refresh(false);
         assert_eq!(app.charts.metric_keys, ["loss"]);
         assert_eq!(app.charts.shown, [0]);
     }

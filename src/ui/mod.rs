@@ -397,7 +397,9 @@ impl App {
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
-                let mut live = self.shown.tick(now);
+                let held = self.shown.seen.summary_held(&self.shown.run);
+                self.refresh_then(true);
+                let mut live = self.shown.tick(now) || held;
                 if let Some(c) = self.host.cluster.as_mut() {
                     c.now = now;
                     live |= c.opened.is_none();
@@ -594,7 +596,13 @@ impl App {
     /// (see [`derive::DeriveCx::refresh`]): the chart keys, then the system charts,
     /// then the overview's rows.
     pub(crate) fn refresh(&mut self) {
-        let due = self.derive_cx().refresh();
+        self.refresh_then(false);
+    }
+
+    /// [`App::refresh`]; `settle`: with what it held back shown (see
+    /// `derive::SUMMARY_GAP_MS`).
+    fn refresh_then(&mut self, settle: bool) {
+        let due = self.derive_cx().refresh(settle);
         if due.regroup {
             self.regroup();
         }
