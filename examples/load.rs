@@ -3,6 +3,11 @@
 //! the viewer's load cost without a terminal, for profiling.
 //!
 //! usage: cargo run --release --example load -- FILE [RUNS]
+//!
+//! `LEET_LOAD_NICE=1` runs the decode workers at nice 10 as the viewer's first load
+//! does (`ParallelOptions::below_loop`; by default they keep the caller's priority,
+//! as `leet inspect`'s do), `LEET_LOAD_THREADS=N` sets their number: the choices of
+//! a viewer's first load on a busy machine, compared without a terminal.
 
 use std::time::Instant;
 
@@ -41,8 +46,8 @@ fn main() {
     leet::tune_allocator();
     for _ in 0..runs {
         let (t0, c0, f0) = (Instant::now(), cpu_s(), faults());
-        match leet::store::load::load(std::path::Path::new(&path)) {
-            Ok((_, run)) => println!(
+        match load(std::path::Path::new(&path)) {
+            Ok(run) => println!(
                 "wall {:.3} s  cpu {:.2} s  minor faults {}  records {}  last step {:?}",
                 t0.elapsed().as_secs_f64(),
                 cpu_s() - c0,
@@ -56,4 +61,31 @@ fn main() {
             }
         }
     }
+}
+
+/// [`leet::store::load::load`], with the workers' priority and number from the
+/// environment.
+fn load(path: &std::path::Path) -> Result<leet::store::Run, leet::source::file::SourceError> {
+    use leet::decode::event::Sink as _;
+    use leet::source::file::{ParallelOptions, RunReader};
+    let env = |k: &str| std::env::var(k).ok();
+    let mut opts = ParallelOptions {
+        below_loop: env("LEET_LOAD_NICE").is_some_and(|v| v == "1"),
+        ..ParallelOptions::default()
+    };
+    if let Some(n) = env("LEET_LOAD_THREADS").and_then(|v| v.parse().ok()) {
+        opts.threads = n;
+    }
+    let file = leet::source::file::resolve_file(path)?;
+    let mut run = leet::store::Run::new();
+    let mut reader = RunReader::open(&file)?;
+    if reader.wants_parallel(&opts)? {
+        let p = reader.load_parallel(&opts, |ev, _| run.fold(&ev))?;
+        run.at_end(p.pending, p.open);
+        if !p.more {
+            return Ok(run);
+        }
+    }
+    reader.read_all(&mut run)?;
+    Ok(run)
 }

@@ -521,33 +521,111 @@ fn write_rows(
     err: &mut dyn Write,
 ) -> anyhow::Result<DamageReport> {
     let Scan {
-        mut cols,
+        cols,
         preps,
         rows_forward,
         ints,
         x_int,
     } = scan;
-    let smooth = opts.smoothing != Smoothing::None;
-    let filter = opts.metrics.as_ref();
-    let mut buf = Vec::new();
-    let mut smoothed = Smoothed::new(opts.smoothing, &preps);
     let names: Vec<String> = if terminal {
         cols.names.iter().map(|n| sanitize(n)).collect()
     } else {
         cols.names.clone()
     };
     let header = header(opts, &names, &ints, x_int);
-    let mut table = Table::new(opts.format.unwrap_or_default(), &header, out)?;
-    // `_runtime` and `_timestamp` after `_step`; none after a system sample's time.
-    let time_cols = if opts.system { 0 } else { 2 };
+    let table = Table::new(opts.format.unwrap_or_default(), &header, out)?;
+    let cells = header.len();
+    // The rows are formatted and written on a thread of their own, handed over in
+    // batches, while this one decodes and builds the next (formatting the numbers
+    // was half of an export's CPU, all on one core).
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Waiting>>(BATCHES_AHEAD);
+    let names = &names;
+    std::thread::scope(|s| {
+        let writer = std::thread::Builder::new()
+            .name("leet-export-write".into())
+            .spawn_scoped(s, move || {
+                write_batches(table, &rx, names, 1 + time_cols_of(opts))
+            })?;
+        let built = build_rows(file, opts, cols, preps, rows_forward, cells, &tx, prog, err);
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the export's writer panicked")));
+        // The writer's error first: the reading stopped because of it.
+        written?;
+        built
+    })
+}
+
+/// Rows' batches on their way to the writer at most.
+const BATCHES_AHEAD: usize = 4;
+/// A batch holds about this many cells (so a wide table's batch stays small).
+const BATCH_CELLS: usize = 1 << 16;
+
+/// `_runtime` and `_timestamp` after `_step`; none after a system sample's time.
+fn time_cols_of(opts: &ExportOptions) -> usize {
+    if opts.system {
+        0
+    } else {
+        2
+    }
+}
+
+/// The writer's thread: every batch's rows to `table`, then its end.
+fn write_batches(
+    mut table: Table<'_>,
+    rx: &std::sync::mpsc::Receiver<Vec<Waiting>>,
+    names: &[String],
+    key_at: usize,
+) -> io::Result<()> {
+    let mut cells = Vec::new();
+    for batch in rx {
+        for r in &batch {
+            queue::write_row(&mut table, r, names, key_at, &mut cells)?;
+        }
+    }
+    table.finish()
+}
+
+/// Pass 2's reading: every row built as it is decoded and handed to the writer in
+/// order (`tx`); the damage found.
+#[allow(clippy::too_many_arguments)]
+fn build_rows(
+    file: &Path,
+    opts: &ExportOptions,
+    mut cols: Columns,
+    preps: Vec<Prep>,
+    rows_forward: bool,
+    cells: usize,
+    tx: &std::sync::mpsc::SyncSender<Vec<Waiting>>,
+    prog: &mut Progress,
+    err: &mut dyn Write,
+) -> anyhow::Result<DamageReport> {
+    let smooth = opts.smoothing != Smoothing::None;
+    let filter = opts.metrics.as_ref();
+    let mut buf = Vec::new();
+    let mut smoothed = Smoothed::new(opts.smoothing, &preps);
+    let time_cols = time_cols_of(opts);
     let first_metric = 1 + time_cols;
     let per = if smooth { 2 } else { 1 };
     // Rows wait here until their smoothed values are known (at once without
     // smoothing, or with TWEMA and EMA; for the window's length with the others).
     let mut queue = Queue::default();
+    let mut batch = Vec::new();
+    let mut batch_cells = 0;
+    // Hand the batch over once it is big enough (`all`: whatever it holds); false
+    // when the writer is gone (its error says why).
+    let mut hand = |queue: &mut Queue, smoothed: &mut Smoothed, all: bool| -> bool {
+        batch_cells += queue.ready(smoothed, &mut batch);
+        if batch_cells >= BATCH_CELLS || (all && !batch.is_empty()) {
+            batch_cells = 0;
+            return tx.send(std::mem::take(&mut batch)).is_ok();
+        }
+        true
+    };
     // Wide: the row being built (a record with the same step as the one before
     // adds to its row).
-    let mut row = Waiting::new(header.len());
+    let mut row = Waiting::new(cells);
     let mut row_x: Option<Option<f64>> = None;
     let long_key_at = 1 + time_cols;
     let result = read(file, "exporting", prog, err, |ev| {
@@ -559,7 +637,7 @@ fn write_rows(
             for p in pts.iter() {
                 let seq = smooth.then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
                 if opts.long {
-                    let mut w = Waiting::new(header.len());
+                    let mut w = Waiting::new(cells);
                     w.key = Some(p.col);
                     w.nums[0] = p.x;
                     if !opts.system {
@@ -575,7 +653,7 @@ fn write_rows(
                 }
                 let same = row_x.is_some_and(|rx| rx.is_some() && rx == p.x);
                 if !same && row_x.is_some() {
-                    let done = std::mem::replace(&mut row, Waiting::new(header.len()));
+                    let done = std::mem::replace(&mut row, Waiting::new(cells));
                     queue.rows.push_back(done);
                 }
                 if !same {
@@ -604,8 +682,8 @@ fn write_rows(
                     smoothed.advance(x);
                 }
             }
-            if let Err(e) = queue.flush(&mut table, &mut smoothed, &names, long_key_at) {
-                res = Err(e);
+            if !hand(&mut queue, &mut smoothed, false) {
+                res = Err(io::Error::other("the export's writer stopped"));
             }
         });
         res
@@ -615,8 +693,7 @@ fn write_rows(
         queue.rows.push_back(row);
     }
     smoothed.finish();
-    queue.flush(&mut table, &mut smoothed, &names, long_key_at)?;
-    table.finish()?;
+    hand(&mut queue, &mut smoothed, true);
     Ok(damage)
 }
 

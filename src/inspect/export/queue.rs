@@ -96,19 +96,15 @@ pub(super) struct Queue {
 }
 
 impl Queue {
-    /// Write the rows from the front whose smoothed values are all known.
-    pub(super) fn flush(
-        &mut self,
-        table: &mut Table<'_>,
-        smoothed: &mut Smoothed,
-        names: &[String],
-        key_at: usize,
-    ) -> io::Result<()> {
+    /// Move the rows from the front whose smoothed values are all known to `out`,
+    /// in order; how many cells they hold.
+    pub(super) fn ready(&mut self, smoothed: &mut Smoothed, out: &mut Vec<Waiting>) -> usize {
+        let mut cells = 0;
         while let Some(front) = self.rows.front_mut() {
             for w in &front.waits {
                 match smoothed.get(w.1, w.2) {
                     Some(v) => front.nums[w.0] = Some(v),
-                    None => return Ok(()),
+                    None => return cells,
                 }
             }
             let Some(r) = self.rows.pop_front() else {
@@ -117,18 +113,34 @@ impl Queue {
             for w in &r.waits {
                 smoothed.taken(w.1, w.2);
             }
-            let cells: Vec<Cell<'_>> = match r.key {
-                Some(k) => {
-                    let mut cells: Vec<Cell<'_>> =
-                        r.nums[..key_at].iter().map(|v| Cell::Num(*v)).collect();
-                    cells.push(Cell::Text(names.get(k).map_or("", String::as_str)));
-                    cells.extend(r.nums[key_at + 1..].iter().map(|v| Cell::Num(*v)));
-                    cells
-                }
-                None => r.nums.iter().map(|v| Cell::Num(*v)).collect(),
-            };
-            table.row(&cells)?;
+            cells += r.nums.len();
+            out.push(r);
         }
-        Ok(())
+        cells
+    }
+}
+
+/// Write one row whose values are all known: a long row's key (at `key_at`) by its
+/// name.
+pub(super) fn write_row(
+    table: &mut Table<'_>,
+    r: &Waiting,
+    names: &[String],
+    key_at: usize,
+    cells: &mut Vec<Cell<'static>>,
+) -> io::Result<()> {
+    let text = |k: usize| names.get(k).map_or("", String::as_str);
+    match r.key {
+        Some(k) => {
+            let mut row: Vec<Cell<'_>> = r.nums[..key_at].iter().map(|v| Cell::Num(*v)).collect();
+            row.push(Cell::Text(text(k)));
+            row.extend(r.nums[key_at + 1..].iter().map(|v| Cell::Num(*v)));
+            table.row(&row)
+        }
+        None => {
+            cells.clear();
+            cells.extend(r.nums.iter().map(|v| Cell::Num(*v)));
+            table.row(cells)
+        }
     }
 }
