@@ -217,10 +217,23 @@ impl<'w> Table<'w> {
                     .with_fields(fields)
                     .build()
                     .map_err(parquet_err)?;
-                let props = WriterProperties::builder()
+                // Numbers without a dictionary: metric values hardly repeat, and
+                // building one that is then given up cost a sixth of an export's
+                // CPU (zstd still packs a constant column to nothing); names (the
+                // long form's key column) keep theirs.
+                let mut props = WriterProperties::builder()
                     .set_created_by(format!("leet {}", env!("CARGO_PKG_VERSION")))
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                    .build();
+                    .set_dictionary_enabled(false);
+                for (name, kind) in cols {
+                    if matches!(kind, ColKind::Text) {
+                        props = props.set_column_dictionary_enabled(
+                            parquet::schema::types::ColumnPath::from(name.as_str()),
+                            true,
+                        );
+                    }
+                }
+                let props = props.build();
                 let writer = SerializedFileWriter::new(out, Arc::new(schema), Arc::new(props))
                     .map_err(parquet_err)?;
                 let bufs = cols

@@ -200,3 +200,37 @@ fn parquet_is_not_written_to_a_terminal_without_dash_o_dash() {
     run(&opts, &mut out, &mut err).unwrap();
     assert!(out.starts_with(b"PAR1"));
 }
+
+#[test]
+fn parquet_numbers_go_without_a_dictionary_and_the_long_form_s_names_with_one() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let run = synth_run(dir.path());
+    for long in [false, true] {
+        let target = dir.path().join(format!("out-{long}.parquet"));
+        let opts = ExportOptions {
+            path: run.clone(),
+            output: Some(target.clone()),
+            long,
+            ..ExportOptions::default()
+        };
+        assert!(run_export(&opts).is_empty());
+        let reader = SerializedFileReader::new(std::fs::File::open(&target).unwrap()).unwrap();
+        let meta = reader.metadata();
+        assert!(meta.num_row_groups() > 0);
+        let mut names_seen = 0;
+        for g in meta.row_groups() {
+            for c in g.columns() {
+                let text = c.column_type() == parquet::basic::Type::BYTE_ARRAY;
+                names_seen += usize::from(text);
+                assert_eq!(
+                    c.dictionary_page_offset().is_some(),
+                    text,
+                    "long {long}: {}",
+                    c.column_path()
+                );
+            }
+        }
+        assert_eq!(names_seen > 0, long, "the long form has a key column");
+    }
+}
