@@ -12,11 +12,15 @@
 # own few ms; the lower bound, the start of the previous capture, is printed too) showing:
 #   leet:  "step k" in the status bar (last screen line)
 #   wandb: "_step   k" in the sidebar's Summary section
+# With START=K the copy starts with every record up to history step K (K steps
+# already on screen, e.g. 199000 of the 125 MB `big` run) and the appends are steps
+# K+1..K+APPENDS.
 # Between appends a random pause of 0.3-1.0 s (after the step showed), so appends do not
 # phase-lock with a polling interval. Never appends the exit record.
 #
 # usage: scripts/bench-follow.sh [RUN_DIR_OR_WANDB_FILE] [APPENDS] [SESSIONS]
-#   (defaults: tests/fixtures/runs/tiny, 25, 3; SKIP_BUILD=1, WANDB=..., TIMEOUT_S=10)
+#   (defaults: tests/fixtures/runs/tiny, 25, 3; SKIP_BUILD=1, WANDB=..., TIMEOUT_S=10,
+#   START=0, ONLY=leet|wandb)
 set -euo pipefail
 
 # shellcheck source=scripts/common.sh
@@ -47,6 +51,7 @@ APPENDS = int(os.environ["APPENDS"])
 SESSIONS = int(os.environ["SESSIONS"])
 LEET, WANDB, TMP = os.environ["LEET"], os.environ["WANDB"], os.environ["TMP"]
 TIMEOUT_S = float(os.environ.get("TIMEOUT_S", 10))
+START = int(os.environ.get("START", 0))
 SOCK = f"bench-follow-{os.getpid()}"
 TMUX = ["tmux", "-L", SOCK, "-f", "/dev/null"]
 random.seed(1)
@@ -79,8 +84,8 @@ hist_end = {}  # step -> byte offset just past its history record
 for r, e in zip(recs, ends):
     if r["type"] == "history":
         hist_end[r["history"]["step"]["num"]] = e
-if any(k not in hist_end for k in range(APPENDS + 1)):
-    sys.exit(f"source has fewer than {APPENDS + 1} history steps")
+if any(k not in hist_end for k in range(START, START + APPENDS + 1)):
+    sys.exit(f"source has fewer than {START + APPENDS + 1} history steps")
 
 
 def tmux(*args, check=True):
@@ -103,6 +108,8 @@ def seen_wandb(screen, k):
 
 PROGRAMS = [("leet", LEET, lambda f: [LEET, f], seen_leet),
             ("wandb leet", WANDB, lambda f: [WANDB, "leet", "run", f], seen_wandb)]
+if os.environ.get("ONLY"):
+    PROGRAMS = [p for p in PROGRAMS if p[0].split()[0] == os.environ["ONLY"]]
 
 
 def session(name, argv_for, seen):
@@ -111,19 +118,19 @@ def session(name, argv_for, seen):
     os.makedirs(rundir)
     path = f"{rundir}/run-follow01.wandb"
     with open(path, "wb") as f:
-        f.write(data[:hist_end[0]])
+        f.write(data[:hist_end[START]])
     cmd = "exec " + subprocess.list2cmdline(argv_for(path))
     tmux("new-session", "-d", "-x", "200", "-y", "50", cmd)
     t0 = time.monotonic()
-    while not seen(capture(), 0):
+    while not seen(capture(), START):
         if time.monotonic() - t0 > 60:
             tmux("kill-server", check=False)
-            sys.exit(f"{name}: step 0 never shown")
+            sys.exit(f"{name}: step {START} never shown")
         time.sleep(0.02)
     time.sleep(1.0)
     lat, low, cap, missed = [], [], [], 0
     with open(path, "ab", buffering=0) as f:
-        for k in range(1, APPENDS + 1):
+        for k in range(START + 1, START + APPENDS + 1):
             chunk = data[hist_end[k - 1]:hist_end[k]]
             t = time.monotonic()
             f.write(chunk)
