@@ -1658,3 +1658,50 @@ fn a_warm_workspace_left_alone_idles() {
         assert_eq!(t.exit_code(), "EXIT:0");
     }
 }
+
+/// Every chart smoothed, with more smoothed series on screen than the smoothing
+/// cache keeps (a 9×9 grid of one run's 90 metrics, each thinned past the series
+/// cap, so every smoothing re-reads the run's file): each chart is drawn smoothed
+/// and, left alone, the viewer idles (its CPU over 10 s from /proc, the same
+/// generous bound as the idle workspace's). Series evicted while on screen were
+/// asked for again at every tick and never drawn smoothed.
+#[test]
+fn more_smoothed_series_on_screen_than_cached_are_drawn_and_idle() {
+    require_tmux!();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp
+        .path()
+        .join("wandb/offline-run-20261201_000000-synth001");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = leet::decode::synth::SynthSpec {
+        steps: 20_000,
+        metrics: 90,
+        summaries: false,
+        ..Default::default()
+    };
+    let file = dir.join("run-synth001.wandb");
+    std::fs::write(&file, leet::decode::synth::file_bytes(&spec)).unwrap();
+    let t = Tmux::start("smooth81", &[dir.as_path()], 400, 120);
+    t.wait_for("19999", Duration::from_secs(30));
+    t.keys(&["r", "9", "c", "9"]);
+    t.wait_for("Metrics [1-81 of 90]", Duration::from_secs(10));
+    t.keys(&["E"]);
+    t.wait_for("twema 0.6", Duration::from_secs(10));
+    t.wait_until(
+        "every chart on screen drawn smoothed",
+        Duration::from_secs(30),
+        |s| (!s.contains("smoothing…")).then_some(()),
+    );
+    let pid: u32 = t.viewer_pid().parse().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let share = idle_share(pid, 10);
+    eprintln!("idle CPU over 10 s: {:.3} % of a core", share * 100.0);
+    assert!(
+        share < 0.2,
+        "{:.1} % of a core while idle:\n{}",
+        share * 100.0,
+        t.screen()
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}

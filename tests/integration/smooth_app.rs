@@ -476,3 +476,62 @@ fn the_smoothed_series_kept_stay_bounded_however_many_are_asked_for() {
         SmoothedLine::Ready(_)
     ));
 }
+
+/// More smoothed series on screen than the cache keeps (a 9×9 grid, every chart
+/// smoothed): each is asked for once, and once all are answered neither their
+/// redraws nor the ticks after ask again. Each answer's redraw used to evict the
+/// least recently drawn series on screen and ask for it again, so the smoothing
+/// worker re-read the run without end while the screen stood still.
+#[test]
+fn more_smoothed_charts_on_screen_than_the_cache_keeps_are_asked_for_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("run-synth001.wandb");
+    let spec = SynthSpec {
+        steps: 50,
+        metrics: 90,
+        summaries: false,
+        ..SynthSpec::default()
+    };
+    std::fs::write(&file, synth::file_bytes(&spec)).unwrap();
+    let mut app = app_on(&file);
+    app.update(Msg::Resize(400, 120));
+    for c in ['r', '9', 'c', '9'] {
+        app.update(Msg::char(c));
+    }
+    // The first page: the first 81 charts.
+    app.charts.grid.focus = 0;
+    let on_screen = app.charts.grid.per_page().min(app.charts.shown.len());
+    assert!(on_screen > 64, "{on_screen} charts on screen");
+    // Every job answered as the runtime answers it, first asked first (a bound
+    // ends a run of asks that never settles).
+    let mut queue: std::collections::VecDeque<Cmd> = app.update(Msg::char('E')).cmds.into();
+    let mut asked = 0;
+    while let Some(cmd) = queue.pop_front() {
+        if let Cmd::Smooth(_) = &cmd {
+            asked += 1;
+            assert!(asked <= 4 * on_screen, "still asking after {asked} jobs");
+            let msg = answer(cmd).unwrap();
+            queue.extend(app.update(msg).cmds);
+        }
+    }
+    assert_eq!(asked, on_screen);
+    for _ in 0..3 {
+        let fx = app.update(Msg::Tick(app.shown.now + 2.0));
+        let again = fx
+            .cmds
+            .iter()
+            .filter(|c| matches!(c, Cmd::Smooth(_)))
+            .count();
+        assert_eq!(again, 0, "a tick asked for {again} series again");
+    }
+    for &i in &app.charts.shown[..on_screen] {
+        let key = &app.charts.metric_keys[i];
+        assert!(
+            matches!(
+                app.smoothed_line(&app.shown.run, key),
+                SmoothedLine::Ready(_)
+            ),
+            "{key} not drawn smoothed"
+        );
+    }
+}

@@ -46,8 +46,11 @@ const SIGMAS: [f64; 17] = [
 ];
 
 /// Most smoothed series kept (each at most a series' point cap): the least
-/// recently drawn go first.
+/// recently drawn go first, but never one on screen (see `SmoothState::evict`).
 const MAX_ENTRIES: usize = 64;
+/// Fewest points a smoothed series is kept with when more than [`MAX_ENTRIES`]
+/// are on screen and share their points (each chart is then narrow).
+const MIN_SHARE: usize = 256;
 /// A job unanswered this long (seconds) is asked again.
 const LOST_AFTER: f64 = 300.0;
 
@@ -205,12 +208,18 @@ impl SmoothState {
         self.charts = charts;
     }
 
-    /// Bounded: the least recently drawn go.
-    fn evict(&mut self) {
+    /// Bounded: the least recently drawn go, but never one drawn now (`used`
+    /// from `drawn` on). With more series on screen than [`MAX_ENTRIES`] the
+    /// cache holds every one of them (at most the grid's charts times the runs
+    /// drawn, each with its share of the points): one evicted while on screen
+    /// would be asked for again at every redraw and tick, its run's file read
+    /// again each time, and never drawn smoothed.
+    fn evict(&mut self, drawn: u64) {
         while self.cache.len() > MAX_ENTRIES {
             let Some(oldest) = self
                 .cache
                 .iter()
+                .filter(|(_, e)| e.used < drawn)
                 .min_by_key(|(_, e)| e.used)
                 .map(|(k, _)| k.clone())
             else {
@@ -371,8 +380,14 @@ impl Charts {
                 jobs.push((path.to_owned(), key.clone(), s, series));
             }
         }
-        let (now, cap) = (cx.shown.now, cx.shown.max_points);
+        // More on screen than the cache keeps: all are kept, each with a share of
+        // the points, so the points kept stay about as bounded.
+        let cap = (cx.shown.max_points.saturating_mul(MAX_ENTRIES) / jobs.len().max(MAX_ENTRIES))
+            .max(MIN_SHARE)
+            .min(cx.shown.max_points);
+        let now = cx.shown.now;
         let st = &mut self.smoothing;
+        let drawn = st.stamp + 1;
         for (path, key, s, series) in jobs {
             st.stamp += 1;
             let stamp = st.stamp;
@@ -408,7 +423,7 @@ impl Charts {
                 points: whole.then(|| series.points().to_vec()),
             }));
         }
-        st.evict();
+        st.evict(drawn);
     }
 
     /// `Msg::Smoothed`: keep the smoothed series (unless its chart has moved on);
