@@ -154,7 +154,22 @@ impl Decoder {
         v: wire::RawValue<'_>,
         row: &mut Row,
     ) -> Option<()> {
-        let special = self.special_of(pos, k)?;
+        let special = if self.no_series {
+            // Without series only three keys matter: told by their bytes, no
+            // cache (what `special_of_new` decides for every other key: its text
+            // checked, the value unkept).
+            match k {
+                b"_step" => Special::Step,
+                b"_runtime" => Special::Runtime,
+                b"_timestamp" => Special::Timestamp,
+                _ => {
+                    wire::text(k)?;
+                    Special::Unkept
+                }
+            }
+        } else {
+            self.special_of(pos, k)?
+        };
         if special == Special::Unkept {
             // Only the check the value gets below (a short decimal is ASCII,
             // so it passes too).

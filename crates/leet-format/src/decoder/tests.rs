@@ -321,3 +321,64 @@ fn the_direct_step_reading_equals_the_general_one() {
         assert_eq!(record_step_of(&b), record_step_general(&b), "{b:02x?}");
     }
 }
+
+/// What a row says of its step and times, whether it is whole, and the bad
+/// records: all that a decoder without series keeps of history.
+fn rows_and_bad(mut d: Decoder, payloads: &[Vec<u8>]) -> Vec<String> {
+    for (i, p) in payloads.iter().enumerate() {
+        d.record(i as u64 * 1000, p);
+    }
+    let ev = d.take();
+    ev.list
+        .iter()
+        .filter_map(|e| match e {
+            crate::event::Event::Row(r) => Some(format!(
+                "row {:?} {:?} {:?} {}",
+                r.step.map(f64::to_bits),
+                r.time.map(f64::to_bits),
+                r.runtime.map(f64::to_bits),
+                r.complete
+            )),
+            crate::event::Event::Bad { offset, len } => Some(format!("bad {offset} {len}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The decoder without series (`leet inspect --summary`, the workspace's index)
+/// tells `_step`, `_runtime` and `_timestamp` by their bytes, with no key cache:
+/// on well-formed, cut and changed bodies (text that is not UTF-8 among them) it
+/// reads every row's step and times, and finds every bad record, as the decoder
+/// with series does.
+#[test]
+fn without_series_rows_and_bad_records_equal_the_full_reading() {
+    let mut r = Rng(0x0DDB_A11C_0FFE_E000);
+    let mut bad = 0;
+    for round in 0..3000 {
+        let mut rows = Vec::new();
+        for _ in 0..=r.next() % 5 {
+            let mut b = body(&mut r);
+            match round % 3 {
+                1 if !b.is_empty() => {
+                    for _ in 0..(r.next() % 3 + 1) {
+                        let at = (r.next() % b.len() as u64) as usize;
+                        b[at] = 0x80 | r.next() as u8;
+                    }
+                }
+                2 => b.truncate((r.next() % (b.len() as u64 + 1)) as usize),
+                _ => {}
+            }
+            rows.push(b);
+        }
+        let payloads: Vec<Vec<u8>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, b)| payload(i as u64 + 1, b))
+            .collect();
+        let full = rows_and_bad(Decoder::new(), &payloads);
+        let lean = rows_and_bad(Decoder::without_series(), &payloads);
+        bad += full.iter().filter(|l| l.starts_with("bad")).count();
+        assert_eq!(full, lean, "round {round}: {rows:?}");
+    }
+    assert!(bad > 300, "too few bad records to compare: {bad}");
+}
