@@ -360,7 +360,7 @@ fn without_series_rows_and_bad_records_equal_the_full_reading() {
             let mut b = body(&mut r);
             match round % 3 {
                 1 if !b.is_empty() => {
-                    for _ in 0..(r.next() % 3 + 1) {
+                    for _ in 0..=(r.next() % 3) {
                         let at = (r.next() % b.len() as u64) as usize;
                         b[at] = 0x80 | r.next() as u8;
                     }
