@@ -155,12 +155,12 @@ impl Decoder {
         row: &mut Row,
     ) -> Option<()> {
         let special = if self.no_series {
-            // Without series only three keys matter: told by their bytes, no
-            // cache (what `special_of_new` decides for every other key: its text
-            // checked, the value unkept).
+            // Without series only the step and the time matter: told by their
+            // bytes, no cache (what `special_of_new` decides for every other key:
+            // its text checked, the value unkept; `_runtime` too, which only the
+            // series of the timeline would show).
             match k {
                 b"_step" => Special::Step,
-                b"_runtime" => Special::Runtime,
                 b"_timestamp" => Special::Timestamp,
                 _ => {
                     wire::text(k)?;
