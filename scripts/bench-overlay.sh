@@ -13,6 +13,8 @@
 #            the selection as it quits, for the next start.
 #   warm_s   the same directory started again with the 7 runs selected in the
 #            saved state: from the program's start until `drawn_s 7`.
+#   warm_cpu_s  the CPU seconds (all threads) leet had used by then: what the
+#            load costs whatever else the machine runs.
 #   load     the 1-minute load average when the round began (2 cores: noisy).
 # Then min and median of each, and `cat` of the seven files (the floor: reading
 # the bytes from the page cache), timed the same number of times.
@@ -86,7 +88,18 @@ class Leet:
         env = dict(ENV, LEET_DEBUG_TIMES=self.times)
         cmd = "exec env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + \
             " " + shlex.quote(LEET) + " " + shlex.quote(DIR)
-        self.tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), cmd)
+        self.pid = int(self.tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS),
+                                 "-P", "-F", "#{pane_pid}", cmd).strip())
+
+    def cpu_s(self):
+        """CPU seconds (user + system, all threads) the program has used so far."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as f:
+                s = f.read()
+            fields = s[s.rindex(")") + 2:].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
 
     def tmux(self, *args):
         return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null", *args],
@@ -152,8 +165,8 @@ print(f"wandb dir: {DIR} (7 runs, {sum(os.path.getsize(f) for f in FILES) / 1e9:
 t = Leet("prime")
 t.drawn(1)
 t.quit()
-print(f"{'round':>5} {'load':>5} {'keys_s':>7} {'load':>5} {'warm_s':>7} {'selected':>8}")
-keys_s, warm_s, failed = [], [], False
+print(f"{'round':>5} {'load':>5} {'keys_s':>7} {'load':>5} {'warm_s':>7} {'warm_cpu_s':>10} {'selected':>8}")
+keys_s, warm_s, warm_cpu, failed = [], [], [], False
 for r in range(REPEAT):
     forget_state()
     l1 = load()
@@ -171,11 +184,13 @@ for r in range(REPEAT):
     l2 = load()
     t = Leet(f"warm{r}")
     w = t.drawn(7)
+    c = t.cpu_s()
     t.quit()
     failed |= k is None or w is None
     keys_s.append(k)
     warm_s.append(w)
-    print(f"{r + 1:>5} {l1:>5.2f} {fmt(k):>7} {l2:>5.2f} {fmt(w):>7} {n if n is not None else '-':>8}",
+    warm_cpu.append(c)
+    print(f"{r + 1:>5} {l1:>5.2f} {fmt(k):>7} {l2:>5.2f} {fmt(w):>7} {fmt(c):>10} {n if n is not None else '-':>8}",
           flush=True)
     time.sleep(1)
 cats = []
@@ -183,9 +198,9 @@ for _ in range(REPEAT):
     t0 = time.monotonic()
     subprocess.run(["cat", *FILES], stdout=subprocess.DEVNULL, check=True)
     cats.append(time.monotonic() - t0)
-for name, xs in (("keys_s", keys_s), ("warm_s", warm_s), ("cat_s", cats)):
+for name, xs in (("keys_s", keys_s), ("warm_s", warm_s), ("warm_cpu_s", warm_cpu), ("cat_s", cats)):
     lo, mid = med(xs)
-    print(f"{name:<7} min {fmt(lo)}  median {fmt(mid)}")
+    print(f"{name:<10} min {fmt(lo)}  median {fmt(mid)}")
 print("load after: " + " ".join(open("/proc/loadavg").read().split()[:3]))
 sys.exit(1 if failed else 0)
 PY
