@@ -9,8 +9,9 @@
 # Per round (REPEAT rounds, default 3):
 #   keys_s   state empty (the newest run alone drawn, as leet starts): once it is
 #            read, the keys `down space` x6 are sent in one tmux command; from
-#            then until the frame that shows all 7 read (`drawn_s 7`). leet saves
-#            the selection as it quits, for the next start.
+#            then until the frame that shows all 7 read (`drawn_s 7`): six runs
+#            read from the keys, the seventh already read. leet saves the
+#            selection as it quits, for the next start.
 #   warm_s   the same directory started again with the 7 runs selected in the
 #            saved state: from the program's start until `drawn_s 7`.
 #   warm_cpu_s  the CPU seconds (all threads) leet had used by then: what the
@@ -34,6 +35,7 @@ set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "$0")/common.sh"
 command -v tmux > /dev/null || { echo "bench-overlay: tmux is not installed" >&2; exit 2; }
+[[ -x "$LEET" ]] || { echo "bench-overlay: no leet at $LEET (set LEET or CARGO_TARGET_DIR)" >&2; exit 2; }
 
 DIR=${1:-/tmp/overlay7}
 STEPS=${STEPS:-1000000}
@@ -133,6 +135,11 @@ class Leet:
         while time.monotonic() < deadline and self.tmux("list-sessions"):
             time.sleep(0.05)
         self.tmux("kill-server")
+        try:
+            os.unlink(os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"),
+                                   f"tmux-{os.getuid()}", self.sock))
+        except OSError:
+            pass
 
 
 def selected():
