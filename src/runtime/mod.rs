@@ -66,10 +66,17 @@ pub fn mark_start() {
 /// `first_s 0.031` and `loaded_s 1.402`: the program's own figures, which the
 /// benchmark scripts print beside the ones they read off the screen (a poller
 /// takes CPU from the program it measures and sees a frame up to a poll late).
+/// In a workspace, `drawn_s N SECS` the first frame drawn once N of its drawn runs
+/// had each read their whole file (one line per N reached), and with the first
+/// frame `start_unix T`, the start in Unix seconds, so that a script can time from
+/// a key it sent.
 struct DrawTimes {
     path: Option<PathBuf>,
     first: bool,
     loaded: bool,
+    /// The most drawn runs seen fully read in a frame so far.
+    drawn: usize,
+    started: bool,
 }
 
 impl DrawTimes {
@@ -78,6 +85,8 @@ impl DrawTimes {
             path: std::env::var_os("LEET_DEBUG_TIMES").map(PathBuf::from),
             first: false,
             loaded: false,
+            drawn: 0,
+            started: false,
         }
     }
 
@@ -89,6 +98,11 @@ impl DrawTimes {
         let src = &app.shown.source;
         let mut lines = String::new();
         let secs = STARTED.get_or_init(Instant::now).elapsed().as_secs_f64();
+        if !self.started {
+            self.started = true;
+            let now = tail::unix_now();
+            lines.push_str(&format!("start_unix {:.6}\n", now - secs));
+        }
         if !self.first && src.read_to > 0 {
             self.first = true;
             lines.push_str(&format!("first_s {secs:.3}\n"));
@@ -96,6 +110,11 @@ impl DrawTimes {
         if !self.loaded && src.read_to > 0 && !src.loading() {
             self.loaded = true;
             lines.push_str(&format!("loaded_s {secs:.3}\n"));
+        }
+        let drawn = app.runs.drawn_read(src);
+        if drawn > self.drawn {
+            self.drawn = drawn;
+            lines.push_str(&format!("drawn_s {drawn} {secs:.3}\n"));
         }
         if !lines.is_empty() {
             use std::io::Write as _;

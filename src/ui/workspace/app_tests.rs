@@ -513,3 +513,40 @@ fn another_main_run_starts_the_view_afresh_and_alt_r_keeps_it() {
     // The list keeps the focus: what starts afresh is the charts' view.
     assert_eq!(app.panels.focus, Pane::Left);
 }
+
+fn read(read_to: u64, file_len: u64) -> Box<Msg> {
+    Box::new(Msg::Run(crate::msg::RunBatch {
+        read_to,
+        file_len,
+        ..crate::msg::RunBatch::default()
+    }))
+}
+
+#[test]
+fn a_drawn_run_counts_as_read_once_a_batch_reaches_the_end_of_its_file() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    // `c` is the main run; `b`'s two segments are drawn beside it.
+    app.update(Msg::key(crossterm::event::KeyCode::Down));
+    app.update(Msg::char(' '));
+    let tags: Vec<u64> = app.runs.compare.iter().map(|c| c.tag).collect();
+    assert_eq!(tags.len(), 2);
+    let drawn_read = |app: &App| app.runs.drawn_read(&app.shown.source);
+    assert_eq!(drawn_read(&app), 0);
+    let main = app.shown.tag;
+    app.update(Msg::Tagged(main, read(10, 100)));
+    assert_eq!(drawn_read(&app), 0);
+    app.update(Msg::Tagged(main, read(100, 100)));
+    assert_eq!(drawn_read(&app), 1);
+    app.update(Msg::Tagged(tags[0], read(50, 200)));
+    assert_eq!(drawn_read(&app), 1);
+    app.update(Msg::Tagged(tags[0], read(200, 200)));
+    app.update(Msg::Tagged(tags[1], read(30, 30)));
+    assert_eq!(drawn_read(&app), 3);
+    // Unselected: its segments are no longer drawn, nor counted.
+    app.update(Msg::char(' '));
+    assert_eq!(drawn_read(&app), 1);
+}

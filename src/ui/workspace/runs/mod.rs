@@ -34,6 +34,8 @@ pub struct Compared {
     budget: usize,
     /// What the workspace says of it (None outside a workspace).
     pub ws: Option<WsTag>,
+    /// Its reader's last batch reached the end of the file as it then was.
+    read_all: bool,
 }
 
 /// A drawn run as the workspace sees it.
@@ -146,6 +148,7 @@ impl Runs {
         Tagged::Done(match *m {
             Msg::Run(b) => {
                 let budget = self.compare[i].budget;
+                self.compare[i].read_all = b.read_to >= b.file_len;
                 apply_to(&mut self.compare[i].run, b, budget, cx.shown.max_points / 2);
                 let c = &mut self.compare[i];
                 if c.ws.is_none() && !c.run.info.display_name.is_empty() {
@@ -196,6 +199,7 @@ impl Runs {
             run: compared_run(COMPARED_BUDGET, cx.shown.max_points / 2),
             budget: COMPARED_BUDGET,
             ws: None,
+            read_all: false,
         });
         cx.asks.refresh();
     }
@@ -228,6 +232,15 @@ impl Runs {
             return;
         }
         cx.asks.refresh();
+    }
+
+    /// How many of the workspace's drawn runs (the main one among them when the
+    /// workspace draws it) have read their whole file: `LEET_DEBUG_TIMES` notes
+    /// when a frame first shows each more of them.
+    #[must_use]
+    pub fn drawn_read(&self, main: &crate::ui::source::SourceState) -> usize {
+        let main_read = self.main_tag.is_some() && main.read_to > 0 && !main.loading();
+        usize::from(main_read) + self.compare.iter().filter(|c| c.read_all).count()
     }
 
     /// Whether the run in `dir` is drawn beside the main one.
