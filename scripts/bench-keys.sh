@@ -23,7 +23,7 @@ cat "$FILE" > /dev/null  # warm the page cache
 
 export FILE PRESSES LEET WANDB
 exec python3 - <<'PY'
-import os, statistics, subprocess, sys, time
+import os, shutil, statistics, subprocess, sys, tempfile, time
 
 FILE = os.environ["FILE"]
 PRESSES = int(os.environ["PRESSES"])
@@ -53,7 +53,11 @@ def sidebar_shown(screen):
 
 def one_load(argv, loading_word, want):
     """Start the program; press and time until the load ends. Latencies in ms."""
-    cmd = "exec " + " ".join(subprocess.list2cmdline([a]) for a in argv)
+    # Settings and state of their own: the sidebar toggled here is never saved
+    # into the user's settings (a later start would open without it).
+    home = tempfile.mkdtemp(prefix="bench-keys-")
+    env = " ".join(f"XDG_{k}_HOME={home}/{k.lower()}" for k in ("CONFIG", "STATE", "CACHE"))
+    cmd = f"exec env {env} " + " ".join(subprocess.list2cmdline([a]) for a in argv)
     tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), cmd)
     t0 = time.monotonic()
     out = []
@@ -98,6 +102,7 @@ def one_load(argv, loading_word, want):
         else:
             late += 1
     tmux("kill-server", check=False)
+    shutil.rmtree(home, ignore_errors=True)
     return out, time.monotonic() - t0, late
 
 

@@ -72,7 +72,7 @@ FILES = os.environ["FILES"].split()
 REPEAT = int(os.environ.get("REPEAT", 3))
 TIMEOUT_S = float(os.environ.get("TIMEOUT_S", 60))
 COLS, ROWS = int(os.environ.get("COLS", 200)), int(os.environ.get("ROWS", 50))
-ENV = {"XDG_CACHE_HOME": os.path.join(WORK, "cache"), "XDG_STATE_HOME": os.path.join(WORK, "state")}
+ENV = {"XDG_CACHE_HOME": os.path.join(WORK, "cache"), "XDG_STATE_HOME": os.path.join(WORK, "state"), "XDG_CONFIG_HOME": os.path.join(WORK, "config")}
 STATE = os.path.join(WORK, "state", "leet")
 KEYS = ["Down", "Space"] * 6  # the newest run starts drawn
 

@@ -280,7 +280,7 @@ print(f"{'program':<11} {'start':<5} {'list_s':>7} {'hwm_MiB':>8} {'tree_MiB':>9
 failed = False
 for name, argv, keys, seen in PROGRAMS:
     home = os.path.join(WORK, name.split()[0])
-    env = {"XDG_CACHE_HOME": os.path.join(home, "cache"), "XDG_STATE_HOME": os.path.join(home, "state")}
+    env = {"XDG_CACHE_HOME": os.path.join(home, "cache"), "XDG_STATE_HOME": os.path.join(home, "state"), "XDG_CONFIG_HOME": os.path.join(home, "config")}
     for d in env.values():
         os.makedirs(d, exist_ok=True)
     for phase in ("cold", "warm"):

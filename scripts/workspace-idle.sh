@@ -25,7 +25,7 @@ for prog in leet wandb; do
     [[ -n "${ONLY:-}" && "$ONLY" != "$prog" ]] && continue
     rm -f "$DIR/.wandb-leet.json"
     if [[ $prog == leet ]]; then cmd=("$LEET" "$DIR"); else cmd=("$WANDB" leet "$DIR"); fi
-    env_="XDG_CACHE_HOME=$WORK/$prog/cache XDG_STATE_HOME=$WORK/$prog/state"
+    env_="XDG_CACHE_HOME=$WORK/$prog/cache XDG_STATE_HOME=$WORK/$prog/state XDG_CONFIG_HOME=$WORK/$prog/config"
     pid=$(tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 45 -P -F '#{pane_pid}' \
         "exec env $env_ $(printf '%q ' "${cmd[@]}")")
     sleep "$WARM_S"

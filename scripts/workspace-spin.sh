@@ -41,7 +41,7 @@ spun=0
 printf '%5s %8s %s\n' start cpu_% busiest_threads
 for ((i = 1; i <= STARTS; i++)); do
     pid=$(tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 45 -P -F '#{pane_pid}' \
-        "exec env XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state $(printf '%q ' "$LEET" "$DIR")")
+        "exec env XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state XDG_CONFIG_HOME=$WORK/config $(printf '%q ' "$LEET" "$DIR")")
     sleep "$WARM_S"
     threads "$pid" > "$WORK/t1"
     sleep "$MEASURE_S"
