@@ -23,6 +23,7 @@ use notify::Watcher as _;
 
 use crate::msg::Msg;
 use crate::source::file::{resolve, ParallelOptions, RunReader, Target};
+use crate::source::parallel::machine_busy;
 use crate::source::tail::{first_load, mtime, read, Out, Reading, Stat, TailOptions};
 
 /// How often a watched file is polled anyway (an event missed costs this much).
@@ -397,9 +398,12 @@ impl Table {
         true
     }
 
+    /// A first load's options, its workers below the loop unless the machine is
+    /// busy now (see [`machine_busy`]).
     fn parallel(&self) -> ParallelOptions {
         ParallelOptions {
             range: self.opts.chunk,
+            below_loop: !machine_busy(),
             ..ParallelOptions::default()
         }
     }
@@ -420,6 +424,10 @@ impl Table {
             .name("leet-load".into())
             .spawn(move || {
                 for (id, reader, out) in rx {
+                    let parallel = ParallelOptions {
+                        below_loop: !machine_busy(),
+                        ..parallel
+                    };
                     let done = load(*reader, &out, &parallel, chunk).map(Box::new);
                     if ctl.send(Ctl::Loaded(id, done)).is_err() {
                         return;
