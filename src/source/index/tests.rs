@@ -222,3 +222,61 @@ fn the_environment_is_bounded_in_keys_and_in_each_value() {
     assert_eq!(fold::cut("aé", 4), "aé");
     assert_eq!(fold::cut("aéé", 4), "a…");
 }
+
+/// Every `.wandb` file under `dir`.
+fn wandb_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            wandb_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "wandb") {
+            out.push(p);
+        }
+    }
+}
+
+/// The index reads rows for their steps and times only: on every fixture and on
+/// damaged and cut synthetic runs its entry is the one the decoder with series
+/// gives (steps, times, rows, damage, summary, config, environment).
+#[test]
+fn the_index_read_without_series_equals_the_full_read() {
+    use leet_format::synth::{file_bytes, SynthSpec};
+    let mut files = Vec::new();
+    wandb_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut files,
+    );
+    assert!(files.len() >= 10, "fixtures: {files:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let base = file_bytes(&SynthSpec {
+        steps: 3000,
+        metrics: 6,
+        stats_every: 7,
+        ..SynthSpec::default()
+    });
+    for case in 0..12usize {
+        let mut d = base.clone();
+        let at = 7 + (case * 7919 + 13) % (d.len() - 7);
+        match case % 3 {
+            0 => d[at] ^= 0xA5,
+            1 => d.truncate(at),
+            _ => {
+                let end = (at + 5000).min(d.len());
+                d[at..end].fill(0x80);
+            }
+        }
+        let p = dir.path().join(format!("run-{case}.wandb"));
+        std::fs::write(&p, &d).unwrap();
+        files.push(p);
+    }
+    let mut damaged = 0;
+    for f in &files {
+        let (size, mtime) = stat(f);
+        let parent = f.parent().unwrap();
+        let lean = read_run_with(parent, f, size, mtime, false);
+        let full = read_run_with(parent, f, size, mtime, true);
+        damaged += usize::from(full.damage > 0);
+        assert_eq!(format!("{lean:?}"), format!("{full:?}"), "{}", f.display());
+    }
+    assert!(damaged >= 8, "too few damaged files compared: {damaged}");
+}
