@@ -21,16 +21,15 @@ impl Decoder {
     /// [`Decoder::special_of`] for a key not at its cached position.
     #[inline(never)]
     fn special_of_new(&mut self, pos: usize, key: &[u8]) -> Option<Special> {
-        let s = match key {
-            b"_step" => Special::Step,
-            b"_runtime" => Special::Runtime,
-            b"_timestamp" => Special::Timestamp,
-            // Checked as `key_id` checks a new key, but not interned.
-            _ if self.no_series => {
-                wire::text(key)?;
-                Special::Unkept
+        let s = if self.no_series {
+            unkept_special(key)?
+        } else {
+            match key {
+                b"_step" => Special::Step,
+                b"_runtime" => Special::Runtime,
+                b"_timestamp" => Special::Timestamp,
+                _ => Special::Metric(self.key_id(key)?),
             }
-            _ => Special::Metric(self.key_id(key)?),
         };
         self.row_keys.remember(pos, key, s);
         Some(s)
@@ -155,18 +154,8 @@ impl Decoder {
         row: &mut Row,
     ) -> Option<()> {
         let special = if self.no_series {
-            // Without series only the step and the time matter: told by their
-            // bytes, no cache (what `special_of_new` decides for every other key:
-            // its text checked, the value unkept; `_runtime` too, which only the
-            // series of the timeline would show).
-            match k {
-                b"_step" => Special::Step,
-                b"_timestamp" => Special::Timestamp,
-                _ => {
-                    wire::text(k)?;
-                    Special::Unkept
-                }
-            }
+            // Told by its bytes: no cache to look through.
+            unkept_special(k)?
         } else {
             self.special_of(pos, k)?
         };
@@ -224,6 +213,19 @@ impl Decoder {
                 None => other_value(id, v, row),
             },
         }
+    }
+}
+
+/// What a history key means to a decoder without series: only the step and the
+/// time matter; every other key (`_runtime` too, which only the timeline's series
+/// would show) is checked as `key_id` checks a new key and its value left unread.
+/// None when it is not UTF-8.
+#[inline(always)]
+fn unkept_special(key: &[u8]) -> Option<Special> {
+    match key {
+        b"_step" => Some(Special::Step),
+        b"_timestamp" => Some(Special::Timestamp),
+        _ => wire::text(key).map(|_| Special::Unkept),
     }
 }
 
