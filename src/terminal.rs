@@ -2,7 +2,7 @@
 //! `restore()` serves normal exit, errors, panics and signals; `suspend()` leaves
 //! the terminal for a stop (ctrl+z, SIGTSTP) and enters it again on continue.
 
-use std::io::{self, Stdout};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
@@ -19,7 +19,71 @@ use ratatui::Terminal;
 
 use crate::msg::Msg;
 
-pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+pub type Tui = Terminal<CrosstermBackend<FrameOut>>;
+
+/// A frame's bytes, held until the frame is flushed and then handed to the
+/// terminal in one write. Through `io::stdout()` alone a frame went out in writes
+/// of at most 1 KiB (its line buffer's size, a frame having no newline): a 200×50
+/// frame was ~18 writes, each waking the terminal (tmux, sshd) to read a piece.
+/// Bytes still held when the terminal has been left (an exit from another thread)
+/// or when it is dropped are thrown away, never written onto the restored screen.
+#[derive(Debug)]
+pub struct FrameOut<W: Write = io::Stdout> {
+    buf: Vec<u8>,
+    out: W,
+    /// Whether the terminal is still ours (else held bytes are thrown away).
+    live: fn() -> bool,
+}
+
+impl FrameOut {
+    fn stdout() -> Self {
+        Self::new(io::stdout(), || ENTERED.load(Ordering::SeqCst))
+    }
+}
+
+impl<W: Write> FrameOut<W> {
+    /// Frames for `out`, written while `live()` says the terminal is ours.
+    pub fn new(out: W, live: fn() -> bool) -> Self {
+        Self {
+            buf: Vec::new(),
+            out,
+            live,
+        }
+    }
+}
+
+/// Held bytes past which a frame is written before it ends (a full redraw of a very
+/// large terminal), so the buffer stays bounded.
+const FRAME_OUT_MAX: usize = 4 << 20;
+
+impl<W: Write> Write for FrameOut<W> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= FRAME_OUT_MAX {
+            self.flush()?;
+        }
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let r = if (self.live)() {
+            self.out
+                .write_all(&self.buf)
+                .and_then(|()| self.out.flush())
+        } else {
+            Ok(())
+        };
+        self.buf.clear();
+        // A one-off large frame does not keep its memory.
+        if self.buf.capacity() > 1 << 20 {
+            self.buf.shrink_to(256 << 10);
+        }
+        r
+    }
+}
 
 /// How long the loop has to leave by itself after a quit signal or ctrl+c before
 /// the process restores the terminal and exits from the signal (or input) thread,
@@ -72,7 +136,7 @@ fn lock_briefly() -> Option<MutexGuard<'static, ()>> {
 /// Terminal I/O errors (the terminal is restored first).
 pub fn enter() -> io::Result<Tui> {
     install_panic_hook();
-    let r = apply_modes().and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    let r = apply_modes().and_then(|()| Terminal::new(CrosstermBackend::new(FrameOut::stdout())));
     if r.is_err() {
         restore();
     }
@@ -230,4 +294,98 @@ pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::{Block, Paragraph};
+    use ratatui::{TerminalOptions, Viewport};
+
+    /// Every write call it gets, as its bytes (shared with the test).
+    #[derive(Default, Clone)]
+    struct Writes(std::sync::Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl Writes {
+        fn taken(&self) -> Vec<Vec<u8>> {
+            self.0.lock().expect("writes").clone()
+        }
+    }
+
+    impl Write for Writes {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().expect("writes").push(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn terminal(live: fn() -> bool) -> (Terminal<CrosstermBackend<FrameOut<Writes>>>, Writes) {
+        let writes = Writes::default();
+        let backend = CrosstermBackend::new(FrameOut::new(writes.clone(), live));
+        let t = Terminal::with_options(
+            backend,
+            TerminalOptions {
+                viewport: Viewport::Fixed(Rect::new(0, 0, 200, 50)),
+            },
+        )
+        .expect("terminal");
+        (t, writes)
+    }
+
+    fn draw(t: &mut Terminal<CrosstermBackend<FrameOut<Writes>>>, text: &str) {
+        t.draw(|f| {
+            let text = text.repeat(2000);
+            f.render_widget(
+                Paragraph::new(text)
+                    .wrap(ratatui::widgets::Wrap { trim: false })
+                    .block(Block::bordered().title("frame")),
+                f.area(),
+            );
+        })
+        .expect("draw");
+    }
+
+    #[test]
+    fn a_frame_reaches_the_terminal_in_one_write() {
+        let (mut t, writes) = terminal(|| true);
+        draw(&mut t, "abc ");
+        draw(&mut t, "xyz ");
+        let writes = writes.taken();
+        // Two whole frames of 200×50 cells (over 10 KiB each), one write each.
+        assert_eq!(
+            writes.len(),
+            2,
+            "{:?}",
+            writes.iter().map(Vec::len).collect::<Vec<_>>()
+        );
+        assert!(writes.iter().all(|w| w.len() > 10_000));
+        let all = String::from_utf8_lossy(&writes[1]).into_owned();
+        assert!(all.contains("xyz") && !all.contains("abc"));
+    }
+
+    #[test]
+    fn a_frame_left_when_the_terminal_is_gone_is_thrown_away() {
+        let (mut t, writes) = terminal(|| false);
+        draw(&mut t, "abc ");
+        assert!(writes.taken().is_empty());
+    }
+
+    #[test]
+    fn a_huge_frame_is_written_in_bounded_pieces() {
+        let mut f = FrameOut::new(Writes::default(), || true);
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..10 {
+            f.write_all(&chunk).expect("write");
+        }
+        assert!(f.buf.len() < FRAME_OUT_MAX);
+        f.flush().expect("flush");
+        assert!(f.buf.is_empty());
+        let writes = f.out.taken();
+        assert_eq!(writes.iter().map(Vec::len).sum::<usize>(), 10 << 20);
+        assert!(writes.iter().all(|w| w.len() <= FRAME_OUT_MAX));
+    }
 }
