@@ -119,7 +119,10 @@ def session(name, argv_for, seen):
     path = f"{rundir}/run-follow01.wandb"
     with open(path, "wb") as f:
         f.write(data[:hist_end[START]])
-    cmd = "exec " + subprocess.list2cmdline(argv_for(path))
+    # Settings and state of their own (see bench-keys.sh).
+    home = f"{TMP}/{name.replace(' ', '_')}/home"
+    env = " ".join(f"XDG_{k}_HOME={home}/{k.lower()}" for k in ("CONFIG", "STATE", "CACHE"))
+    cmd = f"exec env {env} " + subprocess.list2cmdline(argv_for(path))
     tmux("new-session", "-d", "-x", "200", "-y", "50", cmd)
     t0 = time.monotonic()
     while not seen(capture(), START):

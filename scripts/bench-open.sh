@@ -42,7 +42,7 @@ cat "$FILE" > /dev/null  # warm the page cache
 
 export FILE RUNS LEET WANDB
 SCRIPTS_DIR=$(cd "$(dirname "$0")" && pwd) exec python3 - <<'PY'
-import os, re, statistics, subprocess, sys, time
+import atexit, os, re, shutil, statistics, subprocess, sys, time
 
 FILE = os.environ["FILE"]
 RUNS = int(os.environ["RUNS"])
@@ -138,12 +138,20 @@ def own_times(path):
     return out
 
 
+HOME = f"/tmp/bench-open-home-{os.getpid()}"
+atexit.register(shutil.rmtree, HOME, True)
+
+
 def one(name, argv, loaded):
     times = f"/tmp/bench-open-times-{os.getpid()}"
     if os.path.exists(times):
         os.remove(times)
     env = "LEET_DEBUG_TIMES=" + subprocess.list2cmdline([times]) + " " if name == "leet" else ""
-    cmd = env + "exec " + " ".join(subprocess.list2cmdline([a]) for a in argv)
+    # Settings and state of their own: nothing the user saved changes what opens,
+    # and nothing from here is saved into theirs.
+    home = HOME
+    env += " ".join(f"XDG_{k}_HOME={home}/{k.lower()}" for k in ("CONFIG", "STATE", "CACHE")) + " "
+    cmd = "exec env " + env + " ".join(subprocess.list2cmdline([a]) for a in argv)
     t0 = time.monotonic()
     pid = int(tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-P", "-F",
                    "#{pane_pid}", cmd).strip())

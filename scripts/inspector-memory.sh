@@ -31,7 +31,7 @@ sock=leet-inspector-mem-$$
 out=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$out"' EXIT
 tmux -L "$sock" -f /dev/null new-session -d -s s -x 120 -y 40 \
-    "/usr/bin/time -v -o $out/time $LEET inspect '$file'; echo done > $out/exit; sleep 60"
+    "XDG_CONFIG_HOME=$out/config XDG_STATE_HOME=$out/state XDG_CACHE_HOME=$out/cache /usr/bin/time -v -o $out/time $LEET inspect '$file'; echo done > $out/exit; sleep 60"
 screen() { tmux -L "$sock" capture-pane -p -t s; }
 wait_for() { # PATTERN TIMEOUT_S: wait until the screen matches (grep -E)
     local t0=$SECONDS
