@@ -524,6 +524,16 @@ fn drive(
     let mut cmds = app.take_cmds();
     cmds.extend(app.update(Msg::Tick(tail::unix_now())).cmds);
     let (tx, rx) = mpsc::sync_channel::<Msg>(16);
+    // Screens drawn into a pipe or a file are junk there and nothing on the
+    // terminal: refuse before writing a byte (the keys would still be read from
+    // the terminal, blind).
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        anyhow::bail!(
+            "cannot set up the terminal: standard output is not a terminal (the viewer \
+             draws on one; `leet inspect`, `leet export` and `leet sample` write to pipes and \
+             files)"
+        );
+    }
     let mut term = terminal::enter().context("cannot set up the terminal")?;
     let result = (|| -> anyhow::Result<Option<i32>> {
         let size = term.size()?;

@@ -82,6 +82,20 @@ fn a_file_that_is_not_a_wandb_log_fails_at_once_naming_the_file_and_the_cause() 
 }
 
 #[test]
+fn the_viewer_with_its_output_not_on_a_terminal_refuses_before_writing() {
+    let run = common::runs_dir().join("tiny");
+    let out = viewer(&run);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // Not one byte of screen (the alternate screen, the mouse modes) in the pipe.
+    assert!(out.stdout.is_empty(), "{:?}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        err.contains("standard output is not a terminal") && err.contains("leet export"),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_empty_file_or_a_header_being_written_is_not_refused() {
     let dir = tempfile::tempdir().unwrap();
     for (name, bytes) in [("empty.wandb", &b""[..]), ("begun.wandb", &b":W&"[..])] {
