@@ -322,6 +322,10 @@ fn run_with(
         } else {
             reader
         };
+        // The file as it is now is all there is (as for the record listing and
+        // export): a header that cannot begin a record is damage, not a record
+        // still being written.
+        reader.finish();
         reader.read_all_parallel(&mut run)?;
         if opts.json {
             serde_json::to_writer_pretty(&mut *out, &summary_json(&file, &run))?;

@@ -90,6 +90,18 @@ impl Run {
         Self::default()
     }
 
+    /// Bytes after the last record of a run that has ended (its exit record read)
+    /// that form no record: nothing more is coming to finish them, so they are
+    /// lost (0 while the run may still write them, or when there are none).
+    #[must_use]
+    pub fn unfinished_tail(&self) -> u64 {
+        if self.exit_code.is_some() {
+            self.damage.incomplete_tail
+        } else {
+            0
+        }
+    }
+
     /// Record a skipped span.
     pub fn skip(&mut self, s: Skip) {
         self.damage.add(s);

@@ -33,7 +33,7 @@ pub(super) struct Seen {
     /// was last rebuilt; `i64::MIN`: not while growing.
     overview_at_ms: i64,
     /// Spans and bytes skipped, steps lost (the overview's Damage section).
-    damage: (u64, u64, usize),
+    damage: (u64, u64, usize, u64),
 }
 
 impl Seen {
@@ -45,7 +45,7 @@ impl Seen {
         meta_records: u64::MAX,
         summary_records: u64::MAX,
         overview_at_ms: i64::MIN,
-        damage: (u64::MAX, u64::MAX, usize::MAX),
+        damage: (u64::MAX, u64::MAX, usize::MAX, u64::MAX),
     };
 
     /// Forget the metric keys' inputs, so that they are derived again (what is
@@ -125,6 +125,7 @@ impl DeriveCx<'_> {
                 run.damage.skipped_spans,
                 run.damage.skipped_bytes,
                 run.breaks.spans().len(),
+                run.unfinished_tail(),
             ),
         };
         let others = now.meta_records != seen.meta_records || now.damage != seen.damage;

@@ -219,6 +219,14 @@ fn typing_parts(
 /// The damage: how many spans, how much was skipped, the steps lost.
 fn damage_parts(shown: &Shown, theme: Theme, parts: &mut Vec<Part>) {
     let d = &shown.run.damage;
+    let tail = shown.run.unfinished_tail();
+    if tail > 0 {
+        parts.push(Part::whole(
+            format!("⚠ {} unreadable at the end", format::bytes(tail as f64)),
+            theme.warn(),
+            1,
+        ));
+    }
     if d.is_clean() {
         return;
     }

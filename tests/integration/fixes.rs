@@ -88,7 +88,11 @@ fn the_viewer_with_its_output_not_on_a_terminal_refuses_before_writing() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "{err}");
     // Not one byte of screen (the alternate screen, the mouse modes) in the pipe.
-    assert!(out.stdout.is_empty(), "{:?}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(
         err.contains("standard output is not a terminal") && err.contains("leet export"),
         "{err}"

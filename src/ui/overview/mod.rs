@@ -202,15 +202,24 @@ const DAMAGE_LISTED: usize = 20;
 /// inspect` reports them. The status bar's warning says the same in brief.
 fn damage_rows(run: &Run) -> Vec<Row> {
     let d = &run.damage;
-    if d.is_clean() {
+    let tail = run.unfinished_tail();
+    if d.is_clean() && tail == 0 {
         return Vec::new();
     }
     let bytes = d.skipped_bytes as f64;
     // Keys short enough for the key column of an 80-column screen.
-    let mut rows = vec![
-        Row::Item("spans".into(), format!("{} corrupt", d.skipped_spans)),
-        Row::Bytes("skipped".into(), bytes),
-    ];
+    let mut rows = Vec::new();
+    if !d.is_clean() {
+        rows.push(Row::Item(
+            "spans".into(),
+            format!("{} corrupt", d.skipped_spans),
+        ));
+        rows.push(Row::Bytes("skipped".into(), bytes));
+    }
+    if tail > 0 {
+        // Bytes after the exit that make no record (garbage, a cut write).
+        rows.push(Row::Bytes("unreadable".into(), tail as f64));
+    }
     if d.bad_records > 0 {
         rows.push(Row::Item(
             "records".into(),

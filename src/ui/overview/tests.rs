@@ -256,3 +256,19 @@ fn the_damage_section_counts_everything_and_lists_the_first() {
     );
     assert_eq!(rows.len(), 2 + 21 + 21);
 }
+
+#[test]
+fn bytes_after_an_ended_run_s_last_record_are_damage_shown_while_a_live_tail_is_not() {
+    use crate::store::Run;
+    let mut run = Run::default();
+    run.damage.incomplete_tail = 107;
+    // Still running: the writer may be finishing that record.
+    assert!(super::damage_rows(&run).is_empty());
+    assert_eq!(run.unfinished_tail(), 0);
+    // Ended: nothing will finish them.
+    run.exit_code = Some(0);
+    assert_eq!(
+        super::damage_rows(&run),
+        [Row::Bytes("unreadable".into(), 107.0)]
+    );
+}

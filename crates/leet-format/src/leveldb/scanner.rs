@@ -302,13 +302,19 @@ impl Scanner {
                 Some(SkipReason::ChunkTooLong)
             } else if pos + CHUNK_HEADER_LEN + len > end {
                 // At the end of a complete file a chunk running past it is a cut
-                // tail, unless a chunk follows (then its header is damaged).
+                // tail, unless a chunk follows or its type is none the format has
+                // (then its header is damaged: garbage after the last record).
                 if eof
                     && (!fits
+                        || !(FULL..=LAST).contains(&kind)
                         || resync::find_chunk(data, pos + 1, true, crc_of)
                             != resync::Search::Nothing)
                 {
-                    Some(SkipReason::ChunkTooLong)
+                    Some(if fits && !(FULL..=LAST).contains(&kind) {
+                        SkipReason::BadChunkType
+                    } else {
+                        SkipReason::ChunkTooLong
+                    })
                 } else {
                     break;
                 }

@@ -289,3 +289,40 @@ fn record_cap_bounds_memory() {
     assert_eq!(recs[0].1, b"after");
     assert_eq!(skips[0].reason, SkipReason::RecordTooLarge);
 }
+
+#[test]
+fn garbage_after_the_last_record_of_a_complete_file_is_damage_not_a_cut_record() {
+    // A header whose type the format does not have (0x63, and 0), its length within
+    // the block but past the end: no writer makes it, so at the end of a complete
+    // file it is damage; a scan that may get more bytes still waits, as for any
+    // header whose payload is not all there yet.
+    for kind in [0x63u8, 0, 0xff] {
+        let (mut data, payloads) = sample(&[40, 30, 50]);
+        let at = data.len();
+        data.extend_from_slice(&[1, 2, 3, 4, 0x40, 0x1f, kind]);
+        data.extend_from_slice(&[b'A'; 100]);
+        let (recs, skips, end) = collect(&data, 0);
+        let got: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+        assert_eq!(got, payloads.iter().collect::<Vec<_>>(), "type {kind:#x}");
+        assert_eq!(
+            skips,
+            [Skip {
+                offset: at as u64,
+                len: 107,
+                reason: SkipReason::BadChunkType,
+            }],
+            "type {kind:#x}"
+        );
+        assert_eq!(end.pending, 0, "type {kind:#x}");
+        let (recs, skips, end) = feed(&mut Scanner::new(), &data);
+        assert_eq!(recs.len(), 3);
+        assert!(skips.is_empty(), "type {kind:#x}: {skips:?}");
+        assert_eq!(end.pending, 107, "type {kind:#x}");
+    }
+    // A type the format has is a record cut off at the end, as before.
+    let (mut data, _) = sample(&[40, 30, 50]);
+    data.extend_from_slice(&[1, 2, 3, 4, 0x40, 0x1f, 1]);
+    data.extend_from_slice(&[b'A'; 100]);
+    let (recs, skips, end) = collect(&data, 0);
+    assert_eq!((recs.len(), skips.len(), end.pending), (3, 0, 107));
+}
