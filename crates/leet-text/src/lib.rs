@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 /// escapes) and control characters; tabs become a space, newlines a `⏎` mark.
 #[must_use]
 pub fn sanitize(s: &str) -> String {
-    if !s.chars().any(|c| c.is_control() || c == '\u{1b}') {
+    if !s.chars().any(|c| c.is_control() || invisible_format(c)) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len());
@@ -48,12 +48,16 @@ pub fn sanitize(s: &str) -> String {
             '\t' => out.push(' '),
             '\n' => out.push('⏎'),
             c if c.is_control() => {}
-            // Bidi overrides and other invisible formatting can reorder what is drawn.
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => {}
+            c if invisible_format(c) => {}
             c => out.push(c),
         }
     }
     out
+}
+
+/// Bidi overrides and other invisible formatting: they can reorder what is drawn.
+fn invisible_format(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
 /// A path as it may be shown: lossy UTF-8, [`sanitize`]d (file names can hold any
@@ -236,6 +240,15 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn bidi_overrides_go_with_or_without_control_characters_beside_them() {
+        // Alone: the quick path for text without control characters kept them.
+        assert_eq!(sanitize("link\u{202e}RTL"), "linkRTL");
+        assert_eq!(sanitize("a\u{2066}b\u{200f}c"), "abc");
+        assert_eq!(sanitize("\u{1b}[2Jlink\u{202e}RTL"), "linkRTL");
+        assert_eq!(sanitize("plain ünïcode"), "plain ünïcode");
+    }
 
     #[test]
     fn wraps_by_display_width() {
