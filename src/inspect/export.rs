@@ -510,7 +510,8 @@ fn header(
 }
 
 /// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names
-/// are [`sanitize`]d when `out` is a terminal (they come from the file).
+/// are [`sanitize`]d when `out` is a terminal (they come from the file), their
+/// control characters written as text in a CSV elsewhere.
 fn write_rows(
     file: &Path,
     opts: &ExportOptions,
@@ -527,13 +528,22 @@ fn write_rows(
         ints,
         x_int,
     } = scan;
+    let format = opts.format.unwrap_or_default();
     let names: Vec<String> = if terminal {
         cols.names.iter().map(|n| sanitize(n)).collect()
+    } else if format == Format::Csv {
+        // A CSV in a pipe often ends on a terminal (`| tail`): its names' control
+        // characters are written as text (JSON lines escapes them itself; Parquet
+        // is not shown as text).
+        cols.names
+            .iter()
+            .map(|n| leet_text::escape_controls(n).into_owned())
+            .collect()
     } else {
         cols.names.clone()
     };
     let header = header(opts, &names, &ints, x_int);
-    let table = Table::new(opts.format.unwrap_or_default(), &header, out)?;
+    let table = Table::new(format, &header, out)?;
     let cells = header.len();
     // The rows are formatted and written on a thread of their own, handed over in
     // batches, while this one decodes and builds the next (formatting the numbers

@@ -55,6 +55,26 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// `s` with every control character and invisible formatting character written as
+/// `\u{XXXX}` text, nothing removed: for text written where a terminal may end up
+/// showing it (a CSV piped into `tail`) but whose reader wants every name told
+/// apart. Text without them (nearly all) is returned as it is.
+#[must_use]
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() || invisible_format(c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() || invisible_format(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Bidi overrides and other invisible formatting: they can reorder what is drawn.
 fn invisible_format(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
@@ -240,6 +260,23 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn controls_are_escaped_as_text_and_other_text_kept() {
+        use super::escape_controls;
+        assert_eq!(escape_controls("train/loss"), "train/loss");
+        assert!(matches!(
+            escape_controls("ünï"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_controls("a\u{1b}]52;c;cHduZWQ=\u{7}b\u{202e}c\n"),
+            "a\\u{001b}]52;c;cHduZWQ=\\u{0007}b\\u{202e}c\\u{000a}"
+        );
+        assert!(!escape_controls("\u{1b}[2J\u{9b}x")
+            .chars()
+            .any(char::is_control));
+    }
 
     #[test]
     fn bidi_overrides_go_with_or_without_control_characters_beside_them() {

@@ -234,3 +234,32 @@ fn parquet_numbers_go_without_a_dictionary_and_the_long_form_s_names_with_one() 
         assert_eq!(names_seen > 0, long, "the long form has a key column");
     }
 }
+
+#[test]
+fn a_csv_not_on_a_terminal_writes_its_names_control_characters_as_text() {
+    use leet_format::synth::{run_file, RunSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-evil.wandb");
+    let spec = RunSpec {
+        metrics: vec!["loss".into(), "x\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2Jy".into()],
+        steps: 5,
+        ..RunSpec::default()
+    };
+    std::fs::write(&run, run_file(&spec)).unwrap();
+    for long in [false, true] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            long,
+            ..ExportOptions::default()
+        };
+        let text = String::from_utf8(run_export(&opts)).unwrap();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("x\\u{001b}]52;c;cHduZWQ=\\u{0007}\\u{001b}[2Jy"),
+            "long {long}: {text}"
+        );
+    }
+}
