@@ -140,8 +140,9 @@ pub struct RecordsView {
 pub struct RecordRow {
     /// Position in the filtered list.
     pub pos: u64,
-    /// Row number in the file (1 = the first record after the header).
-    pub num: u64,
+    /// The record's own number (its `num`, as `leet inspect --json` prints it);
+    /// None for a damaged span (and a record that cannot be read again).
+    pub num: Option<u64>,
     /// File offset of its first chunk (of the span, for damage).
     pub offset: u64,
     pub kind: u8,

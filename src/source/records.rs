@@ -142,7 +142,8 @@ struct Records {
     indexing: bool,
     filter: Filter,
     view: Option<RecordsView>,
-    hints: HashMap<usize, (String, u64)>,
+    /// Row → (hint, the record's own number, last use).
+    hints: HashMap<usize, (String, Option<u64>, u64)>,
     stamp: u64,
     /// The row whose body was sent last.
     body_sent: Option<usize>,
@@ -401,12 +402,13 @@ impl Records {
             let Some(row) = usize::try_from(pos).ok().and_then(|p| self.filter.row(p)) else {
                 break;
             };
+            let (hint, num) = self.hint(row);
             rows.push(RecordRow {
                 pos,
-                num: row as u64 + 1,
+                num,
                 offset: self.index.offset(row).unwrap_or(0),
                 kind: self.index.kind(row).unwrap_or(0),
-                hint: self.hint(row),
+                hint,
             });
         }
         let sel_row = usize::try_from(selected)
@@ -470,31 +472,38 @@ impl Records {
     }
 
     /// The hint of `row`, from the cache or the file.
-    fn hint(&mut self, row: usize) -> String {
+    fn hint(&mut self, row: usize) -> (String, Option<u64>) {
         self.stamp += 1;
-        if let Some((h, at)) = self.hints.get_mut(&row) {
+        if let Some((h, num, at)) = self.hints.get_mut(&row) {
             *at = self.stamp;
-            return h.clone();
+            return (h.clone(), *num);
         }
-        let h = match self.index.kind(row) {
-            Some(KIND_SKIP) => hint::skip_hint(self.index.skip(row)),
+        let (h, num) = match self.index.kind(row) {
+            Some(KIND_SKIP) => (hint::skip_hint(self.index.skip(row)), None),
             _ => match self.payload(row) {
-                Some(p) => hint::record_hint(&p),
-                None => "⚠ cannot read the record again (the file changed?)".to_owned(),
+                Some(p) => (
+                    hint::record_hint(&p),
+                    leet_format::record::record_kind(&p)
+                        .and_then(|(n, _, _)| u64::try_from(n).ok()),
+                ),
+                None => (
+                    "⚠ cannot read the record again (the file changed?)".to_owned(),
+                    None,
+                ),
             },
         };
         if self.hints.len() >= HINTS {
             if let Some(old) = self
                 .hints
                 .iter()
-                .min_by_key(|(_, (_, at))| *at)
+                .min_by_key(|(_, (_, _, at))| *at)
                 .map(|(r, _)| *r)
             {
                 self.hints.remove(&old);
             }
         }
-        self.hints.insert(row, (h.clone(), self.stamp));
-        h
+        self.hints.insert(row, (h.clone(), num, self.stamp));
+        (h, num)
     }
 
     /// The detail of `row`.

@@ -98,7 +98,7 @@ fn rows_are_the_files_frames_and_bodies_are_the_inspect_json() {
     let page = r.page().unwrap();
     assert_eq!(page.total, frames.len() as u64);
     assert_eq!(page.rows.len(), MAX_VIEW);
-    assert_eq!(page.rows[8].num, 9);
+    assert_eq!(page.rows[8].num, Some(9));
     assert_eq!(crate::msg::kind_name(page.rows[8].kind), "history");
     assert!(
         page.rows[8].hint.starts_with("_step=0 loss=1.0079"),
@@ -123,17 +123,33 @@ fn a_damaged_span_is_a_row_and_the_records_around_it_are_kept() {
     let path = dir.path().join("run-damaged.wandb");
     std::fs::write(&path, &data).unwrap();
     let mut want: Vec<(u64, Option<Skip>)> = Vec::new();
+    let mut nums: Vec<Option<u64>> = Vec::new();
     scan(&data, 0, |f| match f {
-        Frame::Record { offset, .. } => want.push((offset, None)),
-        Frame::Skip(s) => want.push((s.offset, Some(s))),
+        Frame::Record { offset, payload } => {
+            want.push((offset, None));
+            let num = leet_format::record::record_kind(&payload).map(|(n, _, _)| n);
+            nums.push(num.and_then(|n| u64::try_from(n).ok()));
+        }
+        Frame::Skip(s) => {
+            want.push((s.offset, Some(s)));
+            nums.push(None);
+        }
     })
     .unwrap();
     let skips: Vec<Skip> = want.iter().filter_map(|w| w.1).collect();
     assert_eq!(skips.len(), 1, "{skips:?}");
     let page = all_rows(&path, None, "");
     assert_eq!(page.total, want.len() as u64);
-    for (row, (offset, skip)) in page.rows.iter().zip(&want) {
+    // Each record's row carries its own number (records lost to the damage leave
+    // a gap, as `inspect --json` shows); the damaged span's row has none.
+    let after = want.iter().position(|w| w.1.is_some()).unwrap() + 1;
+    assert!(
+        nums[after].unwrap() > nums[after - 2].unwrap() + 1,
+        "a gap in the numbers after the damage: {nums:?}"
+    );
+    for ((row, (offset, skip)), num) in page.rows.iter().zip(&want).zip(&nums) {
         assert_eq!(row.offset, *offset);
+        assert_eq!(row.num, *num, "at {offset}");
         assert_eq!(row.kind == KIND_SKIP, skip.is_some());
         if let Some(s) = skip {
             assert_eq!(

@@ -30,11 +30,17 @@ fn percent(part: u64, whole: u64) -> u64 {
     p.min(99)
 }
 
+/// A row's number: the record's own (`leet inspect --json`'s `num`); a damaged
+/// span has none.
+fn num_text(r: &RecordRow) -> String {
+    r.num.map_or_else(|| "·".to_owned(), |n| n.to_string())
+}
+
 /// A list row: number, offset, type, hint, in `w` columns.
 fn row_text(r: &RecordRow, num_w: usize, off_w: usize, w: usize) -> String {
     let text = format!(
         "{:>num_w$} @{:<off_w$} {:<11} {}",
-        r.num,
+        num_text(r),
         r.offset,
         kind_name(r.kind),
         r.hint
@@ -54,11 +60,20 @@ fn block(title: &str, focused: bool, theme: Theme, w: u16) -> Block<'static> {
 /// What the title line says after the file's name.
 fn progress(i: &Inspector) -> String {
     let p = &i.page;
+    // Damaged spans are rows, not records: counted apart.
+    let spans = p
+        .kinds
+        .iter()
+        .find(|(k, _)| *k == crate::msg::KIND_SKIP)
+        .map_or(0, |&(_, n)| n);
     let mut s = format!(
         "{} records · {}",
-        p.indexed,
+        p.indexed.saturating_sub(spans),
         format::bytes(p.file_len as f64)
     );
+    if spans > 0 {
+        s.push_str(&format!(" · {spans} damaged span(s)"));
+    }
     if p.indexing {
         s.push_str(&format!(" · indexing {}%", percent(p.scanned, p.file_len)));
     }
@@ -159,7 +174,9 @@ fn render_list(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
         );
         return;
     }
-    let num_w = digits(p.indexed, 3);
+    // Numbers past the rows' count after records lost to damage widen the column.
+    let top = p.rows.iter().filter_map(|r| r.num).max().unwrap_or(0);
+    let num_w = digits(p.indexed.max(top), 3);
     let off_w = digits(p.file_len, 4);
     let w = usize::from(inner.width);
     for y in 0..inner.height {
@@ -185,7 +202,8 @@ fn render_list(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
 fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
     let sel = i.page.rows.iter().find(|r| r.pos == i.selected);
     let title = match sel {
-        Some(r) => format!(" #{} {} @{} ", r.num, kind_name(r.kind), r.offset),
+        Some(r) if r.num.is_none() => format!(" {} @{} ", kind_name(r.kind), r.offset),
+        Some(r) => format!(" #{} {} @{} ", num_text(r), kind_name(r.kind), r.offset),
         None => " Record ".to_owned(),
     };
     let b = block(&title, i.focus == Focus::Body, theme, area.width);
