@@ -722,8 +722,12 @@ fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
     let wide = csv_records(&std::fs::read_to_string(&out).unwrap());
     let header = &wide[0];
     assert_eq!(header.len(), 3 + FORMULAS.len() + 1, "{header:?}");
-    // A file keeps the name as logged (only a terminal gets it sanitized).
-    assert!(header.contains(&TITLE.to_owned()), "{header:?}");
+    // A file keeps the name whole, its escape sequence written as text (it would
+    // act on a terminal that `cat`s the file); a terminal gets it sanitized.
+    assert!(
+        header.contains(&r"\u{001b}]2;pwned\u{0007}=title".to_owned()),
+        "{header:?}"
+    );
     for name in FORMULAS {
         assert!(
             header.contains(&format!("'{name}")),
@@ -739,7 +743,9 @@ fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
     // Long: every key cell.
     let long = csv_records(&String::from_utf8(export(&file, &["--long"]).stdout).unwrap());
     assert_eq!(long.len(), 1 + 3 * (FORMULAS.len() + 1));
-    for row in long[1..].iter().filter(|r| r[3] != TITLE) {
+    let title = r"\u{001b}]2;pwned\u{0007}=title";
+    assert!(long.iter().any(|r| r[3] == title), "{long:?}");
+    for row in long[1..].iter().filter(|r| r[3] != title) {
         assert!(row[3].starts_with('\''), "{row:?}");
         assert!(FORMULAS.contains(&&row[3][1..]), "{row:?}");
         assert!(row[4].parse::<f64>().unwrap() < 0.0, "{row:?}");

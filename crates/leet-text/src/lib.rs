@@ -55,18 +55,21 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
-/// `s` with every control character and invisible formatting character written as
-/// `\u{XXXX}` text, nothing removed: for text written where a terminal may end up
-/// showing it (a CSV piped into `tail`) but whose reader wants every name told
+/// `s` with every control character (but tab and line breaks, which a format
+/// such as CSV quotes) and invisible formatting character written as `\u{XXXX}`
+/// text, nothing removed: for text written where a terminal may end up showing it
+/// (a CSV piped into `tail`, or `cat`) but whose reader wants every name told
 /// apart. Text without them (nearly all) is returned as it is.
 #[must_use]
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() || invisible_format(c)) {
+    let escaped =
+        |c: char| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || invisible_format(c);
+    if !s.chars().any(escaped) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if c.is_control() || invisible_format(c) {
+        if escaped(c) {
             out.push_str(&format!("\\u{{{:04x}}}", u32::from(c)));
         } else {
             out.push(c);
@@ -270,12 +273,14 @@ mod tests {
             std::borrow::Cow::Borrowed(_)
         ));
         assert_eq!(
-            escape_controls("a\u{1b}]52;c;cHduZWQ=\u{7}b\u{202e}c\n"),
-            "a\\u{001b}]52;c;cHduZWQ=\\u{0007}b\\u{202e}c\\u{000a}"
+            escape_controls("a\u{1b}]52;c;cHduZWQ=\u{7}b\u{202e}c\u{8}"),
+            "a\\u{001b}]52;c;cHduZWQ=\\u{0007}b\\u{202e}c\\u{0008}"
         );
         assert!(!escape_controls("\u{1b}[2J\u{9b}x")
             .chars()
             .any(char::is_control));
+        // Tab and line breaks stay (CSV quotes them).
+        assert_eq!(escape_controls("\t=1\r\n"), "\t=1\r\n");
     }
 
     #[test]

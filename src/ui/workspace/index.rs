@@ -32,6 +32,16 @@ impl Workspace {
             self.note_replaced(&old);
         }
         self.keep_vanished(first);
+        let back = self
+            .back_to
+            .take()
+            .and_then(|d| self.runs.iter().find(|r| r.holds(&d)))
+            .map(|r| r.key.clone());
+        if let Some(k) = &back {
+            if !self.selected.contains(k) && self.selected.len() < MAX_SELECTED {
+                self.selected.push(k.clone());
+            }
+        }
         if first && self.selected.is_empty() {
             let dir_run = latest.and_then(|d| self.runs.iter().find(|r| r.holds(d)));
             let pick = dir_run
@@ -49,8 +59,11 @@ impl Workspace {
             self.pinned = None;
         }
         self.refilter();
-        // The cursor stays on its run; the first time, on the first selected one.
-        let want = if first {
+        // The cursor stays on its run; the first time, on the first selected one;
+        // back from a run shown alone, on that one.
+        let want = if back.is_some() {
+            back
+        } else if first {
             self.selected.first().cloned()
         } else {
             cursor_key

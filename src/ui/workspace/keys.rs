@@ -113,15 +113,9 @@ impl Runs {
     /// From one run alone back to the workspace's list, on that run.
     fn back_to_list(&mut self, cx: &mut WsCx) -> Option<Effect> {
         let ws = self.workspace.as_mut()?;
-        let back = match &ws.view {
-            WsView::Run(d) => ws.run_of_dir(d).map(|r| r.key.clone()),
-            WsView::List => None,
-        };
-        ws.view = WsView::List;
-        if let Some(k) = back {
-            if let Some(i) = ws.shown.iter().position(|&i| ws.runs[i].key == k) {
-                ws.cursor = i;
-            }
+        let view = std::mem::replace(&mut ws.view, WsView::List);
+        if let WsView::Run(d) = view {
+            ws.come_back_to(d);
         }
         cx.panels.left = true;
         ws.focus_list = true;

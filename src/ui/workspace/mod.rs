@@ -313,6 +313,9 @@ pub struct Workspace {
     pub(crate) focus_list: bool,
     /// The highlighted run's overview below the list.
     pub overview: WsOverview,
+    /// The run directory shown alone before the list, when the list came before
+    /// its index: the index puts the cursor there and draws it.
+    back_to: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -337,6 +340,17 @@ impl Workspace {
             ws.summary_column = s.summary_column.filter(|c| !c.is_empty());
         }
         ws
+    }
+
+    /// Back in the list from `dir`, the run shown alone: the cursor on its run.
+    /// A run opened alone (`leet RUN-DIR`) is shown before any index: the index,
+    /// once it comes, puts the cursor there and draws it too (added to what was
+    /// saved as drawn, as room allows), the run looked at staying on screen.
+    pub fn come_back_to(&mut self, dir: PathBuf) {
+        match self.run_of_dir(&dir).map(|r| r.key.clone()) {
+            Some(key) => self.cursor_to(Some(&key)),
+            None => self.back_to = Some(dir),
+        }
     }
 
     /// Whether a whole index has come (before it, nothing is picked to draw).

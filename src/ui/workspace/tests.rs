@@ -299,3 +299,27 @@ fn wandb_value_wrappers_are_looked_through() {
     assert_eq!(r.summary_value("a.b"), Some(&json!(2)));
     assert_eq!(r.summary_value("nope"), None);
 }
+
+#[test]
+fn back_from_a_run_opened_alone_its_run_is_highlighted_and_drawn_beside_the_saved_ones() {
+    let saved = WorkspaceSaved {
+        selected: vec!["a".into()],
+        ..WorkspaceSaved::default()
+    };
+    // `leet RUN-DIR`: the run shown before any index; esc comes back to the list.
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved.clone()));
+    w.come_back_to(PathBuf::from("/w/wandb/run-20260101_000400-c"));
+    w.set_index(index(), None);
+    assert_eq!(w.selected, ["a", "c"]);
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("c"));
+    // From the list into a run and back: the cursor comes back, the drawn runs
+    // stay as they were.
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), Some(saved));
+    w.set_index(index(), None);
+    w.come_back_to(PathBuf::from("/w/wandb/run-20260101_000300-b"));
+    assert_eq!(w.selected, ["a"]);
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("b"));
+    // A later index keeps the cursor where it is.
+    w.set_index(index(), None);
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("b"));
+}
