@@ -294,7 +294,8 @@ pub(crate) fn render_chart_over(
     let xlabel_rows = u16::from(inner.height >= 3);
     let plot_h = inner.height - legend_rows - xlabel_rows;
     let yaxis = yr.map_or_else(axis::YAxis::default, |(lo, hi)| {
-        axis::y_axis(lo, hi, plot_h, spec.log_y, spec.y_unit)
+        let room = usize::from(inner.width / 3);
+        axis::y_axis_within(lo, hi, plot_h, spec.log_y, spec.y_unit, room)
     });
     // The plot spans what the axis labels.
     let yr = yaxis.range.or(yr);

@@ -78,7 +78,22 @@ fn sig_decimals(v: f64, sig: usize) -> usize {
 
 /// The y axis of a plot `rows` high over `lo..hi` (log10 values when `log`), in
 /// unit `unit`.
+#[cfg(test)]
 pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxis {
+    y_axis_within(lo, hi, rows, log, unit, usize::MAX)
+}
+
+/// [`y_axis`] whose labels are at most `width` characters where they can be: a
+/// linear axis gives up decimals (down to one label saying the value) rather
+/// than have its labels cut.
+pub(super) fn y_axis_within(
+    lo: f64,
+    hi: f64,
+    rows: u16,
+    log: bool,
+    unit: Unit,
+    width: usize,
+) -> YAxis {
     if rows == 0 || !(lo.is_finite() && hi.is_finite()) || hi <= lo {
         return YAxis::default();
     }
@@ -88,9 +103,9 @@ pub(super) fn y_axis(lo: f64, hi: f64, rows: u16, log: bool, unit: Unit) -> YAxi
     }
     // A log axis within a decade is ticked as the linear one of its values.
     if log {
-        linear_axis(10f64.powf(lo), 10f64.powf(hi), rows, unit, true)
+        linear_axis(10f64.powf(lo), 10f64.powf(hi), rows, unit, true, width)
     } else {
-        linear_axis(lo, hi, rows, unit, false)
+        linear_axis(lo, hi, rows, unit, false, width)
     }
 }
 
@@ -175,7 +190,7 @@ fn linear_ticks(
 /// log axis within a decade). Its ends move out to the nearest values its labels
 /// write with the decimals of the tick step (without ticks: three significant
 /// digits; more where one step of the last decimal is over a quarter of the range).
-fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool) -> YAxis {
+fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool, width: usize) -> YAxis {
     let scale = AxisScale::new(unit, lo.abs().max(hi.abs()));
     let last = i64::from(rows) - 1;
     let top = hi.abs().max(lo.abs()) / scale.div;
@@ -238,13 +253,27 @@ fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool) -> YAxis {
     while d < most && !distinct(&values(d)) {
         d += 1;
     }
-    let labels = values(d);
+    let fits = |l: &[String]| l.iter().all(|s| s.chars().count() <= width);
+    let mut labels = values(d);
+    // Too wide for the room: fewer decimals while the labels still differ (a label
+    // cut in its unit, `22.9418G…`, says less than `22.942GiB`).
+    while !fits(&labels) && d > 0 && distinct(&values(d - 1)) {
+        d -= 1;
+        labels = values(d);
+    }
     let range = Some((at.lo, at.hi));
-    if !distinct(&labels) {
-        // Nearly flat: the labels cannot tell the values apart, so one says it
-        // (with four digits, as a shown value).
+    if !distinct(&labels) || !fits(&labels) {
+        // Nearly flat, or too fine for the room: the labels cannot tell the values
+        // apart, so one says it (with four digits, as a shown value, fewer where
+        // the room is short).
+        let mut sig = 4;
+        let mut one = scale.label(hi, sig_decimals(top, sig));
+        while one.chars().count() > width && sig > 1 {
+            sig -= 1;
+            one = scale.label(hi, sig_decimals(top, sig));
+        }
         return YAxis {
-            labels: vec![(0, scale.label(hi, sig_decimals(top, 4)))],
+            labels: vec![(0, one)],
             ticks: Vec::new(),
             range,
         };

@@ -127,3 +127,27 @@ fn a_percent_axis_ends_at_100_unless_the_values_pass_it() {
         }
     }
 }
+
+#[test]
+fn labels_give_up_decimals_before_they_are_cut_and_one_label_says_a_flat_value() {
+    // Memory available moving by a few hundred KiB around 22.94 GiB: six digits
+    // of GiB write `22.9418GiB`, wider than a 27-column chart's 9.
+    let gib = 1024.0 * 1024.0 * 1024.0;
+    let (lo, hi) = (22.9410 * gib, 22.9418 * gib);
+    let free = texts(&y_axis(lo, hi, 12, false, Unit::Bytes)).len();
+    assert!(free > 1);
+    let ax = y_axis_within(lo, hi, 12, false, Unit::Bytes, 9);
+    let labels = texts(&ax);
+    assert!(labels.iter().all(|l| l.chars().count() <= 9), "{labels:?}");
+    assert!(labels.windows(2).all(|w| w[0] != w[1]), "{labels:?}");
+    // No room at all for a difference: one label, the value, fitting.
+    let ax = y_axis_within(lo, hi, 12, false, Unit::Bytes, 6);
+    let labels = texts(&ax);
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert!(labels[0].chars().count() <= 6, "{labels:?}");
+    // With room, the axis is as before.
+    assert_eq!(
+        y_axis_within(lo, hi, 12, false, Unit::Bytes, 40),
+        y_axis(lo, hi, 12, false, Unit::Bytes)
+    );
+}
