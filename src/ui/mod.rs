@@ -342,8 +342,8 @@ impl App {
     /// the commands for the runtime) is in the `Effect`.
     pub fn update(&mut self, msg: Msg) -> Effect {
         // Only the user's input changes settings; a tick saves what changed.
-        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
-        let key = matches!(msg, Msg::Key(_));
+        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Paste(_));
+        let key = matches!(msg, Msg::Key(_) | Msg::Paste(_));
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
         self.settle();
@@ -365,6 +365,7 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
+            Msg::Paste(text) => self.on_paste(&text),
             // A full-screen overlay (the inspector) is keys only: the panes under
             // it take no clicks.
             Msg::Mouse(_) if self.overlay.full_screen() => Effect::NONE,
@@ -1072,14 +1073,50 @@ impl App {
                 {
                     return Effect::NONE;
                 }
-                if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(c))) {
-                    return fx;
-                }
-                self.with_filter(|f| f.push(c));
-                Effect::REDRAW
+                self.type_char(c)
             }
             None => Effect::NONE,
         }
+    }
+
+    /// A character typed into the filter being edited.
+    fn type_char(&mut self, c: char) -> Effect {
+        if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(c))) {
+            return fx;
+        }
+        self.with_filter(|f| f.push(c));
+        Effect::REDRAW
+    }
+
+    /// Pasted text goes into the prompt being typed into, as typed characters on
+    /// one line: a pasted newline never confirms it, and what follows it is never
+    /// read as keys. With no prompt open a paste does nothing.
+    fn on_paste(&mut self, text: &str) -> Effect {
+        let text = prompt::pasted(text);
+        if let Overlay::XAxis(p) = &mut self.overlay {
+            return if p.type_text(&text) {
+                Effect::REDRAW
+            } else {
+                Effect::NONE
+            };
+        }
+        if self.filter_target.is_none() {
+            return Effect::NONE;
+        }
+        let mut fx = Effect::NONE;
+        // Past the longest prompt nothing is kept; one character more shows the
+        // prompt's "too long" error, as typing it would.
+        let most = workspace::MAX_PROMPT_CHARS.max(prompt::MAX_PATTERN_CHARS) + 1;
+        for c in text.chars().take(most) {
+            let typed = self.type_char(c);
+            fx.redraw |= typed.redraw;
+            fx.cmds.extend(typed.cmds);
+            // A workspace prompt ends only on enter or esc, but stop if it closed.
+            if self.filter_target.is_none() {
+                break;
+            }
+        }
+        fx
     }
 
     /// Perform an action (what a key is bound to).

@@ -12,6 +12,25 @@ use std::fmt;
 /// busy for about 15 s, deaf to `q`.
 pub const MAX_PATTERN_CHARS: usize = 256;
 
+/// Pasted text as a prompt takes it: one line (each newline, carriage return and
+/// tab a space; a CR LF pair one space), escape sequences, control characters
+/// and invisible reordering marks removed ([`leet_text::sanitize`]).
+#[must_use]
+pub fn pasted(text: &str) -> String {
+    let line: String = text
+        .replace("\r\n", " ")
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    leet_text::sanitize(&line)
+}
+
 /// What a prompt's draft compiles into.
 pub trait Pattern: Clone + fmt::Debug + Sized {
     /// Why a draft does not compile.
