@@ -76,3 +76,22 @@ fn a_paste_into_the_console_filter_filters_its_lines_only_when_applied() {
     assert_eq!(a.console_view().len(), 5);
     assert!(a.console_view().total() == total);
 }
+
+#[test]
+fn a_paste_into_the_x_axis_metric_list_filters_it_and_picks_nothing() {
+    let mut a = app("custom_step");
+    for _ in 0..3 {
+        a.update(Msg::char('x'));
+    }
+    let key = a.overlay.picker().expect("the metric list").key.clone();
+    let fx = a.update(Msg::Paste("val/\nq\x1b[A".into()));
+    assert!(fx.redraw && !fx.quit);
+    let p = a.overlay.picker().expect("still open");
+    assert_eq!(p.filter, "val/ q");
+    // Nothing picked: the chart's x is still the default.
+    a.update(Msg::key(KeyCode::Esc));
+    assert_eq!(
+        *a.charts.xaxis.of(&key),
+        leet::ui::charts::xaxis::XAxis::Default
+    );
+}
