@@ -357,6 +357,15 @@ fn a_paste_into_the_filter_prompt_is_text_and_paste_mode_ends_with_leet() {
     t.line("fg");
     t.wait_flag("#{alternate_on}", "1", Duration::from_secs(5));
     t.wait_for("Metrics [", Duration::from_secs(5));
+    // Resumed, bracketed paste is on again.
+    t.keys(&["/"]);
+    t.wait_for("regex", Duration::from_secs(5));
+    paste(&t, "acc\nq");
+    t.wait_for("acc q", Duration::from_secs(5));
+    t.keys(&["Escape"]);
+    t.wait_until("the prompt closed", Duration::from_secs(5), |s| {
+        (!s.contains("acc q")).then_some(())
+    });
     t.keys(&["q"]);
     t.wait_flag("#{alternate_on}", "0", Duration::from_secs(5));
     t.assert_restored();
