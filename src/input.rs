@@ -6,7 +6,9 @@
 //! (that byte is then read as a key of its own), or when no byte has arrived for
 //! [`ESC_TIMEOUT`]; a lone ESC is then the Escape key. The events are crossterm's
 //! `KeyEvent` and `MouseEvent`, as crossterm itself reports them, so the app is the
-//! same whichever reader runs.
+//! same whichever reader runs. A bracketed paste (`ESC [ 200 ~` … `ESC [ 201 ~`)
+//! is one [`Input::Paste`] of its raw text, never keys: a pasted newline is not
+//! Enter and a pasted `q` does not quit.
 
 use std::time::Duration;
 
@@ -26,11 +28,27 @@ const MAX_SEQ: usize = 64;
 
 const ESC: u8 = 0x1b;
 
+/// How long a paste whose end marker has not come waits for its next byte before
+/// it is given up as pasted so far (a link may pause longer inside a paste than
+/// inside one escape sequence). Bounded, so a terminal that never ends a paste
+/// does not swallow every later key, `ctrl+c` included.
+pub const PASTE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The most bytes of one paste kept; the rest, up to its end marker, is dropped
+/// (no prompt takes more than a few hundred characters).
+const MAX_PASTE: usize = 64 << 10;
+
+/// The bracketed paste's end marker.
+const PASTE_END: &[u8] = b"\x1b[201~";
+
 /// One thing the user did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Key(KeyEvent),
     Mouse(MouseEvent),
+    /// Text pasted in bracketed paste mode, as the terminal sent it (lossy UTF-8,
+    /// control characters and all: untrusted).
+    Paste(String),
 }
 
 /// What the bytes at the front of the buffer are.
@@ -39,6 +57,8 @@ enum Step {
     /// The first `n` bytes are this event, or nothing we report (an unknown or
     /// broken sequence, a terminal's answer to a query).
     Done(usize, Option<Input>),
+    /// The first `n` bytes are a bracketed paste's start marker.
+    PasteStart(usize),
     /// The bytes so far begin a sequence that more bytes may complete.
     More,
 }
@@ -49,6 +69,8 @@ pub struct Parser {
     buf: Vec<u8>,
     /// An answer string was given up right after an ESC (its `\` may follow).
     string_cut: bool,
+    /// The bytes of a bracketed paste under way (its end marker not yet read).
+    paste: Option<Vec<u8>>,
 }
 
 impl Parser {
@@ -69,7 +91,7 @@ impl Parser {
             [b'P' | b'_', c, ..] => starts_answer(*c),
             _ => false,
         };
-        if self.buf == [ESC] && !bytes.is_empty() && !continues(bytes) {
+        if self.paste.is_none() && self.buf == [ESC] && !bytes.is_empty() && !continues(bytes) {
             out.push(key(KeyCode::Esc, KeyModifiers::NONE));
             self.buf.clear();
         }
@@ -83,10 +105,23 @@ impl Parser {
         self.buf.extend_from_slice(bytes);
         let mut at = 0;
         while at < self.buf.len() {
+            if let Some(text) = self.paste.as_mut() {
+                let (taken, ended) = paste_bytes(&self.buf[at..], text);
+                at += taken;
+                if !ended {
+                    break;
+                }
+                out.extend(self.paste.take().map(paste));
+                continue;
+            }
             match parse(&self.buf[at..]) {
                 Step::Done(n, ev) => {
                     out.extend(ev);
                     at += n.max(1);
+                }
+                Step::PasteStart(n) => {
+                    self.paste = Some(Vec::new());
+                    at += n;
                 }
                 Step::More => break,
             }
@@ -94,16 +129,35 @@ impl Parser {
         self.buf.drain(..at);
     }
 
-    /// Whether an unfinished sequence waits for more bytes.
+    /// Whether an unfinished sequence or paste waits for more bytes.
     #[must_use]
     pub fn pending(&self) -> bool {
-        !self.buf.is_empty()
+        !self.buf.is_empty() || self.paste.is_some()
+    }
+
+    /// How long to wait for the next byte before [`Parser::flush`]: a paste
+    /// under way waits longer than an escape sequence.
+    #[must_use]
+    pub fn timeout(&self, esc: Duration) -> Duration {
+        if self.paste.is_some() {
+            esc.max(PASTE_TIMEOUT)
+        } else {
+            esc
+        }
     }
 
     /// No byte came within [`ESC_TIMEOUT`]: give up on the unfinished sequence. A
     /// lone ESC is the Escape key, ESC `[`, `O`, `P` and `_` are Alt with that key
     /// (as a terminal sends them); anything longer was not typed and is dropped.
+    /// A paste whose end marker has not come is given up as pasted so far (the
+    /// start of a marker held back is text then).
     pub fn flush(&mut self, out: &mut Vec<Input>) {
+        if let Some(mut text) = self.paste.take() {
+            keep_pasted(&mut text, &self.buf);
+            self.buf.clear();
+            out.push(paste(text));
+            return;
+        }
         let ev = match self.buf.as_slice() {
             [ESC] => Some(key(KeyCode::Esc, KeyModifiers::NONE)),
             [ESC, c @ (b'[' | b'O' | b'P' | b'_')] => Some(alt(char_key(char::from(*c)))),
@@ -113,6 +167,33 @@ impl Parser {
         self.string_cut = matches!(self.buf.as_slice(), [ESC, b']' | b'P' | b'_', .., ESC]);
         self.buf.clear();
     }
+}
+
+/// Pasted bytes from the front of `buf` into `text`, up to and past the end
+/// marker: how many bytes were taken, and whether the paste ended. A tail that may
+/// begin the end marker is left in `buf` for the next read.
+fn paste_bytes(buf: &[u8], text: &mut Vec<u8>) -> (usize, bool) {
+    if let Some(i) = buf.windows(PASTE_END.len()).position(|w| w == PASTE_END) {
+        keep_pasted(text, &buf[..i]);
+        return (i + PASTE_END.len(), true);
+    }
+    let held = (1..PASTE_END.len())
+        .rev()
+        .find(|&n| buf.len() >= n && buf.ends_with(&PASTE_END[..n]))
+        .unwrap_or(0);
+    let taken = buf.len() - held;
+    keep_pasted(text, &buf[..taken]);
+    (taken, false)
+}
+
+/// Append `bytes` to a paste, up to [`MAX_PASTE`] bytes in all.
+fn keep_pasted(text: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_PASTE.saturating_sub(text.len());
+    text.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+fn paste(text: Vec<u8>) -> Input {
+    Input::Paste(String::from_utf8_lossy(&text).into_owned())
 }
 
 fn key(code: KeyCode, mods: KeyModifiers) -> Input {
@@ -212,6 +293,7 @@ fn parse_esc(buf: &[u8]) -> Step {
         // ESC before a key is Alt with that key (ESC ^C is ctrl+alt+c, which quits).
         _ => match parse(&buf[1..]) {
             Step::Done(n, ev) => Step::Done(n + 1, ev.map(alt)),
+            Step::PasteStart(n) => Step::PasteStart(n + 1),
             Step::More => Step::More,
         },
     }
@@ -306,6 +388,7 @@ fn parse_csi(buf: &[u8]) -> Step {
     for (i, &b) in buf.iter().enumerate().skip(2) {
         match b {
             0x20..=0x3f if i < MAX_SEQ => {}
+            b'~' if &buf[2..i] == b"200" => return Step::PasteStart(i + 1),
             0x40..=0x7e => return Step::Done(i + 1, decode_csi(&buf[2..i], b)),
             // A control byte or a byte that cannot be in a sequence ends it: the
             // sequence is dropped and the byte read as a key (ctrl+c among them).

@@ -189,6 +189,9 @@ pub struct RecordsPage {
 pub enum Msg {
     Key(KeyEvent),
     Mouse(MouseEvent),
+    /// Text pasted in bracketed paste mode, as the terminal sent it (untrusted:
+    /// control characters and newlines included).
+    Paste(String),
     Resize(u16, u16),
     /// The run file was found: its path, length, and modification time (Unix s).
     Opened {

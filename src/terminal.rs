@@ -9,7 +9,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
 use crossterm::cursor::{Hide, Show};
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
@@ -129,8 +131,9 @@ fn lock_briefly() -> Option<MutexGuard<'static, ()>> {
     }
 }
 
-/// Raw mode, alternate screen, mouse capture, hidden cursor; installs the panic
-/// hook that restores the terminal before the panic message is printed.
+/// Raw mode, alternate screen, mouse capture, bracketed paste, hidden cursor;
+/// installs the panic hook that restores the terminal before the panic message is
+/// printed.
 ///
 /// # Errors
 /// Terminal I/O errors (the terminal is restored first).
@@ -146,20 +149,29 @@ pub fn enter() -> io::Result<Tui> {
 fn apply_modes() -> io::Result<()> {
     ENTERED.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, Hide)?;
+    // Bracketed paste: pasted text comes marked, read as one paste and not as keys
+    // (a pasted newline would be Enter, a pasted `q` would quit).
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        Hide,
+        EnableBracketedPaste
+    )?;
     if MOUSE.load(Ordering::SeqCst) {
         execute!(io::stdout(), EnableMouseCapture)?;
     }
     Ok(())
 }
 
-/// Back to the terminal as it was: mouse capture off, main screen, cursor shown,
-/// raw mode off. Only the first call after entering writes anything.
+/// Back to the terminal as it was: mouse capture and bracketed paste off, main
+/// screen, cursor shown, raw mode off. Only the first call after entering writes
+/// anything.
 fn leave_modes() {
     if ENTERED.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             io::stdout(),
             DisableMouseCapture,
+            DisableBracketedPaste,
             LeaveAlternateScreen,
             Show
         );

@@ -309,6 +309,69 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     t.assert_restored();
 }
 
+/// Paste `text` into the pane as a terminal does: bracketed (`-p`) when the
+/// program asked for it, each newline sent as a carriage return (Enter).
+fn paste(t: &Tmux, text: &str) {
+    t.tmux(&["set-buffer", "-b", "p", "--", text]);
+    t.tmux(&["paste-buffer", "-p", "-b", "p", "-t", "s"]);
+}
+
+/// `cat -v` in the pane's shell shows a paste as it arrives: the paste markers
+/// appear (`^[[200~`) only if a program left bracketed paste on.
+fn assert_paste_mode_off(t: &Tmux, what: &str) {
+    t.line("cat -v");
+    std::thread::sleep(Duration::from_millis(200));
+    paste(t, &format!("pasted-{what}"));
+    t.keys(&["Enter"]);
+    let (s, _) = t.wait_for(&format!("pasted-{what}"), Duration::from_secs(5));
+    assert!(!s.contains("[200~"), "bracketed paste left on {what}:\n{s}");
+    t.keys(&["C-d"]);
+}
+
+#[test]
+fn a_paste_into_the_filter_prompt_is_text_and_paste_mode_ends_with_leet() {
+    require_tmux!();
+    let t = Tmux::shell("paste", 100, 30);
+    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+    let run = shell_quote(&fixture("tiny"));
+    t.line(&format!("{exe} {run}"));
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    t.keys(&["/"]);
+    t.wait_for("regex", Duration::from_secs(5));
+    // As keys the newline would apply `/loss` and `q` would quit.
+    paste(&t, "loss\nq");
+    let (s, _) = t.wait_for("loss q", Duration::from_secs(5));
+    assert_eq!(t.flag("#{alternate_on}"), "1", "leet left:\n{s}");
+    // Still typing: more keys go into the prompt.
+    t.keys(&["BSpace", "BSpace"]);
+    t.wait_until(
+        "the paste kept, the space deleted",
+        Duration::from_secs(5),
+        |s| (!s.contains("loss q") && s.contains("loss")).then_some(()),
+    );
+    // Suspended and quit, leet leaves bracketed paste off for the shell.
+    t.keys(&["Escape", "C-z"]);
+    t.wait_for("Stopped", Duration::from_secs(5));
+    t.wait_flag("#{alternate_on}", "0", Duration::from_secs(5));
+    assert_paste_mode_off(&t, "while-stopped");
+    t.line("fg");
+    t.wait_flag("#{alternate_on}", "1", Duration::from_secs(5));
+    t.wait_for("Metrics [", Duration::from_secs(5));
+    // Resumed, bracketed paste is on again.
+    t.keys(&["/"]);
+    t.wait_for("regex", Duration::from_secs(5));
+    paste(&t, "acc\nq");
+    t.wait_for("acc q", Duration::from_secs(5));
+    t.keys(&["Escape"]);
+    t.wait_until("the prompt closed", Duration::from_secs(5), |s| {
+        (!s.contains("acc q")).then_some(())
+    });
+    t.keys(&["q"]);
+    t.wait_flag("#{alternate_on}", "0", Duration::from_secs(5));
+    t.assert_restored();
+    assert_paste_mode_off(&t, "after-quit");
+}
+
 #[test]
 fn live_host_monitor_draws_samples_and_quits_cleanly() {
     require_tmux!();

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use super::{Input, Parser};
 
 /// Read the terminal `fd` until `emit` returns false or the terminal ends. An
-/// unfinished sequence is given up after `timeout` without a byte.
+/// unfinished sequence is given up after `timeout` without a byte (a paste under
+/// way after [`super::PASTE_TIMEOUT`]).
 ///
 /// # Errors
 /// A read or poll error, or the end of the input (the terminal went away).
@@ -64,7 +65,9 @@ pub(crate) fn read_loop(
                 ));
             }
             parser.feed(&buf[..n], &mut out);
-            deadline = parser.pending().then(|| Instant::now() + timeout);
+            deadline = parser
+                .pending()
+                .then(|| Instant::now() + parser.timeout(timeout));
         }
         for ev in out.drain(..) {
             if !emit(ev) {

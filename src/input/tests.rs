@@ -254,8 +254,7 @@ fn garbage_and_answers_to_queries_are_not_keys() {
         b"\x1b[?7u", // keyboard flags
         b"\x1b[I",   // focus
         b"\x1b[O",
-        b"\x1b[200~", // paste markers
-        b"\x1b[201~",
+        b"\x1b[201~", // a paste's end marker with no paste
         b"\x1b[99~",
         b"\x1b[1;2;3;4;5;6;7;8X",
         b"\x1b[<1;2M",    // SGR with a missing value
@@ -345,7 +344,7 @@ fn mouse_reports_sgr_normal_and_urxvt() {
         (b"\x1b[32;10;5M", mouse_at(Down(Left), 9, 4, none)),
     ];
     for (bytes, want) in cases {
-        assert_eq!(events(bytes), vec![*want], "{bytes:?}");
+        assert_eq!(events(bytes), vec![want.clone()], "{bytes:?}");
     }
     // A normal report whose values include `q` is one report, not a key (`q` is
     // 81 + 32: the wheel down with ctrl).
@@ -597,4 +596,65 @@ fn keys_that_begin_like_an_answer_are_still_keys() {
     assert!(out.iter().all(|e| *e == ch('x')), "{}", out.len());
     assert!(out.len() < 5000 - MAX_STRING + 10);
     assert!(!p.pending() || p.buf.len() < 10);
+}
+
+fn pasted(s: &str) -> Input {
+    Input::Paste(s.to_owned())
+}
+
+#[test]
+fn a_bracketed_paste_is_one_event_not_keys() {
+    let bytes = b"/\x1b[200~loss\rq\x1b\x03\ttrain\x1b[201~T";
+    let want = vec![ch('/'), pasted("loss\rq\x1b\x03\ttrain"), ch('T')];
+    assert_eq!(events(bytes), want);
+    // However the reads cut it, markers included.
+    for cut in 0..=bytes.len() {
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        p.feed(&bytes[..cut], &mut out);
+        p.feed(&bytes[cut..], &mut out);
+        assert_eq!(out, want, "cut at {cut}");
+    }
+    // One byte per read.
+    let mut p = Parser::new();
+    let mut out = Vec::new();
+    for b in bytes {
+        p.feed(&[*b], &mut out);
+    }
+    assert_eq!(out, want);
+}
+
+#[test]
+fn a_paste_whose_end_never_comes_is_given_up_as_pasted_so_far() {
+    let (out, mut p) = feed(b"\x1b[200~abc\x1b[20");
+    assert_eq!(out, vec![]);
+    assert!(p.pending());
+    assert_eq!(p.timeout(ESC_TIMEOUT), PASTE_TIMEOUT);
+    let mut out = Vec::new();
+    p.flush(&mut out);
+    assert_eq!(out, vec![pasted("abc\x1b[20")]);
+    // Keys read as keys again.
+    assert!(!p.pending());
+    assert_eq!(p.timeout(ESC_TIMEOUT), ESC_TIMEOUT);
+    p.feed(b"q", &mut out);
+    assert_eq!(out[1], ch('q'));
+}
+
+#[test]
+fn a_huge_paste_is_capped() {
+    let mut bytes = b"\x1b[200~".to_vec();
+    bytes.extend(std::iter::repeat_n(b'a', MAX_PASTE * 2));
+    bytes.extend_from_slice(b"\x1b[201~x");
+    let out = events(&bytes);
+    assert_eq!(out.len(), 2);
+    assert!(matches!(&out[0], Input::Paste(t) if t.len() == MAX_PASTE));
+    assert_eq!(out[1], ch('x'));
+}
+
+#[test]
+fn invalid_utf8_in_a_paste_is_replaced() {
+    assert_eq!(
+        events(b"\x1b[200~a\xffb\x1b[201~"),
+        vec![pasted("a\u{fffd}b")]
+    );
 }

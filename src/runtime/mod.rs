@@ -151,6 +151,7 @@ fn spawn_input(tx: SyncSender<Msg>) {
                         Msg::Key(k)
                     }
                     Input::Mouse(m) => Msg::Mouse(m),
+                    Input::Paste(t) => Msg::Paste(t),
                 };
                 tx.send(msg).is_ok()
             });
@@ -605,7 +606,10 @@ fn drive(
                         }
                         // The user's own input is answered on screen at once, not
                         // after the rest of the drain budget.
-                        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
+                        let input = matches!(
+                            msg,
+                            Msg::Key(_) | Msg::Mouse(_) | Msg::Paste(_) | Msg::Resize(..)
+                        );
                         let fx = app.update(msg);
                         dirty |= fx.redraw;
                         exec.run(fx.cmds);

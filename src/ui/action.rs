@@ -174,6 +174,11 @@ actions! {
     /// Clear the system filter only (`ctrl+\\`, as `wandb leet`).
     ClearSystemFilter = "clear_system_filter", Filter, Filter, "Clear the system filter",
         [normal "ctrl+\\" "ctrl+4"];
+    /// Filter the list: the workspace's runs (query language), the live monitor's
+    /// process table (regex).
+    FilterList = "filter_list", Filter, Procs,
+        "Filter the runs (query) or the processes (regex)",
+        [normal "f"];
     FilterApply = "filter_apply", Filter, Filter, "Keep the filter",
         [filter "enter"];
     FilterCancel = "filter_cancel", Filter, Filter, "Restore the previous filter",
@@ -196,11 +201,6 @@ actions! {
     CycleProcessSort = "cycle_process_sort", Processes, Procs,
         "Sort processes by CPU, memory, GPU memory (cycles)",
         [normal "S", cluster "S"];
-    /// Filter the list: the workspace's runs (query language), the live monitor's
-    /// process table (regex).
-    FilterList = "filter_list", Processes, Procs,
-        "Filter the runs (query) or the processes (regex)",
-        [normal "f"];
     /// Live monitor: monitor the selected process (what `enter` does on the table).
     MonitorProcess = "monitor_process", Processes, Procs,
         "Chart the selected process tree (enter on the table)",

@@ -124,6 +124,24 @@ mod tests {
     }
 
     #[test]
+    fn pasted_text_is_one_line_added_at_once_up_to_the_cap() {
+        let line = crate::ui::prompt::pasted("a\r\nb\nc\td\re\x1b[31mf\x07\u{202e}g");
+        assert_eq!(line, "a b c d efg");
+        let mut f = FilterState::default();
+        f.start();
+        assert_eq!(f.push_str(""), (false, false));
+        assert_eq!(f.push_str("lo"), (true, true));
+        assert_eq!(f.push_str("ss"), (true, true));
+        assert_eq!(f.draft, "loss");
+        assert!(f.matches("train/loss") && f.editing);
+        // Past the cap: cut there, with the error typing it would show.
+        f.push_str(&"é".repeat(MAX_PATTERN_CHARS));
+        assert_eq!(f.draft.chars().count(), MAX_PATTERN_CHARS);
+        assert!(f.error.is_some());
+        assert_eq!(f.push_str("x"), (false, false));
+    }
+
+    #[test]
     fn tab_toggles_wandb_glob_semantics() {
         let mut f = FilterState::default();
         f.start();

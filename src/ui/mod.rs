@@ -342,8 +342,8 @@ impl App {
     /// the commands for the runtime) is in the `Effect`.
     pub fn update(&mut self, msg: Msg) -> Effect {
         // Only the user's input changes settings; a tick saves what changed.
-        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_));
-        let key = matches!(msg, Msg::Key(_));
+        let input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Paste(_));
+        let key = matches!(msg, Msg::Key(_) | Msg::Paste(_));
         let tick = matches!(msg, Msg::Tick(_));
         let mut fx = self.step(msg);
         self.settle();
@@ -365,6 +365,7 @@ impl App {
     fn step(&mut self, msg: Msg) -> Effect {
         match msg {
             Msg::Key(k) => self.on_key(k),
+            Msg::Paste(text) => self.on_paste(&text),
             // A full-screen overlay (the inspector) is keys only: the panes under
             // it take no clicks.
             Msg::Mouse(_) if self.overlay.full_screen() => Effect::NONE,
@@ -1072,14 +1073,38 @@ impl App {
                 {
                     return Effect::NONE;
                 }
-                if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(c))) {
-                    return fx;
-                }
-                self.with_filter(|f| f.push(c));
-                Effect::REDRAW
+                self.type_text(c.encode_utf8(&mut [0; 4]))
             }
             None => Effect::NONE,
         }
+    }
+
+    /// Text typed or pasted into the filter being edited.
+    fn type_text(&mut self, text: &str) -> Effect {
+        if let Some(fx) = self.ws(|r, cx| r.type_workspace(cx, None, Some(text))) {
+            return fx;
+        }
+        self.with_filter(|f| f.push_str(text));
+        Effect::REDRAW
+    }
+
+    /// Pasted text goes into the prompt being typed into, as typed characters on
+    /// one line: a pasted newline never confirms it, and what follows it is never
+    /// read as keys. With no prompt open a paste does nothing.
+    fn on_paste(&mut self, text: &str) -> Effect {
+        let text = prompt::pasted(text);
+        if let Overlay::XAxis(p) = &mut self.overlay {
+            return if p.type_text(&text) {
+                Effect::REDRAW
+            } else {
+                Effect::NONE
+            };
+        }
+        if self.filter_target.is_none() || text.is_empty() {
+            return Effect::NONE;
+        }
+        // Added at once: one compile and one pass over what is filtered.
+        self.type_text(&text)
     }
 
     /// Perform an action (what a key is bound to).

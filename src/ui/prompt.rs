@@ -12,6 +12,25 @@ use std::fmt;
 /// busy for about 15 s, deaf to `q`.
 pub const MAX_PATTERN_CHARS: usize = 256;
 
+/// Pasted text as a prompt takes it: one line (each newline, carriage return and
+/// tab a space; a CR LF pair one space), escape sequences, control characters
+/// and invisible reordering marks removed ([`leet_text::sanitize`]).
+#[must_use]
+pub fn pasted(text: &str) -> String {
+    let line: String = text
+        .replace("\r\n", " ")
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    leet_text::sanitize(&line)
+}
+
 /// What a prompt's draft compiles into.
 pub trait Pattern: Clone + fmt::Debug + Sized {
     /// Why a draft does not compile.
@@ -93,14 +112,29 @@ impl<P: Pattern> Prompt<P> {
     /// compiled, the pattern in force stays) and the error says so. Returns
     /// whether the pattern in force changed, and whether anything shown did.
     pub fn push(&mut self, c: char) -> (bool, bool) {
-        if self.draft.chars().count() >= MAX_PATTERN_CHARS {
+        self.push_str(c.encode_utf8(&mut [0; 4]))
+    }
+
+    /// Add typed (or pasted) text, compiled once: what goes past
+    /// [`MAX_PATTERN_CHARS`] is dropped, as by [`Prompt::push`].
+    pub fn push_str(&mut self, s: &str) -> (bool, bool) {
+        let n = s.chars().count();
+        if n == 0 {
+            return (false, false);
+        }
+        let room = MAX_PATTERN_CHARS.saturating_sub(self.draft.chars().count());
+        if room == 0 {
             let was = self.error.as_ref().is_some_and(P::is_too_long);
             self.error = Some(P::too_long());
             return (false, !was);
         }
         let mut d = std::mem::take(&mut self.draft);
-        d.push(c);
-        (self.set_draft(d), true)
+        d.extend(s.chars().take(room));
+        let changed = self.set_draft(d);
+        if n > room {
+            self.error = Some(P::too_long());
+        }
+        (changed, true)
     }
 
     /// Delete the draft's last character. Returns whether the pattern in force

@@ -237,12 +237,15 @@ fn help_end_then_up_or_pgup_scrolls_back_at_once() {
         // As drawn: the last line is shown, and nothing is left below it.
         let s = screen(&app, w, h);
         assert!(
-            s.contains("Always quits") && s.contains("↑ (up/pgup)"),
+            s.contains("Suspend to the shell") && s.contains("↑ (up/pgup)"),
             "{s}"
         );
         app.update(Msg::key(KeyCode::Up));
         let s = screen(&app, w, h);
-        assert!(!s.contains("Always quits") && s.contains("↓ more"), "{s}");
+        assert!(
+            !s.contains("Suspend to the shell") && s.contains("↓ more"),
+            "{s}"
+        );
         app.update(Msg::key(KeyCode::End));
         app.update(Msg::key(KeyCode::Up));
         assert_eq!(help_scroll(&app), max - 1, "up moves at once after end");

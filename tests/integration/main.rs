@@ -30,6 +30,7 @@ mod latency;
 mod nodes;
 mod packaging;
 mod parallel_load;
+mod paste;
 mod paths;
 mod render;
 mod render_axes;

@@ -41,15 +41,10 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
             "Typing the host filter",
             group_rows(km, "Filter", true),
         );
-        out.push((String::new(), "Always".to_owned()));
-        out.push(("ctrl+c".into(), "Quits, in every mode".into()));
+        section(&mut out, "Always", fixed(ALWAYS));
         return out;
     }
-    for group in GROUPS {
-        // The process table is the live monitor's alone.
-        if group == "Processes" && on == HelpFor::Run {
-            continue;
-        }
+    for group in GROUPS.into_iter().filter(|g| shown_on(g, on)) {
         section(&mut out, group, group_rows(km, group, false));
     }
     // Full screen and the overlays (their sections' headings, in the overlays'
@@ -66,11 +61,45 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     for (mode, title) in std::iter::once((Mode::Fullscreen, "Full-screen chart")).chain(overlays) {
         section(&mut out, title, mode_rows(km, mode));
     }
-    out.push((String::new(), "Mouse".to_owned()));
-    out.push(("click".into(), "Focus a chart or pane".into()));
-    out.push(("wheel".into(), "Zoom the chart's x-range (z resets)".into()));
-    out.push(("ctrl+c".into(), "Always quits, in every mode".into()));
+    section(&mut out, "Mouse", fixed(MOUSE));
+    section(&mut out, "Always", fixed(ALWAYS));
     out
+}
+
+/// What is not in the key map: the mouse, read by the panes it points at.
+const MOUSE: &[(&str, &str)] = &[
+    ("click", "Focus a chart or pane"),
+    ("wheel", "Zoom the chart's x-range (z resets)"),
+    (
+        "right click",
+        "Crosshair under the pointer (a drag moves it)",
+    ),
+    (
+        "drag a border",
+        "Resize the overview, system sidebar or console",
+    ),
+];
+
+/// Keys the input thread acts on before the key map, in every mode.
+const ALWAYS: &[(&str, &str)] = &[
+    ("ctrl+c", "Quit, in every mode"),
+    ("ctrl+z", "Suspend to the shell (fg resumes)"),
+];
+
+fn fixed(rows: &[(&str, &str)]) -> Vec<(String, String)> {
+    rows.iter()
+        .map(|&(k, d)| (k.to_owned(), d.to_owned()))
+        .collect()
+}
+
+/// Whether a group's keys work where the help is opened: the process table is
+/// the live monitor's alone, the runs list a run's (its workspace).
+fn shown_on(group: &str, on: HelpFor) -> bool {
+    match group {
+        "Processes" => on != HelpFor::Run,
+        "Workspace" => on == HelpFor::Run,
+        _ => true,
+    }
 }
 
 /// `rows` under the heading `title`, where there are any.
@@ -81,23 +110,16 @@ fn section(out: &mut Vec<(String, String)>, title: &str, rows: Vec<(String, Stri
     }
 }
 
-/// The rows of a group's actions: those that start or clear a filter with their
-/// normal keys, the others of the Filter group (keys while typing) with the filter
-/// mode's; `typing_only` keeps only the latter.
+/// The rows of a group's actions, each with its normal keys, or, for the Filter
+/// group's keys while typing (those the action table binds in the filter mode),
+/// with the filter mode's; `typing_only` keeps only the latter.
 fn group_rows(km: &Keymap, group: &str, typing_only: bool) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     for a in Action::ALL {
         if a.group() != group || a == Action::None {
             continue;
         }
-        let typing = group == "Filter"
-            && !matches!(
-                a,
-                Action::StartFilter
-                    | Action::StartSystemFilter
-                    | Action::StartOverviewFilter
-                    | Action::ClearFilters
-            );
+        let typing = group == "Filter" && a.default_keys().iter().any(|(m, _)| *m == "filter");
         if typing_only && !typing {
             continue;
         }
@@ -187,6 +209,76 @@ mod tests {
         let host = headings(HelpFor::ClusterHost);
         assert_eq!(host.first().map(String::as_str), Some("General"));
         assert!(host.contains(&"Cluster screen".to_owned()), "{host:?}");
+    }
+
+    const SCREENS: [HelpFor; 4] = [
+        HelpFor::Run,
+        HelpFor::Live,
+        HelpFor::Cluster,
+        HelpFor::ClusterHost,
+    ];
+
+    /// Whether `lines` hold `key` on a row that says `desc`.
+    fn lists(lines: &[(String, String)], key: &str, desc: &str) -> bool {
+        lines
+            .iter()
+            .any(|(keys, d)| d == desc && keys.split(", ").any(|k| k == key))
+    }
+
+    #[test]
+    fn every_key_of_keymap_toml_is_in_the_help_of_a_screen_where_it_works() {
+        let km = Keymap::builtin();
+        let helps: Vec<_> = SCREENS.map(|on| help_lines_for(&km, on)).into();
+        let file: toml::Table = super::super::DEFAULT_TOML.parse().expect("keymap.toml");
+        let mut checked = 0;
+        for (section, table) in &file {
+            let mode = (Mode::ALL.into_iter())
+                .find(|m| m.name() == section)
+                .unwrap_or_else(|| panic!("section [{section}]"));
+            for (key, action) in table.as_table().expect("a table") {
+                let a = Action::from_name(action.as_str().expect("a name")).expect("an action");
+                if a == Action::None {
+                    continue;
+                }
+                // The key as the help spells it, on the action's line for the mode.
+                let key = super::super::Key::parse(key).expect("a key").to_string();
+                let desc = in_mode(mode, a);
+                assert!(
+                    helps.iter().any(|h| lists(h, &key, desc)),
+                    "[{section}] {key:?} = {:?} ({desc:?}) is in no help",
+                    a.name()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} keys");
+    }
+
+    #[test]
+    fn the_run_s_help_lists_its_workspace_filter_and_what_is_not_in_the_key_map() {
+        let km = Keymap::builtin();
+        let run = help_lines_for(&km, HelpFor::Run);
+        let f = Action::FilterList.describe();
+        assert!(lists(&run, "f", f), "{run:?}");
+        assert!(lists(&run, "ctrl+o", "Clear the overview filter"));
+        assert!(lists(&run, "ctrl+\\", "Clear the system filter"));
+        // The workspace's keys where there is one; the process table's where there is.
+        assert!(lists(&run, "G", Action::GroupRuns.describe()));
+        let live = help_lines_for(&km, HelpFor::Live);
+        assert!(lists(&live, "f", f) && !lists(&live, "G", Action::GroupRuns.describe()));
+        assert!(lists(&live, "m", Action::MonitorProcess.describe()));
+        assert!(!lists(&run, "m", Action::MonitorProcess.describe()));
+        for on in SCREENS {
+            let lines = help_lines_for(&km, on);
+            assert!(
+                lists(&lines, "ctrl+z", "Suspend to the shell (fg resumes)"),
+                "{on:?}"
+            );
+            assert!(lists(&lines, "ctrl+c", "Quit, in every mode"), "{on:?}");
+        }
+        assert!(run
+            .iter()
+            .any(|(k, d)| k == "right click" && d.contains("Crosshair")));
     }
 
     #[test]

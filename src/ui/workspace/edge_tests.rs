@@ -248,3 +248,20 @@ fn a_long_paste_into_the_runs_filter_is_capped_and_filters_no_list_per_key() {
     assert!(w.evaluations - before <= MAX_PATTERN_CHARS * 40);
     assert!(w.shown.is_empty());
 }
+
+#[test]
+fn a_bracketed_paste_into_the_runs_filter_is_typed_on_one_line_and_not_applied() {
+    let mut app = filtering(40);
+    let fx = app.update(Msg::Paste("lr\n\x1b[31mq\tx\r\n".into()));
+    assert!(fx.redraw && !fx.quit);
+    // Still typing: the newline did not apply the query, `q` did not quit.
+    assert_eq!(app.filter_target, Some(crate::ui::FilterTarget::Runs));
+    assert_eq!(ws(&app).filter.draft, "lr q x ");
+    // A paste longer than the prompt is cut where typing it would be.
+    app.update(Msg::Paste("b".repeat(10_000)));
+    assert_eq!(ws(&app).filter.draft.chars().count(), MAX_PATTERN_CHARS);
+    // Esc restores the query in force before, as after typing.
+    app.update(Msg::key(KeyCode::Esc));
+    assert_eq!(app.filter_target, None);
+    assert_eq!(ws(&app).filter.text, "");
+}

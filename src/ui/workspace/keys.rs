@@ -125,13 +125,13 @@ impl Runs {
         Some(Effect::REDRAW)
     }
 
-    /// Typing into a workspace prompt (the runs filter, `G`, `v`). None: the
-    /// filter being typed is not the workspace's.
+    /// Typing into a workspace prompt (the runs filter, `G`, `v`): an action, or
+    /// text typed or pasted. None: the filter being typed is not the workspace's.
     pub(crate) fn type_workspace(
         &mut self,
         cx: &mut WsCx,
         a: Option<Action>,
-        c: Option<char>,
+        typed: Option<&str>,
     ) -> Option<Effect> {
         let target = (*cx.filter_target)?;
         let ws = self.workspace.as_mut()?;
@@ -140,8 +140,8 @@ impl Runs {
                 let f = &mut ws.filter;
                 // Typing parses the draft (at most `MAX_PATTERN_CHARS`); the list
                 // is filtered only when the query in force changed.
-                let (changed, shown) = match (a, c) {
-                    (_, Some(c)) => f.push(c),
+                let (changed, shown) = match (a, typed) {
+                    (_, Some(t)) => f.push_str(t),
                     (Some(Action::FilterBackspace), _) => (f.backspace(), true),
                     (Some(Action::FilterClearInput), _) => (f.set_draft(String::new()), true),
                     (Some(Action::FilterToggleGlob), _) => (f.toggle_glob(), true),
@@ -175,11 +175,10 @@ impl Runs {
             FilterTarget::Group | FilterTarget::Column => {
                 let (kind, text) = ws.prompt.as_mut()?;
                 let kind = *kind;
-                match (a, c) {
-                    (_, Some(c)) => {
-                        if text.chars().count() < MAX_PROMPT_CHARS {
-                            text.push(c);
-                        }
+                match (a, typed) {
+                    (_, Some(t)) => {
+                        let room = MAX_PROMPT_CHARS.saturating_sub(text.chars().count());
+                        text.extend(t.chars().take(room));
                     }
                     (Some(Action::FilterBackspace), _) => {
                         text.pop();

@@ -227,6 +227,17 @@ impl Picker {
     /// A key while the picker is open (`Overlay::XAxis`): typing filters, up/down
     /// move, the filter's apply (enter) picks, its cancel (esc) closes it and the
     /// chart goes back to its default x (the step after the metric's in the cycle).
+    /// Pasted text (one line, already cleaned) added to the filter, as far as it
+    /// has room. Returns whether anything was added.
+    pub(crate) fn type_text(&mut self, text: &str) -> bool {
+        let room = MAX_FILTER_CHARS.saturating_sub(self.filter.chars().count());
+        let before = self.filter.len();
+        self.filter
+            .extend(text.chars().filter(|c| !c.is_control()).take(room));
+        self.sel = 0;
+        self.filter.len() != before
+    }
+
     pub(crate) fn on_key(&mut self, key: &Key, charts: &mut Charts, keymap: &Keymap) -> Outcome {
         // Its chart is no longer the focused one (the list changed under it): closed.
         if charts.focused_key() != Some(self.key.as_str()) {
