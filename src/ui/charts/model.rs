@@ -289,7 +289,13 @@ fn smoothing_of(
 /// Where a chart's x ticks go and how its x values are written: the live
 /// monitor's as times of day, a mapped chart's in its x, else as numbers.
 fn x_labels_of(app: &App, mapped: Option<Mapped>) -> (XTicks, XLabels) {
-    let ticks = mapped.as_ref().map_or(XTicks::Round, |m| m.ticks);
+    // A run's charts over `_step` (not mapped): whole steps only.
+    let plain = if app.is_host() {
+        XTicks::Round
+    } else {
+        XTicks::Whole
+    };
+    let ticks = mapped.as_ref().map_or(plain, |m| m.ticks);
     let labels = match mapped {
         _ if app.is_host() => XLabels::Clock,
         Some(m) => XLabels::Mapped(m),

@@ -440,6 +440,8 @@ fn log_candidates(
 pub(crate) enum XTicks {
     #[default]
     Round,
+    /// Round numbers that are whole (a `_step` axis: no `2.5` between steps).
+    Whole,
     Seconds,
     Log10,
 }
@@ -480,6 +482,7 @@ pub(super) fn x_ticks(kind: XTicks, lo: f64, hi: f64, most: usize) -> Option<Vec
     let raw = span / (most + 1) as f64;
     match kind {
         XTicks::Round => None,
+        XTicks::Whole => Some(multiples(lo, hi, nice_step(raw).max(1.0), most)),
         XTicks::Seconds => {
             let step = TIME_STEPS.into_iter().find(|&s| s >= raw)?;
             (raw >= 1.0 || span >= 5.0).then(|| multiples(lo, hi, step, most))

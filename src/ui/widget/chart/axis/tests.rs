@@ -151,3 +151,18 @@ fn labels_give_up_decimals_before_they_are_cut_and_one_label_says_a_flat_value()
         y_axis(lo, hi, 12, false, Unit::Bytes)
     );
 }
+
+#[test]
+fn a_step_axis_is_ticked_at_whole_steps_only() {
+    // Five steps, room for eight ticks: 1, 2, 3 (not 0.5, 1, 1.5, …).
+    assert_eq!(
+        x_ticks(XTicks::Whole, 0.0, 4.0, 8),
+        Some(vec![1.0, 2.0, 3.0])
+    );
+    // A long run: round whole numbers as before.
+    assert_eq!(
+        x_ticks(XTicks::Whole, 0.0, 1000.0, 4),
+        Some(vec![200.0, 400.0, 600.0, 800.0])
+    );
+    assert_eq!(x_ticks(XTicks::Whole, 0.0, 1.0, 8), Some(Vec::new()));
+}
