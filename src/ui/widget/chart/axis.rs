@@ -191,7 +191,32 @@ fn linear_ticks(
 /// write with the decimals of the tick step (without ticks: three significant
 /// digits; more where one step of the last decimal is over a quarter of the range).
 fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool, width: usize) -> YAxis {
-    let scale = AxisScale::new(unit, lo.abs().max(hi.abs()));
+    linear_axis_at(
+        lo,
+        hi,
+        rows,
+        (unit, lo.abs().max(hi.abs())),
+        log,
+        width,
+        true,
+    )
+}
+
+/// [`linear_axis`] written in the scale of values up to `scale_of` (in `unit`).
+/// Rounded out, the ends can pass into the next scale (9.9e15 up to 10.0e15): the
+/// axis is made again in the scale of its rounded ends (`again`), so no label
+/// reads `10.0e15` or `1000k`.
+fn linear_axis_at(
+    lo: f64,
+    hi: f64,
+    rows: u16,
+    (unit, scale_of): (Unit, f64),
+    log: bool,
+    width: usize,
+    again: bool,
+) -> YAxis {
+    let (lo0, hi0) = (lo, hi);
+    let scale = AxisScale::new(unit, scale_of);
     let last = i64::from(rows) - 1;
     let top = hi.abs().max(lo.abs()) / scale.div;
     let most = sig_decimals(top, MOST_DIGITS).max(sig_decimals(top, 3));
@@ -217,6 +242,13 @@ fn linear_axis(lo: f64, hi: f64, rows: u16, unit: Unit, log: bool, width: usize)
             break;
         }
         step = wider;
+    }
+    if again {
+        let ends = AxisScale::new(unit, lo.abs().max(hi.abs()));
+        if ends.div != scale.div {
+            let max = lo.abs().max(hi.abs());
+            return linear_axis_at(lo0, hi0, rows, (unit, max), log, width, false);
+        }
     }
     let fwd = |v: f64| if log { v.log10() } else { v };
     let at = Rows {

@@ -166,3 +166,22 @@ fn a_step_axis_is_ticked_at_whole_steps_only() {
     );
     assert_eq!(x_ticks(XTicks::Whole, 0.0, 1.0, 8), Some(Vec::new()));
 }
+
+#[test]
+fn ends_rounded_into_the_next_scale_are_written_in_it() {
+    // A flat line at 9.007e15 drawn over ±10 %: 8.1e15..9.9e15, its top rounded
+    // out to 1.0e16 (not `10.0e15`).
+    let v = 9_007_199_254_740_993.0_f64;
+    let labels: Vec<String> = texts(&y_axis(0.9 * v, 1.1 * v, 12, false, Unit::Plain))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    assert!(labels.iter().all(|l| !l.starts_with("10.")), "{labels:?}");
+    assert!(labels.iter().any(|l| l.ends_with("e16")), "{labels:?}");
+    // 999 k rounded up to a million: `1.0M`-style, never `1000k`.
+    let labels: Vec<String> = texts(&y_axis(900_000.0, 999_000.0, 12, false, Unit::Plain))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    assert!(labels.iter().all(|l| !l.starts_with("1000")), "{labels:?}");
+}
