@@ -836,6 +836,26 @@ fn a_file_that_is_not_a_wandb_log_is_refused_in_one_line() {
     );
 }
 
+/// `TERM=dumb` (Emacs' shell, a CI log) cannot show a screen: refused in one line
+/// before the terminal changes, saying what prints lines instead.
+#[test]
+fn a_dumb_terminal_is_refused_in_one_line() {
+    require_tmux!();
+    let run = fixture("tiny");
+    let t = Tmux::start_env("dumb", "TERM=dumb ", &[run.to_str().unwrap()], 200, 30);
+    assert_eq!(t.exit_code(), "EXIT:1");
+    t.assert_restored();
+    let s = t.screen();
+    let said: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(
+        !said.is_empty()
+            && said[0].starts_with("leet: ")
+            && said[0].contains("TERM=dumb")
+            && s.contains("leet inspect"),
+        "{s}"
+    );
+}
+
 /// The help overlay at 80×24: `end`, then `up` and `pgup` scroll back at once.
 #[test]
 fn help_scrolls_back_after_end() {

@@ -535,6 +535,14 @@ fn drive(
              files)"
         );
     }
+    // A terminal that says it can only print lines (`TERM=dumb`: Emacs' shell,
+    // some CI logs) shows a screen's cursor moves as junk.
+    if std::env::var_os("TERM").is_some_and(|t| t == "dumb") {
+        anyhow::bail!(
+            "cannot set up the terminal: TERM=dumb cannot draw a screen (run leet in a \
+             terminal emulator; `leet inspect`, `leet export` and `leet sample` print lines)"
+        );
+    }
     let mut term = terminal::enter().context("cannot set up the terminal")?;
     let result = (|| -> anyhow::Result<Option<i32>> {
         let size = term.size()?;
