@@ -12,7 +12,7 @@ use crate::ui::panels::Pane;
 use crate::ui::system;
 use crate::ui::system::view::render_sys_chart;
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::{fit, fit_words};
+use crate::ui::widget::fit::{fit, fit_key, fit_words};
 use crate::ui::widget::format;
 use crate::ui::{App, LiveState, OverviewPane, Row};
 
@@ -155,7 +155,7 @@ pub(crate) fn render_overview(
     let mut y = inner.y + 1;
     let bottom = inner.bottom();
     let row = |buf: &mut Buffer, y: u16, k: &str, v: &str, vs: Style| {
-        let k = fit(k, key_w.saturating_sub(1));
+        let k = fit_key(k, key_w.saturating_sub(1));
         buf.set_stringn(inner.x, y, &k, key_w, theme.label());
         let vw = usize::from(w).saturating_sub(key_w);
         buf.set_stringn(inner.x + key_w as u16, y, fit(v, vw), vw, vs);

@@ -38,6 +38,30 @@ pub(crate) fn fit(s: &str, w: usize) -> String {
     out
 }
 
+/// [`fit`] for a key path (`optim.sched.warmup`, `layers[12]`): cut in the middle
+/// when its last part is short, so keys that differ only there stay told apart
+/// (`model.encoder.lay….3`, not `model.encoder.layer…` for every one).
+#[must_use]
+pub(crate) fn fit_key(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= w {
+        return s.to_owned();
+    }
+    let last = s
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| matches!(c, '.' | '/' | '['))
+        .map(|(i, _)| &s[i..]);
+    match last {
+        // The head keeps at least half the room.
+        Some(tail) if tail.len() < s.len() && tail.width() * 2 <= w => {
+            let head = &s[..s.len() - tail.len()];
+            format!("{}{tail}", fit(head, w - tail.width()))
+        }
+        _ => fit(s, w),
+    }
+}
+
 /// Truncate to `w` display columns at a word boundary, with an ellipsis (prose such
 /// as why a device is unavailable: never cut inside a word, unless its first word
 /// alone is wider than `w`).
@@ -101,6 +125,23 @@ pub(crate) fn word_wrap(s: &str, w: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_key_is_cut_in_the_middle_where_its_last_part_tells_it_apart() {
+        use super::fit_key;
+        let keys: Vec<String> = (0..12).map(|i| format!("{}.{i}", "k".repeat(30))).collect();
+        let shown: Vec<String> = keys.iter().map(|k| fit_key(k, 16)).collect();
+        assert!(shown.iter().all(|s| s.chars().count() <= 16), "{shown:?}");
+        let mut distinct = shown.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), keys.len(), "{shown:?}");
+        assert_eq!(fit_key("optim.sched.warmup", 17), "optim.sch….warmup");
+        // A long last part: cut at the end as before; short keys as they are.
+        assert_eq!(fit_key("network.tcpRetransmits", 17), "network.tcpRetra…");
+        assert_eq!(fit_key("loss", 17), "loss");
+        assert_eq!(fit_key("layers[12]", 8), "lay…[12]");
+    }
     use super::*;
 
     #[test]
