@@ -446,6 +446,12 @@ pub struct RunIndexEntry {
     /// a while (see `source::index`).
     #[serde(default)]
     pub read_at: f64,
+    /// The file was seen to grow (a size the index had seen, then a larger one):
+    /// its mtime is then the run's sign of life, whatever its records' own times
+    /// say (a writer whose clock is behind, replayed records). Until then a fresh
+    /// mtime may be a copy's, and the older of the two counts.
+    #[serde(default)]
+    pub grown: bool,
     /// A placeholder while the scan reads the file (only in `Msg::IndexProgress`):
     /// the directory, the id its name gives, the file's size and mtime, no more.
     #[serde(skip)]

@@ -11,7 +11,8 @@
 //!   (120, leet's `--stale-after` default), crashed when quiet for longer. The sign
 //!   of life is the file's mtime, or the newest record's own time when that is
 //!   older (a copied or checked-out file has a fresh mtime; `live_state` does the
-//!   same until the file grows). The state is decided at each scan, from cached
+//!   same until the file grows, and so does the index once a scan has seen it
+//!   grow: `RunIndexEntry::grown`). The state is decided at each scan, from cached
 //!   facts too, so a quiet run turns crashed without its file being read again.
 //!
 //! Config and summary are nested JSON objects, as W&B shows them (`inspect
@@ -324,6 +325,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         keys_dropped,
         error,
         read_at: _,
+        grown: _,
         reading,
     } = a;
     *dir == b.dir
@@ -383,7 +385,7 @@ pub fn quiet_at(mtime_ns: u64, last_time: Option<f64>, now: f64) -> f64 {
 #[must_use]
 pub fn state_at(e: &RunIndexEntry, now: f64, stale_after: f64) -> RunStatus {
     let started = e.has_run_record && e.file.is_some();
-    let quiet = quiet_at(e.mtime_ns, e.last_time, now);
+    let quiet = quiet_at(e.mtime_ns, e.last_time.filter(|_| !e.grown), now);
     RunStatus::decide(e.exit_code, started, Some(quiet), stale_after)
 }
 

@@ -56,6 +56,12 @@ impl ReadJob {
         let mut e = read_run(&self.dir, &self.file, self.size, self.mtime_ns);
         e.dir_mtime_ns = self.dir_mtime_ns;
         e.read_at = now;
+        // Seen before, smaller: it grew (a file copied over it would be read as
+        // grown too, for one stale period at most).
+        e.grown = self.prior.as_ref().is_some_and(|p| {
+            p.file.as_ref() == Some(&self.file)
+                && (p.size < self.size || (p.grown && p.size == self.size))
+        });
         (e, Outcome::Read)
     }
 }
@@ -161,6 +167,7 @@ pub(super) fn check_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) ->
                 && size >= e.size
                 && now - e.read_at < reread_after(size) =>
         {
+            e.grown |= size > e.size;
             e.mtime_ns = mtime_ns;
             e.dir_mtime_ns = dir_mtime_ns;
             Check::Done(e, Outcome::Cached)
@@ -173,5 +180,64 @@ pub(super) fn check_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) ->
             dir_mtime_ns,
             prior,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::RunStatus;
+    use crate::source::index::{state_at, STALE_AFTER};
+    use leet_format::synth::{run_file, RunSpec};
+
+    fn checked(dir: &std::path::Path, prior: Option<RunIndexEntry>, now: f64) -> RunIndexEntry {
+        match check_one(dir.to_owned(), prior, now) {
+            Check::Done(e, _) => e,
+            Check::Read(job) => job.read(now).0,
+        }
+    }
+
+    #[test]
+    fn a_file_seen_growing_is_alive_whatever_its_records_times_say() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run-20260101_000000-skew0001");
+        std::fs::create_dir(&dir).unwrap();
+        let file = dir.join("run-skew0001.wandb");
+        // Records a week old (a writer whose clock is behind), no exit record.
+        let now = 1_796_600_000.0;
+        let spec = RunSpec {
+            start_time: now - 7.0 * 86_400.0,
+            exit_code: None,
+            steps: 20,
+            ..RunSpec::default()
+        };
+        let bytes = run_file(&spec);
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        let real_now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        // First seen: a fresh mtime may be a copy's, the records say it went quiet.
+        let e = checked(&dir, None, real_now);
+        assert!(!e.grown);
+        assert_eq!(state_at(&e, real_now, STALE_AFTER), RunStatus::Crashed);
+        // Seen growing: the mtime is its sign of life.
+        std::fs::write(&file, &bytes).unwrap();
+        let e = checked(&dir, Some(e), real_now);
+        assert!(e.grown);
+        assert_eq!(state_at(&e, real_now, STALE_AFTER), RunStatus::Running);
+        // Unchanged since: still alive, until it has been quiet for the stale limit.
+        let e = checked(&dir, Some(e), real_now + 1.0);
+        assert!(e.grown);
+        assert_eq!(
+            state_at(&e, real_now + 1.0, STALE_AFTER),
+            RunStatus::Running
+        );
+        let later = real_now + STALE_AFTER + 5.0;
+        assert_eq!(state_at(&e, later, STALE_AFTER), RunStatus::Crashed);
+        // Replaced by a smaller file (a copy over it): not grown.
+        std::fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
+        let e = checked(&dir, Some(e), real_now + 2.0);
+        assert!(!e.grown);
     }
 }
