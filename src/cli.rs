@@ -377,7 +377,7 @@ pub struct SampleArgs {
     #[arg(long)]
     pub json: bool,
     /// Stop after this many samples (default: run until interrupted).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub count: Option<u64>,
     #[command(flatten)]
     pub sampler: SamplerArgs,
@@ -457,4 +457,13 @@ pub struct ExportArgs {
     /// (exit status 2).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// A count of at least 1 (clap's own range check names `u64::MAX` as the bound).
+fn at_least_one(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("it must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a whole number ({e})")),
+    }
 }

@@ -242,6 +242,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             finish(result, &out, Some(&err))
         }
         Some(cli::Command::Sample(a)) => {
+            // A process asked for by pid that is not there: said at once, not as a
+            // line of errors on every sample of an otherwise silent run.
+            if let Some(pid) = a.sampler.pid.filter(|&p| !process_exists(p)) {
+                anyhow::bail!("--pid {pid}: no such process");
+            }
             let mut out = Tracked::new(io::stdout().lock());
             let result =
                 source::sampler::run_sample_command(a.sampler.options(), a.count, a.json, &mut out)
@@ -380,6 +385,25 @@ fn load_config(
         path: Some(path),
         file,
     })
+}
+
+/// Whether process `pid` exists (ours or not).
+fn process_exists(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 sends nothing; it only checks that the process exists
+        // (EPERM: it does, owned by another user).
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
 }
 
 #[cfg(test)]

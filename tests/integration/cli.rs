@@ -273,7 +273,7 @@ fn out_of_range_numbers_are_usage_errors_never_panics() {
             &["--stale-after", "99999999999", tiny],
             "between 1s and 30d",
         ),
-        (&["sample", "--count", "0"], "0 is not in 1.."),
+        (&["sample", "--count", "0"], "it must be at least 1"),
         (&["sample", "--pid", "0"], "0 is not in 1..=2147483647"),
         (
             &["sample", "--pid", "4294967295"],
@@ -297,6 +297,21 @@ fn out_of_range_numbers_are_usage_errors_never_panics() {
     let out = output_within(&mut cmd, Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most 7"));
+    // A pid with no process behind it: said once, before any sample.
+    let gone = {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        c.wait().unwrap();
+        pid
+    };
+    let out = output_within(
+        leet().args(["sample", "--count", "1", "--pid", &gone.to_string()]),
+        Duration::from_secs(20),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no such process"), "{err}");
+    assert!(out.stdout.is_empty(), "no sample printed");
 }
 
 #[test]

@@ -399,7 +399,7 @@ impl TreeWalker {
             return;
         };
         let Some(root) = self.read_stat(root_pid, true) else {
-            tree.error = Some(format!("process {root_pid} not found"));
+            tree.error = Some(format!("process {root_pid} is not running (it exited)"));
             // The kept files of the old members are closed.
             self.stats.end_round();
             self.children.end_round();

@@ -285,7 +285,7 @@ fn threads_of_monitored_child_tree() {
     assert!(
         gone.errors
             .iter()
-            .any(|(f, e)| f == "cpu" && e.contains("not found")),
+            .any(|(f, e)| f == "cpu" && e.contains("is not running")),
         "{:?}",
         gone.errors
     );

@@ -52,7 +52,10 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
             total - back
         )
     } else {
-        format!("Console Logs [{total} lines]")
+        match total {
+            1 => "Console Logs [1 line]".to_owned(),
+            n => format!("Console Logs [{n} lines]"),
+        }
     };
     if app.panes.console.filter.is_active() {
         title.push_str(&format!(

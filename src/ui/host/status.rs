@@ -46,7 +46,10 @@ impl ProcsPane {
             filter: &self.filter,
             sigil: '/',
             label: "processes /",
-            count: format!("[{} processes]", self.rows.len()),
+            count: match self.rows.len() {
+                1 => "[1 process]".to_owned(),
+                n => format!("[{n} processes]"),
+            },
         }
     }
 }
