@@ -157,6 +157,12 @@ actions! {
         [normal "r"];
     ResetZoom = "reset_zoom", Charts, Charts, "Reset x zoom of focused chart (wheel zooms)",
         [normal "z", fullscreen "z"];
+    /// Zoom the focused chart's x in or out by keys (the wheel does it at the
+    /// pointer): around the crosshair when it is on, else the middle.
+    ZoomIn = "zoom_in", Charts, Charts, "Zoom the focused chart's x in (at the crosshair)",
+        [normal ">" ".", fullscreen ">" "."];
+    ZoomOut = "zoom_out", Charts, Charts, "Zoom the focused chart's x out",
+        [normal "<" ",", fullscreen "<" ","];
     StartFilter = "start_filter", Filter, Filter,
         "Filter metric charts (console lines when focused)",
         [normal "/", stats "/", inspector "/", cluster "/"];

@@ -1269,6 +1269,9 @@ impl App {
             | Action::SmoothingUp
             | Action::SmoothingDown => return self.charts.act_smoothing(host, a),
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
+            Action::ZoomIn | Action::ZoomOut if !host => {
+                self.charts.key_zoom(&self.shown.run, a == Action::ZoomIn);
+            }
             _ if self.charts.act_grid(a) => {}
             _ => return Effect::NONE,
         }

@@ -103,11 +103,41 @@ impl Charts {
     pub(crate) fn wheel_zoom(&mut self, main: &Run, i: usize, rect: Rect, column: u16, zin: bool) {
         self.grid.set_item(Item::Chart(i));
         let key = self.metric_keys[self.shown[i]].clone();
+        self.zoom_around(
+            main,
+            key,
+            |x0, x1| x0 + (x1 - x0) * across(rect, column),
+            zin,
+        );
+    }
+
+    /// `>` / `<`: the focused chart's x zoomed in (`zin`) or out around the
+    /// crosshair's x when it stands inside the range shown, else the middle.
+    pub(crate) fn key_zoom(&mut self, main: &Run, zin: bool) {
+        let Some(key) = self.focused_key().map(str::to_owned) else {
+            return;
+        };
+        let cross = self.crosshair.as_ref().map(|c| c.x);
+        self.zoom_around(
+            main,
+            key,
+            |x0, x1| {
+                cross
+                    .filter(|x| (x0..=x1).contains(x))
+                    .unwrap_or((x0 + x1) / 2.0)
+            },
+            zin,
+        );
+    }
+
+    /// Chart `key`'s x zoomed in or out around `at(x0, x1)` of the range shown,
+    /// within the `main` run's data.
+    fn zoom_around(&mut self, main: &Run, key: String, at: impl Fn(f64, f64) -> f64, zin: bool) {
         let Some((fx0, fx1)) = main.metrics.get(&key).and_then(Series::x_bounds) else {
             return;
         };
         let (x0, x1) = self.zoom.get(&key).copied().unwrap_or((fx0, fx1));
-        let at = x0 + (x1 - x0) * across(rect, column);
+        let at = at(x0, x1);
         let k = if zin { 0.7 } else { 1.0 / 0.7 };
         let mut nx0 = at - (at - x0) * k;
         let mut nx1 = at + (x1 - at) * k;

@@ -130,6 +130,36 @@ fn mouse_click_focuses_and_wheel_zooms_x() {
 }
 
 #[test]
+fn keys_zoom_the_focused_chart_about_the_crosshair_or_the_middle() {
+    let mut a = app("tiny");
+    let key = a.focused_key().unwrap().to_owned();
+    // The middle of 0..49: in, then in again, narrower each time and centred.
+    send(&mut a, [Msg::char('>')]);
+    let (x0, x1) = a.charts.zoom[&key];
+    assert!((x0 + x1 - 49.0).abs() < 1e-9 && x1 - x0 < 49.0, "{x0} {x1}");
+    send(&mut a, [Msg::char('.')]);
+    let (y0, y1) = a.charts.zoom[&key];
+    assert!(y1 - y0 < x1 - x0, "{y0} {y1}");
+    // Out to the whole range again: no zoom left.
+    send(&mut a, [Msg::char('<'), Msg::char(','), Msg::char('<')]);
+    assert!(!a.charts.zoom.contains_key(&key));
+    // With the crosshair on, about its x.
+    send(&mut a, [Msg::char('C')]);
+    for _ in 0..5 {
+        send(&mut a, [Msg::key(KeyCode::Right)]);
+    }
+    let x = a.charts.crosshair.as_ref().expect("crosshair on").x;
+    send(&mut a, [Msg::char('>')]);
+    let (z0, z1) = a.charts.zoom[&key];
+    assert!((z0..=z1).contains(&x), "{z0} {z1} {x}");
+    // Zoomed about x, not the middle: x keeps its place across the range.
+    assert!(
+        ((x - z0) / (z1 - z0) - x / 49.0).abs() < 1e-9,
+        "{z0} {z1} {x}"
+    );
+}
+
+#[test]
 fn samples_feed_system_charts() {
     let mut a = App::live(Options::default(), 600.0);
     for i in 0..10 {
