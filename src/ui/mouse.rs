@@ -124,7 +124,7 @@ impl Charts {
             |x0, x1| {
                 cross
                     .filter(|x| (x0..=x1).contains(x))
-                    .unwrap_or((x0 + x1) / 2.0)
+                    .unwrap_or(f64::midpoint(x0, x1))
             },
             zin,
         );
