@@ -791,6 +791,12 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
         .as_deref()
         .unwrap()
         .contains("directory is gone"));
+    // Back and drawn again: the note of its removal goes.
+    let path = path.clone();
+    std::fs::create_dir_all(&path).unwrap();
+    a.request_compare(path.clone(), path);
+    assert_eq!(a.runs.compare.len(), 1);
+    assert_eq!(a.shown.source.error, None);
 }
 
 #[test]

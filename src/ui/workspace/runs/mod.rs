@@ -132,7 +132,9 @@ impl Runs {
     fn drop_compared(&mut self, cx: &mut WsCx, i: usize, why: &str) {
         let c = self.compare.remove(i);
         cx.asks.cmd(Cmd::StopReader { tag: c.tag });
-        cx.shown.source.error = Some(format!("compared run {} removed: {why}", c.label));
+        let note = format!("compared run {} removed: {why}", c.label);
+        self.gone = Some((c.dir, note.clone()));
+        cx.shown.source.error = Some(note);
         cx.asks.refresh();
     }
 
@@ -190,6 +192,14 @@ impl Runs {
         dir: PathBuf,
         label: String,
     ) {
+        // Drawn again (its directory came back): the note of its removal is stale.
+        if let Some((d, note)) = self.gone.take() {
+            if d == dir && cx.shown.source.error.as_ref() == Some(&note) {
+                cx.shown.source.error = None;
+            } else if d != dir {
+                self.gone = Some((d, note));
+            }
+        }
         let tag = cx.shown.new_tag();
         cx.asks.cmd(Cmd::StartReader { path, tag });
         self.compare.push(Compared {
@@ -345,4 +355,7 @@ pub struct Runs {
     pub workspace: Option<Box<crate::ui::workspace::Workspace>>,
     /// The main run as the workspace sees it.
     pub main_tag: Option<WsTag>,
+    /// The last compared run dropped for want of its directory, and the note
+    /// that said so: cleared should that run be drawn again.
+    gone: Option<(PathBuf, String)>,
 }
