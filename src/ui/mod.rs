@@ -647,7 +647,13 @@ impl App {
     /// metrics. Another process than before clears the process series (no chart
     /// mixes two) and the overview's facts; the charts are grouped again.
     fn on_monitoring(&mut self, m: Option<(u32, String)>) -> Effect {
+        // The overview's config says which process is monitored now, not the
+        // one (or none) asked for at the start.
+        let pid = m
+            .as_ref()
+            .map_or_else(|| "\"none\"".to_owned(), |(p, _)| p.to_string());
         if self.host.procs.set_monitored(m) {
+            self.shown.run.config.set_json("pid", &pid);
             host::procs::clear_process_series(&mut self.shown);
             self.set_overview(self.overview_rows());
         }

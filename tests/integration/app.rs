@@ -1156,8 +1156,17 @@ fn process_charts_follow_the_monitored_process() {
     // availableMB is the host's, never a process chart.
     assert!(t.contains(&"Memory Available".to_owned()), "{t:?}");
     assert!(t.contains(&"GPU Utilization".to_owned()), "{t:?}");
+    // The overview's config names the process monitored.
+    assert_eq!(
+        a.shown.run.config.to_json().get("pid"),
+        Some(&serde_json::json!(4242))
+    );
     // None: host charts only, and the status bar says how to pick one.
     a.update(Msg::Monitoring(None));
+    assert_eq!(
+        a.shown.run.config.to_json().get("pid"),
+        Some(&serde_json::json!("none"))
+    );
     let t = titles(&a);
     assert!(!t.iter().any(|t| t.starts_with("Process")), "{t:?}");
     assert_eq!(t, ["GPU Utilization", "Memory Available"]);
