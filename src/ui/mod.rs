@@ -653,7 +653,9 @@ impl App {
             .as_ref()
             .map_or_else(|| "\"none\"".to_owned(), |(p, _)| p.to_string());
         if self.host.procs.set_monitored(m) {
-            self.shown.run.config.set_json("pid", &pid);
+            if self.shown.run.config.to_json().contains_key("pid") {
+                self.shown.run.config.set_json("pid", &pid);
+            }
             host::procs::clear_process_series(&mut self.shown);
             self.set_overview(self.overview_rows());
         }

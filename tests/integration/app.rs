@@ -1138,6 +1138,8 @@ fn sample_with_process_keys(a: &mut App, t: f64) {
 #[test]
 fn process_charts_follow_the_monitored_process() {
     let mut a = live_with_procs();
+    // As the runtime's live monitor starts: the pid asked for in its config.
+    a.shown.run.config.set_json("pid", "\"none\"");
     // One column of charts: room for the whole title.
     send(&mut a, [Msg::char('c'), Msg::char('1')]);
     a.update(Msg::Monitoring(Some((4242, "python train.py".into()))));
