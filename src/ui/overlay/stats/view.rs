@@ -63,8 +63,13 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
     let Some(s) = row.cells.get(run).copied().flatten() else {
         return [format!("{key} · {label}: not logged"), String::new()];
     };
-    let full = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| v.to_string());
-    let pt = |p: Option<(f64, f64)>| p.map_or_else(|| "-".into(), |p| format!("{} @ {}", p.1, p.0));
+    let full = |v: Option<f64>| v.map_or_else(|| "-".into(), exact_or_near);
+    let pt = |p: Option<(f64, f64)>| {
+        p.map_or_else(
+            || "-".into(),
+            |p| format!("{} @ {}", exact_or_near(p.1), p.0),
+        )
+    };
     let mut first = format!(
         "{key} · {label}: last {} · mean {} · count {}",
         full(s.last.map(|p| p.1)),
@@ -75,6 +80,18 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
         first.push_str(&format!(" ({} NaN/inf)", s.non_finite));
     }
     [first, format!("  min {} · max {}", pt(s.min), pt(s.max))]
+}
+
+/// A value written in full: past 2^53 a double no longer holds every integer, so
+/// the digits written are the nearest double's, marked `≈` (a logged
+/// 9007199254741011 is held as …012).
+fn exact_or_near(v: f64) -> String {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if v.is_finite() && v.abs() > EXACT {
+        format!("≈{v}")
+    } else {
+        v.to_string()
+    }
 }
 
 /// Where the columns go: each field's width, one run group's, the metric names',
@@ -393,4 +410,18 @@ fn draw_filter(
         theme.dim()
     };
     put(buf, x0, yf, &fit(&line, w), inner.width, style);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_value_past_what_a_double_holds_exactly_is_marked_near() {
+        use super::exact_or_near;
+        assert_eq!(exact_or_near(0.25), "0.25");
+        assert_eq!(exact_or_near(-3.0), "-3");
+        assert_eq!(exact_or_near(9_007_199_254_740_992.0), "9007199254740992");
+        // A logged 9007199254741011 is held as the nearest double, …012.
+        assert_eq!(exact_or_near(9_007_199_254_741_011.0), "≈9007199254741012");
+        assert_eq!(exact_or_near(f64::NAN), "NaN");
+    }
 }
