@@ -200,13 +200,15 @@ fn each_failure_is_one_line_naming_what_to_check_without_the_key() {
 
 #[test]
 fn an_unreachable_host_says_so() {
-    // A port just freed: nothing listens there.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    // A port just freed: nothing listens there. On 127.0.0.2 (loopback too), so
+    // another test's fake server on 127.0.0.1, given the same port number by the
+    // kernel meanwhile, is not what answers.
+    let port = std::net::TcpListener::bind("127.0.0.2:0")
         .expect("bind")
         .local_addr()
         .expect("a")
         .port();
-    let url = RemoteUrl::parse(&format!("http://127.0.0.1:{port}/e/p/runs/r"), None).expect("url");
+    let url = RemoteUrl::parse(&format!("http://127.0.0.2:{port}/e/p/runs/r"), None).expect("url");
     let e = fetch::open(&url, &opts(None), &AtomicBool::new(false), &mut |_| {}).expect_err("err");
     assert!(
         matches!(

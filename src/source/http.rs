@@ -300,17 +300,19 @@ mod tests {
 
     #[test]
     fn refused_names_the_server() {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
+        // A port freed on 127.0.0.2 (loopback too): another test's server on
+        // 127.0.0.1, given the same port number meanwhile, does not answer here.
+        let port = std::net::TcpListener::bind("127.0.0.2:0")
             .and_then(|l| l.local_addr())
             .expect("port")
             .port();
-        let e = Endpoint::new(&format!("http://127.0.0.1:{port}"), HttpOptions::default())
+        let e = Endpoint::new(&format!("http://127.0.0.2:{port}"), HttpOptions::default())
             .expect("url");
         let err = e.get("/x", &[]).expect_err("nothing listens");
         assert_eq!(
             err,
             HttpError::Refused {
-                server: format!("http://127.0.0.1:{port}")
+                server: format!("http://127.0.0.2:{port}")
             }
         );
     }
