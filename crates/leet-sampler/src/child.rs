@@ -150,12 +150,24 @@ fn command(program: &Path, args: &[&str], tie: Tie) -> Command {
 }
 
 fn spawn(program: &Path, args: &[&str], tie: Tie) -> Result<(Child, i32), SamplerError> {
-    let child = command(program, args, tie)
-        .spawn()
-        .map_err(|e| SamplerError::Command {
-            cmd: program.display().to_string(),
-            detail: e.to_string(),
-        })?;
+    // ETXTBSY: the program was just written (an updated tool, a test's fake) and
+    // a process forked meanwhile, not yet exec'd, still holds it open for
+    // writing. That passes within moments: try again a few times.
+    let mut tries = 0;
+    let child = loop {
+        match command(program, args, tie).spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20 * tries));
+            }
+            r => {
+                break r.map_err(|e| SamplerError::Command {
+                    cmd: program.display().to_string(),
+                    detail: e.to_string(),
+                })?
+            }
+        }
+    };
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     register(pgid);
     Ok((child, pgid))
