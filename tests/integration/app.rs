@@ -7,7 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use leet::msg::{Msg, RunBatch, Sample};
 use leet::ui::{App, Cmd, LiveState, Options, Overlay};
 
-fn app(fixture: &str) -> App {
+/// The app at 200×50 with `fixture`'s latest run read (also the paste tests').
+pub(crate) fn app(fixture: &str) -> App {
     let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
     let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
     let mut app = App::new(Options::default());

@@ -1,21 +1,12 @@
 //! Bracketed paste: pasted text is typed into the open prompt on one line, never
 //! read as keys; with no prompt open it does nothing.
 
-use crate::common;
-
 use crossterm::event::KeyCode;
 use leet::msg::Msg;
 use leet::ui::keymap::Mode;
-use leet::ui::{App, Options, Overlay};
+use leet::ui::Overlay;
 
-fn app(fixture: &str) -> App {
-    let dir = common::runs_dir().join(fixture).join("wandb/latest-run");
-    let (_, batch) = leet::source::tail::read_batch(&dir).unwrap();
-    let mut app = App::new(Options::default());
-    app.update(Msg::Resize(200, 50));
-    app.update(Msg::Run(batch));
-    app
-}
+use crate::app::app;
 
 #[test]
 fn a_paste_into_the_filter_prompt_is_typed_and_not_applied() {

@@ -193,11 +193,10 @@ impl Runs {
         label: String,
     ) {
         // Drawn again (its directory came back): the note of its removal is stale.
-        if let Some((d, note)) = self.gone.take() {
-            if d == dir && cx.shown.source.error.as_ref() == Some(&note) {
+        if self.gone.as_ref().is_some_and(|(d, _)| *d == dir) {
+            let note = self.gone.take().map(|(_, n)| n);
+            if cx.shown.source.error == note {
                 cx.shown.source.error = None;
-            } else if d != dir {
-                self.gone = Some((d, note));
             }
         }
         let tag = cx.shown.new_tag();
