@@ -224,9 +224,6 @@ impl Charts {
 }
 
 impl Picker {
-    /// A key while the picker is open (`Overlay::XAxis`): typing filters, up/down
-    /// move, the filter's apply (enter) picks, its cancel (esc) closes it and the
-    /// chart goes back to its default x (the step after the metric's in the cycle).
     /// Pasted text (one line, already cleaned) added to the filter, as far as it
     /// has room. Returns whether anything was added.
     pub(crate) fn type_text(&mut self, text: &str) -> bool {
@@ -238,6 +235,9 @@ impl Picker {
         self.filter.len() != before
     }
 
+    /// A key while the picker is open (`Overlay::XAxis`): typing filters, up/down
+    /// move, the filter's apply (enter) picks, its cancel (esc) closes it and the
+    /// chart goes back to its default x (the step after the metric's in the cycle).
     pub(crate) fn on_key(&mut self, key: &Key, charts: &mut Charts, keymap: &Keymap) -> Outcome {
         // Its chart is no longer the focused one (the list changed under it): closed.
         if charts.focused_key() != Some(self.key.as_str()) {
