@@ -354,10 +354,7 @@ mod tests {
         };
         assert_eq!(
             spans(l),
-            vec![
-                ("ERROR", bold_red),
-                ("rgb", fg(SgrColor::Rgb(1, 2, 3)))
-            ]
+            vec![("ERROR", bold_red), ("rgb", fg(SgrColor::Rgb(1, 2, 3)))]
         );
         // A line without SGR has no spans (and costs no allocation for them).
         c.write(Stream::Stdout, None, "plain\n");
@@ -401,7 +398,11 @@ mod tests {
     #[test]
     fn carriage_return_keeps_styles_of_the_surviving_text() {
         let mut c = Console::new(100);
-        c.write(Stream::Stdout, None, "\x1b[31mabcdef\x1b[0m\r\x1b[32mXY\x1b[0m\n");
+        c.write(
+            Stream::Stdout,
+            None,
+            "\x1b[31mabcdef\x1b[0m\r\x1b[32mXY\x1b[0m\n",
+        );
         let l = &c.lines()[0];
         assert_eq!(l.text, "XYcdef");
         assert_eq!(spans(l), vec![("XY", fg(GREEN)), ("cdef", fg(RED))]);

@@ -88,6 +88,9 @@ fn find(buf: &Buffer, area: Rect, needle: &str) -> (u16, u16) {
     panic!("{needle:?} is not drawn");
 }
 
+/// A cell's colour or attributes, by name (`None`: the terminal's own).
+type Pick = fn(&ratatui::buffer::Cell) -> Option<String>;
+
 /// Letters naming the styles of a shot, in order of first use.
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -101,9 +104,13 @@ fn shot(buf: &Buffer, area: Rect) -> String {
         out.push('\n');
     }
     let mut legend: Vec<String> = Vec::new();
-    let maps: [(&str, fn(&ratatui::buffer::Cell) -> Option<String>); 3] = [
-        ("foreground", |c| (c.fg != Color::Reset).then(|| format!("{:?}", c.fg))),
-        ("background", |c| (c.bg != Color::Reset).then(|| format!("{:?}", c.bg))),
+    let maps: [(&str, Pick); 3] = [
+        ("foreground", |c| {
+            (c.fg != Color::Reset).then(|| format!("{:?}", c.fg))
+        }),
+        ("background", |c| {
+            (c.bg != Color::Reset).then(|| format!("{:?}", c.bg))
+        }),
         ("attributes", |c| {
             (!c.modifier.is_empty()).then(|| format!("{:?}", c.modifier))
         }),
@@ -149,7 +156,13 @@ const COLOURED: &[&str] = &[
 #[test]
 fn coloured_console_snapshot() {
     let (w, h) = (120, 30);
-    let app = console_app(COLOURED, &["\x1b[36mcyan on stderr\x1b[0m own style\n"], true, w, h);
+    let app = console_app(
+        COLOURED,
+        &["\x1b[36mcyan on stderr\x1b[0m own style\n"],
+        true,
+        w,
+        h,
+    );
     let buf = draw(&app, w, h);
     insta::assert_snapshot!("console_120x30_sgr", shot(&buf, pane(&app)));
 }
@@ -157,7 +170,13 @@ fn coloured_console_snapshot() {
 #[test]
 fn sgr_cells_take_the_run_colours_over_the_stream_style() {
     let (w, h) = (120, 30);
-    let app = console_app(COLOURED, &["\x1b[36mcyan on stderr\x1b[0m own style\n"], true, w, h);
+    let app = console_app(
+        COLOURED,
+        &["\x1b[36mcyan on stderr\x1b[0m own style\n"],
+        true,
+        w,
+        h,
+    );
     let buf = draw(&app, w, h);
     let area = pane(&app);
     let at = |needle: &str| buf[find(&buf, area, needle)].clone();
@@ -171,9 +190,17 @@ fn sgr_cells_take_the_run_colours_over_the_stream_style() {
     assert_eq!(at("##########").fg, Color::Green);
     assert_eq!(at("orange").fg, Color::Indexed(208));
     assert_eq!(at("pink").fg, Color::Rgb(255, 0, 128));
-    assert_eq!(at("into the next").fg, Color::Yellow, "the pen carries over");
+    assert_eq!(
+        at("into the next").fg,
+        Color::Yellow,
+        "the pen carries over"
+    );
     assert_eq!(at("then stops").fg, Color::Reset);
-    assert_eq!(at("on a blue").bg, Color::Blue, "the split sequence applies");
+    assert_eq!(
+        at("on a blue").bg,
+        Color::Blue,
+        "the split sequence applies"
+    );
     assert!(at("bold").modifier.contains(Modifier::BOLD));
     assert!(at("dim").modifier.contains(Modifier::DIM));
     assert!(at("italic").modifier.contains(Modifier::ITALIC));
@@ -198,10 +225,17 @@ fn sgr_next_to_other_sequences_keeps_only_the_colour() {
     assert_eq!(buf[find(&buf, area, "red")].fg, Color::Red);
     assert_eq!(buf[find(&buf, area, "plain")].fg, Color::Reset);
     assert_eq!(buf[find(&buf, area, "c1 green")].fg, Color::Green);
-    let all: String = buf.content.iter().map(ratatui::buffer::Cell::symbol).collect();
+    let all: String = buf
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
     assert!(all.contains("red plain c1 green"), "{all}");
     for c in all.chars() {
-        assert!(!c.is_control(), "control character {c:?} reached the screen");
+        assert!(
+            !c.is_control(),
+            "control character {c:?} reached the screen"
+        );
     }
     for gone in ["ZXZpbA", "title", "2;5H", "#0", ">4"] {
         assert!(!all.contains(gone), "{gone:?} was drawn");
@@ -276,7 +310,11 @@ fn console_text_stays_plain_for_the_filter_and_inspect() {
 #[test]
 fn a_wrapped_line_keeps_its_colours_on_every_row() {
     let (w, h) = (80, 24);
-    let line = format!("\x1b[31m{}\x1b[0mtail \x1b[44m{}\x1b[0m\n", "R".repeat(100), "B".repeat(90));
+    let line = format!(
+        "\x1b[31m{}\x1b[0mtail \x1b[44m{}\x1b[0m\n",
+        "R".repeat(100),
+        "B".repeat(90)
+    );
     let app = console_app(&[&line], &[], true, w, h);
     let buf = draw(&app, w, h);
     let area = pane(&app);
@@ -290,7 +328,9 @@ fn a_wrapped_line_keeps_its_colours_on_every_row() {
     let (r, b) = (cells("R"), cells("B"));
     assert_eq!((r.len(), b.len()), (100, 90), "every character is drawn");
     assert!(r.iter().all(|c| c.fg == Color::Red && c.bg == Color::Reset));
-    assert!(b.iter().all(|c| c.bg == Color::Blue && c.fg == Color::Reset));
+    assert!(b
+        .iter()
+        .all(|c| c.bg == Color::Blue && c.fg == Color::Reset));
     let (x, y) = find(&buf, area, "tail");
     assert!((x..x + 4).all(|x| buf[(x, y)].fg == Color::Reset));
 }

@@ -134,7 +134,7 @@ fn low(n: u16) -> u8 {
 }
 
 fn byte(s: Option<&str>) -> Option<u8> {
-    s.and_then(|s| number(s)).and_then(|n| u8::try_from(n).ok())
+    s.and_then(number).and_then(|n| u8::try_from(n).ok())
 }
 
 /// `38;5;n` or `38;2;r;g;b`: the colour's parts are the following parameters
@@ -226,7 +226,10 @@ mod tests {
         assert!(pen("31;1;0").is_plain());
         assert!(pen("31;1;").is_plain(), "an empty parameter is 0");
         assert!(pen("").is_plain());
-        assert_eq!(pen("1;2;3;4;7;22").attrs, Sgr::ITALIC | Sgr::UNDERLINE | Sgr::REVERSE);
+        assert_eq!(
+            pen("1;2;3;4;7;22").attrs,
+            Sgr::ITALIC | Sgr::UNDERLINE | Sgr::REVERSE
+        );
         assert_eq!(pen("3;4;7;23;24;27").attrs, 0);
         assert!(pen("31;41;39;49").is_plain());
         assert_eq!(pen("4:3").attrs, Sgr::UNDERLINE);
