@@ -55,6 +55,9 @@ enum Esc {
     Str,
     /// In a string, saw ESC (maybe the `ESC \` terminator).
     StrEscape,
+    /// In an escape with intermediate bytes (`ESC ( B`, which `tput sgr0` writes
+    /// before its SGR reset), ended by a final byte.
+    Intermediate,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -140,6 +143,7 @@ impl Console {
                     p.esc = match c {
                         '[' => p.start_csi(),
                         ']' | 'P' | '_' | '^' | 'X' => Esc::Str,
+                        ' '..='/' => Esc::Intermediate,
                         // RIS, the terminal's full reset, resets the pen too.
                         'c' => {
                             p.pen = Sgr::default();
@@ -163,6 +167,12 @@ impl Console {
                 }
                 Esc::StrEscape => {
                     p.esc = if c == '\\' { Esc::None } else { Esc::Str };
+                    continue;
+                }
+                Esc::Intermediate => {
+                    if ('0'..='~').contains(&c) {
+                        p.esc = Esc::None;
+                    }
                     continue;
                 }
                 Esc::None => {}
@@ -441,6 +451,17 @@ mod tests {
         let l = &c.lines()[0];
         assert_eq!(l.text, "x".repeat(1000), "the text is all kept");
         assert_eq!(l.spans.len(), sgr::MAX_SPANS);
+    }
+
+    #[test]
+    fn escapes_with_intermediates_leave_no_letter() {
+        let mut c = Console::new(100);
+        // `tput setaf 1` … `tput sgr0`, and a charset designation split in two.
+        c.write(Stream::Stdout, None, "\x1b[31mred\x1b(B\x1b[m plain \x1b(");
+        c.write(Stream::Stdout, None, "0x\x1b#8\n");
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "red plain x");
+        assert_eq!(spans(l), vec![("red", fg(RED))]);
     }
 
     #[test]
