@@ -1,9 +1,15 @@
 //! Console output rebuilt from `output_raw` write fragments: fragments are joined per
 //! stream, `\r` returns to the start of the line (later text overwrites), escape and
 //! control sequences are stripped (also when split across fragments), and only the
-//! newest `cap` lines are kept.
+//! newest `cap` lines are kept. SGR sequences (colours, bold, …) are stripped from the
+//! text too, but each stream keeps its pen as a terminal would (across fragments and
+//! lines) and each line keeps the styles of its text as a few ranges ([`sgr`]).
+
+pub mod sgr;
 
 use std::collections::VecDeque;
+
+pub use sgr::{Sgr, SgrColor, StyleSpan};
 
 /// Which stream a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +35,9 @@ pub struct Line {
     /// Timestamp of the line's first fragment: (seconds, nanos) since the epoch.
     pub time: Option<(i64, i32)>,
     pub text: String,
+    /// The styles SGR sequences gave parts of `text`: byte ranges in order, not
+    /// overlapping, plain text not listed, at most [`sgr::MAX_SPANS`].
+    pub spans: Box<[StyleSpan]>,
 }
 
 /// Longest line kept before it is wrapped (as wandb-core's emulator caps lines).
@@ -46,15 +55,55 @@ enum Esc {
     Str,
     /// In a string, saw ESC (maybe the `ESC \` terminator).
     StrEscape,
+    /// In an escape with intermediate bytes (`ESC ( B`, which `tput sgr0` writes
+    /// before its SGR reset), ended by a final byte.
+    Intermediate,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Partial {
     chars: Vec<char>,
+    /// The pen each of `chars` was written with.
+    styles: Vec<Sgr>,
+    /// The pen now: kept across lines, as a terminal keeps it.
+    pen: Sgr,
+    /// The parameters of the CSI sequence being read, while it may be SGR.
+    params: String,
+    /// Whether `params` is still SGR-shaped (digits, `;`, `:`, short enough).
+    sgr: bool,
     cursor: usize,
     time: Option<(i64, i32)>,
     esc: Esc,
     started: bool,
+}
+
+impl Partial {
+    /// A CSI sequence begins: it may be SGR until a byte says otherwise.
+    fn start_csi(&mut self) -> Esc {
+        self.params.clear();
+        self.sgr = true;
+        Esc::Csi
+    }
+
+    /// One character of a CSI sequence: its final byte ends it (and applies it
+    /// when it is SGR); anything else is a parameter.
+    fn csi(&mut self, c: char) {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            self.esc = Esc::None;
+            if c == 'm' && self.sgr {
+                sgr::apply(&mut self.pen, &self.params);
+            }
+        } else if self.sgr
+            && (c.is_ascii_digit() || c == ';' || c == ':')
+            && self.params.len() < sgr::MAX_PARAMS
+        {
+            self.params.push(c);
+        } else {
+            // A private marker (`ESC [ > 4 ; 2 m` is not SGR), an intermediate
+            // byte, or too long.
+            self.sgr = false;
+        }
+    }
 }
 
 /// The console of one run.
@@ -92,16 +141,20 @@ impl Console {
             match p.esc {
                 Esc::Start => {
                     p.esc = match c {
-                        '[' => Esc::Csi,
+                        '[' => p.start_csi(),
                         ']' | 'P' | '_' | '^' | 'X' => Esc::Str,
+                        ' '..='/' => Esc::Intermediate,
+                        // RIS, the terminal's full reset, resets the pen too.
+                        'c' => {
+                            p.pen = Sgr::default();
+                            Esc::None
+                        }
                         _ => Esc::None,
                     };
                     continue;
                 }
                 Esc::Csi => {
-                    if ('\u{40}'..='\u{7e}').contains(&c) {
-                        p.esc = Esc::None;
-                    }
+                    p.csi(c);
                     continue;
                 }
                 Esc::Str => {
@@ -116,11 +169,17 @@ impl Console {
                     p.esc = if c == '\\' { Esc::None } else { Esc::Str };
                     continue;
                 }
+                Esc::Intermediate => {
+                    if ('0'..='~').contains(&c) {
+                        p.esc = Esc::None;
+                    }
+                    continue;
+                }
                 Esc::None => {}
             }
             match c {
                 '\u{1b}' => p.esc = Esc::Start,
-                '\u{9b}' => p.esc = Esc::Csi,
+                '\u{9b}' => p.esc = p.start_csi(),
                 '\n' => {
                     if !p.started {
                         p.time = time;
@@ -157,8 +216,10 @@ impl Console {
         }
         if p.cursor < p.chars.len() {
             p.chars[p.cursor] = c;
+            p.styles[p.cursor] = p.pen;
         } else {
             p.chars.push(c);
+            p.styles.push(p.pen);
         }
         p.cursor += 1;
         if p.chars.len() >= MAX_LINE_CHARS && p.cursor >= MAX_LINE_CHARS {
@@ -171,11 +232,18 @@ impl Console {
 
     fn finish(&mut self, idx: usize, stream: Stream) {
         let p = &mut self.partial[idx];
-        let text: String = p.chars.drain(..).collect();
+        let (text, spans) = sgr::styled(&p.chars, &p.styles);
+        p.chars.clear();
+        p.styles.clear();
         let time = p.time.take();
         p.cursor = 0;
         p.started = false;
-        self.push(Line { stream, time, text });
+        self.push(Line {
+            stream,
+            time,
+            text,
+            spans,
+        });
     }
 
     fn push(&mut self, line: Line) {
@@ -198,10 +266,14 @@ impl Console {
             .into_iter()
             .zip(&self.partial)
             .filter(|(_, p)| !p.chars.is_empty())
-            .map(|(stream, p)| Line {
-                stream,
-                time: p.time,
-                text: p.chars.iter().collect(),
+            .map(|(stream, p)| {
+                let (text, spans) = sgr::styled(&p.chars, &p.styles);
+                Line {
+                    stream,
+                    time: p.time,
+                    text,
+                    spans,
+                }
             })
     }
 
@@ -256,6 +328,147 @@ mod tests {
             c.unfinished().map(|l| l.text).collect::<Vec<_>>(),
             vec!["tail"]
         );
+    }
+
+    fn spans(l: &Line) -> Vec<(&str, Sgr)> {
+        l.spans
+            .iter()
+            .map(|s| (&l.text[s.start as usize..s.end as usize], s.style))
+            .collect()
+    }
+
+    fn fg(c: SgrColor) -> Sgr {
+        Sgr {
+            fg: c,
+            ..Sgr::default()
+        }
+    }
+
+    const RED: SgrColor = SgrColor::Ansi(1);
+    const GREEN: SgrColor = SgrColor::Ansi(2);
+
+    #[test]
+    fn sgr_styles_the_text_it_precedes() {
+        let mut c = Console::new(100);
+        c.write(
+            Stream::Stdout,
+            None,
+            "\x1b[1;31mERROR\x1b[0m: \x1b[38;2;1;2;3mrgb\x1b[39m plain\n",
+        );
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "ERROR: rgb plain");
+        let bold_red = Sgr {
+            fg: RED,
+            attrs: Sgr::BOLD,
+            ..Sgr::default()
+        };
+        assert_eq!(
+            spans(l),
+            vec![("ERROR", bold_red), ("rgb", fg(SgrColor::Rgb(1, 2, 3)))]
+        );
+        // A line without SGR has no spans (and costs no allocation for them).
+        c.write(Stream::Stdout, None, "plain\n");
+        assert!(c.lines()[1].spans.is_empty());
+    }
+
+    #[test]
+    fn sgr_split_across_fragments() {
+        let mut c = Console::new(100);
+        // Split after ESC, after `[`, inside the parameters and before `m`.
+        for f in ["a\x1b", "[", "3", "2;", "1", "mB", "\x1b[", "0", "m", "c\n"] {
+            c.write(Stream::Stdout, None, f);
+        }
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "aBc");
+        let g = Sgr {
+            fg: GREEN,
+            attrs: Sgr::BOLD,
+            ..Sgr::default()
+        };
+        assert_eq!(spans(l), vec![("B", g)]);
+    }
+
+    #[test]
+    fn the_pen_carries_across_lines_per_stream() {
+        let mut c = Console::new(100);
+        c.write(Stream::Stdout, None, "\x1b[31mone\n");
+        c.write(Stream::Stderr, None, "err\n");
+        c.write(Stream::Stdout, None, "two\x1b[m three\n");
+        let [one, err, two] = [&c.lines()[0], &c.lines()[1], &c.lines()[2]];
+        assert_eq!(spans(one), vec![("one", fg(RED))]);
+        assert!(err.spans.is_empty(), "stderr has its own pen");
+        assert_eq!(spans(two), vec![("two", fg(RED))]);
+        assert_eq!(two.text, "two three");
+        // The unfinished line shows the pen's styles too.
+        c.write(Stream::Stdout, None, "\x1b[32mgo");
+        let u: Vec<Line> = c.unfinished().collect();
+        assert_eq!(spans(&u[0]), vec![("go", fg(GREEN))]);
+    }
+
+    #[test]
+    fn carriage_return_keeps_styles_of_the_surviving_text() {
+        let mut c = Console::new(100);
+        c.write(
+            Stream::Stdout,
+            None,
+            "\x1b[31mabcdef\x1b[0m\r\x1b[32mXY\x1b[0m\n",
+        );
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "XYcdef");
+        assert_eq!(spans(l), vec![("XY", fg(GREEN)), ("cdef", fg(RED))]);
+        // A progress bar redrawn plain over a coloured one is plain.
+        c.write(Stream::Stdout, None, "\x1b[31m10%\x1b[0m\r20%\n");
+        assert!(c.lines()[1].spans.is_empty());
+    }
+
+    #[test]
+    fn only_sgr_styles_everything_else_is_stripped() {
+        let mut c = Console::new(100);
+        // OSC 52 (clipboard), a title, cursor moves, erase, DCS, a private-mode
+        // `m` (xterm's modifyOtherKeys, not SGR) and an over-long SGR.
+        let long = format!("\x1b[{}1m", "0;".repeat(100));
+        c.write(
+            Stream::Stdout,
+            None,
+            &format!(
+                "\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x1b\\\x1b[2;5H\x1b[2K\x1bPq#0\x1b\\\x1b[>4;2m{long}\x1b[32mok\x1b[0m \u{9b}1Ddone\n"
+            ),
+        );
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "ok done");
+        assert_eq!(spans(l), vec![("ok", fg(GREEN))]);
+    }
+
+    #[test]
+    fn spans_per_line_are_capped() {
+        let mut c = Console::new(100);
+        let mut s = String::new();
+        for i in 0..1000 {
+            s.push_str(&format!("\x1b[{}mx", 31 + i % 2));
+        }
+        s.push('\n');
+        c.write(Stream::Stdout, None, &s);
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "x".repeat(1000), "the text is all kept");
+        assert_eq!(l.spans.len(), sgr::MAX_SPANS);
+    }
+
+    #[test]
+    fn escapes_with_intermediates_leave_no_letter() {
+        let mut c = Console::new(100);
+        // `tput setaf 1` … `tput sgr0`, and a charset designation split in two.
+        c.write(Stream::Stdout, None, "\x1b[31mred\x1b(B\x1b[m plain \x1b(");
+        c.write(Stream::Stdout, None, "0x\x1b#8\n");
+        let l = &c.lines()[0];
+        assert_eq!(l.text, "red plain x");
+        assert_eq!(spans(l), vec![("red", fg(RED))]);
+    }
+
+    #[test]
+    fn a_terminal_reset_resets_the_pen() {
+        let mut c = Console::new(100);
+        c.write(Stream::Stdout, None, "\x1b[31ma\x1bcb\n");
+        assert_eq!(spans(&c.lines()[0]), vec![("a", fg(RED))]);
     }
 
     #[test]

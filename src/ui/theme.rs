@@ -5,6 +5,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::store::console::{Sgr, SgrColor};
 use crate::ui::palette::Palette;
 
 pub(crate) mod xterm256;
@@ -303,9 +304,66 @@ impl Theme {
         self.bg(self.colors.zebra)
     }
 
+    /// The style an SGR sequence gave console text: its attributes always, its
+    /// colours only with colour on (ANSI colours as the terminal's own 16, so they
+    /// follow its theme; RGB as the rest of the frame's, 256 where it has no more).
+    #[must_use]
+    pub fn console(self, s: Sgr) -> Style {
+        const ATTRS: [(u8, Modifier); 5] = [
+            (Sgr::BOLD, Modifier::BOLD),
+            (Sgr::DIM, Modifier::DIM),
+            (Sgr::ITALIC, Modifier::ITALIC),
+            (Sgr::UNDERLINE, Modifier::UNDERLINED),
+            (Sgr::REVERSE, Modifier::REVERSED),
+        ];
+        let mut style = Style::new();
+        for (a, m) in ATTRS {
+            if s.has(a) {
+                style = style.add_modifier(m);
+            }
+        }
+        if self.color {
+            if let Some(c) = sgr_color(s.fg) {
+                style = style.fg(c);
+            }
+            if let Some(c) = sgr_color(s.bg) {
+                style = style.bg(c);
+            }
+        }
+        style
+    }
+
     #[must_use]
     pub fn input(self) -> Style {
         self.fg(self.colors.input).add_modifier(Modifier::BOLD)
+    }
+}
+
+/// An SGR colour as ratatui's (`None`: the terminal's default, nothing set).
+fn sgr_color(c: SgrColor) -> Option<Color> {
+    const ANSI: [Color; 16] = [
+        Color::Black,
+        Color::Red,
+        Color::Green,
+        Color::Yellow,
+        Color::Blue,
+        Color::Magenta,
+        Color::Cyan,
+        Color::Gray,
+        Color::DarkGray,
+        Color::LightRed,
+        Color::LightGreen,
+        Color::LightYellow,
+        Color::LightBlue,
+        Color::LightMagenta,
+        Color::LightCyan,
+        Color::White,
+    ];
+    match c {
+        SgrColor::Default => None,
+        SgrColor::Ansi(n) => ANSI.get(usize::from(n)).copied(),
+        SgrColor::Indexed(n) => Some(Color::Indexed(n)),
+        SgrColor::Rgb(r, g, b) => Some(Color::Rgb(r, g, b)),
     }
 }
 

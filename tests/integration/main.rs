@@ -36,6 +36,7 @@ mod render;
 mod render_axes;
 mod render_band;
 mod render_cluster;
+mod render_console;
 mod render_crosshair;
 mod render_gaps;
 mod render_heatmap;

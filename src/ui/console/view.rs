@@ -2,11 +2,14 @@
 //! Long lines wrap onto the following rows (by display width); scrolling moves
 //! whole lines, `console_back` of them back from the newest.
 
+use std::ops::Range;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::widgets::{Block, Borders, Widget};
 
-use crate::store::console::Stream;
+use crate::store::console::{Line, Stream};
 use crate::text::{sanitize, wrap, wrapped_rows};
 use crate::ui::layout;
 use crate::ui::panels::Pane;
@@ -86,8 +89,15 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
         } else {
             theme.text()
         };
-        let text = sanitize(&line.text);
-        for (r, part) in wrap(&text, tw).iter().enumerate().skip(s.skip).take(s.take) {
+        let (text, styled) = styled_text(line, style, theme);
+        let rows = wrap(&text, tw);
+        let mut off = 0;
+        for (r, part) in rows.iter().enumerate() {
+            let at = off;
+            off += part.len();
+            if r < s.skip || r >= s.skip + s.take {
+                continue;
+            }
             if y >= inner.bottom() {
                 return;
             }
@@ -97,10 +107,66 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
                     .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
                 buf.set_stringn(inner.x + 1, y, &t, w, theme.dim());
             }
-            buf.set_stringn(inner.x + 10, y, part, tw, style);
+            draw_row(buf, (inner.x + 10, y), (part, at), &styled, (tw, style));
             y += 1;
         }
     }
+}
+
+/// A line's text as drawn ([`sanitize`]d, as the wrapping and the scroll limits
+/// see it) and the styles its SGR sequences gave, as byte ranges of that text,
+/// each over `base` (the stream's style).
+fn styled_text(line: &Line, base: Style, theme: Theme) -> (String, Vec<(Range<usize>, Style)>) {
+    let mut text = String::with_capacity(line.text.len());
+    let mut styled = Vec::with_capacity(line.spans.len());
+    let mut at = 0;
+    for span in &line.spans {
+        let (start, end) = (span.start as usize, span.end as usize);
+        // The store's ranges are in order at character boundaries; one that is not
+        // is drawn plain rather than trusted.
+        let (Some(gap), Some(inside)) = (line.text.get(at..start), line.text.get(start..end))
+        else {
+            continue;
+        };
+        // Sanitising the pieces one by one gives the whole's text: the store
+        // already took every escape sequence out, so each character stands alone.
+        text.push_str(&sanitize(gap));
+        let from = text.len();
+        text.push_str(&sanitize(inside));
+        styled.push((from..text.len(), base.patch(theme.console(span.style))));
+        at = end;
+    }
+    text.push_str(&sanitize(line.text.get(at..).unwrap_or_default()));
+    (text, styled)
+}
+
+/// Draw one wrapped row, `row` at byte `at` of its line's text, from `(x, y)` in at
+/// most `width` columns: in `base`, but where `styled` (ranges of the line's text)
+/// says otherwise.
+fn draw_row(
+    buf: &mut Buffer,
+    (mut x, y): (u16, u16),
+    (row, at): (&str, usize),
+    styled: &[(Range<usize>, Style)],
+    (mut width, base): (usize, Style),
+) {
+    let mut put = |piece: &str, style: Style| {
+        let (nx, _) = buf.set_stringn(x, y, piece, width, style);
+        width = width.saturating_sub(usize::from(nx.saturating_sub(x)));
+        x = nx;
+    };
+    let mut done = 0;
+    for (range, style) in styled {
+        let start = range.start.saturating_sub(at).min(row.len());
+        let end = range.end.saturating_sub(at).min(row.len());
+        if end <= done {
+            continue;
+        }
+        put(row.get(done..start).unwrap_or_default(), base);
+        put(row.get(start.max(done)..end).unwrap_or_default(), *style);
+        done = end;
+    }
+    put(row.get(done..).unwrap_or_default(), base);
 }
 
 /// Which rows of which lines show, top to bottom, and how many lines are hidden
