@@ -36,6 +36,15 @@ pub fn sanitize(s: &str) -> String {
                         }
                     }
                 }
+                // Intermediate bytes (`ESC ( B`, which `tput sgr0` writes, `ESC # 8`)
+                // up to the final byte: all of it goes, no stray letter left.
+                Some(' '..='/') => {
+                    for d in it.by_ref() {
+                        if ('0'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
                 _ => {}
             },
             '\u{9b}' => {
@@ -380,6 +389,9 @@ mod tests {
         assert_eq!(sanitize("x\u{0}\u{7}\u{8}y\tz\r"), "xy z");
         assert_eq!(sanitize("\u{9b}31mz"), "z");
         assert_eq!(sanitize("a\nb"), "a⏎b");
+        // Escapes with intermediate bytes go whole (`tput sgr0` writes `ESC ( B`).
+        assert_eq!(sanitize("a\x1b(Bb\x1b[m"), "ab");
+        assert_eq!(sanitize("a\x1b#8b\x1b (Bc"), "abc");
     }
 
     #[cfg(unix)]
