@@ -147,7 +147,8 @@ fn stats_table_of_seven_runs_scrolls_sideways() {
         keys(&mut app, &typed("T"));
         app
     };
-    // One group fits: the first run's, and the title says which of the seven.
+    // Two groups fit, the steps of the extremes left out to make room for the
+    // second; the title says which of the seven.
     let app = seven();
     insta::assert_snapshot!("tiny_120x30_stats_seven_runs", screen(&app, w, h));
     // shift+→ three times: the same column (last) of the fourth run, in view.

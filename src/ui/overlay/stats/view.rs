@@ -94,18 +94,26 @@ fn exact_or_near(v: f64) -> String {
     }
 }
 
-/// Where the columns go: each field's width, one run group's, the metric names',
-/// and the run groups drawn.
+/// Where the columns go: each field's width, the fields drawn, one run group's
+/// width, the metric names', and the run groups drawn.
 struct Grid {
     widths: [usize; 7],
+    /// The fields drawn in each group, in order (all of them when the runs fit).
+    fields: Vec<usize>,
     group_w: usize,
     key_w: usize,
     /// The groups that fit, from the one that keeps the sort column's run in view.
     shown: Range<usize>,
 }
 
+/// The fields of a run's group, from all of them to the fewest: when the runs do
+/// not fit side by side, the steps of the extremes go first (the selected row's
+/// line under the table still gives them), then the count, where that brings
+/// more runs into view.
+const FIELD_SETS: [&[usize]; 3] = [&[0, 1, 2, 3, 4, 5, 6], &[0, 1, 3, 5, 6], &[0, 1, 3, 5]];
+
 /// Size the columns by their contents (`text`: every row's cells per run) in `w`
-/// columns, with the sort column's group among those shown.
+/// columns, with the sort column's group among those shown and its field drawn.
 fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, runs: usize) -> Grid {
     let widths: [usize; 7] = std::array::from_fn(|f| {
         text.iter()
@@ -115,22 +123,40 @@ fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, run
             .unwrap_or(5)
             .min(MAX_CELL)
     });
-    let group_w: usize = widths.iter().map(|c| c + 1).sum::<usize>() + 1;
-    let key_w = rows
+    let names_w = rows
         .iter()
         .map(|r| sanitize(&r.key).width())
         .chain(["metric".width()])
         .max()
         .unwrap_or(6)
         + 2;
-    let key_w = key_w
-        .min((w * 2 / 5).max(12))
-        .min(w.saturating_sub(group_w).max(8));
-    let fit_groups = (w.saturating_sub(key_w) / group_w).max(1);
+    let sort_field = (sort > 0).then(|| (sort - 1) % FIELDS.len());
+    let layout = |set: &[usize]| {
+        let mut fields = set.to_vec();
+        if let Some(f) = sort_field.filter(|f| !fields.contains(f)) {
+            let at = fields.partition_point(|&x| x < f);
+            fields.insert(at, f);
+        }
+        let group_w: usize = fields.iter().map(|&f| widths[f] + 1).sum::<usize>() + 1;
+        let key_w = names_w
+            .min((w * 2 / 5).max(12))
+            .min(w.saturating_sub(group_w).max(8));
+        let fit = (w.saturating_sub(key_w) / group_w).max(1);
+        (fields, group_w, key_w, fit)
+    };
+    // The most fields with which the most runs are side by side: fields are
+    // given up only for a run more in view.
+    let layouts: Vec<_> = FIELD_SETS.iter().map(|set| layout(set)).collect();
+    let most = layouts.iter().map(|l| l.3.min(runs)).max().unwrap_or(1);
+    let (fields, group_w, key_w, fit_groups) = layouts
+        .into_iter()
+        .find(|l| l.3.min(runs) == most)
+        .unwrap_or_else(|| layout(FIELD_SETS[0]));
     let sort_run = sort.saturating_sub(1) / FIELDS.len();
     let first = (sort_run + 1).saturating_sub(fit_groups);
     Grid {
         widths,
+        fields,
         group_w,
         key_w,
         shown: first..(first + fit_groups).min(runs),
@@ -224,18 +250,22 @@ struct Cols<'g> {
 }
 
 impl Cols<'_> {
-    /// The x of field `f` of run group `g`.
+    /// The x of field `f` of run group `g` (the group's start when `f` is not
+    /// drawn).
     fn x(&self, g: usize, f: usize) -> u16 {
-        let &Grid {
+        let Grid {
             widths,
+            fields,
             group_w,
             key_w,
-            ref shown,
+            shown,
         } = self.grid;
-        let off = key_w
-            + (g - shown.start) * group_w
-            + 1
-            + widths[..f].iter().map(|c| c + 1).sum::<usize>();
+        let before: usize = fields
+            .iter()
+            .take_while(|&&x| x != f)
+            .map(|&x| widths[x] + 1)
+            .sum();
+        let off = key_w + (g - shown.start) * group_w + 1 + before;
         self.x0
             .saturating_add(u16::try_from(off).unwrap_or(u16::MAX))
     }
@@ -315,7 +345,8 @@ fn draw_heads(
         hstyle(t.sort == 0),
     );
     for g in shown.clone() {
-        for (f, name) in FIELDS.iter().enumerate() {
+        for &f in &cols.grid.fields {
+            let name = FIELDS[f];
             let sorted = t.sort == 1 + g * FIELDS.len() + f;
             let s = head(sorted, name);
             let x = col_x(g, f) + u16::try_from(widths[f].saturating_sub(s.width())).unwrap_or(0);
@@ -374,7 +405,8 @@ fn draw_rows(
             base,
         );
         for g in shown.clone() {
-            for (f, s) in text[i][g].iter().enumerate() {
+            for &f in &cols.grid.fields {
+                let s = &text[i][g][f];
                 let x =
                     col_x(g, f) + u16::try_from(widths[f].saturating_sub(s.width())).unwrap_or(0);
                 put(buf, x, y, &fit(s, widths[f]), room(x), base);
