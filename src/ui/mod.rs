@@ -1278,7 +1278,8 @@ impl App {
             | Action::SmoothingDown => return self.charts.act_smoothing(host, a),
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
             Action::ZoomIn | Action::ZoomOut if !host => {
-                self.charts.key_zoom(&self.shown.run, a == Action::ZoomIn);
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.key_zoom(&runs, a == Action::ZoomIn);
             }
             _ if self.charts.act_grid(a) => {}
             _ => return Effect::NONE,
@@ -1484,7 +1485,8 @@ impl App {
             }
             (None, None, Some(p)) => self.panels.focus = p,
             (Some(zin), Some((i, rect)), _) => {
-                self.charts.wheel_zoom(&self.shown.run, i, rect, pos.x, zin);
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.wheel_zoom(&runs, i, rect, pos.x, zin);
             }
             // The wheel over a pane that is no chart scrolls that pane.
             (Some(zin), None, Some(p)) => {
