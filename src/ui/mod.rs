@@ -1275,7 +1275,15 @@ impl App {
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
-            | Action::SmoothingDown => return self.charts.act_smoothing(host, a),
+            | Action::SmoothingDown => {
+                // Grouped charts draw each group's mean and band, never smoothed:
+                // say so rather than change a setting that draws nothing.
+                if !host && charts::model::runs_grouped(self) {
+                    self.shown.source.error = Some(charts::smoothing::GROUPED.to_owned());
+                    return Effect::REDRAW;
+                }
+                return self.charts.act_smoothing(host, a);
+            }
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
             Action::ZoomIn | Action::ZoomOut if !host => {
                 let runs = drawn_runs(&self.shown.run, &self.runs);

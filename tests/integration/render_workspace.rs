@@ -570,3 +570,41 @@ fn an_unreadable_newest_run_is_marked_and_a_run_still_read_shows_reading() {
     assert!(s.contains("reading…"), "{s}");
     insta::assert_snapshot!("workspace_reading_while_indexed_120x30", s);
 }
+
+/// Grouped charts draw each group's mean and band, never smoothed: `e` and `E`
+/// change nothing there and the status line says why; ungrouped, `e` smooths.
+#[test]
+fn smoothing_keys_on_grouped_charts_say_why_they_do_nothing() {
+    use leet::store::smooth::Smoothing;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 4, NOW);
+    let mut ws = Ws::open(&wandb, "sweep/wandb", 120, 40);
+    let n = ws.app.runs.workspace.as_ref().unwrap().runs.len();
+    for _ in 1..n {
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+    }
+    ws.keys("G");
+    ws.keys("lr");
+    ws.key(KeyCode::Enter, 1);
+    let key = ws.app.charts.focused_key().unwrap().to_owned();
+    for k in ["e", "E"] {
+        ws.keys(k);
+        assert_eq!(ws.app.charts.smoothing.of(&key), Smoothing::None, "{k}");
+        let s = ws.screen(120, 40);
+        let status = s.lines().nth(39).unwrap();
+        assert!(
+            status.contains("smoothing is not drawn on grouped runs"),
+            "{k}: {status}"
+        );
+        ws.app.shown.source.error = None;
+    }
+    // Ungrouped (an empty key), `e` smooths the focused chart.
+    ws.keys("G");
+    ws.key(KeyCode::Backspace, 2);
+    ws.key(KeyCode::Enter, 1);
+    ws.keys("e");
+    assert_ne!(ws.app.charts.smoothing.of(&key), Smoothing::None);
+    assert!(ws.app.shown.source.error.is_none());
+}
