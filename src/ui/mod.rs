@@ -1073,7 +1073,7 @@ impl App {
             }
             None if mode == Mode::Filter => {
                 let KeyCode::Char(c) = key.code else {
-                    return Effect::NONE;
+                    return self.keep_prefill(key.code);
                 };
                 if key
                     .mods
@@ -1084,6 +1084,35 @@ impl App {
                 self.type_text(c.encode_utf8(&mut [0; 4]))
             }
             None => Effect::NONE,
+        }
+    }
+
+    /// An arrow, home or end in a prompt that opened prefilled: the prefill is
+    /// no longer selected, so what is typed next edits it instead of replacing it.
+    fn keep_prefill(&mut self, code: KeyCode) -> Effect {
+        let arrow = matches!(
+            code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End
+        );
+        let Some(t) = self.filter_target.filter(|_| arrow) else {
+            return Effect::NONE;
+        };
+        let was = match t {
+            FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column => {
+                self.runs.keep_prefill(t)
+            }
+            FilterTarget::Hosts => {
+                (self.host.cluster.as_mut()).is_some_and(|c| c.filter.deselect())
+            }
+            FilterTarget::Records => {
+                (self.overlay.inspector_mut()).is_some_and(|i| i.filter.deselect())
+            }
+            _ => self.filters().get(t).is_some_and(FilterState::deselect),
+        };
+        if was {
+            Effect::REDRAW
+        } else {
+            Effect::NONE
         }
     }
 

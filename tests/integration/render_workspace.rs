@@ -608,3 +608,46 @@ fn smoothing_keys_on_grouped_charts_say_why_they_do_nothing() {
     assert_ne!(ws.app.charts.smoothing.of(&key), Smoothing::None);
     assert!(ws.app.shown.source.error.is_none());
 }
+
+/// `G` opens on the key in force, selected (drawn reversed): typing replaces it,
+/// an arrow (or backspace) keeps it to edit.
+#[test]
+fn the_group_prompt_s_prefill_is_replaced_by_typing() {
+    use ratatui::style::Modifier;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 4, NOW);
+    let mut ws = Ws::open(&wandb, "sweep/wandb", 120, 40);
+    ws.keys("G");
+    ws.keys("lr");
+    ws.key(KeyCode::Enter, 1);
+    let group = |ws: &Ws| ws.app.runs.workspace.as_ref().unwrap().group_by.clone();
+    assert_eq!(group(&ws).as_deref(), Some("lr"));
+    // Reopened: "lr" is shown selected.
+    ws.keys("G");
+    let area = ratatui::layout::Rect::new(0, 0, 120, 40);
+    let mut buf = ratatui::buffer::Buffer::empty(area);
+    leet::ui::render::render_buffer(&mut buf, area, &ws.app);
+    let row: String = (0..120).map(|x| buf[(x, 39)].symbol().to_owned()).collect();
+    let at = row.find("group by config key: lr").unwrap();
+    let col = u16::try_from(row[..at].chars().count() + "group by config key: ".len()).unwrap();
+    for x in [col, col + 1] {
+        assert!(
+            buf[(x, 39)].modifier.contains(Modifier::REVERSED),
+            "{x}: {row}"
+        );
+    }
+    assert!(
+        !buf[(col + 2, 39)].modifier.contains(Modifier::REVERSED),
+        "{row}"
+    );
+    ws.keys("seed");
+    ws.key(KeyCode::Enter, 1);
+    assert_eq!(group(&ws).as_deref(), Some("seed"));
+    // An arrow first: the prefill is kept and typed onto.
+    ws.keys("G");
+    ws.key(KeyCode::End, 1);
+    ws.keys("_x");
+    ws.key(KeyCode::Enter, 1);
+    assert_eq!(group(&ws).as_deref(), Some("seed_x"));
+}
