@@ -467,32 +467,7 @@ impl Workspace {
                 }
             }
             Some(FilterTarget::Group | FilterTarget::Column) => {
-                if let Some((kind, text)) = &ws.prompt {
-                    let label = match kind {
-                        Prompt::Group => "group by config key",
-                        Prompt::Column => "summary value",
-                    };
-                    let draft = sanitize(&text.text);
-                    if text.selected {
-                        let from = fit::width(label) + 2;
-                        selected = Some((parts.len(), from, fit::width(&draft)));
-                    }
-                    parts.push((format!("{label}: {draft}▏"), theme.input()));
-                    let hint = match kind {
-                        Prompt::Group => {
-                            let keys = ws.differing_config_keys();
-                            if keys.is_empty() {
-                                "enter keep (empty: no groups) · esc".to_owned()
-                            } else {
-                                format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
-                            }
-                        }
-                        Prompt::Column => {
-                            "e.g. val/loss · empty: none · enter keep · esc".to_owned()
-                        }
-                    };
-                    parts.push((hint, theme.dim()));
-                }
+                selected = ws.prompt_parts(theme, parts);
             }
             _ => {
                 if ws.filter.is_active() {
@@ -511,6 +486,41 @@ impl Workspace {
                 }
             }
         }
+        selected
+    }
+
+    /// The `G` or `v` prompt being typed, and its hint. Returns its selected
+    /// prefill, if any: (its part, from which column, how many columns).
+    fn prompt_parts(
+        &self,
+        theme: Theme,
+        parts: &mut Vec<(String, Style)>,
+    ) -> Option<(usize, u16, u16)> {
+        let ws = self;
+        let (kind, text) = ws.prompt.as_ref()?;
+        let mut selected = None;
+        let label = match kind {
+            Prompt::Group => "group by config key",
+            Prompt::Column => "summary value",
+        };
+        let draft = sanitize(&text.text);
+        if text.selected {
+            let from = fit::width(label) + 2;
+            selected = Some((parts.len(), from, fit::width(&draft)));
+        }
+        parts.push((format!("{label}: {draft}▏"), theme.input()));
+        let hint = match kind {
+            Prompt::Group => {
+                let keys = ws.differing_config_keys();
+                if keys.is_empty() {
+                    "enter keep (empty: no groups) · esc".to_owned()
+                } else {
+                    format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
+                }
+            }
+            Prompt::Column => "e.g. val/loss · empty: none · enter keep · esc".to_owned(),
+        };
+        parts.push((hint, theme.dim()));
         selected
     }
 }
