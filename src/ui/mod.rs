@@ -1227,15 +1227,23 @@ impl App {
         let Some(m) = Motion::of(a) else {
             return Effect::NONE;
         };
-        // With the crosshair on, left/right move it along the focused chart.
-        if matches!(a, Action::FocusLeft | Action::FocusRight)
-            && self.charts.crosshair.is_some()
+        // With the crosshair on, left/right move it along the focused chart,
+        // home/end to its first/last point in view.
+        if matches!(
+            a,
+            Action::FocusLeft | Action::FocusRight | Action::FirstPage | Action::LastPage
+        ) && self.charts.crosshair.is_some()
             && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
             && !self.is_host()
             && matches!(self.overlay, Overlay::None)
         {
             let runs = drawn_runs(&self.shown.run, &self.runs);
-            self.charts.step_crosshair(&runs, a == Action::FocusRight);
+            match a {
+                Action::FirstPage | Action::LastPage => {
+                    self.charts.crosshair_to_end(&runs, a == Action::LastPage);
+                }
+                _ => self.charts.step_crosshair(&runs, a == Action::FocusRight),
+            }
         } else {
             self.motion(m, a);
         }

@@ -196,3 +196,22 @@ fn a_zoom_that_leaves_the_crosshair_outside_brings_it_in() {
     let c = app.charts.crosshair.unwrap();
     assert!((a..=b).contains(&c.x), "x={} outside {a}..{b}", c.x);
 }
+
+#[test]
+fn home_and_end_put_the_crosshair_at_the_first_and_last_point_in_view() {
+    let mut app = app_from("tiny", 120, 40);
+    keys(&mut app, &[Msg::char('C'), Msg::char('>'), Msg::char('>')]);
+    let (a, b) = zoomed(&app);
+    let key = app.focused_key().unwrap().to_owned();
+    let xs: Vec<f64> = (app.shown.run.metrics.get(&key).unwrap().points().iter())
+        .map(|p| p.0)
+        .filter(|x| (a..=b).contains(x))
+        .collect();
+    app.update(Msg::key(KeyCode::Home));
+    assert_eq!(app.charts.crosshair.unwrap().x, xs[0]);
+    app.update(Msg::key(KeyCode::End));
+    assert_eq!(app.charts.crosshair.unwrap().x, xs[xs.len() - 1]);
+    // The view and the grid's page stay.
+    assert_eq!(zoomed(&app), (a, b));
+    assert_eq!(app.focused_key(), Some(key.as_str()));
+}

@@ -118,16 +118,24 @@ impl Charts {
         }
         // The point nearest to the edge it is past, on this side of it.
         let edge = if c.x > x1 { x1 } else { x0 };
-        let inside = self.focused_series(runs).and_then(|s| {
-            s.nearest(edge)
-                .map(|p| p.0)
-                .filter(|x| (x0..=x1).contains(x))
-                .or_else(|| s.step_from(edge, c.x < x0))
-        });
-        if let (Some(x), Some(ch)) = (
-            inside.filter(|x| (x0..=x1).contains(x)),
-            self.crosshair.as_mut(),
-        ) {
+        let inside = (self.focused_series(runs)).and_then(|s| nearest_inside(s, (x0, x1), edge));
+        if let (Some(x), Some(ch)) = (inside, self.crosshair.as_mut()) {
+            ch.x = x;
+        }
+    }
+
+    /// `home`/`end` with the crosshair on: to the first / last (`last`) point in
+    /// view, of the focused chart's zoom window or else of its series.
+    pub(crate) fn crosshair_to_end(&mut self, runs: &[&Run], last: bool) {
+        let zoom = self.focused_key().and_then(|k| self.zoom.get(k)).copied();
+        let Some(s) = self.focused_series(runs) else {
+            return;
+        };
+        let Some((x0, x1)) = zoom.or_else(|| s.x_bounds()) else {
+            return;
+        };
+        let x = nearest_inside(s, (x0, x1), if last { x1 } else { x0 });
+        if let (Some(x), Some(ch)) = (x, self.crosshair.as_mut()) {
             ch.x = x;
         }
     }
@@ -142,6 +150,14 @@ impl Charts {
         self.crosshair = Some(Crosshair { x: p.0, synced });
         self.keep_crosshair_in_zoom(runs);
     }
+}
+
+/// The x of `s`'s point nearest to `edge` (an end of `x0..=x1`) inside that range.
+fn nearest_inside(s: &Series, (x0, x1): (f64, f64), edge: f64) -> Option<f64> {
+    let inside = |x: &f64| (x0..=x1).contains(x);
+    (s.nearest(edge).map(|p| p.0).filter(inside))
+        .or_else(|| s.step_from(edge, edge <= x0))
+        .filter(inside)
 }
 
 /// The x range of every drawn run's `key` series.
