@@ -146,6 +146,10 @@ fn round_to_step(lo: f64, hi: f64, scale: &AxisScale, step: f64) -> Option<(f64,
     Some((at(low), at(high)))
 }
 
+/// How far (a share of the data's range) an axis end may go out to reach its
+/// tick step; further, it stays at the data, rounded to its last decimal.
+const STEP_END_ROOM: f64 = 0.25;
+
 /// The largest 1, 2 or 5 × 10ᵏ at most `v` (positive, finite): where a log axis
 /// whose low end would round to zero starts instead.
 fn nice_floor(v: f64) -> f64 {
@@ -167,13 +171,34 @@ fn round_ends(
     decimals: usize,
     log: bool,
 ) -> Option<(f64, f64, usize)> {
-    let (low, high, d) = match step {
-        Some(st) => {
-            let (l, h) = round_to_step(lo, hi, scale, st)?;
-            (l, h, step_decimals(st))
+    let plain = round_out(lo, hi, scale, decimals);
+    let (low, high, d) = match step.and_then(|st| Some((round_to_step(lo, hi, scale, st)?, st))) {
+        Some(((l, h), st)) => {
+            // An end goes out to the step only where that costs little of the
+            // plot's height: on a short chart a step of 0.5 over data up to
+            // 1.1 would leave a third of it empty (W&B's own charts end at the
+            // data). Such an end is rounded to its last decimal instead.
+            let room = (hi - lo) * STEP_END_ROOM;
+            let (pl, ph) = plain.unwrap_or((lo, hi));
+            let (l, lp) = if lo - l <= room {
+                (l, false)
+            } else {
+                (pl, true)
+            };
+            let (h, hp) = if h - hi <= room {
+                (h, false)
+            } else {
+                (ph, true)
+            };
+            let d = if lp || hp {
+                decimals.max(step_decimals(st))
+            } else {
+                step_decimals(st)
+            };
+            (l, h, d)
         }
         None => {
-            let (l, h) = round_out(lo, hi, scale, decimals)?;
+            let (l, h) = plain?;
             (l, h, decimals)
         }
     };
