@@ -142,6 +142,65 @@ mod tests {
     }
 
     #[test]
+    fn a_filter_reopened_on_its_pattern_has_it_selected_until_edited() {
+        let mut f = FilterState::default();
+        f.start();
+        assert!(!f.selected, "nothing to select");
+        f.push_str("loss");
+        f.apply();
+        // Reopened: the first character typed replaces the pattern in force.
+        f.start();
+        assert!(f.selected);
+        assert_eq!(f.draft, "loss");
+        f.push('a');
+        assert_eq!((f.draft.as_str(), f.selected), ("a", false));
+        f.push_str("cc");
+        assert_eq!(f.text, "acc");
+        f.apply();
+        // A paste replaces it too; tab keeps it selected.
+        f.start();
+        f.toggle_glob();
+        assert!(f.selected);
+        f.push_str("lr");
+        assert_eq!(f.draft, "lr");
+        f.apply();
+        // Backspace edits it (one character goes); so does an arrow (`deselect`).
+        f.start();
+        f.backspace();
+        assert_eq!((f.draft.as_str(), f.selected), ("l", false));
+        f.push('o');
+        assert_eq!(f.draft, "lo");
+        f.apply();
+        f.start();
+        assert!(f.deselect());
+        f.push('g');
+        assert_eq!(f.draft, "log");
+        // Esc restores the pattern and nothing stays selected.
+        f.cancel();
+        assert_eq!((f.text.as_str(), f.selected), ("lo", false));
+    }
+
+    #[test]
+    fn a_prefilled_prompt_is_replaced_by_typing_and_edited_after_a_key_that_moves() {
+        use crate::ui::prompt::Prefilled;
+        let mut p = Prefilled::new("lr".into());
+        assert!(p.selected);
+        p.type_str("seed", 8);
+        assert_eq!((p.text.as_str(), p.selected), ("seed", false));
+        p.type_str("12345", 8);
+        assert_eq!(p.text, "seed1234", "capped");
+        let mut p = Prefilled::new("lr".into());
+        assert!(p.deselect());
+        p.type_str("_max", 64);
+        assert_eq!(p.text, "lr_max");
+        let mut p = Prefilled::new("lr".into());
+        p.backspace();
+        p.type_str("x", 64);
+        assert_eq!(p.text, "lx");
+        assert!(!Prefilled::new(String::new()).selected);
+    }
+
+    #[test]
     fn tab_toggles_wandb_glob_semantics() {
         let mut f = FilterState::default();
         f.start();

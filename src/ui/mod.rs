@@ -1073,7 +1073,7 @@ impl App {
             }
             None if mode == Mode::Filter => {
                 let KeyCode::Char(c) = key.code else {
-                    return Effect::NONE;
+                    return self.keep_prefill(key.code);
                 };
                 if key
                     .mods
@@ -1084,6 +1084,35 @@ impl App {
                 self.type_text(c.encode_utf8(&mut [0; 4]))
             }
             None => Effect::NONE,
+        }
+    }
+
+    /// An arrow, home or end in a prompt that opened prefilled: the prefill is
+    /// no longer selected, so what is typed next edits it instead of replacing it.
+    fn keep_prefill(&mut self, code: KeyCode) -> Effect {
+        let arrow = matches!(
+            code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End
+        );
+        let Some(t) = self.filter_target.filter(|_| arrow) else {
+            return Effect::NONE;
+        };
+        let was = match t {
+            FilterTarget::Runs | FilterTarget::Group | FilterTarget::Column => {
+                self.runs.keep_prefill(t)
+            }
+            FilterTarget::Hosts => {
+                (self.host.cluster.as_mut()).is_some_and(|c| c.filter.deselect())
+            }
+            FilterTarget::Records => {
+                (self.overlay.inspector_mut()).is_some_and(|i| i.filter.deselect())
+            }
+            _ => self.filters().get(t).is_some_and(FilterState::deselect),
+        };
+        if was {
+            Effect::REDRAW
+        } else {
+            Effect::NONE
         }
     }
 
@@ -1198,15 +1227,23 @@ impl App {
         let Some(m) = Motion::of(a) else {
             return Effect::NONE;
         };
-        // With the crosshair on, left/right move it along the focused chart.
-        if matches!(a, Action::FocusLeft | Action::FocusRight)
-            && self.charts.crosshair.is_some()
+        // With the crosshair on, left/right move it along the focused chart,
+        // home/end to its first/last point in view.
+        if matches!(
+            a,
+            Action::FocusLeft | Action::FocusRight | Action::FirstPage | Action::LastPage
+        ) && self.charts.crosshair.is_some()
             && (self.panels.focus == Pane::Grid || self.panels.fullscreen)
             && !self.is_host()
             && matches!(self.overlay, Overlay::None)
         {
             let runs = drawn_runs(&self.shown.run, &self.runs);
-            self.charts.step_crosshair(&runs, a == Action::FocusRight);
+            match a {
+                Action::FirstPage | Action::LastPage => {
+                    self.charts.crosshair_to_end(&runs, a == Action::LastPage);
+                }
+                _ => self.charts.step_crosshair(&runs, a == Action::FocusRight),
+            }
         } else {
             self.motion(m, a);
         }
@@ -1275,10 +1312,19 @@ impl App {
             Action::CycleSmoothing
             | Action::ToggleSmoothingAll
             | Action::SmoothingUp
-            | Action::SmoothingDown => return self.charts.act_smoothing(host, a),
+            | Action::SmoothingDown => {
+                // Grouped charts draw each group's mean and band, never smoothed:
+                // say so rather than change a setting that draws nothing.
+                if !host && charts::model::runs_grouped(self) {
+                    self.shown.source.error = Some(charts::smoothing::GROUPED.to_owned());
+                    return Effect::REDRAW;
+                }
+                return self.charts.act_smoothing(host, a);
+            }
             Action::CyclePalette => self.screen.palette = self.screen.palette.next(),
             Action::ZoomIn | Action::ZoomOut if !host => {
-                self.charts.key_zoom(&self.shown.run, a == Action::ZoomIn);
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.key_zoom(&runs, a == Action::ZoomIn);
             }
             _ if self.charts.act_grid(a) => {}
             _ => return Effect::NONE,
@@ -1484,7 +1530,8 @@ impl App {
             }
             (None, None, Some(p)) => self.panels.focus = p,
             (Some(zin), Some((i, rect)), _) => {
-                self.charts.wheel_zoom(&self.shown.run, i, rect, pos.x, zin);
+                let runs = drawn_runs(&self.shown.run, &self.runs);
+                self.charts.wheel_zoom(&runs, i, rect, pos.x, zin);
             }
             // The wheel over a pane that is no chart scrolls that pane.
             (Some(zin), None, Some(p)) => {

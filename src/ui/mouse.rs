@@ -7,6 +7,7 @@
 
 use ratatui::layout::{Position, Rect};
 
+use super::charts::crosshair::data_bounds;
 use super::charts::grid::GridState;
 use super::charts::sections::{Item, Slot};
 use super::charts::Charts;
@@ -88,10 +89,7 @@ impl Charts {
             return;
         };
         // The x range the chart draws: its zoom, else every drawn run's.
-        let full = runs
-            .iter()
-            .filter_map(|r| r.metrics.get(&key).and_then(Series::x_bounds))
-            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let full = data_bounds(runs, &key);
         let Some((x0, x1)) = self.zoom.get(&key).copied().or(full) else {
             return;
         };
@@ -99,12 +97,20 @@ impl Charts {
     }
 
     /// The wheel over chart `i` (in `rect`) at `column`: zooms in (`zin`) or out
-    /// around the x under the pointer, within the `main` run's data.
-    pub(crate) fn wheel_zoom(&mut self, main: &Run, i: usize, rect: Rect, column: u16, zin: bool) {
+    /// around the x under the pointer, within the main run's data (`runs`: the
+    /// drawn runs, the main one first).
+    pub(crate) fn wheel_zoom(
+        &mut self,
+        runs: &[&Run],
+        i: usize,
+        rect: Rect,
+        column: u16,
+        zin: bool,
+    ) {
         self.grid.set_item(Item::Chart(i));
         let key = self.metric_keys[self.shown[i]].clone();
         self.zoom_around(
-            main,
+            runs,
             key,
             |x0, x1| x0 + (x1 - x0) * across(rect, column),
             zin,
@@ -113,13 +119,13 @@ impl Charts {
 
     /// `>` / `<`: the focused chart's x zoomed in (`zin`) or out around the
     /// crosshair's x when it stands inside the range shown, else the middle.
-    pub(crate) fn key_zoom(&mut self, main: &Run, zin: bool) {
+    pub(crate) fn key_zoom(&mut self, runs: &[&Run], zin: bool) {
         let Some(key) = self.focused_key().map(str::to_owned) else {
             return;
         };
         let cross = self.crosshair.as_ref().map(|c| c.x);
         self.zoom_around(
-            main,
+            runs,
             key,
             |x0, x1| {
                 cross
@@ -131,9 +137,10 @@ impl Charts {
     }
 
     /// Chart `key`'s x zoomed in or out around `at(x0, x1)` of the range shown,
-    /// within the `main` run's data.
-    fn zoom_around(&mut self, main: &Run, key: String, at: impl Fn(f64, f64) -> f64, zin: bool) {
-        let Some((fx0, fx1)) = main.metrics.get(&key).and_then(Series::x_bounds) else {
+    /// within the main run's data (`runs[0]`); the crosshair stays inside it.
+    fn zoom_around(&mut self, runs: &[&Run], key: String, at: impl Fn(f64, f64) -> f64, zin: bool) {
+        let main = runs.first().and_then(|r| r.metrics.get(&key));
+        let Some((fx0, fx1)) = main.and_then(Series::x_bounds) else {
             return;
         };
         let (x0, x1) = self.zoom.get(&key).copied().unwrap_or((fx0, fx1));
@@ -151,6 +158,7 @@ impl Charts {
         } else {
             self.zoom.insert(key, (nx0, nx1));
         }
+        self.keep_crosshair_in_zoom(runs);
     }
 }
 

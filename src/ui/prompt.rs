@@ -3,6 +3,11 @@
 //! runs query): the pattern in force and its text, the draft being typed (capped
 //! at [`MAX_PATTERN_CHARS`]), regex ↔ glob, the error of a draft that does not
 //! compile, and what Esc restores. What a draft compiles into is the [`Pattern`].
+//!
+//! A prompt that opens on text (the pattern in force, `G`'s key) opens with it
+//! selected, as a text field does: the first character typed or pasted replaces
+//! it, while backspace, an arrow, home or end keep it to edit ([`Prefilled`] for
+//! the workspace's one-line prompts).
 
 use std::fmt;
 
@@ -60,6 +65,8 @@ pub struct Prompt<P: Pattern> {
     pub glob: bool,
     /// What is being typed.
     pub draft: String,
+    /// The draft is the prefill, selected: typing replaces it.
+    pub selected: bool,
     pub editing: bool,
     /// Why the draft does not compile.
     pub error: Option<P::Error>,
@@ -73,6 +80,7 @@ impl<P: Pattern> Default for Prompt<P> {
             compiled: None,
             glob: false,
             draft: String::new(),
+            selected: false,
             editing: false,
             error: None,
             saved: (String::new(), None, false),
@@ -85,6 +93,7 @@ impl<P: Pattern> Prompt<P> {
     pub fn start(&mut self) {
         self.saved = (self.text.clone(), self.compiled.clone(), self.glob);
         self.draft = self.text.clone();
+        self.selected = !self.draft.is_empty();
         self.editing = true;
         self.error = None;
     }
@@ -93,6 +102,7 @@ impl<P: Pattern> Prompt<P> {
     /// Returns whether the pattern in force changed.
     pub fn set_draft(&mut self, s: String) -> bool {
         self.draft = s;
+        self.selected = false;
         match P::compile(&self.draft, self.glob) {
             Ok(p) => {
                 let changed = self.text != self.draft || self.compiled.is_none();
@@ -122,6 +132,9 @@ impl<P: Pattern> Prompt<P> {
         if n == 0 {
             return (false, false);
         }
+        if self.selected {
+            self.draft.clear();
+        }
         let room = MAX_PATTERN_CHARS.saturating_sub(self.draft.chars().count());
         if room == 0 {
             let was = self.error.as_ref().is_some_and(P::is_too_long);
@@ -150,8 +163,16 @@ impl<P: Pattern> Prompt<P> {
     /// another pattern in the other mode).
     pub fn toggle_glob(&mut self) -> bool {
         self.glob = !self.glob;
-        let d = std::mem::take(&mut self.draft);
-        self.set_draft(d) || self.compiled.is_some()
+        let (d, selected) = (std::mem::take(&mut self.draft), self.selected);
+        let changed = self.set_draft(d) || self.compiled.is_some();
+        self.selected = selected;
+        changed
+    }
+
+    /// An arrow, home or end: the prefill stays, to be edited. Returns whether
+    /// it was selected.
+    pub fn deselect(&mut self) -> bool {
+        std::mem::take(&mut self.selected)
     }
 
     /// The mode's name, for prompts.
@@ -167,6 +188,7 @@ impl<P: Pattern> Prompt<P> {
     /// Enter: keep what is in force (a draft that does not compile is dropped).
     pub fn apply(&mut self) {
         self.editing = false;
+        self.selected = false;
         self.error = None;
         self.draft.clear();
     }
@@ -186,5 +208,54 @@ impl<P: Pattern> Prompt<P> {
             glob: self.glob,
             ..Self::default()
         };
+    }
+}
+
+/// A one-line prompt's text that may open prefilled (the workspace's `G` and
+/// `v`): selected until edited, so that the first character typed replaces it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prefilled {
+    pub text: String,
+    /// The text is the prefill, selected.
+    pub selected: bool,
+}
+
+impl Prefilled {
+    /// A prompt opened on `text`, selected.
+    #[must_use]
+    pub fn new(text: String) -> Self {
+        let selected = !text.is_empty();
+        Self { text, selected }
+    }
+
+    /// Typed or pasted text, added (replacing a selected prefill) up to `most`
+    /// characters in all.
+    pub fn type_str(&mut self, s: &str, most: usize) {
+        if s.is_empty() {
+            return;
+        }
+        if std::mem::take(&mut self.selected) {
+            self.text.clear();
+        }
+        let room = most.saturating_sub(self.text.chars().count());
+        self.text.extend(s.chars().take(room));
+    }
+
+    /// Backspace: the last character goes (of the prefill too, kept to edit).
+    pub fn backspace(&mut self) {
+        self.selected = false;
+        self.text.pop();
+    }
+
+    /// `ctrl+u`: nothing typed.
+    pub fn clear(&mut self) {
+        self.selected = false;
+        self.text.clear();
+    }
+
+    /// An arrow, home or end: the prefill stays, to be edited. Returns whether
+    /// it was selected.
+    pub fn deselect(&mut self) -> bool {
+        std::mem::take(&mut self.selected)
     }
 }

@@ -24,7 +24,7 @@ use crate::ui::keymap::Mode;
 use crate::ui::overview::view::state_label;
 use crate::ui::panels::Pane;
 use crate::ui::source::{Shown, SourceState};
-use crate::ui::widget::fit::{fit, width};
+use crate::ui::widget::fit::{fit, reverse, width};
 use crate::ui::widget::format;
 use crate::ui::{App, FilterTarget};
 use part::{FilterStatus, Part};
@@ -41,10 +41,15 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
-        if let Some(w) = app.runs.workspace.as_deref() {
-            w.status_parts(app.filter_target, area.width, theme, &mut ws);
+        let selected = (app.runs.workspace.as_deref())
+            .and_then(|w| w.status_parts(app.filter_target, area.width, theme, &mut ws));
+        let mut ws = workspace_parts(ws, theme);
+        if let Some((i, from, n)) = selected {
+            if let Some(p) = ws.get_mut(i) {
+                p.mark = Some((from, n)).filter(|_| n > 0);
+            }
         }
-        parts.extend(workspace_parts(ws, theme));
+        parts.extend(ws);
     } else {
         run_parts(app, theme, &mut parts);
     }
@@ -189,16 +194,17 @@ fn typing_parts(
         count,
         ..
     } = f;
-    let prompt = if t == FilterTarget::Overview {
-        format!(
-            "Overview filter ({}): {}▏ {count}",
-            f.mode_name(),
-            sanitize(&f.draft)
-        )
+    let head = if t == FilterTarget::Overview {
+        format!("Overview filter ({}): ", f.mode_name())
     } else {
-        format!("{sigil}{}▏{count}", sanitize(&f.draft))
+        sigil.to_string()
     };
-    parts.push(Part::cut(prompt, theme.input(), 1));
+    let draft = sanitize(&f.draft);
+    let gap = if t == FilterTarget::Overview { " " } else { "" };
+    let prompt = format!("{head}{draft}▏{gap}{count}");
+    let cols = crate::ui::widget::fit::width;
+    let sel = if f.selected { cols(&draft) } else { 0 };
+    parts.push(Part::cut(prompt, theme.input(), 1).marked(cols(&head), sel));
     if let Some(e) = &f.error {
         parts.push(Part::cut(format!("✗ {}", sanitize(e)), theme.bad(), 2));
     } else {
@@ -398,6 +404,9 @@ fn draw_parts(
             usize::from(limit.saturating_sub(x)),
             p.style,
         );
+        if let Some((from, n)) = p.mark {
+            reverse(buf, (x.saturating_add(from), area.y), n, nx);
+        }
         x = nx;
     }
     if let Some(h) = hint {

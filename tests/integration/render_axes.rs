@@ -90,11 +90,14 @@ fn a_log_y_chart_ticks_at_powers_of_ten() {
         assert!(s.contains("loss · log"), "{s}");
         let labels = y_labels(&s);
         assert!(labels.len() >= 3, "{w}x{h}: {labels:?}\n{s}");
-        // loss runs 0.104..2.01: the ticks are 1 and its 2× and 5× below it
+        // loss runs 0.104..2.01: the axis from 0.1 to 5 (round ends, as its
+        // ticks are), ticked at 1 and its 2× and 5× around it
+        assert_eq!(labels.first().map(String::as_str), Some("5"), "{labels:?}");
+        assert_eq!(labels.last().map(String::as_str), Some("0.1"), "{labels:?}");
         let ticks = &labels[1..labels.len() - 1];
         for t in ticks {
             assert!(
-                ["1", "0.5", "0.2"].contains(&t.as_str()),
+                ["2", "1", "0.5", "0.2"].contains(&t.as_str()),
                 "{w}x{h}: {labels:?}"
             );
         }

@@ -126,3 +126,92 @@ fn a_right_click_puts_the_crosshair_under_the_pointer_and_a_drag_moves_it() {
     let s = app.shown.run.metrics.get(&key).unwrap();
     assert_eq!(app.charts.crosshair.map(|c| c.x), s.last().map(|p| p.0));
 }
+
+/// The focused chart's zoom window (`>` around the crosshair).
+fn zoomed(app: &App) -> (f64, f64) {
+    let key = app.focused_key().unwrap().to_owned();
+    *app.charts.zoom.get(&key).expect("the chart is zoomed")
+}
+
+#[test]
+fn the_crosshair_stepped_past_a_zoomed_edge_pans_the_window_along() {
+    let mut app = app_from("tiny", 120, 40);
+    keys(&mut app, &[Msg::char('C')]);
+    keys(&mut app, &[Msg::char('>'), Msg::char('>'), Msg::char('>')]);
+    let (x0, x1) = zoomed(&app);
+    let width = x1 - x0;
+    // Far more steps left than the window holds points.
+    for _ in 0..60 {
+        app.update(Msg::key(KeyCode::Left));
+        let c = app.charts.crosshair.unwrap();
+        let (a, b) = zoomed(&app);
+        assert!((a..=b).contains(&c.x), "x={} outside {a}..{b}", c.x);
+        assert!(((b - a) - width).abs() < 1e-9, "the window keeps its width");
+    }
+    // At the run's first point, the window starts there.
+    let key = app.focused_key().unwrap().to_owned();
+    let first = app
+        .shown
+        .run
+        .metrics
+        .get(&key)
+        .unwrap()
+        .x_bounds()
+        .unwrap()
+        .0;
+    assert_eq!(app.charts.crosshair.unwrap().x, first);
+    assert_eq!(zoomed(&app).0, first);
+    // And back the other way, to the last point.
+    for _ in 0..60 {
+        app.update(Msg::key(KeyCode::Right));
+        let c = app.charts.crosshair.unwrap();
+        let (a, b) = zoomed(&app);
+        assert!((a..=b).contains(&c.x), "x={} outside {a}..{b}", c.x);
+    }
+    let shot = screen(&app, 120, 40);
+    let c = app.charts.crosshair.unwrap();
+    assert!(
+        shot.contains(&format!("x={}", leet::ui::widget::format::value(c.x))),
+        "{shot}"
+    );
+}
+
+#[test]
+fn a_zoom_that_leaves_the_crosshair_outside_brings_it_in() {
+    let mut app = app_from("tiny", 120, 40);
+    // The crosshair at the last point, the view zoomed in around the middle
+    // (the wheel at the chart's left edge) so that the crosshair is left out.
+    keys(&mut app, &[Msg::char('C')]);
+    let body = leet::ui::layout::grid_body(app.screen.areas.grid);
+    let cell = leet::ui::layout::grid_cell(body, app.charts.grid.cols, app.charts.grid.rows, 0);
+    for _ in 0..4 {
+        app.update(Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: cell.x + 1,
+            row: cell.y + cell.height / 2,
+            modifiers: KeyModifiers::NONE,
+        }));
+    }
+    let (a, b) = zoomed(&app);
+    let c = app.charts.crosshair.unwrap();
+    assert!((a..=b).contains(&c.x), "x={} outside {a}..{b}", c.x);
+}
+
+#[test]
+fn home_and_end_put_the_crosshair_at_the_first_and_last_point_in_view() {
+    let mut app = app_from("tiny", 120, 40);
+    keys(&mut app, &[Msg::char('C'), Msg::char('>'), Msg::char('>')]);
+    let (a, b) = zoomed(&app);
+    let key = app.focused_key().unwrap().to_owned();
+    let xs: Vec<f64> = (app.shown.run.metrics.get(&key).unwrap().points().iter())
+        .map(|p| p.0)
+        .filter(|x| (a..=b).contains(x))
+        .collect();
+    app.update(Msg::key(KeyCode::Home));
+    assert_eq!(app.charts.crosshair.unwrap().x, xs[0]);
+    app.update(Msg::key(KeyCode::End));
+    assert_eq!(app.charts.crosshair.unwrap().x, xs[xs.len() - 1]);
+    // The view and the grid's page stay.
+    assert_eq!(zoomed(&app), (a, b));
+    assert_eq!(app.focused_key(), Some(key.as_str()));
+}

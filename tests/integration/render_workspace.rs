@@ -570,3 +570,84 @@ fn an_unreadable_newest_run_is_marked_and_a_run_still_read_shows_reading() {
     assert!(s.contains("reading…"), "{s}");
     insta::assert_snapshot!("workspace_reading_while_indexed_120x30", s);
 }
+
+/// Grouped charts draw each group's mean and band, never smoothed: `e` and `E`
+/// change nothing there and the status line says why; ungrouped, `e` smooths.
+#[test]
+fn smoothing_keys_on_grouped_charts_say_why_they_do_nothing() {
+    use leet::store::smooth::Smoothing;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 4, NOW);
+    let mut ws = Ws::open(&wandb, "sweep/wandb", 120, 40);
+    let n = ws.app.runs.workspace.as_ref().unwrap().runs.len();
+    for _ in 1..n {
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+    }
+    ws.keys("G");
+    ws.keys("lr");
+    ws.key(KeyCode::Enter, 1);
+    let key = ws.app.charts.focused_key().unwrap().to_owned();
+    for k in ["e", "E"] {
+        ws.keys(k);
+        assert_eq!(ws.app.charts.smoothing.of(&key), Smoothing::None, "{k}");
+        let s = ws.screen(120, 40);
+        let status = s.lines().nth(39).unwrap();
+        assert!(
+            status.contains("smoothing is not drawn on grouped runs"),
+            "{k}: {status}"
+        );
+        ws.app.shown.source.error = None;
+    }
+    // Ungrouped (an empty key), `e` smooths the focused chart.
+    ws.keys("G");
+    ws.key(KeyCode::Backspace, 2);
+    ws.key(KeyCode::Enter, 1);
+    ws.keys("e");
+    assert_ne!(ws.app.charts.smoothing.of(&key), Smoothing::None);
+    assert!(ws.app.shown.source.error.is_none());
+}
+
+/// `G` opens on the key in force, selected (drawn reversed): typing replaces it,
+/// an arrow (or backspace) keeps it to edit.
+#[test]
+fn the_group_prompt_s_prefill_is_replaced_by_typing() {
+    use ratatui::style::Modifier;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    common::runs::write_workspace_at(&wandb, 4, NOW);
+    let mut ws = Ws::open(&wandb, "sweep/wandb", 120, 40);
+    ws.keys("G");
+    ws.keys("lr");
+    ws.key(KeyCode::Enter, 1);
+    let group = |ws: &Ws| ws.app.runs.workspace.as_ref().unwrap().group_by.clone();
+    assert_eq!(group(&ws).as_deref(), Some("lr"));
+    // Reopened: "lr" is shown selected.
+    ws.keys("G");
+    let area = ratatui::layout::Rect::new(0, 0, 120, 40);
+    let mut buf = ratatui::buffer::Buffer::empty(area);
+    leet::ui::render::render_buffer(&mut buf, area, &ws.app);
+    let row: String = (0..120).map(|x| buf[(x, 39)].symbol().to_owned()).collect();
+    let at = row.find("group by config key: lr").unwrap();
+    let col = u16::try_from(row[..at].chars().count() + "group by config key: ".len()).unwrap();
+    for x in [col, col + 1] {
+        assert!(
+            buf[(x, 39)].modifier.contains(Modifier::REVERSED),
+            "{x}: {row}"
+        );
+    }
+    assert!(
+        !buf[(col + 2, 39)].modifier.contains(Modifier::REVERSED),
+        "{row}"
+    );
+    ws.keys("seed");
+    ws.key(KeyCode::Enter, 1);
+    assert_eq!(group(&ws).as_deref(), Some("seed"));
+    // An arrow first: the prefill is kept and typed onto.
+    ws.keys("G");
+    ws.key(KeyCode::End, 1);
+    ws.keys("_x");
+    ws.key(KeyCode::Enter, 1);
+    assert_eq!(group(&ws).as_deref(), Some("seed_x"));
+}

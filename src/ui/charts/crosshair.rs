@@ -53,6 +53,13 @@ impl Charts {
         let Some(c) = self.crosshair else {
             return;
         };
+        // Standing outside the focused chart's zoom (a synced crosshair, focus
+        // moved): the first step brings it into the window shown.
+        let zoom = self.focused_key().and_then(|k| self.zoom.get(k));
+        if zoom.is_some_and(|&(x0, x1)| !(x0..=x1).contains(&c.x)) {
+            self.keep_crosshair_in_zoom(runs);
+            return;
+        }
         let next = self.focused_series(runs).and_then(|s| {
             // From the focused chart's own point nearest to x (a synced crosshair
             // may stand between this chart's points).
@@ -66,6 +73,70 @@ impl Charts {
         });
         if let (Some(x), Some(ch)) = (next, self.crosshair.as_mut()) {
             ch.x = x;
+            self.pan_to(runs, x);
+        }
+    }
+
+    /// The focused chart's zoom window moved (its width kept, within the drawn
+    /// runs' data) so that `x` is inside it: stepping the crosshair past an edge
+    /// pans the view along, as a cursor scrolls a page, instead of leaving the
+    /// crosshair where nothing is drawn.
+    fn pan_to(&mut self, runs: &[&Run], x: f64) {
+        let Some(key) = self.focused_key().map(str::to_owned) else {
+            return;
+        };
+        let Some(&(x0, x1)) = self.zoom.get(&key) else {
+            return;
+        };
+        if (x0..=x1).contains(&x) {
+            return;
+        }
+        let shift = if x < x0 { x - x0 } else { x - x1 };
+        let (mut n0, mut n1) = (x0 + shift, x1 + shift);
+        if let Some((f0, f1)) = data_bounds(runs, &key) {
+            if n0 < f0 {
+                (n0, n1) = (f0, n1 + (f0 - n0));
+            }
+            if n1 > f1 {
+                (n0, n1) = ((n0 - (n1 - f1)).max(f0), f1);
+            }
+        }
+        self.zoom.insert(key, (n0, n1));
+    }
+
+    /// After the focused chart's zoom changed: the crosshair at the point nearest
+    /// to it inside the window shown, so that it never reads a value off screen.
+    pub(crate) fn keep_crosshair_in_zoom(&mut self, runs: &[&Run]) {
+        let (Some(c), Some(key)) = (self.crosshair, self.focused_key()) else {
+            return;
+        };
+        let Some(&(x0, x1)) = self.zoom.get(key) else {
+            return;
+        };
+        if (x0..=x1).contains(&c.x) {
+            return;
+        }
+        // The point nearest to the edge it is past, on this side of it.
+        let edge = if c.x > x1 { x1 } else { x0 };
+        let inside = (self.focused_series(runs)).and_then(|s| nearest_inside(s, (x0, x1), edge));
+        if let (Some(x), Some(ch)) = (inside, self.crosshair.as_mut()) {
+            ch.x = x;
+        }
+    }
+
+    /// `home`/`end` with the crosshair on: to the first / last (`last`) point in
+    /// view, of the focused chart's zoom window or else of its series.
+    pub(crate) fn crosshair_to_end(&mut self, runs: &[&Run], last: bool) {
+        let zoom = self.focused_key().and_then(|k| self.zoom.get(k)).copied();
+        let Some(s) = self.focused_series(runs) else {
+            return;
+        };
+        let Some((x0, x1)) = zoom.or_else(|| s.x_bounds()) else {
+            return;
+        };
+        let x = nearest_inside(s, (x0, x1), if last { x1 } else { x0 });
+        if let (Some(x), Some(ch)) = (x, self.crosshair.as_mut()) {
+            ch.x = x;
         }
     }
 
@@ -77,5 +148,21 @@ impl Charts {
         };
         let synced = self.crosshair.is_some_and(|c| c.synced);
         self.crosshair = Some(Crosshair { x: p.0, synced });
+        self.keep_crosshair_in_zoom(runs);
     }
+}
+
+/// The x of `s`'s point nearest to `edge` (an end of `x0..=x1`) inside that range.
+fn nearest_inside(s: &Series, (x0, x1): (f64, f64), edge: f64) -> Option<f64> {
+    let inside = |x: &f64| (x0..=x1).contains(x);
+    (s.nearest(edge).map(|p| p.0).filter(inside))
+        .or_else(|| s.step_from(edge, edge <= x0))
+        .filter(inside)
+}
+
+/// The x range of every drawn run's `key` series.
+pub(crate) fn data_bounds(runs: &[&Run], key: &str) -> Option<(f64, f64)> {
+    runs.iter()
+        .filter_map(|r| r.metrics.get(key).and_then(Series::x_bounds))
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
 }

@@ -22,6 +22,7 @@ use runs::{drawn_runs, groups_of, Drawn, Group};
 
 pub(crate) mod gaps;
 mod runs;
+pub(crate) use runs::runs_grouped;
 pub(crate) mod smooth;
 
 /// One line of a chart: its points in the chart's x (NaN/Inf = gap).

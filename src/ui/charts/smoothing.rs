@@ -272,6 +272,11 @@ impl SmoothCx<'_> {
     }
 }
 
+/// Why `e`, `E`, `+`, `-` do nothing while the workspace groups runs (`G`): the
+/// charts draw each group's mean and band, which are not smoothed.
+pub(crate) const GROUPED: &str =
+    "smoothing is not drawn on grouped runs, only each group's mean and band: G then an empty key ungroups";
+
 /// Smoothing's keys, requests and answers on the charts' state.
 impl Charts {
     /// `e`, `E`, `+`/`=`, `-`: the focused chart's smoothing kind or parameter, or

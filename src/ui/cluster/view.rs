@@ -16,7 +16,7 @@ use crate::store::series::Point;
 use crate::text::sanitize;
 use crate::ui::theme::Theme;
 use crate::ui::widget::chart::{mark_of, render_chart, Band, ChartSpec, Line, XTicks};
-use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
 use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
@@ -512,7 +512,7 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         )
     };
     let style: Style = style;
-    put(
+    let n = put(
         buf,
         area.x,
         area.y,
@@ -520,4 +520,8 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         area.width,
         style,
     );
+    if typing && c.filter.selected {
+        let sel = fit::width(&c.filter.draft);
+        fit::reverse(buf, (area.x + 8, area.y), sel, area.x + n);
+    }
 }

@@ -12,7 +12,7 @@ use crate::msg::{kind_name, RecordRow};
 use crate::text::{sanitize, sanitize_path};
 use crate::ui::inspector::{areas, Focus, Inspector};
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::{App, FilterTarget};
 
@@ -270,7 +270,7 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, i: &Inspector, theme: 
         let back = if i.standalone { "esc quit" } else { "esc back" };
         format!(" ↑↓ select · tab body · t type · / filter · end follow · {back} · q quit")
     };
-    put(
+    let n = put(
         buf,
         area.x,
         area.y,
@@ -278,4 +278,9 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, i: &Inspector, theme: 
         area.width,
         theme.status_bar(),
     );
+    let f = &i.filter;
+    if app.filter_target == Some(FilterTarget::Records) && f.selected {
+        let sel = fit::width(&sanitize(&f.draft));
+        fit::reverse(buf, (area.x + 2, area.y), sel, area.x + n);
+    }
 }

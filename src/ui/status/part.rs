@@ -30,6 +30,8 @@ pub(crate) struct Part {
     /// Continues the part before it, with no bar between (its detail): goes with
     /// it, and before it (a higher `prio`).
     pub(super) glue: bool,
+    /// Columns (from, how many) drawn reversed: a prompt's selected prefill.
+    pub(super) mark: Option<(u16, u16)>,
 }
 
 impl Part {
@@ -41,6 +43,17 @@ impl Part {
             prio,
             cut: false,
             glue: false,
+            mark: None,
+        }
+    }
+
+    /// The same part with columns `from..from + n` drawn reversed (a prompt's
+    /// selected prefill); none where `n` is 0.
+    #[must_use]
+    pub(crate) fn marked(self, from: u16, n: u16) -> Self {
+        Self {
+            mark: (n > 0).then_some((from, n)),
+            ..self
         }
     }
 

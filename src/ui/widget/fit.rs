@@ -13,6 +13,16 @@ pub(crate) fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, max: u16, style: St
     end.saturating_sub(x)
 }
 
+/// The `width` columns from `x` on row `y` (those written, up to `end`) drawn
+/// reversed: a prompt's prefill, selected, which the first key typed replaces.
+pub(crate) fn reverse(buf: &mut Buffer, (x, y): (u16, u16), width: u16, end: u16) {
+    let w = width.min(end.saturating_sub(x));
+    if w > 0 {
+        let sel = Style::new().add_modifier(ratatui::style::Modifier::REVERSED);
+        buf.set_style(ratatui::layout::Rect::new(x, y, w, 1), sel);
+    }
+}
+
 /// Truncate to `w` display columns with an ellipsis.
 #[must_use]
 pub(crate) fn fit(s: &str, w: usize) -> String {

@@ -6,6 +6,7 @@ use super::runs::Runs;
 use super::{Prompt, WsView, MAX_PROMPT_CHARS};
 use crate::ui::action::Action;
 use crate::ui::panels::Pane;
+use crate::ui::prompt::Prefilled;
 use crate::ui::{Effect, FilterTarget, Shown};
 
 impl Runs {
@@ -51,13 +52,13 @@ impl Runs {
             }
             Action::GroupRuns if list => {
                 let text = ws.group_by.clone().unwrap_or_default();
-                ws.prompt = Some((Prompt::Group, text));
+                ws.prompt = Some((Prompt::Group, Prefilled::new(text)));
                 *cx.filter_target = Some(FilterTarget::Group);
                 return Some(Effect::REDRAW);
             }
             Action::ChooseColumn if list => {
                 let text = ws.summary_column.clone().unwrap_or_default();
-                ws.prompt = Some((Prompt::Column, text));
+                ws.prompt = Some((Prompt::Column, Prefilled::new(text)));
                 *cx.filter_target = Some(FilterTarget::Column);
                 return Some(Effect::REDRAW);
             }
@@ -125,6 +126,21 @@ impl Runs {
         Some(Effect::REDRAW)
     }
 
+    /// An arrow, home or end in a workspace prompt (`target`): its prefill kept,
+    /// no longer selected. Whether it was selected.
+    pub(crate) fn keep_prefill(&mut self, target: FilterTarget) -> bool {
+        let Some(ws) = self.workspace.as_mut() else {
+            return false;
+        };
+        match target {
+            FilterTarget::Runs => ws.filter.deselect(),
+            FilterTarget::Group | FilterTarget::Column => {
+                ws.prompt.as_mut().is_some_and(|(_, t)| t.deselect())
+            }
+            _ => false,
+        }
+    }
+
     /// Typing into a workspace prompt (the runs filter, `G`, `v`): an action, or
     /// text typed or pasted. None: the filter being typed is not the workspace's.
     pub(crate) fn type_workspace(
@@ -176,16 +192,11 @@ impl Runs {
                 let (kind, text) = ws.prompt.as_mut()?;
                 let kind = *kind;
                 match (a, typed) {
-                    (_, Some(t)) => {
-                        let room = MAX_PROMPT_CHARS.saturating_sub(text.chars().count());
-                        text.extend(t.chars().take(room));
-                    }
-                    (Some(Action::FilterBackspace), _) => {
-                        text.pop();
-                    }
+                    (_, Some(t)) => text.type_str(t, MAX_PROMPT_CHARS),
+                    (Some(Action::FilterBackspace), _) => text.backspace(),
                     (Some(Action::FilterClearInput), _) => text.clear(),
                     (Some(Action::FilterApply), _) => {
-                        let v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+                        let v = Some(text.text.trim().to_owned()).filter(|t| !t.is_empty());
                         match kind {
                             Prompt::Group => ws.group_by = v,
                             Prompt::Column => ws.summary_column = v,

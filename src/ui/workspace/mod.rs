@@ -280,7 +280,7 @@ pub struct Workspace {
     pub group_by: Option<String>,
     pub summary_column: Option<String>,
     /// The prompt being typed (`G`, `v`) and its text.
-    pub prompt: Option<(Prompt, String)>,
+    pub prompt: Option<(Prompt, crate::ui::prompt::Prefilled)>,
     pub view: WsView,
     /// A scan is on its way; whether a listing has come (a partial one too), and
     /// whether a whole index has (the first picks the run drawn first).

@@ -11,7 +11,7 @@ use crate::text::sanitize;
 use crate::ui::overview::view::{render_overview, state_words};
 use crate::ui::panels::Pane;
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::workspace::{Prompt, Workspace, WsRun};
 use crate::ui::{App, FilterTarget};
@@ -399,15 +399,18 @@ fn draft_tail(s: &str) -> String {
 /// The workspace's parts of the status bar.
 impl Workspace {
     /// Where, how many runs, what is drawn, and the filter or prompt being typed
-    /// (`typing`, with what is wrong in it, where), in a bar `width` wide.
+    /// (`typing`, with what is wrong in it, where), in a bar `width` wide. Returns
+    /// the prompt's selected prefill, if any: (its part, from which column, how
+    /// many columns).
     pub(crate) fn status_parts(
         &self,
         typing: Option<FilterTarget>,
         width: u16,
         theme: Theme,
         parts: &mut Vec<(String, Style)>,
-    ) {
+    ) -> Option<(usize, u16, u16)> {
         let ws = self;
+        let mut selected = None;
         parts.push((
             " workspace ".to_owned(),
             theme.key().add_modifier(Modifier::REVERSED),
@@ -435,13 +438,12 @@ impl Workspace {
             Some(FilterTarget::Runs) => {
                 let f = &ws.filter;
                 let mode = if f.glob { "glob" } else { "regex" };
+                let draft = draft_tail(&sanitize(&f.draft));
+                if f.selected {
+                    selected = Some((parts.len(), 2, fit::width(&draft)));
+                }
                 parts.push((
-                    format!(
-                        "f {}▏[{} of {} runs]",
-                        draft_tail(&sanitize(&f.draft)),
-                        ws.shown.len(),
-                        ws.runs.len()
-                    ),
+                    format!("f {draft}▏[{} of {} runs]", ws.shown.len(), ws.runs.len()),
                     theme.input(),
                 ));
                 if let Some(e) = &f.error {
@@ -465,27 +467,7 @@ impl Workspace {
                 }
             }
             Some(FilterTarget::Group | FilterTarget::Column) => {
-                if let Some((kind, text)) = &ws.prompt {
-                    let label = match kind {
-                        Prompt::Group => "group by config key",
-                        Prompt::Column => "summary value",
-                    };
-                    parts.push((format!("{label}: {}▏", sanitize(text)), theme.input()));
-                    let hint = match kind {
-                        Prompt::Group => {
-                            let keys = ws.differing_config_keys();
-                            if keys.is_empty() {
-                                "enter keep (empty: no groups) · esc".to_owned()
-                            } else {
-                                format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
-                            }
-                        }
-                        Prompt::Column => {
-                            "e.g. val/loss · empty: none · enter keep · esc".to_owned()
-                        }
-                    };
-                    parts.push((hint, theme.dim()));
-                }
+                selected = ws.prompt_parts(theme, parts);
             }
             _ => {
                 if ws.filter.is_active() {
@@ -504,5 +486,41 @@ impl Workspace {
                 }
             }
         }
+        selected
+    }
+
+    /// The `G` or `v` prompt being typed, and its hint. Returns its selected
+    /// prefill, if any: (its part, from which column, how many columns).
+    fn prompt_parts(
+        &self,
+        theme: Theme,
+        parts: &mut Vec<(String, Style)>,
+    ) -> Option<(usize, u16, u16)> {
+        let ws = self;
+        let (kind, text) = ws.prompt.as_ref()?;
+        let mut selected = None;
+        let label = match kind {
+            Prompt::Group => "group by config key",
+            Prompt::Column => "summary value",
+        };
+        let draft = sanitize(&text.text);
+        if text.selected {
+            let from = fit::width(label) + 2;
+            selected = Some((parts.len(), from, fit::width(&draft)));
+        }
+        parts.push((format!("{label}: {draft}▏"), theme.input()));
+        let hint = match kind {
+            Prompt::Group => {
+                let keys = ws.differing_config_keys();
+                if keys.is_empty() {
+                    "enter keep (empty: no groups) · esc".to_owned()
+                } else {
+                    format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
+                }
+            }
+            Prompt::Column => "e.g. val/loss · empty: none · enter keep · esc".to_owned(),
+        };
+        parts.push((hint, theme.dim()));
+        selected
     }
 }

@@ -98,3 +98,9 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
     v.sort_by_key(|d| d.pinned);
     v
 }
+
+/// Whether the metric charts draw groups of runs (`G` in the workspace), each
+/// group's mean and band rather than the runs' lines: every drawn run is in one.
+pub(crate) fn runs_grouped(app: &App) -> bool {
+    drawn_runs(app).iter().all(|d| d.group.is_some())
+}

@@ -15,7 +15,7 @@ use crate::text::sanitize;
 use crate::ui::overlay;
 use crate::ui::overlay::stats::{StatsRow, FIELDS};
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::{fit, put};
+use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::App;
 
@@ -441,7 +441,11 @@ fn draw_filter(
     } else {
         theme.dim()
     };
-    put(buf, x0, yf, &fit(&line, w), inner.width, style);
+    let n = put(buf, x0, yf, &fit(&line, w), inner.width, style);
+    if f.editing && f.selected {
+        let sel = fit::width(&sanitize(&f.draft));
+        fit::reverse(buf, (x0 + 1, yf), sel, x0 + n);
+    }
 }
 
 #[cfg(test)]

@@ -127,6 +127,150 @@ fn round_out(lo: f64, hi: f64, scale: &AxisScale, decimals: usize) -> Option<(f6
     // k / 10ᵈ, not k · 10⁻ᵈ: the decimal that a label writes.
     Some((low / ten_d * scale.div, high / ten_d * scale.div))
 }
+/// `lo..hi` with its ends moved out to multiples of `step` (in display units of
+/// `scale`, a 1, 2 or 5 × 10ᵏ), so that the axis starts and ends on ticks of its
+/// own step (`0.953..0.979` in steps of 0.005: `0.950..0.980`); None where the
+/// values are past what a float counts in those steps.
+fn round_to_step(lo: f64, hi: f64, scale: &AxisScale, step: f64) -> Option<(f64, f64)> {
+    let slack = |steps: f64| steps.abs().max(1.0) * 1e-9;
+    let (low, high) = (lo / scale.div / step, hi / scale.div / step);
+    let (low, high) = ((low + slack(low)).floor(), (high - slack(high)).ceil());
+    let counted = low.is_finite() && high.is_finite() && high.abs().max(low.abs()) < 2f64.powi(52);
+    if !counted || high <= low {
+        return None;
+    }
+    // k · step written as the decimal its label writes (3 × 0.1 is 0.30000000000000004).
+    let ten_d = 10f64.powi(i32::try_from(step_decimals(step)).ok()?);
+    // `+ 0.0`: a top end of -0 is written `0`.
+    let at = |k: f64| (k * step * ten_d).round() / ten_d * scale.div + 0.0;
+    Some((at(low), at(high)))
+}
+
+/// How far (a share of the data's range) an axis end may go out to reach its
+/// tick step; further, it stays at the data, rounded to its last decimal.
+const STEP_END_ROOM: f64 = 0.25;
+
+/// The largest 1, 2 or 5 × 10ᵏ at most `v` (positive, finite): where a log axis
+/// whose low end would round to zero starts instead.
+fn nice_floor(v: f64) -> f64 {
+    let mag = 10f64.powf(v.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|&s| s <= v * (1.0 + 1e-9))
+        .unwrap_or(mag / 2.0)
+}
+
+/// `lo..hi` rounded out on a step's multiples (`step`) or else to `decimals`
+/// decimals, with the decimals its ends are written with. A log axis cannot reach
+/// zero: where its low end would, it goes down to a round 1, 2 or 5 × 10ᵏ instead.
+fn round_ends(
+    (lo, hi): (f64, f64),
+    scale: &AxisScale,
+    step: Option<f64>,
+    decimals: usize,
+    log: bool,
+) -> Option<(f64, f64, usize)> {
+    let plain = round_out(lo, hi, scale, decimals);
+    let (low, high, d) = match step.and_then(|st| Some((round_to_step(lo, hi, scale, st)?, st))) {
+        Some(((l, h), st)) => {
+            // An end goes out to the step only where that costs little of the
+            // plot's height: on a short chart a step of 0.5 over data up to
+            // 1.1 would leave a third of it empty (W&B's own charts end at the
+            // data). Such an end is rounded to its last decimal instead.
+            let room = (hi - lo) * STEP_END_ROOM;
+            let (pl, ph) = plain.unwrap_or((lo, hi));
+            let (l, lp) = if lo - l <= room {
+                (l, false)
+            } else {
+                (pl, true)
+            };
+            let (h, hp) = if h - hi <= room {
+                (h, false)
+            } else {
+                (ph, true)
+            };
+            let d = if lp || hp {
+                decimals.max(step_decimals(st))
+            } else {
+                step_decimals(st)
+            };
+            (l, h, d)
+        }
+        None => {
+            let (l, h) = plain?;
+            (l, h, decimals)
+        }
+    };
+    if log && low <= 0.0 {
+        if lo <= 0.0 {
+            return Some((lo, high, d));
+        }
+        let floor = nice_floor(lo / scale.div);
+        return Some((floor * scale.div, high, d.max(step_decimals(floor))));
+    }
+    Some((low, high, d))
+}
+
+/// The ends `lo..hi` of an axis on `rows` rows are rounded out to (in `scale`,
+/// for labels of at most `most` decimals over values up to `top`), its tick step
+/// and the decimals its ends are written with (None: too flat to round).
+///
+/// Where ticks fit, the ends go out to the step's multiples, so that the axis
+/// reads in even steps from end to end (`0.950..0.980` by 0.005, not
+/// `0.953..0.979`). That widens the range, which can call for a wider step: the
+/// data is rounded out again with that one until the step holds (by the second
+/// round). Where no tick would stand between ends rounded to their last decimal
+/// and the step's multiples stand none either or widen the range by more than
+/// half (a short chart), the ends are rounded to their last decimal instead: two
+/// labels show no step, and the step's multiples would only shrink the plot
+/// (0..59 on 8 rows drawn over 0..100).
+fn round_axis(
+    (lo0, hi0): (f64, f64),
+    rows: u16,
+    scale: &AxisScale,
+    (top, most): (f64, usize),
+    log: bool,
+) -> (f64, f64, Option<f64>, Option<usize>) {
+    let last = i64::from(rows) - 1;
+    let (mut lo, mut hi) = (lo0, hi0);
+    let mut step = tick_step(lo, hi, last, scale, most);
+    let mut exact = None;
+    for _ in 0..4 {
+        let Some(ends) = ends_decimals(hi0 - lo0, step, scale, top, most) else {
+            break;
+        };
+        let Some((low, high, ends)) = round_ends((lo0, hi0), scale, step, ends, log) else {
+            break;
+        };
+        (lo, hi) = (low, high);
+        exact = Some(ends);
+        let wider = tick_step(lo, hi, last, scale, most);
+        if step.is_none() || wider <= step {
+            break;
+        }
+        step = wider;
+    }
+    let ticks_in = |lo: f64, hi: f64, s: f64| {
+        let fwd = |v: f64| if log { v.log10() } else { v };
+        let at = Rows {
+            lo: fwd(lo),
+            hi: fwd(hi),
+            rows,
+        };
+        linear_ticks(lo, hi, s * scale.div, at, &|v| at.row(fwd(v))).len()
+    };
+    let costly = hi - lo > 1.5 * (hi0 - lo0);
+    if let Some(s) = step.filter(|&s| exact.is_some() && (costly || ticks_in(lo, hi, s) == 0)) {
+        let plain = ends_decimals(hi0 - lo0, step, scale, top, most)
+            .and_then(|d| round_ends((lo0, hi0), scale, None, d, log));
+        if let Some((low, high, d)) = plain.filter(|p| ticks_in(p.0, p.1, s) == 0) {
+            return (low, high, step, Some(d));
+        }
+    }
+    (lo, hi, step, exact)
+}
+
 /// The tick step (in display units) of `lo..hi` on rows `0..=last`: the value
 /// [`MIN_GAP`] rows cover, rounded up to 1, 2 or 5 × 10ᵏ; None where too few rows
 /// or a step below what a label shows (9e15 ± 18).
@@ -220,29 +364,7 @@ fn linear_axis_at(
     let last = i64::from(rows) - 1;
     let top = hi.abs().max(lo.abs()) / scale.div;
     let most = sig_decimals(top, MOST_DIGITS).max(sig_decimals(top, 3));
-    let (mut lo, mut hi) = (lo, hi);
-    let mut step = tick_step(lo, hi, last, &scale, most);
-    // The decimals the ends were rounded out to (None: too flat to round).
-    let mut exact = None;
-    // Rounding out widens the range, which can call for a wider step, and that for
-    // fewer decimals: rounded again until the step holds (by the second round).
-    for _ in 0..3 {
-        let Some(ends) = ends_decimals(hi - lo, step, &scale, top, most) else {
-            break;
-        };
-        match round_out(lo, hi, &scale, ends) {
-            // A log axis keeps its low end where rounding would reach zero.
-            Some((low, high)) if log && low <= 0.0 => hi = high,
-            Some(range) => (lo, hi) = range,
-            None => break,
-        }
-        exact = Some(ends);
-        let wider = tick_step(lo, hi, last, &scale, most);
-        if wider == step {
-            break;
-        }
-        step = wider;
-    }
+    let (lo, hi, step, exact) = round_axis((lo, hi), rows, &scale, (top, most), log);
     if again {
         let ends = AxisScale::new(unit, lo.abs().max(hi.abs()));
         if ends.div != scale.div {
@@ -328,7 +450,12 @@ fn ends_in_zero(label: &str) -> bool {
 /// A log axis over at least one decade: ticks at powers of 10 (every 2nd, 5th,
 /// ... decade where rows are few), and at 2× and 5× where the rows allow.
 fn log_axis(at: Rows, unit: Unit) -> YAxis {
-    let (lo, hi) = (at.lo, at.hi);
+    let (lo, hi) = log_ends(at.lo, at.hi, unit);
+    let at = Rows {
+        lo,
+        hi,
+        rows: at.rows,
+    };
     let raw = (hi - lo) * MIN_GAP as f64 / at.last().max(1) as f64;
     let step = nice_step(raw).max(1.0);
     let mut ticks: Vec<(i64, f64)> = Vec::new();
@@ -380,7 +507,28 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         d += 1;
     }
     let labels = values(d);
-    placed(&labels, &ticks, u16::try_from(at.last()).unwrap_or(0))
+    YAxis {
+        range: Some((lo, hi)),
+        ..placed(&labels, &ticks, u16::try_from(at.last()).unwrap_or(0))
+    }
+}
+
+/// A log axis's ends (log10 values) moved out to the nearest round values its
+/// ticks could be (1, 2 or 5 × 10ᵏ; in a binary unit 1, 2 or 5 × 1, 10 or 100 ×
+/// 1024ⁱ bytes), so that its end labels read as round as its ticks; where there
+/// is none, the end stays.
+fn log_ends(lo: f64, hi: f64, unit: Unit) -> (f64, f64) {
+    // Every decade of the range and one beyond each end.
+    let decades = u16::try_from((hi - lo).ceil() as i64 + 3).unwrap_or(u16::MAX);
+    let cand = log_candidates(lo - 1.0, hi + 1.0, 1.0, &[1.0, 2.0, 5.0], unit, decades);
+    let eps = 1e-9;
+    let low = (cand.iter().map(|c| c.1))
+        .filter(|&e| e <= lo + eps)
+        .max_by(f64::total_cmp);
+    let high = (cand.iter().map(|c| c.1))
+        .filter(|&e| e >= hi - eps)
+        .min_by(f64::total_cmp);
+    (low.unwrap_or(lo), high.unwrap_or(hi))
 }
 
 /// The axis from its labels (top, the ticks' top down, bottom) and the ticks'

@@ -219,7 +219,7 @@ fn a_nearly_flat_series_shows_one_label_not_duplicates() {
     let (lo, hi) = y_range(&line, &[], false, Unit::Plain).expect("a range");
     assert_eq!(
         texts(&labels(lo, hi, 17, false, Unit::Plain)),
-        ["5.5", "5.2", "5.0", "4.8", "4.5"]
+        ["5.5", "5.0", "4.5"]
     );
 }
 
@@ -229,10 +229,10 @@ fn negative_ranges_tick_through_zero() {
         texts(&labels(-10.0, 10.0, 21, false, Unit::Plain)),
         ["10", "5", "0", "-5", "-10"]
     );
-    // -0.73..-0.11 runs from -0.8 to -0.1, where the end labels say it does
+    // -0.73..-0.11 runs from -0.8 to 0.0, ends on its ticks' step of 0.2
     assert_eq!(
         texts(&labels(-0.73, -0.11, 21, false, Unit::Plain)),
-        ["-0.1", "-0.2", "-0.4", "-0.6", "-0.8"]
+        ["0.0", "-0.2", "-0.4", "-0.6", "-0.8"]
     );
 }
 
@@ -240,7 +240,7 @@ fn negative_ranges_tick_through_zero() {
 fn a_1e15_scale_range_shares_its_exponent() {
     assert_eq!(
         texts(&labels(8.1e15, 9.9e15, 21, false, Unit::Plain)),
-        ["9.9e15", "9.5e15", "9.0e15", "8.5e15", "8.1e15"]
+        ["1.00e16", "0.95e16", "0.90e16", "0.85e16", "0.80e16"]
     );
     // differences below the labels' reach: one label
     let l = labels(
@@ -261,7 +261,7 @@ fn percent_and_byte_axes_tick_in_their_units() {
     );
     assert_eq!(
         texts(&labels(12.5, 87.5, 13, false, Unit::Percent)),
-        ["88%", "60%", "40%", "12%"]
+        ["100%", "50%", "0%"]
     );
     // bytes step in binary units: 2 GiB, not 2.147 GB
     let gib = 1_073_741_824.0;
@@ -271,7 +271,7 @@ fn percent_and_byte_axes_tick_in_their_units() {
     );
     assert_eq!(
         texts(&labels(0.4 * gib, 2.3 * gib, 17, false, Unit::Bytes)),
-        ["2.3GiB", "1.5GiB", "1.0GiB", "0.4GiB"]
+        ["2.5GiB", "2.0GiB", "1.5GiB", "1.0GiB", "0.5GiB", "0.0GiB"]
     );
     // MiB values step in GiB once they pass 1024 MiB
     assert_eq!(
@@ -295,7 +295,7 @@ fn a_log_axis_ticks_at_powers_of_ten_then_2_and_5() {
     // bytes: round binary units (1KiB, 10KiB, 1MiB), not 977KiB
     assert_eq!(
         texts(&labels(3.0, 9.5, 30, true, Unit::Bytes)),
-        ["2.95GiB", "100MiB", "10MiB", "1MiB", "100KiB", "10KiB", "1000B"]
+        ["5GiB", "1GiB", "100MiB", "10MiB", "1MiB", "100KiB", "10KiB", "500B"]
     );
     // 12 decades on 13 rows: every 5th
     assert_eq!(

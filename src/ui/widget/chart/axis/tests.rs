@@ -5,12 +5,15 @@ use super::super::{y_range, Line};
 use super::*;
 use ratatui::style::Style;
 
-/// The number a plain or percent label writes.
+/// The number a plain or percent label writes (`1.0k` in thousands).
 fn number(label: &str) -> f64 {
-    label
-        .trim_end_matches('%')
-        .parse()
+    let (num, times) = match label.strip_suffix('k') {
+        Some(n) => (n, 1e3),
+        None => (label.trim_end_matches('%'), 1.0),
+    };
+    num.parse::<f64>()
         .unwrap_or_else(|_| panic!("not a number: {label}"))
+        * times
 }
 
 /// `a` and `b` are one value, to float error.
@@ -47,9 +50,30 @@ fn every_label_is_the_value_on_its_row() {
                 let ax = y_axis(lo, hi, rows, false, unit);
                 let (a, b) = ax.range.expect("a linear axis says its range");
                 let case = format!("{lo}..{hi} on {rows}: {a}..{b} {:?}", ax.labels);
-                // It covers the values, and widens their range by half at the most.
+                // It covers the values; with ticks its ends are on their step
+                // (the labels' least difference) and at most a step out, without
+                // (two labels show no step) it widens by half at the most.
                 assert!(a <= lo && b >= hi, "{case}");
+                let mut vs: Vec<f64> = ax.labels.iter().map(|(_, l)| number(l)).collect();
+                vs.sort_by(f64::total_cmp);
+                let step = vs
+                    .windows(2)
+                    .map(|w| w[1] - w[0])
+                    .fold(f64::INFINITY, f64::min);
                 assert!(b - a <= 1.5 * (hi - lo) + 1e-12, "{case}");
+                if !ax.ticks.is_empty() {
+                    // An end is on the step (at most a step out) where that is at
+                    // most a quarter of the range out; else near the data.
+                    for (v, d) in [(a, lo), (b, hi)] {
+                        let k = v / step;
+                        let on = (k - k.round()).abs() < 1e-6 && (v - d).abs() < step + 1e-12;
+                        let near = (v - d).abs() <= 0.25 * (hi - lo) + 1e-12;
+                        assert!(
+                            on || near,
+                            "end {v} neither on step {step} nor near {d}: {case}"
+                        );
+                    }
+                }
                 let at = Rows { lo: a, hi: b, rows };
                 for (r, l) in &ax.labels {
                     let v = number(l);
@@ -71,10 +95,35 @@ fn the_ends_are_round_values_not_the_data_rounded() {
     let ax = y_axis(0.0831, 0.4837, 17, false, Unit::Plain);
     assert_eq!(ax.range, Some((0.0, 0.5)));
     assert_eq!(texts(&ax), ["0.5", "0.4", "0.3", "0.2", "0.1", "0.0"]);
-    // -0.73 was `-0.7`.
+    // -0.73 was `-0.7`; the ends are on the ticks' step (0.2), -0.11 not `-0.1`.
     let ax = y_axis(-0.73, -0.11, 21, false, Unit::Plain);
-    assert_eq!(ax.range, Some((-0.8, -0.1)));
-    assert_eq!(texts(&ax).last(), Some(&"-0.8"));
+    assert_eq!(ax.range, Some((-0.8, 0.0)));
+    assert_eq!(texts(&ax), ["0.0", "-0.2", "-0.4", "-0.6", "-0.8"]);
+    // A short chart whose step (50) would stand no tick between 0 and 59 and
+    // widen it to 0..100: its ends stay on their last decimal.
+    let ax = y_axis(0.0, 59.0, 8, false, Unit::Plain);
+    assert_eq!(texts(&ax), ["59", "0"]);
+    // The low end was `0.00073` under ticks 0.001 apart.
+    let ax = y_axis(0.000_73, 0.004_2, 17, false, Unit::Plain);
+    assert_eq!(
+        texts(&ax),
+        ["0.005", "0.004", "0.003", "0.002", "0.001", "0.000"]
+    );
+    // A log axis within a decade: its low end cannot be 0, so a round 1, 2 or 5
+    // × 10ᵏ (was `0.00073`).
+    let ax = y_axis(
+        0.000_73_f64.log10(),
+        0.004_2_f64.log10(),
+        17,
+        true,
+        Unit::Plain,
+    );
+    let l = texts(&ax);
+    assert_eq!((l[0], l[l.len() - 1]), ("0.0050", "0.0005"), "{l:?}");
+    // Over decades, the ends are on 1, 2 or 5 × 10ᵏ too (were `0.00073`, `42`).
+    let ax = y_axis(0.000_73_f64.log10(), 42_f64.log10(), 30, true, Unit::Plain);
+    let l = texts(&ax);
+    assert_eq!((l[0], l[l.len() - 1]), ("50", "5e-4"), "{l:?}");
     // Without ticks, the ends keep three significant digits and are exact.
     let ax = y_axis(63.04, 73.41, 6, false, Unit::Plain);
     assert_eq!(texts(&ax), ["73.5", "63.0"]);
