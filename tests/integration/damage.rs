@@ -303,6 +303,49 @@ fn tailing_in_random_pieces_ends_with_the_one_shot_run() {
     }
 }
 
+/// A finished file damaged near its end, followed as the viewer follows a file
+/// (polls, never told the file is complete): every record after the damage is
+/// read, as a one-shot read finds them. A garbage header whose payload would run
+/// past the end once held the search open, waiting for bytes that never came:
+/// the exit record, the last console lines and summary were missing and the run
+/// looked crashed.
+#[test]
+fn damage_near_the_end_of_a_followed_file_is_resynchronised_without_more_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for file in small_fixture_files() {
+        let data = std::fs::read(&file).unwrap();
+        let n = data.len();
+        for back in (40..2400).step_by(160) {
+            let Some(at) = n.checked_sub(back).filter(|&a| a > 7) else {
+                continue;
+            };
+            let mut d = data.clone();
+            d[at] ^= 0xFF;
+            let path = dir.path().join("flipped.wandb");
+            std::fs::write(&path, &d).unwrap();
+            let (want, _) = records(&d);
+            let mut reader = RunReader::open(&path).unwrap().with_chunk(BLOCK_SIZE);
+            let mut got = 0u64;
+            loop {
+                let p = reader
+                    .poll_frames(|f| {
+                        if matches!(f, Frame::Record { .. }) {
+                            got += 1;
+                        }
+                    })
+                    .unwrap();
+                if !p.more {
+                    break;
+                }
+            }
+            assert_eq!(got, want.len() as u64, "{} flipped at {at}", file.display());
+            compared += 1;
+        }
+    }
+    assert!(compared > 50, "{compared}");
+}
+
 fn bits(p: &[(f64, f64)]) -> Vec<(u64, u64)> {
     p.iter().map(|(x, y)| (x.to_bits(), y.to_bits())).collect()
 }

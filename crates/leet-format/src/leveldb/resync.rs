@@ -33,6 +33,14 @@ pub(super) fn find_chunk(
 ) -> Search {
     let end = data.len();
     let mut p = from;
+    // The first header whose payload runs past the input: undecided until more
+    // bytes come, unless a whole chunk whose checksum holds starts after it. Then
+    // that header was damage (a real chunk's payload holding another whole chunk
+    // with a good checksum is not a case to wait for), and the records after the
+    // damage are read now: a finished file damaged near its end is not held open
+    // forever, waiting for bytes that never come. The wait is at most one chunk's
+    // length from the input's end, so the search never goes back further.
+    let mut undecided = None;
     while p + CHUNK_HEADER_LEN <= end {
         let h = &data[p..p + CHUNK_HEADER_LEN];
         if h[6] == FULL || h[6] == FIRST {
@@ -41,7 +49,7 @@ pub(super) fn find_chunk(
                 let e = p + CHUNK_HEADER_LEN + len;
                 if e > end {
                     if !eof {
-                        return Search::Stall(p);
+                        undecided.get_or_insert(p);
                     }
                 } else if crc_of(&data[p + 6..e]) == u32::from_le_bytes([h[0], h[1], h[2], h[3]]) {
                     return Search::At(p);
@@ -53,7 +61,7 @@ pub(super) fn find_chunk(
     if eof {
         Search::Nothing
     } else {
-        Search::Stall(p.max(from))
+        Search::Stall(undecided.unwrap_or(p.max(from)))
     }
 }
 

@@ -104,6 +104,10 @@ pub(crate) fn render_procs(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if let Some((pid, cmd)) = &p.monitored {
         title.push_str(&format!(" · ▶ {pid} {cmd}"));
     }
+    // CPU% here is top's (100 = one core, summed over threads); the monitored
+    // process's chart is W&B's `cpu`, a share of all cores: said, as they differ
+    // (last, as the least needed part where the title is cut).
+    title.push_str(" · CPU% of one core");
     let tw = area.width.saturating_sub(1);
     put(
         buf,
