@@ -359,15 +359,17 @@ impl Table {
                 e.schedule(self.interval(e));
                 return true;
             }
+            // The entry stops here: the run cannot be shown (the state says so,
+            // not a run still loading).
             Err(err) => {
-                let _ = e.out.send(Msg::SourceError(err.to_string()));
+                let _ = e.out.send(Msg::Unreadable(err.to_string()));
                 return false;
             }
         };
         let mut reader = match RunReader::open(&file) {
             Ok(r) => r.with_chunk(self.opts.chunk),
             Err(err) => {
-                let _ = e.out.send(Msg::SourceError(err.to_string()));
+                let _ = e.out.send(Msg::Unreadable(err.to_string()));
                 return false;
             }
         };

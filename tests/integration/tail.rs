@@ -797,7 +797,7 @@ fn one_follower_reads_many_runs_each_under_its_tag() {
                 assert_eq!((tag, d), (41, waited.clone()));
                 waiting = true;
             }
-            Msg::SourceError(_) => {
+            Msg::Unreadable(_) => {
                 assert_eq!(tag, 42);
                 error = true;
             }
@@ -844,4 +844,21 @@ fn history_len(full: &[u8], n: i64) -> usize {
     }
     assert!(full.starts_with(w.bytes()));
     w.bytes().len()
+}
+
+/// A run that cannot be opened (gone, or not readable) is unreadable, with the
+/// reason, and not a run still loading: the reader stops there, so nothing would
+/// ever change a "running ●" and "opening…" shown instead.
+#[test]
+fn a_run_that_cannot_be_opened_is_unreadable_not_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gone").join("run-x.wandb");
+    let (tx, rx) = mpsc::sync_channel(4);
+    spawn_tail(path, tx, TailOptions::default());
+    let mut app = App::new(Options::default());
+    let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(matches!(m, Msg::Unreadable(_)), "{m:?}");
+    app.update(m);
+    assert_eq!(app.live_state(), leet::ui::LiveState::Unreadable);
+    assert!(app.unreadable().is_some_and(|w| w.contains("run-x.wandb")));
 }

@@ -166,8 +166,11 @@ fn render_no_charts(buf: &mut Buffer, body: Rect, app: &App, total: usize, theme
             return;
         }
     }
+    let why = app.unreadable();
     let msg = if total > 0 {
         "no chart matches the filter"
+    } else if let Some(why) = why.as_deref() {
+        why
     } else if app.is_host() {
         "waiting for the first sample…"
     } else if app.shown.source.waiting.is_some() {

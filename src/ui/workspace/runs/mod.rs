@@ -163,7 +163,7 @@ impl Runs {
             }
             // Its file was deleted (or cannot be read): if its directory is gone
             // too, nothing more will come, and the picker can no longer list it.
-            Msg::SourceError(_) => {
+            Msg::SourceError(_) | Msg::Unreadable(_) => {
                 let dirs = vec![self.compare[i].dir.clone()];
                 cx.asks.cmd(Cmd::CheckDirs { dirs });
                 Effect::NONE
