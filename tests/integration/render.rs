@@ -1253,4 +1253,17 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
         assert!(!left.iter().any(|l| l.trim() == "ID"), "{s}");
         insta::assert_snapshot!(format!("empty_file_{w}x{h}"), s);
     }
+    // A file of the W&B header alone holds no record either: empty too, not a
+    // run quiet for an hour.
+    let mut app = App::new(no_color());
+    app.update(Msg::Resize(120, 40));
+    app.update(Msg::Opened {
+        path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
+        len: leet::decode::leveldb::FILE_HEADER.len() as u64,
+        modified: Some(NOW - 3600.0),
+    });
+    app.update(Msg::Tick(NOW));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
+    assert!(s.contains("empty: waiting for the first record"), "{s}");
 }

@@ -24,6 +24,7 @@ impl Workspace {
     pub fn set_index(&mut self, entries: Vec<RunIndexEntry>, latest: Option<&Path>) -> bool {
         let cursor_key = self.cursor_run().map(|r| r.key.clone());
         let old = std::mem::replace(&mut self.runs, merge(entries));
+        let cursor_key = self.rekey(&old, cursor_key);
         let first = !self.complete;
         self.complete = true;
         self.indexed = true;
@@ -70,6 +71,43 @@ impl Workspace {
         };
         self.cursor_to(want.as_deref());
         self.selected != before
+    }
+
+    /// Runs keyed by their directory's name (no run record read yet) that now
+    /// have their run id: selected, pinned and the cursor's `key` follow them, so a
+    /// run drawn while its file was still empty stays drawn when its run record
+    /// comes. The cursor's key as it is now.
+    fn rekey(&mut self, old: &[WsRun], cursor: Option<String>) -> Option<String> {
+        let mut cursor = cursor;
+        for r in old
+            .iter()
+            .filter(|r| r.segments.iter().all(|s| s.run_id.is_empty()))
+        {
+            let Some(now) = self
+                .runs
+                .iter()
+                .find(|n| r.segments.iter().any(|s| n.holds(&s.dir)))
+            else {
+                continue;
+            };
+            if now.key == r.key {
+                continue;
+            }
+            let key = now.key.clone();
+            for k in self.selected.iter_mut().filter(|k| **k == r.key) {
+                k.clone_from(&key);
+            }
+            if self.pinned.as_deref() == Some(r.key.as_str()) {
+                self.pinned = Some(key.clone());
+            }
+            if cursor.as_deref() == Some(r.key.as_str()) {
+                cursor = Some(key.clone());
+            }
+        }
+        // Two keys that became one are selected once.
+        let mut seen = std::collections::HashSet::new();
+        self.selected.retain(|k| seen.insert(k.clone()));
+        cursor
     }
 
     /// A partial index (the scan still reads some files): the list shows it, the

@@ -323,3 +323,30 @@ fn back_from_a_run_opened_alone_its_run_is_highlighted_and_drawn_beside_the_save
     w.set_index(index(), None);
     assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("b"));
 }
+
+/// A run drawn while its file had no run record yet (keyed by its directory's
+/// name) stays drawn, pinned and under the cursor once the record gives it its
+/// run id.
+#[test]
+fn a_run_drawn_before_its_run_record_stays_drawn_when_it_comes() {
+    let dir = "run-20260101_000500-d";
+    let early = RunIndexEntry {
+        run_id: String::new(),
+        has_run_record: false,
+        ..entry(dir, "d", 500.0, RunStatus::Running)
+    };
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    let mut first = index();
+    first.insert(0, early);
+    w.set_index(first, Some(Path::new(&format!("/w/wandb/{dir}"))));
+    assert_eq!(w.selected, [dir]);
+    w.pinned = Some(dir.to_owned());
+    w.cursor_to(Some(dir));
+    let mut later = index();
+    later.insert(0, entry(dir, "d", 500.0, RunStatus::Running));
+    w.set_index(later, None);
+    assert_eq!(w.selected, ["d"]);
+    assert_eq!(w.pinned.as_deref(), Some("d"));
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("d"));
+    assert!(w.vanished.is_empty(), "nothing was lost to remember");
+}
