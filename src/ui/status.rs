@@ -301,13 +301,14 @@ const HINT_PRIO: u8 = 3;
 /// The narrowest a part is cut to (`…` included); narrower, it goes.
 const MIN_CUT: usize = 10;
 
-/// The workspace's parts: where (whole), its help text (dim: whole or gone),
-/// the rest cut to fit.
+/// The workspace's parts: where (whole), what is being typed (cut last, as the
+/// run view's prompt), its help text (dim: whole or gone), the rest cut to fit.
 fn workspace_parts(ws: Vec<(String, Style)>, theme: Theme) -> Vec<Part> {
     ws.into_iter()
         .enumerate()
         .map(|(i, (text, style))| match i {
             0 => Part::whole(text, style, 0),
+            _ if style == theme.input() => Part::cut(text, style, 1),
             _ if style == theme.dim() => Part::whole(text, style, HINT_PRIO + 2),
             _ => Part::cut(text, style, 6),
         })

@@ -108,3 +108,27 @@ fn steps_lost_names_the_first_break() {
         Some("step 2 lost (+1 more)")
     );
 }
+
+/// The workspace's filter being typed keeps its text and match count while its
+/// help text (and the rest) goes: the filter was cut for the hint to stay.
+#[test]
+fn a_workspace_filter_being_typed_outlasts_its_help_text() {
+    let theme = Theme::new(true, crate::ui::palette::Palette::Default);
+    let typed = "f cfg.lr>=1e-3 state:finished▏[3 of 5 runs]".to_owned();
+    let ws = vec![
+        (" workspace ".to_owned(), theme.label()),
+        ("wandb dir: /tmp/qa3/flat/wandb".to_owned(), theme.text()),
+        ("11 runs · 7 drawn".to_owned(), theme.label()),
+        (typed.clone(), theme.input()),
+        (
+            "tab: regex → glob · enter keep · esc restore".to_owned(),
+            theme.dim(),
+        ),
+    ];
+    let mut parts = workspace_parts(ws, theme);
+    let mut hint = Some(" h: help ".to_owned());
+    fit_parts(&mut parts, &mut hint, 80);
+    let t = texts(&parts);
+    assert!(t.contains(&typed.as_str()), "{t:?}");
+    assert!(!t.iter().any(|p| p.starts_with("tab: regex")), "{t:?}");
+}
