@@ -390,11 +390,17 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
             // show an older run.
             return Ok(Target::EmptyRunDir(run));
         }
-        for run in run_dirs(&wandb_dir).into_iter().rev() {
-            if let Some(f) = wandb_in_dir(&run) {
+        let runs = run_dirs(&wandb_dir);
+        for run in runs.iter().rev() {
+            if let Some(f) = wandb_in_dir(run) {
                 return Ok(Target::File(f));
             }
             looked.push(run.display().to_string());
+        }
+        // Run directories, none with its file yet (a first run starting): wait
+        // for the newest, as for a run directory named directly.
+        if let Some(newest) = runs.last() {
+            return Ok(Target::EmptyRunDir(newest.clone()));
         }
         looked.push(format!(
             "{} (no latest-run, no run-*/offline-run-* with a .wandb)",

@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use super::{opening_default, Opening, SourceError, Target};
+use super::{opening_default, resolve, Opening, SourceError, Target};
 
 /// A wandb directory `dir` holding one run (`run-20261130_120000-<id>`) with a
 /// `.wandb` file (resolution reads no bytes of it); the file.
@@ -136,4 +136,23 @@ fn no_runs_in_either_place_names_both() {
             )),
         "{msg}"
     );
+}
+
+/// A wandb directory whose run directories have no `.wandb` file yet (a first
+/// run starting) is waited on, its newest run, as a run directory named directly
+/// is; not "no .wandb run found".
+#[test]
+fn a_wandb_dir_whose_runs_have_no_file_yet_waits_for_the_newest() {
+    let d = tempfile::tempdir().unwrap();
+    let wandb = d.path().join("wandb");
+    let old = wandb.join("run-20261206_231000-aaaa0001");
+    let new = wandb.join("offline-run-20261206_231500-bbbb0001");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::create_dir_all(&new).unwrap();
+    for p in [d.path(), wandb.as_path()] {
+        match resolve(p) {
+            Ok(Target::EmptyRunDir(r)) => assert_eq!(r, new, "{}", p.display()),
+            other => panic!("{}: {other:?}", p.display()),
+        }
+    }
 }
