@@ -804,7 +804,20 @@ impl App {
             let out = i.close(&mut self.asks);
             return self.apply(out);
         }
-        let Some(file) = self.shown.source.file.clone() else {
+        // In the workspace's list, the run looked at: the one under the cursor
+        // while the list has the keys, else the pinned one; else the run shown.
+        let on_list = self.panels.focus == panels::Pane::Left;
+        let looked_at = self
+            .runs
+            .workspace
+            .as_deref()
+            .filter(|w| w.view == workspace::WsView::List)
+            .and_then(|w| {
+                let pinned = w.pinned.as_deref().and_then(|k| w.run(k));
+                let run = if on_list { w.cursor_run() } else { pinned };
+                run.or(pinned)?.latest().file.clone()
+            });
+        let Some(file) = looked_at.or_else(|| self.shown.source.file.clone()) else {
             return Effect::NONE;
         };
         self.open_inspector(file, false);

@@ -550,3 +550,41 @@ fn a_drawn_run_counts_as_read_once_a_batch_reaches_the_end_of_its_file() {
     app.update(Msg::char(' '));
     assert_eq!(drawn_read(&app), 1);
 }
+
+/// `i` in the workspace's list inspects the run looked at: the one under the
+/// cursor while the list has the keys, else the pinned one (it opened the main
+/// run's file, whichever was highlighted).
+#[test]
+fn i_inspects_the_highlighted_run_else_the_pinned_one() {
+    use crossterm::event::KeyCode;
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let opened = |app: &mut App| {
+        let fx = app.update(Msg::char('i'));
+        let path = fx.cmds.iter().find_map(|c| match c {
+            Cmd::OpenRecords { path } => Some(path.clone()),
+            _ => None,
+        });
+        let cmds = format!("{:?}", fx.cmds);
+        app.update(Msg::key(KeyCode::Esc));
+        path.unwrap_or_else(|| panic!("the inspector opened: {cmds}"))
+    };
+    app.update(Msg::key(KeyCode::Down));
+    app.update(Msg::key(KeyCode::Down));
+    assert_eq!(
+        opened(&mut app),
+        PathBuf::from("/w/wandb/run-20260101_000200-a/run-a.wandb")
+    );
+    // `a` pinned, the keys on the charts, the cursor moved on: still `a`.
+    app.update(Msg::char(' '));
+    app.update(Msg::char('p'));
+    app.update(Msg::key(KeyCode::Up));
+    app.panels.focus = Pane::Grid;
+    assert_eq!(
+        opened(&mut app),
+        PathBuf::from("/w/wandb/run-20260101_000200-a/run-a.wandb")
+    );
+}
