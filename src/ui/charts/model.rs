@@ -18,11 +18,11 @@ use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
 use crate::ui::{App, Subject};
 use gaps::{gap_note, resume_gaps};
-use runs::{drawn_runs, groups_of, Drawn, Group};
+use runs::{groups_of, Drawn, Group};
 
 pub(crate) mod gaps;
 mod runs;
-pub(crate) use runs::runs_grouped;
+pub(crate) use runs::{drawn_runs, runs_grouped};
 pub(crate) mod smooth;
 
 /// One line of a chart: its points in the chart's x (NaN/Inf = gap).

@@ -550,3 +550,69 @@ fn a_drawn_run_counts_as_read_once_a_batch_reaches_the_end_of_its_file() {
     app.update(Msg::char(' '));
     assert_eq!(drawn_read(&app), 1);
 }
+
+/// A workspace of `n` runs `r0` (oldest) … `r{n-1}`, the newest drawn.
+fn flat(n: u32) -> App {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, None, false);
+    let entries: Vec<RunIndexEntry> = (0..n)
+        .rev()
+        .map(|i| {
+            let name = format!("run-20260101_{i:06}-r{i}");
+            entry(&name, &format!("r{i}"), f64::from(i), RunStatus::Finished)
+        })
+        .collect();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    app
+}
+
+/// The drawn runs' workspace keys and colours (of the default palette's 8), as
+/// the charts draw them; the list's marker agrees with each.
+fn drawn_colors(app: &App) -> Vec<(String, usize)> {
+    let mut v: Vec<(String, usize)> = crate::ui::charts::model::drawn_runs(app)
+        .iter()
+        .filter_map(|d| Some((d.key?.to_owned(), d.color % 8)))
+        .collect();
+    v.sort();
+    for (k, c) in &v {
+        let marker = app.runs.key_color(k).map(|c| c % 8);
+        assert_eq!(marker, Some(*c), "{k}: the list's marker");
+    }
+    v
+}
+
+#[test]
+fn runs_eight_apart_drawn_together_get_different_colours_and_keep_them() {
+    use crossterm::event::KeyCode::{Down, End, Home};
+    let mut app = flat(11);
+    app.update(Msg::char(' ')); // r10 off
+    app.update(Msg::key(Down));
+    app.update(Msg::key(Down));
+    app.update(Msg::char(' ')); // r8
+    app.update(Msg::key(End));
+    app.update(Msg::char(' ')); // r0
+    let two = drawn_colors(&app);
+    assert_eq!(two.len(), 2, "{two:?}");
+    assert_ne!(two[0].1, two[1].1, "{two:?}");
+    // Drawing another run leaves theirs as they were.
+    app.update(Msg::key(Home));
+    app.update(Msg::char(' ')); // r10
+    let three = drawn_colors(&app);
+    assert_eq!(three.len(), 3);
+    for kc in &two {
+        assert!(three.contains(kc), "{kc:?} recoloured: {three:?}");
+    }
+    // r10 keeps its W&B colour (its index, free); r8 keeps its own when r0 goes.
+    assert!(three.contains(&("r10".to_owned(), 10 % 8)), "{three:?}");
+    app.update(Msg::key(End));
+    app.update(Msg::char(' ')); // r0 off
+    let left = drawn_colors(&app);
+    assert_eq!(left.len(), 2);
+    for kc in &left {
+        assert!(three.contains(kc), "{kc:?} recoloured: {three:?}");
+    }
+}

@@ -3,6 +3,7 @@
 //! the loop side; readers are numbered by tag, and a message from a reader the app no
 //! longer follows is dropped.
 
+mod colors;
 mod main;
 mod stitch;
 pub(crate) mod view;
@@ -52,6 +53,72 @@ pub struct WsTag {
     pub pinned: bool,
     /// Its run directories (more than one: a resumed run, its segments stitched).
     pub segments: usize,
+}
+
+/// Outside a workspace the main run is known by its role: it is drawn in the
+/// first colour, whichever run it is.
+const MAIN: &str = "";
+
+impl Runs {
+    /// Give each drawn run its colour among the palette's `n` (kept while it
+    /// stays drawn): in a workspace by the run's stable index, the main run
+    /// first and then the runs in the order they were selected; outside one the
+    /// main run the first colour and each compared run the first free after it.
+    pub(crate) fn sync_colors(&mut self, n: usize) {
+        let mut drawn: Vec<(String, usize)> = Vec::with_capacity(1 + self.compare.len());
+        let mut add = |k: &str, pref: usize| {
+            if !drawn.iter().any(|(d, _)| d == k) {
+                drawn.push((k.to_owned(), pref));
+            }
+        };
+        match self.workspace.as_deref() {
+            Some(ws) => {
+                if let Some(t) = &self.main_tag {
+                    add(&t.key, t.color);
+                }
+                let tags: Vec<&WsTag> = self.compare.iter().filter_map(|c| c.ws.as_ref()).collect();
+                for k in &ws.selected {
+                    if let Some(t) = tags.iter().find(|t| t.key == *k) {
+                        add(&t.key, t.color);
+                    }
+                }
+                for t in tags {
+                    add(&t.key, t.color);
+                }
+            }
+            None => add(MAIN, 0),
+        }
+        for c in self.compare.iter().filter(|c| c.ws.is_none()) {
+            add(&c.dir.to_string_lossy(), 1);
+        }
+        self.colors.sync(&drawn, n);
+    }
+
+    /// The colour of the main run.
+    #[must_use]
+    pub(crate) fn main_color(&self) -> usize {
+        let key = match (&self.workspace, &self.main_tag) {
+            (Some(_), Some(t)) => t.key.as_str(),
+            _ => MAIN,
+        };
+        self.colors.get(key).unwrap_or(0)
+    }
+
+    /// The colour of compared run `c`.
+    #[must_use]
+    pub(crate) fn compared_color(&self, c: &Compared) -> usize {
+        let (key, fallback) = match &c.ws {
+            Some(t) => (std::borrow::Cow::Borrowed(t.key.as_str()), t.color),
+            None => (c.dir.to_string_lossy(), 1),
+        };
+        self.colors.get(&key).unwrap_or(fallback)
+    }
+
+    /// The colour of workspace run `key` when drawn, else None.
+    #[must_use]
+    pub(crate) fn key_color(&self, key: &str) -> Option<usize> {
+        self.colors.get(key)
+    }
 }
 
 /// Points shared by the compared runs of a workspace: each of N drawn runs keeps
@@ -357,4 +424,6 @@ pub struct Runs {
     /// The last compared run dropped for want of its directory, and the note
     /// that said so: cleared should that run be drawn again.
     gone: Option<(PathBuf, String)>,
+    /// The colour each drawn run is given (see [`colors::Colors`]).
+    colors: colors::Colors,
 }

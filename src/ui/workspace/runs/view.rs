@@ -102,7 +102,8 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
         // A compared run's marker in the colour of its lines.
         if let Some(c) = app.runs.is_compared(&app.runs.list[i].dir) {
-            buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
+            let color = app.runs.compared_color(&app.runs.compare[c]);
+            buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(color));
         }
     }
     overlay::hint(buf, area, " enter open · space compare · esc close ", theme);
