@@ -55,6 +55,34 @@ pub struct WsTag {
     pub segments: usize,
 }
 
+/// The picker's rows: one per run, the directories of a resumed run (one run id)
+/// folded into the row of its newest segment (or of the segment shown, `main`),
+/// which counts them. Directories without an id are rows of their own.
+fn one_per_run(runs: Vec<RunEntry>, main: &Path) -> Vec<RunEntry> {
+    let mut out: Vec<RunEntry> = Vec::with_capacity(runs.len());
+    let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for r in runs {
+        let same = by_id.get(&r.id).copied().filter(|_| !r.id.is_empty());
+        match same {
+            Some(i) => {
+                let o = &mut out[i];
+                let n = o.segments.max(1) + 1;
+                if r.dir == main {
+                    *o = r;
+                }
+                o.segments = n;
+            }
+            None => {
+                if !r.id.is_empty() {
+                    by_id.insert(r.id.clone(), out.len());
+                }
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
 /// Outside a workspace the main run is known by its role: it is drawn in the
 /// first colour, whichever run it is.
 const MAIN: &str = "";
@@ -171,7 +199,7 @@ impl Runs {
         if shown.main_dir() != Some(run_dir) {
             return None;
         }
-        self.list = runs;
+        self.list = one_per_run(runs, run_dir);
         shown.source.runs_here = self.list.len().max(1);
         let Some(waiting) = self.waiting.take() else {
             // The picker was closed meanwhile: the count still holds.

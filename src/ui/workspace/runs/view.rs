@@ -31,7 +31,10 @@ fn row(app: &App, i: usize, w: usize) -> String {
             sanitize(short)
         })
         .unwrap_or_default();
-    let name = sanitize(&r.name);
+    let mut name = sanitize(&r.name);
+    if r.segments > 1 {
+        name.push_str(&format!(" ↻{}", r.segments));
+    }
     let size = if r.file.is_some() {
         format::bytes(r.size as f64)
     } else {
