@@ -68,6 +68,24 @@ impl Mapped {
     }
 }
 
+impl Mapped {
+    /// The crosshair's x as the corner reads it: as the axis labels it, except
+    /// that a time axis over ten seconds or more, labelled in whole seconds,
+    /// reads it to a thousandth of its span, so that each step moves it.
+    fn cursor_label(&self, v: f64) -> String {
+        let span = self.x.1 - self.x.0;
+        if self.log || span < 10.0 {
+            return self.label(v);
+        }
+        let fine = span / 1000.0;
+        match self.kind {
+            Kind::Number => self.label(v),
+            Kind::Relative => rel_time(v, fine),
+            Kind::Wall => wall_time(v, (v, v + fine)),
+        }
+    }
+}
+
 /// Step → chosen x for one run.
 enum Map {
     Same,
@@ -268,7 +286,7 @@ impl Mapped {
         let mut c = if crossed {
             let x = self
                 .cursor
-                .map_or_else(|| "–".to_owned(), |v| self.label(v));
+                .map_or_else(|| "–".to_owned(), |v| self.cursor_label(v));
             match y {
                 Some(y) => format!(
                     "x={x} · {}",
