@@ -1273,7 +1273,10 @@ fn the_grid_header_keeps_its_page_count_whole() {
         let s = screen(&app, w, 24);
         let head = s.lines().find(|l| l.contains("Metrics [")).unwrap();
         assert!(
-            head.trim_end().trim_end_matches('│').trim_end().ends_with(&format!("page 2/{pages}")),
+            head.trim_end()
+                .trim_end_matches('│')
+                .trim_end()
+                .ends_with(&format!("page 2/{pages}")),
             "{w}: {head}"
         );
     }

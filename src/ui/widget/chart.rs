@@ -476,7 +476,8 @@ struct LegendPlan {
 fn legend_places(spec: &ChartSpec<'_>, area: Rect) -> LegendPlan {
     use unicode_width::UnicodeWidthStr;
     let swatch = u16::from(!spec.lines.iter().any(|l| l.mark.is_some()));
-    let width = |label: &str| swatch.saturating_add(u16::try_from(label.width()).unwrap_or(u16::MAX));
+    let width =
+        |label: &str| swatch.saturating_add(u16::try_from(label.width()).unwrap_or(u16::MAX));
     let (mut x, mut row, mut places) = (area.x, 0, Vec::new());
     for (label, _) in &spec.legend {
         let w = width(label);
@@ -555,7 +556,15 @@ fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, area: Rect, theme: Theme)
     }
     if let Some((at, row, n)) = plan.more {
         y = area.y + row;
-        x = at + put(buf, at, y, &format!("+{n}"), area.right().saturating_sub(at), theme.dim()) + 1;
+        x =
+            at + put(
+                buf,
+                at,
+                y,
+                &format!("+{n}"),
+                area.right().saturating_sub(at),
+                theme.dim(),
+            ) + 1;
     }
     if let Some(note) = &spec.note {
         if x < area.right() {

@@ -483,7 +483,10 @@ impl Workspace {
                     ));
                 }
                 if let Some(p) = ws.pinned.as_deref().and_then(|p| ws.run(p)) {
-                    parts.push((format!("▲ {}", p.label()), theme.series(runs.key_color(&p.key).unwrap_or(p.color))));
+                    parts.push((
+                        format!("▲ {}", p.label()),
+                        theme.series(runs.key_color(&p.key).unwrap_or(p.color)),
+                    ));
                 }
             }
         }

@@ -125,7 +125,9 @@ fn grid_header(
         .filter
         .is_active()
         .then(|| sanitize(&app.charts.filter.text));
-    let filter = text.as_ref().map(|t| format!(" filtered from {total} by /{t}"));
+    let filter = text
+        .as_ref()
+        .map(|t| format!(" filtered from {total} by /{t}"));
     let short = text.as_ref().map(|t| format!(" /{t}"));
     let mut hidden = None;
     let mut hint = None;

@@ -111,9 +111,19 @@ fn in_time_each_run_reads_its_own_point_nearest_the_crosshair_s_time() {
     });
     let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
     let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
-    assert!(m.cursor.is_some_and(|c| (c - 0.3).abs() < 1e-9), "{:?}", m.cursor);
-    assert!(legend[0].ends_with(&format!(" {}", format::value(30.0))), "{legend:?}");
-    assert!(legend[1].ends_with(&format!(" {}", format::value(105.0))), "{legend:?}");
+    assert!(
+        m.cursor.is_some_and(|c| (c - 0.3).abs() < 1e-9),
+        "{:?}",
+        m.cursor
+    );
+    assert!(
+        legend[0].ends_with(&format!(" {}", format::value(30.0))),
+        "{legend:?}"
+    );
+    assert!(
+        legend[1].ends_with(&format!(" {}", format::value(105.0))),
+        "{legend:?}"
+    );
     // At the main run's last point (0.9 s) the other run is still at its first
     // second; past the other run's line (8 s) the main run reads nothing.
     app.charts.crosshair = Some(Crosshair {
@@ -122,7 +132,10 @@ fn in_time_each_run_reads_its_own_point_nearest_the_crosshair_s_time() {
     });
     let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
     let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
-    assert!(legend[1].ends_with(&format!(" {}", format::value(106.0))), "{legend:?}");
+    assert!(
+        legend[1].ends_with(&format!(" {}", format::value(106.0))),
+        "{legend:?}"
+    );
 }
 
 #[test]
@@ -135,6 +148,9 @@ fn by_step_a_run_whose_line_ends_before_the_crosshair_reads_nothing() {
     });
     let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
     let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
-    assert!(legend[0].ends_with(&format!(" {}", format::value(20.0))), "{legend:?}");
+    assert!(
+        legend[0].ends_with(&format!(" {}", format::value(20.0))),
+        "{legend:?}"
+    );
     assert!(legend[1].ends_with(" –"), "{legend:?}");
 }

@@ -968,7 +968,12 @@ fn legend_row(names: &[&str], rows: u16) -> Vec<String> {
         })
         .filter(|l| l.contains('■') || l.contains('+'))
         .filter(|l| !l.contains('┌') && !l.contains('└'))
-        .map(|l| l.trim_start_matches('│').trim_end_matches('│').trim().to_owned())
+        .map(|l| {
+            l.trim_start_matches('│')
+                .trim_end_matches('│')
+                .trim()
+                .to_owned()
+        })
         .collect()
 }
 

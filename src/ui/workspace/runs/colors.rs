@@ -23,7 +23,8 @@ impl Colors {
             self.slots.clear();
             self.n = n;
         }
-        self.slots.retain(|(k, _)| drawn.iter().any(|(d, _)| d == k));
+        self.slots
+            .retain(|(k, _)| drawn.iter().any(|(d, _)| d == k));
         for (k, pref) in drawn {
             if self.get(k).is_none() {
                 let c = self.pick(*pref);
