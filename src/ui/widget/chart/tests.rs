@@ -910,18 +910,19 @@ fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
 #[test]
 fn a_legend_allowed_rows_wraps_whole_entries_and_keeps_the_plot_three_rows() {
     let legend = ["node-0:gpu 0 82%", "gpu 1 75%", "node-1:gpu 0 9%"];
-    // One row: cut at the edge, as ever.
+    // One row: the entries that fit whole, then how many are left out.
     let one = with_legend(&legend, 1, 10);
-    assert_eq!(one[8], "│■node-0:gpu 0 82% ■gpu│");
+    assert_eq!(one[8], "│■node-0:gpu 0 82% +2  │");
     // Three allowed: an entry that does not fit starts the next row.
     let three = with_legend(&legend, 3, 10);
     assert_eq!(three[6], "│■node-0:gpu 0 82%     │", "{three:#?}");
     assert_eq!(three[7], "│■gpu 1 75%            │", "{three:#?}");
     assert_eq!(three[8], "│■node-1:gpu 0 9%      │", "{three:#?}");
-    // A low chart: the plot keeps three rows, the last legend row is cut.
+    // A low chart: the plot keeps three rows, the last legend row counts what
+    // it has no room for.
     let low = with_legend(&legend, 3, 8);
     assert_eq!(low[5], "│■node-0:gpu 0 82%     │", "{low:#?}");
-    assert_eq!(low[6], "│■gpu 1 75% ■node-1:gpu│", "{low:#?}");
+    assert_eq!(low[6], "│■gpu 1 75% +1         │", "{low:#?}");
     // What fits on one row stays on one.
     let short = with_legend(&["a 1%", "b 2%"], 3, 10);
     assert_eq!(short[8], "│■a 1% ■b 2%           │", "{short:#?}");
