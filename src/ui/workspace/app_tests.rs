@@ -571,7 +571,7 @@ fn flat(n: u32) -> App {
 }
 
 /// The drawn runs' workspace keys and colours (of the default palette's 8), as
-/// the charts draw them; the list's marker agrees with each.
+/// the charts draw them; the list's markers and the statistics' heads agree.
 fn drawn_colors(app: &App) -> Vec<(String, usize)> {
     let mut v: Vec<(String, usize)> = crate::ui::charts::model::drawn_runs(app)
         .iter()
@@ -582,6 +582,11 @@ fn drawn_colors(app: &App) -> Vec<(String, usize)> {
         let marker = app.runs.key_color(k).map(|c| c % 8);
         assert_eq!(marker, Some(*c), "{k}: the list's marker");
     }
+    let mut heads: Vec<usize> = app.stats_runs().iter().map(|r| r.color % 8).collect();
+    let mut lines: Vec<usize> = v.iter().map(|&(_, c)| c).collect();
+    heads.sort_unstable();
+    lines.sort_unstable();
+    assert_eq!(heads, lines, "the statistics' column heads");
     v
 }
 
@@ -615,4 +620,29 @@ fn runs_eight_apart_drawn_together_get_different_colours_and_keep_them() {
     for kc in &left {
         assert!(three.contains(kc), "{kc:?} recoloured: {three:?}");
     }
+}
+
+#[test]
+fn outside_a_workspace_a_compared_run_keeps_its_colour_when_another_goes() {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    for n in ["a", "b", "c"] {
+        let dir = PathBuf::from(format!("/w/wandb/run-{n}"));
+        app.request_compare(dir.clone(), dir);
+    }
+    let colors = |app: &App| -> Vec<usize> {
+        let mut v: Vec<usize> = (app.runs.compare.iter())
+            .map(|c| app.runs.compared_color(c))
+            .collect();
+        v.insert(0, app.runs.main_color());
+        v
+    };
+    assert_eq!(colors(&app), [0, 1, 2, 3]);
+    // `a` goes: `b` and `c` keep theirs; the next run drawn takes the free one.
+    app.runs.compare.remove(0);
+    app.update(Msg::Resize(120, 40));
+    assert_eq!(colors(&app), [0, 2, 3]);
+    let dir = PathBuf::from("/w/wandb/run-d");
+    app.request_compare(dir.clone(), dir);
+    assert_eq!(colors(&app), [0, 2, 3, 1]);
 }
