@@ -44,7 +44,8 @@ pub struct Compared {
 pub struct WsTag {
     /// The workspace run (segments of a resumed run share it).
     pub key: String,
-    /// Stable colour index.
+    /// Stable colour index: the colour it is drawn in where no other drawn run
+    /// has it (what it is drawn in: `Runs::compared_color`, `Runs::main_color`).
     pub color: usize,
     /// Legend text (sanitized).
     pub label: String,
@@ -452,6 +453,6 @@ pub struct Runs {
     /// The last compared run dropped for want of its directory, and the note
     /// that said so: cleared should that run be drawn again.
     gone: Option<(PathBuf, String)>,
-    /// The colour each drawn run is given (see [`colors::Colors`]).
+    /// The colour each drawn run is given (see `colors::Colors`).
     colors: colors::Colors,
 }
