@@ -70,6 +70,9 @@ pub struct RunEntry {
     /// Size and modification time (Unix s) of the `.wandb` file.
     pub size: u64,
     pub modified: Option<f64>,
+    /// The run's directories listed as this one entry (a resumed run's
+    /// segments, sharing its id): 0 or 1 for a run of one directory.
+    pub segments: usize,
 }
 
 /// A decoded image: 8-bit RGBA rows.

@@ -240,6 +240,7 @@ pub fn runs_next_to(run_dir: &Path) -> Vec<RunEntry> {
                 file,
                 name,
                 id,
+                segments: 1,
             }
         })
         .collect()

@@ -310,6 +310,10 @@ impl App {
     /// Do what the features asked of the router: the derived lists rebuilt, then
     /// the layout (which depends on them).
     pub(crate) fn settle(&mut self) {
+        // Whatever drew or dropped a run, or changed the palette, each drawn run
+        // has its colour before anything is drawn.
+        let n = theme::Theme::new(true, self.screen.palette).series_colors();
+        self.runs.sync_colors(n);
         if std::mem::take(&mut self.asks.refresh) {
             self.refresh();
         }

@@ -41,8 +41,9 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if ws_list {
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
-        let selected = (app.runs.workspace.as_deref())
-            .and_then(|w| w.status_parts(app.filter_target, area.width, theme, &mut ws));
+        let selected = (app.runs.workspace.as_deref()).and_then(|w| {
+            w.status_parts(app.filter_target, area.width, (theme, &app.runs), &mut ws)
+        });
         let mut ws = workspace_parts(ws, theme);
         if let Some((i, from, n)) = selected {
             if let Some(p) = ws.get_mut(i) {

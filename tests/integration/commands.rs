@@ -490,3 +490,34 @@ fn fs_calls(text: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// The picker (`R`) beside one segment of a resumed run lists the run once,
+/// on the row of the segment shown, with its segments counted.
+#[test]
+fn the_picker_lists_a_resumed_run_once() {
+    let wandb = common::runs_dir().join("resumed/wandb");
+    let run_dir = wandb.join("offline-run-20261130_175125-resum001");
+    let (file, batch) = leet::source::tail::read_batch(&run_dir).unwrap();
+    let mut rt = FakeRuntime::default();
+    let mut a = App::new(Options::default());
+    a.request_open(run_dir.clone());
+    a.take_cmds();
+    rt.send(&mut a, Msg::Resize(120, 30));
+    let opened = Msg::Opened {
+        path: file,
+        len: batch.file_len,
+        modified: None,
+    };
+    rt.send(&mut a, Msg::Tagged(0, Box::new(opened)));
+    rt.send(&mut a, Msg::Tagged(0, Box::new(Msg::Run(batch))));
+    rt.queue.clear();
+    rt.send(&mut a, Msg::char('R'));
+    rt.settle(&mut a);
+    assert_eq!(a.runs.list.len(), 1, "{:?}", a.runs.list);
+    assert_eq!(a.runs.list[0].dir, run_dir);
+    assert_eq!(a.runs.list[0].segments, 2);
+    let text = screen(&a, 120, 30);
+    assert!(!text.contains("175128-resum001"), "{text}");
+    assert_eq!(text.matches("175125-resum001").count(), 1, "{text}");
+    assert!(text.contains("↻2"), "{text}");
+}

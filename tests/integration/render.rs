@@ -1267,3 +1267,30 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
     assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
     assert!(s.contains("empty: waiting for the first record"), "{s}");
 }
+
+/// The grid's header never cuts the page count it ends with: where the filter
+/// and the charts' count leave it no room, they give way (a cut `page 2/103`
+/// read `page 2/1`).
+#[test]
+fn the_grid_header_keeps_its_page_count_whole() {
+    for w in 60..=120 {
+        let mut app = app_from("many_metrics", w, 24);
+        send(
+            &mut app,
+            std::iter::once(Msg::char('/'))
+                .chain(Msg::typed("."))
+                .chain([Msg::key(KeyCode::Enter), Msg::char('n')]),
+        );
+        let pages = app.charts.grid.pages(app.charts.shown.len());
+        assert!(pages > 9, "{pages} pages at {w}");
+        let s = screen(&app, w, 24);
+        let head = s.lines().find(|l| l.contains("Metrics [")).unwrap();
+        assert!(
+            head.trim_end()
+                .trim_end_matches('│')
+                .trim_end()
+                .ends_with(&format!("page 2/{pages}")),
+            "{w}: {head}"
+        );
+    }
+}

@@ -18,11 +18,11 @@ use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
 use crate::ui::{App, Subject};
 use gaps::{gap_note, resume_gaps};
-use runs::{drawn_runs, groups_of, Drawn, Group};
+use runs::{groups_of, Drawn, Group};
 
 pub(crate) mod gaps;
 mod runs;
-pub(crate) use runs::runs_grouped;
+pub(crate) use runs::{drawn_runs, runs_grouped};
 pub(crate) mod smooth;
 
 /// One line of a chart: its points in the chart's x (NaN/Inf = gap).
@@ -102,12 +102,12 @@ impl<'a> ChartModel<'a> {
         let (x0, x1) = zoom.unwrap_or_else(|| full_x(app, &all));
         let px = usize::from(width.saturating_sub(4)).max(1) * 2;
         // Another x or log x maps the points (None: as drawn).
+        let runs: Vec<&Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
         let cross_x = app
             .charts
             .crosshair
             .filter(|c| c.synced || focused)
-            .map(|c| c.x);
-        let runs: Vec<&Run> = all.iter().map(|&(i, _)| drawn[i].run).collect();
+            .and_then(|c| Some((c.x, crosshair_owner(app, key, &runs)?)));
         let mapped = map_chart(app, key, &runs, zoom, px, cross_x);
         let x = mapped.as_ref().map_or((x0, x1), |m| m.x);
         let on_step = xname == "_step" && mapped.is_none();
@@ -131,7 +131,7 @@ impl<'a> ChartModel<'a> {
             None => downsample(app, &all, (x, px), &minmax),
         };
         let title = title_of(app, key, xname, mapped.as_ref());
-        let (cross, at) = crosshair_at(app, focused, &all);
+        let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
         let corner = corner_of(
             cross,
             &at,
@@ -246,20 +246,45 @@ impl<'a> ChartModel<'a> {
 
 /// The crosshair (on this chart when it is `focused`, on every chart when
 /// synced; never live): its x, and each series' point nearest to x.
+/// In another x (`mapped`) each series' point nearest to the crosshair there;
+/// a series whose line does not reach x (within a dot column of the `px` over
+/// `x`) has none.
 fn crosshair_at(
     app: &App,
     focused: bool,
     all: &[(usize, &Series)],
+    (mapped, x, px): (Option<&Mapped>, (f64, f64), usize),
 ) -> (Option<Crosshair>, Vec<Option<Point>>) {
     let cross = app
         .charts
         .crosshair
         .filter(|c| (c.synced || focused) && !app.is_host());
-    let at: Vec<Option<Point>> = match cross {
-        Some(c) => all.iter().map(|(_, s)| s.nearest(c.x)).collect(),
-        None => Vec::new(),
+    let column = (x.1 - x.0) / px.max(1) as f64;
+    let at: Vec<Option<Point>> = match (cross, mapped) {
+        (Some(_), Some(m)) => m.at.clone(),
+        (Some(c), None) => all
+            .iter()
+            .map(|(_, s)| {
+                let reaches = s
+                    .x_bounds()
+                    .is_some_and(|(a, b)| (a - column..=b + column).contains(&c.x));
+                s.nearest(c.x).filter(|_| reaches)
+            })
+            .collect(),
+        (None, _) => Vec::new(),
     };
     (cross, at)
+}
+
+/// Which of `runs` (a chart's, in its order) the crosshair steps along: the
+/// first of the main run and the compared ones with points of `key`, as
+/// [`Crosshair`]'s keys take it; its x is that run's.
+fn crosshair_owner(app: &App, key: &str, runs: &[&Run]) -> Option<usize> {
+    let order = crate::ui::drawn_runs(&app.shown.run, &app.runs);
+    let owner = order
+        .into_iter()
+        .find(|r| r.metrics.get(key).is_some_and(|s| !s.is_empty()))?;
+    runs.iter().position(|r| std::ptr::eq(*r, owner))
 }
 
 /// The smoothing of `key`'s chart of `runs` over `x` in `px` dot columns: not

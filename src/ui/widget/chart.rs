@@ -65,9 +65,9 @@ pub(crate) struct ChartSpec<'a> {
     pub guides: Guides,
     /// Legend entries (label, style), drawn below the x labels when non-empty.
     pub legend: Vec<(String, Style)>,
-    /// Rows the legend may take: 1 cuts the entries past the chart's width; more
-    /// wraps an entry that does not fit onto the next row (while the plot keeps
-    /// three rows), and cuts only past the last.
+    /// Rows the legend may take: 1 keeps the entries that fit the chart's width;
+    /// more wraps an entry that does not fit onto the next row (while the plot
+    /// keeps three rows). Entries left out are counted (`+N`), never cut.
     pub legend_rows: u16,
     /// Skipped x ranges (lost to damage, or between a resumed run's segments):
     /// marked on the x axis row, `┄┄╳┄┄` over the columns they skip.
@@ -459,25 +459,60 @@ fn draw_marks(buf: &mut Buffer, spec: &ChartSpec<'_>, plot: Rect, to: &plot::Map
     }
 }
 
+/// Where the legend's entries go in `area`, and what says how many were left out.
+struct LegendPlan {
+    /// (x, row) of each entry drawn, in order: the first ones.
+    places: Vec<(u16, u16)>,
+    /// `+N` (x, row, N): the entries that did not fit, counted where the last
+    /// row ends, so no run goes unlabelled without a word.
+    more: Option<(u16, u16, usize)>,
+}
+
 /// Where each legend entry goes in `area`: (x, row), an entry that does not fit
-/// what is left of its row starting the next one while there is one. Entries past
-/// the last row are left out; the last row's are cut at its edge.
-fn legend_places(spec: &ChartSpec<'_>, area: Rect) -> Vec<(u16, u16)> {
+/// what is left of its row starting the next one while there is one. An entry
+/// is drawn whole or not at all (one alone on its row wider than the chart is
+/// cut at its edge); those past the last row are counted in a `+N` at its end,
+/// for which entries before it make room.
+fn legend_places(spec: &ChartSpec<'_>, area: Rect) -> LegendPlan {
     use unicode_width::UnicodeWidthStr;
     let swatch = u16::from(!spec.lines.iter().any(|l| l.mark.is_some()));
-    let (mut x, mut row, mut out) = (area.x, 0, Vec::new());
+    let width =
+        |label: &str| swatch.saturating_add(u16::try_from(label.width()).unwrap_or(u16::MAX));
+    let (mut x, mut row, mut places) = (area.x, 0, Vec::new());
     for (label, _) in &spec.legend {
-        let w = swatch.saturating_add(u16::try_from(label.width()).unwrap_or(u16::MAX));
+        let w = width(label);
         if x > area.x && x.saturating_add(w) > area.right() && row + 1 < area.height {
             (x, row) = (area.x, row + 1);
         }
-        if x >= area.right() {
+        if x >= area.right() || (x > area.x && x.saturating_add(w) > area.right()) {
             break;
         }
-        out.push((x, row));
+        places.push((x, row));
         x = x.saturating_add(w).saturating_add(1);
     }
-    out
+    let mut left = spec.legend.len() - places.len();
+    if left == 0 {
+        return LegendPlan { places, more: None };
+    }
+    // Room for `+N` after the last entry kept, on the last row.
+    loop {
+        let text = u16::try_from(format!("+{left}").len()).unwrap_or(u16::MAX);
+        let (at, row) = match places.last() {
+            Some(&(at, row)) => {
+                let end = at.saturating_add(width(&spec.legend[places.len() - 1].0));
+                (end.saturating_add(1), row)
+            }
+            None => (area.x, 0),
+        };
+        if places.is_empty() || at.saturating_add(text) <= area.right() {
+            return LegendPlan {
+                places,
+                more: Some((at, row, left)),
+            };
+        }
+        places.pop();
+        left += 1;
+    }
 }
 
 /// Rows the legend takes in `inner`: none in a chart too low for it; else the rows
@@ -491,9 +526,10 @@ fn legend_height(spec: &ChartSpec<'_>, inner: Rect) -> u16 {
         return 1;
     }
     let area = Rect::new(inner.x, 0, inner.width, most);
-    legend_places(spec, area)
-        .last()
-        .map_or(1, |&(_, row)| row + 1)
+    let plan = legend_places(spec, area);
+    let last = plan.places.last().map(|&(_, row)| row);
+    last.max(plan.more.map(|(_, row, _)| row))
+        .map_or(1, |row| row + 1)
 }
 
 /// The legend's entries in `area` (its rows below the x labels), then the note on
@@ -502,7 +538,8 @@ fn legend_height(spec: &ChartSpec<'_>, inner: Rect) -> u16 {
 fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, area: Rect, theme: Theme) {
     let swatch = !spec.lines.iter().any(|l| l.mark.is_some());
     let (mut x, mut y) = (area.x, area.y);
-    for ((label, style), (at, row)) in spec.legend.iter().zip(legend_places(spec, area)) {
+    let plan = legend_places(spec, area);
+    for ((label, style), &(at, row)) in spec.legend.iter().zip(&plan.places) {
         (x, y) = (at, area.y + row);
         if swatch {
             x += put(buf, x, y, "■", area.right() - x, *style);
@@ -516,6 +553,18 @@ fn draw_legend(buf: &mut Buffer, spec: &ChartSpec<'_>, area: Rect, theme: Theme)
             theme.label(),
         );
         x += w + 1;
+    }
+    if let Some((at, row, n)) = plan.more {
+        y = area.y + row;
+        x =
+            at + put(
+                buf,
+                at,
+                y,
+                &format!("+{n}"),
+                area.right().saturating_sub(at),
+                theme.dim(),
+            ) + 1;
     }
     if let Some(note) = &spec.note {
         if x < area.right() {

@@ -588,3 +588,99 @@ fn i_inspects_the_highlighted_run_else_the_pinned_one() {
         PathBuf::from("/w/wandb/run-20260101_000200-a/run-a.wandb")
     );
 }
+
+/// A workspace of `n` runs `r0` (oldest) … `r{n-1}`, the newest drawn.
+fn flat(n: u32) -> App {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, None, false);
+    let entries: Vec<RunIndexEntry> = (0..n)
+        .rev()
+        .map(|i| {
+            let name = format!("run-20260101_{i:06}-r{i}");
+            entry(&name, &format!("r{i}"), f64::from(i), RunStatus::Finished)
+        })
+        .collect();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    app
+}
+
+/// The drawn runs' workspace keys and colours (of the default palette's 8), as
+/// the charts draw them; the list's markers and the statistics' heads agree.
+fn drawn_colors(app: &App) -> Vec<(String, usize)> {
+    let mut v: Vec<(String, usize)> = crate::ui::charts::model::drawn_runs(app)
+        .iter()
+        .filter_map(|d| Some((d.key?.to_owned(), d.color % 8)))
+        .collect();
+    v.sort();
+    for (k, c) in &v {
+        let marker = app.runs.key_color(k).map(|c| c % 8);
+        assert_eq!(marker, Some(*c), "{k}: the list's marker");
+    }
+    let mut heads: Vec<usize> = app.stats_runs().iter().map(|r| r.color % 8).collect();
+    let mut lines: Vec<usize> = v.iter().map(|&(_, c)| c).collect();
+    heads.sort_unstable();
+    lines.sort_unstable();
+    assert_eq!(heads, lines, "the statistics' column heads");
+    v
+}
+
+#[test]
+fn runs_eight_apart_drawn_together_get_different_colours_and_keep_them() {
+    use crossterm::event::KeyCode::{Down, End, Home};
+    let mut app = flat(11);
+    app.update(Msg::char(' ')); // r10 off
+    app.update(Msg::key(Down));
+    app.update(Msg::key(Down));
+    app.update(Msg::char(' ')); // r8
+    app.update(Msg::key(End));
+    app.update(Msg::char(' ')); // r0
+    let two = drawn_colors(&app);
+    assert_eq!(two.len(), 2, "{two:?}");
+    assert_ne!(two[0].1, two[1].1, "{two:?}");
+    // Drawing another run leaves theirs as they were.
+    app.update(Msg::key(Home));
+    app.update(Msg::char(' ')); // r10
+    let three = drawn_colors(&app);
+    assert_eq!(three.len(), 3);
+    for kc in &two {
+        assert!(three.contains(kc), "{kc:?} recoloured: {three:?}");
+    }
+    // r10 keeps its W&B colour (its index, free); r8 keeps its own when r0 goes.
+    assert!(three.contains(&("r10".to_owned(), 10 % 8)), "{three:?}");
+    app.update(Msg::key(End));
+    app.update(Msg::char(' ')); // r0 off
+    let left = drawn_colors(&app);
+    assert_eq!(left.len(), 2);
+    for kc in &left {
+        assert!(three.contains(kc), "{kc:?} recoloured: {three:?}");
+    }
+}
+
+#[test]
+fn outside_a_workspace_a_compared_run_keeps_its_colour_when_another_goes() {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    for n in ["a", "b", "c"] {
+        let dir = PathBuf::from(format!("/w/wandb/run-{n}"));
+        app.request_compare(dir.clone(), dir);
+    }
+    let colors = |app: &App| -> Vec<usize> {
+        let mut v: Vec<usize> = (app.runs.compare.iter())
+            .map(|c| app.runs.compared_color(c))
+            .collect();
+        v.insert(0, app.runs.main_color());
+        v
+    };
+    assert_eq!(colors(&app), [0, 1, 2, 3]);
+    // `a` goes: `b` and `c` keep theirs; the next run drawn takes the free one.
+    app.runs.compare.remove(0);
+    app.update(Msg::Resize(120, 40));
+    assert_eq!(colors(&app), [0, 2, 3]);
+    let dir = PathBuf::from("/w/wandb/run-d");
+    app.request_compare(dir.clone(), dir);
+    assert_eq!(colors(&app), [0, 2, 3, 1]);
+}

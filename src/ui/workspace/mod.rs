@@ -61,7 +61,9 @@ pub struct WsRun {
     /// The newest segment's directory name (the query's `key` field).
     dir_name: String,
     /// Stable colour index (the run's position among the directory's runs, oldest
-    /// first, so runs started one after another get different colours).
+    /// first, so runs started one after another get different colours): the
+    /// colour it is drawn in unless another drawn run has it (see
+    /// `runs::Runs::sync_colors`).
     pub color: usize,
 }
 

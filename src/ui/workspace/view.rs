@@ -13,6 +13,7 @@ use crate::ui::panels::Pane;
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
+use crate::ui::workspace::runs::Runs;
 use crate::ui::workspace::{Prompt, Workspace, WsRun};
 use crate::ui::{App, FilterTarget};
 
@@ -213,7 +214,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             y,
             w,
             ws,
-            r,
+            (r, app.runs.key_color(&r.key).unwrap_or(r.color)),
             base,
             theme,
             (wide, id, start, runtime, value),
@@ -314,7 +315,7 @@ fn row(
     y: u16,
     w: usize,
     ws: &Workspace,
-    r: &WsRun,
+    (r, color): (&WsRun, usize),
     base: Style,
     theme: Theme,
     (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
@@ -338,7 +339,7 @@ fn row(
     } else {
         "  "
     };
-    put_s(&mut at, mark, theme.series(r.color));
+    put_s(&mut at, mark, theme.series(color));
     let (word, glyph, style) = state(r, theme);
     if wide {
         put_s(&mut at, &format!("{word:<9}"), style);
@@ -352,7 +353,7 @@ fn row(
         name.push_str(&format!(" ({} nodes)", r.node_count()));
     }
     let name_style = if selected {
-        theme.series(r.color)
+        theme.series(color)
     } else {
         theme.text()
     };
@@ -406,7 +407,7 @@ impl Workspace {
         &self,
         typing: Option<FilterTarget>,
         width: u16,
-        theme: Theme,
+        (theme, runs): (Theme, &Runs),
         parts: &mut Vec<(String, Style)>,
     ) -> Option<(usize, u16, u16)> {
         let ws = self;
@@ -482,7 +483,10 @@ impl Workspace {
                     ));
                 }
                 if let Some(p) = ws.pinned.as_deref().and_then(|p| ws.run(p)) {
-                    parts.push((format!("▲ {}", p.label()), theme.series(p.color)));
+                    parts.push((
+                        format!("▲ {}", p.label()),
+                        theme.series(runs.key_color(&p.key).unwrap_or(p.color)),
+                    ));
                 }
             }
         }

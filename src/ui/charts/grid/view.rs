@@ -64,7 +64,8 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
         None => (start, end, start / per_page, n.div_ceil(per_page)),
     };
     let focused_pane = app.panels.focus == crate::ui::panels::Pane::Grid;
-    let header = grid_header(app, (start, end), (page, pages));
+    let width = usize::from(area.width.saturating_sub(1));
+    let header = grid_header(app, (start, end), (page, pages), width);
     put(
         buf,
         area.x + 1,
@@ -99,24 +100,37 @@ pub(crate) fn render_grid(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     }
 }
 
-/// The grid's header line: which charts of how many it shows, the filter, the
-/// hidden charts and the key that shows or hides them, the page.
-fn grid_header(app: &App, (start, end): (usize, usize), (page, pages): (usize, usize)) -> String {
+/// The grid's header line, at most `width` columns: which charts of how many it
+/// shows, the filter, the hidden charts and the key that shows or hides them,
+/// the page. Where a page count does not fit, the key, then the filter's words,
+/// then the hidden count, then the filter give way, so it is never cut.
+fn grid_header(
+    app: &App,
+    (start, end): (usize, usize),
+    (page, pages): (usize, usize),
+    width: usize,
+) -> String {
+    use unicode_width::UnicodeWidthStr;
     let n = app.charts.shown.len();
     let total = app.charts.metric_keys.len();
-    let mut header = if n == 0 {
+    let head = if n == 0 {
         "Metrics [0]".to_owned()
     } else if start >= end {
         format!("Metrics [{n}]")
     } else {
         format!("Metrics [{}-{end} of {n}]", start + 1)
     };
-    if app.charts.filter.is_active() {
-        header.push_str(&format!(
-            " filtered from {total} by /{}",
-            sanitize(&app.charts.filter.text)
-        ));
-    }
+    let text = app
+        .charts
+        .filter
+        .is_active()
+        .then(|| sanitize(&app.charts.filter.text));
+    let filter = text
+        .as_ref()
+        .map(|t| format!(" filtered from {total} by /{t}"));
+    let short = text.as_ref().map(|t| format!(" /{t}"));
+    let mut hidden = None;
+    let mut hint = None;
     if app.charts.hidden > 0 {
         let key = app
             .screen
@@ -132,15 +146,37 @@ fn grid_header(app: &App, (start, end): (usize, usize), (page, pages): (usize, u
         } else {
             ("hidden", "shows")
         };
-        header.push_str(&format!(" · {} {what}", app.charts.hidden));
-        if let Some(k) = key {
-            header.push_str(&format!(" ({k} {verb})"));
+        hidden = Some(format!(" · {} {what}", app.charts.hidden));
+        hint = key.map(|k| format!(" ({k} {verb})"));
+    }
+    let page = if pages > 1 {
+        format!("  page {}/{pages}", page + 1)
+    } else {
+        String::new()
+    };
+    let join = |parts: &[&Option<String>]| {
+        let mut h = head.clone();
+        for p in parts.iter().filter_map(|p| p.as_deref()) {
+            h.push_str(p);
         }
+        h.push_str(&page);
+        h
+    };
+    let full = join(&[&filter, &hidden, &hint]);
+    if page.is_empty() {
+        return full;
     }
-    if pages > 1 {
-        header.push_str(&format!("  page {}/{pages}", page + 1));
-    }
-    header
+    let tries = [
+        full,
+        join(&[&filter, &hidden]),
+        join(&[&short, &hidden]),
+        join(&[&short]),
+    ];
+    let last = join(&[]);
+    tries
+        .into_iter()
+        .find(|h| h.width() <= width)
+        .unwrap_or(last)
 }
 
 /// What the body says when no chart is shown: why the run cannot be read, or

@@ -78,17 +78,17 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
     let grouped = app.runs.in_workspace_list();
     v.push(Drawn {
         run: &app.shown.run,
-        color: main.map_or(0, |t| t.color),
+        color: app.runs.main_color(),
         label: main.map_or_else(|| app.shown.run_label(), |t| t.label.clone()),
         pinned: main.is_some_and(|t| t.pinned),
         key: main.map(|t| t.key.as_str()),
         group: main.and_then(|t| t.group.as_deref()).filter(|_| grouped),
     });
-    for (i, c) in app.runs.compare.iter().enumerate() {
+    for c in &app.runs.compare {
         let t = c.ws.as_ref().filter(|_| app.runs.workspace.is_some());
         v.push(Drawn {
             run: &c.run,
-            color: t.map_or(i + 1, |t| t.color),
+            color: app.runs.compared_color(c),
             label: c.label.clone(),
             pinned: t.is_some_and(|t| t.pinned),
             key: t.map(|t| t.key.as_str()),

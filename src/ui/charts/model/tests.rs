@@ -76,3 +76,81 @@ fn zoom_log_and_the_crosshair_are_decided_in_the_model() {
     let m = ChartModel::build(&app, KEY, 40, false, theme()).expect("a chart");
     assert_eq!(m.cursor, None);
 }
+
+/// `app_with_run` (10·step, 0.1 s a step) beside a run logging `KEY` = 100 +
+/// step at one step a second from step 5 (steps 5..=14: 0 s … 9 s), both charted
+/// by relative time.
+fn two_runs_by_time() -> App {
+    let mut app = app_with_run();
+    for s in 0..10 {
+        (app.shown.run.timeline.runtime).push(f64::from(s), 0.1 * f64::from(s));
+    }
+    let dir = std::path::PathBuf::from("/w/wandb/run-b");
+    app.request_compare(dir.clone(), dir);
+    app.take_cmds();
+    let run = &mut app.runs.compare[0].run;
+    for s in 5..15 {
+        run.metrics.push(KEY, f64::from(s), 100.0 + f64::from(s));
+        run.timeline.runtime.push(f64::from(s), f64::from(s - 5));
+    }
+    app.charts
+        .xaxis
+        .per_chart
+        .insert(KEY.to_owned(), crate::ui::charts::xaxis::XAxis::Relative);
+    app
+}
+
+#[test]
+fn in_time_each_run_reads_its_own_point_nearest_the_crosshair_s_time() {
+    let mut app = two_runs_by_time();
+    // The main run's step 3: 0.3 s, where the other run's first point (0 s) is
+    // nearest; its step 3 is not drawn at all.
+    app.charts.crosshair = Some(Crosshair {
+        x: 3.0,
+        synced: false,
+    });
+    let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
+    let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
+    assert!(
+        m.cursor.is_some_and(|c| (c - 0.3).abs() < 1e-9),
+        "{:?}",
+        m.cursor
+    );
+    assert!(
+        legend[0].ends_with(&format!(" {}", format::value(30.0))),
+        "{legend:?}"
+    );
+    assert!(
+        legend[1].ends_with(&format!(" {}", format::value(105.0))),
+        "{legend:?}"
+    );
+    // At the main run's last point (0.9 s) the other run is still at its first
+    // second; past the other run's line (8 s) the main run reads nothing.
+    app.charts.crosshair = Some(Crosshair {
+        x: 9.0,
+        synced: false,
+    });
+    let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
+    let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
+    assert!(
+        legend[1].ends_with(&format!(" {}", format::value(106.0))),
+        "{legend:?}"
+    );
+}
+
+#[test]
+fn by_step_a_run_whose_line_ends_before_the_crosshair_reads_nothing() {
+    let mut app = two_runs_by_time();
+    app.charts.xaxis.per_chart.clear();
+    app.charts.crosshair = Some(Crosshair {
+        x: 2.0,
+        synced: false,
+    });
+    let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
+    let legend: Vec<&str> = m.legend.iter().map(|(l, _)| l.as_str()).collect();
+    assert!(
+        legend[0].ends_with(&format!(" {}", format::value(20.0))),
+        "{legend:?}"
+    );
+    assert!(legend[1].ends_with(" –"), "{legend:?}");
+}

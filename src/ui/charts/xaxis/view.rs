@@ -38,6 +38,9 @@ pub(crate) struct Mapped {
     pub name: Option<String>,
     /// The crosshair's x in the chosen x, where it maps.
     pub cursor: Option<f64>,
+    /// Per drawn series, its own point nearest to the cursor in the chosen x
+    /// (None where it has none within a dot column of its line).
+    pub at: Vec<Option<Point>>,
     kind: Kind,
 }
 
@@ -61,6 +64,24 @@ impl Mapped {
             Kind::Number => format::compact(v),
             Kind::Relative => rel_time(v, b - a),
             Kind::Wall => wall_time(v, (a, b)),
+        }
+    }
+}
+
+impl Mapped {
+    /// The crosshair's x as the corner reads it: as the axis labels it, except
+    /// that a time axis over ten seconds or more, labelled in whole seconds,
+    /// reads it to a thousandth of its span, so that each step moves it.
+    fn cursor_label(&self, v: f64) -> String {
+        let span = self.x.1 - self.x.0;
+        if self.log || span < 10.0 {
+            return self.label(v);
+        }
+        let fine = span / 1000.0;
+        match self.kind {
+            Kind::Number => self.label(v),
+            Kind::Relative => rel_time(v, fine),
+            Kind::Wall => wall_time(v, (v, v + fine)),
         }
     }
 }
@@ -127,7 +148,7 @@ pub(crate) fn map_chart(
     runs: &[&Run],
     zoom: Option<(f64, f64)>,
     px: usize,
-    cross: Option<f64>,
+    cross: Option<(f64, usize)>,
 ) -> Option<Mapped> {
     let x = app.charts.xaxis.of(key);
     let log = app.charts.xaxis.log_x(key);
@@ -165,17 +186,23 @@ pub(crate) fn map_chart(
                     None => dropped += 1,
                 }
             }
-            // The crosshair stands at a point of the first series, in its own x:
-            // a step wherever the chart's series are over `_step`.
-            if i == 0 && (*x == XAxis::Default || run.x_axis_of(key) == "_step") {
-                cursor = cross
-                    .and_then(|c| map.at(c))
-                    .and_then(|v| axis_value(v, log));
+            // The crosshair stands at a point of the series it steps along (`owner`),
+            // in that run's own x: a step wherever the chart's series are over
+            // `_step`, mapped by that run's steps, not another's.
+            if let Some((c, owner)) = cross {
+                if i == owner && (*x == XAxis::Default || run.x_axis_of(key) == "_step") {
+                    cursor = map.at(c).and_then(|v| axis_value(v, log));
+                }
             }
         }
         mapped.push(out);
     }
     let range = if lo <= hi { (lo, hi) } else { (0.0, 0.0) };
+    let column = (range.1 - range.0) / px.max(1) as f64;
+    let at = mapped
+        .iter()
+        .map(|m| cursor.and_then(|c| nearest_near(m, c, column)))
+        .collect();
     let pts = mapped.iter().map(|m| thin(m, range, px)).collect();
     let kind = match x {
         XAxis::Relative => Kind::Relative,
@@ -195,8 +222,23 @@ pub(crate) fn map_chart(
         ticks,
         name: x.label().map(sanitize),
         cursor,
+        at,
         kind,
     })
+}
+
+/// The finite point of `pts` nearest to `x`, where `x` is within `column` of the
+/// points' x range (a run whose line does not reach `x` has no value there).
+pub(crate) fn nearest_near(pts: &[Point], x: f64, column: f64) -> Option<Point> {
+    let finite = || pts.iter().filter(|p| p.0.is_finite() && p.1.is_finite());
+    let lo = finite().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let hi = finite().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    if !(lo - column..=hi + column).contains(&x) {
+        return None;
+    }
+    finite()
+        .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+        .copied()
 }
 
 /// `src`, a series of `key` in the series' own x (its smoothed line), in the x
@@ -244,7 +286,7 @@ impl Mapped {
         let mut c = if crossed {
             let x = self
                 .cursor
-                .map_or_else(|| "–".to_owned(), |v| self.label(v));
+                .map_or_else(|| "–".to_owned(), |v| self.cursor_label(v));
             match y {
                 Some(y) => format!(
                     "x={x} · {}",

@@ -155,14 +155,14 @@ impl Drawn<'_> {
             self.main,
             StatsRun {
                 label: main.map_or_else(|| self.label.clone(), |t| t.label.clone()),
-                color: main.map_or(0, |t| t.color),
+                color: self.runs.main_color(),
             },
         ))
-        .chain(self.runs.compare.iter().enumerate().map(|(i, c)| {
+        .chain(self.runs.compare.iter().map(|c| {
             let t = c.ws.as_ref().filter(|_| ws.is_some());
             let run = StatsRun {
                 label: c.label.clone(),
-                color: t.map_or(i + 1, |t| t.color),
+                color: self.runs.compared_color(c),
             };
             (t, Some(c.dir.as_path()), &c.run, run)
         }));

@@ -910,19 +910,90 @@ fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
 #[test]
 fn a_legend_allowed_rows_wraps_whole_entries_and_keeps_the_plot_three_rows() {
     let legend = ["node-0:gpu 0 82%", "gpu 1 75%", "node-1:gpu 0 9%"];
-    // One row: cut at the edge, as ever.
+    // One row: the entries that fit whole, then how many are left out.
     let one = with_legend(&legend, 1, 10);
-    assert_eq!(one[8], "│■node-0:gpu 0 82% ■gpu│");
+    assert_eq!(one[8], "│■node-0:gpu 0 82% +2  │");
     // Three allowed: an entry that does not fit starts the next row.
     let three = with_legend(&legend, 3, 10);
     assert_eq!(three[6], "│■node-0:gpu 0 82%     │", "{three:#?}");
     assert_eq!(three[7], "│■gpu 1 75%            │", "{three:#?}");
     assert_eq!(three[8], "│■node-1:gpu 0 9%      │", "{three:#?}");
-    // A low chart: the plot keeps three rows, the last legend row is cut.
+    // A low chart: the plot keeps three rows, the last legend row counts what
+    // it has no room for.
     let low = with_legend(&legend, 3, 8);
     assert_eq!(low[5], "│■node-0:gpu 0 82%     │", "{low:#?}");
-    assert_eq!(low[6], "│■gpu 1 75% ■node-1:gpu│", "{low:#?}");
+    assert_eq!(low[6], "│■gpu 1 75% +1         │", "{low:#?}");
     // What fits on one row stays on one.
     let short = with_legend(&["a 1%", "b 2%"], 3, 10);
     assert_eq!(short[8], "│■a 1% ■b 2%           │", "{short:#?}");
+}
+
+/// The legend's last row of a 30×`h` chart of `names` drawn with swatches.
+fn legend_row(names: &[&str], rows: u16) -> Vec<String> {
+    let area = Rect::new(0, 0, 30, 12);
+    let mut buf = Buffer::empty(area);
+    let spec = ChartSpec {
+        title: "loss",
+        corner: None,
+        lines: vec![Line {
+            points: &[(0.0, 1.0), (1.0, 2.0)],
+            style: Style::default(),
+            breaks: &[],
+            mark: None,
+        }],
+        bands: Vec::new(),
+        cursor: None,
+        x: (0.0, 1.0),
+        log_y: false,
+        focused: false,
+        fmt_x: &format::compact,
+        x_ticks: XTicks::Round,
+        y_unit: Unit::Plain,
+        guides: Guides::Off,
+        legend: names
+            .iter()
+            .map(|n| ((*n).to_owned(), Style::default()))
+            .collect(),
+        legend_rows: rows,
+        gaps: Vec::new(),
+        note: None,
+    };
+    render_chart(&mut buf, area, &spec, Theme::new(true, Palette::Default));
+    (0..area.height)
+        .map(|y| {
+            (0..area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .filter(|l| l.contains('■') || l.contains('+'))
+        .filter(|l| !l.contains('┌') && !l.contains('└'))
+        .map(|l| {
+            l.trim_start_matches('│')
+                .trim_end_matches('│')
+                .trim()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_legend_that_does_not_fit_ends_at_a_whole_entry_and_counts_the_rest() {
+    let names = ["multi-0", "multi-1", "multi-2", "multi-3", "multi-4"];
+    // 28 columns: three entries (8 + 1 + 8 + 1 + 8) and no room for "+2" after them.
+    assert_eq!(legend_row(&names, 1), ["■multi-0 ■multi-1 +3"]);
+    // Two rows: the second ends in what is left out.
+    assert_eq!(
+        legend_row(&names, 2),
+        ["■multi-0 ■multi-1 ■multi-2", "■multi-3 ■multi-4"]
+    );
+    let seven: Vec<String> = (0..7).map(|i| format!("multi-{i}")).collect();
+    let seven: Vec<&str> = seven.iter().map(String::as_str).collect();
+    assert_eq!(
+        legend_row(&seven, 2),
+        ["■multi-0 ■multi-1 ■multi-2", "■multi-3 ■multi-4 +2"]
+    );
+    // All fit: no count.
+    assert_eq!(legend_row(&names[..2], 1), ["■multi-0 ■multi-1"]);
 }

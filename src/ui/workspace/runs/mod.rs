@@ -3,6 +3,7 @@
 //! the loop side; readers are numbered by tag, and a message from a reader the app no
 //! longer follows is dropped.
 
+mod colors;
 mod main;
 mod stitch;
 pub(crate) mod view;
@@ -43,7 +44,8 @@ pub struct Compared {
 pub struct WsTag {
     /// The workspace run (segments of a resumed run share it).
     pub key: String,
-    /// Stable colour index.
+    /// Stable colour index: the colour it is drawn in where no other drawn run
+    /// has it (what it is drawn in: `Runs::compared_color`, `Runs::main_color`).
     pub color: usize,
     /// Legend text (sanitized).
     pub label: String,
@@ -52,6 +54,100 @@ pub struct WsTag {
     pub pinned: bool,
     /// Its run directories (more than one: a resumed run, its segments stitched).
     pub segments: usize,
+}
+
+/// The picker's rows: one per run, the directories of a resumed run (one run id)
+/// folded into the row of its newest segment (or of the segment shown, `main`),
+/// which counts them. Directories without an id are rows of their own.
+fn one_per_run(runs: Vec<RunEntry>, main: &Path) -> Vec<RunEntry> {
+    let mut out: Vec<RunEntry> = Vec::with_capacity(runs.len());
+    let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for r in runs {
+        let same = by_id.get(&r.id).copied().filter(|_| !r.id.is_empty());
+        match same {
+            Some(i) => {
+                let o = &mut out[i];
+                let n = o.segments.max(1) + 1;
+                if r.dir == main {
+                    *o = r;
+                }
+                o.segments = n;
+            }
+            None => {
+                if !r.id.is_empty() {
+                    by_id.insert(r.id.clone(), out.len());
+                }
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// Outside a workspace the main run is known by its role: it is drawn in the
+/// first colour, whichever run it is.
+const MAIN: &str = "";
+
+impl Runs {
+    /// Give each drawn run its colour among the palette's `n` (kept while it
+    /// stays drawn): in a workspace by the run's stable index, the main run
+    /// first and then the runs in the order they were selected; outside one the
+    /// main run the first colour and each compared run the first free after it.
+    pub(crate) fn sync_colors(&mut self, n: usize) {
+        let mut drawn: Vec<(String, usize)> = Vec::with_capacity(1 + self.compare.len());
+        let mut add = |k: &str, pref: usize| {
+            if !drawn.iter().any(|(d, _)| d == k) {
+                drawn.push((k.to_owned(), pref));
+            }
+        };
+        match self.workspace.as_deref() {
+            Some(ws) => {
+                if let Some(t) = &self.main_tag {
+                    add(&t.key, t.color);
+                }
+                let tags: Vec<&WsTag> = self.compare.iter().filter_map(|c| c.ws.as_ref()).collect();
+                for k in &ws.selected {
+                    if let Some(t) = tags.iter().find(|t| t.key == *k) {
+                        add(&t.key, t.color);
+                    }
+                }
+                for t in tags {
+                    add(&t.key, t.color);
+                }
+            }
+            None => add(MAIN, 0),
+        }
+        for c in self.compare.iter().filter(|c| c.ws.is_none()) {
+            add(&c.dir.to_string_lossy(), 1);
+        }
+        self.colors.sync(&drawn, n);
+    }
+
+    /// The colour of the main run.
+    #[must_use]
+    pub(crate) fn main_color(&self) -> usize {
+        let key = match (&self.workspace, &self.main_tag) {
+            (Some(_), Some(t)) => t.key.as_str(),
+            _ => MAIN,
+        };
+        self.colors.get(key).unwrap_or(0)
+    }
+
+    /// The colour of compared run `c`.
+    #[must_use]
+    pub(crate) fn compared_color(&self, c: &Compared) -> usize {
+        let (key, fallback) = match &c.ws {
+            Some(t) => (std::borrow::Cow::Borrowed(t.key.as_str()), t.color),
+            None => (c.dir.to_string_lossy(), 1),
+        };
+        self.colors.get(&key).unwrap_or(fallback)
+    }
+
+    /// The colour of workspace run `key` when drawn, else None.
+    #[must_use]
+    pub(crate) fn key_color(&self, key: &str) -> Option<usize> {
+        self.colors.get(key)
+    }
 }
 
 /// Points shared by the compared runs of a workspace: each of N drawn runs keeps
@@ -104,7 +200,7 @@ impl Runs {
         if shown.main_dir() != Some(run_dir) {
             return None;
         }
-        self.list = runs;
+        self.list = one_per_run(runs, run_dir);
         shown.source.runs_here = self.list.len().max(1);
         let Some(waiting) = self.waiting.take() else {
             // The picker was closed meanwhile: the count still holds.
@@ -357,4 +453,6 @@ pub struct Runs {
     /// The last compared run dropped for want of its directory, and the note
     /// that said so: cleared should that run be drawn again.
     gone: Option<(PathBuf, String)>,
+    /// The colour each drawn run is given (see `colors::Colors`).
+    colors: colors::Colors,
 }

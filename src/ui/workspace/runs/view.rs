@@ -31,7 +31,10 @@ fn row(app: &App, i: usize, w: usize) -> String {
             sanitize(short)
         })
         .unwrap_or_default();
-    let name = sanitize(&r.name);
+    let mut name = sanitize(&r.name);
+    if r.segments > 1 {
+        name.push_str(&format!(" ↻{}", r.segments));
+    }
     let size = if r.file.is_some() {
         format::bytes(r.size as f64)
     } else {
@@ -102,7 +105,8 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         buf.set_stringn(inner.x + 1, y, row(app, i, w), w, style);
         // A compared run's marker in the colour of its lines.
         if let Some(c) = app.runs.is_compared(&app.runs.list[i].dir) {
-            buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(c + 1));
+            let color = app.runs.compared_color(&app.runs.compare[c]);
+            buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(color));
         }
     }
     overlay::hint(buf, area, " enter open · space compare · esc close ", theme);

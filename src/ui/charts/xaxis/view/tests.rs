@@ -100,3 +100,31 @@ fn axis_values_on_a_log_axis_drop_zero_and_below() {
     assert_eq!(axis_value(-3.0, false), Some(-3.0));
     assert_eq!(axis_value(f64::NAN, false), None);
 }
+
+#[test]
+fn the_crosshair_reads_a_long_time_axis_finer_than_its_labels() {
+    // An 11 s axis: labels in whole seconds, the crosshair to the ms.
+    let t0 = 1_796_060_000.0 + 17.0 * 3600.0 + 51.0 * 60.0 + 32.0;
+    let m = |kind, x: (f64, f64)| Mapped {
+        x,
+        pts: Vec::new(),
+        dropped: 0,
+        log: false,
+        ticks: XTicks::Seconds,
+        name: None,
+        cursor: None,
+        at: Vec::new(),
+        kind,
+    };
+    let wall = m(Kind::Wall, (t0, t0 + 11.0));
+    let a = wall.cursor_label(t0 + 11.348);
+    let b = wall.cursor_label(t0 + 11.342);
+    assert_ne!(a, b);
+    assert!(a.ends_with(".348"), "{a}");
+    assert_eq!(wall.label(t0 + 11.348), wall.label(t0 + 11.342));
+    let rel = m(Kind::Relative, (0.0, 40.0));
+    assert_eq!(rel.cursor_label(12.345), "12.345s");
+    // Under ten seconds the axis's own decimals already tell steps apart.
+    let short = m(Kind::Relative, (0.343, 0.407));
+    assert_eq!(short.cursor_label(0.348), short.label(0.348));
+}
