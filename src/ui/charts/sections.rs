@@ -412,7 +412,8 @@ fn row_min(h: usize, r: usize) -> usize {
 
 /// Where each header and chart of `page` goes in `body`: headers one line, the
 /// chart rows sharing the rest (as tall as in a page of `grid_rows` rows, taller
-/// where fewer rows share it), `cols` charts a row.
+/// where fewer rows share it), `cols` charts a row (a shorter row's charts
+/// sharing its width).
 #[must_use]
 pub fn place(
     page: &Page,
@@ -471,8 +472,14 @@ pub fn place(
                     body.width,
                     rh.min(body.bottom().saturating_sub(y)),
                 );
+                // A row short of `cols` charts (a small section, a section's last
+                // row) has them share its width, as the plain grid's last row
+                // does, rather than leave the rest of it blank.
+                let n = u16::try_from(charts.len())
+                    .unwrap_or(cols)
+                    .clamp(1, cols.max(1));
                 for (c, pos) in charts.clone().enumerate() {
-                    out.push((layout::grid_cell(area, cols, 1, c), Slot::Chart(pos)));
+                    out.push((layout::grid_cell(area, n, 1, c), Slot::Chart(pos)));
                 }
                 y = y.saturating_add(rh);
                 j += 1;
