@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_file, ParallelOptions, RunReader};
+use crate::source::file::{resolve_file, run_dirs, wandb_dir_of, ParallelOptions, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -33,8 +33,8 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use output::OutputIsInput;
 use output::{Dest, Staged};
+pub use output::{OutputInRun, OutputIsInput};
 use queue::{Queue, Smoothed, Waiting};
 use table::{is_integer, ColKind, Table};
 pub use table::{Format, FormatMismatch};
@@ -299,6 +299,7 @@ pub struct ParquetToTerminal;
 pub fn is_usage_error(e: &anyhow::Error) -> bool {
     e.is::<NoMetricMatched>()
         || e.is::<OutputIsInput>()
+        || e.is::<OutputInRun>()
         || e.is::<ParquetToTerminal>()
         || e.is::<FormatMismatch>()
 }
@@ -411,6 +412,10 @@ pub fn run(
     if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
     }
+    if let Some(notice) = chosen_run(&opts.path, &file) {
+        // Best effort, as progress is: a closed stderr does not stop the export.
+        let _ = writeln!(err, "{notice}");
+    }
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
     let mut prog = Progress {
         on: opts.progress || total >= BIG_FILE,
@@ -451,6 +456,34 @@ pub fn run(
         Err(e) if matches!(dest, Dest::File(_)) || !is_broken_pipe(&e) => Err(e),
         Err(_) => Ok(()),
     }
+}
+
+/// When `path` named a workspace of several runs (a project or wandb directory)
+/// rather than one run, which of them `file` is and how to export another: the
+/// line said on stderr. None when `path` is the run's file or its directory
+/// (`latest-run` too), or its wandb directory holds no other run.
+fn chosen_run(path: &Path, file: &Path) -> Option<String> {
+    let run_dir = file.parent()?;
+    if path.file_name().is_some_and(|n| n == "latest-run") {
+        return None;
+    }
+    let real = std::fs::canonicalize(path).ok()?;
+    if std::fs::canonicalize(file).is_ok_and(|f| f == real)
+        || std::fs::canonicalize(run_dir).is_ok_and(|d| d == real)
+    {
+        return None;
+    }
+    let wandb_dir = wandb_dir_of(file)?;
+    let runs = run_dirs(&wandb_dir);
+    let name = run_dir.file_name()?;
+    let other = runs.iter().rev().find(|r| r.file_name() != Some(name))?;
+    Some(format!(
+        "leet: {} holds {} runs; exporting the latest, {} (to export another, give its run directory: leet export {})",
+        sanitize_path(&wandb_dir),
+        runs.len(),
+        sanitize_path(Path::new(name)),
+        sanitize_path(other)
+    ))
 }
 
 /// Write a file through a temporary one beside it: `f` writes, and only when it
