@@ -36,7 +36,7 @@ mod tests;
 use output::{Dest, Staged};
 pub use output::{OutputInRun, OutputIsInput};
 use queue::{Queue, Smoothed, Waiting};
-use table::{is_integer, ColKind, Table};
+use table::{is_integer, ColKind, Other, Table};
 pub use table::{Format, FormatMismatch};
 
 /// Bytes read at a time.
@@ -75,7 +75,50 @@ struct Point {
     runtime: Option<f64>,
     time: Option<f64>,
     col: usize,
+    /// The value as a double (NaN for one that is not a number).
     value: f64,
+    /// A value that is not a plain double: a string, a boolean, a list, or an
+    /// integer beyond 2^53 as logged (then `value` is its nearest double).
+    other: Option<Other>,
+}
+
+impl Point {
+    /// Whether it is a number (smoothing and numeric columns take it).
+    fn is_number(&self) -> bool {
+        matches!(self.other, None | Some(Other::Int(_) | Other::Big(_)))
+    }
+
+    /// Whether it is an integer an i64 holds (exactly).
+    fn is_int(&self) -> bool {
+        match &self.other {
+            None => is_integer(self.value),
+            Some(Other::Int(_)) => true,
+            Some(_) => false,
+        }
+    }
+}
+
+/// A history value's JSON text (a row's `others`) as the export writes it: None
+/// for `null` (a missing cell). With `keep` false only its kind is told (the
+/// strings left empty): the first pass needs no more.
+fn other_of(text: &str, keep: bool) -> Option<Other> {
+    let own = |t: &str| if keep { t.to_owned() } else { String::new() };
+    match text.trim_ascii() {
+        "null" => None,
+        "true" => Some(Other::Bool(true)),
+        "false" => Some(Other::Bool(false)),
+        t if t.starts_with('"') => Some(match serde_json::from_str::<String>(t) {
+            Ok(s) => Other::Str(if keep { s } else { String::new() }),
+            Err(_) => Other::Json(own(t)),
+        }),
+        t => Some(Other::Json(own(t))),
+    }
+}
+
+/// An integer logged beyond 2^53, from its decimal text.
+fn exact_of(text: &str) -> Other {
+    text.parse::<i64>()
+        .map_or_else(|_| Other::Big(text.to_owned()), Other::Int)
 }
 
 /// The selected columns, in first-seen order, and the keys `--metrics` left out.
@@ -152,15 +195,19 @@ fn points_of(
             Some(cols.names.len() - 1)
         })
     };
+    // The next of the batch's integers beyond 2^53 (by value index).
+    let mut exact = ev.exact.iter().peekable();
     for e in &ev.list {
-        let (x, runtime, time, range) = match e {
-            Event::Row(r) if !system && r.complete => (r.step, r.runtime, r.time, &r.values),
+        let (x, runtime, time, range, others) = match e {
+            Event::Row(r) if !system && r.complete => {
+                (r.step, r.runtime, r.time, &r.values, &r.others[..])
+            }
             Event::Stats { time, values } if system => {
                 let t = time.map(|(s, n)| {
                     let s = s as f64;
                     s + f64::from(n) / 1e9
                 });
-                (t, None, t, values)
+                (t, None, t, values, &[][..])
             }
             _ => continue,
         };
@@ -169,7 +216,14 @@ fn points_of(
             .values
             .get(range.start as usize..range.end as usize)
             .unwrap_or_default();
-        for &(k, value) in vals {
+        for (i, &(k, value)) in (range.start..).zip(vals) {
+            let mut other = None;
+            if exact.peek().is_some() {
+                while exact.next_if(|e| e.0 < i).is_some() {}
+                if let Some((_, text)) = exact.next_if(|e| e.0 == i) {
+                    other = Some(exact_of(text));
+                }
+            }
             if let Some(col) = col_of(k, cols) {
                 buf.push(Point {
                     x,
@@ -177,7 +231,22 @@ fn points_of(
                     time,
                     col,
                     value,
+                    other,
                 });
+            }
+        }
+        for (k, text) in others {
+            if let Some(col) = col_of(*k, cols) {
+                if let Some(other) = other_of(text, !grow) {
+                    buf.push(Point {
+                        x,
+                        runtime,
+                        time,
+                        col,
+                        value: f64::NAN,
+                        other: Some(other),
+                    });
+                }
             }
         }
         f(buf);
@@ -310,8 +379,8 @@ struct Scan {
     preps: Vec<Prep>,
     /// Whether the rows' x never goes back.
     rows_forward: bool,
-    /// Per column, whether every value is an integer (Parquet writes it as INT64).
-    ints: Vec<bool>,
+    /// Per column, its kind: from the kinds of the values it logged.
+    kinds: Vec<ColKind>,
     /// Whether every row's x is an integer (the history's `_step`, as it should be).
     x_int: bool,
 }
@@ -332,21 +401,21 @@ fn scan(
     let mut rows_forward = true;
     let mut last_x = f64::NEG_INFINITY;
     let mut buf = Vec::new();
-    let mut not_int: Vec<bool> = Vec::new();
+    let mut seen: Vec<Seen> = Vec::new();
     let mut x_int = true;
     read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
             for p in pts.iter() {
-                if not_int.len() <= p.col {
-                    not_int.resize(p.col + 1, false);
+                if seen.len() <= p.col {
+                    seen.resize(p.col + 1, Seen::default());
                 }
-                not_int[p.col] |= !is_integer(p.value);
+                seen[p.col].see(p);
                 x_int &= p.x.is_none_or(is_integer);
             }
             if !smooth {
                 return;
             }
-            for p in pts.iter() {
+            for p in pts.iter().filter(|p| p.is_number()) {
                 if preps.len() <= p.col {
                     preps.resize_with(p.col + 1, Prep::default);
                 }
@@ -378,14 +447,72 @@ fn scan(
         .into());
     }
     preps.resize_with(cols.names.len(), Prep::default);
-    not_int.resize(cols.names.len(), false);
+    seen.resize(cols.names.len(), Seen::default());
     Ok(Scan {
         cols,
         preps,
         rows_forward,
-        ints: not_int.into_iter().map(|n| !n).collect(),
+        kinds: seen.iter().map(Seen::kind).collect(),
         x_int,
     })
+}
+
+/// The kinds of value a column logged (a `null` is none).
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    number: bool,
+    fraction: bool,
+    boolean: bool,
+    string: bool,
+    json: bool,
+}
+
+impl Seen {
+    fn see(&mut self, p: &Point) {
+        match &p.other {
+            None | Some(Other::Int(_) | Other::Big(_)) => {
+                self.number = true;
+                self.fraction |= !p.is_int();
+            }
+            Some(Other::Bool(_)) => self.boolean = true,
+            Some(Other::Str(_)) => self.string = true,
+            Some(Other::Json(_)) => self.json = true,
+        }
+    }
+
+    /// Numbers: INT64 where every one is an integer an i64 holds, else DOUBLE;
+    /// only booleans or only strings: their own; any mix, or lists and objects:
+    /// each value's JSON text.
+    fn kind(&self) -> ColKind {
+        match (self.number, self.boolean, self.string, self.json) {
+            (_, false, false, false) if self.number && !self.fraction => ColKind::Int,
+            (_, false, false, false) => ColKind::Num,
+            (false, true, false, false) => ColKind::Bool,
+            (false, false, true, false) => ColKind::Str,
+            _ => ColKind::Json,
+        }
+    }
+
+    fn join(kinds: &[ColKind]) -> ColKind {
+        let mut all = Seen::default();
+        for k in kinds {
+            match k {
+                ColKind::Int => all.number = true,
+                ColKind::Num => {
+                    all.number = true;
+                    all.fraction = true;
+                }
+                ColKind::Bool => all.boolean = true,
+                ColKind::Str | ColKind::Text => all.string = true,
+                ColKind::Json => all.json = true,
+            }
+        }
+        if kinds.is_empty() {
+            ColKind::Int
+        } else {
+            all.kind()
+        }
+    }
 }
 
 /// Run `leet export`. Damage is reported on stderr and is not an error: every
@@ -503,16 +630,24 @@ fn to_file<T>(
     Ok(v)
 }
 
+/// Where a wide row's cells are: each metric's value and smoothed value.
+struct Layout {
+    /// By metric column: its value's cell.
+    value: Vec<usize>,
+    /// By metric column: its smoothed value's cell (numbers, when smoothing).
+    smoothed: Vec<Option<usize>>,
+}
+
 /// The header: the x column, the clocks (history), then the metrics (wide) or
-/// key and value (long), each with its smoothed column when smoothing. A column
-/// of integers (`ints`, `x_int`) is [`ColKind::Int`]; in the long form `value` is
-/// when every metric's is.
+/// key and value (long), each number with its smoothed column when smoothing.
+/// A column's kind is its values' (`kinds`; `x_int`: `_step` [`ColKind::Int`]);
+/// in the long form `value`'s is every metric's together.
 fn header(
     opts: &ExportOptions,
     names: &[String],
-    ints: &[bool],
+    kinds: &[ColKind],
     x_int: bool,
-) -> Vec<(String, ColKind)> {
+) -> (Vec<(String, ColKind)>, Layout) {
     let smooth = opts.smoothing != Smoothing::None;
     let kind = |int: bool| if int { ColKind::Int } else { ColKind::Num };
     let (x_name, x_kind) = if opts.system {
@@ -525,21 +660,29 @@ fn header(
         header.push(("_runtime".to_owned(), ColKind::Num));
         header.push(("_timestamp".to_owned(), ColKind::Num));
     }
+    let mut layout = Layout {
+        value: Vec::with_capacity(names.len()),
+        smoothed: Vec::with_capacity(names.len()),
+    };
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
-        header.push(("value".to_owned(), kind(ints.iter().all(|&i| i))));
+        header.push(("value".to_owned(), Seen::join(kinds)));
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
-        for (name, &int) in names.iter().zip(ints) {
-            header.push((name.clone(), kind(int)));
-            if smooth {
+        for (name, &kind) in names.iter().zip(kinds) {
+            layout.value.push(header.len());
+            header.push((name.clone(), kind));
+            if smooth && kind.is_number() {
+                layout.smoothed.push(Some(header.len()));
                 header.push((format!("{name}_smoothed"), ColKind::Num));
+            } else {
+                layout.smoothed.push(None);
             }
         }
     }
-    header
+    (header, layout)
 }
 
 /// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names
@@ -558,26 +701,32 @@ fn write_rows(
         cols,
         preps,
         rows_forward,
-        ints,
+        kinds,
         x_int,
     } = scan;
     let format = opts.format.unwrap_or_default();
-    let names: Vec<String> = if terminal {
-        cols.names.iter().map(|n| sanitize(n)).collect()
+    let clean = if terminal {
+        Clean::Sanitize
     } else if format == Format::Csv {
         // A CSV in a pipe often ends on a terminal (`| tail`): its names' control
         // characters are written as text (JSON lines escapes them itself; Parquet
         // is not shown as text).
-        cols.names
-            .iter()
-            .map(|n| leet_text::escape_controls(n).into_owned())
-            .collect()
+        Clean::Escape
     } else {
-        cols.names.clone()
+        Clean::Keep
     };
-    let header = header(opts, &names, &ints, x_int);
+    let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
+    let (header, layout) = header(opts, &names, &kinds, x_int);
     let table = Table::new(format, &header, out)?;
-    let cells = header.len();
+    let plan = Plan {
+        cols,
+        preps,
+        rows_forward,
+        cells: header.len(),
+        layout,
+        kinds,
+        clean,
+    };
     // The rows are formatted and written on a thread of their own, handed over in
     // batches, while this one decodes and builds the next (formatting the numbers
     // was half of an export's CPU, all on one core).
@@ -589,7 +738,7 @@ fn write_rows(
             .spawn_scoped(s, move || {
                 write_batches(table, &rx, names, 1 + time_cols_of(opts))
             })?;
-        let built = build_rows(file, opts, cols, preps, rows_forward, cells, &tx, prog, err);
+        let built = build_rows(file, opts, plan, &tx, prog, err);
         drop(tx);
         let written = writer
             .join()
@@ -630,27 +779,71 @@ fn write_batches(
     table.finish()
 }
 
+/// Text from the file on its way out: sanitized for a terminal, its control
+/// characters written as text in a CSV, else as it is.
+#[derive(Debug, Clone, Copy)]
+enum Clean {
+    Sanitize,
+    Escape,
+    Keep,
+}
+
+impl Clean {
+    fn text(self, s: &str) -> String {
+        match self {
+            Clean::Sanitize => sanitize(s),
+            Clean::Escape => leet_text::escape_controls(s).into_owned(),
+            Clean::Keep => s.to_owned(),
+        }
+    }
+
+    fn other(self, o: Other) -> Other {
+        match (self, o) {
+            (Clean::Keep, o) => o,
+            (_, Other::Str(s)) => Other::Str(self.text(&s)),
+            (_, Other::Json(s)) => Other::Json(self.text(&s)),
+            (_, o) => o,
+        }
+    }
+}
+
+/// What pass 2 builds its rows from: the first pass's columns and smoothing
+/// preparation, and the header's layout.
+struct Plan {
+    cols: Columns,
+    preps: Vec<Prep>,
+    rows_forward: bool,
+    /// Cells in a row.
+    cells: usize,
+    layout: Layout,
+    kinds: Vec<ColKind>,
+    clean: Clean,
+}
+
 /// Pass 2's reading: every row built as it is decoded and handed to the writer in
 /// order (`tx`); the damage found.
-#[allow(clippy::too_many_arguments)]
 fn build_rows(
     file: &Path,
     opts: &ExportOptions,
-    mut cols: Columns,
-    preps: Vec<Prep>,
-    rows_forward: bool,
-    cells: usize,
+    plan: Plan,
     tx: &std::sync::mpsc::SyncSender<Vec<Waiting>>,
     prog: &mut Progress,
     err: &mut dyn Write,
 ) -> anyhow::Result<DamageReport> {
+    let Plan {
+        mut cols,
+        preps,
+        rows_forward,
+        cells,
+        layout,
+        kinds,
+        clean,
+    } = plan;
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
     let mut buf = Vec::new();
     let mut smoothed = Smoothed::new(opts.smoothing, &preps);
     let time_cols = time_cols_of(opts);
-    let first_metric = 1 + time_cols;
-    let per = if smooth { 2 } else { 1 };
     // Rows wait here until their smoothed values are known (at once without
     // smoothing, or with TWEMA and EMA; for the window's length with the others).
     let mut queue = Queue::default();
@@ -677,8 +870,12 @@ fn build_rows(
             if res.is_err() {
                 return;
             }
-            for p in pts.iter() {
-                let seq = smooth.then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
+            for p in pts.iter_mut() {
+                let number = p.is_number();
+                let seq = (smooth && number && kinds[p.col].is_number())
+                    .then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
+                let num = number.then_some(p.value);
+                let other = p.other.take().map(|o| clean.other(o));
                 if opts.long {
                     let mut w = Waiting::new(cells);
                     w.key = Some(p.col);
@@ -687,7 +884,7 @@ fn build_rows(
                         w.nums[1] = p.runtime;
                         w.nums[2] = p.time;
                     }
-                    w.nums[long_key_at + 1] = Some(p.value);
+                    w.set(long_key_at + 1, num, other);
                     if let Some(seq) = seq {
                         w.waits.push((long_key_at + 2, p.col, seq));
                     }
@@ -712,12 +909,13 @@ fn build_rows(
                     row.nums[1] = later(row.nums[1], p.runtime);
                     row.nums[2] = later(row.nums[2], p.time);
                 }
-                let c = first_metric + p.col * per;
-                row.nums[c] = Some(p.value);
-                if let Some(seq) = seq {
+                row.set(layout.value[p.col], num, other);
+                if let Some(s) = layout.smoothed[p.col] {
                     // A later value of the same key at the same step replaces it.
-                    row.waits.retain(|w| w.0 != c + 1);
-                    row.waits.push((c + 1, p.col, seq));
+                    row.waits.retain(|w| w.0 != s);
+                    if let Some(seq) = seq {
+                        row.waits.push((s, p.col, seq));
+                    }
                 }
             }
             if smooth && rows_forward {
