@@ -68,6 +68,7 @@ pub struct ExportOptions {
 }
 
 /// One point of a selected series: its row's index value, time, column, value.
+#[derive(Debug, Clone, Copy)]
 struct Point {
     /// The row's step (history) or time (system): the x smoothing runs along.
     x: Option<f64>,
@@ -77,24 +78,56 @@ struct Point {
     col: usize,
     /// The value as a double (NaN for one that is not a number).
     value: f64,
-    /// A value that is not a plain double: a string, a boolean, a list, or an
-    /// integer beyond 2^53 as logged (then `value` is its nearest double).
-    other: Option<Other>,
+    /// A value that is not a plain double (a string, a boolean, a list, or an
+    /// integer of 2^53 or more as logged, then `value` is its nearest double): its
+    /// index in [`Points::others`]. Kept aside, so that a point stays small.
+    other: Option<u32>,
 }
 
-impl Point {
-    /// Whether it is a number (smoothing and numeric columns take it).
-    fn is_number(&self) -> bool {
-        matches!(self.other, None | Some(Other::Int(_) | Other::Big(_)))
+/// A record's points, and their values that are not plain doubles.
+#[derive(Default)]
+struct Points {
+    list: Vec<Point>,
+    others: Vec<Other>,
+}
+
+impl Points {
+    fn clear(&mut self) {
+        self.list.clear();
+        self.others.clear();
     }
 
-    /// Whether it is an integer an i64 holds (exactly).
-    fn is_int(&self) -> bool {
-        match &self.other {
-            None => is_integer(self.value),
+    fn other(&self, p: &Point) -> Option<&Other> {
+        self.others.get(p.other? as usize)
+    }
+
+    /// The value that is not a plain double of `p`, taken out.
+    fn take_other(&mut self, p: &Point) -> Option<Other> {
+        let o = self.others.get_mut(p.other? as usize)?;
+        Some(std::mem::replace(o, Other::Bool(false)))
+    }
+
+    /// Whether `p` is a number (smoothing and numeric columns take it).
+    fn is_number(&self, p: &Point) -> bool {
+        matches!(self.other(p), None | Some(Other::Int(_) | Other::Big(_)))
+    }
+
+    /// Whether `p` is an integer an i64 holds (exactly).
+    fn is_int(&self, p: &Point) -> bool {
+        match self.other(p) {
+            None => is_integer(p.value),
             Some(Other::Int(_)) => true,
             Some(_) => false,
         }
+    }
+
+    fn push(&mut self, p: Point, other: Option<Other>) {
+        let mut p = p;
+        p.other = other.map(|o| {
+            self.others.push(o);
+            u32::try_from(self.others.len() - 1).unwrap_or(u32::MAX)
+        });
+        self.list.push(p);
     }
 }
 
@@ -171,8 +204,8 @@ fn points_of(
     filter: Option<&Regex>,
     cols: &mut Columns,
     grow: bool,
-    buf: &mut Vec<Point>,
-    mut f: impl FnMut(&mut Vec<Point>),
+    buf: &mut Points,
+    mut f: impl FnMut(&mut Points),
 ) {
     // The batch's key index -> column, looked up once per batch.
     let mut map: Vec<Option<Option<usize>>> = vec![None; ev.keys.len()];
@@ -225,27 +258,33 @@ fn points_of(
                 }
             }
             if let Some(col) = col_of(k, cols) {
-                buf.push(Point {
-                    x,
-                    runtime,
-                    time,
-                    col,
-                    value,
+                buf.push(
+                    Point {
+                        x,
+                        runtime,
+                        time,
+                        col,
+                        value,
+                        other: None,
+                    },
                     other,
-                });
+                );
             }
         }
         for (k, text) in others {
             if let Some(col) = col_of(*k, cols) {
                 if let Some(other) = other_of(text, !grow) {
-                    buf.push(Point {
-                        x,
-                        runtime,
-                        time,
-                        col,
-                        value: f64::NAN,
-                        other: Some(other),
-                    });
+                    buf.push(
+                        Point {
+                            x,
+                            runtime,
+                            time,
+                            col,
+                            value: f64::NAN,
+                            other: None,
+                        },
+                        Some(other),
+                    );
                 }
             }
         }
@@ -400,22 +439,22 @@ fn scan(
     let mut preps: Vec<Prep> = Vec::new();
     let mut rows_forward = true;
     let mut last_x = f64::NEG_INFINITY;
-    let mut buf = Vec::new();
+    let mut buf = Points::default();
     let mut seen: Vec<Seen> = Vec::new();
     let mut x_int = true;
     read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
-            for p in pts.iter() {
+            for p in &pts.list {
                 if seen.len() <= p.col {
                     seen.resize(p.col + 1, Seen::default());
                 }
-                seen[p.col].see(p);
+                seen[p.col].see(pts, p);
                 x_int &= p.x.is_none_or(is_integer);
             }
             if !smooth {
                 return;
             }
-            for p in pts.iter().filter(|p| p.is_number()) {
+            for p in pts.list.iter().filter(|p| pts.is_number(p)) {
                 if preps.len() <= p.col {
                     preps.resize_with(p.col + 1, Prep::default);
                 }
@@ -468,11 +507,11 @@ struct Seen {
 }
 
 impl Seen {
-    fn see(&mut self, p: &Point) {
-        match &p.other {
+    fn see(&mut self, pts: &Points, p: &Point) {
+        match pts.other(p) {
             None | Some(Other::Int(_) | Other::Big(_)) => {
                 self.number = true;
-                self.fraction |= !p.is_int();
+                self.fraction |= !pts.is_int(p);
             }
             Some(Other::Bool(_)) => self.boolean = true,
             Some(Other::Str(_)) => self.string = true,
@@ -841,7 +880,7 @@ fn build_rows(
     } = plan;
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
-    let mut buf = Vec::new();
+    let mut buf = Points::default();
     let mut smoothed = Smoothed::new(opts.smoothing, &preps);
     let time_cols = time_cols_of(opts);
     // Rows wait here until their smoothed values are known (at once without
@@ -870,12 +909,13 @@ fn build_rows(
             if res.is_err() {
                 return;
             }
-            for p in pts.iter_mut() {
-                let number = p.is_number();
+            for i in 0..pts.list.len() {
+                let p = pts.list[i];
+                let number = pts.is_number(&p);
                 let seq = (smooth && number && kinds[p.col].is_number())
                     .then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
                 let num = number.then_some(p.value);
-                let other = p.other.take().map(|o| clean.other(o));
+                let other = pts.take_other(&p).map(|o| clean.other(o));
                 if opts.long {
                     let mut w = Waiting::new(cells);
                     w.key = Some(p.col);
@@ -919,7 +959,7 @@ fn build_rows(
                 }
             }
             if smooth && rows_forward {
-                if let Some(x) = pts.last().and_then(|p| p.x) {
+                if let Some(x) = pts.list.last().and_then(|p| p.x) {
                     smoothed.advance(x);
                 }
             }

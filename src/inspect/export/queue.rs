@@ -93,6 +93,7 @@ impl Waiting {
     }
 
     /// Set cell `c` (a later value of the same cell replaces an earlier one).
+    #[inline]
     pub(super) fn set(&mut self, c: usize, num: Option<f64>, other: Option<Other>) {
         if !self.others.is_empty() {
             self.others.retain(|o| o.0 != c);

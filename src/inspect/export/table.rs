@@ -1,7 +1,8 @@
-//! The export's writers: rows of numbers (and, in the long form, a key) as CSV,
+//! The export's writers: rows of values (and, in the long form, a key) as CSV,
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
-//! number of cells. Parquet columns are typed (a column whose every value is an
-//! integer is INT64, other numbers DOUBLE) and zstd-compressed.
+//! number of cells. Parquet columns are typed by what they logged (integers an i64
+//! holds INT64, other numbers DOUBLE, booleans BOOLEAN, strings UTF8, a column of
+//! several kinds or of lists UTF8 of each value's JSON text) and zstd-compressed.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -229,6 +230,7 @@ fn csv_field(out: &mut Vec<u8>, s: &str) {
 /// A number as CSV writes it: the shortest text that reads back the same f64,
 /// without an exponent (as `{}` writes it); `NaN`, `inf`, `-inf` for the
 /// non-finite.
+#[inline]
 fn csv_num(out: &mut Vec<u8>, v: f64) {
     super::num::write_f64(out, v);
 }
