@@ -75,13 +75,24 @@ struct Point {
     /// The row's `_runtime` (history only).
     runtime: Option<f64>,
     time: Option<f64>,
-    col: usize,
+    /// Its column (`u32`: a point stays 64 bytes).
+    col: u32,
     /// The value as a double (NaN for one that is not a number).
     value: f64,
     /// A value that is not a plain double (a string, a boolean, a list, or an
     /// integer of 2^53 or more as logged, then `value` is its nearest double): its
-    /// index in [`Points::others`]. Kept aside, so that a point stays small.
-    other: Option<u32>,
+    /// index in [`Points::others`] ([`NO_OTHER`]: none). Kept aside, so that a
+    /// point stays small.
+    other: u32,
+}
+
+/// [`Point::other`] of a plain double.
+const NO_OTHER: u32 = u32::MAX;
+
+impl Point {
+    fn col(&self) -> usize {
+        self.col as usize
+    }
 }
 
 /// A record's points, and their values that are not plain doubles.
@@ -98,13 +109,10 @@ impl Points {
     }
 
     fn other(&self, p: &Point) -> Option<&Other> {
-        self.others.get(p.other? as usize)
-    }
-
-    /// The value that is not a plain double of `p`, taken out.
-    fn take_other(&mut self, p: &Point) -> Option<Other> {
-        let o = self.others.get_mut(p.other? as usize)?;
-        Some(std::mem::replace(o, Other::Bool(false)))
+        if p.other == NO_OTHER {
+            return None;
+        }
+        self.others.get(p.other as usize)
     }
 
     /// Whether `p` is a number (smoothing and numeric columns take it).
@@ -123,10 +131,10 @@ impl Points {
 
     fn push(&mut self, p: Point, other: Option<Other>) {
         let mut p = p;
-        p.other = other.map(|o| {
+        if let Some(o) = other {
+            p.other = u32::try_from(self.others.len()).unwrap_or(NO_OTHER);
             self.others.push(o);
-            u32::try_from(self.others.len() - 1).unwrap_or(u32::MAX)
-        });
+        }
         self.list.push(p);
     }
 }
@@ -207,29 +215,22 @@ fn points_of(
     buf: &mut Points,
     mut f: impl FnMut(&mut Points),
 ) {
-    // The batch's key index -> column, looked up once per batch.
-    let mut map: Vec<Option<Option<usize>>> = vec![None; ev.keys.len()];
-    let mut col_of = |k: u32, cols: &mut Columns| -> Option<usize> {
+    let mut map: Vec<Option<Option<u32>>> = vec![None; ev.keys.len()];
+    // The key's column, looked up once per batch; the slow part out of line.
+    let mut col_of = |k: u32, cols: &mut Columns| -> Option<u32> {
         let slot = map.get_mut(k as usize)?;
-        *slot.get_or_insert_with(|| {
-            let key = &ev.keys[k as usize];
-            if let Some(&c) = cols.index.get(key) {
-                return Some(c);
+        match *slot {
+            Some(c) => c,
+            None => {
+                let c = new_col(&ev.keys[k as usize], cols, grow, filter);
+                *slot = Some(c);
+                c
             }
-            if !grow {
-                return None;
-            }
-            if filter.is_some_and(|r| !r.is_match(key)) {
-                cols.others.insert(key.clone());
-                return None;
-            }
-            cols.names.push(key.clone());
-            cols.index.insert(key.clone(), cols.names.len() - 1);
-            Some(cols.names.len() - 1)
-        })
+        }
     };
-    // The next of the batch's integers beyond 2^53 (by value index).
+    // The next of the batch's integers of 2^53 and more (by value index).
     let mut exact = ev.exact.iter().peekable();
+    let has_exact = !ev.exact.is_empty();
     for e in &ev.list {
         let (x, runtime, time, range, others) = match e {
             Event::Row(r) if !system && r.complete => {
@@ -250,26 +251,25 @@ fn points_of(
             .get(range.start as usize..range.end as usize)
             .unwrap_or_default();
         for (i, &(k, value)) in (range.start..).zip(vals) {
-            let mut other = None;
-            if exact.peek().is_some() {
+            let Some(col) = col_of(k, cols) else {
+                continue;
+            };
+            let p = Point {
+                x,
+                runtime,
+                time,
+                col,
+                value,
+                other: NO_OTHER,
+            };
+            if has_exact {
                 while exact.next_if(|e| e.0 < i).is_some() {}
                 if let Some((_, text)) = exact.next_if(|e| e.0 == i) {
-                    other = Some(exact_of(text));
+                    buf.push(p, Some(exact_of(text)));
+                    continue;
                 }
             }
-            if let Some(col) = col_of(k, cols) {
-                buf.push(
-                    Point {
-                        x,
-                        runtime,
-                        time,
-                        col,
-                        value,
-                        other: None,
-                    },
-                    other,
-                );
-            }
+            buf.list.push(p);
         }
         for (k, text) in others {
             if let Some(col) = col_of(*k, cols) {
@@ -281,7 +281,7 @@ fn points_of(
                             time,
                             col,
                             value: f64::NAN,
-                            other: None,
+                            other: NO_OTHER,
                         },
                         Some(other),
                     );
@@ -290,6 +290,27 @@ fn points_of(
         }
         f(buf);
     }
+}
+
+/// The column of a key a batch names for the first time: a known one, a new one
+/// (`grow`, the first pass) unless `filter` leaves it out, else None.
+#[cold]
+#[inline(never)]
+fn new_col(key: &str, cols: &mut Columns, grow: bool, filter: Option<&Regex>) -> Option<u32> {
+    let c = match cols.index.get(key) {
+        Some(&c) => c,
+        None if !grow => return None,
+        None if filter.is_some_and(|r| !r.is_match(key)) => {
+            cols.others.insert(key.to_owned());
+            return None;
+        }
+        None => {
+            cols.names.push(key.to_owned());
+            cols.index.insert(key.to_owned(), cols.names.len() - 1);
+            cols.names.len() - 1
+        }
+    };
+    u32::try_from(c).ok()
 }
 
 /// Progress on stderr, a few times a second at most.
@@ -445,21 +466,21 @@ fn scan(
     read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
             for p in &pts.list {
-                if seen.len() <= p.col {
-                    seen.resize(p.col + 1, Seen::default());
+                if seen.len() <= p.col() {
+                    seen.resize(p.col() + 1, Seen::default());
                 }
-                seen[p.col].see(pts, p);
+                seen[p.col()].see(pts, p);
                 x_int &= p.x.is_none_or(is_integer);
             }
             if !smooth {
                 return;
             }
             for p in pts.list.iter().filter(|p| pts.is_number(p)) {
-                if preps.len() <= p.col {
-                    preps.resize_with(p.col + 1, Prep::default);
+                if preps.len() <= p.col() {
+                    preps.resize_with(p.col() + 1, Prep::default);
                 }
                 let x = p.x.unwrap_or(f64::NAN);
-                preps[p.col].see(x, p.value);
+                preps[p.col()].see(x, p.value);
                 if x < last_x || x.is_nan() {
                     rows_forward = false;
                 }
@@ -491,7 +512,7 @@ fn scan(
         cols,
         preps,
         rows_forward,
-        kinds: seen.iter().map(Seen::kind).collect(),
+        kinds: seen.iter().copied().map(Seen::kind).collect(),
         x_int,
     })
 }
@@ -507,7 +528,13 @@ struct Seen {
 }
 
 impl Seen {
+    #[inline]
     fn see(&mut self, pts: &Points, p: &Point) {
+        if p.other == NO_OTHER {
+            self.number = true;
+            self.fraction |= !is_integer(p.value);
+            return;
+        }
         match pts.other(p) {
             None | Some(Other::Int(_) | Other::Big(_)) => {
                 self.number = true;
@@ -522,7 +549,7 @@ impl Seen {
     /// Numbers: INT64 where every one is an integer an i64 holds, else DOUBLE;
     /// only booleans or only strings: their own; any mix, or lists and objects:
     /// each value's JSON text.
-    fn kind(&self) -> ColKind {
+    fn kind(self) -> ColKind {
         match (self.number, self.boolean, self.string, self.json) {
             (_, false, false, false) if self.number && !self.fraction => ColKind::Int,
             (_, false, false, false) => ColKind::Num,
@@ -669,12 +696,10 @@ fn to_file<T>(
     Ok(v)
 }
 
-/// Where a wide row's cells are: each metric's value and smoothed value.
+/// Where a wide row's cells are: by metric column, its value's cell and its
+/// smoothed value's (numbers, when smoothing).
 struct Layout {
-    /// By metric column: its value's cell.
-    value: Vec<usize>,
-    /// By metric column: its smoothed value's cell (numbers, when smoothing).
-    smoothed: Vec<Option<usize>>,
+    cells: Vec<(usize, Option<usize>)>,
 }
 
 /// The header: the x column, the clocks (history), then the metrics (wide) or
@@ -700,8 +725,7 @@ fn header(
         header.push(("_timestamp".to_owned(), ColKind::Num));
     }
     let mut layout = Layout {
-        value: Vec::with_capacity(names.len()),
-        smoothed: Vec::with_capacity(names.len()),
+        cells: Vec::with_capacity(names.len()),
     };
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
@@ -711,13 +735,13 @@ fn header(
         }
     } else {
         for (name, &kind) in names.iter().zip(kinds) {
-            layout.value.push(header.len());
+            let at = header.len();
             header.push((name.clone(), kind));
             if smooth && kind.is_number() {
-                layout.smoothed.push(Some(header.len()));
+                layout.cells.push((at, Some(header.len())));
                 header.push((format!("{name}_smoothed"), ColKind::Num));
             } else {
-                layout.smoothed.push(None);
+                layout.cells.push((at, None));
             }
         }
     }
@@ -909,16 +933,20 @@ fn build_rows(
             if res.is_err() {
                 return;
             }
-            for i in 0..pts.list.len() {
-                let p = pts.list[i];
-                let number = pts.is_number(&p);
-                let seq = (smooth && number && kinds[p.col].is_number())
-                    .then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
-                let num = number.then_some(p.value);
-                let other = pts.take_other(&p).map(|o| clean.other(o));
+            let mut others = std::mem::take(&mut pts.others);
+            for p in &pts.list {
+                let (num, other) = match others.get_mut(p.other as usize) {
+                    None => (Some(p.value), None),
+                    Some(o) => {
+                        let o = std::mem::replace(o, Other::Bool(false));
+                        (o.is_number().then_some(p.value), Some(clean.other(o)))
+                    }
+                };
+                let seq = (smooth && num.is_some() && kinds[p.col()].is_number())
+                    .then(|| smoothed.push(p.col(), p.x.unwrap_or(f64::NAN), p.value));
                 if opts.long {
                     let mut w = Waiting::new(cells);
-                    w.key = Some(p.col);
+                    w.key = Some(p.col());
                     w.nums[0] = p.x;
                     if !opts.system {
                         w.nums[1] = p.runtime;
@@ -926,7 +954,7 @@ fn build_rows(
                     }
                     w.set(long_key_at + 1, num, other);
                     if let Some(seq) = seq {
-                        w.waits.push((long_key_at + 2, p.col, seq));
+                        w.waits.push((long_key_at + 2, p.col(), seq));
                     }
                     queue.rows.push_back(w);
                     continue;
@@ -949,15 +977,19 @@ fn build_rows(
                     row.nums[1] = later(row.nums[1], p.runtime);
                     row.nums[2] = later(row.nums[2], p.time);
                 }
-                row.set(layout.value[p.col], num, other);
-                if let Some(s) = layout.smoothed[p.col] {
+                let (at, smoothed_at) = layout.cells[p.col()];
+                row.set(at, num, other);
+                if let Some(s) = smoothed_at {
                     // A later value of the same key at the same step replaces it.
                     row.waits.retain(|w| w.0 != s);
                     if let Some(seq) = seq {
-                        row.waits.push((s, p.col, seq));
+                        row.waits.push((s, p.col(), seq));
                     }
                 }
             }
+            // Kept for the next record's (its strings moved out above).
+            others.clear();
+            pts.others = others;
             if smooth && rows_forward {
                 if let Some(x) = pts.list.last().and_then(|p| p.x) {
                     smoothed.advance(x);

@@ -134,6 +134,11 @@ pub(super) enum Other {
 }
 
 impl Other {
+    /// Whether it is a number (an integer of 2^53 or more).
+    pub(super) fn is_number(&self) -> bool {
+        matches!(self, Other::Int(_) | Other::Big(_))
+    }
+
     /// Its JSON text.
     fn json_text(&self, out: &mut Vec<u8>) {
         match self {
