@@ -2,7 +2,7 @@
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
 //! number of cells. Parquet columns are typed by what they logged (integers an i64
 //! holds INT64, other numbers DOUBLE, booleans BOOLEAN, strings UTF8, a column of
-//! several kinds or of lists UTF8 of each value's JSON text) and zstd-compressed.
+//! several kinds or of lists each value's JSON text, typed JSON) and zstd-compressed.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -104,7 +104,7 @@ pub(super) enum ColKind {
     Bool,
     /// Strings: UTF8.
     Str,
-    /// Values of several kinds, or lists and objects: UTF8, each value's JSON text.
+    /// Values of several kinds, or lists and objects: each value's JSON text (JSON).
     Json,
 }
 
@@ -293,9 +293,15 @@ impl<'w> Table<'w> {
                             ColKind::Bool => {
                                 Type::primitive_type_builder(name, PhysicalType::BOOLEAN)
                             }
-                            ColKind::Text | ColKind::Str | ColKind::Json => {
+                            ColKind::Text | ColKind::Str => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
+                            }
+                            // UTF-8 text that is JSON, and says so: a reader tells
+                            // `"s1"` the string from `1` the number.
+                            ColKind::Json => {
+                                Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+                                    .with_converted_type(ConvertedType::JSON)
                             }
                         };
                         b.with_repetition(Repetition::OPTIONAL)
