@@ -427,7 +427,8 @@ impl InspectArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExportArgs {
-    /// A .wandb file, run directory, wandb or project directory (default: .).
+    /// A .wandb file, run directory, wandb or project directory (default: .); of a
+    /// directory of several runs, the latest (named on stderr, with how to pick another).
     pub path: Option<PathBuf>,
     /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
     /// .csv, .jsonl or .json, .parquet or .pq; else csv). A format that FILE's
@@ -447,14 +448,14 @@ pub struct ExportArgs {
     /// System metrics (stats records) instead of the history (_timestamp first).
     #[arg(long)]
     pub system: bool,
-    /// Add a smoothed column per metric: twema:P (0 to 1), ema:W (0 to 0.999), avg:N
+    /// Add a smoothed column per numeric metric: twema:P (0 to 1), ema:W (0 to 0.999), avg:N
     /// (1 to 1000000), gauss:SIGMA (1e-6 to 1e15 steps), none.
     #[arg(long, value_name = "KIND:PARAM", default_value = "none",
           value_parser = |s: &str| s.parse::<crate::store::smooth::Smoothing>())]
     pub smoothing: crate::store::smooth::Smoothing,
     /// Write to this file instead of stdout (`-`: stdout). It is written beside FILE
-    /// and renamed into place when whole; a FILE that is the run itself is refused
-    /// (exit status 2).
+    /// and renamed into place when whole; a FILE that is the run itself, is named
+    /// *.wandb, or lies inside a W&B run directory is refused (exit status 2).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

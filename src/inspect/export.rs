@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_file, ParallelOptions, RunReader};
+use crate::source::file::{resolve_file, run_dirs, wandb_dir_of, ParallelOptions, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -33,10 +33,10 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use output::OutputIsInput;
 use output::{Dest, Staged};
+pub use output::{OutputInRun, OutputIsInput};
 use queue::{Queue, Smoothed, Waiting};
-use table::{is_integer, ColKind, Table};
+use table::{is_integer, ColKind, Other, Table};
 pub use table::{Format, FormatMismatch};
 
 /// Bytes read at a time.
@@ -68,14 +68,98 @@ pub struct ExportOptions {
 }
 
 /// One point of a selected series: its row's index value, time, column, value.
+#[derive(Debug, Clone, Copy)]
 struct Point {
     /// The row's step (history) or time (system): the x smoothing runs along.
     x: Option<f64>,
     /// The row's `_runtime` (history only).
     runtime: Option<f64>,
     time: Option<f64>,
-    col: usize,
+    /// Its column (`u32`: a point stays 64 bytes).
+    col: u32,
+    /// The value as a double (NaN for one that is not a number).
     value: f64,
+    /// A value that is not a plain double (a string, a boolean, a list, or an
+    /// integer of 2^53 or more as logged, then `value` is its nearest double): its
+    /// index in [`Points::others`] ([`NO_OTHER`]: none). Kept aside, so that a
+    /// point stays small.
+    other: u32,
+}
+
+/// [`Point::other`] of a plain double.
+const NO_OTHER: u32 = u32::MAX;
+
+impl Point {
+    fn col(&self) -> usize {
+        self.col as usize
+    }
+}
+
+/// A record's points, and their values that are not plain doubles.
+#[derive(Default)]
+struct Points {
+    list: Vec<Point>,
+    others: Vec<Other>,
+}
+
+impl Points {
+    fn clear(&mut self) {
+        self.list.clear();
+        self.others.clear();
+    }
+
+    fn other(&self, p: &Point) -> Option<&Other> {
+        if p.other == NO_OTHER {
+            return None;
+        }
+        self.others.get(p.other as usize)
+    }
+
+    /// Whether `p` is a number (smoothing and numeric columns take it).
+    fn is_number(&self, p: &Point) -> bool {
+        matches!(self.other(p), None | Some(Other::Int(_) | Other::Big(_)))
+    }
+
+    /// Whether `p` is an integer an i64 holds (exactly).
+    fn is_int(&self, p: &Point) -> bool {
+        match self.other(p) {
+            None => is_integer(p.value),
+            Some(Other::Int(_)) => true,
+            Some(_) => false,
+        }
+    }
+
+    fn push(&mut self, p: Point, other: Option<Other>) {
+        let mut p = p;
+        if let Some(o) = other {
+            p.other = u32::try_from(self.others.len()).unwrap_or(NO_OTHER);
+            self.others.push(o);
+        }
+        self.list.push(p);
+    }
+}
+
+/// A history value's JSON text (a row's `others`) as the export writes it: None
+/// for `null` (a missing cell). With `keep` false only its kind is told (the
+/// strings left empty): the first pass needs no more.
+fn other_of(text: &str, keep: bool) -> Option<Other> {
+    let own = |t: &str| if keep { t.to_owned() } else { String::new() };
+    match text.trim_ascii() {
+        "null" => None,
+        "true" => Some(Other::Bool(true)),
+        "false" => Some(Other::Bool(false)),
+        t if t.starts_with('"') => Some(match serde_json::from_str::<String>(t) {
+            Ok(s) => Other::Str(if keep { s } else { String::new() }),
+            Err(_) => Other::Json(own(t)),
+        }),
+        t => Some(Other::Json(own(t))),
+    }
+}
+
+/// An integer logged beyond 2^53, from its decimal text.
+fn exact_of(text: &str) -> Other {
+    text.parse::<i64>()
+        .map_or_else(|_| Other::Big(text.to_owned()), Other::Int)
 }
 
 /// The selected columns, in first-seen order, and the keys `--metrics` left out.
@@ -128,39 +212,36 @@ fn points_of(
     filter: Option<&Regex>,
     cols: &mut Columns,
     grow: bool,
-    buf: &mut Vec<Point>,
-    mut f: impl FnMut(&mut Vec<Point>),
+    buf: &mut Points,
+    mut f: impl FnMut(&mut Points),
 ) {
-    // The batch's key index -> column, looked up once per batch.
-    let mut map: Vec<Option<Option<usize>>> = vec![None; ev.keys.len()];
-    let mut col_of = |k: u32, cols: &mut Columns| -> Option<usize> {
+    let mut map: Vec<Option<Option<u32>>> = vec![None; ev.keys.len()];
+    // The key's column, looked up once per batch; the slow part out of line.
+    let mut col_of = |k: u32, cols: &mut Columns| -> Option<u32> {
         let slot = map.get_mut(k as usize)?;
-        *slot.get_or_insert_with(|| {
-            let key = &ev.keys[k as usize];
-            if let Some(&c) = cols.index.get(key) {
-                return Some(c);
+        match *slot {
+            Some(c) => c,
+            None => {
+                let c = new_col(&ev.keys[k as usize], cols, grow, filter);
+                *slot = Some(c);
+                c
             }
-            if !grow {
-                return None;
-            }
-            if filter.is_some_and(|r| !r.is_match(key)) {
-                cols.others.insert(key.clone());
-                return None;
-            }
-            cols.names.push(key.clone());
-            cols.index.insert(key.clone(), cols.names.len() - 1);
-            Some(cols.names.len() - 1)
-        })
+        }
     };
+    // The next of the batch's integers of 2^53 and more (by value index).
+    let mut exact = ev.exact.iter().peekable();
+    let has_exact = !ev.exact.is_empty();
     for e in &ev.list {
-        let (x, runtime, time, range) = match e {
-            Event::Row(r) if !system && r.complete => (r.step, r.runtime, r.time, &r.values),
+        let (x, runtime, time, range, others) = match e {
+            Event::Row(r) if !system && r.complete => {
+                (r.step, r.runtime, r.time, &r.values, &r.others[..])
+            }
             Event::Stats { time, values } if system => {
                 let t = time.map(|(s, n)| {
                     let s = s as f64;
                     s + f64::from(n) / 1e9
                 });
-                (t, None, t, values)
+                (t, None, t, values, &[][..])
             }
             _ => continue,
         };
@@ -169,19 +250,67 @@ fn points_of(
             .values
             .get(range.start as usize..range.end as usize)
             .unwrap_or_default();
-        for &(k, value) in vals {
-            if let Some(col) = col_of(k, cols) {
-                buf.push(Point {
-                    x,
-                    runtime,
-                    time,
-                    col,
-                    value,
-                });
+        for (i, &(k, value)) in (range.start..).zip(vals) {
+            let Some(col) = col_of(k, cols) else {
+                continue;
+            };
+            let p = Point {
+                x,
+                runtime,
+                time,
+                col,
+                value,
+                other: NO_OTHER,
+            };
+            if has_exact {
+                while exact.next_if(|e| e.0 < i).is_some() {}
+                if let Some((_, text)) = exact.next_if(|e| e.0 == i) {
+                    buf.push(p, Some(exact_of(text)));
+                    continue;
+                }
+            }
+            buf.list.push(p);
+        }
+        for (k, text) in others {
+            if let Some(col) = col_of(*k, cols) {
+                if let Some(other) = other_of(text, !grow) {
+                    buf.push(
+                        Point {
+                            x,
+                            runtime,
+                            time,
+                            col,
+                            value: f64::NAN,
+                            other: NO_OTHER,
+                        },
+                        Some(other),
+                    );
+                }
             }
         }
         f(buf);
     }
+}
+
+/// The column of a key a batch names for the first time: a known one, a new one
+/// (`grow`, the first pass) unless `filter` leaves it out, else None.
+#[cold]
+#[inline(never)]
+fn new_col(key: &str, cols: &mut Columns, grow: bool, filter: Option<&Regex>) -> Option<u32> {
+    let c = match cols.index.get(key) {
+        Some(&c) => c,
+        None if !grow => return None,
+        None if filter.is_some_and(|r| !r.is_match(key)) => {
+            cols.others.insert(key.to_owned());
+            return None;
+        }
+        None => {
+            cols.names.push(key.to_owned());
+            cols.index.insert(key.to_owned(), cols.names.len() - 1);
+            cols.names.len() - 1
+        }
+    };
+    u32::try_from(c).ok()
 }
 
 /// Progress on stderr, a few times a second at most.
@@ -299,6 +428,7 @@ pub struct ParquetToTerminal;
 pub fn is_usage_error(e: &anyhow::Error) -> bool {
     e.is::<NoMetricMatched>()
         || e.is::<OutputIsInput>()
+        || e.is::<OutputInRun>()
         || e.is::<ParquetToTerminal>()
         || e.is::<FormatMismatch>()
 }
@@ -309,8 +439,8 @@ struct Scan {
     preps: Vec<Prep>,
     /// Whether the rows' x never goes back.
     rows_forward: bool,
-    /// Per column, whether every value is an integer (Parquet writes it as INT64).
-    ints: Vec<bool>,
+    /// Per column, its kind: from the kinds of the values it logged.
+    kinds: Vec<ColKind>,
     /// Whether every row's x is an integer (the history's `_step`, as it should be).
     x_int: bool,
 }
@@ -330,27 +460,27 @@ fn scan(
     let mut preps: Vec<Prep> = Vec::new();
     let mut rows_forward = true;
     let mut last_x = f64::NEG_INFINITY;
-    let mut buf = Vec::new();
-    let mut not_int: Vec<bool> = Vec::new();
+    let mut buf = Points::default();
+    let mut seen: Vec<Seen> = Vec::new();
     let mut x_int = true;
     read(file, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
-            for p in pts.iter() {
-                if not_int.len() <= p.col {
-                    not_int.resize(p.col + 1, false);
+            for p in &pts.list {
+                if seen.len() <= p.col() {
+                    seen.resize(p.col() + 1, Seen::default());
                 }
-                not_int[p.col] |= !is_integer(p.value);
+                seen[p.col()].see(pts, p);
                 x_int &= p.x.is_none_or(is_integer);
             }
             if !smooth {
                 return;
             }
-            for p in pts.iter() {
-                if preps.len() <= p.col {
-                    preps.resize_with(p.col + 1, Prep::default);
+            for p in pts.list.iter().filter(|p| pts.is_number(p)) {
+                if preps.len() <= p.col() {
+                    preps.resize_with(p.col() + 1, Prep::default);
                 }
                 let x = p.x.unwrap_or(f64::NAN);
-                preps[p.col].see(x, p.value);
+                preps[p.col()].see(x, p.value);
                 if x < last_x || x.is_nan() {
                     rows_forward = false;
                 }
@@ -377,14 +507,78 @@ fn scan(
         .into());
     }
     preps.resize_with(cols.names.len(), Prep::default);
-    not_int.resize(cols.names.len(), false);
+    seen.resize(cols.names.len(), Seen::default());
     Ok(Scan {
         cols,
         preps,
         rows_forward,
-        ints: not_int.into_iter().map(|n| !n).collect(),
+        kinds: seen.iter().copied().map(Seen::kind).collect(),
         x_int,
     })
+}
+
+/// The kinds of value a column logged (a `null` is none).
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    number: bool,
+    fraction: bool,
+    boolean: bool,
+    string: bool,
+    json: bool,
+}
+
+impl Seen {
+    #[inline]
+    fn see(&mut self, pts: &Points, p: &Point) {
+        if p.other == NO_OTHER {
+            self.number = true;
+            self.fraction |= !is_integer(p.value);
+            return;
+        }
+        match pts.other(p) {
+            None | Some(Other::Int(_) | Other::Big(_)) => {
+                self.number = true;
+                self.fraction |= !pts.is_int(p);
+            }
+            Some(Other::Bool(_)) => self.boolean = true,
+            Some(Other::Str(_)) => self.string = true,
+            Some(Other::Json(_)) => self.json = true,
+        }
+    }
+
+    /// Numbers: INT64 where every one is an integer an i64 holds, else DOUBLE;
+    /// only booleans or only strings: their own; any mix, or lists and objects:
+    /// each value's JSON text.
+    fn kind(self) -> ColKind {
+        match (self.number, self.boolean, self.string, self.json) {
+            (_, false, false, false) if self.number && !self.fraction => ColKind::Int,
+            (_, false, false, false) => ColKind::Num,
+            (false, true, false, false) => ColKind::Bool,
+            (false, false, true, false) => ColKind::Str,
+            _ => ColKind::Json,
+        }
+    }
+
+    fn join(kinds: &[ColKind]) -> ColKind {
+        let mut all = Seen::default();
+        for k in kinds {
+            match k {
+                ColKind::Int => all.number = true,
+                ColKind::Num => {
+                    all.number = true;
+                    all.fraction = true;
+                }
+                ColKind::Bool => all.boolean = true,
+                ColKind::Str | ColKind::Text => all.string = true,
+                ColKind::Json => all.json = true,
+            }
+        }
+        if kinds.is_empty() {
+            ColKind::Int
+        } else {
+            all.kind()
+        }
+    }
 }
 
 /// Run `leet export`. Damage is reported on stderr and is not an error: every
@@ -410,6 +604,10 @@ pub fn run(
     let dest = Dest::plan(opts.output.as_deref(), &file)?;
     if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
+    }
+    if let Some(notice) = chosen_run(&opts.path, &file) {
+        // Best effort, as progress is: a closed stderr does not stop the export.
+        let _ = writeln!(err, "{notice}");
     }
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
     let mut prog = Progress {
@@ -453,6 +651,34 @@ pub fn run(
     }
 }
 
+/// When `path` named a workspace of several runs (a project or wandb directory)
+/// rather than one run, which of them `file` is and how to export another: the
+/// line said on stderr. None when `path` is the run's file or its directory
+/// (`latest-run` too), or its wandb directory holds no other run.
+fn chosen_run(path: &Path, file: &Path) -> Option<String> {
+    let run_dir = file.parent()?;
+    if path.file_name().is_some_and(|n| n == "latest-run") {
+        return None;
+    }
+    let real = std::fs::canonicalize(path).ok()?;
+    if std::fs::canonicalize(file).is_ok_and(|f| f == real)
+        || std::fs::canonicalize(run_dir).is_ok_and(|d| d == real)
+    {
+        return None;
+    }
+    let wandb_dir = wandb_dir_of(file)?;
+    let runs = run_dirs(&wandb_dir);
+    let name = run_dir.file_name()?;
+    let other = runs.iter().rev().find(|r| r.file_name() != Some(name))?;
+    Some(format!(
+        "leet: {} holds {} runs; exporting the latest, {} (to export another, give its run directory: leet export {})",
+        sanitize_path(&wandb_dir),
+        runs.len(),
+        sanitize_path(Path::new(name)),
+        sanitize_path(other)
+    ))
+}
+
 /// Write a file through a temporary one beside it: `f` writes, and only when it
 /// succeeds is the file synced and renamed into place; otherwise (an error, a
 /// signal) the temporary file is removed and `target` is untouched.
@@ -470,16 +696,22 @@ fn to_file<T>(
     Ok(v)
 }
 
+/// Where a wide row's cells are: by metric column, its value's cell and its
+/// smoothed value's (numbers, when smoothing).
+struct Layout {
+    cells: Vec<(usize, Option<usize>)>,
+}
+
 /// The header: the x column, the clocks (history), then the metrics (wide) or
-/// key and value (long), each with its smoothed column when smoothing. A column
-/// of integers (`ints`, `x_int`) is [`ColKind::Int`]; in the long form `value` is
-/// when every metric's is.
+/// key and value (long), each number with its smoothed column when smoothing.
+/// A column's kind is its values' (`kinds`; `x_int`: `_step` [`ColKind::Int`]);
+/// in the long form `value`'s is every metric's together.
 fn header(
     opts: &ExportOptions,
     names: &[String],
-    ints: &[bool],
+    kinds: &[ColKind],
     x_int: bool,
-) -> Vec<(String, ColKind)> {
+) -> (Vec<(String, ColKind)>, Layout) {
     let smooth = opts.smoothing != Smoothing::None;
     let kind = |int: bool| if int { ColKind::Int } else { ColKind::Num };
     let (x_name, x_kind) = if opts.system {
@@ -492,21 +724,28 @@ fn header(
         header.push(("_runtime".to_owned(), ColKind::Num));
         header.push(("_timestamp".to_owned(), ColKind::Num));
     }
+    let mut layout = Layout {
+        cells: Vec::with_capacity(names.len()),
+    };
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
-        header.push(("value".to_owned(), kind(ints.iter().all(|&i| i))));
+        header.push(("value".to_owned(), Seen::join(kinds)));
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
-        for (name, &int) in names.iter().zip(ints) {
-            header.push((name.clone(), kind(int)));
-            if smooth {
+        for (name, &kind) in names.iter().zip(kinds) {
+            let at = header.len();
+            header.push((name.clone(), kind));
+            if smooth && kind.is_number() {
+                layout.cells.push((at, Some(header.len())));
                 header.push((format!("{name}_smoothed"), ColKind::Num));
+            } else {
+                layout.cells.push((at, None));
             }
         }
     }
-    header
+    (header, layout)
 }
 
 /// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names
@@ -525,26 +764,32 @@ fn write_rows(
         cols,
         preps,
         rows_forward,
-        ints,
+        kinds,
         x_int,
     } = scan;
     let format = opts.format.unwrap_or_default();
-    let names: Vec<String> = if terminal {
-        cols.names.iter().map(|n| sanitize(n)).collect()
+    let clean = if terminal {
+        Clean::Sanitize
     } else if format == Format::Csv {
         // A CSV in a pipe often ends on a terminal (`| tail`): its names' control
         // characters are written as text (JSON lines escapes them itself; Parquet
         // is not shown as text).
-        cols.names
-            .iter()
-            .map(|n| leet_text::escape_controls(n).into_owned())
-            .collect()
+        Clean::Escape
     } else {
-        cols.names.clone()
+        Clean::Keep
     };
-    let header = header(opts, &names, &ints, x_int);
+    let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
+    let (header, layout) = header(opts, &names, &kinds, x_int);
     let table = Table::new(format, &header, out)?;
-    let cells = header.len();
+    let plan = Plan {
+        cols,
+        preps,
+        rows_forward,
+        cells: header.len(),
+        layout,
+        kinds,
+        clean,
+    };
     // The rows are formatted and written on a thread of their own, handed over in
     // batches, while this one decodes and builds the next (formatting the numbers
     // was half of an export's CPU, all on one core).
@@ -556,7 +801,7 @@ fn write_rows(
             .spawn_scoped(s, move || {
                 write_batches(table, &rx, names, 1 + time_cols_of(opts))
             })?;
-        let built = build_rows(file, opts, cols, preps, rows_forward, cells, &tx, prog, err);
+        let built = build_rows(file, opts, plan, &tx, prog, err);
         drop(tx);
         let written = writer
             .join()
@@ -597,27 +842,71 @@ fn write_batches(
     table.finish()
 }
 
+/// Text from the file on its way out: sanitized for a terminal, its control
+/// characters written as text in a CSV, else as it is.
+#[derive(Debug, Clone, Copy)]
+enum Clean {
+    Sanitize,
+    Escape,
+    Keep,
+}
+
+impl Clean {
+    fn text(self, s: &str) -> String {
+        match self {
+            Clean::Sanitize => sanitize(s),
+            Clean::Escape => leet_text::escape_controls(s).into_owned(),
+            Clean::Keep => s.to_owned(),
+        }
+    }
+
+    fn other(self, o: Other) -> Other {
+        match (self, o) {
+            (Clean::Keep, o) => o,
+            (_, Other::Str(s)) => Other::Str(self.text(&s)),
+            (_, Other::Json(s)) => Other::Json(self.text(&s)),
+            (_, o) => o,
+        }
+    }
+}
+
+/// What pass 2 builds its rows from: the first pass's columns and smoothing
+/// preparation, and the header's layout.
+struct Plan {
+    cols: Columns,
+    preps: Vec<Prep>,
+    rows_forward: bool,
+    /// Cells in a row.
+    cells: usize,
+    layout: Layout,
+    kinds: Vec<ColKind>,
+    clean: Clean,
+}
+
 /// Pass 2's reading: every row built as it is decoded and handed to the writer in
 /// order (`tx`); the damage found.
-#[allow(clippy::too_many_arguments)]
 fn build_rows(
     file: &Path,
     opts: &ExportOptions,
-    mut cols: Columns,
-    preps: Vec<Prep>,
-    rows_forward: bool,
-    cells: usize,
+    plan: Plan,
     tx: &std::sync::mpsc::SyncSender<Vec<Waiting>>,
     prog: &mut Progress,
     err: &mut dyn Write,
 ) -> anyhow::Result<DamageReport> {
+    let Plan {
+        mut cols,
+        preps,
+        rows_forward,
+        cells,
+        layout,
+        kinds,
+        clean,
+    } = plan;
     let smooth = opts.smoothing != Smoothing::None;
     let filter = opts.metrics.as_ref();
-    let mut buf = Vec::new();
+    let mut buf = Points::default();
     let mut smoothed = Smoothed::new(opts.smoothing, &preps);
     let time_cols = time_cols_of(opts);
-    let first_metric = 1 + time_cols;
-    let per = if smooth { 2 } else { 1 };
     // Rows wait here until their smoothed values are known (at once without
     // smoothing, or with TWEMA and EMA; for the window's length with the others).
     let mut queue = Queue::default();
@@ -644,19 +933,28 @@ fn build_rows(
             if res.is_err() {
                 return;
             }
-            for p in pts.iter() {
-                let seq = smooth.then(|| smoothed.push(p.col, p.x.unwrap_or(f64::NAN), p.value));
+            let mut others = std::mem::take(&mut pts.others);
+            for p in &pts.list {
+                let (num, other) = match others.get_mut(p.other as usize) {
+                    None => (Some(p.value), None),
+                    Some(o) => {
+                        let o = std::mem::replace(o, Other::Bool(false));
+                        (o.is_number().then_some(p.value), Some(clean.other(o)))
+                    }
+                };
+                let seq = (smooth && num.is_some() && kinds[p.col()].is_number())
+                    .then(|| smoothed.push(p.col(), p.x.unwrap_or(f64::NAN), p.value));
                 if opts.long {
                     let mut w = Waiting::new(cells);
-                    w.key = Some(p.col);
+                    w.key = Some(p.col());
                     w.nums[0] = p.x;
                     if !opts.system {
                         w.nums[1] = p.runtime;
                         w.nums[2] = p.time;
                     }
-                    w.nums[long_key_at + 1] = Some(p.value);
+                    w.set(long_key_at + 1, num, other);
                     if let Some(seq) = seq {
-                        w.waits.push((long_key_at + 2, p.col, seq));
+                        w.waits.push((long_key_at + 2, p.col(), seq));
                     }
                     queue.rows.push_back(w);
                     continue;
@@ -679,16 +977,21 @@ fn build_rows(
                     row.nums[1] = later(row.nums[1], p.runtime);
                     row.nums[2] = later(row.nums[2], p.time);
                 }
-                let c = first_metric + p.col * per;
-                row.nums[c] = Some(p.value);
-                if let Some(seq) = seq {
+                let (at, smoothed_at) = layout.cells[p.col()];
+                row.set(at, num, other);
+                if let Some(s) = smoothed_at {
                     // A later value of the same key at the same step replaces it.
-                    row.waits.retain(|w| w.0 != c + 1);
-                    row.waits.push((c + 1, p.col, seq));
+                    row.waits.retain(|w| w.0 != s);
+                    if let Some(seq) = seq {
+                        row.waits.push((s, p.col(), seq));
+                    }
                 }
             }
+            // Kept for the next record's (its strings moved out above).
+            others.clear();
+            pts.others = others;
             if smooth && rows_forward {
-                if let Some(x) = pts.last().and_then(|p| p.x) {
+                if let Some(x) = pts.list.last().and_then(|p| p.x) {
                     smoothed.advance(x);
                 }
             }

@@ -82,9 +82,33 @@ pub fn is_run_dir_name(name: &str) -> bool {
     name.starts_with("run-") || name.starts_with("offline-run-")
 }
 
-/// The `.wandb` file inside a run directory (the newest if there are several).
+/// The run id a run directory's name ends in (`offline-run-20261130_174932-many0001`
+/// → `many0001`); for `latest-run` and other names, that of the directory it leads to.
+fn run_id_of_dir(dir: &Path) -> Option<String> {
+    let id_of = |name: &str| {
+        is_run_dir_name(name)
+            .then(|| name.rsplit_once('-').map(|(_, id)| id.to_owned()))
+            .flatten()
+            .filter(|id| !id.is_empty())
+    };
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    id_of(&name).or_else(|| {
+        let real = std::fs::canonicalize(dir).ok()?;
+        id_of(&real.file_name()?.to_string_lossy())
+    })
+}
+
+/// The `.wandb` file inside a run directory: `run-<id>.wandb` where `<id>` is the
+/// directory's (`offline-run-…-<id>`), else the newest of the others (a stray
+/// `.wandb` beside the run's own file does not hide it).
 pub(crate) fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
-    let mut best: Option<(SystemTime, PathBuf)> = None;
+    if let Some(id) = run_id_of_dir(dir) {
+        let own = dir.join(format!("run-{id}.wandb"));
+        if own.is_file() {
+            return Some(own);
+        }
+    }
+    let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
     for e in std::fs::read_dir(dir).ok()?.flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "wandb") && p.is_file() {
@@ -92,12 +116,25 @@ pub(crate) fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
                 .metadata()
                 .and_then(|m| m.modified())
                 .unwrap_or(SystemTime::UNIX_EPOCH);
-            if best.as_ref().is_none_or(|(bt, bp)| (t, &p) > (*bt, bp)) {
-                best = Some((t, p));
-            }
+            found.push((t, p));
         }
     }
-    best.map(|(_, p)| p)
+    // Several: a file that starts as a run does (or is still empty) comes first.
+    let several = found.len() > 1;
+    found
+        .into_iter()
+        .max_by_key(|(t, p)| (!several || starts_as_run(p), *t, p.clone()))
+        .map(|(_, p)| p)
+}
+
+/// Whether `file` starts as a `.wandb` transaction log does (`:W&B`), or is too
+/// short yet to tell (a run just created).
+fn starts_as_run(file: &Path) -> bool {
+    let mut head = [0u8; 4];
+    let n = File::open(file)
+        .and_then(|f| f.take(4).read(&mut head))
+        .unwrap_or(0);
+    head[..n] == leveldb::FILE_HEADER[..n]
 }
 
 /// Run directories in a wandb directory, oldest first (by name: the names embed

@@ -12,8 +12,8 @@ use std::process::Output;
 use leet::store::smooth::Smoothing;
 use serde_json::Value;
 
-/// One exported or expected row: its step and its numeric cells by column name.
-type Rows = Vec<(Option<f64>, BTreeMap<String, f64>)>;
+/// One exported or expected row: its step and its cells by column name.
+type Rows = Vec<(Option<f64>, BTreeMap<String, Value>)>;
 
 fn leet(args: &[&str]) -> Output {
     let out = crate::common::isolated::leet().args(args).output().unwrap();
@@ -25,12 +25,12 @@ fn leet(args: &[&str]) -> Output {
     out
 }
 
-/// Numeric leaves of a history item (numbers and W&B's non-finite spellings; a
-/// boolean is not a number to the decoder, the charts, or the export), nested keys joined with `.`; a typed value
-/// (`_type`: a histogram, an image) is not a number.
-fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, f64>) {
+/// Every leaf of a history item, as logged (numbers, W&B's non-finite spellings,
+/// booleans, strings, lists), nested keys joined with `.` as the decoder flattens
+/// them (a typed value, an image or a histogram, too); a `null` is no value.
+fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
     match v {
-        Value::Object(m) if !m.contains_key("_type") => {
+        Value::Object(m) => {
             for (k, v) in m {
                 let key = if prefix.is_empty() {
                     k.clone()
@@ -40,12 +40,15 @@ fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, f64>) {
                 leaves(&key, v, out);
             }
         }
+        Value::Null => {}
         v => {
-            if let Some(n) = common::json_number(v) {
-                out.insert(prefix.to_owned(), n);
-            }
+            out.insert(prefix.to_owned(), v.clone());
         }
     }
+}
+
+fn num(v: Option<&Value>) -> Option<f64> {
+    v.and_then(common::json_number)
 }
 
 /// The history of `leet inspect --json`, one row per run of records with the same
@@ -59,8 +62,7 @@ fn inspect_history(file: &Path) -> Rows {
         let Some(h) = v.get("history") else { continue };
         let mut cells = BTreeMap::new();
         leaves("", &h["item"], &mut cells);
-        let step = cells
-            .remove("_step")
+        let step = num(cells.remove("_step").as_ref())
             .or_else(|| h["step"]["num"].as_f64())
             .or(Some(0.0));
         if cells.keys().all(|k| k == "_timestamp" || k == "_runtime") {
@@ -68,11 +70,11 @@ fn inspect_history(file: &Path) -> Rows {
         }
         match rows.last_mut() {
             Some((s, last)) if *s == step => {
-                let clocks = ["_runtime", "_timestamp"].map(|k| last.get(k).copied());
+                let clocks = ["_runtime", "_timestamp"].map(|k| num(last.get(k)));
                 last.extend(cells);
                 for (k, was) in ["_runtime", "_timestamp"].into_iter().zip(clocks) {
-                    if let (Some(a), Some(b)) = (was, last.get(k).copied()) {
-                        last.insert(k.into(), a.max(b));
+                    if let (Some(a), Some(b)) = (was, num(last.get(k))) {
+                        last.insert(k.into(), Value::from(a.max(b)));
                     }
                 }
             }
@@ -101,8 +103,18 @@ fn csv_fields(line: &str) -> Vec<String> {
     out
 }
 
-fn split_step(mut cells: BTreeMap<String, f64>) -> (Option<f64>, BTreeMap<String, f64>) {
-    (cells.remove("_step"), cells)
+fn split_step(mut cells: BTreeMap<String, Value>) -> (Option<f64>, BTreeMap<String, Value>) {
+    (num(cells.remove("_step").as_ref()), cells)
+}
+
+/// A CSV cell as a value: JSON where it reads as JSON (a number, a boolean, a
+/// list), the non-finite as W&B spells them, else the text.
+fn csv_value(s: &str) -> Value {
+    match s {
+        "inf" => Value::from("Infinity"),
+        "-inf" => Value::from("-Infinity"),
+        s => serde_json::from_str(s).unwrap_or_else(|_| Value::from(s)),
+    }
 }
 
 fn from_csv(text: &str) -> Rows {
@@ -114,7 +126,7 @@ fn from_csv(text: &str) -> Rows {
                 .iter()
                 .zip(csv_fields(l))
                 .filter(|(_, v)| !v.is_empty())
-                .map(|(k, v)| (k.clone(), v.parse::<f64>().unwrap()))
+                .map(|(k, v)| (k.clone(), csv_value(&v)))
                 .collect();
             split_step(cells)
         })
@@ -123,14 +135,7 @@ fn from_csv(text: &str) -> Rows {
 
 fn from_jsonl(text: &str) -> Rows {
     text.lines()
-        .map(|l| {
-            let v: BTreeMap<String, Value> = serde_json::from_str(l).unwrap();
-            split_step(
-                v.into_iter()
-                    .map(|(k, v)| (k, common::json_number(&v).unwrap()))
-                    .collect(),
-            )
-        })
+        .map(|l| split_step(serde_json::from_str(l).unwrap()))
         .collect()
 }
 
@@ -144,12 +149,30 @@ fn from_parquet(path: &Path) -> Rows {
             let row = row.unwrap();
             let cells = row
                 .get_column_iter()
-                .filter_map(|(k, f)| match f {
-                    Field::Double(v) => Some((k.clone(), *v)),
-                    // A column of integers (`_step`, a counter) is INT64.
-                    Field::Long(v) => Some((k.clone(), *v as f64)),
-                    Field::Null => None,
-                    other => panic!("{k}: {other:?}"),
+                .filter_map(|(k, f)| {
+                    let v = match f {
+                        Field::Double(v) => serde_json::Number::from_f64(*v).map_or_else(
+                            || {
+                                Value::from(if v.is_nan() {
+                                    "NaN"
+                                } else if *v > 0.0 {
+                                    "Infinity"
+                                } else {
+                                    "-Infinity"
+                                })
+                            },
+                            Value::Number,
+                        ),
+                        // A column of integers (`_step`, a counter) is INT64.
+                        Field::Long(v) => Value::from(*v),
+                        Field::Bool(b) => Value::Bool(*b),
+                        // A string, or the JSON text of a value in a column of
+                        // several kinds.
+                        Field::Str(s) => csv_value(s),
+                        Field::Null => return None,
+                        other => panic!("{k}: {other:?}"),
+                    };
+                    Some((k.clone(), v))
                 })
                 .collect();
             split_step(cells)
@@ -159,6 +182,21 @@ fn from_parquet(path: &Path) -> Rows {
 
 fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// Whether an exported cell is the logged value: a number the same double (an
+/// integer of 2^53 or more the same integer), anything else equal.
+fn cell_matches(got: &Value, want: &Value) -> bool {
+    let Some(w) = common::json_number(want) else {
+        return got == want;
+    };
+    let Some(g) = common::json_number(got) else {
+        return false;
+    };
+    if w.abs() >= 9_007_199_254_740_992.0 && (want.is_i64() || want.is_u64()) {
+        return got.as_i64() == want.as_i64() && got.as_u64() == want.as_u64();
+    }
+    same(g, w)
 }
 
 fn assert_rows(what: &str, got: &Rows, want: &Rows) {
@@ -171,7 +209,11 @@ fn assert_rows(what: &str, got: &Rows, want: &Rows) {
             "{what}: cells of row {i}"
         );
         for (k, v) in g {
-            assert!(same(*v, w[k]), "{what}: row {i} {k}: {v} != {}", w[k]);
+            assert!(
+                cell_matches(v, &w[k]),
+                "{what}: row {i} {k}: {v} != {}",
+                w[k]
+            );
         }
     }
 }
@@ -214,24 +256,29 @@ fn every_format_of_every_fixture_reads_back_as_inspects_history() {
 /// One key's steps, values and smoothed values.
 type Series = (Vec<f64>, Vec<f64>, Vec<f64>);
 
-/// The long form's (step, key, value, smoothed) rows.
-fn long_rows(text: &str) -> Vec<(f64, String, f64, f64)> {
+/// The long form's (step, key, value, smoothed) rows: those of a series of
+/// numbers (the others, strings and booleans, have no smoothed value), and how
+/// many rows there are in all.
+fn long_rows(text: &str) -> (Vec<(f64, String, f64, f64)>, usize) {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
         Some("_step,_runtime,_timestamp,key,value,smoothed")
     );
-    lines
-        .map(|l| {
+    let mut all = 0;
+    let rows = lines
+        .inspect(|_| all += 1)
+        .filter_map(|l| {
             let f = csv_fields(l);
-            (
+            Some((
                 f[0].parse().unwrap(),
                 f[3].clone(),
-                f[4].parse().unwrap(),
-                f[5].parse().unwrap(),
-            )
+                f[4].parse().ok()?,
+                f[5].parse().ok()?,
+            ))
         })
-        .collect()
+        .collect();
+    (rows, all)
 }
 
 #[test]
@@ -242,7 +289,7 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
         let s: Smoothing = kind.parse().unwrap();
         let text =
             String::from_utf8(export(&file, &["--long", "--smoothing", kind]).stdout).unwrap();
-        let rows = long_rows(&text);
+        let (rows, all) = long_rows(&text);
         let mut by_key: BTreeMap<String, Series> = BTreeMap::new();
         for (x, k, v, sm) in rows {
             let e = by_key.entry(k).or_default();
@@ -259,7 +306,12 @@ fn smoothed_columns_are_the_smoothing_modules_values_over_every_point() {
                     .count()
             })
             .sum();
-        assert_eq!(by_key.values().map(|e| e.0.len()).sum::<usize>(), points);
+        assert_eq!(all, points);
+        // The series of numbers are smoothed; strings, booleans and a series of
+        // several kinds are not.
+        for k in ["str_metric", "bool_metric", "mixed_metric"] {
+            assert!(!by_key.contains_key(k), "{kind}: {k} smoothed");
+        }
         assert!(by_key.values().filter(|e| e.0.len() >= 20).count() > 100);
         for (k, (xs, ys, sm)) in &by_key {
             let expect = s.apply(xs, ys);

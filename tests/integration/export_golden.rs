@@ -4,7 +4,10 @@
 //! system), JSON lines and Parquet (its schema and every cell's bits), against
 //! expected files made by the earlier implementation (`tests/fixtures/export/`;
 //! `LEET_UPDATE_EXPECTED=1` writes them anew, with `LEET_EXPORT_BIN` the build to
-//! write them with). Special values (NaN, ±inf, -0.0,
+//! write them with). Since values are exported as logged (integers of 2^53 and
+//! more exactly, booleans, strings and lists too, a column of integers without
+//! `.0` in JSON lines), the expected files are this build's, reviewed: they differ
+//! from the earlier ones only there. Special values (NaN, ±inf, -0.0,
 //! the largest and the smallest doubles) read back to the same bits.
 
 use crate::common;
@@ -49,6 +52,7 @@ fn parquet_dump(path: &Path) -> String {
                 Field::Double(v) => format!("d{:016x}", v.to_bits()),
                 Field::Long(v) => format!("i{v}"),
                 Field::Str(v) => format!("s{v:?}"),
+                Field::Bool(v) => format!("b{v}"),
                 Field::Null => "-".to_owned(),
                 other => format!("?{other:?}"),
             })

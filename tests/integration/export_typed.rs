@@ -185,3 +185,98 @@ fn the_extension_picks_the_format_and_a_contradicting_format_is_refused() {
     );
     assert!(!bad.exists(), "nothing is written");
 }
+
+/// `many_metrics`' first rows, exported to `dir` in `format`: the file.
+fn many_metrics(dir: &Path, format: &str) -> PathBuf {
+    let run = crate::common::wandb_file(&crate::common::runs_dir().join("many_metrics"));
+    let out = dir.join(format!("mm.{format}"));
+    let o = export(&["-o", out.to_str().unwrap(), run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "",
+        "{format}: nothing left out"
+    );
+    out
+}
+
+#[test]
+fn values_are_exported_as_logged_big_integers_booleans_and_strings_included() {
+    let dir = tempfile::tempdir().unwrap();
+    // As logged at steps 0..4 (`inspect --json`): big_int_metric 2^53 + step.
+    let big = [
+        "9007199254740992",
+        "9007199254740993",
+        "9007199254740994",
+        "9007199254740995",
+    ];
+    let int = ["0", "7", "14", "21"];
+    let boolean = ["false", "true", "false", "true"];
+    let string = ["label-0", "label-1", "label-2", "label-3"];
+    let mixed = ["0", "s1", "NaN", "4.5"];
+
+    // CSV: the decimal text as logged.
+    let csv = std::fs::read_to_string(many_metrics(dir.path(), "csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let first: Vec<Vec<&str>> = lines.take(4).map(|l| l.split(',').collect()).collect();
+    let col = |name: &str| -> Vec<&str> {
+        let i = header.iter().position(|h| *h == name).unwrap();
+        first.iter().map(|r| r[i]).collect()
+    };
+    assert_eq!(col("big_int_metric"), big);
+    assert_eq!(col("int_metric"), int);
+    assert_eq!(col("bool_metric"), boolean);
+    assert_eq!(col("str_metric"), string);
+    assert_eq!(col("mixed_metric"), mixed);
+
+    // JSON lines: integers without `.0`, booleans and strings as JSON has them.
+    let jsonl = std::fs::read_to_string(many_metrics(dir.path(), "jsonl")).unwrap();
+    for (i, line) in jsonl.lines().take(4).enumerate() {
+        for (key, want) in [
+            ("_step", i.to_string()),
+            ("big_int_metric", big[i].to_owned()),
+            ("int_metric", int[i].to_owned()),
+            ("bool_metric", boolean[i].to_owned()),
+            ("str_metric", format!("\"{}\"", string[i])),
+        ] {
+            let cell = format!("\"{key}\":{want}");
+            assert!(
+                line.contains(&format!("{cell},")) || line.ends_with(&format!("{cell}}}")),
+                "row {i}: no {cell} in {line}"
+            );
+        }
+    }
+
+    // Parquet: INT64 exact, BOOLEAN, UTF8; a column of several kinds is UTF8 of
+    // each value's JSON text.
+    let pq = many_metrics(dir.path(), "parquet");
+    let types: std::collections::BTreeMap<String, PhysicalType> =
+        columns(&pq).into_iter().map(|(n, t, _)| (n, t)).collect();
+    for (name, t) in [
+        ("_step", PhysicalType::INT64),
+        ("big_int_metric", PhysicalType::INT64),
+        ("int_metric", PhysicalType::INT64),
+        ("bool_metric", PhysicalType::BOOLEAN),
+        ("str_metric", PhysicalType::BYTE_ARRAY),
+        ("mixed_metric", PhysicalType::BYTE_ARRAY),
+        ("eval/loss", PhysicalType::DOUBLE),
+    ] {
+        assert_eq!(types.get(name), Some(&t), "{name}");
+    }
+    let got = rows(&pq);
+    let cell = |row: usize, name: &str| {
+        got[row]
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    for i in 0..4 {
+        assert_eq!(cell(i, "big_int_metric"), format!("i{}", big[i]));
+        assert_eq!(cell(i, "bool_metric"), format!("Bool({})", boolean[i]));
+        assert_eq!(cell(i, "str_metric"), format!("Str({:?})", string[i]));
+    }
+    assert_eq!(cell(1, "mixed_metric"), "Str(\"\\\"s1\\\"\")");
+    assert_eq!(cell(3, "mixed_metric"), "Str(\"4.5\")");
+}

@@ -485,12 +485,18 @@ fn a_changed_file_is_read_again_and_a_deleted_run_dropped() {
     // And the cache written after it no longer holds the deleted run.
     let s = scan(&wandb, &cache, t);
     assert_eq!((s.read, s.cached, s.entries.len()), (0, 3, 3));
-    // A newer `.wandb` file in a cached run's directory is the one indexed (the
-    // directory changed, so it is listed again).
+    // A newer `.wandb` file in a cached run's directory does not hide the run's own
+    // `run-<id>.wandb` (the directory's id); once that is gone, it is the one
+    // indexed (the directory changed, so it is listed again).
     let quiet_dir = files[2].parent().expect("dir");
     std::thread::sleep(std::time::Duration::from_millis(20));
     let newer = quiet_dir.join("run-quiet2.wandb");
     std::fs::write(&newer, run_bytes("quiet2", T0, 5, Some(1))).expect("write");
+    let s = scan(&wandb, &cache, t);
+    assert_eq!((s.read, s.cached), (0, 3));
+    assert_eq!(by_id(&s, "quiet").file.as_ref(), Some(&files[2]));
+    assert!(s.entries.iter().all(|e| e.run_id != "quiet2"));
+    std::fs::remove_file(&files[2]).expect("rm");
     let s = scan(&wandb, &cache, t);
     assert_eq!((s.read, s.cached), (1, 2));
     let e = by_id(&s, "quiet2");

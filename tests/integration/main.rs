@@ -20,6 +20,7 @@ mod commands;
 mod damage;
 mod export;
 mod export_golden;
+mod export_targets;
 mod export_typed;
 mod fixes;
 mod hostile;

@@ -348,6 +348,10 @@ pub struct Events {
     pub list: Vec<Event>,
     /// (key index, value) of every row and stats sample.
     pub values: Vec<(u32, f64)>,
+    /// History values logged as integers that a double does not hold exactly
+    /// (2^53 and beyond): (index in [`Events::values`], the decimal text as logged),
+    /// in order. Their entry in `values` is the nearest double.
+    pub exact: Vec<(u32, String)>,
     /// The batch's summary changes, coalesced: folding them after the other events
     /// leaves the tree as folding each record's changes in turn would.
     pub summary: Vec<TreeOp>,

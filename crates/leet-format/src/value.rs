@@ -17,6 +17,17 @@ pub fn number(v: ItemValue<'_>) -> Option<f64> {
     }
 }
 
+/// The largest integer up to which every integer is a double (2^53); beyond it a
+/// logged integer may not be the double it is read as.
+pub const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Whether `s` is a JSON integer literal: `-?[0-9]+`.
+#[must_use]
+pub fn is_integer_literal(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Parse JSON text that holds a single number (or `NaN`/`Infinity`/`-Infinity`).
 #[must_use]
 pub fn json_number(s: &str) -> Option<f64> {

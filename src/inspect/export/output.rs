@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::source::resolve::resolve_file;
+use crate::source::resolve::{is_run_dir_name, resolve_file, wandb_in_dir};
 use leet_text::sanitize_path;
 
 /// `-o` names the run being exported (the same file, through any link, or a
@@ -21,6 +21,76 @@ use leet_text::sanitize_path;
 pub struct OutputIsInput {
     pub output: PathBuf,
     pub input: PathBuf,
+}
+
+/// `-o` would write a run's own files: it is named like a run file (`*.wandb`,
+/// which the run's directory would then hold beside its own, and which leet and
+/// W&B read as a run), or it lies inside a W&B run directory (its console log,
+/// its media, its config are the run's, never an export's).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputInRun {
+    #[error("-o '{}' is named like a run file (.wandb), which would be read as a run; name it .csv, .jsonl or .parquet; nothing was written", sanitize_path(.0))]
+    RunFileName(PathBuf),
+    #[error("-o '{}' is inside the W&B run directory '{}', whose files are the run's; write it elsewhere; nothing was written", sanitize_path(.output), sanitize_path(.run_dir))]
+    InRunDir { output: PathBuf, run_dir: PathBuf },
+}
+
+/// How many directories above the output are looked into for a `.wandb` file
+/// (`RUN/files/media/images/x.csv` is three below its run directory).
+const RUN_DIR_DEPTH: usize = 4;
+
+/// Whether `dir` is a W&B run directory: named `run-*` or `offline-run-*` inside
+/// a `wandb` (or `.wandb`) directory, or (when `look_inside`) holding a `.wandb`
+/// file beside a `files` folder, as a run directory copied under another name does.
+fn is_run_dir(dir: &Path, look_inside: bool) -> bool {
+    let named = dir
+        .file_name()
+        .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()))
+        && dir
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|p| p == "wandb" || p == ".wandb");
+    named || (look_inside && dir.join("files").is_dir() && wandb_in_dir(dir).is_some())
+}
+
+/// The run directory `out` would be written inside, if any: each directory above
+/// it (its real path where it exists, so a link into a run is seen through).
+fn run_dir_above(out: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(out).ok()?;
+    let mut spellings = vec![abs.clone()];
+    // The deepest existing directory above it, its links resolved.
+    if let Some(real) = abs
+        .ancestors()
+        .skip(1)
+        .find_map(|d| fs::canonicalize(d).ok().map(|r| (d, r)))
+        .and_then(|(d, r)| Some(r.join(abs.strip_prefix(d).ok()?)))
+    {
+        spellings.push(real);
+    }
+    spellings.iter().find_map(|p| {
+        p.ancestors()
+            .skip(1)
+            .enumerate()
+            .find(|(depth, d)| is_run_dir(d, *depth < RUN_DIR_DEPTH))
+            .map(|(_, d)| d.to_path_buf())
+    })
+}
+
+/// Refuse an output that would write a run's own files ([`OutputInRun`]).
+fn check_not_in_run(out: &Path) -> Result<(), OutputInRun> {
+    if out
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("wandb"))
+    {
+        return Err(OutputInRun::RunFileName(out.to_path_buf()));
+    }
+    match run_dir_above(out) {
+        Some(run_dir) => Err(OutputInRun::InRunDir {
+            output: out.to_path_buf(),
+            run_dir,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Where the rows go.
@@ -63,8 +133,8 @@ impl Dest {
     /// Decide where `output` writes when `input` (a resolved `.wandb` file) is read.
     ///
     /// # Errors
-    /// [`OutputIsInput`]; a target that is a directory (holding no run) or whose
-    /// state cannot be read.
+    /// [`OutputIsInput`]; [`OutputInRun`]; a target that is a directory (holding
+    /// no run) or whose state cannot be read.
     pub(super) fn plan(output: Option<&Path>, input: &Path) -> anyhow::Result<Self> {
         let Some(out) = output.filter(|p| p.as_os_str() != "-") else {
             return Ok(Dest::Stdout);
@@ -79,7 +149,8 @@ impl Dest {
             Ok(m) => m,
             // Nothing there (or a dangling link): a new file.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Dest::File(out.to_path_buf()))
+                check_not_in_run(out)?;
+                return Ok(Dest::File(out.to_path_buf()));
             }
             Err(e) => anyhow::bail!("cannot write {}: {e}", sanitize_path(out)),
         };
@@ -98,9 +169,12 @@ impl Dest {
         if !meta.is_file() {
             return Ok(Dest::Stream(out.to_path_buf()));
         }
+        check_not_in_run(out)?;
         // A link to a regular file is written through: the file it names is replaced.
         let real = if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
-            fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf())
+            let real = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+            check_not_in_run(&real)?;
+            real
         } else {
             out.to_path_buf()
         };

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::io;
 
-use super::table::{Cell, Table};
+use super::table::{Cell, Other, Table};
 use crate::store::smooth::stream::{Prep, Stream};
 use crate::store::smooth::Smoothing;
 
@@ -71,12 +71,15 @@ impl Smoothed {
     }
 }
 
-/// A row to write: its numbers, the key's column (long form), and the smoothed
-/// cells still waiting: (cell, series, point).
+/// A row to write: its numbers, the key's column (long form), the smoothed
+/// cells still waiting: (cell, series, point), and the cells whose value is not
+/// a plain double (a string, a boolean, an integer beyond 2^53), which win over
+/// `nums` (where a number's nearest double stays, for smoothing).
 pub(super) struct Waiting {
     pub(super) nums: Vec<Option<f64>>,
     pub(super) key: Option<usize>,
     pub(super) waits: Vec<(usize, usize, u64)>,
+    pub(super) others: Vec<(usize, Other)>,
 }
 
 impl Waiting {
@@ -85,6 +88,19 @@ impl Waiting {
             nums: vec![None; cells],
             key: None,
             waits: Vec::new(),
+            others: Vec::new(),
+        }
+    }
+
+    /// Set cell `c` (a later value of the same cell replaces an earlier one).
+    #[inline]
+    pub(super) fn set(&mut self, c: usize, num: Option<f64>, other: Option<Other>) {
+        if !self.others.is_empty() {
+            self.others.retain(|o| o.0 != c);
+        }
+        self.nums[c] = num;
+        if let Some(o) = other {
+            self.others.push((c, o));
         }
     }
 }
@@ -135,12 +151,22 @@ pub(super) fn write_row(
             let mut row: Vec<Cell<'_>> = r.nums[..key_at].iter().map(|v| Cell::Num(*v)).collect();
             row.push(Cell::Text(text(k)));
             row.extend(r.nums[key_at + 1..].iter().map(|v| Cell::Num(*v)));
+            for (c, o) in &r.others {
+                row[*c] = Cell::Other(o);
+            }
             table.row(&row)
         }
-        None => {
+        None if r.others.is_empty() => {
             cells.clear();
             cells.extend(r.nums.iter().map(|v| Cell::Num(*v)));
             table.row(cells)
+        }
+        None => {
+            let mut row: Vec<Cell<'_>> = r.nums.iter().map(|v| Cell::Num(*v)).collect();
+            for (c, o) in &r.others {
+                row[*c] = Cell::Other(o);
+            }
+            table.row(&row)
         }
     }
 }

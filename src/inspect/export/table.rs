@@ -1,14 +1,15 @@
-//! The export's writers: rows of numbers (and, in the long form, a key) as CSV,
+//! The export's writers: rows of values (and, in the long form, a key) as CSV,
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
-//! number of cells. Parquet columns are typed (a column whose every value is an
-//! integer is INT64, other numbers DOUBLE) and zstd-compressed.
+//! number of cells. Parquet columns are typed by what they logged (integers an i64
+//! holds INT64, other numbers DOUBLE, booleans BOOLEAN, strings UTF8, a column of
+//! several kinds or of lists each value's JSON text, typed JSON) and zstd-compressed.
 
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
 use parquet::basic::{Compression, ConvertedType, Repetition, Type as PhysicalType, ZstdLevel};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
@@ -94,23 +95,85 @@ pub struct FormatMismatch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ColKind {
     Num,
-    /// Numbers that are all integers (`_step`, counters): INT64 in Parquet,
-    /// written as [`ColKind::Num`] elsewhere.
+    /// Numbers that are all integers an i64 holds (`_step`, counters): INT64 in
+    /// Parquet, integers (no `.0`) in JSON lines.
     Int,
+    /// Names (the long form's key): UTF8.
     Text,
+    /// Booleans: BOOLEAN.
+    Bool,
+    /// Strings: UTF8.
+    Str,
+    /// Values of several kinds, or lists and objects: each value's JSON text (JSON).
+    Json,
+}
+
+impl ColKind {
+    /// Whether the column holds numbers (and so may be smoothed).
+    pub(super) fn is_number(self) -> bool {
+        matches!(self, ColKind::Num | ColKind::Int)
+    }
 }
 
 /// Whether `v` is an integer an f64 holds exactly, so that INT64 keeps it as it is.
 pub(super) fn is_integer(v: f64) -> bool {
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    v.fract() == 0.0 && v.abs() <= EXACT
+    v.fract() == 0.0 && v.abs() <= leet_format::value::EXACT_INT
 }
 
-/// One cell: a number (None: missing) or text.
+/// A logged value that is not a plain double.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Other {
+    /// An integer beyond 2^53 that an i64 holds: exactly as logged.
+    Int(i64),
+    /// An integer beyond an i64: its decimal text as logged.
+    Big(String),
+    Bool(bool),
+    Str(String),
+    /// Any other JSON (a list, an object, a value of no JSON kind), as logged.
+    Json(String),
+}
+
+impl Other {
+    /// Whether it is a number (an integer of 2^53 or more).
+    pub(super) fn is_number(&self) -> bool {
+        matches!(self, Other::Int(_) | Other::Big(_))
+    }
+
+    /// Its JSON text.
+    fn json_text(&self, out: &mut Vec<u8>) {
+        match self {
+            Other::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+            Other::Big(t) | Other::Json(t) => out.extend_from_slice(t.as_bytes()),
+            Other::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Other::Str(s) => {
+                // Writing to a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, s);
+            }
+        }
+    }
+
+    /// As a JSON value (a list's text parsed; an integer beyond a u64 kept as
+    /// its text's nearest double is not exact, so it is written as text instead).
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            Other::Int(i) => serde_json::Value::from(*i),
+            Other::Big(t) => t
+                .parse::<u64>()
+                .map_or_else(|_| serde_json::Value::from(t.as_str()), Into::into),
+            Other::Bool(b) => serde_json::Value::Bool(*b),
+            Other::Str(s) => serde_json::Value::from(s.as_str()),
+            Other::Json(t) => leet_format::value::parse_lenient(t),
+        }
+    }
+}
+
+/// One cell: a number (None: missing), text (a name), or a value that is not a
+/// plain double.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Cell<'a> {
     Num(Option<f64>),
     Text(&'a str),
+    Other(&'a Other),
 }
 
 /// Parquet cells buffered before a row group is written.
@@ -119,14 +182,18 @@ const GROUP_CELLS: usize = 1 << 20;
 enum Buf {
     Num(Vec<f64>, Vec<i16>),
     Int(Vec<i64>, Vec<i16>),
+    Bool(Vec<bool>, Vec<i16>),
     Text(Vec<ByteArray>, Vec<i16>),
+    /// A column of several kinds: each value's JSON text.
+    Json(Vec<ByteArray>, Vec<i16>),
 }
 
 type Sink<'w> = &'w mut (dyn Write + Send);
 
 enum Inner<'w> {
     Csv(Sink<'w>),
-    Jsonl(Sink<'w>, Vec<String>),
+    /// The sink, each column's name as a JSON string followed by `:`, and kind.
+    Jsonl(Sink<'w>, Vec<Vec<u8>>, Vec<ColKind>),
     Parquet {
         writer: SerializedFileWriter<Sink<'w>>,
         bufs: Vec<Buf>,
@@ -168,8 +235,19 @@ fn csv_field(out: &mut Vec<u8>, s: &str) {
 /// A number as CSV writes it: the shortest text that reads back the same f64,
 /// without an exponent (as `{}` writes it); `NaN`, `inf`, `-inf` for the
 /// non-finite.
+#[inline]
 fn csv_num(out: &mut Vec<u8>, v: f64) {
     super::num::write_f64(out, v);
+}
+
+/// A number as JSON text: as CSV writes it, the non-finite as W&B spells them
+/// (`NaN`, `Infinity`, `-Infinity`).
+fn json_num(out: &mut Vec<u8>, v: f64) {
+    if v.is_finite() {
+        csv_num(out, v);
+    } else if let serde_json::Value::String(s) = leet_format::value::float(v) {
+        out.extend_from_slice(s.as_bytes());
+    }
 }
 
 impl<'w> Table<'w> {
@@ -192,7 +270,17 @@ impl<'w> Table<'w> {
                 out.write_all(&line)?;
                 Inner::Csv(out)
             }
-            Format::Jsonl => Inner::Jsonl(out, cols.iter().map(|c| c.0.clone()).collect()),
+            Format::Jsonl => {
+                let keys = cols
+                    .iter()
+                    .map(|(name, _)| {
+                        let mut k = serde_json::to_vec(name).map_err(io::Error::other)?;
+                        k.push(b':');
+                        Ok(k)
+                    })
+                    .collect::<io::Result<_>>()?;
+                Inner::Jsonl(out, keys, cols.iter().map(|c| c.1).collect())
+            }
             Format::Parquet => {
                 let fields = cols
                     .iter()
@@ -202,9 +290,18 @@ impl<'w> Table<'w> {
                                 Type::primitive_type_builder(name, PhysicalType::DOUBLE)
                             }
                             ColKind::Int => Type::primitive_type_builder(name, PhysicalType::INT64),
-                            ColKind::Text => {
+                            ColKind::Bool => {
+                                Type::primitive_type_builder(name, PhysicalType::BOOLEAN)
+                            }
+                            ColKind::Text | ColKind::Str => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
+                            }
+                            // UTF-8 text that is JSON, and says so: a reader tells
+                            // `"s1"` the string from `1` the number.
+                            ColKind::Json => {
+                                Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+                                    .with_converted_type(ConvertedType::JSON)
                             }
                         };
                         b.with_repetition(Repetition::OPTIONAL)
@@ -226,7 +323,7 @@ impl<'w> Table<'w> {
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
                     .set_dictionary_enabled(false);
                 for (name, kind) in cols {
-                    if matches!(kind, ColKind::Text) {
+                    if matches!(kind, ColKind::Text | ColKind::Str | ColKind::Json) {
                         props = props.set_column_dictionary_enabled(
                             parquet::schema::types::ColumnPath::from(name.as_str()),
                             true,
@@ -241,7 +338,9 @@ impl<'w> Table<'w> {
                     .map(|(_, k)| match k {
                         ColKind::Num => Buf::Num(Vec::new(), Vec::new()),
                         ColKind::Int => Buf::Int(Vec::new(), Vec::new()),
-                        ColKind::Text => Buf::Text(Vec::new(), Vec::new()),
+                        ColKind::Bool => Buf::Bool(Vec::new(), Vec::new()),
+                        ColKind::Text | ColKind::Str => Buf::Text(Vec::new(), Vec::new()),
+                        ColKind::Json => Buf::Json(Vec::new(), Vec::new()),
                     })
                     .collect();
                 Inner::Parquet {
@@ -268,26 +367,35 @@ impl<'w> Table<'w> {
                         Cell::Num(Some(v)) => csv_num(line, *v),
                         Cell::Num(None) => {}
                         Cell::Text(s) => csv_field(line, s),
+                        Cell::Other(Other::Str(s) | Other::Json(s)) => csv_field(line, s),
+                        Cell::Other(o) => o.json_text(line),
                     }
                 }
                 line.push(b'\n');
                 out.write_all(line)
             }
-            Inner::Jsonl(out, names) => {
-                let mut m = serde_json::Map::new();
-                for (name, c) in names.iter().zip(cells) {
-                    match c {
-                        Cell::Num(Some(v)) => {
-                            m.insert(name.clone(), leet_format::value::float(*v));
+            Inner::Jsonl(out, keys, kinds) => {
+                line.push(b'{');
+                let mut first = true;
+                for ((key, kind), c) in keys.iter().zip(kinds.iter()).zip(cells) {
+                    let value = match c {
+                        Cell::Num(None) => continue,
+                        // A column of integers: written as integers, without `.0`.
+                        Cell::Num(Some(v)) if *kind == ColKind::Int && is_integer(*v) => {
+                            serde_json::Value::from(*v as i64)
                         }
-                        Cell::Num(None) => {}
-                        Cell::Text(s) => {
-                            m.insert(name.clone(), serde_json::Value::from(*s));
-                        }
+                        Cell::Num(Some(v)) => leet_format::value::float(*v),
+                        Cell::Text(s) => serde_json::Value::from(*s),
+                        Cell::Other(o) => o.to_json(),
+                    };
+                    if !first {
+                        line.push(b',');
                     }
+                    first = false;
+                    line.extend_from_slice(key);
+                    serde_json::to_writer(&mut *line, &value).map_err(io::Error::other)?;
                 }
-                serde_json::to_writer(&mut *line, &m).map_err(io::Error::other)?;
-                line.push(b'\n');
+                line.extend_from_slice(b"}\n");
                 out.write_all(line)
             }
             Inner::Parquet { writer, bufs, rows } => {
@@ -297,24 +405,62 @@ impl<'w> Table<'w> {
                             v.push(*x);
                             d.push(1);
                         }
+                        (Buf::Num(v, d), Cell::Other(Other::Int(i))) => {
+                            v.push(*i as f64);
+                            d.push(1);
+                        }
+                        (Buf::Num(v, d), Cell::Other(Other::Big(t))) => {
+                            v.push(t.parse().unwrap_or(f64::NAN));
+                            d.push(1);
+                        }
                         (Buf::Int(v, d), Cell::Num(Some(x))) => {
                             // The first pass saw only integers here; a value the
                             // second pass finds otherwise came with the file growing
                             // in between, and is not cut to fit.
                             if !is_integer(*x) {
-                                return Err(io::Error::other(
-                                    "a column of integers got a fraction: the run grew \
-                                     while it was exported; export it again",
-                                ));
+                                return Err(grew());
                             }
                             v.push(*x as i64);
+                            d.push(1);
+                        }
+                        (Buf::Int(v, d), Cell::Other(Other::Int(i))) => {
+                            v.push(*i);
+                            d.push(1);
+                        }
+                        (Buf::Bool(v, d), Cell::Other(Other::Bool(b))) => {
+                            v.push(*b);
                             d.push(1);
                         }
                         (Buf::Text(v, d), Cell::Text(s)) => {
                             v.push(ByteArray::from(*s));
                             d.push(1);
                         }
-                        (Buf::Num(_, d) | Buf::Int(_, d) | Buf::Text(_, d), _) => d.push(0),
+                        (Buf::Text(v, d), Cell::Other(Other::Str(s))) => {
+                            v.push(ByteArray::from(s.as_str()));
+                            d.push(1);
+                        }
+                        (Buf::Json(v, d), Cell::Num(Some(x))) => {
+                            line.clear();
+                            json_num(line, *x);
+                            v.push(ByteArray::from(line.clone()));
+                            d.push(1);
+                        }
+                        (Buf::Json(v, d), Cell::Other(o)) => {
+                            line.clear();
+                            o.json_text(line);
+                            v.push(ByteArray::from(line.clone()));
+                            d.push(1);
+                        }
+                        (
+                            Buf::Num(_, d)
+                            | Buf::Int(_, d)
+                            | Buf::Bool(_, d)
+                            | Buf::Text(_, d)
+                            | Buf::Json(_, d),
+                            Cell::Num(None),
+                        ) => d.push(0),
+                        // A kind the first pass did not see here: the file grew.
+                        _ => return Err(grew()),
                     }
                 }
                 *rows += 1;
@@ -330,7 +476,7 @@ impl<'w> Table<'w> {
     /// Finish the table (Parquet: the last row group and the footer).
     pub(super) fn finish(self) -> io::Result<()> {
         match self.inner {
-            Inner::Csv(out) | Inner::Jsonl(out, _) => out.flush(),
+            Inner::Csv(out) | Inner::Jsonl(out, ..) => out.flush(),
             Inner::Parquet {
                 mut writer,
                 mut bufs,
@@ -344,6 +490,14 @@ impl<'w> Table<'w> {
             }
         }
     }
+}
+
+/// A cell the first pass did not expect: the run grew between the passes.
+fn grew() -> io::Error {
+    io::Error::other(
+        "a column got a value of a kind the first pass did not see there: the run grew \
+         while it was exported; export it again",
+    )
 }
 
 /// Write the buffered rows as one row group.
@@ -366,7 +520,14 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
                 v.clear();
                 d.clear();
             }
-            Some(Buf::Text(v, d)) => {
+            Some(Buf::Bool(v, d)) => {
+                col.typed::<BoolType>()
+                    .write_batch(v, Some(d), None)
+                    .map_err(parquet_err)?;
+                v.clear();
+                d.clear();
+            }
+            Some(Buf::Text(v, d) | Buf::Json(v, d)) => {
                 col.typed::<ByteArrayType>()
                     .write_batch(v, Some(d), None)
                     .map_err(parquet_err)?;

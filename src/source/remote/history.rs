@@ -19,23 +19,35 @@ pub type HistoryRow = Vec<(Vec<String>, String)>;
 /// The Parquet reader's message (not Parquet, cut short, a codec not built in).
 pub fn read_rows(bytes: Vec<u8>) -> Result<Vec<HistoryRow>, String> {
     let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    // Columns of JSON text (a column of several kinds, as `leet export` writes
+    // it): their text is the value, not a string.
+    let json_cols: Vec<Vec<String>> = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .filter(|c| c.converted_type() == parquet::basic::ConvertedType::JSON)
+        .map(|c| c.path().parts().to_vec())
+        .collect();
     let iter = reader.get_row_iter(None).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     for row in iter {
         let row = row.map_err(|e| e.to_string())?;
         let mut out = Vec::new();
-        flatten(&row, &mut Vec::new(), &mut out);
+        flatten(&row, &mut Vec::new(), &json_cols, &mut out);
         rows.push(out);
     }
     Ok(rows)
 }
 
-fn flatten(row: &Row, path: &mut Vec<String>, out: &mut HistoryRow) {
+fn flatten(row: &Row, path: &mut Vec<String>, json_cols: &[Vec<String>], out: &mut HistoryRow) {
     for (name, field) in row.get_column_iter() {
         path.push(name.clone());
         match field {
             Field::Null => {}
-            Field::Group(g) => flatten(g, path, out),
+            Field::Group(g) => flatten(g, path, json_cols, out),
+            Field::Str(s) if json_cols.contains(path) => out.push((path.clone(), s.clone())),
             f => out.push((path.clone(), json_text(f))),
         }
         path.pop();

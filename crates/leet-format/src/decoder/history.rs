@@ -46,6 +46,11 @@ impl Decoder {
         }
         // What the fast path read is read again, the general way.
         self.ev.values.truncate(start);
+        let kept = self
+            .ev
+            .exact
+            .partition_point(|&(i, _)| (i as usize) < start);
+        self.ev.exact.truncate(kept);
         let mut row = Row {
             complete: true,
             ..Row::default()
@@ -209,10 +214,32 @@ impl Decoder {
                 }
             }
             Special::Metric(id) => match num {
-                Some(y) => self.ev.values.push((id, y)),
+                Some(y) => {
+                    if y.abs() >= value::EXACT_INT {
+                        self.exact_int(v);
+                    }
+                    self.ev.values.push((id, y));
+                }
                 None => other_value(id, v, row),
             },
         }
+    }
+}
+
+impl Decoder {
+    /// The value about to be pushed was logged as an integer beyond 2^53: keep its
+    /// decimal text, which its double does not hold exactly.
+    #[cold]
+    #[inline(never)]
+    fn exact_int(&mut self, v: ItemValue<'_>) {
+        let text = match v {
+            ItemValue::Int(i) => i.to_string(),
+            ItemValue::Json(t) if value::is_integer_literal(t.trim_ascii()) => {
+                t.trim_ascii().to_owned()
+            }
+            _ => return,
+        };
+        self.ev.exact.push((as_u32(self.ev.values.len()), text));
     }
 }
 
@@ -264,7 +291,9 @@ pub(super) fn record_step_general(b: &[u8]) -> Option<i64> {
 #[inline(never)]
 fn other_value(id: u32, v: ItemValue<'_>, row: &mut Row) {
     let text = match v {
-        ItemValue::Json(s) | ItemValue::Text(s) => s.to_owned(),
+        ItemValue::Json(s) => s.to_owned(),
+        // As JSON too, so that a string reads the same however it was stored.
+        ItemValue::Text(s) => serde_json::Value::from(s).to_string(),
         other => value::to_json(other).to_string(),
     };
     row.others.push((id, text));

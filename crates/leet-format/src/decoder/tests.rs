@@ -88,6 +88,8 @@ fn body(r: &mut Rng) -> Vec<u8> {
         "1..2",
         "",
         " 1",
+        "9007199254740993",
+        "-123456789012345678901",
     ];
     let mut items = Vec::new();
     for _ in 0..(r.next() % 14) {
@@ -382,4 +384,62 @@ fn without_series_rows_and_bad_records_equal_the_full_reading() {
         assert_eq!(full, lean, "round {round}: {rows:?}");
     }
     assert!(bad > 300, "too few bad records to compare: {bad}");
+}
+
+/// A history value logged as an integer of 2^53 or more keeps its text beside its
+/// nearest double (an export writes it as logged); a short one, a fraction or an
+/// exponent does not; a record the fast path gives up on part way keeps each once.
+#[test]
+fn integers_beyond_a_doubles_reach_keep_their_text() {
+    let item = |k: &str, v: &str| pb::HistoryItem {
+        key: k.into(),
+        value_json: v.into(),
+        ..Default::default()
+    };
+    let rec = |items: Vec<pb::HistoryItem>| pb::HistoryRecord {
+        item: items,
+        ..Default::default()
+    };
+    let mut d = Decoder::new();
+    let plain = rec(vec![
+        item("_step", "0"),
+        item("big", "9007199254740993"),
+        item("edge", "9007199254740992"),
+        item("neg", "-9007199254741001"),
+        item("huge", "123456789012345678901234567890"),
+        item("short", "12"),
+        item("frac", "9007199254740993.5"),
+        item("exp", "1e17"),
+    ]);
+    d.record(0, &payload(1, &plain.encode_to_vec()));
+    // The general reading (a nested key after a big integer): read once.
+    let mut nested = item("", "1");
+    nested.nested_key = vec!["a".into(), "b".into()];
+    let general = rec(vec![item("big", "9007199254740995"), nested]);
+    d.record(1000, &payload(2, &general.encode_to_vec()));
+    let ev = d.take();
+    let text = |i: usize| {
+        ev.exact
+            .iter()
+            .find(|(at, _)| *at as usize == i)
+            .map(|(_, t)| t.as_str())
+    };
+    let key_at = |i: usize| ev.keys[ev.values[i].0 as usize].as_str();
+    let got: Vec<(&str, &str)> = ev
+        .exact
+        .iter()
+        .map(|(i, t)| (key_at(*i as usize), t.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("big", "9007199254740993"),
+            ("edge", "9007199254740992"),
+            ("neg", "-9007199254741001"),
+            ("huge", "123456789012345678901234567890"),
+            ("big", "9007199254740995"),
+        ]
+    );
+    assert_eq!(text(0), Some("9007199254740993"));
+    assert_eq!(ev.values[0].1, 9_007_199_254_740_992.0);
 }
