@@ -153,31 +153,28 @@ const COLOURED: &[&str] = &[
     "4mon a blue background\x1b[49m, \x1b[1mbold\x1b[22m, \x1b[2mdim\x1b[22m, \x1b[3mitalic\x1b[23m, \x1b[7mreversed\x1b[27m\n",
 ];
 
-#[test]
-fn coloured_console_snapshot() {
-    let (w, h) = (120, 30);
+/// The coloured lines (and a coloured stderr line) drawn at 120×30.
+fn coloured() -> (App, Buffer) {
     let app = console_app(
         COLOURED,
         &["\x1b[36mcyan on stderr\x1b[0m own style\n"],
         true,
-        w,
-        h,
+        120,
+        30,
     );
-    let buf = draw(&app, w, h);
+    let buf = draw(&app, 120, 30);
+    (app, buf)
+}
+
+#[test]
+fn coloured_console_snapshot() {
+    let (app, buf) = coloured();
     insta::assert_snapshot!("console_120x30_sgr", shot(&buf, pane(&app)));
 }
 
 #[test]
 fn sgr_cells_take_the_run_colours_over_the_stream_style() {
-    let (w, h) = (120, 30);
-    let app = console_app(
-        COLOURED,
-        &["\x1b[36mcyan on stderr\x1b[0m own style\n"],
-        true,
-        w,
-        h,
-    );
-    let buf = draw(&app, w, h);
+    let (app, buf) = coloured();
     let area = pane(&app);
     let at = |needle: &str| buf[find(&buf, area, needle)].clone();
     assert_eq!(at("INFO").fg, Color::Green);

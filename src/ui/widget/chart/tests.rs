@@ -869,9 +869,9 @@ fn marked_lines_are_told_apart_by_letters_without_colour() {
     assert!(!plain.lines().take(9).any(|r| r.contains("A│")), "{plain}");
 }
 
-/// A chart of three lines with `legend` at 24×`h`, its rows as text.
-fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
-    let area = Rect::new(0, 0, 24, h);
+/// A chart in `area` of one line per entry of `legend`, `rows` legend rows
+/// allowed.
+fn legend_chart(legend: &[&str], rows: u16, area: Rect) -> Buffer {
     let mut buf = Buffer::empty(area);
     let pts: &[Point] = &[(0.0, 1.0), (1.0, 2.0)];
     let spec = ChartSpec {
@@ -902,6 +902,12 @@ fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
         note: None,
     };
     render_chart(&mut buf, area, &spec, Theme::new(false, Palette::Default));
+    buf
+}
+
+/// A chart of three lines with `legend` at 24×`h`, its rows as text.
+fn with_legend(legend: &[&str], rows: u16, h: u16) -> Vec<String> {
+    let buf = legend_chart(legend, rows, Rect::new(0, 0, 24, h));
     (0..h)
         .map(|y| (0..24).map(|x| buf[(x, y)].symbol()).collect())
         .collect()
@@ -928,37 +934,10 @@ fn a_legend_allowed_rows_wraps_whole_entries_and_keeps_the_plot_three_rows() {
     assert_eq!(short[8], "│■a 1% ■b 2%           │", "{short:#?}");
 }
 
-/// The legend's last row of a 30×`h` chart of `names` drawn with swatches.
+/// The legend's rows of a 30×12 chart of `names`.
 fn legend_row(names: &[&str], rows: u16) -> Vec<String> {
     let area = Rect::new(0, 0, 30, 12);
-    let mut buf = Buffer::empty(area);
-    let spec = ChartSpec {
-        title: "loss",
-        corner: None,
-        lines: vec![Line {
-            points: &[(0.0, 1.0), (1.0, 2.0)],
-            style: Style::default(),
-            breaks: &[],
-            mark: None,
-        }],
-        bands: Vec::new(),
-        cursor: None,
-        x: (0.0, 1.0),
-        log_y: false,
-        focused: false,
-        fmt_x: &format::compact,
-        x_ticks: XTicks::Round,
-        y_unit: Unit::Plain,
-        guides: Guides::Off,
-        legend: names
-            .iter()
-            .map(|n| ((*n).to_owned(), Style::default()))
-            .collect(),
-        legend_rows: rows,
-        gaps: Vec::new(),
-        note: None,
-    };
-    render_chart(&mut buf, area, &spec, Theme::new(true, Palette::Default));
+    let buf = legend_chart(names, rows, area);
     (0..area.height)
         .map(|y| {
             (0..area.width)
