@@ -57,14 +57,14 @@ pub enum SettingsError {
     Io { file: PathBuf, reason: String },
     #[error("{}: {}", shown(.file), clean(.reason, 240))]
     Refused { file: PathBuf, reason: String },
-    #[error("{}{}: not valid TOML: {}", shown(.file), place(*.at), crate::text::sanitize(.reason))]
+    #[error("{}{}: not valid TOML: {}", shown(.file), crate::text::place(*.at), crate::text::sanitize(.reason))]
     Syntax {
         file: PathBuf,
         /// Line and column (from 1) of the error.
         at: Option<(usize, usize)>,
         reason: String,
     },
-    #[error("{}{}: [{}] key '{}': {}", shown(.file), place(*.at), crate::text::sanitize(.table), clean(.key, 80), crate::text::sanitize(.reason))]
+    #[error("{}{}: [{}] key '{}': {}", shown(.file), crate::text::place(*.at), crate::text::sanitize(.table), clean(.key, 80), crate::text::sanitize(.reason))]
     Value {
         file: PathBuf,
         /// Line and column (from 1) of the key in the file.
@@ -73,11 +73,6 @@ pub enum SettingsError {
         key: String,
         reason: String,
     },
-}
-
-/// `:LINE:COLUMN`, as compilers and editors read a place in a file ("" unknown).
-fn place(at: Option<(usize, usize)>) -> String {
-    at.map_or_else(String::new, |(l, c)| format!(":{l}:{c}"))
 }
 
 fn shown(p: &Path) -> String {

@@ -374,7 +374,7 @@ fn key_map_errors_are_sanitized() {
             "{body}: {err:?}"
         );
         assert!(
-            err.starts_with("leet: ") && err.contains("km.toml: "),
+            err.starts_with("leet: ") && err.contains("km.toml:"),
             "{err:?}"
         );
     }

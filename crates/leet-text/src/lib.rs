@@ -92,6 +92,23 @@ fn invisible_format(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
+/// Line and column (from 1, in characters) of the byte `offset` of `text`: where
+/// an error in a file is, as compilers and editors write it.
+#[must_use]
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// `:LINE:COLUMN` of a place in a file, as compilers and editors write it after
+/// the file's name ("" where it is unknown).
+#[must_use]
+pub fn place(at: Option<(usize, usize)>) -> String {
+    at.map_or_else(String::new, |(l, c)| format!(":{l}:{c}"))
+}
+
 /// A path as it may be shown: lossy UTF-8, [`sanitize`]d (file names can hold any
 /// byte but `/` and NUL, escape sequences included).
 #[must_use]

@@ -6,6 +6,15 @@ fn shown(p: &Path) -> String {
     crate::text::sanitize_path(p)
 }
 
+/// Every mode a key map may have a table for: `normal, filter, … or cluster`.
+fn modes() -> String {
+    let names: Vec<&str> = super::Mode::ALL.iter().map(|m| m.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
 /// Quoted text from the file, sanitized and cut to a readable length (a key can
 /// be a megabyte long).
 pub(super) fn clean(s: &str) -> String {
@@ -17,8 +26,10 @@ pub(super) fn clean_reason(s: &str) -> String {
     clean_to(s, 240)
 }
 
+/// Control characters written out (`\u{001b}`) rather than stripped: a key that
+/// is an escape sequence would otherwise be quoted as `''`.
 fn clean_to(s: &str, max_chars: usize) -> String {
-    let s = crate::text::sanitize(s);
+    let s = crate::text::sanitize(&crate::text::escape_controls(s));
     match s.char_indices().nth(max_chars) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s,
@@ -34,9 +45,14 @@ pub enum KeymapError {
     /// Not a regular file, or too big: refused before reading.
     #[error("{}: {}", shown(.file), clean_reason(.reason))]
     Refused { file: PathBuf, reason: String },
-    #[error("{}: not valid TOML: {}", shown(.file), clean_reason(.reason))]
-    Syntax { file: PathBuf, reason: String },
-    #[error("{}: unknown mode '[{}]' (expected normal, filter, help, fullscreen, runs or media)", shown(.file), clean(.mode))]
+    #[error("{}{}: not valid TOML: {}", shown(.file), crate::text::place(*.at), clean_reason(.reason))]
+    Syntax {
+        file: PathBuf,
+        /// Line and column (from 1) of the error.
+        at: Option<(usize, usize)>,
+        reason: String,
+    },
+    #[error("{}: unknown mode '[{}]' (expected {})", shown(.file), clean(.mode), modes())]
     UnknownMode { file: PathBuf, mode: String },
     #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean_reason(.reason))]
     Binding {

@@ -327,7 +327,8 @@ impl Keymap {
             text.parse()
                 .map_err(|e: toml::de::Error| KeymapError::Syntax {
                     file: file.to_owned(),
-                    reason: e.message().to_owned(),
+                    at: e.span().map(|r| crate::text::line_col(text, r.start)),
+                    reason: e.message().trim_end().to_owned(),
                 })?;
         let mut staged = self.clone();
         for (mode_name, body) in &table {
@@ -417,6 +418,31 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refused(text: &str) -> String {
+        Keymap::default()
+            .overlay(Path::new("k.toml"), text)
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// A refused key map says every mode it could have named, where a TOML error
+    /// is, and a key that is an escape sequence as its characters written out.
+    #[test]
+    fn refusals_name_every_mode_the_place_and_an_invisible_key() {
+        let m = refused("[nromal]\nq = \"quit\"\n");
+        for mode in Mode::ALL {
+            assert!(m.contains(mode.name()), "{m}");
+        }
+        let m = refused("[normal]\nq = \"quit\"\nq = \"help\"\n");
+        assert!(
+            m.starts_with("k.toml:3:1: not valid TOML: duplicate key"),
+            "{m}"
+        );
+        let m = refused("[normal]\n\"\\u001b[31m\" = \"quit\"\n");
+        assert!(m.contains("key '\\u{001b}[31m': unknown key name"), "{m}");
+        assert!(!m.contains('\u{1b}'), "{m}");
+    }
 
     #[test]
     fn parses_and_normalizes() {

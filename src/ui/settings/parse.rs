@@ -59,7 +59,7 @@ pub(super) fn parse_table(file: &Path, text: &str) -> Result<toml::Table, Settin
     text.parse()
         .map_err(|e: toml::de::Error| SettingsError::Syntax {
             file: file.to_owned(),
-            at: e.span().map(|r| line_col(text, r.start)),
+            at: e.span().map(|r| crate::text::line_col(text, r.start)),
             reason: e.message().trim_end().to_owned(),
         })
 }
@@ -69,7 +69,7 @@ impl SettingsError {
     /// read from), where the key is found there.
     pub(super) fn located(mut self, text: &str) -> Self {
         if let SettingsError::Value { table, key, at, .. } = &mut self {
-            *at = key_offset(text, table, key).map(|o| line_col(text, o));
+            *at = key_offset(text, table, key).map(|o| crate::text::line_col(text, o));
         }
         self
     }
@@ -86,14 +86,6 @@ fn key_offset(text: &str, table: &str, key: &str) -> Option<usize> {
         }
     }
     Some(t.key(key)?.span()?.start)
-}
-
-/// Line and column (from 1, in characters) of the byte `offset` of `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 struct Parser<'a> {
@@ -279,16 +271,19 @@ impl Parser<'_> {
                 "log_x" => s.log_x = self.names(name, k, v)?,
                 "collapsed_sections" => s.collapsed_sections = self.names(name, k, v)?,
                 _ => {
+                    // `[viewer]` also holds the per-project tables.
+                    let projects = if live { "" } else { ", projects" };
                     return Err(self.err(
                         name,
                         k,
-                        "unknown key (expected rows, columns, guides, band, left_sidebar, \
-                         right_sidebar, console, metrics_grid, left_width, right_width, \
-                         console_height, collapsed_sections, y_scale, system_y_scale, \
-                         filters, smoothing_all, smoothing, x_axis_all, x_axis, log_x \
-                         or palette)"
-                            .into(),
-                    ))
+                        format!(
+                            "unknown key (expected rows, columns, guides, band, left_sidebar, \
+                             right_sidebar, console, metrics_grid, left_width, right_width, \
+                             console_height, collapsed_sections, y_scale, system_y_scale, \
+                             filters, smoothing_all, smoothing, x_axis_all, x_axis, log_x{projects} \
+                             or palette)"
+                        ),
+                    ));
                 }
             }
         }

@@ -565,6 +565,10 @@ fn invalid_project_tables_name_the_project_the_key_and_the_reason() {
         let msg = err(text);
         assert!(msg.contains(want), "{text}:\n{msg}\nwanted: {want}");
     }
+    // The keys `[viewer]` takes are listed with its per-project tables; `[live]`
+    // has none.
+    assert!(err("[viewer]\ncolour = 1\n").contains("log_x, projects or palette)"));
+    assert!(err("[live]\ncolour = 1\n").contains("log_x or palette)"));
 }
 
 #[test]
