@@ -324,6 +324,33 @@ impl Action {
             _ => Action::ALL.into_iter().find(|a| a.name() == s),
         }
     }
+
+    /// Whether it acts in the live monitor, which has no run file (no console,
+    /// media, records, statistics, other runs or rereading) and charts its window
+    /// of time alone (no x axis to choose or zoom, no crosshair, no hidden
+    /// metrics): the others do nothing there and its help leaves them out.
+    #[must_use]
+    pub fn on_host(self) -> bool {
+        !matches!(
+            self,
+            Action::ToggleConsole
+                | Action::ToggleMedia
+                | Action::ToggleStats
+                | Action::InspectRecords
+                | Action::Restart
+                | Action::PickRun
+                | Action::OpenRun
+                | Action::ToggleCompare
+                | Action::ToggleHidden
+                | Action::CycleXAxis
+                | Action::XAxisToAll
+                | Action::ToggleLogX
+                | Action::ZoomIn
+                | Action::ZoomOut
+                | Action::ResetZoom
+                | Action::CycleCrosshair
+        )
+    }
 }
 
 #[cfg(test)]

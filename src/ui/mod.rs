@@ -1166,6 +1166,10 @@ impl App {
         if let Some(fx) = self.act_overlay(a) {
             return fx;
         }
+        // A run's keys open nothing on a host (an empty console or media pane).
+        if self.is_host() && !a.on_host() {
+            return Effect::NONE;
+        }
         if matches!(self.overlay, Overlay::None) {
             let crosshair = self.charts.crosshair.is_some();
             if let Some(fx) = self.ws(|r, cx| r.act_workspace(cx, a, crosshair)) {

@@ -924,6 +924,43 @@ fn the_wheel_zooms_a_full_screen_chart_about_the_pointer() {
     );
 }
 
+/// The run viewer's keys open nothing in the live monitor (before: `3` covered
+/// the screen with an empty media pane, `4` opened an empty console), and its
+/// help lists none of them.
+#[test]
+fn a_run_s_keys_open_nothing_in_the_live_monitor_and_its_help_leaves_them_out() {
+    let mut a = live_with_procs();
+    let before = a.panels.clone();
+    for c in ['3', '4', 'T', 'i', 'H', 'x', 'R'] {
+        a.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )));
+        assert_eq!(a.panels, before, "{c}");
+        assert!(
+            matches!(a.overlay, Overlay::None),
+            "{c}: {:?}",
+            a.overlay.kind()
+        );
+    }
+    let help = leet::ui::keymap::help_lines(&a.screen.keymap, true);
+    let text: Vec<String> = help.iter().map(|(k, d)| format!("{k} {d}")).collect();
+    for gone in [
+        "Toggle console logs pane",
+        "Zoom",
+        "rosshair",
+        "Media",
+        "Statistics",
+        "Record",
+        "again from the start",
+        "x of focused",
+    ] {
+        assert!(!text.iter().any(|l| l.contains(gone)), "{gone}: {text:#?}");
+    }
+    let run = leet::ui::keymap::help_lines(&a.screen.keymap, false);
+    assert!(run.iter().any(|(_, d)| d == "Toggle console logs pane"));
+}
+
 /// A live monitor at 120×40 with a scan of 30 processes: pid 100+i, user `user{i%5}`,
 /// CPU, RSS and GPU memory in orders that differ from each other and from the pids.
 fn live_with_procs() -> App {

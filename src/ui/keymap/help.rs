@@ -35,23 +35,29 @@ pub fn help_lines(km: &Keymap, live: bool) -> Vec<(String, String)> {
 pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if on == HelpFor::Cluster {
-        section(&mut out, "Cluster screen", mode_rows(km, CLUSTER));
+        section(&mut out, "Cluster screen", mode_rows(km, CLUSTER, on));
         section(
             &mut out,
             "Typing the host filter",
-            group_rows(km, "Filter", true),
+            group_rows(km, "Filter", true, on),
         );
         section(&mut out, "Always", fixed(ALWAYS));
         return out;
     }
     for group in GROUPS.into_iter().filter(|g| shown_on(g, on)) {
-        section(&mut out, group, group_rows(km, group, false));
+        section(&mut out, group, group_rows(km, group, false, on));
     }
     // Full screen and the overlays (their sections' headings, in the overlays'
     // order): only what differs from normal. The cluster screen's only where
     // there is one.
     let overlays = Mode::ALL.into_iter().filter_map(|m| match m {
         CLUSTER if on != HelpFor::ClusterHost => None,
+        // What a run's keys open: nothing on a host.
+        Mode::Overlay(Kind::Runs | Kind::Media | Kind::Stats | Kind::Inspector)
+            if on != HelpFor::Run =>
+        {
+            None
+        }
         Mode::Overlay(k) => match k.keys() {
             Keys::Own(s) => Some((m, s.title)),
             Keys::Filter => None,
@@ -59,9 +65,14 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
         _ => None,
     });
     for (mode, title) in std::iter::once((Mode::Fullscreen, "Full-screen chart")).chain(overlays) {
-        section(&mut out, title, mode_rows(km, mode));
+        section(&mut out, title, mode_rows(km, mode, on));
     }
-    section(&mut out, "Mouse", fixed(MOUSE));
+    let mouse = if on == HelpFor::Run {
+        MOUSE
+    } else {
+        MOUSE_ON_HOST
+    };
+    section(&mut out, "Mouse", fixed(mouse));
     section(&mut out, "Always", fixed(ALWAYS));
     out
 }
@@ -78,6 +89,13 @@ const MOUSE: &[(&str, &str)] = &[
         "drag a border",
         "Resize the overview, system sidebar or console",
     ),
+];
+
+/// The mouse on a host: its charts are a window of time, neither zoomed nor
+/// read under a crosshair.
+const MOUSE_ON_HOST: &[(&str, &str)] = &[
+    ("click", "Focus a chart, pane or process"),
+    ("drag a border", "Resize the overview or process table"),
 ];
 
 /// Keys the input thread acts on before the key map, in every mode.
@@ -102,6 +120,12 @@ fn shown_on(group: &str, on: HelpFor) -> bool {
     }
 }
 
+/// Whether `a` does something where the help is opened: on a host, a run's keys
+/// do not ([`Action::on_host`]).
+fn acts_on(a: Action, on: HelpFor) -> bool {
+    on == HelpFor::Run || a.on_host()
+}
+
 /// `rows` under the heading `title`, where there are any.
 fn section(out: &mut Vec<(String, String)>, title: &str, rows: Vec<(String, String)>) {
     if !rows.is_empty() {
@@ -113,10 +137,10 @@ fn section(out: &mut Vec<(String, String)>, title: &str, rows: Vec<(String, Stri
 /// The rows of a group's actions, each with its normal keys, or, for the Filter
 /// group's keys while typing (those the action table binds in the filter mode),
 /// with the filter mode's; `typing_only` keeps only the latter.
-fn group_rows(km: &Keymap, group: &str, typing_only: bool) -> Vec<(String, String)> {
+fn group_rows(km: &Keymap, group: &str, typing_only: bool, on: HelpFor) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     for a in Action::ALL {
-        if a.group() != group || a == Action::None {
+        if a.group() != group || a == Action::None || !acts_on(a, on) {
             continue;
         }
         let typing = group == "Filter" && a.default_keys().iter().any(|(m, _)| *m == "filter");
@@ -134,9 +158,9 @@ fn group_rows(km: &Keymap, group: &str, typing_only: bool) -> Vec<(String, Strin
 
 /// The rows of a mode other than normal: each action's keys there, the actions
 /// that mean the same there on one row.
-fn mode_rows(km: &Keymap, mode: Mode) -> Vec<(String, String)> {
+fn mode_rows(km: &Keymap, mode: Mode, on: HelpFor) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = Vec::new();
-    for a in Action::ALL {
+    for a in Action::ALL.into_iter().filter(|&a| acts_on(a, on)) {
         let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
         if keys.is_empty() {
             continue;
