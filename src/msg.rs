@@ -187,6 +187,11 @@ pub struct RecordsPage {
     pub error: Option<String>,
 }
 
+/// Ticks (about a second each) a [`Msg::SamplerError`] stays in the status bar
+/// without being said again: past the 30 s an endpoint that failed is left
+/// alone before its next try.
+pub const SAMPLER_ERROR_TICKS: u32 = 40;
+
 /// A message for the loop.
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -208,6 +213,11 @@ pub enum Msg {
     /// Wall clock, Unix seconds (about once a second).
     Tick(f64),
     SourceError(String),
+    /// The live monitor's sampler: a family's error (`family: why`). Shown until
+    /// [`SAMPLER_ERROR_TICKS`] ticks pass without it being said again: a family
+    /// that still fails says so again within them (an endpoint is retried every
+    /// 30 s, a late reading is late every tick), one that recovered goes quiet.
+    SamplerError(String),
     /// The run file is not a `.wandb` log this reader can read (its header is wrong):
     /// the file's name and the cause. Nothing is read from it unless it is replaced.
     Unreadable(String),

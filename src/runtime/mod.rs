@@ -474,7 +474,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
         spawn_procs(scanner, scans, interval, tx.clone());
         let _ = sampler::spawn_sampler(sampler, interval, move |s| {
             for (family, e) in &s.errors {
-                let _ = tx.try_send(Msg::SourceError(format!("{family}: {e}")));
+                let _ = tx.try_send(Msg::SamplerError(format!("{family}: {e}")));
             }
             tx.send(Msg::Sample(s)).is_ok()
         });

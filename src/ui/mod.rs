@@ -416,6 +416,7 @@ impl App {
                 }
             }
             Msg::SourceError(e) => self.shown.on_error(&e, false),
+            Msg::SamplerError(e) => self.shown.on_sampler_error(&e),
             Msg::Unreadable(e) => self.shown.on_error(&e, true),
             Msg::Sample(s) => {
                 self.on_sample(&s);
@@ -656,6 +657,11 @@ impl App {
         let pid = m
             .as_ref()
             .map_or_else(|| "\"none\"".to_owned(), |(p, _)| p.to_string());
+        // A process monitored again: what said none is (its exit, a pid that
+        // could not be monitored) is over.
+        if m.is_some() && self.shown.source.error_ticks.is_none() {
+            self.shown.source.error = None;
+        }
         if self.host.procs.set_monitored(m) {
             if self.shown.run.config.to_json().contains_key("pid") {
                 self.shown.run.config.set_json("pid", &pid);

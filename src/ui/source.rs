@@ -30,6 +30,8 @@ pub struct SourceState {
     pub grew: bool,
     /// Last source error, as text.
     pub error: Option<String>,
+    /// Ticks left before `error` goes (a sampler's error); None: it stays.
+    pub error_ticks: Option<u32>,
     /// The file cannot be read as a `.wandb` log: its name and why (sanitized).
     pub unreadable: Option<String>,
 }
@@ -132,7 +134,20 @@ impl Shown {
         let before = self.live_state();
         self.now = now;
         let after = self.live_state();
-        before != after || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_))
+        let gone = match &mut self.source.error_ticks {
+            Some(0) => {
+                self.source.error = None;
+                self.source.error_ticks = None;
+                true
+            }
+            Some(n) => {
+                *n -= 1;
+                false
+            }
+            None => false,
+        };
+        gone || before != after
+            || matches!(after, LiveState::Running(_) | LiveState::MaybeCrashed(_))
     }
 
     /// The reader failed (`unreadable`: the file is no `.wandb` log) with `e`.
@@ -142,7 +157,16 @@ impl Shown {
             self.source.unreadable = e;
         } else {
             self.source.error = e;
+            self.source.error_ticks = None;
         }
+        Effect::REDRAW
+    }
+
+    /// A sampler family failed with `e`: shown while it keeps saying so
+    /// ([`crate::msg::SAMPLER_ERROR_TICKS`]).
+    pub(super) fn on_sampler_error(&mut self, e: &str) -> Effect {
+        self.source.error = Some(crate::text::sanitize(e));
+        self.source.error_ticks = Some(crate::msg::SAMPLER_ERROR_TICKS);
         Effect::REDRAW
     }
 

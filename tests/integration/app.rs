@@ -961,6 +961,39 @@ fn a_run_s_keys_open_nothing_in_the_live_monitor_and_its_help_leaves_them_out() 
     assert!(run.iter().any(|(_, d)| d == "Toggle console logs pane"));
 }
 
+/// A sampler's error goes once the family stops saying it (before: an endpoint
+/// that answered again stayed "timed out" in the status bar for good), and one
+/// said again stays; a process monitored again ends the note of the one that
+/// exited.
+#[test]
+fn live_errors_go_when_their_cause_has_gone() {
+    let mut a = live_with_procs();
+    let err = |a: &App| a.shown.source.error.clone();
+    let mut now = 1000.0;
+    let mut tick = |a: &mut App, n: u32| {
+        for _ in 0..n {
+            now += 1.0;
+            a.update(Msg::Tick(now));
+        }
+    };
+    a.update(Msg::SamplerError("openmetrics:ev: read timed out".into()));
+    tick(&mut a, leet::msg::SAMPLER_ERROR_TICKS - 5);
+    a.update(Msg::SamplerError("openmetrics:ev: read timed out".into()));
+    tick(&mut a, leet::msg::SAMPLER_ERROR_TICKS - 5);
+    assert_eq!(err(&a).as_deref(), Some("openmetrics:ev: read timed out"));
+    tick(&mut a, 6);
+    assert_eq!(err(&a), None);
+    // An error of another kind stays until its cause is over.
+    a.update(Msg::Monitoring(None));
+    a.update(Msg::SourceError(
+        "process 7 exited: no process monitored".into(),
+    ));
+    tick(&mut a, 2 * leet::msg::SAMPLER_ERROR_TICKS);
+    assert!(err(&a).is_some());
+    a.update(Msg::Monitoring(Some((101, "PROCB".into()))));
+    assert_eq!(err(&a), None);
+}
+
 /// A live monitor at 120×40 with a scan of 30 processes: pid 100+i, user `user{i%5}`,
 /// CPU, RSS and GPU memory in orders that differ from each other and from the pids.
 fn live_with_procs() -> App {
