@@ -728,8 +728,14 @@ mod tests {
         ]);
         let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["gpu.0", "tpu.0", "tpu.1", "ipu.0", "gpu.1"]);
-        assert_eq!(env[1].1, serde_json::json!({"name": "TPU v4", "memory": 32_u64 << 30}));
-        assert_eq!(env[3].1, serde_json::json!({"name": "Graphcore C600 (ipu21)", "driver": "2.6.0"}));
+        assert_eq!(
+            env[1].1,
+            serde_json::json!({"name": "TPU v4", "memory": 32_u64 << 30})
+        );
+        assert_eq!(
+            env[3].1,
+            serde_json::json!({"name": "Graphcore C600 (ipu21)", "driver": "2.6.0"})
+        );
         assert_eq!(env[4].1, serde_json::json!({"name": "AMD Instinct MI100"}));
     }
 

@@ -1132,7 +1132,12 @@ fn the_readme_live_screen_is_the_screen_drawn() {
     let mut app = live_host(100, 30, 1, Some((4242, "python train.py --epochs 10")));
     send(&mut app, Msg::typed("c2").collect::<Vec<_>>());
     let drawn = screen(&app, 100, 30);
-    let lines = |s: &str| s.lines().map(str::trim_end).map(str::to_owned).collect::<Vec<_>>();
+    let lines = |s: &str| {
+        s.lines()
+            .map(str::trim_end)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(lines(block), lines(drawn.trim_end_matches('\n')), "{drawn}");
 }
 

@@ -112,11 +112,16 @@ fn label<'a>(labels: &'a [(String, String)], name: &str) -> Option<&'a str> {
 /// `hostname` label: `Hostname` (dcgm-exporter's) where the series hold more than one
 /// value of it, else `instance` (Prometheus's) where they hold more than one; None for
 /// a single node.
-fn node_label<'a>(series: impl IntoIterator<Item = &'a [(String, String)]>) -> Option<&'static str> {
+fn node_label<'a>(
+    series: impl IntoIterator<Item = &'a [(String, String)]>,
+) -> Option<&'static str> {
     let mut hosts: HashSet<&str> = HashSet::new();
     let mut instances: HashSet<&str> = HashSet::new();
     for labels in series {
-        if label(labels, "node").or_else(|| label(labels, "hostname")).is_some() {
+        if label(labels, "node")
+            .or_else(|| label(labels, "hostname"))
+            .is_some()
+        {
             continue;
         }
         hosts.extend(label(labels, "Hostname"));
@@ -133,10 +138,7 @@ fn node_label<'a>(series: impl IntoIterator<Item = &'a [(String, String)]>) -> O
 
 /// `gpu.<index>.` and the `/l:<node>` suffix of a series (its `node` or `hostname`
 /// label, else the label `nodes` names), or None without a usable index.
-fn prefix_and_suffix(
-    labels: &[(String, String)],
-    nodes: Option<&str>,
-) -> Option<(String, String)> {
+fn prefix_and_suffix(labels: &[(String, String)], nodes: Option<&str>) -> Option<(String, String)> {
     let index = label(labels, "gpu")
         .or_else(|| label(labels, "device").map(|d| d.strip_prefix("nvidia").unwrap_or(d)))?;
     // Only a plain GPU number goes into a key.
@@ -515,7 +517,8 @@ mod tests {
     fn one_hostname_keeps_single_node_keys_two_are_told_apart() {
         let page = l4_page();
         let one = map(&page);
-        let get = |out: &[(String, f64)], k: &str| out.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
+        let get =
+            |out: &[(String, f64)], k: &str| out.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
         // The recorded page: every series has Hostname="i-030791dc5a37cd257", one node.
         assert_eq!(get(&one, "gpu.0.temp"), Some(31.0));
         assert!(one.iter().all(|(k, _)| !k.contains("/l:")), "{one:?}");
@@ -524,7 +527,10 @@ mod tests {
             .filter(|l| l.starts_with("DCGM_FI_"))
             .filter_map(|l| {
                 let (series, _) = l.rsplit_once(' ')?;
-                let series = series.replace("Hostname=\"i-030791dc5a37cd257\"", "Hostname=\"other-node\"");
+                let series = series.replace(
+                    "Hostname=\"i-030791dc5a37cd257\"",
+                    "Hostname=\"other-node\"",
+                );
                 Some(format!("{series} 77\n"))
             })
             .collect();

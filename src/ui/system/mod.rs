@@ -237,8 +237,14 @@ const DEVICES: &[Device] = &[
 /// `totalEnergyConsumption` dcgm-exporter's mJ.
 fn gpu_unit(metric: &str) -> Option<Unit> {
     Some(match metric {
-        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
-        | "encoderUtilization" | "memoryOverDrive" | "memoryReadWriteActivity"
+        "gpu"
+        | "memory"
+        | "memoryAllocated"
+        | "powerPercent"
+        | "fanSpeed"
+        | "encoderUtilization"
+        | "memoryOverDrive"
+        | "memoryReadWriteActivity"
         | "smOccupancy" => Unit::Percent,
         "memoryAllocatedBytes" => Unit::Bytes,
         "memoryUsed" | "memoryFree" | "memoryTotal" => Unit::MiB,

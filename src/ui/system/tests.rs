@@ -500,7 +500,10 @@ const SAMPLER_KEYS: &[(&str, Unit)] = &[
     // AWS Trainium.
     ("trn.0.neuroncore_utilization", Unit::Percent),
     ("trn.0.neuroncore_memory_usage.constants", Unit::Bytes),
-    ("trn.0.neuroncore_memory_usage.model_shared_scratchpad", Unit::Bytes),
+    (
+        "trn.0.neuroncore_memory_usage.model_shared_scratchpad",
+        Unit::Bytes,
+    ),
     ("trn.host_total_memory_usage", Unit::Bytes),
     ("trn.neuron_device_total_memory_usage", Unit::Bytes),
     ("trn.host_memory_usage.dma_buffers", Unit::Bytes),
@@ -514,7 +517,10 @@ const SAMPLER_KEYS: &[(&str, Unit)] = &[
     ("ipu.0.ipu utilisation (session) (%)", Unit::Percent),
     // OpenMetrics: the exporter's raw value, whatever its name says.
     ("openmetrics.node.node_arp_entries.0", Unit::Plain),
-    ("openmetrics.node.node_netstat_TcpExt_SyncookiesFailed_attempts.0", Unit::Plain),
+    (
+        "openmetrics.node.node_netstat_TcpExt_SyncookiesFailed_attempts.0",
+        Unit::Plain,
+    ),
     ("openmetrics.node.node_memory_MemFree_bytes.0", Unit::Plain),
 ];
 
@@ -575,7 +581,10 @@ fn every_sampler_key_has_the_unit_the_readme_states() {
 #[test]
 fn energy_in_millijoules_reads_as_joules() {
     // dcgm-exporter's FB and energy counters as the recorded L4 page has them.
-    assert_eq!(reading("gpu.0.totalEnergyConsumption", 4_742_776.0), "4.74kJ");
+    assert_eq!(
+        reading("gpu.0.totalEnergyConsumption", 4_742_776.0),
+        "4.74kJ"
+    );
     assert_eq!(reading("gpu.0.energyJoules", 4_742.776), "4.74kJ");
     assert_eq!(reading("gpu.0.memoryFree", 22_563.0), "22GiB");
     assert_eq!(reading("tpu.1.memoryUsage", 25.0), "25.0%");

@@ -321,7 +321,10 @@ mod tests {
         let mj = AxisScale::new(Unit::MilliJoules, 5e6);
         assert_eq!(mj.label(5e6, 1), "5.0kJ");
         assert_eq!(mj.label(4.5e6, 1), "4.5kJ");
-        assert_eq!(AxisScale::new(Unit::Micros, 2500.0).label(2500.0, 1), "2.5ms");
+        assert_eq!(
+            AxisScale::new(Unit::Micros, 2500.0).label(2500.0, 1),
+            "2.5ms"
+        );
         assert_eq!(duration(187.0), "3m 07s");
         assert_eq!(clock(75.0), "1:15");
     }
