@@ -410,6 +410,31 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
     Some(root)
 }
 
+/// The environment's entry of each accelerator: `<prefix>.N` (`gpu.0`, `tpu.3`,
+/// `ipu.1`), numbered within its family as its metric keys are, with its name,
+/// memory and driver where known: a device whose memory or driver its tools do not
+/// tell has none (never a `0B`).
+fn device_env(
+    devices: &[(&'static str, leet_sampler::GpuInfo)],
+) -> Vec<(String, serde_json::Value)> {
+    let mut next: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(devices.len());
+    for (prefix, g) in devices {
+        let n = next.entry(prefix).or_default();
+        let mut info = serde_json::Map::new();
+        info.insert("name".into(), g.name.clone().into());
+        if g.memory_total > 0 {
+            info.insert("memory".into(), g.memory_total.into());
+        }
+        if !g.driver.is_empty() {
+            info.insert("driver".into(), g.driver.clone().into());
+        }
+        out.push((format!("{prefix}.{n}"), info.into()));
+        *n += 1;
+    }
+    out
+}
+
 /// Monitor this host: the sampler's readings are the main grid, the process scan
 /// its table. No process tree is monitored unless `--pid` names one, or the app asks
 /// for one (`Cmd::Monitor`).
@@ -431,12 +456,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
     env.insert("os".into(), json!(host.os));
     env.insert("cpu".into(), json!({"model": host.cpu_model, "count": host.cpu_count, "count_logical": host.cpu_count_logical}));
     env.insert("memory".into(), json!({"total": host.memory_total}));
-    for (i, g) in host.gpus.iter().enumerate() {
-        env.insert(
-            format!("gpu.{i}"),
-            json!({"name": g.name, "memory": g.memory_total, "driver": g.driver}),
-        );
-    }
+    env.extend(device_env(&host.devices));
     for (k, v) in &host.static_info {
         env.insert(k.clone(), Value::from(v.clone()));
     }
@@ -691,6 +711,34 @@ fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn accelerators_are_listed_under_their_family_keys_without_unknown_memory() {
+        use leet_sampler::GpuInfo;
+        let dev = |name: &str, memory_total: u64, driver: &str| GpuInfo {
+            name: name.into(),
+            memory_total,
+            driver: driver.into(),
+        };
+        let env = super::device_env(&[
+            ("gpu", dev("NVIDIA L4", 1 << 30, "580.105.08")),
+            ("tpu", dev("TPU v4", 32 << 30, "")),
+            ("tpu", dev("TPU v4", 32 << 30, "")),
+            ("ipu", dev("Graphcore C600 (ipu21)", 0, "2.6.0")),
+            ("gpu", dev("AMD Instinct MI100", 0, "")),
+        ]);
+        let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["gpu.0", "tpu.0", "tpu.1", "ipu.0", "gpu.1"]);
+        assert_eq!(
+            env[1].1,
+            serde_json::json!({"name": "TPU v4", "memory": 32_u64 << 30})
+        );
+        assert_eq!(
+            env[3].1,
+            serde_json::json!({"name": "Graphcore C600 (ipu21)", "driver": "2.6.0"})
+        );
+        assert_eq!(env[4].1, serde_json::json!({"name": "AMD Instinct MI100"}));
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {

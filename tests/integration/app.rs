@@ -839,6 +839,10 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         "gpu.0".into(),
         json!({"name": "NVIDIA H200", "memory": 150_754_820_096_u64}),
     );
+    env.insert(
+        "tpu.0".into(),
+        json!({"name": "TPU v4", "memory": 34_359_738_368_u64}),
+    );
     a.set_host("testhost", env, serde_json::Map::new());
     // The model keeps the number the sampler gave.
     assert_eq!(
@@ -859,7 +863,8 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         bytes,
         [
             ("gpu.0.memory", 150_754_820_096.0),
-            ("memory.total", 17_179_869_184.0)
+            ("memory.total", 17_179_869_184.0),
+            ("tpu.0.memory", 34_359_738_368.0)
         ]
     );
     // The view writes them in binary units.
@@ -872,7 +877,7 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         .iter()
         .map(ratatui::buffer::Cell::symbol)
         .collect();
-    for b in [17_179_869_184.0, 150_754_820_096.0] {
+    for b in [17_179_869_184.0, 150_754_820_096.0, 34_359_738_368.0] {
         let shown = leet::ui::widget::format::bytes(b);
         assert!(screen.contains(&shown), "{shown} not in {screen}");
     }
@@ -888,7 +893,7 @@ fn live_host_sizes_are_numbers_in_the_model_and_units_on_screen() {
         .iter()
         .filter(|r| matches!(r, Row::Bytes(..)))
         .count();
-    assert_eq!(n, 2);
+    assert_eq!(n, 3);
 }
 
 #[test]

@@ -1117,6 +1117,30 @@ fn show_live() {
     println!("{}", screen(&app, w, h));
 }
 
+/// The README's live screen (100×30, a monitored process, two columns) is the one
+/// drawn: its chart titles say the units the screen says (`Process Memory:`, no
+/// `(MiB)` where the labels pick a prefix).
+#[test]
+fn the_readme_live_screen_is_the_screen_drawn() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let start = readme
+        .find(" testhost  Linux (test host)")
+        .expect("the live screen in the README");
+    let block = &readme[start..];
+    let block = &block[..block.find("\n```").expect("its end")];
+    let mut app = live_host(100, 30, 1, Some((4242, "python train.py --epochs 10")));
+    send(&mut app, Msg::typed("c2").collect::<Vec<_>>());
+    let drawn = screen(&app, 100, 30);
+    let lines = |s: &str| {
+        s.lines()
+            .map(str::trim_end)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(lines(block), lines(drawn.trim_end_matches('\n')), "{drawn}");
+}
+
 /// The live screen at every small size (and with 8 GPUs, a monitored process, the
 /// table focused, the overview toggled): nothing panics.
 #[test]

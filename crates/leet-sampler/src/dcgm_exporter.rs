@@ -7,8 +7,11 @@
 //! [`FIELDS`] is that table. The GPU index is the `gpu` label, else `device` without its
 //! `nvidia` prefix; a series without one is skipped. When a lower-case `node` or
 //! `hostname` label is present, `/l:<it>` is appended, as the reference does to tell the
-//! nodes behind one Prometheus apart (dcgm-exporter's own `Hostname` label does not count,
-//! in the reference neither).
+//! nodes behind one Prometheus apart. dcgm-exporter's own `Hostname` label does not
+//! count while every series of a response has the same one (a single node keeps W&B's
+//! `gpu.0.temp`, as in the reference); when a response holds more than one, it is the
+//! suffix, else, when it holds more than one Prometheus `instance`, that is: two nodes'
+//! `gpu 0` are never folded into one key, dropping one node's values.
 //!
 //! Units: as DCGM reports them (°C, W, MHz, MiB for `memoryUsed/Free/Total`, mJ for
 //! `totalEnergyConsumption`, bytes/s for the PCIe/NVLink rates), except the `PROF_*`
@@ -105,8 +108,37 @@ fn label<'a>(labels: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// `gpu.<index>.` and the `/l:<node>` suffix of a series, or None without a usable index.
-fn prefix_and_suffix(labels: &[(String, String)]) -> Option<(String, String)> {
+/// The label that tells the nodes of a response apart where no series has a `node` or
+/// `hostname` label: `Hostname` (dcgm-exporter's) where the series hold more than one
+/// value of it, else `instance` (Prometheus's) where they hold more than one; None for
+/// a single node.
+fn node_label<'a>(
+    series: impl IntoIterator<Item = &'a [(String, String)]>,
+) -> Option<&'static str> {
+    let mut hosts: HashSet<&str> = HashSet::new();
+    let mut instances: HashSet<&str> = HashSet::new();
+    for labels in series {
+        if label(labels, "node")
+            .or_else(|| label(labels, "hostname"))
+            .is_some()
+        {
+            continue;
+        }
+        hosts.extend(label(labels, "Hostname"));
+        instances.extend(label(labels, "instance"));
+    }
+    if hosts.len() > 1 {
+        Some("Hostname")
+    } else if instances.len() > 1 {
+        Some("instance")
+    } else {
+        None
+    }
+}
+
+/// `gpu.<index>.` and the `/l:<node>` suffix of a series (its `node` or `hostname`
+/// label, else the label `nodes` names), or None without a usable index.
+fn prefix_and_suffix(labels: &[(String, String)], nodes: Option<&str>) -> Option<(String, String)> {
     let index = label(labels, "gpu")
         .or_else(|| label(labels, "device").map(|d| d.strip_prefix("nvidia").unwrap_or(d)))?;
     // Only a plain GPU number goes into a key.
@@ -115,6 +147,7 @@ fn prefix_and_suffix(labels: &[(String, String)]) -> Option<(String, String)> {
     }
     let suffix = label(labels, "node")
         .or_else(|| label(labels, "hostname"))
+        .or_else(|| label(labels, nodes?))
         .map(|n| {
             let clean: String = n
                 .chars()
@@ -148,17 +181,15 @@ fn fb_slot(name: &str) -> Option<usize> {
 
 /// Map DCGM series to W&B keys (see the module docs). Non-finite values and unknown
 /// fields are dropped; the first series of a key wins.
-pub(crate) fn dcgm_exporter_values<'a>(
-    series: impl IntoIterator<Item = Series<'a>>,
-    out: &mut Vec<(String, f64)>,
-) {
+pub(crate) fn dcgm_exporter_values(series: &[Series<'_>], out: &mut Vec<(String, f64)>) {
+    let nodes = node_label(series.iter().map(|s| s.labels));
     let mut seen: HashSet<String> = HashSet::new();
     let mut fb: BTreeMap<(String, String), Fb> = BTreeMap::new();
     for s in series {
         if !s.value.is_finite() {
             continue;
         }
-        let Some((prefix, suffix)) = prefix_and_suffix(s.labels) else {
+        let Some((prefix, suffix)) = prefix_and_suffix(s.labels, nodes) else {
             continue;
         };
         if let Some(slot) = fb_slot(s.name) {
@@ -312,14 +343,14 @@ impl DcgmExporterCollector {
                 what: format!("dcgm-exporter response from {}", self.url),
                 detail,
             })?;
-        dcgm_exporter_values(
-            series.iter().map(|(name, labels, value)| Series {
+        let series_ref: Vec<Series<'_>> = (series.iter())
+            .map(|(name, labels, value)| Series {
                 name,
                 labels,
                 value: *value,
-            }),
-            out,
-        );
+            })
+            .collect();
+        dcgm_exporter_values(&series_ref, out);
         if self.info.is_empty() {
             self.info = exporter_gpus(&series);
         }
@@ -332,7 +363,9 @@ impl DcgmExporterCollector {
 fn exporter_gpus(series: &[OwnedSeries]) -> Vec<GpuInfo> {
     let mut gpus: BTreeMap<u32, (GpuInfo, Fb)> = BTreeMap::new();
     for (name, labels, value) in series {
-        let Some((prefix, suffix)) = prefix_and_suffix(labels) else {
+        // GPU descriptions are this host's: a `node`/`hostname` label marks another
+        // node's series (with several `Hostname`s, each index's first series describes it).
+        let Some((prefix, suffix)) = prefix_and_suffix(labels, None) else {
             continue;
         };
         let Some(index) = prefix
@@ -409,15 +442,15 @@ mod tests {
 
     fn map(text: &str) -> Vec<(String, f64)> {
         let series = parse_body(text).expect("parse");
-        let mut out = Vec::new();
-        dcgm_exporter_values(
-            series.iter().map(|(n, l, v)| Series {
+        let series: Vec<Series<'_>> = (series.iter())
+            .map(|(n, l, v)| Series {
                 name: n,
                 labels: l,
                 value: *v,
-            }),
-            &mut out,
-        );
+            })
+            .collect();
+        let mut out = Vec::new();
+        dcgm_exporter_values(&series, &mut out);
         out
     }
 
@@ -459,11 +492,7 @@ mod tests {
 
     #[test]
     fn gpu_info_from_the_recorded_l4_labels() {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/devices/openmetrics-dcgm-exporter-l4.txt"
-        ))
-        .expect("fixture");
+        let text = l4_page();
         let gpus = exporter_gpus(&parse_body(&text).expect("parse"));
         assert_eq!(
             gpus,
@@ -474,6 +503,60 @@ mod tests {
                 driver: "580.105.08".to_string(),
             }]
         );
+    }
+
+    fn l4_page() -> String {
+        std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/devices/openmetrics-dcgm-exporter-l4.txt"
+        ))
+        .expect("fixture")
+    }
+
+    #[test]
+    fn one_hostname_keeps_single_node_keys_two_are_told_apart() {
+        let page = l4_page();
+        let one = map(&page);
+        let get =
+            |out: &[(String, f64)], k: &str| out.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
+        // The recorded page: every series has Hostname="i-030791dc5a37cd257", one node.
+        assert_eq!(get(&one, "gpu.0.temp"), Some(31.0));
+        assert!(one.iter().all(|(k, _)| !k.contains("/l:")), "{one:?}");
+        // The same series again from a second node, each value 77.
+        let other: String = (page.lines())
+            .filter(|l| l.starts_with("DCGM_FI_"))
+            .filter_map(|l| {
+                let (series, _) = l.rsplit_once(' ')?;
+                let series = series.replace(
+                    "Hostname=\"i-030791dc5a37cd257\"",
+                    "Hostname=\"other-node\"",
+                );
+                Some(format!("{series} 77\n"))
+            })
+            .collect();
+        let two = map(&format!("{page}{other}"));
+        assert_eq!(get(&two, "gpu.0.temp/l:i-030791dc5a37cd257"), Some(31.0));
+        assert_eq!(get(&two, "gpu.0.temp/l:other-node"), Some(77.0));
+        assert_eq!(get(&two, "gpu.0.temp"), None);
+        // Every key of the single node, once for each node: none dropped.
+        assert_eq!(two.len(), 2 * one.len(), "{two:?}");
+    }
+
+    #[test]
+    fn prometheus_instances_without_a_node_label_are_told_apart() {
+        let body = r#"{"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","gpu":"0","instance":"10.0.0.1:9400"},"value":[1,"31"]},
+            {"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","gpu":"0","instance":"10.0.0.2:9400"},"value":[1,"77"]}]}}"#;
+        assert_eq!(
+            map(body),
+            vec![
+                ("gpu.0.temp/l:10.0.0.1_9400".to_string(), 31.0),
+                ("gpu.0.temp/l:10.0.0.2_9400".to_string(), 77.0),
+            ]
+        );
+        // One instance is one node: W&B's single-node key.
+        let one = body.replace("10.0.0.2", "10.0.0.1");
+        assert_eq!(map(&one), vec![("gpu.0.temp".to_string(), 31.0)]);
     }
 
     #[test]

@@ -217,6 +217,19 @@ pub struct GpuInfo {
     pub driver: String,
 }
 
+/// The key prefix of a family's devices: `tpu` and `ipu` as their metric keys
+/// (`tpu.N.dutyCycle`, `ipu.N.clock (MHz)`), `neuron` for a Trainium device (its
+/// metrics are per core, `trn.<core>.*`), `gpu` for the GPU families.
+#[must_use]
+pub fn device_prefix(family: &str) -> &'static str {
+    match family {
+        "tpu" => "tpu",
+        "ipu" => "ipu",
+        "neuron" => "neuron",
+        _ => "gpu",
+    }
+}
+
 /// Static facts about the host, read once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct HostInfo {
@@ -228,8 +241,9 @@ pub struct HostInfo {
     pub cpu_count_logical: usize,
     /// Bytes.
     pub memory_total: u64,
-    /// Every accelerator found.
-    pub gpus: Vec<GpuInfo>,
+    /// Every accelerator found, with the key prefix its family's metrics are written
+    /// under ([`device_prefix`]): `gpu` (NVIDIA, AMD, Apple), `tpu`, `ipu`, `neuron`.
+    pub devices: Vec<(&'static str, GpuInfo)>,
     /// Every collector's [`Collector::static_info`].
     pub static_info: Vec<(String, String)>,
     /// The operating system's name and version.

@@ -479,8 +479,11 @@ impl<C: Clock> Sampler<C> {
             cpu_count: System::physical_core_count().unwrap_or(cpu_count_logical),
             cpu_count_logical,
             memory_total: sys.total_memory(),
-            gpus: (self.workers.iter())
-                .flat_map(|w| w.gpus.iter().cloned())
+            devices: (self.workers.iter())
+                .flat_map(|w| {
+                    let prefix = crate::device_prefix(&w.family);
+                    w.gpus.iter().map(move |g| (prefix, g.clone()))
+                })
                 .collect(),
             static_info: (self.workers.iter())
                 .flat_map(|w| w.static_info.iter().cloned())

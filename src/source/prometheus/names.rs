@@ -250,7 +250,9 @@ fn compile(rule: &Rule) -> Option<Compiled> {
         match part {
             Ok(lit) => re.push_str(&regex::escape(lit)),
             Err((name, any)) => {
-                re.push_str(if any { "(.+)" } else { "([^.]+)" });
+                // `(?s)`: any text is any text, line breaks too (a disk path may hold
+                // one; `[^.]` matches them already).
+                re.push_str(if any { "((?s:.+))" } else { "([^.]+)" });
                 labels.push(name);
             }
         }

@@ -394,9 +394,11 @@ fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
 /// Environment keys the live monitor fills with byte counts.
 fn is_bytes_key(k: &str) -> bool {
     k == "memory.total"
-        || k.strip_prefix("gpu.")
-            .and_then(|r| r.strip_suffix(".memory"))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || ["gpu.", "tpu.", "ipu.", "neuron."].iter().any(|p| {
+            k.strip_prefix(p)
+                .and_then(|r| r.strip_suffix(".memory"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// Whether a row passes the filter: its key or its value (a time: its date or its

@@ -215,13 +215,13 @@ const DEVICES: &[Device] = &[
         prefix: "tpu",
         title: "TPU",
         label: "tpu",
-        unit: |_| None,
+        unit: tpu_unit,
     },
     Device {
         prefix: "trn",
         title: "NeuronCore",
         label: "core",
-        unit: |_| None,
+        unit: trn_unit,
     },
     Device {
         prefix: "ipu",
@@ -231,18 +231,78 @@ const DEVICES: &[Device] = &[
     },
 ];
 
-/// Units of the NVIDIA/AMD metrics whose names the generic rules would misread.
+/// Units of every `gpu.N.*` metric the sampler writes (NVML, DCGM, dcgm-exporter,
+/// AMD, Apple; README's family table), so that none is left to a guess from its
+/// name: `memoryFree` is dcgm-exporter's MiB, `memoryOverDrive` AMD's %,
+/// `totalEnergyConsumption` dcgm-exporter's mJ.
 fn gpu_unit(metric: &str) -> Option<Unit> {
     Some(match metric {
-        "gpu" | "memory" | "memoryAllocated" | "powerPercent" | "fanSpeed"
-        | "encoderUtilization" => Unit::Percent,
+        "gpu"
+        | "memory"
+        | "memoryAllocated"
+        | "powerPercent"
+        | "fanSpeed"
+        | "encoderUtilization"
+        | "memoryOverDrive"
+        | "memoryReadWriteActivity"
+        | "smOccupancy" => Unit::Percent,
         "memoryAllocatedBytes" => Unit::Bytes,
-        "enforcedPowerLimitWatts" => Unit::Watts,
+        "memoryUsed" | "memoryFree" | "memoryTotal" => Unit::MiB,
+        "temp" | "memoryTemp" | "maxOpTemp" | "memoryMaxOpTemp" => Unit::Celsius,
+        "powerWatts" | "enforcedPowerLimitWatts" => Unit::Watts,
+        "energyJoules" => Unit::Joules,
+        "totalEnergyConsumption" => Unit::MilliJoules,
+        "smClock" | "memoryClock" | "graphicsClock" | "freq" => Unit::MHz,
+        "correctedMemoryErrors" | "uncorrectedMemoryErrors" => Unit::Plain,
         // PCIe and NVLink throughput (`pcieTxBytes`, ...) are rates.
         m if m.ends_with("Bytes") => Unit::BytesPerSec,
-        m if m.ends_with("Active") || m == "smOccupancy" => Unit::Percent,
+        m if m.ends_with("Active") => Unit::Percent,
         _ => return None,
     })
+}
+
+/// Units of the `tpu.N.*` metrics (`memoryUsage` is a share of HBM, not bytes).
+fn tpu_unit(metric: &str) -> Option<Unit> {
+    Some(match metric {
+        "dutyCycle" | "memoryUsage" | "runtimeHbmUtilization" | "tensorcoreUtilization" => {
+            Unit::Percent
+        }
+        "hbmCapacityTotal" | "hbmCapacityUsage" | "memoryUsageBytes" => Unit::Bytes,
+        "tensorcoreIdleDuration" => Unit::Seconds,
+        _ => return None,
+    })
+}
+
+/// Units of the `trn.<core>.*` metrics.
+fn trn_unit(metric: &str) -> Option<Unit> {
+    if metric == "neuroncore_utilization" {
+        Some(Unit::Percent)
+    } else if metric.starts_with("neuroncore_memory_usage.") {
+        Some(Unit::Bytes)
+    } else {
+        None
+    }
+}
+
+/// The unit of a key that no family and no device claims: TPU distributions carry
+/// theirs in the name (`tpu.grpcTcpMinRtt.p50Us`; `…Mbps` and queue sizes are
+/// plain), an OpenMetrics series is the exporter's raw value, whatever its name
+/// says; anything else by [`infer_unit`].
+fn other_unit(key: &str) -> Unit {
+    if key.starts_with("openmetrics.") {
+        return Unit::Plain;
+    }
+    if key == "memory.used" {
+        return Unit::Bytes;
+    }
+    if key.starts_with("tpu.") {
+        return if key.ends_with("Us") {
+            Unit::Micros
+        } else {
+            Unit::Plain
+        };
+    }
+    infer_unit(key)
 }
 
 /// The unit a metric's name implies: utilisation, duty cycle and percentages are
@@ -421,7 +481,7 @@ pub fn group_nodes<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouped {
                 rest.push(SysChart {
                     title: base.to_owned(),
                     // `trn.host_total_memory_usage` is bytes, `cpu.pcpu_freq` MHz, `ane.power` W.
-                    unit: infer_unit(base),
+                    unit: other_unit(base),
                     series: vec![series],
                 });
             }
@@ -464,7 +524,7 @@ pub(crate) fn key_unit(key: &str) -> Unit {
     match key {
         "disk.in" | "disk.out" => return Unit::MiB,
         "network.sent" | "network.recv" => return Unit::Bytes,
-        "swap.used" | "swap.total" | "memory.used" => return Unit::Bytes,
+        "swap.used" | "swap.total" => return Unit::Bytes,
         "load.1m" | "load.5m" | "load.15m" | "uptime" => return Unit::Plain,
         _ => {}
     }
@@ -478,7 +538,7 @@ pub(crate) fn key_unit(key: &str) -> Unit {
     if let Some((_, unit, _)) = device_metric(key) {
         return unit;
     }
-    infer_unit(key)
+    other_unit(key)
 }
 
 /// A live reading of `key` in its unit: percentages with one decimal, sizes in

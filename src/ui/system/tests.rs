@@ -102,7 +102,7 @@ fn every_device_family_groups_per_metric() {
         [
             ("TPU dutyCycle", Unit::Percent, vec!["tpu 0", "tpu 1"]),
             ("TPU hbmCapacityUsage", Unit::Bytes, vec!["tpu 0"]),
-            ("TPU tensorcoreIdleDuration", Unit::Plain, vec!["tpu 0"]),
+            ("TPU tensorcoreIdleDuration", Unit::Seconds, vec!["tpu 0"]),
             (
                 "NeuronCore neuroncore_utilization",
                 Unit::Percent,
@@ -393,4 +393,200 @@ fn the_filter_picks_nodes_only_where_it_names_one() {
     let drawn = pane.chart(&charts, 0).unwrap();
     assert_eq!(drawn.series.len(), 1);
     assert_eq!(drawn.series[0].key, "gpu.0.gpu/l:node-0");
+}
+
+/// Every key shape the sampler families write, with the unit README's family table
+/// and `spec/system-metrics.md` give it. The keys are those of `leet sample --json`
+/// over every fake of `scripts/fakes/setup.sh` (one device of each), plus the keys
+/// the README lists that the fakes' recorded outputs do not produce.
+const SAMPLER_KEYS: &[(&str, Unit)] = &[
+    // Host (Linux /proc, cgroup v2).
+    ("cpu", Unit::Percent),
+    ("cpu.0.cpu_percent", Unit::Percent),
+    ("proc.cpu.threads", Unit::Plain),
+    ("proc.cpu.throttledPercent", Unit::Percent),
+    ("proc.memory.rssMB", Unit::MiB),
+    ("proc.memory.percent", Unit::Percent),
+    ("proc.memory.availableMB", Unit::MiB),
+    ("proc.memory.oomKills", Unit::Plain),
+    ("memory_percent", Unit::Percent),
+    ("swap.total", Unit::Bytes),
+    ("swap.used", Unit::Bytes),
+    ("swap.used_percent", Unit::Percent),
+    ("load.1m", Unit::Plain),
+    ("load.5m", Unit::Plain),
+    ("load.15m", Unit::Plain),
+    ("uptime", Unit::Plain),
+    ("disk./.usagePercent", Unit::Percent),
+    ("disk./.usageGB", Unit::GiB),
+    ("disk.in", Unit::MiB),
+    ("disk.out", Unit::MiB),
+    ("disk.vda.in", Unit::MiB),
+    ("disk.vda.out", Unit::MiB),
+    ("network.sent", Unit::Bytes),
+    ("network.recv", Unit::Bytes),
+    ("network.tcpRetransmits", Unit::Plain),
+    // NVIDIA NVML (and its process keys).
+    ("gpu.0.gpu", Unit::Percent),
+    ("gpu.0.memory", Unit::Percent),
+    ("gpu.0.memoryAllocated", Unit::Percent),
+    ("gpu.0.memoryAllocatedBytes", Unit::Bytes),
+    ("gpu.0.temp", Unit::Celsius),
+    ("gpu.0.powerWatts", Unit::Watts),
+    ("gpu.0.enforcedPowerLimitWatts", Unit::Watts),
+    ("gpu.0.powerPercent", Unit::Percent),
+    ("gpu.0.smClock", Unit::MHz),
+    ("gpu.0.memoryClock", Unit::MHz),
+    ("gpu.0.graphicsClock", Unit::MHz),
+    ("gpu.0.fanSpeed", Unit::Percent),
+    ("gpu.0.encoderUtilization", Unit::Percent),
+    ("gpu.0.energyJoules", Unit::Joules),
+    ("gpu.0.correctedMemoryErrors", Unit::Plain),
+    ("gpu.0.uncorrectedMemoryErrors", Unit::Plain),
+    ("gpu.process.0.gpu", Unit::Percent),
+    ("gpu.process.0.memoryAllocatedBytes", Unit::Bytes),
+    ("gpu.process.0.powerWatts", Unit::Watts),
+    // NVML GPM and DCGM profiling.
+    ("gpu.0.smActive", Unit::Percent),
+    ("gpu.0.smOccupancy", Unit::Percent),
+    ("gpu.0.pipeTensorActive", Unit::Percent),
+    ("gpu.0.pipeTensorHmmaActive", Unit::Percent),
+    ("gpu.0.dramActive", Unit::Percent),
+    ("gpu.0.pipeFp64Active", Unit::Percent),
+    ("gpu.0.pipeFp32Active", Unit::Percent),
+    ("gpu.0.pipeFp16Active", Unit::Percent),
+    ("gpu.0.pcieTxBytes", Unit::BytesPerSec),
+    ("gpu.0.pcieRxBytes", Unit::BytesPerSec),
+    ("gpu.0.nvlinkTxBytes", Unit::BytesPerSec),
+    ("gpu.0.nvlinkRxBytes", Unit::BytesPerSec),
+    // dcgm-exporter.
+    ("gpu.0.memoryTemp", Unit::Celsius),
+    ("gpu.0.maxOpTemp", Unit::Celsius),
+    ("gpu.0.memoryMaxOpTemp", Unit::Celsius),
+    ("gpu.0.memoryUsed", Unit::MiB),
+    ("gpu.0.memoryFree", Unit::MiB),
+    ("gpu.0.memoryTotal", Unit::MiB),
+    ("gpu.0.totalEnergyConsumption", Unit::MilliJoules),
+    ("gpu.0.memoryFree/l:node-1", Unit::MiB),
+    // AMD.
+    ("gpu.0.memoryReadWriteActivity", Unit::Percent),
+    ("gpu.0.memoryOverDrive", Unit::Percent),
+    // Apple Silicon.
+    ("gpu.0.freq", Unit::MHz),
+    ("cpu.ecpu_freq", Unit::MHz),
+    ("cpu.pcpu_freq", Unit::MHz),
+    ("cpu.ecpu_percent", Unit::Percent),
+    ("cpu.pcpu_percent", Unit::Percent),
+    ("cpu.powerWatts", Unit::Watts),
+    ("cpu.avg_temp", Unit::Celsius),
+    ("ane.power", Unit::Watts),
+    ("system.powerWatts", Unit::Watts),
+    ("memory.used", Unit::Bytes),
+    ("memory.used_percent", Unit::Percent),
+    // Google TPU.
+    ("tpu.0.dutyCycle", Unit::Percent),
+    ("tpu.0.hbmCapacityTotal", Unit::Bytes),
+    ("tpu.0.hbmCapacityUsage", Unit::Bytes),
+    ("tpu.0.memoryUsageBytes", Unit::Bytes),
+    ("tpu.1.memoryUsage", Unit::Percent),
+    ("tpu.0.runtimeHbmUtilization", Unit::Percent),
+    ("tpu.0.tensorcoreUtilization", Unit::Percent),
+    ("tpu.0.tensorcoreIdleDuration", Unit::Seconds),
+    ("tpu.grpcTcpMinRtt.p50Us", Unit::Micros),
+    ("tpu.bufferTransferLatency.8mb_plus.meanUs", Unit::Micros),
+    ("tpu.hloExecTiming.tensor_core_0.p999Us", Unit::Micros),
+    ("tpu.grpcTcpDeliveryRate.p50Mbps", Unit::Plain),
+    ("tpu.hloQueueSize.tensor_core_2", Unit::Plain),
+    // AWS Trainium.
+    ("trn.0.neuroncore_utilization", Unit::Percent),
+    ("trn.0.neuroncore_memory_usage.constants", Unit::Bytes),
+    (
+        "trn.0.neuroncore_memory_usage.model_shared_scratchpad",
+        Unit::Bytes,
+    ),
+    ("trn.host_total_memory_usage", Unit::Bytes),
+    ("trn.neuron_device_total_memory_usage", Unit::Bytes),
+    ("trn.host_memory_usage.dma_buffers", Unit::Bytes),
+    // Graphcore IPU.
+    ("ipu.0.average board temp (C)", Unit::Celsius),
+    ("ipu.0.average die temp (C)", Unit::Celsius),
+    ("ipu.0.clock (MHz)", Unit::MHz),
+    ("ipu.0.ipu power (W)", Unit::Watts),
+    ("ipu.0.total board power (W)", Unit::Watts),
+    ("ipu.0.ipu utilisation (%)", Unit::Percent),
+    ("ipu.0.ipu utilisation (session) (%)", Unit::Percent),
+    // OpenMetrics: the exporter's raw value, whatever its name says.
+    ("openmetrics.node.node_arp_entries.0", Unit::Plain),
+    (
+        "openmetrics.node.node_netstat_TcpExt_SyncookiesFailed_attempts.0",
+        Unit::Plain,
+    ),
+    ("openmetrics.node.node_memory_MemFree_bytes.0", Unit::Plain),
+];
+
+/// The unit `leet serve`'s series for a key implies (its name's base unit and the
+/// factor from the W&B value), where one does.
+fn served_unit(key: &str) -> Option<Unit> {
+    use crate::source::prometheus::names::to_series;
+    let m = to_series(key);
+    let (name, scale) = (m.metric.as_ref(), m.scale);
+    let name = name.strip_suffix("_total").unwrap_or(name);
+    let close = |x: f64| (scale - x).abs() <= x.abs() * 1e-9;
+    Some(if name.ends_with("_ratio") && close(0.01) {
+        Unit::Percent
+    } else if name.ends_with("_celsius") {
+        Unit::Celsius
+    } else if name.ends_with("_watts") {
+        Unit::Watts
+    } else if name.ends_with("_hertz") && close(1e6) {
+        Unit::MHz
+    } else if name.ends_with("_joules") && close(1.0) {
+        Unit::Joules
+    } else if name.ends_with("_joules") && close(1e-3) {
+        Unit::MilliJoules
+    } else if name.ends_with("_seconds") && close(1e-6) {
+        Unit::Micros
+    } else if name.ends_with("_bytes_per_second") && close(1.0) {
+        Unit::BytesPerSec
+    } else if name.ends_with("_bytes") && close(1.0) {
+        Unit::Bytes
+    } else if name.ends_with("_bytes") && close(1_048_576.0) {
+        Unit::MiB
+    } else if name.ends_with("_bytes") && close(1_073_741_824.0) {
+        Unit::GiB
+    } else {
+        return None;
+    })
+}
+
+#[test]
+fn every_sampler_key_has_the_unit_the_readme_states() {
+    let charts = group_nodes(SAMPLER_KEYS.iter().map(|(k, _)| *k)).charts;
+    for &(key, want) in SAMPLER_KEYS {
+        assert_eq!(key_unit(key), want, "overview unit of {key}");
+        let chart = (charts.iter())
+            .find(|c| c.series.iter().any(|s| s.key == key))
+            .unwrap_or_else(|| panic!("{key} is in no chart"));
+        // A cumulative counter is charted as a rate of its unit.
+        if chart.series.iter().all(|s| s.rate.is_none()) {
+            assert_eq!(chart.unit, want, "chart unit of {key} ({})", chart.title);
+        }
+        // `leet serve` converts the same key to a base unit by the same reading.
+        if let Some(served) = served_unit(key) {
+            assert_eq!(served, want, "leet serve reads {key} as {served:?}");
+        }
+    }
+}
+
+#[test]
+fn energy_in_millijoules_reads_as_joules() {
+    // dcgm-exporter's FB and energy counters as the recorded L4 page has them.
+    assert_eq!(
+        reading("gpu.0.totalEnergyConsumption", 4_742_776.0),
+        "4.74kJ"
+    );
+    assert_eq!(reading("gpu.0.energyJoules", 4_742.776), "4.74kJ");
+    assert_eq!(reading("gpu.0.memoryFree", 22_563.0), "22GiB");
+    assert_eq!(reading("tpu.1.memoryUsage", 25.0), "25.0%");
+    assert_eq!(reading("gpu.0.memoryOverDrive", 5.0), "5.0%");
 }

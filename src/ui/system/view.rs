@@ -276,7 +276,7 @@ mod tests {
     use crate::ui::system::{group, Unit};
     use crate::ui::widget::format::AxisScale;
 
-    const UNITS: [Unit; 10] = [
+    const UNITS: [Unit; 13] = [
         Unit::Plain,
         Unit::Percent,
         Unit::MiB,
@@ -285,6 +285,9 @@ mod tests {
         Unit::Celsius,
         Unit::Watts,
         Unit::Joules,
+        Unit::MilliJoules,
+        Unit::Micros,
+        Unit::Seconds,
         Unit::MHz,
         Unit::BytesPerSec,
     ];

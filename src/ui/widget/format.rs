@@ -126,6 +126,11 @@ pub fn unit_digits(v: f64, u: Unit, digits: i32) -> String {
         Unit::Joules if v.abs() >= 1e6 => format!("{}MJ", c(v / 1e6)),
         Unit::Joules if v.abs() >= 1e3 => format!("{}kJ", c(v / 1e3)),
         Unit::Joules => format!("{}J", c(v)),
+        Unit::MilliJoules => unit_digits(v / 1e3, Unit::Joules, digits),
+        Unit::Micros if v.abs() >= 1e6 => format!("{}s", c(v / 1e6)),
+        Unit::Micros if v.abs() >= 1e3 => format!("{}ms", c(v / 1e3)),
+        Unit::Micros => format!("{}µs", c(v)),
+        Unit::Seconds => format!("{}s", c(v)),
         Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", c(v / 1000.0)),
         Unit::MHz => format!("{}MHz", c(v)),
         Unit::BytesPerSec => format!("{}/s", bytes_digits(v, digits)),
@@ -158,6 +163,12 @@ impl AxisScale {
             _ => None,
         };
         let a = if max_abs.is_finite() { max_abs } else { 0.0 };
+        if u == Unit::MilliJoules {
+            // The joules scale of the same values, each label reading v / 1000.
+            let mut s = AxisScale::new(Unit::Joules, a / 1e3);
+            s.div *= 1e3;
+            return s;
+        }
         if let Some((f, rate)) = bytes {
             let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
             let (mut div, mut i) = (1.0, 0);
@@ -178,9 +189,11 @@ impl AxisScale {
             Unit::Watts => ("W", &SI),
             Unit::Joules => ("J", &SI),
             Unit::MHz => ("Hz", &[(1e3, "G"), (1.0, "M")]),
+            Unit::Micros => ("s", &[(1e6, ""), (1e3, "m"), (1.0, "µ")]),
+            Unit::Seconds => ("s", &[(1.0, "")]),
             _ => ("", &SI),
         };
-        if u != Unit::MHz && (a >= 1e15 || (a > 0.0 && a < 1e-3)) {
+        if !matches!(u, Unit::MHz | Unit::Micros) && (a >= 1e15 || (a > 0.0 && a < 1e-3)) {
             let e = a.log10().floor() as i32;
             return AxisScale {
                 div: 10f64.powi(e),
@@ -298,6 +311,20 @@ mod tests {
         assert_eq!(unit(123_456.789, Unit::Joules), "123kJ");
         assert_eq!(unit(5.5e7, Unit::Joules), "55MJ");
         assert_eq!(unit(12.0, Unit::Joules), "12J");
+        // dcgm-exporter's energy counter is in mJ: 4742776 mJ is 4.74 kJ.
+        assert_eq!(unit(4_742_776.0, Unit::MilliJoules), "4.74kJ");
+        assert_eq!(unit(250.0, Unit::MilliJoules), "0.25J");
+        assert_eq!(unit(12.5, Unit::Micros), "12.5µs");
+        assert_eq!(unit(2_500.0, Unit::Micros), "2.5ms");
+        assert_eq!(unit(0.5, Unit::Seconds), "0.5s");
+        // The energy chart's axis: 5e6 mJ is 5.0kJ, not 5.0MJ.
+        let mj = AxisScale::new(Unit::MilliJoules, 5e6);
+        assert_eq!(mj.label(5e6, 1), "5.0kJ");
+        assert_eq!(mj.label(4.5e6, 1), "4.5kJ");
+        assert_eq!(
+            AxisScale::new(Unit::Micros, 2500.0).label(2500.0, 1),
+            "2.5ms"
+        );
         assert_eq!(duration(187.0), "3m 07s");
         assert_eq!(clock(75.0), "1:15");
     }

@@ -13,6 +13,11 @@ pub enum Unit {
     Celsius,
     Watts,
     Joules,
+    /// Millijoules (dcgm-exporter's `totalEnergyConsumption`), written in joules.
+    MilliJoules,
+    /// Microseconds (TPU latencies `…Us`), written as µs, ms or s.
+    Micros,
+    Seconds,
     MHz,
     BytesPerSec,
 }
@@ -32,6 +37,9 @@ impl Unit {
             | Unit::Bytes
             | Unit::Watts
             | Unit::Joules
+            | Unit::MilliJoules
+            | Unit::Micros
+            | Unit::Seconds
             | Unit::MHz
             | Unit::BytesPerSec => None,
         }
@@ -49,6 +57,9 @@ impl Unit {
             Unit::Celsius => "°C",
             Unit::Watts => "W",
             Unit::Joules => "J",
+            Unit::MilliJoules => "mJ",
+            Unit::Micros => "µs",
+            Unit::Seconds => "s",
             Unit::MHz => "MHz",
             Unit::BytesPerSec => "B/s",
         }

@@ -209,6 +209,19 @@ fn examples() {
     assert_eq!(m.labels, vec![("core", "3".into())]);
     let m = to_series("disk./mnt/a.b.usageGB");
     assert_eq!(m.labels, vec![("path", "/mnt/a.b".into())]);
+    // Any path is the disk series' label, a line break in it too (never the raw
+    // GiB of `leet_other_…_usage_gb`).
+    for path in ["/tmp/x/new\nline", "/a\r\n", "/\"q\\\u{7f}.数据"] {
+        let m = to_series(&format!("disk.{path}.usageGB"));
+        assert_eq!(m.metric, "leet_disk_used_bytes", "{path:?}");
+        assert_eq!(m.labels, vec![("path", path.to_string())]);
+        let m = to_series(&format!("disk.{path}.usagePercent"));
+        assert_eq!(m.metric, "leet_disk_used_ratio", "{path:?}");
+        assert_eq!(
+            to_key(&m.metric, &labels(&m)),
+            Some(format!("disk.{path}.usagePercent"))
+        );
+    }
     let m = to_series("openmetrics.my.ep.up.3");
     assert_eq!(
         m.labels,
