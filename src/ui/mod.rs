@@ -694,6 +694,9 @@ impl App {
         if c.apply(u) {
             if let Some(name) = c.opened.clone() {
                 cluster::fill_run(&mut self.shown, &c.model, &name);
+                // The overview's summary shows the newest values, as the header
+                // does (as a sample does in the local monitor).
+                self.set_overview(self.overview_rows());
                 self.refresh();
                 self.update_host();
             }
