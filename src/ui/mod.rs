@@ -1353,6 +1353,11 @@ impl App {
     }
 
     fn act_procs(&mut self, a: Action) -> Effect {
+        if self.host.cluster.is_some() {
+            // No process table on a host read from Prometheus (see `around`): the
+            // keys that act on it have nothing to act on.
+            return Effect::NONE;
+        }
         match a {
             Action::MonitorProcess => {
                 return self
@@ -1620,6 +1625,9 @@ impl App {
             live: self
                 .is_host()
                 .then(|| layout::header_lines(self.screen.size.width, h.bars(), h.devices.len())),
+            // Prometheus holds no processes: a host opened from the cluster screen
+            // has no table waiting for a scan that never comes.
+            procs: self.host.cluster.is_none(),
         }
     }
 

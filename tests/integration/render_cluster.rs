@@ -160,6 +160,11 @@ fn a_host_opened_is_its_live_screen() {
     app.update(Msg::key(KeyCode::Enter));
     let s = screen(&app, 120, 40);
     assert!(s.contains("node-0") && s.contains("esc: every host"), "{s}");
+    // Prometheus holds no processes: no table, its room the charts'.
+    assert!(
+        !s.contains("Processes") && !s.contains("process scan"),
+        "{s}"
+    );
     insta::assert_snapshot!("cluster_120x40_host_opened", s);
 }
 

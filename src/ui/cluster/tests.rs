@@ -276,3 +276,27 @@ fn a_host_opened_has_its_overview_follow_each_refresh() {
         assert_eq!(overview_value(&app, "load.1m"), Some(load));
     }
 }
+
+#[test]
+fn a_host_opened_has_no_process_table_and_its_keys_act_on_nothing() {
+    let mut app = cluster_app();
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    let _ = app.take_cmds();
+    // Prometheus holds no processes: no table waiting for a scan, its room the
+    // charts'.
+    let areas = app.screen.areas;
+    assert_eq!(areas.procs, None);
+    let header = areas.header.map_or(0, |h| h.height);
+    assert_eq!(areas.grid.height, areas.body.height - header);
+    let sort = app.host.procs.sort;
+    for c in ['S', 'm', 'u', 'f'] {
+        app.update(Msg::char(c));
+    }
+    assert_eq!(app.host.procs.sort, sort);
+    assert_eq!(app.filter_target, None);
+    assert!(app.take_cmds().is_empty());
+    // The local monitor keeps its table.
+    let mut local = App::live(Options::default(), 300.0);
+    local.update(Msg::Resize(120, 40));
+    assert!(local.screen.areas.procs.is_some());
+}
