@@ -16,8 +16,11 @@ use crate::store::series::Series;
 /// Hosts kept at most; more (a matcher that selects a whole fleet) are dropped, so
 /// the model's memory is bounded whatever the server holds.
 pub const MAX_HOSTS: usize = 4096;
-/// Series kept per host at most.
-pub const MAX_KEYS: usize = 2048;
+/// Series kept per host at most: room for a host that exports every family (a
+/// `leet serve` with every accelerator exports about 2,800; 16 GPUs with every
+/// dcgm-exporter field about 1,600). Past it the keys of one device (`gpu.3.…`)
+/// are the ones dropped, never the host's own (see [`rank`]).
+pub const MAX_KEYS: usize = 8192;
 /// Intervals without a newer sample after which an up host counts as stale.
 const STALE_AFTER: f64 = 3.0;
 
@@ -182,6 +185,19 @@ impl Host {
     }
 }
 
+/// The order new keys are taken in, so that a host with more than [`MAX_KEYS`]
+/// loses its per-device keys (a segment that is a number: `gpu.3.temp`,
+/// `cpu.17.cpu_percent`) and keeps the host's own readings (uptime, load, memory,
+/// disks, network), whatever their names sort as (an answer comes in name order:
+/// `leet_uptime_seconds` after every `leet_gpu_…`).
+fn rank(s: &HostSeries) -> (Exporter, bool) {
+    let per_device = s
+        .key
+        .split('.')
+        .any(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    (s.exporter, per_device)
+}
+
 fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
@@ -288,9 +304,10 @@ impl ClusterModel {
                 };
             }
         }
-        // Leet series first, so a host's other exporters are known to be ignored.
+        // Leet series first, so a host's other exporters are known to be ignored;
+        // then each host's own keys before its devices' (see [`rank`]).
         let mut series = batch.series;
-        series.sort_by_key(|s| s.exporter);
+        series.sort_by_cached_key(rank);
         for s in series {
             if let Some(h) = self.host_mut(s.host.clone()) {
                 h.fold(s, cap, window);

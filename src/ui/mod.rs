@@ -700,6 +700,9 @@ impl App {
         if c.apply(u) {
             if let Some(name) = c.opened.clone() {
                 cluster::fill_run(&mut self.shown, &c.model, &name);
+                // The overview's summary shows the newest values, as the header
+                // does (as a sample does in the local monitor).
+                self.set_overview(self.overview_rows());
                 self.refresh();
                 self.update_host();
             }
@@ -1360,6 +1363,11 @@ impl App {
     }
 
     fn act_procs(&mut self, a: Action) -> Effect {
+        if self.host.cluster.is_some() {
+            // No process table on a host read from Prometheus (see `around`): the
+            // keys that act on it have nothing to act on.
+            return Effect::NONE;
+        }
         match a {
             Action::MonitorProcess => {
                 return self
@@ -1627,6 +1635,9 @@ impl App {
             live: self
                 .is_host()
                 .then(|| layout::header_lines(self.screen.size.width, h.bars(), h.devices.len())),
+            // Prometheus holds no processes: a host opened from the cluster screen
+            // has no table waiting for a scan that never comes.
+            procs: self.host.cluster.is_none(),
         }
     }
 

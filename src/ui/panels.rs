@@ -80,6 +80,7 @@ impl Panels {
             grid: self.grid,
             sizes: self.sizes,
             live: None,
+            procs: true,
             wide_left: false,
             media: self.media,
         }
@@ -98,6 +99,8 @@ pub(crate) struct Around {
     pub wide_left: bool,
     /// Live: the header's height in lines.
     pub live: Option<u16>,
+    /// Live: the process table is laid out (not on a host read from Prometheus).
+    pub procs: bool,
 }
 
 /// The panes shown in `a`, in focus order (the grid alone on a screen too
@@ -147,6 +150,7 @@ impl Panels {
                 f.left = at.size.width >= layout::LIVE_AUTO_LEFT_W;
             }
             f.live = Some(lines);
+            f.procs = at.procs;
         }
         f
     }
@@ -359,6 +363,7 @@ mod tests {
             no_system: false,
             wide_left: false,
             live: None,
+            procs: true,
         }
     }
 

@@ -160,6 +160,11 @@ fn a_host_opened_is_its_live_screen() {
     app.update(Msg::key(KeyCode::Enter));
     let s = screen(&app, 120, 40);
     assert!(s.contains("node-0") && s.contains("esc: every host"), "{s}");
+    // Prometheus holds no processes: no table, its room the charts'.
+    assert!(
+        !s.contains("Processes") && !s.contains("process scan"),
+        "{s}"
+    );
     insta::assert_snapshot!("cluster_120x40_host_opened", s);
 }
 
@@ -169,4 +174,42 @@ fn cluster_screen_draws_on_tiny_areas() {
         let app = cluster(3, w, h);
         let _ = screen(&app, w, h);
     }
+}
+
+#[test]
+fn cluster_header_counts_hosts_in_words_and_heads_an_empty_table() {
+    let mut app = cluster(3, 120, 40);
+    let filter = |app: &mut App, text: &str| {
+        app.update(Msg::ctrl('l'));
+        for m in std::iter::once(Msg::char('/')).chain(Msg::typed(text)) {
+            app.update(m);
+        }
+        app.update(Msg::key(KeyCode::Enter));
+        screen(app, 120, 40)
+    };
+    let s = filter(&mut app, "node-0");
+    assert!(s.contains(" · 1 host: 1 up,"), "{s}");
+    assert!(s.contains("GPU utilisation · 2 GPUs"), "{s}");
+    // No host passes: the headings still stand apart.
+    let s = filter(&mut app, "nothing");
+    assert!(s.contains(" · 0 hosts: 0 up,"), "{s}");
+    assert!(s.contains("  HOST▼ STATE  CPU"), "{s}");
+    assert!(s.contains("GPU utilisation · 0 GPUs"), "{s}");
+}
+
+#[test]
+fn cluster_help_lists_home_and_end_on_their_own_lines() {
+    let mut app = cluster(3, 120, 40);
+    app.update(Msg::char('h'));
+    let s = screen(&app, 120, 40);
+    let line = |what: &str| {
+        s.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{what} in {s}"))
+            .to_owned()
+    };
+    assert!(!line("Select an earlier host").contains("home"), "{s}");
+    assert!(!line("Select a later host").contains("end"), "{s}");
+    assert!(line("Select the first host").contains("home"), "{s}");
+    assert!(line("Select the last host").contains("end"), "{s}");
 }

@@ -317,6 +317,95 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
     assert_eq!(row(&model, "gpu-2").state, HostState::Up);
 }
 
+/// A `leet serve` page of a host with `gpus` GPUs, each with every per-GPU gauge
+/// leet exports (thousands of series, as a host with every accelerator family
+/// exports), and its uptime, load and memory: (page, the keys it maps to).
+fn big_host_page(gpus: u32) -> (String, BTreeSet<String>) {
+    use leet::source::prometheus::names::{Kind, RULES};
+    let mut page = String::new();
+    let mut keys = BTreeSet::new();
+    for rule in RULES.iter().filter(|r| r.kind == Kind::Gauge) {
+        let Some(field) = rule.key.strip_prefix("gpu.{gpu}.") else {
+            continue;
+        };
+        if field.contains('{') {
+            continue;
+        }
+        for gpu in 0..gpus {
+            page.push_str(&format!("{}{{gpu=\"{gpu}\"}} 1\n", rule.metric));
+            keys.insert(format!("gpu.{gpu}.{field}"));
+        }
+    }
+    for (metric, key, value) in [
+        ("leet_uptime_seconds", "uptime", "46364.16"),
+        ("leet_load1", "load.1m", "0.3"),
+        ("leet_memory_used_ratio", "memory_percent", "0.25"),
+        (
+            "leet_memory_available_bytes",
+            "proc.memory.availableMB",
+            "4294967296",
+        ),
+    ] {
+        page.push_str(&format!("{metric} {value}\n"));
+        keys.insert(key.to_string());
+    }
+    (page, keys)
+}
+
+/// A host exporting thousands of series through a real Prometheus, which answers
+/// them in name order (`leet_uptime_seconds` after every `leet_gpu_…`): the model
+/// keeps every one, the uptime and memory the host screen's header shows among them.
+#[test]
+fn a_host_with_thousands_of_series_is_read_whole() {
+    if !tool::have_tool("prometheus", &["--version"]) {
+        return;
+    }
+    let (page, want) = big_host_page(96);
+    assert!(want.len() > 2500, "{}", want.len());
+    let page: &'static str = Box::leak(page.into_boxed_str());
+    let big = host_port(&client::fake_endpoint(page));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_prometheus, web) = start_prometheus(dir.path(), &[("leet", target(&big, "gpu-box"))]);
+    let client = Client::new(&format!("http://{web}"), HttpOptions::default()).expect("client");
+    wait_for("Prometheus's scrape interval", || {
+        client.scrape_interval().ok().flatten()
+    });
+    let (tx, rx) = mpsc::channel();
+    let options = DriverOptions {
+        matchers: Matchers::default(),
+        window: Duration::from_secs(60),
+        interval: None,
+    };
+    driver::spawn(client, options, move |u| tx.send(u).is_ok()).expect("thread");
+    let mut model = ClusterModel::default();
+    // Every series scraped and read (before the fix, the first 2048 in name order).
+    fold_until(&rx, &mut model, "the host's series", |m| {
+        m.host("gpu-box").is_some_and(|h| h.keys().count() >= 2048)
+    });
+    // Two more refreshes folded in: nothing more is coming.
+    let mut fetched = 0;
+    wait_for("two more refreshes", || {
+        while let Ok(u) = rx.try_recv() {
+            fetched += usize::from(matches!(u, ClusterUpdate::Fetched(_)));
+            model.apply(u);
+        }
+        (fetched >= 2).then_some(())
+    });
+    let keys: BTreeSet<String> = (model.host("gpu-box").into_iter())
+        .flat_map(|h| h.keys().map(str::to_string))
+        .collect();
+    let missing: Vec<&String> = want.difference(&keys).collect();
+    assert!(
+        missing.is_empty(),
+        "{} keys missing: {missing:?}",
+        missing.len()
+    );
+    let uptime = model
+        .host("gpu-box")
+        .and_then(|h| h.series("uptime")?.last());
+    assert_eq!(uptime.map(|p| p.1), Some(46364.16));
+}
+
 /// Whether `screen` has a header row of `host` in `state` (the table's rows hold
 /// the host's name and its state; the heatmap's labels are `host:gpu`).
 fn shows(screen: &str, host: &str, state: &str) -> bool {

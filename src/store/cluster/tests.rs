@@ -230,3 +230,45 @@ fn hosts_and_keys_are_bounded() {
     m.apply(batch(45.0, keys, &[]));
     assert_eq!(m.host("h0").expect("h0").keys().count(), MAX_KEYS);
 }
+
+/// A host exporting thousands of series, in the order Prometheus answers them (by
+/// name: `leet_uptime_seconds` after every GPU's): every one is kept.
+#[test]
+fn a_host_with_thousands_of_series_keeps_every_one() {
+    let mut m = model();
+    let mut series: Vec<HostSeries> = (0..8)
+        .flat_map(|gpu| (0..350).map(move |f| format!("gpu.{gpu}.field{f}")))
+        .chain(["load.1m", "proc.memory.availableMB", "uptime"].map(String::from))
+        .map(|k| s("gpu-box", Exporter::Leet, &k, &[(30.0, 7.0)]))
+        .collect();
+    series.push(s("plain", Exporter::Leet, "uptime", &[(30.0, 9.0)]));
+    m.apply(batch(30.0, series, &[]));
+    let h = m.host("gpu-box").expect("gpu-box");
+    assert_eq!(h.keys().count(), 8 * 350 + 3);
+    for key in [
+        "uptime",
+        "load.1m",
+        "proc.memory.availableMB",
+        "gpu.7.field349",
+    ] {
+        assert_eq!(h.latest(key), Some(7.0), "{key}");
+    }
+    assert_eq!(m.host("plain").and_then(|h| h.latest("uptime")), Some(9.0));
+}
+
+/// Past the cap, the host's devices' keys give way, not its own readings.
+#[test]
+fn a_host_past_the_cap_keeps_its_own_readings() {
+    let mut m = model();
+    let series: Vec<HostSeries> = (0..MAX_KEYS)
+        .map(|i| format!("gpu.{}.f{}", i / 100, i % 100))
+        .chain(["swap.total", "uptime", "disk./.usagePercent"].map(String::from))
+        .map(|k| s("h", Exporter::Leet, &k, &[(30.0, 1.0)]))
+        .collect();
+    m.apply(batch(30.0, series, &[]));
+    let h = m.host("h").expect("h");
+    assert_eq!(h.keys().count(), MAX_KEYS);
+    for key in ["swap.total", "uptime", "disk./.usagePercent"] {
+        assert_eq!(h.latest(key), Some(1.0), "{key}");
+    }
+}

@@ -21,14 +21,10 @@ use super::source::Shown;
 
 /// The cluster screen's lines in the help.
 pub(crate) const HELP: &[(&[Action], &str)] = &[
-    (
-        &[Action::FocusUp, Action::FirstPage],
-        "Select an earlier host",
-    ),
-    (
-        &[Action::FocusDown, Action::LastPage],
-        "Select a later host",
-    ),
+    (&[Action::FocusUp], "Select an earlier host"),
+    (&[Action::FocusDown], "Select a later host"),
+    (&[Action::FirstPage], "Select the first host"),
+    (&[Action::LastPage], "Select the last host"),
     (
         &[Action::CycleProcessSort],
         "Sort hosts by the next column (cycles)",

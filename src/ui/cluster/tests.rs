@@ -242,3 +242,61 @@ fn host_names_sort_with_their_numbers_as_numbers() {
     c.now = END + 1.0;
     assert_eq!(hosts(&c), ["gpu-box", "node-1", "node-2", "node-10"]);
 }
+
+/// The overview's reading of `key` (a `Metric` row).
+fn overview_value(app: &App, key: &str) -> Option<f64> {
+    app.panes.overview.rows.iter().find_map(|r| match r {
+        crate::ui::Row::Metric(k, v) if k == key => Some(*v),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_host_opened_has_its_overview_follow_each_refresh() {
+    let mut app = cluster_app();
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert_eq!(overview_value(&app, "cpu"), Some(90.0));
+    for (n, load) in [(1.0, 0.81), (2.0, 0.17)] {
+        let t = END + 15.0 * n;
+        app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
+            Batch {
+                start: t - 15.0,
+                end: t,
+                step: Duration::from_secs(15),
+                series: vec![HostSeries {
+                    points: vec![(t, load)],
+                    ..s("a", "load.1m", load)
+                }],
+                up: vec![],
+                refused: vec![],
+            },
+        )))));
+        // The overview says what the header says: the newest reading.
+        assert_eq!(app.host.header.load[0], Some(load));
+        assert_eq!(overview_value(&app, "load.1m"), Some(load));
+    }
+}
+
+#[test]
+fn a_host_opened_has_no_process_table_and_its_keys_act_on_nothing() {
+    let mut app = cluster_app();
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    let _ = app.take_cmds();
+    // Prometheus holds no processes: no table waiting for a scan, its room the
+    // charts'.
+    let areas = app.screen.areas;
+    assert_eq!(areas.procs, None);
+    let header = areas.header.map_or(0, |h| h.height);
+    assert_eq!(areas.grid.height, areas.body.height - header);
+    let sort = app.host.procs.sort;
+    for c in ['S', 'm', 'u', 'f'] {
+        app.update(Msg::char(c));
+    }
+    assert_eq!(app.host.procs.sort, sort);
+    assert_eq!(app.filter_target, None);
+    assert!(app.take_cmds().is_empty());
+    // The local monitor keeps its table.
+    let mut local = App::live(Options::default(), 300.0);
+    local.update(Msg::Resize(120, 40));
+    assert!(local.screen.areas.procs.is_some());
+}

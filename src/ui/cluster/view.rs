@@ -91,9 +91,9 @@ fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
     let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
     let order = if c.reverse { "▲" } else { "▼" };
     let text = format!(
-        " leet cluster · {} · {} hosts: {} up, {} down, {} stale · sort {} {order} · window {}",
+        " leet cluster · {} · {}: {} up, {} down, {} stale · sort {} {order} · window {}",
         sanitize(c.model.server()),
-        rows.len(),
+        counted(rows.len(), "host"),
         count(HostState::Up),
         count(HostState::Down),
         count(HostState::Stale),
@@ -108,6 +108,15 @@ fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         area.width,
         theme.heading(),
     );
+}
+
+/// `n hosts`, or `1 host`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// A percentage, a number of watts, or `–`.
@@ -152,12 +161,13 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
     if area.height == 0 {
         return;
     }
+    // At least the heading's room (`  HOST▼` and a space), with no host too.
     let host_w = (rows
         .iter()
         .map(|r| r.host.chars().count())
         .max()
-        .unwrap_or(4))
-    .clamp(4, 40) as u16
+        .unwrap_or(0))
+    .clamp(5, 40) as u16
         + 3;
     let mark = |s: SortBy| {
         if c.sort == s {
@@ -275,7 +285,7 @@ fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow]
         }
     };
     let fmt_x = |v: f64| format::time_of_day(v.floor() as i64);
-    let title = format!("GPU utilisation · {} GPUs", rows.len());
+    let title = format!("GPU utilisation · {}", counted(rows.len(), "GPU"));
     let spec = HeatSpec {
         title: &title,
         focused: false,

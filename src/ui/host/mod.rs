@@ -276,11 +276,18 @@ pub(crate) fn header(store: &MetricStore, env: &Map<String, Value>) -> HostHeade
             disks.push((path.to_owned(), last(store, k), gb.map(|g| g * GIB)));
         }
     }
-    let mem_total = env_bytes(env_path(env, "memory", "total"));
     let avail = last(store, "proc.memory.availableMB").map(|m| m * MIB);
+    let percent = last(store, "memory_percent");
+    // Without the environment (a host read from Prometheus, where the total is no
+    // series) the total follows from the two readings the sampler makes of it:
+    // the share used is (total − available) / total.
+    let mem_total = env_bytes(env_path(env, "memory", "total")).or_else(|| {
+        let (p, a) = (percent?, avail?);
+        ((0.0..100.0).contains(&p) && a > 0.0).then(|| a / (1.0 - p / 100.0))
+    });
     let mem_used = last(store, "memory.used").or_else(|| Some(mem_total? - avail?));
     let memory = Meter {
-        percent: last(store, "memory_percent"),
+        percent,
         used: mem_used.map(|u| u.max(0.0)),
         total: mem_total,
     };
@@ -357,6 +364,24 @@ mod tests {
         // A counter that went back (a restarted sampler) has no rate.
         s.push("network.recv", 3.0, 0.0);
         assert_eq!(header(&s, &env).net.0, None);
+    }
+
+    #[test]
+    fn without_the_environment_the_memory_total_follows_from_the_readings() {
+        let mut s = MetricStore::windowed(64, 100.0);
+        let none = Map::new();
+        s.push("memory_percent", 1.0, 75.0);
+        assert_eq!(header(&s, &none).memory.total, None);
+        s.push("proc.memory.availableMB", 1.0, 4096.0);
+        let m = header(&s, &none).memory;
+        assert_eq!(
+            (m.percent, m.used, m.total),
+            (Some(75.0), Some(12.0 * GIB), Some(16.0 * GIB))
+        );
+        // Nothing available: no total to tell.
+        s.push("memory_percent", 2.0, 100.0);
+        s.push("proc.memory.availableMB", 2.0, 0.0);
+        assert_eq!(header(&s, &none).memory.total, None);
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct PanelFlags {
     pub sizes: PaneSizes,
     /// The live monitor: a header of this many lines on top, and the process table.
     pub live: Option<u16>,
+    /// The live monitor's process table (not on a host read from Prometheus, which
+    /// holds no processes: its room goes to the charts).
+    pub procs: bool,
     /// The left pane is the workspace's runs list: wider (its columns: state, name,
     /// id, start, runtime, a summary value).
     pub wide_left: bool,
@@ -82,6 +85,7 @@ impl Default for PanelFlags {
             grid: true,
             sizes: PaneSizes::default(),
             live: None,
+            procs: true,
             wide_left: false,
             media: false,
         }
@@ -282,6 +286,7 @@ fn side_widths(w: u16, p: PanelFlags) -> (u16, u16) {
 fn split_procs(center: Rect, p: PanelFlags) -> (Rect, Option<Rect>) {
     match p.live {
         None => (center, None),
+        Some(_) if !p.procs => (center, None),
         Some(_) if center.width >= PROCS_BESIDE_W => {
             let pw = (center.width * 2 / 5).min(100);
             (
