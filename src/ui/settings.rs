@@ -25,6 +25,7 @@ use crate::ui::charts::grid::{Guides, YScale};
 mod directory;
 mod merge;
 mod parse;
+pub(crate) use parse::key_offset;
 mod persist;
 mod saved;
 

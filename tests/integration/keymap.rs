@@ -142,7 +142,7 @@ fn binary_refuses_invalid_keymap_with_status_2_before_touching_the_terminal() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown_action.toml: [normal] key 'x': unknown action 'launch_rockets'"),
+        err.contains("unknown_action.toml:2:1: [normal] key 'x': unknown action 'launch_rockets'"),
         "{err}"
     );
     assert!(out.stdout.is_empty(), "terminal untouched");

@@ -52,13 +52,38 @@ pub enum KeymapError {
         at: Option<(usize, usize)>,
         reason: String,
     },
-    #[error("{}: unknown mode '[{}]' (expected {})", shown(.file), clean(.mode), modes())]
-    UnknownMode { file: PathBuf, mode: String },
-    #[error("{}: [{}] key '{}': {}", shown(.file), clean(.mode), clean(.key), clean_reason(.reason))]
+    #[error("{}{}: unknown mode '[{}]' (expected {})", shown(.file), crate::text::place(*.at), clean(.mode), modes())]
+    UnknownMode {
+        file: PathBuf,
+        /// Line and column (from 1) of the mode's table.
+        at: Option<(usize, usize)>,
+        mode: String,
+    },
+    #[error("{}{}: [{}] key '{}': {}", shown(.file), crate::text::place(*.at), clean(.mode), clean(.key), clean_reason(.reason))]
     Binding {
         file: PathBuf,
+        /// Line and column (from 1) of the key.
+        at: Option<(usize, usize)>,
         mode: String,
         key: String,
         reason: String,
     },
+}
+
+impl KeymapError {
+    /// The error with the line and column of its mode or key in `text` (the file
+    /// it was read from), where they are found there.
+    #[must_use]
+    pub(super) fn located(mut self, text: &str) -> Self {
+        let (table, key, at) = match &mut self {
+            KeymapError::UnknownMode { mode, at, .. } => ("top level", mode.as_str(), at),
+            KeymapError::Binding { mode, key, at, .. } => (mode.as_str(), key.as_str(), at),
+            _ => return self,
+        };
+        let found = crate::ui::settings::key_offset(text, table, key)
+            .or_else(|| crate::ui::settings::key_offset(text, "top level", table))
+            .map(|o| crate::text::line_col(text, o));
+        *at = found;
+        self
+    }
 }

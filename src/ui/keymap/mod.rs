@@ -323,6 +323,11 @@ impl Keymap {
     /// Invalid TOML, an unknown mode or action, an unparsable key, or a key bound
     /// to two actions in the same mode.
     pub fn overlay(&mut self, file: &Path, text: &str) -> Result<(), KeymapError> {
+        self.overlay_text(file, text).map_err(|e| e.located(text))
+    }
+
+    /// [`Keymap::overlay`], its errors not yet placed in the file.
+    fn overlay_text(&mut self, file: &Path, text: &str) -> Result<(), KeymapError> {
         let table: toml::Table =
             text.parse()
                 .map_err(|e: toml::de::Error| KeymapError::Syntax {
@@ -335,11 +340,13 @@ impl Keymap {
             let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
                 return Err(KeymapError::UnknownMode {
                     file: file.to_owned(),
+                    at: None,
                     mode: mode_name.clone(),
                 });
             };
             let bind_err = |key: &str, reason: String| KeymapError::Binding {
                 file: file.to_owned(),
+                at: None,
                 mode: mode_name.clone(),
                 key: key.to_owned(),
                 reason,
@@ -434,6 +441,12 @@ mod tests {
         for mode in Mode::ALL {
             assert!(m.contains(mode.name()), "{m}");
         }
+        assert!(m.starts_with("k.toml:1:2: unknown mode"), "{m}");
+        let m = refused("[normal]\nj = \"quit\"\n\n  q = \"quitx\"\n");
+        assert!(
+            m.starts_with("k.toml:4:3: [normal] key 'q': unknown action 'quitx'"),
+            "{m}"
+        );
         let m = refused("[normal]\nq = \"quit\"\nq = \"help\"\n");
         assert!(
             m.starts_with("k.toml:3:1: not valid TOML: duplicate key"),

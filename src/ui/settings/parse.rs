@@ -77,7 +77,7 @@ impl SettingsError {
 
 /// Where `key` of `table` (as the messages name it: a dotted TOML path, or "top
 /// level") is written in `text`.
-fn key_offset(text: &str, table: &str, key: &str) -> Option<usize> {
+pub(crate) fn key_offset(text: &str, table: &str, key: &str) -> Option<usize> {
     let doc = toml_edit::Document::parse(text).ok()?;
     let mut t: &dyn toml_edit::TableLike = doc.as_table();
     if table != "top level" {
