@@ -962,6 +962,7 @@ fn a_run_s_keys_open_nothing_in_the_live_monitor_and_its_help_leaves_them_out() 
     ] {
         assert!(!text.iter().any(|l| l.contains(gone)), "{gone}: {text:#?}");
     }
+    assert!(text.contains(&"f Filter the processes (regex)".to_owned()));
     let run = leet::ui::keymap::help_lines(&a.screen.keymap, false);
     assert!(run.iter().any(|(_, d)| d == "Toggle console logs pane"));
 }

@@ -126,6 +126,16 @@ fn acts_on(a: Action, on: HelpFor) -> bool {
     on == HelpFor::Run || a.on_host()
 }
 
+/// An action's help line where the help is opened: `f` filters the runs of a
+/// workspace and the processes of a host, not both anywhere.
+fn described_on(a: Action, on: HelpFor) -> &'static str {
+    match (a, on) {
+        (Action::FilterList, HelpFor::Run) => "Filter the runs (query language, see README)",
+        (Action::FilterList, _) => "Filter the processes (regex)",
+        _ => a.describe(),
+    }
+}
+
 /// `rows` under the heading `title`, where there are any.
 fn section(out: &mut Vec<(String, String)>, title: &str, rows: Vec<(String, String)>) {
     if !rows.is_empty() {
@@ -150,7 +160,7 @@ fn group_rows(km: &Keymap, group: &str, typing_only: bool, on: HelpFor) -> Vec<(
         let mode = if typing { Mode::Filter } else { Mode::Normal };
         let keys: Vec<String> = km.keys_for(mode, a).map(|k| k.to_string()).collect();
         if !keys.is_empty() {
-            rows.push((keys.join(", "), a.describe().to_owned()));
+            rows.push((keys.join(", "), described_on(a, on).to_owned()));
         }
     }
     rows
