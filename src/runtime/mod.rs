@@ -240,6 +240,24 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
             RunReader::check_header(f)?;
         }
     }
+    // A run compared with the one shown, or compared twice, would be drawn twice
+    // under one name.
+    let shown = match &opening {
+        Opening::Run { target, .. } => target,
+        Opening::Workspace { run, .. } => run,
+    };
+    let mut drawn = vec![canonical_run_dir(shown)];
+    for (p, t) in &compare {
+        let dir = canonical_run_dir(t);
+        if drawn.contains(&dir) {
+            anyhow::bail!(
+                "--compare {}: that run is drawn already (the run shown, or one compared); \
+                 --compare draws another run beside it",
+                crate::text::sanitize_path(p)
+            );
+        }
+        drawn.push(dir);
+    }
     let mut app = App::new(options(args, keymap));
     match settings_dir(&opening) {
         Some(dir) => app.use_config_in(config.path, config.file, &dir),
@@ -288,6 +306,18 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     // One reader per run followed (the main one, and any compared with it), started
     // by the worker from the app's commands.
     drive(app, None, |_| {})
+}
+
+/// The run directory of a run opened (canonical, so two spellings of one run are
+/// equal).
+fn canonical_run_dir(t: &Target) -> PathBuf {
+    let dir = match t {
+        Target::File(f) => f
+            .parent()
+            .map_or_else(|| f.clone(), std::path::Path::to_path_buf),
+        Target::EmptyRunDir(d) => d.clone(),
+    };
+    std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 
 /// The directory whose settings the viewer of `opening` uses (canonical): its

@@ -43,6 +43,36 @@ fn a_missing_compare_run_fails_before_the_terminal_changes() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A run compared with itself (under another spelling too) or twice would be
+/// drawn twice under one name: refused before the terminal changes.
+#[test]
+fn a_run_compared_with_itself_or_twice_is_refused() {
+    let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let tiny = runs.join("tiny");
+    let multi = runs.join("multi/wandb/latest-run");
+    let other = format!("{}/", multi.display());
+    for args in [
+        vec![
+            tiny.display().to_string(),
+            "--compare".into(),
+            tiny.display().to_string(),
+        ],
+        vec![
+            tiny.display().to_string(),
+            "--compare".into(),
+            multi.display().to_string(),
+            "--compare".into(),
+            other,
+        ],
+    ] {
+        let out = leet().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "no terminal setup was written");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("that run is drawn already"), "{err}");
+    }
+}
+
 #[test]
 fn not_a_wandb_file_fails_naming_file_and_cause() {
     let dir = tempfile::tempdir().unwrap();
