@@ -424,6 +424,10 @@ pub fn place(
 ) -> Vec<(Rect, Slot)> {
     let h = usize::from(body.height);
     let r = usize::from(grid_rows.max(1));
+    // The only page: fewer chart rows than the grid has fill it, as fewer charts
+    // than a page holds fill the plain grid (a later page of several keeps the
+    // rows' height, so paging does not resize them).
+    let only = page.rows.start == 0 && page.rows.end >= rows.len() && page.cont.is_none();
     let Some(rows) = rows.get(page.rows.clone()) else {
         return Vec::new();
     };
@@ -431,7 +435,9 @@ pub fn place(
         + rows.iter().filter(|r| matches!(r, Row::Header(_))).count();
     let m = rows.len() + usize::from(page.cont.is_some()) - k;
     let avail = h.saturating_sub(k);
-    let share = if avail / r >= row_min(h.max(1), r) {
+    let share = if only && m < r {
+        m.max(1)
+    } else if avail / r >= row_min(h.max(1), r) {
         r
     } else {
         m.max(1)

@@ -314,6 +314,31 @@ fn place_puts_headers_on_one_line_and_rows_below_inside_the_body() {
     assert_eq!(seen, [0, 1, 2, 3, 4]);
 }
 
+/// Sections whose charts all fit on one page with rows to spare fill the body
+/// with them, as fewer charts than a page holds fill the plain grid (before: two
+/// rows of a three-row grid left its last third blank).
+#[test]
+fn one_page_of_fewer_rows_than_the_grid_fills_the_body() {
+    let ks = keys(&["a/1", "a/2", "b/1", "b/2"]);
+    let (tree, _) = Tree::build(&ks, &[0, 1, 2, 3]);
+    let s = Sections {
+        tree,
+        ..Sections::default()
+    };
+    let rows = s.rows(2);
+    let body = Rect::new(0, 1, 80, 42);
+    let p = pages(&rows, body.height, 3);
+    assert_eq!(p.len(), 1);
+    let slots = place(&p[0], &rows, body, 2, 3);
+    let bottom = slots.iter().map(|(r, _)| r.bottom()).max();
+    assert_eq!(bottom, Some(body.bottom()), "{slots:?}");
+    let heights: Vec<u16> = (slots.iter())
+        .filter(|(_, s)| matches!(s, Slot::Chart(_)))
+        .map(|(r, _)| r.height)
+        .collect();
+    assert_eq!(heights, [20, 20, 20, 20]);
+}
+
 fn grid(shown: &[usize], cols: u16) -> GridState {
     let (tree, _) = Tree::build(&keys(&NESTED), shown);
     GridState {
