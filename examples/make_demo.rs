@@ -255,6 +255,15 @@ fn footer(num: &mut i64) -> Vec<Vec<u8>> {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut num = 0;
+    // Anything but `--live …` or nothing (`--help` among it) prints the usage and
+    // writes nothing: the demo run is a file in the repository.
+    if !matches!(args.first().map(String::as_str), None | Some("--live")) {
+        eprintln!(
+            "usage: make_demo                       write assets/demo (in the repository)\n       \
+             make_demo --live SECONDS [FILE]   append a live run to FILE over SECONDS"
+        );
+        std::process::exit(2);
+    }
     if args.first().map(String::as_str) == Some("--live") {
         let secs: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60.0);
         let path = PathBuf::from(
