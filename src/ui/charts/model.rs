@@ -132,10 +132,18 @@ impl<'a> ChartModel<'a> {
         };
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
+        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
+        // What log y cannot draw, counted as log x counts x ≤ 0.
+        let below = if log_y {
+            let range = zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+            all.iter().map(|(_, s)| s.nonpositive_in(range)).sum()
+        } else {
+            0
+        };
         let corner = corner_of(
             cross,
             &at,
-            all.len(),
+            (all.len(), below),
             first,
             mapped.as_ref(),
             (width, &title),
@@ -167,7 +175,6 @@ impl<'a> ChartModel<'a> {
         };
         let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let (x_ticks, x_labels) = x_labels_of(app, mapped);
-        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
         Some(Self {
             y: y_of(&lines, &bands, log_y),
             title,
@@ -446,35 +453,50 @@ fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> Strin
 
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
 /// the first series' last value; in a mapped chart as the mapping writes it, in
-/// the room the title (of a chart `width` wide) leaves.
+/// the room the title (of a chart `width` wide) leaves; then the `below` points a
+/// log y cannot draw (`N y≤0`), where they fit.
 fn corner_of(
     cross: Option<Crosshair>,
     at: &[Option<Point>],
-    n: usize,
+    (n, below): (usize, usize),
     first: &Series,
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
-    if let Some(m) = mapped {
-        return m.corner(
+    let room = usize::from(width.saturating_sub(6))
+        .saturating_sub(crate::ui::widget::fit::width(title).into());
+    let c = if let Some(m) = mapped {
+        m.corner(
             cross.is_some(),
             (n == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
             first.last().map(|p| p.1),
-            usize::from(width.saturating_sub(6))
-                .saturating_sub(crate::ui::widget::fit::width(title).into()),
-        );
+            room,
+        )
+    } else {
+        match cross {
+            Some(c) if n == 1 => Some(format!(
+                "x={} · {}",
+                format::exact(c.x),
+                at.first()
+                    .copied()
+                    .flatten()
+                    .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+            )),
+            Some(c) => Some(format!("x={}", format::exact(c.x))),
+            None => first.last().map(|(_, y)| format::value(y)),
+        }
+    };
+    if below == 0 {
+        return c;
     }
-    match cross {
-        Some(c) if n == 1 => Some(format!(
-            "x={} · {}",
-            format::value(c.x),
-            at.first()
-                .copied()
-                .flatten()
-                .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
-        )),
-        Some(c) => Some(format!("x={}", format::value(c.x))),
-        None => first.last().map(|(_, y)| format::value(y)),
+    let more = match &c {
+        Some(c) => format!("{c} · {below} y≤0"),
+        None => format!("{below} y≤0"),
+    };
+    if more.chars().count() <= room {
+        Some(more)
+    } else {
+        c
     }
 }
 
