@@ -393,7 +393,9 @@ impl Series {
             let i = self.pts.partition_point(|p| p.0 <= x);
             let j = self.pts.partition_point(|p| p.0 < x);
             if forward {
-                self.pts.get(i..(i + 1).min(self.pts.len())).unwrap_or_default()
+                self.pts
+                    .get(i..(i + 1).min(self.pts.len()))
+                    .unwrap_or_default()
             } else {
                 self.pts.get(j.saturating_sub(1)..j).unwrap_or_default()
             }

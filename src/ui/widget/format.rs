@@ -79,7 +79,11 @@ pub fn value(v: f64) -> String {
 #[must_use]
 pub fn exact(v: f64) -> String {
     if v.is_finite() && v.abs() < 1e15 && v.fract() == 0.0 {
-        return if v == 0.0 { "0".into() } else { format!("{v:.0}") };
+        return if v == 0.0 {
+            "0".into()
+        } else {
+            format!("{v:.0}")
+        };
     }
     with_digits(v, 6)
 }
