@@ -97,7 +97,6 @@ impl<'a> ChartModel<'a> {
         // share an axis with one that steps it by `_step`).
         let drawn = drawn_runs(app);
         let (xname, all) = series_of(&drawn, key)?;
-        let &(_, first) = all.first()?;
         let zoom = app.charts.zoom.get(key).copied();
         let (x0, x1) = zoom.unwrap_or_else(|| full_x(app, &all));
         let px = usize::from(width.saturating_sub(4)).max(1) * 2;
@@ -132,19 +131,10 @@ impl<'a> ChartModel<'a> {
         };
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
-        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
-        // What log y cannot draw, counted as log x counts x ≤ 0.
-        let below = if log_y {
-            let range = zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-            all.iter().map(|(_, s)| s.nonpositive_in(range)).sum()
-        } else {
-            0
-        };
+        let (log_y, below) = log_y_of(app, key, &all, zoom);
         let corner = corner_of(
-            cross,
-            &at,
-            (all.len(), below),
-            first,
+            (cross, &at),
+            (&all, below),
             mapped.as_ref(),
             (width, &title),
         );
@@ -451,18 +441,33 @@ fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> Strin
     }
 }
 
+/// Whether `key`'s chart has a log y, and how many of its series' held points
+/// in the x range shown (`zoom`, else all) that axis cannot draw: values ≤ 0,
+/// counted as log x counts x ≤ 0.
+fn log_y_of(
+    app: &App,
+    key: &str,
+    all: &[(usize, &Series)],
+    zoom: Option<(f64, f64)>,
+) -> (bool, usize) {
+    if app.charts.grid.scales.metric(key) != crate::ui::charts::grid::YScale::Log {
+        return (false, 0);
+    }
+    let range = zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    (true, all.iter().map(|(_, s)| s.nonpositive_in(range)).sum())
+}
+
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
 /// the first series' last value; in a mapped chart as the mapping writes it, in
 /// the room the title (of a chart `width` wide) leaves; then the `below` points a
 /// log y cannot draw (`N y≤0`), where they fit.
 fn corner_of(
-    cross: Option<Crosshair>,
-    at: &[Option<Point>],
-    (n, below): (usize, usize),
-    first: &Series,
+    (cross, at): (Option<Crosshair>, &[Option<Point>]),
+    (all, below): (&[(usize, &Series)], usize),
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
+    let (n, first) = (all.len(), all.first()?.1);
     let room = usize::from(width.saturating_sub(6))
         .saturating_sub(crate::ui::widget::fit::width(title).into());
     let c = if let Some(m) = mapped {
