@@ -357,47 +357,77 @@ impl Series {
         &self.pts
     }
 
-    /// The stored point nearest to `x` (the pending group's too), finite y first:
-    /// a point of a gap is found only where there is no other. Exact recorded
-    /// values while the series is under its cap; after compaction, the kept
-    /// extremes.
+    /// The stored point nearest to `x` (the pending group's too), whatever its y:
+    /// a NaN point reads as the gap it is, never as its neighbour's value (on a
+    /// tie, the earlier point). Exact recorded values while the series is under
+    /// its cap; after compaction, the kept extremes. A binary search where x
+    /// only grows.
     #[must_use]
     pub fn nearest(&self, x: f64) -> Option<Point> {
         if x.is_nan() {
             return None;
         }
-        let best = |it: &mut dyn Iterator<Item = Point>| {
-            it.filter(|p| p.1.is_finite())
-                .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
-        };
+        let dist = |p: &Point| (p.0 - x).abs();
         let tail = self.group.iter().flat_map(|g| [g.lo, g.hi]);
-        let near = if self.monotonic {
-            // Around x: the finite points on either side (a gap's NaN skipped).
+        let around: &[Point] = if self.monotonic {
+            // The points on either side of x.
             let i = self.pts.partition_point(|p| p.0 < x);
-            let before = self.pts[..i]
-                .iter()
-                .rev()
-                .find(|p| p.1.is_finite())
-                .copied();
-            let after = self.pts[i..].iter().find(|p| p.1.is_finite()).copied();
-            best(&mut before.into_iter().chain(after).chain(tail))
+            &self.pts[i.saturating_sub(1)..(i + 1).min(self.pts.len())]
         } else {
-            best(&mut self.pts.iter().copied().chain(tail))
+            &self.pts
         };
-        near.or_else(|| self.pts.first().copied())
+        around
+            .iter()
+            .copied()
+            .chain(tail)
+            .min_by(|a, b| dist(a).total_cmp(&dist(b)))
     }
 
-    /// The x of the stored point after (`forward`) or before `x`: the crosshair's
-    /// step, point by point.
+    /// The x of the stored point after (`forward`) or before `x`, NaN points
+    /// included: the crosshair's step, point by point. A binary search where x
+    /// only grows.
     #[must_use]
     pub fn step_from(&self, x: f64, forward: bool) -> Option<f64> {
         let tail = self.group.iter().flat_map(|g| [g.lo.0, g.hi.0]);
-        let xs = self.pts.iter().map(|p| p.0).chain(tail);
+        let own: &[Point] = if self.monotonic {
+            let i = self.pts.partition_point(|p| p.0 <= x);
+            let j = self.pts.partition_point(|p| p.0 < x);
+            if forward {
+                self.pts
+                    .get(i..(i + 1).min(self.pts.len()))
+                    .unwrap_or_default()
+            } else {
+                self.pts.get(j.saturating_sub(1)..j).unwrap_or_default()
+            }
+        } else {
+            &self.pts
+        };
+        let xs = own.iter().map(|p| p.0).chain(tail);
         if forward {
             xs.filter(|&v| v > x).min_by(f64::total_cmp)
         } else {
             xs.filter(|&v| v < x).max_by(f64::total_cmp)
         }
+    }
+
+    /// How many stored points (the pending group's too) in `x0..=x1` have a
+    /// finite y ≤ 0: what a log y axis cannot draw. Bounded by the cap; a binary
+    /// search where x only grows.
+    #[must_use]
+    pub fn nonpositive_in(&self, (x0, x1): (f64, f64)) -> usize {
+        let span: &[Point] = if self.monotonic {
+            let a = self.pts.partition_point(|p| p.0 < x0);
+            let b = self.pts.partition_point(|p| p.0 <= x1).max(a);
+            &self.pts[a..b]
+        } else {
+            &self.pts
+        };
+        let tail = self.group.iter().flat_map(|g| [g.lo, g.hi]);
+        span.iter()
+            .copied()
+            .chain(tail)
+            .filter(|p| (x0..=x1).contains(&p.0) && p.1 <= 0.0)
+            .count()
     }
 
     /// Points to draw `[x0, x1]` across `width` columns: at most about two per column
@@ -623,8 +653,13 @@ mod tests {
         }
         assert_eq!(s.nearest(3.2), Some((3.0, 30.0)));
         assert_eq!(s.nearest(3.6), Some((4.0, 40.0)));
-        // A gap's point is passed over for the nearest finite one.
-        assert!(matches!(s.nearest(5.0), Some((4.0 | 6.0, _))));
+        // A gap's point reads as the gap, not as a neighbour's value.
+        assert!(matches!(s.nearest(5.0), Some((5.0, y)) if y.is_nan()));
+        assert_eq!(s.nearest(5.4).map(|p| p.0), Some(5.0));
+        assert_eq!(s.step_from(4.0, true), Some(5.0));
+        assert_eq!(s.step_from(5.0, true), Some(6.0));
+        assert_eq!(s.step_from(6.0, false), Some(5.0));
+        assert_eq!(s.step_from(5.0, false), Some(4.0));
         assert_eq!(s.nearest(-5.0), Some((0.0, 0.0)));
         assert_eq!(s.nearest(50.0), Some((9.0, 90.0)));
         assert_eq!(s.step_from(3.0, true), Some(4.0));

@@ -215,3 +215,47 @@ fn home_and_end_put_the_crosshair_at_the_first_and_last_point_in_view() {
     assert_eq!(zoomed(&app), (a, b));
     assert_eq!(app.focused_key(), Some(key.as_str()));
 }
+
+#[test]
+fn the_crosshair_steps_onto_a_nan_point_reads_nan_and_steps_past_it() {
+    // `nan_metric`: [0, NaN] [1, 0.5] [2, 1] [3, NaN] … [17, 8.5] [18, NaN] [19, 9.5].
+    let mut app = app_from("many_metrics", 120, 40);
+    app.update(Msg::char('/'));
+    for c in "^nan_metric$".chars() {
+        app.update(Msg::char(c));
+    }
+    keys(
+        &mut app,
+        &[
+            Msg::key(KeyCode::Enter),
+            Msg::char('C'),
+            Msg::key(KeyCode::Home),
+        ],
+    );
+    assert_eq!(app.focused_key(), Some("nan_metric"));
+    let x = |app: &App| app.charts.crosshair.unwrap().x;
+    // The first point is a NaN one: `home` goes there all the same.
+    assert_eq!(x(&app), 0.0);
+    assert!(screen(&app, 120, 40).contains("x=0 · NaN"));
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        app.update(Msg::key(KeyCode::Right));
+        seen.push(x(&app));
+        if x(&app) == 3.0 {
+            let shot = screen(&app, 120, 40);
+            assert!(shot.contains("x=3 · NaN"), "{shot}");
+        }
+    }
+    assert_eq!(seen, [1.0, 2.0, 3.0, 4.0]);
+    app.update(Msg::key(KeyCode::End));
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        app.update(Msg::key(KeyCode::Left));
+        seen.push(x(&app));
+        if x(&app) == 18.0 {
+            let shot = screen(&app, 120, 40);
+            assert!(shot.contains("x=18 · NaN"), "{shot}");
+        }
+    }
+    assert_eq!(seen, [18.0, 17.0, 16.0]);
+}

@@ -97,7 +97,6 @@ impl<'a> ChartModel<'a> {
         // share an axis with one that steps it by `_step`).
         let drawn = drawn_runs(app);
         let (xname, all) = series_of(&drawn, key)?;
-        let &(_, first) = all.first()?;
         let zoom = app.charts.zoom.get(key).copied();
         let (x0, x1) = zoom.unwrap_or_else(|| full_x(app, &all));
         let px = usize::from(width.saturating_sub(4)).max(1) * 2;
@@ -132,11 +131,10 @@ impl<'a> ChartModel<'a> {
         };
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
+        let (log_y, below) = log_y_of(app, key, &all, zoom);
         let corner = corner_of(
-            cross,
-            &at,
-            all.len(),
-            first,
+            (cross, &at),
+            (&all, below),
             mapped.as_ref(),
             (width, &title),
         );
@@ -167,7 +165,6 @@ impl<'a> ChartModel<'a> {
         };
         let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let (x_ticks, x_labels) = x_labels_of(app, mapped);
-        let log_y = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
         Some(Self {
             y: y_of(&lines, &bands, log_y),
             title,
@@ -444,37 +441,67 @@ fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> Strin
     }
 }
 
+/// Whether `key`'s chart has a log y, and how many of its series' held points
+/// in the x range shown (`zoom`, else all) that axis cannot draw: values ≤ 0,
+/// counted as log x counts x ≤ 0.
+fn log_y_of(
+    app: &App,
+    key: &str,
+    all: &[(usize, &Series)],
+    zoom: Option<(f64, f64)>,
+) -> (bool, usize) {
+    if app.charts.grid.scales.metric(key) != crate::ui::charts::grid::YScale::Log {
+        return (false, 0);
+    }
+    let range = zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    (true, all.iter().map(|(_, s)| s.nonpositive_in(range)).sum())
+}
+
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
 /// the first series' last value; in a mapped chart as the mapping writes it, in
-/// the room the title (of a chart `width` wide) leaves.
+/// the room the title (of a chart `width` wide) leaves; then the `below` points a
+/// log y cannot draw (`N y≤0`), where they fit.
 fn corner_of(
-    cross: Option<Crosshair>,
-    at: &[Option<Point>],
-    n: usize,
-    first: &Series,
+    (cross, at): (Option<Crosshair>, &[Option<Point>]),
+    (all, below): (&[(usize, &Series)], usize),
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
-    if let Some(m) = mapped {
-        return m.corner(
+    let (n, first) = (all.len(), all.first()?.1);
+    let room = usize::from(width.saturating_sub(6))
+        .saturating_sub(crate::ui::widget::fit::width(title).into());
+    let c = if let Some(m) = mapped {
+        m.corner(
             cross.is_some(),
             (n == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
             first.last().map(|p| p.1),
-            usize::from(width.saturating_sub(6))
-                .saturating_sub(crate::ui::widget::fit::width(title).into()),
-        );
+            room,
+        )
+    } else {
+        match cross {
+            Some(c) if n == 1 => Some(format!(
+                "x={} · {}",
+                format::exact(c.x),
+                at.first()
+                    .copied()
+                    .flatten()
+                    .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+            )),
+            Some(c) => Some(format!("x={}", format::exact(c.x))),
+            None => first.last().map(|(_, y)| format::value(y)),
+        }
+    };
+    if below == 0 {
+        return c;
     }
-    match cross {
-        Some(c) if n == 1 => Some(format!(
-            "x={} · {}",
-            format::value(c.x),
-            at.first()
-                .copied()
-                .flatten()
-                .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
-        )),
-        Some(c) => Some(format!("x={}", format::value(c.x))),
-        None => first.last().map(|(_, y)| format::value(y)),
+    let more = match &c {
+        Some(c) => format!("{c} · {below} y≤0"),
+        None => format!("{below} y≤0"),
+    };
+    if more.chars().count() <= room {
+        Some(more)
+    } else {
+        c
     }
 }
 

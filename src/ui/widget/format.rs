@@ -74,6 +74,20 @@ pub fn value(v: f64) -> String {
     with_digits(v, 4)
 }
 
+/// An x read off a chart: a whole number (a step) in full, `19999` and not
+/// `20k`, so that each step reads apart; else as [`value`] with more digits.
+#[must_use]
+pub fn exact(v: f64) -> String {
+    if v.is_finite() && v.abs() < 1e15 && v.fract() == 0.0 {
+        return if v == 0.0 {
+            "0".into()
+        } else {
+            format!("{v:.0}")
+        };
+    }
+    with_digits(v, 6)
+}
+
 /// Bytes with binary units.
 #[must_use]
 pub fn bytes(b: f64) -> String {

@@ -154,3 +154,55 @@ fn by_step_a_run_whose_line_ends_before_the_crosshair_reads_nothing() {
     );
     assert!(legend[1].ends_with(" –"), "{legend:?}");
 }
+
+/// An app showing one run that logged `KEY` = `y(step)` at `steps`.
+fn app_logging(steps: std::ops::RangeInclusive<u32>, y: impl Fn(f64) -> f64) -> App {
+    let mut app = App::new(Options::default());
+    for s in steps.map(f64::from) {
+        app.shown.run.metrics.push(KEY, s, y(s));
+    }
+    app
+}
+
+#[test]
+fn a_nan_point_reads_as_nan_never_as_a_neighbours_value() {
+    let mut app = app_logging(0..=9, |s| if s == 3.0 { f64::NAN } else { s });
+    for (x, want) in [(3.0, "x=3 · NaN"), (2.0, "x=2 · 2"), (4.0, "x=4 · 4")] {
+        app.charts.crosshair = Some(Crosshair { x, synced: false });
+        let m = ChartModel::build(&app, KEY, 40, true, theme()).expect("a chart");
+        assert_eq!(m.corner.as_deref(), Some(want));
+    }
+}
+
+#[test]
+fn the_crosshair_reads_a_step_in_full() {
+    let mut app = app_logging(19_990..=19_999, |s| s);
+    for (x, want) in [(19_999.0, "x=19999 · "), (19_995.0, "x=19995 · ")] {
+        app.charts.crosshair = Some(Crosshair { x, synced: false });
+        let m = ChartModel::build(&app, KEY, 60, true, theme()).expect("a chart");
+        let corner = m.corner.expect("a corner");
+        assert!(corner.starts_with(want), "{corner}");
+    }
+}
+
+#[test]
+fn log_y_counts_the_values_it_cannot_draw() {
+    let mut app = app_logging(0..=9, |s| s - 3.0);
+    app.charts
+        .grid
+        .scales
+        .set_metric(KEY, crate::ui::charts::grid::YScale::Log);
+    let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("6 · 4 y≤0"));
+    // Zoomed, only those in the window shown.
+    app.charts.zoom.insert(KEY.to_owned(), (2.0, 5.0));
+    let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("6 · 2 y≤0"));
+    // Linear y draws them all: no count.
+    app.charts
+        .grid
+        .scales
+        .set_metric(KEY, crate::ui::charts::grid::YScale::Linear);
+    let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("6"));
+}

@@ -69,20 +69,32 @@ impl Mapped {
 }
 
 impl Mapped {
-    /// The crosshair's x as the corner reads it: as the axis labels it, except
-    /// that a time axis over ten seconds or more, labelled in whole seconds,
-    /// reads it to a thousandth of its span, so that each step moves it.
+    /// The crosshair's x as the corner reads it, so that each step moves it: a
+    /// number (a step) in full; a time to a thousandth of the axis's span where
+    /// its labels are whole seconds (relative time in seconds past the minute
+    /// too); else as the axis labels it.
     fn cursor_label(&self, v: f64) -> String {
         let span = self.x.1 - self.x.0;
-        if self.log || span < 10.0 {
-            return self.label(v);
-        }
         let fine = span / 1000.0;
         match self.kind {
-            Kind::Number => self.label(v),
-            Kind::Relative => rel_time(v, fine),
+            Kind::Number if self.log => format::exact(round_exp10(v)),
+            Kind::Number => format::exact(v),
+            _ if self.log => self.label(v),
+            Kind::Relative => rel_time_fine(v, if span < 10.0 { span } else { fine }),
+            Kind::Wall if span < 10.0 => self.label(v),
             Kind::Wall => wall_time(v, (v, v + fine)),
         }
+    }
+}
+
+/// 10^`v`, a whole number where it is one but for the float error of log10.
+fn round_exp10(v: f64) -> f64 {
+    let x = 10f64.powf(v);
+    let r = x.round();
+    if (x - r).abs() <= 1e-9 * r.abs().max(1.0) {
+        r
+    } else {
+        x
     }
 }
 
@@ -227,16 +239,17 @@ pub(crate) fn map_chart(
     })
 }
 
-/// The finite point of `pts` nearest to `x`, where `x` is within `column` of the
-/// points' x range (a run whose line does not reach `x` has no value there).
+/// The point of `pts` nearest to `x` (a NaN one reads as the gap it is), where
+/// `x` is within `column` of the points' x range (a run whose line does not
+/// reach `x` has no value there).
 pub(crate) fn nearest_near(pts: &[Point], x: f64, column: f64) -> Option<Point> {
-    let finite = || pts.iter().filter(|p| p.0.is_finite() && p.1.is_finite());
-    let lo = finite().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let hi = finite().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let placed = || pts.iter().filter(|p| p.0.is_finite());
+    let lo = placed().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let hi = placed().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     if !(lo - column..=hi + column).contains(&x) {
         return None;
     }
-    finite()
+    placed()
         .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
         .copied()
 }
@@ -404,6 +417,40 @@ pub(crate) fn rel_time(secs: f64, span: f64) -> String {
         3600..=86_399 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
         _ if s % 86_400 / 3600 == 0 => format!("{}d", s / 86_400),
         _ => format!("{}d{:02}h", s / 86_400, s % 86_400 / 3600),
+    };
+    format!("{sign}{body}")
+}
+
+/// Seconds since the start to the decimals that tell apart values `res`
+/// seconds apart (as [`rel_time`] writes them under a minute), past a minute
+/// with every unit down to the second: `5m01.5s`, `5m00s`, `1h02m03s`.
+pub(crate) fn rel_time_fine(secs: f64, res: f64) -> String {
+    if !secs.is_finite() || secs.abs() >= 1e11 {
+        return rel_time(secs, res);
+    }
+    let d = decimals(res);
+    let p = 10u64.pow(u32::try_from(d).unwrap_or(0));
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let units = (secs.abs() * p as f64).round() as u64;
+    let (whole, frac) = (units / p, units % p);
+    let sign = if secs < 0.0 && units > 0 { "-" } else { "" };
+    let frac = if frac == 0 {
+        String::new()
+    } else {
+        let f = format!(".{frac:0d$}");
+        f.trim_end_matches('0').to_owned()
+    };
+    let s = whole % 60;
+    let body = match whole {
+        0..=59 => format!("{s}{frac}s"),
+        60..=3599 => format!("{}m{s:02}{frac}s", whole / 60),
+        3600..=86_399 => format!("{}h{:02}m{s:02}{frac}s", whole / 3600, whole % 3600 / 60),
+        _ => format!(
+            "{}d{:02}h{:02}m{s:02}{frac}s",
+            whole / 86_400,
+            whole % 86_400 / 3600,
+            whole % 3600 / 60
+        ),
     };
     format!("{sign}{body}")
 }

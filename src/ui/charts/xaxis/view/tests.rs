@@ -128,3 +128,40 @@ fn the_crosshair_reads_a_long_time_axis_finer_than_its_labels() {
     let short = m(Kind::Relative, (0.343, 0.407));
     assert_eq!(short.cursor_label(0.348), short.label(0.348));
 }
+
+#[test]
+fn each_step_moves_the_crosshair_on_a_relative_time_axis() {
+    // A point every 0.5 s for five minutes: whole-second labels, the crosshair
+    // to the half second, past the minute too.
+    let m = |kind, x: (f64, f64), log| Mapped {
+        x,
+        pts: Vec::new(),
+        dropped: 0,
+        log,
+        ticks: XTicks::Seconds,
+        name: None,
+        cursor: None,
+        at: Vec::new(),
+        kind,
+    };
+    let rel = m(Kind::Relative, (0.0, 301.5), false);
+    let read: Vec<String> = [301.5, 301.0, 300.5, 300.0, 299.5, 299.0]
+        .iter()
+        .map(|&v| rel.cursor_label(v))
+        .collect();
+    assert_eq!(
+        read,
+        ["5m01.5s", "5m01s", "5m00.5s", "5m00s", "4m59.5s", "4m59s"]
+    );
+    assert_eq!(rel.cursor_label(3723.0), "1h02m03s");
+    assert_eq!(rel.cursor_label(12.25), "12.25s");
+    // Zoomed to a few seconds past the minute: still apart.
+    let short = m(Kind::Relative, (61.0, 64.0), false);
+    assert_ne!(short.cursor_label(62.1), short.cursor_label(62.2));
+    // A step (log x over steps too) reads in full.
+    let steps = m(Kind::Number, (0.0, 19_999.0), false);
+    assert_eq!(steps.cursor_label(19_999.0), "19999");
+    assert_eq!(steps.cursor_label(19_995.0), "19995");
+    let log = m(Kind::Number, (0.0, 19_999f64.log10()), true);
+    assert_eq!(log.cursor_label(19_999f64.log10()), "19999");
+}
