@@ -455,6 +455,11 @@ pub struct RunIndexEntry {
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,
+    /// The node labels its system keys carry (`cpu/l:node-1`), sorted, each cut to
+    /// 64 bytes, at most 256 (the most nodes leet reads of one run): the overview's
+    /// `Nodes` row, without reading the run.
+    #[serde(default)]
+    pub node_labels: Vec<String>,
     /// When the file was last read (Unix s): a grown file is read again only after
     /// a while (see `source::index`).
     #[serde(default)]
