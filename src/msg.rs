@@ -73,6 +73,9 @@ pub struct RunEntry {
     /// The run's directories listed as this one entry (a resumed run's
     /// segments, sharing its id): 0 or 1 for a run of one directory.
     pub segments: usize,
+    /// The directories of its id are the nodes of one distributed run, written at
+    /// the same time (`source::nodes::are_nodes`), not a resumed run's segments.
+    pub nodes: bool,
 }
 
 /// A decoded image: 8-bit RGBA rows.
@@ -238,7 +241,7 @@ pub enum Msg {
     /// A message from the reader of source number N. When the user opens another
     /// run, the loop drops what the previous reader had already queued.
     Tagged(u64, Box<Msg>),
-    /// `Cmd::CountRuns`: run directories in a wandb directory.
+    /// `Cmd::CountRuns`: runs in a wandb directory (as the picker lists them).
     RunsCounted {
         wandb_dir: PathBuf,
         count: usize,
@@ -455,6 +458,11 @@ pub struct RunIndexEntry {
     /// Why the file could not be read (bad header, I/O error); what was read
     /// before the error is kept.
     pub error: Option<String>,
+    /// The node labels its system keys carry (`cpu/l:node-1`), sorted, each cut to
+    /// 64 bytes, at most 256 (the most nodes leet reads of one run): the overview's
+    /// `Nodes` row, without reading the run.
+    #[serde(default)]
+    pub node_labels: Vec<String>,
     /// When the file was last read (Unix s): a grown file is read again only after
     /// a while (see `source::index`).
     #[serde(default)]

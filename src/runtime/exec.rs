@@ -35,13 +35,14 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::OpenRecords { .. } | Cmd::ViewRecords(_) | Cmd::CloseRecords => return None,
         Cmd::Smooth(job) => return smooth::smooth_all(vec![job]).pop(),
         Cmd::CountRuns { wandb_dir } => Msg::RunsCounted {
-            count: crate::source::file::run_dirs(&wandb_dir).len(),
+            count: crate::source::file::run_count(&wandb_dir),
             wandb_dir,
         },
-        Cmd::ListRuns { run_dir } => Msg::RunsListed {
-            runs: crate::source::file::runs_next_to(&run_dir),
-            run_dir,
-        },
+        Cmd::ListRuns { run_dir } => {
+            let mut runs = crate::source::file::runs_next_to(&run_dir);
+            crate::source::nodes::mark_nodes(&mut runs);
+            Msg::RunsListed { runs, run_dir }
+        }
         Cmd::LoadImage { path } => Msg::ImageLoaded {
             image: decode_png(&path),
             path,

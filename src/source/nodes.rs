@@ -185,6 +185,35 @@ fn tail_time(file: &Path, len: u64) -> Option<f64> {
     newest_time(&decoder.take())
 }
 
+/// Mark the runs that share a run id with others as nodes where those are the
+/// nodes of one distributed run ([`are_nodes`]), not a resumed run's segments:
+/// the picker then counts them as the workspace does. Only the runs of a shared
+/// id are peeked at.
+pub fn mark_nodes(runs: &mut [crate::msg::RunEntry]) {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, r) in runs.iter().enumerate().filter(|(_, r)| !r.id.is_empty()) {
+        by_id.entry(r.id.as_str()).or_default().push(i);
+    }
+    let groups: Vec<Vec<usize>> = by_id.into_values().filter(|g| g.len() > 1).collect();
+    for g in groups {
+        let spans: Vec<Span> = g
+            .iter()
+            .map(|&i| {
+                runs[i]
+                    .file
+                    .as_deref()
+                    .map(|f| peek(f).span)
+                    .unwrap_or_default()
+            })
+            .collect();
+        if are_nodes(&spans) {
+            for i in g {
+                runs[i].nodes = true;
+            }
+        }
+    }
+}
+
 /// The `/l:` label of a system key.
 #[must_use]
 pub fn label_of(key: &str) -> Option<&str> {

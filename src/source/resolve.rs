@@ -246,6 +246,62 @@ fn peek_run(file: &Path) -> (String, String) {
     (info.display_name, info.run_id)
 }
 
+/// How many runs the run picker lists in `wandb_dir`: its run directories, those
+/// of one run id (a resumed run's segments, a distributed run's nodes) once. Only
+/// the directories whose names give the same id are peeked at for it, so a wandb
+/// directory of a thousand runs costs a listing.
+#[must_use]
+pub fn run_count(wandb_dir: &Path) -> usize {
+    let mut by_name: std::collections::HashMap<String, Vec<PathBuf>> =
+        std::collections::HashMap::new();
+    for dir in run_dirs(wandb_dir) {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        by_name
+            .entry(name_id(&name).to_owned())
+            .or_default()
+            .push(dir);
+    }
+    by_name
+        .into_values()
+        .map(|dirs| {
+            if dirs.len() < 2 {
+                return dirs.len();
+            }
+            let ids: Vec<String> = dirs
+                .iter()
+                .map(|d| wandb_in_dir(d).map(|f| peek_run(&f).1).unwrap_or_default())
+                .collect();
+            let unnamed = ids.iter().filter(|i| i.is_empty()).count();
+            let named: std::collections::HashSet<&String> =
+                ids.iter().filter(|i| !i.is_empty()).collect();
+            unnamed + named.len()
+        })
+        .sum()
+}
+
+/// The run id a run directory's name gives (`offline-run-20261206_151017-ab12-1`
+/// → `ab12`: the SDK adds `-<n>` to a second directory started in the same
+/// second); the whole name when it has no such form.
+fn name_id(name: &str) -> &str {
+    let rest = name
+        .strip_prefix("offline-run-")
+        .or_else(|| name.strip_prefix("run-"))
+        .and_then(|r| r.split_once('-'))
+        .map_or("", |(_, id)| id);
+    let id = match rest.rsplit_once('-') {
+        Some((head, n)) if !head.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => rest,
+    };
+    if id.is_empty() {
+        name
+    } else {
+        id
+    }
+}
+
 /// Every run of the wandb directory that holds `file`'s run, newest first, with
 /// each run's name read from its file. Empty when `file` is not in a run directory.
 #[must_use]
@@ -278,6 +334,7 @@ pub fn runs_next_to(run_dir: &Path) -> Vec<RunEntry> {
                 name,
                 id,
                 segments: 1,
+                nodes: false,
             }
         })
         .collect()

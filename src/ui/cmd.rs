@@ -17,7 +17,8 @@ pub enum Cmd {
     StartReader { path: PathBuf, tag: u64 },
     /// Stop the reader with this tag.
     StopReader { tag: u64 },
-    /// Count the run directories in a wandb directory: `Msg::RunsCounted`.
+    /// Count the runs in a wandb directory as the picker lists them (a run of
+    /// several directories once): `Msg::RunsCounted`.
     CountRuns { wandb_dir: PathBuf },
     /// List the runs next to a run directory, peeking at each one's run record
     /// (name, id): `Msg::RunsListed`.

@@ -521,3 +521,58 @@ fn the_picker_lists_a_resumed_run_once() {
     assert_eq!(text.matches("175125-resum001").count(), 1, "{text}");
     assert!(text.contains("↻2"), "{text}");
 }
+
+/// The app beside the run file of `run_dir`, its commands answered, at 120×30.
+fn beside(run_dir: &Path) -> (App, FakeRuntime) {
+    let (file, batch) = leet::source::tail::read_batch(run_dir).unwrap();
+    let mut rt = FakeRuntime::default();
+    let mut a = App::new(Options::default());
+    rt.send(&mut a, Msg::Resize(120, 30));
+    rt.send(
+        &mut a,
+        Msg::Opened {
+            path: file,
+            len: batch.file_len,
+            modified: None,
+        },
+    );
+    rt.send(&mut a, Msg::Run(batch));
+    rt.settle(&mut a);
+    (a, rt)
+}
+
+/// The status bar counts runs as the picker lists them: a resumed run's
+/// segments are one run, so beside it alone there are no others to name.
+#[test]
+fn the_status_bar_counts_a_resumed_run_once() {
+    let wandb = common::runs_dir().join("resumed/wandb");
+    assert_eq!(leet::source::file::run_count(&wandb), 1);
+    let (mut a, mut rt) = beside(&wandb.join("offline-run-20261130_175125-resum001"));
+    let text = screen(&a, 120, 30);
+    assert!(!text.contains("runs ·"), "{text}");
+    rt.send(&mut a, Msg::char('R'));
+    rt.settle(&mut a);
+    assert_eq!(a.runs.list.len(), 1, "{:?}", a.runs.list);
+    // Two runs, each its own.
+    let multi = common::runs_dir().join("multi/wandb");
+    assert_eq!(leet::source::file::run_count(&multi), 5);
+}
+
+/// A distributed run's node directories (one run id, written at the same time)
+/// are one run in the picker, named as the workspace names it, not as a resumed
+/// run's segments; the status bar names no others.
+#[test]
+fn the_picker_lists_a_distributed_runs_nodes_as_one_run_of_nodes() {
+    let wandb = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multinode-sdk/wandb");
+    assert_eq!(leet::source::file::run_count(&wandb), 1);
+    let (mut a, mut rt) = beside(&wandb.join("offline-run-20261206_151017-nodes001"));
+    let text = screen(&a, 120, 30);
+    assert!(!text.contains("runs ·"), "{text}");
+    rt.send(&mut a, Msg::char('R'));
+    rt.settle(&mut a);
+    assert_eq!(a.runs.list.len(), 1, "{:?}", a.runs.list);
+    assert!(a.runs.list[0].nodes, "{:?}", a.runs.list);
+    let text = screen(&a, 120, 30);
+    assert!(text.contains("ddp-nodes (3 nodes)"), "{text}");
+    assert!(!text.contains('↻'), "{text}");
+}

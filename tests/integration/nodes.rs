@@ -192,3 +192,76 @@ fn the_merged_runs_system_sidebar_draws_every_node() {
     }
     insta::assert_snapshot!("nodes_sdk_200x60_system", s);
 }
+
+/// The workspace's overview of the group (from the index, the run not read)
+/// names its nodes and lists the summary as the overview of the run read does
+/// (`_wandb.runtime` with it, as W&B's own overview).
+#[test]
+fn the_workspace_overview_names_the_nodes_and_lists_the_runs_summary() {
+    let wandb = std::fs::canonicalize(sdk_wandb()).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(200, 60));
+    app.open_workspace(wandb.clone(), None, None, false);
+    let cmds = app.take_cmds();
+    carry_out(&mut app, cache.path(), cmds);
+    let s = screen(&app, 200, 60);
+    assert!(s.contains("ddp-nodes (3 nodes)"), "{s}");
+    assert!(s.contains("Nodes"), "{s}");
+    assert!(s.contains("3: node-0 · node-1"), "{s}");
+    assert!(s.contains("_wandb.runtime"), "{s}");
+    let summary = |s: &str| {
+        s.lines()
+            .find_map(|l| {
+                l.split("Summary [")
+                    .nth(1)
+                    .and_then(|t| t.split(']').next())
+            })
+            .map(str::to_owned)
+    };
+    let listed = summary(&s);
+    assert!(listed.is_some(), "{s}");
+    // The same run read, alone.
+    let (_, batch) = read_group(&wandb.join("latest-run")).unwrap();
+    let mut one = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    one.update(Msg::Resize(200, 60));
+    one.update(Msg::Opened {
+        path: PathBuf::from("multinode-sdk.wandb"),
+        len: batch.file_len,
+        modified: Some(SDK_NOW - 3600.0),
+    });
+    one.update(Msg::Run(batch));
+    let read = screen(&one, 200, 60);
+    assert_eq!(summary(&read), listed, "{read}\n{s}");
+}
+
+/// One run directory whose system keys carry node labels: the workspace's
+/// overview names the nodes as the run read does.
+#[test]
+fn the_workspace_overview_names_the_labelled_nodes_of_one_directory() {
+    let wandb = std::fs::canonicalize(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multinode/wandb"),
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(200, 60));
+    app.open_workspace(wandb, None, None, false);
+    let cmds = app.take_cmds();
+    carry_out(&mut app, cache.path(), cmds);
+    let s = screen(&app, 200, 60);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" Nodes "))
+        .unwrap_or_default();
+    assert!(row.contains(": node-0 · node-1"), "{s}");
+}

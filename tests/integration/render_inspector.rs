@@ -197,3 +197,63 @@ fn a_new_filter_shows_reading_until_its_answer() {
         "{s}"
     );
 }
+
+/// A record whose console line is longer than the body pane is wide: the body
+/// wraps it, every character of it on screen, and the body scrolls by rows.
+#[test]
+fn a_long_line_of_the_body_wraps_whole_and_scrolls_by_rows() {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use prost::Message as _;
+    let line = format!("{}B{}Z", "A".repeat(150), "C".repeat(48));
+    let mut wr = Writer::new();
+    let r = pb::Record {
+        num: 1,
+        record_type: Some(pb::record::RecordType::OutputRaw(pb::OutputRawRecord {
+            output_type: 1,
+            line: line.clone(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    wr.append(&r.encode_to_vec());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("h200.wandb");
+    std::fs::write(&file, wr.bytes()).unwrap();
+    let (w, h) = (80, 24);
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.open_inspector(file, true);
+    send(&mut app, Msg::Tick(common::screen::NOW));
+    keys(&mut app, &[KeyCode::End, KeyCode::Tab]);
+    let s = screen(&app, w, h);
+    // The body's rows, between its borders, joined: the line is there whole.
+    let body: String = s
+        .lines()
+        .filter_map(|l| l.rsplit_once('│').map(|(head, _)| head))
+        .filter_map(|l| l.rsplit_once('│').map(|(_, b)| b.trim_end()))
+        .collect();
+    assert!(body.contains(&line), "{s}");
+    assert!(!body.contains('…'), "{s}");
+    // On a screen too short for it, a row down scrolls one row.
+    let h = 12;
+    send(&mut app, Msg::Resize(w, h));
+    assert_eq!(app.overlay.inspector().unwrap().body_scroll, 0);
+    keys(&mut app, &[KeyCode::Down]);
+    assert_eq!(app.overlay.inspector().unwrap().body_scroll, 1, "{s}");
+    let s = screen(&app, w, h);
+    assert!(s.contains("2–9 of 13"), "{s}");
+    // Never past its last row.
+    keys(
+        &mut app,
+        &[KeyCode::PageDown, KeyCode::PageDown, KeyCode::PageDown],
+    );
+    let i = app.overlay.inspector().unwrap();
+    let rows = i.wrap.total();
+    assert!(i.body_scroll < rows, "{} of {rows}", i.body_scroll);
+    let s = screen(&app, w, h);
+    assert!(s.contains('}'), "{s}");
+}

@@ -18,8 +18,9 @@
 //! Config and summary are nested JSON objects, as W&B shows them (`inspect
 //! --summary`): config folds the run record's config and then every `config`
 //! record; summary folds every `summary` record, a removal (or a value set to null)
-//! dropping the key and everything below it. The top-level `_wandb` key (W&B's
-//! own bookkeeping) is left out of both, as `inspect` and W&B leave it out. The
+//! dropping the key and everything below it. The config's top-level `_wandb` key
+//! (W&B's own bookkeeping) is left out, as `inspect` and W&B leave it out; the
+//! summary's (`_wandb.runtime`) is kept, as W&B's overview shows it. The
 //! environment (W&B's metadata) is kept too, bounded (see `fold::fold_env`), for
 //! the overview of the run highlighted in the workspace.
 
@@ -324,6 +325,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         incomplete_tail_bytes,
         keys_dropped,
         error,
+        node_labels,
         read_at: _,
         grown: _,
         reading,
@@ -355,6 +357,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         && *incomplete_tail_bytes == b.incomplete_tail_bytes
         && *keys_dropped == b.keys_dropped
         && *error == b.error
+        && *node_labels == b.node_labels
         && *reading == b.reading
         && *config == b.config
         && *summary == b.summary
@@ -523,7 +526,14 @@ struct Acc {
     damage: u64,
     damaged_bytes: u64,
     tail: u64,
+    /// The `/l:` labels of the system keys seen (at most [`MAX_NODE_LABELS`]).
+    labels: std::collections::BTreeSet<String>,
 }
+
+/// Most node labels an entry keeps (the most nodes leet reads of one run), and
+/// the most bytes of each: a hostile file cannot make an entry large.
+const MAX_NODE_LABELS: usize = super::nodes::MAX_NODES;
+const MAX_LABEL_BYTES: usize = 64;
 
 impl Acc {
     fn fold(&mut self, ev: &Events) {
@@ -565,6 +575,43 @@ impl Acc {
         }
         self.config.apply(&ev.paths, &ev.config);
         self.summary.apply(&ev.paths, &ev.summary);
+        self.learn_labels(ev);
+    }
+
+    /// The node labels of a batch's system keys. Read without the series, a
+    /// sample keeps no values to name its keys by, but the batch's keys are then
+    /// the samples' alone (rows name none); with them, the keys a row names are
+    /// left out, so both reads find the same labels.
+    fn learn_labels(&mut self, ev: &Events) {
+        if !ev.list.iter().any(|e| matches!(e, Event::Stats { .. })) {
+            return;
+        }
+        let mut history = vec![false; ev.keys.len()];
+        for e in &ev.list {
+            if let Event::Row(r) = e {
+                let (from, to) = (r.values.start as usize, r.values.end as usize);
+                let ids = ev
+                    .values
+                    .get(from..to)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.0);
+                for k in ids.chain(r.others.iter().map(|o| o.0)) {
+                    if let Some(h) = history.get_mut(k as usize) {
+                        *h = true;
+                    }
+                }
+            }
+        }
+        for (k, _) in ev.keys.iter().zip(&history).filter(|(_, h)| !**h) {
+            let Some(l) = super::nodes::label_of(k) else {
+                continue;
+            };
+            if self.labels.len() >= MAX_NODE_LABELS {
+                break;
+            }
+            self.labels.insert(fold::cut(l, MAX_LABEL_BYTES));
+        }
     }
 
     fn into_entry(self, e: &mut RunIndexEntry) {
@@ -586,9 +633,11 @@ impl Acc {
         e.exit_code = self.exit.map(|(c, _)| c);
         e.summary = self.summary.to_json();
         e.config = self.config.to_json();
-        // W&B's own bookkeeping, hidden as `inspect` and W&B hide it.
-        e.summary.remove("_wandb");
+        // W&B's own bookkeeping: its config key is hidden, as `inspect` and W&B
+        // hide it; its summary key (`_wandb.runtime`) is shown, as W&B shows it
+        // and as the overview of a run read shows it.
         e.config.remove("_wandb");
+        e.node_labels = self.labels.into_iter().collect();
         let summary_runtime = e
             .summary
             .get("_runtime")

@@ -280,3 +280,60 @@ fn the_index_read_without_series_equals_the_full_read() {
     }
     assert!(damaged >= 8, "too few damaged files compared: {damaged}");
 }
+
+/// A run whose system keys carry node labels (`cpu/l:node-1`): the entry keeps
+/// them, with and without the series, so the workspace's overview names them.
+#[test]
+fn the_entry_keeps_the_node_labels_of_the_system_keys() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multinode/wandb/offline-run-20261130_173320-mnode001");
+    let file = dir.join("run-mnode001.wandb");
+    let (size, mtime) = stat(&file);
+    for series in [false, true] {
+        let e = read_run_with(&dir, &file, size, mtime, series);
+        assert!(e.error.is_none(), "{:?}", e.error);
+        assert!(e.node_labels.len() >= 2, "{:?}", e.node_labels);
+        assert!(
+            e.node_labels.iter().all(|l| l.starts_with("node-")),
+            "{:?}",
+            e.node_labels
+        );
+        let mut sorted = e.node_labels.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, e.node_labels);
+    }
+    // A run of one process has none.
+    let one = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    wandb_files(&one.join("multinode-sdk"), &mut files);
+    for f in files {
+        let (size, mtime) = stat(&f);
+        let e = read_run_with(f.parent().unwrap(), &f, size, mtime, false);
+        assert_eq!(
+            e.node_labels.len(),
+            1,
+            "{}: {:?}",
+            f.display(),
+            e.node_labels
+        );
+    }
+}
+
+/// A cache of the format before node labels is rebuilt, never read as entries
+/// without labels.
+#[test]
+fn a_cache_of_an_older_version_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("index.json");
+    let wandb = dir.path().join("wandb");
+    std::fs::write(
+        &file,
+        serde_json::to_vec(&json!({"version": 2, "wandb_dir": wandb, "runs": []})).unwrap(),
+    )
+    .unwrap();
+    assert!(matches!(
+        cache::load(&file, &wandb),
+        Err(cache::LoadError::Version(2))
+    ));
+}

@@ -5,6 +5,7 @@
 //! `Msg::Records`, so an update never waits on the file.
 
 pub(crate) mod view;
+pub(crate) mod wrap;
 
 use std::path::PathBuf;
 
@@ -72,8 +73,10 @@ pub struct Inspector {
     pub page: RecordsPage,
     /// The selected record's body (from the last answer that carried one).
     pub body: Vec<String>,
-    /// Lines of the body scrolled.
+    /// Rows of the wrapped body scrolled.
     pub body_scroll: usize,
+    /// The body wrapped to its pane's width (kept with the body and the size).
+    pub wrap: wrap::BodyWrap,
     pub focus: Focus,
 }
 
@@ -131,6 +134,23 @@ impl Inspector {
     #[must_use]
     pub fn body_rows(size: Rect) -> usize {
         usize::from(areas(size).body.height.saturating_sub(2)).max(1)
+    }
+
+    /// Columns of a body row (inside its border).
+    #[must_use]
+    pub fn body_width(size: Rect) -> usize {
+        usize::from(areas(size).body.width.saturating_sub(2)).max(1)
+    }
+
+    /// Wrap the body again for a screen of `size` (when its width changed), the
+    /// scroll kept within it.
+    fn rewrap(&mut self, size: Rect) {
+        let w = Inspector::body_width(size);
+        if w != self.wrap.width() {
+            self.wrap = wrap::BodyWrap::new(&self.body, w);
+        }
+        let max = self.wrap.total().saturating_sub(Inspector::body_rows(size));
+        self.body_scroll = self.body_scroll.min(max);
     }
 
     /// Whether a filter is checking rows still.
@@ -204,6 +224,7 @@ impl Inspector {
 
     /// Ask for the view in force, on a screen of `size`.
     pub(crate) fn ask(&mut self, size: Rect, asks: &mut Asks) {
+        self.rewrap(size);
         let rows = Inspector::list_rows(size);
         self.gen += 1;
         asks.cmd(Cmd::ViewRecords(self.view(rows)));
@@ -220,6 +241,7 @@ impl Inspector {
         if let Some(body) = page.body.clone() {
             self.body = body;
             self.body_scroll = 0;
+            self.wrap = wrap::BodyWrap::new(&self.body, self.wrap.width().max(1));
         }
         self.page = RecordsPage { body: None, ..page };
         Effect::REDRAW
@@ -228,7 +250,7 @@ impl Inspector {
     /// Movement in the body pane (when it has the focus): scrolled, or None for
     /// any other action.
     fn scroll_body(&mut self, a: Action, body_rows: usize) -> Option<Outcome> {
-        let body_max = self.body.len().saturating_sub(body_rows);
+        let body_max = self.wrap.total().saturating_sub(body_rows);
         self.body_scroll = match a {
             Action::FocusUp | Action::FocusDown | Action::PrevPage | Action::NextPage => {
                 let step = if matches!(a, Action::FocusUp | Action::FocusDown) {
@@ -259,6 +281,7 @@ impl Inspector {
         asks: &mut Asks,
     ) -> Outcome {
         let rows = Inspector::list_rows(size) as u64;
+        self.rewrap(size);
         if self.focus == Focus::Body {
             if let Some(out) = self.scroll_body(a, Inspector::body_rows(size)) {
                 return out;

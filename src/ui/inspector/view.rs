@@ -209,33 +209,42 @@ fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
     let b = block(&title, i.focus == Focus::Body, theme, area.width);
     let inner = b.inner(area);
     b.render(area, buf);
-    let w = usize::from(inner.width);
-    for (y, line) in i
+    let (w, h) = (usize::from(inner.width), usize::from(inner.height));
+    // Wrapped as the keys scroll it; drawn at another width (a frame before the
+    // resize reached the state), wrapped here for this frame.
+    let fresh;
+    let wrap = if i.wrap.width() == w {
+        &i.wrap
+    } else {
+        fresh = super::wrap::BodyWrap::new(&i.body, w);
+        &fresh
+    };
+    let top = i.body_scroll.min(wrap.total().saturating_sub(h));
+    let (line, skip) = wrap.locate(top);
+    let rows = i
         .body
         .iter()
-        .skip(i.body_scroll)
-        .take(usize::from(inner.height))
-        .enumerate()
-    {
+        .skip(line)
+        .flat_map(|l| super::wrap::split(l, w))
+        .skip(skip)
+        .take(h);
+    for (y, row) in rows.enumerate() {
         put(
             buf,
             inner.x,
             inner.y + y as u16,
-            &fit(line, w),
+            row,
             inner.width,
             theme.text(),
         );
     }
-    let more = i
-        .body
-        .len()
-        .saturating_sub(i.body_scroll + usize::from(inner.height));
-    if (more > 0 || i.body_scroll > 0) && area.height > 2 && area.width > 8 {
+    let more = wrap.total().saturating_sub(top + h);
+    if (more > 0 || top > 0) && area.height > 2 && area.width > 8 {
         let hint = format!(
             " {}–{} of {} ",
-            i.body_scroll + 1,
-            (i.body_scroll + usize::from(inner.height)).min(i.body.len()),
-            i.body.len()
+            top + 1,
+            (top + h).min(wrap.total()),
+            wrap.total()
         );
         let hint = fit(&hint, usize::from(area.width - 4));
         let x = area.right().saturating_sub(hint.chars().count() as u16 + 2);

@@ -156,10 +156,15 @@ fn node_labels(run: &Run) -> String {
         .iter()
         .filter_map(|k| crate::source::nodes::label_of(k))
         .collect();
+    nodes_text(&labels)
+}
+
+/// The `Nodes` row's text of a run's node labels (sorted): empty for fewer than two.
+fn nodes_text<S: AsRef<str>>(labels: &std::collections::BTreeSet<S>) -> String {
     if labels.len() < 2 {
         return String::new();
     }
-    let named: Vec<&str> = labels.iter().copied().take(NODES_NAMED).collect();
+    let named: Vec<&str> = labels.iter().map(AsRef::as_ref).take(NODES_NAMED).collect();
     let more = labels.len() - named.len();
     let tail = if more > 0 {
         format!(" · +{more}")
@@ -370,10 +375,7 @@ fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
         started,
         host: &l.host,
         git: &l.git_commit,
-        nodes: match r.node_count() {
-            0 => String::new(),
-            n => n.to_string(),
-        },
+        nodes: nodes_text(&r.node_labels()),
     }
     .rows();
     let empty = serde_json::Map::new();

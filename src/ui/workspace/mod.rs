@@ -90,6 +90,36 @@ impl WsRun {
         }
     }
 
+    /// The node labels of its system keys, over its segments and nodes; a node
+    /// whose keys carry none is named as reading it names it (its host where the
+    /// nodes' hosts differ, else its directory's name).
+    #[must_use]
+    pub fn node_labels(&self) -> std::collections::BTreeSet<String> {
+        let mut labels: std::collections::BTreeSet<String> = self
+            .segments
+            .iter()
+            .chain(&self.nodes)
+            .flat_map(|e| e.node_labels.iter().cloned())
+            .collect();
+        if self.nodes.is_empty() {
+            return labels;
+        }
+        let nodes = || std::iter::once(self.latest()).chain(&self.nodes);
+        let hosts: std::collections::HashSet<&str> = nodes().map(|e| e.host.as_str()).collect();
+        let by_host = hosts.len() == self.node_count() && !hosts.contains("");
+        for e in nodes().filter(|e| e.node_labels.is_empty()) {
+            labels.insert(if by_host {
+                e.host.clone()
+            } else {
+                e.dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
+        }
+        labels
+    }
+
     /// Whether `dir` is one of its run directories (a segment or a node).
     #[must_use]
     pub fn holds(&self, dir: &Path) -> bool {

@@ -32,7 +32,10 @@ fn row(app: &App, i: usize, w: usize) -> String {
         })
         .unwrap_or_default();
     let mut name = sanitize(&r.name);
-    if r.segments > 1 {
+    if r.segments > 1 && r.nodes {
+        // As the workspace's list names a distributed run.
+        name.push_str(&format!(" ({} nodes)", r.segments));
+    } else if r.segments > 1 {
         name.push_str(&format!(" ↻{}", r.segments));
     }
     let size = if r.file.is_some() {
