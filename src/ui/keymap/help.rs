@@ -276,11 +276,18 @@ mod tests {
                 }
                 // The key as the help spells it, on the action's line for the mode.
                 let key = super::super::Key::parse(key).expect("a key").to_string();
-                let desc = in_mode(mode, a);
+                let desc = |on| match mode {
+                    Mode::Normal | Mode::Filter => described_on(a, on),
+                    _ => in_mode(mode, a),
+                };
                 assert!(
-                    helps.iter().any(|h| lists(h, &key, desc)),
-                    "[{section}] {key:?} = {:?} ({desc:?}) is in no help",
-                    a.name()
+                    helps
+                        .iter()
+                        .zip(SCREENS)
+                        .any(|(h, on)| lists(h, &key, desc(on))),
+                    "[{section}] {key:?} = {:?} ({:?}) is in no help",
+                    a.name(),
+                    in_mode(mode, a)
                 );
                 checked += 1;
             }
@@ -292,14 +299,15 @@ mod tests {
     fn the_run_s_help_lists_its_workspace_filter_and_what_is_not_in_the_key_map() {
         let km = Keymap::builtin();
         let run = help_lines_for(&km, HelpFor::Run);
-        let f = Action::FilterList.describe();
+        let f = described_on(Action::FilterList, HelpFor::Run);
         assert!(lists(&run, "f", f), "{run:?}");
         assert!(lists(&run, "ctrl+o", "Clear the overview filter"));
         assert!(lists(&run, "ctrl+\\", "Clear the system filter"));
         // The workspace's keys where there is one; the process table's where there is.
         assert!(lists(&run, "G", Action::GroupRuns.describe()));
         let live = help_lines_for(&km, HelpFor::Live);
-        assert!(lists(&live, "f", f) && !lists(&live, "G", Action::GroupRuns.describe()));
+        let procs = described_on(Action::FilterList, HelpFor::Live);
+        assert!(lists(&live, "f", procs) && !lists(&live, "G", Action::GroupRuns.describe()));
         assert!(lists(&live, "m", Action::MonitorProcess.describe()));
         assert!(!lists(&run, "m", Action::MonitorProcess.describe()));
         for on in SCREENS {
