@@ -410,6 +410,13 @@ impl Series {
         }
     }
 
+    /// Whether it holds fewer points than were pushed (past its cap, each group
+    /// of values kept as its extremes).
+    #[must_use]
+    pub fn compacted(&self) -> bool {
+        self.stride > 1
+    }
+
     /// How many stored points (the pending group's too) in `x0..=x1` have a
     /// finite y ≤ 0: what a log y axis cannot draw. Bounded by the cap; a binary
     /// search where x only grows.

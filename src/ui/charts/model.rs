@@ -494,9 +494,16 @@ fn corner_of(
     if below == 0 {
         return c;
     }
+    // A series past its point cap keeps each group's extremes: a group with a
+    // value ≤ 0 keeps at least one, so the stored count is a floor.
+    let floor = if all.iter().any(|(_, s)| s.compacted()) {
+        "≥"
+    } else {
+        ""
+    };
     let more = match &c {
-        Some(c) => format!("{c} · {below} y≤0"),
-        None => format!("{below} y≤0"),
+        Some(c) => format!("{c} · {floor}{below} y≤0"),
+        None => format!("{floor}{below} y≤0"),
     };
     if more.chars().count() <= room {
         Some(more)

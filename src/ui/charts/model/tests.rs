@@ -205,4 +205,17 @@ fn log_y_counts_the_values_it_cannot_draw() {
         .set_metric(KEY, crate::ui::charts::grid::YScale::Linear);
     let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
     assert_eq!(m.corner.as_deref(), Some("6"));
+    // Past the point cap the store keeps groups' extremes: the count is a floor.
+    let mut app = app_logging(0..=39_999, |s| if s % 2.0 == 0.0 { -1.0 } else { 1.0 });
+    app.charts
+        .grid
+        .scales
+        .set_metric(KEY, crate::ui::charts::grid::YScale::Log);
+    let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
+    let corner = m.corner.expect("a corner");
+    let n: usize = (corner.split(" · ≥").nth(1))
+        .and_then(|t| t.strip_suffix(" y≤0"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{corner}"));
+    assert!(n > 0 && n <= 20_000, "{corner}");
 }
