@@ -32,6 +32,9 @@ pub(crate) struct Mapped {
     /// Points with no x there (before the x metric's first value, or x ≤ 0 on a
     /// log axis): not drawn, counted in the corner.
     pub dropped: usize,
+    /// A series is past its point cap (its groups keep their extremes): `dropped`
+    /// is a floor of the values not drawn (`≥N x≤0`).
+    pub floor: bool,
     pub log: bool,
     pub ticks: XTicks,
     /// The title's `x=` text, when not the default's.
@@ -168,6 +171,7 @@ pub(crate) fn map_chart(
         return None;
     }
     let mut dropped = 0;
+    let mut floor = false;
     let mut mapped: Vec<Vec<Point>> = Vec::with_capacity(runs.len());
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
@@ -180,6 +184,7 @@ pub(crate) fn map_chart(
         let map = map_of(run, x);
         let mut out = Vec::new();
         if let (Some(src), Some(map)) = (src, &map) {
+            floor |= src.compacted();
             let tail = src
                 .last()
                 .filter(|l| src.points().last().is_none_or(|p| p.0 < l.0));
@@ -230,6 +235,7 @@ pub(crate) fn map_chart(
         x: range,
         pts,
         dropped,
+        floor,
         log,
         ticks,
         name: x.label().map(sanitize),
@@ -313,7 +319,8 @@ impl Mapped {
         if self.dropped > 0 {
             let why = if self.log { "x≤0" } else { "no x" };
             let sep = if c.is_empty() { "" } else { " · " };
-            let more = format!("{c}{sep}{} {why}", self.dropped);
+            let at_least = if self.floor { "≥" } else { "" };
+            let more = format!("{c}{sep}{at_least}{} {why}", self.dropped);
             if more.chars().count() <= room {
                 c = more;
             }

@@ -109,6 +109,7 @@ fn the_crosshair_reads_a_long_time_axis_finer_than_its_labels() {
         x,
         pts: Vec::new(),
         dropped: 0,
+        floor: false,
         log: false,
         ticks: XTicks::Seconds,
         name: None,
@@ -137,6 +138,7 @@ fn each_step_moves_the_crosshair_on_a_relative_time_axis() {
         x,
         pts: Vec::new(),
         dropped: 0,
+        floor: false,
         log,
         ticks: XTicks::Seconds,
         name: None,
@@ -164,4 +166,30 @@ fn each_step_moves_the_crosshair_on_a_relative_time_axis() {
     assert_eq!(steps.cursor_label(19_995.0), "19995");
     let log = m(Kind::Number, (0.0, 19_999f64.log10()), true);
     assert_eq!(log.cursor_label(19_999f64.log10()), "19999");
+}
+
+/// The points log x cannot draw, counted in the corner; a floor (`≥`) once a
+/// series is past its point cap, whose groups keep only their extremes.
+#[test]
+fn the_count_of_points_not_drawn_is_a_floor_past_the_point_cap() {
+    let m = |floor| Mapped {
+        x: (0.0, 4.0),
+        pts: Vec::new(),
+        dropped: 3,
+        floor,
+        log: true,
+        ticks: XTicks::Log10,
+        name: None,
+        cursor: None,
+        at: Vec::new(),
+        kind: Kind::Number,
+    };
+    assert_eq!(
+        m(false).corner(false, None, Some(1.0), 40).as_deref(),
+        Some("1 · 3 x≤0")
+    );
+    assert_eq!(
+        m(true).corner(false, None, Some(1.0), 40).as_deref(),
+        Some("1 · ≥3 x≤0")
+    );
 }
