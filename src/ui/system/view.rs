@@ -134,6 +134,11 @@ pub(crate) fn render_sys_chart(
     let (legend, corner) = legend_and_corner(chart, &pts, theme);
     let nodes = chart.series.iter().any(|s| split_node(&s.key).1.is_some());
     let log = scale == YScale::Log;
+    let corner = if log {
+        below_zero(corner, &read, x, room / 2)
+    } else {
+        corner
+    };
     let corner_w = corner
         .as_ref()
         .map_or(0, |c| usize::from(text_width(c)) + 3);
@@ -165,6 +170,35 @@ pub(crate) fn render_sys_chart(
         note: None,
     };
     render_chart(buf, area, &spec, theme);
+}
+
+/// The corner with the readings a log y cannot draw (≤ 0: an idle GPU's 0 %),
+/// counted as the metric charts count them (`N y≤0`, a floor `≥N` past a
+/// series' point cap), where the whole fits in `room` columns.
+fn below_zero(
+    corner: Option<String>,
+    read: &[(usize, &crate::store::Series)],
+    (x0, x1): (f64, f64),
+    room: usize,
+) -> Option<String> {
+    let below: usize = read.iter().map(|(_, s)| s.nonpositive_in((x0, x1))).sum();
+    if below == 0 {
+        return corner;
+    }
+    let floor = if read.iter().any(|(_, s)| s.compacted()) {
+        "≥"
+    } else {
+        ""
+    };
+    let more = match &corner {
+        Some(c) => format!("{c} · {floor}{below} y≤0"),
+        None => format!("{floor}{below} y≤0"),
+    };
+    if more.chars().count() <= room {
+        Some(more)
+    } else {
+        corner
+    }
 }
 
 /// `chart` as a heatmap in `area` (its title fitted in `room`): a row per
@@ -368,5 +402,40 @@ mod tests {
         );
         // `Memory Available` is MiB as logged and labelled in GiB past 1024 MiB.
         assert_eq!(format::unit(23_639.4, Unit::MiB), "23.1GiB");
+    }
+
+    /// A system chart on log y counts the readings it cannot draw (an idle GPU's
+    /// 0 %) as the metric charts do: in the window shown, a floor past the cap.
+    #[test]
+    fn log_y_counts_the_readings_it_cannot_draw() {
+        let mut idle = crate::store::Series::new(1024);
+        let mut busy = crate::store::Series::new(1024);
+        for t in 0..10 {
+            let t = f64::from(t);
+            idle.push(t, if t < 6.0 { 0.0 } else { 5.0 });
+            busy.push(t, 50.0);
+        }
+        let read = [(0, &idle), (1, &busy)];
+        let c = || Some("5%".to_owned());
+        assert_eq!(
+            below_zero(c(), &read, (0.0, 9.0), 40).as_deref(),
+            Some("5% · 6 y≤0")
+        );
+        assert_eq!(
+            below_zero(c(), &read, (4.0, 9.0), 40).as_deref(),
+            Some("5% · 2 y≤0")
+        );
+        assert_eq!(
+            below_zero(c(), &read, (6.0, 9.0), 40).as_deref(),
+            Some("5%")
+        );
+        // No room: the corner alone.
+        assert_eq!(below_zero(c(), &read, (0.0, 9.0), 6).as_deref(), Some("5%"));
+        let mut long = crate::store::Series::new(64);
+        for t in 0..1000 {
+            long.push(f64::from(t), if t % 2 == 0 { 0.0 } else { 1.0 });
+        }
+        let got = below_zero(None, &[(0, &long)], (0.0, 999.0), 40).expect("a count");
+        assert!(got.starts_with('≥') && got.ends_with(" y≤0"), "{got}");
     }
 }
