@@ -131,7 +131,7 @@ impl<'a> ChartModel<'a> {
         };
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
-        let (log_y, below) = log_y_of(app, key, &all, zoom);
+        let (log_y, below) = log_y_of(app, key, zoom);
         let corner = corner_of(
             (cross, &at),
             (&all, below),
@@ -441,29 +441,60 @@ fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> Strin
     }
 }
 
-/// Whether `key`'s chart has a log y, and how many of its series' held points
-/// in the x range shown (`zoom`, else all) that axis cannot draw: values ≤ 0,
-/// counted as log x counts x ≤ 0.
-fn log_y_of(
-    app: &App,
-    key: &str,
-    all: &[(usize, &Series)],
-    zoom: Option<(f64, f64)>,
-) -> (bool, usize) {
+/// An x range, first and last x.
+type XRange = (f64, f64);
+
+/// Whether `key`'s chart has a log y, and then the x range shown (`zoom`, else
+/// all) in which its values ≤ 0 are counted ([`below_zero`]).
+fn log_y_of(app: &App, key: &str, zoom: Option<XRange>) -> (bool, Option<XRange>) {
     if app.charts.grid.scales.metric(key) != crate::ui::charts::grid::YScale::Log {
-        return (false, 0);
+        return (false, None);
     }
-    let range = zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-    (true, all.iter().map(|(_, s)| s.nonpositive_in(range)).sum())
+    (
+        true,
+        Some(zoom.unwrap_or((f64::NEG_INFINITY, f64::INFINITY))),
+    )
+}
+
+/// `corner` with the points a log y cannot draw: the series' held points with a
+/// value ≤ 0 in the x range `range`, counted as log x counts x ≤ 0 (`N y≤0`),
+/// where the whole fits in `room` columns. The metric charts' and the system
+/// charts' (an idle GPU's 0 %).
+pub(crate) fn below_zero(
+    corner: Option<String>,
+    series: &[(usize, &Series)],
+    range: (f64, f64),
+    room: usize,
+) -> Option<String> {
+    let below: usize = series.iter().map(|(_, s)| s.nonpositive_in(range)).sum();
+    if below == 0 {
+        return corner;
+    }
+    // A series past its point cap keeps each group's extremes: a group with a
+    // value ≤ 0 keeps at least one, so the stored count is a floor.
+    let floor = if series.iter().any(|(_, s)| s.compacted()) {
+        "≥"
+    } else {
+        ""
+    };
+    let more = match &corner {
+        Some(c) => format!("{c} · {floor}{below} y≤0"),
+        None => format!("{floor}{below} y≤0"),
+    };
+    if more.chars().count() <= room {
+        Some(more)
+    } else {
+        corner
+    }
 }
 
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
 /// the first series' last value; in a mapped chart as the mapping writes it, in
-/// the room the title (of a chart `width` wide) leaves; then the `below` points a
-/// log y cannot draw (`N y≤0`), where they fit.
+/// the room the title (of a chart `width` wide) leaves; then, on a log y (`below`:
+/// the x range counted), the points it cannot draw ([`below_zero`]).
 fn corner_of(
     (cross, at): (Option<Crosshair>, &[Option<Point>]),
-    (all, below): (&[(usize, &Series)], usize),
+    (all, below): (&[(usize, &Series)], Option<XRange>),
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
@@ -491,24 +522,9 @@ fn corner_of(
             None => first.last().map(|(_, y)| format::value(y)),
         }
     };
-    if below == 0 {
-        return c;
-    }
-    // A series past its point cap keeps each group's extremes: a group with a
-    // value ≤ 0 keeps at least one, so the stored count is a floor.
-    let floor = if all.iter().any(|(_, s)| s.compacted()) {
-        "≥"
-    } else {
-        ""
-    };
-    let more = match &c {
-        Some(c) => format!("{c} · {floor}{below} y≤0"),
-        None => format!("{floor}{below} y≤0"),
-    };
-    if more.chars().count() <= room {
-        Some(more)
-    } else {
-        c
+    match below {
+        Some(range) => below_zero(c, all, range, room),
+        None => c,
     }
 }
 

@@ -1,6 +1,7 @@
 //! One system chart (a grouped metric: every GPU's utilisation, ...): in the
 //! system sidebar, and as a grid item in the live host monitor.
 
+use crate::ui::charts::model::below_zero;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -170,35 +171,6 @@ pub(crate) fn render_sys_chart(
         note: None,
     };
     render_chart(buf, area, &spec, theme);
-}
-
-/// The corner with the readings a log y cannot draw (≤ 0: an idle GPU's 0 %),
-/// counted as the metric charts count them (`N y≤0`, a floor `≥N` past a
-/// series' point cap), where the whole fits in `room` columns.
-fn below_zero(
-    corner: Option<String>,
-    read: &[(usize, &crate::store::Series)],
-    (x0, x1): (f64, f64),
-    room: usize,
-) -> Option<String> {
-    let below: usize = read.iter().map(|(_, s)| s.nonpositive_in((x0, x1))).sum();
-    if below == 0 {
-        return corner;
-    }
-    let floor = if read.iter().any(|(_, s)| s.compacted()) {
-        "≥"
-    } else {
-        ""
-    };
-    let more = match &corner {
-        Some(c) => format!("{c} · {floor}{below} y≤0"),
-        None => format!("{floor}{below} y≤0"),
-    };
-    if more.chars().count() <= room {
-        Some(more)
-    } else {
-        corner
-    }
 }
 
 /// `chart` as a heatmap in `area` (its title fitted in `room`): a row per
