@@ -1365,8 +1365,14 @@ impl App {
     fn act_procs(&mut self, a: Action) -> Effect {
         if self.host.cluster.is_some() {
             // No process table on a host read from Prometheus (see `around`): the
-            // keys that act on it have nothing to act on.
-            return Effect::NONE;
+            // keys that act on it have nothing to act on, and say so.
+            return match a {
+                Action::MonitorProcess
+                | Action::MonitorNone
+                | Action::CycleProcessSort
+                | Action::FilterList => self.shown.on_sampler_error(host::procs::NONE_ON_CLUSTER),
+                _ => Effect::NONE,
+            };
         }
         match a {
             Action::MonitorProcess => {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::*;
 use crate::msg::cluster::{Batch, Exporter, HostSeries, HostUp};
 use crate::msg::Msg;
-use crate::ui::{App, Options, Overlay};
+use crate::ui::{host, App, Options, Overlay};
 
 const END: f64 = 1_000_000.0;
 
@@ -290,11 +290,19 @@ fn a_host_opened_has_no_process_table_and_its_keys_act_on_nothing() {
     assert_eq!(areas.grid.height, areas.body.height - header);
     let sort = app.host.procs.sort;
     for c in ['S', 'm', 'u', 'f'] {
+        app.shown.source.error = None;
         app.update(Msg::char(c));
+        // Each says why it does nothing, for a while.
+        let said = app.shown.source.error.as_deref();
+        assert_eq!(said, Some(host::procs::NONE_ON_CLUSTER), "{c}");
     }
     assert_eq!(app.host.procs.sort, sort);
     assert_eq!(app.filter_target, None);
     assert!(app.take_cmds().is_empty());
+    for t in 0..=crate::msg::SAMPLER_ERROR_TICKS {
+        app.update(Msg::Tick(END + 2.0 + f64::from(t)));
+    }
+    assert_eq!(app.shown.source.error, None);
     // The local monitor keeps its table.
     let mut local = App::live(Options::default(), 300.0);
     local.update(Msg::Resize(120, 40));

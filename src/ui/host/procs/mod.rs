@@ -21,6 +21,11 @@ pub(crate) use name::process_name;
 /// the sort in force): bounds memory and the per-scan sort.
 pub const MAX_ROWS: usize = 10_000;
 
+/// What the process keys say on a host of a cluster: Prometheus holds its
+/// metrics, not its processes.
+pub(crate) const NONE_ON_CLUSTER: &str =
+    "no process table: Prometheus holds this host's metrics, not its processes (leet --live on the host shows them)";
+
 /// What the table is sorted by (descending).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProcSort {
