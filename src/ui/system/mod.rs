@@ -285,8 +285,8 @@ fn trn_unit(metric: &str) -> Option<Unit> {
 }
 
 /// The unit of a key that no family and no device claims: TPU distributions carry
-/// theirs in the name (`tpu.grpcTcpMinRtt.p50Us`; `…Mbps` and queue sizes are
-/// plain), an OpenMetrics series is the exporter's raw value, whatever its name
+/// theirs in the name (`tpu.grpcTcpMinRtt.p50Us`, `tpu.grpcTcpDeliveryRate.p50Mbps`;
+/// queue sizes are plain), an OpenMetrics series is the exporter's raw value, whatever its name
 /// says; anything else by [`infer_unit`].
 fn other_unit(key: &str) -> Unit {
     if key.starts_with("openmetrics.") {
@@ -298,6 +298,8 @@ fn other_unit(key: &str) -> Unit {
     if key.starts_with("tpu.") {
         return if key.ends_with("Us") {
             Unit::Micros
+        } else if key.ends_with("Mbps") {
+            Unit::Mbps
         } else {
             Unit::Plain
         };

@@ -495,7 +495,8 @@ const SAMPLER_KEYS: &[(&str, Unit)] = &[
     ("tpu.grpcTcpMinRtt.p50Us", Unit::Micros),
     ("tpu.bufferTransferLatency.8mb_plus.meanUs", Unit::Micros),
     ("tpu.hloExecTiming.tensor_core_0.p999Us", Unit::Micros),
-    ("tpu.grpcTcpDeliveryRate.p50Mbps", Unit::Plain),
+    ("tpu.grpcTcpDeliveryRate.p50Mbps", Unit::Mbps),
+    ("tpu.grpcTcpDeliveryRate.8mb_plus.p999Mbps", Unit::Mbps),
     ("tpu.hloQueueSize.tensor_core_2", Unit::Plain),
     // AWS Trainium.
     ("trn.0.neuroncore_utilization", Unit::Percent),
@@ -548,6 +549,8 @@ fn served_unit(key: &str) -> Option<Unit> {
         Unit::Micros
     } else if name.ends_with("_bytes_per_second") && close(1.0) {
         Unit::BytesPerSec
+    } else if name.ends_with("_bytes_per_second") && close(125_000.0) {
+        Unit::Mbps
     } else if name.ends_with("_bytes") && close(1.0) {
         Unit::Bytes
     } else if name.ends_with("_bytes") && close(1_048_576.0) {
@@ -589,4 +592,8 @@ fn energy_in_millijoules_reads_as_joules() {
     assert_eq!(reading("gpu.0.memoryFree", 22_563.0), "22GiB");
     assert_eq!(reading("tpu.1.memoryUsage", 25.0), "25.0%");
     assert_eq!(reading("gpu.0.memoryOverDrive", 5.0), "5.0%");
+    assert_eq!(
+        reading("tpu.grpcTcpDeliveryRate.p50Mbps", 1_234.0),
+        "1.23Gbps"
+    );
 }

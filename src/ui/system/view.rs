@@ -282,7 +282,7 @@ mod tests {
     use crate::ui::system::{group, Unit};
     use crate::ui::widget::format::AxisScale;
 
-    const UNITS: [Unit; 13] = [
+    const UNITS: [Unit; 14] = [
         Unit::Plain,
         Unit::Percent,
         Unit::MiB,
@@ -296,6 +296,7 @@ mod tests {
         Unit::Seconds,
         Unit::MHz,
         Unit::BytesPerSec,
+        Unit::Mbps,
     ];
 
     /// Whether `label` is a number written in `unit` as it is: no prefix between

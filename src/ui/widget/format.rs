@@ -148,6 +148,9 @@ pub fn unit_digits(v: f64, u: Unit, digits: i32) -> String {
         Unit::MHz if v.abs() >= 1000.0 => format!("{}GHz", c(v / 1000.0)),
         Unit::MHz => format!("{}MHz", c(v)),
         Unit::BytesPerSec => format!("{}/s", bytes_digits(v, digits)),
+        Unit::Mbps if v.abs() >= 1e3 => format!("{}Gbps", c(v / 1e3)),
+        Unit::Mbps if v != 0.0 && v.abs() < 1.0 => format!("{}kbps", c(v * 1e3)),
+        Unit::Mbps => format!("{}Mbps", c(v)),
     }
 }
 
@@ -205,9 +208,12 @@ impl AxisScale {
             Unit::MHz => ("Hz", &[(1e3, "G"), (1.0, "M")]),
             Unit::Micros => ("s", &[(1e6, ""), (1e3, "m"), (1.0, "µ")]),
             Unit::Seconds => ("s", &[(1.0, "")]),
+            Unit::Mbps => ("bps", &[(1e3, "G"), (1.0, "M"), (1e-3, "k")]),
             _ => ("", &SI),
         };
-        if !matches!(u, Unit::MHz | Unit::Micros) && (a >= 1e15 || (a > 0.0 && a < 1e-3)) {
+        if !matches!(u, Unit::MHz | Unit::Micros | Unit::Mbps)
+            && (a >= 1e15 || (a > 0.0 && a < 1e-3))
+        {
             let e = a.log10().floor() as i32;
             return AxisScale {
                 div: 10f64.powi(e),
@@ -330,6 +336,10 @@ mod tests {
         assert_eq!(unit(250.0, Unit::MilliJoules), "0.25J");
         assert_eq!(unit(12.5, Unit::Micros), "12.5µs");
         assert_eq!(unit(2_500.0, Unit::Micros), "2.5ms");
+        assert_eq!(unit(940.0, Unit::Mbps), "940Mbps");
+        assert_eq!(unit(1_234.0, Unit::Mbps), "1.23Gbps");
+        assert_eq!(unit(0.25, Unit::Mbps), "250kbps");
+        assert_eq!(unit(0.0, Unit::Mbps), "0Mbps");
         assert_eq!(unit(0.5, Unit::Seconds), "0.5s");
         // The energy chart's axis: 5e6 mJ is 5.0kJ, not 5.0MJ.
         let mj = AxisScale::new(Unit::MilliJoules, 5e6);

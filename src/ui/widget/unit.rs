@@ -20,6 +20,8 @@ pub enum Unit {
     Seconds,
     MHz,
     BytesPerSec,
+    /// Megabits per second (TPU `…Mbps`), written as kbps, Mbps or Gbps.
+    Mbps,
 }
 
 impl Unit {
@@ -41,7 +43,8 @@ impl Unit {
             | Unit::Micros
             | Unit::Seconds
             | Unit::MHz
-            | Unit::BytesPerSec => None,
+            | Unit::BytesPerSec
+            | Unit::Mbps => None,
         }
     }
 
@@ -62,6 +65,7 @@ impl Unit {
             Unit::Seconds => "s",
             Unit::MHz => "MHz",
             Unit::BytesPerSec => "B/s",
+            Unit::Mbps => "Mbps",
         }
     }
 }
