@@ -574,6 +574,67 @@ fn bytes_cut_inserted_or_duplicated_anywhere_lose_only_the_records_they_touch() 
     assert!(cases >= 300, "{cases} cases");
 }
 
+/// Whole 32 KiB blocks duplicated, swapped, cut out or copied elsewhere: every
+/// chunk after them stays on the block grid with its checksum whole, so the first
+/// chunk of a record before the edit meets the last chunk of another after it.
+/// That glued pair is damage, never a record: its number must not make the
+/// intact copy of the record a duplicate, nor the records after it seem to follow
+/// on from the ones before (then the records of a block moved later were all
+/// dropped as read before). Every record the edits leave whole is read, once.
+#[test]
+fn whole_blocks_duplicated_swapped_cut_or_copied_lose_only_the_records_they_touch() {
+    let mut cases = 0;
+    for file in small_fixture_files() {
+        let data = std::fs::read(&file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let blocks = data.len() / BLOCK_SIZE;
+        let block = |k: usize| data[k * BLOCK_SIZE..(k + 1) * BLOCK_SIZE].to_vec();
+        for k in 0..blocks {
+            let at = (k + 1) * BLOCK_SIZE;
+            let mut edits = vec![
+                vec![Edit::Insert {
+                    at,
+                    bytes: block(k),
+                }],
+                vec![Edit::Cut {
+                    at: k * BLOCK_SIZE,
+                    len: BLOCK_SIZE,
+                }],
+            ];
+            if k + 2 <= blocks {
+                edits.push(vec![
+                    Edit::Insert {
+                        at: k * BLOCK_SIZE,
+                        bytes: block(k + 1),
+                    },
+                    Edit::Cut {
+                        at,
+                        len: BLOCK_SIZE,
+                    },
+                ]);
+            }
+            if k >= 1 {
+                // A later block copied in before an earlier one.
+                edits.push(vec![Edit::Insert {
+                    at: (k - 1) * BLOCK_SIZE,
+                    bytes: block(k),
+                }]);
+            }
+            for e in edits {
+                if e.iter()
+                    .any(|e| matches!(e, Edit::Cut { at: 0, .. } | Edit::Insert { at: 0, .. }))
+                {
+                    // The file's header starts block 0.
+                    continue;
+                }
+                check_resync(&name, &data, &e, None);
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 20, "{cases} cases");
+}
+
 /// `inspect --summary --json` of a file with bytes cut out of its middle and a part
 /// of it copied in: the damage lists the resynchronised span (where reading went on)
 /// and the duplicated records dropped, and the summary is the whole run's.

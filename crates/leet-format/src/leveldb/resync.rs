@@ -88,6 +88,60 @@ pub(super) fn record_num(payload: &[u8]) -> Option<u64> {
     (n > 0).then_some(n)
 }
 
+/// Whether `payload`, which starts with a record number, is laid out as a
+/// `Record` is: the number, then whole length-delimited fields of other numbers
+/// and nothing else, at most one of them the record's kind (the oneof). A record
+/// assembled from its chunks always is. One glued together from the first chunk
+/// of a record and the last of another (a block copied, moved or cut out on the
+/// 32 KiB grid leaves every chunk's checksum whole) almost never is: the first
+/// record's kind ends where the second's bytes go on, inside its items (field 1,
+/// length-delimited, which a `Record` never has) or at another kind.
+pub(super) fn whole_record(payload: &[u8]) -> bool {
+    let Some((_, mut p)) = varint(payload, 1).filter(|_| payload.first() == Some(&0x08)) else {
+        return false;
+    };
+    let mut kind = false;
+    while p < payload.len() {
+        let Some((tag, q)) = varint(payload, p) else {
+            return false;
+        };
+        let field = tag >> 3;
+        if tag & 7 != 2 || field < 2 {
+            return false;
+        }
+        // `control` (16) and `uuid` (19) sit beside the kind, as do fields
+        // above the oneof's (`_info` is 200).
+        if field <= 27 && field != 16 && field != 19 {
+            if kind {
+                return false;
+            }
+            kind = true;
+        }
+        let Some((len, r)) = varint(payload, q) else {
+            return false;
+        };
+        match usize::try_from(len).ok().and_then(|l| r.checked_add(l)) {
+            Some(e) => p = e,
+            None => return false,
+        }
+    }
+    p == payload.len()
+}
+
+/// A varint at `p`: its value and the offset after it.
+fn varint(b: &[u8], mut p: usize) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let x = *b.get(p)?;
+        p += 1;
+        v |= u64::from(x & 0x7F) << shift;
+        if x < 0x80 {
+            return Some((v, p));
+        }
+    }
+    None
+}
+
 #[cold]
 fn record_num_long(rest: &[u8]) -> Option<u64> {
     let mut n = 0u64;
@@ -149,6 +203,18 @@ impl Nums {
         let i = self.spans.partition_point(|&(_, hi)| hi < n);
         if self.spans.get(i).is_some_and(|&(lo, _)| lo <= n) {
             return false;
+        }
+        // Right after the range below (a moved part of the file read in order):
+        // that range grows, and meets the one above when n closes the gap.
+        if let Some(below) = i.checked_sub(1).and_then(|b| self.spans.get_mut(b)) {
+            if below.1 + 1 == n {
+                below.1 = n;
+                if self.spans.get(i).is_some_and(|&(lo, _)| lo == n + 1) {
+                    let above = self.spans.remove(i);
+                    self.spans[i - 1].1 = above.1;
+                }
+                return true;
+            }
         }
         self.spans.insert(i, (n, n));
         true
@@ -214,6 +280,72 @@ mod tests {
         let mut overlapping = Nums::default();
         overlapping.insert(21, false);
         assert!(!overlapping.follow(&s));
+    }
+
+    #[test]
+    fn a_moved_part_read_in_order_is_one_range() {
+        let mut s = Nums::default();
+        for n in 1..=10 {
+            assert!(s.insert(n, false));
+        }
+        assert!(s.insert(21, true));
+        assert!(s.insert(22, false));
+        // 11..=20 come after 21..=22 (a block moved later): each is new, and they
+        // join the ranges on either side.
+        for n in 11..=20 {
+            assert!(s.insert(n, n == 11), "{n}");
+        }
+        assert_eq!(s.spans, [(1, 22)]);
+        assert!(!s.insert(15, true));
+    }
+
+    /// A `Record` payload: its number, then length-delimited fields.
+    fn record(num: u8, fields: &[(u8, &[u8])]) -> Vec<u8> {
+        let mut b = vec![0x08, num];
+        for (f, body) in fields {
+            let tag = u16::from(*f) << 3 | 2;
+            if tag < 0x80 {
+                b.push(u8::try_from(tag).unwrap());
+            } else {
+                b.extend([
+                    u8::try_from(tag & 0x7F).unwrap() | 0x80,
+                    u8::try_from(tag >> 7).unwrap(),
+                ]);
+            }
+            b.push(u8::try_from(body.len()).unwrap());
+            b.extend_from_slice(body);
+        }
+        b
+    }
+
+    #[test]
+    fn a_record_glued_from_two_is_no_whole_record() {
+        // history (2) with two items, then uuid (19) and `_info` (200, a
+        // two-byte tag) — written by hand, as wandb-core lays them out.
+        let item = [0x0A, 0x03, 0x12, 0x01, b'a'];
+        let history: Vec<u8> = item.iter().chain(&item).copied().collect();
+        let whole = record(7, &[(2, &history), (19, b"u")]);
+        assert!(whole_record(&whole));
+        let mut info = whole.clone();
+        info.extend_from_slice(&[0xC2, 0x0C, 0x00]);
+        assert!(whole_record(&info));
+        assert!(whole_record(&record(1, &[])));
+        // The start of one and the end of another: the history field runs past
+        // the end, stops inside an item (field 1, length-delimited), or a second
+        // kind follows.
+        let other = record(9, &[(3, &history)]);
+        let glued = |a: usize, b: usize| [&whole[..a], &other[b..]].concat();
+        assert!(!whole_record(&glued(6, 9)));
+        // (`whole[..14]` ends with its history field; `other[9..]` is its last
+        // item, `other[11..]` that item's key field.)
+        assert!(!whole_record(&glued(14, 9)));
+        assert!(!whole_record(&glued(14, 11)));
+        assert!(!whole_record(&glued(whole.len(), 2)));
+        assert!(!whole_record(&whole[..whole.len() - 1]));
+        // Not a record at all.
+        assert!(!whole_record(&[0x12, 0x00]));
+        assert!(!whole_record(&[0x08]));
+        assert!(!whole_record(&[0x08, 0x01, 0x09, 0, 0, 0, 0, 0, 0, 0, 0]));
     }
 
     #[test]

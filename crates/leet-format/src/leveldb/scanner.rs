@@ -421,6 +421,7 @@ impl Scanner {
                     a,
                     abs(chunk_end),
                     Cow::Borrowed(payload),
+                    false,
                     &mut skips,
                     &mut emit,
                 );
@@ -444,6 +445,7 @@ impl Scanner {
                                     p.start,
                                     abs(chunk_end),
                                     Cow::Owned(p.buf),
+                                    true,
                                     &mut skips,
                                     &mut emit,
                                 );
@@ -486,17 +488,30 @@ impl Scanner {
         })
     }
 
-    /// A complete record: handed on, unless its number was read before.
+    /// A complete record (`assembled` from several chunks): handed on, unless
+    /// its number was read before. An assembled one that is no whole record was
+    /// glued from the chunks of two (a block copied, moved or cut out on the
+    /// 32 KiB grid keeps every chunk's checksum): a span of bad chunk order, its
+    /// number not taken as read — it must neither make the intact copy of the
+    /// first record a duplicate nor the records after it seem to follow on.
     #[inline(always)]
     fn hand_on<'a, F: FnMut(Frame<'a>)>(
         &mut self,
         offset: u64,
         end: u64,
         payload: Cow<'a, [u8]>,
+        assembled: bool,
         skips: &mut SkipRun,
         emit: &mut F,
     ) {
-        if let Some(n) = resync::record_num(&payload) {
+        let num = resync::record_num(&payload);
+        // (Only a payload that starts as a record does is judged: the framing
+        // carries any bytes.)
+        if assembled && num.is_some() && !resync::whole_record(&payload) {
+            skips.add(offset, end, SkipReason::BadChunkOrder, emit);
+            return;
+        }
+        if let Some(n) = num {
             // A span not handed on yet is damage since the last record.
             if !self.nums.insert(n, skips.cur.is_some()) {
                 skips.add(offset, end, SkipReason::Duplicate, emit);
