@@ -141,6 +141,21 @@ impl WsRun {
         }
     }
 
+    /// Its id: the run record's, else the one its directory's name ends in
+    /// (`offline-run-20261201_000000-ab12cd34`), as W&B names run directories:
+    /// runs without a run record (cut short, damaged, just created) are told
+    /// apart in the list.
+    #[must_use]
+    pub fn id(&self) -> String {
+        let l = self.latest();
+        let id = if l.run_id.is_empty() {
+            id_of_dir(&self.dir_name)
+        } else {
+            &l.run_id
+        };
+        crate::text::sanitize(id)
+    }
+
     /// Display name, else id, else directory name.
     #[must_use]
     pub fn label(&self) -> String {
@@ -603,9 +618,23 @@ impl Workspace {
     }
 }
 
+/// The id a W&B run directory's name ends in (`run-20261201_000000-ID`,
+/// `offline-run-…-ID`); "" for a name of another shape.
+fn id_of_dir(name: &str) -> &str {
+    let rest = name
+        .strip_prefix("offline-run-")
+        .or_else(|| name.strip_prefix("run-"))
+        .unwrap_or_default();
+    match rest.split_once('-') {
+        Some((stamp, id)) if stamp.len() == 15 && stamp.as_bytes()[8] == b'_' => id,
+        _ => "",
+    }
+}
+
 #[cfg(test)]
 mod app_tests;
 #[cfg(test)]
 mod edge_tests;
+
 #[cfg(test)]
 mod tests;

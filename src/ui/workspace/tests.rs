@@ -287,6 +287,25 @@ fn groups_by_a_config_value_and_offers_the_keys_that_differ() {
 }
 
 #[test]
+fn a_run_without_a_run_record_takes_its_id_from_its_directory() {
+    let run = |dir: &str, id: &str| WsRun {
+        dir_name: dir.into(),
+        segments: vec![RunIndexEntry {
+            run_id: id.into(),
+            ..RunIndexEntry::default()
+        }],
+        ..WsRun::default()
+    };
+    assert_eq!(run("offline-run-20261201_000000-norun", "").id(), "norun");
+    assert_eq!(run("run-20261201_000000-ab12cd34", "").id(), "ab12cd34");
+    assert_eq!(run("run-20261201_000000-ab12cd34", "real").id(), "real");
+    // A directory W&B did not name has no id to give.
+    assert_eq!(run("my-run", "").id(), "");
+    assert_eq!(run("run-2026-x", "").id(), "");
+    assert_eq!(run("offline-run-20261201_000000-a\x1b[2Jb", "").id(), "ab");
+}
+
+#[test]
 fn wandb_value_wrappers_are_looked_through() {
     let r = WsRun {
         config: json!({"lr": {"value": 0.1}, "model": {"layers": 3}}),

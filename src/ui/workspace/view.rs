@@ -30,7 +30,7 @@ fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
         RunStatus::Finished => ("finished", "✓", theme.label()),
         RunStatus::Failed => ("failed", "✗", theme.bad()),
         RunStatus::Crashed => ("crashed?", "?", theme.warn()),
-        RunStatus::Unknown => ("…", "…", theme.dim()),
+        RunStatus::Unknown => ("unknown", "…", theme.dim()),
     }
 }
 
@@ -363,7 +363,7 @@ fn row(
         name_style,
     );
     if id {
-        let i = sanitize(&r.latest().run_id);
+        let i = r.id();
         put_s(&mut at, &format!(" {:<9}", fit(&i, 9)), theme.dim());
     }
     if start {
