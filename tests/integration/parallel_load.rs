@@ -459,6 +459,45 @@ fn shifted_bytes_and_duplicated_parts_read_the_same_in_parallel() {
     }
 }
 
+/// Whole blocks duplicated, swapped and moved (every chunk stays on the grid with
+/// its checksum, so a record's first chunk meets another's last at each edit):
+/// the parallel load reads what the sequential read does, seams and all.
+#[test]
+fn whole_blocks_moved_read_the_same_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    // Records of a few KiB, so most blocks end inside one.
+    let clean = file_bytes(&SynthSpec {
+        steps: 400,
+        metrics: 200,
+        ..SynthSpec::default()
+    });
+    let blocks = clean.len() / BLOCK_SIZE;
+    assert!(blocks >= 8, "{blocks} blocks");
+    let block = |k: usize| clean[k * BLOCK_SIZE..(k + 1) * BLOCK_SIZE].to_vec();
+    let path = dir.path().join("moved.wandb");
+    for k in [1, blocks / 2, blocks - 2] {
+        let (a, b) = (k * BLOCK_SIZE, (k + 1) * BLOCK_SIZE);
+        let duplicated = [&clean[..b], &block(k)[..], &clean[b..]].concat();
+        let swapped = [
+            &clean[..a],
+            &block(k + 1)[..],
+            &block(k)[..],
+            &clean[b + BLOCK_SIZE..],
+        ]
+        .concat();
+        let moved = [&clean[..a], &clean[b..], &block(k)[..]].concat();
+        for (what, d) in [
+            ("duplicated", duplicated),
+            ("swapped", swapped),
+            ("moved to the end", moved),
+        ] {
+            std::fs::write(&path, &d).unwrap();
+            assert!(!sequential(&path).damage.is_clean(), "block {k} {what}");
+            check_all_ways(&format!("block {k} {what}"), &path);
+        }
+    }
+}
+
 /// Random runs (rows of 1 to 12 metrics, with or without summaries and stats, a
 /// metric now and then that starts late), damaged at random (bytes flipped, a span
 /// zeroed, the file cut), read in parallel in random ranges (down to one block, so
