@@ -20,8 +20,9 @@ impl RemoteUrl {
     /// Parse `https://HOST/ENTITY/PROJECT/runs/RUN_ID`, `https://HOST/ENTITY/PROJECT/RUN_ID`
     /// (a tab such as `/overview` after the id is allowed), or a project's
     /// `https://HOST/ENTITY/PROJECT`. `wandb.ai` is the app of `api.wandb.ai`;
-    /// `base_url` (`WANDB_BASE_URL`), when its host is the URL's, gives the API's
-    /// scheme and port as the user configured them.
+    /// `base_url` (`WANDB_BASE_URL`), when its host is the URL's and the URL gives
+    /// no port, gives the API's scheme and port as the user configured them.
+    /// Names are percent-decoded, as a browser's address bar copies them.
     ///
     /// # Errors
     /// [`RemoteError::BadUrl`] for anything else.
@@ -36,9 +37,16 @@ impl RemoteUrl {
         if host.is_empty() || host.contains('@') || !host.chars().all(host_char) {
             return Err(bad());
         }
-        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        // A browser copies a name it would not show as it is percent-encoded.
+        let decoded: Vec<String> = (path.split('/').filter(|p| !p.is_empty()))
+            .map(percent_decoded)
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?;
+        let parts: Vec<&str> = decoded.iter().map(String::as_str).collect();
         let (entity, project, run) = match parts.as_slice() {
-            [e, p] | [e, p, "runs" | "workspace" | "table"] => (e, p, None),
+            [e, p] | [e, p, "runs"] => (e, p, None),
+            // A project's tabs (and what is under them: a sweep, a report).
+            [e, p, tab, ..] if PROJECT_TABS.contains(tab) => (e, p, None),
             [e, p, "runs", r, ..] => (e, p, Some(*r)),
             [e, p, r] | [e, p, r, "overview" | "logs" | "files" | "system" | "workspace"] => {
                 (e, p, Some(*r))
@@ -78,21 +86,64 @@ impl RemoteUrl {
     }
 }
 
+/// The tabs of a project's page in W&B's app: a URL ending in one names the
+/// project, not a run.
+const PROJECT_TABS: [&str; 11] = [
+    "workspace",
+    "table",
+    "overview",
+    "artifacts",
+    "reports",
+    "sweeps",
+    "jobs",
+    "automations",
+    "launch",
+    "settings",
+    "models",
+];
+
+/// A path segment with its `%XX` escapes decoded; None when one is malformed or
+/// the result is not UTF-8.
+fn percent_decoded(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn host_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']' | '_')
 }
 
 /// W&B names: no control characters, no spaces, nothing a path could escape with.
 fn name_ok(s: &str) -> bool {
-    !s.is_empty() && s != "." && s != ".." && s.chars().all(|c| !c.is_control() && c != ' ')
+    !s.is_empty()
+        && s != "."
+        && s != ".."
+        && s.chars().all(|c| !c.is_control() && c != ' ' && c != '/')
 }
 
 fn api_base(scheme: &str, host: &str, base_url: Option<&str>) -> String {
-    let (name, _port) = host.rsplit_once(':').unwrap_or((host, ""));
+    let (name, port) = host.rsplit_once(':').unwrap_or((host, ""));
     if name.eq_ignore_ascii_case("wandb.ai") || name.eq_ignore_ascii_case("www.wandb.ai") {
         return "https://api.wandb.ai".to_owned();
     }
-    if let Some(base) = base_url {
+    // A port in the URL names the server: another one on the same host that
+    // `WANDB_BASE_URL` names is not it.
+    if let Some(base) = base_url.filter(|_| port.is_empty()) {
         let base = base.trim_end_matches('/');
         if let Some((_, b)) = base.split_once("://") {
             let b_host = b.split('/').next().unwrap_or_default();
@@ -133,6 +184,40 @@ mod tests {
         assert_eq!(p("https://wandb.ai/ent/proj").run, None);
         assert_eq!(p("https://wandb.ai/ent/proj/workspace").run, None);
         assert_eq!(p("https://wandb.ai/ent/proj/runs").run, None);
+        for tab in PROJECT_TABS {
+            let u = p(&format!("https://wandb.ai/ent/proj/{tab}"));
+            assert_eq!((u.project.as_str(), u.run), ("proj", None), "{tab}");
+        }
+        assert_eq!(p("https://wandb.ai/ent/proj/sweeps/ab12cd").run, None);
+        // A run's own tabs stay the run's.
+        assert_eq!(
+            p("https://wandb.ai/ent/proj/runs/r1/overview")
+                .run
+                .as_deref(),
+            Some("r1")
+        );
+        assert_eq!(
+            p("https://wandb.ai/ent/proj/r1/logs").run.as_deref(),
+            Some("r1")
+        );
+    }
+
+    #[test]
+    fn names_are_percent_decoded() {
+        let u = p("https://wandb.ai/ent/%C3%BCproj/runs/ti%6Ey");
+        assert_eq!(
+            (u.project.as_str(), u.run.as_deref()),
+            ("üproj", Some("tiny"))
+        );
+        for s in [
+            "https://wandb.ai/ent/p%2/runs/r",
+            "https://wandb.ai/ent/p%zz/runs/r",
+            "https://wandb.ai/ent/p%FF/runs/r",
+            "https://wandb.ai/ent/p/runs/%1b%5b2J",
+            "https://wandb.ai/ent/p/runs/%2e%2e",
+        ] {
+            assert!(RemoteUrl::parse(s, None).is_err(), "{s}");
+        }
     }
 
     #[test]
@@ -142,6 +227,11 @@ mod tests {
         assert_eq!(u.netloc(), "127.0.0.1:8080");
         let u = RemoteUrl::parse("https://w.corp/e/p/r", Some("https://w.corp:8443/")).expect("ok");
         assert_eq!(u.api, "https://w.corp:8443");
+        // A port in the URL is the server's, whatever WANDB_BASE_URL says of
+        // another on the same host.
+        let base = Some("https://127.0.0.1:8765");
+        let u = RemoteUrl::parse("http://127.0.0.1:8766/e/p/runs/r", base).expect("ok");
+        assert_eq!(u.api, "http://127.0.0.1:8766");
     }
 
     #[test]
