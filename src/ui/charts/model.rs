@@ -421,7 +421,11 @@ fn downsample(
 fn title_of(app: &App, key: &str, xname: &str, mapped: Option<&Mapped>) -> String {
     let shown_x = mapped.and_then(|m| m.name.as_deref()).unwrap_or(xname);
     let log = app.charts.grid.scales.metric(key) == crate::ui::charts::grid::YScale::Log;
-    let title = sanitize(key);
+    let mut title = sanitize(key);
+    if title.is_empty() {
+        // A key logged as "" (or of control characters only): said, not blank.
+        title = "\"\"".to_owned();
+    }
     let mut flags = String::new();
     if log {
         flags.push_str(" log");

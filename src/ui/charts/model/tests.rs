@@ -44,6 +44,16 @@ fn a_run_is_drawn_as_one_line_over_its_steps() {
 }
 
 #[test]
+fn a_key_logged_empty_is_titled_as_an_empty_name() {
+    let mut app = app_with_run();
+    for key in ["", "\u{7}\u{1b}"] {
+        app.shown.run.metrics.push(key, 0.0, 1.0);
+        let m = ChartModel::build(&app, key, 40, false, theme()).expect("a chart");
+        assert_eq!(m.title, "\"\"", "{key:?}");
+    }
+}
+
+#[test]
 fn zoom_log_and_the_crosshair_are_decided_in_the_model() {
     let mut app = app_with_run();
     app.charts.zoom.insert(KEY.to_owned(), (2.0, 5.0));
