@@ -734,18 +734,48 @@ fn header(
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
+        // Every name a metric or a fixed column has is its own; a smoothed column
+        // (or a metric whose name only cleaning made equal to another's) takes the
+        // first of `NAME`, `NAME_2`, `NAME_3`, … that none of them has, so no
+        // reader finds two columns of one name.
+        let mut taken: std::collections::HashSet<String> =
+            header.iter().map(|(n, _)| n.clone()).collect();
+        taken.extend(names.iter().cloned());
+        let mut used: std::collections::HashSet<String> =
+            header.iter().map(|(n, _)| n.clone()).collect();
         for (name, &kind) in names.iter().zip(kinds) {
             let at = header.len();
-            header.push((name.clone(), kind));
+            let own = if used.contains(name) {
+                free_name(name, &taken)
+            } else {
+                name.clone()
+            };
+            taken.insert(own.clone());
+            used.insert(own.clone());
+            header.push((own, kind));
             if smooth && kind.is_number() {
                 layout.cells.push((at, Some(header.len())));
-                header.push((format!("{name}_smoothed"), ColKind::Num));
+                let smoothed = free_name(&format!("{name}_smoothed"), &taken);
+                taken.insert(smoothed.clone());
+                used.insert(smoothed.clone());
+                header.push((smoothed, ColKind::Num));
             } else {
                 layout.cells.push((at, None));
             }
         }
     }
     (header, layout)
+}
+
+/// `want` when no column has it, else the first of `want_2`, `want_3`, … free.
+fn free_name(want: &str, taken: &std::collections::HashSet<String>) -> String {
+    if !taken.contains(want) {
+        return want.to_owned();
+    }
+    (2_u64..)
+        .map(|n| format!("{want}_{n}"))
+        .find(|n| !taken.contains(n))
+        .unwrap_or_else(|| want.to_owned())
 }
 
 /// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names

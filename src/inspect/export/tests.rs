@@ -263,3 +263,100 @@ fn a_csv_not_on_a_terminal_writes_its_names_control_characters_as_text() {
         );
     }
 }
+
+/// A run whose history records hold these (key, value_json) items, as logged.
+fn raw_run(dir: &Path, rows: &[Vec<(&str, &str)>]) -> PathBuf {
+    use leet_format::leveldb::Writer;
+    use leet_format::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for (num, row) in (1_i64..).zip(rows) {
+        let item = row
+            .iter()
+            .map(|(k, v)| pb::HistoryItem {
+                key: (*k).into(),
+                value_json: (*v).into(),
+                ..Default::default()
+            })
+            .collect();
+        let rec = pb::Record {
+            num,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-raw.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+#[test]
+fn a_smoothed_column_never_takes_a_name_a_metric_or_another_column_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<Vec<(&str, &str)>> = (0..4)
+        .map(|s| {
+            let step = ["0", "1", "2", "3"][s];
+            vec![("_step", step), ("loss", step), ("loss_smoothed", "100.5")]
+        })
+        .collect();
+    let run = raw_run(dir.path(), &rows);
+    for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            format: Some(format),
+            smoothing: "ema:0.5".parse().unwrap(),
+            ..ExportOptions::default()
+        };
+        let out = run_export(&opts);
+        let names: Vec<String> = match format {
+            Format::Csv => String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .split(',')
+                .map(str::to_owned)
+                .collect(),
+            Format::Jsonl => {
+                let line = String::from_utf8(out).unwrap();
+                let first = line.lines().next().unwrap().to_owned();
+                // Keys in the order written (serde_json's map would merge twins).
+                first
+                    .trim_matches(['{', '}'])
+                    .split(',')
+                    .map(|kv| kv.split(':').next().unwrap().trim_matches('"').to_owned())
+                    .collect()
+            }
+            Format::Parquet => {
+                use parquet::file::reader::{FileReader, SerializedFileReader};
+                let r = SerializedFileReader::new(bytes::Bytes::from(out)).unwrap();
+                let schema = r.metadata().file_metadata().schema_descr_ptr();
+                (0..schema.num_columns())
+                    .map(|i| schema.column(i).name().to_owned())
+                    .collect()
+            }
+        };
+        assert_eq!(
+            names,
+            [
+                "_step",
+                "_runtime",
+                "_timestamp",
+                "loss",
+                "loss_smoothed_2",
+                "loss_smoothed",
+                "loss_smoothed_smoothed"
+            ]
+            .iter()
+            .copied()
+            .filter(|n| format != Format::Jsonl || !n.starts_with("_r") && !n.starts_with("_t"))
+            .collect::<Vec<_>>(),
+            "{format:?}"
+        );
+    }
+}
