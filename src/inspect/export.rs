@@ -140,19 +140,18 @@ impl Points {
 }
 
 /// A history value's JSON text (a row's `others`) as the export writes it: None
-/// for `null` (a missing cell). With `keep` false only its kind is told (the
-/// strings left empty): the first pass needs no more.
+/// for `null` (a missing cell). With `keep` false a string is left empty: the
+/// first pass needs only its kind (other text it checks is JSON).
 fn other_of(text: &str, keep: bool) -> Option<Other> {
-    let own = |t: &str| if keep { t.to_owned() } else { String::new() };
     match text.trim_ascii() {
         "null" => None,
         "true" => Some(Other::Bool(true)),
         "false" => Some(Other::Bool(false)),
         t if t.starts_with('"') => Some(match serde_json::from_str::<String>(t) {
             Ok(s) => Other::Str(if keep { s } else { String::new() }),
-            Err(_) => Other::Json(own(t)),
+            Err(_) => Other::Json(t.to_owned()),
         }),
-        t => Some(Other::Json(own(t))),
+        t => Some(Other::Json(t.to_owned())),
     }
 }
 
@@ -443,6 +442,8 @@ struct Scan {
     kinds: Vec<ColKind>,
     /// Whether every row's x is an integer (the history's `_step`, as it should be).
     x_int: bool,
+    /// The long form's `value` column: every column's values together.
+    value_kind: ColKind,
 }
 
 /// Pass 1: the columns, and with smoothing what each series' smoothing needs to
@@ -514,6 +515,7 @@ fn scan(
         rows_forward,
         kinds: seen.iter().copied().map(Seen::kind).collect(),
         x_int,
+        value_kind: Seen::join(&seen),
     })
 }
 
@@ -525,6 +527,9 @@ struct Seen {
     boolean: bool,
     string: bool,
     json: bool,
+    /// Some value's text is not JSON: a non-finite number (`NaN`), or a value
+    /// logged as text that does not parse (`{bad json`, `nan`, `0x10`).
+    not_json: bool,
 }
 
 impl Seen {
@@ -533,16 +538,25 @@ impl Seen {
         if p.other == NO_OTHER {
             self.number = true;
             self.fraction |= !is_integer(p.value);
+            self.not_json |= !p.value.is_finite();
             return;
         }
         match pts.other(p) {
-            None | Some(Other::Int(_) | Other::Big(_)) => {
+            None | Some(Other::Int(_)) => {
                 self.number = true;
                 self.fraction |= !pts.is_int(p);
             }
+            Some(Other::Big(t)) => {
+                self.number = true;
+                self.fraction = true;
+                self.not_json = self.not_json || !is_json(t);
+            }
             Some(Other::Bool(_)) => self.boolean = true,
             Some(Other::Str(_)) => self.string = true,
-            Some(Other::Json(_)) => self.json = true,
+            Some(Other::Json(t)) => {
+                self.json = true;
+                self.not_json = self.not_json || !is_json(t);
+            }
         }
     }
 
@@ -555,30 +569,33 @@ impl Seen {
             (_, false, false, false) => ColKind::Num,
             (false, true, false, false) => ColKind::Bool,
             (false, false, true, false) => ColKind::Str,
+            _ if self.not_json => ColKind::NotJson,
             _ => ColKind::Json,
         }
     }
 
-    fn join(kinds: &[ColKind]) -> ColKind {
-        let mut all = Seen::default();
-        for k in kinds {
-            match k {
-                ColKind::Int => all.number = true,
-                ColKind::Num => {
-                    all.number = true;
-                    all.fraction = true;
-                }
-                ColKind::Bool => all.boolean = true,
-                ColKind::Str | ColKind::Text => all.string = true,
-                ColKind::Json => all.json = true,
-            }
+    /// The kind of a column holding every one of these columns' values (the long
+    /// form's `value`; INT64 when there are none).
+    fn join(seen: &[Seen]) -> ColKind {
+        if seen.is_empty() {
+            return ColKind::Int;
         }
-        if kinds.is_empty() {
-            ColKind::Int
-        } else {
-            all.kind()
-        }
+        let all = seen.iter().fold(Seen::default(), |a, s| Seen {
+            number: a.number | s.number,
+            fraction: a.fraction | s.fraction,
+            boolean: a.boolean | s.boolean,
+            string: a.string | s.string,
+            json: a.json | s.json,
+            not_json: a.not_json | s.not_json,
+        });
+        all.kind()
     }
+}
+
+/// Whether `text` is JSON a strict reader takes (serde_json's, as arrow's and
+/// duckdb's: no `NaN`, no `0x10`, one value).
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Run `leet export`. Damage is reported on stderr and is not an error: every
@@ -711,6 +728,7 @@ fn header(
     names: &[String],
     kinds: &[ColKind],
     x_int: bool,
+    value_kind: ColKind,
 ) -> (Vec<(String, ColKind)>, Layout) {
     let smooth = opts.smoothing != Smoothing::None;
     let kind = |int: bool| if int { ColKind::Int } else { ColKind::Num };
@@ -729,7 +747,7 @@ fn header(
     };
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
-        header.push(("value".to_owned(), Seen::join(kinds)));
+        header.push(("value".to_owned(), value_kind));
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
@@ -796,6 +814,7 @@ fn write_rows(
         rows_forward,
         kinds,
         x_int,
+        value_kind,
     } = scan;
     let format = opts.format.unwrap_or_default();
     let clean = if terminal {
@@ -809,7 +828,7 @@ fn write_rows(
         Clean::Keep
     };
     let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
-    let (header, layout) = header(opts, &names, &kinds, x_int);
+    let (header, layout) = header(opts, &names, &kinds, x_int, value_kind);
     let table = Table::new(format, &header, out)?;
     let plan = Plan {
         cols,

@@ -2,7 +2,8 @@
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
 //! number of cells. Parquet columns are typed by what they logged (integers an i64
 //! holds INT64, other numbers DOUBLE, booleans BOOLEAN, strings UTF8, a column of
-//! several kinds or of lists each value's JSON text, typed JSON) and zstd-compressed.
+//! several kinds or of lists each value's JSON text, typed JSON when every such text
+//! is JSON, else UTF8) and zstd-compressed.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -106,6 +107,10 @@ pub(super) enum ColKind {
     Str,
     /// Values of several kinds, or lists and objects: each value's JSON text (JSON).
     Json,
+    /// As [`ColKind::Json`], but some value's text is not JSON (a non-finite number
+    /// written `NaN`, a value logged as text no JSON reader takes): the same text,
+    /// typed plain UTF8, so that a reader trusting the JSON type is not lied to.
+    NotJson,
 }
 
 impl ColKind {
@@ -293,7 +298,7 @@ impl<'w> Table<'w> {
                             ColKind::Bool => {
                                 Type::primitive_type_builder(name, PhysicalType::BOOLEAN)
                             }
-                            ColKind::Text | ColKind::Str => {
+                            ColKind::Text | ColKind::Str | ColKind::NotJson => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
                             }
@@ -323,7 +328,10 @@ impl<'w> Table<'w> {
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
                     .set_dictionary_enabled(false);
                 for (name, kind) in cols {
-                    if matches!(kind, ColKind::Text | ColKind::Str | ColKind::Json) {
+                    if matches!(
+                        kind,
+                        ColKind::Text | ColKind::Str | ColKind::Json | ColKind::NotJson
+                    ) {
                         props = props.set_column_dictionary_enabled(
                             parquet::schema::types::ColumnPath::from(name.as_str()),
                             true,
@@ -340,7 +348,7 @@ impl<'w> Table<'w> {
                         ColKind::Int => Buf::Int(Vec::new(), Vec::new()),
                         ColKind::Bool => Buf::Bool(Vec::new(), Vec::new()),
                         ColKind::Text | ColKind::Str => Buf::Text(Vec::new(), Vec::new()),
-                        ColKind::Json => Buf::Json(Vec::new(), Vec::new()),
+                        ColKind::Json | ColKind::NotJson => Buf::Json(Vec::new(), Vec::new()),
                     })
                     .collect();
                 Inner::Parquet {

@@ -360,3 +360,55 @@ fn a_smoothed_column_never_takes_a_name_a_metric_or_another_column_has() {
         );
     }
 }
+
+#[test]
+fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
+    use parquet::basic::ConvertedType;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        vec![("_step", "0"), ("nan", "1"), ("bad", "1"), ("ok", "1")],
+        vec![("_step", "1"), ("nan", "\"s1\""), ("bad", "{bad json"), ("ok", "\"s1\"")],
+        vec![("_step", "2"), ("nan", "NaN"), ("bad", "0x10"), ("ok", "[1,2]")],
+        vec![("_step", "3"), ("nan", "Infinity"), ("bad", "[1,2,NaN]"), ("ok", "{\"a\":1}")],
+    ];
+    let run = raw_run(dir.path(), &rows);
+    for long in [false, true] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            format: Some(Format::Parquet),
+            long,
+            ..ExportOptions::default()
+        };
+        let out = run_export(&opts);
+        let r = SerializedFileReader::new(bytes::Bytes::from(out)).unwrap();
+        let schema = r.metadata().file_metadata().schema_descr_ptr();
+        let types: Vec<(String, ConvertedType)> = (0..schema.num_columns())
+            .map(|i| {
+                let c = schema.column(i);
+                (c.name().to_owned(), c.converted_type())
+            })
+            .filter(|(n, _)| ["nan", "bad", "ok", "value"].contains(&n.as_str()))
+            .collect();
+        let want: Vec<(String, ConvertedType)> = if long {
+            vec![("value".into(), ConvertedType::UTF8)]
+        } else {
+            vec![
+                ("nan".into(), ConvertedType::UTF8),
+                ("bad".into(), ConvertedType::UTF8),
+                ("ok".into(), ConvertedType::JSON),
+            ]
+        };
+        assert_eq!(types, want, "long {long}");
+        // Every cell of a JSON column parses as JSON.
+        for row in r.get_row_iter(None).unwrap() {
+            for (name, field) in row.unwrap().get_column_iter() {
+                if name == "ok" {
+                    if let parquet::record::Field::Str(s) = field {
+                        serde_json::from_str::<serde_json::Value>(s).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
