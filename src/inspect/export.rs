@@ -60,7 +60,8 @@ pub struct ExportOptions {
     pub smoothing: Smoothing,
     /// Where to write (None or `-`: stdout).
     pub output: Option<PathBuf>,
-    /// Report progress on stderr (besides for big files).
+    /// stderr is a terminal: progress is drawn there, on one line erased when done
+    /// (a big file's progress is written as lines wherever stderr goes).
     pub progress: bool,
     /// Standard output is a terminal: metric names written there are sanitized,
     /// and Parquet goes there only with an explicit `-o -`.
@@ -312,9 +313,16 @@ fn new_col(key: &str, cols: &mut Columns, grow: bool, filter: Option<&Regex>) ->
     u32::try_from(c).ok()
 }
 
-/// Progress on stderr, a few times a second at most.
+/// Progress on stderr, a few times a second at most. On a terminal it is one line
+/// drawn over itself and erased when its pass ends, so that none is left on the
+/// screen or between the rows; elsewhere (a big file's log) a line each time.
+#[derive(Default)]
 struct Progress {
     on: bool,
+    /// stderr is a terminal: draw in place.
+    tty: bool,
+    /// A line is drawn in place now.
+    shown: bool,
     last: Option<Instant>,
     total: u64,
 }
@@ -333,8 +341,25 @@ impl Progress {
             .saturating_mul(100)
             .checked_div(self.total)
             .unwrap_or(100);
+        let line = format!("{label} {pct}% {}/{}", bytes(done), bytes(self.total));
         // Progress is best effort: a closed stderr does not stop the export.
-        let _ = writeln!(err, "{label} {pct}% {}/{}", bytes(done), bytes(self.total));
+        if self.tty {
+            let _ = write!(err, "\r{line}\x1b[K");
+            let _ = err.flush();
+            self.shown = true;
+        } else {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+
+    /// Erase the line drawn in place, if any (a pass ended, or the export failed:
+    /// what follows on stderr starts on a clean line).
+    fn clear(&mut self, err: &mut dyn Write) {
+        if std::mem::take(&mut self.shown) {
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+        self.last = None;
     }
 }
 
@@ -372,6 +397,19 @@ fn tally(ev: &Events, damage: &mut DamageReport) {
 /// batches the same as a sequential read's), `f` running on this thread while
 /// the workers decode what comes next.
 fn read(
+    file: &Path,
+    label: &str,
+    prog: &mut Progress,
+    err: &mut dyn Write,
+    f: impl FnMut(&Events) -> io::Result<()>,
+) -> anyhow::Result<DamageReport> {
+    let r = read_all(file, label, prog, err, f);
+    prog.clear(err);
+    r
+}
+
+/// [`read`], leaving its progress line drawn.
+fn read_all(
     file: &Path,
     label: &str,
     prog: &mut Progress,
@@ -629,8 +667,9 @@ pub fn run(
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
     let mut prog = Progress {
         on: opts.progress || total >= BIG_FILE,
-        last: None,
+        tty: opts.progress,
         total,
+        ..Progress::default()
     };
     let scan = scan(&file, opts, &mut prog, err)?;
     let written = match &dest {
@@ -816,6 +855,11 @@ fn write_rows(
         x_int,
         value_kind,
     } = scan;
+    if terminal && prog.tty {
+        // The rows go to the terminal progress is drawn on: a line drawn there
+        // would land between them (and the rows show how far it got).
+        prog.on = false;
+    }
     let format = opts.format.unwrap_or_default();
     let clean = if terminal {
         Clean::Sanitize

@@ -60,11 +60,7 @@ fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
             format: Some(format),
             ..ExportOptions::default()
         };
-        let mut prog = Progress {
-            on: false,
-            last: None,
-            total: 0,
-        };
+        let mut prog = Progress::default();
         let mut err = Vec::new();
         let scan = scan(&run, &opts, &mut prog, &mut err).unwrap();
         let mut seen_temp = false;
@@ -410,5 +406,34 @@ fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn progress_on_a_terminal_is_one_line_erased_when_done_and_none_beside_rows_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    for stdout_terminal in [false, true] {
+        let opts = ExportOptions {
+            path: file.clone(),
+            progress: true,
+            stdout_terminal,
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        run(&opts, &mut out, &mut err).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("scanning"), "{err:?}");
+        assert!(!err.contains('\n'), "no line left: {err:?}");
+        assert!(err.ends_with("\r\x1b[K"), "erased: {err:?}");
+        // Each pass's line is erased before the next thing is written.
+        assert_eq!(
+            err.matches("\r\x1b[K").count(),
+            if stdout_terminal { 1 } else { 2 },
+            "{err:?}"
+        );
+        assert_eq!(err.contains("exporting"), !stdout_terminal, "{err:?}");
+        assert!(!out.is_empty());
     }
 }
