@@ -437,3 +437,31 @@ fn progress_on_a_terminal_is_one_line_erased_when_done_and_none_beside_rows_ther
         assert!(!out.is_empty());
     }
 }
+
+#[test]
+fn a_dangling_link_is_written_through_to_the_file_it_names_and_stays_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    // A relative link, through a second link, to a file not made yet.
+    let real = dir.path().join("sub/real.csv");
+    let mid = dir.path().join("sub/mid.csv");
+    std::os::unix::fs::symlink("real.csv", &mid).unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("sub/mid.csv", &link).unwrap();
+    let opts = ExportOptions {
+        path: file,
+        output: Some(link.clone()),
+        ..ExportOptions::default()
+    };
+    assert!(run_export(&opts).is_empty());
+    for l in [&link, &mid] {
+        assert!(std::fs::symlink_metadata(l)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .starts_with("_step,_runtime,_timestamp,train/loss"));
+}
