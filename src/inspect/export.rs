@@ -452,6 +452,34 @@ fn read_all(
     }
 }
 
+/// The output could not be written: its name and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {cause}", sanitize(.to))]
+pub struct WriteFailed {
+    /// The file as given to `-o` (its link's target for a link), or `standard output`.
+    pub to: String,
+    pub cause: io::Error,
+}
+
+/// A write to the output failed: [`run`] names the output ([`WriteFailed`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Unwritten(io::Error);
+
+impl Unwritten {
+    /// `e` naming the output `to` when it is a write error; else as it is.
+    fn name(e: anyhow::Error, to: &str) -> anyhow::Error {
+        match e.downcast::<Unwritten>() {
+            Ok(Unwritten(cause)) => WriteFailed {
+                to: to.to_owned(),
+                cause,
+            }
+            .into(),
+            Err(e) => e,
+        }
+    }
+}
+
 /// `--format parquet` with no `-o` while standard output is a terminal: binary
 /// bytes would be drawn as escape sequences.
 #[derive(Debug, thiserror::Error)]
@@ -696,7 +724,11 @@ pub fn run(
             write_rows(&file, opts, scan, false, out, &mut prog, err)
         }),
     };
-    match written {
+    let to = match &dest {
+        Dest::Stdout => "standard output".to_owned(),
+        Dest::Stream(p) | Dest::File(p) => p.display().to_string(),
+    };
+    match written.map_err(|e| Unwritten::name(e, &to)) {
         Ok(damage) => {
             super::report_damage(&file, &damage, err)?;
             Ok(())
@@ -873,7 +905,7 @@ fn write_rows(
     };
     let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
     let (header, layout) = header(opts, &names, &kinds, x_int, value_kind);
-    let table = Table::new(format, &header, out)?;
+    let table = Table::new(format, &header, out).map_err(Unwritten)?;
     let plan = Plan {
         cols,
         preps,
@@ -900,7 +932,7 @@ fn write_rows(
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the export's writer panicked")));
         // The writer's error first: the reading stopped because of it.
-        written?;
+        written.map_err(Unwritten)?;
         built
     })
 }
@@ -1104,6 +1136,8 @@ fn build_rows(
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<io::Error>()
+    e.downcast_ref::<WriteFailed>()
+        .map(|w| &w.cause)
+        .or_else(|| e.downcast_ref::<io::Error>())
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -212,8 +212,16 @@ pub(super) struct Table<'w> {
     line: Vec<u8>,
 }
 
+/// A Parquet error as an I/O error: the sink's own error as it was (a full disk
+/// reads `No space left on device`, not `parquet: External: …`), any other named.
 fn parquet_err(e: parquet::errors::ParquetError) -> io::Error {
-    io::Error::other(format!("parquet: {e}"))
+    match e {
+        parquet::errors::ParquetError::External(b) => match b.downcast::<io::Error>() {
+            Ok(io) => *io,
+            Err(b) => io::Error::other(format!("parquet: {b}")),
+        },
+        e => io::Error::other(format!("parquet: {e}")),
+    }
 }
 
 /// A text cell (a column name, a key) as CSV writes it, inert in a spreadsheet

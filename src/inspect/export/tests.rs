@@ -465,3 +465,27 @@ fn a_dangling_link_is_written_through_to_the_file_it_names_and_stays_a_link() {
         .unwrap()
         .starts_with("_step,_runtime,_timestamp,train/loss"));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_write_error_names_the_output_and_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    let full = Path::new("/dev/full");
+    for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+        let opts = ExportOptions {
+            path: file.clone(),
+            format: Some(format),
+            output: Some(full.to_path_buf()),
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let e = run(&opts, &mut out, &mut err).unwrap_err();
+        assert_eq!(
+            crate::error_line(&e),
+            "cannot write /dev/full: No space left on device (os error 28)",
+            "{format:?}"
+        );
+    }
+}
