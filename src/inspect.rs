@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::msg::{RunIndexEntry, RunStatus};
-use crate::source::file::{resolve_file, RunReader};
+use crate::source::file::{resolve_readable, RunReader};
 use crate::source::index;
 use crate::store::run::DamageReport;
 use crate::store::Run;
@@ -304,7 +304,10 @@ fn run_with(
     err: &mut dyn Write,
     fast: bool,
 ) -> anyhow::Result<()> {
-    let file = resolve_file(&opts.path)?;
+    let (file, passed) = resolve_readable(&opts.path)?;
+    for p in &passed {
+        writeln!(err, "leet: {p}")?;
+    }
     if fast && opts.json && !opts.follow && !opts.summary {
         if let Some(damage) = json_all::print(&file, out, err)? {
             report_damage(&file, &damage, err)?;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_file, run_dirs, wandb_dir_of, ParallelOptions, RunReader};
+use crate::source::file::{resolve_readable, run_dirs, PassedOver, wandb_dir_of, ParallelOptions, RunReader};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -682,14 +682,17 @@ pub fn run(
         format: Some(format),
         ..opts.clone()
     };
-    let file = resolve_file(&opts.path)?;
+    let (file, passed) = resolve_readable(&opts.path)?;
     // Before anything is opened for writing.
     let dest = Dest::plan(opts.output.as_deref(), &file)?;
     if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
     }
-    if let Some(notice) = chosen_run(&opts.path, &file) {
-        // Best effort, as progress is: a closed stderr does not stop the export.
+    // Best effort, as progress is: a closed stderr does not stop the export.
+    for p in &passed {
+        let _ = writeln!(err, "leet: {p}");
+    }
+    if let Some(notice) = chosen_run(&opts.path, &file, &passed) {
         let _ = writeln!(err, "{notice}");
     }
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
@@ -743,7 +746,7 @@ pub fn run(
 /// rather than one run, which of them `file` is and how to export another: the
 /// line said on stderr. None when `path` is the run's file or its directory
 /// (`latest-run` too), or its wandb directory holds no other run.
-fn chosen_run(path: &Path, file: &Path) -> Option<String> {
+fn chosen_run(path: &Path, file: &Path, passed: &[PassedOver]) -> Option<String> {
     let run_dir = file.parent()?;
     if path.file_name().is_some_and(|n| n == "latest-run") {
         return None;
@@ -757,11 +760,15 @@ fn chosen_run(path: &Path, file: &Path) -> Option<String> {
     let wandb_dir = wandb_dir_of(file)?;
     let runs = run_dirs(&wandb_dir);
     let name = run_dir.file_name()?;
-    let other = runs.iter().rev().find(|r| r.file_name() != Some(name))?;
+    let other = runs
+        .iter()
+        .rev()
+        .find(|r| r.file_name() != Some(name) && !passed.iter().any(|p| p.run_dir == **r))?;
     Some(format!(
-        "leet: {} holds {} runs; exporting the latest, {} (to export another, give its run directory: leet export {})",
+        "leet: {} holds {} runs; exporting the latest{}, {} (to export another, give its run directory: leet export {})",
         sanitize_path(&wandb_dir),
         runs.len(),
+        if passed.is_empty() { "" } else { " readable one" },
         sanitize_path(Path::new(name)),
         sanitize_path(other)
     ))

@@ -489,3 +489,51 @@ fn a_write_error_names_the_output_and_its_cause() {
         );
     }
 }
+
+#[test]
+fn a_workspace_whose_newest_run_cannot_be_read_gives_the_newest_readable_one_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let wandb = dir.path().join("wandb");
+    let good = wandb.join("offline-run-20261201_000000-aaa");
+    let bad = wandb.join("offline-run-20261202_000000-zzz");
+    std::fs::create_dir_all(&good).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    let good_file = good.join("run-aaa.wandb");
+    std::fs::rename(synth_run(&good), &good_file).unwrap();
+    std::fs::write(bad.join("run-zzz.wandb"), b"not a run, only text\n").unwrap();
+    for path in [dir.path().to_path_buf(), wandb.clone()] {
+        let opts = ExportOptions {
+            path: path.clone(),
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        run(&opts, &mut out, &mut err).unwrap();
+        assert!(out.starts_with(b"_step,_runtime,_timestamp,train/loss"));
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.contains(&format!("leet: skipped the run {}: ", bad.display()))
+                && err.contains("bad header"),
+            "{err}"
+        );
+        let inspect = crate::inspect::InspectOptions {
+            path,
+            summary: true,
+            ..crate::inspect::InspectOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        crate::inspect::run(&inspect, &mut out, &mut err).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains(&*good_file.to_string_lossy()), "{out}");
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("skipped the run") && err.contains("bad header"), "{err}");
+    }
+    // The unreadable run named itself is still an error.
+    let opts = ExportOptions {
+        path: bad,
+        ..ExportOptions::default()
+    };
+    let e = run(&opts, &mut Vec::new(), &mut Vec::new()).unwrap_err();
+    assert!(crate::error_line(&e).contains("bad header"), "{e}");
+}
