@@ -488,7 +488,12 @@ mod tests {
         let line = |d: &DamageReport| {
             let mut err = Vec::new();
             report_damage(Path::new("r.wandb"), d, &mut err).unwrap();
-            String::from_utf8(err).unwrap().lines().next().unwrap().to_owned()
+            String::from_utf8(err)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned()
         };
         let mut d = DamageReport::default();
         d.add(Skip {

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_readable, run_dirs, PassedOver, wandb_dir_of, ParallelOptions, RunReader};
+use crate::source::file::{
+    resolve_readable, run_dirs, wandb_dir_of, ParallelOptions, PassedOver, RunReader,
+};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -868,7 +870,8 @@ fn free_name(want: &str, taken: &std::collections::HashSet<String>) -> String {
     if !taken.contains(want) {
         return want.to_owned();
     }
-    (2_u64..)
+    // One of these is free: there are more of them than names taken.
+    (2..=taken.len() + 2)
         .map(|n| format!("{want}_{n}"))
         .find(|n| !taken.contains(n))
         .unwrap_or_else(|| want.to_owned())

@@ -364,9 +364,24 @@ fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
     let dir = tempfile::tempdir().unwrap();
     let rows = [
         vec![("_step", "0"), ("nan", "1"), ("bad", "1"), ("ok", "1")],
-        vec![("_step", "1"), ("nan", "\"s1\""), ("bad", "{bad json"), ("ok", "\"s1\"")],
-        vec![("_step", "2"), ("nan", "NaN"), ("bad", "0x10"), ("ok", "[1,2]")],
-        vec![("_step", "3"), ("nan", "Infinity"), ("bad", "[1,2,NaN]"), ("ok", "{\"a\":1}")],
+        vec![
+            ("_step", "1"),
+            ("nan", "\"s1\""),
+            ("bad", "{bad json"),
+            ("ok", "\"s1\""),
+        ],
+        vec![
+            ("_step", "2"),
+            ("nan", "NaN"),
+            ("bad", "0x10"),
+            ("ok", "[1,2]"),
+        ],
+        vec![
+            ("_step", "3"),
+            ("nan", "Infinity"),
+            ("bad", "[1,2,NaN]"),
+            ("ok", "{\"a\":1}"),
+        ],
     ];
     let run = raw_run(dir.path(), &rows);
     for long in [false, true] {
@@ -527,7 +542,10 @@ fn a_workspace_whose_newest_run_cannot_be_read_gives_the_newest_readable_one_and
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains(&*good_file.to_string_lossy()), "{out}");
         let err = String::from_utf8(err).unwrap();
-        assert!(err.contains("skipped the run") && err.contains("bad header"), "{err}");
+        assert!(
+            err.contains("skipped the run") && err.contains("bad header"),
+            "{err}"
+        );
     }
     // The unreadable run named itself is still an error.
     let opts = ExportOptions {
