@@ -331,7 +331,25 @@ impl<'w> Table<'w> {
                 // building one that is then given up cost a sixth of an export's
                 // CPU (zstd still packs a constant column to nothing); names (the
                 // long form's key column) keep theirs.
+                // The columns of value text that is not all JSON, named so that
+                // leet reading the file back (as a W&B server's history) takes
+                // their text as the value, as it does a JSON column's.
+                let value_text: Vec<&str> = cols
+                    .iter()
+                    .filter(|(_, k)| *k == ColKind::NotJson)
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                let kv = (!value_text.is_empty())
+                    .then(|| serde_json::to_string(&value_text).ok())
+                    .flatten()
+                    .map(|v| {
+                        vec![parquet::file::metadata::KeyValue::new(
+                            crate::source::remote::history::VALUE_TEXT_KEY.to_owned(),
+                            v,
+                        )]
+                    });
                 let mut props = WriterProperties::builder()
+                    .set_key_value_metadata(kv)
                     .set_created_by(format!("leet {}", env!("CARGO_PKG_VERSION")))
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
                     .set_dictionary_enabled(false);

@@ -411,6 +411,18 @@ fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
             ]
         };
         assert_eq!(types, want, "long {long}");
+        // Named, so that leet reading the file back takes their text as values.
+        let kv = r.metadata().file_metadata().key_value_metadata().unwrap();
+        let named = kv
+            .iter()
+            .find(|k| k.key == crate::source::remote::history::VALUE_TEXT_KEY)
+            .and_then(|k| k.value.clone());
+        let want = if long {
+            r#"["value"]"#
+        } else {
+            r#"["nan","bad"]"#
+        };
+        assert_eq!(named.as_deref(), Some(want), "long {long}");
         // Every cell of a JSON column parses as JSON.
         for row in r.get_row_iter(None).unwrap() {
             for (name, field) in row.unwrap().get_column_iter() {
