@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::msg::{RunIndexEntry, RunStatus};
-use crate::source::file::{resolve_file, RunReader};
+use crate::source::file::{resolve_readable, RunReader};
 use crate::source::index;
 use crate::store::run::DamageReport;
 use crate::store::Run;
@@ -238,9 +238,20 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
 fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
     let shown = leet_text::sanitize_path(file);
     if d.skipped_spans > 0 {
+        // A record over the cap is intact but not read: "every intact record" is
+        // then only true with it named.
+        let except = if d.too_large > 0 {
+            format!(
+                " except {} over the {} MiB record cap",
+                d.too_large,
+                leet_format::leveldb::MAX_RECORD_LEN >> 20
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             err,
-            "{shown}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read",
+            "{shown}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read{except}",
             d.skipped_spans,
             d.skipped_bytes,
             d.bad_records
@@ -304,7 +315,10 @@ fn run_with(
     err: &mut dyn Write,
     fast: bool,
 ) -> anyhow::Result<()> {
-    let file = resolve_file(&opts.path)?;
+    let (file, passed) = resolve_readable(&opts.path)?;
+    for p in &passed {
+        writeln!(err, "leet: {p}")?;
+    }
     if fast && opts.json && !opts.follow && !opts.summary {
         if let Some(damage) = json_all::print(&file, out, err)? {
             report_damage(&file, &damage, err)?;
@@ -466,5 +480,53 @@ mod tests {
         assert_eq!(v["state"], "unknown");
         assert_eq!(v["step"], Value::Null);
         assert!(Path::new(v["file"].as_str().unwrap_or("")).is_absolute());
+    }
+
+    #[test]
+    fn the_damage_line_counts_the_intact_records_over_the_cap() {
+        use leet_format::leveldb::{Skip, SkipReason};
+        let line = |d: &DamageReport| {
+            let mut err = Vec::new();
+            report_damage(Path::new("r.wandb"), d, &mut err).unwrap();
+            String::from_utf8(err)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned()
+        };
+        let mut d = DamageReport::default();
+        d.add(Skip {
+            offset: 131,
+            len: 70 << 20,
+            reason: SkipReason::RecordTooLarge,
+        });
+        // A span still open is counted once, whichever form it ends in.
+        d.set_open(Some(Skip {
+            offset: 80 << 20,
+            len: 1,
+            reason: SkipReason::RecordTooLarge,
+        }));
+        d.set_open(Some(Skip {
+            offset: 80 << 20,
+            len: 2,
+            reason: SkipReason::RecordTooLarge,
+        }));
+        assert_eq!(
+            line(&d),
+            "r.wandb: skipped 2 damaged span(s), 73400322 bytes (0 undecodable record(s)); \
+             every intact record was read except 2 over the 64 MiB record cap"
+        );
+        let mut d = DamageReport::default();
+        d.add(Skip {
+            offset: 7,
+            len: 9,
+            reason: SkipReason::Checksum,
+        });
+        assert_eq!(
+            line(&d),
+            "r.wandb: skipped 1 damaged span(s), 9 bytes (0 undecodable record(s)); \
+             every intact record was read"
+        );
     }
 }

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 
-use crate::source::file::{resolve_file, run_dirs, wandb_dir_of, ParallelOptions, RunReader};
+use crate::source::file::{
+    resolve_readable, run_dirs, wandb_dir_of, ParallelOptions, PassedOver, RunReader,
+};
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
@@ -60,7 +62,8 @@ pub struct ExportOptions {
     pub smoothing: Smoothing,
     /// Where to write (None or `-`: stdout).
     pub output: Option<PathBuf>,
-    /// Report progress on stderr (besides for big files).
+    /// stderr is a terminal: progress is drawn there, on one line erased when done
+    /// (a big file's progress is written as lines wherever stderr goes).
     pub progress: bool,
     /// Standard output is a terminal: metric names written there are sanitized,
     /// and Parquet goes there only with an explicit `-o -`.
@@ -140,19 +143,18 @@ impl Points {
 }
 
 /// A history value's JSON text (a row's `others`) as the export writes it: None
-/// for `null` (a missing cell). With `keep` false only its kind is told (the
-/// strings left empty): the first pass needs no more.
+/// for `null` (a missing cell). With `keep` false a string is left empty: the
+/// first pass needs only its kind (other text it checks is JSON).
 fn other_of(text: &str, keep: bool) -> Option<Other> {
-    let own = |t: &str| if keep { t.to_owned() } else { String::new() };
     match text.trim_ascii() {
         "null" => None,
         "true" => Some(Other::Bool(true)),
         "false" => Some(Other::Bool(false)),
         t if t.starts_with('"') => Some(match serde_json::from_str::<String>(t) {
             Ok(s) => Other::Str(if keep { s } else { String::new() }),
-            Err(_) => Other::Json(own(t)),
+            Err(_) => Other::Json(t.to_owned()),
         }),
-        t => Some(Other::Json(own(t))),
+        t => Some(Other::Json(t.to_owned())),
     }
 }
 
@@ -313,9 +315,16 @@ fn new_col(key: &str, cols: &mut Columns, grow: bool, filter: Option<&Regex>) ->
     u32::try_from(c).ok()
 }
 
-/// Progress on stderr, a few times a second at most.
+/// Progress on stderr, a few times a second at most. On a terminal it is one line
+/// drawn over itself and erased when its pass ends, so that none is left on the
+/// screen or between the rows; elsewhere (a big file's log) a line each time.
+#[derive(Default)]
 struct Progress {
     on: bool,
+    /// stderr is a terminal: draw in place.
+    tty: bool,
+    /// A line is drawn in place now.
+    shown: bool,
     last: Option<Instant>,
     total: u64,
 }
@@ -334,8 +343,25 @@ impl Progress {
             .saturating_mul(100)
             .checked_div(self.total)
             .unwrap_or(100);
+        let line = format!("{label} {pct}% {}/{}", bytes(done), bytes(self.total));
         // Progress is best effort: a closed stderr does not stop the export.
-        let _ = writeln!(err, "{label} {pct}% {}/{}", bytes(done), bytes(self.total));
+        if self.tty {
+            let _ = write!(err, "\r{line}\x1b[K");
+            let _ = err.flush();
+            self.shown = true;
+        } else {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+
+    /// Erase the line drawn in place, if any (a pass ended, or the export failed:
+    /// what follows on stderr starts on a clean line).
+    fn clear(&mut self, err: &mut dyn Write) {
+        if std::mem::take(&mut self.shown) {
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+        self.last = None;
     }
 }
 
@@ -373,6 +399,19 @@ fn tally(ev: &Events, damage: &mut DamageReport) {
 /// batches the same as a sequential read's), `f` running on this thread while
 /// the workers decode what comes next.
 fn read(
+    file: &Path,
+    label: &str,
+    prog: &mut Progress,
+    err: &mut dyn Write,
+    f: impl FnMut(&Events) -> io::Result<()>,
+) -> anyhow::Result<DamageReport> {
+    let r = read_all(file, label, prog, err, f);
+    prog.clear(err);
+    r
+}
+
+/// [`read`], leaving its progress line drawn.
+fn read_all(
     file: &Path,
     label: &str,
     prog: &mut Progress,
@@ -415,6 +454,34 @@ fn read(
     }
 }
 
+/// The output could not be written: its name and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {cause}", sanitize(.to))]
+pub struct WriteFailed {
+    /// The file as given to `-o` (its link's target for a link), or `standard output`.
+    pub to: String,
+    pub cause: io::Error,
+}
+
+/// A write to the output failed: [`run`] names the output ([`WriteFailed`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Unwritten(io::Error);
+
+impl Unwritten {
+    /// `e` naming the output `to` when it is a write error; else as it is.
+    fn name(e: anyhow::Error, to: &str) -> anyhow::Error {
+        match e.downcast::<Unwritten>() {
+            Ok(Unwritten(cause)) => WriteFailed {
+                to: to.to_owned(),
+                cause,
+            }
+            .into(),
+            Err(e) => e,
+        }
+    }
+}
+
 /// `--format parquet` with no `-o` while standard output is a terminal: binary
 /// bytes would be drawn as escape sequences.
 #[derive(Debug, thiserror::Error)]
@@ -443,6 +510,8 @@ struct Scan {
     kinds: Vec<ColKind>,
     /// Whether every row's x is an integer (the history's `_step`, as it should be).
     x_int: bool,
+    /// The long form's `value` column: every column's values together.
+    value_kind: ColKind,
 }
 
 /// Pass 1: the columns, and with smoothing what each series' smoothing needs to
@@ -514,6 +583,7 @@ fn scan(
         rows_forward,
         kinds: seen.iter().copied().map(Seen::kind).collect(),
         x_int,
+        value_kind: Seen::join(&seen),
     })
 }
 
@@ -525,6 +595,9 @@ struct Seen {
     boolean: bool,
     string: bool,
     json: bool,
+    /// Some value's text is not JSON: a non-finite number (`NaN`), or a value
+    /// logged as text that does not parse (`{bad json`, `nan`, `0x10`).
+    not_json: bool,
 }
 
 impl Seen {
@@ -533,16 +606,25 @@ impl Seen {
         if p.other == NO_OTHER {
             self.number = true;
             self.fraction |= !is_integer(p.value);
+            self.not_json |= !p.value.is_finite();
             return;
         }
         match pts.other(p) {
-            None | Some(Other::Int(_) | Other::Big(_)) => {
+            None | Some(Other::Int(_)) => {
                 self.number = true;
                 self.fraction |= !pts.is_int(p);
             }
+            Some(Other::Big(t)) => {
+                self.number = true;
+                self.fraction = true;
+                self.not_json = self.not_json || !is_json(t);
+            }
             Some(Other::Bool(_)) => self.boolean = true,
             Some(Other::Str(_)) => self.string = true,
-            Some(Other::Json(_)) => self.json = true,
+            Some(Other::Json(t)) => {
+                self.json = true;
+                self.not_json = self.not_json || !is_json(t);
+            }
         }
     }
 
@@ -555,30 +637,33 @@ impl Seen {
             (_, false, false, false) => ColKind::Num,
             (false, true, false, false) => ColKind::Bool,
             (false, false, true, false) => ColKind::Str,
+            _ if self.not_json => ColKind::NotJson,
             _ => ColKind::Json,
         }
     }
 
-    fn join(kinds: &[ColKind]) -> ColKind {
-        let mut all = Seen::default();
-        for k in kinds {
-            match k {
-                ColKind::Int => all.number = true,
-                ColKind::Num => {
-                    all.number = true;
-                    all.fraction = true;
-                }
-                ColKind::Bool => all.boolean = true,
-                ColKind::Str | ColKind::Text => all.string = true,
-                ColKind::Json => all.json = true,
-            }
+    /// The kind of a column holding every one of these columns' values (the long
+    /// form's `value`; INT64 when there are none).
+    fn join(seen: &[Seen]) -> ColKind {
+        if seen.is_empty() {
+            return ColKind::Int;
         }
-        if kinds.is_empty() {
-            ColKind::Int
-        } else {
-            all.kind()
-        }
+        let all = seen.iter().fold(Seen::default(), |a, s| Seen {
+            number: a.number | s.number,
+            fraction: a.fraction | s.fraction,
+            boolean: a.boolean | s.boolean,
+            string: a.string | s.string,
+            json: a.json | s.json,
+            not_json: a.not_json | s.not_json,
+        });
+        all.kind()
     }
+}
+
+/// Whether `text` is JSON a strict reader takes (serde_json's, as arrow's and
+/// duckdb's: no `NaN`, no `0x10`, one value).
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Run `leet export`. Damage is reported on stderr and is not an error: every
@@ -599,21 +684,25 @@ pub fn run(
         format: Some(format),
         ..opts.clone()
     };
-    let file = resolve_file(&opts.path)?;
+    let (file, passed) = resolve_readable(&opts.path)?;
     // Before anything is opened for writing.
     let dest = Dest::plan(opts.output.as_deref(), &file)?;
     if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
     }
-    if let Some(notice) = chosen_run(&opts.path, &file) {
-        // Best effort, as progress is: a closed stderr does not stop the export.
+    // Best effort, as progress is: a closed stderr does not stop the export.
+    for p in &passed {
+        let _ = writeln!(err, "leet: {p}");
+    }
+    if let Some(notice) = chosen_run(&opts.path, &file, &passed) {
         let _ = writeln!(err, "{notice}");
     }
     let total = std::fs::metadata(&file).map_or(0, |m| m.len());
     let mut prog = Progress {
         on: opts.progress || total >= BIG_FILE,
-        last: None,
+        tty: opts.progress,
         total,
+        ..Progress::default()
     };
     let scan = scan(&file, opts, &mut prog, err)?;
     let written = match &dest {
@@ -640,7 +729,11 @@ pub fn run(
             write_rows(&file, opts, scan, false, out, &mut prog, err)
         }),
     };
-    match written {
+    let to = match &dest {
+        Dest::Stdout => "standard output".to_owned(),
+        Dest::Stream(p) | Dest::File(p) => p.display().to_string(),
+    };
+    match written.map_err(|e| Unwritten::name(e, &to)) {
         Ok(damage) => {
             super::report_damage(&file, &damage, err)?;
             Ok(())
@@ -655,7 +748,7 @@ pub fn run(
 /// rather than one run, which of them `file` is and how to export another: the
 /// line said on stderr. None when `path` is the run's file or its directory
 /// (`latest-run` too), or its wandb directory holds no other run.
-fn chosen_run(path: &Path, file: &Path) -> Option<String> {
+fn chosen_run(path: &Path, file: &Path, passed: &[PassedOver]) -> Option<String> {
     let run_dir = file.parent()?;
     if path.file_name().is_some_and(|n| n == "latest-run") {
         return None;
@@ -669,11 +762,15 @@ fn chosen_run(path: &Path, file: &Path) -> Option<String> {
     let wandb_dir = wandb_dir_of(file)?;
     let runs = run_dirs(&wandb_dir);
     let name = run_dir.file_name()?;
-    let other = runs.iter().rev().find(|r| r.file_name() != Some(name))?;
+    let other = runs
+        .iter()
+        .rev()
+        .find(|r| r.file_name() != Some(name) && !passed.iter().any(|p| p.run_dir == **r))?;
     Some(format!(
-        "leet: {} holds {} runs; exporting the latest, {} (to export another, give its run directory: leet export {})",
+        "leet: {} holds {} runs; exporting the latest{}, {} (to export another, give its run directory: leet export {})",
         sanitize_path(&wandb_dir),
         runs.len(),
+        if passed.is_empty() { "" } else { " readable one" },
         sanitize_path(Path::new(name)),
         sanitize_path(other)
     ))
@@ -711,6 +808,7 @@ fn header(
     names: &[String],
     kinds: &[ColKind],
     x_int: bool,
+    value_kind: ColKind,
 ) -> (Vec<(String, ColKind)>, Layout) {
     let smooth = opts.smoothing != Smoothing::None;
     let kind = |int: bool| if int { ColKind::Int } else { ColKind::Num };
@@ -729,23 +827,54 @@ fn header(
     };
     if opts.long {
         header.push(("key".to_owned(), ColKind::Text));
-        header.push(("value".to_owned(), Seen::join(kinds)));
+        header.push(("value".to_owned(), value_kind));
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
     } else {
+        // Every name a metric or a fixed column has is its own; a smoothed column
+        // (or a metric whose name only cleaning made equal to another's) takes the
+        // first of `NAME`, `NAME_2`, `NAME_3`, … that none of them has, so no
+        // reader finds two columns of one name.
+        let mut taken: std::collections::HashSet<String> =
+            header.iter().map(|(n, _)| n.clone()).collect();
+        taken.extend(names.iter().cloned());
+        let mut used: std::collections::HashSet<String> =
+            header.iter().map(|(n, _)| n.clone()).collect();
         for (name, &kind) in names.iter().zip(kinds) {
             let at = header.len();
-            header.push((name.clone(), kind));
+            let own = if used.contains(name) {
+                free_name(name, &taken)
+            } else {
+                name.clone()
+            };
+            taken.insert(own.clone());
+            used.insert(own.clone());
+            header.push((own, kind));
             if smooth && kind.is_number() {
                 layout.cells.push((at, Some(header.len())));
-                header.push((format!("{name}_smoothed"), ColKind::Num));
+                let smoothed = free_name(&format!("{name}_smoothed"), &taken);
+                taken.insert(smoothed.clone());
+                used.insert(smoothed.clone());
+                header.push((smoothed, ColKind::Num));
             } else {
                 layout.cells.push((at, None));
             }
         }
     }
     (header, layout)
+}
+
+/// `want` when no column has it, else the first of `want_2`, `want_3`, … free.
+fn free_name(want: &str, taken: &std::collections::HashSet<String>) -> String {
+    if !taken.contains(want) {
+        return want.to_owned();
+    }
+    // One of these is free: there are more of them than names taken.
+    (2..=taken.len() + 2)
+        .map(|n| format!("{want}_{n}"))
+        .find(|n| !taken.contains(n))
+        .unwrap_or_else(|| want.to_owned())
 }
 
 /// Pass 2: every row to `out`, as it is decoded; the damage found. Metric names
@@ -766,7 +895,13 @@ fn write_rows(
         rows_forward,
         kinds,
         x_int,
+        value_kind,
     } = scan;
+    if terminal && prog.tty {
+        // The rows go to the terminal progress is drawn on: a line drawn there
+        // would land between them (and the rows show how far it got).
+        prog.on = false;
+    }
     let format = opts.format.unwrap_or_default();
     let clean = if terminal {
         Clean::Sanitize
@@ -779,8 +914,8 @@ fn write_rows(
         Clean::Keep
     };
     let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
-    let (header, layout) = header(opts, &names, &kinds, x_int);
-    let table = Table::new(format, &header, out)?;
+    let (header, layout) = header(opts, &names, &kinds, x_int, value_kind);
+    let table = Table::new(format, &header, out).map_err(Unwritten)?;
     let plan = Plan {
         cols,
         preps,
@@ -807,7 +942,7 @@ fn write_rows(
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the export's writer panicked")));
         // The writer's error first: the reading stopped because of it.
-        written?;
+        written.map_err(Unwritten)?;
         built
     })
 }
@@ -1011,6 +1146,8 @@ fn build_rows(
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<io::Error>()
+    e.downcast_ref::<WriteFailed>()
+        .map(|w| &w.cause)
+        .or_else(|| e.downcast_ref::<io::Error>())
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -5,6 +5,6 @@
 pub use super::parallel::{ParallelOptions, Progress};
 pub use super::reader::{Poll, RunReader};
 pub use super::resolve::{
-    is_run_dir_name, resolve, resolve_file, run_count, run_dirs, runs_next_to, sibling_runs,
-    wandb_dir_of, RunEntry, SourceError, Target,
+    is_run_dir_name, resolve, resolve_file, resolve_readable, run_count, run_dirs, runs_next_to,
+    sibling_runs, wandb_dir_of, PassedOver, RunEntry, SourceError, Target,
 };

@@ -84,20 +84,7 @@ impl RunReader {
     /// PNG: anything but `:W&B`, magic `0xBEE1`, version 0), [`SourceError::Io`] if
     /// it cannot be read.
     pub fn check_header(path: &Path) -> Result<(), SourceError> {
-        let mut head = Vec::with_capacity(leveldb::FILE_HEADER.len());
-        File::open(path)
-            .and_then(|f| {
-                f.take(leveldb::FILE_HEADER.len() as u64)
-                    .read_to_end(&mut head)
-            })
-            .map_err(io_err(path))?;
-        match leveldb::check_header(&head) {
-            Ok(()) | Err(leveldb::HeaderError::TooShort) => Ok(()),
-            Err(cause) => Err(SourceError::BadHeader {
-                path: path.to_owned(),
-                cause,
-            }),
-        }
+        super::resolve::check_header(path)
     }
 
     /// Decode without the series ([`Decoder::without_series`]): for a run that is

@@ -524,6 +524,86 @@ pub fn resolve_file(path: &Path) -> Result<PathBuf, SourceError> {
     }
 }
 
+/// A run [`resolve_readable`] passed over: its file cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+#[error("skipped the run {}: {why}", sanitize_path(.run_dir))]
+pub struct PassedOver {
+    pub run_dir: PathBuf,
+    /// Why (its header, or the I/O error), naming the file.
+    pub why: SourceError,
+}
+
+/// Whether `file` starts as a `.wandb` file: the check a first read makes (a file
+/// shorter than the header whose bytes agree with it so far passes: a run whose
+/// first record is not written yet).
+///
+/// # Errors
+/// [`SourceError::BadHeader`] for another header, [`SourceError::Io`] when it
+/// cannot be read.
+pub fn check_header(file: &Path) -> Result<(), SourceError> {
+    let mut head = Vec::with_capacity(leveldb::FILE_HEADER.len());
+    File::open(file)
+        .and_then(|f| {
+            f.take(leveldb::FILE_HEADER.len() as u64)
+                .read_to_end(&mut head)
+        })
+        .map_err(io_err(file))?;
+    match leveldb::check_header(&head) {
+        Ok(()) | Err(HeaderError::TooShort) => Ok(()),
+        Err(cause) => Err(SourceError::BadHeader {
+            path: file.to_owned(),
+            cause,
+        }),
+    }
+}
+
+/// [`resolve_file`] for a one-shot read (`leet export`, `leet inspect`): where
+/// `path` names a workspace (a project or wandb directory, or its `latest-run`)
+/// rather than one run, and the run it would pick cannot be read at all (a text
+/// file where the `.wandb` file should be), the newest run that can is picked, as
+/// the viewer draws it first; the runs passed over come with it, to be said. A
+/// run named itself is never replaced; when no run can be read, the newest is
+/// given as [`resolve_file`] gives it, and reading it says why.
+///
+/// # Errors
+/// As [`resolve_file`].
+pub fn resolve_readable(path: &Path) -> Result<(PathBuf, Vec<PassedOver>), SourceError> {
+    let file = resolve_file(path)?;
+    let Err(why) = check_header(&file) else {
+        return Ok((file, Vec::new()));
+    };
+    let via_latest = path.file_name().is_some_and(|n| n == "latest-run");
+    let plain = plain_spelling(path);
+    let names_run = plain.is_file()
+        || wandb_in_dir(&plain).is_some()
+        || plain
+            .file_name()
+            .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()));
+    let (Some(wandb_dir), Some(run_dir)) = (wandb_dir_of(&file), file.parent()) else {
+        return Ok((file, Vec::new()));
+    };
+    if names_run && !via_latest {
+        return Ok((file, Vec::new()));
+    }
+    let mut passed = vec![PassedOver {
+        run_dir: run_dir.to_path_buf(),
+        why,
+    }];
+    for run in run_dirs(&wandb_dir).iter().rev() {
+        let Some(f) = wandb_in_dir(run).filter(|f| *f != file) else {
+            continue;
+        };
+        match check_header(&f) {
+            Ok(()) => return Ok((f, passed)),
+            Err(why) => passed.push(PassedOver {
+                run_dir: run.clone(),
+                why,
+            }),
+        }
+    }
+    Ok((file, Vec::new()))
+}
+
 /// What `leet PATH` opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Opening {

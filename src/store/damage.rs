@@ -18,6 +18,9 @@ pub struct DamageReport {
     /// Bytes of records read before (a duplicated part of the file), dropped;
     /// counted in `skipped_bytes` too.
     pub duplicate_bytes: u64,
+    /// Spans of a record too large to read ([`SkipReason::RecordTooLarge`]): each
+    /// an intact record over the record cap, not damage; counted in the spans too.
+    pub too_large: u64,
     /// Bytes at the end of the file that form an incomplete record.
     pub incomplete_tail: u64,
     /// The span still open at the end of what was read (counted above).
@@ -50,6 +53,9 @@ impl DamageReport {
         if s.reason == SkipReason::Duplicate {
             self.duplicate_bytes += s.len;
         }
+        if s.reason == SkipReason::RecordTooLarge {
+            self.too_large += 1;
+        }
         if self.skips.len() < Self::KEEP {
             self.skips.push(s);
         }
@@ -61,6 +67,9 @@ impl DamageReport {
             self.skipped_bytes -= o.len;
             if o.reason == SkipReason::Duplicate {
                 self.duplicate_bytes -= o.len;
+            }
+            if o.reason == SkipReason::RecordTooLarge {
+                self.too_large -= 1;
             }
             // Spans never overlap, so only the open one itself can equal it.
             if let Some(i) = self.skips.iter().rposition(|k| *k == o) {

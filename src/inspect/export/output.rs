@@ -147,10 +147,15 @@ impl Dest {
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", sanitize_path(input)))?;
         let meta = match fs::metadata(out) {
             Ok(m) => m,
-            // Nothing there (or a dangling link): a new file.
+            // Nothing there: a new file. A dangling link is written through too, as
+            // a link to a file is: the file it names is created, the link kept.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 check_not_in_run(out)?;
-                return Ok(Dest::File(out.to_path_buf()));
+                let target = dangling_target(out)?;
+                if target != out {
+                    check_not_in_run(&target)?;
+                }
+                return Ok(Dest::File(target));
             }
             Err(e) => anyhow::bail!("cannot write {}: {e}", sanitize_path(out)),
         };
@@ -180,6 +185,34 @@ impl Dest {
         };
         Ok(Dest::File(real))
     }
+}
+
+/// Links followed at most, as the kernel's `MAXSYMLINKS`.
+const MAX_LINKS: usize = 40;
+
+/// The path a link that names nothing (through any chain of links) would create;
+/// `out` itself when it is no link.
+///
+/// # Errors
+/// A chain longer than [`MAX_LINKS`] or a link that cannot be read.
+fn dangling_target(out: &Path) -> anyhow::Result<PathBuf> {
+    let mut p = out.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if !fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(p);
+        }
+        let to = fs::read_link(&p)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", sanitize_path(out)))?;
+        // A relative link is taken from its own directory (an absolute one replaces it).
+        p = match p.parent() {
+            Some(dir) => dir.join(to),
+            None => to,
+        };
+    }
+    anyhow::bail!(
+        "cannot write {}: too many levels of symbolic links",
+        sanitize_path(out)
+    )
 }
 
 /// The temporary file being written now, removed by the signal handler.

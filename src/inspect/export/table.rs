@@ -2,7 +2,8 @@
 //! JSON lines or Parquet. Parquet rows are buffered into row groups of a bounded
 //! number of cells. Parquet columns are typed by what they logged (integers an i64
 //! holds INT64, other numbers DOUBLE, booleans BOOLEAN, strings UTF8, a column of
-//! several kinds or of lists each value's JSON text, typed JSON) and zstd-compressed.
+//! several kinds or of lists each value's JSON text, typed JSON when every such text
+//! is JSON, else UTF8) and zstd-compressed.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -106,6 +107,10 @@ pub(super) enum ColKind {
     Str,
     /// Values of several kinds, or lists and objects: each value's JSON text (JSON).
     Json,
+    /// As [`ColKind::Json`], but some value's text is not JSON (a non-finite number
+    /// written `NaN`, a value logged as text no JSON reader takes): the same text,
+    /// typed plain UTF8, so that a reader trusting the JSON type is not lied to.
+    NotJson,
 }
 
 impl ColKind {
@@ -207,8 +212,16 @@ pub(super) struct Table<'w> {
     line: Vec<u8>,
 }
 
+/// A Parquet error as an I/O error: the sink's own error as it was (a full disk
+/// reads `No space left on device`, not `parquet: External: …`), any other named.
 fn parquet_err(e: parquet::errors::ParquetError) -> io::Error {
-    io::Error::other(format!("parquet: {e}"))
+    match e {
+        parquet::errors::ParquetError::External(b) => match b.downcast::<io::Error>() {
+            Ok(io) => *io,
+            Err(b) => io::Error::other(format!("parquet: {b}")),
+        },
+        e => io::Error::other(format!("parquet: {e}")),
+    }
 }
 
 /// A text cell (a column name, a key) as CSV writes it, inert in a spreadsheet
@@ -293,7 +306,7 @@ impl<'w> Table<'w> {
                             ColKind::Bool => {
                                 Type::primitive_type_builder(name, PhysicalType::BOOLEAN)
                             }
-                            ColKind::Text | ColKind::Str => {
+                            ColKind::Text | ColKind::Str | ColKind::NotJson => {
                                 Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
                                     .with_converted_type(ConvertedType::UTF8)
                             }
@@ -318,12 +331,33 @@ impl<'w> Table<'w> {
                 // building one that is then given up cost a sixth of an export's
                 // CPU (zstd still packs a constant column to nothing); names (the
                 // long form's key column) keep theirs.
+                // The columns of value text that is not all JSON, named so that
+                // leet reading the file back (as a W&B server's history) takes
+                // their text as the value, as it does a JSON column's.
+                let value_text: Vec<&str> = cols
+                    .iter()
+                    .filter(|(_, k)| *k == ColKind::NotJson)
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                let kv = (!value_text.is_empty())
+                    .then(|| serde_json::to_string(&value_text).ok())
+                    .flatten()
+                    .map(|v| {
+                        vec![parquet::file::metadata::KeyValue::new(
+                            crate::source::remote::history::VALUE_TEXT_KEY.to_owned(),
+                            v,
+                        )]
+                    });
                 let mut props = WriterProperties::builder()
+                    .set_key_value_metadata(kv)
                     .set_created_by(format!("leet {}", env!("CARGO_PKG_VERSION")))
                     .set_compression(Compression::ZSTD(ZstdLevel::default()))
                     .set_dictionary_enabled(false);
                 for (name, kind) in cols {
-                    if matches!(kind, ColKind::Text | ColKind::Str | ColKind::Json) {
+                    if matches!(
+                        kind,
+                        ColKind::Text | ColKind::Str | ColKind::Json | ColKind::NotJson
+                    ) {
                         props = props.set_column_dictionary_enabled(
                             parquet::schema::types::ColumnPath::from(name.as_str()),
                             true,
@@ -340,7 +374,7 @@ impl<'w> Table<'w> {
                         ColKind::Int => Buf::Int(Vec::new(), Vec::new()),
                         ColKind::Bool => Buf::Bool(Vec::new(), Vec::new()),
                         ColKind::Text | ColKind::Str => Buf::Text(Vec::new(), Vec::new()),
-                        ColKind::Json => Buf::Json(Vec::new(), Vec::new()),
+                        ColKind::Json | ColKind::NotJson => Buf::Json(Vec::new(), Vec::new()),
                     })
                     .collect();
                 Inner::Parquet {

@@ -60,11 +60,7 @@ fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
             format: Some(format),
             ..ExportOptions::default()
         };
-        let mut prog = Progress {
-            on: false,
-            last: None,
-            total: 0,
-        };
+        let mut prog = Progress::default();
         let mut err = Vec::new();
         let scan = scan(&run, &opts, &mut prog, &mut err).unwrap();
         let mut seen_temp = false;
@@ -262,4 +258,312 @@ fn a_csv_not_on_a_terminal_writes_its_names_control_characters_as_text() {
             "long {long}: {text}"
         );
     }
+}
+
+/// A run whose history records hold these (key, value_json) items, as logged.
+fn raw_run(dir: &Path, rows: &[Vec<(&str, &str)>]) -> PathBuf {
+    use leet_format::leveldb::Writer;
+    use leet_format::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for (num, row) in (1_i64..).zip(rows) {
+        let item = row
+            .iter()
+            .map(|(k, v)| pb::HistoryItem {
+                key: (*k).into(),
+                value_json: (*v).into(),
+                ..Default::default()
+            })
+            .collect();
+        let rec = pb::Record {
+            num,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-raw.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+#[test]
+fn a_smoothed_column_never_takes_a_name_a_metric_or_another_column_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<Vec<(&str, &str)>> = (0..4)
+        .map(|s| {
+            let step = ["0", "1", "2", "3"][s];
+            vec![("_step", step), ("loss", step), ("loss_smoothed", "100.5")]
+        })
+        .collect();
+    let run = raw_run(dir.path(), &rows);
+    for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            format: Some(format),
+            smoothing: "ema:0.5".parse().unwrap(),
+            ..ExportOptions::default()
+        };
+        let out = run_export(&opts);
+        let names: Vec<String> = match format {
+            Format::Csv => String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .split(',')
+                .map(str::to_owned)
+                .collect(),
+            Format::Jsonl => {
+                let line = String::from_utf8(out).unwrap();
+                let first = line.lines().next().unwrap().to_owned();
+                // Keys in the order written (serde_json's map would merge twins).
+                first
+                    .trim_matches(['{', '}'])
+                    .split(',')
+                    .map(|kv| kv.split(':').next().unwrap().trim_matches('"').to_owned())
+                    .collect()
+            }
+            Format::Parquet => {
+                use parquet::file::reader::{FileReader, SerializedFileReader};
+                let r = SerializedFileReader::new(bytes::Bytes::from(out)).unwrap();
+                let schema = r.metadata().file_metadata().schema_descr_ptr();
+                (0..schema.num_columns())
+                    .map(|i| schema.column(i).name().to_owned())
+                    .collect()
+            }
+        };
+        assert_eq!(
+            names,
+            [
+                "_step",
+                "_runtime",
+                "_timestamp",
+                "loss",
+                "loss_smoothed_2",
+                "loss_smoothed",
+                "loss_smoothed_smoothed"
+            ]
+            .iter()
+            .copied()
+            .filter(|n| format != Format::Jsonl || !n.starts_with("_r") && !n.starts_with("_t"))
+            .collect::<Vec<_>>(),
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
+    use parquet::basic::ConvertedType;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        vec![("_step", "0"), ("nan", "1"), ("bad", "1"), ("ok", "1")],
+        vec![
+            ("_step", "1"),
+            ("nan", "\"s1\""),
+            ("bad", "{bad json"),
+            ("ok", "\"s1\""),
+        ],
+        vec![
+            ("_step", "2"),
+            ("nan", "NaN"),
+            ("bad", "0x10"),
+            ("ok", "[1,2]"),
+        ],
+        vec![
+            ("_step", "3"),
+            ("nan", "Infinity"),
+            ("bad", "[1,2,NaN]"),
+            ("ok", "{\"a\":1}"),
+        ],
+    ];
+    let run = raw_run(dir.path(), &rows);
+    for long in [false, true] {
+        let opts = ExportOptions {
+            path: run.clone(),
+            format: Some(Format::Parquet),
+            long,
+            ..ExportOptions::default()
+        };
+        let out = run_export(&opts);
+        let r = SerializedFileReader::new(bytes::Bytes::from(out)).unwrap();
+        let schema = r.metadata().file_metadata().schema_descr_ptr();
+        let types: Vec<(String, ConvertedType)> = (0..schema.num_columns())
+            .map(|i| {
+                let c = schema.column(i);
+                (c.name().to_owned(), c.converted_type())
+            })
+            .filter(|(n, _)| ["nan", "bad", "ok", "value"].contains(&n.as_str()))
+            .collect();
+        let want: Vec<(String, ConvertedType)> = if long {
+            vec![("value".into(), ConvertedType::UTF8)]
+        } else {
+            vec![
+                ("nan".into(), ConvertedType::UTF8),
+                ("bad".into(), ConvertedType::UTF8),
+                ("ok".into(), ConvertedType::JSON),
+            ]
+        };
+        assert_eq!(types, want, "long {long}");
+        // Named, so that leet reading the file back takes their text as values.
+        let kv = r.metadata().file_metadata().key_value_metadata().unwrap();
+        let named = kv
+            .iter()
+            .find(|k| k.key == crate::source::remote::history::VALUE_TEXT_KEY)
+            .and_then(|k| k.value.clone());
+        let want = if long {
+            r#"["value"]"#
+        } else {
+            r#"["nan","bad"]"#
+        };
+        assert_eq!(named.as_deref(), Some(want), "long {long}");
+        // Every cell of a JSON column parses as JSON.
+        for row in r.get_row_iter(None).unwrap() {
+            for (name, field) in row.unwrap().get_column_iter() {
+                if name == "ok" {
+                    if let parquet::record::Field::Str(s) = field {
+                        serde_json::from_str::<serde_json::Value>(s).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn progress_on_a_terminal_is_one_line_erased_when_done_and_none_beside_rows_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    for stdout_terminal in [false, true] {
+        let opts = ExportOptions {
+            path: file.clone(),
+            progress: true,
+            stdout_terminal,
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        run(&opts, &mut out, &mut err).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("scanning"), "{err:?}");
+        assert!(!err.contains('\n'), "no line left: {err:?}");
+        assert!(err.ends_with("\r\x1b[K"), "erased: {err:?}");
+        // Each pass's line is erased before the next thing is written.
+        assert_eq!(
+            err.matches("\r\x1b[K").count(),
+            if stdout_terminal { 1 } else { 2 },
+            "{err:?}"
+        );
+        assert_eq!(err.contains("exporting"), !stdout_terminal, "{err:?}");
+        assert!(!out.is_empty());
+    }
+}
+
+#[test]
+fn a_dangling_link_is_written_through_to_the_file_it_names_and_stays_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    // A relative link, through a second link, to a file not made yet.
+    let real = dir.path().join("sub/real.csv");
+    let mid = dir.path().join("sub/mid.csv");
+    std::os::unix::fs::symlink("real.csv", &mid).unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("sub/mid.csv", &link).unwrap();
+    let opts = ExportOptions {
+        path: file,
+        output: Some(link.clone()),
+        ..ExportOptions::default()
+    };
+    assert!(run_export(&opts).is_empty());
+    for l in [&link, &mid] {
+        assert!(std::fs::symlink_metadata(l)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .starts_with("_step,_runtime,_timestamp,train/loss"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_write_error_names_the_output_and_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synth_run(dir.path());
+    let full = Path::new("/dev/full");
+    for format in [Format::Csv, Format::Jsonl, Format::Parquet] {
+        let opts = ExportOptions {
+            path: file.clone(),
+            format: Some(format),
+            output: Some(full.to_path_buf()),
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let e = run(&opts, &mut out, &mut err).unwrap_err();
+        assert_eq!(
+            crate::error_line(&e),
+            "cannot write /dev/full: No space left on device (os error 28)",
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn a_workspace_whose_newest_run_cannot_be_read_gives_the_newest_readable_one_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let wandb = dir.path().join("wandb");
+    let good = wandb.join("offline-run-20261201_000000-aaa");
+    let bad = wandb.join("offline-run-20261202_000000-zzz");
+    std::fs::create_dir_all(&good).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    let good_file = good.join("run-aaa.wandb");
+    std::fs::rename(synth_run(&good), &good_file).unwrap();
+    std::fs::write(bad.join("run-zzz.wandb"), b"not a run, only text\n").unwrap();
+    for path in [dir.path().to_path_buf(), wandb.clone()] {
+        let opts = ExportOptions {
+            path: path.clone(),
+            ..ExportOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        run(&opts, &mut out, &mut err).unwrap();
+        assert!(out.starts_with(b"_step,_runtime,_timestamp,train/loss"));
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.contains(&format!("leet: skipped the run {}: ", bad.display()))
+                && err.contains("bad header"),
+            "{err}"
+        );
+        let inspect = crate::inspect::InspectOptions {
+            path,
+            summary: true,
+            ..crate::inspect::InspectOptions::default()
+        };
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        crate::inspect::run(&inspect, &mut out, &mut err).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains(&*good_file.to_string_lossy()), "{out}");
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.contains("skipped the run") && err.contains("bad header"),
+            "{err}"
+        );
+    }
+    // The unreadable run named itself is still an error.
+    let opts = ExportOptions {
+        path: bad,
+        ..ExportOptions::default()
+    };
+    let e = run(&opts, &mut Vec::new(), &mut Vec::new()).unwrap_err();
+    assert!(crate::error_line(&e).contains("bad header"), "{e}");
 }

@@ -10,6 +10,12 @@ use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::{Field, Row};
 use serde_json::Value;
 
+/// The file's key-value metadata naming (as a JSON list) the columns whose UTF8
+/// text is each value's text as logged, not strict JSON (`NaN`, a value that does
+/// not parse): `leet export` writes them so (never typed JSON, which readers would
+/// reject), and they are read back as a JSON column's are.
+pub const VALUE_TEXT_KEY: &str = "leet.value_text";
+
 /// One history row: each logged key's path and its value as JSON text.
 pub type HistoryRow = Vec<(Vec<String>, String)>;
 
@@ -21,13 +27,21 @@ pub fn read_rows(bytes: Vec<u8>) -> Result<Vec<HistoryRow>, String> {
     let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| e.to_string())?;
     // Columns of JSON text (a column of several kinds, as `leet export` writes
     // it): their text is the value, not a string.
-    let json_cols: Vec<Vec<String>> = reader
-        .metadata()
-        .file_metadata()
+    let meta = reader.metadata().file_metadata();
+    let value_text: Vec<String> = meta
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|k| k.key == VALUE_TEXT_KEY))
+        .and_then(|k| k.value.as_deref())
+        .and_then(|v| serde_json::from_str(v).ok())
+        .unwrap_or_default();
+    let json_cols: Vec<Vec<String>> = meta
         .schema_descr()
         .columns()
         .iter()
-        .filter(|c| c.converted_type() == parquet::basic::ConvertedType::JSON)
+        .filter(|c| {
+            c.converted_type() == parquet::basic::ConvertedType::JSON
+                || (c.path().parts().len() == 1 && value_text.iter().any(|n| n == c.name()))
+        })
         .map(|c| c.path().parts().to_vec())
         .collect();
     let iter = reader.get_row_iter(None).map_err(|e| e.to_string())?;
