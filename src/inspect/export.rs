@@ -903,12 +903,16 @@ fn write_rows(
         prog.on = false;
     }
     let format = opts.format.unwrap_or_default();
-    let clean = if terminal {
+    let clean = if format == Format::Jsonl {
+        // JSON lines escapes every character that could act on a terminal
+        // itself (`table::json_inert`): the text is kept whole, wherever it goes.
+        Clean::Keep
+    } else if terminal {
         Clean::Sanitize
     } else if format == Format::Csv {
-        // A CSV in a pipe often ends on a terminal (`| tail`): its names' control
-        // characters are written as text (JSON lines escapes them itself; Parquet
-        // is not shown as text).
+        // A CSV in a pipe often ends on a terminal (`| tail`): the control
+        // characters of its text (names, text values) are written as text
+        // (Parquet is not shown as text).
         Clean::Escape
     } else {
         Clean::Keep
@@ -990,7 +994,9 @@ impl Clean {
     fn text(self, s: &str) -> String {
         match self {
             Clean::Sanitize => sanitize(s),
-            Clean::Escape => leet_text::escape_controls(s).into_owned(),
+            // A carriage return too: in a cell shown on a terminal it hides the
+            // start of the row (line feeds and tabs are the cell's layout, quoted).
+            Clean::Escape => leet_text::escape_controls(s).replace('\r', "\\u{000d}"),
             Clean::Keep => s.to_owned(),
         }
     }

@@ -260,6 +260,56 @@ fn a_csv_not_on_a_terminal_writes_its_names_control_characters_as_text() {
     }
 }
 
+/// Text values and names with a carriage return, an escape sequence, DEL, a C1
+/// control and a bidi override: a CSV not on a terminal writes every one of them
+/// as text (a carriage return hid the start of the row on a terminal); JSON
+/// lines, wherever it goes, writes them as JSON escapes, which parse back to the
+/// text as logged (to a terminal they were removed).
+#[test]
+fn text_that_acts_on_a_terminal_is_written_inert_csv_as_text_json_as_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let value = r#""a\rb\u001b[31mc\u007fd\u009be\u202ef""#;
+    let logged = "a\rb\u{1b}[31mc\u{7f}d\u{9b}e\u{202e}f";
+    let rows: Vec<Vec<(&str, &str)>> = (0..2)
+        .map(|s| vec![("_step", ["0", "1"][s]), ("n\ra\u{202e}me", value)])
+        .collect();
+    let run = raw_run(dir.path(), &rows);
+    let csv = String::from_utf8(run_export(&ExportOptions {
+        path: run.clone(),
+        ..ExportOptions::default()
+    }))
+    .unwrap();
+    assert!(
+        !csv.chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{csv:?}"
+    );
+    assert!(csv.contains(r"n\u{000d}a\u{202e}me"), "{csv}");
+    assert!(
+        csv.contains(r"a\u{000d}b\u{001b}[31mc\u{007f}d\u{009b}e\u{202e}f"),
+        "{csv}"
+    );
+    for terminal in [false, true] {
+        let jsonl = String::from_utf8(run_export(&ExportOptions {
+            path: run.clone(),
+            format: Some(Format::Jsonl),
+            stdout_terminal: terminal,
+            ..ExportOptions::default()
+        }))
+        .unwrap();
+        assert!(
+            !jsonl
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "{jsonl:?}"
+        );
+        for line in jsonl.lines() {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(row["n\ra\u{202e}me"], logged, "terminal {terminal}: {line}");
+        }
+    }
+}
+
 /// A run whose history records hold these (key, value_json) items, as logged.
 fn raw_run(dir: &Path, rows: &[Vec<(&str, &str)>]) -> PathBuf {
     use leet_format::leveldb::Writer;
