@@ -376,6 +376,7 @@ impl Events {
     /// where its `step` (a double) is not one: logged as an integer of 2^53 or
     /// more. A search, so only for the rare row whose step is that big.
     #[must_use]
+    #[inline]
     pub fn exact_step(&self, index: usize, row: &Row) -> Option<i64> {
         if self.exact_steps.is_empty() || row.step.is_none_or(|s| s.abs() < value::EXACT_INT) {
             return None;
