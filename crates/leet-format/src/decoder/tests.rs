@@ -474,7 +474,10 @@ fn steps_beyond_a_doubles_reach_are_kept_exactly() {
         rec(vec![item("_step", "9007199254740997"), nested]),
         // Replaced by a later `_step` of the same row.
         rec(vec![item("_step", "9007199254740999"), item("_step", "5")]),
-        rec(vec![item("_step", "9007199254740999"), item("_step", "1e17")]),
+        rec(vec![
+            item("_step", "9007199254740999"),
+            item("_step", "1e17"),
+        ]),
         pb::HistoryRecord {
             step: Some(pb::HistoryStep {
                 num: 9_007_199_254_741_001,
