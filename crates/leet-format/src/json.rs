@@ -230,7 +230,7 @@ fn history_json(body: &[u8]) -> Option<Value> {
 /// `HistoryStep.num`): an integer exactly as logged (its double is not exact past
 /// 2^53); a fraction cut toward zero, as a cast to int64 cuts it; None for a
 /// number no int64 holds (`1e20` is no step, not i64::MAX) and for anything else.
-fn step_num(v: wire::ItemValue<'_>) -> Option<i64> {
+pub(crate) fn step_num(v: wire::ItemValue<'_>) -> Option<i64> {
     if let wire::ItemValue::Int(i) = v {
         return Some(i);
     }
