@@ -103,12 +103,28 @@ impl Point {
 struct Points {
     list: Vec<Point>,
     others: Vec<Other>,
+    /// The record's step exactly, where its points' `x` (a double) is not it: an
+    /// integer of 2^53 or more as logged. Rows are keyed and written by it.
+    step: Option<i64>,
 }
 
 impl Points {
     fn clear(&mut self) {
         self.list.clear();
         self.others.clear();
+        self.step = None;
+    }
+
+    /// The row key of a point of this record: its step exactly when the double
+    /// `x` does not hold it (rows of distinct steps stay apart).
+    fn key(&self, p: &Point) -> (Option<f64>, Option<i64>) {
+        (p.x, self.step)
+    }
+
+    /// The `_step` cell of this record beside its double: the exact integer when
+    /// there is one.
+    fn step_cell(&self) -> Option<Other> {
+        self.step.map(Other::Int)
     }
 
     fn other(&self, p: &Point) -> Option<&Other> {
@@ -233,7 +249,7 @@ fn points_of(
     // The next of the batch's integers of 2^53 and more (by value index).
     let mut exact = ev.exact.iter().peekable();
     let has_exact = !ev.exact.is_empty();
-    for e in &ev.list {
+    for (at, e) in ev.list.iter().enumerate() {
         let (x, runtime, time, range, others) = match e {
             Event::Row(r) if !system && r.complete => {
                 (r.step, r.runtime, r.time, &r.values, &r.others[..])
@@ -248,6 +264,9 @@ fn points_of(
             _ => continue,
         };
         buf.clear();
+        if let Event::Row(r) = e {
+            buf.step = ev.exact_step(at, r);
+        }
         let vals = ev
             .values
             .get(range.start as usize..range.end as usize)
@@ -539,7 +558,7 @@ fn scan(
                     seen.resize(p.col() + 1, Seen::default());
                 }
                 seen[p.col()].see(pts, p);
-                x_int &= p.x.is_none_or(is_integer);
+                x_int &= pts.step.is_some() || p.x.is_none_or(is_integer);
             }
             if !smooth {
                 return;
@@ -1066,7 +1085,7 @@ fn build_rows(
     // Wide: the row being built (a record with the same step as the one before
     // adds to its row).
     let mut row = Waiting::new(cells);
-    let mut row_x: Option<Option<f64>> = None;
+    let mut row_x: Option<(Option<f64>, Option<i64>)> = None;
     let long_key_at = 1 + time_cols;
     let result = read(file, "exporting", prog, err, |ev| {
         let mut res = Ok(());
@@ -1088,7 +1107,7 @@ fn build_rows(
                 if opts.long {
                     let mut w = Waiting::new(cells);
                     w.key = Some(p.col());
-                    w.nums[0] = p.x;
+                    w.set(0, p.x, pts.step_cell());
                     if !opts.system {
                         w.nums[1] = p.runtime;
                         w.nums[2] = p.time;
@@ -1100,14 +1119,15 @@ fn build_rows(
                     queue.rows.push_back(w);
                     continue;
                 }
-                let same = row_x.is_some_and(|rx| rx.is_some() && rx == p.x);
+                let key = pts.key(p);
+                let same = row_x.is_some_and(|rx| rx.0.is_some() && rx == key);
                 if !same && row_x.is_some() {
                     let done = std::mem::replace(&mut row, Waiting::new(cells));
                     queue.rows.push_back(done);
                 }
                 if !same {
-                    row_x = Some(p.x);
-                    row.nums[0] = p.x;
+                    row_x = Some(key);
+                    row.set(0, p.x, pts.step_cell());
                 }
                 if !opts.system {
                     // A row of several records: the latest clock of them.

@@ -209,6 +209,12 @@ impl Console {
     }
 
     fn put(&mut self, idx: usize, stream: Stream, time: Option<(i64, i32)>, c: char) {
+        if self.partial[idx].cursor >= MAX_LINE_CHARS {
+            // A full line wraps only when another character comes, as a
+            // terminal's deferred wrap does: a line of exactly the cap followed by
+            // its newline (or a `\r`) is one line, not one and an empty one.
+            self.finish(idx, stream);
+        }
         let p = &mut self.partial[idx];
         if !p.started {
             p.started = true;
@@ -222,12 +228,6 @@ impl Console {
             p.styles.push(p.pen);
         }
         p.cursor += 1;
-        if p.chars.len() >= MAX_LINE_CHARS && p.cursor >= MAX_LINE_CHARS {
-            self.finish(idx, stream);
-            let p = &mut self.partial[idx];
-            p.started = true;
-            p.time = time;
-        }
     }
 
     fn finish(&mut self, idx: usize, stream: Stream) {
@@ -478,5 +478,31 @@ mod tests {
         c.write(Stream::Stdout, None, "\n");
         assert_eq!(c.lines().len(), 2);
         assert_eq!(c.lines()[1].text.len(), 5);
+    }
+
+    #[test]
+    fn line_of_exactly_the_cap_wraps_only_when_more_comes() {
+        let lens = |c: &Console| -> Vec<usize> {
+            c.lines().iter().map(|l| l.text.chars().count()).collect()
+        };
+        for n in [MAX_LINE_CHARS, 2 * MAX_LINE_CHARS] {
+            let mut c = Console::new(10);
+            c.write(Stream::Stdout, None, &"x".repeat(n));
+            assert_eq!(c.unfinished().count(), 1, "{n}: the full line waits");
+            c.write(Stream::Stdout, None, "\nnext\n");
+            let mut want = vec![MAX_LINE_CHARS; n / MAX_LINE_CHARS];
+            want.push(4);
+            assert_eq!(lens(&c), want, "{n}");
+        }
+        // One more character wraps it, and a `\r` at the cap rewrites the full line.
+        let mut c = Console::new(10);
+        c.write(Stream::Stdout, None, &"x".repeat(MAX_LINE_CHARS + 1));
+        c.write(Stream::Stdout, None, "\n");
+        assert_eq!(lens(&c), vec![MAX_LINE_CHARS, 1]);
+        let mut c = Console::new(10);
+        c.write(Stream::Stdout, None, &"x".repeat(MAX_LINE_CHARS));
+        c.write(Stream::Stdout, None, "\rab\n");
+        assert_eq!(lens(&c), vec![MAX_LINE_CHARS]);
+        assert!(c.lines()[0].text.starts_with("abx"));
     }
 }

@@ -120,10 +120,14 @@ impl Run {
     /// Fold a reader's batch of events.
     pub fn fold(&mut self, ev: &Events) {
         self.start_batch(ev);
-        for e in &ev.list {
+        for (at, e) in ev.list.iter().enumerate() {
             match e {
                 Event::Row(r) => {
                     self.fold_row(ev, r);
+                    if let Some(s) = ev.exact_step(at, r).filter(|_| r.complete) {
+                        // The step as logged, which its double is not.
+                        self.last_step = Some(s);
+                    }
                     if r.complete && self.breaks.armed() {
                         self.breaks.row(self.last_step);
                     }

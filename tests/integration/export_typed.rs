@@ -280,3 +280,98 @@ fn values_are_exported_as_logged_big_integers_booleans_and_strings_included() {
     assert_eq!(cell(1, "mixed_metric"), "Str(\"\\\"s1\\\"\")");
     assert_eq!(cell(3, "mixed_metric"), "Str(\"4.5\")");
 }
+
+/// A run whose `_step`s are big integers (`step=time.time_ns()` logs ~1.8e18):
+/// 0, 2^53 and 2^53 + 1 (one double apart from nothing: the same nearest double),
+/// i64::MAX; `m` is 10 + the row.
+fn big_step_run(dir: &Path) -> PathBuf {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let mut w = Writer::new();
+    for (i, step) in BIG_STEPS.iter().enumerate() {
+        let item = [("_step", (*step).to_owned()), ("m", (10 + i).to_string())]
+            .into_iter()
+            .map(|(k, v)| pb::HistoryItem {
+                key: k.into(),
+                value_json: v,
+                ..Default::default()
+            })
+            .collect();
+        let rec = pb::Record {
+            num: i as i64 + 1,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let file = dir.join("run-bigstep.wandb");
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    file
+}
+
+const BIG_STEPS: [&str; 4] = [
+    "0",
+    "9007199254740992",
+    "9007199254740993",
+    "9223372036854775807",
+];
+
+#[test]
+fn big_integer_steps_stay_exact_and_apart_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = big_step_run(dir.path());
+    let out = |name: &str, extra: &[&str]| -> PathBuf {
+        let p = dir.path().join(name);
+        let mut args = vec!["-o", p.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.push(run.to_str().unwrap());
+        let o = export(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        p
+    };
+    // CSV, wide and long: a row per step, each written as logged.
+    for (name, extra) in [("w.csv", &[][..]), ("l.csv", &["--long"][..])] {
+        let csv = std::fs::read_to_string(out(name, extra)).unwrap();
+        let got: Vec<(String, String)> = csv
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let cells: Vec<&str> = l.split(',').collect();
+                (cells[0].to_owned(), cells[cells.len() - 1].to_owned())
+            })
+            .collect();
+        let want: Vec<(String, String)> = BIG_STEPS
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((*s).to_owned(), (10 + i).to_string()))
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+    // JSON lines: every `_step` an integer (none `0.0`).
+    let jsonl = std::fs::read_to_string(out("w.jsonl", &[])).unwrap();
+    let steps: Vec<String> = jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(v["_step"].is_i64(), "{l}");
+            v["_step"].to_string()
+        })
+        .collect();
+    assert_eq!(steps, BIG_STEPS);
+    // Parquet: `_step` INT64, exact.
+    let pq = out("w.parquet", &[]);
+    let types: std::collections::BTreeMap<String, PhysicalType> =
+        columns(&pq).into_iter().map(|(n, t, _)| (n, t)).collect();
+    assert_eq!(types.get("_step"), Some(&PhysicalType::INT64));
+    let steps: Vec<String> = rows(&pq)
+        .iter()
+        .map(|r| r.iter().find(|(k, _)| k == "_step").unwrap().1.clone())
+        .collect();
+    let want: Vec<String> = BIG_STEPS.iter().map(|s| format!("i{s}")).collect();
+    assert_eq!(steps, want);
+}

@@ -352,6 +352,10 @@ pub struct Events {
     /// (2^53 and beyond): (index in [`Events::values`], the decimal text as logged),
     /// in order. Their entry in `values` is the nearest double.
     pub exact: Vec<(u32, String)>,
+    /// Rows whose step is an integer that a double does not hold exactly (2^53
+    /// and beyond): (index in [`Events::list`], the step), in order. The row's
+    /// `step` is its nearest double; read it with [`Events::exact_step`].
+    pub exact_steps: Vec<(u32, i64)>,
     /// The batch's summary changes, coalesced: folding them after the other events
     /// leaves the tree as folding each record's changes in turn would.
     pub summary: Vec<TreeOp>,
@@ -366,6 +370,24 @@ impl Events {
     #[must_use]
     pub fn has_records(&self) -> bool {
         self.tally.total > 0 || self.list.iter().any(|e| matches!(e, Event::Bad { .. }))
+    }
+
+    /// The step of the row at `index` in [`Events::list`] as an exact integer,
+    /// where its `step` (a double) is not one: logged as an integer of 2^53 or
+    /// more. A search, so only for the rare row whose step is that big.
+    #[must_use]
+    #[inline]
+    pub fn exact_step(&self, index: usize, row: &Row) -> Option<i64> {
+        if self.exact_steps.is_empty() || row.step.is_none_or(|s| s.abs() < value::EXACT_INT) {
+            return None;
+        }
+        let at = self
+            .exact_steps
+            .binary_search_by_key(&index, |&(i, _)| i as usize)
+            .ok()?;
+        let (_, step) = self.exact_steps[at];
+        // A later `_step` of the same row replaced the one kept.
+        (row.step == Some(step as f64)).then_some(step)
     }
 
     /// Nothing in it.

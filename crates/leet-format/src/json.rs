@@ -216,14 +216,33 @@ fn history_json(body: &[u8]) -> Option<Value> {
     let row_step = items
         .iter()
         .find(|it| it.path().eq(["_step"]))
-        .and_then(|it| value::number(it.value));
+        .and_then(|it| step_num(it.value));
     let mut m = Map::new();
     m.insert("item".into(), items_object(items.into_iter()));
-    let step = step.or(row_step.map(|s| s as i64));
+    let step = step.or(row_step);
     if let Some(s) = step {
         m.insert("step".into(), serde_json::json!({ "num": s }));
     }
     Some(Value::Object(m))
+}
+
+/// A `_step` item as the record's step number (an int64, as the protobuf's
+/// `HistoryStep.num`): an integer exactly as logged (its double is not exact past
+/// 2^53); a fraction cut toward zero, as a cast to int64 cuts it; None for a
+/// number no int64 holds (`1e20` is no step, not i64::MAX) and for anything else.
+pub(crate) fn step_num(v: wire::ItemValue<'_>) -> Option<i64> {
+    if let wire::ItemValue::Int(i) = v {
+        return Some(i);
+    }
+    if let wire::ItemValue::Json(t) = v {
+        let t = t.trim_ascii();
+        if value::is_integer_literal(t) {
+            return t.parse().ok();
+        }
+    }
+    let n = value::number(v)?.trunc();
+    // `i64::MAX as f64` is 2^63, just past the range: the bound is exclusive.
+    (n.is_finite() && n >= -(2f64.powi(63)) && n < 2f64.powi(63)).then_some(n as i64)
 }
 
 fn tree_json(body: &[u8]) -> Option<Value> {
@@ -349,6 +368,40 @@ mod tests {
         let v = record_json(&rec.encode_to_vec()).expect("printable");
         assert_eq!(v["output_raw"]["line"], "hello");
         assert!(v["output_raw"].get("timestamp").is_none());
+    }
+
+    /// The step derived from a `_step` item is the integer as logged, however big
+    /// (2^53 + 1 is not its nearest double); none where no int64 holds it.
+    #[test]
+    fn a_step_from_the_step_item_is_exact() {
+        use prost::Message as _;
+        let num = |step: &str| {
+            let rec = pb::Record {
+                num: 1,
+                record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
+                    item: vec![pb::HistoryItem {
+                        key: "_step".into(),
+                        value_json: step.into(),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                })),
+                ..Default::default()
+            };
+            let v = record_json(&rec.encode_to_vec()).expect("printable");
+            v["history"].get("step").map(|s| s["num"].clone())
+        };
+        let n = |i: i64| Some(Value::from(i));
+        assert_eq!(num("9007199254740993"), n(9_007_199_254_740_993));
+        assert_eq!(num("-9007199254740993"), n(-9_007_199_254_740_993));
+        assert_eq!(num("9223372036854775807"), n(i64::MAX));
+        assert_eq!(num("-9223372036854775808"), n(i64::MIN));
+        assert_eq!(num("3"), n(3));
+        assert_eq!(num("1.5"), n(1));
+        assert_eq!(num("1e20"), None);
+        assert_eq!(num("9223372036854775808"), None);
+        assert_eq!(num("NaN"), None);
+        assert_eq!(num("\"7\""), None);
     }
 
     #[test]

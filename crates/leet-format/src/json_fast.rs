@@ -92,14 +92,14 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
     scratch.keys.clear();
     let mut step: Option<i64> = None;
     // The first `_step` item's number (the record's step wins when it has one).
-    let mut row_step: Option<Option<f64>> = None;
+    let mut row_step: Option<Option<i64>> = None;
     let mut f = Reader::new(body);
     while let Some(field) = f.field().ok()? {
         match field {
             Field::Bytes(1, b) => {
                 let it = raw_item(b)?;
                 if row_step.is_none() && it.path_is(b"_step") {
-                    row_step = Some(value::number(it.value.as_item_value()?));
+                    row_step = Some(super::json::step_num(it.value.as_item_value()?));
                 }
                 entry(&it, out, scratch);
             }
@@ -118,7 +118,7 @@ fn history(body: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<()> 
         return None;
     }
     out.push(b'}');
-    let step = step.or(row_step.flatten().map(|s| s as i64));
+    let step = step.or(row_step.flatten());
     if let Some(s) = step {
         out.extend_from_slice(b",\"step\":{\"num\":");
         write_i64(out, s);

@@ -178,3 +178,28 @@ fn hostile_depth_is_capped() {
     t.remove(&deep);
     assert!(t.to_json().is_empty());
 }
+
+/// The run's step is the last `_step` as logged, past 2^53 too (a
+/// `time.time_ns()` step is not its nearest double).
+#[test]
+fn the_run_step_is_exact_past_a_doubles_reach() {
+    use leet_format::pb;
+    use prost::Message as _;
+    let mut run = Run::new();
+    for (num, step) in [(1, "9007199254740992"), (2, "9007199254740993")] {
+        let rec = pb::Record {
+            num,
+            record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
+                item: vec![pb::HistoryItem {
+                    key: "_step".into(),
+                    value_json: step.into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        run.apply(num as u64 * 100, &rec.encode_to_vec());
+    }
+    assert_eq!(run.step(), 9_007_199_254_740_993);
+}

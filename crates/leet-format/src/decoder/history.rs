@@ -51,6 +51,7 @@ impl Decoder {
             .exact
             .partition_point(|&(i, _)| (i as usize) < start);
         self.ev.exact.truncate(kept);
+        self.forget_exact_step();
         let mut row = Row {
             complete: true,
             ..Row::default()
@@ -137,8 +138,9 @@ impl Decoder {
     /// Push the row whose values start at `start`; whether it is complete.
     fn finish_row(&mut self, mut row: Row, record_step: Option<i64>, start: usize) -> bool {
         if row.step.is_none() {
-            {
-                row.step = record_step.map(|s| s as f64);
+            row.step = record_step.map(|s| s as f64);
+            if let Some(s) = record_step.filter(|s| s.unsigned_abs() >= EXACT_STEP) {
+                self.keep_exact_step(s);
             }
         }
         row.values = as_u32(start)..as_u32(self.ev.values.len());
@@ -204,6 +206,9 @@ impl Decoder {
             Special::Step => {
                 if let Some(n) = num.filter(|n| n.is_finite()) {
                     row.step = Some(n);
+                    if n.abs() >= value::EXACT_INT {
+                        self.exact_step(v);
+                    }
                 }
             }
             Special::Unkept => {}
@@ -241,7 +246,47 @@ impl Decoder {
         };
         self.ev.exact.push((as_u32(self.ev.values.len()), text));
     }
+
+    /// The row about to be pushed has a `_step` of 2^53 or more: keep it exactly
+    /// when it was logged as an integer an i64 holds (a `time.time_ns()` step),
+    /// so that neighbouring steps stay apart.
+    #[cold]
+    #[inline(never)]
+    fn exact_step(&mut self, v: ItemValue<'_>) {
+        self.forget_exact_step();
+        let step = match v {
+            ItemValue::Int(i) => Some(i),
+            ItemValue::Json(t) if value::is_integer_literal(t.trim_ascii()) => {
+                t.trim_ascii().parse::<i64>().ok()
+            }
+            _ => None,
+        };
+        if let Some(s) = step {
+            self.keep_exact_step(s);
+        }
+    }
+
+    /// [`crate::event::Events::exact_steps`] of the row about to be pushed.
+    #[cold]
+    #[inline(never)]
+    fn keep_exact_step(&mut self, step: i64) {
+        self.forget_exact_step();
+        let at = as_u32(self.ev.list.len());
+        self.ev.exact_steps.push((at, step));
+    }
+
+    /// Drop what was kept of the step of the row about to be pushed (read again,
+    /// or given again by a later `_step` of the row).
+    fn forget_exact_step(&mut self) {
+        let at = as_u32(self.ev.list.len());
+        if self.ev.exact_steps.last().is_some_and(|&(i, _)| i >= at) {
+            self.ev.exact_steps.pop();
+        }
+    }
 }
+
+/// A step of at least this magnitude (2^53) may not be held exactly by a double.
+const EXACT_STEP: u64 = 1 << 53;
 
 /// What a history key means to a decoder without series: only the step and the
 /// time matter; every other key (`_runtime` too, which only the timeline's series

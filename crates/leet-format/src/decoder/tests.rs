@@ -443,3 +443,77 @@ fn integers_beyond_a_doubles_reach_keep_their_text() {
     assert_eq!(text(0), Some("9007199254740993"));
     assert_eq!(ev.values[0].1, 9_007_199_254_740_992.0);
 }
+
+/// A step logged as an integer of 2^53 or more (a `time.time_ns()` step) is kept
+/// exactly beside its nearest double, from a `_step` item or the record's step
+/// field, on the fast and the general reading; a fraction or an exponent is not,
+/// and a later `_step` of the same row replaces it.
+#[test]
+fn steps_beyond_a_doubles_reach_are_kept_exactly() {
+    let item = |k: &str, v: &str| pb::HistoryItem {
+        key: k.into(),
+        value_json: v.into(),
+        ..Default::default()
+    };
+    let rec = |items: Vec<pb::HistoryItem>| pb::HistoryRecord {
+        item: items,
+        ..Default::default()
+    };
+    let mut nested = item("", "1");
+    nested.nested_key = vec!["a".into(), "b".into()];
+    let records = [
+        rec(vec![item("_step", "9007199254740992"), item("m", "10")]),
+        rec(vec![item("_step", "9007199254740993"), item("m", "11")]),
+        rec(vec![item("_step", "1"), item("m", "1")]),
+        rec(vec![item("_step", "9223372036854775807")]),
+        rec(vec![item("_step", "-9007199254740995")]),
+        rec(vec![item("_step", "1e17")]),
+        rec(vec![item("_step", "9007199254740993.5")]),
+        rec(vec![item("_step", "99999999999999999999")]),
+        // The general reading, after the fast one gave up part way.
+        rec(vec![item("_step", "9007199254740997"), nested]),
+        // Replaced by a later `_step` of the same row.
+        rec(vec![item("_step", "9007199254740999"), item("_step", "5")]),
+        rec(vec![
+            item("_step", "9007199254740999"),
+            item("_step", "1e17"),
+        ]),
+        pb::HistoryRecord {
+            step: Some(pb::HistoryStep {
+                num: 9_007_199_254_741_001,
+            }),
+            ..Default::default()
+        },
+    ];
+    let mut d = Decoder::new();
+    for (i, r) in records.iter().enumerate() {
+        d.record(i as u64 * 1000, &payload(i as u64 + 1, &r.encode_to_vec()));
+    }
+    let ev = d.take();
+    let steps: Vec<Option<i64>> = ev
+        .list
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e {
+            crate::event::Event::Row(r) => Some(ev.exact_step(i, r)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            Some(9_007_199_254_740_992),
+            Some(9_007_199_254_740_993),
+            None,
+            Some(i64::MAX),
+            Some(-9_007_199_254_740_995),
+            None,
+            None,
+            None,
+            Some(9_007_199_254_740_997),
+            None,
+            None,
+            Some(9_007_199_254_741_001),
+        ]
+    );
+}

@@ -630,3 +630,28 @@ fn long_float_literals_read_as_serde_json_reads_them() {
         assert_eq!(float_literal(s.as_bytes()), None, "{s}");
     }
 }
+
+/// The step a `_step` item gives is exact past 2^53, and absent where no int64
+/// holds it, on the direct writer as on the general one.
+#[test]
+fn a_step_from_the_step_item_is_exact_both_ways() {
+    for (v, want) in [
+        (json("9007199254740993"), Some("9007199254740993")),
+        (json("9223372036854775807"), Some("9223372036854775807")),
+        (json("1.5"), Some("1")),
+        (json("1e20"), None),
+        (V::Int(-9_007_199_254_740_993), Some("-9007199254740993")),
+        (V::Num(1e20), None),
+    ] {
+        let payload = record(1, 2, &history(&[item(b"_step", &[], &v)], None));
+        assert_eq!(check(&payload), Written::Fast, "{v:?}");
+        let mut out = Vec::new();
+        write_record(&payload, &mut out, &mut Scratch::default());
+        let s = String::from_utf8(out).unwrap();
+        let got = s
+            .split_once("\"step\":{\"num\":")
+            .and_then(|(_, r)| r.split_once('}'))
+            .map(|(n, _)| n.to_owned());
+        assert_eq!(got.as_deref(), want, "{s}");
+    }
+}
