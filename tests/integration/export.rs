@@ -781,8 +781,13 @@ fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
         "{header:?}"
     );
     for name in FORMULAS {
+        // A carriage return is written as text, which no spreadsheet runs.
+        let inert = match name.strip_prefix('\r') {
+            Some(rest) => format!("\\u{{000d}}{rest}"),
+            None => format!("'{name}"),
+        };
         assert!(
-            header.contains(&format!("'{name}")),
+            header.contains(&inert),
             "{name:?} not neutralised in {header:?}"
         );
     }
@@ -798,8 +803,14 @@ fn hostile_names_are_inert_csv_cells_and_negative_values_stay_numbers() {
     let title = r"\u{001b}]2;pwned\u{0007}=title";
     assert!(long.iter().any(|r| r[3] == title), "{long:?}");
     for row in long[1..].iter().filter(|r| r[3] != title) {
-        assert!(row[3].starts_with('\''), "{row:?}");
-        assert!(FORMULAS.contains(&&row[3][1..]), "{row:?}");
+        let name = match row[3].strip_prefix(r"\u{000d}") {
+            Some(rest) => format!("\r{rest}"),
+            None => {
+                assert!(row[3].starts_with('\''), "{row:?}");
+                row[3][1..].to_owned()
+            }
+        };
+        assert!(FORMULAS.contains(&name.as_str()), "{row:?}");
         assert!(row[4].parse::<f64>().unwrap() < 0.0, "{row:?}");
     }
     // Smoothed columns of a hostile name are neutralised too.
