@@ -71,13 +71,13 @@ pub fn netrc_password(text: &str, machine: &str) -> Option<String> {
             in_macdef = !line.trim().is_empty();
             continue;
         }
-        let mut tokens = line.split_whitespace();
+        let mut tokens = netrc_tokens(line).into_iter();
         while let Some(t) = tokens.next() {
-            match t {
-                "machine" => entry = Some(tokens.next() == Some(machine)),
+            match t.as_str() {
+                "machine" => entry = Some(tokens.next().as_deref() == Some(machine)),
                 "default" => entry = None,
                 "password" => {
-                    let v = tokens.next().map(str::to_owned);
+                    let v = tokens.next();
                     match entry {
                         Some(true) if found.is_none() => found = v,
                         None => default = v,
@@ -93,6 +93,34 @@ pub fn netrc_password(text: &str, machine: &str) -> Option<String> {
         }
     }
     found.or(default)
+}
+
+/// A netrc line's tokens: split at whitespace, a token in double quotes taken
+/// whole without them (`password "a key"`), `\` taking the next character as it
+/// is, as Python's `netrc` (which `wandb login` writes with) reads them.
+fn netrc_tokens(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let Some(&first) = chars.peek() else {
+            return out;
+        };
+        let quoted = first == '"';
+        if quoted {
+            chars.next();
+        }
+        let mut t = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' if quoted => break,
+                '\\' => t.extend(chars.next()),
+                c if !quoted && c.is_whitespace() => break,
+                c => t.push(c),
+            }
+        }
+        out.push(t);
+    }
 }
 
 #[cfg(test)]
@@ -118,6 +146,18 @@ mod tests {
         assert_eq!(netrc_password(text, "127.0.0.1:9").as_deref(), Some("kd"));
         assert_eq!(netrc_password("machine a password b", "c"), None);
         assert_eq!(netrc_password("password", "c"), None);
+    }
+
+    #[test]
+    fn a_quoted_netrc_password_is_read_whole_without_its_quotes() {
+        let text = "machine h password \"QUOTED KEY\"\nmachine e password \"a\\\"b\"\n";
+        assert_eq!(netrc_password(text, "h").as_deref(), Some("QUOTED KEY"));
+        assert_eq!(netrc_password(text, "e").as_deref(), Some("a\"b"));
+        assert_eq!(
+            netrc_tokens("  machine  \"x y\"\tpassword k "),
+            ["machine", "x y", "password", "k"]
+        );
+        assert_eq!(netrc_tokens("\"unclosed"), ["unclosed"]);
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub enum RemoteError {
     #[error("{0}: a project; give a run's URL (https://HOST/ENTITY/PROJECT/runs/RUN_ID)")]
     Project(String),
     /// No key in `WANDB_API_KEY` nor in the netrc file for the API host.
-    #[error("no API key for {host}: set WANDB_API_KEY or run `wandb login --host {api}`")]
+    #[error("no API key for {host}: set WANDB_API_KEY or run `wandb login --host {api}` (which writes ~/.netrc; leet reads $NETRC instead when it is set)")]
     NoKey { host: String, api: String },
     /// 401 or 403.
     #[error("{url}: the server refused the API key (HTTP {status}); check WANDB_API_KEY or the netrc entry")]
