@@ -255,6 +255,68 @@ fn the_cache_serves_an_unchanged_run_and_holds_no_key() {
     assert!(files > 0);
 }
 
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut stack = vec![dir.to_owned()];
+    let mut out = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_history_file_that_is_not_parquet_is_never_served_from_the_cache() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let good = parquet_of(&fixture("tiny"), tmp.path());
+    let cut = good[..good.len() - 100].to_vec();
+    let cache = Cache::new(tmp.path().join("cache"), 1 << 30);
+    // Bodies sent with 200 that are not Parquet: an error page, a file cut short.
+    for bad in [b"<html>Access denied</html>".to_vec(), cut] {
+        let fake = Fake::start(run_object("finished"), vec![bad]);
+        let msg = open(&fake, &opts(Some(cache.clone())))
+            .err()
+            .expect("not parquet")
+            .to_string();
+        assert!(msg.contains("not a readable Parquet file"), "{msg}");
+        assert!(
+            files_under(&tmp.path().join("cache")).is_empty(),
+            "kept in the cache"
+        );
+        // The server serves the file right now: the next open reads it.
+        fake.state.lock().expect("lock").files = vec![good.clone()];
+        let p = open(&fake, &opts(Some(cache.clone()))).expect("downloaded again");
+        assert!(!p.0.is_empty());
+        let _ = std::fs::remove_dir_all(tmp.path().join("cache"));
+    }
+}
+
+#[test]
+fn a_cached_history_file_that_no_longer_reads_is_downloaded_again() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let good = parquet_of(&fixture("tiny"), tmp.path());
+    let fake = Fake::start(run_object("finished"), vec![good.clone()]);
+    let cache = Cache::new(tmp.path().join("cache"), 1 << 30);
+    let first = open(&fake, &opts(Some(cache.clone()))).expect("first");
+    let kept: Vec<PathBuf> = files_under(&tmp.path().join("cache"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // Damaged on disk after it was kept (a full disk, a crash, another program).
+    std::fs::write(&kept[0], &good[..good.len() / 2]).expect("damage");
+    let second = open(&fake, &opts(Some(cache.clone()))).expect("second");
+    assert_eq!(first.0, second.0);
+    assert_eq!(std::fs::read(&kept[0]).expect("kept again"), good);
+}
+
 #[test]
 fn live_rows_after_the_files_are_read_and_followed() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -66,20 +66,26 @@ impl Cache {
     ///
     /// # Errors
     /// Creating, writing or renaming in the cache folder.
-    pub fn put(&self, url: &RemoteUrl, version: &str, files: &[Vec<u8>]) -> io::Result<()> {
+    pub fn put(&self, url: &RemoteUrl, version: &str, files: &[impl AsRef<[u8]>]) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         let dir = self.entry(url);
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir(&tmp)?;
         for (i, f) in files.iter().enumerate() {
-            fs::write(tmp.join(format!("{i}.parquet")), f)?;
+            fs::write(tmp.join(format!("{i}.parquet")), f.as_ref())?;
         }
         fs::write(tmp.join(VERSION), version)?;
         let _ = fs::remove_dir_all(&dir);
         fs::rename(&tmp, &dir)?;
         self.evict();
         Ok(())
+    }
+
+    /// Forget what was kept of the run (files that no longer read), so the next
+    /// open downloads them again.
+    pub fn remove(&self, url: &RemoteUrl) {
+        let _ = fs::remove_dir_all(self.entry(url));
     }
 
     /// Remove the least recently used entries while the cache is over its limit.
