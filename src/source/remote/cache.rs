@@ -117,10 +117,17 @@ impl Cache {
     }
 }
 
-/// The name of a run's folder: its server, entity, project and id, with anything
-/// but letters, digits, `.` and `-` as `_`.
+/// Characters of a name's readable part; the hash after it tells names apart.
+const READABLE: usize = 96;
+
+/// The name of a run's (or a project's) folder: a readable part (server, entity,
+/// project and id, anything but letters, digits, `.` and `-` as `_`, cut short)
+/// and a hash of the API, entity, project and run, each part delimited. The
+/// readable part alone is not one name per run: `b_c/runs/x` of entity `a` and
+/// `c/runs/x` of entity `a_b` read alike, and so do project `b_tiny` and run
+/// `b/tiny`, and two runs sharing a folder overwrite each other's files.
 pub fn entry_name(url: &RemoteUrl) -> String {
-    format!("{}_{}", url.netloc(), url.path())
+    let readable: String = format!("{}_{}", url.netloc(), url.path())
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
@@ -129,7 +136,45 @@ pub fn entry_name(url: &RemoteUrl) -> String {
                 '_'
             }
         })
-        .collect()
+        .take(READABLE)
+        .collect();
+    let mut h = Fnv::default();
+    for part in [url.api.as_str(), &url.entity, &url.project] {
+        h.part(part.as_bytes());
+    }
+    match &url.run {
+        Some(r) => {
+            h.part(b"run");
+            h.part(r.as_bytes());
+        }
+        None => h.part(b"project"),
+    }
+    format!("{readable}-{:016x}", h.0)
+}
+
+/// FNV-1a, 64 bits: the same on every platform and toolchain (std's hashers
+/// promise neither), so a name stays that of its entry across upgrades.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= u64::from(x);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// A part with its length first, so `ab|c` and `a|bc` differ.
+    fn part(&mut self, b: &[u8]) {
+        self.bytes(&(b.len() as u64).to_le_bytes());
+        self.bytes(b);
+    }
 }
 
 fn size_of_dir(p: &Path) -> u64 {
@@ -182,6 +227,28 @@ mod tests {
         assert_eq!(c.get(&url("old"), "v"), None);
         assert!(c.get(&url("mid"), "v").is_some());
         assert!(c.get(&url("new"), "v").is_some());
+    }
+
+    #[test]
+    fn runs_whose_readable_names_agree_have_their_own_entries() {
+        let parse = |u: &str| RemoteUrl::parse(u, None).expect("url");
+        let pairs = [
+            ("http://h:1/a/b_c/runs/x", "http://h:1/a_b/c/runs/x"),
+            ("http://h:1/a/b_tiny", "http://h:1/a/b/runs/tiny"),
+            ("http://h:1/a/b/runs/x", "https://h:1/a/b/runs/x"),
+            ("http://h:1/a/b/runs/x.y", "http://h:1/a/b/runs/x_y"),
+        ];
+        for (one, two) in pairs {
+            assert_ne!(entry_name(&parse(one)), entry_name(&parse(two)), "{one} {two}");
+        }
+        let long = format!("http://h:1/a/{}/runs/x", "p".repeat(200));
+        let name = entry_name(&parse(&long));
+        assert!(name.len() < 128, "{name}");
+        assert!(name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
+        // Stable: the same run finds its entry again.
+        assert_eq!(name, entry_name(&parse(&long)));
     }
 
     #[test]
