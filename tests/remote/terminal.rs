@@ -122,3 +122,40 @@ fn q_cancels_a_download_before_the_screen_opens() {
     assert!(screen.contains("leet: cancelled"), "{screen}");
     assert!(screen.contains("EXIT:1"), "{screen}");
 }
+
+#[test]
+fn two_viewers_of_one_running_run_each_follow_it_into_a_file_of_their_own() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let limit = Duration::from_secs(60);
+    let one = viewer::Pane::start("twice-1", tmp.path(), KEY, &[&url]);
+    one.wait_for("Metrics [1-3 of 3]", limit);
+    let two = viewer::Pane::start("twice-2", tmp.path(), KEY, &[&url]);
+    two.wait_for("Metrics [1-3 of 3]", limit);
+    // Rows logged after both opened, over more than one poll.
+    fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
+    for pane in [&one, &two] {
+        pane.wait_for("late_metric", limit);
+    }
+    fake.state
+        .lock()
+        .expect("lock")
+        .live
+        .push(json!({"_step": 1001, "later_metric": 2.5}));
+    for pane in [&one, &two] {
+        let screen = pane.wait_for("later_metric", limit);
+        assert!(!screen.contains("corrupt"), "{screen}");
+        assert!(!screen.contains("duplicated"), "{screen}");
+    }
+    let runs = tmp.path().join("cache/leet/remote-runs");
+    let files: Vec<_> = super::files_under(&runs)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "wandb"))
+        .collect();
+    assert_eq!(files.len(), 2, "one file per viewer: {files:?}");
+}

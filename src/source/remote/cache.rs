@@ -117,6 +117,20 @@ impl Cache {
     }
 }
 
+/// Create `dir` and the folders above it that are missing, readable by the
+/// user alone (0700): what a run logged (its config, console, metrics) is not
+/// for the other users of a shared host. Folders already there keep their mode.
+///
+/// # Errors
+/// Creating a folder.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
 /// Characters of a name's readable part; the hash after it tells names apart.
 const READABLE: usize = 96;
 

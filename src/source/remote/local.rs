@@ -69,10 +69,10 @@ pub fn local_path(
         return project::workspace(&url, &opts, &root);
     }
     let (mut run, _) = fetch::open(&url, &opts, cancel, progress)?;
-    let dir = root.join(entry_name(&url));
-    let file = dir.join(format!("run-{}.wandb", entry_name(&url)));
-    let io = |e: std::io::Error| RemoteError::protocol(&dir.display().to_string(), e);
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    let name = entry_name(&url);
+    let io = |e: std::io::Error| RemoteError::protocol(&root.display().to_string(), e);
+    let dir = claim(&root, &name).map_err(io)?;
+    let file = dir.join(format!("run-{name}.wandb"));
     let tmp = file.with_extension("wandb.tmp");
     std::fs::write(&tmp, run.framed()).map_err(io)?;
     std::fs::rename(&tmp, &file).map_err(io)?;
@@ -81,6 +81,69 @@ pub fn local_path(
         std::thread::spawn(move || run.follow(&f));
     }
     Ok(file)
+}
+
+/// Folders of one run (or project) that as many leet processes can write at once.
+const SLOTS: usize = 16;
+
+/// Locks of the folders this process writes, held until it ends.
+static HELD: std::sync::Mutex<Vec<std::fs::File>> = std::sync::Mutex::new(Vec::new());
+
+/// A folder under `root` for `name`'s files that no other leet process writes:
+/// `name`, else `name-1`, `name-2` … , each claimed by an advisory lock on a file
+/// beside it held for the rest of the process. Two viewers of one running run
+/// both replacing and appending to one file duplicated and tore its records;
+/// each now follows the run into a file of its own.
+///
+/// # Errors
+/// Creating the folders or lock files; every folder taken.
+pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
+    super::cache::create_private_dir(root)?;
+    for k in 0..SLOTS {
+        let slot = if k == 0 {
+            name.to_owned()
+        } else {
+            format!("{name}-{k}")
+        };
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(root.join(format!(".{slot}.lock")))?;
+        if try_lock(&lock)? {
+            let dir = root.join(&slot);
+            super::cache::create_private_dir(&dir)?;
+            HELD.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(lock);
+            return Ok(dir);
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::WouldBlock,
+        format!("{SLOTS} other leet processes are following this run"),
+    ))
+}
+
+/// Whether `f`'s exclusive lock was taken (false: another process holds it).
+#[cfg(unix)]
+fn try_lock(f: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: a valid descriptor, owned by `f` for the call.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() == std::io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 /// A progress line for stderr.
@@ -97,5 +160,21 @@ pub fn progress_line(p: Progress) -> Option<String> {
         )),
         Progress::Cached { files } => Some(format!("history files from the cache ({files})")),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_claimed_is_not_given_again() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let one = claim(tmp.path(), "run").expect("one");
+        let two = claim(tmp.path(), "run").expect("two");
+        assert_ne!(one, two);
+        assert!(one.is_dir() && two.is_dir());
+        let other = claim(tmp.path(), "other").expect("other");
+        assert_eq!(other, tmp.path().join("other"));
     }
 }

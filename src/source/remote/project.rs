@@ -95,7 +95,9 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         // An empty workspace would only say that no run file was found, and where.
         return Err(RemoteError::NoRuns { url: url.shown() });
     }
-    let wandb = root.join(entry_name(url)).join("wandb");
+    let wandb = super::local::claim(root, &entry_name(url))
+        .map_err(|e| RemoteError::protocol(&root.display().to_string(), e))?
+        .join("wandb");
     let io = |e: std::io::Error| RemoteError::protocol(&wandb.display().to_string(), e);
     // Each open lays the workspace anew: runs deleted on the server go too.
     let _ = std::fs::remove_dir_all(&wandb);
