@@ -159,3 +159,32 @@ fn two_viewers_of_one_running_run_each_follow_it_into_a_file_of_their_own() {
         .collect();
     assert_eq!(files.len(), 2, "one file per viewer: {files:?}");
 }
+
+#[test]
+fn a_signal_during_the_download_restores_the_terminal() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let out = tmp.path().join("out.parquet");
+    let out = out.to_str().expect("utf8");
+    let cases: [(&str, &[&str], i32); 2] = [
+        ("sigterm", &[&url], libc::SIGTERM),
+        ("sigint", &["export", &url, "-o", out], libc::SIGINT),
+    ];
+    let limit = Duration::from_secs(60);
+    for (name, args, sig) in cases {
+        let pane = viewer::Pane::start(name, tmp.path(), KEY, args);
+        pane.wait_for("q or esc cancels", limit);
+        let pid = pane.leet_pid().expect("leet runs");
+        // SAFETY: a signal to the leet process this test started.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+        let screen = pane.wait_for("TTY:", limit);
+        assert!(screen.contains(&format!("EXIT:{}", 128 + sig)), "{name}: {screen}");
+        assert!(screen.contains("TTY:cooked"), "{name}: left raw: {screen}");
+    }
+}
