@@ -108,6 +108,7 @@ fn opts(cache: Option<Cache>) -> Options {
         timeouts: Timeouts {
             connect: Duration::from_secs(5),
             read: Duration::from_millis(500),
+            answer: Duration::from_secs(30),
         },
         cache,
         summary_only: false,
@@ -152,6 +153,28 @@ fn the_same_run_from_its_file_and_from_the_server_has_the_same_history() {
             "the key travels only base64'd in the header"
         );
     }
+}
+
+#[test]
+fn an_answer_trickled_past_its_deadline_is_a_timeout() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(
+        run_object("finished"),
+        vec![parquet_of(&fixture("tiny"), tmp.path())],
+    );
+    // Every read gets a byte well within its timeout; the whole answer (hundreds
+    // of bytes) would take a minute.
+    fake.set_mode(Mode::Trickle(Duration::from_millis(150)));
+    let o = Options {
+        timeouts: Timeouts {
+            connect: Duration::from_secs(5),
+            read: Duration::from_secs(5),
+            answer: Duration::from_secs(2),
+        },
+        ..opts(None)
+    };
+    let msg = open(&fake, &o).err().expect("trickled").to_string();
+    assert!(msg.contains("did not answer in time"), "{msg}");
 }
 
 #[test]
