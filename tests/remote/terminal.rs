@@ -188,3 +188,31 @@ fn a_signal_during_the_download_restores_the_terminal() {
         assert!(screen.contains("TTY:cooked"), "{name}: left raw: {screen}");
     }
 }
+
+#[test]
+fn a_followed_run_whose_polls_fail_says_why_and_is_not_called_crashed() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let limit = Duration::from_secs(60);
+    let pane = viewer::Pane::start("polls", tmp.path(), KEY, &[&url, "--stale-after", "1s"]);
+    pane.wait_for("Metrics [1-3 of 3]", limit);
+    // Quiet past the stale limit while the polls answer: maybe crashed.
+    pane.wait_for("crashed?", limit);
+    fake.set_mode(Mode::Status(500));
+    let screen = pane.wait_for("HTTP 500", limit);
+    assert!(screen.contains("polling the server"), "{screen}");
+    assert!(!screen.contains("crashed?"), "{screen}");
+    assert!(!screen.contains(KEY));
+    // The server answers again: the error goes.
+    fake.set_mode(Mode::Ok);
+    let t0 = std::time::Instant::now();
+    while pane.screen().contains("HTTP 500") {
+        assert!(t0.elapsed() < limit, "{}", pane.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

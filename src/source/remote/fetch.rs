@@ -353,13 +353,16 @@ impl RemoteRun {
     }
 
     /// Append what the server has new for a running run until it ends (or the file
-    /// cannot be written). A failed poll is tried again at the next: a server that
-    /// is down for a while loses no rows, since each poll asks from the last step.
-    pub fn follow(&mut self, file: &Path) {
+    /// cannot be written), telling `polled` each poll's error (None: it answered).
+    /// A failed poll is tried again at the next: a server that is down for a while
+    /// loses no rows, since each poll asks from the last step.
+    pub fn follow(&mut self, file: &Path, polled: &dyn Fn(Option<&RemoteError>)) {
         let never = AtomicBool::new(false);
         while self.meta.running() {
             std::thread::sleep(POLL_EVERY);
-            if self.poll(&never).is_err() {
+            let r = self.poll(&never);
+            polled(r.as_ref().err());
+            if r.is_err() {
                 continue;
             }
             let bytes = self.framed();

@@ -78,9 +78,36 @@ pub fn local_path(
     std::fs::rename(&tmp, &file).map_err(io)?;
     if run.meta.running() {
         let f = file.clone();
-        std::thread::spawn(move || run.follow(&f));
+        std::thread::spawn(move || {
+            run.follow(&f, &|e| note_poll(&f, e));
+            note_poll(&f, None);
+        });
     }
     Ok(file)
+}
+
+/// The followed runs' files whose last poll failed, and its error (sanitized).
+static TROUBLE: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Note how the last poll of the run followed into `file` went.
+pub(crate) fn note_poll(file: &Path, e: Option<&RemoteError>) {
+    let mut t = TROUBLE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    t.retain(|(f, _)| f != file);
+    if let Some(e) = e {
+        t.push((file.to_owned(), format!("polling the server: {e}")));
+    }
+}
+
+/// The error of a followed run's last poll, when it failed (the first such run):
+/// the run is quiet because the server does not answer, not because it stopped.
+pub fn follow_trouble() -> Option<String> {
+    TROUBLE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .first()
+        .map(|(_, e)| e.clone())
 }
 
 /// Folders of one run (or project) that as many leet processes can write at once.

@@ -157,6 +157,9 @@ fn fetch_all(files: &[(RemoteUrl, PathBuf)], opts: &Options) {
         }
     }
     for (mut run, file) in running {
-        std::thread::spawn(move || run.follow(&file));
+        std::thread::spawn(move || {
+            run.follow(&file, &|e| super::local::note_poll(&file, e));
+            super::local::note_poll(&file, None);
+        });
     }
 }
