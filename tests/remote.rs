@@ -576,6 +576,21 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
     ] {
         assert_eq!(local[k], remote[k], "{k}");
     }
+    // What a run logged is not for the host's other users.
+    #[cfg(unix)]
+    for kept in ["remote", "remote-runs"] {
+        use std::os::unix::fs::PermissionsExt as _;
+        let top = tmp.path().join("cache/leet").join(kept);
+        let files = files_under(&top);
+        assert!(!files.is_empty(), "{kept}");
+        for f in files {
+            let mode = std::fs::metadata(&f).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", f.display());
+            let dir = f.parent().expect("dir");
+            let mode = std::fs::metadata(dir).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", dir.display());
+        }
+    }
     let (a, b) = (tmp.path().join("a.csv"), tmp.path().join("b.csv"));
     let ok = leet(
         tmp.path(),

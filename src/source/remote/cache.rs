@@ -67,15 +67,15 @@ impl Cache {
     /// # Errors
     /// Creating, writing or renaming in the cache folder.
     pub fn put(&self, url: &RemoteUrl, version: &str, files: &[impl AsRef<[u8]>]) -> io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
+        create_private_dir(&self.dir)?;
         let dir = self.entry(url);
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
-        fs::create_dir(&tmp)?;
+        create_private_dir(&tmp)?;
         for (i, f) in files.iter().enumerate() {
-            fs::write(tmp.join(format!("{i}.parquet")), f.as_ref())?;
+            write_private(&tmp.join(format!("{i}.parquet")), f.as_ref())?;
         }
-        fs::write(tmp.join(VERSION), version)?;
+        write_private(&tmp.join(VERSION), version.as_bytes())?;
         let _ = fs::remove_dir_all(&dir);
         fs::rename(&tmp, &dir)?;
         self.evict();
@@ -129,6 +129,23 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
     b.create(dir)
+}
+
+/// Write `bytes` to `path`, readable by the user alone (0600), whatever mode a
+/// file already there had.
+///
+/// # Errors
+/// Opening or writing the file.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let mut f = o.open(path)?;
+    #[cfg(unix)]
+    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    f.write_all(bytes)
 }
 
 /// Characters of a name's readable part; the hash after it tells names apart.
@@ -263,6 +280,28 @@ mod tests {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
         // Stable: the same run finds its entry again.
         assert_eq!(name, entry_name(&parse(&long)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_the_cache_keeps_is_for_its_user_alone() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = tempfile::tempdir().expect("tmp");
+        let c = Cache::new(tmp.path().join("leet").join("remote"), 1 << 20);
+        c.put(&url("a"), "v1", &[b"one".to_vec()]).expect("put");
+        let mode = |p: &Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&tmp.path().join("leet")), 0o700);
+        assert_eq!(mode(&tmp.path().join("leet/remote")), 0o700);
+        let entry = c.entry(&url("a"));
+        assert_eq!(mode(&entry), 0o700);
+        assert_eq!(mode(&entry.join("0.parquet")), 0o600);
+        assert_eq!(mode(&entry.join(VERSION)), 0o600);
+        // A file left by an older leet, world-readable, is not left so.
+        let old = tmp.path().join("old");
+        fs::write(&old, b"x").expect("write");
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o644)).expect("chmod");
+        write_private(&old, b"y").expect("write");
+        assert_eq!(mode(&old), 0o600);
     }
 
     #[test]

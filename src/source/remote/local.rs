@@ -74,7 +74,7 @@ pub fn local_path(
     let dir = claim(&root, &name).map_err(io)?;
     let file = dir.join(format!("run-{name}.wandb"));
     let tmp = file.with_extension("wandb.tmp");
-    std::fs::write(&tmp, run.framed()).map_err(io)?;
+    super::cache::write_private(&tmp, run.framed()).map_err(io)?;
     std::fs::rename(&tmp, &file).map_err(io)?;
     if run.meta.running() {
         let f = file.clone();
@@ -132,11 +132,11 @@ pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
         } else {
             format!("{name}-{k}")
         };
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(root.join(format!(".{slot}.lock")))?;
+        let mut o = std::fs::OpenOptions::new();
+        o.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        let lock = o.open(root.join(format!(".{slot}.lock")))?;
         if try_lock(&lock)? {
             let dir = root.join(&slot);
             super::cache::create_private_dir(&dir)?;
@@ -201,6 +201,12 @@ mod tests {
         let two = claim(tmp.path(), "run").expect("two");
         assert_ne!(one, two);
         assert!(one.is_dir() && two.is_dir());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&one).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
         let other = claim(tmp.path(), "other").expect("other");
         assert_eq!(other, tmp.path().join("other"));
     }

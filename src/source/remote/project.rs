@@ -101,7 +101,7 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
     let io = |e: std::io::Error| RemoteError::protocol(&wandb.display().to_string(), e);
     // Each open lays the workspace anew: runs deleted on the server go too.
     let _ = std::fs::remove_dir_all(&wandb);
-    std::fs::create_dir_all(&wandb).map_err(io)?;
+    super::cache::create_private_dir(&wandb).map_err(io)?;
     let mut files = Vec::new();
     for m in &runs {
         let run_url = RemoteUrl {
@@ -110,7 +110,7 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         };
         let start = rfc3339(&m.created_at).map_or(0.0, |(s, _)| s as f64);
         let dir = wandb.join(leet_format::synth::run_dir_name(start, &m.name, false));
-        std::fs::create_dir_all(&dir).map_err(io)?;
+        super::cache::create_private_dir(&dir).map_err(io)?;
         let file = dir.join(format!("run-{}.wandb", m.name));
         let mut w = Writer::new().framing();
         w.meta(&run_url, m);
@@ -136,7 +136,7 @@ fn safe_name(name: &str) -> bool {
 
 fn replace(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = file.with_extension("wandb.tmp");
-    std::fs::write(&tmp, bytes)?;
+    super::cache::write_private(&tmp, bytes)?;
     std::fs::rename(&tmp, file)
 }
 
