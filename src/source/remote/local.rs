@@ -113,19 +113,24 @@ pub fn follow_trouble() -> Option<String> {
 /// Folders of one run (or project) that as many leet processes can write at once.
 const SLOTS: usize = 16;
 
-/// Locks of the folders this process writes, held until it ends.
-static HELD: std::sync::Mutex<Vec<std::fs::File>> = std::sync::Mutex::new(Vec::new());
+/// The folders this process writes and their locks, held until it ends.
+static HELD: std::sync::Mutex<Vec<(PathBuf, std::fs::File)>> = std::sync::Mutex::new(Vec::new());
 
 /// A folder under `root` for `name`'s files that no other leet process writes:
 /// `name`, else `name-1`, `name-2` … , each claimed by an advisory lock on a file
 /// beside it held for the rest of the process. Two viewers of one running run
 /// both replacing and appending to one file duplicated and tore its records;
-/// each now follows the run into a file of its own.
+/// each now follows the run into a file of its own. The same process asking
+/// again (`leet URL --compare URL`) gets its folder again, so the viewer sees
+/// one run twice and says so.
 ///
 /// # Errors
 /// Creating the folders or lock files; every folder taken.
 pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
     super::cache::create_private_dir(root)?;
+    let mut held = HELD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for k in 0..SLOTS {
         let slot = if k == 0 {
             name.to_owned()
@@ -136,13 +141,14 @@ pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
         o.create(true).truncate(false).write(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        let dir = root.join(&slot);
+        if held.iter().any(|(d, _)| *d == dir) {
+            return Ok(dir);
+        }
         let lock = o.open(root.join(format!(".{slot}.lock")))?;
         if try_lock(&lock)? {
-            let dir = root.join(&slot);
             super::cache::create_private_dir(&dir)?;
-            HELD.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(lock);
+            held.push((dir.clone(), lock));
             return Ok(dir);
         }
     }
@@ -194,19 +200,23 @@ pub fn progress_line(p: Progress) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
-    fn a_folder_claimed_is_not_given_again() {
+    fn a_folder_claimed_by_another_process_is_not_given() {
         let tmp = tempfile::tempdir().expect("tmp");
+        // Held as another process holds it: a lock on a file description of its own.
+        let other = std::fs::File::create(tmp.path().join(".run.lock")).expect("lock file");
+        assert!(try_lock(&other).expect("lock"));
         let one = claim(tmp.path(), "run").expect("one");
+        assert_eq!(one, tmp.path().join("run-1"));
+        // This process asking again gets its own folder again.
         let two = claim(tmp.path(), "run").expect("two");
-        assert_ne!(one, two);
-        assert!(one.is_dir() && two.is_dir());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&one).expect("meta").permissions().mode();
-            assert_eq!(mode & 0o777, 0o700);
-        }
+        assert_eq!(one, two);
+        drop(other);
+        assert!(one.is_dir());
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&one).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
         let other = claim(tmp.path(), "other").expect("other");
         assert_eq!(other, tmp.path().join("other"));
     }
