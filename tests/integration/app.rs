@@ -94,7 +94,10 @@ fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
     a.update(Msg::Tick(1200.0));
     assert!(matches!(a.live_state(), LiveState::Running(_)));
     let shown = a.shown.source.error.clone().expect("the error is shown");
-    assert!(shown.contains("HTTP 500") && !shown.contains('\x1b'), "{shown}");
+    assert!(
+        shown.contains("HTTP 500") && !shown.contains('\x1b'),
+        "{shown}"
+    );
     // It stays while the polls fail, and goes when they answer.
     a.update(Msg::Tick(1300.0));
     assert_eq!(a.shown.source.error.as_deref(), Some(shown.as_str()));

@@ -184,7 +184,10 @@ fn a_signal_during_the_download_restores_the_terminal() {
         // SAFETY: a signal to the leet process this test started.
         assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
         let screen = pane.wait_for("TTY:", limit);
-        assert!(screen.contains(&format!("EXIT:{}", 128 + sig)), "{name}: {screen}");
+        assert!(
+            screen.contains(&format!("EXIT:{}", 128 + sig)),
+            "{name}: {screen}"
+        );
         assert!(screen.contains("TTY:cooked"), "{name}: left raw: {screen}");
     }
 }

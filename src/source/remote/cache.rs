@@ -66,7 +66,12 @@ impl Cache {
     ///
     /// # Errors
     /// Creating, writing or renaming in the cache folder.
-    pub fn put(&self, url: &RemoteUrl, version: &str, files: &[impl AsRef<[u8]>]) -> io::Result<()> {
+    pub fn put(
+        &self,
+        url: &RemoteUrl,
+        version: &str,
+        files: &[impl AsRef<[u8]>],
+    ) -> io::Result<()> {
         create_private_dir(&self.dir)?;
         let dir = self.entry(url);
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
@@ -270,7 +275,11 @@ mod tests {
             ("http://h:1/a/b/runs/x.y", "http://h:1/a/b/runs/x_y"),
         ];
         for (one, two) in pairs {
-            assert_ne!(entry_name(&parse(one)), entry_name(&parse(two)), "{one} {two}");
+            assert_ne!(
+                entry_name(&parse(one)),
+                entry_name(&parse(two)),
+                "{one} {two}"
+            );
         }
         let long = format!("http://h:1/a/{}/runs/x", "p".repeat(200));
         let name = entry_name(&parse(&long));

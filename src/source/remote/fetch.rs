@@ -210,7 +210,12 @@ fn history_files(
                 total,
             });
         };
-        files.push(Bytes::from(client.download(u, cancel, u64::MAX, &mut report)?));
+        files.push(Bytes::from(client.download(
+            u,
+            cancel,
+            u64::MAX,
+            &mut report,
+        )?));
     }
     Ok((files, false))
 }
