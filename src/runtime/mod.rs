@@ -179,7 +179,7 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
                 if tx.send(Msg::Tick(tail::unix_now())).is_err() {
                     return;
                 }
-                let now = crate::source::remote::local::follow_trouble();
+                let now = crate::source::remote::files::follow_trouble();
                 if now != trouble {
                     trouble.clone_from(&now);
                     if tx.send(Msg::FollowTrouble(now)).is_err() {

@@ -10,6 +10,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::files;
 use super::url::RemoteUrl;
 
 /// Default bound on the cache's size.
@@ -72,15 +73,15 @@ impl Cache {
         version: &str,
         files: &[impl AsRef<[u8]>],
     ) -> io::Result<()> {
-        create_private_dir(&self.dir)?;
+        files::create_private_dir(&self.dir)?;
         let dir = self.entry(url);
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
-        create_private_dir(&tmp)?;
+        files::create_private_dir(&tmp)?;
         for (i, f) in files.iter().enumerate() {
-            write_private(&tmp.join(format!("{i}.parquet")), f.as_ref())?;
+            files::write_private(&tmp.join(format!("{i}.parquet")), f.as_ref())?;
         }
-        write_private(&tmp.join(VERSION), version.as_bytes())?;
+        files::write_private(&tmp.join(VERSION), version.as_bytes())?;
         let _ = fs::remove_dir_all(&dir);
         fs::rename(&tmp, &dir)?;
         self.evict();
@@ -120,37 +121,6 @@ impl Cache {
             }
         }
     }
-}
-
-/// Create `dir` and the folders above it that are missing, readable by the
-/// user alone (0700): what a run logged (its config, console, metrics) is not
-/// for the other users of a shared host. Folders already there keep their mode.
-///
-/// # Errors
-/// Creating a folder.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    let mut b = fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(dir)
-}
-
-/// Write `bytes` to `path`, readable by the user alone (0600), whatever mode a
-/// file already there had.
-///
-/// # Errors
-/// Opening or writing the file.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    use std::io::Write as _;
-    let mut o = fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    let mut f = o.open(path)?;
-    #[cfg(unix)]
-    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-    f.write_all(bytes)
 }
 
 /// Characters of a name's readable part; the hash after it tells names apart.
@@ -309,7 +279,7 @@ mod tests {
         let old = tmp.path().join("old");
         fs::write(&old, b"x").expect("write");
         fs::set_permissions(&old, fs::Permissions::from_mode(0o644)).expect("chmod");
-        write_private(&old, b"y").expect("write");
+        files::write_private(&old, b"y").expect("write");
         assert_eq!(mode(&old), 0o600);
     }
 
