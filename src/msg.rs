@@ -221,6 +221,9 @@ pub enum Msg {
     /// that still fails says so again within them (an endpoint is retried every
     /// 30 s, a late reading is late every tick), one that recovered goes quiet.
     SamplerError(String),
+    /// A run on a W&B server followed into its file: the error of its last poll
+    /// (sanitized, naming the server), None once the polls answer again.
+    FollowTrouble(Option<String>),
     /// The run file is not a `.wandb` log this reader can read (its header is wrong):
     /// the file's name and the cause. Nothing is read from it unless it is replaced.
     Unreadable(String),

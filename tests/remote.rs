@@ -108,6 +108,7 @@ fn opts(cache: Option<Cache>) -> Options {
         timeouts: Timeouts {
             connect: Duration::from_secs(5),
             read: Duration::from_millis(500),
+            answer: Duration::from_secs(30),
         },
         cache,
         summary_only: false,
@@ -152,6 +153,28 @@ fn the_same_run_from_its_file_and_from_the_server_has_the_same_history() {
             "the key travels only base64'd in the header"
         );
     }
+}
+
+#[test]
+fn an_answer_trickled_past_its_deadline_is_a_timeout() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(
+        run_object("finished"),
+        vec![parquet_of(&fixture("tiny"), tmp.path())],
+    );
+    // Every read gets a byte well within its timeout; the whole answer (hundreds
+    // of bytes) would take a minute.
+    fake.set_mode(Mode::Trickle(Duration::from_millis(150)));
+    let o = Options {
+        timeouts: Timeouts {
+            connect: Duration::from_secs(5),
+            read: Duration::from_secs(5),
+            answer: Duration::from_secs(2),
+        },
+        ..opts(None)
+    };
+    let msg = open(&fake, &o).err().expect("trickled").to_string();
+    assert!(msg.contains("did not answer in time"), "{msg}");
 }
 
 #[test]
@@ -253,6 +276,68 @@ fn the_cache_serves_an_unchanged_run_and_holds_no_key() {
         }
     }
     assert!(files > 0);
+}
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut stack = vec![dir.to_owned()];
+    let mut out = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_history_file_that_is_not_parquet_is_never_served_from_the_cache() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let good = parquet_of(&fixture("tiny"), tmp.path());
+    let cut = good[..good.len() - 100].to_vec();
+    let cache = Cache::new(tmp.path().join("cache"), 1 << 30);
+    // Bodies sent with 200 that are not Parquet: an error page, a file cut short.
+    for bad in [b"<html>Access denied</html>".to_vec(), cut] {
+        let fake = Fake::start(run_object("finished"), vec![bad]);
+        let msg = open(&fake, &opts(Some(cache.clone())))
+            .err()
+            .expect("not parquet")
+            .to_string();
+        assert!(msg.contains("not a readable Parquet file"), "{msg}");
+        assert!(
+            files_under(&tmp.path().join("cache")).is_empty(),
+            "kept in the cache"
+        );
+        // The server serves the file right now: the next open reads it.
+        fake.state.lock().expect("lock").files = vec![good.clone()];
+        let p = open(&fake, &opts(Some(cache.clone()))).expect("downloaded again");
+        assert!(!p.0.is_empty());
+        let _ = std::fs::remove_dir_all(tmp.path().join("cache"));
+    }
+}
+
+#[test]
+fn a_cached_history_file_that_no_longer_reads_is_downloaded_again() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let good = parquet_of(&fixture("tiny"), tmp.path());
+    let fake = Fake::start(run_object("finished"), vec![good.clone()]);
+    let cache = Cache::new(tmp.path().join("cache"), 1 << 30);
+    let first = open(&fake, &opts(Some(cache.clone()))).expect("first");
+    let kept: Vec<PathBuf> = files_under(&tmp.path().join("cache"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // Damaged on disk after it was kept (a full disk, a crash, another program).
+    std::fs::write(&kept[0], &good[..good.len() / 2]).expect("damage");
+    let second = open(&fake, &opts(Some(cache.clone()))).expect("second");
+    assert_eq!(first.0, second.0);
+    assert_eq!(std::fs::read(&kept[0]).expect("kept again"), good);
 }
 
 #[test]
@@ -490,6 +575,21 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
         "project",
     ] {
         assert_eq!(local[k], remote[k], "{k}");
+    }
+    // What a run logged is not for the host's other users.
+    #[cfg(unix)]
+    for kept in ["remote", "remote-runs"] {
+        use std::os::unix::fs::PermissionsExt as _;
+        let top = tmp.path().join("cache/leet").join(kept);
+        let files = files_under(&top);
+        assert!(!files.is_empty(), "{kept}");
+        for f in files {
+            let mode = std::fs::metadata(&f).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", f.display());
+            let dir = f.parent().expect("dir");
+            let mode = std::fs::metadata(dir).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", dir.display());
+        }
     }
     let (a, b) = (tmp.path().join("a.csv"), tmp.path().join("b.csv"));
     let ok = leet(

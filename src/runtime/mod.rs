@@ -170,10 +170,22 @@ fn is_ctrl(k: &KeyEvent, c: char) -> bool {
 fn spawn_ticker(tx: SyncSender<Msg>) {
     let _ = std::thread::Builder::new()
         .name("leet-tick".into())
-        .spawn(move || loop {
-            std::thread::sleep(Duration::from_secs(1));
-            if tx.send(Msg::Tick(tail::unix_now())).is_err() {
-                return;
+        .spawn(move || {
+            // A run on a server is followed by a thread of `source::remote`,
+            // started before the loop: its polls' errors are looked at here.
+            let mut trouble = None;
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+                if tx.send(Msg::Tick(tail::unix_now())).is_err() {
+                    return;
+                }
+                let now = crate::source::remote::files::follow_trouble();
+                if now != trouble {
+                    trouble.clone_from(&now);
+                    if tx.send(Msg::FollowTrouble(now)).is_err() {
+                        return;
+                    }
+                }
             }
         });
 }

@@ -32,6 +32,9 @@ pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
             }
         });
     }
+    // Raw from here: a signal's default action would end the process with the
+    // terminal still raw. Caught instead until the terminal is restored.
+    let caught = QuitSignals::catch();
     // A thread of its own, not joined on cancel: a server that stalls in the
     // middle of a read would hold a join for its timeout; the program ends instead.
     let (tx, rx) = mpsc::channel();
@@ -57,10 +60,87 @@ pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
             flag.store(true, Ordering::Relaxed);
             result = Some(Err(RemoteError::Cancelled));
         }
+        if caught.taken().is_some() {
+            flag.store(true, Ordering::Relaxed);
+            break;
+        }
     }
     let _ = crossterm::terminal::disable_raw_mode();
     let _ = write!(std::io::stderr(), "\r\x1b[2K");
+    let _ = std::io::stderr().flush();
+    if let Some(sig) = caught.release() {
+        // As the viewer leaves on these signals: the terminal restored, 128 + the
+        // signal.
+        std::process::exit(128 + sig);
+    }
     result.unwrap_or(Err(RemoteError::Cancelled))
+}
+
+/// The signals that end leet (SIGTERM, SIGINT, SIGHUP, SIGQUIT), caught while
+/// the terminal is raw before the screen opens; the actions they had before are
+/// put back by [`QuitSignals::release`]. Not signal-hook: its handler, once
+/// installed, cannot give a signal back its default action, and the programs
+/// that run after the download (inspect, export) rely on that.
+struct QuitSignals {
+    #[cfg(unix)]
+    before: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+/// The signal caught, 0 for none.
+static CAUGHT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+#[cfg(unix)]
+const QUIT_SIGNALS: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
+
+#[cfg(unix)]
+extern "C" fn note_signal(sig: libc::c_int) {
+    // An atomic store: all a signal handler may safely do here.
+    CAUGHT.store(sig, Ordering::SeqCst);
+}
+
+impl QuitSignals {
+    #[cfg(unix)]
+    fn catch() -> Self {
+        CAUGHT.store(0, Ordering::SeqCst);
+        let mut before = Vec::new();
+        for sig in QUIT_SIGNALS {
+            // SAFETY: sigaction structs zeroed then filled; the handler only
+            // stores an atomic; `old` is written by the call.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = note_signal as *const () as libc::sighandler_t;
+                libc::sigemptyset(&raw mut act.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &raw const act, &raw mut old) == 0 {
+                    before.push((sig, old));
+                }
+            }
+        }
+        Self { before }
+    }
+
+    #[cfg(not(unix))]
+    fn catch() -> Self {
+        Self {}
+    }
+
+    /// The signal caught so far, if any.
+    #[allow(clippy::unused_self)]
+    fn taken(&self) -> Option<i32> {
+        Some(CAUGHT.load(Ordering::SeqCst)).filter(|&s| s != 0)
+    }
+
+    /// Put the actions back; the signal caught meanwhile, if any.
+    fn release(self) -> Option<i32> {
+        #[cfg(unix)]
+        for (sig, old) in &self.before {
+            // SAFETY: an action read back from sigaction itself.
+            unsafe {
+                libc::sigaction(*sig, old, std::ptr::null_mut());
+            }
+        }
+        self.taken()
+    }
 }
 
 /// The progress line (in leet's words, without the key or a URL's query).

@@ -417,6 +417,7 @@ impl App {
             }
             Msg::SourceError(e) => self.shown.on_error(&e, false),
             Msg::SamplerError(e) => self.shown.on_sampler_error(&e),
+            Msg::FollowTrouble(e) => self.shown.on_follow_trouble(e),
             Msg::Unreadable(e) => self.shown.on_error(&e, true),
             Msg::Sample(s) => {
                 self.on_sample(&s);

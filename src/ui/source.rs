@@ -34,6 +34,8 @@ pub struct SourceState {
     pub error_ticks: Option<u32>,
     /// The file cannot be read as a `.wandb` log: its name and why (sanitized).
     pub unreadable: Option<String>,
+    /// The run is on a server and its last poll failed: this error (sanitized).
+    pub follow_trouble: Option<String>,
 }
 
 impl SourceState {
@@ -133,6 +135,10 @@ impl Shown {
     pub(super) fn tick(&mut self, now: f64) -> bool {
         let before = self.live_state();
         self.now = now;
+        if self.source.error.is_none() {
+            // A note that took the polls' error's place has gone: it is back.
+            self.source.error.clone_from(&self.source.follow_trouble);
+        }
         let after = self.live_state();
         let gone = match &mut self.source.error_ticks {
             Some(0) => {
@@ -159,6 +165,21 @@ impl Shown {
             self.source.error = e;
             self.source.error_ticks = None;
         }
+        Effect::REDRAW
+    }
+
+    /// The polls of a run on a server fail with `e` (None: they answer again): the
+    /// error stays in the status bar while it lasts.
+    pub(super) fn on_follow_trouble(&mut self, e: Option<String>) -> Effect {
+        let e = e.map(|e| crate::text::sanitize(&e));
+        if self.source.error.is_some() && self.source.error == self.source.follow_trouble {
+            self.source.error = None;
+        }
+        if e.is_some() {
+            self.source.error.clone_from(&e);
+            self.source.error_ticks = None;
+        }
+        self.source.follow_trouble = e;
         Effect::REDRAW
     }
 
@@ -245,7 +266,14 @@ impl Shown {
             quiet,
             self.stale_after.max(LIVE_WINDOW),
         );
-        LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live)
+        match LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live) {
+            // Quiet because the server does not answer, which says nothing of
+            // the run.
+            LiveState::MaybeCrashed(q) if self.source.follow_trouble.is_some() => {
+                LiveState::Running(q)
+            }
+            s => s,
+        }
     }
 
     /// Seconds since the run last showed a sign of life (None: no clue yet).

@@ -74,6 +74,40 @@ fn filter_is_live_keeps_last_valid_set_and_esc_restores() {
 }
 
 #[test]
+fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
+    let mut a = App::new(Options {
+        stale_after: 60.0,
+        ..Options::default()
+    });
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: "x.wandb".into(),
+            len: 0,
+            modified: Some(1000.0),
+        }],
+    );
+    a.update(Msg::Tick(1100.0));
+    assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
+    let e = "polling the server: http://h/graphql: the server answered HTTP 500 \x1b[31m";
+    a.update(Msg::FollowTrouble(Some(e.into())));
+    a.update(Msg::Tick(1200.0));
+    assert!(matches!(a.live_state(), LiveState::Running(_)));
+    let shown = a.shown.source.error.clone().expect("the error is shown");
+    assert!(
+        shown.contains("HTTP 500") && !shown.contains('\x1b'),
+        "{shown}"
+    );
+    // It stays while the polls fail, and goes when they answer.
+    a.update(Msg::Tick(1300.0));
+    assert_eq!(a.shown.source.error.as_deref(), Some(shown.as_str()));
+    a.update(Msg::FollowTrouble(None));
+    a.update(Msg::Tick(1301.0));
+    assert_eq!(a.shown.source.error, None);
+    assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
+}
+
+#[test]
 fn quiet_run_becomes_possibly_crashed_and_revives() {
     let mut a = App::new(Options {
         stale_after: 60.0,

@@ -28,6 +28,9 @@ pub enum Mode {
     AllRows,
     /// Every query answered with this GraphQL error message and no data.
     GraphqlError(String),
+    /// GraphQL answers sent a byte at a time, this long apart (their whole
+    /// `Content-Length` announced first).
+    Trickle(Duration),
 }
 
 /// What the server holds and what it saw.
@@ -204,6 +207,20 @@ fn serve<S: Read + Write>(conn: S, st: &Mutex<State>, base: &str) -> std::io::Re
     }
     let q: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     let answer = graphql(&q, st, base, &mode);
+    if let Mode::Trickle(gap) = mode {
+        let body = answer.to_string();
+        write!(
+            out,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )?;
+        for b in body.bytes() {
+            out.write_all(&[b])?;
+            out.flush()?;
+            std::thread::sleep(gap);
+        }
+        return Ok(());
+    }
     reply(out, 200, answer.to_string().as_bytes())
 }
 

@@ -122,3 +122,100 @@ fn q_cancels_a_download_before_the_screen_opens() {
     assert!(screen.contains("leet: cancelled"), "{screen}");
     assert!(screen.contains("EXIT:1"), "{screen}");
 }
+
+#[test]
+fn two_viewers_of_one_running_run_each_follow_it_into_a_file_of_their_own() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let limit = Duration::from_secs(60);
+    let one = viewer::Pane::start("twice-1", tmp.path(), KEY, &[&url]);
+    one.wait_for("Metrics [1-3 of 3]", limit);
+    let two = viewer::Pane::start("twice-2", tmp.path(), KEY, &[&url]);
+    two.wait_for("Metrics [1-3 of 3]", limit);
+    // Rows logged after both opened, over more than one poll.
+    fake.state.lock().expect("lock").live = vec![json!({"_step": 1000, "late_metric": 1.5})];
+    for pane in [&one, &two] {
+        pane.wait_for("late_metric", limit);
+    }
+    fake.state
+        .lock()
+        .expect("lock")
+        .live
+        .push(json!({"_step": 1001, "later_metric": 2.5}));
+    for pane in [&one, &two] {
+        let screen = pane.wait_for("later_metric", limit);
+        assert!(!screen.contains("corrupt"), "{screen}");
+        assert!(!screen.contains("duplicated"), "{screen}");
+    }
+    let runs = tmp.path().join("cache/leet/remote-runs");
+    let files: Vec<_> = super::files_under(&runs)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "wandb"))
+        .collect();
+    assert_eq!(files.len(), 2, "one file per viewer: {files:?}");
+}
+
+#[test]
+fn a_signal_during_the_download_restores_the_terminal() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let out = tmp.path().join("out.parquet");
+    let out = out.to_str().expect("utf8");
+    let cases: [(&str, &[&str], i32); 2] = [
+        ("sigterm", &[&url], libc::SIGTERM),
+        ("sigint", &["export", &url, "-o", out], libc::SIGINT),
+    ];
+    let limit = Duration::from_secs(60);
+    for (name, args, sig) in cases {
+        let pane = viewer::Pane::start(name, tmp.path(), KEY, args);
+        pane.wait_for("q or esc cancels", limit);
+        let pid = pane.leet_pid().expect("leet runs");
+        // SAFETY: a signal to the leet process this test started.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+        let screen = pane.wait_for("TTY:", limit);
+        assert!(
+            screen.contains(&format!("EXIT:{}", 128 + sig)),
+            "{name}: {screen}"
+        );
+        assert!(screen.contains("TTY:cooked"), "{name}: left raw: {screen}");
+    }
+}
+
+#[test]
+fn a_followed_run_whose_polls_fail_says_why_and_is_not_called_crashed() {
+    if !common::have_tmux() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let limit = Duration::from_secs(60);
+    let pane = viewer::Pane::start("polls", tmp.path(), KEY, &[&url, "--stale-after", "1s"]);
+    pane.wait_for("Metrics [1-3 of 3]", limit);
+    // Quiet past the stale limit while the polls answer: maybe crashed.
+    pane.wait_for("crashed?", limit);
+    fake.set_mode(Mode::Status(500));
+    let screen = pane.wait_for("HTTP 500", limit);
+    assert!(screen.contains("polling the server"), "{screen}");
+    assert!(!screen.contains("crashed?"), "{screen}");
+    assert!(!screen.contains(KEY));
+    // The server answers again: the error goes.
+    fake.set_mode(Mode::Ok);
+    let t0 = std::time::Instant::now();
+    while pane.screen().contains("HTTP 500") {
+        assert!(t0.elapsed() < limit, "{}", pane.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

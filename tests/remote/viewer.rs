@@ -17,7 +17,7 @@ impl Pane {
         };
         let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
         let cmd = format!(
-            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {a}; echo EXIT:$?; sleep 30",
+            "HOME={h} XDG_CACHE_HOME={c} XDG_CONFIG_HOME={g} XDG_STATE_HOME={st} WANDB_API_KEY={k} {bin} {a}; echo EXIT:$?; stty -a | grep -q -- -icanon && echo TTY:raw || echo TTY:cooked; sleep 30",
             h = q(&home.display().to_string()),
             c = q(&home.join("cache").display().to_string()),
             g = q(&home.join("config").display().to_string()),
@@ -93,6 +93,26 @@ impl Pane {
             .filter_map(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
             .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
             .collect()
+    }
+}
+
+impl Pane {
+    /// The process id of leet in the pane, once it runs.
+    pub fn leet_pid(&self) -> Option<i32> {
+        let shell = self.tmux(&["list-panes", "-t", "s", "-F", "#{pane_pid}"]);
+        let shell = shell.trim().to_owned();
+        std::fs::read_dir(format!("/proc/{shell}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .collect::<String>()
+            .split_whitespace()
+            .find(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|b| String::from_utf8_lossy(&b).contains(env!("CARGO_BIN_EXE_leet")))
+            })
+            .and_then(|pid| pid.parse().ok())
     }
 }
 

@@ -10,6 +10,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::files;
 use super::url::RemoteUrl;
 
 /// Default bound on the cache's size.
@@ -66,20 +67,31 @@ impl Cache {
     ///
     /// # Errors
     /// Creating, writing or renaming in the cache folder.
-    pub fn put(&self, url: &RemoteUrl, version: &str, files: &[Vec<u8>]) -> io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
+    pub fn put(
+        &self,
+        url: &RemoteUrl,
+        version: &str,
+        files: &[impl AsRef<[u8]>],
+    ) -> io::Result<()> {
+        files::create_private_dir(&self.dir)?;
         let dir = self.entry(url);
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
-        fs::create_dir(&tmp)?;
+        files::create_private_dir(&tmp)?;
         for (i, f) in files.iter().enumerate() {
-            fs::write(tmp.join(format!("{i}.parquet")), f)?;
+            files::write_private(&tmp.join(format!("{i}.parquet")), f.as_ref())?;
         }
-        fs::write(tmp.join(VERSION), version)?;
+        files::write_private(&tmp.join(VERSION), version.as_bytes())?;
         let _ = fs::remove_dir_all(&dir);
         fs::rename(&tmp, &dir)?;
         self.evict();
         Ok(())
+    }
+
+    /// Forget what was kept of the run (files that no longer read), so the next
+    /// open downloads them again.
+    pub fn remove(&self, url: &RemoteUrl) {
+        let _ = fs::remove_dir_all(self.entry(url));
     }
 
     /// Remove the least recently used entries while the cache is over its limit.
@@ -111,10 +123,17 @@ impl Cache {
     }
 }
 
-/// The name of a run's folder: its server, entity, project and id, with anything
-/// but letters, digits, `.` and `-` as `_`.
+/// Characters of a name's readable part; the hash after it tells names apart.
+const READABLE: usize = 96;
+
+/// The name of a run's (or a project's) folder: a readable part (server, entity,
+/// project and id, anything but letters, digits, `.` and `-` as `_`, cut short)
+/// and a hash of the API, entity, project and run, each part delimited. The
+/// readable part alone is not one name per run: `b_c/runs/x` of entity `a` and
+/// `c/runs/x` of entity `a_b` read alike, and so do project `b_tiny` and run
+/// `b/tiny`, and two runs sharing a folder overwrite each other's files.
 pub fn entry_name(url: &RemoteUrl) -> String {
-    format!("{}_{}", url.netloc(), url.path())
+    let readable: String = format!("{}_{}", url.netloc(), url.path())
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
@@ -123,7 +142,45 @@ pub fn entry_name(url: &RemoteUrl) -> String {
                 '_'
             }
         })
-        .collect()
+        .take(READABLE)
+        .collect();
+    let mut h = Fnv::default();
+    for part in [url.api.as_str(), &url.entity, &url.project] {
+        h.part(part.as_bytes());
+    }
+    match &url.run {
+        Some(r) => {
+            h.part(b"run");
+            h.part(r.as_bytes());
+        }
+        None => h.part(b"project"),
+    }
+    format!("{readable}-{:016x}", h.0)
+}
+
+/// FNV-1a, 64 bits: the same on every platform and toolchain (std's hashers
+/// promise neither), so a name stays that of its entry across upgrades.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= u64::from(x);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// A part with its length first, so `ab|c` and `a|bc` differ.
+    fn part(&mut self, b: &[u8]) {
+        self.bytes(&(b.len() as u64).to_le_bytes());
+        self.bytes(b);
+    }
 }
 
 fn size_of_dir(p: &Path) -> u64 {
@@ -176,6 +233,54 @@ mod tests {
         assert_eq!(c.get(&url("old"), "v"), None);
         assert!(c.get(&url("mid"), "v").is_some());
         assert!(c.get(&url("new"), "v").is_some());
+    }
+
+    #[test]
+    fn runs_whose_readable_names_agree_have_their_own_entries() {
+        let parse = |u: &str| RemoteUrl::parse(u, None).expect("url");
+        let pairs = [
+            ("http://h:1/a/b_c/runs/x", "http://h:1/a_b/c/runs/x"),
+            ("http://h:1/a/b_tiny", "http://h:1/a/b/runs/tiny"),
+            ("http://h:1/a/b/runs/x", "https://h:1/a/b/runs/x"),
+            ("http://h:1/a/b/runs/x.y", "http://h:1/a/b/runs/x_y"),
+        ];
+        for (one, two) in pairs {
+            assert_ne!(
+                entry_name(&parse(one)),
+                entry_name(&parse(two)),
+                "{one} {two}"
+            );
+        }
+        let long = format!("http://h:1/a/{}/runs/x", "p".repeat(200));
+        let name = entry_name(&parse(&long));
+        assert!(name.len() < 128, "{name}");
+        assert!(name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
+        // Stable: the same run finds its entry again.
+        assert_eq!(name, entry_name(&parse(&long)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_the_cache_keeps_is_for_its_user_alone() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = tempfile::tempdir().expect("tmp");
+        let c = Cache::new(tmp.path().join("leet").join("remote"), 1 << 20);
+        c.put(&url("a"), "v1", &[b"one".to_vec()]).expect("put");
+        let mode = |p: &Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&tmp.path().join("leet")), 0o700);
+        assert_eq!(mode(&tmp.path().join("leet/remote")), 0o700);
+        let entry = c.entry(&url("a"));
+        assert_eq!(mode(&entry), 0o700);
+        assert_eq!(mode(&entry.join("0.parquet")), 0o600);
+        assert_eq!(mode(&entry.join(VERSION)), 0o600);
+        // A file left by an older leet, world-readable, is not left so.
+        let old = tmp.path().join("old");
+        fs::write(&old, b"x").expect("write");
+        fs::set_permissions(&old, fs::Permissions::from_mode(0o644)).expect("chmod");
+        files::write_private(&old, b"y").expect("write");
+        assert_eq!(mode(&old), 0o600);
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub struct Timeouts {
     pub connect: Duration,
     /// For an answer to start, and between the pieces of a body.
     pub read: Duration,
+    /// For a whole answer (a GraphQL answer, a run's metadata file), from the
+    /// connect to its last byte: a server that sends a byte every few seconds
+    /// meets every `read` timeout and would otherwise hold leet forever.
+    pub answer: Duration,
 }
 
 impl Default for Timeouts {
@@ -31,6 +35,7 @@ impl Default for Timeouts {
         Self {
             connect: Duration::from_secs(10),
             read: Duration::from_secs(30),
+            answer: Duration::from_secs(60),
         }
     }
 }
@@ -41,6 +46,7 @@ pub struct Client {
     api: String,
     key: Option<ApiKey>,
     agent: ureq::Agent,
+    answer: Duration,
 }
 
 /// Progress of a download: bytes so far and the total when the server said it.
@@ -78,6 +84,7 @@ impl Client {
             api: api.trim_end_matches('/').to_owned(),
             key,
             agent: config.build().into(),
+            answer: timeouts.answer,
         })
     }
 
@@ -97,6 +104,9 @@ impl Client {
         let mut req = self
             .agent
             .post(&url)
+            .config()
+            .timeout_global(Some(self.answer))
+            .build()
             .header("Content-Type", "application/json")
             .header("Accept", "application/json");
         if let Some(k) = &self.key {
@@ -134,7 +144,8 @@ impl Client {
     /// URLs of a storage bucket carry their own authorization.
     ///
     /// # Errors
-    /// As [`Client::graphql`]; a body shorter than its `Content-Length` is
+    /// As [`Client::graphql`] (the whole answer within [`Timeouts::answer`] when
+    /// `limit` is finite); a body shorter than its `Content-Length` is
     /// [`RemoteError::Protocol`], and so is one over `limit`;
     /// [`RemoteError::Cancelled`] when cancelled.
     pub fn download(
@@ -145,6 +156,12 @@ impl Client {
         progress: Progress<'_>,
     ) -> Result<Vec<u8>, RemoteError> {
         let mut req = self.agent.get(url);
+        if limit < u64::MAX {
+            // A bounded download (a run's metadata) is an answer and has its
+            // deadline; history files, as large as the run, are cancelled by the
+            // user (or stall past `read`) instead.
+            req = req.config().timeout_global(Some(self.answer)).build();
+        }
         if let Some(k) = self.key.as_ref().filter(|_| same_origin(&self.api, url)) {
             req = req.header("Authorization", k.header());
         }

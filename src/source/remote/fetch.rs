@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use bytes::Bytes;
 use leet_format::event::Events;
 
 use super::auth::ApiKey;
@@ -104,7 +105,8 @@ pub fn open(
     let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
     progress(Progress::Info);
     let meta = info::run_meta(&client, url)?;
-    let files = history_files(&client, url, &meta, opts.cache.as_ref(), cancel, progress)?;
+    let (files, cached) =
+        history_files(&client, url, &meta, opts.cache.as_ref(), cancel, progress)?;
     let mut run = RemoteRun {
         client,
         url: url.clone(),
@@ -122,9 +124,16 @@ pub fn open(
     };
     run.writer.meta(url, &run.meta);
     let mut batches = vec![run.writer.take()];
-    for (i, f) in files.into_iter().enumerate() {
+    for (i, f) in files.iter().enumerate() {
         check(cancel)?;
-        let rows = history::read_rows(f).map_err(|e| {
+        let rows = history::read_rows(f.clone()).map_err(|e| {
+            if cached {
+                // Read back whole yet unreadable: the next open downloads again
+                // rather than failing on the same bytes until the cache is cleared.
+                if let Some(c) = &opts.cache {
+                    c.remove(url);
+                }
+            }
             RemoteError::protocol(
                 &url.shown(),
                 format!("history file {}: not a readable Parquet file: {e}", i + 1),
@@ -134,6 +143,13 @@ pub fn open(
         run.writer.rows(rows);
         batches.push(run.writer.take());
     }
+    if let (false, Some(c)) = (cached, &opts.cache) {
+        // Kept only once every file has read as Parquet: a body of another kind
+        // sent with 200 (an error page, a file cut short) is never served from
+        // the cache. One that cannot be written costs the next open a download.
+        let _ = c.put(url, &run.meta.version(), &files);
+    }
+    drop(files);
     progress(Progress::Live);
     batches.extend(run.live(cancel)?);
     // The console and the system metrics are niceties: a server that does not
@@ -159,6 +175,9 @@ fn check(cancel: &AtomicBool) -> Result<(), RemoteError> {
     Ok(())
 }
 
+/// The run's history files, and whether they came from the cache: a cached
+/// entry at the run's version whose files all look like Parquet files
+/// ([`history::check`]), else (the entry dropped) the files downloaded.
 fn history_files(
     client: &Client,
     url: &RemoteUrl,
@@ -166,11 +185,17 @@ fn history_files(
     cache: Option<&Cache>,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Vec<Vec<u8>>, RemoteError> {
+) -> Result<(Vec<Bytes>, bool), RemoteError> {
     let version = meta.version();
-    if let Some(files) = cache.and_then(|c| c.get(url, &version)) {
-        progress(Progress::Cached { files: files.len() });
-        return Ok(files);
+    if let Some(c) = cache {
+        if let Some(files) = c.get(url, &version) {
+            let files: Vec<Bytes> = files.into_iter().map(Bytes::from).collect();
+            if files.iter().all(|f| history::check(f).is_ok()) {
+                progress(Progress::Cached { files: files.len() });
+                return Ok((files, true));
+            }
+            c.remove(url);
+        }
     }
     let list = info::history_files(client, url)?;
     let n = list.urls.len();
@@ -185,13 +210,14 @@ fn history_files(
                 total,
             });
         };
-        files.push(client.download(u, cancel, u64::MAX, &mut report)?);
+        files.push(Bytes::from(client.download(
+            u,
+            cancel,
+            u64::MAX,
+            &mut report,
+        )?));
     }
-    if let Some(c) = cache {
-        // A cache that cannot be written costs the next open a download, no more.
-        let _ = c.put(url, &version, &files);
-    }
-    Ok(files)
+    Ok((files, false))
 }
 
 impl RemoteRun {
@@ -332,13 +358,16 @@ impl RemoteRun {
     }
 
     /// Append what the server has new for a running run until it ends (or the file
-    /// cannot be written). A failed poll is tried again at the next: a server that
-    /// is down for a while loses no rows, since each poll asks from the last step.
-    pub fn follow(&mut self, file: &Path) {
+    /// cannot be written), telling `polled` each poll's error (None: it answered).
+    /// A failed poll is tried again at the next: a server that is down for a while
+    /// loses no rows, since each poll asks from the last step.
+    pub fn follow(&mut self, file: &Path, polled: &dyn Fn(Option<&RemoteError>)) {
         let never = AtomicBool::new(false);
         while self.meta.running() {
             std::thread::sleep(POLL_EVERY);
-            if self.poll(&never).is_err() {
+            let r = self.poll(&never);
+            polled(r.as_ref().err());
+            if r.is_err() {
                 continue;
             }
             let bytes = self.framed();

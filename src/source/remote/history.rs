@@ -19,12 +19,24 @@ pub const VALUE_TEXT_KEY: &str = "leet.value_text";
 /// One history row: each logged key's path and its value as JSON text.
 pub type HistoryRow = Vec<(Vec<String>, String)>;
 
+/// Whether `bytes` look like a whole Parquet file: its footer and metadata read
+/// (what a body of another kind, or one cut short, does not have). The rows are
+/// not read; [`read_rows`] can still fail on a damaged page.
+///
+/// # Errors
+/// The Parquet reader's message.
+pub fn check(bytes: &Bytes) -> Result<(), String> {
+    SerializedFileReader::new(bytes.clone())
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// Read every row of a history file.
 ///
 /// # Errors
 /// The Parquet reader's message (not Parquet, cut short, a codec not built in).
-pub fn read_rows(bytes: Vec<u8>) -> Result<Vec<HistoryRow>, String> {
-    let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+pub fn read_rows(bytes: Bytes) -> Result<Vec<HistoryRow>, String> {
+    let reader = SerializedFileReader::new(bytes).map_err(|e| e.to_string())?;
     // Columns of JSON text (a column of several kinds, as `leet export` writes
     // it): their text is the value, not a string.
     let meta = reader.metadata().file_metadata();
@@ -122,6 +134,8 @@ mod tests {
             b"PAR1garbagePAR1".to_vec(),
             vec![0; 100],
         ] {
+            let b = Bytes::from(b);
+            assert!(check(&b).is_err());
             assert!(read_rows(b).is_err());
         }
     }

@@ -3,7 +3,8 @@
 //! unchanged. While the run is running, a thread keeps asking the server for new
 //! rows and appends them to the file, which the viewer's follow thread reads as
 //! it reads a run being written. The files live beside the download cache, in
-//! `leet/remote-runs/`, one per run, replaced at each open.
+//! `leet/remote-runs/`, one per run and leet process ([`files::claim`]),
+//! replaced at each open.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -11,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 use super::auth::find_key;
 use super::cache::{entry_name, Cache, DEFAULT_LIMIT};
 use super::fetch::{self, Options, Progress};
+use super::files;
 use super::project;
 use super::url::RemoteUrl;
 use super::{is_url, RemoteError};
@@ -69,16 +71,19 @@ pub fn local_path(
         return project::workspace(&url, &opts, &root);
     }
     let (mut run, _) = fetch::open(&url, &opts, cancel, progress)?;
-    let dir = root.join(entry_name(&url));
-    let file = dir.join(format!("run-{}.wandb", entry_name(&url)));
-    let io = |e: std::io::Error| RemoteError::protocol(&dir.display().to_string(), e);
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    let name = entry_name(&url);
+    let io = |e: std::io::Error| RemoteError::protocol(&root.display().to_string(), e);
+    let dir = files::claim(&root, &name).map_err(io)?;
+    let file = dir.join(format!("run-{name}.wandb"));
     let tmp = file.with_extension("wandb.tmp");
-    std::fs::write(&tmp, run.framed()).map_err(io)?;
+    files::write_private(&tmp, run.framed()).map_err(io)?;
     std::fs::rename(&tmp, &file).map_err(io)?;
     if run.meta.running() {
         let f = file.clone();
-        std::thread::spawn(move || run.follow(&f));
+        std::thread::spawn(move || {
+            run.follow(&f, &|e| files::note_poll(&f, e));
+            files::note_poll(&f, None);
+        });
     }
     Ok(file)
 }

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cache;
 pub mod client;
 pub mod fetch;
+pub mod files;
 pub mod history;
 pub mod info;
 pub mod local;

@@ -95,11 +95,13 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         // An empty workspace would only say that no run file was found, and where.
         return Err(RemoteError::NoRuns { url: url.shown() });
     }
-    let wandb = root.join(entry_name(url)).join("wandb");
+    let wandb = super::files::claim(root, &entry_name(url))
+        .map_err(|e| RemoteError::protocol(&root.display().to_string(), e))?
+        .join("wandb");
     let io = |e: std::io::Error| RemoteError::protocol(&wandb.display().to_string(), e);
     // Each open lays the workspace anew: runs deleted on the server go too.
     let _ = std::fs::remove_dir_all(&wandb);
-    std::fs::create_dir_all(&wandb).map_err(io)?;
+    super::files::create_private_dir(&wandb).map_err(io)?;
     let mut files = Vec::new();
     for m in &runs {
         let run_url = RemoteUrl {
@@ -108,7 +110,7 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         };
         let start = rfc3339(&m.created_at).map_or(0.0, |(s, _)| s as f64);
         let dir = wandb.join(leet_format::synth::run_dir_name(start, &m.name, false));
-        std::fs::create_dir_all(&dir).map_err(io)?;
+        super::files::create_private_dir(&dir).map_err(io)?;
         let file = dir.join(format!("run-{}.wandb", m.name));
         let mut w = Writer::new().framing();
         w.meta(&run_url, m);
@@ -134,7 +136,7 @@ fn safe_name(name: &str) -> bool {
 
 fn replace(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = file.with_extension("wandb.tmp");
-    std::fs::write(&tmp, bytes)?;
+    super::files::write_private(&tmp, bytes)?;
     std::fs::rename(&tmp, file)
 }
 
@@ -155,6 +157,9 @@ fn fetch_all(files: &[(RemoteUrl, PathBuf)], opts: &Options) {
         }
     }
     for (mut run, file) in running {
-        std::thread::spawn(move || run.follow(&file));
+        std::thread::spawn(move || {
+            run.follow(&file, &|e| super::files::note_poll(&file, e));
+            super::files::note_poll(&file, None);
+        });
     }
 }

@@ -1,0 +1,157 @@
+//! The files leet writes of runs on a server, beside the download cache: made
+//! readable by their user alone, each run's folder claimed by one leet process
+//! (a lock file), and how the polls of the runs followed into them go.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Create `dir` and the folders above it that are missing, readable by the
+/// user alone (0700): what a run logged (its config, console, metrics) is not
+/// for the other users of a shared host. Folders already there keep their mode.
+///
+/// # Errors
+/// Creating a folder.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
+/// Write `bytes` to `path`, readable by the user alone (0600), whatever mode a
+/// file already there had.
+///
+/// # Errors
+/// Opening or writing the file.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let mut f = o.open(path)?;
+    #[cfg(unix)]
+    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    f.write_all(bytes)
+}
+
+/// Folders of one run (or project) that as many leet processes can write at once.
+const SLOTS: usize = 16;
+
+/// The folders this process writes and their locks, held until it ends.
+static HELD: std::sync::Mutex<Vec<(PathBuf, std::fs::File)>> = std::sync::Mutex::new(Vec::new());
+
+/// A folder under `root` for `name`'s files that no other leet process writes:
+/// `name`, else `name-1`, `name-2` … , each claimed by an advisory lock on a file
+/// beside it held for the rest of the process. Two viewers of one running run
+/// both replacing and appending to one file duplicated and tore its records;
+/// each now follows the run into a file of its own. The same process asking
+/// again (`leet URL --compare URL`) gets its folder again, so the viewer sees
+/// one run twice and says so.
+///
+/// # Errors
+/// Creating the folders or lock files; every folder taken.
+pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
+    create_private_dir(root)?;
+    let mut held = HELD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for k in 0..SLOTS {
+        let slot = if k == 0 {
+            name.to_owned()
+        } else {
+            format!("{name}-{k}")
+        };
+        let mut o = std::fs::OpenOptions::new();
+        o.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        let dir = root.join(&slot);
+        if held.iter().any(|(d, _)| *d == dir) {
+            return Ok(dir);
+        }
+        let lock = o.open(root.join(format!(".{slot}.lock")))?;
+        if try_lock(&lock)? {
+            create_private_dir(&dir)?;
+            held.push((dir.clone(), lock));
+            return Ok(dir);
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::WouldBlock,
+        format!("{SLOTS} other leet processes are following this run"),
+    ))
+}
+
+/// Whether `f`'s exclusive lock was taken (false: another process holds it).
+#[cfg(unix)]
+fn try_lock(f: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: a valid descriptor, owned by `f` for the call.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() == std::io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
+    Ok(true)
+}
+
+/// The followed runs' files whose last poll failed, and its error (sanitized).
+static TROUBLE: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Note how the last poll of the run followed into `file` went.
+pub(crate) fn note_poll(file: &Path, e: Option<&super::RemoteError>) {
+    let mut t = TROUBLE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    t.retain(|(f, _)| f != file);
+    if let Some(e) = e {
+        t.push((file.to_owned(), format!("polling the server: {e}")));
+    }
+}
+
+/// The error of a followed run's last poll, when it failed (the first such run):
+/// the run is quiet because the server does not answer, not because it stopped.
+pub fn follow_trouble() -> Option<String> {
+    TROUBLE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .first()
+        .map(|(_, e)| e.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_claimed_by_another_process_is_not_given() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        // Held as another process holds it: a lock on a file description of its own.
+        let other = std::fs::File::create(tmp.path().join(".run.lock")).expect("lock file");
+        assert!(try_lock(&other).expect("lock"));
+        let one = claim(tmp.path(), "run").expect("one");
+        assert_eq!(one, tmp.path().join("run-1"));
+        // This process asking again gets its own folder again.
+        let two = claim(tmp.path(), "run").expect("two");
+        assert_eq!(one, two);
+        drop(other);
+        assert!(one.is_dir());
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&one).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let other = claim(tmp.path(), "other").expect("other");
+        assert_eq!(other, tmp.path().join("other"));
+    }
+}
