@@ -23,12 +23,28 @@ const VERSION: &str = "version";
 pub struct Cache {
     dir: PathBuf,
     limit: u64,
+    /// The runs' `.wandb` folders ([`files::claim`]), counted toward `limit` too.
+    runs: Option<PathBuf>,
 }
 
 impl Cache {
     /// A cache in `dir`, kept under `limit` bytes.
     pub fn new(dir: PathBuf, limit: u64) -> Self {
-        Self { dir, limit }
+        Self {
+            dir,
+            limit,
+            runs: None,
+        }
+    }
+
+    /// The same cache, the runs' folders under `runs` counted toward its limit
+    /// and evicted with its entries (those another process holds excepted).
+    #[must_use]
+    pub fn with_runs(self, runs: PathBuf) -> Self {
+        Self {
+            runs: Some(runs),
+            ..self
+        }
     }
 
     /// The default folder, from `env` (an environment lookup).
@@ -94,32 +110,10 @@ impl Cache {
         let _ = fs::remove_dir_all(self.entry(url));
     }
 
-    /// Remove the least recently used entries while the cache is over its limit.
-    fn evict(&self) {
-        let Ok(rd) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .map(|e| {
-                let p = e.path();
-                let used = fs::metadata(p.join(VERSION))
-                    .and_then(|m| m.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH);
-                (used, size_of_dir(&p), p)
-            })
-            .collect();
-        let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        entries.sort_by_key(|e| e.0);
-        for (_, size, p) in entries {
-            if total <= self.limit {
-                break;
-            }
-            if fs::remove_dir_all(&p).is_ok() {
-                total = total.saturating_sub(size);
-            }
-        }
+    /// Remove the least recently used entries (and runs' folders not in use)
+    /// while they are over the limit ([`files::evict`]).
+    pub fn evict(&self) {
+        files::evict(&self.dir, VERSION, self.runs.as_deref(), self.limit);
     }
 }
 
@@ -183,15 +177,6 @@ impl Fnv {
     }
 }
 
-fn size_of_dir(p: &Path) -> u64 {
-    fs::read_dir(p).map_or(0, |rd| {
-        rd.flatten()
-            .filter_map(|e| e.metadata().ok())
-            .map(|m| m.len())
-            .sum()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +218,41 @@ mod tests {
         assert_eq!(c.get(&url("old"), "v"), None);
         assert!(c.get(&url("mid"), "v").is_some());
         assert!(c.get(&url("new"), "v").is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_bound_counts_the_runs_folders_and_spares_those_in_use() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let runs = tmp.path().join("remote-runs");
+        let c = Cache::new(tmp.path().join("remote"), 250).with_runs(runs.clone());
+        let past = |s| std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s);
+        let run_folder = |name: &str, when| {
+            let dir = runs.join(name).join("wandb").join("run-x");
+            files::create_private_dir(&dir).expect("dir");
+            let f = dir.join("run-x.wandb");
+            fs::write(&f, vec![0; 100]).expect("write");
+            fs::File::options()
+                .write(true)
+                .open(&f)
+                .and_then(|f| f.set_modified(past(when)))
+                .expect("mtime");
+            runs.join(name)
+        };
+        // The oldest of all, but another process views it: its lock is taken.
+        let held = run_folder("held", 1);
+        let lock = fs::File::create(runs.join(".held.lock")).expect("lock");
+        assert!(files::try_lock(&lock).expect("lock"));
+        let old = run_folder("old", 2);
+        let newer = run_folder("newer", 5000);
+        // 300 bytes of runs' folders and 101 of cache, bound 250: `held` cannot
+        // go, `old` and then `newer` do, the entry just written stays.
+        c.put(&url("a"), "v", &[vec![1; 100]]).expect("put");
+        assert!(held.is_dir(), "a folder in use is never removed");
+        assert!(!old.exists(), "the least recently written goes");
+        assert!(!newer.exists(), "until the bound is met");
+        assert_eq!(c.get(&url("a"), "v"), Some(vec![vec![1; 100]]));
+        drop(lock);
     }
 
     #[test]

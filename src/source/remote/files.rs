@@ -87,7 +87,7 @@ pub(crate) fn claim(root: &Path, name: &str) -> std::io::Result<PathBuf> {
 
 /// Whether `f`'s exclusive lock was taken (false: another process holds it).
 #[cfg(unix)]
-fn try_lock(f: &std::fs::File) -> std::io::Result<bool> {
+pub(crate) fn try_lock(f: &std::fs::File) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd as _;
     // SAFETY: a valid descriptor, owned by `f` for the call.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
@@ -102,8 +102,116 @@ fn try_lock(f: &std::fs::File) -> std::io::Result<bool> {
 }
 
 #[cfg(not(unix))]
-fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
+pub(crate) fn try_lock(_: &std::fs::File) -> std::io::Result<bool> {
     Ok(true)
+}
+
+/// One folder that counts toward the bound on what leet keeps of remote runs.
+struct Kept {
+    used: std::time::SystemTime,
+    size: u64,
+    path: PathBuf,
+    /// The lock file claiming it ([`claim`]), for a run's `.wandb` folder.
+    lock: Option<PathBuf>,
+}
+
+/// Remove the least recently used folders of `cache` (download cache entries,
+/// used when their `used` file was touched) and of `runs` (the folders [`claim`]
+/// hands out, used when a file in them was last written) while both together are
+/// over `limit` bytes. A run folder whose lock another process (or this one)
+/// holds is being viewed and is never removed; the lock is held while one is
+/// removed, so no process claims it meanwhile. Lock files stay: empty, one per
+/// folder name, and a lock file removed while another process opens it would let
+/// two processes claim one folder.
+pub(crate) fn evict(cache: &Path, used: &str, runs: Option<&Path>, limit: u64) {
+    let mut kept: Vec<Kept> = Vec::new();
+    for e in fs::read_dir(cache).into_iter().flatten().flatten() {
+        let path = e.path();
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let used = fs::metadata(path.join(used))
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        kept.push(Kept {
+            used,
+            size: size_of(&path, 0).0,
+            path,
+            lock: None,
+        });
+    }
+    for e in runs
+        .map(fs::read_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flatten()
+    {
+        let path = e.path();
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') || !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let (size, used) = size_of(&path, 0);
+        kept.push(Kept {
+            used,
+            size,
+            lock: path.parent().map(|r| r.join(format!(".{name}.lock"))),
+            path,
+        });
+    }
+    let mut total: u64 = kept.iter().map(|k| k.size).sum();
+    kept.sort_by_key(|k| k.used);
+    for k in kept {
+        if total <= limit {
+            break;
+        }
+        let gone = match &k.lock {
+            None => fs::remove_dir_all(&k.path).is_ok(),
+            Some(lock) => {
+                let mut o = fs::OpenOptions::new();
+                o.create(true).truncate(false).write(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+                // Without advisory locks (not unix) no folder is known to be free.
+                let free = o
+                    .open(lock)
+                    .ok()
+                    .filter(|_| cfg!(unix))
+                    .filter(|f| try_lock(f).unwrap_or(false));
+                // Dropped (unlocked) only once the folder is gone.
+                free.is_some() && fs::remove_dir_all(&k.path).is_ok()
+            }
+        };
+        if gone {
+            total = total.saturating_sub(k.size);
+        }
+    }
+}
+
+/// Deepest folder counted: a run's folder holds a workspace of run folders.
+const DEPTH: u32 = 8;
+
+/// The bytes of the files under `p` and the latest time one was written;
+/// links are not followed.
+fn size_of(p: &Path, depth: u32) -> (u64, std::time::SystemTime) {
+    let mut size = 0u64;
+    let mut used = std::time::UNIX_EPOCH;
+    for e in fs::read_dir(p).into_iter().flatten().flatten() {
+        let Ok(m) = e.metadata() else { continue };
+        if m.is_dir() {
+            if depth < DEPTH {
+                let (s, u) = size_of(&e.path(), depth + 1);
+                size = size.saturating_add(s);
+                used = used.max(u);
+            }
+        } else {
+            size = size.saturating_add(m.len());
+            used = used.max(m.modified().unwrap_or(std::time::UNIX_EPOCH));
+        }
+    }
+    (size, used)
 }
 
 /// The followed runs' files whose last poll failed, and its error (sanitized).

@@ -4,7 +4,8 @@
 //! rows and appends them to the file, which the viewer's follow thread reads as
 //! it reads a run being written. The files live beside the download cache, in
 //! `leet/remote-runs/`, one per run and leet process ([`files::claim`]),
-//! replaced at each open.
+//! replaced at each open, and counted toward the cache's bound: the least
+//! recently written go with its entries, unless a leet process holds them.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -47,9 +48,14 @@ pub fn local_path(
     };
     let url = RemoteUrl::parse(text, env("WANDB_BASE_URL").as_deref())?;
     let cache_dir = Cache::default_dir(&env);
+    let root = cache_dir
+        .as_deref()
+        .and_then(Path::parent)
+        .map_or_else(std::env::temp_dir, Path::to_path_buf)
+        .join("remote-runs");
     let opts = Options {
         key: find_key(url.netloc(), &env),
-        cache: cache_dir.clone().map(|d| Cache::new(d, DEFAULT_LIMIT)),
+        cache: cache_dir.map(|d| Cache::new(d, DEFAULT_LIMIT).with_runs(root.clone())),
         summary_only: true,
         framing: true,
         ca_file: leet_sampler::tls::ca_file_from_env(),
@@ -62,11 +68,6 @@ pub fn local_path(
         // waiting for a key that cancels, reads no environment.
         std::env::remove_var("WANDB_API_KEY");
     }
-    let root = cache_dir
-        .as_deref()
-        .and_then(Path::parent)
-        .map_or_else(std::env::temp_dir, Path::to_path_buf)
-        .join("remote-runs");
     if url.run.is_none() && projects {
         return project::workspace(&url, &opts, &root);
     }
@@ -78,6 +79,10 @@ pub fn local_path(
     let tmp = file.with_extension("wandb.tmp");
     files::write_private(&tmp, run.framed()).map_err(io)?;
     std::fs::rename(&tmp, &file).map_err(io)?;
+    // The file (twice the history's Parquet) counts toward the cache's bound.
+    if let Some(c) = &opts.cache {
+        c.evict();
+    }
     if run.meta.running() {
         let f = file.clone();
         std::thread::spawn(move || {

@@ -117,6 +117,9 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         replace(&file, w.framed()).map_err(io)?;
         files.push((run_url, file));
     }
+    if let Some(c) = &opts.cache {
+        c.evict();
+    }
     let opts = Options {
         framing: true,
         summary_only: true,
