@@ -185,7 +185,7 @@ fn each_failure_is_one_line_naming_what_to_check_without_the_key() {
     let cases = [
         (Mode::Status(401), "refused the API key"),
         (Mode::Status(403), "refused the API key"),
-        (Mode::Status(404), "the run was not found"),
+        (Mode::Status(404), "not a W&B API at that URL"),
         (Mode::NoRun, "the run was not found"),
         (Mode::Status(500), "HTTP 500"),
         (Mode::Slow(Duration::from_secs(3)), "did not answer in time"),
@@ -219,6 +219,141 @@ fn each_failure_is_one_line_naming_what_to_check_without_the_key() {
     .expect("no key")
     .to_string();
     assert!(msg.contains("WANDB_API_KEY"), "{msg}");
+}
+
+#[test]
+fn a_file_refused_or_missing_at_the_storage_says_so_not_the_key() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let parquet = parquet_of(&fixture("tiny"), tmp.path());
+    let fake = Fake::start(run_object("finished"), vec![parquet.clone()]);
+    // Another origin, as a storage bucket is: its signed links carry their own
+    // authorization and get no key.
+    let storage = Fake::start(Value::Null, vec![parquet]);
+    fake.state.lock().expect("lock").file_base = Some(storage.addr.clone());
+    let cases = [
+        (403, "the storage refused the file's link (HTTP 403)"),
+        (401, "the storage refused the file's link (HTTP 401)"),
+        (404, "the file was not found at the storage"),
+    ];
+    for (code, want) in cases {
+        storage.set_mode(Mode::Status(code));
+        let msg = open(&fake, &opts(None)).err().expect("refused").to_string();
+        assert!(msg.contains(want), "{code}: {msg}");
+        assert!(msg.contains(&storage.addr), "{code}: names the link: {msg}");
+        assert!(
+            !msg.contains("API key") && !msg.contains("run was not found"),
+            "{code}: {msg}"
+        );
+        assert!(!msg.contains("Signature") && !msg.contains(KEY), "{msg}");
+    }
+    assert!(!storage
+        .seen()
+        .to_ascii_lowercase()
+        .contains("authorization"));
+    storage.set_mode(Mode::Ok);
+    assert!(open(&fake, &opts(None)).is_ok());
+}
+
+#[test]
+fn a_redirected_query_names_where_it_goes() {
+    let fake = Fake::start(run_object("finished"), Vec::new());
+    for code in [301, 302, 307, 308] {
+        fake.set_mode(Mode::Redirect(
+            code,
+            "https://127.0.0.1:1/graphql?k=v".into(),
+        ));
+        let msg = open(&fake, &opts(None))
+            .err()
+            .expect("redirect")
+            .to_string();
+        assert!(
+            msg.contains(&format!(
+                "the server redirects to https://127.0.0.1:1/graphql (HTTP {code})"
+            )) && msg.contains("WANDB_BASE_URL=https://127.0.0.1:1"),
+            "{code}: {msg}"
+        );
+        assert!(!msg.contains(KEY) && !msg.contains('\n'), "{msg}");
+    }
+    // Followed as a GET, a 301 ended in "HTTP 400"; nothing but the POST is sent.
+    assert!(!fake.seen().contains("GET "), "{}", fake.seen());
+    fake.set_mode(Mode::Redirect(301, "/v1/\u{1b}]0;x\u{7}graphql".into()));
+    let msg = open(&fake, &opts(None))
+        .err()
+        .expect("redirect")
+        .to_string();
+    assert!(!msg.contains('\u{1b}') && !msg.contains('\u{7}'), "{msg:?}");
+}
+
+#[test]
+fn a_busy_server_is_asked_again() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fake = Fake::start(
+        run_object("finished"),
+        vec![parquet_of(&fixture("tiny"), tmp.path())],
+    );
+    for status in [429, 502, 503, 504] {
+        fake.set_mode(Mode::Busy {
+            status,
+            left: 2,
+            after: Some(0),
+        });
+        let mut retries = Vec::new();
+        let r = fetch::open(
+            &url_of(&fake),
+            &opts(None),
+            &AtomicBool::new(false),
+            &mut |p| {
+                if let fetch::Progress::Retrying {
+                    status, attempt, ..
+                } = p
+                {
+                    retries.push((status, attempt));
+                }
+            },
+        );
+        assert!(r.is_ok(), "{status}: {:?}", r.err());
+        assert_eq!(retries, vec![(status, 2), (status, 3)]);
+        let line = leet::source::remote::local::progress_line(fetch::Progress::Retrying {
+            status,
+            wait_s: 0,
+            attempt: 2,
+            of: 5,
+        })
+        .expect("a line");
+        assert!(line.contains("trying again"), "{line}");
+    }
+    // Busy for good: a bounded number of tries, then one line.
+    fake.state.lock().expect("lock").seen.clear();
+    fake.set_mode(Mode::Busy {
+        status: 503,
+        left: usize::MAX,
+        after: Some(0),
+    });
+    let msg = open(&fake, &opts(None)).err().expect("busy").to_string();
+    assert!(
+        msg.contains("busy or down (HTTP 503), still after 5 tries"),
+        "{msg}"
+    );
+    assert_eq!(fake.state.lock().expect("lock").seen.len(), 5);
+    // A wait the server asked for ends when the user cancels.
+    fake.set_mode(Mode::Busy {
+        status: 503,
+        left: usize::MAX,
+        after: Some(30),
+    });
+    fake.state.lock().expect("lock").seen.clear();
+    let cancel = AtomicBool::new(false);
+    let r = std::thread::scope(|s| {
+        s.spawn(|| {
+            while fake.state.lock().expect("lock").seen.is_empty() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        fetch::open(&url_of(&fake), &opts(None), &cancel, &mut |_| {})
+    });
+    assert!(matches!(r, Err(RemoteError::Cancelled)), "{:?}", r.err());
+    assert_eq!(fake.state.lock().expect("lock").seen.len(), 1);
 }
 
 #[test]

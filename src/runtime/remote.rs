@@ -162,6 +162,7 @@ fn status(p: Progress) -> String {
         }
         Progress::Cached { files } => format!("{files} history files from the cache"),
         Progress::Live => "asking for the newest rows".to_owned(),
+        Progress::Retrying { .. } => local::progress_line(p).unwrap_or_default(),
     };
     format!("leet: {what} (q or esc cancels)")
 }

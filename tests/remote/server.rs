@@ -1,7 +1,9 @@
 //! A fake W&B server on 127.0.0.1: answers the GraphQL queries leet sends
 //! (matched on their operation name) with the shapes of W&B's API, and serves
 //! history files at signed-looking URLs. It can refuse (401, 404, 500), answer
-//! nothing for a while, cut a file in the middle, or serve any bytes as a file.
+//! nothing for a while, cut a file in the middle, or serve any bytes as a file;
+//! answer busy for a while, redirect its queries, or name history files on
+//! another server (a storage bucket).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -31,6 +33,15 @@ pub enum Mode {
     /// GraphQL answers sent a byte at a time, this long apart (their whole
     /// `Content-Length` announced first).
     Trickle(Duration),
+    /// The next `left` requests answered with `status` and `Retry-After: after`
+    /// (no header when `after` is None), then as `Ok`.
+    Busy {
+        status: u16,
+        left: usize,
+        after: Option<u64>,
+    },
+    /// Queries (`/graphql`) answered with this redirect status to this `Location`.
+    Redirect(u16, String),
 }
 
 /// What the server holds and what it saw.
@@ -53,6 +64,9 @@ pub struct State {
     pub console: Vec<Value>,
     /// Every request's head and body.
     pub seen: Vec<String>,
+    /// Where the history files' links point (another server, as a storage
+    /// bucket is), when not here.
+    pub file_base: Option<String>,
 }
 
 pub struct Fake {
@@ -105,6 +119,7 @@ impl Fake {
             events: Vec::new(),
             metadata: None,
             seen: Vec::new(),
+            file_base: None,
         }));
         let st = Arc::clone(&state);
         let base = addr.clone();
@@ -163,15 +178,45 @@ fn serve<S: Read + Write>(conn: S, st: &Mutex<State>, base: &str) -> std::io::Re
     let mode = {
         let mut s = st.lock().expect("lock");
         s.seen.push(format!("{head}{body}"));
-        s.mode.clone()
+        let m = s.mode.clone();
+        if let Mode::Busy {
+            status,
+            left,
+            after,
+        } = m
+        {
+            s.mode = if left > 1 {
+                Mode::Busy {
+                    status,
+                    left: left - 1,
+                    after,
+                }
+            } else {
+                Mode::Ok
+            };
+        }
+        m
     };
     let out = r.get_mut();
-    match mode {
-        Mode::Status(code) => return reply(out, code, b"{\"errors\":[{\"message\":\"no\"}]}"),
-        Mode::Slow(d) => std::thread::sleep(d),
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+    match &mode {
+        Mode::Status(code) => return reply(out, *code, b"{\"errors\":[{\"message\":\"no\"}]}"),
+        Mode::Busy { status, after, .. } => {
+            let header = after.map_or(String::new(), |a| format!("Retry-After: {a}\r\n"));
+            return write!(
+                out,
+                "HTTP/1.1 {status} X\r\n{header}Content-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+        Mode::Redirect(code, to) if path == "/graphql" => {
+            return write!(
+                out,
+                "HTTP/1.1 {code} X\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+        Mode::Slow(d) => std::thread::sleep(*d),
         _ => {}
     }
-    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
     if path.starts_with("/meta/") {
         let meta = st
             .lock()
@@ -261,7 +306,7 @@ fn graphql(q: &Value, st: &Mutex<State>, base: &str, mode: &Mode) -> Value {
         Some("LeetRun") => s.run.clone(),
         Some("RunParquetHistory") => json!({ "parquetHistory": {
             "parquetUrls": (0..s.files.len())
-                .map(|i| format!("{base}/files/{i}.parquet?X-Goog-Signature=sig"))
+                .map(|i| format!("{}/files/{i}.parquet?X-Goog-Signature=sig", s.file_base.as_deref().unwrap_or(base)))
                 .collect::<Vec<_>>(),
             "liveData": s.live.iter().map(|r| json!({"_step": r["_step"]})).collect::<Vec<_>>(),
         }}),

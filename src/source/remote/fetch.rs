@@ -13,7 +13,7 @@ use leet_format::event::Events;
 
 use super::auth::ApiKey;
 use super::cache::Cache;
-use super::client::{Client, Timeouts};
+use super::client::{with_retries, Client, Retrying, Timeouts};
 use super::history::{self, HistoryRow};
 use super::info::{self, RunMeta};
 use super::records::Writer;
@@ -62,6 +62,25 @@ pub enum Progress {
     Cached { files: usize },
     /// Asking for the live rows.
     Live,
+    /// The server answered busy (`status`): asked again after `wait_s`, try
+    /// `attempt` of `of`.
+    Retrying {
+        status: u16,
+        wait_s: u64,
+        attempt: u32,
+        of: u32,
+    },
+}
+
+impl From<Retrying> for Progress {
+    fn from(r: Retrying) -> Self {
+        Self::Retrying {
+            status: r.status,
+            wait_s: r.wait.as_secs(),
+            attempt: r.attempt,
+            of: r.of,
+        }
+    }
 }
 
 /// A run being read from a server.
@@ -104,7 +123,9 @@ pub fn open(
     }
     let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
     progress(Progress::Info);
-    let meta = info::run_meta(&client, url)?;
+    let meta = with_retries(cancel, &mut |r| progress(r.into()), || {
+        info::run_meta(&client, url)
+    })?;
     let (files, cached) =
         history_files(&client, url, &meta, opts.cache.as_ref(), cancel, progress)?;
     let mut run = RemoteRun {
@@ -151,7 +172,7 @@ pub fn open(
     }
     drop(files);
     progress(Progress::Live);
-    batches.extend(run.live(cancel)?);
+    batches.extend(run.live(cancel, &mut |r| progress(r.into()))?);
     // The console and the system metrics are niceties: a server that does not
     // give them still gives the run.
     run.console_and_stats();
@@ -197,25 +218,26 @@ fn history_files(
             c.remove(url);
         }
     }
-    let list = info::history_files(client, url)?;
+    let list = with_retries(cancel, &mut |r| progress(r.into()), || {
+        info::history_files(client, url)
+    })?;
     let n = list.urls.len();
     let mut files = Vec::with_capacity(n);
     for (i, u) in list.urls.iter().enumerate() {
         check(cancel)?;
-        let mut report = |bytes, total| {
-            progress(Progress::Download {
-                file: i,
-                files: n,
-                bytes,
-                total,
-            });
-        };
-        files.push(Bytes::from(client.download(
-            u,
-            cancel,
-            u64::MAX,
-            &mut report,
-        )?));
+        // Both closures report through `progress`, never at once: a cell lends it.
+        let progress = std::cell::RefCell::new(&mut *progress);
+        let file = with_retries(cancel, &mut |r| (progress.borrow_mut())(r.into()), || {
+            client.download(u, cancel, u64::MAX, &mut |bytes, total| {
+                (progress.borrow_mut())(Progress::Download {
+                    file: i,
+                    files: n,
+                    bytes,
+                    total,
+                });
+            })
+        })?;
+        files.push(Bytes::from(file));
     }
     Ok((files, false))
 }
@@ -266,7 +288,11 @@ impl RemoteRun {
     }
 
     /// The live rows after the last step read, a page at a time.
-    fn live(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
+    fn live(
+        &mut self,
+        cancel: &AtomicBool,
+        report: &mut dyn FnMut(Retrying),
+    ) -> Result<Vec<Events>, RemoteError> {
         let mut out = Vec::new();
         // The run's last step as its summary says: windows below it that hold no
         // row are a gap in the steps (a step given by the program can jump by
@@ -286,13 +312,15 @@ impl RemoteRun {
                 .last_step
                 .map_or(0, |s| s.saturating_add(1))
                 .max(self.scanned_to);
-            let rows = info::history_page(
-                &self.client,
-                &self.url,
-                from,
-                from.saturating_add(PAGE),
-                PAGE,
-            )?;
+            let rows = with_retries(cancel, report, || {
+                info::history_page(
+                    &self.client,
+                    &self.url,
+                    from,
+                    from.saturating_add(PAGE),
+                    PAGE,
+                )
+            })?;
             if rows.is_empty() {
                 let gap = last.is_some_and(|l| l >= from.saturating_add(PAGE));
                 if gap && skipped < MAX_EMPTY_PAGES {
@@ -336,9 +364,11 @@ impl RemoteRun {
     pub fn poll(&mut self, cancel: &AtomicBool) -> Result<Vec<Events>, RemoteError> {
         // The run asked for first: its summary's last step tells the live rows'
         // walk how far the steps go (`live`).
-        let meta = info::run_meta(&self.client, &self.url)?;
+        let meta = with_retries(cancel, &mut |_| {}, || {
+            info::run_meta(&self.client, &self.url)
+        })?;
         let before = std::mem::replace(&mut self.meta.summary, meta.summary.clone());
-        let rows = self.live(cancel);
+        let rows = self.live(cancel, &mut |_| {});
         self.meta.summary = before;
         let mut out: Vec<Events> = rows?.into_iter().filter(|e| !e.is_empty()).collect();
         self.console_and_stats();

@@ -106,6 +106,14 @@ pub fn progress_line(p: Progress) -> Option<String> {
             file + 1
         )),
         Progress::Cached { files } => Some(format!("history files from the cache ({files})")),
+        Progress::Retrying {
+            status,
+            wait_s,
+            attempt,
+            of,
+        } => Some(format!(
+            "the server answered HTTP {status} (busy); trying again in {wait_s} s (try {attempt} of {of})"
+        )),
         _ => None,
     }
 }

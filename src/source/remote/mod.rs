@@ -39,6 +39,36 @@ pub enum RemoteError {
     /// 404, or an answer with no such project or run.
     #[error("{url}: the run was not found on the server")]
     NotFound { url: String },
+    /// A history (or metadata) file's link, on another origin than the API (a
+    /// storage bucket's signed URL, sent no key), refused: 401 or 403.
+    #[error("{url}: the storage refused the file's link (HTTP {status}); signed links expire: open the run again")]
+    StorageRefused { url: String, status: u16 },
+    /// A file's link answered 404.
+    #[error("{url}: the file was not found at the storage (HTTP 404); its link may have expired: open the run again")]
+    FileNotFound { url: String },
+    /// `/graphql` itself answered 404: no W&B API at that address.
+    #[error(
+        "{url}: not a W&B API at that URL (HTTP 404); check the host in the URL or WANDB_BASE_URL"
+    )]
+    NotApi { url: String },
+    /// `/graphql` answered a redirect (an http→https proxy, a moved server): a
+    /// query's POST is not followed.
+    #[error("{url}: the server redirects to {to} (HTTP {status}); give the run's URL with that address (https:// for an https server) or set WANDB_BASE_URL={base}")]
+    Redirected {
+        url: String,
+        status: u16,
+        to: String,
+        base: String,
+    },
+    /// 429, 502, 503 or 504, still after the retries.
+    #[error("{url}: the server is busy or down (HTTP {status}), still after {tries} tries; try again later")]
+    Busy {
+        url: String,
+        status: u16,
+        tries: u32,
+        /// The answer's `Retry-After`, in seconds, when it gave a number.
+        after_s: Option<u64>,
+    },
     /// A project's URL, and the server lists no run of it (or none leet can name
     /// as a file).
     #[error("{url}: the project has no runs")]

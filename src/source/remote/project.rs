@@ -87,10 +87,12 @@ pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf
         api: leet_text::sanitize(&url.api),
     })?;
     let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
-    let runs: Vec<_> = list_runs(&client, url, MAX_RUNS)?
-        .into_iter()
-        .filter(|m| safe_name(&m.name))
-        .collect();
+    let never = AtomicBool::new(false);
+    let runs: Vec<_> =
+        super::client::with_retries(&never, &mut |_| {}, || list_runs(&client, url, MAX_RUNS))?
+            .into_iter()
+            .filter(|m| safe_name(&m.name))
+            .collect();
     if runs.is_empty() {
         // An empty workspace would only say that no run file was found, and where.
         return Err(RemoteError::NoRuns { url: url.shown() });
