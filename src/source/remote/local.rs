@@ -69,7 +69,7 @@ pub fn local_path(
         std::env::remove_var("WANDB_API_KEY");
     }
     if url.run.is_none() && projects {
-        return project::workspace(&url, &opts, &root);
+        return project::workspace(&url, &opts, &root, cancel, progress);
     }
     let (mut run, _) = fetch::open(&url, &opts, cancel, progress)?;
     let name = entry_name(&url);

@@ -77,22 +77,29 @@ pub fn list_runs(c: &Client, url: &RemoteUrl, limit: usize) -> Result<Vec<RunMet
 }
 
 /// Write the project's workspace under `root` and start fetching its runs; the
-/// `wandb` directory to open.
+/// `wandb` directory to open. The listing stops when `cancel` is set while it
+/// waits on a busy server, each such wait told to `progress`.
 ///
 /// # Errors
-/// Listing the runs; writing the files.
-pub fn workspace(url: &RemoteUrl, opts: &Options, root: &Path) -> Result<PathBuf, RemoteError> {
+/// Listing the runs; writing the files; [`RemoteError::Cancelled`].
+pub fn workspace(
+    url: &RemoteUrl,
+    opts: &Options,
+    root: &Path,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(fetch::Progress),
+) -> Result<PathBuf, RemoteError> {
     let key = opts.key.clone().ok_or_else(|| RemoteError::NoKey {
         host: leet_text::sanitize(url.netloc()),
         api: leet_text::sanitize(&url.api),
     })?;
     let client = Client::new(&url.api, Some(key), opts.timeouts, opts.ca_file.as_deref())?;
-    let never = AtomicBool::new(false);
-    let runs: Vec<_> =
-        super::client::with_retries(&never, &mut |_| {}, || list_runs(&client, url, MAX_RUNS))?
-            .into_iter()
-            .filter(|m| safe_name(&m.name))
-            .collect();
+    let runs: Vec<_> = super::client::with_retries(cancel, &mut |r| progress(r.into()), || {
+        list_runs(&client, url, MAX_RUNS)
+    })?
+    .into_iter()
+    .filter(|m| safe_name(&m.name))
+    .collect();
     if runs.is_empty() {
         // An empty workspace would only say that no run file was found, and where.
         return Err(RemoteError::NoRuns { url: url.shown() });
