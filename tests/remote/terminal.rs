@@ -8,15 +8,22 @@ use serde_json::{json, Value};
 use super::server::{Fake, Mode};
 use super::{common, fixture, parquet_of, run_object, viewer, KEY};
 
+/// The tiny fixture served by a fake W&B server as a run in `state`: the
+/// temporary home the pane runs in, the server, and the run's URL.
+fn tiny_served(state: &str) -> (tempfile::TempDir, Fake, String) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object(state), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    (tmp, fake, url)
+}
+
 #[test]
 fn leet_url_shows_the_run_and_follows_it_while_it_runs() {
     if !common::have_tmux() {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let (tmp, fake, url) = tiny_served("running");
     let pane = viewer::Pane::start("follow", tmp.path(), KEY, &[&url]);
     let limit = Duration::from_secs(60);
     pane.wait_for("Metrics [1-3 of 3]", limit);
@@ -109,11 +116,8 @@ fn q_cancels_a_download_before_the_screen_opens() {
     if !common::have_tmux() {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    let (tmp, fake, url) = tiny_served("finished");
     fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
     let pane = viewer::Pane::start("cancel", tmp.path(), KEY, &[&url]);
     let limit = Duration::from_secs(60);
     pane.wait_for("q or esc cancels", limit);
@@ -128,10 +132,7 @@ fn two_viewers_of_one_running_run_each_follow_it_into_a_file_of_their_own() {
     if !common::have_tmux() {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let (tmp, fake, url) = tiny_served("running");
     let limit = Duration::from_secs(60);
     let one = viewer::Pane::start("twice-1", tmp.path(), KEY, &[&url]);
     one.wait_for("Metrics [1-3 of 3]", limit);
@@ -165,11 +166,8 @@ fn a_signal_during_the_download_restores_the_terminal() {
     if !common::have_tmux() {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    let (tmp, fake, url) = tiny_served("finished");
     fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
     let out = tmp.path().join("out.parquet");
     let out = out.to_str().expect("utf8");
     let cases: [(&str, &[&str], i32); 2] = [
@@ -197,10 +195,7 @@ fn a_followed_run_whose_polls_fail_says_why_and_is_not_called_crashed() {
     if !common::have_tmux() {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tmp");
-    let file = fixture("tiny");
-    let fake = Fake::start(run_object("running"), vec![parquet_of(&file, tmp.path())]);
-    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let (tmp, fake, url) = tiny_served("running");
     let limit = Duration::from_secs(60);
     let pane = viewer::Pane::start("polls", tmp.path(), KEY, &[&url, "--stale-after", "1s"]);
     pane.wait_for("Metrics [1-3 of 3]", limit);
