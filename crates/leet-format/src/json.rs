@@ -374,21 +374,9 @@ mod tests {
     /// (2^53 + 1 is not its nearest double); none where no int64 holds it.
     #[test]
     fn a_step_from_the_step_item_is_exact() {
-        use prost::Message as _;
         let num = |step: &str| {
-            let rec = pb::Record {
-                num: 1,
-                record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
-                    item: vec![pb::HistoryItem {
-                        key: "_step".into(),
-                        value_json: step.into(),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                })),
-                ..Default::default()
-            };
-            let v = record_json(&rec.encode_to_vec()).expect("printable");
+            let rec = crate::synth::history_record(1, &[("_step", step)]);
+            let v = record_json(&rec).expect("printable");
             v["history"].get("step").map(|s| s["num"].clone())
         };
         let n = |i: i64| Some(Value::from(i));

@@ -183,23 +183,10 @@ fn hostile_depth_is_capped() {
 /// `time.time_ns()` step is not its nearest double).
 #[test]
 fn the_run_step_is_exact_past_a_doubles_reach() {
-    use leet_format::pb;
-    use prost::Message as _;
     let mut run = Run::new();
     for (num, step) in [(1, "9007199254740992"), (2, "9007199254740993")] {
-        let rec = pb::Record {
-            num,
-            record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
-                item: vec![pb::HistoryItem {
-                    key: "_step".into(),
-                    value_json: step.into(),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            })),
-            ..Default::default()
-        };
-        run.apply(num as u64 * 100, &rec.encode_to_vec());
+        let rec = leet_format::synth::history_record(num, &[("_step", step)]);
+        run.apply(num as u64 * 100, &rec);
     }
     assert_eq!(run.step(), 9_007_199_254_740_993);
 }

@@ -76,6 +76,26 @@ fn record(num: i64, r: pb::record::RecordType) -> Vec<u8> {
     .encode_to_vec()
 }
 
+/// A history record's payload numbered `num`, of these (key, value_json) items
+/// as logged (each under `key`, as older SDKs write them): tests of one shape.
+#[must_use]
+pub fn history_record(num: i64, items: &[(&str, &str)]) -> Vec<u8> {
+    let item = (items.iter())
+        .map(|(k, v)| pb::HistoryItem {
+            key: (*k).to_owned(),
+            value_json: (*v).to_owned(),
+            ..Default::default()
+        })
+        .collect();
+    record(
+        num,
+        pb::record::RecordType::History(pb::HistoryRecord {
+            item,
+            ..Default::default()
+        }),
+    )
+}
+
 /// Metric names: `train/loss`, `train/acc`, `lr`, then `m0`, `m1`, ...
 #[must_use]
 pub fn metric_name(i: usize) -> String {
