@@ -136,7 +136,8 @@ impl<'a> ChartModel<'a> {
         let groups = groups_of(&drawn, &all, &pts, x, px);
         let corner = corner_of(
             (cross, &at),
-            (&all, groups.as_deref(), below),
+            (&all, groups.as_deref()),
+            below,
             mapped.as_ref(),
             (width, &title),
         );
@@ -496,7 +497,8 @@ pub(crate) fn below_zero(
 /// points it cannot draw ([`below_zero`]).
 fn corner_of(
     (cross, at): (Option<Crosshair>, &[Option<Point>]),
-    (all, groups, below): (&[(usize, &Series)], Option<&[Group]>, Option<XRange>),
+    (all, groups): (&[(usize, &Series)], Option<&[Group]>),
+    below: Option<XRange>,
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
