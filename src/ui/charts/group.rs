@@ -19,11 +19,10 @@ pub(crate) struct GroupStats {
 /// More buckets than a terminal has braille dot columns only costs memory.
 const MAX_BUCKETS: usize = 2 * u16::MAX as usize;
 
-/// One member's points in one bucket: how many, their mean x and mean y.
+/// One member's points in one bucket: how many, and their mean y.
 #[derive(Clone, Copy, Default)]
 struct Cell {
     n: usize,
-    x: f64,
     y: f64,
     lo: f64,
     hi: f64,
@@ -36,7 +35,7 @@ struct Cell {
 struct Acc {
     /// Members with a value here.
     members: usize,
-    /// Points behind those values (weights the mean x).
+    /// Finite points of any member here; their mean x is the bucket's x.
     points: usize,
     x: f64,
     mean: f64,
@@ -59,21 +58,42 @@ impl Default for Acc {
     }
 }
 
+impl Acc {
+    /// One more member's value here.
+    fn add(&mut self, y: f64) {
+        self.members += 1;
+        // Running means, divided before they are subtracted: no sum or
+        // difference of large values overflows.
+        let k = self.members as f64;
+        self.mean += y / k - self.mean / k;
+        self.lo = self.lo.min(y);
+        self.hi = self.hi.max(y);
+    }
+}
+
 /// `members`' statistics over `buckets` equal x-buckets spanning `x`.
 ///
-/// A member's value in a bucket is the mean of its finite points whose x falls in
-/// the bucket; points outside `x`, and non-finite ones, are ignored. A bucket where
-/// at least one member has a value gives one point whose x is the mean x of the
-/// points behind it (so sparse data keeps its own x rather than a bucket centre),
-/// with the mean, min and max over the members that have a value (the mean is
-/// clamped into [min, max] against rounding). A bucket where no member has a value
-/// gives nothing, so logging at a coarser step than the buckets leaves no holes;
-/// but a stretch of buckets where members logged only NaN/Inf (a real gap) gives
-/// one gap marker (NaN y at the first such bucket's centre) between two points.
+/// A bucket's x is the mean x of the finite points of every member that fall in
+/// it (so sparse data keeps its own x rather than a bucket centre). A member's
+/// value in a bucket is the mean of its finite points there; where it has none
+/// but its line passes (between two of its finite points, not across a NaN/Inf
+/// one), its value is read from that line at the bucket's x: a run that logs
+/// every 10th step still counts at the steps between, as drawn, and the mean
+/// does not jump to the other runs' wherever it logged nothing. Before its first
+/// point and after its last, a member does not count. Points outside `x` are
+/// not bucketed (they still end a line crossing into `x`), non-finite x never.
+///
+/// A bucket with a member's point gives one point, with the mean, min and max of
+/// the members' values (the mean clamped into [min, max] against rounding). A
+/// bucket with no point gives nothing, so logging at a coarser step than the
+/// buckets leaves no holes; but a stretch of buckets where members logged only
+/// NaN/Inf (a real gap) gives one gap marker (NaN y at the first such bucket's
+/// centre) between two points.
 ///
 /// `x.0 == x.1` is one bucket holding the points at exactly that x; a reversed
 /// range is taken in order; a non-finite range gives nothing; `buckets == 0` is
-/// taken as 1, and at most 131,070 buckets are used. Memory is O(buckets).
+/// taken as 1, and at most 131,070 buckets are used. Memory is O(buckets), time
+/// O(points + members × buckets).
 pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -> GroupStats {
     let (x0, x1) = if x.0 <= x.1 { x } else { (x.1, x.0) };
     if !x0.is_finite() || !x1.is_finite() || members.is_empty() {
@@ -85,15 +105,21 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
         1
     };
     let bucket = crate::store::series::column_of(x0, x1, n);
-    // A bucket's centre, for its gap marker (halves as `column_of` takes them).
-    let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
-    let nf = n as f64;
+    let in_range = |px: f64| px >= x0 && px <= x1;
     let mut acc = vec![Acc::default(); n];
+    for &(px, py) in members.iter().flat_map(|p| p.iter()) {
+        if in_range(px) && py.is_finite() {
+            let a = &mut acc[bucket(px)];
+            a.points += 1;
+            let k = a.points as f64;
+            a.x += px / k - a.x / k;
+        }
+    }
     let mut cells = vec![Cell::default(); n];
     let mut touched: Vec<usize> = Vec::with_capacity(n);
     for points in members {
         for &(px, py) in *points {
-            if !(px >= x0 && px <= x1) {
+            if !in_range(px) {
                 continue;
             }
             let b = bucket(px);
@@ -106,10 +132,7 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
                 continue;
             }
             c.n += 1;
-            // Running means, divided before they are subtracted: no sum or
-            // difference of large values overflows.
             let k = c.n as f64;
-            c.x += px / k - c.x / k;
             c.y += py / k - c.y / k;
             (c.lo, c.hi) = if c.n == 1 {
                 (py, py)
@@ -117,26 +140,71 @@ pub(crate) fn group_stats(members: &[&[Point]], x: (f64, f64), buckets: usize) -
                 (c.lo.min(py), c.hi.max(py))
             };
         }
+        along_line(points, (x0, x1), &bucket, &cells, &mut acc);
         for b in touched.drain(..) {
             let c = std::mem::take(&mut cells[b]);
-            let a = &mut acc[b];
             if c.n == 0 {
-                a.gap = true;
+                acc[b].gap = true;
                 continue;
             }
             // Kept inside the member's own range against rounding (a mean of three
             // 0.1s) and overflow (a running mean of ±f64::MAX).
-            let y = c.y.max(c.lo).min(c.hi);
-            a.members += 1;
-            a.points += c.n;
-            let w = c.n as f64 / a.points as f64;
-            a.x += c.x * w - a.x * w;
-            let k = a.members as f64;
-            a.mean += y / k - a.mean / k;
-            a.lo = a.lo.min(y);
-            a.hi = a.hi.max(y);
+            acc[b].add(c.y.max(c.lo).min(c.hi));
         }
     }
+    emit(&acc, (x0, x1))
+}
+
+/// A member's values read from its line (`points`, in their order) in the
+/// buckets between two of its finite points where it has no point of its own
+/// (`cells`) but another member has (the bucket's x is known). Only where the
+/// line moves right past the buckets it already passed, so a member costs at
+/// most one walk over the buckets whatever its x does.
+fn along_line(
+    points: &[Point],
+    (x0, x1): (f64, f64),
+    bucket: &impl Fn(f64) -> usize,
+    cells: &[Cell],
+    acc: &mut [Acc],
+) {
+    let n = acc.len();
+    let mut prev: Option<Point> = None;
+    let mut reached = 0;
+    for &(px, py) in points {
+        if !px.is_finite() {
+            continue;
+        }
+        if !py.is_finite() {
+            // The drawn line breaks at a NaN/Inf.
+            prev = None;
+            continue;
+        }
+        if let Some((ax, ay)) = prev.filter(|p| px > p.0) {
+            let from = if ax < x0 { 0 } else { bucket(ax) + 1 };
+            let to = if px > x1 { n } else { bucket(px) };
+            for b in from.max(reached)..to {
+                let a = &mut acc[b];
+                if cells[b].n > 0 || cells[b].gap || a.points == 0 {
+                    continue;
+                }
+                // Halves keep the spans finite for x near ±f64::MAX.
+                let f = ((a.x * 0.5 - ax * 0.5) / (px * 0.5 - ax * 0.5)).clamp(0.0, 1.0);
+                let y = (ay * (1.0 - f) + py * f).clamp(ay.min(py), ay.max(py));
+                a.add(y);
+            }
+            reached = reached.max(to);
+        }
+        prev = Some((px, py));
+    }
+}
+
+/// The points of the buckets `acc` over `x`, with a gap marker for a stretch of
+/// buckets that held only NaN/Inf.
+fn emit(acc: &[Acc], (x0, x1): (f64, f64)) -> GroupStats {
+    let n = acc.len();
+    // A bucket's centre, for its gap marker (halves as `column_of` takes them).
+    let (h0, span) = (x0 * 0.5, x1 * 0.5 - x0 * 0.5);
+    let nf = n as f64;
     let mut out = GroupStats {
         mean: Vec::with_capacity(n),
         lo: Vec::with_capacity(n),
@@ -188,10 +256,43 @@ mod tests {
         let b: &[Point] = &[(0.5, 3.0), (2.5, 1.0)];
         let s = group_stats(&[a, b], (0.0, 4.0), 4);
         // bucket 0: a=1 (x 0), b=3 (x 0.5) → x 0.25, mean 2, lo 1, hi 3
-        // bucket 1: a=2 only; bucket 2: a=3 (x 2), b=1 (x 2.5); bucket 3: a=4 only
-        assert_points(&s.mean, &[(0.25, 2.0), (1.0, 2.0), (2.25, 2.0), (3.0, 4.0)]);
+        // bucket 1: a=2 at x 1, b's line there (3 at 0.5 to 1 at 2.5) 2.5
+        // bucket 2: a=3 (x 2), b=1 (x 2.5); bucket 3: a=4, past b's last point
+        assert_points(
+            &s.mean,
+            &[(0.25, 2.0), (1.0, 2.25), (2.25, 2.0), (3.0, 4.0)],
+        );
         assert_points(&s.lo, &[(0.25, 1.0), (1.0, 2.0), (2.25, 1.0), (3.0, 4.0)]);
-        assert_points(&s.hi, &[(0.25, 3.0), (1.0, 2.0), (2.25, 3.0), (3.0, 4.0)]);
+        assert_points(&s.hi, &[(0.25, 3.0), (1.0, 2.5), (2.25, 3.0), (3.0, 4.0)]);
+    }
+
+    #[test]
+    fn a_sparser_member_counts_along_its_line_not_only_where_it_logged() {
+        // a logs 0 at every step 0..=29, b logs 10 at every 10th step 0..=20;
+        // one bucket per step. The mean is 5 wherever b's line runs (0..=20),
+        // not 5 at 0, 10, 20 and 0 between; past b's last point a is alone.
+        let a: Vec<Point> = (0..30).map(|s| (f64::from(s), 0.0)).collect();
+        let b: Vec<Point> = (0..3).map(|s| (f64::from(s * 10), 10.0)).collect();
+        let s = group_stats(&[&a, &b], (0.0, 29.0), 30);
+        assert_eq!(s.mean.len(), 30);
+        for (i, ((m, l), h)) in s.mean.iter().zip(&s.lo).zip(&s.hi).enumerate() {
+            let (want, lo, hi) = if i <= 20 {
+                (5.0, 0.0, 10.0)
+            } else {
+                (0.0, 0.0, 0.0)
+            };
+            assert!(close(m.0, i as f64) && close(m.1, want), "{i}: {m:?}");
+            assert!(close(l.1, lo) && close(h.1, hi), "{i}: {l:?} {h:?}");
+        }
+        // Read from the line at the bucket's x: b rising from 0 to 10 over 0..10.
+        let c: &[Point] = &[(0.0, 0.0), (10.0, 10.0)];
+        let s = group_stats(&[&a[..11], c], (0.0, 10.0), 11);
+        assert_points(&s.mean[3..4], &[(3.0, 1.5)]);
+        // A NaN/Inf between two points breaks the line: no value read across it.
+        let d: &[Point] = &[(0.0, 10.0), (5.0, f64::NAN), (10.0, 10.0)];
+        let s = group_stats(&[&a[..11], d], (0.0, 10.0), 11);
+        assert_points(&s.mean[2..3], &[(2.0, 0.0)]);
+        assert_points(&s.mean[..1], &[(0.0, 5.0)]);
     }
 
     #[test]

@@ -132,25 +132,23 @@ impl<'a> ChartModel<'a> {
         let title = title_of(app, key, xname, mapped.as_ref());
         let (cross, at) = crosshair_at(app, focused, &all, (mapped.as_ref(), x, px));
         let (log_y, below) = log_y_of(app, key, zoom);
+        // Grouped (`G` in the workspace): per group its mean line and min–max band.
+        let groups = groups_of(&drawn, &all, &pts, x, px);
         let corner = corner_of(
             (cross, &at),
-            (&all, below),
+            (&all, groups.as_deref()),
+            below,
             mapped.as_ref(),
             (width, &title),
         );
-        // Grouped (`G` in the workspace): per group its mean line and min–max band.
-        let groups = groups_of(&drawn, &all, &pts, x, px);
+        let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let grouped = groups.is_some();
         let smoothing = smoothing_of(app, key, &runs, (mapped.as_ref(), zoom), (x, px), grouped);
         let title = smoothing.title(title);
-        let legend = legend_of(
-            app,
-            &drawn,
-            &all,
-            groups.as_deref(),
-            cross.map(|_| &at[..]),
-            theme,
-        );
+        let legend = match groups.as_deref() {
+            Some(g) => group_legend(g, cross.and(cursor).map(|c| (c, x, px)), theme),
+            None => legend_of(app, &drawn, &all, cross.map(|_| &at[..]), theme),
+        };
         let (gaps, note) = gaps_of(&drawn, &all, on_step, x);
         // Without colour, several runs (or groups) are told apart by letters.
         let marked = !theme.color && !legend.is_empty();
@@ -163,7 +161,6 @@ impl<'a> ChartModel<'a> {
                 (smoothing.lines(raw), owned_bands(bands))
             }
         };
-        let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let (x_ticks, x_labels) = x_labels_of(app, mapped);
         Some(Self {
             y: y_of(&lines, &bands, log_y),
@@ -493,28 +490,45 @@ pub(crate) fn below_zero(
 }
 
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
-/// the first series' last value; in a mapped chart as the mapping writes it, in
-/// the room the title (of a chart `width` wide) leaves; then, on a log y (`below`:
-/// the x range counted), the points it cannot draw ([`below_zero`]).
+/// the first series' last value; of `groups`, the one group's last mean, and of
+/// several none (at the crosshair the legend gives each group's mean); in a
+/// mapped chart as the mapping writes it, in the room the title (of a chart
+/// `width` wide) leaves; then, on a log y (`below`: the x range counted), the
+/// points it cannot draw ([`below_zero`]).
 fn corner_of(
     (cross, at): (Option<Crosshair>, &[Option<Point>]),
-    (all, below): (&[(usize, &Series)], Option<XRange>),
+    (all, groups): (&[(usize, &Series)], Option<&[Group]>),
+    below: Option<XRange>,
     mapped: Option<&Mapped>,
     (width, title): (u16, &str),
 ) -> Option<String> {
-    let (n, first) = (all.len(), all.first()?.1);
+    let first = all.first()?.1;
+    // Whether the crosshair's one value goes in the corner, and the last value.
+    let (one, last) = match groups {
+        Some([g]) => (
+            false,
+            g.stats
+                .mean
+                .iter()
+                .rev()
+                .find(|p| p.1.is_finite())
+                .map(|p| p.1),
+        ),
+        Some(_) => (false, None),
+        None => (all.len() == 1, first.last().map(|p| p.1)),
+    };
     let room = usize::from(width.saturating_sub(6))
         .saturating_sub(crate::ui::widget::fit::width(title).into());
     let c = if let Some(m) = mapped {
         m.corner(
             cross.is_some(),
-            (n == 1).then(|| at.first().copied().flatten().map(|p| p.1)),
-            first.last().map(|p| p.1),
+            one.then(|| at.first().copied().flatten().map(|p| p.1)),
+            last,
             room,
         )
     } else {
         match cross {
-            Some(c) if n == 1 => Some(format!(
+            Some(c) if one => Some(format!(
                 "x={} · {}",
                 format::exact(c.x),
                 at.first()
@@ -523,7 +537,7 @@ fn corner_of(
                     .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
             )),
             Some(c) => Some(format!("x={}", format::exact(c.x))),
-            None => first.last().map(|(_, y)| format::value(y)),
+            None => last.map(format::value),
         }
     };
     match below {
@@ -532,29 +546,63 @@ fn corner_of(
     }
 }
 
-/// The legend: each group, or each run (with its value at the crosshair, `at`)
-/// when the chart draws several; else none.
+/// The legend of a grouped chart: each group and its number of runs, and with
+/// the crosshair (at `cursor`, in the chart's x over `x` in `px` dot columns) its
+/// mean there, as [`legend_of`] gives each run's value.
+fn group_legend(
+    groups: &[Group],
+    cursor: Option<(f64, (f64, f64), usize)>,
+    theme: Theme,
+) -> Vec<(String, Style)> {
+    groups
+        .iter()
+        .enumerate()
+        .map(|(n, g)| {
+            let mut label = format!("{} ({})", g.label, g.runs);
+            if let Some((c, x, px)) = cursor {
+                let column = (x.1 - x.0) / px.max(1) as f64;
+                let v = mean_at(&g.stats.mean, c, column);
+                label.push_str(&format!(
+                    " {}",
+                    v.map_or_else(|| "–".to_owned(), format::value)
+                ));
+            }
+            (
+                marked_label(label, mark_of(n), theme),
+                theme.series(g.color),
+            )
+        })
+        .collect()
+}
+
+/// A group's mean (its line `mean`, in x order) nearest `x`, where the line
+/// reaches within a dot `column` of it; NaN at a gap, as a run's gap reads.
+fn mean_at(mean: &[Point], x: f64, column: f64) -> Option<f64> {
+    let (first, last) = (mean.first()?.0, mean.last()?.0);
+    if !(first - column..=last + column).contains(&x) {
+        return None;
+    }
+    let i = mean.partition_point(|p| p.0 < x);
+    let after = mean.get(i);
+    let before = i.checked_sub(1).and_then(|j| mean.get(j));
+    let p = match (before, after) {
+        (Some(b), Some(a)) if x - b.0 <= a.0 - x => b,
+        (_, Some(a)) => a,
+        (Some(b), None) => b,
+        (None, None) => return None,
+    };
+    Some(p.1)
+}
+
+/// The legend: each run (with its value at the crosshair, `at`) when the chart
+/// draws several; else none.
 fn legend_of(
     app: &App,
     drawn: &[Drawn<'_>],
     all: &[(usize, &Series)],
-    groups: Option<&[Group]>,
     at: Option<&[Option<Point>]>,
     theme: Theme,
 ) -> Vec<(String, Style)> {
-    if let Some(groups) = groups {
-        return groups
-            .iter()
-            .enumerate()
-            .map(|(n, g)| {
-                let label = format!("{} ({})", g.label, g.runs);
-                (
-                    marked_label(label, mark_of(n), theme),
-                    theme.series(g.color),
-                )
-            })
-            .collect();
-    }
     if app.runs.workspace.is_none() && app.runs.compare.is_empty() {
         return Vec::new();
     }

@@ -587,12 +587,16 @@ impl Workspace {
     }
 
     /// The group of a run under `group_by` (its config value as text; `–` when it
-    /// has none).
+    /// has none). Runs are grouped by the value's JSON, as the keys that differ
+    /// are found: a string is written bare unless it reads as another value (`32`
+    /// and `"32"`, `true` and `"true"`, `–` and `"–"` are two groups, told apart).
     #[must_use]
     pub fn group_of(&self, run: &WsRun) -> Option<String> {
         let key = self.group_by.as_deref()?;
         Some(match run.config_value(key) {
-            Some(Value::String(s)) => format!("{key}={}", crate::text::sanitize(s)),
+            Some(Value::String(s)) if s != "–" && serde_json::from_str::<Value>(s).is_err() => {
+                format!("{key}={}", crate::text::sanitize(s))
+            }
             Some(v) => format!("{key}={}", crate::text::sanitize(&v.to_string())),
             None => format!("{key}=–"),
         })

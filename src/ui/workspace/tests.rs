@@ -287,6 +287,33 @@ fn groups_by_a_config_value_and_offers_the_keys_that_differ() {
 }
 
 #[test]
+fn a_number_and_the_same_digits_as_text_are_two_groups_as_the_prompt_says() {
+    let mut w = ws();
+    w.selected = vec!["c".into(), "b".into(), "a".into()];
+    w.group_by = Some("bs".into());
+    let values = [json!(32), json!("32"), json!("adam")];
+    for (k, v) in ["c", "b", "a"].iter().zip(values) {
+        let i = w.runs.iter().position(|r| r.key == *k).expect("run");
+        w.runs[i].config = json!({ "bs": v });
+    }
+    assert!(w.differing_config_keys().contains(&"bs".to_owned()));
+    let g: Vec<Option<String>> = ["c", "b", "a"]
+        .iter()
+        .map(|k| w.group_of(w.run(k).expect("run")))
+        .collect();
+    assert_eq!(g[0].as_deref(), Some("bs=32"));
+    assert_eq!(g[1].as_deref(), Some("bs=\"32\""));
+    // A string that reads as no other value is written bare.
+    assert_eq!(g[2].as_deref(), Some("bs=adam"));
+    // The mark of a missing value, as text, is not the missing value.
+    w.runs[0].config = json!({ "bs": "–" });
+    let r = &w.runs[0];
+    assert_eq!(w.group_of(r).as_deref(), Some("bs=\"–\""));
+    w.runs[0].config = json!({});
+    assert_eq!(w.group_of(&w.runs[0]).as_deref(), Some("bs=–"));
+}
+
+#[test]
 fn a_run_without_a_run_record_takes_its_id_from_its_directory() {
     let run = |dir: &str, id: &str| WsRun {
         dir_name: dir.into(),

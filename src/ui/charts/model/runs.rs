@@ -26,7 +26,8 @@ pub(crate) struct Group {
 }
 
 /// The groups of the drawn series `all` (with their points `pts`), when the
-/// workspace groups runs; in order of first appearance, coloured as their first run.
+/// workspace groups runs; coloured as their first run, in the order of their
+/// values ([`by_value`]), which does not change with the order runs are drawn in.
 pub(crate) fn groups_of(
     drawn: &[Drawn<'_>],
     all: &[(usize, &crate::store::series::Series)],
@@ -53,6 +54,7 @@ pub(crate) fn groups_of(
             o.3.push(d.key);
         }
     }
+    order.sort_by(|a, b| by_value(a.0, b.0));
     Some(
         order
             .into_iter()
@@ -64,6 +66,21 @@ pub(crate) fn groups_of(
             })
             .collect(),
     )
+}
+
+/// Two groups' labels (`key=value`, one key) in their value's order: numbers
+/// numerically, before any other value; the others by their text.
+fn by_value(a: &str, b: &str) -> std::cmp::Ordering {
+    let number = |label: &str| {
+        let v = label.split_once('=').map_or(label, |(_, v)| v);
+        serde_json::from_str::<f64>(v).ok()
+    };
+    match (number(a), number(b)) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
 }
 
 /// The runs drawn, bottom first: the main run and the compared ones, in a

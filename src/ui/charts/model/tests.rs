@@ -229,3 +229,110 @@ fn log_y_counts_the_values_it_cannot_draw() {
         .unwrap_or_else(|| panic!("{corner}"));
     assert!(n > 0 && n <= 20_000, "{corner}");
 }
+
+/// An app in a workspace list grouping its drawn runs: per run its group's label
+/// and the `KEY` values it logged at steps `0..`; the first run is the main one.
+fn grouped(runs: &[(&str, &[f64])]) -> App {
+    use crate::ui::workspace::runs::WsTag;
+    let mut app = App::new(Options::default());
+    let tag = |n: usize, group: &str| WsTag {
+        key: format!("r{n}"),
+        color: n,
+        label: format!("r{n}"),
+        group: Some(group.to_owned()),
+        pinned: false,
+        segments: 1,
+    };
+    for (n, (group, ys)) in runs.iter().enumerate() {
+        let run = if n == 0 {
+            app.runs.main_tag = Some(tag(n, group));
+            &mut app.shown.run
+        } else {
+            let dir = std::path::PathBuf::from(format!("/w/wandb/run-{n}"));
+            app.request_compare(dir.clone(), dir);
+            app.take_cmds();
+            let c = app.runs.compare.last_mut().expect("compared");
+            c.ws = Some(tag(n, group));
+            &mut c.run
+        };
+        for (s, &y) in ys.iter().enumerate() {
+            run.metrics.push(KEY, s as f64, y);
+        }
+    }
+    app.runs.workspace = Some(Box::new(crate::ui::workspace::Workspace::new(
+        std::path::PathBuf::from("/w/wandb"),
+        None,
+    )));
+    assert!(runs_grouped(&app));
+    app
+}
+
+fn legend(m: &ChartModel<'_>) -> Vec<String> {
+    m.legend.iter().map(|(l, _)| l.clone()).collect()
+}
+
+#[test]
+fn a_grouped_chart_s_corner_is_no_single_run_s_last_value() {
+    // Two groups: no run's last value (144), and no one group's either.
+    let app = grouped(&[("lr=0.1", &[1.0, 2.0]), ("lr=0.2", &[3.0, 144.0])]);
+    let m = ChartModel::build(&app, KEY, 80, false, theme()).expect("a chart");
+    assert_eq!(m.corner, None, "{:?}", legend(&m));
+    // One group: its mean's last value, (2 + 144) / 2.
+    let app = grouped(&[("lr=0.1", &[1.0, 2.0]), ("lr=0.1", &[3.0, 144.0])]);
+    let m = ChartModel::build(&app, KEY, 80, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some(format::value(73.0).as_str()));
+}
+
+#[test]
+fn groups_are_in_the_order_of_their_values_whatever_run_is_drawn_first() {
+    let ys: &[f64] = &[1.0, 2.0];
+    let want = [
+        "lr=9 (1)",
+        "lr=10 (2)",
+        "lr=\"9\" (1)",
+        "lr=adam (1)",
+        "lr=– (1)",
+    ];
+    let labels = ["lr=adam", "lr=10", "lr=–", "lr=9", "lr=\"9\"", "lr=10"];
+    for first in 0..labels.len() {
+        let mut order: Vec<(&str, &[f64])> = labels.iter().map(|l| (*l, ys)).collect();
+        order.rotate_left(first);
+        let app = grouped(&order);
+        let m = ChartModel::build(&app, KEY, 200, false, theme()).expect("a chart");
+        assert_eq!(legend(&m), want, "drawn first: {}", labels[first]);
+    }
+}
+
+#[test]
+fn the_crosshair_reads_each_group_s_mean_in_the_legend() {
+    let app = grouped(&[
+        ("lr=0.1", &[0.0, 2.0, 4.0]),
+        ("lr=0.1", &[2.0, 4.0, 6.0]),
+        ("lr=0.2", &[10.0, 10.0]),
+    ]);
+    let mut app = app;
+    app.charts.crosshair = Some(Crosshair {
+        x: 1.0,
+        synced: false,
+    });
+    let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("x=1"));
+    let v = |y: f64| format::value(y);
+    assert_eq!(
+        legend(&m),
+        [
+            format!("lr=0.1 (2) {}", v(3.0)),
+            format!("lr=0.2 (1) {}", v(10.0))
+        ]
+    );
+    // Past a group's line (lr=0.2 ends at step 1): no value.
+    app.charts.crosshair = Some(Crosshair {
+        x: 2.0,
+        synced: false,
+    });
+    let m = ChartModel::build(&app, KEY, 80, true, theme()).expect("a chart");
+    assert_eq!(
+        legend(&m),
+        [format!("lr=0.1 (2) {}", v(5.0)), "lr=0.2 (1) –".to_owned()]
+    );
+}
