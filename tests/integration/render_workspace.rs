@@ -60,7 +60,7 @@ impl Ws {
                         Msg::Tagged(tag, Box::new(Msg::Run(batch))),
                     ]
                 }
-                Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                     entries: scan(&wandb_dir, self.cache.path()),
                     wandb_dir,
                 }],
@@ -510,7 +510,7 @@ fn drive(app: &mut App, cmds: Vec<Cmd>, cache: &Path) {
                 ],
                 Err(e) => vec![Msg::Tagged(tag, Box::new(Msg::Unreadable(e.to_string())))],
             },
-            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+            Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                 entries: scan(&wandb_dir, cache),
                 wandb_dir,
             }],

@@ -684,3 +684,22 @@ fn outside_a_workspace_a_compared_run_keeps_its_colour_when_another_goes() {
     app.request_compare(dir.clone(), dir);
     assert_eq!(colors(&app), [0, 2, 3, 1]);
 }
+
+#[test]
+fn the_index_is_asked_with_the_stale_after_of_the_options() {
+    let mut app = App::new(Options {
+        stale_after: 5.0,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, None, false);
+    let cmds = app.take_cmds();
+    let asked: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::ScanIndex { stale_after, .. } => Some(*stale_after),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [std::time::Duration::from_secs(5)]);
+}

@@ -363,6 +363,9 @@ pub struct Workspace {
     /// The run directory shown alone before the list, when the list came before
     /// its index: the index puts the cursor there and draws it.
     back_to: Option<PathBuf>,
+    /// Quiet longer than this, a run without an exit record is crashed
+    /// (`--stale-after`, as the run shown alone decides it).
+    pub(crate) stale_after: std::time::Duration,
 }
 
 impl Workspace {
@@ -373,6 +376,7 @@ impl Workspace {
             label: dir.display().to_string(),
             dir,
             writer: crate::ui::cmd::writer_id(),
+            stale_after: std::time::Duration::from_secs_f64(crate::source::index::STALE_AFTER),
             ..Self::default()
         };
         if let Some(s) = saved {
