@@ -703,3 +703,35 @@ fn the_index_is_asked_with_the_stale_after_of_the_options() {
         .collect();
     assert_eq!(asked, [std::time::Duration::from_secs(5)]);
 }
+
+#[test]
+fn the_pickers_cap_on_compared_runs_goes_with_the_picker() {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    let dir = |i: usize| PathBuf::from(format!("/w/wandb/run-20260101_00000{i}-r{i}"));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, Some(dir(0)), true);
+    app.shown.source.file = Some(dir(0).join("run-r0.wandb"));
+    app.update(Msg::char('R'));
+    let runs = (0..9)
+        .map(|i| crate::msg::RunEntry {
+            dir: dir(i),
+            id: format!("r{i}"),
+            ..Default::default()
+        })
+        .collect();
+    app.update(Msg::RunsListed {
+        run_dir: dir(0),
+        runs,
+    });
+    for _ in 0..8 {
+        app.update(Msg::key(crossterm::event::KeyCode::Down));
+        app.update(Msg::char(' '));
+    }
+    let error = app.shown.source.error.clone().unwrap_or_default();
+    assert!(error.starts_with("at most 7 runs"), "{error:?}");
+    app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert_eq!(app.shown.source.error, None);
+    app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert!(app.runs.in_workspace_list());
+    assert_eq!(app.shown.source.error, None);
+}
