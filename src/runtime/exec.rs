@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use crate::msg::{Image, Msg};
 use crate::source::follow::Follower;
-use crate::source::tail::TailOptions;
 use crate::source::index;
+use crate::source::tail::TailOptions;
 use crate::ui::Cmd;
 use leet_sampler::MonitorHandle;
 
@@ -55,7 +55,12 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             wandb_dir,
             stale_after,
         } => Msg::Indexed {
-            entries: scan_index(&wandb_dir, &index_cache_dir(), scan_options(stale_after), None),
+            entries: scan_index(
+                &wandb_dir,
+                &index_cache_dir(),
+                scan_options(stale_after),
+                None,
+            ),
             wandb_dir,
         },
         Cmd::SaveWorkspace {
@@ -102,8 +107,7 @@ fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Resu
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
 /// directory under the system's temporary one).
 fn index_cache_dir() -> std::path::PathBuf {
-    index::default_cache_dir()
-        .unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"))
+    index::default_cache_dir().unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"))
 }
 
 /// How a scan decides a run's state: crashed once quiet for `stale_after`.
