@@ -735,3 +735,32 @@ fn the_pickers_cap_on_compared_runs_goes_with_the_picker() {
     assert!(app.runs.in_workspace_list());
     assert_eq!(app.shown.source.error, None);
 }
+
+#[test]
+fn group_and_column_prompts_refuse_keys_no_run_has() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let mut prompt = |app: &mut App, key: char, text: &str| {
+        app.shown.source.error = None;
+        app.update(Msg::char(key));
+        app.update(Msg::Paste(text.into()));
+        app.update(Msg::key(crossterm::event::KeyCode::Enter));
+        app.shown.source.error.clone()
+    };
+    let ws = |app: &App| app.runs.workspace.clone().expect("workspace");
+    let e = prompt(&mut app, 'G', "nope");
+    assert_eq!(e.as_deref(), Some("no run has config key nope"));
+    assert_eq!(ws(&app).group_by, None);
+    assert_eq!(prompt(&mut app, 'G', "lr"), None);
+    assert_eq!(ws(&app).group_by.as_deref(), Some("lr"));
+    let e = prompt(&mut app, 'G', "lr seed");
+    assert!(e.is_some_and(|e| e.starts_with("one key:")));
+    assert_eq!(ws(&app).group_by.as_deref(), Some("lr"));
+    let e = prompt(&mut app, 'v', "nope");
+    assert_eq!(e.as_deref(), Some("no run has summary key nope"));
+    assert_eq!(ws(&app).summary_column, None);
+    assert_eq!(app.filter_target, None);
+}

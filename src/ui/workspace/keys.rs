@@ -196,10 +196,9 @@ impl Runs {
                     (Some(Action::FilterBackspace), _) => text.backspace(),
                     (Some(Action::FilterClearInput), _) => text.clear(),
                     (Some(Action::FilterApply), _) => {
-                        let v = Some(text.text.trim().to_owned()).filter(|t| !t.is_empty());
-                        match kind {
-                            Prompt::Group => ws.group_by = v,
-                            Prompt::Column => ws.summary_column = v,
+                        let text = std::mem::take(&mut text.text);
+                        if let Err(e) = ws.apply_prompt(kind, &text) {
+                            cx.shown.source.error = Some(e);
                         }
                         ws.prompt = None;
                         *cx.filter_target = None;

@@ -602,6 +602,38 @@ impl Workspace {
         })
     }
 
+    /// What a `G` or `v` prompt asked for, put in force when it means something:
+    /// empty clears it; a key no run of the index has (once one has come) would
+    /// draw one group of `–` or a column of `–`, so the setting stays as it was
+    /// and the error says why.
+    ///
+    /// # Errors
+    /// The text names no key of any run (or, for `G`, several keys).
+    pub fn apply_prompt(&mut self, kind: Prompt, text: &str) -> Result<(), String> {
+        let v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+        if let Some(key) = v.as_deref().filter(|_| self.indexed) {
+            let has = |r: &WsRun| match kind {
+                Prompt::Group => r.config_value(key).is_some(),
+                Prompt::Column => r.summary_value(key).is_some(),
+            };
+            if !self.runs.iter().any(has) {
+                let key = crate::text::sanitize(key);
+                return Err(match kind {
+                    Prompt::Group if key.contains(char::is_whitespace) => {
+                        format!("one key: G groups by a single config key, not '{key}'")
+                    }
+                    Prompt::Group => format!("no run has config key {key}"),
+                    Prompt::Column => format!("no run has summary key {key}"),
+                });
+            }
+        }
+        match kind {
+            Prompt::Group => self.group_by = v,
+            Prompt::Column => self.summary_column = v,
+        }
+        Ok(())
+    }
+
     /// Config keys whose values differ among the selected runs (what `G` offers).
     #[must_use]
     pub fn differing_config_keys(&self) -> Vec<String> {
