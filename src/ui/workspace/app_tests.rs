@@ -743,7 +743,7 @@ fn group_and_column_prompts_refuse_keys_no_run_has() {
         wandb_dir: PathBuf::from("/w/wandb"),
         entries: index(),
     });
-    let mut prompt = |app: &mut App, key: char, text: &str| {
+    let prompt = |app: &mut App, key: char, text: &str| {
         app.shown.source.error = None;
         app.update(Msg::char(key));
         app.update(Msg::Paste(text.into()));
