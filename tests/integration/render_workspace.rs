@@ -649,5 +649,10 @@ fn the_group_prompt_s_prefill_is_replaced_by_typing() {
     ws.key(KeyCode::End, 1);
     ws.keys("_x");
     ws.key(KeyCode::Enter, 1);
-    assert_eq!(group(&ws).as_deref(), Some("seed_x"));
+    // No run has `seed_x`: refused, the grouping kept, the error naming the key typed.
+    assert_eq!(group(&ws).as_deref(), Some("seed"));
+    assert_eq!(
+        ws.app.shown.source.error.as_deref(),
+        Some("no run has config key seed_x")
+    );
 }

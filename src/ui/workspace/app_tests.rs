@@ -45,6 +45,8 @@ fn opening_reads_the_latest_run_at_once_and_asks_for_the_index() {
     assert!(cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
     assert!(app.runs.in_workspace_list());
     assert_eq!(app.panels.focus, Pane::Left);
+    // Its help says what the keys do on the list.
+    assert_eq!(app.help_for(), crate::ui::keymap::HelpFor::Workspace);
 }
 
 #[test]
