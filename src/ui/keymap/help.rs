@@ -90,33 +90,21 @@ impl HelpFor {
 const ON_THE_LIST: &[(Action, &str)] = &[
     (Action::FocusUp, "Move the highlight"),
     (Action::FocusDown, "Move the highlight"),
-    (
-        Action::PrevPage,
-        "Move the highlight a page, to the first or last run",
-    ),
-    (
-        Action::NextPage,
-        "Move the highlight a page, to the first or last run",
-    ),
-    (
-        Action::FirstPage,
-        "Move the highlight a page, to the first or last run",
-    ),
-    (
-        Action::LastPage,
-        "Move the highlight a page, to the first or last run",
-    ),
+    (Action::PrevPage, "Move the highlight a page"),
+    (Action::NextPage, "Move the highlight a page"),
+    (Action::FirstPage, "Highlight the first / last run"),
+    (Action::LastPage, "Highlight the first / last run"),
     (
         Action::Fullscreen,
         "Show the highlighted run alone (esc comes back)",
     ),
     (
         Action::CyclePaneFocus,
-        "Into the highlighted run's overview below the list",
+        "Into the highlighted run's overview",
     ),
     (
         Action::Back,
-        "Back to the list (from a run alone or the overview)",
+        "Back to the list from a run alone or overview",
     ),
 ];
 
@@ -200,9 +188,7 @@ fn described_on(a: Action, on: HelpFor) -> &'static str {
         (Action::FilterList, _) => "Filter the processes (regex)",
         // Beside the workspace's list the left pane is the list, not an overview.
         (Action::PickRun, HelpFor::Workspace) => "Focus the runs list",
-        (Action::ToggleLeftSidebar, HelpFor::Workspace) => {
-            "Toggle the runs list (with the highlighted run's overview)"
-        }
+        (Action::ToggleLeftSidebar, HelpFor::Workspace) => "Toggle the runs list and its overview",
         _ => a.describe(),
     }
 }

@@ -474,8 +474,7 @@ fn unknown_field(span: &[Ch]) -> QueryError {
     QueryError {
         message: format!("unknown field '{name}'"),
         detail: Some(
-            "fields are name id key project notes tags state cfg.PATH summary.KEY; \
-             quote a term to search it as text"
+            "known: name id key project notes tags state cfg.… summary.…; quoted, a term is text"
                 .into(),
         ),
         at: span.first().map_or(0, |c| c.at),

@@ -541,7 +541,7 @@ fn queries_that_cannot_be_right_say_where() {
     }
     assert!(err("has:dropout", Mode::Regex)
         .to_string()
-        .contains("cfg.PATH"));
+        .contains("cfg.…"));
 }
 
 fn err(q: &str, mode: Mode) -> QueryError {

@@ -765,4 +765,10 @@ fn group_and_column_prompts_refuse_keys_no_run_has() {
     assert_eq!(e.as_deref(), Some("no run has summary key nope"));
     assert_eq!(ws(&app).summary_column, None);
     assert_eq!(app.filter_target, None);
+    // A key that means something ends what the refused one said.
+    app.update(Msg::char('G'));
+    app.update(Msg::Paste("seed".into()));
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert_eq!(app.shown.source.error, None);
+    assert_eq!(ws(&app).group_by.as_deref(), Some("seed"));
 }

@@ -197,8 +197,12 @@ impl Runs {
                     (Some(Action::FilterClearInput), _) => text.clear(),
                     (Some(Action::FilterApply), _) => {
                         let text = std::mem::take(&mut text.text);
-                        if let Err(e) = ws.apply_prompt(kind, &text) {
-                            cx.shown.source.error = Some(e);
+                        if ws.prompt_note.is_some() && cx.shown.source.error == ws.prompt_note {
+                            cx.shown.source.error = None;
+                        }
+                        ws.prompt_note = ws.apply_prompt(kind, &text).err();
+                        if let Some(e) = &ws.prompt_note {
+                            cx.shown.source.error = Some(e.clone());
                         }
                         ws.prompt = None;
                         *cx.filter_target = None;

@@ -366,6 +366,8 @@ pub struct Workspace {
     /// Quiet longer than this, a run without an exit record is crashed
     /// (`--stale-after`, as the run shown alone decides it).
     pub(crate) stale_after: std::time::Duration,
+    /// What the last `G` or `v` refused said: the next one answered ends it.
+    pub(crate) prompt_note: Option<String>,
 }
 
 impl Workspace {
