@@ -498,3 +498,48 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod stale_tests {
+    use super::*;
+
+    /// A run without an exit record, quiet for 30 s: crashed under `--stale-after
+    /// 5s`, running under the default 2 minutes.
+    #[test]
+    fn an_index_scan_decides_crashed_runs_with_the_stale_after_asked() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let wandb = tmp.path().join("wandb");
+        let dir = wandb.join("run-20260101_000000-quiet");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_secs_f64();
+        let spec = leet_format::synth::RunSpec {
+            run_id: "quiet".into(),
+            start_time: now - 40.0,
+            steps: 5,
+            step_seconds: 1.0,
+            exit_code: None,
+            ..Default::default()
+        };
+        let file = dir.join("run-quiet.wandb");
+        std::fs::write(&file, leet_format::synth::run_file(&spec)).expect("write");
+        let ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(ago))
+            .expect("mtime");
+        let state = |secs| {
+            let idx = Indexes::new(tmp.path().join(format!("cache{secs}")));
+            let opts = scan_options(std::time::Duration::from_secs(secs));
+            match idx.scan(wandb.clone(), opts, &mut |_| {}) {
+                Msg::Indexed { entries, .. } => entries[0].state,
+                m => panic!("{m:?}"),
+            }
+        };
+        assert_eq!(state(5), crate::msg::RunStatus::Crashed);
+        assert_eq!(state(120), crate::msg::RunStatus::Running);
+    }
+}
