@@ -454,9 +454,6 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
     }
 }
 
-/// The states a run's `state` field can hold.
-const STATES: [&str; 5] = ["running", "finished", "crashed", "failed", "unknown"];
-
 /// Whether `name` reads as a field (a word, maybe with a path), not as a pattern.
 fn is_field_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -484,9 +481,10 @@ fn unknown_field(span: &[Ch]) -> QueryError {
 
 /// A `state` term (`op` then `rhs`) that no state can match is an error.
 fn check_state(op: &str, rhs: &str, span: &[Ch], mode: Mode) -> Result<(), QueryError> {
+    let states = crate::msg::RunStatus::ALL.map(crate::msg::RunStatus::as_str);
     let known = match op {
-        ":" => matcher(rhs, mode).map_or(true, |m| STATES.iter().any(|s| m.is_match(s))),
-        "=" | "!=" => STATES.iter().any(|s| s.eq_ignore_ascii_case(rhs.trim())),
+        ":" => matcher(rhs, mode).map_or(true, |m| states.iter().any(|s| m.is_match(s))),
+        "=" | "!=" => states.iter().any(|s| s.eq_ignore_ascii_case(rhs.trim())),
         _ => true,
     };
     if known {
@@ -494,7 +492,7 @@ fn check_state(op: &str, rhs: &str, span: &[Ch], mode: Mode) -> Result<(), Query
     }
     Err(QueryError {
         message: format!("no state is '{}'", crate::text::sanitize(rhs)),
-        detail: Some(STATES.join(" ")),
+        detail: Some(states.join(" ")),
         at: span.first().map_or(0, |c| c.at),
         len: span.len(),
     })
