@@ -357,6 +357,15 @@ pub enum RunStatus {
 pub type IndexState = RunStatus;
 
 impl RunStatus {
+    /// Every state (what a `state` query may name).
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Running,
+        RunStatus::Finished,
+        RunStatus::Crashed,
+        RunStatus::Failed,
+        RunStatus::Unknown,
+    ];
+
     /// The one rule: an exit record → finished (code 0) or failed (any other code);
     /// no exit record and nothing `started` (no run record, no file) → unknown;
     /// else running while `quiet` (seconds since the last sign of life; None: no

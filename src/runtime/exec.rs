@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::msg::{Image, Msg};
 use crate::source::follow::Follower;
+use crate::source::index;
 use crate::source::tail::TailOptions;
 use crate::ui::Cmd;
 use leet_sampler::MonitorHandle;
@@ -50,8 +51,16 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
         Cmd::CheckDirs { dirs } => Msg::DirsChecked {
             gone: dirs.into_iter().filter(|d| !d.is_dir()).collect(),
         },
-        Cmd::ScanIndex { wandb_dir } => Msg::Indexed {
-            entries: scan_index(&wandb_dir, &index_cache_dir(), None),
+        Cmd::ScanIndex {
+            wandb_dir,
+            stale_after,
+        } => Msg::Indexed {
+            entries: scan_index(
+                &wandb_dir,
+                &index_cache_dir(),
+                scan_options(stale_after),
+                None,
+            ),
             wandb_dir,
         },
         Cmd::SaveWorkspace {
@@ -98,18 +107,25 @@ fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Resu
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
 /// directory under the system's temporary one).
 fn index_cache_dir() -> std::path::PathBuf {
-    crate::source::index::default_cache_dir()
-        .unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"))
+    index::default_cache_dir().unwrap_or_else(|| std::env::temp_dir().join("leet-index-cache"))
+}
+
+/// How a scan decides a run's state: crashed once quiet for `stale_after`.
+fn scan_options(stale_after: std::time::Duration) -> index::ScanOptions {
+    index::ScanOptions {
+        stale_after: stale_after.as_secs_f64(),
+        ..Default::default()
+    }
 }
 
 /// The index of `wandb_dir` from the cache or, given, the previous scan's entries.
 fn scan_index(
     wandb_dir: &Path,
     cache: &Path,
+    opts: index::ScanOptions,
     prior: Option<&[crate::msg::RunIndexEntry]>,
 ) -> Vec<crate::msg::RunIndexEntry> {
-    let opts = crate::source::index::ScanOptions::default();
-    crate::source::index::scan_after(wandb_dir, cache, &opts, prior).entries
+    index::scan_after(wandb_dir, cache, &opts, prior).entries
 }
 
 /// Each directory's last entries, and its own modification time read just before
@@ -138,11 +154,11 @@ impl Indexes {
     fn scan(
         &self,
         wandb_dir: std::path::PathBuf,
+        opts: index::ScanOptions,
         progress: &mut dyn FnMut(Vec<crate::msg::RunIndexEntry>),
     ) -> Msg {
-        use crate::source::index;
         let Ok(mut last) = self.last.lock() else {
-            let entries = scan_index(&wandb_dir, &self.cache, None);
+            let entries = scan_index(&wandb_dir, &self.cache, opts, None);
             return Msg::Indexed { wandb_dir, entries };
         };
         // Read before the listing: an entry added after it moves it again.
@@ -152,7 +168,6 @@ impl Indexes {
             None => (None, false),
         };
         // Nothing changed on disk: no entry is copied or compared.
-        let opts = index::ScanOptions::default();
         if prior.is_some_and(|p| index::unchanged_listed(&wandb_dir, p, &opts, listed)) {
             if let Some(entry) = last.get_mut(&wandb_dir) {
                 entry.1 = mtime;
@@ -248,7 +263,10 @@ impl Executor {
                         // An index scan reads many files: on a thread of its own, so
                         // readers and images asked for meanwhile do not wait (the app
                         // asks for one scan at a time).
-                        Cmd::ScanIndex { wandb_dir } => {
+                        Cmd::ScanIndex {
+                            wandb_dir,
+                            stale_after,
+                        } => {
                             let (tx, indexes) = (tx.clone(), indexes.clone());
                             let _ = std::thread::Builder::new().name("leet-index".into()).spawn(
                                 move || {
@@ -258,7 +276,8 @@ impl Executor {
                                         let wandb_dir = dir.clone();
                                         let _ = tx.send(Msg::IndexProgress { wandb_dir, entries });
                                     };
-                                    let msg = indexes.scan(wandb_dir, &mut progress);
+                                    let opts = scan_options(stale_after);
+                                    let msg = indexes.scan(wandb_dir, opts, &mut progress);
                                     let _ = tx.send(msg);
                                 },
                             );
@@ -462,20 +481,65 @@ mod tests {
         };
         write("run-20260101_000000-aaa", "aaa");
         let idx = Indexes::new(tmp.path().join("cache"));
-        let first = idx.scan(wandb.clone(), &mut |_| {});
+        let first = idx.scan(wandb.clone(), index::ScanOptions::default(), &mut |_| {});
         assert!(matches!(&first, Msg::Indexed { entries, .. } if entries.len() == 1));
         assert!(matches!(
-            idx.scan(wandb.clone(), &mut |_| {}),
+            idx.scan(wandb.clone(), index::ScanOptions::default(), &mut |_| {}),
             Msg::IndexUnchanged { .. }
         ));
         write("run-20260102_000000-bbb", "bbb");
         assert!(matches!(
-            idx.scan(wandb.clone(), &mut |_| {}),
+            idx.scan(wandb.clone(), index::ScanOptions::default(), &mut |_| {}),
             Msg::Indexed { entries, .. } if entries.len() == 2
         ));
         assert!(matches!(
-            idx.scan(wandb.clone(), &mut |_| {}),
+            idx.scan(wandb.clone(), index::ScanOptions::default(), &mut |_| {}),
             Msg::IndexUnchanged { .. }
         ));
+    }
+}
+
+#[cfg(test)]
+mod stale_tests {
+    use super::*;
+
+    /// A run without an exit record, quiet for 30 s: crashed under `--stale-after
+    /// 5s`, running under the default 2 minutes.
+    #[test]
+    fn an_index_scan_decides_crashed_runs_with_the_stale_after_asked() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let wandb = tmp.path().join("wandb");
+        let dir = wandb.join("run-20260101_000000-quiet");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_secs_f64();
+        let spec = leet_format::synth::RunSpec {
+            run_id: "quiet".into(),
+            start_time: now - 40.0,
+            steps: 5,
+            step_seconds: 1.0,
+            exit_code: None,
+            ..Default::default()
+        };
+        let file = dir.join("run-quiet.wandb");
+        std::fs::write(&file, leet_format::synth::run_file(&spec)).expect("write");
+        let ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(ago))
+            .expect("mtime");
+        let state = |secs| {
+            let idx = Indexes::new(tmp.path().join(format!("cache{secs}")));
+            let opts = scan_options(std::time::Duration::from_secs(secs));
+            match idx.scan(wandb.clone(), opts, &mut |_| {}) {
+                Msg::Indexed { entries, .. } => entries[0].state,
+                m => panic!("{m:?}"),
+            }
+        };
+        assert_eq!(state(5), crate::msg::RunStatus::Crashed);
+        assert_eq!(state(120), crate::msg::RunStatus::Running);
     }
 }

@@ -31,8 +31,12 @@ pub enum Cmd {
     /// `--pid` does at start), or monitor none; answered by `Msg::Monitoring`.
     Monitor { pid: Option<u32> },
     /// Index every run directory of a wandb directory (state, names, config, last
-    /// summary; cached by path, size and mtime): `Msg::Indexed`.
-    ScanIndex { wandb_dir: PathBuf },
+    /// summary; cached by path, size and mtime): `Msg::Indexed`. A run without an
+    /// exit record quiet for longer than `stale_after` is crashed.
+    ScanIndex {
+        wandb_dir: PathBuf,
+        stale_after: std::time::Duration,
+    },
     /// Write what changed in the workspace of `wandb_dir` (from `base`, what this
     /// instance last knew the state file to hold, to `state`) into leet's state
     /// file as it is then: `Msg::WorkspaceWritten`. Numbered as `SaveSettings`.

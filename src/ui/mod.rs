@@ -272,6 +272,7 @@ impl App {
             Some(c) if c.opened.is_none() => keymap::HelpFor::Cluster,
             Some(_) => keymap::HelpFor::ClusterHost,
             None if self.is_host() => keymap::HelpFor::Live,
+            None if self.runs.in_workspace_list() => keymap::HelpFor::Workspace,
             None => keymap::HelpFor::Run,
         }
     }

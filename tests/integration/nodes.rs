@@ -113,7 +113,7 @@ fn carry_out(app: &mut App, cache: &Path, cmds: Vec<Cmd>) {
                     Msg::Tagged(tag, Box::new(Msg::Run(batch))),
                 ]
             }
-            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+            Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                 entries: scan(&wandb_dir, cache),
                 wandb_dir,
             }],

@@ -60,7 +60,7 @@ impl Ws {
                         Msg::Tagged(tag, Box::new(Msg::Run(batch))),
                     ]
                 }
-                Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+                Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                     entries: scan(&wandb_dir, self.cache.path()),
                     wandb_dir,
                 }],
@@ -510,7 +510,7 @@ fn drive(app: &mut App, cmds: Vec<Cmd>, cache: &Path) {
                 ],
                 Err(e) => vec![Msg::Tagged(tag, Box::new(Msg::Unreadable(e.to_string())))],
             },
-            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+            Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                 entries: scan(&wandb_dir, cache),
                 wandb_dir,
             }],
@@ -649,5 +649,10 @@ fn the_group_prompt_s_prefill_is_replaced_by_typing() {
     ws.key(KeyCode::End, 1);
     ws.keys("_x");
     ws.key(KeyCode::Enter, 1);
-    assert_eq!(group(&ws).as_deref(), Some("seed_x"));
+    // No run has `seed_x`: refused, the grouping kept, the error naming the key typed.
+    assert_eq!(group(&ws).as_deref(), Some("seed"));
+    assert_eq!(
+        ws.app.shown.source.error.as_deref(),
+        Some("no run has config key seed_x")
+    );
 }

@@ -455,7 +455,7 @@ fn workspace_table(wandb: &Path, max_points: usize) -> App {
                 let (_, b) = leet::source::tail::read_batch(&path).unwrap();
                 vec![Msg::Tagged(tag, Box::new(Msg::Run(b)))]
             }
-            Cmd::ScanIndex { wandb_dir } => vec![Msg::Indexed {
+            Cmd::ScanIndex { wandb_dir, .. } => vec![Msg::Indexed {
                 entries: scan(&wandb_dir),
                 wandb_dir,
             }],

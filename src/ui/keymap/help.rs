@@ -10,6 +10,8 @@ use crate::ui::overlay::{Keys, Kind};
 pub enum HelpFor {
     /// A run: no process table, no cluster screen.
     Run,
+    /// The workspace's runs list (a run's keys, and the list's own).
+    Workspace,
     /// The live monitor of this host.
     Live,
     /// The cluster screen (`--prometheus`): its own keys, and those of the host
@@ -45,7 +47,11 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
         return out;
     }
     for group in GROUPS.into_iter().filter(|g| shown_on(g, on)) {
-        section(&mut out, group, group_rows(km, group, false, on));
+        let mut rows = group_rows(km, group, false, on);
+        if group == "Workspace" {
+            rows.extend(merged_rows(km, ON_THE_LIST));
+        }
+        section(&mut out, group, rows);
     }
     // Full screen and the overlays (their sections' headings, in the overlays'
     // order): only what differs from normal. The cluster screen's only where
@@ -53,9 +59,7 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     let overlays = Mode::ALL.into_iter().filter_map(|m| match m {
         CLUSTER if on != HelpFor::ClusterHost => None,
         // What a run's keys open: nothing on a host.
-        Mode::Overlay(Kind::Runs | Kind::Media | Kind::Stats | Kind::Inspector)
-            if on != HelpFor::Run =>
-        {
+        Mode::Overlay(Kind::Runs | Kind::Media | Kind::Stats | Kind::Inspector) if !on.is_run() => {
             None
         }
         Mode::Overlay(k) => match k.keys() {
@@ -67,14 +71,62 @@ pub fn help_lines_for(km: &Keymap, on: HelpFor) -> Vec<(String, String)> {
     for (mode, title) in std::iter::once((Mode::Fullscreen, "Full-screen chart")).chain(overlays) {
         section(&mut out, title, mode_rows(km, mode, on));
     }
-    let mouse = if on == HelpFor::Run {
-        MOUSE
-    } else {
-        MOUSE_ON_HOST
-    };
+    let mouse = if on.is_run() { MOUSE } else { MOUSE_ON_HOST };
     section(&mut out, "Mouse", fixed(mouse));
     section(&mut out, "Always", fixed(ALWAYS));
     out
+}
+
+impl HelpFor {
+    /// Whether a run is shown (alone or beside the workspace's runs list).
+    fn is_run(self) -> bool {
+        matches!(self, HelpFor::Run | HelpFor::Workspace)
+    }
+}
+
+/// Keys of other groups that do something of their own on the runs list (focused),
+/// listed in the workspace's section too (their own lines say what they do on a
+/// chart or pane).
+const ON_THE_LIST: &[(Action, &str)] = &[
+    (Action::FocusUp, "Move the highlight"),
+    (Action::FocusDown, "Move the highlight"),
+    (Action::PrevPage, "Move the highlight a page"),
+    (Action::NextPage, "Move the highlight a page"),
+    (Action::FirstPage, "Highlight the first / last run"),
+    (Action::LastPage, "Highlight the first / last run"),
+    (
+        Action::Fullscreen,
+        "Show the highlighted run alone (esc comes back)",
+    ),
+    (
+        Action::CyclePaneFocus,
+        "Into the highlighted run's overview",
+    ),
+    (
+        Action::Back,
+        "Back to the list from a run alone or overview",
+    ),
+];
+
+/// `table`'s rows with each action's normal keys, actions saying the same on one.
+fn merged_rows(km: &Keymap, table: &[(Action, &str)]) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for &(a, desc) in table {
+        let keys: Vec<String> = km
+            .keys_for(Mode::Normal, a)
+            .map(|k| k.to_string())
+            .collect();
+        if keys.is_empty() {
+            continue;
+        }
+        if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
+            r.0.push_str(", ");
+            r.0.push_str(&keys.join(", "));
+        } else {
+            rows.push((keys.join(", "), desc.to_owned()));
+        }
+    }
+    rows
 }
 
 /// What is not in the key map: the mouse, read by the panes it points at.
@@ -114,8 +166,8 @@ fn fixed(rows: &[(&str, &str)]) -> Vec<(String, String)> {
 /// the live monitor's alone, the runs list a run's (its workspace).
 fn shown_on(group: &str, on: HelpFor) -> bool {
     match group {
-        "Processes" => on != HelpFor::Run,
-        "Workspace" => on == HelpFor::Run,
+        "Processes" => !on.is_run(),
+        "Workspace" => on == HelpFor::Workspace,
         _ => true,
     }
 }
@@ -123,15 +175,20 @@ fn shown_on(group: &str, on: HelpFor) -> bool {
 /// Whether `a` does something where the help is opened: on a host, a run's keys
 /// do not ([`Action::on_host`]).
 fn acts_on(a: Action, on: HelpFor) -> bool {
-    on == HelpFor::Run || a.on_host()
+    on.is_run() || a.on_host()
 }
 
 /// An action's help line where the help is opened: `f` filters the runs of a
 /// workspace and the processes of a host, not both anywhere.
 fn described_on(a: Action, on: HelpFor) -> &'static str {
     match (a, on) {
-        (Action::FilterList, HelpFor::Run) => "Filter the runs (query language, see README)",
+        (Action::FilterList, HelpFor::Run | HelpFor::Workspace) => {
+            "Filter the runs (query language, see README)"
+        }
         (Action::FilterList, _) => "Filter the processes (regex)",
+        // Beside the workspace's list the left pane is the list, not an overview.
+        (Action::PickRun, HelpFor::Workspace) => "Focus the runs list",
+        (Action::ToggleLeftSidebar, HelpFor::Workspace) => "Toggle the runs list and its overview",
         _ => a.describe(),
     }
 }
@@ -245,8 +302,9 @@ mod tests {
         assert!(host.contains(&"Cluster screen".to_owned()), "{host:?}");
     }
 
-    const SCREENS: [HelpFor; 4] = [
+    const SCREENS: [HelpFor; 5] = [
         HelpFor::Run,
+        HelpFor::Workspace,
         HelpFor::Live,
         HelpFor::Cluster,
         HelpFor::ClusterHost,
@@ -304,7 +362,9 @@ mod tests {
         assert!(lists(&run, "ctrl+o", "Clear the overview filter"));
         assert!(lists(&run, "ctrl+\\", "Clear the system filter"));
         // The workspace's keys where there is one; the process table's where there is.
-        assert!(lists(&run, "G", Action::GroupRuns.describe()));
+        assert!(!lists(&run, "G", Action::GroupRuns.describe()));
+        let ws = help_lines_for(&km, HelpFor::Workspace);
+        assert!(lists(&ws, "G", Action::GroupRuns.describe()));
         let live = help_lines_for(&km, HelpFor::Live);
         let procs = described_on(Action::FilterList, HelpFor::Live);
         assert!(lists(&live, "f", procs) && !lists(&live, "G", Action::GroupRuns.describe()));
@@ -321,6 +381,43 @@ mod tests {
         assert!(run
             .iter()
             .any(|(k, d)| k == "right click" && d.contains("Crosshair")));
+    }
+
+    #[test]
+    fn the_workspace_s_help_says_what_its_keys_do_on_the_list() {
+        let km = Keymap::builtin();
+        let ws = help_lines_for(&km, HelpFor::Workspace);
+        let start = ws
+            .iter()
+            .position(|(k, d)| k.is_empty() && d == "Workspace");
+        let section: Vec<_> = ws[start.expect("a Workspace section") + 1..]
+            .iter()
+            .take_while(|(k, _)| !k.is_empty())
+            .cloned()
+            .collect();
+        for (key, says) in [
+            ("space", "Draw the highlighted run"),
+            ("enter", "alone"),
+            ("esc", "Back to the list"),
+            ("up", "highlight"),
+            ("down", "highlight"),
+            ("pgdown", "highlight"),
+            ("tab", "overview"),
+        ] {
+            assert!(
+                (section.iter()).any(|(k, d)| k.split(", ").any(|x| x == key) && d.contains(says)),
+                "{key}: {section:?}"
+            );
+        }
+        assert!(lists(&ws, "R", "Focus the runs list"), "{ws:?}");
+        assert!(ws
+            .iter()
+            .any(|(k, d)| k == "[" && d.starts_with("Toggle the runs list")));
+        assert!(!lists(&ws, "R", Action::PickRun.describe()));
+        assert!(!lists(&ws, "[", Action::ToggleLeftSidebar.describe()));
+        // A run's own help keeps its lines.
+        let run = help_lines_for(&km, HelpFor::Run);
+        assert!(lists(&run, "[", Action::ToggleLeftSidebar.describe()));
     }
 
     #[test]

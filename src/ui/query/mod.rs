@@ -19,7 +19,7 @@
 //!   or summary value that is a JSON number equals a numeric value (`cfg.lr=1e-3`
 //!   matches `0.001`). For tags, `=` is "some tag equals" and `!=` "no tag equals".
 //! - **`field>n`**, `>=`, `<`, `<=`: numeric; a run whose value is missing or not a
-//!   number does not match, nor does any run when `n` is not a number.
+//!   number does not match; an `n` that is not a number is an error.
 //! - **`has:field`** (or `exists:field`): a text field or the tags are not empty; a
 //!   config or summary path exists (any value, an object too).
 //! - **AND**: whitespace or the word `AND`. **OR**: a `|` term or the word `OR`.
@@ -38,15 +38,19 @@
 //!   objects with `.` and lists with `[i]` (`cfg.model.layers`, `cfg.sizes[0]`),
 //!   case-insensitively; a summary key may contain `/` (`summary.val/loss<0.3`).
 //!   `config:term` / `summary:term` search every path and value (`path=value` too).
-//!   An unknown field makes the whole term a bare term (`foo:bar` searches `foo:bar`).
+//!   An unknown field (a word before the operator, or after `has:`) is an error, as
+//!   is a `state` no run can have; quoted, `"foo:bar"` searches `foo:bar`. A term whose
+//!   left side is no word (`(?:a|b)`) is a bare term.
 //!
 //! A missing field never matches a comparison, so `cfg.x>1`, `cfg.x=1` and
 //! `cfg.x!=1` all leave out a run without `x`, and `-cfg.x>1` keeps it.
 //!
 //! Errors (shown while typing, with the char offset): an unclosed quote, `=`, `!=`,
-//! `>`, `>=`, `<` or `<=` with no value after it, a regex that does not compile or
-//! is over 1 MiB compiled. W&B accepts all of these silently (a bad regex becomes a
-//! substring); glob mode has no regex errors.
+//! `>`, `>=`, `<` or `<=` with no value after it, a comparison with a value that is
+//! not a number, an unknown field or state, `OR` with no term on one side, a regex
+//! that does not compile or is over 1 MiB compiled. W&B accepts all of these silently
+//! (a bad regex becomes a substring; a lone `OR` matches every run); glob mode has no
+//! regex errors.
 
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
@@ -268,36 +272,54 @@ fn is_word(t: &[Ch], word: &str) -> bool {
 /// Parse `text` in `mode`. Regexes are compiled here, once.
 ///
 /// # Errors
-/// An unclosed quote, a comparison or `=`/`!=` with nothing after it, a bad regex.
+/// An unclosed quote, a comparison or `=`/`!=` with nothing after it, a comparison
+/// with no number, an unknown field or state, a lone `OR`, a bad regex.
 pub fn parse(text: &str, mode: Mode) -> Result<Query, QueryError> {
     let mut groups = Vec::new();
     let mut cur = Vec::new();
     let mut pending_not = false;
-    for t in terms(text)? {
-        if is_word(&t, "|") || is_word(&t, "or") {
+    let mut last_or: Option<&[Ch]> = None;
+    let terms = terms(text)?;
+    for t in &terms {
+        if is_word(t, "|") || is_word(t, "or") {
             pending_not = false;
-            if !cur.is_empty() {
-                groups.push(std::mem::take(&mut cur));
+            // An empty side would make the query match every run.
+            if cur.is_empty() {
+                return Err(lonely_or(t, "before"));
             }
+            groups.push(std::mem::take(&mut cur));
+            last_or = Some(t);
             continue;
         }
-        if is_word(&t, "and") {
+        if is_word(t, "and") {
             continue;
         }
-        if is_word(&t, "not") {
+        if is_word(t, "not") {
             pending_not = !pending_not;
             continue;
         }
         let negate = std::mem::take(&mut pending_not);
-        if let Some(mut c) = clause(&t, mode)? {
+        if let Some(mut c) = clause(t, mode)? {
             c.negated ^= negate;
             cur.push(c);
         }
     }
     if !cur.is_empty() {
         groups.push(cur);
+    } else if let Some(or) = last_or {
+        return Err(lonely_or(or, "after"));
     }
     Ok(Query { groups })
+}
+
+/// `OR` (or `|`) with no term on one `side`.
+fn lonely_or(t: &[Ch], side: &str) -> QueryError {
+    QueryError {
+        message: format!("expected a term {side} '{}'", text_of(t)),
+        detail: None,
+        at: t.first().map_or(0, |c| c.at),
+        len: t.len(),
+    }
 }
 
 const OPS: [&str; 7] = [">=", "<=", "!=", "=", ">", "<", ":"];
@@ -380,11 +402,17 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
     if op == ":" && matches!(lhs.to_lowercase().as_str(), "has" | "exists") {
         return match field(&rhs) {
             Some(f) => done(Pred::Has(f)),
-            None => bare(t),
+            None => Err(unknown_field(rhs_ch)),
         };
     }
     let Some(f) = field(&lhs) else {
-        return bare(t);
+        // A word before the operator is meant as a field; anything else (a regex
+        // such as `(?:a|b)`) is searched as text, as a quoted term always is.
+        return if is_field_name(&lhs) {
+            Err(unknown_field(trim(&t[..i])))
+        } else {
+            bare(t)
+        };
     };
     let op_at = t[i].at;
     if rhs_ch.is_empty() && op != ":" {
@@ -395,7 +423,19 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
             len: op.chars().count(),
         });
     }
-    let cmp = |c| Pred::Cmp(f.clone(), c, rhs.trim().parse::<f64>().ok());
+    if f == Field::Text(TextField::State) {
+        check_state(op, &rhs, rhs_ch, mode)?;
+    }
+    let number = rhs.trim().parse::<f64>().ok();
+    if number.is_none() && matches!(op, ">" | ">=" | "<" | "<=") {
+        return Err(QueryError {
+            message: format!("expected a number after '{op}'"),
+            detail: None,
+            at: rhs_ch.first().map_or(op_at, |c| c.at),
+            len: rhs_ch.len(),
+        });
+    }
+    let cmp = |c| Pred::Cmp(f.clone(), c, number);
     match op {
         ":" => {
             let m = matcher(&rhs, mode).map_err(|d| {
@@ -412,6 +452,50 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
         "<" => done(cmp(CmpOp::Lt)),
         _ => done(cmp(CmpOp::Le)),
     }
+}
+
+/// Whether `name` reads as a field (a word, maybe with a path), not as a pattern.
+fn is_field_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./[]".contains(c))
+}
+
+/// `span` names no field.
+fn unknown_field(span: &[Ch]) -> QueryError {
+    let name = crate::text::sanitize(&text_of(span))
+        .chars()
+        .take(QUOTE_CHARS)
+        .collect::<String>();
+    QueryError {
+        message: format!("unknown field '{name}'"),
+        detail: Some(
+            "known: name id key project notes tags state cfg.… summary.…; quoted, a term is text"
+                .into(),
+        ),
+        at: span.first().map_or(0, |c| c.at),
+        len: span.len(),
+    }
+}
+
+/// A `state` term (`op` then `rhs`) that no state can match is an error.
+fn check_state(op: &str, rhs: &str, span: &[Ch], mode: Mode) -> Result<(), QueryError> {
+    let states = crate::msg::RunStatus::ALL.map(crate::msg::RunStatus::as_str);
+    let known = match op {
+        ":" => matcher(rhs, mode).map_or(true, |m| states.iter().any(|s| m.is_match(s))),
+        "=" | "!=" => states.iter().any(|s| s.eq_ignore_ascii_case(rhs.trim())),
+        _ => true,
+    };
+    if known {
+        return Ok(());
+    }
+    Err(QueryError {
+        message: format!("no state is '{}'", crate::text::sanitize(rhs)),
+        detail: Some(states.join(" ")),
+        at: span.first().map_or(0, |c| c.at),
+        len: span.len(),
+    })
 }
 
 fn bad_regex(what: &str, span: &[Ch], detail: String) -> QueryError {

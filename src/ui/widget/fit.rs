@@ -133,6 +133,21 @@ pub(crate) fn word_wrap(s: &str, w: usize) -> Vec<String> {
     rows
 }
 
+/// [`fit`] to `w` columns, then padded with spaces to exactly `w` (by display
+/// width: `format!("{:<w$}")` pads by chars, so a wide char would push what
+/// follows a column further right); `right`: the text against the right edge.
+#[must_use]
+pub(crate) fn fit_pad(s: &str, w: usize, right: bool) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let cut = fit(s, w);
+    let pad = " ".repeat(w.saturating_sub(cut.width()));
+    if right {
+        pad + &cut
+    } else {
+        cut + &pad
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

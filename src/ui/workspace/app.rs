@@ -18,6 +18,7 @@ impl Workspace {
             self.scanning = true;
             asks.cmd(Cmd::ScanIndex {
                 wandb_dir: self.dir.clone(),
+                stale_after: self.stale_after,
             });
         }
     }
@@ -53,6 +54,9 @@ impl Runs {
         alone: bool,
     ) {
         let mut ws = Workspace::new(wandb_dir, saved);
+        if let Ok(d) = std::time::Duration::try_from_secs_f64(cx.shown.stale_after) {
+            ws.stale_after = d;
+        }
         match (&main, alone) {
             (Some(dir), true) => {
                 ws.view = WsView::Run(dir.clone());

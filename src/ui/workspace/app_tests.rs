@@ -45,6 +45,8 @@ fn opening_reads_the_latest_run_at_once_and_asks_for_the_index() {
     assert!(cmds.iter().any(|c| matches!(c, Cmd::ScanIndex { .. })));
     assert!(app.runs.in_workspace_list());
     assert_eq!(app.panels.focus, Pane::Left);
+    // Its help says what the keys do on the list.
+    assert_eq!(app.help_for(), crate::ui::keymap::HelpFor::Workspace);
 }
 
 #[test]
@@ -683,4 +685,90 @@ fn outside_a_workspace_a_compared_run_keeps_its_colour_when_another_goes() {
     let dir = PathBuf::from("/w/wandb/run-d");
     app.request_compare(dir.clone(), dir);
     assert_eq!(colors(&app), [0, 2, 3, 1]);
+}
+
+#[test]
+fn the_index_is_asked_with_the_stale_after_of_the_options() {
+    let mut app = App::new(Options {
+        stale_after: 5.0,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 40));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, None, false);
+    let cmds = app.take_cmds();
+    let asked: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::ScanIndex { stale_after, .. } => Some(*stale_after),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [std::time::Duration::from_secs(5)]);
+}
+
+#[test]
+fn the_pickers_cap_on_compared_runs_goes_with_the_picker() {
+    let mut app = App::new(Options::default());
+    app.update(Msg::Resize(120, 40));
+    let dir = |i: usize| PathBuf::from(format!("/w/wandb/run-20260101_00000{i}-r{i}"));
+    app.open_workspace(PathBuf::from("/w/wandb"), None, Some(dir(0)), true);
+    app.shown.source.file = Some(dir(0).join("run-r0.wandb"));
+    app.update(Msg::char('R'));
+    let runs = (0..9)
+        .map(|i| crate::msg::RunEntry {
+            dir: dir(i),
+            id: format!("r{i}"),
+            ..Default::default()
+        })
+        .collect();
+    app.update(Msg::RunsListed {
+        run_dir: dir(0),
+        runs,
+    });
+    for _ in 0..8 {
+        app.update(Msg::key(crossterm::event::KeyCode::Down));
+        app.update(Msg::char(' '));
+    }
+    let error = app.shown.source.error.clone().unwrap_or_default();
+    assert!(error.starts_with("at most 7 runs"), "{error:?}");
+    app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert_eq!(app.shown.source.error, None);
+    app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert!(app.runs.in_workspace_list());
+    assert_eq!(app.shown.source.error, None);
+}
+
+#[test]
+fn group_and_column_prompts_refuse_keys_no_run_has() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let prompt = |app: &mut App, key: char, text: &str| {
+        app.shown.source.error = None;
+        app.update(Msg::char(key));
+        app.update(Msg::Paste(text.into()));
+        app.update(Msg::key(crossterm::event::KeyCode::Enter));
+        app.shown.source.error.clone()
+    };
+    let ws = |app: &App| app.runs.workspace.clone().expect("workspace");
+    let e = prompt(&mut app, 'G', "nope");
+    assert_eq!(e.as_deref(), Some("no run has config key nope"));
+    assert_eq!(ws(&app).group_by, None);
+    assert_eq!(prompt(&mut app, 'G', "lr"), None);
+    assert_eq!(ws(&app).group_by.as_deref(), Some("lr"));
+    let e = prompt(&mut app, 'G', "lr seed");
+    assert!(e.is_some_and(|e| e.starts_with("one key:")));
+    assert_eq!(ws(&app).group_by.as_deref(), Some("lr"));
+    let e = prompt(&mut app, 'v', "nope");
+    assert_eq!(e.as_deref(), Some("no run has summary key nope"));
+    assert_eq!(ws(&app).summary_column, None);
+    assert_eq!(app.filter_target, None);
+    // A key that means something ends what the refused one said.
+    app.update(Msg::char('G'));
+    app.update(Msg::Paste("seed".into()));
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert_eq!(app.shown.source.error, None);
+    assert_eq!(ws(&app).group_by.as_deref(), Some("seed"));
 }

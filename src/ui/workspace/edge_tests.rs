@@ -265,3 +265,39 @@ fn a_bracketed_paste_into_the_runs_filter_is_typed_on_one_line_and_not_applied()
     assert_eq!(app.filter_target, None);
     assert_eq!(ws(&app).filter.text, "");
 }
+
+/// Where `needle` starts on row `y` (a cell's x), reading the cells' symbols.
+fn col_of(buf: &ratatui::buffer::Buffer, y: u16, needle: &str) -> Option<u16> {
+    (0..buf.area.width).find(|&x| {
+        let rest: String = (x..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        rest.starts_with(needle)
+    })
+}
+
+#[test]
+fn wide_names_keep_the_runs_lists_columns_in_place() {
+    let (mut app, _) = app();
+    let mut entries = index();
+    entries[0].display_name = "日本語の実験ランの長い名前です🚀".into();
+    entries[0].summary = serde_json::json!({"acc": 0.5})
+        .as_object()
+        .cloned()
+        .unwrap();
+    entries[2].display_name = "plain".into();
+    entries[2].summary = serde_json::json!({"acc": 0.25})
+        .as_object()
+        .cloned()
+        .unwrap();
+    indexed(&mut app, entries);
+    app.runs.workspace.as_mut().unwrap().summary_column = Some("acc".into());
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 60)).unwrap();
+    t.draw(|f| crate::ui::render::render(f, &app)).unwrap();
+    let buf = t.backend().buffer();
+    let row = |name: &str| (0..60).find(|&y| col_of(buf, y, name).is_some()).unwrap();
+    let (wide, plain) = (row("日"), row("plain"));
+    let value = |y| col_of(buf, y, "0.5").or(col_of(buf, y, "0.25"));
+    assert!(value(wide).is_some(), "the value of the wide row is drawn");
+    assert_eq!(value(wide), value(plain).map(|x| x + 1));
+    assert!(col_of(buf, plain, "01-01").is_some());
+    assert_eq!(col_of(buf, wide, "01-01"), col_of(buf, plain, "01-01"));
+}

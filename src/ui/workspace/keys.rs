@@ -196,10 +196,13 @@ impl Runs {
                     (Some(Action::FilterBackspace), _) => text.backspace(),
                     (Some(Action::FilterClearInput), _) => text.clear(),
                     (Some(Action::FilterApply), _) => {
-                        let v = Some(text.text.trim().to_owned()).filter(|t| !t.is_empty());
-                        match kind {
-                            Prompt::Group => ws.group_by = v,
-                            Prompt::Column => ws.summary_column = v,
+                        let text = std::mem::take(&mut text.text);
+                        if ws.prompt_note.is_some() && cx.shown.source.error == ws.prompt_note {
+                            cx.shown.source.error = None;
+                        }
+                        ws.prompt_note = ws.apply_prompt(kind, &text).err();
+                        if let Some(e) = &ws.prompt_note {
+                            cx.shown.source.error = Some(e.clone());
                         }
                         ws.prompt = None;
                         *cx.filter_target = None;

@@ -363,6 +363,11 @@ pub struct Workspace {
     /// The run directory shown alone before the list, when the list came before
     /// its index: the index puts the cursor there and draws it.
     back_to: Option<PathBuf>,
+    /// Quiet longer than this, a run without an exit record is crashed
+    /// (`--stale-after`, as the run shown alone decides it).
+    pub(crate) stale_after: std::time::Duration,
+    /// What the last `G` or `v` refused said: the next one answered ends it.
+    pub(crate) prompt_note: Option<String>,
 }
 
 impl Workspace {
@@ -373,6 +378,7 @@ impl Workspace {
             label: dir.display().to_string(),
             dir,
             writer: crate::ui::cmd::writer_id(),
+            stale_after: std::time::Duration::from_secs_f64(crate::source::index::STALE_AFTER),
             ..Self::default()
         };
         if let Some(s) = saved {
@@ -600,6 +606,38 @@ impl Workspace {
             Some(v) => format!("{key}={}", crate::text::sanitize(&v.to_string())),
             None => format!("{key}=–"),
         })
+    }
+
+    /// What a `G` or `v` prompt asked for, put in force when it means something:
+    /// empty clears it; a key no run of the index has (once one has come) would
+    /// draw one group of `–` or a column of `–`, so the setting stays as it was
+    /// and the error says why.
+    ///
+    /// # Errors
+    /// The text names no key of any run (or, for `G`, several keys).
+    pub fn apply_prompt(&mut self, kind: Prompt, text: &str) -> Result<(), String> {
+        let v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+        if let Some(key) = v.as_deref().filter(|_| self.indexed) {
+            let has = |r: &WsRun| match kind {
+                Prompt::Group => r.config_value(key).is_some(),
+                Prompt::Column => r.summary_value(key).is_some(),
+            };
+            if !self.runs.iter().any(has) {
+                let key = crate::text::sanitize(key);
+                return Err(match kind {
+                    Prompt::Group if key.contains(char::is_whitespace) => {
+                        format!("one key: G groups by a single config key, not '{key}'")
+                    }
+                    Prompt::Group => format!("no run has config key {key}"),
+                    Prompt::Column => format!("no run has summary key {key}"),
+                });
+            }
+        }
+        match kind {
+            Prompt::Group => self.group_by = v,
+            Prompt::Column => self.summary_column = v,
+        }
+        Ok(())
     }
 
     /// Config keys whose values differ among the selected runs (what `G` offers).

@@ -11,7 +11,7 @@ use crate::text::sanitize;
 use crate::ui::overview::view::{render_overview, state_words};
 use crate::ui::panels::Pane;
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::{self, fit, put};
+use crate::ui::widget::fit::{self, put};
 use crate::ui::widget::format;
 use crate::ui::workspace::runs::Runs;
 use crate::ui::workspace::{Prompt, Workspace, WsRun};
@@ -265,7 +265,10 @@ fn list_head(
         head.push_str(&format!(" {:>8}", "runtime"));
     }
     if value {
-        head.push_str(&format!(" {:>10}", fit(&sanitize(col.unwrap_or("")), 10)));
+        head.push_str(&format!(
+            " {}",
+            fit::fit_pad(&sanitize(col.unwrap_or("")), 10, true)
+        ));
     }
     head
 }
@@ -357,14 +360,14 @@ fn row(
     } else {
         theme.text()
     };
-    put_s(
-        &mut at,
-        &format!("{:<name_w$}", fit(&name, name_w)),
-        name_style,
-    );
+    put_s(&mut at, &fit::fit_pad(&name, name_w, false), name_style);
     if id {
         let i = r.id();
-        put_s(&mut at, &format!(" {:<9}", fit(&i, 9)), theme.dim());
+        put_s(
+            &mut at,
+            &format!(" {}", fit::fit_pad(&i, 9, false)),
+            theme.dim(),
+        );
     }
     if start {
         put_s(
@@ -375,11 +378,19 @@ fn row(
     }
     if runtime {
         let t = r.runtime().map(format::duration).unwrap_or_default();
-        put_s(&mut at, &format!(" {:>8}", fit(&t, 8)), theme.label());
+        put_s(
+            &mut at,
+            &format!(" {}", fit::fit_pad(&t, 8, true)),
+            theme.label(),
+        );
     }
     if value {
         let v = value_text(col.and_then(|c| r.summary_value(c)));
-        put_s(&mut at, &format!(" {:>10}", fit(&v, 10)), theme.text());
+        put_s(
+            &mut at,
+            &format!(" {}", fit::fit_pad(&v, 10, true)),
+            theme.text(),
+        );
     }
 }
 

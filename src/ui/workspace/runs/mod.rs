@@ -321,9 +321,7 @@ impl Runs {
             let c = self.compare.remove(i);
             cx.asks.cmd(Cmd::StopReader { tag: c.tag });
         } else if self.compare.len() >= MAX_COMPARED {
-            cx.shown.source.error = Some(format!(
-                "at most {MAX_COMPARED} runs are compared at once: space on one to drop it"
-            ));
+            cx.shown.source.error = Some(compare_cap_note());
         } else {
             let dir = entry.dir.clone();
             let label = if entry.name.is_empty() {
@@ -354,8 +352,20 @@ impl Runs {
         self.compare.iter().position(|c| c.dir == dir)
     }
 
-    /// Keys while the run picker is open.
+    /// Keys while the run picker is open. The cap on compared runs is the
+    /// picker's: its note goes with the picker (the workspace has no such cap).
     pub(crate) fn act_picker(&mut self, cx: &mut WsCx, a: Action) -> Effect {
+        let fx = self.picker_key(cx, a);
+        if cx.then.picker == Some(false)
+            && cx.shown.source.error.as_deref() == Some(compare_cap_note().as_str())
+        {
+            cx.shown.source.error = None;
+        }
+        fx
+    }
+
+    /// [`Runs::act_picker`]'s key itself.
+    fn picker_key(&mut self, cx: &mut WsCx, a: Action) -> Effect {
         if let Some(waiting) = &mut self.waiting {
             // Until the list comes, keys wait for it; quitting or closing the picker
             // does not.
@@ -404,6 +414,11 @@ impl Runs {
         }
         Effect::REDRAW
     }
+}
+
+/// What space says on one more run than the picker compares.
+fn compare_cap_note() -> String {
+    format!("at most {MAX_COMPARED} runs are compared at once: space on one to drop it")
 }
 
 /// A reader's message as the runs route it.

@@ -7,7 +7,7 @@ use ratatui::style::Modifier;
 use crate::text::sanitize;
 use crate::ui::overlay;
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::fit;
+use crate::ui::widget::fit::fit_pad;
 use crate::ui::widget::format;
 use crate::ui::App;
 
@@ -61,9 +61,9 @@ fn row(app: &App, i: usize, w: usize) -> String {
     let dir_w = dir.chars().count().max(8).min(avail * 2 / 3).max(1);
     let name_w = avail.saturating_sub(dir_w);
     format!(
-        "{marker}{:<dir_w$}  {:<name_w$}  {tail}",
-        fit(&dir, dir_w),
-        fit(&name, name_w),
+        "{marker}{}  {}  {tail}",
+        fit_pad(&dir, dir_w, false),
+        fit_pad(&name, name_w, false),
     )
 }
 
