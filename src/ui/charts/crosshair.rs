@@ -1,6 +1,8 @@
 //! The crosshair: reading values off the charts. `C` cycles it off → on the focused
 //! chart → on every visible chart at the same x (synced); while it is on, `←`/`→`
-//! move it point by point along the focused chart's first series, and a right click
+//! move it point by point along the focused chart's drawn series (the next x any of
+//! them logged: a compared run that goes on past the main run's last step is read
+//! too), `home`/`end` to the first/last of them, and a right click
 //! or a right-button drag puts it under the pointer (as `wandb leet` does). The view
 //! shows x and each drawn series' value at its point nearest to x.
 
@@ -48,7 +50,19 @@ impl Charts {
         };
     }
 
-    /// `←`/`→` with the crosshair on: to the previous / next logged point.
+    /// Every drawn run's series of the focused chart that has points.
+    fn focused_all<'r>(&self, runs: &[&'r Run]) -> Vec<&'r Series> {
+        let Some(key) = self.focused_key() else {
+            return Vec::new();
+        };
+        (runs.iter())
+            .filter_map(|r| r.metrics.get(key))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    /// `←`/`→` with the crosshair on: to the previous / next point any drawn run
+    /// logged on the focused chart.
     pub(crate) fn step_crosshair(&mut self, runs: &[&Run], forward: bool) {
         let Some(c) = self.crosshair else {
             return;
@@ -60,17 +74,11 @@ impl Charts {
             self.keep_crosshair_in_zoom(runs);
             return;
         }
-        let next = self.focused_series(runs).and_then(|s| {
-            // From the focused chart's own point nearest to x (a synced crosshair
-            // may stand between this chart's points).
-            let here = s.nearest(c.x).map_or(c.x, |p| p.0);
-            let moved = if (here - c.x).abs() > 0.0 && (here > c.x) == forward {
-                Some(here)
-            } else {
-                s.step_from(here, forward)
-            };
-            moved.or(Some(here))
-        });
+        // The nearest x past this one that any drawn series logged (a synced
+        // crosshair may stand between this chart's points: the next one is taken).
+        let next = (self.focused_all(runs).into_iter())
+            .filter_map(|s| s.step_from(c.x, forward))
+            .reduce(|a, b| if forward { a.min(b) } else { a.max(b) });
         if let (Some(x), Some(ch)) = (next, self.crosshair.as_mut()) {
             ch.x = x;
             self.pan_to(runs, x);
@@ -125,16 +133,19 @@ impl Charts {
     }
 
     /// `home`/`end` with the crosshair on: to the first / last (`last`) point in
-    /// view, of the focused chart's zoom window or else of its series.
+    /// view, of the focused chart's zoom window or else of its drawn series.
     pub(crate) fn crosshair_to_end(&mut self, runs: &[&Run], last: bool) {
-        let zoom = self.focused_key().and_then(|k| self.zoom.get(k)).copied();
-        let Some(s) = self.focused_series(runs) else {
+        let Some(key) = self.focused_key() else {
             return;
         };
-        let Some((x0, x1)) = zoom.or_else(|| s.x_bounds()) else {
+        let Some((x0, x1)) = (self.zoom.get(key).copied()).or_else(|| data_bounds(runs, key))
+        else {
             return;
         };
-        let x = nearest_inside(s, (x0, x1), if last { x1 } else { x0 });
+        let edge = if last { x1 } else { x0 };
+        let x = (self.focused_all(runs).into_iter())
+            .filter_map(|s| nearest_inside(s, (x0, x1), edge))
+            .reduce(|a, b| if last { a.max(b) } else { a.min(b) });
         if let (Some(x), Some(ch)) = (x, self.crosshair.as_mut()) {
             ch.x = x;
         }
@@ -165,4 +176,45 @@ pub(crate) fn data_bounds(runs: &[&Run], key: &str) -> Option<(f64, f64)> {
     runs.iter()
         .filter_map(|r| r.metrics.get(key).and_then(Series::x_bounds))
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run that logged `k` = step at `steps`.
+    fn run(steps: std::ops::Range<u32>) -> Run {
+        let mut r = Run::new();
+        for s in steps {
+            r.metrics.push("k", f64::from(s), f64::from(s));
+        }
+        r
+    }
+
+    #[test]
+    fn the_crosshair_reaches_every_drawn_run_s_points_not_only_the_main_run_s() {
+        let mut c = Charts {
+            metric_keys: vec!["k".into()],
+            shown: vec![0],
+            ..Charts::default()
+        };
+        let (main, longer, later) = (run(0..25), run(0..50), run(60..61));
+        let runs = [&main, &longer, &later];
+        let at = |c: &Charts| c.crosshair.map(|c| c.x);
+        c.cycle_crosshair(&runs);
+        assert_eq!(at(&c), Some(24.0), "at the main run's newest point");
+        c.step_crosshair(&runs, true);
+        assert_eq!(at(&c), Some(25.0), "on into the longer run");
+        c.crosshair_to_end(&runs, true);
+        assert_eq!(at(&c), Some(60.0));
+        c.step_crosshair(&runs, false);
+        assert_eq!(at(&c), Some(49.0));
+        c.step_crosshair(&runs, true);
+        c.step_crosshair(&runs, true);
+        assert_eq!(at(&c), Some(60.0), "stays at the last point");
+        c.crosshair_to_end(&runs, false);
+        assert_eq!(at(&c), Some(0.0));
+        c.step_crosshair(&runs, false);
+        assert_eq!(at(&c), Some(0.0), "stays at the first point");
+    }
 }
