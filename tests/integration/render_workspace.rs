@@ -231,6 +231,26 @@ fn three_runs_overlaid_with_one_pinned() {
     );
 }
 
+/// The pinned run is drawn on top, last, but named first in the legend: a long
+/// legend is cut at its end (`+N`), which hid it.
+#[test]
+fn the_pinned_run_is_named_first_in_the_legend() {
+    let mut ws = Ws::open(&fixture_wandb("multi"), "runs/multi/wandb", 120, 40);
+    for _ in 0..4 {
+        ws.key(KeyCode::Down, 1);
+        ws.keys(" ");
+    }
+    ws.keys("p");
+    let screen = ws.screen(120, 40);
+    let legends: Vec<&str> = (screen.lines())
+        .filter(|l| l.contains("▲multi-0") && l.contains("multi-4"))
+        .collect();
+    assert!(!legends.is_empty(), "{screen}");
+    for l in legends {
+        assert!(l.find('▲') < l.find("multi-4"), "{l}");
+    }
+}
+
 #[test]
 fn a_resumed_run_is_one_entry_drawn_in_one_colour() {
     snap(

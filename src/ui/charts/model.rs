@@ -609,6 +609,7 @@ fn legend_of(
     // One entry per run (the segments of a resumed run share one).
     let mut legend: Vec<(String, Style)> = Vec::new();
     let mut keys: Vec<Option<&str>> = Vec::new();
+    let mut pinned_at = None;
     for &(i, _) in all {
         let d = &drawn[i];
         if d.key.is_some() && keys.contains(&d.key) {
@@ -616,6 +617,7 @@ fn legend_of(
         }
         keys.push(d.key);
         let mut label = if d.pinned {
+            pinned_at = Some(legend.len());
             format!("▲{}", d.label)
         } else {
             d.label.clone()
@@ -632,6 +634,12 @@ fn legend_of(
         }
         let letter = letter_of(drawn, i);
         legend.push((marked_label(label, letter, theme), theme.series(d.color)));
+    }
+    // The pinned run is drawn last (on top) but named first: a long legend is
+    // cut at its end (`+6`), and the run the user pinned must stay in view.
+    if let Some(p) = pinned_at {
+        let e = legend.remove(p);
+        legend.insert(0, e);
     }
     // One run drawn in all: no legend needed. Several: every chart says whose
     // lines it draws, also when only one of them logged its metric.
