@@ -73,8 +73,8 @@ fn filter_is_live_keeps_last_valid_set_and_esc_restores() {
     assert!(a.update(Msg::ctrl('c')).quit);
 }
 
-#[test]
-fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
+/// An app stale after 60 s, its file opened, last modified at 1000 s.
+fn opened_stale_after_60() -> App {
     let mut a = App::new(Options {
         stale_after: 60.0,
         ..Options::default()
@@ -87,6 +87,12 @@ fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
             modified: Some(1000.0),
         }],
     );
+    a
+}
+
+#[test]
+fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
+    let mut a = opened_stale_after_60();
     a.update(Msg::Tick(1100.0));
     assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
     let e = "polling the server: http://h/graphql: the server answered HTTP 500 \x1b[31m";
@@ -109,18 +115,7 @@ fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
 
 #[test]
 fn quiet_run_becomes_possibly_crashed_and_revives() {
-    let mut a = App::new(Options {
-        stale_after: 60.0,
-        ..Options::default()
-    });
-    send(
-        &mut a,
-        [Msg::Opened {
-            path: "x.wandb".into(),
-            len: 0,
-            modified: Some(1000.0),
-        }],
-    );
+    let mut a = opened_stale_after_60();
     a.update(Msg::Tick(1001.0));
     assert_eq!(a.live_state(), LiveState::Live);
     a.update(Msg::Tick(1030.0));

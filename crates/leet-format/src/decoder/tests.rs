@@ -386,20 +386,28 @@ fn without_series_rows_and_bad_records_equal_the_full_reading() {
     assert!(bad > 300, "too few bad records to compare: {bad}");
 }
 
+/// A history item of `key`, its value JSON `v`.
+fn item(k: &str, v: &str) -> pb::HistoryItem {
+    pb::HistoryItem {
+        key: k.into(),
+        value_json: v.into(),
+        ..Default::default()
+    }
+}
+
+/// A history record of `items`.
+fn rec(items: Vec<pb::HistoryItem>) -> pb::HistoryRecord {
+    pb::HistoryRecord {
+        item: items,
+        ..Default::default()
+    }
+}
+
 /// A history value logged as an integer of 2^53 or more keeps its text beside its
 /// nearest double (an export writes it as logged); a short one, a fraction or an
 /// exponent does not; a record the fast path gives up on part way keeps each once.
 #[test]
 fn integers_beyond_a_doubles_reach_keep_their_text() {
-    let item = |k: &str, v: &str| pb::HistoryItem {
-        key: k.into(),
-        value_json: v.into(),
-        ..Default::default()
-    };
-    let rec = |items: Vec<pb::HistoryItem>| pb::HistoryRecord {
-        item: items,
-        ..Default::default()
-    };
     let mut d = Decoder::new();
     let plain = rec(vec![
         item("_step", "0"),
@@ -450,15 +458,6 @@ fn integers_beyond_a_doubles_reach_keep_their_text() {
 /// and a later `_step` of the same row replaces it.
 #[test]
 fn steps_beyond_a_doubles_reach_are_kept_exactly() {
-    let item = |k: &str, v: &str| pb::HistoryItem {
-        key: k.into(),
-        value_json: v.into(),
-        ..Default::default()
-    };
-    let rec = |items: Vec<pb::HistoryItem>| pb::HistoryRecord {
-        item: items,
-        ..Default::default()
-    };
     let mut nested = item("", "1");
     nested.nested_key = vec!["a".into(), "b".into()];
     let records = [
