@@ -169,6 +169,29 @@ fn enter_shows_one_run_alone_and_esc_goes_back_to_the_list() {
     assert_eq!(app.panels.focus, Pane::Left);
 }
 
+#[test]
+fn enter_on_a_list_the_filter_emptied_does_nothing() {
+    use crossterm::event::KeyCode;
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    // The main run has a chart, so a stray enter would make it full screen.
+    app.update(Msg::Tagged(app.shown.tag, Box::new(rows(0..5))));
+    assert!(!app.charts.shown.is_empty());
+    app.update(Msg::char('f'));
+    for m in Msg::typed("zzzz") {
+        app.update(m);
+    }
+    app.update(Msg::key(KeyCode::Enter));
+    app.update(Msg::char('R'));
+    assert_eq!(app.panels.focus, Pane::Left);
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.runs.in_workspace_list());
+    assert!(!app.panels.fullscreen, "enter made a chart full screen");
+}
+
 /// `leet RUN-DIR`: the workspace of its wandb directory with that run alone.
 fn alone(saved: Option<WorkspaceSaved>) -> App {
     let mut app = App::new(Options::default());

@@ -68,7 +68,12 @@ impl Runs {
                 return Some(Effect::REDRAW);
             }
             Action::Fullscreen if on_pane => {
-                let dir = ws.cursor_run()?.latest().dir.clone();
+                // A list the filter emptied: nothing to show alone, and the key is
+                // the list's, not the focused chart's (full screen).
+                let Some(run) = ws.cursor_run() else {
+                    return Some(Effect::NONE);
+                };
+                let dir = run.latest().dir.clone();
                 ws.view = WsView::Run(dir);
                 cx.panels.focus = Pane::Grid;
                 self.reconcile(cx);
