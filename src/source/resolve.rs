@@ -557,6 +557,17 @@ pub fn check_header(file: &Path) -> Result<(), SourceError> {
     }
 }
 
+/// Whether `path` names one run (a file, a run directory, a directory holding a
+/// `.wandb`), not a workspace.
+fn names_a_run(path: &Path) -> bool {
+    let plain = plain_spelling(path);
+    plain.is_file()
+        || wandb_in_dir(&plain).is_some()
+        || plain
+            .file_name()
+            .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()))
+}
+
 /// [`resolve_file`] for a one-shot read (`leet export`, `leet inspect`): where
 /// `path` names a workspace (a project or wandb directory, or its `latest-run`)
 /// rather than one run, and the run it would pick cannot be read at all (a text
@@ -573,12 +584,7 @@ pub fn resolve_readable(path: &Path) -> Result<(PathBuf, Vec<PassedOver>), Sourc
         return Ok((file, Vec::new()));
     };
     let via_latest = path.file_name().is_some_and(|n| n == "latest-run");
-    let plain = plain_spelling(path);
-    let names_run = plain.is_file()
-        || wandb_in_dir(&plain).is_some()
-        || plain
-            .file_name()
-            .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()));
+    let names_run = names_a_run(path);
     let (Some(wandb_dir), Some(run_dir)) = (wandb_dir_of(&file), file.parent()) else {
         return Ok((file, Vec::new()));
     };
@@ -633,12 +639,7 @@ pub fn opening(path: &Path) -> Result<Opening, SourceError> {
         .and_then(|d| wandb_dir_of(&d.join("x.wandb")));
     let named_latest = |p: &Path| p.file_name().is_some_and(|n| n == "latest-run");
     let via_latest = named_latest(path) || path.parent().is_some_and(named_latest);
-    let plain = plain_spelling(path);
-    let names_run = plain.is_file()
-        || wandb_in_dir(&plain).is_some()
-        || plain
-            .file_name()
-            .is_some_and(|n| is_run_dir_name(&n.to_string_lossy()));
+    let names_run = names_a_run(path);
     match wandb_dir {
         Some(wandb_dir) if via_latest || !names_run => Ok(Opening::Workspace {
             wandb_dir,

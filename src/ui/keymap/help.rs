@@ -119,12 +119,7 @@ fn merged_rows(km: &Keymap, table: &[(Action, &str)]) -> Vec<(String, String)> {
         if keys.is_empty() {
             continue;
         }
-        if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
-            r.0.push_str(", ");
-            r.0.push_str(&keys.join(", "));
-        } else {
-            rows.push((keys.join(", "), desc.to_owned()));
-        }
+        add_row(&mut rows, &keys, desc);
     }
     rows
 }
@@ -233,12 +228,7 @@ fn mode_rows(km: &Keymap, mode: Mode, on: HelpFor) -> Vec<(String, String)> {
             continue;
         }
         let desc = in_mode(mode, a);
-        if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
-            r.0.push_str(", ");
-            r.0.push_str(&keys.join(", "));
-        } else {
-            rows.push((keys.join(", "), desc.to_owned()));
-        }
+        add_row(&mut rows, &keys, desc);
     }
     rows
 }
@@ -261,6 +251,16 @@ fn in_mode(mode: Mode, a: Action) -> &'static str {
         Mode::Normal | Mode::Filter => None,
     };
     particular.unwrap_or_else(|| a.describe())
+}
+
+/// A help row of `keys` doing `desc`: joined to the row of the same description.
+fn add_row(rows: &mut Vec<(String, String)>, keys: &[String], desc: &str) {
+    if let Some(r) = rows.iter_mut().find(|r| r.1 == desc) {
+        r.0.push_str(", ");
+        r.0.push_str(&keys.join(", "));
+    } else {
+        rows.push((keys.join(", "), desc.to_owned()));
+    }
 }
 
 #[cfg(test)]
