@@ -21,7 +21,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -34,14 +34,58 @@ static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// The process is ending ([`close`]): no child may start, and one started in the
 /// meantime is killed at once. Without it a worker could start a child after the last
 /// [`kill_all`] and leave it running once leet has exited.
-static CLOSING: AtomicBool = AtomicBool::new(false);
+static GATE: Gate = Gate::new();
+
+/// How long [`close`] waits for children being started to be registered.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// Whether children may start, and how many are being started now (between the
+/// decision to start one and its group being registered). Closing waits for those: the
+/// thread that closes exits the process right after, and a child started in that gap
+/// would never be registered, so never killed.
+struct Gate {
+    closing: AtomicBool,
+    starting: AtomicUsize,
+}
+
+impl Gate {
+    const fn new() -> Self {
+        Self {
+            closing: AtomicBool::new(false),
+            starting: AtomicUsize::new(0),
+        }
+    }
+
+    /// Run `start` (which starts and registers a child) unless closing; counted as
+    /// starting before `closing` is read, so either [`Gate::close`] waits for this
+    /// start or this sees it closing and starts nothing.
+    fn start<T>(&self, start: impl FnOnce() -> T) -> Option<T> {
+        self.starting.fetch_add(1, Ordering::SeqCst);
+        let r = (!self.closing.load(Ordering::SeqCst)).then(start);
+        self.starting.fetch_sub(1, Ordering::SeqCst);
+        r
+    }
+
+    fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Close, then wait (at most `wait`) for the starts in flight to finish.
+    fn close(&self, wait: Duration) {
+        self.closing.store(true, Ordering::SeqCst);
+        let t = Instant::now();
+        while self.starting.load(Ordering::SeqCst) > 0 && t.elapsed() < wait {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
 
 fn register(pgid: i32) {
     if let Ok(mut live) = LIVE.lock() {
         live.push(pgid);
     }
     // Checked after registering: either `close` saw this group, or this sees `close`.
-    if CLOSING.load(Ordering::SeqCst) {
+    if GATE.is_closing() {
         kill_group(pgid);
     }
 }
@@ -78,7 +122,10 @@ pub fn kill_all() {
 /// The process is about to exit: [`kill_all`], and from now on every child that starts
 /// is killed at once (a worker thread may still be starting one).
 pub fn close() {
-    CLOSING.store(true, Ordering::SeqCst);
+    // A child whose start began before this registers itself (and, seeing the gate
+    // closed, kills itself) within moments: wait for that, bounded, so that the exit
+    // that follows cannot cut it off unregistered.
+    GATE.close(CLOSE_WAIT);
     kill_all();
 }
 
@@ -150,6 +197,16 @@ fn command(program: &Path, args: &[&str], tie: Tie) -> Command {
 }
 
 fn spawn(program: &Path, args: &[&str], tie: Tie) -> Result<(Child, i32), SamplerError> {
+    GATE.start(|| spawn_registered(program, args, tie))
+        .unwrap_or_else(|| {
+            Err(SamplerError::Command {
+                cmd: program.display().to_string(),
+                detail: "leet is exiting".to_string(),
+            })
+        })
+}
+
+fn spawn_registered(program: &Path, args: &[&str], tie: Tie) -> Result<(Child, i32), SamplerError> {
     // ETXTBSY: the program was just written (an updated tool, a test's fake) and
     // a process forked meanwhile, not yet exec'd, still holds it open for
     // writing. That passes within moments: try again a few times.
@@ -550,6 +607,31 @@ mod tests {
         assert!(problems_result(prog, &[]).is_ok());
         let e = problems_result(prog, &["a".into(), "b".into()]).expect_err("problems");
         assert_eq!(e.to_string(), "run '/opt/tool': a; b");
+    }
+
+    #[test]
+    fn closing_waits_for_a_child_being_started_and_then_starts_none() {
+        let gate = Gate::new();
+        let registered = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let (began, begun) = std::sync::mpsc::channel();
+            let (gate, registered) = (&gate, &registered);
+            s.spawn(move || {
+                gate.start(|| {
+                    began.send(()).expect("send");
+                    // a slow fork and exec: close must not return before this registers
+                    std::thread::sleep(Duration::from_millis(150));
+                    registered.store(true, Ordering::SeqCst);
+                })
+            });
+            begun.recv().expect("started");
+            gate.close(Duration::from_secs(10));
+            assert!(
+                registered.load(Ordering::SeqCst),
+                "closed (and the process would exit) before the child was registered"
+            );
+        });
+        assert!(gate.start(|| ()).is_none(), "a child started after closing");
     }
 
     #[test]
