@@ -15,6 +15,17 @@ pub use leet_sampler::Sample;
 /// The process table is the sampler's type: it scans the processes.
 pub use leet_sampler::{ProcRow, ProcTable};
 
+/// What is wrong with a run read from a W&B server ([`Msg::FollowTrouble`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowTrouble {
+    /// What to say (untrusted: server text in it).
+    pub text: String,
+    /// Its polls fail: the run is quiet because the server does not answer, which
+    /// says nothing of the run. Otherwise the polls answer and only parts of the
+    /// run (its console, system metrics) could not be read.
+    pub polls_fail: bool,
+}
+
 /// What the tail thread read from the run file, decoded into events on its own
 /// thread, for the loop to fold into the run (the store's one writer).
 #[derive(Debug, Clone, Default)]
@@ -221,9 +232,10 @@ pub enum Msg {
     /// that still fails says so again within them (an endpoint is retried every
     /// 30 s, a late reading is late every tick), one that recovered goes quiet.
     SamplerError(String),
-    /// A run on a W&B server followed into its file: the error of its last poll
-    /// (sanitized, naming the server), None once the polls answer again.
-    FollowTrouble(Option<String>),
+    /// A run on a W&B server read into its file: the error of its last poll
+    /// (sanitized, naming the server), or the parts the server did not give at
+    /// the last look; None once it gives everything again.
+    FollowTrouble(Option<FollowTrouble>),
     /// The run file is not a `.wandb` log this reader can read (its header is wrong):
     /// the file's name and the cause. Nothing is read from it unless it is replaced.
     Unreadable(String),

@@ -156,6 +156,50 @@ fn the_same_run_from_its_file_and_from_the_server_has_the_same_history() {
 }
 
 #[test]
+fn a_server_hanging_on_the_console_metrics_and_files_costs_one_wait_and_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    // Each of the three outlasts the client's 500 ms read timeout.
+    fake.set_mode(Mode::SlowExtras(Duration::from_secs(3)));
+    let (run, batches) = fetch::open(
+        &url_of(&fake),
+        &opts(None),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("the run opens without its niceties");
+    let mut p = Points::default();
+    for b in &batches {
+        p.fold(b);
+    }
+    assert_eq!(
+        p.0.keys().collect::<Vec<_>>(),
+        local_points(&file).0.keys().collect::<Vec<_>>()
+    );
+    // Asked at once, not one timeout after another (an open took 92 s so).
+    assert_eq!(fake.state.lock().expect("lock").extras_most, 3);
+    let t = run.trouble(None).expect("the missing parts are said");
+    assert!(!t.polls_fail, "the run's polls answer");
+    assert!(
+        t.text
+            .starts_with("the server gave no console, system metrics, environment: ")
+            && t.text.contains(&fake.addr),
+        "{}",
+        t.text
+    );
+    fake.set_mode(Mode::Ok);
+    let (run, _) = fetch::open(
+        &url_of(&fake),
+        &opts(None),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("open");
+    assert_eq!(run.trouble(None), None);
+}
+
+#[test]
 fn an_answer_trickled_past_its_deadline_is_a_timeout() {
     let tmp = tempfile::tempdir().expect("tmp");
     let fake = Fake::start(

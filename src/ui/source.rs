@@ -34,8 +34,11 @@ pub struct SourceState {
     pub error_ticks: Option<u32>,
     /// The file cannot be read as a `.wandb` log: its name and why (sanitized).
     pub unreadable: Option<String>,
-    /// The run is on a server and its last poll failed: this error (sanitized).
+    /// The run is on a server and its last look went wrong: what to say
+    /// (sanitized).
     pub follow_trouble: Option<String>,
+    /// ... because its polls fail: its quiet says nothing of the run.
+    pub polls_fail: bool,
 }
 
 impl SourceState {
@@ -170,8 +173,9 @@ impl Shown {
 
     /// The polls of a run on a server fail with `e` (None: they answer again): the
     /// error stays in the status bar while it lasts.
-    pub(super) fn on_follow_trouble(&mut self, e: Option<String>) -> Effect {
-        let e = e.map(|e| crate::text::sanitize(&e));
+    pub(super) fn on_follow_trouble(&mut self, t: Option<crate::msg::FollowTrouble>) -> Effect {
+        self.source.polls_fail = t.as_ref().is_some_and(|t| t.polls_fail);
+        let e = t.map(|t| crate::text::sanitize(&t.text));
         if self.source.error.is_some() && self.source.error == self.source.follow_trouble {
             self.source.error = None;
         }
@@ -269,9 +273,7 @@ impl Shown {
         match LiveState::of(status, self.run.exit_code, quiet).unwrap_or(LiveState::Live) {
             // Quiet because the server does not answer, which says nothing of
             // the run.
-            LiveState::MaybeCrashed(q) if self.source.follow_trouble.is_some() => {
-                LiveState::Running(q)
-            }
+            LiveState::MaybeCrashed(q) if self.source.polls_fail => LiveState::Running(q),
             s => s,
         }
     }

@@ -4,7 +4,7 @@
 use crate::common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use leet::msg::{Msg, RunBatch, Sample};
+use leet::msg::{FollowTrouble, Msg, RunBatch, Sample};
 use leet::ui::{App, Cmd, LiveState, Options, Overlay};
 
 /// The app at 200×50 with `fixture`'s latest run read (also the paste tests').
@@ -96,7 +96,10 @@ fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
     a.update(Msg::Tick(1100.0));
     assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
     let e = "polling the server: http://h/graphql: the server answered HTTP 500 \x1b[31m";
-    a.update(Msg::FollowTrouble(Some(e.into())));
+    a.update(Msg::FollowTrouble(Some(FollowTrouble {
+        text: e.into(),
+        polls_fail: true,
+    })));
     a.update(Msg::Tick(1200.0));
     assert!(matches!(a.live_state(), LiveState::Running(_)));
     let shown = a.shown.source.error.clone().expect("the error is shown");
@@ -110,6 +113,20 @@ fn a_run_whose_server_polls_fail_shows_why_and_is_not_called_crashed() {
     a.update(Msg::FollowTrouble(None));
     a.update(Msg::Tick(1301.0));
     assert_eq!(a.shown.source.error, None);
+    assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
+}
+
+#[test]
+fn parts_a_server_did_not_give_are_said_and_do_not_hide_a_quiet_run() {
+    let mut a = opened_stale_after_60();
+    let e = "the server gave no console, system metrics: http://h/graphql: timed out";
+    a.update(Msg::FollowTrouble(Some(FollowTrouble {
+        text: e.into(),
+        polls_fail: false,
+    })));
+    a.update(Msg::Tick(1100.0));
+    assert_eq!(a.shown.source.error.as_deref(), Some(e));
+    // The polls answer: a run quiet that long may have crashed.
     assert!(matches!(a.live_state(), LiveState::MaybeCrashed(_)));
 }
 

@@ -42,6 +42,9 @@ pub enum Mode {
     },
     /// Queries (`/graphql`) answered with this redirect status to this `Location`.
     Redirect(u16, String),
+    /// The console, system metrics and files queries answered after this long
+    /// (the others at once).
+    SlowExtras(Duration),
 }
 
 /// What the server holds and what it saw.
@@ -64,6 +67,10 @@ pub struct State {
     pub console: Vec<Value>,
     /// Every request's head and body.
     pub seen: Vec<String>,
+    /// Console, system metrics and files queries being answered now, and the
+    /// most of them answered at once.
+    pub extras_now: usize,
+    pub extras_most: usize,
     /// Where the history files' links point (another server, as a storage
     /// bucket is), when not here.
     pub file_base: Option<String>,
@@ -119,6 +126,8 @@ impl Fake {
             events: Vec::new(),
             metadata: None,
             seen: Vec::new(),
+            extras_now: 0,
+            extras_most: 0,
             file_base: None,
         }));
         let st = Arc::clone(&state);
@@ -251,6 +260,19 @@ fn serve<S: Read + Write>(conn: S, st: &Mutex<State>, base: &str) -> std::io::Re
         return reply(out, 200, &file);
     }
     let q: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let extra = matches!(
+        q["operationName"].as_str(),
+        Some("RunConsoleLogTail" | "RunFullHistory" | "RunFiles")
+    );
+    if let (true, Mode::SlowExtras(d)) = (extra, &mode) {
+        {
+            let mut s = st.lock().expect("lock");
+            s.extras_now += 1;
+            s.extras_most = s.extras_most.max(s.extras_now);
+        }
+        std::thread::sleep(*d);
+        st.lock().expect("lock").extras_now -= 1;
+    }
     let answer = graphql(&q, st, base, &mode);
     if let Mode::Trickle(gap) = mode {
         let body = answer.to_string();

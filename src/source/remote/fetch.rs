@@ -19,6 +19,7 @@ use super::info::{self, RunMeta};
 use super::records::Writer;
 use super::url::RemoteUrl;
 use super::RemoteError;
+use crate::msg::FollowTrouble;
 
 /// How often a running run is asked for new rows.
 pub const POLL_EVERY: Duration = Duration::from_secs(5);
@@ -99,6 +100,8 @@ pub struct RemoteRun {
     console_seen: Option<i64>,
     /// The `_timestamp` of the last system metrics row read.
     stats_seen: Option<f64>,
+    /// The parts the server did not give at the last look, and why.
+    missing: Option<String>,
 }
 
 /// Open the run at `url`: its events so far, in batches.
@@ -142,6 +145,7 @@ pub fn open(
         scanned_to: 0,
         console_seen: None,
         stats_seen: None,
+        missing: None,
     };
     run.writer.meta(url, &run.meta);
     let mut batches = vec![run.writer.take()];
@@ -173,20 +177,51 @@ pub fn open(
     drop(files);
     progress(Progress::Live);
     batches.extend(run.live(cancel, &mut |r| progress(r.into()))?);
-    // The console and the system metrics are niceties: a server that does not
-    // give them still gives the run.
-    run.console_and_stats();
-    if let Ok(Some(u)) = info::file_url(&run.client, url, "wandb-metadata.json") {
-        if let Ok(b) = run.client.download(&u, cancel, 16 << 20, &mut |_, _| {}) {
-            run.writer.environment(&b);
-        }
-    }
+    // The console, the system metrics and the environment are niceties: a
+    // server that does not give them still gives the run (and says so).
+    run.extras(true, cancel);
     batches.push(run.writer.take());
     if !run.meta.running() {
         run.writer.exit(&run.meta);
         batches.push(run.writer.take());
     }
     Ok((run, batches))
+}
+
+/// Run `f` on a thread of `s` and give what joins it; where no thread can be
+/// started, joining gives that error (the parts asked for so are niceties).
+fn beside<'s, T: Send + 's>(
+    s: &'s std::thread::Scope<'s, '_>,
+    f: impl FnOnce() -> Result<T, RemoteError> + Send + 's,
+) -> impl FnOnce() -> Result<T, RemoteError> + 's {
+    let h = std::thread::Builder::new()
+        .name("leet-remote".into())
+        .spawn_scoped(s, f);
+    move || match h {
+        Ok(h) => h
+            .join()
+            .unwrap_or_else(|_| Err(RemoteError::protocol("leet", "a query's thread panicked"))),
+        Err(e) => Err(RemoteError::protocol("leet", format!("no thread: {e}"))),
+    }
+}
+
+/// One line naming the parts a server did not give, those that failed alike
+/// together: `the server gave no console, system metrics: <why>`.
+fn missing_text(missing: &[(&str, String)]) -> Option<String> {
+    let mut by_cause: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (part, why) in missing {
+        match by_cause.iter_mut().find(|(_, w)| w == why) {
+            Some((parts, _)) => parts.push(part),
+            None => by_cause.push((vec![part], why)),
+        }
+    }
+    (!by_cause.is_empty()).then(|| {
+        let said: Vec<String> = by_cause
+            .iter()
+            .map(|(parts, why)| format!("{}: {why}", parts.join(", ")))
+            .collect();
+        format!("the server gave no {}", said.join("; no "))
+    })
 }
 
 fn check(cancel: &AtomicBool) -> Result<(), RemoteError> {
@@ -243,31 +278,84 @@ fn history_files(
 }
 
 impl RemoteRun {
-    /// The console lines and system metrics rows not read yet: those after the
-    /// last line number and sample time read. They are niceties: a server that
-    /// does not give them still gives the run.
-    fn console_and_stats(&mut self) {
-        if let Ok(lines) = info::console_tail(&self.client, &self.url, CONSOLE_LINES) {
-            let seen = self.console_seen;
-            let new: Vec<_> = lines
-                .into_iter()
-                .filter(|l| seen.is_none() || l.number.is_some_and(|n| Some(n) > seen))
-                .collect();
-            self.console_seen = new.iter().filter_map(|l| l.number).max().or(seen);
-            self.writer.console(&new);
+    /// What went wrong at the last look: the poll's error `poll`, else the parts
+    /// the server did not give.
+    pub fn trouble(&self, poll: Option<&RemoteError>) -> Option<FollowTrouble> {
+        match poll {
+            Some(e) => Some(FollowTrouble {
+                text: format!("polling the server: {e}"),
+                polls_fail: true,
+            }),
+            None => self.missing.as_ref().map(|m| FollowTrouble {
+                text: m.clone(),
+                polls_fail: false,
+            }),
         }
-        if let Ok(rows) = info::events(&self.client, &self.url, SYSTEM_SAMPLES) {
-            let seen = self.stats_seen;
-            let time = |r: &serde_json::Map<String, serde_json::Value>| {
-                r.get("_timestamp").and_then(serde_json::Value::as_f64)
-            };
-            let new: Vec<_> = rows
-                .into_iter()
-                .filter(|r| seen.is_none() || time(r).is_some_and(|t| Some(t) > seen))
-                .collect();
-            self.stats_seen = new.iter().filter_map(time).reduce(f64::max).or(seen);
-            self.writer.stats(&new);
+    }
+
+    /// The console lines and system metrics rows not read yet (those after the
+    /// last line number and sample time read) and, with `environment`, the
+    /// run's `wandb-metadata.json`, asked for at once: a server that hangs on
+    /// them costs one timeout, not one each. They are niceties: a server that
+    /// does not give them still gives the run, and [`Self::trouble`] says which
+    /// it did not give.
+    fn extras(&mut self, environment: bool, cancel: &AtomicBool) {
+        let (client, url) = (&self.client, &self.url);
+        let (console, stats, metadata) = std::thread::scope(|s| {
+            let console = beside(s, || info::console_tail(client, url, CONSOLE_LINES));
+            let stats = beside(s, || info::events(client, url, SYSTEM_SAMPLES));
+            let metadata = environment.then(|| {
+                beside(s, || {
+                    match info::file_url(client, url, "wandb-metadata.json")? {
+                        Some(u) => client
+                            .download(&u, cancel, 16 << 20, &mut |_, _| {})
+                            .map(Some),
+                        None => Ok(None),
+                    }
+                })
+            });
+            (console(), stats(), metadata.map(|m| m()))
+        });
+        let mut missing = Vec::new();
+        match console {
+            Ok(lines) => self.console(lines),
+            Err(e) => missing.push(("console", e.to_string())),
         }
+        match stats {
+            Ok(rows) => self.stats(rows),
+            Err(e) => missing.push(("system metrics", e.to_string())),
+        }
+        match metadata {
+            Some(Ok(Some(b))) => self.writer.environment(&b),
+            Some(Err(e)) => missing.push(("environment", e.to_string())),
+            Some(Ok(None)) | None => {}
+        }
+        self.missing = missing_text(&missing);
+    }
+
+    /// The console lines after the last line number read.
+    fn console(&mut self, lines: Vec<info::ConsoleLine>) {
+        let seen = self.console_seen;
+        let new: Vec<_> = lines
+            .into_iter()
+            .filter(|l| seen.is_none() || l.number.is_some_and(|n| Some(n) > seen))
+            .collect();
+        self.console_seen = new.iter().filter_map(|l| l.number).max().or(seen);
+        self.writer.console(&new);
+    }
+
+    /// The system metrics rows after the last sample time read.
+    fn stats(&mut self, rows: Vec<serde_json::Map<String, serde_json::Value>>) {
+        let seen = self.stats_seen;
+        let time = |r: &serde_json::Map<String, serde_json::Value>| {
+            r.get("_timestamp").and_then(serde_json::Value::as_f64)
+        };
+        let new: Vec<_> = rows
+            .into_iter()
+            .filter(|r| seen.is_none() || time(r).is_some_and(|t| Some(t) > seen))
+            .collect();
+        self.stats_seen = new.iter().filter_map(time).reduce(f64::max).or(seen);
+        self.writer.stats(&new);
     }
 
     /// The run's `.wandb` bytes framed since the last call, when framing.
@@ -371,7 +459,7 @@ impl RemoteRun {
         let rows = self.live(cancel, &mut |_| {});
         self.meta.summary = before;
         let mut out: Vec<Events> = rows?.into_iter().filter(|e| !e.is_empty()).collect();
-        self.console_and_stats();
+        self.extras(false, cancel);
         let more = self.writer.take();
         if !more.is_empty() {
             out.push(more);
@@ -388,15 +476,16 @@ impl RemoteRun {
     }
 
     /// Append what the server has new for a running run until it ends (or the file
-    /// cannot be written), telling `polled` each poll's error (None: it answered).
-    /// A failed poll is tried again at the next: a server that is down for a while
-    /// loses no rows, since each poll asks from the last step.
-    pub fn follow(&mut self, file: &Path, polled: &dyn Fn(Option<&RemoteError>)) {
+    /// cannot be written), telling `polled` what went wrong at each poll
+    /// ([`Self::trouble`]; None: it gave everything). A failed poll is tried
+    /// again at the next: a server that is down for a while loses no rows, since
+    /// each poll asks from the last step.
+    pub fn follow(&mut self, file: &Path, polled: &dyn Fn(Option<FollowTrouble>)) {
         let never = AtomicBool::new(false);
         while self.meta.running() {
             std::thread::sleep(POLL_EVERY);
             let r = self.poll(&never);
-            polled(r.as_ref().err());
+            polled(self.trouble(r.as_ref().err()));
             if r.is_err() {
                 continue;
             }

@@ -6,6 +6,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::msg::FollowTrouble;
+
 /// Create `dir` and the folders above it that are missing, readable by the
 /// user alone (0700): what a run logged (its config, console, metrics) is not
 /// for the other users of a shared host. Folders already there keep their mode.
@@ -214,28 +216,31 @@ fn size_of(p: &Path, depth: u32) -> (u64, std::time::SystemTime) {
     (size, used)
 }
 
-/// The followed runs' files whose last poll failed, and its error (sanitized).
-static TROUBLE: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+/// The files of runs read from a server whose last look went wrong, and how.
+static TROUBLE: std::sync::Mutex<Vec<(PathBuf, FollowTrouble)>> = std::sync::Mutex::new(Vec::new());
 
-/// Note how the last poll of the run followed into `file` went.
-pub(crate) fn note_poll(file: &Path, e: Option<&super::RemoteError>) {
+/// Note how the last look at the run read into `file` went (None: it gave all).
+pub(crate) fn note(file: &Path, trouble: Option<FollowTrouble>) {
     let mut t = TROUBLE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     t.retain(|(f, _)| f != file);
-    if let Some(e) = e {
-        t.push((file.to_owned(), format!("polling the server: {e}")));
+    if let Some(trouble) = trouble {
+        t.push((file.to_owned(), trouble));
     }
 }
 
-/// The error of a followed run's last poll, when it failed (the first such run):
-/// the run is quiet because the server does not answer, not because it stopped.
-pub fn follow_trouble() -> Option<String> {
-    TROUBLE
+/// What went wrong at the last look at a run read from a server: a failed
+/// poll first (the run is quiet because the server does not answer, not
+/// because it stopped), else the parts a server did not give.
+pub fn follow_trouble() -> Option<FollowTrouble> {
+    let t = TROUBLE
         .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .first()
-        .map(|(_, e)| e.clone())
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    t.iter()
+        .find(|(_, t)| t.polls_fail)
+        .or_else(|| t.first())
+        .map(|(_, t)| t.clone())
 }
 
 #[cfg(test)]

@@ -83,11 +83,12 @@ pub fn local_path(
     if let Some(c) = &opts.cache {
         c.evict();
     }
+    files::note(&file, run.trouble(None));
     if run.meta.running() {
         let f = file.clone();
         std::thread::spawn(move || {
-            run.follow(&f, &|e| files::note_poll(&f, e));
-            files::note_poll(&f, None);
+            run.follow(&f, &|t| files::note(&f, t));
+            files::note(&f, run.trouble(None));
         });
     }
     Ok(file)

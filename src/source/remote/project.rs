@@ -170,8 +170,13 @@ fn fetch_all(files: &[(RemoteUrl, PathBuf)], opts: &Options) {
     }
     for (mut run, file) in running {
         std::thread::spawn(move || {
-            run.follow(&file, &|e| super::files::note_poll(&file, e));
-            super::files::note_poll(&file, None);
+            // Only failed polls: the trouble is said for whichever run is in
+            // view, and a part missing from one of a project's runs is not news
+            // about another.
+            run.follow(&file, &|t| {
+                super::files::note(&file, t.filter(|t| t.polls_fail));
+            });
+            super::files::note(&file, None);
         });
     }
 }
