@@ -834,6 +834,47 @@ fn export_and_inspect_of_a_url_give_what_they_give_for_the_file() {
 }
 
 #[test]
+fn a_run_seen_before_is_read_from_its_kept_copy_while_the_server_is_down_and_said_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = fixture("tiny");
+    let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
+    let url = format!("{}/ent/proj/runs/tiny0001", fake.addr);
+    let args = ["inspect", "--summary", "--json", url.as_str()];
+    // Down before the run was ever opened here: nothing to show, the error.
+    fake.set_mode(Mode::Status(500));
+    let out = leet(tmp.path(), &args);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("HTTP 500"));
+    fake.set_mode(Mode::Ok);
+    let up = leet(tmp.path(), &args);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let up: Value = serde_json::from_slice(&up.stdout).expect("json");
+    fake.set_mode(Mode::Status(500));
+    let down = leet(tmp.path(), &args);
+    let err = String::from_utf8_lossy(&down.stderr);
+    assert!(down.status.success(), "{err}");
+    assert!(
+        err.contains("reading the copy of the run kept") && err.contains("may be out of date"),
+        "{err}"
+    );
+    let down: Value = serde_json::from_slice(&down.stdout).expect("json");
+    assert_eq!(up["summary"], down["summary"]);
+    assert_eq!(up["config"], down["config"]);
+    assert_eq!(up["state"], down["state"]);
+    // The key refused or the run gone is not the server being down: no copy.
+    fake.set_mode(Mode::Status(401));
+    let out = leet(tmp.path(), &args);
+    assert!(!out.status.success());
+    fake.set_mode(Mode::NoRun);
+    let out = leet(tmp.path(), &args);
+    assert!(!out.status.success());
+}
+
+#[test]
 fn hostile_answers_give_a_line_or_a_run_never_a_panic() {
     let tmp = tempfile::tempdir().expect("tmp");
     let file = fixture("tiny");

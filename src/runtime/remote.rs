@@ -10,7 +10,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use crate::source::remote::fetch::Progress;
-use crate::source::remote::{is_url, local, RemoteError};
+use crate::source::remote::{files, is_url, local, RemoteError};
 
 /// `path` as a local path: a URL's run (or, where `projects`, a project's
 /// workspace) downloaded and written as local files (see
@@ -26,11 +26,17 @@ pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !interactive || crossterm::terminal::enable_raw_mode().is_err() {
         let mut err = std::io::stderr();
-        return local::local_path(path, projects, &cancel, &mut |p| {
+        let file = local::local_path(path, projects, &cancel, &mut |p| {
             if let Some(line) = local::progress_line(p) {
                 let _ = writeln!(err, "leet: {line}");
             }
-        });
+        })?;
+        // Parts of the run the server did not give (the viewer says so in its
+        // status bar; `inspect` and `export` here). Its text is sanitized.
+        if let Some(t) = files::follow_trouble().filter(|t| !t.polls_fail) {
+            let _ = writeln!(err, "leet: {}", leet_text::sanitize(&t.text));
+        }
+        return Ok(file);
     }
     // Raw from here: a signal's default action would end the process with the
     // terminal still raw. Caught instead until the terminal is restored.
@@ -162,7 +168,9 @@ fn status(p: Progress) -> String {
         }
         Progress::Cached { files } => format!("{files} history files from the cache"),
         Progress::Live => "asking for the newest rows".to_owned(),
-        Progress::Retrying { .. } => local::progress_line(p).unwrap_or_default(),
+        Progress::Retrying { .. } | Progress::Kept { .. } => {
+            local::progress_line(p).unwrap_or_default()
+        }
     };
     format!("leet: {what} (q or esc cancels)")
 }

@@ -61,6 +61,9 @@ pub enum Progress {
     },
     /// The history files came from the cache.
     Cached { files: usize },
+    /// The server cannot be reached or is down: the copy of the run an earlier
+    /// open kept, written this many seconds ago, is read instead.
+    Kept { age_s: u64 },
     /// Asking for the live rows.
     Live,
     /// The server answered busy (`status`): asked again after `wait_s`, try

@@ -17,6 +17,7 @@ use super::files;
 use super::project;
 use super::url::RemoteUrl;
 use super::{is_url, RemoteError};
+use crate::msg::FollowTrouble;
 
 /// The environment, with `WANDB_API_KEY` as it was at the first look: it is
 /// taken out of the process's environment then (see [`local_path`]), and a second
@@ -71,9 +72,39 @@ pub fn local_path(
     if url.run.is_none() && projects {
         return project::workspace(&url, &opts, &root, cancel, progress);
     }
-    let (mut run, _) = fetch::open(&url, &opts, cancel, progress)?;
     let name = entry_name(&url);
     let io = |e: std::io::Error| RemoteError::protocol(&root.display().to_string(), e);
+    let mut run = match fetch::open(&url, &opts, cancel, progress) {
+        Ok((run, _)) => run,
+        Err(e) if e.is_down() => {
+            // A server that is down (or a laptop offline) still shows the run as
+            // this user last saw it, saying so, rather than nothing.
+            let Some(kept) = newest_kept(&root, &name) else {
+                return Err(e);
+            };
+            let dir = files::claim(&root, &name).map_err(io)?;
+            let file = dir.join(format!("run-{name}.wandb"));
+            if kept.path != file {
+                let bytes = std::fs::read(&kept.path).map_err(io)?;
+                let tmp = file.with_extension("wandb.tmp");
+                files::write_private(&tmp, &bytes).map_err(io)?;
+                std::fs::rename(&tmp, &file).map_err(io)?;
+            }
+            progress(Progress::Kept { age_s: kept.age_s });
+            files::note(
+                &file,
+                Some(FollowTrouble {
+                    text: format!(
+                        "{e}; showing the copy kept {} ago",
+                        leet_text::duration(kept.age_s as f64)
+                    ),
+                    polls_fail: true,
+                }),
+            );
+            return Ok(file);
+        }
+        Err(e) => return Err(e),
+    };
     let dir = files::claim(&root, &name).map_err(io)?;
     let file = dir.join(format!("run-{name}.wandb"));
     let tmp = file.with_extension("wandb.tmp");
@@ -94,6 +125,42 @@ pub fn local_path(
     Ok(file)
 }
 
+/// A copy of a run kept by an earlier open ([`newest_kept`]).
+struct Kept {
+    path: PathBuf,
+    /// Seconds since it was last written.
+    age_s: u64,
+}
+
+/// The newest copy of the run `name` that an earlier open (of this process or
+/// another) wrote under `root`: `name/run-name.wandb`, `name-1/…` … ([`files::claim`]).
+fn newest_kept(root: &Path, name: &str) -> Option<Kept> {
+    let file = format!("run-{name}.wandb");
+    std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n == name
+                || n.strip_prefix(name)
+                    .and_then(|k| k.strip_prefix('-'))
+                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| {
+            let path = e.path().join(&file);
+            let m = std::fs::metadata(&path)
+                .ok()
+                .filter(|m| m.is_file() && m.len() > 0)?;
+            Some((m.modified().ok()?, path))
+        })
+        .max_by_key(|(t, _)| *t)
+        .map(|(t, path)| Kept {
+            path,
+            age_s: t.elapsed().map_or(0, |d| d.as_secs()),
+        })
+}
+
 /// A progress line for stderr.
 pub fn progress_line(p: Progress) -> Option<String> {
     match p {
@@ -107,6 +174,10 @@ pub fn progress_line(p: Progress) -> Option<String> {
             file + 1
         )),
         Progress::Cached { files } => Some(format!("history files from the cache ({files})")),
+        Progress::Kept { age_s } => Some(format!(
+            "the server cannot be reached or is down; reading the copy of the run kept {} ago (it may be out of date)",
+            leet_text::duration(age_s as f64)
+        )),
         Progress::Retrying {
             status,
             wait_s,

@@ -95,6 +95,18 @@ pub enum RemoteError {
 }
 
 impl RemoteError {
+    /// The server cannot be reached, does not answer, or answers that it is down
+    /// (HTTP 5xx, or busy still after the retries): not the run's or the key's
+    /// fault, and a copy kept earlier is better than nothing.
+    #[must_use]
+    pub fn is_down(&self) -> bool {
+        match self {
+            Self::Timeout { .. } | Self::Unreachable { .. } | Self::Busy { .. } => true,
+            Self::Status { status, .. } => (500..600).contains(status),
+            _ => false,
+        }
+    }
+
     /// A protocol error about `url`, its cause sanitized.
     pub(crate) fn protocol(url: &str, cause: impl std::fmt::Display) -> Self {
         Self::Protocol {
