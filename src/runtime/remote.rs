@@ -60,7 +60,11 @@ pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
             break;
         }
         if let Some(p) = rx.try_iter().last() {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K{}", status(p));
+            // One row: a line wider than the terminal wraps, and `\r` then goes
+            // back only to its last row, leaving the others on screen at each update.
+            let cols = crossterm::terminal::size().map_or(80, |(c, _)| usize::from(c));
+            let line = crate::ui::widget::fit::fit(&status(p), cols.saturating_sub(1));
+            let _ = write!(std::io::stderr(), "\r\x1b[2K{line}");
         }
         if cancel_pressed(Duration::from_millis(100)) {
             flag.store(true, Ordering::Relaxed);

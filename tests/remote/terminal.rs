@@ -128,6 +128,28 @@ fn q_cancels_a_download_before_the_screen_opens() {
 }
 
 #[test]
+fn the_download_s_progress_is_one_row_on_a_narrow_terminal() {
+    if !common::have_tmux() {
+        return;
+    }
+    let (tmp, fake, url) = tiny_served("finished");
+    fake.set_mode(Mode::SlowFiles(Duration::from_secs(25)));
+    let pane = viewer::Pane::start_sized("narrow", (40, 20), tmp.path(), KEY, &[&url]);
+    let limit = Duration::from_secs(60);
+    // Its line was wider than the pane: it wrapped, and each update cleared
+    // only the last row of the one before.
+    let screen = pane.wait_for("leet: asking", limit);
+    let rows: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(rows.len(), 1, "{screen}");
+    assert!(
+        rows[0].starts_with("leet: ") && rows[0].ends_with('…'),
+        "{screen}"
+    );
+    pane.keys("q");
+    pane.wait_for("EXIT:", limit);
+}
+
+#[test]
 fn two_viewers_of_one_running_run_each_follow_it_into_a_file_of_their_own() {
     if !common::have_tmux() {
         return;

@@ -12,6 +12,17 @@ pub struct Pane {
 impl Pane {
     /// `leet ARGS` in a 160×50 pane, with the key and the caches under `home`.
     pub fn start(name: &str, home: &Path, key: &str, args: &[&str]) -> Self {
+        Self::start_sized(name, (160, 50), home, key, args)
+    }
+
+    /// [`Pane::start`] in a pane of `(columns, rows)`.
+    pub fn start_sized(
+        name: &str,
+        (cols, rows): (u16, u16),
+        home: &Path,
+        key: &str,
+        args: &[&str],
+    ) -> Self {
         let p = Self {
             socket: format!("leet-remote-{name}-{}", std::process::id()),
         };
@@ -32,9 +43,9 @@ impl Pane {
             "-s",
             "s",
             "-x",
-            "160",
+            &cols.to_string(),
             "-y",
-            "50",
+            &rows.to_string(),
             "sh",
             "-c",
             &cmd,
