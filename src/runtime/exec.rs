@@ -89,19 +89,31 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             generation,
         } => Msg::SettingsWritten {
             generation,
-            error: save_settings(&path, &base, &text, (writer, generation)).err(),
+            error: match path {
+                Some(path) => save_settings(&path, &base, &text, (writer, generation)).err(),
+                None => Some(NO_SETTINGS_FILE.to_owned()),
+            },
         },
     })
 }
 
+/// Why settings changes are not saved without a settings file.
+const NO_SETTINGS_FILE: &str =
+    "no settings file: neither $XDG_CONFIG_HOME (absolute) nor $HOME is set (--config FILE names one)";
+
 /// Lay this instance's settings changes (from `base` to `text`) over the
-/// settings file as it is now: why not, naming the file.
+/// settings file as it is now: why not, naming the file once.
 fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Result<(), String> {
     use crate::ui::settings::{merged_text, MAX_CONFIG_BYTES};
+    // The merge's refusals name the file (and where in it) already.
+    let mut refused = None;
     crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
-        merged_text(path, base, text, now)
+        merged_text(path, base, text, now).map_err(|e| {
+            refused = Some(e.clone());
+            e
+        })
     })
-    .map_err(|e| format!("{}: {e}", leet_text::sanitize_path(path)))
+    .map_err(|e| refused.unwrap_or_else(|| format!("{}: {e}", leet_text::sanitize_path(path))))
 }
 
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
@@ -375,6 +387,29 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_settings_file_is_named_once_in_the_save_error() {
+        use crate::ui::settings::Config;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[viewer\nrows = ").expect("write");
+        let base = Config::default();
+        let mut now = base.clone();
+        now.viewer.rows = Some(2);
+        let e = save_settings(&path, &base.to_toml(), &now.to_toml(), (1, 1)).unwrap_err();
+        let named = leet_text::sanitize_path(&path);
+        assert_eq!(e.matches(named.as_str()).count(), 1, "{e}");
+        assert!(
+            e.starts_with(&format!("{named}:1:8: not valid TOML")),
+            "{e}"
+        );
+        // An I/O error names it too (a directory where the file should be).
+        std::fs::remove_file(&path).expect("rm");
+        std::fs::create_dir(&path).expect("mkdir");
+        let e = save_settings(&path, &base.to_toml(), &now.to_toml(), (1, 2)).unwrap_err();
+        assert_eq!(e.matches(named.as_str()).count(), 1, "{e}");
+    }
 
     #[test]
     fn monitor_switches_the_samplers_tree_and_answers() {

@@ -191,11 +191,25 @@ fn spawn_ticker(tx: SyncSender<Msg>) {
 }
 
 /// The settings the viewer starts with, and the file their changes are saved to
-/// (None: not saved).
+/// (None: there is no place for one: no `$XDG_CONFIG_HOME` or `$HOME`).
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
     pub path: Option<PathBuf>,
     pub file: Config,
+}
+
+/// Start `app` from the loaded settings (a viewer's in the wandb directory
+/// `dir`). Loaded without a file: there was no place to find one, and changes
+/// are said unsaved.
+fn use_settings(app: &mut App, loaded: Loaded, dir: Option<&std::path::Path>) {
+    let homeless = loaded.path.is_none();
+    match dir {
+        Some(dir) => app.use_config_in(loaded.path, loaded.file, dir),
+        None => app.use_config(loaded.path, loaded.file),
+    }
+    if homeless {
+        app.settings_without_a_file();
+    }
 }
 
 /// The app's options from the flags (and the terminal's mouse mode, set before it
@@ -271,10 +285,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
         drawn.push(dir);
     }
     let mut app = App::new(options(args, keymap));
-    match settings_dir(&opening) {
-        Some(dir) => app.use_config_in(config.path, config.file, &dir),
-        None => app.use_config(config.path, config.file),
-    }
+    use_settings(&mut app, config, settings_dir(&opening).as_deref());
     let saved = |dir: &std::path::Path| {
         crate::source::state::default_state_dir()
             .and_then(|s| crate::source::state::load(&s, dir).ok().flatten())
@@ -525,7 +536,7 @@ pub fn run_live(args: &ViewArgs, keymap: Keymap, settings: Loaded) -> anyhow::Re
         config.insert(format!("openmetrics.{name}"), json!(url));
     }
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
-    app.use_config(settings.path, settings.file);
+    use_settings(&mut app, settings, None);
     app.set_host(&host.hostname, env, config);
     let interval = opts.interval;
     let scans = handle.clone();
@@ -563,7 +574,7 @@ pub fn run_cluster(
         interval: args.interval_given.then_some(args.sampler.interval),
     };
     let mut app = App::live(options(args, keymap), args.window.max(1.0));
-    app.use_config(settings.path, settings.file);
+    use_settings(&mut app, settings, None);
     app.open_cluster(client.server(), opts.window);
     drive(app, None, move |tx| {
         // The loop's channel is bounded: a busy loop holds back the refresh

@@ -14,11 +14,20 @@ use leet_text::sanitize_path;
 /// `$XDG_CONFIG_HOME/leet/config.toml`, else `$HOME/.config/leet/config.toml`.
 #[must_use]
 pub fn default_path() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .map(|d| d.join("leet/config.toml"))
+    config_dir().map(|d| d.join("config.toml"))
+}
+
+/// leet's configuration directory (its settings and key map):
+/// `$XDG_CONFIG_HOME/leet` when that is absolute (the XDG spec ignores a
+/// relative or empty one, as for the state and the cache), else
+/// `$HOME/.config/leet`. None without either.
+#[must_use]
+pub fn config_dir() -> Option<PathBuf> {
+    super::index::xdg_dir_from(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+        ".config",
+    )
 }
 
 pub use super::small_file::ReadError;

@@ -51,9 +51,11 @@ pub enum Cmd {
     /// last knew the file to hold, to `text`; both from `Config::to_toml`) into
     /// the settings file `path` as it is then: `Msg::SettingsWritten`. Saves are
     /// numbered by `writer` (one per `App` and file: [`writer_id`]): one older
-    /// than the last that writer wrote is dropped.
+    /// than the last that writer wrote is dropped. `path` None: there is no
+    /// settings file to write (no `$XDG_CONFIG_HOME` or `$HOME`), answered as a
+    /// save that failed, saying so.
     SaveSettings {
-        path: PathBuf,
+        path: Option<PathBuf>,
         base: String,
         text: String,
         writer: u64,

@@ -1027,6 +1027,13 @@ impl App {
         self.settings_io.applied(self.settings(), self.is_host());
     }
 
+    /// There is no settings file (no `$XDG_CONFIG_HOME` or `$HOME` to find one
+    /// under): a setting changed is said not saved, and why, in the status bar
+    /// once and on quit, as a save that fails is.
+    pub fn settings_without_a_file(&mut self) {
+        self.settings_io.without_a_file();
+    }
+
     /// The whole file as it would be written now (see `settings::Persist::config`).
     #[must_use]
     pub fn settings_config(&self) -> settings::Config {

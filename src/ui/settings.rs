@@ -219,9 +219,35 @@ fn scale_name(s: YScale) -> &'static str {
     }
 }
 
-/// A TOML string (quoted, escaped): also how keys are written.
+/// A TOML string on one line (a basic string, escaped): also how keys are
+/// written, so it is never a multi-line string (keys cannot be one), whatever a
+/// path or metric name holds.
 fn quoted(s: &str) -> String {
-    toml::Value::String(s.to_owned()).to_string()
+    use std::fmt::Write as _;
+    // A regex's backslashes read better unescaped: a literal string, where it can be.
+    if s.contains(['"', '\\'])
+        && !s.contains('\'')
+        && !s.chars().any(|c| c.is_control() && c != '\t')
+    {
+        return format!("'{s}'");
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 const HEADER: &str = "\
@@ -358,6 +384,8 @@ pub(crate) struct Persist {
     note: Option<String>,
     /// The last save failed (and was said: the next failures are not).
     failing: bool,
+    /// No file to save to, for want of a place (see `Persist::without_a_file`).
+    homeless: bool,
 }
 
 /// The status bar's note when an older file's settings were moved.

@@ -192,6 +192,51 @@ fn print_config_prints_the_effective_settings_which_load_back() {
 }
 
 #[test]
+fn a_relative_xdg_config_home_is_ignored_for_the_settings_and_the_key_map() {
+    // The XDG spec ignores a relative (or empty) value: `~/.config` is used, not
+    // a folder of the current directory.
+    let root = tempfile::tempdir().unwrap();
+    let rel = root.path().join("rel/leet");
+    let home = root.path().join("home");
+    let mine = home.join(".config/leet");
+    std::fs::create_dir_all(&rel).unwrap();
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(rel.join("config.toml"), "[viewer]\nrows = 3\n").unwrap();
+    std::fs::write(
+        rel.join("keymap.toml"),
+        "[normal]\nq = \"no_such_action\"\n",
+    )
+    .unwrap();
+    std::fs::write(mine.join("config.toml"), "[viewer]\nrows = 5\n").unwrap();
+    for xdg in ["rel", ""] {
+        let out = crate::common::isolated::leet()
+            .args(["--print-config"])
+            .env("XDG_CONFIG_HOME", xdg)
+            .env("HOME", &home)
+            .current_dir(root.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{xdg:?}: {err}");
+        let printed = String::from_utf8(out.stdout).unwrap();
+        let cfg = Config::parse(Path::new("printed"), &printed).unwrap();
+        assert_eq!(cfg.viewer.rows, Some(5), "{xdg:?}: {printed}");
+        let out = crate::common::isolated::leet()
+            .args(["--print-keymap"])
+            .env("XDG_CONFIG_HOME", xdg)
+            .env("HOME", &home)
+            .current_dir(root.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{xdg:?}: the relative key map was read: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_settings_file_must_be_a_readable_regular_file() {
     let home = tempfile::tempdir().unwrap();
     let fifo = home.path().join("fifo.toml");
@@ -243,7 +288,7 @@ fn the_runtime_writes_a_save_and_never_an_older_one_over_it() {
     let base = Config::default().to_toml();
     let save = |n, generation| {
         let answer = leet::runtime::answer(Cmd::SaveSettings {
-            path: path.clone(),
+            path: Some(path.clone()),
             base: base.clone(),
             text: rows(n),
             writer: 1,
@@ -259,6 +304,22 @@ fn the_runtime_writes_a_save_and_never_an_older_one_over_it() {
     assert_eq!(on_disk().viewer.rows, Some(2));
     save(3, 2);
     assert_eq!(on_disk().viewer.rows, Some(3));
+    // No settings file (no place to find one): the answer says why.
+    let answer = leet::runtime::answer(Cmd::SaveSettings {
+        path: None,
+        base: base.clone(),
+        text: rows(4),
+        writer: 1,
+        generation: 3,
+    });
+    let Some(Msg::SettingsWritten {
+        error: Some(e),
+        generation: 3,
+    }) = answer
+    else {
+        panic!("{answer:?}");
+    };
+    assert!(e.contains("no settings file") && e.contains("$HOME"), "{e}");
 }
 
 /// `msg` says the save numbered `generation` was written.

@@ -62,11 +62,9 @@ impl Keymap {
     }
 }
 
-/// `$XDG_CONFIG_HOME`, else `$HOME/.config`.
+/// `$XDG_CONFIG_HOME` when absolute, else `$HOME/.config`: the one the
+/// settings file is found under (`source::settings::config_dir`).
 #[must_use]
 pub fn config_home() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+    crate::source::settings::config_dir().and_then(|d| d.parent().map(Path::to_path_buf))
 }

@@ -12,6 +12,7 @@ use std::path::Path;
 use toml::{Table, Value};
 use toml_edit::{DocumentMut, Item, TableLike};
 
+use super::directory::DIRECTORY_KEYS;
 use super::parse::parse_table;
 use super::{Config, SettingsError};
 
@@ -50,13 +51,154 @@ pub fn merged_text(
             reason: e.message().trim_end().to_owned(),
         })
     })?;
-    let before = parse_table(file, base).map_err(err)?;
-    let after = parse_table(file, text).map_err(err)?;
+    // The file is fine: what is refused from here on is leet's own doing, not
+    // to be told as the user's file being broken (nor pointed at in it).
+    let own = |e: SettingsError| format!("{}: {}", shown(file), own_error(e));
+    let before = parse_table(file, base).map_err(own)?;
+    let after = parse_table(file, text).map_err(own)?;
+    move_into_projects(doc.as_table_mut(), &before, &after);
     apply(doc.as_table_mut(), &before, &after, Under::File);
     let out = doc.to_string();
     // What is written loads back.
-    Config::parse(file, &out).map_err(err)?;
+    Config::parse(file, &out).map_err(own)?;
     Ok(Some(out))
+}
+
+/// Why leet's own settings would not load back, without the place in a file
+/// (they are not the file's text): the file is left as it is.
+fn own_error(e: SettingsError) -> String {
+    let why = match e {
+        SettingsError::Io { reason, .. }
+        | SettingsError::Refused { reason, .. }
+        | SettingsError::Syntax { reason, .. } => crate::text::sanitize(&reason),
+        SettingsError::Value {
+            table, key, reason, ..
+        } => format!(
+            "[{}] key '{}': {}",
+            crate::text::sanitize(&table),
+            super::clean(&key, 80),
+            crate::text::sanitize(&reason)
+        ),
+    };
+    format!(
+        "not written: the settings to save would not load back ({why}); the file is left as it is"
+    )
+}
+
+fn shown(file: &Path) -> String {
+    crate::text::sanitize_path(file)
+}
+
+/// The per-directory keys that moved from `[viewer]` into a project's table (an
+/// older file's, taken over by the first project opened: see
+/// `directory.rs`) move in the file's text too, with their comments, and a
+/// table they leave empty goes.
+fn move_into_projects(doc: &mut toml_edit::Table, before: &Table, after: &Table) {
+    let viewer = |t: &Table| t.get("viewer").and_then(Value::as_table).cloned();
+    let (Some(was), Some(is)) = (viewer(before), viewer(after)) else {
+        return;
+    };
+    let old_projects = was.get("projects").and_then(Value::as_table);
+    let Some(projects) = is.get("projects").and_then(Value::as_table) else {
+        return;
+    };
+    let at = |t: &Table, path: &[&str]| -> Option<Value> {
+        let (last, up) = path.split_last()?;
+        let mut t = t;
+        for k in up {
+            t = t.get(*k)?.as_table()?;
+        }
+        t.get(*last).cloned()
+    };
+    for (dir, own) in projects {
+        if old_projects.is_some_and(|o| o.contains_key(dir)) {
+            continue;
+        }
+        let Some(own) = own.as_table() else { continue };
+        let mut paths: Vec<Vec<&str>> = DIRECTORY_KEYS
+            .iter()
+            .filter(|k| **k != "filters")
+            .map(|k| vec![*k])
+            .collect();
+        paths.push(vec!["filters", "metrics"]);
+        paths.push(vec!["filters", "overview"]);
+        for path in paths {
+            let moved = at(&was, &path);
+            if moved.is_some() && at(&is, &path).is_none() && at(own, &path) == moved {
+                move_item(doc, &path, dir);
+            }
+        }
+    }
+}
+
+/// Move the item at `viewer.<path>` of the file to `viewer.projects.<dir>.<path>`,
+/// its key's and value's comments with it (none: nothing to move).
+fn move_item(doc: &mut toml_edit::Table, path: &[&str], dir: &str) {
+    let Some((last, up)) = path.split_last() else {
+        return;
+    };
+    let Some(mut from) = doc.get_mut("viewer").and_then(Item::as_table_like_mut) else {
+        return;
+    };
+    for k in up {
+        let Some(t) = from.get_mut(k).and_then(Item::as_table_like_mut) else {
+            return;
+        };
+        from = t;
+    }
+    let Some(key) = from.key(last).cloned() else {
+        return;
+    };
+    let Some(item) = from.remove(last) else {
+        return;
+    };
+    // A table this leaves empty goes (its header's comment, if any, stays).
+    if !up.is_empty() && from.is_empty() {
+        if let Some(v) = doc.get_mut("viewer").and_then(Item::as_table_like_mut) {
+            if v.get(up[0]).is_some_and(|t| !commented(t)) {
+                v.remove(up[0]);
+            }
+        }
+    }
+    let mut to = doc
+        .entry("viewer")
+        .or_insert_with(|| new_table(Under::File));
+    for k in ["projects", dir].iter().chain(up) {
+        let under = if to.is_inline_table() {
+            Under::Inline
+        } else {
+            Under::File
+        };
+        let Some(t) = to.as_table_like_mut() else {
+            return;
+        };
+        to = t.entry(k).or_insert_with(|| new_table(under));
+    }
+    let inline = to.is_inline_table();
+    let Some(to) = to.as_table_like_mut() else {
+        return;
+    };
+    let item = if inline {
+        match item.into_value() {
+            Ok(v) => Item::Value(v),
+            Err(_) => return,
+        }
+    } else {
+        item
+    };
+    to.entry_format(&key).or_insert(item);
+}
+
+/// Whether a table's header carries a comment of the user's.
+fn commented(item: &Item) -> bool {
+    let prefix = match item {
+        Item::Table(t) => t.decor().prefix(),
+        Item::Value(v) => v.decor().prefix(),
+        _ => None,
+    };
+    prefix
+        .and_then(|p| p.as_str())
+        .is_some_and(|p| p.contains('#'))
 }
 
 /// Where a table being changed sits.
@@ -99,8 +241,16 @@ fn apply(now: &mut dyn TableLike, before: &Table, after: &Table, under: Under) {
                 } else {
                     Under::File
                 };
+                let had = sub.as_table_like().map_or(0, TableLike::len);
                 if let Some(sub) = sub.as_table_like_mut() {
                     apply(sub, old_t, new_t, inner);
+                }
+                // Emptied by the changes: no empty table is left behind.
+                if had > 0
+                    && sub.as_table_like().is_some_and(TableLike::is_empty)
+                    && !commented(sub)
+                {
+                    now.remove(key);
                 }
             }
             _ => set(now, key, new),
@@ -141,13 +291,20 @@ fn new_table(under: Under) -> Item {
     }
 }
 
-/// `key` set to `v`; a value it replaces keeps its comments and spacing.
+/// `key` set to `v`; a value it replaces keeps its comments and spacing, the
+/// comment above its key too (replacing the entry would drop the key's).
 fn set(now: &mut dyn TableLike, key: &str, v: &Value) {
     let mut new = edit_value(v);
-    if let Some(Item::Value(old)) = now.get(key) {
-        *new.decor_mut() = old.decor().clone();
+    match now.get_mut(key) {
+        Some(Item::Value(old)) => {
+            *new.decor_mut() = old.decor().clone();
+            *old = new;
+        }
+        Some(item) => *item = Item::Value(new),
+        None => {
+            now.insert(key, Item::Value(new));
+        }
     }
-    now.insert(key, Item::Value(new));
 }
 
 /// A parsed TOML value as an editable one (tables inline).
@@ -247,6 +404,107 @@ band = false
         assert_eq!(back, mine);
         // Nothing else of the defaults was written into the user's file.
         assert!(!out.contains("metrics_grid"), "{out}");
+    }
+
+    #[test]
+    fn a_comment_above_a_changed_key_stays() {
+        let file = Path::new("/cfg/config.toml");
+        let current = "# top comment\n[viewer]\n# grid comment\ncolumns = 2   # trailing\n\
+                       # guides comment\nguides = \"dots\"\n";
+        let base = Config::parse(file, current).unwrap();
+        let mut mine = base.clone();
+        mine.viewer.columns = Some(3);
+        mine.viewer.guides = crate::ui::charts::grid::Guides::Lines;
+        let out = merged_text(file, &base.to_toml(), &mine.to_toml(), Some(current))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            out,
+            "# top comment\n[viewer]\n# grid comment\ncolumns = 3   # trailing\n\
+             # guides comment\nguides = \"lines\"\n"
+        );
+    }
+
+    #[test]
+    fn an_older_file_moved_into_a_project_keeps_its_comments_and_no_empty_table() {
+        let file = Path::new("/cfg/config.toml");
+        let current = "\
+# my old file
+[viewer]
+# cols
+columns = 2
+
+[viewer.y_scale]
+# log for acc
+acc = \"log\"
+
+[viewer.filters]
+metrics = { pattern = \"acc\", mode = \"regex\" } # keep acc
+";
+        let loaded = Config::parse(file, current).unwrap();
+        let mut moved = loaded.clone();
+        assert!(moved.move_into(Path::new("/runs/tiny/wandb")));
+        let out = merged_text(file, &loaded.to_toml(), &moved.to_toml(), Some(current))
+            .unwrap()
+            .unwrap();
+        assert_eq!(Config::parse(file, &out).unwrap(), moved, "{out}");
+        for kept in [
+            "# my old file\n[viewer]\n# cols\ncolumns = 2\n",
+            "# log for acc\nacc = \"log\"\n",
+            "metrics = { pattern = \"acc\", mode = \"regex\" } # keep acc\n",
+        ] {
+            assert!(out.contains(kept), "{kept:?} not in:\n{out}");
+        }
+        assert!(!out.contains("[viewer.filters]"), "{out}");
+        assert!(!out.contains("[viewer.y_scale]"), "{out}");
+    }
+
+    #[test]
+    fn any_project_path_or_metric_key_is_written_as_valid_toml_and_reads_back() {
+        let file = Path::new("/cfg/config.toml");
+        let odd = "/tmp/x/weird/new\nline \"q\" back\\slash\u{1}\u{7f}\t\u{85}é/wandb";
+        let base = Config::default();
+        let mut mine = base.clone();
+        let mut s = Settings::defaults(false);
+        s.y_scale.insert("a\nb \"c\"\\".into(), YScale::Log);
+        s.smoothing.insert("x\ry".into(), "ema:0.6".into());
+        mine.projects.insert(odd.into(), s);
+        let text = mine.to_toml();
+        assert_eq!(Config::parse(file, &text).unwrap(), mine, "{text}");
+        // Laid over a file of the user's, too (keys made by `toml_edit`).
+        for current in [None, Some("[viewer]\nrows = 2\n")] {
+            let out = merged_text(file, &base.to_toml(), &text, current)
+                .unwrap()
+                .unwrap();
+            let back = Config::parse(file, &out).unwrap();
+            assert_eq!(back.projects, mine.projects, "{out}");
+            assert!(!out.contains("\"\"\""), "{out}");
+        }
+    }
+
+    #[test]
+    fn settings_leet_cannot_write_do_not_blame_the_file() {
+        let file = Path::new("/cfg/config.toml");
+        let base = Config::default();
+        let mut mine = base.clone();
+        mine.viewer.filters.metrics = FilterSetting {
+            pattern: "[".into(),
+            glob: false,
+        };
+        let e = merged_text(
+            file,
+            &base.to_toml(),
+            &mine.to_toml(),
+            Some("rows = 1\n[viewer]\n"),
+        )
+        .err();
+        // (The file is refused first: `rows` is not a top-level key.)
+        assert!(e.is_some());
+        let e =
+            merged_text(file, &base.to_toml(), &mine.to_toml(), Some("[viewer]\n")).unwrap_err();
+        assert!(e.starts_with("/cfg/config.toml: not written:"), "{e}");
+        assert!(e.contains("not a valid regex"), "{e}");
+        assert_eq!(e.matches("/cfg/config.toml").count(), 1, "{e}");
     }
 
     #[test]

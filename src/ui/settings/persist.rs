@@ -76,10 +76,17 @@ impl Persist {
         self.note.as_deref()
     }
 
+    /// There is no settings file to save to (no `$XDG_CONFIG_HOME` or `$HOME`):
+    /// a change is asked to be saved all the same, and the answer says why it
+    /// was not (in the status bar once, and on quit), rather than dropped unsaid.
+    pub(crate) fn without_a_file(&mut self) {
+        self.homeless = self.path.is_none() && self.base.save;
+    }
+
     /// After the user's input: whether a setting changed since the last save. A
     /// key (not the mouse passing by) ends the note: whether it was shown.
     pub(crate) fn noted(&mut self, key: bool, host: bool, now: impl FnOnce() -> Settings) -> bool {
-        if self.path.is_some() && !self.pending {
+        if (self.path.is_some() || self.homeless) && !self.pending {
             self.pending = self.config(now(), host).to_toml() != self.sent;
         }
         key && self.note.take().is_some()
@@ -106,7 +113,11 @@ impl Persist {
     /// the file was last known written, numbered after the last save) if the
     /// settings changed since then: the runtime writes it on quit.
     pub(crate) fn unsaved(&self, now: Settings, host: bool) -> Option<Cmd> {
-        let path = self.path.clone()?;
+        let path = match &self.path {
+            Some(p) => Some(p.clone()),
+            None if self.homeless => None,
+            None => return None,
+        };
         let text = self.config(now, host).to_toml();
         (text != self.on_disk || self.sent != self.on_disk).then(|| Cmd::SaveSettings {
             path,

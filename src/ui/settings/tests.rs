@@ -245,7 +245,7 @@ fn app() -> App {
     a
 }
 
-fn saves(fx: &super::super::Effect) -> Vec<(PathBuf, String, u64)> {
+fn saves(fx: &super::super::Effect) -> Vec<(Option<PathBuf>, String, u64)> {
     fx.cmds
         .iter()
         .filter_map(|c| match c {
@@ -308,7 +308,7 @@ fn a_change_is_saved_at_the_next_tick_once_and_a_revert_is_not() {
     assert!(a.unsaved_settings().is_some());
     let s = saves(&a.update(Msg::Tick(2.0)));
     assert_eq!(s.len(), 1);
-    assert_eq!(s[0].0, path);
+    assert_eq!(s[0].0.as_ref(), Some(&path));
     assert_eq!(s[0].2, 1);
     let saved = Config::parse(&path, &s[0].1).expect("parses");
     assert_eq!(saved.viewer.rows, Some(2));
@@ -362,6 +362,55 @@ fn without_a_file_or_with_save_false_nothing_is_saved() {
     a.update(key('g'));
     assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
     assert_eq!(a.unsaved_settings(), None);
+}
+
+#[test]
+fn without_a_place_for_the_file_a_change_is_said_unsaved_once_and_on_quit() {
+    let mut a = app();
+    a.use_config(None, Config::default());
+    a.settings_without_a_file();
+    // Nothing changed: nothing said.
+    assert!(saves(&a.update(Msg::Tick(1.0))).is_empty());
+    assert_eq!(a.unsaved_settings(), None);
+    a.update(key('g'));
+    let s = saves(&a.update(Msg::Tick(2.0)));
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].0, None);
+    let why = "no settings file: neither $XDG_CONFIG_HOME (absolute) nor $HOME is set";
+    let fx = a.update(Msg::SettingsWritten {
+        generation: s[0].2,
+        error: Some(why.into()),
+    });
+    assert!(fx.redraw);
+    assert_eq!(
+        a.settings_note(),
+        Some(format!("settings not saved: {why}").as_str())
+    );
+    // Said once: the next change fails unsaid until quit, which says it again.
+    a.update(key('~'));
+    a.update(key('g'));
+    let s = saves(&a.update(Msg::Tick(3.0)));
+    assert!(
+        !a.update(Msg::SettingsWritten {
+            generation: s[0].2,
+            error: Some(why.into()),
+        })
+        .redraw
+    );
+    assert!(matches!(
+        a.unsaved_settings(),
+        Some(Cmd::SaveSettings { path: None, .. })
+    ));
+    // With save = false in a file given: never.
+    let mut b = app();
+    let off = Config {
+        save: false,
+        ..Config::default()
+    };
+    b.use_config(None, off);
+    b.settings_without_a_file();
+    b.update(key('g'));
+    assert!(saves(&b.update(Msg::Tick(1.0))).is_empty());
 }
 
 #[test]
