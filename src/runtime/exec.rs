@@ -108,10 +108,7 @@ fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Resu
     // The merge's refusals name the file (and where in it) already.
     let mut refused = None;
     crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
-        merged_text(path, base, text, now).map_err(|e| {
-            refused = Some(e.clone());
-            e
-        })
+        merged_text(path, base, text, now).inspect_err(|e| refused = Some(e.clone()))
     })
     .map_err(|e| refused.unwrap_or_else(|| format!("{}: {e}", leet_text::sanitize_path(path))))
 }

@@ -201,6 +201,41 @@ mod tests {
     }
 
     #[test]
+    fn the_pattern_in_force_keeps_its_mode_and_enter_refuses_a_draft_that_does_not_compile() {
+        let mut f = FilterState::default();
+        f.start();
+        f.toggle_glob();
+        f.push_str("lo");
+        assert!(f.apply());
+        // `[` is a glob (literal); Tab to regex: not a regex, so the glob stays
+        // in force, and says so.
+        f.start();
+        f.push('[');
+        f.toggle_glob();
+        assert!(!f.glob && f.error.is_some());
+        assert_eq!((f.text.as_str(), f.text_glob), ("[", true));
+        // Enter: refused, the prompt open with its error.
+        assert!(!f.apply());
+        assert!(f.editing && f.error.is_some());
+        // Fixed: applied, in the mode typed.
+        f.backspace();
+        f.push_str("^lo");
+        assert!(f.apply());
+        assert!(!f.editing && !f.text_glob);
+        assert_eq!(f.text, "^lo");
+        // Esc after an error: back to what was in force, its mode too.
+        f.start();
+        f.toggle_glob();
+        f.push('[');
+        f.toggle_glob();
+        f.cancel();
+        assert_eq!(
+            (f.text.as_str(), f.glob, f.text_glob),
+            ("^lo", false, false)
+        );
+    }
+
+    #[test]
     fn tab_toggles_wandb_glob_semantics() {
         let mut f = FilterState::default();
         f.start();

@@ -1407,7 +1407,9 @@ impl App {
     fn act_filter(&mut self, a: Action) -> Effect {
         match a {
             // Every filter typed here (the workspace's are typed in `type_workspace`).
-            Action::FilterToggleGlob => self.with_filter(FilterState::toggle_glob),
+            Action::FilterToggleGlob => {
+                self.with_filter(FilterState::toggle_glob);
+            }
             Action::StartFilter if self.panels.focus == Pane::Procs => {
                 self.start_filter(FilterTarget::Procs);
             }
@@ -1433,16 +1435,23 @@ impl App {
                 let r = self.filters().edit(t, FilterState::clear);
                 self.refilter(r);
             }
-            Action::FilterApply | Action::FilterCancel => {
-                self.with_filter(if a == Action::FilterApply {
-                    FilterState::apply
-                } else {
-                    FilterState::cancel
-                });
+            // A draft that does not compile is refused: the prompt stays open,
+            // its error shown.
+            Action::FilterApply => {
+                if self.with_filter(FilterState::apply) != Some(false) {
+                    self.filter_target = None;
+                }
+            }
+            Action::FilterCancel => {
+                self.with_filter(FilterState::cancel);
                 self.filter_target = None;
             }
-            Action::FilterBackspace => self.with_filter(FilterState::backspace),
-            Action::FilterClearInput => self.with_filter(|f| f.set_draft(String::new())),
+            Action::FilterBackspace => {
+                self.with_filter(FilterState::backspace);
+            }
+            Action::FilterClearInput => {
+                self.with_filter(|f| f.set_draft(String::new()));
+            }
             _ => return Effect::NONE,
         }
         Effect::REDRAW
@@ -1468,24 +1477,23 @@ impl App {
     }
 
     /// Hand an edit to the filter being typed into; the list it filters follows.
-    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) {
-        let Some(t) = self.filter_target else {
-            return;
-        };
+    /// `f` on the filter being typed: its answer (None: there is none).
+    fn with_filter<R>(&mut self, f: impl FnOnce(&mut FilterState) -> R) -> Option<R> {
+        let t = self.filter_target?;
         if t == FilterTarget::Hosts {
-            if let Some(c) = self.host.cluster.as_mut() {
-                f(&mut c.filter);
-            }
-            return;
+            return self.host.cluster.as_mut().map(|c| f(&mut c.filter));
         }
         if t == FilterTarget::Records {
-            if let Some(i) = self.overlay.inspector_mut() {
-                i.with_filter(f, self.screen.size, &mut self.asks);
-            }
-            return;
+            let (size, asks) = (self.screen.size, &mut self.asks);
+            return self
+                .overlay
+                .inspector_mut()
+                .map(|i| i.with_filter(f, size, asks));
         }
-        let r = self.filters().edit(t, f);
+        let mut out = None;
+        let r = self.filters().edit(t, |p| out = Some(f(p)));
         self.refilter(r);
+        out
     }
 
     /// The list a filter's change left to rebuild, rebuilt by its feature.

@@ -61,8 +61,13 @@ pub struct Prompt<P: Pattern> {
     pub text: String,
     /// The pattern in force, compiled.
     pub(crate) compiled: Option<P>,
-    /// Glob patterns instead of regexes (`Tab` while typing toggles it).
+    /// Glob patterns instead of regexes (`Tab` while typing toggles it): the
+    /// mode the draft is typed in.
     pub glob: bool,
+    /// How `text` is read: the mode it compiled in. While typing, `Tab` may give
+    /// `glob` a mode the pattern in force does not compile in (`[` is a glob,
+    /// not a regex); what is saved is this pair, never that one.
+    pub text_glob: bool,
     /// What is being typed.
     pub draft: String,
     /// The draft is the prefill, selected: typing replaces it.
@@ -79,6 +84,7 @@ impl<P: Pattern> Default for Prompt<P> {
             text: String::new(),
             compiled: None,
             glob: false,
+            text_glob: false,
             draft: String::new(),
             selected: false,
             editing: false,
@@ -91,7 +97,7 @@ impl<P: Pattern> Default for Prompt<P> {
 impl<P: Pattern> Prompt<P> {
     /// Begin editing, starting from the pattern in force.
     pub fn start(&mut self) {
-        self.saved = (self.text.clone(), self.compiled.clone(), self.glob);
+        self.saved = (self.text.clone(), self.compiled.clone(), self.text_glob);
         self.draft = self.text.clone();
         self.selected = !self.draft.is_empty();
         self.editing = true;
@@ -105,9 +111,12 @@ impl<P: Pattern> Prompt<P> {
         self.selected = false;
         match P::compile(&self.draft, self.glob) {
             Ok(p) => {
-                let changed = self.text != self.draft || self.compiled.is_none();
+                let changed = self.text != self.draft
+                    || self.compiled.is_none()
+                    || self.text_glob != self.glob;
                 self.text.clone_from(&self.draft);
                 self.compiled = p;
+                self.text_glob = self.glob;
                 self.error = None;
                 changed
             }
@@ -185,8 +194,19 @@ impl<P: Pattern> Prompt<P> {
         }
     }
 
-    /// Enter: keep what is in force (a draft that does not compile is dropped).
-    pub fn apply(&mut self) {
+    /// Enter: keep the draft in force. One that does not compile in its mode is
+    /// refused (false): the prompt stays open with its error, rather than closing
+    /// on a pattern other than the one shown (Esc goes back).
+    pub fn apply(&mut self) -> bool {
+        if P::compile(&self.draft, self.glob).is_err() {
+            return false;
+        }
+        self.close();
+        true
+    }
+
+    /// The prompt closed: what is in force stays.
+    fn close(&mut self) {
         self.editing = false;
         self.selected = false;
         self.error = None;
@@ -199,13 +219,15 @@ impl<P: Pattern> Prompt<P> {
         self.text = t;
         self.compiled = p;
         self.glob = g;
-        self.apply();
+        self.text_glob = g;
+        self.close();
     }
 
     /// No pattern in force; the mode stays what the user chose.
     pub fn clear(&mut self) {
         *self = Self {
             glob: self.glob,
+            text_glob: self.glob,
             ..Self::default()
         };
     }

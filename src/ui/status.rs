@@ -288,7 +288,7 @@ fn hint(app: &App, ws_list: bool) -> Option<String> {
 
 /// ` (glob)` after a filter in force that is a glob (a regex goes unmarked).
 fn glob_mark(f: &FilterState) -> &'static str {
-    if f.glob {
+    if f.text_glob {
         " (glob)"
     } else {
         ""

@@ -345,12 +345,13 @@ impl Inspector {
         f: impl FnOnce(&mut FilterState) -> R,
         size: Rect,
         asks: &mut Asks,
-    ) {
+    ) -> R {
         let before = self.filter.text.clone();
-        f(&mut self.filter);
+        let out = f(&mut self.filter);
         if self.filter.text != before {
             self.refiltered();
             self.ask(size, asks);
         }
+        out
     }
 }

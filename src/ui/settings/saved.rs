@@ -32,7 +32,7 @@ pub(crate) struct SavedMut<'a> {
 fn filter_setting(f: &FilterState) -> FilterSetting {
     FilterSetting {
         pattern: f.text.clone(),
-        glob: f.glob,
+        glob: f.text_glob,
     }
 }
 
@@ -42,7 +42,10 @@ pub(super) fn apply_filter(f: &mut FilterState, s: &FilterSetting) {
         f.clear();
     } else {
         f.set_draft(s.pattern.clone());
-        f.apply();
+        // (The file's patterns were checked: one that does not compile is none.)
+        if !f.apply() {
+            f.clear();
+        }
     }
 }
 

@@ -365,6 +365,55 @@ fn without_a_file_or_with_save_false_nothing_is_saved() {
 }
 
 #[test]
+fn a_pattern_that_does_not_compile_in_its_mode_is_never_saved() {
+    use crossterm::event::KeyCode::{Enter, Tab};
+    let press = |c| Msg::Key(KeyEvent::new(c, KeyModifiers::NONE));
+    let path = PathBuf::from("/cfg/leet/config.toml");
+    let mut a = app();
+    a.use_config(Some(path.clone()), Config::default());
+    // A glob `lo`; then `[` typed (a glob) and Tab to regex, where it is none.
+    for m in [key('/'), press(Tab), key('l'), key('o'), press(Enter)] {
+        a.update(m);
+    }
+    for m in [key('/'), key('['), press(Tab)] {
+        a.update(m);
+    }
+    let filter = &a.settings().filters.metrics;
+    assert_eq!((filter.pattern.as_str(), filter.glob), ("[", true));
+    let s = saves(&a.update(Msg::Tick(1.0)));
+    for (_, text, _) in &s {
+        Config::parse(&path, text).expect("what is saved loads back");
+    }
+    // Enter refuses the regex: the prompt stays open with its error.
+    a.update(press(Enter));
+    assert!(a.charts.filter.editing && a.charts.filter.error.is_some());
+    let filter = &a.settings().filters.metrics;
+    assert_eq!((filter.pattern.as_str(), filter.glob), ("[", true));
+}
+
+#[test]
+fn a_project_of_any_path_reads_back_as_the_same_project() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let file = Path::new("/cfg/config.toml");
+    let mut own = Settings::defaults(false);
+    own.y_scale.insert("acc".into(), YScale::Log);
+    // A newline, quotes, a backslash, control characters; bytes not UTF-8 (named
+    // by their lossy text, the same each time the directory is opened).
+    for d in [
+        PathBuf::from("/tmp/x/weird/new\nline/wandb"),
+        PathBuf::from("/tmp/'q' \"d\" b\\s\u{1}\u{7f}\t/wandb"),
+        PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/bad\xff\xfe/wandb")),
+    ] {
+        let mut cfg = Config::default();
+        cfg.set_viewer_in(&d, own.clone());
+        let text = cfg.to_toml();
+        let back = Config::parse(file, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back.viewer_in(&d), own, "{d:?}");
+        assert_eq!(back, cfg);
+    }
+}
+
+#[test]
 fn without_a_place_for_the_file_a_change_is_said_unsaved_once_and_on_quit() {
     let mut a = app();
     a.use_config(None, Config::default());

@@ -52,8 +52,7 @@ impl RunsFilter {
         self.glob = glob;
         let _ = self.set_draft(text.to_owned());
         if self.error.is_some() {
-            self.text.clear();
-            self.compiled = None;
+            self.clear();
         }
         self.apply();
     }

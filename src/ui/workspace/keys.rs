@@ -166,10 +166,12 @@ impl Runs {
                     (Some(Action::FilterBackspace), _) => (f.backspace(), true),
                     (Some(Action::FilterClearInput), _) => (f.set_draft(String::new()), true),
                     (Some(Action::FilterToggleGlob), _) => (f.toggle_glob(), true),
+                    // A query that does not parse is refused: its error stays shown.
                     (Some(Action::FilterApply), _) => {
-                        f.apply();
-                        *cx.filter_target = None;
-                        ws.refilter_if_due();
+                        if f.apply() {
+                            *cx.filter_target = None;
+                            ws.refilter_if_due();
+                        }
                         (false, true)
                     }
                     (Some(Action::FilterCancel), _) => {

@@ -429,7 +429,7 @@ impl Workspace {
             selected,
             pinned,
             filter: self.filter.text.clone(),
-            filter_glob: self.filter.glob,
+            filter_glob: self.filter.text_glob,
             group_by: self.group_by.clone(),
             summary_column: self.summary_column.clone(),
         }
