@@ -1,7 +1,7 @@
 //! Text filter (`/` for metric charts and console lines, `\\` for system charts, `o`
 //! for the overview, `/` on the process table): applied live while typing; an invalid
-//! regex shows its error and keeps the last valid match set. `Tab` while typing
-//! toggles regex ↔ glob, W&B's glob: `*` any run of characters, `?` one character,
+//! regex shows its error and keeps the last valid match set (`Enter` refuses it,
+//! the prompt staying open). `Tab` while typing toggles regex ↔ glob, W&B's glob: `*` any run of characters, `?` one character,
 //! unanchored (`lo*s` matches `val/loss_x`), case-insensitive; without a wildcard a
 //! glob is a substring; regex syntax is literal text in glob mode.
 

@@ -122,9 +122,12 @@ fn move_into_projects(doc: &mut toml_edit::Table, before: &Table, after: &Table)
             .collect();
         paths.push(vec!["filters", "metrics"]);
         paths.push(vec!["filters", "overview"]);
+        // Gone from [viewer] and, unless at its default (left out of a project's
+        // table), in the project's with the same value.
         for path in paths {
             let moved = at(&was, &path);
-            if moved.is_some() && at(&is, &path).is_none() && at(own, &path) == moved {
+            let there = at(own, &path);
+            if moved.is_some() && at(&is, &path).is_none() && (there.is_none() || there == moved) {
                 move_item(doc, &path, dir);
             }
         }
@@ -433,6 +436,8 @@ band = false
 [viewer]
 # cols
 columns = 2
+# every chart by its step
+x_axis_all = \"step\"
 
 [viewer.y_scale]
 # log for acc
@@ -451,6 +456,7 @@ metrics = { pattern = \"acc\", mode = \"regex\" } # keep acc
         for kept in [
             "# my old file\n[viewer]\n# cols\ncolumns = 2\n",
             "# log for acc\nacc = \"log\"\n",
+            "# every chart by its step\nx_axis_all = \"step\"\n",
             "metrics = { pattern = \"acc\", mode = \"regex\" } # keep acc\n",
         ] {
             assert!(out.contains(kept), "{kept:?} not in:\n{out}");
