@@ -110,7 +110,12 @@ fn save_settings(path: &Path, base: &str, text: &str, order: (u64, u64)) -> Resu
     crate::source::settings::save(path, MAX_CONFIG_BYTES, order, |now| {
         merged_text(path, base, text, now).inspect_err(|e| refused = Some(e.clone()))
     })
-    .map_err(|e| refused.unwrap_or_else(|| format!("{}: {e}", leet_text::sanitize_path(path))))
+    .map_err(|e| {
+        refused.unwrap_or_else(|| {
+            let why = leet_text::sanitize(&e.to_string());
+            format!("{}: {why}", leet_text::sanitize_path(path))
+        })
+    })
 }
 
 /// Where the index cache lives: `$XDG_CACHE_HOME/leet` (without such a place, a
