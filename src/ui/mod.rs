@@ -1284,7 +1284,8 @@ impl App {
 
     fn motion(&mut self, m: Motion, a: Action) {
         let lim = self.screen.limits;
-        let full = self.panels.fullscreen && matches!(m, Motion::Step { .. });
+        let full = self.panels.fullscreen
+            && matches!(m, Motion::Step { .. } | Motion::Page { to: Some(_), .. });
         let n = self.charts.shown.len();
         match self.panels.focus {
             _ if full => self.charts.grid.motion(m, n, true),
