@@ -1331,7 +1331,8 @@ impl App {
                 // With the system sidebar focused, its top chart.
                 let on = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
                     let sys = &self.panes.system;
-                    YTarget::Sidebar(sys.shown.get(sys.scroll).copied())
+                    let top = sys.top(self.screen.limits.system_page);
+                    YTarget::Sidebar(sys.shown.get(top).copied())
                 } else {
                     YTarget::Grid { host }
                 };

@@ -226,20 +226,28 @@ fn home_and_end_move_the_crosshair_on_a_full_screen_chart_too() {
     let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
     app.update(Msg::key(KeyCode::Home));
     assert_eq!(app.charts.crosshair.unwrap().x, first);
-    keys(&mut app, &[Msg::key(KeyCode::Right), Msg::key(KeyCode::End)]);
+    keys(
+        &mut app,
+        &[Msg::key(KeyCode::Right), Msg::key(KeyCode::End)],
+    );
     assert_eq!(app.charts.crosshair.unwrap().x, last);
     // The chart shown stays the same, full screen.
     assert!(app.panels.fullscreen);
     assert_eq!(app.focused_key(), Some(key.as_str()));
-    assert!(screen(&app, 160, 45).contains(&format!(
-        "x={} · ",
-        leet::ui::widget::format::value(last)
-    )));
+    assert!(
+        screen(&app, 160, 45).contains(&format!("x={} · ", leet::ui::widget::format::value(last)))
+    );
     // With the crosshair off they go to the first / last chart, still full screen.
-    keys(&mut app, &[Msg::char('C'), Msg::char('C'), Msg::key(KeyCode::End)]);
+    keys(
+        &mut app,
+        &[Msg::char('C'), Msg::char('C'), Msg::key(KeyCode::End)],
+    );
     assert!(app.charts.crosshair.is_none() && app.panels.fullscreen);
     let name = |i: Option<&usize>| i.map(|&i| app.charts.metric_keys[i].clone());
-    let (first, last) = (name(app.charts.shown.first()), name(app.charts.shown.last()));
+    let (first, last) = (
+        name(app.charts.shown.first()),
+        name(app.charts.shown.last()),
+    );
     assert_eq!(app.focused_key().map(str::to_owned), last);
     app.update(Msg::key(KeyCode::Home));
     assert_eq!(app.focused_key().map(str::to_owned), first);

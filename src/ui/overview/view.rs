@@ -274,12 +274,15 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     } else {
         layout::sys_per_page(area)
     };
-    let start = app.panes.system.scroll.min(n.saturating_sub(1));
+    let start = app.panes.system.top(per);
     let end = (start + per).min(n);
+    // Focused, as the overview's active section: marked, and in the focused
+    // title's style (the console's convention), so that the arrows' target shows.
+    let mark = if focused { "▸ " } else { "" };
     let mut header = if n == 0 {
-        "System Metrics".to_owned()
+        format!("{mark}System Metrics")
     } else {
-        format!("System Metrics [{}-{end} of {n}]", start + 1)
+        format!("{mark}System Metrics [{}-{end} of {n}]", start + 1)
     };
     if app.panes.system.filter.is_active() {
         header.push_str(&format!(" \\{}", sanitize(&app.panes.system.filter.text)));
@@ -290,13 +293,7 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         header.push_str(&format!(" +{left_out} node{s} not drawn"));
     }
     let w = usize::from(area.width.saturating_sub(2));
-    buf.set_stringn(
-        area.x + 2,
-        area.y,
-        fit(&header, w),
-        w,
-        theme.title(focused).patch(theme.heading()),
-    );
+    buf.set_stringn(area.x + 2, area.y, fit(&header, w), w, theme.title(focused));
     if n == 0 {
         let msg = if app.charts.sys.is_empty() {
             "no system metrics"

@@ -38,7 +38,14 @@ impl GridState {
             Motion::Step { dx, dy } if full => self.full_step(dx + dy, n),
             // Full screen, `home`/`end`: the first / last chart.
             Motion::Page { to: Some(last), .. } if full => {
-                self.full_step(if last { isize::MAX / 4 } else { -(isize::MAX / 4) }, n);
+                self.full_step(
+                    if last {
+                        isize::MAX / 4
+                    } else {
+                        -(isize::MAX / 4)
+                    },
+                    n,
+                );
             }
             Motion::Step { dx, dy } if self.sectioned() => {
                 if dy == 0 {
