@@ -34,6 +34,12 @@ fn empty_file(app: &App) -> bool {
         && app.unreadable().is_none()
 }
 
+/// A run directory without its file yet: nothing is known of the run, so nothing
+/// says running (the status bar says what is awaited, and where).
+fn no_file_yet(app: &App) -> bool {
+    app.shown.source.file.is_none() && app.shown.source.waiting.is_some()
+}
+
 /// State word and style for the overview and the status bar.
 #[must_use]
 pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
@@ -45,6 +51,9 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     }
     if empty_file(app) {
         return ("empty: waiting for the first record".into(), theme.warn());
+    }
+    if no_file_yet(app) {
+        return ("no file yet".into(), theme.warn());
     }
     state_words(app.live_state(), theme)
 }
@@ -112,8 +121,8 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     let (state, style) = state_label(app, theme);
     let i = &app.shown.run.info;
     let mut fixed: Vec<(String, String, Style)> = vec![("State".into(), state, style)];
-    // An empty file has no run record yet: no blank ID row.
-    if !(empty_file(app) && i.run_id.is_empty()) {
+    // An empty file, or none yet, has no run record: no blank ID row.
+    if !((empty_file(app) || no_file_yet(app)) && i.run_id.is_empty()) {
         fixed.push(("ID".into(), sanitize(&i.run_id), theme.text()));
     }
     if let Some(r) = runtime(app) {
