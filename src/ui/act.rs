@@ -75,15 +75,18 @@ impl Motion {
         }
     }
 
-    /// The system sidebar's first chart, of `len` charts, `page` on a page.
+    /// The system sidebar's first chart, of `len` charts, `page` on a page: at
+    /// most the last page's first, so that the last page is full (as the grid's).
     pub(crate) fn system(self, first: usize, len: usize, page: usize) -> usize {
+        let max = len.saturating_sub(page);
+        let by = |d: isize| first.min(max).saturating_add_signed(d).min(max);
         match self {
-            Motion::Step { dy, .. } => scroll(first, dy, len),
+            Motion::Step { dy, .. } => by(dy),
             Motion::Page {
                 to: Some(false), ..
             } => 0,
-            Motion::Page { to: Some(true), .. } => len.saturating_sub(page),
-            Motion::Page { delta, to: None } => scroll(first, delta * signed(page), len),
+            Motion::Page { to: Some(true), .. } => max,
+            Motion::Page { delta, to: None } => by(delta * signed(page)),
         }
     }
 
@@ -239,8 +242,16 @@ mod tests {
         assert_eq!(motion(Action::FirstPage).help(9, 25), 0);
         // 12 charts, 5 on a page: the last page starts at the 8th.
         assert_eq!(motion(Action::LastPage).system(0, 12, 5), 7);
-        assert_eq!(motion(Action::NextPage).system(9, 12, 5), 11);
+        // It scrolls no further: the last chart stays at the bottom.
+        assert_eq!(motion(Action::NextPage).system(0, 12, 5), 5);
+        assert_eq!(motion(Action::NextPage).system(5, 12, 5), 7);
+        assert_eq!(motion(Action::FocusDown).system(7, 12, 5), 7);
+        assert_eq!(motion(Action::FocusDown).system(6, 12, 5), 7);
+        // A position past it (the sidebar grew) counts from it.
+        assert_eq!(motion(Action::FocusUp).system(11, 12, 5), 6);
         assert_eq!(motion(Action::FocusUp).system(0, 12, 5), 0);
+        // All charts on one page: nothing to scroll.
+        assert_eq!(motion(Action::FocusDown).system(0, 3, 5), 0);
         // A page of the process table moves by its list's page.
         let (d, to) = motion(Action::PrevPage).procs(8);
         assert_eq!(

@@ -138,11 +138,11 @@ actions! {
     PrevPage = "prev_page", Navigation, Motion, "Previous page",
         [normal "N" "pgup", help "pgup", runs "pgup", stats "pgup", inspector "pgup" "N"];
     FirstPage = "first_page", Navigation, Motion, "First page / top",
-        [normal "home", help "home", runs "home", media "home", stats "home", inspector "home",
-         cluster "home"];
+        [normal "home", fullscreen "home", help "home", runs "home", media "home", stats "home",
+         inspector "home", cluster "home"];
     LastPage = "last_page", Navigation, Motion, "Last page / bottom",
-        [normal "end", help "end", runs "end", media "end", stats "end", inspector "end",
-         cluster "end"];
+        [normal "end", fullscreen "end", help "end", runs "end", media "end", stats "end",
+         inspector "end", cluster "end"];
     Fullscreen = "fullscreen", Charts, Charts, "Show focused chart full screen",
         [normal "enter"];
     /// `y`: linear → log → heatmap (percentage charts of several series).

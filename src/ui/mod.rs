@@ -1291,7 +1291,8 @@ impl App {
 
     fn motion(&mut self, m: Motion, a: Action) {
         let lim = self.screen.limits;
-        let full = self.panels.fullscreen && matches!(m, Motion::Step { .. });
+        let full = self.panels.fullscreen
+            && matches!(m, Motion::Step { .. } | Motion::Page { to: Some(_), .. });
         let n = self.charts.shown.len();
         match self.panels.focus {
             _ if full => self.charts.grid.motion(m, n, true),
@@ -1337,7 +1338,8 @@ impl App {
                 // With the system sidebar focused, its top chart.
                 let on = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
                     let sys = &self.panes.system;
-                    YTarget::Sidebar(sys.shown.get(sys.scroll).copied())
+                    let top = sys.top(self.screen.limits.system_page);
+                    YTarget::Sidebar(sys.shown.get(top).copied())
                 } else {
                     YTarget::Grid { host }
                 };

@@ -49,6 +49,7 @@ mod render_settings;
 mod render_smooth;
 mod render_stats;
 mod render_status;
+mod render_system;
 mod render_workspace;
 mod render_xaxis;
 mod settings;

@@ -1292,6 +1292,29 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
     assert!(s.contains("empty: waiting for the first record"), "{s}");
 }
 
+/// A run directory with no `.wandb` file yet: nothing is known of the run, so
+/// neither the overview nor the status bar says it is running.
+#[test]
+fn a_run_directory_without_its_file_says_no_file_yet_not_running() {
+    for (w, h) in SIZES {
+        let mut app = App::new(no_color());
+        app.update(Msg::Resize(w, h));
+        app.update(Msg::Waiting(std::path::PathBuf::from(
+            "wandb/offline-run-20261130_175119-new",
+        )));
+        app.update(Msg::Tick(NOW));
+        let s = screen(&app, w, h);
+        assert!(!s.contains("running") && !s.contains('●'), "{s}");
+        let status = s.lines().nth(usize::from(h) - 1).unwrap();
+        assert!(status.starts_with(" no file yet "), "{s}");
+        assert!(status.contains("waiting for a .wandb file"), "{s}");
+        let left = left_pane(&s);
+        assert!(left[1].starts_with(" State   no file yet"), "{s}");
+        assert!(!left.iter().any(|l| l.trim() == "ID"), "{s}");
+        insta::assert_snapshot!(format!("no_file_yet_{w}x{h}"), s);
+    }
+}
+
 /// The grid's header never cuts the page count it ends with: where the filter
 /// and the charts' count leave it no room, they give way (a cut `page 2/103`
 /// read `page 2/1`).

@@ -217,6 +217,43 @@ fn home_and_end_put_the_crosshair_at_the_first_and_last_point_in_view() {
 }
 
 #[test]
+fn home_and_end_move_the_crosshair_on_a_full_screen_chart_too() {
+    let mut app = app_from("tiny", 160, 45);
+    keys(&mut app, &[Msg::key(KeyCode::Enter), Msg::char('C')]);
+    assert!(app.panels.fullscreen);
+    let key = app.focused_key().unwrap().to_owned();
+    let pts = app.shown.run.metrics.get(&key).unwrap().points();
+    let (first, last) = (pts[0].0, pts[pts.len() - 1].0);
+    app.update(Msg::key(KeyCode::Home));
+    assert_eq!(app.charts.crosshair.unwrap().x, first);
+    keys(
+        &mut app,
+        &[Msg::key(KeyCode::Right), Msg::key(KeyCode::End)],
+    );
+    assert_eq!(app.charts.crosshair.unwrap().x, last);
+    // The chart shown stays the same, full screen.
+    assert!(app.panels.fullscreen);
+    assert_eq!(app.focused_key(), Some(key.as_str()));
+    assert!(
+        screen(&app, 160, 45).contains(&format!("x={} · ", leet::ui::widget::format::value(last)))
+    );
+    // With the crosshair off they go to the first / last chart, still full screen.
+    keys(
+        &mut app,
+        &[Msg::char('C'), Msg::char('C'), Msg::key(KeyCode::End)],
+    );
+    assert!(app.charts.crosshair.is_none() && app.panels.fullscreen);
+    let name = |i: Option<&usize>| i.map(|&i| app.charts.metric_keys[i].clone());
+    let (first, last) = (
+        name(app.charts.shown.first()),
+        name(app.charts.shown.last()),
+    );
+    assert_eq!(app.focused_key().map(str::to_owned), last);
+    app.update(Msg::key(KeyCode::Home));
+    assert_eq!(app.focused_key().map(str::to_owned), first);
+}
+
+#[test]
 fn the_crosshair_steps_onto_a_nan_point_reads_nan_and_steps_past_it() {
     // `nan_metric`: [0, NaN] [1, 0.5] [2, 1] [3, NaN] … [17, 8.5] [18, NaN] [19, 9.5].
     let mut app = app_from("many_metrics", 120, 40);

@@ -459,13 +459,15 @@ fn log_y_of(app: &App, key: &str, zoom: Option<XRange>) -> (bool, Option<XRange>
 
 /// `corner` with the points a log y cannot draw: the series' held points with a
 /// value ≤ 0 in the x range `range`, counted as log x counts x ≤ 0 (`N y≤0`),
-/// where the whole fits in `room` columns. The metric charts' and the system
-/// charts' (an idle GPU's 0 %).
+/// where the whole fits in `room` columns; where it does not, the count alone
+/// (what the chart leaves out says more than the last value, which the axis
+/// reads too), unless the corner is the crosshair's reading (`keep`), asked for.
+/// The metric charts' and the system charts' (an idle GPU's 0 %).
 pub(crate) fn below_zero(
     corner: Option<String>,
     series: &[(usize, &Series)],
     range: (f64, f64),
-    room: usize,
+    (room, keep): (usize, bool),
 ) -> Option<String> {
     let below: usize = series.iter().map(|(_, s)| s.nonpositive_in(range)).sum();
     if below == 0 {
@@ -478,15 +480,20 @@ pub(crate) fn below_zero(
     } else {
         ""
     };
-    let more = match &corner {
-        Some(c) => format!("{c} · {floor}{below} y≤0"),
-        None => format!("{floor}{below} y≤0"),
-    };
-    if more.chars().count() <= room {
-        Some(more)
-    } else {
-        corner
+    let count = format!("{floor}{below} y≤0");
+    let fits = |s: &str| s.chars().count() <= room;
+    if let Some(c) = corner
+        .as_deref()
+        .filter(|c| fits(&format!("{c} · {count}")))
+    {
+        return Some(format!("{c} · {count}"));
     }
+    if keep && corner.is_some() {
+        return corner;
+    }
+    // Tighter, without its space (`10y≤0`).
+    let tight = format!("{floor}{below}y≤0");
+    [count, tight].into_iter().find(|s| fits(s)).or(corner)
 }
 
 /// The corner's text: the crosshair's x (and the one series' value `at` it), else
@@ -541,7 +548,7 @@ fn corner_of(
         }
     };
     match below {
-        Some(range) => below_zero(c, all, range, room),
+        Some(range) => below_zero(c, all, range, (room, cross.is_some())),
         None => c,
     }
 }

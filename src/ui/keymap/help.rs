@@ -168,18 +168,20 @@ fn shown_on(group: &str, on: HelpFor) -> bool {
 }
 
 /// Whether `a` does something where the help is opened: on a host, a run's keys
-/// do not ([`Action::on_host`]).
+/// do not ([`Action::on_host`]); on a run alone, `f` has no list to filter (the
+/// workspace's runs, the host's processes).
 fn acts_on(a: Action, on: HelpFor) -> bool {
-    on.is_run() || a.on_host()
+    match (a, on) {
+        (Action::FilterList, HelpFor::Run) => false,
+        _ => on.is_run() || a.on_host(),
+    }
 }
 
 /// An action's help line where the help is opened: `f` filters the runs of a
 /// workspace and the processes of a host, not both anywhere.
 fn described_on(a: Action, on: HelpFor) -> &'static str {
     match (a, on) {
-        (Action::FilterList, HelpFor::Run | HelpFor::Workspace) => {
-            "Filter the runs (query language, see README)"
-        }
+        (Action::FilterList, HelpFor::Workspace) => "Filter the runs (query language, see README)",
         (Action::FilterList, _) => "Filter the processes (regex)",
         // Beside the workspace's list the left pane is the list, not an overview.
         (Action::PickRun, HelpFor::Workspace) => "Focus the runs list",
@@ -354,11 +356,16 @@ mod tests {
     }
 
     #[test]
-    fn the_run_s_help_lists_its_workspace_filter_and_what_is_not_in_the_key_map() {
+    fn the_run_s_help_lists_its_filters_and_what_is_not_in_the_key_map() {
         let km = Keymap::builtin();
         let run = help_lines_for(&km, HelpFor::Run);
-        let f = described_on(Action::FilterList, HelpFor::Run);
-        assert!(lists(&run, "f", f), "{run:?}");
+        // `f` filters a list: the workspace's runs, not a run alone's.
+        let f = described_on(Action::FilterList, HelpFor::Workspace);
+        assert!(
+            !run.iter().any(|(k, _)| k.split(", ").any(|k| k == "f")),
+            "{run:?}"
+        );
+        assert!(lists(&help_lines_for(&km, HelpFor::Workspace), "f", f));
         assert!(lists(&run, "ctrl+o", "Clear the overview filter"));
         assert!(lists(&run, "ctrl+\\", "Clear the system filter"));
         // The workspace's keys where there is one; the process table's where there is.

@@ -27,6 +27,11 @@ const AUTO_CHART_W: u16 = 28;
 const AUTO_CHART_H: u16 = 11;
 const AUTO_MAX_COLS: u16 = 5;
 const AUTO_MAX_ROWS: u16 = 4;
+/// Smallest chart of the auto grid where the target size leaves one column or
+/// row: two narrower (as wide as the system sidebar's charts are tall, as tall as
+/// they are) still read, and page the charts half as often on a small terminal.
+const AUTO_MIN_CHART_W: u16 = 24;
+const AUTO_MIN_CHART_H: u16 = SYS_CHART_H;
 /// Smallest chart a manual `c`/`r` setting may produce.
 const MIN_CHART_W: u16 = 14;
 const MIN_CHART_H: u16 = 6;
@@ -377,13 +382,23 @@ pub fn grid_body(grid: Rect) -> Rect {
 pub fn grid_dims(body: Rect, cols: Option<u16>, rows: Option<u16>) -> (u16, u16) {
     let c = match cols {
         Some(c) => c.min(body.width / MIN_CHART_W).max(1),
-        None => (body.width / AUTO_CHART_W).clamp(1, AUTO_MAX_COLS),
+        None => auto_count(body.width, AUTO_CHART_W, AUTO_MIN_CHART_W).min(AUTO_MAX_COLS),
     };
     let r = match rows {
         Some(r) => r.min(body.height / MIN_CHART_H).max(1),
-        None => (body.height / AUTO_CHART_H).clamp(1, AUTO_MAX_ROWS),
+        None => auto_count(body.height, AUTO_CHART_H, AUTO_MIN_CHART_H).min(AUTO_MAX_ROWS),
     };
     (c, r)
+}
+
+/// Auto columns (rows) in `room` cells: as many as fit at the `target` size; where
+/// that is one, two that keep `least` each (a small terminal's grid: 2×2 at 80×24,
+/// not one chart a page).
+fn auto_count(room: u16, target: u16, least: u16) -> u16 {
+    match room / target {
+        0 | 1 if room / least >= 2 => 2,
+        n => n.max(1),
+    }
 }
 
 /// Columns and rows for `n` charts, fewer than a page of the auto grid holds, that

@@ -34,6 +34,12 @@ fn empty_file(app: &App) -> bool {
         && app.unreadable().is_none()
 }
 
+/// A run directory without its file yet: nothing is known of the run, so nothing
+/// says running (the status bar says what is awaited, and where).
+fn no_file_yet(app: &App) -> bool {
+    app.shown.source.file.is_none() && app.shown.source.waiting.is_some()
+}
+
 /// State word and style for the overview and the status bar.
 #[must_use]
 pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
@@ -45,6 +51,9 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     }
     if empty_file(app) {
         return ("empty: waiting for the first record".into(), theme.warn());
+    }
+    if no_file_yet(app) {
+        return ("no file yet".into(), theme.warn());
     }
     state_words(app.live_state(), theme)
 }
@@ -112,8 +121,8 @@ pub(crate) fn render_left(buf: &mut Buffer, area: Rect, app: &App, theme: Theme)
     let (state, style) = state_label(app, theme);
     let i = &app.shown.run.info;
     let mut fixed: Vec<(String, String, Style)> = vec![("State".into(), state, style)];
-    // An empty file has no run record yet: no blank ID row.
-    if !(empty_file(app) && i.run_id.is_empty()) {
+    // An empty file, or none yet, has no run record: no blank ID row.
+    if !((empty_file(app) || no_file_yet(app)) && i.run_id.is_empty()) {
         fixed.push(("ID".into(), sanitize(&i.run_id), theme.text()));
     }
     if let Some(r) = runtime(app) {
@@ -274,12 +283,15 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     } else {
         layout::sys_per_page(area)
     };
-    let start = app.panes.system.scroll.min(n.saturating_sub(1));
+    let start = app.panes.system.top(per);
     let end = (start + per).min(n);
+    // Focused, as the overview's active section: marked, and in the focused
+    // title's style (the console's convention), so that the arrows' target shows.
+    let mark = if focused { "▸ " } else { "" };
     let mut header = if n == 0 {
-        "System Metrics".to_owned()
+        format!("{mark}System Metrics")
     } else {
-        format!("System Metrics [{}-{end} of {n}]", start + 1)
+        format!("{mark}System Metrics [{}-{end} of {n}]", start + 1)
     };
     if app.panes.system.filter.is_active() {
         header.push_str(&format!(" \\{}", sanitize(&app.panes.system.filter.text)));
@@ -290,13 +302,7 @@ pub(crate) fn render_right(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
         header.push_str(&format!(" +{left_out} node{s} not drawn"));
     }
     let w = usize::from(area.width.saturating_sub(2));
-    buf.set_stringn(
-        area.x + 2,
-        area.y,
-        fit(&header, w),
-        w,
-        theme.title(focused).patch(theme.heading()),
-    );
+    buf.set_stringn(area.x + 2, area.y, fit(&header, w), w, theme.title(focused));
     if n == 0 {
         let msg = if app.charts.sys.is_empty() {
             "no system metrics"

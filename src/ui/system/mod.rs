@@ -27,6 +27,13 @@ pub struct SystemPane {
 }
 
 impl SystemPane {
+    /// The first chart drawn, `page` charts on a page: the scroll, at most the
+    /// last page's first (after the sidebar grew or the filter narrowed).
+    #[must_use]
+    pub fn top(&self, page: usize) -> usize {
+        self.scroll.min(self.shown.len().saturating_sub(page))
+    }
+
     /// The charts' filter (`\`), with how many of the `all` system charts pass it.
     pub(crate) fn filter_status(&self, all: usize) -> FilterStatus<'_> {
         FilterStatus {

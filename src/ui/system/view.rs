@@ -136,7 +136,7 @@ pub(crate) fn render_sys_chart(
     let nodes = chart.series.iter().any(|s| split_node(&s.key).1.is_some());
     let log = scale == YScale::Log;
     let corner = if log {
-        below_zero(corner, &read, x, room / 2)
+        below_zero(corner, &read, x, (room / 2, false))
     } else {
         corner
     };
@@ -391,24 +391,30 @@ mod tests {
         let read = [(0, &idle), (1, &busy)];
         let c = || Some("5%".to_owned());
         assert_eq!(
-            below_zero(c(), &read, (0.0, 9.0), 40).as_deref(),
+            below_zero(c(), &read, (0.0, 9.0), (40, false)).as_deref(),
             Some("5% · 6 y≤0")
         );
         assert_eq!(
-            below_zero(c(), &read, (4.0, 9.0), 40).as_deref(),
+            below_zero(c(), &read, (4.0, 9.0), (40, false)).as_deref(),
             Some("5% · 2 y≤0")
         );
         assert_eq!(
-            below_zero(c(), &read, (6.0, 9.0), 40).as_deref(),
+            below_zero(c(), &read, (6.0, 9.0), (40, false)).as_deref(),
             Some("5%")
         );
-        // No room: the corner alone.
-        assert_eq!(below_zero(c(), &read, (0.0, 9.0), 6).as_deref(), Some("5%"));
+        // Short of room: the count alone; no room for it: the corner alone.
+        let at = |room| below_zero(c(), &read, (0.0, 9.0), (room, false));
+        assert_eq!(at(9).as_deref(), Some("6 y≤0"));
+        assert_eq!(at(4).as_deref(), Some("6y≤0"));
+        assert_eq!(at(3).as_deref(), Some("5%"));
+        // A corner asked for (the crosshair's reading) is kept.
+        let kept = below_zero(c(), &read, (0.0, 9.0), (9, true));
+        assert_eq!(kept.as_deref(), Some("5%"));
         let mut long = crate::store::Series::new(64);
         for t in 0..1000 {
             long.push(f64::from(t), if t % 2 == 0 { 0.0 } else { 1.0 });
         }
-        let got = below_zero(None, &[(0, &long)], (0.0, 999.0), 40).expect("a count");
+        let got = below_zero(None, &[(0, &long)], (0.0, 999.0), (40, false)).expect("a count");
         assert!(got.starts_with('≥') && got.ends_with(" y≤0"), "{got}");
     }
 }

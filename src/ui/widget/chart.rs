@@ -179,10 +179,13 @@ pub(super) fn frame(
     // Title and corner on the top border.
     let room = usize::from(area.width.saturating_sub(2));
     let corner = corner.unwrap_or("");
+    // The corner takes what a short title leaves, and half the edge beside a
+    // long one (a narrow chart's `acc` leaves the crosshair's `x=46 · 0.9641` whole).
+    let title_w = usize::from(crate::ui::widget::fit::width(title));
     let corner_w = if corner.is_empty() || room < 12 {
         0
     } else {
-        (corner.chars().count() + 2).min(room / 2)
+        (corner.chars().count() + 2).min((room / 2).max(room.saturating_sub(title_w + 1)))
     };
     let title = fit(
         title,

@@ -35,12 +35,17 @@ impl GridState {
     /// section order when sectioned).
     pub(crate) fn motion(&mut self, m: Motion, n: usize, full: bool) {
         match m {
-            Motion::Step { dx, dy } if full => {
-                if self.sectioned() {
-                    self.section_step(dx + dy, true);
-                } else {
-                    self.step(dx + dy, n);
-                }
+            Motion::Step { dx, dy } if full => self.full_step(dx + dy, n),
+            // Full screen, `home`/`end`: the first / last chart.
+            Motion::Page { to: Some(last), .. } if full => {
+                self.full_step(
+                    if last {
+                        isize::MAX / 4
+                    } else {
+                        -(isize::MAX / 4)
+                    },
+                    n,
+                );
             }
             Motion::Step { dx, dy } if self.sectioned() => {
                 if dy == 0 {
@@ -66,6 +71,15 @@ impl GridState {
                     self.goto_page(p, n);
                 }
             }
+        }
+    }
+
+    /// Full screen: `d` charts on in order (across sections when sectioned).
+    fn full_step(&mut self, d: isize, n: usize) {
+        if self.sectioned() {
+            self.section_step(d, true);
+        } else {
+            self.step(d, n);
         }
     }
 

@@ -310,6 +310,25 @@ mod tests {
     }
 
     #[test]
+    fn a_small_terminal_pages_more_than_one_chart_at_a_time() {
+        // 80×24: the grid's 52×22 is two charts of 26×11 across and down.
+        let g = grid(52, 22, None, None);
+        assert_eq!((g.cols, g.rows), (2, 2));
+        // With the console: 52×14 holds one row of 9, two columns of 24.
+        let g = grid(52, 14, None, None);
+        assert_eq!((g.cols, g.rows), (2, 1));
+        // 100×30 with the console: 68×19 is two rows of at least 9.
+        let g = grid(68, 19, None, None);
+        assert_eq!((g.cols, g.rows), (2, 2));
+        // Narrower or lower than two such charts: one.
+        let g = grid(47, 17, None, None);
+        assert_eq!((g.cols, g.rows), (1, 1));
+        // Where the target size gives more, the target size rules.
+        let g = grid(108, 57, None, None);
+        assert_eq!((g.cols, g.rows), (3, 4));
+    }
+
+    #[test]
     fn a_columns_or_rows_setting_still_wins() {
         // `c2`: two columns, rows as the charts need, the last row not stretched.
         let g = grid(108, 57, Some(2), None);

@@ -204,6 +204,12 @@ fn log_y_counts_the_values_it_cannot_draw() {
         .set_metric(KEY, crate::ui::charts::grid::YScale::Log);
     let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");
     assert_eq!(m.corner.as_deref(), Some("6 · 4 y≤0"));
+    // A narrow chart (27 columns: 5 left by the title) keeps the count alone,
+    // tighter where it must.
+    let m = ChartModel::build(&app, KEY, 27, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("4 y≤0"), "{}", m.title);
+    let m = ChartModel::build(&app, KEY, 26, false, theme()).expect("a chart");
+    assert_eq!(m.corner.as_deref(), Some("4y≤0"), "{}", m.title);
     // Zoomed, only those in the window shown.
     app.charts.zoom.insert(KEY.to_owned(), (2.0, 5.0));
     let m = ChartModel::build(&app, KEY, 60, false, theme()).expect("a chart");

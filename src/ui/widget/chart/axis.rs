@@ -101,9 +101,11 @@ pub(super) fn y_axis_within(
     if log && hi - lo >= 1.0 {
         return log_axis(at, unit);
     }
-    // A log axis within a decade is ticked as the linear one of its values.
+    // A log axis within a decade: round log values where one falls inside, else
+    // ticked as the linear one of its values.
     if log {
-        linear_axis(10f64.powf(lo), 10f64.powf(hi), rows, unit, true, width)
+        short_log_axis(at, unit)
+            .unwrap_or_else(|| linear_axis(10f64.powf(lo), 10f64.powf(hi), rows, unit, true, width))
     } else {
         linear_axis(lo, hi, rows, unit, false, width)
     }
@@ -450,7 +452,7 @@ fn ends_in_zero(label: &str) -> bool {
 /// A log axis over at least one decade: ticks at powers of 10 (every 2nd, 5th,
 /// ... decade where rows are few), and at 2× and 5× where the rows allow.
 fn log_axis(at: Rows, unit: Unit) -> YAxis {
-    let (lo, hi) = log_ends(at.lo, at.hi, unit);
+    let (lo, hi) = log_ends(at.lo, at.hi, unit, &[1.0, 2.0, 5.0]);
     let at = Rows {
         lo,
         hi,
@@ -493,6 +495,57 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
         ticks = kept;
         ticks.reverse();
     }
+    log_labels(at, &ticks, unit)
+}
+
+/// The mantissas a log axis under a decade is ticked at, in the order they are
+/// given room: 1, then 2 and 5 (the axis over decades' ticks), then the other
+/// single digits (the minor ticks of a log scale).
+const SHORT_LOG_TIERS: [&[f64]; 3] = [&[1.0], &[2.0, 5.0], &[3.0, 4.0, 6.0, 7.0, 8.0, 9.0]];
+
+/// A log axis over less than a decade, with round ends and at least one round
+/// tick between them: 1, 2 or 5 × 10ᵏ (0.197..1.78 reads `2 1 0.5 0.2 0.1`), else
+/// any single digit × 10ᵏ (0.020..0.042 reads `0.05 0.04 0.03 0.02`). None where
+/// neither has a tick inside the range, or the ends would leave the data under
+/// half the axis (0.0420..0.0425): the caller ticks it as linear values.
+fn short_log_axis(at: Rows, unit: Unit) -> Option<YAxis> {
+    let room = at.last() >= 2 * MIN_GAP;
+    for tiers in [&SHORT_LOG_TIERS[..2], &SHORT_LOG_TIERS[..]] {
+        let set: Vec<f64> = tiers.iter().flat_map(|t| t.iter().copied()).collect();
+        let (lo, hi) = log_ends(at.lo, at.hi, unit, &set);
+        if hi <= lo || at.hi - at.lo < 0.5 * (hi - lo) {
+            continue;
+        }
+        let r = Rows {
+            lo,
+            hi,
+            rows: at.rows,
+        };
+        // The rounder mantissas first, each kept where it is MIN_GAP rows from
+        // the ends and from every tick kept.
+        let mut ticks: Vec<(i64, f64)> = Vec::new();
+        for tier in tiers {
+            for (v, e) in log_candidates(lo, hi, 1.0, tier, unit, at.rows) {
+                let row = r.row(e);
+                let clear = ticks.iter().all(|t| (t.0 - row).abs() >= MIN_GAP);
+                if e > lo && e < hi && r.inside(row) && clear {
+                    ticks.push((row, v));
+                }
+            }
+        }
+        // Too few rows for any tick: the round ends alone.
+        if !ticks.is_empty() || !room {
+            ticks.sort_by_key(|t| t.0);
+            return Some(log_labels(r, &ticks, unit));
+        }
+    }
+    None
+}
+
+/// A log axis's labels: its ends (`at`, log10 values) and `ticks` (row, value),
+/// top down.
+fn log_labels(at: Rows, ticks: &[(i64, f64)], unit: Unit) -> YAxis {
+    let (lo, hi) = (at.lo, at.hi);
     // Each label with its own significant digits (decades do not share decimals),
     // more where neighbours would read the same.
     let values = |d: i32| -> Vec<String> {
@@ -509,7 +562,7 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
     let labels = values(d);
     YAxis {
         range: Some((lo, hi)),
-        ..placed(&labels, &ticks, u16::try_from(at.last()).unwrap_or(0))
+        ..placed(&labels, ticks, u16::try_from(at.last()).unwrap_or(0))
     }
 }
 
@@ -517,10 +570,10 @@ fn log_axis(at: Rows, unit: Unit) -> YAxis {
 /// ticks could be (1, 2 or 5 × 10ᵏ; in a binary unit 1, 2 or 5 × 1, 10 or 100 ×
 /// 1024ⁱ bytes), so that its end labels read as round as its ticks; where there
 /// is none, the end stays.
-fn log_ends(lo: f64, hi: f64, unit: Unit) -> (f64, f64) {
+fn log_ends(lo: f64, hi: f64, unit: Unit, set: &[f64]) -> (f64, f64) {
     // Every decade of the range and one beyond each end.
     let decades = u16::try_from((hi - lo).ceil() as i64 + 3).unwrap_or(u16::MAX);
-    let cand = log_candidates(lo - 1.0, hi + 1.0, 1.0, &[1.0, 2.0, 5.0], unit, decades);
+    let cand = log_candidates(lo - 1.0, hi + 1.0, 1.0, set, unit, decades);
     let eps = 1e-9;
     let low = (cand.iter().map(|c| c.1))
         .filter(|&e| e <= lo + eps)

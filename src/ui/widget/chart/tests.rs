@@ -976,3 +976,31 @@ fn a_legend_that_does_not_fit_ends_at_a_whole_entry_and_counts_the_rest() {
     // All fit: no count.
     assert_eq!(legend_row(&names[..2], 1), ["■multi-0 ■multi-1"]);
 }
+
+#[test]
+fn a_log_axis_under_a_decade_reads_round_log_values() {
+    let l = |lo: f64, hi: f64, rows: u16| labels(lo.log10(), hi.log10(), rows, true, Unit::Plain);
+    // 0.197..1.78: 1, 2 and 5 × 10ᵏ, the ends rounded out to them.
+    assert_eq!(texts(&l(0.197, 1.778, 20)), ["2", "1", "0.5", "0.2", "0.1"]);
+    // 0.020..0.042: no 1, 2 or 5 inside, so the other single digits.
+    assert_eq!(
+        texts(&l(0.0201, 0.042, 16)),
+        ["0.05", "0.04", "0.03", "0.02"]
+    );
+    // Few rows: fewer ticks, never crowded; the round ones kept first.
+    assert_eq!(texts(&l(0.0201, 0.042, 8)), ["0.05", "0.03", "0.02"]);
+    // No tick rows at all: the round ends alone.
+    assert_eq!(texts(&l(0.0201, 0.042, 4)), ["0.05", "0.02"]);
+    // Too short for round log values to leave the data half the axis: its
+    // linear values, as before.
+    let short = l(0.0420, 0.0425, 16);
+    assert!(short.len() >= 3, "{short:?}");
+    assert!(!texts(&short).contains(&"0.05"), "{short:?}");
+    // No two ticks closer than MIN_GAP rows.
+    for rows in 5..40 {
+        let got = l(0.0201, 0.042, rows);
+        for w in got.windows(2) {
+            assert!(w[1].0 - w[0].0 >= 3, "{rows} rows: {got:?}");
+        }
+    }
+}
