@@ -119,9 +119,8 @@ pub struct ViewArgs {
     /// directory the W&B SDK writes wandb/ in, or that wandb directory itself),
     /// else an error saying where it looked.
     pub path: Option<PathBuf>,
-    /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
-    #[arg(long, value_name = "PATH")]
-    pub keymap: Option<PathBuf>,
+    #[command(flatten)]
+    pub screen: ScreenArgs,
     /// Print the effective key map and exit.
     #[arg(long)]
     pub print_keymap: bool,
@@ -172,6 +171,17 @@ pub struct ViewArgs {
     /// number is seconds; 10s to 24h).
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_window)]
     pub window: f64,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+}
+
+/// Options of every full-screen view: the viewer's and `leet inspect`'s record
+/// browser.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScreenArgs {
+    /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
+    #[arg(long, value_name = "PATH")]
+    pub keymap: Option<PathBuf>,
     /// Draw without colour, as the NO_COLOR environment variable asks.
     #[arg(long)]
     pub no_color: bool,
@@ -179,8 +189,6 @@ pub struct ViewArgs {
     /// too), and leet takes no clicks, drags or wheel; every action has its key.
     #[arg(long)]
     pub no_mouse: bool,
-    #[command(flatten)]
-    pub sampler: SamplerArgs,
 }
 
 impl Cli {
@@ -195,7 +203,10 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         use clap::{CommandFactory as _, FromArgMatches as _};
-        let matches = Self::command().try_get_matches_from(args)?;
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let matches = Self::command()
+            .try_get_matches_from(&args)
+            .map_err(|e| extra_argument(e, &args))?;
         let mut cli = Self::from_arg_matches(&matches)?;
         cli.view.interval_given = cli.command.is_none()
             && matches.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
@@ -230,6 +241,45 @@ impl Cli {
         }
         Ok(())
     }
+}
+
+/// clap's error for a word after the viewer's `[PATH]` (`leet RUN extra`), which
+/// it reports as a subcommand that conflicts with PATH (subcommands and the
+/// viewer's arguments exclude each other), said as the unexpected argument it is;
+/// where a subcommand's name came after an option (`leet --keymap F inspect RUN`),
+/// the name was taken as PATH, and the tip says that a subcommand comes first.
+fn extra_argument(e: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::CommandFactory as _;
+    let mut cmd = Cli::command();
+    let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidSubcommand) else {
+        return e;
+    };
+    let is_subcommand = |w: &str| cmd.find_subcommand(w).is_some();
+    if e.kind() != ErrorKind::ArgumentConflict || is_subcommand(word) {
+        return e;
+    }
+    let word = word.clone();
+    let misplaced = (args.iter().skip(1))
+        .take_while(|a| a.to_str() != Some(word.as_str()))
+        .filter_map(|a| a.to_str())
+        .find(|a| is_subcommand(a))
+        .map(str::to_owned);
+    let usage = cmd.render_usage();
+    let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&cmd);
+    err.insert(ContextKind::InvalidArg, ContextValue::String(word));
+    if let Some(sub) = misplaced {
+        err.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![format!(
+                "'{sub}' was read as the PATH to view: a subcommand comes first, and \
+                 its options after it ('leet {sub} --help')"
+            )
+            .into()]),
+        );
+    }
+    err.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+    err
 }
 
 #[derive(Debug, Subcommand)]
@@ -408,13 +458,16 @@ pub struct InspectArgs {
     pub follow: bool,
     /// With --follow: stop after this long without growth (e.g. 90s, 10m, 2h; a
     /// plain number is seconds; 0s to 30d).
-    #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout, requires = "follow")]
     pub idle_timeout: Option<Duration>,
     /// Print the records as text even on a terminal (where, without an output
     /// option, `leet inspect` opens the record browser; printing is what it does
     /// when standard output is a file or a pipe).
     #[arg(long)]
     pub print: bool,
+    /// The record browser's key map, colour and mouse (on a terminal).
+    #[command(flatten)]
+    pub screen: ScreenArgs,
 }
 
 impl InspectArgs {

@@ -187,14 +187,18 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             };
             // On a terminal, with no output option: the record browser.
             if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
-                let keymap = match ui::keymap::Keymap::load(None, ui::keymap::config_home()) {
+                let keymap = match ui::keymap::Keymap::load(
+                    a.screen.keymap.as_deref(),
+                    ui::keymap::config_home(),
+                ) {
                     Ok(k) => k,
                     Err(e) => {
                         let _ = writeln!(io::stderr(), "leet: {e}");
                         return Ok(ExitCode::from(2));
                     }
                 };
-                return runtime::run_inspector(&a.path.unwrap_or_else(|| ".".into()), keymap);
+                let path = a.path.unwrap_or_else(|| ".".into());
+                return runtime::run_inspector(&path, keymap, &a.screen);
             }
             let opts = inspect::InspectOptions {
                 path: a.path.unwrap_or_else(|| ".".into()),
@@ -286,15 +290,17 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                     Err(code) => return Ok(code),
                 }
             }
-            let keymap =
-                match ui::keymap::Keymap::load(v.keymap.as_deref(), ui::keymap::config_home()) {
-                    Ok(k) => k,
-                    Err(e) => {
-                        // The error's Display sanitizes what it quotes.
-                        let _ = writeln!(io::stderr(), "leet: {e}");
-                        return Ok(ExitCode::from(2));
-                    }
-                };
+            let keymap = match ui::keymap::Keymap::load(
+                v.screen.keymap.as_deref(),
+                ui::keymap::config_home(),
+            ) {
+                Ok(k) => k,
+                Err(e) => {
+                    // The error's Display sanitizes what it quotes.
+                    let _ = writeln!(io::stderr(), "leet: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
             let config = match load_config(v.config.as_deref()) {
                 Ok(c) => c,
                 Err(e) => {
