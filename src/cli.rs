@@ -111,6 +111,14 @@ pub struct Cli {
 
 /// Options of the viewer (`leet [PATH]`).
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("interval", |a| {
+    // Only the viewer reads a server; `sample` and `serve` share the rest.
+    let help = a.get_help().map(ToString::to_string).unwrap_or_default();
+    a.help(format!(
+        "{help}. With --live --prometheus: how often the server is read (default: its \
+         scrape interval)"
+    ))
+}))]
 pub struct ViewArgs {
     /// A project or wandb directory (or its latest-run): the workspace of all its
     /// runs, the latest drawn; a run directory or a .wandb file: that run alone
@@ -376,8 +384,7 @@ pub fn next_step(e: &anyhow::Error) -> Option<&'static str> {
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m, 1m30s (a plain number is seconds;
-    /// 100ms to 24h). With --live --prometheus: how often the server is read
-    /// (default: its scrape interval).
+    /// 100ms to 24h).
     #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
@@ -484,7 +491,7 @@ pub struct ExportArgs {
     /// directory of several runs, the latest (named on stderr, with how to pick another).
     pub path: Option<PathBuf>,
     /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
-    /// .csv, .jsonl or .json, .parquet or .pq; else csv). A format that FILE's
+    /// .csv, .jsonl, .ndjson or .json, .parquet or .pq; else csv). A format that FILE's
     /// extension contradicts is an error (exit status 2).
     #[arg(long, value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
     pub format: Option<crate::inspect::export::Format>,
