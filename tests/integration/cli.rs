@@ -811,3 +811,56 @@ fn inspect_takes_the_browser_s_options_and_idle_timeout_needs_follow() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+/// `--print-keymap` reads only the key map and `--print-config` only the settings:
+/// a bad file of the other kind does not stop them (the viewer itself still refuses
+/// both).
+#[test]
+fn each_print_reads_only_its_own_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_config = dir.path().join("config.toml");
+    std::fs::write(&bad_config, "[viewer]\nrows = \"3\"\n").unwrap();
+    let bad_keymap = dir.path().join("keymap.toml");
+    std::fs::write(&bad_keymap, "[normal]\n\"ctrl+\" = \"quit\"\n").unwrap();
+    let cases: [(&[&str], &std::path::Path, &str); 2] = [
+        (&["--print-keymap", "--config"], &bad_config, "[normal]"),
+        (&["--print-config", "--keymap"], &bad_keymap, "[viewer]"),
+    ];
+    for (args, bad, want) in cases {
+        let out = leet().args(args).arg(bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(want));
+    }
+    let out = leet()
+        .args(["--print-config", "--config"])
+        .arg(&bad_config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key 'rows'"));
+}
+
+/// `$XDG_CONFIG_HOME/leet` that is a file: the message names it, not only the OS's
+/// "Not a directory" after the settings file's name.
+#[test]
+fn a_config_directory_that_is_a_file_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let leet_dir = home.path().join("leet");
+    std::fs::write(&leet_dir, "").unwrap();
+    let out = leet()
+        .arg("--print-config")
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: cannot read: {} is a regular file, not a directory",
+            leet_dir.join("config.toml").display(),
+            leet_dir.display()
+        )),
+        "{err}"
+    );
+}
