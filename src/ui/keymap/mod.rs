@@ -16,8 +16,10 @@ use super::overlay::{Keys, Kind};
 mod error;
 mod file;
 mod help;
+mod hint;
 
 pub use help::{help_lines, help_lines_for, HelpFor};
+pub use hint::hint_line;
 
 pub use error::KeymapError;
 pub use file::{config_home, read_config, MAX_KEYMAP_BYTES};
