@@ -73,7 +73,7 @@ fn the_inspector_names_its_bound_keys() {
     let s = screen(&app, 120, 40);
     let bar = last_line(&s);
     assert!(
-        bar.contains("↑↓ select · tab body · t type · / filter · end follow · Q quit"),
+        bar.contains("↑↓ select · tab body · t type · / filter · end follow · i quit · Q quit"),
         "{bar}"
     );
     assert!(!bar.contains("q quit") && !bar.contains("esc"), "{bar}");

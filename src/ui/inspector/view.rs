@@ -279,11 +279,8 @@ fn status_keys(km: &Keymap, i: &Inspector) -> String {
         ]);
     }
     // `leet inspect` has nothing to go back to: back quits.
-    let (back, back_does) = if i.standalone {
-        (key(&[Action::Back]), "quit")
-    } else {
-        (key(&[Action::Back, Action::InspectRecords]), "back")
-    };
+    let back = key(&[Action::Back, Action::InspectRecords]);
+    let back_does = if i.standalone { "quit" } else { "back" };
     hint_line([
         (select, "select"),
         (key(&[Action::CyclePaneFocus]), "body"),
