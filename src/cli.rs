@@ -111,6 +111,14 @@ pub struct Cli {
 
 /// Options of the viewer (`leet [PATH]`).
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("interval", |a| {
+    // Only the viewer reads a server; `sample` and `serve` share the rest.
+    let help = a.get_help().map(ToString::to_string).unwrap_or_default();
+    a.help(format!(
+        "{help}. With --live --prometheus: how often the server is read (default: its \
+         scrape interval)"
+    ))
+}))]
 pub struct ViewArgs {
     /// A project or wandb directory (or its latest-run): the workspace of all its
     /// runs, the latest drawn; a run directory or a .wandb file: that run alone
@@ -119,9 +127,8 @@ pub struct ViewArgs {
     /// directory the W&B SDK writes wandb/ in, or that wandb directory itself),
     /// else an error saying where it looked.
     pub path: Option<PathBuf>,
-    /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
-    #[arg(long, value_name = "PATH")]
-    pub keymap: Option<PathBuf>,
+    #[command(flatten)]
+    pub screen: ScreenArgs,
     /// Print the effective key map and exit.
     #[arg(long)]
     pub print_keymap: bool,
@@ -172,6 +179,17 @@ pub struct ViewArgs {
     /// number is seconds; 10s to 24h).
     #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_window)]
     pub window: f64,
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+}
+
+/// Options of every full-screen view: the viewer's and `leet inspect`'s record
+/// browser.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScreenArgs {
+    /// Key map laid over the defaults (default: $XDG_CONFIG_HOME/leet/keymap.toml).
+    #[arg(long, value_name = "PATH")]
+    pub keymap: Option<PathBuf>,
     /// Draw without colour, as the NO_COLOR environment variable asks.
     #[arg(long)]
     pub no_color: bool,
@@ -179,8 +197,6 @@ pub struct ViewArgs {
     /// too), and leet takes no clicks, drags or wheel; every action has its key.
     #[arg(long)]
     pub no_mouse: bool,
-    #[command(flatten)]
-    pub sampler: SamplerArgs,
 }
 
 impl Cli {
@@ -195,7 +211,10 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         use clap::{CommandFactory as _, FromArgMatches as _};
-        let matches = Self::command().try_get_matches_from(args)?;
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let matches = Self::command()
+            .try_get_matches_from(&args)
+            .map_err(|e| extra_argument(e, &args))?;
         let mut cli = Self::from_arg_matches(&matches)?;
         cli.view.interval_given = cli.command.is_none()
             && matches.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
@@ -230,6 +249,45 @@ impl Cli {
         }
         Ok(())
     }
+}
+
+/// clap's error for a word after the viewer's `[PATH]` (`leet RUN extra`), which
+/// it reports as a subcommand that conflicts with PATH (subcommands and the
+/// viewer's arguments exclude each other), said as the unexpected argument it is;
+/// where a subcommand's name came after an option (`leet --keymap F inspect RUN`),
+/// the name was taken as PATH, and the tip says that a subcommand comes first.
+fn extra_argument(e: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::CommandFactory as _;
+    let mut cmd = Cli::command();
+    let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidSubcommand) else {
+        return e;
+    };
+    let is_subcommand = |w: &str| cmd.find_subcommand(w).is_some();
+    if e.kind() != ErrorKind::ArgumentConflict || is_subcommand(word) {
+        return e;
+    }
+    let word = word.clone();
+    let misplaced = (args.iter().skip(1))
+        .take_while(|a| a.to_str() != Some(word.as_str()))
+        .filter_map(|a| a.to_str())
+        .find(|a| is_subcommand(a))
+        .map(str::to_owned);
+    let usage = cmd.render_usage();
+    let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&cmd);
+    err.insert(ContextKind::InvalidArg, ContextValue::String(word));
+    if let Some(sub) = misplaced {
+        err.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![format!(
+                "'{sub}' was read as the PATH to view: a subcommand comes first, and \
+                 its options after it ('leet {sub} --help')"
+            )
+            .into()]),
+        );
+    }
+    err.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+    err
 }
 
 #[derive(Debug, Subcommand)]
@@ -326,8 +384,7 @@ pub fn next_step(e: &anyhow::Error) -> Option<&'static str> {
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampling interval, e.g. 1s, 500ms, 2m, 1m30s (a plain number is seconds;
-    /// 100ms to 24h). With --live --prometheus: how often the server is read
-    /// (default: its scrape interval).
+    /// 100ms to 24h).
     #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = sampler::parse_interval)]
     pub interval: Duration,
     /// Monitor this process and its descendants for cpu, proc.* and gpu.process.*
@@ -408,13 +465,16 @@ pub struct InspectArgs {
     pub follow: bool,
     /// With --follow: stop after this long without growth (e.g. 90s, 10m, 2h; a
     /// plain number is seconds; 0s to 30d).
-    #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout, requires = "follow")]
     pub idle_timeout: Option<Duration>,
     /// Print the records as text even on a terminal (where, without an output
     /// option, `leet inspect` opens the record browser; printing is what it does
     /// when standard output is a file or a pipe).
     #[arg(long)]
     pub print: bool,
+    /// The record browser's key map, colour and mouse (on a terminal).
+    #[command(flatten)]
+    pub screen: ScreenArgs,
 }
 
 impl InspectArgs {
@@ -431,7 +491,7 @@ pub struct ExportArgs {
     /// directory of several runs, the latest (named on stderr, with how to pick another).
     pub path: Option<PathBuf>,
     /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
-    /// .csv, .jsonl or .json, .parquet or .pq; else csv). A format that FILE's
+    /// .csv, .jsonl, .ndjson or .json, .parquet or .pq; else csv). A format that FILE's
     /// extension contradicts is an error (exit status 2).
     #[arg(long, value_parser = |s: &str| s.parse::<crate::inspect::export::Format>())]
     pub format: Option<crate::inspect::export::Format>,

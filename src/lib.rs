@@ -187,14 +187,18 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             };
             // On a terminal, with no output option: the record browser.
             if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
-                let keymap = match ui::keymap::Keymap::load(None, ui::keymap::config_home()) {
+                let keymap = match ui::keymap::Keymap::load(
+                    a.screen.keymap.as_deref(),
+                    ui::keymap::config_home(),
+                ) {
                     Ok(k) => k,
                     Err(e) => {
                         let _ = writeln!(io::stderr(), "leet: {e}");
                         return Ok(ExitCode::from(2));
                     }
                 };
-                return runtime::run_inspector(&a.path.unwrap_or_else(|| ".".into()), keymap);
+                let path = a.path.unwrap_or_else(|| ".".into());
+                return runtime::run_inspector(&path, keymap, &a.screen);
             }
             let opts = inspect::InspectOptions {
                 path: a.path.unwrap_or_else(|| ".".into()),
@@ -286,38 +290,30 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                     Err(code) => return Ok(code),
                 }
             }
-            let keymap =
-                match ui::keymap::Keymap::load(v.keymap.as_deref(), ui::keymap::config_home()) {
-                    Ok(k) => k,
-                    Err(e) => {
-                        // The error's Display sanitizes what it quotes.
-                        let _ = writeln!(io::stderr(), "leet: {e}");
-                        return Ok(ExitCode::from(2));
-                    }
+            // Each print reads only its own file: a bad settings file does not stop
+            // --print-keymap, nor a bad key map --print-config.
+            if v.print_config {
+                let config = match load_config(v.config.as_deref()) {
+                    Ok(c) => c,
+                    Err(e) => return Ok(usage_failure(&e)),
                 };
+                return print(&config.file.to_toml());
+            }
+            let keymap = match ui::keymap::Keymap::load(
+                v.screen.keymap.as_deref(),
+                ui::keymap::config_home(),
+            ) {
+                Ok(k) => k,
+                // The error's Display sanitizes what it quotes.
+                Err(e) => return Ok(usage_failure(&e)),
+            };
+            if v.print_keymap {
+                return print(&keymap.to_toml());
+            }
             let config = match load_config(v.config.as_deref()) {
                 Ok(c) => c,
-                Err(e) => {
-                    let _ = writeln!(io::stderr(), "leet: {e}");
-                    return Ok(ExitCode::from(2));
-                }
+                Err(e) => return Ok(usage_failure(&e)),
             };
-            if v.print_config {
-                let mut out = Tracked::new(io::stdout().lock());
-                let result = out
-                    .write_all(config.file.to_toml().as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(Into::into);
-                return finish::<_, io::Stderr>(result, &out, None);
-            }
-            if v.print_keymap {
-                let mut out = Tracked::new(io::stdout().lock());
-                let result = out
-                    .write_all(keymap.to_toml().as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(Into::into);
-                return finish::<_, io::Stderr>(result, &out, None);
-            }
             if let (true, Some(url)) = (v.live, v.prometheus.as_deref()) {
                 runtime::run_cluster(&v, url, keymap, config)
             } else if v.live {
@@ -327,6 +323,23 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             }
         }
     }
+}
+
+/// `leet: ERROR` on stderr for a file that cannot be used as asked (a key map, a
+/// settings file); exit status 2.
+fn usage_failure(e: &dyn std::fmt::Display) -> ExitCode {
+    let _ = writeln!(io::stderr(), "leet: {e}");
+    ExitCode::from(2)
+}
+
+/// `text` on stdout (`--print-keymap`, `--print-config`), a write error said once.
+fn print(text: &str) -> anyhow::Result<ExitCode> {
+    let mut out = Tracked::new(io::stdout().lock());
+    let result = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Into::into);
+    finish::<_, io::Stderr>(result, &out, None)
 }
 
 /// A run's URL (`https://HOST/ENTITY/PROJECT/runs/ID`) downloaded and written as

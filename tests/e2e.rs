@@ -1151,6 +1151,37 @@ fn leet_inspect_print_prints_on_a_terminal() {
     assert!(!s.contains("Records ·"), "{s}");
 }
 
+/// `leet inspect --keymap FILE` reads that key map: its quit key quits, the
+/// default one no longer does, and the status bar names the key bound.
+#[test]
+fn leet_inspect_takes_a_key_map_and_its_hint_names_the_keys() {
+    require_tmux!();
+    let run = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    let dir = tempfile::tempdir().unwrap();
+    let km = dir.path().join("keymap.toml");
+    std::fs::write(&km, "[inspector]\n\"q\" = \"none\"\n\"Q\" = \"quit\"\n").unwrap();
+    let t = Tmux::start_args(
+        "inspectkm",
+        &[
+            "inspect",
+            "--keymap",
+            km.to_str().unwrap(),
+            "--no-color",
+            run.to_str().unwrap(),
+        ],
+        120,
+        30,
+    );
+    let (s, _) = t.wait_for("Records 1/", Duration::from_secs(10));
+    assert!(s.contains("esc quit · Q quit"), "{s}");
+    t.keys(&["q", "End"]);
+    // `q` did nothing: `end`, after it, still reached the browser.
+    t.wait_for("following", Duration::from_secs(5));
+    t.keys(&["Q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
+
 /// `i` over a run opens the inspector on its file; esc goes back to the viewer.
 #[test]
 fn i_opens_the_inspector_over_the_run_and_esc_goes_back() {

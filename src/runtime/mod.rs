@@ -215,12 +215,12 @@ fn use_settings(app: &mut App, loaded: Loaded, dir: Option<&std::path::Path>) {
 /// The app's options from the flags (and the terminal's mouse mode, set before it
 /// is entered).
 fn options(args: &ViewArgs, keymap: Keymap) -> Options {
-    terminal::capture_mouse(!args.no_mouse);
+    terminal::capture_mouse(!args.screen.no_mouse);
     let (color, true_color) = color_env();
     Options {
         keymap,
         stale_after: args.stale_after as f64,
-        color: color && !args.no_color,
+        color: color && !args.screen.no_color,
         true_color,
         max_points: args.max_points,
     }
@@ -379,13 +379,18 @@ pub fn settings_dir(opening: &Opening) -> Option<PathBuf> {
 /// # Errors
 /// A path that leads to no `.wandb` file, or not to a W&B log (before the terminal
 /// changes mode), terminal I/O.
-pub fn run_inspector(path: &std::path::Path, keymap: Keymap) -> anyhow::Result<ExitCode> {
+pub fn run_inspector(
+    path: &std::path::Path,
+    keymap: Keymap,
+    screen: &crate::cli::ScreenArgs,
+) -> anyhow::Result<ExitCode> {
     let file = crate::source::resolve::resolve_file(path)?;
     RunReader::check_header(&file)?;
+    terminal::capture_mouse(!screen.no_mouse);
     let (color, true_color) = color_env();
     let mut app = App::new(Options {
         keymap,
-        color,
+        color: color && !screen.no_color,
         true_color,
         ..Options::default()
     });

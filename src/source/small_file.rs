@@ -39,6 +39,20 @@ fn file_kind(m: &std::fs::Metadata) -> &'static str {
     "not a regular file"
 }
 
+/// Which directory of `path` is not one (`$XDG_CONFIG_HOME/leet` a regular file):
+/// the OS's "Not a directory" names no file, and `path` itself may not exist.
+fn not_a_directory(path: &Path) -> Option<String> {
+    let (dir, meta) = (path.ancestors().skip(1))
+        .filter(|d| !d.as_os_str().is_empty())
+        .find_map(|d| std::fs::metadata(d).ok().map(|m| (d, m)))?;
+    let kind = if meta.is_file() {
+        "a regular file"
+    } else {
+        file_kind(&meta)
+    };
+    (!meta.is_dir()).then(|| format!("{} is {kind}, not a directory", dir.display()))
+}
+
 /// The text of `path`, `what` it is named in messages ("a key map"). None when
 /// it does not exist and `optional`.
 ///
@@ -58,6 +72,11 @@ pub fn read_text(
     let file = match opts.open(path) {
         Ok(f) => f,
         Err(e) if optional && e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+            return Err(ReadError::Io(
+                not_a_directory(path).unwrap_or(e.to_string()),
+            ))
+        }
         Err(e) => return Err(ReadError::Io(e.to_string())),
     };
     let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;

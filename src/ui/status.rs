@@ -20,7 +20,7 @@ use super::theme::Theme;
 use crate::text::sanitize;
 use crate::ui::action::Action;
 use crate::ui::filter::FilterState;
-use crate::ui::keymap::Mode;
+use crate::ui::keymap::{Keymap, Mode};
 use crate::ui::overview::view::state_label;
 use crate::ui::panels::Pane;
 use crate::ui::source::{Shown, SourceState};
@@ -42,7 +42,12 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         // The workspace: where, what is drawn, the runs filter or prompt typed.
         let mut ws = Vec::new();
         let selected = (app.runs.workspace.as_deref()).and_then(|w| {
-            w.status_parts(app.filter_target, area.width, (theme, &app.runs), &mut ws)
+            w.status_parts(
+                app.filter_target,
+                area.width,
+                (theme, &app.runs, &app.screen.keymap),
+                &mut ws,
+            )
         });
         let mut ws = workspace_parts(ws, theme);
         if let Some((i, from, n)) = selected {
@@ -177,7 +182,7 @@ fn filter_parts(app: &App, width: u16, theme: Theme, parts: &mut Vec<Part>) {
         },
         _ => app.host.procs.filter_status(),
     };
-    typing_parts(t, &f, width, theme, parts);
+    typing_parts(t, &f, width, (theme, &app.screen.keymap), parts);
 }
 
 /// The filter `f` being typed (into `t`): its prompt (the sigil, the draft, the
@@ -186,7 +191,7 @@ fn typing_parts(
     t: FilterTarget,
     f: &FilterStatus,
     width: u16,
-    theme: Theme,
+    (theme, keymap): (Theme, &Keymap),
     parts: &mut Vec<Part>,
 ) {
     let FilterStatus {
@@ -209,17 +214,12 @@ fn typing_parts(
     if let Some(e) = &f.error {
         parts.push(Part::cut(format!("✗ {}", sanitize(e)), theme.bad(), 2));
     } else {
-        let other = if f.glob { "regex" } else { "glob" };
         // Narrow: the short form, so the hint is shown whole, not dropped.
-        let hint = if width < 100 {
-            format!("tab: {other} · enter keep · esc restore")
-        } else {
-            format!(
-                "tab: {} → {other} · enter keep · esc restore",
-                f.mode_name()
-            )
-        };
-        parts.push(Part::whole(hint, theme.dim(), 3));
+        let from = (width >= 100).then(|| f.mode_name());
+        let hint = keymap.filter_hint(f.glob, from);
+        if !hint.is_empty() {
+            parts.push(Part::whole(hint, theme.dim(), 3));
+        }
     }
 }
 
@@ -259,18 +259,20 @@ fn damage_parts(shown: &Shown, theme: Theme, parts: &mut Vec<Part>) {
     }
 }
 
-/// The help hint: the keys to all runs, to the other runs here, to help.
+/// The help hint: the keys to all runs (out of a full-screen chart), to the other
+/// runs here, to help.
 fn hint(app: &App, ws_list: bool) -> Option<String> {
-    // Hints name the keys the live key map binds (a remapped key shows as such).
-    let key_of = |a: Action| {
-        app.screen
-            .keymap
-            .keys_for(Mode::Normal, a)
-            .next()
-            .map(|k| k.to_string())
-    };
+    // Hints name the keys the live key map binds in the mode in force (a remapped
+    // key shows as such; one unbound there is not named).
+    let full = app.panels.fullscreen;
+    let mode = if full { Mode::Fullscreen } else { Mode::Normal };
+    let key_of = |a: Action| app.screen.keymap.hint_key(mode, &[a]);
     let mut hint = String::from(" ");
-    if app.runs.workspace.is_some() && !ws_list && app.panels.focus == Pane::Grid {
+    if full {
+        if let Some(k) = key_of(Action::Back) {
+            hint.push_str(&format!("{k}: grid · "));
+        }
+    } else if app.runs.workspace.is_some() && !ws_list && app.panels.focus == Pane::Grid {
         if let Some(k) = key_of(Action::Back) {
             hint.push_str(&format!("{k}: all runs · "));
         }

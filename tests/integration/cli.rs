@@ -734,3 +734,133 @@ fn a_bad_prometheus_url_or_matcher_is_a_usage_error_naming_it() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// A word after the viewer's PATH is an unexpected argument (clap called it a
+/// subcommand that conflicts with PATH); a subcommand named after an option was
+/// read as PATH, and the tip says a subcommand comes first.
+#[test]
+fn an_extra_word_is_an_unexpected_argument_with_the_usage() {
+    let tiny = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/tiny");
+    let tiny = tiny.to_str().unwrap();
+    let out = leet().args([tiny, "extra"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("error: unexpected argument 'extra' found"),
+        "{err}"
+    );
+    assert!(err.contains("Usage: leet [OPTIONS] [PATH]"), "{err}");
+    assert!(!err.contains("subcommand"), "{err}");
+    let out = leet()
+        .args(["--no-color", "inspect", tiny])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with(&format!("error: unexpected argument '{tiny}' found")),
+        "{err}"
+    );
+    assert!(
+        err.contains("'inspect' was read as the PATH to view: a subcommand comes first"),
+        "{err}"
+    );
+    // A real subcommand after PATH keeps clap's own word for it.
+    let out = leet().args([tiny, "inspect"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the subcommand 'inspect' cannot be used with '[PATH]'"),
+        "{err}"
+    );
+}
+
+/// `leet inspect` takes the record browser's options (its key map, colour and
+/// mouse) after its name; `--idle-timeout` needs `--follow`, the only place it acts.
+#[test]
+fn inspect_takes_the_browser_s_options_and_idle_timeout_needs_follow() {
+    use leet::cli::{Cli, Command as Sub};
+    let parse = |args: &[&str]| {
+        Cli::parse_args(std::iter::once("leet").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())
+    };
+    let Some(Sub::Inspect(a)) = parse(&[
+        "inspect",
+        "--keymap",
+        "k.toml",
+        "--no-color",
+        "--no-mouse",
+        "r",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("inspect")
+    };
+    assert_eq!(
+        a.screen.keymap.as_deref(),
+        Some(std::path::Path::new("k.toml"))
+    );
+    assert!(a.screen.no_color && a.screen.no_mouse);
+    let err = parse(&["inspect", "--idle-timeout", "1s", "r"]).unwrap_err();
+    assert!(err.contains("--follow"), "{err}");
+    assert!(parse(&["inspect", "-f", "--idle-timeout", "1s", "r"]).is_ok());
+    let out = leet()
+        .args(["inspect", "--idle-timeout", "1s", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+/// `--print-keymap` reads only the key map and `--print-config` only the settings:
+/// a bad file of the other kind does not stop them (the viewer itself still refuses
+/// both).
+#[test]
+fn each_print_reads_only_its_own_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_config = dir.path().join("config.toml");
+    std::fs::write(&bad_config, "[viewer]\nrows = \"3\"\n").unwrap();
+    let bad_keymap = dir.path().join("keymap.toml");
+    std::fs::write(&bad_keymap, "[normal]\n\"ctrl+\" = \"quit\"\n").unwrap();
+    let cases: [(&[&str], &std::path::Path, &str); 2] = [
+        (&["--print-keymap", "--config"], &bad_config, "[normal]"),
+        (&["--print-config", "--keymap"], &bad_keymap, "[viewer]"),
+    ];
+    for (args, bad, want) in cases {
+        let out = leet().args(args).arg(bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(want));
+    }
+    let out = leet()
+        .args(["--print-config", "--config"])
+        .arg(&bad_config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key 'rows'"));
+}
+
+/// `$XDG_CONFIG_HOME/leet` that is a file: the message names it, not only the OS's
+/// "Not a directory" after the settings file's name.
+#[test]
+fn a_config_directory_that_is_a_file_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let leet_dir = home.path().join("leet");
+    std::fs::write(&leet_dir, "").unwrap();
+    let out = leet()
+        .arg("--print-config")
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: cannot read: {} is a regular file, not a directory",
+            leet_dir.join("config.toml").display(),
+            leet_dir.display()
+        )),
+        "{err}"
+    );
+}

@@ -41,6 +41,7 @@ mod render_console;
 mod render_crosshair;
 mod render_gaps;
 mod render_heatmap;
+mod render_hints;
 mod render_inspector;
 mod render_overview;
 mod render_palette;

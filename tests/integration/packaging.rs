@@ -184,8 +184,8 @@ fn every_duration_flag_takes_the_one_syntax() {
     let v = parse(&[]).view;
     assert_eq!((v.stale_after, v.window), (120, 300.0));
     assert_eq!(v.sampler.interval, Duration::from_secs(1));
-    assert!(!v.no_color);
-    assert!(parse(&["--no-color"]).view.no_color);
-    assert!(!v.no_mouse);
-    assert!(parse(&["--no-mouse"]).view.no_mouse);
+    assert!(!v.screen.no_color);
+    assert!(parse(&["--no-color"]).view.screen.no_color);
+    assert!(!v.screen.no_mouse);
+    assert!(parse(&["--no-mouse"]).view.screen.no_mouse);
 }

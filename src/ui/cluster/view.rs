@@ -14,6 +14,9 @@ use super::{ClusterScreen, SortBy};
 use crate::store::cluster::{gpu_key, ClusterModel, HeaderRow, HostState};
 use crate::store::series::Point;
 use crate::text::sanitize;
+use crate::ui::action::Action;
+use crate::ui::keymap::{hint_line, Mode};
+use crate::ui::overlay::Kind;
 use crate::ui::theme::Theme;
 use crate::ui::widget::chart::{mark_of, render_chart, Band, ChartSpec, Line, XTicks};
 use crate::ui::widget::fit::{self, fit, put};
@@ -513,9 +516,22 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         } else {
             String::new()
         };
+        let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Cluster));
+        let keys = hint_line([
+            (km.hint_key(m, &[Action::OpenHost]), "host"),
+            (km.hint_key(m, &[Action::StartFilter]), "filter"),
+            (km.hint_key(m, &[Action::CycleProcessSort]), "sort"),
+            (km.hint_key(m, &[Action::Help]), "help"),
+            (km.hint_key(m, &[Action::Quit]), "quit"),
+        ]);
+        let keys = if keys.is_empty() {
+            keys
+        } else {
+            format!(" · {keys}")
+        };
         (
             format!(
-                " {last} · every {}{refused}{filter} · enter host · / filter · S sort · h help · q quit",
+                " {last} · every {}{refused}{filter}{keys}",
                 leet_text::duration::format(c.model.interval())
             ),
             theme.status_bar(),

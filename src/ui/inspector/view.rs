@@ -10,7 +10,10 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Widget};
 
 use crate::msg::{kind_name, RecordRow};
 use crate::text::{sanitize, sanitize_path};
+use crate::ui::action::Action;
 use crate::ui::inspector::{areas, Focus, Inspector};
+use crate::ui::keymap::{hint_line, Keymap, Mode};
+use crate::ui::overlay::Kind;
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
@@ -259,6 +262,36 @@ fn render_body(buf: &mut Buffer, area: Rect, i: &Inspector, theme: Theme) {
     }
 }
 
+/// The browser's keys in its status bar, as the key map binds them: while a
+/// text filter still reads the file, how to stop it.
+fn status_keys(km: &Keymap, i: &Inspector) -> String {
+    let m = Mode::Overlay(Kind::Inspector);
+    let key = |a: &[Action]| km.hint_key(m, a);
+    let select = km.hint_pair(m, (Action::FocusUp, Action::FocusDown), "");
+    if i.filtering() && i.filter.is_active() {
+        let stop = key(&[Action::Back]).map(|k| format!("filtering… {k} stops"));
+        return hint_line([
+            (stop, ""),
+            (select, "select"),
+            (key(&[Action::CycleRecordType]), "type"),
+            (key(&[Action::ClearFilters]), "clear"),
+            (key(&[Action::Quit]), "quit"),
+        ]);
+    }
+    // `leet inspect` has nothing to go back to: back quits.
+    let back = key(&[Action::Back, Action::InspectRecords]);
+    let back_does = if i.standalone { "quit" } else { "back" };
+    hint_line([
+        (select, "select"),
+        (key(&[Action::CyclePaneFocus]), "body"),
+        (key(&[Action::CycleRecordType]), "type"),
+        (key(&[Action::StartFilter]), "filter"),
+        (key(&[Action::LastPage]), "follow"),
+        (back, back_does),
+        (key(&[Action::Quit]), "quit"),
+    ])
+}
+
 fn render_status(buf: &mut Buffer, area: Rect, app: &App, i: &Inspector, theme: Theme) {
     if area.height == 0 {
         return;
@@ -270,14 +303,21 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, i: &Inspector, theme: 
         let f = &i.filter;
         let tail = match &f.error {
             Some(e) => format!("  ✗ {}", sanitize(e)),
-            None => "  enter keep · esc restore".to_owned(),
+            None => {
+                let km = &app.screen.keymap;
+                let keys = hint_line([
+                    (km.hint_key(Mode::Filter, &[Action::FilterApply]), "keep"),
+                    (
+                        km.hint_key(Mode::Filter, &[Action::FilterCancel]),
+                        "restore",
+                    ),
+                ]);
+                format!("  {keys}")
+            }
         };
         format!(" /{}▏{tail}", sanitize(&f.draft))
-    } else if i.filtering() && i.filter.is_active() {
-        " filtering… esc stops · ↑↓ select · t type · ctrl+l clear · q quit".to_owned()
     } else {
-        let back = if i.standalone { "esc quit" } else { "esc back" };
-        format!(" ↑↓ select · tab body · t type · / filter · end follow · {back} · q quit")
+        format!(" {}", status_keys(&app.screen.keymap, i))
     };
     let n = put(
         buf,

@@ -16,8 +16,10 @@ use super::overlay::{Keys, Kind};
 mod error;
 mod file;
 mod help;
+mod hint;
 
 pub use help::{help_lines, help_lines_for, HelpFor};
+pub use hint::hint_line;
 
 pub use error::KeymapError;
 pub use file::{config_home, read_config, MAX_KEYMAP_BYTES};
@@ -368,6 +370,20 @@ impl Keymap {
                 let action = Action::from_name(name)
                     .ok_or_else(|| bind_err(key_text, format!("unknown action '{name}'")))?;
                 let key = Key::parse(key_text).map_err(|r| bind_err(key_text, r))?;
+                // The loop quits on Ctrl+C before it looks at the map (a way out
+                // that no file can take away), so another binding would be listed
+                // in --print-keymap and the help, yet never act.
+                if key.is_ctrl_c() && action != Action::Quit {
+                    let what = if action == Action::None {
+                        "cannot be unbound".to_owned()
+                    } else {
+                        format!("cannot be bound to '{}'", action.name())
+                    };
+                    return Err(bind_err(
+                        key_text,
+                        format!("ctrl+c always quits, in every mode; it {what}"),
+                    ));
+                }
                 if let Some(&(other_text, other)) = first.get(&key) {
                     if other != action {
                         return Err(bind_err(
@@ -452,6 +468,22 @@ mod tests {
             m.starts_with("k.toml:3:1: not valid TOML: duplicate key"),
             "{m}"
         );
+        let m = refused("[normal]\nq = \"quit\"\n\"ctrl+c\" = \"help\"\n");
+        assert!(
+            m.starts_with(
+                "k.toml:3:1: [normal] key 'ctrl+c': ctrl+c always quits, in every mode; \
+                 it cannot be bound to 'help'"
+            ),
+            "{m}"
+        );
+        let m = refused("[filter]\n\"ctrl+alt+C\" = \"none\"\n");
+        assert!(m.contains("key 'ctrl+alt+C': ctrl+c always quits"), "{m}");
+        assert!(m.ends_with("it cannot be unbound"), "{m}");
+        // So every mode's help and printed table list it under quit.
+        for mode in Mode::ALL {
+            let k = Keymap::builtin();
+            assert_eq!(k.action(mode, &Key::ctrl('c')), Some(Action::Quit));
+        }
         let m = refused("[normal]\n\"\\u001b[31m\" = \"quit\"\n");
         assert!(m.contains("key '\\u{001b}[31m': unknown key name"), "{m}");
         assert!(!m.contains('\u{1b}'), "{m}");

@@ -4,8 +4,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::ui::action::Action;
-use crate::ui::keymap::help_lines_for;
-use crate::ui::overlay::Outcome;
+use crate::ui::keymap::{help_lines_for, Mode};
+use crate::ui::overlay::{Kind, Outcome};
 use crate::ui::theme::Theme;
 use crate::ui::{App, Effect, Overlay};
 
@@ -35,6 +35,22 @@ pub(crate) fn act(scroll: &mut usize, a: Action, max: usize) -> Option<Outcome> 
         return None;
     }
     Some(Outcome::Stay(Effect::REDRAW))
+}
+
+/// ` (down/pgdown)`: the first key of each of the help's two ways to scroll that
+/// way, by name, as its key map binds them; empty when neither is bound.
+fn scroll_keys(app: &App, (line, page): (Action, Action)) -> String {
+    let km = &app.screen.keymap;
+    let keys: Vec<String> = [line, page]
+        .into_iter()
+        .filter_map(|a| km.keys_for(Mode::Overlay(Kind::Help), a).next())
+        .map(|k| k.to_string())
+        .collect();
+    if keys.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", keys.join("/"))
+    }
 }
 
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
@@ -77,10 +93,16 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
     }
     if max_scroll > 0 {
         let more = if scroll < max_scroll {
-            " ↓ more (down/pgdown) "
+            format!(
+                " ↓ more{} ",
+                scroll_keys(app, (Action::FocusDown, Action::NextPage))
+            )
         } else {
-            " ↑ (up/pgup) "
+            format!(
+                " ↑{} ",
+                scroll_keys(app, (Action::FocusUp, Action::PrevPage))
+            )
         };
-        crate::ui::overlay::hint(buf, area, more, theme);
+        crate::ui::overlay::hint(buf, area, &more, theme);
     }
 }

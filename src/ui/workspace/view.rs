@@ -8,6 +8,8 @@ use ratatui::style::{Modifier, Style};
 
 use crate::msg::RunStatus;
 use crate::text::sanitize;
+use crate::ui::action::Action;
+use crate::ui::keymap::{hint_line, Keymap, Mode};
 use crate::ui::overview::view::{render_overview, state_words};
 use crate::ui::panels::Pane;
 use crate::ui::theme::Theme;
@@ -418,7 +420,7 @@ impl Workspace {
         &self,
         typing: Option<FilterTarget>,
         width: u16,
-        (theme, runs): (Theme, &Runs),
+        (theme, runs, keymap): (Theme, &Runs, &Keymap),
         parts: &mut Vec<(String, Style)>,
     ) -> Option<(usize, u16, u16)> {
         let ws = self;
@@ -469,17 +471,14 @@ impl Workspace {
                         theme.bad(),
                     ));
                 } else {
-                    parts.push((
-                        format!(
-                            "tab: {mode} → {} · enter keep · esc restore",
-                            if f.glob { "regex" } else { "glob" }
-                        ),
-                        theme.dim(),
-                    ));
+                    let hint = keymap.filter_hint(f.glob, Some(mode));
+                    if !hint.is_empty() {
+                        parts.push((hint, theme.dim()));
+                    }
                 }
             }
             Some(FilterTarget::Group | FilterTarget::Column) => {
-                selected = ws.prompt_parts(theme, parts);
+                selected = ws.prompt_parts((theme, keymap), parts);
             }
             _ => {
                 if ws.filter.is_active() {
@@ -508,7 +507,7 @@ impl Workspace {
     /// prefill, if any: (its part, from which column, how many columns).
     fn prompt_parts(
         &self,
-        theme: Theme,
+        (theme, keymap): (Theme, &Keymap),
         parts: &mut Vec<(String, Style)>,
     ) -> Option<(usize, u16, u16)> {
         let ws = self;
@@ -524,16 +523,23 @@ impl Workspace {
             selected = Some((parts.len(), from, fit::width(&draft)));
         }
         parts.push((format!("{label}: {draft}▏"), theme.input()));
+        let key = |a: Action| keymap.hint_key(Mode::Filter, &[a]);
+        let (keep, esc) = (key(Action::FilterApply), key(Action::FilterCancel));
         let hint = match kind {
             Prompt::Group => {
                 let keys = ws.differing_config_keys();
                 if keys.is_empty() {
-                    "enter keep (empty: no groups) · esc".to_owned()
+                    hint_line([(keep, "keep (empty: no groups)"), (esc, "")])
                 } else {
                     format!("differ: {} · empty: no groups", sanitize(&keys.join(" ")))
                 }
             }
-            Prompt::Column => "e.g. val/loss · empty: none · enter keep · esc".to_owned(),
+            Prompt::Column => hint_line([
+                (Some("e.g. val/loss".into()), ""),
+                (Some("empty: none".into()), ""),
+                (keep, "keep"),
+                (esc, ""),
+            ]),
         };
         parts.push((hint, theme.dim()));
         selected

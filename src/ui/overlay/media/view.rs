@@ -8,8 +8,10 @@ use ratatui::style::{Color, Style};
 use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::text::sanitize;
-use crate::ui::overlay;
+use crate::ui::action::Action;
+use crate::ui::keymap::{hint_line, Mode};
 use crate::ui::overlay::media::{Image, MediaState};
+use crate::ui::overlay::{self, Kind};
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::fit;
 use crate::ui::widget::format;
@@ -122,16 +124,26 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     }
     let keys = MediaState::keys(&app.shown.run);
     let inner = overlay::open(buf, area, &media_title(app), theme);
-    let hint = if keys.len() > 1 {
-        format!(
-            " ←/→ step · ↑/↓ key ({}/{}) · esc close ",
-            app.panes.media.key + 1,
-            keys.len()
-        )
-    } else {
-        " ←/→ step · esc close ".to_owned()
-    };
-    overlay::hint(buf, area, &hint, theme);
+    let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Media));
+    let which = format!("key ({}/{})", app.panes.media.key + 1, keys.len());
+    let hint = hint_line([
+        (
+            km.hint_pair(m, (Action::FocusLeft, Action::FocusRight), "/"),
+            "step",
+        ),
+        (
+            km.hint_pair(m, (Action::FocusUp, Action::FocusDown), "/")
+                .filter(|_| keys.len() > 1),
+            &which,
+        ),
+        (
+            km.hint_key(m, &[Action::Back, Action::ToggleMedia]),
+            "close",
+        ),
+    ]);
+    if !hint.is_empty() {
+        overlay::hint(buf, area, &format!(" {hint} "), theme);
+    }
     render_media_body(buf, inner, app, theme);
 }
 

@@ -12,8 +12,10 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::store::series::Stats;
 use crate::text::sanitize;
-use crate::ui::overlay;
+use crate::ui::action::Action;
+use crate::ui::keymap::{hint_line, Mode};
 use crate::ui::overlay::stats::{StatsRow, FIELDS};
+use crate::ui::overlay::{self, Kind};
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
@@ -204,12 +206,22 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
     let title = title(rows.len(), total, t.filter.is_active(), &shown, runs.len());
     let inner = overlay::open(buf, area, &title, theme);
-    overlay::hint(
-        buf,
-        area,
-        " ←/→ sort · r reverse · / filter · esc close ",
-        theme,
-    );
+    let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Stats));
+    let keys = hint_line([
+        (
+            km.hint_pair(m, (Action::FocusLeft, Action::FocusRight), "/"),
+            "sort",
+        ),
+        (km.hint_key(m, &[Action::ReverseSort]), "reverse"),
+        (km.hint_key(m, &[Action::StartFilter]), "filter"),
+        (
+            km.hint_key(m, &[Action::Back, Action::ToggleStats]),
+            "close",
+        ),
+    ]);
+    if !keys.is_empty() {
+        overlay::hint(buf, area, &format!(" {keys} "), theme);
+    }
 
     let (x0, y0) = (inner.x, inner.y);
     let right = inner.right();

@@ -5,7 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 
 use crate::text::sanitize;
-use crate::ui::overlay;
+use crate::ui::action::Action;
+use crate::ui::keymap::{hint_line, Mode};
+use crate::ui::overlay::{self, Kind};
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::fit_pad;
 use crate::ui::widget::format;
@@ -112,5 +114,13 @@ pub(crate) fn render_runs(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
             buf.set_stringn(inner.x + 1, y, "■", 1, theme.series(color));
         }
     }
-    overlay::hint(buf, area, " enter open · space compare · esc close ", theme);
+    let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Runs));
+    let keys = hint_line([
+        (km.hint_key(m, &[Action::OpenRun]), "open"),
+        (km.hint_key(m, &[Action::ToggleCompare]), "compare"),
+        (km.hint_key(m, &[Action::Back]), "close"),
+    ]);
+    if !keys.is_empty() {
+        overlay::hint(buf, area, &format!(" {keys} "), theme);
+    }
 }
