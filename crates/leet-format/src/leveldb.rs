@@ -65,6 +65,12 @@ impl fmt::Display for HeaderError {
 /// the header so far; otherwise the first part that differs.
 pub fn check_header(data: &[u8]) -> Result<(), HeaderError> {
     let h = &data[..data.len().min(FILE_HEADER.len())];
+    if zeroed_header(data) {
+        // Zeros where the header was (a file system that lost the first page of
+        // a file being written): damage, not another kind of file. The records
+        // after it are read; the zeros are reported as damage from offset 0.
+        return Ok(());
+    }
     let part = |r: std::ops::Range<usize>| {
         let r = r.start.min(h.len())..r.end.min(h.len());
         h[r.clone()] == FILE_HEADER[r]
@@ -80,6 +86,14 @@ pub fn check_header(data: &[u8]) -> Result<(), HeaderError> {
     } else {
         Ok(())
     }
+}
+
+/// Whether the 7 header bytes are all zero ([`check_header`] takes such a file for
+/// a damaged one).
+#[must_use]
+pub fn zeroed_header(data: &[u8]) -> bool {
+    data.get(..FILE_HEADER.len())
+        .is_some_and(|h| h.iter().all(|&b| b == 0))
 }
 
 /// Why a span of the file was skipped.

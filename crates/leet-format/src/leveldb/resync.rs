@@ -154,70 +154,93 @@ fn record_num_long(rest: &[u8]) -> Option<u64> {
     None
 }
 
-/// The record numbers seen, as sorted, disjoint ranges. A file read in order
-/// numbers its records increasingly (with gaps where the writer left records out):
-/// one range, extended in place. Damage starts a new range, so a part of the file
-/// copied from later and read first does not cover the records between.
+/// The record numbers seen, as sorted, disjoint ranges. The writer numbers its
+/// records 1, 2, 3, … in file order, so a file read in order is one range,
+/// extended in place. A number is "seen" only when it was read: a record read out
+/// of order (two records swapped, a part of the file moved) opens a range of its
+/// own and the numbers between stay unread, so the records that carry them are
+/// still read when they come. Past [`MAX_SPANS`] ranges (a file whose numbers jump
+/// at every record, which no writer makes) neighbouring ranges are joined, the
+/// numbers between counted as seen: memory stays bounded, and such a file loses at
+/// worst records of numbers it already skipped over.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Nums {
     spans: Vec<(u64, u64)>,
-    /// The first range began after damage.
-    opened_broken: bool,
 }
 
+/// Most ranges kept ([`Nums`]): 1 MiB.
+const MAX_SPANS: usize = 1 << 16;
+
 impl Nums {
-    /// Add `n`, read after damage (`broken`) or right after the last record; false
-    /// when it was seen already (a record read twice).
-    #[inline(always)]
-    pub(super) fn insert(&mut self, n: u64, broken: bool) -> bool {
+    /// Add `n`; false when it was seen already (a record read twice).
+    #[cfg(test)]
+    fn insert(&mut self, n: u64) -> bool {
         // The common case, a file read in order: the last range grows.
         if let Some(last) = self.spans.last_mut() {
-            if n > last.1 && !broken {
+            if n == last.1.wrapping_add(1) {
                 last.1 = n;
                 return true;
             }
         }
-        self.insert_rare(n, broken)
+        self.insert_rare(n)
+    }
+
+    /// [`Nums::insert`] of the number of the record `payload`, taken only when
+    /// the record is laid out as one ([`whole_record`]) if it comes out of order: a
+    /// record whose bytes are garbage under a good checksum must not mark the
+    /// number it seems to start with as read (the intact record of that number, or
+    /// every record below it, would be dropped as read twice). True: hand it on.
+    #[inline(always)]
+    pub(super) fn insert_read(&mut self, n: u64, payload: &[u8]) -> bool {
+        if let Some(last) = self.spans.last_mut() {
+            if n == last.1.wrapping_add(1) {
+                last.1 = n;
+                return true;
+            }
+        }
+        !whole_record(payload) || self.insert_rare(n)
     }
 
     #[cold]
     #[inline(never)]
-    fn insert_rare(&mut self, n: u64, broken: bool) -> bool {
-        match self.spans.last_mut() {
-            Some(last) if n > last.1 => {
-                if broken {
-                    self.spans.push((n, n));
-                } else {
-                    last.1 = n;
-                }
-                return true;
-            }
-            None => {
-                self.spans.push((n, n));
-                self.opened_broken = broken;
-                return true;
-            }
-            Some(_) => {}
-        }
-        // A number lower than the highest seen: records from earlier in the run.
+    fn insert_rare(&mut self, n: u64) -> bool {
         let i = self.spans.partition_point(|&(_, hi)| hi < n);
         if self.spans.get(i).is_some_and(|&(lo, _)| lo <= n) {
             return false;
         }
-        // Right after the range below (a moved part of the file read in order):
-        // that range grows, and meets the one above when n closes the gap.
-        if let Some(below) = i.checked_sub(1).and_then(|b| self.spans.get_mut(b)) {
-            if below.1 + 1 == n {
-                below.1 = n;
-                if self.spans.get(i).is_some_and(|&(lo, _)| lo == n + 1) {
-                    let above = self.spans.remove(i);
-                    self.spans[i - 1].1 = above.1;
+        let joins_below = i
+            .checked_sub(1)
+            .is_some_and(|b| self.spans[b].1.checked_add(1) == Some(n));
+        let joins_above = self
+            .spans
+            .get(i)
+            .is_some_and(|&(lo, _)| n.checked_add(1) == Some(lo));
+        match (joins_below, joins_above) {
+            (true, true) => {
+                let above = self.spans.remove(i);
+                self.spans[i - 1].1 = above.1;
+            }
+            (true, false) => self.spans[i - 1].1 = n,
+            (false, true) => self.spans[i].0 = n,
+            (false, false) => {
+                self.spans.insert(i, (n, n));
+                if self.spans.len() > MAX_SPANS {
+                    self.coarsen();
                 }
-                return true;
             }
         }
-        self.spans.insert(i, (n, n));
         true
+    }
+
+    /// Halve the ranges: each pair joined, the numbers between them counted seen.
+    #[cold]
+    fn coarsen(&mut self) {
+        let joined: Vec<(u64, u64)> = self
+            .spans
+            .chunks(2)
+            .map(|p| (p[0].0, p[p.len() - 1].1))
+            .collect();
+        self.spans = joined;
     }
 
     /// `earlier`'s numbers then these, as one reading of both parts in a row
@@ -237,14 +260,16 @@ impl Nums {
         }
         let mut merged = earlier.spans.clone();
         let mut mine = self.spans.iter().copied();
-        if !self.opened_broken {
+        if lo == hi + 1 {
             if let (Some(last), Some((_, first_hi))) = (merged.last_mut(), mine.next()) {
                 last.1 = first_hi;
             }
         }
         merged.extend(mine);
         self.spans = merged;
-        self.opened_broken = earlier.opened_broken;
+        while self.spans.len() > MAX_SPANS {
+            self.coarsen();
+        }
         true
     }
 }
@@ -257,46 +282,79 @@ mod tests {
     fn numbers_in_any_order_are_each_new_once() {
         let mut s = Nums::default();
         for n in [1, 2, 3, 7] {
-            assert!(s.insert(n, false), "{n}");
+            assert!(s.insert(n), "{n}");
         }
-        // Gaps in order are one range; after damage a new one starts.
-        assert_eq!(s.spans, [(1, 7)]);
-        assert!(s.insert(20, true));
-        assert!(s.insert(21, false));
-        assert!(s.insert(10, true));
-        for n in [1, 4, 7, 10, 20, 21] {
-            assert!(!s.insert(n, true), "{n}");
+        // Only numbers read are seen: 4 to 6 are not.
+        assert_eq!(s.spans, [(1, 3), (7, 7)]);
+        assert!(s.insert(20));
+        assert!(s.insert(21));
+        assert!(s.insert(10));
+        for n in [1, 3, 7, 10, 20, 21] {
+            assert!(!s.insert(n), "{n}");
         }
-        assert_eq!(s.spans, [(1, 7), (10, 10), (20, 21)]);
+        assert_eq!(s.spans, [(1, 3), (7, 7), (10, 10), (20, 21)]);
         let mut later = Nums::default();
-        later.insert(30, false);
-        later.insert(31, false);
-        let mut after_damage = later.clone();
+        later.insert(22);
+        later.insert(23);
         assert!(later.follow(&s));
-        assert_eq!(later.spans, [(1, 7), (10, 10), (20, 31)]);
-        after_damage.opened_broken = true;
-        assert!(after_damage.follow(&s));
-        assert_eq!(after_damage.spans, [(1, 7), (10, 10), (20, 21), (30, 31)]);
+        assert_eq!(later.spans, [(1, 3), (7, 7), (10, 10), (20, 23)]);
+        let mut apart = Nums::default();
+        apart.insert(30);
+        assert!(apart.follow(&s));
+        assert_eq!(apart.spans, [(1, 3), (7, 7), (10, 10), (20, 21), (30, 30)]);
         let mut overlapping = Nums::default();
-        overlapping.insert(21, false);
+        overlapping.insert(21);
         assert!(!overlapping.follow(&s));
+    }
+
+    #[test]
+    fn records_swapped_or_counting_down_are_each_read() {
+        let mut s = Nums::default();
+        for n in [1, 2, 3, 5, 4, 6] {
+            assert!(s.insert(n), "{n}");
+        }
+        assert_eq!(s.spans, [(1, 6)]);
+        let mut down = Nums::default();
+        for n in (1..=10).rev() {
+            assert!(down.insert(n), "{n}");
+        }
+        assert_eq!(down.spans, [(1, 10)]);
+        // A number far ahead (a record whose number was damaged) covers nothing
+        // below it.
+        let mut far = Nums::default();
+        for n in [1, 2, 150, 3, 4, 5] {
+            assert!(far.insert(n), "{n}");
+        }
+        assert_eq!(far.spans, [(1, 5), (150, 150)]);
+    }
+
+    #[test]
+    fn numbers_jumping_at_every_record_keep_a_bounded_number_of_ranges() {
+        let mut s = Nums::default();
+        for k in 0..(MAX_SPANS as u64 * 3) {
+            assert!(s.insert(2 * k + 1), "{k}");
+        }
+        assert!(s.spans.len() <= MAX_SPANS);
+        // The last number read is still seen, and one never reached is not.
+        assert!(!s.insert(2 * (MAX_SPANS as u64 * 3 - 1) + 1));
+        assert!(s.insert(u64::MAX));
     }
 
     #[test]
     fn a_moved_part_read_in_order_is_one_range() {
         let mut s = Nums::default();
         for n in 1..=10 {
-            assert!(s.insert(n, false));
+            assert!(s.insert(n));
         }
-        assert!(s.insert(21, true));
-        assert!(s.insert(22, false));
+        assert!(s.insert(21));
+        assert!(s.insert(22));
         // 11..=20 come after 21..=22 (a block moved later): each is new, and they
         // join the ranges on either side.
         for n in 11..=20 {
-            assert!(s.insert(n, n == 11), "{n}");
+            assert!(s.insert(n), "{n}");
         }
         assert_eq!(s.spans, [(1, 22)]);
-        assert!(!s.insert(15, true));
+        assert!(!s.insert(15));
     }
 
     /// A `Record` payload: its number, then length-delimited fields.

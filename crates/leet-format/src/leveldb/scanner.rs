@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use super::resync::{self, Nums};
 use super::{
-    check_header, Frame, HeaderError, ScanEnd, Skip, SkipReason, BLOCK_SIZE, CHUNK_HEADER_LEN,
-    FILE_HEADER, FIRST, FULL, LAST, MAX_RECORD_LEN, MIDDLE,
+    check_header, zeroed_header, Frame, HeaderError, ScanEnd, Skip, SkipReason, BLOCK_SIZE,
+    CHUNK_HEADER_LEN, FILE_HEADER, FIRST, FULL, LAST, MAX_RECORD_LEN, MIDDLE,
 };
 
 struct Pending {
@@ -216,6 +216,9 @@ impl Scanner {
         };
         if base == 0 {
             match check_header(data) {
+                // A zeroed header is read as zero-filled space like the rest of
+                // the zeroed page.
+                Ok(()) if zeroed_header(data) => pos = 0,
                 Ok(()) => pos = FILE_HEADER.len(),
                 Err(HeaderError::TooShort) => {
                     return Ok(ScanEnd {
@@ -304,13 +307,23 @@ impl Scanner {
                 // At the end of a complete file a chunk running past it is a cut
                 // tail, unless a chunk follows or its type is none the format has
                 // (then its header is damaged: garbage after the last record).
-                if eof
-                    && (!fits
-                        || !(FULL..=LAST).contains(&kind)
-                        || resync::find_chunk(data, pos + 1, true, crc_of)
-                            != resync::Search::Nothing)
-                {
-                    Some(if fits && !(FULL..=LAST).contains(&kind) {
+                // Before the end of a file still being written, a header followed by
+                // a whole chunk whose checksum holds is damage too: waiting for its
+                // bytes would hold every record after it back for good. (Without
+                // one it may be a header written only in part so far: it waits.)
+                // Named as a reading of the whole file names it, however the bytes
+                // came: with a chunk after it, as a chunk whose checksum fails (what
+                // it is once its claimed bytes are there); at the end of the file,
+                // by its header.
+                let found = resync::find_chunk(data, pos + 1, eof, crc_of);
+                if matches!(found, resync::Search::At(_)) {
+                    Some(if fits {
+                        SkipReason::Checksum
+                    } else {
+                        SkipReason::ChunkTooLong
+                    })
+                } else if eof && (!fits || !(FULL..=LAST).contains(&kind)) {
+                    Some(if fits {
                         SkipReason::BadChunkType
                     } else {
                         SkipReason::ChunkTooLong
@@ -331,6 +344,12 @@ impl Scanner {
                 None
             };
             if let Some(reason) = damage {
+                // Searched byte by byte from the damaged chunk on, not from where
+                // its header says it ends: bytes cut out or put in within it leave
+                // its header whole and the records after the edit inside its
+                // extent. (A whole chunk with a good checksum inside a damaged
+                // record's payload, which only logging the file's own bytes makes,
+                // is read as a record so.)
                 let search = resync::find_chunk(data, last_good, eof, crc_of);
                 let dropped = pending.as_ref().map(|(p, _)| p.start);
                 match search {
@@ -391,12 +410,25 @@ impl Scanner {
                 continue;
             }
             if kind == FIRST || kind == MIDDLE {
-                // They fill their block to its end.
+                // They fill their block to its end, so the grid is where they end;
+                // unless what is left of the block on the grid is a trailer (under
+                // a header's length, zeros as far as read): a LevelDB writer that
+                // pads there before going on in the next block, and LevelDB's
+                // reader, skip it inside a record as between records.
                 let at_pending = grid;
-                grid = Grid {
-                    grid: abs(chunk_end) % BLOCK_SIZE as u64,
-                    lost: false,
-                };
+                let left = BLOCK_SIZE
+                    - (abs(chunk_end).wrapping_sub(grid.grid) % BLOCK_SIZE as u64) as usize;
+                let trailer = !grid.lost
+                    && left < CHUNK_HEADER_LEN
+                    && data[chunk_end..end.min(chunk_end + left)]
+                        .iter()
+                        .all(|&b| b == 0);
+                if !trailer {
+                    grid = Grid {
+                        grid: abs(chunk_end) % BLOCK_SIZE as u64,
+                        lost: false,
+                    };
+                }
                 if kind == FIRST {
                     if let Some((p, _)) = pending.take() {
                         skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
@@ -512,8 +544,7 @@ impl Scanner {
             return;
         }
         if let Some(n) = num {
-            // A span not handed on yet is damage since the last record.
-            if !self.nums.insert(n, skips.cur.is_some()) {
+            if !self.nums.insert_read(n, &payload) {
                 skips.add(offset, end, SkipReason::Duplicate, emit);
                 return;
             }
