@@ -399,6 +399,15 @@ fn run_with(
             }
             return Err(e.into());
         }
+        if p.restarted {
+            // The records printed from here on are another file's (or the same
+            // file written again): said, so that no one takes them for more of
+            // the run printed so far.
+            writeln!(
+                err,
+                "{shown}: the file shrank or was replaced; read again from its start"
+            )?;
+        }
         run.damage.incomplete_tail = p.pending;
         run.damage.set_open(p.open);
         if p.more {

@@ -862,3 +862,48 @@ fn a_run_that_cannot_be_opened_is_unreadable_not_loading() {
     assert_eq!(app.live_state(), leet::ui::LiveState::Unreadable);
     assert!(app.unreadable().is_some_and(|w| w.contains("run-x.wandb")));
 }
+
+#[test]
+fn inspect_follow_says_when_the_file_is_replaced_and_read_again() {
+    let data = fixture("tiny");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.wandb");
+    // No exit record yet: the follow goes on.
+    std::fs::write(&path, &data[..data.len() / 2]).unwrap();
+    let mut child = leet()
+        .args(["inspect", "--json", "--follow", "--idle-timeout", "3"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let lines = std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        let mut n = 0;
+        for l in std::io::BufReader::new(stdout).lines() {
+            if l.is_err() {
+                break;
+            }
+            n += 1;
+            let _ = tx.send(n);
+        }
+        n
+    });
+    // The first file read (its records printed), then another one renamed over it.
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("records printed");
+    let other = dir.path().join("other.wandb");
+    std::fs::write(&other, &data[..data.len() / 3]).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let printed = lines.join().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("the file shrank or was replaced; read again from its start"),
+        "{err}"
+    );
+    assert!(printed > 0);
+}
