@@ -40,8 +40,9 @@ pub enum PromError {
     Garbage { server: String, why: String },
 }
 
-/// Which exporter a rule reads. A host with `leet serve` series is read from them
-/// alone; the others fill in for hosts that run none.
+/// Which exporter a rule reads. A key `leet serve` exports on a host is read from
+/// it; the others give the keys it does not (a host without it, or its GPUs from
+/// dcgm-exporter where `leet serve` has none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Exporter {
     Leet,
@@ -53,6 +54,10 @@ pub enum Exporter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostSeries {
     pub host: String,
+    /// The target it was scraped from (its `instance` label, else the host): two
+    /// targets of one host that export the same exporter's series are told apart
+    /// by it.
+    pub instance: String,
     pub exporter: Exporter,
     pub key: String,
     pub points: Vec<(f64, f64)>,
@@ -64,6 +69,7 @@ pub struct HostSeries {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostUp {
     pub host: String,
+    pub instance: String,
     pub points: Vec<(f64, bool)>,
 }
 

@@ -21,6 +21,7 @@ const WINDOW: Duration = Duration::from_secs(300);
 fn series(host: &str, key: &str, f: impl Fn(f64) -> f64) -> HostSeries {
     HostSeries {
         host: host.into(),
+        instance: format!("{host}:9837"),
         exporter: Exporter::Leet,
         key: key.into(),
         points: (0..20)
@@ -38,7 +39,7 @@ fn refresh(n: usize) -> ClusterUpdate {
     for h in 0..n {
         let name = format!("node-{h}");
         let k = h as f64;
-        all.push(series(&name, "cpu", |i| 20.0 + 3.0 * k + i));
+        all.push(series(&name, "cpu.0.cpu_percent", |i| 20.0 + 3.0 * k + i));
         all.push(series(&name, "memory_percent", |_| 30.0 + 5.0 * k));
         all.push(series(&name, "gpu.0.gpu", |i| (50.0 + 2.5 * i).min(100.0)));
         let idle = h == 1;
@@ -53,6 +54,7 @@ fn refresh(n: usize) -> ClusterUpdate {
         all.push(series(&name, "gpu.0.powerWatts", |i| 200.0 + 5.0 * i));
         all.push(series(&name, "gpu.1.powerWatts", |_| 150.0));
         up.push(HostUp {
+            instance: format!("{name}:9837"),
             host: name,
             points: vec![(NOW, h + 1 != n)],
         });

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 use super::{ClusterScreen, SortBy};
-use crate::store::cluster::{gpu_key, ClusterModel, HeaderRow, HostState};
+use crate::store::cluster::{gpu_key, is_core, ClusterModel, HeaderRow, HostState};
 use crate::store::series::Point;
 use crate::text::sanitize;
 use crate::ui::theme::Theme;
@@ -28,6 +28,8 @@ use crate::ui::App;
 enum Metric {
     /// A host-wide key.
     Key(&'static str),
+    /// The host's CPU: the mean of its cores' busy shares.
+    Cores,
     /// The mean over the host's GPUs of `gpu.N.<field>`.
     GpuMean(&'static str),
     /// The sum over the host's GPUs of `gpu.N.<field>`.
@@ -36,7 +38,7 @@ enum Metric {
 
 /// The charts, in order: title, what each host contributes, unit.
 const CHARTS: [(&str, Metric, Unit); 4] = [
-    ("CPU", Metric::Key("cpu"), Unit::Percent),
+    ("Host CPU (mean of cores)", Metric::Cores, Unit::Percent),
     ("Memory", Metric::Key("memory_percent"), Unit::Percent),
     (
         "GPU utilisation (mean)",
@@ -130,11 +132,24 @@ const COLUMNS: [(&str, u16, SortBy); 7] = [
     ("STATE", 7, SortBy::State),
     ("CPU", 6, SortBy::Cpu),
     ("MEM", 6, SortBy::Memory),
-    ("GPU MEAN", 9, SortBy::GpuMean),
+    ("GPU MEAN", 10, SortBy::GpuMean),
     ("GPU MIN", 8, SortBy::GpuMin),
     ("GPU MEM", 8, SortBy::GpuMemory),
     ("POWER", 8, SortBy::Power),
 ];
+
+/// The GPUs' mean and how many there are; GPUs whose values are not current
+/// (their exporter stopped giving them) are left out and said: `40%×1/2` (one of
+/// two current), `stale×2` (none).
+fn gpu_mean_cell(r: &HeaderRow) -> String {
+    let current = r.gpus.saturating_sub(r.gpus_stale);
+    match (r.gpus, current) {
+        (0, _) => "–".to_owned(),
+        (n, 0) => format!("stale×{n}"),
+        (n, c) if c == n => format!("{}×{n}", cell(r.gpu_mean, "%")),
+        (n, c) => format!("{}×{c}/{n}", cell(r.gpu_mean, "%")),
+    }
+}
 
 fn row_cells(r: &HeaderRow) -> [String; 7] {
     let state = match r.state {
@@ -146,11 +161,7 @@ fn row_cells(r: &HeaderRow) -> [String; 7] {
         state.to_owned(),
         cell(r.cpu, "%"),
         cell(r.memory, "%"),
-        if r.gpus == 0 {
-            "–".to_owned()
-        } else {
-            format!("{}×{}", cell(r.gpu_mean, "%"), r.gpus)
-        },
+        gpu_mean_cell(r),
         cell(r.gpu_min, "%"),
         cell(r.gpu_memory, "%"),
         cell(r.power, " W"),
@@ -305,14 +316,16 @@ fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
     };
     let (field, mean) = match metric {
         Metric::Key(k) => return h.series(k).map(|s| s.points().to_vec()).unwrap_or_default(),
+        Metric::Cores => ("", true),
         Metric::GpuMean(f) => (f, true),
         Metric::GpuSum(f) => (f, false),
     };
+    let pick = |k: &str| match metric {
+        Metric::Cores => is_core(k),
+        _ => gpu_key(k).is_some_and(|(_, f)| f == field),
+    };
     let mut at: BTreeMap<i64, (f64, f64, u32)> = BTreeMap::new();
-    for key in h
-        .keys()
-        .filter(|k| gpu_key(k).is_some_and(|(_, f)| f == field))
-    {
+    for key in h.keys().filter(|k| pick(k)) {
         for &(t, v) in h.series(key).map(|s| s.points()).unwrap_or_default() {
             if v.is_finite() {
                 let e = at.entry((t * 1000.0).round() as i64).or_insert((t, 0.0, 0));
