@@ -85,7 +85,22 @@ impl Renderer {
         let reasons: Vec<String> = (ctx.unavailable.iter())
             .map(|(_, why)| why.chars().take(MAX_REASON).collect())
             .collect();
-        let families = group(&values, ctx, &reasons, sample.timestamp);
+        // A family that failed this sample (a hung driver: "late" or "busy"; an
+        // endpoint that is down) is not available now, whatever it was at start.
+        let mut failing: BTreeMap<&str, String> = BTreeMap::new();
+        for (family, why) in &sample.errors {
+            let why: String = why.chars().take(MAX_REASON).collect();
+            failing
+                .entry(family.as_str())
+                .and_modify(|w| {
+                    if w.len() < MAX_REASON {
+                        w.push_str("; ");
+                        w.push_str(&why);
+                    }
+                })
+                .or_insert(why);
+        }
+        let families = group(&values, ctx, (&reasons, &failing), sample.timestamp);
         Page {
             text: Bytes::from(write_page(&families, false)),
             openmetrics: Bytes::from(write_page(&families, true)),
@@ -98,7 +113,7 @@ impl Renderer {
 fn group<'a>(
     values: &[(&'a Mapped, f64)],
     ctx: &'a Context<'a>,
-    reasons: &'a [String],
+    (reasons, failing): (&'a [String], &'a BTreeMap<&'a str, String>),
     timestamp: f64,
 ) -> BTreeMap<&'a str, Family<'a>> {
     let mut out: BTreeMap<&str, Family<'_>> = BTreeMap::new();
@@ -134,7 +149,13 @@ fn group<'a>(
         vec![(Vec::new(), samples)],
     );
     let mut info: Vec<(Vec<(&str, &str)>, f64)> = (ctx.families.iter())
-        .map(|f| (vec![("family", *f), ("available", "1")], 1.0))
+        .map(|f| match failing.get(f) {
+            Some(why) => (
+                vec![("family", *f), ("available", "0"), ("reason", why.as_str())],
+                1.0,
+            ),
+            None => (vec![("family", *f), ("available", "1")], 1.0),
+        })
         .collect();
     for ((family, _), why) in ctx.unavailable.iter().zip(reasons) {
         info.push((
@@ -149,7 +170,7 @@ fn group<'a>(
     meta(
         "leet_family_info",
         FamilyKind::Info,
-        "A metric family of the sampler: available=1 when sampled, else 0 with the reason",
+        "A metric family of the sampler: available=1 when this sample has its reading, else 0 with the reason (not found at start, or failing now)",
         info,
     );
     out
@@ -303,6 +324,28 @@ mod tests {
                 .labels
                 .contains(&("reason".into(), "no \"NVML\"\nat all\\".into())));
         }
+    }
+
+    #[test]
+    fn a_family_failing_now_is_not_available() {
+        let mut hung = sample();
+        hung.errors = vec![
+            ("nvidia".into(), "late".into()),
+            ("nvidia".into(), "busy".into()),
+        ];
+        let ctx = Context {
+            families: &["cpu", "nvidia"],
+            unavailable: &[],
+            samples: 9,
+        };
+        let page = Renderer::new().render(&hung, &ctx);
+        let text = std::str::from_utf8(&page.text).expect("utf-8");
+        assert!(
+            text.contains("leet_family_info{family=\"nvidia\",available=\"0\",reason=\"late; busy\"} 1\n"),
+            "{text}"
+        );
+        assert!(text.contains("leet_family_info{family=\"cpu\",available=\"1\"} 1\n"));
+        assert!(!text.contains("family=\"nvidia\",available=\"1\""));
     }
 
     #[test]
