@@ -368,7 +368,7 @@ fn a_host_with_thousands_of_series_is_read_whole() {
     let (_prometheus, web) = start_prometheus(dir.path(), &[("leet", target(&big, "gpu-box"))]);
     let client = Client::new(&format!("http://{web}"), HttpOptions::default()).expect("client");
     wait_for("Prometheus's scrape interval", || {
-        client.scrape_interval().ok().flatten()
+        client.scrape_interval(&Matchers::default()).ok().flatten()
     });
     let (tx, rx) = mpsc::channel();
     let options = DriverOptions {
@@ -453,7 +453,7 @@ fn the_cluster_screen_lists_every_host_and_shows_a_killed_exporter_down() {
     // configuration is loaded (before then, the 15 s default).
     let client = Client::new(&url, HttpOptions::default()).expect("client");
     wait_for("Prometheus's scrape interval", || {
-        client.scrape_interval().ok().flatten()
+        client.scrape_interval(&Matchers::default()).ok().flatten()
     });
     let args = ["--live", "--prometheus", url.as_str(), "--window", "1m"];
     // Without colour, so that the heatmap's shades are text a capture reads.

@@ -36,10 +36,11 @@ fn now_secs() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// The scrape interval the server is configured with, else the default.
-pub fn scrape_interval(client: &Client) -> Duration {
+/// The shortest scrape interval of the targets read, else the server's global
+/// one, else the default.
+pub fn scrape_interval(client: &Client, matchers: &Matchers) -> Duration {
     client
-        .scrape_interval()
+        .scrape_interval(matchers)
         .ok()
         .flatten()
         .filter(|d| !d.is_zero())
@@ -71,7 +72,7 @@ pub fn step_for(interval: Duration, window: Duration) -> Duration {
 
 /// Refresh until `send` says the receiver is gone.
 pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
-    let scrape = scrape_interval(client);
+    let scrape = scrape_interval(client, &opts.matchers);
     let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
     let step = step_for(scrape, opts.window);
     if !send(ClusterUpdate::Started {
