@@ -317,6 +317,13 @@ impl ClusterModel {
         self.hosts.get(name)
     }
 
+    /// The time between two samples a host is judged against: the refresh
+    /// interval, or the step where it is coarser.
+    #[must_use]
+    pub fn every(&self) -> Duration {
+        self.interval.max(self.step)
+    }
+
     /// Points each ring keeps: the window at the step, and a little room.
     fn capacity(&self) -> usize {
         let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
@@ -433,7 +440,7 @@ impl ClusterModel {
     pub fn header(&self, now: f64) -> Vec<HeaderRow> {
         (self.hosts.iter())
             .map(|(name, h)| {
-                let every = self.interval.max(self.step);
+                let every = self.every();
                 let util = h.gpu_latest("gpu", every);
                 let power = h.gpu_latest("powerWatts", every);
                 let gpus = (h.keys())

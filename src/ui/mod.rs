@@ -1426,6 +1426,15 @@ impl App {
                 let r = self.filters().edit(t, FilterState::clear);
                 self.refilter(r);
             }
+            // A host pattern that does not compile is not kept as the last one that
+            // did: the prompt stays, its error shown, until it is fixed or cancelled.
+            Action::FilterApply
+                if self.filter_target == Some(FilterTarget::Hosts)
+                    && (self.host.cluster.as_deref())
+                        .is_some_and(cluster::ClusterScreen::pattern_refused) =>
+            {
+                return Effect::NONE;
+            }
             Action::FilterApply | Action::FilterCancel => {
                 self.with_filter(if a == Action::FilterApply {
                     FilterState::apply

@@ -91,15 +91,20 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
 
 fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
     let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
-    let order = if c.reverse { "▲" } else { "▼" };
+    let all = c.model.hosts().count();
+    let hosts = if c.filter.is_active() {
+        format!("{} of {}", rows.len(), counted(all, "host"))
+    } else {
+        counted(rows.len(), "host")
+    };
     let text = format!(
-        " leet cluster · {} · {}: {} up, {} down, {} stale · sort {} {order} · window {}",
+        " leet cluster · {} · {hosts}: {} up, {} down, {} stale · sort {} {} · window {}",
         sanitize(c.model.server()),
-        counted(rows.len(), "host"),
         count(HostState::Up),
         count(HostState::Down),
         count(HostState::Stale),
         c.sort.name(),
+        arrow(c, c.sort),
         leet_text::duration::format(c.model.window()),
     );
     put(
@@ -110,6 +115,16 @@ fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         area.width,
         theme.heading(),
     );
+}
+
+/// The sort's direction: `▼` highest (or last) first, `▲` lowest (or first) first,
+/// whichever the column's own order is.
+fn arrow(c: &ClusterScreen, s: SortBy) -> &'static str {
+    if s.descending() != c.reverse {
+        "▼"
+    } else {
+        "▲"
+    }
 }
 
 /// `n hosts`, or `1 host`.
@@ -133,8 +148,8 @@ const COLUMNS: [(&str, u16, SortBy); 7] = [
     ("CPU", 6, SortBy::Cpu),
     ("MEM", 6, SortBy::Memory),
     ("GPU MEAN", 10, SortBy::GpuMean),
-    ("GPU MIN", 8, SortBy::GpuMin),
-    ("GPU MEM", 8, SortBy::GpuMemory),
+    ("GPU MIN", 9, SortBy::GpuMin),
+    ("GPU MEM", 9, SortBy::GpuMemory),
     ("POWER", 8, SortBy::Power),
 ];
 
@@ -180,17 +195,7 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         .unwrap_or(0))
     .clamp(5, 40) as u16
         + 3;
-    let mark = |s: SortBy| {
-        if c.sort == s {
-            if c.reverse {
-                "▲"
-            } else {
-                "▼"
-            }
-        } else {
-            ""
-        }
-    };
+    let mark = |s: SortBy| if c.sort == s { arrow(c, s) } else { "" };
     let mut x = area.x
         + put(
             buf,
@@ -487,13 +492,31 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
     buf.set_style(area, theme.status_bar());
     let typing = app.filter_target == Some(crate::ui::FilterTarget::Hosts);
     let (text, style) = if typing {
-        let err = c
-            .filter
-            .error
-            .as_deref()
-            .map(|e| format!("  ({e})"))
-            .unwrap_or_default();
-        (format!(" hosts /{}{err}", c.filter.draft), theme.input())
+        let draft = format!(" hosts /{}", sanitize(&c.filter.draft));
+        let n = put(
+            buf,
+            area.x,
+            area.y,
+            &fit(&draft, usize::from(area.width)),
+            area.width,
+            theme.input(),
+        );
+        if c.filter.selected {
+            let sel = fit::width(&c.filter.draft);
+            fit::reverse(buf, (area.x + 8, area.y), sel, area.x + n);
+        }
+        // As the run viewer's filters say it: what is wrong, in the error's colour.
+        let (after, style) = match c.filter.error.as_deref() {
+            Some(e) => (format!("  ✗ {}", sanitize(e)), theme.bad()),
+            None => (
+                format!("  {} · enter keep · esc restore", shown_of(c)),
+                theme.status_bar(),
+            ),
+        };
+        let x = area.x + n;
+        let room = area.right().saturating_sub(x);
+        put(buf, x, area.y, &fit(&after, usize::from(room)), room, style);
+        return;
     } else if let Some((error, at)) = c.model.error() {
         let since = c.model.last_ok().map_or_else(
             || "nothing read yet".to_owned(),
@@ -535,7 +558,7 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         )
     };
     let style: Style = style;
-    let n = put(
+    put(
         buf,
         area.x,
         area.y,
@@ -543,8 +566,10 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         area.width,
         style,
     );
-    if typing && c.filter.selected {
-        let sel = fit::width(&c.filter.draft);
-        fit::reverse(buf, (area.x + 8, area.y), sel, area.x + n);
-    }
+}
+
+/// `[3 of 100 hosts]`: how many the host filter passes.
+fn shown_of(c: &ClusterScreen) -> String {
+    let all = c.model.hosts().count();
+    format!("[{} of {}]", c.rows().len(), counted(all, "host"))
 }

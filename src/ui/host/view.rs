@@ -98,10 +98,16 @@ fn facts(app: &App) -> String {
     if !h.os.is_empty() {
         parts.push(sanitize(&h.os));
     }
-    parts.push(format!(
-        "up {}",
-        h.uptime.map_or_else(|| DASH.to_owned(), format::uptime)
-    ));
+    // A host opened from the cluster screen that is down or stale: its state, not
+    // an uptime that reads as "up".
+    let opened = (app.host.cluster.as_deref()).and_then(crate::ui::cluster::opened);
+    match opened.filter(|o| o.state != crate::store::cluster::HostState::Up) {
+        Some(o) => parts.push(o.words()),
+        None => parts.push(format!(
+            "up {}",
+            h.uptime.map_or_else(|| DASH.to_owned(), format::uptime)
+        )),
+    }
     let load: Vec<String> = h
         .load
         .iter()
