@@ -346,8 +346,15 @@ impl ClusterModel {
                 interval,
                 window,
             } => {
+                let step = step.max(Duration::from_millis(1));
+                if step != self.step {
+                    // The rings are sized for the step; the driver reads the
+                    // window again at the new one.
+                    self.hosts.clear();
+                    self.split.clear();
+                }
                 self.server = server;
-                self.step = step.max(Duration::from_millis(1));
+                self.step = step;
                 self.interval = interval.max(Duration::from_millis(1));
                 self.window = window;
             }

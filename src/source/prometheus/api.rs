@@ -270,21 +270,26 @@ impl Client {
     /// only their default), else the global `scrape_interval` of the server's
     /// configuration (`/api/v1/status/config`), for servers that list no targets.
     pub fn scrape_interval(&self, matchers: &Matchers) -> Result<Option<Duration>, PromError> {
-        let targets = self.call::<TargetsData>("targets", &[("state", "active")]);
-        let shortest = targets.as_ref().ok().and_then(|t| {
-            (t.active.iter())
-                .filter(|t| matchers.matches(&t.labels))
-                .filter_map(|t| parse_duration(t.scrape_interval.as_deref()?))
-                .filter(|d| !d.is_zero())
-                .min()
-        });
-        if shortest.is_some() {
-            return Ok(shortest);
+        let targets = self.targets_interval(matchers);
+        if let Ok(Some(d)) = targets {
+            return Ok(Some(d));
         }
         match self.call::<ConfigData>("status/config", &[]) {
             Ok(c) => Ok(global_scrape_interval(&c.yaml)),
             Err(e) => targets.map(|_| None).or(Err(e)),
         }
+    }
+
+    /// The shortest scrape interval of the active targets `matchers` select; None
+    /// while the server lists none (a server just started lists its targets a
+    /// few seconds later).
+    pub fn targets_interval(&self, matchers: &Matchers) -> Result<Option<Duration>, PromError> {
+        let targets: TargetsData = self.call("targets", &[("state", "active")])?;
+        Ok((targets.active.iter())
+            .filter(|t| matchers.matches(&t.labels))
+            .filter_map(|t| parse_duration(t.scrape_interval.as_deref()?))
+            .filter(|d| !d.is_zero())
+            .min())
     }
 }
 

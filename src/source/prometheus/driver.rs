@@ -37,15 +37,23 @@ fn now_secs() -> f64 {
 }
 
 /// The shortest scrape interval of the targets read, else the server's global
-/// one, else the default.
-pub fn scrape_interval(client: &Client, matchers: &Matchers) -> Duration {
-    client
-        .scrape_interval(matchers)
-        .ok()
-        .flatten()
+/// one, else the default; and whether the targets gave it.
+pub fn scrape_interval(client: &Client, matchers: &Matchers) -> (Duration, bool) {
+    if let Ok(Some(d)) = client.targets_interval(matchers) {
+        return (d, true);
+    }
+    let d = (client.scrape_interval(matchers).ok().flatten())
         .filter(|d| !d.is_zero())
-        .unwrap_or(DEFAULT_INTERVAL)
+        .unwrap_or(DEFAULT_INTERVAL);
+    (d, false)
 }
+
+/// While the targets have not said their interval (a server just started lists
+/// them a few seconds later), the refreshes are at most this far apart and each
+/// asks them again, for at most [`UNSETTLED_TRIES`] refreshes: the interval
+/// assumed meanwhile (a global 1 m) must not hold the screen empty for a minute.
+const UNSETTLED_MAX: Duration = Duration::from_secs(5);
+const UNSETTLED_TRIES: u32 = 24;
 
 /// The range the next refresh reads, given the end of the last answer: its start
 /// and end, aligned to `step` so that every refresh evaluates at the same instants.
@@ -72,26 +80,50 @@ pub fn step_for(interval: Duration, window: Duration) -> Duration {
 
 /// Refresh until `send` says the receiver is gone.
 pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
-    let scrape = scrape_interval(client, &opts.matchers);
-    let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
-    let step = step_for(scrape, opts.window);
-    if !send(ClusterUpdate::Started {
+    let (scrape, mut settled) = scrape_interval(client, &opts.matchers);
+    // The step of the series and the refresh interval for a scrape interval.
+    let timing = |scrape: Duration| {
+        let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
+        (step_for(scrape, opts.window), interval)
+    };
+    let started = |(step, interval)| ClusterUpdate::Started {
         server: client.server().to_string(),
         step,
         interval,
         window: opts.window,
-    }) {
+    };
+    let (mut step, mut interval) = timing(scrape);
+    if !send(started((step, interval))) {
         return;
     }
-    let plan = Plan {
+    let mut plan = Plan {
         matchers: opts.matchers.clone(),
         scrape,
     };
+    let mut tries = 0u32;
     // Where the screen's rules and the rest have been read to. Until both have
     // read the window they are asked apart, the screen's first (see [`Part`]).
     let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
     loop {
         let began = std::time::Instant::now();
+        if !settled {
+            tries += 1;
+            settled = tries > UNSETTLED_TRIES;
+            let asked = client.targets_interval(&opts.matchers).ok().flatten();
+            if let Some(d) = asked {
+                settled = true;
+                if d != plan.scrape {
+                    (step, interval) = timing(d);
+                    plan.scrape = d;
+                    // The window read again at the new step (the model starts over
+                    // on a new step: its rings are sized by it).
+                    (screen_end, rest_end) = (None, None);
+                    if !send(started((step, interval))) {
+                        return;
+                    }
+                }
+            }
+        }
         let now = now_secs();
         let parts: &[Part] = if screen_end.is_some() && screen_end == rest_end {
             &[Part::All]
@@ -128,7 +160,12 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
                 break;
             }
         }
-        std::thread::sleep(interval.saturating_sub(began.elapsed()));
+        let wait = if settled {
+            interval
+        } else {
+            interval.min(UNSETTLED_MAX)
+        };
+        std::thread::sleep(wait.saturating_sub(began.elapsed()));
     }
 }
 
@@ -222,6 +259,55 @@ mod tests {
             first.contains("GPU_UTIL") && !first.contains("%21~"),
             "{first}"
         );
+    }
+
+    #[test]
+    fn targets_listed_late_set_the_interval_when_they_come() {
+        use crate::source::prometheus::api::tests::{fake_by, Reply};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // A server just started: a global 1 m, its targets (scraped every second)
+        // listed from the third time asked.
+        const CONFIG: &str = r#"{"status":"success","data":{"yaml":"global:\n  scrape_interval: 1m\n"}}"#;
+        const NONE: &str = r#"{"status":"success","data":{"activeTargets":[]}}"#;
+        const LISTED: &str = r#"{"status":"success","data":{"activeTargets":[{"scrapeInterval":"1s","labels":{"job":"leet"}}]}}"#;
+        const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
+        let asked = AtomicUsize::new(0);
+        let (url, _heads) = fake_by(move |head| {
+            let line = head.lines().next().unwrap_or_default();
+            let body = if line.contains("/targets") {
+                if asked.fetch_add(1, Ordering::Relaxed) < 2 {
+                    NONE
+                } else {
+                    LISTED
+                }
+            } else if line.contains("/status/config") {
+                CONFIG
+            } else {
+                EMPTY
+            };
+            Reply::Answer(200, body.into())
+        });
+        let client = Client::new(&url, HttpOptions::default()).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: None,
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let mut intervals = Vec::new();
+        while intervals.len() < 2 {
+            if let Ok(ClusterUpdate::Started { interval, step, .. }) = rx.recv() {
+                assert_eq!(step, interval);
+                intervals.push(interval);
+            }
+        }
+        assert_eq!(
+            intervals,
+            [Duration::from_secs(60), Duration::from_secs(1)]
+        );
+        drop(rx);
+        thread.join().expect("thread ends");
     }
 
     #[test]
