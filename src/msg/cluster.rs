@@ -11,7 +11,9 @@ pub enum HttpError {
     BadUrl { url: String, why: String },
     #[error("{server}: connection refused")]
     Refused { server: String },
-    #[error("{server}: no answer within {secs} s")]
+    /// Silent, or too slow (a server that dribbles its answer): the whole
+    /// answer did not come in time.
+    #[error("{server}: no complete answer within {secs} s")]
     Timeout { server: String, secs: u64 },
     #[error("{server}: answer larger than {limit} bytes")]
     TooLarge { server: String, limit: u64 },

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::api::Client;
+use super::api::{Client, PromError};
 use super::fetch::{fetch, Plan};
 use super::matchers::Matchers;
 use super::rules::Part;
@@ -37,15 +37,19 @@ fn now_secs() -> f64 {
 }
 
 /// The shortest scrape interval of the targets read, else the server's global
-/// one, else the default; and whether the targets gave it.
-pub fn scrape_interval(client: &Client, matchers: &Matchers) -> (Duration, bool) {
-    if let Ok(Some(d)) = client.targets_interval(matchers) {
-        return (d, true);
+/// one, else the default; and whether the targets gave it. A server that does not
+/// answer (down, silent, too slow) is an error at once: asking its configuration
+/// too would double the wait before the screen says so.
+pub fn scrape_interval(client: &Client, matchers: &Matchers) -> Result<(Duration, bool), PromError> {
+    match client.targets_interval(matchers) {
+        Ok(Some(d)) => return Ok((d, true)),
+        Err(e @ PromError::Http(_)) => return Err(e),
+        _ => {}
     }
     let d = (client.scrape_interval(matchers).ok().flatten())
         .filter(|d| !d.is_zero())
         .unwrap_or(DEFAULT_INTERVAL);
-    (d, false)
+    Ok((d, false))
 }
 
 /// While the targets have not said their interval (a server just started lists
@@ -80,7 +84,10 @@ pub fn step_for(interval: Duration, window: Duration) -> Duration {
 
 /// Refresh until `send` says the receiver is gone.
 pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
-    let (scrape, mut settled) = scrape_interval(client, &opts.matchers);
+    let (scrape, mut settled, first_error) = match scrape_interval(client, &opts.matchers) {
+        Ok((d, settled)) => (d, settled, None),
+        Err(e) => (DEFAULT_INTERVAL, false, Some(e)),
+    };
     // The step of the series and the refresh interval for a scrape interval.
     let timing = |scrape: Duration| {
         let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
@@ -96,6 +103,17 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
     if !send(started((step, interval))) {
         return;
     }
+    // Whether the last request got no answer: the targets are not asked again
+    // then (a silent server would cost a timeout more per refresh).
+    let mut last_failed = first_error.is_some();
+    if let Some(error) = first_error {
+        if !send(ClusterUpdate::Failed {
+            error,
+            at: now_secs(),
+        }) {
+            return;
+        }
+    }
     let mut plan = Plan {
         matchers: opts.matchers.clone(),
         scrape,
@@ -106,7 +124,7 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
     let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
     loop {
         let began = std::time::Instant::now();
-        if !settled {
+        if !settled && !last_failed {
             tries += 1;
             settled = tries > UNSETTLED_TRIES;
             let asked = client.targets_interval(&opts.matchers).ok().flatten();
@@ -153,6 +171,7 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
                 },
             };
             let failed = matches!(update, ClusterUpdate::Failed { .. });
+            last_failed = failed;
             if !send(update) {
                 return;
             }
@@ -305,6 +324,64 @@ mod tests {
         assert_eq!(
             intervals,
             [Duration::from_secs(60), Duration::from_secs(1)]
+        );
+        drop(rx);
+        thread.join().expect("thread ends");
+    }
+
+    /// A server that reads each request and never answers, each connection on its
+    /// own thread; the request lines come through the receiver.
+    fn silent_server() -> (String, std::sync::mpsc::Receiver<String>) {
+        use std::io::Read as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let n = s.read(&mut buf).unwrap_or(0);
+                    let head = String::from_utf8_lossy(&buf[..n]);
+                    let _ = tx.send(head.lines().next().unwrap_or_default().to_owned());
+                    // Held open, silent, until the client gives up.
+                    let _ = s.read(&mut buf);
+                });
+            }
+        });
+        (format!("http://{addr}"), rx)
+    }
+
+    #[test]
+    fn a_silent_server_is_reported_after_one_timeout_not_several() {
+        let (url, heads) = silent_server();
+        let quick = HttpOptions {
+            total: Duration::from_millis(300),
+            ..HttpOptions::default()
+        };
+        let client = Client::new(&url, quick).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: Some(Duration::from_millis(10)),
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        assert!(matches!(rx.recv(), Ok(ClusterUpdate::Started { .. })));
+        let Ok(ClusterUpdate::Failed { error, .. }) = rx.recv() else {
+            panic!("a failure first");
+        };
+        assert!(
+            error.to_string().contains("no complete answer within 1 s"),
+            "{error}"
+        );
+        // The targets, then the refreshes' queries: neither the configuration
+        // (another timeout) nor the targets again while the server fails.
+        let first: Vec<String> = (0..3).filter_map(|_| heads.recv().ok()).collect();
+        assert!(first[0].contains("/api/v1/targets"), "{first:?}");
+        assert!(
+            first[1..].iter().all(|h| h.contains("/api/v1/query_range")),
+            "{first:?}"
         );
         drop(rx);
         thread.join().expect("thread ends");
