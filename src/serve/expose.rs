@@ -341,7 +341,9 @@ mod tests {
         let page = Renderer::new().render(&hung, &ctx);
         let text = std::str::from_utf8(&page.text).expect("utf-8");
         assert!(
-            text.contains("leet_family_info{family=\"nvidia\",available=\"0\",reason=\"late; busy\"} 1\n"),
+            text.contains(
+                "leet_family_info{family=\"nvidia\",available=\"0\",reason=\"late; busy\"} 1\n"
+            ),
             "{text}"
         );
         assert!(text.contains("leet_family_info{family=\"cpu\",available=\"1\"} 1\n"));

@@ -256,8 +256,9 @@ fn rank(s: &HostSeries) -> (Exporter, bool) {
 /// `cpu.<N>.cpu_percent`: one core's busy share.
 #[must_use]
 pub fn is_core(key: &str) -> bool {
-    (key.strip_prefix("cpu.").and_then(|r| r.strip_suffix(".cpu_percent")))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    (key.strip_prefix("cpu.")
+        .and_then(|r| r.strip_suffix(".cpu_percent")))
+    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -390,7 +391,10 @@ impl ClusterModel {
             let Some(h) = self.host_mut(s.host.clone()) else {
                 continue;
             };
-            let known = h.instances.entry(s.exporter).or_insert_with(|| s.instance.clone());
+            let known = h
+                .instances
+                .entry(s.exporter)
+                .or_insert_with(|| s.instance.clone());
             if *known == s.instance {
                 continue;
             }

@@ -261,7 +261,7 @@ fn a_gpu_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     let s = screen(&app, 120, 40);
     let row = s.lines().find(|l| l.contains("node-0")).expect("row");
     assert!(row.contains("stale×2"), "{s}");
-    assert!(!row.contains("W"), "no power shown as current: {s}");
+    assert!(!row.contains('W'), "no power shown as current: {s}");
     app.update(Msg::key(KeyCode::Enter));
     let s = screen(&app, 120, 40);
     assert!(s.contains("gpu: no sample since"), "{s}");
@@ -275,7 +275,10 @@ fn a_host_pattern_that_does_not_compile_says_why_and_is_not_kept() {
     }
     let s = screen(&app, 120, 40);
     let status = s.lines().last().unwrap_or_default().to_owned();
-    assert!(status.contains("hosts /node-0[1  ✗ unclosed character class"), "{s}");
+    assert!(
+        status.contains("hosts /node-0[1  ✗ unclosed character class"),
+        "{s}"
+    );
     // Enter keeps the prompt and its error: the pattern is not silently the last
     // one that compiled (`node-0`).
     app.update(Msg::key(KeyCode::Enter));

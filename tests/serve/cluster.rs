@@ -250,7 +250,12 @@ fn assert_rows(model: &ClusterModel) {
     assert_eq!(row(model, "twin:19854").power, Some(16.365));
     // Every host's CPU is the host's (its cores'), a number for each.
     for h in HOSTS {
-        assert!(row(model, h).cpu.is_some_and(|c| (0.0..=100.0).contains(&c)), "{h}");
+        assert!(
+            row(model, h)
+                .cpu
+                .is_some_and(|c| (0.0..=100.0).contains(&c)),
+            "{h}"
+        );
     }
     let heat: Vec<(String, u32)> = (model.heatmap(now(), 10).into_iter())
         .map(|r| (r.host, r.gpu))

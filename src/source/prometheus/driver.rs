@@ -40,7 +40,10 @@ fn now_secs() -> f64 {
 /// one, else the default; and whether the targets gave it. A server that does not
 /// answer (down, silent, too slow) is an error at once: asking its configuration
 /// too would double the wait before the screen says so.
-pub fn scrape_interval(client: &Client, matchers: &Matchers) -> Result<(Duration, bool), PromError> {
+pub fn scrape_interval(
+    client: &Client,
+    matchers: &Matchers,
+) -> Result<(Duration, bool), PromError> {
     match client.targets_interval(matchers) {
         Ok(Some(d)) => return Ok((d, true)),
         Err(e @ PromError::Http(_)) => return Err(e),
@@ -286,7 +289,8 @@ mod tests {
         use std::sync::atomic::{AtomicUsize, Ordering};
         // A server just started: a global 1 m, its targets (scraped every second)
         // listed from the third time asked.
-        const CONFIG: &str = r#"{"status":"success","data":{"yaml":"global:\n  scrape_interval: 1m\n"}}"#;
+        const CONFIG: &str =
+            r#"{"status":"success","data":{"yaml":"global:\n  scrape_interval: 1m\n"}}"#;
         const NONE: &str = r#"{"status":"success","data":{"activeTargets":[]}}"#;
         const LISTED: &str = r#"{"status":"success","data":{"activeTargets":[{"scrapeInterval":"1s","labels":{"job":"leet"}}]}}"#;
         const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
@@ -321,10 +325,7 @@ mod tests {
                 intervals.push(interval);
             }
         }
-        assert_eq!(
-            intervals,
-            [Duration::from_secs(60), Duration::from_secs(1)]
-        );
+        assert_eq!(intervals, [Duration::from_secs(60), Duration::from_secs(1)]);
         drop(rx);
         thread.join().expect("thread ends");
     }

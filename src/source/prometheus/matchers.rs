@@ -54,9 +54,8 @@ impl Matcher {
     #[must_use]
     pub fn matches(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
         let v = labels.get(&self.label).map_or("", String::as_str);
-        let re = || {
-            regex::Regex::new(&format!("^(?:{})$", self.value)).is_ok_and(|r| r.is_match(v))
-        };
+        let re =
+            || regex::Regex::new(&format!("^(?:{})$", self.value)).is_ok_and(|r| r.is_match(v));
         match self.op {
             Op::Eq => v == self.value,
             Op::Ne => v != self.value,

@@ -150,7 +150,8 @@ pub fn part(part: Part) -> Vec<(Rule, String)> {
                 rule.promql.to_string()
             }
             (Keying::Labelled(pattern, _), p)
-                if (p == Part::Screen) == SCREEN_KEYS.contains(&pattern.replace("{}", "0").as_str()) =>
+                if (p == Part::Screen)
+                    == SCREEN_KEYS.contains(&pattern.replace("{}", "0").as_str()) =>
             {
                 rule.promql.to_string()
             }

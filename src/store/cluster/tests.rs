@@ -104,7 +104,10 @@ fn leet_serve_s_keys_win_and_other_exporters_give_the_rest() {
         &[],
     ));
     let a = m.host("a").expect("a");
-    assert_eq!(a.keys().collect::<Vec<_>>(), ["cpu.0.cpu_percent", "gpu.0.gpu", "load.1m"]);
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        ["cpu.0.cpu_percent", "gpu.0.gpu", "load.1m"]
+    );
     let last = |h: &str, k: &str| m.host(h)?.series(k)?.last().map(|p| p.1);
     // Each key once: `leet serve`'s value, never a second GPU from dcgm-exporter.
     assert_eq!(last("a", "cpu.0.cpu_percent"), Some(60.0));
@@ -160,7 +163,13 @@ fn a_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     assert_eq!(row.state, HostState::Up);
     assert_eq!(row.memory, Some(40.0));
     assert_eq!(
-        (row.gpus, row.gpus_stale, row.gpu_mean, row.gpu_min, row.power),
+        (
+            row.gpus,
+            row.gpus_stale,
+            row.gpu_mean,
+            row.gpu_min,
+            row.power
+        ),
         (2, 2, None, None, None)
     );
     let a = m.host("a").expect("a");
@@ -169,7 +178,11 @@ fn a_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     assert!(!a.is_current("gpu.0.gpu", every));
     assert_eq!(
         a.behind(every),
-        [("gpu.0.gpu", 60.0), ("gpu.0.powerWatts", 30.0), ("gpu.1.gpu", 30.0)]
+        [
+            ("gpu.0.gpu", 60.0),
+            ("gpu.0.powerWatts", 30.0),
+            ("gpu.1.gpu", 30.0)
+        ]
     );
 }
 
@@ -412,9 +425,17 @@ fn a_host_with_thousands_of_series_keeps_every_one() {
         "proc.memory.availableMB",
         "gpu.7.field349",
     ] {
-        assert_eq!(h.series(key).and_then(Series::last).map(|p| p.1), Some(7.0), "{key}");
+        assert_eq!(
+            h.series(key).and_then(Series::last).map(|p| p.1),
+            Some(7.0),
+            "{key}"
+        );
     }
-    assert_eq!(m.host("plain").and_then(|h| h.series("uptime").and_then(Series::last).map(|p| p.1)), Some(9.0));
+    assert_eq!(
+        m.host("plain")
+            .and_then(|h| h.series("uptime").and_then(Series::last).map(|p| p.1)),
+        Some(9.0)
+    );
 }
 
 /// Past the cap, the host's devices' keys give way, not its own readings.
@@ -430,6 +451,10 @@ fn a_host_past_the_cap_keeps_its_own_readings() {
     let h = m.host("h").expect("h");
     assert_eq!(h.keys().count(), MAX_KEYS);
     for key in ["swap.total", "uptime", "disk./.usagePercent"] {
-        assert_eq!(h.series(key).and_then(Series::last).map(|p| p.1), Some(1.0), "{key}");
+        assert_eq!(
+            h.series(key).and_then(Series::last).map(|p| p.1),
+            Some(1.0),
+            "{key}"
+        );
     }
 }

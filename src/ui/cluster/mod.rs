@@ -248,8 +248,7 @@ impl ClusterScreen {
     #[must_use]
     pub fn pattern_refused(&self) -> bool {
         use crate::ui::prompt::Pattern as _;
-        (self.filter.error.as_ref())
-            .is_some_and(|e| !crate::ui::query::Matcher::is_too_long(e))
+        (self.filter.error.as_ref()).is_some_and(|e| !crate::ui::query::Matcher::is_too_long(e))
     }
 
     /// Fold in a refresh: whether the host opened has new points to show.

@@ -241,7 +241,10 @@ fn host_names_sort_with_their_numbers_as_numbers() {
         start: END - 60.0,
         end: END,
         step: Duration::from_secs(15),
-        series: names.iter().map(|h| s(h, "cpu.0.cpu_percent", 10.0)).collect(),
+        series: names
+            .iter()
+            .map(|h| s(h, "cpu.0.cpu_percent", 10.0))
+            .collect(),
         up,
         refused: vec![],
     })));

@@ -120,10 +120,10 @@ fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
 /// The sort's direction: `▼` highest (or last) first, `▲` lowest (or first) first,
 /// whichever the column's own order is.
 fn arrow(c: &ClusterScreen, s: SortBy) -> &'static str {
-    if s.descending() != c.reverse {
-        "▼"
-    } else {
+    if s.descending() == c.reverse {
         "▲"
+    } else {
+        "▼"
     }
 }
 
