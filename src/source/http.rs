@@ -288,9 +288,7 @@ fn tls_config(ca_files: &[std::path::PathBuf]) -> Result<ureq::tls::TlsConfig, S
 fn with_ca_hint(why: String) -> String {
     let lower = why.to_lowercase();
     if lower.contains("unknownissuer") || lower.contains("invalid peer certificate") {
-        format!(
-            "{why} (a server with a private CA: name its certificate in SSL_CERT_FILE or REQUESTS_CA_BUNDLE)"
-        )
+        format!("{why} (a private CA? name its certificate in SSL_CERT_FILE or REQUESTS_CA_BUNDLE)")
     } else {
         why
     }

@@ -265,6 +265,12 @@ fn a_gpu_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     app.update(Msg::key(KeyCode::Enter));
     let s = screen(&app, 120, 40);
     assert!(s.contains("gpu: no sample since"), "{s}");
+    // The header's GPU rows say so too, not their last values.
+    let gpu0 = s.lines().find(|l| l.contains(" gpu0 ")).expect("gpu0 row");
+    assert!(
+        gpu0.contains("no sample since") && !gpu0.contains('%'),
+        "{s}"
+    );
 }
 
 #[test]
