@@ -395,7 +395,8 @@ impl ClusterModel {
                 .instances
                 .entry(s.exporter)
                 .or_insert_with(|| s.instance.clone());
-            if *known == s.instance {
+            // Bounded as the hosts are: past it, a clash is one row, as before.
+            if *known == s.instance || self.split.len() >= MAX_HOSTS {
                 continue;
             }
             self.split.insert(s.host.clone());

@@ -1,6 +1,6 @@
 //! The Prometheus HTTP API (`/api/v1/…`), as Prometheus, Thanos, Mimir and
 //! VictoriaMetrics answer it: instant and range queries, series, label values, and
-//! the scrape interval from the server's configuration.
+//! the scrape interval from the server's targets or its configuration.
 //!
 //! Every answer is the envelope `{"status":"success","data":…}` or
 //! `{"status":"error","errorType":…,"error":…}` (with a 4xx/5xx status); both, and

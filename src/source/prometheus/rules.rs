@@ -7,8 +7,9 @@
 //! (by the sampler's own dcgm-exporter table, [`leet_sampler::dcgm_field`], plus the
 //! derived frame-buffer keys it adds). The host is the `instance` label without its
 //! port (so node-exporter's `:9100` and dcgm-exporter's `:9400` on one node are one
-//! host), else `host`, else `Hostname`; a GPU is its `gpu` label, else `device`
-//! without `nvidia`.
+//! host; each series keeps its whole `instance` too, by which the model tells apart
+//! two targets of one exporter on one host), else `host`, else `Hostname`; a GPU is
+//! its `gpu` label, else `device` without `nvidia`.
 
 use std::time::Duration;
 
