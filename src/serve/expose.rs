@@ -38,6 +38,8 @@ pub struct Context<'a> {
     pub unavailable: &'a [(String, String)],
     /// Samples taken so far, this one included.
     pub samples: u64,
+    /// Sampled families this sample has no value of.
+    pub without_values: &'a [&'a str],
 }
 
 struct Family<'a> {
@@ -57,6 +59,10 @@ enum FamilyKind {
 #[derive(Default)]
 pub struct Renderer {
     cache: HashMap<String, Mapped>,
+    /// Families failing now, with why: from a sample that gave their error until
+    /// one that has their values (a collector waiting to retry a failed endpoint
+    /// reports its error once, then gives nothing).
+    failing: BTreeMap<String, String>,
 }
 
 impl Renderer {
@@ -85,13 +91,15 @@ impl Renderer {
         let reasons: Vec<String> = (ctx.unavailable.iter())
             .map(|(_, why)| why.chars().take(MAX_REASON).collect())
             .collect();
-        // A family that failed this sample (a hung driver: "late" or "busy"; an
-        // endpoint that is down) is not available now, whatever it was at start.
-        let mut failing: BTreeMap<&str, String> = BTreeMap::new();
+        // A family that failed (a hung driver: "late" or "busy"; an endpoint that
+        // is down) is not available now, whatever it was at start, until a sample
+        // has its values again.
+        self.failing
+            .retain(|f, _| ctx.without_values.contains(&f.as_str()));
+        let mut now: BTreeMap<&str, String> = BTreeMap::new();
         for (family, why) in &sample.errors {
             let why: String = why.chars().take(MAX_REASON).collect();
-            failing
-                .entry(family.as_str())
+            now.entry(family.as_str())
                 .and_modify(|w| {
                     if w.len() < MAX_REASON {
                         w.push_str("; ");
@@ -100,6 +108,12 @@ impl Renderer {
                 })
                 .or_insert(why);
         }
+        for (family, why) in now {
+            self.failing.insert(family.to_owned(), why);
+        }
+        let failing: BTreeMap<&str, String> = (self.failing.iter())
+            .map(|(f, w)| (f.as_str(), w.clone()))
+            .collect();
         let families = group(&values, ctx, (&reasons, &failing), sample.timestamp);
         Page {
             text: Bytes::from(write_page(&families, false)),
@@ -279,6 +293,7 @@ mod tests {
             families: &["cpu", "memory"],
             unavailable: &unavailable,
             samples: 3,
+            without_values: &[],
         };
         Renderer::new().render(&sample(), &ctx)
     }
@@ -333,12 +348,14 @@ mod tests {
             ("nvidia".into(), "late".into()),
             ("nvidia".into(), "busy".into()),
         ];
-        let ctx = Context {
+        let quiet = Context {
             families: &["cpu", "nvidia"],
             unavailable: &[],
             samples: 9,
+            without_values: &["nvidia"],
         };
-        let page = Renderer::new().render(&hung, &ctx);
+        let mut r = Renderer::new();
+        let page = r.render(&hung, &quiet);
         let text = std::str::from_utf8(&page.text).expect("utf-8");
         assert!(
             text.contains(
@@ -348,6 +365,28 @@ mod tests {
         );
         assert!(text.contains("leet_family_info{family=\"cpu\",available=\"1\"} 1\n"));
         assert!(!text.contains("family=\"nvidia\",available=\"1\""));
+        // A family that reported its failure once and gives nothing since (a
+        // dcgm-exporter endpoint waiting to be retried) stays unavailable, until a
+        // sample has its values.
+        let info = |r: &mut Renderer, ctx: &Context<'_>| {
+            let page = r.render(&sample(), ctx);
+            let text = String::from_utf8(page.text.to_vec()).expect("utf-8");
+            (text.lines())
+                .find(|l| l.starts_with("leet_family_info{family=\"nvidia\""))
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
+        let still = info(&mut r, &quiet);
+        assert!(
+            still.contains("available=\"0\",reason=\"late; busy\""),
+            "{still}"
+        );
+        let back = Context {
+            without_values: &[],
+            ..quiet
+        };
+        let back = info(&mut r, &back);
+        assert!(back.contains("available=\"1\""), "{back}");
     }
 
     #[test]
