@@ -115,8 +115,8 @@ pub struct Cli {
     // Only the viewer reads a server; `sample` and `serve` share the rest.
     let help = a.get_help().map(ToString::to_string).unwrap_or_default();
     a.help(format!(
-        "{help}. With --live --prometheus: how often the server is read (default: its \
-         scrape interval)"
+        "{help}. With --live --prometheus: how often the server is read (default: the \
+         shortest scrape interval of the targets read)"
     ))
 }))]
 pub struct ViewArgs {
@@ -162,7 +162,7 @@ pub struct ViewArgs {
     /// server with its HTTP API: Thanos, Mimir, VictoriaMetrics), instead of this
     /// host: series of `leet serve`, node-exporter and dcgm-exporter, one header row
     /// per host, a GPU heatmap and per-metric charts. --interval is then how often
-    /// it is read (default: the server's scrape interval).
+    /// it is read (default: the shortest scrape interval of the targets read).
     #[arg(long, value_name = "URL", requires = "live", value_parser = parse_prometheus_url)]
     pub prometheus: Option<String>,
     /// With --prometheus: label matchers choosing the jobs and hosts, as in PromQL
@@ -171,8 +171,8 @@ pub struct ViewArgs {
     #[arg(long = "match", value_name = "MATCHERS", requires = "prometheus",
           value_parser = parse_matcher)]
     pub matchers: Vec<String>,
-    /// Whether --interval was given (else the cluster screen reads at the server's
-    /// scrape interval); set by [`Cli::parse_args`].
+    /// Whether --interval was given (else the cluster screen reads at its targets'
+    /// shortest scrape interval); set by [`Cli::parse_args`].
     #[arg(skip)]
     pub interval_given: bool,
     /// With --live: how much history each chart shows (e.g. 5m, 1h30m; a plain

@@ -11,7 +11,9 @@ pub enum HttpError {
     BadUrl { url: String, why: String },
     #[error("{server}: connection refused")]
     Refused { server: String },
-    #[error("{server}: no answer within {secs} s")]
+    /// Silent, or too slow (a server that dribbles its answer): the whole
+    /// answer did not come in time.
+    #[error("{server}: no complete answer within {secs} s")]
     Timeout { server: String, secs: u64 },
     #[error("{server}: answer larger than {limit} bytes")]
     TooLarge { server: String, limit: u64 },
@@ -40,8 +42,9 @@ pub enum PromError {
     Garbage { server: String, why: String },
 }
 
-/// Which exporter a rule reads. A host with `leet serve` series is read from them
-/// alone; the others fill in for hosts that run none.
+/// Which exporter a rule reads. A key `leet serve` exports on a host is read from
+/// it; the others give the keys it does not (a host without it, or its GPUs from
+/// dcgm-exporter where `leet serve` has none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Exporter {
     Leet,
@@ -53,6 +56,10 @@ pub enum Exporter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostSeries {
     pub host: String,
+    /// The target it was scraped from (its `instance` label, else the host): two
+    /// targets of one host that export the same exporter's series are told apart
+    /// by it.
+    pub instance: String,
     pub exporter: Exporter,
     pub key: String,
     pub points: Vec<(f64, f64)>,
@@ -64,6 +71,7 @@ pub struct HostSeries {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostUp {
     pub host: String,
+    pub instance: String,
     pub points: Vec<(f64, bool)>,
 }
 

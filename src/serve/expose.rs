@@ -38,6 +38,8 @@ pub struct Context<'a> {
     pub unavailable: &'a [(String, String)],
     /// Samples taken so far, this one included.
     pub samples: u64,
+    /// Sampled families this sample has no value of.
+    pub without_values: &'a [&'a str],
 }
 
 struct Family<'a> {
@@ -57,6 +59,10 @@ enum FamilyKind {
 #[derive(Default)]
 pub struct Renderer {
     cache: HashMap<String, Mapped>,
+    /// Families failing now, with why: from a sample that gave their error until
+    /// one that has their values (a collector waiting to retry a failed endpoint
+    /// reports its error once, then gives nothing).
+    failing: BTreeMap<String, String>,
 }
 
 impl Renderer {
@@ -85,7 +91,30 @@ impl Renderer {
         let reasons: Vec<String> = (ctx.unavailable.iter())
             .map(|(_, why)| why.chars().take(MAX_REASON).collect())
             .collect();
-        let families = group(&values, ctx, &reasons, sample.timestamp);
+        // A family that failed (a hung driver: "late" or "busy"; an endpoint that
+        // is down) is not available now, whatever it was at start, until a sample
+        // has its values again.
+        self.failing
+            .retain(|f, _| ctx.without_values.contains(&f.as_str()));
+        let mut now: BTreeMap<&str, String> = BTreeMap::new();
+        for (family, why) in &sample.errors {
+            let why: String = why.chars().take(MAX_REASON).collect();
+            now.entry(family.as_str())
+                .and_modify(|w| {
+                    if w.len() < MAX_REASON {
+                        w.push_str("; ");
+                        w.push_str(&why);
+                    }
+                })
+                .or_insert(why);
+        }
+        for (family, why) in now {
+            self.failing.insert(family.to_owned(), why);
+        }
+        let failing: BTreeMap<&str, String> = (self.failing.iter())
+            .map(|(f, w)| (f.as_str(), w.clone()))
+            .collect();
+        let families = group(&values, ctx, (&reasons, &failing), sample.timestamp);
         Page {
             text: Bytes::from(write_page(&families, false)),
             openmetrics: Bytes::from(write_page(&families, true)),
@@ -98,7 +127,7 @@ impl Renderer {
 fn group<'a>(
     values: &[(&'a Mapped, f64)],
     ctx: &'a Context<'a>,
-    reasons: &'a [String],
+    (reasons, failing): (&'a [String], &'a BTreeMap<&'a str, String>),
     timestamp: f64,
 ) -> BTreeMap<&'a str, Family<'a>> {
     let mut out: BTreeMap<&str, Family<'_>> = BTreeMap::new();
@@ -134,7 +163,13 @@ fn group<'a>(
         vec![(Vec::new(), samples)],
     );
     let mut info: Vec<(Vec<(&str, &str)>, f64)> = (ctx.families.iter())
-        .map(|f| (vec![("family", *f), ("available", "1")], 1.0))
+        .map(|f| match failing.get(f) {
+            Some(why) => (
+                vec![("family", *f), ("available", "0"), ("reason", why.as_str())],
+                1.0,
+            ),
+            None => (vec![("family", *f), ("available", "1")], 1.0),
+        })
         .collect();
     for ((family, _), why) in ctx.unavailable.iter().zip(reasons) {
         info.push((
@@ -149,7 +184,7 @@ fn group<'a>(
     meta(
         "leet_family_info",
         FamilyKind::Info,
-        "A metric family of the sampler: available=1 when sampled, else 0 with the reason",
+        "A metric family of the sampler: available=1 when this sample has its reading, else 0 with the reason (not found at start, or failing now)",
         info,
     );
     out
@@ -258,6 +293,7 @@ mod tests {
             families: &["cpu", "memory"],
             unavailable: &unavailable,
             samples: 3,
+            without_values: &[],
         };
         Renderer::new().render(&sample(), &ctx)
     }
@@ -303,6 +339,54 @@ mod tests {
                 .labels
                 .contains(&("reason".into(), "no \"NVML\"\nat all\\".into())));
         }
+    }
+
+    #[test]
+    fn a_family_failing_now_is_not_available() {
+        let mut hung = sample();
+        hung.errors = vec![
+            ("nvidia".into(), "late".into()),
+            ("nvidia".into(), "busy".into()),
+        ];
+        let quiet = Context {
+            families: &["cpu", "nvidia"],
+            unavailable: &[],
+            samples: 9,
+            without_values: &["nvidia"],
+        };
+        let mut r = Renderer::new();
+        let page = r.render(&hung, &quiet);
+        let text = std::str::from_utf8(&page.text).expect("utf-8");
+        assert!(
+            text.contains(
+                "leet_family_info{family=\"nvidia\",available=\"0\",reason=\"late; busy\"} 1\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("leet_family_info{family=\"cpu\",available=\"1\"} 1\n"));
+        assert!(!text.contains("family=\"nvidia\",available=\"1\""));
+        // A family that reported its failure once and gives nothing since (a
+        // dcgm-exporter endpoint waiting to be retried) stays unavailable, until a
+        // sample has its values.
+        let info = |r: &mut Renderer, ctx: &Context<'_>| {
+            let page = r.render(&sample(), ctx);
+            let text = String::from_utf8(page.text.to_vec()).expect("utf-8");
+            (text.lines())
+                .find(|l| l.starts_with("leet_family_info{family=\"nvidia\""))
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
+        let still = info(&mut r, &quiet);
+        assert!(
+            still.contains("available=\"0\",reason=\"late; busy\""),
+            "{still}"
+        );
+        let back = Context {
+            without_values: &[],
+            ..quiet
+        };
+        let back = info(&mut r, &back);
+        assert!(back.contains("available=\"1\""), "{back}");
     }
 
     #[test]

@@ -97,10 +97,12 @@ fn spawn_sampling(opts: SamplerOptions, latest: Arc<http::Latest>) -> std::io::R
                 let sample = sampler.sample();
                 samples += 1;
                 let families = sampler.families();
+                let without_values = sampler.without_values();
                 let ctx = expose::Context {
                     families: &families,
                     unavailable: sampler.unavailable(),
                     samples,
+                    without_values: &without_values,
                 };
                 latest.set(renderer.render(&sample, &ctx));
             }

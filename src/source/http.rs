@@ -4,9 +4,10 @@
 //!
 //! `http://user:pass@host/` sends HTTP basic auth; `http://token@host/` (no `:`)
 //! sends `Authorization: Bearer token`. The server's name in errors and in
-//! [`Endpoint::server`] is the URL without its userinfo. HTTPS trusts the CA file of
-//! `SSL_CERT_FILE` when set, as the sampler's scrapes and remote runs do
-//! ([`leet_sampler::tls`]).
+//! [`Endpoint::server`] is the URL without its userinfo. HTTPS trusts the CA files
+//! of `SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` when set (both: a container's
+//! `SSL_CERT_FILE` often names the system bundle while `REQUESTS_CA_BUNDLE` names
+//! the private CA, as for W&B's tools), else the public roots.
 
 use std::fmt;
 use std::time::Duration;
@@ -157,15 +158,24 @@ fn redact(url: &str) -> String {
 impl Endpoint {
     /// An endpoint for `url` (`http(s)://[userinfo@]host[:port][/path]`).
     pub fn new(url: &str, opts: HttpOptions) -> Result<Self, HttpError> {
+        let files = ca_files(
+            std::env::var_os("SSL_CERT_FILE"),
+            std::env::var_os("REQUESTS_CA_BUNDLE"),
+        );
+        Self::with_ca_files(url, opts, &files)
+    }
+
+    /// An endpoint for `url` trusting the certificates of `ca_files` (the public
+    /// roots when there is none).
+    pub fn with_ca_files(
+        url: &str,
+        opts: HttpOptions,
+        ca_files: &[std::path::PathBuf],
+    ) -> Result<Self, HttpError> {
         let (base, auth) = split_url(url.trim())?;
-        // The roots every HTTPS client of leet trusts (the sampler's scrapes, remote runs).
-        let ca_file = leet_sampler::tls::ca_file_from_env();
-        let tls = leet_sampler::tls::config(ca_file.as_deref()).map_err(|why| {
-            let file = ca_file.as_deref().map(leet_text::sanitize_path);
-            HttpError::Failed {
-                server: base.clone(),
-                why: format!("CA file {}: {why}", file.unwrap_or_default()),
-            }
+        let tls = tls_config(ca_files).map_err(|why| HttpError::Failed {
+            server: base.clone(),
+            why,
         })?;
         let agent = ureq::Agent::config_builder()
             .tls_config(tls)
@@ -235,15 +245,82 @@ impl Endpoint {
             ureq::Error::ConnectionFailed => HttpError::Refused { server },
             other => HttpError::Failed {
                 server,
-                why: leet_text::sanitize(&other.to_string()),
+                why: with_ca_hint(leet_text::sanitize(&other.to_string())),
             },
         }
+    }
+}
+
+/// The CA files named by `SSL_CERT_FILE` and `REQUESTS_CA_BUNDLE` (empty means
+/// unset; one file named by both counts once).
+fn ca_files(
+    ssl_cert_file: Option<std::ffi::OsString>,
+    requests_ca_bundle: Option<std::ffi::OsString>,
+) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    for v in [ssl_cert_file, requests_ca_bundle].into_iter().flatten() {
+        let path = std::path::PathBuf::from(v);
+        if !path.as_os_str().is_empty() && !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// TLS settings trusting the certificates of every file of `ca_files`, else the
+/// public roots; an error names the file that holds none.
+fn tls_config(ca_files: &[std::path::PathBuf]) -> Result<ureq::tls::TlsConfig, String> {
+    if ca_files.is_empty() {
+        return Ok(ureq::tls::TlsConfig::default());
+    }
+    let mut certs = Vec::new();
+    for f in ca_files {
+        let got = leet_sampler::tls::certificates(f)
+            .map_err(|why| format!("CA file {}: {why}", leet_text::sanitize_path(f)))?;
+        certs.extend(got);
+    }
+    let roots = ureq::tls::RootCerts::Specific(std::sync::Arc::new(certs));
+    Ok(ureq::tls::TlsConfig::builder().root_certs(roots).build())
+}
+
+/// A certificate the trusted roots do not vouch for: say how to trust a private
+/// CA.
+fn with_ca_hint(why: String) -> String {
+    let lower = why.to_lowercase();
+    if lower.contains("unknownissuer") || lower.contains("invalid peer certificate") {
+        format!("{why} (a private CA? name its certificate in SSL_CERT_FILE or REQUESTS_CA_BUNDLE)")
+    } else {
+        why
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_ca_variables_are_trusted() {
+        use std::ffi::OsString;
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            ca_files(os("/etc/ssl/certs/ca-certificates.crt"), os("/tmp/ca.pem")),
+            [
+                std::path::PathBuf::from("/etc/ssl/certs/ca-certificates.crt"),
+                std::path::PathBuf::from("/tmp/ca.pem")
+            ]
+        );
+        assert_eq!(ca_files(os(""), os("/tmp/ca.pem")).len(), 1);
+        assert_eq!(ca_files(os("/a"), os("/a")).len(), 1);
+        assert!(ca_files(None, None).is_empty());
+        let ca = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls/ca.pem");
+        let key = ca.with_file_name("server.key");
+        assert!(tls_config(&[ca.clone(), ca.clone()]).is_ok());
+        let err = tls_config(&[ca, key]).expect_err("a key is no certificate");
+        assert!(err.contains("server.key"), "{err}");
+        let hint = with_ca_hint("invalid peer certificate: UnknownIssuer".into());
+        assert!(hint.contains("REQUESTS_CA_BUNDLE"), "{hint}");
+        assert_eq!(with_ca_hint("refused".into()), "refused");
+    }
 
     #[test]
     fn userinfo_becomes_a_header_and_is_never_shown() {

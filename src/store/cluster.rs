@@ -38,6 +38,8 @@ pub enum HostState {
 #[derive(Debug, Clone)]
 struct KeySeries {
     exporter: Exporter,
+    /// The target it comes from (see [`HostSeries::instance`]).
+    instance: String,
     /// The first value read, for the keys shown as an amount since then.
     base: Option<f64>,
     since_first: bool,
@@ -51,8 +53,9 @@ pub struct Host {
     up: Option<(f64, bool)>,
     /// The newest sample time of any of its series.
     newest: Option<f64>,
-    /// Read from `leet serve`: other exporters' series are ignored for it.
-    leet: bool,
+    /// The target each exporter's series come from: a second target of the same
+    /// exporter splits the host in one row per target (see [`ClusterModel::split`]).
+    instances: BTreeMap<Exporter, String>,
     series: BTreeMap<String, KeySeries>,
 }
 
@@ -61,9 +64,13 @@ pub struct Host {
 pub struct HeaderRow {
     pub host: String,
     pub state: HostState,
+    /// The host's CPU: the mean of its cores' busy shares, %.
     pub cpu: Option<f64>,
     pub memory: Option<f64>,
     pub gpus: usize,
+    /// GPUs whose utilisation is not current (their exporter stopped giving it
+    /// while the host's other series go on): left out of the values beside.
+    pub gpus_stale: usize,
     pub gpu_mean: Option<f64>,
     pub gpu_min: Option<f64>,
     /// Mean GPU memory allocated, %.
@@ -91,7 +98,11 @@ pub struct ClusterModel {
     interval: Duration,
     window: Duration,
     hosts: BTreeMap<String, Host>,
-    /// The last failure and when; cleared by the next good refresh.
+    /// Hosts shown as one row per target: two targets of one host exported the
+    /// same exporter's series, whose keys would clash in one row.
+    split: std::collections::BTreeSet<String>,
+    /// The last failure and when the failing began; cleared by the next good
+    /// refresh.
     error: Option<(String, f64)>,
     /// The end of the newest good refresh.
     last_ok: Option<f64>,
@@ -117,6 +128,10 @@ impl KeySeries {
         let (_, y) = self.points.last()?;
         y.is_finite().then_some(y)
     }
+
+    fn last_time(&self) -> Option<f64> {
+        self.points.last().map(|(t, _)| t)
+    }
 }
 
 impl Host {
@@ -140,31 +155,71 @@ impl Host {
         self.series.get(key).map(|s| &s.points)
     }
 
-    fn latest(&self, key: &str) -> Option<f64> {
-        self.series.get(key)?.latest()
+    /// Whether `key`'s newest sample is current: no older than a few intervals
+    /// before the host's newest one. An exporter that stops giving a family (a
+    /// hung GPU driver) while the target is scraped leaves that family's keys
+    /// behind the others': their last values are not the host's now.
+    #[must_use]
+    pub fn is_current(&self, key: &str, interval: Duration) -> bool {
+        let Some(t) = self.series.get(key).and_then(KeySeries::last_time) else {
+            return false;
+        };
+        self.newest
+            .is_none_or(|n| n - t <= STALE_AFTER * interval.as_secs_f64())
     }
 
-    /// The latest value of `field` of every GPU.
-    fn gpu_latest(&self, field: &str) -> Vec<f64> {
+    /// The keys that are not current (see [`Host::is_current`]), each with the
+    /// time of its newest sample.
+    #[must_use]
+    pub fn behind(&self, interval: Duration) -> Vec<(&str, f64)> {
         (self.series.iter())
-            .filter(|(k, _)| gpu_key(k).is_some_and(|(_, f)| f == field))
+            .filter(|(k, _)| !self.is_current(k, interval))
+            .filter_map(|(k, s)| Some((k.as_str(), s.last_time()?)))
+            .collect()
+    }
+
+    /// The newest `up` point: (time, scraped).
+    #[must_use]
+    pub fn up(&self) -> Option<(f64, bool)> {
+        self.up
+    }
+
+    /// The newest sample time of any of its series.
+    #[must_use]
+    pub fn newest(&self) -> Option<f64> {
+        self.newest
+    }
+
+    /// The latest values of the current keys `pick` passes.
+    fn current(&self, interval: Duration, pick: impl Fn(&str) -> bool) -> Vec<f64> {
+        (self.series.iter())
+            .filter(|(k, _)| pick(k) && self.is_current(k, interval))
             .filter_map(|(_, s)| s.latest())
             .collect()
     }
 
+    /// The latest value of `field` of every GPU whose series is current.
+    fn gpu_latest(&self, field: &str, interval: Duration) -> Vec<f64> {
+        self.current(interval, |k| gpu_key(k).is_some_and(|(_, f)| f == field))
+    }
+
     fn fold(&mut self, s: HostSeries, cap: usize, window: f64) {
-        if s.exporter == Exporter::Leet && !self.leet {
-            self.leet = true;
-            self.series.retain(|_, v| v.exporter == Exporter::Leet);
-        }
-        if self.leet && s.exporter != Exporter::Leet {
-            return;
+        // A key `leet serve` exports is read from it; another exporter's series of
+        // the same key (node-exporter's CPU, dcgm-exporter's view of the same GPU)
+        // would count it twice, so it gives only the keys `leet serve` lacks.
+        match self.series.get(&s.key).map(|k| k.exporter) {
+            Some(Exporter::Leet) if s.exporter != Exporter::Leet => return,
+            Some(e) if e != Exporter::Leet && s.exporter == Exporter::Leet => {
+                self.series.remove(&s.key);
+            }
+            _ => {}
         }
         if !self.series.contains_key(&s.key) && self.series.len() >= MAX_KEYS {
             return;
         }
         let entry = self.series.entry(s.key).or_insert_with(|| KeySeries {
             exporter: s.exporter,
+            instance: s.instance,
             base: None,
             since_first: s.since_first,
             points: Series::windowed(cap, window),
@@ -198,6 +253,14 @@ fn rank(s: &HostSeries) -> (Exporter, bool) {
     (s.exporter, per_device)
 }
 
+/// `cpu.<N>.cpu_percent`: one core's busy share.
+#[must_use]
+pub fn is_core(key: &str) -> bool {
+    (key.strip_prefix("cpu.")
+        .and_then(|r| r.strip_suffix(".cpu_percent")))
+    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
@@ -210,6 +273,7 @@ impl ClusterModel {
             interval: DEFAULT_INTERVAL,
             window,
             hosts: BTreeMap::new(),
+            split: std::collections::BTreeSet::new(),
             error: None,
             last_ok: None,
             refused: Vec::new(),
@@ -254,6 +318,13 @@ impl ClusterModel {
         self.hosts.get(name)
     }
 
+    /// The time between two samples a host is judged against: the refresh
+    /// interval, or the step where it is coarser.
+    #[must_use]
+    pub fn every(&self) -> Duration {
+        self.interval.max(self.step)
+    }
+
     /// Points each ring keeps: the window at the step, and a little room.
     fn capacity(&self) -> usize {
         let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
@@ -276,27 +347,85 @@ impl ClusterModel {
                 interval,
                 window,
             } => {
+                let step = step.max(Duration::from_millis(1));
+                if step != self.step {
+                    // The rings are sized for the step; the driver reads the
+                    // window again at the new one.
+                    self.hosts.clear();
+                    self.split.clear();
+                }
                 self.server = server;
-                self.step = step.max(Duration::from_millis(1));
+                self.step = step;
                 self.interval = interval.max(Duration::from_millis(1));
                 self.window = window;
             }
             ClusterUpdate::Fetched(batch) => self.fold(*batch),
             ClusterUpdate::Failed { error, at } => {
-                self.error = Some((error.to_string(), at));
+                // The failing began at the first failure of this streak, not at the
+                // latest retry.
+                let since = self.error.as_ref().map_or(at, |(_, t)| t.min(at));
+                self.error = Some((error.to_string(), since));
+            }
+        }
+    }
+
+    /// The row a target's series go to: its host's, or its own where the host is
+    /// split.
+    fn row(&self, host: String, instance: &str) -> String {
+        if self.split.contains(&host) {
+            instance.to_owned()
+        } else {
+            host
+        }
+    }
+
+    /// Note which target each exporter of each host is read from; a host with two
+    /// targets of one exporter (two `leet serve` on one machine, on two ports) is
+    /// split into one row per target, its series moved to their target's row: one
+    /// row would keep one target's series of each key and lose the other's.
+    fn split_clashes(&mut self, series: &[HostSeries]) {
+        for s in series {
+            if self.split.contains(&s.host) {
+                continue;
+            }
+            let Some(h) = self.host_mut(s.host.clone()) else {
+                continue;
+            };
+            let known = h
+                .instances
+                .entry(s.exporter)
+                .or_insert_with(|| s.instance.clone());
+            // Bounded as the hosts are: past it, a clash is one row, as before.
+            if *known == s.instance || self.split.len() >= MAX_HOSTS {
+                continue;
+            }
+            self.split.insert(s.host.clone());
+            let Some(old) = self.hosts.remove(&s.host) else {
+                continue;
+            };
+            for (key, ks) in old.series {
+                let newest = ks.last_time();
+                if let Some(h) = self.host_mut(ks.instance.clone()) {
+                    h.up = h.up.or(old.up);
+                    h.instances.insert(ks.exporter, ks.instance.clone());
+                    h.newest = h.newest.into_iter().chain(newest).max_by(f64::total_cmp);
+                    h.series.insert(key, ks);
+                }
             }
         }
     }
 
     fn fold(&mut self, batch: Batch) {
         let (cap, window) = (self.capacity(), self.window.as_secs_f64());
+        self.split_clashes(&batch.series);
         for up in batch.up {
             let Some(last) = up.points.last().copied() else {
                 continue;
             };
             // A host scraped by several jobs (node-exporter and dcgm-exporter on one
             // node) is down when any of them is: part of its data has stopped.
-            if let Some(h) = self.host_mut(up.host) {
+            let row = self.row(up.host, &up.instance);
+            if let Some(h) = self.host_mut(row) {
                 h.up = match h.up {
                     Some((t, up)) if t == last.0 => Some((t, up && last.1)),
                     Some((t, _)) if t > last.0 => h.up,
@@ -309,7 +438,8 @@ impl ClusterModel {
         let mut series = batch.series;
         series.sort_by_cached_key(rank);
         for s in series {
-            if let Some(h) = self.host_mut(s.host.clone()) {
+            let row = self.row(s.host.clone(), &s.instance);
+            if let Some(h) = self.host_mut(row) {
                 h.fold(s, cap, window);
             }
         }
@@ -322,17 +452,23 @@ impl ClusterModel {
     pub fn header(&self, now: f64) -> Vec<HeaderRow> {
         (self.hosts.iter())
             .map(|(name, h)| {
-                let util = h.gpu_latest("gpu");
-                let power = h.gpu_latest("powerWatts");
+                let every = self.every();
+                let util = h.gpu_latest("gpu", every);
+                let power = h.gpu_latest("powerWatts", every);
+                let gpus = (h.keys())
+                    .filter(|k| gpu_key(k).is_some_and(|(_, f)| f == "gpu"))
+                    .count();
+                let cores = h.current(every, is_core);
                 HeaderRow {
                     host: name.clone(),
-                    state: h.state(now, self.interval.max(self.step)),
-                    cpu: h.latest("cpu"),
-                    memory: h.latest("memory_percent"),
-                    gpus: util.len(),
+                    state: h.state(now, every),
+                    cpu: mean(&cores),
+                    memory: h.current(every, |k| k == "memory_percent").first().copied(),
+                    gpus,
+                    gpus_stale: gpus.saturating_sub(util.len()),
                     gpu_mean: mean(&util),
                     gpu_min: util.iter().copied().min_by(f64::total_cmp),
-                    gpu_memory: mean(&h.gpu_latest("memoryAllocated")),
+                    gpu_memory: mean(&h.gpu_latest("memoryAllocated", every)),
                     power: (!power.is_empty()).then(|| power.iter().sum()),
                 }
             })

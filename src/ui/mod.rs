@@ -1437,6 +1437,15 @@ impl App {
                 let r = self.filters().edit(t, FilterState::clear);
                 self.refilter(r);
             }
+            // A host pattern that does not compile is not kept as the last one that
+            // did: the prompt stays, its error shown, until it is fixed or cancelled.
+            Action::FilterApply
+                if self.filter_target == Some(FilterTarget::Hosts)
+                    && (self.host.cluster.as_deref())
+                        .is_some_and(cluster::ClusterScreen::pattern_refused) =>
+            {
+                return Effect::NONE;
+            }
             // A draft that does not compile is refused: the prompt stays open,
             // its error shown.
             Action::FilterApply => {

@@ -21,6 +21,7 @@ const WINDOW: Duration = Duration::from_secs(300);
 fn series(host: &str, key: &str, f: impl Fn(f64) -> f64) -> HostSeries {
     HostSeries {
         host: host.into(),
+        instance: format!("{host}:9837"),
         exporter: Exporter::Leet,
         key: key.into(),
         points: (0..20)
@@ -38,7 +39,7 @@ fn refresh(n: usize) -> ClusterUpdate {
     for h in 0..n {
         let name = format!("node-{h}");
         let k = h as f64;
-        all.push(series(&name, "cpu", |i| 20.0 + 3.0 * k + i));
+        all.push(series(&name, "cpu.0.cpu_percent", |i| 20.0 + 3.0 * k + i));
         all.push(series(&name, "memory_percent", |_| 30.0 + 5.0 * k));
         all.push(series(&name, "gpu.0.gpu", |i| (50.0 + 2.5 * i).min(100.0)));
         let idle = h == 1;
@@ -53,6 +54,7 @@ fn refresh(n: usize) -> ClusterUpdate {
         all.push(series(&name, "gpu.0.powerWatts", |i| 200.0 + 5.0 * i));
         all.push(series(&name, "gpu.1.powerWatts", |_| 150.0));
         up.push(HostUp {
+            instance: format!("{name}:9837"),
             host: name,
             points: vec![(NOW, h + 1 != n)],
         });
@@ -188,12 +190,12 @@ fn cluster_header_counts_hosts_in_words_and_heads_an_empty_table() {
         screen(app, 120, 40)
     };
     let s = filter(&mut app, "node-0");
-    assert!(s.contains(" · 1 host: 1 up,"), "{s}");
+    assert!(s.contains(" · 1 of 3 hosts: 1 up,"), "{s}");
     assert!(s.contains("GPU utilisation · 2 GPUs"), "{s}");
     // No host passes: the headings still stand apart.
     let s = filter(&mut app, "nothing");
-    assert!(s.contains(" · 0 hosts: 0 up,"), "{s}");
-    assert!(s.contains("  HOST▼ STATE  CPU"), "{s}");
+    assert!(s.contains(" · 0 of 3 hosts: 0 up,"), "{s}");
+    assert!(s.contains("  HOST▲ STATE  CPU"), "{s}");
     assert!(s.contains("GPU utilisation · 0 GPUs"), "{s}");
 }
 
@@ -212,4 +214,106 @@ fn cluster_help_lists_home_and_end_on_their_own_lines() {
     assert!(!line("Select a later host").contains("end"), "{s}");
     assert!(line("Select the first host").contains("home"), "{s}");
     assert!(line("Select the last host").contains("end"), "{s}");
+}
+
+#[test]
+fn a_down_host_opened_says_so_and_shows_no_uptime_as_up() {
+    let mut app = cluster(3, 120, 40);
+    // Sorted by state: the down host first.
+    app.update(Msg::char('S'));
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    let lines: Vec<&str> = s.lines().collect();
+    let facts = lines.iter().find(|l| l.contains("node-2")).expect("facts");
+    assert!(facts.contains("down: no sample since"), "{s}");
+    assert!(!facts.contains(" up "), "{s}");
+    assert!(!s.contains("no sample lately"), "{s}");
+    insta::assert_snapshot!("cluster_120x40_down_host_opened", s);
+}
+
+#[test]
+fn a_gpu_family_its_exporter_stopped_giving_is_not_shown_as_current() {
+    let mut app = cluster(2, 120, 40);
+    // node-0's GPU driver hangs: its exporter drops every GPU series, the rest go
+    // on and the target stays up.
+    let later = |key: &str, v: f64| HostSeries {
+        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
+        ..series("node-0", key, |_| v)
+    };
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
+        Batch {
+            start: NOW,
+            end: NOW + 120.0,
+            step: Duration::from_secs(15),
+            series: vec![
+                later("cpu.0.cpu_percent", 30.0),
+                later("memory_percent", 40.0),
+            ],
+            up: vec![HostUp {
+                host: "node-0".into(),
+                instance: "node-0:9837".into(),
+                points: vec![(NOW + 120.0, true)],
+            }],
+            refused: vec![],
+        },
+    )))));
+    app.update(Msg::Tick(NOW + 121.0));
+    let s = screen(&app, 120, 40);
+    let row = s.lines().find(|l| l.contains("node-0")).expect("row");
+    assert!(row.contains("stale×2"), "{s}");
+    assert!(!row.contains('W'), "no power shown as current: {s}");
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("gpu: no sample since"), "{s}");
+    // The header's GPU rows say so too, not their last values.
+    let gpu0 = s.lines().find(|l| l.contains(" gpu0 ")).expect("gpu0 row");
+    assert!(
+        gpu0.contains("no sample since") && !gpu0.contains('%'),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_host_pattern_that_does_not_compile_says_why_and_is_not_kept() {
+    let mut app = cluster(3, 120, 40);
+    for m in std::iter::once(Msg::char('/')).chain(Msg::typed("node-0[1")) {
+        app.update(m);
+    }
+    let s = screen(&app, 120, 40);
+    let status = s.lines().last().unwrap_or_default().to_owned();
+    assert!(
+        status.contains("hosts /node-0[1  ✗ unclosed character class"),
+        "{s}"
+    );
+    // Enter keeps the prompt and its error: the pattern is not silently the last
+    // one that compiled (`node-0`).
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("✗ unclosed character class"), "{s}");
+    app.update(Msg::key(KeyCode::Backspace));
+    app.update(Msg::key(KeyCode::Backspace));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("[1 of 3 hosts]"), "{s}");
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains(" · 1 of 3 hosts: 1 up,"), "{s}");
+    assert!(s.contains("hosts /node-0 "), "{s}");
+}
+
+#[test]
+fn the_sort_arrow_says_the_direction_and_leaves_the_headings_apart() {
+    let mut app = cluster(3, 120, 40);
+    // Host: first to last (▲); state; CPU: highest first (▼); … GPU min: lowest
+    // first (▲).
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let s = screen(&app, 120, 40);
+        let head = s.lines().nth(1).unwrap_or_default().to_owned();
+        seen.push(head.trim().to_owned());
+        app.update(Msg::char('S'));
+    }
+    assert!(seen[0].starts_with("HOST▲ "), "{seen:?}");
+    assert!(seen[2].contains(" CPU▼ "), "{seen:?}");
+    assert!(seen[4].contains("GPU MEAN▼ GPU MIN"), "{seen:?}");
+    assert!(seen[5].contains("GPU MIN▲ GPU MEM"), "{seen:?}");
 }

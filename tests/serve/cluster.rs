@@ -73,10 +73,12 @@ fn host_port(url: &str) -> String {
 }
 
 fn start_prometheus(dir: &Path, jobs: &[(&str, String)]) -> (Prometheus, std::net::SocketAddr) {
-    let mut config = String::from("global:\n  scrape_interval: 1s\nscrape_configs:\n");
+    // The global interval is Prometheus's default; each job scrapes every second
+    // (leet reads at its targets' own intervals).
+    let mut config = String::from("global:\n  scrape_interval: 1m\nscrape_configs:\n");
     for (job, targets) in jobs {
         config.push_str(&format!(
-            "  - job_name: {job}\n    static_configs:\n{targets}"
+            "  - job_name: {job}\n    scrape_interval: 1s\n    static_configs:\n{targets}"
         ));
     }
     let file = dir.join("prometheus.yml");
@@ -136,6 +138,7 @@ struct Cluster {
     /// The file `gpu-2`'s NVML stub reads its GPUs' utilisation from.
     util: PathBuf,
     _gpus: Serve,
+    _more: [Serve; 2],
     _prometheus: Prometheus,
     _dirs: (tempfile::TempDir, tempfile::TempDir),
 }
@@ -175,12 +178,21 @@ fn start_cluster() -> Option<Cluster> {
     let node = host_port(&client::fake_endpoint(fixture(
         "openmetrics-node-exporter-e2e-linux.txt",
     )));
-    let dcgm = host_port(&client::fake_endpoint(fixture(
-        "openmetrics-dcgm-exporter-l4.txt",
-    )));
+    let dcgm_url = client::fake_endpoint(fixture("openmetrics-dcgm-exporter-l4.txt"));
+    let dcgm = host_port(&dcgm_url);
+    // A second `leet serve` on the machine `twin` (another port) whose GPU is the
+    // dcgm-exporter's L4: its GPU 0 and the first's would clash in one row.
+    let l4_args = ["--interval", "500ms", "--dcgm-exporter", dcgm_url.as_str()];
+    let l4 = Serve::start(&l4_args, &none_env);
+    // `leet serve` (without GPU access) on `node-a` too, beside its node-exporter
+    // and dcgm-exporter: the GPU is dcgm-exporter's.
+    let node_leet = Serve::start(&args, &none_env);
     let dir = tempfile::tempdir().expect("tempdir");
-    let leet_targets =
-        target(&gpus.addr.to_string(), "gpu-2") + &target(&plain.addr.to_string(), "cpu-only");
+    let leet_targets = target(&gpus.addr.to_string(), "gpu-2")
+        + &target(&plain.addr.to_string(), "cpu-only")
+        + &target(&gpus.addr.to_string(), "twin:19853")
+        + &target(&l4.addr.to_string(), "twin:19854")
+        + &target(&node_leet.addr.to_string(), "node-a:9837");
     let (prometheus, web) = start_prometheus(
         dir.path(),
         &[
@@ -195,16 +207,16 @@ fn start_cluster() -> Option<Cluster> {
         want,
         util: PathBuf::from(util),
         _gpus: gpus,
+        _more: [l4, node_leet],
         _prometheus: prometheus,
         _dirs: (stub, dir),
     })
 }
 
-const HOSTS: [&str; 3] = ["cpu-only", "gpu-2", "node-a"];
+const HOSTS: [&str; 5] = ["cpu-only", "gpu-2", "node-a", "twin:19853", "twin:19854"];
 
 /// Keys of node-exporter's and dcgm-exporter's pages, as mapped.
 const EXPORTER_KEYS: &[&str] = &[
-    "cpu",
     "cpu.0.cpu_percent",
     "load.1m",
     "swap.total",
@@ -227,8 +239,24 @@ fn assert_rows(model: &ClusterModel) {
         (row(model, "gpu-2").gpus, row(model, "cpu-only").gpus),
         (2, 0)
     );
+    // node-a's GPU is dcgm-exporter's though `leet serve` runs there (with no GPU).
     let dcgm_row = row(model, "node-a");
     assert_eq!((dcgm_row.gpus, dcgm_row.power), (1, Some(16.365)));
+    // Two `leet serve` on one machine: a row each, every GPU kept.
+    assert_eq!(
+        (row(model, "twin:19853").gpus, row(model, "twin:19854").gpus),
+        (2, 1)
+    );
+    assert_eq!(row(model, "twin:19854").power, Some(16.365));
+    // Every host's CPU is the host's (its cores'), a number for each.
+    for h in HOSTS {
+        assert!(
+            row(model, h)
+                .cpu
+                .is_some_and(|c| (0.0..=100.0).contains(&c)),
+            "{h}"
+        );
+    }
     let heat: Vec<(String, u32)> = (model.heatmap(now(), 10).into_iter())
         .map(|r| (r.host, r.gpu))
         .collect();
@@ -237,7 +265,10 @@ fn assert_rows(model: &ClusterModel) {
         [
             ("gpu-2".into(), 0),
             ("gpu-2".into(), 1),
-            ("node-a".into(), 0)
+            ("node-a".into(), 0),
+            ("twin:19853".into(), 0),
+            ("twin:19853".into(), 1),
+            ("twin:19854".into(), 0),
         ]
     );
     for h in HOSTS {
@@ -315,6 +346,34 @@ fn the_cluster_model_reads_every_exporter_back_from_prometheus() {
         row(m, "cpu-only").state == HostState::Down
     });
     assert_eq!(row(&model, "gpu-2").state, HostState::Up);
+    assert_hung_gpus_are_not_current(&cluster, &client, &rx, &mut model);
+}
+
+/// A GPU driver that hangs (the NVML stub's utilisation file a FIFO nobody
+/// writes): `leet serve` drops its GPU series and keeps the rest, its target stays
+/// up; the GPUs are not shown as current, and `leet_family_info` says `nvidia` is
+/// not available.
+fn assert_hung_gpus_are_not_current(
+    cluster: &Cluster,
+    client: &Client,
+    rx: &mpsc::Receiver<ClusterUpdate>,
+    model: &mut ClusterModel,
+) {
+    let fifo = cluster.util.with_extension("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    std::fs::rename(&fifo, &cluster.util).expect("the FIFO in the file's place");
+    fold_until(rx, model, "gpu-2's GPUs not current", |m| {
+        let r = row(m, "gpu-2");
+        (r.state, r.gpus, r.gpus_stale, r.gpu_mean) == (HostState::Up, 2, 2, None)
+    });
+    assert!(row(model, "gpu-2").memory.is_some());
+    let q = r#"leet_family_info{instance="gpu-2",family="nvidia",available="0"}"#;
+    wait_for("leet serve to say nvidia is not available", || {
+        (!client.query(q, None).ok()?.is_empty()).then_some(())
+    });
 }
 
 /// A `leet serve` page of a host with `gpus` GPUs, each with every per-GPU gauge
@@ -368,7 +427,7 @@ fn a_host_with_thousands_of_series_is_read_whole() {
     let (_prometheus, web) = start_prometheus(dir.path(), &[("leet", target(&big, "gpu-box"))]);
     let client = Client::new(&format!("http://{web}"), HttpOptions::default()).expect("client");
     wait_for("Prometheus's scrape interval", || {
-        client.scrape_interval().ok().flatten()
+        client.scrape_interval(&Matchers::default()).ok().flatten()
     });
     let (tx, rx) = mpsc::channel();
     let options = DriverOptions {
@@ -453,19 +512,19 @@ fn the_cluster_screen_lists_every_host_and_shows_a_killed_exporter_down() {
     // configuration is loaded (before then, the 15 s default).
     let client = Client::new(&url, HttpOptions::default()).expect("client");
     wait_for("Prometheus's scrape interval", || {
-        client.scrape_interval().ok().flatten()
+        client.scrape_interval(&Matchers::default()).ok().flatten()
     });
     let args = ["--live", "--prometheus", url.as_str(), "--window", "1m"];
     // Without colour, so that the heatmap's shades are text a capture reads.
     let t = Tmux::start_env("cluster", "NO_COLOR=1 ", &args, 160, 45);
     let deadline = Duration::from_secs(60);
     // The GPUs' heatmap rows come with the hosts' first series.
-    let gpus = ["gpu-2:0", "gpu-2:1", "node-a:0"];
+    let gpus = ["gpu-2:0", "gpu-2:1", "node-a:0", "twin:19854:0"];
     let (s, ()) = t.wait_until("every host up with its GPUs", deadline, |s| {
         let hosts = HOSTS.iter().all(|h| shows(s, h, "up"));
         (hosts && gpus.iter().all(|g| s.contains(g))).then_some(())
     });
-    assert!(s.contains("3 hosts: 3 up"), "{s}");
+    assert!(s.contains("5 hosts: 5 up"), "{s}");
     let (s, ()) = t.wait_until("every GPU's heatmap row idle", deadline, |s| {
         gpus.iter()
             .all(|g| heat_cells(s, g).is_some_and(idle_all_along))

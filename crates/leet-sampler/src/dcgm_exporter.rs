@@ -415,9 +415,14 @@ impl Collector for DcgmExporterCollector {
 
     fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), SamplerError> {
         if let Some(e) = self.pending.take() {
+            // The error's own text, without the URL it names already.
+            let why = match e {
+                SamplerError::Http { detail, .. } => detail,
+                other => other.to_string(),
+            };
             return Err(SamplerError::Http {
                 url: self.url.clone(),
-                detail: format!("{e} (retrying every 30 s)"),
+                detail: format!("{why} (retrying every 30 s)"),
             });
         }
         if self.retry_at.is_some_and(|t| Instant::now() < t) {

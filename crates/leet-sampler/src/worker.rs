@@ -77,6 +77,8 @@ struct Worker {
     static_info: Vec<(String, String)>,
     /// The newest reading not yet handed out in a sample.
     pending: Option<Pending>,
+    /// Whether the last sample had a value of this family.
+    gave: bool,
 }
 
 /// Every collector on its own worker thread, read together at each tick (see the
@@ -295,6 +297,7 @@ impl<C: Clock> Sampler<C> {
                 gpus: Vec::new(),
                 static_info: Vec::new(),
                 pending: None,
+                gave: false,
             });
         }
         let mut s = Self {
@@ -380,6 +383,15 @@ impl<C: Clock> Sampler<C> {
         &self.unavailable
     }
 
+    /// The sampled families whose reading the last sample had no value of (a
+    /// family that failed, or waits to retry an endpoint that failed).
+    pub fn without_values(&self) -> Vec<&str> {
+        (self.workers.iter())
+            .filter(|w| matches!(w.state, State::Idle | State::Busy { .. }) && !w.gave)
+            .map(|w| w.family.as_str())
+            .collect()
+    }
+
     /// Names of the families that are sampled, e.g. `["cpu", ..., "openmetrics:node"]`.
     pub fn families(&self) -> Vec<&str> {
         self.workers
@@ -433,6 +445,7 @@ impl<C: Clock> Sampler<C> {
         let mut values = Vec::with_capacity(64);
         let mut errors = Vec::new();
         for w in &mut self.workers {
+            w.gave = w.pending.as_ref().is_some_and(|p| !p.values.is_empty());
             if let Some(p) = w.pending.take() {
                 values.extend(p.values);
                 errors.extend(p.errors.into_iter().map(|e| (w.family.clone(), e)));

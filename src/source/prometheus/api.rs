@@ -1,6 +1,6 @@
 //! The Prometheus HTTP API (`/api/v1/…`), as Prometheus, Thanos, Mimir and
 //! VictoriaMetrics answer it: instant and range queries, series, label values, and
-//! the scrape interval from the server's configuration.
+//! the scrape interval from the server's targets or its configuration.
 //!
 //! Every answer is the envelope `{"status":"success","data":…}` or
 //! `{"status":"error","errorType":…,"error":…}` (with a 4xx/5xx status); both, and
@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::matchers::Matchers;
 use crate::source::http::{Answer, Endpoint, HttpOptions};
 
 pub use crate::msg::cluster::PromError;
@@ -83,6 +84,8 @@ struct TargetsData {
 struct Target {
     #[serde(rename = "scrapeInterval")]
     scrape_interval: Option<String>,
+    #[serde(default)]
+    labels: Labels,
 }
 
 /// The longest server text kept in an error.
@@ -262,18 +265,28 @@ impl Client {
         }
     }
 
-    /// The global `scrape_interval` of the server's configuration
-    /// (`/api/v1/status/config`), else the shortest of its active targets'
-    /// (`/api/v1/targets`: servers that hide their configuration may list them).
-    pub fn scrape_interval(&self) -> Result<Option<Duration>, PromError> {
-        let config = self.call::<ConfigData>("status/config", &[]);
-        if let Some(d) = config.ok().and_then(|c| global_scrape_interval(&c.yaml)) {
+    /// The shortest scrape interval of the active targets `matchers` select
+    /// (`/api/v1/targets`: each job may scrape at its own, and the global one is
+    /// only their default), else the global `scrape_interval` of the server's
+    /// configuration (`/api/v1/status/config`), for servers that list no targets.
+    pub fn scrape_interval(&self, matchers: &Matchers) -> Result<Option<Duration>, PromError> {
+        let targets = self.targets_interval(matchers);
+        if let Ok(Some(d)) = targets {
             return Ok(Some(d));
         }
+        match self.call::<ConfigData>("status/config", &[]) {
+            Ok(c) => Ok(global_scrape_interval(&c.yaml)),
+            Err(e) => targets.map(|_| None).or(Err(e)),
+        }
+    }
+
+    /// The shortest scrape interval of the active targets `matchers` select; None
+    /// while the server lists none (a server just started lists its targets a
+    /// few seconds later).
+    pub fn targets_interval(&self, matchers: &Matchers) -> Result<Option<Duration>, PromError> {
         let targets: TargetsData = self.call("targets", &[("state", "active")])?;
-        Ok(targets
-            .active
-            .iter()
+        Ok((targets.active.iter())
+            .filter(|t| matchers.matches(&t.labels))
             .filter_map(|t| parse_duration(t.scrape_interval.as_deref()?))
             .filter(|d| !d.is_zero())
             .min())

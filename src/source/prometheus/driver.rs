@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::api::Client;
+use super::api::{Client, PromError};
 use super::fetch::{fetch, Plan};
 use super::matchers::Matchers;
 use super::rules::Part;
@@ -36,15 +36,31 @@ fn now_secs() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// The scrape interval the server is configured with, else the default.
-pub fn scrape_interval(client: &Client) -> Duration {
-    client
-        .scrape_interval()
-        .ok()
-        .flatten()
+/// The shortest scrape interval of the targets read, else the server's global
+/// one, else the default; and whether the targets gave it. A server that does not
+/// answer (down, silent, too slow) is an error at once: asking its configuration
+/// too would double the wait before the screen says so.
+pub fn scrape_interval(
+    client: &Client,
+    matchers: &Matchers,
+) -> Result<(Duration, bool), PromError> {
+    match client.targets_interval(matchers) {
+        Ok(Some(d)) => return Ok((d, true)),
+        Err(e @ PromError::Http(_)) => return Err(e),
+        _ => {}
+    }
+    let d = (client.scrape_interval(matchers).ok().flatten())
         .filter(|d| !d.is_zero())
-        .unwrap_or(DEFAULT_INTERVAL)
+        .unwrap_or(DEFAULT_INTERVAL);
+    Ok((d, false))
 }
+
+/// While the targets have not said their interval (a server just started lists
+/// them a few seconds later), the refreshes are at most this far apart and each
+/// asks them again, for at most [`UNSETTLED_TRIES`] refreshes: the interval
+/// assumed meanwhile (a global 1 m) must not hold the screen empty for a minute.
+const UNSETTLED_MAX: Duration = Duration::from_secs(5);
+const UNSETTLED_TRIES: u32 = 24;
 
 /// The range the next refresh reads, given the end of the last answer: its start
 /// and end, aligned to `step` so that every refresh evaluates at the same instants.
@@ -71,26 +87,64 @@ pub fn step_for(interval: Duration, window: Duration) -> Duration {
 
 /// Refresh until `send` says the receiver is gone.
 pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUpdate) -> bool) {
-    let scrape = scrape_interval(client);
-    let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
-    let step = step_for(scrape, opts.window);
-    if !send(ClusterUpdate::Started {
+    let (scrape, mut settled, first_error) = match scrape_interval(client, &opts.matchers) {
+        Ok((d, settled)) => (d, settled, None),
+        Err(e) => (DEFAULT_INTERVAL, false, Some(e)),
+    };
+    // The step of the series and the refresh interval for a scrape interval.
+    let timing = |scrape: Duration| {
+        let interval = opts.interval.filter(|d| !d.is_zero()).unwrap_or(scrape);
+        (step_for(scrape, opts.window), interval)
+    };
+    let started = |(step, interval)| ClusterUpdate::Started {
         server: client.server().to_string(),
         step,
         interval,
         window: opts.window,
-    }) {
+    };
+    let (mut step, mut interval) = timing(scrape);
+    if !send(started((step, interval))) {
         return;
     }
-    let plan = Plan {
+    // Whether the last request got no answer: the targets are not asked again
+    // then (a silent server would cost a timeout more per refresh).
+    let mut last_failed = first_error.is_some();
+    if let Some(error) = first_error {
+        if !send(ClusterUpdate::Failed {
+            error,
+            at: now_secs(),
+        }) {
+            return;
+        }
+    }
+    let mut plan = Plan {
         matchers: opts.matchers.clone(),
         scrape,
     };
+    let mut tries = 0u32;
     // Where the screen's rules and the rest have been read to. Until both have
     // read the window they are asked apart, the screen's first (see [`Part`]).
     let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
     loop {
         let began = std::time::Instant::now();
+        if !settled && !last_failed {
+            tries += 1;
+            settled = tries > UNSETTLED_TRIES;
+            let asked = client.targets_interval(&opts.matchers).ok().flatten();
+            if let Some(d) = asked {
+                settled = true;
+                if d != plan.scrape {
+                    (step, interval) = timing(d);
+                    plan.scrape = d;
+                    // The window read again at the new step (the model starts over
+                    // on a new step: its rings are sized by it).
+                    (screen_end, rest_end) = (None, None);
+                    if !send(started((step, interval))) {
+                        return;
+                    }
+                }
+            }
+        }
         let now = now_secs();
         let parts: &[Part] = if screen_end.is_some() && screen_end == rest_end {
             &[Part::All]
@@ -120,6 +174,7 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
                 },
             };
             let failed = matches!(update, ClusterUpdate::Failed { .. });
+            last_failed = failed;
             if !send(update) {
                 return;
             }
@@ -127,7 +182,12 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
                 break;
             }
         }
-        std::thread::sleep(interval.saturating_sub(began.elapsed()));
+        let wait = if settled {
+            interval
+        } else {
+            interval.min(UNSETTLED_MAX)
+        };
+        std::thread::sleep(wait.saturating_sub(began.elapsed()));
     }
 }
 
@@ -221,6 +281,111 @@ mod tests {
             first.contains("GPU_UTIL") && !first.contains("%21~"),
             "{first}"
         );
+    }
+
+    #[test]
+    fn targets_listed_late_set_the_interval_when_they_come() {
+        use crate::source::prometheus::api::tests::{fake_by, Reply};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // A server just started: a global 1 m, its targets (scraped every second)
+        // listed from the third time asked.
+        const CONFIG: &str =
+            r#"{"status":"success","data":{"yaml":"global:\n  scrape_interval: 1m\n"}}"#;
+        const NONE: &str = r#"{"status":"success","data":{"activeTargets":[]}}"#;
+        const LISTED: &str = r#"{"status":"success","data":{"activeTargets":[{"scrapeInterval":"1s","labels":{"job":"leet"}}]}}"#;
+        const EMPTY: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#;
+        let asked = AtomicUsize::new(0);
+        let (url, _heads) = fake_by(move |head| {
+            let line = head.lines().next().unwrap_or_default();
+            let body = if line.contains("/targets") {
+                if asked.fetch_add(1, Ordering::Relaxed) < 2 {
+                    NONE
+                } else {
+                    LISTED
+                }
+            } else if line.contains("/status/config") {
+                CONFIG
+            } else {
+                EMPTY
+            };
+            Reply::Answer(200, body.into())
+        });
+        let client = Client::new(&url, HttpOptions::default()).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: None,
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let mut intervals = Vec::new();
+        while intervals.len() < 2 {
+            if let Ok(ClusterUpdate::Started { interval, step, .. }) = rx.recv() {
+                assert_eq!(step, interval);
+                intervals.push(interval);
+            }
+        }
+        assert_eq!(intervals, [Duration::from_secs(60), Duration::from_secs(1)]);
+        drop(rx);
+        thread.join().expect("thread ends");
+    }
+
+    /// A server that reads each request and never answers, each connection on its
+    /// own thread; the request lines come through the receiver.
+    fn silent_server() -> (String, std::sync::mpsc::Receiver<String>) {
+        use std::io::Read as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let n = s.read(&mut buf).unwrap_or(0);
+                    let head = String::from_utf8_lossy(&buf[..n]);
+                    let _ = tx.send(head.lines().next().unwrap_or_default().to_owned());
+                    // Held open, silent, until the client gives up.
+                    let _ = s.read(&mut buf);
+                });
+            }
+        });
+        (format!("http://{addr}"), rx)
+    }
+
+    #[test]
+    fn a_silent_server_is_reported_after_one_timeout_not_several() {
+        let (url, heads) = silent_server();
+        let quick = HttpOptions {
+            total: Duration::from_millis(300),
+            ..HttpOptions::default()
+        };
+        let client = Client::new(&url, quick).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval: Some(Duration::from_millis(10)),
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        assert!(matches!(rx.recv(), Ok(ClusterUpdate::Started { .. })));
+        let Ok(ClusterUpdate::Failed { error, .. }) = rx.recv() else {
+            panic!("a failure first");
+        };
+        assert!(
+            error.to_string().contains("no complete answer within 1 s"),
+            "{error}"
+        );
+        // The targets, then the refreshes' queries: neither the configuration
+        // (another timeout) nor the targets again while the server fails.
+        let first: Vec<String> = (0..3).filter_map(|_| heads.recv().ok()).collect();
+        assert!(first[0].contains("/api/v1/targets"), "{first:?}");
+        assert!(
+            first[1..].iter().all(|h| h.contains("/api/v1/query_range")),
+            "{first:?}"
+        );
+        drop(rx);
+        thread.join().expect("thread ends");
     }
 
     #[test]

@@ -47,6 +47,7 @@ fn ask(
         .into_iter()
         .filter_map(|s| {
             let host = rules::host_of(&s.labels)?;
+            let instance = rules::instance_of(&s.labels)?;
             let (key, unit) = rules::key_of(rule.keying, &s)?;
             let mut points = s.points;
             if unit != rules::Unit::SAME {
@@ -56,6 +57,7 @@ fn ask(
             }
             Some(HostSeries {
                 host,
+                instance,
                 exporter: rule.exporter,
                 key,
                 points,
@@ -143,11 +145,17 @@ pub fn fetch(
     if part != Part::Rest {
         let up = client.query_range(&rules::up_query(&plan.matchers), start, end, step)?;
         for s in up {
-            let Some(host) = rules::host_of(&s.labels) else {
+            let (Some(host), Some(instance)) =
+                (rules::host_of(&s.labels), rules::instance_of(&s.labels))
+            else {
                 continue;
             };
             let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
-            batch.up.push(HostUp { host, points });
+            batch.up.push(HostUp {
+                host,
+                instance,
+                points,
+            });
         }
     }
     for answer in ask_all(client, plan, part, (start, end), step)
@@ -188,7 +196,7 @@ fn zip_points(a: &[(f64, f64)], b: &[(f64, f64)], f: impl Fn(f64, f64) -> f64) -
 pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
     use std::collections::BTreeMap;
     type Fields<'a> = BTreeMap<&'a str, &'a [(f64, f64)]>;
-    let mut gpus: BTreeMap<(&str, &str), Fields> = BTreeMap::new();
+    let mut gpus: BTreeMap<(&str, &str, &str), Fields> = BTreeMap::new();
     for s in series.iter().filter(|s| s.exporter == Exporter::Dcgm) {
         let Some((prefix, field)) = s.key.rsplit_once('.') else {
             continue;
@@ -197,15 +205,16 @@ pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
             field,
             "memoryUsed" | "memoryFree" | "memoryTotal" | "totalEnergyConsumption"
         ) {
-            let fields = gpus.entry((s.host.as_str(), prefix)).or_default();
+            let fields = (gpus.entry((s.host.as_str(), s.instance.as_str(), prefix))).or_default();
             fields.insert(field, &s.points);
         }
     }
     let mut derived = Vec::new();
-    for ((host, prefix), f) in &gpus {
+    for ((host, instance, prefix), f) in &gpus {
         let mut add = |field: &str, points: Vec<(f64, f64)>| {
             derived.push(HostSeries {
                 host: (*host).to_string(),
+                instance: (*instance).to_string(),
                 exporter: Exporter::Dcgm,
                 key: format!("{prefix}.{field}"),
                 points,
@@ -251,6 +260,7 @@ mod tests {
     fn s(key: &str, points: &[(f64, f64)]) -> HostSeries {
         HostSeries {
             host: "h".into(),
+            instance: "h:9400".into(),
             exporter: Exporter::Dcgm,
             key: key.into(),
             points: points.to_vec(),
@@ -328,6 +338,7 @@ mod tests {
             batch.up,
             [HostUp {
                 host: "n1".into(),
+                instance: "n1:9100".into(),
                 points: vec![(10.0, true), (11.0, false)]
             }]
         );
@@ -336,6 +347,7 @@ mod tests {
             batch.series,
             [HostSeries {
                 host: "n1".into(),
+                instance: "n1:9100".into(),
                 exporter: Exporter::Node,
                 key: "load.1m".into(),
                 points: vec![(10.0, 2.5)],

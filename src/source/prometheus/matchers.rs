@@ -48,6 +48,23 @@ impl fmt::Display for Matcher {
     }
 }
 
+impl Matcher {
+    /// Whether a label set passes it, as Prometheus decides (a label absent is an
+    /// empty value; a regex matches the whole value).
+    #[must_use]
+    pub fn matches(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
+        let v = labels.get(&self.label).map_or("", String::as_str);
+        let re =
+            || regex::Regex::new(&format!("^(?:{})$", self.value)).is_ok_and(|r| r.is_match(v));
+        match self.op {
+            Op::Eq => v == self.value,
+            Op::Ne => v != self.value,
+            Op::Re => re(),
+            Op::NotRe => !re(),
+        }
+    }
+}
+
 /// Why a `--match` value is not matchers; names the text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("--match '{text}': {why}")]
@@ -155,6 +172,12 @@ impl Matchers {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether a label set passes every matcher.
+    #[must_use]
+    pub fn matches(&self, labels: &std::collections::BTreeMap<String, String>) -> bool {
+        self.0.iter().all(|m| m.matches(labels))
     }
 
     pub fn as_slice(&self) -> &[Matcher] {

@@ -7,8 +7,9 @@
 //! (by the sampler's own dcgm-exporter table, [`leet_sampler::dcgm_field`], plus the
 //! derived frame-buffer keys it adds). The host is the `instance` label without its
 //! port (so node-exporter's `:9100` and dcgm-exporter's `:9400` on one node are one
-//! host), else `host`, else `Hostname`; a GPU is its `gpu` label, else `device`
-//! without `nvidia`.
+//! host; each series keeps its whole `instance` too, by which the model tells apart
+//! two targets of one exporter on one host), else `host`, else `Hostname`; a GPU is
+//! its `gpu` label, else `device` without `nvidia`.
 
 use std::time::Duration;
 
@@ -69,7 +70,6 @@ use Keying::{DcgmField, Fixed, Labelled};
 pub const RULES: &[Rule] = &[
     r(Leet, Keying::Leet, r#"{$M,__name__=~"leet_.+"}"#),
     // node-exporter.
-    r(Node, Fixed("cpu"), r#"100 * (1 - avg by (instance) (rate(node_cpu_seconds_total{$M,mode="idle"}[$R])))"#),
     r(Node, Labelled("cpu.{}.cpu_percent", "cpu"), r#"100 * (1 - rate(node_cpu_seconds_total{$M,mode="idle"}[$R]))"#),
     r(Node, Fixed("memory_percent"), r"100 * (1 - node_memory_MemAvailable_bytes{$M} / node_memory_MemTotal_bytes{$M})"),
     r(Node, Fixed("proc.memory.availableMB"), r"node_memory_MemAvailable_bytes{$M} / 1048576"),
@@ -104,9 +104,11 @@ pub enum Part {
     All,
 }
 
-/// The W&B keys the cluster screen draws (one GPU stands for every GPU).
+/// The W&B keys the cluster screen draws (one GPU stands for every GPU, one core
+/// for every core: a host's CPU is the mean of its cores' busy shares, as the
+/// live monitor's; W&B's `cpu` is one process's, `leet serve`'s own).
 pub const SCREEN_KEYS: [&str; 5] = [
-    "cpu",
+    "cpu.0.cpu_percent",
     "memory_percent",
     "gpu.0.gpu",
     "gpu.0.powerWatts",
@@ -148,7 +150,12 @@ pub fn part(part: Part) -> Vec<(Rule, String)> {
             (Keying::Fixed(key), p) if (p == Part::Screen) == SCREEN_KEYS.contains(&key) => {
                 rule.promql.to_string()
             }
-            (Keying::Labelled(..), Part::Rest) => rule.promql.to_string(),
+            (Keying::Labelled(pattern, _), p)
+                if (p == Part::Screen)
+                    == SCREEN_KEYS.contains(&pattern.replace("{}", "0").as_str()) =>
+            {
+                rule.promql.to_string()
+            }
             _ => continue,
         };
         out.push((*rule, promql));
@@ -192,6 +199,14 @@ pub fn host_of(labels: &Labels) -> Option<String> {
     get("host")
         .or_else(|| get("Hostname"))
         .map(|h| leet_text::sanitize(h).chars().take(MAX_LABEL).collect())
+}
+
+/// The target a series was scraped from: its `instance` label whole, else its host.
+pub fn instance_of(labels: &Labels) -> Option<String> {
+    match labels.get("instance").filter(|v| !v.is_empty()) {
+        Some(i) => Some(leet_text::sanitize(i).chars().take(MAX_LABEL).collect()),
+        None => host_of(labels),
+    }
 }
 
 /// The longest label value put in a key or host name (it comes from the server).
@@ -289,16 +304,23 @@ mod tests {
                 })
                 .collect()
         };
-        assert_eq!(keys(&screen), ["cpu", "memory_percent"]);
-        assert!(!keys(&rest).contains(&"cpu") && keys(&rest).contains(&"load.1m"));
+        assert_eq!(keys(&screen), ["memory_percent"]);
+        assert!(keys(&rest).contains(&"load.1m"));
+        // The host's CPU is its cores' (node-exporter's per-core rates, `leet
+        // serve`'s per-core busy shares), never a process's: no rule gives `cpu`.
+        assert!(RULES.iter().all(|r| r.keying != Keying::Fixed("cpu")));
+        assert!(screen
+            .iter()
+            .any(|(r, _)| r.keying == Labelled("cpu.{}.cpu_percent", "cpu")));
         let leet = &screen
             .iter()
             .find(|(r, _)| r.keying == Keying::Leet)
             .expect("leet")
             .1;
-        for name in ["leet_process_cpu_ratio", "leet_memory_used_ratio"] {
+        for name in ["leet_cpu_core_busy_ratio", "leet_memory_used_ratio"] {
             assert!(leet.contains(name), "{leet}");
         }
+        assert!(!leet.contains("leet_process_cpu_ratio"), "{leet}");
         for key in SCREEN_KEYS {
             let name = names::to_series(key).metric;
             assert!(leet.contains(name.as_ref()), "{key}: {name} not in {leet}");
@@ -328,7 +350,7 @@ mod tests {
         let none = Matchers::default();
         assert_eq!(
             fill(RULES[1].promql, &m, Duration::from_secs(60)),
-            r#"100 * (1 - avg by (instance) (rate(node_cpu_seconds_total{job="train",mode="idle"}[60s])))"#
+            r#"100 * (1 - rate(node_cpu_seconds_total{job="train",mode="idle"}[60s]))"#
         );
         assert_eq!(
             fill(RULES[0].promql, &none, Duration::ZERO),
@@ -358,7 +380,7 @@ mod tests {
         );
         assert_eq!(host_of(&series(&[]).labels), None);
         assert_eq!(
-            key_of(RULES[2].keying, &s),
+            key_of(RULES[1].keying, &s),
             Some(("cpu.7.cpu_percent".into(), Unit::SAME))
         );
         let d = series(&[
@@ -400,7 +422,7 @@ mod tests {
         );
         let fs = series(&[("mountpoint", "/")]);
         assert_eq!(
-            key_of(RULES[11].keying, &fs),
+            key_of(RULES[10].keying, &fs),
             Some(("disk./.usagePercent".into(), Unit::SAME))
         );
     }

@@ -9,6 +9,7 @@ use crate::source::prometheus::PromError;
 fn s(host: &str, exporter: Exporter, key: &str, points: &[(f64, f64)]) -> HostSeries {
     HostSeries {
         host: host.into(),
+        instance: format!("{host}:{}", exporter as u8),
         exporter,
         key: key.into(),
         points: points.to_vec(),
@@ -26,6 +27,7 @@ fn batch(end: f64, series: Vec<HostSeries>, up: &[(&str, bool)]) -> ClusterUpdat
             .iter()
             .map(|(h, u)| HostUp {
                 host: (*h).into(),
+                instance: (*h).into(),
                 points: vec![(end, *u)],
             })
             .collect(),
@@ -73,22 +75,193 @@ fn refreshes_overlap_by_a_step_and_are_deduplicated() {
 }
 
 #[test]
-fn a_host_with_leet_serve_is_read_from_it_alone() {
+fn leet_serve_s_keys_win_and_other_exporters_give_the_rest() {
     let mut m = model();
     m.apply(batch(
         30.0,
         vec![
-            s("a", Exporter::Node, "cpu", &[(30.0, 50.0)]),
-            s("a", Exporter::Leet, "gpu.0.gpu", &[(30.0, 10.0)]),
-            s("b", Exporter::Node, "cpu", &[(30.0, 70.0)]),
+            s("a", Exporter::Node, "cpu.0.cpu_percent", &[(30.0, 50.0)]),
+            s("a", Exporter::Node, "load.1m", &[(30.0, 2.0)]),
+            s("b", Exporter::Node, "cpu.0.cpu_percent", &[(30.0, 70.0)]),
             s("b", Exporter::Dcgm, "gpu.0.gpu", &[(30.0, 80.0)]),
         ],
         &[],
     ));
-    let a: Vec<&str> = m.host("a").expect("a").keys().collect();
-    assert_eq!(a, ["gpu.0.gpu"]);
-    let b: Vec<&str> = m.host("b").expect("b").keys().collect();
-    assert_eq!(b, ["cpu", "gpu.0.gpu"]);
+    // `leet serve` added to both hosts later: `a`'s with a GPU of its own (the
+    // same GPU dcgm-exporter sees), `b`'s with none.
+    m.apply(batch(
+        45.0,
+        vec![
+            s("a", Exporter::Leet, "cpu.0.cpu_percent", &[(45.0, 60.0)]),
+            s("a", Exporter::Leet, "gpu.0.gpu", &[(45.0, 10.0)]),
+            s("a", Exporter::Node, "cpu.0.cpu_percent", &[(45.0, 55.0)]),
+            s("a", Exporter::Dcgm, "gpu.0.gpu", &[(45.0, 11.0)]),
+            s("a", Exporter::Node, "load.1m", &[(45.0, 3.0)]),
+            s("b", Exporter::Leet, "cpu.0.cpu_percent", &[(45.0, 75.0)]),
+            s("b", Exporter::Node, "cpu.0.cpu_percent", &[(45.0, 71.0)]),
+            s("b", Exporter::Dcgm, "gpu.0.gpu", &[(45.0, 85.0)]),
+        ],
+        &[],
+    ));
+    let a = m.host("a").expect("a");
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        ["cpu.0.cpu_percent", "gpu.0.gpu", "load.1m"]
+    );
+    let last = |h: &str, k: &str| m.host(h)?.series(k)?.last().map(|p| p.1);
+    // Each key once: `leet serve`'s value, never a second GPU from dcgm-exporter.
+    assert_eq!(last("a", "cpu.0.cpu_percent"), Some(60.0));
+    assert_eq!(last("a", "gpu.0.gpu"), Some(10.0));
+    assert_eq!(last("a", "load.1m"), Some(3.0));
+    let rows = m.header(45.0);
+    assert_eq!((rows[0].gpus, rows[0].cpu), (1, Some(60.0)));
+    // `b`'s GPU is dcgm-exporter's: `leet serve` there has none.
+    assert_eq!(last("b", "gpu.0.gpu"), Some(85.0));
+    assert_eq!(last("b", "cpu.0.cpu_percent"), Some(75.0));
+    assert_eq!((rows[1].gpus, rows[1].gpu_mean), (1, Some(85.0)));
+}
+
+#[test]
+fn a_host_s_cpu_is_the_mean_of_its_cores_not_a_process_s() {
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![
+            // `leet serve`'s own process, idle, on a host busy on both cores.
+            s("a", Exporter::Leet, "cpu", &[(30.0, 0.0)]),
+            s("a", Exporter::Leet, "cpu.0.cpu_percent", &[(30.0, 100.0)]),
+            s("a", Exporter::Leet, "cpu.1.cpu_percent", &[(30.0, 90.0)]),
+            s("a", Exporter::Leet, "cpu.0.cpu_percent_x", &[(30.0, 7.0)]),
+        ],
+        &[("a", true)],
+    ));
+    assert_eq!(m.header(30.0)[0].cpu, Some(95.0));
+}
+
+#[test]
+fn a_family_its_exporter_stopped_giving_is_not_shown_as_current() {
+    let mut m = model();
+    let at = |t: f64| {
+        vec![
+            s("a", Exporter::Leet, "memory_percent", &[(t, 40.0)]),
+            s("a", Exporter::Leet, "gpu.0.gpu", &[(t, 90.0)]),
+            s("a", Exporter::Leet, "gpu.1.gpu", &[(t, 70.0)]),
+            s("a", Exporter::Leet, "gpu.0.powerWatts", &[(t, 300.0)]),
+        ]
+    };
+    m.apply(batch(30.0, at(30.0), &[("a", true)]));
+    let row = &m.header(30.0)[0];
+    assert_eq!((row.gpus, row.gpus_stale, row.gpu_mean), (2, 0, Some(80.0)));
+    // The GPU driver hangs: `leet serve` drops every GPU series, the rest go on
+    // and the target stays up.
+    for t in [45.0, 60.0, 75.0, 90.0, 105.0, 120.0] {
+        let mut only = at(t);
+        only.truncate(if t > 60.0 { 1 } else { 2 });
+        m.apply(batch(t, only, &[("a", true)]));
+    }
+    let row = &m.header(120.0)[0];
+    assert_eq!(row.state, HostState::Up);
+    assert_eq!(row.memory, Some(40.0));
+    assert_eq!(
+        (
+            row.gpus,
+            row.gpus_stale,
+            row.gpu_mean,
+            row.gpu_min,
+            row.power
+        ),
+        (2, 2, None, None, None)
+    );
+    let a = m.host("a").expect("a");
+    let every = Duration::from_secs(15);
+    assert!(a.is_current("memory_percent", every));
+    assert!(!a.is_current("gpu.0.gpu", every));
+    assert_eq!(
+        a.behind(every),
+        [
+            ("gpu.0.gpu", 60.0),
+            ("gpu.0.powerWatts", 30.0),
+            ("gpu.1.gpu", 30.0)
+        ]
+    );
+}
+
+#[test]
+fn two_targets_of_one_exporter_on_one_host_are_two_rows_and_lose_nothing() {
+    let mut m = model();
+    let leet = |instance: &str, key: &str, v: f64, t: f64| HostSeries {
+        instance: instance.into(),
+        ..s("box", Exporter::Leet, key, &[(t, v)])
+    };
+    // One target first; the second (another `leet serve` on another port, with
+    // its own GPU 0) comes later; node-exporter on the same host beside them.
+    m.apply(batch(
+        30.0,
+        vec![
+            leet("box:19853", "gpu.0.gpu", 10.0, 30.0),
+            leet("box:19853", "gpu.1.gpu", 20.0, 30.0),
+            HostSeries {
+                instance: "box:9100".into(),
+                ..s("box", Exporter::Node, "load.1m", &[(30.0, 1.0)])
+            },
+        ],
+        &[("box", true)],
+    ));
+    assert_eq!(m.header(30.0).len(), 1);
+    m.apply(batch(
+        45.0,
+        vec![
+            leet("box:19853", "gpu.0.gpu", 11.0, 45.0),
+            leet("box:19853", "gpu.1.gpu", 21.0, 45.0),
+            leet("box:19854", "gpu.0.gpu", 99.0, 45.0),
+        ],
+        &[],
+    ));
+    let rows: Vec<(String, usize, Option<f64>)> = (m.header(45.0).into_iter())
+        .map(|r| (r.host, r.gpus, r.gpu_mean))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("box:19853".to_owned(), 2, Some(16.0)),
+            ("box:19854".to_owned(), 1, Some(99.0)),
+            ("box:9100".to_owned(), 0, None),
+        ]
+    );
+    // What the first target gave before the split stays with it.
+    let first = m.host("box:19853").and_then(|h| h.series("gpu.0.gpu"));
+    assert_eq!(first.map(|s| s.points().len()), Some(2));
+    // Both in one answer from the start: two rows at once.
+    let mut m = model();
+    m.apply(batch(
+        30.0,
+        vec![
+            leet("10.0.0.1:1", "gpu.0.gpu", 1.0, 30.0),
+            leet("10.0.0.1:2", "gpu.0.gpu", 2.0, 30.0),
+        ],
+        &[],
+    ));
+    let hosts: Vec<String> = m.header(30.0).into_iter().map(|r| r.host).collect();
+    assert_eq!(hosts, ["10.0.0.1:1", "10.0.0.1:2"]);
+}
+
+#[test]
+fn a_failing_streak_is_dated_from_its_first_failure() {
+    let mut m = model();
+    let fail = |at: f64| ClusterUpdate::Failed {
+        error: PromError::Http(HttpError::Refused {
+            server: "http://prom".into(),
+        }),
+        at,
+    };
+    m.apply(fail(100.0));
+    m.apply(fail(102.0));
+    m.apply(fail(104.0));
+    assert_eq!(m.error().map(|(_, t)| t), Some(100.0));
+    m.apply(batch(110.0, vec![], &[]));
+    assert_eq!(m.error(), None);
+    m.apply(fail(120.0));
+    assert_eq!(m.error().map(|(_, t)| t), Some(120.0));
 }
 
 #[test]
@@ -160,6 +333,7 @@ fn states_header_and_heatmap() {
         (Some(50.0), Some(10.0), Some(30.0), Some(250.0))
     );
     assert_eq!((a.memory, a.cpu), (Some(33.0), None));
+    assert_eq!(a.gpus_stale, 0);
     assert_eq!(rows[1].state, HostState::Down);
     // c: up, with no series; then nothing newer for longer than three intervals.
     assert_eq!(rows[2].state, HostState::Up);
@@ -201,7 +375,7 @@ fn a_failure_keeps_what_was_read_and_says_so() {
     let mut m = model();
     m.apply(batch(
         30.0,
-        vec![s("a", Exporter::Node, "cpu", &[(30.0, 5.0)])],
+        vec![s("a", Exporter::Node, "cpu.0.cpu_percent", &[(30.0, 5.0)])],
         &[("a", true)],
     ));
     m.apply(ClusterUpdate::Failed {
@@ -251,9 +425,17 @@ fn a_host_with_thousands_of_series_keeps_every_one() {
         "proc.memory.availableMB",
         "gpu.7.field349",
     ] {
-        assert_eq!(h.latest(key), Some(7.0), "{key}");
+        assert_eq!(
+            h.series(key).and_then(Series::last).map(|p| p.1),
+            Some(7.0),
+            "{key}"
+        );
     }
-    assert_eq!(m.host("plain").and_then(|h| h.latest("uptime")), Some(9.0));
+    assert_eq!(
+        m.host("plain")
+            .and_then(|h| h.series("uptime").and_then(Series::last).map(|p| p.1)),
+        Some(9.0)
+    );
 }
 
 /// Past the cap, the host's devices' keys give way, not its own readings.
@@ -269,6 +451,10 @@ fn a_host_past_the_cap_keeps_its_own_readings() {
     let h = m.host("h").expect("h");
     assert_eq!(h.keys().count(), MAX_KEYS);
     for key in ["swap.total", "uptime", "disk./.usagePercent"] {
-        assert_eq!(h.latest(key), Some(1.0), "{key}");
+        assert_eq!(
+            h.series(key).and_then(Series::last).map(|p| p.1),
+            Some(1.0),
+            "{key}"
+        );
     }
 }

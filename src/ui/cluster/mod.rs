@@ -87,17 +87,24 @@ impl SortBy {
         }
     }
 
+    /// Whether the column's own order is highest first (names and states are
+    /// first to last).
+    #[must_use]
+    pub fn descending(self) -> bool {
+        !matches!(self, SortBy::Host | SortBy::State | SortBy::GpuMin)
+    }
+
     /// The value a numeric column sorts by, and whether its natural order is
     /// highest first.
     fn value(self, r: &HeaderRow) -> (Option<f64>, bool) {
         match self {
             SortBy::Host | SortBy::State => (None, false),
-            SortBy::Cpu => (r.cpu, true),
-            SortBy::Memory => (r.memory, true),
-            SortBy::GpuMean => (r.gpu_mean, true),
-            SortBy::GpuMin => (r.gpu_min, false),
-            SortBy::GpuMemory => (r.gpu_memory, true),
-            SortBy::Power => (r.power, true),
+            SortBy::Cpu => (r.cpu, self.descending()),
+            SortBy::Memory => (r.memory, self.descending()),
+            SortBy::GpuMean => (r.gpu_mean, self.descending()),
+            SortBy::GpuMin => (r.gpu_min, self.descending()),
+            SortBy::GpuMemory => (r.gpu_memory, self.descending()),
+            SortBy::Power => (r.power, self.descending()),
         }
     }
 
@@ -236,12 +243,78 @@ impl ClusterScreen {
         Outcome::Stay(Effect::REDRAW)
     }
 
+    /// Whether the host pattern being typed does not compile (a pattern too long
+    /// is cut and kept: that is no refusal).
+    #[must_use]
+    pub fn pattern_refused(&self) -> bool {
+        use crate::ui::prompt::Pattern as _;
+        (self.filter.error.as_ref()).is_some_and(|e| !crate::ui::query::Matcher::is_too_long(e))
+    }
+
     /// Fold in a refresh: whether the host opened has new points to show.
     pub fn apply(&mut self, u: ClusterUpdate) -> bool {
         let fetched = matches!(u, ClusterUpdate::Fetched(_));
         self.model.apply(u);
         fetched && self.opened.is_some()
     }
+}
+
+/// What the screen of a host opened says about it besides its series: its state,
+/// the time of its newest sample, and the families whose exporter stopped giving
+/// them while the others go on (each with its newest sample's time).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Opened {
+    pub state: HostState,
+    pub newest: Option<f64>,
+    pub behind: Vec<(String, f64)>,
+}
+
+impl Opened {
+    /// The host's state in words: `up`, or `down`/`stale` and since when nothing
+    /// new came.
+    pub(crate) fn words(&self) -> String {
+        let since = |what: &str| {
+            self.newest.map_or_else(
+                || format!("{what}: nothing read"),
+                |t| format!("{what}: no sample since {}", time(t)),
+            )
+        };
+        match self.state {
+            HostState::Up => "up".to_owned(),
+            HostState::Down => since("down"),
+            HostState::Stale => since("stale"),
+        }
+    }
+
+    /// The families behind, in words: `gpu: no sample since 10:01:02`.
+    pub(crate) fn behind_words(&self) -> Option<String> {
+        let parts: Vec<String> = (self.behind.iter())
+            .map(|(f, t)| format!("{f}: no sample since {}", time(*t)))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(" · "))
+    }
+}
+
+fn time(t: f64) -> String {
+    crate::ui::widget::format::time_of_day(t.floor() as i64)
+}
+
+/// The host opened from the cluster screen, as its screen states it.
+pub(crate) fn opened(c: &ClusterScreen) -> Option<Opened> {
+    let h = c.model.host(c.opened.as_deref()?)?;
+    let every = c.model.every();
+    let mut behind: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    for (key, t) in h.behind(every) {
+        let family = key.split(['.', '/']).next().unwrap_or(key);
+        let family = crate::text::sanitize(family);
+        let e = behind.entry(family).or_insert(t);
+        *e = e.max(t);
+    }
+    Some(Opened {
+        state: h.state(c.now, every),
+        newest: h.newest(),
+        behind: behind.into_iter().collect(),
+    })
 }
 
 /// Copy host `name`'s series into the run shown, the points newer than those it

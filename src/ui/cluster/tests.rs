@@ -13,6 +13,7 @@ const END: f64 = 1_000_000.0;
 fn s(host: &str, key: &str, v: f64) -> HostSeries {
     HostSeries {
         host: host.into(),
+        instance: format!("{host}:9837"),
         exporter: Exporter::Leet,
         key: key.into(),
         points: vec![(END - 15.0, v), (END, v)],
@@ -23,21 +24,25 @@ fn s(host: &str, key: &str, v: f64) -> HostSeries {
 /// Three hosts: `a` busy, `b` with an idle GPU, `c` down; `d` read long ago.
 fn update() -> ClusterUpdate {
     let series = vec![
-        s("a", "cpu", 90.0),
+        // The host's CPU is its cores'; `cpu` is `leet serve`'s own process's.
+        s("a", "cpu", 5.0),
+        s("a", "cpu.0.cpu_percent", 80.0),
+        s("a", "cpu.1.cpu_percent", 100.0),
         s("a", "memory_percent", 40.0),
         s("a", "gpu.0.gpu", 100.0),
         s("a", "gpu.1.gpu", 80.0),
         s("a", "gpu.0.powerWatts", 300.0),
-        s("b", "cpu", 20.0),
+        s("b", "cpu.0.cpu_percent", 20.0),
         s("b", "memory_percent", 70.0),
         s("b", "gpu.0.gpu", 0.0),
         s("b", "gpu.1.gpu", 60.0),
-        s("c", "cpu", 50.0),
+        s("c", "cpu.0.cpu_percent", 50.0),
     ];
     let up = [("a", true), ("b", true), ("c", false)]
         .iter()
         .map(|(h, u)| HostUp {
             host: (*h).into(),
+            instance: format!("{h}:9837"),
             points: vec![(END, *u)],
         })
         .collect();
@@ -228,6 +233,7 @@ fn host_names_sort_with_their_numbers_as_numbers() {
         .iter()
         .map(|h| HostUp {
             host: (*h).into(),
+            instance: format!("{h}:9837"),
             points: vec![(END, true)],
         })
         .collect();
@@ -235,7 +241,10 @@ fn host_names_sort_with_their_numbers_as_numbers() {
         start: END - 60.0,
         end: END,
         step: Duration::from_secs(15),
-        series: names.iter().map(|h| s(h, "cpu", 10.0)).collect(),
+        series: names
+            .iter()
+            .map(|h| s(h, "cpu.0.cpu_percent", 10.0))
+            .collect(),
         up,
         refused: vec![],
     })));
@@ -255,7 +264,7 @@ fn overview_value(app: &App, key: &str) -> Option<f64> {
 fn a_host_opened_has_its_overview_follow_each_refresh() {
     let mut app = cluster_app();
     app.update(Msg::key(crossterm::event::KeyCode::Enter));
-    assert_eq!(overview_value(&app, "cpu"), Some(90.0));
+    assert_eq!(overview_value(&app, "cpu"), Some(5.0));
     for (n, load) in [(1.0, 0.81), (2.0, 0.17)] {
         let t = END + 15.0 * n;
         app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(

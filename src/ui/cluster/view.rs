@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 use super::{ClusterScreen, SortBy};
-use crate::store::cluster::{gpu_key, ClusterModel, HeaderRow, HostState};
+use crate::store::cluster::{gpu_key, is_core, ClusterModel, HeaderRow, HostState};
 use crate::store::series::Point;
 use crate::text::sanitize;
 use crate::ui::action::Action;
@@ -31,6 +31,8 @@ use crate::ui::App;
 enum Metric {
     /// A host-wide key.
     Key(&'static str),
+    /// The host's CPU: the mean of its cores' busy shares.
+    Cores,
     /// The mean over the host's GPUs of `gpu.N.<field>`.
     GpuMean(&'static str),
     /// The sum over the host's GPUs of `gpu.N.<field>`.
@@ -39,7 +41,7 @@ enum Metric {
 
 /// The charts, in order: title, what each host contributes, unit.
 const CHARTS: [(&str, Metric, Unit); 4] = [
-    ("CPU", Metric::Key("cpu"), Unit::Percent),
+    ("Host CPU (mean of cores)", Metric::Cores, Unit::Percent),
     ("Memory", Metric::Key("memory_percent"), Unit::Percent),
     (
         "GPU utilisation (mean)",
@@ -92,15 +94,20 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
 
 fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
     let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
-    let order = if c.reverse { "▲" } else { "▼" };
+    let all = c.model.hosts().count();
+    let hosts = if c.filter.is_active() {
+        format!("{} of {}", rows.len(), counted(all, "host"))
+    } else {
+        counted(rows.len(), "host")
+    };
     let text = format!(
-        " leet cluster · {} · {}: {} up, {} down, {} stale · sort {} {order} · window {}",
+        " leet cluster · {} · {hosts}: {} up, {} down, {} stale · sort {} {} · window {}",
         sanitize(c.model.server()),
-        counted(rows.len(), "host"),
         count(HostState::Up),
         count(HostState::Down),
         count(HostState::Stale),
         c.sort.name(),
+        arrow(c, c.sort),
         leet_text::duration::format(c.model.window()),
     );
     put(
@@ -111,6 +118,16 @@ fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         area.width,
         theme.heading(),
     );
+}
+
+/// The sort's direction: `▼` highest (or last) first, `▲` lowest (or first) first,
+/// whichever the column's own order is.
+fn arrow(c: &ClusterScreen, s: SortBy) -> &'static str {
+    if s.descending() == c.reverse {
+        "▲"
+    } else {
+        "▼"
+    }
 }
 
 /// `n hosts`, or `1 host`.
@@ -133,11 +150,24 @@ const COLUMNS: [(&str, u16, SortBy); 7] = [
     ("STATE", 7, SortBy::State),
     ("CPU", 6, SortBy::Cpu),
     ("MEM", 6, SortBy::Memory),
-    ("GPU MEAN", 9, SortBy::GpuMean),
-    ("GPU MIN", 8, SortBy::GpuMin),
-    ("GPU MEM", 8, SortBy::GpuMemory),
+    ("GPU MEAN", 10, SortBy::GpuMean),
+    ("GPU MIN", 9, SortBy::GpuMin),
+    ("GPU MEM", 9, SortBy::GpuMemory),
     ("POWER", 8, SortBy::Power),
 ];
+
+/// The GPUs' mean and how many there are; GPUs whose values are not current
+/// (their exporter stopped giving them) are left out and said: `40%×1/2` (one of
+/// two current), `stale×2` (none).
+fn gpu_mean_cell(r: &HeaderRow) -> String {
+    let current = r.gpus.saturating_sub(r.gpus_stale);
+    match (r.gpus, current) {
+        (0, _) => "–".to_owned(),
+        (n, 0) => format!("stale×{n}"),
+        (n, c) if c == n => format!("{}×{n}", cell(r.gpu_mean, "%")),
+        (n, c) => format!("{}×{c}/{n}", cell(r.gpu_mean, "%")),
+    }
+}
 
 fn row_cells(r: &HeaderRow) -> [String; 7] {
     let state = match r.state {
@@ -149,11 +179,7 @@ fn row_cells(r: &HeaderRow) -> [String; 7] {
         state.to_owned(),
         cell(r.cpu, "%"),
         cell(r.memory, "%"),
-        if r.gpus == 0 {
-            "–".to_owned()
-        } else {
-            format!("{}×{}", cell(r.gpu_mean, "%"), r.gpus)
-        },
+        gpu_mean_cell(r),
         cell(r.gpu_min, "%"),
         cell(r.gpu_memory, "%"),
         cell(r.power, " W"),
@@ -172,17 +198,7 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         .unwrap_or(0))
     .clamp(5, 40) as u16
         + 3;
-    let mark = |s: SortBy| {
-        if c.sort == s {
-            if c.reverse {
-                "▲"
-            } else {
-                "▼"
-            }
-        } else {
-            ""
-        }
-    };
+    let mark = |s: SortBy| if c.sort == s { arrow(c, s) } else { "" };
     let mut x = area.x
         + put(
             buf,
@@ -308,14 +324,16 @@ fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
     };
     let (field, mean) = match metric {
         Metric::Key(k) => return h.series(k).map(|s| s.points().to_vec()).unwrap_or_default(),
+        Metric::Cores => ("", true),
         Metric::GpuMean(f) => (f, true),
         Metric::GpuSum(f) => (f, false),
     };
+    let pick = |k: &str| match metric {
+        Metric::Cores => is_core(k),
+        _ => gpu_key(k).is_some_and(|(_, f)| f == field),
+    };
     let mut at: BTreeMap<i64, (f64, f64, u32)> = BTreeMap::new();
-    for key in h
-        .keys()
-        .filter(|k| gpu_key(k).is_some_and(|(_, f)| f == field))
-    {
+    for key in h.keys().filter(|k| pick(k)) {
         for &(t, v) in h.series(key).map(|s| s.points()).unwrap_or_default() {
             if v.is_finite() {
                 let e = at.entry((t * 1000.0).round() as i64).or_insert((t, 0.0, 0));
@@ -477,13 +495,31 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
     buf.set_style(area, theme.status_bar());
     let typing = app.filter_target == Some(crate::ui::FilterTarget::Hosts);
     let (text, style) = if typing {
-        let err = c
-            .filter
-            .error
-            .as_deref()
-            .map(|e| format!("  ({e})"))
-            .unwrap_or_default();
-        (format!(" hosts /{}{err}", c.filter.draft), theme.input())
+        let draft = format!(" hosts /{}", sanitize(&c.filter.draft));
+        let n = put(
+            buf,
+            area.x,
+            area.y,
+            &fit(&draft, usize::from(area.width)),
+            area.width,
+            theme.input(),
+        );
+        if c.filter.selected {
+            let sel = fit::width(&c.filter.draft);
+            fit::reverse(buf, (area.x + 8, area.y), sel, area.x + n);
+        }
+        // As the run viewer's filters say it: what is wrong, in the error's colour.
+        let (after, style) = match c.filter.error.as_deref() {
+            Some(e) => (format!("  ✗ {}", sanitize(e)), theme.bad()),
+            None => (
+                format!("  {} · enter keep · esc restore", shown_of(c)),
+                theme.status_bar(),
+            ),
+        };
+        let x = area.x + n;
+        let room = area.right().saturating_sub(x);
+        put(buf, x, area.y, &fit(&after, usize::from(room)), room, style);
+        return;
     } else if let Some((error, at)) = c.model.error() {
         let since = c.model.last_ok().map_or_else(
             || "nothing read yet".to_owned(),
@@ -538,7 +574,7 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         )
     };
     let style: Style = style;
-    let n = put(
+    put(
         buf,
         area.x,
         area.y,
@@ -546,8 +582,10 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         area.width,
         style,
     );
-    if typing && c.filter.selected {
-        let sel = fit::width(&c.filter.draft);
-        fit::reverse(buf, (area.x + 8, area.y), sel, area.x + n);
-    }
+}
+
+/// `[3 of 100 hosts]`: how many the host filter passes.
+fn shown_of(c: &ClusterScreen) -> String {
+    let all = c.model.hosts().count();
+    format!("[{} of {}]", c.rows().len(), counted(all, "host"))
 }

@@ -15,11 +15,16 @@ impl Host {
         // this host's samples, and it has no process table.
         if let Some(c) = self.cluster.as_deref().filter(|c| c.opened.is_some()) {
             let server = crate::text::sanitize(c.model.server());
-            return vec![Part::whole(
+            let mut parts = vec![Part::whole(
                 format!("from {server} · esc: every host"),
                 theme.label(),
                 1,
             )];
+            // The families an exporter stopped giving: their last values are not now.
+            if let Some(behind) = crate::ui::cluster::opened(c).and_then(|o| o.behind_words()) {
+                parts.push(Part::whole(behind, theme.warn(), 2));
+            }
+            return parts;
         }
         let s = if self.samples == 1 { "" } else { "s" };
         let mut parts = vec![Part::whole(

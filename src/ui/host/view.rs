@@ -98,10 +98,16 @@ fn facts(app: &App) -> String {
     if !h.os.is_empty() {
         parts.push(sanitize(&h.os));
     }
-    parts.push(format!(
-        "up {}",
-        h.uptime.map_or_else(|| DASH.to_owned(), format::uptime)
-    ));
+    // A host opened from the cluster screen that is down or stale: its state, not
+    // an uptime that reads as "up".
+    let opened = (app.host.cluster.as_deref()).and_then(crate::ui::cluster::opened);
+    match opened.filter(|o| o.state != crate::store::cluster::HostState::Up) {
+        Some(o) => parts.push(o.words()),
+        None => parts.push(format!(
+            "up {}",
+            h.uptime.map_or_else(|| DASH.to_owned(), format::uptime)
+        )),
+    }
     let load: Vec<String> = h
         .load
         .iter()
@@ -226,6 +232,12 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         draw_bar(buf, cell(i), y, cell_w.saturating_sub(2), b, theme);
     }
     let devs = &app.host.header.devices;
+    // A host of the cluster whose exporter stopped giving a device family: its
+    // last values are not now, and are not shown as if they were.
+    let behind = (app.host.cluster.as_deref())
+        .and_then(crate::ui::cluster::opened)
+        .map(|o| o.behind)
+        .unwrap_or_default();
     for (i, d) in devs.iter().enumerate() {
         if i % usize::from(cols) == 0 {
             y += 1;
@@ -237,13 +249,21 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         let w = cell_w.saturating_sub(2);
         let label = fit(&sanitize(&d.label), LABEL_W - 1);
         put(buf, x, y, &label, LABEL_W as u16, theme.label());
+        let family = d.label.trim_end_matches(|c: char| c.is_ascii_digit());
+        let (text, style) = match behind.iter().find(|(f, _)| f == family) {
+            Some((_, t)) => (
+                format!("no sample since {}", format::time_of_day(t.floor() as i64)),
+                theme.warn(),
+            ),
+            None => (device_text(d), theme.text()),
+        };
         put(
             buf,
             x + LABEL_W as u16,
             y,
-            &fit(&device_text(d), usize::from(w).saturating_sub(LABEL_W)),
+            &fit(&text, usize::from(w).saturating_sub(LABEL_W)),
             w.saturating_sub(LABEL_W as u16),
-            theme.text(),
+            style,
         );
     }
 }

@@ -44,6 +44,15 @@ fn no_file_yet(app: &App) -> bool {
 #[must_use]
 pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     if app.is_host() {
+        if let Some(o) = (app.host.cluster.as_deref()).and_then(crate::ui::cluster::opened) {
+            // A host of the cluster: its state is the server's word on it, not
+            // whether samples come (they come from the server for a dead host too).
+            return match o.state {
+                crate::store::cluster::HostState::Up => ("live ●".into(), theme.good()),
+                crate::store::cluster::HostState::Down => (o.words(), theme.bad()),
+                crate::store::cluster::HostState::Stale => (o.words(), theme.warn()),
+            };
+        }
         return match app.live_state() {
             LiveState::Live => ("live ●".into(), theme.good()),
             _ => ("live (no sample lately)".into(), theme.warn()),

@@ -70,3 +70,34 @@ fn a_sample_waits_exactly_its_deadline_for_a_hung_source() {
         "busy: the reading asked for 1.0 s ago has not finished; skipped"
     );
 }
+
+/// Gives a value at its first and third readings, nothing at the second.
+struct Fitful(u32);
+
+impl Collector for Fitful {
+    fn name(&self) -> &'static str {
+        "fitful"
+    }
+    fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), super::super::SamplerError> {
+        self.0 += 1;
+        if self.0 != 2 {
+            out.push(("fitful".into(), f64::from(self.0)));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn the_families_a_sample_has_no_value_of_are_named() {
+    // The system's clock, a deadline no answer misses: each sample has the
+    // collector's reading (a manual clock's deadline passes at once).
+    let mut s: Sampler = Sampler::with_collectors(vec![Box::new(Fitful(0))]);
+    s.set_deadline(Duration::from_secs(60));
+    let mut quiet = Vec::new();
+    for _ in 0..3 {
+        let sample = s.sample();
+        assert!(sample.errors.is_empty(), "{sample:?}");
+        quiet.push(s.without_values().join(","));
+    }
+    assert_eq!(quiet, ["", "fitful", ""]);
+}

@@ -211,25 +211,36 @@ fn series_labels_and_config() {
     let yaml = r#"{"status":"success","data":{"yaml":"global:\n  scrape_interval: 1m30s\n  evaluation_interval: 1m\nscrape_configs:\n- job_name: x\n  scrape_interval: 5s\n"}}"#;
     let (url, _rx) = fake(Reply::Answer(200, yaml.into()));
     assert_eq!(
-        client(&url).scrape_interval().expect("config"),
+        client(&url)
+            .scrape_interval(&Matchers::default())
+            .expect("config"),
         Some(Duration::from_secs(90))
     );
 }
 
 #[test]
-fn the_scrape_interval_from_the_targets_where_the_config_is_hidden() {
-    let body = r#"{"status":"success","data":{"activeTargets":[{"scrapeInterval":"30s"},{"scrapeInterval":"10s"},{}],"droppedTargets":[]}}"#;
+fn the_scrape_interval_is_the_shortest_of_the_targets_read() {
+    // The global interval is 1 m; the job leet reads scrapes every second.
+    let body = r#"{"status":"success","data":{"activeTargets":[
+        {"scrapeInterval":"1m","labels":{"job":"node","instance":"a:9100"}},
+        {"scrapeInterval":"1s","labels":{"job":"leet","instance":"a:9837"}},
+        {"labels":{"job":"other"}}],"droppedTargets":[]}}"#;
     let (url, rx) = fake(Reply::Answer(200, body.into()));
+    let c = client(&url);
     assert_eq!(
-        client(&url).scrape_interval().expect("targets"),
-        Some(Duration::from_secs(10))
+        c.scrape_interval(&Matchers::default()).expect("targets"),
+        Some(Duration::from_secs(1))
     );
     let first = rx.recv().expect("request");
-    assert!(first.starts_with("GET /api/v1/status/config "), "{first}");
-    let second = rx.recv().expect("request");
     assert!(
-        second.starts_with("GET /api/v1/targets?state=active "),
-        "{second}"
+        first.starts_with("GET /api/v1/targets?state=active "),
+        "{first}"
+    );
+    // Only the targets the matchers select count.
+    let node = Matchers::parse(&[r#"job=~"no.*""#]).expect("matchers");
+    assert_eq!(
+        c.scrape_interval(&node).expect("targets"),
+        Some(Duration::from_secs(60))
     );
 }
 
