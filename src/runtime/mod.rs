@@ -456,6 +456,11 @@ fn spawn_procs(
 /// exited: monitor none, and return its pid.
 fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Option<u32> {
     let root = handle.root()?;
+    // Its pid given to another process: gone as surely as one not listed.
+    if handle.root_replaced() {
+        let _ = handle.set(None);
+        return Some(root);
+    }
     if table.rows.iter().any(|r| r.pid == root) {
         return None;
     }

@@ -33,18 +33,27 @@ impl MonitorHandle {
     pub fn set(&self, pid: Option<u32>) -> Result<Option<(u32, String)>, String> {
         let found = match pid {
             None => Ok(None),
-            Some(pid) => describe(&self.proc_root, pid).map(|cmd| Some((pid, cmd))),
+            Some(pid) => describe(&self.proc_root, pid).map(|d| Some((pid, d))),
         };
         let root = found
             .as_ref()
             .ok()
-            .and_then(|f| f.as_ref().map(|(p, _)| *p));
+            .and_then(|f| f.as_ref().map(|(p, (_, start))| (*p, *start)));
         let mut tree = self
             .tree
             .lock()
             .map_err(|_| "the monitored process tree is unusable (a collector panicked)")?;
-        tree.set_root(root);
-        found
+        tree.set_root(root.map(|(p, _)| p));
+        // Its start time as read now: a process that takes its pid later is another.
+        tree.root_start = root.and_then(|(_, start)| start);
+        found.map(|f| f.map(|(pid, (cmd, _))| (pid, cmd)))
+    }
+
+    /// Whether the monitored root's pid names another process now (the root
+    /// exited and its pid was reused): it is to be forgotten as one that exited.
+    #[must_use]
+    pub fn root_replaced(&self) -> bool {
+        self.tree.lock().is_ok_and(|t| t.replaced)
     }
 
     /// The pid of the tree's root, if any.
@@ -54,9 +63,9 @@ impl MonitorHandle {
     }
 }
 
-/// The command line of `pid` (as the process table shows it), or why it cannot be
-/// monitored.
-fn describe(proc_root: &Path, pid: u32) -> Result<String, String> {
+/// The command line of `pid` (as the process table shows it) and its start time,
+/// or why it cannot be monitored.
+fn describe(proc_root: &Path, pid: u32) -> Result<(String, Option<u64>), String> {
     let dir = proc_root.join(pid.to_string());
     let mut stat = String::new();
     procfs::read_into(&dir.join("stat"), &mut stat).map_err(|e| {
@@ -75,5 +84,6 @@ fn describe(proc_root: &Path, pid: u32) -> Result<String, String> {
         .zip(stat.rfind(')'))
         .and_then(|(a, b)| stat.get(a + 1..b))
         .unwrap_or("?");
-    Ok(procs::read_command(&dir, comm))
+    let start = procfs::parse_stat(pid, &stat).map(|s| s.start_ticks);
+    Ok((procs::read_command(&dir, comm), start))
 }

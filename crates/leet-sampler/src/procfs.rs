@@ -268,6 +268,12 @@ pub(crate) struct ProcessTree {
     pub cgroup: CgroupLimits,
     /// Times the root was changed.
     pub generation: u64,
+    /// The root's start time (clock ticks after boot) when it was chosen or first
+    /// read: a process of that pid started at another time is another process.
+    pub root_start: Option<u64>,
+    /// The root's pid names another process now (the root exited and its pid was
+    /// given to a new one): nothing of it is read as the root's.
+    pub replaced: bool,
 }
 
 pub(crate) type SharedTree = Arc<Mutex<ProcessTree>>;
@@ -281,6 +287,8 @@ impl ProcessTree {
             error: Some("not sampled yet".to_string()),
             cgroup: CgroupLimits::default(),
             generation: 0,
+            root_start: None,
+            replaced: false,
         }
     }
 
@@ -296,6 +304,8 @@ impl ProcessTree {
     /// root's, and nothing is known of it until the next refresh.
     pub(crate) fn set_root(&mut self, root: Option<u32>) {
         self.root = root;
+        self.root_start = None;
+        self.replaced = false;
         self.procs.clear();
         self.error = None;
         self.cgroup = root.map(CgroupLimits::detect).unwrap_or_default();
@@ -398,13 +408,22 @@ impl TreeWalker {
             self.children.end_round();
             return;
         };
-        let Some(root) = self.read_stat(root_pid, true) else {
-            tree.error = Some(format!("process {root_pid} is not running (it exited)"));
+        let root = self.read_stat(root_pid, true);
+        let replaced = tree.replaced
+            || root.is_some_and(|r| tree.root_start.is_some_and(|s| s != r.start_ticks));
+        let Some(root) = root.filter(|_| !replaced) else {
+            tree.replaced = replaced;
+            tree.error = Some(if replaced {
+                format!("process {root_pid} exited (its pid names another process now)")
+            } else {
+                format!("process {root_pid} is not running (it exited)")
+            });
             // The kept files of the old members are closed.
             self.stats.end_round();
             self.children.end_round();
             return;
         };
+        tree.root_start.get_or_insert(root.start_ticks);
         tree.error = None;
         if self.has_children_files {
             self.walk_children_files(root, &mut tree.procs);

@@ -189,3 +189,42 @@ fn grandchildren_under_a_single_threaded_child_are_found() {
     assert_eq!(sh_stat.map(|s| s.threads), Some(1));
     assert_eq!(found.len(), 2, "{:?}", tree.procs);
 }
+
+#[test]
+fn a_root_whose_pid_names_a_process_started_at_another_time_is_gone() {
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep");
+    let pid = child.id();
+    let mut tree = ProcessTree::new(pid);
+    let mut walker = TreeWalker::new();
+    walker.refresh(&mut tree);
+    assert_eq!(tree.error, None);
+    let start = tree.root_start.expect("its start time kept");
+    assert_eq!(tree.procs.first().map(|p| p.start_ticks), Some(start));
+    walker.refresh(&mut tree);
+    assert!(!tree.replaced && !tree.procs.is_empty());
+    // As if the root had exited and its pid been given to a process started
+    // later: nothing of that one is read as the root's, and it stays gone.
+    tree.root_start = Some(start + 1);
+    walker.refresh(&mut tree);
+    assert!(tree.replaced);
+    assert!(tree.procs.is_empty());
+    assert!(
+        tree.error
+            .as_deref()
+            .is_some_and(|e| e.contains("names another process")),
+        "{:?}",
+        tree.error
+    );
+    tree.root_start = Some(start);
+    walker.refresh(&mut tree);
+    assert!(tree.replaced && tree.procs.is_empty());
+    // Chosen again, it is monitored afresh.
+    tree.set_root(Some(pid));
+    walker.refresh(&mut tree);
+    assert!(!tree.replaced && !tree.procs.is_empty());
+    let _ = child.kill();
+    let _ = child.wait();
+}
