@@ -435,12 +435,18 @@ fn spawn_procs(
         .name("leet-procs".into())
         .spawn(move || {
             let mut ticker = sampler::Ticker::new(interval);
+            // The monitored root's command line as last seen here.
+            let mut seen: Option<(u32, String)> = None;
             loop {
                 ticker.wait();
                 let table = scanner.scan();
                 let gone = forget_exited(&handle, &table);
+                let renamed = renamed(&handle, &table, &mut seen);
                 if tx.send(Msg::Procs(table)).is_err() {
                     return;
+                }
+                if let Some(m) = renamed {
+                    let _ = tx.send(Msg::Monitoring(Some(m)));
                 }
                 if let Some(pid) = gone {
                     let _ = tx.send(Msg::Monitoring(None));
@@ -450,6 +456,24 @@ fn spawn_procs(
                 }
             }
         });
+}
+
+/// The monitored root and its command line when that changed since the last scan
+/// while the pid stayed (a launcher that `exec`s the training script: `bash` →
+/// `python train.py`), so its charts are named for what runs now. The first sight
+/// of a root is only noted (the runtime named it as it was chosen).
+fn renamed(
+    handle: &MonitorHandle,
+    table: &crate::msg::ProcTable,
+    seen: &mut Option<(u32, String)>,
+) -> Option<(u32, String)> {
+    let root = handle.root()?;
+    let row = table.rows.iter().find(|r| r.pid == root)?;
+    let before = seen.replace((root, row.command.clone()));
+    match before {
+        Some((pid, cmd)) if pid == root && cmd != row.command => Some((root, row.command.clone())),
+        _ => None,
+    }
 }
 
 /// If the monitored process is not in `table` (a scan of every process), it has
@@ -774,6 +798,52 @@ fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_monitored_process_that_execs_is_named_again_for_what_runs_now() {
+        use crate::msg::{ProcRow, ProcTable};
+        let sampler = leet_sampler::Sampler::with_collectors(Vec::new());
+        let handle = sampler.monitor_handle();
+        let me = std::process::id();
+        handle.set(Some(me)).expect("monitor self");
+        let table = |cmd: &str| ProcTable {
+            timestamp: 0.0,
+            rows: vec![ProcRow {
+                pid: me,
+                command: cmd.into(),
+                ..ProcRow::default()
+            }],
+        };
+        let mut seen = None;
+        // First sight: noted, not sent (the runtime named it as it was chosen).
+        assert_eq!(
+            super::renamed(&handle, &table("bash run.sh"), &mut seen),
+            None
+        );
+        assert_eq!(
+            super::renamed(&handle, &table("bash run.sh"), &mut seen),
+            None
+        );
+        assert_eq!(
+            super::renamed(&handle, &table("python3 train.py"), &mut seen),
+            Some((me, "python3 train.py".to_owned()))
+        );
+        assert_eq!(
+            super::renamed(&handle, &table("python3 train.py"), &mut seen),
+            None
+        );
+        // Another root chosen: its first sight is only noted.
+        handle.set(Some(1)).expect("monitor init");
+        let other = ProcTable {
+            timestamp: 0.0,
+            rows: vec![ProcRow {
+                pid: 1,
+                command: "init".into(),
+                ..ProcRow::default()
+            }],
+        };
+        assert_eq!(super::renamed(&handle, &other, &mut seen), None);
+    }
+
     #[test]
     fn accelerators_are_listed_under_their_family_keys_without_unknown_memory() {
         use leet_sampler::GpuInfo;
