@@ -95,6 +95,10 @@ pub struct Sampler<C: Clock = SystemClock> {
     deadline: Duration,
     seq: u64,
     clock: C,
+    /// The worker each key is read from: a key two families write (NVML and a
+    /// dcgm-exporter page on the same GPUs, macmon's memory beside the host's) is
+    /// the first-listed one's, so no series alternates between two sources.
+    owners: std::collections::HashMap<String, usize>,
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -310,6 +314,7 @@ impl<C: Clock> Sampler<C> {
             gpu_memory: Arc::default(),
             deadline,
             seq: 0,
+            owners: std::collections::HashMap::new(),
             clock,
         };
         let until = Instant::now() + DETECT_WAIT;
@@ -444,10 +449,23 @@ impl<C: Clock> Sampler<C> {
         }
         let mut values = Vec::with_capacity(64);
         let mut errors = Vec::new();
-        for w in &mut self.workers {
+        for (i, w) in self.workers.iter_mut().enumerate() {
             w.gave = w.pending.as_ref().is_some_and(|p| !p.values.is_empty());
             if let Some(p) = w.pending.take() {
-                values.extend(p.values);
+                let owners = &mut self.owners;
+                values.extend(p.values.into_iter().filter(|(k, _)| {
+                    // The family listed first keeps a key (NVML before a page of
+                    // dcgm-exporter, the host before macmon), even if the other gave
+                    // it first, while the first one was late.
+                    match owners.get(k) {
+                        Some(&o) if o < i => false,
+                        Some(&o) if o == i => true,
+                        _ => {
+                            owners.insert(k.clone(), i);
+                            true
+                        }
+                    }
+                }));
                 errors.extend(p.errors.into_iter().map(|e| (w.family.clone(), e)));
             } else if let State::Busy { seq: s, since } = w.state {
                 let why = if s == seq {

@@ -101,3 +101,64 @@ fn the_families_a_sample_has_no_value_of_are_named() {
     }
     assert_eq!(quiet, ["", "fitful", ""]);
 }
+
+/// Writes `gpu.0.gpu` (and a key of its own) with its value, except at the
+/// readings listed in `quiet`.
+struct Gpu {
+    name: &'static str,
+    value: f64,
+    quiet: Vec<u32>,
+    n: u32,
+}
+
+impl Collector for Gpu {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn sample(&mut self, out: &mut Vec<(String, f64)>) -> Result<(), super::super::SamplerError> {
+        self.n += 1;
+        if !self.quiet.contains(&self.n) {
+            out.push(("gpu.0.gpu".into(), self.value));
+            out.push((format!("{}.only", self.name), self.value));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_key_two_families_write_is_the_first_listed_one_s_alone() {
+    // NVML first, a dcgm-exporter page on the same GPU second: the utilisation
+    // alternated between their readings. NVML gives none at its first reading (a
+    // late start): the page's value is taken then, NVML's from then on.
+    let nvml = Gpu {
+        name: "nvidia",
+        value: 87.0,
+        quiet: vec![1],
+        n: 0,
+    };
+    let page = Gpu {
+        name: "dcgm-exporter",
+        value: 0.0,
+        quiet: Vec::new(),
+        n: 0,
+    };
+    let mut s: Sampler = Sampler::with_collectors(vec![Box::new(nvml), Box::new(page)]);
+    s.set_deadline(Duration::from_secs(60));
+    let gpu = |sample: &crate::Sample| -> Vec<f64> {
+        sample
+            .values
+            .iter()
+            .filter(|(k, _)| k == "gpu.0.gpu")
+            .map(|(_, v)| *v)
+            .collect()
+    };
+    let first = s.sample();
+    assert_eq!(gpu(&first), [0.0]);
+    for _ in 0..3 {
+        let sample = s.sample();
+        assert_eq!(gpu(&sample), [87.0], "{sample:?}");
+        // Each family's own keys are kept.
+        assert!(sample.values.iter().any(|(k, _)| k == "dcgm-exporter.only"));
+        assert!(sample.values.iter().any(|(k, _)| k == "nvidia.only"));
+    }
+}
