@@ -219,14 +219,17 @@ fn a_silent_child_is_killed_after_the_silence_limit() {
     let mut problems = Vec::new();
     c.start_if_due(t0, &mut problems);
     assert!(problems.is_empty() && c.running.is_some(), "{problems:?}");
+    // The shell creates the file before `echo` writes the pid into it: wait for
+    // the number, not the file (an empty pid named `/proc/`, which exists).
     let t = Instant::now();
-    while !pidfile.exists() && t.elapsed() < Duration::from_secs(5) {
+    let pid = loop {
+        let text = std::fs::read_to_string(&pidfile).unwrap_or_default();
+        if let Ok(pid) = text.trim().parse::<u32>() {
+            break pid;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "no pid written");
         std::thread::sleep(Duration::from_millis(10));
-    }
-    let pid = std::fs::read_to_string(&pidfile)
-        .expect("pid")
-        .trim()
-        .to_string();
+    };
     c.read(t0 + Duration::from_secs(9), &mut problems);
     assert!(problems.is_empty() && c.running.is_some(), "{problems:?}");
     c.read(
