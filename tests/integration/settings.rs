@@ -208,26 +208,23 @@ fn a_relative_xdg_config_home_is_ignored_for_the_settings_and_the_key_map() {
     )
     .unwrap();
     std::fs::write(mine.join("config.toml"), "[viewer]\nrows = 5\n").unwrap();
-    for xdg in ["rel", ""] {
-        let out = crate::common::isolated::leet()
-            .args(["--print-config"])
+    let print = |what: &str, xdg: &str| {
+        crate::common::isolated::leet()
+            .arg(what)
             .env("XDG_CONFIG_HOME", xdg)
             .env("HOME", &home)
             .current_dir(root.path())
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for xdg in ["rel", ""] {
+        let out = print("--print-config", xdg);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{xdg:?}: {err}");
         let printed = String::from_utf8(out.stdout).unwrap();
         let cfg = Config::parse(Path::new("printed"), &printed).unwrap();
         assert_eq!(cfg.viewer.rows, Some(5), "{xdg:?}: {printed}");
-        let out = crate::common::isolated::leet()
-            .args(["--print-keymap"])
-            .env("XDG_CONFIG_HOME", xdg)
-            .env("HOME", &home)
-            .current_dir(root.path())
-            .output()
-            .unwrap();
+        let out = print("--print-keymap", xdg);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success(),

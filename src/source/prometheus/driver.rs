@@ -208,6 +208,27 @@ mod tests {
     use crate::source::http::{HttpError, HttpOptions};
     use crate::source::prometheus::PromError;
 
+    /// The driver of the server at `url` reading a 60 s window every `interval`
+    /// (None: the server's), its updates and its thread.
+    fn driven(
+        url: &str,
+        http: HttpOptions,
+        interval: Option<Duration>,
+    ) -> (
+        std::sync::mpsc::Receiver<ClusterUpdate>,
+        std::thread::JoinHandle<()>,
+    ) {
+        let client = Client::new(url, http).expect("client");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opts = DriverOptions {
+            matchers: Matchers::default(),
+            window: Duration::from_secs(60),
+            interval,
+        };
+        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        (rx, thread)
+    }
+
     #[test]
     fn the_first_range_is_the_window_and_later_ones_overlap_one_step() {
         let (w, s) = (Duration::from_secs(60), Duration::from_secs(15));
@@ -235,14 +256,11 @@ mod tests {
                 if line.contains("query=up") { UP } else { EMPTY }.into(),
             )
         });
-        let client = Client::new(&url, HttpOptions::default()).expect("client");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let opts = DriverOptions {
-            matchers: Matchers::default(),
-            window: Duration::from_secs(60),
-            interval: Some(Duration::from_millis(10)),
-        };
-        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let (rx, thread) = driven(
+            &url,
+            HttpOptions::default(),
+            Some(Duration::from_millis(10)),
+        );
         assert!(matches!(rx.recv(), Ok(ClusterUpdate::Started { .. })));
         let mut ranges = Vec::new();
         let mut has_up = Vec::new();
@@ -310,14 +328,7 @@ mod tests {
             };
             Reply::Answer(200, body.into())
         });
-        let client = Client::new(&url, HttpOptions::default()).expect("client");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let opts = DriverOptions {
-            matchers: Matchers::default(),
-            window: Duration::from_secs(60),
-            interval: None,
-        };
-        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let (rx, thread) = driven(&url, HttpOptions::default(), None);
         let mut intervals = Vec::new();
         while intervals.len() < 2 {
             if let Ok(ClusterUpdate::Started { interval, step, .. }) = rx.recv() {
@@ -360,14 +371,7 @@ mod tests {
             total: Duration::from_millis(300),
             ..HttpOptions::default()
         };
-        let client = Client::new(&url, quick).expect("client");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let opts = DriverOptions {
-            matchers: Matchers::default(),
-            window: Duration::from_secs(60),
-            interval: Some(Duration::from_millis(10)),
-        };
-        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let (rx, thread) = driven(&url, quick, Some(Duration::from_millis(10)));
         assert!(matches!(rx.recv(), Ok(ClusterUpdate::Started { .. })));
         let Ok(ClusterUpdate::Failed { error, .. }) = rx.recv() else {
             panic!("a failure first");
@@ -395,14 +399,11 @@ mod tests {
             .expect("port")
             .port();
         let server = format!("http://127.0.0.1:{port}");
-        let client = Client::new(&server, HttpOptions::default()).expect("client");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let opts = DriverOptions {
-            matchers: Matchers::default(),
-            window: Duration::from_secs(60),
-            interval: Some(Duration::from_millis(10)),
-        };
-        let thread = spawn(client, opts, move |u| tx.send(u).is_ok()).expect("thread");
+        let (rx, thread) = driven(
+            &server,
+            HttpOptions::default(),
+            Some(Duration::from_millis(10)),
+        );
         assert_eq!(
             rx.recv().expect("started"),
             ClusterUpdate::Started {
