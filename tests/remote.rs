@@ -118,12 +118,17 @@ fn opts(cache: Option<Cache>) -> Options {
 }
 
 fn open(fake: &Fake, o: &Options) -> Result<Points, RemoteError> {
-    let (_, batches) = fetch::open(&url_of(fake), o, &AtomicBool::new(false), &mut |_| {})?;
+    open_run(fake, o).map(|(_, p)| p)
+}
+
+/// [`open`], with the run read.
+fn open_run(fake: &Fake, o: &Options) -> Result<(fetch::RemoteRun, Points), RemoteError> {
+    let (run, batches) = fetch::open(&url_of(fake), o, &AtomicBool::new(false), &mut |_| {})?;
     let mut p = Points::default();
     for b in &batches {
         p.fold(b);
     }
-    Ok(p)
+    Ok((run, p))
 }
 
 #[test]
@@ -162,17 +167,7 @@ fn a_server_hanging_on_the_console_metrics_and_files_costs_one_wait_and_says_so(
     let fake = Fake::start(run_object("finished"), vec![parquet_of(&file, tmp.path())]);
     // Each of the three outlasts the client's 500 ms read timeout.
     fake.set_mode(Mode::SlowExtras(Duration::from_secs(3)));
-    let (run, batches) = fetch::open(
-        &url_of(&fake),
-        &opts(None),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("the run opens without its niceties");
-    let mut p = Points::default();
-    for b in &batches {
-        p.fold(b);
-    }
+    let (run, p) = open_run(&fake, &opts(None)).expect("the run opens without its niceties");
     assert_eq!(
         p.0.keys().collect::<Vec<_>>(),
         local_points(&file).0.keys().collect::<Vec<_>>()
@@ -189,13 +184,7 @@ fn a_server_hanging_on_the_console_metrics_and_files_costs_one_wait_and_says_so(
         t.text
     );
     fake.set_mode(Mode::Ok);
-    let (run, _) = fetch::open(
-        &url_of(&fake),
-        &opts(None),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("open");
+    let (run, _) = open_run(&fake, &opts(None)).expect("open");
     assert_eq!(run.trouble(None), None);
 }
 
