@@ -235,6 +235,16 @@ fn devices(store: &MetricStore, env: &Map<String, Value>) -> Vec<DeviceRow> {
                 if row.mem_used.is_none() {
                     row.mem_used = pct.zip(row.mem_total).map(|(p, t)| p / 100.0 * t);
                 }
+                // AMD and Apple give the power as a share of the cap, not the cap:
+                // the cap follows from the two.
+                if row.power_limit.is_none() {
+                    let share = last(store, &format!("gpu.{n}.powerPercent"));
+                    row.power_limit = row
+                        .power
+                        .zip(share)
+                        .filter(|&(w, p)| w > 0.0 && p > 0.0)
+                        .map(|(w, p)| w * 100.0 / p);
+                }
             }
             // A row with no reading at all (a key of some other metric) is kept: the
             // device exists, its values show as `–`.
@@ -382,6 +392,28 @@ mod tests {
         s.push("memory_percent", 2.0, 100.0);
         s.push("proc.memory.availableMB", 2.0, 0.0);
         assert_eq!(header(&s, &none).memory.total, None);
+    }
+
+    #[test]
+    fn a_power_limit_follows_from_the_power_and_its_share_of_the_cap() {
+        let mut s = MetricStore::windowed(64, 100.0);
+        let none = Map::new();
+        // AMD: 512 W at 68.27 % of its cap.
+        s.push("gpu.0.powerWatts", 1.0, 512.0);
+        s.push("gpu.0.powerPercent", 1.0, 512.0 / 750.0 * 100.0);
+        // NVIDIA: its own limit, whatever the share says.
+        s.push("gpu.1.powerWatts", 1.0, 312.0);
+        s.push("gpu.1.enforcedPowerLimitWatts", 1.0, 700.0);
+        s.push("gpu.1.powerPercent", 1.0, 10.0);
+        // Idle (0 W or 0 %): no cap to tell.
+        s.push("gpu.2.powerWatts", 1.0, 0.0);
+        s.push("gpu.2.powerPercent", 1.0, 0.0);
+        let d = header(&s, &none).devices;
+        let limit = |i: usize| d[i].power_limit.map(|l| (l * 1000.0).round() / 1000.0);
+        assert_eq!(
+            (limit(0), limit(1), limit(2)),
+            (Some(750.0), Some(700.0), None)
+        );
     }
 
     #[test]
