@@ -485,12 +485,17 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
         let _ = handle.set(None);
         return Some(root);
     }
-    if table.rows.iter().any(|r| r.pid == root) {
-        return None;
-    }
+    // A zombie has exited too: only its parent has not read its exit status yet.
+    let zombie = match table.rows.iter().find(|r| r.pid == root) {
+        Some(r) if !r.zombie => return None,
+        Some(_) => true,
+        None => false,
+    };
     // Still the same root (not switched meanwhile by a `Cmd::Monitor`), and really
     // gone (the table may be cut at its row limit).
-    if handle.root() != Some(root) || std::path::Path::new(&format!("/proc/{root}")).exists() {
+    if handle.root() != Some(root)
+        || (!zombie && std::path::Path::new(&format!("/proc/{root}")).exists())
+    {
         return None;
     }
     let _ = handle.set(None);
@@ -899,5 +904,42 @@ mod tests {
         assert_eq!(handle.root(), None);
         // Nothing monitored: nothing to forget.
         assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
+    }
+
+    /// A monitored process that exited and is not reaped yet (a zombie: its parent
+    /// has not waited for it) is gone, not a process of 0 B and 0 % renamed
+    /// `[sleep] <defunct>`.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_monitored_process_that_is_a_zombie_is_forgotten() {
+        use leet_sampler::Sampler;
+        let sampler = Sampler::with_collectors(Vec::new());
+        let handle = sampler.monitor_handle();
+        let mut scanner = sampler.proc_scanner();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id();
+        assert!(handle.set(Some(pid)).expect("monitor").is_some());
+        assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
+        child.kill().expect("kill");
+        // Not waited for: a zombie until the end of the test.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let table = loop {
+            let t = scanner.scan();
+            if t.rows.iter().any(|r| r.pid == pid && r.zombie) {
+                break t;
+            }
+            assert!(std::time::Instant::now() < deadline, "no zombie row");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let row = table.rows.iter().find(|r| r.pid == pid).expect("row");
+        assert_eq!(row.command, "[sleep] <defunct>");
+        let mut seen = Some((pid, "sleep 30".to_string()));
+        assert_eq!(super::forget_exited(&handle, &table), Some(pid));
+        assert_eq!(handle.root(), None);
+        assert_eq!(super::renamed(&handle, &table, &mut seen), None);
+        child.wait().expect("wait");
     }
 }

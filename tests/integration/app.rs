@@ -1070,6 +1070,7 @@ fn scan(n: u32, shift: u32) -> leet::msg::ProcTable {
                 gpu_memory: (i % 3 == 0).then_some(u64::from(i) << 20),
                 threads: i + 1,
                 command: format!("job-{i} --flag"),
+                zombie: false,
             })
             .collect(),
     }

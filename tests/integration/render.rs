@@ -267,6 +267,7 @@ fn fixed_procs() -> leet::msg::ProcTable {
             gpu_memory: gpu_mib.map(|g| g * mib),
             threads,
             command: cmd.to_owned(),
+            zombie: false,
         };
     leet::msg::ProcTable {
         timestamp: NOW - 1.0,
@@ -625,6 +626,7 @@ fn live_scan_cost() {
                 gpu_memory: (i % 11 == 0).then_some(u64::from(i) << 20),
                 threads: i % 64,
                 command: format!("/usr/bin/python3 -m worker --shard {i} --config /etc/w.yaml"),
+                zombie: false,
             })
             .collect(),
     };
@@ -679,6 +681,7 @@ fn hostile_process_text_never_reaches_the_terminal() {
             gpu_memory: None,
             threads: 1,
             command: evil.to_owned(),
+            zombie: false,
         }],
     }));
     app.update(Msg::Monitoring(Some((31337, evil.to_owned()))));

@@ -223,6 +223,8 @@ pub(crate) struct ProcStat {
     pub start_ticks: u64,
     /// Resident set size in pages.
     pub rss_pages: u64,
+    /// Exited and not yet reaped by its parent (state `Z`, or `X` while it goes).
+    pub zombie: bool,
 }
 
 /// Parse one `/proc/<pid>/stat` line. The command name (field 2) may hold spaces and
@@ -231,6 +233,7 @@ pub(crate) fn parse_stat(pid: u32, text: &str) -> Option<ProcStat> {
     let rest = &text[text.rfind(')')? + 1..];
     // After ")": state(3) ppid(4) ... utime(14) stime(15) ... num_threads(20) ... starttime(22) vsize(23) rss(24)
     let mut it = rest.split_ascii_whitespace();
+    let zombie = matches!(it.clone().next(), Some("Z" | "X"));
     let field = |it: &mut std::str::SplitAsciiWhitespace<'_>, skip: usize| -> Option<u64> {
         it.nth(skip)?.parse().ok()
     };
@@ -247,6 +250,7 @@ pub(crate) fn parse_stat(pid: u32, text: &str) -> Option<ProcStat> {
         threads,
         start_ticks,
         rss_pages,
+        zombie,
     })
 }
 
@@ -411,10 +415,15 @@ impl TreeWalker {
         let root = self.read_stat(root_pid, true);
         let replaced = tree.replaced
             || root.is_some_and(|r| tree.root_start.is_some_and(|s| s != r.start_ticks));
-        let Some(root) = root.filter(|_| !replaced) else {
+        // A zombie has exited: nothing of it runs, its memory is freed, its children
+        // went to another parent; only its parent has not read its exit status yet.
+        let zombie = root.is_some_and(|r| r.zombie);
+        let Some(root) = root.filter(|_| !replaced && !zombie) else {
             tree.replaced = replaced;
             tree.error = Some(if replaced {
                 format!("process {root_pid} exited (its pid names another process now)")
+            } else if zombie {
+                format!("process {root_pid} is not running (it exited; its parent has not reaped it yet)")
             } else {
                 format!("process {root_pid} is not running (it exited)")
             });

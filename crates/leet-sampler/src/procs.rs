@@ -55,8 +55,11 @@ pub struct ProcRow {
     /// Threads it runs.
     pub threads: u32,
     /// Command line, arguments joined by spaces (`[comm]` when it has none, as for
-    /// kernel threads). Untrusted text: the view sanitizes it before drawing.
+    /// kernel threads; `[comm] <defunct>` for a zombie, as `ps` shows them).
+    /// Untrusted text: the view sanitizes it before drawing.
     pub command: String,
+    /// Exited, not yet reaped by its parent: nothing of it runs.
+    pub zombie: bool,
 }
 
 /// One scan of the host's processes.
@@ -156,6 +159,8 @@ struct Known {
     ppid: u32,
     rss: u64,
     threads: u32,
+    /// A zombie as of its last `stat` (its command says so, see [`defunct`]).
+    zombie: bool,
 }
 
 /// Scans every process of a `/proc` tree (see the module documentation).
@@ -269,6 +274,7 @@ impl ProcScanner {
                         gpu_memory: gpu_map.get(&pid).copied(),
                         threads: k.threads,
                         command: k.command.clone(),
+                        zombie: k.zombie,
                     });
                     continue;
                 }
@@ -350,6 +356,7 @@ impl ProcScanner {
             gpu_memory: None,
             threads: u32::try_from(stat.threads).unwrap_or(u32::MAX),
             command: k.command.clone(),
+            zombie: stat.zombie,
         };
         let round = self.round;
         if let Some(k) = self
@@ -370,6 +377,10 @@ impl ProcScanner {
                 k.stat = Some(f);
                 self.kept += 1;
             }
+            if stat.zombie && !k.zombie {
+                k.command = defunct(comm);
+            }
+            k.zombie = stat.zombie;
             if k.comm != comm {
                 // It ran another program: its command line and user are new.
                 let (user, command) = Self::identity(
@@ -399,7 +410,7 @@ impl ProcScanner {
             .map_or(0.0, |age| {
                 stat.cpu_ticks as f64 / self.ticks_per_sec / age * 100.0
             });
-        let (user, command) = Self::identity(
+        let (user, mut command) = Self::identity(
             &self.proc_root,
             &self.passwd,
             &mut self.users,
@@ -407,6 +418,9 @@ impl ProcScanner {
             pid,
             comm,
         );
+        if stat.zombie {
+            command = defunct(comm);
+        }
         // A reused pid's kept file already reads the new process: keep it.
         let old_file = self.known.remove(&pid).and_then(|k| k.stat);
         if old_file.is_some() {
@@ -431,6 +445,7 @@ impl ProcScanner {
             ppid: stat.ppid,
             rss: stat.rss_pages.saturating_mul(self.page_size),
             threads: u32::try_from(stat.threads).unwrap_or(u32::MAX),
+            zombie: stat.zombie,
         };
         let r = row(&k, cpu);
         self.known.insert(pid, k);
@@ -529,6 +544,15 @@ pub(crate) fn read_passwd(path: &Path) -> HashMap<u32, String> {
     parse_passwd(&String::from_utf8_lossy(&text))
 }
 
+/// What ends a zombie's command.
+const DEFUNCT: &str = " <defunct>";
+
+/// A zombie's command, as `ps` shows one: it has no command line left (a kernel
+/// thread's `[comm]` would look the same), and the one read while it ran is over.
+fn defunct(comm: &str) -> String {
+    format!("[{comm}]{DEFUNCT}")
+}
+
 pub(crate) fn parse_passwd(text: &str) -> HashMap<u32, String> {
     let mut users = HashMap::new();
     for line in text.lines() {
@@ -545,8 +569,8 @@ pub(crate) fn parse_passwd(text: &str) -> HashMap<u32, String> {
 }
 
 /// A process's command line from its `cmdline` (at most [`MAX_COMMAND`] bytes, NULs
-/// as spaces, invalid UTF-8 replaced), or `[comm]` when it has none (a kernel thread,
-/// a zombie). Untrusted: the view sanitizes it.
+/// as spaces, invalid UTF-8 replaced), or `[comm]` when it has none (a kernel
+/// thread; a zombie's row says `<defunct>` after it). Untrusted: the view sanitizes it.
 pub(crate) fn read_command(dir: &Path, comm: &str) -> String {
     let mut bytes = Vec::new();
     let _ = std::fs::File::open(dir.join("cmdline"))

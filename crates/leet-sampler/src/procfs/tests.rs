@@ -228,3 +228,60 @@ fn a_root_whose_pid_names_a_process_started_at_another_time_is_gone() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn a_root_that_is_a_zombie_has_exited() {
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep");
+    let pid = child.id();
+    let mut tree = ProcessTree::new(pid);
+    let mut walker = TreeWalker::new();
+    walker.refresh(&mut tree);
+    assert_eq!(tree.error, None);
+    assert!(!tree.procs.is_empty());
+    // Killed and not waited for: a zombie until `wait`.
+    child.kill().expect("kill");
+    let stat = format!("/proc/{pid}/stat");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !std::fs::read_to_string(&stat)
+        .ok()
+        .and_then(|t| parse_stat(pid, &t))
+        .is_some_and(|s| s.zombie)
+    {
+        assert!(std::time::Instant::now() < deadline, "no zombie");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    walker.refresh(&mut tree);
+    assert!(tree.procs.is_empty(), "{:?}", tree.procs);
+    assert!(
+        tree.error
+            .as_deref()
+            .is_some_and(|e| e.contains("is not running") && e.contains("not reaped")),
+        "{:?}",
+        tree.error
+    );
+    let _ = child.wait();
+}
+
+#[test]
+fn the_state_field_says_which_processes_are_zombies() {
+    let line = |state: &str| {
+        format!("42 (a (b) c) {state} 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 99 123456 250 0\n")
+    };
+    for (state, zombie) in [
+        ("S", false),
+        ("R", false),
+        ("D", false),
+        ("Z", true),
+        ("X", true),
+    ] {
+        let s = parse_stat(42, &line(state)).expect("parsed");
+        assert_eq!(s.zombie, zombie, "{state}");
+        assert_eq!(
+            (s.ppid, s.cpu_ticks, s.threads, s.start_ticks),
+            (1, 10, 1, 99)
+        );
+    }
+}

@@ -466,3 +466,31 @@ fn this_process_is_in_a_real_scan() {
     assert!(!me.command.is_empty());
     assert!(t.rows.iter().any(|r| r.pid == 1));
 }
+
+/// A zombie's row reads `[comm] <defunct>` as `ps` shows it — not the command line
+/// it ran with, nor a kernel thread's `[comm]` — also when it was seen running
+/// before and on the scans that reuse an idle process's row.
+#[test]
+fn a_zombie_s_row_says_defunct() {
+    let f = FakeProc::new();
+    f.process(50, 1, "python3", Some(1000), b"python\0train.py\0", 3, 100);
+    f.process(51, 50, "worker", Some(1000), b"", 0, 100);
+    let zombie = |pid: u32| {
+        let path = f.root().join(pid.to_string()).join("stat");
+        let line = std::fs::read_to_string(&path).expect("stat");
+        std::fs::write(&path, line.replacen(") S ", ") Z ", 1)).expect("stat");
+        std::fs::write(f.root().join(pid.to_string()).join("cmdline"), b"").expect("cmdline");
+    };
+    zombie(51);
+    let mut s = f.scanner(None);
+    let t = s.scan();
+    assert_eq!(row(&t, 50).command, "python train.py");
+    assert_eq!(row(&t, 51).command, "[worker] <defunct>");
+    zombie(50);
+    for _ in 0..(2 * IDLE_EVERY) {
+        std::thread::sleep(Duration::from_millis(5));
+        let t = s.scan();
+        assert_eq!(row(&t, 50).command, "[python3] <defunct>");
+        assert_eq!(row(&t, 51).command, "[worker] <defunct>");
+    }
+}
