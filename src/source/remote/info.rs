@@ -91,9 +91,10 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
-    /// Whether the server still takes rows for it.
+    /// Whether the server still takes rows for it: a run marked `preempting` runs
+    /// on until it is stopped (`preempted`) or ends.
     pub fn running(&self) -> bool {
-        self.state == "running" || self.state == "pending"
+        matches!(self.state.as_str(), "running" | "pending" | "preempting")
     }
 
     /// What changes whenever the run does: a cache entry is good while it is equal.
@@ -344,4 +345,29 @@ pub fn file_url(c: &Client, url: &RemoteUrl, name: &str) -> Result<Option<String
         .find(|n| n.get("name").and_then(Value::as_str) == Some(name))
         .and_then(|n| n.get("directUrl").and_then(Value::as_str))
         .map(str::to_owned))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunMeta;
+
+    #[test]
+    fn a_run_is_followed_while_the_server_says_it_runs() {
+        let meta = |state: &str| RunMeta {
+            state: state.to_owned(),
+            ..RunMeta::default()
+        };
+        for (state, running) in [
+            ("running", true),
+            ("pending", true),
+            ("preempting", true),
+            ("finished", false),
+            ("failed", false),
+            ("crashed", false),
+            ("killed", false),
+            ("preempted", false),
+        ] {
+            assert_eq!(meta(state).running(), running, "{state}");
+        }
+    }
 }
