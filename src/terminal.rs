@@ -3,7 +3,7 @@
 //! the terminal for a stop (ctrl+z, SIGTSTP) and enters it again on continue.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
@@ -240,6 +240,13 @@ pub fn suspend(term: &mut Tui) -> io::Result<()> {
 pub fn resume(term: &mut Tui) -> io::Result<()> {
     {
         let _g = lock_briefly();
+        // Stopped by someone else (SIGSTOP from `kill`, a job scheduler, a
+        // debugger), the terminal was never left, but the shell that took it put
+        // it back in cooked mode; crossterm still counts raw mode as on and would
+        // leave it so. Leaving it first makes entering it set raw mode again.
+        if ENTERED.load(Ordering::SeqCst) {
+            let _ = disable_raw_mode();
+        }
         apply_modes()?;
     }
     // Not `term.clear()`: that asks the terminal where the cursor is and waits for
@@ -260,7 +267,34 @@ fn install_panic_hook() {
     }));
 }
 
-/// Signals as messages. SIGTERM, SIGHUP and SIGINT become `Msg::Signal`, so the
+/// The quit signal received (0: none yet).
+static QUIT_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The quit signal received within `wait` from now (None: none). The terminal going
+/// away (an SSH connection dropped) fails the loop's next draw, often before its
+/// SIGHUP is handled: the exit is the signal's all the same.
+#[must_use]
+pub fn quit_signal_within(wait: Duration) -> Option<i32> {
+    let t0 = Instant::now();
+    loop {
+        match QUIT_SIGNAL.load(Ordering::SeqCst) {
+            0 if t0.elapsed() < wait => std::thread::sleep(Duration::from_millis(5)),
+            0 => return None,
+            sig => return Some(sig),
+        }
+    }
+}
+
+/// Whether `e` says the terminal hung up: writing to a terminal whose other end
+/// closed (an SSH connection dropped, the terminal window closed) fails with EIO.
+#[must_use]
+pub fn hung_up(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|e| e.raw_os_error() == Some(libc::EIO))
+}
+
+/// Signals as messages. SIGTERM, SIGHUP, SIGINT and SIGQUIT become `Msg::Signal`, so the
 /// loop leaves cleanly and exits 128 + the signal; if it has not within
 /// [`QUIT_GRACE`] (busy), or on a second such signal, the process leaves from here.
 /// SIGTSTP becomes `Msg::Suspend`, SIGCONT `Msg::Continued` and SIGWINCH
@@ -269,8 +303,10 @@ fn install_panic_hook() {
 /// # Errors
 /// When the handlers cannot be registered.
 pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
-    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGTSTP, SIGWINCH};
-    let mut quit = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
+    // SIGQUIT (ctrl+\ in a cooked terminal, `kill -QUIT`) would dump core with the
+    // terminal left raw: it quits as the others do.
+    let mut quit = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     // On their own thread: these wait for room in the channel, a quit never does.
     let mut job = signal_hook::iterator::Signals::new([SIGTSTP, SIGCONT, SIGWINCH])?;
     let quit_tx = tx.clone();
@@ -278,6 +314,7 @@ pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
         .name("leet-signals".into())
         .spawn(move || {
             for sig in quit.forever() {
+                let _ = QUIT_SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
                 if LEAVING.load(Ordering::SeqCst) {
                     exit_now(128 + sig);
                 }

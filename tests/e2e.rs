@@ -134,6 +134,8 @@ fn quit_signals_exit_128_plus_the_signal_and_restore_the_terminal() {
         ("TERM", "EXIT:143"),
         ("INT", "EXIT:130"),
         ("HUP", "EXIT:129"),
+        // Its default would dump core with the terminal left raw.
+        ("QUIT", "EXIT:131"),
     ];
     let panes: Vec<Tmux> = cases
         .iter()
@@ -283,6 +285,60 @@ fn sigtstp_leaves_the_terminal_and_sigcont_redraws() {
     // Raw mode is back: `q` quits without Enter.
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
+    t.assert_restored();
+}
+
+/// A terminal that goes away (tmux killed; an SSH connection dropped) with no
+/// SIGHUP to the viewer (the pane's shell, its session leader, takes that one and
+/// ignores it): the viewer leaves as a hangup ends it, 129, not with the terminal's
+/// `Input/output error` and 1.
+#[test]
+fn a_terminal_that_goes_away_ends_the_viewer_as_a_hangup() {
+    require_tmux!();
+    let run = fixture("tiny");
+    let t = Tmux::start_after(
+        "gone",
+        "trap '' HUP; ",
+        "",
+        &[run.to_str().unwrap()],
+        100,
+        30,
+    );
+    t.wait_for("Metrics [", Duration::from_secs(10));
+    let pid = t.viewer_pid();
+    t.tmux(&["kill-server"]);
+    assert_eq!(t.exit_code(), "EXIT:129");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "viewer left running"
+    );
+}
+
+/// Stopped from outside (`kill -STOP`: a job scheduler's suspend, a debugger) and
+/// continued with `fg`: the shell put the terminal back in cooked mode meanwhile;
+/// the viewer takes raw mode again, so keys act at once (`q` quits without Enter)
+/// and are not echoed.
+#[test]
+fn a_stop_from_outside_and_fg_give_the_viewer_its_keys_back() {
+    require_tmux!();
+    let t = Tmux::shell("stopped", 100, 30);
+    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+    let run = shell_quote(&fixture("tiny"));
+    t.line(&format!("{exe} {run}"));
+    t.wait_for("Metrics [", SUSPEND_WAIT);
+    kill("STOP", &t.viewer_pid());
+    // `Stopped (signal)`, maybe cut by the viewer's last frame.
+    t.wait_for("(signal)", SUSPEND_WAIT);
+    // What bash does as it takes the terminal back; `sh` leaves it raw, where
+    // Enter is no newline: ctrl+j is.
+    t.keys(&["stty sane", "C-j"]);
+    t.line("fg");
+    t.wait_flag("#{alternate_on}", "1", SUSPEND_WAIT);
+    t.wait_for("Metrics [", SUSPEND_WAIT);
+    t.keys(&["q"]);
+    t.wait_flag("#{alternate_on}", "0", SUSPEND_WAIT);
+    t.line("echo EXIT:$?");
+    t.wait_for("EXIT:0", SUSPEND_WAIT);
     t.assert_restored();
 }
 

@@ -643,8 +643,8 @@ fn drive(
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         anyhow::bail!(
             "cannot set up the terminal: standard output is not a terminal (the viewer \
-             draws on one; `leet inspect`, `leet export` and `leet sample` write to pipes and \
-             files)"
+             draws on one; `leet inspect --print`, `leet export` and `leet sample` write to \
+             pipes and files)"
         );
     }
     // A terminal that says it can only print lines (`TERM=dumb`: Emacs' shell,
@@ -652,7 +652,8 @@ fn drive(
     if std::env::var_os("TERM").is_some_and(|t| t == "dumb") {
         anyhow::bail!(
             "cannot set up the terminal: TERM=dumb cannot draw a screen (run leet in a \
-             terminal emulator; `leet inspect`, `leet export` and `leet sample` print lines)"
+             terminal emulator; `leet inspect --print`, `leet export` and `leet sample` print \
+             lines)"
         );
     }
     let mut term = terminal::enter().context("cannot set up the terminal")?;
@@ -788,6 +789,17 @@ fn drive(
             _ => {}
         }
     }
+    // A terminal that went away fails the loop (a draw, its size), often before
+    // the hangup's signal is handled, or with no signal to the viewer at all (the
+    // session leader, a shell, took it): leaving as a hangup ends it, not with
+    // the error (`Input/output error`) printed on no terminal and exit status 1.
+    let result = result.or_else(
+        |e| match terminal::quit_signal_within(terminal::QUIT_GRACE) {
+            Some(sig) => Ok(Some(sig)),
+            None if terminal::hung_up(&e) => Ok(Some(libc::SIGHUP)),
+            None => Err(e),
+        },
+    );
     result.map(|signal| {
         signal.map_or(ExitCode::SUCCESS, |n| {
             ExitCode::from(u8::try_from(128 + n).unwrap_or(u8::MAX))

@@ -52,22 +52,6 @@ fn bind(listen: &str) -> anyhow::Result<TcpListener> {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP end `leet serve` at once, the sampler's children
-/// killed; exit status 128 + signal.
-fn exit_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
-    std::thread::Builder::new()
-        .name("leet-signals".into())
-        .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
-                child::close();
-                std::process::exit(128 + sig);
-            }
-        })?;
-    Ok(())
-}
-
 /// The sampler thread: detect the families, then one sample per tick, each rendered
 /// into `latest`.
 fn spawn_sampling(opts: SamplerOptions, latest: Arc<http::Latest>) -> std::io::Result<()> {
@@ -117,7 +101,7 @@ fn spawn_sampling(opts: SamplerOptions, latest: Arc<http::Latest>) -> std::io::R
 pub fn run(opts: ServeOptions) -> anyhow::Result<()> {
     let listener = bind(&opts.listen)?;
     let addr = listener.local_addr()?;
-    if let Err(e) = exit_on_signals() {
+    if let Err(e) = leet_sampler::exit_on_signals() {
         let _ = writeln!(std::io::stderr(), "leet: cannot handle signals: {e}");
     }
     let _ = writeln!(

@@ -30,6 +30,12 @@ impl Tmux {
     /// directories unless `env` names them: the user's settings and what other
     /// tests' workspaces saved never change a test's screen.
     pub fn start_env(name: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
+        Self::start_after(name, "", env, args, w, h)
+    }
+
+    /// As [`Tmux::start_env`], with the shell command `before` (ending in `;`) run
+    /// first in the pane's shell (`trap "" HUP;`).
+    pub fn start_after(name: &str, before: &str, env: &str, args: &[&str], w: u16, h: u16) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let exit = dir.path().join("exit");
         let mut config = String::new();
@@ -49,7 +55,10 @@ impl Tmux {
             cmd.push(' ');
             cmd.push_str(&shell_quote(Path::new(a)));
         }
-        let script = format!("{cmd}; echo EXIT:$? > {}; sleep 30", shell_quote(&exit));
+        let script = format!(
+            "{before}{cmd}; echo EXIT:$? > {}; sleep 30",
+            shell_quote(&exit)
+        );
         let t = Self::session(name, dir, w, h, &["sh", "-c", &script]);
         t.tmux(&["set-option", "-t", "s", "remain-on-exit", "on"]);
         t

@@ -72,11 +72,15 @@ impl Drop for KillChildren {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP end `leet sample` at once, whatever it is waiting for
-/// (a hung source, a full stdout pipe): children killed, exit status 128 + signal.
-fn exit_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT end `leet sample` (and `leet serve`) at
+/// once, whatever it is waiting for (a hung source, a full stdout pipe): children
+/// killed (SIGQUIT's core dump would leave them running), exit status 128 + signal.
+///
+/// # Errors
+/// When the handlers or their thread cannot be set up.
+pub fn exit_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new()
         .name("leet-signals".into())
         .spawn(move || {

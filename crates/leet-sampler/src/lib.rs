@@ -64,7 +64,7 @@ pub use openmetrics::{
     MAX_RESPONSE_BYTES, SCRAPE_TIMEOUT,
 };
 
-pub use command::{run_sample_command, sample_to_json, write_json_line};
+pub use command::{exit_on_signals, run_sample_command, sample_to_json, write_json_line};
 pub use dcgm_exporter::dcgm_field;
 use detect::Detect;
 pub use monitor::MonitorHandle;

@@ -7,10 +7,15 @@ pub mod duration;
 use serde_json::{Map, Value};
 
 /// Remove ANSI/VT escape sequences (CSI, OSC and other string sequences, two-byte
-/// escapes) and control characters; tabs become a space, newlines a `⏎` mark.
+/// escapes), control characters and invisible formatting (see [`invisible_format`];
+/// a zero-width joiner is kept only between two characters beyond ASCII, where it
+/// joins an emoji or a letter's form); tabs become a space, newlines and the line
+/// and paragraph separators a `⏎` mark.
 #[must_use]
 pub fn sanitize(s: &str) -> String {
-    if !s.chars().any(|c| c.is_control() || invisible_format(c)) {
+    if !s.chars().any(|c| {
+        c.is_control() || invisible_format(c) || matches!(c, ZWJ | '\u{2028}' | '\u{2029}')
+    }) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len());
@@ -55,7 +60,14 @@ pub fn sanitize(s: &str) -> String {
                 }
             }
             '\t' => out.push(' '),
-            '\n' => out.push('⏎'),
+            '\n' | '\u{2028}' | '\u{2029}' => out.push('⏎'),
+            ZWJ => {
+                let joins =
+                    |c: Option<char>| c.is_some_and(|c| !c.is_ascii() && !c.is_whitespace());
+                if joins(out.chars().next_back()) && joins(it.peek().copied()) {
+                    out.push(ZWJ);
+                }
+            }
             c if c.is_control() => {}
             c if invisible_format(c) => {}
             c => out.push(c),
@@ -87,9 +99,41 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Bidi overrides and other invisible formatting: they can reorder what is drawn.
+/// The zero-width joiner.
+const ZWJ: char = '\u{200d}';
+
+/// Invisible formatting: bidi overrides, embeddings, isolates and marks (they can
+/// reorder what is drawn); zero-width spaces and joiners, the byte order mark and
+/// annotation marks; marks that prepend themselves to the next characters (the
+/// Arabic number signs); the Hangul fillers. Terminals draw them in ways a width
+/// table cannot foresee (tmux shifted the rest of the row), and they hide what a
+/// name really holds.
 fn invisible_format(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{061c}'
+            | '\u{200b}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206a}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{0600}'..='\u{0605}'
+            | '\u{06dd}'
+            | '\u{070f}'
+            | '\u{0890}'
+            | '\u{0891}'
+            | '\u{08e2}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{3164}'
+            | '\u{ffa0}'
+    )
 }
 
 /// Line and column (from 1, in characters) of the byte `offset` of `text`: where
@@ -117,14 +161,17 @@ pub fn sanitize_path(p: &std::path::Path) -> String {
 }
 
 /// Call `f` with the byte offset of each row break when `s` is wrapped to `width`
-/// display columns: never inside a character, a wide character that does not fit
-/// starts the next row, zero-width characters stay with the one before.
+/// display columns: never inside a character (a grapheme: what the terminal draws
+/// as one), a wide one that does not fit starts the next row, zero-width
+/// characters stay with the one before.
 fn row_breaks(s: &str, width: usize, mut f: impl FnMut(usize)) {
-    use unicode_width::UnicodeWidthChar;
+    use unicode_segmentation::UnicodeSegmentation as _;
     let width = width.max(1);
     let mut used = 0;
-    for (i, c) in s.char_indices() {
-        let cw = c.width().unwrap_or(0);
+    // By grapheme, as the terminal draws them: an emoji joined of several (a
+    // family: four emoji and three joiners) takes two columns, not eight.
+    for (i, g) in s.grapheme_indices(true) {
+        let cw = unicode_width::UnicodeWidthStr::width(g);
         if used > 0 && used + cw > width {
             f(i);
             used = 0;
@@ -316,6 +363,54 @@ mod tests {
         assert_eq!(sanitize("a\u{2066}b\u{200f}c"), "abc");
         assert_eq!(sanitize("\u{1b}[2Jlink\u{202e}RTL"), "linkRTL");
         assert_eq!(sanitize("plain ünïcode"), "plain ünïcode");
+    }
+
+    /// Invisible characters that terminals draw unforeseeably (tmux shifted the
+    /// rest of the row) go; the line and paragraph separators are line breaks; a
+    /// joiner stays only inside an emoji (or a script's letters), never beside ASCII.
+    #[test]
+    fn invisible_characters_go_and_joiners_stay_only_between_what_they_join() {
+        for c in [
+            '\u{200b}', '\u{2060}', '\u{feff}', '\u{061c}', '\u{0600}', '\u{0605}', '\u{06dd}',
+            '\u{115f}', '\u{1160}', '\u{3164}', '\u{ffa0}', '\u{fff9}', '\u{206a}',
+        ] {
+            assert_eq!(sanitize(&format!("a{c}b")), "ab", "U+{:04X}", u32::from(c));
+            assert_eq!(
+                super::escape_controls(&format!("a{c}")),
+                format!("a\\u{{{:04x}}}", u32::from(c))
+            );
+        }
+        assert_eq!(sanitize("one\u{2028}two\u{2029}three"), "one⏎two⏎three");
+        // Joined emoji keep their joiners: a family, a rainbow flag, a skin tone.
+        for e in [
+            "👨\u{200d}👩\u{200d}👧\u{200d}👦",
+            "🏳\u{fe0f}\u{200d}🌈",
+            "👩🏽\u{200d}💻",
+        ] {
+            assert_eq!(sanitize(e), e);
+            assert_eq!(sanitize(&format!("x {e} y")), format!("x {e} y"));
+        }
+        // A joiner beside ASCII or a space, or at either end, joins nothing.
+        assert_eq!(sanitize("zw\u{200d}key"), "zwkey");
+        assert_eq!(sanitize("\u{200d}a"), "a");
+        assert_eq!(sanitize("👨\u{200d}"), "👨");
+        assert_eq!(sanitize("👨\u{200d} x"), "👨 x");
+        // Between letters of a script (Devanagari's half forms) it stays.
+        assert_eq!(sanitize("क\u{94d}\u{200d}ष"), "क\u{94d}\u{200d}ष");
+    }
+
+    /// A row holds as many columns as the terminal draws: a joined emoji is two,
+    /// and is never cut between its parts.
+    #[test]
+    fn a_joined_emoji_wraps_as_the_two_columns_it_takes() {
+        let family = "👨\u{200d}👩\u{200d}👧\u{200d}👦";
+        let s = format!("ab{family}cd{family}");
+        assert_eq!(wrap(&s, 4), [format!("ab{family}"), format!("cd{family}")]);
+        assert_eq!(wrapped_rows(&s, 8), 1);
+        for w in 1..10 {
+            assert_eq!(wrap(&s, w).concat(), s);
+            assert!(wrap(&s, w).iter().all(|r| r.width() <= w.max(2)), "{w}");
+        }
     }
 
     #[test]

@@ -222,14 +222,14 @@ fn pending() -> std::sync::MutexGuard<'static, Option<PathBuf>> {
     PENDING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// SIGTERM, SIGINT and SIGHUP remove the temporary file and end the process with
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT remove the temporary file and end the process with
 /// 128 + the signal's number (as `leet sample` does), instead of leaving a
 /// partial file. Installed once, when the first temporary file is made.
 fn clean_up_on_signals() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]);
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+        let signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGQUIT]);
         let spawned = signals.and_then(|mut signals| {
             std::thread::Builder::new()
                 .name("leet-export-signals".into())

@@ -3,7 +3,8 @@
 //! each line are counted once per body and width, so a frame walks the line
 //! counts (at most the body's 100,000 lines) and splits only the lines it draws.
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation as _;
+use unicode_width::UnicodeWidthStr as _;
 
 /// Each body line's number of rows at one width.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,8 +53,8 @@ impl BodyWrap {
     }
 }
 
-/// The rows of one line at `width` columns: as many characters as fit in each
-/// (a character wider than the row has one to itself); an empty line is one
+/// The rows of one line at `width` columns: as many characters (graphemes) as fit
+/// in each (one wider than the row has one to itself); an empty line is one
 /// empty row.
 pub fn split(line: &str, width: usize) -> impl Iterator<Item = &str> {
     let width = width.max(1);
@@ -62,8 +63,9 @@ pub fn split(line: &str, width: usize) -> impl Iterator<Item = &str> {
         let s = rest?;
         let mut used = 0;
         let mut end = s.len();
-        for (i, c) in s.char_indices() {
-            let cw = c.width().unwrap_or(0);
+        // By grapheme, as the terminal draws them (a joined emoji is one).
+        for (i, g) in s.grapheme_indices(true) {
+            let cw = g.width();
             if used + cw > width && used > 0 {
                 end = i;
                 break;

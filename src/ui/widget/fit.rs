@@ -26,9 +26,11 @@ pub(crate) fn reverse(buf: &mut Buffer, (x, y): (u16, u16), width: u16, end: u16
 /// Truncate to `w` display columns with an ellipsis.
 #[must_use]
 pub(crate) fn fit(s: &str, w: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
-    if total <= w {
+    use unicode_segmentation::UnicodeSegmentation as _;
+    use unicode_width::UnicodeWidthStr;
+    // By grapheme, as the terminal draws them: an emoji joined of several takes
+    // two columns, not the sum of its parts.
+    if s.width() <= w {
         return s.to_owned();
     }
     if w == 0 {
@@ -36,12 +38,12 @@ pub(crate) fn fit(s: &str, w: usize) -> String {
     }
     let mut out = String::new();
     let mut used = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
+    for g in s.graphemes(true) {
+        let cw = g.width();
         if used + cw + 1 > w {
             break;
         }
-        out.push(c);
+        out.push_str(g);
         used += cw;
     }
     out.push('…');
@@ -151,6 +153,18 @@ pub(crate) fn fit_pad(s: &str, w: usize, right: bool) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// A joined emoji (a family: four emoji, three joiners) is the two columns the
+    /// terminal draws, not eight: text around it is not cut early, nor inside it.
+    #[test]
+    fn a_joined_emoji_counts_as_two_columns() {
+        let family = "👨\u{200d}👩\u{200d}👧\u{200d}👦";
+        let name = format!("run-{family}-jp");
+        assert_eq!(width(&name), 9);
+        assert_eq!(fit(&name, 9), name);
+        assert_eq!(fit(&name, 8), format!("run-{family}-…"));
+        assert_eq!(fit(&name, 7), format!("run-{family}…"));
+        assert_eq!(fit(&name, 6), "run-…");
+    }
     #[test]
     fn a_key_is_cut_in_the_middle_where_its_last_part_tells_it_apart() {
         use super::fit_key;
