@@ -122,7 +122,7 @@ pub struct Cli {
 pub struct ViewArgs {
     /// A project or wandb directory (or its latest-run): the workspace of all its
     /// runs, the latest drawn; a run directory or a .wandb file: that run alone
-    /// (esc goes to its workspace). A PATH given is the only place looked at.
+    /// (esc goes to its workspace; through a `latest-run` link: the workspace). A PATH given is the only place looked at.
     /// Without one: the current directory's runs, else those under $WANDB_DIR (the
     /// directory the W&B SDK writes wandb/ in, or that wandb directory itself),
     /// else an error saying where it looked.

@@ -248,9 +248,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Sample(a)) => {
             // A process asked for by pid that is not there: said at once, not as a
             // line of errors on every sample of an otherwise silent run.
-            if let Some(pid) = a.sampler.pid.filter(|&p| !process_exists(p)) {
-                anyhow::bail!("--pid {pid}: no such process");
-            }
+            no_such_process(a.sampler.pid)?;
             let mut out = Tracked::new(io::stdout().lock());
             let result =
                 source::sampler::run_sample_command(a.sampler.options(), a.count, a.json, &mut out)
@@ -272,6 +270,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             finish::<_, io::Stderr>(result, &out, None)
         }
         Some(cli::Command::Serve(a)) => {
+            // As `leet sample`: an exporter started for a process that is not
+            // there would serve its absence as the process having exited.
+            no_such_process(a.sampler.pid)?;
             serve::run(serve::ServeOptions {
                 listen: a.listen,
                 sampler: a.sampler.options(),
@@ -398,6 +399,14 @@ fn load_config(
         path: Some(path),
         file,
     })
+}
+
+/// `--pid` naming no process: refused, before anything starts.
+fn no_such_process(pid: Option<u32>) -> anyhow::Result<()> {
+    match pid.filter(|&p| !process_exists(p)) {
+        Some(pid) => anyhow::bail!("--pid {pid}: no such process"),
+        None => Ok(()),
+    }
 }
 
 /// Whether process `pid` exists (ours or not).

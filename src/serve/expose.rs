@@ -108,8 +108,13 @@ impl Renderer {
                 })
                 .or_insert(why);
         }
+        // A family that gave its values with an error gave its reading: the host's
+        // CPU and memory when the monitored process is gone (`--pid` of a job that
+        // ended) are there, and an alert on `available="0"` must not fire.
         for (family, why) in now {
-            self.failing.insert(family.to_owned(), why);
+            if ctx.without_values.contains(&family) {
+                self.failing.insert(family.to_owned(), why);
+            }
         }
         let failing: BTreeMap<&str, String> = (self.failing.iter())
             .map(|(f, w)| (f.as_str(), w.clone()))
@@ -387,6 +392,30 @@ mod tests {
         };
         let back = info(&mut r, &back);
         assert!(back.contains("available=\"1\""), "{back}");
+    }
+
+    /// The monitored process gone (`leet serve --pid` of a job that ended): the
+    /// cpu family reports it, with the host's values: still available.
+    #[test]
+    fn a_family_with_its_values_and_an_error_is_available() {
+        let mut partial = sample();
+        partial.errors = vec![(
+            "cpu".into(),
+            "monitored process: process 4242 is not running (it exited)".into(),
+        )];
+        let ctx = Context {
+            families: &["cpu"],
+            unavailable: &[],
+            samples: 9,
+            without_values: &[],
+        };
+        let page = Renderer::new().render(&partial, &ctx);
+        let text = std::str::from_utf8(&page.text).expect("utf-8");
+        assert!(
+            text.contains("leet_family_info{family=\"cpu\",available=\"1\"} 1\n"),
+            "{text}"
+        );
+        assert!(!text.contains("available=\"0\""), "{text}");
     }
 
     #[test]

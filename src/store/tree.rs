@@ -102,6 +102,7 @@ impl Tree {
         if let Some(&i) = self.index.get(joined) {
             self.entries[i].removed = true;
         }
+        self.remove_inside_ancestors(joined);
         // Descendants: keys that continue with the separator (the next char is the end).
         let lo = format!("{joined}{PATH_SEP}");
         let hi = format!(
@@ -111,6 +112,21 @@ impl Tree {
         for k in self.ordered.range(lo..hi) {
             if let Some(&i) = self.index.get(k.as_str()) {
                 self.entries[i].removed = true;
+            }
+        }
+    }
+
+    /// A key inside a value set whole (`summary["nest"] = {"a": 1, "b": 2}`, then
+    /// `del summary["nest"]["a"]`, which the SDK writes as a removal of
+    /// `nest.a`): the removal takes it out of that value, which keeps its place in
+    /// the order of changes (a later change inside it still wins).
+    fn remove_inside_ancestors(&mut self, joined: &str) {
+        for (above, rest) in leet_format::event::ancestors(joined) {
+            if let Some(&i) = self.index.get(above) {
+                let e = &mut self.entries[i];
+                if !e.removed {
+                    e.raw.remove_inside(&rest);
+                }
             }
         }
     }

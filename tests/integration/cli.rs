@@ -342,6 +342,20 @@ fn out_of_range_numbers_are_usage_errors_never_panics() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("no such process"), "{err}");
     assert!(out.stdout.is_empty(), "no sample printed");
+    // `leet serve` the same, before it listens (it served the pid as exited).
+    let out = output_within(
+        leet().args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--pid",
+            &gone.to_string(),
+        ]),
+        Duration::from_secs(20),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no such process"), "{err}");
 }
 
 #[test]

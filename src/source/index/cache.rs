@@ -17,8 +17,10 @@ use crate::msg::RunIndexEntry;
 
 /// Version of the cache format; a file of any other is rebuilt (2: entries hold
 /// the run's host, git commit and environment; 3: its node labels and the
-/// summary's `_wandb` key, which an older file lacks without saying so).
-pub const VERSION: u32 = 3;
+/// summary's `_wandb` key, which an older file lacks without saying so; 4: a
+/// removal inside a summary value set whole takes the key out, which an older
+/// file's summaries kept).
+pub const VERSION: u32 = 4;
 
 /// Largest cache file read (a hostile or runaway file is not loaded).
 pub const MAX_CACHE_BYTES: u64 = 256 << 20;

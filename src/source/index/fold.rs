@@ -83,6 +83,12 @@ impl Fold {
         if let Some(s) = self.slots.get_mut(joined) {
             s.removed = true;
         }
+        // A key inside a value set whole (see `store::tree`).
+        for (above, rest) in leet_format::event::ancestors(joined) {
+            if let Some(s) = self.slots.get_mut(above).filter(|s| !s.removed) {
+                s.value.remove_inside(&rest);
+            }
+        }
         let lo = format!("{joined}{PATH_SEP}");
         let hi = format!(
             "{joined}{}",

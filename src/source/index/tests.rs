@@ -58,6 +58,32 @@ fn fold_sets_nests_and_removes_subtrees() {
     assert_eq!(f.to_json().len(), 3);
 }
 
+/// As the run's own summary: a removal inside a value set whole takes the key out
+/// of it (the workspace list's columns show what the overview shows).
+#[test]
+fn fold_removes_a_key_inside_a_value_set_whole() {
+    let paths = vec![
+        path("nest"),
+        path("nest.b.c"),
+        path("nest.a"),
+        path("nest.zz"),
+    ];
+    let mut f = Fold::default();
+    f.apply(
+        &paths,
+        &[
+            TreeOp::Set(0, Scalar::Json(r#"{"a": 1, "b": {"c": 2}}"#.into())),
+            TreeOp::Set(1, num(3.0)),
+            TreeOp::Remove(2),
+            TreeOp::Remove(3),
+        ],
+    );
+    assert_eq!(
+        serde_json::Value::Object(f.to_json()),
+        json!({"nest": {"b": {"c": 3.0}}})
+    );
+}
+
 #[test]
 fn fold_keeps_first_seen_top_level_order_and_latest_value_wins() {
     let paths = vec![path("z"), path("a")];

@@ -190,3 +190,64 @@ fn the_run_step_is_exact_past_a_doubles_reach() {
     }
     assert_eq!(run.step(), 9_007_199_254_740_993);
 }
+
+/// `summary["nest"] = {...}`, a change inside it, then `del summary["nest"]["a"]`
+/// (the SDK writes a removal of the path `nest.a`): the key goes from the value
+/// set whole, the later change inside it stays, and a removal of a key the value
+/// lacks, or under a value that is no object, changes nothing.
+#[test]
+fn a_removal_inside_a_value_set_whole_takes_the_key_out_of_it() {
+    use prost::Message as _;
+    let summary = |update: Vec<leet_format::pb::SummaryItem>,
+                   remove: Vec<leet_format::pb::SummaryItem>| {
+        leet_format::pb::Record {
+            record_type: Some(leet_format::pb::record::RecordType::Summary(
+                leet_format::pb::SummaryRecord {
+                    update,
+                    remove,
+                    ..Default::default()
+                },
+            )),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    let at = |path: &[&str], v: &str| leet_format::pb::SummaryItem {
+        nested_key: path.iter().map(|s| (*s).to_owned()).collect(),
+        value_json: v.into(),
+        ..Default::default()
+    };
+    let key = |k: &str, v: &str| leet_format::pb::SummaryItem {
+        key: k.into(),
+        value_json: v.into(),
+        ..Default::default()
+    };
+    let mut run = Run::new();
+    run.apply(
+        0,
+        &summary(
+            vec![
+                key("nest", r#"{"a": 1, "b": {"c": 2, "d": 4}}"#),
+                key("n", "5"),
+            ],
+            vec![],
+        ),
+    );
+    run.apply(1, &summary(vec![at(&["nest", "b", "c"], "3")], vec![]));
+    run.apply(2, &summary(vec![], vec![at(&["nest", "a"], "")]));
+    run.apply(3, &summary(vec![], vec![at(&["nest", "b", "d"], "")]));
+    run.apply(
+        4,
+        &summary(vec![], vec![at(&["nest", "zz"], ""), at(&["n", "x"], "")]),
+    );
+    assert_eq!(
+        Value::Object(run.summary.to_json()),
+        serde_json::json!({"nest": {"b": {"c": 3}}, "n": 5})
+    );
+    // Set whole again: the new value, whole.
+    run.apply(5, &summary(vec![key("nest", r#"{"a": 7}"#)], vec![]));
+    assert_eq!(
+        Value::Object(run.summary.to_json()),
+        serde_json::json!({"nest": {"a": 7}, "n": 5})
+    );
+}
