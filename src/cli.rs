@@ -216,8 +216,36 @@ impl Cli {
             .try_get_matches_from(&args)
             .map_err(|e| extra_argument(e, &args))?;
         let mut cli = Self::from_arg_matches(&matches)?;
-        cli.view.interval_given = cli.command.is_none()
-            && matches.value_source("interval") == Some(clap::parser::ValueSource::CommandLine);
+        let given = |id: &str| {
+            matches!(
+                matches.value_source(id),
+                Some(clap::parser::ValueSource::CommandLine)
+            )
+        };
+        cli.view.interval_given = cli.command.is_none() && given("interval");
+        // The host's options without --live: a run shows what it recorded, and
+        // they would be ignored without a word.
+        if cli.command.is_none() && !cli.view.live {
+            let live_only = [
+                ("interval", "--interval"),
+                ("window", "--window"),
+                ("pid", "--pid"),
+                ("disk_paths", "--disk-path"),
+                ("openmetrics", "--openmetrics"),
+                ("openmetrics_filter", "--openmetrics-filter"),
+                ("dcgm", "--dcgm"),
+                ("dcgm_exporter", "--dcgm-exporter"),
+            ];
+            if let Some((_, flag)) = live_only.iter().find(|(id, _)| given(id)) {
+                return Err(Self::command().error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!(
+                        "{flag} is an option of the live monitor: it needs --live (a run's \
+                         view shows what the run recorded)"
+                    ),
+                ));
+            }
+        }
         Ok(cli)
     }
 

@@ -303,6 +303,17 @@ fn out_of_range_numbers_are_usage_errors_never_panics() {
             &["--stale-after", "99999999999", tiny],
             "between 1s and 30d",
         ),
+        // The live monitor's options with a run: refused, not ignored unsaid.
+        (
+            &["--pid", "1", tiny],
+            "--pid is an option of the live monitor",
+        ),
+        (
+            &["--window", "10m", tiny],
+            "--window is an option of the live monitor",
+        ),
+        (&["--interval", "5s", tiny], "it needs --live"),
+        (&["--dcgm", tiny], "it needs --live"),
         (&["sample", "--count", "0"], "it must be at least 1"),
         (&["sample", "--pid", "0"], "0 is not in 1..=2147483647"),
         (
