@@ -234,9 +234,19 @@ fn x_labels_around(
 ) {
     let a = fmt_x(x.0);
     let b = fmt_x(x.1);
+    if x.1 <= x.0 {
+        // One x (a single point, or points at one step): drawn mid-plot, and
+        // labelled under it.
+        let aw = width(&a).min(plot.width);
+        let start = plot.x + (plot.width - aw) / 2;
+        put(buf, start, y, &a, aw, theme.label());
+        return;
+    }
     let used = put(buf, plot.x, y, &a, plot.width, theme.label());
     let bw = width(&b);
-    if x.1 > x.0 && used + bw < plot.width {
+    // A label says where a column is; the same text twice (a span shorter than
+    // the format's step: `0:01 0:01`) says nothing but that it cannot tell them.
+    if x.1 > x.0 && used + bw < plot.width && a != b {
         put(buf, plot.right() - bw, y, &b, bw, theme.label());
         // Round-number ticks in between, where they fit with a gap on each side.
         let gap = 3;
@@ -247,8 +257,12 @@ fn x_labels_around(
         let most = usize::from(plot.width / label_w).saturating_sub(1).min(9);
         let ticks =
             axis::x_ticks(kind, x.0, x.1, most).unwrap_or_else(|| nice_ticks(x.0, x.1, most));
+        let mut before = a;
         for v in ticks {
             let t = fmt_x(v);
+            if t == before || t == b {
+                continue;
+            }
             let tw = width(&t);
             let f = (v - x.0) / (x.1 - x.0);
             let c = plot.x + (f * f64::from(plot.width.saturating_sub(1))).round() as u16;
@@ -259,6 +273,7 @@ fn x_labels_around(
             if start >= free_from && start + tw <= free_to && clear {
                 put(buf, start, y, &t, tw, theme.label());
                 free_from = start + tw + gap;
+                before = t;
             }
         }
     }

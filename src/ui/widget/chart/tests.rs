@@ -1004,3 +1004,60 @@ fn a_log_axis_under_a_decade_reads_round_log_values() {
         }
     }
 }
+
+/// Labels that read the same (a span shorter than the format's step: seconds of a
+/// clock over 2 s) are drawn once: `0:01 0:01 0:03` said nothing the first did not.
+#[test]
+fn an_x_label_is_never_drawn_twice() {
+    let row = |x: (f64, f64)| {
+        let area = Rect::new(0, 0, 60, 1);
+        let mut buf = Buffer::empty(area);
+        let secs = |v: f64| format!("0:{:02}", v.floor() as i64);
+        x_labels(
+            &mut buf,
+            area,
+            0,
+            x,
+            &secs,
+            Theme::new(false, Palette::Default),
+        );
+        let text: String = buf
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        text.split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let labels = row((1.2, 3.4));
+    let mut once = labels.clone();
+    once.dedup();
+    assert_eq!(labels, once, "{labels:?}");
+    assert_eq!(labels.first().map(String::as_str), Some("0:01"));
+    assert_eq!(labels.last().map(String::as_str), Some("0:03"));
+    // Both ends alike: the one label.
+    assert_eq!(row((1.2, 1.7)), ["0:01"]);
+}
+
+/// One x (a metric logged once): the point is drawn mid-plot, its label under it,
+/// not at the left edge.
+#[test]
+fn a_chart_of_one_x_labels_it_under_the_point() {
+    let area = Rect::new(0, 0, 21, 1);
+    let mut buf = Buffer::empty(area);
+    x_labels(
+        &mut buf,
+        area,
+        0,
+        (200.0, 200.0),
+        &format::compact,
+        Theme::new(false, Palette::Default),
+    );
+    let text: String = buf
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert_eq!(text, "         200         ");
+}
