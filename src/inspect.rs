@@ -208,6 +208,8 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
         if let Some(Value::Object(m)) = v.get(key) {
             flatten_into("", m, &mut rows);
         }
+        // In the overview's order (and wandb's): by key, numbers in keys as numbers.
+        rows.sort_by(|a, b| leet_text::natural_cmp(&a.0, &b.0));
         for (k, val) in rows {
             writeln!(out, "  {} = {}", clean(&k), clean(&val))?;
         }

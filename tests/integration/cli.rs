@@ -165,6 +165,31 @@ fn crashed_run_is_incomplete_not_an_error() {
     );
 }
 
+/// The text summary lists config and summary keys in the overview's order (by
+/// key, numbers as numbers), not in the order the run first logged them.
+#[test]
+fn the_text_summary_lists_keys_in_order() {
+    let out = leet()
+        .args(["inspect", "--summary"])
+        .arg(runs_dir().join("many_metrics"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for section in ["\nconfig:\n", "\nsummary:\n"] {
+        let body = text.split(section).nth(1).unwrap_or_default();
+        let keys: Vec<&str> = body
+            .lines()
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.trim().split(" = ").next())
+            .collect();
+        assert!(keys.len() > 1, "{section}: {keys:?}");
+        let mut sorted = keys.clone();
+        sorted.sort_by(|a, b| leet_text::natural_cmp(a, b));
+        assert_eq!(keys, sorted, "{section}");
+    }
+}
+
 #[test]
 fn follow_prints_records_as_the_file_grows_until_exit() {
     let src = std::fs::read(wandb_file(&runs_dir().join("tiny/wandb/latest-run"))).unwrap();
