@@ -193,7 +193,12 @@ fn section(flat: Vec<(String, String)>) -> Vec<Row> {
 /// Config leaves (W&B's `_wandb` bookkeeping left out).
 fn config_section(m: &serde_json::Map<String, serde_json::Value>) -> Vec<Row> {
     let mut f = flat(m);
-    f.retain(|(k, _)| k != "_wandb");
+    // The whole subtree: the SDK fills it in (`cli_version`, `t`, `m`,
+    // `visualize`) once a run's name, tags or notes change mid-run.
+    f.retain(|(k, _)| {
+        k.strip_prefix("_wandb")
+            .is_none_or(|rest| !(rest.is_empty() || rest.starts_with(['.', '['])))
+    });
     section(f)
 }
 

@@ -272,3 +272,24 @@ fn bytes_after_an_ended_run_s_last_record_are_damage_shown_while_a_live_tail_is_
         [Row::Bytes("unreadable".into(), 107.0)]
     );
 }
+
+/// W&B's `_wandb` bookkeeping is left out of Config whole, also once the SDK has
+/// filled it in (a run renamed or retagged mid-run: `cli_version`, `t`, `m`,
+/// `visualize`); a user's key that only starts alike stays.
+#[test]
+fn the_sdk_s_wandb_subtree_is_left_out_of_config() {
+    let config = serde_json::json!({
+        "_wandb": {"cli_version": "0.31.0", "t": {"3": [4, 13]}, "m": [], "visualize": {"p": {"x": 1}}},
+        "_wandbish": 1,
+        "a": 2,
+    });
+    let rows = super::config_section(config.as_object().expect("object"));
+    let keys: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Item(k, _) => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys, ["_wandbish", "a"]);
+}
