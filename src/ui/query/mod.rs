@@ -279,7 +279,7 @@ pub fn parse(text: &str, mode: Mode) -> Result<Query, QueryError> {
     let mut cur = Vec::new();
     let mut pending_not = false;
     let mut last_or: Option<&[Ch]> = None;
-    let terms = terms(text)?;
+    let terms = join_spaced_operators(terms(text)?);
     for t in &terms {
         if is_word(t, "|") || is_word(t, "or") {
             pending_not = false;
@@ -310,6 +310,36 @@ pub fn parse(text: &str, mode: Mode) -> Result<Query, QueryError> {
         return Err(lonely_or(or, "after"));
     }
     Ok(Query { groups })
+}
+
+/// `config.n >= 1` as `config.n>=1`: a term that ends with an operator, or one
+/// that starts with one (`>=`, `<=`, `!=`, `=`, `>`, `<`, `:`), is joined with the
+/// term before it (split at spaces, each alone matched nothing: no run).
+fn join_spaced_operators(terms: Vec<Vec<Ch>>) -> Vec<Vec<Ch>> {
+    let op_char = |c: Option<&Ch>, first: bool| {
+        c.is_some_and(|c| {
+            !c.quoted && (matches!(c.c, '>' | '<' | '=' | ':') || (c.c == '!' && !first))
+        })
+    };
+    let starts_op = |t: &[Ch]| {
+        op_char(t.first(), false)
+            && (t[0].c != '!' || t.get(1).is_some_and(|c| !c.quoted && c.c == '='))
+    };
+    let keyword = |t: &[Ch]| ["|", "or", "and", "not"].iter().any(|w| is_word(t, w));
+    let mut out: Vec<Vec<Ch>> = Vec::with_capacity(terms.len());
+    let mut open = false;
+    for t in terms {
+        let join = match out.last() {
+            Some(prev) if !keyword(prev) && !keyword(&t) => open || starts_op(&t),
+            _ => false,
+        };
+        open = op_char(t.last(), false) && !keyword(&t);
+        match out.last_mut() {
+            Some(prev) if join => prev.extend(t),
+            _ => out.push(t),
+        }
+    }
+    out
 }
 
 /// `OR` (or `|`) with no term on one `side`.

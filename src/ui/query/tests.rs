@@ -620,3 +620,26 @@ fn regexes_are_compiled_once_at_parse() {
         .count();
     assert_eq!(regexes, 1);
 }
+
+/// Spaces around an operator (`config.n >= 1`, `state: running`) read as the
+/// comparison written without them: each piece alone matched no run.
+#[test]
+fn spaces_around_an_operator_are_one_comparison() {
+    table(&[
+        ("cfg.lr >= 1e-3", true),
+        ("cfg.lr >=1e-3", true),
+        ("cfg.lr>= 1e-3", true),
+        ("cfg.lr > 0.01", false),
+        ("cfg.model.layers < 12", false),
+        ("cfg.optimizer = AdamW", true),
+        ("cfg.optimizer != AdamW", false),
+        ("state : finished", true),
+        ("state: finished", true),
+        ("cfg.lr >= 1e-3 and cfg.steps > 10", true),
+        ("cfg.lr >= 1e-3 or cfg.steps < 10", true),
+        ("not cfg.lr >= 1e-3", false),
+        // A negation stays a term of its own; quoted operators are text.
+        ("!resnet50", false),
+        ("resnet50 \">\"", false),
+    ]);
+}
