@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::source::prometheus::driver::DEFAULT_INTERVAL;
+use crate::source::prometheus::driver::{DEFAULT_INTERVAL, MAX_POINTS};
 use crate::source::prometheus::fetch::{Batch, HostSeries};
 use crate::source::prometheus::rules::Exporter;
 use crate::source::prometheus::ClusterUpdate;
@@ -325,10 +325,28 @@ impl ClusterModel {
         self.interval.max(self.step)
     }
 
-    /// Points each ring keeps: the window at the step, and a little room.
-    fn capacity(&self) -> usize {
+    /// Points each ring keeps: the window at the step, and a little room; never
+    /// more than the driver's bound (its step keeps the window within it), so a
+    /// series costs at most about 11.6 KB however long the window or fine the
+    /// step.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
         let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
-        (n.ceil() as usize).saturating_add(4)
+        (n.ceil() as usize).min(MAX_POINTS).saturating_add(4)
+    }
+
+    /// What the model's series hold in memory, bytes: their points' room and
+    /// their keys (the bookkeeping around them is a constant per series).
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        (self.hosts.values().flat_map(|h| h.series.iter()))
+            .map(|(k, s)| {
+                s.points.allocated() * std::mem::size_of::<crate::store::series::Point>()
+                    + k.capacity()
+                    + s.instance.capacity()
+                    + std::mem::size_of::<KeySeries>()
+            })
+            .sum()
     }
 
     fn host_mut(&mut self, name: String) -> Option<&mut Host> {

@@ -333,10 +333,11 @@ pub(crate) fn fill_run(shown: &mut Shown, model: &ClusterModel, name: &str) -> b
             .system
             .get(key)
             .and_then(crate::store::Series::last);
-        for &(t, v) in series.points() {
-            if held.is_some_and(|(ht, _)| t <= ht) {
-                continue;
-            }
+        // The model's series are in time order: the new points are a tail, found
+        // without walking the whole window at every refresh.
+        let points = series.points();
+        let from = held.map_or(0, |(ht, _)| points.partition_point(|p| p.0 <= ht));
+        for &(t, v) in &points[from..] {
             let sample = Sample {
                 timestamp: t,
                 values: vec![(key.to_owned(), v)],

@@ -316,6 +316,76 @@ fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow]
     render_heatmap(buf, area, &spec, theme);
 }
 
+/// Points of many time-ordered lines gathered by time (to the millisecond), in
+/// time order. Each line is merged into what is gathered in one pass: a map
+/// entry per point cost most of a frame with a hundred hosts of long series.
+#[derive(Debug, Default)]
+struct Gathered {
+    at: Vec<Acc>,
+    spare: Vec<Acc>,
+}
+
+/// The points at one time: the first one's time, the lowest, highest, sum and
+/// number of their values.
+#[derive(Debug, Clone, Copy)]
+struct Acc {
+    key: i64,
+    t: f64,
+    lo: f64,
+    hi: f64,
+    sum: f64,
+    n: u32,
+}
+
+impl Acc {
+    fn of(t: f64, v: f64) -> Self {
+        // As a join into an empty one: a NaN is no lowest or highest.
+        Acc {
+            key: (t * 1000.0).round() as i64,
+            t,
+            lo: f64::INFINITY.min(v),
+            hi: f64::NEG_INFINITY.max(v),
+            sum: 0.0 + v,
+            n: 1,
+        }
+    }
+
+    fn join(&mut self, o: &Acc) {
+        self.lo = self.lo.min(o.lo);
+        self.hi = self.hi.max(o.hi);
+        self.sum += o.sum;
+        self.n += o.n;
+    }
+}
+
+impl Gathered {
+    /// Gather `line`'s points (in time order) whose value `keep` passes.
+    fn add(&mut self, line: &[Point], keep: impl Fn(f64) -> bool) {
+        let mut out = std::mem::take(&mut self.spare);
+        out.clear();
+        out.reserve(self.at.len() + line.len());
+        let mut old = self.at.iter().copied().peekable();
+        let mut new = (line.iter())
+            .filter(|p| keep(p.1))
+            .map(|&(t, v)| Acc::of(t, v))
+            .peekable();
+        loop {
+            // At one time, what was gathered first: its time is the one kept.
+            let next = match (old.peek(), new.peek()) {
+                (Some(a), Some(b)) if a.key <= b.key => old.next(),
+                (Some(_), Some(_)) | (None, _) => new.next(),
+                (Some(_), None) => old.next(),
+            };
+            let Some(p) = next else { break };
+            match out.last_mut() {
+                Some(l) if l.key == p.key => l.join(&p),
+                _ => out.push(p),
+            }
+        }
+        self.spare = std::mem::replace(&mut self.at, out);
+    }
+}
+
 /// Host `name`'s points of `metric` (a GPU field's mean or sum over its GPUs at
 /// each time).
 fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
@@ -332,42 +402,27 @@ fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
         Metric::Cores => is_core(k),
         _ => gpu_key(k).is_some_and(|(_, f)| f == field),
     };
-    let mut at: BTreeMap<i64, (f64, f64, u32)> = BTreeMap::new();
+    let mut at = Gathered::default();
     for key in h.keys().filter(|k| pick(k)) {
-        for &(t, v) in h.series(key).map(|s| s.points()).unwrap_or_default() {
-            if v.is_finite() {
-                let e = at.entry((t * 1000.0).round() as i64).or_insert((t, 0.0, 0));
-                e.1 += v;
-                e.2 += 1;
-            }
-        }
+        let points = h.series(key).map(|s| s.points()).unwrap_or_default();
+        at.add(points, f64::is_finite);
     }
-    (at.into_values())
-        .map(|(t, s, n)| (t, if mean { s / f64::from(n) } else { s }))
+    (at.at.into_iter())
+        .map(|a| (a.t, if mean { a.sum / f64::from(a.n) } else { a.sum }))
         .collect()
 }
 
 /// Across hosts, at each time: (lowest, highest, mean).
 fn envelope(lines: &[Vec<Point>]) -> (Vec<Point>, Vec<Point>, Vec<Point>) {
-    let mut at: BTreeMap<i64, (f64, f64, f64, f64, u32)> = BTreeMap::new();
-    for &(t, v) in lines.iter().flatten() {
-        let e = (at.entry((t * 1000.0).round() as i64)).or_insert((
-            t,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            0.0,
-            0,
-        ));
-        e.1 = e.1.min(v);
-        e.2 = e.2.max(v);
-        e.3 += v;
-        e.4 += 1;
+    let mut at = Gathered::default();
+    for line in lines {
+        at.add(line, |_| true);
     }
     let (mut lo, mut hi, mut mid) = (Vec::new(), Vec::new(), Vec::new());
-    for (t, l, h, s, n) in at.into_values() {
-        lo.push((t, l));
-        hi.push((t, h));
-        mid.push((t, s / f64::from(n)));
+    for a in at.at {
+        lo.push((a.t, a.lo));
+        hi.push((a.t, a.hi));
+        mid.push((a.t, a.sum / f64::from(a.n)));
     }
     (lo, hi, mid)
 }
