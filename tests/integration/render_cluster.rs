@@ -228,7 +228,42 @@ fn a_down_host_opened_says_so_and_shows_no_uptime_as_up() {
     assert!(facts.contains("down: no sample since"), "{s}");
     assert!(!facts.contains(" up "), "{s}");
     assert!(!s.contains("no sample lately"), "{s}");
+    assert!(facts.contains("meters last known"), "{s}");
     insta::assert_snapshot!("cluster_120x40_down_host_opened", s);
+    // Its meters and GPU rows are drawn dim: what was read before it went down.
+    assert!(value_dim(&app, "45.0%"), "{s}");
+    assert!(value_dim(&app, "295W"), "{s}");
+}
+
+/// Whether the first cell of `text` on the screen (at 120x40) is drawn dim.
+fn value_dim(app: &App, text: &str) -> bool {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::Modifier;
+    let area = Rect::new(0, 0, 120, 40);
+    let mut buf = Buffer::empty(area);
+    leet::ui::render::render_buffer(&mut buf, area, app);
+    let first = text.chars().next().map(String::from).unwrap_or_default();
+    for y in 0..40 {
+        let line: String = (0..120).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(at) = line.find(text) {
+            let x = line[..at].chars().count() as u16;
+            assert_eq!(buf[(x, y)].symbol(), first);
+            return buf[(x, y)].modifier.contains(Modifier::DIM);
+        }
+    }
+    panic!("{text} not on screen");
+}
+
+#[test]
+fn an_up_host_opened_draws_its_meters_as_current() {
+    let mut app = cluster(3, 120, 40);
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("last known"), "{s}");
+    let cpu = s.lines().find(|l| l.contains(" CPU ")).expect("meters");
+    let value = cpu.split_whitespace().find(|w| w.ends_with('%')).expect("cpu value");
+    assert!(!value_dim(&app, value), "{s}");
 }
 
 #[test]
