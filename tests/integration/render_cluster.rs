@@ -352,3 +352,48 @@ fn the_sort_arrow_says_the_direction_and_leaves_the_headings_apart() {
     assert!(seen[4].contains("GPU MEAN▼ GPU MIN"), "{seen:?}");
     assert!(seen[5].contains("GPU MIN▲ GPU MEM"), "{seen:?}");
 }
+
+/// The heatmap's lines: from its top border to its time labels.
+fn heat_lines(s: &str) -> Vec<String> {
+    (s.lines())
+        .skip_while(|l| !l.contains("GPU utilisation ·"))
+        .take_while(|l| !l.contains("18:18:21"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_gpu_heatmap_follows_the_selected_host_and_scrolls_by_pages() {
+    let mut app = cluster(12, 120, 40);
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("24 GPUs · 1–7 shown"), "{s}");
+    assert!(heat.iter().any(|l| l.contains("+17 more")), "{s}");
+    // Selecting a host brings its GPUs in, the first of them on top.
+    for _ in 0..5 {
+        app.update(Msg::char('j'));
+    }
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("11–17 shown"), "{s}");
+    assert!(heat[1].contains("node-5:0"), "{s}");
+    assert!(!s.contains("node-0:0"), "{s}");
+    // A page down reaches the last GPU, and no row says more are below.
+    app.update(Msg::key(KeyCode::PageDown));
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("17–24 shown"), "{s}");
+    assert!(heat.iter().any(|l| l.contains("node-11:1")), "{s}");
+    assert!(!heat.iter().any(|l| l.contains("more")), "{s}");
+    insta::assert_snapshot!("cluster_120x40_heatmap_scrolled", heat.join("\n"));
+    // Another page down stays at the end; a page up goes back a page.
+    app.update(Msg::key(KeyCode::PageDown));
+    assert!(heat_lines(&screen(&app, 120, 40))[0].contains("17–24 shown"));
+    app.update(Msg::key(KeyCode::PageUp));
+    let s = screen(&app, 120, 40);
+    assert!(heat_lines(&s)[0].contains("10–16 shown"), "{s}");
+    // Back to the first host: its GPUs from the first.
+    app.update(Msg::key(KeyCode::Home));
+    let s = screen(&app, 120, 40);
+    assert!(heat_lines(&s)[0].contains("1–7 shown"), "{s}");
+}

@@ -31,6 +31,11 @@ pub(crate) const HELP: &[(&[Action], &str)] = &[
     ),
     (&[Action::ReverseSort], "Reverse the sort order"),
     (
+        &[Action::NextPage],
+        "Scroll the GPU heatmap down a page",
+    ),
+    (&[Action::PrevPage], "Scroll the GPU heatmap a page up"),
+    (
         &[Action::OpenHost],
         "Open the host's own live screen (esc comes back)",
     ),
@@ -160,6 +165,9 @@ pub struct ClusterScreen {
     pub filter: FilterState,
     /// The host whose own screen is shown (`enter`; `esc` comes back).
     pub opened: Option<String>,
+    /// Heatmap rows scrolled past the selected host's first GPU (`pgdown`,
+    /// `pgup`); a new selection shows its host's GPUs from the first again.
+    pub heat_scroll: isize,
 }
 
 impl ClusterScreen {
@@ -212,20 +220,56 @@ impl ClusterScreen {
 
     fn select(&mut self, rows: &[HeaderRow], i: usize) {
         self.selected = rows.get(i).map(|r| r.host.clone());
+        self.heat_scroll = 0;
     }
 
-    /// A key's action.
-    pub(crate) fn act(&mut self, a: Action, filter_target: &mut Option<FilterTarget>) -> Outcome {
+    /// Scroll the heatmap a page of its rows (as drawn in a screen of `size`)
+    /// down (`forward`) or up.
+    fn scroll_heat(&mut self, rows: &[HeaderRow], size: ratatui::layout::Rect, forward: bool) {
+        let n: usize = rows.iter().map(|r| r.gpus).sum();
+        let p = view::parts(size, rows.len(), n);
+        let seen = crate::ui::widget::heatmap::band_rows(p.heat);
+        if n <= seen || seen == 0 {
+            return;
+        }
+        let base = heat_base(self, rows);
+        let top = view::heat_top(base, self.heat_scroll, n, seen);
+        // A page less the row that says how many more there are.
+        let page = seen.saturating_sub(1).max(1);
+        let to = if forward {
+            (top + page).min(n - seen)
+        } else {
+            top.saturating_sub(page)
+        };
+        self.heat_scroll = isize::try_from(to).unwrap_or(isize::MAX)
+            - isize::try_from(base).unwrap_or(isize::MAX);
+    }
+
+    /// A key's action, in a screen of `size`.
+    pub(crate) fn act(
+        &mut self,
+        a: Action,
+        filter_target: &mut Option<FilterTarget>,
+        size: ratatui::layout::Rect,
+    ) -> Outcome {
         let rows = self.rows();
         let at = self.selected_index(&rows);
         let last = rows.len().saturating_sub(1);
         match a {
+            Action::NextPage => self.scroll_heat(&rows, size, true),
+            Action::PrevPage => self.scroll_heat(&rows, size, false),
             Action::FocusUp => self.select(&rows, at.unwrap_or(0).saturating_sub(1)),
             Action::FocusDown => self.select(&rows, at.map_or(0, |i| (i + 1).min(last))),
             Action::FirstPage => self.select(&rows, 0),
             Action::LastPage => self.select(&rows, last),
-            Action::CycleProcessSort => self.sort = self.sort.next(),
-            Action::ReverseSort => self.reverse = !self.reverse,
+            Action::CycleProcessSort => {
+                self.sort = self.sort.next();
+                self.heat_scroll = 0;
+            }
+            Action::ReverseSort => {
+                self.reverse = !self.reverse;
+                self.heat_scroll = 0;
+            }
             Action::OpenHost => {
                 return at
                     .and_then(|i| rows.get(i))
@@ -257,6 +301,13 @@ impl ClusterScreen {
         self.model.apply(u);
         fetched && self.opened.is_some()
     }
+}
+
+/// The heatmap row of the selected host's first GPU: the GPUs of the rows before
+/// it (the heatmap lists them in the table's order).
+pub(super) fn heat_base(c: &ClusterScreen, rows: &[HeaderRow]) -> usize {
+    let at = c.selected_index(rows).unwrap_or(0);
+    rows.iter().take(at).map(|r| r.gpus).sum()
 }
 
 /// What the screen of a host opened says about it besides its series: its state,

@@ -22,7 +22,7 @@ use crate::ui::widget::chart::{mark_of, render_chart, Band, ChartSpec, Line, XTi
 use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
-use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
+use crate::ui::widget::heatmap::{band_rows, render_heatmap, HeatSpec};
 use crate::ui::widget::unit::Unit;
 use crate::ui::App;
 
@@ -51,6 +51,62 @@ const CHARTS: [(&str, Metric, Unit); 4] = [
     ("GPU power", Metric::GpuSum("powerWatts"), Unit::Watts),
 ];
 
+/// The cluster screen's parts: the title line, the header table, the heatmap, the
+/// charts and the status line.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Parts {
+    pub title: Rect,
+    pub table: Rect,
+    pub heat: Rect,
+    pub charts: Rect,
+    pub status: Rect,
+}
+
+/// The parts of `area` for `hosts` rows in the table and `gpus` in the heatmap
+/// (the keys that scroll the heatmap see it as it is drawn).
+pub(super) fn parts(area: Rect, hosts: usize, gpus: usize) -> Parts {
+    let title = Rect::new(area.x, area.y, area.width, 1);
+    let status = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
+    let body_h = area.height.saturating_sub(2);
+    let table_h = u16::try_from(hosts + 1)
+        .unwrap_or(u16::MAX)
+        .min((body_h * 2 / 5).max(3))
+        .min(body_h);
+    let table = Rect::new(area.x, area.y + 1, area.width, table_h);
+    let rest = Rect::new(
+        area.x,
+        table.bottom(),
+        area.width,
+        body_h.saturating_sub(table_h),
+    );
+    let heat_h = u16::try_from(gpus + 4)
+        .unwrap_or(u16::MAX)
+        .min(rest.height / 2);
+    let heat = Rect::new(rest.x, rest.y, rest.width, heat_h);
+    let charts = Rect::new(
+        rest.x,
+        heat.bottom(),
+        rest.width,
+        rest.height.saturating_sub(heat_h),
+    );
+    Parts {
+        title,
+        table,
+        heat,
+        charts,
+        status,
+    }
+}
+
+/// The first heatmap row shown, of `n`, `seen` at once: the selected host's first
+/// GPU (`base`) moved by the rows scrolled past it, within the rows there are.
+pub(super) fn heat_top(base: usize, scroll: isize, n: usize, seen: usize) -> usize {
+    if n <= seen {
+        return 0;
+    }
+    base.saturating_add_signed(scroll).min(n - seen)
+}
+
 /// Draw the cluster screen into `area`.
 pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let Some(c) = app.host.cluster.as_deref() else {
@@ -60,36 +116,15 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
         return;
     }
     let rows = c.rows();
-    let title = Rect::new(area.x, area.y, area.width, 1);
-    let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
-    render_title(buf, title, c, &rows, theme);
-    render_status(buf, status, app, c, theme);
-    let body_h = area.height - 2;
-    let table_h = u16::try_from(rows.len() + 1)
-        .unwrap_or(u16::MAX)
-        .min((body_h * 2 / 5).max(3))
-        .min(body_h);
-    let table = Rect::new(area.x, area.y + 1, area.width, table_h);
-    render_table(buf, table, c, &rows, theme);
-    let rest = Rect::new(
-        area.x,
-        table.bottom(),
-        area.width,
-        body_h.saturating_sub(table_h),
-    );
-    let heat_rows = heat_rows(c, usize::from(area.width));
-    let heat_h = u16::try_from(heat_rows.len() + 4)
-        .unwrap_or(u16::MAX)
-        .min(rest.height / 2);
-    let heat = Rect::new(rest.x, rest.y, rest.width, heat_h);
-    render_heat(buf, heat, c, &heat_rows, theme);
-    let charts = Rect::new(
-        rest.x,
-        heat.bottom(),
-        rest.width,
-        rest.height.saturating_sub(heat_h),
-    );
-    render_charts(buf, charts, c, &rows, theme);
+    let heat_rows = heat_rows(c, &rows, usize::from(area.width));
+    let p = parts(area, rows.len(), heat_rows.len());
+    render_title(buf, p.title, c, &rows, theme);
+    render_status(buf, p.status, app, c, theme);
+    render_table(buf, p.table, c, &rows, theme);
+    let base = super::heat_base(c, &rows);
+    let top = heat_top(base, c.heat_scroll, heat_rows.len(), band_rows(p.heat));
+    render_heat(buf, p.heat, c, (&heat_rows, top), theme);
+    render_charts(buf, p.charts, c, &rows, theme);
 }
 
 fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
@@ -269,14 +304,13 @@ type HeatRow = (String, Vec<Option<f64>>);
 
 /// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
 /// order, over `buckets` columns of the window.
-pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<HeatRow> {
-    let rows = c.rows();
+pub(super) fn heat_rows(c: &ClusterScreen, rows: &[HeaderRow], buckets: usize) -> Vec<HeatRow> {
     let mut by_host: BTreeMap<String, Vec<crate::store::cluster::HeatRow>> = BTreeMap::new();
     for h in c.model.heatmap(c.now, buckets) {
         by_host.entry(h.host.clone()).or_default().push(h);
     }
     let mut out = Vec::new();
-    for r in &rows {
+    for r in rows {
         for h in by_host.remove(&r.host).unwrap_or_default() {
             out.push((format!("{}:{}", sanitize(&r.host), h.gpu), h.cells));
         }
@@ -284,10 +318,19 @@ pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<HeatRow> {
     out
 }
 
-fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow], theme: Theme) {
+/// The heatmap, its rows from `top` on (the widget says how many more are
+/// below; the title, which are shown of how many).
+fn render_heat(
+    buf: &mut Buffer,
+    area: Rect,
+    c: &ClusterScreen,
+    (all, top): (&[HeatRow], usize),
+    theme: Theme,
+) {
     if area.height < 3 {
         return;
     }
+    let rows = all.get(top..).unwrap_or_default();
     let span = c.model.window().as_secs_f64();
     let x = (c.now - span, c.now);
     let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
@@ -304,7 +347,22 @@ fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow]
         }
     };
     let fmt_x = |v: f64| format::time_of_day(v.floor() as i64);
-    let title = format!("GPU utilisation · {}", counted(rows.len(), "GPU"));
+    let seen = band_rows(area);
+    let title = if all.len() > seen && seen > 0 {
+        // Past the room, one row says how many more: the rest are seen.
+        let last = if rows.len() > seen {
+            top + seen - 1
+        } else {
+            all.len()
+        };
+        format!(
+            "GPU utilisation · {} · {}–{last} shown",
+            counted(all.len(), "GPU"),
+            top + 1
+        )
+    } else {
+        format!("GPU utilisation · {}", counted(all.len(), "GPU"))
+    };
     let spec = HeatSpec {
         title: &title,
         focused: false,
