@@ -77,6 +77,10 @@ pub struct HeaderRow {
     pub gpu_memory: Option<f64>,
     /// GPU power, summed, W.
     pub power: Option<f64>,
+    /// The families whose exporter stopped giving them while the host's other
+    /// series go on: left out of the values beside, named here (`gpu`, `cpu`,
+    /// `memory_percent`), in name order.
+    pub behind: Vec<String>,
 }
 
 /// One row of the GPU utilisation heatmap: `host:gpu` and one cell per bucket (the
@@ -251,6 +255,20 @@ fn rank(s: &HostSeries) -> (Exporter, bool) {
         .split('.')
         .any(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
     (s.exporter, per_device)
+}
+
+/// The families (a key's first segment: `gpu`, `cpu`, `memory_percent`) whose
+/// keys are not current on `h` (see [`Host::is_current`]), each with its newest
+/// sample's time.
+#[must_use]
+pub fn families_behind(h: &Host, every: Duration) -> Vec<(String, f64)> {
+    let mut behind: BTreeMap<&str, f64> = BTreeMap::new();
+    for (key, t) in h.behind(every) {
+        let family = key.split(['.', '/']).next().unwrap_or(key);
+        let e = behind.entry(family).or_insert(t);
+        *e = e.max(t);
+    }
+    behind.into_iter().map(|(f, t)| (f.to_owned(), t)).collect()
 }
 
 /// `cpu.<N>.cpu_percent`: one core's busy share.
@@ -488,6 +506,9 @@ impl ClusterModel {
                     gpu_min: util.iter().copied().min_by(f64::total_cmp),
                     gpu_memory: mean(&h.gpu_latest("memoryAllocated", every)),
                     power: (!power.is_empty()).then(|| power.iter().sum()),
+                    behind: (families_behind(h, every).into_iter())
+                        .map(|(f, _)| f)
+                        .collect(),
                 }
             })
             .collect()

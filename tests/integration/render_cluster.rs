@@ -397,3 +397,51 @@ fn the_gpu_heatmap_follows_the_selected_host_and_scrolls_by_pages() {
     let s = screen(&app, 120, 40);
     assert!(heat_lines(&s)[0].contains("1–7 shown"), "{s}");
 }
+
+#[test]
+fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
+    let mut app = cluster(2, 120, 40);
+    // node-0's CPU and memory stop (node-exporter hangs) while its GPUs go on and
+    // the target stays up.
+    let later = |key: &str, v: f64| HostSeries {
+        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
+        ..series("node-0", key, |_| v)
+    };
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
+        Batch {
+            start: NOW,
+            end: NOW + 120.0,
+            step: Duration::from_secs(15),
+            series: vec![
+                later("gpu.0.gpu", 80.0),
+                later("gpu.1.gpu", 70.0),
+                later("gpu.0.powerWatts", 200.0),
+                later("gpu.1.powerWatts", 150.0),
+                later("gpu.0.memoryAllocated", 60.0),
+            ],
+            up: vec![HostUp {
+                host: "node-0".into(),
+                instance: "node-0:9837".into(),
+                points: vec![(NOW + 120.0, true)],
+            }],
+            refused: vec![],
+        },
+    )))));
+    app.update(Msg::Tick(NOW + 121.0));
+    let s = screen(&app, 120, 40);
+    let row = s.lines().find(|l| l.contains("node-0")).expect("row");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2..5], ["up*", "stale", "stale"], "{s}");
+    let status = s.lines().rev().find(|l| !l.trim().is_empty()).expect("status");
+    assert!(
+        status.contains("node-0 · cpu: no sample since")
+            && status.contains("memory_percent: no sample since"),
+        "{s}"
+    );
+    insta::assert_snapshot!("cluster_120x40_host_families_behind", s);
+    // Another host selected: the usual status line.
+    app.update(Msg::char('j'));
+    let s = screen(&app, 120, 40);
+    let status = s.lines().rev().find(|l| !l.trim().is_empty()).expect("status");
+    assert!(status.contains("read at"), "{s}");
+}

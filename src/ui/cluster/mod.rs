@@ -352,19 +352,20 @@ fn time(t: f64) -> String {
 
 /// The host opened from the cluster screen, as its screen states it.
 pub(crate) fn opened(c: &ClusterScreen) -> Option<Opened> {
-    let h = c.model.host(c.opened.as_deref()?)?;
+    opened_of(c, c.opened.as_deref()?)
+}
+
+/// Host `name` as its own screen would state it.
+pub(crate) fn opened_of(c: &ClusterScreen, name: &str) -> Option<Opened> {
+    let h = c.model.host(name)?;
     let every = c.model.every();
-    let mut behind: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
-    for (key, t) in h.behind(every) {
-        let family = key.split(['.', '/']).next().unwrap_or(key);
-        let family = crate::text::sanitize(family);
-        let e = behind.entry(family).or_insert(t);
-        *e = e.max(t);
-    }
     Some(Opened {
         state: h.state(c.now, every),
         newest: h.newest(),
-        behind: behind.into_iter().collect(),
+        behind: crate::store::cluster::families_behind(h, every)
+            .into_iter()
+            .map(|(f, t)| (crate::text::sanitize(&f), t))
+            .collect(),
     })
 }
 

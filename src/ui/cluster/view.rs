@@ -204,16 +204,28 @@ fn gpu_mean_cell(r: &HeaderRow) -> String {
     }
 }
 
+/// A host-wide value, or `stale` where its family is behind (left out, not
+/// missing).
+fn host_cell(v: Option<f64>, family: &str, r: &HeaderRow) -> String {
+    match v {
+        None if r.behind.iter().any(|f| f == family) => "stale".to_owned(),
+        v => cell(v, "%"),
+    }
+}
+
 fn row_cells(r: &HeaderRow) -> [String; 7] {
     let state = match r.state {
+        // Up, but some families stopped: the status line names them when the
+        // host is selected.
+        HostState::Up if !r.behind.is_empty() => "up*",
         HostState::Up => "up",
         HostState::Down => "down",
         HostState::Stale => "stale",
     };
     [
         state.to_owned(),
-        cell(r.cpu, "%"),
-        cell(r.memory, "%"),
+        host_cell(r.cpu, "cpu", r),
+        host_cell(r.memory, "memory_percent", r),
         gpu_mean_cell(r),
         cell(r.gpu_min, "%"),
         cell(r.gpu_memory, "%"),
@@ -283,6 +295,7 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         for (i, (text, (_, w, _))) in row_cells(r).iter().zip(COLUMNS).enumerate() {
             let w = w.min(area.right().saturating_sub(x));
             let style = match (i, r.state) {
+                (0, HostState::Up) if !r.behind.is_empty() => theme.warn(),
                 (0, HostState::Up) => theme.good(),
                 (0, HostState::Down) => theme.bad(),
                 (0, HostState::Stale) => theme.warn(),
@@ -651,6 +664,8 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
             ),
             theme.bad(),
         )
+    } else if let Some(text) = selected_behind(c) {
+        (text, theme.warn())
     } else {
         let last = c.model.last_ok().map_or_else(
             || "waiting for the first answer".to_owned(),
@@ -695,6 +710,21 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
         area.width,
         style,
     );
+}
+
+/// The selected host's families that stopped while its others go on, in words:
+/// ` node-0 · gpu: no sample since 10:01:02 · enter: its screen`.
+fn selected_behind(c: &ClusterScreen) -> Option<String> {
+    let rows = c.rows();
+    let row = rows.get(c.selected_index(&rows)?)?;
+    if row.state != HostState::Up {
+        return None;
+    }
+    let words = super::opened_of(c, &row.host)?.behind_words()?;
+    Some(format!(
+        " {} · {words} · enter: its screen",
+        sanitize(&row.host)
+    ))
 }
 
 /// `[3 of 100 hosts]`: how many the host filter passes.
