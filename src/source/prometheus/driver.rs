@@ -23,6 +23,11 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 /// Prometheus allows one range query per series.
 pub const MAX_POINTS: usize = 720;
 
+/// Points in one answer past which the next refresh first hands the memory its
+/// parsing left free back to the system (see [`crate::release_free_memory`]):
+/// the first reads of the window, not the few points of a later refresh.
+const BIG_ANSWER: usize = 1 << 20;
+
 /// What the cluster screen reads with.
 #[derive(Debug, Clone)]
 pub struct DriverOptions {
@@ -130,8 +135,14 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
     // Where the screen's rules and the rest have been read to. Until both have
     // read the window they are asked apart, the screen's first (see [`Part`]).
     let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
+    // An answer of more than BIG_ANSWER points came: its parsing's memory is free
+    // once the loop has folded it, by the next refresh.
+    let mut release = false;
     loop {
         let began = std::time::Instant::now();
+        if std::mem::take(&mut release) {
+            crate::release_free_memory();
+        }
         if !settled && !last_failed {
             tries += 1;
             settled = tries > UNSETTLED_TRIES;
@@ -165,6 +176,8 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
             let range = next_range(now, read_to, opts.window, step);
             let update = match fetch(client, &plan, part, range, step) {
                 Ok(batch) => {
+                    release |= batch.series.iter().map(|s| s.points.len()).sum::<usize>()
+                        > BIG_ANSWER;
                     if part != Part::Rest {
                         screen_end = Some(range.1);
                     }
