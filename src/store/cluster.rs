@@ -516,36 +516,53 @@ impl ClusterModel {
 
     /// Every GPU's utilisation over `[now - window, now]` in `buckets` columns.
     pub fn heatmap(&self, now: f64, buckets: usize) -> Vec<HeatRow> {
+        (self.hosts.keys())
+            .flat_map(|name| self.host_heat(name, now, buckets))
+            .collect()
+    }
+
+    /// Host `name`'s GPUs' utilisation over `[now - window, now]` in `buckets`
+    /// columns, in GPU order; with no bucket, only which GPUs there are (a row
+    /// not drawn costs no walk over its points).
+    pub fn host_heat(&self, name: &str, now: f64, buckets: usize) -> Vec<HeatRow> {
+        let Some(h) = self.hosts.get(name) else {
+            return Vec::new();
+        };
         let span = self.window.as_secs_f64();
         let (t0, width) = (now - span, span / buckets.max(1) as f64);
-        let mut rows = Vec::new();
-        for (name, h) in &self.hosts {
-            let mut gpus: Vec<(u32, &Series)> = (h.series.iter())
-                .filter_map(|(k, s)| match gpu_key(k) {
-                    Some((n, "gpu")) => Some((n, &s.points)),
-                    _ => None,
-                })
-                .collect();
-            gpus.sort_by_key(|(n, _)| *n);
-            for (gpu, series) in gpus {
-                let mut sums = vec![(0.0, 0u32); buckets];
-                for &(t, v) in series.points() {
-                    let at = ((t - t0) / width).floor();
-                    if v.is_finite() && at >= 0.0 && (at as usize) < buckets {
-                        let cell = &mut sums[at as usize];
-                        *cell = (cell.0 + v, cell.1 + 1);
-                    }
+        let mut gpus: Vec<(u32, &Series)> = (h.series.iter())
+            .filter_map(|(k, s)| match gpu_key(k) {
+                Some((n, "gpu")) => Some((n, &s.points)),
+                _ => None,
+            })
+            .collect();
+        gpus.sort_by_key(|(n, _)| *n);
+        let mut rows = Vec::with_capacity(gpus.len());
+        for (gpu, series) in gpus {
+            let mut sums = vec![(0.0, 0u32); buckets];
+            // Only the window's points (the ring may hold a little before it).
+            let points = series.points();
+            let from = if buckets == 0 {
+                points.len()
+            } else {
+                points.partition_point(|p| p.0 < t0)
+            };
+            for &(t, v) in &points[from..] {
+                let at = ((t - t0) / width).floor();
+                if v.is_finite() && at >= 0.0 && (at as usize) < buckets {
+                    let cell = &mut sums[at as usize];
+                    *cell = (cell.0 + v, cell.1 + 1);
                 }
-                let cells = sums
-                    .into_iter()
-                    .map(|(s, n)| (n > 0).then(|| s / f64::from(n)))
-                    .collect();
-                rows.push(HeatRow {
-                    host: name.clone(),
-                    gpu,
-                    cells,
-                });
             }
+            let cells = sums
+                .into_iter()
+                .map(|(s, n)| (n > 0).then(|| s / f64::from(n)))
+                .collect();
+            rows.push(HeatRow {
+                host: name.to_owned(),
+                gpu,
+                cells,
+            });
         }
         rows
     }

@@ -160,11 +160,18 @@ fn the_heatmap_has_a_row_per_gpu_in_the_tables_order() {
         c.act(Action::CycleProcessSort, &mut none, Rect::new(0, 0, 120, 40));
     }
     assert_eq!(c.sort, SortBy::GpuMin);
-    let rows = view::heat_rows(&c, &c.rows(), 10);
+    let rows = view::heat_rows(&c, &c.rows(), 10, 0..usize::MAX);
     let labels: Vec<&str> = rows.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(labels, ["b:0", "b:1", "a:0", "a:1"]);
     assert_eq!(rows[0].1.last().copied().flatten(), Some(0.0));
     assert_eq!(rows[2].1.last().copied().flatten(), Some(100.0));
+    // A frame computes the cells of the hosts whose rows it draws alone; the
+    // others are labels (the heatmap counts them).
+    let drawn = view::heat_rows(&c, &c.rows(), 10, 1..2);
+    let cells: Vec<usize> = drawn.iter().map(|(_, cells)| cells.len()).collect();
+    assert_eq!(cells, [10, 10, 0, 0], "{drawn:?}");
+    let labels: Vec<&str> = drawn.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels, ["b:0", "b:1", "a:0", "a:1"]);
 }
 
 fn cluster_app() -> App {

@@ -4,8 +4,6 @@
 //! min–max band when they outnumber the palette's colours) and the status line
 //! (the last refresh, or why the server gave nothing and since when).
 
-use std::collections::BTreeMap;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -116,13 +114,14 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
         return;
     }
     let rows = c.rows();
-    let heat_rows = heat_rows(c, &rows, usize::from(area.width));
-    let p = parts(area, rows.len(), heat_rows.len());
+    let gpus = rows.iter().map(|r| r.gpus).sum();
+    let p = parts(area, rows.len(), gpus);
     render_title(buf, p.title, c, &rows, theme);
     render_status(buf, p.status, app, c, theme);
     render_table(buf, p.table, c, &rows, theme);
-    let base = super::heat_base(c, &rows);
-    let top = heat_top(base, c.heat_scroll, heat_rows.len(), band_rows(p.heat));
+    let seen = band_rows(p.heat);
+    let top = heat_top(super::heat_base(c, &rows), c.heat_scroll, gpus, seen);
+    let heat_rows = heat_rows(c, &rows, usize::from(area.width), top..top + seen);
     render_heat(buf, p.heat, c, (&heat_rows, top), theme);
     render_charts(buf, p.charts, c, &rows, theme);
 }
@@ -316,15 +315,24 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
 type HeatRow = (String, Vec<Option<f64>>);
 
 /// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
-/// order, over `buckets` columns of the window.
-pub(super) fn heat_rows(c: &ClusterScreen, rows: &[HeaderRow], buckets: usize) -> Vec<HeatRow> {
-    let mut by_host: BTreeMap<String, Vec<crate::store::cluster::HeatRow>> = BTreeMap::new();
-    for h in c.model.heatmap(c.now, buckets) {
-        by_host.entry(h.host.clone()).or_default().push(h);
-    }
+/// order, over `buckets` columns of the window; the rows outside `drawn` with
+/// their labels alone (counted, not drawn: a frame walks the points of the rows
+/// it shows, not of every GPU of the cluster).
+pub(super) fn heat_rows(
+    c: &ClusterScreen,
+    rows: &[HeaderRow],
+    buckets: usize,
+    drawn: std::ops::Range<usize>,
+) -> Vec<HeatRow> {
     let mut out = Vec::new();
     for r in rows {
-        for h in by_host.remove(&r.host).unwrap_or_default() {
+        let at = out.len();
+        let b = if at < drawn.end && at + r.gpus > drawn.start {
+            buckets
+        } else {
+            0
+        };
+        for h in c.model.host_heat(&r.host, c.now, b) {
             out.push((format!("{}:{}", sanitize(&r.host), h.gpu), h.cells));
         }
     }
