@@ -145,7 +145,7 @@ fn main() -> anyhow::Result<()> {
     );
     println!(
         "model's series:     {:>8.1} MB     ({} series, at most {} points each)",
-        model.bytes() as f64 / (1 << 20) as f64,
+        model.bytes() as f64 / 1_048_576.0,
         series,
         model.capacity()
     );

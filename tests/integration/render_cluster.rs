@@ -262,7 +262,10 @@ fn an_up_host_opened_draws_its_meters_as_current() {
     let s = screen(&app, 120, 40);
     assert!(!s.contains("last known"), "{s}");
     let cpu = s.lines().find(|l| l.contains(" CPU ")).expect("meters");
-    let value = cpu.split_whitespace().find(|w| w.ends_with('%')).expect("cpu value");
+    let value = cpu
+        .split_whitespace()
+        .find(|w| w.ends_with('%'))
+        .expect("cpu value");
     assert!(!value_dim(&app, value), "{s}");
 }
 
@@ -432,7 +435,11 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
     let row = s.lines().find(|l| l.contains("node-0")).expect("row");
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cells[2..5], ["up*", "stale", "stale"], "{s}");
-    let status = s.lines().rev().find(|l| !l.trim().is_empty()).expect("status");
+    let status = s
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("status");
     assert!(
         status.contains("node-0 · cpu: no sample since")
             && status.contains("memory_percent: no sample since"),
@@ -442,6 +449,10 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
     // Another host selected: the usual status line.
     app.update(Msg::char('j'));
     let s = screen(&app, 120, 40);
-    let status = s.lines().rev().find(|l| !l.trim().is_empty()).expect("status");
+    let status = s
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("status");
     assert!(status.contains("read at"), "{s}");
 }

@@ -176,8 +176,8 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
             let range = next_range(now, read_to, opts.window, step);
             let update = match fetch(client, &plan, part, range, step) {
                 Ok(batch) => {
-                    release |= batch.series.iter().map(|s| s.points.len()).sum::<usize>()
-                        > BIG_ANSWER;
+                    release |=
+                        batch.series.iter().map(|s| s.points.len()).sum::<usize>() > BIG_ANSWER;
                     if part != Part::Rest {
                         screen_end = Some(range.1);
                     }

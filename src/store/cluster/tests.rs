@@ -481,7 +481,12 @@ fn a_series_holds_a_bounded_number_of_points_however_long_it_is_refreshed() {
             .flat_map(|h| {
                 let points = points.clone();
                 (0..8).map(move |g| {
-                    s(&format!("h{h}"), Exporter::Dcgm, &format!("gpu.{g}.gpu"), &points)
+                    s(
+                        &format!("h{h}"),
+                        Exporter::Dcgm,
+                        &format!("gpu.{g}.gpu"),
+                        &points,
+                    )
                 })
             })
             .collect();
@@ -493,8 +498,16 @@ fn a_series_holds_a_bounded_number_of_points_however_long_it_is_refreshed() {
     for (_, h) in m.hosts() {
         for key in h.keys() {
             let points = h.series(key).expect("series");
-            assert!(points.stored() <= m.capacity(), "{key}: {}", points.stored());
-            assert!(points.allocated() <= MAX_POINTS + 4, "{key}: {}", points.allocated());
+            assert!(
+                points.stored() <= m.capacity(),
+                "{key}: {}",
+                points.stored()
+            );
+            assert!(
+                points.allocated() <= MAX_POINTS + 4,
+                "{key}: {}",
+                points.allocated()
+            );
         }
     }
     assert_eq!(m.capacity(), MAX_POINTS + 4);

@@ -30,10 +30,7 @@ pub(crate) const HELP: &[(&[Action], &str)] = &[
         "Sort hosts by the next column (cycles)",
     ),
     (&[Action::ReverseSort], "Reverse the sort order"),
-    (
-        &[Action::NextPage],
-        "Scroll the GPU heatmap down a page",
-    ),
+    (&[Action::NextPage], "Scroll the GPU heatmap down a page"),
     (&[Action::PrevPage], "Scroll the GPU heatmap a page up"),
     (
         &[Action::OpenHost],
@@ -241,8 +238,8 @@ impl ClusterScreen {
         } else {
             top.saturating_sub(page)
         };
-        self.heat_scroll = isize::try_from(to).unwrap_or(isize::MAX)
-            - isize::try_from(base).unwrap_or(isize::MAX);
+        self.heat_scroll =
+            isize::try_from(to).unwrap_or(isize::MAX) - isize::try_from(base).unwrap_or(isize::MAX);
     }
 
     /// A key's action, in a screen of `size`.

@@ -81,7 +81,11 @@ fn rows_sort_by_each_column_missing_values_last_and_reverse() {
     assert_eq!(hosts(&c), ["a", "b", "c"]);
     let mut orders = Vec::new();
     for _ in 0..SortBy::ALL.len() {
-        c.act(Action::CycleProcessSort, &mut none, Rect::new(0, 0, 120, 40));
+        c.act(
+            Action::CycleProcessSort,
+            &mut none,
+            Rect::new(0, 0, 120, 40),
+        );
         orders.push((c.sort, hosts(&c)));
     }
     let want = [
@@ -128,7 +132,11 @@ fn the_selection_follows_its_host_and_the_filter_chooses_hosts() {
     c.act(Action::FocusDown, &mut typing, Rect::new(0, 0, 120, 40));
     assert_eq!(c.selected.as_deref(), Some("b"));
     // Sorted by state, b stays selected where it moved.
-    c.act(Action::CycleProcessSort, &mut typing, Rect::new(0, 0, 120, 40));
+    c.act(
+        Action::CycleProcessSort,
+        &mut typing,
+        Rect::new(0, 0, 120, 40),
+    );
     assert_eq!(c.selected_index(&c.rows()), Some(2));
     c.act(Action::LastPage, &mut typing, Rect::new(0, 0, 120, 40));
     c.act(Action::FocusDown, &mut typing, Rect::new(0, 0, 120, 40));
@@ -148,7 +156,10 @@ fn the_selection_follows_its_host_and_the_filter_chooses_hosts() {
     assert_eq!(hosts(&c), ["a", "b"].map(String::from));
     c.act(Action::ClearFilters, &mut typing, Rect::new(0, 0, 120, 40));
     assert_eq!(hosts(&c).len(), 3);
-    assert_eq!(c.act(Action::Quit, &mut typing, Rect::new(0, 0, 120, 40)), Outcome::Pass);
+    assert_eq!(
+        c.act(Action::Quit, &mut typing, Rect::new(0, 0, 120, 40)),
+        Outcome::Pass
+    );
 }
 
 #[test]
@@ -157,7 +168,11 @@ fn the_heatmap_has_a_row_per_gpu_in_the_tables_order() {
     let mut none = None;
     // GPU min: b (an idle GPU) first.
     for _ in 0..5 {
-        c.act(Action::CycleProcessSort, &mut none, Rect::new(0, 0, 120, 40));
+        c.act(
+            Action::CycleProcessSort,
+            &mut none,
+            Rect::new(0, 0, 120, 40),
+        );
     }
     assert_eq!(c.sort, SortBy::GpuMin);
     let rows = view::heat_rows(&c, &c.rows(), 10, 0..usize::MAX);

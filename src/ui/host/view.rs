@@ -243,7 +243,13 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         if y >= area.bottom() {
             return;
         }
-        draw_bar(buf, (cell(i), y, cell_w.saturating_sub(2)), b, last_known, theme);
+        draw_bar(
+            buf,
+            (cell(i), y, cell_w.saturating_sub(2)),
+            b,
+            last_known,
+            theme,
+        );
     }
     let devs = &app.host.header.devices;
     // A host of the cluster whose exporter stopped giving a device family: its
