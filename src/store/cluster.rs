@@ -228,6 +228,7 @@ impl Host {
             since_first: s.since_first,
             points: Series::windowed(cap, window),
         });
+        entry.points.reserve_window(s.points.len());
         for (t, v) in s.points {
             // The overlap with the last refresh, and anything out of order.
             if entry.points.last().is_some_and(|(lt, _)| t <= lt) {

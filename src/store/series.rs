@@ -309,6 +309,16 @@ impl Series {
         self.pts.len()
     }
 
+    /// Make room at once for `n` more points of a window's ring (as many as its
+    /// cap holds at most): a window read whole grows the ring once, not through
+    /// every doubling (each leaving a hole in the heap behind).
+    pub fn reserve_window(&mut self, n: usize) {
+        if self.window.is_some() {
+            let want = (self.pts.len() + n).min(self.cap);
+            self.pts.reserve_exact(want.saturating_sub(self.pts.len()));
+        }
+    }
+
     /// Points the series has room for without allocating: what its points cost
     /// in memory, 16 bytes each.
     #[must_use]
