@@ -740,3 +740,27 @@ fn shown_of(c: &ClusterScreen) -> String {
     let all = c.model.hosts().count();
     format!("[{} of {}]", c.rows().len(), counted(all, "host"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::envelope;
+
+    #[test]
+    fn the_envelope_merges_lines_at_other_times_in_time_order() {
+        // Lines sampled at different instants (and one with a gap in it): every
+        // time once, in order, its lowest, highest and mean over the lines there.
+        let a = vec![(0.0, 1.0), (10.0, 3.0), (20.0, 5.0)];
+        let b = vec![(5.0, 2.0), (10.0, 7.0), (30.0, 1.0)];
+        let c = vec![(10.0004, 2.0), (20.0, f64::NAN)];
+        let (lo, hi, mid) = envelope(&[a, b, c]);
+        let times: Vec<f64> = lo.iter().map(|p| p.0).collect();
+        assert_eq!(times, [0.0, 5.0, 10.0, 20.0, 30.0]);
+        assert_eq!(lo[2], (10.0, 2.0));
+        assert_eq!(hi[2], (10.0, 7.0));
+        assert_eq!(mid[2], (10.0, 4.0));
+        // A NaN is no lowest or highest, but the mean says the gap.
+        assert_eq!((lo[3].1, hi[3].1), (5.0, 5.0));
+        assert!(mid[3].1.is_nan());
+        assert_eq!(mid[4], (30.0, 1.0));
+    }
+}
