@@ -30,7 +30,7 @@ pub(crate) const HELP: &[(&[Action], &str)] = &[
         "Sort hosts by the next column (cycles)",
     ),
     (&[Action::ReverseSort], "Reverse the sort order"),
-    (&[Action::NextPage], "Scroll the GPU heatmap down a page"),
+    (&[Action::NextPage], "Scroll the GPU heatmap a page down"),
     (&[Action::PrevPage], "Scroll the GPU heatmap a page up"),
     (
         &[Action::OpenHost],
