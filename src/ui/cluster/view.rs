@@ -440,6 +440,9 @@ impl Acc {
 impl Gathered {
     /// Gather `line`'s points (in time order) whose value `keep` passes.
     fn add(&mut self, line: &[Point], keep: impl Fn(f64) -> bool) {
+        if self.join_aligned(line, &keep) {
+            return;
+        }
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
         out.reserve(self.at.len() + line.len());
@@ -462,6 +465,20 @@ impl Gathered {
             }
         }
         self.spare = std::mem::replace(&mut self.at, out);
+    }
+
+    /// Join `line` in place where it is at the times gathered, each point kept:
+    /// the usual case, the server evaluating every series at the same steps, then
+    /// costs no copy of what is gathered. Whether it was.
+    fn join_aligned(&mut self, line: &[Point], keep: &impl Fn(f64) -> bool) -> bool {
+        let aligned = self.at.len() == line.len()
+            && (self.at.iter().zip(line)).all(|(a, &(t, v))| keep(v) && a.key == Acc::of(t, v).key);
+        if aligned {
+            for (a, &(t, v)) in self.at.iter_mut().zip(line) {
+                a.join(&Acc::of(t, v));
+            }
+        }
+        aligned
     }
 }
 
@@ -762,5 +779,11 @@ mod tests {
         assert_eq!((lo[3].1, hi[3].1), (5.0, 5.0));
         assert!(mid[3].1.is_nan());
         assert_eq!(mid[4], (30.0, 1.0));
+        // Lines at the same times (joined in place), then one that is not.
+        let same = |v: f64| vec![(0.0, v), (10.0, v + 1.0)];
+        let (lo, hi, mid) = envelope(&[same(1.0), same(3.0), vec![(10.0, 9.0)]]);
+        assert_eq!(lo, [(0.0, 1.0), (10.0, 2.0)]);
+        assert_eq!(hi, [(0.0, 3.0), (10.0, 9.0)]);
+        assert_eq!(mid, [(0.0, 2.0), (10.0, 5.0)]);
     }
 }
