@@ -45,6 +45,8 @@ fn arg(args: &[String], i: usize, default: f64) -> f64 {
 }
 
 fn main() -> anyhow::Result<()> {
+    // The allocator as the app sets it, so that RSS is the app's.
+    leet::tune_allocator();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let url = args.first().ok_or_else(|| {
         anyhow::anyhow!("usage: cluster_probe URL [WINDOW_S] [INTERVAL_S] [SPAN_S] [MATCH...]")
@@ -141,6 +143,23 @@ fn main() -> anyhow::Result<()> {
         status_kb("VmRSS") as f64 / 1024.0,
         status_kb("VmHWM") as f64 / 1024.0
     );
+    println!(
+        "model's series:     {:>8.1} MB     ({} series, at most {} points each)",
+        model.bytes() as f64 / 1_048_576.0,
+        series,
+        model.capacity()
+    );
+    if std::env::var_os("PROBE_TRIM").is_some() {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only hands free memory back to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+        println!(
+            "RSS after trim:     {:>8.1} MB",
+            status_kb("VmRSS") as f64 / 1024.0
+        );
+    }
     if failures > 0 {
         println!("failed refreshes:   {failures}");
     }

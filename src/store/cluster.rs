@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::source::prometheus::driver::DEFAULT_INTERVAL;
+use crate::source::prometheus::driver::{DEFAULT_INTERVAL, MAX_POINTS};
 use crate::source::prometheus::fetch::{Batch, HostSeries};
 use crate::source::prometheus::rules::Exporter;
 use crate::source::prometheus::ClusterUpdate;
@@ -77,6 +77,10 @@ pub struct HeaderRow {
     pub gpu_memory: Option<f64>,
     /// GPU power, summed, W.
     pub power: Option<f64>,
+    /// The families whose exporter stopped giving them while the host's other
+    /// series go on: left out of the values beside, named here (`gpu`, `cpu`,
+    /// `memory_percent`), in name order.
+    pub behind: Vec<String>,
 }
 
 /// One row of the GPU utilisation heatmap: `host:gpu` and one cell per bucket (the
@@ -224,6 +228,7 @@ impl Host {
             since_first: s.since_first,
             points: Series::windowed(cap, window),
         });
+        entry.points.reserve_window(s.points.len());
         for (t, v) in s.points {
             // The overlap with the last refresh, and anything out of order.
             if entry.points.last().is_some_and(|(lt, _)| t <= lt) {
@@ -251,6 +256,20 @@ fn rank(s: &HostSeries) -> (Exporter, bool) {
         .split('.')
         .any(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
     (s.exporter, per_device)
+}
+
+/// The families (a key's first segment: `gpu`, `cpu`, `memory_percent`) whose
+/// keys are not current on `h` (see [`Host::is_current`]), each with its newest
+/// sample's time.
+#[must_use]
+pub fn families_behind(h: &Host, every: Duration) -> Vec<(String, f64)> {
+    let mut behind: BTreeMap<&str, f64> = BTreeMap::new();
+    for (key, t) in h.behind(every) {
+        let family = key.split(['.', '/']).next().unwrap_or(key);
+        let e = behind.entry(family).or_insert(t);
+        *e = e.max(t);
+    }
+    behind.into_iter().map(|(f, t)| (f.to_owned(), t)).collect()
 }
 
 /// `cpu.<N>.cpu_percent`: one core's busy share.
@@ -325,10 +344,28 @@ impl ClusterModel {
         self.interval.max(self.step)
     }
 
-    /// Points each ring keeps: the window at the step, and a little room.
-    fn capacity(&self) -> usize {
+    /// Points each ring keeps: the window at the step, and a little room; never
+    /// more than the driver's bound (its step keeps the window within it), so a
+    /// series costs at most about 11.6 KB however long the window or fine the
+    /// step.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
         let n = self.window.as_secs_f64() / self.step.as_secs_f64().max(0.001);
-        (n.ceil() as usize).saturating_add(4)
+        (n.ceil() as usize).min(MAX_POINTS).saturating_add(4)
+    }
+
+    /// What the model's series hold in memory, bytes: their points' room and
+    /// their keys (the bookkeeping around them is a constant per series).
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        (self.hosts.values().flat_map(|h| h.series.iter()))
+            .map(|(k, s)| {
+                s.points.allocated() * std::mem::size_of::<crate::store::series::Point>()
+                    + k.capacity()
+                    + s.instance.capacity()
+                    + std::mem::size_of::<KeySeries>()
+            })
+            .sum()
     }
 
     fn host_mut(&mut self, name: String) -> Option<&mut Host> {
@@ -470,6 +507,9 @@ impl ClusterModel {
                     gpu_min: util.iter().copied().min_by(f64::total_cmp),
                     gpu_memory: mean(&h.gpu_latest("memoryAllocated", every)),
                     power: (!power.is_empty()).then(|| power.iter().sum()),
+                    behind: (families_behind(h, every).into_iter())
+                        .map(|(f, _)| f)
+                        .collect(),
                 }
             })
             .collect()
@@ -477,36 +517,53 @@ impl ClusterModel {
 
     /// Every GPU's utilisation over `[now - window, now]` in `buckets` columns.
     pub fn heatmap(&self, now: f64, buckets: usize) -> Vec<HeatRow> {
+        (self.hosts.keys())
+            .flat_map(|name| self.host_heat(name, now, buckets))
+            .collect()
+    }
+
+    /// Host `name`'s GPUs' utilisation over `[now - window, now]` in `buckets`
+    /// columns, in GPU order; with no bucket, only which GPUs there are (a row
+    /// not drawn costs no walk over its points).
+    pub fn host_heat(&self, name: &str, now: f64, buckets: usize) -> Vec<HeatRow> {
+        let Some(h) = self.hosts.get(name) else {
+            return Vec::new();
+        };
         let span = self.window.as_secs_f64();
         let (t0, width) = (now - span, span / buckets.max(1) as f64);
-        let mut rows = Vec::new();
-        for (name, h) in &self.hosts {
-            let mut gpus: Vec<(u32, &Series)> = (h.series.iter())
-                .filter_map(|(k, s)| match gpu_key(k) {
-                    Some((n, "gpu")) => Some((n, &s.points)),
-                    _ => None,
-                })
-                .collect();
-            gpus.sort_by_key(|(n, _)| *n);
-            for (gpu, series) in gpus {
-                let mut sums = vec![(0.0, 0u32); buckets];
-                for &(t, v) in series.points() {
-                    let at = ((t - t0) / width).floor();
-                    if v.is_finite() && at >= 0.0 && (at as usize) < buckets {
-                        let cell = &mut sums[at as usize];
-                        *cell = (cell.0 + v, cell.1 + 1);
-                    }
+        let mut gpus: Vec<(u32, &Series)> = (h.series.iter())
+            .filter_map(|(k, s)| match gpu_key(k) {
+                Some((n, "gpu")) => Some((n, &s.points)),
+                _ => None,
+            })
+            .collect();
+        gpus.sort_by_key(|(n, _)| *n);
+        let mut rows = Vec::with_capacity(gpus.len());
+        for (gpu, series) in gpus {
+            let mut sums = vec![(0.0, 0u32); buckets];
+            // Only the window's points (the ring may hold a little before it).
+            let points = series.points();
+            let from = if buckets == 0 {
+                points.len()
+            } else {
+                points.partition_point(|p| p.0 < t0)
+            };
+            for &(t, v) in &points[from..] {
+                let at = ((t - t0) / width).floor();
+                if v.is_finite() && at >= 0.0 && (at as usize) < buckets {
+                    let cell = &mut sums[at as usize];
+                    *cell = (cell.0 + v, cell.1 + 1);
                 }
-                let cells = sums
-                    .into_iter()
-                    .map(|(s, n)| (n > 0).then(|| s / f64::from(n)))
-                    .collect();
-                rows.push(HeatRow {
-                    host: name.clone(),
-                    gpu,
-                    cells,
-                });
             }
+            let cells = sums
+                .into_iter()
+                .map(|(s, n)| (n > 0).then(|| s / f64::from(n)))
+                .collect();
+            rows.push(HeatRow {
+                host: name.to_owned(),
+                gpu,
+                cells,
+            });
         }
         rows
     }

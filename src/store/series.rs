@@ -163,6 +163,13 @@ impl Series {
             self.finite += 1;
         }
         if let Some(w) = self.window {
+            if self.pts.len() == self.pts.capacity() {
+                // Doubling would leave up to twice the cap allocated in every
+                // ring of a long window; the ring never holds more than the cap.
+                let want = (self.pts.len() * 2).clamp(16, self.cap);
+                self.pts
+                    .reserve_exact(want.saturating_sub(self.pts.len()).max(1));
+            }
             self.pts.push((x, y));
             let cut = x - w;
             if self.pts.first().is_some_and(|p| p.0 < cut) && self.pts.len() >= self.cap / 2 {
@@ -300,6 +307,23 @@ impl Series {
     #[must_use]
     pub fn stored(&self) -> usize {
         self.pts.len()
+    }
+
+    /// Make room at once for `n` more points of a window's ring (as many as its
+    /// cap holds at most): a window read whole grows the ring once, not through
+    /// every doubling (each leaving a hole in the heap behind).
+    pub fn reserve_window(&mut self, n: usize) {
+        if self.window.is_some() {
+            let want = (self.pts.len() + n).min(self.cap);
+            self.pts.reserve_exact(want.saturating_sub(self.pts.len()));
+        }
+    }
+
+    /// Points the series has room for without allocating: what its points cost
+    /// in memory, 16 bytes each.
+    #[must_use]
+    pub fn allocated(&self) -> usize {
+        self.pts.capacity()
     }
 
     #[must_use]

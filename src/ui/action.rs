@@ -134,9 +134,11 @@ actions! {
         [normal "right" "d", fullscreen "right" "d" "n" "pgdown", media "right" "d",
          stats "right" "d" ">"];
     NextPage = "next_page", Navigation, Motion, "Next page",
-        [normal "n" "pgdown", help "pgdown", runs "pgdown", stats "pgdown", inspector "pgdown" "n"];
+        [normal "n" "pgdown", help "pgdown", runs "pgdown", stats "pgdown", inspector "pgdown" "n",
+         cluster "pgdown"];
     PrevPage = "prev_page", Navigation, Motion, "Previous page",
-        [normal "N" "pgup", help "pgup", runs "pgup", stats "pgup", inspector "pgup" "N"];
+        [normal "N" "pgup", help "pgup", runs "pgup", stats "pgup", inspector "pgup" "N",
+         cluster "pgup"];
     FirstPage = "first_page", Navigation, Motion, "First page / top",
         [normal "home", fullscreen "home", help "home", runs "home", media "home", stats "home",
          inspector "home", cluster "home"];

@@ -714,7 +714,7 @@ impl App {
 
     fn act_cluster(&mut self, a: Action) -> Option<Effect> {
         let c = self.host.cluster.as_mut()?;
-        match c.act(a, &mut self.filter_target) {
+        match c.act(a, &mut self.filter_target, self.screen.size) {
             cluster::Outcome::Stay(fx) => Some(fx),
             cluster::Outcome::Pass => None,
             cluster::Outcome::Open(name) => {

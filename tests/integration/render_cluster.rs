@@ -228,7 +228,45 @@ fn a_down_host_opened_says_so_and_shows_no_uptime_as_up() {
     assert!(facts.contains("down: no sample since"), "{s}");
     assert!(!facts.contains(" up "), "{s}");
     assert!(!s.contains("no sample lately"), "{s}");
+    assert!(facts.contains("meters last known"), "{s}");
     insta::assert_snapshot!("cluster_120x40_down_host_opened", s);
+    // Its meters and GPU rows are drawn dim: what was read before it went down.
+    assert!(value_dim(&app, "45.0%"), "{s}");
+    assert!(value_dim(&app, "295W"), "{s}");
+}
+
+/// Whether the first cell of `text` on the screen (at 120x40) is drawn dim.
+fn value_dim(app: &App, text: &str) -> bool {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::Modifier;
+    let area = Rect::new(0, 0, 120, 40);
+    let mut buf = Buffer::empty(area);
+    leet::ui::render::render_buffer(&mut buf, area, app);
+    let first = text.chars().next().map(String::from).unwrap_or_default();
+    for y in 0..40 {
+        let line: String = (0..120).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(at) = line.find(text) {
+            let x = line[..at].chars().count() as u16;
+            assert_eq!(buf[(x, y)].symbol(), first);
+            return buf[(x, y)].modifier.contains(Modifier::DIM);
+        }
+    }
+    panic!("{text} not on screen");
+}
+
+#[test]
+fn an_up_host_opened_draws_its_meters_as_current() {
+    let mut app = cluster(3, 120, 40);
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("last known"), "{s}");
+    let cpu = s.lines().find(|l| l.contains(" CPU ")).expect("meters");
+    let value = cpu
+        .split_whitespace()
+        .find(|w| w.ends_with('%'))
+        .expect("cpu value");
+    assert!(!value_dim(&app, value), "{s}");
 }
 
 #[test]
@@ -316,4 +354,105 @@ fn the_sort_arrow_says_the_direction_and_leaves_the_headings_apart() {
     assert!(seen[2].contains(" CPU▼ "), "{seen:?}");
     assert!(seen[4].contains("GPU MEAN▼ GPU MIN"), "{seen:?}");
     assert!(seen[5].contains("GPU MIN▲ GPU MEM"), "{seen:?}");
+}
+
+/// The heatmap's lines: from its top border to its time labels.
+fn heat_lines(s: &str) -> Vec<String> {
+    (s.lines())
+        .skip_while(|l| !l.contains("GPU utilisation ·"))
+        .take_while(|l| !l.contains("18:18:21"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_gpu_heatmap_follows_the_selected_host_and_scrolls_by_pages() {
+    let mut app = cluster(12, 120, 40);
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("24 GPUs · 1–7 shown"), "{s}");
+    assert!(heat.iter().any(|l| l.contains("+17 more")), "{s}");
+    // Selecting a host brings its GPUs in, the first of them on top.
+    for _ in 0..5 {
+        app.update(Msg::char('j'));
+    }
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("11–17 shown"), "{s}");
+    assert!(heat[1].contains("node-5:0"), "{s}");
+    assert!(!s.contains("node-0:0"), "{s}");
+    // A page down reaches the last GPU, and no row says more are below.
+    app.update(Msg::key(KeyCode::PageDown));
+    let s = screen(&app, 120, 40);
+    let heat = heat_lines(&s);
+    assert!(heat[0].contains("17–24 shown"), "{s}");
+    assert!(heat.iter().any(|l| l.contains("node-11:1")), "{s}");
+    assert!(!heat.iter().any(|l| l.contains("more")), "{s}");
+    insta::assert_snapshot!("cluster_120x40_heatmap_scrolled", heat.join("\n"));
+    // Another page down stays at the end; a page up goes back a page.
+    app.update(Msg::key(KeyCode::PageDown));
+    assert!(heat_lines(&screen(&app, 120, 40))[0].contains("17–24 shown"));
+    app.update(Msg::key(KeyCode::PageUp));
+    let s = screen(&app, 120, 40);
+    assert!(heat_lines(&s)[0].contains("10–16 shown"), "{s}");
+    // Back to the first host: its GPUs from the first.
+    app.update(Msg::key(KeyCode::Home));
+    let s = screen(&app, 120, 40);
+    assert!(heat_lines(&s)[0].contains("1–7 shown"), "{s}");
+}
+
+#[test]
+fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
+    let mut app = cluster(2, 120, 40);
+    // node-0's CPU and memory stop (node-exporter hangs) while its GPUs go on and
+    // the target stays up.
+    let later = |key: &str, v: f64| HostSeries {
+        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
+        ..series("node-0", key, |_| v)
+    };
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
+        Batch {
+            start: NOW,
+            end: NOW + 120.0,
+            step: Duration::from_secs(15),
+            series: vec![
+                later("gpu.0.gpu", 80.0),
+                later("gpu.1.gpu", 70.0),
+                later("gpu.0.powerWatts", 200.0),
+                later("gpu.1.powerWatts", 150.0),
+                later("gpu.0.memoryAllocated", 60.0),
+            ],
+            up: vec![HostUp {
+                host: "node-0".into(),
+                instance: "node-0:9837".into(),
+                points: vec![(NOW + 120.0, true)],
+            }],
+            refused: vec![],
+        },
+    )))));
+    app.update(Msg::Tick(NOW + 121.0));
+    let s = screen(&app, 120, 40);
+    let row = s.lines().find(|l| l.contains("node-0")).expect("row");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2..5], ["up*", "stale", "stale"], "{s}");
+    let status = s
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("status");
+    assert!(
+        status.contains("node-0 · cpu: no sample since")
+            && status.contains("memory_percent: no sample since"),
+        "{s}"
+    );
+    insta::assert_snapshot!("cluster_120x40_host_families_behind", s);
+    // Another host selected: the usual status line.
+    app.update(Msg::char('j'));
+    let s = screen(&app, 120, 40);
+    let status = s
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("status");
+    assert!(status.contains("read at"), "{s}");
 }

@@ -15,8 +15,18 @@ use super::rules::Part;
 /// default scrape interval is 1 m; 15 s is what clusters run and W&B samples at).
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
 
-/// Points one range query may ask per series (Prometheus refuses more than 11,000).
-const MAX_POINTS: f64 = 10_000.0;
+/// Points a series of the cluster screen holds over its window at most: the
+/// step is coarsened to keep to it. A chart or the heatmap is a few hundred
+/// columns wide at most, so more points draw nothing more, yet each costs memory
+/// in every series of every host and time in every frame (100 hosts of 8 GPUs
+/// hold about 6,700 series). 720 is an hour at 5 s. Well under the 11,000
+/// Prometheus allows one range query per series.
+pub const MAX_POINTS: usize = 720;
+
+/// Points in one answer past which the next refresh first hands the memory its
+/// parsing left free back to the system (see [`crate::release_free_memory`]):
+/// the first reads of the window, not the few points of a later refresh.
+const BIG_ANSWER: usize = 1 << 20;
 
 /// What the cluster screen reads with.
 #[derive(Debug, Clone)]
@@ -74,10 +84,10 @@ pub fn next_range(now: f64, last_end: Option<f64>, window: Duration, step: Durat
     (start.min(end), end)
 }
 
-/// The step for a window: the interval, or coarser where the window would need more
-/// points than a query may ask.
+/// The step for a window: the interval, or coarser (whole seconds) where the
+/// window would need more than [`MAX_POINTS`] points.
 pub fn step_for(interval: Duration, window: Duration) -> Duration {
-    let least = window.as_secs_f64() / MAX_POINTS;
+    let least = window.as_secs_f64() / MAX_POINTS as f64;
     if interval.as_secs_f64() >= least {
         interval
     } else {
@@ -125,8 +135,14 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
     // Where the screen's rules and the rest have been read to. Until both have
     // read the window they are asked apart, the screen's first (see [`Part`]).
     let (mut screen_end, mut rest_end): (Option<f64>, Option<f64>) = (None, None);
+    // An answer of more than BIG_ANSWER points came: its parsing's memory is free
+    // once the loop has folded it, by the next refresh.
+    let mut release = false;
     loop {
         let began = std::time::Instant::now();
+        if std::mem::take(&mut release) {
+            crate::release_free_memory();
+        }
         if !settled && !last_failed {
             tries += 1;
             settled = tries > UNSETTLED_TRIES;
@@ -160,6 +176,8 @@ pub fn run(client: &Client, opts: &DriverOptions, mut send: impl FnMut(ClusterUp
             let range = next_range(now, read_to, opts.window, step);
             let update = match fetch(client, &plan, part, range, step) {
                 Ok(batch) => {
+                    release |=
+                        batch.series.iter().map(|s| s.points.len()).sum::<usize>() > BIG_ANSWER;
                     if part != Part::Rest {
                         screen_end = Some(range.1);
                     }
@@ -237,9 +255,21 @@ mod tests {
         // Long after the last answer: never more than the window.
         assert_eq!(next_range(5000.0, Some(990.0), w, s), (4935.0, 4995.0));
         assert_eq!(step_for(s, Duration::from_secs(3600)), s);
+        // Whatever the scrape interval, a window holds at most MAX_POINTS steps.
+        for (scrape, window) in [(1, 86_400 * 7), (2, 3600), (1, 300), (15, 86_400)] {
+            let step = step_for(Duration::from_secs(scrape), Duration::from_secs(window));
+            assert!(
+                window as f64 / step.as_secs_f64() <= MAX_POINTS as f64,
+                "{scrape} s over {window} s: step {step:?}"
+            );
+        }
         assert_eq!(
-            step_for(Duration::from_secs(1), Duration::from_secs(86_400 * 7)),
-            Duration::from_secs(61)
+            step_for(Duration::from_secs(2), Duration::from_secs(3600)),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            step_for(Duration::from_secs(2), Duration::from_secs(300)),
+            Duration::from_secs(2)
         );
     }
 

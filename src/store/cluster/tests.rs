@@ -458,3 +458,57 @@ fn a_host_past_the_cap_keeps_its_own_readings() {
         );
     }
 }
+
+#[test]
+fn a_series_holds_a_bounded_number_of_points_however_long_it_is_refreshed() {
+    // An hour at a 1 s step, refreshed for two hours, 10 hosts of 8 GPUs: the
+    // rings hold at most the driver's bound, and the model's bytes stay a
+    // constant per series, not a function of the refreshes or the window.
+    let (window, step) = (Duration::from_secs(3600), Duration::from_secs(1));
+    let mut m = ClusterModel::new(window);
+    m.apply(ClusterUpdate::Started {
+        server: "http://prom".into(),
+        step,
+        interval: step,
+        window,
+    });
+    let per_series = (MAX_POINTS + 4) * 16 + 512;
+    let mut t = 0.0;
+    for refresh in 0..720 {
+        let points: Vec<(f64, f64)> = (0..10).map(|i| (t + f64::from(i), 50.0)).collect();
+        t += 10.0;
+        let series = (0..10)
+            .flat_map(|h| {
+                let points = points.clone();
+                (0..8).map(move |g| {
+                    s(
+                        &format!("h{h}"),
+                        Exporter::Dcgm,
+                        &format!("gpu.{g}.gpu"),
+                        &points,
+                    )
+                })
+            })
+            .collect();
+        m.apply(batch(t, series, &[]));
+        if refresh % 60 == 59 {
+            assert!(m.bytes() <= 80 * per_series, "{} bytes", m.bytes());
+        }
+    }
+    for (_, h) in m.hosts() {
+        for key in h.keys() {
+            let points = h.series(key).expect("series");
+            assert!(
+                points.stored() <= m.capacity(),
+                "{key}: {}",
+                points.stored()
+            );
+            assert!(
+                points.allocated() <= MAX_POINTS + 4,
+                "{key}: {}",
+                points.allocated()
+            );
+        }
+    }
+    assert_eq!(m.capacity(), MAX_POINTS + 4);
+}

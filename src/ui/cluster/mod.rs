@@ -30,6 +30,8 @@ pub(crate) const HELP: &[(&[Action], &str)] = &[
         "Sort hosts by the next column (cycles)",
     ),
     (&[Action::ReverseSort], "Reverse the sort order"),
+    (&[Action::NextPage], "Scroll the GPU heatmap a page down"),
+    (&[Action::PrevPage], "Scroll the GPU heatmap a page up"),
     (
         &[Action::OpenHost],
         "Open the host's own live screen (esc comes back)",
@@ -160,6 +162,9 @@ pub struct ClusterScreen {
     pub filter: FilterState,
     /// The host whose own screen is shown (`enter`; `esc` comes back).
     pub opened: Option<String>,
+    /// Heatmap rows scrolled past the selected host's first GPU (`pgdown`,
+    /// `pgup`); a new selection shows its host's GPUs from the first again.
+    pub heat_scroll: isize,
 }
 
 impl ClusterScreen {
@@ -212,20 +217,56 @@ impl ClusterScreen {
 
     fn select(&mut self, rows: &[HeaderRow], i: usize) {
         self.selected = rows.get(i).map(|r| r.host.clone());
+        self.heat_scroll = 0;
     }
 
-    /// A key's action.
-    pub(crate) fn act(&mut self, a: Action, filter_target: &mut Option<FilterTarget>) -> Outcome {
+    /// Scroll the heatmap a page of its rows (as drawn in a screen of `size`)
+    /// down (`forward`) or up.
+    fn scroll_heat(&mut self, rows: &[HeaderRow], size: ratatui::layout::Rect, forward: bool) {
+        let n: usize = rows.iter().map(|r| r.gpus).sum();
+        let p = view::parts(size, rows.len(), n);
+        let seen = crate::ui::widget::heatmap::band_rows(p.heat);
+        if n <= seen || seen == 0 {
+            return;
+        }
+        let base = heat_base(self, rows);
+        let top = view::heat_top(base, self.heat_scroll, n, seen);
+        // A page less the row that says how many more there are.
+        let page = seen.saturating_sub(1).max(1);
+        let to = if forward {
+            (top + page).min(n - seen)
+        } else {
+            top.saturating_sub(page)
+        };
+        self.heat_scroll =
+            isize::try_from(to).unwrap_or(isize::MAX) - isize::try_from(base).unwrap_or(isize::MAX);
+    }
+
+    /// A key's action, in a screen of `size`.
+    pub(crate) fn act(
+        &mut self,
+        a: Action,
+        filter_target: &mut Option<FilterTarget>,
+        size: ratatui::layout::Rect,
+    ) -> Outcome {
         let rows = self.rows();
         let at = self.selected_index(&rows);
         let last = rows.len().saturating_sub(1);
         match a {
+            Action::NextPage => self.scroll_heat(&rows, size, true),
+            Action::PrevPage => self.scroll_heat(&rows, size, false),
             Action::FocusUp => self.select(&rows, at.unwrap_or(0).saturating_sub(1)),
             Action::FocusDown => self.select(&rows, at.map_or(0, |i| (i + 1).min(last))),
             Action::FirstPage => self.select(&rows, 0),
             Action::LastPage => self.select(&rows, last),
-            Action::CycleProcessSort => self.sort = self.sort.next(),
-            Action::ReverseSort => self.reverse = !self.reverse,
+            Action::CycleProcessSort => {
+                self.sort = self.sort.next();
+                self.heat_scroll = 0;
+            }
+            Action::ReverseSort => {
+                self.reverse = !self.reverse;
+                self.heat_scroll = 0;
+            }
             Action::OpenHost => {
                 return at
                     .and_then(|i| rows.get(i))
@@ -257,6 +298,13 @@ impl ClusterScreen {
         self.model.apply(u);
         fetched && self.opened.is_some()
     }
+}
+
+/// The heatmap row of the selected host's first GPU: the GPUs of the rows before
+/// it (the heatmap lists them in the table's order).
+pub(super) fn heat_base(c: &ClusterScreen, rows: &[HeaderRow]) -> usize {
+    let at = c.selected_index(rows).unwrap_or(0);
+    rows.iter().take(at).map(|r| r.gpus).sum()
 }
 
 /// What the screen of a host opened says about it besides its series: its state,
@@ -301,19 +349,20 @@ fn time(t: f64) -> String {
 
 /// The host opened from the cluster screen, as its screen states it.
 pub(crate) fn opened(c: &ClusterScreen) -> Option<Opened> {
-    let h = c.model.host(c.opened.as_deref()?)?;
+    opened_of(c, c.opened.as_deref()?)
+}
+
+/// Host `name` as its own screen would state it.
+pub(crate) fn opened_of(c: &ClusterScreen, name: &str) -> Option<Opened> {
+    let h = c.model.host(name)?;
     let every = c.model.every();
-    let mut behind: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
-    for (key, t) in h.behind(every) {
-        let family = key.split(['.', '/']).next().unwrap_or(key);
-        let family = crate::text::sanitize(family);
-        let e = behind.entry(family).or_insert(t);
-        *e = e.max(t);
-    }
     Some(Opened {
         state: h.state(c.now, every),
         newest: h.newest(),
-        behind: behind.into_iter().collect(),
+        behind: crate::store::cluster::families_behind(h, every)
+            .into_iter()
+            .map(|(f, t)| (crate::text::sanitize(&f), t))
+            .collect(),
     })
 }
 
@@ -333,10 +382,11 @@ pub(crate) fn fill_run(shown: &mut Shown, model: &ClusterModel, name: &str) -> b
             .system
             .get(key)
             .and_then(crate::store::Series::last);
-        for &(t, v) in series.points() {
-            if held.is_some_and(|(ht, _)| t <= ht) {
-                continue;
-            }
+        // The model's series are in time order: the new points are a tail, found
+        // without walking the whole window at every refresh.
+        let points = series.points();
+        let from = held.map_or(0, |(ht, _)| points.partition_point(|p| p.0 <= ht));
+        for &(t, v) in &points[from..] {
             let sample = Sample {
                 timestamp: t,
                 values: vec![(key.to_owned(), v)],

@@ -1,6 +1,7 @@
 //! The cluster screen's view-model from a hand-made refresh: sort orders, down and
 //! stale hosts, the host filter, selection, the heatmap's rows, a host opened.
 
+use ratatui::layout::Rect;
 use std::time::Duration;
 
 use super::*;
@@ -80,7 +81,11 @@ fn rows_sort_by_each_column_missing_values_last_and_reverse() {
     assert_eq!(hosts(&c), ["a", "b", "c"]);
     let mut orders = Vec::new();
     for _ in 0..SortBy::ALL.len() {
-        c.act(Action::CycleProcessSort, &mut none);
+        c.act(
+            Action::CycleProcessSort,
+            &mut none,
+            Rect::new(0, 0, 120, 40),
+        );
         orders.push((c.sort, hosts(&c)));
     }
     let want = [
@@ -100,7 +105,7 @@ fn rows_sort_by_each_column_missing_values_last_and_reverse() {
             (ws, wh.map(String::from).as_slice())
         );
     }
-    c.act(Action::ReverseSort, &mut none);
+    c.act(Action::ReverseSort, &mut none, Rect::new(0, 0, 120, 40));
     assert_eq!(hosts(&c), ["c", "b", "a"]);
 }
 
@@ -124,20 +129,24 @@ fn a_down_host_and_a_stale_one_are_told_apart() {
 fn the_selection_follows_its_host_and_the_filter_chooses_hosts() {
     let mut c = screen();
     let mut typing = None;
-    c.act(Action::FocusDown, &mut typing);
+    c.act(Action::FocusDown, &mut typing, Rect::new(0, 0, 120, 40));
     assert_eq!(c.selected.as_deref(), Some("b"));
     // Sorted by state, b stays selected where it moved.
-    c.act(Action::CycleProcessSort, &mut typing);
+    c.act(
+        Action::CycleProcessSort,
+        &mut typing,
+        Rect::new(0, 0, 120, 40),
+    );
     assert_eq!(c.selected_index(&c.rows()), Some(2));
-    c.act(Action::LastPage, &mut typing);
-    c.act(Action::FocusDown, &mut typing);
+    c.act(Action::LastPage, &mut typing, Rect::new(0, 0, 120, 40));
+    c.act(Action::FocusDown, &mut typing, Rect::new(0, 0, 120, 40));
     assert_eq!(c.selected.as_deref(), Some("b"));
     assert_eq!(
-        c.act(Action::OpenHost, &mut typing),
+        c.act(Action::OpenHost, &mut typing, Rect::new(0, 0, 120, 40)),
         Outcome::Open("b".into())
     );
     assert_eq!(
-        c.act(Action::StartFilter, &mut typing),
+        c.act(Action::StartFilter, &mut typing, Rect::new(0, 0, 120, 40)),
         Outcome::Stay(Effect::REDRAW)
     );
     assert_eq!(typing, Some(FilterTarget::Hosts));
@@ -145,9 +154,12 @@ fn the_selection_follows_its_host_and_the_filter_chooses_hosts() {
         c.filter.push(ch);
     }
     assert_eq!(hosts(&c), ["a", "b"].map(String::from));
-    c.act(Action::ClearFilters, &mut typing);
+    c.act(Action::ClearFilters, &mut typing, Rect::new(0, 0, 120, 40));
     assert_eq!(hosts(&c).len(), 3);
-    assert_eq!(c.act(Action::Quit, &mut typing), Outcome::Pass);
+    assert_eq!(
+        c.act(Action::Quit, &mut typing, Rect::new(0, 0, 120, 40)),
+        Outcome::Pass
+    );
 }
 
 #[test]
@@ -156,14 +168,25 @@ fn the_heatmap_has_a_row_per_gpu_in_the_tables_order() {
     let mut none = None;
     // GPU min: b (an idle GPU) first.
     for _ in 0..5 {
-        c.act(Action::CycleProcessSort, &mut none);
+        c.act(
+            Action::CycleProcessSort,
+            &mut none,
+            Rect::new(0, 0, 120, 40),
+        );
     }
     assert_eq!(c.sort, SortBy::GpuMin);
-    let rows = view::heat_rows(&c, 10);
+    let rows = view::heat_rows(&c, &c.rows(), 10, 0..usize::MAX);
     let labels: Vec<&str> = rows.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(labels, ["b:0", "b:1", "a:0", "a:1"]);
     assert_eq!(rows[0].1.last().copied().flatten(), Some(0.0));
     assert_eq!(rows[2].1.last().copied().flatten(), Some(100.0));
+    // A frame computes the cells of the hosts whose rows it draws alone; the
+    // others are labels (the heatmap counts them).
+    let drawn = view::heat_rows(&c, &c.rows(), 10, 1..2);
+    let cells: Vec<usize> = drawn.iter().map(|(_, cells)| cells.len()).collect();
+    assert_eq!(cells, [10, 10, 0, 0], "{drawn:?}");
+    let labels: Vec<&str> = drawn.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels, ["b:0", "b:1", "a:0", "a:1"]);
 }
 
 fn cluster_app() -> App {

@@ -4,8 +4,6 @@
 //! min–max band when they outnumber the palette's colours) and the status line
 //! (the last refresh, or why the server gave nothing and since when).
 
-use std::collections::BTreeMap;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -22,7 +20,7 @@ use crate::ui::widget::chart::{mark_of, render_chart, Band, ChartSpec, Line, XTi
 use crate::ui::widget::fit::{self, fit, put};
 use crate::ui::widget::format;
 use crate::ui::widget::guides::Guides;
-use crate::ui::widget::heatmap::{render_heatmap, HeatSpec};
+use crate::ui::widget::heatmap::{band_rows, render_heatmap, HeatSpec};
 use crate::ui::widget::unit::Unit;
 use crate::ui::App;
 
@@ -51,6 +49,62 @@ const CHARTS: [(&str, Metric, Unit); 4] = [
     ("GPU power", Metric::GpuSum("powerWatts"), Unit::Watts),
 ];
 
+/// The cluster screen's parts: the title line, the header table, the heatmap, the
+/// charts and the status line.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Parts {
+    pub title: Rect,
+    pub table: Rect,
+    pub heat: Rect,
+    pub charts: Rect,
+    pub status: Rect,
+}
+
+/// The parts of `area` for `hosts` rows in the table and `gpus` in the heatmap
+/// (the keys that scroll the heatmap see it as it is drawn).
+pub(super) fn parts(area: Rect, hosts: usize, gpus: usize) -> Parts {
+    let title = Rect::new(area.x, area.y, area.width, 1);
+    let status = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
+    let body_h = area.height.saturating_sub(2);
+    let table_h = u16::try_from(hosts + 1)
+        .unwrap_or(u16::MAX)
+        .min((body_h * 2 / 5).max(3))
+        .min(body_h);
+    let table = Rect::new(area.x, area.y + 1, area.width, table_h);
+    let rest = Rect::new(
+        area.x,
+        table.bottom(),
+        area.width,
+        body_h.saturating_sub(table_h),
+    );
+    let heat_h = u16::try_from(gpus + 4)
+        .unwrap_or(u16::MAX)
+        .min(rest.height / 2);
+    let heat = Rect::new(rest.x, rest.y, rest.width, heat_h);
+    let charts = Rect::new(
+        rest.x,
+        heat.bottom(),
+        rest.width,
+        rest.height.saturating_sub(heat_h),
+    );
+    Parts {
+        title,
+        table,
+        heat,
+        charts,
+        status,
+    }
+}
+
+/// The first heatmap row shown, of `n`, `seen` at once: the selected host's first
+/// GPU (`base`) moved by the rows scrolled past it, within the rows there are.
+pub(super) fn heat_top(base: usize, scroll: isize, n: usize, seen: usize) -> usize {
+    if n <= seen {
+        return 0;
+    }
+    base.saturating_add_signed(scroll).min(n - seen)
+}
+
 /// Draw the cluster screen into `area`.
 pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     let Some(c) = app.host.cluster.as_deref() else {
@@ -60,36 +114,16 @@ pub(crate) fn render_cluster(buf: &mut Buffer, area: Rect, app: &App, theme: The
         return;
     }
     let rows = c.rows();
-    let title = Rect::new(area.x, area.y, area.width, 1);
-    let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
-    render_title(buf, title, c, &rows, theme);
-    render_status(buf, status, app, c, theme);
-    let body_h = area.height - 2;
-    let table_h = u16::try_from(rows.len() + 1)
-        .unwrap_or(u16::MAX)
-        .min((body_h * 2 / 5).max(3))
-        .min(body_h);
-    let table = Rect::new(area.x, area.y + 1, area.width, table_h);
-    render_table(buf, table, c, &rows, theme);
-    let rest = Rect::new(
-        area.x,
-        table.bottom(),
-        area.width,
-        body_h.saturating_sub(table_h),
-    );
-    let heat_rows = heat_rows(c, usize::from(area.width));
-    let heat_h = u16::try_from(heat_rows.len() + 4)
-        .unwrap_or(u16::MAX)
-        .min(rest.height / 2);
-    let heat = Rect::new(rest.x, rest.y, rest.width, heat_h);
-    render_heat(buf, heat, c, &heat_rows, theme);
-    let charts = Rect::new(
-        rest.x,
-        heat.bottom(),
-        rest.width,
-        rest.height.saturating_sub(heat_h),
-    );
-    render_charts(buf, charts, c, &rows, theme);
+    let gpus = rows.iter().map(|r| r.gpus).sum();
+    let p = parts(area, rows.len(), gpus);
+    render_title(buf, p.title, c, &rows, theme);
+    render_status(buf, p.status, app, c, theme);
+    render_table(buf, p.table, c, &rows, theme);
+    let seen = band_rows(p.heat);
+    let top = heat_top(super::heat_base(c, &rows), c.heat_scroll, gpus, seen);
+    let heat_rows = heat_rows(c, &rows, usize::from(area.width), top..top + seen);
+    render_heat(buf, p.heat, c, (&heat_rows, top), theme);
+    render_charts(buf, p.charts, c, &rows, theme);
 }
 
 fn render_title(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderRow], theme: Theme) {
@@ -169,16 +203,28 @@ fn gpu_mean_cell(r: &HeaderRow) -> String {
     }
 }
 
+/// A host-wide value, or `stale` where its family is behind (left out, not
+/// missing).
+fn host_cell(v: Option<f64>, family: &str, r: &HeaderRow) -> String {
+    match v {
+        None if r.behind.iter().any(|f| f == family) => "stale".to_owned(),
+        v => cell(v, "%"),
+    }
+}
+
 fn row_cells(r: &HeaderRow) -> [String; 7] {
     let state = match r.state {
+        // Up, but some families stopped: the status line names them when the
+        // host is selected.
+        HostState::Up if !r.behind.is_empty() => "up*",
         HostState::Up => "up",
         HostState::Down => "down",
         HostState::Stale => "stale",
     };
     [
         state.to_owned(),
-        cell(r.cpu, "%"),
-        cell(r.memory, "%"),
+        host_cell(r.cpu, "cpu", r),
+        host_cell(r.memory, "memory_percent", r),
         gpu_mean_cell(r),
         cell(r.gpu_min, "%"),
         cell(r.gpu_memory, "%"),
@@ -248,6 +294,7 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
         for (i, (text, (_, w, _))) in row_cells(r).iter().zip(COLUMNS).enumerate() {
             let w = w.min(area.right().saturating_sub(x));
             let style = match (i, r.state) {
+                (0, HostState::Up) if !r.behind.is_empty() => theme.warn(),
                 (0, HostState::Up) => theme.good(),
                 (0, HostState::Down) => theme.bad(),
                 (0, HostState::Stale) => theme.warn(),
@@ -268,26 +315,43 @@ fn render_table(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeaderR
 type HeatRow = (String, Vec<Option<f64>>);
 
 /// The heatmap's rows: (label, cells), every GPU of the hosts in the table's
-/// order, over `buckets` columns of the window.
-pub(super) fn heat_rows(c: &ClusterScreen, buckets: usize) -> Vec<HeatRow> {
-    let rows = c.rows();
-    let mut by_host: BTreeMap<String, Vec<crate::store::cluster::HeatRow>> = BTreeMap::new();
-    for h in c.model.heatmap(c.now, buckets) {
-        by_host.entry(h.host.clone()).or_default().push(h);
-    }
+/// order, over `buckets` columns of the window; the rows outside `drawn` with
+/// their labels alone (counted, not drawn: a frame walks the points of the rows
+/// it shows, not of every GPU of the cluster).
+pub(super) fn heat_rows(
+    c: &ClusterScreen,
+    rows: &[HeaderRow],
+    buckets: usize,
+    drawn: std::ops::Range<usize>,
+) -> Vec<HeatRow> {
     let mut out = Vec::new();
-    for r in &rows {
-        for h in by_host.remove(&r.host).unwrap_or_default() {
+    for r in rows {
+        let at = out.len();
+        let b = if at < drawn.end && at + r.gpus > drawn.start {
+            buckets
+        } else {
+            0
+        };
+        for h in c.model.host_heat(&r.host, c.now, b) {
             out.push((format!("{}:{}", sanitize(&r.host), h.gpu), h.cells));
         }
     }
     out
 }
 
-fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow], theme: Theme) {
+/// The heatmap, its rows from `top` on (the widget says how many more are
+/// below; the title, which are shown of how many).
+fn render_heat(
+    buf: &mut Buffer,
+    area: Rect,
+    c: &ClusterScreen,
+    (all, top): (&[HeatRow], usize),
+    theme: Theme,
+) {
     if area.height < 3 {
         return;
     }
+    let rows = all.get(top..).unwrap_or_default();
     let span = c.model.window().as_secs_f64();
     let x = (c.now - span, c.now);
     let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
@@ -304,7 +368,22 @@ fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow]
         }
     };
     let fmt_x = |v: f64| format::time_of_day(v.floor() as i64);
-    let title = format!("GPU utilisation · {}", counted(rows.len(), "GPU"));
+    let seen = band_rows(area);
+    let title = if all.len() > seen && seen > 0 {
+        // Past the room, one row says how many more: the rest are seen.
+        let last = if rows.len() > seen {
+            top + seen - 1
+        } else {
+            all.len()
+        };
+        format!(
+            "GPU utilisation · {} · {}–{last} shown",
+            counted(all.len(), "GPU"),
+            top + 1
+        )
+    } else {
+        format!("GPU utilisation · {}", counted(all.len(), "GPU"))
+    };
     let spec = HeatSpec {
         title: &title,
         focused: false,
@@ -314,6 +393,93 @@ fn render_heat(buf: &mut Buffer, area: Rect, c: &ClusterScreen, rows: &[HeatRow]
         points: &points,
     };
     render_heatmap(buf, area, &spec, theme);
+}
+
+/// Points of many time-ordered lines gathered by time (to the millisecond), in
+/// time order. Each line is merged into what is gathered in one pass: a map
+/// entry per point cost most of a frame with a hundred hosts of long series.
+#[derive(Debug, Default)]
+struct Gathered {
+    at: Vec<Acc>,
+    spare: Vec<Acc>,
+}
+
+/// The points at one time: the first one's time, the lowest, highest, sum and
+/// number of their values.
+#[derive(Debug, Clone, Copy)]
+struct Acc {
+    key: i64,
+    t: f64,
+    lo: f64,
+    hi: f64,
+    sum: f64,
+    n: u32,
+}
+
+impl Acc {
+    fn of(t: f64, v: f64) -> Self {
+        // As a join into an empty one: a NaN is no lowest or highest.
+        Acc {
+            key: (t * 1000.0).round() as i64,
+            t,
+            lo: f64::INFINITY.min(v),
+            hi: f64::NEG_INFINITY.max(v),
+            sum: 0.0 + v,
+            n: 1,
+        }
+    }
+
+    fn join(&mut self, o: &Acc) {
+        self.lo = self.lo.min(o.lo);
+        self.hi = self.hi.max(o.hi);
+        self.sum += o.sum;
+        self.n += o.n;
+    }
+}
+
+impl Gathered {
+    /// Gather `line`'s points (in time order) whose value `keep` passes.
+    fn add(&mut self, line: &[Point], keep: impl Fn(f64) -> bool) {
+        if self.join_aligned(line, &keep) {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.spare);
+        out.clear();
+        out.reserve(self.at.len() + line.len());
+        let mut old = self.at.iter().copied().peekable();
+        let mut new = (line.iter())
+            .filter(|p| keep(p.1))
+            .map(|&(t, v)| Acc::of(t, v))
+            .peekable();
+        loop {
+            // At one time, what was gathered first: its time is the one kept.
+            let next = match (old.peek(), new.peek()) {
+                (Some(a), Some(b)) if a.key <= b.key => old.next(),
+                (Some(_), Some(_)) | (None, _) => new.next(),
+                (Some(_), None) => old.next(),
+            };
+            let Some(p) = next else { break };
+            match out.last_mut() {
+                Some(l) if l.key == p.key => l.join(&p),
+                _ => out.push(p),
+            }
+        }
+        self.spare = std::mem::replace(&mut self.at, out);
+    }
+
+    /// Join `line` in place where it is at the times gathered, each point kept:
+    /// the usual case, the server evaluating every series at the same steps, then
+    /// costs no copy of what is gathered. Whether it was.
+    fn join_aligned(&mut self, line: &[Point], keep: &impl Fn(f64) -> bool) -> bool {
+        let aligned = self.at.len() == line.len()
+            && (self.at.iter().zip(line)).all(|(a, &(t, v))| keep(v) && a.key == Acc::of(t, v).key);
+        if aligned {
+            for (a, &(t, v)) in self.at.iter_mut().zip(line) {
+                a.join(&Acc::of(t, v));
+            }
+        }
+        aligned
+    }
 }
 
 /// Host `name`'s points of `metric` (a GPU field's mean or sum over its GPUs at
@@ -332,42 +498,27 @@ fn host_points(model: &ClusterModel, name: &str, metric: Metric) -> Vec<Point> {
         Metric::Cores => is_core(k),
         _ => gpu_key(k).is_some_and(|(_, f)| f == field),
     };
-    let mut at: BTreeMap<i64, (f64, f64, u32)> = BTreeMap::new();
+    let mut at = Gathered::default();
     for key in h.keys().filter(|k| pick(k)) {
-        for &(t, v) in h.series(key).map(|s| s.points()).unwrap_or_default() {
-            if v.is_finite() {
-                let e = at.entry((t * 1000.0).round() as i64).or_insert((t, 0.0, 0));
-                e.1 += v;
-                e.2 += 1;
-            }
-        }
+        let points = h.series(key).map(|s| s.points()).unwrap_or_default();
+        at.add(points, f64::is_finite);
     }
-    (at.into_values())
-        .map(|(t, s, n)| (t, if mean { s / f64::from(n) } else { s }))
+    (at.at.into_iter())
+        .map(|a| (a.t, if mean { a.sum / f64::from(a.n) } else { a.sum }))
         .collect()
 }
 
 /// Across hosts, at each time: (lowest, highest, mean).
 fn envelope(lines: &[Vec<Point>]) -> (Vec<Point>, Vec<Point>, Vec<Point>) {
-    let mut at: BTreeMap<i64, (f64, f64, f64, f64, u32)> = BTreeMap::new();
-    for &(t, v) in lines.iter().flatten() {
-        let e = (at.entry((t * 1000.0).round() as i64)).or_insert((
-            t,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            0.0,
-            0,
-        ));
-        e.1 = e.1.min(v);
-        e.2 = e.2.max(v);
-        e.3 += v;
-        e.4 += 1;
+    let mut at = Gathered::default();
+    for line in lines {
+        at.add(line, |_| true);
     }
     let (mut lo, mut hi, mut mid) = (Vec::new(), Vec::new(), Vec::new());
-    for (t, l, h, s, n) in at.into_values() {
-        lo.push((t, l));
-        hi.push((t, h));
-        mid.push((t, s / f64::from(n)));
+    for a in at.at {
+        lo.push((a.t, a.lo));
+        hi.push((a.t, a.hi));
+        mid.push((a.t, a.sum / f64::from(a.n)));
     }
     (lo, hi, mid)
 }
@@ -538,6 +689,8 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
             ),
             theme.bad(),
         )
+    } else if let Some(text) = selected_behind(c) {
+        (text, theme.warn())
     } else {
         let last = c.model.last_ok().map_or_else(
             || "waiting for the first answer".to_owned(),
@@ -584,8 +737,53 @@ fn render_status(buf: &mut Buffer, area: Rect, app: &App, c: &ClusterScreen, the
     );
 }
 
+/// The selected host's families that stopped while its others go on, in words:
+/// ` node-0 · gpu: no sample since 10:01:02 · enter: its screen`.
+fn selected_behind(c: &ClusterScreen) -> Option<String> {
+    let rows = c.rows();
+    let row = rows.get(c.selected_index(&rows)?)?;
+    if row.state != HostState::Up {
+        return None;
+    }
+    let words = super::opened_of(c, &row.host)?.behind_words()?;
+    Some(format!(
+        " {} · {words} · enter: its screen",
+        sanitize(&row.host)
+    ))
+}
+
 /// `[3 of 100 hosts]`: how many the host filter passes.
 fn shown_of(c: &ClusterScreen) -> String {
     let all = c.model.hosts().count();
     format!("[{} of {}]", c.rows().len(), counted(all, "host"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::envelope;
+
+    #[test]
+    fn the_envelope_merges_lines_at_other_times_in_time_order() {
+        // Lines sampled at different instants (and one with a gap in it): every
+        // time once, in order, its lowest, highest and mean over the lines there.
+        let a = vec![(0.0, 1.0), (10.0, 3.0), (20.0, 5.0)];
+        let b = vec![(5.0, 2.0), (10.0, 7.0), (30.0, 1.0)];
+        let c = vec![(10.0004, 2.0), (20.0, f64::NAN)];
+        let (lo, hi, mid) = envelope(&[a, b, c]);
+        let times: Vec<f64> = lo.iter().map(|p| p.0).collect();
+        assert_eq!(times, [0.0, 5.0, 10.0, 20.0, 30.0]);
+        assert_eq!(lo[2], (10.0, 2.0));
+        assert_eq!(hi[2], (10.0, 7.0));
+        assert_eq!(mid[2], (10.0, 4.0));
+        // A NaN is no lowest or highest, but the mean says the gap.
+        assert_eq!((lo[3].1, hi[3].1), (5.0, 5.0));
+        assert!(mid[3].1.is_nan());
+        assert_eq!(mid[4], (30.0, 1.0));
+        // Lines at the same times (joined in place), then one that is not.
+        let same = |v: f64| vec![(0.0, v), (10.0, v + 1.0)];
+        let (lo, hi, mid) = envelope(&[same(1.0), same(3.0), vec![(10.0, 9.0)]]);
+        assert_eq!(lo, [(0.0, 1.0), (10.0, 2.0)]);
+        assert_eq!(hi, [(0.0, 3.0), (10.0, 9.0)]);
+        assert_eq!(mid, [(0.0, 2.0), (10.0, 5.0)]);
+    }
 }

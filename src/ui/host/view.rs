@@ -102,7 +102,9 @@ fn facts(app: &App) -> String {
     // an uptime that reads as "up".
     let opened = (app.host.cluster.as_deref()).and_then(crate::ui::cluster::opened);
     match opened.filter(|o| o.state != crate::store::cluster::HostState::Up) {
-        Some(o) => parts.push(o.words()),
+        // The meters below hold what was read before it stopped: dimmed, and
+        // said so here.
+        Some(o) => parts.push(format!("{} · meters last known", o.words())),
         None => parts.push(format!(
             "up {}",
             h.uptime.map_or_else(|| DASH.to_owned(), format::uptime)
@@ -125,13 +127,20 @@ fn facts(app: &App) -> String {
     parts.join("  ")
 }
 
-fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
+/// Draw one meter; `last_known`: the host stopped giving samples (a host of the
+/// cluster that is down or stale), so its values are drawn dim, not as current.
+fn draw_bar(buf: &mut Buffer, (x, y, w): (u16, u16, u16), b: &Bar, last_known: bool, theme: Theme) {
     let w = usize::from(w);
     if w < LABEL_W + 4 {
         return;
     }
     let label = fit(&b.label, LABEL_W - 1);
     put(buf, x, y, &label, LABEL_W as u16, theme.label());
+    let text_style = if last_known {
+        theme.dim()
+    } else {
+        theme.text()
+    };
     if b.rate {
         let v = fit(&b.value, w - LABEL_W);
         put(
@@ -140,7 +149,7 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
             y,
             &v,
             (w - LABEL_W) as u16,
-            theme.text(),
+            text_style,
         );
         return;
     }
@@ -157,6 +166,7 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
         {
             // Green, yellow from 70 %, red from 90 % (as htop and btop colour them).
             let style = match b.fill {
+                _ if last_known => theme.dim(),
                 Some(f) if f >= 0.9 => theme.bad(),
                 Some(f) if f >= 0.7 => theme.warn(),
                 _ => theme.good(),
@@ -178,7 +188,7 @@ fn draw_bar(buf: &mut Buffer, x: u16, y: u16, w: u16, b: &Bar, theme: Theme) {
         y,
         &v,
         u16::try_from(value_w).unwrap_or(0),
-        theme.text(),
+        text_style,
     );
 }
 
@@ -222,6 +232,10 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         area.x + 1 + c * cell_w
     };
     let bars = bars(app);
+    let opened = (app.host.cluster.as_deref()).and_then(crate::ui::cluster::opened);
+    let last_known = opened
+        .as_ref()
+        .is_some_and(|o| o.state != crate::store::cluster::HostState::Up);
     for (i, b) in bars.iter().enumerate() {
         if i > 0 && i % usize::from(cols) == 0 {
             y += 1;
@@ -229,15 +243,18 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
         if y >= area.bottom() {
             return;
         }
-        draw_bar(buf, cell(i), y, cell_w.saturating_sub(2), b, theme);
+        draw_bar(
+            buf,
+            (cell(i), y, cell_w.saturating_sub(2)),
+            b,
+            last_known,
+            theme,
+        );
     }
     let devs = &app.host.header.devices;
     // A host of the cluster whose exporter stopped giving a device family: its
     // last values are not now, and are not shown as if they were.
-    let behind = (app.host.cluster.as_deref())
-        .and_then(crate::ui::cluster::opened)
-        .map(|o| o.behind)
-        .unwrap_or_default();
+    let behind = opened.map(|o| o.behind).unwrap_or_default();
     for (i, d) in devs.iter().enumerate() {
         if i % usize::from(cols) == 0 {
             y += 1;
@@ -255,6 +272,7 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
                 format!("no sample since {}", format::time_of_day(t.floor() as i64)),
                 theme.warn(),
             ),
+            None if last_known => (device_text(d), theme.dim()),
             None => (device_text(d), theme.text()),
         };
         put(

@@ -143,6 +143,22 @@ pub(crate) fn bands(n: usize, rows: usize) -> (usize, usize, usize) {
     (shown, 1, n - shown)
 }
 
+/// Rows for bands in an inner height: less the scale line (from 4 rows) and the
+/// time labels (from 3).
+fn band_rows_in(inner: u16) -> u16 {
+    inner - u16::from(inner >= 4) - u16::from(inner >= 3)
+}
+
+/// Rows for bands in a heatmap drawn into `area` (border included): a caller
+/// that scrolls the series knows how many are seen at once.
+#[must_use]
+pub(crate) fn band_rows(area: Rect) -> usize {
+    if area.width < 4 || area.height < 3 {
+        return 0;
+    }
+    usize::from(band_rows_in(area.height - 2))
+}
+
 /// Draw one heatmap into `area` (border included).
 pub(crate) fn render_heatmap(buf: &mut Buffer, area: Rect, spec: &HeatSpec<'_>, theme: Theme) {
     if area.width < 3 || area.height < 2 {
@@ -154,7 +170,7 @@ pub(crate) fn render_heatmap(buf: &mut Buffer, area: Rect, spec: &HeatSpec<'_>, 
     }
     let scale_rows = u16::from(inner.height >= 4);
     let xlabel_rows = u16::from(inner.height >= 3);
-    let rows = inner.height - scale_rows - xlabel_rows;
+    let rows = band_rows_in(inner.height);
     let label_w = spec.labels.iter().map(|l| width(l)).max().unwrap_or(0);
     let lw = if label_w > 0 && inner.width >= label_w + 1 + 8 {
         label_w.min(inner.width / 3) + 1
