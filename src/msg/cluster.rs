@@ -72,6 +72,9 @@ pub struct HostSeries {
 pub struct HostUp {
     pub host: String,
     pub instance: String,
+    /// The scrape job (empty where the series has none): two targets of one job
+    /// on one host are two rows.
+    pub job: String,
     pub points: Vec<(f64, bool)>,
 }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::source::prometheus::driver::{DEFAULT_INTERVAL, MAX_POINTS};
-use crate::source::prometheus::fetch::{Batch, HostSeries};
+use crate::source::prometheus::fetch::{Batch, HostSeries, HostUp};
 use crate::source::prometheus::rules::Exporter;
 use crate::source::prometheus::ClusterUpdate;
 use crate::store::series::Series;
@@ -56,6 +56,9 @@ pub struct Host {
     /// The target each exporter's series come from: a second target of the same
     /// exporter splits the host in one row per target (see [`ClusterModel::split`]).
     instances: BTreeMap<Exporter, String>,
+    /// The target each scrape job's `up` comes from: a second target of one job
+    /// splits the host too (one that never answered has no series to tell it by).
+    jobs: BTreeMap<String, String>,
     series: BTreeMap<String, KeySeries>,
 }
 
@@ -420,7 +423,7 @@ impl ClusterModel {
     /// targets of one exporter (two `leet serve` on one machine, on two ports) is
     /// split into one row per target, its series moved to their target's row: one
     /// row would keep one target's series of each key and lose the other's.
-    fn split_clashes(&mut self, series: &[HostSeries]) {
+    fn split_clashes(&mut self, series: &[HostSeries], ups: &[HostUp]) {
         for s in series {
             if self.split.contains(&s.host) {
                 continue;
@@ -432,29 +435,55 @@ impl ClusterModel {
                 .instances
                 .entry(s.exporter)
                 .or_insert_with(|| s.instance.clone());
-            // Bounded as the hosts are: past it, a clash is one row, as before.
-            if *known == s.instance || self.split.len() >= MAX_HOSTS {
+            if *known != s.instance {
+                self.split_host(&s.host);
+            }
+        }
+        // Two targets of one job on one host (two `leet serve` on two ports), one
+        // of them never answering: its `up` alone says so, and one row would be
+        // down with the other's values.
+        for u in ups {
+            if self.split.contains(&u.host) || u.job.is_empty() {
                 continue;
             }
-            self.split.insert(s.host.clone());
-            let Some(old) = self.hosts.remove(&s.host) else {
+            let Some(h) = self.host_mut(u.host.clone()) else {
                 continue;
             };
-            for (key, ks) in old.series {
-                let newest = ks.last_time();
-                if let Some(h) = self.host_mut(ks.instance.clone()) {
-                    h.up = h.up.or(old.up);
-                    h.instances.insert(ks.exporter, ks.instance.clone());
-                    h.newest = h.newest.into_iter().chain(newest).max_by(f64::total_cmp);
-                    h.series.insert(key, ks);
-                }
+            let known = h
+                .jobs
+                .entry(u.job.clone())
+                .or_insert_with(|| u.instance.clone());
+            if *known != u.instance {
+                self.split_host(&u.host);
+            }
+        }
+    }
+
+    /// Show `host` as one row per target from now on, its series moved to their
+    /// target's row.
+    fn split_host(&mut self, host: &str) {
+        // Bounded as the hosts are: past it, a clash is one row, as before.
+        if self.split.len() >= MAX_HOSTS {
+            return;
+        }
+        self.split.insert(host.to_owned());
+        let Some(old) = self.hosts.remove(host) else {
+            return;
+        };
+        for (key, ks) in old.series {
+            let newest = ks.last_time();
+            if let Some(h) = self.host_mut(ks.instance.clone()) {
+                h.up = h.up.or(old.up);
+                h.instances.insert(ks.exporter, ks.instance.clone());
+                h.newest = h.newest.into_iter().chain(newest).max_by(f64::total_cmp);
+                h.series.insert(key, ks);
             }
         }
     }
 
     fn fold(&mut self, batch: Batch) {
         let (cap, window) = (self.capacity(), self.window.as_secs_f64());
-        self.split_clashes(&batch.series);
+        self.split_clashes(&batch.series, &batch.up);
         for up in batch.up {
             let Some(last) = up.points.last().copied() else {
                 continue;

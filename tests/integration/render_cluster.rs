@@ -56,6 +56,7 @@ fn refresh(n: usize) -> ClusterUpdate {
         up.push(HostUp {
             instance: format!("{name}:9837"),
             host: name,
+            job: "leet".into(),
             points: vec![(NOW, h + 1 != n)],
         });
     }
@@ -290,6 +291,7 @@ fn a_gpu_family_its_exporter_stopped_giving_is_not_shown_as_current() {
             up: vec![HostUp {
                 host: "node-0".into(),
                 instance: "node-0:9837".into(),
+                job: "leet".into(),
                 points: vec![(NOW + 120.0, true)],
             }],
             refused: vec![],
@@ -425,6 +427,7 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
             up: vec![HostUp {
                 host: "node-0".into(),
                 instance: "node-0:9837".into(),
+                job: "leet".into(),
                 points: vec![(NOW + 120.0, true)],
             }],
             refused: vec![],

@@ -151,9 +151,11 @@ pub fn fetch(
                 continue;
             };
             let points = s.points.iter().map(|&(t, v)| (t, v >= 1.0)).collect();
+            let job = (s.labels.get("job").map(|j| leet_text::sanitize(j))).unwrap_or_default();
             batch.up.push(HostUp {
                 host,
                 instance,
+                job,
                 points,
             });
         }
@@ -339,6 +341,7 @@ mod tests {
             [HostUp {
                 host: "n1".into(),
                 instance: "n1:9100".into(),
+                job: "node".into(),
                 points: vec![(10.0, true), (11.0, false)]
             }]
         );

@@ -28,6 +28,7 @@ fn batch(end: f64, series: Vec<HostSeries>, up: &[(&str, bool)]) -> ClusterUpdat
             .map(|(h, u)| HostUp {
                 host: (*h).into(),
                 instance: (*h).into(),
+                job: "leet".into(),
                 points: vec![(end, *u)],
             })
             .collect(),
@@ -243,6 +244,59 @@ fn two_targets_of_one_exporter_on_one_host_are_two_rows_and_lose_nothing() {
     ));
     let hosts: Vec<String> = m.header(30.0).into_iter().map(|r| r.host).collect();
     assert_eq!(hosts, ["10.0.0.1:1", "10.0.0.1:2"]);
+}
+
+/// Two targets of one job on one host, the second never answering (a `leet
+/// serve` on another port not started yet): two rows, the working one up with
+/// its values, the other down — not one row `down` holding the first's values.
+#[test]
+fn a_target_that_never_answered_beside_another_of_its_job_is_a_row_of_its_own() {
+    let mut m = model();
+    let up = |instance: &str, ok: bool| HostUp {
+        host: "box".into(),
+        instance: instance.into(),
+        job: "leet".into(),
+        points: vec![(30.0, ok)],
+    };
+    let cpu = HostSeries {
+        instance: "box:19837".into(),
+        ..s("box", Exporter::Leet, "memory_percent", &[(30.0, 42.0)])
+    };
+    m.apply(ClusterUpdate::Fetched(Box::new(Batch {
+        start: -30.0,
+        end: 30.0,
+        step: Duration::from_secs(15),
+        series: vec![cpu],
+        up: vec![up("box:19837", true), up("box:19838", false)],
+        refused: vec![],
+    })));
+    let rows: Vec<(String, HostState, Option<f64>)> = (m.header(30.0).into_iter())
+        .map(|r| (r.host, r.state, r.memory))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("box:19837".to_owned(), HostState::Up, Some(42.0)),
+            ("box:19838".to_owned(), HostState::Down, None),
+        ]
+    );
+    // Two jobs on one host (node-exporter beside `leet serve`) stay one row, down
+    // when either is.
+    let mut m = model();
+    let mut node = up("box:9100", false);
+    node.job = "node".into();
+    m.apply(ClusterUpdate::Fetched(Box::new(Batch {
+        start: -30.0,
+        end: 30.0,
+        step: Duration::from_secs(15),
+        series: vec![],
+        up: vec![up("box:19837", true), node],
+        refused: vec![],
+    })));
+    let rows: Vec<(String, HostState)> = (m.header(30.0).into_iter())
+        .map(|r| (r.host, r.state))
+        .collect();
+    assert_eq!(rows, [("box".to_owned(), HostState::Down)]);
 }
 
 #[test]

@@ -44,6 +44,7 @@ fn update() -> ClusterUpdate {
         .map(|(h, u)| HostUp {
             host: (*h).into(),
             instance: format!("{h}:9837"),
+            job: "leet".into(),
             points: vec![(END, *u)],
         })
         .collect();
@@ -257,6 +258,7 @@ fn host_names_sort_with_their_numbers_as_numbers() {
         .map(|h| HostUp {
             host: (*h).into(),
             instance: format!("{h}:9837"),
+            job: "leet".into(),
             points: vec![(END, true)],
         })
         .collect();
