@@ -383,13 +383,25 @@ impl Console {
         row.line = Some(self.total);
         row.dirty = false;
         let line = row.to_line(stream);
-        p.rows.push_back(Row::default());
-        let gone = (p.rows.len() > EDITABLE_ROWS).then(|| p.rows.pop_front());
-        p.row = p.rows.len() - 1;
         self.push(line);
-        if let Some(Some(row)) = gone {
+        let p = &mut self.screens[idx];
+        let gone = if p.rows.len() == EDITABLE_ROWS {
+            p.rows.pop_front()
+        } else {
+            None
+        };
+        let mut next = Row::default();
+        if let Some(mut row) = gone {
+            // Its last change is kept, and its buffers serve the new row.
             self.copy_back(&row, stream);
+            row.chars.clear();
+            row.styles.clear();
+            next.chars = row.chars;
+            next.styles = row.styles;
         }
+        let p = &mut self.screens[idx];
+        p.rows.push_back(next);
+        p.row = p.rows.len() - 1;
     }
 
     /// Copy the finished rows changed since into the kept lines.
