@@ -771,7 +771,8 @@ fn media_pane_shows_each_image_of_a_logged_list() {
     let run = tmp.path().join("offline-run-20261207_000000-list0001");
     let images = run.join("files/media/images");
     std::fs::create_dir_all(&images).unwrap();
-    let fixture = common::runs_dir().join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
+    let fixture = common::runs_dir()
+        .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
     let png = std::fs::read_dir(fixture)
         .unwrap()
         .flatten()
@@ -810,12 +811,18 @@ fn media_pane_shows_each_image_of_a_logged_list() {
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
     let (key, item, n) = a.panes.media.selected(&a.shown.run).unwrap();
-    assert_eq!((key, item.caption.as_str(), n), ("samples[0]", "sample 0", 1));
+    assert_eq!(
+        (key, item.caption.as_str(), n),
+        ("samples[0]", "sample 0", 1)
+    );
     let img = a.panes.media.image.as_ref().expect("decoded");
     assert_eq!((img.width, img.height), (16, 16));
     send(&mut a, [Msg::key(KeyCode::Down)]);
     let (key, item, _) = a.panes.media.selected(&a.shown.run).unwrap();
-    assert_eq!((key, item.path.as_str()), ("samples[1]", "media/images/samples_0_b.png"));
+    assert_eq!(
+        (key, item.path.as_str()),
+        ("samples[1]", "media/images/samples_0_b.png")
+    );
     assert!(a.panes.media.image.is_some() && a.panes.media.error.is_none());
     let s = common::screen::screen(&a, 120, 40);
     assert!(s.contains("samples[1]"), "{s}");
