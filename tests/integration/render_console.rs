@@ -215,7 +215,7 @@ fn sgr_cells_take_the_run_colours_over_the_stream_style() {
 fn sgr_next_to_other_sequences_keeps_only_the_colour() {
     let (w, h) = (120, 30);
     let line = "\x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m\x1b[2;5H\x1b]0;title\x07 \x1b[?25l\
-                \x1bPq#0;2;0;0;0\x1b\\\x1b[>4;2mplain\x1b[2K \u{9b}32mc1 green\u{9b}0m\n";
+                \x1bPq#0;2;0;0;0\x1b\\\x1b[>4;2mplain\x1b[2J \u{9b}32mc1 green\u{9b}0m\n";
     let app = console_app(&[line], &[], true, w, h);
     let buf = draw(&app, w, h);
     let area = pane(&app);
