@@ -463,6 +463,7 @@ impl NodeView {
         };
         let rest = held.split_off(whole);
         let done = std::mem::replace(held, rest);
+        let done = without_line_moves(&done);
         let mut out = String::with_capacity(done.len() + prefix.len() * 2);
         for line in done.split_inclusive('\n') {
             out.push_str(&prefix);
@@ -481,6 +482,40 @@ impl NodeView {
         }
         Some(out)
     }
+}
+
+/// `text` less the cursor moves to another line (CSI `A`, `B`, `E`, `F`, also
+/// with the one-byte CSI): the console applies them, and in a console the
+/// nodes share, the line above may be another node's.
+fn without_line_moves(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\u{1b}', '\u{9b}']) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\u{1b}', '\u{9b}']) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let intro = if after.starts_with("\u{1b}[") {
+            2
+        } else if after.starts_with('\u{9b}') {
+            '\u{9b}'.len_utf8()
+        } else {
+            1
+        };
+        let params = after[intro..]
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .map_or(after.len(), |n| intro + n);
+        let moves = intro > 1 && after[params..].starts_with(['A', 'B', 'E', 'F']);
+        if moves {
+            rest = &after[params + 1..];
+        } else {
+            out.push_str(&after[..intro]);
+            rest = &after[intro..];
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// Follow a group of nodes as one run on a thread of its own, which ends when

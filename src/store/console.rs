@@ -1,9 +1,12 @@
 //! Console output rebuilt from `output_raw` write fragments: fragments are joined per
-//! stream, `\r` returns to the start of the line (later text overwrites), escape and
-//! control sequences are stripped (also when split across fragments), and only the
-//! newest `cap` lines are kept. SGR sequences (colours, bold, …) are stripped from the
-//! text too, but each stream keeps its pen as a terminal would (across fragments and
-//! lines) and each line keeps the styles of its text as a few ranges ([`sgr`]).
+//! stream and applied as a terminal would: `\r` returns to the start of the line
+//! (later text overwrites), backspace and the cursor moves and line erases progress
+//! bars write (tqdm's nested bars go up a line and back) edit the newest
+//! [`EDITABLE_ROWS`] lines; every other escape and control sequence is stripped
+//! (also when split across fragments), and only the newest `cap` lines are kept.
+//! SGR sequences (colours, bold, …) are stripped from the text too, but each stream
+//! keeps its pen as a terminal would (across fragments and lines) and each line keeps
+//! the styles of its text as a few ranges ([`sgr`]).
 
 pub mod sgr;
 
@@ -43,6 +46,11 @@ pub struct Line {
 /// Longest line kept before it is wrapped (as wandb-core's emulator caps lines).
 pub const MAX_LINE_CHARS: usize = 4096;
 
+/// Rows back from the newest a stream's cursor can move up into (cursor up,
+/// previous line): the part of the console a progress bar redraws, as the
+/// visible rows of a terminal are. Older lines are final.
+pub const EDITABLE_ROWS: usize = 32;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Esc {
     #[default]
@@ -60,40 +68,115 @@ enum Esc {
     Intermediate,
 }
 
+/// One row of a stream's editable rows: the newest is the line being written,
+/// the others are finished lines the cursor may still move back up into.
 #[derive(Debug, Clone, Default)]
-struct Partial {
+struct Row {
     chars: Vec<char>,
     /// The pen each of `chars` was written with.
     styles: Vec<Sgr>,
-    /// The pen now: kept across lines, as a terminal keeps it.
-    pen: Sgr,
-    /// The parameters of the CSI sequence being read, while it may be SGR.
-    params: String,
-    /// Whether `params` is still SGR-shaped (digits, `;`, `:`, short enough).
-    sgr: bool,
-    cursor: usize,
     time: Option<(i64, i32)>,
-    esc: Esc,
     started: bool,
+    /// Its number among all finished lines, once finished.
+    line: Option<u64>,
+    /// Changed since it was finished or last copied into the kept lines.
+    dirty: bool,
 }
 
-impl Partial {
-    /// A CSI sequence begins: it may be SGR until a byte says otherwise.
+impl Row {
+    /// Its text and styles as a kept line.
+    fn to_line(&self, stream: Stream) -> Line {
+        let (text, spans) = sgr::styled(&self.chars, &self.styles);
+        Line {
+            stream,
+            time: self.time,
+            text,
+            spans,
+        }
+    }
+
+    fn touch(&mut self, time: Option<(i64, i32)>) {
+        if !self.started {
+            self.started = true;
+            self.time = time;
+        }
+        self.dirty = true;
+    }
+
+    /// Erase in line (`CSI K`): 0 from `col` to the end, 1 from the start to
+    /// `col`, 2 all of it. Cells erased before others are blanks.
+    fn erase(&mut self, how: usize, col: usize) {
+        match how {
+            0 => {
+                self.chars.truncate(col);
+                self.styles.truncate(col);
+            }
+            1 => {
+                let end = (col + 1).min(self.chars.len());
+                self.chars[..end].fill(' ');
+                self.styles[..end].fill(Sgr::default());
+            }
+            2 => {
+                self.chars.clear();
+                self.styles.clear();
+            }
+            _ => return,
+        }
+        self.dirty = true;
+    }
+}
+
+/// What a stream has written: its editable rows, the cursor in them, its pen
+/// and the escape sequence being read.
+#[derive(Debug, Clone)]
+struct Screen {
+    /// Never empty; the last is the line not yet ended by a newline.
+    rows: VecDeque<Row>,
+    /// The cursor's row, an index into `rows`.
+    row: usize,
+    cursor: usize,
+    /// The pen now: kept across lines, as a terminal keeps it.
+    pen: Sgr,
+    /// The parameters of the CSI sequence being read, while they are plain
+    /// numbers (which SGR and the cursor moves take).
+    params: String,
+    /// Whether `params` is still plain (digits, `;`, `:`, short enough).
+    plain: bool,
+    esc: Esc,
+}
+
+impl Default for Screen {
+    fn default() -> Self {
+        Self {
+            rows: VecDeque::from([Row::default()]),
+            row: 0,
+            cursor: 0,
+            pen: Sgr::default(),
+            params: String::new(),
+            plain: false,
+            esc: Esc::None,
+        }
+    }
+}
+
+impl Screen {
+    /// A CSI sequence begins: its parameters are plain until a byte says otherwise.
     fn start_csi(&mut self) -> Esc {
         self.params.clear();
-        self.sgr = true;
+        self.plain = true;
         Esc::Csi
     }
 
     /// One character of a CSI sequence: its final byte ends it (and applies it
-    /// when it is SGR); anything else is a parameter.
+    /// when it is SGR, a cursor move or an erase in line); anything else is a
+    /// parameter.
     fn csi(&mut self, c: char) {
         if ('\u{40}'..='\u{7e}').contains(&c) {
             self.esc = Esc::None;
-            if c == 'm' && self.sgr {
-                sgr::apply(&mut self.pen, &self.params);
+            if self.plain {
+                self.apply_csi(c);
             }
-        } else if self.sgr
+        } else if self.plain
             && (c.is_ascii_digit() || c == ';' || c == ':')
             && self.params.len() < sgr::MAX_PARAMS
         {
@@ -101,8 +184,75 @@ impl Partial {
         } else {
             // A private marker (`ESC [ > 4 ; 2 m` is not SGR), an intermediate
             // byte, or too long.
-            self.sgr = false;
+            self.plain = false;
         }
+    }
+
+    /// The first parameter, `default` where it is missing or 0 (as a terminal
+    /// reads a cursor move's count).
+    fn count(&self, default: usize) -> usize {
+        let first = self.params.split([';', ':']).next().unwrap_or("");
+        match first.parse::<usize>() {
+            Ok(0) => default,
+            Ok(n) => n,
+            // Missing, or more digits than a usize holds.
+            Err(_) if first.is_empty() => default,
+            Err(_) => usize::MAX,
+        }
+    }
+
+    /// Apply a plain CSI sequence ending in `fin`: the pen (SGR), the moves
+    /// progress bars use (up, down, next and previous line, left, right, to a
+    /// column) within the editable rows, and erase in line. Every other one
+    /// (absolute position, erase in display, scroll) is dropped: the console is
+    /// a log, not a screen to clear.
+    fn apply_csi(&mut self, fin: char) {
+        let last = self.rows.len() - 1;
+        let max_col = MAX_LINE_CHARS - 1;
+        match fin {
+            'm' => sgr::apply(&mut self.pen, &self.params),
+            'A' => self.row = self.row.saturating_sub(self.count(1)),
+            'B' => self.row = self.row.saturating_add(self.count(1)).min(last),
+            'C' => self.cursor = self.cursor.saturating_add(self.count(1)).min(max_col),
+            'D' => self.cursor = self.cursor.saturating_sub(self.count(1)),
+            'E' => {
+                self.row = self.row.saturating_add(self.count(1)).min(last);
+                self.cursor = 0;
+            }
+            'F' => {
+                self.row = self.row.saturating_sub(self.count(1));
+                self.cursor = 0;
+            }
+            'G' => self.cursor = (self.count(1) - 1).min(max_col),
+            'K' => {
+                let how = if self.params.is_empty() {
+                    0
+                } else {
+                    self.count(0)
+                };
+                let col = self.cursor;
+                self.rows[self.row].erase(how, col);
+            }
+            _ => {}
+        }
+    }
+
+    /// Write `c` at the cursor, which moves right; a cell past the row's end
+    /// leaves blanks between.
+    fn put(&mut self, time: Option<(i64, i32)>, c: char) {
+        let (col, pen) = (self.cursor, self.pen);
+        let row = &mut self.rows[self.row];
+        row.touch(time);
+        if col < row.chars.len() {
+            row.chars[col] = c;
+            row.styles[col] = pen;
+        } else {
+            row.chars.resize(col, ' ');
+            row.styles.resize(col, Sgr::default());
+            row.chars.push(c);
+            row.styles.push(pen);
+        }
+        self.cursor += 1;
     }
 }
 
@@ -112,7 +262,7 @@ pub struct Console {
     lines: VecDeque<Line>,
     cap: usize,
     total: u64,
-    partial: [Partial; 2],
+    screens: [Screen; 2],
 }
 
 impl Default for Console {
@@ -129,7 +279,7 @@ impl Console {
             lines: VecDeque::new(),
             cap: cap.max(1),
             total: 0,
-            partial: [Partial::default(), Partial::default()],
+            screens: [Screen::default(), Screen::default()],
         }
     }
 
@@ -137,7 +287,7 @@ impl Console {
     pub fn write(&mut self, stream: Stream, time: Option<(i64, i32)>, text: &str) {
         let idx = usize::from(stream == Stream::Stderr);
         for c in text.chars() {
-            let p = &mut self.partial[idx];
+            let p = &mut self.screens[idx];
             match p.esc {
                 Esc::Start => {
                     p.esc = match c {
@@ -180,24 +330,23 @@ impl Console {
             match c {
                 '\u{1b}' => p.esc = Esc::Start,
                 '\u{9b}' => p.esc = p.start_csi(),
-                '\n' => {
-                    if !p.started {
-                        p.time = time;
-                    }
-                    self.finish(idx, stream);
-                }
+                '\n' => self.newline(idx, stream, time),
                 '\r' => {
                     p.cursor = 0;
-                    if !p.started {
-                        p.started = true;
-                        p.time = time;
+                    let row = &mut p.rows[p.row];
+                    if !row.started {
+                        row.started = true;
+                        row.time = time;
                     }
                 }
+                // Backspace: a cell left, as a terminal moves (Keras' bars).
+                '\u{8}' => p.cursor = p.cursor.saturating_sub(1),
                 '\t' => self.put(idx, stream, time, '\t'),
                 c if c.is_control() => {}
                 c => self.put(idx, stream, time, c),
             }
         }
+        self.sync(idx, stream);
     }
 
     /// Feed one already line-split record (the legacy `output` record).
@@ -209,41 +358,72 @@ impl Console {
     }
 
     fn put(&mut self, idx: usize, stream: Stream, time: Option<(i64, i32)>, c: char) {
-        if self.partial[idx].cursor >= MAX_LINE_CHARS {
+        if self.screens[idx].cursor >= MAX_LINE_CHARS {
             // A full line wraps only when another character comes, as a
             // terminal's deferred wrap does: a line of exactly the cap followed by
             // its newline (or a `\r`) is one line, not one and an empty one.
-            self.finish(idx, stream);
+            self.newline(idx, stream, time);
         }
-        let p = &mut self.partial[idx];
-        if !p.started {
-            p.started = true;
-            p.time = time;
-        }
-        if p.cursor < p.chars.len() {
-            p.chars[p.cursor] = c;
-            p.styles[p.cursor] = p.pen;
-        } else {
-            p.chars.push(c);
-            p.styles.push(p.pen);
-        }
-        p.cursor += 1;
+        self.screens[idx].put(time, c);
     }
 
-    fn finish(&mut self, idx: usize, stream: Stream) {
-        let p = &mut self.partial[idx];
-        let (text, spans) = sgr::styled(&p.chars, &p.styles);
-        p.chars.clear();
-        p.styles.clear();
-        let time = p.time.take();
+    /// A newline: the cursor goes to the start of the next row, and from the
+    /// newest row that row is finished and a new one begun.
+    fn newline(&mut self, idx: usize, stream: Stream, time: Option<(i64, i32)>) {
+        let p = &mut self.screens[idx];
         p.cursor = 0;
-        p.started = false;
-        self.push(Line {
-            stream,
-            time,
-            text,
-            spans,
-        });
+        if p.row + 1 < p.rows.len() {
+            p.row += 1;
+            return;
+        }
+        let row = &mut p.rows[p.row];
+        if !row.started {
+            row.time = time;
+        }
+        row.line = Some(self.total);
+        row.dirty = false;
+        let line = row.to_line(stream);
+        self.push(line);
+        let p = &mut self.screens[idx];
+        let gone = if p.rows.len() == EDITABLE_ROWS {
+            p.rows.pop_front()
+        } else {
+            None
+        };
+        let mut next = Row::default();
+        if let Some(mut row) = gone {
+            // Its last change is kept, and its buffers serve the new row.
+            self.copy_back(&row, stream);
+            row.chars.clear();
+            row.styles.clear();
+            next.chars = row.chars;
+            next.styles = row.styles;
+        }
+        let p = &mut self.screens[idx];
+        p.rows.push_back(next);
+        p.row = p.rows.len() - 1;
+    }
+
+    /// Copy the finished rows changed since into the kept lines.
+    fn sync(&mut self, idx: usize, stream: Stream) {
+        let mut rows = std::mem::take(&mut self.screens[idx].rows);
+        for row in rows.iter_mut().filter(|r| r.dirty && r.line.is_some()) {
+            self.copy_back(row, stream);
+            row.dirty = false;
+        }
+        self.screens[idx].rows = rows;
+    }
+
+    /// A finished row's text replaces its line's, where that line is still kept.
+    fn copy_back(&mut self, row: &Row, stream: Stream) {
+        let Some(n) = row.line.filter(|_| row.dirty) else {
+            return;
+        };
+        let first = self.total - self.lines.len() as u64;
+        let kept = n.checked_sub(first).and_then(|i| usize::try_from(i).ok());
+        if let Some(line) = kept.and_then(|i| self.lines.get_mut(i)) {
+            *line = row.to_line(stream);
+        }
     }
 
     fn push(&mut self, line: Line) {
@@ -264,17 +444,10 @@ impl Console {
     pub fn unfinished(&self) -> impl Iterator<Item = Line> + '_ {
         [Stream::Stdout, Stream::Stderr]
             .into_iter()
-            .zip(&self.partial)
-            .filter(|(_, p)| !p.chars.is_empty())
-            .map(|(stream, p)| {
-                let (text, spans) = sgr::styled(&p.chars, &p.styles);
-                Line {
-                    stream,
-                    time: p.time,
-                    text,
-                    spans,
-                }
-            })
+            .zip(&self.screens)
+            .filter_map(|(stream, p)| p.rows.back().map(|r| (stream, r)))
+            .filter(|(_, r)| !r.chars.is_empty())
+            .map(|(stream, r)| r.to_line(stream))
     }
 
     /// Every line ever finished, including those no longer kept.
@@ -424,14 +597,15 @@ mod tests {
     #[test]
     fn only_sgr_styles_everything_else_is_stripped() {
         let mut c = Console::new(100);
-        // OSC 52 (clipboard), a title, cursor moves, erase, DCS, a private-mode
-        // `m` (xterm's modifyOtherKeys, not SGR) and an over-long SGR.
+        // OSC 52 (clipboard), a title, an absolute cursor move, DCS, a
+        // private-mode `m` (xterm's modifyOtherKeys, not SGR), an over-long SGR
+        // and a private mode set through the one-byte CSI.
         let long = format!("\x1b[{}1m", "0;".repeat(100));
         c.write(
             Stream::Stdout,
             None,
             &format!(
-                "\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x1b\\\x1b[2;5H\x1b[2K\x1bPq#0\x1b\\\x1b[>4;2m{long}\x1b[32mok\x1b[0m \u{9b}1Ddone\n"
+                "\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x1b\\\x1b[2;5H\x1b[2K\x1bPq#0\x1b\\\x1b[>4;2m{long}\x1b[32mok\x1b[0m \u{9b}?25ldone\n"
             ),
         );
         let l = &c.lines()[0];
@@ -504,5 +678,140 @@ mod tests {
         c.write(Stream::Stdout, None, "\rab\n");
         assert_eq!(lens(&c), vec![MAX_LINE_CHARS]);
         assert!(c.lines()[0].text.starts_with("abx"));
+    }
+
+    /// The records tqdm's nested bars write (an outer bar, an inner one with
+    /// `leave=False`, a line printed after each inner loop), as the W&B SDK
+    /// records them in `output_raw`: one write per fragment.
+    fn nested_bars(c: &mut Console) {
+        for epoch in 0..3 {
+            let w = |c: &mut Console, s: &str| c.write(Stream::Stdout, None, s);
+            w(c, &format!("\repoch {epoch}/3"));
+            w(c, "\n");
+            for b in 0..3 {
+                w(c, &format!("\rbatch {b}/3 {}", "#".repeat(b)));
+                w(c, "\x1b[A");
+                w(c, "\n");
+            }
+            w(c, &format!("\r{}", " ".repeat(12)));
+            w(c, "\x1b[A");
+            w(c, &format!("epoch {epoch} done"));
+            w(c, "\n");
+        }
+        c.write(Stream::Stdout, None, "\repoch 3/3\n");
+    }
+
+    #[test]
+    fn nested_progress_bars_redraw_their_lines() {
+        let mut c = Console::new(100);
+        nested_bars(&mut c);
+        assert_eq!(
+            texts(&c),
+            vec![
+                // Up a line keeps the column: where the cleared bar ended.
+                "epoch 0/3   epoch 0 done",
+                "epoch 1/3   epoch 1 done",
+                "epoch 2/3   epoch 2 done",
+                "epoch 3/3   ",
+            ]
+        );
+        assert_eq!(c.total(), 4);
+        assert_eq!(c.unfinished().count(), 0);
+    }
+
+    #[test]
+    fn cursor_up_with_erase_rewrites_the_line_above() {
+        let mut c = Console::new(100);
+        for e in 0..2 {
+            for b in [0, 50, 100] {
+                c.write(
+                    Stream::Stdout,
+                    Some((e, b)),
+                    &format!("\router {e}/3 {b:3}%\n\rinner batch {b:3}%\x1b[K\x1b[A"),
+                );
+            }
+            c.write(Stream::Stdout, None, "\n\n");
+        }
+        assert_eq!(
+            texts(&c),
+            vec![
+                "outer 0/3 100%",
+                "inner batch 100%",
+                "outer 1/3 100%",
+                "inner batch 100%"
+            ]
+        );
+        // A line keeps the time it was begun at.
+        assert_eq!(c.lines()[2].time, Some((1, 0)));
+    }
+
+    #[test]
+    fn backspace_erase_and_column_moves_apply() {
+        let mut c = Console::new(100);
+        c.write(Stream::Stdout, None, "10/10 [====>.....]");
+        c.write(Stream::Stdout, None, &"\u{8}".repeat(18));
+        c.write(Stream::Stdout, None, "10/10 [==========] - loss: 0.1\n");
+        c.write(Stream::Stdout, None, "abc\u{8}\u{8}X\n");
+        c.write(Stream::Stdout, None, "long old text here\r\x1b[2Knew\n");
+        c.write(Stream::Stdout, None, "long old text here\rshort\x1b[K\n");
+        c.write(Stream::Stdout, None, "abcdef\x1b[3G\x1b[1KX\n");
+        c.write(Stream::Stdout, None, "a\x1b[3Cb\u{9b}2Dc\x1b[0Gd\n");
+        assert_eq!(
+            texts(&c),
+            vec![
+                "10/10 [==========] - loss: 0.1",
+                "aXc",
+                "new",
+                "short",
+                "  Xdef",
+                "d  cb",
+            ]
+        );
+    }
+
+    #[test]
+    fn cursor_moves_stay_in_the_editable_rows_of_their_stream() {
+        let mut c = Console::new(100);
+        for i in 0..EDITABLE_ROWS + 10 {
+            c.write(Stream::Stdout, None, &format!("{i}\n"));
+        }
+        c.write(Stream::Stderr, None, "err\n");
+        // Far up stops at the oldest editable row; older lines are final.
+        c.write(Stream::Stdout, None, "\x1b[999AX\x1b[999BY");
+        let oldest = 10 + 1; // the newest row is the unfinished one
+        let t = texts(&c);
+        assert_eq!(t[oldest - 1], (oldest - 1).to_string());
+        assert_eq!(t[oldest], "X1");
+        assert_eq!(t[EDITABLE_ROWS + 10], "err", "stderr's line is its own");
+        assert_eq!(c.unfinished().map(|l| l.text).collect::<Vec<_>>(), [" Y"]);
+        // Down from the newest row does not make a line; previous line and
+        // next line go to the row's start.
+        c.write(Stream::Stdout, None, "\x1b[BZ\x1b[2FP\x1b[EQ");
+        let t = texts(&c);
+        assert_eq!(t[EDITABLE_ROWS + 8], "P0");
+        assert_eq!(t[EDITABLE_ROWS + 9], "Q1");
+        assert_eq!(c.unfinished().map(|l| l.text).collect::<Vec<_>>(), [" YZ"]);
+        assert_eq!(c.total(), EDITABLE_ROWS as u64 + 11);
+    }
+
+    #[test]
+    fn an_edited_line_no_longer_kept_is_let_go() {
+        let mut c = Console::new(2);
+        c.write(Stream::Stdout, None, "a\nb\nc\n\x1b[3AX\x1b[3BY\n");
+        assert_eq!(texts(&c), vec!["c", " Y"], "down keeps the column");
+        assert_eq!(c.total(), 4);
+    }
+
+    #[test]
+    fn huge_counts_are_clamped() {
+        let mut c = Console::new(10);
+        c.write(
+            Stream::Stdout,
+            None,
+            &format!("a\x1b[{}Cb\x1b[99999999999999999999999Gc\n", "9".repeat(60)),
+        );
+        let l = &c.lines()[0].text;
+        assert_eq!(l.chars().count(), MAX_LINE_CHARS);
+        assert!(l.starts_with('a') && l.ends_with('c'));
     }
 }

@@ -1,7 +1,7 @@
 //! Folding history rows and system samples into the run's series, and the images a
 //! row names into its media lists.
 
-use super::media::{json_text, MediaItem, MEDIA_PER_KEY};
+use super::media::{json_strings, json_text, MediaItem, MEDIA_FIELDS, MEDIA_PER_KEY};
 use super::run::Run;
 use leet_format::event::{Events, Row, Timestamp};
 
@@ -103,7 +103,7 @@ impl Run {
             }
             // The fields of an image object, gathered until the row's step is known.
             if let Some((prefix, field)) = key.rsplit_once('.') {
-                if r.complete && matches!(field, "_type" | "path" | "caption") {
+                if r.complete && MEDIA_FIELDS.contains(&field) {
                     self.row_media
                         .push((prefix.to_owned(), field.to_owned(), json_text(text)));
                 }
@@ -181,37 +181,60 @@ impl Run {
         }
     }
 
-    /// Record the row's images (`_type` `image-file` with a `path`) at `step`.
+    /// Record the row's images at `step`: each `image-file` (`_type`, with a
+    /// `path`) under its key, and each image of a list (`images/separated`, with
+    /// `filenames`) under its key and index, `samples[0]`, as W&B's leet lists them.
     fn take_row_media(&mut self, step: f64) {
         if self.row_media.is_empty() {
             return;
         }
         let fields = std::mem::take(&mut self.row_media);
         for (prefix, field, text) in &fields {
-            if field != "_type" || text != "image-file" {
+            if field != "_type" {
                 continue;
             }
             let get = |want: &str| {
                 fields
                     .iter()
                     .find(|(p, f, _)| p == prefix && f == want)
-                    .map(|(_, _, t)| t.clone())
+                    .map(|(_, _, t)| t.as_str())
             };
-            let Some(path) = get("path") else {
-                continue;
-            };
-            let items = self.media.entry(prefix.clone()).or_default();
-            if items.len() == MEDIA_PER_KEY {
-                items.pop_front();
+            match text.as_str() {
+                "image-file" => {
+                    let Some(path) = get("path") else {
+                        continue;
+                    };
+                    let caption = get("caption").unwrap_or_default().to_owned();
+                    self.push_media(prefix.clone(), step, path.to_owned(), caption);
+                }
+                "images/separated" => {
+                    let paths = json_strings(get("filenames").unwrap_or_default());
+                    let captions = json_strings(get("captions").unwrap_or_default());
+                    for (i, path) in paths.into_iter().enumerate() {
+                        let Some(path) = path else {
+                            continue;
+                        };
+                        let caption = captions.get(i).cloned().flatten().unwrap_or_default();
+                        self.push_media(format!("{prefix}[{i}]"), step, path, caption);
+                    }
+                }
+                _ => {}
             }
-            items.push_back(MediaItem {
-                step,
-                path,
-                caption: get("caption").unwrap_or_default(),
-            });
         }
         self.row_media = fields;
         self.row_media.clear();
+    }
+
+    fn push_media(&mut self, key: String, step: f64, path: String, caption: String) {
+        let items = self.media.entry(key).or_default();
+        if items.len() == MEDIA_PER_KEY {
+            items.pop_front();
+        }
+        items.push_back(MediaItem {
+            step,
+            path,
+            caption,
+        });
     }
 
     pub(crate) fn fold_stats(

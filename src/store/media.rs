@@ -20,5 +20,27 @@ pub(crate) fn json_text(raw: &str) -> String {
     serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_owned())
 }
 
+/// The fields of a media object a row's images are read from.
+pub(crate) const MEDIA_FIELDS: [&str; 5] = ["_type", "path", "caption", "filenames", "captions"];
+
+/// Cap on the images of one list read from a row (a list is one key per image).
+pub(crate) const MAX_LIST_IMAGES: usize = 256;
+
+/// The strings of a JSON array (`["a", 1]` → `[Some(a), None]`), at most
+/// [`MAX_LIST_IMAGES`]; anything else is no strings.
+pub(crate) fn json_strings(raw: &str) -> Vec<Option<String>> {
+    let Ok(serde_json::Value::Array(items)) = serde_json::from_str(raw) else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .take(MAX_LIST_IMAGES)
+        .map(|v| match v {
+            serde_json::Value::String(s) => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The newest images of one key.
 pub type MediaList = VecDeque<MediaItem>;

@@ -763,6 +763,73 @@ fn media_viewer_steps_through_logged_images() {
 }
 
 #[test]
+fn media_pane_shows_each_image_of_a_logged_list() {
+    // `run.log({"samples": [wandb.Image(..), wandb.Image(..)]})`, as the W&B
+    // SDK writes it: the fields of one `images/separated` object, the list's files
+    // among them.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("offline-run-20261207_000000-list0001");
+    let images = run.join("files/media/images");
+    std::fs::create_dir_all(&images).unwrap();
+    let fixture = common::runs_dir()
+        .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
+    let png = std::fs::read_dir(fixture)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "png"))
+        .unwrap();
+    for name in ["samples_0_a.png", "samples_0_b.png"] {
+        std::fs::copy(&png, images.join(name)).unwrap();
+    }
+    let files = r#"["media/images/samples_0_a.png","media/images/samples_0_b.png"]"#;
+    let mut w = leet_format::leveldb::Writer::new();
+    w.append(&leet_format::synth::history_record(
+        1,
+        &[
+            ("_step", "0"),
+            ("loss", "0.5"),
+            ("samples._type", r#""images/separated""#),
+            ("samples.count", "2"),
+            ("samples.filenames", files),
+            ("samples.captions", r#"["sample 0","sample 1"]"#),
+        ],
+    ));
+    std::fs::write(run.join("run-list0001.wandb"), w.into_bytes()).unwrap();
+
+    let (file, batch) = leet::source::tail::read_batch(&run).unwrap();
+    let mut a = App::new(Options::default());
+    a.update(Msg::Resize(120, 40));
+    send(
+        &mut a,
+        [Msg::Opened {
+            path: file,
+            len: 1,
+            modified: None,
+        }],
+    );
+    a.update(Msg::Run(batch));
+    send(&mut a, [Msg::char('3')]);
+    let (key, item, n) = a.panes.media.selected(&a.shown.run).unwrap();
+    assert_eq!(
+        (key, item.caption.as_str(), n),
+        ("samples[0]", "sample 0", 1)
+    );
+    let img = a.panes.media.image.as_ref().expect("decoded");
+    assert_eq!((img.width, img.height), (16, 16));
+    send(&mut a, [Msg::key(KeyCode::Down)]);
+    let (key, item, _) = a.panes.media.selected(&a.shown.run).unwrap();
+    assert_eq!(
+        (key, item.path.as_str()),
+        ("samples[1]", "media/images/samples_0_b.png")
+    );
+    assert!(a.panes.media.image.is_some() && a.panes.media.error.is_none());
+    let s = common::screen::screen(&a, 120, 40);
+    assert!(s.contains("samples[1]"), "{s}");
+    assert!(!s.contains("no images logged"), "{s}");
+}
+
+#[test]
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");
     send(&mut a, [Msg::char('3')]);

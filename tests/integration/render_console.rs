@@ -1,6 +1,7 @@
 //! The console pane draws the colours and attributes of the run's SGR sequences
-//! (`ESC [ … m`) and nothing else of what the run printed: other escape sequences
-//! are gone, the rendered cells hold no escape, `NO_COLOR` draws the attributes
+//! (`ESC [ … m`) and nothing else of what the run printed: the cursor moves of
+//! progress bars are applied to the text, other escape sequences are gone, the
+//! rendered cells hold no escape, `NO_COLOR` draws the attributes
 //! only, RGB becomes the nearest of 256 where the terminal has no true colour, and
 //! every plain-text user (the filter, `--summary --json`) sees the text without
 //! styles. The snapshot shows the pane's text, then a map of each cell's
@@ -215,7 +216,7 @@ fn sgr_cells_take_the_run_colours_over_the_stream_style() {
 fn sgr_next_to_other_sequences_keeps_only_the_colour() {
     let (w, h) = (120, 30);
     let line = "\x1b]52;c;ZXZpbA==\x07\x1b[31mred\x1b[0m\x1b[2;5H\x1b]0;title\x07 \x1b[?25l\
-                \x1bPq#0;2;0;0;0\x1b\\\x1b[>4;2mplain\x1b[2K \u{9b}32mc1 green\u{9b}0m\n";
+                \x1bPq#0;2;0;0;0\x1b\\\x1b[>4;2mplain\x1b[2J \u{9b}32mc1 green\u{9b}0m\n";
     let app = console_app(&[line], &[], true, w, h);
     let buf = draw(&app, w, h);
     let area = pane(&app);
@@ -330,4 +331,49 @@ fn a_wrapped_line_keeps_its_colours_on_every_row() {
         .all(|c| c.bg == Color::Blue && c.fg == Color::Reset));
     let (x, y) = find(&buf, area, "tail");
     assert!((x..x + 4).all(|x| buf[(x, y)].fg == Color::Reset));
+}
+
+#[test]
+fn nested_progress_bars_are_drawn_as_the_terminal_showed_them() {
+    // tqdm's outer bar and inner `leave=False` bar, as the W&B SDK records their
+    // writes (`output_raw`, one record per write): the inner bar goes up a line
+    // after each redraw, and is cleared at the end of each epoch.
+    let (w, h) = (100, 30);
+    let mut writes: Vec<String> = Vec::new();
+    for epoch in 0..2 {
+        // Every bar as wide as the screen line tqdm measured (17 columns here).
+        writes.push(format!("\repoch {epoch}/2 |{:<5}|", "#".repeat(epoch * 5)));
+        writes.push("\n".into());
+        for b in 0..4 {
+            writes.push(format!("\rbatch {b}/4 |{:<5}|", "#".repeat(b)));
+            writes.push("\x1b[A".into());
+            writes.push("\n".into());
+        }
+        writes.push(format!("\r{}", " ".repeat(17)));
+        writes.push("\x1b[A".into());
+        writes.push(format!("epoch {epoch} done"));
+        writes.push("\n".into());
+    }
+    writes.push("\repoch 2/2 |##########|\n".into());
+    let writes: Vec<&str> = writes.iter().map(String::as_str).collect();
+    let app = console_app(&writes, &[], true, w, h);
+    let buf = draw(&app, w, h);
+    let area = pane(&app);
+    let rows: Vec<String> = (area.top()..area.bottom())
+        .map(|y| row(&buf, area, y))
+        .filter(|r| !r.trim_matches([' ', '│']).is_empty())
+        .collect();
+    let text = rows.join("\n");
+    assert!(text.contains("[3 lines]"), "{text}");
+    for want in [
+        "epoch 0/2 |     |epoch 0 done",
+        "epoch 1/2 |#####|epoch 1 done",
+        "epoch 2/2 |##########|",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    assert!(
+        !text.contains("batch"),
+        "the cleared inner bar is gone:\n{text}"
+    );
 }

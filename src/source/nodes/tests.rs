@@ -194,6 +194,22 @@ fn a_hostile_label_is_sanitised_in_the_prefix_and_a_progress_bar_keeps_it() {
 }
 
 #[test]
+fn a_node_s_cursor_moves_stay_off_the_other_nodes_lines() {
+    // tqdm's nested bars go up a line; in the console the nodes share, the line
+    // above may be another node's, so a node's line moves are dropped (its moves
+    // along the line and its erases are kept).
+    let mut n = node("node-1", false);
+    let mut ev = Events::default();
+    ev.list.push(console(
+        "\rbatch 1\u{1b}[A\n\u{9b}2Fdone\u{1b}[K\u{1b}[3D\u{1b}[1;2Bx\u{1b}[31mred\u{1b}\n",
+    ));
+    assert_eq!(
+        console_text(&n.view(ev)),
+        "[node-1] \r[node-1] batch 1\n[node-1] done\u{1b}[K\u{1b}[3Dx\u{1b}[31mred\u{1b}\n"
+    );
+}
+
+#[test]
 fn only_the_primary_speaks_for_the_run() {
     let make = || {
         let mut ev = Events::default();

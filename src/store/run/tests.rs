@@ -90,6 +90,86 @@ fn logged_images_are_listed_per_key_with_their_step() {
     assert_eq!(run.media.len(), 1, "{:?}", run.media.keys());
 }
 
+/// A history record of `items` (key, nested key, JSON) at `step`.
+fn history(step: i64, items: &[(&str, &[&str], &str)]) -> Vec<u8> {
+    use leet_format::pb;
+    use prost::Message as _;
+    let mut item: Vec<pb::HistoryItem> = items
+        .iter()
+        .map(|(k, nested, v)| pb::HistoryItem {
+            key: (*k).into(),
+            nested_key: nested.iter().map(|s| (*s).to_owned()).collect(),
+            value_json: (*v).into(),
+            ..Default::default()
+        })
+        .collect();
+    item.push(pb::HistoryItem {
+        key: "_step".into(),
+        value_json: step.to_string(),
+        ..Default::default()
+    });
+    pb::Record {
+        record_type: Some(pb::record::RecordType::History(pb::HistoryRecord {
+            item,
+            step: Some(pb::HistoryStep { num: step }),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn each_image_of_a_logged_list_is_listed_under_its_index() {
+    // As the W&B SDK logs `run.log({"samples": [wandb.Image(..), ..]})` (and a
+    // single image beside it): the list's fields flattened under its key.
+    let mut run = Run::new();
+    for step in 0..2 {
+        let files = format!(
+            r#"["media/images/samples_{step}_a.png","media/images/samples_{step}_b.png",7]"#
+        );
+        run.apply(
+            step as u64,
+            &history(
+                step,
+                &[
+                    ("", &["samples", "_type"], r#""images/separated""#),
+                    ("", &["samples", "count"], "3"),
+                    ("", &["samples", "filenames"], &files),
+                    ("", &["samples", "captions"], r#"["first","second"]"#),
+                    ("", &["img", "_type"], r#""image-file""#),
+                    ("", &["img", "path"], r#""media/images/img.png""#),
+                    ("loss", &[], "0.5"),
+                ],
+            ),
+        );
+    }
+    let keys: Vec<&str> = run.media.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["img", "samples[0]", "samples[1]"], "7 is no path");
+    let second = &run.media["samples[1]"];
+    assert_eq!(second.len(), 2);
+    assert_eq!(second[1].step, 1.0);
+    assert_eq!(second[1].path, "media/images/samples_1_b.png");
+    assert_eq!(second[1].caption, "second");
+    assert_eq!(run.media["samples[0]"][0].caption, "first");
+    // The list's fields get no chart.
+    assert!(run.is_hidden("samples.count"));
+    // A list that is not one, or has no files, is no image.
+    let mut run = Run::new();
+    run.apply(
+        0,
+        &history(
+            0,
+            &[
+                ("", &["x", "_type"], r#""images/separated""#),
+                ("", &["x", "filenames"], r#"{"a":1}"#),
+                ("", &["y", "_type"], r#""images/separated""#),
+            ],
+        ),
+    );
+    assert!(run.media.is_empty(), "{:?}", run.media);
+}
+
 #[test]
 fn tree_updates_and_removes() {
     let mut t = Tree::default();

@@ -7,7 +7,7 @@ pub(crate) mod view;
 use std::path::{Path, PathBuf};
 
 pub use crate::msg::Image;
-use crate::store::run::MediaItem;
+use crate::store::run::{MediaItem, MediaList};
 use crate::store::Run;
 use crate::ui::action::Action;
 use crate::ui::overlay::Outcome;
@@ -56,16 +56,16 @@ impl MediaState {
     /// Media keys of `run`, in order.
     #[must_use]
     pub fn keys(run: &Run) -> Vec<&str> {
-        run.media.keys().map(String::as_str).collect()
+        lists(run).into_iter().map(|(k, _)| k).collect()
     }
 
     /// The selected media key's name and image record, and the key's number of
     /// images.
     #[must_use]
     pub fn selected<'a>(&self, run: &'a Run) -> Option<(&'a str, &'a MediaItem, usize)> {
-        let (key, items) = run.media.iter().nth(self.key)?;
+        let (key, items) = lists(run).get(self.key).copied()?;
         let item = items.get(self.item)?;
-        Some((key.as_str(), item, items.len()))
+        Some((key, item, items.len()))
     }
 
     /// Nothing loaded, `error` said instead.
@@ -122,9 +122,11 @@ impl MediaState {
 
     /// Select the newest image of the media key chosen (the first, at first).
     pub(crate) fn select_newest(&mut self, cx: &mut MediaCx<'_>) {
-        let media = &cx.shown.run.media;
-        self.key = self.key.min(media.len().saturating_sub(1));
-        self.item = (media.values().nth(self.key)).map_or(0, |v| v.len().saturating_sub(1));
+        let lists = lists(&cx.shown.run);
+        self.key = self.key.min(lists.len().saturating_sub(1));
+        self.item = lists
+            .get(self.key)
+            .map_or(0, |(_, v)| v.len().saturating_sub(1));
         self.load(cx);
     }
 
@@ -149,9 +151,9 @@ impl MediaState {
     /// Move through the images (←/→, pages, home/end) and media keys (↑/↓), in the
     /// viewer or the focused media pane; false for any other action.
     pub(crate) fn step(&mut self, a: Action, cx: &mut MediaCx<'_>) -> bool {
-        let media = &cx.shown.run.media;
-        let keys = media.len();
-        let items = (media.values().nth(self.key)).map_or(0, std::collections::VecDeque::len);
+        let lists = lists(&cx.shown.run);
+        let keys = lists.len();
+        let items = lists.get(self.key).map_or(0, |(_, v)| v.len());
         let last = |n: usize| n.saturating_sub(1);
         match a {
             Action::FocusLeft | Action::PrevPage => self.item = self.item.saturating_sub(1),
@@ -164,11 +166,50 @@ impl MediaState {
                 } else {
                     (self.key + 1).min(last(keys))
                 };
-                self.item = media.values().nth(self.key).map_or(0, |v| last(v.len()));
+                self.item = lists.get(self.key).map_or(0, |(_, v)| last(v.len()));
             }
             _ => return false,
         }
         self.load(cx);
         true
+    }
+}
+
+/// The run's media keys and their images, in the order shown: keys sorted
+/// naturally, so a list's `samples[2]` comes before its `samples[10]`.
+fn lists(run: &Run) -> Vec<(&str, &MediaList)> {
+    let mut v: Vec<(&str, &MediaList)> = run.media.iter().map(|(k, l)| (k.as_str(), l)).collect();
+    v.sort_by(|a, b| crate::text::natural_cmp(a.0, b.0));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_s_images_come_in_the_order_of_their_index() {
+        let mut run = Run::new();
+        for (i, key) in ["samples[10]", "samples[2]", "img", "samples[0]"]
+            .into_iter()
+            .enumerate()
+        {
+            let item = MediaItem {
+                step: 0.0,
+                path: format!("{i}.png"),
+                caption: String::new(),
+            };
+            run.media.insert(key.into(), MediaList::from([item]));
+        }
+        assert_eq!(
+            MediaState::keys(&run),
+            ["img", "samples[0]", "samples[2]", "samples[10]"]
+        );
+        let state = MediaState {
+            key: 2,
+            ..MediaState::default()
+        };
+        let (key, item, n) = state.selected(&run).expect("selected");
+        assert_eq!((key, item.path.as_str(), n), ("samples[2]", "1.png", 1));
     }
 }
