@@ -244,6 +244,25 @@ fn dir_may_hold(name: &str, id: &str) -> bool {
 /// the directories whose names carry its run id are peeked.
 #[must_use]
 pub fn group_of(file: &Path) -> Option<Vec<NodeFile>> {
+    let found = same_id(file)?;
+    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+    are_nodes(&spans).then(|| node_files(found))
+}
+
+/// The segments of the resumed run `file` belongs to (`file` among them), oldest
+/// first (run-directory order, as the workspace takes them); None when its run id
+/// has no other run directory, or those are the nodes of one run.
+#[must_use]
+pub fn segments_of(file: &Path) -> Option<Vec<PathBuf>> {
+    let found = same_id(file)?;
+    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+    (!are_nodes(&spans)).then(|| found.into_iter().map(|(f, _)| f).collect())
+}
+
+/// The run files, and what their first bytes say, of every run directory of
+/// `file`'s wandb directory that holds `file`'s run id, in run-directory order;
+/// None when there are fewer than two, or `file` is not among them.
+fn same_id(file: &Path) -> Option<Vec<(PathBuf, Peek)>> {
     let id = id_of_file(file)?;
     let wandb_dir = wandb_dir_of(file)?;
     // Names first: a wandb directory of a thousand runs costs one listing, and
@@ -275,11 +294,66 @@ pub fn group_of(file: &Path) -> Option<Vec<NodeFile>> {
             break;
         }
     }
-    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
-    if !are_nodes(&spans) || !found.iter().any(|(f, _)| same_file(f, file)) {
-        return None;
+    (found.len() > 1 && found.iter().any(|(f, _)| same_file(f, file))).then_some(found)
+}
+
+/// What one run is made of, as the viewer reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunFiles {
+    /// One run file.
+    One(PathBuf),
+    /// The nodes of a distributed run, read together.
+    Nodes(Vec<NodeFile>),
+    /// The segments of a resumed run, oldest first, stitched on the step axis
+    /// (see [`crate::store::stitch`]).
+    Segments(Vec<PathBuf>),
+}
+
+impl RunFiles {
+    /// The run `file` belongs to, as `leet PATH` opens it when `file` is the run
+    /// picked for `path`: its nodes wherever it is one node of several (a node
+    /// opens its group); its segments where `path` names a workspace (a project or
+    /// wandb directory, or `latest-run`), whose runs list shows them as one run.
+    #[must_use]
+    pub fn of(path: &Path, file: &Path) -> Self {
+        if let Some(nodes) = group_of(file) {
+            return Self::Nodes(nodes);
+        }
+        if super::resolve::names_workspace(path) {
+            if let Some(segments) = segments_of(file) {
+                return Self::Segments(segments);
+            }
+        }
+        Self::One(file.to_path_buf())
     }
-    Some(node_files(found))
+
+    /// Its files: the primary node's first.
+    #[must_use]
+    pub fn files(&self) -> Vec<&Path> {
+        match self {
+            Self::One(f) => vec![f.as_path()],
+            Self::Nodes(n) => {
+                let mut v: Vec<&NodeFile> = n.iter().collect();
+                v.sort_by_key(|n| !n.primary);
+                v.into_iter().map(|n| n.file.as_path()).collect()
+            }
+            Self::Segments(s) => s.iter().map(PathBuf::as_path).collect(),
+        }
+    }
+
+    /// The file that names the run: the primary node's, the newest segment's.
+    #[must_use]
+    pub fn main(&self) -> &Path {
+        match self {
+            Self::One(f) => f,
+            Self::Nodes(n) => n
+                .iter()
+                .find(|n| n.primary)
+                .or(n.first())
+                .map_or(Path::new(""), |n| n.file.as_path()),
+            Self::Segments(s) => s.last().map_or(Path::new(""), PathBuf::as_path),
+        }
+    }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -606,17 +680,33 @@ fn poll_all(nodes: &mut [Node], restarted: bool) -> Polled {
 #[must_use]
 pub fn read_group(path: &Path) -> Option<(Vec<NodeFile>, RunBatch)> {
     let nodes = group_for_path(path)?;
-    let mut readers = open_all(&nodes, TailOptions::default());
     let mut all = RunBatch::default();
+    read_nodes(&nodes, false, |b| {
+        all.absorb(b);
+        true
+    });
+    Some((nodes, all))
+}
+
+/// Read a node group whole as the viewer's reader thread does (each node's
+/// events made the run's by its [`NodeView`]), handing on each poll's batch
+/// until `f` says stop. `finish`: the files as they are now are all there is (a
+/// one-shot read: see [`RunReader::finish`]).
+pub fn read_nodes(nodes: &[NodeFile], finish: bool, mut f: impl FnMut(RunBatch) -> bool) {
+    let mut readers = open_all(nodes, TailOptions::default());
+    if finish {
+        for r in readers.iter_mut().filter_map(|n| n.reader.as_mut()) {
+            r.finish();
+        }
+    }
     loop {
         match poll_all(&mut readers, false) {
             Polled::Batch(b, more) => {
-                all.absorb(b);
-                if !more {
-                    return Some((nodes, all));
+                if !f(b) || !more {
+                    return;
                 }
             }
-            Polled::Restart | Polled::Nothing => return Some((nodes, all)),
+            Polled::Restart | Polled::Nothing => return,
         }
     }
 }
