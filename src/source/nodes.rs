@@ -415,6 +415,10 @@ pub fn group_for_path(path: &Path) -> Option<Vec<NodeFile>> {
 #[derive(Debug, Clone, Default)]
 pub struct NodeView {
     label: String,
+    /// The label its history keys carry (a node other than the primary's): the
+    /// one known when it was opened, kept, so that a series keeps its name when
+    /// the label is learnt later.
+    rows_label: String,
     /// The label came from the node's own keys (else it was guessed).
     learned: bool,
     primary: bool,
@@ -427,6 +431,7 @@ impl NodeView {
     pub fn new(n: &NodeFile) -> Self {
         Self {
             label: n.label.clone(),
+            rows_label: n.label.clone(),
             learned: false,
             primary: n.primary,
             partial: [String::new(), String::new()],
@@ -441,12 +446,13 @@ impl NodeView {
 
     /// Make a batch of this node's events the run's: system keys without a label
     /// take the node's, console text comes in whole lines each prefixed with the
-    /// node's label, and a node other than the primary keeps its history rows,
-    /// system samples, console and damage but says nothing of the run's summary,
-    /// config, facts or end.
+    /// node's label, and a node other than the primary keeps its history rows
+    /// (their keys labelled too), system samples, console and damage but says
+    /// nothing of the run's summary, config, facts or end.
     pub fn view(&mut self, mut ev: Events) -> Events {
         self.learn(&ev);
         let mut renamed: HashMap<u32, u32> = HashMap::new();
+        let mut rows: HashMap<u32, u32> = HashMap::new();
         let list = std::mem::take(&mut ev.list);
         let mut out = Vec::with_capacity(list.len());
         for e in list {
@@ -454,19 +460,24 @@ impl NodeView {
                 Event::Stats { time, values } => {
                     for i in values.start..values.end {
                         let k = ev.values[i as usize].0;
-                        let to = *renamed.entry(k).or_insert_with(|| {
-                            if label_of(&ev.keys[k as usize]).is_some() {
-                                k
-                            } else {
-                                let key =
-                                    format!("{}{LABEL_MARK}{}", ev.keys[k as usize], self.label);
-                                ev.keys.push(key);
-                                (ev.keys.len() - 1) as u32
-                            }
-                        });
-                        ev.values[i as usize].0 = to;
+                        ev.values[i as usize].0 =
+                            Self::labelled(&self.label, &mut ev.keys, &mut renamed, k);
                     }
                     out.push(Event::Stats { time, values });
+                }
+                // Another node's history keys carry its label as its system keys
+                // do: a metric logged by several nodes is a series per node, never
+                // one line zig-zagging between them.
+                Event::Row(mut r) if !self.primary => {
+                    for i in r.values.start..r.values.end {
+                        let k = ev.values[i as usize].0;
+                        ev.values[i as usize].0 =
+                            Self::labelled(&self.rows_label, &mut ev.keys, &mut rows, k);
+                    }
+                    for (k, _) in &mut r.others {
+                        *k = Self::labelled(&self.rows_label, &mut ev.keys, &mut rows, *k);
+                    }
+                    out.push(Event::Row(r));
                 }
                 Event::Console {
                     stdout,
@@ -498,6 +509,24 @@ impl NodeView {
             ev.config.clear();
         }
         ev
+    }
+
+    /// Key `k` of a batch's `keys` with `label` (`key/l:<label>`), added to
+    /// `keys` once per batch (`renamed`); a key already labelled as it is.
+    fn labelled(
+        label: &str,
+        keys: &mut Vec<String>,
+        renamed: &mut HashMap<u32, u32>,
+        k: u32,
+    ) -> u32 {
+        *renamed.entry(k).or_insert_with(|| {
+            if label_of(&keys[k as usize]).is_some() {
+                k
+            } else {
+                keys.push(format!("{}{LABEL_MARK}{label}", keys[k as usize]));
+                (keys.len() - 1) as u32
+            }
+        })
     }
 
     /// The label of the node's first labelled system key, once.

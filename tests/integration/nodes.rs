@@ -372,3 +372,33 @@ fn run_dir_name_of(wandb: &Path, i: usize) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+fn shared_wandb() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multinode-shared/wandb")
+}
+
+#[test]
+fn a_metric_logged_by_two_nodes_is_a_series_per_node() {
+    let run = merged_run(&shared_wandb().join("offline-run-20261207_090835-qa16shared-1"));
+    let values = |key: &str| -> Vec<f64> {
+        let s = run.metrics.get(key).unwrap_or_else(|| panic!("{key}"));
+        s.points().iter().map(|p| p.1).collect()
+    };
+    // The primary's own keys as logged; the other node's labelled with its label.
+    assert_eq!(values("common"), (0..10).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(
+        values("common/l:node-1"),
+        (100..110).map(f64::from).collect::<Vec<_>>()
+    );
+    assert_eq!(values("only0").len(), 10);
+    assert_eq!(values("only1/l:node-1").len(), 10);
+    assert!(run.metrics.get("only1").is_none());
+    // The statistics of `common` are the primary's, as its summary is.
+    let st = run.metrics.get("common").unwrap().stats();
+    assert_eq!((st.count, st.last.map(|p| p.1)), (10, Some(9.0)));
+    let (csv, _) = export_csv(&shared_wandb());
+    assert!(
+        csv.starts_with("_step,_runtime,_timestamp,common,only0,only1/l:node-1,common/l:node-1\n"),
+        "{csv}"
+    );
+}
