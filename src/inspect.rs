@@ -9,8 +9,11 @@ use serde_json::{Map, Value};
 use crate::msg::{RunIndexEntry, RunStatus};
 use crate::source::file::{resolve_readable, RunReader};
 use crate::source::index;
+use crate::source::nodes::{read_nodes, RunFiles};
 use crate::store::run::DamageReport;
+use crate::store::stitch;
 use crate::store::Run;
+use export::first_step;
 use leet_format::json::record_json;
 use leet_format::json_fast::{self, Written};
 use leet_format::leveldb::Frame;
@@ -321,6 +324,30 @@ fn run_with(
     for p in &passed {
         writeln!(err, "leet: {p}")?;
     }
+    // The run as the viewer opens it: a distributed run's nodes, a resumed
+    // run's segments (from a workspace).
+    let src = RunFiles::of(&opts.path, &file);
+    if opts.summary && !matches!(src, RunFiles::One(_)) {
+        let run = read_run_of(&src)?;
+        let main = src.main();
+        if opts.json {
+            serde_json::to_writer_pretty(&mut *out, &summary_json(main, &run))?;
+            writeln!(out)?;
+        } else {
+            print_summary_text(out, main, &run)?;
+        }
+        report_damage(main, &run.damage, err)?;
+        return Ok(());
+    }
+    // The records of one file: the primary node's, the newest segment's.
+    let file = src.main().to_path_buf();
+    if let Some(what) = made_of(&src) {
+        writeln!(
+            err,
+            "leet: {} is {what}; listing its records alone",
+            leet_text::sanitize_path(&file)
+        )?;
+    }
     if fast && opts.json && !opts.follow && !opts.summary {
         if let Some(damage) = json_all::print(&file, out, err)? {
             report_damage(&file, &damage, err)?;
@@ -436,6 +463,57 @@ fn run_with(
     out.flush()?;
     report_damage(&file, &run.damage, err)?;
     Ok(())
+}
+
+/// What a run of several files is, said of its main file; None for one file.
+fn made_of(src: &RunFiles) -> Option<String> {
+    match src {
+        RunFiles::One(_) => None,
+        RunFiles::Nodes(n) => Some(format!("the primary node of a run of {} nodes", n.len())),
+        RunFiles::Segments(s) => Some(format!(
+            "the newest of the {} segments of a resumed run",
+            s.len()
+        )),
+    }
+}
+
+/// A run of several files read whole into one run, as the viewer reads it: the
+/// nodes together (the primary's summary, config and facts), or the segments in
+/// order, each without the rows a later one logged again; the damage summed.
+fn read_run_of(src: &RunFiles) -> anyhow::Result<Run> {
+    let mut run = Run::new();
+    match src {
+        RunFiles::One(f) => {
+            let mut reader = RunReader::open(f)?;
+            reader.finish();
+            reader.read_all_parallel(&mut run)?;
+        }
+        RunFiles::Nodes(nodes) => {
+            read_nodes(nodes, true, |b| {
+                run.fold_batch(&b);
+                run.damage.incomplete_tail = b.pending;
+                run.damage.set_open(b.open);
+                true
+            });
+        }
+        RunFiles::Segments(files) => {
+            let firsts: Vec<Option<f64>> = files.iter().map(|f| first_step(f)).collect();
+            let mut damage = DamageReport::default();
+            for (f, cut) in files.iter().zip(stitch::cuts(&firsts)) {
+                run.stitch = stitch::Stitch {
+                    cut,
+                    ..stitch::Stitch::default()
+                };
+                run.damage = DamageReport::default();
+                let mut reader = RunReader::open(f)?;
+                reader.finish();
+                reader.read_all_parallel(&mut run)?;
+                damage.absorb(&run.damage);
+            }
+            run.damage = damage;
+        }
+    }
+    Ok(run)
 }
 
 /// Print one record; false (nothing printed) when the payload does not decode.

@@ -21,9 +21,12 @@ use rustc_hash::FxHashMap;
 use crate::source::file::{
     resolve_readable, run_dirs, wandb_dir_of, ParallelOptions, PassedOver, RunReader,
 };
+use crate::source::nodes::{read_nodes, RunFiles};
+use crate::source::resolve::run_count;
 use crate::store::run::DamageReport;
 use crate::store::smooth::stream::Prep;
 use crate::store::smooth::Smoothing;
+use crate::store::stitch;
 use leet_format::event::{Event, Events};
 use leet_format::leveldb::{Skip, SkipReason};
 use leet_text::{sanitize, sanitize_path};
@@ -413,33 +416,105 @@ fn tally(ev: &Events, damage: &mut DamageReport) {
     }
 }
 
-/// Read the whole file, handing on each batch in file order; the damage found.
+/// Read the whole run, handing on each batch in file order; the damage found.
 /// A big file is decoded on every core ([`RunReader::load_parallel`], the
 /// batches the same as a sequential read's), `f` running on this thread while
-/// the workers decode what comes next.
+/// the workers decode what comes next. A run of several files is read as the
+/// viewer reads it: a distributed run's nodes together, a resumed run's
+/// segments one after another, each without the rows a later one logged again.
 fn read(
-    file: &Path,
+    src: &RunFiles,
     label: &str,
     prog: &mut Progress,
     err: &mut dyn Write,
     f: impl FnMut(&Events) -> io::Result<()>,
 ) -> anyhow::Result<DamageReport> {
-    let r = read_all(file, label, prog, err, f);
+    let r = read_run(src, label, prog, err, f);
     prog.clear(err);
     r
 }
 
 /// [`read`], leaving its progress line drawn.
-fn read_all(
-    file: &Path,
+fn read_run(
+    src: &RunFiles,
     label: &str,
     prog: &mut Progress,
     err: &mut dyn Write,
     mut f: impl FnMut(&Events) -> io::Result<()>,
 ) -> anyhow::Result<DamageReport> {
+    let mut damage = DamageReport::default();
+    match src {
+        RunFiles::One(file) => {
+            read_all(file, 0, label, prog, err, &mut damage, |ev| f(&ev))?;
+        }
+        RunFiles::Nodes(nodes) => {
+            let mut res = Ok(());
+            read_nodes(nodes, true, |b| {
+                for ev in &b.events {
+                    tally(ev, &mut damage);
+                    if res.is_ok() {
+                        res = f(ev);
+                    }
+                }
+                damage.incomplete_tail = b.pending;
+                damage.set_open(b.open);
+                prog.tick(label, b.read_to, err);
+                res.is_ok()
+            });
+            res?;
+        }
+        RunFiles::Segments(files) => {
+            let firsts: Vec<Option<f64>> = files.iter().map(|f| first_step(f)).collect();
+            let mut done = 0;
+            for (file, cut) in files.iter().zip(stitch::cuts(&firsts)) {
+                // Each segment's damage is its own; the run's is the sum.
+                let mut own = DamageReport::default();
+                read_all(file, done, label, prog, err, &mut own, |mut ev| {
+                    if let Some(c) = cut {
+                        ev.list.retain(
+                            |e| !matches!(e, Event::Row(r) if r.step.is_some_and(|s| s >= c)),
+                        );
+                    }
+                    f(&ev)
+                })?;
+                damage.absorb(&own);
+                done += std::fs::metadata(file).map_or(0, |m| m.len());
+            }
+        }
+    }
+    Ok(damage)
+}
+
+/// The step of a run file's first complete history row (where a resumed run's
+/// earlier segments are cut): None when it has none.
+pub(super) fn first_step(file: &Path) -> Option<f64> {
+    let mut reader = RunReader::open(file).ok()?.with_chunk(CHUNK);
+    reader.finish();
+    loop {
+        let (ev, p) = reader.poll_events().ok()?;
+        let first = ev.list.iter().find_map(|e| match e {
+            Event::Row(r) if r.complete => r.step,
+            _ => None,
+        });
+        if first.is_some() || !p.more {
+            return first;
+        }
+    }
+}
+
+/// Read one run file whole into `f`, its damage into `damage`; `before`: the
+/// bytes of the run's files read before it (for the progress line).
+fn read_all(
+    file: &Path,
+    before: u64,
+    label: &str,
+    prog: &mut Progress,
+    err: &mut dyn Write,
+    damage: &mut DamageReport,
+    mut f: impl FnMut(Events) -> io::Result<()>,
+) -> anyhow::Result<()> {
     let mut reader = RunReader::open(file)?.with_chunk(CHUNK);
     reader.finish();
-    let mut damage = DamageReport::default();
     let par = ParallelOptions {
         below_loop: false,
         ..ParallelOptions::default()
@@ -448,27 +523,27 @@ fn read_all(
         let mut res = Ok(());
         let p = reader.load_parallel(&par, |ev, at| {
             if res.is_ok() {
-                tally(&ev, &mut damage);
-                res = f(&ev);
-                prog.tick(label, at.read_to, err);
+                tally(&ev, damage);
+                res = f(ev);
+                prog.tick(label, before + at.read_to, err);
             }
         })?;
         res?;
         damage.incomplete_tail = p.pending;
         damage.set_open(p.open);
         if !p.more {
-            return Ok(damage);
+            return Ok(());
         }
     }
     loop {
         let (ev, p) = reader.poll_events()?;
-        tally(&ev, &mut damage);
-        f(&ev)?;
+        tally(&ev, damage);
+        f(ev)?;
         damage.incomplete_tail = p.pending;
         damage.set_open(p.open);
-        prog.tick(label, reader.offset(), err);
+        prog.tick(label, before + reader.offset(), err);
         if !p.more {
-            return Ok(damage);
+            return Ok(());
         }
     }
 }
@@ -537,7 +612,7 @@ struct Scan {
 /// know of the whole series (its x range, whether it is constant), and whether
 /// the rows' x ever goes back.
 fn scan(
-    file: &Path,
+    src: &RunFiles,
     opts: &ExportOptions,
     prog: &mut Progress,
     err: &mut dyn Write,
@@ -551,7 +626,7 @@ fn scan(
     let mut buf = Points::default();
     let mut seen: Vec<Seen> = Vec::new();
     let mut x_int = true;
-    read(file, "scanning", prog, err, |ev| {
+    read(src, "scanning", prog, err, |ev| {
         points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
             for p in &pts.list {
                 if seen.len() <= p.col() {
@@ -580,7 +655,7 @@ fn scan(
     if let Some(re) = filter.filter(|_| cols.names.is_empty()) {
         return Err(NoMetricMatched {
             regex: re.as_str().to_owned(),
-            file: file.to_path_buf(),
+            file: src.main().to_path_buf(),
             what: if opts.system {
                 "system metric"
             } else {
@@ -704,8 +779,13 @@ pub fn run(
         ..opts.clone()
     };
     let (file, passed) = resolve_readable(&opts.path)?;
-    // Before anything is opened for writing.
-    let dest = Dest::plan(opts.output.as_deref(), &file)?;
+    // The run as the viewer opens it: its nodes, or its segments stitched.
+    let src = RunFiles::of(&opts.path, &file);
+    // Before anything is opened for writing: no file of the run is written over.
+    let mut dest = Dest::plan(opts.output.as_deref(), &file)?;
+    for f in src.files() {
+        dest = Dest::plan(opts.output.as_deref(), f)?;
+    }
     if format == Format::Parquet && opts.output.is_none() && opts.stdout_terminal {
         return Err(ParquetToTerminal.into());
     }
@@ -713,20 +793,24 @@ pub fn run(
     for p in &passed {
         let _ = writeln!(err, "leet: {p}");
     }
-    if let Some(notice) = chosen_run(&opts.path, &file, &passed) {
+    if let Some(notice) = chosen_run(&opts.path, &src, &passed) {
         let _ = writeln!(err, "{notice}");
     }
-    let total = std::fs::metadata(&file).map_or(0, |m| m.len());
+    let total = src
+        .files()
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
     let mut prog = Progress {
         on: opts.progress || total >= BIG_FILE,
         tty: opts.progress,
         total,
         ..Progress::default()
     };
-    let scan = scan(&file, opts, &mut prog, err)?;
+    let scan = scan(&src, opts, &mut prog, err)?;
     let written = match &dest {
         Dest::Stdout => write_rows(
-            &file,
+            &src,
             opts,
             scan,
             opts.stdout_terminal,
@@ -742,10 +826,10 @@ pub fn run(
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", sanitize_path(p)))?;
             let tty = f.is_terminal();
             let mut out = io::BufWriter::new(f);
-            write_rows(&file, opts, scan, tty, &mut out, &mut prog, err)
+            write_rows(&src, opts, scan, tty, &mut out, &mut prog, err)
         }
         Dest::File(target) => to_file(target, |out| {
-            write_rows(&file, opts, scan, false, out, &mut prog, err)
+            write_rows(&src, opts, scan, false, out, &mut prog, err)
         }),
     };
     let to = match &dest {
@@ -754,7 +838,7 @@ pub fn run(
     };
     match written.map_err(|e| Unwritten::name(e, &to)) {
         Ok(damage) => {
-            super::report_damage(&file, &damage, err)?;
+            super::report_damage(src.main(), &damage, err)?;
             Ok(())
         }
         // A closed pipe ends a stream quietly; a file has no reader to close it.
@@ -763,35 +847,55 @@ pub fn run(
     }
 }
 
-/// When `path` named a workspace of several runs (a project or wandb directory)
-/// rather than one run, which of them `file` is and how to export another: the
-/// line said on stderr. None when `path` is the run's file or its directory
-/// (`latest-run` too), or its wandb directory holds no other run.
-fn chosen_run(path: &Path, file: &Path, passed: &[PassedOver]) -> Option<String> {
+/// What is exported, said on stderr: where `path` named a workspace of several
+/// runs (a project or wandb directory) rather than one run, which of them and how
+/// to export another; where the run is made of several files (a distributed
+/// run's nodes, a resumed run's segments), that they are read as one. None when
+/// `path` names the run's one file or its directory (`latest-run` too), or its
+/// wandb directory holds no other run.
+fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<String> {
+    let file = src.main();
     let run_dir = file.parent()?;
-    if path.file_name().is_some_and(|n| n == "latest-run") {
-        return None;
+    let name = sanitize_path(Path::new(run_dir.file_name()?));
+    let made_of = match src {
+        RunFiles::One(_) => String::new(),
+        RunFiles::Nodes(n) => format!(
+            " (the primary node of {}: every node's history read with it, as the viewer shows the run)",
+            n.len()
+        ),
+        RunFiles::Segments(s) => format!(
+            " (the newest of {} segments of a resumed run: all of them read, stitched as the viewer shows the run)",
+            s.len()
+        ),
+    };
+    let alone = (!made_of.is_empty()).then(|| format!("leet: exporting {name}{made_of}"));
+    let mine: Vec<&Path> = src.files().iter().filter_map(|f| f.parent()).collect();
+    let real = std::fs::canonicalize(path).ok();
+    let names_it = path.file_name().is_some_and(|n| n == "latest-run")
+        || src.files().iter().any(|f| {
+            let f = std::fs::canonicalize(f).ok();
+            let d = f.as_deref().and_then(Path::parent);
+            real.is_some() && (f.as_deref() == real.as_deref() || d == real.as_deref())
+        });
+    if names_it {
+        return alone;
     }
-    let real = std::fs::canonicalize(path).ok()?;
-    if std::fs::canonicalize(file).is_ok_and(|f| f == real)
-        || std::fs::canonicalize(run_dir).is_ok_and(|d| d == real)
-    {
-        return None;
-    }
-    let wandb_dir = wandb_dir_of(file)?;
-    let runs = run_dirs(&wandb_dir);
-    let name = run_dir.file_name()?;
-    let other = runs
-        .iter()
+    let Some(wandb_dir) = wandb_dir_of(file) else {
+        return alone;
+    };
+    let other = run_dirs(&wandb_dir)
+        .into_iter()
         .rev()
-        .find(|r| r.file_name() != Some(name) && !passed.iter().any(|p| p.run_dir == **r))?;
+        .find(|r| !mine.contains(&r.as_path()) && !passed.iter().any(|p| p.run_dir == *r));
+    let Some(other) = other else {
+        return alone;
+    };
     Some(format!(
-        "leet: {} holds {} runs; exporting the latest{}, {} (to export another, give its run directory: leet export {})",
+        "leet: {} holds {} runs; exporting the latest{}, {name}{made_of} (to export another, give its run directory: leet export {})",
         sanitize_path(&wandb_dir),
-        runs.len(),
+        run_count(&wandb_dir),
         if passed.is_empty() { "" } else { " readable one" },
-        sanitize_path(Path::new(name)),
-        sanitize_path(other)
+        sanitize_path(&other)
     ))
 }
 
@@ -900,7 +1004,7 @@ fn free_name(want: &str, taken: &std::collections::HashSet<String>) -> String {
 /// are [`sanitize`]d when `out` is a terminal (they come from the file), their
 /// control characters written as text in a CSV elsewhere.
 fn write_rows(
-    file: &Path,
+    src: &RunFiles,
     opts: &ExportOptions,
     scan: Scan,
     terminal: bool,
@@ -959,7 +1063,7 @@ fn write_rows(
             .spawn_scoped(s, move || {
                 write_batches(table, &rx, names, 1 + time_cols_of(opts))
             })?;
-        let built = build_rows(file, opts, plan, &tx, prog, err);
+        let built = build_rows(src, opts, plan, &tx, prog, err);
         drop(tx);
         let written = writer
             .join()
@@ -1046,7 +1150,7 @@ struct Plan {
 /// Pass 2's reading: every row built as it is decoded and handed to the writer in
 /// order (`tx`); the damage found.
 fn build_rows(
-    file: &Path,
+    src: &RunFiles,
     opts: &ExportOptions,
     plan: Plan,
     tx: &std::sync::mpsc::SyncSender<Vec<Waiting>>,
@@ -1087,7 +1191,7 @@ fn build_rows(
     let mut row = Waiting::new(cells);
     let mut row_x: Option<(Option<f64>, Option<i64>)> = None;
     let long_key_at = 1 + time_cols;
-    let result = read(file, "exporting", prog, err, |ev| {
+    let result = read(src, "exporting", prog, err, |ev| {
         let mut res = Ok(());
         points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
             if res.is_err() {

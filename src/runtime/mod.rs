@@ -385,6 +385,10 @@ pub fn run_inspector(
     screen: &crate::cli::ScreenArgs,
 ) -> anyhow::Result<ExitCode> {
     let file = crate::source::resolve::resolve_file(path)?;
+    // Of a distributed run, the primary node's records (as `--json` lists them).
+    let file = crate::source::nodes::RunFiles::of(path, &file)
+        .main()
+        .to_path_buf();
     RunReader::check_header(&file)?;
     terminal::capture_mouse(!screen.no_mouse);
     let (color, true_color) = color_env();

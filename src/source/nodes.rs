@@ -244,6 +244,25 @@ fn dir_may_hold(name: &str, id: &str) -> bool {
 /// the directories whose names carry its run id are peeked.
 #[must_use]
 pub fn group_of(file: &Path) -> Option<Vec<NodeFile>> {
+    let found = same_id(file)?;
+    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+    are_nodes(&spans).then(|| node_files(found))
+}
+
+/// The segments of the resumed run `file` belongs to (`file` among them), oldest
+/// first (run-directory order, as the workspace takes them); None when its run id
+/// has no other run directory, or those are the nodes of one run.
+#[must_use]
+pub fn segments_of(file: &Path) -> Option<Vec<PathBuf>> {
+    let found = same_id(file)?;
+    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+    (!are_nodes(&spans)).then(|| found.into_iter().map(|(f, _)| f).collect())
+}
+
+/// The run files, and what their first bytes say, of every run directory of
+/// `file`'s wandb directory that holds `file`'s run id, in run-directory order;
+/// None when there are fewer than two, or `file` is not among them.
+fn same_id(file: &Path) -> Option<Vec<(PathBuf, Peek)>> {
     let id = id_of_file(file)?;
     let wandb_dir = wandb_dir_of(file)?;
     // Names first: a wandb directory of a thousand runs costs one listing, and
@@ -275,11 +294,66 @@ pub fn group_of(file: &Path) -> Option<Vec<NodeFile>> {
             break;
         }
     }
-    let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
-    if !are_nodes(&spans) || !found.iter().any(|(f, _)| same_file(f, file)) {
-        return None;
+    (found.len() > 1 && found.iter().any(|(f, _)| same_file(f, file))).then_some(found)
+}
+
+/// What one run is made of, as the viewer reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunFiles {
+    /// One run file.
+    One(PathBuf),
+    /// The nodes of a distributed run, read together.
+    Nodes(Vec<NodeFile>),
+    /// The segments of a resumed run, oldest first, stitched on the step axis
+    /// (see [`crate::store::stitch`]).
+    Segments(Vec<PathBuf>),
+}
+
+impl RunFiles {
+    /// The run `file` belongs to, as `leet PATH` opens it when `file` is the run
+    /// picked for `path`: its nodes wherever it is one node of several (a node
+    /// opens its group); its segments where `path` names a workspace (a project or
+    /// wandb directory, or `latest-run`), whose runs list shows them as one run.
+    #[must_use]
+    pub fn of(path: &Path, file: &Path) -> Self {
+        if let Some(nodes) = group_of(file) {
+            return Self::Nodes(nodes);
+        }
+        if super::resolve::names_workspace(path) {
+            if let Some(segments) = segments_of(file) {
+                return Self::Segments(segments);
+            }
+        }
+        Self::One(file.to_path_buf())
     }
-    Some(node_files(found))
+
+    /// Its files: the primary node's first.
+    #[must_use]
+    pub fn files(&self) -> Vec<&Path> {
+        match self {
+            Self::One(f) => vec![f.as_path()],
+            Self::Nodes(n) => {
+                let mut v: Vec<&NodeFile> = n.iter().collect();
+                v.sort_by_key(|n| !n.primary);
+                v.into_iter().map(|n| n.file.as_path()).collect()
+            }
+            Self::Segments(s) => s.iter().map(PathBuf::as_path).collect(),
+        }
+    }
+
+    /// The file that names the run: the primary node's, the newest segment's.
+    #[must_use]
+    pub fn main(&self) -> &Path {
+        match self {
+            Self::One(f) => f,
+            Self::Nodes(n) => n
+                .iter()
+                .find(|n| n.primary)
+                .or(n.first())
+                .map_or(Path::new(""), |n| n.file.as_path()),
+            Self::Segments(s) => s.last().map_or(Path::new(""), PathBuf::as_path),
+        }
+    }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -341,6 +415,10 @@ pub fn group_for_path(path: &Path) -> Option<Vec<NodeFile>> {
 #[derive(Debug, Clone, Default)]
 pub struct NodeView {
     label: String,
+    /// The label its history keys carry (a node other than the primary's): the
+    /// one known when it was opened, kept, so that a series keeps its name when
+    /// the label is learnt later.
+    rows_label: String,
     /// The label came from the node's own keys (else it was guessed).
     learned: bool,
     primary: bool,
@@ -353,6 +431,7 @@ impl NodeView {
     pub fn new(n: &NodeFile) -> Self {
         Self {
             label: n.label.clone(),
+            rows_label: n.label.clone(),
             learned: false,
             primary: n.primary,
             partial: [String::new(), String::new()],
@@ -367,12 +446,13 @@ impl NodeView {
 
     /// Make a batch of this node's events the run's: system keys without a label
     /// take the node's, console text comes in whole lines each prefixed with the
-    /// node's label, and a node other than the primary keeps its history rows,
-    /// system samples, console and damage but says nothing of the run's summary,
-    /// config, facts or end.
+    /// node's label, and a node other than the primary keeps its history rows
+    /// (their keys labelled too), system samples, console and damage but says
+    /// nothing of the run's summary, config, facts or end.
     pub fn view(&mut self, mut ev: Events) -> Events {
         self.learn(&ev);
         let mut renamed: HashMap<u32, u32> = HashMap::new();
+        let mut rows: HashMap<u32, u32> = HashMap::new();
         let list = std::mem::take(&mut ev.list);
         let mut out = Vec::with_capacity(list.len());
         for e in list {
@@ -380,19 +460,24 @@ impl NodeView {
                 Event::Stats { time, values } => {
                     for i in values.start..values.end {
                         let k = ev.values[i as usize].0;
-                        let to = *renamed.entry(k).or_insert_with(|| {
-                            if label_of(&ev.keys[k as usize]).is_some() {
-                                k
-                            } else {
-                                let key =
-                                    format!("{}{LABEL_MARK}{}", ev.keys[k as usize], self.label);
-                                ev.keys.push(key);
-                                (ev.keys.len() - 1) as u32
-                            }
-                        });
-                        ev.values[i as usize].0 = to;
+                        ev.values[i as usize].0 =
+                            Self::labelled(&self.label, &mut ev.keys, &mut renamed, k);
                     }
                     out.push(Event::Stats { time, values });
+                }
+                // Another node's history keys carry its label as its system keys
+                // do: a metric logged by several nodes is a series per node, never
+                // one line zig-zagging between them.
+                Event::Row(mut r) if !self.primary => {
+                    for i in r.values.start..r.values.end {
+                        let k = ev.values[i as usize].0;
+                        ev.values[i as usize].0 =
+                            Self::labelled(&self.rows_label, &mut ev.keys, &mut rows, k);
+                    }
+                    for (k, _) in &mut r.others {
+                        *k = Self::labelled(&self.rows_label, &mut ev.keys, &mut rows, *k);
+                    }
+                    out.push(Event::Row(r));
                 }
                 Event::Console {
                     stdout,
@@ -424,6 +509,24 @@ impl NodeView {
             ev.config.clear();
         }
         ev
+    }
+
+    /// Key `k` of a batch's `keys` with `label` (`key/l:<label>`), added to
+    /// `keys` once per batch (`renamed`); a key already labelled as it is.
+    fn labelled(
+        label: &str,
+        keys: &mut Vec<String>,
+        renamed: &mut HashMap<u32, u32>,
+        k: u32,
+    ) -> u32 {
+        *renamed.entry(k).or_insert_with(|| {
+            if label_of(&keys[k as usize]).is_some() {
+                k
+            } else {
+                keys.push(format!("{}{LABEL_MARK}{label}", keys[k as usize]));
+                (keys.len() - 1) as u32
+            }
+        })
     }
 
     /// The label of the node's first labelled system key, once.
@@ -641,17 +744,33 @@ fn poll_all(nodes: &mut [Node], restarted: bool) -> Polled {
 #[must_use]
 pub fn read_group(path: &Path) -> Option<(Vec<NodeFile>, RunBatch)> {
     let nodes = group_for_path(path)?;
-    let mut readers = open_all(&nodes, TailOptions::default());
     let mut all = RunBatch::default();
+    read_nodes(&nodes, false, |b| {
+        all.absorb(b);
+        true
+    });
+    Some((nodes, all))
+}
+
+/// Read a node group whole as the viewer's reader thread does (each node's
+/// events made the run's by its [`NodeView`]), handing on each poll's batch
+/// until `f` says stop. `finish`: the files as they are now are all there is (a
+/// one-shot read: see [`RunReader::finish`]).
+pub fn read_nodes(nodes: &[NodeFile], finish: bool, mut f: impl FnMut(RunBatch) -> bool) {
+    let mut readers = open_all(nodes, TailOptions::default());
+    if finish {
+        for r in readers.iter_mut().filter_map(|n| n.reader.as_mut()) {
+            r.finish();
+        }
+    }
     loop {
         match poll_all(&mut readers, false) {
             Polled::Batch(b, more) => {
-                all.absorb(b);
-                if !more {
-                    return Some((nodes, all));
+                if !f(b) || !more {
+                    return;
                 }
             }
-            Polled::Restart | Polled::Nothing => return Some((nodes, all)),
+            Polled::Restart | Polled::Nothing => return,
         }
     }
 }

@@ -557,6 +557,13 @@ pub fn check_header(file: &Path) -> Result<(), SourceError> {
     }
 }
 
+/// Whether `path` names a workspace (a project or wandb directory, or its
+/// `latest-run`), which `leet PATH` opens as its runs list, rather than one run.
+#[must_use]
+pub fn names_workspace(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "latest-run") || !names_a_run(path)
+}
+
 /// Whether `path` names one run (a file, a run directory, a directory holding a
 /// `.wandb`), not a workspace.
 fn names_a_run(path: &Path) -> bool {

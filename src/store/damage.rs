@@ -47,6 +47,20 @@ impl DamageReport {
         }
     }
 
+    /// Another file's report added to this one (a run made of several files):
+    /// its counts, and its spans while fewer than the limit are kept (their
+    /// offsets are in its own file).
+    pub fn absorb(&mut self, o: &DamageReport) {
+        self.skipped_spans += o.skipped_spans;
+        self.skipped_bytes += o.skipped_bytes;
+        self.bad_records += o.bad_records;
+        self.duplicate_bytes += o.duplicate_bytes;
+        self.too_large += o.too_large;
+        self.incomplete_tail += o.incomplete_tail;
+        let room = Self::KEEP.saturating_sub(self.skips.len());
+        self.skips.extend(o.skips.iter().take(room).copied());
+    }
+
     fn count(&mut self, s: Skip) {
         self.skipped_spans += 1;
         self.skipped_bytes += s.len;

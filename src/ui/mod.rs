@@ -1729,10 +1729,23 @@ impl App {
         }
     }
 
-    /// The console lines the pane shows (see [`scroll::ConsoleView`]).
+    /// The runs of the run shown: the segments of a resumed run, oldest first;
+    /// else the run alone. Its system samples and console lines are all of theirs.
+    #[must_use]
+    pub fn segment_runs(&self) -> Vec<&Run> {
+        self.runs.segments_of_main(&self.shown.run)
+    }
+
+    /// The console lines the pane shows (see [`scroll::ConsoleView`]): of every
+    /// segment of a resumed run, in order.
     #[must_use]
     pub fn console_view(&self) -> scroll::ConsoleView<'_> {
-        scroll::ConsoleView::new(&self.shown.run.console, &self.panes.console.filter)
+        let consoles: Vec<&crate::store::console::Console> = self
+            .segment_runs()
+            .into_iter()
+            .map(|r| &r.console)
+            .collect();
+        scroll::ConsoleView::new(&consoles, &self.panes.console.filter)
     }
 }
 

@@ -11,13 +11,14 @@ use crate::store::console::{Console, Line};
 use crate::store::Run;
 use crate::text;
 
-/// The console lines the pane shows: finished lines, then the unfinished ones, through
-/// the console filter when one is set. Built per use; the console keeps at most its
-/// cap of lines, so this is bounded.
+/// The console lines the pane shows: of each console in turn (a resumed run's
+/// segments), its finished lines, then its unfinished ones, through the console
+/// filter when one is set. Built per use; each console keeps at most its cap of
+/// lines, so this is bounded.
 pub struct ConsoleView<'a> {
-    finished: &'a std::collections::VecDeque<Line>,
-    unfinished: Vec<Line>,
-    /// Indices (over finished then unfinished) that pass the filter; None = all.
+    /// Each console's finished lines and unfinished ones.
+    parts: Vec<(&'a std::collections::VecDeque<Line>, Vec<Line>)>,
+    /// Indices (over every part's lines in turn) that pass the filter; None = all.
     shown: Option<Vec<usize>>,
 }
 
@@ -25,9 +26,7 @@ impl ConsoleView<'_> {
     /// Lines shown.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.shown
-            .as_ref()
-            .map_or(self.finished.len() + self.unfinished.len(), Vec::len)
+        self.shown.as_ref().map_or_else(|| self.total(), Vec::len)
     }
 
     #[must_use]
@@ -38,19 +37,27 @@ impl ConsoleView<'_> {
     /// Lines before filtering.
     #[must_use]
     pub fn total(&self) -> usize {
-        self.finished.len() + self.unfinished.len()
+        self.parts.iter().map(|(f, u)| f.len() + u.len()).sum()
     }
 
     /// The `i`-th line shown.
     #[must_use]
     pub fn get(&self, i: usize) -> Option<&Line> {
-        let j = match &self.shown {
+        let mut j = match &self.shown {
             Some(v) => *v.get(i)?,
             None => i,
         };
-        self.finished
-            .get(j)
-            .or_else(|| self.unfinished.get(j - self.finished.len()))
+        for (finished, unfinished) in &self.parts {
+            if j < finished.len() {
+                return finished.get(j);
+            }
+            j -= finished.len();
+            if j < unfinished.len() {
+                return unfinished.get(j);
+            }
+            j -= unfinished.len();
+        }
+        None
     }
 }
 
@@ -140,24 +147,22 @@ fn console_max_back(view: &ConsoleView<'_>, area: Rect) -> usize {
 }
 
 impl<'a> ConsoleView<'a> {
-    /// The lines of `console` that pass `filter`.
-    pub(crate) fn new(console: &'a Console, filter: &FilterState) -> Self {
-        let finished = console.lines();
-        let unfinished: Vec<Line> = console.unfinished().collect();
+    /// The lines of `consoles`, one after another, that pass `filter`.
+    pub(crate) fn new(consoles: &[&'a Console], filter: &FilterState) -> Self {
+        let parts: Vec<_> = consoles
+            .iter()
+            .map(|c| (c.lines(), c.unfinished().collect::<Vec<Line>>()))
+            .collect();
         let shown = filter.is_active().then(|| {
-            finished
+            parts
                 .iter()
-                .chain(&unfinished)
+                .flat_map(|(f, u)| f.iter().chain(u))
                 .enumerate()
                 .filter(|(_, l)| filter.matches(&text::sanitize(&l.text)))
                 .map(|(i, _)| i)
                 .collect()
         });
-        ConsoleView {
-            finished,
-            unfinished,
-            shown,
-        }
+        ConsoleView { parts, shown }
     }
 }
 

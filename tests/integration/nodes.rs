@@ -265,3 +265,140 @@ fn the_workspace_overview_names_the_labelled_nodes_of_one_directory() {
         .unwrap_or_default();
     assert!(row.contains(": node-0 · node-1"), "{s}");
 }
+
+/// `leet export PATH` (CSV) to a string: its output and what it said on stderr.
+fn export_csv(path: &Path) -> (String, String) {
+    let opts = leet::inspect::export::ExportOptions {
+        path: path.to_path_buf(),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
+    (
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+/// `leet inspect --summary --json PATH`.
+fn summary_of(path: &Path) -> serde_json::Value {
+    let opts = leet::inspect::InspectOptions {
+        path: path.to_path_buf(),
+        json: true,
+        summary: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::run(&opts, &mut out, &mut err).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn export_and_inspect_of_the_workspace_read_every_node_as_the_viewer() {
+    // The newest directory is a node without history: it alone exported nothing.
+    let (csv, err) = export_csv(&sdk_wandb());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 25, "a header and 24 rows: {csv}");
+    assert!(lines[0].contains("train/loss"), "{}", lines[0]);
+    assert!(err.contains("the primary node of 3"), "{err}");
+    let s = summary_of(&sdk_wandb());
+    assert_eq!(s["step"], serde_json::json!(23), "{s}");
+    assert!(s["file"].as_str().unwrap().contains("nodes001-1"), "{s}");
+}
+
+/// A resumed run of two segments in a wandb directory: the first logs steps
+/// 0..10, the second resumes at step 5 (from a checkpoint) up to 15.
+fn write_rewound(wandb: &Path) {
+    use leet::decode::synth::{run_dir_name, run_file, RunSpec};
+    for (i, (first, start)) in [(0, 1_796_000_000.0), (5, 1_796_000_100.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = RunSpec {
+            run_id: "rew1".into(),
+            display_name: "rewound".into(),
+            start_time: start,
+            steps: 10,
+            first_step: first,
+            metrics: vec!["loss".into()],
+            seed: i as u64,
+            exit_code: Some(0),
+            resumed: i == 1,
+            ..RunSpec::default()
+        };
+        let dir = wandb.join(run_dir_name(start, "rew1", true));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run-rew1.wandb"), run_file(&spec)).unwrap();
+    }
+}
+
+#[test]
+fn export_and_inspect_of_the_workspace_stitch_a_resumed_runs_segments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_rewound(&wandb);
+    let (csv, err) = export_csv(tmp.path());
+    let steps: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    let want: Vec<String> = (0..15).map(|s| s.to_string()).collect();
+    assert_eq!(
+        steps, want,
+        "every step once, the first segment's cut at 5: {csv}"
+    );
+    assert!(err.contains("newest of 2 segments"), "{err}");
+    // From its second segment on, the rows are the second segment's.
+    let second = export_csv(&wandb.join(run_dir_name_of(&wandb, 1))).0;
+    let row5 = |csv: &str| {
+        csv.lines()
+            .find(|l| l.starts_with("5,"))
+            .unwrap()
+            .to_owned()
+    };
+    let loss = |row: String| row.rsplit(',').next().unwrap().to_owned();
+    assert_eq!(loss(row5(&csv)), loss(row5(&second)));
+    assert_eq!(summary_of(tmp.path())["step"], serde_json::json!(14));
+    // A segment named alone is that segment alone.
+    assert_eq!(second.lines().count(), 11);
+}
+
+/// The name of the `i`th run directory of `wandb`, in name order.
+fn run_dir_name_of(wandb: &Path, i: usize) -> String {
+    leet::source::file::run_dirs(wandb)[i]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn shared_wandb() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multinode-shared/wandb")
+}
+
+#[test]
+fn a_metric_logged_by_two_nodes_is_a_series_per_node() {
+    let run = merged_run(&shared_wandb().join("offline-run-20261207_090835-qa16shared-1"));
+    let values = |key: &str| -> Vec<f64> {
+        let s = run.metrics.get(key).unwrap_or_else(|| panic!("{key}"));
+        s.points().iter().map(|p| p.1).collect()
+    };
+    // The primary's own keys as logged; the other node's labelled with its label.
+    assert_eq!(values("common"), (0..10).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(
+        values("common/l:node-1"),
+        (100..110).map(f64::from).collect::<Vec<_>>()
+    );
+    assert_eq!(values("only0").len(), 10);
+    assert_eq!(values("only1/l:node-1").len(), 10);
+    assert!(run.metrics.get("only1").is_none());
+    // The statistics of `common` are the primary's, as its summary is.
+    let st = run.metrics.get("common").unwrap().stats();
+    assert_eq!((st.count, st.last.map(|p| p.1)), (10, Some(9.0)));
+    let (csv, _) = export_csv(&shared_wandb());
+    assert!(
+        csv.starts_with("_step,_runtime,_timestamp,common,only0,only1/l:node-1,common/l:node-1\n"),
+        "{csv}"
+    );
+}

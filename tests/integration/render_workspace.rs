@@ -676,3 +676,96 @@ fn the_group_prompt_s_prefill_is_replaced_by_typing() {
         Some("no run has config key seed_x")
     );
 }
+
+/// A resumed run of two segments, each with its own system samples (`cpu`: 10 %
+/// in the first, 90 % in the second) and console lines (`part 0 …`, `part 1 …`).
+fn write_resumed_with_samples(wandb: &Path) {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb::{self, record::RecordType as T};
+    use leet::decode::synth::{run_dir_name, run_records, RunSpec};
+    use prost::Message as _;
+    for (i, (first, start)) in [(0u64, NOW - 600.0), (10, NOW - 300.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = RunSpec {
+            run_id: "res7".into(),
+            display_name: "resumed-sys".into(),
+            start_time: start,
+            steps: 10,
+            first_step: first,
+            metrics: vec!["loss".into()],
+            exit_code: Some(0),
+            resumed: i == 1,
+            ..RunSpec::default()
+        };
+        let mut w = Writer::new();
+        run_records(&spec, |p| w.append(p));
+        let rec = |num: i64, r: T| {
+            pb::Record {
+                num,
+                record_type: Some(r),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
+        for k in 0..10i64 {
+            let at = start as i64 + 1 + k * 10;
+            w.append(&rec(
+                1000 + 2 * k,
+                T::Stats(pb::StatsRecord {
+                    timestamp: Some(prost_types::Timestamp {
+                        seconds: at,
+                        nanos: 0,
+                    }),
+                    item: vec![pb::StatsItem {
+                        key: "cpu".into(),
+                        value_json: if i == 0 { "10" } else { "90" }.into(),
+                    }],
+                    ..Default::default()
+                }),
+            ));
+            w.append(&rec(
+                1001 + 2 * k,
+                T::OutputRaw(pb::OutputRawRecord {
+                    line: format!("part {i} line {k}\n"),
+                    timestamp: Some(prost_types::Timestamp {
+                        seconds: at,
+                        nanos: 0,
+                    }),
+                    ..Default::default()
+                }),
+            ));
+        }
+        let dir = wandb.join(run_dir_name(start, "res7", true));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run-res7.wandb"), w.into_bytes()).unwrap();
+    }
+}
+
+/// A resumed run's system charts and console are of every segment, in order
+/// (its history already was): not only the segment read as the main run.
+#[test]
+fn a_resumed_runs_system_charts_and_console_cover_every_segment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_resumed_with_samples(&wandb);
+    let mut ws = Ws::open(&wandb, "resumed/wandb", 160, 48);
+    ws.key(KeyCode::Enter, 1);
+    let view = ws.app.console_view();
+    let lines: Vec<&str> = (0..view.len())
+        .map(|i| view.get(i).unwrap().text.as_str())
+        .collect();
+    let want: Vec<String> = (0..2)
+        .flat_map(|p| (0..10).map(move |k| format!("part {p} line {k}")))
+        .collect();
+    assert_eq!(lines, want);
+    // The CPU chart from the first segment's start (10 %) to the second's end
+    // (90 %), the time between them a gap.
+    let s = ws.screen(160, 48);
+    let row = |at: &str| s.lines().find(|l| l.contains(at)).unwrap_or_default();
+    assert!(s.contains("Process CPU (%)"), "{s}");
+    assert!(row("│10%│").contains('⣀'), "{s}");
+    assert!(row("│90%│").contains('⠉'), "{s}");
+    assert!(row("└0:01").trim_end().ends_with("6:31│"), "{s}");
+}

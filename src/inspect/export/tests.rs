@@ -62,7 +62,8 @@ fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
         };
         let mut prog = Progress::default();
         let mut err = Vec::new();
-        let scan = scan(&run, &opts, &mut prog, &mut err).unwrap();
+        let src = RunFiles::One(run.clone());
+        let scan = scan(&src, &opts, &mut prog, &mut err).unwrap();
         let mut seen_temp = false;
         let r = to_file(&target, |out| {
             seen_temp = entries(dir.path()).iter().any(|n| n.contains(".leet-tmp-"));
@@ -70,7 +71,7 @@ fn a_write_error_part_way_leaves_the_target_as_it_was_and_no_temporary_file() {
                 inner: out,
                 left: 100_000,
             };
-            write_rows(&run, &opts, scan, false, &mut full, &mut prog, &mut err)
+            write_rows(&src, &opts, scan, false, &mut full, &mut prog, &mut err)
         });
         let e = r.err().map(|e| error_line_of(&e)).unwrap_or_default();
         assert!(e.contains("No space left on device"), "{format:?}: {e}");

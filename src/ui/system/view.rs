@@ -28,11 +28,20 @@ fn sys_points(
     out: &mut Vec<Point>,
 ) {
     out.clear();
-    let Some(s) = app.shown.run.system.get(key) else {
+    let parts = sys_series(app, key);
+    if parts.is_empty() {
         return;
-    };
+    }
     let mut raw = Vec::with_capacity(width * 2 + 4);
-    s.downsample(x.0, x.1, width, &mut raw);
+    let mut part = Vec::new();
+    for s in parts {
+        s.downsample(x.0, x.1, width, &mut part);
+        // The time between two segments is no line: a break before the next.
+        if let (Some(_), Some(&(px, _))) = (raw.last(), part.first()) {
+            raw.push((px, f64::NAN));
+        }
+        raw.append(&mut part);
+    }
     let Some(factor) = rate else {
         *out = raw;
         return;
@@ -59,6 +68,16 @@ fn sys_points(
     }
 }
 
+/// The series of system key `key` of each segment of the run shown, oldest
+/// first (the run's own alone where it is no resumed run): a resumed run's
+/// samples are all of its segments'.
+fn sys_series<'a>(app: &'a App, key: &str) -> Vec<&'a crate::store::Series> {
+    app.segment_runs()
+        .into_iter()
+        .filter_map(|r| r.system.get(key))
+        .collect()
+}
+
 /// The chart's title with its unit (`Process CPU (%)`) where that fits in
 /// `room` columns, else without it: a process chart's command and pid name the
 /// chart better than its unit, which the corner value shows too.
@@ -81,11 +100,11 @@ pub(crate) fn render_sys_chart(
     theme: Theme,
 ) {
     let x = sys_x(app, chart);
+    // From the start of the run: of its first segment, for a resumed run.
     let t0 = app
-        .shown
-        .run
-        .info
-        .start_time
+        .segment_runs()
+        .iter()
+        .find_map(|r| r.info.start_time)
         .map_or(x.0, |(s, n)| s as f64 + f64::from(n) * 1e-9);
     let live = app.is_host();
     let fmt_x = move |v: f64| {
@@ -110,13 +129,15 @@ pub(crate) fn render_sys_chart(
         pts.push(v);
     }
     let unit = chart.unit;
-    // The min–max band: of the series charted as read (not rates).
+    // The min–max band: of the series charted as read (not rates); a band is of
+    // one series, so none where a resumed run's segments make up the line.
     let read: Vec<(usize, &crate::store::Series)> = (chart.series.iter().enumerate())
         .filter(|(_, s)| s.rate.is_none())
-        .filter_map(|(i, s)| app.shown.run.system.get(&s.key).map(|r| (i, r)))
+        .flat_map(|(i, s)| sys_series(app, &s.key).into_iter().map(move |r| (i, r)))
         .collect();
+    let one_each = read.windows(2).all(|w| w[0].0 != w[1].0);
     let minmax = MinMax::of(
-        (app.charts.band, &app.charts.views),
+        (app.charts.band && one_each, &app.charts.views),
         &read,
         x,
         width,
@@ -205,12 +226,9 @@ fn render_sys_heatmap(
 fn sys_x(app: &App, chart: &SysChart) -> (f64, f64) {
     let mut x = (f64::INFINITY, f64::NEG_INFINITY);
     for s in &chart.series {
-        if let Some((a, b)) = app
-            .shown
-            .run
-            .system
-            .get(&s.key)
-            .and_then(crate::store::Series::x_bounds)
+        for (a, b) in sys_series(app, &s.key)
+            .into_iter()
+            .filter_map(crate::store::Series::x_bounds)
         {
             x = (x.0.min(a), x.1.max(b));
         }

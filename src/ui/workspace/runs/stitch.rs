@@ -77,6 +77,31 @@ impl Runs {
         self.restitch(cx, key.as_deref());
     }
 
+    /// The runs read from the segments of the main run `main`, oldest first (by
+    /// start; `main` among them): their system samples and console lines are the
+    /// run's, as their rows are. `main` alone when it is no resumed run's segment.
+    pub(crate) fn segments_of_main<'a>(&'a self, main: &'a Run) -> Vec<&'a Run> {
+        let Some(key) = self
+            .main_tag
+            .as_ref()
+            .filter(|t| t.segments > 1)
+            .map(|t| t.key.as_str())
+        else {
+            return vec![main];
+        };
+        let mut runs: Vec<&Run> = std::iter::once(main)
+            .chain(
+                self.compare
+                    .iter()
+                    .filter(|c| c.ws.as_ref().is_some_and(|t| t.key == key))
+                    .map(|c| &c.run),
+            )
+            .collect();
+        // Stable: a segment not read yet (no start) first, with nothing to show.
+        runs.sort_by_key(|r| r.info.start_time);
+        runs
+    }
+
     /// The run read from segment directory `dir`: the main run or a compared one.
     fn segment_run<'a>(
         &'a self,
