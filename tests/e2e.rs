@@ -332,7 +332,8 @@ fn a_stop_from_outside_and_fg_give_the_viewer_its_keys_back() {
     // What bash does as it takes the terminal back; `sh` leaves it raw, where
     // Enter is no newline: ctrl+j is.
     t.keys(&["stty sane", "C-j"]);
-    t.line("fg");
+    // ctrl+j again: Enter typed before `stty sane` has run is no newline yet.
+    t.keys(&["fg", "C-j"]);
     t.wait_flag("#{alternate_on}", "1", SUSPEND_WAIT);
     t.wait_for("Metrics [", SUSPEND_WAIT);
     t.keys(&["q"]);

@@ -347,17 +347,24 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
     if data.len() as u64 > MAX_FILE {
         return Err(format!("larger than {} MiB", MAX_FILE >> 20));
     }
+    if let Some(kind) = not_png(&data) {
+        return Err(format!("{kind} image: only PNG images are drawn"));
+    }
     let mut decoder = png::Decoder::new_with_limits(
         std::io::Cursor::new(data),
         png::Limits { bytes: MAX_DECODED },
     );
     decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let mut reader = decoder.read_info().map_err(|e| match e {
+        png::DecodingError::LimitsExceeded => too_large(None),
+        e => e.to_string(),
+    })?;
+    let dims = (reader.info().width, reader.info().height);
     let size = reader
         .output_buffer_size()
-        .ok_or_else(|| "image too large".to_owned())?;
+        .ok_or_else(|| too_large(Some(dims)))?;
     if size > MAX_DECODED {
-        return Err("image too large".into());
+        return Err(too_large(Some(dims)));
     }
     let mut buf = vec![0; size];
     let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
@@ -386,9 +393,49 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
     })
 }
 
+/// What an image too large to draw says: its size where known, and the limit.
+fn too_large(dims: Option<(u32, u32)>) -> String {
+    let limit = MAX_DECODED >> 20;
+    match dims {
+        Some((w, h)) => format!("image too large: {w}×{h} (at most {limit} MiB decoded)"),
+        None => format!("image too large (at most {limit} MiB decoded)"),
+    }
+}
+
+/// The kind of an image that is not a PNG, from its first bytes (None: a PNG, or
+/// bytes of no kind named here: the PNG decoder says what is wrong).
+fn not_png(data: &[u8]) -> Option<&'static str> {
+    match data {
+        [0x89, b'P', b'N', b'G', ..] => None,
+        [0xFF, 0xD8, 0xFF, ..] => Some("a JPEG"),
+        [b'G', b'I', b'F', b'8', ..] => Some("a GIF"),
+        [b'B', b'M', ..] => Some("a BMP"),
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("a WebP"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JPEG, GIF, BMP or WebP file logged as an image is named as such, not as a
+    /// PNG with a bad signature.
+    #[test]
+    fn an_image_of_another_format_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (bytes, kind) in [
+            (&b"\xFF\xD8\xFF\xE0\x00\x10JFIF"[..], "a JPEG image"),
+            (&b"GIF89a\x01\x00"[..], "a GIF image"),
+            (&b"BM\x36\x00\x00\x00"[..], "a BMP image"),
+            (&b"RIFF\x24\x00\x00\x00WEBPVP8 "[..], "a WebP image"),
+        ] {
+            let p = dir.path().join("img");
+            std::fs::write(&p, bytes).expect("write");
+            let e = decode_png(&p).err().expect("refused");
+            assert!(e.starts_with(kind) && e.contains("only PNG"), "{e}");
+        }
+    }
 
     #[test]
     fn a_refused_settings_file_is_named_once_in_the_save_error() {
