@@ -444,6 +444,14 @@ fn runs_that_chart_a_metric_against_different_x_are_all_drawn() {
     // other run's 0..=29.
     assert!(s.contains("└0 ") && s.contains("29┃"), "{s}");
     insta::assert_snapshot!("mixed_step_metric_120x40_x_step", s);
+    // The crosshair steps along the same steps: on custom_step's last val/loss
+    // (step 22, by `_step`, not its epoch 7), then on to the other run's.
+    press(&mut app, "C");
+    let cross = screen(&app, w, h);
+    assert!(focused_title(&cross).contains("x=22"), "{cross}");
+    app.update(Msg::key(KeyCode::End));
+    assert!(focused_title(&screen(&app, w, h)).contains("x=29"));
+    press(&mut app, "CC");
 
     // Relative time, which every run has: both still drawn.
     press(&mut app, "x");
