@@ -3,6 +3,7 @@
 pub mod cluster;
 pub mod console;
 pub(crate) mod damage;
+pub mod exact;
 pub(crate) mod history;
 pub mod load;
 pub(crate) mod media;

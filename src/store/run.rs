@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use super::console::{Console, Stream};
 use super::metrics::MetricStore;
+use super::series::{Series, Stats};
 use super::stitch::Stitch;
 use crate::msg::RunBatch;
 use leet_format::decoder::Decoder;
-use leet_format::event::{Event, Events, Sink};
+use leet_format::event::{Event, Events, Row, Sink};
 use leet_format::leveldb::{Skip, SkipReason};
 use leet_format::record::RecordType;
 
@@ -43,6 +44,9 @@ pub struct Run {
     pub metrics: MetricStore,
     /// Latest non-numeric history values, as JSON text.
     pub latest_other: BTreeMap<String, String>,
+    /// The extremes of each metric's integers past 2^53, exact (the statistics'
+    /// steps of ties in the double).
+    pub exact: super::exact::ExactExtremes,
     pub metric_defs: Vec<MetricDef>,
     /// Key prefixes of rich media objects (a history value with a `_type` field, e.g.
     /// images and histograms): their numeric fields are not metrics.
@@ -117,13 +121,65 @@ impl Run {
         self.fold(&ev);
     }
 
+    /// The integers past 2^53 of row `r` (in `ev.exact`): per value its key, the
+    /// integer and its series' count before the row is folded.
+    fn exact_before(&self, ev: &Events, r: &Row) -> Vec<(String, i128, u64)> {
+        let (start, end) = (r.values.start, r.values.end);
+        let from = ev.exact.partition_point(|e| e.0 < start);
+        (ev.exact[from..].iter())
+            .take_while(|e| e.0 < end)
+            .filter_map(|(i, text)| {
+                let v: i128 = text.parse().ok()?;
+                let &(id, _) = ev.values.get(*i as usize)?;
+                let key = ev.keys.get(id as usize)?;
+                let before = self.metrics.get(key).map_or(0, Series::count);
+                Some((key.clone(), v, before))
+            })
+            .collect()
+    }
+
+    /// After the row of `exact` ([`Run::exact_before`]) is folded: each value
+    /// its series took (a row cut by a later segment is charted nowhere) counted
+    /// at its point's x.
+    fn exact_after(&mut self, exact: Vec<(String, i128, u64)>) {
+        for (key, v, before) in exact {
+            let x = (self.metrics.get(&key))
+                .filter(|s| s.count() > before)
+                .and_then(Series::last)
+                .map(|p| p.0);
+            if let Some(x) = x {
+                self.exact.entry(key).or_default().add(x, v);
+            }
+        }
+    }
+
+    /// `key`'s statistics: its series' (None where it has none), the steps and
+    /// values of extremes past 2^53 exact.
+    #[must_use]
+    pub fn stats_of(&self, key: &str) -> Option<Stats> {
+        let s = self.metrics.get(key)?.stats();
+        Some(match self.exact.get(key) {
+            Some(e) => e.apply(s),
+            None => s,
+        })
+    }
+
     /// Fold a reader's batch of events.
     pub fn fold(&mut self, ev: &Events) {
         self.start_batch(ev);
         for (at, e) in ev.list.iter().enumerate() {
             match e {
                 Event::Row(r) => {
+                    // Integers past 2^53 in the row (rare: the decoder lists them).
+                    let exact = if ev.exact.is_empty() || !r.complete {
+                        Vec::new()
+                    } else {
+                        self.exact_before(ev, r)
+                    };
                     self.fold_row(ev, r);
+                    if !exact.is_empty() {
+                        self.exact_after(exact);
+                    }
                     if let Some(s) = ev.exact_step(at, r).filter(|_| r.complete) {
                         // The step as logged, which its double is not.
                         self.last_step = Some(s);

@@ -86,6 +86,10 @@ pub struct Stats {
     pub max: Option<Point>,
     /// Mean of the finite y.
     pub mean: Option<f64>,
+    /// The smallest / largest as logged, where it is an integer past what its
+    /// double holds (2^53 and beyond; see `store::exact`).
+    pub min_exact: Option<i128>,
+    pub max_exact: Option<i128>,
 }
 
 /// Smallest cap we allow: a compaction must leave room to grow.
@@ -362,6 +366,8 @@ impl Series {
             min: some.then_some((self.x_at_min, self.y_min)),
             max: some.then_some((self.x_at_max, self.y_max)),
             mean,
+            min_exact: None,
+            max_exact: None,
         }
     }
 

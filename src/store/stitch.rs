@@ -99,19 +99,47 @@ fn join(a: Stats, b: Stats) -> Stats {
         (Some(x), Some(y)) => Some((x * finite(&a) + y * finite(&b)) / (finite(&a) + finite(&b))),
         (x, y) => x.or(y),
     };
-    let pick =
-        |x: Option<(f64, f64)>, y: Option<(f64, f64)>, better: fn(f64, f64) -> bool| match (x, y) {
-            (Some(p), Some(q)) if better(q.1, p.1) => Some(q),
-            (Some(p), _) => Some(p),
-            (None, q) => q,
-        };
+    // The extreme of `a` or `b` (an exact one where it is: it orders ties of
+    // its double), with its exact value.
+    type Ext = (Option<(f64, f64)>, Option<i128>);
+    let pick = |x: Ext, y: Ext, better: fn(f64, f64) -> bool, exact: fn(i128, i128) -> bool| match (
+        x, y,
+    ) {
+        ((Some(p), pe), (Some(q), qe)) => {
+            let won = match (pe, qe) {
+                (Some(e), Some(f)) => exact(f, e),
+                _ => better(q.1, p.1),
+            };
+            if won {
+                (Some(q), qe)
+            } else {
+                (Some(p), pe)
+            }
+        }
+        ((Some(p), pe), _) => (Some(p), pe),
+        ((None, _), q) => q,
+    };
+    let (min, min_exact) = pick(
+        (a.min, a.min_exact),
+        (b.min, b.min_exact),
+        |q, p| q < p,
+        |q, p| q < p,
+    );
+    let (max, max_exact) = pick(
+        (a.max, a.max_exact),
+        (b.max, b.max_exact),
+        |q, p| q > p,
+        |q, p| q > p,
+    );
     Stats {
         count: a.count + b.count,
         non_finite: a.non_finite + b.non_finite,
         last: b.last.or(a.last),
-        min: pick(a.min, b.min, |q, p| q < p),
-        max: pick(a.max, b.max, |q, p| q > p),
+        min,
+        max,
         mean,
+        min_exact,
+        max_exact,
     }
 }
 

@@ -896,7 +896,8 @@ impl App {
     /// `x`: the focused chart's next x; after wall time, the metric picker.
     pub(crate) fn cycle_x_axis(&mut self) -> Effect {
         let host = self.is_host();
-        let (fx, picker) = self.charts.cycle_x_axis(host, &self.shown.run);
+        let runs = drawn_runs(&self.shown.run, &self.runs);
+        let (fx, picker) = self.charts.cycle_x_axis(host, &runs);
         if let Some(p) = picker {
             self.overlay = Overlay::XAxis(p);
         }

@@ -139,7 +139,8 @@ impl Charts {
     /// Chart `key`'s x zoomed in or out around `at(x0, x1)` of the range shown,
     /// within the main run's data (`runs[0]`); the crosshair stays inside it.
     fn zoom_around(&mut self, runs: &[&Run], key: String, at: impl Fn(f64, f64) -> f64, zin: bool) {
-        let main = runs.first().and_then(|r| r.metrics.get(&key));
+        let own = crate::ui::charts::xaxis::own_x(runs, &key);
+        let main = (runs.first()).and_then(|r| crate::ui::charts::xaxis::series_in(r, &key, own));
         let Some((fx0, fx1)) = main.and_then(Series::x_bounds) else {
             return;
         };

@@ -388,3 +388,96 @@ fn the_x_choice_and_log_x_are_saved_and_come_back() {
     press(&mut all, "xX");
     assert_eq!(all.settings().x_axis_all, "rel");
 }
+
+/// `custom_step`'s run with a run beside it that logs `val/loss` by `_step`
+/// (custom_step's `define_metric` steps `val/*` by `epoch`), at `w`×`h`, the
+/// chart of `val/loss` focused. The other run's directory lives as long as the
+/// returned guard.
+fn beside_a_step_run(w: u16, h: u16) -> (App, tempfile::TempDir) {
+    use leet::decode::synth::{run_file, RunSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run-by-step");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = RunSpec {
+        run_id: "bystep01".into(),
+        display_name: "by-step".into(),
+        start_time: common::screen::NOW - 7200.0,
+        steps: 30,
+        metrics: vec!["val/loss".into()],
+        step_seconds: 0.01,
+        ..RunSpec::default()
+    };
+    std::fs::write(dir.join("run-bystep01.wandb"), run_file(&spec)).unwrap();
+    let mut app = app_from("custom_step", w, h);
+    app.request_compare(dir.clone(), dir.clone());
+    app.take_cmds();
+    let (_, b) = leet::source::tail::read_batch(&dir).unwrap();
+    let tag = app.runs.compare[0].tag;
+    app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    focus(&mut app, "val/loss");
+    (app, tmp)
+}
+
+/// The legend line of the focused chart (the row above its bottom border).
+fn focused_legend(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    let bottom = lines.iter().position(|l| l.contains('┗')).unwrap();
+    let at = lines[bottom].find('┗').unwrap();
+    let row = lines[bottom - 1];
+    row.get(at..).unwrap_or(row).to_owned()
+}
+
+/// Two runs that chart `val/loss` against different x (one by `epoch`, one by
+/// `_step`) are both drawn: by `_step` by default (which every row has), by
+/// time as well; on `x=epoch`, which one of them lacks, the chart says so.
+#[test]
+fn runs_that_chart_a_metric_against_different_x_are_all_drawn() {
+    let (w, h) = (120, 40);
+    let (mut app, _tmp) = beside_a_step_run(w, h);
+    let s = screen(&app, w, h);
+    let t = focused_title(&s);
+    assert!(t.contains("val/loss") && !t.contains("x="), "{s}");
+    let legend = focused_legend(&s);
+    assert!(legend.contains("by-step"), "{s}");
+    assert!(legend.contains("custom"), "{s}");
+    // By `_step`: custom_step's val/loss spans steps 4..=22 (its epochs' rows), the
+    // other run's 0..=29.
+    assert!(s.contains("└0 ") && s.contains("29┃"), "{s}");
+    insta::assert_snapshot!("mixed_step_metric_120x40_x_step", s);
+    // The crosshair steps along the same steps: on custom_step's last val/loss
+    // (step 22, by `_step`, not its epoch 7), then on to the other run's.
+    press(&mut app, "C");
+    let cross = screen(&app, w, h);
+    assert!(focused_title(&cross).contains("x=22"), "{cross}");
+    app.update(Msg::key(KeyCode::End));
+    assert!(focused_title(&screen(&app, w, h)).contains("x=29"));
+    press(&mut app, "CC");
+
+    // Relative time, which every run has: both still drawn.
+    press(&mut app, "x");
+    let rel = screen(&app, w, h);
+    assert!(focused_title(&rel).contains("x=rel"), "{rel}");
+    let legend = focused_legend(&rel);
+    assert!(
+        legend.contains("by-step") && legend.contains("custom"),
+        "{rel}"
+    );
+    assert!(!legend.contains("not on x"), "{rel}");
+
+    // x=epoch: the run without `epoch` cannot be placed, and the chart says so.
+    press(&mut app, "x");
+    press(&mut app, "x");
+    press(&mut app, "epoch");
+    app.update(Msg::key(KeyCode::Enter));
+    let epoch = screen(&app, w, h);
+    assert!(focused_title(&epoch).contains("x=epoch"), "{epoch}");
+    // (The note is cut to the legend's room here, and whole on a wider chart.)
+    assert!(focused_legend(&epoch).contains("╳ 1 run no"), "{epoch}");
+    app.update(Msg::Resize(200, 60));
+    let wide = screen(&app, 200, 60);
+    assert!(
+        focused_legend(&wide).contains("╳ 1 run not on x=epoch · x: change axis"),
+        "{wide}"
+    );
+    insta::assert_snapshot!("mixed_step_metric_200x60_x_epoch", wide);
+}

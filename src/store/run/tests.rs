@@ -331,3 +331,54 @@ fn a_removal_inside_a_value_set_whole_takes_the_key_out_of_it() {
         serde_json::json!({"nest": {"a": 7}, "n": 5})
     );
 }
+
+/// `bigint = 2**53 + i` and `hugeint = 2**63 - 1 - i` at steps 0..30, folded
+/// one record at a time (`batched`: all in one batch, as a reader hands them):
+/// their doubles tie (…+27, +28 and +29 are all held as …+28), the statistics
+/// name the steps of the exact extremes and keep their values as logged.
+#[test]
+fn the_statistics_of_integers_past_2_53_name_the_exact_extremes_step() {
+    for batched in [false, true] {
+        let mut run = Run::new();
+        let mut dec = leet_format::decoder::Decoder::new();
+        for i in 0..30i64 {
+            let (step, big, huge) = (
+                i.to_string(),
+                ((1i64 << 53) + i).to_string(),
+                (i64::MAX - i).to_string(),
+            );
+            let items = [
+                ("_step", step.as_str()),
+                ("bigint", big.as_str()),
+                ("loss", "0.5"),
+                ("hugeint", huge.as_str()),
+            ];
+            let rec = leet_format::synth::history_record(i + 1, &items);
+            let at = (i as u64 + 1) * 100;
+            if batched {
+                dec.record(at, &rec);
+            } else {
+                run.apply(at, &rec);
+            }
+        }
+        if batched {
+            run.fold(&dec.take());
+        }
+        // The double's first largest is step 27's (held as …+28, as +29 is).
+        let held = run.metrics.get("bigint").unwrap().stats();
+        assert_eq!(held.max.map(|p| p.0), Some(27.0));
+        let big = run.stats_of("bigint").unwrap();
+        assert_eq!(big.max.map(|p| p.0), Some(29.0), "batched {batched}");
+        assert_eq!(big.max_exact, Some((1i128 << 53) + 29));
+        assert_eq!(big.min.map(|p| p.0), Some(0.0));
+        assert_eq!(big.min_exact, Some(1i128 << 53));
+        let huge = run.stats_of("hugeint").unwrap();
+        assert_eq!(huge.min.map(|p| p.0), Some(29.0), "batched {batched}");
+        assert_eq!(huge.min_exact, Some(i128::from(i64::MAX) - 29));
+        assert_eq!(huge.max.map(|p| p.0), Some(0.0));
+        // A plain metric's statistics are its series'.
+        let loss = run.stats_of("loss").unwrap();
+        assert_eq!(loss, run.metrics.get("loss").unwrap().stats());
+        assert_eq!(loss.max_exact, None);
+    }
+}

@@ -6,6 +6,7 @@
 //! or a right-button drag puts it under the pointer (as `wandb leet` does). The view
 //! shows x and each drawn series' value at its point nearest to x.
 
+use super::xaxis::chart_series;
 use super::Charts;
 use crate::store::{Run, Series};
 
@@ -25,9 +26,7 @@ impl Charts {
     /// compared run's).
     fn focused_series<'r>(&self, runs: &[&'r Run]) -> Option<&'r Series> {
         let key = self.focused_key()?;
-        runs.iter()
-            .filter_map(|r| r.metrics.get(key))
-            .find(|s| !s.is_empty())
+        chart_series(runs, key).into_iter().find(|s| !s.is_empty())
     }
 
     /// `C`: off → on the focused chart (at its last point) → synced → off.
@@ -55,10 +54,9 @@ impl Charts {
         let Some(key) = self.focused_key() else {
             return Vec::new();
         };
-        (runs.iter())
-            .filter_map(|r| r.metrics.get(key))
-            .filter(|s| !s.is_empty())
-            .collect()
+        let mut all = chart_series(runs, key);
+        all.retain(|s| !s.is_empty());
+        all
     }
 
     /// `←`/`→` with the crosshair on: to the previous / next point any drawn run
@@ -171,10 +169,11 @@ fn nearest_inside(s: &Series, (x0, x1): (f64, f64), edge: f64) -> Option<f64> {
         .filter(inside)
 }
 
-/// The x range of every drawn run's `key` series.
+/// The x range of every drawn run's `key` series, in the chart's own x.
 pub(crate) fn data_bounds(runs: &[&Run], key: &str) -> Option<(f64, f64)> {
-    runs.iter()
-        .filter_map(|r| r.metrics.get(key).and_then(Series::x_bounds))
+    chart_series(runs, key)
+        .into_iter()
+        .filter_map(Series::x_bounds)
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
 }
 

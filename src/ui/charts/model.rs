@@ -8,8 +8,11 @@ use ratatui::style::{Modifier, Style};
 use crate::store::series::{Point, Series};
 use crate::store::Run;
 use crate::text::sanitize;
+use crate::ui::action::Action;
 use crate::ui::charts::crosshair::Crosshair;
 use crate::ui::charts::xaxis::view::{map_chart, map_points, Mapped};
+use crate::ui::charts::xaxis::{own_x, series_in};
+use crate::ui::keymap::Mode;
 use crate::ui::system::Unit;
 use crate::ui::theme::Theme;
 use crate::ui::widget::band::MinMax;
@@ -107,7 +110,7 @@ impl<'a> ChartModel<'a> {
             .crosshair
             .filter(|c| c.synced || focused)
             .and_then(|c| Some((c.x, crosshair_owner(app, key, &runs)?)));
-        let mapped = map_chart(app, key, &runs, zoom, px, cross_x);
+        let mapped = map_chart(app, (key, xname), &runs, zoom, px, cross_x);
         let x = mapped.as_ref().map_or((x0, x1), |m| m.x);
         let on_step = xname == "_step" && mapped.is_none();
         // The min–max band: in the series' own x only (a chart mapped to another x
@@ -143,13 +146,24 @@ impl<'a> ChartModel<'a> {
         );
         let cursor = mapped.as_ref().map_or(cross.map(|c| c.x), |m| m.cursor);
         let grouped = groups.is_some();
-        let smoothing = smoothing_of(app, key, &runs, (mapped.as_ref(), zoom), (x, px), grouped);
+        let smoothing = smoothing_of(
+            app,
+            (key, xname),
+            &runs,
+            (mapped.as_ref(), zoom),
+            (x, px),
+            grouped,
+        );
         let title = smoothing.title(title);
         let legend = match groups.as_deref() {
             Some(g) => group_legend(g, cross.and(cursor).map(|c| (c, x, px)), theme),
             None => legend_of(app, &drawn, &all, cross.map(|_| &at[..]), theme),
         };
         let (gaps, note) = gaps_of(&drawn, &all, on_step, x);
+        let note = unplaced_note(app, (&drawn, &all), key, xname, mapped.as_ref())
+            .into_iter()
+            .chain(note)
+            .reduce(|a, b| format!("{a} · {b}"));
         // Without colour, several runs (or groups) are told apart by letters.
         let marked = !theme.color && !legend.is_empty();
         let (lines, bands) = match groups {
@@ -275,35 +289,84 @@ fn crosshair_at(
 /// [`Crosshair`]'s keys take it; its x is that run's.
 fn crosshair_owner(app: &App, key: &str, runs: &[&Run]) -> Option<usize> {
     let order = crate::ui::drawn_runs(&app.shown.run, &app.runs);
+    let own = own_x(&order, key);
     let owner = order
         .into_iter()
-        .find(|r| r.metrics.get(key).is_some_and(|s| !s.is_empty()))?;
+        .find(|r| series_in(r, key, own).is_some_and(|s| !s.is_empty()))?;
     runs.iter().position(|r| std::ptr::eq(*r, owner))
 }
 
-/// The smoothing of `key`'s chart of `runs` over `x` in `px` dot columns: not
-/// of a group's mean (`grouped`). In another x (or log x, `mapped`) the smoothed
-/// series is mapped as the raw ones are.
+/// The smoothing of `key`'s chart (over its own x `own`) of `runs` over `x` in
+/// `px` dot columns: not of a group's mean (`grouped`). In another x (or log x,
+/// `mapped`) the smoothed series is mapped as the raw ones are. A run whose
+/// own x for `key` is not the chart's (runs that disagree, drawn by `_step`)
+/// has its smoothed line over the other x: its raw line is drawn alone.
 fn smoothing_of(
     app: &App,
-    key: &str,
+    (key, own): (&str, &str),
     runs: &[&Run],
     (mapped, zoom): (Option<&Mapped>, Option<(f64, f64)>),
     (x, px): ((f64, f64), usize),
     grouped: bool,
 ) -> smooth::ChartSmoothing {
-    let map_x = |run: &Run, s: &Series| {
-        let m = mapped?;
-        map_points(app, key, run, s, zoom, m, px)
+    let mixed = runs.iter().any(|r| r.x_axis_of(key) != own);
+    let map_x = |run: &Run, s: &Series| match mapped {
+        Some(m) => map_points(app, key, run, s, zoom, m, px),
+        None => (run.x_axis_of(key) == own).then(|| {
+            let mut out = Vec::with_capacity(px * 2 + 4);
+            s.downsample(x.0, x.1, px, &mut out);
+            out
+        }),
     };
     smooth::of_chart(
         app,
         key,
         runs.iter().copied(),
         (x, px),
-        mapped.is_some().then_some(&map_x as smooth::MapX<'_>),
+        (mapped.is_some() || mixed).then_some(&map_x as smooth::MapX<'_>),
         grouped,
     )
+}
+
+/// The legend's note on the drawn runs with `key` that the chart cannot place
+/// on its x (`xname`, or the x it is `mapped` to): `2 runs not on x=epoch ·
+/// x: change axis` (a resumed run's segments count once); None where every
+/// run is placed.
+fn unplaced_note(
+    app: &App,
+    (drawn, all): (&[Drawn<'_>], &[(usize, &Series)]),
+    key: &str,
+    xname: &str,
+    mapped: Option<&Mapped>,
+) -> Option<String> {
+    let mut out: Vec<usize> = (drawn.iter().enumerate())
+        .filter(|(i, d)| d.run.metrics.get(key).is_some() && !all.iter().any(|a| a.0 == *i))
+        .map(|(i, _)| i)
+        .collect();
+    out.extend(
+        mapped
+            .iter()
+            .flat_map(|m| m.unplaced.iter().map(|&n| all[n].0)),
+    );
+    let mut keys: Vec<Option<&str>> = out.iter().map(|&i| drawn[i].key).collect();
+    keys.sort_unstable();
+    let unkeyed = keys.iter().filter(|k| k.is_none()).count();
+    keys.dedup();
+    let n = keys.iter().filter(|k| k.is_some()).count() + unkeyed;
+    if n == 0 {
+        return None;
+    }
+    let x = mapped.and_then(|m| m.name.as_deref()).unwrap_or(xname);
+    let runs = if n == 1 { "run" } else { "runs" };
+    let mut note = format!("{n} {runs} not on x={}", sanitize(x));
+    if let Some(k) = app
+        .screen
+        .keymap
+        .hint_key(Mode::Normal, &[Action::CycleXAxis])
+    {
+        note.push_str(&format!(" · {k}: change axis"));
+    }
+    Some(note)
 }
 
 /// Where a chart's x ticks go and how its x values are written: the live
@@ -360,23 +423,17 @@ fn y_of(lines: &[ModelLine<'_>], bands: &[ModelBand], log: bool) -> Option<(f64,
     y_range(&lines, &bands, log, Unit::Plain)
 }
 
-/// The x name of `key`'s chart (the first drawn run's) and the drawn series that
-/// chart `key` against it.
+/// The own x of `key`'s chart ([`own_x`]: the drawn runs' x for it where they
+/// agree, else `_step`) and every drawn run's series of `key` over it.
 fn series_of<'a>(drawn: &[Drawn<'a>], key: &str) -> Option<(&'a str, Charted<'a>)> {
-    let with_key: Vec<(usize, &'a Run)> = drawn
+    let runs: Vec<&'a Run> = drawn.iter().map(|d| d.run).collect();
+    let xname = own_x(&runs, key);
+    let all: Charted<'a> = runs
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.run.metrics.get(key).is_some())
-        .map(|(i, d)| (i, d.run))
+        .filter_map(|(i, r)| series_in(r, key, xname).map(|s| (i, s)))
         .collect();
-    let &(_, first_run) = with_key.first()?;
-    let xname = first_run.x_axis_of(key);
-    let all = with_key
-        .iter()
-        .filter(|(_, r)| r.x_axis_of(key) == xname)
-        .filter_map(|&(i, r)| r.metrics.get(key).map(|s| (i, s)))
-        .collect();
-    Some((xname, all))
+    (!all.is_empty()).then_some((xname, all))
 }
 
 /// The x range of the series `all`, unzoomed; live, a sliding window that

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use crate::store::Run;
+use crate::store::{Run, Series};
 use crate::ui::action::Action;
 use crate::ui::charts::Charts;
 use crate::ui::keymap::{Key, Keymap, Mode};
@@ -79,6 +79,47 @@ impl XAxis {
             XAxis::Metric(m) => Some(m),
         }
     }
+}
+
+/// The x a chart of `key` over `runs` is drawn against by default (its own x,
+/// the one its zoom and crosshair are in): the x every run that logged `key`
+/// charts it against (`_step`, or the step metric a `define_metric` gives it);
+/// where they differ, `_step`, which every history row has, so that no run is
+/// left out of the chart (a run over a step metric keeps its values by `_step`
+/// too).
+#[must_use]
+pub fn own_x<'r>(runs: &[&'r Run], key: &str) -> &'r str {
+    let mut with = runs.iter().filter(|r| r.metrics.get(key).is_some());
+    let Some(first) = with.next() else {
+        return "_step";
+    };
+    let x = first.x_axis_of(key);
+    if with.all(|r| r.x_axis_of(key) == x) {
+        x
+    } else {
+        "_step"
+    }
+}
+
+/// `run`'s series of `key` over the chart's own x `own` ([`own_x`]): its own
+/// series where it charts `key` against `own`, else by `_step` where that is
+/// `own`; None where it did not log `key`.
+#[must_use]
+pub fn series_in<'r>(run: &'r Run, key: &str, own: &str) -> Option<&'r Series> {
+    if run.x_axis_of(key) == own {
+        run.metrics.get(key)
+    } else if own == "_step" {
+        run.timeline.by_step.get(key)
+    } else {
+        None
+    }
+}
+
+/// Every drawn run's series of `key` over the chart's own x, in `runs`' order.
+#[must_use]
+pub fn chart_series<'r>(runs: &[&'r Run], key: &str) -> Vec<&'r Series> {
+    let own = own_x(runs, key);
+    runs.iter().filter_map(|r| series_in(r, key, own)).collect()
 }
 
 /// The metric picker (`x` after wall time; `Overlay::XAxis` while open): the chart
@@ -152,9 +193,10 @@ impl Charts {
     }
 
     /// `x`: the focused chart's next x. After wall time comes the metric picker
-    /// over `run`'s other metrics, for the router to open (the chart's x stays
+    /// over the other metrics of the drawn `runs` (a compared run's too: its step
+    /// metric may be the x wanted), for the router to open (the chart's x stays
     /// until a metric is picked).
-    pub(crate) fn cycle_x_axis(&mut self, host: bool, run: &Run) -> (Effect, Option<Picker>) {
+    pub(crate) fn cycle_x_axis(&mut self, host: bool, runs: &[&Run]) -> (Effect, Option<Picker>) {
         if host {
             return (Effect::NONE, None);
         }
@@ -165,12 +207,14 @@ impl Charts {
             XAxis::Default => XAxis::Relative,
             XAxis::Relative => XAxis::Wall,
             XAxis::Wall => {
-                let mut options: Vec<String> = (run.metrics.keys().iter())
+                let mut options: Vec<String> = (runs.iter())
+                    .flat_map(|r| r.metrics.keys().iter())
                     .filter(|k| **k != key)
                     .cloned()
                     .collect();
                 if !options.is_empty() {
                     options.sort();
+                    options.dedup();
                     let picker = Picker {
                         key,
                         options,

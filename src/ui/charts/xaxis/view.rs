@@ -16,7 +16,7 @@ use crate::store::series::{Point, Series};
 use crate::store::timeline::Table;
 use crate::store::Run;
 use crate::text::sanitize;
-use crate::ui::charts::xaxis::XAxis;
+use crate::ui::charts::xaxis::{series_in, XAxis};
 use crate::ui::theme::Theme;
 use crate::ui::widget::chart::XTicks;
 use crate::ui::widget::fit::{fit, put};
@@ -44,6 +44,12 @@ pub(crate) struct Mapped {
     /// Per drawn series, its own point nearest to the cursor in the chosen x
     /// (None where it has none within a dot column of its line).
     pub at: Vec<Option<Point>>,
+    /// Drawn runs with the chart's metric that have no x here (no such x
+    /// metric, no times): in the legend, with a note, not left out unsaid.
+    /// (Their indices in the chart's runs.)
+    pub unplaced: Vec<usize>,
+    /// The chart's own x (`own_x`), which its series, zoom and crosshair are in.
+    own: String,
     kind: Kind,
 }
 
@@ -154,12 +160,12 @@ fn map_of(run: &Run, x: &XAxis) -> Option<Map> {
 }
 
 /// `key`'s chart in the x the app gives it, or None where that is the default,
-/// linear x (the chart draws as it always has). `runs`: the drawn runs' (in the
-/// chart's order); `zoom`: the chart's zoom, in its series' own x; `cross`: the
-/// crosshair's x, in the same.
+/// linear x (the chart draws as it always has). `own`: the chart's own x
+/// (`own_x`); `runs`: the drawn runs' (in the chart's order); `zoom`: the
+/// chart's zoom, in its own x; `cross`: the crosshair's x, in the same.
 pub(crate) fn map_chart(
     app: &App,
-    key: &str,
+    (key, own): (&str, &str),
     runs: &[&Run],
     zoom: Option<(f64, f64)>,
     px: usize,
@@ -176,13 +182,17 @@ pub(crate) fn map_chart(
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     let mut cursor = None;
+    let mut unplaced = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let src = match x {
-            XAxis::Default => run.metrics.get(key),
+            XAxis::Default => series_in(run, key, own),
             _ => by_step(run, key),
         };
         let map = map_of(run, x);
         let mut out = Vec::new();
+        if src.is_none() || map.is_none() {
+            unplaced.push(i);
+        }
         if let (Some(src), Some(map)) = (src, &map) {
             floor |= src.compacted();
             let tail = src
@@ -207,7 +217,7 @@ pub(crate) fn map_chart(
             // in that run's own x: a step wherever the chart's series are over
             // `_step`, mapped by that run's steps, not another's.
             if let Some((c, owner)) = cross {
-                if i == owner && (*x == XAxis::Default || run.x_axis_of(key) == "_step") {
+                if i == owner && (*x == XAxis::Default || own == "_step") {
                     cursor = map.at(c).and_then(|v| axis_value(v, log));
                 }
             }
@@ -241,6 +251,8 @@ pub(crate) fn map_chart(
         name: x.label().map(sanitize),
         cursor,
         at,
+        unplaced,
+        own: own.to_owned(),
         kind,
     })
 }
@@ -273,8 +285,10 @@ pub(crate) fn map_points(
     m: &Mapped,
     px: usize,
 ) -> Option<Vec<Point>> {
+    // The smoothed series is over the run's own x for `key`: drawn only where
+    // that is the chart's, and mapped only from `_step`.
     let x = app.charts.xaxis.of(key);
-    if *x != XAxis::Default && run.x_axis_of(key) != "_step" {
+    if run.x_axis_of(key) != m.own || *x != XAxis::Default && m.own != "_step" {
         return None;
     }
     let map = map_of(run, x)?;

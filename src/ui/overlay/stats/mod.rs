@@ -220,10 +220,7 @@ impl StatsTable {
                 key: k.clone(),
                 cells: groups
                     .iter()
-                    .map(|g| {
-                        let parts = g.parts.iter().filter_map(|(_, r)| r.metrics.get(k));
-                        stitch::stats(parts.map(crate::store::Series::stats))
-                    })
+                    .map(|g| stitch::stats(g.parts.iter().filter_map(|(_, r)| r.stats_of(k))))
                     .collect(),
             })
             .collect();

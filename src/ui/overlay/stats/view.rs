@@ -66,10 +66,14 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
         return [format!("{key} · {label}: not logged"), String::new()];
     };
     let full = |v: Option<f64>| v.map_or_else(|| "-".into(), exact_or_near);
-    let pt = |p: Option<(f64, f64)>| {
+    // An integer past 2^53 as logged where the run kept it, else its double.
+    let pt = |p: Option<(f64, f64)>, exact: Option<i128>| {
         p.map_or_else(
             || "-".into(),
-            |p| format!("{} @ {}", exact_or_near(p.1), p.0),
+            |p| {
+                let v = exact.map_or_else(|| exact_or_near(p.1), |e| e.to_string());
+                format!("{v} @ {}", p.0)
+            },
         )
     };
     let mut first = format!(
@@ -81,7 +85,14 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
     if s.non_finite > 0 {
         first.push_str(&format!(" ({} NaN/inf)", s.non_finite));
     }
-    [first, format!("  min {} · max {}", pt(s.min), pt(s.max))]
+    [
+        first,
+        format!(
+            "  min {} · max {}",
+            pt(s.min, s.min_exact),
+            pt(s.max, s.max_exact)
+        ),
+    ]
 }
 
 /// A value written in full: past 2^53 a double no longer holds every integer, so
@@ -471,5 +482,38 @@ mod tests {
         // A logged 9007199254741011 is held as the nearest double, …012.
         assert_eq!(exact_or_near(9_007_199_254_741_011.0), "≈9007199254741012");
         assert_eq!(exact_or_near(f64::NAN), "NaN");
+    }
+
+    /// The selected row's line: an extreme the run kept exact is written as
+    /// logged, at its own step; one it did not, as its double, marked near.
+    #[test]
+    fn an_exact_extreme_is_written_as_logged() {
+        use super::{detail, StatsRow};
+        use crate::store::series::Stats;
+        let max = 9_007_199_254_741_020.0;
+        let s = Stats {
+            count: 30,
+            min: Some((0.0, 9_007_199_254_740_992.0)),
+            max: Some((29.0, max)),
+            max_exact: Some(9_007_199_254_741_021),
+            ..Stats::default()
+        };
+        let row = StatsRow {
+            key: "bigint".into(),
+            cells: vec![Some(s)],
+        };
+        let [_, second] = detail(&row, 0, "run");
+        assert_eq!(
+            second,
+            "  min 9007199254740992 @ 0 · max 9007199254741021 @ 29"
+        );
+        let row = StatsRow {
+            key: "bigint".into(),
+            cells: vec![Some(Stats {
+                max_exact: None,
+                ..s
+            })],
+        };
+        assert!(detail(&row, 0, "run")[1].ends_with("max ≈9007199254741020 @ 29"));
     }
 }

@@ -115,6 +115,8 @@ fn the_crosshair_reads_a_long_time_axis_finer_than_its_labels() {
         name: None,
         cursor: None,
         at: Vec::new(),
+        unplaced: Vec::new(),
+        own: "_step".into(),
         kind,
     };
     let wall = m(Kind::Wall, (t0, t0 + 11.0));
@@ -144,6 +146,8 @@ fn each_step_moves_the_crosshair_on_a_relative_time_axis() {
         name: None,
         cursor: None,
         at: Vec::new(),
+        unplaced: Vec::new(),
+        own: "_step".into(),
         kind,
     };
     let rel = m(Kind::Relative, (0.0, 301.5), false);
@@ -182,6 +186,8 @@ fn the_count_of_points_not_drawn_is_a_floor_past_the_point_cap() {
         name: None,
         cursor: None,
         at: Vec::new(),
+        unplaced: Vec::new(),
+        own: "_step".into(),
         kind: Kind::Number,
     };
     assert_eq!(
