@@ -52,13 +52,7 @@ impl Run {
         if let Some(s) = self.step_metric_of.get(key) {
             return s.clone();
         }
-        let found = self
-            .metric_defs
-            .iter()
-            .rev()
-            .find(|d| d.matches(key))
-            .map(|d| d.step_metric.clone())
-            .filter(|s| !s.is_empty());
+        let found = leet_format::event::step_metric_for(&self.metric_defs, key).map(str::to_owned);
         self.step_metric_of.insert(key.to_owned(), found.clone());
         found
     }

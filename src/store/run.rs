@@ -297,13 +297,7 @@ impl Run {
     /// The x-axis name of a history key (`_step` unless define_metric chose another).
     #[must_use]
     pub fn x_axis_of(&self, key: &str) -> &str {
-        self.metric_defs
-            .iter()
-            .rev()
-            .find(|d| d.matches(key))
-            .map(|d| d.step_metric.as_str())
-            .filter(|s| !s.is_empty())
-            .unwrap_or("_step")
+        leet_format::event::step_metric_for(&self.metric_defs, key).unwrap_or("_step")
     }
 
     /// Runtime in seconds: from the exit record, else the span from the start time to

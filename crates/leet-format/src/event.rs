@@ -117,6 +117,24 @@ impl MetricDef {
     }
 }
 
+/// The step metric (the x axis) of the history key `key` under `defs` (in the
+/// order defined), as W&B's handler resolves it: the definitions of its exact name
+/// first (merged: the latest that names a step metric), and only where there are
+/// none, the globs that match it. None: `_step`; never the key itself (a catch-all
+/// `define_metric("*", step_metric="iter")` does not chart `iter` against itself).
+#[must_use]
+pub fn step_metric_for<'a>(defs: &'a [MetricDef], key: &str) -> Option<&'a str> {
+    let named = |d: &MetricDef| !d.name.is_empty() && d.name == key;
+    let globbed = |d: &MetricDef| !d.glob.is_empty() && glob_match(&d.glob, key);
+    let exact = defs.iter().any(named);
+    defs.iter()
+        .rev()
+        .filter(|d| if exact { named(d) } else { globbed(d) })
+        .find(|d| !d.step_metric.is_empty())
+        .map(|d| d.step_metric.as_str())
+        .filter(|s| *s != key)
+}
+
 /// `*` wildcard match, as W&B's metric globs use.
 #[must_use]
 pub fn glob_match(pattern: &str, s: &str) -> bool {
@@ -437,4 +455,46 @@ pub trait Sink {
     /// Where the reader stands after it: bytes of an unfinished record at the end,
     /// and the damaged span held open there (see `DamageReport::set_open`).
     fn at_end(&mut self, pending: u64, open: Option<Skip>);
+}
+
+#[cfg(test)]
+mod step_metric_tests {
+    use super::{step_metric_for, MetricDef};
+
+    fn def(name: &str, glob: &str, step: &str) -> MetricDef {
+        MetricDef {
+            name: name.into(),
+            glob: glob.into(),
+            step_metric: step.into(),
+            hidden: false,
+            summary: Vec::new(),
+            goal: 0,
+        }
+    }
+
+    /// As W&B's handler: a metric's own definitions before any glob, merged (a later
+    /// one without a step metric keeps the earlier one's); globs only for metrics
+    /// defined by no name; never a metric against itself.
+    #[test]
+    fn a_metric_s_own_definition_wins_over_globs_and_never_steps_by_itself() {
+        // define_metric("iter"); define_metric("*", step_metric="iter")
+        let defs = [def("iter", "", ""), def("", "*", "iter")];
+        assert_eq!(step_metric_for(&defs, "iter"), None);
+        assert_eq!(step_metric_for(&defs, "acc"), Some("iter"));
+        // The glob alone also covers its own step metric: still not by itself.
+        let defs = [def("", "*", "iter")];
+        assert_eq!(step_metric_for(&defs, "iter"), None);
+        // A name's definition wins over a later glob, and merges with its own.
+        let defs = [
+            def("val/loss", "", "epoch"),
+            def("val/loss", "", ""),
+            def("", "val/*", "val/step"),
+        ];
+        assert_eq!(step_metric_for(&defs, "val/loss"), Some("epoch"));
+        assert_eq!(step_metric_for(&defs, "val/acc"), Some("val/step"));
+        // The latest glob that names one.
+        let defs = [def("", "train/*", "a"), def("", "*", "b")];
+        assert_eq!(step_metric_for(&defs, "train/x"), Some("b"));
+        assert_eq!(step_metric_for(&[], "x"), None);
+    }
 }

@@ -186,11 +186,7 @@ impl<'a> History<'a> {
     }
 
     fn step_metric(defs: &[MetricDef], key: &str) -> Option<String> {
-        defs.iter()
-            .rev()
-            .find(|d| d.matches(key))
-            .map(|d| d.step_metric.clone())
-            .filter(|s| !s.is_empty())
+        leet_format::event::step_metric_for(defs, key).map(str::to_owned)
     }
 
     fn fold(&mut self, ev: &Events) {
