@@ -321,18 +321,32 @@ fn a_terminal_that_goes_away_ends_the_viewer_as_a_hangup() {
 #[test]
 fn a_stop_from_outside_and_fg_give_the_viewer_its_keys_back() {
     require_tmux!();
-    let t = Tmux::shell("stopped", 100, 30);
-    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
-    let run = shell_quote(&fixture("tiny"));
-    t.line(&format!("{exe} {run}"));
-    t.wait_for("Metrics [", SUSPEND_WAIT);
+    let t = viewer_in_a_shell("stopped");
     kill("STOP", &t.viewer_pid());
     // `Stopped (signal)`, maybe cut by the viewer's last frame.
     t.wait_for("(signal)", SUSPEND_WAIT);
     // What bash does as it takes the terminal back; `sh` leaves it raw, where
     // Enter is no newline: ctrl+j is.
     t.keys(&["stty sane", "C-j"]);
-    // ctrl+j again: Enter typed before `stty sane` has run is no newline yet.
+    fg_then_quit(&t);
+}
+
+/// The viewer on the tiny run, started from an interactive shell in tmux, its
+/// first frame drawn.
+fn viewer_in_a_shell(name: &str) -> Tmux {
+    let t = Tmux::shell(name, 100, 30);
+    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
+    let run = shell_quote(&fixture("tiny"));
+    t.line(&format!("{exe} {run}"));
+    t.wait_for("Metrics [", SUSPEND_WAIT);
+    t
+}
+
+/// `fg` the stopped viewer, see it draw again and take `q` at once (raw mode),
+/// and the shell's terminal restored after it with exit status 0.
+fn fg_then_quit(t: &Tmux) {
+    // ctrl+j: a newline whether the terminal is cooked or still raw (where an
+    // Enter typed before `stty sane` has run is no newline yet).
     t.keys(&["fg", "C-j"]);
     t.wait_flag("#{alternate_on}", "1", SUSPEND_WAIT);
     t.wait_for("Metrics [", SUSPEND_WAIT);
@@ -351,24 +365,13 @@ const SUSPEND_WAIT: Duration = Duration::from_secs(20);
 #[test]
 fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     require_tmux!();
-    let t = Tmux::shell("ctrlz", 100, 30);
-    let exe = shell_quote(Path::new(env!("CARGO_BIN_EXE_leet")));
-    let run = shell_quote(&fixture("tiny"));
-    t.line(&format!("{exe} {run}"));
-    t.wait_for("Metrics [", SUSPEND_WAIT);
+    let t = viewer_in_a_shell("ctrlz");
     t.keys(&["C-z"]);
     // The shell has the terminal back, as it left it.
     t.wait_for("Stopped", SUSPEND_WAIT);
     t.wait_flag("#{alternate_on}", "0", SUSPEND_WAIT);
     t.assert_restored();
-    t.line("fg");
-    t.wait_flag("#{alternate_on}", "1", SUSPEND_WAIT);
-    t.wait_for("Metrics [", SUSPEND_WAIT);
-    t.keys(&["q"]);
-    t.wait_flag("#{alternate_on}", "0", SUSPEND_WAIT);
-    t.line("echo EXIT:$?");
-    t.wait_for("EXIT:0", SUSPEND_WAIT);
-    t.assert_restored();
+    fg_then_quit(&t);
 }
 
 /// Paste `text` into the pane as a terminal does: bracketed (`-p`) when the

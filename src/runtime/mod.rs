@@ -893,19 +893,30 @@ mod tests {
         assert_eq!(env[4].1, serde_json::json!({"name": "AMD Instinct MI100"}));
     }
 
+    /// A sampler's monitor handle and process scanner, the handle monitoring a
+    /// `sleep 30` of ours.
     #[cfg(target_os = "linux")]
-    #[test]
-    fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {
-        use leet_sampler::Sampler;
-        let sampler = Sampler::with_collectors(Vec::new());
+    fn monitoring_a_sleep() -> (
+        leet_sampler::MonitorHandle,
+        leet_sampler::ProcScanner,
+        std::process::Child,
+    ) {
+        let sampler = leet_sampler::Sampler::with_collectors(Vec::new());
         let handle = sampler.monitor_handle();
-        let mut scanner = sampler.proc_scanner();
-        let mut child = std::process::Command::new("sleep")
+        let scanner = sampler.proc_scanner();
+        let child = std::process::Command::new("sleep")
             .arg("30")
             .spawn()
             .expect("sleep");
+        assert!(handle.set(Some(child.id())).expect("monitor").is_some());
+        (handle, scanner, child)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_exited_monitored_process_is_forgotten_and_a_live_one_kept() {
+        let (handle, mut scanner, mut child) = monitoring_a_sleep();
         let pid = child.id();
-        assert!(handle.set(Some(pid)).expect("monitor").is_some());
         // Alive: kept.
         assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
         assert_eq!(handle.root(), Some(pid));
@@ -928,16 +939,8 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_monitored_process_that_is_a_zombie_is_forgotten() {
-        use leet_sampler::Sampler;
-        let sampler = Sampler::with_collectors(Vec::new());
-        let handle = sampler.monitor_handle();
-        let mut scanner = sampler.proc_scanner();
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .expect("sleep");
+        let (handle, mut scanner, mut child) = monitoring_a_sleep();
         let pid = child.id();
-        assert!(handle.set(Some(pid)).expect("monitor").is_some());
         assert_eq!(super::forget_exited(&handle, &scanner.scan()), None);
         child.kill().expect("kill");
         // Not waited for: a zombie until the end of the test.
