@@ -183,6 +183,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     let head = list_head((wide, id, start, runtime, value), name_w, col);
     put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
     let rows = crate::ui::layout::runs_list_rows(inner);
+    let twins = twin_names(ws);
     // The highlighted run's details on the last line: its directory, or a resumed
     // run's segments with each one's start.
     if let Some(r) = ws.cursor_run() {
@@ -216,7 +217,11 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             y,
             w,
             ws,
-            (r, app.runs.key_color(&r.key).unwrap_or(r.color)),
+            (
+                r,
+                app.runs.key_color(&r.key).unwrap_or(r.color),
+                !id && twins.contains(&r.label()),
+            ),
             base,
             theme,
             (wide, id, start, runtime, value),
@@ -224,6 +229,27 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             col,
         );
     }
+}
+
+/// The names more than one run in the list goes by (the same script run again):
+/// where the id column does not fit, such a run's name is followed by its id.
+fn twin_names(ws: &Workspace) -> std::collections::HashSet<String> {
+    // Name → the first id seen under it; runs of one id are not told apart by it.
+    let mut seen = std::collections::HashMap::new();
+    let mut twins = std::collections::HashSet::new();
+    for r in &ws.runs {
+        let (l, id) = (r.label(), r.id());
+        match seen.get(&l) {
+            Some(first) if *first != id => {
+                twins.insert(l);
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(l, id);
+            }
+        }
+    }
+    twins
 }
 
 /// The runs list's title: how many runs (of how many, filtered), how many
@@ -320,7 +346,7 @@ fn row(
     y: u16,
     w: usize,
     ws: &Workspace,
-    (r, color): (&WsRun, usize),
+    (r, color, twin): (&WsRun, usize, bool),
     base: Style,
     theme: Theme,
     (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
@@ -352,6 +378,9 @@ fn row(
         put_s(&mut at, &format!("{glyph} "), style);
     }
     let mut name = r.label();
+    if twin {
+        name.push_str(&format!(" ({})", r.id()));
+    }
     if r.resumed() {
         name.push_str(&format!(" ↻{}", r.segments.len()));
     } else if r.node_count() > 0 {

@@ -113,7 +113,32 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
         });
     }
     v.sort_by_key(|d| d.pinned);
+    tell_apart(&mut v);
     v
+}
+
+/// Runs drawn under the same name (the same script run three times) are told
+/// apart by their ids, `name (b9ws54zy)`, in the legend and the crosshair's
+/// readout; a run whose name is its own keeps it. A resumed run's segments are
+/// one run (one key), and runs with the same id stay as they are (the id would
+/// not tell them apart).
+fn tell_apart(v: &mut [Drawn<'_>]) {
+    let ids: Vec<&str> = v.iter().map(|d| d.run.info.run_id.as_str()).collect();
+    let twin = |i: usize| {
+        (0..v.len()).any(|j| {
+            j != i
+                && v[j].label == v[i].label
+                && !ids[i].is_empty()
+                && ids[j] != ids[i]
+                && (v[i].key.is_none() || v[j].key != v[i].key)
+        })
+    };
+    let twins: Vec<bool> = (0..v.len()).map(twin).collect();
+    for (d, twin) in v.iter_mut().zip(twins) {
+        if twin {
+            d.label = format!("{} ({})", d.label, crate::text::sanitize(&d.run.info.run_id));
+        }
+    }
 }
 
 /// Whether the metric charts draw groups of runs (`G` in the workspace), each
