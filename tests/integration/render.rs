@@ -1361,3 +1361,22 @@ fn live_smallest_screens_draw_a_chart_with_a_plot() {
     }
     insta::assert_snapshot!("live_40x12", screen(&live_app(40, 12), 40, 12));
 }
+
+/// Below the minimum the screen says its size and the minimum it needs (from
+/// the layout's own constants), on one line where there is only one.
+#[test]
+fn a_too_small_terminal_says_the_minimum() {
+    let min = format!(
+        "needs at least {}×{}",
+        leet::ui::layout::MIN_W,
+        leet::ui::layout::MIN_H
+    );
+    let app = live_app(39, 12);
+    let s = screen(&app, 39, 12);
+    assert!(s.contains("terminal too small: 39×12,"), "{s}");
+    assert!(s.contains(&min), "{s}");
+    let s = screen(&app, 80, 1);
+    assert!(s.contains("terminal too small: 80×1, needs at least"), "{s}");
+    let s = screen(&app, 20, 3);
+    assert!(s.contains("terminal too small:…"), "{s}");
+}
