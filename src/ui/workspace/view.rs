@@ -187,7 +187,9 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     // The highlighted run's details on the last line: its directory, or a resumed
     // run's segments with each one's start.
     if let Some(r) = ws.cursor_run() {
-        let text = run_detail(r);
+        // Cut with `…` as every other cut text: a directory name cut bare reads
+        // as a whole (shorter) one.
+        let text = fit::fit(&run_detail(r), w);
         put(
             buf,
             inner.x,
