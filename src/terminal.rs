@@ -31,7 +31,10 @@ pub type Tui = Terminal<Sized<CrosstermBackend<FrameOut>>>;
 #[must_use]
 pub fn usable_size(reported: (u16, u16), columns: Option<&str>, lines: Option<&str>) -> (u16, u16) {
     let (w, h) = reported;
-    let env = |v: Option<&str>| v.and_then(|s| s.trim().parse::<u16>().ok()).filter(|&n| n > 0);
+    let env = |v: Option<&str>| {
+        v.and_then(|s| s.trim().parse::<u16>().ok())
+            .filter(|&n| n > 0)
+    };
     (
         if w > 0 { w } else { env(columns).unwrap_or(80) },
         if h > 0 { h } else { env(lines).unwrap_or(24) },
@@ -219,7 +222,8 @@ fn lock_briefly() -> Option<MutexGuard<'static, ()>> {
 /// Terminal I/O errors (the terminal is restored first).
 pub fn enter() -> io::Result<Tui> {
     install_panic_hook();
-    let r = apply_modes().and_then(|()| Terminal::new(Sized(CrosstermBackend::new(FrameOut::stdout()))));
+    let r = apply_modes()
+        .and_then(|()| Terminal::new(Sized(CrosstermBackend::new(FrameOut::stdout()))));
     if r.is_err() {
         restore();
     }

@@ -1376,7 +1376,10 @@ fn a_too_small_terminal_says_the_minimum() {
     assert!(s.contains("terminal too small: 39×12,"), "{s}");
     assert!(s.contains(&min), "{s}");
     let s = screen(&app, 80, 1);
-    assert!(s.contains("terminal too small: 80×1, needs at least"), "{s}");
+    assert!(
+        s.contains("terminal too small: 80×1, needs at least"),
+        "{s}"
+    );
     let s = screen(&app, 20, 3);
     assert!(s.contains("terminal too small:…"), "{s}");
 }

@@ -346,10 +346,13 @@ fn histogram_text(o: &Map<String, Value>) -> String {
             .unwrap_or_default()
     };
     let (values, edges) = (nums("values"), nums("bins"));
-    let packed = o.get("packedBins").and_then(Value::as_object).and_then(|p| {
-        let f = |k: &str| p.get(k).and_then(Value::as_f64);
-        Some((f("min")?, f("size")?, f("count")?))
-    });
+    let packed = o
+        .get("packedBins")
+        .and_then(Value::as_object)
+        .and_then(|p| {
+            let f = |k: &str| p.get(k).and_then(Value::as_f64);
+            Some((f("min")?, f("size")?, f("count")?))
+        });
     let n = if values.is_empty() {
         edges.len().saturating_sub(1)
     } else {
@@ -404,7 +407,9 @@ mod tests {
     #[test]
     fn a_histogram_is_one_row() {
         let values: Vec<u64> = (0..64).collect();
-        let bins: Vec<f64> = (0..65).map(|i| 12.94 + f64::from(i) * (87.06 - 12.94) / 64.0).collect();
+        let bins: Vec<f64> = (0..65)
+            .map(|i| 12.94 + f64::from(i) * (87.06 - 12.94) / 64.0)
+            .collect();
         let summary = serde_json::json!({
             "hist": {"_type": "histogram", "values": values, "bins": bins},
             "packed": {"_type": "histogram", "values": [1, 2], "packedBins": {"min": -1.0, "size": 0.5, "count": 2}},
@@ -417,7 +422,10 @@ mod tests {
         assert_eq!(
             rows,
             [
-                ("hist".to_owned(), "histogram · 64 bins · 12.94…87.06".to_owned()),
+                (
+                    "hist".to_owned(),
+                    "histogram · 64 bins · 12.94…87.06".to_owned()
+                ),
                 ("loss".to_owned(), "0.5".to_owned()),
                 ("odd".to_owned(), "histogram · 0 bins".to_owned()),
                 ("packed".to_owned(), "histogram · 2 bins · -1…0".to_owned()),

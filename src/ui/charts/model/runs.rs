@@ -136,7 +136,11 @@ fn tell_apart(v: &mut [Drawn<'_>]) {
     let twins: Vec<bool> = (0..v.len()).map(twin).collect();
     for (d, twin) in v.iter_mut().zip(twins) {
         if twin {
-            d.label = format!("{} ({})", d.label, crate::text::sanitize(&d.run.info.run_id));
+            d.label = format!(
+                "{} ({})",
+                d.label,
+                crate::text::sanitize(&d.run.info.run_id)
+            );
         }
     }
 }
