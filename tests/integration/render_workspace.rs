@@ -780,9 +780,9 @@ fn runs_that_share_a_name_are_told_apart_by_their_ids() {
     let wandb = tmp.path().join("wandb");
     for (i, (id, name)) in [
         ("solo0001", "solo"),
-        ("twin0002", "twin"),
-        ("twin0003", "twin"),
-        ("twin0004", "twin"),
+        ("ab12cd34", "twin"),
+        ("ab12zz99", "twin"),
+        ("xy77qq00", "twin"),
     ]
     .into_iter()
     .enumerate()
@@ -803,13 +803,16 @@ fn runs_that_share_a_name_are_told_apart_by_their_ids() {
     ws.key(KeyCode::Down, 1);
     ws.keys(" ");
     let screen = ws.screen(100, 30);
-    for id in ["twin0002", "twin0003", "twin0004"] {
+    // The fewest first characters of the ids that tell them apart: four, and
+    // five where two ids begin alike.
+    for id in ["ab12c", "ab12z", "xy77q"] {
         assert!(screen.contains(&format!("twin ({id})")), "{id}:\n{screen}");
     }
     assert!(!screen.contains("solo ("), "{screen}");
-    let legend = screen.lines().find(|l| l.contains("A twin (twin0004)"));
+    // Drawn: the newest two, whose ids four characters tell apart.
+    let legend = screen.lines().find(|l| l.contains("A twin (xy77)"));
     assert!(
-        legend.is_some_and(|l| l.contains("B twin (twin0003)")),
+        legend.is_some_and(|l| l.contains("B twin (ab12)")),
         "{screen}"
     );
 }

@@ -307,6 +307,31 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// The fewest leading characters (at least `min`) that tell `ids` apart: runs that
+/// share a name are named `name (b9ws)`, not with the whole id, where four do it.
+/// Ids equal to each other stay equal; the longest id's length where no prefix
+/// does it.
+#[must_use]
+pub fn distinct_prefix_len(ids: &[&str], min: usize) -> usize {
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    let longest = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    (min..longest)
+        .find(|&n| {
+            let prefixes: std::collections::HashSet<String> = distinct
+                .iter()
+                .map(|i| i.chars().take(n).collect())
+                .collect();
+            prefixes.len() == distinct.len()
+        })
+        .unwrap_or(longest)
+}
+
+/// The first `n` characters of `s`.
+#[must_use]
+pub fn prefix(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
+}
+
 /// Flatten a JSON object into `a.b.c = value` rows (lists as `a[0]`).
 pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
     for (k, v) in m {
@@ -403,6 +428,21 @@ fn short_number(v: f64) -> String {
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn ids_are_cut_to_the_fewest_characters_that_tell_them_apart() {
+        use super::{distinct_prefix_len, prefix};
+        assert_eq!(
+            distinct_prefix_len(&["mh0pl6qx", "lg7y3v37", "m8jh3loy"], 4),
+            4
+        );
+        assert_eq!(distinct_prefix_len(&["abcdef01", "abcdef02"], 4), 8);
+        assert_eq!(distinct_prefix_len(&["abcde1", "abcdf2", "abcde1"], 4), 5);
+        assert_eq!(distinct_prefix_len(&["ab", "cd"], 4), 2);
+        assert_eq!(distinct_prefix_len(&[], 4), 0);
+        assert_eq!(prefix("ünïcode", 3), "ünï");
+        assert_eq!(prefix("ab", 4), "ab");
+    }
 
     #[test]
     fn a_histogram_is_one_row() {

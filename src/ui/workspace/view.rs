@@ -222,7 +222,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             (
                 r,
                 app.runs.key_color(&r.key).unwrap_or(r.color),
-                !id && twins.contains(&r.label()),
+                twins.get(&r.label()).copied().filter(|_| !id),
             ),
             base,
             theme,
@@ -233,25 +233,25 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     }
 }
 
-/// The names more than one run in the list goes by (the same script run again):
+/// The names more than one run in the list goes by (the same script run again),
+/// each with the fewest leading characters of its runs' ids that tell them apart:
 /// where the id column does not fit, such a run's name is followed by its id.
-fn twin_names(ws: &Workspace) -> std::collections::HashSet<String> {
-    // Name → the first id seen under it; runs of one id are not told apart by it.
-    let mut seen = std::collections::HashMap::new();
-    let mut twins = std::collections::HashSet::new();
+fn twin_names(ws: &Workspace) -> std::collections::HashMap<String, usize> {
+    let mut ids: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     for r in &ws.runs {
-        let (l, id) = (r.label(), r.id());
-        match seen.get(&l) {
-            Some(first) if *first != id => {
-                twins.insert(l);
-            }
-            Some(_) => {}
-            None => {
-                seen.insert(l, id);
-            }
+        let v = ids.entry(r.label()).or_default();
+        let id = r.id();
+        if !v.contains(&id) {
+            v.push(id);
         }
     }
-    twins
+    ids.into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(l, v)| {
+            let v: Vec<&str> = v.iter().map(String::as_str).collect();
+            (l, crate::text::distinct_prefix_len(&v, 4))
+        })
+        .collect()
 }
 
 /// The runs list's title: how many runs (of how many, filtered), how many
@@ -348,7 +348,7 @@ fn row(
     y: u16,
     w: usize,
     ws: &Workspace,
-    (r, color, twin): (&WsRun, usize, bool),
+    (r, color, twin): (&WsRun, usize, Option<usize>),
     base: Style,
     theme: Theme,
     (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
@@ -380,8 +380,8 @@ fn row(
         put_s(&mut at, &format!("{glyph} "), style);
     }
     let mut name = r.label();
-    if twin {
-        name.push_str(&format!(" ({})", r.id()));
+    if let Some(n) = twin {
+        name.push_str(&format!(" ({})", crate::text::prefix(&r.id(), n)));
     }
     if r.resumed() {
         name.push_str(&format!(" ↻{}", r.segments.len()));

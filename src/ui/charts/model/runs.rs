@@ -118,10 +118,10 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
 }
 
 /// Runs drawn under the same name (the same script run three times) are told
-/// apart by their ids, `name (b9ws54zy)`, in the legend and the crosshair's
-/// readout; a run whose name is its own keeps it. A resumed run's segments are
-/// one run (one key), and runs with the same id stay as they are (the id would
-/// not tell them apart).
+/// apart by their ids (as few of their first characters as do it: `name (b9ws)`)
+/// in the legend and the crosshair's readout; a run whose name is its own keeps
+/// it. A resumed run's segments are one run (one key), and runs with the same id
+/// stay as they are (the id would not tell them apart).
 fn tell_apart(v: &mut [Drawn<'_>]) {
     let ids: Vec<&str> = v.iter().map(|d| d.run.info.run_id.as_str()).collect();
     let twin = |i: usize| {
@@ -134,14 +134,20 @@ fn tell_apart(v: &mut [Drawn<'_>]) {
         })
     };
     let twins: Vec<bool> = (0..v.len()).map(twin).collect();
-    for (d, twin) in v.iter_mut().zip(twins) {
-        if twin {
-            d.label = format!(
-                "{} ({})",
-                d.label,
-                crate::text::sanitize(&d.run.info.run_id)
-            );
+    // Each name's runs by the fewest leading characters of their ids that tell
+    // them apart (four for W&B's random ids, nearly always).
+    let labels: Vec<String> = v.iter().map(|d| d.label.clone()).collect();
+    for (i, d) in v.iter_mut().enumerate() {
+        if !twins[i] {
+            continue;
         }
+        let same: Vec<&str> = (0..labels.len())
+            .filter(|&j| labels[j] == labels[i])
+            .map(|j| ids[j])
+            .collect();
+        let n = crate::text::distinct_prefix_len(&same, 4);
+        let id = crate::text::sanitize(crate::text::prefix(ids[i], n));
+        d.label = format!("{} ({id})", d.label);
     }
 }
 
