@@ -21,7 +21,90 @@ use ratatui::Terminal;
 
 use crate::msg::Msg;
 
-pub type Tui = Terminal<CrosstermBackend<FrameOut>>;
+pub type Tui = Terminal<Sized<CrosstermBackend<FrameOut>>>;
+
+/// The size to lay out for, of what the terminal reports (`reported`) and the
+/// environment's `COLUMNS` and `LINES`: a terminal that reports 0×0 (a serial
+/// console, `script` without a tty, some container terminals before their first
+/// resize) gets the environment's size, else 80×24, until it reports a real one;
+/// drawn into 0×0 the screen stayed blank.
+#[must_use]
+pub fn usable_size(reported: (u16, u16), columns: Option<&str>, lines: Option<&str>) -> (u16, u16) {
+    let (w, h) = reported;
+    let env = |v: Option<&str>| {
+        v.and_then(|s| s.trim().parse::<u16>().ok())
+            .filter(|&n| n > 0)
+    };
+    (
+        if w > 0 { w } else { env(columns).unwrap_or(80) },
+        if h > 0 { h } else { env(lines).unwrap_or(24) },
+    )
+}
+
+/// The terminal's size as leet lays out for it ([`usable_size`]).
+///
+/// # Errors
+/// When the terminal's size cannot be asked at all.
+pub fn size() -> io::Result<(u16, u16)> {
+    crossterm::terminal::size().map(with_fallback)
+}
+
+/// [`usable_size`] of `reported` and this process's environment (read only when
+/// the terminal reports no size: this runs on every frame).
+fn with_fallback(reported: (u16, u16)) -> (u16, u16) {
+    if reported.0 > 0 && reported.1 > 0 {
+        return reported;
+    }
+    let var = |k: &str| std::env::var(k).ok();
+    usable_size(reported, var("COLUMNS").as_deref(), var("LINES").as_deref())
+}
+
+/// A backend whose size is [`size`]'s: the rest is the inner backend's.
+#[derive(Debug)]
+pub struct Sized<B>(B);
+
+impl<B: ratatui::backend::Backend<Error = io::Error>> ratatui::backend::Backend for Sized<B> {
+    type Error = io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a ratatui::buffer::Cell)>,
+    {
+        self.0.draw(content)
+    }
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.0.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.0.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> io::Result<ratatui::layout::Position> {
+        self.0.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<ratatui::layout::Position>>(&mut self, p: P) -> io::Result<()> {
+        self.0.set_cursor_position(p)
+    }
+    fn clear(&mut self) -> io::Result<()> {
+        self.0.clear()
+    }
+    fn clear_region(&mut self, t: ratatui::backend::ClearType) -> io::Result<()> {
+        self.0.clear_region(t)
+    }
+    fn size(&self) -> io::Result<ratatui::layout::Size> {
+        let s = self.0.size()?;
+        let (width, height) = with_fallback((s.width, s.height));
+        Ok(ratatui::layout::Size { width, height })
+    }
+    fn window_size(&mut self) -> io::Result<ratatui::backend::WindowSize> {
+        let mut w = self.0.window_size()?;
+        let s = self.size()?;
+        w.columns_rows = s;
+        Ok(w)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
 
 /// A frame's bytes, held until the frame is flushed and then handed to the
 /// terminal in one write. Through `io::stdout()` alone a frame went out in writes
@@ -139,7 +222,8 @@ fn lock_briefly() -> Option<MutexGuard<'static, ()>> {
 /// Terminal I/O errors (the terminal is restored first).
 pub fn enter() -> io::Result<Tui> {
     install_panic_hook();
-    let r = apply_modes().and_then(|()| Terminal::new(CrosstermBackend::new(FrameOut::stdout())));
+    let r = apply_modes()
+        .and_then(|()| Terminal::new(Sized(CrosstermBackend::new(FrameOut::stdout()))));
     if r.is_err() {
         restore();
     }
@@ -332,7 +416,7 @@ pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
                 let msg = match sig {
                     SIGTSTP => Msg::Suspend,
                     SIGCONT => Msg::Continued,
-                    _ => match crossterm::terminal::size() {
+                    _ => match size() {
                         Ok((w, h)) => Msg::Resize(w, h),
                         Err(_) => continue,
                     },
@@ -348,6 +432,17 @@ pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terminal_that_reports_no_size_is_laid_out_for_the_environment_s_or_80x24() {
+        assert_eq!(usable_size((120, 40), Some("80"), Some("24")), (120, 40));
+        assert_eq!(usable_size((0, 0), Some("100"), Some("30")), (100, 30));
+        assert_eq!(usable_size((0, 0), Some(" 90 "), None), (90, 24));
+        assert_eq!(usable_size((0, 0), None, None), (80, 24));
+        assert_eq!(usable_size((0, 0), Some("0"), Some("x")), (80, 24));
+        assert_eq!(usable_size((0, 0), Some("99999"), Some("-3")), (80, 24));
+        assert_eq!(usable_size((132, 0), None, Some("50")), (132, 50));
+    }
     use ratatui::layout::Rect;
     use ratatui::widgets::{Block, Paragraph};
     use ratatui::{TerminalOptions, Viewport};

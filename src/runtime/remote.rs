@@ -62,7 +62,7 @@ pub fn local_path(path: &Path, projects: bool) -> Result<PathBuf, RemoteError> {
         if let Some(p) = rx.try_iter().last() {
             // One row: a line wider than the terminal wraps, and `\r` then goes
             // back only to its last row, leaving the others on screen at each update.
-            let cols = crossterm::terminal::size().map_or(80, |(c, _)| usize::from(c));
+            let cols = crate::terminal::size().map_or(80, |(c, _)| usize::from(c));
             let line = crate::ui::widget::fit::fit(&status(p), cols.saturating_sub(1));
             let _ = write!(std::io::stderr(), "\r\x1b[2K{line}");
         }

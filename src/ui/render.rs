@@ -31,19 +31,32 @@ pub fn render_buffer(buf: &mut Buffer, area: Rect, app: &App) {
     }
 }
 
+/// "terminal too small", with the size and the minimum (on a second line where
+/// there is one: the minimum is the point, and one line would cut it off).
+fn render_too_small(buf: &mut Buffer, area: Rect, theme: Theme) {
+    let lines = [
+        format!("terminal too small: {}×{},", area.width, area.height),
+        format!("needs at least {}×{}", layout::MIN_W, layout::MIN_H),
+    ];
+    let w = usize::from(area.width);
+    let y = area.y + area.height / 2;
+    if area.height < 2 {
+        let one = format!("{} {}", lines[0], lines[1]);
+        buf.set_stringn(area.x, y, fit::fit(&one, w), w, theme.warn());
+        return;
+    }
+    for (i, l) in lines.iter().enumerate() {
+        let y = y - 1 + u16::try_from(i).unwrap_or(0);
+        buf.set_stringn(area.x, y, fit::fit(l, w), w, theme.warn());
+    }
+}
+
 fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     if area.width == 0 || area.height == 0 {
         return;
     }
     if layout::too_small(area) {
-        let msg = fit::fit("terminal too small", usize::from(area.width));
-        buf.set_stringn(
-            area.x,
-            area.y + area.height / 2,
-            msg,
-            usize::from(area.width),
-            theme.warn(),
-        );
+        render_too_small(buf, area, theme);
         return;
     }
     // A full-screen overlay (the record inspector) has the whole screen.

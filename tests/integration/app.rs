@@ -17,6 +17,35 @@ pub(crate) fn app(fixture: &str) -> App {
     app
 }
 
+/// `many_metrics` with a plain list of 33 numbers, `edges`, in its summary: a
+/// row per element, `edges[0]` … `edges[32]` (its histogram is one row).
+fn many_metrics_with_edges() -> App {
+    use leet::decode::pb;
+    use prost::Message as _;
+    let mut a = app("many_metrics");
+    let list: Vec<String> = (0..33).map(|i| i.to_string()).collect();
+    let record = pb::Record {
+        num: 1_000_000,
+        record_type: Some(pb::record::RecordType::Summary(pb::SummaryRecord {
+            update: vec![pb::SummaryItem {
+                key: "edges".into(),
+                value_json: format!("[{}]", list.join(",")),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let at = a.shown.source.read_to;
+    a.update(Msg::Run(RunBatch {
+        records: vec![(at, record.encode_to_vec())],
+        read_to: at,
+        file_len: a.shown.source.file_len,
+        ..RunBatch::default()
+    }));
+    a
+}
+
 thread_local! {
     /// Reader starts and stops the app asked for, in order (each test runs on its
     /// own thread).
@@ -464,19 +493,19 @@ fn compared_runs_get_their_own_readers_and_lines() {
 #[test]
 fn overview_keys_in_natural_order() {
     use leet::ui::Row;
-    let a = app("many_metrics");
+    let a = many_metrics_with_edges();
     let bins: Vec<&str> = a
         .panes
         .overview
         .rows
         .iter()
         .filter_map(|r| match r {
-            Row::Item(k, _) if k.starts_with("hist.bins[") => Some(k.as_str()),
+            Row::Item(k, _) if k.starts_with("edges[") => Some(k.as_str()),
             _ => None,
         })
         .collect();
     assert!(bins.len() > 11, "{bins:?}");
-    let want: Vec<String> = (0..bins.len()).map(|i| format!("hist.bins[{i}]")).collect();
+    let want: Vec<String> = (0..bins.len()).map(|i| format!("edges[{i}]")).collect();
     assert_eq!(bins, want);
 }
 
@@ -604,10 +633,10 @@ fn a_copied_crashed_run_is_judged_by_its_records_not_the_copy_time() {
 #[test]
 fn overview_filter_keeps_matching_rows_under_their_sections() {
     use leet::ui::Row;
-    let mut a = app("many_metrics");
+    let mut a = many_metrics_with_edges();
     let all = a.panes.overview.rows.len();
     send(&mut a, [Msg::char('o')]);
-    send(&mut a, Msg::typed("hist.bins\\[1"));
+    send(&mut a, Msg::typed("edges\\[1"));
     send(&mut a, [Msg::key(KeyCode::Enter)]);
     let items: Vec<&str> = a
         .panes
@@ -624,7 +653,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         })
         .collect();
     assert!(
-        !items.is_empty() && items.iter().all(|k| k.contains("hist.bins[1")),
+        !items.is_empty() && items.iter().all(|k| k.contains("edges[1")),
         "{items:?}"
     );
     let headers: Vec<&str> = a
@@ -645,7 +674,7 @@ fn overview_filter_keeps_matching_rows_under_their_sections() {
         headers,
         [
             "Config [0 of 2]",
-            "Summary [11 of 276]",
+            "Summary [11 of 244]",
             "Environment [0 of 17]"
         ]
     );
@@ -1782,10 +1811,10 @@ fn tab_toggles_glob_in_every_filter() {
     let shown = s.panes.system.shown.len();
     assert!(shown > 0 && shown < all, "{shown} of {all}");
 
-    // Overview: `hist.bins[1` is a regex error, a fine glob.
-    let mut o = app("many_metrics");
+    // Overview: `edges[1` is a regex error, a fine glob.
+    let mut o = many_metrics_with_edges();
     send(&mut o, [Msg::char('o')]);
-    send(&mut o, Msg::typed("hist.bins[1"));
+    send(&mut o, Msg::typed("edges[1"));
     assert!(o.panes.overview.filter.error.is_some());
     send(&mut o, [Msg::key(KeyCode::Tab)]);
     assert_eq!(o.panes.overview.filter.error, None);
@@ -1796,7 +1825,7 @@ fn tab_toggles_glob_in_every_filter() {
         .iter()
         .find(|s| s.name == "Summary")
         .unwrap();
-    // hist.bins[1], hist.bins[10] ... hist.bins[19].
+    // edges[1], edges[10] ... edges[19].
     assert_eq!(summary.len, 11, "{:?}", o.panes.overview.filter_counts());
 
     // Console: the same key in its filter.

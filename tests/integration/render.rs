@@ -1344,3 +1344,42 @@ fn the_grid_header_keeps_its_page_count_whole() {
         );
     }
 }
+
+/// The smallest live screens draw one chart with a plot (the header cut to fit,
+/// the process table left for a taller screen), not an empty chart box.
+#[test]
+fn live_smallest_screens_draw_a_chart_with_a_plot() {
+    for (w, h) in [(40, 10), (40, 12), (40, 13), (40, 14), (60, 16)] {
+        let s = screen(&live_app(w, h), w, h);
+        let plot = s
+            .lines()
+            .filter(|l| l.starts_with('┃') && l.contains('│') && l.contains(['⠉', '⣀']))
+            .count();
+        assert!(plot >= 2, "{w}x{h}: {plot} plot rows\n{s}");
+        assert!(s.contains("└18:22:20"), "{w}x{h}: no time axis\n{s}");
+        assert!(s.contains("testhost"), "{w}x{h}: no facts line\n{s}");
+    }
+    insta::assert_snapshot!("live_40x12", screen(&live_app(40, 12), 40, 12));
+}
+
+/// Below the minimum the screen says its size and the minimum it needs (from
+/// the layout's own constants), on one line where there is only one.
+#[test]
+fn a_too_small_terminal_says_the_minimum() {
+    let min = format!(
+        "needs at least {}×{}",
+        leet::ui::layout::MIN_W,
+        leet::ui::layout::MIN_H
+    );
+    let app = live_app(39, 12);
+    let s = screen(&app, 39, 12);
+    assert!(s.contains("terminal too small: 39×12,"), "{s}");
+    assert!(s.contains(&min), "{s}");
+    let s = screen(&app, 80, 1);
+    assert!(
+        s.contains("terminal too small: 80×1, needs at least"),
+        "{s}"
+    );
+    let s = screen(&app, 20, 3);
+    assert!(s.contains("terminal too small:…"), "{s}");
+}

@@ -48,7 +48,7 @@ fn titles(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// `many_metrics` has 276 summary rows, 2 config rows and 17 environment rows:
+/// `many_metrics` has 211 summary rows (its histogram one of them), 2 config rows and 17 environment rows:
 /// all three sections show, Config first, each paged on its own.
 #[test]
 fn sections_are_paged_on_their_own() {
@@ -59,7 +59,7 @@ fn sections_are_paged_on_their_own() {
         let t = titles(&s);
         assert_eq!(t.len(), 3, "{w}x{h}: {t:?}\n{s}");
         assert_eq!(t[0], "Config [2]", "{w}x{h}\n{s}");
-        assert!(t[1].starts_with("Summary [1-") && t[1].ends_with(" of 276]"));
+        assert!(t[1].starts_with("Summary [1-") && t[1].ends_with(" of 211]"));
         // Paged where it does not fit, whole (its count alone) where it does.
         assert!(
             t[2] == "Environment [17]"
@@ -90,7 +90,7 @@ fn tab_moves_between_sections_and_keys_page_the_active_one() {
         .into_iter()
         .find(|l| l.starts_with("▸ Summary [1-"))
         .unwrap_or_else(|| panic!("{s}"));
-    // A page is the rows the section shows: `[1-k of 276]` → `[k+1-2k of 276]`.
+    // A page is the rows the section shows: `[1-k of 211]` → `[k+1-2k of 211]`.
     let k: usize = summary["▸ Summary [1-".len()..]
         .split(' ')
         .next()
@@ -99,19 +99,19 @@ fn tab_moves_between_sections_and_keys_page_the_active_one() {
         .unwrap();
     send(&mut app, [Msg::key(KeyCode::PageDown)]);
     let s = screen(&app, w, h);
-    let want = format!("▸ Summary [{}-{} of 276]", k + 1, 2 * k);
+    let want = format!("▸ Summary [{}-{} of 211]", k + 1, 2 * k);
     assert!(left_pane(&s).contains(&want), "{want}\n{s}");
     // The other sections did not move.
     assert!(titles(&s)[0] == "Config [2]", "{s}");
     // End: the last summary row on the section's last line; Down stays there.
     send(&mut app, [Msg::key(KeyCode::End)]);
     let end = screen(&app, w, h);
-    let want = format!("▸ Summary [{}-276 of 276]", 277 - k);
+    let want = format!("▸ Summary [{}-211 of 211]", 212 - k);
     assert!(left_pane(&end).contains(&want), "{want}\n{end}");
     send(&mut app, [Msg::key(KeyCode::Down)]);
     assert_eq!(screen(&app, w, h), end);
     send(&mut app, [Msg::key(KeyCode::Up)]);
-    let want = format!("▸ Summary [{}-275 of 276]", 276 - k);
+    let want = format!("▸ Summary [{}-210 of 211]", 211 - k);
     assert!(left_pane(&screen(&app, w, h)).contains(&want), "{want}");
     // Tab: Environment; tab again leaves the overview for the next pane; backtab
     // comes back to its last section.
@@ -166,7 +166,7 @@ fn overview_filter_counts_per_section() {
     );
     let t = titles(&s);
     assert_eq!(t[0], "Config [1 of 2]", "{t:?}");
-    assert_eq!(t[1], "Summary [2 of 276]", "{t:?}");
+    assert_eq!(t[1], "Summary [2 of 211]", "{t:?}");
     assert_eq!(t[2], "Environment [1 of 17]", "{t:?}");
     // Enter keeps it: the status bar says it with the same counts.
     send(&mut app, [Msg::key(KeyCode::Enter)]);

@@ -769,3 +769,50 @@ fn a_resumed_runs_system_charts_and_console_cover_every_segment() {
     assert!(row("│90%│").contains('⠉'), "{s}");
     assert!(row("└0:01").trim_end().ends_with("6:31│"), "{s}");
 }
+
+/// The same script run three times: the runs share a display name, so where the
+/// id column does not fit the list names each with its id, and the legend (and
+/// the crosshair's readout) too; the run with a name of its own keeps it.
+#[test]
+fn runs_that_share_a_name_are_told_apart_by_their_ids() {
+    use leet::decode::synth::RunSpec;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    for (i, (id, name)) in [
+        ("solo0001", "solo"),
+        ("ab12cd34", "twin"),
+        ("ab12zz99", "twin"),
+        ("xy77qq00", "twin"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        write_run(
+            &wandb,
+            &RunSpec {
+                run_id: id.into(),
+                display_name: name.into(),
+                start_time: NOW - 3000.0 + 60.0 * i as f64,
+                metrics: vec!["loss".into()],
+                steps: 20,
+                ..RunSpec::default()
+            },
+        );
+    }
+    let mut ws = Ws::open(&wandb, "twins/wandb", 100, 30);
+    ws.key(KeyCode::Down, 1);
+    ws.keys(" ");
+    let screen = ws.screen(100, 30);
+    // The fewest first characters of the ids that tell them apart: four, and
+    // five where two ids begin alike.
+    for id in ["ab12c", "ab12z", "xy77q"] {
+        assert!(screen.contains(&format!("twin ({id})")), "{id}:\n{screen}");
+    }
+    assert!(!screen.contains("solo ("), "{screen}");
+    // Drawn: the newest two, whose ids four characters tell apart.
+    let legend = screen.lines().find(|l| l.contains("A twin (xy77)"));
+    assert!(
+        legend.is_some_and(|l| l.contains("B twin (ab12)")),
+        "{screen}"
+    );
+}

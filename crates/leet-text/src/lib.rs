@@ -307,6 +307,31 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// The fewest leading characters (at least `min`) that tell `ids` apart: runs that
+/// share a name are named `name (b9ws)`, not with the whole id, where four do it.
+/// Ids equal to each other stay equal; the longest id's length where no prefix
+/// does it.
+#[must_use]
+pub fn distinct_prefix_len(ids: &[&str], min: usize) -> usize {
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    let longest = ids.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    (min..longest)
+        .find(|&n| {
+            let prefixes: std::collections::HashSet<String> = distinct
+                .iter()
+                .map(|i| i.chars().take(n).collect())
+                .collect();
+            prefixes.len() == distinct.len()
+        })
+        .unwrap_or(longest)
+}
+
+/// The first `n` characters of `s`.
+#[must_use]
+pub fn prefix(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
+}
+
 /// Flatten a JSON object into `a.b.c = value` rows (lists as `a[0]`).
 pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
     for (k, v) in m {
@@ -321,6 +346,9 @@ pub fn flatten_into(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String,
 
 fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
     match v {
+        Value::Object(o) if o.get("_type").and_then(Value::as_str) == Some("histogram") => {
+            out.push((key, histogram_text(o)));
+        }
         Value::Object(o) if !o.is_empty() => flatten_into(&key, o, out),
         Value::Array(a) if !a.is_empty() && a.len() <= 64 && a.iter().all(|x| !x.is_object()) => {
             for (i, x) in a.iter().enumerate() {
@@ -332,10 +360,121 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// A logged histogram (`wandb.Histogram`: its counts in `values`, its edges in
+/// `bins`, or `packedBins` of equal width) as one value, `histogram · 64 bins ·
+/// 12.94…87.06`: flattened, its counts were a row each and its edges one row.
+fn histogram_text(o: &Map<String, Value>) -> String {
+    let nums = |k: &str| -> Vec<f64> {
+        o.get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let (values, edges) = (nums("values"), nums("bins"));
+    let packed = o
+        .get("packedBins")
+        .and_then(Value::as_object)
+        .and_then(|p| {
+            let f = |k: &str| p.get(k).and_then(Value::as_f64);
+            Some((f("min")?, f("size")?, f("count")?))
+        });
+    let n = if values.is_empty() {
+        edges.len().saturating_sub(1)
+    } else {
+        values.len()
+    };
+    let range = match (edges.first(), edges.last(), packed) {
+        (Some(a), Some(b), _) if edges.len() > 1 => Some((*a, *b)),
+        (_, _, Some((min, size, count))) => Some((min, min + size * count)),
+        _ => None,
+    };
+    let mut s = format!("histogram · {n} bin{}", if n == 1 { "" } else { "s" });
+    if let Some((a, b)) = range {
+        s.push_str(&format!(" · {}…{}", short_number(a), short_number(b)));
+    }
+    s
+}
+
+/// `v` in at most four significant digits (`12.94`, `1.5e-05`, `3.2e+09`).
+fn short_number(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e6).contains(&a) {
+        let s = format!("{v:.3e}");
+        // `1.500e-5` → `1.5e-5`.
+        return match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => {
+                format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+            }
+            _ => s,
+        };
+    }
+    let decimals = if a == 0.0 {
+        0
+    } else {
+        usize::try_from(3 - a.log10().floor() as i64).unwrap_or(0)
+    };
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn ids_are_cut_to_the_fewest_characters_that_tell_them_apart() {
+        use super::{distinct_prefix_len, prefix};
+        assert_eq!(
+            distinct_prefix_len(&["mh0pl6qx", "lg7y3v37", "m8jh3loy"], 4),
+            4
+        );
+        assert_eq!(distinct_prefix_len(&["abcdef01", "abcdef02"], 4), 8);
+        assert_eq!(distinct_prefix_len(&["abcde1", "abcdf2", "abcde1"], 4), 5);
+        assert_eq!(distinct_prefix_len(&["ab", "cd"], 4), 2);
+        assert_eq!(distinct_prefix_len(&[], 4), 0);
+        assert_eq!(prefix("ünïcode", 3), "ünï");
+        assert_eq!(prefix("ab", 4), "ab");
+    }
+
+    #[test]
+    fn a_histogram_is_one_row() {
+        let values: Vec<u64> = (0..64).collect();
+        let bins: Vec<f64> = (0..65)
+            .map(|i| 12.94 + f64::from(i) * (87.06 - 12.94) / 64.0)
+            .collect();
+        let summary = serde_json::json!({
+            "hist": {"_type": "histogram", "values": values, "bins": bins},
+            "packed": {"_type": "histogram", "values": [1, 2], "packedBins": {"min": -1.0, "size": 0.5, "count": 2}},
+            "odd": {"_type": "histogram"},
+            "loss": 0.5,
+        });
+        let mut rows = Vec::new();
+        super::flatten_into("", summary.as_object().expect("object"), &mut rows);
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "hist".to_owned(),
+                    "histogram · 64 bins · 12.94…87.06".to_owned()
+                ),
+                ("loss".to_owned(), "0.5".to_owned()),
+                ("odd".to_owned(), "histogram · 0 bins".to_owned()),
+                ("packed".to_owned(), "histogram · 2 bins · -1…0".to_owned()),
+            ]
+        );
+        assert_eq!(super::short_number(1.5e-5), "1.5e-5");
+        assert_eq!(super::short_number(123_456.7), "123457");
+        assert_eq!(super::short_number(0.123_456), "0.1235");
+    }
 
     #[test]
     fn controls_are_escaped_as_text_and_other_text_kept() {

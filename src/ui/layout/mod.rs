@@ -192,7 +192,7 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
     let body = Rect::new(size.x, size.y, size.width, body_h);
     let w = size.width;
     // The live header takes the top (at most half the body), the rest below it.
-    let head_h = p.live.map_or(0, |h| h.min(body_h / 2));
+    let head_h = p.live.map_or(0, |h| live_header_h(h, body_h, p.grid));
     let header = p
         .live
         .map(|_| Rect::new(size.x, size.y, size.width, head_h));
@@ -247,6 +247,17 @@ pub fn areas(size: Rect, p: PanelFlags) -> Areas {
         procs,
         media,
     }
+}
+
+/// Lines of the live header (`want` of them) in a body `body_h` high: at most
+/// half of it, and on a short screen fewer still (down to its facts line), so that
+/// a shown grid keeps room for one chart with a plot rather than an empty box.
+fn live_header_h(want: u16, body_h: u16, grid: bool) -> u16 {
+    let h = want.min(body_h / 2);
+    if grid && body_h.saturating_sub(h) < GRID_KEEP_H {
+        return body_h.saturating_sub(GRID_KEEP_H).max(1).min(h);
+    }
+    h
 }
 
 /// The widths of the left and right sidebars in a screen `w` wide (0: not shown).
@@ -304,8 +315,14 @@ fn split_procs(center: Rect, p: PanelFlags) -> (Rect, Option<Rect>) {
                 )),
             )
         }
+        // Below the charts only where a chart keeps room for its plot: on a short
+        // screen the charts say more than two rows of processes (`tab` still
+        // reaches the table once the screen grows).
+        Some(_) if p.grid && center.height.saturating_sub(procs_below_h(center)) < GRID_KEEP_H => {
+            (center, None)
+        }
         Some(_) => {
-            let ph = (center.height * 2 / 5).max(4).min(center.height / 2);
+            let ph = procs_below_h(center);
             (
                 Rect::new(center.x, center.y, center.width, center.height - ph),
                 Some(Rect::new(
@@ -317,6 +334,11 @@ fn split_procs(center: Rect, p: PanelFlags) -> (Rect, Option<Rect>) {
             )
         }
     }
+}
+
+/// Height of the process table below the charts in `center`.
+fn procs_below_h(center: Rect) -> u16 {
+    (center.height * 2 / 5).max(4).min(center.height / 2)
 }
 
 /// The centre split between the grid and the console (or the process table,

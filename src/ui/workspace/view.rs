@@ -183,10 +183,13 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
     let head = list_head((wide, id, start, runtime, value), name_w, col);
     put(buf, inner.x, inner.y + 1, &head, inner.width, theme.dim());
     let rows = crate::ui::layout::runs_list_rows(inner);
+    let twins = twin_names(ws);
     // The highlighted run's details on the last line: its directory, or a resumed
     // run's segments with each one's start.
     if let Some(r) = ws.cursor_run() {
-        let text = run_detail(r);
+        // Cut with `…` as every other cut text: a directory name cut bare reads
+        // as a whole (shorter) one.
+        let text = fit::fit(&run_detail(r), w);
         put(
             buf,
             inner.x,
@@ -216,7 +219,11 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             y,
             w,
             ws,
-            (r, app.runs.key_color(&r.key).unwrap_or(r.color)),
+            (
+                r,
+                app.runs.key_color(&r.key).unwrap_or(r.color),
+                twins.get(&r.label()).copied().filter(|_| !id),
+            ),
             base,
             theme,
             (wide, id, start, runtime, value),
@@ -224,6 +231,27 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             col,
         );
     }
+}
+
+/// The names more than one run in the list goes by (the same script run again),
+/// each with the fewest leading characters of its runs' ids that tell them apart:
+/// where the id column does not fit, such a run's name is followed by its id.
+fn twin_names(ws: &Workspace) -> std::collections::HashMap<String, usize> {
+    let mut ids: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    for r in &ws.runs {
+        let v = ids.entry(r.label()).or_default();
+        let id = r.id();
+        if !v.contains(&id) {
+            v.push(id);
+        }
+    }
+    ids.into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(l, v)| {
+            let v: Vec<&str> = v.iter().map(String::as_str).collect();
+            (l, crate::text::distinct_prefix_len(&v, 4))
+        })
+        .collect()
 }
 
 /// The runs list's title: how many runs (of how many, filtered), how many
@@ -320,7 +348,7 @@ fn row(
     y: u16,
     w: usize,
     ws: &Workspace,
-    (r, color): (&WsRun, usize),
+    (r, color, twin): (&WsRun, usize, Option<usize>),
     base: Style,
     theme: Theme,
     (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
@@ -352,6 +380,9 @@ fn row(
         put_s(&mut at, &format!("{glyph} "), style);
     }
     let mut name = r.label();
+    if let Some(n) = twin {
+        name.push_str(&format!(" ({})", crate::text::prefix(&r.id(), n)));
+    }
     if r.resumed() {
         name.push_str(&format!(" ↻{}", r.segments.len()));
     } else if r.node_count() > 0 {

@@ -113,7 +113,42 @@ pub(crate) fn drawn_runs(app: &App) -> Vec<Drawn<'_>> {
         });
     }
     v.sort_by_key(|d| d.pinned);
+    tell_apart(&mut v);
     v
+}
+
+/// Runs drawn under the same name (the same script run three times) are told
+/// apart by their ids (as few of their first characters as do it: `name (b9ws)`)
+/// in the legend and the crosshair's readout; a run whose name is its own keeps
+/// it. A resumed run's segments are one run (one key), and runs with the same id
+/// stay as they are (the id would not tell them apart).
+fn tell_apart(v: &mut [Drawn<'_>]) {
+    let ids: Vec<&str> = v.iter().map(|d| d.run.info.run_id.as_str()).collect();
+    let twin = |i: usize| {
+        (0..v.len()).any(|j| {
+            j != i
+                && v[j].label == v[i].label
+                && !ids[i].is_empty()
+                && ids[j] != ids[i]
+                && (v[i].key.is_none() || v[j].key != v[i].key)
+        })
+    };
+    let twins: Vec<bool> = (0..v.len()).map(twin).collect();
+    // Each name's runs by the fewest leading characters of their ids that tell
+    // them apart (four for W&B's random ids, nearly always).
+    let labels: Vec<String> = v.iter().map(|d| d.label.clone()).collect();
+    for (i, d) in v.iter_mut().enumerate() {
+        if !twins[i] {
+            continue;
+        }
+        let same: Vec<&str> = (0..labels.len())
+            .filter(|&j| labels[j] == labels[i])
+            .map(|j| ids[j])
+            .collect();
+        let n = crate::text::distinct_prefix_len(&same, 4);
+        let id = crate::text::sanitize(crate::text::prefix(ids[i], n));
+        d.label = format!("{} ({id})", d.label);
+    }
 }
 
 /// Whether the metric charts draw groups of runs (`G` in the workspace), each
