@@ -363,7 +363,8 @@ fn flatten_value(key: String, v: &Value, out: &mut Vec<(String, String)>) {
 /// A logged histogram (`wandb.Histogram`: its counts in `values`, its edges in
 /// `bins`, or `packedBins` of equal width) as one value, `histogram · 64 bins ·
 /// 12.94…87.06`: flattened, its counts were a row each and its edges one row.
-fn histogram_text(o: &Map<String, Value>) -> String {
+#[must_use]
+pub fn histogram_text(o: &Map<String, Value>) -> String {
     let nums = |k: &str| -> Vec<f64> {
         o.get(k)
             .and_then(Value::as_array)

@@ -57,6 +57,12 @@ fn value_text(v: Option<&serde_json::Value>) -> String {
         Some(serde_json::Value::String(s)) => sanitize(s),
         Some(serde_json::Value::Bool(b)) => b.to_string(),
         Some(serde_json::Value::Null) | None => "–".to_owned(),
+        // A logged histogram as the overview lists it, not its raw JSON.
+        Some(serde_json::Value::Object(o))
+            if o.get("_type").and_then(serde_json::Value::as_str) == Some("histogram") =>
+        {
+            sanitize(&leet_text::histogram_text(o))
+        }
         Some(v) => sanitize(&v.to_string()),
     }
 }
@@ -574,5 +580,17 @@ impl Workspace {
         };
         parts.push((hint, theme.dim()));
         selected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A histogram chosen as the summary column reads as the overview lists it.
+    #[test]
+    fn a_histogram_summary_value_is_one_short_text() {
+        let h = serde_json::json!({"_type": "histogram", "values": [1, 2, 3], "bins": [0.0, 1.0, 2.0, 3.0]});
+        let t = super::value_text(Some(&h));
+        assert!(t.starts_with("histogram · 3 bins"), "{t}");
+        assert!(!t.contains('{'), "{t}");
     }
 }
