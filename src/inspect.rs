@@ -339,9 +339,16 @@ fn run_with(
         report_damage(main, &run.damage, err)?;
         return Ok(());
     }
-    // The records of one file: the primary node's, the newest segment's.
-    let file = src.main().to_path_buf();
-    if let Some(what) = made_of(&src) {
+    // The records of one file: the one named (a node's or a segment's file or
+    // directory lists its own records), or for a workspace the primary node's,
+    // the newest segment's.
+    let named = !crate::source::resolve::names_workspace(&opts.path);
+    let file = if named {
+        file
+    } else {
+        src.main().to_path_buf()
+    };
+    if let Some(what) = made_of(&src, &file) {
         writeln!(
             err,
             "leet: {} is {what}; listing its records alone",
@@ -466,14 +473,19 @@ fn run_with(
 }
 
 /// What a run of several files is, said of its main file; None for one file.
-fn made_of(src: &RunFiles) -> Option<String> {
+fn made_of(src: &RunFiles, file: &Path) -> Option<String> {
+    let main = src.main() == file;
     match src {
         RunFiles::One(_) => None,
-        RunFiles::Nodes(n) => Some(format!("the primary node of a run of {} nodes", n.len())),
-        RunFiles::Segments(s) => Some(format!(
+        RunFiles::Nodes(n) if main => {
+            Some(format!("the primary node of a run of {} nodes", n.len()))
+        }
+        RunFiles::Nodes(n) => Some(format!("one node of a run of {} nodes", n.len())),
+        RunFiles::Segments(s) if main => Some(format!(
             "the newest of the {} segments of a resumed run",
             s.len()
         )),
+        RunFiles::Segments(s) => Some(format!("one of the {} segments of a resumed run", s.len())),
     }
 }
 

@@ -385,10 +385,15 @@ pub fn run_inspector(
     screen: &crate::cli::ScreenArgs,
 ) -> anyhow::Result<ExitCode> {
     let file = crate::source::resolve::resolve_file(path)?;
-    // Of a distributed run, the primary node's records (as `--json` lists them).
-    let file = crate::source::nodes::RunFiles::of(path, &file)
-        .main()
-        .to_path_buf();
+    // As `--json` lists them: a node's or segment's file or directory named, its
+    // own records; a workspace's distributed run, the primary node's.
+    let file = if crate::source::resolve::names_workspace(path) {
+        crate::source::nodes::RunFiles::of(path, &file)
+            .main()
+            .to_path_buf()
+    } else {
+        file
+    };
     RunReader::check_header(&file)?;
     terminal::capture_mouse(!screen.no_mouse);
     let (color, true_color) = color_env();

@@ -306,6 +306,36 @@ fn export_and_inspect_of_the_workspace_read_every_node_as_the_viewer() {
     assert!(s["file"].as_str().unwrap().contains("nodes001-1"), "{s}");
 }
 
+/// `inspect --json` of one node's own file (or directory) lists that node's
+/// records, not the primary's; of the wandb directory, the primary's.
+#[test]
+fn inspect_of_a_node_s_own_file_lists_its_own_records() {
+    let node1 = sdk_wandb().join("offline-run-20261206_151018-nodes001");
+    let labels = |path: &Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leet"))
+            .args(["inspect", "--json"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let stats = text
+            .lines()
+            .find(|l| l.contains("\"stats\""))
+            .unwrap_or_default()
+            .to_owned();
+        (stats, String::from_utf8(out.stderr).unwrap())
+    };
+    for path in [node1.join("run-nodes001.wandb"), node1.clone()] {
+        let (stats, err) = labels(&path);
+        assert!(stats.contains("l:node-1"), "{}: {stats}", path.display());
+        assert!(err.contains("one node of a run of 3"), "{err}");
+    }
+    let (stats, err) = labels(&sdk_wandb());
+    assert!(!stats.contains("l:node-1"), "{stats}");
+    assert!(err.contains("the primary node of a run of 3"), "{err}");
+}
+
 /// A resumed run of two segments in a wandb directory: the first logs steps
 /// 0..10, the second resumes at step 5 (from a checkpoint) up to 15.
 fn write_rewound(wandb: &Path) {
