@@ -63,6 +63,9 @@ impl Tree {
         let parts = capped_path(item);
         let mut joined = std::mem::take(&mut self.joined);
         join_path(&mut joined, parts.iter().map(String::as_str));
+        if parts.len() > 1 {
+            self.replace_ancestors(&joined);
+        }
         let i = self.entry(&joined, || parts);
         self.joined = joined;
         self.seq += 1;
@@ -102,7 +105,7 @@ impl Tree {
         if let Some(&i) = self.index.get(joined) {
             self.entries[i].removed = true;
         }
-        self.remove_inside_ancestors(joined);
+
         // Descendants: keys that continue with the separator (the next char is the end).
         let lo = format!("{joined}{PATH_SEP}");
         let hi = format!(
@@ -116,17 +119,15 @@ impl Tree {
         }
     }
 
-    /// A key inside a value set whole (`summary["nest"] = {"a": 1, "b": 2}`, then
-    /// `del summary["nest"]["a"]`, which the SDK writes as a removal of
-    /// `nest.a`): the removal takes it out of that value, which keeps its place in
-    /// the order of changes (a later change inside it still wins).
-    fn remove_inside_ancestors(&mut self, joined: &str) {
-        for (above, rest) in leet_format::event::ancestors(joined) {
+    /// A change at a path under a value set whole (`summary["nest"] = {...}`, then
+    /// `summary["nest"]["a"] = 7`, which the SDK writes as an update of `nest.a`)
+    /// replaces that value, as W&B's summary does (the SDK then reads `{"a": 7}`):
+    /// the whole value goes, the changes at paths under it make the new one. A
+    /// removal under a whole value changes nothing, as there.
+    fn replace_ancestors(&mut self, joined: &str) {
+        for above in leet_format::event::ancestors(joined) {
             if let Some(&i) = self.index.get(above) {
-                let e = &mut self.entries[i];
-                if !e.removed {
-                    e.raw.remove_inside(&rest);
-                }
+                self.entries[i].removed = true;
             }
         }
     }
@@ -144,6 +145,9 @@ impl Tree {
                     self.batch_entry(paths, *id);
                 }
                 TreeOp::Set(id, v) => {
+                    if let Some(p) = paths.get(*id as usize).filter(|p| p.parts.len() > 1) {
+                        self.replace_ancestors(&p.joined);
+                    }
                     if let Some(i) = self.batch_entry(paths, *id) {
                         self.set_at(i, v.clone());
                     }

@@ -179,23 +179,6 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// Take the key at `path` out of this value when it is a JSON object holding
-    /// one (a removal of `nest.a` after `nest` was set whole); whether it did.
-    pub fn remove_inside(&mut self, path: &[&str]) -> bool {
-        let Scalar::Json(text) = self else {
-            return false;
-        };
-        if !text.trim_start().starts_with('{') {
-            return false;
-        }
-        let mut v = value::parse_lenient(text);
-        let removed = value::remove_path(&mut v, path);
-        if removed {
-            *text = v.to_string();
-        }
-        removed
-    }
-
     /// Take `v`, reusing this value's text buffer when both are text.
     pub fn set(&mut self, v: ItemValue<'_>) {
         match (self, v) {
@@ -257,17 +240,14 @@ pub struct TreePath {
 /// Separator of [`TreePath::joined`] (a control character no key uses).
 pub const PATH_SEP: char = '\u{1f}';
 
-/// Each proper ancestor of the joined path `joined`, nearest first, with the rest
-/// of the path below it: `a␟b␟c` gives (`a␟b`, [`c`]), then (`a`, [`b`, `c`]).
-pub fn ancestors(joined: &str) -> impl Iterator<Item = (&str, Vec<&str>)> {
+/// Each proper ancestor of the joined path `joined`, nearest first: `a␟b␟c`
+/// gives `a␟b`, then `a`.
+pub fn ancestors(joined: &str) -> impl Iterator<Item = &str> {
     joined
         .char_indices()
         .rev()
         .filter(|&(_, c)| c == PATH_SEP)
-        .map(move |(i, _)| {
-            let rest = joined[i + PATH_SEP.len_utf8()..].split(PATH_SEP).collect();
-            (&joined[..i], rest)
-        })
+        .map(move |(i, _)| &joined[..i])
 }
 
 /// Write `path`'s elements into `out` (cleared first), joined with [`PATH_SEP`].

@@ -267,20 +267,6 @@ pub fn insert_path(map: &mut Map<String, Value>, path: &[String], v: Value) {
     }
 }
 
-/// Remove the key at `path` inside the JSON objects of `v`; whether there was one.
-pub fn remove_path(v: &mut Value, path: &[&str]) -> bool {
-    match path {
-        [] => false,
-        [last] => v
-            .as_object_mut()
-            .is_some_and(|m| m.shift_remove(*last).is_some()),
-        [first, rest @ ..] => v
-            .as_object_mut()
-            .and_then(|m| m.get_mut(*first))
-            .is_some_and(|child| remove_path(child, rest)),
-    }
-}
-
 #[cfg(test)]
 use crate::tier;
 

@@ -17,10 +17,10 @@ use crate::msg::RunIndexEntry;
 
 /// Version of the cache format; a file of any other is rebuilt (2: entries hold
 /// the run's host, git commit and environment; 3: its node labels and the
-/// summary's `_wandb` key, which an older file lacks without saying so; 4: a
-/// removal inside a summary value set whole takes the key out, which an older
-/// file's summaries kept).
-pub const VERSION: u32 = 4;
+/// summary's `_wandb` key, which an older file lacks without saying so; 5: a
+/// change at a path under a summary value set whole replaces that value, as W&B
+/// does, where an older file's summaries merged the two).
+pub const VERSION: u32 = 5;
 
 /// Largest cache file read (a hostile or runaway file is not loaded).
 pub const MAX_CACHE_BYTES: u64 = 256 << 20;

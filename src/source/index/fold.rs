@@ -62,6 +62,15 @@ impl Fold {
                 }
                 TreeOp::Set(id, v) => {
                     if let Some(p) = paths.get(*id as usize) {
+                        // A change under a value set whole replaces it (see
+                        // `store::tree`).
+                        if p.parts.len() > 1 {
+                            for above in leet_format::event::ancestors(&p.joined) {
+                                if let Some(s) = self.slots.get_mut(above) {
+                                    s.removed = true;
+                                }
+                            }
+                        }
                         let seq = self.seq + 1;
                         if let Some(s) = self.slot(p) {
                             s.value = v.clone();
@@ -83,12 +92,7 @@ impl Fold {
         if let Some(s) = self.slots.get_mut(joined) {
             s.removed = true;
         }
-        // A key inside a value set whole (see `store::tree`).
-        for (above, rest) in leet_format::event::ancestors(joined) {
-            if let Some(s) = self.slots.get_mut(above).filter(|s| !s.removed) {
-                s.value.remove_inside(&rest);
-            }
-        }
+
         let lo = format!("{joined}{PATH_SEP}");
         let hi = format!(
             "{joined}{}",

@@ -58,29 +58,24 @@ fn fold_sets_nests_and_removes_subtrees() {
     assert_eq!(f.to_json().len(), 3);
 }
 
-/// As the run's own summary: a removal inside a value set whole takes the key out
-/// of it (the workspace list's columns show what the overview shows).
+/// As the run's own summary (`store::tree`): a change under a value set whole
+/// replaces it; a removal under it changes nothing.
 #[test]
-fn fold_removes_a_key_inside_a_value_set_whole() {
-    let paths = vec![
-        path("nest"),
-        path("nest.b.c"),
-        path("nest.a"),
-        path("nest.zz"),
-    ];
+fn fold_replaces_a_value_set_whole_by_a_change_under_it() {
+    let paths = vec![path("nest"), path("nest.a"), path("n2"), path("n2.a")];
     let mut f = Fold::default();
     f.apply(
         &paths,
         &[
             TreeOp::Set(0, Scalar::Json(r#"{"a": 1, "b": {"c": 2}}"#.into())),
-            TreeOp::Set(1, num(3.0)),
-            TreeOp::Remove(2),
+            TreeOp::Set(1, num(7.0)),
+            TreeOp::Set(2, Scalar::Json(r#"{"a": 1, "b": 2}"#.into())),
             TreeOp::Remove(3),
         ],
     );
     assert_eq!(
         serde_json::Value::Object(f.to_json()),
-        json!({"nest": {"b": {"c": 3.0}}})
+        json!({"nest": {"a": 7.0}, "n2": {"a": 1, "b": 2}})
     );
 }
 

@@ -271,12 +271,13 @@ fn the_run_step_is_exact_past_a_doubles_reach() {
     assert_eq!(run.step(), 9_007_199_254_740_993);
 }
 
-/// `summary["nest"] = {...}`, a change inside it, then `del summary["nest"]["a"]`
-/// (the SDK writes a removal of the path `nest.a`): the key goes from the value
-/// set whole, the later change inside it stays, and a removal of a key the value
-/// lacks, or under a value that is no object, changes nothing.
+/// As W&B's summary (the SDK's own reading of it after each step): a change at a
+/// path under a value set whole replaces that value (`nest = {...}` then
+/// `nest.a = 7` reads `{"a": 7}`); a removal under a value set whole changes
+/// nothing (`del n2["a"]` after `n2 = {...}`); under keys set one by one it
+/// removes as always.
 #[test]
-fn a_removal_inside_a_value_set_whole_takes_the_key_out_of_it() {
+fn a_change_under_a_value_set_whole_replaces_it_as_w_b_does() {
     use prost::Message as _;
     let summary = |update: Vec<leet_format::pb::SummaryItem>,
                    remove: Vec<leet_format::pb::SummaryItem>| {
@@ -302,34 +303,32 @@ fn a_removal_inside_a_value_set_whole_takes_the_key_out_of_it() {
         value_json: v.into(),
         ..Default::default()
     };
+    let json = |run: &Run| Value::Object(run.summary.to_json());
     let mut run = Run::new();
     run.apply(
         0,
         &summary(
-            vec![
-                key("nest", r#"{"a": 1, "b": {"c": 2, "d": 4}}"#),
-                key("n", "5"),
-            ],
+            vec![key("nest", r#"{"a": 1, "b": {"c": 2, "d": 4}, "e": 5}"#)],
             vec![],
         ),
     );
-    run.apply(1, &summary(vec![at(&["nest", "b", "c"], "3")], vec![]));
-    run.apply(2, &summary(vec![], vec![at(&["nest", "a"], "")]));
-    run.apply(3, &summary(vec![], vec![at(&["nest", "b", "d"], "")]));
+    run.apply(1, &summary(vec![at(&["nest", "a"], "7")], vec![]));
+    assert_eq!(json(&run), serde_json::json!({"nest": {"a": 7}}));
+    run.apply(2, &summary(vec![key("n2", r#"{"a": 1, "b": 2}"#)], vec![]));
+    run.apply(3, &summary(vec![], vec![at(&["n2", "a"], "")]));
+    assert_eq!(json(&run)["n2"], serde_json::json!({"a": 1, "b": 2}));
+    run.apply(4, &summary(vec![at(&["n2", "z"], "3")], vec![]));
+    assert_eq!(json(&run)["n2"], serde_json::json!({"z": 3}));
+    // Keys set one by one: a removal takes one out.
     run.apply(
-        4,
-        &summary(vec![], vec![at(&["nest", "zz"], ""), at(&["n", "x"], "")]),
+        5,
+        &summary(vec![at(&["m", "x"], "1"), at(&["m", "y"], "2")], vec![]),
     );
-    assert_eq!(
-        Value::Object(run.summary.to_json()),
-        serde_json::json!({"nest": {"b": {"c": 3}}, "n": 5})
-    );
+    run.apply(6, &summary(vec![], vec![at(&["m", "x"], "")]));
+    assert_eq!(json(&run)["m"], serde_json::json!({"y": 2}));
     // Set whole again: the new value, whole.
-    run.apply(5, &summary(vec![key("nest", r#"{"a": 7}"#)], vec![]));
-    assert_eq!(
-        Value::Object(run.summary.to_json()),
-        serde_json::json!({"nest": {"a": 7}, "n": 5})
-    );
+    run.apply(7, &summary(vec![key("nest", r#"{"q": 1}"#)], vec![]));
+    assert_eq!(json(&run)["nest"], serde_json::json!({"q": 1}));
 }
 
 /// `bigint = 2**53 + i` and `hugeint = 2**63 - 1 - i` at steps 0..30, folded
