@@ -227,6 +227,8 @@ impl Cli {
         // they would be ignored without a word.
         if cli.command.is_none() && !cli.view.live {
             let live_only = [
+                ("prometheus", "--prometheus"),
+                ("matchers", "--match"),
                 ("interval", "--interval"),
                 ("window", "--window"),
                 ("pid", "--pid"),

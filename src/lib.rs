@@ -423,7 +423,20 @@ fn no_such_process(pid: Option<u32>) -> anyhow::Result<()> {
     }
 }
 
-/// Whether process `pid` exists (ours or not).
+/// Whether process `pid` is a zombie (exited, its parent has not reaped it):
+/// its state in `/proc/<pid>/stat`, after the last `)` of its name.
+#[cfg(unix)]
+fn zombie(pid: libc::pid_t) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|t| {
+            t.rsplit_once(')')
+                .map(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X')))
+        })
+        .unwrap_or(false)
+}
+
+/// Whether process `pid` exists and runs (ours or not; a zombie does not).
 fn process_exists(pid: u32) -> bool {
     #[cfg(unix)]
     {
@@ -433,7 +446,9 @@ fn process_exists(pid: u32) -> bool {
         // SAFETY: signal 0 sends nothing; it only checks that the process exists
         // (EPERM: it does, owned by another user).
         let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        let exists = r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        // A zombie answers signal 0 but has exited: nothing of it runs.
+        exists && !zombie(pid)
     }
     #[cfg(not(unix))]
     {
@@ -446,6 +461,28 @@ fn process_exists(pid: u32) -> bool {
 mod tests {
     use super::*;
     use crate::source::file::SourceError;
+
+    /// `--pid` of a zombie (a child killed and not waited for) is refused as one of
+    /// no process: it has exited; a running one is there.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_is_no_process_to_monitor() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id();
+        assert!(process_exists(pid));
+        assert!(no_such_process(Some(pid)).is_ok());
+        child.kill().expect("kill");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while process_exists(pid) {
+            assert!(std::time::Instant::now() < deadline, "still there");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(no_such_process(Some(pid)).is_err());
+        let _ = child.wait();
+    }
 
     #[test]
     fn an_os_error_is_named_once_in_the_error_line() {

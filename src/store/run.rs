@@ -260,15 +260,7 @@ impl Run {
     }
 
     fn add_metric_def(&mut self, def: MetricDef) {
-        if let Some(existing) = self
-            .metric_defs
-            .iter_mut()
-            .find(|d| d.name == def.name && d.glob == def.glob)
-        {
-            *existing = def;
-        } else {
-            self.metric_defs.push(def);
-        }
+        leet_format::event::define(&mut self.metric_defs, def);
         self.step_metric_of.clear();
     }
 

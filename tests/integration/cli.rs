@@ -339,6 +339,10 @@ fn out_of_range_numbers_are_usage_errors_never_panics() {
         ),
         (&["--interval", "5s", tiny], "it needs --live"),
         (&["--dcgm", tiny], "it needs --live"),
+        (
+            &["--prometheus", "http://127.0.0.1:1", tiny],
+            "--prometheus is an option of the live monitor",
+        ),
         (&["sample", "--count", "0"], "it must be at least 1"),
         (&["sample", "--pid", "0"], "0 is not in 1..=2147483647"),
         (

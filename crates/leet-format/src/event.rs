@@ -117,6 +117,33 @@ impl MetricDef {
     }
 }
 
+/// Add `def` to `defs` as W&B does: a metric (or glob) defined again is merged
+/// into its definition, as protobuf's MergeFrom merges the two records: what the
+/// later one sets wins, what it leaves unset stays (`define_metric("loss",
+/// summary="min")` after `define_metric("loss", step_metric="epoch")` keeps the
+/// step metric), summaries add up.
+pub fn define(defs: &mut Vec<MetricDef>, def: MetricDef) {
+    let Some(d) = defs
+        .iter_mut()
+        .find(|d| d.name == def.name && d.glob == def.glob)
+    else {
+        defs.push(def);
+        return;
+    };
+    if !def.step_metric.is_empty() {
+        d.step_metric = def.step_metric;
+    }
+    d.hidden |= def.hidden;
+    for s in def.summary {
+        if !d.summary.contains(&s) {
+            d.summary.push(s);
+        }
+    }
+    if def.goal != 0 {
+        d.goal = def.goal;
+    }
+}
+
 /// The step metric (the x axis) of the history key `key` under `defs` (in the
 /// order defined), as W&B's handler resolves it: the definitions of its exact name
 /// first (merged: the latest that names a step metric), and only where there are
@@ -476,5 +503,25 @@ mod step_metric_tests {
         let defs = [def("", "train/*", "a"), def("", "*", "b")];
         assert_eq!(step_metric_for(&defs, "train/x"), Some("b"));
         assert_eq!(step_metric_for(&[], "x"), None);
+    }
+
+    /// A metric defined again keeps what the later definition leaves unset.
+    #[test]
+    fn a_metric_defined_again_is_merged() {
+        let mut defs = Vec::new();
+        super::define(&mut defs, def("loss", "", "epoch"));
+        let mut again = def("loss", "", "");
+        again.summary = vec!["min"];
+        super::define(&mut defs, again);
+        assert_eq!(defs.len(), 1);
+        assert_eq!(step_metric_for(&defs, "loss"), Some("epoch"));
+        assert_eq!(defs[0].summary, ["min"]);
+        let mut hidden = def("loss", "", "step2");
+        hidden.hidden = true;
+        super::define(&mut defs, hidden);
+        assert_eq!(
+            (defs[0].step_metric.as_str(), defs[0].hidden),
+            ("step2", true)
+        );
     }
 }

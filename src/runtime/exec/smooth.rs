@@ -202,14 +202,7 @@ impl<'a> History<'a> {
         for e in &ev.list {
             match e {
                 Event::Metric(def) => {
-                    match self
-                        .defs
-                        .iter_mut()
-                        .find(|d| d.name == def.name && d.glob == def.glob)
-                    {
-                        Some(d) => *d = def.clone(),
-                        None => self.defs.push(def.clone()),
-                    }
+                    leet_format::event::define(&mut self.defs, def.clone());
                     for w in &mut self.wants {
                         w.step_metric = None;
                     }
