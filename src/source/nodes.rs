@@ -40,7 +40,7 @@ const PEEK_BYTES: u64 = 64 << 10;
 const MAX_PARTIAL: usize = 16 << 10;
 
 /// The W&B suffix of a system key written by one node of a shared run.
-pub const LABEL_MARK: &str = "/l:";
+pub const LABEL_MARK: &str = leet_format::event::NODE_LABEL;
 
 /// Where a run file sits in time, as far as telling nodes from segments goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -494,11 +494,12 @@ impl NodeView {
                         });
                     }
                 }
-                Event::Run(_)
-                | Event::Exit { .. }
-                | Event::Environment(_)
-                | Event::Producer(_)
-                | Event::Metric(_)
+                // Its metric definitions apply to its own (labelled) keys: a
+                // step metric of its own, its hidden metrics.
+                Event::Metric(def) if !self.primary => {
+                    out.push(Event::Metric(def.for_node(&self.rows_label)));
+                }
+                Event::Run(_) | Event::Exit { .. } | Event::Environment(_) | Event::Producer(_)
                     if !self.primary => {}
                 e => out.push(e),
             }

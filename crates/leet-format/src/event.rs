@@ -113,8 +113,33 @@ impl MetricDef {
     #[must_use]
     pub fn matches(&self, key: &str) -> bool {
         (!self.name.is_empty() && self.name == key)
-            || (!self.glob.is_empty() && glob_match(&self.glob, key))
+            || (!self.glob.is_empty()
+                && node_label(&self.glob) == node_label(key)
+                && glob_match(&self.glob, key))
     }
+
+    /// The same definition for one node's keys of a distributed run, whose keys
+    /// carry its label (`train/*` → `train/*/l:node-1`, its step metric too).
+    #[must_use]
+    pub fn for_node(mut self, label: &str) -> Self {
+        for s in [&mut self.name, &mut self.glob, &mut self.step_metric] {
+            if !s.is_empty() && node_label(s).is_none() {
+                s.push_str(NODE_LABEL);
+                s.push_str(label);
+            }
+        }
+        self
+    }
+}
+
+/// What marks a node's label at the end of its keys in a distributed run
+/// (`loss/l:node-1`).
+pub const NODE_LABEL: &str = "/l:";
+
+/// The node label a key (or a glob) ends with, mark included; None for the
+/// primary node's keys. A glob applies only to keys of its own node.
+fn node_label(s: &str) -> Option<&str> {
+    s.rfind(NODE_LABEL).map(|i| &s[i..])
 }
 
 /// Add `def` to `defs` as W&B does: a metric (or glob) defined again is merged
@@ -152,7 +177,7 @@ pub fn define(defs: &mut Vec<MetricDef>, def: MetricDef) {
 #[must_use]
 pub fn step_metric_for<'a>(defs: &'a [MetricDef], key: &str) -> Option<&'a str> {
     let named = |d: &MetricDef| !d.name.is_empty() && d.name == key;
-    let globbed = |d: &MetricDef| !d.glob.is_empty() && glob_match(&d.glob, key);
+    let globbed = |d: &MetricDef| !d.glob.is_empty() && d.matches(key);
     let exact = defs.iter().any(named);
     defs.iter()
         .rev()
@@ -503,6 +528,29 @@ mod step_metric_tests {
         let defs = [def("", "train/*", "a"), def("", "*", "b")];
         assert_eq!(step_metric_for(&defs, "train/x"), Some("b"));
         assert_eq!(step_metric_for(&[], "x"), None);
+    }
+
+    /// A node's definitions, labelled for its keys, apply to its keys alone; the
+    /// primary's (unlabelled) globs never to another node's keys.
+    #[test]
+    fn a_node_s_definitions_apply_to_its_own_keys() {
+        let defs = [
+            def("", "train/*", "train/global_step"),
+            def("", "train/*", "train/global_step").for_node("node-1"),
+            def("secret", "", "").for_node("node-1"),
+        ];
+        assert_eq!(
+            step_metric_for(&defs, "train/loss"),
+            Some("train/global_step")
+        );
+        assert_eq!(
+            step_metric_for(&defs, "train/loss/l:node-1"),
+            Some("train/global_step/l:node-1")
+        );
+        assert!(defs[2].matches("secret/l:node-1") && !defs[2].matches("secret"));
+        assert!(!defs[0].matches("train/loss/l:node-1"));
+        // Labelled once: a key that already carries a label keeps it.
+        assert_eq!(def("a/l:x", "", "").for_node("node-1").name, "a/l:x");
     }
 
     /// A metric defined again keeps what the later definition leaves unset.

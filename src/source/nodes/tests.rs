@@ -242,3 +242,36 @@ fn a_line_without_end_is_held_no_longer_than_the_bound() {
     assert_eq!(text.len(), MAX_PARTIAL + 1 + "[a] ".len());
     assert!(n.partial.iter().all(String::is_empty));
 }
+
+/// Another node's metric definitions come through, labelled for its keys (its
+/// step metric, its hidden metrics); the primary's as they are.
+#[test]
+fn another_node_s_metric_definitions_are_labelled_for_its_keys() {
+    let make = || {
+        let mut ev = Events::default();
+        ev.list.push(Event::Metric(leet_format::event::MetricDef {
+            glob: "train/*".into(),
+            step_metric: "train/global_step".into(),
+            ..Default::default()
+        }));
+        ev
+    };
+    let defs = |ev: &Events| -> Vec<(String, String)> {
+        (ev.list.iter())
+            .filter_map(|e| match e {
+                Event::Metric(d) => Some((d.glob.clone(), d.step_metric.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let other = node("b", false).view(make());
+    assert_eq!(
+        defs(&other),
+        [("train/*/l:b".to_owned(), "train/global_step/l:b".to_owned())]
+    );
+    let primary = node("a", true).view(make());
+    assert_eq!(
+        defs(&primary),
+        [("train/*".to_owned(), "train/global_step".to_owned())]
+    );
+}
