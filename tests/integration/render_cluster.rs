@@ -458,4 +458,20 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
         .find(|l| !l.trim().is_empty())
         .expect("status");
     assert!(status.contains("read at"), "{s}");
+    // node-0 opened: its CPU and memory meters hold their last values, dimmed;
+    // it is up, so its facts say so.
+    app.update(Msg::char('k'));
+    app.update(Msg::key(KeyCode::Enter));
+    let s = screen(&app, 120, 40);
+    let meter = |name: &str| {
+        let line = s.lines().find(|l| l.contains(name)).expect("meters");
+        let at = line.find(name).expect("meter");
+        line[at..]
+            .split_whitespace()
+            .find(|w| w.ends_with('%'))
+            .expect("value")
+            .to_owned()
+    };
+    assert!(value_dim(&app, &meter(" CPU ")), "{s}");
+    assert!(value_dim(&app, &meter(" Mem ")), "{s}");
 }

@@ -236,6 +236,18 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     let last_known = opened
         .as_ref()
         .is_some_and(|o| o.state != crate::store::cluster::HostState::Up);
+    // An up host whose CPU or memory family stopped while others go on (`up*`):
+    // that meter holds its last value, drawn as such.
+    let stopped = |label: &str| {
+        opened.as_ref().is_some_and(|o| {
+            o.behind.iter().any(|(f, _)| match label {
+                "CPU" => f == "cpu",
+                "Mem" => f.starts_with("memory"),
+                "Swap" => f.starts_with("swap"),
+                _ => false,
+            })
+        })
+    };
     for (i, b) in bars.iter().enumerate() {
         if i > 0 && i % usize::from(cols) == 0 {
             y += 1;
@@ -247,7 +259,7 @@ pub(crate) fn render_header(buf: &mut Buffer, area: Rect, app: &App, theme: Them
             buf,
             (cell(i), y, cell_w.saturating_sub(2)),
             b,
-            last_known,
+            last_known || stopped(&b.label),
             theme,
         );
     }
