@@ -275,29 +275,10 @@ fn a_gpu_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     let mut app = cluster(2, 120, 40);
     // node-0's GPU driver hangs: its exporter drops every GPU series, the rest go
     // on and the target stays up.
-    let later = |key: &str, v: f64| HostSeries {
-        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
-        ..series("node-0", key, |_| v)
-    };
-    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
-        Batch {
-            start: NOW,
-            end: NOW + 120.0,
-            step: Duration::from_secs(15),
-            series: vec![
-                later("cpu.0.cpu_percent", 30.0),
-                later("memory_percent", 40.0),
-            ],
-            up: vec![HostUp {
-                host: "node-0".into(),
-                instance: "node-0:9837".into(),
-                job: "leet".into(),
-                points: vec![(NOW + 120.0, true)],
-            }],
-            refused: vec![],
-        },
-    )))));
-    app.update(Msg::Tick(NOW + 121.0));
+    node0_goes_on_with(
+        &mut app,
+        &[("cpu.0.cpu_percent", 30.0), ("memory_percent", 40.0)],
+    );
     let s = screen(&app, 120, 40);
     let row = s.lines().find(|l| l.contains("node-0")).expect("row");
     assert!(row.contains("stale×2"), "{s}");
@@ -408,32 +389,16 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
     let mut app = cluster(2, 120, 40);
     // node-0's CPU and memory stop (node-exporter hangs) while its GPUs go on and
     // the target stays up.
-    let later = |key: &str, v: f64| HostSeries {
-        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
-        ..series("node-0", key, |_| v)
-    };
-    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
-        Batch {
-            start: NOW,
-            end: NOW + 120.0,
-            step: Duration::from_secs(15),
-            series: vec![
-                later("gpu.0.gpu", 80.0),
-                later("gpu.1.gpu", 70.0),
-                later("gpu.0.powerWatts", 200.0),
-                later("gpu.1.powerWatts", 150.0),
-                later("gpu.0.memoryAllocated", 60.0),
-            ],
-            up: vec![HostUp {
-                host: "node-0".into(),
-                instance: "node-0:9837".into(),
-                job: "leet".into(),
-                points: vec![(NOW + 120.0, true)],
-            }],
-            refused: vec![],
-        },
-    )))));
-    app.update(Msg::Tick(NOW + 121.0));
+    node0_goes_on_with(
+        &mut app,
+        &[
+            ("gpu.0.gpu", 80.0),
+            ("gpu.1.gpu", 70.0),
+            ("gpu.0.powerWatts", 200.0),
+            ("gpu.1.powerWatts", 150.0),
+            ("gpu.0.memoryAllocated", 60.0),
+        ],
+    );
     let s = screen(&app, 120, 40);
     let row = s.lines().find(|l| l.contains("node-0")).expect("row");
     let cells: Vec<&str> = row.split_whitespace().collect();
@@ -474,4 +439,29 @@ fn host_wide_families_that_stop_are_named_in_the_table_and_the_status_line() {
     };
     assert!(value_dim(&app, &meter(" CPU ")), "{s}");
     assert!(value_dim(&app, &meter(" Mem ")), "{s}");
+}
+
+/// node-0 goes on for two more minutes with only these series (key, value), its
+/// target up; then the clock reads a second later.
+fn node0_goes_on_with(app: &mut App, keys: &[(&str, f64)]) {
+    let later = |key: &str, v: f64| HostSeries {
+        points: (1..=8).map(|k| (NOW + STEP * f64::from(k), v)).collect(),
+        ..series("node-0", key, |_| v)
+    };
+    app.update(Msg::Cluster(Box::new(ClusterUpdate::Fetched(Box::new(
+        Batch {
+            start: NOW,
+            end: NOW + 120.0,
+            step: Duration::from_secs(15),
+            series: keys.iter().map(|&(k, v)| later(k, v)).collect(),
+            up: vec![HostUp {
+                host: "node-0".into(),
+                instance: "node-0:9837".into(),
+                job: "leet".into(),
+                points: vec![(NOW + 120.0, true)],
+            }],
+            refused: vec![],
+        },
+    )))));
+    app.update(Msg::Tick(NOW + 121.0));
 }

@@ -1009,24 +1009,10 @@ fn a_log_axis_under_a_decade_reads_round_log_values() {
 /// clock over 2 s) are drawn once: `0:01 0:01 0:03` said nothing the first did not.
 #[test]
 fn an_x_label_is_never_drawn_twice() {
+    let secs = |v: f64| format!("0:{:02}", v.floor() as i64);
     let row = |x: (f64, f64)| {
-        let area = Rect::new(0, 0, 60, 1);
-        let mut buf = Buffer::empty(area);
-        let secs = |v: f64| format!("0:{:02}", v.floor() as i64);
-        x_labels(
-            &mut buf,
-            area,
-            0,
-            x,
-            &secs,
-            Theme::new(false, Palette::Default),
-        );
-        let text: String = buf
-            .content()
-            .iter()
-            .map(ratatui::buffer::Cell::symbol)
-            .collect();
-        text.split_whitespace()
+        x_label_row(60, x, &secs)
+            .split_whitespace()
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
@@ -1044,20 +1030,26 @@ fn an_x_label_is_never_drawn_twice() {
 /// not at the left edge.
 #[test]
 fn a_chart_of_one_x_labels_it_under_the_point() {
-    let area = Rect::new(0, 0, 21, 1);
+    assert_eq!(
+        x_label_row(21, (200.0, 200.0), &format::compact),
+        "         200         "
+    );
+}
+
+/// The x labels of a plot `width` columns wide over `x`, as their row reads.
+fn x_label_row(width: u16, x: (f64, f64), fmt: &dyn Fn(f64) -> String) -> String {
+    let area = Rect::new(0, 0, width, 1);
     let mut buf = Buffer::empty(area);
     x_labels(
         &mut buf,
         area,
         0,
-        (200.0, 200.0),
-        &format::compact,
+        x,
+        fmt,
         Theme::new(false, Palette::Default),
     );
-    let text: String = buf
-        .content()
+    buf.content()
         .iter()
         .map(ratatui::buffer::Cell::symbol)
-        .collect();
-    assert_eq!(text, "         200         ");
+        .collect()
 }
