@@ -858,7 +858,14 @@ fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<Stri
     let run_dir = file.parent()?;
     let name = sanitize_path(Path::new(run_dir.file_name()?));
     let made_of = match src {
-        RunFiles::One(_) => String::new(),
+        // A resumed run's segment named by its own directory or file: its rows
+        // alone, said, since the viewer's workspace shows the run stitched.
+        RunFiles::One(f) => crate::source::nodes::segments_of(f).map_or_else(String::new, |s| {
+            format!(
+                " (one of {} segments of a resumed run: its rows alone; the run's wandb directory exports them stitched while this run is its newest)",
+                s.len()
+            )
+        }),
         RunFiles::Nodes(n) => format!(
             " (the primary node of {}: every node's history read with it, as the viewer shows the run)",
             n.len()
