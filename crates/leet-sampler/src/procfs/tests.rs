@@ -190,17 +190,23 @@ fn grandchildren_under_a_single_threaded_child_are_found() {
     assert_eq!(found.len(), 2, "{:?}", tree.procs);
 }
 
-#[test]
-fn a_root_whose_pid_names_a_process_started_at_another_time_is_gone() {
-    let mut child = std::process::Command::new("sleep")
+/// A `sleep 30` of ours as the root of a tree, read once (no error).
+fn a_sleep_monitored() -> (std::process::Child, ProcessTree, TreeWalker) {
+    let child = std::process::Command::new("sleep")
         .arg("30")
         .spawn()
         .expect("sleep");
-    let pid = child.id();
-    let mut tree = ProcessTree::new(pid);
+    let mut tree = ProcessTree::new(child.id());
     let mut walker = TreeWalker::new();
     walker.refresh(&mut tree);
     assert_eq!(tree.error, None);
+    (child, tree, walker)
+}
+
+#[test]
+fn a_root_whose_pid_names_a_process_started_at_another_time_is_gone() {
+    let (mut child, mut tree, mut walker) = a_sleep_monitored();
+    let pid = child.id();
     let start = tree.root_start.expect("its start time kept");
     assert_eq!(tree.procs.first().map(|p| p.start_ticks), Some(start));
     walker.refresh(&mut tree);
@@ -231,15 +237,8 @@ fn a_root_whose_pid_names_a_process_started_at_another_time_is_gone() {
 
 #[test]
 fn a_root_that_is_a_zombie_has_exited() {
-    let mut child = std::process::Command::new("sleep")
-        .arg("30")
-        .spawn()
-        .expect("sleep");
+    let (mut child, mut tree, mut walker) = a_sleep_monitored();
     let pid = child.id();
-    let mut tree = ProcessTree::new(pid);
-    let mut walker = TreeWalker::new();
-    walker.refresh(&mut tree);
-    assert_eq!(tree.error, None);
     assert!(!tree.procs.is_empty());
     // Killed and not waited for: a zombie until `wait`.
     child.kill().expect("kill");
