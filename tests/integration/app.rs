@@ -724,10 +724,9 @@ fn slash_in_the_focused_console_filters_its_lines() {
     assert_eq!(a.console_view().len(), total);
 }
 
-#[test]
-fn media_viewer_steps_through_logged_images() {
-    let dir = common::runs_dir().join("many_metrics/wandb/latest-run");
-    let (file, batch) = leet::source::tail::read_batch(&dir).unwrap();
+/// The run in `dir` read whole at 120×40, the media pane opened (`3`).
+fn media_pane_of(dir: &std::path::Path) -> App {
+    let (file, batch) = leet::source::tail::read_batch(dir).unwrap();
     let mut a = App::new(Options::default());
     a.update(Msg::Resize(120, 40));
     send(
@@ -740,6 +739,12 @@ fn media_viewer_steps_through_logged_images() {
     );
     a.update(Msg::Run(batch));
     send(&mut a, [Msg::char('3')]);
+    a
+}
+
+#[test]
+fn media_viewer_steps_through_logged_images() {
+    let mut a = media_pane_of(&common::runs_dir().join("many_metrics/wandb/latest-run"));
     // The media pane beside the charts, focused.
     assert!(matches!(a.overlay, Overlay::None));
     assert!(a.screen.areas.media.is_some());
@@ -826,19 +831,7 @@ fn media_pane_shows_each_image_of_a_logged_list() {
     ));
     std::fs::write(run.join("run-list0001.wandb"), w.into_bytes()).unwrap();
 
-    let (file, batch) = leet::source::tail::read_batch(&run).unwrap();
-    let mut a = App::new(Options::default());
-    a.update(Msg::Resize(120, 40));
-    send(
-        &mut a,
-        [Msg::Opened {
-            path: file,
-            len: 1,
-            modified: None,
-        }],
-    );
-    a.update(Msg::Run(batch));
-    send(&mut a, [Msg::char('3')]);
+    let mut a = media_pane_of(&run);
     let (key, item, n) = a.panes.media.selected(&a.shown.run).unwrap();
     assert_eq!(
         (key, item.caption.as_str(), n),
