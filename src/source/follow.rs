@@ -324,6 +324,12 @@ impl Table {
                 // A tick that finds the file as it was reads nothing.
                 let stat = Stat::of(&r.file);
                 if !e.woken && !r.more && stat.is_some() && stat == r.seen {
+                    if r.loaded {
+                        if let Some(nodes) = r.regroup.check(&r.file, 1, false) {
+                            let _ = super::nodes::spawn_regrouped(nodes, e.out.clone(), self.opts);
+                            return false;
+                        }
+                    }
                     e.schedule(self.interval(e));
                     return true;
                 }
@@ -338,6 +344,15 @@ impl Table {
                 }
                 r.seen = stat;
                 let keep = read(r, &e.out);
+                if keep.is_some() && r.loaded {
+                    // A node of its run that joined since it was opened (a job
+                    // opened while it starts): the group is followed instead,
+                    // on a thread of its own, from the start.
+                    if let Some(nodes) = r.regroup.check(&r.file, 1, true) {
+                        let _ = super::nodes::spawn_regrouped(nodes, e.out.clone(), self.opts);
+                        return false;
+                    }
+                }
                 if let Some(after) = keep {
                     e.schedule(after.unwrap_or_else(|| self.interval(e)));
                 }
@@ -366,6 +381,13 @@ impl Table {
                 return false;
             }
         };
+        // A run directory that waited for its file may be one node of several.
+        if told {
+            if let Some(nodes) = super::nodes::group_of(&file) {
+                let _ = super::nodes::spawn(nodes, e.out.clone(), self.opts);
+                return false;
+            }
+        }
         let mut reader = match RunReader::open(&file) {
             Ok(r) => r.with_chunk(self.opts.chunk),
             Err(err) => {

@@ -297,6 +297,80 @@ fn same_id(file: &Path) -> Option<Vec<(PathBuf, Peek)>> {
     (found.len() > 1 && found.iter().any(|(f, _)| same_file(f, file))).then_some(found)
 }
 
+/// How often a followed run looks for nodes of its run that were not there when
+/// it was opened.
+pub const REGROUP_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A followed run's look-out for the other nodes of its distributed run: a job
+/// opened while it starts has node directories whose run record is not written
+/// yet (or not made yet), and they are the run's once it is. Looked for at most
+/// every [`REGROUP_EVERY`], while the run's file grows or a directory named for
+/// its run id is not accounted for yet, and cheaply: a listing of the wandb
+/// directory and a `stat` of each run file named for the run id; the files are
+/// read only when those changed and some of them were not yet known as the
+/// run's (or as another run's).
+#[derive(Debug, Default)]
+pub struct Regroup {
+    next: Option<std::time::Instant>,
+    /// The run files named for the run id at the last look, and their lengths.
+    named: Vec<(PathBuf, u64)>,
+    /// Whether the last grouping left some of them unaccounted for.
+    unsettled: bool,
+}
+
+impl Regroup {
+    /// The node group `file` belongs to now, when it holds more nodes than the
+    /// `reading` read now; None when it is not time to look, or nothing changed.
+    /// `grew`: the run's file grew since the last call.
+    pub fn check(&mut self, file: &Path, reading: usize, grew: bool) -> Option<Vec<NodeFile>> {
+        let now = std::time::Instant::now();
+        if !(grew || self.unsettled) || self.next.is_some_and(|t| now < t) {
+            return None;
+        }
+        self.next = Some(now + REGROUP_EVERY);
+        let named = named_for(file)?;
+        let news = named != self.named;
+        let first = self.named.is_empty();
+        let more = named.len() > self.named.len();
+        self.named = named;
+        if !(news && (first || more || self.unsettled)) || self.named.len() < 2 {
+            return None;
+        }
+        let found = same_id(file);
+        self.unsettled = found.as_ref().map_or(0, Vec::len) < self.named.len();
+        let found = found?;
+        let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
+        if !are_nodes(&spans) || found.len() <= reading {
+            return None;
+        }
+        Some(node_files(found))
+    }
+}
+
+/// The run files of `file`'s wandb directory whose directory is named for its
+/// run id (`file`'s among them), with their lengths (0: no file yet), sorted.
+fn named_for(file: &Path) -> Option<Vec<(PathBuf, u64)>> {
+    let id = id_of_file(file)?;
+    let wandb_dir = wandb_dir_of(file)?;
+    let name = format!("run-{id}.wandb");
+    let mut named: Vec<(PathBuf, u64)> = std::fs::read_dir(&wandb_dir)
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            is_run_dir_name(&n) && dir_may_hold(&n, &id)
+        })
+        .map(|e| {
+            let f = e.path().join(&name);
+            let len = std::fs::metadata(&f).map_or(0, |m| m.len());
+            (f, len)
+        })
+        .collect();
+    named.sort();
+    Some(named)
+}
+
 /// What one run is made of, as the viewer reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunFiles {
@@ -625,9 +699,20 @@ fn without_line_moves(text: &str) -> std::borrow::Cow<'_, str> {
 /// Follow a group of nodes as one run on a thread of its own, which ends when
 /// `out` is stopped or the loop is gone.
 pub(super) fn spawn(nodes: Vec<NodeFile>, out: Out, opts: TailOptions) -> JoinHandle<()> {
+    spawn_as(nodes, out, opts, false)
+}
+
+/// [`spawn`] for a run followed until now as fewer nodes (one file, or a smaller
+/// group): its first batch says the run is read again from the start, so what
+/// was read of it is replaced, never added to.
+pub(super) fn spawn_regrouped(nodes: Vec<NodeFile>, out: Out, opts: TailOptions) -> JoinHandle<()> {
+    spawn_as(nodes, out, opts, true)
+}
+
+fn spawn_as(nodes: Vec<NodeFile>, out: Out, opts: TailOptions, again: bool) -> JoinHandle<()> {
     std::thread::Builder::new()
         .name("leet-nodes".into())
-        .spawn(move || follow(&nodes, &out, opts))
+        .spawn(move || follow(nodes, &out, opts, again))
         .unwrap_or_else(|_| std::thread::spawn(|| {}))
 }
 
@@ -649,36 +734,27 @@ fn open_all(nodes: &[NodeFile], opts: TailOptions) -> Vec<Node> {
         .collect()
 }
 
-fn follow(nodes: &[NodeFile], out: &Out, opts: TailOptions) {
-    let mut readers = open_all(nodes, opts);
-    let Some(primary) = nodes.iter().find(|n| n.primary).or(nodes.first()) else {
-        return;
-    };
-    let len: u64 = readers
-        .iter()
-        .filter_map(|n| n.reader.as_ref()?.file_len().ok())
-        .sum();
-    let opened = Msg::Opened {
-        path: primary.file.clone(),
-        len,
-        modified: mtime(&primary.file),
-    };
-    if !out.send(opened) {
+/// Follow a node group; `again`: the run was read before as fewer nodes.
+fn follow(mut nodes: Vec<NodeFile>, out: &Out, opts: TailOptions, again: bool) {
+    let mut readers = open_all(&nodes, opts);
+    if !send_opened(&nodes, &readers, out) {
         return;
     }
-    let mut restarted = false;
+    let mut restarted = again;
     // The first read reached the end: what comes later is growth.
     let mut loaded = false;
+    let mut regroup = Regroup::default();
     while !out.stopped() {
         match poll_all(&mut readers, restarted) {
             Polled::Restart => {
-                readers = open_all(nodes, opts);
+                readers = open_all(&nodes, opts);
                 restarted = true;
                 loaded = false;
             }
             Polled::Batch(mut b, more) => {
                 restarted = false;
-                if loaded && b.read_to > 0 {
+                let grew = loaded && b.read_to > 0;
+                if grew {
                     b.grew_at = Some(super::tail::unix_now());
                 }
                 loaded |= !more;
@@ -686,12 +762,60 @@ fn follow(nodes: &[NodeFile], out: &Out, opts: TailOptions) {
                     return;
                 }
                 if !more {
+                    if let Some(group) = joined(&nodes, &mut regroup, grew) {
+                        nodes = group;
+                        readers = open_all(&nodes, opts);
+                        if !send_opened(&nodes, &readers, out) {
+                            return;
+                        }
+                        restarted = true;
+                        loaded = false;
+                        continue;
+                    }
                     std::thread::sleep(opts.poll);
                 }
             }
-            Polled::Nothing => std::thread::sleep(opts.poll),
+            Polled::Nothing => {
+                if let Some(group) = loaded
+                    .then(|| joined(&nodes, &mut regroup, false))
+                    .flatten()
+                {
+                    nodes = group;
+                    readers = open_all(&nodes, opts);
+                    if !send_opened(&nodes, &readers, out) {
+                        return;
+                    }
+                    restarted = true;
+                    loaded = false;
+                    continue;
+                }
+                std::thread::sleep(opts.poll);
+            }
         }
     }
+}
+
+/// A node that joined the job since the group was opened: the larger group.
+fn joined(nodes: &[NodeFile], regroup: &mut Regroup, grew: bool) -> Option<Vec<NodeFile>> {
+    let primary = nodes.iter().find(|n| n.primary).or(nodes.first())?;
+    regroup.check(&primary.file, nodes.len(), grew)
+}
+
+/// Say which file the group is read as (its primary node's) and its length;
+/// false when the loop is gone.
+fn send_opened(nodes: &[NodeFile], readers: &[Node], out: &Out) -> bool {
+    let Some(primary) = nodes.iter().find(|n| n.primary).or(nodes.first()) else {
+        return false;
+    };
+    let len: u64 = readers
+        .iter()
+        .filter_map(|n| n.reader.as_ref()?.file_len().ok())
+        .sum();
+    out.send(Msg::Opened {
+        path: primary.file.clone(),
+        len,
+        modified: mtime(&primary.file),
+    })
 }
 
 enum Polled {

@@ -432,3 +432,81 @@ fn a_metric_logged_by_two_nodes_is_a_series_per_node() {
         "{csv}"
     );
 }
+
+/// A job opened while it starts: the second node's directory is there but its
+/// file is empty (its run record not written yet) when the first node is opened
+/// and followed; once the second node has written, the run is read again as the
+/// two nodes, each record once.
+#[test]
+fn a_node_that_starts_after_the_run_was_opened_joins_it() {
+    use leet::source::follow::spawn_tail;
+    use leet::source::tail::TailOptions;
+    use std::time::{Duration, Instant};
+
+    let src = shared_wandb();
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let name = "run-qa16shared.wandb";
+    let dirs = [
+        "offline-run-20261207_090835-qa16shared",
+        "offline-run-20261207_090835-qa16shared-1",
+    ];
+    let bytes: Vec<Vec<u8>> = dirs
+        .iter()
+        .map(|d| std::fs::read(src.join(d).join(name)).unwrap())
+        .collect();
+    for d in dirs {
+        std::fs::create_dir_all(wandb.join(d)).unwrap();
+    }
+    let files: Vec<PathBuf> = dirs.iter().map(|d| wandb.join(d).join(name)).collect();
+    // The primary has written part of its file (cut anywhere), the other node nothing.
+    std::fs::write(&files[0], &bytes[0][..bytes[0].len() / 2]).unwrap();
+    std::fs::write(&files[1], b"").unwrap();
+
+    let (tx, rx) = std::sync::mpsc::sync_channel(64);
+    spawn_tail(
+        wandb.join(dirs[0]),
+        tx,
+        TailOptions {
+            chunk: 1 << 20,
+            poll: Duration::from_millis(20),
+        },
+    );
+    let mut app = App::new(Options::default());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pump = |app: &mut App, done: &dyn Fn(&App) -> bool| {
+        while !done(app) {
+            assert!(Instant::now() < deadline, "timed out");
+            if let Ok(m) = rx.recv_timeout(Duration::from_millis(100)) {
+                app.update(m);
+            }
+        }
+    };
+    let half = bytes[0].len() as u64 / 2;
+    pump(&mut app, &|a| {
+        a.shown.source.file_len == half && a.shown.source.read_to > 0 && !a.shown.source.loading()
+    });
+    assert!(app.shown.run.metrics.get("only1/l:node-1").is_none());
+
+    // The other node writes; the primary writes on.
+    std::fs::write(&files[1], &bytes[1]).unwrap();
+    std::fs::write(&files[0], &bytes[0]).unwrap();
+    let points = |a: &App, key: &str| a.shown.run.metrics.get(key).map_or(0, |s| s.count());
+    pump(&mut app, &|a| {
+        points(a, "only1/l:node-1") == 10 && points(a, "common") == 10
+    });
+    // Read again from the start as the group: nothing counted twice.
+    let values = |key: &str| -> Vec<f64> {
+        let s = app.shown.run.metrics.get(key).unwrap();
+        s.points().iter().map(|p| p.1).collect()
+    };
+    assert_eq!(values("common"), (0..10).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(
+        values("common/l:node-1"),
+        (100..110).map(f64::from).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        app.shown.run.history_rows,
+        merged_run(&wandb.join(dirs[0])).history_rows
+    );
+}
