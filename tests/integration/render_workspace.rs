@@ -816,3 +816,67 @@ fn runs_that_share_a_name_are_told_apart_by_their_ids() {
         "{screen}"
     );
 }
+
+/// A resumed run drawn while its new segment comes: the run is then read with
+/// the new segment as its main run, as when it is opened, so the chart's corner
+/// gives the run's last value (the new segment's), and with the crosshair on, its
+/// value there (its segments are one run's series).
+#[test]
+fn a_resumed_runs_new_segment_leads_it_when_it_comes_while_drawn() {
+    use leet::decode::synth::RunSpec;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let seg = |first: u64, start: f64, resumed: bool| RunSpec {
+        run_id: "resum003".into(),
+        display_name: "resumed".into(),
+        start_time: start,
+        first_step: first,
+        steps: 30,
+        resumed,
+        metrics: vec!["loss".into()],
+        ..RunSpec::default()
+    };
+    write_run(&wandb, &seg(0, NOW - 2000.0, false));
+    let mut ws = Ws::open(&wandb, "live/wandb", 120, 36);
+    let corner = |ws: &Ws| {
+        let s = ws.screen(120, 36);
+        let line = s
+            .lines()
+            .find(|l| l.contains("╭loss"))
+            .unwrap_or_else(|| panic!("{s}"))
+            .to_owned();
+        line.split('─')
+            .filter(|p| !p.is_empty() && !p.contains("loss"))
+            .map(|p| p.trim_end_matches(['╮', '│', ' ']).to_owned())
+            .find(|p| !p.is_empty())
+            .unwrap_or_default()
+    };
+    let last_of = |ws: &Ws| {
+        let run = &ws.app.shown.run;
+        let p = run.metrics.get("loss").unwrap().last().unwrap();
+        leet::ui::widget::format::value(p.1)
+    };
+    let first_last = last_of(&ws);
+    assert_eq!(corner(&ws), first_last);
+
+    write_run(&wandb, &seg(30, NOW - 1000.0, true));
+    ws.send([Msg::Tick(NOW + 1.0)]);
+    let main = ws.app.shown.source.file.clone().unwrap();
+    let newest = leet::decode::synth::run_dir_name(NOW - 1000.0, "resum003", false);
+    assert!(
+        main.parent().unwrap().ends_with(newest),
+        "{}",
+        main.display()
+    );
+    let new_last = last_of(&ws);
+    assert_ne!(new_last, first_last);
+    assert_eq!(corner(&ws), new_last);
+    // The crosshair's readout names the run's value, whichever segment has it.
+    // (On every chart: the runs list has the focus.)
+    ws.keys("CC");
+    let c = corner(&ws);
+    assert!(
+        c.starts_with("x=") && c.contains(" · ") && !c.ends_with('–'),
+        "{c}"
+    );
+}

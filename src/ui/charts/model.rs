@@ -137,8 +137,14 @@ impl<'a> ChartModel<'a> {
         let (log_y, below) = log_y_of(app, key, zoom);
         // Grouped (`G` in the workspace): per group its mean line and min–max band.
         let groups = groups_of(&drawn, &all, &pts, x, px);
+        // A resumed run's segments are one run's series: its value at the
+        // crosshair is the corner's as one run's is.
+        let one_run = all.len() > 1
+            && all
+                .iter()
+                .all(|&(i, _)| drawn[i].key.is_some() && drawn[i].key == drawn[all[0].0].key);
         let corner = corner_of(
-            (cross, &at),
+            (cross, &at, one_run),
             (&all, groups.as_deref()),
             below,
             mapped.as_ref(),
@@ -553,14 +559,15 @@ pub(crate) fn below_zero(
     [count, tight].into_iter().find(|s| fits(s)).or(corner)
 }
 
-/// The corner's text: the crosshair's x (and the one series' value `at` it), else
+/// The corner's text: the crosshair's x (and the one series' value `at` it, or
+/// the one run's: `one_run`, a resumed run's segments), else
 /// the first series' last value; of `groups`, the one group's last mean, and of
 /// several none (at the crosshair the legend gives each group's mean); in a
 /// mapped chart as the mapping writes it, in the room the title (of a chart
 /// `width` wide) leaves; then, on a log y (`below`: the x range counted), the
 /// points it cannot draw ([`below_zero`]).
 fn corner_of(
-    (cross, at): (Option<Crosshair>, &[Option<Point>]),
+    (cross, at, one_run): (Option<Crosshair>, &[Option<Point>], bool),
     (all, groups): (&[(usize, &Series)], Option<&[Group]>),
     below: Option<XRange>,
     mapped: Option<&Mapped>,
@@ -579,26 +586,21 @@ fn corner_of(
                 .map(|p| p.1),
         ),
         Some(_) => (false, None),
-        None => (all.len() == 1, first.last().map(|p| p.1)),
+        None => (all.len() == 1 || one_run, first.last().map(|p| p.1)),
     };
+    // The value at the crosshair: of the one series, or of the one run's first
+    // segment (newest first) that has one there.
+    let at_one = at.iter().flatten().next().map(|p| p.1);
     let room = usize::from(width.saturating_sub(6))
         .saturating_sub(crate::ui::widget::fit::width(title).into());
     let c = if let Some(m) = mapped {
-        m.corner(
-            cross.is_some(),
-            one.then(|| at.first().copied().flatten().map(|p| p.1)),
-            last,
-            room,
-        )
+        m.corner(cross.is_some(), one.then_some(at_one), last, room)
     } else {
         match cross {
             Some(c) if one => Some(format!(
                 "x={} · {}",
                 format::exact(c.x),
-                at.first()
-                    .copied()
-                    .flatten()
-                    .map_or_else(|| "–".to_owned(), |p| format::value(p.1))
+                at_one.map_or_else(|| "–".to_owned(), format::value)
             )),
             Some(c) => Some(format!("x={}", format::exact(c.x))),
             None => last.map(format::value),

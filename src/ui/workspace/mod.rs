@@ -545,7 +545,8 @@ impl Workspace {
 
     /// The run directories to read, in drawing order (the pinned run's last), and
     /// the one to read as the main run (the list's: `keep` when still drawn, else
-    /// the pinned run's newest segment, else the first selected run's).
+    /// the pinned run's newest segment, else the first selected run's; of a
+    /// resumed run, always its newest segment).
     #[must_use]
     pub fn wanted(&self, keep: Option<&Path>) -> (Vec<PathBuf>, Option<PathBuf>) {
         let keys: Vec<&str> = match &self.view {
@@ -578,10 +579,18 @@ impl Workspace {
         {
             dirs.extend(r.dirs());
         }
+        // A resumed run is read with its newest segment as the main run, as when
+        // it is opened: one whose new segment came while it was drawn moves on to
+        // it (its title values, images and facts are the newest segment's).
+        let newest = |d: &Path| {
+            self.run_of_dir(d)
+                .filter(|r| r.segments.iter().any(|s| s.dir == d))
+                .map_or_else(|| d.to_path_buf(), |r| r.latest().dir.clone())
+        };
         if let WsView::Run(dir) = &self.view {
-            primary = Some(dir.clone());
+            primary = Some(newest(dir));
         } else if let Some(keep) = keep.filter(|d| dirs.iter().any(|x| x == d)) {
-            primary = Some(keep.to_path_buf());
+            primary = Some(newest(keep));
         }
         (dirs, primary)
     }

@@ -396,3 +396,27 @@ fn a_run_drawn_before_its_run_record_stays_drawn_when_it_comes() {
     assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("d"));
     assert!(w.vanished.is_empty(), "nothing was lost to remember");
 }
+
+#[test]
+fn a_resumed_run_is_read_with_its_newest_segment_as_the_main_run_when_one_comes() {
+    // `b` drawn with its only segment as the main run; a second segment comes.
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    let first: Vec<RunIndexEntry> = index().into_iter().skip(3).collect();
+    w.set_index(first, None);
+    w.selected = vec!["b".into()];
+    let old = Path::new("/w/wandb/run-20260101_000100-b");
+    assert_eq!(w.wanted(Some(old)).1.as_deref(), Some(old));
+    w.set_index(index(), Some(old));
+    w.selected = vec!["b".into(), "c".into()];
+    let new = Path::new("/w/wandb/run-20260101_000300-b");
+    let (dirs, primary) = w.wanted(Some(old));
+    assert!(dirs.iter().any(|d| d == old), "{dirs:?}");
+    assert_eq!(primary.as_deref(), Some(new));
+    // So too in the run's own view, opened on the segment it had then.
+    w.view = WsView::Run(old.to_path_buf());
+    assert_eq!(w.wanted(Some(old)).1.as_deref(), Some(new));
+    // Another run kept as the main run stays.
+    w.view = WsView::List;
+    let c = Path::new("/w/wandb/run-20260101_000400-c");
+    assert_eq!(w.wanted(Some(c)).1.as_deref(), Some(c));
+}
