@@ -481,3 +481,53 @@ fn runs_that_chart_a_metric_against_different_x_are_all_drawn() {
     );
     insta::assert_snapshot!("mixed_step_metric_200x60_x_epoch", wide);
 }
+
+/// A chart over a step metric (`val/acc` over `epoch`) with that same metric
+/// picked from the list, or another: the crosshair reads its x there as on the
+/// default x, at every key that moves it (it read `x=– · –` wherever the chart's
+/// own x was a step metric and the pick anything but the default).
+#[test]
+fn the_crosshair_reads_x_on_a_step_metric_chart_whatever_x_is_picked() {
+    let (w, h) = (120, 40);
+    let mut app = focused_on("custom_step", "val/acc", w, h);
+    app.update(Msg::key(KeyCode::Enter));
+    press(&mut app, "C");
+    app.update(Msg::key(KeyCode::End));
+    let default = focused_title(&screen(&app, w, h));
+    let reading = |t: &str| {
+        t.split("x=epoch")
+            .nth(1)
+            .unwrap_or("")
+            .trim_matches(['─', '━'])
+            .to_owned()
+    };
+    let want = reading(&default);
+    assert!(want.starts_with("x=") && !want.contains('–'), "{default}");
+    // Its own step metric picked (the crosshair stays on): the same reading.
+    press(&mut app, "xxx");
+    press(&mut app, "epoch");
+    app.update(Msg::key(KeyCode::Enter));
+    assert!(app.charts.crosshair.is_some());
+    app.update(Msg::key(KeyCode::End));
+    let t = focused_title(&screen(&app, w, h));
+    assert_eq!(reading(&t), want, "{t}");
+    for k in [KeyCode::Home, KeyCode::Right, KeyCode::Left] {
+        app.update(Msg::key(k));
+        let t = focused_title(&screen(&app, w, h));
+        assert!(!reading(&t).contains('–'), "{k:?}: {t}");
+    }
+    // Another metric picked: the crosshair's row's value of it.
+    for _ in 0..6 {
+        if app.overlay.picker().is_some() {
+            break;
+        }
+        press(&mut app, "x");
+    }
+    press(&mut app, "val/loss");
+    app.update(Msg::key(KeyCode::Enter));
+    app.update(Msg::key(KeyCode::End));
+    let s = screen(&app, w, h);
+    let t = focused_title(&s);
+    assert!(t.contains("val/acc · x=val/loss"), "{s}");
+    assert!(t.contains("x=") && !t.contains("x=– "), "{t}");
+}

@@ -133,6 +133,18 @@ fn by_step<'a>(run: &'a Run, key: &str) -> Option<&'a Series> {
     }
 }
 
+/// The `_step` of `run`'s row where its step metric `own` is nearest `v` (a
+/// crosshair's x in a chart over `own`). Over the series' held points (at most
+/// `--max-points`), for the one chart the crosshair is on.
+fn step_at_own(run: &Run, own: &str, v: f64) -> Option<f64> {
+    by_step(run, own)?
+        .points()
+        .iter()
+        .filter(|p| p.1.is_finite())
+        .min_by(|a, b| (a.1 - v).abs().total_cmp(&(b.1 - v).abs()))
+        .map(|p| p.0)
+}
+
 /// How `run`'s steps map to `x` (None: they do not: no time, no such metric).
 #[allow(
     clippy::if_not_else,
@@ -216,9 +228,19 @@ pub(crate) fn map_chart(
             // The crosshair stands at a point of the series it steps along (`owner`),
             // in that run's own x: a step wherever the chart's series are over
             // `_step`, mapped by that run's steps, not another's.
+            // A chart over a step metric has its crosshair in that metric's
+            // values: the same x where that metric was picked, else its row's
+            // step, mapped.
             if let Some((c, owner)) = cross {
-                if i == owner && (*x == XAxis::Default || own == "_step") {
-                    cursor = map.at(c).and_then(|v| axis_value(v, log));
+                if i == owner {
+                    let at = if *x == XAxis::Default || own == "_step" {
+                        map.at(c)
+                    } else if matches!(x, XAxis::Metric(m) if m == own) {
+                        Some(c)
+                    } else {
+                        step_at_own(run, own, c).and_then(|s| map.at(s))
+                    };
+                    cursor = at.and_then(|v| axis_value(v, log));
                 }
             }
         }
