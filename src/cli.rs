@@ -497,6 +497,12 @@ pub struct InspectArgs {
     /// plain number is seconds; 0s to 30d).
     #[arg(long, value_name = "DURATION", value_parser = parse_idle_timeout, requires = "follow")]
     pub idle_timeout: Option<Duration>,
+    /// Of a directory of several runs, the run with this id (its run directory is
+    /// named ...-ID): its summary read as the viewer shows the run (a resumed run's
+    /// segments, a distributed run's nodes together); its records listed are of
+    /// its newest segment or primary node.
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
     /// Print the records as text even on a terminal (where, without an output
     /// option, `leet inspect` opens the record browser; printing is what it does
     /// when standard output is a file or a pipe).
@@ -520,6 +526,11 @@ pub struct ExportArgs {
     /// A .wandb file, run directory, wandb or project directory (default: .); of a
     /// directory of several runs, the latest (named on stderr, with how to pick another).
     pub path: Option<PathBuf>,
+    /// Of a directory of several runs, the run with this id (its run directory is
+    /// named ...-ID), exported as the viewer shows it: a resumed run's segments
+    /// stitched, a distributed run's nodes together.
+    #[arg(long, value_name = "ID")]
+    pub run: Option<String>,
     /// Output format: csv, jsonl or parquet (default: from the -o FILE's extension,
     /// .csv, .jsonl, .ndjson or .json, .parquet or .pq; else csv). A format that FILE's
     /// extension contradicts is an error (exit status 2).

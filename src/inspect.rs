@@ -31,6 +31,8 @@ pub struct InspectOptions {
     pub follow: bool,
     /// With `follow`: stop after this long without growth (None: wait for the exit record).
     pub idle_timeout: Option<Duration>,
+    /// `--run ID`: that run of the directory, read whole (see `RunFiles::of_id`).
+    pub run: Option<String>,
 }
 
 fn system_time_rfc3339(t: std::time::SystemTime) -> String {
@@ -320,13 +322,22 @@ fn run_with(
     err: &mut dyn Write,
     fast: bool,
 ) -> anyhow::Result<()> {
-    let (file, passed) = resolve_readable(&opts.path)?;
-    for p in &passed {
-        writeln!(err, "leet: {p}")?;
-    }
     // The run as the viewer opens it: a distributed run's nodes, a resumed
-    // run's segments (from a workspace).
-    let src = RunFiles::of(&opts.path, &file);
+    // run's segments (from a workspace, or the run picked by its id).
+    let (file, src) = match &opts.run {
+        Some(id) => {
+            let src = RunFiles::of_id(&opts.path, id).map_err(anyhow::Error::msg)?;
+            (src.main().to_path_buf(), src)
+        }
+        None => {
+            let (file, passed) = resolve_readable(&opts.path)?;
+            for p in &passed {
+                writeln!(err, "leet: {p}")?;
+            }
+            let src = RunFiles::of(&opts.path, &file);
+            (file, src)
+        }
+    };
     if opts.summary && !matches!(src, RunFiles::One(_)) {
         let run = read_run_of(&src)?;
         let main = src.main();
@@ -342,7 +353,7 @@ fn run_with(
     // The records of one file: the one named (a node's or a segment's file or
     // directory lists its own records), or for a workspace the primary node's,
     // the newest segment's.
-    let named = !crate::source::resolve::names_workspace(&opts.path);
+    let named = opts.run.is_none() && !crate::source::resolve::names_workspace(&opts.path);
     let file = if named {
         file
     } else {

@@ -220,6 +220,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 summary: a.summary,
                 follow: a.follow,
                 idle_timeout: a.idle_timeout,
+                run: a.run,
             };
             let stdout = io::stdout();
             let mut out = Tracked::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
@@ -236,6 +237,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             };
             let opts = inspect::export::ExportOptions {
                 path: a.path.unwrap_or_else(|| ".".into()),
+                run: a.run,
                 format: a.format,
                 long: a.long,
                 metrics: a.metrics,

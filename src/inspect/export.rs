@@ -53,6 +53,8 @@ const BIG_FILE: u64 = 256 << 20;
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
     pub path: PathBuf,
+    /// `--run ID`: that run of the directory, read whole (see `RunFiles::of_id`).
+    pub run: Option<String>,
     /// `--format` (None: from the output's extension, else CSV; see [`Format::pick`]).
     pub format: Option<Format>,
     /// One row per point (`_step,_runtime,_timestamp,key,value`; `_timestamp,key,value`
@@ -778,9 +780,18 @@ pub fn run(
         format: Some(format),
         ..opts.clone()
     };
-    let (file, passed) = resolve_readable(&opts.path)?;
     // The run as the viewer opens it: its nodes, or its segments stitched.
-    let src = RunFiles::of(&opts.path, &file);
+    let (file, passed, src) = match &opts.run {
+        Some(id) => {
+            let src = RunFiles::of_id(&opts.path, id).map_err(anyhow::Error::msg)?;
+            (src.main().to_path_buf(), Vec::new(), src)
+        }
+        None => {
+            let (file, passed) = resolve_readable(&opts.path)?;
+            let src = RunFiles::of(&opts.path, &file);
+            (file, passed, src)
+        }
+    };
     // Before anything is opened for writing: no file of the run is written over.
     let mut dest = Dest::plan(opts.output.as_deref(), &file)?;
     for f in src.files() {
@@ -793,7 +804,7 @@ pub fn run(
     for p in &passed {
         let _ = writeln!(err, "leet: {p}");
     }
-    if let Some(notice) = chosen_run(&opts.path, &src, &passed) {
+    if let Some(notice) = chosen_run(&opts.path, &src, &passed, opts.run.is_some()) {
         let _ = writeln!(err, "{notice}");
     }
     let total = src
@@ -853,7 +864,7 @@ pub fn run(
 /// run's nodes, a resumed run's segments), that they are read as one. None when
 /// `path` names the run's one file or its directory (`latest-run` too), or its
 /// wandb directory holds no other run.
-fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<String> {
+fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver], by_id: bool) -> Option<String> {
     let file = src.main();
     let run_dir = file.parent()?;
     let name = sanitize_path(Path::new(run_dir.file_name()?));
@@ -861,8 +872,9 @@ fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<Stri
         // A resumed run's segment named by its own directory or file: its rows
         // alone, said, since the viewer's workspace shows the run stitched.
         RunFiles::One(f) => crate::source::nodes::segments_of(f).map_or_else(String::new, |s| {
+            let whole = by_id_hint(f).map_or_else(String::new, |h| format!("; {h} exports them stitched"));
             format!(
-                " (one of {} segments of a resumed run: its rows alone; the run's wandb directory exports them stitched while this run is its newest)",
+                " (one of {} segments of a resumed run: its rows alone{whole})",
                 s.len()
             )
         }),
@@ -876,6 +888,9 @@ fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<Stri
         ),
     };
     let alone = (!made_of.is_empty()).then(|| format!("leet: exporting {name}{made_of}"));
+    if by_id {
+        return alone;
+    }
     let mine: Vec<&Path> = src.files().iter().filter_map(|f| f.parent()).collect();
     let real = std::fs::canonicalize(path).ok();
     let names_it = path.file_name().is_some_and(|n| n == "latest-run")
@@ -897,13 +912,42 @@ fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver]) -> Option<Stri
     let Some(other) = other else {
         return alone;
     };
+    // Another run named by its id: read whole whatever it is made of (a run
+    // directory would be one segment of a resumed run).
+    let how = crate::source::resolve::wandb_in_dir(&other)
+        .as_deref()
+        .and_then(by_id_hint)
+        .unwrap_or_else(|| {
+            format!(
+                "give its run directory: leet export {}",
+                sanitize_path(&other)
+            )
+        });
     Some(format!(
-        "leet: {} holds {} runs; exporting the latest{}, {name}{made_of} (to export another, give its run directory: leet export {})",
+        "leet: {} holds {} runs; exporting the latest{}, {name}{made_of} (to export another: {how})",
         sanitize_path(&wandb_dir),
         run_count(&wandb_dir),
         if passed.is_empty() { "" } else { " readable one" },
-        sanitize_path(&other)
     ))
+}
+
+/// `leet export WANDB_DIR --run ID` for the run of `file` (a `run-<id>.wandb` in
+/// a wandb directory); None when its id or directory cannot be told.
+fn by_id_hint(file: &Path) -> Option<String> {
+    let id = file
+        .file_name()?
+        .to_str()?
+        .strip_prefix("run-")?
+        .strip_suffix(".wandb")?;
+    let wandb_dir = wandb_dir_of(file)?;
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    };
+    let dir = wandb_dir.to_string_lossy();
+    (plain(id) && !dir.contains(char::is_whitespace))
+        .then(|| format!("leet export {} --run {id}", sanitize_path(&wandb_dir)))
 }
 
 /// Write a file through a temporary one beside it: `f` writes, and only when it

@@ -401,6 +401,55 @@ impl RunFiles {
         Self::One(file.to_path_buf())
     }
 
+    /// Run `id` of the wandb directory `path` names or lies in (a project or
+    /// wandb directory, `latest-run`, a run directory or file), read whole as the
+    /// viewer's workspace reads it: its nodes, or its segments stitched, or its
+    /// one file. Its newest run directory named for the id that holds
+    /// `run-<id>.wandb`. The error names the directory and the id.
+    ///
+    /// # Errors
+    /// No wandb directory there, or no run of that id in it.
+    pub fn of_id(path: &Path, id: &str) -> Result<Self, String> {
+        let shown = |p: &Path| leet_text::sanitize_path(p);
+        let id_ok = !id.is_empty() && !id.contains(['/', '\\']) && id != "." && id != "..";
+        let wandb_dir = super::resolve::resolve_file(path)
+            .ok()
+            .and_then(|f| wandb_dir_of(&f))
+            .or_else(|| {
+                [path.to_path_buf(), path.join("wandb")]
+                    .into_iter()
+                    .find(|d| d.is_dir() && !super::file::run_dirs(d).is_empty())
+            })
+            .ok_or_else(|| format!("{}: no wandb directory of runs there", shown(path)))?;
+        let name = format!("run-{id}.wandb");
+        let file = super::file::run_dirs(&wandb_dir)
+            .into_iter()
+            .rev()
+            .filter(|_| id_ok)
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| dir_may_hold(&n.to_string_lossy(), id))
+            })
+            .map(|d| d.join(&name))
+            .find(|f| f.is_file())
+            .ok_or_else(|| {
+                format!(
+                    "{}: no run with the id {} (its run directory is named …-{}, holding run-{}.wandb)",
+                    shown(&wandb_dir),
+                    leet_text::sanitize(id),
+                    leet_text::sanitize(id),
+                    leet_text::sanitize(id)
+                )
+            })?;
+        Ok(if let Some(nodes) = group_of(&file) {
+            Self::Nodes(nodes)
+        } else if let Some(segments) = segments_of(&file) {
+            Self::Segments(segments)
+        } else {
+            Self::One(file)
+        })
+    }
+
     /// Its files: the primary node's first.
     #[must_use]
     pub fn files(&self) -> Vec<&Path> {

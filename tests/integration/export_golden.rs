@@ -91,9 +91,13 @@ fn export_text(file: &Path, args: &[&str], parquet: bool) -> String {
     } else {
         String::from_utf8(o.stdout).unwrap()
     };
+    // The run's file, and its wandb directory (named in a hint), wherever the
+    // tree is.
+    let wandb = file.parent().and_then(Path::parent).unwrap_or(file);
     let stderr = String::from_utf8(o.stderr)
         .unwrap()
-        .replace(&file.display().to_string(), "FILE");
+        .replace(&file.display().to_string(), "FILE")
+        .replace(&wandb.display().to_string(), "WANDB");
     format!(
         "status {:?}\n--- stderr\n{stderr}--- stdout\n{stdout}",
         o.status.code()

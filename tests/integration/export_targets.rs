@@ -181,7 +181,10 @@ fn a_workspace_of_several_runs_says_which_run_it_exported_and_how_to_pick_anothe
             err.contains(&*wandb_dir.to_string_lossy())
                 && err.contains("holds 5 runs")
                 && err.contains(&format!("exporting the latest, {name}"))
-                && err.contains("give its run directory: leet export "),
+                && err.contains(&format!(
+                    "(to export another: leet export {} --run ",
+                    wandb_dir.display()
+                )),
             "{}: {err}",
             path.display()
         );

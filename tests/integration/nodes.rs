@@ -510,3 +510,85 @@ fn a_node_that_starts_after_the_run_was_opened_joins_it() {
         merged_run(&wandb.join(dirs[0])).history_rows
     );
 }
+
+/// A resumed run that is not the newest run of its wandb directory: the hint on
+/// stderr names it by its id (`--run`), which reads it whole, stitched as the
+/// viewer shows it (its own run directory would be one segment alone, and says
+/// how to get the whole); `inspect --summary --run` reads it so too; an id of no
+/// run there is an error naming the directory and the id.
+#[test]
+fn a_resumed_run_not_the_newest_is_exported_whole_by_its_id() {
+    use leet::decode::synth::{run_dir_name, run_file, RunSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_rewound(&wandb);
+    let (whole, _) = export_csv(tmp.path());
+    // A newer run beside it.
+    let spec = RunSpec {
+        run_id: "newer1".into(),
+        start_time: 1_796_000_500.0,
+        steps: 3,
+        metrics: vec!["acc".into()],
+        exit_code: Some(0),
+        ..RunSpec::default()
+    };
+    let dir = wandb.join(run_dir_name(spec.start_time, "newer1", true));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("run-newer1.wandb"), run_file(&spec)).unwrap();
+
+    let (_, err) = export_csv(tmp.path());
+    let hint = format!(
+        "(to export another: leet export {} --run rew1)",
+        wandb.display()
+    );
+    assert!(err.contains(&hint), "{err}");
+    let by_id = |run: &str| {
+        let opts = leet::inspect::export::ExportOptions {
+            path: wandb.clone(),
+            run: Some(run.to_owned()),
+            ..Default::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let r = leet::inspect::export::run(&opts, &mut out, &mut err);
+        (
+            r,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    };
+    let (r, csv, err) = by_id("rew1");
+    r.unwrap();
+    assert_eq!(csv, whole);
+    assert!(
+        err.contains("newest of 2 segments") && !err.contains("holds"),
+        "{err}"
+    );
+    // A segment's own directory: its rows alone, and how to get the whole.
+    let (_, err) = export_csv(&wandb.join(run_dir_name_of(&wandb, 0)));
+    assert!(
+        err.contains("one of 2 segments") && err.contains("--run rew1 exports them stitched"),
+        "{err}"
+    );
+    // The summary of the run by its id: the stitched run's last step.
+    let opts = leet::inspect::InspectOptions {
+        path: tmp.path().to_path_buf(),
+        json: true,
+        summary: true,
+        run: Some("rew1".into()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::run(&opts, &mut out, &mut err).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["step"], serde_json::json!(14));
+    // No such run; nor a path smuggled in as an id.
+    for id in ["nope", "../x", ""] {
+        let (r, csv, _) = by_id(id);
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains("no run with the id") && e.contains(&*wandb.to_string_lossy()),
+            "{e}"
+        );
+        assert!(csv.is_empty());
+    }
+}
