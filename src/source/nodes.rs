@@ -35,10 +35,6 @@ pub const MAX_NODES: usize = 256;
 /// Bytes read from the start of each node's file to learn its facts.
 const PEEK_BYTES: u64 = 64 << 10;
 
-/// Longest console line held back waiting for its end (a node's partial line is
-/// held so another node's text never joins it).
-const MAX_PARTIAL: usize = 16 << 10;
-
 /// The W&B suffix of a system key written by one node of a shared run.
 pub const LABEL_MARK: &str = leet_format::event::NODE_LABEL;
 
@@ -545,8 +541,6 @@ pub struct NodeView {
     /// The label came from the node's own keys (else it was guessed).
     learned: bool,
     primary: bool,
-    /// Console text after the last line end, per stream (stdout, stderr).
-    partial: [String; 2],
 }
 
 impl NodeView {
@@ -557,7 +551,6 @@ impl NodeView {
             rows_label: n.label.clone(),
             learned: false,
             primary: n.primary,
-            partial: [String::new(), String::new()],
         }
     }
 
@@ -602,21 +595,21 @@ impl NodeView {
                     }
                     out.push(Event::Row(r));
                 }
+                // Its console text as written, named as its: the run's console
+                // keeps each node's lines, cursor and partial line its own.
                 Event::Console {
                     stdout,
                     time,
                     text,
                     legacy,
-                } => {
-                    if let Some(text) = self.lines(stdout, &text, legacy) {
-                        out.push(Event::Console {
-                            stdout,
-                            time,
-                            text,
-                            legacy: true,
-                        });
-                    }
-                }
+                    node: _,
+                } => out.push(Event::Console {
+                    stdout,
+                    time,
+                    text,
+                    legacy,
+                    node: Some(self.label.clone()),
+                }),
                 // Its metric definitions apply to its own (labelled) keys: a
                 // step metric of its own, its hidden metrics.
                 Event::Metric(def) if !self.primary => {
@@ -671,78 +664,6 @@ impl NodeView {
             }
         }
     }
-
-    /// `text` (a raw write, or one `legacy` line) as whole prefixed lines; the
-    /// rest held until its line ends (or grows past [`MAX_PARTIAL`]). None when
-    /// no line is whole yet.
-    fn lines(&mut self, stdout: bool, text: &str, legacy: bool) -> Option<String> {
-        let prefix = format!("[{}] ", leet_text::sanitize(&self.label));
-        let held = &mut self.partial[usize::from(!stdout)];
-        held.push_str(text);
-        if legacy && !held.ends_with('\n') {
-            held.push('\n');
-        }
-        let whole = match held.rfind('\n') {
-            // Never more than MAX_PARTIAL held: a longer line goes on as it is.
-            _ if held.len() > MAX_PARTIAL => held.len(),
-            Some(i) => i + 1,
-            None => return None,
-        };
-        let rest = held.split_off(whole);
-        let done = std::mem::replace(held, rest);
-        let done = without_line_moves(&done);
-        let mut out = String::with_capacity(done.len() + prefix.len() * 2);
-        for line in done.split_inclusive('\n') {
-            out.push_str(&prefix);
-            // A carriage return starts the line again (a progress bar): the
-            // prefix again after it.
-            let mut parts = line.split('\r').peekable();
-            while let Some(p) = parts.next() {
-                out.push_str(p);
-                if parts.peek().is_some() {
-                    out.push('\r');
-                    if parts.peek().is_some_and(|n| *n != "\n" && !n.is_empty()) {
-                        out.push_str(&prefix);
-                    }
-                }
-            }
-        }
-        Some(out)
-    }
-}
-
-/// `text` less the cursor moves to another line (CSI `A`, `B`, `E`, `F`, also
-/// with the one-byte CSI): the console applies them, and in a console the
-/// nodes share, the line above may be another node's.
-fn without_line_moves(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['\u{1b}', '\u{9b}']) {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(['\u{1b}', '\u{9b}']) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at..];
-        let intro = if after.starts_with("\u{1b}[") {
-            2
-        } else if after.starts_with('\u{9b}') {
-            '\u{9b}'.len_utf8()
-        } else {
-            1
-        };
-        let params = after[intro..]
-            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
-            .map_or(after.len(), |n| intro + n);
-        let moves = intro > 1 && after[params..].starts_with(['A', 'B', 'E', 'F']);
-        if moves {
-            rest = &after[params + 1..];
-        } else {
-            out.push_str(&after[..intro]);
-            rest = &after[intro..];
-        }
-    }
-    out.push_str(rest);
-    out.into()
 }
 
 /// Follow a group of nodes as one run on a thread of its own, which ends when

@@ -84,9 +84,18 @@ struct Row {
 }
 
 impl Row {
-    /// Its text and styles as a kept line.
-    fn to_line(&self, stream: Stream) -> Line {
-        let (text, spans) = sgr::styled(&self.chars, &self.styles);
+    /// Its text and styles as a kept line, after `prefix` (its writer's, in a
+    /// console several write to: outside the cells the cursor moves over).
+    fn to_line(&self, stream: Stream, prefix: &str) -> Line {
+        let (mut text, mut spans) = sgr::styled(&self.chars, &self.styles);
+        if !prefix.is_empty() {
+            text.insert_str(0, prefix);
+            let by = u32::try_from(prefix.len()).unwrap_or(u32::MAX);
+            for s in &mut spans {
+                s.start = s.start.saturating_add(by);
+                s.end = s.end.saturating_add(by);
+            }
+        }
         Line {
             stream,
             time: self.time,
@@ -262,8 +271,19 @@ pub struct Console {
     lines: VecDeque<Line>,
     cap: usize,
     total: u64,
-    screens: [Screen; 2],
+    /// Two per writer (its stdout's, its stderr's): the run's own first, then
+    /// each node's of a distributed run, whose lines share the console but whose
+    /// cursor moves stay among its own lines.
+    screens: Vec<Screen>,
+    /// Each writer's line prefix (`[node-1] `; the run's own: none).
+    prefixes: Vec<String>,
+    /// Each writer's name ([`Console::write_from`]; the run's own: empty).
+    writers: Vec<String>,
 }
+
+/// Most writers of one console with screens of their own (a distributed run's
+/// nodes, read at most 256 together); any further one writes in the last's.
+pub const MAX_WRITERS: usize = 257;
 
 impl Default for Console {
     fn default() -> Self {
@@ -279,13 +299,59 @@ impl Console {
             lines: VecDeque::new(),
             cap: cap.max(1),
             total: 0,
-            screens: [Screen::default(), Screen::default()],
+            screens: vec![Screen::default(), Screen::default()],
+            prefixes: vec![String::new()],
+            writers: vec![String::new()],
         }
     }
 
     /// Feed one raw write fragment.
     pub fn write(&mut self, stream: Stream, time: Option<(i64, i32)>, text: &str) {
-        let idx = usize::from(stream == Stream::Stderr);
+        self.write_at(0, stream, time, text);
+    }
+
+    /// Feed one raw write fragment of `writer` (a node of a distributed run, by
+    /// its label): its lines are prefixed `[writer] ` (sanitised) and its cursor
+    /// moves, carriage returns and partial lines are its own, however the
+    /// writers' lines interleave.
+    pub fn write_from(
+        &mut self,
+        writer: &str,
+        stream: Stream,
+        time: Option<(i64, i32)>,
+        text: &str,
+    ) {
+        let w = match self.writers.iter().position(|x| x == writer) {
+            Some(w) => w,
+            None if self.writers.len() < MAX_WRITERS => {
+                self.writers.push(writer.to_owned());
+                self.prefixes
+                    .push(format!("[{}] ", leet_text::sanitize(writer)));
+                self.screens.push(Screen::default());
+                self.screens.push(Screen::default());
+                self.writers.len() - 1
+            }
+            None => self.writers.len() - 1,
+        };
+        self.write_at(w, stream, time, text);
+    }
+
+    /// [`Console::write_from`] of one already line-split record.
+    pub fn write_line_from(
+        &mut self,
+        writer: &str,
+        stream: Stream,
+        time: Option<(i64, i32)>,
+        text: &str,
+    ) {
+        self.write_from(writer, stream, time, text);
+        if !text.ends_with('\n') {
+            self.write_from(writer, stream, time, "\n");
+        }
+    }
+
+    fn write_at(&mut self, writer: usize, stream: Stream, time: Option<(i64, i32)>, text: &str) {
+        let idx = writer * 2 + usize::from(stream == Stream::Stderr);
         for c in text.chars() {
             let p = &mut self.screens[idx];
             match p.esc {
@@ -382,7 +448,7 @@ impl Console {
         }
         row.line = Some(self.total);
         row.dirty = false;
-        let line = row.to_line(stream);
+        let line = row.to_line(stream, &self.prefixes[idx / 2]);
         self.push(line);
         let p = &mut self.screens[idx];
         let gone = if p.rows.len() == EDITABLE_ROWS {
@@ -393,7 +459,7 @@ impl Console {
         let mut next = Row::default();
         if let Some(mut row) = gone {
             // Its last change is kept, and its buffers serve the new row.
-            self.copy_back(&row, stream);
+            self.copy_back(&row, stream, idx);
             row.chars.clear();
             row.styles.clear();
             next.chars = row.chars;
@@ -408,21 +474,21 @@ impl Console {
     fn sync(&mut self, idx: usize, stream: Stream) {
         let mut rows = std::mem::take(&mut self.screens[idx].rows);
         for row in rows.iter_mut().filter(|r| r.dirty && r.line.is_some()) {
-            self.copy_back(row, stream);
+            self.copy_back(row, stream, idx);
             row.dirty = false;
         }
         self.screens[idx].rows = rows;
     }
 
     /// A finished row's text replaces its line's, where that line is still kept.
-    fn copy_back(&mut self, row: &Row, stream: Stream) {
+    fn copy_back(&mut self, row: &Row, stream: Stream, idx: usize) {
         let Some(n) = row.line.filter(|_| row.dirty) else {
             return;
         };
         let first = self.total - self.lines.len() as u64;
         let kept = n.checked_sub(first).and_then(|i| usize::try_from(i).ok());
         if let Some(line) = kept.and_then(|i| self.lines.get_mut(i)) {
-            *line = row.to_line(stream);
+            *line = row.to_line(stream, &self.prefixes[idx / 2]);
         }
     }
 
@@ -440,14 +506,17 @@ impl Console {
         &self.lines
     }
 
-    /// Lines not yet ended by a newline, one per stream that has one.
+    /// Lines not yet ended by a newline, one per writer's stream that has one.
     pub fn unfinished(&self) -> impl Iterator<Item = Line> + '_ {
-        [Stream::Stdout, Stream::Stderr]
-            .into_iter()
-            .zip(&self.screens)
-            .filter_map(|(stream, p)| p.rows.back().map(|r| (stream, r)))
-            .filter(|(_, r)| !r.chars.is_empty())
-            .map(|(stream, r)| r.to_line(stream))
+        self.screens.iter().enumerate().filter_map(|(idx, p)| {
+            let stream = if idx % 2 == 0 {
+                Stream::Stdout
+            } else {
+                Stream::Stderr
+            };
+            let r = p.rows.back().filter(|r| !r.chars.is_empty())?;
+            Some(r.to_line(stream, &self.prefixes[idx / 2]))
+        })
     }
 
     /// Every line ever finished, including those no longer kept.
@@ -680,25 +749,13 @@ mod tests {
         assert!(c.lines()[0].text.starts_with("abx"));
     }
 
-    /// The records tqdm's nested bars write (an outer bar, an inner one with
-    /// `leave=False`, a line printed after each inner loop), as the W&B SDK
-    /// records them in `output_raw`: one write per fragment.
+    /// [`nested_bars_into`] written into `c`.
     fn nested_bars(c: &mut Console) {
-        for epoch in 0..3 {
-            let w = |c: &mut Console, s: &str| c.write(Stream::Stdout, None, s);
-            w(c, &format!("\repoch {epoch}/3"));
-            w(c, "\n");
-            for b in 0..3 {
-                w(c, &format!("\rbatch {b}/3 {}", "#".repeat(b)));
-                w(c, "\x1b[A");
-                w(c, "\n");
-            }
-            w(c, &format!("\r{}", " ".repeat(12)));
-            w(c, "\x1b[A");
-            w(c, &format!("epoch {epoch} done"));
-            w(c, "\n");
+        let mut r = Recorder::default();
+        nested_bars_into(&mut r);
+        for f in &r.0 {
+            c.write(Stream::Stdout, None, f);
         }
-        c.write(Stream::Stdout, None, "\repoch 3/3\n");
     }
 
     #[test]
@@ -717,6 +774,94 @@ mod tests {
         );
         assert_eq!(c.total(), 4);
         assert_eq!(c.unfinished().count(), 0);
+    }
+
+    /// Two nodes' nested bars written into one console, their fragments
+    /// interleaved one by one: each node's bars redraw its own lines, under its
+    /// prefix, as they do alone, whatever the other wrote between.
+    #[test]
+    fn each_writer_s_bars_redraw_its_own_lines_however_they_interleave() {
+        let mut frags: Vec<Vec<String>> = Vec::new();
+        for n in 0..2 {
+            let mut c = Recorder::default();
+            nested_bars_into(&mut c);
+            frags.push(
+                c.0.iter()
+                    .map(|f| f.replace("epoch", &format!("n{n} epoch")))
+                    .collect(),
+            );
+        }
+        let mut c = Console::new(100);
+        for i in 0..frags[0].len() {
+            for (n, f) in frags.iter().enumerate() {
+                c.write_from(&format!("node-{n}"), Stream::Stdout, None, &f[i]);
+            }
+        }
+        for (n, node_frags) in frags.iter().enumerate() {
+            let prefix = format!("[node-{n}] ");
+            let mine: Vec<String> = texts(&c)
+                .into_iter()
+                .filter_map(|t| t.strip_prefix(&prefix).map(str::to_owned))
+                .collect();
+            let mut alone = Console::new(100);
+            for f in node_frags {
+                alone.write(Stream::Stdout, None, f);
+            }
+            assert_eq!(mine, texts(&alone), "{:#?}", texts(&c));
+            assert!(mine[0].ends_with("n0 epoch 0 done") || n == 1, "{mine:?}");
+        }
+        assert_eq!(c.total(), 8);
+        // A partial line waits per writer; the run's own console is apart.
+        c.write_from("node-1", Stream::Stdout, None, "half");
+        c.write(Stream::Stdout, None, "own\n");
+        c.write_from("node-1", Stream::Stdout, None, " done\n");
+        let t = texts(&c);
+        assert_eq!(t[t.len() - 2..], ["own", "[node-1] half done"]);
+    }
+
+    #[test]
+    fn a_writer_s_prefix_is_sanitised_and_outside_the_cells_it_rewrites() {
+        let mut c = Console::new(100);
+        c.write_from("evil\u{1b}[2J", Stream::Stderr, None, "10%\r\x1b[31m50%\n");
+        let l = &c.lines()[0];
+        assert!(!l.text.contains('\u{1b}'), "{:?}", l.text);
+        assert!(
+            l.text.starts_with('[') && l.text.ends_with("] 50%"),
+            "{:?}",
+            l.text
+        );
+        assert_eq!(l.stream, Stream::Stderr);
+        // The style is the text's, past the prefix.
+        let start = l.text.len() - 3;
+        assert_eq!(spans(l), vec![("50%", fg(RED))]);
+        assert_eq!(l.spans[0].start as usize, start);
+        // A legacy (line-split) record of a writer ends its line.
+        c.write_line_from("n", Stream::Stdout, None, "whole");
+        assert_eq!(c.lines()[1].text, "[n] whole");
+    }
+
+    /// Fragments of console output, in the order written.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    /// The records tqdm's nested bars write (an outer bar, an inner one with
+    /// `leave=False`, a line printed after each inner loop), as the W&B SDK
+    /// records them in `output_raw`: one write per fragment.
+    fn nested_bars_into(r: &mut Recorder) {
+        for epoch in 0..3 {
+            r.0.push(format!("\repoch {epoch}/3"));
+            r.0.push("\n".into());
+            for b in 0..3 {
+                r.0.push(format!("\rbatch {b}/3 {}", "#".repeat(b)));
+                r.0.push("\x1b[A".into());
+                r.0.push("\n".into());
+            }
+            r.0.push(format!("\r{}", " ".repeat(12)));
+            r.0.push("\x1b[A".into());
+            r.0.push(format!("epoch {epoch} done"));
+            r.0.push("\n".into());
+        }
+        r.0.push("\repoch 3/3\n".into());
     }
 
     #[test]

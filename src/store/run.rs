@@ -194,16 +194,18 @@ impl Run {
                     time,
                     text,
                     legacy,
+                    node,
                 } => {
                     let stream = if *stdout {
                         Stream::Stdout
                     } else {
                         Stream::Stderr
                     };
-                    if *legacy {
-                        self.console.write_line(stream, *time, text);
-                    } else {
-                        self.console.write(stream, *time, text);
+                    match (node, legacy) {
+                        (Some(n), true) => self.console.write_line_from(n, stream, *time, text),
+                        (Some(n), false) => self.console.write_from(n, stream, *time, text),
+                        (None, true) => self.console.write_line(stream, *time, text),
+                        (None, false) => self.console.write(stream, *time, text),
                     }
                 }
                 Event::Run(info) => self.info.merge((**info).clone()),

@@ -429,6 +429,7 @@ impl Decoder {
             time,
             text: text.to_owned(),
             legacy,
+            node: None,
         });
         true
     }

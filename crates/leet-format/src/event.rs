@@ -371,6 +371,10 @@ pub enum Event {
         text: String,
         /// From an `output` record (else `output_raw`).
         legacy: bool,
+        /// The node that wrote it, by its label, where a distributed run's nodes
+        /// are read as one run (their consoles then share one, each node's lines
+        /// its own): set by that reader, never by the decoder.
+        node: Option<String>,
     },
     /// A run record's facts.
     Run(Box<RunInfo>),
