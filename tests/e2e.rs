@@ -58,6 +58,28 @@ fn filter_sidebar_page_help_quit_restores_terminal() {
     );
 }
 
+/// A project directory opened before its first run: an empty workspace that says
+/// it waits, and draws the first run once the SDK writes one (its `wandb`
+/// directory made then too).
+#[test]
+fn a_project_opened_before_its_first_run_waits_and_draws_it() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tmux::start("emptyws", &[dir.path()], 120, 30);
+    t.wait_for(
+        "no runs yet: waiting for one to start",
+        Duration::from_secs(10),
+    );
+    let run_dir = dir.path().join("wandb/run-20261130_000000-wait0002");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    let src = common::wandb_file(&fixture("tiny").join("wandb/latest-run"));
+    std::fs::copy(src, run_dir.join("run-wait0002.wandb")).unwrap();
+    let (s, _) = t.wait_for("1 drawn", Duration::from_secs(10));
+    assert!(s.contains("Runs [1]"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
+}
+
 #[test]
 fn growing_file_shows_new_steps() {
     require_tmux!();

@@ -242,10 +242,14 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     // Fail before touching the terminal when the path leads nowhere. Without a
     // path: the current directory's runs, else those under WANDB_DIR.
     let (path, opening) = match &args.path {
-        Some(p) => (p.clone(), crate::source::resolve::opening(p)?),
+        // A directory with no run yet is a workspace waiting for its first.
+        Some(p) => (p.clone(), crate::source::resolve::opening_or_wait(p)?),
         None => {
             let env = std::env::var_os("WANDB_DIR");
-            crate::source::resolve::opening_default(std::path::Path::new("."), env.as_deref())?
+            crate::source::resolve::opening_default_or_wait(
+                std::path::Path::new("."),
+                env.as_deref(),
+            )?
         }
     };
     let compare = args
@@ -259,7 +263,7 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     // latest run holds (its list says which runs cannot be read).
     let named = match &opening {
         Opening::Run { target, .. } => Some(target),
-        Opening::Workspace { .. } => None,
+        Opening::Workspace { .. } | Opening::Empty { .. } => None,
     };
     for target in named.into_iter().chain(compare.iter().map(|(_, t)| t)) {
         if let Target::File(f) = target {
@@ -271,6 +275,11 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     let shown = match &opening {
         Opening::Run { target, .. } => target,
         Opening::Workspace { run, .. } => run,
+        Opening::Empty { wandb_dir } if !compare.is_empty() => anyhow::bail!(
+            "{}: no run yet to draw the --compare runs beside",
+            crate::text::sanitize_path(wandb_dir)
+        ),
+        Opening::Empty { .. } => &Target::EmptyRunDir(PathBuf::new()),
     };
     let mut drawn = vec![canonical_run_dir(shown)];
     for (p, t) in &compare {
@@ -316,6 +325,14 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
         Opening::Run {
             wandb_dir: None, ..
         } => app.request_open(path),
+        // No run yet: the list, empty, until the first one starts.
+        Opening::Empty { wandb_dir } => {
+            let wandb_dir = std::fs::canonicalize(&wandb_dir)
+                .or_else(|_| std::path::absolute(&wandb_dir))
+                .unwrap_or(wandb_dir);
+            app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), None, false);
+            name_workspace(&mut app, &wandb_dir);
+        }
     }
     for (path, target) in compare {
         let dir = match target {
@@ -350,6 +367,7 @@ fn canonical_run_dir(t: &Target) -> PathBuf {
 pub fn settings_dir(opening: &Opening) -> Option<PathBuf> {
     let dir = match opening {
         Opening::Workspace { wandb_dir, .. }
+        | Opening::Empty { wandb_dir }
         | Opening::Run {
             wandb_dir: Some(wandb_dir),
             ..

@@ -629,6 +629,47 @@ pub enum Opening {
         target: Target,
         wandb_dir: Option<PathBuf>,
     },
+    /// A workspace with no run yet (a project opened before its first run
+    /// starts): the wandb directory the SDK will write its runs to, watched.
+    Empty { wandb_dir: PathBuf },
+}
+
+/// The wandb directory to wait in where `dir` (a directory, named or the current
+/// one) holds no run yet: `dir` itself when it is named `wandb` or `.wandb`, else
+/// its `wandb` or `.wandb` directory, else the `wandb` the SDK makes there (as
+/// `wandb.init` does in the directory it runs in). None when `dir` is no
+/// directory.
+#[must_use]
+pub fn wandb_dir_to_wait_in(dir: &Path) -> Option<PathBuf> {
+    if !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    if matches!(name.as_deref(), Some("wandb" | ".wandb")) {
+        return Some(dir.to_path_buf());
+    }
+    let sub = |s: &str| Some(dir.join(s)).filter(|d| d.is_dir());
+    Some(
+        sub("wandb")
+            .or_else(|| sub(".wandb"))
+            .unwrap_or_else(|| dir.join("wandb")),
+    )
+}
+
+/// [`opening`] of a directory with no run yet: the workspace waiting in it
+/// ([`wandb_dir_to_wait_in`]); other errors as they are.
+///
+/// # Errors
+/// As [`opening`], except [`SourceError::NoRun`] of a directory.
+pub fn opening_or_wait(path: &Path) -> Result<Opening, SourceError> {
+    match opening(path) {
+        Err(SourceError::NoRun { .. }) if path.is_dir() => wandb_dir_to_wait_in(path)
+            .map(|wandb_dir| Opening::Empty { wandb_dir })
+            .ok_or_else(|| SourceError::NotFound {
+                path: path.to_owned(),
+            }),
+        r => r,
+    }
 }
 
 /// Decide what `leet PATH` opens (see [`Opening`]).
@@ -688,6 +729,35 @@ pub fn opening_default(
             here,
             wandb_dir: Some(Box::new(e)),
         }),
+    }
+}
+
+/// [`opening_default`], or where neither place holds a run yet, the workspace
+/// waiting where the SDK will write them: under `WANDB_DIR` when it is set,
+/// else in the current directory ([`wandb_dir_to_wait_in`]).
+///
+/// # Errors
+/// As [`opening_default`], where the place to wait is no directory.
+pub fn opening_default_or_wait(
+    cwd: &Path,
+    wandb_dir_env: Option<&OsStr>,
+) -> Result<(PathBuf, Opening), SourceError> {
+    let err = match opening_default(cwd, wandb_dir_env) {
+        Ok(o) => return Ok(o),
+        Err(e) => e,
+    };
+    let SourceError::NoDefaultRun { here, wandb_dir } = &err else {
+        return Err(err);
+    };
+    let no_run = |e: &SourceError| matches!(e, SourceError::NoRun { .. });
+    let place = match wandb_dir_env.filter(|v| !v.is_empty()) {
+        Some(dir) if wandb_dir.as_deref().is_some_and(no_run) => cwd.join(dir),
+        None if no_run(here) => cwd.to_path_buf(),
+        _ => return Err(err),
+    };
+    match wandb_dir_to_wait_in(&place) {
+        Some(wandb_dir) => Ok((place, Opening::Empty { wandb_dir })),
+        None => Err(err),
     }
 }
 

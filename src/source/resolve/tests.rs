@@ -156,3 +156,45 @@ fn a_wandb_dir_whose_runs_have_no_file_yet_waits_for_the_newest() {
         }
     }
 }
+
+/// A directory with no run yet opens a workspace that waits where the SDK will
+/// write: its `wandb` (or `.wandb`) directory, made or not, or the directory
+/// itself when it is one; under `WANDB_DIR` when that is set. A path that is not
+/// there at all is still an error, as is a `WANDB_DIR` that is not.
+#[test]
+fn a_directory_with_no_run_yet_is_a_workspace_waiting_in_its_wandb_dir() {
+    use super::{opening_default_or_wait, opening_or_wait};
+    let empty = |o: Opening| match o {
+        Opening::Empty { wandb_dir } => wandb_dir,
+        o => panic!("{o:?}"),
+    };
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path();
+    assert_eq!(empty(opening_or_wait(p).unwrap()), p.join("wandb"));
+    std::fs::create_dir(p.join(".wandb")).unwrap();
+    assert_eq!(empty(opening_or_wait(p).unwrap()), p.join(".wandb"));
+    std::fs::create_dir(p.join("wandb")).unwrap();
+    assert_eq!(empty(opening_or_wait(p).unwrap()), p.join("wandb"));
+    assert_eq!(
+        empty(opening_or_wait(&p.join("wandb")).unwrap()),
+        p.join("wandb")
+    );
+    assert!(matches!(
+        opening_or_wait(&p.join("nope")),
+        Err(SourceError::NotFound { .. })
+    ));
+    // No path: here, else under WANDB_DIR when it is set.
+    let (path, o) = opening_default_or_wait(p, None).unwrap();
+    assert_eq!((path.as_path(), empty(o)), (p, p.join("wandb")));
+    let root = tempfile::tempdir().unwrap();
+    let (_, o) = opening_default_or_wait(p, Some(root.path().as_os_str())).unwrap();
+    assert_eq!(empty(o), root.path().join("wandb"));
+    let missing = p.join("no-such-dir");
+    assert!(opening_default_or_wait(p, Some(missing.as_os_str())).is_err());
+    // A run there is opened as before.
+    run_in(&p.join("wandb"), "r1");
+    assert!(matches!(
+        opening_or_wait(p).unwrap(),
+        Opening::Workspace { .. }
+    ));
+}

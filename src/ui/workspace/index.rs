@@ -43,7 +43,11 @@ impl Workspace {
                 self.selected.push(k.clone());
             }
         }
-        if first && self.selected.is_empty() {
+        // The first runs to come (also into a workspace opened before any run
+        // existed): the latest drawn.
+        let first_runs = first || self.awaiting_runs;
+        self.awaiting_runs = self.runs.is_empty();
+        if first_runs && self.selected.is_empty() {
             let dir_run = latest.and_then(|d| self.runs.iter().find(|r| r.holds(d)));
             let pick = dir_run
                 .filter(|r| !r.unreadable())
@@ -64,7 +68,7 @@ impl Workspace {
         // back from a run shown alone, on that one.
         let want = if back.is_some() {
             back
-        } else if first {
+        } else if first_runs {
             self.selected.first().cloned()
         } else {
             cursor_key

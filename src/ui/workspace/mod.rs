@@ -334,6 +334,9 @@ pub struct Workspace {
     pub scanning: bool,
     pub indexed: bool,
     complete: bool,
+    /// The whole index so far held no run (a workspace opened before its first
+    /// run started): the first runs to come are drawn, as the first index's are.
+    awaiting_runs: bool,
     /// Drawn runs gone from the index, remembered for [`VANISHED_SCANS`] answers.
     vanished: Vec<Vanished>,
     /// What the status bar is to say once (a drawn run replaced in its directory).

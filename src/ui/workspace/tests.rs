@@ -420,3 +420,18 @@ fn a_resumed_run_is_read_with_its_newest_segment_as_the_main_run_when_one_comes(
     let c = Path::new("/w/wandb/run-20260101_000400-c");
     assert_eq!(w.wanted(Some(c)).1.as_deref(), Some(c));
 }
+
+#[test]
+fn a_workspace_opened_before_any_run_draws_the_first_runs_to_come() {
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    w.set_index(Vec::new(), None);
+    assert!(w.selected.is_empty());
+    // A partial listing does not decide; the next whole index does.
+    w.set_index(index().into_iter().take(1).collect(), None);
+    assert_eq!(w.selected, ["c"]);
+    assert_eq!(w.cursor_run().map(|r| r.key.as_str()), Some("c"));
+    // Once runs were there, one unselected stays so as more come.
+    w.selected.clear();
+    w.set_index(index(), None);
+    assert!(w.selected.is_empty());
+}

@@ -168,12 +168,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
         return;
     }
     if ws.shown.is_empty() {
-        let msg = if total == 0 {
-            "no runs in this directory yet"
-        } else {
-            "no run matches the filter"
-        };
-        put(buf, inner.x + 1, inner.y + 2, msg, inner.width, theme.dim());
+        render_no_runs(buf, inner, ws, total, theme);
         return;
     }
     let col = ws.summary_column.as_deref();
@@ -236,6 +231,21 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             name_w,
             col,
         );
+    }
+}
+
+/// The list with no row to show: no runs yet (the directory watched: the first
+/// to start is listed and drawn), or none the filter matches.
+fn render_no_runs(buf: &mut Buffer, inner: Rect, ws: &Workspace, total: usize, theme: Theme) {
+    let dir = format!("in {}", crate::text::sanitize_path(&ws.dir));
+    let lines: &[&str] = if total == 0 {
+        &["no runs yet: waiting for one to start", &dir]
+    } else {
+        &["no run matches the filter"]
+    };
+    // Within the pane, however short it is.
+    for (y, line) in (inner.y + 2..inner.y + inner.height).zip(lines) {
+        put(buf, inner.x + 1, y, line, inner.width, theme.dim());
     }
 }
 
@@ -473,6 +483,8 @@ impl Workspace {
             }
             let drawn = if ws.selected.is_empty() && !ws.is_complete() {
                 "indexing…".to_owned()
+            } else if ws.runs.is_empty() {
+                "waiting for the first".to_owned()
             } else if ws.selected.is_empty() {
                 "none drawn: space on a run".to_owned()
             } else {

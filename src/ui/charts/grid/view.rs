@@ -213,7 +213,16 @@ fn render_no_charts(buf: &mut Buffer, body: Rect, app: &App, total: usize, theme
         "waiting for the run to start…"
     } else if app.runs.in_workspace_list() && app.shown.main_reading.is_none() {
         // No reader runs: nothing is being opened.
-        "no run drawn: space on a run in the list draws it"
+        if app
+            .runs
+            .workspace
+            .as_ref()
+            .is_some_and(|w| w.indexed && w.runs.is_empty())
+        {
+            "no runs yet: the first to start is drawn here"
+        } else {
+            "no run drawn: space on a run in the list draws it"
+        }
     } else if app.shown.source.path.is_none() {
         "opening…"
     } else {
