@@ -285,9 +285,13 @@ pub struct Console {
 /// nodes, read at most 256 together); any further one writes in the last's.
 pub const MAX_WRITERS: usize = 257;
 
+/// Lines a run's console keeps (the newest; the console pane says how many
+/// older ones it no longer has).
+pub const CONSOLE_LINES: usize = 50_000;
+
 impl Default for Console {
     fn default() -> Self {
-        Self::new(10_000)
+        Self::new(CONSOLE_LINES)
     }
 }
 

@@ -220,9 +220,10 @@ impl Run {
     }
 
     fn push_media(&mut self, key: String, step: f64, path: String, caption: String) {
-        let items = self.media.entry(key).or_default();
+        let items = self.media.entry(key.clone()).or_default();
         if items.len() == MEDIA_PER_KEY {
             items.pop_front();
+            *self.media_dropped.entry(key).or_default() += 1;
         }
         items.push_back(MediaItem {
             step,

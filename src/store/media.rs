@@ -2,8 +2,9 @@
 
 use std::collections::VecDeque;
 
-/// Images kept per media key (the newest).
-pub const MEDIA_PER_KEY: usize = 1024;
+/// Images kept per media key (the newest; the older ones are counted, and the
+/// media pane says how many it no longer has).
+pub const MEDIA_PER_KEY: usize = 10_000;
 
 /// One logged image: where it sits in the run directory's `files/`.
 #[derive(Debug, Clone, PartialEq)]

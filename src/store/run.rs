@@ -54,6 +54,8 @@ pub struct Run {
     /// Images logged under each media key (`wandb.Image`), oldest first, the newest
     /// [`MEDIA_PER_KEY`] kept per key.
     pub media: BTreeMap<String, MediaList>,
+    /// Of a media key, the images older than those kept (past [`MEDIA_PER_KEY`]).
+    pub media_dropped: BTreeMap<String, u64>,
     /// System metrics: key → series over Unix time in seconds.
     pub system: MetricStore,
     /// Row times, and step-metric'd values by `_step` (charting against time or a metric).

@@ -851,6 +851,69 @@ fn media_pane_shows_each_image_of_a_logged_list() {
     assert!(!s.contains("no images logged"), "{s}");
 }
 
+/// A live run's images: the media pane on the newest follows the newer ones as
+/// they come; stepped back, it stays on the image chosen; `end` follows again.
+#[test]
+fn media_pane_follows_new_images_while_on_the_newest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("offline-run-20261207_000000-live0001");
+    let images = run.join("files/media/images");
+    std::fs::create_dir_all(&images).unwrap();
+    let fixture = common::runs_dir()
+        .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
+    let png = std::fs::read_dir(fixture)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "png"))
+        .unwrap();
+    let record = |step: i64| {
+        let name = format!("img_{step}.png");
+        std::fs::copy(&png, images.join(&name)).unwrap();
+        let path = format!("\"media/images/{name}\"");
+        let s = step.to_string();
+        leet_format::synth::history_record(
+            step + 1,
+            &[
+                ("_step", s.as_str()),
+                ("img._type", r#""image-file""#),
+                ("img.path", path.as_str()),
+            ],
+        )
+    };
+    let mut w = leet_format::leveldb::Writer::new();
+    for step in 0..2 {
+        w.append(&record(step));
+    }
+    std::fs::write(run.join("run-live0001.wandb"), w.into_bytes()).unwrap();
+    let mut a = media_pane_of(&run);
+    let step = |a: &App| a.panes.media.selected(&a.shown.run).map(|(_, i, _)| i.step);
+    assert_eq!(step(&a), Some(1.0));
+    let mut offset = 1 << 20;
+    let mut more = |a: &mut App, s: i64| {
+        offset += 1000;
+        let batch = leet::msg::RunBatch {
+            records: vec![(offset, record(s))],
+            ..Default::default()
+        };
+        send(a, [Msg::Run(batch)]);
+    };
+    more(&mut a, 2);
+    assert_eq!(step(&a), Some(2.0), "on the newest: follows");
+    assert_eq!(
+        a.panes.media.loaded.as_deref(),
+        Some(images.join("img_2.png").as_path())
+    );
+    send(&mut a, [Msg::key(KeyCode::Left)]);
+    assert_eq!(step(&a), Some(1.0));
+    more(&mut a, 3);
+    assert_eq!(step(&a), Some(1.0), "stepped back: stays");
+    send(&mut a, [Msg::key(KeyCode::End)]);
+    assert_eq!(step(&a), Some(3.0));
+    more(&mut a, 4);
+    assert_eq!(step(&a), Some(4.0), "at the end again: follows");
+}
+
 #[test]
 fn media_viewer_on_a_run_without_images_says_so() {
     let mut a = app("tiny");

@@ -377,3 +377,23 @@ fn nested_progress_bars_are_drawn_as_the_terminal_showed_them() {
         "the cleared inner bar is gone:\n{text}"
     );
 }
+
+/// Past the lines the console keeps, its title says how many older ones it no
+/// longer has (they were dropped silently).
+#[test]
+fn the_title_says_how_many_older_lines_are_not_kept() {
+    let mut app = console_app(&["first\n"], &[], false, 120, 40);
+    let kept = leet::store::console::CONSOLE_LINES;
+    let text: String = (0..kept + 4).map(|i| format!("line {i}\n")).collect();
+    app.shown
+        .run
+        .console
+        .write(leet::store::console::Stream::Stdout, None, &text);
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let title = row(&buf, area, area.y);
+    assert!(
+        title.contains(&format!("[{kept} lines] · 5 older not kept")),
+        "{title}"
+    );
+}

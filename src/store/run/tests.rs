@@ -381,3 +381,26 @@ fn the_statistics_of_integers_past_2_53_name_the_exact_extremes_step() {
         assert_eq!(loss.max_exact, None);
     }
 }
+
+#[test]
+fn past_the_images_kept_per_key_the_older_ones_are_counted() {
+    let mut run = Run::new();
+    let extra = 3;
+    for step in 0..(MEDIA_PER_KEY + extra) as i64 {
+        let path = format!(r#""media/images/img_{step}.png""#);
+        run.apply(
+            step as u64,
+            &history(
+                step,
+                &[
+                    ("", &["img", "_type"], r#""image-file""#),
+                    ("", &["img", "path"], &path),
+                ],
+            ),
+        );
+    }
+    let imgs = &run.media["img"];
+    assert_eq!(imgs.len(), MEDIA_PER_KEY);
+    assert_eq!(imgs[0].step, extra as f64, "the newest kept");
+    assert_eq!(run.media_dropped.get("img"), Some(&(extra as u64)));
+}

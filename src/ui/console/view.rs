@@ -67,6 +67,12 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
             sanitize(&app.panes.console.filter.text)
         ));
     }
+    // Lines past what the console keeps: said, not silently gone.
+    let console = &app.shown.run.console;
+    let older = console.total().saturating_sub(console.lines().len() as u64);
+    if older > 0 {
+        title.push_str(&format!(" · {older} older not kept"));
+    }
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.border(focused))

@@ -37,6 +37,9 @@ pub struct MediaState {
     pub loading: bool,
     pub image: Option<Image>,
     pub error: Option<String>,
+    /// On its key's newest image, following it: a newer one that comes (a live
+    /// run) is shown in its place; one stepped back from stays put.
+    pub tail: bool,
 }
 
 /// What the media pane and viewer see and may ask for: the run shown and its file
@@ -127,14 +130,26 @@ impl MediaState {
         self.item = lists
             .get(self.key)
             .map_or(0, |(_, v)| v.len().saturating_sub(1));
+        self.tail = true;
         self.load(cx);
     }
 
     /// Records came: a media pane or viewer `shown` with nothing selected yet
-    /// shows the newest image.
+    /// shows the newest image; one on its key's newest image moves on to a newer.
     pub(crate) fn follow(&mut self, shown: bool, cx: &mut MediaCx<'_>) {
-        if shown && self.loaded.is_none() && !self.loading && !cx.shown.run.media.is_empty() {
+        if !shown {
+            return;
+        }
+        if self.loaded.is_none() && !self.loading && !cx.shown.run.media.is_empty() {
             self.select_newest(cx);
+            return;
+        }
+        let newest = lists(&cx.shown.run)
+            .get(self.key)
+            .map(|(_, v)| v.len().saturating_sub(1));
+        if let Some(last) = newest.filter(|&l| self.tail && self.item != l) {
+            self.item = last;
+            self.load(cx);
         }
     }
 
@@ -170,6 +185,8 @@ impl MediaState {
             }
             _ => return false,
         }
+        let items = lists.get(self.key).map_or(0, |(_, v)| v.len());
+        self.tail = self.item + 1 >= items;
         self.load(cx);
         true
     }

@@ -76,6 +76,10 @@ fn media_title(app: &App) -> String {
                 format::value(item.step),
                 app.panes.media.item + 1
             );
+            let older = app.shown.run.media_dropped.get(key).copied().unwrap_or(0);
+            if older > 0 {
+                t.push_str(&format!(" · {older} older not kept"));
+            }
             if !item.caption.is_empty() {
                 t.push_str(&format!(" · {}", sanitize(&item.caption)));
             }
