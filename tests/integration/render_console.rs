@@ -384,7 +384,12 @@ fn nested_progress_bars_are_drawn_as_the_terminal_showed_them() {
 fn the_title_says_how_many_older_lines_are_not_kept() {
     let mut app = console_app(&["first\n"], &[], false, 120, 40);
     let kept = leet::store::console::CONSOLE_LINES;
-    let text: String = (0..kept + 4).map(|i| format!("line {i}\n")).collect();
+    let mut text = String::new();
+    for i in 0..kept + 4 {
+        text.push_str("line ");
+        text.push_str(&i.to_string());
+        text.push('\n');
+    }
     app.shown
         .run
         .console
