@@ -373,6 +373,9 @@ impl Console {
                     };
                     continue;
                 }
+                // A character no CSI sequence holds ends it unread: the text
+                // after a broken-off sequence (or a lone C1 `U+009B`) is text.
+                Esc::Csi if !(' '..='~').contains(&c) => p.esc = Esc::None,
                 Esc::Csi => {
                     p.csi(c);
                     continue;
@@ -716,6 +719,21 @@ mod tests {
         let mut c = Console::new(100);
         c.write(Stream::Stdout, None, "\x1b[31ma\x1bcb\n");
         assert_eq!(spans(&c.lines()[0]), vec![("a", fg(RED))]);
+    }
+
+    #[test]
+    fn a_broken_off_csi_leaves_the_text_after_it() {
+        let mut c = Console::new(10);
+        let latin1: String = (0x9b_u32..0x100).filter_map(char::from_u32).collect();
+        c.write(Stream::Stdout, None, &format!("HIGH:{latin1}:END\n"));
+        c.write(Stream::Stdout, None, "a\x1b[3é\x1b[31mred\n");
+        let t = texts(&c);
+        assert!(
+            t[0].starts_with("HIGH:") && t[0].contains("¡¢£") && t[0].ends_with("ÿ:END"),
+            "{t:?}"
+        );
+        assert_eq!(t[1], "aéred");
+        assert_eq!(spans(&c.lines()[1]), vec![("red", fg(RED))]);
     }
 
     #[test]

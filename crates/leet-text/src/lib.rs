@@ -23,13 +23,7 @@ pub fn sanitize(s: &str) -> String {
     while let Some(c) = it.next() {
         match c {
             '\u{1b}' => match it.next() {
-                Some('[') => {
-                    for d in it.by_ref() {
-                        if ('\u{40}'..='\u{7e}').contains(&d) {
-                            break;
-                        }
-                    }
-                }
+                Some('[') => skip_csi(&mut it),
                 Some(']' | 'P' | '_' | '^' | 'X') => {
                     while let Some(d) = it.next() {
                         if d == '\u{7}' || d == '\u{9c}' {
@@ -52,13 +46,7 @@ pub fn sanitize(s: &str) -> String {
                 }
                 _ => {}
             },
-            '\u{9b}' => {
-                for d in it.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&d) {
-                        break;
-                    }
-                }
-            }
+            '\u{9b}' => skip_csi(&mut it),
             '\t' => out.push(' '),
             '\n' | '\u{2028}' | '\u{2029}' => out.push('⏎'),
             ZWJ => {
@@ -74,6 +62,25 @@ pub fn sanitize(s: &str) -> String {
         }
     }
     out
+}
+
+/// Past a CSI sequence's parameter and intermediate bytes and its final byte.
+/// Any other character ends it unread (a sequence broken off, or a lone C1
+/// `U+009B` in text): what follows it is text again, not swallowed up to the
+/// next letter.
+fn skip_csi(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(&d) = it.peek() {
+        match d {
+            ' '..='?' => {
+                it.next();
+            }
+            '@'..='~' => {
+                it.next();
+                return;
+            }
+            _ => return,
+        }
+    }
 }
 
 /// `s` with every control character (but tab and line breaks, which a format
@@ -508,6 +515,24 @@ mod tests {
     /// Invisible characters that terminals draw unforeseeably (tmux shifted the
     /// rest of the row) go; the line and paragraph separators are line breaks; a
     /// joiner stays only inside an emoji (or a script's letters), never beside ASCII.
+    #[test]
+    fn a_broken_off_csi_leaves_the_text_after_it() {
+        // A C1 CSI followed by what no sequence holds: the text goes on.
+        let latin1: String = (0x9b_u32..0x100).filter_map(char::from_u32).collect();
+        let out = sanitize(&format!("HIGH:{latin1}:END"));
+        assert!(
+            out.starts_with("HIGH:") && out.ends_with("ÿ:END"),
+            "{out:?}"
+        );
+        assert!(
+            out.contains('¡') && !out.chars().any(char::is_control),
+            "{out:?}"
+        );
+        // A whole one is still removed, and an ESC [ one broken off likewise.
+        assert_eq!(sanitize("\u{9b}31mz"), "z");
+        assert_eq!(sanitize("a\u{1b}[12é b"), "aé b");
+    }
+
     #[test]
     fn invisible_characters_go_and_joiners_stay_only_between_what_they_join() {
         for c in [

@@ -352,7 +352,8 @@ fn lonely_or(t: &[Ch], side: &str) -> QueryError {
     }
 }
 
-const OPS: [&str; 7] = [">=", "<=", "!=", "=", ">", "<", ":"];
+/// `==` is `=` (as Python writes it).
+const OPS: [&str; 8] = [">=", "<=", "!=", "==", "=", ">", "<", ":"];
 
 /// The leftmost unquoted operator after the first char (longest at a position).
 fn find_op(t: &[Ch]) -> Option<(usize, &'static str)> {
@@ -475,7 +476,7 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
             })?;
             done(Pred::Pattern(f, m))
         }
-        "=" => done(Pred::Eq(f, rhs)),
+        "=" | "==" => done(Pred::Eq(f, rhs)),
         "!=" => done(Pred::Ne(f, rhs)),
         ">" => done(cmp(CmpOp::Gt)),
         ">=" => done(cmp(CmpOp::Ge)),
@@ -514,7 +515,7 @@ fn check_state(op: &str, rhs: &str, span: &[Ch], mode: Mode) -> Result<(), Query
     let states = crate::msg::RunStatus::ALL.map(crate::msg::RunStatus::as_str);
     let known = match op {
         ":" => matcher(rhs, mode).map_or(true, |m| states.iter().any(|s| m.is_match(s))),
-        "=" | "!=" => states.iter().any(|s| s.eq_ignore_ascii_case(rhs.trim())),
+        "=" | "==" | "!=" => states.iter().any(|s| s.eq_ignore_ascii_case(rhs.trim())),
         _ => true,
     };
     if known {
