@@ -38,6 +38,9 @@ pub struct ParallelOptions {
     /// viewer's event loop keeps the CPU. A one-shot read (`leet inspect`) has no
     /// loop to yield to: its workers keep the caller's priority.
     pub below_loop: bool,
+    /// Ranges after the first widened for wide records ([`range_for`]); off where
+    /// the ranges were asked for exactly ([`ParallelOptions::with_range`]).
+    pub widen: bool,
 }
 
 impl Default for ParallelOptions {
@@ -48,6 +51,7 @@ impl Default for ParallelOptions {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
             min_len: 4 << 20,
             below_loop: true,
+            widen: true,
         }
     }
 }
@@ -60,6 +64,7 @@ impl ParallelOptions {
         let r = range.div_ceil(BLOCK_SIZE).max(1) * BLOCK_SIZE;
         self.first = r;
         self.range = r;
+        self.widen = false;
         self
     }
 
@@ -75,6 +80,40 @@ impl ParallelOptions {
         }
         out
     }
+}
+
+/// Widest range [`range_for`] gives.
+pub const MAX_RANGE: usize = 32 << 20;
+
+/// Records to a range at least, where they are wide ([`range_for`]).
+const RECORDS_PER_RANGE: usize = 64;
+
+/// The size of the ranges after the first: each range's events name their keys
+/// and summary paths afresh (interned once per range, and mapped once per range
+/// by the store), so a run of wide records (thousands of metrics a row, each row
+/// naming them all) read in ranges of a few records spends most of its time
+/// naming the same keys again: the time grew with the square of the metrics. The
+/// widest record among the file's first `opts.first` bytes sets it: room for
+/// [`RECORDS_PER_RANGE`] of them, at least `opts.range`, at most [`MAX_RANGE`].
+/// A run of narrow rows keeps `opts.range`.
+fn range_for(file: &File, len: u64, opts: &ParallelOptions) -> usize {
+    if !opts.widen {
+        return opts.range;
+    }
+    let n = opts.first.min(usize::try_from(len).unwrap_or(usize::MAX));
+    let mut data = vec![0; n];
+    if n == 0 || read_at(file, &mut data, 0).is_err() {
+        return opts.range;
+    }
+    let mut widest = 0;
+    let _ = leveldb::scan(&data, 0, |f| {
+        if let Frame::Record { payload, .. } = f {
+            widest = widest.max(payload.len());
+        }
+    });
+    widest
+        .saturating_mul(RECORDS_PER_RANGE)
+        .clamp(opts.range, MAX_RANGE.max(opts.range))
 }
 
 /// Where the load stands after a batch: bytes consumed in file order, and the
@@ -349,7 +388,12 @@ impl RunReader {
         mut emit: impl FnMut(Events, Progress),
     ) -> Result<Poll, SourceError> {
         let len = self.file_len()?;
-        let ranges = opts.ranges(len);
+        let wide = range_for(&self.file, len, opts);
+        let ranges = ParallelOptions {
+            range: wide,
+            ..*opts
+        }
+        .ranges(len);
         let path = self.path().to_owned();
         let header_err = |cause| SourceError::BadHeader {
             path: path.clone(),

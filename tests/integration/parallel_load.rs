@@ -188,6 +188,53 @@ fn synthetic_runs_read_the_same_in_parallel() {
     check_all_ways("synth without summaries", &path);
 }
 
+/// A run of wide rows (4,000 metrics a row, each row naming them all) loaded in
+/// parallel with the ranges it widens for them: fewer batches (each names its
+/// keys afresh), and the run folded the same as a sequential read.
+#[test]
+fn a_wide_run_is_read_in_wider_ranges_and_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SynthSpec {
+        steps: 100,
+        metrics: 4000,
+        ..SynthSpec::default()
+    };
+    let (path, _) = synth_file(dir.path(), "wide.wandb", &spec);
+    let load = |opts: &ParallelOptions| {
+        let mut reader = RunReader::open(&path).unwrap();
+        reader.finish();
+        let mut run = Run::new();
+        let mut batches = 0;
+        let p = reader
+            .load_parallel(opts, |ev, _| {
+                batches += 1;
+                run.fold(&ev);
+            })
+            .unwrap();
+        run.damage.incomplete_tail = p.pending;
+        run.damage.set_open(p.open);
+        reader.read_all(&mut run).unwrap();
+        (run, batches)
+    };
+    let opts = ParallelOptions {
+        threads: 2,
+        min_len: 0,
+        ..ParallelOptions::default()
+    };
+    let (wide, wide_batches) = load(&opts);
+    let (narrow, narrow_batches) = load(&ParallelOptions {
+        widen: false,
+        ..opts
+    });
+    assert!(
+        wide_batches * 2 <= narrow_batches,
+        "{wide_batches} batches widened, {narrow_batches} not"
+    );
+    let want = fingerprint(&sequential(&path));
+    assert_eq!(fingerprint(&wide), want);
+    assert_eq!(fingerprint(&narrow), want);
+}
+
 /// Damage at, just before and just after block boundaries (the seams of a parallel
 /// load cut into one-block ranges), zero-filled blocks, and cuts mid-record.
 #[test]
