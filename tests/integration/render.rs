@@ -1255,8 +1255,10 @@ impl GpuBackend for FakeGpus {
     }
 }
 
-/// A 0-byte `.wandb` file (a run that has not written its first record) opened an
-/// hour ago: empty, waiting, never "crashed?", and no blank ID row.
+/// A 0-byte `.wandb` file (a run that has not written its first record) just
+/// written: empty, waiting, never "crashed?", and no blank ID row; one that has
+/// not changed for an hour says so (the process that made it wrote nothing
+/// more), still not a run quiet or crashed.
 #[test]
 fn an_empty_run_file_is_waiting_for_its_first_record() {
     for (w, h) in SIZES {
@@ -1265,7 +1267,7 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
         app.update(Msg::Opened {
             path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
             len: 0,
-            modified: Some(NOW - 3600.0),
+            modified: Some(NOW - 5.0),
         });
         app.update(Msg::Tick(NOW));
         let s = screen(&app, w, h);
@@ -1281,18 +1283,30 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
         insta::assert_snapshot!(format!("empty_file_{w}x{h}"), s);
     }
     // A file of the W&B header alone holds no record either: empty too, not a
-    // run quiet for an hour.
-    let mut app = App::new(no_color());
-    app.update(Msg::Resize(120, 40));
-    app.update(Msg::Opened {
-        path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
-        len: leet::decode::leveldb::FILE_HEADER.len() as u64,
-        modified: Some(NOW - 3600.0),
-    });
-    app.update(Msg::Tick(NOW));
-    let s = screen(&app, 120, 40);
-    assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
-    assert!(s.contains("empty: waiting for the first record"), "{s}");
+    // run quiet for an hour; an hour without a byte is said.
+    for (age, want) in [
+        (5.0, "empty: waiting for the first record"),
+        (3600.0, "empty: nothing written for 1h 00m"),
+    ] {
+        let mut app = App::new(no_color());
+        app.update(Msg::Resize(120, 40));
+        app.update(Msg::Opened {
+            path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
+            len: leet::decode::leveldb::FILE_HEADER.len() as u64,
+            modified: Some(NOW - age),
+        });
+        // The header read: nothing after it.
+        let header = leet::decode::leveldb::FILE_HEADER.len() as u64;
+        app.update(Msg::Run(leet::msg::RunBatch {
+            read_to: header,
+            file_len: header,
+            ..Default::default()
+        }));
+        app.update(Msg::Tick(NOW));
+        let s = screen(&app, 120, 40);
+        assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
+        assert!(s.contains(want), "{s}");
+    }
 }
 
 /// A run directory with no `.wandb` file yet: nothing is known of the run, so

@@ -59,6 +59,14 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
         };
     }
     if empty_file(app) {
+        // A process that made the file and died writes no more: past the stale
+        // limit, how long nothing has come is said, not that a record is coming.
+        if let LiveState::MaybeCrashed(q) = app.live_state() {
+            return (
+                format!("empty: nothing written for {}", format::duration(q)),
+                theme.bad(),
+            );
+        }
         return ("empty: waiting for the first record".into(), theme.warn());
     }
     if no_file_yet(app) {
