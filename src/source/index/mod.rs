@@ -45,6 +45,10 @@ use leet_format::event::{Event, Events, Timestamp};
 /// (leet's `--stale-after` default).
 pub const STALE_AFTER: f64 = 120.0;
 
+/// Summary and config keys an index entry keeps of a run (each); the others are
+/// counted in its `keys_dropped`.
+pub const MAX_INDEXED_KEYS: usize = fold::MAX_KEYS;
+
 /// How a scan decides what it cannot read from the files.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScanOptions {

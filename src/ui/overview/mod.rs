@@ -383,6 +383,17 @@ fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
         nodes: nodes_text(&r.node_labels()),
     }
     .rows();
+    let mut facts = facts;
+    let left_out = r.keys_not_indexed();
+    if left_out > 0 {
+        facts.push(Row::Note(
+            "Keys".into(),
+            format!(
+                "{left_out} not listed here (past {} a run): enter opens the run whole",
+                crate::source::index::MAX_INDEXED_KEYS
+            ),
+        ));
+    }
     let empty = serde_json::Map::new();
     let sections = vec![
         (

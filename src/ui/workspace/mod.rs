@@ -141,6 +141,18 @@ impl WsRun {
         }
     }
 
+    /// Summary, config and environment keys its index entries left out (past the
+    /// [`crate::source::index::MAX_INDEXED_KEYS`] kept of each): the run itself,
+    /// opened, has them all.
+    #[must_use]
+    pub fn keys_not_indexed(&self) -> u64 {
+        self.segments
+            .iter()
+            .chain(&self.nodes)
+            .map(|e| e.keys_dropped)
+            .sum()
+    }
+
     /// Its id: the run record's, else the one its directory's name ends in
     /// (`offline-run-20261201_000000-ab12cd34`), as W&B names run directories:
     /// runs without a run record (cut short, damaged, just created) are told
@@ -636,12 +648,26 @@ impl Workspace {
             };
             if !self.runs.iter().any(has) {
                 let key = crate::text::sanitize(key);
+                // The list keeps so many keys of a run: a run with more may have it.
+                let wide = self
+                    .runs
+                    .iter()
+                    .filter(|r| r.keys_not_indexed() > 0)
+                    .count();
+                let more = if wide > 0 {
+                    format!(
+                        " among the keys the list keeps ({wide} run(s) have more than {}: enter opens a run whole)",
+                        crate::source::index::MAX_INDEXED_KEYS
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(match kind {
                     Prompt::Group if key.contains(char::is_whitespace) => {
                         format!("one key: G groups by a single config key, not '{key}'")
                     }
-                    Prompt::Group => format!("no run has config key {key}"),
-                    Prompt::Column => format!("no run has summary key {key}"),
+                    Prompt::Group => format!("no run has config key {key}{more}"),
+                    Prompt::Column => format!("no run has summary key {key}{more}"),
                 });
             }
         }

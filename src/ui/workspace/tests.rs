@@ -435,3 +435,34 @@ fn a_workspace_opened_before_any_run_draws_the_first_runs_to_come() {
     w.set_index(index(), None);
     assert!(w.selected.is_empty());
 }
+
+#[test]
+fn keys_the_index_left_out_are_said_in_the_overview_and_the_prompts() {
+    let mut e = entry("run-20260101_000500-w", "w", 500.0, RunStatus::Finished);
+    e.keys_dropped = 6;
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    w.set_index(vec![e], None);
+    let err = w
+        .apply_prompt(Prompt::Column, "check_last_step")
+        .unwrap_err();
+    assert!(
+        err.starts_with("no run has summary key check_last_step among the keys the list keeps (1 run(s) have more than 10000"),
+        "{err}"
+    );
+    let (facts, _) =
+        crate::ui::overview::rows_of(Some(&w.runs[0]), &crate::store::Run::new(), false, false);
+    let note = facts.iter().find_map(|r| match r {
+        crate::ui::overview::Row::Note(k, v) if k == "Keys" => Some(v.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        note.as_deref(),
+        Some("6 not listed here (past 10000 a run): enter opens the run whole")
+    );
+    // A run with every key indexed: the error as before.
+    w.set_index(index(), None);
+    assert_eq!(
+        w.apply_prompt(Prompt::Column, "nope").unwrap_err(),
+        "no run has summary key nope"
+    );
+}
