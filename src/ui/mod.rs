@@ -849,7 +849,10 @@ impl App {
     }
 
     fn act_stats(&mut self, a: Action) -> overlay::Outcome {
-        let (rows, runs) = (self.stats_rows().len(), self.stats_runs().len());
+        let (rows, runs) = (
+            self.stats.row_count(&self.charts.metric_keys),
+            self.stats_runs().len(),
+        );
         let Overlay::Stats(cur) = &mut self.overlay else {
             return overlay::Outcome::Stay(Effect::NONE);
         };
@@ -875,7 +878,7 @@ impl App {
 
     /// The statistics table's rows: the charted metrics passing its filter, sorted.
     #[must_use]
-    pub fn stats_rows(&self) -> Vec<stats::StatsRow> {
+    pub fn stats_rows(&self) -> std::sync::Arc<stats::StatsRows> {
         self.stats
             .rows(&self.stats_drawn(), &self.charts.metric_keys)
     }
@@ -889,8 +892,7 @@ impl App {
     /// `[shown/all]` metrics of the statistics table.
     #[must_use]
     pub fn stats_count(&self) -> String {
-        self.stats
-            .count(&self.stats_drawn(), &self.charts.metric_keys)
+        self.stats.count(&self.charts.metric_keys)
     }
 
     /// `x`: the focused chart's next x; after wall time, the metric picker.

@@ -11,6 +11,7 @@
 pub(crate) mod view;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::store::series::Stats;
 use crate::store::{stitch, Run};
@@ -60,6 +61,51 @@ pub struct StatsTable {
     pub reverse: bool,
     /// Filter of the metric names (`/`).
     pub filter: FilterState,
+    /// The rows last made and what they were made from: a key that moves the
+    /// selection, and each frame, reuse them (a run of 100,000 metrics took a
+    /// third of a second a key to make them again).
+    cache: std::cell::RefCell<Option<(u64, Arc<StatsRows>)>>,
+}
+
+/// The table's rows, and their cells' text once drawn (kept with them).
+#[derive(Debug, Default)]
+pub struct StatsRows {
+    rows: Vec<StatsRow>,
+    text: std::sync::OnceLock<Vec<Vec<[String; 7]>>>,
+}
+
+impl std::ops::Deref for StatsRows {
+    type Target = Vec<StatsRow>;
+    fn deref(&self) -> &Vec<StatsRow> {
+        &self.rows
+    }
+}
+
+impl StatsRows {
+    /// Every cell's text, made by `make` the first time.
+    pub fn text(&self, make: impl FnOnce() -> Vec<Vec<[String; 7]>>) -> &[Vec<[String; 7]>] {
+        self.text.get_or_init(make)
+    }
+}
+
+/// What the rows are made of, as a hash: the metrics, each drawn run (by its
+/// place in memory and the records it has read), the order and the filter.
+fn signature(table: &StatsTable, groups: &[Group<'_>], keys: &[String]) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    keys.hash(&mut h);
+    for g in groups {
+        for (at, r) in &g.parts {
+            (*at, std::ptr::from_ref::<Run>(r) as usize, r.counts.total).hash(&mut h);
+            r.damage.bad_records.hash(&mut h);
+            // A segment's cut, which decides which of its points count.
+            r.stitch.cut.map(f64::to_bits).hash(&mut h);
+        }
+        h.write_u8(0xff);
+    }
+    (table.sort, table.reverse).hash(&mut h);
+    format!("{:?}", table.filter.compiled).hash(&mut h);
+    h.finish()
 }
 
 /// Where the open table is (`Overlay::Stats`); opening starts at the top.
@@ -209,10 +255,32 @@ pub(crate) struct StatsCx<'a> {
 }
 
 impl StatsTable {
-    /// The table's rows: the charted metrics (`keys`) passing the filter, sorted.
+    /// The table's rows: the charted metrics (`keys`) passing the filter, sorted;
+    /// made again only when what they are made of changed.
     #[must_use]
-    pub fn rows(&self, drawn: &Drawn<'_>, keys: &[String]) -> Vec<StatsRow> {
+    pub fn rows(&self, drawn: &Drawn<'_>, keys: &[String]) -> Arc<StatsRows> {
         let groups = drawn.groups();
+        let sig = signature(self, &groups, keys);
+        if let Some((s, rows)) = self.cache.borrow().as_ref() {
+            if *s == sig {
+                return Arc::clone(rows);
+            }
+        }
+        let rows = Arc::new(StatsRows {
+            rows: self.make_rows(&groups, keys),
+            text: std::sync::OnceLock::new(),
+        });
+        *self.cache.borrow_mut() = Some((sig, Arc::clone(&rows)));
+        rows
+    }
+
+    /// How many metrics pass the filter (the rows' count, without making them).
+    #[must_use]
+    pub fn row_count(&self, keys: &[String]) -> usize {
+        keys.iter().filter(|k| self.filter.matches(k)).count()
+    }
+
+    fn make_rows(&self, groups: &[Group<'_>], keys: &[String]) -> Vec<StatsRow> {
         let mut rows: Vec<StatsRow> = keys
             .iter()
             .filter(|k| self.filter.matches(k))
@@ -254,8 +322,8 @@ impl StatsTable {
 
     /// `[shown/all]` metrics of the table (the status line's filter count).
     #[must_use]
-    pub fn count(&self, drawn: &Drawn<'_>, keys: &[String]) -> String {
-        format!("[{}/{}]", self.rows(drawn, keys).len(), keys.len())
+    pub fn count(&self, keys: &[String]) -> String {
+        format!("[{}/{}]", self.row_count(keys), keys.len())
     }
 }
 

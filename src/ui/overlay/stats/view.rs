@@ -206,13 +206,14 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     let runs = app.stats_runs();
     let total = app.charts.metric_keys.len();
     // Every cell's text, to size the columns by their contents.
-    let text: Vec<Vec<[String; 7]>> = rows
-        .iter()
-        .map(|r| r.cells.iter().map(|c| cells(c.as_ref())).collect())
-        .collect();
+    let text = rows.text(|| {
+        rows.iter()
+            .map(|r| r.cells.iter().map(|c| cells(c.as_ref())).collect())
+            .collect()
+    });
     // The box's inside: the area less its border.
     let w = usize::from(area.width.saturating_sub(2));
-    let grid = grid(&text, &rows, w, t.sort, runs.len());
+    let grid = grid(text, &rows, w, t.sort, runs.len());
     let shown = grid.shown.clone();
     let sort_run = t.sort.saturating_sub(1) / FIELDS.len();
     let title = title(rows.len(), total, t.filter.is_active(), &shown, runs.len());
@@ -242,7 +243,7 @@ pub(crate) fn render_stats(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
 
     // The rows: the selection kept in view at this height.
     // As many as `ui::overlay::stats::body_rows` says for this screen.
-    let sel = draw_rows(buf, (inner, &cols), (c, &rows, &text), theme);
+    let sel = draw_rows(buf, (inner, &cols), (c, &rows, text), theme);
     if rows.is_empty() {
         let msg = if total == 0 {
             "no metrics logged"
