@@ -1298,6 +1298,16 @@ impl App {
             && matches!(m, Motion::Step { .. } | Motion::Page { to: Some(_), .. });
         let n = self.charts.shown.len();
         match self.panels.focus {
+            // The system charts in order, one at a time.
+            _ if full && self.panels.system_full => {
+                // Left/right (and n/N) as in the grid's full screen: a chart each.
+                let m = match m {
+                    Motion::Step { dx, dy } => Motion::Step { dx: 0, dy: dx + dy },
+                    m => m,
+                };
+                let sys = &mut self.panes.system;
+                sys.scroll = m.system(sys.scroll, sys.shown.len(), 1);
+            }
             _ if full => self.charts.grid.motion(m, n, true),
             Pane::Grid => self.charts.grid.motion(m, n, false),
             Pane::Left => {
@@ -1336,10 +1346,25 @@ impl App {
                 return self.host.procs.monitor_selected(host, &mut self.asks);
             }
             Action::Fullscreen if self.panels.focus == Pane::Media => self.media_fullscreen(),
-            Action::Fullscreen if !self.charts.shown.is_empty() => self.panels.fullscreen = true,
+            // From the system sidebar: its top chart, a heatmap with a row per GPU.
+            Action::Fullscreen
+                if self.panels.focus == Pane::Right && !self.panes.system.shown.is_empty() =>
+            {
+                let top = self.panes.system.top(self.screen.limits.system_page);
+                self.panes.system.scroll = top;
+                self.panels.fullscreen = true;
+                self.panels.system_full = true;
+            }
+            Action::Fullscreen if !self.charts.shown.is_empty() => {
+                self.panels.fullscreen = true;
+                self.panels.system_full = false;
+            }
             Action::CycleYScale => {
                 // With the system sidebar focused, its top chart.
-                let on = if self.panels.focus == Pane::Right && !self.panels.fullscreen {
+                let on = if self.panels.fullscreen && self.panels.system_full {
+                    let sys = &self.panes.system;
+                    YTarget::Sidebar(sys.shown.get(sys.scroll).copied())
+                } else if self.panels.focus == Pane::Right && !self.panels.fullscreen {
                     let sys = &self.panes.system;
                     let top = sys.top(self.screen.limits.system_page);
                     YTarget::Sidebar(sys.shown.get(top).copied())

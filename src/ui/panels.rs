@@ -39,6 +39,9 @@ pub struct Panels {
     pub right: bool,
     pub console: bool,
     pub fullscreen: bool,
+    /// Full screen is the system sidebar's top chart (entered from the sidebar),
+    /// not the grid's focused one.
+    pub system_full: bool,
     pub focus: Pane,
     /// Live monitor: the overview shows only on a screen wide enough for it beside
     /// the charts and the process table, until the user toggles it (`[`).
@@ -60,6 +63,7 @@ impl Default for Panels {
             right: true,
             console: false,
             fullscreen: false,
+            system_full: false,
             focus: Pane::Grid,
             auto_left: false,
             grid: true,

@@ -82,7 +82,18 @@ fn draw(buf: &mut Buffer, area: Rect, app: &App, theme: Theme) {
     } else {
         layout::areas(area, app.panel_flags())
     };
-    if app.panels.fullscreen {
+    let system_full = app
+        .panels
+        .system_full
+        .then(|| {
+            app.panes
+                .system
+                .chart(&app.charts.sys, app.panes.system.scroll)
+        })
+        .flatten();
+    if let Some(chart) = system_full.filter(|_| app.panels.fullscreen) {
+        crate::ui::system::view::render_sys_chart(buf, areas.body, app, &chart, true, theme);
+    } else if app.panels.fullscreen {
         charts::grid::view::render_fullscreen(buf, areas.body, app, theme);
     } else {
         charts::grid::view::render_grid(buf, areas.grid, app, theme);

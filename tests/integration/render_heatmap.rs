@@ -364,3 +364,96 @@ fn viewer_system_sidebar_heatmap() {
     keys(&mut app, "y");
     assert_eq!(scale(&app, "Memory"), YScale::Linear);
 }
+
+/// `enter` with the system sidebar focused shows its top chart full screen (it
+/// showed the grid's chart): a GPU heatmap gets a row per GPU there, where the
+/// sidebar showed four and `+8 more`; the arrows go through the system charts,
+/// `esc` back.
+#[test]
+fn enter_on_the_system_sidebar_shows_its_chart_full_screen() {
+    use leet::decode::pb;
+    use prost::Message as _;
+    let (w, h) = (120, 40);
+    let mut wr = leet::decode::leveldb::Writer::new();
+    for (num, i) in (1..).zip(0..5u32) {
+        let item = (0..12u32)
+            .map(|g| pb::StatsItem {
+                key: format!("gpu.{g}.gpu"),
+                value_json: gpu(g, i).to_string(),
+            })
+            .chain(std::iter::once(pb::StatsItem {
+                key: "cpu".into(),
+                value_json: "12".into(),
+            }))
+            .collect();
+        let r = pb::Record {
+            num,
+            record_type: Some(pb::record::RecordType::Stats(pb::StatsRecord {
+                timestamp: Some(prost_types::Timestamp {
+                    seconds: NOW as i64 - 10 + i64::from(i),
+                    nanos: 0,
+                }),
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        wr.append(&r.encode_to_vec());
+    }
+    let mut batch = leet::msg::RunBatch::default();
+    leet::decode::leveldb::scan(wr.bytes(), 0, |f| {
+        if let leet::decode::leveldb::Frame::Record { offset, payload } = f {
+            batch.records.push((offset, payload.into_owned()));
+        }
+    })
+    .unwrap();
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(NOW));
+    for _ in 0..8 {
+        if app.panels.focus == leet::ui::panels::Pane::Right {
+            break;
+        }
+        app.update(Msg::key(crossterm::event::KeyCode::Tab));
+    }
+    let util = chart(&app, "GPU Utilization");
+    while app.panes.system.shown.get(app.panes.system.scroll) != Some(&util) {
+        let before = app.panes.system.scroll;
+        keys(&mut app, "s");
+        assert_ne!(
+            app.panes.system.scroll, before,
+            "GPU Utilization not reachable"
+        );
+    }
+    keys(&mut app, "yy");
+    assert_eq!(scale(&app, "GPU Utilization"), YScale::Heatmap);
+    let side = text(&draw(&app, w, h));
+    assert!(!side.contains("gpu 11"), "{side}");
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert!(app.panels.fullscreen);
+    let full = text(&draw(&app, w, h));
+    assert!(
+        full.contains("GPU Utilization") && full.contains("heatmap"),
+        "{full}"
+    );
+    for g in 0..12 {
+        assert!(full.contains(&format!("gpu {g} ")), "gpu {g}: {full}");
+    }
+    // Another system chart (←/→, as in the grid's full screen); esc back.
+    let at = app.panes.system.scroll;
+    let other = if at > 0 {
+        crossterm::event::KeyCode::Left
+    } else {
+        crossterm::event::KeyCode::Right
+    };
+    app.update(Msg::key(other));
+    assert_ne!(app.panes.system.scroll, at);
+    let next = text(&draw(&app, w, h));
+    assert!(!next.contains("GPU Utilization"), "{next}");
+    app.update(Msg::key(crossterm::event::KeyCode::Esc));
+    assert!(!app.panels.fullscreen);
+}
