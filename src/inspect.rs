@@ -128,14 +128,30 @@ pub fn summary_json(file: &Path, run: &Run) -> Value {
 #[must_use]
 pub fn summary_json_at(file: &Path, run: &Run, now: f64) -> Value {
     const CONSOLE_TAIL: usize = 20;
-    let mut lines: Vec<Value> = run
-        .console
-        .lines()
+    // The newest lines as written: a long line the console wrapped is one.
+    let unfinished: Vec<_> = run.console.unfinished().collect();
+    let all: Vec<&crate::store::console::Line> =
+        run.console.lines().iter().chain(&unfinished).collect();
+    let mut starts: Vec<usize> = Vec::new();
+    for (i, l) in all.iter().enumerate().rev() {
+        if starts.len() == CONSOLE_TAIL {
+            break;
+        }
+        // (Joined only to a line of its own stream before it.)
+        if !l.cont || i == 0 || all[i - 1].stream != l.stream {
+            starts.push(i);
+        }
+    }
+    starts.reverse();
+    let lines: Vec<Value> = starts
         .iter()
-        .chain(&run.console.unfinished().collect::<Vec<_>>())
-        .map(|l| {
+        .enumerate()
+        .map(|(n, &i)| {
+            let end = starts.get(n + 1).copied().unwrap_or(all.len());
+            let l = all[i];
+            let text: String = all[i..end].iter().map(|p| p.text.as_str()).collect();
             let mut o = Map::new();
-            o.insert("line".into(), Value::from(l.text.clone()));
+            o.insert("line".into(), Value::from(text));
             o.insert("stream".into(), Value::from(l.stream.as_str()));
             if let Some((s, n)) = l.time {
                 if let Some(t) = rfc3339(s, n) {
@@ -145,9 +161,7 @@ pub fn summary_json_at(file: &Path, run: &Run, now: f64) -> Value {
             Value::Object(o)
         })
         .collect();
-    let total = run.console.total() + run.console.unfinished().count() as u64;
-    let cut = lines.len().saturating_sub(CONSOLE_TAIL);
-    lines.drain(..cut);
+    let total = run.console.logical_total() + unfinished.iter().filter(|l| !l.cont).count() as u64;
     let last_write = std::fs::metadata(file)
         .and_then(|m| m.modified())
         .map(system_time_rfc3339)

@@ -41,6 +41,9 @@ pub struct Line {
     /// The styles SGR sequences gave parts of `text`: byte ranges in order, not
     /// overlapping, plain text not listed, at most [`sgr::MAX_SPANS`].
     pub spans: Box<[StyleSpan]>,
+    /// It goes on the line before: a line longer than [`MAX_LINE_CHARS`] wrapped
+    /// there, not a line of its own (`inspect` counts and prints them as one).
+    pub cont: bool,
 }
 
 /// Longest line kept before it is wrapped (as wandb-core's emulator caps lines).
@@ -81,6 +84,8 @@ struct Row {
     line: Option<u64>,
     /// Changed since it was finished or last copied into the kept lines.
     dirty: bool,
+    /// Begun by a wrap of the row before (see [`Line::cont`]).
+    cont: bool,
 }
 
 impl Row {
@@ -101,6 +106,7 @@ impl Row {
             time: self.time,
             text,
             spans,
+            cont: self.cont,
         }
     }
 
@@ -271,6 +277,8 @@ pub struct Console {
     lines: VecDeque<Line>,
     cap: usize,
     total: u64,
+    /// Of `total`, the lines that go on the one before ([`Line::cont`]).
+    conts: u64,
     /// Two per writer (its stdout's, its stderr's): the run's own first, then
     /// each node's of a distributed run, whose lines share the console but whose
     /// cursor moves stay among its own lines.
@@ -303,6 +311,7 @@ impl Console {
             lines: VecDeque::new(),
             cap: cap.max(1),
             total: 0,
+            conts: 0,
             screens: vec![Screen::default(), Screen::default()],
             prefixes: vec![String::new()],
             writers: vec![String::new()],
@@ -435,7 +444,13 @@ impl Console {
             // A full line wraps only when another character comes, as a
             // terminal's deferred wrap does: a line of exactly the cap followed by
             // its newline (or a `\r`) is one line, not one and an empty one.
+            let p = &self.screens[idx];
+            let fresh = p.row + 1 >= p.rows.len();
             self.newline(idx, stream, time);
+            if fresh {
+                let p = &mut self.screens[idx];
+                p.rows[p.row].cont = true;
+            }
         }
         self.screens[idx].put(time, c);
     }
@@ -455,6 +470,7 @@ impl Console {
         }
         row.line = Some(self.total);
         row.dirty = false;
+        self.conts += u64::from(row.cont);
         let line = row.to_line(stream, &self.prefixes[idx / 2]);
         self.push(line);
         let p = &mut self.screens[idx];
@@ -530,6 +546,12 @@ impl Console {
     #[must_use]
     pub fn total(&self) -> u64 {
         self.total
+    }
+
+    /// [`Console::total`] counting a wrapped long line once, as it was written.
+    #[must_use]
+    pub fn logical_total(&self) -> u64 {
+        self.total - self.conts
     }
 }
 
@@ -743,6 +765,12 @@ mod tests {
         c.write(Stream::Stdout, None, "\n");
         assert_eq!(c.lines().len(), 2);
         assert_eq!(c.lines()[1].text.len(), 5);
+        // One line as written: its second part goes on the first.
+        assert!(!c.lines()[0].cont && c.lines()[1].cont);
+        assert_eq!((c.total(), c.logical_total()), (2, 1));
+        // A line the cursor moved back into and past the cap is no new line.
+        c.write(Stream::Stdout, None, "short\n");
+        assert_eq!((c.total(), c.logical_total()), (3, 2));
     }
 
     #[test]

@@ -338,3 +338,27 @@ fn summary_only_read_equals_the_full_read_on_damaged_and_cut_files() {
     }
     assert_eq!(bad_records, 8 + 7, "the odd file's bad UTF-8 records");
 }
+
+/// A console line longer than the console's line cap is kept in parts, but
+/// `inspect --summary` counts and prints it as the one line it was written as
+/// (as `wandb leet inspect` does).
+#[test]
+fn a_long_console_line_is_one_line_in_the_summary() {
+    use leet::store::console::{Stream, MAX_LINE_CHARS};
+    let mut run = Run::new();
+    let long = format!("BIG:{}:END", "y".repeat(3 * MAX_LINE_CHARS));
+    run.console.write(Stream::Stdout, Some((1, 0)), "before\n");
+    run.console
+        .write(Stream::Stdout, Some((2, 0)), &format!("{long}\n"));
+    run.console.write(Stream::Stderr, Some((3, 0)), "after\n");
+    let v = leet::inspect::summary_json_at(Path::new("none.wandb"), &run, 10.0);
+    assert_eq!(v["console_lines"], serde_json::json!(3));
+    let lines: Vec<&str> = v["console"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(lines, ["before", long.as_str(), "after"]);
+    assert_eq!(v["console"][2]["stream"], serde_json::json!("stderr"));
+}

@@ -107,7 +107,8 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
             if y >= inner.bottom() {
                 return;
             }
-            if r == 0 {
+            // A long line's later parts go on under its time, as wrapped rows do.
+            if r == 0 && !line.cont {
                 let t = line
                     .time
                     .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
