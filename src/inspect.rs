@@ -207,7 +207,17 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     };
     writeln!(out, "project:    {entity}{}", clean(&i.project))?;
     let (state, quiet) = state_at(file, run, now);
-    writeln!(out, "state:      {}", state_text(state, quiet))?;
+    let said = match state {
+        RunStatus::Crashed if run.preempting => format!(
+            "preempted? (marked preempting, no exit record, quiet {})",
+            quiet.map(leet_text::duration).unwrap_or_default()
+        ),
+        RunStatus::Running if run.preempting => {
+            format!("{} · preempting", state_text(state, quiet))
+        }
+        _ => state_text(state, quiet),
+    };
+    writeln!(out, "state:      {said}")?;
     if let Some(c) = run.exit_code {
         writeln!(out, "exit code:  {c}")?;
     }

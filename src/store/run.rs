@@ -56,6 +56,8 @@ pub struct Run {
     pub media: BTreeMap<String, MediaList>,
     /// Of a media key, the images older than those kept (past [`MEDIA_PER_KEY`]).
     pub media_dropped: BTreeMap<String, u64>,
+    /// The run said it is about to be preempted (a `preempting` record).
+    pub preempting: bool,
     /// System metrics: key → series over Unix time in seconds.
     pub system: MetricStore,
     /// Row times, and step-metric'd values by `_step` (charting against time or a metric).
@@ -218,6 +220,7 @@ impl Run {
                 Event::Environment(m) => self.environment.extend(m.clone()),
                 Event::Metric(def) => self.add_metric_def(def.clone()),
                 Event::Producer(p) => self.producer.clone_from(p),
+                Event::Preempting => self.preempting = true,
                 Event::Bad { offset, len } => {
                     self.damage.bad_records += 1;
                     self.damage.add(Skip {

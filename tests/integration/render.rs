@@ -1397,3 +1397,59 @@ fn a_too_small_terminal_says_the_minimum() {
     let s = screen(&app, 20, 3);
     assert!(s.contains("terminal too small:…"), "{s}");
 }
+
+/// A run that called `wandb.mark_preempting()` (a `preempting` record) and then
+/// stopped writing with no exit record: `preempted?`, not `crashed?`; while it
+/// still writes, running and marked preempting.
+#[test]
+fn a_run_marked_preempting_that_goes_quiet_reads_preempted() {
+    use leet::decode::pb;
+    use prost::Message as _;
+    let rec = |num, t| {
+        pb::Record {
+            num,
+            record_type: Some(t),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    let payloads = [
+        rec(
+            1,
+            pb::record::RecordType::Run(pb::RunRecord {
+                run_id: "pre1".into(),
+                ..Default::default()
+            }),
+        ),
+        rec(
+            2,
+            pb::record::RecordType::Preempting(pb::RunPreemptingRecord::default()),
+        ),
+    ];
+    for (age, want) in [
+        (3600.0, "preempted? (marked preempting, quiet 1h 00m)"),
+        (1.0, "running ● · preempting"),
+    ] {
+        let mut app = App::new(no_color());
+        app.update(Msg::Resize(120, 40));
+        app.update(Msg::Opened {
+            path: std::path::PathBuf::from("wandb/run-20261130_175119-pre1/run-pre1.wandb"),
+            len: 1000,
+            modified: Some(NOW - age),
+        });
+        let batch = leet::msg::RunBatch {
+            records: payloads
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i as u64 * 100, p.clone()))
+                .collect(),
+            read_to: 1000,
+            file_len: 1000,
+            ..Default::default()
+        };
+        app.update(Msg::Run(batch));
+        app.update(Msg::Tick(NOW));
+        let s = screen(&app, 120, 40);
+        assert!(s.contains(want) && !s.contains("crashed"), "{s}");
+    }
+}

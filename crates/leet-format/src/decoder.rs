@@ -452,6 +452,7 @@ impl Decoder {
                 self.ev.list.push(Event::Environment(json));
             }
             Some(T::Metric(m)) => self.ev.list.push(Event::Metric(metric_def(m))),
+            Some(T::Preempting(_)) => self.ev.list.push(Event::Preempting),
             Some(T::Header(h)) => {
                 if let Some(v) = h.version_info {
                     self.ev.list.push(Event::Producer(v.producer));

@@ -391,6 +391,9 @@ pub enum Event {
     Metric(MetricDef),
     /// The header record's producer.
     Producer(String),
+    /// A `preempting` record: the run said it is about to be preempted
+    /// (`wandb.mark_preempting()`).
+    Preempting,
     /// A framed record whose protobuf did not decode.
     Bad {
         /// File offset of the record.

@@ -72,7 +72,28 @@ pub(crate) fn state_label(app: &App, theme: Theme) -> (String, Style) {
     if no_file_yet(app) {
         return ("no file yet".into(), theme.warn());
     }
-    state_words(app.live_state(), theme)
+    let state = app.live_state();
+    // Marked preempting (`wandb.mark_preempting()`): a run that then went quiet
+    // was most likely preempted, not crashed.
+    if app.shown.run.preempting {
+        match state {
+            LiveState::MaybeCrashed(q) => {
+                return (
+                    format!(
+                        "preempted? (marked preempting, quiet {})",
+                        format::duration(q)
+                    ),
+                    theme.warn(),
+                );
+            }
+            LiveState::Live | LiveState::Running(_) => {
+                let (w, _) = state_words(state, theme);
+                return (format!("{w} · preempting"), theme.warn());
+            }
+            _ => {}
+        }
+    }
+    state_words(state, theme)
 }
 
 /// A run's state in words (with how long it has been quiet), and its style.
