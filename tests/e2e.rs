@@ -1477,19 +1477,32 @@ fn without_a_path_leet_opens_the_runs_under_wandb_dir() {
     t.assert_restored();
     drop(t);
 
+    // No run here and WANDB_DIR unset: the workspace waits where the SDK would
+    // write (`./wandb`), saying so; `leet inspect` still says what it tried.
     let env = format!("env -u WANDB_DIR -C {} ", shell_quote(&empty));
     let t = Tmux::start_env("nowandbdir", &env, &[], 160, 45);
-    assert_eq!(t.exit_code(), "EXIT:1");
-    // The line as printed (the pane wraps it).
-    let s = t.screen().replace('\n', "");
+    let (s, _) = t.wait_for(
+        "no runs yet: waiting for one to start",
+        Duration::from_secs(10),
+    );
+    let here = std::fs::canonicalize(&empty).unwrap();
     assert!(
-        s.contains(&format!(
-            "leet: current directory {}: no .wandb run found",
-            std::fs::canonicalize(&empty).unwrap().display()
-        )) && s.contains("; WANDB_DIR is not set"),
+        s.contains(&format!("in {}", here.join("wandb").display())),
         "{s}"
     );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
     t.assert_restored();
+    drop(t);
+    let o = Command::new(env!("CARGO_BIN_EXE_leet"))
+        .args(["inspect", "--summary"])
+        .current_dir(&empty)
+        .env_remove("WANDB_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no .wandb run found"), "{err}");
 }
 
 /// `leet export` to the terminal: metric names that hold escape sequences (a pane
