@@ -150,6 +150,8 @@ struct Entry {
     slack: Duration,
     /// An event named its directory.
     woken: bool,
+    /// Looks for the other nodes of its run as it grows (see `nodes::Regroup`).
+    regroup: super::nodes::Regroup,
 }
 
 impl Entry {
@@ -255,6 +257,7 @@ impl Table {
                     due: Instant::now(),
                     slack: Duration::ZERO,
                     woken: false,
+                    regroup: super::nodes::Regroup::default(),
                 };
                 self.entries.insert(id, entry);
             }
@@ -325,7 +328,7 @@ impl Table {
                 let stat = Stat::of(&r.file);
                 if !e.woken && !r.more && stat.is_some() && stat == r.seen {
                     if r.loaded {
-                        if let Some(nodes) = r.regroup.check(&r.file, 1, false) {
+                        if let Some(nodes) = e.regroup.check(&r.file, 1, false) {
                             let _ = super::nodes::spawn_regrouped(nodes, e.out.clone(), self.opts);
                             return false;
                         }
@@ -348,7 +351,7 @@ impl Table {
                     // A node of its run that joined since it was opened (a job
                     // opened while it starts): the group is followed instead,
                     // on a thread of its own, from the start.
-                    if let Some(nodes) = r.regroup.check(&r.file, 1, true) {
+                    if let Some(nodes) = e.regroup.check(&r.file, 1, true) {
                         let _ = super::nodes::spawn_regrouped(nodes, e.out.clone(), self.opts);
                         return false;
                     }

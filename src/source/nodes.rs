@@ -333,10 +333,15 @@ impl Regroup {
             return None;
         }
         let found = same_id(file);
-        self.unsettled = found.as_ref().map_or(0, Vec::len) < self.named.len();
+        let spans: Vec<Span> = found.iter().flatten().map(|(_, p)| p.span).collect();
+        let nodes = are_nodes(&spans);
+        // Run files of one id that did not (yet) run at the same time, none of
+        // them resumed: a node may have started and ended while this one was
+        // quiet, which its later records will show; looked at again as it grows.
+        let undecided = spans.len() > 1 && !nodes && spans.iter().all(|s| !s.resumed);
+        self.unsettled = spans.len() < self.named.len() || undecided;
         let found = found?;
-        let spans: Vec<Span> = found.iter().map(|(_, p)| p.span).collect();
-        if !are_nodes(&spans) || found.len() <= reading {
+        if !nodes || found.len() <= reading {
             return None;
         }
         Some(node_files(found))
@@ -365,6 +370,29 @@ fn named_for(file: &Path) -> Option<Vec<(PathBuf, u64)>> {
         .collect();
     named.sort();
     Some(named)
+}
+
+/// The run ids the run directories of `wandb_dir` are named for (`…-<id>`, or
+/// `…-<id>-<n>`), newest first, each once, sanitised.
+fn ids_in(wandb_dir: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for d in super::file::run_dirs(wandb_dir).iter().rev() {
+        let Some(name) = d.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let mut parts = name.rsplit('-');
+        let last = parts.next().unwrap_or("");
+        let id = if !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()) {
+            parts.next().unwrap_or(last)
+        } else {
+            last
+        };
+        let id = leet_text::sanitize(id);
+        if !id.is_empty() && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 /// What one run is made of, as the viewer reads it.
@@ -429,8 +457,19 @@ impl RunFiles {
             .map(|d| d.join(&name))
             .find(|f| f.is_file())
             .ok_or_else(|| {
+                let ids = ids_in(&wandb_dir);
+                let near = ids.iter().find(|i| i.eq_ignore_ascii_case(id));
+                let listed = match near {
+                    Some(n) => format!("; did you mean {n}? (ids are told apart by case)"),
+                    None if ids.is_empty() => String::new(),
+                    None => {
+                        let more = if ids.len() > 8 { ", …" } else { "" };
+                        let first: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
+                        format!("; runs here: {}{more}", first.join(", "))
+                    }
+                };
                 format!(
-                    "{}: no run with the id {} (its run directory is named …-{}, holding run-{}.wandb)",
+                    "{}: no run with the id {} (its run directory is named …-{}, holding run-{}.wandb){listed}",
                     shown(&wandb_dir),
                     leet_text::sanitize(id),
                     leet_text::sanitize(id),

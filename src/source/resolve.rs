@@ -751,6 +751,16 @@ pub fn opening_default_or_wait(
     };
     let no_run = |e: &SourceError| matches!(e, SourceError::NoRun { .. });
     let place = match wandb_dir_env.filter(|v| !v.is_empty()) {
+        // A `WANDB_DIR` not made yet: the SDK makes it, and its `wandb` in it.
+        Some(dir)
+            if wandb_dir
+                .as_deref()
+                .is_some_and(|e| matches!(e, SourceError::NotFound { .. })) =>
+        {
+            let place = cwd.join(dir);
+            let wandb_dir = place.join("wandb");
+            return Ok((place, Opening::Empty { wandb_dir }));
+        }
         Some(dir) if wandb_dir.as_deref().is_some_and(no_run) => cwd.join(dir),
         None if no_run(here) => cwd.to_path_buf(),
         _ => return Err(err),

@@ -167,8 +167,6 @@ pub(super) struct Reading {
     pub(super) seen: Option<Stat>,
     /// When a poll last handed news on (see `follow::NEWS_GAP`).
     pub(super) news_at: Option<std::time::Instant>,
-    /// Looks for the other nodes of its run as it grows (see `nodes::Regroup`).
-    pub(super) regroup: super::nodes::Regroup,
 }
 
 /// What tells a file changed: its identity, length and modification time.
@@ -210,7 +208,6 @@ impl Reading {
             more: true,
             seen: None,
             news_at: None,
-            regroup: super::nodes::Regroup::default(),
         }
     }
 }

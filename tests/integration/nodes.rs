@@ -581,7 +581,7 @@ fn a_resumed_run_not_the_newest_is_exported_whole_by_its_id() {
     leet::inspect::run(&opts, &mut out, &mut err).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["step"], serde_json::json!(14));
-    // No such run; nor a path smuggled in as an id.
+    // No such run (the ids there named); nor a path smuggled in as an id.
     for id in ["nope", "../x", ""] {
         let (r, csv, _) = by_id(id);
         let e = r.unwrap_err().to_string();
@@ -589,6 +589,108 @@ fn a_resumed_run_not_the_newest_is_exported_whole_by_its_id() {
             e.contains("no run with the id") && e.contains(&*wandb.to_string_lossy()),
             "{e}"
         );
+        assert!(e.ends_with("; runs here: newer1, rew1"), "{e}");
         assert!(csv.is_empty());
     }
+    let e = by_id("REW1").0.unwrap_err().to_string();
+    assert!(
+        e.ends_with("; did you mean rew1? (ids are told apart by case)"),
+        "{e}"
+    );
+}
+
+/// A node that starts and ends while the node followed is quiet: when it is
+/// first seen the two did not (yet) run at the same time, so it reads as an
+/// earlier segment; the followed node's later records show they did, and the
+/// run is read again as the two nodes then.
+#[test]
+fn a_node_that_ran_while_the_followed_one_was_quiet_joins_when_it_writes_again() {
+    use leet::decode::synth::{run_dir_name, run_file, RunSpec};
+    use leet::source::follow::spawn_tail;
+    use leet::source::tail::TailOptions;
+    use std::time::{Duration, Instant};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let spec = |start: f64, steps: u64, metric: &str| RunSpec {
+        run_id: "quiet1".into(),
+        display_name: "job".into(),
+        start_time: start,
+        steps,
+        metrics: vec![metric.into()],
+        exit_code: None,
+        ..RunSpec::default()
+    };
+    let dirs = [
+        wandb.join(run_dir_name(1_796_000_000.0, "quiet1", true)),
+        wandb.join(run_dir_name(1_796_000_010.0, "quiet1", true)),
+    ];
+    for d in &dirs {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("run-quiet1.wandb")).collect();
+    // Node 0 wrote its first rows (up to +3 s), then went quiet; node 1 is made.
+    let whole0 = run_file(&spec(1_796_000_000.0, 60, "loss"));
+    let early = run_file(&spec(1_796_000_000.0, 3, "loss"));
+    let cut = whole0
+        .iter()
+        .zip(&early)
+        .take_while(|(a, b)| a == b)
+        .count()
+        / leet::decode::leveldb::BLOCK_SIZE
+        * leet::decode::leveldb::BLOCK_SIZE;
+    let cut = cut.max(early.len().min(whole0.len()) / 2);
+    std::fs::write(&files[0], &whole0[..cut]).unwrap();
+    std::fs::write(&files[1], b"").unwrap();
+
+    let (tx, rx) = std::sync::mpsc::sync_channel(64);
+    spawn_tail(
+        dirs[0].clone(),
+        tx,
+        TailOptions {
+            chunk: 1 << 20,
+            poll: Duration::from_millis(20),
+        },
+    );
+    let mut app = App::new(leet::ui::Options::default());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pump = |app: &mut App, until: Instant, done: &dyn Fn(&App) -> bool| {
+        while !done(app) && Instant::now() < until {
+            assert!(Instant::now() < deadline, "timed out");
+            if let Ok(m) = rx.recv_timeout(Duration::from_millis(100)) {
+                app.update(m);
+            }
+        }
+    };
+    pump(&mut app, deadline, &|a| {
+        a.shown.source.read_to > 0 && !a.shown.source.loading()
+    });
+    // Node 1 runs from +10 s to +13 s, wholly in node 0's quiet time.
+    std::fs::write(&files[1], run_file(&spec(1_796_000_010.0, 3, "other"))).unwrap();
+    pump(&mut app, Instant::now() + Duration::from_secs(4), &|_| {
+        false
+    });
+    assert!(app
+        .shown
+        .run
+        .metrics
+        .keys()
+        .iter()
+        .all(|k| !k.contains("/l:")));
+    // Node 0 writes on, to +60 s: the two ran at the same time.
+    std::fs::write(&files[0], &whole0).unwrap();
+    let joined = |a: &App| {
+        a.shown
+            .run
+            .metrics
+            .keys()
+            .iter()
+            .any(|k| k.starts_with("other/l:"))
+    };
+    pump(&mut app, deadline, &joined);
+    assert!(joined(&app));
+    assert_eq!(
+        app.shown.run.metrics.get("loss").map(|s| s.count()),
+        Some(60)
+    );
 }

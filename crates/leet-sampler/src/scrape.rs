@@ -106,6 +106,11 @@ impl Scraper {
             ureq::Error::LargeResponseHeader(..) => {
                 format!("response headers larger than {MAX_HEADER_BYTES} bytes")
             }
+            // The same flood of headers, met as a count before the size when a
+            // read brings many at once (on a busy machine): said the same way.
+            other if other.to_string().contains("too many headers") => {
+                format!("response headers larger than {MAX_HEADER_BYTES} bytes (too many)")
+            }
             other => format!("read: {}", leet_text::sanitize(&other.to_string())),
         }
     }

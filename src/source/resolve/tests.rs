@@ -189,8 +189,10 @@ fn a_directory_with_no_run_yet_is_a_workspace_waiting_in_its_wandb_dir() {
     let root = tempfile::tempdir().unwrap();
     let (_, o) = opening_default_or_wait(p, Some(root.path().as_os_str())).unwrap();
     assert_eq!(empty(o), root.path().join("wandb"));
-    let missing = p.join("no-such-dir");
-    assert!(opening_default_or_wait(p, Some(missing.as_os_str())).is_err());
+    // A WANDB_DIR not made yet: the SDK makes it; waited in, under it.
+    let missing = root.path().join("not-yet");
+    let (_, o) = opening_default_or_wait(p, Some(missing.as_os_str())).unwrap();
+    assert_eq!(empty(o), missing.join("wandb"));
     // A run there is opened as before.
     run_in(&p.join("wandb"), "r1");
     assert!(matches!(

@@ -446,6 +446,18 @@ fn clause(t: &[Ch], mode: Mode) -> Result<Option<Clause>, QueryError> {
         };
     };
     let op_at = t[i].at;
+    // `===`, `=>`, `=<`: an operator with more after it is none (it would
+    // compare with a value starting `=` and match nothing, silently).
+    if let Some(c) = rhs_ch.first().filter(|c| !c.quoted && "=<>!".contains(c.c)) {
+        if op != ":" {
+            return Err(QueryError {
+                message: format!("'{op}{}' is no operator (=, ==, !=, <, <=, >, >=, :)", c.c),
+                detail: None,
+                at: op_at,
+                len: op.chars().count() + 1,
+            });
+        }
+    }
     if rhs_ch.is_empty() && op != ":" {
         return Err(QueryError {
             message: format!("expected a value after '{op}'"),
