@@ -399,6 +399,21 @@ fn run_with(
     let mut reader = RunReader::open(&file)?;
     let mut run = Run::new();
     if opts.summary {
+        // One segment of a resumed run named by its own directory or file: its
+        // summary alone, said, with how to read the run whole.
+        if let Some(n) = crate::source::nodes::segments_of(&file).map(|s| s.len()) {
+            let whole = export::by_id_hint(&file).map_or_else(String::new, |h| {
+                format!(
+                    "; {} reads them stitched",
+                    h.replacen("leet export", "leet inspect --summary", 1)
+                )
+            });
+            writeln!(
+                err,
+                "leet: {} is one of {n} segments of a resumed run: its summary alone{whole}",
+                leet_text::sanitize_path(&file)
+            )?;
+        }
         // The summary shows no series: rows are read for their steps and times only
         // (`summary_only_equals_full` checks that it prints the same).
         // The reference reads everything.
@@ -546,6 +561,7 @@ fn read_run_of(src: &RunFiles) -> anyhow::Result<Run> {
         RunFiles::Segments(files) => {
             let firsts: Vec<Option<f64>> = files.iter().map(|f| first_step(f)).collect();
             let mut damage = DamageReport::default();
+            let mut started = None;
             for (f, cut) in files.iter().zip(stitch::cuts(&firsts)) {
                 run.stitch = stitch::Stitch {
                     cut,
@@ -556,8 +572,13 @@ fn read_run_of(src: &RunFiles) -> anyhow::Result<Run> {
                 reader.finish();
                 reader.read_all_parallel(&mut run)?;
                 damage.absorb(&run.damage);
+                started = started.or(run.info.start_time);
             }
             run.damage = damage;
+            // The run started when its first segment did (as the viewer says).
+            if started.is_some() {
+                run.info.start_time = started;
+            }
         }
     }
     Ok(run)

@@ -933,7 +933,7 @@ fn chosen_run(path: &Path, src: &RunFiles, passed: &[PassedOver], by_id: bool) -
 
 /// `leet export WANDB_DIR --run ID` for the run of `file` (a `run-<id>.wandb` in
 /// a wandb directory); None when its id or directory cannot be told.
-fn by_id_hint(file: &Path) -> Option<String> {
+pub(crate) fn by_id_hint(file: &Path) -> Option<String> {
     let id = file
         .file_name()?
         .to_str()?

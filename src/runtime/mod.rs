@@ -241,15 +241,23 @@ fn color_env() -> (bool, bool) {
 pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<ExitCode> {
     // Fail before touching the terminal when the path leads nowhere. Without a
     // path: the current directory's runs, else those under WANDB_DIR.
+    let tty = {
+        use std::io::IsTerminal as _;
+        std::io::stdout().is_terminal()
+    };
     let (path, opening) = match &args.path {
-        // A directory with no run yet is a workspace waiting for its first.
-        Some(p) => (p.clone(), crate::source::resolve::opening_or_wait(p)?),
+        // A directory with no run yet is a workspace waiting for its first, on a
+        // terminal; elsewhere (a script) the error says what was tried.
+        Some(p) if tty => (p.clone(), crate::source::resolve::opening_or_wait(p)?),
+        Some(p) => (p.clone(), crate::source::resolve::opening(p)?),
         None => {
             let env = std::env::var_os("WANDB_DIR");
-            crate::source::resolve::opening_default_or_wait(
-                std::path::Path::new("."),
-                env.as_deref(),
-            )?
+            let here = std::path::Path::new(".");
+            if tty {
+                crate::source::resolve::opening_default_or_wait(here, env.as_deref())?
+            } else {
+                crate::source::resolve::opening_default(here, env.as_deref())?
+            }
         }
     };
     let compare = args

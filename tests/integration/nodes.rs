@@ -694,3 +694,31 @@ fn a_node_that_ran_while_the_followed_one_was_quiet_joins_when_it_writes_again()
         Some(60)
     );
 }
+
+/// `inspect --summary` of a resumed run read whole starts when its first segment
+/// did (as the viewer's overview says); of one segment's own directory, it says
+/// it is that segment alone and how to read the run whole.
+#[test]
+fn the_summary_of_a_resumed_run_starts_with_its_first_segment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_rewound(&wandb);
+    let whole = summary_of(tmp.path());
+    let first = leet::text::rfc3339(1_796_000_000, 0).unwrap();
+    assert_eq!(whole["start_time"], serde_json::json!(first));
+    let opts = leet::inspect::InspectOptions {
+        path: wandb.join(run_dir_name_of(&wandb, 0)),
+        json: true,
+        summary: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::run(&opts, &mut out, &mut err).unwrap();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains(
+            "is one of 2 segments of a resumed run: its summary alone; leet inspect --summary"
+        ) && err.contains("--run rew1 reads them stitched"),
+        "{err}"
+    );
+}
