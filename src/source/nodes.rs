@@ -760,35 +760,33 @@ fn follow(mut nodes: Vec<NodeFile>, out: &Out, opts: TailOptions, again: bool) {
                 restarted = true;
                 loaded = false;
             }
-            Polled::Batch(mut b, more) => {
-                restarted = false;
-                let grew = loaded && b.read_to > 0;
-                if grew {
-                    b.grew_at = Some(super::tail::unix_now());
-                }
-                loaded |= !more;
-                if !out.send(Msg::Run(b)) {
-                    return;
-                }
-                if !more {
-                    if let Some(group) = joined(&nodes, &mut regroup, grew) {
-                        nodes = group;
-                        readers = open_all(&nodes, opts);
-                        if !send_opened(&nodes, &readers, out) {
+            polled => {
+                // At the end of what there is to read: a node that joined since
+                // makes the group read again, whole; else wait for more.
+                let (at_end, grew) = match polled {
+                    Polled::Batch(mut b, more) => {
+                        restarted = false;
+                        let grew = loaded && b.read_to > 0;
+                        if grew {
+                            b.grew_at = Some(super::tail::unix_now());
+                        }
+                        loaded |= !more;
+                        if !out.send(Msg::Run(b)) {
                             return;
                         }
-                        restarted = true;
-                        loaded = false;
+                        (!more, grew)
+                    }
+                    // Nothing new: before the first read's end, only a wait.
+                    _ if !loaded => {
+                        std::thread::sleep(opts.poll);
                         continue;
                     }
-                    std::thread::sleep(opts.poll);
+                    _ => (true, false),
+                };
+                if !at_end {
+                    continue;
                 }
-            }
-            Polled::Nothing => {
-                if let Some(group) = loaded
-                    .then(|| joined(&nodes, &mut regroup, false))
-                    .flatten()
-                {
+                if let Some(group) = joined(&nodes, &mut regroup, grew) {
                     nodes = group;
                     readers = open_all(&nodes, opts);
                     if !send_opened(&nodes, &readers, out) {
