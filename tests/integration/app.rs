@@ -796,13 +796,9 @@ fn media_viewer_steps_through_logged_images() {
         .contains("leaves the run directory"));
 }
 
-#[test]
-fn media_pane_shows_each_image_of_a_logged_list() {
-    // `run.log({"samples": [wandb.Image(..), wandb.Image(..)]})`, as the W&B
-    // SDK writes it: the fields of one `images/separated` object, the list's files
-    // among them.
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("offline-run-20261207_000000-list0001");
+/// `run`'s `files/media/images` directory, made, and a PNG of the fixtures to
+/// copy into it.
+fn media_dir(run: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let images = run.join("files/media/images");
     std::fs::create_dir_all(&images).unwrap();
     let fixture = common::runs_dir()
@@ -813,6 +809,17 @@ fn media_pane_shows_each_image_of_a_logged_list() {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "png"))
         .unwrap();
+    (images, png)
+}
+
+#[test]
+fn media_pane_shows_each_image_of_a_logged_list() {
+    // `run.log({"samples": [wandb.Image(..), wandb.Image(..)]})`, as the W&B
+    // SDK writes it: the fields of one `images/separated` object, the list's files
+    // among them.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("offline-run-20261207_000000-list0001");
+    let (images, png) = media_dir(&run);
     for name in ["samples_0_a.png", "samples_0_b.png"] {
         std::fs::copy(&png, images.join(name)).unwrap();
     }
@@ -857,16 +864,7 @@ fn media_pane_shows_each_image_of_a_logged_list() {
 fn media_pane_follows_new_images_while_on_the_newest() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("offline-run-20261207_000000-live0001");
-    let images = run.join("files/media/images");
-    std::fs::create_dir_all(&images).unwrap();
-    let fixture = common::runs_dir()
-        .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
-    let png = std::fs::read_dir(fixture)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "png"))
-        .unwrap();
+    let (images, png) = media_dir(&run);
     let record = |step: i64| {
         let name = format!("img_{step}.png");
         std::fs::copy(&png, images.join(&name)).unwrap();
