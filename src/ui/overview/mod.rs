@@ -388,10 +388,7 @@ fn index_rows(r: &WsRun) -> (Vec<Row>, SectionRows) {
     if left_out > 0 {
         facts.push(Row::Note(
             "Keys".into(),
-            format!(
-                "{left_out} not listed here (past {} a run): enter opens the run whole",
-                crate::source::index::MAX_INDEXED_KEYS
-            ),
+            format!("{left_out} more (enter shows all)"),
         ));
     }
     let empty = serde_json::Map::new();

@@ -455,10 +455,7 @@ fn keys_the_index_left_out_are_said_in_the_overview_and_the_prompts() {
         crate::ui::overview::Row::Note(k, v) if k == "Keys" => Some(v.clone()),
         _ => None,
     });
-    assert_eq!(
-        note.as_deref(),
-        Some("6 not listed here (past 10000 a run): enter opens the run whole")
-    );
+    assert_eq!(note.as_deref(), Some("6 more (enter shows all)"));
     // A run with every key indexed: the error as before.
     w.set_index(index(), None);
     assert_eq!(
