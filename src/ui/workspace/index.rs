@@ -44,18 +44,23 @@ impl Workspace {
             }
         }
         // The first runs to come (also into a workspace opened before any run
-        // existed): the latest drawn.
+        // existed): the latest drawn; of those that came later, one the list
+        // shows (its filter in force).
         let first_runs = first || self.awaiting_runs;
-        self.awaiting_runs = self.runs.is_empty();
+        let shown_only = !first;
         if first_runs && self.selected.is_empty() {
             let dir_run = latest.and_then(|d| self.runs.iter().find(|r| r.holds(d)));
+            let listed = |r: &&WsRun| !shown_only || self.filter.matches(r);
             let pick = dir_run
                 .filter(|r| !r.unreadable())
-                .or_else(|| self.runs.iter().find(|r| !r.unreadable()));
+                .or_else(|| self.runs.iter().filter(listed).find(|r| !r.unreadable()));
             if let Some(r) = pick {
                 self.selected = vec![r.key.clone()];
             }
         }
+        // Still none to draw (no run yet, or none the list shows): the next to
+        // come is.
+        self.awaiting_runs = first_runs && self.selected.is_empty();
         if self
             .pinned
             .as_ref()

@@ -463,3 +463,17 @@ fn keys_the_index_left_out_are_said_in_the_overview_and_the_prompts() {
         "no run has summary key nope"
     );
 }
+
+#[test]
+fn a_run_that_comes_into_an_empty_filtered_workspace_is_drawn_only_if_listed() {
+    let mut w = Workspace::new(PathBuf::from("/w/wandb"), None);
+    w.filter.restore("name-a", false);
+    w.set_index(Vec::new(), None);
+    // `c` comes first: the filter hides it, so it is not drawn.
+    w.set_index(index().into_iter().take(1).collect(), None);
+    assert!(w.selected.is_empty(), "{:?}", w.selected);
+    // Then `a`, which the list shows.
+    let a: Vec<RunIndexEntry> = index().into_iter().filter(|e| e.run_id != "b").collect();
+    w.set_index(a, None);
+    assert_eq!(w.selected, ["a"]);
+}
