@@ -255,24 +255,31 @@ pub fn segments_of(file: &Path) -> Option<Vec<PathBuf>> {
     (!are_nodes(&spans)).then(|| found.into_iter().map(|(f, _)| f).collect())
 }
 
-/// The run files, and what their first bytes say, of every run directory of
-/// `file`'s wandb directory that holds `file`'s run id, in run-directory order;
-/// None when there are fewer than two, or `file` is not among them.
-fn same_id(file: &Path) -> Option<Vec<(PathBuf, Peek)>> {
-    let id = id_of_file(file)?;
+/// The run directories of `file`'s wandb directory whose names carry run `id`
+/// (one listing; nothing is read in them).
+fn dirs_named_for(file: &Path, id: &str) -> Option<Vec<PathBuf>> {
     let wandb_dir = wandb_dir_of(file)?;
-    // Names first: a wandb directory of a thousand runs costs one listing, and
-    // only the directories named for this run are looked into.
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&wandb_dir)
+    let dirs = std::fs::read_dir(&wandb_dir)
         .ok()?
         .flatten()
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            is_run_dir_name(&name) && dir_may_hold(&name, &id)
+            is_run_dir_name(&name) && dir_may_hold(&name, id)
         })
         .map(|e| e.path())
         .collect();
+    Some(dirs)
+}
+
+/// The run files, and what their first bytes say, of every run directory of
+/// `file`'s wandb directory that holds `file`'s run id, in run-directory order;
+/// None when there are fewer than two, or `file` is not among them.
+fn same_id(file: &Path) -> Option<Vec<(PathBuf, Peek)>> {
+    let id = id_of_file(file)?;
+    // Names first: a wandb directory of a thousand runs costs one listing, and
+    // only the directories named for this run are looked into.
+    let mut dirs = dirs_named_for(file, &id)?;
     if dirs.len() < 2 {
         return None;
     }
@@ -352,18 +359,11 @@ impl Regroup {
 /// run id (`file`'s among them), with their lengths (0: no file yet), sorted.
 fn named_for(file: &Path) -> Option<Vec<(PathBuf, u64)>> {
     let id = id_of_file(file)?;
-    let wandb_dir = wandb_dir_of(file)?;
     let name = format!("run-{id}.wandb");
-    let mut named: Vec<(PathBuf, u64)> = std::fs::read_dir(&wandb_dir)
-        .ok()?
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name();
-            let n = n.to_string_lossy();
-            is_run_dir_name(&n) && dir_may_hold(&n, &id)
-        })
-        .map(|e| {
-            let f = e.path().join(&name);
+    let mut named: Vec<(PathBuf, u64)> = dirs_named_for(file, &id)?
+        .into_iter()
+        .map(|d| {
+            let f = d.join(&name);
             let len = std::fs::metadata(&f).map_or(0, |m| m.len());
             (f, len)
         })

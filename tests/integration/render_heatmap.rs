@@ -318,6 +318,24 @@ fn an_old_keymap_binding_toggle_log_y_still_loads_and_works() {
     assert_eq!(scale(&app, "CPU Core"), YScale::Heatmap);
 }
 
+/// Focus the system sidebar (grid → overview and its sections → system) and
+/// scroll the chart titled `title` to its top.
+fn focus_system_chart(app: &mut App, title: &str) {
+    for _ in 0..8 {
+        if app.panels.focus == leet::ui::panels::Pane::Right {
+            break;
+        }
+        app.update(Msg::key(crossterm::event::KeyCode::Tab));
+    }
+    assert_eq!(app.panels.focus, leet::ui::panels::Pane::Right);
+    let want = chart(app, title);
+    while app.panes.system.shown.get(app.panes.system.scroll) != Some(&want) {
+        let before = app.panes.system.scroll;
+        keys(app, "s");
+        assert_ne!(app.panes.system.scroll, before, "{title} not reachable");
+    }
+}
+
 /// The viewer's system sidebar: the `system` fixture's Memory chart (system and
 /// process memory %, two series) at the top of the sidebar, in heatmap mode.
 #[test]
@@ -337,21 +355,7 @@ fn viewer_system_sidebar_heatmap() {
     });
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(NOW));
-    // Focus the system sidebar (grid → overview and its sections → system), scroll
-    // Memory to its top.
-    for _ in 0..8 {
-        if app.panels.focus == leet::ui::panels::Pane::Right {
-            break;
-        }
-        app.update(Msg::key(crossterm::event::KeyCode::Tab));
-    }
-    assert_eq!(app.panels.focus, leet::ui::panels::Pane::Right);
-    let memory = chart(&app, "Memory");
-    while app.panes.system.shown.get(app.panes.system.scroll) != Some(&memory) {
-        let before = app.panes.system.scroll;
-        keys(&mut app, "s");
-        assert_ne!(app.panes.system.scroll, before, "Memory not reachable");
-    }
+    focus_system_chart(&mut app, "Memory");
     // CPU (the process's, one series) is not at the top any more: untouched by `y`.
     keys(&mut app, "yy");
     assert_eq!(scale(&app, "Memory"), YScale::Heatmap);
@@ -414,21 +418,7 @@ fn enter_on_the_system_sidebar_shows_its_chart_full_screen() {
     app.update(Msg::Resize(w, h));
     app.update(Msg::Run(batch));
     app.update(Msg::Tick(NOW));
-    for _ in 0..8 {
-        if app.panels.focus == leet::ui::panels::Pane::Right {
-            break;
-        }
-        app.update(Msg::key(crossterm::event::KeyCode::Tab));
-    }
-    let util = chart(&app, "GPU Utilization");
-    while app.panes.system.shown.get(app.panes.system.scroll) != Some(&util) {
-        let before = app.panes.system.scroll;
-        keys(&mut app, "s");
-        assert_ne!(
-            app.panes.system.scroll, before,
-            "GPU Utilization not reachable"
-        );
-    }
+    focus_system_chart(&mut app, "GPU Utilization");
     keys(&mut app, "yy");
     assert_eq!(scale(&app, "GPU Utilization"), YScale::Heatmap);
     let side = text(&draw(&app, w, h));
