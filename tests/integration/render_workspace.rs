@@ -880,3 +880,62 @@ fn a_resumed_runs_new_segment_leads_it_when_it_comes_while_drawn() {
         "{c}"
     );
 }
+
+/// A run file that holds no run record yet (the SDK writes its header first; an
+/// offline run's first records may follow seconds later) is `starting` in the
+/// list while fresh and `empty` once quiet past the stale limit (killed before it
+/// wrote), its overview saying what the viewer's header says of it; `unknown` is
+/// left for a run directory without a run file.
+#[test]
+fn a_run_file_with_no_record_yet_is_starting_then_empty_not_unknown() {
+    use leet::msg::{IndexState, RunIndexEntry};
+    let wandb = PathBuf::from("/w/wandb");
+    let entry = |id: &str, file: bool, quiet_s: f64| RunIndexEntry {
+        dir: wandb.join(format!("offline-run-20260101_00000{id}-{id}")),
+        file: file.then(|| {
+            wandb.join(format!(
+                "offline-run-20260101_00000{id}-{id}/run-{id}.wandb"
+            ))
+        }),
+        size: if file { 7 } else { 0 },
+        mtime_ns: ((NOW - quiet_s) * 1e9) as u64,
+        run_id: id.to_owned(),
+        state: IndexState::Unknown,
+        ..RunIndexEntry::default()
+    };
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(120, 30));
+    app.open_workspace(wandb.clone(), None, None, false);
+    let entries = vec![
+        entry("3", true, 2.0),
+        entry("2", true, 3.0 * 3600.0),
+        entry("1", false, 10.0),
+    ];
+    app.update(Msg::Indexed {
+        wandb_dir: wandb,
+        entries,
+    });
+    app.update(Msg::Tick(NOW));
+    let s = common::screen::screen(&app, 120, 30);
+    let listed = |word: &str| s.lines().filter(|l| l.contains(word)).count();
+    assert_eq!(listed("starting 3"), 1, "{s}");
+    assert_eq!(listed("empty "), 1, "{s}");
+    assert_eq!(listed("unknown"), 1, "{s}");
+    // The highlighted (newest) run's overview says it waits for its first record.
+    assert!(
+        s.lines()
+            .any(|l| l.contains("State") && l.contains("empty: waiting for the first")),
+        "{s}"
+    );
+    // The stale one's says how long nothing came.
+    app.update(Msg::key(KeyCode::Down));
+    let s = common::screen::screen(&app, 120, 30);
+    assert!(
+        s.lines()
+            .any(|l| l.contains("State") && l.contains("empty: nothing written")),
+        "{s}"
+    );
+}

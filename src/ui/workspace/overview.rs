@@ -54,6 +54,16 @@ impl Pinned {
 }
 
 impl WsRun {
+    /// Seconds its run file has been quiet at `now` when the file is there but holds
+    /// no run record yet and could be read (a run starting, or one killed before
+    /// its first record); None otherwise.
+    #[must_use]
+    pub fn waiting_for_first_record(&self, now: f64) -> Option<f64> {
+        let l = self.latest();
+        (l.file.is_some() && !l.has_run_record && l.exit_code.is_none() && l.error.is_none())
+            .then(|| crate::source::index::quiet_at(l.mtime_ns, l.last_time, now).max(0.0))
+    }
+
     /// Its pinned rows at `now` (Unix s).
     #[must_use]
     pub fn pinned(&self, now: f64) -> Pinned {

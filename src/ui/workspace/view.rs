@@ -19,8 +19,12 @@ use crate::ui::workspace::runs::Runs;
 use crate::ui::workspace::{Prompt, Workspace, WsRun};
 use crate::ui::{App, FilterTarget};
 
-/// The state column: word and style (a narrow list shows only the glyph).
-fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
+/// The state column: word and style (a narrow list shows only the glyph). A file
+/// with no run record yet is `starting` while it is fresh (the SDK writes the
+/// header first, and an offline run's first records may follow seconds later) and
+/// `empty` once it has been quiet past the stale limit (killed before it wrote);
+/// `unknown` is left for a directory without a readable run file.
+fn state(r: &WsRun, ws: &Workspace, now: f64, theme: Theme) -> (&'static str, &'static str, Style) {
     if r.reading() {
         return ("reading…", "…", theme.dim());
     }
@@ -32,7 +36,11 @@ fn state(r: &WsRun, theme: Theme) -> (&'static str, &'static str, Style) {
         RunStatus::Finished => ("finished", "✓", theme.label()),
         RunStatus::Failed => ("failed", "✗", theme.bad()),
         RunStatus::Crashed => ("crashed?", "?", theme.warn()),
-        RunStatus::Unknown => ("unknown", "…", theme.dim()),
+        RunStatus::Unknown => match r.waiting_for_first_record(now) {
+            Some(quiet) if quiet < ws.stale_after.as_secs_f64() => ("starting", "…", theme.dim()),
+            Some(_) => ("empty", "∅", theme.bad()),
+            None => ("unknown", "…", theme.dim()),
+        },
     }
 }
 
@@ -125,7 +133,18 @@ fn render_highlighted(
         _ if r.reading() => ("reading…".to_owned(), theme.dim()),
         (Some(s), _) => state_words(s, theme),
         (None, Some(e)) => (format!("unreadable: {}", sanitize(e)), theme.bad()),
-        (None, None) => ("no run record yet".to_owned(), theme.dim()),
+        (None, None) => match r.waiting_for_first_record(app.shown.now) {
+            // Said as the viewer's header says it of the same file.
+            Some(q) if q >= ws.stale_after.as_secs_f64() => (
+                format!("empty: nothing written for {}", format::duration(q)),
+                theme.bad(),
+            ),
+            Some(_) => (
+                "empty: waiting for the first record".to_owned(),
+                theme.warn(),
+            ),
+            None => ("no run record yet".to_owned(), theme.dim()),
+        },
     };
     let mut fixed = vec![
         ("State".to_owned(), state, style),
@@ -229,7 +248,7 @@ fn render_list(buf: &mut Buffer, area: Rect, app: &App, ws: &Workspace, theme: T
             theme,
             (wide, id, start, runtime, value),
             name_w,
-            col,
+            (col, app.shown.now),
         );
     }
 }
@@ -369,7 +388,7 @@ fn row(
     theme: Theme,
     (wide, id, start, runtime, value): (bool, bool, bool, bool, bool),
     name_w: usize,
-    col: Option<&str>,
+    (col, now): (Option<&str>, f64),
 ) {
     let max = u16::try_from(w).unwrap_or(u16::MAX);
     let end = x + max;
@@ -389,7 +408,7 @@ fn row(
         "  "
     };
     put_s(&mut at, mark, theme.series(color));
-    let (word, glyph, style) = state(r, theme);
+    let (word, glyph, style) = state(r, ws, now, theme);
     if wide {
         put_s(&mut at, &format!("{word:<9}"), style);
     } else {
