@@ -531,3 +531,88 @@ fn the_crosshair_reads_x_on_a_step_metric_chart_whatever_x_is_picked() {
     assert!(t.contains("val/acc · x=val/loss"), "{s}");
     assert!(t.contains("x=") && !t.contains("x=– "), "{t}");
 }
+
+/// `loss` logged at steps 0..40, `epoch` only at steps 10..=29: with `epoch`
+/// picked as the chart's x, the crosshair stands only where its corner can say
+/// the x (`C`, `end`, `home`, `→` past the last placed point), never on a step
+/// outside `epoch`'s (it read `x=– · –` there until moved).
+#[test]
+fn the_crosshair_stands_only_where_the_picked_x_reads() {
+    let (w, h) = (120, 40);
+    let mut lw = leet_format::leveldb::Writer::new();
+    for step in 0..40i64 {
+        let s = step.to_string();
+        let loss = format!("{}", 1.0 / (1.0 + step as f64));
+        let epoch = format!("{}", step * 2);
+        let mut items = vec![("_step", s.as_str()), ("loss", loss.as_str())];
+        if (10..30).contains(&step) {
+            items.push(("epoch", epoch.as_str()));
+        }
+        lw.append(&leet_format::synth::history_record(step + 1, &items));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("run-partial.wandb");
+    std::fs::write(&file, lw.into_bytes()).unwrap();
+    let (_, batch) = leet::source::tail::read_batch(&file).unwrap();
+    let mut app = App::new(leet::ui::Options {
+        color: false,
+        ..leet::ui::Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path: std::path::PathBuf::from("partial-x.wandb"),
+        len: batch.file_len,
+        modified: Some(common::screen::NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(common::screen::NOW));
+    focus(&mut app, "loss");
+    // `x` cycles to the picker (after relative and wall time); `epoch` picked.
+    for _ in 0..6 {
+        if app.overlay.picker().is_some() {
+            break;
+        }
+        press(&mut app, "x");
+    }
+    press(&mut app, "epoch");
+    app.update(Msg::key(KeyCode::Enter));
+    let corner = |app: &App| {
+        let t = focused_title(&screen(app, w, h));
+        t.split("x=epoch")
+            .nth(1)
+            .unwrap_or("")
+            .trim_matches(['─', '━'])
+            .to_owned()
+    };
+    press(&mut app, "C");
+    assert_eq!(
+        app.charts.crosshair.map(|c| c.x),
+        Some(29.0),
+        "C: the last placed point"
+    );
+    assert!(corner(&app).starts_with("x=58 "), "{}", corner(&app));
+    app.update(Msg::key(KeyCode::Right));
+    assert_eq!(
+        app.charts.crosshair.map(|c| c.x),
+        Some(29.0),
+        "→ past it: stays"
+    );
+    app.update(Msg::key(KeyCode::Home));
+    assert_eq!(
+        app.charts.crosshair.map(|c| c.x),
+        Some(10.0),
+        "home: the first placed"
+    );
+    assert!(corner(&app).starts_with("x=20 "), "{}", corner(&app));
+    app.update(Msg::key(KeyCode::Left));
+    assert_eq!(app.charts.crosshair.map(|c| c.x), Some(10.0));
+    app.update(Msg::key(KeyCode::Right));
+    assert_eq!(app.charts.crosshair.map(|c| c.x), Some(11.0));
+    app.update(Msg::key(KeyCode::End));
+    assert_eq!(
+        app.charts.crosshair.map(|c| c.x),
+        Some(29.0),
+        "end: the last placed"
+    );
+    assert!(!corner(&app).contains('–'), "{}", corner(&app));
+}

@@ -6,7 +6,8 @@
 //! or a right-button drag puts it under the pointer (as `wandb leet` does). The view
 //! shows x and each drawn series' value at its point nearest to x.
 
-use super::xaxis::chart_series;
+use super::xaxis::view::Placer;
+use super::xaxis::{chart_series, own_x, series_in};
 use super::Charts;
 use crate::store::{Run, Series};
 
@@ -33,29 +34,36 @@ impl Charts {
     pub(crate) fn cycle_crosshair(&mut self, runs: &[&Run]) {
         self.crosshair = match self.crosshair {
             None => self
-                .focused_series(runs)
-                .and_then(|s| {
+                .focused_placed(runs)
+                .into_iter()
+                .next()
+                .and_then(|(s, p)| {
                     let x = self.zoom.get(self.focused_key().unwrap_or_default());
                     // Inside the zoomed range, else at the newest point.
                     let at = x.map_or_else(|| s.last().map(|p| p.0), |&(_, x1)| Some(x1));
-                    at.and_then(|x| s.nearest(x))
+                    at.and_then(|x| placed_near(s, p.as_ref(), x))
                 })
-                .map(|p| Crosshair {
-                    x: p.0,
-                    synced: false,
-                }),
+                .map(|x| Crosshair { x, synced: false }),
             Some(c) if !c.synced => Some(Crosshair { synced: true, ..c }),
             Some(_) => None,
         };
     }
 
-    /// Every drawn run's series of the focused chart that has points.
-    fn focused_all<'r>(&self, runs: &[&'r Run]) -> Vec<&'r Series> {
+    /// Every drawn run's series of the focused chart that has points, each with
+    /// what tells which of its points read an x in the x picked for the chart
+    /// (None: the chart's own x, where all do): the crosshair stands only where
+    /// its corner can say the x, as long as any point can.
+    fn focused_placed<'r>(&self, runs: &[&'r Run]) -> Vec<(&'r Series, Option<Placer<'r>>)> {
         let Some(key) = self.focused_key() else {
             return Vec::new();
         };
-        let mut all = chart_series(runs, key);
-        all.retain(|s| !s.is_empty());
+        let own = own_x(runs, key);
+        let all: Vec<_> = (runs.iter())
+            .filter_map(|r| {
+                let s = series_in(r, key, own).filter(|s| !s.is_empty())?;
+                Some((s, Placer::new(&self.xaxis, r, key, own)))
+            })
+            .collect();
         all
     }
 
@@ -74,8 +82,8 @@ impl Charts {
         }
         // The nearest x past this one that any drawn series logged (a synced
         // crosshair may stand between this chart's points: the next one is taken).
-        let next = (self.focused_all(runs).into_iter())
-            .filter_map(|s| s.step_from(c.x, forward))
+        let next = (self.focused_placed(runs).iter())
+            .filter_map(|(s, p)| placed_from(s, p.as_ref(), c.x, forward))
             .reduce(|a, b| if forward { a.min(b) } else { a.max(b) });
         if let (Some(x), Some(ch)) = (next, self.crosshair.as_mut()) {
             ch.x = x;
@@ -141,8 +149,18 @@ impl Charts {
             return;
         };
         let edge = if last { x1 } else { x0 };
-        let x = (self.focused_all(runs).into_iter())
-            .filter_map(|s| nearest_inside(s, (x0, x1), edge))
+        let all = self.focused_placed(runs);
+        let x = (all.iter())
+            .filter_map(|(s, p)| {
+                let at = nearest_inside(s, (x0, x1), edge)?;
+                // Not placed: the next placed point inward, still in view.
+                match p {
+                    Some(p) if !p.placed(at) => {
+                        placed_from(s, Some(p), at, !last).filter(|x| (x0..=x1).contains(x))
+                    }
+                    _ => Some(at),
+                }
+            })
             .reduce(|a, b| if last { a.max(b) } else { a.min(b) });
         if let (Some(x), Some(ch)) = (x, self.crosshair.as_mut()) {
             ch.x = x;
@@ -152,13 +170,49 @@ impl Charts {
     /// A right click or drag at `frac` (0 = left edge, 1 = right edge) of the
     /// focused chart's x range: the crosshair at the point nearest there.
     pub(crate) fn point_crosshair(&mut self, runs: &[&Run], x: f64) {
-        let Some(p) = self.focused_series(runs).and_then(|s| s.nearest(x)) else {
+        let first = self.focused_placed(runs).into_iter().next();
+        let Some(x) = first.and_then(|(s, p)| placed_near(s, p.as_ref(), x)) else {
             return;
         };
         let synced = self.crosshair.is_some_and(|c| c.synced);
-        self.crosshair = Some(Crosshair { x: p.0, synced });
+        self.crosshair = Some(Crosshair { x, synced });
         self.keep_crosshair_in_zoom(runs);
     }
+}
+
+/// Points looked past, at most, for a placed one (the series hold at most
+/// `--max-points`; this bounds a key press on a larger cap).
+const MAX_SKIP: usize = 20_000;
+
+/// The x of `s`'s first point after (`forward`) or before `x` that `p` places.
+fn placed_from(s: &Series, p: Option<&Placer<'_>>, x: f64, forward: bool) -> Option<f64> {
+    if p.is_some_and(Placer::places_none) {
+        return None;
+    }
+    let mut at = x;
+    for _ in 0..MAX_SKIP {
+        at = s.step_from(at, forward)?;
+        if p.is_none_or(|p| p.placed(at)) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The x of `s`'s point nearest to `x` that `p` places; the nearest point at all
+/// where none is placed (the crosshair still stands, reading `x=–`).
+fn placed_near(s: &Series, p: Option<&Placer<'_>>, x: f64) -> Option<f64> {
+    let near = s.nearest(x)?.0;
+    let Some(p) = p.filter(|p| !p.placed(near)) else {
+        return Some(near);
+    };
+    let before = placed_from(s, Some(p), near, false);
+    let after = placed_from(s, Some(p), near, true);
+    let best = match (before, after) {
+        (Some(b), Some(a)) => Some(if (x - b).abs() <= (a - x).abs() { b } else { a }),
+        (b, a) => b.or(a),
+    };
+    best.or(Some(near))
 }
 
 /// The x of `s`'s point nearest to `edge` (an end of `x0..=x1`) inside that range.

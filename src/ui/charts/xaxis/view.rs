@@ -145,6 +145,64 @@ fn step_at_own(run: &Run, own: &str, v: f64) -> Option<f64> {
         .map(|p| p.0)
 }
 
+/// Whether a point of one run's series on a chart reads an x in the x picked for
+/// the chart, as the crosshair's corner reads it (`x=` a value, not `–`): a row
+/// of the run before or after the picked x metric's first and last, or a point on a
+/// log axis at x ≤ 0, does not. Made per key press for the chart the crosshair
+/// steps on (the picked x's points copied once, at most `--max-points`).
+pub(crate) struct Placer<'r> {
+    run: &'r Run,
+    own: &'r str,
+    x: XAxis,
+    log: bool,
+    map: Option<Map>,
+}
+
+impl<'r> Placer<'r> {
+    /// For `run`'s series of `key` on a chart over `own`; None where the chart is
+    /// in its own, linear x (every point is placed).
+    pub(crate) fn new(
+        xaxis: &crate::ui::charts::xaxis::XAxisState,
+        run: &'r Run,
+        key: &str,
+        own: &'r str,
+    ) -> Option<Self> {
+        let x = xaxis.of(key).clone();
+        let log = xaxis.log_x(key);
+        if x == XAxis::Default && !log {
+            return None;
+        }
+        let map = map_of(run, &x);
+        Some(Self {
+            run,
+            own,
+            x,
+            log,
+            map,
+        })
+    }
+
+    /// Whether no point of the run reads an x (it has no such x metric, no time).
+    pub(crate) fn places_none(&self) -> bool {
+        self.map.is_none()
+    }
+
+    /// Whether the point at `c` (the chart's own x) reads an x.
+    pub(crate) fn placed(&self, c: f64) -> bool {
+        let Some(map) = &self.map else {
+            return false;
+        };
+        let at = if self.x == XAxis::Default || self.own == "_step" {
+            map.at(c)
+        } else if matches!(&self.x, XAxis::Metric(m) if m == self.own) {
+            Some(c)
+        } else {
+            step_at_own(self.run, self.own, c).and_then(|s| map.at(s))
+        };
+        at.and_then(|v| axis_value(v, self.log)).is_some()
+    }
+}
+
 /// How `run`'s steps map to `x` (None: they do not: no time, no such metric).
 #[allow(
     clippy::if_not_else,
