@@ -329,7 +329,8 @@ impl Executor {
     }
 }
 
-/// Decode a PNG file into RGBA, with size limits.
+/// Decode an image file (PNG; JPEG, GIF's first frame, WebP, BMP) into RGBA, with
+/// size limits.
 ///
 /// # Errors
 /// Unreadable, too large or undecodable files, as text.
@@ -348,7 +349,7 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
         return Err(format!("larger than {} MiB", MAX_FILE >> 20));
     }
     if let Some(kind) = not_png(&data) {
-        return Err(format!("{kind} image: only PNG images are drawn"));
+        return decode_other(data, kind).map_err(|e| format!("{kind} image: {e}"));
     }
     let mut decoder = png::Decoder::new_with_limits(
         std::io::Cursor::new(data),
@@ -393,6 +394,41 @@ pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
     })
 }
 
+/// An image of another format than PNG (`kind`, from its first bytes) decoded by
+/// the `image` crate within the same limits: the decoder allocates at most
+/// `MAX_DECODED`, and the RGBA copy is refused past it.
+fn decode_other(data: Vec<u8>, kind: &str) -> Result<Image, String> {
+    let format = match kind {
+        "a JPEG" => image::ImageFormat::Jpeg,
+        "a GIF" => image::ImageFormat::Gif,
+        "a BMP" => image::ImageFormat::Bmp,
+        "a WebP" => image::ImageFormat::WebP,
+        _ => return Err("not a format drawn here".into()),
+    };
+    let reader = || {
+        let mut r = image::ImageReader::with_format(std::io::Cursor::new(&data[..]), format);
+        let mut limits = image::Limits::default();
+        limits.max_alloc = Some(MAX_DECODED as u64);
+        r.limits(limits);
+        r
+    };
+    let err = |e: image::ImageError| match e {
+        image::ImageError::Limits(_) => too_large(None),
+        e => e.to_string(),
+    };
+    // The header first: a picture too large is refused before it is decoded.
+    let (w, h) = reader().into_dimensions().map_err(err)?;
+    if (w as usize).saturating_mul(h as usize).saturating_mul(4) > MAX_DECODED {
+        return Err(too_large(Some((w, h))));
+    }
+    let img = reader().decode().map_err(err)?;
+    Ok(Image {
+        width: img.width(),
+        height: img.height(),
+        rgba: img.into_rgba8().into_raw(),
+    })
+}
+
 /// What an image too large to draw says: its size where known, and the limit.
 fn too_large(dims: Option<(u32, u32)>) -> String {
     let limit = MAX_DECODED >> 20;
@@ -419,8 +455,70 @@ fn not_png(data: &[u8]) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    /// A JPEG, GIF, BMP or WebP file logged as an image is named as such, not as a
-    /// PNG with a bad signature.
+    /// A JPEG, GIF, BMP or WebP image is drawn as a PNG is: its pixels, RGBA (a
+    /// JPEG's within its loss), a GIF's first frame.
+    #[test]
+    fn jpeg_gif_bmp_and_webp_images_are_decoded() {
+        let (w, h) = (16u32, 8u32);
+        let px = |x: u32, y: u32| [(x * 16) as u8, (y * 32) as u8, 128, 255];
+        let src = image::RgbaImage::from_fn(w, h, |x, y| image::Rgba(px(x, y)));
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (format, lossy) in [
+            (image::ImageFormat::Jpeg, true),
+            (image::ImageFormat::Gif, true),
+            (image::ImageFormat::Bmp, false),
+            (image::ImageFormat::WebP, false),
+        ] {
+            let p = dir.path().join("img");
+            let mut out = std::io::Cursor::new(Vec::new());
+            if format == image::ImageFormat::Jpeg {
+                image::DynamicImage::ImageRgba8(src.clone())
+                    .into_rgb8()
+                    .write_to(&mut out, format)
+                    .expect("encode");
+            } else {
+                src.write_to(&mut out, format).expect("encode");
+            }
+            std::fs::write(&p, out.into_inner()).expect("write");
+            let img = decode_png(&p).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+            assert_eq!((img.width, img.height), (w, h), "{format:?}");
+            assert_eq!(img.rgba.len(), (w * h * 4) as usize, "{format:?}");
+            let want = px(9, 5);
+            let got = &img.rgba[((5 * w + 9) * 4) as usize..][..4];
+            let off = want.iter().zip(got).map(|(a, b)| a.abs_diff(*b)).max();
+            let tolerance = if lossy { 40 } else { 0 };
+            assert!(
+                off.is_some_and(|d| d <= tolerance),
+                "{format:?}: {got:?} vs {want:?}"
+            );
+        }
+    }
+
+    /// A picture whose header says it is too large to draw is refused from its
+    /// header, before anything is allocated for it.
+    #[test]
+    fn a_huge_image_of_another_format_is_refused_from_its_header() {
+        // A BMP header (BITMAPINFOHEADER) of 30000×30000 at 32 bits, no pixels.
+        let mut bmp = Vec::new();
+        bmp.extend_from_slice(b"BM");
+        bmp.extend_from_slice(&54u32.to_le_bytes()); // file size (a lie)
+        bmp.extend_from_slice(&0u32.to_le_bytes());
+        bmp.extend_from_slice(&54u32.to_le_bytes()); // pixels' offset
+        bmp.extend_from_slice(&40u32.to_le_bytes());
+        bmp.extend_from_slice(&30_000i32.to_le_bytes());
+        bmp.extend_from_slice(&30_000i32.to_le_bytes());
+        bmp.extend_from_slice(&1u16.to_le_bytes());
+        bmp.extend_from_slice(&32u16.to_le_bytes());
+        bmp.extend_from_slice(&[0; 24]);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("huge.bmp");
+        std::fs::write(&p, bmp).expect("write");
+        let e = decode_png(&p).expect_err("refused");
+        assert!(e.starts_with("a BMP image: image too large"), "{e}");
+    }
+
+    /// A JPEG, GIF, BMP or WebP file that does not decode says which kind it is
+    /// and why, not that it is a PNG with a bad signature.
     #[test]
     fn an_image_of_another_format_is_named() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -435,7 +533,7 @@ mod tests {
             let Err(e) = decode_png(&p) else {
                 panic!("{kind} decoded");
             };
-            assert!(e.starts_with(kind) && e.contains("only PNG"), "{e}");
+            assert!(e.starts_with(&format!("{kind}: ")), "{e}");
         }
     }
 
