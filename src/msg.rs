@@ -261,6 +261,12 @@ pub enum Msg {
         wandb_dir: PathBuf,
         count: usize,
     },
+    /// `Cmd::FindSegments`: the run files of the resumed run `file` belongs to,
+    /// oldest first (`file` among them); empty when it is no segment.
+    SegmentsFound {
+        file: PathBuf,
+        segments: Vec<PathBuf>,
+    },
     /// `Cmd::ListRuns`: the runs next to `run_dir`, newest first.
     RunsListed {
         run_dir: PathBuf,

@@ -39,6 +39,10 @@ pub fn answer(cmd: Cmd) -> Option<Msg> {
             count: crate::source::file::run_count(&wandb_dir),
             wandb_dir,
         },
+        Cmd::FindSegments { file } => Msg::SegmentsFound {
+            segments: crate::source::nodes::segments_of(&file).unwrap_or_default(),
+            file,
+        },
         Cmd::ListRuns { run_dir } => {
             let mut runs = crate::source::file::runs_next_to(&run_dir);
             crate::source::nodes::mark_nodes(&mut runs);

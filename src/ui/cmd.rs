@@ -20,6 +20,9 @@ pub enum Cmd {
     /// Count the runs in a wandb directory as the picker lists them (a run of
     /// several directories once): `Msg::RunsCounted`.
     CountRuns { wandb_dir: PathBuf },
+    /// The segments of the resumed run `file` belongs to (its run directories
+    /// of the same run id, oldest first): `Msg::SegmentsFound`.
+    FindSegments { file: PathBuf },
     /// List the runs next to a run directory, peeking at each one's run record
     /// (name, id): `Msg::RunsListed`.
     ListRuns { run_dir: PathBuf },

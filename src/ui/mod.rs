@@ -71,7 +71,7 @@ use filter::FilterState;
 pub use filter::FilterTarget;
 use keymap::{Key, Keymap, Mode};
 use layout::Areas;
-use overlay::media::MediaCx;
+use overlay::media::{MediaCx, MediaSources};
 use overlay::stats;
 pub use overlay::Overlay;
 pub use overview::{OverviewLayout, OverviewPane, Row, Section};
@@ -398,7 +398,7 @@ impl App {
                 // A media pane or viewer with nothing selected yet shows the newest.
                 let shown =
                     self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
-                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
                 self.panes.media.follow(shown, cx);
                 Effect::REDRAW
             }
@@ -429,6 +429,13 @@ impl App {
             Msg::Suspend | Msg::Continued => Effect::NONE,
             Msg::Tagged(tag, m) => self.on_tagged(tag, m),
             Msg::RunsCounted { wandb_dir, count } => self.shown.on_runs_counted(&wandb_dir, count),
+            Msg::SegmentsFound { file, segments } => {
+                let e = self.shown.on_segments(&file, &segments);
+                if e.redraw {
+                    self.set_overview(self.overview_rows());
+                }
+                e
+            }
             Msg::RunsListed { run_dir, runs } => self.on_runs_listed(&run_dir, runs),
             Msg::ImageLoaded { path, image } => self.panes.media.on_image(&path, image),
             Msg::DirsChecked { gone } => self.ws(|r, cx| r.on_dirs_checked(cx, &gone)),
@@ -570,11 +577,22 @@ impl App {
     /// The overview's facts and sections now: of the run highlighted in the
     /// workspace's runs list while it is shown, else of the run (or the host).
     pub(crate) fn overview_rows(&self) -> (Vec<Row>, overview::SectionRows) {
+        // A segment of a resumed run read alone (`leet RUN-DIR`), not stitched
+        // with the others as the workspace draws it: said, with the way there.
+        let stitched = (self.runs.main_tag.as_ref()).is_some_and(|t| t.segments > 1);
+        let segment = self.shown.source.segment.filter(|_| !stitched);
         overview::rows_of(
             self.runs.overview_subject(),
             &self.shown.run,
-            self.is_host(),
-            self.host.procs.process_keys_shown(),
+            (self.is_host(), self.host.procs.process_keys_shown()),
+            segment.map(|(i, n)| {
+                let whole = if self.runs.workspace.is_some() {
+                    " · esc: all"
+                } else {
+                    ""
+                };
+                format!("segment {i} of {n}{whole}")
+            }),
         )
     }
 
@@ -769,7 +787,7 @@ impl App {
         let out = match &mut self.overlay {
             Overlay::Runs => return Some(self.ws(|r, cx| r.act_picker(cx, a))),
             Overlay::Media => {
-                let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+                let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
                 self.panes.media.act(a, cx)
             }
             Overlay::Stats(_) if !typing => self.act_stats(a),
@@ -914,7 +932,7 @@ impl App {
         if !self.panels.media {
             return;
         }
-        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
         self.panes.media.select_newest(cx);
         if self.screen.areas.media.is_some() {
             self.panels.focus = panels::Pane::Media;
@@ -928,13 +946,13 @@ impl App {
     /// `enter` on the media pane: the image in the viewer (esc comes back).
     pub(crate) fn media_fullscreen(&mut self) {
         self.overlay = Overlay::Media;
-        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
         self.panes.media.load(cx);
     }
 
     /// Move through the media pane's images (false: not a key of it).
     pub(crate) fn step_media(&mut self, a: Action) -> bool {
-        let cx = &mut MediaCx::new(&self.shown, &mut self.asks);
+        let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
         self.panes.media.step(a, cx)
     }
 }
@@ -1783,4 +1801,16 @@ pub(crate) fn drawn_runs<'a>(main: &'a Run, runs: &'a workspace::runs::Runs) -> 
     std::iter::once(main)
         .chain(runs.compare.iter().map(|c| &c.run))
         .collect()
+}
+
+/// The media pane's runs: the run shown and, where it is a resumed run drawn
+/// whole (its segments compared under its workspace key), its earlier segments.
+pub(crate) fn media_sources<'a>(shown: &'a Shown, runs: &'a Runs) -> MediaSources<'a> {
+    let key = (runs.main_tag.as_ref())
+        .filter(|t| t.segments > 1)
+        .map(|t| t.key.as_str());
+    let earlier = (runs.compare.iter())
+        .filter(|c| key.is_some_and(|k| c.ws.as_ref().is_some_and(|w| w.key == k)))
+        .map(|c| (&c.run, c.dir.as_path()));
+    MediaSources::new(shown, earlier)
 }

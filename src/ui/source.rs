@@ -20,6 +20,9 @@ pub struct SourceState {
     pub waiting_dir: Option<PathBuf>,
     /// Run directories in the wandb directory of this run (1 = only this one).
     pub runs_here: usize,
+    /// The file is segment `.0` (from 1) of the `.1` segments of a resumed run:
+    /// read alone, its rows are that segment's only.
+    pub segment: Option<(usize, usize)>,
     /// Waiting for a `.wandb` file to appear in this directory.
     pub waiting: Option<String>,
     pub read_to: u64,
@@ -205,10 +208,23 @@ impl Shown {
     ) -> Effect {
         self.source.path = Some(crate::text::sanitize(&path.display().to_string()));
         self.ask_run_count(&path, asks);
+        self.source.segment = None;
+        asks.cmd(Cmd::FindSegments { file: path.clone() });
         self.source.file = Some(path);
         self.source.waiting = None;
         self.source.file_len = len;
         self.source.last_growth = modified;
+        Effect::REDRAW
+    }
+
+    /// `Cmd::FindSegments` answered: where the file read is one segment of a
+    /// resumed run, which one.
+    pub(super) fn on_segments(&mut self, file: &Path, segments: &[PathBuf]) -> Effect {
+        if self.source.file.as_deref() != Some(file) || segments.len() < 2 {
+            return Effect::NONE;
+        }
+        let at = segments.iter().position(|s| s == file);
+        self.source.segment = at.map(|i| (i + 1, segments.len()));
         Effect::REDRAW
     }
 

@@ -109,12 +109,18 @@ fn a_scripted_session_answers_every_key_after_its_run_directory_is_removed() {
         ),
     );
     rt.send(&mut a, Msg::Tagged(0, Box::new(Msg::Run(batch))));
-    // Counting the runs next to it was asked for, not done.
+    // Counting the runs next to it, and whether it is a segment of a resumed
+    // run, were asked for, not done.
     assert_eq!(
         rt.log,
-        [Cmd::CountRuns {
-            wandb_dir: wandb.clone()
-        }]
+        [
+            Cmd::CountRuns {
+                wandb_dir: wandb.clone()
+            },
+            Cmd::FindSegments {
+                file: run_dir.join("run-many0001.wandb")
+            }
+        ]
     );
     rt.settle(&mut a);
     assert_eq!(a.shown.source.runs_here, 2);

@@ -939,3 +939,118 @@ fn a_run_file_with_no_record_yet_is_starting_then_empty_not_unknown() {
         "{s}"
     );
 }
+
+/// `leet RUN-DIR` of one segment of a resumed run reads that segment alone: the
+/// overview says which segment it is and how to see the run whole; drawn
+/// stitched from the list (esc, enter), it says nothing of the kind.
+#[test]
+fn a_segment_of_a_resumed_run_opened_alone_says_so_and_the_way_to_the_whole_run() {
+    let wandb = std::fs::canonicalize(fixture_wandb("resumed")).unwrap();
+    let first = wandb.join("offline-run-20261130_175125-resum001");
+    let mut app = App::new(Options {
+        color: false,
+        ..Options::default()
+    });
+    app.update(Msg::Resize(200, 40));
+    // As the runtime opens it.
+    app.request_open(first.clone());
+    app.open_workspace(wandb.clone(), None, Some(first.clone()), true);
+    let mut ws = Ws {
+        app,
+        wandb,
+        cache: tempfile::tempdir().unwrap(),
+    };
+    let cmds = ws.app.take_cmds();
+    ws.run(cmds);
+    ws.send([Msg::Tick(NOW)]);
+    let s = ws.screen(200, 40);
+    let row = s
+        .lines()
+        .find(|l| l.contains("Resumed"))
+        .unwrap_or_default();
+    assert!(row.contains("segment 1 of 2 · esc: all"), "{s}");
+    // The list, then the run: both segments, stitched, and no such row.
+    ws.key(KeyCode::Esc, 1);
+    ws.key(KeyCode::Enter, 1);
+    let s = ws.screen(200, 40);
+    assert!(!ws.app.runs.in_workspace_list(), "{s}");
+    assert!(!s.contains("Resumed "), "{s}");
+}
+
+/// A resumed run drawn whole lists every segment's images in the media pane, in
+/// step order, each read from its own segment's directory (an image's path is
+/// relative to it); an earlier segment's image at a step the next segment logged
+/// again gives way, as its rows do (it listed the newest segment's only).
+#[test]
+fn a_resumed_runs_media_pane_lists_every_segments_images() {
+    use leet::decode::synth::{run_dir_name, run_records, RunSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let png = common::runs_dir()
+        .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
+    let png = std::fs::read_dir(png)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "png"))
+        .unwrap();
+    // Segment one logs steps 0..30 and images at 5 and 35 (35: past where the
+    // second takes over, at 30); segment two logs 30..60 and an image at 45.
+    let mut dirs = Vec::new();
+    for (first, start, resumed, steps) in [
+        (0u64, NOW - 2000.0, false, vec![5i64, 35]),
+        (30, NOW - 1000.0, true, vec![45]),
+    ] {
+        let spec = RunSpec {
+            run_id: "resum004".into(),
+            display_name: "resumed".into(),
+            start_time: start,
+            first_step: first,
+            steps: 30,
+            resumed,
+            metrics: vec!["loss".into()],
+            ..RunSpec::default()
+        };
+        let dir = wandb.join(run_dir_name(start, "resum004", false));
+        let images = dir.join("files/media/images");
+        std::fs::create_dir_all(&images).unwrap();
+        let mut w = leet_format::leveldb::Writer::new();
+        let mut n = 0;
+        run_records(&spec, |p| {
+            w.append(p);
+            n += 1;
+        });
+        for step in steps {
+            let name = format!("img_{step}.png");
+            std::fs::copy(&png, images.join(&name)).unwrap();
+            let path = format!("\"media/images/{name}\"");
+            let s = step.to_string();
+            n += 1;
+            w.append(&leet_format::synth::history_record(
+                n,
+                &[
+                    ("_step", s.as_str()),
+                    ("img._type", r#""image-file""#),
+                    ("img.path", path.as_str()),
+                ],
+            ));
+        }
+        std::fs::write(dir.join("run-resum004.wandb"), w.into_bytes()).unwrap();
+        dirs.push(std::fs::canonicalize(dir).unwrap());
+    }
+    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
+    ws.keys("3");
+    let loaded = |ws: &Ws| ws.app.panes.media.loaded.clone().unwrap_or_default();
+    // Opened on the newest: the second segment's, from its directory.
+    assert!(loaded(&ws).starts_with(&dirs[1]), "{:?}", loaded(&ws));
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 45 (2/2)"), "{s}");
+    ws.key(KeyCode::Left, 1);
+    assert_eq!(
+        loaded(&ws),
+        dirs[0].join("files/media/images/img_5.png"),
+        "the first segment's, under its own directory"
+    );
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 5 (1/2)"), "{s}");
+}

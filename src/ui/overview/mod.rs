@@ -272,15 +272,26 @@ fn damage_rows(run: &Run) -> Vec<Row> {
 /// The overview's facts and sections of `subject`, the run highlighted in the
 /// workspace's runs list while that is shown, else of the run read (or the host:
 /// `host`, with the process's readings while `process`).
+/// `segment`: what the overview says of a resumed run's segment read alone.
 pub(crate) fn rows_of(
     subject: Option<&WsRun>,
     run: &Run,
-    host: bool,
-    process: bool,
+    (host, process): (bool, bool),
+    segment: Option<String>,
 ) -> (Vec<Row>, SectionRows) {
     match subject {
         Some(r) => index_rows(r),
-        None => rows(run, host, process),
+        None => {
+            let (mut facts, sections) = rows(run, host, process);
+            if let Some(s) = segment {
+                // After the start, where a run's time is told.
+                let at = (facts.iter())
+                    .position(|r| matches!(r, Row::Item(k, _) if k == "Started"))
+                    .map_or(facts.len(), |i| i + 1);
+                facts.insert(at, Row::Item("Resumed".into(), s));
+            }
+            (facts, sections)
+        }
     }
 }
 

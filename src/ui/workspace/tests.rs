@@ -449,8 +449,12 @@ fn keys_the_index_left_out_are_said_in_the_overview_and_the_prompts() {
         err.starts_with("no run has summary key check_last_step among the keys the list keeps (1 run(s) have more than 10000"),
         "{err}"
     );
-    let (facts, _) =
-        crate::ui::overview::rows_of(Some(&w.runs[0]), &crate::store::Run::new(), false, false);
+    let (facts, _) = crate::ui::overview::rows_of(
+        Some(&w.runs[0]),
+        &crate::store::Run::new(),
+        (false, false),
+        None,
+    );
     let note = facts.iter().find_map(|r| match r {
         crate::ui::overview::Row::Note(k, v) if k == "Keys" => Some(v.clone()),
         _ => None,

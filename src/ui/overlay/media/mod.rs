@@ -42,33 +42,144 @@ pub struct MediaState {
     pub tail: bool,
 }
 
-/// What the media pane and viewer see and may ask for: the run shown and its file
-/// (the images are under its directory), and the runtime.
+/// What the media pane and viewer see and may ask for: the images of the run
+/// shown (its segments' too where it is a resumed run drawn whole), and the
+/// runtime.
 pub(crate) struct MediaCx<'a> {
-    pub shown: &'a Shown,
+    pub sources: MediaSources<'a>,
     pub asks: &'a mut Asks,
 }
 
 impl<'a> MediaCx<'a> {
-    pub fn new(shown: &'a Shown, asks: &'a mut Asks) -> Self {
-        Self { shown, asks }
+    pub fn new(sources: MediaSources<'a>, asks: &'a mut Asks) -> Self {
+        Self { sources, asks }
+    }
+}
+
+/// The runs whose images the media pane lists: the run shown and, where it is a
+/// resumed run drawn whole, its earlier segments, oldest first, each with its run
+/// directory (an image's path is relative to its own segment's) and each
+/// segment's images only up to where the next one takes over (its stitch cut, as
+/// its charts).
+#[derive(Debug, Clone, Default)]
+pub struct MediaSources<'a> {
+    /// Oldest first, the run shown last.
+    parts: Vec<(&'a Run, Option<&'a Path>)>,
+}
+
+impl<'a> From<&'a Run> for MediaSources<'a> {
+    /// One run alone, its directory not known (keys and titles only).
+    fn from(run: &'a Run) -> Self {
+        Self {
+            parts: vec![(run, None)],
+        }
+    }
+}
+
+impl<'a> MediaSources<'a> {
+    /// The run shown (its file's directory) after `earlier` (segments, any order:
+    /// taken by their run directories' names, which begin with their start time).
+    #[must_use]
+    pub fn new(shown: &'a Shown, earlier: impl IntoIterator<Item = (&'a Run, &'a Path)>) -> Self {
+        let mut parts: Vec<(&Run, Option<&Path>)> =
+            earlier.into_iter().map(|(r, d)| (r, Some(d))).collect();
+        parts.sort_by_key(|(_, d)| d.and_then(Path::file_name));
+        parts.push((
+            &shown.run,
+            shown.source.file.as_deref().and_then(Path::parent),
+        ));
+        Self { parts }
+    }
+
+    /// Whether no run listed has an image.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.parts.iter().all(|(r, _)| r.media.is_empty())
+    }
+
+    /// Images of `key` no longer kept, every segment's.
+    #[must_use]
+    pub fn dropped(&self, key: &str) -> u64 {
+        (self.parts.iter())
+            .filter_map(|(r, _)| r.media_dropped.get(key))
+            .sum()
+    }
+
+    /// The media keys and their images, in the order shown: keys sorted
+    /// naturally, so a list's `samples[2]` comes before its `samples[10]`.
+    fn lists(&self) -> Vec<KeyImages<'a>> {
+        let mut by_key: std::collections::BTreeMap<&'a str, KeyImages<'a>> =
+            std::collections::BTreeMap::new();
+        for &(run, dir) in &self.parts {
+            let cut = run.stitch.cut;
+            for (k, list) in &run.media {
+                let n = cut.map_or(list.len(), |c| list.partition_point(|i| i.step < c));
+                let e = by_key.entry(k.as_str()).or_insert_with(|| KeyImages {
+                    key: k.as_str(),
+                    parts: Vec::new(),
+                });
+                if n > 0 {
+                    e.parts.push((dir, list, n));
+                }
+            }
+        }
+        let mut v: Vec<KeyImages<'a>> = by_key.into_values().filter(|k| k.len() > 0).collect();
+        v.sort_by(|a, b| crate::text::natural_cmp(a.key, b.key));
+        v
+    }
+}
+
+/// One media key's images across the runs listed.
+struct KeyImages<'a> {
+    key: &'a str,
+    /// Each run's directory, its list and how many of it are shown (its first).
+    parts: Vec<(Option<&'a Path>, &'a MediaList, usize)>,
+}
+
+impl<'a> KeyImages<'a> {
+    fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.2).sum()
+    }
+
+    /// The `i`th image and the run directory it is under.
+    fn get(&self, mut i: usize) -> Option<(Option<&'a Path>, &'a MediaItem)> {
+        for &(dir, list, n) in &self.parts {
+            if i < n {
+                return Some((dir, list.get(i)?));
+            }
+            i -= n;
+        }
+        None
     }
 }
 
 impl MediaState {
-    /// Media keys of `run`, in order.
+    /// Media keys, in order.
     #[must_use]
-    pub fn keys(run: &Run) -> Vec<&str> {
-        lists(run).into_iter().map(|(k, _)| k).collect()
+    pub fn keys<'a>(sources: impl Into<MediaSources<'a>>) -> Vec<&'a str> {
+        sources.into().lists().into_iter().map(|k| k.key).collect()
     }
 
     /// The selected media key's name and image record, and the key's number of
     /// images.
     #[must_use]
-    pub fn selected<'a>(&self, run: &'a Run) -> Option<(&'a str, &'a MediaItem, usize)> {
-        let (key, items) = lists(run).get(self.key).copied()?;
-        let item = items.get(self.item)?;
-        Some((key, item, items.len()))
+    pub fn selected<'a>(
+        &self,
+        sources: impl Into<MediaSources<'a>>,
+    ) -> Option<(&'a str, &'a MediaItem, usize)> {
+        self.selected_in(&sources.into())
+            .map(|(k, _, i, n)| (k, i, n))
+    }
+
+    /// [`MediaState::selected`], with the run directory the image is under.
+    fn selected_in<'a>(
+        &self,
+        sources: &MediaSources<'a>,
+    ) -> Option<(&'a str, Option<&'a Path>, &'a MediaItem, usize)> {
+        let lists = sources.lists();
+        let k = lists.get(self.key)?;
+        let (dir, item) = k.get(self.item)?;
+        Some((k.key, dir, item, k.len()))
     }
 
     /// Nothing loaded, `error` said instead.
@@ -81,12 +192,11 @@ impl MediaState {
 
     /// Ask for the selected image if it is not the one loaded.
     pub(crate) fn load(&mut self, cx: &mut MediaCx<'_>) {
-        let shown = cx.shown;
-        let Some(run_dir) = shown.source.file.as_deref().and_then(Path::parent) else {
+        let Some((_, dir, item, _)) = self.selected_in(&cx.sources) else {
+            self.unload(None);
             return;
         };
-        let Some((_, item, _)) = self.selected(&shown.run) else {
-            self.unload(None);
+        let Some(run_dir) = dir else {
             return;
         };
         // Paths come from the file: stay inside the run's files/ directory.
@@ -125,11 +235,9 @@ impl MediaState {
 
     /// Select the newest image of the media key chosen (the first, at first).
     pub(crate) fn select_newest(&mut self, cx: &mut MediaCx<'_>) {
-        let lists = lists(&cx.shown.run);
+        let lists = cx.sources.lists();
         self.key = self.key.min(lists.len().saturating_sub(1));
-        self.item = lists
-            .get(self.key)
-            .map_or(0, |(_, v)| v.len().saturating_sub(1));
+        self.item = lists.get(self.key).map_or(0, |v| v.len().saturating_sub(1));
         self.tail = true;
         self.load(cx);
     }
@@ -140,13 +248,11 @@ impl MediaState {
         if !shown {
             return;
         }
-        if self.loaded.is_none() && !self.loading && !cx.shown.run.media.is_empty() {
+        if self.loaded.is_none() && !self.loading && !cx.sources.is_empty() {
             self.select_newest(cx);
             return;
         }
-        let newest = lists(&cx.shown.run)
-            .get(self.key)
-            .map(|(_, v)| v.len().saturating_sub(1));
+        let newest = (cx.sources.lists().get(self.key)).map(|v| v.len().saturating_sub(1));
         if let Some(last) = newest.filter(|&l| self.tail && self.item != l) {
             self.item = last;
             self.load(cx);
@@ -166,9 +272,9 @@ impl MediaState {
     /// Move through the images (←/→, pages, home/end) and media keys (↑/↓), in the
     /// viewer or the focused media pane; false for any other action.
     pub(crate) fn step(&mut self, a: Action, cx: &mut MediaCx<'_>) -> bool {
-        let lists = lists(&cx.shown.run);
+        let lists = cx.sources.lists();
         let keys = lists.len();
-        let items = lists.get(self.key).map_or(0, |(_, v)| v.len());
+        let items = lists.get(self.key).map_or(0, KeyImages::len);
         let last = |n: usize| n.saturating_sub(1);
         match a {
             Action::FocusLeft | Action::PrevPage => self.item = self.item.saturating_sub(1),
@@ -181,23 +287,15 @@ impl MediaState {
                 } else {
                     (self.key + 1).min(last(keys))
                 };
-                self.item = lists.get(self.key).map_or(0, |(_, v)| last(v.len()));
+                self.item = lists.get(self.key).map_or(0, |v| last(v.len()));
             }
             _ => return false,
         }
-        let items = lists.get(self.key).map_or(0, |(_, v)| v.len());
+        let items = lists.get(self.key).map_or(0, KeyImages::len);
         self.tail = self.item + 1 >= items;
         self.load(cx);
         true
     }
-}
-
-/// The run's media keys and their images, in the order shown: keys sorted
-/// naturally, so a list's `samples[2]` comes before its `samples[10]`.
-fn lists(run: &Run) -> Vec<(&str, &MediaList)> {
-    let mut v: Vec<(&str, &MediaList)> = run.media.iter().map(|(k, l)| (k.as_str(), l)).collect();
-    v.sort_by(|a, b| crate::text::natural_cmp(a.0, b.0));
-    v
 }
 
 #[cfg(test)]

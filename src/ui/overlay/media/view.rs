@@ -67,7 +67,8 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
 
 /// The selected image's title: key, step, position, caption, size.
 fn media_title(app: &App) -> String {
-    match app.panes.media.selected(&app.shown.run) {
+    let sources = crate::ui::media_sources(&app.shown, &app.runs);
+    match app.panes.media.selected(sources.clone()) {
         Some((key, item, n)) => {
             let mut t = format!(
                 " {} · {} {} ({}/{n})",
@@ -76,7 +77,7 @@ fn media_title(app: &App) -> String {
                 format::value(item.step),
                 app.panes.media.item + 1
             );
-            let older = app.shown.run.media_dropped.get(key).copied().unwrap_or(0);
+            let older = sources.dropped(key);
             if older > 0 {
                 t.push_str(&format!(" · {older} older not kept"));
             }
@@ -95,7 +96,7 @@ fn media_title(app: &App) -> String {
 
 /// The image, or what stands in its place, in `inner`.
 fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
-    let msg = if MediaState::keys(&app.shown.run).is_empty() {
+    let msg = if MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs)).is_empty() {
         Some("no images logged in this run (wandb.Image)".to_owned())
     } else if app.panes.media.loading {
         Some("reading the image…".to_owned())
@@ -126,7 +127,7 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if area.width < 10 || area.height < 4 {
         return;
     }
-    let keys = MediaState::keys(&app.shown.run);
+    let keys = MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs));
     let inner = overlay::open(buf, area, &media_title(app), theme);
     let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Media));
     let which = format!("key ({}/{})", app.panes.media.key + 1, keys.len());
@@ -160,7 +161,7 @@ pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: 
     }
     let focused = app.panels.focus == crate::ui::panels::Pane::Media;
     let mut title = media_title(app);
-    let keys = MediaState::keys(&app.shown.run).len();
+    let keys = MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs)).len();
     if focused && keys > 0 {
         title.push_str(if keys > 1 {
             "· ←/→ ↑/↓ enter "
