@@ -176,8 +176,11 @@ const FAMILIES: [Family; 4] = [
         util: &["ipu utilisation (%)"],
         mem_used: &[],
         mem_total: &[],
-        temp: &["board temp (C)"],
-        power: &["ipu power (W)"],
+        // As the sampler writes gc-info's readings (W&B's IPU names): the chip's
+        // own temperature first, as a GPU's; the board's power where the IPU's
+        // own is not given (a C600 says `N/A`).
+        temp: &["average die temp (C)", "average board temp (C)"],
+        power: &["ipu power (W)", "total board power (W)"],
         limit: &[],
     },
 ];
@@ -413,6 +416,33 @@ mod tests {
         assert_eq!(
             (limit(0), limit(1), limit(2)),
             (Some(750.0), Some(700.0), None)
+        );
+    }
+
+    /// An IPU's temperature and power as the sampler writes gc-info's readings
+    /// (they showed `–`: looked up under names it never writes).
+    #[test]
+    fn an_ipu_row_reads_its_temperature_and_power_under_the_sampler_s_names() {
+        let mut s = MetricStore::windowed(64, 100.0);
+        s.push("ipu.0.ipu utilisation (%)", 1.0, 12.0);
+        s.push("ipu.0.average board temp (C)", 1.0, 36.2);
+        s.push("ipu.0.average die temp (C)", 1.0, 33.4);
+        s.push("ipu.0.ipu power (W)", 1.0, 129.0);
+        // A C600: no die temperature, no IPU power; the board's.
+        s.push("ipu.1.ipu utilisation (%)", 1.0, 0.0);
+        s.push("ipu.1.average board temp (C)", 1.0, 17.8);
+        s.push("ipu.1.total board power (W)", 1.0, 12.6);
+        let d = header(&s, &Map::new()).devices;
+        let got: Vec<_> = d
+            .iter()
+            .map(|r| (r.label.as_str(), r.temp, r.power))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ipu0", Some(33.4), Some(129.0)),
+                ("ipu1", Some(17.8), Some(12.6))
+            ]
         );
     }
 

@@ -69,9 +69,11 @@ fn bars(app: &App) -> Vec<Bar> {
         meter("Mem", &h.memory),
         meter("Swap", &h.swap),
     ];
-    for (path, p, used) in &h.disks {
+    let paths: Vec<&str> = h.disks.iter().map(|d| d.0.as_str()).collect();
+    let tails = crate::ui::system::path_tails(&paths);
+    for ((_, p, used), label) in h.disks.iter().zip(tails) {
         out.push(Bar {
-            label: sanitize(path),
+            label: sanitize(&label),
             fill: p.map(|p| p / 100.0),
             value: format!("{} {}", pct(*p), size(*used)),
             rate: false,

@@ -496,6 +496,23 @@ pub fn group_nodes<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouped {
             }
         }
     }
+    // Disk usage legends name each path by what tells it from the others
+    // (`nvme0`, not a cut `/tmp/qa21/m…`), a node's name kept before it.
+    for f in [14, 15] {
+        let split: Vec<(Option<&str>, &str)> = (fams[f].iter())
+            .map(|s| match s.label.split_once(":/") {
+                Some((n, _)) if !s.label.starts_with('/') => (Some(n), &s.label[n.len() + 1..]),
+                _ => (None, s.label.as_str()),
+            })
+            .collect();
+        let paths: Vec<&str> = split.iter().map(|&(_, p)| p).collect();
+        let short: Vec<String> = (split.iter().zip(path_tails(&paths)))
+            .map(|(&(n, _), t)| n.map_or_else(|| t.clone(), |n| format!("{n}:{t}")))
+            .collect();
+        for (s, l) in fams[f].iter_mut().zip(short) {
+            s.label = l;
+        }
+    }
     let mut out: Vec<SysChart> = FAMILIES
         .iter()
         .zip(fams)
@@ -512,6 +529,34 @@ pub fn group_nodes<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouped {
         charts: out,
         nodes_left_out: left_out.len(),
     }
+}
+
+/// Disk paths as told apart in little room (meters' labels, legends): each its
+/// last components, as few as tell it from the others and fewer than all
+/// (`/mnt/nvme0`, `/mnt/nvme1`, `/` → `nvme0`, `nvme1`, `/`; `/a/b/data`, `/a/c/data` →
+/// `b/data`, `c/data`); the whole path, as written, where nothing shorter does
+/// (`/data` stays `/data`).
+#[must_use]
+pub fn path_tails(paths: &[&str]) -> Vec<String> {
+    let comps: Vec<Vec<&str>> = (paths.iter())
+        .map(|p| p.split('/').filter(|c| !c.is_empty()).collect())
+        .collect();
+    let tail = |c: &[&str], k: usize| c[c.len().saturating_sub(k)..].join("/");
+    (paths.iter().zip(&comps).enumerate())
+        .map(|(i, (&p, c))| {
+            for k in 1..c.len() {
+                let mine = tail(c, k);
+                // Against the other paths (the same path of another node is itself).
+                let alone = (comps.iter().enumerate())
+                    .filter(|&(j, _)| j != i && paths[j] != p)
+                    .all(|(_, o)| tail(o, k) != mine && tail(o, o.len()) != mine);
+                if alone {
+                    return mine;
+                }
+            }
+            p.to_owned()
+        })
+        .collect()
 }
 
 /// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the

@@ -597,3 +597,29 @@ fn energy_in_millijoules_reads_as_joules() {
         "1.23Gbps"
     );
 }
+
+/// Disk paths are told apart by their last components in a meter's or a
+/// legend's little room (they read `/tmp…`, `/tmp…` where several shared a
+/// start), and the Disk Usage legend names them so.
+#[test]
+fn disk_paths_are_told_apart_by_their_ends() {
+    assert_eq!(
+        path_tails(&["/tmp/qa21/mnt/nvme0", "/tmp/qa21/mnt/nvme1", "/"]),
+        ["nvme0", "nvme1", "/"]
+    );
+    assert_eq!(
+        path_tails(&["/a/b/data", "/a/c/data", "/data"]),
+        ["b/data", "c/data", "/data"]
+    );
+    assert_eq!(path_tails(&["/data"]), ["/data"]);
+    assert_eq!(path_tails(&["/x/y", "/y"]), ["/x/y", "/y"]);
+    let charts = group([
+        "disk./mnt/nvme0.usagePercent",
+        "disk./mnt/nvme1.usagePercent",
+        "disk./.usagePercent",
+        "disk./mnt/nvme0.usagePercent/l:node-1",
+    ]);
+    let labels: Vec<&str> = charts[0].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(charts[0].title, "Disk Usage");
+    assert_eq!(labels, ["nvme0", "nvme1", "/", "node-1:nvme0"]);
+}
