@@ -70,7 +70,12 @@ use Keying::{DcgmField, Fixed, Labelled};
 pub const RULES: &[Rule] = &[
     r(Leet, Keying::Leet, r#"{$M,__name__=~"leet_.+"}"#),
     // node-exporter.
-    r(Node, Labelled("cpu.{}.cpu_percent", "cpu"), r#"100 * (1 - rate(node_cpu_seconds_total{$M,mode="idle"}[$R]))"#),
+    // Each key as the sampler (and psutil, W&B) defines it, whichever exporter
+    // gives it: busy is all but idle and iowait; a disk's use is of the space a
+    // user may have (used / (used + available), as `df`: the blocks reserved for
+    // root are not counted used); the network's bytes are every interface's,
+    // loopback included.
+    r(Node, Labelled("cpu.{}.cpu_percent", "cpu"), r#"100 * (1 - sum without (mode) (rate(node_cpu_seconds_total{$M,mode=~"idle|iowait"}[$R])))"#),
     r(Node, Fixed("memory_percent"), r"100 * (1 - node_memory_MemAvailable_bytes{$M} / node_memory_MemTotal_bytes{$M})"),
     r(Node, Fixed("proc.memory.availableMB"), r"node_memory_MemAvailable_bytes{$M} / 1048576"),
     r(Node, Fixed("load.1m"), r"node_load1{$M}"),
@@ -79,12 +84,12 @@ pub const RULES: &[Rule] = &[
     r(Node, Fixed("swap.total"), r"node_memory_SwapTotal_bytes{$M}"),
     r(Node, Fixed("swap.used"), r"node_memory_SwapTotal_bytes{$M} - node_memory_SwapFree_bytes{$M}"),
     r(Node, Fixed("uptime"), r"time() - node_boot_time_seconds{$M}"),
-    r(Node, Labelled("disk.{}.usagePercent", "mountpoint"), r#"100 * (1 - node_filesystem_avail_bytes{$M,mountpoint="/"} / node_filesystem_size_bytes{$M,mountpoint="/"})"#),
+    r(Node, Labelled("disk.{}.usagePercent", "mountpoint"), r#"100 * (node_filesystem_size_bytes{$M,mountpoint="/"} - node_filesystem_free_bytes{$M,mountpoint="/"}) / (node_filesystem_size_bytes{$M,mountpoint="/"} - node_filesystem_free_bytes{$M,mountpoint="/"} + node_filesystem_avail_bytes{$M,mountpoint="/"})"#),
     r(Node, Labelled("disk.{}.usageGB", "mountpoint"), r#"(node_filesystem_size_bytes{$M,mountpoint="/"} - node_filesystem_free_bytes{$M,mountpoint="/"}) / 1073741824"#),
     counted(Fixed("disk.in"), r#"sum by (instance) (node_disk_read_bytes_total{$M,device!~"loop.*|ram.*|zram.*"}) / 1048576"#),
     counted(Fixed("disk.out"), r#"sum by (instance) (node_disk_written_bytes_total{$M,device!~"loop.*|ram.*|zram.*"}) / 1048576"#),
-    counted(Fixed("network.sent"), r#"sum by (instance) (node_network_transmit_bytes_total{$M,device!="lo"})"#),
-    counted(Fixed("network.recv"), r#"sum by (instance) (node_network_receive_bytes_total{$M,device!="lo"})"#),
+    counted(Fixed("network.sent"), r#"sum by (instance) (node_network_transmit_bytes_total{$M})"#),
+    counted(Fixed("network.recv"), r#"sum by (instance) (node_network_receive_bytes_total{$M})"#),
     // dcgm-exporter.
     // dcgm-exporter; the keys the sampler derives from its frame-buffer and energy
     // fields are derived from this answer too (`fetch::derive_dcgm`), not asked for
@@ -350,7 +355,7 @@ mod tests {
         let none = Matchers::default();
         assert_eq!(
             fill(RULES[1].promql, &m, Duration::from_secs(60)),
-            r#"100 * (1 - rate(node_cpu_seconds_total{job="train",mode="idle"}[60s]))"#
+            r#"100 * (1 - sum without (mode) (rate(node_cpu_seconds_total{job="train",mode=~"idle|iowait"}[60s])))"#
         );
         assert_eq!(
             fill(RULES[0].promql, &none, Duration::ZERO),
@@ -363,6 +368,33 @@ mod tests {
             assert!(!q.contains('$'), "{q}");
             let selectors = q.matches('{').count();
             assert_eq!(q.matches(r#"job="train""#).count(), selectors, "{q}");
+        }
+    }
+
+    /// node-exporter's rules define each key as the sampler does (a host read
+    /// through node-exporter and through `leet serve` read the same): busy CPU
+    /// leaves out iowait, a disk's use leaves out the blocks reserved for root
+    /// (`df`'s Use%: 73 % read where `df` said 26 %), the network counts loopback.
+    #[test]
+    fn node_exporter_keys_are_defined_as_the_sampler_defines_them() {
+        let rule = |key: &str| {
+            (RULES.iter())
+                .find(|r| match r.keying {
+                    Fixed(k) | Labelled(k, _) => k == key,
+                    _ => false,
+                })
+                .map(|r| r.promql)
+                .expect("rule")
+        };
+        let cpu = rule("cpu.{}.cpu_percent");
+        assert!(cpu.contains(r#"mode=~"idle|iowait""#) && cpu.contains("sum without (mode)"));
+        let disk = rule("disk.{}.usagePercent");
+        for m in ["size", "free", "avail"] {
+            assert!(disk.contains(&format!("node_filesystem_{m}_bytes")), "{disk}");
+        }
+        assert!(!disk.starts_with("100 * (1 - "), "{disk}");
+        for key in ["network.sent", "network.recv"] {
+            assert!(!rule(key).contains("device!="), "{key}");
         }
     }
 
