@@ -103,9 +103,16 @@ fn one(s: &str) -> Result<(Matcher, &str), String> {
         .ok_or_else(|| format!("no =, !=, =~ or !~ after '{label}'"))?;
     let rest = rest[op.as_str().len()..].trim_start();
     let mut chars = rest.char_indices();
-    if chars.next().map(|(_, c)| c) != Some('"') {
-        return Err(format!("the value of '{label}' must be in double quotes"));
-    }
+    // PromQL's string literals: in double or single quotes, with escapes, or in
+    // backticks, raw.
+    let quote = match chars.next().map(|(_, c)| c) {
+        Some(q @ ('"' | '\'' | '`')) => q,
+        _ => {
+            return Err(format!(
+                "the value of '{label}' must be quoted (\"…\", '…' or `…`)"
+            ))
+        }
+    };
     let mut value = String::new();
     let mut escaped = false;
     for (i, c) in chars {
@@ -113,13 +120,13 @@ fn one(s: &str) -> Result<(Matcher, &str), String> {
             value.push(match c {
                 'n' => '\n',
                 't' => '\t',
-                '"' | '\\' => c,
+                '"' | '\'' | '\\' => c,
                 _ => return Err(format!("unknown escape '\\{c}'")),
             });
             escaped = false;
-        } else if c == '\\' {
+        } else if c == '\\' && quote != '`' {
             escaped = true;
-        } else if c == '"' {
+        } else if c == quote {
             let m = Matcher {
                 label: label.to_string(),
                 op,
@@ -219,6 +226,21 @@ mod tests {
                 .selector("up", ""),
             "up{}"
         );
+    }
+
+    /// PromQL's three string literals: `'…'` (natural inside a double-quoted shell
+    /// argument) and raw `` `…` `` as `"…"` (single quotes were refused).
+    #[test]
+    fn single_quoted_and_raw_values_are_read_as_promql_reads_them() {
+        let m = Matchers::parse(&[r#"job='leet', instance=~`node-\d+`, x='it\'s "q"'"#])
+            .expect("valid");
+        assert_eq!(
+            m.selector("up", ""),
+            r#"up{job="leet",instance=~"node-\\d+",x="it's \"q\""}"#
+        );
+        for bad in ["job='leet", "job=`leet", r#"job='leet""#] {
+            assert!(Matchers::parse(&[bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]
