@@ -225,30 +225,44 @@ fn metrics(req: &Request<Incoming>, latest: &Latest) -> Response<Full<Bytes>> {
     r
 }
 
-/// Whether an `Accept` header asks for OpenMetrics 1.0 text: a media range
-/// `application/openmetrics-text` with q above 0 and no version or version 1.0.0.
+/// Whether an `Accept` header prefers OpenMetrics 1.0 text to the text format
+/// 0.0.4: a media range `application/openmetrics-text` (no version, or 1.0.0) with
+/// a q above 0 and at least the best q the text format gets (`text/plain` of no
+/// version or 0.0.4, `text/*`, `*/*`); on a tie, the range named outright wins.
 #[must_use]
 pub fn wants_openmetrics(accept: &str) -> bool {
-    accept.split(',').any(|range| {
+    let (mut om, mut text) = (0.0_f64, 0.0_f64);
+    for range in accept.split(',') {
         let mut parts = range.split(';').map(str::trim);
-        let media = parts.next().unwrap_or_default();
-        if !media.eq_ignore_ascii_case("application/openmetrics-text") {
-            return false;
-        }
-        let (mut q, mut version_ok) = (1.0_f64, true);
+        let media = parts.next().unwrap_or_default().to_ascii_lowercase();
+        let (mut q, mut version) = (1.0_f64, None);
         for p in parts {
             let Some((k, v)) = p.split_once('=') else {
                 continue;
             };
             let v = v.trim().trim_matches('"');
             match k.trim().to_ascii_lowercase().as_str() {
-                "q" => q = v.parse().unwrap_or(0.0),
-                "version" => version_ok = v == "1.0.0",
+                "q" => {
+                    q = v
+                        .parse()
+                        .ok()
+                        .filter(|q: &f64| q.is_finite())
+                        .unwrap_or(0.0);
+                }
+                "version" => version = Some(v.to_owned()),
                 _ => {}
             }
         }
-        q > 0.0 && version_ok
-    })
+        match media.as_str() {
+            "application/openmetrics-text" if version.as_deref().is_none_or(|v| v == "1.0.0") => {
+                om = om.max(q);
+            }
+            "text/plain" if version.as_deref().is_none_or(|v| v == "0.0.4") => text = text.max(q),
+            "text/*" | "*/*" => text = text.max(q),
+            _ => {}
+        }
+    }
+    om > 0.0 && om >= text
 }
 
 #[cfg(test)]
@@ -270,5 +284,16 @@ mod tests {
         assert!(!wants_openmetrics("text/plain;version=0.0.4"));
         assert!(!wants_openmetrics("*/*"));
         assert!(!wants_openmetrics(""));
+        // The client's preference, by q: the text format where it ranks higher.
+        assert!(!wants_openmetrics(
+            "text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.1"
+        ));
+        assert!(wants_openmetrics(
+            "text/plain;version=0.0.4;q=0.5,application/openmetrics-text;q=0.6"
+        ));
+        assert!(wants_openmetrics("application/openmetrics-text, */*"));
+        assert!(!wants_openmetrics(
+            "application/openmetrics-text;q=0.2, */*"
+        ));
     }
 }

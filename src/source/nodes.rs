@@ -213,9 +213,24 @@ pub fn mark_nodes(runs: &mut [crate::msg::RunEntry]) {
 /// The `/l:` label of a system key.
 #[must_use]
 pub fn label_of(key: &str) -> Option<&str> {
-    key.rfind(LABEL_MARK)
-        .map(|i| &key[i + LABEL_MARK.len()..])
-        .filter(|l| !l.is_empty())
+    split_label(key).1
+}
+
+/// A key without its W&B shared-mode suffix `/l:<label>` (`x_label`, one per node
+/// of a multi-node run), and the label; an empty label is none. A disk's key
+/// that ends in its metric (`disk./mnt/l:x.usageGB`: a path holding `/l:`) has no
+/// label: a node's comes after the metric.
+#[must_use]
+pub fn split_label(key: &str) -> (&str, Option<&str>) {
+    if key.starts_with("disk.") && (key.ends_with(".usagePercent") || key.ends_with(".usageGB")) {
+        return (key, None);
+    }
+    match key.rfind(LABEL_MARK) {
+        Some(at) if at + LABEL_MARK.len() < key.len() => {
+            (&key[..at], Some(&key[at + LABEL_MARK.len()..]))
+        }
+        _ => (key, None),
+    }
 }
 
 /// The run id of a run file's name (`run-<id>.wandb`).

@@ -136,8 +136,11 @@ impl DiskCollector {
                 })
             })
             .collect();
+        // A path given twice is read once (its keys would come twice a sample).
+        let mut seen = std::collections::HashSet::new();
         let paths = paths
             .iter()
+            .filter(|p| seen.insert(p.as_path()))
             .map(|p| {
                 let d = p.display();
                 (
@@ -226,6 +229,19 @@ mod tests {
         for n in ["sda", "vda", "xvdb", "nvme0n1", "mmcblk0"] {
             assert!(!looks_virtual_or_partition(n), "{n}");
         }
+    }
+
+    /// `--disk-path / --disk-path /`: its keys once a sample.
+    #[test]
+    fn a_path_given_twice_is_read_once() {
+        let mut c = DiskCollector::new(&[PathBuf::from("/"), PathBuf::from("/")]);
+        let mut out = Vec::new();
+        c.sample(&mut out).expect("sample");
+        let n = out
+            .iter()
+            .filter(|(k, _)| k == "disk./.usagePercent")
+            .count();
+        assert_eq!(n, 1, "{out:?}");
     }
 
     #[test]

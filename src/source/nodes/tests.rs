@@ -94,6 +94,12 @@ fn labels_of_keys() {
     assert_eq!(label_of("cpu/l:node-1"), Some("node-1"));
     assert_eq!(label_of("gpu.0.gpu/l:a/l:b"), Some("b"));
     assert_eq!(label_of("cpu"), None);
+    // A disk path holding `/l:` is no node's label; a node's comes after the metric.
+    assert_eq!(label_of("disk./x/l:evil.usageGB"), None);
+    assert_eq!(
+        label_of("disk./x/l:evil.usagePercent/l:node-2"),
+        Some("node-2")
+    );
     assert_eq!(label_of("cpu/l:"), None);
 }
 

@@ -105,13 +105,14 @@ fn one(s: &str) -> Result<(Matcher, &str), String> {
     let mut chars = rest.char_indices();
     // PromQL's string literals: in double or single quotes, with escapes, or in
     // backticks, raw.
-    let quote = match chars.next().map(|(_, c)| c) {
-        Some(q @ ('"' | '\'' | '`')) => q,
-        _ => {
-            return Err(format!(
-                "the value of '{label}' must be quoted (\"…\", '…' or `…`)"
-            ))
-        }
+    let Some(quote) = chars
+        .next()
+        .map(|(_, c)| c)
+        .filter(|c| matches!(c, '"' | '\'' | '`'))
+    else {
+        return Err(format!(
+            "the value of '{label}' must be quoted (\"…\", '…' or `…`)"
+        ));
     };
     let mut value = String::new();
     let mut escaped = false;

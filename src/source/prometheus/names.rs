@@ -268,10 +268,7 @@ static COMPILED: LazyLock<Vec<Option<Compiled>>> =
 
 /// Splits off a non-empty `/l:<label>` suffix.
 fn split_node(key: &str) -> (&str, Option<&str>) {
-    match key.rfind("/l:") {
-        Some(at) if at + 3 < key.len() => (&key[..at], Some(&key[at + 3..])),
-        _ => (key, None),
-    }
+    crate::source::nodes::split_label(key)
 }
 
 /// The series for a W&B key.

@@ -88,8 +88,8 @@ pub const RULES: &[Rule] = &[
     r(Node, Labelled("disk.{}.usageGB", "mountpoint"), r#"(node_filesystem_size_bytes{$M,mountpoint="/"} - node_filesystem_free_bytes{$M,mountpoint="/"}) / 1073741824"#),
     counted(Fixed("disk.in"), r#"sum by (instance) (node_disk_read_bytes_total{$M,device!~"loop.*|ram.*|zram.*"}) / 1048576"#),
     counted(Fixed("disk.out"), r#"sum by (instance) (node_disk_written_bytes_total{$M,device!~"loop.*|ram.*|zram.*"}) / 1048576"#),
-    counted(Fixed("network.sent"), r#"sum by (instance) (node_network_transmit_bytes_total{$M})"#),
-    counted(Fixed("network.recv"), r#"sum by (instance) (node_network_receive_bytes_total{$M})"#),
+    counted(Fixed("network.sent"), r"sum by (instance) (node_network_transmit_bytes_total{$M})"),
+    counted(Fixed("network.recv"), r"sum by (instance) (node_network_receive_bytes_total{$M})"),
     // dcgm-exporter.
     // dcgm-exporter; the keys the sampler derives from its frame-buffer and energy
     // fields are derived from this answer too (`fetch::derive_dcgm`), not asked for
@@ -390,7 +390,10 @@ mod tests {
         assert!(cpu.contains(r#"mode=~"idle|iowait""#) && cpu.contains("sum without (mode)"));
         let disk = rule("disk.{}.usagePercent");
         for m in ["size", "free", "avail"] {
-            assert!(disk.contains(&format!("node_filesystem_{m}_bytes")), "{disk}");
+            assert!(
+                disk.contains(&format!("node_filesystem_{m}_bytes")),
+                "{disk}"
+            );
         }
         assert!(!disk.starts_with("100 * (1 - "), "{disk}");
         for key in ["network.sent", "network.recv"] {

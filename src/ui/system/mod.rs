@@ -385,10 +385,7 @@ const NODE_LABEL_CHARS: usize = 24;
 /// of a multi-node run), and the label. An empty label is no label.
 #[must_use]
 pub fn split_node(key: &str) -> (&str, Option<&str>) {
-    match key.rfind("/l:") {
-        Some(at) if at + 3 < key.len() => (&key[..at], Some(&key[at + 3..])),
-        _ => (key, None),
-    }
+    crate::source::nodes::split_label(key)
 }
 
 /// A node label as drawn: sanitised and cut to [`NODE_LABEL_CHARS`].

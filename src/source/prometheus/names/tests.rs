@@ -209,6 +209,17 @@ fn examples() {
     assert_eq!(m.labels, vec![("core", "3".into())]);
     let m = to_series("disk./mnt/a.b.usageGB");
     assert_eq!(m.labels, vec![("path", "/mnt/a.b".into())]);
+    // A path holding `/l:` is a path, not a node's label (it was exported as
+    // `leet_other_…` in GiB).
+    let m = to_series("disk./x/l:evil.usageGB");
+    assert_eq!(m.metric, "leet_disk_used_bytes");
+    assert_eq!(m.labels, vec![("path", "/x/l:evil".into())]);
+    let m = to_series("disk./x/l:evil.usagePercent/l:node-1");
+    assert_eq!(m.metric, "leet_disk_used_ratio");
+    assert_eq!(
+        m.labels,
+        vec![("path", "/x/l:evil".into()), ("node", "node-1".into())]
+    );
     // Any path is the disk series' label, a line break in it too (never the raw
     // GiB of `leet_other_…_usage_gb`).
     for path in ["/tmp/x/new\nline", "/a\r\n", "/\"q\\\u{7f}.数据"] {
