@@ -382,6 +382,16 @@ fn the_gpu_heatmap_follows_the_selected_host_and_scrolls_by_pages() {
     app.update(Msg::key(KeyCode::Home));
     let s = screen(&app, 120, 40);
     assert!(heat_lines(&s)[0].contains("1–7 shown"), "{s}");
+    // So small that the one row is the `+N more`: no range (it read `1–0`).
+    let mut small = cluster(1, 40, 10);
+    small.update(Msg::Resize(40, 10));
+    let s = screen(&small, 40, 10);
+    let title = s
+        .lines()
+        .find(|l| l.contains("GPU utilisation ·"))
+        .unwrap_or_default();
+    assert!(title.contains("2 GPUs · none shown"), "{s}");
+    assert!(s.contains("+2 more"), "{s}");
 }
 
 #[test]

@@ -376,11 +376,19 @@ fn render_heat(
         } else {
             all.len()
         };
-        format!(
-            "GPU utilisation · {} · {}–{last} shown",
-            counted(all.len(), "GPU"),
-            top + 1
-        )
+        if last > top {
+            format!(
+                "GPU utilisation · {} · {}–{last} shown",
+                counted(all.len(), "GPU"),
+                top + 1
+            )
+        } else {
+            // One row, the widget's `+N more`: no GPU's row is in it.
+            format!(
+                "GPU utilisation · {} · none shown",
+                counted(all.len(), "GPU")
+            )
+        }
     } else {
         format!("GPU utilisation · {}", counted(all.len(), "GPU"))
     };
