@@ -214,7 +214,15 @@ pub(crate) fn dcgm_exporter_values(series: &[Series<'_>], out: &mut Vec<(String,
             format!("{prefix}memoryAllocatedBytes{suffix}"),
             used * 1024.0 * 1024.0,
         ));
-        let total = total.or_else(|| free.map(|f| used + f + reserved.unwrap_or(0.0)));
+        let summed = free.map(|f| used + f + reserved.unwrap_or(0.0));
+        if total.is_none() {
+            // dcgm-exporter's default fields have no FB_TOTAL: the size from the
+            // same sum the share is of, so an idle GPU's reads `0B/22.5G`, not `0B/–`.
+            if let Some(t) = summed.filter(|t| *t > 0.0) {
+                out.push((format!("{prefix}memoryTotal{suffix}"), t));
+            }
+        }
+        let total = total.or(summed);
         if let Some(total) = total.filter(|t| *t > 0.0) {
             out.push((
                 format!("{prefix}memoryAllocated{suffix}"),
@@ -492,6 +500,12 @@ mod tests {
         assert_eq!(get("gpu.0.memoryTotal"), Some(4096.0));
         assert_eq!(get("gpu.1.memoryAllocated"), Some(20.0));
         assert_eq!(get("gpu.1.memoryFree"), Some(300.0));
+        // No FB_TOTAL: the size is the sum the share is of.
+        assert_eq!(get("gpu.1.memoryTotal"), Some(500.0));
+        assert_eq!(
+            out.iter().filter(|(k, _)| k == "gpu.0.memoryTotal").count(),
+            1
+        );
         assert!(get("gpu.1.memoryReserved").is_none());
     }
 

@@ -242,6 +242,9 @@ pub fn derive_dcgm(series: &mut Vec<HostSeries>) {
                     "memoryAllocated",
                     zip_points(used, free, |u, fr| pct(u, u + fr)),
                 );
+                // dcgm-exporter's default fields have no FB_TOTAL: the size is the
+                // sum the share is of (an idle GPU's header read `0B/–`).
+                add("memoryTotal", zip_points(used, free, |u, fr| u + fr));
             }
         }
         if let Some(energy) = f.get("totalEnergyConsumption") {
@@ -292,6 +295,7 @@ mod tests {
                     &[(1.0, 1_073_741_824.0), (2.0, 2_147_483_648.0)][..]
                 ),
                 ("gpu.0.memoryAllocated", &[(2.0, 50.0)][..]),
+                ("gpu.0.memoryTotal", &[(2.0, 4096.0)][..]),
                 ("gpu.0.energyJoules", &[(1.0, 5.0)][..]),
                 ("gpu.1.memoryAllocatedBytes", &[(1.0, 10_485_760.0)][..]),
                 ("gpu.1.memoryAllocated", &[(1.0, 25.0)][..]),
