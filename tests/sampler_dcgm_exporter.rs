@@ -85,6 +85,8 @@ fn expected_from_recording(text: &str) -> BTreeMap<String, f64> {
         + f("0", "DCGM_FI_DEV_FB_RESERVED").expect("FB_RESERVED recorded");
     want.insert("gpu.0.memoryAllocatedBytes".into(), used * 1024.0 * 1024.0);
     want.insert("gpu.0.memoryAllocated".into(), used / total * 100.0);
+    // The page has no FB_TOTAL: the size is the sum the share is of.
+    want.insert("gpu.0.memoryTotal".into(), total);
     want.insert(
         "gpu.0.energyJoules".into(),
         f("0", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION").expect("energy recorded") / 1000.0,
