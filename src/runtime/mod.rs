@@ -521,11 +521,13 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
         return Some(root);
     }
     // A zombie has exited too: only its parent has not read its exit status yet.
-    let zombie = match table.rows.iter().find(|r| r.pid == root) {
-        Some(r) if !r.zombie => return None,
-        Some(_) => true,
-        None => false,
-    };
+    // Its own state says so where its row does not (a row kept from an earlier
+    // scan while the process idled; no row: the table cut at its limit).
+    let row = table.rows.iter().find(|r| r.pid == root);
+    let zombie = row.is_some_and(|r| r.zombie) || exited_unreaped(root);
+    if row.is_some() && !zombie {
+        return None;
+    }
     // Still the same root (not switched meanwhile by a `Cmd::Monitor`), and really
     // gone (the table may be cut at its row limit).
     if handle.root() != Some(root)
@@ -535,6 +537,16 @@ fn forget_exited(handle: &MonitorHandle, table: &crate::msg::ProcTable) -> Optio
     }
     let _ = handle.set(None);
     Some(root)
+}
+
+/// Whether process `pid` has exited and waits for its parent to read its exit
+/// status (state `Z`, or `X` dead), by `/proc/<pid>/stat` (Linux; false elsewhere).
+fn exited_unreaped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|c| c == 'Z' || c == 'X')
+    })
 }
 
 /// The environment's entry of each accelerator: `<prefix>.N` (`gpu.0`, `tpu.3`,
@@ -991,5 +1003,38 @@ mod tests {
         assert_eq!(handle.root(), None);
         assert_eq!(super::renamed(&handle, &table, &mut seen), None);
         child.wait().expect("wait");
+    }
+
+    /// A zombie whose row in the table was kept from a scan before it exited (an
+    /// idle process's row is read again only every few scans), or that has no
+    /// row, is forgotten by its own state: it stayed monitored, a sampler error
+    /// each sample, until its parent reaped it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_is_forgotten_whatever_its_row_says() {
+        for with_row in [true, false] {
+            let (handle, mut scanner, mut child) = monitoring_a_sleep();
+            let pid = child.id();
+            let mut table = scanner.scan();
+            child.kill().expect("kill");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !super::exited_unreaped(pid) {
+                assert!(std::time::Instant::now() < deadline, "no zombie");
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            if with_row {
+                assert!(table.rows.iter().any(|r| r.pid == pid && !r.zombie));
+            } else {
+                table.rows.retain(|r| r.pid != pid);
+            }
+            assert_eq!(
+                super::forget_exited(&handle, &table),
+                Some(pid),
+                "{with_row}"
+            );
+            assert_eq!(handle.root(), None);
+            child.wait().expect("wait");
+            assert!(!super::exited_unreaped(pid));
+        }
     }
 }
