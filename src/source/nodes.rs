@@ -216,6 +216,17 @@ pub fn label_of(key: &str) -> Option<&str> {
     split_label(key).1
 }
 
+/// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
+/// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
+/// monitor charts these only while a process is monitored.
+#[must_use]
+pub fn is_process_key(key: &str) -> bool {
+    let key = split_label(key).0;
+    key == "cpu"
+        || (key.starts_with("proc.") && key != "proc.memory.availableMB")
+        || key.starts_with("gpu.process.")
+}
+
 /// A key without its W&B shared-mode suffix `/l:<label>` (`x_label`, one per node
 /// of a multi-node run), and the label; an empty label is none. A disk's key
 /// that ends in its metric (`disk./mnt/l:x.usageGB`: a path holding `/l:`) has no

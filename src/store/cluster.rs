@@ -263,11 +263,16 @@ fn rank(s: &HostSeries) -> (Exporter, bool) {
 
 /// The families (a key's first segment: `gpu`, `cpu`, `memory_percent`) whose
 /// keys are not current on `h` (see [`Host::is_current`]), each with its newest
-/// sample's time.
+/// sample's time. The keys of a process `leet serve --pid` monitored (`cpu`,
+/// `proc.*`, `gpu.process.*`) are none: they stop when the process ends (a job
+/// that finished), not because the exporter stopped giving the host's readings.
 #[must_use]
 pub fn families_behind(h: &Host, every: Duration) -> Vec<(String, f64)> {
     let mut behind: BTreeMap<&str, f64> = BTreeMap::new();
     for (key, t) in h.behind(every) {
+        if crate::source::nodes::is_process_key(key) {
+            continue;
+        }
         let family = key.split(['.', '/']).next().unwrap_or(key);
         let e = behind.entry(family).or_insert(t);
         *e = e.max(t);

@@ -187,6 +187,38 @@ fn a_family_its_exporter_stopped_giving_is_not_shown_as_current() {
     );
 }
 
+/// `leet serve --pid`'s process ends (the job finished): its keys stop while the
+/// host's go on. That is no family the exporter stopped giving: the host is not
+/// `up*` with `cpu: no sample since …` beside a current CPU.
+#[test]
+fn the_end_of_the_monitored_process_is_no_family_behind() {
+    let mut m = model();
+    let host = |t: f64| {
+        vec![
+            s("a", Exporter::Leet, "memory_percent", &[(t, 40.0)]),
+            s("a", Exporter::Leet, "cpu.0.cpu_percent", &[(t, 50.0)]),
+        ]
+    };
+    let mut first = host(30.0);
+    first.push(s("a", Exporter::Leet, "cpu", &[(30.0, 99.0)]));
+    first.push(s(
+        "a",
+        Exporter::Leet,
+        "proc.memory.rssMB",
+        &[(30.0, 900.0)],
+    ));
+    first.push(s("a", Exporter::Leet, "gpu.process.0.gpu", &[(30.0, 80.0)]));
+    m.apply(batch(30.0, first, &[("a", true)]));
+    for t in [45.0, 60.0, 75.0, 90.0, 105.0, 120.0] {
+        m.apply(batch(t, host(t), &[("a", true)]));
+    }
+    let a = m.host("a").expect("a");
+    let every = Duration::from_secs(15);
+    assert!(!a.is_current("cpu", every));
+    assert_eq!(families_behind(a, every), []);
+    assert_eq!(m.header(120.0)[0].behind, Vec::<String>::new());
+}
+
 #[test]
 fn two_targets_of_one_exporter_on_one_host_are_two_rows_and_lose_nothing() {
     let mut m = model();

@@ -556,16 +556,7 @@ pub fn path_tails(paths: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Whether a key describes the monitored process tree (`cpu`, `proc.*` but the
-/// host-wide `proc.memory.availableMB`, `gpu.process.*`), not the host: the live
-/// monitor charts these only while a process is monitored.
-#[must_use]
-pub(crate) fn is_process_key(key: &str) -> bool {
-    let key = split_node(key).0;
-    key == "cpu"
-        || (key.starts_with("proc.") && key != "proc.memory.availableMB")
-        || key.starts_with("gpu.process.")
-}
+pub(crate) use crate::source::nodes::is_process_key;
 
 /// The unit of a key's value as sampled (cumulative counters in their own unit:
 /// `disk.in` MiB, `network.sent` bytes), for the live overview.
