@@ -298,16 +298,38 @@ pub(crate) fn header(store: &MetricStore, env: &Map<String, Value>) -> HostHeade
         let (p, a) = (percent?, avail?);
         ((0.0..100.0).contains(&p) && a > 0.0).then(|| a / (1.0 - p / 100.0))
     });
-    let mem_used = last(store, "memory.used").or_else(|| Some(mem_total? - avail?));
-    let memory = Meter {
-        percent,
-        used: mem_used.map(|u| u.max(0.0)),
-        total: mem_total,
+    // Each meter's share, used and total of one family, so the three agree: the
+    // host's readings where it gives them, else Apple's (`memory.used` and its
+    // share); a share from bytes where both bytes are known.
+    let apple_used = last(store, "memory.used");
+    let memory = if percent.is_some() || avail.is_some() || apple_used.is_none() {
+        Meter {
+            percent,
+            used: (mem_total.zip(avail).map(|(t, a)| t - a))
+                .or_else(|| Some(mem_total? * percent? / 100.0))
+                .map(|u| u.max(0.0)),
+            total: mem_total,
+        }
+    } else {
+        let share = last(store, "memory.used_percent");
+        let total = (env_bytes(env_path(env, "memory", "total")))
+            .or_else(|| (apple_used.zip(share.filter(|&s| s > 0.0))).map(|(u, s)| u * 100.0 / s));
+        Meter {
+            percent: share,
+            used: apple_used,
+            total,
+        }
     };
+    let (swap_used, swap_total) = (last(store, "swap.used"), last(store, "swap.total"));
     let swap = Meter {
-        percent: last(store, "swap.used_percent"),
-        used: last(store, "swap.used"),
-        total: last(store, "swap.total"),
+        percent: match swap_used.zip(swap_total) {
+            Some((u, t)) if t > 0.0 => Some(u / t * 100.0),
+            // No swap: no share of it.
+            Some(_) => None,
+            None => last(store, "swap.used_percent"),
+        },
+        used: swap_used,
+        total: swap_total,
     };
     HostHeader {
         os: text("os", None),
@@ -417,6 +439,47 @@ mod tests {
             (limit(0), limit(1), limit(2)),
             (Some(750.0), Some(700.0), None)
         );
+    }
+
+    /// Each meter's share, used and total come from one family and agree (the
+    /// host's memory share beside Apple's used bytes read `2.4% 13.3G/23.5G`; a
+    /// swap of 0 B `93.8%` full).
+    #[test]
+    fn a_meter_s_share_used_and_total_agree() {
+        let env: Map<String, Value> = json!({"memory": {"total": "16GiB"}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut s = MetricStore::windowed(64, 100.0);
+        // The host's readings, and Apple's of another definition of used.
+        s.push("memory_percent", 1.0, 25.0);
+        s.push("proc.memory.availableMB", 1.0, 12.0 * 1024.0);
+        s.push("memory.used", 1.0, 13.3 * GIB);
+        s.push("memory.used_percent", 1.0, 83.0);
+        // No swap on the host; a share from elsewhere.
+        s.push("swap.total", 1.0, 0.0);
+        s.push("swap.used", 1.0, 0.0);
+        s.push("swap.used_percent", 1.0, 93.8);
+        let h = header(&s, &env);
+        let m = &h.memory;
+        assert_eq!(
+            (m.percent, m.used, m.total),
+            (Some(25.0), Some(4.0 * GIB), Some(16.0 * GIB))
+        );
+        assert_eq!(h.swap.percent, None);
+        // Apple's alone: its share and used, the total they imply.
+        let mut s = MetricStore::windowed(64, 100.0);
+        s.push("memory.used", 1.0, 8.0 * GIB);
+        s.push("memory.used_percent", 1.0, 50.0);
+        s.push("swap.used", 1.0, GIB);
+        s.push("swap.total", 1.0, 4.0 * GIB);
+        let h = header(&s, &Map::new());
+        let m = &h.memory;
+        assert_eq!(
+            (m.percent, m.used, m.total),
+            (Some(50.0), Some(8.0 * GIB), Some(16.0 * GIB))
+        );
+        assert_eq!(h.swap.percent, Some(25.0));
     }
 
     /// An IPU's temperature and power as the sampler writes gc-info's readings
