@@ -340,9 +340,36 @@ pub fn resume(term: &mut Tui) -> io::Result<()> {
     term.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
 }
 
+thread_local! {
+    /// This thread runs third-party code on untrusted input under [`contained`]:
+    /// a panic there is that input's error, not the program's end.
+    static CONTAINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` (a third-party decoder on a file the run names: an image) so that a
+/// panic in it is an error naming it, not the end of the viewer: the panic hook
+/// leaves the terminal and the process alone for it, and says nothing (its text
+/// would land on the screen drawn).
+///
+/// # Errors
+/// The panic's message, where `f` panicked.
+pub fn contained<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> Result<R, String> {
+    let before = CONTAINED.with(|c| c.replace(true));
+    let out = std::panic::catch_unwind(f);
+    CONTAINED.with(|c| c.set(before));
+    out.map_err(|e| {
+        (e.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .or_else(|| e.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panicked".to_owned())
+    })
+}
+
 fn install_panic_hook() {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if CONTAINED.with(std::cell::Cell::get) {
+            return;
+        }
         restore();
         prev(info);
         // A panic on any thread (input, tail, sampler) leaves the viewer broken:
@@ -432,6 +459,15 @@ pub fn spawn_signals(tx: SyncSender<Msg>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic under `contained` is its error, and the thread goes on.
+    #[test]
+    fn a_panic_in_contained_code_is_an_error() {
+        let r: Result<u8, String> = contained(|| panic!("bad huffman table"));
+        assert_eq!(r, Err("bad huffman table".to_owned()));
+        assert_eq!(contained(|| 7), Ok(7));
+        assert!(!CONTAINED.with(std::cell::Cell::get));
+    }
 
     #[test]
     fn a_terminal_that_reports_no_size_is_laid_out_for_the_environment_s_or_80x24() {

@@ -339,6 +339,14 @@ impl Executor {
 /// # Errors
 /// Unreadable, too large or undecodable files, as text.
 pub(crate) fn decode_png(path: &Path) -> Result<Image, String> {
+    // The decoders are other crates' code on a file the run names: a panic in
+    // one is this image's error, not the viewer's end.
+    crate::terminal::contained(|| decode_file(path))
+        .unwrap_or_else(|e| Err(format!("the image decoder failed on this file ({e})")))
+}
+
+/// [`decode_png`], uncontained.
+fn decode_file(path: &Path) -> Result<Image, String> {
     // Only a regular file: opening a FIFO or a device could block the worker.
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
@@ -495,6 +503,69 @@ mod tests {
                 off.is_some_and(|d| d <= tolerance),
                 "{format:?}: {got:?} vs {want:?}"
             );
+        }
+    }
+
+    /// Damaged images of every format drawn (bytes flipped, cut, zeroed) give an
+    /// image or an error, never a panic out of the decoder (one would end the
+    /// viewer: the decoders run contained).
+    #[test]
+    fn damaged_images_of_every_format_never_panic_out() {
+        let src = image::RgbaImage::from_fn(24, 16, |x, y| {
+            image::Rgba([x as u8 * 9, y as u8 * 15, 77, 255])
+        });
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("img");
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/runs/many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images",
+        );
+        let png = (std::fs::read_dir(&fixture).expect("fixture").flatten())
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "png"))
+            .expect("png");
+        let mut files = vec![std::fs::read(png).expect("png")];
+        for format in [
+            image::ImageFormat::Jpeg,
+            image::ImageFormat::Gif,
+            image::ImageFormat::Bmp,
+            image::ImageFormat::WebP,
+        ] {
+            let mut out = std::io::Cursor::new(Vec::new());
+            let img = image::DynamicImage::ImageRgba8(src.clone());
+            let img = if format == image::ImageFormat::Jpeg {
+                image::DynamicImage::ImageRgb8(img.into_rgb8())
+            } else {
+                img
+            };
+            img.write_to(&mut out, format).expect("encode");
+            files.push(out.into_inner());
+        }
+        for good in files {
+            for _ in 0..150 {
+                let mut b = good.clone();
+                // Keep the magic (the format is told by it); damage the rest.
+                for _ in 0..=(next() % 4) {
+                    let at = 4 + (next() as usize) % (b.len() - 4);
+                    match next() % 3 {
+                        0 => b[at] ^= 1 << (next() % 8),
+                        1 => b.truncate(at),
+                        _ => b[at..].iter_mut().take(16).for_each(|x| *x = 0),
+                    }
+                    if b.len() <= 4 {
+                        break;
+                    }
+                }
+                std::fs::write(&p, &b).expect("write");
+                // Returns, whatever it says.
+                let _ = decode_png(&p);
+            }
         }
     }
 
