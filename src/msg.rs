@@ -95,6 +95,9 @@ pub struct Image {
     pub width: u32,
     pub height: u32,
     pub rgba: Vec<u8>,
+    /// What is wrong with the file where the decoder drew it anyway (a JPEG cut
+    /// short: the rows it lacks filled grey), for the title to say.
+    pub note: Option<&'static str>,
 }
 
 impl Image {

@@ -403,6 +403,7 @@ fn decode_file(path: &Path) -> Result<Image, String> {
         width: info.width,
         height: info.height,
         rgba,
+        note: None,
     })
 }
 
@@ -433,12 +434,26 @@ fn decode_other(data: Vec<u8>, kind: &str) -> Result<Image, String> {
     if (w as usize).saturating_mul(h as usize).saturating_mul(4) > MAX_DECODED {
         return Err(too_large(Some((w, h))));
     }
+    // A JPEG cut short decodes: the rows it lacks come grey. Its end-of-image
+    // marker after its last scan says whether it is whole.
+    let cut = format == image::ImageFormat::Jpeg && !jpeg_ends(&data);
     let img = reader().decode().map_err(err)?;
     Ok(Image {
         width: img.width(),
         height: img.height(),
         rgba: img.into_rgba8().into_raw(),
+        note: cut.then_some("file cut short: its missing part drawn grey"),
     })
+}
+
+/// Whether a JPEG is whole: its end-of-image marker (`FF D9`) comes after its
+/// last start-of-scan (`FF DA`). Neither pair occurs inside the entropy-coded
+/// data (an `FF` there is followed by `00` or a restart marker), so a file cut
+/// anywhere in its scans has none after the last one; bytes after the end are no
+/// matter, nor is a thumbnail's own end-of-image before the scans.
+fn jpeg_ends(data: &[u8]) -> bool {
+    let last_scan = data.windows(2).rposition(|w| w == [0xFF, 0xDA]);
+    last_scan.is_some_and(|i| data[i..].windows(2).any(|w| w == [0xFF, 0xD9]))
 }
 
 /// What an image too large to draw says: its size where known, and the limit.
@@ -567,6 +582,31 @@ mod tests {
                 let _ = decode_png(&p);
             }
         }
+    }
+
+    /// A JPEG cut short decodes (the rows it lacks grey) and says so; a whole one,
+    /// trailing bytes after its end or not, says nothing.
+    #[test]
+    fn a_jpeg_cut_short_is_drawn_and_said_to_be() {
+        let src =
+            image::RgbImage::from_fn(64, 48, |x, y| image::Rgb([x as u8 * 3, y as u8 * 5, 9]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        src.write_to(&mut out, image::ImageFormat::Jpeg)
+            .expect("encode");
+        let whole = out.into_inner();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("img.jpg");
+        let note = |bytes: &[u8]| {
+            std::fs::write(&p, bytes).expect("write");
+            decode_png(&p).map(|i| i.note)
+        };
+        assert_eq!(note(&whole), Ok(None));
+        let mut padded = whole.clone();
+        padded.extend_from_slice(&[0, 0, 0, 0x12, 0x34]);
+        assert_eq!(note(&padded), Ok(None));
+        let cut = &whole[..whole.len() * 2 / 3];
+        let got = note(cut).expect("drawn as far as it goes");
+        assert!(got.is_some_and(|n| n.contains("cut short")), "{got:?}");
     }
 
     /// A picture whose header says it is too large to draw is refused from its

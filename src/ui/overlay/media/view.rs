@@ -86,6 +86,9 @@ fn media_title(app: &App) -> String {
             }
             if let Some(img) = &app.panes.media.image {
                 t.push_str(&format!(" · {}×{}", img.width, img.height));
+                if let Some(note) = img.note {
+                    t.push_str(&format!(" · {note}"));
+                }
             }
             t.push(' ');
             t
@@ -193,6 +196,7 @@ mod tests {
                 255, 0, 0, 255, 0, 255, 0, 255, //
                 0, 0, 255, 255, 255, 255, 255, 255,
             ],
+            note: None,
         };
         let area = Rect::new(0, 0, 4, 2);
         let mut buf = Buffer::empty(area);
