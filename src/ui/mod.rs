@@ -395,11 +395,7 @@ impl App {
                     self.charts.zoom.clear();
                 }
                 self.refresh();
-                // A media pane or viewer with nothing selected yet shows the newest.
-                let shown =
-                    self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
-                let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
-                self.panes.media.follow(shown, cx);
+                self.follow_media();
                 Effect::REDRAW
             }
             Msg::Tick(now) => {
@@ -493,6 +489,7 @@ impl App {
     /// Run one of the runs' methods with what it may see and change, then do what
     /// it left for the router.
     fn ws<R>(&mut self, f: impl FnOnce(&mut Runs, &mut WsCx) -> R) -> R {
+        let main_before = self.shown.tag;
         let mut cx = WsCx {
             shown: &mut self.shown,
             panels: &mut self.panels,
@@ -504,6 +501,11 @@ impl App {
         };
         let out = f(&mut self.runs, &mut cx);
         let then = cx.then;
+        if self.shown.tag != main_before {
+            // Another main run: the media pane opens on its newest image, as on a
+            // first open, not at the position it had in the run before.
+            self.panes.media = overlay::media::MediaState::default();
+        }
         if then.fresh_view {
             self.charts.zoom.clear();
             self.charts.grid.focus = 0;
@@ -543,8 +545,16 @@ impl App {
     /// A reader's message: the main run's applied as the router's own (then its
     /// segments cut again after a batch), a compared run's by the runs.
     fn on_tagged(&mut self, tag: u64, m: Box<Msg>) -> Effect {
+        let batch = matches!(*m, Msg::Run(_));
         match self.ws(|r, cx| r.on_tagged(cx, tag, m)) {
-            Tagged::Done(fx) => fx,
+            Tagged::Done(fx) => {
+                if batch {
+                    // A segment of the run shown (its images the pane's too),
+                    // read after it.
+                    self.follow_media();
+                }
+                fx
+            }
             Tagged::Main(m) => {
                 let batch = matches!(*m, Msg::Run(_));
                 let fx = self.step(*m);
@@ -554,6 +564,15 @@ impl App {
                 fx
             }
         }
+    }
+
+    /// Records came: a media pane or viewer with nothing selected yet shows the
+    /// newest image; one on its key's newest moves on to a newer (a segment read
+    /// after the run shown brings its images in before it).
+    fn follow_media(&mut self) {
+        let shown = self.screen.areas.media.is_some() || matches!(self.overlay, Overlay::Media);
+        let cx = &mut MediaCx::new(media_sources(&self.shown, &self.runs), &mut self.asks);
+        self.panes.media.follow(shown, cx);
     }
 
     /// The picker's list came: the keys that waited for it are applied.

@@ -983,9 +983,41 @@ fn a_segment_of_a_resumed_run_opened_alone_says_so_and_the_way_to_the_whole_run(
 /// again gives way, as its rows do (it listed the newest segment's only).
 #[test]
 fn a_resumed_runs_media_pane_lists_every_segments_images() {
-    use leet::decode::synth::{run_dir_name, run_records, RunSpec};
     let tmp = tempfile::tempdir().unwrap();
     let wandb = tmp.path().join("wandb");
+    // Segment one logs steps 0..30 and images at 5 and 35 (35: past where the
+    // second takes over, at 30); segment two logs 30..60 and an image at 45.
+    let dirs = write_resumed_with_images(
+        &wandb,
+        "resum004",
+        &[(0, NOW - 2000.0, vec![5, 35]), (30, NOW - 1000.0, vec![45])],
+    );
+    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
+    ws.keys("3");
+    let loaded = |ws: &Ws| ws.app.panes.media.loaded.clone().unwrap_or_default();
+    // Opened on the newest: the second segment's, from its directory.
+    assert!(loaded(&ws).starts_with(&dirs[1]), "{:?}", loaded(&ws));
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 45 (2/2)"), "{s}");
+    ws.key(KeyCode::Left, 1);
+    assert_eq!(
+        loaded(&ws),
+        dirs[0].join("files/media/images/img_5.png"),
+        "the first segment's, under its own directory"
+    );
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 5 (1/2)"), "{s}");
+}
+
+/// A resumed run `id` under `wandb`: per segment its first step (30 steps each),
+/// start time and the steps it logs an image `img` at (a copy of a fixture PNG
+/// named `img_<step>.png`); the segments' directories, canonical.
+fn write_resumed_with_images(
+    wandb: &Path,
+    id: &str,
+    segments: &[(u64, f64, Vec<i64>)],
+) -> Vec<PathBuf> {
+    use leet::decode::synth::{run_dir_name, run_records, RunSpec};
     let png = common::runs_dir()
         .join("many_metrics/wandb/offline-run-20261130_174932-many0001/files/media/images");
     let png = std::fs::read_dir(png)
@@ -994,24 +1026,19 @@ fn a_resumed_runs_media_pane_lists_every_segments_images() {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "png"))
         .unwrap();
-    // Segment one logs steps 0..30 and images at 5 and 35 (35: past where the
-    // second takes over, at 30); segment two logs 30..60 and an image at 45.
     let mut dirs = Vec::new();
-    for (first, start, resumed, steps) in [
-        (0u64, NOW - 2000.0, false, vec![5i64, 35]),
-        (30, NOW - 1000.0, true, vec![45]),
-    ] {
+    for (i, (first, start, steps)) in segments.iter().enumerate() {
         let spec = RunSpec {
-            run_id: "resum004".into(),
-            display_name: "resumed".into(),
-            start_time: start,
-            first_step: first,
+            run_id: id.into(),
+            display_name: format!("run-{id}"),
+            start_time: *start,
+            first_step: *first,
             steps: 30,
-            resumed,
+            resumed: i > 0,
             metrics: vec!["loss".into()],
             ..RunSpec::default()
         };
-        let dir = wandb.join(run_dir_name(start, "resum004", false));
+        let dir = wandb.join(run_dir_name(*start, id, false));
         let images = dir.join("files/media/images");
         std::fs::create_dir_all(&images).unwrap();
         let mut w = leet_format::leveldb::Writer::new();
@@ -1035,22 +1062,56 @@ fn a_resumed_runs_media_pane_lists_every_segments_images() {
                 ],
             ));
         }
-        std::fs::write(dir.join("run-resum004.wandb"), w.into_bytes()).unwrap();
+        std::fs::write(dir.join(format!("run-{id}.wandb")), w.into_bytes()).unwrap();
         dirs.push(std::fs::canonicalize(dir).unwrap());
     }
-    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
-    ws.keys("3");
-    let loaded = |ws: &Ws| ws.app.panes.media.loaded.clone().unwrap_or_default();
-    // Opened on the newest: the second segment's, from its directory.
-    assert!(loaded(&ws).starts_with(&dirs[1]), "{:?}", loaded(&ws));
-    let s = ws.screen(160, 40);
-    assert!(s.contains("img · _step 45 (2/2)"), "{s}");
-    ws.key(KeyCode::Left, 1);
-    assert_eq!(
-        loaded(&ws),
-        dirs[0].join("files/media/images/img_5.png"),
-        "the first segment's, under its own directory"
+    dirs
+}
+
+/// Two resumed runs opened alone one after the other, the second from the run
+/// picker (`R`, a row, enter) while the first is shown alone with its media pane
+/// focused: the runs drawn are the second's segments, tagged as its (the first
+/// run's first segment stayed drawn as the second's, its images listed before
+/// the second's own), and the media pane opens on the new run's newest image (it
+/// kept the position it had in the first run).
+#[test]
+fn a_resumed_run_opened_after_another_draws_and_lists_its_own_segments_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let a = write_resumed_with_images(
+        &wandb,
+        "resa0001",
+        &[(0, NOW - 4000.0, vec![0, 10]), (30, NOW - 3500.0, vec![40])],
     );
+    let b = write_resumed_with_images(
+        &wandb,
+        "resb0001",
+        &[
+            (0, NOW - 2000.0, vec![5, 15]),
+            (30, NOW - 1500.0, vec![45, 50]),
+        ],
+    );
+    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
+    // The list: resb0001 first (newest), resa0001 below it; resa0001 alone.
+    ws.keys("R");
+    ws.key(KeyCode::Down, 1);
+    ws.key(KeyCode::Enter, 1);
+    ws.keys("3");
     let s = ws.screen(160, 40);
-    assert!(s.contains("img · _step 5 (1/2)"), "{s}");
+    assert!(s.contains("img · _step 40 (3/3)"), "{s}");
+    ws.key(KeyCode::Left, 1);
+    // esc leaves the media pane's focus; `R` is the run picker in a run alone.
+    ws.key(KeyCode::Esc, 1);
+    ws.keys("R");
+    ws.key(KeyCode::Up, 1);
+    ws.key(KeyCode::Enter, 1);
+    let runs = &ws.app.runs;
+    assert_eq!(
+        runs.main_tag.as_ref().map(|t| t.key.as_str()),
+        Some("resb0001")
+    );
+    let drawn: Vec<&PathBuf> = runs.compare.iter().map(|c| &c.dir).collect();
+    assert_eq!(drawn, [&b[0]], "{a:?}");
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 50 (4/4)"), "{s}");
 }

@@ -407,6 +407,10 @@ impl Runs {
                         ws.view = crate::ui::workspace::WsView::Run(
                             cx.shown.main_reading.clone().unwrap_or_default(),
                         );
+                        // The runs drawn are this run's now (a resumed run's
+                        // segments, no longer the run shown before), and tagged as
+                        // its: they kept the other run's, drawn as this one's.
+                        self.reconcile(cx);
                     }
                 }
             }
