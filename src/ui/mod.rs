@@ -600,18 +600,26 @@ impl App {
         // with the others as the workspace draws it: said, with the way there.
         let stitched = (self.runs.main_tag.as_ref()).is_some_and(|t| t.segments > 1);
         let segment = self.shown.source.segment.filter(|_| !stitched);
+        // Drawn whole, a resumed run started when its first segment did.
+        let started = (self.runs.segments_of_main(&self.shown.run).iter())
+            .filter_map(|r| r.info.start_time)
+            .min()
+            .filter(|_| stitched);
         overview::rows_of(
             self.runs.overview_subject(),
             &self.shown.run,
             (self.is_host(), self.host.procs.process_keys_shown()),
-            segment.map(|(i, n)| {
-                let whole = if self.runs.workspace.is_some() {
-                    " · esc: all"
-                } else {
-                    ""
-                };
-                format!("segment {i} of {n}{whole}")
-            }),
+            (
+                segment.map(|(i, n)| {
+                    let whole = if self.runs.workspace.is_some() {
+                        " · esc: all"
+                    } else {
+                        ""
+                    };
+                    format!("{i} of {n}{whole}")
+                }),
+                started,
+            ),
         )
     }
 

@@ -966,15 +966,15 @@ fn a_segment_of_a_resumed_run_opened_alone_says_so_and_the_way_to_the_whole_run(
     let s = ws.screen(200, 40);
     let row = s
         .lines()
-        .find(|l| l.contains("Resumed"))
+        .find(|l| l.contains("Segment "))
         .unwrap_or_default();
-    assert!(row.contains("segment 1 of 2 · esc: all"), "{s}");
+    assert!(row.contains("1 of 2 · esc: all"), "{s}");
     // The list, then the run: both segments, stitched, and no such row.
     ws.key(KeyCode::Esc, 1);
     ws.key(KeyCode::Enter, 1);
     let s = ws.screen(200, 40);
     assert!(!ws.app.runs.in_workspace_list(), "{s}");
-    assert!(!s.contains("Resumed "), "{s}");
+    assert!(!s.contains("Segment "), "{s}");
 }
 
 /// A resumed run drawn whole lists every segment's images in the media pane, in
@@ -1114,4 +1114,8 @@ fn a_resumed_run_opened_after_another_draws_and_lists_its_own_segments_only() {
     assert_eq!(drawn, [&b[0]], "{a:?}");
     let s = ws.screen(160, 40);
     assert!(s.contains("img · _step 50 (4/4)"), "{s}");
+    // Drawn whole, it started when its first segment did (as the list says).
+    let first = leet::text::rfc3339((NOW - 2000.0) as i64, 0).unwrap();
+    let started = s.lines().find(|l| l.starts_with(" Started")).unwrap_or_default();
+    assert!(started.contains(&first), "{first}\n{s}");
 }

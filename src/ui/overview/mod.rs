@@ -272,23 +272,34 @@ fn damage_rows(run: &Run) -> Vec<Row> {
 /// The overview's facts and sections of `subject`, the run highlighted in the
 /// workspace's runs list while that is shown, else of the run read (or the host:
 /// `host`, with the process's readings while `process`).
-/// `segment`: what the overview says of a resumed run's segment read alone.
+/// `segment`: what the overview says of a resumed run's segment read alone;
+/// `started`: a resumed run's start drawn whole (its first segment's), where the
+/// run read is a later segment.
 pub(crate) fn rows_of(
     subject: Option<&WsRun>,
     run: &Run,
     (host, process): (bool, bool),
-    segment: Option<String>,
+    (segment, started): (Option<String>, Option<leet_format::event::Timestamp>),
 ) -> (Vec<Row>, SectionRows) {
     match subject {
         Some(r) => index_rows(r),
         None => {
             let (mut facts, sections) = rows(run, host, process);
+            if let Some(t) = started.and_then(|(s, n)| crate::text::rfc3339(s, n.min(0))) {
+                for f in &mut facts {
+                    if let Row::Item(k, v) = f {
+                        if k == "Started" {
+                            *v = t.clone();
+                        }
+                    }
+                }
+            }
             if let Some(s) = segment {
                 // After the start, where a run's time is told.
                 let at = (facts.iter())
                     .position(|r| matches!(r, Row::Item(k, _) if k == "Started"))
                     .map_or(facts.len(), |i| i + 1);
-                facts.insert(at, Row::Item("Resumed".into(), s));
+                facts.insert(at, Row::Item("Segment".into(), s));
             }
             (facts, sections)
         }

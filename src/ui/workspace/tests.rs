@@ -453,7 +453,7 @@ fn keys_the_index_left_out_are_said_in_the_overview_and_the_prompts() {
         Some(&w.runs[0]),
         &crate::store::Run::new(),
         (false, false),
-        None,
+        (None, None),
     );
     let note = facts.iter().find_map(|r| match r {
         crate::ui::overview::Row::Note(k, v) if k == "Keys" => Some(v.clone()),
