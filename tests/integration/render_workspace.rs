@@ -938,6 +938,13 @@ fn a_run_file_with_no_record_yet_is_starting_then_empty_not_unknown() {
             .any(|l| l.contains("State") && l.contains("empty: nothing written")),
         "{s}"
     );
+    // The clock alone turns the fresh one `empty`: a tick past the stale limit
+    // draws the list again (it stayed `starting` until a key).
+    assert!(!app.update(Msg::Tick(NOW + 1.0)).redraw);
+    assert!(app.update(Msg::Tick(NOW + 3600.0)).redraw);
+    let s = common::screen::screen(&app, 120, 30);
+    let listed = |word: &str| s.lines().filter(|l| l.contains(word)).count();
+    assert_eq!((listed("starting"), listed("empty ")), (0, 2), "{s}");
 }
 
 /// `leet RUN-DIR` of one segment of a resumed run reads that segment alone: the
@@ -1116,6 +1123,9 @@ fn a_resumed_run_opened_after_another_draws_and_lists_its_own_segments_only() {
     assert!(s.contains("img · _step 50 (4/4)"), "{s}");
     // Drawn whole, it started when its first segment did (as the list says).
     let first = leet::text::rfc3339((NOW - 2000.0) as i64, 0).unwrap();
-    let started = s.lines().find(|l| l.starts_with(" Started")).unwrap_or_default();
+    let started = s
+        .lines()
+        .find(|l| l.starts_with(" Started"))
+        .unwrap_or_default();
     assert!(started.contains(&first), "{first}\n{s}");
 }

@@ -109,7 +109,21 @@ impl Runs {
         if refiltered {
             cx.then.sync_overview(false);
         }
-        refiltered
+        // A run file with no record yet reads `starting` until it has been quiet
+        // past the stale limit, then `empty`: the clock alone changes that, so
+        // the list is drawn again when the number of starting runs changes.
+        let turned = self.workspace.as_deref_mut().is_some_and(|ws| {
+            let stale = ws.stale_after.as_secs_f64();
+            let now = cx.shown.now;
+            let starting = (ws.runs.iter())
+                .filter(|r| r.waiting_for_first_record(now).is_some_and(|q| q < stale))
+                .count();
+            std::mem::replace(&mut ws.starting_drawn, starting) != starting
+        });
+        if turned {
+            cx.then.sync_overview(true);
+        }
+        refiltered || turned
     }
 
     /// The index came: runs merged, the selection kept in step.

@@ -381,6 +381,9 @@ pub struct Workspace {
     /// Quiet longer than this, a run without an exit record is crashed
     /// (`--stale-after`, as the run shown alone decides it).
     pub(crate) stale_after: std::time::Duration,
+    /// How many runs read `starting` as the list was last drawn on a tick (see
+    /// `Runs::workspace_tick`).
+    pub(crate) starting_drawn: usize,
     /// What the last `G` or `v` refused said: the next one answered ends it.
     pub(crate) prompt_note: Option<String>,
 }
