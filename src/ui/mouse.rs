@@ -10,6 +10,7 @@ use ratatui::layout::{Position, Rect};
 use super::charts::crosshair::data_bounds;
 use super::charts::grid::GridState;
 use super::charts::sections::{Item, Slot};
+use super::charts::xaxis::view::Placer;
 use super::charts::Charts;
 use super::layout::{self, Areas};
 use super::panels::Pane;
@@ -93,7 +94,50 @@ impl Charts {
         let Some((x0, x1)) = self.zoom.get(&key).copied().or(full) else {
             return;
         };
-        self.point_crosshair(runs, x0 + (x1 - x0) * across(rect, column));
+        let x = self
+            .under_pointer(runs, &key, (x0, x1), across(rect, column))
+            .unwrap_or(x0 + (x1 - x0) * across(rect, column));
+        self.point_crosshair(runs, x);
+    }
+
+    /// The chart's own x (a step) of the main run's point under the pointer at
+    /// `frac` across a chart drawn in another x (a metric, time): the point whose
+    /// x drawn is nearest there, of those in `window` (own x) that read an x. None
+    /// where the chart is drawn in its own linear x (a fraction of `window` is it).
+    fn under_pointer(
+        &self,
+        runs: &[&Run],
+        key: &str,
+        window: (f64, f64),
+        frac: f64,
+    ) -> Option<f64> {
+        let placed = self.placed_points(runs, key)?;
+        let inside: Vec<(f64, f64)> = (placed.into_iter())
+            .filter(|(s, _)| (window.0..=window.1).contains(s))
+            .collect();
+        let lo = inside.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let hi = inside.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        let target = lo + (hi - lo) * frac;
+        (inside.iter())
+            .min_by(|a, b| (a.1 - target).abs().total_cmp(&(b.1 - target).abs()))
+            .map(|p| p.0)
+    }
+
+    /// The main run's points of chart `key` that read an x in the x picked for
+    /// it, as (own x, x drawn); None where the chart is drawn in its own linear x.
+    fn placed_points(&self, runs: &[&Run], key: &str) -> Option<Vec<(f64, f64)>> {
+        let own = crate::ui::charts::xaxis::own_x(runs, key);
+        let run = runs.first()?;
+        let main = crate::ui::charts::xaxis::series_in(run, key, own)?;
+        let placer = Placer::new(&self.xaxis, run, key, own)?;
+        let tail = main
+            .last()
+            .filter(|l| main.points().last().is_none_or(|p| p.0 < l.0));
+        Some(
+            (main.points().iter().chain(tail.iter()))
+                .filter_map(|&(s, _)| Some((s, placer.x_at(s)?)))
+                .collect(),
+        )
     }
 
     /// The wheel over chart `i` (in `rect`) at `column`: zooms in (`zin`) or out
@@ -109,12 +153,7 @@ impl Charts {
     ) {
         self.grid.set_item(Item::Chart(i));
         let key = self.metric_keys[self.shown[i]].clone();
-        self.zoom_around(
-            runs,
-            key,
-            |x0, x1| x0 + (x1 - x0) * across(rect, column),
-            zin,
-        );
+        self.zoom_around(runs, key, Anchor::Across(across(rect, column)), zin);
     }
 
     /// `>` / `<`: the focused chart's x zoomed in (`zin`) or out around the
@@ -124,28 +163,38 @@ impl Charts {
             return;
         };
         let cross = self.crosshair.as_ref().map(|c| c.x);
-        self.zoom_around(
-            runs,
-            key,
-            |x0, x1| {
-                cross
-                    .filter(|x| (x0..=x1).contains(x))
-                    .unwrap_or(f64::midpoint(x0, x1))
-            },
-            zin,
-        );
+        self.zoom_around(runs, key, Anchor::Crosshair(cross), zin);
     }
 
-    /// Chart `key`'s x zoomed in or out around `at(x0, x1)` of the range shown,
-    /// within the main run's data (`runs[0]`); the crosshair stays inside it.
-    fn zoom_around(&mut self, runs: &[&Run], key: String, at: impl Fn(f64, f64) -> f64, zin: bool) {
+    /// Chart `key`'s x zoomed in or out around `anchor` in the range shown,
+    /// within the main run's data (`runs[0]`); the crosshair stays inside it. The
+    /// window is in the chart's own x (steps); on a chart drawn in another x (a
+    /// metric, time) the data are its points that read an x, and the pointer's
+    /// place is the point drawn there, so a notch narrows around what is under
+    /// it (it narrowed around a step at that fraction of all steps, into rows
+    /// with no x: `no data`).
+    fn zoom_around(&mut self, runs: &[&Run], key: String, anchor: Anchor, zin: bool) {
         let own = crate::ui::charts::xaxis::own_x(runs, &key);
         let main = (runs.first()).and_then(|r| crate::ui::charts::xaxis::series_in(r, &key, own));
-        let Some((fx0, fx1)) = main.and_then(Series::x_bounds) else {
+        let placed = self.placed_points(runs, &key);
+        let bounds = match &placed {
+            Some(p) => {
+                (p.iter().map(|q| q.0).reduce(f64::min)).zip(p.iter().map(|q| q.0).reduce(f64::max))
+            }
+            None => main.and_then(Series::x_bounds),
+        };
+        let Some((fx0, fx1)) = bounds else {
             return;
         };
         let (x0, x1) = self.zoom.get(&key).copied().unwrap_or((fx0, fx1));
-        let at = at(x0, x1);
+        let at = match anchor {
+            Anchor::Across(f) => self
+                .under_pointer(runs, &key, (x0, x1), f)
+                .unwrap_or(x0 + (x1 - x0) * f),
+            Anchor::Crosshair(c) => c
+                .filter(|x| (x0..=x1).contains(x))
+                .unwrap_or(f64::midpoint(x0, x1)),
+        };
         let k = if zin { 0.7 } else { 1.0 / 0.7 };
         let mut nx0 = at - (at - x0) * k;
         let mut nx1 = at + (x1 - at) * k;
@@ -161,6 +210,15 @@ impl Charts {
         }
         self.keep_crosshair_in_zoom(runs);
     }
+}
+
+/// What a zoom narrows around.
+enum Anchor {
+    /// The pointer, this far across the chart (0 = left edge, 1 = right edge).
+    Across(f64),
+    /// The crosshair's x (own x) where it stands inside the range shown, else the
+    /// middle.
+    Crosshair(Option<f64>),
 }
 
 impl Workspace {

@@ -539,43 +539,9 @@ fn the_crosshair_reads_x_on_a_step_metric_chart_whatever_x_is_picked() {
 #[test]
 fn the_crosshair_stands_only_where_the_picked_x_reads() {
     let (w, h) = (120, 40);
-    let mut lw = leet_format::leveldb::Writer::new();
-    for step in 0..40i64 {
-        let s = step.to_string();
-        let loss = format!("{}", 1.0 / (1.0 + step as f64));
-        let epoch = format!("{}", step * 2);
-        let mut items = vec![("_step", s.as_str()), ("loss", loss.as_str())];
-        if (10..30).contains(&step) {
-            items.push(("epoch", epoch.as_str()));
-        }
-        lw.append(&leet_format::synth::history_record(step + 1, &items));
-    }
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("run-partial.wandb");
-    std::fs::write(&file, lw.into_bytes()).unwrap();
-    let (_, batch) = leet::source::tail::read_batch(&file).unwrap();
-    let mut app = App::new(leet::ui::Options {
-        color: false,
-        ..leet::ui::Options::default()
-    });
-    app.update(Msg::Resize(w, h));
-    app.update(Msg::Opened {
-        path: std::path::PathBuf::from("partial-x.wandb"),
-        len: batch.file_len,
-        modified: Some(common::screen::NOW - 3600.0),
-    });
-    app.update(Msg::Run(batch));
-    app.update(Msg::Tick(common::screen::NOW));
-    focus(&mut app, "loss");
-    // `x` cycles to the picker (after relative and wall time); `epoch` picked.
-    for _ in 0..6 {
-        if app.overlay.picker().is_some() {
-            break;
-        }
-        press(&mut app, "x");
-    }
-    press(&mut app, "epoch");
-    app.update(Msg::key(KeyCode::Enter));
+    let mut app = partial_x_app(tmp.path(), 40, 10..30, w, h);
+    pick_epoch_for_loss(&mut app);
     let corner = |app: &App| {
         let t = focused_title(&screen(app, w, h));
         t.split("x=epoch")
@@ -615,4 +581,143 @@ fn the_crosshair_stands_only_where_the_picked_x_reads() {
         "end: the last placed"
     );
     assert!(!corner(&app).contains('–'), "{}", corner(&app));
+}
+
+/// An app showing a run of `loss` and `lr` at steps `0..steps` and `epoch` (twice
+/// the step) only at steps `with_epoch`, written under `dir`.
+fn partial_x_app(
+    dir: &std::path::Path,
+    steps: i64,
+    with_epoch: std::ops::Range<i64>,
+    w: u16,
+    h: u16,
+) -> App {
+    let mut lw = leet_format::leveldb::Writer::new();
+    for step in 0..steps {
+        let s = step.to_string();
+        let loss = format!("{}", 1.0 / (1.0 + step as f64));
+        let epoch = format!("{}", step * 2);
+        let mut items = vec![
+            ("_step", s.as_str()),
+            ("loss", loss.as_str()),
+            ("lr", "0.001"),
+        ];
+        if with_epoch.contains(&step) {
+            items.push(("epoch", epoch.as_str()));
+        }
+        lw.append(&leet_format::synth::history_record(step + 1, &items));
+    }
+    let file = dir.join("run-partial.wandb");
+    std::fs::write(&file, lw.into_bytes()).unwrap();
+    let (_, batch) = leet::source::tail::read_batch(&file).unwrap();
+    let mut app = App::new(leet::ui::Options {
+        color: false,
+        ..leet::ui::Options::default()
+    });
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Opened {
+        path: std::path::PathBuf::from("partial-x.wandb"),
+        len: batch.file_len,
+        modified: Some(common::screen::NOW - 3600.0),
+    });
+    app.update(Msg::Run(batch));
+    app.update(Msg::Tick(common::screen::NOW));
+    app
+}
+
+/// `epoch` picked from the list as the x of `loss`'s chart (focused).
+fn pick_epoch_for_loss(app: &mut App) {
+    focus(app, "loss");
+    // `x` cycles to the picker (after relative and wall time).
+    for _ in 0..6 {
+        if app.overlay.picker().is_some() {
+            break;
+        }
+        press(app, "x");
+    }
+    press(app, "epoch");
+    app.update(Msg::key(KeyCode::Enter));
+}
+
+/// A chart over a metric x logged only in the middle of the run (`epoch` at steps
+/// 40..60 of 100): the wheel narrows around the epoch under the pointer, and `>`
+/// narrows the epoch range drawn from its first press; never into `no data`
+/// (the window was taken in steps 0..99, away from the rows with an x).
+#[test]
+fn zoom_in_a_sparse_picked_x_narrows_around_what_is_drawn() {
+    use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let (w, h) = (120, 40);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
+    pick_epoch_for_loss(&mut app);
+    let before = screen(&app, w, h);
+    let (cx, cy) = before
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| Some((l[..l.find("┏loss")?].chars().count(), y)))
+        .expect("the focused chart is on screen");
+    let width = focused_title(&before).chars().count() + 2;
+    let (cx, cy) = (u16::try_from(cx).unwrap(), u16::try_from(cy).unwrap());
+    // The pointer three quarters across: epoch ≈ 80 + 38 × 0.75.
+    let column = cx + u16::try_from(width * 3 / 4).unwrap();
+    for _ in 0..4 {
+        app.update(Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column,
+            row: cy + 4,
+            modifiers: KeyModifiers::NONE,
+        }));
+        let s = screen(&app, w, h);
+        assert!(!s.contains("no data"), "{s}");
+    }
+    let (x0, x1) = app.charts.zoom.get("loss").copied().expect("zoomed");
+    // In steps: inside the rows with an x, around step ≈ 54.
+    assert!(
+        40.0 <= x0 && x1 <= 59.0 && x0 < 54.0 && 54.0 < x1,
+        "{x0}..{x1}"
+    );
+    // `>` from the full range narrows it at the first press.
+    press(&mut app, "z");
+    assert!(app.charts.zoom.get("loss").is_none());
+    press(&mut app, ">");
+    let (x0, x1) = app
+        .charts
+        .zoom
+        .get("loss")
+        .copied()
+        .expect("zoomed by a key");
+    assert!(40.0 <= x0 && x1 <= 59.0 && x1 - x0 < 19.0, "{x0}..{x1}");
+    // The crosshair then reads an x.
+    press(&mut app, "C");
+    let t = focused_title(&screen(&app, w, h));
+    assert!(t.contains("x=") && !t.contains("x=– "), "{t}");
+}
+
+/// A synced crosshair on a row outside the picked metric's steps: the chart over
+/// that metric says it has no x there (it read `x=– · –`).
+#[test]
+fn a_synced_crosshair_on_a_row_without_the_picked_x_says_so() {
+    let (w, h) = (160, 45);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
+    pick_epoch_for_loss(&mut app);
+    focus(&mut app, "lr");
+    press(&mut app, "CC");
+    app.update(Msg::key(KeyCode::Home));
+    let s = screen(&app, w, h);
+    let title = (s.lines())
+        .flat_map(|l| l.split('╭').skip(1))
+        .find(|t| t.starts_with("loss"))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        title.contains("no x here") && !title.contains("x=– "),
+        "{s}"
+    );
+    // At a row with an x, the value.
+    for _ in 0..45 {
+        app.update(Msg::key(KeyCode::Right));
+    }
+    let s = screen(&app, w, h);
+    assert!(s.contains("x=90 · "), "{s}");
 }

@@ -189,9 +189,13 @@ impl<'r> Placer<'r> {
 
     /// Whether the point at `c` (the chart's own x) reads an x.
     pub(crate) fn placed(&self, c: f64) -> bool {
-        let Some(map) = &self.map else {
-            return false;
-        };
+        self.x_at(c).is_some()
+    }
+
+    /// Where the point at `c` (the chart's own x) stands on the axis drawn (log10
+    /// of its x on a log axis); None where it reads no x.
+    pub(crate) fn x_at(&self, c: f64) -> Option<f64> {
+        let map = self.map.as_ref()?;
         let at = if self.x == XAxis::Default || self.own == "_step" {
             map.at(c)
         } else if matches!(&self.x, XAxis::Metric(m) if m == self.own) {
@@ -199,7 +203,7 @@ impl<'r> Placer<'r> {
         } else {
             step_at_own(self.run, self.own, c).and_then(|s| map.at(s))
         };
-        at.and_then(|v| axis_value(v, self.log)).is_some()
+        at.and_then(|v| axis_value(v, self.log))
     }
 }
 
@@ -397,15 +401,16 @@ impl Mapped {
         room: usize,
     ) -> Option<String> {
         let mut c = if crossed {
-            let x = self
-                .cursor
-                .map_or_else(|| "–".to_owned(), |v| self.cursor_label(v));
-            match y {
-                Some(y) => format!(
-                    "x={x} · {}",
+            match (self.cursor, y) {
+                // The crosshair's row has no x here (a synced crosshair on a row
+                // before or after the picked metric's): said, not `x=– · –`.
+                (None, _) => "no x here".to_owned(),
+                (Some(v), Some(y)) => format!(
+                    "x={} · {}",
+                    self.cursor_label(v),
                     y.map_or_else(|| "–".to_owned(), format::value)
                 ),
-                None => format!("x={x}"),
+                (Some(v), None) => format!("x={}", self.cursor_label(v)),
             }
         } else {
             last.map(format::value).unwrap_or_default()
