@@ -278,12 +278,19 @@ impl Run {
         if key.starts_with('_') {
             return true;
         }
-        if self.media_prefixes.iter().any(|p| {
-            key.len() > p.len() && key.starts_with(p.as_str()) && key.as_bytes()[p.len()] == b'.'
-        }) {
+        if self.is_media_field(key) {
             return true;
         }
         self.hidden_by_define(key)
+    }
+
+    /// Whether a history key is a field of a rich media object (`img.width`,
+    /// `samples.count`), not a metric.
+    #[must_use]
+    pub fn is_media_field(&self, key: &str) -> bool {
+        self.media_prefixes.iter().any(|p| {
+            key.len() > p.len() && key.starts_with(p.as_str()) && key.as_bytes()[p.len()] == b'.'
+        })
     }
 
     /// Whether a history key is hidden by `define_metric(hidden=True)` (the user

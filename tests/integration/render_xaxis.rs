@@ -721,3 +721,25 @@ fn a_synced_crosshair_on_a_row_without_the_picked_x_says_so() {
     let s = screen(&app, w, h);
     assert!(s.contains("x=90 · "), "{s}");
 }
+
+/// The metric picker offers metrics, not the fields of a logged image
+/// (`img.width`, `img.size`: 27 such rows in a run of nine image keys, a chart
+/// drawn against a PNG's byte size).
+#[test]
+fn the_x_picker_lists_metrics_not_image_fields() {
+    let (w, h) = (120, 40);
+    let mut app = app_from("many_metrics", w, h);
+    for _ in 0..6 {
+        if app.overlay.picker().is_some() {
+            break;
+        }
+        press(&mut app, "x");
+    }
+    let p = app.overlay.picker().expect("the picker");
+    assert!(!p.options.is_empty());
+    assert!(
+        p.options.iter().all(|o| !o.starts_with("img.")),
+        "{:?}",
+        p.options
+    );
+}

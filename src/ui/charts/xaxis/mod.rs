@@ -207,8 +207,10 @@ impl Charts {
             XAxis::Default => XAxis::Relative,
             XAxis::Relative => XAxis::Wall,
             XAxis::Wall => {
+                // Metrics, hidden ones too (a step metric is often defined
+                // hidden), not the fields of a logged image (`img.width`).
                 let mut options: Vec<String> = (runs.iter())
-                    .flat_map(|r| r.metrics.keys().iter())
+                    .flat_map(|r| (r.metrics.keys().iter()).filter(|k| !r.is_media_field(k)))
                     .filter(|k| **k != key)
                     .cloned()
                     .collect();
