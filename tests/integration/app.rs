@@ -2015,3 +2015,43 @@ fn alt_r_does_nothing_in_the_live_monitor() {
     )));
     assert!(readers(&mut a).is_empty() && !fx.quit);
 }
+
+/// Why an image is not drawn is read whole, wrapped in the pane and full screen
+/// at 80 columns (it was cut: `image too large: 6000×4000 (at most 6…`).
+#[test]
+fn why_an_image_is_not_drawn_is_wrapped_not_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("offline-run-20261207_000000-huge0001");
+    let (images, _) = media_dir(&run);
+    // A BMP header of 30000×30000 at 32 bits: refused from its header.
+    let mut bmp = Vec::new();
+    bmp.extend_from_slice(b"BM");
+    for v in [54u32, 0, 54, 40] {
+        bmp.extend_from_slice(&v.to_le_bytes());
+    }
+    bmp.extend_from_slice(&30_000i32.to_le_bytes());
+    bmp.extend_from_slice(&30_000i32.to_le_bytes());
+    bmp.extend_from_slice(&1u16.to_le_bytes());
+    bmp.extend_from_slice(&32u16.to_le_bytes());
+    bmp.extend_from_slice(&[0; 24]);
+    std::fs::write(images.join("huge.bmp"), bmp).unwrap();
+    let mut w = leet_format::leveldb::Writer::new();
+    w.append(&leet_format::synth::history_record(
+        1,
+        &[
+            ("_step", "0"),
+            ("img._type", r#""image-file""#),
+            ("img.path", r#""media/images/huge.bmp""#),
+        ],
+    ));
+    std::fs::write(run.join("run-huge0001.wandb"), w.into_bytes()).unwrap();
+    let mut a = media_pane_of(&run);
+    send(&mut a, [Msg::Resize(80, 24), Msg::key(KeyCode::Enter)]);
+    let s = common::screen::screen(&a, 80, 24);
+    let text: String = (s.lines())
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("image too large: 30000×30000"), "{s}");
+    assert!(text.contains("(at most 64 MiB decoded)"), "{s}");
+}

@@ -13,7 +13,7 @@ use crate::ui::keymap::{hint_line, Mode};
 use crate::ui::overlay::media::{Image, MediaState};
 use crate::ui::overlay::{self, Kind};
 use crate::ui::theme::Theme;
-use crate::ui::widget::fit::fit;
+use crate::ui::widget::fit::{fit, word_wrap};
 use crate::ui::widget::format;
 use crate::ui::App;
 
@@ -112,13 +112,23 @@ fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
     };
     match (msg, &app.panes.media.image) {
         (Some(m), _) => {
-            buf.set_stringn(
-                inner.x + 1,
-                inner.y + inner.height / 2,
-                fit(&m, usize::from(inner.width.saturating_sub(2))),
-                usize::from(inner.width.saturating_sub(2)),
-                theme.dim(),
-            );
+            // Wrapped, centred: a reason and its limit are read whole.
+            let w = usize::from(inner.width.saturating_sub(2));
+            let rows = word_wrap(&m, w.max(1));
+            let n = u16::try_from(rows.len())
+                .unwrap_or(u16::MAX)
+                .min(inner.height);
+            let top = inner.y + inner.height.saturating_sub(n) / 2;
+            for (i, row) in rows.iter().take(usize::from(n)).enumerate() {
+                let y = top + u16::try_from(i).unwrap_or(0);
+                let last = i + 1 == usize::from(n) && rows.len() > usize::from(n);
+                let text = if last {
+                    fit(&format!("{row}…"), w)
+                } else {
+                    fit(row, w)
+                };
+                buf.set_stringn(inner.x + 1, y, text, w, theme.dim());
+            }
         }
         (None, Some(img)) => draw_image(buf, inner, img, app.screen.color),
         (None, None) => {}
