@@ -95,18 +95,30 @@ pub fn state_at(file: &Path, run: &Run, now: f64) -> (RunStatus, Option<f64>) {
         ..RunIndexEntry::default()
     };
     let state = index::state_at(&entry, now, index::STALE_AFTER);
-    let quiet = matches!(state, RunStatus::Running | RunStatus::Crashed)
-        .then(|| index::quiet_at(mtime_ns, run.last_time, now).max(0.0));
+    // A file with no record yet is `unknown` (W&B's word), quiet since its mtime
+    // too: the text summary says it as the viewer does.
+    let quiet = matches!(
+        state,
+        RunStatus::Running | RunStatus::Crashed | RunStatus::Unknown
+    )
+    .then(|| index::quiet_at(mtime_ns, run.last_time, now).max(0.0));
     (state, quiet)
 }
 
 /// The state as the text summary shows it, in the viewer's words (its status
 /// bar's `crashed? (no exit record, quiet 1h 00m)`).
 fn state_text(state: RunStatus, quiet: Option<f64>) -> String {
+    let quiet_secs = quiet;
     let quiet = quiet.map(leet_text::duration).unwrap_or_default();
     match state {
         RunStatus::Crashed => format!("crashed? (no exit record, quiet {quiet})"),
         RunStatus::Running => format!("running (quiet {quiet})"),
+        // No run record (the SDK writes the header first): the viewer's words.
+        RunStatus::Unknown => match quiet_secs {
+            Some(q) if q >= index::STALE_AFTER => format!("empty: nothing written for {quiet}"),
+            Some(_) => "empty: waiting for the first record".to_owned(),
+            None => "unknown".to_owned(),
+        },
         s => s.as_str().to_owned(),
     }
 }
@@ -194,12 +206,16 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
     let v = summary_json_at(file, run, now);
     let i = &run.info;
     writeln!(out, "file:       {}", clean(&file.display().to_string()))?;
-    writeln!(
-        out,
-        "run:        {} ({})",
-        clean(&i.display_name),
-        clean(&i.run_id)
-    )?;
+    if i.display_name.is_empty() && i.run_id.is_empty() {
+        writeln!(out, "run:        (no run record yet)")?;
+    } else {
+        writeln!(
+            out,
+            "run:        {} ({})",
+            clean(&i.display_name),
+            clean(&i.run_id)
+        )?;
+    }
     let entity = if i.entity.is_empty() {
         String::new()
     } else {

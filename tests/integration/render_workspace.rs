@@ -899,7 +899,7 @@ fn a_run_file_with_no_record_yet_is_starting_then_empty_not_unknown() {
         }),
         size: if file { 7 } else { 0 },
         mtime_ns: ((NOW - quiet_s) * 1e9) as u64,
-        run_id: id.to_owned(),
+        // No run record: no id but its directory's name.
         state: IndexState::Unknown,
         ..RunIndexEntry::default()
     };
@@ -924,7 +924,12 @@ fn a_run_file_with_no_record_yet_is_starting_then_empty_not_unknown() {
     assert_eq!(listed("starting 3"), 1, "{s}");
     assert_eq!(listed("empty "), 1, "{s}");
     assert_eq!(listed("unknown"), 1, "{s}");
-    // The highlighted (newest) run's overview says it waits for its first record.
+    // The highlighted (newest) run's overview says it waits for its first record,
+    // and gives the id its directory's name ends in.
+    assert!(
+        s.lines().any(|l| l.starts_with(" ID") && l.contains(" 3")),
+        "{s}"
+    );
     assert!(
         s.lines()
             .any(|l| l.contains("State") && l.contains("empty: waiting for the first")),

@@ -362,3 +362,43 @@ fn a_long_console_line_is_one_line_in_the_summary() {
     assert_eq!(lines, ["before", long.as_str(), "after"]);
     assert_eq!(v["console"][2]["stream"], serde_json::json!("stderr"));
 }
+
+/// A run file holding only its header (the SDK writes it first; a run killed
+/// right after `wandb.init` stays so): the text summary says what the viewer
+/// says of it, not `run: ()` and `state: unknown`.
+#[test]
+fn a_header_only_file_is_said_empty_as_the_viewer_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("offline-run-20261207_000000-kill0001");
+    std::fs::create_dir_all(&run).unwrap();
+    let file = run.join("run-kill0001.wandb");
+    std::fs::write(&file, Writer::new().into_bytes()).unwrap();
+    let summary = || {
+        let out = common::isolated::leet()
+            .args(["inspect", "--summary"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let s = summary();
+    assert!(s.contains("run:        (no run record yet)"), "{s}");
+    assert!(
+        s.contains("state:      empty: waiting for the first record"),
+        "{s}"
+    );
+    // Quiet past the stale limit: how long nothing came.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let s = summary();
+    assert!(
+        s.contains("state:      empty: nothing written for 3h"),
+        "{s}"
+    );
+}

@@ -168,7 +168,8 @@ impl WsRun {
         crate::text::sanitize(id)
     }
 
-    /// Display name, else id, else directory name.
+    /// Display name, else id (its run record's, else the one its directory's
+    /// name ends in: a run file with no record yet), else directory name.
     #[must_use]
     pub fn label(&self) -> String {
         let l = self.latest();
@@ -176,6 +177,8 @@ impl WsRun {
             &l.display_name
         } else if !l.run_id.is_empty() {
             &l.run_id
+        } else if !id_of_dir(&self.dir_name).is_empty() {
+            id_of_dir(&self.dir_name)
         } else {
             &self.dir_name
         };

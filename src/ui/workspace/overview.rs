@@ -73,7 +73,7 @@ impl WsRun {
         Pinned {
             state,
             error: l.error.clone(),
-            id: l.run_id.clone(),
+            id: self.id(),
             runtime: self.runtime(),
             step: l.last_step.filter(|_| l.history_rows > 0),
         }
