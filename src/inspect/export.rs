@@ -469,6 +469,16 @@ fn read_run(
             let firsts: Vec<Option<f64>> = files.iter().map(|f| first_step(f)).collect();
             let mut done = 0;
             for (file, cut) in files.iter().zip(stitch::cuts(&firsts)) {
+                // Each row says the segment it came from (`_segment`, its run
+                // directory's name): a logged file's path (`img.path`) is
+                // relative to that directory's `files/`.
+                let segment = serde_json::Value::from(
+                    file.parent()
+                        .and_then(Path::file_name)
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                )
+                .to_string();
                 // Each segment's damage is its own; the run's is the sum.
                 let mut own = DamageReport::default();
                 read_all(file, done, label, prog, err, &mut own, |mut ev| {
@@ -477,6 +487,7 @@ fn read_run(
                             |e| !matches!(e, Event::Row(r) if r.step.is_some_and(|s| s >= c)),
                         );
                     }
+                    mark_segment(&mut ev, &segment);
                     f(&ev)
                 })?;
                 damage.absorb(&own);
@@ -486,6 +497,30 @@ fn read_run(
     }
     Ok(damage)
 }
+
+/// Give every history row of `ev` the value `segment` (JSON text) under the key
+/// `_segment`.
+fn mark_segment(ev: &mut Events, segment: &str) {
+    if !ev.list.iter().any(|e| matches!(e, Event::Row(_))) {
+        return;
+    }
+    let id = match ev.keys.iter().position(|k| k == SEGMENT_KEY) {
+        Some(i) => i,
+        None => {
+            ev.keys.push(SEGMENT_KEY.to_owned());
+            ev.keys.len() - 1
+        }
+    };
+    let id = u32::try_from(id).unwrap_or(u32::MAX);
+    for e in &mut ev.list {
+        if let Event::Row(r) = e {
+            r.others.push((id, segment.to_owned()));
+        }
+    }
+}
+
+/// The column of a resumed run's stitched export naming each row's segment.
+const SEGMENT_KEY: &str = "_segment";
 
 /// The step of a run file's first complete history row (where a resumed run's
 /// earlier segments are cut): None when it has none.

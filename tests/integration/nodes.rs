@@ -387,9 +387,26 @@ fn export_and_inspect_of_the_workspace_stitch_a_resumed_runs_segments() {
             .unwrap()
             .to_owned()
     };
-    let loss = |row: String| row.rsplit(',').next().unwrap().to_owned();
-    assert_eq!(loss(row5(&csv)), loss(row5(&second)));
+    let column = |csv: &str, name: &str| {
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        header.iter().position(|h| *h == name)
+    };
+    let loss = |csv: &str| {
+        let at = column(csv, "loss").unwrap();
+        row5(csv).split(',').nth(at).unwrap().to_owned()
+    };
+    assert_eq!(loss(&csv), loss(&second));
     assert_eq!(summary_of(tmp.path())["step"], serde_json::json!(14));
+    // Each stitched row names its segment (a logged file's path is relative to
+    // that run directory); a segment named alone has no such column.
+    let seg = column(&csv, "_segment").expect("_segment");
+    let segments: Vec<&str> = (csv.lines().skip(1))
+        .map(|l| l.split(',').nth(seg).unwrap())
+        .collect();
+    let (first, newest) = (run_dir_name_of(&wandb, 0), run_dir_name_of(&wandb, 1));
+    assert!(segments[..5].iter().all(|s| *s == first), "{csv}");
+    assert!(segments[5..].iter().all(|s| *s == newest), "{csv}");
+    assert_eq!(column(&second, "_segment"), None);
     // A segment named alone is that segment alone.
     assert_eq!(second.lines().count(), 11);
 }
