@@ -676,6 +676,22 @@ fn zoom_in_a_sparse_picked_x_narrows_around_what_is_drawn() {
         40.0 <= x0 && x1 <= 59.0 && x0 < 54.0 && 54.0 < x1,
         "{x0}..{x1}"
     );
+    // `C` stands inside the window, on a point with a value (it stood just past
+    // it: `x=… · –`).
+    press(&mut app, "C");
+    let c = app.charts.crosshair.map(|c| c.x).expect("on");
+    assert!((x0..=x1).contains(&c), "{c} outside {x0}..{x1}");
+    let t = focused_title(&screen(&app, w, h));
+    assert!(t.contains("x=") && !t.contains(" · –"), "{t}");
+    press(&mut app, "CC");
+    assert!(app.charts.crosshair.is_none());
+    // A window whose end is nearer the step past it than the one inside.
+    app.charts.zoom.insert("loss".into(), (45.2, 52.6));
+    press(&mut app, "C");
+    assert_eq!(app.charts.crosshair.map(|c| c.x), Some(52.0));
+    let t = focused_title(&screen(&app, w, h));
+    assert!(t.contains("x=104 · "), "{t}");
+    press(&mut app, "CC");
     // `>` from the full range narrows it at the first press.
     press(&mut app, "z");
     assert!(!app.charts.zoom.contains_key("loss"));
@@ -687,10 +703,12 @@ fn zoom_in_a_sparse_picked_x_narrows_around_what_is_drawn() {
         .copied()
         .expect("zoomed by a key");
     assert!(40.0 <= x0 && x1 <= 59.0 && x1 - x0 < 19.0, "{x0}..{x1}");
-    // The crosshair then reads an x.
+    // The crosshair then reads an x and a value, inside the window.
     press(&mut app, "C");
+    let c = app.charts.crosshair.map(|c| c.x).expect("on");
+    assert!((x0..=x1).contains(&c), "{c} outside {x0}..{x1}");
     let t = focused_title(&screen(&app, w, h));
-    assert!(t.contains("x=") && !t.contains("x=– "), "{t}");
+    assert!(t.contains("x=") && !t.contains(" · –"), "{t}");
 }
 
 /// A synced crosshair on a row outside the picked metric's steps: the chart over

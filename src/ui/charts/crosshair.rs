@@ -38,10 +38,21 @@ impl Charts {
                 .into_iter()
                 .next()
                 .and_then(|(s, p)| {
-                    let x = self.zoom.get(self.focused_key().unwrap_or_default());
-                    // Inside the zoomed range, else at the newest point.
-                    let at = x.map_or_else(|| s.last().map(|p| p.0), |&(_, x1)| Some(x1));
-                    at.and_then(|x| placed_near(s, p.as_ref(), x))
+                    let zoom = self.zoom.get(self.focused_key().unwrap_or_default());
+                    match zoom {
+                        // The last point inside the zoomed range that reads an x
+                        // (the nearest to its end could be just past it).
+                        Some(&(x0, x1)) => {
+                            let at = nearest_inside(s, (x0, x1), x1)?;
+                            match &p {
+                                Some(p) if !p.placed(at) => placed_from(s, Some(p), at, false)
+                                    .filter(|x| (x0..=x1).contains(x)),
+                                _ => Some(at),
+                            }
+                        }
+                        // Else at the newest point.
+                        None => placed_near(s, p.as_ref(), s.last()?.0),
+                    }
                 })
                 .map(|x| Crosshair { x, synced: false }),
             Some(c) if !c.synced => Some(Crosshair { synced: true, ..c }),
