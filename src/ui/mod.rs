@@ -546,12 +546,18 @@ impl App {
     /// segments cut again after a batch), a compared run's by the runs.
     fn on_tagged(&mut self, tag: u64, m: Box<Msg>) -> Effect {
         let batch = matches!(*m, Msg::Run(_));
+        let started = if batch { self.whole_start() } else { None };
         match self.ws(|r, cx| r.on_tagged(cx, tag, m)) {
             Tagged::Done(fx) => {
                 if batch {
                     // A segment of the run shown (its images the pane's too),
                     // read after it.
                     self.follow_media();
+                    // Its start is the run's when it is the first: the overview,
+                    // built before it came, says it now.
+                    if self.whole_start() != started {
+                        self.set_overview(self.overview_rows());
+                    }
                 }
                 fx
             }
@@ -564,6 +570,16 @@ impl App {
                 fx
             }
         }
+    }
+
+    /// Drawn whole, a resumed run started when its first segment did: that start
+    /// (None: the run shown is no resumed run drawn whole, or no segment has one).
+    fn whole_start(&self) -> Option<leet_format::event::Timestamp> {
+        let stitched = (self.runs.main_tag.as_ref()).is_some_and(|t| t.segments > 1);
+        (self.runs.segments_of_main(&self.shown.run).iter())
+            .filter_map(|r| r.info.start_time)
+            .min()
+            .filter(|_| stitched)
     }
 
     /// Records came: a media pane or viewer with nothing selected yet shows the
@@ -600,11 +616,7 @@ impl App {
         // with the others as the workspace draws it: said, with the way there.
         let stitched = (self.runs.main_tag.as_ref()).is_some_and(|t| t.segments > 1);
         let segment = self.shown.source.segment.filter(|_| !stitched);
-        // Drawn whole, a resumed run started when its first segment did.
-        let started = (self.runs.segments_of_main(&self.shown.run).iter())
-            .filter_map(|r| r.info.start_time)
-            .min()
-            .filter(|_| stitched);
+        let started = self.whole_start();
         overview::rows_of(
             self.runs.overview_subject(),
             &self.shown.run,

@@ -1134,3 +1134,58 @@ fn a_resumed_run_opened_after_another_draws_and_lists_its_own_segments_only() {
         .unwrap_or_default();
     assert!(started.contains(&first), "{first}\n{s}");
 }
+
+/// A resumed run shown alone whose earlier segment is read after its newest (as
+/// the runtime's readers may finish): the overview's `Started` becomes the first
+/// segment's when that segment comes (it kept the newest's, built before).
+#[test]
+fn the_started_of_a_resumed_run_is_its_first_segments_whichever_is_read_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let dirs = write_resumed_with_images(
+        &wandb,
+        "resd0001",
+        &[(0, NOW - 3000.0, vec![]), (30, NOW - 1000.0, vec![])],
+    );
+    // A newer run, drawn first.
+    write_resumed_with_images(&wandb, "newe0001", &[(0, NOW - 500.0, vec![])]);
+    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
+    ws.keys("R");
+    ws.key(KeyCode::Down, 1);
+    // Enter on the run, its readers' batches held back: the newest segment's
+    // (the main run's) first, then the earlier one's.
+    let cmds = ws.app.update(Msg::key(KeyCode::Enter)).cmds;
+    let mut held = Vec::new();
+    let mut queue: std::collections::VecDeque<Cmd> = cmds.into();
+    while let Some(cmd) = queue.pop_front() {
+        match cmd {
+            Cmd::StartReader { path, tag } if tag != ws.app.shown.tag => held.push((path, tag)),
+            cmd => ws.run(vec![cmd]),
+        }
+    }
+    let started = |ws: &Ws| {
+        let s = ws.screen(160, 40);
+        s.lines()
+            .find(|l| l.starts_with(" Started"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let first = leet::text::rfc3339((NOW - 3000.0) as i64, 0).unwrap();
+    assert!(!held.is_empty(), "the earlier segment is read apart");
+    for (path, tag) in held {
+        assert_eq!(path, dirs[0]);
+        let (file, batch) = leet::source::tail::read_batch(&path).unwrap();
+        ws.send([
+            Msg::Tagged(
+                tag,
+                Box::new(Msg::Opened {
+                    path: file,
+                    len: batch.file_len,
+                    modified: Some(NOW - 3600.0),
+                }),
+            ),
+            Msg::Tagged(tag, Box::new(Msg::Run(batch))),
+        ]);
+    }
+    assert!(started(&ws).contains(&first), "{first}: {}", started(&ws));
+}
