@@ -434,15 +434,66 @@ fn decode_other(data: Vec<u8>, kind: &str) -> Result<Image, String> {
     if (w as usize).saturating_mul(h as usize).saturating_mul(4) > MAX_DECODED {
         return Err(too_large(Some((w, h))));
     }
-    // A JPEG cut short decodes: the rows it lacks come grey. Its end-of-image
-    // marker after its last scan says whether it is whole.
-    let cut = format == image::ImageFormat::Jpeg && !jpeg_ends(&data);
+    // A JPEG read strictly decodes only when whole and sound; else the lenient
+    // reading below draws what it can, the rest grey, and the title says why.
+    let strict = if format == image::ImageFormat::Jpeg {
+        match strict_jpeg(&data) {
+            Some(img) => return Ok(img),
+            None => Some(jpeg_ends(&data)),
+        }
+    } else {
+        None
+    };
     let img = reader().decode().map_err(err)?;
+    let (width, height) = (img.width(), img.height());
+    let rgba = img.into_rgba8().into_raw();
+    let note = match strict {
+        // Its end-of-image marker after its last scan says whether it was cut.
+        Some(false) => Some("file cut short: its missing part drawn grey"),
+        // Refused strictly, and its last row the decoder's grey: a broken scan
+        // (a strict refusal alone may be harmless bytes between its headers).
+        Some(true) if ends_in_fill_grey(&rgba, width) => {
+            Some("file damaged: its broken part drawn grey")
+        }
+        _ => None,
+    };
     Ok(Image {
-        width: img.width(),
-        height: img.height(),
-        rgba: img.into_rgba8().into_raw(),
-        note: cut.then_some("file cut short: its missing part drawn grey"),
+        width,
+        height,
+        rgba,
+        note,
+    })
+}
+
+/// Whether the last row of an RGBA picture `width` wide is all the grey a JPEG
+/// decoder fills what it could not decode with (128, 128, 128).
+fn ends_in_fill_grey(rgba: &[u8], width: u32) -> bool {
+    let row = width as usize * 4;
+    rgba.len() >= row
+        && row > 0
+        && rgba[rgba.len() - row..]
+            .chunks_exact(4)
+            .all(|p| p[..3] == [128, 128, 128])
+}
+
+/// A JPEG decoded to RGBA in strict mode: None where it is damaged or cut (or
+/// not readable at all).
+fn strict_jpeg(data: &[u8]) -> Option<Image> {
+    use zune_core::bytestream::ZCursor;
+    use zune_core::colorspace::ColorSpace;
+    use zune_core::options::DecoderOptions;
+    let opts = DecoderOptions::default()
+        .set_strict_mode(true)
+        .jpeg_set_out_colorspace(ColorSpace::RGBA);
+    let mut d = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(data), opts);
+    let rgba = d.decode().ok()?;
+    let (w, h) = d.dimensions()?;
+    let (width, height) = (u32::try_from(w).ok()?, u32::try_from(h).ok()?);
+    (rgba.len() == w * h * 4).then_some(Image {
+        width,
+        height,
+        rgba,
+        note: None,
     })
 }
 
@@ -584,8 +635,9 @@ mod tests {
         }
     }
 
-    /// A JPEG cut short decodes (the rows it lacks grey) and says so; a whole one,
-    /// trailing bytes after its end or not, says nothing.
+    /// A JPEG cut short, or whose scan is broken, decodes (the rows it lacks
+    /// grey) and says so; a whole one, trailing bytes after its end or not, says
+    /// nothing.
     #[test]
     fn a_jpeg_cut_short_is_drawn_and_said_to_be() {
         let src =
@@ -607,6 +659,19 @@ mod tests {
         let cut = &whole[..whole.len() * 2 / 3];
         let got = note(cut).expect("drawn as far as it goes");
         assert!(got.is_some_and(|n| n.contains("cut short")), "{got:?}");
+        // Bytes of its scan changed, its length whole (it was drawn half grey
+        // without a word).
+        let scan = whole
+            .windows(2)
+            .rposition(|w| w == [0xFF, 0xDA])
+            .expect("SOS")
+            + 40;
+        let mut broken = whole.clone();
+        for b in broken[scan..whole.len() - 2].iter_mut().step_by(97) {
+            *b ^= 0x5A;
+        }
+        let got = note(&broken).expect("drawn as far as it goes");
+        assert!(got.is_some_and(|n| n.contains("damaged")), "{got:?}");
     }
 
     /// A picture whose header says it is too large to draw is refused from its
