@@ -100,9 +100,9 @@ impl Charts {
         self.point_crosshair(runs, x);
     }
 
-    /// The chart's own x (a step) of the main run's point under the pointer at
-    /// `frac` across a chart drawn in another x (a metric, time): the point whose
-    /// x drawn is nearest there, of those in `window` (own x) that read an x. None
+    /// The chart's own x (a step) of the point under the pointer at `frac` across
+    /// a chart drawn in another x (a metric, time): the drawn runs' point whose x
+    /// drawn is nearest there, of those in `window` (own x) that read an x. None
     /// where the chart is drawn in its own linear x (a fraction of `window` is it).
     fn under_pointer(
         &self,
@@ -123,21 +123,23 @@ impl Charts {
             .map(|p| p.0)
     }
 
-    /// The main run's points of chart `key` that read an x in the x picked for
+    /// Every drawn run's points of chart `key` that read an x in the x picked for
     /// it, as (own x, x drawn); None where the chart is drawn in its own linear x.
     fn placed_points(&self, runs: &[&Run], key: &str) -> Option<Vec<(f64, f64)>> {
         let own = crate::ui::charts::xaxis::own_x(runs, key);
-        let run = runs.first()?;
-        let main = crate::ui::charts::xaxis::series_in(run, key, own)?;
-        let placer = Placer::new(&self.xaxis, run, key, own)?;
-        let tail = main
-            .last()
-            .filter(|l| main.points().last().is_none_or(|p| p.0 < l.0));
-        Some(
-            (main.points().iter().chain(tail.iter()))
-                .filter_map(|&(s, _)| Some((s, placer.x_at(s)?)))
-                .collect(),
-        )
+        let mut out = Vec::new();
+        for run in runs {
+            let Some(series) = crate::ui::charts::xaxis::series_in(run, key, own) else {
+                continue;
+            };
+            let placer = Placer::new(&self.xaxis, run, key, own)?;
+            let tail = (series.last()).filter(|l| series.points().last().is_none_or(|p| p.0 < l.0));
+            out.extend(
+                (series.points().iter().chain(tail.iter()))
+                    .filter_map(|&(s, _)| Some((s, placer.x_at(s)?))),
+            );
+        }
+        Some(out)
     }
 
     /// The wheel over chart `i` (in `rect`) at `column`: zooms in (`zin`) or out
@@ -169,10 +171,11 @@ impl Charts {
     /// Chart `key`'s x zoomed in or out around `anchor` in the range shown,
     /// within the main run's data (`runs[0]`); the crosshair stays inside it. The
     /// window is in the chart's own x (steps); on a chart drawn in another x (a
-    /// metric, time) the data are its points that read an x, and the pointer's
-    /// place is the point drawn there, so a notch narrows around what is under
-    /// it (it narrowed around a step at that fraction of all steps, into rows
-    /// with no x: `no data`).
+    /// metric, time) the data are the drawn runs' points that read an x (a
+    /// compared run's rows too: its x may come at other steps), and the pointer's
+    /// place is the point drawn there, so a notch narrows around what is under it
+    /// (it narrowed around a step at that fraction of all steps, into rows with no
+    /// x: `no data`).
     fn zoom_around(&mut self, runs: &[&Run], key: String, anchor: Anchor, zin: bool) {
         let own = crate::ui::charts::xaxis::own_x(runs, &key);
         let main = (runs.first()).and_then(|r| crate::ui::charts::xaxis::series_in(r, &key, own));

@@ -761,3 +761,41 @@ fn the_x_picker_lists_metrics_not_image_fields() {
         p.options
     );
 }
+
+/// Two runs drawn, `epoch` logged by each at other steps (the main run at steps
+/// 40..60, the compared one at 0..20): zoom in `epoch` keeps both runs' rows with
+/// an x in its window (the window was taken from the main run's alone, dropping
+/// the other run from the chart).
+#[test]
+fn zoom_in_a_picked_x_keeps_every_drawn_run() {
+    use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
+    let (w, h) = (120, 40);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let _ = partial_x_app(&other, 100, 0..20, w, h);
+    app.request_compare(other.clone(), other.clone());
+    app.take_cmds();
+    let (_, b) = leet::source::tail::read_batch(&other).unwrap();
+    let tag = app.runs.compare[0].tag;
+    app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    pick_epoch_for_loss(&mut app);
+    let s = screen(&app, w, h);
+    let (cx, cy) = s
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| Some((l[..l.find("┏loss")?].chars().count(), y)))
+        .expect("the focused chart is on screen");
+    let width = focused_title(&s).chars().count() + 2;
+    let (cx, cy) = (u16::try_from(cx).unwrap(), u16::try_from(cy).unwrap());
+    app.update(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: cx + u16::try_from(width * 3 / 4).unwrap(),
+        row: cy + 4,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let (x0, x1) = app.charts.zoom.get("loss").copied().expect("zoomed");
+    // The compared run's rows with an x (steps 0..19) are still partly inside.
+    assert!(x0 < 19.0 && x1 > 40.0, "{x0}..{x1}");
+}
