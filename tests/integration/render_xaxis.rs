@@ -799,3 +799,29 @@ fn zoom_in_a_picked_x_keeps_every_drawn_run() {
     // The compared run's rows with an x (steps 0..19) are still partly inside.
     assert!(x0 < 19.0 && x1 > 40.0, "{x0}..{x1}");
 }
+
+/// Two runs drawn whose `epoch` comes at other steps: `home` and `end` in `epoch`
+/// stand on the main run's first and last points with an x, reading values (they
+/// stood on the other run's, `no x here`).
+#[test]
+fn home_and_end_in_a_picked_x_with_runs_beside_read_values() {
+    let (w, h) = (120, 40);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let _ = partial_x_app(&other, 100, 0..20, w, h);
+    app.request_compare(other.clone(), other.clone());
+    app.take_cmds();
+    let (_, b) = leet::source::tail::read_batch(&other).unwrap();
+    let tag = app.runs.compare[0].tag;
+    app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
+    pick_epoch_for_loss(&mut app);
+    press(&mut app, "C");
+    for (k, want) in [(KeyCode::Home, 40.0), (KeyCode::End, 59.0)] {
+        app.update(Msg::key(k));
+        assert_eq!(app.charts.crosshair.map(|c| c.x), Some(want), "{k:?}");
+        let t = focused_title(&screen(&app, w, h));
+        assert!(!t.contains("no x here"), "{k:?}: {t}");
+    }
+}

@@ -69,12 +69,18 @@ impl Charts {
             return Vec::new();
         };
         let own = own_x(runs, key);
-        let all: Vec<_> = (runs.iter())
+        let mut all: Vec<_> = (runs.iter())
             .filter_map(|r| {
                 let s = series_in(r, key, own).filter(|s| !s.is_empty())?;
                 Some((s, Placer::new(&self.xaxis, r, key, own)))
             })
             .collect();
+        // In another x the crosshair's step is read through the first run's x
+        // (the corner's): it steps along that run's points alone (another run's
+        // x may come at other steps: `home` on its first read `no x here`).
+        if all.first().is_some_and(|(_, p)| p.is_some()) {
+            all.truncate(1);
+        }
         all
     }
 
