@@ -771,16 +771,7 @@ fn zoom_in_a_picked_x_keeps_every_drawn_run() {
     use crossterm::event::{KeyModifiers, MouseEvent, MouseEventKind};
     let (w, h) = (120, 40);
     let tmp = tempfile::tempdir().unwrap();
-    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
-    let other = tmp.path().join("other");
-    std::fs::create_dir_all(&other).unwrap();
-    let _ = partial_x_app(&other, 100, 0..20, w, h);
-    app.request_compare(other.clone(), other.clone());
-    app.take_cmds();
-    let (_, b) = leet::source::tail::read_batch(&other).unwrap();
-    let tag = app.runs.compare[0].tag;
-    app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
-    pick_epoch_for_loss(&mut app);
+    let mut app = two_runs_epoch_apart(tmp.path(), w, h);
     let s = screen(&app, w, h);
     let (cx, cy) = s
         .lines()
@@ -807,8 +798,21 @@ fn zoom_in_a_picked_x_keeps_every_drawn_run() {
 fn home_and_end_in_a_picked_x_with_runs_beside_read_values() {
     let (w, h) = (120, 40);
     let tmp = tempfile::tempdir().unwrap();
-    let mut app = partial_x_app(tmp.path(), 100, 40..60, w, h);
-    let other = tmp.path().join("other");
+    let mut app = two_runs_epoch_apart(tmp.path(), w, h);
+    press(&mut app, "C");
+    for (k, want) in [(KeyCode::Home, 40.0), (KeyCode::End, 59.0)] {
+        app.update(Msg::key(k));
+        assert_eq!(app.charts.crosshair.map(|c| c.x), Some(want), "{k:?}");
+        let t = focused_title(&screen(&app, w, h));
+        assert!(!t.contains("no x here"), "{k:?}: {t}");
+    }
+}
+
+/// The run of [`partial_x_app`] with `epoch` at steps 40..60, another beside it
+/// with `epoch` at steps 0..20, and `epoch` picked as the x of `loss`'s chart.
+fn two_runs_epoch_apart(dir: &std::path::Path, w: u16, h: u16) -> App {
+    let mut app = partial_x_app(dir, 100, 40..60, w, h);
+    let other = dir.join("other");
     std::fs::create_dir_all(&other).unwrap();
     let _ = partial_x_app(&other, 100, 0..20, w, h);
     app.request_compare(other.clone(), other.clone());
@@ -817,11 +821,5 @@ fn home_and_end_in_a_picked_x_with_runs_beside_read_values() {
     let tag = app.runs.compare[0].tag;
     app.update(Msg::Tagged(tag, Box::new(Msg::Run(b))));
     pick_epoch_for_loss(&mut app);
-    press(&mut app, "C");
-    for (k, want) in [(KeyCode::Home, 40.0), (KeyCode::End, 59.0)] {
-        app.update(Msg::key(k));
-        assert_eq!(app.charts.crosshair.map(|c| c.x), Some(want), "{k:?}");
-        let t = focused_title(&screen(&app, w, h));
-        assert!(!t.contains("no x here"), "{k:?}: {t}");
-    }
+    app
 }
