@@ -1189,3 +1189,34 @@ fn the_started_of_a_resumed_run_is_its_first_segments_whichever_is_read_first() 
     }
     assert!(started(&ws).contains(&first), "{first}: {}", started(&ws));
 }
+
+/// A resumed run's new segment coming while the run is drawn: the segment shown
+/// until then stays drawn as it was read, its reader going on for it, and is not
+/// read again (its images went missing from the media pane while it was).
+#[test]
+fn a_new_segment_keeps_the_segment_shown_before_as_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let first = write_resumed_with_images(&wandb, "resk0001", &[(0, NOW - 2000.0, vec![5, 15])]);
+    let mut ws = Ws::open(&wandb, "wandb", 160, 40);
+    ws.keys("3");
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 15 (2/2)"), "{s}");
+    let old_tag = ws.app.shown.tag;
+    // The run resumed: its second segment's directory appears.
+    let second = write_resumed_with_images(&wandb, "resk0001", &[(30, NOW - 1000.0, vec![45])]);
+    ws.send([Msg::Tick(NOW + 1.0)]);
+    let main = ws.app.shown.source.file.clone().unwrap();
+    assert!(main.starts_with(&second[0]), "{main:?}");
+    // Drawn beside under its reader's tag: the same reader, not a new one.
+    let kept = ws
+        .app
+        .runs
+        .compare
+        .iter()
+        .find(|c| c.dir == first[0])
+        .expect("drawn beside");
+    assert_eq!(kept.tag, old_tag);
+    let s = ws.screen(160, 40);
+    assert!(s.contains("img · _step 45 (3/3)"), "{s}");
+}

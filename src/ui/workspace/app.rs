@@ -235,15 +235,26 @@ impl Runs {
         };
         let main = cx.shown.main_run_dir();
         let (dirs, primary) = ws.wanted(main.as_deref());
-        match &primary {
-            None if main.is_some() => self.close_main(cx),
-            Some(p) if main.as_deref() != Some(p.as_path()) => self.open_run(cx, p.clone(), false),
-            _ => {}
-        }
         let others: Vec<PathBuf> = dirs
             .into_iter()
             .filter(|d| primary.as_ref() != Some(d))
             .collect();
+        match &primary {
+            None if main.is_some() => self.close_main(cx),
+            Some(p) if main.as_deref() != Some(p.as_path()) => {
+                // The run shown until now drawn beside the new main one (a resumed
+                // run's segment when a newer one came): kept as read, its reader
+                // going on for it, not read again (its images, rows and console
+                // went missing while it was).
+                let kept =
+                    (main.as_ref()).filter(|m| others.contains(m) && self.is_compared(m).is_none());
+                match kept {
+                    Some(old) => self.open_run_keeping(cx, p.clone(), old.clone()),
+                    None => self.open_run(cx, p.clone(), false),
+                }
+            }
+            _ => {}
+        }
         let mut i = 0;
         while i < self.compare.len() {
             if others.contains(&self.compare[i].dir) {

@@ -99,12 +99,28 @@ impl Runs {
     /// `keep_view` (the workspace changing which drawn run is the main one) focus,
     /// zoom and scroll positions stay.
     pub(crate) fn open_run(&mut self, cx: &mut WsCx, dir: PathBuf, keep_view: bool) {
+        cx.asks.cmd(Cmd::StopReader { tag: cx.shown.tag });
+        self.start_main(cx, dir, keep_view);
+    }
+
+    /// [`Runs::open_run`] (the view afresh), the run shown until now (in `old`)
+    /// drawn beside it as it was read, its reader going on for it.
+    pub(crate) fn open_run_keeping(&mut self, cx: &mut WsCx, dir: PathBuf, old: PathBuf) {
+        let s = &cx.shown.source;
+        let read_all = s.file_len > 0 && s.read_to >= s.file_len;
+        let run = std::mem::replace(&mut cx.shown.run, new_run(cx.shown.max_points));
+        self.keep_compared(cx.shown.tag, old, run, read_all);
+        self.start_main(cx, dir, false);
+    }
+
+    /// The main run read from `dir` by a new reader (the one before stopped by the
+    /// caller, or kept for a compared run).
+    fn start_main(&mut self, cx: &mut WsCx, dir: PathBuf, keep_view: bool) {
         // A run already compared becomes the main run: stop drawing it twice.
         if let Some(i) = self.compare.iter().position(|c| c.dir == dir) {
             let c = self.compare.remove(i);
             cx.asks.cmd(Cmd::StopReader { tag: c.tag });
         }
-        cx.asks.cmd(Cmd::StopReader { tag: cx.shown.tag });
         let tag = cx.shown.new_tag();
         cx.asks.cmd(Cmd::StartReader {
             path: dir.clone(),

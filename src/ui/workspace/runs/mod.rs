@@ -309,6 +309,20 @@ impl Runs {
         cx.asks.refresh();
     }
 
+    /// Draw `run`, read so far by the reader numbered `tag` from `dir`, beside
+    /// the main one (the main run until now: see [`Runs::open_run_keeping`]).
+    pub(crate) fn keep_compared(&mut self, tag: u64, dir: PathBuf, run: Run, read_all: bool) {
+        self.compare.push(Compared {
+            tag,
+            dir,
+            label: String::new(),
+            run,
+            budget: COMPARED_BUDGET,
+            ws: None,
+            read_all,
+        });
+    }
+
     /// Draw the selected run beside the main one, or stop drawing it.
     fn toggle_compare(&mut self, cx: &mut WsCx) {
         let Some(entry) = self.list.get(self.sel) else {
