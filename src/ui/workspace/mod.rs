@@ -173,16 +173,15 @@ impl WsRun {
     #[must_use]
     pub fn label(&self) -> String {
         let l = self.latest();
-        let s = if !l.display_name.is_empty() {
-            &l.display_name
-        } else if !l.run_id.is_empty() {
-            &l.run_id
-        } else if !id_of_dir(&self.dir_name).is_empty() {
-            id_of_dir(&self.dir_name)
+        if !l.display_name.is_empty() {
+            return crate::text::sanitize(&l.display_name);
+        }
+        let id = self.id();
+        if id.is_empty() {
+            crate::text::sanitize(&self.dir_name)
         } else {
-            &self.dir_name
-        };
-        crate::text::sanitize(s)
+            id
+        }
     }
 
     #[must_use]

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Widget};
 use crate::text::sanitize;
 use crate::ui::action::Action;
 use crate::ui::keymap::{hint_line, Mode};
-use crate::ui::overlay::media::{Image, MediaState};
+use crate::ui::overlay::media::{Image, MediaSources, MediaState};
 use crate::ui::overlay::{self, Kind};
 use crate::ui::theme::Theme;
 use crate::ui::widget::fit::{fit, word_wrap};
@@ -66,8 +66,7 @@ fn draw_image(buf: &mut Buffer, area: Rect, img: &Image, color: bool) {
 }
 
 /// The selected image's title: key, step, position, caption, size.
-fn media_title(app: &App) -> String {
-    let sources = crate::ui::media_sources(&app.shown, &app.runs);
+fn media_title(app: &App, sources: &MediaSources<'_>) -> String {
     match app.panes.media.selected(sources.clone()) {
         Some((key, item, n)) => {
             let mut t = format!(
@@ -98,8 +97,9 @@ fn media_title(app: &App) -> String {
 }
 
 /// The image, or what stands in its place, in `inner`.
-fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, theme: Theme) {
-    let msg = if MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs)).is_empty() {
+/// `no_keys`: the run logged no image.
+fn render_media_body(buf: &mut Buffer, inner: Rect, app: &App, no_keys: bool, theme: Theme) {
+    let msg = if no_keys {
         Some("no images logged in this run (wandb.Image)".to_owned())
     } else if app.panes.media.loading {
         Some("reading the image…".to_owned())
@@ -140,8 +140,10 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if area.width < 10 || area.height < 4 {
         return;
     }
-    let keys = MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs));
-    let inner = overlay::open(buf, area, &media_title(app), theme);
+    // The images listed once a frame: the title, the hint and the body share them.
+    let sources = crate::ui::media_sources(&app.shown, &app.runs);
+    let keys = MediaState::keys(sources.clone());
+    let inner = overlay::open(buf, area, &media_title(app, &sources), theme);
     let (km, m) = (&app.screen.keymap, Mode::Overlay(Kind::Media));
     let which = format!("key ({}/{})", app.panes.media.key + 1, keys.len());
     let hint = hint_line([
@@ -162,7 +164,7 @@ pub(crate) fn render_media(buf: &mut Buffer, area: Rect, app: &App, theme: Theme
     if !hint.is_empty() {
         overlay::hint(buf, area, &format!(" {hint} "), theme);
     }
-    render_media_body(buf, inner, app, theme);
+    render_media_body(buf, inner, app, keys.is_empty(), theme);
 }
 
 /// The media pane (`3`) beside the charts: the same image, its title on the top
@@ -173,8 +175,9 @@ pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: 
         return;
     }
     let focused = app.panels.focus == crate::ui::panels::Pane::Media;
-    let mut title = media_title(app);
-    let keys = MediaState::keys(crate::ui::media_sources(&app.shown, &app.runs)).len();
+    let sources = crate::ui::media_sources(&app.shown, &app.runs);
+    let mut title = media_title(app, &sources);
+    let keys = MediaState::keys(sources).len();
     if focused && keys > 0 {
         title.push_str(if keys > 1 {
             "· ←/→ ↑/↓ enter "
@@ -189,7 +192,7 @@ pub(crate) fn render_media_pane(buf: &mut Buffer, area: Rect, app: &App, theme: 
         .title_style(theme.title(focused));
     let inner = block.inner(area);
     block.render(area, buf);
-    render_media_body(buf, inner, app, theme);
+    render_media_body(buf, inner, app, keys == 0, theme);
 }
 
 #[cfg(test)]
