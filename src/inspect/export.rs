@@ -326,7 +326,9 @@ fn new_col(key: &str, cols: &mut Columns, grow: bool, filter: Option<&Regex>) ->
     let c = match cols.index.get(key) {
         Some(&c) => c,
         None if !grow => return None,
-        None if filter.is_some_and(|r| !r.is_match(key)) => {
+        // A stitched export's segment column is the rows' own, as `_step` is:
+        // `--metrics` chooses among the metrics only.
+        None if key != SEGMENT_KEY && filter.is_some_and(|r| !r.is_match(key)) => {
             cols.others.insert(key.to_owned());
             return None;
         }
@@ -689,7 +691,8 @@ fn scan(
         });
         Ok(())
     })?;
-    if let Some(re) = filter.filter(|_| cols.names.is_empty()) {
+    let metrics = cols.names.iter().filter(|n| *n != SEGMENT_KEY).count();
+    if let Some(re) = filter.filter(|_| metrics == 0) {
         return Err(NoMetricMatched {
             regex: re.as_str().to_owned(),
             file: src.main().to_path_buf(),
@@ -708,14 +711,63 @@ fn scan(
     }
     preps.resize_with(cols.names.len(), Prep::default);
     seen.resize(cols.names.len(), Seen::default());
+    let (preps, seen) = cols.sort(preps, seen);
+    // The long form's `value` holds the metrics' values; the segment has a column.
+    let metric_seen: Vec<Seen> = cols
+        .names
+        .iter()
+        .zip(&seen)
+        .filter(|(n, _)| *n != SEGMENT_KEY)
+        .map(|(_, s)| *s)
+        .collect();
     Ok(Scan {
         cols,
         preps,
         rows_forward,
         kinds: seen.iter().copied().map(Seen::kind).collect(),
         x_int,
-        value_kind: Seen::join(&seen),
+        value_kind: Seen::join(&metric_seen),
     })
+}
+
+impl Columns {
+    /// Put the columns in the order every export of a run has, whatever order
+    /// the file's rows list their keys in (wandb-core writes each row's keys in
+    /// a new order, so the first row's would differ from run to run of one
+    /// script): the keys in natural order (`layer2` before `layer10`; a logged
+    /// object's fields side by side), a stitched run's `_segment` last. `a` and
+    /// `b` hold something per column, in the columns' order so far: returned in
+    /// the new order.
+    fn sort<A, B>(&mut self, a: Vec<A>, b: Vec<B>) -> (Vec<A>, Vec<B>) {
+        let mut order: Vec<usize> = (0..self.names.len()).collect();
+        order.sort_by(|&i, &j| {
+            let (x, y) = (&self.names[i], &self.names[j]);
+            (x == SEGMENT_KEY)
+                .cmp(&(y == SEGMENT_KEY))
+                .then_with(|| leet_text::natural_cmp(x, y))
+        });
+        let mut a: Vec<Option<A>> = a.into_iter().map(Some).collect();
+        let mut b: Vec<Option<B>> = b.into_iter().map(Some).collect();
+        let mut names = Vec::with_capacity(order.len());
+        let (mut na, mut nb) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
+        for &i in &order {
+            names.push(std::mem::take(&mut self.names[i]));
+            na.extend(a.get_mut(i).and_then(Option::take));
+            nb.extend(b.get_mut(i).and_then(Option::take));
+        }
+        self.index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        self.names = names;
+        (na, nb)
+    }
+
+    /// The column of a stitched export's segment, if it has one.
+    fn segment(&self) -> Option<usize> {
+        self.index.get(SEGMENT_KEY).copied()
+    }
 }
 
 /// The kinds of value a column logged (a `null` is none).
@@ -1040,6 +1092,10 @@ fn header(
         if smooth {
             header.push(("smoothed".to_owned(), ColKind::Num));
         }
+        // A stitched run's rows each name their segment, as the wide form's do.
+        if names.iter().any(|n| n == SEGMENT_KEY) {
+            header.push((SEGMENT_KEY.to_owned(), ColKind::Text));
+        }
     } else {
         // Every name a metric or a fixed column has is its own; a smoothed column
         // (or a metric whose name only cleaning made equal to another's) takes the
@@ -1277,6 +1333,7 @@ fn build_rows(
     let mut row = Waiting::new(cells);
     let mut row_x: Option<(Option<f64>, Option<i64>)> = None;
     let long_key_at = 1 + time_cols;
+    let segment_col = cols.segment();
     let result = read(src, "exporting", prog, err, |ev| {
         let mut res = Ok(());
         points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
@@ -1284,7 +1341,16 @@ fn build_rows(
                 return;
             }
             let mut others = std::mem::take(&mut pts.others);
+            // The long form: the record's segment goes in its rows' last cell.
+            let segment = segment_col
+                .filter(|_| opts.long)
+                .and_then(|c| pts.list.iter().find(|p| p.col() == c))
+                .and_then(|p| others.get(p.other as usize).cloned())
+                .map(|o| clean.other(o));
             for p in &pts.list {
+                if opts.long && Some(p.col()) == segment_col {
+                    continue;
+                }
                 let (num, other) = match others.get_mut(p.other as usize) {
                     None => (Some(p.value), None),
                     Some(o) => {
@@ -1303,6 +1369,9 @@ fn build_rows(
                         w.nums[2] = p.time;
                     }
                     w.set(long_key_at + 1, num, other);
+                    if segment.is_some() {
+                        w.set(cells - 1, None, segment.clone());
+                    }
                     if let Some(seq) = seq {
                         w.waits.push((long_key_at + 2, p.col(), seq));
                     }

@@ -85,7 +85,7 @@ fn inspect_history(file: &Path) -> Rows {
 }
 
 /// Minimal RFC 4180 reader (quoted fields with `""`).
-fn csv_fields(line: &str) -> Vec<String> {
+pub(crate) fn csv_fields(line: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut quoted = false;
     let mut chars = line.chars().peekable();
@@ -851,4 +851,51 @@ fn smoothing_parameters_out_of_bounds_are_usage_errors_that_state_the_range() {
             "{arg}: {out}"
         );
     }
+}
+
+#[test]
+fn two_runs_of_one_script_export_the_same_columns_in_key_order_whatever_order_their_rows_list_them(
+) {
+    // wandb-core writes each row's keys in a new order: the columns do not
+    // follow the file's first row but the keys' natural order, as the charts do.
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = ["m10", "b", "m2", "a/x", "a/sample.width"];
+    let mut headers = Vec::new();
+    for (i, order) in [metrics.to_vec(), metrics.iter().rev().copied().collect()]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = leet::decode::synth::RunSpec {
+            run_id: format!("ord{i}"),
+            steps: 5,
+            metrics: order.iter().map(|m| (*m).to_owned()).collect(),
+            exit_code: Some(0),
+            ..Default::default()
+        };
+        let file = dir.path().join(format!("run-ord{i}.wandb"));
+        std::fs::write(&file, leet::decode::synth::run_file(&spec)).unwrap();
+        for args in [&[][..], &["--format", "jsonl"][..]] {
+            let o = export(&file, args);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let out = String::from_utf8(o.stdout).unwrap();
+            let first = out.lines().next().unwrap().to_owned();
+            if args.is_empty() {
+                headers.push(first);
+            } else {
+                // JSON lines: the keys of a row in the same order.
+                let keys: Vec<&str> = first
+                    .split('"')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|k| !k.starts_with('_'))
+                    .collect();
+                assert_eq!(keys, ["a/sample.width", "a/x", "b", "m2", "m10"], "{first}");
+            }
+        }
+    }
+    assert_eq!(
+        headers[0], "_step,_runtime,_timestamp,a/sample.width,a/x,b,m2,m10",
+        "{headers:?}"
+    );
+    assert_eq!(headers[0], headers[1]);
 }

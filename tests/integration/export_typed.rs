@@ -218,11 +218,12 @@ fn values_are_exported_as_logged_big_integers_booleans_and_strings_included() {
     // CSV: the decimal text as logged.
     let csv = std::fs::read_to_string(many_metrics(dir.path(), "csv")).unwrap();
     let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let first: Vec<Vec<&str>> = lines.take(4).map(|l| l.split(',').collect()).collect();
+    // (Read as CSV: a cell of a list or a string may hold commas.)
+    let header = crate::export::csv_fields(lines.next().unwrap());
+    let first: Vec<Vec<String>> = lines.take(4).map(crate::export::csv_fields).collect();
     let col = |name: &str| -> Vec<&str> {
         let i = header.iter().position(|h| *h == name).unwrap();
-        first.iter().map(|r| r[i]).collect()
+        first.iter().map(|r| r[i].as_str()).collect()
     };
     assert_eq!(col("big_int_metric"), big);
     assert_eq!(col("int_metric"), int);

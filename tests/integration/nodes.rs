@@ -411,6 +411,60 @@ fn export_and_inspect_of_the_workspace_stitch_a_resumed_runs_segments() {
     assert_eq!(second.lines().count(), 11);
 }
 
+#[test]
+fn a_stitched_exports_segment_column_is_kept_whatever_metrics_and_in_the_long_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_rewound(&wandb);
+    let export = |metrics: Option<&str>, long: bool| {
+        let opts = leet::inspect::export::ExportOptions {
+            path: tmp.path().to_path_buf(),
+            metrics: metrics.map(|m| regex::Regex::new(m).unwrap()),
+            long,
+            ..Default::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let r = leet::inspect::export::run(&opts, &mut out, &mut err);
+        (r, String::from_utf8(out).unwrap())
+    };
+    let (first, newest) = (run_dir_name_of(&wandb, 0), run_dir_name_of(&wandb, 1));
+    // `--metrics` chooses metrics; the segment stays, last.
+    let (r, csv) = export(Some("^loss$"), false);
+    r.unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("_step,_runtime,_timestamp,loss,_segment"),
+        "{csv}"
+    );
+    let segs: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert_eq!(segs.len(), 15, "{csv}");
+    assert!(segs[..5].iter().all(|s| *s == first), "{csv}");
+    assert!(segs[5..].iter().all(|s| *s == newest), "{csv}");
+    // A pattern only the segment's column matches matches no metric.
+    let (r, csv) = export(Some("segment"), false);
+    let e = r.unwrap_err();
+    assert!(leet::inspect::export::is_usage_error(&e), "{e:#}");
+    assert!(csv.is_empty(), "{csv}");
+    // The long form: each row names its segment in a last column, and no row
+    // is the segment's own.
+    let (r, csv) = export(None, true);
+    r.unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("_step,_runtime,_timestamp,key,value,_segment"),
+        "{csv}"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_ne!(r[3], "_segment", "{csv}");
+        let step: u32 = r[0].parse().unwrap();
+        assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
+    }
+}
+
 /// The name of the `i`th run directory of `wandb`, in name order.
 fn run_dir_name_of(wandb: &Path, i: usize) -> String {
     leet::source::file::run_dirs(wandb)[i]
@@ -445,7 +499,8 @@ fn a_metric_logged_by_two_nodes_is_a_series_per_node() {
     assert_eq!((st.count, st.last.map(|p| p.1)), (10, Some(9.0)));
     let (csv, _) = export_csv(&shared_wandb());
     assert!(
-        csv.starts_with("_step,_runtime,_timestamp,common,only0,only1/l:node-1,common/l:node-1\n"),
+        // In key order: a metric's nodes side by side.
+        csv.starts_with("_step,_runtime,_timestamp,common,common/l:node-1,only0,only1/l:node-1\n"),
         "{csv}"
     );
 }

@@ -175,7 +175,7 @@ fn a_link_to_another_file_is_written_through() {
         .is_symlink());
     assert!(std::fs::read_to_string(&real)
         .unwrap()
-        .starts_with("_step,_runtime,_timestamp,train/loss"));
+        .starts_with("_step,_runtime,_timestamp,lr,m0,m1,"));
 }
 
 #[test]
@@ -456,8 +456,8 @@ fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
             vec![("value".into(), ConvertedType::UTF8)]
         } else {
             vec![
-                ("nan".into(), ConvertedType::UTF8),
                 ("bad".into(), ConvertedType::UTF8),
+                ("nan".into(), ConvertedType::UTF8),
                 ("ok".into(), ConvertedType::JSON),
             ]
         };
@@ -471,7 +471,7 @@ fn a_parquet_column_is_typed_json_only_when_every_cell_is_json() {
         let want = if long {
             r#"["value"]"#
         } else {
-            r#"["nan","bad"]"#
+            r#"["bad","nan"]"#
         };
         assert_eq!(named.as_deref(), Some(want), "long {long}");
         // Every cell of a JSON column parses as JSON.
@@ -541,7 +541,7 @@ fn a_dangling_link_is_written_through_to_the_file_it_names_and_stays_a_link() {
     }
     assert!(std::fs::read_to_string(&real)
         .unwrap()
-        .starts_with("_step,_runtime,_timestamp,train/loss"));
+        .starts_with("_step,_runtime,_timestamp,lr,m0,m1,"));
 }
 
 #[cfg(target_os = "linux")]
@@ -587,7 +587,7 @@ fn a_workspace_whose_newest_run_cannot_be_read_gives_the_newest_readable_one_and
         let mut out = Vec::new();
         let mut err = Vec::new();
         run(&opts, &mut out, &mut err).unwrap();
-        assert!(out.starts_with(b"_step,_runtime,_timestamp,train/loss"));
+        assert!(out.starts_with(b"_step,_runtime,_timestamp,lr,m0,m1,"));
         let err = String::from_utf8(err).unwrap();
         assert!(
             err.contains(&format!("leet: skipped the run {}: ", bad.display()))
