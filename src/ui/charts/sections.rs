@@ -354,12 +354,31 @@ impl Sections {
 }
 
 /// The pages of `rows` in a body `h` lines high, at most `grid_rows` chart rows
-/// each.
+/// each, except that no more charts than a page of the plain grid holds
+/// (`per_page`) are one page wherever their rows fit in it at the shortest a row
+/// gets beside headers: the sections' headers and short last rows would
+/// otherwise push a chart or two onto a page of their own.
 #[must_use]
-pub fn pages(rows: &[Row], h: u16, grid_rows: u16) -> Vec<Page> {
+pub fn pages(rows: &[Row], h: u16, grid_rows: u16, per_page: usize) -> Vec<Page> {
     let h = usize::from(h).max(1);
     let r = usize::from(grid_rows.max(1));
     let hmin = row_min(h, r);
+    let (mut headers, mut chart_rows, mut charts) = (0, 0, 0);
+    for row in rows {
+        match row {
+            Row::Header(_) => headers += 1,
+            Row::Charts { charts: c, .. } => {
+                chart_rows += 1;
+                charts += c.len();
+            }
+        }
+    }
+    if chart_rows > r && charts <= per_page && headers + chart_rows * hmin <= h {
+        return vec![Page {
+            cont: None,
+            rows: 0..rows.len(),
+        }];
+    }
     let mut out = Vec::new();
     let mut i = 0;
     while i < rows.len() {
@@ -437,6 +456,9 @@ pub fn place(
     let avail = h.saturating_sub(k);
     let share = if only && m < r {
         m.max(1)
+    } else if m > r {
+        // The only page, holding more rows than the grid ([`pages`]): they share it.
+        m
     } else if avail / r >= row_min(h.max(1), r) {
         r
     } else {

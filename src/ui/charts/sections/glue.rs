@@ -30,7 +30,7 @@ impl GridState {
             return None;
         }
         let rows = self.section_rows();
-        let pages = super::pages(&rows, body.height, self.rows);
+        let pages = super::pages(&rows, body.height, self.rows, self.per_page());
         let page = self.section_page(&rows, &pages);
         let slots = pages
             .get(page)

@@ -20,7 +20,7 @@ impl GridState {
     /// The pages of the grid's rows in its body.
     #[must_use]
     pub fn section_pages(&self, rows: &[Row]) -> Vec<Page> {
-        pages(rows, self.body.height, self.rows)
+        pages(rows, self.body.height, self.rows, self.per_page())
     }
 
     /// The focused item.

@@ -174,7 +174,8 @@ fn the_filter_drops_empty_sections_and_counts_matches() {
 /// page, in order, and no page holds more than `r` chart rows or `h` lines at the
 /// shortest chart row.
 fn paged(rows: &[Row], h: u16, r: u16) -> Vec<Page> {
-    let p = pages(rows, h, r);
+    // (The plain grid's page as `r` rows of 2: no squeezing of more rows.)
+    let p = pages(rows, h, r, usize::from(r));
     let mut next = 0;
     for page in &p {
         assert_eq!(page.rows.start, next, "{p:?}");
@@ -285,7 +286,7 @@ fn place_puts_headers_on_one_line_and_rows_below_inside_the_body() {
     };
     let rows = s.rows(2);
     let body = Rect::new(10, 5, 60, 30);
-    let p = pages(&rows, body.height, 2);
+    let p = pages(&rows, body.height, 2, 4);
     let mut seen = Vec::new();
     for page in &p {
         let slots = place(page, &rows, body, 2, 2);
@@ -327,7 +328,7 @@ fn one_page_of_fewer_rows_than_the_grid_fills_the_body() {
     };
     let rows = s.rows(2);
     let body = Rect::new(0, 1, 80, 42);
-    let p = pages(&rows, body.height, 3);
+    let p = pages(&rows, body.height, 3, 6);
     assert_eq!(p.len(), 1);
     let slots = place(&p[0], &rows, body, 2, 3);
     let bottom = slots.iter().map(|(r, _)| r.bottom()).max();
@@ -444,4 +445,59 @@ fn deep_and_long_keys_nest_at_most_max_depth_and_build_quickly() {
         .map(|s| s.count)
         .sum();
     assert_eq!(total, ks.len());
+}
+
+/// Twenty charts on a grid of 5 × 4: a section of 4 and one of 16 are five chart
+/// rows (4, 5, 5, 5, 1) and two headers; they share one page, the rows a little
+/// shorter, rather than leave the last chart alone on a second page.
+#[test]
+fn as_many_charts_as_the_grid_holds_are_one_page_whatever_their_sections() {
+    let mut ks: Vec<String> = (0..4).map(|i| format!("c{i}")).collect();
+    ks.extend((0..16).map(|i| format!("train/m{i:02}")));
+    let (tree, _) = Tree::build(&ks, &(0..20).collect::<Vec<_>>());
+    let s = Sections {
+        tree,
+        ..Sections::default()
+    };
+    let rows = s.rows(5);
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    let body = Rect::new(0, 1, 200, 46);
+    let p = pages(&rows, body.height, 4, 20);
+    assert_eq!(
+        p,
+        [Page {
+            cont: None,
+            rows: 0..7
+        }]
+    );
+    let slots = place(&p[0], &rows, body, 5, 4);
+    let mut charts = Vec::new();
+    for (r, slot) in &slots {
+        assert!(r.bottom() <= body.bottom(), "{slots:?}");
+        if let Slot::Chart(c) = slot {
+            // 44 lines shared by five rows.
+            assert!(r.height >= 8, "{slots:?}");
+            charts.push(*c);
+        }
+    }
+    assert_eq!(charts, (0..20).collect::<Vec<_>>());
+    // One chart more than the grid holds: pages as before, at most 4 rows each.
+    ks.push("train/m16".to_owned());
+    let (tree, _) = Tree::build(&ks, &(0..21).collect::<Vec<_>>());
+    let s = Sections {
+        tree,
+        ..Sections::default()
+    };
+    let rows = s.rows(5);
+    let p = pages(&rows, body.height, 4, 20);
+    assert_eq!(p.len(), 2, "{p:?}");
+    // Nor where five rows do not fit at the shortest a row gets: 4 × 5 rows of
+    // at least 6 lines, 2 headers, in 30 lines.
+    let (tree, _) = Tree::build(&ks[..20], &(0..20).collect::<Vec<_>>());
+    let s = Sections {
+        tree,
+        ..Sections::default()
+    };
+    let rows = s.rows(5);
+    assert_eq!(pages(&rows, 30, 4, 20).len(), 2);
 }
