@@ -35,8 +35,14 @@ impl Stream {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub stream: Stream,
-    /// Timestamp of the line's first fragment: (seconds, nanos) since the epoch.
+    /// Timestamp of the line's first fragment: (seconds, nanos) since the epoch
+    /// (as W&B stamps a line: `wandb leet inspect`, `output.log`).
     pub time: Option<(i64, i32)>,
+    /// When it was finished (its newline): lines are listed in that order, so
+    /// these times never go back where the first fragments' can (a progress bar
+    /// redrawn with `\r` for minutes while other lines are printed). The viewer
+    /// shows this one.
+    pub ended: Option<(i64, i32)>,
     pub text: String,
     /// The styles SGR sequences gave parts of `text`: byte ranges in order, not
     /// overlapping, plain text not listed, at most [`sgr::MAX_SPANS`].
@@ -79,6 +85,8 @@ struct Row {
     /// The pen each of `chars` was written with.
     styles: Vec<Sgr>,
     time: Option<(i64, i32)>,
+    /// Its latest write while unfinished, then its newline's ([`Line::ended`]).
+    ended: Option<(i64, i32)>,
     started: bool,
     /// Its number among all finished lines, once finished.
     line: Option<u64>,
@@ -104,16 +112,23 @@ impl Row {
         Line {
             stream,
             time: self.time,
+            ended: self.ended.or(self.time),
             text,
             spans,
             cont: self.cont,
         }
     }
 
+    /// A write to the row at `time`. Until it is finished the row's end is its
+    /// latest write; a finished line written again (the cursor moved back up
+    /// into it) keeps its end, so the ends stay in the order lines are listed.
     fn touch(&mut self, time: Option<(i64, i32)>) {
         if !self.started {
             self.started = true;
             self.time = time;
+        }
+        if self.line.is_none() && time.is_some() {
+            self.ended = time;
         }
         self.dirty = true;
     }
@@ -468,6 +483,11 @@ impl Console {
         if !row.started {
             row.time = time;
         }
+        // Finished now: it ends with its newline.
+        if time.is_some() {
+            row.ended = time;
+        }
+        row.ended = row.ended.or(row.time);
         row.line = Some(self.total);
         row.dirty = false;
         self.conts += u64::from(row.cont);
@@ -573,6 +593,9 @@ mod tests {
         c.write(Stream::Stderr, Some((5, 0)), "\n");
         assert_eq!(texts(&c), vec!["line 0", "err"]);
         assert_eq!(c.lines()[0].time, Some((1, 0)));
+        // Each line also says when it was finished, as it is listed.
+        assert_eq!(c.lines()[0].ended, Some((4, 0)));
+        assert_eq!(c.lines()[1].ended, Some((5, 0)));
         assert_eq!(c.lines()[1].stream, Stream::Stderr);
     }
 
@@ -915,6 +938,26 @@ mod tests {
     }
 
     #[test]
+    fn a_progress_bar_line_reads_when_it_ended_so_times_never_go_back() {
+        // tqdm on stderr redrawn with `\r` for a while, stdout lines finished
+        // meanwhile: the bar is listed where it ended, and reads that time.
+        let mut c = Console::new(100);
+        c.write(Stream::Stderr, Some((10, 0)), "\rprogress  10%");
+        c.write(Stream::Stdout, Some((11, 0)), "step 1\n");
+        c.write(Stream::Stderr, Some((12, 0)), "\rprogress  60%");
+        c.write(Stream::Stdout, Some((13, 0)), "step 2\n");
+        // Still being drawn: the time of its latest write.
+        c.write(Stream::Stderr, Some((14, 0)), "\rprogress 100%");
+        c.write(Stream::Stderr, Some((15, 0)), "\n");
+        c.write(Stream::Stdout, Some((16, 0)), "done\n");
+        assert_eq!(texts(&c), vec!["step 1", "step 2", "progress 100%", "done"]);
+        let ends: Vec<i64> = c.lines().iter().map(|l| l.ended.unwrap().0).collect();
+        assert_eq!(ends, [11, 13, 15, 16]);
+        // Its first fragment's time too (W&B's stamp).
+        assert_eq!(c.lines()[2].time, Some((10, 0)));
+    }
+
+    #[test]
     fn cursor_up_with_erase_rewrites_the_line_above() {
         let mut c = Console::new(100);
         for e in 0..2 {
@@ -936,8 +979,10 @@ mod tests {
                 "inner batch 100%"
             ]
         );
-        // A line keeps the time it was begun at.
+        // A line keeps the time it was begun at, and the one it was finished at
+        // when rewritten after.
         assert_eq!(c.lines()[2].time, Some((1, 0)));
+        assert_eq!(c.lines()[2].ended, Some((1, 0)));
     }
 
     #[test]

@@ -854,8 +854,8 @@ fn smoothing_parameters_out_of_bounds_are_usage_errors_that_state_the_range() {
 }
 
 #[test]
-fn two_runs_of_one_script_export_the_same_columns_in_key_order_whatever_order_their_rows_list_them(
-) {
+fn two_runs_of_one_script_export_the_same_columns_in_key_order_whatever_order_their_rows_list_them()
+{
     // wandb-core writes each row's keys in a new order: the columns do not
     // follow the file's first row but the keys' natural order, as the charts do.
     let dir = tempfile::tempdir().unwrap();

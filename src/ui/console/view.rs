@@ -108,9 +108,11 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
                 return;
             }
             // A long line's later parts go on under its time, as wrapped rows do.
+            // The time it was finished: lines are listed in that order.
             if r == 0 && !line.cont {
                 let t = line
-                    .time
+                    .ended
+                    .or(line.time)
                     .map_or_else(|| "        ".to_owned(), |(s, _)| format::time_of_day(s));
                 buf.set_stringn(inner.x + 1, y, &t, w, theme.dim());
             }
