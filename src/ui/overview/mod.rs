@@ -126,7 +126,7 @@ impl Facts<'_> {
         let mut facts = Vec::new();
         let mut item = |k: &str, v: &str| {
             if !v.is_empty() {
-                facts.push(Row::Item(k.to_owned(), crate::text::sanitize(v)));
+                facts.push(Row::Item(k.to_owned(), shown(v)));
             }
         };
         item("Name", self.name);
@@ -184,10 +184,28 @@ fn flat(m: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, String)>
 
 /// A section's rows from flattened leaves (times as times).
 fn section(flat: Vec<(String, String)>) -> Vec<Row> {
-    use crate::text::sanitize;
     flat.into_iter()
-        .map(|(k, v)| time_row(sanitize(&k), sanitize(&v)))
+        .map(|(k, v)| time_row(shown(&k), shown(&v)))
         .collect()
+}
+
+/// Most characters of a key or value the overview keeps: a row shows one line
+/// of it, and the widest terminal is a few hundred columns. A run holding
+/// megabytes of text in one config or summary value (a logged prompt, a file's
+/// contents) would otherwise have it kept and copied whole for the pane, the
+/// filter and each refilter: a 5 MB summary string was held twice more here.
+const SHOWN_CHARS: usize = 2048;
+
+/// `text` sanitized, cut to [`SHOWN_CHARS`] with `…` where it is longer.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => {
+            let mut s = crate::text::sanitize(&text[..at]);
+            s.push('…');
+            s
+        }
+        None => crate::text::sanitize(text),
+    }
 }
 
 /// Config leaves (W&B's `_wandb` bookkeeping left out).

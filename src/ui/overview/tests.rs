@@ -293,3 +293,22 @@ fn the_sdk_s_wandb_subtree_is_left_out_of_config() {
         .collect();
     assert_eq!(keys, ["_wandbish", "a"]);
 }
+
+/// A value of megabytes (a logged prompt, a file's contents) is kept as much of
+/// it as a row can show, not whole: the pane, its filter and each refilter
+/// held copies of all of it.
+#[test]
+fn a_huge_value_is_kept_as_far_as_a_row_shows_it() {
+    let huge = format!("{}\u{1b}[31m{}", "é".repeat(3000), "x".repeat(5_000_000));
+    let rows = super::section(vec![
+        ("big".to_owned(), huge),
+        ("small".to_owned(), "0.5".to_owned()),
+    ]);
+    let Row::Item(k, v) = &rows[0] else {
+        panic!("{rows:?}")
+    };
+    assert_eq!(k, "big");
+    assert_eq!(v.chars().count(), super::SHOWN_CHARS + 1);
+    assert!(v.starts_with("éé") && v.ends_with('…'), "{}", &v[..20]);
+    assert!(matches!(&rows[1], Row::Item(k, v) if k == "small" && v == "0.5"));
+}
