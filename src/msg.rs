@@ -436,6 +436,11 @@ pub struct RunIndexEntry {
     /// read: the cache key, with the path.
     pub size: u64,
     pub mtime_ns: u64,
+    /// Status-change time (ns) of `file` when it was read: also the cache key (a
+    /// `chmod` moves it alone). 0 in a cache written before it was kept: such an
+    /// entry is read once again.
+    #[serde(default)]
+    pub ctime_ns: u64,
     /// Modification time (ns) of the run directory when it was listed: while it
     /// is unchanged no `.wandb` file came or went there, so a cached entry is
     /// checked with one `stat` of its file.

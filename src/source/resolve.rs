@@ -127,6 +127,33 @@ pub(crate) fn wandb_in_dir(dir: &Path) -> Option<PathBuf> {
         .map(|(_, p)| p)
 }
 
+/// Why a run directory gives [`wandb_in_dir`] no file, where something says so:
+/// its own `run-<id>.wandb` is there but is no regular file (a directory, a FIFO,
+/// a link that leads nowhere or round in a loop), or the directory cannot be
+/// listed (permission denied). None: it has no run file yet (a run starting). The
+/// cause without the directory's path (the runs list names it); nothing is
+/// opened, so a FIFO cannot block.
+pub(crate) fn why_no_run_file(dir: &Path) -> Option<String> {
+    if let Some(id) = run_id_of_dir(dir) {
+        let name = format!("run-{id}.wandb");
+        let own = dir.join(&name);
+        match std::fs::metadata(&own) {
+            Ok(m) if m.is_file() => return None,
+            Ok(m) => {
+                return Some(format!(
+                    "{name} is {}, not a run file",
+                    super::small_file::kind_of(&m)
+                ))
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound || own.is_symlink() => {
+                return Some(format!("{name}: {e}"));
+            }
+            Err(_) => {}
+        }
+    }
+    std::fs::read_dir(dir).err().map(|e| e.to_string())
+}
+
 /// Whether `file` starts as a `.wandb` transaction log does (`:W&B`), or is too
 /// short yet to tell (a run just created).
 fn starts_as_run(file: &Path) -> bool {
@@ -453,7 +480,7 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
     }
 
     if is_run_dir_name(&name) || name == "latest-run" {
-        return Ok(Target::EmptyRunDir(path.to_owned()));
+        return empty_run_dir(path.to_owned());
     }
     let mut candidates = vec![path.to_owned()];
     for sub in ["wandb", ".wandb"] {
@@ -483,7 +510,7 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
             }
             // The newest run has not written its file yet: wait for it rather than
             // show an older run.
-            return Ok(Target::EmptyRunDir(run));
+            return empty_run_dir(run);
         }
         let runs = run_dirs(&wandb_dir);
         for run in runs.iter().rev() {
@@ -495,7 +522,7 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
         // Run directories, none with its file yet (a first run starting): wait
         // for the newest, as for a run directory named directly.
         if let Some(newest) = runs.last() {
-            return Ok(Target::EmptyRunDir(newest.clone()));
+            return empty_run_dir(newest.clone());
         }
         looked.push(format!(
             "{} (no latest-run, no run-*/offline-run-* with a .wandb)",
@@ -507,6 +534,19 @@ pub fn resolve(path: &Path) -> Result<Target, SourceError> {
         path: path.to_owned(),
         looked: looked.join(", "),
     })
+}
+
+/// A run directory without a run file: one to wait in, unless its own run file
+/// is there but is no file ([`why_no_run_file`]: a FIFO, a link in a loop), which
+/// is an error naming the cause rather than a run that never starts.
+fn empty_run_dir(dir: PathBuf) -> Result<Target, SourceError> {
+    match why_no_run_file(&dir) {
+        Some(why) => Err(SourceError::Io {
+            path: dir,
+            source: io::Error::other(why),
+        }),
+        None => Ok(Target::EmptyRunDir(dir)),
+    }
 }
 
 /// [`resolve`] for callers that need a file now: a run directory without a

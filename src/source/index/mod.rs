@@ -279,7 +279,7 @@ pub fn unchanged_listed(
         let file_same = match &e.file {
             Some(f) => {
                 let (size, mtime_ns) = stat(f);
-                (size, mtime_ns) == (e.size, e.mtime_ns)
+                ((size, mtime_ns) == (e.size, e.mtime_ns) && ctime_ns(f) == e.ctime_ns)
                     || (size >= e.size && now - e.read_at < reread_after(size))
             }
             None => true,
@@ -301,6 +301,7 @@ pub fn same_listing(a: &RunIndexEntry, b: &RunIndexEntry) -> bool {
         file,
         size,
         mtime_ns: _,
+        ctime_ns: _,
         dir_mtime_ns: _,
         run_id,
         display_name,
@@ -440,6 +441,26 @@ fn unix_now() -> f64 {
 #[must_use]
 pub fn dir_mtime_ns(dir: &Path) -> u64 {
     stat(dir).1
+}
+
+/// The status-change time (ns) of `file`, 0 when it cannot be read: a change of
+/// its mode or owner (`chmod 000`) moves it, not the size or mtime, and must not
+/// leave the cached entry of a file that can no longer be read.
+fn ctime_ns(file: &Path) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        std::fs::metadata(file).map_or(0, |m| {
+            let s = u64::try_from(m.ctime()).unwrap_or(0);
+            let n = u64::try_from(m.ctime_nsec()).unwrap_or(0);
+            s.saturating_mul(1_000_000_000).saturating_add(n)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        0
+    }
 }
 
 fn stat(file: &Path) -> (u64, u64) {

@@ -15,6 +15,7 @@ pub(super) struct ReadJob {
     file: PathBuf,
     size: u64,
     mtime_ns: u64,
+    ctime_ns: u64,
     dir_mtime_ns: u64,
     /// What an earlier scan read of it (shown while it is read again).
     prior: Option<RunIndexEntry>,
@@ -54,6 +55,7 @@ impl ReadJob {
 
     fn read(self, now: f64) -> (RunIndexEntry, Outcome) {
         let mut e = read_run(&self.dir, &self.file, self.size, self.mtime_ns);
+        e.ctime_ns = self.ctime_ns;
         e.dir_mtime_ns = self.dir_mtime_ns;
         e.read_at = now;
         // Seen before, smaller: it grew (a file copied over it would be read as
@@ -134,19 +136,26 @@ pub(super) fn check_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) ->
         _ => crate::source::resolve::wandb_in_dir(&dir),
     };
     let Some(file) = file else {
+        // A run file that is no file (a FIFO, a link in a loop) or a directory
+        // that cannot be listed is a run that cannot be read, and says why: not
+        // a run waiting for its file.
+        let error = crate::source::resolve::why_no_run_file(&dir);
         let e = RunIndexEntry {
             dir,
             dir_mtime_ns,
+            error,
             ..RunIndexEntry::default()
         };
         return Check::Done(e, Outcome::NoFile);
     };
     let (size, mtime_ns) = stat(&file);
+    let ctime_ns = super::ctime_ns(&file);
     match prior {
         Some(mut e)
             if e.file.as_ref() == Some(&file)
                 && e.size == size
                 && e.mtime_ns == mtime_ns
+                && e.ctime_ns == ctime_ns
                 && (size, mtime_ns) != (0, 0) =>
         {
             let moved = e.dir_mtime_ns != dir_mtime_ns;
@@ -177,6 +186,7 @@ pub(super) fn check_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) ->
             file,
             size,
             mtime_ns,
+            ctime_ns,
             dir_mtime_ns,
             prior,
         }),

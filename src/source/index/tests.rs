@@ -358,3 +358,94 @@ fn a_cache_of_an_older_version_is_not_used() {
         Err(cache::LoadError::Version(2))
     ));
 }
+
+/// A run directory whose own `run-<id>.wandb` is no file (a link in a loop, a
+/// FIFO, a directory) is a run that cannot be read and says why, not a run still
+/// waiting for its file; the FIFO is never opened (that would block the scan).
+#[test]
+fn a_run_file_that_is_no_file_is_unreadable_and_says_why() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let cache = tmp.path().join("cache");
+    let mk = |id: &str| {
+        let d = wandb.join(format!("offline-run-20261130_00000{}-{id}", id.len()));
+        std::fs::create_dir_all(&d).unwrap();
+        (d.clone(), d.join(format!("run-{id}.wandb")))
+    };
+    let (_, f) = mk("loop");
+    symlink(f.with_file_name("other"), &f).unwrap();
+    symlink(&f, f.with_file_name("other")).unwrap();
+    let (_, f) = mk("fifo0");
+    let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path only.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let (_, f) = mk("dir000");
+    std::fs::create_dir(&f).unwrap();
+    let (_, f) = mk("gone0000");
+    symlink(f.with_file_name("nowhere"), &f).unwrap();
+    // A run directory with no file yet stays a run waiting for one.
+    mk("new000000");
+    let scan = scan(&wandb, &cache);
+    let error = |id: &str| {
+        let e = scan
+            .iter()
+            .find(|e| e.dir.to_string_lossy().ends_with(id))
+            .unwrap_or_else(|| panic!("{id}: {scan:?}"));
+        e.error.clone()
+    };
+    let loop_err = error("loop").expect("loop");
+    assert!(
+        loop_err.starts_with("run-loop.wandb: ") && loop_err.contains("symbolic links"),
+        "{loop_err}"
+    );
+    assert_eq!(
+        error("fifo0").as_deref(),
+        Some("run-fifo0.wandb is a FIFO, not a run file")
+    );
+    assert_eq!(
+        error("dir000").as_deref(),
+        Some("run-dir000.wandb is a directory, not a run file")
+    );
+    let gone = error("gone0000").expect("dangling link");
+    assert!(gone.contains("No such file"), "{gone}");
+    assert_eq!(error("new000000"), None);
+}
+
+/// A cached run whose file's mode changes (`chmod`: its ctime moves, not its
+/// size or mtime) is read again, so a file that can no longer be read is not
+/// shown from the cache as it was.
+#[test]
+fn a_chmod_of_a_cached_run_file_reads_it_again() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    let cache = tmp.path().join("cache");
+    let d = wandb.join("offline-run-20261130_000000-mode0001");
+    std::fs::create_dir_all(&d).unwrap();
+    let file = d.join("run-mode0001.wandb");
+    let spec = leet_format::synth::RunSpec {
+        run_id: "mode0001".into(),
+        steps: 3,
+        exit_code: Some(0),
+        ..Default::default()
+    };
+    std::fs::write(&file, leet_format::synth::run_file(&spec)).unwrap();
+    let opts = ScanOptions::default();
+    assert_eq!(scan_with(&wandb, &cache, &opts).read, 1);
+    let again = scan_with(&wandb, &cache, &opts);
+    assert_eq!((again.read, again.cached), (0, 1));
+    // A second at which the finished run is looked at, well after it was read.
+    let at = ScanOptions {
+        now: Some(
+            ((again.entries[0].read_at as u64 / DONE_RECHECK_S + 100) * DONE_RECHECK_S) as f64,
+        ),
+        ..ScanOptions::default()
+    };
+    assert!(unchanged(&wandb, &again.entries, &at));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(!unchanged(&wandb, &again.entries, &at));
+    let after = scan_with(&wandb, &cache, &opts);
+    assert_eq!((after.read, after.cached), (1, 0));
+}
