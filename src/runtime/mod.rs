@@ -330,9 +330,14 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     }
     let mut app = App::new(options(args, keymap));
     use_settings(&mut app, config, settings_dir(&opening).as_deref());
-    let saved = |dir: &std::path::Path| {
-        crate::source::state::default_state_dir()
-            .and_then(|s| crate::source::state::load(&s, dir).ok().flatten())
+    // What the workspace saved for the directory; a state file that cannot be
+    // used is set aside and said so (once, in the status bar).
+    let mut state_note = None;
+    let mut saved = |dir: &std::path::Path| {
+        let s = crate::source::state::default_state_dir()?;
+        let (saved, note) = crate::source::state::load_or_set_aside(&s, dir);
+        state_note = note;
+        saved
     };
     let run_dir = |t: &Target| match t {
         Target::File(f) => f.parent().map(std::path::Path::to_path_buf),
@@ -368,6 +373,9 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
             app.open_workspace(wandb_dir.clone(), saved(&wandb_dir), None, false);
             name_workspace(&mut app, &wandb_dir);
         }
+    }
+    if let Some(note) = state_note {
+        app.tell(note);
     }
     for (path, target) in compare {
         let dir = match target {

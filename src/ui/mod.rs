@@ -446,7 +446,13 @@ impl App {
                 self.settings_io.on_written(generation, error.as_deref())
             }
             Msg::WorkspaceWritten { generation, error } => {
-                self.runs.on_workspace_written(generation, error.is_none())
+                match self.runs.on_workspace_written(generation, error.as_deref()) {
+                    Some(note) => {
+                        self.settings_io.tell(&note);
+                        Effect::REDRAW
+                    }
+                    None => Effect::NONE,
+                }
             }
             Msg::Procs(t) if self.is_host() => {
                 self.host.procs.on_table(&t, self.screen.areas.procs)
@@ -471,6 +477,12 @@ impl App {
     ) {
         self.ws(|r, cx| r.open_workspace(cx, wandb_dir, saved, main, alone));
         self.settle();
+    }
+
+    /// Say `note` in the status bar until the next key (a trouble of leet's own
+    /// files found before the screen opened).
+    pub fn tell(&mut self, note: String) {
+        self.settings_io.tell(&note);
     }
 
     /// Ask the runtime to start the main reader on a user path (see

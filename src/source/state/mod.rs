@@ -165,8 +165,11 @@ pub fn save(
             ),
         ));
     }
-    create_private_dir(state_dir)?;
     let file = file_for_canonical(state_dir, &canonical);
+    // Whatever fails names the file (the OS's "No such file or directory" alone
+    // does not say which).
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", sanitize_path(&file)));
+    create_private_dir(state_dir).map_err(named)?;
     merge_save(&file, order, |_| {
         // A file that cannot be read or parsed is replaced, as it was before
         // merging (it would not be loaded anyway).
@@ -177,6 +180,39 @@ pub fn save(
         let state = bounded(merged(on_disk, base, now));
         encode(&canonical.to_string_lossy(), state).map(Some)
     })
+    .map_err(named)
+}
+
+/// [`load`] for a workspace opening: a state file that cannot be used (it does
+/// not parse, it is too big) is moved aside to `<file>.bad`, so the saves that
+/// follow start afresh without destroying it, and the note to show says so.
+/// (None, None): nothing saved yet.
+#[must_use]
+pub fn load_or_set_aside(
+    state_dir: &Path,
+    wandb_dir: &Path,
+) -> (Option<WorkspaceSaved>, Option<String>) {
+    match load(state_dir, wandb_dir) {
+        Ok(s) => (s, None),
+        Err(e) => {
+            let file = file_for(state_dir, wandb_dir);
+            let mut bad = file.clone().into_os_string();
+            bad.push(".bad");
+            let bad = PathBuf::from(bad);
+            // Only a file there (not one that cannot be opened) is moved.
+            let kept = std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
+                && std::fs::rename(&file, &bad).is_ok();
+            let note = if kept {
+                format!(
+                    "workspace state not used: {e}; kept as {}, started afresh",
+                    sanitize_path(&bad)
+                )
+            } else {
+                format!("workspace state not used: {e}")
+            };
+            (None, Some(note))
+        }
+    }
 }
 
 /// The state file's bytes for `state`, within [`MAX_STATE_BYTES`].

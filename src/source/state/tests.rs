@@ -379,3 +379,59 @@ fn a_missing_wandb_directory_loads_nothing_and_saves() {
     assert_eq!(load(&s, &gone), Ok(Some(sample())));
     assert!(!gone.exists());
 }
+
+/// A state file that does not parse (or is too big) is not loaded, and is moved
+/// aside to `<file>.bad` with a note saying so, so the saves that start afresh do
+/// not destroy it silently.
+#[test]
+fn a_state_file_that_cannot_be_used_is_set_aside_and_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (state, wandb) = (tmp.path().join("state"), tmp.path().join("wandb"));
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::create_dir_all(&wandb).unwrap();
+    let file = file_for(&state, &wandb);
+    std::fs::write(&file, b"\x00garbage{").unwrap();
+    let (saved, note) = load_or_set_aside(&state, &wandb);
+    assert_eq!(saved, None);
+    let note = note.expect("a note");
+    assert!(
+        note.starts_with("workspace state not used: state file ")
+            && note.contains("does not parse")
+            && note.ends_with(".json.bad, started afresh"),
+        "{note}"
+    );
+    assert!(!file.exists());
+    let bad = std::fs::read(file.with_extension("json.bad")).unwrap();
+    assert_eq!(bad, b"\x00garbage{");
+    // Nothing saved yet: no note.
+    assert_eq!(load_or_set_aside(&state, &wandb), (None, None));
+    // A save then loads as saved.
+    let now = WorkspaceSaved {
+        filter: "r00".into(),
+        ..WorkspaceSaved::default()
+    };
+    save(&state, &wandb, &WorkspaceSaved::default(), &now, (1, 1)).unwrap();
+    assert_eq!(load_or_set_aside(&state, &wandb).0, Some(now));
+}
+
+/// A save that fails names the state file (the OS's error alone names none).
+#[test]
+fn a_failed_save_names_the_state_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let not_dir = tmp.path().join("a-file");
+    std::fs::write(&not_dir, b"x").unwrap();
+    let wandb = tmp.path().join("wandb");
+    let e = save(
+        &not_dir.join("leet"),
+        &wandb,
+        &WorkspaceSaved::default(),
+        &WorkspaceSaved::default(),
+        (1, 1),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("a-file/leet/workspace-") && e.contains(".json: "),
+        "{e}"
+    );
+}

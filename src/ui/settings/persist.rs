@@ -76,6 +76,11 @@ impl Persist {
         self.note.as_deref()
     }
 
+    /// Say `note` there the same way (the workspace's own state file's trouble).
+    pub(crate) fn tell(&mut self, note: &str) {
+        self.note = Some(clean(note, 200));
+    }
+
     /// There is no settings file to save to (no `$XDG_CONFIG_HOME` or `$HOME`):
     /// a change is asked to be saved all the same, and the answer says why it
     /// was not (in the status bar once, and on quit), rather than dropped unsaid.

@@ -191,14 +191,30 @@ impl Runs {
 
     /// A state save was carried out: when it is the newest, what it wrote is
     /// what the next changes are from. A failed one stays unsaved: the next save
-    /// (the one on quit at the latest) carries its changes again.
-    pub(crate) fn on_workspace_written(&mut self, generation: u64, written: bool) -> Effect {
-        if let Some(ws) = self.workspace.as_deref_mut() {
-            if written && generation == ws.generation {
-                ws.on_disk = ws.stored.clone();
+    /// (the one on quit at the latest) carries its changes again. Failed
+    /// (`error`): the note for the status bar at the first failure since the last
+    /// success (the same failure is not told at every change; quitting says it
+    /// again).
+    pub(crate) fn on_workspace_written(
+        &mut self,
+        generation: u64,
+        error: Option<&str>,
+    ) -> Option<String> {
+        let ws = self.workspace.as_deref_mut()?;
+        match error {
+            None => {
+                if generation == ws.generation {
+                    ws.on_disk = ws.stored.clone();
+                }
+                ws.save_failing = false;
+                None
+            }
+            Some(_) if ws.save_failing => None,
+            Some(e) => {
+                ws.save_failing = true;
+                Some(format!("workspace state not saved: {e}"))
             }
         }
-        Effect::NONE
     }
 
     /// The save to carry out on quit (a `Cmd::SaveWorkspace` numbered after the

@@ -795,3 +795,37 @@ fn group_and_column_prompts_refuse_keys_no_run_has() {
     assert_eq!(app.shown.source.error, None);
     assert_eq!(ws(&app).group_by.as_deref(), Some("seed"));
 }
+
+/// A save of the workspace's state that fails says so in the status bar, once
+/// until a save succeeds again (the quit says it once more).
+#[test]
+fn a_failed_state_save_is_told_once_until_one_succeeds() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    let failed = |generation| Msg::WorkspaceWritten {
+        generation,
+        error: Some("/nowhere/leet/workspace-1.json: Permission denied".into()),
+    };
+    assert!(app.update(failed(1)).redraw);
+    assert_eq!(
+        app.settings_note(),
+        Some("workspace state not saved: /nowhere/leet/workspace-1.json: Permission denied")
+    );
+    // A key ends the note; the same failure again is not told again.
+    app.update(Msg::Key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('~'),
+    )));
+    assert_eq!(app.settings_note(), None);
+    app.update(failed(2));
+    assert_eq!(app.settings_note(), None);
+    // Saved, then failing again: told again.
+    app.update(Msg::WorkspaceWritten {
+        generation: 3,
+        error: None,
+    });
+    app.update(failed(4));
+    assert!(app.settings_note().is_some());
+}

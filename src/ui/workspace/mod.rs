@@ -373,6 +373,8 @@ pub struct Workspace {
     writer: u64,
     /// A save has been handed to the worker since the workspace opened.
     changed: bool,
+    /// The last save failed (its note was shown): the next failure is not told.
+    pub(crate) save_failing: bool,
     /// The list takes focus once it is on screen (the first layout).
     pub(crate) focus_list: bool,
     /// The highlighted run's overview below the list.
