@@ -991,7 +991,7 @@ fn the_picker_works_while_waiting_and_lets_go_of_deleted_compared_runs() {
     // Back and drawn again: the note of its removal goes.
     let path = path.clone();
     std::fs::create_dir_all(&path).unwrap();
-    a.request_compare(path.clone(), path);
+    a.request_compare(path.clone(), path.clone());
     assert_eq!(a.runs.compare.len(), 1);
     assert_eq!(a.shown.source.error, None);
 }

@@ -294,6 +294,7 @@ impl Runs {
         });
         self.share_budget();
         self.tag_drawn(cx);
+        self.forget_gone_if_drawn(cx);
         cx.asks.refresh();
     }
 

@@ -829,3 +829,52 @@ fn a_failed_state_save_is_told_once_until_one_succeeds() {
     app.update(failed(4));
     assert!(app.settings_note().is_some());
 }
+
+/// A drawn run whose directory is renamed: its reader fails and the directory
+/// is gone, so it is let go with a note; the index then finds the same run under
+/// its new name and draws it again, and the note of its removal goes with that.
+#[test]
+fn a_drawn_run_renamed_is_drawn_again_without_the_note_of_its_removal() {
+    let (mut app, _) = app();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: index(),
+    });
+    // Draw `a` beside the latest run.
+    let at = app
+        .runs
+        .workspace
+        .as_ref()
+        .unwrap()
+        .shown
+        .iter()
+        .position(|&i| app.runs.workspace.as_ref().unwrap().runs[i].key == "a");
+    for _ in 0..at.unwrap() {
+        app.update(Msg::key(crossterm::event::KeyCode::Down));
+    }
+    app.update(Msg::char(' '));
+    let old = PathBuf::from("/w/wandb/run-20260101_000200-a");
+    assert!(app.runs.is_compared(&old).is_some());
+    app.take_cmds();
+    // Renamed: its directory is gone.
+    app.update(Msg::DirsChecked {
+        gone: vec![old.clone()],
+    });
+    assert!(app.runs.is_compared(&old).is_none());
+    let note = app.shown.source.error.clone().expect("a note");
+    assert!(note.contains("removed"), "{note}");
+    // The next index has it under its new name: drawn again, the note gone.
+    let mut entries = index();
+    entries[2] = entry("run-20260101_000200-a-moved", "a", 200.0, RunStatus::Failed);
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    let moved = PathBuf::from("/w/wandb/run-20260101_000200-a-moved");
+    assert!(
+        app.runs.is_compared(&moved).is_some(),
+        "{:?}",
+        app.take_cmds()
+    );
+    assert_eq!(app.shown.source.error, None);
+}

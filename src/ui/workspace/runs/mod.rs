@@ -224,6 +224,24 @@ impl Runs {
         Effect::REDRAW
     }
 
+    /// A run let go is drawn again under another directory (the workspace found
+    /// it renamed: the same run, the same label): the note of its removal is
+    /// stale.
+    pub(crate) fn forget_gone_if_drawn(&mut self, cx: &mut WsCx) {
+        let Some((_, note)) = &self.gone else {
+            return;
+        };
+        let drawn = self.compare.iter().any(|c| {
+            !c.label.is_empty() && note.starts_with(&format!("compared run {} removed", c.label))
+        });
+        if drawn {
+            if cx.shown.source.error.as_ref() == Some(note) {
+                cx.shown.source.error = None;
+            }
+            self.gone = None;
+        }
+    }
+
     /// Stop drawing compared run `i` (and stop its reader), saying why.
     fn drop_compared(&mut self, cx: &mut WsCx, i: usize, why: &str) {
         let c = self.compare.remove(i);
