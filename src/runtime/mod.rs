@@ -127,30 +127,28 @@ impl DrawTimes {
     }
 }
 
-/// Hands the heaps' free memory back to the system once a drawn run has read
-/// its whole file ([`crate::release_free_memory`]): [`crate::tune_allocator`]
+/// Hands the heaps' free memory back to the system once every drawn run has
+/// read its whole file ([`crate::release_free_memory`]): [`crate::tune_allocator`]
 /// lets the heaps keep what is freed, right for the stream of batches a load is,
 /// but what a load allocated and dropped (its read buffers, its batches, a wide
 /// run's long texts on their way to the store) would otherwise stay resident for
 /// the process's life: 76 MB for a run holding 7 MB of config and summary text
-/// whose store keeps about 25 MB.
+/// whose store keeps about 25 MB. Not while another drawn run still loads: it
+/// would fault in again what was handed back.
 #[derive(Default)]
 struct Trim {
-    main_read: bool,
-    drawn_read: usize,
+    all_read: bool,
 }
 
 impl Trim {
-    /// After a frame of `app`: trim where a run has just been read whole.
+    /// After a frame of `app`: trim where the last drawn run has just been read.
     fn after_frame(&mut self, app: &App) {
         let src = &app.shown.source;
-        let main_read = src.read_to > 0 && !src.loading();
-        let drawn_read = app.runs.drawn_read(src);
-        if (main_read && !self.main_read) || drawn_read > self.drawn_read {
+        let all_read = src.read_to > 0 && !src.loading() && app.runs.compared_read();
+        if all_read && !self.all_read {
             crate::release_free_memory();
         }
-        self.main_read = main_read;
-        self.drawn_read = drawn_read;
+        self.all_read = all_read;
     }
 }
 

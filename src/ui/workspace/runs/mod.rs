@@ -369,6 +369,12 @@ impl Runs {
         cx.asks.refresh();
     }
 
+    /// Whether every run drawn beside the main one has read its whole file.
+    #[must_use]
+    pub fn compared_read(&self) -> bool {
+        self.compare.iter().all(|c| c.read_all)
+    }
+
     /// How many of the workspace's drawn runs (the main one among them when the
     /// workspace draws it) have read their whole file: `LEET_DEBUG_TIMES` notes
     /// when a frame first shows each more of them.
