@@ -202,10 +202,13 @@ pub fn load_or_set_aside(
             // Only a file there (not one that cannot be opened) is moved.
             let kept = std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
                 && std::fs::rename(&file, &bad).is_ok();
+            // Where it went first (a status bar cuts a long line at its end),
+            // then why: `e` names the file again in full.
             let note = if kept {
+                let name = bad.file_name().map(Path::new).unwrap_or(&bad);
                 format!(
-                    "workspace state not used: {e}; kept as {}, started afresh",
-                    sanitize_path(&bad)
+                    "workspace state set aside as {}, started afresh: {e}",
+                    sanitize_path(name)
                 )
             } else {
                 format!("workspace state not used: {e}")

@@ -395,9 +395,9 @@ fn a_state_file_that_cannot_be_used_is_set_aside_and_said() {
     assert_eq!(saved, None);
     let note = note.expect("a note");
     assert!(
-        note.starts_with("workspace state not used: state file ")
-            && note.contains("does not parse")
-            && note.ends_with(".json.bad, started afresh"),
+        note.starts_with("workspace state set aside as workspace-")
+            && note.contains(".json.bad, started afresh: state file ")
+            && note.contains("does not parse"),
         "{note}"
     );
     assert!(!file.exists());
