@@ -205,7 +205,7 @@ pub fn load_or_set_aside(
             // Where it went first (a status bar cuts a long line at its end),
             // then why: `e` names the file again in full.
             let note = if kept {
-                let name = bad.file_name().map(Path::new).unwrap_or(&bad);
+                let name = bad.file_name().map_or(bad.as_path(), Path::new);
                 format!(
                     "workspace state set aside as {}, started afresh: {e}",
                     sanitize_path(name)
