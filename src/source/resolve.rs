@@ -142,7 +142,7 @@ pub(crate) fn why_no_run_file(dir: &Path) -> Option<String> {
             Ok(m) => {
                 return Some(format!(
                     "{name} is {}, not a run file",
-                    super::small_file::kind_of(&m)
+                    super::small_file::file_kind(&m)
                 ))
             }
             Err(e) if e.kind() != std::io::ErrorKind::NotFound || own.is_symlink() => {

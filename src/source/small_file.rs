@@ -15,11 +15,7 @@ pub enum ReadError {
 }
 
 /// What kind of file `m` describes, for "not a regular file".
-pub(crate) fn kind_of(m: &std::fs::Metadata) -> &'static str {
-    file_kind(m)
-}
-
-fn file_kind(m: &std::fs::Metadata) -> &'static str {
+pub(crate) fn file_kind(m: &std::fs::Metadata) -> &'static str {
     let t = m.file_type();
     if t.is_dir() {
         return "a directory";

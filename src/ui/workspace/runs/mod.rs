@@ -228,14 +228,12 @@ impl Runs {
     /// it renamed: the same run, the same label): the note of its removal is
     /// stale.
     pub(crate) fn forget_gone_if_drawn(&mut self, cx: &mut WsCx) {
-        let Some((_, note)) = &self.gone else {
+        let Some(gone) = &self.gone else {
             return;
         };
-        let drawn = self.compare.iter().any(|c| {
-            !c.label.is_empty() && note.starts_with(&format!("compared run {} removed", c.label))
-        });
+        let drawn = (self.compare.iter()).any(|c| !c.label.is_empty() && c.label == gone.label);
         if drawn {
-            if cx.shown.source.error.as_ref() == Some(note) {
+            if cx.shown.source.error.as_ref() == Some(&gone.note) {
                 cx.shown.source.error = None;
             }
             self.gone = None;
@@ -247,7 +245,11 @@ impl Runs {
         let c = self.compare.remove(i);
         cx.asks.cmd(Cmd::StopReader { tag: c.tag });
         let note = format!("compared run {} removed: {why}", c.label);
-        self.gone = Some((c.dir, note.clone()));
+        self.gone = Some(Gone {
+            dir: c.dir,
+            label: c.label,
+            note: note.clone(),
+        });
         cx.shown.source.error = Some(note);
         cx.asks.refresh();
     }
@@ -307,8 +309,8 @@ impl Runs {
         label: String,
     ) {
         // Drawn again (its directory came back): the note of its removal is stale.
-        if self.gone.as_ref().is_some_and(|(d, _)| *d == dir) {
-            let note = self.gone.take().map(|(_, n)| n);
+        if self.gone.as_ref().is_some_and(|g| g.dir == dir) {
+            let note = self.gone.take().map(|g| g.note);
             if cx.shown.source.error == note {
                 cx.shown.source.error = None;
             }
@@ -491,6 +493,17 @@ fn apply_to(run: &mut Run, b: RunBatch, budget: usize, max_points: usize) {
     run.damage.set_open(b.open);
 }
 
+/// A compared run let go because its directory went ([`Runs::on_dirs_checked`]).
+#[derive(Debug, Clone)]
+struct Gone {
+    dir: PathBuf,
+    /// Its legend label: a run drawn again under another directory (renamed)
+    /// has the same.
+    label: String,
+    /// What the status bar was told.
+    note: String,
+}
+
 /// The runs next to the one shown: the picker's list, the workspace, the runs
 /// compared with it.
 #[derive(Debug, Clone, Default)]
@@ -509,7 +522,7 @@ pub struct Runs {
     pub main_tag: Option<WsTag>,
     /// The last compared run dropped for want of its directory, and the note
     /// that said so: cleared should that run be drawn again.
-    gone: Option<(PathBuf, String)>,
+    gone: Option<Gone>,
     /// The colour each drawn run is given (see `colors::Colors`).
     colors: colors::Colors,
 }
