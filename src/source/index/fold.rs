@@ -109,7 +109,9 @@ impl Fold {
         live.sort_by_key(|s| s.seq);
         let mut root = Map::new();
         for s in &live {
-            leet_format::value::insert_path(&mut root, &s.parts, s.value.to_json());
+            let mut v = s.value.to_json();
+            cut_strings(&mut v);
+            leet_format::value::insert_path(&mut root, &s.parts, v);
         }
         live.sort_by_key(|s| s.first);
         let mut ordered = Map::new();
@@ -147,6 +149,23 @@ pub(super) fn fold_env(
         }
         let mut budget = MAX_ENV_VALUE_BYTES;
         into.insert(cut(k, MAX_FACT_BYTES), cap(v, &mut budget));
+    }
+}
+
+/// Most bytes of a text the index keeps of a summary or config value: every
+/// run's entry is held at once (the runs list, its filter, the overview) and
+/// cached, and a row shows a line of it; a run that logged megabytes of text (a
+/// prompt, a file's contents) would be held whole several times over. The run's
+/// own store, which its overview, `inspect` and `export` read, keeps it whole.
+pub(super) const MAX_TEXT_VALUE_BYTES: usize = 4096;
+
+/// The strings in `v` (at any depth) cut to [`MAX_TEXT_VALUE_BYTES`].
+fn cut_strings(v: &mut Value) {
+    match v {
+        Value::String(s) if s.len() > MAX_TEXT_VALUE_BYTES => *s = cut(s, MAX_TEXT_VALUE_BYTES),
+        Value::Array(a) => a.iter_mut().for_each(cut_strings),
+        Value::Object(o) => o.values_mut().for_each(cut_strings),
+        _ => {}
     }
 }
 

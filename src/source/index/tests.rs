@@ -449,3 +449,35 @@ fn a_chmod_of_a_cached_run_file_reads_it_again() {
     let after = scan_with(&wandb, &cache, &opts);
     assert_eq!((after.read, after.cached), (1, 0));
 }
+
+/// A summary or config text of megabytes is kept cut in the index (every run's
+/// entry is held at once and cached); numbers, short texts and the shape of a
+/// value set whole are kept as they are.
+#[test]
+fn fold_cuts_long_texts_and_keeps_the_rest() {
+    let long = "é".repeat(1_000_000);
+    let mut f = Fold::default();
+    f.apply(
+        &[path("big"), path("n"), path("obj")],
+        &[
+            TreeOp::Set(0, Scalar::Text(long.clone())),
+            TreeOp::Set(1, num(0.5)),
+            TreeOp::Set(
+                2,
+                Scalar::Json(serde_json::json!({"a": long, "b": [1, "x"]}).to_string()),
+            ),
+        ],
+    );
+    let j = f.to_json();
+    let big = j["big"].as_str().unwrap();
+    assert!(
+        big.len() <= super::fold::MAX_TEXT_VALUE_BYTES,
+        "{}",
+        big.len()
+    );
+    assert!(big.starts_with("éé") && big.ends_with('…'));
+    assert_eq!(j["n"], json!(0.5));
+    let a = j["obj"]["a"].as_str().unwrap();
+    assert!(a.len() <= super::fold::MAX_TEXT_VALUE_BYTES && a.ends_with('…'));
+    assert_eq!(j["obj"]["b"], json!([1, "x"]));
+}
