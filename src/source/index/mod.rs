@@ -278,8 +278,8 @@ pub fn unchanged_listed(
         }
         let file_same = match &e.file {
             Some(f) => {
-                let (size, mtime_ns) = stat(f);
-                ((size, mtime_ns) == (e.size, e.mtime_ns) && ctime_ns(f) == e.ctime_ns)
+                let (size, mtime_ns, ctime_ns) = stat_ctime(f);
+                (size, mtime_ns, ctime_ns) == (e.size, e.mtime_ns, e.ctime_ns)
                     || (size >= e.size && now - e.read_at < reread_after(size))
             }
             None => true,
@@ -443,35 +443,37 @@ pub fn dir_mtime_ns(dir: &Path) -> u64 {
     stat(dir).1
 }
 
-/// The status-change time (ns) of `file`, 0 when it cannot be read: a change of
-/// its mode or owner (`chmod 000`) moves it, not the size or mtime, and must not
-/// leave the cached entry of a file that can no longer be read.
-fn ctime_ns(file: &Path) -> u64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        std::fs::metadata(file).map_or(0, |m| {
-            let s = u64::try_from(m.ctime()).unwrap_or(0);
-            let n = u64::try_from(m.ctime_nsec()).unwrap_or(0);
-            s.saturating_mul(1_000_000_000).saturating_add(n)
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        0
-    }
+fn stat(file: &Path) -> (u64, u64) {
+    let (size, mtime_ns, _) = stat_ctime(file);
+    (size, mtime_ns)
 }
 
-fn stat(file: &Path) -> (u64, u64) {
-    std::fs::metadata(file).map_or((0, 0), |m| {
+/// Size, modification time and status-change time (ns) of `file`, from one
+/// `stat`; zeros when it cannot be read. A change of its mode or owner (`chmod
+/// 000`) moves the ctime alone, and must not leave the cached entry of a file
+/// that can no longer be read.
+fn stat_ctime(file: &Path) -> (u64, u64, u64) {
+    std::fs::metadata(file).map_or((0, 0, 0), |m| {
         let ns = m
             .modified()
             .ok()
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        (m.len(), ns)
+        (m.len(), ns, ctime_of(&m))
     })
+}
+
+#[cfg(unix)]
+fn ctime_of(m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    let s = u64::try_from(m.ctime()).unwrap_or(0);
+    let n = u64::try_from(m.ctime_nsec()).unwrap_or(0);
+    s.saturating_mul(1_000_000_000).saturating_add(n)
+}
+
+#[cfg(not(unix))]
+fn ctime_of(_: &std::fs::Metadata) -> u64 {
+    0
 }
 
 fn seconds((s, n): Timestamp) -> f64 {

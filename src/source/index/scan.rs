@@ -148,8 +148,7 @@ pub(super) fn check_one(dir: PathBuf, prior: Option<RunIndexEntry>, now: f64) ->
         };
         return Check::Done(e, Outcome::NoFile);
     };
-    let (size, mtime_ns) = stat(&file);
-    let ctime_ns = super::ctime_ns(&file);
+    let (size, mtime_ns, ctime_ns) = super::stat_ctime(&file);
     match prior {
         Some(mut e)
             if e.file.as_ref() == Some(&file)
