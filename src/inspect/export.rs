@@ -228,9 +228,10 @@ fn available(what: &str, some: &[String], count: usize) -> String {
 }
 
 /// Every point of `ev` in the selected columns, grouped by record: `f(record,
-/// points)`; a key first seen is added to `cols` when `grow`.
+/// points)`; a key first seen is added to `cols` when `grow`. Where `ev` is of a
+/// stitched run's `segment` (its JSON text), each record says so in `_segment`.
 fn points_of(
-    ev: &Events,
+    (ev, segment): (&Events, Option<&str>),
     system: bool,
     filter: Option<&Regex>,
     cols: &mut Columns,
@@ -239,6 +240,8 @@ fn points_of(
     mut f: impl FnMut(&mut Points),
 ) {
     let mut map: Vec<Option<Option<u32>>> = vec![None; ev.keys.len()];
+    // A stitched run's rows and samples each say their segment (`_segment`).
+    let segment = segment.and_then(|s| Some((new_col(SEGMENT_KEY, cols, grow, filter)?, s)));
     // The key's column, looked up once per batch; the slow part out of line.
     let mut col_of = |k: u32, cols: &mut Columns| -> Option<u32> {
         let slot = map.get_mut(k as usize)?;
@@ -297,21 +300,20 @@ fn points_of(
             }
             buf.list.push(p);
         }
-        for (k, text) in others {
-            if let Some(col) = col_of(*k, cols) {
-                if let Some(other) = other_of(text, !grow) {
-                    buf.push(
-                        Point {
-                            x,
-                            runtime,
-                            time,
-                            col,
-                            value: f64::NAN,
-                            other: NO_OTHER,
-                        },
-                        Some(other),
-                    );
-                }
+        let texts = (others.iter())
+            .filter_map(|(k, text)| Some((col_of(*k, cols)?, text.as_str())))
+            .chain(segment);
+        for (col, text) in texts {
+            if let Some(other) = other_of(text, !grow) {
+                let p = Point {
+                    x,
+                    runtime,
+                    time,
+                    col,
+                    value: f64::NAN,
+                    other: NO_OTHER,
+                };
+                buf.push(p, Some(other));
             }
         }
         f(buf);
@@ -431,7 +433,7 @@ fn read(
     label: &str,
     prog: &mut Progress,
     err: &mut dyn Write,
-    f: impl FnMut(&Events) -> io::Result<()>,
+    f: impl FnMut(&Events, Option<&str>) -> io::Result<()>,
 ) -> anyhow::Result<DamageReport> {
     let r = read_run(src, label, prog, err, f);
     prog.clear(err);
@@ -444,12 +446,12 @@ fn read_run(
     label: &str,
     prog: &mut Progress,
     err: &mut dyn Write,
-    mut f: impl FnMut(&Events) -> io::Result<()>,
+    mut f: impl FnMut(&Events, Option<&str>) -> io::Result<()>,
 ) -> anyhow::Result<DamageReport> {
     let mut damage = DamageReport::default();
     match src {
         RunFiles::One(file) => {
-            read_all(file, 0, label, prog, err, &mut damage, |ev| f(&ev))?;
+            read_all(file, 0, label, prog, err, &mut damage, |ev| f(&ev, None))?;
         }
         RunFiles::Nodes(nodes) => {
             let mut res = Ok(());
@@ -457,7 +459,7 @@ fn read_run(
                 for ev in &b.events {
                     tally(ev, &mut damage);
                     if res.is_ok() {
-                        res = f(ev);
+                        res = f(ev, None);
                     }
                 }
                 damage.incomplete_tail = b.pending;
@@ -471,9 +473,9 @@ fn read_run(
             let firsts: Vec<Option<f64>> = files.iter().map(|f| first_step(f)).collect();
             let mut done = 0;
             for (file, cut) in files.iter().zip(stitch::cuts(&firsts)) {
-                // Each row says the segment it came from (`_segment`, its run
-                // directory's name): a logged file's path (`img.path`) is
-                // relative to that directory's `files/`.
+                // Each row and system sample says the segment it came from
+                // (`_segment`, its run directory's name): a logged file's path
+                // (`img.path`) is relative to that directory's `files/`.
                 let segment = serde_json::Value::from(
                     file.parent()
                         .and_then(Path::file_name)
@@ -489,8 +491,7 @@ fn read_run(
                             |e| !matches!(e, Event::Row(r) if r.step.is_some_and(|s| s >= c)),
                         );
                     }
-                    mark_segment(&mut ev, &segment);
-                    f(&ev)
+                    f(&ev, Some(&segment))
                 })?;
                 damage.absorb(&own);
                 done += std::fs::metadata(file).map_or(0, |m| m.len());
@@ -498,27 +499,6 @@ fn read_run(
         }
     }
     Ok(damage)
-}
-
-/// Give every history row of `ev` the value `segment` (JSON text) under the key
-/// `_segment`.
-fn mark_segment(ev: &mut Events, segment: &str) {
-    if !ev.list.iter().any(|e| matches!(e, Event::Row(_))) {
-        return;
-    }
-    let id = match ev.keys.iter().position(|k| k == SEGMENT_KEY) {
-        Some(i) => i,
-        None => {
-            ev.keys.push(SEGMENT_KEY.to_owned());
-            ev.keys.len() - 1
-        }
-    };
-    let id = u32::try_from(id).unwrap_or(u32::MAX);
-    for e in &mut ev.list {
-        if let Event::Row(r) = e {
-            r.others.push((id, segment.to_owned()));
-        }
-    }
 }
 
 /// The column of a resumed run's stitched export naming each row's segment.
@@ -665,30 +645,38 @@ fn scan(
     let mut buf = Points::default();
     let mut seen: Vec<Seen> = Vec::new();
     let mut x_int = true;
-    read(src, "scanning", prog, err, |ev| {
-        points_of(ev, opts.system, filter, &mut cols, true, &mut buf, |pts| {
-            for p in &pts.list {
-                if seen.len() <= p.col() {
-                    seen.resize(p.col() + 1, Seen::default());
+    read(src, "scanning", prog, err, |ev, segment| {
+        points_of(
+            (ev, segment),
+            opts.system,
+            filter,
+            &mut cols,
+            true,
+            &mut buf,
+            |pts| {
+                for p in &pts.list {
+                    if seen.len() <= p.col() {
+                        seen.resize(p.col() + 1, Seen::default());
+                    }
+                    seen[p.col()].see(pts, p);
+                    x_int &= pts.step.is_some() || p.x.is_none_or(is_integer);
                 }
-                seen[p.col()].see(pts, p);
-                x_int &= pts.step.is_some() || p.x.is_none_or(is_integer);
-            }
-            if !smooth {
-                return;
-            }
-            for p in pts.list.iter().filter(|p| pts.is_number(p)) {
-                if preps.len() <= p.col() {
-                    preps.resize_with(p.col() + 1, Prep::default);
+                if !smooth {
+                    return;
                 }
-                let x = p.x.unwrap_or(f64::NAN);
-                preps[p.col()].see(x, p.value);
-                if x < last_x || x.is_nan() {
-                    rows_forward = false;
+                for p in pts.list.iter().filter(|p| pts.is_number(p)) {
+                    if preps.len() <= p.col() {
+                        preps.resize_with(p.col() + 1, Prep::default);
+                    }
+                    let x = p.x.unwrap_or(f64::NAN);
+                    preps[p.col()].see(x, p.value);
+                    if x < last_x || x.is_nan() {
+                        rows_forward = false;
+                    }
+                    last_x = last_x.max(x);
                 }
-                last_x = last_x.max(x);
-            }
-        });
+            },
+        );
         Ok(())
     })?;
     let metrics = cols.names.iter().filter(|n| *n != SEGMENT_KEY).count();
@@ -1334,91 +1322,99 @@ fn build_rows(
     let mut row_x: Option<(Option<f64>, Option<i64>)> = None;
     let long_key_at = 1 + time_cols;
     let segment_col = cols.segment();
-    let result = read(src, "exporting", prog, err, |ev| {
+    let result = read(src, "exporting", prog, err, |ev, segment| {
         let mut res = Ok(());
-        points_of(ev, opts.system, filter, &mut cols, false, &mut buf, |pts| {
-            if res.is_err() {
-                return;
-            }
-            let mut others = std::mem::take(&mut pts.others);
-            // The long form: the record's segment goes in its rows' last cell.
-            let segment = segment_col
-                .filter(|_| opts.long)
-                .and_then(|c| pts.list.iter().find(|p| p.col() == c))
-                .and_then(|p| others.get(p.other as usize).cloned())
-                .map(|o| clean.other(o));
-            for p in &pts.list {
-                if opts.long && Some(p.col()) == segment_col {
-                    continue;
+        points_of(
+            (ev, segment),
+            opts.system,
+            filter,
+            &mut cols,
+            false,
+            &mut buf,
+            |pts| {
+                if res.is_err() {
+                    return;
                 }
-                let (num, other) = match others.get_mut(p.other as usize) {
-                    None => (Some(p.value), None),
-                    Some(o) => {
-                        let o = std::mem::replace(o, Other::Bool(false));
-                        (o.is_number().then_some(p.value), Some(clean.other(o)))
+                let mut others = std::mem::take(&mut pts.others);
+                // The long form: the record's segment goes in its rows' last cell.
+                let segment = segment_col
+                    .filter(|_| opts.long)
+                    .and_then(|c| pts.list.iter().find(|p| p.col() == c))
+                    .and_then(|p| others.get(p.other as usize).cloned())
+                    .map(|o| clean.other(o));
+                for p in &pts.list {
+                    if opts.long && Some(p.col()) == segment_col {
+                        continue;
                     }
-                };
-                let seq = (smooth && num.is_some() && kinds[p.col()].is_number())
-                    .then(|| smoothed.push(p.col(), p.x.unwrap_or(f64::NAN), p.value));
-                if opts.long {
-                    let mut w = Waiting::new(cells);
-                    w.key = Some(p.col());
-                    w.set(0, p.x, pts.step_cell());
-                    if !opts.system {
-                        w.nums[1] = p.runtime;
-                        w.nums[2] = p.time;
-                    }
-                    w.set(long_key_at + 1, num, other);
-                    if segment.is_some() {
-                        w.set(cells - 1, None, segment.clone());
-                    }
-                    if let Some(seq) = seq {
-                        w.waits.push((long_key_at + 2, p.col(), seq));
-                    }
-                    queue.rows.push_back(w);
-                    continue;
-                }
-                let key = pts.key(p);
-                let same = row_x.is_some_and(|rx| rx.0.is_some() && rx == key);
-                if !same && row_x.is_some() {
-                    let done = std::mem::replace(&mut row, Waiting::new(cells));
-                    queue.rows.push_back(done);
-                }
-                if !same {
-                    row_x = Some(key);
-                    row.set(0, p.x, pts.step_cell());
-                }
-                if !opts.system {
-                    // A row of several records: the latest clock of them.
-                    let later = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                        (Some(a), Some(b)) => Some(a.max(b)),
-                        (a, b) => a.or(b),
+                    let (num, other) = match others.get_mut(p.other as usize) {
+                        None => (Some(p.value), None),
+                        Some(o) => {
+                            let o = std::mem::replace(o, Other::Bool(false));
+                            (o.is_number().then_some(p.value), Some(clean.other(o)))
+                        }
                     };
-                    row.nums[1] = later(row.nums[1], p.runtime);
-                    row.nums[2] = later(row.nums[2], p.time);
-                }
-                let (at, smoothed_at) = layout.cells[p.col()];
-                row.set(at, num, other);
-                if let Some(s) = smoothed_at {
-                    // A later value of the same key at the same step replaces it.
-                    row.waits.retain(|w| w.0 != s);
-                    if let Some(seq) = seq {
-                        row.waits.push((s, p.col(), seq));
+                    let seq = (smooth && num.is_some() && kinds[p.col()].is_number())
+                        .then(|| smoothed.push(p.col(), p.x.unwrap_or(f64::NAN), p.value));
+                    if opts.long {
+                        let mut w = Waiting::new(cells);
+                        w.key = Some(p.col());
+                        w.set(0, p.x, pts.step_cell());
+                        if !opts.system {
+                            w.nums[1] = p.runtime;
+                            w.nums[2] = p.time;
+                        }
+                        w.set(long_key_at + 1, num, other);
+                        if segment.is_some() {
+                            w.set(cells - 1, None, segment.clone());
+                        }
+                        if let Some(seq) = seq {
+                            w.waits.push((long_key_at + 2, p.col(), seq));
+                        }
+                        queue.rows.push_back(w);
+                        continue;
+                    }
+                    let key = pts.key(p);
+                    let same = row_x.is_some_and(|rx| rx.0.is_some() && rx == key);
+                    if !same && row_x.is_some() {
+                        let done = std::mem::replace(&mut row, Waiting::new(cells));
+                        queue.rows.push_back(done);
+                    }
+                    if !same {
+                        row_x = Some(key);
+                        row.set(0, p.x, pts.step_cell());
+                    }
+                    if !opts.system {
+                        // A row of several records: the latest clock of them.
+                        let later = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                            (Some(a), Some(b)) => Some(a.max(b)),
+                            (a, b) => a.or(b),
+                        };
+                        row.nums[1] = later(row.nums[1], p.runtime);
+                        row.nums[2] = later(row.nums[2], p.time);
+                    }
+                    let (at, smoothed_at) = layout.cells[p.col()];
+                    row.set(at, num, other);
+                    if let Some(s) = smoothed_at {
+                        // A later value of the same key at the same step replaces it.
+                        row.waits.retain(|w| w.0 != s);
+                        if let Some(seq) = seq {
+                            row.waits.push((s, p.col(), seq));
+                        }
                     }
                 }
-            }
-            // Kept for the next record's (its strings moved out above).
-            others.clear();
-            pts.others = others;
-            if smooth && rows_forward {
-                if let Some(x) = pts.list.last().and_then(|p| p.x) {
-                    smoothed.advance(x);
+                // Kept for the next record's (its strings moved out above).
+                others.clear();
+                pts.others = others;
+                if smooth && rows_forward {
+                    if let Some(x) = pts.list.last().and_then(|p| p.x) {
+                        smoothed.advance(x);
+                    }
                 }
-            }
-            if !hand(&mut queue, &mut smoothed, false) {
-                res = Err(io::Error::other("the export's writer stopped"));
-            }
-        });
+                if !hand(&mut queue, &mut smoothed, false) {
+                    res = Err(io::Error::other("the export's writer stopped"));
+                }
+            },
+        );
         res
     });
     let damage = result?;

@@ -465,6 +465,78 @@ fn a_stitched_exports_segment_column_is_kept_whatever_metrics_and_in_the_long_fo
     }
 }
 
+#[test]
+fn a_stitched_runs_system_export_says_each_samples_segment() {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use leet::decode::synth::{run_dir_name, run_records, RunSpec};
+    use prost::Message as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    // Two segments of one run, each with three system samples after its rows.
+    for (i, (first, start)) in [(0, 1_796_000_000.0), (5, 1_796_000_100.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = RunSpec {
+            run_id: "sys1".into(),
+            start_time: start,
+            steps: 10,
+            first_step: first,
+            metrics: vec!["loss".into()],
+            seed: i as u64,
+            resumed: i == 1,
+            ..RunSpec::default()
+        };
+        let mut w = Writer::new();
+        run_records(&spec, |p| w.append(p));
+        for k in 0..3_i64 {
+            let stats = pb::Record {
+                num: 1000 + k,
+                record_type: Some(pb::record::RecordType::Stats(pb::StatsRecord {
+                    timestamp: Some(prost_types::Timestamp {
+                        seconds: start as i64 + 10 * k,
+                        nanos: 0,
+                    }),
+                    item: vec![pb::StatsItem {
+                        key: "cpu".into(),
+                        value_json: format!("{}", 10 + k),
+                    }],
+                    ..Default::default()
+                })),
+                ..Default::default()
+            };
+            w.append(&stats.encode_to_vec());
+        }
+        let dir = wandb.join(run_dir_name(start, "sys1", true));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run-sys1.wandb"), w.into_bytes()).unwrap();
+    }
+    let (first, newest) = (run_dir_name_of(&wandb, 0), run_dir_name_of(&wandb, 1));
+    for long in [false, true] {
+        let opts = leet::inspect::export::ExportOptions {
+            path: tmp.path().to_path_buf(),
+            system: true,
+            long,
+            ..Default::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
+        let csv = String::from_utf8(out).unwrap();
+        let mut lines = csv.lines();
+        let header = if long {
+            "_timestamp,key,value,_segment"
+        } else {
+            "_timestamp,cpu,_segment"
+        };
+        assert_eq!(lines.next(), Some(header), "{csv}");
+        let segs: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+        assert_eq!(segs.len(), 6, "{csv}");
+        assert!(segs[..3].iter().all(|s| *s == first), "{csv}");
+        assert!(segs[3..].iter().all(|s| *s == newest), "{csv}");
+    }
+}
+
 /// The name of the `i`th run directory of `wandb`, in name order.
 fn run_dir_name_of(wandb: &Path, i: usize) -> String {
     leet::source::file::run_dirs(wandb)[i]
