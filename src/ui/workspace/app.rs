@@ -141,6 +141,11 @@ impl Runs {
         ws.age_vanished();
         let changed = ws.set_index(entries, main.as_deref());
         let note = ws.note.take();
+        if let Some(found) = ws.take_found() {
+            if cx.shown.source.error.as_ref() == Some(&found) {
+                cx.shown.source.error = None;
+            }
+        }
         if ws.view == WsView::List {
             self.reconcile(cx);
         } else {

@@ -834,7 +834,7 @@ fn a_failed_state_save_is_told_once_until_one_succeeds() {
 /// is gone, so it is let go with a note; the index then finds the same run under
 /// its new name and draws it again, and the note of its removal goes with that.
 #[test]
-fn a_drawn_run_renamed_is_drawn_again_without_the_note_of_its_removal() {
+fn a_drawn_run_renamed_is_drawn_on_unsaid_and_one_deleted_is_said_once() {
     let (mut app, _) = app();
     app.update(Msg::Indexed {
         wandb_dir: PathBuf::from("/w/wandb"),
@@ -856,14 +856,20 @@ fn a_drawn_run_renamed_is_drawn_again_without_the_note_of_its_removal() {
     let old = PathBuf::from("/w/wandb/run-20260101_000200-a");
     assert!(app.runs.is_compared(&old).is_some());
     app.take_cmds();
-    // Renamed: its directory is gone.
-    app.update(Msg::DirsChecked {
-        gone: vec![old.clone()],
-    });
-    assert!(app.runs.is_compared(&old).is_none());
-    let note = app.shown.source.error.clone().expect("a note");
-    assert!(note.contains("removed"), "{note}");
-    // The next index has it under its new name: drawn again, the note gone.
+    // Renamed: its reader finds its file gone. The index says what became of
+    // it: nothing is said meanwhile.
+    let tag = (app.runs.compare.iter())
+        .find(|c| c.dir == old)
+        .map(|c| c.tag)
+        .expect("drawn");
+    let fx = app.update(Msg::Tagged(
+        tag,
+        Box::new(Msg::SourceError("No such file or directory".into())),
+    ));
+    assert!(fx.cmds.is_empty(), "{:?}", fx.cmds);
+    assert_eq!(app.shown.source.error, None);
+    // The next index has it under its new name: drawn from there, never said
+    // to be removed.
     let mut entries = index();
     entries[2] = entry("run-20260101_000200-a-moved", "a", 200.0, RunStatus::Failed);
     app.update(Msg::Indexed {
@@ -876,5 +882,27 @@ fn a_drawn_run_renamed_is_drawn_again_without_the_note_of_its_removal() {
         "{:?}",
         app.take_cmds()
     );
+    assert!(app.runs.is_compared(&old).is_none());
+    assert_eq!(app.shown.source.error, None);
+    // Deleted: let go, and said once.
+    let without: Vec<_> = index().into_iter().filter(|e| e.run_id != "a").collect();
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries: without,
+    });
+    assert!(app.runs.is_compared(&moved).is_none());
+    let note = app.shown.source.error.clone().expect("a note");
+    assert_eq!(
+        note,
+        "run-20260101_000200-a-moved no longer drawn: its directory is gone"
+    );
+    // Back where it was: drawn again, the note taken back.
+    let mut entries = index();
+    entries[2] = entry("run-20260101_000200-a-moved", "a", 200.0, RunStatus::Failed);
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    assert!(app.runs.is_compared(&moved).is_some());
     assert_eq!(app.shown.source.error, None);
 }

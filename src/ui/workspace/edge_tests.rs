@@ -162,6 +162,42 @@ fn a_drawn_run_replaced_in_its_directory_is_noted_once() {
 }
 
 #[test]
+fn a_drawn_run_whose_file_can_no_longer_be_read_is_said_and_the_note_taken_back() {
+    let (mut app, _) = app();
+    indexed(&mut app, index());
+    app.update(Msg::key(KeyCode::Down));
+    app.update(Msg::key(KeyCode::Down));
+    app.update(Msg::char(' ')); // a drawn beside c
+    assert_eq!(ws(&app).selected, ["c", "a"]);
+    // a's file can no longer be read (a `chmod 000`, a FIFO in its place): no run
+    // record, so no id to draw it by. It stops being drawn, and that is said.
+    let mut bad = index();
+    bad[2] = RunIndexEntry {
+        run_id: String::new(),
+        has_run_record: false,
+        error: Some("Permission denied (os error 13)".into()),
+        ..bad[2].clone()
+    };
+    let cmds = indexed(&mut app, bad.clone());
+    assert_eq!(ws(&app).selected, ["c"]);
+    assert_eq!(stops(&cmds), 1);
+    let note = app.shown.source.error.clone().expect("noted");
+    assert_eq!(
+        note,
+        "run-20260101_000200-a no longer drawn: unreadable: Permission denied (os error 13)"
+    );
+    // Said once.
+    app.shown.source.error = None;
+    indexed(&mut app, bad);
+    assert_eq!(app.shown.source.error, None);
+    // Readable again: drawn again, and a note still shown is taken back.
+    app.shown.source.error = Some(note);
+    indexed(&mut app, index());
+    assert_eq!(ws(&app).selected, ["c", "a"]);
+    assert_eq!(app.shown.source.error, None);
+}
+
+#[test]
 fn an_unreadable_newest_run_is_marked_and_the_latest_readable_one_drawn_first() {
     let (mut app, opened) = app();
     // The latest run is read first, before the index says what it is.

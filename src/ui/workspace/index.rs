@@ -185,26 +185,59 @@ impl Workspace {
     }
 
     /// Note a drawn run (of `old`, the runs before this index) whose directory
-    /// now holds another run id, or whose file is another or started again.
+    /// now holds another run id, whose file is another or started again, or
+    /// whose file can no longer be read (no longer drawn: it has no run id to
+    /// draw it by until it can be read again).
     fn note_replaced(&mut self, old: &[WsRun]) {
-        let by_dir: HashMap<&Path, &RunIndexEntry> = self
-            .runs
-            .iter()
-            .flat_map(|n| &n.segments)
-            .filter(|s| !s.reading && s.has_run_record)
+        let segments = || {
+            (self.runs.iter())
+                .flat_map(|n| &n.segments)
+                .filter(|s| !s.reading)
+        };
+        let by_dir: HashMap<&Path, &RunIndexEntry> = segments()
+            .filter(|s| s.has_run_record)
             .map(|s| (s.dir.as_path(), s))
             .collect();
+        let unreadable: HashMap<&Path, &str> = segments()
+            .filter(|s| !s.has_run_record)
+            .filter_map(|s| Some((s.dir.as_path(), s.error.as_deref()?)))
+            .collect();
         let mut notes = Vec::new();
+        let mut lost = None;
         for r in old.iter().filter(|r| self.is_selected(&r.key)) {
+            // Its directories gone and its run nowhere else (a run renamed or
+            // moved within the directory is drawn on from where it went).
+            let moved = self.runs.iter().any(|n| n.key == r.key);
+            let gone = r
+                .segments
+                .iter()
+                .all(|s| segments().all(|n| n.dir != s.dir));
+            if gone && !moved {
+                let l = r.latest();
+                let dir = (l.dir.file_name())
+                    .map(|n| crate::text::sanitize(&n.to_string_lossy()))
+                    .unwrap_or_default();
+                notes.push(format!("{dir} no longer drawn: its directory is gone"));
+                lost.get_or_insert((l.dir.clone(), notes.len() - 1));
+                continue;
+            }
             for was in r.segments.iter().filter(|s| !s.reading) {
-                let Some(now) = by_dir.get(was.dir.as_path()) else {
-                    continue;
-                };
                 let dir = was
                     .dir
                     .file_name()
                     .map(|n| crate::text::sanitize(&n.to_string_lossy()))
                     .unwrap_or_default();
+                if let Some(e) = unreadable.get(was.dir.as_path()) {
+                    if was.has_run_record {
+                        let e = crate::text::sanitize(e);
+                        notes.push(format!("{dir} no longer drawn: unreadable: {e}"));
+                        lost.get_or_insert((was.dir.clone(), notes.len() - 1));
+                    }
+                    continue;
+                }
+                let Some(now) = by_dir.get(was.dir.as_path()) else {
+                    continue;
+                };
                 if !was.run_id.is_empty() && now.run_id != was.run_id {
                     notes.push(format!(
                         "{dir} now holds run {} (was {})",
@@ -218,12 +251,22 @@ impl Workspace {
         }
         if let Some(n) = notes.first() {
             let more = notes.len() - 1;
-            self.note = Some(if more > 0 {
+            let note = if more > 0 {
                 format!("{n} (and {more} more)")
             } else {
                 n.clone()
-            });
+            };
+            self.lost = lost.map(|(dir, _)| (dir, note.clone()));
+            self.note = Some(note);
         }
+    }
+
+    /// The note of [`Workspace::lost`] when its run is drawn again (its file
+    /// readable again): it no longer holds.
+    pub(crate) fn take_found(&mut self) -> Option<String> {
+        let (dir, _) = self.lost.as_ref()?;
+        let drawn = (self.runs.iter()).any(|r| r.holds(dir) && self.is_selected(&r.key));
+        drawn.then(|| self.lost.take().map(|(_, n)| n)).flatten()
     }
 }
 

@@ -355,6 +355,9 @@ pub struct Workspace {
     vanished: Vec<Vanished>,
     /// What the status bar is to say once (a drawn run replaced in its directory).
     pub(crate) note: Option<String>,
+    /// A drawn run's directory whose file could no longer be read, and the note
+    /// that said so: taken back once it is drawn again.
+    pub(crate) lost: Option<(PathBuf, String)>,
     /// The filter changed while the list was too long to filter on the key.
     refilter_due: bool,
     /// Runs the filter has been evaluated on (a cost bound tests can read).

@@ -279,6 +279,14 @@ impl Runs {
             }
             // Its file was deleted (or cannot be read): if its directory is gone
             // too, nothing more will come, and the picker can no longer list it.
+            // The workspace's list draws what its index says (renamed: drawn on
+            // from its new directory; gone or unreadable: let go, and said).
+            Msg::SourceError(_) | Msg::Unreadable(_)
+                if (self.workspace.as_ref())
+                    .is_some_and(|w| w.indexed && w.view == super::WsView::List) =>
+            {
+                Effect::NONE
+            }
             Msg::SourceError(_) | Msg::Unreadable(_) => {
                 let dirs = vec![self.compare[i].dir.clone()];
                 cx.asks.cmd(Cmd::CheckDirs { dirs });
