@@ -196,11 +196,10 @@ pub fn load_or_set_aside(
         Ok(s) => (s, None),
         Err(e) => {
             let file = file_for(state_dir, wandb_dir);
-            let mut bad = file.clone().into_os_string();
-            bad.push(".bad");
-            let bad = PathBuf::from(bad);
-            // Only a file there (not one that cannot be opened) is moved.
-            let kept = std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
+            let bad = set_aside_name(&file);
+            // Only a file there with something in it (not one that cannot be
+            // opened, not an empty one) is moved.
+            let kept = std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file() && m.len() > 0)
                 && std::fs::rename(&file, &bad).is_ok();
             // Where it went first (a status bar cuts a long line at its end),
             // then why: `e` names the file again in full.
@@ -217,6 +216,32 @@ pub fn load_or_set_aside(
         }
     }
 }
+
+/// Where a state file that cannot be used is moved: `….json.bad`, else the first
+/// of `….json.bad.1` to `.bad.9` not taken (an earlier one kept), else the oldest
+/// of them.
+fn set_aside_name(file: &Path) -> PathBuf {
+    let with = |tail: String| {
+        let mut p = file.as_os_str().to_owned();
+        p.push(tail);
+        PathBuf::from(p)
+    };
+    let names: Vec<PathBuf> = std::iter::once(with(".bad".into()))
+        .chain((1..SET_ASIDE_KEPT).map(|i| with(format!(".bad.{i}"))))
+        .collect();
+    let modified = |p: &Path| std::fs::symlink_metadata(p).and_then(|m| m.modified()).ok();
+    if let Some(free) = names.iter().find(|p| std::fs::symlink_metadata(p).is_err()) {
+        return free.clone();
+    }
+    names
+        .iter()
+        .min_by_key(|p| modified(p))
+        .cloned()
+        .unwrap_or_else(|| with(".bad".into()))
+}
+
+/// How many set-aside state files of one directory are kept.
+const SET_ASIDE_KEPT: usize = 10;
 
 /// The state file's bytes for `state`, within [`MAX_STATE_BYTES`].
 fn encode(wandb_dir: &str, mut state: WorkspaceSaved) -> io::Result<Vec<u8>> {

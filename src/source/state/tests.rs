@@ -414,6 +414,47 @@ fn a_state_file_that_cannot_be_used_is_set_aside_and_said() {
     assert_eq!(load_or_set_aside(&state, &wandb).0, Some(now));
 }
 
+/// A second bad state file keeps the first one set aside; an empty one has
+/// nothing to keep and is not moved over it; past ten, the oldest goes.
+#[test]
+fn bad_state_files_set_aside_keep_each_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (state, wandb) = (tmp.path().join("state"), tmp.path().join("wandb"));
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::create_dir_all(&wandb).unwrap();
+    let file = file_for(&state, &wandb);
+    let aside = |tail: &str| PathBuf::from(format!("{}{tail}", file.display()));
+    std::fs::write(&file, b"first{").unwrap();
+    load_or_set_aside(&state, &wandb).1.expect("a note");
+    std::fs::write(&file, b"second{").unwrap();
+    let note = load_or_set_aside(&state, &wandb).1.expect("a note");
+    assert!(note.contains(".json.bad.1, started afresh"), "{note}");
+    assert_eq!(std::fs::read(aside(".bad")).unwrap(), b"first{");
+    assert_eq!(std::fs::read(aside(".bad.1")).unwrap(), b"second{");
+    // Empty: not used, said, and moved nowhere.
+    std::fs::write(&file, b"").unwrap();
+    let note = load_or_set_aside(&state, &wandb).1.expect("a note");
+    assert!(note.starts_with("workspace state not used: "), "{note}");
+    assert!(!aside(".bad.2").exists());
+    std::fs::remove_file(&file).unwrap();
+    // Ten kept: the eleventh replaces the oldest.
+    for i in 2..10 {
+        std::fs::write(aside(&format!(".bad.{i}")), format!("{i}")).unwrap();
+    }
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000);
+    let f = std::fs::File::options()
+        .write(true)
+        .open(aside(".bad.1"))
+        .unwrap();
+    f.set_modified(old).unwrap();
+    drop(f);
+    std::fs::write(&file, b"eleventh{").unwrap();
+    let note = load_or_set_aside(&state, &wandb).1.expect("a note");
+    assert!(note.contains(".json.bad.1, started afresh"), "{note}");
+    assert_eq!(std::fs::read(aside(".bad.1")).unwrap(), b"eleventh{");
+    assert_eq!(std::fs::read(aside(".bad")).unwrap(), b"first{");
+}
+
 /// A save that fails names the state file (the OS's error alone names none).
 #[test]
 fn a_failed_save_names_the_state_file() {
