@@ -100,52 +100,87 @@ impl DamageReport {
 }
 
 /// Where history steps were lost to damage: a break is the `_step` range between
-/// the last step read before a damaged span and the first one after it, when the
-/// two are not consecutive. Charts draw no line across a break and mark it on the
-/// x axis.
+/// the highest step read before a damaged span and the first one after it, when
+/// the two are not consecutive, less the steps read later from further on in the
+/// file (a file whose blocks were moved holds them after the damage). Charts draw
+/// no line across a break and mark it on the x axis.
 ///
-/// Fed only by damage and by the first complete row after it (never per point),
-/// so clean files pay one flag test per row.
+/// Fed only by damage, by the first complete row after it, and by rows whose step
+/// falls below the end of the last break (never per point), so clean files pay a
+/// test or two per row.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Breaks {
-    /// (last step before, first step after), in file order (kept up to a limit).
+    /// (last step before, first step after), by step, disjoint (kept up to a
+    /// limit).
     spans: Vec<(f64, f64)>,
-    /// Damage seen since the last complete row: the step before it (None: no
-    /// step had been read yet).
+    /// Damage seen since the last complete row: the highest step read before it
+    /// (None: no step had been read yet).
     armed: Option<Option<i64>>,
 }
 
 impl Breaks {
     const KEEP: usize = 1000;
 
-    /// Damage arrived; `last_step` is the last step read before it. Later damage
-    /// before the next row widens the same break.
-    pub fn damage(&mut self, last_step: Option<i64>) {
+    /// Damage arrived; `highest` is the highest step read before it. Later
+    /// damage before the next row widens the same break.
+    pub fn damage(&mut self, highest: Option<i64>) {
         if self.armed.is_none() {
-            self.armed = Some(last_step);
+            self.armed = Some(highest);
         }
     }
 
-    /// Whether damage waits for the next complete row (the hook's cheap test).
+    /// Whether a complete row at `step` may change the breaks (the hook's cheap
+    /// test): damage waits for it, or it falls inside a break.
     #[must_use]
-    pub fn armed(&self) -> bool {
+    #[inline]
+    pub fn wants(&self, step: Option<i64>) -> bool {
         self.armed.is_some()
+            || self
+                .spans
+                .last()
+                .is_some_and(|&(_, end)| step.is_some_and(|s| (s as f64) < end))
     }
 
-    /// A complete row followed the damage; `step` is the last step now. Steps
-    /// strictly between the one before and this one were lost.
+    /// A complete row at `step`. After damage, the steps strictly between the
+    /// highest one before and this one were lost; a step inside a break was not.
     pub fn row(&mut self, step: Option<i64>) {
-        let Some(before) = self.armed.take() else {
+        let before = self.armed.take();
+        let Some(s) = step else {
             return;
         };
-        if let (Some(a), Some(b)) = (before, step) {
+        self.read(s);
+        if let Some((Some(a), b)) = before.map(|a| (a, s)) {
             if b > a.saturating_add(1) && self.spans.len() < Self::KEEP {
+                // Every break so far ends at or below `a` (a step read): in order.
                 self.spans.push((a as f64, b as f64));
             }
         }
     }
 
-    /// The breaks, in file order.
+    /// Step `s` was read: the break holding it (if any) is split around it.
+    fn read(&mut self, s: i64) {
+        let x = s as f64;
+        let i = self.spans.partition_point(|&(_, end)| end <= x);
+        let Some(&(a, b)) = self.spans.get(i).filter(|&&(a, _)| a < x) else {
+            return;
+        };
+        let left = (x > a + 1.0).then_some((a, x));
+        let right = (b > x + 1.0).then_some((x, b));
+        match (left, right) {
+            (Some(l), Some(r)) => {
+                self.spans[i] = l;
+                if self.spans.len() < Self::KEEP {
+                    self.spans.insert(i + 1, r);
+                }
+            }
+            (Some(one), None) | (None, Some(one)) => self.spans[i] = one,
+            (None, None) => {
+                self.spans.remove(i);
+            }
+        }
+    }
+
+    /// The breaks, by step.
     #[must_use]
     pub fn spans(&self) -> &[(f64, f64)] {
         &self.spans
@@ -168,15 +203,57 @@ mod tests {
         // Two spans before the next row are one break.
         b.damage(Some(20));
         b.damage(Some(20));
-        assert!(b.armed());
+        assert!(b.wants(Some(0)));
         b.row(Some(57));
-        assert!(!b.armed());
+        assert!(!b.wants(Some(100)));
         // A row without damage before it is no break.
         b.row(Some(90));
-        // A step that goes back is not a span of lost steps.
+        // A step that goes back is not a span of lost steps (and one read in
+        // a break was not lost).
         b.damage(Some(100));
         b.row(Some(40));
-        assert_eq!(b.spans(), [(20.0, 57.0)]);
+        assert_eq!(b.spans(), [(20.0, 40.0), (40.0, 57.0)]);
+    }
+
+    /// Blocks moved within a file: the rows after the damage hold steps of the
+    /// break. Lost are only the steps read nowhere.
+    #[test]
+    fn steps_read_later_in_the_file_are_not_lost() {
+        let mut b = Breaks::default();
+        let mut highest = None;
+        let mut fold = |b: &mut Breaks, steps: std::ops::RangeInclusive<i64>| {
+            for s in steps {
+                highest = highest.max(Some(s));
+                if b.wants(Some(s)) {
+                    b.row(Some(s));
+                }
+            }
+            highest
+        };
+        // 0..=67, damage, 92..=113, damage, 69..=90, damage, 115..=200.
+        let h = fold(&mut b, 0..=67);
+        b.damage(h);
+        let h = fold(&mut b, 92..=113);
+        b.damage(h);
+        let h = fold(&mut b, 69..=90);
+        b.damage(h);
+        fold(&mut b, 115..=200);
+        assert_eq!(b.spans(), [(67.0, 69.0), (90.0, 92.0), (113.0, 115.0)]);
+        assert!(!b.wants(Some(201)), "past the breaks: no more work per row");
+        // A step read in the middle of a break splits it; one at its edge
+        // shrinks it; the last one in it ends it.
+        let mut b = Breaks::default();
+        b.damage(Some(10));
+        b.row(Some(20));
+        b.row(Some(15));
+        assert_eq!(b.spans(), [(10.0, 15.0), (15.0, 20.0)]);
+        b.row(Some(11));
+        b.row(Some(19));
+        assert_eq!(b.spans(), [(11.0, 15.0), (15.0, 19.0)]);
+        for s in [12, 13, 14, 16, 17, 18] {
+            b.row(Some(s));
+        }
+        assert_eq!(b.spans(), []);
     }
     fn span(offset: u64, len: u64) -> Skip {
         Skip {

@@ -153,6 +153,7 @@ impl Run {
         self.history_rows += 1;
         if let Some(s) = r.step {
             self.last_step = Some(s as i64);
+            self.top_step = self.top_step.max(self.last_step);
         }
         self.stitch.row(x).then_some(x)
     }

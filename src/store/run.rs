@@ -66,6 +66,8 @@ pub struct Run {
     pub exit_code: Option<i32>,
     pub exit_runtime: Option<i32>,
     pub last_step: Option<i64>,
+    /// The highest history step read (where damage's lost steps begin).
+    pub(crate) top_step: Option<i64>,
     /// Largest `_timestamp` / stats time seen, Unix seconds.
     pub last_time: Option<f64>,
     pub history_rows: u64,
@@ -113,7 +115,7 @@ impl Run {
     /// Record a skipped span.
     pub fn skip(&mut self, s: Skip) {
         self.damage.add(s);
-        self.breaks.damage(self.last_step);
+        self.breaks.damage(self.top_step);
     }
 
     /// Decode one record payload (found at `offset`) and fold it in: for records
@@ -187,8 +189,9 @@ impl Run {
                     if let Some(s) = ev.exact_step(at, r).filter(|_| r.complete) {
                         // The step as logged, which its double is not.
                         self.last_step = Some(s);
+                        self.top_step = self.top_step.max(Some(s));
                     }
-                    if r.complete && self.breaks.armed() {
+                    if r.complete && self.breaks.wants(self.last_step) {
                         self.breaks.row(self.last_step);
                     }
                 }
@@ -228,7 +231,7 @@ impl Run {
                         len: *len,
                         reason: SkipReason::BadRecord,
                     });
-                    self.breaks.damage(self.last_step);
+                    self.breaks.damage(self.top_step);
                 }
                 Event::Skip(s) => self.skip(*s),
             }
