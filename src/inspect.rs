@@ -16,7 +16,7 @@ use crate::store::Run;
 use export::first_step;
 use leet_format::json::record_json;
 use leet_format::json_fast::{self, Written};
-use leet_format::leveldb::Frame;
+use leet_format::leveldb::{Frame, SkipReason};
 use leet_text::{flatten_into, rfc3339};
 
 pub mod export;
@@ -66,6 +66,7 @@ pub fn damage_json(d: &DamageReport) -> Value {
         "bad_records": d.bad_records,
         "duplicate_bytes": d.duplicate_bytes,
         "incomplete_tail_bytes": d.incomplete_tail,
+        "appended_file": d.appended.map(|a| serde_json::json!({"offset": a.offset, "len": a.len})),
         "spans": spans,
     })
 }
@@ -284,7 +285,17 @@ fn print_summary_text(out: &mut dyn Write, file: &Path, run: &Run) -> io::Result
 
 fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Result<()> {
     let shown = leet_text::sanitize_path(file);
-    if d.skipped_spans > 0 {
+    // Another file's records are intact, and not this run's: said apart from the
+    // damage.
+    if let Some(a) = d.appended {
+        writeln!(
+            err,
+            "{shown}: another run file is joined on at offset {} ({} bytes from its header on): its records are not this run's, and were not read",
+            a.offset, a.len
+        )?;
+    }
+    let (spans, bytes) = d.corrupt();
+    if spans > 0 {
         // A record over the cap is intact but not read: "every intact record" is
         // then only true with it named.
         let except = if d.too_large > 0 {
@@ -298,12 +309,11 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
         };
         writeln!(
             err,
-            "{shown}: skipped {} damaged span(s), {} bytes ({} undecodable record(s)); every intact record was read{except}",
-            d.skipped_spans,
-            d.skipped_bytes,
+            "{shown}: skipped {spans} damaged span(s), {bytes} bytes ({} undecodable record(s)); every intact record was read{except}",
             d.bad_records
         )?;
-        for s in d.skips.iter().take(10) {
+        let damage = (d.skips.iter()).filter(|s| s.reason != SkipReason::AppendedFile);
+        for s in damage.take(10) {
             if s.reason.resynchronises() {
                 writeln!(
                     err,
@@ -657,7 +667,7 @@ mod tests {
 
     #[test]
     fn the_damage_line_counts_the_intact_records_over_the_cap() {
-        use leet_format::leveldb::{Skip, SkipReason};
+        use leet_format::leveldb::Skip;
         let line = |d: &DamageReport| {
             let mut err = Vec::new();
             report_damage(Path::new("r.wandb"), d, &mut err).unwrap();

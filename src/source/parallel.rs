@@ -501,7 +501,12 @@ impl RunReader {
                             Err(e) => return Err(io_err(&path)(e)),
                         };
                         scan_into(&mut seam, &data, &mut d).map_err(header_err)?;
-                        (seam.is_clean_at(s) && part.scanner.continues(&seam)).then(|| d.take())
+                        // (A worker that met a file header without knowing the
+                        // file's first records guessed what it begins.)
+                        (seam.is_clean_at(s)
+                            && !part.scanner.guessed()
+                            && part.scanner.continues(&seam))
+                        .then(|| d.take())
                     }
                     _ => None,
                 };

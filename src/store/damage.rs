@@ -23,6 +23,10 @@ pub struct DamageReport {
     pub too_large: u64,
     /// Bytes at the end of the file that form an incomplete record.
     pub incomplete_tail: u64,
+    /// Another run file joined on after this one's records
+    /// ([`SkipReason::AppendedFile`]): where its header is and its bytes, none
+    /// read (counted in the spans and `skipped_bytes` too).
+    pub appended: Option<Skip>,
     /// The span still open at the end of what was read (counted above).
     open: Option<Skip>,
 }
@@ -57,6 +61,7 @@ impl DamageReport {
         self.duplicate_bytes += o.duplicate_bytes;
         self.too_large += o.too_large;
         self.incomplete_tail += o.incomplete_tail;
+        self.appended = self.appended.or(o.appended);
         let room = Self::KEEP.saturating_sub(self.skips.len());
         self.skips.extend(o.skips.iter().take(room).copied());
     }
@@ -69,6 +74,9 @@ impl DamageReport {
         }
         if s.reason == SkipReason::RecordTooLarge {
             self.too_large += 1;
+        }
+        if s.reason == SkipReason::AppendedFile {
+            self.appended = Some(s);
         }
         if self.skips.len() < Self::KEEP {
             self.skips.push(s);
@@ -85,11 +93,24 @@ impl DamageReport {
             if o.reason == SkipReason::RecordTooLarge {
                 self.too_large -= 1;
             }
+            if o.reason == SkipReason::AppendedFile {
+                self.appended = None;
+            }
             // Spans never overlap, so only the open one itself can equal it.
             if let Some(i) = self.skips.iter().rposition(|k| *k == o) {
                 self.skips.remove(i);
             }
         }
+    }
+
+    /// The spans and bytes skipped as damage: all of them but another run file
+    /// joined on ([`DamageReport::appended`]), which is said apart.
+    #[must_use]
+    pub fn corrupt(&self) -> (u64, u64) {
+        (
+            self.skipped_spans - u64::from(self.appended.is_some()),
+            self.skipped_bytes - self.appended.map_or(0, |a| a.len),
+        )
     }
 
     /// Nothing was skipped (an incomplete tail is not damage).

@@ -237,16 +237,30 @@ fn damage_parts(shown: &Shown, theme: Theme, parts: &mut Vec<Part>) {
     if d.is_clean() {
         return;
     }
+    if let Some(a) = d.appended {
+        parts.push(Part::whole(
+            format!(
+                "⚠ another run file joined on at {}: not read",
+                format::bytes(a.offset as f64)
+            ),
+            theme.warn(),
+            1,
+        ));
+    }
+    let (spans, bytes) = d.corrupt();
+    if spans == 0 {
+        return;
+    }
     // Whole: how many spans; then how much, then the steps lost, as room allows.
     parts.push(Part::whole(
-        format!("⚠ {} corrupt span(s)", d.skipped_spans),
+        format!("⚠ {spans} corrupt span(s)"),
         theme.warn(),
         1,
     ));
     parts.push(Part {
         glue: true,
         ..Part::whole(
-            format!(" skipped ({})", format::bytes(d.skipped_bytes as f64)),
+            format!(" skipped ({})", format::bytes(bytes as f64)),
             theme.warn(),
             6,
         )

@@ -188,6 +188,65 @@ fn synthetic_runs_read_the_same_in_parallel() {
     check_all_ways("synth without summaries", &path);
 }
 
+/// Two run files joined into one (`cat a.wandb b.wandb > c.wandb`): read as the
+/// first alone, in every way, the second said to be joined on and not read.
+#[test]
+fn a_run_file_with_another_joined_on_reads_as_the_first_alone_in_every_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, a) = synth_file(
+        dir.path(),
+        "a.wandb",
+        &SynthSpec {
+            steps: 1500,
+            finished: false,
+            ..SynthSpec::default()
+        },
+    );
+    let (_, b) = synth_file(
+        dir.path(),
+        "b.wandb",
+        &SynthSpec {
+            run_id: "other001".into(),
+            steps: 4000,
+            stats_every: 5,
+            ..SynthSpec::default()
+        },
+    );
+    let mut joined = a.clone();
+    joined.extend_from_slice(&b);
+    let path = dir.path().join("joined.wandb");
+    std::fs::write(&path, &joined).unwrap();
+    check_all_ways("joined", &path);
+    let run = sequential(&path);
+    let alone = sequential(&dir.path().join("a.wandb"));
+    assert_eq!(
+        run.damage.appended,
+        Some(leet::decode::leveldb::Skip {
+            offset: a.len() as u64,
+            len: b.len() as u64,
+            reason: leet::decode::leveldb::SkipReason::AppendedFile,
+        })
+    );
+    assert_eq!(run.damage.skipped_spans, 1);
+    // Everything else is the first file's, as read alone.
+    let without_damage = |r: &Run| {
+        let mut r = r.clone();
+        r.damage = leet::store::run::DamageReport::default();
+        fingerprint(&r)
+    };
+    assert_eq!(without_damage(&run), without_damage(&alone));
+    // A copy of the file joined to itself is no other file: its records are
+    // read once, the copy's dropped as read before.
+    let mut twice = a.clone();
+    twice.extend_from_slice(&a);
+    std::fs::write(&path, &twice).unwrap();
+    check_all_ways("twice", &path);
+    let run = sequential(&path);
+    assert_eq!(run.damage.appended, None);
+    assert!(run.damage.duplicate_bytes as usize > a.len() / 2);
+    assert_eq!(without_damage(&run), without_damage(&alone));
+}
+
 /// A run of wide rows (4,000 metrics a row, each row naming them all) loaded in
 /// parallel with the ranges it widens for them: fewer batches (each names its
 /// keys afresh), and the run folded the same as a sequential read.

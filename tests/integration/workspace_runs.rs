@@ -171,7 +171,8 @@ fn a_generated_run_inspects_with_no_damage() {
         assert_eq!(
             v["corruption"],
             json!({"skipped_spans": 0, "skipped_bytes": 0, "bad_records": 0,
-                   "duplicate_bytes": 0, "incomplete_tail_bytes": 0, "spans": []})
+                   "duplicate_bytes": 0, "incomplete_tail_bytes": 0, "appended_file": null,
+                   "spans": []})
         );
         let last = r.first_step + STEPS - 1;
         assert_eq!(v["step"], json!(last));

@@ -115,6 +115,9 @@ pub enum SkipReason {
     Duplicate,
     /// Framing was intact but the protobuf payload did not decode.
     BadRecord,
+    /// Another run file's header, then its records, after this file's records
+    /// (two files joined into one): from its header on, nothing is this run's.
+    AppendedFile,
 }
 
 impl SkipReason {
@@ -130,6 +133,7 @@ impl SkipReason {
             SkipReason::RecordTooLarge => "record too large",
             SkipReason::Duplicate => "duplicated record",
             SkipReason::BadRecord => "undecodable record",
+            SkipReason::AppendedFile => "another run file appended",
         }
     }
 }
@@ -140,7 +144,10 @@ impl SkipReason {
     /// read before.
     #[must_use]
     pub fn resynchronises(self) -> bool {
-        !matches!(self, SkipReason::BadRecord | SkipReason::Duplicate)
+        !matches!(
+            self,
+            SkipReason::BadRecord | SkipReason::Duplicate | SkipReason::AppendedFile
+        )
     }
 }
 

@@ -234,15 +234,21 @@ fn damage_rows(run: &Run) -> Vec<Row> {
     if d.is_clean() && tail == 0 {
         return Vec::new();
     }
-    let bytes = d.skipped_bytes as f64;
     // Keys short enough for the key column of an 80-column screen.
     let mut rows = Vec::new();
-    if !d.is_clean() {
+    if let Some(a) = d.appended {
         rows.push(Row::Item(
-            "spans".into(),
-            format!("{} corrupt", d.skipped_spans),
+            "joined on".into(),
+            format!(
+                "another run file at offset {} ({} bytes): not read",
+                a.offset, a.len
+            ),
         ));
-        rows.push(Row::Bytes("skipped".into(), bytes));
+    }
+    let (spans, bytes) = d.corrupt();
+    if spans > 0 {
+        rows.push(Row::Item("spans".into(), format!("{spans} corrupt")));
+        rows.push(Row::Bytes("skipped".into(), bytes as f64));
     }
     if tail > 0 {
         // Bytes after the exit that make no record (garbage, a cut write).

@@ -32,9 +32,13 @@ impl SkipRun {
         }
         if let Some(cur) = &mut self.cur {
             // Records read twice are a span of their own, so the report counts them
-            // apart from the damage next to them.
-            let same_kind =
-                (cur.reason == SkipReason::Duplicate) == (reason == SkipReason::Duplicate);
+            // apart from the damage next to them; so is another file appended.
+            let kind = |r: SkipReason| match r {
+                SkipReason::Duplicate => 1,
+                SkipReason::AppendedFile => 2,
+                _ => 0,
+            };
+            let same_kind = kind(cur.reason) == kind(reason);
             if cur.end() == offset && same_kind {
                 cur.len = end - cur.offset;
                 return;
@@ -49,10 +53,26 @@ impl SkipRun {
     }
 
     fn flush<'a, F: FnMut(Frame<'a>)>(&mut self, emit: &mut F) {
-        if let Some(s) = self.cur.take() {
+        // (An open span can shrink to nothing: a search held back to a file
+        // header that turns out to begin another file.)
+        if let Some(s) = self.cur.take().filter(|s| s.len > 0) {
             emit(Frame::Skip(s));
         }
     }
+}
+
+/// Whether the chunk found at `p` after damage is another run file's first: a
+/// W&B file header, found at or after `from`, ends at `p` (two files joined).
+fn appended_at(data: &[u8], p: usize, from: usize) -> bool {
+    p >= from + FILE_HEADER.len() && data[p - FILE_HEADER.len()..p] == FILE_HEADER
+}
+
+/// Where a search after damage that stalled at `q` goes on next time: a file
+/// header's length before it, so that a header just before the chunk still
+/// undecided is seen with it ([`appended_at`]); never before `floor` (where the
+/// search began, which no chunk starts after before `q`).
+fn held_back(q: usize, floor: usize) -> usize {
+    q.saturating_sub(FILE_HEADER.len()).max(floor).min(q)
 }
 
 /// Reads the framing incrementally, from input handed in pieces as a file grows.
@@ -86,6 +106,40 @@ pub struct Scanner {
     lost_grid: bool,
     /// Numbers of the records handed on.
     nums: Nums,
+    /// The file's first records, to tell a copy of its start met further on
+    /// from another run file joined on ([`Start`]).
+    start: Start,
+    /// A file header met further on was taken for another file without knowing
+    /// the file's first records (a scanner started past them): its reading is a
+    /// guess ([`Scanner::guessed`]).
+    guessed: bool,
+}
+
+/// The (number, CRC-32 of the payload) of a file's first [`START_RECORDS`]
+/// records, as a reading from its start hands them on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Start {
+    /// Started past the file's start: not known.
+    #[default]
+    Unknown,
+    /// Read from its start; fewer than [`START_RECORDS`] records so far.
+    Collecting(Vec<(u64, u32)>),
+    Known(Vec<(u64, u32)>),
+}
+
+/// How many of a file's first records tell it from another (the first, the
+/// header record, is the same in every file an SDK version writes; the second,
+/// the run record, names the run and when it started).
+const START_RECORDS: usize = 3;
+
+/// What a W&B file header met after damage begins.
+enum Joined {
+    /// Another run file, joined on: nothing from here on is this run's.
+    Another { guessed: bool },
+    /// A copy of this file's start (a block duplicated): read on as usual.
+    Copy,
+    /// The records after it are not all there yet.
+    Wait,
 }
 
 /// A state of the reader that a record in progress may change and that is put
@@ -100,7 +154,7 @@ impl Scanner {
     /// A scanner for a file read from its start (the header is checked first).
     #[must_use]
     pub fn new() -> Self {
-        Self::default()
+        Self::at(0)
     }
 
     /// A scanner that starts at `base`: 0 (the header is checked), or the offset of a
@@ -109,8 +163,21 @@ impl Scanner {
     pub fn at(base: u64) -> Self {
         Self {
             base,
+            start: if base == 0 {
+                Start::Collecting(Vec::new())
+            } else {
+                Start::Unknown
+            },
             ..Self::default()
         }
+    }
+
+    /// Whether it took a file header met further on for another file joined on
+    /// without knowing the file's first records ([`Scanner::at`] past them): a
+    /// reading from the file's start may decide otherwise.
+    #[must_use]
+    pub fn guessed(&self) -> bool {
+        self.guessed
     }
 
     /// Absolute offset of the first byte the next [`Scanner::scan`] expects: its input
@@ -126,7 +193,7 @@ impl Scanner {
     /// more bytes it reaches the end of the input, and may end sooner once they come.
     #[must_use]
     pub fn open_skip(&self) -> Option<Skip> {
-        self.open
+        self.open.filter(|s| s.len > 0)
     }
 
     /// Bytes from [`Scanner::base`] on that belong to no record in progress: the
@@ -154,12 +221,21 @@ impl Scanner {
     /// `self` dropped exactly the duplicates `earlier` continued would have. False
     /// (nothing changed) otherwise.
     pub fn continues(&mut self, earlier: &Scanner) -> bool {
-        self.nums.follow(&earlier.nums)
+        // The file's first records are known before (else a reading from the
+        // start might have judged a file header met here otherwise).
+        if matches!(earlier.start, Start::Collecting(_)) {
+            return false;
+        }
+        if !self.nums.follow(&earlier.nums) {
+            return false;
+        }
+        self.start = earlier.start.clone();
+        true
     }
 
     /// The input is complete: hand on the open span, if any.
     pub fn finish<'a, F: FnMut(Frame<'a>)>(&mut self, mut emit: F) {
-        if let Some(s) = self.open.take() {
+        if let Some(s) = self.open.take().filter(|s| s.len > 0) {
             emit(Frame::Skip(s));
         }
     }
@@ -241,9 +317,32 @@ impl Scanner {
             lost: self.lost_grid,
         };
         let mut resync = self.resync.take();
-        if let Some(reason) = resync {
+        if resync == Some(SkipReason::AppendedFile) {
+            // Past another file's header: nothing more is this run's.
+            skips.add(base, abs(end), SkipReason::AppendedFile, &mut emit);
+            pos = end;
+        } else if let Some(reason) = resync {
             // The search goes on where the last call left it.
             match resync::find_chunk(data, pos, eof, crc_of) {
+                resync::Search::At(p) if appended_at(data, p, pos) => {
+                    let h = p - FILE_HEADER.len();
+                    skips.add(base, abs(h), reason, &mut emit);
+                    match self.joined(data, p, eof) {
+                        Joined::Another { guessed } => {
+                            self.guessed |= guessed;
+                            skips.add(abs(h), abs(end), SkipReason::AppendedFile, &mut emit);
+                            resync = Some(SkipReason::AppendedFile);
+                            pos = end;
+                        }
+                        // Decided once the records after it are there.
+                        Joined::Wait => pos = h,
+                        Joined::Copy => {
+                            grid.lost = true;
+                            pos = p;
+                            resync = None;
+                        }
+                    }
+                }
                 resync::Search::At(p) => {
                     skips.add(base, abs(p), reason, &mut emit);
                     grid.lost = true;
@@ -252,7 +351,9 @@ impl Scanner {
                 }
                 resync::Search::Stall(p) => {
                     skips.add(base, abs(p), reason, &mut emit);
-                    pos = p;
+                    // A file header just before the chunk still undecided is
+                    // searched again with it.
+                    pos = held_back(p, pos);
                 }
                 resync::Search::Nothing => {
                     skips.add(base, abs(end), reason, &mut emit);
@@ -376,6 +477,26 @@ impl Scanner {
                         };
                         pos = p;
                     }
+                    resync::Search::At(p)
+                        if appended_at(data, p, last_good)
+                            && !matches!(self.joined(data, p, eof), Joined::Copy) =>
+                    {
+                        // Another run file begins (the records after its header are
+                        // not this run's), or may: decided once they are there.
+                        pending = None;
+                        let h = p - FILE_HEADER.len();
+                        let from = dropped.unwrap_or(a).min(abs(h));
+                        skips.add(from, abs(h), reason, &mut emit);
+                        if let Joined::Another { guessed } = self.joined(data, p, eof) {
+                            self.guessed |= guessed;
+                            skips.add(abs(h), abs(end), SkipReason::AppendedFile, &mut emit);
+                            resync = Some(SkipReason::AppendedFile);
+                            pos = end;
+                        } else {
+                            resync = Some(reason);
+                            pos = h.max(rel(from));
+                        }
+                    }
                     resync::Search::At(p) => {
                         pending = None;
                         skips.add(dropped.unwrap_or(a), abs(p), reason, &mut emit);
@@ -384,9 +505,11 @@ impl Scanner {
                     }
                     resync::Search::Stall(q) => {
                         pending = None;
-                        skips.add(dropped.unwrap_or(a), abs(q), reason, &mut emit);
+                        let from = dropped.unwrap_or(a);
+                        skips.add(from, abs(q), reason, &mut emit);
                         resync = Some(reason);
-                        pos = q;
+                        // Never before the span's start or the search's.
+                        pos = held_back(q, last_good.max(rel(from)));
                     }
                     resync::Search::Nothing => {
                         pending = None;
@@ -549,7 +672,52 @@ impl Scanner {
                 return;
             }
         }
+        if let Start::Collecting(first) = &mut self.start {
+            first.push((num.unwrap_or(0), crc32fast::hash(&payload)));
+            if first.len() >= START_RECORDS {
+                self.start = Start::Known(std::mem::take(first));
+            }
+        }
         skips.flush(emit);
         emit(Frame::Record { offset, payload });
+    }
+
+    /// What the W&B file header ending at `p` (the chunk found there after
+    /// damage; see [`appended_at`]) begins: the records after it are compared
+    /// with the file's first ones. Records of the same numbers and bytes are a
+    /// copy of its start; a number it had with other bytes is another file's.
+    fn joined(&self, data: &[u8], p: usize, eof: bool) -> Joined {
+        let first = match &self.start {
+            Start::Unknown => return Joined::Another { guessed: true },
+            Start::Collecting(f) | Start::Known(f) => f,
+        };
+        let mut at = p;
+        for _ in 0..START_RECORDS {
+            let Some(h) = data.get(at..at + CHUNK_HEADER_LEN) else {
+                return if eof { Joined::Copy } else { Joined::Wait };
+            };
+            let len = usize::from(u16::from_le_bytes([h[4], h[5]]));
+            let Some(payload) = data.get(at + CHUNK_HEADER_LEN..at + CHUNK_HEADER_LEN + len) else {
+                return if eof { Joined::Copy } else { Joined::Wait };
+            };
+            let stored = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&h[6..7]);
+            crc.update(payload);
+            if h[6] != FULL || crc.finalize() != stored {
+                // Only whole records in a row are compared.
+                break;
+            }
+            let Some(n) = resync::record_num(payload) else {
+                break;
+            };
+            if let Some(&(_, c)) = first.iter().find(|(m, _)| *m == n) {
+                if c != crc32fast::hash(payload) {
+                    return Joined::Another { guessed: false };
+                }
+            }
+            at += CHUNK_HEADER_LEN + len;
+        }
+        Joined::Copy
     }
 }

@@ -478,3 +478,77 @@ fn a_header_running_past_a_followed_file_s_end_before_whole_chunks_is_damage_now
     assert_eq!(skips, []);
     assert!(end.pending > 0);
 }
+
+/// Two run files joined into one (`cat a.wandb b.wandb`): the first file's
+/// records, then one span from the second file's header to the end, named as
+/// another file appended — none of its records taken for the first run's, at
+/// every cut of the input, and in pieces as the file grows. A copy of the file's
+/// own start joined on is not another file: its records are read twice, as
+/// duplicates.
+#[test]
+fn a_run_file_appended_to_another_is_one_span_from_its_header_on() {
+    for (first_nums, second_nums) in [
+        // Numbered on past the first (another run, longer): none read.
+        (
+            (1..=40).collect::<Vec<i64>>(),
+            (1..=90).collect::<Vec<i64>>(),
+        ),
+        // A long record across blocks in each.
+        ((1..=300).collect(), (1..=10).collect()),
+    ] {
+        let (a, a_payloads) = numbered(&first_nums);
+        // Another run's: the same numbers, other bytes.
+        let mut w = writer::Writer::new();
+        for &n in &second_nums {
+            w.append(&crate::synth::history_record(n, &[("_step", "7")]));
+        }
+        let b = w.into_bytes();
+        let mut data = a.clone();
+        data.extend_from_slice(&b);
+        let want_span = Skip {
+            offset: a.len() as u64,
+            len: b.len() as u64,
+            reason: SkipReason::AppendedFile,
+        };
+        let (recs, skips, _) = collect(&data, 0);
+        let payloads: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+        assert_eq!(payloads, a_payloads.iter().collect::<Vec<_>>());
+        assert_eq!(skips, [want_span]);
+        // However the bytes arrive.
+        for step in [1, 7, 100, 4093, BLOCK_SIZE - 3] {
+            let cuts: Vec<usize> = (step..data.len()).step_by(step).collect();
+            let (r, k) = in_pieces(&data, &cuts);
+            assert_eq!(r.len(), a_payloads.len(), "pieces of {step}");
+            assert_eq!(k, [want_span], "pieces of {step}");
+        }
+        // Damage before the header: its own span, then the appended one.
+        let mut cut = a[..a.len() - 5].to_vec();
+        cut.extend_from_slice(&b);
+        let (recs, skips, _) = collect(&cut, 0);
+        assert_eq!(recs.len(), a_payloads.len() - 1);
+        assert_eq!(skips.len(), 2, "{skips:?}");
+        assert_ne!(skips[0].reason, SkipReason::AppendedFile);
+        assert_eq!(skips[0].end(), skips[1].offset);
+        assert_eq!(
+            skips[1],
+            Skip {
+                offset: cut.len() as u64 - b.len() as u64,
+                len: b.len() as u64,
+                reason: SkipReason::AppendedFile,
+            }
+        );
+        // The file joined to itself: its second half is duplicates.
+        let mut twice = a.clone();
+        twice.extend_from_slice(&a);
+        let (recs, skips, _) = collect(&twice, 0);
+        assert_eq!(recs.len(), a_payloads.len());
+        assert!(
+            skips.iter().all(|k| k.reason != SkipReason::AppendedFile),
+            "{skips:?}"
+        );
+        assert!(
+            skips.iter().any(|k| k.reason == SkipReason::Duplicate),
+            "{skips:?}"
+        );
+    }
+}
