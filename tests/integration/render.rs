@@ -1307,6 +1307,42 @@ fn an_empty_run_file_is_waiting_for_its_first_record() {
         assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
         assert!(s.contains(want), "{s}");
     }
+    // Nor does the header and the first bytes of a record never finished, nor
+    // 64 KiB of zeros (damage, said by the status bar's warning): empty as
+    // `inspect --summary` says, not crashed.
+    let header = leet::decode::leveldb::FILE_HEADER.len() as u64;
+    let zeros = leveldb_skip(0, 65_536);
+    for (len, skip, pending) in [(header + 3, None, 3), (65_536, Some(zeros), 0)] {
+        let mut app = App::new(no_color());
+        app.update(Msg::Resize(120, 40));
+        app.update(Msg::Opened {
+            path: std::path::PathBuf::from("wandb/run-20261130_175119-new/run-new.wandb"),
+            len,
+            modified: Some(NOW - 3600.0),
+        });
+        app.update(Msg::Run(leet::msg::RunBatch {
+            read_to: len,
+            file_len: len,
+            skips: skip.into_iter().collect(),
+            pending,
+            ..Default::default()
+        }));
+        app.update(Msg::Tick(NOW));
+        let s = screen(&app, 120, 40);
+        assert!(!s.contains("quiet") && !s.contains("crashed"), "{s}");
+        assert!(s.contains("empty: nothing written for 1h 00m"), "{s}");
+        if skip.is_some() {
+            assert!(s.contains("1 corrupt span(s)"), "{s}");
+        }
+    }
+}
+
+fn leveldb_skip(offset: u64, len: u64) -> leet::decode::leveldb::Skip {
+    leet::decode::leveldb::Skip {
+        offset,
+        len,
+        reason: leet::decode::leveldb::SkipReason::ZeroFilled,
+    }
 }
 
 /// A run directory with no `.wandb` file yet: nothing is known of the run, so

@@ -22,14 +22,14 @@ fn separator(buf: &mut Buffer, x: u16, area: Rect, theme: Theme) {
     }
 }
 
-/// The run file is there but holds no record yet (no byte, or only the W&B header:
-/// a run that has not written its first record): a log that is empty, not a
-/// running or crashed run, however long it stays so.
+/// The run file is there but holds no record yet (no byte, only the W&B header,
+/// the first record not whole yet, or nothing readable: a run that has not
+/// written its first record): a log that is empty, not a running or crashed run,
+/// however long it stays so (as `leet inspect --summary` and the workspace say;
+/// damage, if any, is the status bar's warning).
 fn empty_file(app: &App) -> bool {
     app.shown.source.file.is_some()
-        && app.shown.source.file_len <= crate::decode::leveldb::FILE_HEADER.len() as u64
         && app.shown.run.counts.total == 0
-        && app.shown.run.damage.is_clean()
         && app.shown.run.exit_code.is_none()
         && app.unreadable().is_none()
 }
