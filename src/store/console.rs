@@ -294,6 +294,8 @@ pub struct Console {
     total: u64,
     /// Of `total`, the lines that go on the one before ([`Line::cont`]).
     conts: u64,
+    /// Of the lines kept, those that go on the one before.
+    kept_conts: usize,
     /// Two per writer (its stdout's, its stderr's): the run's own first, then
     /// each node's of a distributed run, whose lines share the console but whose
     /// cursor moves stay among its own lines.
@@ -327,6 +329,7 @@ impl Console {
             cap: cap.max(1),
             total: 0,
             conts: 0,
+            kept_conts: 0,
             screens: vec![Screen::default(), Screen::default()],
             prefixes: vec![String::new()],
             writers: vec![String::new()],
@@ -531,16 +534,28 @@ impl Console {
         let first = self.total - self.lines.len() as u64;
         let kept = n.checked_sub(first).and_then(|i| usize::try_from(i).ok());
         if let Some(line) = kept.and_then(|i| self.lines.get_mut(i)) {
+            let was = line.cont;
             *line = row.to_line(stream, &self.prefixes[idx / 2]);
+            self.kept_conts = self.kept_conts + usize::from(line.cont) - usize::from(was);
         }
     }
 
     fn push(&mut self, line: Line) {
         self.total += 1;
         if self.lines.len() == self.cap {
-            self.lines.pop_front();
+            if let Some(gone) = self.lines.pop_front() {
+                self.kept_conts -= usize::from(gone.cont);
+            }
         }
+        self.kept_conts += usize::from(line.cont);
         self.lines.push_back(line);
+    }
+
+    /// Of the lines kept, those that go on the one before ([`Line::cont`]): the
+    /// kept lines less these are the lines as they were written.
+    #[must_use]
+    pub fn kept_conts(&self) -> usize {
+        self.kept_conts
     }
 
     /// Finished lines kept (newest last).
@@ -794,6 +809,12 @@ mod tests {
         // A line the cursor moved back into and past the cap is no new line.
         c.write(Stream::Stdout, None, "short\n");
         assert_eq!((c.total(), c.logical_total()), (3, 2));
+        assert_eq!(c.kept_conts(), 1);
+        // Its wrapped part no longer kept: no longer counted among the kept.
+        for _ in 0..9 {
+            c.write(Stream::Stdout, None, "more\n");
+        }
+        assert_eq!((c.lines().len(), c.kept_conts()), (10, 0));
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub struct ConsoleView<'a> {
     parts: Vec<(&'a std::collections::VecDeque<Line>, Vec<Line>)>,
     /// Indices (over every part's lines in turn) that pass the filter; None = all.
     shown: Option<Vec<usize>>,
+    /// Of the lines shown, those that go on the one before (a line longer than
+    /// the console keeps, wrapped).
+    conts: usize,
 }
 
 impl ConsoleView<'_> {
@@ -32,6 +35,13 @@ impl ConsoleView<'_> {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Lines shown as they were written: a wrapped long line counts once (as
+    /// `inspect` counts it).
+    #[must_use]
+    pub fn written(&self) -> usize {
+        self.len() - self.conts
     }
 
     /// Lines before filtering.
@@ -153,16 +163,30 @@ impl<'a> ConsoleView<'a> {
             .iter()
             .map(|c| (c.lines(), c.unfinished().collect::<Vec<Line>>()))
             .collect();
+        let mut conts = 0;
         let shown = filter.is_active().then(|| {
             parts
                 .iter()
                 .flat_map(|(f, u)| f.iter().chain(u))
                 .enumerate()
                 .filter(|(_, l)| filter.matches(&text::sanitize(&l.text)))
-                .map(|(i, _)| i)
+                .map(|(i, l)| {
+                    conts += usize::from(l.cont);
+                    i
+                })
                 .collect()
         });
-        ConsoleView { parts, shown }
+        if shown.is_none() {
+            // Kept count per console (no walk over its lines), the few unfinished.
+            conts = (consoles.iter().zip(&parts))
+                .map(|(c, (_, u))| c.kept_conts() + u.iter().filter(|l| l.cont).count())
+                .sum();
+        }
+        ConsoleView {
+            parts,
+            shown,
+            conts,
+        }
     }
 }
 

@@ -402,3 +402,35 @@ fn the_title_says_how_many_older_lines_are_not_kept() {
         "{title}"
     );
 }
+
+/// A line longer than the console keeps is wrapped onto rows of its own, but
+/// counted once in the title, as it was written (and as `inspect` counts it).
+#[test]
+fn a_wrapped_long_line_counts_once_in_the_title() {
+    let long = format!(
+        "{}\n",
+        "y".repeat(2 * leet::store::console::MAX_LINE_CHARS + 10)
+    );
+    let app = console_app(&["first\n", &long, "last\n"], &[], false, 120, 40);
+    assert_eq!(app.shown.run.console.lines().len(), 5);
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let title = row(&buf, area, area.y);
+    assert!(title.contains("[3 lines]"), "{title}");
+    // Filtered: the lines that pass, as written.
+    let mut app = app;
+    while app.panels.focus != leet::ui::panels::Pane::Console {
+        app.update(Msg::char('4'));
+    }
+    for m in [leet::msg::Msg::char('/')]
+        .into_iter()
+        .chain(leet::msg::Msg::typed("y"))
+        .chain([leet::msg::Msg::key(crossterm::event::KeyCode::Enter)])
+    {
+        app.update(m);
+    }
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let title = row(&buf, area, area.y);
+    assert!(title.contains("[1 line]"), "{title}");
+}

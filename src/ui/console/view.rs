@@ -55,7 +55,8 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
             total - back
         )
     } else {
-        match total {
+        // Lines as written: a long line wrapped counts once.
+        match view.written() {
             1 => "Console Logs [1 line]".to_owned(),
             n => format!("Console Logs [{n} lines]"),
         }
