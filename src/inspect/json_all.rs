@@ -11,7 +11,6 @@
 //! decodes, so it is not damage).
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::{self, Read as _, Write};
 use std::ops::Range;
 use std::path::Path;
@@ -55,7 +54,7 @@ fn print_in(
         path: file.to_owned(),
         source,
     };
-    let mut fh = File::open(file).map_err(io_err)?;
+    let mut fh = crate::source::small_file::open_regular(file).map_err(io_err)?;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(workers);
     let job_rx = Mutex::new(job_rx);

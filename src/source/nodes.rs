@@ -15,7 +15,6 @@
 //! sent as one run's batches.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -100,7 +99,7 @@ struct Peek {
 
 fn peek(file: &Path) -> Peek {
     let mut data = Vec::new();
-    let Ok(f) = File::open(file) else {
+    let Ok(f) = super::small_file::open_regular(file) else {
         return Peek::default();
     };
     let len = f.metadata().map_or(0, |m| m.len());
@@ -168,7 +167,7 @@ fn tail_time(file: &Path, len: u64) -> Option<f64> {
     use std::io::{Seek, SeekFrom};
     let block = leveldb::BLOCK_SIZE as u64;
     let from = (len.saturating_sub(PEEK_BYTES) / block) * block;
-    let mut f = File::open(file).ok()?;
+    let mut f = super::small_file::open_regular(file).ok()?;
     f.seek(SeekFrom::Start(from)).ok()?;
     let mut data = Vec::new();
     f.take(len - from).read_to_end(&mut data).ok()?;

@@ -59,7 +59,7 @@ impl RunReader {
     /// # Errors
     /// [`SourceError::Io`] if it cannot be opened.
     pub fn open(path: &Path) -> Result<Self, SourceError> {
-        let file = File::open(path).map_err(io_err(path))?;
+        let file = super::small_file::open_regular(path).map_err(io_err(path))?;
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -156,7 +156,7 @@ impl RunReader {
     pub fn poll_frames(&mut self, mut f: impl FnMut(Frame<'_>)) -> Result<Poll, SourceError> {
         let mut restarted = std::mem::take(&mut self.restart_pending);
         if self.replaced() {
-            if let Ok(f) = File::open(&self.path) {
+            if let Ok(f) = super::small_file::open_regular(&self.path) {
                 self.file = f;
                 restarted = true;
             }

@@ -152,7 +152,7 @@ struct Records {
 
 impl Records {
     fn open(path: &Path) -> Self {
-        let (file, error) = match File::open(path) {
+        let (file, error) = match super::small_file::open_regular(path) {
             Ok(f) => (Some(f), None),
             Err(e) => (
                 None,
@@ -277,7 +277,7 @@ impl Records {
     fn look_for_growth(&mut self) {
         let len = self.len_now();
         if len < self.feed.read_to() {
-            let file = File::open(&self.path).ok();
+            let file = super::small_file::open_regular(&self.path).ok();
             let view = self.view.take();
             *self = Self::open(&self.path);
             if file.is_none() {

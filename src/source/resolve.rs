@@ -1,7 +1,6 @@
 //! Finding the `.wandb` file for a path, and the runs next to it.
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -158,7 +157,7 @@ pub(crate) fn why_no_run_file(dir: &Path) -> Option<String> {
 /// short yet to tell (a run just created).
 fn starts_as_run(file: &Path) -> bool {
     let mut head = [0u8; 4];
-    let n = File::open(file)
+    let n = super::small_file::open_regular(file)
         .and_then(|f| f.take(4).read(&mut head))
         .unwrap_or(0);
     head[..n] == leveldb::FILE_HEADER[..n]
@@ -250,7 +249,7 @@ const PEEK_BYTES: u64 = 64 << 10;
 /// (merged up to the first that names the run id).
 fn peek_run(file: &Path) -> (String, String) {
     let mut data = Vec::new();
-    if File::open(file)
+    if super::small_file::open_regular(file)
         .and_then(|f| f.take(PEEK_BYTES).read_to_end(&mut data))
         .is_err()
     {
@@ -582,7 +581,7 @@ pub struct PassedOver {
 /// cannot be read.
 pub fn check_header(file: &Path) -> Result<(), SourceError> {
     let mut head = Vec::with_capacity(leveldb::FILE_HEADER.len());
-    File::open(file)
+    super::small_file::open_regular(file)
         .and_then(|f| {
             f.take(leveldb::FILE_HEADER.len() as u64)
                 .read_to_end(&mut head)

@@ -14,6 +14,28 @@ pub enum ReadError {
     Refused(String),
 }
 
+/// Open `path` for reading if it is a regular file: a FIFO, device, socket or
+/// directory is refused (`… is a FIFO, not a regular file`), and opening one
+/// never blocks (a FIFO with no writer would hold the thread for good).
+///
+/// # Errors
+/// The OS's, or `InvalidInput` for a file that is not a regular one.
+pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
+    let file = opts.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}, not a regular file", file_kind(&meta)),
+        ));
+    }
+    Ok(file)
+}
+
 /// What kind of file `m` describes, for "not a regular file".
 pub(crate) fn file_kind(m: &std::fs::Metadata) -> &'static str {
     let t = m.file_type();
@@ -110,4 +132,40 @@ pub fn read_text(
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A FIFO with no writer (put where a run file was) is refused at once,
+    /// naming what it is: opening it plainly blocks its thread for good.
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("run-x.wandb");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(open_regular(&path).map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("open_regular returned");
+        assert_eq!(got, Err("a FIFO, not a regular file".to_owned()));
+        // The run reader opens run files so.
+        let Err(e) = crate::source::file::RunReader::open(&fifo) else {
+            panic!("a FIFO opened as a run file");
+        };
+        assert!(e.to_string().contains("a FIFO, not a regular file"), "{e}");
+        // A directory too; a regular file opens.
+        let e = open_regular(tmp.path()).unwrap_err().to_string();
+        assert_eq!(e, "a directory, not a regular file");
+        let f = tmp.path().join("f");
+        std::fs::write(&f, b"x").unwrap();
+        assert!(open_regular(&f).is_ok());
+    }
 }

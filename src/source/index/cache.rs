@@ -81,7 +81,7 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 /// # Errors
 /// Why the file was not used (see [`LoadError`]).
 pub fn load(file: &Path, canonical: &Path) -> Result<HashMap<PathBuf, RunIndexEntry>, LoadError> {
-    let f = match File::open(file) {
+    let f = match crate::source::small_file::open_regular(file) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LoadError::Missing),
         Err(e) => return Err(LoadError::Io(e)),

@@ -15,7 +15,6 @@
 //! Unix). Two leets of one directory each write only what they changed, merged
 //! under a lock into the file as it is then.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -98,7 +97,7 @@ pub fn load(state_dir: &Path, wandb_dir: &Path) -> Result<Option<WorkspaceSaved>
     let canonical = canonical(wandb_dir);
     let file = file_for_canonical(state_dir, &canonical);
     let name = sanitize_path(&file);
-    let f = match File::open(&file) {
+    let f = match crate::source::small_file::open_regular(&file) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("state file {name}: {e}")),
