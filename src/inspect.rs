@@ -49,9 +49,11 @@ fn system_time_rfc3339(t: std::time::SystemTime) -> String {
 /// The damage report as JSON.
 #[must_use]
 pub fn damage_json(d: &DamageReport) -> Value {
+    // Another file joined on is said apart (`appended_file`), not as damage.
     let spans: Vec<Value> = d
         .skips
         .iter()
+        .filter(|s| s.reason != SkipReason::AppendedFile)
         .map(|s| {
             // Where reading went on: the next chunk found after the damage (the end
             // of the file when the damage runs to it).
@@ -60,9 +62,10 @@ pub fn damage_json(d: &DamageReport) -> Value {
                 "resynchronised_at": resync})
         })
         .collect();
+    let (skipped_spans, skipped_bytes) = d.corrupt();
     serde_json::json!({
-        "skipped_spans": d.skipped_spans,
-        "skipped_bytes": d.skipped_bytes,
+        "skipped_spans": skipped_spans,
+        "skipped_bytes": skipped_bytes,
         "bad_records": d.bad_records,
         "duplicate_bytes": d.duplicate_bytes,
         "incomplete_tail_bytes": d.incomplete_tail,
@@ -711,5 +714,45 @@ mod tests {
             "r.wandb: skipped 1 damaged span(s), 9 bytes (0 undecodable record(s)); \
              every intact record was read"
         );
+    }
+
+    /// Another run file joined on is said on its own line and in its own JSON
+    /// field, never counted or listed as damage.
+    #[test]
+    fn another_file_joined_on_is_said_apart_from_the_damage() {
+        use leet_format::leveldb::Skip;
+        let mut d = DamageReport::default();
+        d.add(Skip {
+            offset: 7,
+            len: 9,
+            reason: SkipReason::Checksum,
+        });
+        d.set_open(Some(Skip {
+            offset: 500,
+            len: 1000,
+            reason: SkipReason::AppendedFile,
+        }));
+        let mut err = Vec::new();
+        report_damage(Path::new("r.wandb"), &d, &mut err).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "r.wandb: another run file is joined on at offset 500 (1000 bytes from its \
+                 header on): its records are not this run's, and were not read",
+                "r.wandb: skipped 1 damaged span(s), 9 bytes (0 undecodable record(s)); \
+                 every intact record was read",
+                "  at offset 7: 9 bytes, checksum mismatch; resynchronised after 9 bytes, at offset 16",
+            ]
+        );
+        let j = damage_json(&d);
+        assert_eq!(j["skipped_spans"], 1);
+        assert_eq!(j["skipped_bytes"], 9);
+        assert_eq!(
+            j["appended_file"],
+            serde_json::json!({"offset": 500, "len": 1000})
+        );
+        assert_eq!(j["spans"].as_array().map(Vec::len), Some(1));
     }
 }

@@ -5,6 +5,7 @@
 use super::filter::FilterState;
 use super::status::part::FilterStatus;
 use super::workspace::WsRun;
+use crate::decode::leveldb::SkipReason;
 use crate::store::Run;
 
 mod sections;
@@ -278,16 +279,19 @@ fn damage_rows(run: &Run) -> Vec<Row> {
             format!("… {more} more range(s)"),
         ));
     }
-    // A span as a note: its offset is short, its length and reason get the line.
-    for s in d.skips.iter().take(DAMAGE_LISTED) {
+    // A span as a note: its offset is short, its length and reason get the line
+    // (another file joined on has its row above).
+    let damage = (d.skips.iter()).filter(|s| s.reason != SkipReason::AppendedFile);
+    let mut listed = 0_u64;
+    for s in damage.take(DAMAGE_LISTED) {
         rows.push(Row::Note(
             format!("at {}", s.offset),
             format!("{} B, {}", s.len, s.reason),
         ));
+        listed += 1;
     }
-    let listed = u64::try_from(d.skips.len().min(DAMAGE_LISTED)).unwrap_or(u64::MAX);
-    if d.skipped_spans > listed {
-        let more = d.skipped_spans - listed;
+    if spans > listed {
+        let more = spans - listed;
         rows.push(Row::Note("at …".into(), format!("{more} more span(s)")));
     }
     rows
