@@ -293,7 +293,7 @@ fn report_damage(file: &Path, d: &DamageReport, err: &mut dyn Write) -> io::Resu
     if let Some(a) = d.appended {
         writeln!(
             err,
-            "{shown}: another run file is joined on at offset {} ({} bytes from its header on): its records are not this run's, and were not read",
+            "{shown}: another run file is joined on at offset {} ({} bytes from there on): its records are not this run's, and were not read",
             a.offset, a.len
         )?;
     }
@@ -739,8 +739,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "r.wandb: another run file is joined on at offset 500 (1000 bytes from its \
-                 header on): its records are not this run's, and were not read",
+                "r.wandb: another run file is joined on at offset 500 (1000 bytes from there \
+                 on): its records are not this run's, and were not read",
                 "r.wandb: skipped 1 damaged span(s), 9 bytes (0 undecodable record(s)); \
                  every intact record was read",
                 "  at offset 7: 9 bytes, checksum mismatch; resynchronised after 9 bytes, at offset 16",

@@ -744,3 +744,27 @@ fn steps_lost_are_those_read_nowhere_when_blocks_are_moved() {
     }
     assert!(lost_in_all >= 4, "{lost_in_all} steps lost in all");
 }
+
+/// A FIFO where a run file was (no writer comes): the run reader refuses it at
+/// once, saying what it is, instead of blocking its thread in `open()`.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_run_file_is_refused_without_blocking() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("run-x.wandb");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = RunReader::open(&fifo)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let _ = tx.send(r);
+    });
+    let e = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the open returned")
+        .unwrap_err();
+    assert!(e.contains("a FIFO, not a regular file"), "{e}");
+}

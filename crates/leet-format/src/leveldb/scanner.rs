@@ -52,6 +52,14 @@ impl SkipRun {
         });
     }
 
+    /// The span of `reason` ending at `end` being built, taken back (not
+    /// handed on): where it began.
+    fn take_back(&mut self, reason: SkipReason, end: u64) -> Option<u64> {
+        let cur = self.cur.filter(|c| c.reason == reason && c.end() == end)?;
+        self.cur = None;
+        Some(cur.offset)
+    }
+
     fn flush<'a, F: FnMut(Frame<'a>)>(&mut self, emit: &mut F) {
         // (An open span can shrink to nothing: a search held back to a file
         // header that turns out to begin another file.)
@@ -109,6 +117,11 @@ pub struct Scanner {
     /// The file's first records, to tell a copy of its start met further on
     /// from another run file joined on ([`Start`]).
     start: Start,
+    /// (number, CRC-32 of the payload) of every record handed on whose number is
+    /// a multiple of [`SAMPLE_EVERY`], by number: a record read under such a
+    /// number with other bytes is another file's (no writer numbers two records
+    /// alike), however its own file's start was damaged.
+    samples: Vec<(u64, u32)>,
     /// A file header met further on was taken for another file without knowing
     /// the file's first records (a scanner started past them): its reading is a
     /// guess ([`Scanner::guessed`]).
@@ -126,6 +139,10 @@ enum Start {
     Collecting(Vec<(u64, u32)>),
     Known(Vec<(u64, u32)>),
 }
+
+/// One record in this many (by number) is remembered by its bytes' CRC
+/// ([`Scanner::samples`]): 1.2 MB for a run of five million records.
+const SAMPLE_EVERY: u64 = 64;
 
 /// How many of a file's first records tell it from another (the first, the
 /// header record, is the same in every file an SDK version writes; the second,
@@ -230,6 +247,9 @@ impl Scanner {
             return false;
         }
         self.start = earlier.start.clone();
+        // Every number here is above `earlier`'s: in order.
+        let mine = std::mem::replace(&mut self.samples, earlier.samples.clone());
+        self.samples.extend(mine);
         true
     }
 
@@ -572,14 +592,19 @@ impl Scanner {
                 if let Some((p, _)) = pending.take() {
                     skips.add(p.start, a, SkipReason::BadChunkOrder, &mut emit);
                 }
-                self.hand_on(
+                if let Some(from) = self.hand_on(
                     a,
                     abs(chunk_end),
                     Cow::Borrowed(payload),
                     false,
                     &mut skips,
                     &mut emit,
-                );
+                ) {
+                    skips.add(from, abs(end), SkipReason::AppendedFile, &mut emit);
+                    resync = Some(SkipReason::AppendedFile);
+                    pos = end;
+                    continue;
+                }
             } else {
                 match &mut pending {
                     None => skips.add(a, abs(chunk_end), SkipReason::BadChunkOrder, &mut emit),
@@ -596,14 +621,19 @@ impl Scanner {
                         p.buf.extend_from_slice(payload);
                         if kind == LAST {
                             if let Some((p, _)) = pending.take() {
-                                self.hand_on(
+                                if let Some(from) = self.hand_on(
                                     p.start,
                                     abs(chunk_end),
                                     Cow::Owned(p.buf),
                                     true,
                                     &mut skips,
                                     &mut emit,
-                                );
+                                ) {
+                                    skips.add(from, abs(end), SkipReason::AppendedFile, &mut emit);
+                                    resync = Some(SkipReason::AppendedFile);
+                                    pos = end;
+                                    continue;
+                                }
                             }
                         }
                     }
@@ -658,18 +688,30 @@ impl Scanner {
         assembled: bool,
         skips: &mut SkipRun,
         emit: &mut F,
-    ) {
+    ) -> Option<u64> {
         let num = resync::record_num(&payload);
         // (Only a payload that starts as a record does is judged: the framing
         // carries any bytes.)
         if assembled && num.is_some() && !resync::whole_record(&payload) {
             skips.add(offset, end, SkipReason::BadChunkOrder, emit);
-            return;
+            return None;
         }
         if let Some(n) = num {
             if !self.nums.insert_read(n, &payload) {
+                if self.read_otherwise(n, &payload) {
+                    // Another file's: from the records read twice just before
+                    // it (its own first ones) on.
+                    return Some(
+                        skips
+                            .take_back(SkipReason::Duplicate, offset)
+                            .unwrap_or(offset),
+                    );
+                }
                 skips.add(offset, end, SkipReason::Duplicate, emit);
-                return;
+                return None;
+            }
+            if n % SAMPLE_EVERY == 0 {
+                self.sample(n, &payload);
             }
         }
         if let Start::Collecting(first) = &mut self.start {
@@ -680,6 +722,44 @@ impl Scanner {
         }
         skips.flush(emit);
         emit(Frame::Record { offset, payload });
+        None
+    }
+
+    /// Remember record `n` by its bytes ([`Scanner::samples`]), a whole one only
+    /// (garbage under a good checksum takes no number).
+    #[cold]
+    #[inline(never)]
+    fn sample(&mut self, n: u64, payload: &[u8]) {
+        if !resync::whole_record(payload) {
+            return;
+        }
+        let i = self.samples.partition_point(|&(m, _)| m < n);
+        if self.samples.get(i).is_none_or(|&(m, _)| m != n) {
+            self.samples.insert(i, (n, crc32fast::hash(payload)));
+        }
+    }
+
+    /// Whether record `n`, read before, was read with other bytes than
+    /// `payload`'s (as far as the samples and the file's first records tell).
+    #[cold]
+    #[inline(never)]
+    fn read_otherwise(&self, n: u64, payload: &[u8]) -> bool {
+        let first = match &self.start {
+            Start::Collecting(f) | Start::Known(f) => f.as_slice(),
+            Start::Unknown => &[],
+        };
+        let known = first
+            .iter()
+            .find(|&&(m, _)| m == n)
+            .map(|&(_, c)| c)
+            .or_else(|| {
+                let i = self.samples.partition_point(|&(m, _)| m < n);
+                self.samples
+                    .get(i)
+                    .filter(|&&(m, _)| m == n)
+                    .map(|&(_, c)| c)
+            });
+        known.is_some_and(|c| c != crc32fast::hash(payload) && resync::whole_record(payload))
     }
 
     /// What the W&B file header ending at `p` (the chunk found there after

@@ -552,3 +552,43 @@ fn a_run_file_appended_to_another_is_one_span_from_its_header_on() {
         );
     }
 }
+
+/// Another run file joined on whose header, or first records, are damaged or
+/// cut away: its records still come under numbers already read, with other
+/// bytes — another writer's. From the first such record the rest is the
+/// joined file's (its records read twice just before it with it), at every cut
+/// of the input. A sampled number is known by its bytes: the run before it
+/// must reach one.
+#[test]
+fn a_joined_file_without_its_header_is_told_by_its_records() {
+    let (a, a_payloads) = numbered(&(1..=200).collect::<Vec<i64>>());
+    let mut w = writer::Writer::new();
+    for n in 1..=400_i64 {
+        w.append(&crate::synth::history_record(n, &[("_step", "7")]));
+    }
+    let b = w.into_bytes();
+    // Without its header; from a third of the way in.
+    for tail in [&b[FILE_HEADER.len()..], &b[b.len() / 3..]] {
+        let mut data = a.clone();
+        data.extend_from_slice(tail);
+        let check = |recs: &[(u64, Vec<u8>)], skips: &[Skip], what: &str| {
+            let payloads: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+            assert_eq!(payloads, a_payloads.iter().collect::<Vec<_>>(), "{what}");
+            let last = skips.last().expect("a span");
+            assert_eq!(last.reason, SkipReason::AppendedFile, "{what}: {skips:?}");
+            assert_eq!(last.end(), data.len() as u64, "{what}");
+            assert!(last.offset >= a.len() as u64, "{what}: {skips:?}");
+            assert!(
+                skips.iter().all(|s| s.reason != SkipReason::Duplicate),
+                "{what}: {skips:?}"
+            );
+        };
+        let (recs, skips, _) = collect(&data, 0);
+        check(&recs, &skips, "whole");
+        for step in [1, 100, 4093] {
+            let cuts: Vec<usize> = (step..data.len()).step_by(step).collect();
+            let (r, k) = in_pieces(&data, &cuts);
+            check(&r, &k, &format!("pieces of {step}"));
+        }
+    }
+}
