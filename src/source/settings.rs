@@ -142,7 +142,20 @@ pub(crate) fn lock_beside(file: &Path) -> io::Result<File> {
     opts.create(true).truncate(false).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    // A FIFO there must not block the open (nothing reads it): refused.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
     let f = opts.open(PathBuf::from(name))?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "its lock file is {}, not a regular file",
+                super::small_file::file_kind(&meta)
+            ),
+        ));
+    }
     #[cfg(unix)]
     loop {
         use std::os::fd::AsRawFd as _;
@@ -172,6 +185,33 @@ pub(crate) fn write_through(file: &Path, data: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO as the lock file (nothing reads it) is refused at once: opening
+    /// it to write blocked the save, and quitting waited on it for good.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_as_the_lock_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("workspace.json");
+        let lock = dir.path().join("workspace.json.lock");
+        let c = std::ffi::CString::new(lock.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(lock_beside(&file).map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("lock_beside returned");
+        // With no reader, the non-blocking open itself fails (ENXIO); either
+        // way it is an error, at once.
+        assert!(got.is_err(), "{got:?}");
+        // A directory there: said.
+        let file = dir.path().join("other.json");
+        std::fs::create_dir(dir.path().join("other.json.lock")).expect("dir");
+        assert!(lock_beside(&file).is_err());
+    }
 
     #[test]
     fn a_missing_optional_file_is_none_and_others_are_refused() {

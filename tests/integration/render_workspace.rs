@@ -1048,6 +1048,8 @@ fn write_resumed_with_images(
             steps: 30,
             resumed: i > 0,
             metrics: vec!["loss".into()],
+            // Its exit record after the image rows (no writer logs after it).
+            exit_code: None,
             ..RunSpec::default()
         };
         let dir = wandb.join(run_dir_name(*start, id, false));
@@ -1073,6 +1075,17 @@ fn write_resumed_with_images(
                     ("img.path", path.as_str()),
                 ],
             ));
+        }
+        {
+            use prost::Message as _;
+            let exit = leet::decode::pb::Record {
+                num: n + 1,
+                record_type: Some(leet::decode::pb::record::RecordType::Exit(
+                    leet::decode::pb::RunExitRecord::default(),
+                )),
+                ..Default::default()
+            };
+            w.append(&exit.encode_to_vec());
         }
         std::fs::write(dir.join(format!("run-{id}.wandb")), w.into_bytes()).unwrap();
         dirs.push(std::fs::canonicalize(dir).unwrap());

@@ -69,6 +69,24 @@ impl SkipRun {
     }
 }
 
+/// Whether `payload` is an exit record (its body field `exit`, 18; wandb-core
+/// may write `control` and `_info` fields before it).
+fn is_exit(payload: &[u8]) -> bool {
+    crate::record::record_kind(payload)
+        .is_some_and(|(_, field, _)| field == crate::record::RecordType::Exit.field())
+}
+
+/// Whether a record read after the run's exit record is one no writer writes
+/// after its exit: a history row, a run record, another exit record (console
+/// lines, stats and summary changes are left alone: a writer flushing late
+/// might).
+#[cold]
+fn after_the_end(payload: &[u8]) -> bool {
+    use crate::record::{record_kind, RecordType as T};
+    record_kind(payload)
+        .is_some_and(|(_, field, _)| matches!(T::from_field(field), T::History | T::Run | T::Exit))
+}
+
 /// Whether the chunk found at `p` after damage is another run file's first: a
 /// W&B file header, found at or after `from`, ends at `p` (two files joined).
 fn appended_at(data: &[u8], p: usize, from: usize) -> bool {
@@ -122,6 +140,9 @@ pub struct Scanner {
     /// number with other bytes is another file's (no writer numbers two records
     /// alike), however its own file's start was damaged.
     samples: Vec<(u64, u32)>,
+    /// An exit record was handed on: the writer wrote its last record, so a new
+    /// history row, run or exit record after it is another file's.
+    ended: bool,
     /// A file header met further on was taken for another file without knowing
     /// the file's first records (a scanner started past them): its reading is a
     /// guess ([`Scanner::guessed`]).
@@ -240,7 +261,9 @@ impl Scanner {
     pub fn continues(&mut self, earlier: &Scanner) -> bool {
         // The file's first records are known before (else a reading from the
         // start might have judged a file header met here otherwise).
-        if matches!(earlier.start, Start::Collecting(_)) {
+        // (After the run's exit record, what follows is judged record by record
+        // by a reading that knows it came: `self` did not.)
+        if matches!(earlier.start, Start::Collecting(_)) || earlier.ended {
             return false;
         }
         if !self.nums.follow(&earlier.nums) {
@@ -713,12 +736,23 @@ impl Scanner {
             if n % SAMPLE_EVERY == 0 {
                 self.sample(n, &payload);
             }
+            if self.ended && after_the_end(&payload) {
+                return Some(
+                    skips
+                        .take_back(SkipReason::Duplicate, offset)
+                        .unwrap_or(offset),
+                );
+            }
         }
         if let Start::Collecting(first) = &mut self.start {
             first.push((num.unwrap_or(0), crc32fast::hash(&payload)));
             if first.len() >= START_RECORDS {
                 self.start = Start::Known(std::mem::take(first));
             }
+        }
+        // An exit record is short: longer records are not looked at.
+        if payload.len() <= 96 && is_exit(&payload) {
+            self.ended = true;
         }
         skips.flush(emit);
         emit(Frame::Record { offset, payload });

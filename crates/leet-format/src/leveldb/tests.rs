@@ -592,3 +592,76 @@ fn a_joined_file_without_its_header_is_told_by_its_records() {
         }
     }
 }
+
+/// A piece of another run file joined on past the run's exit record, starting
+/// at numbers this run never reached (no header, no number read twice): the
+/// writer writes nothing of its run after its exit record, so its first record
+/// of run data there begins another file. Records a writer may still write
+/// (telemetry) do not; at every cut of the input.
+#[test]
+fn run_data_after_the_exit_record_is_another_files() {
+    use prost::Message as _;
+    let rec = |num: i64, t: crate::pb::record::RecordType| {
+        crate::pb::Record {
+            num,
+            record_type: Some(t),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    let exit = |num| {
+        rec(
+            num,
+            crate::pb::record::RecordType::Exit(crate::pb::RunExitRecord {
+                exit_code: 1,
+                ..Default::default()
+            }),
+        )
+    };
+    let mut w = writer::Writer::new();
+    let mut mine = Vec::new();
+    for n in 1..=50_i64 {
+        let p = crate::synth::history_record(n, &[("_step", &n.to_string())]);
+        w.append(&p);
+        mine.push(p);
+    }
+    for p in [
+        exit(51),
+        rec(
+            52,
+            crate::pb::record::RecordType::Telemetry(crate::pb::TelemetryRecord::default()),
+        ),
+    ] {
+        w.append(&p);
+        mine.push(p);
+    }
+    let a = w.into_bytes();
+    // Another run's records 60 on (a history row, then its own exit record).
+    let mut w = writer::Writer::new();
+    for n in 1..=80_i64 {
+        w.append(&crate::synth::history_record(n, &[("_step", "3")]));
+    }
+    w.append(&exit(81));
+    let b = w.into_bytes();
+    let from = b.len() * 3 / 4;
+    let mut data = a.clone();
+    data.extend_from_slice(&b[from..]);
+    let check = |recs: &[(u64, Vec<u8>)], skips: &[Skip], what: &str| {
+        let payloads: Vec<&Vec<u8>> = recs.iter().map(|(_, p)| p).collect();
+        assert_eq!(payloads, mine.iter().collect::<Vec<_>>(), "{what}");
+        let last = skips.last().expect("a span");
+        assert_eq!(last.reason, SkipReason::AppendedFile, "{what}: {skips:?}");
+        assert_eq!(last.end(), data.len() as u64, "{what}");
+    };
+    let (recs, skips, _) = collect(&data, 0);
+    check(&recs, &skips, "whole");
+    for step in [1, 33, 1000] {
+        let cuts: Vec<usize> = (step..data.len()).step_by(step).collect();
+        let (r, k) = in_pieces(&data, &cuts);
+        check(&r, &k, &format!("pieces of {step}"));
+    }
+    // The run alone, its telemetry after its exit included: read whole.
+    let (recs, skips, _) = collect(&a, 0);
+    assert_eq!(recs.len(), mine.len());
+    assert!(skips.is_empty(), "{skips:?}");
+}
