@@ -142,19 +142,27 @@ pub(crate) fn lock_beside(file: &Path) -> io::Result<File> {
     opts.create(true).truncate(false).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    // A FIFO there must not block the open (nothing reads it): refused.
+    // A FIFO there must not block the open (nothing reads it): refused, named.
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NONBLOCK);
-    let f = opts.open(PathBuf::from(name))?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
+    let name = PathBuf::from(name);
+    let not_regular = |meta: &std::fs::Metadata| {
+        io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
-                "its lock file is {}, not a regular file",
-                super::small_file::file_kind(&meta)
+                "its lock file {} is {}, not a regular file",
+                sanitize_path(&name),
+                super::small_file::file_kind(meta)
             ),
-        ));
+        )
+    };
+    if let Some(meta) = std::fs::metadata(&name).ok().filter(|m| !m.is_file()) {
+        return Err(not_regular(&meta));
+    }
+    let f = opts.open(&name)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
     }
     #[cfg(unix)]
     loop {
@@ -204,9 +212,11 @@ mod tests {
         let got = rx
             .recv_timeout(std::time::Duration::from_secs(20))
             .expect("lock_beside returned");
-        // With no reader, the non-blocking open itself fails (ENXIO); either
-        // way it is an error, at once.
-        assert!(got.is_err(), "{got:?}");
+        let e = got.unwrap_err();
+        assert!(
+            e.contains("workspace.json.lock is a FIFO, not a regular file"),
+            "{e}"
+        );
         // A directory there: said.
         let file = dir.path().join("other.json");
         std::fs::create_dir(dir.path().join("other.json.lock")).expect("dir");

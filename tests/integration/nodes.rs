@@ -486,6 +486,8 @@ fn a_stitched_runs_system_export_says_each_samples_segment() {
             metrics: vec!["loss".into()],
             seed: i as u64,
             resumed: i == 1,
+            // Its exit record after the samples (no writer writes after it).
+            exit_code: None,
             ..RunSpec::default()
         };
         let mut w = Writer::new();
@@ -508,6 +510,12 @@ fn a_stitched_runs_system_export_says_each_samples_segment() {
             };
             w.append(&stats.encode_to_vec());
         }
+        let exit = pb::Record {
+            num: 2000,
+            record_type: Some(pb::record::RecordType::Exit(pb::RunExitRecord::default())),
+            ..Default::default()
+        };
+        w.append(&exit.encode_to_vec());
         let dir = wandb.join(run_dir_name(start, "sys1", true));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("run-sys1.wandb"), w.into_bytes()).unwrap();

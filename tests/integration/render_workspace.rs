@@ -695,7 +695,8 @@ fn write_resumed_with_samples(wandb: &Path) {
             steps: 10,
             first_step: first,
             metrics: vec!["loss".into()],
-            exit_code: Some(0),
+            // Its exit record after the samples (no writer writes after it).
+            exit_code: None,
             resumed: i == 1,
             ..RunSpec::default()
         };
@@ -737,6 +738,7 @@ fn write_resumed_with_samples(wandb: &Path) {
                 }),
             ));
         }
+        w.append(&rec(2000, T::Exit(pb::RunExitRecord::default())));
         let dir = wandb.join(run_dir_name(start, "res7", true));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("run-res7.wandb"), w.into_bytes()).unwrap();

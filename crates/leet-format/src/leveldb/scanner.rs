@@ -76,15 +76,19 @@ fn is_exit(payload: &[u8]) -> bool {
         .is_some_and(|(_, field, _)| field == crate::record::RecordType::Exit.field())
 }
 
-/// Whether a record read after the run's exit record is one no writer writes
-/// after its exit: a history row, a run record, another exit record (console
-/// lines, stats and summary changes are left alone: a writer flushing late
-/// might).
+/// Whether a record numbered past the run's exit record is one of a run
+/// (history, summary, console, config, stats, telemetry, a run or another exit
+/// record…): no writer writes one after its exit. Records that only close a
+/// file (`final`, `footer`) or that are not the run's data are left alone.
 #[cold]
 fn after_the_end(payload: &[u8]) -> bool {
     use crate::record::{record_kind, RecordType as T};
-    record_kind(payload)
-        .is_some_and(|(_, field, _)| matches!(T::from_field(field), T::History | T::Run | T::Exit))
+    record_kind(payload).is_some_and(|(_, field, _)| {
+        !matches!(
+            T::from_field(field),
+            T::Final | T::Footer | T::Header | T::Request | T::Unknown
+        )
+    })
 }
 
 /// Whether the chunk found at `p` after damage is another run file's first: a
@@ -140,9 +144,10 @@ pub struct Scanner {
     /// number with other bytes is another file's (no writer numbers two records
     /// alike), however its own file's start was damaged.
     samples: Vec<(u64, u32)>,
-    /// An exit record was handed on: the writer wrote its last record, so a new
-    /// history row, run or exit record after it is another file's.
-    ended: bool,
+    /// The number of the exit record handed on: the writer wrote its last
+    /// record, so a record of the run numbered past it is another file's (one
+    /// numbered below it is the run's own, put after it by blocks moved).
+    ended: Option<u64>,
     /// A file header met further on was taken for another file without knowing
     /// the file's first records (a scanner started past them): its reading is a
     /// guess ([`Scanner::guessed`]).
@@ -263,7 +268,7 @@ impl Scanner {
         // start might have judged a file header met here otherwise).
         // (After the run's exit record, what follows is judged record by record
         // by a reading that knows it came: `self` did not.)
-        if matches!(earlier.start, Start::Collecting(_)) || earlier.ended {
+        if matches!(earlier.start, Start::Collecting(_)) || earlier.ended.is_some() {
             return false;
         }
         if !self.nums.follow(&earlier.nums) {
@@ -736,7 +741,7 @@ impl Scanner {
             if n % SAMPLE_EVERY == 0 {
                 self.sample(n, &payload);
             }
-            if self.ended && after_the_end(&payload) {
+            if self.ended.is_some_and(|e| n > e) && after_the_end(&payload) {
                 return Some(
                     skips
                         .take_back(SkipReason::Duplicate, offset)
@@ -752,7 +757,7 @@ impl Scanner {
         }
         // An exit record is short: longer records are not looked at.
         if payload.len() <= 96 && is_exit(&payload) {
-            self.ended = true;
+            self.ended = self.ended.max(num);
         }
         skips.flush(emit);
         emit(Frame::Record { offset, payload });

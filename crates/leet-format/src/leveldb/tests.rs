@@ -596,8 +596,10 @@ fn a_joined_file_without_its_header_is_told_by_its_records() {
 /// A piece of another run file joined on past the run's exit record, starting
 /// at numbers this run never reached (no header, no number read twice): the
 /// writer writes nothing of its run after its exit record, so its first record
-/// of run data there begins another file. Records a writer may still write
-/// (telemetry) do not; at every cut of the input.
+/// of the run's data numbered past it begins another file (its console and
+/// summary records before its first history row too). A record that only
+/// closes a file (`final`) does not, nor one of the run's own numbered below
+/// the exit (blocks moved); at every cut of the input.
 #[test]
 fn run_data_after_the_exit_record_is_another_files() {
     use prost::Message as _;
@@ -620,26 +622,42 @@ fn run_data_after_the_exit_record_is_another_files() {
     };
     let mut w = writer::Writer::new();
     let mut mine = Vec::new();
-    for n in 1..=50_i64 {
+    // Row 40 comes after the exit (blocks moved).
+    for n in (1..=50_i64).filter(|&n| n != 40) {
         let p = crate::synth::history_record(n, &[("_step", &n.to_string())]);
         w.append(&p);
         mine.push(p);
     }
+    // The exit, then (blocks moved) a row of the run's own numbered below it,
+    // then a `final` record.
     for p in [
         exit(51),
+        crate::synth::history_record(40, &[("_step", "40")]),
         rec(
             52,
-            crate::pb::record::RecordType::Telemetry(crate::pb::TelemetryRecord::default()),
+            crate::pb::record::RecordType::Final(crate::pb::FinalRecord::default()),
         ),
     ] {
         w.append(&p);
         mine.push(p);
     }
     let a = w.into_bytes();
-    // Another run's records 60 on (a history row, then its own exit record).
+    // Another run's records 60 on: console lines and summary changes, then
+    // history rows, then its own exit record.
     let mut w = writer::Writer::new();
     for n in 1..=80_i64 {
-        w.append(&crate::synth::history_record(n, &[("_step", "3")]));
+        let p = if n % 3 == 0 {
+            rec(
+                n,
+                crate::pb::record::RecordType::OutputRaw(crate::pb::OutputRawRecord {
+                    line: "theirs\n".into(),
+                    ..Default::default()
+                }),
+            )
+        } else {
+            crate::synth::history_record(n, &[("_step", "3")])
+        };
+        w.append(&p);
     }
     w.append(&exit(81));
     let b = w.into_bytes();
