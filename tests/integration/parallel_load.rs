@@ -197,7 +197,7 @@ fn a_run_file_with_another_joined_on_reads_as_the_first_alone_in_every_way() {
         dir.path(),
         "a.wandb",
         &SynthSpec {
-            steps: 1500,
+            steps: 2500,
             finished: false,
             ..SynthSpec::default()
         },
