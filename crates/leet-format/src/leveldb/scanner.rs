@@ -527,8 +527,9 @@ impl Scanner {
                         pos = p;
                     }
                     resync::Search::At(p)
-                        if appended_at(data, p, last_good)
-                            && !matches!(self.joined(data, p, eof), Joined::Copy) =>
+                        if let Some(joined) = appended_at(data, p, last_good)
+                            .then(|| self.joined(data, p, eof))
+                            .filter(|j| !matches!(j, Joined::Copy)) =>
                     {
                         // Another run file begins (the records after its header are
                         // not this run's), or may: decided once they are there.
@@ -536,7 +537,7 @@ impl Scanner {
                         let h = p - FILE_HEADER.len();
                         let from = dropped.unwrap_or(a).min(abs(h));
                         skips.add(from, abs(h), reason, &mut emit);
-                        if let Joined::Another { guessed } = self.joined(data, p, eof) {
+                        if let Joined::Another { guessed } = joined {
                             self.guessed |= guessed;
                             skips.add(abs(h), abs(end), SkipReason::AppendedFile, &mut emit);
                             resync = Some(SkipReason::AppendedFile);
