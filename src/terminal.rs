@@ -177,6 +177,12 @@ pub const QUIT_GRACE: Duration = Duration::from_millis(150);
 
 static ENTERED: AtomicBool = AtomicBool::new(false);
 
+/// Whether the terminal is leet's: entered and not yet given back (on the way out,
+/// or to the shell on ctrl+z). The input reader reads nothing while it is not.
+pub fn entered() -> bool {
+    ENTERED.load(Ordering::SeqCst)
+}
+
 /// Whether leet takes the mouse (false: `--no-mouse`, the terminal keeps it).
 static MOUSE: AtomicBool = AtomicBool::new(true);
 

@@ -7,15 +7,22 @@ use std::time::{Duration, Instant};
 
 use super::{Input, Parser};
 
+/// How often a reader whose terminal is not its own looks again (see [`read_loop`]).
+const NOT_OURS_WAIT: Duration = Duration::from_millis(20);
+
 /// Read the terminal `fd` until `emit` returns false or the terminal ends. An
 /// unfinished sequence is given up after `timeout` without a byte (a paste under
-/// way after [`super::PASTE_TIMEOUT`]).
+/// way after [`super::PASTE_TIMEOUT`]). While `ours` says the terminal is not
+/// leet's (it has been given back on the way out), nothing is read: what the user
+/// types after quitting is the shell's next command line, left in the terminal for
+/// it however long the process takes to end (the workspace's save on a loaded disk).
 ///
 /// # Errors
 /// A read or poll error, or the end of the input (the terminal went away).
 pub(crate) fn read_loop(
     fd: RawFd,
     timeout: Duration,
+    ours: impl Fn() -> bool,
     mut emit: impl FnMut(Input) -> bool,
 ) -> io::Result<()> {
     let mut parser = Parser::new();
@@ -47,6 +54,10 @@ pub(crate) fn read_loop(
                 parser.flush(&mut out);
                 deadline = None;
             }
+        } else if !ours() {
+            // Readable, but not for us: poll would answer at once again.
+            std::thread::sleep(NOT_OURS_WAIT);
+            continue;
         } else {
             // SAFETY: `buf` is valid for `buf.len()` bytes.
             let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };

@@ -447,9 +447,12 @@ fn reader(
 ) {
     let (tx, rx) = std::sync::mpsc::channel();
     let h = std::thread::spawn(move || {
-        read_loop(fd.as_raw_fd(), timeout, |ev| {
-            tx.send((ev, Instant::now())).is_ok()
-        })
+        read_loop(
+            fd.as_raw_fd(),
+            timeout,
+            || true,
+            |ev| tx.send((ev, Instant::now())).is_ok(),
+        )
     });
     (rx, h)
 }
@@ -522,14 +525,66 @@ fn the_reader_stops_when_told() {
     let Pipe { read, mut write } = pipe();
     let (tx, rx) = std::sync::mpsc::channel();
     let h = std::thread::spawn(move || {
-        read_loop(read.as_raw_fd(), ESC_TIMEOUT, |ev| {
-            tx.send(ev).unwrap();
-            false
-        })
+        read_loop(
+            read.as_raw_fd(),
+            ESC_TIMEOUT,
+            || true,
+            |ev| {
+                tx.send(ev).unwrap();
+                false
+            },
+        )
     });
     write.write_all(b"ab").unwrap();
     assert!(h.join().unwrap().is_ok());
     assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![ch('a')]);
+}
+
+/// Once the terminal is given back (on the way out), what is typed is left for
+/// the shell: not one byte read, however long the process takes to end; taken
+/// again, the terminal's keys are read as before.
+#[test]
+fn the_reader_leaves_what_is_typed_alone_while_the_terminal_is_not_its() {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let Pipe { read, mut write } = pipe();
+    let fd = read.as_raw_fd();
+    let ours = Arc::new(AtomicBool::new(true));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let flag = Arc::clone(&ours);
+    let h = std::thread::spawn(move || {
+        read_loop(
+            read.as_raw_fd(),
+            ESC_TIMEOUT,
+            move || flag.load(Ordering::SeqCst),
+            |ev| tx.send(ev).is_ok(),
+        )
+    });
+    write.write_all(b"q").unwrap();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), ch('q'));
+    ours.store(false, Ordering::SeqCst);
+    let line = b"echo EXIT:$?\n";
+    write.write_all(line).unwrap();
+    // Time for the reader to have taken the line, had it read it.
+    std::thread::sleep(Duration::from_millis(200));
+    let mut waiting: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int; `fd` is open (the reader holds it).
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &raw mut waiting) };
+    assert_eq!(r, 0);
+    assert_eq!(
+        usize::try_from(waiting).unwrap(),
+        line.len(),
+        "typed bytes read"
+    );
+    assert!(
+        rx.try_recv().is_err(),
+        "a key read from a terminal not ours"
+    );
+    ours.store(true, Ordering::SeqCst);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), ch('e'));
+    drop(write);
+    let _ = h.join().unwrap();
 }
 
 /// Answers a terminal gives to a shell's queries (fish asks for the background

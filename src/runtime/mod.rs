@@ -166,20 +166,25 @@ fn spawn_input(tx: SyncSender<Msg>) {
                     return;
                 }
             };
-            let r = input::read_loop(tty.as_raw_fd(), input::ESC_TIMEOUT, |ev| {
-                let msg = match ev {
-                    Input::Key(k) if is_ctrl(&k, 'z') => Msg::Suspend,
-                    Input::Key(k) => {
-                        if is_ctrl(&k, 'c') {
-                            terminal::exit_soon(0);
+            let r = input::read_loop(
+                tty.as_raw_fd(),
+                input::ESC_TIMEOUT,
+                terminal::entered,
+                |ev| {
+                    let msg = match ev {
+                        Input::Key(k) if is_ctrl(&k, 'z') => Msg::Suspend,
+                        Input::Key(k) => {
+                            if is_ctrl(&k, 'c') {
+                                terminal::exit_soon(0);
+                            }
+                            Msg::Key(k)
                         }
-                        Msg::Key(k)
-                    }
-                    Input::Mouse(m) => Msg::Mouse(m),
-                    Input::Paste(t) => Msg::Paste(t),
-                };
-                tx.send(msg).is_ok()
-            });
+                        Input::Mouse(m) => Msg::Mouse(m),
+                        Input::Paste(t) => Msg::Paste(t),
+                    };
+                    tx.send(msg).is_ok()
+                },
+            );
             if let Err(e) = r {
                 let _ = tx.send(Msg::SourceError(format!("terminal input: {e}")));
             }
