@@ -62,8 +62,10 @@ pub struct Series {
     /// x of the first point at `y_min` / `y_max`.
     x_at_min: f64,
     x_at_max: f64,
-    /// Sum and number of the finite y (the mean's terms).
+    /// Sum and number of the finite y (the mean's terms): those of magnitude
+    /// [`HUGE`] or more summed apart, scaled down, so that no sum overflows.
     sum: f64,
+    sum_huge: f64,
     finite: u64,
     x_min: f64,
     x_max: f64,
@@ -92,6 +94,12 @@ pub struct Stats {
     pub max_exact: Option<i128>,
 }
 
+/// A y this large (2^960) is summed apart, times 2^-64: below it, 2^60 points
+/// sum to at most 2^1020; at or above it, 2^63 points to at most 2^1023. Neither
+/// sum overflows, so the mean of finite values is finite.
+const HUGE: f64 = f64::from_bits((1023 + 960) << 52);
+const HUGE_SCALE: f64 = f64::from_bits((1023 + 64) << 52);
+
 /// Smallest cap we allow: a compaction must leave room to grow.
 pub const MIN_CAP: usize = 64;
 
@@ -113,6 +121,7 @@ impl Series {
             x_at_min: f64::NAN,
             x_at_max: f64::NAN,
             sum: 0.0,
+            sum_huge: 0.0,
             finite: 0,
             x_min: f64::INFINITY,
             x_max: f64::NEG_INFINITY,
@@ -163,7 +172,11 @@ impl Series {
                 self.y_max = y;
                 self.x_at_max = x;
             }
-            self.sum += y;
+            if y.abs() < HUGE {
+                self.sum += y;
+            } else {
+                self.sum_huge += y * HUGE_SCALE.recip();
+            }
             self.finite += 1;
         }
         if let Some(w) = self.window {
@@ -357,7 +370,11 @@ impl Series {
     /// drop none of them).
     #[must_use]
     pub fn stats(&self) -> Stats {
-        let mean = (self.finite > 0).then(|| self.sum / self.finite as f64);
+        let mean = (self.finite > 0).then(|| {
+            let n = self.finite as f64;
+            // Within the extremes, as a mean is, whatever the rounding.
+            (self.sum / n + self.sum_huge / n * HUGE_SCALE).clamp(self.y_min, self.y_max)
+        });
         let some = self.finite > 0;
         Stats {
             count: self.count,
@@ -609,6 +626,32 @@ mod tests {
         assert_eq!(st.last, Some((9999.0, 9.0)));
         assert_eq!(st.mean, Some(sum / 9998.0));
         assert_eq!(Series::new(64).stats(), Stats::default());
+    }
+
+    /// Finite values near the largest double have a finite mean (their plain sum
+    /// overflows to inf), mixed with small ones too.
+    #[test]
+    fn the_mean_of_huge_finite_values_is_finite() {
+        for n in 1..40u32 {
+            let mut s = Series::new(64);
+            for i in 0..n {
+                s.push(f64::from(i), f64::MAX);
+            }
+            assert_eq!(s.stats().mean, Some(f64::MAX), "{n} points");
+            s.push(f64::from(n), -f64::MAX);
+            let mean = s.stats().mean.unwrap();
+            let want = f64::MAX * (f64::from(n) - 1.0) / (f64::from(n) + 1.0);
+            assert!(
+                (mean - want).abs() <= want.abs() * 1e-12,
+                "{n}: {mean} {want}"
+            );
+        }
+        let mut s = Series::new(64);
+        for (x, y) in [(0.0, 1e300), (1.0, 1e308), (2.0, 1e308), (3.0, 1.0)] {
+            s.push(x, y);
+        }
+        let mean = s.stats().mean.unwrap();
+        assert!((mean - 5.000_000_025e307).abs() < 1e295, "{mean}");
     }
 
     #[test]

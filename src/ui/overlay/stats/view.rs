@@ -100,7 +100,11 @@ fn detail(row: &StatsRow, run: usize, label: &str) -> [String; 2] {
 /// 9007199254741011 is held as …012).
 fn exact_or_near(v: f64) -> String {
     const EXACT: f64 = 9_007_199_254_740_992.0;
-    if v.is_finite() && v.abs() > EXACT {
+    if v.is_finite() && v != 0.0 && !(1e-5..1e17).contains(&v.abs()) {
+        // The shortest digits that read back as this double, with an exponent:
+        // `1.7976931348623157e308`, not 309 digits; `5e-324`, not 324 places.
+        format!("{v:e}")
+    } else if v.is_finite() && v.abs() > EXACT {
         format!("≈{v}")
     } else {
         v.to_string()
@@ -117,6 +121,8 @@ struct Grid {
     key_w: usize,
     /// The groups that fit, from the one that keeps the sort column's run in view.
     shown: Range<usize>,
+    /// Fields left out because one group does not fit (marked `▶`).
+    cut: bool,
 }
 
 /// The fields of a run's group, from all of them to the fewest: when the runs do
@@ -158,13 +164,37 @@ fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, run
         (fields, group_w, key_w, fit)
     };
     // The most fields with which the most runs are side by side: fields are
-    // given up only for a run more in view.
+    // given up only for a run more in view, or for one run's group to fit whole.
     let layouts: Vec<_> = FIELD_SETS.iter().map(|set| layout(set)).collect();
     let most = layouts.iter().map(|l| l.3.min(runs)).max().unwrap_or(1);
-    let (fields, group_w, key_w, fit_groups) = layouts
-        .into_iter()
-        .find(|l| l.3.min(runs) == most)
-        .unwrap_or_else(|| layout(FIELD_SETS[0]));
+    let mut best = layouts.into_iter().filter(|l| l.3.min(runs) == most);
+    let first = best.next().unwrap_or_else(|| layout(FIELD_SETS[0]));
+    let whole = |l: &(Vec<usize>, usize, usize, usize)| l.2 + l.1 <= w;
+    let (fields, group_w, key_w, fit_groups) = if whole(&first) {
+        first
+    } else {
+        let rest: Vec<_> = best.collect();
+        let fits = rest.iter().position(whole);
+        match fits {
+            Some(i) => rest.into_iter().nth(i).unwrap_or(first),
+            None => rest.into_iter().last().unwrap_or(first),
+        }
+    };
+    // One run's group wider than the box (a narrow terminal, a split pane): the
+    // last fields go, the sort column's kept, so that each cell drawn is whole (a
+    // cut `1.7977e308` would read `1.7977e30`); sorting by one brings it back.
+    let (mut fields, mut group_w, mut key_w) = (fields, group_w, key_w);
+    let mut cut = false;
+    while fields.len() > 1 && key_w + group_w > w {
+        let Some(i) = fields.iter().rposition(|&f| Some(f) != sort_field) else {
+            break;
+        };
+        group_w -= widths[fields.remove(i)] + 1;
+        key_w = names_w
+            .min((w * 2 / 5).max(12))
+            .min(w.saturating_sub(group_w).max(8));
+        cut = true;
+    }
     let sort_run = sort.saturating_sub(1) / FIELDS.len();
     let first = (sort_run + 1).saturating_sub(fit_groups);
     Grid {
@@ -173,6 +203,7 @@ fn grid(text: &[Vec<[String; 7]>], rows: &[StatsRow], w: usize, sort: usize, run
         group_w,
         key_w,
         shown: first..(first + fit_groups).min(runs),
+        cut,
     }
 }
 
@@ -283,6 +314,7 @@ impl Cols<'_> {
             group_w,
             key_w,
             shown,
+            ..
         } = self.grid;
         let before: usize = fields
             .iter()
@@ -344,6 +376,10 @@ fn draw_heads(
         let more = format!("{} more ▶", runs.len() - shown.end);
         let x = right.saturating_sub(u16::try_from(more.width()).unwrap_or(0));
         put(buf, x, y0, &more, room(x), theme.dim());
+    }
+    if cols.grid.cut {
+        // Fields left out for want of room: the sort keys bring each into view.
+        put(buf, right.saturating_sub(1), y0 + 1, "▶", 1, theme.dim());
     }
     let arrow = if t.reverse { "▼" } else { "▲" };
     let head = |sorted: bool, s: &str| {
@@ -430,10 +466,13 @@ fn draw_rows(
         );
         for g in shown.clone() {
             for &f in &cols.grid.fields {
-                let s = &text[i][g][f];
+                let s = fit(&text[i][g][f], widths[f]);
                 let x =
                     col_x(g, f) + u16::try_from(widths[f].saturating_sub(s.width())).unwrap_or(0);
-                put(buf, x, y, &fit(s, widths[f]), room(x), base);
+                // A number is drawn whole or not at all: cut, it reads as another.
+                if usize::from(room(x)) >= s.width() {
+                    put(buf, x, y, &s, room(x), base);
+                }
             }
         }
     }
@@ -483,6 +522,65 @@ mod tests {
         // A logged 9007199254741011 is held as the nearest double, …012.
         assert_eq!(exact_or_near(9_007_199_254_741_011.0), "≈9007199254741012");
         assert_eq!(exact_or_near(f64::NAN), "NaN");
+        // Far from one: the shortest digits with an exponent, never hundreds of
+        // digits that the line cuts.
+        assert_eq!(exact_or_near(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(exact_or_near(-f64::MAX), "-1.7976931348623157e308");
+        assert_eq!(exact_or_near(5e-324), "5e-324");
+        assert_eq!(exact_or_near(1e-6), "1e-6");
+        assert_eq!(exact_or_near(0.0), "0");
+        assert_eq!(exact_or_near(1e17), "1e17");
+    }
+
+    /// A run's group wider than the box: only whole fields are drawn (the last
+    /// ones go, the sort column's kept), and the cut is marked.
+    #[test]
+    fn a_group_wider_than_the_box_draws_whole_fields_only() {
+        use super::{grid, StatsRow, FIELDS};
+        let big = "1.7977e308".to_owned();
+        let cells = [
+            big.clone(),
+            big.clone(),
+            "0".into(),
+            big.clone(),
+            "0".into(),
+            big,
+            "6".into(),
+        ];
+        let text = vec![vec![cells]];
+        let rows = vec![StatsRow {
+            key: "huge".into(),
+            cells: vec![None],
+        }];
+        for w in [30, 40, 48, 60, 70, 90] {
+            for sort in 0..=FIELDS.len() {
+                let g = grid(&text, &rows, w, sort, 1);
+                let used: usize = g.fields.iter().map(|&f| g.widths[f] + 1).sum::<usize>() + 1;
+                assert_eq!(used, g.group_w);
+                assert!(
+                    g.key_w + g.group_w <= w || g.fields.len() == 1,
+                    "w {w} sort {sort}: {} + {} over",
+                    g.key_w,
+                    g.group_w
+                );
+                if sort > 0 {
+                    assert!(g.fields.contains(&(sort - 1)), "w {w}: sort field gone");
+                }
+                // Cut only where the fewest fields of a group (and the sort
+                // column) do not fit whole.
+                let fewest = 4 + usize::from(sort > 0 && ![0, 1, 3, 5].contains(&(sort - 1)));
+                assert_eq!(
+                    g.cut,
+                    g.fields.len() < fewest,
+                    "w {w} sort {sort}: {:?}",
+                    g.fields
+                );
+            }
+        }
+        // Room for every field: none cut.
+        let g = grid(&text, &rows, 120, 0, 1);
+        assert_eq!(g.fields, vec![0, 1, 2, 3, 4, 5, 6]);
+        assert!(!g.cut);
     }
 
     /// The selected row's line: an extreme the run kept exact is written as
