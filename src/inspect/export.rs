@@ -501,8 +501,14 @@ fn read_run(
     Ok(damage)
 }
 
-/// The column of a resumed run's stitched export naming each row's segment.
-const SEGMENT_KEY: &str = "_segment";
+/// The column of a resumed run's stitched export naming each row's segment, as
+/// the columns know it: a name no history key has (a NUL in it), so that a metric
+/// logged as `_segment` keeps its own column. Its header is [`SEGMENT_NAME`] (or
+/// the first of `_segment_2`, … that no metric has).
+const SEGMENT_KEY: &str = "\0leet:segment";
+
+/// The header of the segment column (see [`SEGMENT_KEY`]).
+const SEGMENT_NAME: &str = "_segment";
 
 /// The step of a run file's first complete history row (where a resumed run's
 /// earlier segments are cut): None when it has none.
@@ -1082,7 +1088,7 @@ fn header(
         }
         // A stitched run's rows each name their segment, as the wide form's do.
         if names.iter().any(|n| n == SEGMENT_KEY) {
-            header.push((SEGMENT_KEY.to_owned(), ColKind::Text));
+            header.push((SEGMENT_NAME.to_owned(), ColKind::Text));
         }
     } else {
         // Every name a metric or a fixed column has is its own; a smoothed column
@@ -1096,7 +1102,10 @@ fn header(
             header.iter().map(|(n, _)| n.clone()).collect();
         for (name, &kind) in names.iter().zip(kinds) {
             let at = header.len();
-            let own = if used.contains(name) {
+            let own = if name == SEGMENT_KEY {
+                // Last: every metric's name is taken by now.
+                free_name(SEGMENT_NAME, &taken)
+            } else if used.contains(name) {
                 free_name(name, &taken)
             } else {
                 name.clone()
@@ -1170,7 +1179,15 @@ fn write_rows(
     } else {
         Clean::Keep
     };
-    let names: Vec<String> = cols.names.iter().map(|n| clean.text(n)).collect();
+    let names: Vec<String> = (cols.names.iter())
+        .map(|n| {
+            if n == SEGMENT_KEY {
+                n.clone()
+            } else {
+                clean.text(n)
+            }
+        })
+        .collect();
     let (header, layout) = header(opts, &names, &kinds, x_int, value_kind);
     let table = Table::new(format, &header, out).map_err(Unwritten)?;
     let plan = Plan {

@@ -339,6 +339,11 @@ fn inspect_of_a_node_s_own_file_lists_its_own_records() {
 /// A resumed run of two segments in a wandb directory: the first logs steps
 /// 0..10, the second resumes at step 5 (from a checkpoint) up to 15.
 fn write_rewound(wandb: &Path) {
+    write_rewound_with(wandb, &["loss"]);
+}
+
+/// [`write_rewound`], logging `metrics`.
+fn write_rewound_with(wandb: &Path, metrics: &[&str]) {
     use leet::decode::synth::{run_dir_name, run_file, RunSpec};
     for (i, (first, start)) in [(0, 1_796_000_000.0), (5, 1_796_000_100.0)]
         .into_iter()
@@ -350,7 +355,7 @@ fn write_rewound(wandb: &Path) {
             start_time: start,
             steps: 10,
             first_step: first,
-            metrics: vec!["loss".into()],
+            metrics: metrics.iter().map(|&m| m.to_owned()).collect(),
             seed: i as u64,
             exit_code: Some(0),
             resumed: i == 1,
@@ -462,6 +467,70 @@ fn a_stitched_exports_segment_column_is_kept_whatever_metrics_and_in_the_long_fo
         assert_ne!(r[3], "_segment", "{csv}");
         let step: u32 = r[0].parse().unwrap();
         assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
+    }
+}
+
+/// A metric logged as `_segment` keeps its column and values in every form and
+/// format; the stitched export's segment column takes the next free name.
+#[test]
+fn a_metric_named_like_the_segment_column_keeps_its_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wandb = tmp.path().join("wandb");
+    write_rewound_with(&wandb, &["loss", "_segment"]);
+    let export = |long: bool, format: Option<leet::inspect::export::Format>| {
+        let opts = leet::inspect::export::ExportOptions {
+            path: tmp.path().to_path_buf(),
+            long,
+            format,
+            ..Default::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let (first, newest) = (run_dir_name_of(&wandb, 0), run_dir_name_of(&wandb, 1));
+    let csv = export(false, None);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("_step,_runtime,_timestamp,_segment,loss,_segment_2"),
+        "{csv}"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 15, "{csv}");
+    for r in &rows {
+        let step: u32 = r[0].parse().unwrap();
+        // The metric's own value (a number), then the row's segment.
+        assert!(r[3].parse::<f64>().is_ok(), "{csv}");
+        assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
+    }
+    // The long form: the metric's points under its key, each row's segment in
+    // the last column, never empty.
+    let csv = export(true, None);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("_step,_runtime,_timestamp,key,value,_segment"),
+        "{csv}"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows.iter().filter(|r| r[3] == "_segment").count(),
+        15,
+        "{csv}"
+    );
+    assert_eq!(rows.iter().filter(|r| r[3] == "loss").count(), 15, "{csv}");
+    for r in &rows {
+        let step: u32 = r[0].parse().unwrap();
+        assert!(r[4].parse::<f64>().is_ok(), "{csv}");
+        assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
+    }
+    // JSON lines: both under their own names.
+    let jsonl = export(false, Some(leet::inspect::export::Format::Jsonl));
+    for l in jsonl.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["_segment"].is_number(), "{l}");
+        assert!(v["_segment_2"].is_string(), "{l}");
     }
 }
 
