@@ -395,8 +395,7 @@ fn run_with(
         let run = read_run_of(&src)?;
         let main = src.main();
         if opts.json {
-            serde_json::to_writer_pretty(&mut *out, &summary_json(main, &run))?;
-            writeln!(out)?;
+            write_json(out, &summary_json(main, &run))?;
         } else {
             print_summary_text(out, main, &run)?;
         }
@@ -457,8 +456,7 @@ fn run_with(
         reader.finish();
         reader.read_all_parallel(&mut run)?;
         if opts.json {
-            serde_json::to_writer_pretty(&mut *out, &summary_json(&file, &run))?;
-            writeln!(out)?;
+            write_json(out, &summary_json(&file, &run))?;
         } else {
             print_summary_text(out, &file, &run)?;
         }
@@ -613,6 +611,15 @@ fn read_run_of(src: &RunFiles) -> anyhow::Result<Run> {
     Ok(run)
 }
 
+/// `v` as pretty JSON and a newline, every character a terminal would act on
+/// (DEL, C1 controls, bidi overrides) escaped: the same JSON to a reader.
+fn write_json(out: &mut dyn Write, v: &Value) -> io::Result<()> {
+    let mut text = serde_json::to_vec_pretty(v).map_err(io::Error::other)?;
+    leet_text::json_inert(&mut text);
+    text.push(b'\n');
+    out.write_all(&text)
+}
+
 /// Print one record; false (nothing printed) when the payload does not decode.
 /// `fast`: JSON by the direct writer (same bytes), else by [`record_json`] alone.
 fn print_record(
@@ -634,6 +641,8 @@ fn print_record(
         if !printed {
             return Ok(false);
         }
+        // The same JSON, inert on a terminal: its text comes from the file.
+        leet_text::json_inert(line);
     } else {
         let Some(v) = record_json(payload) else {
             return Ok(false);

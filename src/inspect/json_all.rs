@@ -227,7 +227,11 @@ fn work(jobs: &Mutex<Receiver<Job>>) {
             match item {
                 Item::Record { spilled, range, .. } => {
                     let p = batch.payload(*spilled, range);
-                    match json_fast::write_record(p, &mut out, &mut scratch) {
+                    let start = out.len();
+                    let written = json_fast::write_record(p, &mut out, &mut scratch);
+                    // Inert on a terminal: its text comes from the file.
+                    leet_text::json_inert_from(&mut out, start);
+                    match written {
                         Written::Fast => out.push(b'\n'),
                         Written::General => {
                             out.push(b'\n');

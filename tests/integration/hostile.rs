@@ -147,3 +147,58 @@ fn escape_sequences_in_file_text_never_reach_the_screen() {
         assert!(!text.contains("pwned"), "OSC payload drawn");
     }
 }
+
+/// JSON that leet prints from a file's text (`inspect --json`, with `--follow`,
+/// `--summary --json`) carries no character a terminal acts on: C0 as JSON
+/// escapes it, and DEL, the C1 controls and bidi overrides written as `\uXXXX`
+/// too; a reader gets the same strings back.
+#[test]
+fn json_printed_from_a_file_is_inert_on_a_terminal() {
+    use pb::record::RecordType as T;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run-x.wandb");
+    let mut w = Writer::new();
+    for r in hostile_records() {
+        w.append(&r);
+    }
+    w.append(&rec(6, T::Exit(pb::RunExitRecord::default())));
+    std::fs::write(&file, w.into_bytes()).unwrap();
+    let inert = |c: char| {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        let control = c.is_control() && c != '\n';
+        !bidi && !control
+    };
+    for args in [
+        &["inspect", "--json"][..],
+        &["inspect", "--json", "--follow", "--idle-timeout", "5s"],
+        &["inspect", "--summary", "--json"],
+    ] {
+        let out = crate::common::isolated::leet()
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        if let Some(c) = text.chars().find(|&c| !inert(c)) {
+            panic!("{args:?}: {c:?} printed raw: {text}");
+        }
+        // The same strings to a JSON reader: the run's name whole.
+        let values: Vec<serde_json::Value> = if args.contains(&"--summary") {
+            vec![serde_json::from_str(&text).unwrap()]
+        } else {
+            text.lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let all = serde_json::Value::Array(values).to_string();
+        let name = serde_json::to_string(&format!("name{EVIL}")).unwrap();
+        let name = name.trim_matches('"');
+        let back: String = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+        assert_eq!(back, format!("name{EVIL}"));
+        assert!(
+            all.contains(name),
+            "{args:?}: the run's name not kept whole: {all}"
+        );
+    }
+}

@@ -33,6 +33,7 @@ pub fn sample_to_json(sample: &Sample) -> serde_json::Value {
 /// first came, with the value that came last.
 pub fn write_json_line(w: &mut Vec<u8>, sample: &Sample) -> serde_json::Result<()> {
     use std::collections::hash_map::Entry;
+    let start = w.len();
     let timestamp = serde_json::Number::from_f64(sample.timestamp)
         .map_or(serde_json::Value::Null, serde_json::Value::Number);
     let mut entries: Vec<(&str, serde_json::Value)> = Vec::with_capacity(sample.values.len() + 1);
@@ -59,6 +60,8 @@ pub fn write_json_line(w: &mut Vec<u8>, sample: &Sample) -> serde_json::Result<(
         serde_json::to_writer(&mut *w, v)?;
     }
     w.extend_from_slice(b"}\n");
+    // Keys name devices and endpoints' metrics: inert on a terminal.
+    leet_text::json_inert_from(w, start);
     Ok(())
 }
 

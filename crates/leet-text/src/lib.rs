@@ -432,6 +432,45 @@ fn short_number(v: f64) -> String {
     }
 }
 
+/// JSON text with the characters a terminal acts on that JSON leaves as they are
+/// (DEL, the C1 controls, bidi overrides and other invisible formatting; JSON
+/// escapes C0 itself) written as `\uXXXX` escapes: the same JSON to a parser, inert
+/// on a terminal (`leet export RUN --format jsonl | tail`). They can only be in its
+/// strings, where an escape means the character.
+pub fn json_inert(json: &mut Vec<u8>) {
+    json_inert_from(json, 0);
+}
+
+/// [`json_inert`] of `json[from..]`.
+pub fn json_inert_from(json: &mut Vec<u8>, from: usize) {
+    // DEL; C1 (U+0080–U+009F: C2 80–C2 9F); U+200E/F, U+202A–E, U+2066–9 (E2 …).
+    // Nearly all JSON has none of these bytes: found (or not) many bytes a step.
+    if memchr::memchr3(0x7F, 0xC2, 0xE2, &json[from..]).is_none() {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(&json[from..]) else {
+        return;
+    };
+    let inert = |c: char| {
+        c == '\u{7f}'
+            || ('\u{80}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(inert) {
+        return;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if inert(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    json.truncate(from);
+    json.extend_from_slice(out.as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::{natural_cmp, rfc3339, sanitize, sanitize_path, wrap, wrapped_rows};
@@ -652,6 +691,29 @@ mod tests {
             natural_cmp("n99999999999999999999999", "n100000000000000000000000"),
             std::cmp::Ordering::Less
         );
+    }
+
+    #[test]
+    fn json_is_made_inert_and_means_the_same() {
+        let v = serde_json::json!({"k\u{7f}": "a\u{9b}31m\u{202e}b\u{2066}", "plain": "é ü"});
+        let mut text = serde_json::to_vec(&v).expect("json");
+        let before = text.clone();
+        super::json_inert_from(&mut text, 0);
+        let s = std::str::from_utf8(&text).expect("utf-8");
+        assert!(s.contains("\\u007f") && s.contains("\\u009b") && s.contains("\\u202e"));
+        assert!(s.contains("é ü"), "other text kept: {s}");
+        assert!(!s.chars().any(
+            |c| matches!(c, '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        ));
+        let back: serde_json::Value = serde_json::from_slice(&text).expect("json");
+        assert_eq!(back, v);
+        // Only from `from` on: what is before is left as it is.
+        let mut two = before.clone();
+        let at = two.len();
+        two.extend_from_slice(&before);
+        super::json_inert_from(&mut two, at);
+        assert_eq!(&two[..at], &before[..]);
+        assert_eq!(&two[at..], &text[..]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+use leet_text::{json_inert, json_inert_from};
 use parquet::basic::{Compression, ConvertedType, Repetition, Type as PhysicalType, ZstdLevel};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
@@ -578,45 +579,6 @@ fn flush_group(writer: &mut SerializedFileWriter<Sink<'_>>, bufs: &mut [Buf]) ->
     }
     group.close().map_err(parquet_err)?;
     Ok(())
-}
-
-/// JSON text with the characters a terminal acts on that JSON leaves as they are
-/// (DEL, the C1 controls, bidi overrides and other invisible formatting; JSON
-/// escapes C0 itself) written as `\uXXXX` escapes: the same JSON to a parser, inert
-/// on a terminal (`leet export RUN --format jsonl | tail`). They can only be in its
-/// strings, where an escape means the character.
-pub(super) fn json_inert(json: &mut Vec<u8>) {
-    json_inert_from(json, 0);
-}
-
-/// [`json_inert`] of `json[from..]`.
-fn json_inert_from(json: &mut Vec<u8>, from: usize) {
-    // DEL; C1 (U+0080–U+009F: C2 80–C2 9F); U+200E/F, U+202A–E, U+2066–9 (E2 …).
-    let suspect = |b: &u8| matches!(b, 0x7F | 0xC2 | 0xE2);
-    if !json[from..].iter().any(suspect) {
-        return;
-    }
-    let Ok(text) = std::str::from_utf8(&json[from..]) else {
-        return;
-    };
-    let inert = |c: char| {
-        c == '\u{7f}'
-            || ('\u{80}'..='\u{9f}').contains(&c)
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(inert) {
-        return;
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if inert(c) {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    json.truncate(from);
-    json.extend_from_slice(out.as_bytes());
 }
 
 #[cfg(test)]
