@@ -71,6 +71,17 @@ pub(crate) fn place(size: Rect, w: u16, rows: usize, min_w: u16) -> Option<Rect>
 
 /// Clear `area`, draw the box with `title` (cut to fit), and return its inside.
 pub(crate) fn open(buf: &mut Buffer, area: Rect, title: &str, theme: Theme) -> Rect {
+    // A wide character just left of the box (CJK, an emoji) would be drawn over
+    // its left border, in the cell it covers: a space takes its place.
+    if area.x > buf.area.x {
+        for y in area.top()..area.bottom() {
+            if let Some(c) = buf.cell_mut((area.x - 1, y)) {
+                if unicode_width::UnicodeWidthStr::width(c.symbol()) > 1 {
+                    c.set_symbol(" ");
+                }
+            }
+        }
+    }
     Clear.render(area, buf);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -99,6 +110,27 @@ pub(crate) fn hint(buf: &mut Buffer, area: Rect, hint: &str, theme: Theme) {
 mod tests {
     use super::*;
     use crate::ui::palette::Palette;
+
+    /// A wide character whose second half is under the box's left border gives
+    /// way to a space: the border is drawn whole.
+    #[test]
+    fn a_wide_character_under_the_left_border_gives_way() {
+        let area = Rect::new(0, 0, 20, 4);
+        let mut buf = Buffer::empty(area);
+        for y in 0..4 {
+            buf.set_string(3, y, "文字文字", ratatui::style::Style::default());
+        }
+        open(
+            &mut buf,
+            Rect::new(4, 0, 10, 4),
+            "t",
+            Theme::new(false, Palette::Default),
+        );
+        for y in 0..4 {
+            assert_eq!(buf[(3, y)].symbol(), " ", "row {y}");
+            assert_ne!(buf[(4, y)].symbol(), " ", "row {y}: no border");
+        }
+    }
 
     #[test]
     fn a_long_hint_stays_inside_the_box() {
