@@ -95,11 +95,14 @@ fn run_parts(app: &App, theme: Theme, parts: &mut Vec<Part>) {
         None => parts.push(Part::whole(format!(" {state} "), style, 0)),
     }
     let i = &app.shown.run.info;
-    let name = match (i.display_name.is_empty(), i.run_id.is_empty()) {
-        (false, false) => format!("{} ({})", sanitize(&i.display_name), sanitize(&i.run_id)),
-        (false, true) => sanitize(&i.display_name),
-        (true, false) => sanitize(&i.run_id),
-        (true, true) => String::new(),
+    let name = match (
+        crate::text::visible_name(&i.display_name),
+        i.run_id.is_empty(),
+    ) {
+        (Some(n), false) => format!("{n} ({})", sanitize(&i.run_id)),
+        (Some(n), true) => n,
+        (None, false) => sanitize(&i.run_id),
+        (None, true) => String::new(),
     };
     if !name.is_empty() {
         parts.push(Part::cut(name, theme.text(), 9));

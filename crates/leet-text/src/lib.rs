@@ -6,6 +6,14 @@ pub mod duration;
 
 use serde_json::{Map, Value};
 
+/// A name to show: [`sanitize`]d, or None when nothing visible is left (empty, only
+/// spaces, or only escape sequences), so that the caller shows another (an id).
+#[must_use]
+pub fn visible_name(s: &str) -> Option<String> {
+    let clean = sanitize(s);
+    (!clean.trim().is_empty()).then_some(clean)
+}
+
 /// Remove ANSI/VT escape sequences (CSI, OSC and other string sequences, two-byte
 /// escapes), control characters and invisible formatting (see [`invisible_format`];
 /// a zero-width joiner is kept only between two characters beyond ASCII, where it
@@ -714,6 +722,14 @@ mod tests {
         super::json_inert_from(&mut two, at);
         assert_eq!(&two[..at], &before[..]);
         assert_eq!(&two[at..], &text[..]);
+    }
+
+    #[test]
+    fn a_name_of_escapes_alone_is_no_name() {
+        assert_eq!(super::visible_name("\x1b[2J\x1b[H"), None);
+        assert_eq!(super::visible_name(" \t "), None);
+        assert_eq!(super::visible_name(""), None);
+        assert_eq!(super::visible_name("a\x1b[31mb").as_deref(), Some("ab"));
     }
 
     #[test]

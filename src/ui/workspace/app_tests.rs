@@ -761,6 +761,30 @@ fn the_pickers_cap_on_compared_runs_goes_with_the_picker() {
     assert_eq!(app.shown.source.error, None);
 }
 
+/// A config key with escape sequences in it is drawn sanitized; typed as drawn,
+/// `G` groups by it.
+#[test]
+fn a_key_is_found_as_it_is_drawn() {
+    let (mut app, _) = app();
+    let mut entries = index();
+    for (i, e) in entries.iter_mut().enumerate() {
+        e.config.insert(
+            "grp\x1b[31m".into(),
+            serde_json::json!(format!("g{}", i % 2)),
+        );
+    }
+    app.update(Msg::Indexed {
+        wandb_dir: PathBuf::from("/w/wandb"),
+        entries,
+    });
+    app.update(Msg::char('G'));
+    app.update(Msg::Paste("grp".into()));
+    app.update(Msg::key(crossterm::event::KeyCode::Enter));
+    assert_eq!(app.shown.source.error, None);
+    let ws = app.runs.workspace.clone().expect("workspace");
+    assert_eq!(ws.group_by.as_deref(), Some("grp\x1b[31m"));
+}
+
 #[test]
 fn group_and_column_prompts_refuse_keys_no_run_has() {
     let (mut app, _) = app();

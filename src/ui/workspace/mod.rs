@@ -173,8 +173,8 @@ impl WsRun {
     #[must_use]
     pub fn label(&self) -> String {
         let l = self.latest();
-        if !l.display_name.is_empty() {
-            return crate::text::sanitize(&l.display_name);
+        if let Some(name) = crate::text::visible_name(&l.display_name) {
+            return name;
         }
         let id = self.id();
         if id.is_empty() {
@@ -650,7 +650,13 @@ impl Workspace {
     /// # Errors
     /// The text names no key of any run (or, for `G`, several keys).
     pub fn apply_prompt(&mut self, kind: Prompt, text: &str) -> Result<(), String> {
-        let v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+        let mut v = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+        if let Some(real) = v
+            .as_deref()
+            .and_then(|typed| self.key_shown_as(kind, typed))
+        {
+            v = Some(real);
+        }
         if let Some(key) = v.as_deref().filter(|_| self.indexed) {
             let has = |r: &WsRun| match kind {
                 Prompt::Group => r.config_value(key).is_some(),
@@ -686,6 +692,34 @@ impl Workspace {
             Prompt::Column => self.summary_column = v,
         }
         Ok(())
+    }
+
+    /// The one top-level config (`G`) or summary (`v`) key, of any run, that is
+    /// shown as `typed` but is not it: a key with escape sequences in it is drawn
+    /// sanitized (`grp\x1b[31m` as `grp`), and what is drawn is what is typed.
+    /// None when a run has `typed` itself, or no key or several are shown so.
+    fn key_shown_as(&self, kind: Prompt, typed: &str) -> Option<String> {
+        fn root(r: &WsRun, kind: Prompt) -> Option<&serde_json::Map<String, Value>> {
+            match kind {
+                Prompt::Group => r.config.as_object(),
+                Prompt::Column => r.summary.as_object(),
+            }
+        }
+        let mut found: Option<&String> = None;
+        for m in self.runs.iter().filter_map(|r| root(r, kind)) {
+            if m.contains_key(typed) {
+                return None;
+            }
+            for k in m.keys() {
+                if k != typed && crate::text::sanitize(k) == typed {
+                    match found {
+                        Some(f) if f != k => return None,
+                        _ => found = Some(k),
+                    }
+                }
+            }
+        }
+        found.cloned()
     }
 
     /// Config keys whose values differ among the selected runs (what `G` offers).

@@ -332,6 +332,25 @@ fn a_run_without_a_run_record_takes_its_id_from_its_directory() {
     assert_eq!(run("offline-run-20261201_000000-a\x1b[2Jb", "").id(), "ab");
 }
 
+/// A name with nothing visible in it (only escape sequences, only spaces) is no
+/// name: the run is listed under its id.
+#[test]
+fn a_name_of_escapes_alone_gives_way_to_the_id() {
+    let run = |name: &str| WsRun {
+        dir_name: "run-20261201_000000-ws000003".into(),
+        segments: vec![RunIndexEntry {
+            run_id: "ws000003".into(),
+            display_name: name.into(),
+            ..RunIndexEntry::default()
+        }],
+        ..WsRun::default()
+    };
+    assert_eq!(run("\x1b[2J\x1b[H").label(), "ws000003");
+    assert_eq!(run("  ").label(), "ws000003");
+    assert_eq!(run("\u{202e}").label(), "ws000003");
+    assert_eq!(run("a\x1b[31mb").label(), "ab");
+}
+
 #[test]
 fn wandb_value_wrappers_are_looked_through() {
     let r = WsRun {

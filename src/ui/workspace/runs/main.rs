@@ -45,12 +45,8 @@ impl Shown {
     #[must_use]
     pub fn run_label(&self) -> String {
         let i = &self.run.info;
-        let name = if i.display_name.is_empty() {
-            &i.run_id
-        } else {
-            &i.display_name
-        };
-        crate::text::sanitize(name)
+        crate::text::visible_name(&i.display_name)
+            .unwrap_or_else(|| crate::text::sanitize(&i.run_id))
     }
 
     /// An empty run in place of the one shown, for the reader numbered `tag`.

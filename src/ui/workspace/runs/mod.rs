@@ -269,8 +269,10 @@ impl Runs {
                 self.compare[i].read_all = b.read_to >= b.file_len;
                 apply_to(&mut self.compare[i].run, b, budget, cx.shown.max_points / 2);
                 let c = &mut self.compare[i];
-                if c.ws.is_none() && !c.run.info.display_name.is_empty() {
-                    c.label = crate::text::sanitize(&c.run.info.display_name);
+                if c.ws.is_none() {
+                    if let Some(name) = crate::text::visible_name(&c.run.info.display_name) {
+                        c.label = name;
+                    }
                 }
                 let key = c.ws.as_ref().map(|t| t.key.clone());
                 self.restitch(cx, key.as_deref());
