@@ -376,3 +376,66 @@ fn big_integer_steps_stay_exact_and_apart_in_every_format() {
     let want: Vec<String> = BIG_STEPS.iter().map(|s| format!("i{s}")).collect();
     assert_eq!(steps, want);
 }
+
+/// A logged `-0` keeps its sign in every format: its column is a DOUBLE one
+/// (INT64 has no `-0`), JSON lines write `-0.0`, CSV `-0`.
+#[test]
+fn a_negative_zero_keeps_its_sign_in_every_format() {
+    use leet::decode::leveldb::Writer;
+    use leet::decode::pb;
+    use pb::record::RecordType as T;
+    use prost::Message as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::new();
+    for step in 0..3_i64 {
+        let negz = if step == 0 {
+            "-0".to_owned()
+        } else {
+            step.to_string()
+        };
+        let item = [("_step", step.to_string()), ("negz", negz)]
+            .into_iter()
+            .map(|(k, v)| pb::HistoryItem {
+                key: k.into(),
+                value_json: v,
+                ..Default::default()
+            })
+            .collect();
+        let rec = pb::Record {
+            num: step + 1,
+            record_type: Some(T::History(pb::HistoryRecord {
+                item,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        w.append(&rec.encode_to_vec());
+    }
+    let run = dir.path().join("run-negz.wandb");
+    std::fs::write(&run, w.into_bytes()).unwrap();
+    let out = dir.path().join("run.parquet");
+    let o = export(&["-o", out.to_str().unwrap(), run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cols = columns(&out);
+    assert!(
+        cols.iter()
+            .any(|(n, t, _)| n == "negz" && *t == PhysicalType::DOUBLE),
+        "{cols:?}"
+    );
+    let first = &rows(&out)[0];
+    let negz = first.iter().find(|(k, _)| k == "negz").unwrap();
+    assert_eq!(negz.1, "d-0", "{first:?}");
+    let o = export(&["--format", "jsonl", run.to_str().unwrap()]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.lines().next().unwrap().contains("\"negz\":-0.0"),
+        "{text}"
+    );
+    let o = export(&[run.to_str().unwrap()]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        text.lines().nth(1).unwrap().rsplit(',').next(),
+        Some("-0"),
+        "{text}"
+    );
+}

@@ -122,8 +122,11 @@ impl ColKind {
 }
 
 /// Whether `v` is an integer an f64 holds exactly, so that INT64 keeps it as it is.
+/// `-0` is not: an integer column would drop its sign (CSV writes it `-0`).
 pub(super) fn is_integer(v: f64) -> bool {
-    v.fract() == 0.0 && v.abs() <= leet_format::value::EXACT_INT
+    v.fract() == 0.0
+        && v.abs() <= leet_format::value::EXACT_INT
+        && (v != 0.0 || v.is_sign_positive())
 }
 
 /// A logged value that is not a plain double.

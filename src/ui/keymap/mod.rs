@@ -296,13 +296,34 @@ impl Keymap {
         k
     }
 
-    /// The action of `key` in `mode`.
+    /// The action of `key` in `mode`: its own binding there, else (in an overlay)
+    /// the key's normal binding where that opens and closes the overlay (see
+    /// [`Keymap::carried`]).
     #[must_use]
     pub fn action(&self, mode: Mode, key: &Key) -> Option<Action> {
         self.bindings(mode)
             .iter()
             .find(|(k, _)| k == key)
             .map(|&(_, a)| a)
+            .or_else(|| self.carried(mode, key))
+    }
+
+    /// A key bound in normal mode to an overlay's toggle (`help`, `toggle_stats`,
+    /// `toggle_media`, `inspect_records`) that the overlay's own table binds too
+    /// (to close it) but not under this key: the key closes what it opened, so a
+    /// key map that moves `help` to `F` need not move it in `[help]` as well.
+    fn carried(&self, mode: Mode, key: &Key) -> Option<Action> {
+        if !matches!(mode, Mode::Overlay(_)) {
+            return None;
+        }
+        let (_, a) = *self.bindings(Mode::Normal).iter().find(|(k, _)| k == key)?;
+        let toggle = matches!(
+            a,
+            Action::Help | Action::ToggleStats | Action::ToggleMedia | Action::InspectRecords
+        );
+        let own = self.bindings(mode).iter().any(|&(_, b)| b == a);
+        let taken = self.bindings(mode).iter().any(|(k, _)| k == key);
+        (toggle && own && !taken).then_some(a)
     }
 
     /// Bindings of one mode, in order.
@@ -311,12 +332,24 @@ impl Keymap {
         mode.index().map_or(&[], |i| &self.modes[i])
     }
 
-    /// Keys bound to `action` in `mode`.
+    /// Keys bound to `action` in `mode`, those carried from normal mode after
+    /// its own (see [`Keymap::carried`]).
     pub fn keys_for(&self, mode: Mode, action: Action) -> impl Iterator<Item = Key> + '_ {
-        self.bindings(mode)
+        let own = self
+            .bindings(mode)
             .iter()
             .filter(move |(_, a)| *a == action)
-            .map(|&(k, _)| k)
+            .map(|&(k, _)| k);
+        let normal: &[(Key, Action)] = if mode == Mode::Normal {
+            &[]
+        } else {
+            self.bindings(Mode::Normal)
+        };
+        let carried = normal
+            .iter()
+            .filter(move |&&(k, a)| a == action && self.carried(mode, &k) == Some(a))
+            .map(|&(k, _)| k);
+        own.chain(carried)
     }
 
     /// Lay a keymap.toml text over this map. `file` names it in errors.
@@ -447,6 +480,32 @@ mod tests {
             .overlay(Path::new("k.toml"), text)
             .unwrap_err()
             .to_string()
+    }
+
+    /// `help` moved to another key in normal mode: that key closes the help too,
+    /// and the help lists it; keys the help's own table binds keep their action
+    /// there, and a key moved to something else carries nothing.
+    #[test]
+    fn a_key_that_opens_an_overlay_closes_it() {
+        let mut k = Keymap::default();
+        k.overlay(
+            Path::new("k.toml"),
+            "[normal]\nF = \"help\"\nh = \"quit\"\nX = \"toggle_stats\"\n",
+        )
+        .unwrap();
+        let key = |s: &str| Key::parse(s).unwrap();
+        let help = Mode::Overlay(Kind::Help);
+        assert_eq!(k.action(Mode::Normal, &key("F")), Some(Action::Help));
+        assert_eq!(k.action(help, &key("F")), Some(Action::Help));
+        assert!(k.keys_for(help, Action::Help).any(|x| x == key("F")));
+        assert_eq!(k.action(help, &key("h")), Some(Action::Help));
+        assert_eq!(
+            k.action(Mode::Overlay(Kind::Stats), &key("X")),
+            Some(Action::ToggleStats)
+        );
+        // Only toggles are carried: `n` pages in normal mode, not in the help.
+        assert_eq!(k.action(help, &key("n")), None);
+        assert_eq!(k.action(Mode::Filter, &key("F")), None);
     }
 
     /// A refused key map says every mode it could have named, where a TOML error
