@@ -1060,7 +1060,7 @@ struct Layout {
 /// in the long form `value`'s is every metric's together.
 fn header(
     opts: &ExportOptions,
-    names: &[String],
+    (names, left_out): (&[String], &[String]),
     kinds: &[ColKind],
     x_int: bool,
     value_kind: ColKind,
@@ -1104,7 +1104,9 @@ fn header(
             let at = header.len();
             let own = if name == SEGMENT_KEY {
                 // Last: every metric's name is taken by now.
-                free_name(SEGMENT_NAME, &taken)
+                let mut all = taken.clone();
+                all.extend(left_out.iter().cloned());
+                free_name(SEGMENT_NAME, &all)
             } else if used.contains(name) {
                 free_name(name, &taken)
             } else {
@@ -1188,7 +1190,10 @@ fn write_rows(
             }
         })
         .collect();
-    let (header, layout) = header(opts, &names, &kinds, x_int, value_kind);
+    // A stitched export's segment column is named the same whatever `--metrics`
+    // leaves out: the names of the metrics left out are taken too.
+    let left_out: Vec<String> = cols.others.iter().map(|n| clean.text(n)).collect();
+    let (header, layout) = header(opts, (&names, &left_out), &kinds, x_int, value_kind);
     let table = Table::new(format, &header, out).map_err(Unwritten)?;
     let plan = Plan {
         cols,

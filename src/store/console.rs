@@ -55,6 +55,10 @@ pub struct Line {
 /// Longest line kept before it is wrapped (as wandb-core's emulator caps lines).
 pub const MAX_LINE_CHARS: usize = 4096;
 
+/// Tab stops of a console line as drawn: every this many columns, as a terminal
+/// puts them (the lines keep their tabs).
+pub const TAB_STOP: usize = 8;
+
 /// Rows back from the newest a stream's cursor can move up into (cursor up,
 /// previous line): the part of the console a progress bar redraws, as the
 /// visible rows of a terminal are. Older lines are final.

@@ -23,6 +23,8 @@ pub struct ConsoleView<'a> {
     /// Of the lines shown, those that go on the one before (a line longer than
     /// the console keeps, wrapped).
     conts: usize,
+    /// Of all the lines, filtered or not, those that go on the one before.
+    all_conts: usize,
 }
 
 impl ConsoleView<'_> {
@@ -48,6 +50,12 @@ impl ConsoleView<'_> {
     #[must_use]
     pub fn total(&self) -> usize {
         self.parts.iter().map(|(f, u)| f.len() + u.len()).sum()
+    }
+
+    /// Lines before filtering as they were written (see [`ConsoleView::written`]).
+    #[must_use]
+    pub fn total_written(&self) -> usize {
+        self.total() - self.all_conts
     }
 
     /// The `i`-th line shown.
@@ -150,8 +158,12 @@ fn help_max(lines: usize, size: Rect) -> usize {
 fn console_max_back(view: &ConsoleView<'_>, area: Rect) -> usize {
     let tw = layout::console_text_width(area);
     let heights = (0..view.len()).map(|i| {
-        view.get(i)
-            .map_or(1, |l| text::wrapped_rows(&text::sanitize(&l.text), tw))
+        view.get(i).map_or(1, |l| {
+            text::wrapped_rows(
+                &text::sanitize_tabs(&l.text, &mut 0, crate::store::console::TAB_STOP),
+                tw,
+            )
+        })
     });
     layout::console_max_back(view.len(), layout::console_rows(area), heights)
 }
@@ -165,27 +177,46 @@ impl<'a> ConsoleView<'a> {
             .collect();
         let mut conts = 0;
         let shown = filter.is_active().then(|| {
-            parts
-                .iter()
-                .flat_map(|(f, u)| f.iter().chain(u))
-                .enumerate()
-                .filter(|(_, l)| filter.matches(&text::sanitize(&l.text)))
-                .map(|(i, l)| {
-                    conts += usize::from(l.cont);
-                    i
-                })
-                .collect()
+            // A line longer than the console keeps in one is kept as pieces (each
+            // after the first `cont`): the filter reads the line whole, as written,
+            // and shows all of its pieces or none.
+            let mut shown = Vec::new();
+            let mut at = 0;
+            for (f, u) in &parts {
+                let lines: Vec<&Line> = f.iter().chain(u).collect();
+                let mut i = 0;
+                while i < lines.len() {
+                    let end = (i + 1..lines.len())
+                        .find(|&j| !lines[j].cont)
+                        .unwrap_or(lines.len());
+                    let hit = if end == i + 1 {
+                        filter.matches(&text::sanitize(&lines[i].text))
+                    } else {
+                        let whole: String = lines[i..end].iter().map(|l| l.text.as_str()).collect();
+                        filter.matches(&text::sanitize(&whole))
+                    };
+                    if hit {
+                        shown.extend(at + i..at + end);
+                        conts += lines[i..end].iter().filter(|l| l.cont).count();
+                    }
+                    i = end;
+                }
+                at += lines.len();
+            }
+            shown
         });
+        // Kept count per console (no walk over its lines), the few unfinished.
+        let all_conts = (consoles.iter().zip(&parts))
+            .map(|(c, (_, u))| c.kept_conts() + u.iter().filter(|l| l.cont).count())
+            .sum();
         if shown.is_none() {
-            // Kept count per console (no walk over its lines), the few unfinished.
-            conts = (consoles.iter().zip(&parts))
-                .map(|(c, (_, u))| c.kept_conts() + u.iter().filter(|l| l.cont).count())
-                .sum();
+            conts = all_conts;
         }
         ConsoleView {
             parts,
             shown,
             conts,
+            all_conts,
         }
     }
 }

@@ -504,6 +504,20 @@ fn a_metric_named_like_the_segment_column_keeps_its_values() {
         assert!(r[3].parse::<f64>().is_ok(), "{csv}");
         assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
     }
+    // The same name whatever `--metrics` leaves out.
+    let opts = leet::inspect::export::ExportOptions {
+        path: tmp.path().to_path_buf(),
+        metrics: Some(regex::Regex::new("^loss$").unwrap()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
+    let csv = String::from_utf8(out).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some("_step,_runtime,_timestamp,loss,_segment_2"),
+        "{csv}"
+    );
     // The long form: the metric's points under its key, each row's segment in
     // the last column, never empty.
     let csv = export(true, None);

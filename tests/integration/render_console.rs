@@ -434,3 +434,115 @@ fn a_wrapped_long_line_counts_once_in_the_title() {
     let title = row(&buf, area, area.y);
     assert!(title.contains("[1 line]"), "{title}");
 }
+
+/// The filter reads a long line whole, as written (the console keeps it as
+/// pieces): a match across a piece's end is found, `^` and `$` anchor to the
+/// line's ends, and a line that matches shows whole and counts once.
+#[test]
+fn the_filter_reads_a_long_line_whole() {
+    let n = leet::store::console::MAX_LINE_CHARS;
+    let long = format!("{}MIDDLER{}END\n", "a".repeat(n - 3), "b".repeat(n + 100));
+    let filtered = |pattern: &str| {
+        let mut app = console_app(&["first\n", &long, "last\n"], &[], false, 120, 40);
+        assert_eq!(app.shown.run.console.lines().len(), 5);
+        while app.panels.focus != leet::ui::panels::Pane::Console {
+            app.update(Msg::char('4'));
+        }
+        for m in [Msg::char('/')]
+            .into_iter()
+            .chain(Msg::typed(pattern))
+            .chain([Msg::key(crossterm::event::KeyCode::Enter)])
+        {
+            app.update(m);
+        }
+        let view = app.console_view();
+        let buf = draw(&app, 120, 40);
+        let area = pane(&app);
+        (view.len(), row(&buf, area, area.y))
+    };
+    for (pattern, pieces, title) in [
+        ("MIDDLER", 3, "[1 line]"),
+        ("END$", 3, "[1 line]"),
+        ("^a+MID", 3, "[1 line]"),
+        ("^b", 0, "[0 lines]"),
+        ("b$", 0, "[0 lines]"),
+        ("^(first|last)$", 2, "[2 lines]"),
+    ] {
+        let (len, t) = filtered(pattern);
+        assert_eq!(len, pieces, "/{pattern}: {t}");
+        assert!(t.contains(title), "/{pattern}: {t}");
+        assert!(t.contains("filtered from 3 by"), "/{pattern}: {t}");
+    }
+}
+
+/// Lines no longer kept and lines above the pane are counted as written: a
+/// long line kept as pieces is one line.
+#[test]
+fn lines_not_kept_and_above_count_a_long_line_once() {
+    let n = leet::store::console::MAX_LINE_CHARS;
+    let long = format!("{}\n", "z".repeat(2 * n + 10));
+    let short: Vec<String> = (0..leet::store::console::CONSOLE_LINES)
+        .map(|i| format!("line {i}\n"))
+        .collect();
+    let lines: Vec<&str> = std::iter::once(long.as_str())
+        .chain(short.iter().map(String::as_str))
+        .collect();
+    let app = console_app(&lines, &[], false, 120, 40);
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let title = row(&buf, area, area.y);
+    // 3 pieces gone: the one long line.
+    assert!(title.contains("· 1 older not kept"), "{title}");
+    // Above the pane: lines as written, the long one once.
+    let tail: Vec<String> = (0..30).map(|i| format!("after {i}\n")).collect();
+    let lines: Vec<&str> = ["before\n", long.as_str()]
+        .into_iter()
+        .chain(tail.iter().map(String::as_str))
+        .collect();
+    let app = console_app(&lines, &[], false, 120, 40);
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let text: String = (area.y..area.bottom())
+        .map(|y| row(&buf, area, y))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let above: usize = text
+        .split("↑ ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no ↑ line: {text}"));
+    // Of the 32 lines, those shown after the ↑ line are not above it.
+    let shown = text.matches("after ").count();
+    assert_eq!(above + shown, 32, "{text}");
+}
+
+/// A tab goes to the next stop of every 8 columns, as in a terminal: a
+/// tab-separated table keeps its columns.
+#[test]
+fn tabs_go_to_their_stops() {
+    let app = console_app(
+        &["epoch\tloss\tacc\n", "1\t0.25\t0.9\n", "\tTAB\tSEP\t|\n"],
+        &[],
+        false,
+        120,
+        40,
+    );
+    let buf = draw(&app, 120, 40);
+    let area = pane(&app);
+    let text: Vec<String> = (area.y..area.bottom())
+        .map(|y| row(&buf, area, y))
+        .collect();
+    let find = |s: &str| {
+        text.iter()
+            .find_map(|r| r.find(s).map(|i| r[i..].trim_end().to_owned()))
+            .unwrap_or_else(|| panic!("{s}: {text:?}"))
+    };
+    assert_eq!(find("epoch"), "epoch   loss    acc");
+    assert_eq!(find("0.25"), "0.25    0.9");
+    assert_eq!(find("TAB"), "TAB     SEP     |");
+    let at = |s: &str| text.iter().find_map(|r| r.find(s)).unwrap();
+    // `1` at the tab stop `epoch` is at, `TAB` 8 columns after the line's start.
+    assert_eq!(at("epoch"), at("1\u{20}"));
+    assert_eq!(at("TAB"), at("epoch") + 8);
+}

@@ -6,6 +6,28 @@ pub mod duration;
 
 use serde_json::{Map, Value};
 
+/// `s`, from column `*col` of its line, [`sanitize`]d with each tab taken out to
+/// the next stop of every `tab` columns (as a terminal puts a tab-separated
+/// table's columns, where [`sanitize`] alone makes a tab one space); `*col` moves
+/// on by the text's display width. Pieces of one line given in turn, with one
+/// `col`, read as the line whole.
+pub fn sanitize_tabs(s: &str, col: &mut usize, tab: usize) -> String {
+    use unicode_width::UnicodeWidthStr as _;
+    let tab = tab.max(1);
+    let mut out = String::with_capacity(s.len());
+    for (i, part) in s.split('\t').enumerate() {
+        if i > 0 {
+            let n = tab - *col % tab;
+            out.extend(std::iter::repeat_n(' ', n));
+            *col += n;
+        }
+        let clean = sanitize(part);
+        *col += clean.width();
+        out.push_str(&clean);
+    }
+    out
+}
+
 /// A name to show: [`sanitize`]d, or None when nothing visible is left (empty, only
 /// spaces, or only escape sequences), so that the caller shows another (an id).
 #[must_use]
@@ -722,6 +744,25 @@ mod tests {
         super::json_inert_from(&mut two, at);
         assert_eq!(&two[..at], &before[..]);
         assert_eq!(&two[at..], &text[..]);
+    }
+
+    #[test]
+    fn tabs_go_to_the_next_stop() {
+        let mut col = 0;
+        assert_eq!(
+            super::sanitize_tabs("\tTAB\tSEP\t|", &mut col, 8),
+            format!("{}TAB{}SEP{}|", " ".repeat(8), " ".repeat(5), " ".repeat(5))
+        );
+        assert_eq!(col, 25);
+        // In pieces, from where the last ended; wide characters count two.
+        let mut col = 0;
+        let a = super::sanitize_tabs("全\x1b[1m", &mut col, 8);
+        let b = super::sanitize_tabs("ab\tc", &mut col, 8);
+        assert_eq!(format!("{a}{b}"), format!("全ab{}c", " ".repeat(4)));
+        assert_eq!(col, 9);
+        let mut col = 3;
+        assert_eq!(super::sanitize_tabs("no tab", &mut col, 8), "no tab");
+        assert_eq!(col, 9);
     }
 
     #[test]

@@ -25,7 +25,7 @@ impl ConsolePane {
             filter: &self.filter,
             sigil: '/',
             label: "/",
-            count: format!("[{}/{} lines]", view.len(), view.total()),
+            count: format!("[{}/{} lines]", view.written(), view.total_written()),
         }
     }
 }

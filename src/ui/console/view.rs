@@ -9,10 +9,11 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::{Block, Borders, Widget};
 
-use crate::store::console::{Line, Stream};
+use crate::store::console::{Line, Stream, TAB_STOP as TAB};
 use crate::text::{sanitize, wrap, wrapped_rows};
 use crate::ui::layout;
 use crate::ui::panels::Pane;
+use crate::ui::scroll::ConsoleView;
 use crate::ui::theme::Theme;
 use crate::ui::widget::format;
 use crate::ui::App;
@@ -34,7 +35,11 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
     let view = app.console_view();
     let total = view.len();
     let line_at = |i: usize| view.get(i);
-    let text_at = |i: usize| line_at(i).map(|l| sanitize(&l.text)).unwrap_or_default();
+    let text_at = |i: usize| {
+        line_at(i)
+            .map(|l| crate::text::sanitize_tabs(&l.text, &mut 0, TAB))
+            .unwrap_or_default()
+    };
     let rows = layout::console_rows(area);
     let tw = layout::console_text_width(area);
     let height = |i: usize| wrapped_rows(&text_at(i), tw);
@@ -48,32 +53,7 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
 
     let (slices, above) = slices(total, rows, (back, max_back), height);
     let first = slices.first().map_or(0, |s| s.line);
-    let mut title = if back > 0 {
-        format!(
-            "Console Logs [{}-{} of {total}] ↓ {back} newer",
-            first + 1,
-            total - back
-        )
-    } else {
-        // Lines as written: a long line wrapped counts once.
-        match view.written() {
-            1 => "Console Logs [1 line]".to_owned(),
-            n => format!("Console Logs [{n} lines]"),
-        }
-    };
-    if app.panes.console.filter.is_active() {
-        title.push_str(&format!(
-            " filtered from {} by /{}",
-            view.total(),
-            sanitize(&app.panes.console.filter.text)
-        ));
-    }
-    // Lines past what the console keeps: said, not silently gone.
-    let console = &app.shown.run.console;
-    let older = console.total().saturating_sub(console.lines().len() as u64);
-    if older > 0 {
-        title.push_str(&format!(" · {older} older not kept"));
-    }
+    let (title, above) = title(app, &view, (first, back, above));
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.border(focused))
@@ -123,13 +103,67 @@ pub(crate) fn render_console(buf: &mut Buffer, area: Rect, app: &App, theme: The
     }
 }
 
-/// A line's text as drawn ([`sanitize`]d, as the wrapping and the scroll limits
-/// see it) and the styles its SGR sequences gave, as byte ranges of that text,
+/// The pane's title (lines as written, the scroll, the filter, lines no longer
+/// kept), and how many lines as written are above the pane, for `first` (the
+/// first line piece drawn), `back` (pieces scrolled back) and `above` (pieces
+/// above the pane).
+fn title(
+    app: &App,
+    view: &ConsoleView<'_>,
+    (first, back, above): (usize, usize, usize),
+) -> (String, usize) {
+    let total = view.len();
+    // Lines as written before piece `n`: a line longer than the console keeps in
+    // one is kept as pieces, and counts once (a walk only where there are such).
+    let written = view.written();
+    let heads = |n: usize| {
+        if written == total {
+            n
+        } else {
+            (0..n)
+                .filter(|&i| view.get(i).is_some_and(|l| !l.cont))
+                .count()
+        }
+    };
+    let above = heads(above);
+    let mut title = if back > 0 {
+        let last = heads(total - back);
+        format!(
+            "Console Logs [{}-{last} of {written}] ↓ {} newer",
+            heads(first + 1).max(1),
+            written - last
+        )
+    } else {
+        match written {
+            1 => "Console Logs [1 line]".to_owned(),
+            n => format!("Console Logs [{n} lines]"),
+        }
+    };
+    if app.panes.console.filter.is_active() {
+        title.push_str(&format!(
+            " filtered from {} by /{}",
+            view.total_written(),
+            sanitize(&app.panes.console.filter.text)
+        ));
+    }
+    // Lines past what the console keeps: said, not silently gone.
+    let console = &app.shown.run.console;
+    let kept = (console.lines().len() - console.kept_conts()) as u64;
+    let older = console.logical_total().saturating_sub(kept);
+    if older > 0 {
+        title.push_str(&format!(" · {older} older not kept"));
+    }
+    (title, above)
+}
+
+/// A line's text as drawn ([`sanitize`]d, tabs out to their stops, as the
+/// wrapping and the scroll limits see it) and the styles its SGR sequences gave, as byte ranges of that text,
 /// each over `base` (the stream's style).
 fn styled_text(line: &Line, base: Style, theme: Theme) -> (String, Vec<(Range<usize>, Style)>) {
     let mut text = String::with_capacity(line.text.len());
     let mut styled = Vec::with_capacity(line.spans.len());
     let mut at = 0;
+    let mut col = 0;
     for span in &line.spans {
         let (start, end) = (span.start as usize, span.end as usize);
         // The store's ranges are in order at character boundaries; one that is not
@@ -139,14 +173,16 @@ fn styled_text(line: &Line, base: Style, theme: Theme) -> (String, Vec<(Range<us
             continue;
         };
         // Sanitising the pieces one by one gives the whole's text: the store
-        // already took every escape sequence out, so each character stands alone.
-        text.push_str(&sanitize(gap));
+        // already took every escape sequence out, so each character stands alone
+        // (and a tab goes to its stop from where the pieces before it ended).
+        text.push_str(&crate::text::sanitize_tabs(gap, &mut col, TAB));
         let from = text.len();
-        text.push_str(&sanitize(inside));
+        text.push_str(&crate::text::sanitize_tabs(inside, &mut col, TAB));
         styled.push((from..text.len(), base.patch(theme.console(span.style))));
         at = end;
     }
-    text.push_str(&sanitize(line.text.get(at..).unwrap_or_default()));
+    let rest = line.text.get(at..).unwrap_or_default();
+    text.push_str(&crate::text::sanitize_tabs(rest, &mut col, TAB));
     (text, styled)
 }
 

@@ -783,6 +783,8 @@ fn a_key_is_found_as_it_is_drawn() {
     assert_eq!(app.shown.source.error, None);
     let ws = app.runs.workspace.clone().expect("workspace");
     assert_eq!(ws.group_by.as_deref(), Some("grp\x1b[31m"));
+    // Its groups are named as the key is drawn.
+    assert_eq!(ws.group_of(&ws.runs[0]).as_deref(), Some("grp=g0"));
 }
 
 #[test]

@@ -633,7 +633,9 @@ impl Workspace {
     #[must_use]
     pub fn group_of(&self, run: &WsRun) -> Option<String> {
         let key = self.group_by.as_deref()?;
-        Some(match run.config_value(key) {
+        let value = run.config_value(key);
+        let key = crate::text::sanitize(key);
+        Some(match value {
             Some(Value::String(s)) if s != "–" && serde_json::from_str::<Value>(s).is_err() => {
                 format!("{key}={}", crate::text::sanitize(s))
             }
