@@ -10,35 +10,25 @@ use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
-/// A run of 4 steps logging `epoch` (integers), `loss` (fractions) and `mixed`
-/// (integers, then a fraction at step 3).
-fn typed_run(dir: &Path) -> PathBuf {
+/// A run file `run-NAME.wandb` in `dir` of one history record per row, each
+/// row's items (key, value JSON) in order.
+fn history_run(dir: &Path, name: &str, rows: &[Vec<(&str, String)>]) -> PathBuf {
     use leet::decode::leveldb::Writer;
     use leet::decode::pb;
     use pb::record::RecordType as T;
     use prost::Message as _;
     let mut w = Writer::new();
-    for step in 0..4_i64 {
-        let mixed = if step == 3 {
-            "2.5".to_owned()
-        } else {
-            step.to_string()
-        };
-        let item = [
-            ("_step", step.to_string()),
-            ("epoch", (step / 2).to_string()),
-            ("loss", format!("{}.25", 4 - step)),
-            ("mixed", mixed),
-        ]
-        .into_iter()
-        .map(|(k, v)| pb::HistoryItem {
-            key: k.into(),
-            value_json: v,
-            ..Default::default()
-        })
-        .collect();
+    for (num, row) in (1..).zip(rows) {
+        let item = row
+            .iter()
+            .map(|(k, v)| pb::HistoryItem {
+                key: (*k).into(),
+                value_json: v.clone(),
+                ..Default::default()
+            })
+            .collect();
         let rec = pb::Record {
-            num: step + 1,
+            num,
             record_type: Some(T::History(pb::HistoryRecord {
                 item,
                 ..Default::default()
@@ -47,9 +37,30 @@ fn typed_run(dir: &Path) -> PathBuf {
         };
         w.append(&rec.encode_to_vec());
     }
-    let file = dir.join("run-typed.wandb");
+    let file = dir.join(format!("run-{name}.wandb"));
     std::fs::write(&file, w.into_bytes()).unwrap();
     file
+}
+
+/// A run of 4 steps logging `epoch` (integers), `loss` (fractions) and `mixed`
+/// (integers, then a fraction at step 3).
+fn typed_run(dir: &Path) -> PathBuf {
+    let rows: Vec<Vec<(&str, String)>> = (0..4_i64)
+        .map(|step| {
+            let mixed = if step == 3 {
+                "2.5".to_owned()
+            } else {
+                step.to_string()
+            };
+            vec![
+                ("_step", step.to_string()),
+                ("epoch", (step / 2).to_string()),
+                ("loss", format!("{}.25", 4 - step)),
+                ("mixed", mixed),
+            ]
+        })
+        .collect();
+    history_run(dir, "typed", &rows)
 }
 
 fn export(args: &[&str]) -> Output {
@@ -381,38 +392,18 @@ fn big_integer_steps_stay_exact_and_apart_in_every_format() {
 /// (INT64 has no `-0`), JSON lines write `-0.0`, CSV `-0`.
 #[test]
 fn a_negative_zero_keeps_its_sign_in_every_format() {
-    use leet::decode::leveldb::Writer;
-    use leet::decode::pb;
-    use pb::record::RecordType as T;
-    use prost::Message as _;
     let dir = tempfile::tempdir().unwrap();
-    let mut w = Writer::new();
-    for step in 0..3_i64 {
-        let negz = if step == 0 {
-            "-0".to_owned()
-        } else {
-            step.to_string()
-        };
-        let item = [("_step", step.to_string()), ("negz", negz)]
-            .into_iter()
-            .map(|(k, v)| pb::HistoryItem {
-                key: k.into(),
-                value_json: v,
-                ..Default::default()
-            })
-            .collect();
-        let rec = pb::Record {
-            num: step + 1,
-            record_type: Some(T::History(pb::HistoryRecord {
-                item,
-                ..Default::default()
-            })),
-            ..Default::default()
-        };
-        w.append(&rec.encode_to_vec());
-    }
-    let run = dir.path().join("run-negz.wandb");
-    std::fs::write(&run, w.into_bytes()).unwrap();
+    let logged: Vec<Vec<(&str, String)>> = (0..3_i64)
+        .map(|step| {
+            let negz = if step == 0 {
+                "-0".to_owned()
+            } else {
+                step.to_string()
+            };
+            vec![("_step", step.to_string()), ("negz", negz)]
+        })
+        .collect();
+    let run = history_run(dir.path(), "negz", &logged);
     let out = dir.path().join("run.parquet");
     let o = export(&["-o", out.to_str().unwrap(), run.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
