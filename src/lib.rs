@@ -79,6 +79,24 @@ impl<W: Write> Write for Tracked<W> {
 /// ends: a closed pipe (`leet inspect --json … | head`) ends it quietly with
 /// success, any other write error is the error (one line naming the stream and
 /// the cause), else `result`.
+/// Where `inspect` and `export` read without a PATH: as the viewer, the current
+/// directory's runs, else those under `WANDB_DIR`.
+///
+/// # Errors
+/// Neither holds a run: the error names both places.
+fn default_path(
+    given: Option<std::path::PathBuf>,
+) -> Result<std::path::PathBuf, source::resolve::SourceError> {
+    match given {
+        Some(p) => Ok(p),
+        None => {
+            let env = std::env::var_os("WANDB_DIR");
+            source::resolve::opening_default(std::path::Path::new("."), env.as_deref())
+                .map(|(p, _)| p)
+        }
+    }
+}
+
 fn finish<O: Write, E: Write>(
     result: anyhow::Result<()>,
     out: &Tracked<O>,
@@ -211,11 +229,11 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                         return Ok(ExitCode::from(2));
                     }
                 };
-                let path = a.path.unwrap_or_else(|| ".".into());
+                let path = default_path(a.path)?;
                 return runtime::run_inspector(&path, keymap, &a.screen);
             }
             let opts = inspect::InspectOptions {
-                path: a.path.unwrap_or_else(|| ".".into()),
+                path: default_path(a.path)?,
                 json: a.json,
                 summary: a.summary,
                 follow: a.follow,
@@ -236,7 +254,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 Err(code) => return Ok(code),
             };
             let opts = inspect::export::ExportOptions {
-                path: a.path.unwrap_or_else(|| ".".into()),
+                path: default_path(a.path)?,
                 run: a.run,
                 format: a.format,
                 long: a.long,

@@ -213,6 +213,18 @@ impl<P: Pattern> Prompt<P> {
         self.draft.clear();
     }
 
+    /// The pattern kept, and whether it is a glob: while the prompt is open,
+    /// the one in force before it opened (what `esc` goes back to; the draft
+    /// in force meanwhile is not kept until `enter`), else the one in force.
+    #[must_use]
+    pub fn kept(&self) -> (&str, bool) {
+        if self.editing {
+            (&self.saved.0, self.saved.2)
+        } else {
+            (&self.text, self.text_glob)
+        }
+    }
+
     /// Esc: back to the pattern in force before editing.
     pub fn cancel(&mut self) {
         let (t, p, g) = std::mem::take(&mut self.saved);

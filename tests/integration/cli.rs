@@ -758,6 +758,54 @@ fn no_run_here_nor_under_wandb_dir_fails_naming_both_then_what_to_do_next() {
     );
 }
 
+/// `inspect` and `export` without a PATH look where the viewer does: the current
+/// directory's runs, else those under `WANDB_DIR`; where neither holds one, the
+/// error names both.
+#[test]
+fn inspect_and_export_without_a_path_read_wandb_dir_as_the_viewer_does() {
+    let dir = tempfile::tempdir().unwrap();
+    // A project directory: its runs under `wandb/`.
+    let root = runs_dir().join("tiny");
+    let out = leet()
+        .current_dir(dir.path())
+        .env("WANDB_DIR", &root)
+        .args(["inspect", "--summary", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["state"], "finished", "{v}");
+    let out = leet()
+        .current_dir(dir.path())
+        .env("WANDB_DIR", &root)
+        .arg("export")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("_step,"));
+    // Neither place: both named.
+    let out = leet()
+        .current_dir(dir.path())
+        .env("WANDB_DIR", dir.path().join("none"))
+        .args(["inspect", "--summary"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("current directory") && err.contains("; WANDB_DIR "),
+        "{err}"
+    );
+}
+
 /// `--prometheus` and `--match` are checked before the terminal changes: a URL or a
 /// matcher that does not parse is a usage error naming it and why; `--match`
 /// without `--prometheus`, and `--prometheus` without `--live`, too.

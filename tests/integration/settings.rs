@@ -564,6 +564,32 @@ fn filters_set_in_project_a_do_not_filter_project_b() {
     assert_eq!(a.charts.filter.text, "acc");
 }
 
+/// A filter typed but not kept with `enter` (the prompt still open when leet is
+/// quit, ctrl+c'd or its terminal goes) is not saved: the filter before it is;
+/// kept with `enter`, it is.
+#[test]
+fn a_filter_still_being_typed_is_not_saved() {
+    let mut a = tiny_in("/p/a/wandb", Config::default());
+    for m in [Msg::char('/'), Msg::char('y'), Msg::char('y')] {
+        a.update(m);
+    }
+    // In force as typed (the charts show what it matches)…
+    assert_eq!(a.charts.filter.text, "yy");
+    // …but not what is kept: nothing changed to save, on a tick or on quit.
+    assert_eq!(a.unsaved_settings(), None);
+    assert!(!a.settings_config().to_toml().contains("yy"));
+    a.update(Msg::Key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Enter,
+    )));
+    assert!(saved_at_tick(&mut a).contains("pattern = \"yy\""));
+    // Typed over a kept one: the kept one stays saved until `enter`.
+    for m in [Msg::char('/'), Msg::char('z')] {
+        a.update(m);
+    }
+    assert!(a.settings_config().to_toml().contains("pattern = \"yy\""));
+    assert!(!a.settings_config().to_toml().contains("\"z\""));
+}
+
 /// A settings file as leet wrote it before settings were per directory: printed
 /// by `leet --print-config` (commit 1235397) from a hand-written file with y
 /// scales, smoothing, x axes, log x, collapsed sections and all three filters.

@@ -29,10 +29,14 @@ pub(crate) struct SavedMut<'a> {
     pub host: bool,
 }
 
+/// A filter as saved: the one kept (while its prompt is open, the one in force
+/// before it: what is typed is kept with `enter`, not by a quit, ctrl+c or a
+/// terminal gone meanwhile).
 fn filter_setting(f: &FilterState) -> FilterSetting {
+    let (pattern, glob) = f.kept();
     FilterSetting {
-        pattern: f.text.clone(),
-        glob: f.text_glob,
+        pattern: pattern.to_owned(),
+        glob,
     }
 }
 

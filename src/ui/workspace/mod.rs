@@ -450,11 +450,13 @@ impl Workspace {
                 .find(|v| v.pinned)
                 .map(|v| v.key.clone())
         });
+        // The filter kept: while its prompt is open, the one before it.
+        let (filter, filter_glob) = self.filter.kept();
         WorkspaceSaved {
             selected,
             pinned,
-            filter: self.filter.text.clone(),
-            filter_glob: self.filter.text_glob,
+            filter: filter.to_owned(),
+            filter_glob,
             group_by: self.group_by.clone(),
             summary_column: self.summary_column.clone(),
         }

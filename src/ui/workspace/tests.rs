@@ -111,6 +111,12 @@ fn the_first_index_selects_the_latest_run_and_a_saved_selection_wins() {
     assert_eq!(keys(&w), ["b"]);
     assert_eq!(w.saved().filter, "state:fin");
     assert_eq!(w.group_by.as_deref(), Some("lr"));
+    // A filter typed and not yet kept with `enter` is not what is saved.
+    w.filter.start();
+    let _ = w.filter.set_draft("state:run".into());
+    assert_eq!(w.saved().filter, "state:fin");
+    w.filter.apply();
+    assert_eq!(w.saved().filter, "state:run");
 }
 
 #[test]
