@@ -9,9 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
 use crossterm::cursor::{Hide, Show};
-use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-};
+use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste};
 use crossterm::execute;
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
@@ -248,9 +246,22 @@ fn apply_modes() -> io::Result<()> {
         EnableBracketedPaste
     )?;
     if MOUSE.load(Ordering::SeqCst) {
-        execute!(io::stdout(), EnableMouseCapture)?;
+        execute!(io::stdout(), MouseClicksAndDrags)?;
     }
     Ok(())
+}
+
+/// Mouse capture of what leet reads: presses, releases and the wheel (1000),
+/// moves with a button held, drags (1002), reported in SGR (1006) or urxvt (1015)
+/// coordinates past column 223. Not every move of the pointer (1003, which
+/// crossterm's `EnableMouseCapture` asks for too): nothing reads them, and over
+/// SSH each crossing of the window would be sent. `DisableMouseCapture` ends all.
+struct MouseClicksAndDrags;
+
+impl crossterm::Command for MouseClicksAndDrags {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1002h\x1b[?1015h\x1b[?1006h")
+    }
 }
 
 /// Back to the terminal as it was: mouse capture and bracketed paste off, main

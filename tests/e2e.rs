@@ -1765,6 +1765,11 @@ fn no_mouse_leaves_the_mouse_to_the_terminal() {
         let t = Tmux::start_args("nomouse", &args, 120, 30);
         t.wait_for("step 49", Duration::from_secs(10));
         assert_eq!(t.flag("#{mouse_any_flag}"), want, "{args:?}");
+        // Clicks, drags and the wheel, in SGR coordinates; not every move of
+        // the pointer (nothing reads them; over SSH each would be sent).
+        assert_eq!(t.flag("#{mouse_button_flag}"), want, "{args:?}");
+        assert_eq!(t.flag("#{mouse_sgr_flag}"), want, "{args:?}");
+        assert_eq!(t.flag("#{mouse_all_flag}"), "0", "{args:?}");
         t.keys(&["q"]);
         assert_eq!(t.exit_code(), "EXIT:0");
         t.assert_restored();

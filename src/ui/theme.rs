@@ -43,6 +43,9 @@ pub(crate) struct Colors {
     pub zebra: Color,
 }
 
+/// Text over a dark palette's fixed backgrounds (the status bar, zebra rows).
+const ON_DARK: Color = Color::Rgb(0xD0, 0xD0, 0xD0);
+
 /// The terminal's 16 colours: what leet drew before it had palettes.
 const DEFAULT: Colors = Colors {
     series: &[
@@ -295,13 +298,26 @@ impl Theme {
 
     #[must_use]
     pub fn status_bar(self) -> Style {
-        self.bg(self.colors.bar)
+        self.on_fixed(self.colors.bar)
     }
 
     /// Every other row of a long list (no background under NO_COLOR).
     #[must_use]
     pub fn zebra(self) -> Style {
-        self.bg(self.colors.zebra)
+        self.on_fixed(self.colors.zebra)
+    }
+
+    /// The palette's fixed background `bg`, with text over it readable whatever
+    /// the terminal's own foreground: where the palette leaves text in the
+    /// terminal's colour (dark in a light theme), a light one over its dark
+    /// background.
+    fn on_fixed(self, bg: Color) -> Style {
+        let s = self.bg(bg);
+        if self.color && self.colors.text.is_none() {
+            s.fg(ON_DARK)
+        } else {
+            s
+        }
     }
 
     /// The style an SGR sequence gave console text: its attributes always, its

@@ -135,6 +135,9 @@ fn draw(app: &crate::ui::App, w: u16, h: u16) -> Buffer {
 fn all_colors(c: &Colors) -> Vec<Color> {
     let mut v = c.series.to_vec();
     v.extend(c.text);
+    // Where it leaves text in the terminal's colour: the text over its fixed
+    // backgrounds.
+    v.extend(c.text.is_none().then_some(ON_DARK));
     v.extend([
         c.label, c.dim, c.heading, c.key, c.good, c.bad, c.warn, c.input, c.bar, c.zebra,
     ]);
@@ -209,5 +212,25 @@ fn no_color_draws_no_colour_in_any_palette() {
                 "{p}"
             );
         }
+    }
+}
+
+/// A dark palette's fixed backgrounds (status bar, zebra rows) come with a light
+/// foreground where it leaves text in the terminal's own colour, which a light
+/// terminal theme makes dark: dark on dark otherwise. Without colour, nothing.
+#[test]
+fn text_over_a_fixed_dark_background_is_light() {
+    for p in Palette::ALL {
+        let t = Theme::new(true, p);
+        for s in [t.status_bar(), t.zebra()] {
+            let bg = s.bg.expect("a background");
+            let fg =
+                s.fg.or(t.text().fg)
+                    .expect("a foreground over a fixed background");
+            assert!(contrast(fg, bg) > 4.5, "{p:?}: {fg:?} on {bg:?}");
+        }
+        let plain = Theme::new(false, p);
+        assert_eq!(plain.status_bar(), Style::new());
+        assert_eq!(plain.zebra(), Style::new());
     }
 }
