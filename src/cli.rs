@@ -305,6 +305,7 @@ fn extra_argument(e: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
         .map(str::to_owned);
     let usage = cmd.render_usage();
     let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&cmd);
+    let a_path = std::path::Path::new(&word).exists();
     err.insert(ContextKind::InvalidArg, ContextValue::String(word));
     if let Some(sub) = misplaced {
         err.insert(
@@ -314,6 +315,18 @@ fn extra_argument(e: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
                  its options after it ('leet {sub} --help')"
             )
             .into()]),
+        );
+    } else if a_path {
+        // Several runs named (a shell glob): one PATH is viewed; the others are
+        // drawn beside it with --compare, or the workspace lists them all.
+        err.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![
+                "leet views one PATH: to draw runs together, 'leet RUN --compare RUN2 \
+                 --compare RUN3' (up to 7), or 'leet DIR' to list every run of a wandb \
+                 directory and pick them (space)"
+                    .into(),
+            ]),
         );
     }
     err.insert(ContextKind::Usage, ContextValue::StyledStr(usage));

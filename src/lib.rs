@@ -217,8 +217,18 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                 Ok(p) => p,
                 Err(code) => return Ok(code),
             };
-            // On a terminal, with no output option: the record browser.
-            if !a.prints() && io::IsTerminal::is_terminal(&io::stdout()) {
+            // On a terminal, with no output option: the record browser; on one
+            // that prints lines only (`TERM=dumb`: Emacs' shell, CI logs), the
+            // records printed, as into a pipe.
+            let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+            let terminal = io::IsTerminal::is_terminal(&io::stdout());
+            if !a.prints() && terminal && dumb {
+                let _ = writeln!(
+                    io::stderr(),
+                    "leet: TERM=dumb draws no screen: the records printed (as --print)"
+                );
+            }
+            if !a.prints() && terminal && !dumb {
                 let keymap = match ui::keymap::Keymap::load(
                     a.screen.keymap.as_deref(),
                     ui::keymap::config_home(),

@@ -941,6 +941,18 @@ fn a_dumb_terminal_is_refused_in_one_line() {
             && s.contains("leet inspect"),
         "{s}"
     );
+    // `leet inspect` there prints the records, as into a pipe, and says so.
+    let t = Tmux::start_env(
+        "dumbi",
+        "TERM=dumb ",
+        &["inspect", run.to_str().unwrap()],
+        200,
+        30,
+    );
+    assert_eq!(t.exit_code(), "EXIT:0");
+    let s = t.screen();
+    // Its last records (the first, and the note before them, scrolled away).
+    assert!(s.contains(" history ") && s.contains(" exit "), "{s}");
 }
 
 /// The help overlay at 80×24: `end`, then `up` and `pgup` scroll back at once.

@@ -728,8 +728,8 @@ fn drive(
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         anyhow::bail!(
             "cannot set up the terminal: standard output is not a terminal (the viewer \
-             draws on one; `leet inspect --print`, `leet export` and `leet sample` write to \
-             pipes and files)"
+             draws on one: over SSH, `ssh -t HOST leet …` gives it one; `leet inspect \
+             --print`, `leet export` and `leet sample` write to pipes and files)"
         );
     }
     // A terminal that says it can only print lines (`TERM=dumb`: Emacs' shell,

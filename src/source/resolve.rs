@@ -18,6 +18,13 @@ use leet_text::{sanitize, sanitize_path};
 pub enum SourceError {
     #[error("{}: no such file or directory", sanitize_path(.path))]
     NotFound { path: PathBuf },
+    /// A symbolic link (a `latest-run` whose run was deleted) to nothing.
+    #[error(
+        "{}: a symbolic link to {}, which does not exist",
+        sanitize_path(.path),
+        sanitize_path(.target)
+    )]
+    DanglingLink { path: PathBuf, target: PathBuf },
     #[error("{}: no .wandb run found (looked in: {})", sanitize_path(.path), sanitize(.looked))]
     NoRun { path: PathBuf, looked: String },
     /// Any other I/O error, named as the OS names it (permission denied, a loop of
@@ -57,6 +64,13 @@ fn why_unusable(e: &io::Error) -> String {
 /// it does not exist (a dangling symlink included), else the real cause.
 fn path_error(path: &Path, e: io::Error) -> SourceError {
     if e.kind() == io::ErrorKind::NotFound {
+        // A link that is there, to nothing: where it points is the cause.
+        if let Ok(target) = std::fs::read_link(path) {
+            return SourceError::DanglingLink {
+                path: path.to_owned(),
+                target,
+            };
+        }
         SourceError::NotFound {
             path: path.to_owned(),
         }
@@ -792,9 +806,12 @@ pub fn opening_default_or_wait(
     let place = match wandb_dir_env.filter(|v| !v.is_empty()) {
         // A `WANDB_DIR` not made yet: the SDK makes it, and its `wandb` in it.
         Some(dir)
-            if wandb_dir
-                .as_deref()
-                .is_some_and(|e| matches!(e, SourceError::NotFound { .. })) =>
+            if wandb_dir.as_deref().is_some_and(|e| {
+                matches!(
+                    e,
+                    SourceError::NotFound { .. } | SourceError::DanglingLink { .. }
+                )
+            }) =>
         {
             let place = cwd.join(dir);
             let wandb_dir = place.join("wandb");

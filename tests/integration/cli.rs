@@ -853,6 +853,16 @@ fn an_extra_word_is_an_unexpected_argument_with_the_usage() {
     );
     assert!(err.contains("Usage: leet [OPTIONS] [PATH]"), "{err}");
     assert!(!err.contains("subcommand"), "{err}");
+    assert!(!err.contains("--compare"), "not a path: no tip: {err}");
+    // Several runs named (a shell glob): how to draw them together.
+    let multi = tiny.replace("/tiny", "/multi");
+    let out = leet().args([tiny, &multi]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("leet views one PATH") && err.contains("--compare"),
+        "{err}"
+    );
     let out = leet()
         .args(["--no-color", "inspect", tiny])
         .output()

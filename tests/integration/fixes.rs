@@ -94,7 +94,9 @@ fn the_viewer_with_its_output_not_on_a_terminal_refuses_before_writing() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(
-        err.contains("standard output is not a terminal") && err.contains("leet export"),
+        err.contains("standard output is not a terminal")
+            && err.contains("leet export")
+            && err.contains("ssh -t"),
         "{err}"
     );
 }

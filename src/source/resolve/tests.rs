@@ -183,6 +183,15 @@ fn a_directory_with_no_run_yet_is_a_workspace_waiting_in_its_wandb_dir() {
         opening_or_wait(&p.join("nope")),
         Err(SourceError::NotFound { .. })
     ));
+    // A `latest-run` whose run was deleted: where it points is named.
+    std::os::unix::fs::symlink("offline-run-gone", p.join("wandb/latest-run")).unwrap();
+    let e = super::opening(&p.join("wandb/latest-run")).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("latest-run: a symbolic link to offline-run-gone, which does not exist"),
+        "{e}"
+    );
+    std::fs::remove_file(p.join("wandb/latest-run")).unwrap();
     // No path: here, else under WANDB_DIR when it is set.
     let (path, o) = opening_default_or_wait(p, None).unwrap();
     assert_eq!((path.as_path(), empty(o)), (p, p.join("wandb")));
