@@ -78,6 +78,28 @@ fn a_project_opened_before_its_first_run_waits_and_draws_it() {
     assert!(s.contains("Runs [1]"), "{s}");
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), "EXIT:0");
+    // At 80×24 with a long directory: wrapped inside the pane, its border kept.
+    let long = dir
+        .path()
+        .join("projects/image-classification-resnet50-baseline");
+    std::fs::create_dir_all(&long).unwrap();
+    let t = Tmux::start("emptyws80", &[&long], 80, 24);
+    let (s, _) = t.wait_for("no runs yet:", Duration::from_secs(10));
+    let rows: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+    let border = rows[0]
+        .iter()
+        .position(|&c| c == '│')
+        .expect("the list's border");
+    for (i, r) in rows.iter().enumerate().take(8).skip(1) {
+        assert_eq!(r.get(border), Some(&'│'), "row {i} over the border:\n{s}");
+    }
+    let text: String = rows[..10]
+        .iter()
+        .map(|r| r[..border].iter().collect::<String>().trim().to_owned())
+        .collect();
+    assert!(text.contains("baseline"), "the directory cut:\n{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), "EXIT:0");
 }
 
 #[test]

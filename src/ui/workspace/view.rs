@@ -262,9 +262,14 @@ fn render_no_runs(buf: &mut Buffer, inner: Rect, ws: &Workspace, total: usize, t
     } else {
         &["no run matches the filter"]
     };
-    // Within the pane, however short it is.
-    for (y, line) in (inner.y + 2..inner.y + inner.height).zip(lines) {
-        put(buf, inner.x + 1, y, line, inner.width, theme.dim());
+    // Wrapped within the pane after its cell of margin (the directory whole, a
+    // long one over several rows), as many rows as it has.
+    let w = inner.width.saturating_sub(1);
+    let rows = lines
+        .iter()
+        .flat_map(|l| crate::ui::widget::fit::word_wrap(l, usize::from(w)));
+    for (y, line) in (inner.y + 2..inner.y + inner.height).zip(rows) {
+        put(buf, inner.x + 1, y, &line, w, theme.dim());
     }
 }
 
