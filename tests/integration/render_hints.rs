@@ -142,3 +142,14 @@ fn a_full_screen_chart_names_what_its_keys_do_there() {
     assert!(bar.contains("esc: grid · h: help"), "{bar}");
     assert!(!bar.contains("R:") && !bar.contains("runs ·"), "{bar}");
 }
+
+/// On a 40-column screen the help's lines give their words room: each line's
+/// keys take their own width, not the widest line's.
+#[test]
+fn the_help_on_a_narrow_screen_keeps_its_words() {
+    let (w, h) = (40, 12);
+    let mut app = app_with("tiny", "", (w, h));
+    app.update(Msg::char('h'));
+    let s = screen(&app, w, h);
+    assert!(s.contains("h, ?  Toggle this help"), "{s}");
+}

@@ -53,6 +53,9 @@ fn scroll_keys(app: &App, (line, page): (Action, Action)) -> String {
     }
 }
 
+/// Below this many columns inside the box, the keys are not put in one column.
+const NARROW: u16 = 60;
+
 pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme) {
     let lines = help_lines_for(&app.screen.keymap, app.help_for());
     let key_w = lines
@@ -79,6 +82,13 @@ pub(crate) fn render_help(buf: &mut Buffer, size: Rect, app: &App, theme: Theme)
         if k.is_empty() {
             buf.set_stringn(inner.x + 1, y, d, w, theme.heading());
         } else {
+            // Narrow (a 40-column pane): each line's keys take their own width,
+            // not the widest's, so its words have room.
+            let key_w = if inner.width < NARROW {
+                crate::ui::widget::fit::width(k).min(key_w as u16) as usize
+            } else {
+                key_w
+            };
             buf.set_stringn(
                 inner.x + 3,
                 y,
