@@ -101,7 +101,10 @@ R pick a run, n / N next and previous page.";
 /// A fast terminal viewer for W&B runs (.wandb files) and a live host monitor.
 #[derive(Debug, Parser)]
 #[command(name = "leet", version = VERSION, args_conflicts_with_subcommands = true,
-          after_help = AFTER_HELP)]
+          after_help = AFTER_HELP,
+          // The forms there are, whichever a refused line used (clap's own names
+          // the arguments given: `leet --live [PATH]` under `--live` with a PATH).
+          override_usage = "leet [OPTIONS] [PATH]\n       leet --live [OPTIONS]\n       leet <COMMAND>")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
