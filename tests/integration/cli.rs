@@ -863,6 +863,14 @@ fn an_extra_word_is_an_unexpected_argument_with_the_usage() {
         err.contains("leet views one PATH") && err.contains("--compare"),
         "{err}"
     );
+    // A refused combination's usage shows the forms there are, not the one refused.
+    let out = leet().args(["--live", tiny]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("Usage: leet [OPTIONS] [PATH]") && !err.contains("leet --live [PATH]"),
+        "{err}"
+    );
     let out = leet()
         .args(["--no-color", "inspect", tiny])
         .output()
