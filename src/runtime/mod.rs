@@ -267,6 +267,29 @@ fn color_env() -> (bool, bool) {
 /// Run the viewer until the user quits.
 ///
 /// # Errors
+/// `e` for the PATH `p`; where `p` is missing and is a word a letter or two from
+/// a subcommand's name (`leet inspct`), what was likely meant.
+fn mistyped(p: &std::path::Path, e: crate::source::resolve::SourceError) -> anyhow::Error {
+    use crate::source::resolve::SourceError;
+    let word = p.to_str().filter(|w| !w.contains('/'));
+    let meant = match (&e, word) {
+        (SourceError::NotFound { .. }, Some(w)) => ["inspect", "export", "sample", "serve"]
+            .into_iter()
+            .find(|c| edits(w, c) <= 2),
+        _ => None,
+    };
+    match meant {
+        Some(c) => anyhow::anyhow!("{e}; did you mean the subcommand `leet {c}`?"),
+        None => e.into(),
+    }
+}
+
+/// How many single-character insertions, deletions, substitutions or swaps of
+/// neighbours turn `a` into `b` (optimal string alignment, as clap suggests).
+fn edits(a: &str, b: &str) -> usize {
+    strsim::osa_distance(a, b)
+}
+
 /// A path that leads to no run (before the terminal changes mode), terminal I/O.
 pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<ExitCode> {
     // Fail before touching the terminal when the path leads nowhere. Without a
@@ -278,8 +301,14 @@ pub fn run(args: &ViewArgs, keymap: Keymap, config: Loaded) -> anyhow::Result<Ex
     let (path, opening) = match &args.path {
         // A directory with no run yet is a workspace waiting for its first, on a
         // terminal; elsewhere (a script) the error says what was tried.
-        Some(p) if tty => (p.clone(), crate::source::resolve::opening_or_wait(p)?),
-        Some(p) => (p.clone(), crate::source::resolve::opening(p)?),
+        Some(p) if tty => (
+            p.clone(),
+            crate::source::resolve::opening_or_wait(p).map_err(|e| mistyped(p, e))?,
+        ),
+        Some(p) => (
+            p.clone(),
+            crate::source::resolve::opening(p).map_err(|e| mistyped(p, e))?,
+        ),
         None => {
             let env = std::env::var_os("WANDB_DIR");
             let here = std::path::Path::new(".");
@@ -902,6 +931,27 @@ fn draw(term: &mut terminal::Tui, app: &App) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// A missing PATH a letter or two from a subcommand's name says what was
+    /// likely meant; any other missing path, or a path with a directory in it, not.
+    #[test]
+    fn a_mistyped_subcommand_is_named() {
+        use super::{edits, mistyped};
+        use crate::source::resolve::SourceError;
+        assert_eq!(edits("inspct", "inspect"), 1);
+        assert_eq!(edits("insepct", "inspect"), 1);
+        assert_eq!(edits("exprot", "export"), 1);
+        assert!(edits("foo", "inspect") > 2);
+        let gone = |p: &str| SourceError::NotFound { path: p.into() };
+        let said = |p: &str| mistyped(std::path::Path::new(p), gone(p)).to_string();
+        assert!(said("inspct").ends_with("did you mean the subcommand `leet inspect`?"));
+        assert!(said("sampel").ends_with("`leet sample`?"));
+        assert_eq!(said("foo"), "foo: no such file or directory");
+        assert_eq!(
+            said("runs/inspct"),
+            "runs/inspct: no such file or directory"
+        );
+    }
+
     #[test]
     fn a_monitored_process_that_execs_is_named_again_for_what_runs_now() {
         use crate::msg::{ProcRow, ProcTable};
