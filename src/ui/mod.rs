@@ -223,6 +223,7 @@ impl App {
                 true_color: opts.true_color,
                 palette: palette::Palette::Default,
                 keymap: opts.keymap,
+                note: None,
             },
             charts: charts::Charts {
                 band: true,
@@ -530,11 +531,13 @@ impl App {
             self.overlay = if open { Overlay::Runs } else { self.beneath() };
         }
         if then.show_runs_pane {
-            if self.screen.areas.left.is_none() {
+            if self.screen.areas.left.is_none() && !self.panels.left {
                 self.toggle_sidebar(false);
             }
             if self.screen.areas.left.is_some() {
                 self.panels.focus = panels::Pane::Left;
+            } else if self.screen.size.width < layout::MIN_WITH_LEFT {
+                self.note_no_room_left();
             }
         }
         if let Some(fresh) = then.overview {
@@ -1154,6 +1157,7 @@ impl App {
             return Effect::NONE;
         }
         let key = Key::from_event(&ev);
+        self.screen.note = None;
         if key.is_ctrl_c() {
             return Effect::QUIT;
         }
@@ -1780,10 +1784,37 @@ impl App {
 
     /// `[` / `]` (see `Panels::toggle_sidebar`), laid out at once.
     pub(crate) fn toggle_sidebar(&mut self, right: bool) {
+        // On, but without room to be drawn: it stays on (drawn once the screen
+        // is wide enough), and the key says why it is not.
+        let hidden = |app: &Self| {
+            !right
+                && app.panels.left
+                && app.screen.areas.left.is_none()
+                && app.screen.size.width < layout::MIN_WITH_LEFT
+        };
+        if hidden(self) && self.screen.size.width > 0 {
+            self.note_no_room_left();
+            return;
+        }
         let at = self.around();
         self.panels
             .toggle_sidebar(right, &self.screen.areas, at, &mut self.asks);
         self.settle();
+        if hidden(self) {
+            self.note_no_room_left();
+        }
+    }
+
+    /// The left sidebar (the overview, a workspace's runs list) was asked for on
+    /// a screen too narrow to put it beside the charts: said, not silently not
+    /// shown.
+    fn note_no_room_left(&mut self) {
+        self.screen.note = Some(format!(
+            "no room for the left sidebar: it needs {} columns beside the charts, this \
+             screen has {}",
+            layout::MIN_WITH_LEFT,
+            self.screen.size.width
+        ));
     }
 
     pub(crate) fn relayout(&mut self) {

@@ -141,4 +141,7 @@ pub struct Screen {
     /// The colours drawn with (`P`, `palette` in the settings).
     pub palette: crate::ui::palette::Palette,
     pub keymap: crate::ui::keymap::Keymap,
+    /// Why the last key did nothing on this screen (said in the status bar until
+    /// the next key).
+    pub note: Option<String>,
 }

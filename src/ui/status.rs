@@ -73,6 +73,9 @@ pub(crate) fn render_status(buf: &mut Buffer, area: Rect, app: &App, theme: Them
     if let Some(note) = app.settings_note() {
         parts.push(Part::cut(note.to_owned(), theme.key(), 2));
     }
+    if let Some(note) = &app.screen.note {
+        parts.push(Part::cut(note.clone(), theme.warn(), 2));
+    }
     if let Some(e) = &app.shown.source.error {
         parts.push(Part::cut(format!("error: {e}"), theme.bad(), 2));
     }

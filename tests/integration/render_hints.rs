@@ -153,3 +153,26 @@ fn the_help_on_a_narrow_screen_keeps_its_words() {
     let s = screen(&app, w, h);
     assert!(s.contains("h, ?  Toggle this help"), "{s}");
 }
+
+/// The left sidebar asked for on a screen too narrow to put it beside the charts
+/// is said in the status bar (it did nothing, silently), until the next key; it
+/// stays on, drawn once the screen is wide enough.
+#[test]
+fn the_left_sidebar_without_room_says_why() {
+    let (w, h) = (60, 20);
+    let mut app = app_with("tiny", "", (w, h));
+    assert!(app.screen.areas.left.is_none());
+    app.update(Msg::char('['));
+    let s = screen(&app, w, h);
+    assert!(s.contains("no room for the left sidebar"), "{s}");
+    assert!(app.screen.areas.left.is_none());
+    app.update(Msg::char('['));
+    assert!(app.screen.note.is_some(), "said again");
+    app.update(Msg::key(KeyCode::Down));
+    assert!(!screen(&app, w, h).contains("no room for"));
+    app.update(Msg::Resize(120, 30));
+    assert!(
+        app.screen.areas.left.is_some(),
+        "on, drawn once there is room"
+    );
+}

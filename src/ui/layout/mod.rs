@@ -14,6 +14,9 @@ pub use rows::{
 
 /// Below this the screen says "terminal too small".
 pub const MIN_W: u16 = 40;
+
+/// The narrowest screen with the left sidebar beside the charts.
+pub const MIN_WITH_LEFT: u16 = MIN_LEFT_W + MIN_CENTER_W;
 pub const MIN_H: u16 = 10;
 /// Overview sidebar width limits.
 const MIN_LEFT_W: u16 = 28;
