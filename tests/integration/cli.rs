@@ -764,14 +764,18 @@ fn no_run_here_nor_under_wandb_dir_fails_naming_both_then_what_to_do_next() {
 #[test]
 fn inspect_and_export_without_a_path_read_wandb_dir_as_the_viewer_does() {
     let dir = tempfile::tempdir().unwrap();
+    // `leet ARGS` in an empty directory, with `WANDB_DIR` set to `wandb_dir`.
+    let run_in = |wandb_dir: &std::path::Path, args: &[&str]| {
+        leet()
+            .current_dir(dir.path())
+            .env("WANDB_DIR", wandb_dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
     // A project directory: its runs under `wandb/`.
     let root = runs_dir().join("tiny");
-    let out = leet()
-        .current_dir(dir.path())
-        .env("WANDB_DIR", &root)
-        .args(["inspect", "--summary", "--json"])
-        .output()
-        .unwrap();
+    let out = run_in(&root, &["inspect", "--summary", "--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -779,12 +783,7 @@ fn inspect_and_export_without_a_path_read_wandb_dir_as_the_viewer_does() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["state"], "finished", "{v}");
-    let out = leet()
-        .current_dir(dir.path())
-        .env("WANDB_DIR", &root)
-        .arg("export")
-        .output()
-        .unwrap();
+    let out = run_in(&root, &["export"]);
     assert!(
         out.status.success(),
         "{}",
@@ -792,12 +791,7 @@ fn inspect_and_export_without_a_path_read_wandb_dir_as_the_viewer_does() {
     );
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("_step,"));
     // Neither place: both named.
-    let out = leet()
-        .current_dir(dir.path())
-        .env("WANDB_DIR", dir.path().join("none"))
-        .args(["inspect", "--summary"])
-        .output()
-        .unwrap();
+    let out = run_in(&dir.path().join("none"), &["inspect", "--summary"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(

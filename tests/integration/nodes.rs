@@ -477,17 +477,20 @@ fn a_metric_named_like_the_segment_column_keeps_its_values() {
     let tmp = tempfile::tempdir().unwrap();
     let wandb = tmp.path().join("wandb");
     write_rewound_with(&wandb, &["loss", "_segment"]);
-    let export = |long: bool, format: Option<leet::inspect::export::Format>| {
-        let opts = leet::inspect::export::ExportOptions {
-            path: tmp.path().to_path_buf(),
-            long,
-            format,
-            ..Default::default()
+    let export_with =
+        |long: bool, format: Option<leet::inspect::export::Format>, metrics: Option<&str>| {
+            let opts = leet::inspect::export::ExportOptions {
+                path: tmp.path().to_path_buf(),
+                long,
+                format,
+                metrics: metrics.map(|m| regex::Regex::new(m).unwrap()),
+                ..Default::default()
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
+            String::from_utf8(out).unwrap()
         };
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
-        String::from_utf8(out).unwrap()
-    };
+    let export = |long, format| export_with(long, format, None);
     let (first, newest) = (run_dir_name_of(&wandb, 0), run_dir_name_of(&wandb, 1));
     let csv = export(false, None);
     let mut lines = csv.lines();
@@ -505,14 +508,7 @@ fn a_metric_named_like_the_segment_column_keeps_its_values() {
         assert_eq!(r[5], if step < 5 { &first } else { &newest }, "{csv}");
     }
     // The same name whatever `--metrics` leaves out.
-    let opts = leet::inspect::export::ExportOptions {
-        path: tmp.path().to_path_buf(),
-        metrics: Some(regex::Regex::new("^loss$").unwrap()),
-        ..Default::default()
-    };
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    leet::inspect::export::run(&opts, &mut out, &mut err).unwrap();
-    let csv = String::from_utf8(out).unwrap();
+    let csv = export_with(false, None, Some("^loss$"));
     assert_eq!(
         csv.lines().next(),
         Some("_step,_runtime,_timestamp,loss,_segment_2"),
